@@ -1,0 +1,217 @@
+/* cli_common: helpers every subcommand uses — messages with the right exit
+ * status, strict number parsing, and the shared workload options. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/cli/cli.h"
+#include "traces/mem.h"
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "geodes %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\nTry 'geodes %s --help'.\n", cmd);
+  va_end(ap);
+  return CLI_USAGE;
+}
+
+int cli_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("geodes: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return CLI_ERROR;
+}
+
+bool cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
+                   long hi, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end || errno || v < lo || v > hi) {
+    cli_usage_error(cmd, "%s wants an integer in [%ld, %ld], not '%s'", opt,
+                    lo, hi, s);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool cli_parse_double(const char *cmd, const char *opt, const char *s,
+                      double lo, double hi, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi) {
+    cli_usage_error(cmd, "%s wants a number in [%g, %g], not '%s'", opt, lo,
+                    hi, s);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+enum {
+  OPT_LAYERS = CLI_OPT_BASE,
+  OPT_BATCH,
+  OPT_MICRO_BATCH,
+  OPT_MBPP,
+  OPT_SCHEDULE,
+  OPT_DP_ALGO,
+  OPT_GPU,
+  OPT_SEED,
+  OPT_WINDOW,
+  OPT_ACT_GB,
+  OPT_GRAD_GB,
+};
+
+static const struct option workload_options[] = {
+    {"layers", required_argument, NULL, OPT_LAYERS},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"micro-batch", required_argument, NULL, OPT_MICRO_BATCH},
+    {"micro-batches-per-pass", required_argument, NULL, OPT_MBPP},
+    {"schedule", required_argument, NULL, OPT_SCHEDULE},
+    {"dp-algo", required_argument, NULL, OPT_DP_ALGO},
+    {"gpu", required_argument, NULL, OPT_GPU},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"window-bytes", required_argument, NULL, OPT_WINDOW},
+    {"activation-gb", required_argument, NULL, OPT_ACT_GB},
+    {"gradient-gb", required_argument, NULL, OPT_GRAD_GB},
+    {NULL, 0, NULL, 0},
+};
+
+const char cli_workload_help[] =
+    "Workload options (override the scenario's defaults):\n"
+    "  --layers N                 transformer layers\n"
+    "  --batch B                  global batch, sequences\n"
+    "  --micro-batch m            micro-batch size, sequences\n"
+    "  --micro-batches-per-pass K micro-batches per GPipe pass\n"
+    "  --schedule gpipe|1f1b      pipeline schedule\n"
+    "  --dp-algo central-ps|ring|sharded-ps\n"
+    "                             data-parallel gradient synchronisation\n"
+    "  --gpu NAME                 GPU type of every device\n"
+    "  --seed S                   seed of every random choice\n"
+    "  --window-bytes W           TCP window for --network tcp (4 MiB)\n"
+    "  --activation-gb X          cost model: activation volume c_pp, GB\n"
+    "  --gradient-gb Y            cost model: gradient volume c_dp, GB\n";
+
+struct option *cli_workload_options(const struct option *own) {
+  size_t n = 0, m = sizeof workload_options / sizeof *workload_options;
+  while (own[n].name) n++;
+  struct option *all = mem_calloc(n + m, sizeof *all);
+  memcpy(all, own, n * sizeof *all);
+  memcpy(all + n, workload_options, m * sizeof *all);
+  return all;
+}
+
+void cli_workload_init(cli_workload_opts *o) {
+  *o = (cli_workload_opts){.layers = -1, .batch = -1, .micro_batch = -1,
+                           .micro_batches_per_pass = -1, .seed = -1,
+                           .window_bytes = -1, .activation_gb = -1,
+                           .gradient_gb = -1};
+}
+
+static bool one_of(const char *s, const char *const *names) {
+  for (; *names; names++)
+    if (strcmp(s, *names) == 0) return true;
+  return false;
+}
+
+int cli_workload_parse(const char *cmd, int c, const char *arg,
+                       cli_workload_opts *o) {
+  static const char *const schedules[] = {"gpipe", "1f1b", NULL};
+  static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
+  bool ok = true;
+  switch (c) {
+    case OPT_LAYERS:
+      ok = cli_parse_int(cmd, "--layers", arg, 1, 100000, &o->layers);
+      break;
+    case OPT_BATCH:
+      ok = cli_parse_int(cmd, "--batch", arg, 1, 100000000, &o->batch);
+      break;
+    case OPT_MICRO_BATCH:
+      ok = cli_parse_int(cmd, "--micro-batch", arg, 1, 1000000,
+                         &o->micro_batch);
+      break;
+    case OPT_MBPP:
+      ok = cli_parse_int(cmd, "--micro-batches-per-pass", arg, 1, 10000000,
+                         &o->micro_batches_per_pass);
+      break;
+    case OPT_SEED:
+      ok = cli_parse_int(cmd, "--seed", arg, 0, 0x7fffffffL, &o->seed);
+      break;
+    case OPT_WINDOW:
+      ok = cli_parse_int(cmd, "--window-bytes", arg, 1448, 1L << 40,
+                         &o->window_bytes);
+      break;
+    case OPT_ACT_GB:
+      ok = cli_parse_double(cmd, "--activation-gb", arg, 1e-12, 1e6,
+                            &o->activation_gb);
+      break;
+    case OPT_GRAD_GB:
+      ok = cli_parse_double(cmd, "--gradient-gb", arg, 1e-12, 1e6,
+                            &o->gradient_gb);
+      break;
+    case OPT_SCHEDULE:
+      if (!one_of(arg, schedules))
+        return cli_usage_error(cmd, "--schedule is gpipe or 1f1b, not '%s'",
+                               arg),
+               -1;
+      o->schedule = arg;
+      break;
+    case OPT_DP_ALGO:
+      if (!one_of(arg, algos))
+        return cli_usage_error(
+                   cmd, "--dp-algo is central-ps, ring or sharded-ps, not '%s'",
+                   arg),
+               -1;
+      o->dp_algo = arg;
+      break;
+    case OPT_GPU:
+      o->gpu = arg;
+      break;
+    default:
+      return 0;
+  }
+  return ok ? 1 : -1;
+}
+
+static void replace(char **field, const char *value) {
+  free(*field);
+  *field = mem_strdup(value);
+}
+
+int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
+  scenario_workload *w = &s->workload;
+  if (o->layers > 0) w->layers = (int)o->layers;
+  if (o->batch > 0) w->batch = (int)o->batch;
+  if (o->micro_batch > 0) w->micro_batch = (int)o->micro_batch;
+  if (o->micro_batches_per_pass > 0)
+    w->micro_batches_per_pass = (int)o->micro_batches_per_pass;
+  if (o->seed >= 0) s->seed = (uint64_t)o->seed;
+  if (o->schedule) replace(&w->schedule, o->schedule);
+  if (o->dp_algo) replace(&w->dp_algo, o->dp_algo);
+  if (o->gpu)
+    for (int i = 0; i < s->nsites; i++) replace(&s->sites[i].gpu, o->gpu);
+  if (o->activation_gb > 0) s->activation_gb = o->activation_gb;
+  if (o->gradient_gb > 0) s->gradient_gb = o->gradient_gb;
+  long per_pass = (long)w->replicas * w->micro_batch *
+                  (w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1);
+  if (w->batch % per_pass != 0)
+    return err_set(e, ERR_CONFIG,
+                   "%s: global batch %d is not a multiple of D_dp * m * K = "
+                   "%d * %d * %d = %ld",
+                   s->name, w->batch, w->replicas, w->micro_batch,
+                   w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1,
+                   per_pass);
+  return ERR_OK;
+}
+
+bool cli_stderr_is_tty(void) { return isatty(STDERR_FILENO) == 1; }

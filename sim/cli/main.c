@@ -1,0 +1,51 @@
+/* main: dispatches `geodes SUBCOMMAND ...` to cli_<subcommand>. The table is
+ * the list of subcommands; `geodes --help` prints it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/cli/cli.h"
+
+typedef struct cli_command {
+  const char *name;
+  int (*fn)(int argc, char **argv);
+  const char *summary;
+} cli_command;
+
+static const cli_command commands[] = {
+    {"run", cli_run, "the main job: study one scenario (default worldwide)"},
+    {"scenarios", cli_scenarios, "list the built-in scenarios"},
+    {"trace", cli_trace, "check or synthesise a network trace"},
+};
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: geodes [--version] [--help] SUBCOMMAND [ARGS]\n\n"
+          "A discrete-event simulator of geo-distributed LLM training.\n\n"
+          "Subcommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f, "\n'geodes SUBCOMMAND --help' describes each one.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return CLI_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+      strcmp(cmd, "help") == 0) {
+    usage(stdout);
+    return CLI_OK;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("geodes %s (%s)\n", GEODES_VERSION, GEODES_GIT);
+    return CLI_OK;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    if (strcmp(cmd, commands[i].name) == 0)
+      return commands[i].fn(argc - 1, argv + 1);
+  fprintf(stderr, "geodes: unknown subcommand '%s'\n", cmd);
+  usage(stderr);
+  return CLI_USAGE;
+}

@@ -1,0 +1,21 @@
+/* builtin: the files of traces/data, compiled into the library by
+ * cmake/embed.cmake, so built-in scenarios load from any working directory
+ * and nothing reads ../shared at run time. */
+#ifndef TRACES_BUILTIN_H
+#define TRACES_BUILTIN_H
+
+#include <stddef.h>
+
+typedef struct builtin_file {
+  const char *name;  /* file name inside traces/data, e.g. "worldwide.json" */
+  const char *data;  /* contents, NUL-terminated (size excludes the NUL) */
+  size_t size;
+} builtin_file;
+
+/* The table, ending with a {NULL, NULL, 0} entry (generated). */
+extern const builtin_file builtin_files[];
+
+/* The built-in file called name, or NULL. */
+const builtin_file *builtin_find(const char *name);
+
+#endif

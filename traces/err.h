@@ -1,0 +1,48 @@
+/* err: error codes for bad input and the message that goes with them.
+ * Invariant: an err holds the first failure reported to it; its message
+ * already names the file and line ("FILE:LINE: message") where one applies,
+ * and the command line prints it once, unchanged. */
+#ifndef TRACES_ERR_H
+#define TRACES_ERR_H
+
+#include <stddef.h>
+
+/* X(name, value, what) — one table for every module (libuv's UV_ERRNO_MAP). */
+#define ERR_MAP(X)                                                   \
+  X(OK, 0, "no error")                                               \
+  X(IO, -1, "cannot read or write a file")                           \
+  X(PARSE, -2, "malformed input")                                    \
+  X(RANGE, -3, "value out of range")                                 \
+  X(UNKNOWN, -4, "unknown name")                                     \
+  X(DUPLICATE, -5, "duplicate entry")                                \
+  X(MISSING, -6, "missing entry")                                    \
+  X(CONFIG, -7, "inconsistent configuration")                        \
+  X(DB, -8, "database error")                                        \
+  X(MEMORY, -9, "does not fit in memory")
+
+enum {
+#define ERR_ENUM(name, value, what) ERR_##name = (value),
+  ERR_MAP(ERR_ENUM)
+#undef ERR_ENUM
+};
+
+#define ERR_MSG_MAX 1024
+
+typedef struct err {
+  int code;               /* ERR_OK or one of ERR_MAP's negative codes */
+  char msg[ERR_MSG_MAX];  /* "FILE:LINE: message", or "" when code is OK */
+} err;
+
+/* Resets e to "no error". e may be NULL. */
+void err_clear(err *e);
+
+/* Records a failure in e (if e holds none yet) and returns code, so callers
+ * write `return err_set(e, ERR_PARSE, "%s:%d: bad x", file, line);`.
+ * e may be NULL: the code is still returned. */
+int err_set(err *e, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The short description of a code ("malformed input"). */
+const char *err_what(int code);
+
+#endif

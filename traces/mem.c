@@ -1,0 +1,52 @@
+/* mem: see mem.h. */
+#include "traces/mem.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void mem_oom(size_t size) {
+  fprintf(stderr, "geodes: out of memory allocating %zu bytes\n", size);
+  abort();
+}
+
+void *mem_alloc(size_t size) {
+  void *p = malloc(size ? size : 1);
+  if (!p) mem_oom(size);
+  return p;
+}
+
+void *mem_calloc(size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) mem_oom(SIZE_MAX);
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) mem_oom(n * size);
+  return p;
+}
+
+void *mem_realloc(void *p, size_t size) {
+  void *q = realloc(p, size ? size : 1);
+  if (!q) mem_oom(size);
+  return q;
+}
+
+char *mem_strdup(const char *s) { return mem_strndup(s, strlen(s)); }
+
+char *mem_strndup(const char *s, size_t n) {
+  size_t len = strnlen(s, n);
+  char *d = mem_alloc(len + 1);
+  memcpy(d, s, len);
+  d[len] = '\0';
+  return d;
+}
+
+void mem_grow(void **items, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap) return;
+  size_t c = *cap ? *cap : 8;
+  while (c < need) {
+    if (c > SIZE_MAX / 2 / size) mem_oom(SIZE_MAX);
+    c *= 2;
+  }
+  *items = mem_realloc(*items, c * size);
+  *cap = c;
+}

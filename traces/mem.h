@@ -1,0 +1,18 @@
+/* mem: allocation that never returns NULL. Out of memory aborts here, in one
+ * place (Redis's zmalloc), so no caller tests for NULL. */
+#ifndef TRACES_MEM_H
+#define TRACES_MEM_H
+
+#include <stddef.h>
+
+void *mem_alloc(size_t size);               /* malloc or abort */
+void *mem_calloc(size_t n, size_t size);    /* calloc or abort (checks n*size) */
+void *mem_realloc(void *p, size_t size);    /* realloc or abort */
+char *mem_strdup(const char *s);            /* strdup or abort */
+char *mem_strndup(const char *s, size_t n); /* at most n bytes, NUL-terminated */
+
+/* Grows *items (of *cap elements of size bytes) so that it holds at least
+ * need elements, doubling; the usual dynamic-array step. */
+void mem_grow(void **items, size_t *cap, size_t need, size_t size);
+
+#endif

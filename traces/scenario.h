@@ -1,0 +1,79 @@
+/* scenario: sites, devices, network, workload and cost sizes of one study,
+ * loaded from JSON (DESIGN.md section 6) or from the built-in set.
+ * Invariant: devices are numbered in the order of sites; site s owns devices
+ * first_device .. first_device + ndevices - 1; the network trace covers
+ * exactly the scenario's sites, in the same order. The workload keeps model
+ * and GPU *names*: models/ resolves them. The struct is plain data so the
+ * command line may override workload fields after loading. */
+#ifndef TRACES_SCENARIO_H
+#define TRACES_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "traces/err.h"
+#include "traces/trace.h"
+
+typedef struct scenario_site {
+  char *name;
+  int first_device;
+  int ndevices;
+  char *gpu;         /* GPU type name, e.g. "V100" */
+  double nic_gbps;   /* NIC capacity, Gbit/s */
+  bool nic_shared;   /* true: one NIC of nic_gbps shared by the site's GPUs
+                        (an instance); false: one NIC per device */
+} scenario_site;
+
+typedef struct scenario_override {
+  int a, b;  /* device indices; applies to (a, b) and (b, a) */
+  double latency_ms, bandwidth_gbps;
+} scenario_override;
+
+typedef struct scenario_workload {
+  char *model;                /* e.g. "gpt3-xl" */
+  int layers;                 /* transformer layers L */
+  int batch;                  /* global batch B, sequences */
+  int micro_batch;            /* m */
+  int stages;                 /* D_pp */
+  int replicas;               /* D_dp */
+  int micro_batches_per_pass; /* K; 0 = B / (D_dp m), no accumulation */
+  char *schedule;             /* "gpipe" or "1f1b" */
+  char *dp_algo;              /* "central-ps", "ring" or "sharded-ps" */
+  bool recompute;             /* activation recomputation */
+} scenario_workload;
+
+typedef struct scenario {
+  char *name;
+  char *description;         /* "" when absent */
+  char *origin;              /* "built-in" or the path it was read from */
+  char *latency_convention;  /* how latency_ms was derived, for `scenarios` */
+  uint64_t seed;
+  int nsites;
+  scenario_site *sites;
+  int ndevices;
+  int *device_site;          /* device -> site index */
+  trace *network;            /* owned; per site pair */
+  int noverrides;
+  scenario_override *overrides;
+  scenario_workload workload;
+  double activation_gb;      /* cost.activation_gb, NAN when absent */
+  double gradient_gb;        /* cost.gradient_gb, NAN when absent */
+} scenario;
+
+/* Loads a built-in scenario by name, or else the JSON file at that path (a
+ * relative network.trace is read from the scenario file's folder). Returns
+ * NULL and fills e ("FILE:LINE: message" naming the field) on bad input;
+ * unknown keys are errors. The caller owns the result. */
+scenario *scenario_load(const char *name_or_path, err *e);
+
+/* Frees s; NULL is fine. */
+void scenario_free(scenario *s);
+
+/* The link from device a to device b (a != b) at time t_ns: the override if
+ * one exists, else the trace value between their sites. */
+trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns);
+
+/* Names of the built-in scenarios, NULL-terminated. */
+const char *const *scenario_builtin_names(void);
+
+#endif

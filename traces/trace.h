@@ -1,0 +1,70 @@
+/* trace: latency and bandwidth between sites over time, loaded once from the
+ * CSV format of DESIGN.md section 5 and replayed.
+ * Invariant: for every ordered site pair (a, b), including a == b, the trace
+ * holds a non-empty list of change points sorted by time with the first at
+ * t = 0, so a query is a binary search (O(log n)) and never fails. */
+#ifndef TRACES_TRACE_H
+#define TRACES_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "traces/err.h"
+
+typedef struct trace trace;
+
+typedef struct trace_value {
+  double latency_ms;      /* one-way delay, ms, >= 0 */
+  double bandwidth_gbps;  /* Gbit/s, > 0 */
+} trace_value;
+
+#define TRACE_NEVER INT64_MAX  /* "no further change" */
+#define TRACE_NS_PER_S 1000000000LL
+
+/* Parses CSV text (len bytes, need not be NUL-terminated). name is the file
+ * name used in "NAME:LINE: message" errors. sites/nsites name the sites the
+ * trace must cover, in index order (a scenario's sites); sites == NULL means
+ * "the sites the file names, in order of first appearance". Returns NULL and
+ * fills e on any malformed input; the caller owns the result. */
+trace *trace_parse(const char *text, size_t len, const char *name,
+                   const char *const *sites, int nsites, err *e);
+
+/* trace_parse on the contents of the file at path. */
+trace *trace_load(const char *path, const char *const *sites, int nsites,
+                  err *e);
+
+/* Frees t; NULL is fine. */
+void trace_free(trace *t);
+
+int trace_nsites(const trace *t);
+const char *trace_site(const trace *t, int i);           /* borrowed */
+int trace_site_index(const trace *t, const char *name);  /* -1 if unknown */
+
+/* The value for the ordered pair (a, b) at time t_ns >= 0 (step replay, or
+ * linear interpolation between change points, with looping): O(log n). */
+trace_value trace_at(const trace *t, int a, int b, int64_t t_ns);
+
+/* The first time > t_ns at which the value of (a, b) changes (for linear
+ * interpolation: the next change point, where the slope changes), or
+ * TRACE_NEVER. */
+int64_t trace_next_change(const trace *t, int a, int b, int64_t t_ns);
+
+/* The first time > t_ns at which any pair changes, or TRACE_NEVER. */
+int64_t trace_next_change_any(const trace *t, int64_t t_ns);
+
+bool trace_is_static(const trace *t);        /* only t = 0 values */
+bool trace_is_linear(const trace *t);        /* "# interpolate: linear" */
+double trace_loop_after_s(const trace *t);   /* 0 when not looping */
+double trace_duration_s(const trace *t);     /* time of the last change */
+size_t trace_rows(const trace *t);           /* data rows read */
+
+/* The value of the header comment "# key: value" (e.g. "source", "licence",
+ * "synthetic_from_real"), or NULL. Borrowed. */
+const char *trace_comment(const trace *t, const char *key);
+
+/* Multiplies every latency by latency_scale and every bandwidth by
+ * bandwidth_scale (both > 0): the knobs of a sweep. */
+void trace_scale(trace *t, double latency_scale, double bandwidth_scale);
+
+#endif
