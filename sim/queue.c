@@ -1,0 +1,162 @@
+/* queue: indexed binary min-heap over (time, seq) with a pooled event table.
+ * Invariant: heap[i] orders before heap[2i+1] and heap[2i+2]; rec[h].pos is
+ * the heap position of pending event h (or FREE_POS when h is on the free
+ * list), and heap[rec[h].pos].id == h. seq grows on every push/move, so keys
+ * are unique and the pop order is total. */
+#include "sim/queue.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+#include "traces/mem.h"
+
+#define FREE_POS UINT32_MAX
+
+typedef struct node {
+  int64_t t;
+  uint64_t seq;
+  uint32_t id;
+} node;
+
+typedef struct rec {
+  uint32_t pos;   /* heap position, or FREE_POS */
+  uint32_t next;  /* free-list link when free */
+  int kind;
+  uint32_t arg;
+} rec;
+
+struct sim_queue {
+  node *heap;
+  size_t n, heap_cap;
+  rec *recs;
+  size_t nrecs, recs_cap;
+  uint32_t free_head;
+  uint64_t seq;
+};
+
+sim_queue *sim_queue_new(void) {
+  sim_queue *q = mem_calloc(1, sizeof *q);
+  q->free_head = SIM_QUEUE_NONE;
+  return q;
+}
+
+void sim_queue_free(sim_queue *q) {
+  if (!q) return;
+  free(q->heap);
+  free(q->recs);
+  free(q);
+}
+
+static inline bool less(const node *a, const node *b) {
+  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static inline void place(sim_queue *q, size_t i, node x) {
+  q->heap[i] = x;
+  q->recs[x.id].pos = (uint32_t)i;
+}
+
+static void sift_up(sim_queue *q, size_t i) {
+  node x = q->heap[i];
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (!less(&x, &q->heap[p])) break;
+    place(q, i, q->heap[p]);
+    i = p;
+  }
+  place(q, i, x);
+}
+
+static void sift_down(sim_queue *q, size_t i) {
+  node x = q->heap[i];
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= q->n) break;
+    if (c + 1 < q->n && less(&q->heap[c + 1], &q->heap[c])) c++;
+    if (!less(&q->heap[c], &x)) break;
+    place(q, i, q->heap[c]);
+    i = c;
+  }
+  place(q, i, x);
+}
+
+static uint32_t rec_take(sim_queue *q) {
+  if (q->free_head != SIM_QUEUE_NONE) {
+    uint32_t h = q->free_head;
+    q->free_head = q->recs[h].next;
+    return h;
+  }
+  mem_grow((void **)&q->recs, &q->recs_cap, q->nrecs + 1, sizeof *q->recs);
+  assert(q->nrecs < SIM_QUEUE_NONE);
+  return (uint32_t)q->nrecs++;
+}
+
+static void rec_give(sim_queue *q, uint32_t h) {
+  q->recs[h].pos = FREE_POS;
+  q->recs[h].next = q->free_head;
+  q->free_head = h;
+}
+
+sim_queue_event sim_queue_push(sim_queue *q, int64_t t_ns, int kind,
+                               uint32_t arg) {
+  uint32_t h = rec_take(q);
+  q->recs[h].kind = kind;
+  q->recs[h].arg = arg;
+  mem_grow((void **)&q->heap, &q->heap_cap, q->n + 1, sizeof *q->heap);
+  size_t i = q->n++;
+  place(q, i, (node){t_ns, q->seq++, h});
+  sift_up(q, i);
+  return h;
+}
+
+/* Removes the node at heap position i, keeping the heap order. */
+static void remove_at(sim_queue *q, size_t i) {
+  q->n--;
+  if (i == q->n) return;
+  node last = q->heap[q->n];
+  place(q, i, last);
+  if (i > 0 && less(&last, &q->heap[(i - 1) / 2]))
+    sift_up(q, i);
+  else
+    sift_down(q, i);
+}
+
+bool sim_queue_pop(sim_queue *q, sim_queue_item *out) {
+  if (q->n == 0) return false;
+  node top = q->heap[0];
+  out->t_ns = top.t;
+  out->kind = q->recs[top.id].kind;
+  out->arg = q->recs[top.id].arg;
+  remove_at(q, 0);
+  rec_give(q, top.id);
+  return true;
+}
+
+void sim_queue_cancel(sim_queue *q, sim_queue_event h) {
+  assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
+  remove_at(q, q->recs[h].pos);
+  rec_give(q, h);
+}
+
+void sim_queue_move(sim_queue *q, sim_queue_event h, int64_t t_ns) {
+  assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
+  size_t i = q->recs[h].pos;
+  node x = {t_ns, q->seq++, h};
+  bool up = less(&x, &q->heap[i]);
+  q->heap[i] = x;
+  if (up)
+    sift_up(q, i);
+  else
+    sift_down(q, i);
+}
+
+size_t sim_queue_size(const sim_queue *q) { return q->n; }
+
+int64_t sim_queue_peek_time(const sim_queue *q) {
+  return q->n ? q->heap[0].t : INT64_MAX;
+}
+
+int64_t sim_queue_time(const sim_queue *q, sim_queue_event h) {
+  assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
+  return q->heap[q->recs[h].pos].t;
+}
