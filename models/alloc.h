@@ -1,0 +1,92 @@
+/* alloc: which device runs which tasklet — the allocation matrix
+ * device[r][s] (row r a pipeline/replica, column s a stage) and the
+ * partition form (D_pp unordered groups of D_dp devices), their JSON files
+ * (DESIGN.md section 9) and the fixed placements.
+ * Invariant: a validated allocation or partition uses every device
+ * 0 .. replicas*stages-1 exactly once. Both are plain data: the scheduler
+ * and the engine index the arrays directly. */
+#ifndef MODELS_ALLOC_H
+#define MODELS_ALLOC_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "traces/err.h"
+
+/* device[r * stages + s] runs stage s of replica r. */
+typedef struct alloc {
+  int replicas;  /* D_dp: rows */
+  int stages;    /* D_pp: columns */
+  int *device;   /* replicas * stages entries, row-major; owned */
+} alloc;
+
+/* Group g is device[g * group_size .. g * group_size + group_size - 1]. */
+typedef struct alloc_partition {
+  int ngroups;     /* D_pp */
+  int group_size;  /* D_dp */
+  int *device;     /* ngroups * group_size entries, group-major; owned */
+} alloc_partition;
+
+/* New allocation / partition with every entry -1. Never NULL. */
+alloc *alloc_new(int replicas, int stages);
+void alloc_free(alloc *a);  /* NULL is fine */
+alloc_partition *alloc_partition_new(int ngroups, int group_size);
+void alloc_partition_free(alloc_partition *p);  /* NULL is fine */
+
+/* The device of replica r, stage s. */
+static inline int alloc_at(const alloc *a, int r, int s) {
+  return a->device[r * a->stages + s];
+}
+
+/* Checks that a has `replicas` rows of `stages` devices, and that every
+ * device 0 .. ndevices-1 appears exactly once (ndevices must equal
+ * replicas * stages). name prefixes the message ("FILE: ..."); ERR_RANGE,
+ * ERR_DUPLICATE, ERR_MISSING or ERR_CONFIG. */
+int alloc_validate(const alloc *a, int replicas, int stages, int ndevices,
+                   const char *name, err *e);
+int alloc_partition_validate(const alloc_partition *p, int ngroups,
+                             int group_size, int ndevices, const char *name,
+                             err *e);
+
+/* Parses {"pipelines": [[d, ...], ...]} from text (len bytes); name is used
+ * in "NAME:LINE: message" errors. The shape is taken from the file, then
+ * checked against replicas x stages and ndevices as alloc_validate does.
+ * NULL and e filled on any problem (not JSON, unknown key, wrong shape, a
+ * device reused, omitted or out of range); the caller owns the result. */
+alloc *alloc_parse(const char *text, size_t len, const char *name,
+                   int replicas, int stages, int ndevices, err *e);
+/* alloc_parse on the file at path (ERR_IO if it cannot be read). */
+alloc *alloc_read(const char *path, int replicas, int stages, int ndevices,
+                  err *e);
+
+/* The same for partitions: {"groups": [[d, ...], ...]}, ngroups groups of
+ * group_size devices. */
+alloc_partition *alloc_partition_parse(const char *text, size_t len,
+                                       const char *name, int ngroups,
+                                       int group_size, int ndevices, err *e);
+alloc_partition *alloc_partition_read(const char *path, int ngroups,
+                                      int group_size, int ndevices, err *e);
+
+/* Writes a as {"pipelines": [[...], ...]} (one row per line) to f. */
+void alloc_write(const alloc *a, FILE *f);
+void alloc_partition_write(const alloc_partition *p, FILE *f);
+
+/* The partition of a: group s = column s, in row order. Caller owns it. */
+alloc_partition *alloc_to_partition(const alloc *a);
+
+/* Fixed placements (DESIGN.md section 9), on replicas*stages devices:
+ * dtfm-identity: pipeline r = devices stages*r .. stages*r + stages - 1;
+ * megatron: group s = devices replicas*s .. replicas*s + replicas - 1, so
+ *   device[r][s] = replicas*s + r;
+ * random: one uniform permutation of the devices drawn from a GSL mt19937
+ *   seeded with seed (the same seed gives the same allocation). */
+alloc *alloc_identity(int replicas, int stages);
+alloc *alloc_megatron(int replicas, int stages);
+alloc *alloc_random(int replicas, int stages, uint64_t seed);
+
+/* The fixed placement called name ("dtfm-identity", "megatron", "random"),
+ * or NULL if name is not one of them (e untouched: the caller decides
+ * whether the scheduler knows the name). */
+alloc *alloc_fixed(const char *name, int replicas, int stages, uint64_t seed);
+
+#endif

@@ -1,0 +1,133 @@
+/* spec: workload and hardware specs — transformer shapes, GPU types, and the
+ * byte and FLOP counts the cost model, the predictor and the engine use.
+ * Invariant: a spec_workload that spec_workload_resolve accepted is
+ * consistent: its model and schedule names are known, stages * replicas is
+ * the number of devices, B = passes * D_dp * m * K with every factor >= 1,
+ * and every stage holds at least one layer. Every count here is a pure
+ * function of the workload: no state, no allocation. */
+#ifndef MODELS_SPEC_H
+#define MODELS_SPEC_H
+
+#include <stdbool.h>
+
+#include "traces/err.h"
+#include "traces/scenario.h"
+
+/* A GPT-style transformer shape (plain data; the table is static). */
+typedef struct spec_model {
+  const char *name;   /* "gpt3-xl", "gpt3-2.7b", "gpt3-6.7b", "gpt3-13b" */
+  int layers;         /* the model's own depth (a workload may override) */
+  int hidden;         /* h */
+  int heads;          /* attention heads a */
+  int seq;            /* sequence length s */
+  int vocab;          /* V */
+  int value_bytes;    /* bytes per activation / weight value: 2 (fp16) */
+  const char *source; /* where the shape comes from */
+} spec_model;
+
+/* A GPU type (plain data; the table is static). */
+typedef struct spec_gpu {
+  const char *name;         /* "V100", "A100", "H100", "RTX3090", ... */
+  double peak_flops;        /* dense fp16 tensor-core peak, FLOP/s */
+  double memory_bytes;      /* device memory, bytes */
+  double mem_bw_bytes_s;    /* memory bandwidth, bytes/s */
+  double efficiency;        /* achieved fraction of peak in training */
+  const char *source;       /* datasheet the numbers come from */
+} spec_gpu;
+
+typedef enum spec_schedule { SPEC_GPIPE, SPEC_1F1B } spec_schedule;
+typedef enum spec_dp_algo {
+  SPEC_CENTRAL_PS,  /* NCCL reduce to replica 0, then broadcast (DT-FM) */
+  SPEC_RING,        /* NCCL ring all-reduce */
+  SPEC_SHARDED_PS   /* DT-FM's all-to-all scatter-reduce + all-gather */
+} spec_dp_algo;
+
+/* A scenario's workload with its names resolved (plain data). */
+typedef struct spec_workload {
+  const spec_model *model;    /* borrowed from the static table */
+  int layers;                 /* L */
+  int batch;                  /* B, sequences per iteration */
+  int micro_batch;            /* m */
+  int stages;                 /* D_pp */
+  int replicas;               /* D_dp */
+  int micro_batches_per_pass; /* K (resolved: never 0) */
+  int passes;                 /* B / (D_dp m K): gradient accumulation */
+  bool recompute;
+  spec_schedule schedule;
+  spec_dp_algo dp_algo;
+} spec_workload;
+
+/* Tables. The model and GPU names of a scenario are looked up here, case-
+ * insensitively ("gpt3-xl" = "GPT3-XL"; "RTX 3090" = "rtx3090"). NULL when
+ * unknown. spec_models/spec_gpus return the static tables and their size. */
+const spec_model *spec_model_find(const char *name);
+const spec_gpu *spec_gpu_find(const char *name);
+const spec_model *spec_models(int *n);
+const spec_gpu *spec_gpus(int *n);
+
+/* Resolves s's workload into w: model, schedule and DP algorithm names, K
+ * (0 means B / (D_dp m)), passes. Rejects unknown names, D_pp * D_dp !=
+ * s->ndevices, L < D_pp, B not a multiple of D_dp m K: ERR_UNKNOWN or
+ * ERR_CONFIG with a message naming the scenario and the field. */
+int spec_workload_resolve(const scenario *s, spec_workload *w, err *e);
+
+/* Resolves the GPU type of every device of s into gpu[0..ndevices-1]
+ * (borrowed pointers into the static table). ERR_UNKNOWN names the site. */
+int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e);
+
+/* Layers of stage st: floor(L / D_pp), and one more for the first
+ * L mod D_pp stages. */
+int spec_stage_layers(const spec_workload *w, int st);
+
+/* Parameters of one transformer layer: 12 h^2 + 13 h. */
+double spec_layer_params(const spec_model *m);
+
+/* Parameters of stage st: its layers, plus the token and position
+ * embeddings on stage 0 and the final layer norm and (untied) LM head on
+ * the last stage, as DT-FM's GPT stages hold them. */
+double spec_stage_params(const spec_workload *w, int st);
+
+/* fp16 gradient bytes of stage st (parameters x value_bytes): what DT-FM's
+ * runtime synchronises across a data-parallel group. */
+double spec_stage_gradient_bytes(const spec_workload *w, int st);
+
+/* Bytes of the activation sent across one stage boundary for one
+ * micro-batch: m s h value_bytes (8 MiB for GPT-3 XL fp16, m = 1). The
+ * activation gradient sent back has the same size. */
+double spec_activation_bytes(const spec_workload *w);
+
+/* Forward FLOPs of one transformer layer for one sequence:
+ * 24 s h^2 + 4 s^2 h (DESIGN.md section 4). */
+double spec_layer_flops(const spec_model *m);
+
+/* FLOPs of one micro-batch on stage st: forward = layers m F_layer;
+ * backward = 2x forward, plus one forward more with recomputation. The
+ * embedding and LM head are not counted (DESIGN.md section 4). */
+double spec_stage_fwd_flops(const spec_workload *w, int st);
+double spec_stage_bwd_flops(const spec_workload *w, int st);
+
+/* Seconds for flops on GPU g: flops / (peak x efficiency). */
+double spec_compute_s(const spec_gpu *g, double flops);
+
+/* Peak memory of stage st on one device, bytes: 16 bytes per parameter
+ * (fp16 weights and gradients, fp32 master copy and two Adam moments) plus
+ * the activations kept for backward (see spec.c for the count). */
+double spec_stage_memory_bytes(const spec_workload *w, int st);
+
+/* Checks that every stage fits in the memory of every device that runs it:
+ * device[r][s] of the allocation, given row-major (replicas x stages), and
+ * gpu per device from spec_device_gpus. Returns ERR_OK, or ERR_MEMORY
+ * naming the scenario, stage, device, GPU and both byte counts. */
+int spec_check_memory(const spec_workload *w, const scenario *s,
+                      const int *device, const spec_gpu *const *gpu, err *e);
+
+/* The cost model's default sizes, in decimal GB (DESIGN.md section 3):
+ * c_pp = (B / D_dp) s h value_bytes, c_dp = the largest stage's gradient. */
+double spec_default_activation_gb(const spec_workload *w);
+double spec_default_gradient_gb(const spec_workload *w);
+
+/* The name of a schedule / DP algorithm, as the command line spells it. */
+const char *spec_schedule_name(spec_schedule s);
+const char *spec_dp_algo_name(spec_dp_algo a);
+
+#endif
