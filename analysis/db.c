@@ -1,0 +1,321 @@
+/* db: the SQLite results store.
+ * Invariant: a db handle exists only for a file whose application_id and
+ * user_version are ours (or that was empty and has just been given our
+ * schema); the checks run before anything is written, so a foreign or
+ * corrupt file is never modified. Every statement is prepared once, in
+ * db_open, and reset after each use. */
+#include "analysis/db.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "traces/mem.h"
+
+struct db {
+  sqlite3 *h;
+  char *path;
+  sqlite3_stmt *put, *has, *count, *conv, *run, *run_end, *begin, *commit;
+};
+
+static const char SCHEMA[] =
+    "CREATE TABLE runs("
+    " id INTEGER PRIMARY KEY,"
+    " started_at TEXT NOT NULL, finished_at TEXT, status TEXT,"
+    " version TEXT, git TEXT, command TEXT, scenario TEXT, seed INTEGER);"
+    "CREATE TABLE results("
+    " id INTEGER PRIMARY KEY,"
+    " run_id INTEGER REFERENCES runs(id),"
+    " point_key TEXT NOT NULL UNIQUE,"
+    " study TEXT NOT NULL, scenario TEXT NOT NULL, method TEXT NOT NULL,"
+    " network_model TEXT NOT NULL, seed INTEGER,"
+    " layers INTEGER, batch INTEGER, micro_batch INTEGER,"
+    " micro_batches_per_pass INTEGER, window_bytes INTEGER,"
+    " schedule TEXT, dp_algo TEXT,"
+    " bandwidth_scale REAL, latency_scale REAL,"
+    " activation_gb REAL, gradient_gb REAL, alloc TEXT,"
+    " score_s REAL, dp_cost_s REAL, pp_cost_s REAL,"
+    " predicted_iteration_s REAL, iteration_s REAL,"
+    " compute_s REAL, bubble_s REAL, comm_s REAL, dp_sync_s REAL,"
+    " events INTEGER);"
+    "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
+    "CREATE TABLE convergence("
+    " run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " candidate INTEGER NOT NULL, best_score_s REAL NOT NULL,"
+    " PRIMARY KEY(run_id, candidate));";
+
+#define RESULT_COLUMNS                                                       \
+  "run_id, point_key, study, scenario, method, network_model, seed, layers," \
+  " batch, micro_batch, micro_batches_per_pass, window_bytes, schedule,"     \
+  " dp_algo, bandwidth_scale, latency_scale, activation_gb, gradient_gb,"    \
+  " alloc, score_s, dp_cost_s, pp_cost_s, predicted_iteration_s,"            \
+  " iteration_s, compute_s, bubble_s, comm_s, dp_sync_s, events"
+#define RESULT_NCOLUMNS 29
+
+void db_result_init(db_result *r) {
+  *r = (db_result){.seed = -1, .layers = -1, .batch = -1, .micro_batch = -1,
+                   .micro_batches_per_pass = -1, .window_bytes = -1,
+                   .bandwidth_scale = 1, .latency_scale = 1,
+                   .activation_gb = NAN, .gradient_gb = NAN, .score_s = NAN,
+                   .dp_cost_s = NAN, .pp_cost_s = NAN,
+                   .predicted_iteration_s = NAN, .iteration_s = NAN,
+                   .compute_s = NAN, .bubble_s = NAN, .comm_s = NAN,
+                   .dp_sync_s = NAN, .events = -1};
+}
+
+void db_result_clear(db_result *r) {
+  free(r->alloc);
+  db_result_init(r);
+}
+
+static int fail(db *d, err *e, const char *what) {
+  return err_set(e, ERR_DB, "%s: %s: %s", d->path, what, sqlite3_errmsg(d->h));
+}
+
+/* One integer from a single-row query (a PRAGMA). */
+static int query_int(db *d, const char *sql, int64_t *out, err *e) {
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(d->h, sql, -1, &st, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  if (rc != SQLITE_ROW) {
+    int code = err_set(e, ERR_DB,
+                       "%s: not a readable SQLite database (%s); geodes "
+                       "leaves it untouched",
+                       d->path, sqlite3_errmsg(d->h));
+    sqlite3_finalize(st);
+    return code;
+  }
+  *out = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return ERR_OK;
+}
+
+/* Refuses anything but an empty database or one with our id and version;
+ * sets *fresh when the schema must be created. Reads only. */
+static int check_schema(db *d, bool *fresh, err *e) {
+  int64_t app, version, tables;
+  int rc;
+  if ((rc = query_int(d, "PRAGMA application_id", &app, e)) ||
+      (rc = query_int(d, "PRAGMA user_version", &version, e)) ||
+      (rc = query_int(d, "SELECT count(*) FROM sqlite_master", &tables, e)))
+    return rc;
+  *fresh = app == 0 && version == 0 && tables == 0;
+  if (*fresh) return ERR_OK;
+  if (app != DB_APPLICATION_ID)
+    return err_set(e, ERR_DB,
+                   "%s: a database of another application (application_id "
+                   "%lld, %lld tables), not a geodes results store; geodes "
+                   "will not write to it",
+                   d->path, (long long)app, (long long)tables);
+  if (version != DB_SCHEMA_VERSION)
+    return err_set(e, ERR_DB,
+                   "%s: geodes results store of schema version %lld; this "
+                   "geodes reads version %d only",
+                   d->path, (long long)version, DB_SCHEMA_VERSION);
+  return ERR_OK;
+}
+
+static int exec(db *d, const char *sql, err *e) {
+  if (sqlite3_exec(d->h, sql, NULL, NULL, NULL) != SQLITE_OK)
+    return fail(d, e, sql);
+  return ERR_OK;
+}
+
+static int create_schema(db *d, err *e) {
+  char pragmas[128];
+  snprintf(pragmas, sizeof pragmas,
+           "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+           DB_APPLICATION_ID, DB_SCHEMA_VERSION);
+  int rc;
+  if ((rc = exec(d, "BEGIN IMMEDIATE", e))) return rc;
+  if ((rc = exec(d, SCHEMA, e)) || (rc = exec(d, pragmas, e))) {
+    sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+  }
+  return exec(d, "COMMIT", e);
+}
+
+static int prepare(db *d, sqlite3_stmt **st, const char *sql, err *e) {
+  if (sqlite3_prepare_v3(d->h, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) !=
+      SQLITE_OK)
+    return fail(d, e, "cannot prepare a statement");
+  return ERR_OK;
+}
+
+static int prepare_all(db *d, err *e) {
+  char put[1024];
+  int n = snprintf(put, sizeof put,
+                   "INSERT INTO results(" RESULT_COLUMNS ") VALUES(?");
+  for (int i = 1; i < RESULT_NCOLUMNS; i++) n += snprintf(put + n, 3, ",?");
+  snprintf(put + n, sizeof put - (size_t)n,
+           ") ON CONFLICT(point_key) DO NOTHING");
+  int rc;
+  if ((rc = prepare(d, &d->put, put, e)) ||
+      (rc = prepare(d, &d->has, "SELECT 1 FROM results WHERE point_key = ?",
+                    e)) ||
+      (rc = prepare(d, &d->count, "SELECT count(*) FROM results", e)) ||
+      (rc = prepare(d, &d->conv,
+                    "INSERT OR REPLACE INTO convergence(run_id, candidate, "
+                    "best_score_s) VALUES(?, ?, ?)",
+                    e)) ||
+      (rc = prepare(d, &d->run,
+                    "INSERT INTO runs(started_at, version, git, command, "
+                    "scenario, seed) VALUES(strftime('%Y-%m-%dT%H:%M:%fZ', "
+                    "'now'), ?, ?, ?, ?, ?)",
+                    e)) ||
+      (rc = prepare(d, &d->run_end,
+                    "UPDATE runs SET finished_at = strftime('%Y-%m-%dT%H:%M:"
+                    "%fZ', 'now'), status = ? WHERE id = ?",
+                    e)) ||
+      (rc = prepare(d, &d->begin, "BEGIN IMMEDIATE", e)) ||
+      (rc = prepare(d, &d->commit, "COMMIT", e)))
+    return rc;
+  return ERR_OK;
+}
+
+db *db_open(const char *path, err *e) {
+  db *d = mem_calloc(1, sizeof *d);
+  d->path = mem_strdup(path);
+  struct stat sb;
+  bool exists = stat(path, &sb) == 0;
+  int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
+  if (sqlite3_open_v2(path, &d->h, flags, NULL) != SQLITE_OK) {
+    err_set(e, ERR_DB, "%s: cannot open: %s", path,
+            d->h ? sqlite3_errmsg(d->h) : "out of memory");
+    goto fail;
+  }
+  sqlite3_busy_timeout(d->h, 10000);
+  bool fresh = false;
+  if (check_schema(d, &fresh, e)) goto fail;
+  /* Only now may the file change: WAL, then (for a new file) the schema. */
+  if (exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
+              "PRAGMA foreign_keys = ON",
+           e))
+    goto fail;
+  if (fresh && create_schema(d, e)) goto fail;
+  if (prepare_all(d, e)) goto fail;
+  return d;
+fail:
+  db_close(d);
+  return NULL;
+}
+
+void db_close(db *d) {
+  if (!d) return;
+  sqlite3_stmt *all[] = {d->put, d->has, d->count, d->conv,
+                         d->run, d->run_end, d->begin, d->commit};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) sqlite3_finalize(all[i]);
+  sqlite3_close(d->h);
+  free(d->path);
+  free(d);
+}
+
+const char *db_path(const db *d) { return d->path; }
+
+/* Runs a prepared statement that returns no row, then resets it. */
+static int step_done(db *d, sqlite3_stmt *st, err *e, const char *what) {
+  int rc = sqlite3_step(st);
+  int code = rc == SQLITE_DONE ? ERR_OK : fail(d, e, what);
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  return code;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s) {
+  if (s) sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+  else sqlite3_bind_null(st, i);
+}
+
+static void bind_int(sqlite3_stmt *st, int i, int64_t v) {
+  if (v >= 0) sqlite3_bind_int64(st, i, v);
+  else sqlite3_bind_null(st, i);
+}
+
+static void bind_real(sqlite3_stmt *st, int i, double v) {
+  if (isfinite(v)) sqlite3_bind_double(st, i, v);
+  else sqlite3_bind_null(st, i);
+}
+
+int64_t db_run_begin(db *d, const db_run *r, err *e) {
+  bind_text(d->run, 1, r->version);
+  bind_text(d->run, 2, r->git);
+  bind_text(d->run, 3, r->command);
+  bind_text(d->run, 4, r->scenario);
+  bind_int(d->run, 5, r->seed);
+  int rc = step_done(d, d->run, e, "cannot record the run");
+  return rc ? rc : sqlite3_last_insert_rowid(d->h);
+}
+
+int db_run_end(db *d, int64_t run, const char *status, err *e) {
+  bind_text(d->run_end, 1, status);
+  sqlite3_bind_int64(d->run_end, 2, run);
+  return step_done(d, d->run_end, e, "cannot finish the run");
+}
+
+int db_begin(db *d, err *e) {
+  return step_done(d, d->begin, e, "cannot begin a transaction");
+}
+
+int db_commit(db *d, err *e) {
+  return step_done(d, d->commit, e, "cannot commit");
+}
+
+int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
+  sqlite3_stmt *st = d->put;
+  int i = 1;
+  sqlite3_bind_int64(st, i++, run);
+  bind_text(st, i++, r->key);
+  bind_text(st, i++, r->study);
+  bind_text(st, i++, r->scenario);
+  bind_text(st, i++, r->method);
+  bind_text(st, i++, r->network_model);
+  bind_int(st, i++, r->seed);
+  bind_int(st, i++, r->layers);
+  bind_int(st, i++, r->batch);
+  bind_int(st, i++, r->micro_batch);
+  bind_int(st, i++, r->micro_batches_per_pass);
+  bind_int(st, i++, r->window_bytes);
+  bind_text(st, i++, r->schedule);
+  bind_text(st, i++, r->dp_algo);
+  const double reals1[] = {r->bandwidth_scale, r->latency_scale,
+                           r->activation_gb, r->gradient_gb};
+  for (size_t k = 0; k < 4; k++) bind_real(st, i++, reals1[k]);
+  bind_text(st, i++, r->alloc);
+  const double reals2[] = {r->score_s,   r->dp_cost_s,   r->pp_cost_s,
+                           r->predicted_iteration_s,     r->iteration_s,
+                           r->compute_s, r->bubble_s,    r->comm_s,
+                           r->dp_sync_s};
+  for (size_t k = 0; k < 9; k++) bind_real(st, i++, reals2[k]);
+  bind_int(st, i++, r->events);
+  int rc = step_done(d, st, e, "cannot store a result");
+  return rc ? rc : sqlite3_changes(d->h);
+}
+
+int db_result_has(db *d, const char *key, err *e) {
+  bind_text(d->has, 1, key);
+  int rc = sqlite3_step(d->has);
+  int out = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0
+                                  : fail(d, e, "cannot look up a result");
+  sqlite3_reset(d->has);
+  sqlite3_clear_bindings(d->has);
+  return out;
+}
+
+int64_t db_result_count(db *d, err *e) {
+  int rc = sqlite3_step(d->count);
+  int64_t n = rc == SQLITE_ROW ? sqlite3_column_int64(d->count, 0)
+                               : fail(d, e, "cannot count results");
+  sqlite3_reset(d->count);
+  return n;
+}
+
+int db_convergence_put(db *d, int64_t run, int64_t candidate, double best_s,
+                       err *e) {
+  sqlite3_bind_int64(d->conv, 1, run);
+  sqlite3_bind_int64(d->conv, 2, candidate);
+  sqlite3_bind_double(d->conv, 3, best_s);
+  return step_done(d, d->conv, e, "cannot store convergence");
+}

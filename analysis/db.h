@@ -1,0 +1,89 @@
+/* db: the SQLite results store of DESIGN.md section 7 — `runs` (one row per
+ * invocation, with provenance), `results` (one row per simulated point, UNIQUE
+ * on the point's canonical key) and `convergence` (a scheduler's best score
+ * per candidate). One writer per process; WAL, so readers (plots) never block
+ * it and a killed writer loses nothing committed. */
+#ifndef ANALYSIS_DB_H
+#define ANALYSIS_DB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "traces/err.h"
+
+/* The schema this build reads and writes (PRAGMA user_version), and the
+ * PRAGMA application_id that marks a file as geodes's ("geod"). */
+#define DB_SCHEMA_VERSION 1
+#define DB_APPLICATION_ID 0x67656f64
+
+typedef struct db db;
+
+/* Provenance of one invocation: a row of `runs`. Strings are borrowed. */
+typedef struct db_run {
+  const char *command;   /* the command line, space-joined */
+  const char *scenario;  /* may be NULL (a sweep over several) */
+  int64_t seed;          /* < 0: none */
+  const char *version;   /* geodes version */
+  const char *git;       /* git revision the binary was built from */
+} db_run;
+
+/* One row of `results`. Integers < 0 and NAN doubles are stored as NULL.
+ * key, study, scenario, method, network_model, schedule and dp_algo are
+ * borrowed; alloc is owned (db_result_clear frees it). */
+typedef struct db_result {
+  const char *key;            /* canonical point key: UNIQUE */
+  const char *study;          /* "sweep", "validate", "run" */
+  const char *scenario, *method, *network_model;
+  int64_t seed, layers, batch, micro_batch, micro_batches_per_pass;
+  int64_t window_bytes;
+  const char *schedule, *dp_algo;
+  double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
+  char *alloc;                /* {"pipelines": ...} JSON, or NULL */
+  double score_s, dp_cost_s, pp_cost_s, predicted_iteration_s;
+  double iteration_s, compute_s, bubble_s, comm_s, dp_sync_s;
+  int64_t events;
+} db_result;
+
+/* Sets every field of r to "absent" (NULL, -1 or NAN; scales 1). */
+void db_result_init(db_result *r);
+/* Frees r->alloc and re-initialises r. */
+void db_result_clear(db_result *r);
+
+/* Opens or creates the store at path. A file that is not a SQLite database,
+ * is corrupt, or holds another schema (or another version of this one) is
+ * refused with ERR_DB, untouched. NULL and e filled on failure. */
+db *db_open(const char *path, err *e);
+
+/* Closes d (committing nothing still open: call db_commit first); NULL ok. */
+void db_close(db *d);
+
+/* The path d was opened with (borrowed). */
+const char *db_path(const db *d);
+
+/* Inserts a `runs` row stamped with the current UTC time; returns its id
+ * (> 0), or a negative error code with e filled. */
+int64_t db_run_begin(db *d, const db_run *r, err *e);
+
+/* Stamps run id as finished with the given status text ("ok", "error"). */
+int db_run_end(db *d, int64_t run, const char *status, err *e);
+
+/* Transactions around a batch of writes (a sweep commits every batch, so a
+ * kill loses at most the batch in progress). */
+int db_begin(db *d, err *e);
+int db_commit(db *d, err *e);
+
+/* Inserts r under run id unless a row with r->key exists. Returns 1 when a
+ * row was inserted, 0 when the key was already there, < 0 on error. */
+int db_result_put(db *d, int64_t run, const db_result *r, err *e);
+
+/* 1 if a row with this key exists, 0 if not, < 0 on error. */
+int db_result_has(db *d, const char *key, err *e);
+
+/* Number of rows of `results`, or < 0 on error. */
+int64_t db_result_count(db *d, err *e);
+
+/* Records that after `candidate` candidates the best score was best_s. */
+int db_convergence_put(db *d, int64_t run, int64_t candidate, double best_s,
+                       err *e);
+
+#endif

@@ -1,0 +1,170 @@
+/* test_db: the results store — rows survive a reopen, a point key is stored
+ * once, absent values become NULL, and a foreign, corrupt or other-version
+ * file is refused without a byte of it changing. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/db.h"
+
+static char dir[64];
+
+static void make_dir(void) {
+  strcpy(dir, "/tmp/geodes_test_db_XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_expect_eq(system(cmd), 0);
+}
+
+TestSuite(db, .init = make_dir, .fini = remove_dir);
+
+static char *file_in_dir(const char *name) {
+  static char path[128];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return path;
+}
+
+static char *slurp(const char *path, long *len) {
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f);
+  fseek(f, 0, SEEK_END);
+  *len = ftell(f);
+  rewind(f);
+  char *buf = malloc((size_t)*len + 1);
+  cr_assert_eq(fread(buf, 1, (size_t)*len, f), (size_t)*len);
+  fclose(f);
+  return buf;
+}
+
+static void sql(const char *path, const char *stmt) {
+  sqlite3 *h;
+  cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(h, stmt, NULL, NULL, NULL), SQLITE_OK, "%s",
+               sqlite3_errmsg(h));
+  sqlite3_close(h);
+}
+
+static double sql_real(const char *path, const char *q, int *is_null) {
+  sqlite3 *h;
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+  cr_assert_eq(sqlite3_prepare_v2(h, q, -1, &st, NULL), SQLITE_OK, "%s", q);
+  cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", q);
+  *is_null = sqlite3_column_type(st, 0) == SQLITE_NULL;
+  double v = sqlite3_column_double(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return v;
+}
+
+static db_result sample(const char *key, double iteration_s) {
+  db_result r;
+  db_result_init(&r);
+  r.key = key, r.study = "sweep", r.scenario = "worldwide";
+  r.method = "gcma", r.network_model = "netem", r.seed = 3, r.layers = 24;
+  r.score_s = 58.666, r.iteration_s = iteration_s;
+  r.alloc = strdup("{\"pipelines\": [[0, 1]]}");
+  return r;
+}
+
+Test(db, store_reopen_and_unique_key) {
+  const char *path = file_in_dir("r.db");
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(
+      d, &(db_run){"geodes sweep x.json", NULL, -1, "0.1", "abc"}, &e);
+  cr_assert_gt(run, 0, "%s", e.msg);
+  db_result a = sample("k1", 12.5), b = sample("k1", 99), c = sample("k2", 7);
+  cr_assert_eq(db_begin(d, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(db_result_put(d, run, &a, &e), 1);
+  cr_expect_eq(db_result_put(d, run, &b, &e), 0, "a key is stored once");
+  cr_expect_eq(db_result_put(d, run, &c, &e), 1);
+  cr_assert_eq(db_commit(d, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(db_convergence_put(d, run, 100, 60.5, &e), ERR_OK);
+  cr_expect_eq(db_run_end(d, run, "ok", &e), ERR_OK);
+  db_close(d);
+  db_result_clear(&a), db_result_clear(&b), db_result_clear(&c);
+  cr_expect_null(a.alloc);
+
+  d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  cr_expect_eq(db_result_count(d, &e), 2);
+  cr_expect_eq(db_result_has(d, "k1", &e), 1);
+  cr_expect_eq(db_result_has(d, "k3", &e), 0);
+  db_close(d);
+  int null;
+  cr_expect_float_eq(
+      sql_real(path, "SELECT iteration_s FROM results WHERE point_key='k1'",
+               &null), 12.5, 0);
+  sql_real(path, "SELECT dp_sync_s FROM results WHERE point_key='k1'", &null);
+  cr_expect(null, "NAN is stored as NULL");
+  sql_real(path, "SELECT batch FROM results WHERE point_key='k1'", &null);
+  cr_expect(null, "-1 is stored as NULL");
+  cr_expect_float_eq(
+      sql_real(path, "SELECT best_score_s FROM convergence", &null), 60.5, 0);
+  sql_real(path, "SELECT finished_at FROM runs", &null);
+  cr_expect(!null);
+  cr_expect_float_eq(sql_real(path, "PRAGMA user_version", &null),
+                     DB_SCHEMA_VERSION, 0);
+}
+
+/* db_open must fail with ERR_DB, name the file, and leave it byte-identical
+ * with no journal beside it. */
+static void expect_refused(const char *path, const char *why) {
+  long before_len, after_len;
+  char *before = slurp(path, &before_len);
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_expect_null(d);
+  db_close(d);
+  cr_expect_eq(e.code, ERR_DB);
+  cr_expect_not_null(strstr(e.msg, path), "message names the file: %s", e.msg);
+  cr_expect_not_null(strstr(e.msg, why), "'%s' in: %s", why, e.msg);
+  char *after = slurp(path, &after_len);
+  cr_expect(before_len == after_len && !memcmp(before, after, before_len),
+            "the file is untouched");
+  char wal[160];
+  snprintf(wal, sizeof wal, "%s-wal", path);
+  cr_expect_neq(access(wal, F_OK), 0, "no WAL was created");
+  free(before), free(after);
+}
+
+Test(db, foreign_schema_is_refused) {
+  const char *path = file_in_dir("foreign.db");
+  sql(path, "CREATE TABLE users(name TEXT); INSERT INTO users VALUES('ann')");
+  expect_refused(path, "another application");
+}
+
+Test(db, corrupt_file_is_refused) {
+  const char *path = file_in_dir("corrupt.db");
+  FILE *f = fopen(path, "wb");
+  for (int i = 0; i < 4096; i++) fputc("geodes results?"[i % 15], f);
+  fclose(f);
+  expect_refused(path, "not a readable SQLite database");
+}
+
+Test(db, other_schema_version_is_refused) {
+  const char *path = file_in_dir("old.db");
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  db_close(d);
+  sql(path, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 99");
+  expect_refused(path, "schema version 99");
+}
+
+Test(db, missing_folder_is_an_error) {
+  err e = {0};
+  cr_expect_null(db_open("/nonexistent/folder/x.db", &e));
+  cr_expect_eq(e.code, ERR_DB);
+  cr_expect_not_null(strstr(e.msg, "/nonexistent/folder/x.db"));
+}
