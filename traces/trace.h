@@ -63,6 +63,23 @@ size_t trace_rows(const trace *t);           /* data rows read */
  * "synthetic_from_real"), or NULL. Borrowed. */
 const char *trace_comment(const trace *t, const char *key);
 
+/* Number of distinct t_s values among the data rows (snapshots). */
+size_t trace_snapshots(const trace *t);
+
+/* Change points kept over all pairs (step replay drops rows that repeat the
+ * value already held). */
+size_t trace_points(const trace *t);
+
+/* Smallest and largest latency and bandwidth over all change points: exact
+ * bounds of every trace_at value (interpolation stays between its ends). */
+void trace_extremes(const trace *t, trace_value *lo, trace_value *hi);
+
+/* Every "# key: value" comment in file order (duplicates kept); trace_comment
+ * returns the first of a key. Borrowed. */
+size_t trace_ncomments(const trace *t);
+const char *trace_comment_key(const trace *t, size_t i);
+const char *trace_comment_value(const trace *t, size_t i);
+
 /* Multiplies every latency by latency_scale and every bandwidth by
  * bandwidth_scale (both > 0): the knobs of a sweep. */
 void trace_scale(trace *t, double latency_scale, double bandwidth_scale);
