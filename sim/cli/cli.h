@@ -17,6 +17,8 @@ enum { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
 int cli_run(int argc, char **argv);
 int cli_scenarios(int argc, char **argv);
 int cli_trace(int argc, char **argv);
+/* `geodes trace synth ...` (cli_synth.c); argv[0] is "synth". */
+int cli_trace_synth(int argc, char **argv);
 
 /* Prints "geodes CMD: message" and the hint to use --help; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
