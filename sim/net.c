@@ -1,0 +1,604 @@
+/* net: flows over shared resources with weighted max-min fair rates.
+ * Invariant: every SENDING flow is listed in each of its resources' flow
+ * lists (flow.pos[j] is its index in res[flow.res[j]]'s list), its bytes sent
+ * are exact as of flow.t_upd, and its LEFT event sits at the time the
+ * remaining bytes leave at its current rate. Resources: NIC egress/ingress
+ * (netem, tcp), one egress shaper per sender per destination class (netem,
+ * tcp: a class is a distinct (delay, rate) value at t = 0 among the sender's
+ * destinations; its rate then follows the class's first destination), and
+ * one private link per ordered pair (ideal). Rates are in bytes per ns. */
+#include "sim/net.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/mem.h"
+
+enum { EV_LEFT, EV_ARRIVE, EV_EPOCH, EV_TRACE, EV_OPEN };
+enum { FLOW_FREE, FLOW_OPENING, FLOW_SENDING, FLOW_INFLIGHT };
+enum { RES_NIC, RES_SHAPER, RES_PAIR };
+#define MAXRES 3
+#define NONE UINT32_MAX
+#define RTO_MIN_NS 200000000LL /* Linux's minimum RTO: idle longer resets cwnd */
+
+typedef struct flow {
+  int a, b;
+  uint8_t state, nres;
+  bool slow_start, frozen;
+  double size, sent, rate, old, cap, w;
+  double cwnd, rtt_ns;
+  int64_t t_upd;
+  uint32_t res[MAXRES], pos[MAXRES];
+  uint32_t pair, tag, mark, next_free;
+  sim_queue_event ev, ev_epoch;
+} flow;
+
+typedef struct res {
+  double cap;
+  int kind, a, b;  /* trace-driven kinds: capacity = link(a, b).bandwidth */
+  uint32_t *fl, nfl, fcap;
+  uint32_t mark, ver, unfrozen;
+  double rem, wsum;
+} res;
+
+typedef struct pair {
+  int a, b;
+  uint32_t res;      /* ideal: the private link */
+  double cwnd;       /* tcp: congestion window kept by the connection */
+  int64_t last_end;  /* tcp: when its last flow left (idle restarts) */
+  int active;
+  bool opened;       /* tcp: the connection's handshake is done */
+} pair;
+
+typedef struct netcls {
+  double lat, bw;  /* the class's key at t = 0 */
+  uint32_t res;
+} netcls;
+
+typedef struct devcls {
+  netcls *v;
+  size_t n, cap;
+} devcls;
+
+typedef struct hent {
+  double key;
+  uint32_t id, ver;  /* ver == NONE: a flow-cap entry */
+} hent;
+
+struct sim_net {
+  const sim_net_topo *topo;
+  sim_net_model model;
+  double window;
+  sim_queue *q;
+  int base;
+  sim_net_hooks hooks;
+
+  flow *flows;
+  size_t nflows, flows_cap;
+  uint32_t free_flow;
+  int sending;
+
+  res *res;
+  size_t nres, res_cap;
+  uint32_t *nic_out, *nic_in; /* per NIC index, NONE when unlimited */
+  devcls *cls;
+
+  pair *pairs;
+  size_t npairs, pairs_cap;
+  uint32_t *htab; /* open addressing: pair index or NONE */
+  size_t hcap;
+
+  bool handshake;
+  sim_queue_event ev_trace;
+  uint32_t epoch;
+  uint32_t *cres, *cflow, *seeds;
+  size_t ncres, cres_cap, ncflow, cflow_cap, nseeds, seeds_cap;
+  hent *heap;
+  size_t nheap, heap_cap;
+  uint64_t solves, flows_solved;
+};
+
+/* ---- resources ---- */
+
+static uint32_t res_add(sim_net *n, int kind, double cap, int a, int b) {
+  mem_grow((void **)&n->res, &n->res_cap, n->nres + 1, sizeof *n->res);
+  res *r = &n->res[n->nres];
+  memset(r, 0, sizeof *r);
+  r->kind = kind;
+  r->cap = cap;
+  r->a = a;
+  r->b = b;
+  return (uint32_t)n->nres++;
+}
+
+static double gbps_to_bpns(double gbps) { return gbps / 8.0; }
+
+static trace_value link_at(const sim_net *n, int a, int b, int64_t t) {
+  return n->topo->link(n->topo->ctx, a, b, t);
+}
+
+/* ---- pairs: hash map (a, b) -> pair ---- */
+
+static size_t hslot(size_t hcap, int a, int b) {
+  uint64_t k = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+  k *= 0x9E3779B97F4A7C15ULL;
+  return (size_t)(k >> 20) & (hcap - 1);
+}
+
+static void hash_insert(sim_net *n, uint32_t p) {
+  size_t i = hslot(n->hcap, n->pairs[p].a, n->pairs[p].b);
+  while (n->htab[i] != NONE) i = (i + 1) & (n->hcap - 1);
+  n->htab[i] = p;
+}
+
+static uint32_t pair_get(sim_net *n, int a, int b) {
+  size_t i = hslot(n->hcap, a, b);
+  for (; n->htab[i] != NONE; i = (i + 1) & (n->hcap - 1)) {
+    pair *p = &n->pairs[n->htab[i]];
+    if (p->a == a && p->b == b) return n->htab[i];
+  }
+  if (2 * (n->npairs + 1) > n->hcap) {
+    free(n->htab);
+    n->hcap *= 2;
+    n->htab = mem_alloc(n->hcap * sizeof *n->htab);
+    memset(n->htab, 0xff, n->hcap * sizeof *n->htab);
+    for (uint32_t k = 0; k < n->npairs; k++) hash_insert(n, k);
+  }
+  mem_grow((void **)&n->pairs, &n->pairs_cap, n->npairs + 1, sizeof *n->pairs);
+  uint32_t id = (uint32_t)n->npairs++;
+  n->pairs[id] = (pair){a, b, NONE, 0, INT64_MIN / 2, 0, false};
+  if (n->model == SIM_NET_IDEAL) n->pairs[id].res = res_add(n, RES_PAIR, 0, a, b);
+  hash_insert(n, id);
+  return id;
+}
+
+/* The egress shaper of a for destination b (netem, tcp). */
+static uint32_t shaper_of(sim_net *n, int a, int b) {
+  trace_value v = link_at(n, a, b, 0);
+  devcls *c = &n->cls[a];
+  for (size_t i = 0; i < c->n; i++)
+    if (c->v[i].lat == v.latency_ms && c->v[i].bw == v.bandwidth_gbps)
+      return c->v[i].res;
+  mem_grow((void **)&c->v, &c->cap, c->n + 1, sizeof *c->v);
+  uint32_t r = res_add(n, RES_SHAPER, 0, a, b);
+  c->v[c->n++] = (netcls){v.latency_ms, v.bandwidth_gbps, r};
+  return r;
+}
+
+/* ---- lifecycle ---- */
+
+sim_net *sim_net_new(const sim_net_topo *topo, sim_net_model model,
+                     double window_bytes, sim_queue *q, int kind_base,
+                     sim_net_hooks hooks) {
+  sim_net *n = mem_calloc(1, sizeof *n);
+  n->topo = topo;
+  n->model = model;
+  n->window = window_bytes > 0 ? window_bytes : SIM_NET_DEFAULT_WINDOW;
+  n->q = q;
+  n->base = kind_base;
+  n->hooks = hooks;
+  n->free_flow = NONE;
+  n->ev_trace = SIM_QUEUE_NONE;
+  n->hcap = 64;
+  n->htab = mem_alloc(n->hcap * sizeof *n->htab);
+  memset(n->htab, 0xff, n->hcap * sizeof *n->htab);
+  n->cls = mem_calloc((size_t)topo->ndevices, sizeof *n->cls);
+  int nn = topo->nic ? topo->nnics : 0;
+  n->nic_out = mem_alloc((size_t)(nn + 1) * sizeof *n->nic_out);
+  n->nic_in = mem_alloc((size_t)(nn + 1) * sizeof *n->nic_in);
+  for (int i = 0; i < nn; i++) {
+    bool lim = model != SIM_NET_IDEAL && topo->nic_gbps[i] > 0 &&
+               isfinite(topo->nic_gbps[i]);
+    double c = gbps_to_bpns(topo->nic_gbps[i]);
+    n->nic_out[i] = lim ? res_add(n, RES_NIC, c, -1, -1) : NONE;
+    n->nic_in[i] = lim ? res_add(n, RES_NIC, c, -1, -1) : NONE;
+  }
+  return n;
+}
+
+void sim_net_free(sim_net *n) {
+  if (!n) return;
+  for (size_t i = 0; i < n->nres; i++) free(n->res[i].fl);
+  for (int d = 0; d < n->topo->ndevices; d++) free(n->cls[d].v);
+  free(n->cls);
+  free(n->res);
+  free(n->nic_out);
+  free(n->nic_in);
+  free(n->flows);
+  free(n->pairs);
+  free(n->htab);
+  free(n->cres);
+  free(n->cflow);
+  free(n->seeds);
+  free(n->heap);
+  free(n);
+}
+
+static void seed(sim_net *n, uint32_t r) {
+  mem_grow((void **)&n->seeds, &n->seeds_cap, n->nseeds + 1, sizeof *n->seeds);
+  n->seeds[n->nseeds++] = r;
+}
+
+/* ---- weighted progressive filling on one component ---- */
+
+static void heap_push(sim_net *n, hent e) {
+  mem_grow((void **)&n->heap, &n->heap_cap, n->nheap + 1, sizeof *n->heap);
+  size_t i = n->nheap++;
+  while (i > 0 && n->heap[(i - 1) / 2].key > e.key) {
+    n->heap[i] = n->heap[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  n->heap[i] = e;
+}
+
+static hent heap_pop(sim_net *n) {
+  hent top = n->heap[0], x = n->heap[--n->nheap];
+  size_t i = 0;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n->nheap) break;
+    if (c + 1 < n->nheap && n->heap[c + 1].key < n->heap[c].key) c++;
+    if (!(n->heap[c].key < x.key)) break;
+    n->heap[i] = n->heap[c];
+    i = c;
+  }
+  if (n->nheap) n->heap[i] = x;
+  return top;
+}
+
+/* Collects the component reachable from the seeds into cres/cflow. */
+static void collect(sim_net *n) {
+  n->epoch++;
+  n->ncres = n->ncflow = 0;
+  for (size_t i = 0; i < n->nseeds; i++) {
+    res *r = &n->res[n->seeds[i]];
+    if (r->mark == n->epoch) continue;
+    r->mark = n->epoch;
+    mem_grow((void **)&n->cres, &n->cres_cap, n->ncres + 1, sizeof *n->cres);
+    n->cres[n->ncres++] = n->seeds[i];
+  }
+  n->nseeds = 0;
+  for (size_t k = 0; k < n->ncres; k++) {
+    res *r = &n->res[n->cres[k]];
+    for (uint32_t j = 0; j < r->nfl; j++) {
+      flow *f = &n->flows[r->fl[j]];
+      if (f->mark == n->epoch) continue;
+      f->mark = n->epoch;
+      mem_grow((void **)&n->cflow, &n->cflow_cap, n->ncflow + 1,
+               sizeof *n->cflow);
+      n->cflow[n->ncflow++] = r->fl[j];
+      for (int m = 0; m < f->nres; m++) {
+        res *r2 = &n->res[f->res[m]];
+        if (r2->mark == n->epoch) continue;
+        r2->mark = n->epoch;
+        mem_grow((void **)&n->cres, &n->cres_cap, n->ncres + 1,
+                 sizeof *n->cres);
+        n->cres[n->ncres++] = f->res[m];
+      }
+    }
+  }
+}
+
+static void freeze(sim_net *n, flow *f, double rate) {
+  f->frozen = true;
+  f->rate = rate;
+  for (int m = 0; m < f->nres; m++) {
+    res *r = &n->res[f->res[m]];
+    r->rem -= rate;
+    r->wsum -= f->w;
+    r->unfrozen--;
+    r->ver++;
+    if (r->unfrozen > 0)
+      heap_push(n, (hent){fmax(r->rem, 0) / fmax(r->wsum, 1e-300),
+                          (uint32_t)(r - n->res), r->ver});
+  }
+}
+
+static void fill(sim_net *n) {
+  n->nheap = 0;
+  for (size_t k = 0; k < n->ncres; k++) {
+    res *r = &n->res[n->cres[k]];
+    r->rem = r->cap;
+    r->wsum = 0;
+    r->unfrozen = r->nfl;
+    r->ver++;
+  }
+  for (size_t k = 0; k < n->ncflow; k++) {
+    flow *f = &n->flows[n->cflow[k]];
+    f->frozen = false;
+    for (int m = 0; m < f->nres; m++) n->res[f->res[m]].wsum += f->w;
+    if (isfinite(f->cap)) heap_push(n, (hent){f->cap / f->w, n->cflow[k], NONE});
+  }
+  for (size_t k = 0; k < n->ncres; k++) {
+    res *r = &n->res[n->cres[k]];
+    if (r->unfrozen) heap_push(n, (hent){r->rem / r->wsum, n->cres[k], r->ver});
+  }
+  while (n->nheap) {
+    hent e = heap_pop(n);
+    if (e.ver == NONE) {
+      flow *f = &n->flows[e.id];
+      if (!f->frozen) freeze(n, f, f->cap);
+      continue;
+    }
+    res *r = &n->res[e.id];
+    if (e.ver != r->ver || r->unfrozen == 0) continue;
+    for (uint32_t j = 0; j < r->nfl; j++) {
+      flow *f = &n->flows[r->fl[j]];
+      if (!f->frozen) freeze(n, f, f->w * e.key);
+    }
+  }
+}
+
+static void schedule_left(sim_net *n, flow *f, int64_t now) {
+  double left = f->size - f->sent;
+  int64_t t = now;
+  if (left > 1e-6) {
+    double dt = ceil(left / f->rate);
+    t = dt < 1e17 ? now + (int64_t)dt : INT64_MAX / 2;
+  }
+  if (f->ev == SIM_QUEUE_NONE)
+    f->ev = sim_queue_push(n->q, t, n->base + EV_LEFT, (uint32_t)(f - n->flows));
+  else if (sim_queue_time(n->q, f->ev) != t)
+    sim_queue_move(n->q, f->ev, t);
+}
+
+/* Re-solves the component of the seeded resources at time now. */
+static void solve(sim_net *n, int64_t now) {
+  collect(n);
+  if (n->ncflow == 0) return;
+  n->solves++;
+  n->flows_solved += n->ncflow;
+  for (size_t k = 0; k < n->ncflow; k++) {
+    flow *f = &n->flows[n->cflow[k]];
+    f->sent = fmin(f->size, f->sent + f->rate * (double)(now - f->t_upd));
+    f->t_upd = now;
+    f->old = f->rate;
+  }
+  fill(n);
+  for (size_t k = 0; k < n->ncflow; k++) {
+    flow *f = &n->flows[n->cflow[k]];
+    if (f->old != f->rate || f->ev == SIM_QUEUE_NONE) schedule_left(n, f, now);
+  }
+}
+
+/* ---- TCP state ---- */
+
+static double tcp_cap(const sim_net *n, const flow *f) {
+  if (f->rtt_ns < 1) return INFINITY;
+  return fmin(f->slow_start ? f->cwnd : n->window, n->window) / f->rtt_ns;
+}
+
+/* ---- trace changes ---- */
+
+static void trace_arm(sim_net *n, int64_t now) {
+  if (!n->topo->next_change || n->ev_trace != SIM_QUEUE_NONE) return;
+  int64_t t = n->topo->next_change(n->topo->ctx, now);
+  if (t != TRACE_NEVER)
+    n->ev_trace = sim_queue_push(n->q, t, n->base + EV_TRACE, 0);
+}
+
+static void refresh_res(sim_net *n, uint32_t id, int64_t now) {
+  res *r = &n->res[id];
+  if (r->kind == RES_NIC) return;
+  double c = gbps_to_bpns(link_at(n, r->a, r->b, now).bandwidth_gbps);
+  if (c != r->cap) {
+    r->cap = c;
+    if (r->nfl) seed(n, id);
+  }
+}
+
+static void on_trace(sim_net *n, int64_t now) {
+  n->ev_trace = SIM_QUEUE_NONE;
+  for (size_t i = 0; i < n->nres; i++)
+    if (n->res[i].nfl) refresh_res(n, (uint32_t)i, now);
+  if (n->model == SIM_NET_TCP)
+    for (size_t i = 0; i < n->nflows; i++) {
+      flow *f = &n->flows[i];
+      if (f->state != FLOW_SENDING) continue;
+      f->rtt_ns = 2e6 * link_at(n, f->a, f->b, now).latency_ms;
+      double c = tcp_cap(n, f);
+      if (c != f->cap) {
+        f->cap = c;
+        f->w = 1.0 / fmax(f->rtt_ns, 1e3);
+        seed(n, f->res[0]);
+      }
+    }
+  solve(n, now);
+  if (n->sending) trace_arm(n, now);
+}
+
+/* ---- flows ---- */
+
+static uint32_t flow_take(sim_net *n) {
+  if (n->free_flow != NONE) {
+    uint32_t id = n->free_flow;
+    n->free_flow = n->flows[id].next_free;
+    return id;
+  }
+  mem_grow((void **)&n->flows, &n->flows_cap, n->nflows + 1, sizeof *n->flows);
+  return (uint32_t)n->nflows++;
+}
+
+static void attach(sim_net *n, flow *f, uint32_t rid) {
+  res *r = &n->res[rid];
+  if (r->nfl == r->fcap) {
+    r->fcap = r->fcap ? 2 * r->fcap : 4;
+    r->fl = mem_realloc(r->fl, r->fcap * sizeof *r->fl);
+  }
+  f->pos[f->nres] = r->nfl;
+  f->res[f->nres++] = rid;
+  r->fl[r->nfl++] = (uint32_t)(f - n->flows);
+}
+
+static void detach(sim_net *n, flow *f) {
+  for (int m = 0; m < f->nres; m++) {
+    res *r = &n->res[f->res[m]];
+    uint32_t i = f->pos[m], last = r->fl[--r->nfl];
+    r->fl[i] = last;
+    flow *g = &n->flows[last];
+    for (int k = 0; k < g->nres; k++)
+      if (g->res[k] == f->res[m]) g->pos[k] = i;
+    seed(n, f->res[m]);
+  }
+}
+
+void sim_net_set_handshake(sim_net *n, bool on) { n->handshake = on; }
+
+/* Puts flow id on its resources and solves: its bytes start leaving. */
+static void begin(sim_net *n, uint32_t id, int64_t now) {
+  flow *f = &n->flows[id];
+  int a = f->a, b = f->b;
+  uint32_t p = f->pair;
+  f->state = FLOW_SENDING;
+  f->t_upd = now;
+  n->sending++;
+  if (n->model == SIM_NET_IDEAL) {
+    attach(n, f, n->pairs[p].res);
+  } else {
+    attach(n, f, shaper_of(n, a, b));
+    f = &n->flows[id];
+    const int *nic = n->topo->nic;
+    if (nic && nic[a] != nic[b]) {
+      if (n->nic_out[nic[a]] != NONE) attach(n, f, n->nic_out[nic[a]]);
+      if (n->nic_in[nic[b]] != NONE) attach(n, f, n->nic_in[nic[b]]);
+    }
+  }
+  refresh_res(n, f->res[0], now);
+  if (n->model == SIM_NET_TCP) {
+    pair *pr = &n->pairs[p];
+    f->rtt_ns = 2e6 * link_at(n, a, b, now).latency_ms;
+    f->w = 1.0 / fmax(f->rtt_ns, 1e3);
+    bool idle = pr->active == 0 &&
+                now - pr->last_end > RTO_MIN_NS + (int64_t)f->rtt_ns;
+    if (idle || pr->cwnd <= 0)
+      pr->cwnd = SIM_NET_TCP_INITIAL_SEGMENTS * SIM_NET_TCP_SEGMENT;
+    f->cwnd = pr->cwnd;
+    f->slow_start = f->cwnd < n->window && f->rtt_ns >= 1;
+    f->cap = tcp_cap(n, f);
+    if (f->slow_start)
+      f->ev_epoch = sim_queue_push(n->q, now + (int64_t)f->rtt_ns,
+                                   n->base + EV_EPOCH, id);
+  }
+  n->pairs[p].active++;
+  seed(n, f->res[0]);
+  solve(n, now);
+  trace_arm(n, now);
+}
+
+void sim_net_start(sim_net *n, int64_t now, int a, int b, double bytes,
+                   uint32_t tag) {
+  assert(a != b && a >= 0 && b >= 0 && bytes >= 0);
+  uint32_t id = flow_take(n);
+  uint32_t p = pair_get(n, a, b);
+  flow *f = &n->flows[id];
+  *f = (flow){.a = a, .b = b, .state = FLOW_OPENING, .size = bytes,
+              .cap = INFINITY, .w = 1, .t_upd = now, .pair = p, .tag = tag,
+              .ev = SIM_QUEUE_NONE, .ev_epoch = SIM_QUEUE_NONE};
+  pair *pr = &n->pairs[p];
+  if (n->model == SIM_NET_TCP && n->handshake && !pr->opened) {
+    pr->opened = true;
+    int64_t rtt = llround(2e6 * link_at(n, a, b, now).latency_ms);
+    sim_queue_push(n->q, now + rtt, n->base + EV_OPEN, id);
+    return;
+  }
+  pr->opened = true;
+  begin(n, id, now);
+}
+
+static void on_left(sim_net *n, uint32_t id, int64_t now) {
+  flow *f = &n->flows[id];
+  f->ev = SIM_QUEUE_NONE;
+  f->sent = f->size;
+  f->state = FLOW_INFLIGHT;
+  n->sending--;
+  pair *p = &n->pairs[f->pair];
+  p->active--;
+  p->last_end = now;
+  if (f->ev_epoch != SIM_QUEUE_NONE) {
+    sim_queue_cancel(n->q, f->ev_epoch);
+    f->ev_epoch = SIM_QUEUE_NONE;
+  }
+  if (n->model == SIM_NET_TCP) p->cwnd = f->slow_start ? f->cwnd : n->window;
+  detach(n, f);
+  f->nres = 0;
+  solve(n, now);
+  double lat_ms = link_at(n, f->a, f->b, now).latency_ms;
+  sim_queue_push(n->q, now + (int64_t)llround(lat_ms * 1e6), n->base + EV_ARRIVE,
+                 id);
+  if (n->sending == 0 && n->ev_trace != SIM_QUEUE_NONE) {
+    sim_queue_cancel(n->q, n->ev_trace);
+    n->ev_trace = SIM_QUEUE_NONE;
+  }
+  if (n->hooks.left) n->hooks.left(n->hooks.ctx, n->flows[id].tag, now);
+}
+
+static void on_epoch(sim_net *n, uint32_t id, int64_t now) {
+  flow *f = &n->flows[id];
+  f->ev_epoch = SIM_QUEUE_NONE;
+  /* Bound by the fair share rather than the window: slow start is over. */
+  bool share_bound = f->rate < f->cap * (1 - 1e-9);
+  f->cwnd *= 2;
+  if (share_bound || f->cwnd >= n->window) f->slow_start = false;
+  f->cap = tcp_cap(n, f);
+  if (f->slow_start)
+    f->ev_epoch = sim_queue_push(n->q, now + (int64_t)f->rtt_ns,
+                                 n->base + EV_EPOCH, id);
+  seed(n, f->res[0]);
+  solve(n, now);
+}
+
+void sim_net_handle(sim_net *n, const sim_queue_item *it) {
+  switch (it->kind - n->base) {
+    case EV_LEFT:
+      on_left(n, it->arg, it->t_ns);
+      break;
+    case EV_ARRIVE: {
+      flow *f = &n->flows[it->arg];
+      uint32_t tag = f->tag;
+      f->state = FLOW_FREE;
+      f->next_free = n->free_flow;
+      n->free_flow = it->arg;
+      if (n->hooks.arrived) n->hooks.arrived(n->hooks.ctx, tag, it->t_ns);
+      break;
+    }
+    case EV_EPOCH:
+      on_epoch(n, it->arg, it->t_ns);
+      break;
+    case EV_TRACE:
+      on_trace(n, it->t_ns);
+      break;
+    case EV_OPEN:
+      begin(n, it->arg, it->t_ns);
+      break;
+    default:
+      assert(!"not a net event");
+  }
+}
+
+bool sim_net_owns(const sim_net *n, int kind) {
+  return kind >= n->base && kind < n->base + SIM_NET_NKINDS;
+}
+
+int sim_net_sending(const sim_net *n) { return n->sending; }
+
+double sim_net_rate_of(const sim_net *n, uint32_t tag) {
+  for (size_t i = 0; i < n->nflows; i++)
+    if (n->flows[i].state == FLOW_SENDING && n->flows[i].tag == tag)
+      return n->flows[i].rate * 1e9;
+  return -1;
+}
+
+uint64_t sim_net_solves(const sim_net *n) { return n->solves; }
+uint64_t sim_net_flows_solved(const sim_net *n) { return n->flows_solved; }
+
+static const char *const model_names[] = {"ideal", "netem", "tcp"};
+
+const char *sim_net_model_name(sim_net_model m) { return model_names[m]; }
+
+int sim_net_model_parse(const char *name) {
+  for (int i = 0; i < 3; i++)
+    if (strcmp(name, model_names[i]) == 0) return i;
+  return -1;
+}

@@ -1,0 +1,103 @@
+/* net: the flow-level network. A transfer of S bytes from device a to b is a
+ * flow; its bytes leave a at a max-min fair rate over the resources it
+ * crosses and arrive one one-way latency later (DESIGN.md section 4).
+ * Invariant: between events every sending flow has the rate of the weighted
+ * max-min (progressive filling) solution of its connected component of
+ * flows and resources, and its LEFT event is at the time its last byte
+ * leaves at that rate; rates are re-solved only in the component a change
+ * touches (a flow starts or leaves, a trace value or a TCP window changes).
+ *
+ * Latency choice: the last byte arrives one latency after it leaves, at the
+ * latency in force when it leaves. A rate change while bytes are in flight
+ * changes only the rate of the bytes still to leave (bytes sent so far are
+ * tracked per flow), so a change during the first latency is handled like
+ * any other (SimGrid 3.32 "finishes" such a flow at once). */
+#ifndef SIM_NET_H
+#define SIM_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/queue.h"
+#include "traces/trace.h"
+
+typedef struct sim_net sim_net;
+
+typedef enum sim_net_model {
+  SIM_NET_IDEAL,  /* private link per ordered device pair: alpha + S/beta */
+  SIM_NET_NETEM,  /* per-sender egress shaper per destination class + NICs */
+  SIM_NET_TCP     /* netem + window W/RTT, slow start, RTT-unfair sharing */
+} sim_net_model;
+
+/* The network as callbacks, so the engine and the tests need no scenario.
+ * ctx is borrowed; link must be defined for every a != b. */
+typedef struct sim_net_topo {
+  int ndevices;
+  const void *ctx;
+  trace_value (*link)(const void *ctx, int a, int b, int64_t t_ns);
+  /* First time > t_ns at which any link value changes, or TRACE_NEVER.
+   * NULL: the network is static. */
+  int64_t (*next_change)(const void *ctx, int64_t t_ns);
+  /* device -> NIC index (devices of one instance may share a NIC) and the
+   * capacity of each NIC in Gbit/s, full duplex (<= 0: unlimited). Flows
+   * between two devices on the same NIC do not cross it (NVLink). NULL: no
+   * NIC limits. Borrowed. */
+  const int *nic;
+  const double *nic_gbps;
+  int nnics;
+} sim_net_topo;
+
+/* What the net tells its owner: a flow's last byte has left the sender
+ * (the send stream is free) or has arrived (the receive completes). */
+typedef struct sim_net_hooks {
+  void *ctx;
+  void (*left)(void *ctx, uint32_t tag, int64_t t_ns);
+  void (*arrived)(void *ctx, uint32_t tag, int64_t t_ns);
+} sim_net_hooks;
+
+#define SIM_NET_TCP_SEGMENT 1448.0         /* bytes per TCP segment */
+#define SIM_NET_TCP_INITIAL_SEGMENTS 10.0  /* initial window, segments */
+#define SIM_NET_DEFAULT_WINDOW (4.0 * 1024 * 1024)
+#define SIM_NET_NKINDS 5  /* event kinds used, from kind_base on */
+
+/* A network over topo (borrowed, must outlive the net) that schedules its
+ * events in q (borrowed) with kinds kind_base .. kind_base+SIM_NET_NKINDS-1.
+ * window_bytes is the TCP window W (tcp only; <= 0 means 4 MiB). */
+sim_net *sim_net_new(const sim_net_topo *topo, sim_net_model model,
+                     double window_bytes, sim_queue *q, int kind_base,
+                     sim_net_hooks hooks);
+void sim_net_free(sim_net *n);
+
+/* Starts a flow of bytes (>= 0) from a to b (a != b) at now_ns; the hooks
+ * receive tag when it has left and when it has arrived. */
+void sim_net_start(sim_net *n, int64_t now_ns, int a, int b, double bytes,
+                   uint32_t tag);
+
+/* tcp only: the first flow on an ordered pair first opens the connection,
+ * one RTT (SYN, SYN-ACK) before its bytes leave — what a lone transfer on a
+ * new connection costs (`geodes transfer`, the ns-3 points). Off by default:
+ * a training run's connections are set up before the first iteration. */
+void sim_net_set_handshake(sim_net *n, bool on);
+
+/* Handles an event of one of the net's kinds (popped by the owner). */
+void sim_net_handle(sim_net *n, const sim_queue_item *it);
+
+/* True when kind is one of the net's event kinds. */
+bool sim_net_owns(const sim_net *n, int kind);
+
+/* Flows whose bytes are still leaving their sender. */
+int sim_net_sending(const sim_net *n);
+
+/* Current rate of the sending flow with tag (bytes per second), or -1. For
+ * tests; O(flows). */
+double sim_net_rate_of(const sim_net *n, uint32_t tag);
+
+/* Counters: rate solves and flows visited by them. */
+uint64_t sim_net_solves(const sim_net *n);
+uint64_t sim_net_flows_solved(const sim_net *n);
+
+/* "ideal", "netem", "tcp"; parse returns -1 for an unknown name. */
+const char *sim_net_model_name(sim_net_model m);
+int sim_net_model_parse(const char *name);
+
+#endif

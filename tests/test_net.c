@@ -1,0 +1,325 @@
+/* test_net: the flow-level network against closed forms (one transfer =
+ * alpha + S/beta), hand-solved max-min shares, a naive global water-filling
+ * reference on random flow sets, trace changes mid-transfer (also during the
+ * first latency), and the TCP model against the ns-3 reference points. */
+#include <criterion/criterion.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "sim/net.h"
+
+#define MAXD 16
+#define MAXF 256
+
+/* A test network: uniform values, a per-pair override table, optionally a
+ * step change of every link at t_change. */
+typedef struct tnet {
+  trace_value v[MAXD][MAXD];
+  trace_value after; /* value of every pair from t_change on (if set) */
+  int64_t t_change;  /* TRACE_NEVER: static */
+  int nic[MAXD];
+  double nic_gbps[MAXD];
+  sim_net_topo topo;
+  sim_queue *q;
+  sim_net *net;
+  int64_t left[MAXF], arrived[MAXF];
+  int chain; /* flows to start from the left hook, back to back */
+  double chain_bytes;
+} tnet;
+
+static trace_value tlink(const void *ctx, int a, int b, int64_t t) {
+  const tnet *T = ctx;
+  return t >= T->t_change ? T->after : T->v[a][b];
+}
+
+static int64_t tnext(const void *ctx, int64_t t) {
+  const tnet *T = ctx;
+  return t < T->t_change ? T->t_change : TRACE_NEVER;
+}
+
+static void hook_left(void *ctx, uint32_t tag, int64_t t) {
+  tnet *T = ctx;
+  T->left[tag] = t;
+  if (T->chain > 0) {
+    T->chain--;
+    sim_net_start(T->net, t, 0, (int)tag + 2, T->chain_bytes, tag + 1);
+  }
+}
+
+static void hook_arrived(void *ctx, uint32_t tag, int64_t t) {
+  tnet *T = ctx;
+  T->arrived[tag] = t;
+}
+
+static void tnet_init(tnet *T, int nd, double lat_ms, double gbps,
+                      double nic_gbps, sim_net_model m, double window) {
+  memset(T, 0, sizeof *T);
+  for (int a = 0; a < nd; a++) {
+    for (int b = 0; b < nd; b++) T->v[a][b] = (trace_value){lat_ms, gbps};
+    T->nic[a] = a;
+    T->nic_gbps[a] = nic_gbps;
+  }
+  T->t_change = TRACE_NEVER;
+  T->topo = (sim_net_topo){nd, T, tlink, tnext, T->nic, T->nic_gbps, nd};
+  T->q = sim_queue_new();
+  T->net = sim_net_new(&T->topo, m, window, T->q, 10,
+                       (sim_net_hooks){T, hook_left, hook_arrived});
+  for (int i = 0; i < MAXF; i++) T->left[i] = T->arrived[i] = -1;
+}
+
+static int64_t tnet_run(tnet *T) {
+  sim_queue_item it;
+  int64_t last = 0;
+  while (sim_queue_pop(T->q, &it)) {
+    cr_assert(sim_net_owns(T->net, it.kind));
+    sim_net_handle(T->net, &it);
+    last = it.t_ns;
+  }
+  return last;
+}
+
+static void tnet_done(tnet *T) {
+  sim_net_free(T->net);
+  sim_queue_free(T->q);
+}
+
+Test(net, one_transfer_ideal_is_alpha_plus_s_over_beta) {
+  double lats[] = {0, 10, 100}, bws[] = {1, 3.125, 10}, sizes[] = {1, 8388608, 1e8};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      for (int k = 0; k < 3; k++) {
+        tnet T;
+        tnet_init(&T, 2, lats[i], bws[j], 0, SIM_NET_IDEAL, 0);
+        sim_net_start(T.net, 1000, 0, 1, sizes[k], 0);
+        tnet_run(&T);
+        double want = 1000 + lats[i] * 1e6 + sizes[k] * 8 / bws[j];
+        cr_assert(fabs((double)T.arrived[0] - want) <= 1.0,
+                  "lat %g bw %g size %g: %lld vs %.1f", lats[i], bws[j],
+                  sizes[k], (long long)T.arrived[0], want);
+        cr_assert(fabs((double)T.left[0] - (want - lats[i] * 1e6)) <= 1.0);
+        tnet_done(&T);
+      }
+}
+
+Test(net, two_flows_on_one_shaper_get_half_each) {
+  tnet T;
+  tnet_init(&T, 3, 10, 1, 10, SIM_NET_NETEM, 0);
+  sim_net_start(T.net, 0, 0, 1, 1e8, 0);
+  sim_net_start(T.net, 0, 0, 2, 5e7, 1);
+  cr_assert_float_eq(sim_net_rate_of(T.net, 0), 0.0625e9, 1);
+  cr_assert_float_eq(sim_net_rate_of(T.net, 1), 0.0625e9, 1);
+  tnet_run(&T);
+  /* flow 1: 5e7 B at 1/2 Gbit/s = 0.8 s; then flow 0 alone: 5e7 B more at
+   * 1 Gbit/s = 0.4 s: leaves at 1.2 s. */
+  cr_assert(llabs(T.left[1] - 800000000) <= 1);
+  cr_assert(llabs(T.left[0] - 1200000000) <= 2);
+  cr_assert(llabs(T.arrived[0] - 1210000000) <= 2);
+  tnet_done(&T);
+}
+
+Test(net, three_flows_hand_solved_shares) {
+  /* Sender 0 has two destination classes (to 1 and 2: 10 ms, 1 Gbit/s; to 3:
+   * 50 ms, 1 Gbit/s) and a 1.6 Gbit/s NIC. Progressive filling: shaper A
+   * saturates at 0.5 each, the NIC leaves 0.6 for the flow to 3. */
+  tnet T;
+  tnet_init(&T, 4, 10, 1, 1.6, SIM_NET_NETEM, 0);
+  T.v[0][3] = (trace_value){50, 1};
+  sim_net_start(T.net, 0, 0, 1, 1e9, 0);
+  sim_net_start(T.net, 0, 0, 2, 1e9, 1);
+  sim_net_start(T.net, 0, 0, 3, 1e9, 2);
+  cr_assert_float_eq(sim_net_rate_of(T.net, 0), 0.5e9 / 8, 1);
+  cr_assert_float_eq(sim_net_rate_of(T.net, 1), 0.5e9 / 8, 1);
+  cr_assert_float_eq(sim_net_rate_of(T.net, 2), 0.6e9 / 8, 1);
+  tnet_done(&T);
+  /* Receiver NIC of 1 Gbit/s shared by 0->1 and 2->1; 2's shaper (1.5) also
+   * carries 2->3: shares 0.5, 0.5, 1.0. */
+  tnet_init(&T, 4, 10, 1.5, 1e9, SIM_NET_NETEM, 0);
+  T.nic_gbps[1] = 1;
+  sim_net_free(T.net);
+  T.net = sim_net_new(&T.topo, SIM_NET_NETEM, 0, T.q, 10,
+                      (sim_net_hooks){&T, hook_left, hook_arrived});
+  sim_net_start(T.net, 0, 0, 1, 1e9, 0);
+  sim_net_start(T.net, 0, 2, 1, 1e9, 1);
+  sim_net_start(T.net, 0, 2, 3, 1e9, 2);
+  cr_assert_float_eq(sim_net_rate_of(T.net, 0), 0.5e9 / 8, 1);
+  cr_assert_float_eq(sim_net_rate_of(T.net, 1), 0.5e9 / 8, 1);
+  cr_assert_float_eq(sim_net_rate_of(T.net, 2), 1.0e9 / 8, 1);
+  tnet_done(&T);
+}
+
+/* Naive reference: global water-filling, raising all unfrozen flows together
+ * in small exact steps (each step: the tightest resource). */
+static void naive_maxmin(int nf, int res[][3], int nres, const double *cap,
+                         double *rate) {
+  bool frozen[MAXF] = {0};
+  double rem[64];
+  for (int r = 0; r < nres; r++) rem[r] = cap[r];
+  for (int f = 0; f < nf; f++) rate[f] = 0;
+  for (;;) {
+    double best = INFINITY;
+    int br = -1;
+    for (int r = 0; r < nres; r++) {
+      int cnt = 0;
+      for (int f = 0; f < nf; f++)
+        if (!frozen[f] && (res[f][0] == r || res[f][1] == r || res[f][2] == r))
+          cnt++;
+      if (cnt && rem[r] / cnt < best) best = rem[r] / cnt, br = r;
+    }
+    if (br < 0) return;
+    for (int f = 0; f < nf; f++)
+      if (!frozen[f]) {
+        rate[f] += best;
+        for (int j = 0; j < 3; j++) rem[res[f][j]] -= best;
+      }
+    for (int f = 0; f < nf; f++)
+      if (!frozen[f] && (res[f][0] == br || res[f][1] == br || res[f][2] == br))
+        frozen[f] = true;
+  }
+}
+
+Test(net, random_flow_sets_match_global_water_filling) {
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  for (unsigned long seed = 1; seed <= 30; seed++) {
+    gsl_rng_set(g, seed);
+    int nd = 6;
+    tnet T;
+    tnet_init(&T, nd, 10, 1, 1, SIM_NET_NETEM, 0);
+    /* resources: shaper a = a, NIC out a = nd + a, NIC in b = 2 nd + b */
+    double cap[3 * MAXD];
+    for (int a = 0; a < nd; a++) {
+      double s = 0.5 + gsl_rng_uniform_int(g, 4) * 0.5;
+      for (int b = 0; b < nd; b++) T.v[a][b].bandwidth_gbps = s;
+      T.nic_gbps[a] = 0.5 + gsl_rng_uniform_int(g, 6) * 0.5;
+      cap[a] = s;
+      cap[nd + a] = cap[2 * nd + a] = T.nic_gbps[a];
+    }
+    sim_net_free(T.net);
+    T.net = sim_net_new(&T.topo, SIM_NET_NETEM, 0, T.q, 10,
+                        (sim_net_hooks){&T, hook_left, hook_arrived});
+    int res[MAXF][3], nf = 0;
+    for (int k = 0; k < 20; k++) {
+      int a = (int)gsl_rng_uniform_int(g, (unsigned long)nd), b;
+      do b = (int)gsl_rng_uniform_int(g, (unsigned long)nd); while (b == a);
+      sim_net_start(T.net, 0, a, b, 1e12, (uint32_t)nf);
+      res[nf][0] = a, res[nf][1] = nd + a, res[nf][2] = 2 * nd + b;
+      nf++;
+      double want[MAXF];
+      naive_maxmin(nf, res, 3 * nd, cap, want);
+      for (int f = 0; f < nf; f++)
+        cr_assert(fabs(sim_net_rate_of(T.net, (uint32_t)f) * 8e-9 - want[f]) <
+                      1e-9,
+                  "seed %lu flow %d: %g vs %g", seed, f,
+                  sim_net_rate_of(T.net, (uint32_t)f) * 8e-9, want[f]);
+    }
+    tnet_done(&T);
+  }
+  gsl_rng_free(g);
+}
+
+Test(net, back_to_back_sends_overlap_their_latency) {
+  tnet T;
+  tnet_init(&T, 5, 50, 1, 0, SIM_NET_NETEM, 0);
+  T.chain = 2;
+  T.chain_bytes = 1e7;
+  sim_net_start(T.net, 0, 0, 2, 1e7, 0);
+  tnet_run(&T);
+  /* three sends of 80 ms each, one after the other's last byte left; the
+   * last arrives 50 ms after it left: 3 * 80 + 50 ms, not 3 * 130. */
+  cr_assert(llabs(T.arrived[2] - 290000000) <= 3, "%lld",
+            (long long)T.arrived[2]);
+  cr_assert(llabs(T.arrived[0] - 130000000) <= 1);
+  tnet_done(&T);
+}
+
+static void halving_case(int64_t tc, sim_net_model m) {
+  tnet T;
+  tnet_init(&T, 2, 100, 1, 0, m, 0);
+  T.t_change = tc;
+  T.after = (trace_value){100, 0.5};
+  double S = 5e8;
+  sim_net_start(T.net, 0, 0, 1, S, 0);
+  tnet_run(&T);
+  /* bytes sent by tc at 1 Gbit/s, the rest at 0.5 Gbit/s */
+  double sent = 0.125 * (double)tc;
+  double want_left = (double)tc + (S - sent) / 0.0625;
+  cr_assert(fabs((double)T.left[0] - want_left) <= 2, "tc %lld: left %lld want %.0f",
+            (long long)tc, (long long)T.left[0], want_left);
+  cr_assert(fabs((double)T.arrived[0] - want_left - 1e8) <= 2);
+  tnet_done(&T);
+}
+
+Test(net, bandwidth_halving_mid_transfer) {
+  halving_case(1000000000, SIM_NET_NETEM); /* after 1 s */
+  halving_case(1000000000, SIM_NET_IDEAL);
+}
+
+Test(net, bandwidth_halving_while_first_bytes_in_flight) {
+  /* 30 ms after the start, the first bytes have not arrived (100 ms): the
+   * flow must still take 4 s - 30 ms * ... not finish at once (SimGrid 3.32). */
+  halving_case(30000000, SIM_NET_NETEM);
+  halving_case(30000000, SIM_NET_IDEAL);
+}
+
+Test(net, latency_change_applies_when_last_byte_leaves) {
+  tnet T;
+  tnet_init(&T, 2, 100, 1, 0, SIM_NET_NETEM, 0);
+  T.t_change = 50000000;
+  T.after = (trace_value){20, 1};
+  sim_net_start(T.net, 0, 0, 1, 1e8, 0);
+  tnet_run(&T);
+  cr_assert(llabs(T.left[0] - 800000000) <= 1);
+  cr_assert(llabs(T.arrived[0] - 820000000) <= 1);
+  tnet_done(&T);
+}
+
+static double tcp_time(double lat_ms, double gbps, double bytes, double window) {
+  tnet T;
+  tnet_init(&T, 2, lat_ms, gbps, 10, SIM_NET_TCP, window);
+  sim_net_set_handshake(T.net, true);
+  sim_net_start(T.net, 0, 0, 1, bytes, 0);
+  tnet_run(&T);
+  double t = (double)T.arrived[0] * 1e-9;
+  tnet_done(&T);
+  return t;
+}
+
+/* ns-3 (TCP Cubic, 100 ms one-way, 1 Gbit/s): DESIGN.md section 4. The
+ * tolerances are what the flow model reaches (see the report table). */
+Test(net, tcp_matches_ns3_reference_points) {
+  struct { double bytes, window, ns3, tol; } pts[] = {
+      {1e8, 128 * 1024, 153.7, 0.01},
+      {1e8, 4 * 1048576, 6.52, 0.01},
+      {1e8, 6 * 1048576, 4.95, 0.03},
+      {1e8, 64 * 1048576, 3.11, 0.03},
+      {5e8, 4 * 1048576, 25.59, 0.01},
+  };
+  for (size_t i = 0; i < sizeof pts / sizeof *pts; i++) {
+    double t = tcp_time(100, 1, pts[i].bytes, pts[i].window);
+    fprintf(stderr, "tcp W=%.0f S=%.0f: %.3f s (ns-3 %.2f, %+.1f%%)\n",
+            pts[i].window, pts[i].bytes, t, pts[i].ns3,
+            100 * (t / pts[i].ns3 - 1));
+    cr_assert(fabs(t / pts[i].ns3 - 1) < pts[i].tol, "W %g: %g vs ns-3 %g",
+              pts[i].window, t, pts[i].ns3);
+  }
+}
+
+Test(net, tcp_is_never_faster_than_netem_for_one_flow) {
+  double lats[] = {0, 5, 100}, sizes[] = {1e5, 8388608, 3e8};
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 3; k++) {
+      tnet T;
+      tnet_init(&T, 2, lats[i], 1, 10, SIM_NET_NETEM, 0);
+      sim_net_start(T.net, 0, 0, 1, sizes[k], 0);
+      tnet_run(&T);
+      double netem = (double)T.arrived[0] * 1e-9;
+      tnet_done(&T);
+      cr_assert_geq(tcp_time(lats[i], 1, sizes[k], 0), netem - 1e-9);
+    }
+}
+
+Test(net, model_names_round_trip) {
+  for (int m = 0; m < 3; m++)
+    cr_assert_eq(sim_net_model_parse(sim_net_model_name((sim_net_model)m)), m);
+  cr_assert_eq(sim_net_model_parse("ns3"), -1);
+}
