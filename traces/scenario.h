@@ -21,7 +21,8 @@ typedef struct scenario_site {
   char *gpu;         /* GPU type name, e.g. "V100" */
   double nic_gbps;   /* NIC capacity, Gbit/s */
   bool nic_shared;   /* true: one NIC of nic_gbps shared by the site's GPUs
-                        (an instance); false: one NIC per device */
+                        (an instance: traffic inside the site does not use
+                        the NIC); false: one NIC per device */
 } scenario_site;
 
 typedef struct scenario_override {
@@ -73,7 +74,12 @@ void scenario_free(scenario *s);
  * one exists, else the trace value between their sites. */
 trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns);
 
-/* Names of the built-in scenarios, NULL-terminated. */
+/* The index of the site called name, or -1. */
+int scenario_site_index(const scenario *s, const char *name);
+
+/* Names of the built-in scenarios (every traces/data/<name>.json), the
+ * paper's five first in the paper's order, then the rest alphabetically;
+ * NULL-terminated, built once, owned by the module. */
 const char *const *scenario_builtin_names(void);
 
 #endif

@@ -1,0 +1,114 @@
+/* cli_scenarios: `geodes scenarios [--json]` — the built-in scenarios with
+ * their size and latency convention. Every listed scenario is loaded in full,
+ * so a built-in that does not load is reported here (exit 1), not later. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/cli/cli.h"
+#include "traces/mem.h"
+
+static const char scenarios_help[] =
+    "usage: geodes scenarios [--json]\n\n"
+    "Lists the built-in scenarios: devices, sites, the latency convention\n"
+    "(how latency_ms was derived: DT-FM's table value used as one-way delay,\n"
+    "or measured RTT/2) and a description.\n\n"
+    "  --json   print one JSON object {\"scenarios\": [...]}\n"
+    "  --help   this text\n";
+
+/* Prints text wrapped at width columns, each line indented by indent. */
+static void print_wrapped(const char *text, int indent, int width) {
+  const char *p = text;
+  while (*p) {
+    while (*p == ' ') p++;
+    int n = (int)strlen(p);
+    if (n > width) {
+      n = width;
+      while (n > 0 && p[n] != ' ') n--;
+      if (n == 0) n = width;
+    }
+    printf("%*s%.*s\n", indent, "", n, p);
+    p += n;
+  }
+}
+
+static void print_table(scenario *const *all, int n) {
+  printf("%-20s %7s %5s  %s\n", "NAME", "DEVICES", "SITES",
+         "LATENCY CONVENTION");
+  for (int i = 0; i < n; i++) {
+    const scenario *s = all[i];
+    printf("%-20s %7d %5d  %s\n", s->name, s->ndevices, s->nsites,
+           s->latency_convention);
+    print_wrapped(s->description, 4, 74);
+  }
+}
+
+static json_t *scenario_json(const scenario *s) {
+  json_t *sites = json_array();
+  for (int i = 0; i < s->nsites; i++)
+    json_array_append_new(sites, json_string(s->sites[i].name));
+  json_t *o = json_object();
+  json_object_set_new(o, "name", json_string(s->name));
+  json_object_set_new(o, "devices", json_integer(s->ndevices));
+  json_object_set_new(o, "sites", json_integer(s->nsites));
+  json_object_set_new(o, "site_names", sites);
+  json_object_set_new(o, "latency_convention",
+                      json_string(s->latency_convention));
+  json_object_set_new(o, "description", json_string(s->description));
+  json_object_set_new(o, "static", json_boolean(trace_is_static(s->network)));
+  return o;
+}
+
+static int print_json(scenario *const *all, int n) {
+  json_t *list = json_array();
+  for (int i = 0; i < n; i++) json_array_append_new(list, scenario_json(all[i]));
+  json_t *root = json_object();
+  json_object_set_new(root, "scenarios", list);
+  int rc = json_dumpf(root, stdout, JSON_INDENT(2));
+  json_decref(root);
+  putchar('\n');
+  return rc == 0 ? CLI_OK : cli_error("cannot write JSON");
+}
+
+int cli_scenarios(int argc, char **argv) {
+  static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  bool as_json = false;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    if (c == 'j') {
+      as_json = true;
+    } else if (c == 'h') {
+      fputs(scenarios_help, stdout);
+      return CLI_OK;
+    } else if (c == ':') {
+      return cli_usage_error("scenarios", "%s needs an argument",
+                             argv[optind - 1]);
+    } else {
+      return cli_usage_error("scenarios", "unknown option '%s'",
+                             argv[optind - 1]);
+    }
+  }
+  if (optind < argc)
+    return cli_usage_error("scenarios", "unexpected argument '%s'",
+                           argv[optind]);
+  const char *const *names = scenario_builtin_names();
+  int n = 0;
+  while (names[n]) n++;
+  scenario **all = mem_calloc((size_t)n + 1, sizeof *all);
+  int rc = CLI_OK;
+  err e = {ERR_OK, ""};
+  for (int i = 0; i < n && rc == CLI_OK; i++)
+    if (!(all[i] = scenario_load(names[i], &e))) rc = cli_error("%s", e.msg);
+  if (rc == CLI_OK) {
+    if (as_json)
+      rc = print_json(all, n);
+    else
+      print_table(all, n);
+  }
+  for (int i = 0; i < n; i++) scenario_free(all[i]);
+  free(all);
+  return rc;
+}

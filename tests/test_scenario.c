@@ -1,0 +1,498 @@
+/* test_scenario: the scenario loader against DT-FM's own device matrices
+ * (every one of the 20,160 ordered device pairs), hand-written scenarios,
+ * the physical and measured variants, every kind of bad input (code and
+ * "FILE:LINE: field" message) and the `geodes scenarios` front end. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "traces/scenario.h"
+
+/* Folders made by this test process (each test runs in its own process),
+ * removed after the test. */
+static char dirs[16][64];
+static int ndirs;
+
+static void remove_dirs(void) {
+  char cmd[128];
+  for (int i = 0; i < ndirs; i++) {
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dirs[i]);
+    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dirs[i]);
+  }
+  ndirs = 0;
+}
+
+TestSuite(scenario, .fini = remove_dirs);
+
+/* A fresh folder under /tmp for the files one test writes. */
+static char *temp_dir(void) {
+  cr_assert_lt(ndirs, 16);
+  char *dir = dirs[ndirs++];
+  strcpy(dir, "/tmp/geodes_scen_XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+  return dir;
+}
+
+/* Writes text to dir/name and returns the path (static buffer). */
+static const char *write_file(const char *dir, const char *name,
+                              const char *text) {
+  static char path[256];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+/* The uniform-10ms example of DESIGN.md section 6, one key per line, split
+ * over two sites so the per-site checks have a second element. */
+static const char base[] =
+    "{\n"                                                            /* 1 */
+    "  \"name\": \"bad\",\n"                                         /* 2 */
+    "  \"sites\": [\n"                                               /* 3 */
+    "    {\"name\": \"a\", \"devices\": 32, \"gpu\": \"V100\"},\n"   /* 4 */
+    "    {\"name\": \"b\", \"devices\": 32, \"gpu\": \"V100\"}\n"    /* 5 */
+    "  ],\n"                                                         /* 6 */
+    "  \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1},\n"  /* 7 */
+    "  \"workload\": {\n"                                            /* 8 */
+    "    \"model\": \"gpt3-xl\",\n"                                  /* 9 */
+    "    \"layers\": 24,\n"                                          /* 10 */
+    "    \"batch\": 1024,\n"                                         /* 11 */
+    "    \"micro_batch\": 1,\n"                                      /* 12 */
+    "    \"stages\": 8,\n"                                           /* 13 */
+    "    \"replicas\": 8\n"                                          /* 14 */
+    "  }\n"                                                          /* 15 */
+    "}\n";                                                           /* 16 */
+
+/* text with the first occurrence of from replaced by to (caller frees). */
+static char *edit_text(const char *text, const char *from, const char *to) {
+  const char *p = strstr(text, from);
+  cr_assert_not_null(p, "'%s' not in the text", from);
+  size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+  char *out = malloc(n);
+  snprintf(out, n, "%.*s%s%s", (int)(p - text), text, to, p + strlen(from));
+  return out;
+}
+
+static char *edit(const char *from, const char *to) {
+  return edit_text(base, from, to);
+}
+
+/* Loads text written to a temp file and checks that it fails with code, a
+ * message starting "PATH:LINE: " and naming field. */
+static void expect_error(const char *text, int code, int line,
+                         const char *field) {
+  const char *path = write_file(temp_dir(), "s.json", text);
+  char prefix[300];
+  snprintf(prefix, sizeof prefix, "%s:%d: ", path, line);
+  err e = {ERR_OK, ""};
+  scenario *s = scenario_load(path, &e);
+  cr_assert_null(s, "loaded a bad scenario (want %s)", field);
+  cr_assert_eq(e.code, code, "code %d, want %d: %s", e.code, code, e.msg);
+  cr_assert_eq(strncmp(e.msg, prefix, strlen(prefix)), 0,
+               "message '%s' does not start with '%s'", e.msg, prefix);
+  cr_assert_not_null(strstr(e.msg, field), "message '%s' does not name %s",
+                     e.msg, field);
+}
+
+static void expect_edit_error(const char *from, const char *to, int code,
+                              int line, const char *field) {
+  char *text = edit(from, to);
+  expect_error(text, code, line, field);
+  free(text);
+}
+
+static scenario *load_ok(const char *name) {
+  err e = {ERR_OK, ""};
+  scenario *s = scenario_load(name, &e);
+  cr_assert_not_null(s, "%s: %s", name, e.msg);
+  cr_assert_eq(e.code, ERR_OK);
+  return s;
+}
+
+Test(scenario, dtfm_device_matrices_exact) {
+  FILE *f = fopen(GEODES_FIXTURES "/dtfm_device_matrices.csv", "r");
+  cr_assert_not_null(f);
+  char line[256], name[64] = "";
+  scenario *s = NULL;
+  int rows = 0, pairs[5] = {0};
+  static const char *const five[] = {"datacenter", "spot", "multi-dc",
+                                     "regional", "worldwide"};
+  cr_assert_not_null(fgets(line, sizeof line, f)); /* header */
+  while (fgets(line, sizeof line, f)) {
+    char sc[64], sa[64], sb[64], delay[32], bw[32];
+    int a, b;
+    cr_assert_eq(sscanf(line, "%63[^,],%d,%d,%63[^,],%63[^,],%31[^,],%31s", sc,
+                        &a, &b, sa, sb, delay, bw),
+                 7, "bad fixture line %s", line);
+    if (strcmp(sc, name) != 0) {
+      scenario_free(s);
+      s = load_ok(sc);
+      snprintf(name, sizeof name, "%s", sc);
+      cr_assert_eq(s->ndevices, 64);
+    }
+    cr_assert_str_eq(s->sites[s->device_site[a]].name, sa);
+    cr_assert_str_eq(s->sites[s->device_site[b]].name, sb);
+    trace_value v = scenario_link(s, a, b, 0);
+    cr_assert_eq(v.latency_ms, strtod(delay, NULL), "%s %d->%d delay %g vs %s",
+                 sc, a, b, v.latency_ms, delay);
+    cr_assert_eq(v.bandwidth_gbps, strtod(bw, NULL), "%s %d->%d bw %g vs %s",
+                 sc, a, b, v.bandwidth_gbps, bw);
+    for (int i = 0; i < 5; i++)
+      if (strcmp(sc, five[i]) == 0) pairs[i]++;
+    rows++;
+  }
+  fclose(f);
+  scenario_free(s);
+  cr_assert_eq(rows, 20160);
+  for (int i = 0; i < 5; i++) cr_assert_eq(pairs[i], 64 * 63, "%s", five[i]);
+}
+
+Test(scenario, builtin_defaults_are_dtfms_runs) {
+  static const double act[] = {0.28125, 0.28125, 0.28125, 0.4, 0.5};
+  static const double grad[] = {1.0, 1.0, 1.0, 0.7, 0.9};
+  const char *const *names = scenario_builtin_names();
+  for (int i = 0; i < 5; i++) {
+    scenario *s = load_ok(names[i]);
+    const scenario_workload *w = &s->workload;
+    cr_assert_str_eq(w->model, "gpt3-xl");
+    cr_assert_eq(w->layers, 24);
+    cr_assert_eq(w->batch, 1024);
+    cr_assert_eq(w->micro_batch, 1);
+    cr_assert_eq(w->stages * w->replicas, 64);
+    cr_assert_eq(w->micro_batches_per_pass, 64);
+    cr_assert_str_eq(w->schedule, "gpipe");
+    cr_assert_str_eq(w->dp_algo, "central-ps");
+    cr_assert(w->recompute);
+    cr_assert_eq(s->activation_gb, act[i], "%s", names[i]);
+    cr_assert_eq(s->gradient_gb, grad[i], "%s", names[i]);
+    cr_assert_str_eq(s->origin, "built-in");
+    cr_assert_not_null(strstr(s->latency_convention, "one-way"));
+    for (int j = 0; j < s->nsites; j++)
+      cr_assert_str_eq(s->sites[j].gpu, "V100");
+    scenario_free(s);
+  }
+}
+
+Test(scenario, builtin_names_listed_and_loadable) {
+  static const char *const want[] = {
+      "datacenter", "spot", "multi-dc", "regional", "worldwide",
+      "datacenter-physical", "spot-physical", "worldwide-measured"};
+  const char *const *names = scenario_builtin_names();
+  cr_assert_eq(names, scenario_builtin_names(), "built once");
+  int n = 0;
+  for (; names[n]; n++) {
+    scenario *s = load_ok(names[n]);
+    cr_assert_str_eq(s->name, names[n]);
+    scenario_free(s);
+  }
+  cr_assert_geq(n, 8);
+  for (int i = 0; i < 5; i++) cr_assert_str_eq(names[i], want[i]);
+  for (int i = 5; i < 8; i++) {
+    bool found = false;
+    for (int j = 5; j < n; j++) found |= strcmp(names[j], want[i]) == 0;
+    cr_assert(found, "%s not listed", want[i]);
+  }
+  for (int j = 6; j < n; j++) cr_assert_lt(strcmp(names[j - 1], names[j]), 0);
+}
+
+Test(scenario, loads_from_another_working_directory) {
+  char *dir = temp_dir();
+  char sdir[128];
+  snprintf(sdir, sizeof sdir, "%s/sub", dir);
+  cr_assert_eq(mkdir(sdir, 0700), 0);
+  write_file(sdir, "t.csv",
+             "# source: test\nt_s,src,dst,latency_ms,bandwidth_gbps\n"
+             "0,*,*,3,2\n0,a,b,7,0.5\n");
+  char *text = edit("{\"latency_ms\": 10, \"bandwidth_gbps\": 1}",
+                    "{\"trace\": \"t.csv\"}");
+  char path[256];
+  snprintf(path, sizeof path, "%s", write_file(sdir, "s.json", text));
+  free(text);
+  cr_assert_eq(chdir("/tmp"), 0);
+  scenario *w = load_ok("worldwide");
+  cr_assert_eq(scenario_link(w, 0, 63, 0).latency_ms, 124); /* Oregon-Ireland */
+  scenario_free(w);
+  cr_assert_eq(chdir(dir), 0); /* the trace is beside s.json, not here */
+  scenario *s = load_ok(path);
+  cr_assert_str_eq(s->origin, path);
+  cr_assert_eq(scenario_link(s, 0, 40, 0).latency_ms, 7);
+  cr_assert_eq(scenario_link(s, 40, 0, 0).latency_ms, 3);
+  cr_assert_eq(scenario_link(s, 0, 1, 0).bandwidth_gbps, 2);
+  scenario_free(s);
+}
+
+Test(scenario, hand_written_uniform) {
+  const char *text =
+      "{\"name\": \"uniform-10ms\",\n"
+      " \"sites\": [{\"name\": \"aws\", \"devices\": 64, \"gpu\": \"V100\", "
+      "\"nic_gbps\": 10}],\n"
+      " \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1},\n"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 24, \"batch\": 1024,\n"
+      "              \"micro_batch\": 1, \"stages\": 8, \"replicas\": 8}}\n";
+  scenario *s = load_ok(write_file(temp_dir(), "u.json", text));
+  cr_assert_str_eq(s->name, "uniform-10ms");
+  cr_assert_str_eq(s->description, "");
+  cr_assert_eq(s->nsites, 1);
+  cr_assert_eq(s->ndevices, 64);
+  cr_assert_eq(s->sites[0].nic_gbps, 10);
+  cr_assert(!s->sites[0].nic_shared);
+  cr_assert_eq(s->seed, 1);
+  cr_assert_eq(s->workload.micro_batches_per_pass, 0);
+  cr_assert_str_eq(s->workload.schedule, "gpipe");
+  cr_assert_str_eq(s->workload.dp_algo, "central-ps");
+  cr_assert(s->workload.recompute);
+  cr_assert(isnan(s->activation_gb) && isnan(s->gradient_gb));
+  cr_assert(trace_is_static(s->network));
+  for (int a = 0; a < 64; a++)
+    for (int b = 0; b < 64; b++) {
+      if (a == b) continue;
+      trace_value v = scenario_link(s, a, b, 0);
+      cr_assert_eq(v.latency_ms, 10);
+      cr_assert_eq(v.bandwidth_gbps, 1);
+    }
+  scenario_free(s);
+}
+
+Test(scenario, overrides_and_optional_keys) {
+  char *text = edit(
+      "\"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1}",
+      "\"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1, \"overrides\": "
+      "[{\"a\": 0, \"b\": 40, \"latency_ms\": 50, \"bandwidth_gbps\": 0.1}]},\n"
+      "  \"seed\": 42, \"description\": \"d\", \"latency_convention\": \"x\",\n"
+      "  \"cost\": {\"activation_gb\": 0.5, \"gradient_gb\": 0.9}");
+  char *t2 = edit_text(text, "\"replicas\": 8\n",
+                       "\"replicas\": 8, \"schedule\": \"1f1b\", "
+                       "\"dp_algo\": \"ring\", \"recompute\": false, "
+                       "\"micro_batches_per_pass\": 16\n");
+  free(text);
+  scenario *s = load_ok(write_file(temp_dir(), "o.json", t2));
+  free(t2);
+  cr_assert_eq(s->noverrides, 1);
+  cr_assert_eq(scenario_link(s, 0, 40, 0).latency_ms, 50);
+  cr_assert_eq(scenario_link(s, 40, 0, 0).bandwidth_gbps, 0.1);
+  cr_assert_eq(scenario_link(s, 0, 41, 0).latency_ms, 10);
+  cr_assert_eq(scenario_link(s, 1, 40, 0).bandwidth_gbps, 1);
+  cr_assert_eq(s->seed, 42);
+  cr_assert_str_eq(s->description, "d");
+  cr_assert_str_eq(s->latency_convention, "x");
+  cr_assert_eq(s->activation_gb, 0.5);
+  cr_assert_eq(s->gradient_gb, 0.9);
+  cr_assert_str_eq(s->workload.schedule, "1f1b");
+  cr_assert_str_eq(s->workload.dp_algo, "ring");
+  cr_assert(!s->workload.recompute);
+  cr_assert_eq(s->workload.micro_batches_per_pass, 16);
+  cr_assert_eq(scenario_site_index(s, "b"), 1);
+  cr_assert_eq(scenario_site_index(s, "z"), -1);
+  scenario_free(s);
+}
+
+Test(scenario, physical_variants) {
+  scenario *d = load_ok("datacenter-physical");
+  cr_assert_eq(d->ndevices, 64);
+  cr_assert_eq(d->nsites, 8);
+  for (int i = 0; i < 8; i++) {
+    cr_assert(d->sites[i].nic_shared);
+    cr_assert_eq(d->sites[i].nic_gbps, 25);
+    cr_assert_eq(d->sites[i].ndevices, 8);
+  }
+  trace_value in = scenario_link(d, 0, 7, 0), out = scenario_link(d, 0, 8, 0);
+  cr_assert_gt(in.bandwidth_gbps, 20 * out.bandwidth_gbps, "NVLink >> NIC");
+  cr_assert_eq(out.bandwidth_gbps, 25);
+  cr_assert_lt(in.latency_ms, out.latency_ms);
+  cr_assert(out.latency_ms > 0 && out.latency_ms < 1, "intra-region < 1 ms");
+  scenario_free(d);
+
+  scenario *s = load_ok("spot-physical");
+  cr_assert_eq(s->ndevices, 64);
+  int st = scenario_site_index(s, "standalone");
+  cr_assert_geq(st, 0);
+  cr_assert_eq(s->sites[st].ndevices, 32);
+  cr_assert(!s->sites[st].nic_shared);
+  cr_assert(s->sites[0].nic_shared);
+  cr_assert_eq(s->sites[0].nic_gbps, 10);
+  cr_assert_eq(scenario_link(s, 32, 33, 0).bandwidth_gbps, 10);
+  cr_assert_gt(scenario_link(s, 0, 1, 0).bandwidth_gbps, 100);
+  cr_assert_eq(scenario_link(s, 0, 4, 0).bandwidth_gbps, 10);
+  scenario_free(s);
+}
+
+Test(scenario, measured_variant_is_half_the_paper_rtt) {
+  scenario *m = load_ok("worldwide-measured");
+  scenario *w = load_ok("worldwide");
+  cr_assert_str_eq(m->latency_convention, "RTT/2 (measured)");
+  cr_assert_eq(m->nsites, 8);
+  for (int i = 0; i < 8; i++)
+    cr_assert_str_eq(m->sites[i].name, w->sites[i].name);
+  trace_value ov = scenario_link(m, 0, 8, 0); /* Oregon -> Virginia */
+  cr_assert(fabs(ov.latency_ms - 34.2) < 1, "%g", ov.latency_ms);
+  cr_assert(ov.bandwidth_gbps > 4 && ov.bandwidth_gbps < 5);
+  for (int a = 0; a < 64; a += 8)
+    for (int b = 0; b < 64; b += 8) {
+      if (a == b) continue;
+      trace_value vm = scenario_link(m, a, b, 0), vw = scenario_link(w, a, b, 0);
+      double r = vm.latency_ms / vw.latency_ms;
+      cr_assert(r > 0.4 && r < 0.7, "%d->%d one-way %g vs table RTT %g", a, b,
+                vm.latency_ms, vw.latency_ms);
+      cr_assert(vm.bandwidth_gbps > 2 && vm.bandwidth_gbps < 5, "64 streams");
+    }
+  cr_assert_lt(scenario_link(m, 0, 1, 0).latency_ms, 1);
+  scenario_free(m);
+  scenario_free(w);
+}
+
+Test(scenario, bad_unknown_keys) {
+  expect_edit_error("\"name\": \"bad\",", "\"name\": \"bad\", \"colour\": 1,",
+                    ERR_UNKNOWN, 2, "colour");
+  expect_edit_error("{\"name\": \"b\", \"devices\"",
+                    "{\"name\": \"b\", \"colour\": 1, \"devices\"", ERR_UNKNOWN,
+                    5, "sites[1].colour");
+  expect_edit_error("\"replicas\": 8\n", "\"replicas\": 8, \"colour\": 2\n",
+                    ERR_UNKNOWN, 14, "workload.colour");
+  expect_edit_error("\"bandwidth_gbps\": 1}", "\"bandwidth_gbps\": 1, \"x\": 0}",
+                    ERR_UNKNOWN, 7, "network.x");
+}
+
+Test(scenario, bad_types_and_values) {
+  expect_edit_error("{\"name\": \"b\", \"devices\": 32",
+                    "{\"name\": \"b\", \"devices\": \"32\"", ERR_PARSE, 5,
+                    "sites[1].devices");
+  expect_edit_error("\"layers\": 24", "\"layers\": 2.5", ERR_PARSE, 10,
+                    "workload.layers");
+  expect_edit_error("\"bandwidth_gbps\": 1", "\"bandwidth_gbps\": 0", ERR_RANGE,
+                    7, "network.bandwidth_gbps");
+  expect_edit_error("\"bandwidth_gbps\": 1", "\"bandwidth_gbps\": -3", ERR_RANGE,
+                    7, "network.bandwidth_gbps");
+  expect_edit_error("\"latency_ms\": 10", "\"latency_ms\": -1", ERR_RANGE, 7,
+                    "network.latency_ms");
+  expect_edit_error("\"latency_ms\": 10", "\"latency_ms\": 1e999", ERR_PARSE, 7,
+                    "invalid JSON");
+  expect_edit_error("{\"name\": \"a\", \"devices\": 32",
+                    "{\"name\": \"a\", \"devices\": 0", ERR_RANGE, 4,
+                    "sites[0].devices");
+  expect_edit_error("\"stages\": 8", "\"stages\": 4", ERR_CONFIG, 13,
+                    "workload.stages");
+  expect_edit_error("{\"name\": \"b\"", "{\"name\": \"a\"", ERR_DUPLICATE, 5,
+                    "sites[1].name");
+  expect_edit_error("\"replicas\": 8\n", "\"replicas\": 8, \"schedule\": \"zz\"\n",
+                    ERR_UNKNOWN, 14, "workload.schedule");
+  expect_edit_error("\"model\": \"gpt3-xl\",\n", "", ERR_MISSING, 8,
+                    "workload.model");
+  expect_edit_error("\"batch\": 1024", "\"batch\": 1020", ERR_CONFIG, 11,
+                    "workload.batch");
+  expect_edit_error(
+      "\"bandwidth_gbps\": 1}",
+      "\"bandwidth_gbps\": 1, \"overrides\": [{\"a\": 0, \"b\": 64, "
+      "\"latency_ms\": 1, \"bandwidth_gbps\": 1}]}",
+      ERR_RANGE, 7, "network.overrides[0].b");
+  expect_edit_error("{\"latency_ms\": 10, \"bandwidth_gbps\": 1}",
+                    "{\"trace\": 5}", ERR_PARSE, 7, "network.trace");
+  expect_edit_error("{\"latency_ms\": 10, \"bandwidth_gbps\": 1}",
+                    "{\"trace\": \"t.csv\", \"latency_ms\": 1}", ERR_CONFIG, 7,
+                    "network.trace");
+}
+
+Test(scenario, bad_trace_references) {
+  char *text = edit("{\"latency_ms\": 10, \"bandwidth_gbps\": 1}",
+                    "{\"trace\": \"nope.csv\"}");
+  expect_error(text, ERR_IO, 7, "network.trace");
+  free(text);
+
+  char *dir = temp_dir();
+  write_file(dir, "t.csv",
+             "# source: test\n"
+             "t_s,src,dst,latency_ms,bandwidth_gbps\n"
+             "0,a,a,1,1\n0,a,c,1,1\n");
+  text = edit("{\"latency_ms\": 10, \"bandwidth_gbps\": 1}",
+              "{\"trace\": \"t.csv\"}");
+  const char *path = write_file(dir, "s.json", text);
+  free(text);
+  err e = {ERR_OK, ""};
+  cr_assert_null(scenario_load(path, &e));
+  char prefix[300];
+  snprintf(prefix, sizeof prefix, "%s/t.csv:4: ", dir);
+  cr_assert_eq(e.code, ERR_UNKNOWN, "%s", e.msg);
+  cr_assert_eq(strncmp(e.msg, prefix, strlen(prefix)), 0, "%s", e.msg);
+  cr_assert_not_null(strstr(e.msg, "'c'"), "%s", e.msg);
+}
+
+Test(scenario, bad_files) {
+  expect_edit_error("\"layers\": 24,", "\"layers\": 24", ERR_PARSE, 11,
+                    "invalid JSON");
+  expect_error("", ERR_PARSE, 1, "empty");
+  expect_error("\n  \n", ERR_PARSE, 1, "empty");
+  expect_error("[1, 2]\n", ERR_PARSE, 1, "object");
+  expect_edit_error("\"name\": \"bad\",", "\"name\": \"bad\", \"name\": \"x\",",
+                    ERR_PARSE, 2, "invalid JSON");
+  err e = {ERR_OK, ""};
+  cr_assert_null(scenario_load("/nonexistent/s.json", &e));
+  cr_assert_eq(e.code, ERR_IO);
+  cr_assert_not_null(strstr(e.msg, "/nonexistent/s.json"));
+  err_clear(&e);
+  cr_assert_null(scenario_load("no-such-builtin", &e));
+  cr_assert_eq(e.code, ERR_IO);
+  scenario_free(NULL);
+}
+
+/* Runs cmd through the shell; returns its exit status, output in out. */
+static int run(const char *cmd, char *out, size_t cap) {
+  FILE *p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  size_t n = fread(out, 1, cap - 1, p);
+  out[n] = '\0';
+  int st = pclose(p);
+  cr_assert(WIFEXITED(st), "%s", cmd);
+  return WEXITSTATUS(st);
+}
+
+Test(scenario, cli_scenarios_json) {
+  static char out[1 << 16];
+  cr_assert_eq(run(GEODES_BIN " scenarios --json", out, sizeof out), 0);
+  json_error_t je;
+  json_t *root = json_loads(out, 0, &je);
+  cr_assert_not_null(root, "not JSON: %s", je.text);
+  json_t *list = json_object_get(root, "scenarios");
+  int n = 0;
+  for (const char *const *names = scenario_builtin_names(); *names; names++)
+    n++;
+  cr_assert_eq(json_array_size(list), (size_t)n);
+  json_t *first = json_array_get(list, 0);
+  cr_assert_str_eq(json_string_value(json_object_get(first, "name")),
+                   "datacenter");
+  cr_assert_eq(json_integer_value(json_object_get(first, "devices")), 64);
+  cr_assert_eq(json_integer_value(json_object_get(first, "sites")), 8);
+  cr_assert_not_null(
+      json_string_value(json_object_get(first, "latency_convention")));
+  json_decref(root);
+
+  cr_assert_eq(run(GEODES_BIN " scenarios", out, sizeof out), 0);
+  cr_assert_not_null(strstr(out, "worldwide-measured"));
+  cr_assert_eq(run(GEODES_BIN " scenarios --help", out, sizeof out), 0);
+  cr_assert_eq(run(GEODES_BIN " scenarios --bogus 2>&1", out, sizeof out), 2);
+  cr_assert_eq(run(GEODES_BIN " scenarios extra 2>&1", out, sizeof out), 2);
+}
+
+Test(scenario, cli_run_prints_the_matrix) {
+  static char out[1 << 16];
+  cr_assert_eq(run(GEODES_BIN " run", out, sizeof out), 0);
+  cr_assert_not_null(strstr(out, "worldwide"));
+  cr_assert_not_null(strstr(out, "Frankfurt"));
+  cr_assert_eq(run(GEODES_BIN " run multi-dc", out, sizeof out), 0);
+  cr_assert_not_null(strstr(out, "1.12"));
+  cr_assert_eq(run(GEODES_BIN " run --help", out, sizeof out), 0);
+  cr_assert_eq(run(GEODES_BIN " run --nope 2>&1", out, sizeof out), 2);
+  cr_assert_eq(run(GEODES_BIN " run --batch 1000 2>&1", out, sizeof out), 1);
+  const char *path = write_file(temp_dir(), "bad.json", "{\"name\": 1}\n");
+  char cmd[512], prefix[300];
+  snprintf(cmd, sizeof cmd, GEODES_BIN " run %s 2>&1", path);
+  cr_assert_eq(run(cmd, out, sizeof out), 1);
+  snprintf(prefix, sizeof prefix, "%s:1: name", path);
+  cr_assert_not_null(strstr(out, prefix), "%s", out);
+}

@@ -1,0 +1,617 @@
+/* scenario: loads the JSON scenario format of DESIGN.md section 6.
+ * Invariant: a scenario returned by scenario_load has passed every check
+ * (known keys only, types, ranges, stages * replicas == devices, unique site
+ * names, overrides inside the device range) and owns a trace that covers
+ * exactly its sites, in site order; on any failure nothing leaks and err holds
+ * "FILE:LINE: field: message". jansson gives lines for syntax errors only, so
+ * a semantic error cites the line where the key is found by a plain text
+ * search: approximate, but always a real line of the file. */
+#include "traces/scenario.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/builtin.h"
+#include "traces/mem.h"
+
+#define SCENARIO_SEED_DEFAULT 1
+#define SCENARIO_GPU_DEFAULT "V100"
+#define SCENARIO_NIC_DEFAULT 10.0
+#define SCENARIO_MAX_DEVICES (1 << 20)
+
+/* The text being read, for messages and line look-ups. */
+typedef struct ctx {
+  const char *file; /* name used in messages */
+  const char *text;
+  size_t len;
+  err *e;
+} ctx;
+
+/* Where a JSON object sits: the parent keys from the top, and, inside an
+ * array, the element's index (to find the right occurrence of a key). */
+typedef struct scope {
+  const char *parent[2];
+  const json_t *array; /* the array holding this object, or NULL */
+  size_t index;
+  char label[96]; /* "sites[2]", "workload", "" at top level */
+} scope;
+
+/* Offset of the nth occurrence (0-based) of "key" at or after from, or -1. */
+static long find_key(const ctx *c, const char *key, long from, int nth) {
+  size_t k = strlen(key);
+  for (size_t i = (size_t)from; i + k + 2 <= c->len; i++) {
+    if (c->text[i] != '"' || c->text[i + k + 1] != '"') continue;
+    if (memcmp(c->text + i + 1, key, k) != 0) continue;
+    if (nth-- == 0) return (long)i;
+  }
+  return -1;
+}
+
+static int line_at(const ctx *c, long off) {
+  int line = 1;
+  for (long i = 0; i < off; i++)
+    if (c->text[i] == '\n') line++;
+  return line;
+}
+
+/* The line of key inside the object described by s (approximate: a text
+ * search through the parent keys, then the key's occurrence among the array's
+ * elements); the parent's line when the key is absent, at worst line 1. */
+static int key_line(const ctx *c, const scope *s, const char *key) {
+  long off = 0;
+  for (int i = 0; i < 2 && s->parent[i]; i++) {
+    long p = find_key(c, s->parent[i], off, 0);
+    if (p < 0) return line_at(c, off);
+    off = p;
+  }
+  int nth = 0;
+  if (s->array)
+    for (size_t j = 0; j < s->index; j++)
+      if (json_object_get(json_array_get(s->array, j), key)) nth++;
+  long p = key ? find_key(c, key, off, nth) : -1;
+  return line_at(c, p >= 0 ? p : off);
+}
+
+static int fail(const ctx *c, const scope *s, const char *key, int code,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int fail(const ctx *c, const scope *s, const char *key, int code,
+                const char *fmt, ...) {
+  char what[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return err_set(c->e, code, "%s:%d: %s%s%s: %s", c->file, key_line(c, s, key),
+                 s->label, s->label[0] && key ? "." : "", key ? key : "", what);
+}
+
+static scope scope_child(const scope *s, const char *key) {
+  scope t = {{s->parent[0] ? s->parent[0] : key, s->parent[0] ? key : NULL},
+             NULL, 0, ""};
+  snprintf(t.label, sizeof t.label, "%.40s%s%.40s", s->label,
+           s->label[0] ? "." : "",
+           key);
+  return t;
+}
+
+static scope scope_elem(const scope *s, const json_t *array, size_t i) {
+  scope t = *s;
+  t.array = array;
+  t.index = i;
+  snprintf(t.label, sizeof t.label, "%.64s[%zu]", s->label, i);
+  return t;
+}
+
+/* Every key of obj must be in known (NULL-terminated). */
+static int check_keys(const ctx *c, const scope *s, const json_t *obj,
+                      const char *const *known) {
+  const char *key;
+  const json_t *v;
+  json_object_foreach((json_t *)obj, key, v) {
+    const char *const *k = known;
+    while (*k && strcmp(*k, key) != 0) k++;
+    if (*k) continue;
+    char list[256] = "";
+    for (k = known; *k; k++) {
+      strncat(list, *k, sizeof list - strlen(list) - 1);
+      if (k[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
+    }
+    return fail(c, s, key, ERR_UNKNOWN, "unknown key (known: %s)", list);
+  }
+  return ERR_OK;
+}
+
+static int get_obj(const ctx *c, const scope *s, const json_t *obj,
+                   const char *key, bool required, json_t **out) {
+  *out = json_object_get(obj, key);
+  if (!*out)
+    return required ? fail(c, s, key, ERR_MISSING, "missing (an object)")
+                    : ERR_OK;
+  if (!json_is_object(*out))
+    return fail(c, s, key, ERR_PARSE, "must be an object");
+  return ERR_OK;
+}
+
+static int get_str(const ctx *c, const scope *s, const json_t *obj,
+                   const char *key, const char *def, char **out) {
+  const json_t *v = json_object_get(obj, key);
+  if (!v) {
+    if (!def) return fail(c, s, key, ERR_MISSING, "missing (a string)");
+    *out = mem_strdup(def);
+    return ERR_OK;
+  }
+  if (!json_is_string(v)) return fail(c, s, key, ERR_PARSE, "must be a string");
+  *out = mem_strdup(json_string_value(v));
+  return ERR_OK;
+}
+
+/* A number (integer or real), finite, >= lo (> lo when open); def when
+ * absent, unless required. */
+static int get_num(const ctx *c, const scope *s, const json_t *obj,
+                   const char *key, double lo, bool open, bool required,
+                   double def, double *out) {
+  const json_t *v = json_object_get(obj, key);
+  if (!v) {
+    if (required) return fail(c, s, key, ERR_MISSING, "missing (a number)");
+    *out = def;
+    return ERR_OK;
+  }
+  if (!json_is_number(v)) return fail(c, s, key, ERR_PARSE, "must be a number");
+  double x = json_number_value(v);
+  if (!isfinite(x)) return fail(c, s, key, ERR_RANGE, "must be finite");
+  if (open ? !(x > lo) : !(x >= lo))
+    return fail(c, s, key, ERR_RANGE, "must be %s %g, not %g", open ? ">" : ">=",
+                lo, x);
+  *out = x;
+  return ERR_OK;
+}
+
+/* An integer in [lo, hi]; def when absent, required when def < lo. */
+static int get_int(const ctx *c, const scope *s, const json_t *obj,
+                   const char *key, long long lo, long long hi, long long def,
+                   long long *out) {
+  const json_t *v = json_object_get(obj, key);
+  if (!v) {
+    if (def < lo) return fail(c, s, key, ERR_MISSING, "missing (an integer)");
+    *out = def;
+    return ERR_OK;
+  }
+  if (!json_is_integer(v))
+    return fail(c, s, key, ERR_PARSE, "must be an integer");
+  long long x = json_integer_value(v);
+  if (x < lo || x > hi)
+    return fail(c, s, key, ERR_RANGE, "must be in [%lld, %lld], not %lld", lo,
+                hi, x);
+  *out = x;
+  return ERR_OK;
+}
+
+static int get_bool(const ctx *c, const scope *s, const json_t *obj,
+                    const char *key, bool def, bool *out) {
+  const json_t *v = json_object_get(obj, key);
+  if (!v) {
+    *out = def;
+    return ERR_OK;
+  }
+  if (!json_is_boolean(v))
+    return fail(c, s, key, ERR_PARSE, "must be true or false");
+  *out = json_is_true(v);
+  return ERR_OK;
+}
+
+static int get_int32(const ctx *c, const scope *s, const json_t *obj,
+                     const char *key, int lo, int def, int *out) {
+  long long x;
+  int rc = get_int(c, s, obj, key, lo, 0x7fffffff, def, &x);
+  if (rc == ERR_OK) *out = (int)x;
+  return rc;
+}
+
+static int one_of(const ctx *c, const scope *s, const char *key,
+                  const char *value, const char *const *names) {
+  for (const char *const *n = names; *n; n++)
+    if (strcmp(*n, value) == 0) return ERR_OK;
+  return fail(c, s, key, ERR_UNKNOWN, "unknown value '%s'", value);
+}
+
+static int read_site(const ctx *c, const scope *s, const json_t *o,
+                     scenario_site *site) {
+  static const char *const known[] = {"name", "devices", "gpu", "nic_gbps",
+                                      "nic_shared", NULL};
+  long long n = 0;
+  int rc;
+  if (!json_is_object(o)) return fail(c, s, NULL, ERR_PARSE, "must be an object");
+  if ((rc = check_keys(c, s, o, known)) ||
+      (rc = get_str(c, s, o, "name", NULL, &site->name)) ||
+      (rc = get_int(c, s, o, "devices", 1, SCENARIO_MAX_DEVICES, 0, &n)) ||
+      (rc = get_str(c, s, o, "gpu", SCENARIO_GPU_DEFAULT, &site->gpu)) ||
+      (rc = get_num(c, s, o, "nic_gbps", 0, true, false, SCENARIO_NIC_DEFAULT,
+                    &site->nic_gbps)) ||
+      (rc = get_bool(c, s, o, "nic_shared", false, &site->nic_shared)))
+    return rc;
+  if (!site->name[0]) return fail(c, s, "name", ERR_PARSE, "must not be empty");
+  site->ndevices = (int)n;
+  return ERR_OK;
+}
+
+static int read_sites(const ctx *c, const json_t *root, scenario *sc) {
+  scope top = {{NULL, NULL}, NULL, 0, ""};
+  scope s = scope_child(&top, "sites");
+  const json_t *a = json_object_get(root, "sites");
+  if (!a) return fail(c, &top, "sites", ERR_MISSING, "missing (a list)");
+  if (!json_is_array(a) || json_array_size(a) == 0)
+    return fail(c, &top, "sites", ERR_PARSE, "must be a non-empty list");
+  sc->nsites = (int)json_array_size(a);
+  sc->sites = mem_calloc((size_t)sc->nsites, sizeof *sc->sites);
+  long long total = 0;
+  for (int i = 0; i < sc->nsites; i++) {
+    scope e = scope_elem(&s, a, (size_t)i);
+    scenario_site *site = &sc->sites[i];
+    int rc = read_site(c, &e, json_array_get(a, (size_t)i), site);
+    if (rc) return rc;
+    for (int j = 0; j < i; j++)
+      if (strcmp(sc->sites[j].name, site->name) == 0)
+        return fail(c, &e, "name", ERR_DUPLICATE,
+                    "site '%s' is already sites[%d]", site->name, j);
+    site->first_device = (int)total;
+    total += site->ndevices;
+    if (total > SCENARIO_MAX_DEVICES)
+      return fail(c, &e, "devices", ERR_RANGE, "more than %d devices in all",
+                  SCENARIO_MAX_DEVICES);
+  }
+  sc->ndevices = (int)total;
+  sc->device_site = mem_alloc((size_t)total * sizeof *sc->device_site);
+  for (int i = 0; i < sc->nsites; i++)
+    for (int d = 0; d < sc->sites[i].ndevices; d++)
+      sc->device_site[sc->sites[i].first_device + d] = i;
+  return ERR_OK;
+}
+
+static int read_workload(const ctx *c, const json_t *root, scenario *sc) {
+  static const char *const known[] = {
+      "model", "layers", "batch", "micro_batch", "stages", "replicas",
+      "micro_batches_per_pass", "schedule", "dp_algo", "recompute", NULL};
+  static const char *const schedules[] = {"gpipe", "1f1b", NULL};
+  static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
+  scope top = {{NULL, NULL}, NULL, 0, ""};
+  scope s = scope_child(&top, "workload");
+  scenario_workload *w = &sc->workload;
+  json_t *o;
+  int rc;
+  if ((rc = get_obj(c, &top, root, "workload", true, &o)) ||
+      (rc = check_keys(c, &s, o, known)) ||
+      (rc = get_str(c, &s, o, "model", NULL, &w->model)) ||
+      (rc = get_int32(c, &s, o, "layers", 1, 0, &w->layers)) ||
+      (rc = get_int32(c, &s, o, "batch", 1, 0, &w->batch)) ||
+      (rc = get_int32(c, &s, o, "micro_batch", 1, 0, &w->micro_batch)) ||
+      (rc = get_int32(c, &s, o, "stages", 1, 0, &w->stages)) ||
+      (rc = get_int32(c, &s, o, "replicas", 1, 0, &w->replicas)) ||
+      (rc = get_int32(c, &s, o, "micro_batches_per_pass", 0, 0,
+                      &w->micro_batches_per_pass)) ||
+      (rc = get_str(c, &s, o, "schedule", "gpipe", &w->schedule)) ||
+      (rc = one_of(c, &s, "schedule", w->schedule, schedules)) ||
+      (rc = get_str(c, &s, o, "dp_algo", "central-ps", &w->dp_algo)) ||
+      (rc = one_of(c, &s, "dp_algo", w->dp_algo, algos)) ||
+      (rc = get_bool(c, &s, o, "recompute", true, &w->recompute)))
+    return rc;
+  if ((long long)w->stages * w->replicas != sc->ndevices)
+    return fail(c, &s, "stages", ERR_CONFIG,
+                "stages * replicas = %d * %d = %lld, but the sites have %d "
+                "devices",
+                w->stages, w->replicas, (long long)w->stages * w->replicas,
+                sc->ndevices);
+  long long k = w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1;
+  long long per_pass = (long long)w->replicas * w->micro_batch * k;
+  if (w->batch % per_pass != 0)
+    return fail(c, &s, "batch", ERR_CONFIG,
+                "global batch %d is not a multiple of replicas * micro_batch * "
+                "micro_batches_per_pass = %lld",
+                w->batch, per_pass);
+  return ERR_OK;
+}
+
+static int read_cost(const ctx *c, const json_t *root, scenario *sc) {
+  static const char *const known[] = {"activation_gb", "gradient_gb", NULL};
+  scope top = {{NULL, NULL}, NULL, 0, ""};
+  scope s = scope_child(&top, "cost");
+  json_t *o;
+  int rc;
+  sc->activation_gb = sc->gradient_gb = NAN;
+  if ((rc = get_obj(c, &top, root, "cost", false, &o)) || !o) return rc;
+  if ((rc = check_keys(c, &s, o, known))) return rc;
+  if ((rc = get_num(c, &s, o, "activation_gb", 0, true, false, NAN,
+                    &sc->activation_gb)))
+    return rc;
+  return get_num(c, &s, o, "gradient_gb", 0, true, false, NAN, &sc->gradient_gb);
+}
+
+static int read_overrides(const ctx *c, const scope *net, const json_t *o,
+                          scenario *sc) {
+  static const char *const known[] = {"a", "b", "latency_ms", "bandwidth_gbps",
+                                      NULL};
+  const json_t *a = json_object_get(o, "overrides");
+  if (!a) return ERR_OK;
+  if (!json_is_array(a))
+    return fail(c, net, "overrides", ERR_PARSE, "must be a list");
+  scope s = scope_child(net, "overrides");
+  sc->noverrides = (int)json_array_size(a);
+  sc->overrides = mem_calloc((size_t)sc->noverrides + 1, sizeof *sc->overrides);
+  for (int i = 0; i < sc->noverrides; i++) {
+    scope e = scope_elem(&s, a, (size_t)i);
+    const json_t *v = json_array_get(a, (size_t)i);
+    scenario_override *ov = &sc->overrides[i];
+    int rc;
+    if (!json_is_object(v))
+      return fail(c, &e, NULL, ERR_PARSE, "must be an object");
+    if ((rc = check_keys(c, &e, v, known)) ||
+        (rc = get_int32(c, &e, v, "a", 0, -1, &ov->a)) ||
+        (rc = get_int32(c, &e, v, "b", 0, -1, &ov->b)) ||
+        (rc = get_num(c, &e, v, "latency_ms", 0, false, true, 0, &ov->latency_ms)) ||
+        (rc = get_num(c, &e, v, "bandwidth_gbps", 0, true, true, 0,
+                      &ov->bandwidth_gbps)))
+      return rc;
+    if (ov->a >= sc->ndevices)
+      return fail(c, &e, "a", ERR_RANGE, "device %d out of range 0..%d", ov->a,
+                  sc->ndevices - 1);
+    if (ov->b >= sc->ndevices)
+      return fail(c, &e, "b", ERR_RANGE, "device %d out of range 0..%d", ov->b,
+                  sc->ndevices - 1);
+    if (ov->a == ov->b)
+      return fail(c, &e, "b", ERR_RANGE, "a device has no link to itself");
+  }
+  return ERR_OK;
+}
+
+/* "*,*" at t = 0: every device pair, within and across sites. */
+static int uniform_trace(const ctx *c, scenario *sc, const char *const *names,
+                         double lat, double bw) {
+  char csv[256];
+  int n = snprintf(csv, sizeof csv,
+                   "# source: uniform network of %s\n"
+                   "t_s,src,dst,latency_ms,bandwidth_gbps\n0,*,*,%.17g,%.17g\n",
+                   c->file, lat, bw);
+  sc->network = trace_parse(csv, (size_t)n, c->file, names, sc->nsites, c->e);
+  return sc->network ? ERR_OK : c->e->code;
+}
+
+/* A trace file named in the scenario: built-in beside a built-in scenario,
+ * else relative to the scenario file's folder. */
+static int file_trace(const ctx *c, const scope *net, scenario *sc,
+                      const char *const *names, const char *file,
+                      bool builtin) {
+  if (builtin) {
+    const builtin_file *f = builtin_find(file);
+    if (!f)
+      return fail(c, net, "trace", ERR_MISSING, "no built-in trace '%s'", file);
+    sc->network = trace_parse(f->data, f->size, f->name, names, sc->nsites,
+                              c->e);
+    return sc->network ? ERR_OK : c->e->code;
+  }
+  const char *slash = strrchr(c->file, '/');
+  size_t dir = file[0] == '/' || !slash ? 0 : (size_t)(slash - c->file) + 1;
+  char *path = mem_alloc(dir + strlen(file) + 1);
+  memcpy(path, c->file, dir);
+  strcpy(path + dir, file);
+  FILE *f = fopen(path, "rb");
+  int rc = ERR_OK;
+  if (!f) {
+    rc = fail(c, net, "trace", ERR_IO, "cannot read '%s': %s", path,
+              strerror(errno));
+  } else {
+    fclose(f);
+    sc->network = trace_load(path, names, sc->nsites, c->e);
+    if (!sc->network) rc = c->e->code;
+  }
+  free(path);
+  return rc;
+}
+
+static int read_network(const ctx *c, const json_t *root, scenario *sc,
+                        bool builtin) {
+  static const char *const known[] = {"latency_ms", "bandwidth_gbps", "trace",
+                                      "overrides", NULL};
+  scope top = {{NULL, NULL}, NULL, 0, ""};
+  scope s = scope_child(&top, "network");
+  json_t *o;
+  int rc;
+  if ((rc = get_obj(c, &top, root, "network", true, &o)) ||
+      (rc = check_keys(c, &s, o, known)) ||
+      (rc = read_overrides(c, &s, o, sc)))
+    return rc;
+  const json_t *t = json_object_get(o, "trace");
+  bool uniform = json_object_get(o, "latency_ms") ||
+                 json_object_get(o, "bandwidth_gbps");
+  if (t && uniform)
+    return fail(c, &s, "trace", ERR_CONFIG,
+                "give either trace or latency_ms and bandwidth_gbps, not both");
+  const char **names = mem_alloc((size_t)sc->nsites * sizeof *names);
+  for (int i = 0; i < sc->nsites; i++) names[i] = sc->sites[i].name;
+  if (t) {
+    if (!json_is_string(t))
+      rc = fail(c, &s, "trace", ERR_PARSE, "must be a string (a file name)");
+    else
+      rc = file_trace(c, &s, sc, names, json_string_value(t), builtin);
+  } else {
+    double lat, bw;
+    if (!(rc = get_num(c, &s, o, "latency_ms", 0, false, true, 0, &lat)) &&
+        !(rc = get_num(c, &s, o, "bandwidth_gbps", 0, true, true, 0, &bw)))
+      rc = uniform_trace(c, sc, names, lat, bw);
+  }
+  free(names);
+  return rc;
+}
+
+static int read_top(const ctx *c, const json_t *root, scenario *sc,
+                    bool builtin) {
+  static const char *const known[] = {
+      "name", "description", "seed", "latency_convention", "sites", "network",
+      "workload", "cost", NULL};
+  scope top = {{NULL, NULL}, NULL, 0, ""};
+  long long seed;
+  int rc;
+  if (!json_is_object(root))
+    return fail(c, &top, NULL, ERR_PARSE, "a scenario is a JSON object");
+  if ((rc = check_keys(c, &top, root, known)) ||
+      (rc = get_str(c, &top, root, "name", NULL, &sc->name)) ||
+      (rc = get_str(c, &top, root, "description", "", &sc->description)) ||
+      (rc = get_str(c, &top, root, "latency_convention", "as given",
+                    &sc->latency_convention)) ||
+      (rc = get_int(c, &top, root, "seed", 0, 0x7fffffffffffffffLL,
+                    SCENARIO_SEED_DEFAULT, &seed)) ||
+      (rc = read_sites(c, root, sc)) || (rc = read_workload(c, root, sc)) ||
+      (rc = read_cost(c, root, sc)) || (rc = read_network(c, root, sc, builtin)))
+    return rc;
+  sc->seed = (uint64_t)seed;
+  return ERR_OK;
+}
+
+static bool blank(const char *text, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if (!strchr(" \t\r\n", text[i])) return false;
+  return true;
+}
+
+/* Parses text (named file in messages); builtin selects where the trace is. */
+static scenario *parse(const char *text, size_t len, const char *file,
+                       const char *origin, bool builtin, err *e) {
+  ctx c = {file, text, len, e};
+  if (blank(text, len)) {
+    err_set(e, ERR_PARSE, "%s:1: empty file: a scenario is a JSON object",
+            file);
+    return NULL;
+  }
+  json_error_t je;
+  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+  if (!root) {
+    err_set(e, ERR_PARSE, "%s:%d: invalid JSON: %s", file,
+            je.line > 0 ? je.line : 1, je.text);
+    return NULL;
+  }
+  scenario *sc = mem_calloc(1, sizeof *sc);
+  sc->origin = mem_strdup(origin);
+  int rc = read_top(&c, root, sc, builtin);
+  json_decref(root);
+  if (rc != ERR_OK) {
+    scenario_free(sc);
+    return NULL;
+  }
+  return sc;
+}
+
+static char *read_file(const char *path, size_t *len, err *e) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    err_set(e, ERR_IO,
+            "%s: not a built-in scenario (see 'geodes scenarios') and cannot "
+            "be read: %s",
+            path, strerror(errno));
+    return NULL;
+  }
+  size_t cap = 4096, n = 0;
+  char *buf = mem_alloc(cap);
+  size_t got;
+  while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += got;
+    if (n == cap) buf = mem_realloc(buf, cap *= 2);
+  }
+  bool bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    err_set(e, ERR_IO, "%s: read error", path);
+    return NULL;
+  }
+  *len = n;
+  return buf;
+}
+
+scenario *scenario_load(const char *name_or_path, err *e) {
+  size_t n = strlen(name_or_path);
+  char *json = mem_alloc(n + 6);
+  memcpy(json, name_or_path, n);
+  memcpy(json + n, ".json", 6);
+  const builtin_file *b = strchr(name_or_path, '/') ? NULL : builtin_find(json);
+  free(json);
+  if (b) return parse(b->data, b->size, b->name, "built-in", true, e);
+  size_t len = 0;
+  char *text = read_file(name_or_path, &len, e);
+  if (!text) return NULL;
+  scenario *sc = parse(text, len, name_or_path, name_or_path, false, e);
+  free(text);
+  return sc;
+}
+
+void scenario_free(scenario *s) {
+  if (!s) return;
+  free(s->name);
+  free(s->description);
+  free(s->origin);
+  free(s->latency_convention);
+  for (int i = 0; s->sites && i < s->nsites; i++) {
+    free(s->sites[i].name);
+    free(s->sites[i].gpu);
+  }
+  free(s->sites);
+  free(s->device_site);
+  trace_free(s->network);
+  free(s->overrides);
+  free(s->workload.model);
+  free(s->workload.schedule);
+  free(s->workload.dp_algo);
+  free(s);
+}
+
+trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns) {
+  for (int i = 0; i < s->noverrides; i++) {
+    const scenario_override *o = &s->overrides[i];
+    if ((o->a == a && o->b == b) || (o->a == b && o->b == a))
+      return (trace_value){o->latency_ms, o->bandwidth_gbps};
+  }
+  return trace_at(s->network, s->device_site[a], s->device_site[b], t_ns);
+}
+
+int scenario_site_index(const scenario *s, const char *name) {
+  for (int i = 0; i < s->nsites; i++)
+    if (strcmp(s->sites[i].name, name) == 0) return i;
+  return -1;
+}
+
+/* Rank in the listing: the paper's five in the paper's order, then the rest
+ * alphabetically. */
+static int builtin_rank(const char *name) {
+  static const char *const paper[] = {"datacenter", "spot", "multi-dc",
+                                      "regional", "worldwide"};
+  for (int i = 0; i < 5; i++)
+    if (strcmp(name, paper[i]) == 0) return i;
+  return 5;
+}
+
+static int builtin_cmp(const void *x, const void *y) {
+  const char *a = *(const char *const *)x, *b = *(const char *const *)y;
+  int ra = builtin_rank(a), rb = builtin_rank(b);
+  return ra != rb ? ra - rb : strcmp(a, b);
+}
+
+const char *const *scenario_builtin_names(void) {
+  /* Built once from the embedded table (every "*.json"), then kept. */
+  static const char **names;
+  static char **owned;
+  if (names) return names;
+  size_t n = 0, k = 0;
+  for (const builtin_file *f = builtin_files; f->name; f++) n++;
+  owned = mem_calloc(n + 1, sizeof *owned);
+  for (const builtin_file *f = builtin_files; f->name; f++) {
+    size_t len = strlen(f->name);
+    if (len > 5 && strcmp(f->name + len - 5, ".json") == 0)
+      owned[k++] = mem_strndup(f->name, len - 5);
+  }
+  qsort(owned, k, sizeof *owned, builtin_cmp);
+  names = (const char **)owned;
+  return names;
+}
