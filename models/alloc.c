@@ -1,0 +1,352 @@
+/* alloc: allocation matrices and partitions, their JSON files and the fixed
+ * placements. Invariant: whatever alloc_parse / alloc_partition_parse
+ * return has exactly the asked shape and uses every device once; any other
+ * input gives NULL and one "FILE:LINE: message". jansson keeps no source
+ * positions, so a small scanner over the text (locate) finds the line of a
+ * row or an entry for the message. */
+#include "models/alloc.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/mem.h"
+
+alloc *alloc_new(int replicas, int stages) {
+  alloc *a = mem_alloc(sizeof *a);
+  a->replicas = replicas;
+  a->stages = stages;
+  a->device = mem_alloc((size_t)replicas * stages * sizeof *a->device);
+  for (int i = 0; i < replicas * stages; i++) a->device[i] = -1;
+  return a;
+}
+
+void alloc_free(alloc *a) {
+  if (!a) return;
+  free(a->device);
+  free(a);
+}
+
+alloc_partition *alloc_partition_new(int ngroups, int group_size) {
+  alloc_partition *p = mem_alloc(sizeof *p);
+  p->ngroups = ngroups;
+  p->group_size = group_size;
+  p->device = mem_alloc((size_t)ngroups * group_size * sizeof *p->device);
+  for (int i = 0; i < ngroups * group_size; i++) p->device[i] = -1;
+  return p;
+}
+
+void alloc_partition_free(alloc_partition *p) {
+  if (!p) return;
+  free(p->device);
+  free(p);
+}
+
+/* Checks a rows x cols table (row-major) that should use each of the
+ * rows*cols devices once. what/sub name a row and an entry ("pipeline",
+ * "stage" or "group", "member"). */
+static int check_table(const int *dev, int rows, int cols, int ndevices,
+                       const char *name, const char *what, const char *sub,
+                       err *e) {
+  if (rows * cols != ndevices)
+    return err_set(e, ERR_CONFIG, "%s: %d %ss of %d is not the %d devices",
+                   name, rows, what, cols, ndevices);
+  int *seen = mem_alloc((size_t)ndevices * sizeof *seen);
+  int rc = ERR_OK;
+  for (int i = 0; i < ndevices; i++) seen[i] = -1;
+  for (int i = 0; i < rows * cols && !rc; i++) {
+    int d = dev[i];
+    if (d < 0 || d >= ndevices)
+      rc = err_set(e, ERR_RANGE, "%s: %s %d %s %d: device %d is out of range "
+                   "0..%d", name, what, i / cols, sub, i % cols, d,
+                   ndevices - 1);
+    else if (seen[d] >= 0)
+      rc = err_set(e, ERR_DUPLICATE, "%s: device %d is used twice (%s %d %s "
+                   "%d and %s %d %s %d)", name, d, what, seen[d] / cols, sub,
+                   seen[d] % cols, what, i / cols, sub, i % cols);
+    else
+      seen[d] = i;
+  }
+  for (int d = 0; d < ndevices && !rc; d++)
+    if (seen[d] < 0)
+      rc = err_set(e, ERR_MISSING, "%s: device %d is not used", name, d);
+  free(seen);
+  return rc;
+}
+
+int alloc_validate(const alloc *a, int replicas, int stages, int ndevices,
+                   const char *name, err *e) {
+  if (a->replicas != replicas || a->stages != stages)
+    return err_set(e, ERR_CONFIG, "%s: %d x %d pipelines, expected %d x %d",
+                   name, a->replicas, a->stages, replicas, stages);
+  return check_table(a->device, replicas, stages, ndevices, name, "pipeline",
+                     "stage", e);
+}
+
+int alloc_partition_validate(const alloc_partition *p, int ngroups,
+                             int group_size, int ndevices, const char *name,
+                             err *e) {
+  if (p->ngroups != ngroups || p->group_size != group_size)
+    return err_set(e, ERR_CONFIG, "%s: %d groups of %d, expected %d of %d",
+                   name, p->ngroups, p->group_size, ngroups, group_size);
+  return check_table(p->device, ngroups, group_size, ndevices, name, "group",
+                     "member", e);
+}
+
+#define LOC_KEY (-2)
+
+/* The line of a place in the JSON text: with row == LOC_KEY the line of
+ * the key itself; with row == -1 the line of the
+ * outer array's closing bracket; with col < 0 the line where row `row`
+ * opens; else the line of entry col of that row. Falls back to the line of
+ * the key, or 1. Strings are skipped, so brackets inside them don't count. */
+static int locate(const char *text, size_t len, const char *key, int row,
+                  int col) {
+  int line = 1, depth = 0, r = -1, c = 0, key_line = 1;
+  bool inside = false;  /* inside the key's value array */
+  size_t klen = strlen(key);
+  for (size_t i = 0; i < len; i++) {
+    char ch = text[i];
+    if (ch == '\n') line++;
+    else if (ch == '"') {
+      size_t j = i + 1;
+      while (j < len && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+      if (depth == 1 && !inside && j - i - 1 == klen &&
+          memcmp(text + i + 1, key, klen) == 0)
+      {
+        if (row == LOC_KEY) return line;
+        key_line = line, inside = true;
+      }
+      i = j;
+    } else if (ch == '[' || ch == '{') {
+      depth++;
+      if (inside && depth == 3 && ch == '[') {
+        r++, c = 0;
+        if (r == row && col < 0) return line;
+      }
+    } else if (ch == ']' || ch == '}') {
+      if (inside && depth == 2 && row < 0) return line;
+      depth--;
+    } else if (ch == ',' && inside && depth == 3) {
+      c++;
+    } else if (inside && depth == 3 && r == row && c == col &&
+               (ch == '-' || (ch >= '0' && ch <= '9'))) {
+      return line;
+    }
+  }
+  return key_line;
+}
+
+/* Reads {"KEY": [[int, ...], ...]} of rows x cols into out, checks it.
+ * what/sub: "pipeline"/"stage" or "group"/"member". */
+static int parse_table(const char *text, size_t len, const char *name,
+                       const char *key, int rows, int cols, int ndevices,
+                       const char *what, const char *sub, int *out, err *e) {
+  json_error_t je;
+  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+  if (!root)
+    return err_set(e, ERR_PARSE, "%s:%d: not JSON: %s", name, je.line,
+                   je.text);
+  int rc = ERR_OK;
+  const char *k;
+  json_t *v, *table = NULL;
+  if (!json_is_object(root)) {
+    rc = err_set(e, ERR_PARSE, "%s:1: expected an object {\"%s\": [...]}",
+                 name, key);
+    goto done;
+  }
+  json_object_foreach(root, k, v) {
+    if (strcmp(k, key) != 0) {
+      rc = err_set(e, ERR_PARSE, "%s:%d: unknown key '%s' (expected \"%s\")",
+                   name, locate(text, len, k, LOC_KEY, 0), k, key);
+      goto done;
+    }
+    table = v;
+  }
+  if (!table) {
+    rc = err_set(e, ERR_MISSING, "%s:1: no \"%s\" key", name, key);
+    goto done;
+  }
+  if (!json_is_array(table)) {
+    rc = err_set(e, ERR_PARSE, "%s:%d: \"%s\" must be an array of %ss",
+                 name, locate(text, len, key, -1, 0), key, what);
+    goto done;
+  }
+  if ((int)json_array_size(table) != rows) {
+    rc = err_set(e, ERR_CONFIG, "%s:%d: %zu %ss, expected %d", name,
+                 locate(text, len, key, -1, 0), json_array_size(table), what,
+                 rows);
+    goto done;
+  }
+  for (int r = 0; r < rows; r++) {
+    json_t *row = json_array_get(table, (size_t)r);
+    int line = locate(text, len, key, r, -1);
+    if (!json_is_array(row) || (int)json_array_size(row) != cols) {
+      rc = err_set(e, ERR_CONFIG, "%s:%d: %s %d must be an array of %d "
+                   "devices", name, line, what, r, cols);
+      goto done;
+    }
+    for (int c = 0; c < cols; c++) {
+      json_t *d = json_array_get(row, (size_t)c);
+      line = locate(text, len, key, r, c);
+      if (!json_is_integer(d)) {
+        rc = err_set(e, ERR_PARSE, "%s:%d: %s %d %s %d is not a device "
+                     "index", name, line, what, r, sub, c);
+        goto done;
+      }
+      json_int_t x = json_integer_value(d);
+      if (x < 0 || x >= ndevices) {
+        rc = err_set(e, ERR_RANGE, "%s:%d: %s %d %s %d: device %lld is out "
+                     "of range 0..%d", name, line, what, r, sub, c,
+                     (long long)x, ndevices - 1);
+        goto done;
+      }
+      for (int i = 0; i < r * cols + c; i++)
+        if (out[i] == x) {
+          rc = err_set(e, ERR_DUPLICATE, "%s:%d: device %lld is used twice "
+                       "(%s %d %s %d and %s %d %s %d)", name, line,
+                       (long long)x, what, i / cols, sub, i % cols, what, r,
+                       sub, c);
+          goto done;
+        }
+      out[r * cols + c] = (int)x;
+    }
+  }
+  char where[512];
+  snprintf(where, sizeof where, "%s:%d", name,
+           locate(text, len, key, -1, 0));
+  rc = check_table(out, rows, cols, ndevices, where, what, sub, e);
+done:
+  json_decref(root);
+  return rc;
+}
+
+alloc *alloc_parse(const char *text, size_t len, const char *name,
+                   int replicas, int stages, int ndevices, err *e) {
+  alloc *a = alloc_new(replicas, stages);
+  if (parse_table(text, len, name, "pipelines", replicas, stages, ndevices,
+                  "pipeline", "stage", a->device, e)) {
+    alloc_free(a);
+    return NULL;
+  }
+  return a;
+}
+
+alloc_partition *alloc_partition_parse(const char *text, size_t len,
+                                       const char *name, int ngroups,
+                                       int group_size, int ndevices, err *e) {
+  alloc_partition *p = alloc_partition_new(ngroups, group_size);
+  if (parse_table(text, len, name, "groups", ngroups, group_size, ndevices,
+                  "group", "member", p->device, e)) {
+    alloc_partition_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+/* The whole file at path, NUL-terminated; NULL and ERR_IO on failure. */
+static char *slurp(const char *path, size_t *len, err *e) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    err_set(e, ERR_IO, "%s:0: cannot open", path);
+    return NULL;
+  }
+  size_t cap = 4096, n = 0;
+  char *buf = mem_alloc(cap);
+  size_t got;
+  while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+    n += got;
+    if (n + 1 == cap) buf = mem_realloc(buf, cap *= 2);
+  }
+  bool bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    err_set(e, ERR_IO, "%s:0: read error", path);
+    return NULL;
+  }
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+alloc *alloc_read(const char *path, int replicas, int stages, int ndevices,
+                  err *e) {
+  size_t len;
+  char *text = slurp(path, &len, e);
+  if (!text) return NULL;
+  alloc *a = alloc_parse(text, len, path, replicas, stages, ndevices, e);
+  free(text);
+  return a;
+}
+
+alloc_partition *alloc_partition_read(const char *path, int ngroups,
+                                      int group_size, int ndevices, err *e) {
+  size_t len;
+  char *text = slurp(path, &len, e);
+  if (!text) return NULL;
+  alloc_partition *p =
+      alloc_partition_parse(text, len, path, ngroups, group_size, ndevices, e);
+  free(text);
+  return p;
+}
+
+static void write_table(FILE *f, const char *key, const int *dev, int rows,
+                        int cols) {
+  fprintf(f, "{\"%s\": [\n", key);
+  for (int r = 0; r < rows; r++) {
+    fputs("  [", f);
+    for (int c = 0; c < cols; c++)
+      fprintf(f, "%s%d", c ? ", " : "", dev[r * cols + c]);
+    fprintf(f, "]%s\n", r + 1 < rows ? "," : "");
+  }
+  fputs("]}\n", f);
+}
+
+void alloc_write(const alloc *a, FILE *f) {
+  write_table(f, "pipelines", a->device, a->replicas, a->stages);
+}
+
+void alloc_partition_write(const alloc_partition *p, FILE *f) {
+  write_table(f, "groups", p->device, p->ngroups, p->group_size);
+}
+
+alloc_partition *alloc_to_partition(const alloc *a) {
+  alloc_partition *p = alloc_partition_new(a->stages, a->replicas);
+  for (int s = 0; s < a->stages; s++)
+    for (int r = 0; r < a->replicas; r++)
+      p->device[s * a->replicas + r] = alloc_at(a, r, s);
+  return p;
+}
+
+alloc *alloc_identity(int replicas, int stages) {
+  alloc *a = alloc_new(replicas, stages);
+  for (int i = 0; i < replicas * stages; i++) a->device[i] = i;
+  return a;
+}
+
+alloc *alloc_megatron(int replicas, int stages) {
+  alloc *a = alloc_new(replicas, stages);
+  for (int r = 0; r < replicas; r++)
+    for (int s = 0; s < stages; s++) a->device[r * stages + s] = replicas * s + r;
+  return a;
+}
+
+alloc *alloc_random(int replicas, int stages, uint64_t seed) {
+  alloc *a = alloc_identity(replicas, stages);
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, (unsigned long)seed);
+  gsl_ran_shuffle(rng, a->device, (size_t)replicas * stages, sizeof(int));
+  gsl_rng_free(rng);
+  return a;
+}
+
+alloc *alloc_fixed(const char *name, int replicas, int stages, uint64_t seed) {
+  if (strcmp(name, "dtfm-identity") == 0) return alloc_identity(replicas, stages);
+  if (strcmp(name, "megatron") == 0) return alloc_megatron(replicas, stages);
+  if (strcmp(name, "random") == 0) return alloc_random(replicas, stages, seed);
+  return NULL;
+}

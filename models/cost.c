@@ -1,0 +1,447 @@
+/* cost: DT-FM's analytic model (DESIGN.md section 3) over precomputed edge
+ * tables. Invariant: ctx->pp and ctx->dp hold, for every ordered device
+ * pair, the pipeline and data-parallel edge weights in seconds, fixed at
+ * cost_ctx_new; scoring only reads them and writes the caller's scratch.
+ *
+ * Differences from DT-FM's reference scheduler (DS3Lab/DT-FM,
+ * scheduler/heuristic_evolutionary_solver/scheduler.py), on purpose:
+ * - its bipartite_matching finds the bottleneck value by forbidding edges
+ *   in descending order until linear_sum_assignment must use a forbidden
+ *   one, then returns the pairing of that *infeasible* assignment: the
+ *   value is right, the pairing is not one that realises it. Here the
+ *   pairing comes from the feasible matching at the optimal threshold.
+ * - it assumes symmetric links (it fills w(C', C) from w(C, C')); here
+ *   w(C, C') uses the links C -> C' and the TSP is over the directed
+ *   matrix, which is the same when the links are symmetric.
+ * - its TSP runs Held–Karp once per start node; one Held–Karp with every
+ *   start in the base case gives the same minimum. */
+#include "models/cost.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/spec.h"
+#include "traces/mem.h"
+
+struct cost_ctx {
+  int replicas, stages, n;
+  double activation_gb, gradient_gb;
+  bool symmetric;  /* pp[a][b] == pp[b][a] for all pairs */
+  double *pp;      /* n x n: alpha/1e3 + 8 c_pp / beta */
+  double *dp;      /* n x n: 2 (alpha/1e3 + 8 c_dp / (D_dp beta)) */
+};
+
+struct cost_scratch {
+  int kmax, nmax;
+  double *w;       /* kmax^2: a matching's weights */
+  double *vals;    /* kmax^2: its sorted distinct values */
+  int *row_of;     /* kmax: column -> matched row, -1 if free */
+  int *col_of;     /* kmax: row -> matched column */
+  int *stamp;      /* kmax: visit marks of one augmenting search */
+  int epoch;
+  double *gw;      /* nmax^2: group-pair weights */
+  int *order;      /* nmax */
+  int *tmp;        /* nmax */
+  int *match;      /* kmax */
+  int *idx;        /* kmax */
+  double *hk;      /* Held–Karp: (1 << nmax) x nmax path costs, or NULL */
+  signed char *hk_prev; /* Held–Karp: predecessor of the last node */
+};
+
+cost_ctx *cost_ctx_new(int replicas, int stages, const double *latency_ms,
+                       const double *bandwidth_gbps, double activation_gb,
+                       double gradient_gb) {
+  assert(replicas >= 1 && stages >= 1);
+  cost_ctx *c = mem_alloc(sizeof *c);
+  int n = replicas * stages;
+  *c = (cost_ctx){.replicas = replicas, .stages = stages, .n = n,
+                  .activation_gb = activation_gb, .gradient_gb = gradient_gb,
+                  .symmetric = true};
+  c->pp = mem_calloc((size_t)n * n, sizeof *c->pp);
+  c->dp = mem_calloc((size_t)n * n, sizeof *c->dp);
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      if (a == b) continue;
+      double alpha = latency_ms[a * n + b] / 1e3, beta = bandwidth_gbps[a * n + b];
+      assert(beta > 0);
+      c->pp[a * n + b] = alpha + 8.0 * activation_gb / beta;
+      c->dp[a * n + b] = 2.0 * (alpha + 8.0 * gradient_gb / (replicas * beta));
+    }
+  for (int a = 0; a < n && c->symmetric; a++)
+    for (int b = a + 1; b < n; b++)
+      if (c->pp[a * n + b] != c->pp[b * n + a]) {
+        c->symmetric = false;
+        break;
+      }
+  return c;
+}
+
+int cost_sizes(const scenario *s, double *activation_gb, double *gradient_gb,
+               err *e) {
+  *activation_gb = s->activation_gb;
+  *gradient_gb = s->gradient_gb;
+  if (!isnan(*activation_gb) && !isnan(*gradient_gb)) return ERR_OK;
+  spec_workload w;
+  int rc = spec_workload_resolve(s, &w, e);
+  if (rc) return rc;
+  if (isnan(*activation_gb)) *activation_gb = spec_default_activation_gb(&w);
+  if (isnan(*gradient_gb)) *gradient_gb = spec_default_gradient_gb(&w);
+  return ERR_OK;
+}
+
+cost_ctx *cost_ctx_from_scenario(const scenario *s, err *e) {
+  int n = s->ndevices, rep = s->workload.replicas, st = s->workload.stages;
+  if (rep < 1 || st < 1 || (long)rep * st != n) {
+    err_set(e, ERR_CONFIG, "%s: workload.stages x workload.replicas = %d x %d "
+            "is not the %d devices", s->name, st, rep, n);
+    return NULL;
+  }
+  double act, grad;
+  if (cost_sizes(s, &act, &grad, e)) return NULL;
+  double *lat = mem_calloc((size_t)n * n, sizeof *lat);
+  double *bw = mem_calloc((size_t)n * n, sizeof *bw);
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      if (a == b) continue;
+      trace_value v = scenario_link(s, a, b, 0);
+      lat[a * n + b] = v.latency_ms;
+      bw[a * n + b] = v.bandwidth_gbps;
+    }
+  cost_ctx *c = cost_ctx_new(rep, st, lat, bw, act, grad);
+  free(lat);
+  free(bw);
+  return c;
+}
+
+void cost_ctx_free(cost_ctx *c) {
+  if (!c) return;
+  free(c->pp);
+  free(c->dp);
+  free(c);
+}
+
+int cost_ctx_replicas(const cost_ctx *c) { return c->replicas; }
+int cost_ctx_stages(const cost_ctx *c) { return c->stages; }
+double cost_ctx_activation_gb(const cost_ctx *c) { return c->activation_gb; }
+double cost_ctx_gradient_gb(const cost_ctx *c) { return c->gradient_gb; }
+double cost_pp_edge(const cost_ctx *c, int a, int b) { return c->pp[a * c->n + b]; }
+double cost_dp_edge(const cost_ctx *c, int a, int b) { return c->dp[a * c->n + b]; }
+
+cost_scratch *cost_scratch_new(int replicas, int stages) {
+  cost_scratch *w = mem_calloc(1, sizeof *w);
+  int k = replicas, n = stages;
+  w->kmax = k;
+  w->nmax = n;
+  w->w = mem_alloc((size_t)k * k * sizeof *w->w);
+  w->vals = mem_alloc((size_t)k * k * sizeof *w->vals);
+  w->row_of = mem_alloc((size_t)k * sizeof(int));
+  w->col_of = mem_alloc((size_t)k * sizeof(int));
+  w->stamp = mem_calloc((size_t)k, sizeof(int));
+  w->match = mem_alloc((size_t)k * sizeof(int));
+  w->idx = mem_alloc((size_t)k * sizeof(int));
+  w->gw = mem_alloc((size_t)n * n * sizeof *w->gw);
+  w->order = mem_alloc((size_t)n * sizeof(int));
+  w->tmp = mem_alloc((size_t)n * sizeof(int));
+  if (n <= COST_HELD_KARP_MAX) {
+    w->hk = mem_alloc(((size_t)1 << n) * n * sizeof *w->hk);
+    w->hk_prev = mem_alloc(((size_t)1 << n) * n);
+  }
+  return w;
+}
+
+void cost_scratch_free(cost_scratch *w) {
+  if (!w) return;
+  free(w->w), free(w->vals), free(w->row_of), free(w->col_of);
+  free(w->stamp), free(w->match), free(w->idx), free(w->gw);
+  free(w->order), free(w->tmp), free(w->hk), free(w->hk_prev);
+  free(w);
+}
+
+/* ---- bottleneck matching: threshold + augmenting paths (Kuhn) ---- */
+
+/* Tries to match row i using edges <= t (depth-first augmenting path). */
+static bool augment(cost_scratch *s, int k, const double *w, double t, int i) {
+  for (int j = 0; j < k; j++) {
+    if (w[i * k + j] > t || s->stamp[j] == s->epoch) continue;
+    s->stamp[j] = s->epoch;
+    if (s->row_of[j] < 0 || augment(s, k, w, t, s->row_of[j])) {
+      s->row_of[j] = i;
+      s->col_of[i] = j;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* True when the edges <= t hold a perfect matching (left in col_of). */
+static bool perfect_at(cost_scratch *s, int k, const double *w, double t) {
+  for (int j = 0; j < k; j++) s->row_of[j] = -1;
+  for (int i = 0; i < k; i++) {
+    if (++s->epoch == 0) { /* wrapped: clear the marks once */
+      memset(s->stamp, 0, (size_t)s->kmax * sizeof(int));
+      s->epoch = 1;
+    }
+    if (!augment(s, k, w, t, i)) return false;
+  }
+  return true;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double cost_bottleneck_match(int k, const double *w, int *match,
+                             cost_scratch *s) {
+  assert(k >= 1 && k <= s->kmax);
+  /* Lower bound: every row and every column must use one of its edges. */
+  double lb = -INFINITY;
+  for (int i = 0; i < k; i++) {
+    double rmin = INFINITY, cmin = INFINITY;
+    for (int j = 0; j < k; j++) {
+      rmin = fmin(rmin, w[i * k + j]);
+      cmin = fmin(cmin, w[j * k + i]);
+    }
+    lb = fmax(lb, fmax(rmin, cmin));
+  }
+  int m = 0;
+  for (int i = 0; i < k * k; i++)
+    if (w[i] >= lb) s->vals[m++] = w[i];
+  qsort(s->vals, (size_t)m, sizeof *s->vals, cmp_double);
+  int u = 0;
+  for (int i = 0; i < m; i++)
+    if (u == 0 || s->vals[i] != s->vals[u - 1]) s->vals[u++] = s->vals[i];
+  /* The answer is a matrix value >= lb; the largest always works. */
+  int lo = 0, hi = u - 1;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (perfect_at(s, k, w, s->vals[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  if (match) {
+    bool ok = perfect_at(s, k, w, s->vals[lo]);
+    assert(ok);
+    (void)ok;
+    memcpy(match, s->col_of, (size_t)k * sizeof *match);
+  }
+  return s->vals[lo];
+}
+
+/* ---- open-loop TSP ---- */
+
+static double path_cost(int n, const double *w, const int *order) {
+  double t = 0;
+  for (int i = 0; i + 1 < n; i++) t += w[order[i] * n + order[i + 1]];
+  return t;
+}
+
+/* Held–Karp over subsets: hk[mask * n + j] is the cheapest path that visits
+ * exactly mask and ends at j, from any start. */
+static double held_karp(int n, const double *w, int *order, cost_scratch *s) {
+  size_t full = ((size_t)1 << n) - 1;
+  double *hk = s->hk;
+  for (size_t i = 0; i <= full * n + n - 1; i++) hk[i] = INFINITY;
+  for (int j = 0; j < n; j++) {
+    hk[((size_t)1 << j) * n + j] = 0;
+    s->hk_prev[((size_t)1 << j) * n + j] = -1;
+  }
+  for (size_t mask = 1; mask <= full; mask++)
+    for (int j = 0; j < n; j++) {
+      double here = hk[mask * n + j];
+      if (!(mask >> j & 1) || here == INFINITY) continue;
+      for (int k = 0; k < n; k++) {
+        if (mask >> k & 1) continue;
+        size_t next = (mask | (size_t)1 << k) * n + k;
+        double c = here + w[j * n + k];
+        if (c < hk[next]) {
+          hk[next] = c;
+          s->hk_prev[next] = (signed char)j;
+        }
+      }
+    }
+  int end = 0;
+  for (int j = 1; j < n; j++)
+    if (hk[full * n + j] < hk[full * n + end]) end = j;
+  double best = hk[full * n + end];
+  if (order) {
+    size_t mask = full;
+    for (int pos = n - 1, j = end; pos >= 0; pos--) {
+      order[pos] = j;
+      int p = s->hk_prev[mask * n + j];
+      mask &= ~((size_t)1 << j);
+      j = p;
+    }
+  }
+  return best;
+}
+
+/* Above COST_HELD_KARP_MAX: nearest neighbour from every start, then 2-opt
+ * (segment reversal) on the best; directed weights are re-evaluated in
+ * full after each reversal. A heuristic: not guaranteed optimal. */
+static double tsp_heuristic(int n, const double *w, int *order,
+                            cost_scratch *s) {
+  int *best = s->order, *cur = s->tmp;
+  double best_cost = INFINITY;
+  for (int start = 0; start < n; start++) {
+    cur[0] = start;
+    for (int i = 1; i < n; i++) {
+      int pick = -1;
+      for (int k = 0; k < n; k++) {
+        bool used = false;
+        for (int q = 0; q < i && !used; q++) used = cur[q] == k;
+        if (!used && (pick < 0 || w[cur[i - 1] * n + k] < w[cur[i - 1] * n + pick]))
+          pick = k;
+      }
+      cur[i] = pick;
+    }
+    double c = path_cost(n, w, cur);
+    if (c < best_cost) {
+      best_cost = c;
+      memcpy(best, cur, (size_t)n * sizeof *cur);
+    }
+  }
+  for (bool improved = true; improved;) {
+    improved = false;
+    for (int i = 0; i + 1 < n; i++)
+      for (int j = i + 1; j < n; j++) {
+        memcpy(cur, best, (size_t)n * sizeof *cur);
+        for (int a = i, b = j; a < b; a++, b--) {
+          int t = cur[a];
+          cur[a] = cur[b];
+          cur[b] = t;
+        }
+        double c = path_cost(n, w, cur);
+        if (c < best_cost - 1e-12) {
+          best_cost = c;
+          memcpy(best, cur, (size_t)n * sizeof *cur);
+          improved = true;
+        }
+      }
+  }
+  if (order) memcpy(order, best, (size_t)n * sizeof *order);
+  return best_cost;
+}
+
+double cost_tsp_path(int n, const double *w, int *order, cost_scratch *s) {
+  assert(n >= 1 && n <= s->nmax);
+  if (n == 1) {
+    if (order) order[0] = 0;
+    return 0;
+  }
+  if (n <= COST_HELD_KARP_MAX) return held_karp(n, w, order, s);
+  return tsp_heuristic(n, w, order, s);
+}
+
+/* ---- DT-FM's cost ---- */
+
+double cost_dp_group(const cost_ctx *c, const int *group, int *worst) {
+  double most = 0;
+  int arg = group[0];
+  for (int i = 0; i < c->replicas; i++) {
+    const double *row = c->dp + (size_t)group[i] * c->n;
+    double sum = 0;
+    for (int j = 0; j < c->replicas; j++)
+      if (j != i) sum += row[group[j]];
+    if (sum > most) most = sum, arg = group[i];
+  }
+  if (worst) *worst = arg;
+  return most;
+}
+
+double cost_dp(const cost_ctx *c, const int *groups) {
+  double most = 0;
+  for (int g = 0; g < c->stages; g++)
+    most = fmax(most, cost_dp_group(c, groups + g * c->replicas, NULL));
+  return most;
+}
+
+double cost_group_pair(const cost_ctx *c, const int *ga, const int *gb,
+                       int *match, cost_scratch *s) {
+  int k = c->replicas;
+  for (int i = 0; i < k; i++) {
+    const double *row = c->pp + (size_t)ga[i] * c->n;
+    for (int j = 0; j < k; j++) s->w[i * k + j] = row[gb[j]];
+  }
+  return cost_bottleneck_match(k, s->w, match, s);
+}
+
+/* Fills s->gw with w(C_i, C_j) for the partition's groups. */
+static void group_weights(const cost_ctx *c, const int *groups,
+                          cost_scratch *s) {
+  int n = c->stages, k = c->replicas;
+  for (int i = 0; i < n; i++) {
+    s->gw[i * n + i] = 0;
+    for (int j = c->symmetric ? i + 1 : 0; j < n; j++) {
+      if (j == i) continue;
+      s->gw[i * n + j] =
+          cost_group_pair(c, groups + i * k, groups + j * k, NULL, s);
+      if (c->symmetric) s->gw[j * n + i] = s->gw[i * n + j];
+    }
+  }
+}
+
+double cost_pp(const cost_ctx *c, const int *groups, int *order,
+               cost_scratch *s) {
+  assert(s->kmax >= c->replicas && s->nmax >= c->stages);
+  group_weights(c, groups, s);
+  if (!order || c->stages <= COST_HELD_KARP_MAX)
+    return cost_tsp_path(c->stages, s->gw, order, s);
+  /* The heuristic leaves its best order in s->order. */
+  double v = cost_tsp_path(c->stages, s->gw, NULL, s);
+  memcpy(order, s->order, (size_t)c->stages * sizeof *order);
+  return v;
+}
+
+double cost_partition(const cost_ctx *c, const int *groups, cost_scratch *s,
+                      cost_parts *parts) {
+  double dp = cost_dp(c, groups);
+  double pp = 2.0 * cost_pp(c, groups, NULL, s);
+  if (parts) *parts = (cost_parts){.dp_s = dp, .pp_s = pp, .score_s = dp + pp};
+  return dp + pp;
+}
+
+double cost_boundary(const cost_ctx *c, const alloc *a, int s, int *replica) {
+  double most = -INFINITY;
+  int arg = 0;
+  for (int r = 0; r < a->replicas; r++) {
+    double v = c->pp[(size_t)alloc_at(a, r, s) * c->n + alloc_at(a, r, s + 1)];
+    if (v > most) most = v, arg = r;
+  }
+  if (replica) *replica = arg;
+  return most;
+}
+
+double cost_alloc(const cost_ctx *c, const alloc *a, cost_parts *parts) {
+  assert(a->replicas == c->replicas && a->stages == c->stages);
+  double dp = 0, pp = 0;
+  int *group = mem_alloc((size_t)a->replicas * sizeof *group);
+  for (int s = 0; s < a->stages; s++) {
+    for (int r = 0; r < a->replicas; r++) group[r] = alloc_at(a, r, s);
+    dp = fmax(dp, cost_dp_group(c, group, NULL));
+    if (s + 1 < a->stages) pp += cost_boundary(c, a, s, NULL);
+  }
+  free(group);
+  pp *= 2.0;
+  if (parts) *parts = (cost_parts){.dp_s = dp, .pp_s = pp, .score_s = dp + pp};
+  return dp + pp;
+}
+
+alloc *cost_realise(const cost_ctx *c, const int *groups, cost_scratch *s) {
+  int n = c->stages, k = c->replicas;
+  int *order = mem_alloc((size_t)n * sizeof *order);
+  cost_pp(c, groups, order, s);
+  alloc *a = alloc_new(k, n);
+  for (int r = 0; r < k; r++) s->idx[r] = r;
+  for (int st = 0; st < n; st++) {
+    const int *g = groups + order[st] * k;
+    for (int r = 0; r < k; r++) a->device[r * n + st] = g[s->idx[r]];
+    if (st + 1 == n) break;
+    cost_group_pair(c, g, groups + order[st + 1] * k, s->match, s);
+    for (int r = 0; r < k; r++) s->idx[r] = s->match[s->idx[r]];
+  }
+  free(order);
+  return a;
+}
