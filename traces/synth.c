@@ -251,15 +251,16 @@ static void write_header(FILE *out, const trace *base, const synth_opts *o,
   if (o->base_name) fprintf(out, "# base: %s\n", o->base_name);
   const char *bs = trace_comment(base, "source");
   if (bs) fprintf(out, "# base_source: %s\n", bs);
-  const char *lc = trace_comment(base, "latency_convention");
-  if (lc) fprintf(out, "# latency_convention: %s\n", lc);
+  const char *bl = trace_comment(base, "licence");
+  if (bl) fprintf(out, "# base_licence: %s\n", bl);
   fputs("# sources: Skyplane ping and 64-stream throughput grids 2022 "
         "(Apache-2.0); CloudPilot iperf3 runs 2021 (Apache-2.0); DoiT "
         "intercloud pings 2022 (Apache-2.0); cloudping.co p50 2022 (no "
         "licence: derived numbers only) and 2025 (Apache-2.0); IBM Cloud VPC "
         "weekly RTT 2023-2026 (no licence: derived numbers only)\n", out);
-  fputs("# licence: derived numbers only, no source data; see "
-        "synth_params.csv\n", out);
+  fputs("# licence: the modulation uses derived numbers only, no source "
+        "data (see synth_params.csv); base values keep the base's licence\n",
+        out);
   fputs("# derived_params: synth_params.csv\n", out);
   fprintf(out,
           "# model: per unordered site pair a two-level Markov latency regime "
