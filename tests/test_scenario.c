@@ -54,22 +54,22 @@ static const char *write_file(const char *dir, const char *name,
 /* The uniform-10ms example of DESIGN.md section 6, one key per line, split
  * over two sites so the per-site checks have a second element. */
 static const char base[] =
-    "{\n"                                                            /* 1 */
-    "  \"name\": \"bad\",\n"                                         /* 2 */
-    "  \"sites\": [\n"                                               /* 3 */
-    "    {\"name\": \"a\", \"devices\": 32, \"gpu\": \"V100\"},\n"   /* 4 */
-    "    {\"name\": \"b\", \"devices\": 32, \"gpu\": \"V100\"}\n"    /* 5 */
-    "  ],\n"                                                         /* 6 */
-    "  \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1},\n"  /* 7 */
-    "  \"workload\": {\n"                                            /* 8 */
-    "    \"model\": \"gpt3-xl\",\n"                                  /* 9 */
-    "    \"layers\": 24,\n"                                          /* 10 */
-    "    \"batch\": 1024,\n"                                         /* 11 */
-    "    \"micro_batch\": 1,\n"                                      /* 12 */
-    "    \"stages\": 8,\n"                                           /* 13 */
-    "    \"replicas\": 8\n"                                          /* 14 */
-    "  }\n"                                                          /* 15 */
-    "}\n";                                                           /* 16 */
+    "{\n"                                                           /* 1 */
+    "  \"name\": \"bad\",\n"                                        /* 2 */
+    "  \"sites\": [\n"                                              /* 3 */
+    "    {\"name\": \"a\", \"devices\": 32, \"gpu\": \"V100\"},\n"  /* 4 */
+    "    {\"name\": \"b\", \"devices\": 32, \"gpu\": \"V100\"}\n"   /* 5 */
+    "  ],\n"                                                        /* 6 */
+    "  \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1},\n" /* 7 */
+    "  \"workload\": {\n"                                           /* 8 */
+    "    \"model\": \"gpt3-xl\",\n"                                 /* 9 */
+    "    \"layers\": 24,\n"                                         /* 10 */
+    "    \"batch\": 1024,\n"                                        /* 11 */
+    "    \"micro_batch\": 1,\n"                                     /* 12 */
+    "    \"stages\": 8,\n"                                          /* 13 */
+    "    \"replicas\": 8\n"                                         /* 14 */
+    "  }\n"                                                         /* 15 */
+    "}\n";                                                          /* 16 */
 
 /* text with the first occurrence of from replaced by to (caller frees). */
 static char *edit_text(const char *text, const char *from, const char *to) {
@@ -182,9 +182,10 @@ Test(scenario, builtin_defaults_are_dtfms_runs) {
 }
 
 Test(scenario, builtin_names_listed_and_loadable) {
-  static const char *const want[] = {
-      "datacenter", "spot", "multi-dc", "regional", "worldwide",
-      "datacenter-physical", "spot-physical", "worldwide-measured"};
+  static const char *const want[] = {"datacenter",    "spot",
+                                     "multi-dc",      "regional",
+                                     "worldwide",     "datacenter-physical",
+                                     "spot-physical", "worldwide-measured"};
   const char *const *names = scenario_builtin_names();
   cr_assert_eq(names, scenario_builtin_names(), "built once");
   int n = 0;
@@ -235,7 +236,8 @@ Test(scenario, hand_written_uniform) {
       " \"sites\": [{\"name\": \"aws\", \"devices\": 64, \"gpu\": \"V100\", "
       "\"nic_gbps\": 10}],\n"
       " \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1},\n"
-      " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 24, \"batch\": 1024,\n"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 24, \"batch\": "
+      "1024,\n"
       "              \"micro_batch\": 1, \"stages\": 8, \"replicas\": 8}}\n";
   scenario *s = load_ok(write_file(temp_dir(), "u.json", text));
   cr_assert_str_eq(s->name, "uniform-10ms");
@@ -337,7 +339,8 @@ Test(scenario, measured_variant_is_half_the_paper_rtt) {
   for (int a = 0; a < 64; a += 8)
     for (int b = 0; b < 64; b += 8) {
       if (a == b) continue;
-      trace_value vm = scenario_link(m, a, b, 0), vw = scenario_link(w, a, b, 0);
+      trace_value vm = scenario_link(m, a, b, 0),
+                  vw = scenario_link(w, a, b, 0);
       double r = vm.latency_ms / vw.latency_ms;
       cr_assert(r > 0.4 && r < 0.7, "%d->%d one-way %g vs table RTT %g", a, b,
                 vm.latency_ms, vw.latency_ms);
@@ -356,8 +359,9 @@ Test(scenario, bad_unknown_keys) {
                     5, "sites[1].colour");
   expect_edit_error("\"replicas\": 8\n", "\"replicas\": 8, \"colour\": 2\n",
                     ERR_UNKNOWN, 14, "workload.colour");
-  expect_edit_error("\"bandwidth_gbps\": 1}", "\"bandwidth_gbps\": 1, \"x\": 0}",
-                    ERR_UNKNOWN, 7, "network.x");
+  expect_edit_error("\"bandwidth_gbps\": 1}",
+                    "\"bandwidth_gbps\": 1, \"x\": 0}", ERR_UNKNOWN, 7,
+                    "network.x");
 }
 
 Test(scenario, bad_types_and_values) {
@@ -368,8 +372,8 @@ Test(scenario, bad_types_and_values) {
                     "workload.layers");
   expect_edit_error("\"bandwidth_gbps\": 1", "\"bandwidth_gbps\": 0", ERR_RANGE,
                     7, "network.bandwidth_gbps");
-  expect_edit_error("\"bandwidth_gbps\": 1", "\"bandwidth_gbps\": -3", ERR_RANGE,
-                    7, "network.bandwidth_gbps");
+  expect_edit_error("\"bandwidth_gbps\": 1", "\"bandwidth_gbps\": -3",
+                    ERR_RANGE, 7, "network.bandwidth_gbps");
   expect_edit_error("\"latency_ms\": 10", "\"latency_ms\": -1", ERR_RANGE, 7,
                     "network.latency_ms");
   expect_edit_error("\"latency_ms\": 10", "\"latency_ms\": 1e999", ERR_PARSE, 7,
@@ -381,8 +385,9 @@ Test(scenario, bad_types_and_values) {
                     "workload.stages");
   expect_edit_error("{\"name\": \"b\"", "{\"name\": \"a\"", ERR_DUPLICATE, 5,
                     "sites[1].name");
-  expect_edit_error("\"replicas\": 8\n", "\"replicas\": 8, \"schedule\": \"zz\"\n",
-                    ERR_UNKNOWN, 14, "workload.schedule");
+  expect_edit_error("\"replicas\": 8\n",
+                    "\"replicas\": 8, \"schedule\": \"zz\"\n", ERR_UNKNOWN, 14,
+                    "workload.schedule");
   expect_edit_error("\"model\": \"gpt3-xl\",\n", "", ERR_MISSING, 8,
                     "workload.model");
   expect_edit_error("\"batch\": 1024", "\"batch\": 1020", ERR_CONFIG, 11,

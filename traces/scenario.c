@@ -93,10 +93,11 @@ static int fail(const ctx *c, const scope *s, const char *key, int code,
 
 static scope scope_child(const scope *s, const char *key) {
   scope t = {{s->parent[0] ? s->parent[0] : key, s->parent[0] ? key : NULL},
-             NULL, 0, ""};
+             NULL,
+             0,
+             ""};
   snprintf(t.label, sizeof t.label, "%.40s%s%.40s", s->label,
-           s->label[0] ? "." : "",
-           key);
+           s->label[0] ? "." : "", key);
   return t;
 }
 
@@ -166,8 +167,8 @@ static int get_num(const ctx *c, const scope *s, const json_t *obj,
   double x = json_number_value(v);
   if (!isfinite(x)) return fail(c, s, key, ERR_RANGE, "must be finite");
   if (open ? !(x > lo) : !(x >= lo))
-    return fail(c, s, key, ERR_RANGE, "must be %s %g, not %g", open ? ">" : ">=",
-                lo, x);
+    return fail(c, s, key, ERR_RANGE, "must be %s %g, not %g",
+                open ? ">" : ">=", lo, x);
   *out = x;
   return ERR_OK;
 }
@@ -222,11 +223,12 @@ static int one_of(const ctx *c, const scope *s, const char *key,
 
 static int read_site(const ctx *c, const scope *s, const json_t *o,
                      scenario_site *site) {
-  static const char *const known[] = {"name", "devices", "gpu", "nic_gbps",
-                                      "nic_shared", NULL};
+  static const char *const known[] = {"name",     "devices",    "gpu",
+                                      "nic_gbps", "nic_shared", NULL};
   long long n = 0;
   int rc;
-  if (!json_is_object(o)) return fail(c, s, NULL, ERR_PARSE, "must be an object");
+  if (!json_is_object(o))
+    return fail(c, s, NULL, ERR_PARSE, "must be an object");
   if ((rc = check_keys(c, s, o, known)) ||
       (rc = get_str(c, s, o, "name", NULL, &site->name)) ||
       (rc = get_int(c, s, o, "devices", 1, SCENARIO_MAX_DEVICES, 0, &n)) ||
@@ -274,9 +276,17 @@ static int read_sites(const ctx *c, const json_t *root, scenario *sc) {
 }
 
 static int read_workload(const ctx *c, const json_t *root, scenario *sc) {
-  static const char *const known[] = {
-      "model", "layers", "batch", "micro_batch", "stages", "replicas",
-      "micro_batches_per_pass", "schedule", "dp_algo", "recompute", NULL};
+  static const char *const known[] = {"model",
+                                      "layers",
+                                      "batch",
+                                      "micro_batch",
+                                      "stages",
+                                      "replicas",
+                                      "micro_batches_per_pass",
+                                      "schedule",
+                                      "dp_algo",
+                                      "recompute",
+                                      NULL};
   static const char *const schedules[] = {"gpipe", "1f1b", NULL};
   static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
   scope top = {{NULL, NULL}, NULL, 0, ""};
@@ -328,7 +338,8 @@ static int read_cost(const ctx *c, const json_t *root, scenario *sc) {
   if ((rc = get_num(c, &s, o, "activation_gb", 0, true, false, NAN,
                     &sc->activation_gb)))
     return rc;
-  return get_num(c, &s, o, "gradient_gb", 0, true, false, NAN, &sc->gradient_gb);
+  return get_num(c, &s, o, "gradient_gb", 0, true, false, NAN,
+                 &sc->gradient_gb);
 }
 
 static int read_overrides(const ctx *c, const scope *net, const json_t *o,
@@ -352,7 +363,8 @@ static int read_overrides(const ctx *c, const scope *net, const json_t *o,
     if ((rc = check_keys(c, &e, v, known)) ||
         (rc = get_int32(c, &e, v, "a", 0, -1, &ov->a)) ||
         (rc = get_int32(c, &e, v, "b", 0, -1, &ov->b)) ||
-        (rc = get_num(c, &e, v, "latency_ms", 0, false, true, 0, &ov->latency_ms)) ||
+        (rc = get_num(c, &e, v, "latency_ms", 0, false, true, 0,
+                      &ov->latency_ms)) ||
         (rc = get_num(c, &e, v, "bandwidth_gbps", 0, true, true, 0,
                       &ov->bandwidth_gbps)))
       return rc;
@@ -389,8 +401,8 @@ static int file_trace(const ctx *c, const scope *net, scenario *sc,
     const builtin_file *f = builtin_find(file);
     if (!f)
       return fail(c, net, "trace", ERR_MISSING, "no built-in trace '%s'", file);
-    sc->network = trace_parse(f->data, f->size, f->name, names, sc->nsites,
-                              c->e);
+    sc->network =
+        trace_parse(f->data, f->size, f->name, names, sc->nsites, c->e);
     return sc->network ? ERR_OK : c->e->code;
   }
   const char *slash = strrchr(c->file, '/');
@@ -421,12 +433,11 @@ static int read_network(const ctx *c, const json_t *root, scenario *sc,
   json_t *o;
   int rc;
   if ((rc = get_obj(c, &top, root, "network", true, &o)) ||
-      (rc = check_keys(c, &s, o, known)) ||
-      (rc = read_overrides(c, &s, o, sc)))
+      (rc = check_keys(c, &s, o, known)) || (rc = read_overrides(c, &s, o, sc)))
     return rc;
   const json_t *t = json_object_get(o, "trace");
-  bool uniform = json_object_get(o, "latency_ms") ||
-                 json_object_get(o, "bandwidth_gbps");
+  bool uniform =
+      json_object_get(o, "latency_ms") || json_object_get(o, "bandwidth_gbps");
   if (t && uniform)
     return fail(c, &s, "trace", ERR_CONFIG,
                 "give either trace or latency_ms and bandwidth_gbps, not both");
@@ -450,8 +461,9 @@ static int read_network(const ctx *c, const json_t *root, scenario *sc,
 static int read_top(const ctx *c, const json_t *root, scenario *sc,
                     bool builtin) {
   static const char *const known[] = {
-      "name", "description", "seed", "latency_convention", "sites", "network",
-      "workload", "cost", NULL};
+      "name",  "description", "seed",     "latency_convention",
+      "sites", "network",     "workload", "cost",
+      NULL};
   scope top = {{NULL, NULL}, NULL, 0, ""};
   long long seed;
   int rc;
@@ -465,7 +477,8 @@ static int read_top(const ctx *c, const json_t *root, scenario *sc,
       (rc = get_int(c, &top, root, "seed", 0, 0x7fffffffffffffffLL,
                     SCENARIO_SEED_DEFAULT, &seed)) ||
       (rc = read_sites(c, root, sc)) || (rc = read_workload(c, root, sc)) ||
-      (rc = read_cost(c, root, sc)) || (rc = read_network(c, root, sc, builtin)))
+      (rc = read_cost(c, root, sc)) ||
+      (rc = read_network(c, root, sc, builtin)))
     return rc;
   sc->seed = (uint64_t)seed;
   return ERR_OK;

@@ -7,12 +7,13 @@
 #include "sim/cli/cli.h"
 
 static void run_help(void) {
-  printf("usage: geodes run [SCENARIO] [OPTIONS]\n\n"
-         "Studies one scenario (a built-in name or a JSON file; default\n"
-         "worldwide). For now it prints the sites and the site-level latency\n"
-         "(ms, one-way) and bandwidth (Gbit/s) matrices at t = 0.\n\n"
-         "  --help                     this text\n\n%s",
-         cli_workload_help);
+  printf(
+      "usage: geodes run [SCENARIO] [OPTIONS]\n\n"
+      "Studies one scenario (a built-in name or a JSON file; default\n"
+      "worldwide). For now it prints the sites and the site-level latency\n"
+      "(ms, one-way) and bandwidth (Gbit/s) matrices at t = 0.\n\n"
+      "  --help                     this text\n\n%s",
+      cli_workload_help);
 }
 
 static void print_sites(const scenario *s) {
@@ -49,18 +50,18 @@ static void print_scenario(const scenario *s) {
   if (s->description[0]) printf("          %s\n", s->description);
   printf("devices   %d in %d sites\n", s->ndevices, s->nsites);
   printf("latency   %s\n", s->latency_convention);
-  printf("workload  %s, %d layers, batch %d, micro-batch %d, %d stages x %d "
-         "replicas, %s, %s%s\n",
-         w->model, w->layers, w->batch, w->micro_batch, w->stages, w->replicas,
-         w->schedule, w->dp_algo, w->recompute ? ", recompute" : "");
+  printf(
+      "workload  %s, %d layers, batch %d, micro-batch %d, %d stages x %d "
+      "replicas, %s, %s%s\n",
+      w->model, w->layers, w->batch, w->micro_batch, w->stages, w->replicas,
+      w->schedule, w->dp_algo, w->recompute ? ", recompute" : "");
   print_sites(s);
   print_matrix(s, "latency_ms (one-way, t = 0)", true);
   print_matrix(s, "bandwidth_gbps (t = 0)", false);
   if (!trace_is_static(s->network))
     printf("\nThe network varies over time (trace of %g s).\n",
            trace_duration_s(s->network));
-  if (s->noverrides)
-    printf("\n%d device-pair overrides.\n", s->noverrides);
+  if (s->noverrides) printf("\n%d device-pair overrides.\n", s->noverrides);
 }
 
 int cli_run(int argc, char **argv) {

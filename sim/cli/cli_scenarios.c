@@ -61,7 +61,8 @@ static json_t *scenario_json(const scenario *s) {
 
 static int print_json(scenario *const *all, int n) {
   json_t *list = json_array();
-  for (int i = 0; i < n; i++) json_array_append_new(list, scenario_json(all[i]));
+  for (int i = 0; i < n; i++)
+    json_array_append_new(list, scenario_json(all[i]));
   json_t *root = json_object();
   json_object_set_new(root, "scenarios", list);
   int rc = json_dumpf(root, stdout, JSON_INDENT(2));
