@@ -278,8 +278,8 @@ int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
   bind_int(st, i++, r->micro_batch);
   bind_int(st, i++, r->micro_batches_per_pass);
   bind_int(st, i++, r->window_bytes);
-  bind_text(st, i++, r->schedule);
-  bind_text(st, i++, r->dp_algo);
+  bind_text(st, i++, r->schedule[0] ? r->schedule : NULL);
+  bind_text(st, i++, r->dp_algo[0] ? r->dp_algo : NULL);
   const double reals1[] = {r->bandwidth_scale, r->latency_scale,
                            r->activation_gb, r->gradient_gb};
   for (size_t k = 0; k < 4; k++) bind_real(st, i++, reals1[k]);

@@ -27,16 +27,16 @@ typedef struct db_run {
   const char *git;       /* git revision the binary was built from */
 } db_run;
 
-/* One row of `results`. Integers < 0 and NAN doubles are stored as NULL.
- * key, study, scenario, method, network_model, schedule and dp_algo are
- * borrowed; alloc is owned (db_result_clear frees it). */
+/* One row of `results`. Integers < 0, NAN doubles and "" are stored as NULL.
+ * key, study, scenario, method and network_model are borrowed; alloc is
+ * owned (db_result_clear frees it). */
 typedef struct db_result {
   const char *key;            /* canonical point key: UNIQUE */
   const char *study;          /* "sweep", "validate", "run" */
   const char *scenario, *method, *network_model;
   int64_t seed, layers, batch, micro_batch, micro_batches_per_pass;
   int64_t window_bytes;
-  const char *schedule, *dp_algo;
+  char schedule[16], dp_algo[16];  /* "gpipe", "central-ps", ... or "" */
   double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
   char *alloc;                /* {"pipelines": ...} JSON, or NULL */
   double score_s, dp_cost_s, pp_cost_s, predicted_iteration_s;

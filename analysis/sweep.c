@@ -1,0 +1,322 @@
+/* sweep: parsing a sweep file and enumerating its points.
+ * Invariant: every axis holds at least one value, its values are distinct
+ * and valid, so the points are the mixed-radix numbers 0 .. count-1 and
+ * distinct indices have distinct canonical keys. */
+#include "analysis/sweep.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/mem.h"
+
+typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
+
+/* The keys of DESIGN.md section 9, in enumeration order (first = slowest). */
+enum {
+  K_SCENARIOS, K_METHODS, K_NETWORKS, K_SEEDS, K_LAYERS, K_BATCH,
+  K_MICRO_BATCH, K_MBPP, K_SCHEDULE, K_DP_ALGO, K_BW_SCALE, K_LAT_SCALE,
+  K_WINDOW, K_ACT_GB, K_GRAD_GB, K_COUNT
+};
+
+static const char *const METHODS[] = {"dtfm-identity", "megatron", "random",
+                                      "random-search", "greedy", "gcma",
+                                      "hybrid", "sim", NULL};
+static const char *const NETWORKS[] = {"ideal", "netem", "tcp", NULL};
+static const char *const SCHEDULES[] = {"gpipe", "1f1b", NULL};
+static const char *const DP_ALGOS[] = {"central-ps", "ring", "sharded-ps",
+                                       NULL};
+
+static const struct axis_spec {
+  const char *key;
+  axis_kind kind;
+  const char *const *names; /* AXIS_NAME: the allowed values, NULL = any */
+  double lo, hi;            /* AXIS_INT / AXIS_REAL: inclusive range */
+  bool open_lo;             /* AXIS_REAL: lo itself excluded */
+} SPECS[K_COUNT] = {
+    [K_SCENARIOS] = {"scenarios", AXIS_NAME, NULL, 0, 0, false},
+    [K_METHODS] = {"methods", AXIS_NAME, METHODS, 0, 0, false},
+    [K_NETWORKS] = {"networks", AXIS_NAME, NETWORKS, 0, 0, false},
+    [K_SEEDS] = {"seeds", AXIS_INT, NULL, 0, 2147483647.0, false},
+    [K_LAYERS] = {"layers", AXIS_INT, NULL, 1, 100000, false},
+    [K_BATCH] = {"batch", AXIS_INT, NULL, 1, 1e8, false},
+    [K_MICRO_BATCH] = {"micro_batch", AXIS_INT, NULL, 1, 1e6, false},
+    [K_MBPP] = {"micro_batches_per_pass", AXIS_INT, NULL, 1, 1e7, false},
+    [K_SCHEDULE] = {"schedule", AXIS_NAME, SCHEDULES, 0, 0, false},
+    [K_DP_ALGO] = {"dp_algo", AXIS_NAME, DP_ALGOS, 0, 0, false},
+    [K_BW_SCALE] = {"bandwidth_scale", AXIS_REAL, NULL, 0, 1e6, true},
+    [K_LAT_SCALE] = {"latency_scale", AXIS_REAL, NULL, 0, 1e6, true},
+    [K_WINDOW] = {"window_bytes", AXIS_INT, NULL, 1448, 1099511627776.0,
+                  false},
+    [K_ACT_GB] = {"activation_gb", AXIS_REAL, NULL, 0, 1e6, true},
+    [K_GRAD_GB] = {"gradient_gb", AXIS_REAL, NULL, 0, 1e6, true},
+};
+
+typedef struct axis {
+  size_t n;        /* 0: absent (one implicit "default" value) */
+  char **names;    /* AXIS_NAME */
+  double *values;  /* AXIS_INT (exact integers) and AXIS_REAL */
+  int line;        /* line of the key in the file, 0 when absent */
+} axis;
+
+struct sweep {
+  char *name;
+  axis axes[K_COUNT];
+  size_t count;
+};
+
+static const char *const DEFAULT_NAMES[3] = {"worldwide", "dtfm-identity",
+                                             "netem"};
+
+/* The line of `"key"` followed by ':' in text (keys of a sweep are unique and
+ * its values are scalars, so the first such match is the key); 0 if none. */
+static int key_line(const char *text, size_t len, const char *key) {
+  size_t k = strlen(key);
+  for (size_t i = 0; i + k + 2 <= len; i++) {
+    if (text[i] != '"' || memcmp(text + i + 1, key, k) || text[i + k + 1] != '"')
+      continue;
+    size_t j = i + k + 2;
+    while (j < len && strchr(" \t\r\n", text[j])) j++;
+    if (j < len && text[j] == ':') {
+      int line = 1;
+      for (size_t t = 0; t < i; t++) line += text[t] == '\n';
+      return line;
+    }
+  }
+  return 0;
+}
+
+static bool known_name(const char *s, const char *const *names) {
+  if (!names) return *s != '\0';
+  for (; *names; names++)
+    if (strcmp(s, *names) == 0) return true;
+  return false;
+}
+
+/* Parses value number k of key spec (v is a scalar) into ax. */
+static int parse_value(const sweep *s, const struct axis_spec *spec, axis *ax,
+                       json_t *v, err *e) {
+  const char *what = spec->kind == AXIS_NAME  ? "a name"
+                     : spec->kind == AXIS_INT ? "an integer"
+                                              : "a number";
+  if (spec->kind == AXIS_NAME) {
+    if (!json_is_string(v))
+      return err_set(e, ERR_PARSE, "%s:%d: %s: each value must be %s",
+                     s->name, ax->line, spec->key, what);
+    const char *str = json_string_value(v);
+    if (!known_name(str, spec->names))
+      return err_set(e, ERR_UNKNOWN, "%s:%d: %s: unknown value '%s'", s->name,
+                     ax->line, spec->key, str);
+    for (size_t i = 0; i < ax->n; i++)
+      if (strcmp(ax->names[i], str) == 0)
+        return err_set(e, ERR_DUPLICATE, "%s:%d: %s: '%s' is listed twice",
+                       s->name, ax->line, spec->key, str);
+    ax->names[ax->n++] = mem_strdup(str);
+    return ERR_OK;
+  }
+  double x = json_number_value(v); /* 0 for a non-number */
+  if (!json_is_number(v) || (spec->kind == AXIS_INT && x != floor(x)))
+    return err_set(e, ERR_PARSE, "%s:%d: %s: each value must be %s", s->name,
+                   ax->line, spec->key, what);
+  if (!(x >= spec->lo) || x > spec->hi || (spec->open_lo && x <= spec->lo))
+    return err_set(e, ERR_RANGE, "%s:%d: %s: %g is outside %s%g, %g]",
+                   s->name, ax->line, spec->key, x, spec->open_lo ? "(" : "[",
+                   spec->lo, spec->hi);
+  for (size_t i = 0; i < ax->n; i++)
+    if (ax->values[i] == x)
+      return err_set(e, ERR_DUPLICATE, "%s:%d: %s: %g is listed twice",
+                     s->name, ax->line, spec->key, x);
+  ax->values[ax->n++] = x;
+  return ERR_OK;
+}
+
+static int parse_axis(sweep *s, int k, json_t *v, err *e) {
+  const struct axis_spec *spec = &SPECS[k];
+  axis *ax = &s->axes[k];
+  size_t n = json_is_array(v) ? json_array_size(v) : 1;
+  if (json_is_array(v) && n == 0)
+    return err_set(e, ERR_RANGE, "%s:%d: %s: an empty list gives no points",
+                   s->name, ax->line, spec->key);
+  if (spec->kind == AXIS_NAME) ax->names = mem_calloc(n, sizeof *ax->names);
+  else ax->values = mem_calloc(n, sizeof *ax->values);
+  if (!json_is_array(v)) return parse_value(s, spec, ax, v, e);
+  size_t i;
+  json_t *item;
+  json_array_foreach(v, i, item) {
+    int rc = parse_value(s, spec, ax, item, e);
+    if (rc) return rc;
+  }
+  return ERR_OK;
+}
+
+static int parse_object(sweep *s, json_t *root, const char *text, size_t len,
+                        err *e) {
+  if (!json_is_object(root))
+    return err_set(e, ERR_PARSE, "%s:1: a sweep is a JSON object", s->name);
+  const char *key;
+  json_t *v;
+  json_object_foreach(root, key, v) {
+    int k = 0;
+    while (k < K_COUNT && strcmp(key, SPECS[k].key) != 0) k++;
+    int line = key_line(text, len, key);
+    if (k == K_COUNT)
+      return err_set(e, ERR_UNKNOWN,
+                     "%s:%d: unknown key '%s' (keys: scenarios, methods, "
+                     "networks, seeds, layers, batch, micro_batch, "
+                     "micro_batches_per_pass, schedule, dp_algo, "
+                     "bandwidth_scale, latency_scale, window_bytes, "
+                     "activation_gb, gradient_gb)",
+                     s->name, line, key);
+    s->axes[k].line = line;
+    int rc = parse_axis(s, k, v, e);
+    if (rc) return rc;
+  }
+  s->count = 1;
+  for (int k = 0; k < K_COUNT; k++) {
+    size_t n = s->axes[k].n ? s->axes[k].n : 1;
+    if (s->count > SIZE_MAX / 2 / n)
+      return err_set(e, ERR_RANGE, "%s:%d: too many points", s->name,
+                     s->axes[k].line);
+    s->count *= n;
+  }
+  return ERR_OK;
+}
+
+sweep *sweep_parse(const char *text, size_t len, const char *name, err *e) {
+  sweep *s = mem_calloc(1, sizeof *s);
+  s->name = mem_strdup(name);
+  json_error_t je;
+  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+  int rc = root ? parse_object(s, root, text, len, e)
+                : err_set(e, ERR_PARSE, "%s:%d: %s", name, je.line, je.text);
+  json_decref(root);
+  if (rc) {
+    sweep_free(s);
+    return NULL;
+  }
+  return s;
+}
+
+sweep *sweep_load(const char *path, err *e) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    err_set(e, ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+    return NULL;
+  }
+  size_t cap = 4096, len = 0, got;
+  char *text = mem_alloc(cap);
+  while ((got = fread(text + len, 1, cap - len, f)) > 0) {
+    len += got;
+    if (len == cap) text = mem_realloc(text, cap *= 2);
+  }
+  bool bad = ferror(f);
+  fclose(f);
+  sweep *s = bad ? NULL : sweep_parse(text, len, path, e);
+  if (bad) err_set(e, ERR_IO, "%s: read error", path);
+  free(text);
+  return s;
+}
+
+void sweep_free(sweep *s) {
+  if (!s) return;
+  for (int k = 0; k < K_COUNT; k++) {
+    for (size_t i = 0; s->axes[k].names && i < s->axes[k].n; i++)
+      free(s->axes[k].names[i]);
+    free(s->axes[k].names);
+    free(s->axes[k].values);
+  }
+  free(s->name);
+  free(s);
+}
+
+size_t sweep_count(const sweep *s) { return s->count; }
+const char *sweep_name(const sweep *s) { return s->name; }
+
+int sweep_line(const sweep *s, const char *key) {
+  for (int k = 0; k < K_COUNT; k++)
+    if (strcmp(SPECS[k].key, key) == 0) return s->axes[k].line;
+  return 0;
+}
+
+size_t sweep_scenarios(const sweep *s, const char *const **names) {
+  static const char *const fallback[] = {"worldwide"};
+  const axis *ax = &s->axes[K_SCENARIOS];
+  *names = ax->n ? (const char *const *)ax->names : fallback;
+  return ax->n ? ax->n : 1;
+}
+
+void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
+  size_t pick[K_COUNT];
+  for (int k = K_COUNT - 1; k >= 0; k--) { /* last key varies fastest */
+    size_t n = s->axes[k].n ? s->axes[k].n : 1;
+    pick[k] = i % n;
+    i /= n;
+  }
+  const axis *a = s->axes;
+#define NAME(k, dflt) (a[k].n ? a[k].names[pick[k]] : (dflt))
+#define INT(k) (a[k].n ? (int64_t)a[k].values[pick[k]] : -1)
+#define REAL(k, dflt) (a[k].n ? a[k].values[pick[k]] : (dflt))
+  *p = (sweep_point){
+      .scenario = NAME(K_SCENARIOS, DEFAULT_NAMES[0]),
+      .method = NAME(K_METHODS, DEFAULT_NAMES[1]),
+      .network = NAME(K_NETWORKS, DEFAULT_NAMES[2]),
+      .seed = INT(K_SEEDS), .layers = INT(K_LAYERS), .batch = INT(K_BATCH),
+      .micro_batch = INT(K_MICRO_BATCH),
+      .micro_batches_per_pass = INT(K_MBPP), .window_bytes = INT(K_WINDOW),
+      .schedule = NAME(K_SCHEDULE, NULL), .dp_algo = NAME(K_DP_ALGO, NULL),
+      .bandwidth_scale = REAL(K_BW_SCALE, 1.0),
+      .latency_scale = REAL(K_LAT_SCALE, 1.0),
+      .activation_gb = REAL(K_ACT_GB, NAN),
+      .gradient_gb = REAL(K_GRAD_GB, NAN)};
+#undef NAME
+#undef INT
+#undef REAL
+}
+
+/* snprintf into buf at *at without overflowing; *at keeps the needed size. */
+static void put(char *buf, size_t size, size_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t size, size_t *at, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(*at < size ? buf + *at : NULL, *at < size ? size - *at : 0,
+                    fmt, ap);
+  va_end(ap);
+  *at += (size_t)n;
+}
+
+static void put_int(char *b, size_t size, size_t *at, const char *k,
+                    int64_t v) {
+  if (v < 0) put(b, size, at, " %s=-", k);
+  else put(b, size, at, " %s=%lld", k, (long long)v);
+}
+
+static void put_real(char *b, size_t size, size_t *at, const char *k,
+                     double v) {
+  if (isnan(v)) put(b, size, at, " %s=-", k);
+  else put(b, size, at, " %s=%.17g", k, v);
+}
+
+size_t sweep_point_key(const sweep_point *p, char *buf, size_t size) {
+  size_t at = 0;
+  if (size) buf[0] = '\0';
+  put(buf, size, &at, "sweep scenario=%s method=%s network=%s", p->scenario,
+      p->method, p->network);
+  put_int(buf, size, &at, "seed", p->seed);
+  put_int(buf, size, &at, "layers", p->layers);
+  put_int(buf, size, &at, "batch", p->batch);
+  put_int(buf, size, &at, "micro_batch", p->micro_batch);
+  put_int(buf, size, &at, "micro_batches_per_pass", p->micro_batches_per_pass);
+  put(buf, size, &at, " schedule=%s dp_algo=%s",
+      p->schedule ? p->schedule : "-", p->dp_algo ? p->dp_algo : "-");
+  put_real(buf, size, &at, "bandwidth_scale", p->bandwidth_scale);
+  put_real(buf, size, &at, "latency_scale", p->latency_scale);
+  put_int(buf, size, &at, "window_bytes", p->window_bytes);
+  put_real(buf, size, &at, "activation_gb", p->activation_gb);
+  put_real(buf, size, &at, "gradient_gb", p->gradient_gb);
+  return at;
+}

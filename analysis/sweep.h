@@ -1,0 +1,114 @@
+/* sweep: the sweep file of DESIGN.md section 9 and its execution. A sweep is
+ * the cross product of its array values (scalars are fixed); each point is
+ * one row of `results`, found by its canonical key, so a re-run computes only
+ * the points that are missing (resume) and never writes one twice. Points are
+ * evaluated by a caller-supplied function, in this process, in --jobs forked
+ * workers, or over MPI ranks (sweep_mpi.h). */
+#ifndef ANALYSIS_SWEEP_H
+#define ANALYSIS_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/db.h"
+#include "traces/err.h"
+
+typedef struct sweep sweep;
+
+/* One point. Strings are borrowed from the sweep; an absent knob is < 0,
+ * NULL or NAN and means "the scenario's default". Scales default to 1. */
+typedef struct sweep_point {
+  const char *scenario, *method, *network;
+  int64_t seed, layers, batch, micro_batch, micro_batches_per_pass;
+  int64_t window_bytes;
+  const char *schedule, *dp_algo;
+  double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
+} sweep_point;
+
+/* Parses sweep JSON (len bytes; name is used in "NAME:LINE: message"). Unknown
+ * keys, wrong types, out-of-range or repeated values and empty arrays are
+ * errors naming the line of the key. Absent scenarios, methods and networks
+ * default to worldwide, dtfm-identity and netem. NULL and e on failure. */
+sweep *sweep_parse(const char *text, size_t len, const char *name, err *e);
+
+/* sweep_parse on the file at path. */
+sweep *sweep_load(const char *path, err *e);
+
+void sweep_free(sweep *s);  /* NULL ok */
+
+/* The number of points (the product of the array lengths). */
+size_t sweep_count(const sweep *s);
+
+/* Point i (0 <= i < sweep_count) in a fixed order: scenarios vary slowest,
+ * then the other keys in the order of DESIGN.md section 9. */
+void sweep_point_at(const sweep *s, size_t i, sweep_point *p);
+
+/* The distinct scenario names of the sweep and the line each was given on,
+ * so a front end can check them with "NAME:LINE:" errors. */
+size_t sweep_scenarios(const sweep *s, const char *const **names);
+int sweep_line(const sweep *s, const char *key);  /* 0 when absent */
+const char *sweep_name(const sweep *s);           /* borrowed */
+
+/* Writes the canonical key of p into buf (always NUL-terminated); returns
+ * the length it needs. Every parameter appears, "-" when absent, numbers in
+ * %.17g, so equal points have equal keys whatever the file's spelling. */
+size_t sweep_point_key(const sweep_point *p, char *buf, size_t size);
+
+/* Evaluates one point into out (already initialised with db_result_init):
+ * the effective workload values, the scores, the times and the allocation.
+ * Returns ERR_OK or a negative code with e filled. */
+typedef int (*sweep_eval_fn)(void *ctx, const sweep_point *p, db_result *out,
+                             err *e);
+
+typedef struct sweep_opts {
+  sweep_eval_fn eval;
+  void *ctx;
+  int jobs;              /* worker processes; <= 1: evaluate in-process */
+  int64_t run;           /* the `runs` row the results belong to */
+  int batch_rows;        /* commit after this many rows (default 64) */
+  double batch_seconds;  /* ... or this many seconds (default 1) */
+  bool progress;         /* draw a progress bar with rate and ETA */
+} sweep_opts;
+
+typedef struct sweep_stats {
+  size_t total;     /* points in the sweep */
+  size_t present;   /* already in the database before this run */
+  size_t computed;  /* evaluated and stored by this run */
+  size_t failed;    /* evaluation failed (not stored; a re-run retries) */
+  double seconds;   /* wall time of the evaluation */
+} sweep_stats;
+
+/* Evaluates every point of s whose key is not in d and stores each result,
+ * committing in batches. A failing point is reported on stderr and counted;
+ * the others go on. Returns ERR_OK, or a database error with e filled. */
+int sweep_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
+              err *e);
+
+/* --- pieces shared with sweep_mpi.c --- */
+
+/* Indices of the points of s missing from d, ascending; *n gets their
+ * number. The caller frees the array. NULL and e on a database error. */
+size_t *sweep_missing(const sweep *s, db *d, size_t *n, err *e);
+
+/* The wire form of an evaluation: status, error or result (the fields an
+ * evaluator fills). The buffer is malloc'ed; *len gets its size. */
+char *sweep_pack(int status, const err *e, const db_result *r, size_t *len);
+/* Decodes a buffer of sweep_pack into status, e and r (r->alloc owned).
+ * False if the buffer is malformed. */
+bool sweep_unpack(const char *buf, size_t len, int *status, err *e,
+                  db_result *r);
+
+/* The writer: stores finished points in batched transactions and draws the
+ * progress bar. */
+typedef struct sweep_writer sweep_writer;
+sweep_writer *sweep_writer_new(const sweep *s, db *d, const sweep_opts *o,
+                               size_t total, size_t todo);
+/* Stores the outcome of point i (status != ERR_OK: reports e, counts a
+ * failure). Returns ERR_OK or a database error in err_out. */
+int sweep_writer_put(sweep_writer *w, size_t i, int status, const err *e,
+                     db_result *r, err *err_out);
+/* Commits what is pending, fills st, frees w; NULL ok. */
+int sweep_writer_finish(sweep_writer *w, sweep_stats *st, err *e);
+
+#endif

@@ -1,0 +1,447 @@
+/* sweep_run: evaluating the missing points of a sweep and storing them.
+ * Invariant: only this process writes the database; workers (forked, or MPI
+ * ranks in sweep_mpi.c) return results as sweep_pack buffers. A row is
+ * written only after its point was fully evaluated, in a transaction that is
+ * committed every batch, so a kill at any moment leaves whole rows only and
+ * a re-run recomputes exactly the points that have no row. */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/sweep.h"
+#include "traces/mem.h"
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+size_t *sweep_missing(const sweep *s, db *d, size_t *n, err *e) {
+  size_t total = sweep_count(s), cap = 256, len = 0;
+  size_t *out = mem_alloc(total * sizeof *out + 1);
+  char *key = mem_alloc(cap);
+  for (size_t i = 0; i < total; i++) {
+    sweep_point p;
+    sweep_point_at(s, i, &p);
+    size_t need = sweep_point_key(&p, key, cap) + 1;
+    if (need > cap) {
+      key = mem_realloc(key, cap = need);
+      sweep_point_key(&p, key, cap);
+    }
+    int has = db_result_has(d, key, e);
+    if (has < 0) {
+      free(key), free(out);
+      return NULL;
+    }
+    if (!has) out[len++] = i;
+  }
+  free(key);
+  *n = len;
+  return out;
+}
+
+/* --- wire format: a flat little buffer of fixed fields and strings --- */
+
+typedef struct wire {
+  char *buf;
+  size_t len, cap;
+} wire;
+
+static void wire_put(wire *w, const void *p, size_t n) {
+  mem_grow((void **)&w->buf, &w->cap, w->len + n, 1);
+  memcpy(w->buf + w->len, p, n);
+  w->len += n;
+}
+
+static void wire_str(wire *w, const char *s) {
+  uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
+  wire_put(w, &n, sizeof n);
+  if (s) wire_put(w, s, n);
+}
+
+char *sweep_pack(int status, const err *e, const db_result *r, size_t *len) {
+  wire w = {0};
+  int32_t st = status;
+  wire_put(&w, &st, sizeof st);
+  if (status != ERR_OK) {
+    wire_str(&w, e ? e->msg : "evaluation failed");
+  } else {
+    const int64_t ints[] = {r->seed,        r->layers,
+                            r->batch,       r->micro_batch,
+                            r->micro_batches_per_pass, r->window_bytes,
+                            r->events};
+    const double reals[] = {r->activation_gb, r->gradient_gb, r->score_s,
+                            r->dp_cost_s, r->pp_cost_s,
+                            r->predicted_iteration_s, r->iteration_s,
+                            r->compute_s, r->bubble_s, r->comm_s,
+                            r->dp_sync_s};
+    wire_put(&w, ints, sizeof ints);
+    wire_put(&w, reals, sizeof reals);
+    wire_str(&w, r->schedule);
+    wire_str(&w, r->dp_algo);
+    wire_str(&w, r->alloc);
+  }
+  *len = w.len;
+  return w.buf;
+}
+
+typedef struct reader {
+  const char *p, *end;
+  bool ok;
+} reader;
+
+static void rd(reader *r, void *out, size_t n) {
+  if (!r->ok || (size_t)(r->end - r->p) < n) {
+    r->ok = false;
+    memset(out, 0, n);
+    return;
+  }
+  memcpy(out, r->p, n);
+  r->p += n;
+}
+
+/* A string into a fixed buffer (cap > 0) or, with cap == 0, a malloc'ed
+ * copy stored in *dup (NULL for a NULL string). */
+static void rd_str(reader *r, char *fixed, size_t cap, char **dup) {
+  uint32_t n;
+  rd(r, &n, sizeof n);
+  if (!r->ok || n == UINT32_MAX) return;
+  if ((size_t)(r->end - r->p) < n || (cap && n >= cap)) {
+    r->ok = false;
+    return;
+  }
+  char *dst = cap ? fixed : (*dup = mem_alloc((size_t)n + 1));
+  memcpy(dst, r->p, n);
+  dst[n] = '\0';
+  r->p += n;
+}
+
+bool sweep_unpack(const char *buf, size_t len, int *status, err *e,
+                  db_result *r) {
+  reader in = {buf, buf + len, true};
+  int32_t st;
+  rd(&in, &st, sizeof st);
+  *status = st;
+  if (in.ok && st != ERR_OK) {
+    char *msg = NULL;
+    rd_str(&in, NULL, 0, &msg);
+    err_set(e, st, "%s", msg ? msg : "evaluation failed");
+    free(msg);
+    return in.ok && in.p == in.end;
+  }
+  int64_t ints[7];
+  double reals[11];
+  rd(&in, ints, sizeof ints);
+  rd(&in, reals, sizeof reals);
+  r->seed = ints[0], r->layers = ints[1], r->batch = ints[2];
+  r->micro_batch = ints[3], r->micro_batches_per_pass = ints[4];
+  r->window_bytes = ints[5], r->events = ints[6];
+  r->activation_gb = reals[0], r->gradient_gb = reals[1];
+  r->score_s = reals[2], r->dp_cost_s = reals[3], r->pp_cost_s = reals[4];
+  r->predicted_iteration_s = reals[5], r->iteration_s = reals[6];
+  r->compute_s = reals[7], r->bubble_s = reals[8], r->comm_s = reals[9];
+  r->dp_sync_s = reals[10];
+  rd_str(&in, r->schedule, sizeof r->schedule, NULL);
+  rd_str(&in, r->dp_algo, sizeof r->dp_algo, NULL);
+  rd_str(&in, NULL, 0, &r->alloc);
+  return in.ok && in.p == in.end;
+}
+
+/* --- the writer --- */
+
+struct sweep_writer {
+  const sweep *s;
+  db *d;
+  sweep_opts o;
+  size_t total, todo, done, failed, pending;
+  double t0, last_commit, last_draw;
+  bool in_tx;
+  char *key;
+  size_t keycap;
+};
+
+sweep_writer *sweep_writer_new(const sweep *s, db *d, const sweep_opts *o,
+                               size_t total, size_t todo) {
+  sweep_writer *w = mem_calloc(1, sizeof *w);
+  *w = (sweep_writer){.s = s, .d = d, .o = *o, .total = total, .todo = todo,
+                      .keycap = 256};
+  if (w->o.batch_rows <= 0) w->o.batch_rows = 64;
+  if (!(w->o.batch_seconds > 0)) w->o.batch_seconds = 1.0;
+  w->key = mem_alloc(w->keycap);
+  w->t0 = w->last_commit = now_s();
+  return w;
+}
+
+static void draw(sweep_writer *w, bool last) {
+  double t = now_s();
+  if (!w->o.progress || (!last && t - w->last_draw < 0.1)) return;
+  w->last_draw = t;
+  size_t n = w->done + w->failed;
+  double rate = n / fmax(t - w->t0, 1e-9);
+  double eta = rate > 0 ? (double)(w->todo - n) / rate : 0;
+  int width = 30, fill = w->todo ? (int)(width * n / w->todo) : width;
+  fprintf(stderr, "\r[%.*s%*s] %zu/%zu points  %.1f/s  ETA %d:%02d%s",
+          fill, "##############################", width - fill, "", n,
+          w->todo, rate, (int)(eta / 60), (int)fmod(eta, 60),
+          last ? "\n" : "  ");
+  fflush(stderr);
+}
+
+static int commit(sweep_writer *w, err *e) {
+  if (!w->in_tx) return ERR_OK;
+  w->in_tx = false;
+  w->pending = 0;
+  w->last_commit = now_s();
+  return db_commit(w->d, e);
+}
+
+int sweep_writer_put(sweep_writer *w, size_t i, int status, const err *e,
+                     db_result *r, err *err_out) {
+  sweep_point p;
+  sweep_point_at(w->s, i, &p);
+  size_t need = sweep_point_key(&p, w->key, w->keycap) + 1;
+  if (need > w->keycap) {
+    w->key = mem_realloc(w->key, w->keycap = need);
+    sweep_point_key(&p, w->key, w->keycap);
+  }
+  int rc = ERR_OK;
+  if (status != ERR_OK) {
+    w->failed++;
+    if (w->o.progress) fputc('\n', stderr);
+    fprintf(stderr, "geodes: %s\n  (point %s)\n",
+            e && e->msg[0] ? e->msg : err_what(status), w->key);
+  } else {
+    r->key = w->key, r->study = "sweep", r->scenario = p.scenario;
+    r->method = p.method, r->network_model = p.network;
+    r->bandwidth_scale = p.bandwidth_scale;
+    r->latency_scale = p.latency_scale;
+    if (!w->in_tx && (rc = db_begin(w->d, err_out)) == ERR_OK) w->in_tx = true;
+    if (rc == ERR_OK && (rc = db_result_put(w->d, w->o.run, r, err_out)) > 0)
+      rc = ERR_OK;
+    w->done++;
+    if (rc == ERR_OK && (++w->pending >= (size_t)w->o.batch_rows ||
+                         now_s() - w->last_commit >= w->o.batch_seconds))
+      rc = commit(w, err_out);
+  }
+  draw(w, false);
+  return rc;
+}
+
+int sweep_writer_finish(sweep_writer *w, sweep_stats *st, err *e) {
+  if (!w) return ERR_OK;
+  int rc = commit(w, e);
+  draw(w, true);
+  if (st) {
+    st->computed = w->done;
+    st->failed = w->failed;
+    st->seconds = now_s() - w->t0;
+  }
+  free(w->key);
+  free(w);
+  return rc;
+}
+
+/* --- in-process and forked evaluation --- */
+
+static int run_inline(const sweep *s, const sweep_opts *o, const size_t *todo,
+                      size_t n, sweep_writer *w, err *e) {
+  for (size_t t = 0; t < n; t++) {
+    sweep_point p;
+    sweep_point_at(s, todo[t], &p);
+    db_result r;
+    db_result_init(&r);
+    err pe = {0};
+    int status = o->eval(o->ctx, &p, &r, &pe);
+    int rc = sweep_writer_put(w, todo[t], status, &pe, &r, e);
+    db_result_clear(&r);
+    if (rc) return rc;
+  }
+  return ERR_OK;
+}
+
+typedef struct worker {
+  pid_t pid;
+  int task_fd, result_fd;  /* parent's ends */
+  size_t point;
+  bool busy;
+} worker;
+
+static bool write_full(int fd, const void *p, size_t n) {
+  const char *c = p;
+  while (n) {
+    ssize_t k = write(fd, c, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    c += k, n -= (size_t)k;
+  }
+  return true;
+}
+
+static bool read_full(int fd, void *p, size_t n) {
+  char *c = p;
+  while (n) {
+    ssize_t k = read(fd, c, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    c += k, n -= (size_t)k;
+  }
+  return true;
+}
+
+/* A worker: reads point indices, answers (index, length, sweep_pack). */
+static _Noreturn void worker_main(const sweep *s, const sweep_opts *o, int in,
+                                  int out) {
+  uint64_t i;
+  while (read_full(in, &i, sizeof i) && i != UINT64_MAX) {
+    sweep_point p;
+    sweep_point_at(s, (size_t)i, &p);
+    db_result r;
+    db_result_init(&r);
+    err pe = {0};
+    int status = o->eval(o->ctx, &p, &r, &pe);
+    size_t len;
+    char *buf = sweep_pack(status, &pe, &r, &len);
+    uint64_t head[2] = {i, len};
+    bool ok = write_full(out, head, sizeof head) && write_full(out, buf, len);
+    free(buf);
+    db_result_clear(&r);
+    if (!ok) break;
+  }
+  _exit(0);
+}
+
+static void spawn(worker *ws, int nw, int k, const sweep *s,
+                  const sweep_opts *o) {
+  int task[2], result[2];
+  if (pipe(task) || pipe(result)) {
+    perror("geodes: pipe");
+    abort();
+  }
+  fflush(stdout), fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    perror("geodes: fork");
+    abort();
+  }
+  if (pid == 0) {
+    for (int j = 0; j < nw; j++)
+      if (j != k && ws[j].pid > 0) close(ws[j].task_fd), close(ws[j].result_fd);
+    close(task[1]), close(result[0]);
+    worker_main(s, o, task[0], result[1]);
+  }
+  close(task[0]), close(result[1]);
+  ws[k] = (worker){.pid = pid, .task_fd = task[1], .result_fd = result[0]};
+}
+
+static void retire(worker *wk) {
+  close(wk->task_fd), close(wk->result_fd);
+  waitpid(wk->pid, NULL, 0);
+  wk->pid = 0;
+}
+
+/* Handles one readable worker: stores its answer, or, if it died, records
+ * its point as failed and starts a new worker in its place. */
+static int collect(worker *ws, int nw, int k, const sweep *s,
+                   const sweep_opts *o, sweep_writer *w, err *e) {
+  worker *wk = &ws[k];
+  uint64_t head[2];
+  char *buf = NULL;
+  bool ok = read_full(wk->result_fd, head, sizeof head) &&
+            head[0] == wk->point && head[1] < (1ULL << 40);
+  if (ok) {
+    buf = mem_alloc(head[1] + 1);
+    ok = read_full(wk->result_fd, buf, head[1]);
+  }
+  size_t point = wk->point;
+  db_result r;
+  db_result_init(&r);
+  err pe = {0};
+  int status = ERR_CONFIG, rc;
+  if (ok && !sweep_unpack(buf, head[1], &status, &pe, &r))
+    status = err_set(&pe, ERR_CONFIG, "a worker sent a malformed result");
+  free(buf);
+  wk->busy = false;
+  if (!ok) {
+    int ws_status = 0;
+    close(wk->task_fd), close(wk->result_fd);
+    waitpid(wk->pid, &ws_status, 0);
+    err_set(&pe, ERR_CONFIG, "the worker evaluating this point died (%s %d)",
+            WIFSIGNALED(ws_status) ? "signal" : "exit status",
+            WIFSIGNALED(ws_status) ? WTERMSIG(ws_status)
+                                   : WEXITSTATUS(ws_status));
+    wk->pid = 0;
+    spawn(ws, nw, k, s, o);
+  }
+  rc = sweep_writer_put(w, point, status, &pe, &r, e);
+  db_result_clear(&r);
+  return rc;
+}
+
+static int run_forked(const sweep *s, const sweep_opts *o, const size_t *todo,
+                      size_t n, sweep_writer *w, err *e) {
+  int nw = o->jobs < (int)n ? o->jobs : (int)n;
+  worker *ws = mem_calloc((size_t)nw, sizeof *ws);
+  struct pollfd *pf = mem_calloc((size_t)nw, sizeof *pf);
+  void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
+  for (int k = 0; k < nw; k++) spawn(ws, nw, k, s, o);
+  size_t next = 0, busy = 0;
+  int rc = ERR_OK;
+  while (rc == ERR_OK && (next < n || busy)) {
+    for (int k = 0; k < nw && next < n; k++) {
+      if (ws[k].busy) continue;
+      uint64_t i = todo[next];
+      ws[k].point = todo[next++];
+      ws[k].busy = true;
+      busy++;
+      write_full(ws[k].task_fd, &i, sizeof i); /* a dead worker shows in poll */
+    }
+    for (int k = 0; k < nw; k++)
+      pf[k] = (struct pollfd){.fd = ws[k].busy ? ws[k].result_fd : -1,
+                              .events = POLLIN};
+    if (poll(pf, (nfds_t)nw, -1) < 0) {
+      if (errno == EINTR) continue;
+      rc = err_set(e, ERR_IO, "poll: %s", strerror(errno));
+      break;
+    }
+    for (int k = 0; k < nw && rc == ERR_OK; k++)
+      if (ws[k].busy && pf[k].revents) {
+        busy--;
+        rc = collect(ws, nw, k, s, o, w, e);
+      }
+  }
+  uint64_t quit = UINT64_MAX;
+  for (int k = 0; k < nw; k++) {
+    if (ws[k].busy) kill(ws[k].pid, SIGTERM);
+    write_full(ws[k].task_fd, &quit, sizeof quit);
+    retire(&ws[k]);
+  }
+  signal(SIGPIPE, old_pipe);
+  free(pf);
+  free(ws);
+  return rc;
+}
+
+int sweep_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
+              err *e) {
+  size_t n;
+  size_t *todo = sweep_missing(s, d, &n, e);
+  if (!todo) return e ? e->code : ERR_DB;
+  sweep_stats local = {0};
+  if (!st) st = &local;
+  *st = (sweep_stats){.total = sweep_count(s), .present = sweep_count(s) - n};
+  sweep_writer *w = sweep_writer_new(s, d, o, st->total, n);
+  int rc = n == 0         ? ERR_OK
+           : o->jobs <= 1 ? run_inline(s, o, todo, n, w, e)
+                          : run_forked(s, o, todo, n, w, e);
+  int rc2 = sweep_writer_finish(w, st, e);
+  free(todo);
+  return rc ? rc : rc2;
+}

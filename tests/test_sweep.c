@@ -1,0 +1,415 @@
+/* test_sweep: sweep files (every key, crossing, canonical keys, errors with
+ * FILE:LINE), the wire format, and execution with a cheap evaluator: 1 job vs
+ * forked jobs give identical rows, a sweep killed with SIGKILL resumes to
+ * exactly one row per point, failures are retried. The geodes front end
+ * (and its MPI mode) is tested in test_sweep_cli.c. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/sweep.h"
+
+static char dir[64];
+
+static void make_dir(void) {
+  strcpy(dir, "/tmp/geodes_test_sweep_XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_expect_eq(system(cmd), 0);
+}
+
+TestSuite(sweep, .init = make_dir, .fini = remove_dir);
+
+static sweep *parse(const char *text, err *e) {
+  return sweep_parse(text, strlen(text), "s.json", e);
+}
+
+static const char EXAMPLE[] =
+    "{\"scenarios\": [\"worldwide\", \"regional\"],\n"
+    " \"methods\": [\"megatron\", \"gcma\"],\n"
+    " \"networks\": [\"netem\", \"tcp\"], \"layers\": [24, 40],\n"
+    " \"bandwidth_scale\": [0.5, 1, 2],\n"
+    " \"seeds\": [1, 2, 3]}";
+
+Test(sweep, example_is_the_cross_product) {
+  err e = {0};
+  sweep *s = parse(EXAMPLE, &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  cr_assert_eq(sweep_count(s), 2 * 2 * 2 * 2 * 3 * 3);
+  /* Naive reference: nested loops over the values; each combination must be
+   * exactly one index. */
+  const char *sc[] = {"worldwide", "regional"}, *me[] = {"megatron", "gcma"},
+             *ne[] = {"netem", "tcp"};
+  int la[] = {24, 40}, se[] = {1, 2, 3};
+  double bw[] = {0.5, 1, 2};
+  int found = 0;
+  for (int a = 0; a < 2; a++) for (int b = 0; b < 2; b++)
+  for (int c = 0; c < 2; c++) for (int d = 0; d < 2; d++)
+  for (int f = 0; f < 3; f++) for (int g = 0; g < 3; g++) {
+    int hits = 0;
+    for (size_t i = 0; i < sweep_count(s); i++) {
+      sweep_point p;
+      sweep_point_at(s, i, &p);
+      hits += !strcmp(p.scenario, sc[a]) && !strcmp(p.method, me[b]) &&
+              !strcmp(p.network, ne[c]) && p.layers == la[d] &&
+              p.bandwidth_scale == bw[f] && p.seed == se[g] &&
+              p.batch == -1 && p.schedule == NULL && isnan(p.gradient_gb) &&
+              p.latency_scale == 1;
+    }
+    cr_expect_eq(hits, 1);
+    found += hits;
+  }
+  cr_expect_eq(found, 144);
+  cr_expect_eq(sweep_line(s, "bandwidth_scale"), 4);
+  const char *const *names;
+  cr_expect_eq(sweep_scenarios(s, &names), 2);
+  cr_expect_str_eq(names[1], "regional");
+  sweep_free(s);
+}
+
+Test(sweep, every_key_and_defaults) {
+  err e = {0};
+  sweep *s = parse(
+      "{\"scenarios\": \"spot\", \"methods\": \"greedy\", \"networks\": "
+      "\"ideal\", \"seeds\": 7, \"layers\": 12, \"batch\": 512, "
+      "\"micro_batch\": 2, \"micro_batches_per_pass\": 32, \"schedule\": "
+      "\"1f1b\", \"dp_algo\": \"ring\", \"bandwidth_scale\": 0.25, "
+      "\"latency_scale\": 3, \"window_bytes\": 65536, \"activation_gb\": 0.5, "
+      "\"gradient_gb\": 0.9}", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  cr_assert_eq(sweep_count(s), 1);
+  sweep_point p;
+  sweep_point_at(s, 0, &p);
+  cr_expect_str_eq(p.scenario, "spot");
+  cr_expect_str_eq(p.method, "greedy");
+  cr_expect_str_eq(p.network, "ideal");
+  cr_expect(p.seed == 7 && p.layers == 12 && p.batch == 512 &&
+            p.micro_batch == 2 && p.micro_batches_per_pass == 32 &&
+            p.window_bytes == 65536);
+  cr_expect_str_eq(p.schedule, "1f1b");
+  cr_expect_str_eq(p.dp_algo, "ring");
+  cr_expect(p.bandwidth_scale == 0.25 && p.latency_scale == 3 &&
+            p.activation_gb == 0.5 && p.gradient_gb == 0.9);
+  sweep_free(s);
+  s = parse("{}", &e);
+  cr_assert_not_null(s);
+  sweep_point_at(s, 0, &p);
+  cr_expect_str_eq(p.scenario, "worldwide");
+  cr_expect_str_eq(p.method, "dtfm-identity");
+  cr_expect_str_eq(p.network, "netem");
+  cr_expect(p.seed == -1 && p.layers == -1 && p.window_bytes == -1);
+  sweep_free(s);
+}
+
+static void key_of(const char *text, size_t i, char *buf, size_t size) {
+  err e = {0};
+  sweep *s = parse(text, &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  sweep_point p;
+  sweep_point_at(s, i, &p);
+  sweep_point_key(&p, buf, size);
+  sweep_free(s);
+}
+
+Test(sweep, canonical_keys) {
+  char a[512], b[512], c[512];
+  key_of("{\"layers\": 24, \"bandwidth_scale\": 1.0, \"seeds\": [5]}", 0, a,
+         sizeof a);
+  key_of("{\"seeds\": 5, \"bandwidth_scale\": 1, \"layers\": [24]}", 0, b,
+         sizeof b);
+  cr_expect_str_eq(a, b, "spelling does not change the key");
+  key_of("{\"layers\": 24, \"bandwidth_scale\": 2, \"seeds\": 5}", 0, c,
+         sizeof c);
+  cr_expect_str_neq(a, c);
+  cr_expect_not_null(strstr(a, "layers=24"));
+  cr_expect_not_null(strstr(a, "batch=-"));
+  /* Truncation: the needed length is returned and the buffer terminated. */
+  err e = {0};
+  sweep *s = parse("{}", &e);
+  sweep_point p;
+  sweep_point_at(s, 0, &p);
+  char tiny[8];
+  size_t need = sweep_point_key(&p, tiny, sizeof tiny);
+  cr_expect_gt(need, sizeof tiny);
+  cr_expect_eq(strlen(tiny), sizeof tiny - 1);
+  sweep_free(s);
+  /* All keys of a sweep are distinct. */
+  s = parse(EXAMPLE, &e);
+  size_t n = sweep_count(s);
+  char (*keys)[512] = malloc(n * sizeof *keys);
+  for (size_t i = 0; i < n; i++) {
+    sweep_point_at(s, i, &p);
+    sweep_point_key(&p, keys[i], sizeof keys[i]);
+    for (size_t j = 0; j < i; j++) cr_assert_str_neq(keys[i], keys[j]);
+  }
+  free(keys);
+  sweep_free(s);
+}
+
+/* Bad input: the code and "s.json:LINE:" at the start of the message. */
+static void bad(const char *text, int code, int line, const char *needle) {
+  err e = {0};
+  sweep *s = parse(text, &e);
+  cr_expect_null(s, "accepted: %s", text);
+  sweep_free(s);
+  cr_expect_eq(e.code, code, "%s -> %d (%s)", text, e.code, e.msg);
+  char where[32];
+  snprintf(where, sizeof where, "s.json:%d: ", line);
+  cr_expect_eq(strncmp(e.msg, where, strlen(where)), 0, "'%s' in '%s'",
+               where, e.msg);
+  cr_expect_not_null(strstr(e.msg, needle), "'%s' in '%s'", needle, e.msg);
+}
+
+Test(sweep, bad_inputs_name_file_and_line) {
+  bad("{\"layers\": [24],\n \"bandwith_scale\": [1]}", ERR_UNKNOWN, 2,
+      "bandwith_scale");
+  bad("{\n\"layers\": [24, \"x\"]}", ERR_PARSE, 2, "layers");
+  bad("{\n\n\"layers\": [2.5]}", ERR_PARSE, 3, "integer");
+  bad("{\"seeds\": []}", ERR_RANGE, 1, "empty");
+  bad("{\"methods\": [\"gcma\",\n \"nope\"]}", ERR_UNKNOWN, 1, "nope");
+  bad("{\"networks\": [\"tcp\", \"tcp\"]}", ERR_DUPLICATE, 1, "twice");
+  bad("{\"layers\": [24, 24.0]}", ERR_DUPLICATE, 1, "twice");
+  bad("{\"bandwidth_scale\": 0}", ERR_RANGE, 1, "bandwidth_scale");
+  bad("{\"window_bytes\": 100}", ERR_RANGE, 1, "window_bytes");
+  bad("{\"schedule\": \"pipedream\"}", ERR_UNKNOWN, 1, "pipedream");
+  bad("{\"layers\": 24,\n\"layers\": 40}", ERR_PARSE, 2, "duplicate");
+  bad("{\"layers\": 24,\n\n]", ERR_PARSE, 3, "");
+  bad("[1, 2]", ERR_PARSE, 1, "object");
+  bad("{\"scenarios\": [1]}", ERR_PARSE, 1, "name");
+}
+
+Test(sweep, load_missing_file) {
+  err e = {0};
+  cr_expect_null(sweep_load("/nonexistent/s.json", &e));
+  cr_expect_eq(e.code, ERR_IO);
+  cr_expect_not_null(strstr(e.msg, "/nonexistent/s.json"));
+}
+
+Test(sweep, wire_round_trip) {
+  db_result r, back;
+  db_result_init(&r);
+  db_result_init(&back);
+  r.seed = 3, r.layers = 24, r.events = 123456789, r.score_s = 58.666;
+  r.iteration_s = 12.25, r.gradient_gb = NAN;
+  strcpy(r.schedule, "gpipe");
+  r.alloc = strdup("{\"pipelines\": [[1, 0]]}");
+  size_t len;
+  char *buf = sweep_pack(ERR_OK, NULL, &r, &len);
+  int status = -99;
+  err e = {0};
+  cr_assert(sweep_unpack(buf, len, &status, &e, &back));
+  cr_expect_eq(status, ERR_OK);
+  cr_expect(back.seed == 3 && back.layers == 24 && back.events == 123456789 &&
+            back.score_s == 58.666 && back.iteration_s == 12.25 &&
+            isnan(back.gradient_gb) && back.batch == -1);
+  cr_expect_str_eq(back.schedule, "gpipe");
+  cr_expect_str_eq(back.dp_algo, "");
+  cr_expect_str_eq(back.alloc, r.alloc);
+  db_result_clear(&back);
+  cr_expect_not(sweep_unpack(buf, len - 1, &status, &e, &back), "truncated");
+  db_result_clear(&back);
+  free(buf);
+  err fail = {0};
+  err_set(&fail, ERR_CONFIG, "x.json:3: bad");
+  buf = sweep_pack(ERR_CONFIG, &fail, NULL, &len);
+  cr_assert(sweep_unpack(buf, len, &status, &e, &back));
+  cr_expect_eq(status, ERR_CONFIG);
+  cr_expect_str_eq(e.msg, "x.json:3: bad");
+  free(buf);
+  db_result_clear(&r);
+}
+
+/* --- execution with a cheap evaluator --- */
+
+typedef struct cheap {
+  int sleep_us;     /* per point, to make a sweep slow enough to kill */
+  int fail_layers;  /* points with this many layers fail */
+  int crash_layers; /* ... or abort the worker */
+  int calls;
+} cheap;
+
+static void sleep_us(long us) {
+  struct timespec t = {us / 1000000, (us % 1000000) * 1000};
+  nanosleep(&t, NULL);
+}
+
+static int cheap_eval(void *ctx, const sweep_point *p, db_result *r, err *e) {
+  cheap *c = ctx;
+  c->calls++;
+  if (c->sleep_us) sleep_us(c->sleep_us);
+  if (p->layers == c->fail_layers)
+    return err_set(e, ERR_CONFIG, "cheap.json:1: %lld layers fail",
+                   (long long)p->layers);
+  if (p->layers == c->crash_layers) abort();
+  r->layers = p->layers, r->seed = p->seed < 0 ? 42 : p->seed;
+  r->score_s = (double)p->layers / p->bandwidth_scale;
+  r->iteration_s = r->score_s * 1.5 + (double)r->seed;
+  r->events = p->layers * 1000;
+  snprintf(r->schedule, sizeof r->schedule, "gpipe");
+  char buf[64];
+  snprintf(buf, sizeof buf, "{\"pipelines\": [[%lld]]}", (long long)p->seed);
+  r->alloc = strdup(buf);
+  return ERR_OK;
+}
+
+static const char SMALL[] =
+    "{\"layers\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], \"seeds\": [1, 2, 3, 4],"
+    " \"bandwidth_scale\": [0.5, 1, 2], \"networks\": [\"ideal\", \"tcp\"]}";
+
+static char *db_file(const char *name) {
+  static char path[4][128];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(path[k], sizeof path[k], "%s/%s", dir, name);
+  return path[k];
+}
+
+static long long count(const char *path, const char *q) {
+  sqlite3 *h;
+  sqlite3_stmt *st;
+  long long n = -1;
+  cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL),
+               SQLITE_OK);
+  sqlite3_busy_timeout(h, 5000);
+  if (sqlite3_prepare_v2(h, q, -1, &st, NULL) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return n;
+}
+
+/* The rows, without ids, in key order, as one string. */
+static char *dump(const char *path) {
+  sqlite3 *h;
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+  cr_assert_eq(sqlite3_prepare_v2(
+                   h,
+                   "SELECT point_key, scenario, method, network_model, seed, "
+                   "layers, bandwidth_scale, score_s, iteration_s, events, "
+                   "alloc, schedule, dp_algo FROM results ORDER BY point_key",
+                   -1, &st, NULL),
+               SQLITE_OK);
+  size_t cap = 1 << 16, len = 0;
+  char *out = calloc(1, cap);
+  while (sqlite3_step(st) == SQLITE_ROW)
+    for (int c = 0; c < sqlite3_column_count(st); c++) {
+      const char *v = (const char *)sqlite3_column_text(st, c);
+      size_t n = strlen(v ? v : "NULL") + 2;
+      if (len + n >= cap) out = realloc(out, cap *= 2);
+      len += (size_t)snprintf(out + len, cap - len, "%s%c", v ? v : "NULL",
+                              c + 1 < sqlite3_column_count(st) ? '|' : '\n');
+    }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
+static sweep_stats run(const char *path, const char *text, int jobs,
+                       cheap *c) {
+  err e = {0};
+  sweep *s = parse(text, &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t id = db_run_begin(d, &(db_run){"test", NULL, -1, "0", "x"}, &e);
+  sweep_opts o = {.eval = cheap_eval, .ctx = c, .jobs = jobs, .run = id,
+                  .batch_rows = 8};
+  sweep_stats st;
+  cr_assert_eq(sweep_run(s, d, &o, &st, &e), ERR_OK, "%s", e.msg);
+  db_close(d);
+  sweep_free(s);
+  return st;
+}
+
+Test(sweep, jobs_give_identical_rows) {
+  cheap c1 = {0}, c2 = {0};
+  const char *one = db_file("one.db"), *two = db_file("two.db");
+  sweep_stats a = run(one, SMALL, 1, &c1), b = run(two, SMALL, 3, &c2);
+  cr_expect_eq(a.total, 240);
+  cr_expect_eq(a.computed, 240);
+  cr_expect_eq(b.computed, 240);
+  cr_expect_eq(c1.calls, 240);
+  cr_expect_eq(c2.calls, 0, "workers evaluate, not the parent");
+  char *x = dump(one), *y = dump(two);
+  cr_expect_str_eq(x, y);
+  free(x), free(y);
+  sweep_stats again = run(one, SMALL, 2, &c1);
+  cr_expect_eq(again.present, 240);
+  cr_expect_eq(again.computed, 0, "nothing left to compute");
+}
+
+Test(sweep, failures_are_not_stored_and_retried) {
+  cheap c = {.fail_layers = 3};
+  const char *path = db_file("fail.db");
+  sweep_stats a = run(path, SMALL, 1, &c);
+  cr_expect_eq(a.failed, 24);
+  cr_expect_eq(a.computed, 216);
+  cheap crash = {.crash_layers = 3};
+  sweep_stats b = run(path, SMALL, 2, &crash);
+  cr_expect_eq(b.present, 216);
+  cr_expect_eq(b.failed, 24, "a crashed worker fails only its point");
+  cr_expect_eq(count(path, "SELECT count(*) FROM results WHERE layers = 3"), 0);
+  cheap ok = {0};
+  sweep_stats d = run(path, SMALL, 2, &ok);
+  cr_expect_eq(d.computed, 24);
+  cr_expect_eq(count(path, "SELECT count(*) FROM results"), 240);
+}
+
+/* Starts a slow sweep in a child, SIGKILLs it once some rows are committed
+ * (polling the database), then resumes in this process. */
+static void kill_and_resume(int jobs) {
+  const char *path = db_file("killed.db");
+  fflush(NULL);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    cheap slow = {.sleep_us = 3000};
+    run(path, SMALL, jobs, &slow);
+    _exit(0);
+  }
+  long long rows = 0;
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do {
+    sleep_us(2000);
+    if (access(path, F_OK) == 0)
+      rows = count(path, "SELECT count(*) FROM results");
+    clock_gettime(CLOCK_MONOTONIC, &t);
+  } while (rows < 16 && t.tv_sec - t0.tv_sec < 60);
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  cr_assert(WIFSIGNALED(status), "the sweep finished before the kill");
+  long long kept = count(path, "SELECT count(*) FROM results");
+  cr_assert_geq(kept, 16);
+  cr_assert_lt(kept, 240);
+  cheap c = {0};
+  sweep_stats st = run(path, SMALL, 1, &c);
+  cr_expect_eq(st.present, (size_t)kept);
+  cr_expect_eq(st.computed, 240 - (size_t)kept, "only the missing points");
+  cr_expect_eq(count(path, "SELECT count(*) FROM results"), 240);
+  cr_expect_eq(count(path, "SELECT count(DISTINCT point_key) FROM results"),
+               240);
+  char *x = dump(path);
+  const char *fresh = db_file("fresh.db");
+  run(fresh, SMALL, 1, &c);
+  char *y = dump(fresh);
+  cr_expect_str_eq(x, y, "a resumed sweep equals an uninterrupted one");
+  free(x), free(y);
+}
+
+Test(sweep, sigkill_then_resume_inline) { kill_and_resume(1); }
+Test(sweep, sigkill_then_resume_jobs) { kill_and_resume(2); }
