@@ -89,7 +89,9 @@ static char *edit(const char *from, const char *to) {
  * message starting "PATH:LINE: " and naming field. */
 static void expect_error(const char *text, int code, int line,
                          const char *field) {
-  const char *path = write_file(temp_dir(), "s.json", text);
+  static char *dir; /* one folder per test process */
+  if (!dir) dir = temp_dir();
+  const char *path = write_file(dir, "s.json", text);
   char prefix[300];
   snprintf(prefix, sizeof prefix, "%s:%d: ", path, line);
   err e = {ERR_OK, ""};
@@ -381,6 +383,16 @@ Test(scenario, bad_types_and_values) {
   expect_edit_error("{\"name\": \"a\", \"devices\": 32",
                     "{\"name\": \"a\", \"devices\": 0", ERR_RANGE, 4,
                     "sites[0].devices");
+  expect_edit_error("\"gpu\": \"V100\"}\n", "\"nic_gbps\": -10}\n", ERR_RANGE,
+                    5, "sites[1].nic_gbps");
+  expect_edit_error("\"name\": \"bad\",", "\"name\": \"bad\", \"seed\": -1,",
+                    ERR_RANGE, 2, "seed");
+  expect_error(
+      "{\"name\": \"e\",\n \"sites\": [],\n"
+      " \"network\": {\"latency_ms\": 1, \"bandwidth_gbps\": 1},\n"
+      " \"workload\": {\"model\": \"m\", \"layers\": 1, \"batch\": 1,"
+      " \"micro_batch\": 1, \"stages\": 1, \"replicas\": 1}}\n",
+      ERR_PARSE, 2, "sites");
   expect_edit_error("\"stages\": 8", "\"stages\": 4", ERR_CONFIG, 13,
                     "workload.stages");
   expect_edit_error("{\"name\": \"b\"", "{\"name\": \"a\"", ERR_DUPLICATE, 5,
