@@ -1,0 +1,38 @@
+/* sweep_mpi: a sweep spread over the ranks of an MPI job (`mpirun -n K
+ * geodes sweep ...`). Rank 0 reads the sweep file and the database, hands
+ * the missing points out round-robin, evaluates its share and writes every
+ * row; the other ranks evaluate and send results to it. MPI is initialised
+ * only here, only when the process was launched by mpirun. */
+#ifndef ANALYSIS_SWEEP_MPI_H
+#define ANALYSIS_SWEEP_MPI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis/sweep.h"
+
+/* True when this process was started by mpirun (OMPI_COMM_WORLD_SIZE,
+ * PMIX_RANK or PMI_RANK in the environment). Reads the environment only. */
+bool sweep_mpi_launched(void);
+
+/* MPI_Init; *rank and *size get this process's rank and the job's size.
+ * ERR_CONFIG when this geodes was built without MPI. */
+int sweep_mpi_init(int *rank, int *size, err *e);
+
+/* MPI_Finalize (nothing when MPI was never initialised). */
+void sweep_mpi_finalize(void);
+
+/* Ends every rank of the job with status code (after rank 0 failed). */
+_Noreturn void sweep_mpi_abort(int code);
+
+/* Broadcasts rank 0's buffer (text, *len bytes) to every rank; the other
+ * ranks pass NULL and get a malloc'ed, NUL-terminated copy. Rank 0 gets
+ * text back. A negative *len on rank 0 tells the others to give up (NULL). */
+char *sweep_mpi_bcast(char *text, long *len);
+
+/* sweep_run over the MPI job: d is the database on rank 0 and NULL on the
+ * others. st counts what this rank evaluated (rank 0: everything stored). */
+int sweep_mpi_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
+                  err *e);
+
+#endif
