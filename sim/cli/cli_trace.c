@@ -1,0 +1,156 @@
+/* cli_trace: `geodes trace check FILE [--scenario S] [--json]` loads a trace
+ * and summarises it, or reports its first error as "FILE:LINE: message" with
+ * exit status 1; `geodes trace synth ...` is dispatched to cli_trace_synth
+ * (sim/cli/cli_synth.c). The check never changes the file. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/cli/cli.h"
+#include "traces/mem.h"
+#include "traces/trace.h"
+
+static const char cli_trace_usage[] =
+    "usage: geodes trace check FILE [--scenario S] [--json]\n"
+    "       geodes trace synth --duration-s T --step-s D --seed S -o FILE "
+    "[--base FILE]\n\n"
+    "check  load a latency/bandwidth trace (CSV, DESIGN.md section 5) and\n"
+    "       summarise it: sites, rows, snapshots, duration, step or linear\n"
+    "       replay, loop period, provenance comments, value ranges. The first\n"
+    "       problem is reported as FILE:LINE: message, exit status 1.\n"
+    "synth  write a synthetic-from-real trace ('geodes trace synth --help').\n";
+
+static const char check_usage[] =
+    "usage: geodes trace check FILE [--scenario S] [--json]\n\n"
+    "Loads the trace FILE and prints a summary; exit status 1 and\n"
+    "FILE:LINE: message on the first problem.\n\n"
+    "  --scenario S  check the trace against the sites of scenario S (a\n"
+    "                built-in name or a path): every site the file names must\n"
+    "                be one of them, and every ordered pair of them needs a\n"
+    "                value at t = 0 ('*' rows count)\n"
+    "  --json        print one JSON object instead of the table\n"
+    "  --help        this text\n";
+
+static json_t *check_json(const trace *t, const char *path,
+                          const char *scenario_name) {
+  trace_value lo, hi;
+  trace_extremes(t, &lo, &hi);
+  json_t *sites = json_array(), *comments = json_object();
+  for (int i = 0; i < trace_nsites(t); i++)
+    json_array_append_new(sites, json_string(trace_site(t, i)));
+  for (size_t i = 0; i < trace_ncomments(t); i++)  /* first of a key wins */
+    if (!json_object_get(comments, trace_comment_key(t, i)))
+      json_object_set_new(comments, trace_comment_key(t, i),
+                          json_string(trace_comment_value(t, i)));
+  json_t *o = json_object();
+  json_object_set_new(o, "file", json_string(path));
+  json_object_set_new(o, "scenario", scenario_name ? json_string(scenario_name) : json_null());
+  json_object_set_new(o, "sites", sites);
+  json_object_set_new(o, "rows", json_integer((json_int_t)trace_rows(t)));
+  json_object_set_new(o, "snapshots", json_integer((json_int_t)trace_snapshots(t)));
+  json_object_set_new(o, "change_points", json_integer((json_int_t)trace_points(t)));
+  json_object_set_new(o, "duration_s", json_real(trace_duration_s(t)));
+  json_object_set_new(o, "interpolate", json_string(trace_is_linear(t) ? "linear" : "step"));
+  json_object_set_new(o, "static", json_boolean(trace_is_static(t)));
+  json_object_set_new(o, "loop_after_s", trace_loop_after_s(t) > 0
+                                             ? json_real(trace_loop_after_s(t))
+                                             : json_null());
+  json_object_set_new(o, "latency_ms_min", json_real(lo.latency_ms));
+  json_object_set_new(o, "latency_ms_max", json_real(hi.latency_ms));
+  json_object_set_new(o, "bandwidth_gbps_min", json_real(lo.bandwidth_gbps));
+  json_object_set_new(o, "bandwidth_gbps_max", json_real(hi.bandwidth_gbps));
+  json_object_set_new(o, "comments", comments);
+  return o;
+}
+
+static void check_print(const trace *t, const char *path, const char *scenario_name) {
+  trace_value lo, hi;
+  trace_extremes(t, &lo, &hi);
+  printf("%-15s %s\n", "file", path);
+  if (scenario_name) printf("%-15s %s (sites match)\n", "scenario", scenario_name);
+  printf("%-15s %d:", "sites", trace_nsites(t));
+  for (int i = 0; i < trace_nsites(t); i++) printf(" %s", trace_site(t, i));
+  printf("\n%-15s %zu\n", "rows", trace_rows(t));
+  printf("%-15s %zu (%zu change points)\n", "snapshots", trace_snapshots(t),
+         trace_points(t));
+  printf("%-15s %g s%s\n", "duration", trace_duration_s(t),
+         trace_is_static(t) ? " (static)" : "");
+  printf("%-15s %s\n", "replay", trace_is_linear(t) ? "linear" : "step");
+  if (trace_loop_after_s(t) > 0)
+    printf("%-15s every %g s\n", "loop", trace_loop_after_s(t));
+  else
+    printf("%-15s none\n", "loop");
+  printf("%-15s %g .. %g ms\n", "latency", lo.latency_ms, hi.latency_ms);
+  printf("%-15s %g .. %g Gbit/s\n", "bandwidth", lo.bandwidth_gbps,
+         hi.bandwidth_gbps);
+  for (size_t i = 0; i < trace_ncomments(t); i++)
+    printf("# %s: %s\n", trace_comment_key(t, i), trace_comment_value(t, i));
+}
+
+/* Loads path, checked against the sites of scenario when one is named. */
+static trace *check_load(const char *path, const char *scenario_name, err *e) {
+  if (!scenario_name) return trace_load(path, NULL, 0, e);
+  scenario *s = scenario_load(scenario_name, e);
+  if (!s) return NULL;
+  const char **names = mem_calloc((size_t)s->nsites, sizeof *names);
+  for (int i = 0; i < s->nsites; i++) names[i] = s->sites[i].name;
+  trace *t = trace_load(path, names, s->nsites, e);
+  free(names);
+  scenario_free(s);
+  return t;
+}
+
+static int cli_trace_check(int argc, char **argv) {
+  static const struct option options[] = {
+      {"scenario", required_argument, NULL, 's'},
+      {"json", no_argument, NULL, 'j'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  const char *scenario_name = NULL;
+  bool json = false;
+  int c;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":s:jh", options, NULL)) != -1) {
+    switch (c) {
+      case 's': scenario_name = optarg; break;
+      case 'j': json = true; break;
+      case 'h': fputs(check_usage, stdout); return CLI_OK;
+      case ':': return cli_usage_error("trace check", "%s needs an argument", argv[optind - 1]);
+      default: return cli_usage_error("trace check", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind != argc - 1)
+    return cli_usage_error("trace check", optind == argc
+                                              ? "missing the trace FILE"
+                                              : "one trace FILE, not several");
+  const char *path = argv[optind];
+  err e;
+  err_clear(&e);
+  trace *t = check_load(path, scenario_name, &e);
+  if (!t) return cli_error("%s", e.msg);
+  if (json) {
+    json_t *o = check_json(t, path, scenario_name);
+    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    puts(text);
+    free(text);
+    json_decref(o);
+  } else {
+    check_print(t, path, scenario_name);
+  }
+  trace_free(t);
+  return CLI_OK;
+}
+
+int cli_trace(int argc, char **argv) {
+  if (argc < 2)
+    return cli_usage_error("trace", "missing the action: check or synth");
+  const char *what = argv[1];
+  if (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0) {
+    fputs(cli_trace_usage, stdout);
+    return CLI_OK;
+  }
+  if (strcmp(what, "check") == 0) return cli_trace_check(argc - 1, argv + 1);
+  if (strcmp(what, "synth") == 0) return cli_trace_synth(argc - 1, argv + 1);
+  return cli_usage_error("trace", "unknown action '%s' (check or synth)", what);
+}

@@ -1,0 +1,507 @@
+/* test_trace: the trace loader and replay. Hand-computed cases for step,
+ * linear, loop, wildcard precedence and time parsing; one test per kind of
+ * bad input (code AND "FILE:LINE:" message); the command line on fixture
+ * files; and random traces against a naive linear-scan reference. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "traces/mem.h"
+#include "traces/trace.h"
+
+#define S TRACE_NS_PER_S
+#define HDR "t_s,src,dst,latency_ms,bandwidth_gbps\n"
+
+static trace *parse(const char *text, const char *const *sites, int n, err *e) {
+  err_clear(e);
+  return trace_parse(text, strlen(text), "w.csv", sites, n, e);
+}
+
+static trace *parse_ok(const char *text) {
+  err e;
+  trace *t = parse(text, NULL, 0, &e);
+  cr_assert_not_null(t, "unexpected error: %s", e.msg);
+  return t;
+}
+
+/* The text must fail with code, a message starting "w.csv:LINE: " and
+ * containing what (the field or the fact named). */
+static void bad_sites(const char *text, const char *const *sites, int n,
+                      int code, int line, const char *what) {
+  err e;
+  trace *t = parse(text, sites, n, &e);
+  cr_assert_null(t, "accepted bad input (expected line %d: %s)", line, what);
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "w.csv:%d: ", line);
+  cr_expect_eq(e.code, code, "code %d, want %d: %s", e.code, code, e.msg);
+  cr_expect(strncmp(e.msg, prefix, strlen(prefix)) == 0, "'%s' does not start "
+            "with '%s'", e.msg, prefix);
+  cr_expect(strstr(e.msg, what) != NULL, "'%s' does not name '%s'", e.msg, what);
+}
+
+static void bad(const char *text, int code, int line, const char *what) {
+  bad_sites(text, NULL, 0, code, line, what);
+}
+
+static void expect_value(const trace *t, int a, int b, int64_t ns, double lat,
+                         double bw) {
+  trace_value v = trace_at(t, a, b, ns);
+  cr_expect_float_eq(v.latency_ms, lat, 1e-9, "(%d,%d) at %lld ns: latency %g, want %g",
+                     a, b, (long long)ns, v.latency_ms, lat);
+  cr_expect_float_eq(v.bandwidth_gbps, bw, 1e-9, "(%d,%d) at %lld ns: bandwidth %g, want %g",
+                     a, b, (long long)ns, v.bandwidth_gbps, bw);
+}
+
+/* ---- loading and replay ---- */
+
+Test(trace, static_matrix) {
+  trace *t = parse_ok(HDR "0,a,a,1,10\n0,a,b,20,1\n0,b,a,30,2\n0,b,b,2,20\n");
+  cr_assert_eq(trace_nsites(t), 2);
+  cr_expect_str_eq(trace_site(t, 0), "a");
+  cr_expect_str_eq(trace_site(t, 1), "b");
+  cr_expect_eq(trace_site_index(t, "b"), 1);
+  cr_expect_eq(trace_site_index(t, "c"), -1);
+  expect_value(t, 0, 1, 0, 20, 1);
+  expect_value(t, 1, 0, 5 * S, 30, 2);  /* no symmetric fill */
+  expect_value(t, 1, 1, INT64_MAX, 2, 20);
+  cr_expect(trace_is_static(t));
+  cr_expect(!trace_is_linear(t));
+  cr_expect_eq(trace_rows(t), 4);
+  cr_expect_eq(trace_snapshots(t), 1);
+  cr_expect_eq(trace_duration_s(t), 0);
+  cr_expect_eq(trace_next_change(t, 0, 1, 0), TRACE_NEVER);
+  cr_expect_eq(trace_next_change_any(t, 0), TRACE_NEVER);
+  trace_free(t);
+}
+
+Test(trace, step_change_exactly_at_t) {
+  trace *t = parse_ok(HDR "0,*,*,10,1\n10,a,b,50,0.5\n25.5,a,b,60,0.25\n");
+  cr_expect(!trace_is_static(t));
+  expect_value(t, 0, 1, 10 * S - 1, 10, 1);
+  expect_value(t, 0, 1, 10 * S, 50, 0.5); /* the new value at the change */
+  expect_value(t, 0, 1, 25500000000LL, 60, 0.25);
+  expect_value(t, 1, 0, 20 * S, 10, 1);
+  cr_expect_eq(trace_next_change(t, 0, 1, 0), 10 * S);
+  cr_expect_eq(trace_next_change(t, 0, 1, 10 * S - 1), 10 * S);
+  cr_expect_eq(trace_next_change(t, 0, 1, 10 * S), 25500000000LL);
+  cr_expect_eq(trace_next_change(t, 0, 1, 25500000000LL), TRACE_NEVER);
+  cr_expect_eq(trace_next_change(t, 1, 0, 0), TRACE_NEVER);
+  cr_expect_eq(trace_next_change_any(t, 10 * S), 25500000000LL);
+  cr_expect_float_eq(trace_duration_s(t), 25.5, 1e-12);
+  cr_expect_eq(trace_snapshots(t), 3);
+  trace_free(t);
+}
+
+Test(trace, step_repeated_value_is_not_a_change) {
+  trace *t = parse_ok(HDR "0,*,*,10,1\n5,a,b,10,1\n7,b,a,3,1\n9,a,b,11,1\n");
+  cr_expect_eq(trace_next_change(t, 0, 1, 0), 9 * S);
+  cr_expect_eq(trace_next_change_any(t, 0), 7 * S);
+  cr_expect_eq(trace_points(t), 4 + 2);
+  trace_free(t);
+}
+
+Test(trace, linear_interpolation) {
+  trace *t = parse_ok("# interpolate: linear\n" HDR
+                      "0,*,*,10,1\n10,a,b,20,3\n20,a,b,20,2\n");
+  cr_expect(trace_is_linear(t));
+  expect_value(t, 0, 1, 0, 10, 1);
+  expect_value(t, 0, 1, 5 * S, 15, 2);
+  expect_value(t, 0, 1, 10 * S, 20, 3);
+  expect_value(t, 0, 1, 12500000000LL, 20, 2.75);
+  expect_value(t, 0, 1, 100 * S, 20, 2);  /* holds after the last point */
+  expect_value(t, 1, 0, 5 * S, 10, 1);
+  cr_expect_eq(trace_next_change(t, 0, 1, 3 * S), 10 * S);
+  cr_expect_eq(trace_next_change(t, 0, 1, 10 * S), 20 * S);
+  cr_expect_eq(trace_next_change(t, 0, 1, 20 * S), TRACE_NEVER);
+  trace_free(t);
+}
+
+Test(trace, step_loop) {
+  trace *t = parse_ok("# loop_after_s: 30\n" HDR "0,*,*,10,1\n10,a,b,50,2\n");
+  cr_expect_float_eq(trace_loop_after_s(t), 30, 1e-12);
+  expect_value(t, 0, 1, 35 * S, 10, 1);
+  expect_value(t, 0, 1, 40 * S, 50, 2);
+  expect_value(t, 0, 1, 60 * S - 1, 50, 2);
+  expect_value(t, 0, 1, 60 * S, 10, 1);
+  cr_expect_eq(trace_next_change(t, 0, 1, 12 * S), 30 * S); /* back to t = 0 */
+  cr_expect_eq(trace_next_change(t, 0, 1, 30 * S), 40 * S);
+  cr_expect_eq(trace_next_change(t, 1, 0, 12 * S), TRACE_NEVER);
+  cr_expect_eq(trace_next_change_any(t, 15 * S), 30 * S);
+  trace_free(t);
+}
+
+Test(trace, step_loop_wrap_without_change) {
+  trace *t = parse_ok("# loop_after_s: 30\n" HDR
+                      "0,*,*,10,1\n10,a,b,50,2\n20,a,b,10,1\n");
+  /* the value at 30 s equals the value before it: the next change is 40 s */
+  cr_expect_eq(trace_next_change(t, 0, 1, 25 * S), 40 * S);
+  cr_expect_eq(trace_next_change_any(t, 25 * S), 40 * S);
+  /* near the end of int64 time the answer saturates, never wraps around */
+  int64_t far = trace_next_change(t, 0, 1, INT64_MAX - 5 * S);
+  cr_expect(far > INT64_MAX - 5 * S, "%lld", (long long)far);
+  trace_free(t);
+}
+
+Test(trace, linear_loop_is_continuous) {
+  trace *t = parse_ok("# interpolate: linear\n# loop_after_s: 20\n" HDR
+                      "0,*,*,10,1\n10,a,b,20,2\n");
+  expect_value(t, 0, 1, 15 * S, 15, 1.5); /* toward the t = 0 value at 20 s */
+  expect_value(t, 0, 1, 25 * S, 15, 1.5);
+  expect_value(t, 0, 1, 40 * S, 10, 1);
+  cr_expect_eq(trace_next_change(t, 0, 1, 15 * S), 20 * S);
+  cr_expect_eq(trace_next_change(t, 0, 1, 20 * S), 30 * S);
+  trace_free(t);
+}
+
+Test(trace, wildcard_precedence) {
+  static const char *const sites[] = {"a", "b", "c"};
+  err e;
+  trace *t = parse(HDR "0,a,b,4,4\n0,*,b,3,3\n0,a,*,2,2\n0,*,*,1,1\n"
+                   "5,*,*,9,9\n", sites, 3, &e);
+  cr_assert_not_null(t, "%s", e.msg);
+  expect_value(t, 0, 1, 0, 4, 4);  /* exact */
+  expect_value(t, 0, 2, 0, 2, 2);  /* a,* beats *,* */
+  expect_value(t, 0, 0, 0, 2, 2);  /* '*' matches the site itself too */
+  expect_value(t, 2, 1, 0, 3, 3);  /* *,b */
+  expect_value(t, 1, 1, 0, 3, 3);
+  expect_value(t, 2, 0, 0, 1, 1);  /* *,* */
+  expect_value(t, 0, 1, 5 * S, 9, 9);  /* a later *,* overrides everything */
+  trace_free(t);
+}
+
+Test(trace, src_exact_beats_dst_exact) {
+  static const char *const sites[] = {"a", "b"};
+  err e;
+  trace *t = parse(HDR "0,*,b,3,3\n0,a,*,2,2\n0,b,a,1,1\n", sites, 2, &e);
+  cr_assert_not_null(t, "%s", e.msg);
+  expect_value(t, 0, 0, 0, 2, 2);
+  expect_value(t, 1, 0, 0, 1, 1);
+  expect_value(t, 0, 1, 0, 2, 2);
+  expect_value(t, 1, 1, 0, 3, 3);
+  trace_free(t);
+}
+
+Test(trace, comments_crlf_bom_blank_lines) {
+  const char *text =
+      "\xEF\xBB\xBF# source: skyplane grid\r\n# licence: Apache-2.0\r\n"
+      "  \r\n# a free-text comment: with a colon later\r\n"
+      "t_s,src,dst,latency_ms,bandwidth_gbps\r\n# synthetic_from_real: true\r\n"
+      "0, Oregon , Tokyo ,96,0.523\r\n\r\n0,*,*,5,2\r\n# source: second\r\n"
+      "1e1,Tokyo,Oregon,97,0.5";  /* no final newline */
+  trace *t = parse_ok(text);
+  cr_expect_str_eq(trace_comment(t, "source"), "skyplane grid");
+  cr_expect_str_eq(trace_comment(t, "licence"), "Apache-2.0");
+  cr_expect_str_eq(trace_comment(t, "synthetic_from_real"), "true");
+  cr_expect_null(trace_comment(t, "a free-text comment"));
+  cr_expect_null(trace_comment(t, "interpolate"));
+  cr_expect_eq(trace_ncomments(t), 4);
+  cr_expect_str_eq(trace_comment_value(t, 3), "second");
+  cr_expect_str_eq(trace_site(t, 0), "Oregon");
+  expect_value(t, 0, 1, 0, 96, 0.523);
+  expect_value(t, 1, 0, 10 * S, 97, 0.5);
+  trace_value lo, hi;
+  trace_extremes(t, &lo, &hi);
+  cr_expect_eq(lo.latency_ms, 5);
+  cr_expect_eq(hi.latency_ms, 97);
+  cr_expect_eq(lo.bandwidth_gbps, 0.5);
+  cr_expect_eq(hi.bandwidth_gbps, 2);
+  trace_free(t);
+}
+
+Test(trace, times_are_exact_nanoseconds) {
+  trace *t = parse_ok(HDR "0.0,*,*,1,1\n0.000000001,a,a,2,1\n"
+                      "1.0000000005,a,a,3,1\n1.5e1,a,a,4,1\n"
+                      "1234567.123456789,a,a,5,1\n+2e6,a,a,6,1\n");
+  int64_t want[] = {1, 1000000001, 15 * S, 1234567123456789LL, 2000000 * S};
+  int64_t at = 0;
+  for (int i = 0; i < 5; i++) {
+    at = trace_next_change(t, 0, 0, at);
+    cr_expect_eq(at, want[i], "change %d at %lld, want %lld", i,
+                 (long long)at, (long long)want[i]);
+  }
+  expect_value(t, 0, 0, 1234567123456789LL, 5, 1);
+  expect_value(t, 0, 0, 1234567123456788LL, 4, 1);
+  trace_free(t);
+}
+
+Test(trace, sites_from_caller) {
+  static const char *const sites[] = {"x", "y", "z"};
+  err e;
+  trace *t = parse(HDR "0,*,*,7,1\n0,z,x,1,2\n", sites, 3, &e);
+  cr_assert_not_null(t, "%s", e.msg);
+  cr_expect_eq(trace_nsites(t), 3);
+  cr_expect_str_eq(trace_site(t, 1), "y");  /* never named in the file */
+  expect_value(t, 2, 0, 0, 1, 2);
+  expect_value(t, 1, 1, 0, 7, 1);
+  trace_free(t);
+}
+
+Test(trace, scale) {
+  trace *t = parse_ok("# interpolate: linear\n" HDR "0,*,*,10,1\n10,a,a,20,3\n");
+  trace_scale(t, 2, 0.5);
+  expect_value(t, 0, 0, 5 * S, 30, 1);
+  trace_free(t);
+}
+
+Test(trace, megabyte_line_is_parsed_not_truncated) {
+  size_t zeros = 2u << 20;
+  char *text = mem_alloc(zeros + 200);
+  int n = sprintf(text, HDR "0,a,a,0.25");
+  memset(text + n, '0', zeros);
+  sprintf(text + n + zeros, ",3\n");
+  trace *t = parse_ok(text);
+  expect_value(t, 0, 0, 0, 0.25, 3);
+  trace_free(t);
+  /* the same line with a bad character at its end: reported, echo cut short */
+  text[n + zeros - 1] = 'q';
+  err e;
+  cr_expect_null(parse(text, NULL, 0, &e));
+  cr_expect(strncmp(e.msg, "w.csv:2: latency_ms: '0.25000", 29) == 0, "%s", e.msg);
+  cr_expect(strstr(e.msg, "...") != NULL, "%s", e.msg);
+  free(text);
+}
+
+/* ---- bad input ---- */
+
+Test(trace_bad, columns) {
+  bad(HDR "0,a,a,1\n", ERR_PARSE, 2, "expected 5 columns");
+  bad(HDR "0,a,a,1,1\n0,a,a,1,1,1\n", ERR_PARSE, 3, "found 6");
+  bad(HDR "\n\n0,a,a,1\n", ERR_PARSE, 4, "found 4");
+}
+
+Test(trace_bad, not_numbers) {
+  bad(HDR "0,a,a,abc,1\n", ERR_PARSE, 2, "latency_ms: 'abc' is not a number");
+  bad(HDR "0,a,a,1,\n", ERR_PARSE, 2, "bandwidth_gbps: '' is not a number");
+  bad(HDR "zero,a,a,1,1\n", ERR_PARSE, 2, "t_s: 'zero' is not a number");
+  bad(HDR "0,a,a,1,0x10\n", ERR_PARSE, 2, "bandwidth_gbps");
+  bad(HDR "0,a,a,1e,1\n", ERR_PARSE, 2, "latency_ms");
+}
+
+Test(trace_bad, nan_and_infinities) {
+  bad(HDR "0,a,a,1,nan\n", ERR_RANGE, 2, "bandwidth_gbps: 'nan' is not a finite");
+  bad(HDR "0,a,a,inf,1\n", ERR_RANGE, 2, "latency_ms: 'inf' is not a finite");
+  bad(HDR "0,a,a,1,-Infinity\n", ERR_RANGE, 2, "bandwidth_gbps");
+  bad(HDR "NaN,a,a,1,1\n", ERR_RANGE, 2, "t_s: 'NaN' is not a finite");
+}
+
+Test(trace_bad, overflow) {
+  bad(HDR "0,a,a,1,1e999\n", ERR_RANGE, 2, "bandwidth_gbps: '1e999' is out of range");
+  bad(HDR "0,a,a,1e999,1\n", ERR_RANGE, 2, "latency_ms");
+  bad(HDR "0,*,*,1,1\n1e999,a,a,1,1\n", ERR_RANGE, 3, "t_s: 1e999 is too large");
+  /* 9223372037 s is just past INT64_MAX ns; 9223372036 s still fits */
+  bad(HDR "0,*,*,1,1\n9223372037,a,a,1,1\n", ERR_RANGE, 3, "t_s");
+  trace *t = parse_ok(HDR "0,*,*,1,1\n9223372036,a,a,2,1\n");
+  cr_expect_eq(trace_next_change(t, 0, 0, 0), 9223372036LL * S);
+  trace_free(t);
+}
+
+Test(trace_bad, negative_or_zero) {
+  bad(HDR "0,*,*,5,2\n0,a,b,10,1\n0,b,a,10,1\n7,a,b,1,-1\n", ERR_RANGE, 5,
+      "bandwidth_gbps: -1 is not > 0");
+  bad(HDR "0,a,a,1,0\n", ERR_RANGE, 2, "bandwidth_gbps: 0 is not > 0");
+  bad(HDR "0,a,a,1,1e-400\n", ERR_RANGE, 2, "bandwidth_gbps: 1e-400 is not > 0");
+  bad(HDR "0,a,a,-0.5,1\n", ERR_RANGE, 2, "latency_ms: -0.5 is not >= 0");
+  bad(HDR "-1,a,a,1,1\n", ERR_RANGE, 2, "t_s: '-1' is negative");
+  trace *t = parse_ok(HDR "-0,a,a,0,1\n");  /* -0 is zero */
+  trace_free(t);
+}
+
+Test(trace_bad, time_order_and_duplicates) {
+  bad(HDR "0,*,*,1,1\n5,a,a,1,1\n3,a,a,2,1\n", ERR_PARSE, 4,
+      "t_s: 3 is before the previous row's 5");
+  bad(HDR "0,*,*,1,1\n0,a,b,1,1\n0,a,b,2,1\n", ERR_DUPLICATE, 4,
+      "duplicate row for a,b at t_s = 0 (first at line 3)");
+  bad(HDR "0,*,*,1,1\n5,*,*,1,1\n5.0,*,*,2,1\n", ERR_DUPLICATE, 4, "*,*");
+  bad(HDR "5,a,a,1,1\n", ERR_MISSING, 2, "t = 0");
+}
+
+Test(trace_bad, missing_pairs_at_zero) {
+  /* certain at the first row with t > 0 */
+  bad(HDR "0,a,a,1,1\n0,b,b,1,1\n0,a,b,1,1\n\n# later\n3,a,b,2,1\n",
+      ERR_MISSING, 7, "no value at t = 0 for b -> a");
+  /* or at the last line */
+  bad(HDR "0,a,a,1,1\n0,a,b,1,1\n0,b,a,1,1\n\n", ERR_MISSING, 5,
+      "site b with itself");
+  static const char *const sites[] = {"a", "b"};
+  bad_sites(HDR "0,a,*,1,1\n", sites, 2, ERR_MISSING, 2, "b -> a");
+  /* a site first named after t = 0 cannot have a t = 0 value */
+  bad(HDR "0,a,*,1,1\n0,*,a,1,1\n4,c,a,1,1\n", ERR_MISSING, 4,
+      "src: site 'c' is first named after t = 0");
+  trace *t = parse_ok(HDR "0,*,*,1,1\n4,c,a,2,1\n");  /* *,* covers c */
+  cr_expect_eq(trace_nsites(t), 2);
+  cr_expect_str_eq(trace_site(t, 0), "c");
+  expect_value(t, 0, 1, 0, 1, 1);
+  expect_value(t, 0, 1, 4 * S, 2, 1);
+  expect_value(t, 1, 0, 4 * S, 1, 1);
+  trace_free(t);
+}
+
+Test(trace_bad, sites) {
+  static const char *const sites[] = {"Oregon", "Tokyo"};
+  bad_sites(HDR "0,*,*,1,1\n0,Oregon,Paris,1,1\n", sites, 2, ERR_UNKNOWN, 3,
+            "dst: unknown site 'Paris'");
+  bad(HDR "0,*,*,1,1\n", ERR_MISSING, 2, "no site named");
+  bad(HDR "0,,a,1,1\n", ERR_PARSE, 2, "src: empty site name");
+}
+
+Test(trace_bad, empty_comments_header) {
+  bad("", ERR_PARSE, 1, "empty file");
+  bad("\n  \n\r\n", ERR_PARSE, 3, "empty file");
+  bad("# source: x\n# licence: y\n", ERR_PARSE, 2, "no header");
+  bad("t_s,src,dst,latency_ms\n0,a,a,1\n", ERR_PARSE, 1, "expected the header");
+  bad("# c\nt_s, src,dst,latency_ms,bandwidth_gbps\n", ERR_PARSE, 2, "header");
+  bad("0,a,a,1,1\n", ERR_PARSE, 1, "expected the header");
+  bad(HDR "# nothing\n", ERR_MISSING, 2, "no data rows");
+}
+
+Test(trace_bad, binary_garbage) {
+  static const char nul[] = HDR "0,a,a,1,1\n0,a\0b,1,1\n";
+  err e;
+  err_clear(&e);
+  cr_expect_null(trace_parse(nul, sizeof nul - 1, "w.csv", NULL, 0, &e));
+  cr_expect_eq(e.code, ERR_PARSE);
+  cr_expect(strncmp(e.msg, "w.csv:3: NUL byte", 17) == 0, "%s", e.msg);
+  bad(HDR "0,a,a,1,1\xff\n", ERR_PARSE, 2, "invalid UTF-8 (byte 0xff at column 10)");
+  bad("# caf\xc3\n" HDR, ERR_PARSE, 1, "invalid UTF-8");
+  bad(HDR "0,\xc0\x80,a,1,1\n", ERR_PARSE, 2, "invalid UTF-8");     /* overlong */
+  bad(HDR "0,\xed\xa0\x80,a,1,1\n", ERR_PARSE, 2, "invalid UTF-8"); /* surrogate */
+  trace *t = parse_ok(HDR "0,*,*,1,1\n0,Z\xc3\xbcrich,Z\xc3\xbcrich,1,2\n");
+  cr_expect_str_eq(trace_site(t, 0), "Z\xc3\xbcrich");
+  trace_free(t);
+}
+
+Test(trace_bad, directives) {
+  bad("# interpolate: cubic\n" HDR "0,a,a,1,1\n", ERR_PARSE, 1,
+      "interpolate: 'cubic' is not step or linear");
+  bad("# interpolate: step\n# interpolate: linear\n", ERR_DUPLICATE, 2, "interpolate");
+  bad("# loop_after_s: 0\n", ERR_RANGE, 1, "loop_after_s: 0 is not > 0");
+  bad("# loop_after_s: soon\n", ERR_PARSE, 1, "loop_after_s: 'soon'");
+  bad("# loop_after_s: 10\n" HDR "0,*,*,1,1\n10,a,a,1,1\n", ERR_RANGE, 4,
+      "t_s: 10 is not before loop_after_s");
+  bad(HDR "0,*,*,1,1\n10,a,a,1,1\n# loop_after_s: 9.5\n", ERR_RANGE, 4,
+      "loop_after_s: 9.5 does not exceed");
+}
+
+Test(trace_bad, load_io) {
+  err e;
+  err_clear(&e);
+  cr_expect_null(trace_load("/nonexistent/w.csv", NULL, 0, &e));
+  cr_expect_eq(e.code, ERR_IO);
+  cr_expect_str_eq(e.msg, "/nonexistent/w.csv: cannot open: No such file or directory");
+  err_clear(&e);
+  cr_expect_null(trace_load(GEODES_FIXTURES, NULL, 0, &e));
+  cr_expect_eq(e.code, ERR_IO, "%s", e.msg);
+  err_clear(&e);
+  cr_expect_null(trace_load(GEODES_FIXTURES "/traces/bad_bandwidth.csv", NULL, 0, &e));
+  cr_expect(strstr(e.msg, "bad_bandwidth.csv:6: bandwidth_gbps: -1 is not > 0"),
+            "%s", e.msg);
+}
+
+/* ---- fixtures and the command line ---- */
+
+Test(trace_files, worldwide_static) {
+  err e;
+  err_clear(&e);
+  trace *t = trace_load(GEODES_FIXTURES "/traces/worldwide_static.csv", NULL, 0, &e);
+  cr_assert_not_null(t, "%s", e.msg);
+  cr_expect_eq(trace_nsites(t), 8);
+  int seoul = trace_site_index(t, "Seoul"), ireland = trace_site_index(t, "Ireland");
+  expect_value(t, seoul, ireland, 0, 228, 0.335);
+  expect_value(t, ireland, seoul, 0, 228, 0.335);
+  expect_value(t, seoul, seoul, 0, 5, 2);
+  cr_expect_str_eq(trace_comment(t, "licence"), "MIT (DS3Lab/DT-FM)");
+  cr_expect(trace_is_static(t));
+  trace_free(t);
+}
+
+Test(trace_files, crlf_loop) {
+  err e;
+  err_clear(&e);
+  trace *t = trace_load(GEODES_FIXTURES "/traces/crlf_loop.csv", NULL, 0, &e);
+  cr_assert_not_null(t, "%s", e.msg);
+  expect_value(t, 0, 1, 80 * S, 30, 0.5);
+  expect_value(t, 0, 1, 100 * S, 10, 1);
+  cr_expect_eq(trace_next_change(t, 0, 1, 61 * S), 80 * S);
+  cr_expect_eq(trace_next_change_any(t, 90 * S), 100 * S);
+  trace_free(t);
+}
+
+/* Runs geodes with args; returns its exit status, output (stdout + stderr)
+ * in out. */
+static int run_geodes(const char *args, char *out, size_t cap) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", GEODES_BIN, args);
+  FILE *p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  size_t n = fread(out, 1, cap - 1, p);
+  out[n] = '\0';
+  int st = pclose(p);
+  cr_assert(WIFEXITED(st));
+  return WEXITSTATUS(st);
+}
+
+Test(trace_cli, check_errors_and_usage) {
+  static char out[65536];
+  int rc = run_geodes("trace check '" GEODES_FIXTURES "/traces/missing_pair.csv'",
+                      out, sizeof out);
+  cr_expect_eq(rc, 1, "%s", out);
+  cr_expect(strstr(out, "missing_pair.csv:7: no value at t = 0 for b -> a"), "%s", out);
+  rc = run_geodes("trace check '" GEODES_FIXTURES "/traces/bad_bandwidth.csv' --json",
+                  out, sizeof out);
+  cr_expect_eq(rc, 1, "%s", out);
+  cr_expect(strstr(out, "bad_bandwidth.csv:6: bandwidth_gbps"), "%s", out);
+  cr_expect_eq(run_geodes("trace check", out, sizeof out), 2, "%s", out);
+  cr_expect_eq(run_geodes("trace check a.csv --bogus", out, sizeof out), 2, "%s", out);
+  cr_expect_eq(run_geodes("trace check a.csv --scenario", out, sizeof out), 2, "%s", out);
+  cr_expect_eq(run_geodes("trace frobnicate", out, sizeof out), 2, "%s", out);
+  cr_expect_eq(run_geodes("trace", out, sizeof out), 2, "%s", out);
+  cr_expect_eq(run_geodes("trace --help", out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "trace check FILE"), "%s", out);
+  cr_expect_eq(run_geodes("trace check --help", out, sizeof out), 0, "%s", out);
+  cr_expect(strstr(out, "--scenario"), "%s", out);
+  rc = run_geodes("trace check /nonexistent.csv", out, sizeof out);
+  cr_expect_eq(rc, 1, "%s", out);
+  cr_expect(strstr(out, "/nonexistent.csv: cannot open"), "%s", out);
+}
+
+Test(trace_cli, check_summary_json) {
+  static char out[65536];
+  int rc = run_geodes("trace check --json '" GEODES_FIXTURES
+                      "/traces/worldwide_static.csv'", out, sizeof out);
+  cr_assert_eq(rc, 0, "%s", out);
+  json_error_t je;
+  json_t *o = json_loads(out, 0, &je);
+  cr_assert_not_null(o, "not one JSON object: %s\n%s", je.text, out);
+  cr_expect_eq(json_integer_value(json_object_get(o, "rows")), 57);
+  cr_expect_eq(json_array_size(json_object_get(o, "sites")), 8);
+  cr_expect_float_eq(json_real_value(json_object_get(o, "latency_ms_max")), 238, 1e-9);
+  cr_expect_float_eq(json_real_value(json_object_get(o, "bandwidth_gbps_min")), 0.335, 1e-9);
+  cr_expect_str_eq(json_string_value(json_object_get(o, "interpolate")), "step");
+  cr_expect(json_is_true(json_object_get(o, "static")));
+  cr_expect_str_eq(json_string_value(json_object_get(
+                       json_object_get(o, "comments"), "licence")),
+                   "MIT (DS3Lab/DT-FM)");
+  json_decref(o);
+  rc = run_geodes("trace check '" GEODES_FIXTURES "/traces/crlf_loop.csv'", out,
+                  sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect(strstr(out, "every 60 s"), "%s", out);
+  cr_expect(strstr(out, "# source: hand-written test fixture"), "%s", out);
+}
+
+Test(trace_cli, check_against_scenario) {
+  static char out[65536];
+  int rc = run_geodes("trace check --scenario worldwide '" GEODES_FIXTURES
+                      "/traces/worldwide_static.csv'", out, sizeof out);
+  cr_expect_eq(rc, 0, "%s", out);
+  cr_expect(strstr(out, "worldwide"), "%s", out);
+  rc = run_geodes("trace check --scenario regional '" GEODES_FIXTURES
+                  "/traces/worldwide_static.csv'", out, sizeof out);
+  cr_expect_eq(rc, 1, "%s", out);
+  cr_expect(strstr(out, "worldwide_static.csv:11: dst: unknown site 'Tokyo'"),
+            "%s", out);
+}
