@@ -505,3 +505,168 @@ Test(trace_cli, check_against_scenario) {
   cr_expect(strstr(out, "worldwide_static.csv:11: dst: unknown site 'Tokyo'"),
             "%s", out);
 }
+
+/* ---- random traces against a naive reference ---- */
+
+typedef struct ref_row {
+  int64_t t;
+  int src, dst;  /* -1: '*' */
+  trace_value v;
+} ref_row;
+
+typedef struct ref {
+  int nsites, nrows;
+  ref_row rows[400];
+  int64_t snaps[64];  /* distinct row times */
+  int nsnaps;
+  bool linear;
+  int64_t loop;  /* 0: none */
+} ref;
+
+static uint64_t rng_state;
+static uint64_t rnd(uint64_t n) {  /* xorshift64*, fixed seed: reproducible */
+  rng_state ^= rng_state >> 12, rng_state ^= rng_state << 25,
+      rng_state ^= rng_state >> 27;
+  return (rng_state * 2685821657736338717ULL >> 11) % n;
+}
+
+/* The value a snapshot at time ts gives pair (a, b): the most specific row. */
+static bool ref_resolve(const ref *r, int64_t ts, int a, int b, trace_value *v) {
+  int best = 0;
+  for (int i = 0; i < r->nrows; i++) {
+    const ref_row *w = &r->rows[i];
+    if (w->t != ts || (w->src >= 0 && w->src != a) || (w->dst >= 0 && w->dst != b))
+      continue;
+    int prec = 1 + (w->src >= 0) * 2 + (w->dst >= 0);
+    if (prec > best) best = prec, *v = w->v;
+  }
+  return best > 0;
+}
+
+/* The pair's points: every snapshot that gives it a value, in time order. */
+static int ref_points(const ref *r, int a, int b, int64_t *T, trace_value *V) {
+  int m = 0;
+  for (int s = 0; s < r->nsnaps; s++)
+    if (ref_resolve(r, r->snaps[s], a, b, &V[m])) T[m++] = r->snaps[s];
+  return m;
+}
+
+static trace_value ref_at(const ref *r, int a, int b, int64_t t) {
+  int64_t T[64];
+  trace_value V[64];
+  int m = ref_points(r, a, b, T, V), i = 0;
+  int64_t x = r->loop ? t % r->loop : t;
+  for (int k = 0; k < m; k++)
+    if (T[k] <= x) i = k;
+  if (!r->linear || x == T[i]) return V[i];
+  int64_t t1 = i + 1 < m ? T[i + 1] : r->loop;
+  trace_value v1 = i + 1 < m ? V[i + 1] : V[0];
+  if (i + 1 == m && (!r->loop || m == 1)) return V[i];
+  double f = (double)(x - T[i]) / (double)(t1 - T[i]);
+  return (trace_value){V[i].latency_ms + f * (v1.latency_ms - V[i].latency_ms),
+                       V[i].bandwidth_gbps + f * (v1.bandwidth_gbps - V[i].bandwidth_gbps)};
+}
+
+/* Step: the first candidate time c > t (a point time, or one shifted by
+ * whole periods) whose value differs from the value 1 ns before it. Linear:
+ * the first point time after t (periodically, plus each period start). */
+static int64_t ref_next(const ref *r, int a, int b, int64_t t) {
+  int64_t T[64];
+  trace_value V[64];
+  int m = ref_points(r, a, b, T, V);
+  int64_t best = TRACE_NEVER;
+  int64_t k0 = r->loop ? t / r->loop : 0, k1 = r->loop ? k0 + 2 : 0;
+  for (int64_t k = k0; k <= k1; k++)
+    for (int i = 0; i < m; i++) {
+      int64_t c = k * r->loop + T[i];
+      if (c <= t || c >= best) continue;
+      if (r->linear) {
+        if (m > 1) best = c;
+        continue;
+      }
+      trace_value x = ref_at(r, a, b, c), y = ref_at(r, a, b, c - 1);
+      if (x.latency_ms != y.latency_ms || x.bandwidth_gbps != y.bandwidth_gbps)
+        best = c;
+    }
+  return best;
+}
+
+/* A random trace: sites s0.., a few snapshots of random (partly wildcard)
+ * rows; values from a small set so repeats ("no change") occur. */
+static char *ref_random(ref *r) {
+  *r = (ref){.nsites = 1 + (int)rnd(4), .linear = rnd(3) == 0};
+  int nsnaps = 1 + (int)rnd(6);
+  int64_t t = 0;
+  size_t cap = 1 << 16, len = 0;
+  char *text = mem_alloc(cap);
+  if (r->linear) len += (size_t)sprintf(text + len, "# interpolate: linear\n");
+  len += (size_t)sprintf(text + len, HDR);
+  for (int s = 0; s < nsnaps; s++) {
+    r->snaps[r->nsnaps++] = t;
+    bool used[5][5] = {{false}};
+    int nrows = s == 0 && rnd(2) ? 0 : 1 + (int)rnd(6);
+    if (s == 0 && nrows == 0) {  /* complete by exact rows */
+      for (int a = 0; a < r->nsites; a++)
+        for (int b = 0; b < r->nsites; b++) used[a + 1][b + 1] = true;
+    } else if (s == 0) {
+      used[0][0] = true;
+    }
+    for (int k = 0; k < nrows; k++) {
+      int a = (int)rnd((uint64_t)r->nsites + 1), b = (int)rnd((uint64_t)r->nsites + 1);
+      used[a][b] = true;
+    }
+    for (int a = 0; a <= r->nsites; a++)
+      for (int b = 0; b <= r->nsites; b++) {
+        if (!used[a][b]) continue;
+        ref_row *w = &r->rows[r->nrows++];
+        *w = (ref_row){t, a - 1, b - 1, {(double)(rnd(3) * 10), 0.5 + (double)rnd(2)}};
+        char src[16] = "*", dst[16] = "*";
+        if (a) sprintf(src, "s%d", a - 1);
+        if (b) sprintf(dst, "s%d", b - 1);
+        len += (size_t)sprintf(text + len, "%.9f,%s,%s,%g,%g\n", (double)t / 1e9,
+                               src, dst, w->v.latency_ms, w->v.bandwidth_gbps);
+      }
+    t += 1 + (int64_t)rnd(3) * S + (int64_t)rnd(1000);
+  }
+  if (rnd(2)) {
+    r->loop = r->snaps[r->nsnaps - 1] + 1 + (int64_t)rnd(2 * S);
+    len += (size_t)sprintf(text + len, "# loop_after_s: %.9f\n", (double)r->loop / 1e9);
+  }
+  cr_assert(len < cap);
+  return text;
+}
+
+Test(trace_random, against_naive_reference) {
+  rng_state = 0x9E3779B97F4A7C15ULL;
+  static const char *const names[] = {"s0", "s1", "s2", "s3"};
+  for (int iter = 0; iter < 300; iter++) {
+    ref r;
+    char *text = ref_random(&r);
+    err e;
+    trace *t = parse(text, names, r.nsites, &e);
+    cr_assert_not_null(t, "iteration %d: %s\n%s", iter, e.msg, text);
+    int64_t horizon = (r.loop ? r.loop : r.snaps[r.nsnaps - 1] + 1) * 3;
+    for (int q = 0; q < 60; q++) {
+      int64_t at = (int64_t)rnd((uint64_t)horizon);
+      if (q % 3 == 0) at = r.snaps[rnd((uint64_t)r.nsnaps)] + (int64_t)rnd(3) - 1;
+      if (at < 0) at = 0;
+      int64_t any = TRACE_NEVER;
+      for (int a = 0; a < r.nsites; a++)
+        for (int b = 0; b < r.nsites; b++) {
+          trace_value got = trace_at(t, a, b, at), want = ref_at(&r, a, b, at);
+          cr_assert_float_eq(got.latency_ms, want.latency_ms, 1e-9,
+                             "iter %d (%d,%d) at %lld\n%s", iter, a, b, (long long)at, text);
+          cr_assert_float_eq(got.bandwidth_gbps, want.bandwidth_gbps, 1e-9,
+                             "iter %d (%d,%d) at %lld\n%s", iter, a, b, (long long)at, text);
+          int64_t n = trace_next_change(t, a, b, at), wn = ref_next(&r, a, b, at);
+          cr_assert_eq(n, wn, "iter %d (%d,%d) next after %lld: %lld, want %lld\n%s",
+                       iter, a, b, (long long)at, (long long)n, (long long)wn, text);
+          if (wn < any) any = wn;
+        }
+      cr_assert_eq(trace_next_change_any(t, at), any, "iter %d any after %lld\n%s",
+                   iter, (long long)at, text);
+    }
+    trace_free(t);
+    free(text);
+  }
+}
