@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""plot.py: draws the figures of a geodes results database (DESIGN.md s. 7, 9).
+
+    analysis/plot.py DB --out DIR [--timeline FILE]
+
+Writes PNG files into DIR, from the database alone:
+  score_vs_simulated.png      DT-FM score vs simulated iteration time, one
+                              panel per scenario, one colour per network model
+  predicted_vs_simulated.png  the end-to-end predictor vs simulation (y = x
+                              is a perfect prediction)
+  bandwidth_scale.png         simulated iteration time vs bandwidth scale,
+                              one line per method (mean over seeds)
+  convergence.png             best DT-FM score vs candidates, per scheduler run
+  timeline.png                (--timeline) a per-device Gantt chart of a
+                              `geodes simulate --timeline` Chrome trace
+A plot whose data is missing is skipped with a note on stderr.
+
+Matplotlib: when the first python3 on PATH lacks it, the script re-executes
+itself under /usr/bin/python3 (Debian's python3-matplotlib).
+"""
+import os
+import sys
+
+try:
+    import matplotlib
+except ImportError:
+    system = "/usr/bin/python3"
+    if (os.path.exists(system) and not os.environ.get("GEODES_PLOT_REEXEC")
+            and os.path.realpath(sys.executable) != os.path.realpath(system)):
+        os.environ["GEODES_PLOT_REEXEC"] = "1"
+        os.execv(system, [system, os.path.abspath(__file__)] + sys.argv[1:])
+    sys.exit("plot.py: matplotlib is missing (Debian: apt-get install "
+             "python3-matplotlib)")
+
+matplotlib.use("Agg")
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sqlite3  # noqa: E402
+from collections import defaultdict  # noqa: E402
+
+import matplotlib.patches  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
+
+NETWORK_COLOURS = {"ideal": "tab:green", "netem": "tab:blue", "tcp": "tab:red"}
+MARKERS = "os^Dv<>pPX*h"
+
+
+def note(msg):
+    print("plot.py: " + msg, file=sys.stderr)
+
+
+def connect(path):
+    if not os.path.exists(path):
+        sys.exit("plot.py: %s: no such database" % path)
+    db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    try:
+        app = db.execute("PRAGMA application_id").fetchone()[0]
+    except sqlite3.DatabaseError as e:
+        sys.exit("plot.py: %s: not a readable SQLite database (%s)" % (path, e))
+    if app != 0x67656F64:
+        sys.exit("plot.py: %s: not a geodes results database" % path)
+    return db
+
+
+def grid(n):
+    cols = min(n, 3)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols,
+                             figsize=(max(7.0, 5.2 * cols), 4.6 * rows),
+                             squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat[:n])
+
+
+def save(fig, out, name, title):
+    fig.suptitle(title, fontsize=13)
+    fig.tight_layout()
+    path = os.path.join(out, name)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(path)
+
+
+def model_vs_simulated(db, out, column, name, xlabel, title, diagonal):
+    rows = db.execute(
+        "SELECT scenario, network_model, %s, iteration_s FROM results "
+        "WHERE %s IS NOT NULL AND iteration_s IS NOT NULL "
+        "ORDER BY scenario, network_model" % (column, column)).fetchall()
+    if not rows:
+        note("no rows with %s and iteration_s: skipping %s" % (column, name))
+        return
+    by = defaultdict(lambda: defaultdict(lambda: ([], [])))
+    for scenario, network, x, y in rows:
+        by[scenario][network][0].append(x)
+        by[scenario][network][1].append(y)
+    fig, axes = grid(len(by))
+    for ax, (scenario, nets) in zip(axes, sorted(by.items())):
+        lo, hi = float("inf"), 0.0
+        for network, (xs, ys) in sorted(nets.items()):
+            ax.scatter(xs, ys, s=18, alpha=0.7, label="%s (%d)" % (
+                network, len(xs)), color=NETWORK_COLOURS.get(network))
+            lo = min(lo, min(xs), min(ys))
+            hi = max(hi, max(xs), max(ys))
+        if diagonal:
+            ax.plot([lo, hi], [lo, hi], color="grey", lw=1, ls="--",
+                    label="y = x")
+        ax.set_title(scenario)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("simulated iteration time (s)")
+        ax.grid(alpha=0.3)
+        ax.legend(title="network model", fontsize=8)
+    save(fig, out, name, title)
+
+
+def bandwidth_scale(db, out):
+    rows = db.execute(
+        "SELECT scenario, network_model, method, bandwidth_scale, "
+        "avg(iteration_s), count(*) FROM results "
+        "WHERE iteration_s IS NOT NULL AND bandwidth_scale IS NOT NULL "
+        "GROUP BY scenario, network_model, method, bandwidth_scale "
+        "ORDER BY bandwidth_scale").fetchall()
+    panels = defaultdict(lambda: defaultdict(list))
+    for scenario, network, method, scale, t, _ in rows:
+        panels[(scenario, network)][method].append((scale, t))
+    panels = {k: v for k, v in panels.items()
+              if any(len(p) > 1 for p in v.values())}
+    if not panels:
+        note("no sweep over bandwidth_scale: skipping bandwidth_scale.png")
+        return
+    fig, axes = grid(len(panels))
+    for ax, ((scenario, network), methods) in zip(axes, sorted(panels.items())):
+        for k, (method, pts) in enumerate(sorted(methods.items())):
+            xs, ys = zip(*pts)
+            ax.plot(xs, ys, marker=MARKERS[k % len(MARKERS)], label=method)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted({x for p in methods.values() for x, _ in p}))
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter(
+            "%g"))
+        ax.set_title("%s, %s network" % (scenario, network))
+        ax.set_xlabel("bandwidth scale (x the scenario's bandwidths)")
+        ax.set_ylabel("simulated iteration time (s)")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(title="method", fontsize=8)
+    save(fig, out, "bandwidth_scale.png",
+         "Iteration time vs bandwidth, per placement method")
+
+
+def convergence(db, out):
+    runs = db.execute(
+        "SELECT r.id, r.command, r.scenario, count(*) FROM runs r "
+        "JOIN convergence c ON c.run_id = r.id GROUP BY r.id "
+        "ORDER BY r.id").fetchall()
+    if not runs:
+        note("no convergence rows: skipping convergence.png")
+        return
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for run, command, scenario, _ in runs[-12:]:
+        pts = db.execute("SELECT candidate, best_score_s FROM convergence "
+                         "WHERE run_id = ? ORDER BY candidate",
+                         (run,)).fetchall()
+        xs, ys = zip(*pts)
+        words = (command or "").split()
+        method = next((words[i + 1] for i, w in enumerate(words[:-1])
+                       if w == "--method"), "")
+        ax.step(xs, ys, where="post",
+                label="run %d: %s %s" % (run, scenario or "", method))
+    ax.set_xlabel("candidates scored")
+    ax.set_ylabel("best DT-FM score so far (s)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    save(fig, out, "convergence.png", "Scheduler convergence")
+
+
+def timeline(path, out):
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit("plot.py: %s: %s" % (path, e))
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    names, bars, open_ = {}, defaultdict(list), {}
+    for ev in events:
+        key = (ev.get("pid", 0), ev.get("tid", 0))
+        ph = ev.get("ph")
+        if ph == "M" and ev.get("name") in ("thread_name", "process_name"):
+            label = ev.get("args", {}).get("name")
+            if ev["name"] == "thread_name" or key not in names:
+                names[key if ev["name"] == "thread_name" else
+                      (key[0], None)] = label
+        elif ph == "X":
+            bars[key].append((ev["ts"], ev.get("dur", 0),
+                              ev.get("cat") or ev.get("name", "")))
+        elif ph == "B":
+            open_[key] = (ev["ts"], ev.get("cat") or ev.get("name", ""))
+        elif ph == "E" and key in open_:
+            ts, cat = open_.pop(key)
+            bars[key].append((ts, ev["ts"] - ts, cat))
+    if not bars:
+        note("%s: no duration events: skipping timeline.png" % path)
+        return
+    keys = sorted(bars)
+    cats = sorted({c for k in keys for _, _, c in bars[k]})
+    colours = {c: plt.cm.tab10(i % 10) for i, c in enumerate(cats)}
+    fig, ax = plt.subplots(figsize=(12, max(3, 0.28 * len(keys) + 1.5)))
+    for row, key in enumerate(keys):
+        by_cat = defaultdict(list)
+        for ts, dur, cat in bars[key]:
+            by_cat[cat].append((ts / 1e6, dur / 1e6))
+        for cat, spans in by_cat.items():
+            ax.broken_barh(spans, (row - 0.4, 0.8), color=colours[cat])
+    labels = []
+    for key in keys:
+        proc = names.get((key[0], None), "pid %s" % key[0])
+        labels.append(names.get(key, "%s / %s" % (proc, key[1])))
+    ax.set_yticks(range(len(keys)))
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("simulated time (s)")
+    ax.grid(alpha=0.3, axis="x")
+    ax.legend(handles=[matplotlib.patches.Patch(color=colours[c], label=c)
+                       for c in cats], fontsize=8, loc="upper right")
+    save(fig, out, "timeline.png", "Per-device timeline: " +
+         os.path.basename(path))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("db", help="a geodes results database (geodes.db)")
+    ap.add_argument("--out", required=True, help="folder for the PNG files")
+    ap.add_argument("--timeline", help="a Chrome trace from geodes simulate")
+    args = ap.parse_args()
+    db = connect(args.db)
+    os.makedirs(args.out, exist_ok=True)
+    model_vs_simulated(db, args.out, "score_s", "score_vs_simulated.png",
+                       "DT-FM cost model score (s)",
+                       "Does the DT-FM score rank placements as simulation "
+                       "does?", diagonal=False)
+    model_vs_simulated(db, args.out, "predicted_iteration_s",
+                       "predicted_vs_simulated.png",
+                       "predicted iteration time (s)",
+                       "End-to-end predictor vs simulation", diagonal=True)
+    bandwidth_scale(db, args.out)
+    convergence(db, args.out)
+    if args.timeline:
+        timeline(args.timeline, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+/* test_plot: analysis/plot.py draws non-empty PNGs from a small database and
+ * a Chrome-trace timeline, skips plots whose data is missing, and refuses a
+ * file that is not a geodes database. It runs through the first python3 on
+ * PATH, so the re-exec under /usr/bin/python3 is exercised where that one
+ * lacks matplotlib. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "analysis/db.h"
+
+static char dir[64];
+
+static void make_dir(void) {
+  strcpy(dir, "/tmp/geodes_test_plot_XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_expect_eq(system(cmd), 0);
+}
+
+TestSuite(plot, .init = make_dir, .fini = remove_dir, .timeout = 120);
+
+static void fill(const char *path) {
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(
+      d, &(db_run){"geodes schedule worldwide --method gcma", "worldwide", 1,
+                   "0", "x"},
+      &e);
+  static const char *nets[] = {"ideal", "netem", "tcp"};
+  static const char *methods[] = {"dtfm-identity", "megatron"};
+  static const double scales[] = {0.5, 1, 2};
+  char keys[64][64];
+  int k = 0;
+  db_begin(d, &e);
+  for (int n = 0; n < 3; n++)
+    for (int m = 0; m < 2; m++)
+      for (int s = 0; s < 3; s++, k++) {
+        db_result r;
+        db_result_init(&r);
+        snprintf(keys[k], sizeof keys[k], "key %d", k);
+        r.key = keys[k], r.study = "sweep", r.scenario = "worldwide";
+        r.method = methods[m], r.network_model = nets[n];
+        r.bandwidth_scale = scales[s];
+        r.score_s = 10.0 * (m + 1) / scales[s];
+        r.predicted_iteration_s = 20 + r.score_s;
+        r.iteration_s = r.predicted_iteration_s * (1 + 0.1 * n);
+        cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+      }
+  for (int c = 1; c <= 50; c++)
+    db_convergence_put(d, run, c, 70.0 - c / 5.0, &e);
+  cr_assert_eq(db_commit(d, &e), ERR_OK, "%s", e.msg);
+  db_close(d);
+}
+
+static int plot(const char *db_path, const char *extra) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "'%s/analysis/plot.py' '%s' --out '%s/png' %s",
+           GEODES_SOURCE_DIR, db_path, dir, extra);
+  int status = system(cmd);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static long png_size(const char *name) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/png/%s", dir, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  unsigned char magic[8] = {0};
+  size_t got = fread(magic, 1, 8, f);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fclose(f);
+  cr_expect(got == 8 && !memcmp(magic, "\x89PNG\r\n\x1a\n", 8),
+            "%s is a PNG", name);
+  return size;
+}
+
+Test(plot, writes_every_png) {
+  char path[128], tl[128];
+  snprintf(path, sizeof path, "%s/r.db", dir);
+  snprintf(tl, sizeof tl, "%s/timeline.json", dir);
+  fill(path);
+  FILE *f = fopen(tl, "w");
+  fputs("{\"traceEvents\": [\n"
+        "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 0, \"tid\": 0,"
+        " \"args\": {\"name\": \"device 0 compute\"}},\n"
+        "{\"ph\": \"X\", \"cat\": \"forward\", \"name\": \"F0\", \"pid\": 0,"
+        " \"tid\": 0, \"ts\": 0, \"dur\": 25000},\n"
+        "{\"ph\": \"X\", \"cat\": \"backward\", \"name\": \"B0\", \"pid\": 0,"
+        " \"tid\": 0, \"ts\": 40000, \"dur\": 50000},\n"
+        "{\"ph\": \"B\", \"cat\": \"send\", \"name\": \"a0\", \"pid\": 1,"
+        " \"tid\": 1, \"ts\": 25000},\n"
+        "{\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": 38000}]}\n",
+        f);
+  fclose(f);
+  char extra[160];
+  snprintf(extra, sizeof extra, "--timeline '%s' >/dev/null", tl);
+  cr_assert_eq(plot(path, extra), 0);
+  const char *pngs[] = {"score_vs_simulated.png", "predicted_vs_simulated.png",
+                        "bandwidth_scale.png", "convergence.png",
+                        "timeline.png"};
+  for (size_t i = 0; i < 5; i++)
+    cr_expect_gt(png_size(pngs[i]), 10000, "%s", pngs[i]);
+}
+
+Test(plot, missing_data_is_skipped) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/empty.db", dir);
+  err e = {0};
+  db_close(db_open(path, &e));
+  cr_assert_eq(plot(path, "2>/dev/null"), 0);
+  cr_expect_eq(png_size("score_vs_simulated.png"), -1);
+  cr_expect_eq(png_size("convergence.png"), -1);
+}
+
+Test(plot, refuses_a_foreign_file) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/notes.txt", dir);
+  FILE *f = fopen(path, "w");
+  fputs("not a database\n", f);
+  fclose(f);
+  cr_expect_eq(plot(path, "2>/dev/null"), 1);
+}
