@@ -17,6 +17,7 @@ enum { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
 int cli_run(int argc, char **argv);
 int cli_scenarios(int argc, char **argv);
 int cli_trace(int argc, char **argv);
+int cli_predict(int argc, char **argv);
 /* `geodes trace synth ...` (cli_synth.c); argv[0] is "synth". */
 int cli_trace_synth(int argc, char **argv);
 

@@ -15,6 +15,7 @@ static const cli_command commands[] = {
     {"run", cli_run, "the main job: study one scenario (default worldwide)"},
     {"scenarios", cli_scenarios, "list the built-in scenarios"},
     {"trace", cli_trace, "check or synthesise a network trace"},
+    {"predict", cli_predict, "score a placement and predict its iteration time"},
 };
 
 static void usage(FILE *f) {

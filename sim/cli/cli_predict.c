@@ -1,0 +1,263 @@
+/* cli_predict: `geodes predict SCENARIO (--alloc FILE | --partition FILE |
+ * --method NAME) [--json]` — DT-FM's analytic score of a placement (DP and
+ * PP parts, the pipeline order, the bottleneck link of each stage boundary)
+ * and the closed-form iteration time of models/predict.
+ * Invariant: exactly one placement source; every resource is released at
+ * the single exit of predict_main, whatever failed. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/alloc.h"
+#include "models/cost.h"
+#include "models/predict.h"
+#include "models/spec.h"
+#include "sim/cli/cli.h"
+#include "traces/mem.h"
+
+static void predict_help(void) {
+  printf(
+      "usage: geodes predict SCENARIO (--alloc FILE | --partition FILE |\n"
+      "                      --method NAME) [--json] [OPTIONS]\n\n"
+      "Scores a placement with DT-FM's cost model (DataPCost + 2 x\n"
+      "PipelinePCost, DESIGN.md section 3) and predicts the iteration time\n"
+      "in closed form (compute, GPipe bubble, exposed pipeline transfers,\n"
+      "gradient synchronisation, optimizer step).\n\n"
+      "  --alloc FILE        {\"pipelines\": [[d, ...], ...]}: row r replica r\n"
+      "  --partition FILE    {\"groups\": [[d, ...], ...]}: best order and\n"
+      "                      pairing are chosen by the cost model\n"
+      "  --method NAME       dtfm-identity, megatron, random (seeded)\n"
+      "  --json              one JSON object on stdout\n"
+      "  --help              this text\n\n%s",
+      cli_workload_help);
+}
+
+typedef struct predict_args {
+  const char *scenario, *alloc_file, *partition_file, *method;
+  bool json;
+  cli_workload_opts wo;
+} predict_args;
+
+/* Parses argv; returns CLI_OK, CLI_USAGE, or -1 after --help. */
+static int parse_args(int argc, char **argv, predict_args *p) {
+  enum { OPT_ALLOC = 1, OPT_PARTITION, OPT_METHOD, OPT_JSON };
+  static const struct option own[] = {
+      {"help", no_argument, NULL, 'h'},
+      {"alloc", required_argument, NULL, OPT_ALLOC},
+      {"partition", required_argument, NULL, OPT_PARTITION},
+      {"method", required_argument, NULL, OPT_METHOD},
+      {"json", no_argument, NULL, OPT_JSON},
+      {NULL, 0, NULL, 0}};
+  struct option *opts = cli_workload_options(own);
+  memset(p, 0, sizeof *p);
+  cli_workload_init(&p->wo);
+  int c, rc = CLI_OK;
+  optind = 1;
+  while (rc == CLI_OK && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    int handled = cli_workload_parse("predict", c, optarg, &p->wo);
+    if (handled < 0) rc = CLI_USAGE;
+    else if (handled) continue;
+    else if (c == 'h') rc = -1;
+    else if (c == OPT_ALLOC) p->alloc_file = optarg;
+    else if (c == OPT_PARTITION) p->partition_file = optarg;
+    else if (c == OPT_METHOD) p->method = optarg;
+    else if (c == OPT_JSON) p->json = true;
+    else if (c == ':')
+      rc = cli_usage_error("predict", "%s needs an argument", argv[optind - 1]);
+    else
+      rc = cli_usage_error("predict", "unknown option '%s'", argv[optind - 1]);
+  }
+  free(opts);
+  if (rc) return rc;
+  if (optind >= argc) return cli_usage_error("predict", "which SCENARIO?");
+  if (argc - optind > 1)
+    return cli_usage_error("predict", "unexpected argument '%s'", argv[optind + 1]);
+  p->scenario = argv[optind];
+  int sources = !!p->alloc_file + !!p->partition_file + !!p->method;
+  if (sources != 1)
+    return cli_usage_error("predict", "give exactly one of --alloc, "
+                           "--partition, --method");
+  return CLI_OK;
+}
+
+/* Everything one prediction computes. */
+typedef struct prediction {
+  alloc *a;                /* the placement (realised for a partition) */
+  int *order;              /* partition: group order along the pipeline */
+  cost_parts parts;        /* the score of the placement as given */
+  double partition_score;  /* the best order/pairing of a's groups */
+  predict_result pr;
+  const char *source;      /* "alloc", "partition" or "method" */
+} prediction;
+
+static void print_table(const scenario *s, const cost_ctx *c,
+                        const prediction *p) {
+  const alloc *a = p->a;
+  printf("scenario   %s, %d devices: %d stages x %d replicas\n", s->name,
+         s->ndevices, a->stages, a->replicas);
+  printf("sizes      c_pp %.6g GB (activations), c_dp %.6g GB (gradients)\n",
+         cost_ctx_activation_gb(c), cost_ctx_gradient_gb(c));
+  printf("\nDT-FM cost model\n");
+  printf("  DP part (DataPCost)          %10.4f s\n", p->parts.dp_s);
+  printf("  PP part (2 x PipelinePCost)  %10.4f s\n", p->parts.pp_s);
+  printf("  score                        %10.4f s\n", p->parts.score_s);
+  printf("  best order of these groups   %10.4f s\n", p->partition_score);
+  if (p->order) {
+    printf("  pipeline order (groups of the file):");
+    for (int i = 0; i < a->stages; i++) printf(" %d", p->order[i]);
+    putchar('\n');
+  }
+  printf("\n  %-8s %-14s %-28s %s\n", "BOUNDARY", "BOTTLENECK_S", "LINK",
+         "REPLICA");
+  for (int st = 0; st + 1 < a->stages; st++) {
+    int r;
+    double v = cost_boundary(c, a, st, &r);
+    int d0 = alloc_at(a, r, st), d1 = alloc_at(a, r, st + 1);
+    char link[128];
+    snprintf(link, sizeof link, "%d (%s) -> %d (%s)", d0,
+             s->sites[s->device_site[d0]].name, d1,
+             s->sites[s->device_site[d1]].name);
+    printf("  %d -> %-3d %-14.4f %-28s %d\n", st, st + 1, v, link, r);
+  }
+  const predict_result *r = &p->pr;
+  printf("\npredicted iteration (%d passes x %d micro-batches)\n", r->passes,
+         r->micro_batches);
+  printf("  compute      %10.3f s  (fwd %.4f + bwd %.4f s per micro-batch)\n",
+         r->compute_s, r->fwd_s, r->bwd_s);
+  printf("  bubble       %10.3f s\n", r->bubble_s);
+  printf("  pp comm      %10.3f s\n", r->pp_comm_s);
+  printf("  dp sync      %10.3f s\n", r->dp_sync_s);
+  printf("  optimizer    %10.3f s\n", r->optimizer_s);
+  printf("  iteration    %10.3f s\n", r->iteration_s);
+}
+
+static json_t *alloc_json(const alloc *a) {
+  json_t *rows = json_array();
+  for (int r = 0; r < a->replicas; r++) {
+    json_t *row = json_array();
+    for (int st = 0; st < a->stages; st++)
+      json_array_append_new(row, json_integer(alloc_at(a, r, st)));
+    json_array_append_new(rows, row);
+  }
+  return rows;
+}
+
+static void print_json(const scenario *s, const cost_ctx *c,
+                       const prediction *p) {
+  const predict_result *r = &p->pr;
+  json_t *o = json_object(), *b = json_array();
+  json_object_set_new(o, "scenario", json_string(s->name));
+  json_object_set_new(o, "source", json_string(p->source));
+  json_object_set_new(o, "dp_cost_s", json_real(p->parts.dp_s));
+  json_object_set_new(o, "pp_cost_s", json_real(p->parts.pp_s));
+  json_object_set_new(o, "score_s", json_real(p->parts.score_s));
+  json_object_set_new(o, "partition_score_s", json_real(p->partition_score));
+  json_object_set_new(o, "predicted_iteration_s", json_real(r->iteration_s));
+  json_object_set_new(o, "compute_s", json_real(r->compute_s));
+  json_object_set_new(o, "bubble_s", json_real(r->bubble_s));
+  json_object_set_new(o, "pp_comm_s", json_real(r->pp_comm_s));
+  json_object_set_new(o, "dp_sync_s", json_real(r->dp_sync_s));
+  json_object_set_new(o, "optimizer_s", json_real(r->optimizer_s));
+  json_object_set_new(o, "passes", json_integer(r->passes));
+  json_object_set_new(o, "micro_batches_per_pass", json_integer(r->micro_batches));
+  json_object_set_new(o, "activation_gb", json_real(cost_ctx_activation_gb(c)));
+  json_object_set_new(o, "gradient_gb", json_real(cost_ctx_gradient_gb(c)));
+  for (int st = 0; st + 1 < p->a->stages; st++) {
+    int rep;
+    double v = cost_boundary(c, p->a, st, &rep);
+    json_array_append_new(
+        b, json_pack("{s:i, s:f, s:i, s:i, s:i}", "stage", st, "bottleneck_s",
+                     v, "replica", rep, "from", alloc_at(p->a, rep, st), "to",
+                     alloc_at(p->a, rep, st + 1)));
+  }
+  json_object_set_new(o, "boundaries", b);
+  if (p->order) {
+    json_t *ord = json_array();
+    for (int i = 0; i < p->a->stages; i++)
+      json_array_append_new(ord, json_integer(p->order[i]));
+    json_object_set_new(o, "order", ord);
+  }
+  json_object_set_new(o, "alloc", alloc_json(p->a));
+  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  puts(text);
+  free(text);
+  json_decref(o);
+}
+
+/* Fills p->a (and p->order) from the chosen source. */
+static int place(const predict_args *args, const scenario *s,
+                 const cost_ctx *c, cost_scratch *w, prediction *p, err *e) {
+  int R = s->workload.replicas, D = s->workload.stages, N = s->ndevices;
+  if (args->alloc_file) {
+    p->source = "alloc";
+    p->a = alloc_read(args->alloc_file, R, D, N, e);
+    return p->a ? ERR_OK : e->code;
+  }
+  if (args->partition_file) {
+    p->source = "partition";
+    alloc_partition *part = alloc_partition_read(args->partition_file, D, R, N, e);
+    if (!part) return e->code;
+    p->order = mem_alloc((size_t)D * sizeof *p->order);
+    cost_pp(c, part->device, p->order, w);
+    p->a = cost_realise(c, part->device, w);
+    alloc_partition_free(part);
+    return ERR_OK;
+  }
+  p->source = "method";
+  p->a = alloc_fixed(args->method, R, D, s->seed);
+  if (p->a) return ERR_OK;
+  static const char *const searched[] = {"random-search", "greedy", "gcma",
+                                         "hybrid", "sim", NULL};
+  for (const char *const *m = searched; *m; m++)
+    if (strcmp(*m, args->method) == 0)
+      return err_set(e, ERR_CONFIG, "method %s needs the scheduler: run "
+                     "'geodes schedule %s --method %s -o FILE', then predict "
+                     "--alloc FILE", args->method, s->name, args->method);
+  return err_set(e, ERR_UNKNOWN, "unknown method '%s' (dtfm-identity, "
+                 "megatron, random, random-search, greedy, gcma, hybrid, sim)",
+                 args->method);
+}
+
+int cli_predict(int argc, char **argv) {
+  predict_args args;
+  int rc = parse_args(argc, argv, &args);
+  if (rc < 0) {
+    predict_help();
+    return CLI_OK;
+  }
+  if (rc) return rc;
+  err e = {ERR_OK, ""};
+  scenario *s = scenario_load(args.scenario, &e);
+  cost_ctx *c = NULL;
+  cost_scratch *w = NULL;
+  const spec_gpu **gpu = NULL;
+  prediction p = {0};
+  spec_workload wl;
+  if (!s || cli_workload_apply(&args.wo, s, &e) ||
+      spec_workload_resolve(s, &wl, &e))
+    goto done;
+  gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
+  if (spec_device_gpus(s, gpu, &e) || !(c = cost_ctx_from_scenario(s, &e)))
+    goto done;
+  w = cost_scratch_new(wl.replicas, wl.stages);
+  if (place(&args, s, c, w, &p, &e) ||
+      spec_check_memory(&wl, s, p.a->device, gpu, &e))
+    goto done;
+  cost_alloc(c, p.a, &p.parts);
+  alloc_partition *part = alloc_to_partition(p.a);
+  p.partition_score = cost_partition(c, part->device, w, NULL);
+  alloc_partition_free(part);
+  predict_iteration(&wl, s, gpu, p.a, &p.pr);
+  if (args.json) print_json(s, c, &p);
+  else print_table(s, c, &p);
+done:
+  if (e.code) cli_error("%s", e.msg);
+  alloc_free(p.a);
+  free(p.order);
+  free(gpu);
+  cost_scratch_free(w);
+  cost_ctx_free(c);
+  scenario_free(s);
+  return e.code ? CLI_ERROR : CLI_OK;
+}
