@@ -23,7 +23,9 @@ typedef struct trace_value {
 #define TRACE_NS_PER_S 1000000000LL
 
 /* Parses CSV text (len bytes, need not be NUL-terminated). name is the file
- * name used in "NAME:LINE: message" errors. sites/nsites name the sites the
+ * name used in "NAME:LINE: message" errors. Within one snapshot the most
+ * specific row wins: "a,b" > "a,*" > "*,b" > "*,*" ('*' includes a itself);
+ * "# loop_after_s: X" needs X > the last t_s. sites/nsites name the sites the
  * trace must cover, in index order (a scenario's sites); sites == NULL means
  * "the sites the file names, in order of first appearance". Returns NULL and
  * fills e on any malformed input; the caller owns the result. */
@@ -45,9 +47,10 @@ int trace_site_index(const trace *t, const char *name);  /* -1 if unknown */
  * linear interpolation between change points, with looping): O(log n). */
 trace_value trace_at(const trace *t, int a, int b, int64_t t_ns);
 
-/* The first time > t_ns at which the value of (a, b) changes (for linear
- * interpolation: the next change point, where the slope changes), or
- * TRACE_NEVER. */
+/* The first time > t_ns at which the value of (a, b) changes (step: rows
+ * repeating the value held are skipped, and with a loop the period start
+ * counts only if the value there differs; linear: the next change point,
+ * where the slope changes, period starts included), or TRACE_NEVER. */
 int64_t trace_next_change(const trace *t, int a, int b, int64_t t_ns);
 
 /* The first time > t_ns at which any pair changes, or TRACE_NEVER. */
