@@ -112,6 +112,7 @@ static int locate(const char *text, size_t len, const char *key, int row,
     char ch = text[i];
     if (ch == '\n') line++;
     else if (ch == '"') {
+      if (inside && depth == 3 && r == row && c == col) return line;
       size_t j = i + 1;
       while (j < len && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
       if (depth == 1 && !inside && j - i - 1 == klen &&
@@ -133,7 +134,8 @@ static int locate(const char *text, size_t len, const char *key, int row,
     } else if (ch == ',' && inside && depth == 3) {
       c++;
     } else if (inside && depth == 3 && r == row && c == col &&
-               (ch == '-' || (ch >= '0' && ch <= '9'))) {
+               (ch == '-' || (ch >= '0' && ch <= '9') || ch == 't' ||
+                ch == 'f' || ch == 'n')) {
       return line;
     }
   }
