@@ -1,0 +1,198 @@
+/* graph: build once (tasks + edge list), freeze into CSR, execute.
+ * Invariant during a run: task.deps counts the predecessor triggers that
+ * have not fired; a task with deps == 0 has been started exactly once; every
+ * started task fires LEFT then DONE exactly once (at the same time unless it
+ * is a transfer). */
+#include "sim/graph.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/queue.h"
+#include "traces/mem.h"
+
+enum { EV_COMPUTE_DONE, EV_JOIN_DONE, EV_NET_BASE };
+
+typedef struct edge {
+  uint32_t a, b;
+  uint8_t when;
+} edge;
+
+struct sim_graph {
+  sim_task *t;
+  size_t n, cap;
+  edge *e;
+  size_t ne, ecap;
+  uint32_t *succ; /* CSR targets */
+  sim_queue *q;
+  sim_net *net;
+  size_t done;
+  int64_t end;
+  uint64_t flows;
+};
+
+sim_graph *sim_graph_new(void) { return mem_calloc(1, sizeof(sim_graph)); }
+
+void sim_graph_free(sim_graph *g) {
+  if (!g) return;
+  free(g->t);
+  free(g->e);
+  free(g->succ);
+  free(g);
+}
+
+static uint32_t add(sim_graph *g, sim_task x) {
+  mem_grow((void **)&g->t, &g->cap, g->n + 1, sizeof *g->t);
+  x.t_start = x.t_left = x.t_done = -1;
+  g->t[g->n] = x;
+  return (uint32_t)g->n++;
+}
+
+uint32_t sim_graph_compute(sim_graph *g, int dev, int64_t dur_ns,
+                           sim_task_role role, int mb) {
+  assert(dur_ns >= 0);
+  return add(g, (sim_task){.kind = SIM_TASK_COMPUTE, .role = (uint8_t)role,
+                           .dev = dev, .dst = -1, .mb = mb, .dur_ns = dur_ns});
+}
+
+uint32_t sim_graph_xfer(sim_graph *g, int src, int dst, double bytes,
+                        sim_task_role role, int mb) {
+  return add(g, (sim_task){.kind = SIM_TASK_XFER, .role = (uint8_t)role,
+                           .dev = src, .dst = dst, .mb = mb, .bytes = bytes});
+}
+
+uint32_t sim_graph_join(sim_graph *g, int dev, sim_task_role role) {
+  return add(g, (sim_task){.kind = SIM_TASK_JOIN, .role = (uint8_t)role,
+                           .dev = dev, .dst = -1, .mb = -1});
+}
+
+void sim_graph_edge(sim_graph *g, uint32_t a, uint32_t b, sim_trigger when) {
+  assert(a < g->n && b < g->n && a != b);
+  if (g->t[a].kind != SIM_TASK_XFER) when = SIM_ON_DONE;
+  mem_grow((void **)&g->e, &g->ecap, g->ne + 1, sizeof *g->e);
+  g->e[g->ne++] = (edge){a, b, (uint8_t)when};
+}
+
+void sim_graph_stream(sim_graph *g, uint32_t *last, uint32_t t,
+                      sim_trigger trig) {
+  if (*last != SIM_GRAPH_NONE) sim_graph_edge(g, *last, t, trig);
+  *last = t;
+}
+
+/* Counting sort of the edges by (source, trigger) into CSR. */
+static void freeze(sim_graph *g) {
+  free(g->succ);
+  g->succ = mem_alloc((g->ne + 1) * sizeof *g->succ);
+  for (size_t i = 0; i < g->n; i++) {
+    g->t[i].nleft = g->t[i].ndone = g->t[i].deps = 0;
+    g->t[i].t_start = g->t[i].t_left = g->t[i].t_done = -1;
+  }
+  for (size_t k = 0; k < g->ne; k++) {
+    sim_task *a = &g->t[g->e[k].a];
+    if (g->e[k].when == SIM_ON_LEFT) a->nleft++; else a->ndone++;
+    g->t[g->e[k].b].deps++;
+  }
+  uint32_t off = 0;
+  for (size_t i = 0; i < g->n; i++) {
+    g->t[i].succ = off;
+    off += g->t[i].nleft + g->t[i].ndone;
+    g->t[i].nleft = g->t[i].ndone = 0; /* refilled below as cursors */
+  }
+  for (size_t k = 0; k < g->ne; k++) {
+    sim_task *a = &g->t[g->e[k].a];
+    if (g->e[k].when == SIM_ON_LEFT) a->nleft++;
+  }
+  uint32_t *lcur = mem_calloc(g->n + 1, sizeof *lcur);
+  uint32_t *dcur = mem_calloc(g->n + 1, sizeof *dcur);
+  for (size_t k = 0; k < g->ne; k++) {
+    uint32_t a = g->e[k].a;
+    sim_task *ta = &g->t[a];
+    if (g->e[k].when == SIM_ON_LEFT)
+      g->succ[ta->succ + lcur[a]++] = g->e[k].b;
+    else
+      g->succ[ta->succ + ta->nleft + dcur[a]++] = g->e[k].b;
+  }
+  for (size_t i = 0; i < g->n; i++) g->t[i].ndone = dcur[i];
+  free(lcur);
+  free(dcur);
+}
+
+static void start(sim_graph *g, uint32_t id, int64_t now) {
+  sim_task *t = &g->t[id];
+  t->t_start = now;
+  switch (t->kind) {
+    case SIM_TASK_COMPUTE:
+      sim_queue_push(g->q, now + t->dur_ns, EV_COMPUTE_DONE, id);
+      break;
+    case SIM_TASK_JOIN:
+      sim_queue_push(g->q, now, EV_JOIN_DONE, id);
+      break;
+    default:
+      g->flows++;
+      sim_net_start(g->net, now, t->dev, t->dst, t->bytes, id);
+  }
+}
+
+static void fire(sim_graph *g, uint32_t from, uint32_t n, int64_t now) {
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t b = g->succ[from + k];
+    assert(g->t[b].deps > 0);
+    if (--g->t[b].deps == 0) start(g, b, now);
+  }
+}
+
+static void on_left(void *ctx, uint32_t id, int64_t now) {
+  sim_graph *g = ctx;
+  g->t[id].t_left = now;
+  fire(g, g->t[id].succ, g->t[id].nleft, now);
+}
+
+static void on_done(void *ctx, uint32_t id, int64_t now) {
+  sim_graph *g = ctx;
+  sim_task *t = &g->t[id];
+  if (t->t_left < 0) {
+    t->t_left = now;
+    fire(g, t->succ, t->nleft, now);
+  }
+  t = &g->t[id];
+  t->t_done = now;
+  g->done++;
+  if (now > g->end) g->end = now;
+  fire(g, t->succ + t->nleft, t->ndone, now);
+}
+
+int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
+                      sim_net_model model, double window_bytes) {
+  freeze(g);
+  g->q = sim_queue_new();
+  g->net = sim_net_new(topo, model, window_bytes, g->q, EV_NET_BASE,
+                       (sim_net_hooks){g, on_left, on_done});
+  g->done = 0;
+  g->end = 0;
+  g->flows = 0;
+  for (size_t i = 0; i < g->n; i++)
+    if (g->t[i].deps == 0) start(g, (uint32_t)i, 0);
+  int64_t events = 0;
+  sim_queue_item it;
+  while (g->done < g->n && sim_queue_pop(g->q, &it)) {
+    events++;
+    if (it.kind == EV_COMPUTE_DONE || it.kind == EV_JOIN_DONE)
+      on_done(g, it.arg, it.t_ns);
+    else
+      sim_net_handle(g->net, &it);
+  }
+  sim_net_free(g->net);
+  sim_queue_free(g->q);
+  g->net = NULL;
+  g->q = NULL;
+  return g->done == g->n ? events : -1;
+}
+
+const sim_task *sim_graph_tasks(const sim_graph *g, uint32_t *ntasks) {
+  *ntasks = (uint32_t)g->n;
+  return g->t;
+}
+
+int64_t sim_graph_end(const sim_graph *g) { return g->end; }
+uint64_t sim_graph_flows(const sim_graph *g) { return g->flows; }

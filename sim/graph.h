@@ -1,0 +1,85 @@
+/* graph: a task graph executed event by event on per-device streams over the
+ * flow-level network. A task is a compute (a duration on a device's compute
+ * stream), a transfer (a flow from a sender to a receiver) or a join (zero
+ * time: barriers, collective completion). Edges say "start b after a's
+ * trigger": for a transfer, LEFT (its last byte left the sender: the send
+ * stream is free) or DONE (it arrived); computes and joins fire both at once.
+ * Invariant: a task starts exactly when its last predecessor trigger fires;
+ * streams are expressed as edges between consecutive tasks of a stream
+ * (issue order), built once before the run, so running allocates nothing per
+ * event beyond the net's pooled flows and the queue's pooled events. */
+#ifndef SIM_GRAPH_H
+#define SIM_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/net.h"
+
+typedef struct sim_graph sim_graph;
+
+typedef enum sim_task_kind {
+  SIM_TASK_COMPUTE,
+  SIM_TASK_XFER,
+  SIM_TASK_JOIN
+} sim_task_kind;
+
+/* What a task is for: statistics and timeline names. */
+typedef enum sim_task_role {
+  SIM_ROLE_FWD,
+  SIM_ROLE_BWD,
+  SIM_ROLE_OPT,
+  SIM_ROLE_ACT,   /* activation transfer */
+  SIM_ROLE_GRAD,  /* activation-gradient transfer */
+  SIM_ROLE_DP,    /* gradient synchronisation transfer */
+  SIM_ROLE_SYNC,  /* join: a device's gradient synchronisation is complete */
+  SIM_ROLE_BARRIER
+} sim_task_role;
+
+typedef enum sim_trigger { SIM_ON_LEFT, SIM_ON_DONE } sim_trigger;
+
+/* A task's record after the run (plain data, read by statistics and the
+ * timeline). Times are -1 until reached. */
+typedef struct sim_task {
+  uint8_t kind, role;
+  int dev, dst;       /* compute: dev; transfer: dev -> dst; join: dev or -1 */
+  int mb;             /* micro-batch (or chunk/step) index, -1 if none */
+  int64_t dur_ns;     /* compute duration */
+  double bytes;       /* transfer size */
+  int64_t t_start, t_left, t_done;
+  uint32_t deps;      /* predecessors not yet fired (builder: total) */
+  uint32_t succ, nleft, ndone; /* CSR: LEFT successors, then DONE ones */
+} sim_task;
+
+sim_graph *sim_graph_new(void);
+void sim_graph_free(sim_graph *g);
+
+/* Adds a task; returns its id (ids are dense, in creation order). */
+uint32_t sim_graph_compute(sim_graph *g, int dev, int64_t dur_ns,
+                           sim_task_role role, int mb);
+uint32_t sim_graph_xfer(sim_graph *g, int src, int dst, double bytes,
+                        sim_task_role role, int mb);
+uint32_t sim_graph_join(sim_graph *g, int dev, sim_task_role role);
+
+/* b starts only after a's trigger (LEFT is DONE for non-transfers). */
+void sim_graph_edge(sim_graph *g, uint32_t a, uint32_t b, sim_trigger when);
+
+/* A stream: consecutive calls with the same stream chain their tasks in
+ * issue order. *last is the stream's state (init SIM_GRAPH_NONE); trig is
+ * what frees the stream (LEFT for a send stream, DONE otherwise). */
+#define SIM_GRAPH_NONE UINT32_MAX
+void sim_graph_stream(sim_graph *g, uint32_t *last, uint32_t t,
+                      sim_trigger trig);
+
+/* Runs the graph from time 0 over net model `model` on topo (borrowed).
+ * Returns the number of events taken from the queue, or -1 when tasks are
+ * left that can never start (a cycle in the graph: a deadlock). */
+int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
+                      sim_net_model model, double window_bytes);
+
+/* After a run: the tasks (borrowed, ntasks of them) and the end time. */
+const sim_task *sim_graph_tasks(const sim_graph *g, uint32_t *ntasks);
+int64_t sim_graph_end(const sim_graph *g);
+uint64_t sim_graph_flows(const sim_graph *g);
+
+#endif

@@ -1,0 +1,208 @@
+/* sim: glue from a scenario and an allocation to a simulated iteration —
+ * the network as callbacks over scenario_link, the task graph of
+ * sim/train.c, its run, and the statistics of the finished task records.
+ * Invariant: statistics are read from the task records after the run only;
+ * nothing here changes what the engine does. */
+#include "sim/sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/spec.h"
+#include "sim/graph.h"
+#include "sim/timeline.h"
+#include "sim/train.h"
+#include "traces/mem.h"
+
+sim_options sim_options_default(void) {
+  return (sim_options){SIM_NET_NETEM, 0, 0, NULL, 1};
+}
+
+static trace_value topo_link(const void *ctx, int a, int b, int64_t t) {
+  return scenario_link(ctx, a, b, t);
+}
+
+static int64_t topo_next(const void *ctx, int64_t t) {
+  const scenario *s = ctx;
+  return trace_next_change_any(s->network, t);
+}
+
+void sim_result_free(sim_result *r) {
+  if (!r) return;
+  free(r->stage);
+  free(r->classes);
+  r->stage = NULL;
+  r->classes = NULL;
+}
+
+typedef struct span {
+  int dev;
+  int64_t t0, t1;
+} span;
+
+static int span_cmp(const void *x, const void *y) {
+  const span *a = x, *b = y;
+  if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
+  if (a->t0 != b->t0) return a->t0 < b->t0 ? -1 : 1;
+  return (a->t1 > b->t1) - (a->t1 < b->t1);
+}
+
+/* comm[d] = length of the union of d's send and receive busy intervals. */
+static void comm_busy(const sim_task *t, uint32_t n, double *comm) {
+  span *v = mem_alloc((2 * (size_t)n + 1) * sizeof *v);
+  size_t k = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0) {
+      v[k++] = (span){t[i].dev, t[i].t_start, t[i].t_left};
+      v[k++] = (span){t[i].dst, t[i].t_start, t[i].t_done};
+    }
+  qsort(v, k, sizeof *v, span_cmp);
+  for (size_t i = 0; i < k;) {
+    int d = v[i].dev;
+    int64_t lo = v[i].t0, hi = v[i].t1, sum = 0;
+    for (; i < k && v[i].dev == d; i++) {
+      if (v[i].t0 > hi) {
+        sum += hi - lo;
+        lo = v[i].t0;
+        hi = v[i].t1;
+      } else if (v[i].t1 > hi) {
+        hi = v[i].t1;
+      }
+    }
+    comm[d] = (double)(sum + hi - lo) * 1e-9;
+  }
+  free(v);
+}
+
+static int class_cmp(const void *x, const void *y) {
+  const sim_link_class *a = x, *b = y;
+  if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
+  if (a->src_site != b->src_site) return a->src_site - b->src_site;
+  return a->dst_site - b->dst_site;
+}
+
+static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
+                         sim_result *out) {
+  size_t ns = (size_t)s->nsites;
+  sim_link_class *m = mem_calloc(ns * ns, sizeof *m);
+  for (size_t i = 0; i < ns * ns; i++)
+    m[i] = (sim_link_class){(int)(i / ns), (int)(i % ns), 0, 0};
+  for (uint32_t i = 0; i < n; i++)
+    if (t[i].kind == SIM_TASK_XFER) {
+      sim_link_class *c =
+          &m[(size_t)s->device_site[t[i].dev] * ns + s->device_site[t[i].dst]];
+      c->bytes += t[i].bytes;
+      c->flows++;
+    }
+  size_t k = 0;
+  for (size_t i = 0; i < ns * ns; i++)
+    if (m[i].flows) m[k++] = m[i];
+  qsort(m, k, sizeof *m, class_cmp);
+  out->nclasses = (int)k;
+  out->classes = m;
+}
+
+static void statistics(const scenario *s, const sim_task *t, uint32_t n,
+                       const sim_train_marks *mk, int stages, sim_result *out) {
+  int nd = mk->ndevices;
+  double *comp = mem_calloc((size_t)nd, sizeof *comp);
+  double *pipe = mem_calloc((size_t)nd, sizeof *pipe);
+  double *comm = mem_calloc((size_t)nd, sizeof *comm);
+  for (uint32_t i = 0; i < n; i++)
+    if (t[i].kind == SIM_TASK_COMPUTE) {
+      comp[t[i].dev] += (double)t[i].dur_ns * 1e-9;
+      if (t[i].role != SIM_ROLE_OPT) pipe[t[i].dev] += (double)t[i].dur_ns * 1e-9;
+    }
+  comm_busy(t, n, comm);
+  out->stages = stages;
+  out->stage = mem_calloc((size_t)stages, sizeof *out->stage);
+  int *cnt = mem_calloc((size_t)stages, sizeof *cnt);
+  for (int d = 0; d < nd; d++) {
+    double bwd_end = (double)t[mk->last_bwd[d]].t_done * 1e-9;
+    sim_breakdown b = {comp[d], bwd_end - pipe[d], comm[d],
+                       (double)t[mk->sync[d]].t_done * 1e-9 - bwd_end};
+    sim_breakdown *st = &out->stage[mk->stage[d]];
+    st->compute_s += b.compute_s;
+    st->bubble_s += b.bubble_s;
+    st->comm_s += b.comm_s;
+    st->dp_sync_s += b.dp_sync_s;
+    cnt[mk->stage[d]]++;
+    out->mean.compute_s += b.compute_s / nd;
+    out->mean.bubble_s += b.bubble_s / nd;
+    out->mean.comm_s += b.comm_s / nd;
+    out->mean.dp_sync_s += b.dp_sync_s / nd;
+  }
+  for (int st = 0; st < stages; st++)
+    if (cnt[st]) {
+      out->stage[st].compute_s /= cnt[st];
+      out->stage[st].bubble_s /= cnt[st];
+      out->stage[st].comm_s /= cnt[st];
+      out->stage[st].dp_sync_s /= cnt[st];
+    }
+  link_classes(s, t, n, out);
+  free(cnt);
+  free(comp);
+  free(pipe);
+  free(comm);
+}
+
+int sim_run(const scenario *s, const alloc *a, const sim_options *o,
+            sim_result *out, err *e) {
+  memset(out, 0, sizeof *out);
+  sim_options opt = o ? *o : sim_options_default();
+  spec_workload w;
+  int rc = spec_workload_resolve(s, &w, e);
+  if (rc) return rc;
+  if (a->replicas != w.replicas || a->stages != w.stages)
+    return err_set(e, ERR_CONFIG,
+                   "%s: the allocation is %d x %d but the workload has %d "
+                   "replicas x %d stages",
+                   s->name, a->replicas, a->stages, w.replicas, w.stages);
+  const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
+  int *nic = mem_alloc((size_t)s->ndevices * sizeof *nic);
+  double *nic_gbps = mem_alloc((size_t)s->ndevices * sizeof *nic_gbps);
+  sim_graph *g = NULL;
+  sim_train_marks mk = {0};
+  if ((rc = spec_device_gpus(s, gpu, e))) goto done;
+  int nn = 0;
+  for (int i = 0; i < s->nsites; i++) {
+    const scenario_site *site = &s->sites[i];
+    for (int d = 0; d < site->ndevices; d++) {
+      if (!site->nic_shared || d == 0) nic_gbps[nn++] = site->nic_gbps;
+      nic[site->first_device + d] = nn - 1;
+    }
+  }
+  sim_net_topo topo = {s->ndevices, s, topo_link, topo_next, nic, nic_gbps, nn};
+  g = sim_graph_new();
+  sim_train_build(g, &w, a, gpu, opt.compute_scale > 0 ? opt.compute_scale : 1,
+                  NULL, 0, &mk);
+  int64_t ev = sim_graph_run(g, &topo, opt.network, opt.window_bytes);
+  if (ev < 0) {
+    rc = err_set(e, ERR_CONFIG, "%s: the schedule deadlocked (a task could "
+                 "never start)", s->name);
+    goto done;
+  }
+  uint32_t n;
+  const sim_task *t = sim_graph_tasks(g, &n);
+  out->iteration_s = (double)sim_graph_end(g) * 1e-9;
+  out->events = (uint64_t)ev;
+  out->tasks = n;
+  out->flows = sim_graph_flows(g);
+  out->network = opt.network;
+  statistics(s, t, n, &mk, w.stages, out);
+  if (opt.timeline_path) {
+    const char **names = mem_alloc((size_t)s->ndevices * sizeof *names);
+    for (int d = 0; d < s->ndevices; d++)
+      names[d] = s->sites[s->device_site[d]].name;
+    rc = sim_timeline_save(opt.timeline_path, t, n, s->ndevices, names, e);
+    free(names);
+  }
+done:
+  if (rc) sim_result_free(out);
+  sim_train_marks_free(&mk);
+  sim_graph_free(g);
+  free(gpu);
+  free(nic);
+  free(nic_gbps);
+  return rc;
+}

@@ -1,0 +1,67 @@
+/* sim: the public entry point of the event engine — one training iteration
+ * of a scenario under an allocation, simulated event by event (DESIGN.md
+ * section 4), and its measured breakdown.
+ * Invariant: the result is a pure function of (scenario, allocation,
+ * options): simulated time is integer nanoseconds, ties pop in insertion
+ * order and nothing reads a clock or an unseeded generator, so the same
+ * inputs give bit-identical results. */
+#ifndef SIM_SIM_H
+#define SIM_SIM_H
+
+#include <stdint.h>
+
+#include "models/alloc.h"
+#include "sim/net.h"
+#include "traces/err.h"
+#include "traces/scenario.h"
+
+typedef struct sim_options {
+  sim_net_model network;     /* SIM_NET_NETEM by default */
+  double window_bytes;       /* tcp window W; <= 0: 4 MiB */
+  uint64_t seed;             /* recorded; the engine itself draws nothing */
+  const char *timeline_path; /* Chrome Trace Event JSON, or NULL */
+  double compute_scale;      /* multiplies every compute time; <= 0: 1 */
+} sim_options;
+
+/* Defaults: netem, 4 MiB window, seed 0, no timeline, scale 1. */
+sim_options sim_options_default(void);
+
+/* Per-device means over one group of devices, seconds. */
+typedef struct sim_breakdown {
+  double compute_s;  /* compute stream busy (forward, backward, optimizer) */
+  double bubble_s;   /* compute stream idle from 0 to its last backward */
+  double comm_s;     /* send or receive stream busy (union) */
+  double dp_sync_s;  /* last backward done -> gradient sync complete */
+} sim_breakdown;
+
+/* Bytes sent from devices of one site to devices of another (a "link
+ * class"; src == dst: inside a site). */
+typedef struct sim_link_class {
+  int src_site, dst_site;
+  double bytes;
+  uint64_t flows;
+} sim_link_class;
+
+typedef struct sim_result {
+  double iteration_s;     /* the last device's end */
+  sim_breakdown mean;     /* over all devices */
+  int stages;
+  sim_breakdown *stage;   /* [stages]: over the devices of each stage */
+  uint64_t events;        /* events taken from the queue */
+  uint64_t tasks, flows;  /* graph size, flows started */
+  int nclasses;
+  sim_link_class *classes; /* busiest first */
+  sim_net_model network;
+} sim_result;
+
+/* Simulates one iteration of s (workload resolved by models/spec) under
+ * allocation a. Returns ERR_OK and fills out (free with sim_result_free),
+ * or an error code with e filled (unknown model/GPU, wrong allocation
+ * shape, timeline file not writable). */
+int sim_run(const scenario *s, const alloc *a, const sim_options *o,
+            sim_result *out, err *e);
+
+/* Frees the arrays of r (not r itself); NULL is fine. */
+void sim_result_free(sim_result *r);
+
+#endif

@@ -1,0 +1,313 @@
+/* train: builds the task graph of one iteration.
+ * Invariant: for every device, its compute, send and receive streams list
+ * their tasks in the order DT-FM's runtime issues them (the schedule's op
+ * order: each op's incoming transfer on the receive stream, the op on the
+ * compute stream, its outgoing transfer on the send stream); a transfer is a
+ * rendezvous of its sender's send stream (freed when the last byte leaves)
+ * and its receiver's receive stream (freed when it arrives), so between two
+ * stages at most one activation is in flight per direction. Gradient
+ * synchronisation transfers use the send stream (in chunk order) but not
+ * the receive stream: NCCL keeps several chunks in flight. */
+#include "sim/train.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "models/predict.h"
+#include "traces/mem.h"
+
+sim_compute sim_train_compute(const spec_workload *w, int st,
+                              const spec_gpu *g, double scale) {
+  double f = spec_compute_s(g, spec_stage_fwd_flops(w, st)) * scale;
+  double b = spec_compute_s(g, spec_stage_bwd_flops(w, st)) * scale;
+  double o = predict_optimizer_s(g, spec_stage_params(w, st)) * scale;
+  return (sim_compute){llround(f * 1e9), llround(b * 1e9), llround(o * 1e9)};
+}
+
+void sim_train_marks_free(sim_train_marks *m) {
+  if (!m) return;
+  free(m->stage);
+  free(m->last_bwd);
+  free(m->sync);
+  free(m->opt);
+  *m = (sim_train_marks){0};
+}
+
+/* One op of a stage's schedule: forward or backward of micro-batch k. */
+typedef struct op {
+  int bwd, k;
+} op;
+
+/* The op order of stage st of S for M micro-batches. */
+static void schedule_ops(spec_schedule sched, int st, int S, int M, op *ops) {
+  int n = 0;
+  if (sched == SPEC_GPIPE) {
+    for (int k = 0; k < M; k++) ops[n++] = (op){0, k};
+    for (int k = 0; k < M; k++) ops[n++] = (op){1, k};
+    return;
+  }
+  int warm = S - st - 1 < M ? S - st - 1 : M;
+  int f = 0, b = 0;
+  for (; f < warm; f++) ops[n++] = (op){0, f};
+  while (f < M) {
+    ops[n++] = (op){0, f++};
+    ops[n++] = (op){1, b++};
+  }
+  while (b < M) ops[n++] = (op){1, b++};
+}
+
+typedef struct builder {
+  sim_graph *g;
+  const spec_workload *w;
+  const alloc *a;
+  int R, S, P, M;
+  uint32_t *F, *B, *act, *grad; /* [((r S + s) P + p) M + k] */
+  uint32_t *cstream, *sstream, *rstream; /* per device: last task */
+} builder;
+
+static size_t ix(const builder *b, int r, int s, int p, int k) {
+  return (((size_t)r * b->S + s) * b->P + p) * b->M + k;
+}
+
+static void build_pipelines(builder *b, const spec_gpu *const *gpu,
+                            double scale, double act_bytes) {
+  sim_graph *g = b->g;
+  for (int r = 0; r < b->R; r++)
+    for (int s = 0; s < b->S; s++) {
+      int d = alloc_at(b->a, r, s);
+      sim_compute c = sim_train_compute(b->w, s, gpu[d], scale);
+      for (int p = 0; p < b->P; p++)
+        for (int k = 0; k < b->M; k++) {
+          size_t i = ix(b, r, s, p, k);
+          b->F[i] = sim_graph_compute(g, d, c.fwd_ns, SIM_ROLE_FWD, k);
+          b->B[i] = sim_graph_compute(g, d, c.bwd_ns, SIM_ROLE_BWD, k);
+        }
+    }
+  for (int r = 0; r < b->R; r++)
+    for (int s = 0; s < b->S; s++)
+      for (int p = 0; p < b->P; p++)
+        for (int k = 0; k < b->M; k++) {
+          size_t i = ix(b, r, s, p, k);
+          int d = alloc_at(b->a, r, s);
+          if (s + 1 < b->S) {
+            uint32_t x = sim_graph_xfer(g, d, alloc_at(b->a, r, s + 1),
+                                        act_bytes, SIM_ROLE_ACT, k);
+            b->act[i] = x;
+            sim_graph_edge(g, b->F[i], x, SIM_ON_DONE);
+            sim_graph_edge(g, x, b->F[ix(b, r, s + 1, p, k)], SIM_ON_DONE);
+          }
+          if (s > 0) {
+            uint32_t x = sim_graph_xfer(g, d, alloc_at(b->a, r, s - 1),
+                                        act_bytes, SIM_ROLE_GRAD, k);
+            b->grad[i] = x;
+            sim_graph_edge(g, b->B[i], x, SIM_ON_DONE);
+            sim_graph_edge(g, x, b->B[ix(b, r, s - 1, p, k)], SIM_ON_DONE);
+          }
+        }
+}
+
+/* Streams in op order, and GPipe's barrier between the phases of a pass. */
+static void build_streams(builder *b) {
+  sim_graph *g = b->g;
+  op *ops = mem_alloc(2 * (size_t)b->M * sizeof *ops);
+  for (int p = 0; p < b->P; p++) {
+    uint32_t barrier = SIM_GRAPH_NONE;
+    if (b->w->schedule == SPEC_GPIPE)
+      barrier = sim_graph_join(g, -1, SIM_ROLE_BARRIER);
+    for (int r = 0; r < b->R; r++)
+      for (int s = 0; s < b->S; s++) {
+        int d = alloc_at(b->a, r, s);
+        schedule_ops(b->w->schedule, s, b->S, b->M, ops);
+        for (int j = 0; j < 2 * b->M; j++) {
+          size_t i = ix(b, r, s, p, ops[j].k);
+          bool bw = ops[j].bwd;
+          bool has_in = bw ? s + 1 < b->S : s > 0;
+          bool has_out = bw ? s > 0 : s + 1 < b->S;
+          if (has_in) {
+            size_t src = ix(b, r, bw ? s + 1 : s - 1, p, ops[j].k);
+            sim_graph_stream(g, &b->rstream[d], bw ? b->grad[src] : b->act[src],
+                             SIM_ON_DONE);
+          }
+          uint32_t t = bw ? b->B[i] : b->F[i];
+          sim_graph_stream(g, &b->cstream[d], t, SIM_ON_DONE);
+          if (has_out)
+            sim_graph_stream(g, &b->sstream[d], bw ? b->grad[i] : b->act[i],
+                             SIM_ON_LEFT);
+          if (barrier != SIM_GRAPH_NONE && !bw && ops[j].k == b->M - 1)
+            sim_graph_edge(g, t, barrier, SIM_ON_DONE);
+          if (barrier != SIM_GRAPH_NONE && bw && ops[j].k == 0)
+            sim_graph_edge(g, barrier, t, SIM_ON_DONE);
+        }
+      }
+  }
+  free(ops);
+}
+
+/* central-ps: NCCL reduce to replica 0 then broadcast from it, each a
+ * pipelined chain in rank order, in chunks. */
+static void sync_central(builder *b, const int *grp, const uint32_t *ready,
+                         double bytes, uint32_t *sync) {
+  sim_graph *g = b->g;
+  int R = b->R;
+  int C = (int)ceil(bytes / SIM_TRAIN_CHUNK_BYTES);
+  if (C > SIM_TRAIN_MAX_CHUNKS) C = SIM_TRAIN_MAX_CHUNKS;
+  if (C < 1) C = 1;
+  double cb = bytes / C;
+  uint32_t *prev = mem_alloc((size_t)C * sizeof *prev);
+  for (int i = R - 1; i >= 1; i--)
+    for (int j = 0; j < C; j++) {
+      uint32_t x = sim_graph_xfer(g, grp[i], grp[i - 1], cb, SIM_ROLE_DP, j);
+      sim_graph_edge(g, ready[i], x, SIM_ON_DONE);
+      if (i < R - 1) sim_graph_edge(g, prev[j], x, SIM_ON_DONE);
+      sim_graph_stream(g, &b->sstream[grp[i]], x, SIM_ON_LEFT);
+      prev[j] = x;
+    }
+  uint32_t reduced = sim_graph_join(g, grp[0], SIM_ROLE_SYNC);
+  sim_graph_edge(g, ready[0], reduced, SIM_ON_DONE);
+  for (int j = 0; j < C; j++) sim_graph_edge(g, prev[j], reduced, SIM_ON_DONE);
+  for (int i = 0; i + 1 < R; i++)
+    for (int j = 0; j < C; j++) {
+      uint32_t x = sim_graph_xfer(g, grp[i], grp[i + 1], cb, SIM_ROLE_DP, j);
+      sim_graph_edge(g, i == 0 ? reduced : prev[j], x, SIM_ON_DONE);
+      sim_graph_stream(g, &b->sstream[grp[i]], x, SIM_ON_LEFT);
+      prev[j] = x;
+      if (j == C - 1) {
+        sim_graph_edge(g, x, sync[i], SIM_ON_LEFT);
+        sim_graph_edge(g, x, sync[i + 1], SIM_ON_DONE);
+      }
+    }
+  free(prev);
+}
+
+/* ring: reduce-scatter then all-gather, 2 (R-1) steps of bytes / R; a step
+ * starts on a device when it has received the previous step. */
+static void sync_ring(builder *b, const int *grp, const uint32_t *ready,
+                      double bytes, uint32_t *sync) {
+  sim_graph *g = b->g;
+  int R = b->R;
+  uint32_t *in = mem_alloc((size_t)R * sizeof *in);  /* step arrived at i */
+  uint32_t *out = mem_alloc((size_t)R * sizeof *out);
+  for (int i = 0; i < R; i++) in[i] = ready[i];
+  for (int step = 0; step < 2 * (R - 1); step++) {
+    for (int i = 0; i < R; i++) {
+      out[i] = sim_graph_xfer(g, grp[i], grp[(i + 1) % R], bytes / R,
+                              SIM_ROLE_DP, step);
+      sim_graph_edge(g, in[i], out[i], SIM_ON_DONE);
+      sim_graph_stream(g, &b->sstream[grp[i]], out[i], SIM_ON_LEFT);
+    }
+    for (int i = 0; i < R; i++) in[(i + 1) % R] = out[i];
+  }
+  for (int i = 0; i < R; i++) {
+    sim_graph_edge(g, in[i], sync[i], SIM_ON_DONE);
+    sim_graph_edge(g, out[i], sync[i], SIM_ON_LEFT);
+  }
+  free(in);
+  free(out);
+}
+
+/* sharded-ps: every member sends bytes/R to every other at once, reduces its
+ * shard when all have arrived, and sends it back to all. */
+static void sync_sharded(builder *b, const int *grp, const uint32_t *ready,
+                         double bytes, uint32_t *sync) {
+  sim_graph *g = b->g;
+  int R = b->R;
+  uint32_t *have = mem_alloc((size_t)R * sizeof *have);
+  for (int j = 0; j < R; j++) {
+    have[j] = sim_graph_join(g, grp[j], SIM_ROLE_SYNC);
+    sim_graph_edge(g, ready[j], have[j], SIM_ON_DONE);
+  }
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < R; j++)
+      if (i != j) {
+        uint32_t x = sim_graph_xfer(g, grp[i], grp[j], bytes / R, SIM_ROLE_DP, 0);
+        sim_graph_edge(g, ready[i], x, SIM_ON_DONE);
+        sim_graph_edge(g, x, have[j], SIM_ON_DONE);
+      }
+  for (int j = 0; j < R; j++)
+    for (int i = 0; i < R; i++)
+      if (i != j) {
+        uint32_t x = sim_graph_xfer(g, grp[j], grp[i], bytes / R, SIM_ROLE_DP, 1);
+        sim_graph_edge(g, have[j], x, SIM_ON_DONE);
+        sim_graph_edge(g, x, sync[i], SIM_ON_DONE);
+        sim_graph_edge(g, x, sync[j], SIM_ON_LEFT);
+      }
+  free(have);
+}
+
+static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
+                       const double *grad_bytes, sim_train_marks *m) {
+  sim_graph *g = b->g;
+  int R = b->R;
+  int *grp = mem_alloc((size_t)R * sizeof *grp);
+  uint32_t *ready = mem_alloc((size_t)R * sizeof *ready);
+  uint32_t *sync = mem_alloc((size_t)R * sizeof *sync);
+  op *ops = mem_alloc(2 * (size_t)b->M * sizeof *ops);
+  for (int s = 0; s < b->S; s++) {
+    schedule_ops(b->w->schedule, s, b->S, b->M, ops);
+    int last_k = ops[2 * b->M - 1].k;
+    for (int r = 0; r < R; r++) {
+      grp[r] = alloc_at(b->a, r, s);
+      ready[r] = b->B[ix(b, r, s, b->P - 1, last_k)];
+      sync[r] = sim_graph_join(g, grp[r], SIM_ROLE_SYNC);
+      sim_graph_edge(g, ready[r], sync[r], SIM_ON_DONE);
+      m->last_bwd[grp[r]] = ready[r];
+      m->sync[grp[r]] = sync[r];
+      m->stage[grp[r]] = s;
+    }
+    double bytes = grad_bytes ? grad_bytes[s] : spec_stage_gradient_bytes(b->w, s);
+    if (R > 1) {
+      if (b->w->dp_algo == SPEC_CENTRAL_PS)
+        sync_central(b, grp, ready, bytes, sync);
+      else if (b->w->dp_algo == SPEC_RING)
+        sync_ring(b, grp, ready, bytes, sync);
+      else
+        sync_sharded(b, grp, ready, bytes, sync);
+    }
+    for (int r = 0; r < R; r++) {
+      sim_compute c = sim_train_compute(b->w, s, gpu[grp[r]], scale);
+      uint32_t o = sim_graph_compute(g, grp[r], c.opt_ns, SIM_ROLE_OPT, -1);
+      sim_graph_edge(g, sync[r], o, SIM_ON_DONE);
+      sim_graph_stream(g, &b->cstream[grp[r]], o, SIM_ON_DONE);
+      m->opt[grp[r]] = o;
+    }
+  }
+  free(ops);
+  free(grp);
+  free(ready);
+  free(sync);
+}
+
+void sim_train_build(sim_graph *g, const spec_workload *w, const alloc *a,
+                     const spec_gpu *const *gpu, double compute_scale,
+                     const double *grad_bytes, double act_bytes,
+                     sim_train_marks *m) {
+  int n = a->replicas * a->stages;
+  builder b = {g, w, a, a->replicas, a->stages, w->passes,
+               w->micro_batches_per_pass, NULL, NULL, NULL, NULL,
+               NULL, NULL, NULL};
+  size_t cells = (size_t)b.R * b.S * b.P * b.M;
+  b.F = mem_alloc(cells * sizeof *b.F);
+  b.B = mem_alloc(cells * sizeof *b.B);
+  b.act = mem_alloc(cells * sizeof *b.act);
+  b.grad = mem_alloc(cells * sizeof *b.grad);
+  b.cstream = mem_alloc((size_t)n * sizeof *b.cstream);
+  b.sstream = mem_alloc((size_t)n * sizeof *b.sstream);
+  b.rstream = mem_alloc((size_t)n * sizeof *b.rstream);
+  for (int d = 0; d < n; d++)
+    b.cstream[d] = b.sstream[d] = b.rstream[d] = SIM_GRAPH_NONE;
+  *m = (sim_train_marks){n, mem_calloc((size_t)n, sizeof(int)),
+                         mem_calloc((size_t)n, sizeof(uint32_t)),
+                         mem_calloc((size_t)n, sizeof(uint32_t)),
+                         mem_calloc((size_t)n, sizeof(uint32_t))};
+  if (act_bytes <= 0) act_bytes = spec_activation_bytes(w);
+  build_pipelines(&b, gpu, compute_scale, act_bytes);
+  build_streams(&b);
+  build_sync(&b, gpu, compute_scale, grad_bytes, m);
+  free(b.F);
+  free(b.B);
+  free(b.act);
+  free(b.grad);
+  free(b.cstream);
+  free(b.sstream);
+  free(b.rstream);
+}

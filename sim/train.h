@@ -1,0 +1,54 @@
+/* train: one training iteration as DT-FM's runtime ran it, written as a task
+ * graph (sim/graph.h). Per device a compute, a send and a receive stream;
+ * GPipe passes (all forwards, a global barrier, all backwards, in
+ * micro-batch order 0..M-1) with gradient accumulation, or 1F1B; then per
+ * stage the data-parallel gradient synchronisation (central-ps, ring or
+ * sharded-ps) and the optimizer step.
+ * Invariant: the graph is acyclic for every schedule built here, so a run
+ * completes every task; compute durations come from models/spec (per
+ * device GPU type, so heterogeneous devices are allowed). */
+#ifndef SIM_TRAIN_H
+#define SIM_TRAIN_H
+
+#include <stdint.h>
+
+#include "models/alloc.h"
+#include "models/spec.h"
+#include "sim/graph.h"
+
+/* NCCL-like chunking of a pipelined ring operation (central-ps). */
+#define SIM_TRAIN_CHUNK_BYTES (4.0 * 1024 * 1024)
+#define SIM_TRAIN_MAX_CHUNKS 128
+
+/* Compute times of one micro-batch of one stage on one GPU type. */
+typedef struct sim_compute {
+  int64_t fwd_ns, bwd_ns, opt_ns;
+} sim_compute;
+
+/* Forward, backward (with recompute when w says so) and optimizer step of
+ * stage st on GPU g, from the spec's FLOP counts and g's peak x efficiency,
+ * each multiplied by scale (1 = as specified). */
+sim_compute sim_train_compute(const spec_workload *w, int st,
+                              const spec_gpu *g, double scale);
+
+/* Where each device's phases end, for statistics: task ids in the graph. */
+typedef struct sim_train_marks {
+  int ndevices;
+  int *stage;          /* device -> its stage */
+  uint32_t *last_bwd;  /* device -> its last backward compute */
+  uint32_t *sync;      /* device -> join: its gradient sync is complete */
+  uint32_t *opt;       /* device -> its optimizer step */
+} sim_train_marks;
+
+/* Adds one iteration of workload w under allocation a (validated, D_dp x
+ * D_pp) to g. gpu[d] is device d's GPU; grad_bytes[s] the gradient bytes
+ * of stage s synchronised across its group (NULL: the spec's fp16
+ * gradient); act_bytes the activation size (<= 0: the spec's). Fills marks
+ * (free with sim_train_marks_free). */
+void sim_train_build(sim_graph *g, const spec_workload *w, const alloc *a,
+                     const spec_gpu *const *gpu, double compute_scale,
+                     const double *grad_bytes, double act_bytes,
+                     sim_train_marks *marks);
+void sim_train_marks_free(sim_train_marks *m);
+
+#endif

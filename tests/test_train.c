@@ -1,0 +1,275 @@
+/* test_train: the engine end to end (sim_run on hand-written scenarios)
+ * against closed forms: a pipeline with free communication takes
+ * (M + S - 1) forward+backward slots per pass (GPipe and 1F1B); ring
+ * all-reduce = 2 (D-1) (alpha + S/(D beta)); central-ps = two pipelined
+ * chains; sharded-ps = 2 (alpha + (D-1) S/(D beta)); back-to-back sends on
+ * one stream overlap their latency; determinism; the built-in worldwide
+ * sanity (random slower than dtfm-identity, tcp not faster than netem);
+ * the timeline is valid JSON; bad allocations are refused. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "models/spec.h"
+#include "sim/graph.h"
+#include "sim/sim.h"
+#include "sim/train.h"
+
+static char dir[64];
+
+static void make_dir(void) {
+  strcpy(dir, "/tmp/geodes_train_XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+TestSuite(train, .init = make_dir, .fini = remove_dir);
+
+/* A one-site scenario with uniform links; returns it loaded. */
+static scenario *uniform(int stages, int replicas, int layers, int batch,
+                         int k, const char *sched, const char *algo,
+                         double lat_ms, double gbps, double nic_gbps) {
+  char path[128], text[1024];
+  snprintf(path, sizeof path, "%s/u.json", dir);
+  snprintf(text, sizeof text,
+           "{\"name\": \"u\", \"sites\": [{\"name\": \"a\", \"devices\": %d, "
+           "\"gpu\": \"V100\", \"nic_gbps\": %g}],\n"
+           "\"network\": {\"latency_ms\": %g, \"bandwidth_gbps\": %g},\n"
+           "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": %d, \"batch\": "
+           "%d, \"micro_batch\": 1, \"stages\": %d, \"replicas\": %d, "
+           "\"micro_batches_per_pass\": %d, \"schedule\": \"%s\", "
+           "\"dp_algo\": \"%s\"}}\n",
+           stages * replicas, nic_gbps, lat_ms, gbps, layers, batch, stages,
+           replicas, k, sched, algo);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+  err e = {0};
+  scenario *s = scenario_load(path, &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  return s;
+}
+
+static sim_result run(const scenario *s, const alloc *a, sim_net_model m,
+                      double scale) {
+  sim_options o = sim_options_default();
+  o.network = m;
+  o.compute_scale = scale;
+  sim_result r;
+  err e = {0};
+  cr_assert_eq(sim_run(s, a, &o, &r, &e), ERR_OK, "%s", e.msg);
+  return r;
+}
+
+static void free_comm_pipeline(const char *sched, int S, int M, int P) {
+  /* 1e8 Gbit/s, no delay: an 8 MiB activation takes 0.67 ns (1 ns). */
+  scenario *s = uniform(S, 1, 2 * S, M * P, M, sched, "ring", 0, 1e8, 1e8);
+  alloc *a = alloc_identity(1, S);
+  sim_result r = run(s, a, SIM_NET_NETEM, 1);
+  spec_workload w;
+  cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  sim_compute c = sim_train_compute(&w, 1, spec_gpu_find("V100"), 1);
+  sim_compute c0 = sim_train_compute(&w, 0, spec_gpu_find("V100"), 1);
+  cr_assert_eq(c.fwd_ns, c0.fwd_ns);
+  double want = (double)P * (M + S - 1) * (double)(c.fwd_ns + c.bwd_ns) +
+                (double)c0.opt_ns;
+  /* each of the 2 P M (S-1) transfers may round up by 1 ns */
+  cr_assert(fabs(r.iteration_s * 1e9 - want) <= 2.0 * P * M * S + 2,
+            "%s S %d M %d P %d: %.0f ns, want %.0f", sched, S, M, P,
+            r.iteration_s * 1e9, want);
+  sim_result_free(&r);
+  alloc_free(a);
+  scenario_free(s);
+}
+
+Test(train, gpipe_free_communication_takes_m_plus_s_minus_1_slots) {
+  free_comm_pipeline("gpipe", 4, 8, 1);
+  free_comm_pipeline("gpipe", 4, 8, 2);
+  free_comm_pipeline("gpipe", 8, 3, 1);
+  free_comm_pipeline("gpipe", 1, 5, 3);
+}
+
+Test(train, one_f_one_b_free_communication_takes_m_plus_s_minus_1_slots) {
+  free_comm_pipeline("1f1b", 4, 8, 1);
+  free_comm_pipeline("1f1b", 4, 8, 2);
+  free_comm_pipeline("1f1b", 8, 3, 1);
+  free_comm_pipeline("1f1b", 6, 12, 1);
+}
+
+/* One stage, D replicas, no compute: the iteration is the gradient sync. */
+static double sync_time(const char *algo, int D, double lat_ms, double gbps,
+                        double *bytes) {
+  scenario *s = uniform(1, D, 2, D, 1, "gpipe", algo, lat_ms, gbps, 1e6);
+  alloc *a = alloc_identity(D, 1);
+  sim_result r = run(s, a, SIM_NET_NETEM, 1e-12);
+  spec_workload w;
+  cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  *bytes = spec_stage_gradient_bytes(&w, 0);
+  double t = r.iteration_s;
+  sim_result_free(&r);
+  alloc_free(a);
+  scenario_free(s);
+  return t;
+}
+
+Test(train, ring_all_reduce_closed_form) {
+  int Ds[] = {2, 4, 8};
+  for (int i = 0; i < 3; i++) {
+    double S, D = Ds[i], beta = 1.25e9 / 8 * 8; /* bytes/s at 10 Gbit/s */
+    double t = sync_time("ring", Ds[i], 20, 10, &S);
+    double want = 2 * (D - 1) * (0.020 + S / (D * beta));
+    cr_assert(fabs(t - want) < 1e-6, "D %g: %.9f vs %.9f", D, t, want);
+  }
+}
+
+Test(train, central_ps_is_two_pipelined_chains) {
+  int Ds[] = {2, 3, 8};
+  for (int i = 0; i < 3; i++) {
+    double S, D = Ds[i], beta = 1.25e8; /* 1 Gbit/s */
+    double t = sync_time("central-ps", Ds[i], 50, 1, &S);
+    double C = fmin(ceil(S / SIM_TRAIN_CHUNK_BYTES), SIM_TRAIN_MAX_CHUNKS);
+    double c = S / C;
+    double op = (D - 1) * (0.050 + c / beta) + (C - 1) * c / beta;
+    cr_assert(fabs(t - 2 * op) < 1e-6, "D %g: %.9f vs %.9f", D, t, 2 * op);
+  }
+}
+
+Test(train, sharded_ps_closed_form) {
+  int Ds[] = {2, 4};
+  for (int i = 0; i < 2; i++) {
+    double S, D = Ds[i], beta = 1.25e8;
+    double t = sync_time("sharded-ps", Ds[i], 30, 1, &S);
+    double want = 2 * (0.030 + (D - 1) * S / (D * beta));
+    cr_assert(fabs(t - want) < 1e-6, "D %g: %.9f vs %.9f", D, t, want);
+  }
+}
+
+static trace_value flat(const void *ctx, int a, int b, int64_t t) {
+  (void)ctx, (void)a, (void)b, (void)t;
+  return (trace_value){50, 1};
+}
+
+Test(train, back_to_back_sends_on_one_stream_overlap_latency) {
+  sim_net_topo topo = {3, NULL, flat, NULL, NULL, NULL, 0};
+  sim_graph *g = sim_graph_new();
+  uint32_t send = SIM_GRAPH_NONE;
+  uint32_t x1 = sim_graph_xfer(g, 0, 1, 1e7, SIM_ROLE_ACT, 0);
+  uint32_t x2 = sim_graph_xfer(g, 0, 2, 1e7, SIM_ROLE_ACT, 1);
+  sim_graph_stream(g, &send, x1, SIM_ON_LEFT);
+  sim_graph_stream(g, &send, x2, SIM_ON_LEFT);
+  cr_assert_gt(sim_graph_run(g, &topo, SIM_NET_NETEM, 0), 0);
+  uint32_t n;
+  const sim_task *t = sim_graph_tasks(g, &n);
+  cr_assert_eq(t[x2].t_start, 80000000); /* when x1's last byte left */
+  cr_assert_eq(t[x2].t_done, 210000000); /* 2 x 80 + 50 ms, not 260 */
+  sim_graph_free(g);
+  /* a cycle is reported, not hung on */
+  g = sim_graph_new();
+  x1 = sim_graph_compute(g, 0, 5, SIM_ROLE_FWD, 0);
+  x2 = sim_graph_compute(g, 0, 5, SIM_ROLE_FWD, 1);
+  sim_graph_edge(g, x1, x2, SIM_ON_DONE);
+  sim_graph_edge(g, x2, x1, SIM_ON_DONE);
+  cr_assert_eq(sim_graph_run(g, &topo, SIM_NET_NETEM, 0), -1);
+  sim_graph_free(g);
+}
+
+static int same_result(const sim_result *a, const sim_result *b) {
+  if (a->iteration_s != b->iteration_s || a->events != b->events ||
+      memcmp(&a->mean, &b->mean, sizeof a->mean) || a->nclasses != b->nclasses)
+    return 0;
+  return memcmp(a->stage, b->stage, (size_t)a->stages * sizeof *a->stage) == 0;
+}
+
+Test(train, worldwide_sanity_and_determinism) {
+  err e = {0};
+  scenario *s = scenario_load("worldwide", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  alloc *id = alloc_fixed("dtfm-identity", 8, 8, 1);
+  alloc *rnd = alloc_fixed("random", 8, 8, 1);
+  sim_result ri = run(s, id, SIM_NET_NETEM, 1);
+  sim_result ri2 = run(s, id, SIM_NET_NETEM, 1);
+  sim_result rr = run(s, rnd, SIM_NET_NETEM, 1);
+  sim_result rt = run(s, id, SIM_NET_TCP, 1);
+  sim_result rrt = run(s, rnd, SIM_NET_TCP, 1);
+  cr_assert(same_result(&ri, &ri2));
+  cr_assert_gt(rr.iteration_s, 1.5 * ri.iteration_s, "random %g identity %g",
+               rr.iteration_s, ri.iteration_s);
+  cr_assert_geq(rt.iteration_s, ri.iteration_s);
+  cr_assert_geq(rrt.iteration_s, rr.iteration_s);
+  const sim_result *all[] = {&ri, &rr, &rt};
+  for (int i = 0; i < 3; i++) {
+    const sim_breakdown *m = &all[i]->mean;
+    cr_assert_leq(m->compute_s, all[i]->iteration_s);
+    cr_assert_leq(m->bubble_s, all[i]->iteration_s);
+    cr_assert_leq(m->comm_s, all[i]->iteration_s);
+    cr_assert_leq(m->dp_sync_s, all[i]->iteration_s);
+    cr_assert_gt(m->bubble_s, 0);
+  }
+  /* identity keeps pipelines inside a site: its busiest class is internal */
+  cr_assert_eq(ri.classes[0].src_site, ri.classes[0].dst_site);
+  sim_result_free(&ri);
+  sim_result_free(&ri2);
+  sim_result_free(&rr);
+  sim_result_free(&rt);
+  sim_result_free(&rrt);
+  alloc_free(id);
+  alloc_free(rnd);
+  scenario_free(s);
+}
+
+Test(train, timeline_is_chrome_trace_json) {
+  scenario *s = uniform(2, 2, 4, 8, 2, "gpipe", "central-ps", 5, 1, 10);
+  alloc *a = alloc_identity(2, 2);
+  char path[128];
+  snprintf(path, sizeof path, "%s/t.json", dir);
+  sim_options o = sim_options_default();
+  o.timeline_path = path;
+  sim_result r;
+  err e = {0};
+  cr_assert_eq(sim_run(s, a, &o, &r, &e), ERR_OK, "%s", e.msg);
+  json_error_t je;
+  json_t *j = json_load_file(path, 0, &je);
+  cr_assert_not_null(j, "%s:%d: %s", path, je.line, je.text);
+  json_t *ev = json_object_get(j, "traceEvents");
+  cr_assert(json_is_array(ev));
+  size_t x = 0;
+  for (size_t i = 0; i < json_array_size(ev); i++) {
+    json_t *o1 = json_array_get(ev, i);
+    if (strcmp(json_string_value(json_object_get(o1, "ph")), "X") == 0) {
+      x++;
+      cr_assert_geq(json_number_value(json_object_get(o1, "dur")), 0);
+    }
+  }
+  /* every compute once (4 devices x 2 passes x 2 micro-batches x fwd+bwd,
+   * plus 4 optimizer steps), every transfer twice (send and receive) */
+  cr_assert_eq(x, 4 * 2 * 2 * 2 + 4 + 2 * r.flows);
+  json_decref(j);
+  sim_result_free(&r);
+  /* an unwritable timeline is an error naming the file */
+  o.timeline_path = "/nonexistent/dir/t.json";
+  cr_assert_eq(sim_run(s, a, &o, &r, &e), ERR_IO);
+  cr_assert(strstr(e.msg, "/nonexistent/dir/t.json:") != NULL, "%s", e.msg);
+  alloc_free(a);
+  scenario_free(s);
+}
+
+Test(train, wrong_allocation_shape_is_refused) {
+  scenario *s = uniform(2, 2, 4, 8, 2, "gpipe", "ring", 5, 1, 10);
+  alloc *a = alloc_identity(4, 1);
+  sim_result r;
+  err e = {0};
+  cr_assert_eq(sim_run(s, a, NULL, &r, &e), ERR_CONFIG);
+  cr_assert(strstr(e.msg, "4 x 1") != NULL, "%s", e.msg);
+  alloc_free(a);
+  scenario_free(s);
+}
