@@ -506,22 +506,18 @@ static bool trace_same(trace_value x, trace_value y) {
   return x.latency_ms == y.latency_ms && x.bandwidth_gbps == y.bandwidth_gbps;
 }
 
-/* Resolves each snapshot (most specific row per pair) into change points,
- * then sorts them by pair, stably, so each pair's points stay in time order. */
-static void trace_build(trace *t, const trace_parser *ps) {
-  size_t n = (size_t)ps->nsites, np = n * n;
-  assert(np < UINT32_MAX);
-  uint32_t *stamp = mem_calloc(np, sizeof *stamp);
+/* Resolves each snapshot into change points (em, in time order; count[p]
+ * points per pair): per pair the most specific row of the snapshot wins. */
+static size_t trace_resolve(trace *t, const trace_parser *ps, size_t *count,
+                            trace_emit **em) {
+  size_t n = (size_t)ps->nsites, np = n * n, ecap = 0, ne = 0, ccap = 0;
+  uint32_t *stamp = mem_calloc(np, sizeof *stamp), snap = 0;
   unsigned char *level = mem_calloc(np, 1);
   size_t *win = mem_calloc(np, sizeof *win), *last = mem_calloc(np, sizeof *last);
   uint32_t *touched = mem_calloc(np, sizeof *touched);
-  size_t *count = mem_calloc(np + 1, sizeof *count);
-  trace_emit *em = NULL;
-  size_t ecap = 0, ne = 0, ccap = 0;
-  uint32_t snap = 0;
-  for (size_t i = 0, j; i < ps->nrows; i = j) {
+  for (size_t i = 0, j; i < ps->nrows; i = j, t->snapshots++) {
+    size_t nt = 0, before = ne;
     snap++;
-    size_t nt = 0;
     for (j = i; j < ps->nrows && ps->rows[j].t == ps->rows[i].t; j++) {
       const trace_row *r = &ps->rows[j];
       unsigned char prec = (unsigned char)(1 + (r->src >= 0) * 2 + (r->dst >= 0));
@@ -534,21 +530,31 @@ static void trace_build(trace *t, const trace_parser *ps) {
           if (level[p] < prec) level[p] = prec, win[p] = j;
         }
     }
-    size_t before = ne;
     for (size_t k = 0; k < nt; k++) {
       uint32_t p = touched[k];
       if (!t->linear && count[p] && trace_same(ps->rows[last[p]].v, ps->rows[win[p]].v))
-        continue;
-      mem_grow((void **)&em, &ecap, ne + 1, sizeof *em);
-      em[ne++] = (trace_emit){p, win[p]};
+        continue;  /* step replay: no change */
+      mem_grow((void **)em, &ecap, ne + 1, sizeof **em);
+      (*em)[ne++] = (trace_emit){p, win[p]};
       last[p] = win[p], count[p]++;
     }
     if (ne > before) {
       mem_grow((void **)&t->change_times, &ccap, t->nchange + 1, sizeof(int64_t));
       t->change_times[t->nchange++] = ps->rows[i].t;
     }
-    t->snapshots++;
   }
+  free(stamp), free(level), free(win), free(last), free(touched);
+  return ne;
+}
+
+/* Sorts the change points by pair (counting sort, stable: each pair's points
+ * stay in time order) into off/times/vals. */
+static void trace_build(trace *t, const trace_parser *ps) {
+  size_t np = (size_t)ps->nsites * (size_t)ps->nsites;
+  assert(np < UINT32_MAX);
+  size_t *count = mem_calloc(np + 1, sizeof *count);
+  trace_emit *em = NULL;
+  size_t ne = trace_resolve(t, ps, count, &em);
   t->off = mem_alloc((np + 1) * sizeof *t->off);
   t->off[0] = 0;
   for (size_t p = 0; p < np; p++) t->off[p + 1] = t->off[p] + count[p], count[p] = t->off[p];
@@ -564,8 +570,7 @@ static void trace_build(trace *t, const trace_parser *ps) {
     if (m > 1 && (t->linear || !trace_same(t->vals[t->off[p]], t->vals[t->off[p + 1] - 1])))
       t->any_wrap = true;
   }
-  free(stamp), free(level), free(win), free(last), free(touched), free(count);
-  free(em);
+  free(count), free(em);
 }
 
 static void trace_parser_free(trace_parser *ps) {
