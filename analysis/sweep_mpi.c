@@ -38,6 +38,8 @@ char *sweep_mpi_bcast(char *text, long *len) {
   return text;
 }
 
+int sweep_mpi_status(int status) { return status; }
+
 int sweep_mpi_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
                   err *e) {
   return sweep_run(s, d, o, st, e);
@@ -84,6 +86,11 @@ char *sweep_mpi_bcast(char *text, long *len) {
     at += chunk;
   }
   return text;
+}
+
+int sweep_mpi_status(int status) {
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return status;
 }
 
 /* Rank 0: stores one result that arrived from another rank. */

@@ -30,6 +30,10 @@ _Noreturn void sweep_mpi_abort(int code);
  * text back. A negative *len on rank 0 tells the others to give up (NULL). */
 char *sweep_mpi_bcast(char *text, long *len);
 
+/* Broadcasts rank 0's status (ERR_OK or an error code) to every rank and
+ * returns it, so that all ranks stop together when rank 0 cannot start. */
+int sweep_mpi_status(int status);
+
 /* sweep_run over the MPI job: d is the database on rank 0 and NULL on the
  * others. st counts what this rank evaluated (rank 0: everything stored). */
 int sweep_mpi_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,

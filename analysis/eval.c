@@ -1,0 +1,164 @@
+/* eval: end-to-end evaluation of one point.
+ * Invariant: every resource a point needs (scenario, cost context, search,
+ * allocation, simulation) is created and freed inside one call, so points
+ * are independent: any order, any process, the same row. */
+#include "analysis/eval.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/predict.h"
+#include "models/spec.h"
+#include "schedules/baseline.h"
+#include "schedules/gcma.h"
+#include "traces/mem.h"
+
+static void replace(char **field, const char *value) {
+  free(*field);
+  *field = mem_strdup(value);
+}
+
+scenario *eval_scenario(const sweep_point *p, err *e) {
+  scenario *s = scenario_load(p->scenario, e);
+  if (!s) return NULL;
+  scenario_workload *w = &s->workload;
+  if (p->layers > 0) w->layers = (int)p->layers;
+  if (p->batch > 0) w->batch = (int)p->batch;
+  if (p->micro_batch > 0) w->micro_batch = (int)p->micro_batch;
+  if (p->micro_batches_per_pass > 0)
+    w->micro_batches_per_pass = (int)p->micro_batches_per_pass;
+  if (p->schedule) replace(&w->schedule, p->schedule);
+  if (p->dp_algo) replace(&w->dp_algo, p->dp_algo);
+  if (p->seed >= 0) s->seed = (uint64_t)p->seed;
+  if (isfinite(p->activation_gb)) s->activation_gb = p->activation_gb;
+  if (isfinite(p->gradient_gb)) s->gradient_gb = p->gradient_gb;
+  if (p->latency_scale != 1 || p->bandwidth_scale != 1) {
+    trace_scale(s->network, p->latency_scale, p->bandwidth_scale);
+    for (int i = 0; i < s->noverrides; i++) {
+      s->overrides[i].latency_ms *= p->latency_scale;
+      s->overrides[i].bandwidth_gbps *= p->bandwidth_scale;
+    }
+  }
+  spec_workload sw;
+  if (spec_workload_resolve(s, &sw, e)) {
+    scenario_free(s);
+    return NULL;
+  }
+  return s;
+}
+
+/* A search result's allocation, taken over (the rest is freed). */
+static alloc *take(search_result *r) {
+  if (!r) return NULL;
+  alloc *a = r->best;
+  r->best = NULL;
+  search_result_free(r);
+  return a;
+}
+
+alloc *eval_place(const scenario *s, const cost_ctx *c, const char *method,
+                  err *e) {
+  int replicas = s->workload.replicas, stages = s->workload.stages;
+  alloc *a = alloc_fixed(method, replicas, stages, s->seed);
+  if (a) return a;
+  search_opts o;
+  search_opts_default(&o);
+  o.seed = s->seed;
+  if (strcmp(method, "random-search") == 0)
+    return take(baseline_random_search(c, NULL, &o, e));
+  if (strcmp(method, "greedy") == 0) return take(baseline_greedy(c, &o));
+  if (strcmp(method, "gcma") == 0)
+    return take(gcma_search(c, GCMA_GAIN_PIPELINE, NULL, &o, e));
+  if (strcmp(method, "hybrid") == 0)
+    return take(gcma_search(c, GCMA_GAIN_CUT, NULL, &o, e));
+  err_set(e, ERR_UNKNOWN,
+          "%s: method '%s' is not available here (dtfm-identity, megatron, "
+          "random, random-search, greedy, gcma, hybrid)",
+          s->name, method);
+  return NULL;
+}
+
+char *eval_alloc_json(const alloc *a) {
+  size_t cap = 32 + (size_t)a->replicas * (size_t)a->stages * 8, len = 0;
+  char *out = mem_alloc(cap);
+  len += (size_t)snprintf(out, cap, "{\"pipelines\": [");
+  for (int r = 0; r < a->replicas; r++) {
+    for (int st = 0; st < a->stages; st++) {
+      mem_grow((void **)&out, &cap, len + 16, 1);
+      len += (size_t)snprintf(out + len, cap - len, "%s%d",
+                              st == 0 ? (r ? ", [" : "[") : ", ",
+                              alloc_at(a, r, st));
+    }
+    mem_grow((void **)&out, &cap, len + 4, 1);
+    len += (size_t)snprintf(out + len, cap - len, "]");
+  }
+  mem_grow((void **)&out, &cap, len + 4, 1);
+  snprintf(out + len, cap - len, "]}");
+  return out;
+}
+
+static int predict(const scenario *s, const alloc *a, double *out, err *e) {
+  spec_workload w;
+  const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
+  predict_result pr;
+  int rc = spec_workload_resolve(s, &w, e);
+  if (!rc) rc = spec_device_gpus(s, gpu, e);
+  if (!rc) rc = predict_iteration(&w, s, gpu, a, &pr);
+  if (!rc) *out = pr.iteration_s;
+  else err_set(e, rc, "%s: the predictor failed (%s)", s->name, err_what(rc));
+  free(gpu);
+  return rc;
+}
+
+int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
+               sim_net_model net, double window_bytes, db_result *r, err *e) {
+  cost_parts parts;
+  cost_alloc(c, a, &parts);
+  r->score_s = parts.score_s, r->dp_cost_s = parts.dp_s;
+  r->pp_cost_s = parts.pp_s;
+  int rc = predict(s, a, &r->predicted_iteration_s, e);
+  if (rc) return rc;
+  sim_options o = sim_options_default();
+  o.network = net;
+  o.window_bytes = window_bytes;
+  o.seed = s->seed;
+  sim_result sr;
+  if ((rc = sim_run(s, a, &o, &sr, e))) return rc;
+  r->iteration_s = sr.iteration_s, r->compute_s = sr.mean.compute_s;
+  r->bubble_s = sr.mean.bubble_s, r->comm_s = sr.mean.comm_s;
+  r->dp_sync_s = sr.mean.dp_sync_s, r->events = (int64_t)sr.events;
+  sim_result_free(&sr);
+  const scenario_workload *w = &s->workload;
+  r->seed = (int64_t)s->seed, r->layers = w->layers, r->batch = w->batch;
+  r->micro_batch = w->micro_batch;
+  r->micro_batches_per_pass = w->micro_batches_per_pass;
+  r->window_bytes = net == SIM_NET_TCP
+                        ? (int64_t)(window_bytes > 0 ? window_bytes
+                                                     : SIM_NET_DEFAULT_WINDOW)
+                        : -1;
+  snprintf(r->schedule, sizeof r->schedule, "%s", w->schedule);
+  snprintf(r->dp_algo, sizeof r->dp_algo, "%s", w->dp_algo);
+  r->activation_gb = cost_ctx_activation_gb(c);
+  r->gradient_gb = cost_ctx_gradient_gb(c);
+  free(r->alloc);
+  r->alloc = eval_alloc_json(a);
+  return ERR_OK;
+}
+
+int eval_point(void *ctx, const sweep_point *p, db_result *r, err *e) {
+  (void)ctx;
+  scenario *s = eval_scenario(p, e);
+  if (!s) return e ? e->code : ERR_CONFIG;
+  cost_ctx *c = cost_ctx_from_scenario(s, e);
+  alloc *a = c ? eval_place(s, c, p->method, e) : NULL;
+  int net = sim_net_model_parse(p->network);
+  int rc = !c || !a ? (e && e->code ? e->code : ERR_CONFIG)
+                    : eval_alloc(s, c, a, (sim_net_model)net,
+                                 (double)p->window_bytes, r, e);
+  alloc_free(a);
+  cost_ctx_free(c);
+  scenario_free(s);
+  return rc;
+}

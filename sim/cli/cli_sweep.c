@@ -1,0 +1,186 @@
+/* cli_sweep: `geodes sweep SWEEP.json [--db FILE] [--jobs N]` — every point
+ * of a sweep file simulated once into the results database, resumable, on
+ * the cores of one machine (--jobs) or over MPI ranks (mpirun -n K). MPI is
+ * initialised here and only when mpirun launched the process. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/eval.h"
+#include "analysis/sweep_mpi.h"
+#include "sim/cli/cli.h"
+#include "traces/mem.h"
+
+static void sweep_help(void) {
+  printf(
+      "usage: geodes sweep SWEEP.json [--db FILE] [--jobs N] [--json]\n\n"
+      "Simulates every point of a sweep (DESIGN.md section 9: an array value\n"
+      "is crossed, a scalar fixed) and stores one row per point in the\n"
+      "results database. A point already there is skipped, so running the\n"
+      "same command again after a kill computes only what is missing.\n"
+      "Under `mpirun -n K geodes sweep ...` the points are spread over the\n"
+      "K ranks and rank 0 writes the database.\n\n"
+      "  --db FILE    results database (default geodes.db)\n"
+      "  --jobs N     worker processes on this machine (default 1)\n"
+      "  --json       print one JSON object: the counts and the rate\n"
+      "  --help       this text\n\n"
+      "Keys: scenarios methods networks seeds layers batch micro_batch\n"
+      "micro_batches_per_pass schedule dp_algo bandwidth_scale latency_scale\n"
+      "window_bytes activation_gb gradient_gb\n");
+}
+
+/* The sweep file's text: read by rank 0, broadcast under MPI. */
+static char *read_text(const char *path, bool mpi, int rank, long *len) {
+  char *text = NULL;
+  *len = -1;
+  if (rank == 0) {
+    FILE *f = fopen(path, "rb");
+    if (f) {
+      size_t cap = 4096, n = 0, got;
+      text = mem_alloc(cap);
+      while ((got = fread(text + n, 1, cap - n - 1, f)) > 0)
+        if ((n += got) + 1 == cap) text = mem_realloc(text, cap *= 2);
+      text[n] = '\0';
+      *len = ferror(f) ? -1 : (long)n;
+      fclose(f);
+    }
+  }
+  if (mpi) text = sweep_mpi_bcast(text, len);
+  return text;
+}
+
+/* Loads each scenario of the sweep once, so a bad name fails before any
+ * point runs, with the line of the "scenarios" key. */
+static int check_scenarios(const sweep *s, err *e) {
+  const char *const *names;
+  size_t n = sweep_scenarios(s, &names);
+  for (size_t i = 0; i < n; i++) {
+    err se = {0};
+    scenario *sc = scenario_load(names[i], &se);
+    scenario_free(sc);
+    if (!sc)
+      return err_set(e, se.code, "%s:%d: scenarios: %s", sweep_name(s),
+                     sweep_line(s, "scenarios"), se.msg);
+  }
+  return ERR_OK;
+}
+
+static char *command_line(int argc, char **argv) {
+  size_t len = strlen("geodes") + 1;
+  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+  char *out = mem_alloc(len);
+  strcpy(out, "geodes");
+  for (int i = 0; i < argc; i++) strcat(strcat(out, " "), argv[i]);
+  return out;
+}
+
+static void report(const sweep_stats *st, const char *db_path, int ranks,
+                   int jobs, bool json) {
+  double rate = st->computed / (st->seconds > 0 ? st->seconds : 1e-9);
+  if (json) {
+    json_t *o = json_pack(
+        "{s:I, s:I, s:I, s:I, s:f, s:o, s:i, s:i, s:s}", "points",
+        (json_int_t)st->total, "present", (json_int_t)st->present, "computed",
+        (json_int_t)st->computed, "failed", (json_int_t)st->failed,
+        "seconds", st->seconds, "points_per_s",
+        st->computed ? json_real(rate) : json_null(), "ranks", ranks, "jobs",
+        jobs, "db", db_path);
+    char *text = json_dumps(o, JSON_COMPACT);
+    puts(text);
+    free(text);
+    json_decref(o);
+    return;
+  }
+  printf("%zu points: %zu already in %s, %zu computed, %zu failed", st->total,
+         st->present, db_path, st->computed, st->failed);
+  if (st->computed)
+    printf(" in %.2f s (%.2f points/s, %d rank%s x %d job%s)", st->seconds,
+           rate, ranks, ranks > 1 ? "s" : "", jobs, jobs > 1 ? "s" : "");
+  putchar('\n');
+}
+
+typedef struct sweep_args {
+  const char *file, *db;
+  long jobs;
+  bool json;
+} sweep_args;
+
+static int parse_args(int argc, char **argv, sweep_args *a) {
+  static const struct option opts[] = {
+      {"db", required_argument, NULL, 'd'},
+      {"jobs", required_argument, NULL, 'j'},
+      {"json", no_argument, NULL, 'J'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  *a = (sweep_args){.db = "geodes.db", .jobs = 1};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
+    switch (c) {
+      case 'd': a->db = optarg; break;
+      case 'j':
+        if (!cli_parse_int("sweep", "--jobs", optarg, 1, 4096, &a->jobs))
+          return CLI_USAGE;
+        break;
+      case 'J': a->json = true; break;
+      case 'h': sweep_help(); return -1;
+      case ':':
+        return cli_usage_error("sweep", "%s needs an argument",
+                               argv[optind - 1]);
+      default:
+        return cli_usage_error("sweep", "unknown option '%s'",
+                               argv[optind - 1]);
+    }
+  }
+  if (optind != argc - 1)
+    return cli_usage_error("sweep", "wants one sweep file");
+  a->file = argv[optind];
+  return CLI_OK;
+}
+
+int cli_sweep(int argc, char **argv) {
+  sweep_args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc) return rc < 0 ? CLI_OK : rc;
+  bool mpi = sweep_mpi_launched();
+  int rank = 0, ranks = 1;
+  err e = {0};
+  if (mpi && sweep_mpi_init(&rank, &ranks, &e)) return cli_error("%s", e.msg);
+  long len;
+  char *text = read_text(a.file, mpi, rank, &len);
+  sweep *s = text ? sweep_parse(text, (size_t)len, a.file, &e) : NULL;
+  if (!text) err_set(&e, ERR_IO, "%s: cannot read the sweep file", a.file);
+  if (s) check_scenarios(s, &e);
+  db *d = NULL;
+  int64_t run = 0;
+  if (e.code == ERR_OK && rank == 0 && (d = db_open(a.db, &e))) {
+    char *cmd = command_line(argc, argv);
+    run = db_run_begin(d, &(db_run){cmd, NULL, -1, GEODES_VERSION, GEODES_GIT},
+                       &e);
+    free(cmd);
+  }
+  if (mpi && sweep_mpi_status(e.code) && e.code == ERR_OK) {
+    sweep_free(s), free(text);
+    sweep_mpi_finalize(); /* rank 0 failed and says why */
+    return CLI_ERROR;
+  }
+  if (mpi && e.code && rank != 0) {
+    cli_error("rank %d: %s", rank, e.msg);
+    sweep_mpi_abort(CLI_ERROR);
+  }
+  sweep_stats st = {0};
+  if (e.code == ERR_OK) {
+    sweep_opts o = {.eval = eval_point, .jobs = mpi ? 1 : (int)a.jobs,
+                    .run = run, .progress = rank == 0 && cli_stderr_is_tty()};
+    if (mpi) sweep_mpi_run(s, d, &o, &st, &e);
+    else sweep_run(s, d, &o, &st, &e);
+  }
+  if (d) db_run_end(d, run, e.code || st.failed ? "error" : "ok", NULL);
+  if (rank == 0 && e.code) cli_error("%s", e.msg);
+  else if (rank == 0) report(&st, a.db, ranks, mpi ? 1 : (int)a.jobs, a.json);
+  db_close(d);
+  sweep_free(s);
+  free(text);
+  if (mpi) sweep_mpi_finalize();
+  return e.code || st.failed ? CLI_ERROR : CLI_OK;
+}
