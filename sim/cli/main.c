@@ -16,6 +16,7 @@ static const cli_command commands[] = {
     {"scenarios", cli_scenarios, "list the built-in scenarios"},
     {"trace", cli_trace, "check or synthesise a network trace"},
     {"predict", cli_predict, "score a placement and predict its iteration time"},
+    {"sweep", cli_sweep, "simulate every point of a sweep file into the database"},
 };
 
 static void usage(FILE *f) {
