@@ -670,3 +670,35 @@ Test(trace_random, against_naive_reference) {
     free(text);
   }
 }
+
+/* Random byte mutations of a valid trace never crash (run under ASan in CI)
+ * and either load or fail with a code and a "w.csv:LINE: " message. */
+Test(trace_random, mutations_fail_cleanly) {
+  static const char base[] = "# interpolate: linear\n# loop_after_s: 100\n" HDR
+                             "0,*,*,10,1\n0,a,b,20,2\n0,b,a,20,2\n5.5,a,*,30,0.5\n"
+                             "7,*,b,1e1,3\n";
+  static const char alphabet[] = ",*\n\r\0\xff\xc3-+.e9 #:ab";
+  rng_state = 12345;
+  char text[sizeof base + 8];
+  for (int iter = 0; iter < 3000; iter++) {
+    memcpy(text, base, sizeof base);
+    size_t len = sizeof base - 1;
+    for (int k = 1 + (int)rnd(3); k > 0; k--)
+      text[rnd(len)] = alphabet[rnd(sizeof alphabet - 1)];
+    err e;
+    err_clear(&e);
+    trace *t = trace_parse(text, len, "w.csv", NULL, 0, &e);
+    if (t) {
+      cr_assert_eq(e.code, ERR_OK);
+      for (int a = 0; a < trace_nsites(t); a++) {
+        trace_value v = trace_at(t, a, 0, (int64_t)rnd(200 * S));
+        cr_assert(v.bandwidth_gbps > 0 && v.latency_ms >= 0 && isfinite(v.latency_ms));
+      }
+      trace_free(t);
+    } else {
+      cr_assert_lt(e.code, 0);
+      cr_assert(strncmp(e.msg, "w.csv:", 6) == 0 && e.msg[6] >= '1' && e.msg[6] <= '9',
+                "iteration %d: '%s'", iter, e.msg);
+    }
+  }
+}
