@@ -1,0 +1,196 @@
+/* cli_simulate: `geodes simulate SCENARIO (--alloc FILE | --method NAME)
+ * [--network ideal|netem|tcp] [--timeline FILE] [--json]` — one training
+ * iteration simulated event by event (sim_run) and its breakdown: per-device
+ * means, per stage, and the busiest link classes.
+ * Invariant: exactly one placement source; resources are released at the
+ * single exit of cli_simulate whatever failed. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/alloc.h"
+#include "models/spec.h"
+#include "sim/cli/cli.h"
+#include "sim/sim.h"
+
+static void simulate_help(void) {
+  printf(
+      "usage: geodes simulate SCENARIO (--alloc FILE | --method NAME)\n"
+      "                       [--network ideal|netem|tcp] [--timeline FILE]\n"
+      "                       [--json] [OPTIONS]\n\n"
+      "Simulates one training iteration event by event: per device a\n"
+      "compute, a send and a receive stream; flows share links max-min fairly\n"
+      "(DESIGN.md section 4).\n\n"
+      "  --alloc FILE        {\"pipelines\": [[d, ...], ...]}: row r replica r\n"
+      "  --method NAME       dtfm-identity, megatron, random (seeded)\n"
+      "  --network MODEL     ideal, netem (default) or tcp\n"
+      "  --timeline FILE     Chrome Trace Event JSON (Perfetto) of the run\n"
+      "  --json              one JSON object on stdout\n"
+      "  --help              this text\n\n%s",
+      cli_workload_help);
+}
+
+typedef struct sim_args {
+  const char *scenario, *alloc_file, *method, *timeline;
+  int network;
+  bool json;
+  cli_workload_opts wo;
+} sim_args;
+
+static int parse_args(int argc, char **argv, sim_args *p) {
+  enum { OPT_ALLOC = 1, OPT_METHOD, OPT_NET, OPT_TIMELINE, OPT_JSON };
+  static const struct option own[] = {
+      {"help", no_argument, NULL, 'h'},
+      {"alloc", required_argument, NULL, OPT_ALLOC},
+      {"method", required_argument, NULL, OPT_METHOD},
+      {"network", required_argument, NULL, OPT_NET},
+      {"timeline", required_argument, NULL, OPT_TIMELINE},
+      {"json", no_argument, NULL, OPT_JSON},
+      {NULL, 0, NULL, 0}};
+  struct option *opts = cli_workload_options(own);
+  memset(p, 0, sizeof *p);
+  p->network = SIM_NET_NETEM;
+  cli_workload_init(&p->wo);
+  int c, rc = CLI_OK;
+  optind = 1;
+  while (rc == CLI_OK && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    int handled = cli_workload_parse("simulate", c, optarg, &p->wo);
+    if (handled < 0) rc = CLI_USAGE;
+    else if (handled) continue;
+    else if (c == 'h') rc = -1;
+    else if (c == OPT_ALLOC) p->alloc_file = optarg;
+    else if (c == OPT_METHOD) p->method = optarg;
+    else if (c == OPT_TIMELINE) p->timeline = optarg;
+    else if (c == OPT_JSON) p->json = true;
+    else if (c == OPT_NET) {
+      if ((p->network = sim_net_model_parse(optarg)) < 0)
+        rc = cli_usage_error("simulate",
+                             "--network is ideal, netem or tcp, not '%s'", optarg);
+    } else if (c == ':')
+      rc = cli_usage_error("simulate", "%s needs an argument", argv[optind - 1]);
+    else
+      rc = cli_usage_error("simulate", "unknown option '%s'", argv[optind - 1]);
+  }
+  free(opts);
+  if (rc) return rc;
+  if (optind >= argc) return cli_usage_error("simulate", "which SCENARIO?");
+  if (argc - optind > 1)
+    return cli_usage_error("simulate", "unexpected argument '%s'",
+                           argv[optind + 1]);
+  p->scenario = argv[optind];
+  if (!!p->alloc_file + !!p->method != 1)
+    return cli_usage_error("simulate", "give exactly one of --alloc, --method");
+  return CLI_OK;
+}
+
+static void print_table(const scenario *s, const char *placement,
+                        const sim_result *r) {
+  printf("scenario    %s, %d devices: %d stages x %d replicas, %s\n", s->name,
+         s->ndevices, s->workload.stages, s->workload.replicas, placement);
+  printf("network     %s\n", sim_net_model_name(r->network));
+  printf("iteration   %.4f s  (%llu events, %llu flows, %llu tasks)\n\n",
+         r->iteration_s, (unsigned long long)r->events,
+         (unsigned long long)r->flows, (unsigned long long)r->tasks);
+  printf("%-8s %10s %10s %10s %10s\n", "STAGE", "COMPUTE_S", "BUBBLE_S",
+         "COMM_S", "DP_SYNC_S");
+  for (int st = 0; st < r->stages; st++) {
+    const sim_breakdown *b = &r->stage[st];
+    printf("%-8d %10.3f %10.3f %10.3f %10.3f\n", st, b->compute_s, b->bubble_s,
+           b->comm_s, b->dp_sync_s);
+  }
+  printf("%-8s %10.3f %10.3f %10.3f %10.3f\n", "mean", r->mean.compute_s,
+         r->mean.bubble_s, r->mean.comm_s, r->mean.dp_sync_s);
+  printf("\n(compute: compute stream busy; bubble: idle before the last "
+         "backward;\n comm: send or receive stream busy; dp sync: last "
+         "backward -> gradients synchronised)\n");
+  printf("\nbusiest link classes (site -> site)\n");
+  for (int i = 0; i < r->nclasses && i < 8; i++) {
+    const sim_link_class *c = &r->classes[i];
+    printf("  %-14s -> %-14s %10.3f GB in %llu flows\n",
+           s->sites[c->src_site].name, s->sites[c->dst_site].name,
+           c->bytes * 1e-9, (unsigned long long)c->flows);
+  }
+}
+
+static void print_json(const scenario *s, const char *placement,
+                       const sim_result *r) {
+  json_t *o = json_object(), *st = json_array(), *cl = json_array();
+  json_object_set_new(o, "scenario", json_string(s->name));
+  json_object_set_new(o, "placement", json_string(placement));
+  json_object_set_new(o, "network_model", json_string(sim_net_model_name(r->network)));
+  json_object_set_new(o, "iteration_s", json_real(r->iteration_s));
+  json_object_set_new(o, "compute_s", json_real(r->mean.compute_s));
+  json_object_set_new(o, "bubble_s", json_real(r->mean.bubble_s));
+  json_object_set_new(o, "comm_s", json_real(r->mean.comm_s));
+  json_object_set_new(o, "dp_sync_s", json_real(r->mean.dp_sync_s));
+  json_object_set_new(o, "events", json_integer((json_int_t)r->events));
+  json_object_set_new(o, "flows", json_integer((json_int_t)r->flows));
+  json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
+  for (int i = 0; i < r->stages; i++) {
+    const sim_breakdown *b = &r->stage[i];
+    json_array_append_new(st, json_pack("{s:i,s:f,s:f,s:f,s:f}", "stage", i,
+                                        "compute_s", b->compute_s, "bubble_s",
+                                        b->bubble_s, "comm_s", b->comm_s,
+                                        "dp_sync_s", b->dp_sync_s));
+  }
+  json_object_set_new(o, "stages", st);
+  for (int i = 0; i < r->nclasses; i++) {
+    const sim_link_class *c = &r->classes[i];
+    json_array_append_new(
+        cl, json_pack("{s:s,s:s,s:f,s:I}", "src_site", s->sites[c->src_site].name,
+                      "dst_site", s->sites[c->dst_site].name, "bytes", c->bytes,
+                      "flows", (json_int_t)c->flows));
+  }
+  json_object_set_new(o, "link_classes", cl);
+  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  puts(text);
+  free(text);
+  json_decref(o);
+}
+
+int cli_simulate(int argc, char **argv) {
+  sim_args p;
+  int rc = parse_args(argc, argv, &p);
+  if (rc < 0) {
+    simulate_help();
+    return CLI_OK;
+  }
+  if (rc) return rc;
+  err e = {ERR_OK, ""};
+  alloc *a = NULL;
+  sim_result r = {0};
+  scenario *s = scenario_load(p.scenario, &e);
+  if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
+  int R = s->workload.replicas, D = s->workload.stages;
+  if (p.alloc_file) {
+    a = alloc_read(p.alloc_file, R, D, s->ndevices, &e);
+    if (!a) goto fail;
+  } else if (!(a = alloc_fixed(p.method, R, D, s->seed))) {
+    err_set(&e, ERR_UNKNOWN,
+            "simulate: --method %s: simulate knows the fixed placements "
+            "dtfm-identity, megatron and random; searched methods run in "
+            "`geodes schedule` (use its -o FILE with --alloc)",
+            p.method);
+    goto fail;
+  }
+  sim_options o = sim_options_default();
+  o.network = (sim_net_model)p.network;
+  o.window_bytes = p.wo.window_bytes > 0 ? (double)p.wo.window_bytes : 0;
+  o.seed = s->seed;
+  o.timeline_path = p.timeline;
+  if (sim_run(s, a, &o, &r, &e) != ERR_OK) goto fail;
+  const char *placement = p.alloc_file ? p.alloc_file : p.method;
+  if (p.json)
+    print_json(s, placement, &r);
+  else
+    print_table(s, placement, &r);
+  rc = CLI_OK;
+  goto done;
+fail:
+  rc = cli_error("%s", e.msg);
+done:
+  sim_result_free(&r);
+  alloc_free(a);
+  scenario_free(s);
+  return rc;
+}

@@ -1,0 +1,151 @@
+/* cli_transfer: `geodes transfer --latency-ms L --bandwidth-gbps B --bytes N
+ * [--network ideal|netem|tcp] [--window-bytes W] [--json]` — one flow on one
+ * link, timed by the engine's network (sim/net) under each model: the
+ * quickest check of what a model does (DESIGN.md section 4's ns-3 points).
+ * Invariant: the flow runs alone on a two-device network without NIC limits,
+ * on a new connection (tcp pays its one-RTT handshake). */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/cli/cli.h"
+#include "sim/net.h"
+
+static void transfer_help(void) {
+  printf(
+      "usage: geodes transfer --latency-ms L --bandwidth-gbps B --bytes N\n"
+      "                       [--network ideal|netem|tcp] [--window-bytes W]\n"
+      "                       [--json]\n\n"
+      "Times one flow of N bytes on one link (one-way delay L ms, B Gbit/s):\n"
+      "until its last byte arrives. Without --network, every model is shown.\n"
+      "tcp: RTT = 2 L, window W (4 MiB), slow start from 10 x 1448 B after a\n"
+      "one-RTT handshake.\n\n"
+      "  --json              one JSON object: time_s (of --network, default\n"
+      "                      netem) and by_network\n"
+      "  --help              this text\n");
+}
+
+typedef struct link1 {
+  double lat_ms, gbps;
+} link1;
+
+static trace_value one_link(const void *ctx, int a, int b, int64_t t) {
+  (void)a, (void)b, (void)t;
+  const link1 *l = ctx;
+  return (trace_value){l->lat_ms, l->gbps};
+}
+
+static void arrived(void *ctx, uint32_t tag, int64_t t) {
+  (void)tag;
+  *(int64_t *)ctx = t;
+}
+
+static double time_one(const link1 *l, sim_net_model m, double bytes,
+                       double window) {
+  sim_net_topo topo = {2, l, one_link, NULL, NULL, NULL, 0};
+  sim_queue *q = sim_queue_new();
+  int64_t done = -1;
+  sim_net *n = sim_net_new(&topo, m, window, q, 0,
+                           (sim_net_hooks){&done, NULL, arrived});
+  sim_net_set_handshake(n, true);
+  sim_net_start(n, 0, 0, 1, bytes, 0);
+  sim_queue_item it;
+  while (sim_queue_pop(q, &it)) sim_net_handle(n, &it);
+  sim_net_free(n);
+  sim_queue_free(q);
+  return (double)done * 1e-9;
+}
+
+int cli_transfer(int argc, char **argv) {
+  enum { OPT_LAT = 1, OPT_BW, OPT_BYTES, OPT_NET, OPT_WIN, OPT_JSON };
+  static const struct option opts[] = {
+      {"help", no_argument, NULL, 'h'},
+      {"latency-ms", required_argument, NULL, OPT_LAT},
+      {"bandwidth-gbps", required_argument, NULL, OPT_BW},
+      {"bytes", required_argument, NULL, OPT_BYTES},
+      {"network", required_argument, NULL, OPT_NET},
+      {"window-bytes", required_argument, NULL, OPT_WIN},
+      {"json", no_argument, NULL, OPT_JSON},
+      {NULL, 0, NULL, 0}};
+  link1 l = {-1, -1};
+  double bytes = -1;
+  long window = 0;
+  int model = -1;
+  bool json = false;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    bool ok = true;
+    switch (c) {
+      case 'h':
+        transfer_help();
+        return CLI_OK;
+      case OPT_LAT:
+        ok = cli_parse_double("transfer", "--latency-ms", optarg, 0, 1e7, &l.lat_ms);
+        break;
+      case OPT_BW:
+        ok = cli_parse_double("transfer", "--bandwidth-gbps", optarg, 1e-9, 1e9,
+                              &l.gbps);
+        break;
+      case OPT_BYTES:
+        ok = cli_parse_double("transfer", "--bytes", optarg, 0, 1e18, &bytes);
+        break;
+      case OPT_WIN:
+        ok = cli_parse_int("transfer", "--window-bytes", optarg, 1448, 1L << 40,
+                           &window);
+        break;
+      case OPT_NET:
+        if ((model = sim_net_model_parse(optarg)) < 0)
+          return cli_usage_error("transfer",
+                                 "--network is ideal, netem or tcp, not '%s'",
+                                 optarg);
+        break;
+      case OPT_JSON:
+        json = true;
+        break;
+      case ':':
+        return cli_usage_error("transfer", "%s needs an argument",
+                               argv[optind - 1]);
+      default:
+        return cli_usage_error("transfer", "unknown option '%s'",
+                               argv[optind - 1]);
+    }
+    if (!ok) return CLI_USAGE;
+  }
+  if (optind < argc)
+    return cli_usage_error("transfer", "unexpected argument '%s'", argv[optind]);
+  if (l.lat_ms < 0 || l.gbps < 0 || bytes < 0)
+    return cli_usage_error("transfer", "--latency-ms, --bandwidth-gbps and "
+                           "--bytes are required");
+  double t[3];
+  for (int m = 0; m < 3; m++)
+    t[m] = time_one(&l, (sim_net_model)m, bytes, (double)window);
+  int shown = model < 0 ? SIM_NET_NETEM : model;
+  if (json) {
+    json_t *o = json_object(), *by = json_object();
+    json_object_set_new(o, "time_s", json_real(t[shown]));
+    json_object_set_new(o, "network_model",
+                        json_string(sim_net_model_name((sim_net_model)shown)));
+    for (int m = 0; m < 3; m++)
+      json_object_set_new(by, sim_net_model_name((sim_net_model)m),
+                          json_real(t[m]));
+    json_object_set_new(o, "by_network", by);
+    json_object_set_new(o, "bytes", json_real(bytes));
+    json_object_set_new(o, "latency_ms", json_real(l.lat_ms));
+    json_object_set_new(o, "bandwidth_gbps", json_real(l.gbps));
+    json_object_set_new(o, "window_bytes",
+                        json_real(window > 0 ? (double)window
+                                             : SIM_NET_DEFAULT_WINDOW));
+    char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    puts(text);
+    free(text);
+    json_decref(o);
+    return CLI_OK;
+  }
+  printf("one flow of %.0f bytes, %g ms one-way, %g Gbit/s\n", bytes, l.lat_ms,
+         l.gbps);
+  for (int m = 0; m < 3; m++)
+    if (model < 0 || model == m)
+      printf("  %-6s %12.6f s\n", sim_net_model_name((sim_net_model)m), t[m]);
+  return CLI_OK;
+}
