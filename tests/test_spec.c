@@ -1,0 +1,189 @@
+/* test_spec: shapes, counts and resolution of workload and GPU names, the
+ * memory check, and the V100 efficiency fit repeated from its data. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/alloc.h"
+#include "models/predict.h"
+#include "models/spec.h"
+#include "traces/mem.h"
+#include "traces/scenario.h"
+
+static scenario *load(const char *name) {
+  err e;
+  err_clear(&e);
+  scenario *s = scenario_load(name, &e);
+  cr_assert_not_null(s, "%s: %s", name, e.msg);
+  return s;
+}
+
+static void set(char **field, const char *v) {
+  free(*field);
+  *field = mem_strdup(v);
+}
+
+Test(spec, names) {
+  cr_assert_eq(spec_model_find("GPT3-XL"), spec_model_find("gpt3-xl"));
+  cr_assert_not_null(spec_model_find("gpt3-13b"));
+  cr_assert_null(spec_model_find("gpt4"));
+  cr_assert_null(spec_model_find(NULL));
+  cr_assert_str_eq(spec_gpu_find("rtx 3090")->name, "RTX3090");
+  cr_assert_str_eq(spec_gpu_find("v100")->name, "V100");
+  cr_assert_null(spec_gpu_find("K80"));
+  int n;
+  const spec_gpu *g = spec_gpus(&n);
+  cr_assert_geq(n, 6);
+  for (int i = 0; i < n; i++) {
+    cr_assert(g[i].peak_flops > 0 && g[i].memory_bytes > 0 &&
+              g[i].efficiency > 0 && g[i].efficiency <= 1 && g[i].source[0]);
+  }
+  const spec_model *m = spec_models(&n);
+  cr_assert_eq(n, 4);
+  cr_assert_eq(m[0].hidden, 2048);
+  cr_assert_eq(m[0].heads, 16);
+}
+
+Test(spec, counts_closed_form) {
+  const spec_model *xl = spec_model_find("gpt3-xl");
+  cr_assert_eq(spec_layer_params(xl), 12.0 * 2048 * 2048 + 13.0 * 2048);
+  cr_assert_eq(spec_layer_flops(xl), 240518168576.0);  /* 24sh^2 + 4s^2h */
+  spec_workload w = {.model = xl, .layers = 26, .batch = 1024, .micro_batch = 1,
+                     .stages = 8, .replicas = 8, .micro_batches_per_pass = 64,
+                     .passes = 2, .recompute = true};
+  cr_assert_eq(spec_activation_bytes(&w), 8.0 * 1024 * 1024);  /* 8 MiB */
+  int sum = 0;
+  for (int s = 0; s < 8; s++) {
+    int l = spec_stage_layers(&w, s);
+    cr_assert_eq(l, s < 2 ? 4 : 3);
+    sum += l;
+  }
+  cr_assert_eq(sum, 26);
+  /* Backward = 2x forward, + 1 forward with recomputation. */
+  cr_assert_eq(spec_stage_bwd_flops(&w, 3), 3 * spec_stage_fwd_flops(&w, 3));
+  w.recompute = false;
+  cr_assert_eq(spec_stage_bwd_flops(&w, 3), 2 * spec_stage_fwd_flops(&w, 3));
+  cr_assert_eq(spec_stage_fwd_flops(&w, 3), 3 * 240518168576.0);
+  /* Embeddings on the first stage, LM head and final norm on the last. */
+  double mid = spec_stage_params(&w, 4);
+  cr_assert_eq(spec_stage_params(&w, 0) - 4.0 / 3.0 * mid, (50257.0 + 2048) * 2048);
+  cr_assert_eq(spec_stage_params(&w, 7) - mid, 2048.0 * 50257 + 2 * 2048);
+  cr_assert_eq(spec_stage_gradient_bytes(&w, 4), 2 * mid);
+  /* Section 3 sizes: c_pp = (B/D_dp) s h 2 bytes in GB. */
+  cr_assert_float_eq(spec_default_activation_gb(&w), 128.0 * 2048 * 2048 * 2 / 1e9, 1e-12);
+  cr_assert_float_eq(spec_default_gradient_gb(&w), spec_stage_gradient_bytes(&w, 0) / 1e9, 1e-12);
+  const spec_gpu *v100 = spec_gpu_find("V100");
+  cr_assert_float_eq(spec_compute_s(v100, 125e12), 1 / v100->efficiency, 1e-12);
+}
+
+Test(spec, resolve_builtin) {
+  scenario *s = load("worldwide");
+  spec_workload w;
+  err e;
+  err_clear(&e);
+  cr_assert_eq(spec_workload_resolve(s, &w, &e), ERR_OK, "%s", e.msg);
+  cr_assert_eq(w.passes, 2);
+  cr_assert_eq(w.micro_batches_per_pass, 64);
+  cr_assert_eq(w.dp_algo, SPEC_CENTRAL_PS);
+  cr_assert_eq(w.schedule, SPEC_GPIPE);
+  cr_assert_str_eq(spec_dp_algo_name(w.dp_algo), "central-ps");
+  /* K = 0: no accumulation, K = B / (D_dp m). */
+  s->workload.micro_batches_per_pass = 0;
+  cr_assert_eq(spec_workload_resolve(s, &w, &e), ERR_OK);
+  cr_assert_eq(w.micro_batches_per_pass, 128);
+  cr_assert_eq(w.passes, 1);
+  scenario_free(s);
+}
+
+/* Resolution failures: the code and the field named in the message. */
+Test(spec, resolve_rejects) {
+  scenario *s = load("worldwide");
+  spec_workload w;
+  err e;
+  struct { const char *field; int code; } cases[] = {
+      {"workload.model", ERR_UNKNOWN}, {"workload.dp_algo", ERR_UNKNOWN},
+      {"workload.schedule", ERR_UNKNOWN}, {"workload.stages", ERR_CONFIG},
+      {"workload.batch", ERR_CONFIG}, {"workload.layers", ERR_CONFIG}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    scenario_free(s);
+    s = load("worldwide");
+    if (i == 0) set(&s->workload.model, "gpt-9");
+    if (i == 1) set(&s->workload.dp_algo, "gossip");
+    if (i == 2) set(&s->workload.schedule, "zb-h1");
+    if (i == 3) s->workload.stages = 4;
+    if (i == 4) s->workload.batch = 1000;
+    if (i == 5) s->workload.layers = 5;
+    err_clear(&e);
+    cr_assert_eq(spec_workload_resolve(s, &w, &e), cases[i].code, "%s", e.msg);
+    cr_assert(strncmp(e.msg, "worldwide: ", 11) == 0, "%s", e.msg);
+    cr_assert(strstr(e.msg, cases[i].field), "'%s' lacks %s", e.msg, cases[i].field);
+  }
+  set(&s->sites[3].gpu, "K80");
+  const spec_gpu *gpu[64];
+  err_clear(&e);
+  cr_assert_eq(spec_device_gpus(s, gpu, &e), ERR_UNKNOWN);
+  cr_assert(strstr(e.msg, "Tokyo") && strstr(e.msg, "K80"), "%s", e.msg);
+  scenario_free(s);
+}
+
+Test(spec, memory_check) {
+  scenario *s = load("worldwide");
+  spec_workload w;
+  const spec_gpu *gpu[64];
+  cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  cr_assert_eq(spec_device_gpus(s, gpu, NULL), ERR_OK);
+  alloc *a = alloc_identity(8, 8);
+  err e;
+  err_clear(&e);
+  cr_assert_eq(spec_check_memory(&w, s, a->device, gpu, &e), ERR_OK, "%s", e.msg);
+  /* Without recomputation GPipe keeps 64 micro-batches of full
+   * activations: about 92 GB per 3-layer stage. */
+  w.recompute = false;
+  cr_assert_gt(spec_stage_memory_bytes(&w, 3), 90e9);
+  cr_assert_eq(spec_check_memory(&w, s, a->device, gpu, &e), ERR_MEMORY);
+  cr_assert(strstr(e.msg, "stage 0") && strstr(e.msg, "V100"), "%s", e.msg);
+  /* 13B in 8 stages: 16 bytes per parameter alone exceed a V100's 16 GB
+   * but fit an A100's 80 GB. */
+  w.recompute = true;
+  w.model = spec_model_find("gpt3-13b");
+  w.layers = 40;
+  err_clear(&e);
+  cr_assert_eq(spec_check_memory(&w, s, a->device, gpu, &e), ERR_MEMORY);
+  for (int d = 0; d < 64; d++) gpu[d] = spec_gpu_find("A100");
+  cr_assert_eq(spec_check_memory(&w, s, a->device, gpu, NULL), ERR_OK);
+  alloc_free(a);
+  scenario_free(s);
+}
+
+/* The fit stated in spec.c: least squares of DT-FM's single-pipeline times
+ * on T(M) = (M + 7) (fwd + bwd) + opt, linear in 1/eff. */
+Test(spec, v100_efficiency_fit) {
+  scenario *s = load(GEODES_FIXTURES "/models/single.json");
+  spec_workload w;
+  cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  const spec_gpu *v100 = spec_gpu_find("V100");
+  double a = (spec_stage_fwd_flops(&w, 0) + spec_stage_bwd_flops(&w, 0)) /
+             v100->peak_flops;  /* seconds per micro-batch at eff = 1 */
+  double opt = 0;
+  for (int st = 0; st < 8; st++)
+    opt = fmax(opt, predict_optimizer_s(v100, spec_stage_params(&w, st)));
+  const double M[] = {32, 64, 96, 108}, T[] = {3.51, 5.97, 8.34, 9.30};
+  const double resid[] = {0.311, 0.154, -0.094, -0.116};
+  double num = 0, den = 0;
+  for (int i = 0; i < 4; i++) {
+    double x = (M[i] + 7) * a;
+    num += x * (T[i] - opt), den += x * x;
+  }
+  double eff = den / num;
+  cr_assert(fabs(eff - v100->efficiency) < 5e-4, "fit %.4f, table %.4f", eff,
+            v100->efficiency);
+  for (int i = 0; i < 4; i++) {
+    double model = (M[i] + 7) * a / v100->efficiency + opt;
+    cr_assert(fabs(T[i] - model - resid[i]) < 0.01, "M %g: residual %.3f",
+              M[i], T[i] - model);
+  }
+  /* DT-FM's 0.076 s per micro-batch for a 3-layer stage, within 10 %. */
+  cr_assert(fabs(a / v100->efficiency - 0.076) < 0.0076);
+  scenario_free(s);
+}
