@@ -1,0 +1,135 @@
+/* baseline: see baseline.h. Greedy is deterministic (ties go to the lowest
+ * device index); random search draws only from its own seeded generator. */
+#include "schedules/baseline.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/mem.h"
+
+search_result *baseline_random_search(const cost_ctx *c,
+                                      const search_objective *obj,
+                                      const search_opts *o, err *e) {
+  int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c), n = k * ng;
+  search_dtfm *d = NULL;
+  search_objective dtfm;
+  if (!obj) {
+    d = search_dtfm_new(c);
+    dtfm = search_dtfm_objective(d);
+    obj = &dtfm;
+  }
+  long trials = o->trials >= 0 ? o->trials : SEARCH_POPULATION + SEARCH_TRIALS;
+  if (trials < 1) trials = 1;
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, (unsigned long)o->seed);
+  int *perm = mem_alloc((size_t)n * sizeof *perm);
+  int *best = mem_alloc((size_t)n * sizeof *best);
+  for (int i = 0; i < n; i++) perm[i] = i;
+  memcpy(best, perm, (size_t)n * sizeof *best);
+  search_log log;
+  search_log_init(&log, o, trials);
+  search_result *r = NULL;
+  double best_s = INFINITY;
+  for (long t = 0; t < trials; t++) {
+    for (int i = 0; i < n; i++) perm[i] = i;
+    gsl_ran_shuffle(rng, perm, (size_t)n, sizeof *perm);
+    double s = obj->partition(obj->ctx, perm, e);
+    if (isnan(s)) {
+      if (e && e->code == ERR_OK)
+        err_set(e, ERR_RANGE, "%s: the objective returned no value",
+                obj->name ? obj->name : "objective");
+      goto done;
+    }
+    if (search_log_push(&log, s)) {
+      best_s = s;
+      memcpy(best, perm, (size_t)n * sizeof *best);
+    }
+  }
+  cost_scratch *w = cost_scratch_new(k, ng);
+  r = search_result_new("random-search", cost_realise(c, best, w), c);
+  cost_scratch_free(w);
+  r->objective_s = best_s;
+  search_log_finish(&log, r);
+done:
+  if (!r) free(log.best);
+  free(perm);
+  free(best);
+  gsl_rng_free(rng);
+  search_dtfm_free(d);
+  return r;
+}
+
+void baseline_greedy_groups(const cost_ctx *c, int *groups) {
+  int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c), n = k * ng;
+  char *used = mem_calloc((size_t)n, 1);
+  for (int s = 0; s < ng; s++) {
+    int *gr = groups + s * k;
+    int first = 0;
+    while (used[first]) first++;
+    gr[0] = first;
+    used[first] = 1;
+    for (int m = 1; m < k; m++) {
+      int pick = -1;
+      double best = INFINITY;
+      for (int d = 0; d < n; d++) {
+        if (used[d]) continue;
+        double sum = 0;
+        for (int j = 0; j < m; j++)
+          sum += cost_dp_edge(c, d, gr[j]) + cost_dp_edge(c, gr[j], d);
+        if (sum < best) best = sum, pick = d;
+      }
+      gr[m] = pick;
+      used[pick] = 1;
+    }
+  }
+  free(used);
+}
+
+/* Construction (2): pipelines as nearest-neighbour chains. */
+static alloc *greedy_pipelines(const cost_ctx *c) {
+  int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c), n = k * ng;
+  alloc *a = alloc_new(k, ng);
+  char *used = mem_calloc((size_t)n, 1);
+  for (int r = 0; r < k; r++) {
+    int cur = 0;
+    while (used[cur]) cur++;
+    used[cur] = 1;
+    a->device[r * ng] = cur;
+    for (int s = 1; s < ng; s++) {
+      int pick = -1;
+      double best = INFINITY;
+      for (int d = 0; d < n; d++)
+        if (!used[d] && cost_pp_edge(c, cur, d) < best)
+          best = cost_pp_edge(c, cur, d), pick = d;
+      a->device[r * ng + s] = cur = pick;
+      used[pick] = 1;
+    }
+  }
+  free(used);
+  return a;
+}
+
+search_result *baseline_greedy(const cost_ctx *c, const search_opts *o) {
+  int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c);
+  int *groups = mem_alloc((size_t)k * ng * sizeof *groups);
+  baseline_greedy_groups(c, groups);
+  cost_scratch *w = cost_scratch_new(k, ng);
+  alloc *by_groups = cost_realise(c, groups, w);
+  alloc *by_pipes = greedy_pipelines(c);
+  double s1 = cost_alloc(c, by_groups, NULL), s2 = cost_alloc(c, by_pipes, NULL);
+  search_log log;
+  search_log_init(&log, o, 2);
+  search_log_push(&log, s1);
+  search_log_push(&log, s2);
+  bool first = s1 <= s2;
+  search_result *r = search_result_new("greedy", first ? by_groups : by_pipes, c);
+  alloc_free(first ? by_pipes : by_groups);
+  r->objective_s = r->parts.score_s;
+  search_log_finish(&log, r);
+  cost_scratch_free(w);
+  free(groups);
+  return r;
+}

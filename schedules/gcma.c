@@ -1,0 +1,495 @@
+/* gcma: see gcma.h. A partition is a label per device. Every operator here
+ * maps balanced labels to balanced labels: the crossover repairs sizes, and a
+ * local-search cycle takes one device out of S0, passes one along a chain of
+ * groups and puts one back into S0, so every group keeps D_dp members.
+ *
+ * Read against DT-FM's reference (DS3Lab/DT-FM scheduler/
+ * heuristic_evolutionary_solver/scheduler.py); its bugs are fixed here:
+ * - its seeds are assigned to attributes (`random.seed = i`) instead of being
+ *   applied, so no run can be reproduced: here one mt19937 is seeded once;
+ * - its offspring test `score > max(s1, score > s2)` compares a score with a
+ *   boolean: here an offspring is dropped when worse than both parents and
+ *   otherwise replaces the worse parent, as GCMA intends;
+ * - its bottleneck matching returns the pairing of the failed assignment
+ *   (the value is right, the pairing not): pipelines are built by the cost
+ *   model (cost_realise), whose pairing realises the bottleneck value;
+ * - its cycle bookkeeping keeps the state before the best prefix of cycles
+ *   (`m = i - 1`); here every cycle with a positive gain is kept.
+ * The crossover also renames the first parent's groups to overlap the
+ * second's most before copying (group numbers are arbitrary, so copying raw
+ * labels mixes unrelated groups), and the repair moves devices chosen at
+ * random rather than the lowest-numbered ones. */
+#include "schedules/gcma.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schedules/baseline.h"
+#include "traces/mem.h"
+
+#define GCMA_CROSS_POINTS 5
+
+struct gcma {
+  const cost_ctx *c;  /* borrowed */
+  gcma_gain gain;
+  int n, ng, k;       /* devices, groups (D_pp), group size (D_dp) */
+  gsl_rng *rng;
+  double *w;          /* n*n edge weight the gain uses (pp or dp), seconds */
+  /* local-search working memory */
+  double *sum;        /* n*ng: sum of w(v, u) over members u != v of group */
+  int *size;          /* ng: current group sizes (vary inside a cycle) */
+  double *own;        /* n: pipeline gain: nearest member of own group */
+  char *locked, *touched;
+  int *mv_v, *mv_to;  /* the moves of the current cycle */
+  double *eps, *tau;  /* their gains, and the gain of closing there */
+  int *tau_v;         /* the device that closes there */
+  int *save;          /* labels at the start of the cycle */
+  /* crossover working memory */
+  int *perm, *fixed, *overlap, *rename, *spare;
+  /* population */
+  int pop;
+  int *plabel;        /* pop*n labels */
+  double *pscore;
+};
+
+gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
+  gcma *g = mem_calloc(1, sizeof *g);
+  g->c = c;
+  g->gain = gain;
+  g->k = cost_ctx_replicas(c);
+  g->ng = cost_ctx_stages(c);
+  int n = g->n = g->k * g->ng;
+  g->rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(g->rng, (unsigned long)seed);
+  g->w = mem_alloc((size_t)n * n * sizeof *g->w);
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++)
+      g->w[a * n + b] = a == b                  ? 0
+                        : gain == GCMA_GAIN_CUT ? cost_dp_edge(c, a, b)
+                                                : cost_pp_edge(c, a, b);
+  g->sum = mem_alloc((size_t)n * g->ng * sizeof *g->sum);
+  g->size = mem_alloc((size_t)g->ng * sizeof *g->size);
+  g->own = mem_alloc((size_t)n * sizeof *g->own);
+  g->locked = mem_alloc((size_t)n);
+  g->touched = mem_alloc((size_t)g->ng);
+  g->mv_v = mem_alloc((size_t)(n + 1) * sizeof *g->mv_v);
+  g->mv_to = mem_alloc((size_t)(n + 1) * sizeof *g->mv_to);
+  g->eps = mem_alloc((size_t)(n + 1) * sizeof *g->eps);
+  g->tau = mem_alloc((size_t)(n + 1) * sizeof *g->tau);
+  g->tau_v = mem_alloc((size_t)(n + 1) * sizeof *g->tau_v);
+  g->save = mem_alloc((size_t)n * sizeof *g->save);
+  g->perm = mem_alloc((size_t)n * sizeof *g->perm);
+  g->fixed = mem_alloc((size_t)n * sizeof *g->fixed);
+  g->overlap = mem_alloc((size_t)g->ng * g->ng * sizeof *g->overlap);
+  g->rename = mem_alloc((size_t)g->ng * sizeof *g->rename);
+  g->spare = mem_alloc((size_t)g->ng * sizeof *g->spare);
+  return g;
+}
+
+void gcma_free(gcma *g) {
+  if (!g) return;
+  gsl_rng_free(g->rng);
+  free(g->w);
+  free(g->sum);
+  free(g->size);
+  free(g->own);
+  free(g->locked);
+  free(g->touched);
+  free(g->mv_v);
+  free(g->mv_to);
+  free(g->eps);
+  free(g->tau);
+  free(g->tau_v);
+  free(g->save);
+  free(g->perm);
+  free(g->fixed);
+  free(g->overlap);
+  free(g->rename);
+  free(g->spare);
+  free(g->plabel);
+  free(g->pscore);
+  free(g);
+}
+
+void gcma_to_groups(const gcma *g, const int *label, int *groups) {
+  int *fill = g->spare;
+  memset(fill, 0, (size_t)g->ng * sizeof *fill);
+  for (int d = 0; d < g->n; d++) {
+    int s = label[d];
+    groups[s * g->k + fill[s]++] = d;
+  }
+}
+
+void gcma_to_labels(const gcma *g, const int *groups, int *label) {
+  for (int i = 0; i < g->n; i++) label[groups[i]] = i / g->k;
+}
+
+/* ---- crossover ---------------------------------------------------------- */
+
+/* rename[a] = the group of p2 that p1's group a is matched to: greedily the
+ * pair with the largest overlap first (ties: lowest indices). */
+static void crossover_rename(gcma *g, const int *p1, const int *p2) {
+  int ng = g->ng;
+  int *ov = g->overlap;
+  memset(ov, 0, (size_t)ng * ng * sizeof *ov);
+  for (int d = 0; d < g->n; d++) ov[p1[d] * ng + p2[d]]++;
+  int *used = g->spare;  /* p2 groups taken */
+  memset(used, 0, (size_t)ng * sizeof *used);
+  for (int a = 0; a < ng; a++) g->rename[a] = -1;
+  for (int step = 0; step < ng; step++) {
+    int ba = -1, bb = -1, best = -1;
+    for (int a = 0; a < ng; a++) {
+      if (g->rename[a] >= 0) continue;
+      for (int b = 0; b < ng; b++)
+        if (!used[b] && ov[a * ng + b] > best) best = ov[a * ng + b], ba = a, bb = b;
+    }
+    g->rename[ba] = bb;
+    used[bb] = 1;
+  }
+}
+
+void gcma_crossover(gcma *g, const int *p1, const int *p2, int *child) {
+  int n = g->n, ng = g->ng, k = g->k;
+  crossover_rename(g, p1, p2);
+  memcpy(child, p2, (size_t)n * sizeof *child);
+  for (int i = 0; i < n; i++) g->perm[i] = i;
+  gsl_ran_shuffle(g->rng, g->perm, (size_t)n, sizeof *g->perm);
+  memset(g->fixed, 0, (size_t)n * sizeof *g->fixed);
+  int points = n < GCMA_CROSS_POINTS ? n : GCMA_CROSS_POINTS;
+  for (int i = 0; i < points; i++) {
+    int d = g->perm[i];
+    child[d] = g->rename[p1[d]];
+    g->fixed[d] = 1;
+  }
+  /* Repair: move devices of oversized groups, in a fresh random order and
+   * sparing the copied points where possible, to random undersized groups. */
+  int *size = g->size;
+  memset(size, 0, (size_t)ng * sizeof *size);
+  for (int d = 0; d < n; d++) size[child[d]]++;
+  gsl_ran_shuffle(g->rng, g->perm, (size_t)n, sizeof *g->perm);
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < n; i++) {
+      int d = g->perm[i];
+      if (size[child[d]] <= k || (pass == 0 && g->fixed[d])) continue;
+      int nunder = 0;
+      for (int s = 0; s < ng; s++)
+        if (size[s] < k) g->spare[nunder++] = s;
+      int to = g->spare[gsl_rng_uniform_int(g->rng, (unsigned long)nunder)];
+      size[child[d]]--;
+      size[to]++;
+      child[d] = to;
+    }
+}
+
+/* ---- cyclic-partitioning local search ---------------------------------- */
+
+static void own_update(gcma *g, const int *label, int v) {
+  double best = INFINITY;
+  const double *wv = g->w + (size_t)v * g->n;
+  for (int u = 0; u < g->n; u++)
+    if (u != v && label[u] == label[v] && wv[u] < best) best = wv[u];
+  g->own[v] = best;
+}
+
+static void gains_rebuild(gcma *g, const int *label) {
+  int n = g->n, ng = g->ng;
+  memset(g->size, 0, (size_t)ng * sizeof *g->size);
+  memset(g->sum, 0, (size_t)n * ng * sizeof *g->sum);
+  for (int v = 0; v < n; v++) {
+    g->size[label[v]]++;
+    double *sv = g->sum + (size_t)v * ng;
+    const double *wv = g->w + (size_t)v * n;
+    for (int u = 0; u < n; u++)
+      if (u != v) sv[label[u]] += wv[u];
+  }
+  if (g->gain == GCMA_GAIN_PIPELINE)
+    for (int v = 0; v < n; v++) own_update(g, label, v);
+}
+
+/* Moves v to group b, keeping sum, size and own current: O(n), plus
+ * O(n D_dp) for the pipeline gain's nearest-member terms. */
+static void gains_move(gcma *g, int *label, int v, int b) {
+  int n = g->n, ng = g->ng, a = label[v];
+  for (int u = 0; u < n; u++) {
+    if (u == v) continue;
+    double wuv = g->w[(size_t)u * n + v];
+    g->sum[(size_t)u * ng + a] -= wuv;
+    g->sum[(size_t)u * ng + b] += wuv;
+  }
+  g->size[a]--;
+  g->size[b]++;
+  label[v] = b;
+  if (g->gain == GCMA_GAIN_PIPELINE)
+    for (int u = 0; u < n; u++)
+      if (label[u] == a || label[u] == b) own_update(g, label, u);
+}
+
+/* The gain of moving v from its group to b (higher is better).
+ * Cut: the drop of v's within-group data-parallel weight.
+ * Pipeline (DT-FM): the mean pipeline edge from v to b's members minus v's
+ * nearest own-group edge — a device with a near twin in its group leaves
+ * for the group where it is most unlike the members, so that every group
+ * spreads over the sites and consecutive groups can be paired by cheap
+ * pipeline edges. */
+static double move_gain(const gcma *g, const int *label, int v, int b) {
+  const double *sv = g->sum + (size_t)v * g->ng;
+  if (g->gain == GCMA_GAIN_CUT) return sv[label[v]] - sv[b];
+  double mean = g->size[b] ? sv[b] / g->size[b] : 0;
+  return mean - g->own[v];
+}
+
+/* The best move out of group s among unlocked devices: *v, *to, its gain;
+ * *v = -1 (and -inf) when there is none. The pipeline gain takes, as DT-FM
+ * does, the device with the nearest own-group edge and its best target. */
+static double best_move(const gcma *g, const int *label, int s, int *v,
+                        int *to) {
+  double best = -INFINITY;
+  *v = *to = -1;
+  int pick = -1;
+  if (g->gain == GCMA_GAIN_PIPELINE) {
+    double near = INFINITY;
+    for (int d = 0; d < g->n; d++)
+      if (label[d] == s && !g->locked[d] && g->own[d] < near)
+        near = g->own[d], pick = d;
+    if (pick < 0) return best;
+  }
+  for (int d = 0; d < g->n; d++) {
+    if (label[d] != s || g->locked[d] || (pick >= 0 && d != pick)) continue;
+    for (int b = 0; b < g->ng; b++) {
+      if (b == s) continue;
+      double gain = move_gain(g, label, d, b);
+      if (gain > best) best = gain, *v = d, *to = b;
+    }
+  }
+  return best;
+}
+
+/* The gain of closing the cycle from group s back to s0, and the device
+ * *who that does it: for the cut gain the best unlocked member of s (as
+ * DT-FM's G_ij), for the pipeline gain the member v the gain picked. (DT-FM
+ * then moves the chain's own device instead of the one its tau measured.) */
+static double close_gain(const gcma *g, const int *label, int s, int s0,
+                         int v, int *who) {
+  *who = v;
+  if (g->gain == GCMA_GAIN_PIPELINE) return move_gain(g, label, v, s0);
+  double best = -INFINITY;
+  for (int d = 0; d < g->n; d++)
+    if (label[d] == s && !g->locked[d] && move_gain(g, label, d, s0) > best)
+      best = move_gain(g, label, d, s0), *who = d;
+  return best;
+}
+
+/* One cycle: from the group S0 with the best move, a chain of best moves
+ * S0 -> S1 -> ... (at most 2 D_pp of them: longer chains rarely pay and
+ * cost O(n D_pp) a step), ending when a move lands in S0. It is cut at the
+ * step l maximising (gains of moves 0 .. l-1) + (gain of closing at l), and
+ * kept when that is positive. Only kept moves lock their device (DT-FM also
+ * locks the devices of undone moves, which starves later cycles).
+ * Returns the kept gain (> 0), 0 when it kept nothing, or -1 when no group
+ * has a movable device. */
+static double cycle(gcma *g, int *label) {
+  int n = g->n, s0 = -1, v, to;
+  memcpy(g->save, label, (size_t)n * sizeof *label);
+  gains_rebuild(g, label);
+  double top = -INFINITY;
+  for (int s = 0; s < g->ng; s++) {
+    double gain = best_move(g, label, s, &v, &to);
+    if (v >= 0 && gain > top) top = gain, s0 = s;
+  }
+  if (s0 < 0) return -1;
+  int m = 0, chain = 2 * g->ng < n ? 2 * g->ng : n;
+  for (int si = s0; m < chain;) {
+    double gain = best_move(g, label, si, &v, &to);
+    if (v < 0) break;
+    g->eps[m] = gain;
+    g->tau[m] = si == s0 ? -INFINITY : close_gain(g, label, si, s0, v,
+                                                  &g->tau_v[m]);
+    g->mv_v[m] = v;
+    g->mv_to[m] = to;
+    m++;
+    g->locked[v] = 1;
+    gains_move(g, label, v, to);
+    si = to;
+    if (si == s0) {
+      g->tau[m - 1] = gain, g->tau_v[m - 1] = v;
+      break;
+    }
+  }
+  /* Cut at the best l: moves 0 .. l-1 as made, move l sent to S0. */
+  double run = 0, kept = 0;
+  int l = -1;
+  for (int i = 0; i < m; i++) {
+    if (run + g->tau[i] > kept) kept = run + g->tau[i], l = i;
+    run += g->eps[i];
+  }
+  memcpy(label, g->save, (size_t)n * sizeof *label);
+  for (int i = 0; i < l; i++) {
+    label[g->mv_v[i]] = g->mv_to[i];
+    g->touched[g->mv_to[i]] = 1;
+  }
+  if (l >= 0) label[g->tau_v[l]] = s0, g->touched[s0] = 1;
+  for (int i = l < 0 ? 0 : l; i < m; i++) g->locked[g->mv_v[i]] = 0;
+  if (l >= 0) g->locked[g->tau_v[l]] = 1;
+  return kept;
+}
+
+void gcma_local_search(gcma *g, int *label) {
+  memset(g->locked, 0, (size_t)g->n);
+  memset(g->touched, 0, (size_t)g->ng);
+  for (int c = 0; c < g->ng; c++) {
+    if (cycle(g, label) < 0) break;
+    int all = 1;
+    for (int s = 0; s < g->ng; s++) all &= g->touched[s];
+    if (all) break;
+  }
+}
+
+/* ---- the genetic algorithm --------------------------------------------- */
+
+static double score_labels(gcma *g, const int *label,
+                           const search_objective *obj, int *groups, err *e) {
+  gcma_to_groups(g, label, groups);
+  double s = obj->partition(obj->ctx, groups, e);
+  if (isnan(s) && e && e->code == ERR_OK)
+    err_set(e, ERR_RANGE, "%s: the objective returned no value",
+            obj->name ? obj->name : "objective");
+  return s;
+}
+
+int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
+                int nseeds, const search_objective *obj, search_log *log,
+                err *e) {
+  int n = g->n, rc = ERR_OK;
+  free(g->plabel);
+  free(g->pscore);
+  g->pop = population;
+  g->plabel = mem_alloc((size_t)population * n * sizeof *g->plabel);
+  g->pscore = mem_alloc((size_t)population * sizeof *g->pscore);
+  int *groups = mem_alloc((size_t)n * sizeof *groups);
+  int *child = mem_alloc((size_t)n * sizeof *child);
+  for (int i = 0; i < population; i++) {
+    if (i < nseeds) {
+      memcpy(groups, seeds + (size_t)i * n, (size_t)n * sizeof *groups);
+    } else {
+      for (int d = 0; d < n; d++) groups[d] = d;
+      gsl_ran_shuffle(g->rng, groups, (size_t)n, sizeof *groups);
+    }
+    int *lab = g->plabel + (size_t)i * n;
+    gcma_to_labels(g, groups, lab);
+    g->pscore[i] = score_labels(g, lab, obj, groups, e);
+    if (isnan(g->pscore[i])) {
+      rc = e ? e->code : ERR_RANGE;
+      goto done;
+    }
+    search_log_push(log, g->pscore[i]);
+  }
+  for (int t = 0; t < trials; t++) {
+    int p1 = (int)gsl_rng_uniform_int(g->rng, (unsigned long)population);
+    int p2 = (int)gsl_rng_uniform_int(g->rng, (unsigned long)population);
+    gcma_crossover(g, g->plabel + (size_t)p1 * n, g->plabel + (size_t)p2 * n,
+                   child);
+    gcma_local_search(g, child);
+    double s = score_labels(g, child, obj, groups, e);
+    if (isnan(s)) {
+      rc = e ? e->code : ERR_RANGE;
+      goto done;
+    }
+    search_log_push(log, s);
+    double s1 = g->pscore[p1], s2 = g->pscore[p2];
+    if (s > (s1 > s2 ? s1 : s2)) continue; /* worse than both: dropped */
+    int worse = s1 > s2 ? p1 : p2;
+    memcpy(g->plabel + (size_t)worse * n, child, (size_t)n * sizeof *child);
+    g->pscore[worse] = s;
+  }
+done:
+  free(groups);
+  free(child);
+  return rc;
+}
+
+static int same_partition(const gcma *g, const int *a, const int *b,
+                          int *ga, int *gb) {
+  /* Canonical form: groups ordered by their smallest device. */
+  gcma_to_groups(g, a, ga);
+  gcma_to_groups(g, b, gb);
+  int ng = g->ng, k = g->k;
+  for (int s = 0; s < ng; s++) {
+    int t = b[ga[s * k]]; /* the group of b holding a's group s's first */
+    if (memcmp(ga + s * k, gb + t * k, (size_t)k * sizeof *ga) != 0) return 0;
+  }
+  return 1;
+}
+
+int gcma_best(const gcma *g, int k, int *groups, double *scores) {
+  int n = g->n, got = 0;
+  int *order = mem_alloc((size_t)g->pop * sizeof *order);
+  int *ga = mem_alloc((size_t)n * sizeof *ga);
+  int *gb = mem_alloc((size_t)n * sizeof *gb);
+  for (int i = 0; i < g->pop; i++) order[i] = i;
+  /* Insertion sort by score, ties by index: stable and deterministic. */
+  for (int i = 1; i < g->pop; i++)
+    for (int j = i; j > 0 && g->pscore[order[j]] < g->pscore[order[j - 1]];
+         j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  int *picked = mem_alloc((size_t)(k > 0 ? k : 1) * sizeof *picked);
+  for (int i = 0; i < g->pop && got < k; i++) {
+    const int *lab = g->plabel + (size_t)order[i] * n;
+    int dup = 0;
+    for (int j = 0; j < got && !dup; j++)
+      dup = same_partition(g, lab, g->plabel + (size_t)picked[j] * n, ga, gb);
+    if (dup) continue;
+    picked[got] = order[i];
+    gcma_to_groups(g, lab, groups + (size_t)got * n);
+    if (scores) scores[got] = g->pscore[order[i]];
+    got++;
+  }
+  free(picked);
+  free(order);
+  free(ga);
+  free(gb);
+  return got;
+}
+
+search_result *gcma_search(const cost_ctx *c, gcma_gain gain,
+                           const search_objective *obj, const search_opts *o,
+                           err *e) {
+  search_dtfm *d = NULL;
+  search_objective dtfm;
+  if (!obj) {
+    d = search_dtfm_new(c);
+    dtfm = search_dtfm_objective(d);
+    obj = &dtfm;
+  }
+  int trials = o->trials >= 0 ? o->trials : SEARCH_TRIALS;
+  int population = o->population > 0 ? o->population : SEARCH_POPULATION;
+  gcma *g = gcma_new(c, gain, o->seed);
+  search_log log;
+  search_log_init(&log, o, (long)population + trials);
+  search_result *r = NULL;
+  int n = cost_ctx_replicas(c) * cost_ctx_stages(c);
+  int *groups = mem_alloc((size_t)n * sizeof *groups);
+  baseline_greedy_groups(c, groups);
+  if (gcma_evolve(g, population, trials, groups, 1, obj, &log, e) == ERR_OK) {
+    double score;
+    gcma_best(g, 1, groups, &score);
+    cost_scratch *w = cost_scratch_new(cost_ctx_replicas(c), cost_ctx_stages(c));
+    r = search_result_new(gain == GCMA_GAIN_CUT ? "hybrid" : "gcma",
+                          cost_realise(c, groups, w), c);
+    r->objective_s = score;
+    cost_scratch_free(w);
+  }
+  free(groups);
+  if (r)
+    search_log_finish(&log, r);
+  else
+    free(log.best);
+  gcma_free(g);
+  search_dtfm_free(d);
+  return r;
+}

@@ -1,0 +1,67 @@
+/* gcma: DT-FM's scheduler — a genetic algorithm over balanced partitions
+ * (five-point crossover with balance repair, cyclic-partitioning local search,
+ * replacement of the worse parent), then partition -> pipelines by the cost
+ * model (TSP order of the groups, bottleneck pairing between them).
+ * Invariant: every partition the state holds is balanced — D_pp groups of
+ * exactly D_dp devices — and every random choice comes from one mt19937
+ * seeded with the run's seed, so a seed reproduces a run exactly. */
+#ifndef SCHEDULES_GCMA_H
+#define SCHEDULES_GCMA_H
+
+#include <stdint.h>
+
+#include "models/cost.h"
+#include "schedules/search.h"
+
+/* The gain the local search ranks moves by. */
+typedef enum gcma_gain {
+  GCMA_GAIN_PIPELINE, /* `gcma`: DT-FM's pipeline-aware gain */
+  GCMA_GAIN_CUT       /* `hybrid`: the conventional cut-based gain */
+} gcma_gain;
+
+typedef struct gcma gcma;
+
+/* A GCMA state over c's devices (borrowed), seeded with seed. A partition
+ * here is a label per device: label[d] = its group, 0 .. D_pp-1. */
+gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed);
+void gcma_free(gcma *g);  /* NULL is fine */
+
+/* Five-point crossover: child = p2 with the groups of five random devices
+ * taken from p1 (p1's labels first renamed to overlap p2's most), then
+ * repaired to balance. p1, p2 balanced; child may alias neither. */
+void gcma_crossover(gcma *g, const int *p1, const int *p2, int *child);
+
+/* Cyclic-partitioning local search on label (balanced in, balanced out):
+ * cycles of moves S0 -> S1 -> ... -> S0 chosen by the gain, each cycle cut
+ * at its best prefix and kept only when its summed gain is positive. */
+void gcma_local_search(gcma *g, int *label);
+
+/* Runs the whole search: a population of the nseeds partitions in seeds
+ * (group-major, nseeds * D_pp * D_dp ints; may be NULL when nseeds = 0)
+ * completed by random ones, then trials offspring; each candidate scored
+ * by obj->partition (must not be NULL) and logged in log. Returns ERR_OK,
+ * or the scorer's error. */
+int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
+                int nseeds, const search_objective *obj, search_log *log,
+                err *e);
+
+/* After gcma_evolve: the k best distinct partitions (by score, best first)
+ * written group-major into groups (k * D_pp * D_dp ints), their scores in
+ * scores (may be NULL). Returns how many were written (<= k). */
+int gcma_best(const gcma *g, int k, int *groups, double *scores);
+
+/* Labels <-> group-major partition (devices of a group in index order). */
+void gcma_to_groups(const gcma *g, const int *label, int *groups);
+void gcma_to_labels(const gcma *g, const int *groups, int *label);
+
+/* The method as the front end runs it: gcma_evolve with o's population,
+ * trials (default SEARCH_TRIALS) and seed, scored by obj (NULL: the DT-FM
+ * score), the population seeded with the greedy data-parallel groups
+ * (baseline_greedy_groups; DT-FM seeds none), then the best partition
+ * realised as pipelines (cost_realise).
+ * NULL and e filled when the objective fails. The caller owns the result. */
+search_result *gcma_search(const cost_ctx *c, gcma_gain gain,
+                           const search_objective *obj, const search_opts *o,
+                           err *e);
+
+#endif

@@ -1,0 +1,103 @@
+/* search: see search.h. The log keeps best-so-far values, so its array is
+ * non-increasing by construction; NaN (a failed score) never becomes a best. */
+#include "schedules/search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/mem.h"
+
+void search_opts_default(search_opts *o) {
+  *o = (search_opts){.population = SEARCH_POPULATION,
+                     .trials = -1,
+                     .seed = 0,
+                     .starts = SEARCH_SIM_STARTS};
+}
+
+void search_result_free(search_result *r) {
+  if (!r) return;
+  alloc_free(r->best);
+  free(r->convergence);
+  free(r);
+}
+
+search_result *search_result_new(const char *name, alloc *best,
+                                 const cost_ctx *c) {
+  search_result *r = mem_calloc(1, sizeof *r);
+  snprintf(r->method, sizeof r->method, "%s", name);
+  r->best = best;
+  r->objective_s = NAN;
+  r->start_s = NAN;
+  r->parts.score_s = cost_alloc(c, best, &r->parts);
+  return r;
+}
+
+struct search_dtfm {
+  const cost_ctx *c;  /* borrowed */
+  cost_scratch *w;    /* owned */
+};
+
+search_dtfm *search_dtfm_new(const cost_ctx *c) {
+  search_dtfm *d = mem_alloc(sizeof *d);
+  d->c = c;
+  d->w = cost_scratch_new(cost_ctx_replicas(c), cost_ctx_stages(c));
+  return d;
+}
+
+void search_dtfm_free(search_dtfm *d) {
+  if (!d) return;
+  cost_scratch_free(d->w);
+  free(d);
+}
+
+static double dtfm_partition(void *ctx, const int *groups, err *e) {
+  (void)e;
+  search_dtfm *d = ctx;
+  return cost_partition(d->c, groups, d->w, NULL);
+}
+
+static double dtfm_alloc(void *ctx, const alloc *a, err *e) {
+  (void)e;
+  search_dtfm *d = ctx;
+  return cost_alloc(d->c, a, NULL);
+}
+
+search_objective search_dtfm_objective(search_dtfm *d) {
+  return (search_objective){.name = "dtfm-score",
+                            .partition = dtfm_partition,
+                            .alloc = dtfm_alloc,
+                            .ctx = d};
+}
+
+void search_log_init(search_log *l, const search_opts *o, long total) {
+  *l = (search_log){.opts = o, .total = total};
+}
+
+double search_log_best(const search_log *l) {
+  return l->n ? l->best[l->n - 1] : INFINITY;
+}
+
+bool search_log_push(search_log *l, double value_s) {
+  double best = search_log_best(l);
+  bool better = value_s < best;  /* false for NaN */
+  if (better) best = value_s;
+  if (l->n == l->cap) {
+    size_t cap = (size_t)l->cap;
+    mem_grow((void **)&l->best, &cap, (size_t)l->n + 1, sizeof *l->best);
+    l->cap = (long)cap;
+  }
+  l->best[l->n++] = best;
+  if (l->opts && l->opts->progress)
+    l->opts->progress(l->opts->progress_ctx, l->n,
+                      l->total > l->n ? l->total : l->n, best);
+  return better;
+}
+
+void search_log_finish(search_log *l, search_result *r) {
+  free(r->convergence);
+  r->convergence = l->best;
+  r->candidates = l->n;
+  *l = (search_log){.opts = l->opts};
+}

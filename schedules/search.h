@@ -1,0 +1,95 @@
+/* search: what every allocation search shares — the objective it minimises
+ * (a function pointer and its context, so schedules/ never calls up into
+ * sim/), its options, and the record it returns (best allocation, score,
+ * convergence: best score after each candidate).
+ * Invariant: a search_log's best[] is non-increasing and has one entry per
+ * candidate scored, in the order they were scored; the same options (seed
+ * included) give the same record, bit for bit. */
+#ifndef SCHEDULES_SEARCH_H
+#define SCHEDULES_SEARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/alloc.h"
+#include "models/cost.h"
+#include "traces/err.h"
+
+/* An objective: lower is better, in seconds. Either scorer may be NULL when
+ * the objective cannot judge that form. A scorer returns NAN and fills e on
+ * failure (e.g. a simulation that cannot run); the search then stops. */
+typedef struct search_objective {
+  const char *name;  /* "dtfm-score", "simulated", ... (borrowed) */
+  /* A partition: D_pp groups of D_dp devices, group-major. */
+  double (*partition)(void *ctx, const int *groups, err *e);
+  /* An explicit allocation (order and pairing fixed). */
+  double (*alloc)(void *ctx, const alloc *a, err *e);
+  void *ctx;  /* borrowed */
+} search_objective;
+
+/* Called after every candidate: done of total candidates, best so far. */
+typedef void (*search_progress_fn)(void *ctx, long done, long total,
+                                   double best_s);
+
+typedef struct search_opts {
+  int population;    /* GCMA population (DT-FM: 100) */
+  int trials;        /* GCMA offspring, random-search samples, or simulated
+                        candidates for `sim`; < 0 = the method's default */
+  uint64_t seed;     /* every random choice draws from mt19937(seed) */
+  int starts;        /* `sim`: best cost-model candidates to start from */
+  search_progress_fn progress;  /* may be NULL */
+  void *progress_ctx;           /* borrowed */
+} search_opts;
+
+#define SEARCH_POPULATION 100
+#define SEARCH_TRIALS 4900     /* DT-FM: 100 + 4900 = 5000 candidates */
+#define SEARCH_SIM_TRIALS 200  /* simulations are milliseconds each */
+#define SEARCH_SIM_STARTS 4
+
+/* DT-FM's settings: population 100, default trials, seed 0, no progress. */
+void search_opts_default(search_opts *o);
+
+/* The outcome of a search. */
+typedef struct search_result {
+  char method[32];      /* the method's name */
+  alloc *best;          /* owned; the best allocation found */
+  cost_parts parts;     /* its DT-FM score (cost_alloc), parts included */
+  double objective_s;   /* its value under the search's objective */
+  double start_s;       /* `sim`: objective of the cost model's choice (the
+                           start); NAN for other methods */
+  long candidates;      /* candidates scored */
+  double *convergence;  /* candidates entries: best objective so far */
+} search_result;
+
+void search_result_free(search_result *r);  /* NULL is fine */
+
+/* The DT-FM score as an objective: both scorers call the cost model
+ * (cost_partition, cost_alloc). A search_dtfm borrows c and owns a scratch;
+ * search_dtfm_objective(d) borrows d. */
+typedef struct search_dtfm search_dtfm;
+search_dtfm *search_dtfm_new(const cost_ctx *c);
+void search_dtfm_free(search_dtfm *d);  /* NULL is fine */
+search_objective search_dtfm_objective(search_dtfm *d);
+
+/* The running record of a search: convergence and progress. Internal to
+ * schedules/ but shared by its searches. */
+typedef struct search_log {
+  const search_opts *opts;  /* borrowed */
+  long total;               /* candidates planned, for the progress bar */
+  long n, cap;
+  double *best;             /* best[i]: best objective after candidate i */
+} search_log;
+
+void search_log_init(search_log *l, const search_opts *o, long total);
+/* Records one candidate's objective value (NaN counts as +inf) and reports
+ * progress; returns true when it is a new best. */
+bool search_log_push(search_log *l, double value_s);
+double search_log_best(const search_log *l);  /* INFINITY when empty */
+/* Moves the log into r (convergence, candidates); l is emptied. */
+void search_log_finish(search_log *l, search_result *r);
+
+/* A new result of method name owning best (cost parts filled from c). */
+search_result *search_result_new(const char *name, alloc *best,
+                                 const cost_ctx *c);
+
+#endif

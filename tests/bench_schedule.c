@@ -1,0 +1,81 @@
+/* bench_schedule: the scheduler's figures — CPU time of one DT-FM partition
+ * score and of 5000 GCMA candidates on 64 devices, and the best score per
+ * built-in scenario and seed for gcma, hybrid, random-search and greedy with
+ * DT-FM's settings (population 100, 4900 trials, paper-era sizes). Not a
+ * test: it prints numbers for the issue note. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "models/cost.h"
+#include "schedules/baseline.h"
+#include "schedules/gcma.h"
+#include "schedules/search.h"
+#include "traces/scenario.h"
+
+static double cpu_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void bench_score(const cost_ctx *c) {
+  int n = cost_ctx_replicas(c) * cost_ctx_stages(c);
+  int *groups = malloc((size_t)n * sizeof *groups);
+  for (int i = 0; i < n; i++) groups[i] = (i * 37) % n;
+  cost_scratch *w = cost_scratch_new(cost_ctx_replicas(c), cost_ctx_stages(c));
+  int reps = 20000;
+  double sink = 0, t0 = cpu_s();
+  for (int i = 0; i < reps; i++) {
+    int a = i % n, b = (i * 7 + 3) % n, t = groups[a];
+    groups[a] = groups[b], groups[b] = t;
+    sink += cost_partition(c, groups, w, NULL);
+  }
+  double dt = cpu_s() - t0;
+  printf("cost_partition, 64 devices: %.2f us per score (%d scores, sink %g)\n",
+         1e6 * dt / reps, reps, sink / reps);
+  cost_scratch_free(w);
+  free(groups);
+}
+
+int main(int argc, char **argv) {
+  static const char *const names[] = {"datacenter", "spot", "multi-dc",
+                                      "regional", "worldwide"};
+  int seeds = argc > 1 ? atoi(argv[1]) : 3;
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    err e;
+    err_clear(&e);
+    scenario *s = scenario_load(names[i], &e);
+    cost_ctx *c = s ? cost_ctx_from_scenario(s, &e) : NULL;
+    if (!c) {
+      fprintf(stderr, "%s\n", e.msg);
+      scenario_free(s);
+      return 1;
+    }
+    if (i == 0) bench_score(c);
+    for (int seed = 0; seed < seeds; seed++) {
+      search_opts o;
+      search_opts_default(&o);
+      o.seed = (uint64_t)seed;
+      printf("%-10s seed %d:", names[i], seed);
+      for (int m = 0; m < 3; m++) {
+        double t0 = cpu_s();
+        search_result *r =
+            m == 2 ? baseline_random_search(c, NULL, &o, &e)
+                   : gcma_search(c, m ? GCMA_GAIN_CUT : GCMA_GAIN_PIPELINE,
+                                 NULL, &o, &e);
+        printf("  %s %.3f (%ld cand, %.2f s CPU)", r->method,
+               r->parts.score_s, r->candidates, cpu_s() - t0);
+        search_result_free(r);
+      }
+      printf("\n");
+    }
+    search_result *g = baseline_greedy(c, &(search_opts){0});
+    printf("%-10s greedy %.3f\n", names[i], g->parts.score_s);
+    search_result_free(g);
+    cost_ctx_free(c);
+    scenario_free(s);
+  }
+  return 0;
+}
