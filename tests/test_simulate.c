@@ -87,7 +87,7 @@ Test(simulate, bad_input_exits_1_naming_file_and_line) {
   snprintf(args, sizeof args, "simulate worldwide --alloc %s", path);
   cr_assert_eq(sh(args, &o, &e), 1);
   char want[80];
-  snprintf(want, sizeof want, "%s:", path);
+  snprintf(want, sizeof want, "%s:4:", path);
   cr_assert(strstr(e, want) != NULL, "%s", e);
   free(o), free(e);
   unlink(path);

@@ -4,14 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/alloc.h"
+#include "models/cost.h"
 #include "sim/cli/cli.h"
+#include "sim/sim.h"
 
 static void run_help(void) {
   printf(
       "usage: geodes run [SCENARIO] [OPTIONS]\n\n"
       "Studies one scenario (a built-in name or a JSON file; default\n"
-      "worldwide). For now it prints the sites and the site-level latency\n"
-      "(ms, one-way) and bandwidth (Gbit/s) matrices at t = 0.\n\n"
+      "worldwide): its sites, the site-level latency (ms, one-way) and\n"
+      "bandwidth (Gbit/s) matrices at t = 0, then the megatron, random and\n"
+      "dtfm-identity placements side by side: DT-FM's score and one\n"
+      "simulated iteration under the netem network model.\n\n"
       "  --help                     this text\n\n%s",
       cli_workload_help);
 }
@@ -64,6 +69,40 @@ static void print_scenario(const scenario *s) {
   if (s->noverrides) printf("\n%d device-pair overrides.\n", s->noverrides);
 }
 
+/* The fixed placements side by side: DT-FM score and simulated time. */
+static int print_placements(const scenario *s, err *e) {
+  static const char *const names[] = {"megatron", "random", "dtfm-identity"};
+  cost_ctx *c = cost_ctx_from_scenario(s, e);
+  if (!c) return e->code;
+  printf("\n%-14s %9s %9s %9s %13s %9s %9s %9s %9s\n", "PLACEMENT", "SCORE_S",
+         "DP_S", "PP_S", "ITERATION_S", "COMPUTE_S", "BUBBLE_S", "COMM_S",
+         "DP_SYNC_S");
+  int rc = ERR_OK;
+  for (int i = 0; i < 3 && rc == ERR_OK; i++) {
+    alloc *a = alloc_fixed(names[i], s->workload.replicas, s->workload.stages,
+                           s->seed);
+    cost_parts parts;
+    cost_alloc(c, a, &parts);
+    sim_options o = sim_options_default();
+    o.seed = s->seed;
+    sim_result r;
+    rc = sim_run(s, a, &o, &r, e);
+    if (rc == ERR_OK)
+      printf("%-14s %9.3f %9.3f %9.3f %13.3f %9.3f %9.3f %9.3f %9.3f\n",
+             names[i], parts.score_s, parts.dp_s, parts.pp_s, r.iteration_s,
+             r.mean.compute_s, r.mean.bubble_s, r.mean.comm_s,
+             r.mean.dp_sync_s);
+    sim_result_free(&r);
+    alloc_free(a);
+  }
+  printf("(score: DT-FM's cost model, communication only; iteration: one "
+         "simulated\n iteration, netem network, per-device means; random "
+         "drawn with seed %llu)\n",
+         (unsigned long long)s->seed);
+  cost_ctx_free(c);
+  return rc;
+}
+
 int cli_run(int argc, char **argv) {
   static const struct option own[] = {{"help", no_argument, NULL, 'h'},
                                       {NULL, 0, NULL, 0}};
@@ -99,6 +138,7 @@ int cli_run(int argc, char **argv) {
     return cli_error("%s", e.msg);
   }
   print_scenario(s);
+  rc = print_placements(s, &e) == ERR_OK ? CLI_OK : cli_error("%s", e.msg);
   scenario_free(s);
-  return CLI_OK;
+  return rc;
 }
