@@ -13,7 +13,8 @@
 
 static void sweep_help(void) {
   printf(
-      "usage: geodes sweep SWEEP.json [--db FILE] [--jobs N] [--json]\n\n"
+      "usage: geodes sweep SWEEP.json [--db FILE] [--jobs N] [--batch N] "
+      "[--json]\n\n"
       "Simulates every point of a sweep (DESIGN.md section 9: an array value\n"
       "is crossed, a scalar fixed) and stores one row per point in the\n"
       "results database. A point already there is skipped, so running the\n"
@@ -22,6 +23,8 @@ static void sweep_help(void) {
       "K ranks and rank 0 writes the database.\n\n"
       "  --db FILE    results database (default geodes.db)\n"
       "  --jobs N     worker processes on this machine (default 1)\n"
+      "  --batch N    rows per transaction (default 64; a commit also\n"
+      "               happens every second)\n"
       "  --json       print one JSON object: the counts and the rate\n"
       "  --help       this text\n\n"
       "Keys: scenarios methods networks seeds layers batch micro_batch\n"
@@ -101,7 +104,7 @@ static void report(const sweep_stats *st, const char *db_path, int ranks,
 
 typedef struct sweep_args {
   const char *file, *db;
-  long jobs;
+  long jobs, batch;
   bool json;
 } sweep_args;
 
@@ -109,10 +112,11 @@ static int parse_args(int argc, char **argv, sweep_args *a) {
   static const struct option opts[] = {
       {"db", required_argument, NULL, 'd'},
       {"jobs", required_argument, NULL, 'j'},
+      {"batch", required_argument, NULL, 'b'},
       {"json", no_argument, NULL, 'J'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
-  *a = (sweep_args){.db = "geodes.db", .jobs = 1};
+  *a = (sweep_args){.db = "geodes.db", .jobs = 1, .batch = 64};
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
@@ -120,6 +124,10 @@ static int parse_args(int argc, char **argv, sweep_args *a) {
       case 'd': a->db = optarg; break;
       case 'j':
         if (!cli_parse_int("sweep", "--jobs", optarg, 1, 4096, &a->jobs))
+          return CLI_USAGE;
+        break;
+      case 'b':
+        if (!cli_parse_int("sweep", "--batch", optarg, 1, 1000000, &a->batch))
           return CLI_USAGE;
         break;
       case 'J': a->json = true; break;
@@ -171,7 +179,8 @@ int cli_sweep(int argc, char **argv) {
   sweep_stats st = {0};
   if (e.code == ERR_OK) {
     sweep_opts o = {.eval = eval_point, .jobs = mpi ? 1 : (int)a.jobs,
-                    .run = run, .progress = rank == 0 && cli_stderr_is_tty()};
+                    .run = run, .batch_rows = (int)a.batch,
+                    .progress = rank == 0 && cli_stderr_is_tty()};
     if (mpi) sweep_mpi_run(s, d, &o, &st, &e);
     else sweep_run(s, d, &o, &st, &e);
   }
