@@ -19,6 +19,7 @@ int cli_scenarios(int argc, char **argv);
 int cli_trace(int argc, char **argv);
 int cli_predict(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
+int cli_schedule(int argc, char **argv);
 int cli_transfer(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 /* `geodes trace synth ...` (cli_synth.c); argv[0] is "synth". */

@@ -1,0 +1,305 @@
+/* cli_schedule: `geodes schedule SCENARIO [--method NAME] [--trials N]
+ * [--population P] [-o FILE] [--convergence FILE] [--db FILE] [--json]` —
+ * searches an allocation (schedule_method), then simulates it once and
+ * prints which site runs which stage of which pipeline, with its DT-FM score
+ * and simulated iteration time. `--method sim` judges candidates by sim_run
+ * under --network: the simulation reaches schedules/ as a function pointer.
+ * Invariant: resources are released at the single exit whatever failed; the
+ * progress bar goes to stderr only when it is a terminal. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/db.h"
+#include "models/alloc.h"
+#include "models/cost.h"
+#include "schedules/schedule.h"
+#include "sim/cli/cli.h"
+#include "sim/sim.h"
+
+static void schedule_help(void) {
+  printf(
+      "usage: geodes schedule SCENARIO [--method NAME] [--trials N]\n"
+      "                       [--population P] [-o FILE] [--convergence FILE]\n"
+      "                       [--network ideal|netem|tcp] [--db FILE] [--json]\n"
+      "                       [OPTIONS]\n\n"
+      "Searches where each tasklet should run and prints the best allocation:\n"
+      "which site runs which stage of which pipeline, its DT-FM score and its\n"
+      "simulated iteration time.\n\n"
+      "  --method NAME       gcma (default; DT-FM's scheduler), hybrid (GCMA\n"
+      "                      with the cut-based gain), random-search, greedy,\n"
+      "                      sim (cost-model candidates improved by local moves\n"
+      "                      judged by simulation), dtfm-identity, megatron,\n"
+      "                      random\n"
+      "  --trials N          offspring (gcma, hybrid: 4900), samples\n"
+      "                      (random-search: 5000) or simulations (sim: %d)\n"
+      "  --population P      GCMA population (100)\n"
+      "  --starts K          sim: best cost-model candidates to start from (%d)\n"
+      "  --network MODEL     ideal, netem (default) or tcp: the simulation\n"
+      "  -o FILE             write the allocation {\"pipelines\": ...}\n"
+      "  --convergence FILE  CSV candidate,best_score_s\n"
+      "  --db FILE           record the run and its convergence (SQLite)\n"
+      "  --json              one JSON object on stdout\n"
+      "  --help              this text\n\n%s",
+      SEARCH_SIM_TRIALS, SEARCH_SIM_STARTS, cli_workload_help);
+}
+
+typedef struct sched_args {
+  const char *scenario, *method, *out, *convergence, *db;
+  long trials, population, starts;
+  int network;
+  bool json;
+  cli_workload_opts wo;
+} sched_args;
+
+static int parse_args(int argc, char **argv, sched_args *p) {
+  enum { OPT_METHOD = 1, OPT_TRIALS, OPT_POP, OPT_STARTS, OPT_NET, OPT_CONV,
+         OPT_DB, OPT_JSON };
+  static const struct option own[] = {
+      {"help", no_argument, NULL, 'h'},
+      {"method", required_argument, NULL, OPT_METHOD},
+      {"trials", required_argument, NULL, OPT_TRIALS},
+      {"population", required_argument, NULL, OPT_POP},
+      {"starts", required_argument, NULL, OPT_STARTS},
+      {"network", required_argument, NULL, OPT_NET},
+      {"output", required_argument, NULL, 'o'},
+      {"convergence", required_argument, NULL, OPT_CONV},
+      {"db", required_argument, NULL, OPT_DB},
+      {"json", no_argument, NULL, OPT_JSON},
+      {NULL, 0, NULL, 0}};
+  struct option *opts = cli_workload_options(own);
+  memset(p, 0, sizeof *p);
+  p->method = "gcma";
+  p->trials = p->population = p->starts = -1;
+  p->network = SIM_NET_NETEM;
+  cli_workload_init(&p->wo);
+  int c, rc = CLI_OK;
+  optind = 1;
+  while (rc == CLI_OK &&
+         (c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    int handled = cli_workload_parse("schedule", c, optarg, &p->wo);
+    if (handled < 0) rc = CLI_USAGE;
+    else if (handled) continue;
+    else if (c == 'h') rc = -1;
+    else if (c == OPT_METHOD) p->method = optarg;
+    else if (c == 'o') p->out = optarg;
+    else if (c == OPT_CONV) p->convergence = optarg;
+    else if (c == OPT_DB) p->db = optarg;
+    else if (c == OPT_JSON) p->json = true;
+    else if (c == OPT_TRIALS) {
+      if (!cli_parse_int("schedule", "--trials", optarg, 0, 100000000, &p->trials))
+        rc = CLI_USAGE;
+    } else if (c == OPT_POP) {
+      if (!cli_parse_int("schedule", "--population", optarg, 2, 1000000,
+                         &p->population))
+        rc = CLI_USAGE;
+    } else if (c == OPT_STARTS) {
+      if (!cli_parse_int("schedule", "--starts", optarg, 1, 1000, &p->starts))
+        rc = CLI_USAGE;
+    } else if (c == OPT_NET) {
+      if ((p->network = sim_net_model_parse(optarg)) < 0)
+        rc = cli_usage_error("schedule",
+                             "--network is ideal, netem or tcp, not '%s'", optarg);
+    } else if (c == ':')
+      rc = cli_usage_error("schedule", "%s needs an argument", argv[optind - 1]);
+    else
+      rc = cli_usage_error("schedule", "unknown option '%s'", argv[optind - 1]);
+  }
+  free(opts);
+  if (rc) return rc;
+  if (optind >= argc) return cli_usage_error("schedule", "which SCENARIO?");
+  if (argc - optind > 1)
+    return cli_usage_error("schedule", "unexpected argument '%s'",
+                           argv[optind + 1]);
+  p->scenario = argv[optind];
+  if (!schedule_method_known(p->method))
+    return cli_usage_error("schedule",
+                           "--method is dtfm-identity, megatron, random, "
+                           "random-search, greedy, gcma, hybrid or sim, not '%s'",
+                           p->method);
+  return CLI_OK;
+}
+
+/* The simulation as an objective (the only place schedules/ meets sim/). */
+typedef struct sim_objective_ctx {
+  const scenario *s;
+  sim_options o;
+} sim_objective_ctx;
+
+static double simulate_alloc(void *ctx, const alloc *a, err *e) {
+  sim_objective_ctx *c = ctx;
+  sim_result r = {0};
+  double t = NAN;
+  if (sim_run(c->s, a, &c->o, &r, e) == ERR_OK) t = r.iteration_s;
+  sim_result_free(&r);
+  return t;
+}
+
+static void progress(void *ctx, long done, long total, double best) {
+  (void)ctx;
+  if (done != total && done % 50 != 0) return;
+  int width = 40, fill = total > 0 ? (int)(width * done / total) : width;
+  fprintf(stderr, "\r[%.*s%*s] %ld/%ld  best %.3f s", fill,
+          "########################################", width - fill, "", done,
+          total, best);
+  if (done == total) fputc('\n', stderr);
+}
+
+static void print_table(const scenario *s, const search_result *r,
+                        double iter_s, const char *net) {
+  const alloc *a = r->best;
+  printf("scenario    %s, %d devices: %d stages x %d replicas\n", s->name,
+         s->ndevices, a->stages, a->replicas);
+  printf("method      %s (%ld candidates)\n", r->method, r->candidates);
+  printf("score       %.3f s  (data-parallel %.3f + pipeline %.3f)\n",
+         r->parts.score_s, r->parts.dp_s, r->parts.pp_s);
+  printf("simulated   %.3f s per iteration (%s)\n", iter_s, net);
+  if (!isnan(r->start_s))
+    printf("vs cost     the cost model's choice simulates to %.3f s: %s by "
+           "%.3f s (%.1f %%)\n",
+           r->start_s, r->objective_s < r->start_s ? "beaten" : "not beaten",
+           r->start_s - r->objective_s,
+           100 * (r->start_s - r->objective_s) / r->start_s);
+  printf("\n%-9s", "PIPELINE");
+  for (int st = 0; st < a->stages; st++) printf(" stage %-6d", st);
+  printf("\n");
+  for (int rep = 0; rep < a->replicas; rep++) {
+    printf("%-9d", rep);
+    for (int st = 0; st < a->stages; st++) {
+      int d = alloc_at(a, rep, st);
+      char cell[64];
+      snprintf(cell, sizeof cell, "%s#%d", s->sites[s->device_site[d]].name, d);
+      printf(" %-12.12s", cell);
+    }
+    printf("\n");
+  }
+  printf("\n(cells: SITE#device; row r is pipeline r, column s its stage s)\n");
+}
+
+static json_t *alloc_json(const alloc *a) {
+  json_t *rows = json_array();
+  for (int r = 0; r < a->replicas; r++) {
+    json_t *row = json_array();
+    for (int s = 0; s < a->stages; s++)
+      json_array_append_new(row, json_integer(alloc_at(a, r, s)));
+    json_array_append_new(rows, row);
+  }
+  return rows;
+}
+
+static json_t *num(double v) { return isnan(v) ? json_null() : json_real(v); }
+
+static void print_json(const scenario *s, const search_result *r,
+                       double iter_s, const char *net) {
+  json_t *o = json_object();
+  json_object_set_new(o, "scenario", json_string(s->name));
+  json_object_set_new(o, "method", json_string(r->method));
+  json_object_set_new(o, "score_s", num(r->parts.score_s));
+  json_object_set_new(o, "dp_cost_s", num(r->parts.dp_s));
+  json_object_set_new(o, "pp_cost_s", num(r->parts.pp_s));
+  json_object_set_new(o, "candidates", json_integer(r->candidates));
+  json_object_set_new(o, "iteration_s", num(iter_s));
+  json_object_set_new(o, "network_model", json_string(net));
+  json_object_set_new(o, "objective_s", num(r->objective_s));
+  json_object_set_new(o, "start_iteration_s", num(r->start_s));
+  json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
+  json_object_set_new(o, "alloc", alloc_json(r->best));
+  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  puts(text);
+  free(text);
+  json_decref(o);
+}
+
+static int write_outputs(const sched_args *p, const search_result *r, err *e) {
+  if (p->out) {
+    FILE *f = fopen(p->out, "w");
+    if (!f) return err_set(e, ERR_IO, "%s: cannot write the allocation", p->out);
+    alloc_write(r->best, f);
+    if (fclose(f) != 0) return err_set(e, ERR_IO, "%s: write failed", p->out);
+  }
+  if (p->convergence) {
+    FILE *f = fopen(p->convergence, "w");
+    if (!f)
+      return err_set(e, ERR_IO, "%s: cannot write the convergence",
+                     p->convergence);
+    fprintf(f, "candidate,best_score_s\n");
+    for (long i = 0; i < r->candidates; i++)
+      fprintf(f, "%ld,%.9g\n", i + 1, r->convergence[i]);
+    if (fclose(f) != 0)
+      return err_set(e, ERR_IO, "%s: write failed", p->convergence);
+  }
+  return ERR_OK;
+}
+
+static int record_db(const sched_args *p, const scenario *s,
+                     const search_result *r, int argc, char **argv, err *e) {
+  if (!p->db) return ERR_OK;
+  db *d = db_open(p->db, e);
+  if (!d) return e->code;
+  size_t len = 1;
+  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+  char *cmd = calloc(len + 8, 1);
+  strcpy(cmd, "geodes");
+  for (int i = 0; i < argc; i++) strcat(strcat(cmd, " "), argv[i]);
+  db_run run = {.command = cmd, .scenario = s->name, .seed = (int64_t)s->seed,
+                .version = GEODES_VERSION, .git = GEODES_GIT};
+  int64_t id = db_run_begin(d, &run, e);
+  int rc = id < 0 ? (int)id : db_begin(d, e);
+  for (long i = 0; rc == ERR_OK && i < r->candidates; i++)
+    rc = db_convergence_put(d, id, i + 1, r->convergence[i], e);
+  if (rc == ERR_OK) rc = db_commit(d, e);
+  if (id > 0) db_run_end(d, id, rc == ERR_OK ? "ok" : "error", NULL);
+  free(cmd);
+  db_close(d);
+  return rc;
+}
+
+int cli_schedule(int argc, char **argv) {
+  sched_args p;
+  int rc = parse_args(argc, argv, &p);
+  if (rc < 0) {
+    schedule_help();
+    return CLI_OK;
+  }
+  if (rc) return rc;
+  err e = {ERR_OK, ""};
+  cost_ctx *c = NULL;
+  search_result *r = NULL;
+  sim_result sr = {0};
+  scenario *s = scenario_load(p.scenario, &e);
+  if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
+  if (!(c = cost_ctx_from_scenario(s, &e))) goto fail;
+  sim_objective_ctx sctx = {.s = s, .o = sim_options_default()};
+  sctx.o.network = (sim_net_model)p.network;
+  sctx.o.window_bytes = p.wo.window_bytes > 0 ? (double)p.wo.window_bytes : 0;
+  sctx.o.seed = s->seed;
+  search_objective sim_obj = {.name = "simulated", .alloc = simulate_alloc,
+                              .ctx = &sctx};
+  search_opts o;
+  search_opts_default(&o);
+  o.seed = s->seed;
+  o.trials = (int)p.trials;
+  if (p.population > 0) o.population = (int)p.population;
+  if (p.starts > 0) o.starts = (int)p.starts;
+  if (cli_stderr_is_tty()) o.progress = progress;
+  if (!(r = schedule_method(p.method, c, &o, &sim_obj, &e))) goto fail;
+  if (sim_run(s, r->best, &sctx.o, &sr, &e) != ERR_OK) goto fail;
+  if (write_outputs(&p, r, &e) != ERR_OK) goto fail;
+  if (record_db(&p, s, r, argc, argv, &e) != ERR_OK) goto fail;
+  const char *net = sim_net_model_name(sctx.o.network);
+  if (p.json)
+    print_json(s, r, sr.iteration_s, net);
+  else
+    print_table(s, r, sr.iteration_s, net);
+  rc = CLI_OK;
+  goto done;
+fail:
+  rc = cli_error("%s", e.msg);
+done:
+  sim_result_free(&sr);
+  search_result_free(r);
+  cost_ctx_free(c);
+  scenario_free(s);
+  return rc;
+}
