@@ -20,6 +20,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,12 +163,27 @@ void cost_scratch_free(cost_scratch *w) {
 
 /* ---- bottleneck matching: threshold + augmenting paths (Kuhn) ---- */
 
-/* Tries to match row i using edges <= t (depth-first augmenting path). */
-static bool augment(cost_scratch *s, int k, const double *w, double t, int i) {
+/* Tries to match row i using edges <= t (depth-first augmenting path).
+ * For k <= 64 the edges <= t of row i are the bit mask adj[i]; above that
+ * the weights are compared directly. */
+static bool augment(cost_scratch *s, int k, const double *w, double t, int i,
+                    const uint64_t *adj, uint64_t *seen) {
+  if (adj) {
+    for (uint64_t m = adj[i] & ~*seen; m; m &= m - 1) {
+      int j = __builtin_ctzll(m);
+      *seen |= (uint64_t)1 << j;
+      if (s->row_of[j] < 0 || augment(s, k, w, t, s->row_of[j], adj, seen)) {
+        s->row_of[j] = i;
+        s->col_of[i] = j;
+        return true;
+      }
+    }
+    return false;
+  }
   for (int j = 0; j < k; j++) {
     if (w[i * k + j] > t || s->stamp[j] == s->epoch) continue;
     s->stamp[j] = s->epoch;
-    if (s->row_of[j] < 0 || augment(s, k, w, t, s->row_of[j])) {
+    if (s->row_of[j] < 0 || augment(s, k, w, t, s->row_of[j], NULL, NULL)) {
       s->row_of[j] = i;
       s->col_of[i] = j;
       return true;
@@ -178,13 +194,22 @@ static bool augment(cost_scratch *s, int k, const double *w, double t, int i) {
 
 /* True when the edges <= t hold a perfect matching (left in col_of). */
 static bool perfect_at(cost_scratch *s, int k, const double *w, double t) {
+  uint64_t adj[64];
+  bool masks = k <= 64;
+  if (masks)
+    for (int i = 0; i < k; i++) {
+      adj[i] = 0;
+      for (int j = 0; j < k; j++)
+        adj[i] |= (uint64_t)(w[i * k + j] <= t) << j;
+    }
   for (int j = 0; j < k; j++) s->row_of[j] = -1;
   for (int i = 0; i < k; i++) {
-    if (++s->epoch == 0) { /* wrapped: clear the marks once */
+    uint64_t seen = 0;
+    if (!masks && ++s->epoch == 0) { /* wrapped: clear the marks once */
       memset(s->stamp, 0, (size_t)s->kmax * sizeof(int));
       s->epoch = 1;
     }
-    if (!augment(s, k, w, t, i)) return false;
+    if (!augment(s, k, w, t, i, masks ? adj : NULL, &seen)) return false;
   }
   return true;
 }
@@ -192,6 +217,17 @@ static bool perfect_at(cost_scratch *s, int k, const double *w, double t) {
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
+}
+
+/* Sorts a few doubles ascending (k^2 values, k small: insertion sort beats
+ * qsort's call overhead). */
+static void sort_small(double *v, int n) {
+  for (int i = 1; i < n; i++) {
+    double x = v[i];
+    int j = i - 1;
+    while (j >= 0 && v[j] > x) v[j + 1] = v[j], j--;
+    v[j + 1] = x;
+  }
 }
 
 double cost_bottleneck_match(int k, const double *w, int *match,
@@ -202,15 +238,22 @@ double cost_bottleneck_match(int k, const double *w, int *match,
   for (int i = 0; i < k; i++) {
     double rmin = INFINITY, cmin = INFINITY;
     for (int j = 0; j < k; j++) {
-      rmin = fmin(rmin, w[i * k + j]);
-      cmin = fmin(cmin, w[j * k + i]);
+      rmin = w[i * k + j] < rmin ? w[i * k + j] : rmin;
+      cmin = w[j * k + i] < cmin ? w[j * k + i] : cmin;
     }
-    lb = fmax(lb, fmax(rmin, cmin));
+    lb = rmin > lb ? rmin : lb;
+    lb = cmin > lb ? cmin : lb;
+  }
+  /* Often the bound is the answer: one matching decides it. */
+  if (perfect_at(s, k, w, lb)) {
+    if (match) memcpy(match, s->col_of, (size_t)k * sizeof *match);
+    return lb;
   }
   int m = 0;
   for (int i = 0; i < k * k; i++)
-    if (w[i] >= lb) s->vals[m++] = w[i];
-  qsort(s->vals, (size_t)m, sizeof *s->vals, cmp_double);
+    if (w[i] > lb) s->vals[m++] = w[i];
+  if (m <= 256) sort_small(s->vals, m);
+  else qsort(s->vals, (size_t)m, sizeof *s->vals, cmp_double);
   int u = 0;
   for (int i = 0; i < m; i++)
     if (u == 0 || s->vals[i] != s->vals[u - 1]) s->vals[u++] = s->vals[i];
@@ -248,14 +291,15 @@ static double held_karp(int n, const double *w, int *order, cost_scratch *s) {
     hk[((size_t)1 << j) * n + j] = 0;
     s->hk_prev[((size_t)1 << j) * n + j] = -1;
   }
-  for (size_t mask = 1; mask <= full; mask++)
-    for (int j = 0; j < n; j++) {
+  for (size_t mask = 1; mask < full; mask++)
+    for (size_t in = mask; in; in &= in - 1) {
+      int j = __builtin_ctzll((unsigned long long)in);
       double here = hk[mask * n + j];
-      if (!(mask >> j & 1) || here == INFINITY) continue;
-      for (int k = 0; k < n; k++) {
-        if (mask >> k & 1) continue;
+      const double *wj = w + j * n;
+      for (size_t out = full & ~mask; out; out &= out - 1) {
+        int k = __builtin_ctzll((unsigned long long)out);
         size_t next = (mask | (size_t)1 << k) * n + k;
-        double c = here + w[j * n + k];
+        double c = here + wj[k];
         if (c < hk[next]) {
           hk[next] = c;
           s->hk_prev[next] = (signed char)j;
