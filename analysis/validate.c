@@ -1,0 +1,199 @@
+/* validate: the sample, the simulations and the verdicts.
+ * Invariant: sample i is the same allocation under every network model, so
+ * verdicts of different models compare the same placements; the sample is
+ * a pure function of the scenario (its seed included). */
+#include "analysis/validate.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/eval.h"
+#include "models/cost.h"
+#include "traces/mem.h"
+
+struct validate_report {
+  char *scenario;
+  int n;                       /* samples */
+  char (*kind)[24];            /* [n] */
+  alloc **a;                   /* [n], owned */
+  int nv;
+  validate_verdict v[VALIDATE_NETWORKS];
+  db_result *rows;             /* [nv * n] */
+  char **keys;                 /* [nv * n] */
+};
+
+/* dst = src with k random transpositions of devices. */
+static alloc *perturb(const alloc *src, int k, gsl_rng *rng) {
+  alloc *a = alloc_new(src->replicas, src->stages);
+  int n = src->replicas * src->stages;
+  memcpy(a->device, src->device, (size_t)n * sizeof *a->device);
+  for (int t = 0; t < k; t++) {
+    int i = (int)gsl_rng_uniform_int(rng, (unsigned long)n);
+    int j = (int)gsl_rng_uniform_int(rng, (unsigned long)n - 1);
+    if (j >= i) j++;
+    int tmp = a->device[i];
+    a->device[i] = a->device[j], a->device[j] = tmp;
+  }
+  return a;
+}
+
+static void add(validate_report *r, const char *kind, alloc *a) {
+  snprintf(r->kind[r->n], sizeof r->kind[r->n], "%s", kind);
+  r->a[r->n++] = a;
+}
+
+/* Fixed placements, the schedulers' best, then perturbations of the
+ * best-scored so far and random permutations, alternating. */
+static int draw_sample(validate_report *r, const scenario *s,
+                       const cost_ctx *c, int want, err *e) {
+  static const char *const named[] = {"dtfm-identity", "megatron", "greedy",
+                                      "gcma"};
+  for (size_t k = 0; k < 4 && r->n < want; k++) {
+    alloc *a = eval_place(s, c, named[k], e);
+    if (!a) return e ? e->code : ERR_CONFIG;
+    add(r, named[k], a);
+  }
+  int best = 0;
+  for (int i = 1; i < r->n; i++)
+    if (cost_alloc(c, r->a[i], NULL) < cost_alloc(c, r->a[best], NULL))
+      best = i;
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, s->seed);
+  for (int t = 0; r->n < want; t++) {
+    char kind[24];
+    if (t % 2 == 0) {
+      int k = 1 + (t / 2) % 8;
+      snprintf(kind, sizeof kind, "perturbed-%d", k);
+      add(r, kind, perturb(r->a[best], k, rng));
+    } else {
+      uint64_t seed = gsl_rng_get(rng);
+      add(r, "random", alloc_random(s->workload.replicas, s->workload.stages,
+                                    seed));
+    }
+  }
+  gsl_rng_free(rng);
+  return ERR_OK;
+}
+
+static void verdict(validate_report *r, int v) {
+  double *score = mem_alloc((size_t)r->n * sizeof *score);
+  double *pred = mem_alloc((size_t)r->n * sizeof *pred);
+  double *sim = mem_alloc((size_t)r->n * sizeof *sim);
+  for (int i = 0; i < r->n; i++) {
+    const db_result *row = &r->rows[v * r->n + i];
+    score[i] = row->score_s, pred[i] = row->predicted_iteration_s;
+    sim[i] = row->iteration_s;
+  }
+  validate_verdict *d = &r->v[v];
+  size_t n = (size_t)r->n;
+  d->samples = n;
+  d->spearman = stats_spearman(score, sim, n);
+  d->kendall = stats_kendall(score, sim, n);
+  d->mape = stats_mape(pred, sim, n);
+  d->regret = stats_regret(score, sim, n);
+  d->pairs = n * (n - 1) / 2;
+  d->discordant = stats_discordant(score, sim, n, d->worst, VALIDATE_WORST);
+  d->nworst = d->discordant < VALIDATE_WORST ? d->discordant : VALIDATE_WORST;
+  free(score), free(pred), free(sim);
+}
+
+/* The canonical key of a validation point. */
+static char *point_key(const scenario *s, const db_result *row) {
+  size_t len = strlen(row->alloc) + strlen(s->name) + 512;
+  char *k = mem_alloc(len);
+  snprintf(k, len,
+           "validate scenario=%s network=%s seed=%lld layers=%lld "
+           "batch=%lld micro_batch=%lld micro_batches_per_pass=%lld "
+           "schedule=%s dp_algo=%s window_bytes=%lld activation_gb=%.17g "
+           "gradient_gb=%.17g alloc=%s",
+           s->name, row->network_model, (long long)row->seed,
+           (long long)row->layers, (long long)row->batch,
+           (long long)row->micro_batch,
+           (long long)row->micro_batches_per_pass, row->schedule,
+           row->dp_algo, (long long)row->window_bytes, row->activation_gb,
+           row->gradient_gb, row->alloc);
+  return k;
+}
+
+static int simulate_all(validate_report *r, const scenario *s,
+                        const cost_ctx *c, const validate_opts *o, err *e) {
+  int done = 0, total = r->nv * r->n;
+  for (int v = 0; v < r->nv; v++)
+    for (int i = 0; i < r->n; i++) {
+      db_result *row = &r->rows[v * r->n + i];
+      int rc = eval_alloc(s, c, r->a[i], r->v[v].network, o->window_bytes,
+                          row, e);
+      if (rc) return rc;
+      row->study = "validate", row->scenario = r->scenario;
+      row->method = r->kind[i];
+      row->network_model = sim_net_model_name(r->v[v].network);
+      r->keys[v * r->n + i] = point_key(s, row);
+      row->key = r->keys[v * r->n + i];
+      if (o->progress) o->progress(o->progress_ctx, ++done, total);
+    }
+  return ERR_OK;
+}
+
+validate_report *validate_run(const scenario *s, const validate_opts *o,
+                              err *e) {
+  int want = o->samples >= 2 ? o->samples : VALIDATE_DEFAULT_SAMPLES;
+  validate_report *r = mem_calloc(1, sizeof *r);
+  r->scenario = mem_strdup(s->name);
+  r->kind = mem_calloc((size_t)want, sizeof *r->kind);
+  r->a = mem_calloc((size_t)want, sizeof *r->a);
+  for (int m = 0; m < VALIDATE_NETWORKS; m++)
+    if (o->networks & (1u << m)) r->v[r->nv++].network = (sim_net_model)m;
+  cost_ctx *c = cost_ctx_from_scenario(s, e);
+  int rc = c ? draw_sample(r, s, c, want, e) : (e ? e->code : ERR_CONFIG);
+  if (rc == ERR_OK) {
+    r->rows = mem_calloc((size_t)(r->nv * r->n), sizeof *r->rows);
+    r->keys = mem_calloc((size_t)(r->nv * r->n), sizeof *r->keys);
+    for (int k = 0; k < r->nv * r->n; k++) db_result_init(&r->rows[k]);
+    rc = simulate_all(r, s, c, o, e);
+  }
+  cost_ctx_free(c);
+  if (rc) {
+    validate_report_free(r);
+    return NULL;
+  }
+  for (int v = 0; v < r->nv; v++) verdict(r, v);
+  return r;
+}
+
+void validate_report_free(validate_report *r) {
+  if (!r) return;
+  for (int i = 0; i < r->n; i++) alloc_free(r->a[i]);
+  for (int k = 0; r->rows && k < r->nv * r->n; k++) {
+    db_result_clear(&r->rows[k]);
+    free(r->keys[k]);
+  }
+  free(r->rows), free(r->keys), free(r->a), free(r->kind);
+  free(r->scenario);
+  free(r);
+}
+
+int validate_nsamples(const validate_report *r) { return r->n; }
+int validate_nverdicts(const validate_report *r) { return r->nv; }
+
+const validate_verdict *validate_verdict_at(const validate_report *r, int v) {
+  return &r->v[v];
+}
+
+const char *validate_kind(const validate_report *r, int i) {
+  return r->kind[i];
+}
+
+const db_result *validate_row(const validate_report *r, int v, int i) {
+  return &r->rows[v * r->n + i];
+}
+
+int validate_store(db *d, int64_t run, const validate_report *r, err *e) {
+  int rc = db_begin(d, e);
+  for (int k = 0; rc == ERR_OK && k < r->nv * r->n; k++)
+    if (db_result_put(d, run, &r->rows[k], e) < 0) rc = e ? e->code : ERR_DB;
+  int rc2 = rc == ERR_OK ? db_commit(d, e) : ERR_OK;
+  return rc ? rc : rc2;
+}

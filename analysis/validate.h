@@ -1,0 +1,66 @@
+/* validate: the validation study of `geodes validate` — can DT-FM's
+ * analytic cost model (and geodes's end-to-end predictor) be trusted to rank
+ * placements? A sample of allocations (fixed placements, the schedulers'
+ * best, perturbations of the best, seeded random ones) is scored, predicted
+ * and simulated under each requested network model, and the verdict is a
+ * set of rank statistics between score and simulated time. */
+#ifndef ANALYSIS_VALIDATE_H
+#define ANALYSIS_VALIDATE_H
+
+#include <stddef.h>
+
+#include "analysis/db.h"
+#include "analysis/stats.h"
+#include "sim/net.h"
+#include "traces/scenario.h"
+
+#define VALIDATE_DEFAULT_SAMPLES 40
+#define VALIDATE_WORST 5  /* discordant pairs kept per network model */
+#define VALIDATE_NETWORKS 3
+
+typedef struct validate_opts {
+  int samples;          /* allocations in the sample (>= 2) */
+  unsigned networks;    /* bit (1u << sim_net_model) per model to simulate */
+  double window_bytes;  /* tcp window; <= 0: default */
+  /* Called after each simulation (done of total); may be NULL. */
+  void (*progress)(void *ctx, int done, int total);
+  void *progress_ctx;
+} validate_opts;
+
+/* The verdict under one network model. */
+typedef struct validate_verdict {
+  sim_net_model network;
+  size_t samples;
+  double spearman;   /* rank correlation score <-> simulated time */
+  double kendall;    /* tau-b */
+  double mape;       /* predictor vs simulation, percent */
+  double regret;     /* simulated time of the best-scored / best - 1 */
+  size_t discordant; /* pairs the score orders wrongly */
+  size_t pairs;      /* n (n - 1) / 2 */
+  size_t nworst;
+  stats_pair worst[VALIDATE_WORST];  /* indices into the sample */
+} validate_verdict;
+
+typedef struct validate_report validate_report;
+
+/* Runs the study on s (workload and seed already applied; the sample is
+ * drawn from mt19937(s->seed)). NULL and e filled on failure. */
+validate_report *validate_run(const scenario *s, const validate_opts *o,
+                              err *e);
+void validate_report_free(validate_report *r);  /* NULL ok */
+
+/* Accessors. Sample i's kind ("dtfm-identity", "gcma", "perturbed-3",
+ * "random", ...), its row under verdict v's network (a db_result with the
+ * score, prediction, simulated time and allocation; borrowed). */
+int validate_nsamples(const validate_report *r);
+int validate_nverdicts(const validate_report *r);
+const validate_verdict *validate_verdict_at(const validate_report *r, int v);
+const char *validate_kind(const validate_report *r, int i);
+const db_result *validate_row(const validate_report *r, int v, int i);
+
+/* Stores every (sample, network) row under run id (study "validate"; the
+ * point key holds the scenario, workload, network and allocation, so the
+ * same point is stored once whatever study found it). */
+int validate_store(db *d, int64_t run, const validate_report *r, err *e);
+
+#endif

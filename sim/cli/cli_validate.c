@@ -1,0 +1,223 @@
+/* cli_validate: `geodes validate SCENARIO` — does the DT-FM cost model rank
+ * placements as the simulation does? Prints the rank statistics between
+ * score and simulated time, the predictor's error and the regret, per
+ * network model, and the pairs the model orders most wrongly. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/validate.h"
+#include "sim/cli/cli.h"
+#include "traces/mem.h"
+
+static void validate_help(void) {
+  printf(
+      "usage: geodes validate SCENARIO [--samples N] "
+      "[--network ideal|netem|tcp|all]\n"
+      "                       [--db FILE] [--json] [OPTIONS]\n\n"
+      "Draws a sample of allocations (dtfm-identity, megatron, greedy, gcma,\n"
+      "perturbations of the best-scored one, seeded random ones), scores each\n"
+      "with DT-FM's cost model and the end-to-end predictor, simulates it,\n"
+      "and reports, per network model:\n"
+      "  spearman  rank correlation of score and simulated time (ties share\n"
+      "            the average rank); 1 = the model ranks as simulation does\n"
+      "  kendall   Kendall's tau-b of the same pairs\n"
+      "  mape      mean absolute error of the predicted iteration time, %%\n"
+      "  regret    simulated time of the best-scored allocation over the best\n"
+      "            simulated time, minus 1 (0 = the model picks the best)\n"
+      "  and the discordant pairs: the model prefers one, simulation the\n"
+      "  other.\n\n"
+      "  --samples N     allocations in the sample (default %d)\n"
+      "  --network M     network model, or all (default netem)\n"
+      "  --db FILE       also store every simulated point in FILE\n"
+      "  --json          print one JSON object\n"
+      "  --help          this text\n\n%s",
+      VALIDATE_DEFAULT_SAMPLES, cli_workload_help);
+}
+
+static json_t *num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+static json_t *verdict_json(const validate_report *r, int v) {
+  const validate_verdict *d = validate_verdict_at(r, v);
+  json_t *worst = json_array();
+  for (size_t k = 0; k < d->nworst; k++) {
+    const stats_pair *p = &d->worst[k];
+    const db_result *a = validate_row(r, v, (int)p->i),
+                    *b = validate_row(r, v, (int)p->j);
+    json_array_append_new(
+        worst, json_pack("{s:i, s:s, s:o, s:o, s:i, s:s, s:o, s:o, s:o}",
+                         "preferred", (int)p->i, "preferred_kind", a->method,
+                         "preferred_score_s", num(a->score_s),
+                         "preferred_iteration_s", num(a->iteration_s),
+                         "other", (int)p->j, "other_kind", b->method,
+                         "other_score_s", num(b->score_s),
+                         "other_iteration_s", num(b->iteration_s), "gap",
+                         num(p->gap)));
+  }
+  return json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:o}",
+                   "network_model", sim_net_model_name(d->network), "samples",
+                   (json_int_t)d->samples, "spearman", num(d->spearman),
+                   "kendall", num(d->kendall), "mape", num(d->mape), "regret",
+                   num(d->regret), "discordant", (json_int_t)d->discordant,
+                   "pairs", (json_int_t)d->pairs, "worst_pairs", worst);
+}
+
+static void print_json(const validate_report *r, const char *name,
+                       bool all) {
+  json_t *o;
+  if (all) {
+    json_t *by = json_object();
+    for (int v = 0; v < validate_nverdicts(r); v++)
+      json_object_set_new(
+          by, sim_net_model_name(validate_verdict_at(r, v)->network),
+          verdict_json(r, v));
+    o = json_pack("{s:s, s:i, s:o}", "scenario", name, "samples",
+                  validate_nsamples(r), "by_network", by);
+  } else {
+    o = verdict_json(r, 0);
+    json_object_set_new(o, "scenario", json_string(name));
+  }
+  char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  puts(text);
+  free(text);
+  json_decref(o);
+}
+
+static void print_table(const validate_report *r, const char *name) {
+  printf("validation of the DT-FM cost model on %s: %d allocations\n\n",
+         name, validate_nsamples(r));
+  printf("%-8s %9s %9s %9s %9s %15s\n", "network", "spearman", "kendall",
+         "mape_%", "regret", "discordant");
+  for (int v = 0; v < validate_nverdicts(r); v++) {
+    const validate_verdict *d = validate_verdict_at(r, v);
+    printf("%-8s %9.3f %9.3f %9.1f %9.3f %7zu / %-6zu\n",
+           sim_net_model_name(d->network), d->spearman, d->kendall, d->mape,
+           d->regret, d->discordant, d->pairs);
+  }
+  for (int v = 0; v < validate_nverdicts(r); v++) {
+    const validate_verdict *d = validate_verdict_at(r, v);
+    if (!d->nworst) continue;
+    printf("\nworst-ordered pairs under %s (the model prefers the first):\n",
+           sim_net_model_name(d->network));
+    for (size_t k = 0; k < d->nworst; k++) {
+      const db_result *a = validate_row(r, v, (int)d->worst[k].i),
+                      *b = validate_row(r, v, (int)d->worst[k].j);
+      printf("  #%-3zu %-14s score %8.3f s, simulated %8.3f s  vs  #%-3zu "
+             "%-14s score %8.3f s, simulated %8.3f s  (+%.1f%%)\n",
+             d->worst[k].i, a->method, a->score_s, a->iteration_s,
+             d->worst[k].j, b->method, b->score_s, b->iteration_s,
+             100 * d->worst[k].gap);
+    }
+  }
+}
+
+static void progress(void *ctx, int done, int total) {
+  (void)ctx;
+  fprintf(stderr, "\rsimulating %d/%d%s", done, total,
+          done == total ? "\n" : "");
+}
+
+typedef struct validate_args {
+  const char *scenario, *db, *network;
+  long samples;
+  bool json;
+  cli_workload_opts wo;
+} validate_args;
+
+static int parse_args(int argc, char **argv, validate_args *a) {
+  static const struct option own[] = {
+      {"samples", required_argument, NULL, 'n'},
+      {"network", required_argument, NULL, 'N'},
+      {"db", required_argument, NULL, 'd'},
+      {"json", no_argument, NULL, 'J'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  struct option *opts = cli_workload_options(own);
+  *a = (validate_args){.network = "netem",
+                       .samples = VALIDATE_DEFAULT_SAMPLES};
+  cli_workload_init(&a->wo);
+  int c, rc = CLI_OK;
+  optind = 1;
+  while (rc == CLI_OK && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    int shared = cli_workload_parse("validate", c, optarg, &a->wo);
+    if (shared) {
+      rc = shared < 0 ? CLI_USAGE : CLI_OK;
+      continue;
+    }
+    switch (c) {
+      case 'n':
+        if (!cli_parse_int("validate", "--samples", optarg, 2, 100000,
+                           &a->samples))
+          rc = CLI_USAGE;
+        break;
+      case 'N':
+        a->network = optarg;
+        if (strcmp(optarg, "all") && sim_net_model_parse(optarg) < 0)
+          rc = cli_usage_error("validate",
+                               "--network is ideal, netem, tcp or all, not "
+                               "'%s'", optarg);
+        break;
+      case 'd': a->db = optarg; break;
+      case 'J': a->json = true; break;
+      case 'h': validate_help(); rc = -1; break;
+      case ':':
+        rc = cli_usage_error("validate", "%s needs an argument",
+                             argv[optind - 1]);
+        break;
+      default:
+        rc = cli_usage_error("validate", "unknown option '%s'",
+                             argv[optind - 1]);
+    }
+  }
+  free(opts);
+  if (rc == CLI_OK && optind != argc - 1)
+    rc = cli_usage_error("validate", "wants one SCENARIO");
+  if (rc == CLI_OK) a->scenario = argv[optind];
+  return rc;
+}
+
+static int store(const validate_args *a, int argc, char **argv,
+                 const scenario *s, const validate_report *r, err *e) {
+  db *d = db_open(a->db, e);
+  if (!d) return e->code;
+  size_t len = 16;
+  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+  char *cmd = mem_alloc(len);
+  strcpy(cmd, "geodes");
+  for (int i = 0; i < argc; i++) strcat(strcat(cmd, " "), argv[i]);
+  int64_t run = db_run_begin(
+      d, &(db_run){cmd, s->name, (int64_t)s->seed, GEODES_VERSION, GEODES_GIT},
+      e);
+  free(cmd);
+  int rc = run < 0 ? (int)run : validate_store(d, run, r, e);
+  if (run > 0) db_run_end(d, run, rc ? "error" : "ok", NULL);
+  db_close(d);
+  return rc;
+}
+
+int cli_validate(int argc, char **argv) {
+  validate_args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc) return rc < 0 ? CLI_OK : rc;
+  err e = {0};
+  scenario *s = scenario_load(a.scenario, &e);
+  if (s) cli_workload_apply(&a.wo, s, &e);
+  bool all = strcmp(a.network, "all") == 0;
+  validate_opts o = {
+      .samples = (int)a.samples,
+      .networks = all ? 7u : 1u << sim_net_model_parse(a.network),
+      .window_bytes = (double)a.wo.window_bytes,
+      .progress = cli_stderr_is_tty() ? progress : NULL};
+  validate_report *r = e.code ? NULL : validate_run(s, &o, &e);
+  if (r && a.db) store(&a, argc, argv, s, r, &e);
+  if (e.code) {
+    rc = cli_error("%s", e.msg);
+  } else {
+    if (a.json) print_json(r, s->name, all);
+    else print_table(r, s->name);
+  }
+  validate_report_free(r);
+  scenario_free(s);
+  return rc;
+}
