@@ -20,6 +20,7 @@ static const cli_command commands[] = {
     {"schedule", cli_schedule, "search an allocation (GCMA, greedy, sim, ...)"},
     {"transfer", cli_transfer, "time one flow on one link under each network model"},
     {"sweep", cli_sweep, "simulate every point of a sweep file into the database"},
+    {"validate", cli_validate, "check the cost model's ranking against simulation"},
 };
 
 static void usage(FILE *f) {
