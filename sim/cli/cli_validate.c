@@ -55,12 +55,22 @@ static json_t *verdict_json(const validate_report *r, int v) {
                          "other_iteration_s", num(b->iteration_s), "gap",
                          num(p->gap)));
   }
-  return json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:o}",
+  json_t *points = json_array();
+  for (int i = 0; i < validate_nsamples(r); i++) {
+    const db_result *p = validate_row(r, v, i);
+    json_array_append_new(
+        points, json_pack("{s:s, s:o, s:o, s:o}", "kind", p->method,
+                          "score_s", num(p->score_s), "predicted_iteration_s",
+                          num(p->predicted_iteration_s), "iteration_s",
+                          num(p->iteration_s)));
+  }
+  return json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o}",
                    "network_model", sim_net_model_name(d->network), "samples",
                    (json_int_t)d->samples, "spearman", num(d->spearman),
                    "kendall", num(d->kendall), "mape", num(d->mape), "regret",
                    num(d->regret), "discordant", (json_int_t)d->discordant,
-                   "pairs", (json_int_t)d->pairs, "worst_pairs", worst);
+                   "pairs", (json_int_t)d->pairs, "worst_pairs", worst,
+                   "points", points);
 }
 
 static void print_json(const validate_report *r, const char *name,
