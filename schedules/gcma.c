@@ -359,6 +359,26 @@ static double score_labels(gcma *g, const int *label,
   return s;
 }
 
+static int same_partition(const gcma *g, const int *a, const int *b,
+                          int *ga, int *gb);
+
+/* A child identical to a parent teaches nothing (the population collapses
+ * onto clones once parents agree): swap two random devices of different
+ * groups instead. DT-FM has no mutation; this is the usual GA remedy. */
+static void mutate_if_clone(gcma *g, const int *p1, const int *p2, int *child,
+                            int *scratch) {
+  int *ga = scratch, *gb = g->fixed;
+  if (g->ng < 2 || (!same_partition(g, child, p1, ga, gb) &&
+                    !same_partition(g, child, p2, ga, gb)))
+    return;
+  int a = (int)gsl_rng_uniform_int(g->rng, (unsigned long)g->n), b;
+  do b = (int)gsl_rng_uniform_int(g->rng, (unsigned long)g->n);
+  while (child[b] == child[a]);
+  int t = child[a];
+  child[a] = child[b];
+  child[b] = t;
+}
+
 int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
                 int nseeds, const search_objective *obj, search_log *log,
                 err *e) {
@@ -370,6 +390,7 @@ int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
   g->pscore = mem_alloc((size_t)population * sizeof *g->pscore);
   int *groups = mem_alloc((size_t)n * sizeof *groups);
   int *child = mem_alloc((size_t)n * sizeof *child);
+  int *before = mem_alloc((size_t)n * sizeof *before);
   for (int i = 0; i < population; i++) {
     if (i < nseeds) {
       memcpy(groups, seeds + (size_t)i * n, (size_t)n * sizeof *groups);
@@ -391,11 +412,21 @@ int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
     int p2 = (int)gsl_rng_uniform_int(g->rng, (unsigned long)population);
     gcma_crossover(g, g->plabel + (size_t)p1 * n, g->plabel + (size_t)p2 * n,
                    child);
+    mutate_if_clone(g, g->plabel + (size_t)p1 * n,
+                    g->plabel + (size_t)p2 * n, child, groups);
+    /* The gains are surrogates: the local search's result is kept only
+     * when the objective agrees that it is no worse (one more score). */
+    double s0 = score_labels(g, child, obj, groups, e);
+    memcpy(before, child, (size_t)n * sizeof *child);
     gcma_local_search(g, child);
     double s = score_labels(g, child, obj, groups, e);
-    if (isnan(s)) {
+    if (isnan(s) || isnan(s0)) {
       rc = e ? e->code : ERR_RANGE;
       goto done;
+    }
+    if (s0 < s) {
+      s = s0;
+      memcpy(child, before, (size_t)n * sizeof *child);
     }
     search_log_push(log, s);
     double s1 = g->pscore[p1], s2 = g->pscore[p2];
@@ -407,6 +438,7 @@ int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
 done:
   free(groups);
   free(child);
+  free(before);
   return rc;
 }
 
