@@ -1,0 +1,173 @@
+/* test_schedule: the method entry point (every name, unknown names, `sim`
+ * without an objective) and `geodes schedule` end to end: JSON output, -o
+ * and --convergence files, usage errors (exit 2) and bad input (exit 1 with
+ * FILE:LINE). */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "schedules/schedule.h"
+
+static cost_ctx *ctx(void) {
+  double lat[64], bw[64];
+  for (int a = 0; a < 8; a++)
+    for (int b = 0; b < 8; b++) {
+      lat[a * 8 + b] = a / 4 == b / 4 ? 1 : 20;
+      bw[a * 8 + b] = a / 4 == b / 4 ? 10 : 1;
+    }
+  return cost_ctx_new(2, 4, lat, bw, 0.3, 1.0);
+}
+
+static double disp(void *c, const alloc *a, err *e) {
+  (void)c;
+  (void)e;
+  double s = 0;
+  for (int i = 0; i < 8; i++) s += abs(a->device[i] - i);
+  return s;
+}
+
+Test(schedule, every_method_gives_a_valid_allocation) {
+  cost_ctx *c = ctx();
+  search_opts o;
+  search_opts_default(&o);
+  o.population = 10;
+  o.trials = 40;
+  search_objective sim = {.name = "disp", .alloc = disp};
+  for (const char *const *m = schedule_method_names(); *m; m++) {
+    err e = {ERR_OK, ""};
+    search_result *r = schedule_method(*m, c, &o, &sim, &e);
+    cr_assert_not_null(r, "%s: %s", *m, e.msg);
+    cr_expect_eq(alloc_validate(r->best, 2, 4, 8, *m, &e), ERR_OK, "%s", e.msg);
+    cr_expect_str_eq(r->method, *m);
+    cr_expect_geq(r->candidates, 1);
+    cr_expect_float_eq(r->parts.score_s, cost_alloc(c, r->best, NULL), 1e-12);
+    if (strcmp(*m, "sim") == 0)
+      cr_expect_leq(r->objective_s, r->start_s);
+    search_result_free(r);
+  }
+  cost_ctx_free(c);
+}
+
+Test(schedule, unknown_and_unwired_methods_fail) {
+  cost_ctx *c = ctx();
+  search_opts o;
+  search_opts_default(&o);
+  err e = {ERR_OK, ""};
+  cr_assert_null(schedule_method("annealing", c, &o, NULL, &e));
+  cr_assert_eq(e.code, ERR_UNKNOWN);
+  cr_assert(strstr(e.msg, "annealing") && strstr(e.msg, "gcma"));
+  err_clear(&e);
+  cr_assert_null(schedule_method("sim", c, &o, NULL, &e));
+  cr_assert_eq(e.code, ERR_CONFIG);
+  cr_assert(schedule_method_known("hybrid") && !schedule_method_known("x"));
+  cost_ctx_free(c);
+}
+
+/* Runs geodes with args; stdout and stderr into files; returns exit status. */
+static int geodes(const char *args, char *out, size_t outn, char *errs,
+                  size_t errn) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "%s %s >/tmp/geodes_sched_out.%d 2>/tmp/geodes_sched_err.%d",
+           GEODES_BIN, args, (int)getpid(), (int)getpid());
+  int st = system(cmd);
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/geodes_sched_out.%d", (int)getpid());
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(out, 1, outn - 1, f) : 0;
+  out[n] = 0;
+  if (f) fclose(f);
+  remove(path);
+  snprintf(path, sizeof path, "/tmp/geodes_sched_err.%d", (int)getpid());
+  f = fopen(path, "r");
+  n = f ? fread(errs, 1, errn - 1, f) : 0;
+  errs[n] = 0;
+  if (f) fclose(f);
+  remove(path);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char out[1 << 16], errs[1 << 12];
+
+Test(schedule_cli, json_and_files) {
+  char args[512], dir[] = "/tmp/geodes_schedXXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(args, sizeof args,
+           "schedule multi-dc --trials 200 --seed 3 --json -o %s/a.json "
+           "--convergence %s/c.csv",
+           dir, dir);
+  cr_assert_eq(geodes(args, out, sizeof out, errs, sizeof errs), 0, "%s", errs);
+  json_error_t je;
+  json_t *o = json_loads(out, 0, &je);
+  cr_assert_not_null(o, "%s", out);
+  cr_expect_str_eq(json_string_value(json_object_get(o, "method")), "gcma");
+  cr_expect_eq(json_integer_value(json_object_get(o, "candidates")), 300);
+  double score = json_real_value(json_object_get(o, "score_s"));
+  cr_expect_leq(score, 14.751 + 1e-3, "at least the identity's score");
+  cr_expect_gt(json_real_value(json_object_get(o, "iteration_s")), 0);
+  cr_expect_eq(json_array_size(json_object_get(o, "alloc")), 8);
+  json_decref(o);
+  char path[512];
+  snprintf(path, sizeof path, "%s/c.csv", dir);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f);
+  char line[128];
+  cr_assert_not_null(fgets(line, sizeof line, f));
+  cr_expect_str_eq(line, "candidate,best_score_s\n");
+  int rows = 0;
+  double last = INFINITY, v;
+  long cand;
+  while (fscanf(f, "%ld,%lf", &cand, &v) == 2) {
+    cr_expect_leq(v, last);
+    last = v;
+    rows++;
+  }
+  fclose(f);
+  cr_expect_eq(rows, 300);
+  cr_expect_float_eq(last, score, 1e-6);
+  remove(path);
+  snprintf(path, sizeof path, "%s/a.json", dir);
+  cr_expect_eq(access(path, R_OK), 0);
+  remove(path);
+  rmdir(dir);
+}
+
+Test(schedule_cli, usage_errors_exit_2) {
+  cr_expect_eq(geodes("schedule", out, sizeof out, errs, sizeof errs), 2);
+  cr_expect_eq(geodes("schedule worldwide --trials -3", out, sizeof out, errs,
+                      sizeof errs), 2);
+  cr_expect(strstr(errs, "--trials") != NULL, "%s", errs);
+  cr_expect_eq(geodes("schedule worldwide --method annealing", out, sizeof out,
+                      errs, sizeof errs), 2);
+  cr_expect(strstr(errs, "annealing") != NULL, "%s", errs);
+  cr_expect_eq(geodes("schedule worldwide --bogus", out, sizeof out, errs,
+                      sizeof errs), 2);
+  cr_expect_eq(geodes("schedule --help", out, sizeof out, errs, sizeof errs), 0);
+  cr_expect(strstr(out, "--convergence") != NULL);
+}
+
+Test(schedule_cli, bad_scenario_names_file_and_line) {
+  char dir[] = "/tmp/geodes_schedXXXXXX", path[256], args[512];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/bad.json", dir);
+  FILE *f = fopen(path, "w");
+  fputs("{\"name\": \"bad\",\n \"sites\": [{\"name\": \"a\", \"devices\": 4}],\n"
+        " \"bogus_key\": 1\n}\n", f);
+  fclose(f);
+  snprintf(args, sizeof args, "schedule %s", path);
+  cr_expect_eq(geodes(args, out, sizeof out, errs, sizeof errs), 1);
+  char want[300];
+  snprintf(want, sizeof want, "%s:", path);
+  const char *at = strstr(errs, want);
+  cr_expect(at && at[strlen(want)] >= '1' && at[strlen(want)] <= '9',
+            "message names file and line: %s", errs);
+  remove(path);
+  snprintf(args, sizeof args, "schedule worldwide --trials 10 -o %s/no/such/dir/a.json", dir);
+  cr_expect_eq(geodes(args, out, sizeof out, errs, sizeof errs), 1);
+  cr_expect(strstr(errs, "no/such/dir/a.json") != NULL, "%s", errs);
+  rmdir(dir);
+}

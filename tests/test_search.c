@@ -1,0 +1,79 @@
+/* test_search: the search record (best-so-far convergence, NaN never a best,
+ * progress calls) and the DT-FM objective against the cost model itself. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "schedules/search.h"
+
+static long calls, last_done;
+static double last_best;
+static void count(void *ctx, long done, long total, double best) {
+  (void)ctx;
+  (void)total;
+  calls++;
+  last_done = done;
+  last_best = best;
+}
+
+Test(search, log_keeps_the_running_minimum) {
+  search_opts o;
+  search_opts_default(&o);
+  o.progress = count;
+  search_log l;
+  search_log_init(&l, &o, 6);
+  const double v[] = {5, 7, 3, NAN, 3, 1};
+  const bool better[] = {true, false, true, false, false, true};
+  double naive = INFINITY;
+  for (int i = 0; i < 6; i++) {
+    cr_assert_eq(search_log_push(&l, v[i]), better[i], "candidate %d", i);
+    if (v[i] < naive) naive = v[i];
+    cr_assert_float_eq(l.best[i], naive, 0);
+  }
+  cr_assert_eq(calls, 6);
+  cr_assert_eq(last_done, 6);
+  cr_assert_float_eq(last_best, 1, 0);
+  search_result r = {0};
+  search_log_finish(&l, &r);
+  cr_assert_eq(r.candidates, 6);
+  cr_assert_float_eq(r.convergence[2], 3, 0);
+  cr_assert_null(l.best);
+  free(r.convergence);
+}
+
+Test(search, empty_log_is_infinite) {
+  search_log l;
+  search_log_init(&l, NULL, 0);
+  cr_assert(isinf(search_log_best(&l)));
+}
+
+Test(search, dtfm_objective_is_the_cost_model) {
+  int k = 4, ng = 3, n = k * ng;
+  double lat[144], bw[144];
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      lat[a * n + b] = 1 + (a * 7 + b * 3) % 11;
+      bw[a * n + b] = 0.5 + (a + b) % 5;
+    }
+  cost_ctx *c = cost_ctx_new(k, ng, lat, bw, 0.3, 0.9);
+  search_dtfm *d = search_dtfm_new(c);
+  search_objective obj = search_dtfm_objective(d);
+  cost_scratch *w = cost_scratch_new(k, ng);
+  int groups[12];
+  for (int t = 0; t < 20; t++) {
+    for (int i = 0; i < n; i++) groups[i] = (i * 5 + t) % n;
+    cr_assert_float_eq(obj.partition(obj.ctx, groups, NULL),
+                       cost_partition(c, groups, w, NULL), 0);
+  }
+  alloc *a = alloc_identity(k, ng);
+  cr_assert_float_eq(obj.alloc(obj.ctx, a, NULL), cost_alloc(c, a, NULL), 0);
+  search_result *r = search_result_new("x", a, c);
+  cr_assert_float_eq(r->parts.score_s, cost_alloc(c, a, NULL), 0);
+  cr_assert(isnan(r->start_s));
+  search_result_free(r);
+  search_result_free(NULL);
+  cost_scratch_free(w);
+  search_dtfm_free(d);
+  search_dtfm_free(NULL);
+  cost_ctx_free(c);
+}
