@@ -195,3 +195,46 @@ Test(validate, bad_input) {
   snprintf(where, sizeof where, "%s:", bad);
   cr_expect_not_null(strstr(err_text, where), "%s", err_text);
 }
+
+static long long count_rows(const char *db, const char *q) {
+  sqlite3 *h;
+  sqlite3_stmt *st;
+  long long n = -1;
+  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+  if (sqlite3_prepare_v2(h, q, -1, &st, NULL) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return n;
+}
+
+/* geodes run: the placements under three network models as sweep points,
+ * the validation rows, gcma's convergence and the run, all in the database;
+ * a sweep over the same points then computes nothing. */
+Test(validate, run_study_fills_the_database) {
+  char args[512], db[128], sw[128];
+  snprintf(db, sizeof db, "%s/run.db", dir);
+  snprintf(args, sizeof args, "run '%s' --samples 6 --db '%s'", SCENARIO, db);
+  cr_assert_eq(geodes(args), 0, "%s", err_text);
+  cr_expect_not_null(strstr(out_text, "plot.py"));
+  cr_expect_eq(count_rows(db, "SELECT count(*) FROM results WHERE study = "
+                              "'sweep'"), 15);
+  cr_expect_geq(count_rows(db, "SELECT count(*) FROM results WHERE study = "
+                               "'validate'"), 9);
+  cr_expect_eq(count_rows(db, "SELECT count(*) FROM convergence"), 5000);
+  cr_expect_eq(count_rows(db, "SELECT count(*) FROM runs WHERE status = "
+                              "'ok'"), 1);
+  snprintf(sw, sizeof sw, "%s/same.json", dir);
+  FILE *f = fopen(sw, "w");
+  fprintf(f, "{\"scenarios\": \"%s\", \"methods\": [\"dtfm-identity\", "
+             "\"megatron\", \"random\", \"greedy\", \"gcma\"],\n"
+             " \"networks\": [\"ideal\", \"netem\", \"tcp\"]}\n", SCENARIO);
+  fclose(f);
+  snprintf(args, sizeof args, "sweep '%s' --db '%s' --json", sw, db);
+  cr_assert_eq(geodes(args), 0, "%s", err_text);
+  cr_expect_not_null(strstr(out_text, "\"computed\":0"), "%s", out_text);
+  cr_expect_eq(geodes("run --samples 1"), 2);
+  cr_expect_eq(geodes("run /nonexistent.json"), 1);
+  cr_expect_not_null(strstr(err_text, "/nonexistent.json"), "%s", err_text);
+}

@@ -1,6 +1,10 @@
-/* cli_run: `geodes run [SCENARIO]` — for now, the scenario itself: its
- * sites and the site-level latency and bandwidth matrices at t = 0, after the
- * shared workload options are applied. It will grow into the full study. */
+/* cli_run: `geodes run [SCENARIO] [--db FILE]` — the full study of one
+ * scenario: the scenario, the fixed placements and the schedulers' choices
+ * simulated under each network model, the validation statistics of the
+ * cost model, everything stored in the results database (the placements as
+ * sweep points, so a later sweep reuses them), and the command that draws
+ * the plots. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,17 +12,27 @@
 #include "models/cost.h"
 #include "sim/cli/cli.h"
 #include "sim/sim.h"
+#include "analysis/eval.h"
+#include "analysis/validate.h"
+#include "schedules/gcma.h"
+#include "traces/mem.h"
 
 static void run_help(void) {
   printf(
-      "usage: geodes run [SCENARIO] [OPTIONS]\n\n"
-      "Studies one scenario (a built-in name or a JSON file; default\n"
-      "worldwide): its sites, the site-level latency (ms, one-way) and\n"
-      "bandwidth (Gbit/s) matrices at t = 0, then the megatron, random and\n"
-      "dtfm-identity placements side by side: DT-FM's score and one\n"
-      "simulated iteration under the netem network model.\n\n"
+      "usage: geodes run [SCENARIO] [--db FILE] [--samples N] [OPTIONS]\n\n"
+      "The main job: studies one scenario (a built-in name or a JSON file;\n"
+      "default worldwide). Prints the scenario; simulates the fixed\n"
+      "placements (dtfm-identity, megatron, random) and the schedulers'\n"
+      "choices (greedy, gcma) under each network model (ideal, netem, tcp)\n"
+      "next to their DT-FM score and predicted time; validates the cost\n"
+      "model on a sample of allocations (as `geodes validate --network\n"
+      "all`); stores every point, the run and the scheduler's convergence\n"
+      "in the results database; and prints the command that draws the\n"
+      "plots.\n\n"
+      "  --db FILE                  results database (default geodes.db)\n"
+      "  --samples N                validation sample size (default %d)\n"
       "  --help                     this text\n\n%s",
-      cli_workload_help);
+      VALIDATE_DEFAULT_SAMPLES, cli_workload_help);
 }
 
 static void print_sites(const scenario *s) {
@@ -69,46 +83,159 @@ static void print_scenario(const scenario *s) {
   if (s->noverrides) printf("\n%d device-pair overrides.\n", s->noverrides);
 }
 
-/* The fixed placements side by side: DT-FM score and simulated time. */
-static int print_placements(const scenario *s, err *e) {
-  static const char *const names[] = {"megatron", "random", "dtfm-identity"};
+static const char *const METHODS[] = {"dtfm-identity", "megatron", "random",
+                                      "greedy", "gcma"};
+#define NMETHODS 5
+
+/* The sweep point of (method, network) under the options of this run, so
+ * its key is the one `geodes sweep` gives the same point. */
+static sweep_point run_point(const char *scenario_name,
+                             const cli_workload_opts *wo, const char *method,
+                             const char *network) {
+  return (sweep_point){
+      .scenario = scenario_name, .method = method, .network = network,
+      .seed = wo->seed, .layers = wo->layers, .batch = wo->batch,
+      .micro_batch = wo->micro_batch,
+      .micro_batches_per_pass = wo->micro_batches_per_pass,
+      .window_bytes = wo->window_bytes, .schedule = wo->schedule,
+      .dp_algo = wo->dp_algo, .bandwidth_scale = 1, .latency_scale = 1,
+      .activation_gb = wo->activation_gb > 0 ? wo->activation_gb : NAN,
+      .gradient_gb = wo->gradient_gb > 0 ? wo->gradient_gb : NAN};
+}
+
+/* The placement of method; gcma's convergence goes to the database. */
+static alloc *place(const scenario *s, const cost_ctx *c, const char *method,
+                    db *d, int64_t run, err *e) {
+  if (strcmp(method, "gcma") != 0) return eval_place(s, c, method, e);
+  search_opts o;
+  search_opts_default(&o);
+  o.seed = s->seed;
+  search_result *r = gcma_search(c, GCMA_GAIN_PIPELINE, NULL, &o, e);
+  if (!r) return NULL;
+  int rc = db_begin(d, e);
+  for (long i = 0; rc == ERR_OK && i < r->candidates; i++)
+    rc = db_convergence_put(d, run, i + 1, r->convergence[i], e);
+  if (rc == ERR_OK) rc = db_commit(d, e);
+  alloc *a = r->best;
+  r->best = NULL;
+  search_result_free(r);
+  return rc == ERR_OK ? a : (alloc_free(a), NULL);
+}
+
+/* Placements x network models: simulated, printed, stored. */
+static int study_placements(const char *name, const scenario *s,
+                            const cli_workload_opts *wo, db *d, int64_t run,
+                            err *e) {
   cost_ctx *c = cost_ctx_from_scenario(s, e);
   if (!c) return e->code;
-  printf("\n%-14s %9s %9s %9s %13s %9s %9s %9s %9s\n", "PLACEMENT", "SCORE_S",
-         "DP_S", "PP_S", "ITERATION_S", "COMPUTE_S", "BUBBLE_S", "COMM_S",
-         "DP_SYNC_S");
+  printf("\n%-14s %9s %9s %9s %11s  %-29s\n", "PLACEMENT", "SCORE_S",
+         "DP_S", "PP_S", "PREDICTED_S", "SIMULATED_S ideal/netem/tcp");
   int rc = ERR_OK;
-  for (int i = 0; i < 3 && rc == ERR_OK; i++) {
-    alloc *a = alloc_fixed(names[i], s->workload.replicas, s->workload.stages,
-                           s->seed);
-    cost_parts parts;
-    cost_alloc(c, a, &parts);
-    sim_options o = sim_options_default();
-    o.seed = s->seed;
-    sim_result r;
-    rc = sim_run(s, a, &o, &r, e);
+  for (int m = 0; m < NMETHODS && rc == ERR_OK; m++) {
+    alloc *a = place(s, c, METHODS[m], d, run, e);
+    if (!a) {
+      rc = e->code;
+      break;
+    }
+    db_result row[VALIDATE_NETWORKS];
+    char key[1024];
+    for (int n = 0; n < VALIDATE_NETWORKS; n++) db_result_init(&row[n]);
+    rc = db_begin(d, e);
+    for (int n = 0; n < VALIDATE_NETWORKS && rc == ERR_OK; n++) {
+      const char *net = sim_net_model_name((sim_net_model)n);
+      rc = eval_alloc(s, c, a, (sim_net_model)n, (double)wo->window_bytes,
+                      &row[n], e);
+      sweep_point p = run_point(name, wo, METHODS[m], net);
+      sweep_point_key(&p, key, sizeof key);
+      row[n].key = key, row[n].study = "sweep", row[n].scenario = name;
+      row[n].method = METHODS[m], row[n].network_model = net;
+      if (rc == ERR_OK && db_result_put(d, run, &row[n], e) < 0) rc = e->code;
+    }
+    if (rc == ERR_OK) rc = db_commit(d, e);
     if (rc == ERR_OK)
-      printf("%-14s %9.3f %9.3f %9.3f %13.3f %9.3f %9.3f %9.3f %9.3f\n",
-             names[i], parts.score_s, parts.dp_s, parts.pp_s, r.iteration_s,
-             r.mean.compute_s, r.mean.bubble_s, r.mean.comm_s,
-             r.mean.dp_sync_s);
-    sim_result_free(&r);
+      printf("%-14s %9.3f %9.3f %9.3f %11.3f  %9.3f %9.3f %9.3f\n",
+             METHODS[m], row[0].score_s, row[0].dp_cost_s, row[0].pp_cost_s,
+             row[0].predicted_iteration_s, row[0].iteration_s,
+             row[1].iteration_s, row[2].iteration_s);
+    for (int n = 0; n < VALIDATE_NETWORKS; n++) db_result_clear(&row[n]);
     alloc_free(a);
   }
-  printf("(score: DT-FM's cost model, communication only; iteration: one "
-         "simulated\n iteration, netem network, per-device means; random "
-         "drawn with seed %llu)\n",
-         (unsigned long long)s->seed);
   cost_ctx_free(c);
+  if (rc == ERR_OK)
+    printf("(score: DT-FM's cost model, communication only, s; predicted: "
+           "closed-form\n iteration time; simulated: one iteration per "
+           "network model; random\n drawn with seed %llu; gcma: DT-FM's "
+           "scheduler, 5000 candidates)\n",
+           (unsigned long long)s->seed);
+  return rc;
+}
+
+static int study_validation(const scenario *s, long samples, double window,
+                            db *d, int64_t run, err *e) {
+  validate_opts o = {.samples = (int)samples, .networks = 7u,
+                     .window_bytes = window};
+  validate_report *r = validate_run(s, &o, e);
+  if (!r) return e->code;
+  printf("\nCan the cost model be trusted? %d allocations (fixed, scheduled, "
+         "perturbed,\nrandom), DT-FM score vs simulated time:\n\n",
+         validate_nsamples(r));
+  printf("%-8s %9s %9s %9s %9s %15s\n", "NETWORK", "SPEARMAN", "KENDALL",
+         "MAPE_%", "REGRET", "DISCORDANT");
+  for (int v = 0; v < validate_nverdicts(r); v++) {
+    const validate_verdict *x = validate_verdict_at(r, v);
+    printf("%-8s %9.3f %9.3f %9.1f %9.3f %7zu / %-6zu\n",
+           sim_net_model_name(x->network), x->spearman, x->kendall, x->mape,
+           x->regret, x->discordant, x->pairs);
+  }
+  printf("(spearman, kendall: 1 = the score ranks as simulation does; mape: "
+         "error of\n the predicted iteration time; regret: how much slower "
+         "the best-scored\n allocation is than the best simulated one)\n");
+  int rc = validate_store(d, run, r, e);
+  validate_report_free(r);
+  return rc;
+}
+
+static char *command_line(int argc, char **argv) {
+  size_t len = 16;
+  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+  char *cmd = mem_alloc(len);
+  strcpy(cmd, "geodes");
+  for (int i = 0; i < argc; i++) strcat(strcat(cmd, " "), argv[i]);
+  return cmd;
+}
+
+static int study(const char *name, const scenario *s,
+                 const cli_workload_opts *wo, const char *db_path,
+                 long samples, int argc, char **argv, err *e) {
+  db *d = db_open(db_path, e);
+  if (!d) return e->code;
+  char *cmd = command_line(argc, argv);
+  int64_t run = db_run_begin(
+      d, &(db_run){cmd, s->name, (int64_t)s->seed, GEODES_VERSION, GEODES_GIT},
+      e);
+  free(cmd);
+  int rc = run < 0 ? (int)run : study_placements(name, s, wo, d, run, e);
+  if (rc == ERR_OK)
+    rc = study_validation(s, samples, (double)wo->window_bytes, d, run, e);
+  if (run > 0) db_run_end(d, run, rc ? "error" : "ok", NULL);
+  db_close(d);
+  if (rc == ERR_OK)
+    printf("\nStored in %s. Plots: analysis/plot.py %s --out plots\n",
+           db_path, db_path);
   return rc;
 }
 
 int cli_run(int argc, char **argv) {
-  static const struct option own[] = {{"help", no_argument, NULL, 'h'},
-                                      {NULL, 0, NULL, 0}};
+  static const struct option own[] = {
+      {"db", required_argument, NULL, 'd'},
+      {"samples", required_argument, NULL, 'n'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
   struct option *opts = cli_workload_options(own);
   cli_workload_opts wo;
   cli_workload_init(&wo);
+  const char *db_path = "geodes.db";
+  long samples = VALIDATE_DEFAULT_SAMPLES;
   int c, rc = CLI_OK;
   optind = 1;
   while (rc == CLI_OK &&
@@ -116,13 +243,20 @@ int cli_run(int argc, char **argv) {
     int handled = cli_workload_parse("run", c, optarg, &wo);
     if (handled < 0) {
       rc = CLI_USAGE;
-    } else if (handled == 0 && c == 'h') {
+    } else if (handled) {
+      continue;
+    } else if (c == 'h') {
       run_help();
       free(opts);
       return CLI_OK;
-    } else if (handled == 0 && c == ':') {
+    } else if (c == 'd') {
+      db_path = optarg;
+    } else if (c == 'n') {
+      if (!cli_parse_int("run", "--samples", optarg, 2, 100000, &samples))
+        rc = CLI_USAGE;
+    } else if (c == ':') {
       rc = cli_usage_error("run", "%s needs an argument", argv[optind - 1]);
-    } else if (handled == 0) {
+    } else {
       rc = cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
     }
   }
@@ -138,7 +272,10 @@ int cli_run(int argc, char **argv) {
     return cli_error("%s", e.msg);
   }
   print_scenario(s);
-  rc = print_placements(s, &e) == ERR_OK ? CLI_OK : cli_error("%s", e.msg);
+  fflush(stdout);
+  rc = study(name, s, &wo, db_path, samples, argc, argv, &e) == ERR_OK
+           ? CLI_OK
+           : cli_error("%s", e.msg);
   scenario_free(s);
   return rc;
 }
