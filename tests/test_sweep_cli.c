@@ -60,8 +60,10 @@ static long long query(const char *db, const char *q) {
   sqlite3 *h;
   sqlite3_stmt *st;
   long long n = -1;
-  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    sqlite3_close(h); /* a failed open still allocates the handle */
     return -1;
+  }
   sqlite3_busy_timeout(h, 5000);
   if (sqlite3_prepare_v2(h, q, -1, &st, NULL) == SQLITE_OK &&
       sqlite3_step(st) == SQLITE_ROW)
