@@ -43,6 +43,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
 NETWORK_COLOURS = {"ideal": "tab:green", "netem": "tab:blue", "tcp": "tab:red"}
+# Hollow, filled and triangle markers, so identical ideal/netem points show.
+NETWORK_STYLE = {"ideal": dict(marker="o", s=60, facecolors="none", lw=1.2),
+                 "netem": dict(marker="o", s=14),
+                 "tcp": dict(marker="^", s=22)}
 MARKERS = "os^Dv<>pPX*h"
 
 
@@ -83,6 +87,32 @@ def save(fig, out, name, title):
     print(path)
 
 
+def ranks(xs):
+    """Average ranks (1-based; ties share the mean rank)."""
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    out = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2.0 + 1
+        i = j + 1
+    return out
+
+
+def spearman(xs, ys):
+    if len(xs) < 2:
+        return float("nan")
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    return sxy / (sxx * syy) ** 0.5 if sxx and syy else float("nan")
+
+
 def model_vs_simulated(db, out, column, name, xlabel, title, diagonal):
     rows = db.execute(
         "SELECT scenario, network_model, %s, iteration_s FROM results "
@@ -99,8 +129,14 @@ def model_vs_simulated(db, out, column, name, xlabel, title, diagonal):
     for ax, (scenario, nets) in zip(axes, sorted(by.items())):
         lo, hi = float("inf"), 0.0
         for network, (xs, ys) in sorted(nets.items()):
-            ax.scatter(xs, ys, s=18, alpha=0.7, label="%s (%d)" % (
-                network, len(xs)), color=NETWORK_COLOURS.get(network))
+            style = dict(NETWORK_STYLE.get(network, dict(marker="s", s=14)))
+            colour = NETWORK_COLOURS.get(network, "tab:grey")
+            if style.get("facecolors") == "none":
+                style["edgecolors"] = colour
+            else:
+                style["color"] = colour
+            ax.scatter(xs, ys, alpha=0.8, label="%s: Spearman %.2f, %d pts"
+                       % (network, spearman(xs, ys), len(xs)), **style)
             lo = min(lo, min(xs), min(ys))
             hi = max(hi, max(xs), max(ys))
         if diagonal:
