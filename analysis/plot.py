@@ -216,6 +216,10 @@ def timeline(path, out):
     except (OSError, ValueError) as e:
         sys.exit("plot.py: %s: %s" % (path, e))
     events = data["traceEvents"] if isinstance(data, dict) else data
+
+    def category(ev):  # "cat", else the first word of the name ("fwd 3")
+        return ev.get("cat") or (ev.get("name") or "?").split(" ")[0]
+
     names, bars, open_ = {}, defaultdict(list), {}
     for ev in events:
         key = (ev.get("pid", 0), ev.get("tid", 0))
@@ -226,10 +230,9 @@ def timeline(path, out):
                 names[key if ev["name"] == "thread_name" else
                       (key[0], None)] = label
         elif ph == "X":
-            bars[key].append((ev["ts"], ev.get("dur", 0),
-                              ev.get("cat") or ev.get("name", "")))
+            bars[key].append((ev["ts"], ev.get("dur", 0), category(ev)))
         elif ph == "B":
-            open_[key] = (ev["ts"], ev.get("cat") or ev.get("name", ""))
+            open_[key] = (ev["ts"], category(ev))
         elif ph == "E" and key in open_:
             ts, cat = open_.pop(key)
             bars[key].append((ts, ev["ts"] - ts, cat))
@@ -239,7 +242,7 @@ def timeline(path, out):
     keys = sorted(bars)
     cats = sorted({c for k in keys for _, _, c in bars[k]})
     colours = {c: plt.cm.tab10(i % 10) for i, c in enumerate(cats)}
-    fig, ax = plt.subplots(figsize=(12, max(3, 0.28 * len(keys) + 1.5)))
+    fig, ax = plt.subplots(figsize=(12, min(40, max(3, 0.2 * len(keys) + 1.5))))
     for row, key in enumerate(keys):
         by_cat = defaultdict(list)
         for ts, dur, cat in bars[key]:
@@ -248,10 +251,10 @@ def timeline(path, out):
             ax.broken_barh(spans, (row - 0.4, 0.8), color=colours[cat])
     labels = []
     for key in keys:
-        proc = names.get((key[0], None), "pid %s" % key[0])
-        labels.append(names.get(key, "%s / %s" % (proc, key[1])))
+        proc = names.get((key[0], None), "device %s" % key[0])
+        labels.append("%s / %s" % (proc, names.get(key, key[1])))
     ax.set_yticks(range(len(keys)))
-    ax.set_yticklabels(labels, fontsize=7)
+    ax.set_yticklabels(labels, fontsize=7 if len(keys) <= 60 else 4)
     ax.invert_yaxis()
     ax.set_xlabel("simulated time (s)")
     ax.grid(alpha=0.3, axis="x")
