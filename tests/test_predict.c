@@ -55,8 +55,8 @@ Test(predict, free_communication_is_m_plus_d_minus_1_slots) {
 }
 
 Test(predict, single_pipeline_measurements) {
-  /* DESIGN.md section 4: 3.51 / 5.97 / 8.34 / 9.30 s; the fit leaves at
-   * most 0.32 s (spec.c), and the predictor must agree with it. */
+  /* DESIGN.md section 4: 3.51 / 5.97 / 8.34 / 9.30 s. With the engine's
+   * refit efficiency (spec.c) the closed form leaves at most 0.36 s. */
   world x;
   load(&x, GEODES_FIXTURES "/models/single.json");
   alloc *a = alloc_identity(1, 8);
@@ -66,7 +66,7 @@ Test(predict, single_pipeline_measurements) {
     x.s->workload.batch = x.s->workload.micro_batches_per_pass = M[i];
     cr_assert_eq(spec_workload_resolve(x.s, &x.w, NULL), ERR_OK);
     predict_result r = run(&x, a);
-    cr_assert(fabs(r.iteration_s - T[i]) < 0.32, "M %d: %.3f vs %.2f", M[i],
+    cr_assert(fabs(r.iteration_s - T[i]) < 0.36, "M %d: %.3f vs %.2f", M[i],
               r.iteration_s, T[i]);
   }
   alloc_free(a);
