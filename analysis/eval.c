@@ -11,8 +11,7 @@
 
 #include "models/predict.h"
 #include "models/spec.h"
-#include "schedules/baseline.h"
-#include "schedules/gcma.h"
+#include "sim/place.h"
 #include "traces/mem.h"
 
 static void replace(char **field, const char *value) {
@@ -47,37 +46,6 @@ scenario *eval_scenario(const sweep_point *p, err *e) {
     return NULL;
   }
   return s;
-}
-
-/* A search result's allocation, taken over (the rest is freed). */
-static alloc *take(search_result *r) {
-  if (!r) return NULL;
-  alloc *a = r->best;
-  r->best = NULL;
-  search_result_free(r);
-  return a;
-}
-
-alloc *eval_place(const scenario *s, const cost_ctx *c, const char *method,
-                  err *e) {
-  int replicas = s->workload.replicas, stages = s->workload.stages;
-  alloc *a = alloc_fixed(method, replicas, stages, s->seed);
-  if (a) return a;
-  search_opts o;
-  search_opts_default(&o);
-  o.seed = s->seed;
-  if (strcmp(method, "random-search") == 0)
-    return take(baseline_random_search(c, NULL, &o, e));
-  if (strcmp(method, "greedy") == 0) return take(baseline_greedy(c, &o));
-  if (strcmp(method, "gcma") == 0)
-    return take(gcma_search(c, GCMA_GAIN_PIPELINE, NULL, &o, e));
-  if (strcmp(method, "hybrid") == 0)
-    return take(gcma_search(c, GCMA_GAIN_CUT, NULL, &o, e));
-  err_set(e, ERR_UNKNOWN,
-          "%s: method '%s' is not available here (dtfm-identity, megatron, "
-          "random, random-search, greedy, gcma, hybrid)",
-          s->name, method);
-  return NULL;
 }
 
 char *eval_alloc_json(const alloc *a) {
@@ -152,8 +120,12 @@ int eval_point(void *ctx, const sweep_point *p, db_result *r, err *e) {
   scenario *s = eval_scenario(p, e);
   if (!s) return e ? e->code : ERR_CONFIG;
   cost_ctx *c = cost_ctx_from_scenario(s, e);
-  alloc *a = c ? eval_place(s, c, p->method, e) : NULL;
   int net = sim_net_model_parse(p->network);
+  sim_options o = sim_options_default();
+  o.network = (sim_net_model)net;
+  o.window_bytes = (double)p->window_bytes;
+  o.seed = s->seed;
+  alloc *a = c ? sim_place(s, c, p->method, &o, e) : NULL;
   int rc = !c || !a ? (e && e->code ? e->code : ERR_CONFIG)
                     : eval_alloc(s, c, a, (sim_net_model)net,
                                  (double)p->window_bytes, r, e);

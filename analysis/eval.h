@@ -18,19 +18,13 @@
  * not scaled). NULL and e filled on a bad name or knob. Caller owns it. */
 scenario *eval_scenario(const sweep_point *p, err *e);
 
-/* The allocation method names for s (a fixed placement or a search, with
- * the search defaults of DESIGN.md section 9 and the scenario's seed).
- * NULL and e filled for an unknown method or a failed search. */
-alloc *eval_place(const scenario *s, const cost_ctx *c, const char *method,
-                  err *e);
-
 /* Scores, predicts and simulates a on s under network model net (window in
  * bytes, <= 0: default) into r: score_s and its parts, predicted and
  * simulated times, breakdown, events, effective workload, alloc JSON. */
 int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
                sim_net_model net, double window_bytes, db_result *r, err *e);
 
-/* The sweep evaluator: eval_scenario, eval_place, eval_alloc. ctx unused. */
+/* The sweep evaluator: eval_scenario, sim_place, eval_alloc. ctx unused. */
 int eval_point(void *ctx, const sweep_point *p, db_result *r, err *e);
 
 /* a as compact {"pipelines": [[...], ...]} JSON, malloc'ed. */

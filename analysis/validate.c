@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/eval.h"
+#include "sim/place.h"
 #include "models/cost.h"
 #include "traces/mem.h"
 
@@ -52,7 +53,7 @@ static int draw_sample(validate_report *r, const scenario *s,
   static const char *const named[] = {"dtfm-identity", "megatron", "greedy",
                                       "gcma"};
   for (size_t k = 0; k < 4 && r->n < want; k++) {
-    alloc *a = eval_place(s, c, named[k], e);
+    alloc *a = sim_place(s, c, named[k], NULL, e);
     if (!a) return e ? e->code : ERR_CONFIG;
     add(r, named[k], a);
   }

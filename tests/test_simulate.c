@@ -91,8 +91,8 @@ Test(simulate, bad_input_exits_1_naming_file_and_line) {
   cr_assert(strstr(e, want) != NULL, "%s", e);
   free(o), free(e);
   unlink(path);
-  cr_assert_eq(sh("simulate worldwide --method gcma", &o, &e), 1);
-  cr_assert(strstr(e, "gcma") != NULL, "%s", e);
+  cr_assert_eq(sh("simulate worldwide --method nope", &o, &e), 2);
+  cr_assert(strstr(e, "'nope'") != NULL && strstr(e, "gcma") != NULL, "%s", e);
   free(o), free(e);
   cr_assert_eq(sh("simulate worldwide --method random --timeline /nonexistent/t.json",
                   &o, &e), 1);
@@ -112,4 +112,29 @@ Test(simulate, transfer_json_is_alpha_plus_s_over_beta) {
   cr_assert_geq(tcp, t);
   json_decref(j);
   free(o), free(e);
+}
+
+static double json_number_of(const char *text, const char *key) {
+  json_error_t je;
+  json_t *j = json_loads(text, 0, &je);
+  cr_assert_not_null(j, "%s", je.text);
+  double v = json_number_value(json_object_get(j, key));
+  json_decref(j);
+  return v;
+}
+
+/* A method name means the same placement everywhere (sim/place.c): the
+ * greedy allocation that `schedule` prints is the one `predict` scores and
+ * `simulate` runs. */
+Test(simulate, searched_methods_agree_across_commands) {
+  char *o1, *o2, *o3, *e1, *e2, *e3;
+  cr_assert_eq(sh("schedule multi-dc --method greedy --json", &o1, &e1), 0, "%s", e1);
+  cr_assert_eq(sh("predict multi-dc --method greedy --json", &o2, &e2), 0, "%s", e2);
+  cr_assert_eq(sh("simulate multi-dc --method greedy --json", &o3, &e3), 0, "%s", e3);
+  double sched = json_number_of(o1, "score_s");
+  cr_assert_float_eq(sched, 12.266, 5e-4, "greedy groups each data centre");
+  cr_assert_float_eq(json_number_of(o2, "score_s"), sched, 1e-9);
+  cr_assert_float_eq(json_number_of(o1, "iteration_s"),
+                     json_number_of(o3, "iteration_s"), 1e-9);
+  free(o1), free(o2), free(o3), free(e1), free(e2), free(e3);
 }

@@ -66,6 +66,10 @@ int cli_workload_parse(const char *cmd, int c, const char *arg,
  * B is a multiple of D_dp * m * K. Returns ERR_OK or fills e. */
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e);
 
+/* A usage error (CLI_USAGE) unless method is a known placement method
+ * (schedule_method_names); CLI_OK otherwise. */
+int cli_check_method(const char *cmd, const char *method);
+
 /* True when stderr is a terminal (progress bars are drawn only then). */
 bool cli_stderr_is_tty(void);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "schedules/schedule.h"
 #include "sim/cli/cli.h"
 #include "traces/mem.h"
 
@@ -212,6 +213,15 @@ int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
                    w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1,
                    per_pass);
   return ERR_OK;
+}
+
+int cli_check_method(const char *cmd, const char *method) {
+  if (schedule_method_known(method)) return CLI_OK;
+  char names[256] = "";
+  for (const char *const *m = schedule_method_names(); *m; m++)
+    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+             names[0] ? ", " : "", *m);
+  return cli_usage_error(cmd, "--method is one of %s; not '%s'", names, method);
 }
 
 bool cli_stderr_is_tty(void) { return isatty(STDERR_FILENO) == 1; }

@@ -11,10 +11,10 @@
 #include "models/alloc.h"
 #include "models/cost.h"
 #include "sim/cli/cli.h"
-#include "sim/sim.h"
 #include "analysis/eval.h"
 #include "analysis/validate.h"
-#include "schedules/gcma.h"
+#include "sim/place.h"
+#include "sim/sim.h"
 #include "traces/mem.h"
 
 static void run_help(void) {
@@ -103,19 +103,21 @@ static sweep_point run_point(const char *scenario_name,
       .gradient_gb = wo->gradient_gb > 0 ? wo->gradient_gb : NAN};
 }
 
-/* The placement of method; gcma's convergence goes to the database. */
+/* The placement of method; a search's convergence goes to the database. */
 static alloc *place(const scenario *s, const cost_ctx *c, const char *method,
                     db *d, int64_t run, err *e) {
-  if (strcmp(method, "gcma") != 0) return eval_place(s, c, method, e);
   search_opts o;
   search_opts_default(&o);
   o.seed = s->seed;
-  search_result *r = gcma_search(c, GCMA_GAIN_PIPELINE, NULL, &o, e);
+  search_result *r = sim_place_search(s, c, method, &o, NULL, e);
   if (!r) return NULL;
-  int rc = db_begin(d, e);
-  for (long i = 0; rc == ERR_OK && i < r->candidates; i++)
-    rc = db_convergence_put(d, run, i + 1, r->convergence[i], e);
-  if (rc == ERR_OK) rc = db_commit(d, e);
+  int rc = ERR_OK;
+  if (r->candidates > 1) {
+    rc = db_begin(d, e);
+    for (long i = 0; rc == ERR_OK && i < r->candidates; i++)
+      rc = db_convergence_put(d, run, i + 1, r->convergence[i], e);
+    if (rc == ERR_OK) rc = db_commit(d, e);
+  }
   alloc *a = r->best;
   r->best = NULL;
   search_result_free(r);

@@ -16,6 +16,7 @@
 #include "models/cost.h"
 #include "schedules/schedule.h"
 #include "sim/cli/cli.h"
+#include "sim/place.h"
 #include "sim/sim.h"
 
 static void schedule_help(void) {
@@ -113,27 +114,7 @@ static int parse_args(int argc, char **argv, sched_args *p) {
     return cli_usage_error("schedule", "unexpected argument '%s'",
                            argv[optind + 1]);
   p->scenario = argv[optind];
-  if (!schedule_method_known(p->method))
-    return cli_usage_error("schedule",
-                           "--method is dtfm-identity, megatron, random, "
-                           "random-search, greedy, gcma, hybrid or sim, not '%s'",
-                           p->method);
-  return CLI_OK;
-}
-
-/* The simulation as an objective (the only place schedules/ meets sim/). */
-typedef struct sim_objective_ctx {
-  const scenario *s;
-  sim_options o;
-} sim_objective_ctx;
-
-static double simulate_alloc(void *ctx, const alloc *a, err *e) {
-  sim_objective_ctx *c = ctx;
-  sim_result r = {0};
-  double t = NAN;
-  if (sim_run(c->s, a, &c->o, &r, e) == ERR_OK) t = r.iteration_s;
-  sim_result_free(&r);
-  return t;
+  return cli_check_method("schedule", p->method);
 }
 
 static void progress(void *ctx, long done, long total, double best) {
@@ -270,12 +251,10 @@ int cli_schedule(int argc, char **argv) {
   scenario *s = scenario_load(p.scenario, &e);
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
   if (!(c = cost_ctx_from_scenario(s, &e))) goto fail;
-  sim_objective_ctx sctx = {.s = s, .o = sim_options_default()};
-  sctx.o.network = (sim_net_model)p.network;
-  sctx.o.window_bytes = p.wo.window_bytes > 0 ? (double)p.wo.window_bytes : 0;
-  sctx.o.seed = s->seed;
-  search_objective sim_obj = {.name = "simulated", .alloc = simulate_alloc,
-                              .ctx = &sctx};
+  sim_options so = sim_options_default();
+  so.network = (sim_net_model)p.network;
+  so.window_bytes = p.wo.window_bytes > 0 ? (double)p.wo.window_bytes : 0;
+  so.seed = s->seed;
   search_opts o;
   search_opts_default(&o);
   o.seed = s->seed;
@@ -283,11 +262,11 @@ int cli_schedule(int argc, char **argv) {
   if (p.population > 0) o.population = (int)p.population;
   if (p.starts > 0) o.starts = (int)p.starts;
   if (cli_stderr_is_tty()) o.progress = progress;
-  if (!(r = schedule_method(p.method, c, &o, &sim_obj, &e))) goto fail;
-  if (sim_run(s, r->best, &sctx.o, &sr, &e) != ERR_OK) goto fail;
+  if (!(r = sim_place_search(s, c, p.method, &o, &so, &e))) goto fail;
+  if (sim_run(s, r->best, &so, &sr, &e) != ERR_OK) goto fail;
   if (write_outputs(&p, r, &e) != ERR_OK) goto fail;
   if (record_db(&p, s, r, argc, argv, &e) != ERR_OK) goto fail;
-  const char *net = sim_net_model_name(sctx.o.network);
+  const char *net = sim_net_model_name(so.network);
   if (p.json)
     print_json(s, r, sr.iteration_s, net);
   else

@@ -11,6 +11,7 @@
 #include "models/alloc.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
+#include "sim/place.h"
 #include "sim/sim.h"
 
 static void simulate_help(void) {
@@ -22,7 +23,9 @@ static void simulate_help(void) {
       "compute, a send and a receive stream; flows share links max-min fairly\n"
       "(DESIGN.md section 4).\n\n"
       "  --alloc FILE        {\"pipelines\": [[d, ...], ...]}: row r replica r\n"
-      "  --method NAME       dtfm-identity, megatron, random (seeded)\n"
+      "  --method NAME       dtfm-identity, megatron, random (seeded), or a\n"
+      "                      search: random-search, greedy, gcma, hybrid, sim\n"
+      "                      (DT-FM's settings: population 100, 4900 trials)\n"
       "  --network MODEL     ideal, netem (default) or tcp\n"
       "  --timeline FILE     Chrome Trace Event JSON (Perfetto) of the run\n"
       "  --json              one JSON object on stdout\n"
@@ -80,7 +83,7 @@ static int parse_args(int argc, char **argv, sim_args *p) {
   p->scenario = argv[optind];
   if (!!p->alloc_file + !!p->method != 1)
     return cli_usage_error("simulate", "give exactly one of --alloc, --method");
-  return CLI_OK;
+  return p->method ? cli_check_method("simulate", p->method) : CLI_OK;
 }
 
 static void print_table(const scenario *s, const char *placement,
@@ -162,21 +165,18 @@ int cli_simulate(int argc, char **argv) {
   scenario *s = scenario_load(p.scenario, &e);
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
   int R = s->workload.replicas, D = s->workload.stages;
-  if (p.alloc_file) {
-    a = alloc_read(p.alloc_file, R, D, s->ndevices, &e);
-    if (!a) goto fail;
-  } else if (!(a = alloc_fixed(p.method, R, D, s->seed))) {
-    err_set(&e, ERR_UNKNOWN,
-            "simulate: --method %s: simulate knows the fixed placements "
-            "dtfm-identity, megatron and random; searched methods run in "
-            "`geodes schedule` (use its -o FILE with --alloc)",
-            p.method);
-    goto fail;
-  }
   sim_options o = sim_options_default();
   o.network = (sim_net_model)p.network;
   o.window_bytes = p.wo.window_bytes > 0 ? (double)p.wo.window_bytes : 0;
   o.seed = s->seed;
+  if (p.alloc_file) {
+    a = alloc_read(p.alloc_file, R, D, s->ndevices, &e);
+  } else {
+    cost_ctx *c = cost_ctx_from_scenario(s, &e);
+    a = c ? sim_place(s, c, p.method, &o, &e) : NULL;
+    cost_ctx_free(c);
+  }
+  if (!a) goto fail;
   o.timeline_path = p.timeline;
   if (sim_run(s, a, &o, &r, &e) != ERR_OK) goto fail;
   const char *placement = p.alloc_file ? p.alloc_file : p.method;

@@ -1,0 +1,28 @@
+/* place: a placement method's name to an allocation — the one place where the
+ * scheduler (schedules/) meets the engine: `sim` searches with the
+ * simulation as its objective, every other method with the DT-FM score.
+ * Every command that needs a placement (predict, simulate, schedule, sweep,
+ * validate, run) goes through here, so a name means the same everywhere. */
+#ifndef SIM_PLACE_H
+#define SIM_PLACE_H
+
+#include "models/alloc.h"
+#include "models/cost.h"
+#include "schedules/schedule.h"
+#include "sim/sim.h"
+
+/* Runs method (schedule_method_names()) for scenario s with cost context c,
+ * search options o and, for `sim`, simulations under so. Returns the search
+ * result (the caller owns it) or NULL with e filled (ERR_UNKNOWN for an
+ * unknown name). s, c, o and so are borrowed. */
+search_result *sim_place_search(const scenario *s, const cost_ctx *c,
+                                const char *method, const search_opts *o,
+                                const sim_options *so, err *e);
+
+/* sim_place_search with DT-FM's search settings (population 100, 4900
+ * trials) and the scenario's seed, keeping only the allocation (owned by
+ * the caller); NULL with e filled on failure. */
+alloc *sim_place(const scenario *s, const cost_ctx *c, const char *method,
+                 const sim_options *so, err *e);
+
+#endif
