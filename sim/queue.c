@@ -80,6 +80,25 @@ static void sift_down(sim_queue *q, size_t i) {
   place(q, i, x);
 }
 
+/* Pops the root (Floyd's bottom-up deletion): the hole at the root goes down
+ * to a leaf along the smaller children, one comparison per level, and the
+ * last node then rises from there. The last node belongs near the bottom,
+ * so this does about half the comparisons of a plain sift-down. */
+static void remove_root(sim_queue *q) {
+  size_t n = --q->n, i = 0;
+  if (n == 0) return;
+  node x = q->heap[n];
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && less(&q->heap[c + 1], &q->heap[c])) c++;
+    place(q, i, q->heap[c]);
+    i = c;
+  }
+  q->heap[i] = x;
+  sift_up(q, i);
+}
+
 static uint32_t rec_take(sim_queue *q) {
   if (q->free_head != SIM_QUEUE_NONE) {
     uint32_t h = q->free_head;
@@ -127,7 +146,7 @@ bool sim_queue_pop(sim_queue *q, sim_queue_item *out) {
   out->t_ns = top.t;
   out->kind = q->recs[top.id].kind;
   out->arg = q->recs[top.id].arg;
-  remove_at(q, 0);
+  remove_root(q);
   rec_give(q, top.id);
   return true;
 }

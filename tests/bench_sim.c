@@ -2,8 +2,10 @@
  * GPUs, L24, B1024) under each network model, and a scale case of 1024
  * devices over 32 sites — events and flows per CPU-second, wall time and
  * peak memory. Figures, not tests. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,8 +24,20 @@ static double cpu_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* GEODES_BENCH_ONLY=worldwide|scale and GEODES_BENCH_NET=ideal|netem|tcp pick
+ * one case, GEODES_BENCH_REPS=n overrides the repetitions: small, repeatable
+ * drivers for valgrind --tool=callgrind. */
+static bool wanted(const char *label, sim_net_model m) {
+  const char *only = getenv("GEODES_BENCH_ONLY");
+  const char *net = getenv("GEODES_BENCH_NET");
+  if (only && strncmp(label, only, strlen(only)) != 0) return false;
+  return !net || strcmp(net, sim_net_model_name(m)) == 0;
+}
+
 static void bench(const char *label, const scenario *s, const char *method,
                   sim_net_model m, int reps) {
+  if (!wanted(label, m)) return;
+  if (getenv("GEODES_BENCH_REPS")) reps = atoi(getenv("GEODES_BENCH_REPS"));
   alloc *a = alloc_fixed(method, s->workload.replicas, s->workload.stages, 1);
   sim_options o = sim_options_default();
   o.network = m;
