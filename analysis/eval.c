@@ -14,31 +14,20 @@
 #include "sim/place.h"
 #include "traces/mem.h"
 
-static void replace(char **field, const char *value) {
-  free(*field);
-  *field = mem_strdup(value);
-}
-
 scenario *eval_scenario(const sweep_point *p, err *e) {
   scenario *s = scenario_load(p->scenario, e);
   if (!s) return NULL;
-  scenario_workload *w = &s->workload;
-  if (p->layers > 0) w->layers = (int)p->layers;
-  if (p->batch > 0) w->batch = (int)p->batch;
-  if (p->micro_batch > 0) w->micro_batch = (int)p->micro_batch;
-  if (p->micro_batches_per_pass > 0)
-    w->micro_batches_per_pass = (int)p->micro_batches_per_pass;
-  if (p->schedule) replace(&w->schedule, p->schedule);
-  if (p->dp_algo) replace(&w->dp_algo, p->dp_algo);
-  if (p->seed >= 0) s->seed = (uint64_t)p->seed;
-  if (isfinite(p->activation_gb)) s->activation_gb = p->activation_gb;
-  if (isfinite(p->gradient_gb)) s->gradient_gb = p->gradient_gb;
-  if (p->latency_scale != 1 || p->bandwidth_scale != 1) {
-    trace_scale(s->network, p->latency_scale, p->bandwidth_scale);
-    for (int i = 0; i < s->noverrides; i++) {
-      s->overrides[i].latency_ms *= p->latency_scale;
-      s->overrides[i].bandwidth_gbps *= p->bandwidth_scale;
-    }
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  k.seed = p->seed, k.layers = p->layers, k.batch = p->batch;
+  k.micro_batch = p->micro_batch;
+  k.micro_batches_per_pass = p->micro_batches_per_pass;
+  k.schedule = p->schedule, k.dp_algo = p->dp_algo;
+  k.activation_gb = p->activation_gb, k.gradient_gb = p->gradient_gb;
+  k.latency_scale = p->latency_scale, k.bandwidth_scale = p->bandwidth_scale;
+  if (scenario_apply(s, &k, e) != ERR_OK) {
+    scenario_free(s);
+    return NULL;
   }
   spec_workload sw;
   if (spec_workload_resolve(s, &sw, e)) {

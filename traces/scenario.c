@@ -628,3 +628,72 @@ const char *const *scenario_builtin_names(void) {
   names = (const char **)owned;
   return names;
 }
+
+/* ---- knobs ---- */
+
+void scenario_knobs_init(scenario_knobs *k) {
+  *k = (scenario_knobs){.layers = -1, .batch = -1, .micro_batch = -1,
+                        .micro_batches_per_pass = -1, .seed = -1,
+                        .activation_gb = NAN, .gradient_gb = NAN,
+                        .latency_scale = 1, .bandwidth_scale = 1};
+}
+
+static bool known_name(const char *v, const char *const *names) {
+  for (; *names; names++)
+    if (strcmp(v, *names) == 0) return true;
+  return false;
+}
+
+static void replace_str(char **field, const char *value) {
+  free(*field);
+  *field = mem_strdup(value);
+}
+
+int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
+  static const char *const schedules[] = {"gpipe", "1f1b", NULL};
+  static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
+  scenario_workload *w = &s->workload;
+  if (k->schedule && !known_name(k->schedule, schedules))
+    return err_set(e, ERR_UNKNOWN,
+                   "%s: workload.schedule: '%s' is not gpipe or 1f1b",
+                   s->name, k->schedule);
+  if (k->dp_algo && !known_name(k->dp_algo, algos))
+    return err_set(e, ERR_UNKNOWN,
+                   "%s: workload.dp_algo: '%s' is not central-ps, ring or "
+                   "sharded-ps",
+                   s->name, k->dp_algo);
+  if (!(k->latency_scale > 0) || !(k->bandwidth_scale > 0) ||
+      !isfinite(k->latency_scale) || !isfinite(k->bandwidth_scale))
+    return err_set(e, ERR_RANGE, "%s: latency and bandwidth scales must be "
+                   "finite and > 0, not %g and %g", s->name, k->latency_scale,
+                   k->bandwidth_scale);
+  if (k->layers > 0) w->layers = (int)k->layers;
+  if (k->batch > 0) w->batch = (int)k->batch;
+  if (k->micro_batch > 0) w->micro_batch = (int)k->micro_batch;
+  if (k->micro_batches_per_pass > 0)
+    w->micro_batches_per_pass = (int)k->micro_batches_per_pass;
+  if (k->seed >= 0) s->seed = (uint64_t)k->seed;
+  if (k->schedule) replace_str(&w->schedule, k->schedule);
+  if (k->dp_algo) replace_str(&w->dp_algo, k->dp_algo);
+  if (k->gpu)
+    for (int i = 0; i < s->nsites; i++) replace_str(&s->sites[i].gpu, k->gpu);
+  if (isfinite(k->activation_gb)) s->activation_gb = k->activation_gb;
+  if (isfinite(k->gradient_gb)) s->gradient_gb = k->gradient_gb;
+  if (k->latency_scale != 1 || k->bandwidth_scale != 1) {
+    trace_scale(s->network, k->latency_scale, k->bandwidth_scale);
+    for (int i = 0; i < s->noverrides; i++) {
+      s->overrides[i].latency_ms *= k->latency_scale;
+      s->overrides[i].bandwidth_gbps *= k->bandwidth_scale;
+    }
+  }
+  long per_pass = (long)w->replicas * w->micro_batch *
+                  (w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1);
+  if (w->batch % per_pass != 0)
+    return err_set(e, ERR_CONFIG,
+                   "%s: workload.batch: %d is not a multiple of D_dp * m * K = "
+                   "%d * %d * %d = %ld", s->name, w->batch, w->replicas,
+                   w->micro_batch,
+                   w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1,
+                   per_pass);
+  return ERR_OK;
+}

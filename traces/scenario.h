@@ -77,6 +77,26 @@ trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns);
 /* The index of the site called name, or -1. */
 int scenario_site_index(const scenario *s, const char *name);
 
+/* Knobs that override a scenario's defaults after loading: the shared
+ * command-line options (DESIGN.md section 9) and a sweep point's keys.
+ * Absent knobs are < 0 (integers), NULL (names) or NAN (sizes); scales are 1
+ * when unchanged. Strings are borrowed. */
+typedef struct scenario_knobs {
+  long layers, batch, micro_batch, micro_batches_per_pass, seed;
+  const char *schedule, *dp_algo, *gpu;
+  double activation_gb, gradient_gb;      /* cost-model sizes, GB */
+  double latency_scale, bandwidth_scale;  /* multiply every link (not NICs) */
+} scenario_knobs;
+
+/* Every knob absent. */
+void scenario_knobs_init(scenario_knobs *k);
+
+/* Applies the present knobs of k to s and checks the result: a known
+ * schedule and dp_algo (ERR_UNKNOWN), positive scales (ERR_RANGE), and B a
+ * multiple of D_dp * m * K (ERR_CONFIG). Returns ERR_OK or fills e naming
+ * the scenario and the knob. */
+int scenario_apply(scenario *s, const scenario_knobs *k, err *e);
+
 /* Names of the built-in scenarios (every traces/data/<name>.json), the
  * paper's five first in the paper's order, then the rest alphabetically;
  * NULL-terminated, built once, owned by the module. */

@@ -41,11 +41,11 @@ bool cli_parse_double(const char *cmd, const char *opt, const char *s,
                       double lo, double hi, double *out);
 
 /* Workload and cost-size options shared by simulate, predict, schedule,
- * validate and run (DESIGN.md section 9). Unset fields are < 0 / NULL. */
+ * validate and run (DESIGN.md section 9): the scenario knobs plus the TCP
+ * window. Unset fields are absent as scenario_knobs_init leaves them. */
 typedef struct cli_workload_opts {
-  long layers, batch, micro_batch, micro_batches_per_pass, seed, window_bytes;
-  const char *schedule, *dp_algo, *gpu;
-  double activation_gb, gradient_gb;
+  scenario_knobs k;
+  long window_bytes;  /* < 0: the engine's 4 MiB */
 } cli_workload_opts;
 
 /* getopt_long option codes for the shared options start here. */
@@ -62,8 +62,7 @@ void cli_workload_init(cli_workload_opts *o);
  * usage message has been printed). */
 int cli_workload_parse(const char *cmd, int c, const char *arg,
                        cli_workload_opts *o);
-/* Applies the set fields to s (seed, workload, cost sizes) and checks that
- * B is a multiple of D_dp * m * K. Returns ERR_OK or fills e. */
+/* scenario_apply with the knobs of o. Returns ERR_OK or fills e. */
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e);
 
 /* A usage error (CLI_USAGE) unless method is a known placement method

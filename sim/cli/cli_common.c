@@ -113,10 +113,8 @@ struct option *cli_workload_options(const struct option *own) {
 }
 
 void cli_workload_init(cli_workload_opts *o) {
-  *o = (cli_workload_opts){.layers = -1, .batch = -1, .micro_batch = -1,
-                           .micro_batches_per_pass = -1, .seed = -1,
-                           .window_bytes = -1, .activation_gb = -1,
-                           .gradient_gb = -1};
+  scenario_knobs_init(&o->k);
+  o->window_bytes = -1;
 }
 
 static bool one_of(const char *s, const char *const *names) {
@@ -132,21 +130,21 @@ int cli_workload_parse(const char *cmd, int c, const char *arg,
   bool ok = true;
   switch (c) {
     case OPT_LAYERS:
-      ok = cli_parse_int(cmd, "--layers", arg, 1, 100000, &o->layers);
+      ok = cli_parse_int(cmd, "--layers", arg, 1, 100000, &o->k.layers);
       break;
     case OPT_BATCH:
-      ok = cli_parse_int(cmd, "--batch", arg, 1, 100000000, &o->batch);
+      ok = cli_parse_int(cmd, "--batch", arg, 1, 100000000, &o->k.batch);
       break;
     case OPT_MICRO_BATCH:
       ok = cli_parse_int(cmd, "--micro-batch", arg, 1, 1000000,
-                         &o->micro_batch);
+                         &o->k.micro_batch);
       break;
     case OPT_MBPP:
       ok = cli_parse_int(cmd, "--micro-batches-per-pass", arg, 1, 10000000,
-                         &o->micro_batches_per_pass);
+                         &o->k.micro_batches_per_pass);
       break;
     case OPT_SEED:
-      ok = cli_parse_int(cmd, "--seed", arg, 0, 0x7fffffffL, &o->seed);
+      ok = cli_parse_int(cmd, "--seed", arg, 0, 0x7fffffffL, &o->k.seed);
       break;
     case OPT_WINDOW:
       ok = cli_parse_int(cmd, "--window-bytes", arg, 1448, 1L << 40,
@@ -154,18 +152,18 @@ int cli_workload_parse(const char *cmd, int c, const char *arg,
       break;
     case OPT_ACT_GB:
       ok = cli_parse_double(cmd, "--activation-gb", arg, 1e-12, 1e6,
-                            &o->activation_gb);
+                            &o->k.activation_gb);
       break;
     case OPT_GRAD_GB:
       ok = cli_parse_double(cmd, "--gradient-gb", arg, 1e-12, 1e6,
-                            &o->gradient_gb);
+                            &o->k.gradient_gb);
       break;
     case OPT_SCHEDULE:
       if (!one_of(arg, schedules))
         return cli_usage_error(cmd, "--schedule is gpipe or 1f1b, not '%s'",
                                arg),
                -1;
-      o->schedule = arg;
+      o->k.schedule = arg;
       break;
     case OPT_DP_ALGO:
       if (!one_of(arg, algos))
@@ -173,10 +171,10 @@ int cli_workload_parse(const char *cmd, int c, const char *arg,
                    cmd, "--dp-algo is central-ps, ring or sharded-ps, not '%s'",
                    arg),
                -1;
-      o->dp_algo = arg;
+      o->k.dp_algo = arg;
       break;
     case OPT_GPU:
-      o->gpu = arg;
+      o->k.gpu = arg;
       break;
     default:
       return 0;
@@ -184,35 +182,8 @@ int cli_workload_parse(const char *cmd, int c, const char *arg,
   return ok ? 1 : -1;
 }
 
-static void replace(char **field, const char *value) {
-  free(*field);
-  *field = mem_strdup(value);
-}
-
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
-  scenario_workload *w = &s->workload;
-  if (o->layers > 0) w->layers = (int)o->layers;
-  if (o->batch > 0) w->batch = (int)o->batch;
-  if (o->micro_batch > 0) w->micro_batch = (int)o->micro_batch;
-  if (o->micro_batches_per_pass > 0)
-    w->micro_batches_per_pass = (int)o->micro_batches_per_pass;
-  if (o->seed >= 0) s->seed = (uint64_t)o->seed;
-  if (o->schedule) replace(&w->schedule, o->schedule);
-  if (o->dp_algo) replace(&w->dp_algo, o->dp_algo);
-  if (o->gpu)
-    for (int i = 0; i < s->nsites; i++) replace(&s->sites[i].gpu, o->gpu);
-  if (o->activation_gb > 0) s->activation_gb = o->activation_gb;
-  if (o->gradient_gb > 0) s->gradient_gb = o->gradient_gb;
-  long per_pass = (long)w->replicas * w->micro_batch *
-                  (w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1);
-  if (w->batch % per_pass != 0)
-    return err_set(e, ERR_CONFIG,
-                   "%s: global batch %d is not a multiple of D_dp * m * K = "
-                   "%d * %d * %d = %ld",
-                   s->name, w->batch, w->replicas, w->micro_batch,
-                   w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1,
-                   per_pass);
-  return ERR_OK;
+  return scenario_apply(s, &o->k, e);
 }
 
 int cli_check_method(const char *cmd, const char *method) {

@@ -94,13 +94,12 @@ static sweep_point run_point(const char *scenario_name,
                              const char *network) {
   return (sweep_point){
       .scenario = scenario_name, .method = method, .network = network,
-      .seed = wo->seed, .layers = wo->layers, .batch = wo->batch,
-      .micro_batch = wo->micro_batch,
-      .micro_batches_per_pass = wo->micro_batches_per_pass,
-      .window_bytes = wo->window_bytes, .schedule = wo->schedule,
-      .dp_algo = wo->dp_algo, .bandwidth_scale = 1, .latency_scale = 1,
-      .activation_gb = wo->activation_gb > 0 ? wo->activation_gb : NAN,
-      .gradient_gb = wo->gradient_gb > 0 ? wo->gradient_gb : NAN};
+      .seed = wo->k.seed, .layers = wo->k.layers, .batch = wo->k.batch,
+      .micro_batch = wo->k.micro_batch,
+      .micro_batches_per_pass = wo->k.micro_batches_per_pass,
+      .window_bytes = wo->window_bytes, .schedule = wo->k.schedule,
+      .dp_algo = wo->k.dp_algo, .bandwidth_scale = 1, .latency_scale = 1,
+      .activation_gb = wo->k.activation_gb, .gradient_gb = wo->k.gradient_gb};
 }
 
 /* The placement of method; a search's convergence goes to the database. */
