@@ -102,7 +102,8 @@ static sweep_point run_point(const char *scenario_name,
       .activation_gb = wo->k.activation_gb, .gradient_gb = wo->k.gradient_gb};
 }
 
-/* The placement of method; a search's convergence goes to the database. */
+/* The placement of method; the scheduler's (gcma's) convergence goes to the
+ * database, the one convergence curve of this run. */
 static alloc *place(const scenario *s, const cost_ctx *c, const char *method,
                     db *d, int64_t run, err *e) {
   search_opts o;
@@ -111,7 +112,7 @@ static alloc *place(const scenario *s, const cost_ctx *c, const char *method,
   search_result *r = sim_place_search(s, c, method, &o, NULL, e);
   if (!r) return NULL;
   int rc = ERR_OK;
-  if (r->candidates > 1) {
+  if (strcmp(method, "gcma") == 0) {
     rc = db_begin(d, e);
     for (long i = 0; rc == ERR_OK && i < r->candidates; i++)
       rc = db_convergence_put(d, run, i + 1, r->convergence[i], e);
@@ -129,8 +130,8 @@ static int study_placements(const char *name, const scenario *s,
                             err *e) {
   cost_ctx *c = cost_ctx_from_scenario(s, e);
   if (!c) return e->code;
-  printf("\n%-14s %9s %9s %9s %11s  %-29s\n", "PLACEMENT", "SCORE_S",
-         "DP_S", "PP_S", "PREDICTED_S", "SIMULATED_S ideal/netem/tcp");
+  printf("\n%-14s %9s %9s %9s %11s  %9s %9s %9s\n", "PLACEMENT", "SCORE_S",
+         "DP_S", "PP_S", "PREDICTED_S", "IDEAL_S", "NETEM_S", "TCP_S");
   int rc = ERR_OK;
   for (int m = 0; m < NMETHODS && rc == ERR_OK; m++) {
     alloc *a = place(s, c, METHODS[m], d, run, e);
