@@ -41,6 +41,7 @@ typedef struct res {
   uint32_t *fl, nfl, fcap;
   uint32_t mark, ver, unfrozen;
   double rem, wsum;
+  bool fixed;  /* its capacity was read after static_from: it is final */
 } res;
 
 typedef struct pair {
@@ -51,6 +52,9 @@ typedef struct pair {
   int64_t last_end;  /* tcp: when its last flow left (idle restarts) */
   int active;
   bool opened;       /* tcp: the connection's handshake is done */
+  bool lat_ok;       /* lat_ms, lat_ns read after static_from: final */
+  double lat_ms;
+  int64_t lat_ns;
 } pair;
 
 typedef struct netcls {
@@ -92,6 +96,10 @@ struct sim_net {
   size_t hcap;
 
   bool handshake;
+  /* From this time on no link value changes (next_change said so), so a
+   * value read at or after it holds for the rest of the run and is cached;
+   * INT64_MAX while unknown. */
+  int64_t static_from;
   sim_queue_event ev_trace;
   uint32_t epoch;
   uint32_t *cres, *cflow, *seeds;
@@ -168,11 +176,27 @@ static uint32_t pair_get(sim_net *n, int a, int b) {
   }
   mem_grow((void **)&n->pairs, &n->pairs_cap, n->npairs + 1, sizeof *n->pairs);
   uint32_t id = (uint32_t)n->npairs++;
-  n->pairs[id] = (pair){a, b, NONE, 0, INT64_MIN / 2, 0, false};
+  n->pairs[id] = (pair){a, b, NONE, 0, INT64_MIN / 2, 0, false, false, 0, 0};
   if (n->model == SIM_NET_IDEAL) n->pairs[id].res = res_add(n, RES_PAIR, 0, a, b);
   else n->pairs[id].res = shaper_of(n, a, b);
   hash_insert(n, id);
   return id;
+}
+
+/* The one-way latency of pair p at now, in ms; *ns gets it in whole ns. */
+static double pair_latency(sim_net *n, pair *p, int64_t now, int64_t *ns) {
+  if (p->lat_ok) {
+    *ns = p->lat_ns;
+    return p->lat_ms;
+  }
+  double ms = link_at(n, p->a, p->b, now).latency_ms;
+  *ns = llround(ms * 1e6);
+  if (now >= n->static_from) {
+    p->lat_ok = true;
+    p->lat_ms = ms;
+    p->lat_ns = *ns;
+  }
+  return ms;
 }
 
 /* ---- lifecycle ---- */
@@ -189,6 +213,7 @@ sim_net *sim_net_new(const sim_net_topo *topo, sim_net_model model,
   n->hooks = hooks;
   n->free_flow = NONE;
   n->ev_trace = SIM_QUEUE_NONE;
+  n->static_from = topo->next_change ? INT64_MAX : 0;
   n->hcap = 64;
   n->htab = mem_alloc(n->hcap * sizeof *n->htab);
   memset(n->htab, 0xff, n->hcap * sizeof *n->htab);
@@ -401,16 +426,19 @@ static double tcp_cap(const sim_net *n, const flow *f) {
 /* ---- trace changes ---- */
 
 static void trace_arm(sim_net *n, int64_t now) {
-  if (!n->topo->next_change || n->ev_trace != SIM_QUEUE_NONE) return;
+  if (n->static_from != INT64_MAX || n->ev_trace != SIM_QUEUE_NONE) return;
   int64_t t = n->topo->next_change(n->topo->ctx, now);
   if (t != TRACE_NEVER)
     n->ev_trace = sim_queue_push(n->q, t, n->base + EV_TRACE, 0);
+  else
+    n->static_from = now;
 }
 
 static void refresh_res(sim_net *n, uint32_t id, int64_t now) {
   res *r = &n->res[id];
-  if (r->kind == RES_NIC) return;
+  if (r->kind == RES_NIC || r->fixed) return;
   double c = gbps_to_bpns(link_at(n, r->a, r->b, now).bandwidth_gbps);
+  r->fixed = now >= n->static_from;
   if (c != r->cap) {
     r->cap = c;
     if (r->nfl) seed(n, id);
@@ -493,7 +521,8 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
   refresh_res(n, f->res[0], now);
   if (n->model == SIM_NET_TCP) {
     pair *pr = &n->pairs[p];
-    f->rtt_ns = 2e6 * link_at(n, a, b, now).latency_ms;
+    int64_t lat_ns;
+    f->rtt_ns = 2e6 * pair_latency(n, pr, now, &lat_ns);
     f->w = 1.0 / fmax(f->rtt_ns, 1e3);
     bool idle = pr->active == 0 &&
                 now - pr->last_end > RTO_MIN_NS + (int64_t)f->rtt_ns;
@@ -549,9 +578,9 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
   detach(n, f);
   f->nres = 0;
   solve(n, now);
-  double lat_ms = link_at(n, f->a, f->b, now).latency_ms;
-  sim_queue_push(n->q, now + (int64_t)llround(lat_ms * 1e6), n->base + EV_ARRIVE,
-                 id);
+  int64_t lat_ns;
+  pair_latency(n, &n->pairs[n->flows[id].pair], now, &lat_ns);
+  sim_queue_push(n->q, now + lat_ns, n->base + EV_ARRIVE, id);
   if (n->sending == 0 && n->ev_trace != SIM_QUEUE_NONE) {
     sim_queue_cancel(n->q, n->ev_trace);
     n->ev_trace = SIM_QUEUE_NONE;

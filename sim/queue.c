@@ -1,6 +1,6 @@
-/* queue: indexed binary min-heap over (time, seq) with a pooled event table.
- * Invariant: heap[i] orders before heap[2i+1] and heap[2i+2]; rec[h].pos is
- * the heap position of pending event h (or FREE_POS when h is on the free
+/* queue: indexed 4-ary min-heap over (time, seq) with a pooled event table.
+ * Invariant: heap[i] orders before its children heap[4i+1 .. 4i+4];
+ * rec[h].pos is the heap position of pending event h (or FREE_POS when h is on the free
  * list), and heap[rec[h].pos].id == h. seq grows on every push/move, so keys
  * are unique and the pop order is total. */
 #include "sim/queue.h"
@@ -11,6 +11,7 @@
 #include "traces/mem.h"
 
 #define FREE_POS UINT32_MAX
+#define ARITY 4 /* children per node: half the depth of a binary heap */
 
 typedef struct node {
   int64_t t;
@@ -56,10 +57,25 @@ static inline void place(sim_queue *q, size_t i, node x) {
   q->recs[x.id].pos = (uint32_t)i;
 }
 
-static void sift_up(sim_queue *q, size_t i) {
-  node x = q->heap[i];
+/* The smallest of the children c .. c+3 that exist (c < n); a full set of
+ * four, the usual case, is a tournament of three comparisons. */
+static inline size_t min_child(const sim_queue *q, size_t c, size_t n) {
+  const node *h = q->heap;
+  if (c + 3 < n) {
+    size_t a = less(&h[c + 1], &h[c]) ? c + 1 : c;
+    size_t b = less(&h[c + 3], &h[c + 2]) ? c + 3 : c + 2;
+    return less(&h[b], &h[a]) ? b : a;
+  }
+  size_t m = c;
+  for (size_t k = c + 1; k < n; k++)
+    if (less(&h[k], &h[m])) m = k;
+  return m;
+}
+
+/* Moves x up from the hole at i. */
+static void rise(sim_queue *q, size_t i, node x) {
   while (i > 0) {
-    size_t p = (i - 1) / 2;
+    size_t p = (i - 1) / ARITY;
     if (!less(&x, &q->heap[p])) break;
     place(q, i, q->heap[p]);
     i = p;
@@ -70,9 +86,9 @@ static void sift_up(sim_queue *q, size_t i) {
 static void sift_down(sim_queue *q, size_t i) {
   node x = q->heap[i];
   for (;;) {
-    size_t c = 2 * i + 1;
+    size_t c = ARITY * i + 1;
     if (c >= q->n) break;
-    if (c + 1 < q->n && less(&q->heap[c + 1], &q->heap[c])) c++;
+    c = min_child(q, c, q->n);
     if (!less(&q->heap[c], &x)) break;
     place(q, i, q->heap[c]);
     i = c;
@@ -81,22 +97,20 @@ static void sift_down(sim_queue *q, size_t i) {
 }
 
 /* Pops the root (Floyd's bottom-up deletion): the hole at the root goes down
- * to a leaf along the smaller children, one comparison per level, and the
- * last node then rises from there. The last node belongs near the bottom,
- * so this does about half the comparisons of a plain sift-down. */
+ * to a leaf along the smallest children, and the last node then rises from
+ * there. The last node belongs near the bottom, so this skips the compare
+ * against it on every level of a plain sift-down. */
 static void remove_root(sim_queue *q) {
   size_t n = --q->n, i = 0;
   if (n == 0) return;
-  node x = q->heap[n];
   for (;;) {
-    size_t c = 2 * i + 1;
+    size_t c = ARITY * i + 1;
     if (c >= n) break;
-    if (c + 1 < n && less(&q->heap[c + 1], &q->heap[c])) c++;
+    c = min_child(q, c, n);
     place(q, i, q->heap[c]);
     i = c;
   }
-  q->heap[i] = x;
-  sift_up(q, i);
+  rise(q, i, q->heap[n]);
 }
 
 static uint32_t rec_take(sim_queue *q) {
@@ -121,10 +135,10 @@ sim_queue_event sim_queue_push(sim_queue *q, int64_t t_ns, int kind,
   uint32_t h = rec_take(q);
   q->recs[h].kind = kind;
   q->recs[h].arg = arg;
-  mem_grow((void **)&q->heap, &q->heap_cap, q->n + 1, sizeof *q->heap);
+  if (q->n == q->heap_cap)
+    mem_grow((void **)&q->heap, &q->heap_cap, q->n + 1, sizeof *q->heap);
   size_t i = q->n++;
-  place(q, i, (node){t_ns, q->seq++, h});
-  sift_up(q, i);
+  rise(q, i, (node){t_ns, q->seq++, h});
   return h;
 }
 
@@ -133,11 +147,12 @@ static void remove_at(sim_queue *q, size_t i) {
   q->n--;
   if (i == q->n) return;
   node last = q->heap[q->n];
-  place(q, i, last);
-  if (i > 0 && less(&last, &q->heap[(i - 1) / 2]))
-    sift_up(q, i);
-  else
+  if (i > 0 && less(&last, &q->heap[(i - 1) / ARITY])) {
+    rise(q, i, last);
+  } else {
+    place(q, i, last);
     sift_down(q, i);
+  }
 }
 
 bool sim_queue_pop(sim_queue *q, sim_queue_item *out) {
@@ -161,12 +176,12 @@ void sim_queue_move(sim_queue *q, sim_queue_event h, int64_t t_ns) {
   assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
   size_t i = q->recs[h].pos;
   node x = {t_ns, q->seq++, h};
-  bool up = less(&x, &q->heap[i]);
-  q->heap[i] = x;
-  if (up)
-    sift_up(q, i);
-  else
+  if (less(&x, &q->heap[i])) {
+    rise(q, i, x);
+  } else {
+    q->heap[i] = x;
     sift_down(q, i);
+  }
 }
 
 size_t sim_queue_size(const sim_queue *q) { return q->n; }
