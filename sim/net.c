@@ -398,22 +398,51 @@ static void schedule_left(sim_net *n, flow *f, int64_t now) {
 }
 
 /* Re-solves the component of the seeded resources at time now. */
+/* Brings f's bytes sent up to now at its old rate, before a re-solve. */
+static inline void advance(flow *f, int64_t now) {
+  f->sent = fmin(f->size, f->sent + f->rate * (double)(now - f->t_upd));
+  f->t_upd = now;
+  f->old = f->rate;
+}
+
+static inline void settle(sim_net *n, flow *f, int64_t now) {
+  if (f->old != f->rate || f->ev == SIM_QUEUE_NONE) schedule_left(n, f, now);
+}
+
 static void solve(sim_net *n, int64_t now) {
+  size_t i = 0;
+  while (i < n->nseeds && n->res[n->seeds[i]].nfl == 0) i++;
+  if (i == n->nseeds) { /* the change touched no flow: nothing to solve */
+    n->nseeds = 0;
+    return;
+  }
   collect(n);
-  if (n->ncflow == 0) return;
   n->solves++;
   n->flows_solved += n->ncflow;
-  for (size_t k = 0; k < n->ncflow; k++) {
-    flow *f = &n->flows[n->cflow[k]];
-    f->sent = fmin(f->size, f->sent + f->rate * (double)(now - f->t_upd));
-    f->t_upd = now;
-    f->old = f->rate;
-  }
+  for (size_t k = 0; k < n->ncflow; k++) advance(&n->flows[n->cflow[k]], now);
   fill(n);
-  for (size_t k = 0; k < n->ncflow; k++) {
-    flow *f = &n->flows[n->cflow[k]];
-    if (f->old != f->rate || f->ev == SIM_QUEUE_NONE) schedule_left(n, f, now);
+  for (size_t k = 0; k < n->ncflow; k++) settle(n, &n->flows[n->cflow[k]], now);
+}
+
+/* solve after a change to f alone, when f is the only flow on each of its
+ * resources and every pending seed is one of them: the component is f, so
+ * this is solve without the search (most flows start on idle resources).
+ * Returns false, doing nothing, otherwise. */
+static bool solve_alone(sim_net *n, flow *f, int64_t now) {
+  for (int m = 0; m < f->nres; m++)
+    if (n->res[f->res[m]].nfl != 1) return false;
+  for (size_t i = 0; i < n->nseeds; i++) {
+    int m = 0;
+    while (m < f->nres && f->res[m] != n->seeds[i]) m++;
+    if (m == f->nres) return false;
   }
+  n->nseeds = 0;
+  n->solves++;
+  n->flows_solved++;
+  advance(f, now);
+  fill_one(n, f);
+  settle(n, f, now);
+  return true;
 }
 
 /* ---- TCP state ---- */
@@ -536,8 +565,10 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
                                    n->base + EV_EPOCH, id);
   }
   n->pairs[p].active++;
-  seed(n, f->res[0]);
-  solve(n, now);
+  if (!solve_alone(n, f, now)) {
+    seed(n, f->res[0]);
+    solve(n, now);
+  }
   trace_arm(n, now);
 }
 
@@ -599,8 +630,10 @@ static void on_epoch(sim_net *n, uint32_t id, int64_t now) {
   if (f->slow_start)
     f->ev_epoch = sim_queue_push(n->q, now + (int64_t)f->rtt_ns,
                                  n->base + EV_EPOCH, id);
-  seed(n, f->res[0]);
-  solve(n, now);
+  if (!solve_alone(n, f, now)) {
+    seed(n, f->res[0]);
+    solve(n, now);
+  }
 }
 
 void sim_net_handle(sim_net *n, const sim_queue_item *it) {

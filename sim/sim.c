@@ -59,6 +59,10 @@ static void span_sort(span *v, span *tmp, size_t n) {
     for (size_t lo = 0; lo < n; lo += 2 * w) {
       size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
       size_t i = lo, j = mid, k = lo;
+      if (mid < hi && src[mid - 1].t0 <= src[mid].t0) { /* already in order */
+        memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);
+        continue;
+      }
       while (i < mid && j < hi)
         dst[k++] = src[j].t0 < src[i].t0 ? src[j++] : src[i++];
       while (i < mid) dst[k++] = src[i++];
