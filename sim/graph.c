@@ -25,6 +25,7 @@ struct sim_graph {
   edge *e;
   size_t ne, ecap;
   uint32_t *succ; /* CSR targets */
+  uint32_t *deps; /* run state: task.deps, kept apart, dense, for the cache */
   sim_queue *q;
   sim_net *net;
   size_t done;
@@ -39,6 +40,7 @@ void sim_graph_free(sim_graph *g) {
   free(g->t);
   free(g->e);
   free(g->succ);
+  free(g->deps);
   free(g);
 }
 
@@ -81,40 +83,38 @@ void sim_graph_stream(sim_graph *g, uint32_t *last, uint32_t t,
   *last = t;
 }
 
-/* Counting sort of the edges by (source, trigger) into CSR. */
+/* Counting sort of the edges by (source, trigger) into CSR, successors in
+ * edge order within each part. The counts live in small arrays (4 bytes a
+ * task) rather than in the task records, which are touched once, in order:
+ * the edges hit tasks at random and the records do not fit in cache. */
 static void freeze(sim_graph *g) {
+  size_t n = g->n;
   free(g->succ);
+  free(g->deps);
   g->succ = mem_alloc((g->ne + 1) * sizeof *g->succ);
-  for (size_t i = 0; i < g->n; i++) {
-    g->t[i].nleft = g->t[i].ndone = g->t[i].deps = 0;
-    g->t[i].t_start = g->t[i].t_left = g->t[i].t_done = -1;
-  }
+  g->deps = mem_calloc(n + 1, sizeof *g->deps);
+  uint32_t *lcur = mem_calloc(n + 1, sizeof *lcur);
+  uint32_t *dcur = mem_calloc(n + 1, sizeof *dcur);
   for (size_t k = 0; k < g->ne; k++) {
-    sim_task *a = &g->t[g->e[k].a];
-    if (g->e[k].when == SIM_ON_LEFT) a->nleft++; else a->ndone++;
-    g->t[g->e[k].b].deps++;
+    if (g->e[k].when == SIM_ON_LEFT) lcur[g->e[k].a]++; else dcur[g->e[k].a]++;
+    g->deps[g->e[k].b]++;
   }
   uint32_t off = 0;
-  for (size_t i = 0; i < g->n; i++) {
-    g->t[i].succ = off;
-    off += g->t[i].nleft + g->t[i].ndone;
-    g->t[i].nleft = g->t[i].ndone = 0; /* refilled below as cursors */
+  for (size_t i = 0; i < n; i++) {
+    sim_task *t = &g->t[i];
+    t->t_start = t->t_left = t->t_done = -1;
+    t->deps = g->deps[i];
+    t->nleft = lcur[i];
+    t->ndone = dcur[i];
+    t->succ = off;
+    lcur[i] = off;
+    dcur[i] = off + t->nleft;
+    off += t->nleft + t->ndone;
   }
-  for (size_t k = 0; k < g->ne; k++) {
-    sim_task *a = &g->t[g->e[k].a];
-    if (g->e[k].when == SIM_ON_LEFT) a->nleft++;
-  }
-  uint32_t *lcur = mem_calloc(g->n + 1, sizeof *lcur);
-  uint32_t *dcur = mem_calloc(g->n + 1, sizeof *dcur);
   for (size_t k = 0; k < g->ne; k++) {
     uint32_t a = g->e[k].a;
-    sim_task *ta = &g->t[a];
-    if (g->e[k].when == SIM_ON_LEFT)
-      g->succ[ta->succ + lcur[a]++] = g->e[k].b;
-    else
-      g->succ[ta->succ + ta->nleft + dcur[a]++] = g->e[k].b;
+    g->succ[g->e[k].when == SIM_ON_LEFT ? lcur[a]++ : dcur[a]++] = g->e[k].b;
   }
-  for (size_t i = 0; i < g->n; i++) g->t[i].ndone = dcur[i];
   free(lcur);
   free(dcur);
 }
@@ -138,8 +138,8 @@ static void start(sim_graph *g, uint32_t id, int64_t now) {
 static void fire(sim_graph *g, uint32_t from, uint32_t n, int64_t now) {
   for (uint32_t k = 0; k < n; k++) {
     uint32_t b = g->succ[from + k];
-    assert(g->t[b].deps > 0);
-    if (--g->t[b].deps == 0) start(g, b, now);
+    assert(g->deps[b] > 0);
+    if (--g->deps[b] == 0) start(g, b, now);
   }
 }
 
@@ -173,7 +173,7 @@ int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
   g->end = 0;
   g->flows = 0;
   for (size_t i = 0; i < g->n; i++)
-    if (g->t[i].deps == 0) start(g, (uint32_t)i, 0);
+    if (g->deps[i] == 0) start(g, (uint32_t)i, 0);
   int64_t events = 0;
   sim_queue_item it;
   while (g->done < g->n && sim_queue_pop(g->q, &it)) {
@@ -183,6 +183,7 @@ int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
     else
       sim_net_handle(g->net, &it);
   }
+  for (size_t i = 0; i < g->n; i++) g->t[i].deps = g->deps[i];
   sim_net_free(g->net);
   sim_queue_free(g->q);
   g->net = NULL;

@@ -48,8 +48,11 @@ void sim_queue_free(sim_queue *q) {
   free(q);
 }
 
+/* Without branches: equal times are common (devices finish alike), so the
+ * outcome is hard to predict and a mispredicted branch costs more than the
+ * extra compare. */
 static inline bool less(const node *a, const node *b) {
-  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+  return (a->t < b->t) | ((a->t == b->t) & (a->seq < b->seq));
 }
 
 static inline void place(sim_queue *q, size_t i, node x) {
@@ -62,8 +65,8 @@ static inline void place(sim_queue *q, size_t i, node x) {
 static inline size_t min_child(const sim_queue *q, size_t c, size_t n) {
   const node *h = q->heap;
   if (c + 3 < n) {
-    size_t a = less(&h[c + 1], &h[c]) ? c + 1 : c;
-    size_t b = less(&h[c + 3], &h[c + 2]) ? c + 3 : c + 2;
+    size_t a = c + less(&h[c + 1], &h[c]);
+    size_t b = c + 2 + less(&h[c + 3], &h[c + 2]);
     return less(&h[b], &h[a]) ? b : a;
   }
   size_t m = c;
