@@ -1,7 +1,9 @@
 /* gcma: DT-FM's scheduler — a genetic algorithm over balanced partitions
  * (five-point crossover with balance repair, cyclic-partitioning local search,
- * replacement of the worse parent), then partition -> pipelines by the cost
- * model (TSP order of the groups, bottleneck pairing between them).
+ * replacement of the worse parent; plus a rebuild mutation that re-forms one
+ * group to pair cheaply with its pipeline neighbour, see gcma.c), then
+ * partition -> pipelines by the cost model (TSP order of the groups,
+ * bottleneck pairing between them).
  * Invariant: every partition the state holds is balanced — D_pp groups of
  * exactly D_dp devices — and every random choice comes from one mt19937
  * seeded with the run's seed, so a seed reproduces a run exactly. */
@@ -35,6 +37,13 @@ void gcma_crossover(gcma *g, const int *p1, const int *p2, int *child);
  * cycles of moves S0 -> S1 -> ... -> S0 chosen by the gain, each cycle cut
  * at its best prefix and kept only when its summed gain is positive. */
 void gcma_local_search(gcma *g, int *label);
+
+/* Rebuild mutation: in the pipeline order of label's groups (the cost
+ * model's TSP), re-forms one group of boundary `boundary` (side 0: the
+ * earlier group, 1: the later; < 0: drawn at random) from the devices with
+ * the cheapest pipeline edges to its neighbour's members. Balanced in,
+ * balanced out. */
+void gcma_rebuild(gcma *g, int *label, int boundary, int side);
 
 /* Runs the whole search: a population of the nseeds partitions in seeds
  * (group-major, nseeds * D_pp * D_dp ints; may be NULL when nseeds = 0)

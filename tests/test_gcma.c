@@ -1,7 +1,9 @@
 /* test_gcma: GCMA against brute force on small cases (every balanced
  * partition enumerated), and its invariants: crossover and local search keep
  * partitions balanced, the realised pipelines cost what the partition
- * scores (the pairing realises the bottleneck), a seed reproduces a run. */
+ * scores (the pairing realises the bottleneck), a seed reproduces a run;
+ * and the plateau of DT-FM's spot case (and smaller analogues of it), whose
+ * optimum has a closed form, is crossed by the rebuild mutation. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -200,4 +202,130 @@ Test(gcma, best_partitions_are_distinct_and_sorted) {
   search_dtfm_free(d);
   gcma_free(g);
   cost_ctx_free(c);
+}
+
+/* DT-FM's spot case, built by hand: `inst` instances of `per` GPUs (100
+ * inside) and standalone machines, 1.25 between any two machines, zero
+ * delay, paper-era sizes (c_pp 0.28125, c_dp 1.0). spotlike(8, 8, 4) is
+ * the spot matrix. With replicas = inst every group with a standalone
+ * machine has DataPCost (k-1) 2 (8 / (k 1.25)); a boundary is cheap
+ * (0.0225 s) only between two groups holding one GPU of every instance,
+ * so at most per-1 boundaries are cheap and the optimum is below. */
+static cost_ctx *spotlike(int replicas, int stages, int per) {
+  int n = replicas * stages;
+  double *lat = calloc((size_t)n * n, sizeof *lat);
+  double *bw = malloc((size_t)n * n * sizeof *bw);
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      int ia = a < replicas * per ? a / per : -1 - a;
+      int ib = b < replicas * per ? b / per : -1 - b;
+      bw[a * n + b] = ia == ib ? 100 : 1.25;
+    }
+  cost_ctx *c = cost_ctx_new(replicas, stages, lat, bw, 0.28125, 1.0);
+  free(lat);
+  free(bw);
+  return c;
+}
+
+static double spotlike_score(int k, int ng, int cheap) {
+  return (k - 1) * 2.0 * (8.0 / (k * 1.25)) +
+         2 * (cheap * 8 * 0.28125 / 100 + (ng - 1 - cheap) * 8 * 0.28125 / 1.25);
+}
+
+Test(gcma, spot_closed_form_matches_the_paper) {
+  cr_assert_float_eq(spotlike_score(8, 8, 3), 25.735, 1e-9);
+  cr_assert_float_eq(spotlike_score(8, 8, 2), 29.290, 1e-9);
+}
+
+/* The state where GCMA stalled on spot: groups 0-2 hold GPU 0, 1, 2 of
+ * every instance (two cheap boundaries); the eight GPUs 3 are split over
+ * groups 3 and 4 among standalone machines. No swap of two devices changes
+ * the score (a boundary is cheap only when all eight pairs are). */
+static void spot_stall(int *groups) {
+  int standalone = 32;
+  for (int s = 0; s < 3; s++)
+    for (int i = 0; i < 8; i++) groups[s * 8 + i] = 4 * i + s;
+  for (int s = 3; s < 5; s++)
+    for (int i = 0; i < 8; i++)
+      groups[s * 8 + i] = i < 4 ? 4 * ((s - 3) * 4 + i) + 3 : standalone++;
+  for (int s = 5; s < 8; s++)
+    for (int i = 0; i < 8; i++) groups[s * 8 + i] = standalone++;
+}
+
+Test(gcma, spot_stall_is_a_plateau_for_swaps) {
+  cost_ctx *c = spotlike(8, 8, 4);
+  cost_scratch *w = cost_scratch_new(8, 8);
+  int groups[64];
+  spot_stall(groups);
+  double base = cost_partition(c, groups, w, NULL);
+  cr_assert_float_eq(base, spotlike_score(8, 8, 2), 1e-9);
+  for (int i = 0; i < 64; i++)
+    for (int j = i + 1; j < 64; j++) {
+      if (i / 8 == j / 8) continue;
+      int t = groups[i];
+      groups[i] = groups[j], groups[j] = t;
+      cr_assert_geq(cost_partition(c, groups, w, NULL), base - 1e-9,
+                    "swap %d %d improves", i, j);
+      groups[j] = groups[i], groups[i] = t;
+    }
+  cost_scratch_free(w);
+  cost_ctx_free(c);
+}
+
+Test(gcma, rebuild_crosses_the_spot_plateau) {
+  cost_ctx *c = spotlike(8, 8, 4);
+  cost_scratch *w = cost_scratch_new(8, 8);
+  gcma *g = gcma_new(c, GCMA_GAIN_PIPELINE, 5);
+  int groups[64], label[64], start[64], out[64];
+  spot_stall(groups);
+  gcma_to_labels(g, groups, start);
+  double best = INFINITY;
+  for (int b = 0; b < 7; b++)
+    for (int side = 0; side < 2; side++) {
+      memcpy(label, start, sizeof label);
+      gcma_rebuild(g, label, b, side);
+      cr_assert(balanced(label, 64, 8, 8), "boundary %d side %d", b, side);
+      gcma_to_groups(g, label, out);
+      double v = cost_partition(c, out, w, NULL);
+      if (v < best) best = v;
+      /* the chain's groups are guarded unless one is rebuilt */
+      int kept = 0;
+      for (int i = 0; i < 24; i++) kept += label[groups[i]] == start[groups[i]];
+      cr_expect_geq(kept, 16, "boundary %d side %d broke the chain", b, side);
+    }
+  cr_expect_float_eq(best, spotlike_score(8, 8, 3), 1e-9,
+                     "one rebuild completes the fourth group");
+  gcma_free(g);
+  cost_scratch_free(w);
+  cost_ctx_free(c);
+}
+
+/* The whole search on smaller analogues of spot, where DT-FM's operators
+ * alone stall on about half of the seeds (8/20 and 11/20 reached the
+ * optimum before the rebuild mutation; 20/20 after). The full spot case
+ * (5000 candidates, seeds 0-4) is in bench_schedule. */
+static void reaches_spotlike_optimum(int k, int ng, int per, int trials,
+                                     int seeds) {
+  cost_ctx *c = spotlike(k, ng, per);
+  double opt = spotlike_score(k, ng, per - 1);
+  for (int seed = 0; seed < seeds; seed++) {
+    search_opts o;
+    search_opts_default(&o);
+    o.population = 30;
+    o.trials = trials;
+    o.seed = (uint64_t)seed;
+    err e = {ERR_OK, ""};
+    search_result *r = gcma_search(c, GCMA_GAIN_PIPELINE, NULL, &o, &e);
+    cr_assert_not_null(r, "%s", e.msg);
+    cr_expect_float_eq(r->objective_s, opt, 1e-9, "%dx%d seed %d: %.4f, optimum %.4f",
+                       k, ng, seed, r->objective_s, opt);
+    cr_expect_float_eq(r->parts.score_s, r->objective_s, 1e-9);
+    search_result_free(r);
+  }
+  cost_ctx_free(c);
+}
+
+Test(gcma, reaches_the_optimum_of_spot_analogues) {
+  reaches_spotlike_optimum(4, 6, 3, 1000, 10);
+  reaches_spotlike_optimum(4, 8, 4, 1000, 5);
 }
