@@ -86,9 +86,13 @@ static void comm_busy(const sim_task *t, uint32_t n, int ndevices,
       off[t[i].dev + 1]++;
       off[t[i].dst + 1]++;
     }
-  for (int d = 0; d < ndevices; d++) off[d + 1] += off[d];
-  size_t k = off[ndevices];
-  span *v = mem_alloc((2 * k + 1) * sizeof *v), *tmp = v + k;
+  size_t most = 0; /* the largest bucket: the merge buffer's size */
+  for (int d = 0; d < ndevices; d++) {
+    if (off[d + 1] > most) most = off[d + 1];
+    off[d + 1] += off[d];
+  }
+  span *v = mem_alloc((off[ndevices] + 1) * sizeof *v);
+  span *tmp = mem_alloc((most + 1) * sizeof *tmp);
   for (uint32_t i = 0; i < n; i++)
     if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0) {
       v[off[t[i].dev]++] = (span){t[i].t_start, t[i].t_left};
@@ -111,6 +115,7 @@ static void comm_busy(const sim_task *t, uint32_t n, int ndevices,
     comm[d] = (double)(sum + s1 - s0) * 1e-9;
   }
   free(v);
+  free(tmp);
   free(off);
 }
 

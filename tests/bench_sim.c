@@ -97,7 +97,7 @@ int main(void) {
     return 1;
   }
   for (int m = 0; m < 3; m++)
-    bench("scale 1024 GPUs 32 sites", s, "random", (sim_net_model)m, 1);
+    bench("scale 1024 GPUs 32 sites", s, "random", (sim_net_model)m, 3);
   scenario_free(s);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
