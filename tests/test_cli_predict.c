@@ -8,23 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+
+#include "tests/support.h"
 
 #define FIX GEODES_FIXTURES "/models/"
 
-/* Runs `geodes ARGS`, captures stdout or stderr (2>&1 is not used: each
- * stream is checked on its own). Returns the exit status. */
-static int geodes(const char *args, char *out, size_t cap, bool err_stream) {
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "'%s' %s %s", GEODES_BIN, args,
-           err_stream ? "2>&1 >/dev/null" : "2>/dev/null");
-  FILE *p = popen(cmd, "r");
-  cr_assert_not_null(p);
-  size_t n = fread(out, 1, cap - 1, p);
-  out[n] = '\0';
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+TestSuite(cli_predict, .init = support_dir_make, .fini = support_dir_remove);
 
 static double field(json_t *o, const char *k) {
   json_t *v = json_object_get(o, k);
@@ -33,31 +22,35 @@ static double field(json_t *o, const char *k) {
 }
 
 Test(cli_predict, json_known_values) {
-  static char out[1 << 16];
-  cr_assert_eq(geodes("predict worldwide --method dtfm-identity --json", out,
-                      sizeof out, false), 0);
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "predict worldwide --method dtfm-identity "
+                                  "--json"),
+               0);
   json_error_t je;
-  json_t *o = json_loads(out, 0, &je);
-  cr_assert_not_null(o, "not one JSON object: %s", out);
+  json_t *o = json_loads(r.out, 0, &je);
+  cr_assert_not_null(o, "not one JSON object: %s", r.out);
   cr_assert(fabs(field(o, "score_s") - 58.666) < 5e-4);
   cr_assert_float_eq(field(o, "dp_cost_s") + field(o, "pp_cost_s"),
                      field(o, "score_s"), 1e-9);
   cr_assert_gt(field(o, "predicted_iteration_s"), 0);
   json_decref(o);
   /* A partition: the multi-dc groups inside one data centre. */
-  cr_assert_eq(geodes("predict multi-dc --partition " FIX "groups_megatron.json"
-                      " --json", out, sizeof out, false), 0);
-  o = json_loads(out, 0, &je);
+  cr_assert_eq(support_geodes(&r, "predict multi-dc --partition " FIX
+                                  "groups_megatron.json --json"),
+               0);
+  o = json_loads(r.out, 0, &je);
   cr_assert_not_null(o);
   cr_assert(fabs(field(o, "score_s") - 12.266) < 5e-4);
   json_decref(o);
   /* --activation-gb / --gradient-gb change the score as section 3 says:
    * datacenter identity DP = 7 x 2 x 8 y / (8 x 3.125). */
-  cr_assert_eq(geodes("predict datacenter --alloc " FIX "identity.json "
-                      "--gradient-gb 2 --json", out, sizeof out, false), 0);
-  o = json_loads(out, 0, &je);
+  cr_assert_eq(support_geodes(&r, "predict datacenter --alloc " FIX
+                                  "identity.json --gradient-gb 2 --json"),
+               0);
+  o = json_loads(r.out, 0, &je);
   cr_assert_float_eq(field(o, "dp_cost_s"), 7 * 2 * 8 * 2.0 / 25, 1e-9);
   json_decref(o);
+  support_run_clear(&r);
 }
 
 Test(cli_predict, bad_files_exit_1_naming_file_and_line) {
@@ -69,33 +62,41 @@ Test(cli_predict, bad_files_exit_1_naming_file_and_line) {
       {"not_json.json", "not_json.json:5: not JSON"},
       {"unknown_key.json", "unknown_key.json:1: unknown key"},
   };
-  char args[1024], out[4096];
+  support_run r = {0};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    snprintf(args, sizeof args, "predict worldwide --alloc " FIX "%s", cases[i].file);
-    cr_assert_eq(geodes(args, out, sizeof out, true), 1, "%s", cases[i].file);
-    cr_assert(strstr(out, cases[i].msg), "%s: '%s'", cases[i].file, out);
+    cr_assert_eq(support_geodes(&r, "predict worldwide --alloc " FIX "%s",
+                                cases[i].file),
+                 1, "%s", cases[i].file);
+    cr_assert(strstr(r.err, cases[i].msg), "%s: '%s'", cases[i].file, r.err);
   }
-  cr_assert_eq(geodes("predict worldwide --partition " FIX "groups_reused.json",
-                      out, sizeof out, true), 1);
-  cr_assert(strstr(out, "groups_reused.json:3: device 0 is used twice"), "%s", out);
-  cr_assert_eq(geodes("predict worldwide --alloc /nonexistent.json", out,
-                      sizeof out, true), 1);
-  cr_assert(strstr(out, "/nonexistent.json:0: cannot open"), "%s", out);
+  cr_assert_eq(support_geodes(&r, "predict worldwide --partition " FIX
+                                  "groups_reused.json"),
+               1);
+  cr_assert(strstr(r.err, "groups_reused.json:3: device 0 is used twice"),
+            "%s", r.err);
+  cr_assert_eq(
+      support_geodes(&r, "predict worldwide --alloc /nonexistent.json"), 1);
+  cr_assert(strstr(r.err, "/nonexistent.json:0: cannot open"), "%s", r.err);
+  support_run_clear(&r);
 }
 
 Test(cli_predict, usage_and_method_errors) {
-  char out[4096];
-  cr_assert_eq(geodes("predict worldwide", out, sizeof out, true), 2);
-  cr_assert_eq(geodes("predict worldwide --method megatron --alloc x", out,
-                      sizeof out, true), 2);
-  cr_assert_eq(geodes("predict worldwide --method megatron --bogus", out,
-                      sizeof out, true), 2);
-  cr_assert_eq(geodes("predict --help", out, sizeof out, false), 0);
-  cr_assert(strstr(out, "--partition"));
-  cr_assert_eq(geodes("predict worldwide --method best", out, sizeof out, true), 2);
-  cr_assert(strstr(out, "not 'best'"), "%s", out);
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "predict worldwide"), 2);
+  cr_assert_eq(support_geodes(&r, "predict worldwide --method megatron "
+                                  "--alloc x"),
+               2);
+  cr_assert_eq(support_geodes(&r, "predict worldwide --method megatron "
+                                  "--bogus"),
+               2);
+  cr_assert_eq(support_geodes(&r, "predict --help"), 0);
+  cr_assert(strstr(r.out, "--partition"));
+  cr_assert_eq(support_geodes(&r, "predict worldwide --method best"), 2);
+  cr_assert(strstr(r.err, "not 'best'"), "%s", r.err);
   /* A stage that does not fit is reported, not predicted. */
-  cr_assert_eq(geodes("predict worldwide --method megatron --layers 96 "
-                      "--gpu T4", out, sizeof out, true), 1);
-  cr_assert(strstr(out, "T4") && strstr(out, "GB"), "%s", out);
+  cr_assert_eq(support_geodes(&r, "predict worldwide --method megatron "
+                                  "--layers 96 --gpu T4"),
+               1);
+  cr_assert(strstr(r.err, "T4") && strstr(r.err, "GB"), "%s", r.err);
+  support_run_clear(&r);
 }

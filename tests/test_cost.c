@@ -13,6 +13,7 @@
 
 #include "models/alloc.h"
 #include "models/cost.h"
+#include "tests/support.h"
 #include "traces/scenario.h"
 
 /* ---- naive references ---- */
@@ -237,8 +238,7 @@ Test(cost, partition_matches_brute_force_asymmetric) {
 static cost_ctx *builtin_ctx(const char *name) {
   err e;
   err_clear(&e);
-  scenario *sc = scenario_load(name, &e);
-  cr_assert_not_null(sc, "%s: %s", name, e.msg);
+  scenario *sc = support_scenario(name);
   cost_ctx *c = cost_ctx_from_scenario(sc, &e);
   cr_assert_not_null(c, "%s", e.msg);
   scenario_free(sc);

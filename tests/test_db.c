@@ -10,39 +10,9 @@
 #include <unistd.h>
 
 #include "analysis/db.h"
+#include "tests/support.h"
 
-static char dir[64];
-
-static void make_dir(void) {
-  strcpy(dir, "/tmp/geodes_test_db_XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_expect_eq(system(cmd), 0);
-}
-
-TestSuite(db, .init = make_dir, .fini = remove_dir);
-
-static char *file_in_dir(const char *name) {
-  static char path[128];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  return path;
-}
-
-static char *slurp(const char *path, long *len) {
-  FILE *f = fopen(path, "rb");
-  cr_assert_not_null(f);
-  fseek(f, 0, SEEK_END);
-  *len = ftell(f);
-  rewind(f);
-  char *buf = malloc((size_t)*len + 1);
-  cr_assert_eq(fread(buf, 1, (size_t)*len, f), (size_t)*len);
-  fclose(f);
-  return buf;
-}
+TestSuite(db, .init = support_dir_make, .fini = support_dir_remove);
 
 static void sql(const char *path, const char *stmt) {
   sqlite3 *h;
@@ -76,7 +46,7 @@ static db_result sample(const char *key, double iteration_s) {
 }
 
 Test(db, store_reopen_and_unique_key) {
-  const char *path = file_in_dir("r.db");
+  const char *path = support_path("r.db");
   err e = {0};
   db *d = db_open(path, &e);
   cr_assert_not_null(d, "%s", e.msg);
@@ -120,8 +90,8 @@ Test(db, store_reopen_and_unique_key) {
 /* db_open must fail with ERR_DB, name the file, and leave it byte-identical
  * with no journal beside it. */
 static void expect_refused(const char *path, const char *why) {
-  long before_len, after_len;
-  char *before = slurp(path, &before_len);
+  size_t before_len, after_len;
+  char *before = support_read_file(path, &before_len);
   err e = {0};
   db *d = db_open(path, &e);
   cr_expect_null(d);
@@ -129,7 +99,7 @@ static void expect_refused(const char *path, const char *why) {
   cr_expect_eq(e.code, ERR_DB);
   cr_expect_not_null(strstr(e.msg, path), "message names the file: %s", e.msg);
   cr_expect_not_null(strstr(e.msg, why), "'%s' in: %s", why, e.msg);
-  char *after = slurp(path, &after_len);
+  char *after = support_read_file(path, &after_len);
   cr_expect(before_len == after_len && !memcmp(before, after, before_len),
             "the file is untouched");
   char wal[160];
@@ -139,13 +109,13 @@ static void expect_refused(const char *path, const char *why) {
 }
 
 Test(db, foreign_schema_is_refused) {
-  const char *path = file_in_dir("foreign.db");
+  const char *path = support_path("foreign.db");
   sql(path, "CREATE TABLE users(name TEXT); INSERT INTO users VALUES('ann')");
   expect_refused(path, "another application");
 }
 
 Test(db, corrupt_file_is_refused) {
-  const char *path = file_in_dir("corrupt.db");
+  const char *path = support_path("corrupt.db");
   FILE *f = fopen(path, "wb");
   for (int i = 0; i < 4096; i++) fputc("geodes results?"[i % 15], f);
   fclose(f);
@@ -153,7 +123,7 @@ Test(db, corrupt_file_is_refused) {
 }
 
 Test(db, other_schema_version_is_refused) {
-  const char *path = file_in_dir("old.db");
+  const char *path = support_path("old.db");
   err e = {0};
   db *d = db_open(path, &e);
   cr_assert_not_null(d, "%s", e.msg);

@@ -7,24 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "analysis/db.h"
+#include "tests/support.h"
 
-static char dir[64];
-
-static void make_dir(void) {
-  strcpy(dir, "/tmp/geodes_test_plot_XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_expect_eq(system(cmd), 0);
-}
-
-TestSuite(plot, .init = make_dir, .fini = remove_dir, .timeout = 120);
+TestSuite(plot, .init = support_dir_make, .fini = support_dir_remove,
+          .timeout = 120);
 
 static void fill(const char *path) {
   err e = {0};
@@ -61,17 +49,12 @@ static void fill(const char *path) {
 }
 
 static int plot(const char *db_path, const char *extra) {
-  char cmd[1024];
-  snprintf(cmd, sizeof cmd, "'%s/analysis/plot.py' '%s' --out '%s/png' %s",
-           GEODES_SOURCE_DIR, db_path, dir, extra);
-  int status = system(cmd);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return support_sh(NULL, "'%s/analysis/plot.py' '%s' --out '%s' %s",
+                    GEODES_SOURCE_DIR, db_path, support_path("png"), extra);
 }
 
 static long png_size(const char *name) {
-  char path[256];
-  snprintf(path, sizeof path, "%s/png/%s", dir, name);
-  FILE *f = fopen(path, "rb");
+  FILE *f = fopen(support_path("png/%s", name), "rb");
   if (!f) return -1;
   unsigned char magic[8] = {0};
   size_t got = fread(magic, 1, 8, f);
@@ -84,23 +67,20 @@ static long png_size(const char *name) {
 }
 
 Test(plot, writes_every_png) {
-  char path[128], tl[128];
-  snprintf(path, sizeof path, "%s/r.db", dir);
-  snprintf(tl, sizeof tl, "%s/timeline.json", dir);
+  const char *path = support_path("r.db");
   fill(path);
-  FILE *f = fopen(tl, "w");
-  fputs("{\"traceEvents\": [\n"
-        "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 0, \"tid\": 0,"
-        " \"args\": {\"name\": \"device 0 compute\"}},\n"
-        "{\"ph\": \"X\", \"cat\": \"forward\", \"name\": \"F0\", \"pid\": 0,"
-        " \"tid\": 0, \"ts\": 0, \"dur\": 25000},\n"
-        "{\"ph\": \"X\", \"cat\": \"backward\", \"name\": \"B0\", \"pid\": 0,"
-        " \"tid\": 0, \"ts\": 40000, \"dur\": 50000},\n"
-        "{\"ph\": \"B\", \"cat\": \"send\", \"name\": \"a0\", \"pid\": 1,"
-        " \"tid\": 1, \"ts\": 25000},\n"
-        "{\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": 38000}]}\n",
-        f);
-  fclose(f);
+  const char *tl = support_write_file(
+      support_path("timeline.json"),
+      "{\"traceEvents\": [\n"
+      "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 0, \"tid\": 0,"
+      " \"args\": {\"name\": \"device 0 compute\"}},\n"
+      "{\"ph\": \"X\", \"cat\": \"forward\", \"name\": \"F0\", \"pid\": 0,"
+      " \"tid\": 0, \"ts\": 0, \"dur\": 25000},\n"
+      "{\"ph\": \"X\", \"cat\": \"backward\", \"name\": \"B0\", \"pid\": 0,"
+      " \"tid\": 0, \"ts\": 40000, \"dur\": 50000},\n"
+      "{\"ph\": \"B\", \"cat\": \"send\", \"name\": \"a0\", \"pid\": 1,"
+      " \"tid\": 1, \"ts\": 25000},\n"
+      "{\"ph\": \"E\", \"pid\": 1, \"tid\": 1, \"ts\": 38000}]}\n");
   char extra[160];
   snprintf(extra, sizeof extra, "--timeline '%s' >/dev/null", tl);
   cr_assert_eq(plot(path, extra), 0);
@@ -112,8 +92,7 @@ Test(plot, writes_every_png) {
 }
 
 Test(plot, missing_data_is_skipped) {
-  char path[128];
-  snprintf(path, sizeof path, "%s/empty.db", dir);
+  const char *path = support_path("empty.db");
   err e = {0};
   db_close(db_open(path, &e));
   cr_assert_eq(plot(path, "2>/dev/null"), 0);
@@ -122,10 +101,7 @@ Test(plot, missing_data_is_skipped) {
 }
 
 Test(plot, refuses_a_foreign_file) {
-  char path[128];
-  snprintf(path, sizeof path, "%s/notes.txt", dir);
-  FILE *f = fopen(path, "w");
-  fputs("not a database\n", f);
-  fclose(f);
+  const char *path =
+      support_write_file(support_path("notes.txt"), "not a database\n");
   cr_expect_eq(plot(path, "2>/dev/null"), 1);
 }

@@ -10,6 +10,7 @@
 #include "models/alloc.h"
 #include "models/predict.h"
 #include "models/spec.h"
+#include "tests/support.h"
 #include "traces/scenario.h"
 
 typedef struct world {
@@ -21,8 +22,7 @@ typedef struct world {
 static void load(world *x, const char *name) {
   err e;
   err_clear(&e);
-  x->s = scenario_load(name, &e);
-  cr_assert_not_null(x->s, "%s: %s", name, e.msg);
+  x->s = support_scenario(name);
   cr_assert_eq(spec_workload_resolve(x->s, &x->w, &e), ERR_OK, "%s", e.msg);
   cr_assert_eq(spec_device_gpus(x->s, x->gpu, &e), ERR_OK, "%s", e.msg);
 }

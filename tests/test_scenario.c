@@ -9,47 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/support.h"
 #include "traces/scenario.h"
 
-/* Folders made by this test process (each test runs in its own process),
- * removed after the test. */
-static char dirs[16][64];
-static int ndirs;
-
-static void remove_dirs(void) {
-  char cmd[128];
-  for (int i = 0; i < ndirs; i++) {
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dirs[i]);
-    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dirs[i]);
-  }
-  ndirs = 0;
-}
-
-TestSuite(scenario, .fini = remove_dirs);
-
-/* A fresh folder under /tmp for the files one test writes. */
-static char *temp_dir(void) {
-  cr_assert_lt(ndirs, 16);
-  char *dir = dirs[ndirs++];
-  strcpy(dir, "/tmp/geodes_scen_XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-  return dir;
-}
-
-/* Writes text to dir/name and returns the path (static buffer). */
-static const char *write_file(const char *dir, const char *name,
-                              const char *text) {
-  static char path[256];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(text, f);
-  fclose(f);
-  return path;
-}
+TestSuite(scenario, .init = support_dir_make, .fini = support_dir_remove);
 
 /* The uniform-10ms example of DESIGN.md section 6, one key per line, split
  * over two sites so the per-site checks have a second element. */
@@ -89,9 +54,7 @@ static char *edit(const char *from, const char *to) {
  * message starting "PATH:LINE: " and naming field. */
 static void expect_error(const char *text, int code, int line,
                          const char *field) {
-  static char *dir; /* one folder per test process */
-  if (!dir) dir = temp_dir();
-  const char *path = write_file(dir, "s.json", text);
+  const char *path = support_write_file(support_path("s.json"), text);
   char prefix[300];
   snprintf(prefix, sizeof prefix, "%s:%d: ", path, line);
   err e = {ERR_OK, ""};
@@ -111,14 +74,6 @@ static void expect_edit_error(const char *from, const char *to, int code,
   free(text);
 }
 
-static scenario *load_ok(const char *name) {
-  err e = {ERR_OK, ""};
-  scenario *s = scenario_load(name, &e);
-  cr_assert_not_null(s, "%s: %s", name, e.msg);
-  cr_assert_eq(e.code, ERR_OK);
-  return s;
-}
-
 Test(scenario, dtfm_device_matrices_exact) {
   FILE *f = fopen(GEODES_FIXTURES "/dtfm_device_matrices.csv", "r");
   cr_assert_not_null(f);
@@ -136,7 +91,7 @@ Test(scenario, dtfm_device_matrices_exact) {
                  7, "bad fixture line %s", line);
     if (strcmp(sc, name) != 0) {
       scenario_free(s);
-      s = load_ok(sc);
+      s = support_scenario(sc);
       snprintf(name, sizeof name, "%s", sc);
       cr_assert_eq(s->ndevices, 64);
     }
@@ -162,7 +117,7 @@ Test(scenario, builtin_defaults_are_dtfms_runs) {
   static const double grad[] = {1.0, 1.0, 1.0, 0.7, 0.9};
   const char *const *names = scenario_builtin_names();
   for (int i = 0; i < 5; i++) {
-    scenario *s = load_ok(names[i]);
+    scenario *s = support_scenario(names[i]);
     const scenario_workload *w = &s->workload;
     cr_assert_str_eq(w->model, "gpt3-xl");
     cr_assert_eq(w->layers, 24);
@@ -192,7 +147,7 @@ Test(scenario, builtin_names_listed_and_loadable) {
   cr_assert_eq(names, scenario_builtin_names(), "built once");
   int n = 0;
   for (; names[n]; n++) {
-    scenario *s = load_ok(names[n]);
+    scenario *s = support_scenario(names[n]);
     cr_assert_str_eq(s->name, names[n]);
     scenario_free(s);
   }
@@ -207,24 +162,21 @@ Test(scenario, builtin_names_listed_and_loadable) {
 }
 
 Test(scenario, loads_from_another_working_directory) {
-  char *dir = temp_dir();
-  char sdir[128];
-  snprintf(sdir, sizeof sdir, "%s/sub", dir);
-  cr_assert_eq(mkdir(sdir, 0700), 0);
-  write_file(sdir, "t.csv",
-             "# source: test\nt_s,src,dst,latency_ms,bandwidth_gbps\n"
-             "0,*,*,3,2\n0,a,b,7,0.5\n");
+  cr_assert_eq(mkdir(support_path("sub"), 0700), 0);
+  support_write_file(support_path("sub/t.csv"),
+                     "# source: test\nt_s,src,dst,latency_ms,bandwidth_gbps\n"
+                     "0,*,*,3,2\n0,a,b,7,0.5\n");
   char *text = edit("{\"latency_ms\": 10, \"bandwidth_gbps\": 1}",
                     "{\"trace\": \"t.csv\"}");
-  char path[256];
-  snprintf(path, sizeof path, "%s", write_file(sdir, "s.json", text));
+  const char *path = support_write_file(support_path("sub/s.json"), text);
   free(text);
   cr_assert_eq(chdir("/tmp"), 0);
-  scenario *w = load_ok("worldwide");
+  scenario *w = support_scenario("worldwide");
   cr_assert_eq(scenario_link(w, 0, 63, 0).latency_ms, 124); /* Oregon-Ireland */
   scenario_free(w);
-  cr_assert_eq(chdir(dir), 0); /* the trace is beside s.json, not here */
-  scenario *s = load_ok(path);
+  /* the trace is beside s.json, not here */
+  cr_assert_eq(chdir(support_dir()), 0);
+  scenario *s = support_scenario(path);
   cr_assert_str_eq(s->origin, path);
   cr_assert_eq(scenario_link(s, 0, 40, 0).latency_ms, 7);
   cr_assert_eq(scenario_link(s, 40, 0, 0).latency_ms, 3);
@@ -241,7 +193,8 @@ Test(scenario, hand_written_uniform) {
       " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 24, \"batch\": "
       "1024,\n"
       "              \"micro_batch\": 1, \"stages\": 8, \"replicas\": 8}}\n";
-  scenario *s = load_ok(write_file(temp_dir(), "u.json", text));
+  scenario *s = support_scenario(
+      support_write_file(support_path("u.json"), text));
   cr_assert_str_eq(s->name, "uniform-10ms");
   cr_assert_str_eq(s->description, "");
   cr_assert_eq(s->nsites, 1);
@@ -277,7 +230,8 @@ Test(scenario, overrides_and_optional_keys) {
                        "\"dp_algo\": \"ring\", \"recompute\": false, "
                        "\"micro_batches_per_pass\": 16\n");
   free(text);
-  scenario *s = load_ok(write_file(temp_dir(), "o.json", t2));
+  scenario *s =
+      support_scenario(support_write_file(support_path("o.json"), t2));
   free(t2);
   cr_assert_eq(s->noverrides, 1);
   cr_assert_eq(scenario_link(s, 0, 40, 0).latency_ms, 50);
@@ -299,7 +253,7 @@ Test(scenario, overrides_and_optional_keys) {
 }
 
 Test(scenario, physical_variants) {
-  scenario *d = load_ok("datacenter-physical");
+  scenario *d = support_scenario("datacenter-physical");
   cr_assert_eq(d->ndevices, 64);
   cr_assert_eq(d->nsites, 8);
   for (int i = 0; i < 8; i++) {
@@ -314,7 +268,7 @@ Test(scenario, physical_variants) {
   cr_assert(out.latency_ms > 0 && out.latency_ms < 1, "intra-region < 1 ms");
   scenario_free(d);
 
-  scenario *s = load_ok("spot-physical");
+  scenario *s = support_scenario("spot-physical");
   cr_assert_eq(s->ndevices, 64);
   int st = scenario_site_index(s, "standalone");
   cr_assert_geq(st, 0);
@@ -329,8 +283,8 @@ Test(scenario, physical_variants) {
 }
 
 Test(scenario, measured_variant_is_half_the_paper_rtt) {
-  scenario *m = load_ok("worldwide-measured");
-  scenario *w = load_ok("worldwide");
+  scenario *m = support_scenario("worldwide-measured");
+  scenario *w = support_scenario("worldwide");
   cr_assert_str_eq(m->latency_convention, "RTT/2 (measured)");
   cr_assert_eq(m->nsites, 8);
   for (int i = 0; i < 8; i++)
@@ -422,19 +376,18 @@ Test(scenario, bad_trace_references) {
   expect_error(text, ERR_IO, 7, "network.trace");
   free(text);
 
-  char *dir = temp_dir();
-  write_file(dir, "t.csv",
-             "# source: test\n"
-             "t_s,src,dst,latency_ms,bandwidth_gbps\n"
-             "0,a,a,1,1\n0,a,c,1,1\n");
+  support_write_file(support_path("t.csv"),
+                     "# source: test\n"
+                     "t_s,src,dst,latency_ms,bandwidth_gbps\n"
+                     "0,a,a,1,1\n0,a,c,1,1\n");
   text = edit("{\"latency_ms\": 10, \"bandwidth_gbps\": 1}",
               "{\"trace\": \"t.csv\"}");
-  const char *path = write_file(dir, "s.json", text);
+  const char *path = support_write_file(support_path("s.json"), text);
   free(text);
   err e = {ERR_OK, ""};
   cr_assert_null(scenario_load(path, &e));
   char prefix[300];
-  snprintf(prefix, sizeof prefix, "%s/t.csv:4: ", dir);
+  snprintf(prefix, sizeof prefix, "%s/t.csv:4: ", support_dir());
   cr_assert_eq(e.code, ERR_UNKNOWN, "%s", e.msg);
   cr_assert_eq(strncmp(e.msg, prefix, strlen(prefix)), 0, "%s", e.msg);
   cr_assert_not_null(strstr(e.msg, "'c'"), "%s", e.msg);
@@ -458,22 +411,11 @@ Test(scenario, bad_files) {
   scenario_free(NULL);
 }
 
-/* Runs cmd through the shell; returns its exit status, output in out. */
-static int run(const char *cmd, char *out, size_t cap) {
-  FILE *p = popen(cmd, "r");
-  cr_assert_not_null(p);
-  size_t n = fread(out, 1, cap - 1, p);
-  out[n] = '\0';
-  int st = pclose(p);
-  cr_assert(WIFEXITED(st), "%s", cmd);
-  return WEXITSTATUS(st);
-}
-
 Test(scenario, cli_scenarios_json) {
-  static char out[1 << 16];
-  cr_assert_eq(run(GEODES_BIN " scenarios --json", out, sizeof out), 0);
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "scenarios --json"), 0);
   json_error_t je;
-  json_t *root = json_loads(out, 0, &je);
+  json_t *root = json_loads(r.out, 0, &je);
   cr_assert_not_null(root, "not JSON: %s", je.text);
   json_t *list = json_object_get(root, "scenarios");
   int n = 0;
@@ -489,27 +431,29 @@ Test(scenario, cli_scenarios_json) {
       json_string_value(json_object_get(first, "latency_convention")));
   json_decref(root);
 
-  cr_assert_eq(run(GEODES_BIN " scenarios", out, sizeof out), 0);
-  cr_assert_not_null(strstr(out, "worldwide-measured"));
-  cr_assert_eq(run(GEODES_BIN " scenarios --help", out, sizeof out), 0);
-  cr_assert_eq(run(GEODES_BIN " scenarios --bogus 2>&1", out, sizeof out), 2);
-  cr_assert_eq(run(GEODES_BIN " scenarios extra 2>&1", out, sizeof out), 2);
+  cr_assert_eq(support_geodes(&r, "scenarios"), 0);
+  cr_assert_not_null(strstr(r.out, "worldwide-measured"));
+  cr_assert_eq(support_geodes(&r, "scenarios --help"), 0);
+  cr_assert_eq(support_geodes(&r, "scenarios --bogus 2>&1"), 2);
+  cr_assert_eq(support_geodes(&r, "scenarios extra 2>&1"), 2);
+  support_run_clear(&r);
 }
 
 Test(scenario, cli_run_prints_the_matrix) {
-  static char out[1 << 16];
-  cr_assert_eq(run(GEODES_BIN " run", out, sizeof out), 0);
-  cr_assert_not_null(strstr(out, "worldwide"));
-  cr_assert_not_null(strstr(out, "Frankfurt"));
-  cr_assert_eq(run(GEODES_BIN " run multi-dc", out, sizeof out), 0);
-  cr_assert_not_null(strstr(out, "1.12"));
-  cr_assert_eq(run(GEODES_BIN " run --help", out, sizeof out), 0);
-  cr_assert_eq(run(GEODES_BIN " run --nope 2>&1", out, sizeof out), 2);
-  cr_assert_eq(run(GEODES_BIN " run --batch 1000 2>&1", out, sizeof out), 1);
-  const char *path = write_file(temp_dir(), "bad.json", "{\"name\": 1}\n");
-  char cmd[512], prefix[300];
-  snprintf(cmd, sizeof cmd, GEODES_BIN " run %s 2>&1", path);
-  cr_assert_eq(run(cmd, out, sizeof out), 1);
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "run"), 0);
+  cr_assert_not_null(strstr(r.out, "worldwide"));
+  cr_assert_not_null(strstr(r.out, "Frankfurt"));
+  cr_assert_eq(support_geodes(&r, "run multi-dc"), 0);
+  cr_assert_not_null(strstr(r.out, "1.12"));
+  cr_assert_eq(support_geodes(&r, "run --help"), 0);
+  cr_assert_eq(support_geodes(&r, "run --nope 2>&1"), 2);
+  cr_assert_eq(support_geodes(&r, "run --batch 1000 2>&1"), 1);
+  const char *path =
+      support_write_file(support_path("bad.json"), "{\"name\": 1}\n");
+  char prefix[300];
+  cr_assert_eq(support_geodes(&r, "run %s 2>&1", path), 1);
   snprintf(prefix, sizeof prefix, "%s:1: name", path);
-  cr_assert_not_null(strstr(out, prefix), "%s", out);
+  cr_assert_not_null(strstr(r.out, prefix), "%s", r.out);
+  support_run_clear(&r);
 }

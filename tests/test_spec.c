@@ -8,16 +8,9 @@
 #include "models/alloc.h"
 #include "models/predict.h"
 #include "models/spec.h"
+#include "tests/support.h"
 #include "traces/mem.h"
 #include "traces/scenario.h"
-
-static scenario *load(const char *name) {
-  err e;
-  err_clear(&e);
-  scenario *s = scenario_load(name, &e);
-  cr_assert_not_null(s, "%s: %s", name, e.msg);
-  return s;
-}
 
 static void set(char **field, const char *v) {
   free(*field);
@@ -78,7 +71,7 @@ Test(spec, counts_closed_form) {
 }
 
 Test(spec, resolve_builtin) {
-  scenario *s = load("worldwide");
+  scenario *s = support_scenario("worldwide");
   spec_workload w;
   err e;
   err_clear(&e);
@@ -98,7 +91,7 @@ Test(spec, resolve_builtin) {
 
 /* Resolution failures: the code and the field named in the message. */
 Test(spec, resolve_rejects) {
-  scenario *s = load("worldwide");
+  scenario *s = support_scenario("worldwide");
   spec_workload w;
   err e;
   struct { const char *field; int code; } cases[] = {
@@ -107,7 +100,7 @@ Test(spec, resolve_rejects) {
       {"workload.batch", ERR_CONFIG}, {"workload.layers", ERR_CONFIG}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     scenario_free(s);
-    s = load("worldwide");
+    s = support_scenario("worldwide");
     if (i == 0) set(&s->workload.model, "gpt-9");
     if (i == 1) set(&s->workload.dp_algo, "gossip");
     if (i == 2) set(&s->workload.schedule, "zb-h1");
@@ -128,7 +121,7 @@ Test(spec, resolve_rejects) {
 }
 
 Test(spec, memory_check) {
-  scenario *s = load("worldwide");
+  scenario *s = support_scenario("worldwide");
   spec_workload w;
   const spec_gpu *gpu[64];
   cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
@@ -159,7 +152,7 @@ Test(spec, memory_check) {
 /* The fit stated in spec.c: least squares of DT-FM's single-pipeline times
  * on T(M) = (M + 7) (fwd + bwd) + opt, linear in 1/eff. */
 Test(spec, v100_efficiency_fit) {
-  scenario *s = load(GEODES_FIXTURES "/models/single.json");
+  scenario *s = support_scenario(GEODES_FIXTURES "/models/single.json");
   spec_workload w;
   cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
   const spec_gpu *v100 = spec_gpu_find("V100");

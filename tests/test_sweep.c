@@ -15,21 +15,9 @@
 #include <unistd.h>
 
 #include "analysis/sweep.h"
+#include "tests/support.h"
 
-static char dir[64];
-
-static void make_dir(void) {
-  strcpy(dir, "/tmp/geodes_test_sweep_XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_expect_eq(system(cmd), 0);
-}
-
-TestSuite(sweep, .init = make_dir, .fini = remove_dir);
+TestSuite(sweep, .init = support_dir_make, .fini = support_dir_remove);
 
 static sweep *parse(const char *text, err *e) {
   return sweep_parse(text, strlen(text), "s.json", e);
@@ -267,29 +255,6 @@ static const char SMALL[] =
     "{\"layers\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], \"seeds\": [1, 2, 3, 4],"
     " \"bandwidth_scale\": [0.5, 1, 2], \"networks\": [\"ideal\", \"tcp\"]}";
 
-static char *db_file(const char *name) {
-  static char path[4][128];
-  static int k;
-  k = (k + 1) % 4;
-  snprintf(path[k], sizeof path[k], "%s/%s", dir, name);
-  return path[k];
-}
-
-static long long count(const char *path, const char *q) {
-  sqlite3 *h;
-  sqlite3_stmt *st;
-  long long n = -1;
-  cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL),
-               SQLITE_OK);
-  sqlite3_busy_timeout(h, 5000);
-  if (sqlite3_prepare_v2(h, q, -1, &st, NULL) == SQLITE_OK &&
-      sqlite3_step(st) == SQLITE_ROW)
-    n = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return n;
-}
-
 /* The rows, without ids, in key order, as one string. */
 static char *dump(const char *path) {
   sqlite3 *h;
@@ -336,7 +301,7 @@ static sweep_stats run(const char *path, const char *text, int jobs,
 
 Test(sweep, jobs_give_identical_rows) {
   cheap c1 = {0}, c2 = {0};
-  const char *one = db_file("one.db"), *two = db_file("two.db");
+  const char *one = support_path("one.db"), *two = support_path("two.db");
   sweep_stats a = run(one, SMALL, 1, &c1), b = run(two, SMALL, 3, &c2);
   cr_expect_eq(a.total, 240);
   cr_expect_eq(a.computed, 240);
@@ -353,7 +318,7 @@ Test(sweep, jobs_give_identical_rows) {
 
 Test(sweep, failures_are_not_stored_and_retried) {
   cheap c = {.fail_layers = 3};
-  const char *path = db_file("fail.db");
+  const char *path = support_path("fail.db");
   sweep_stats a = run(path, SMALL, 1, &c);
   cr_expect_eq(a.failed, 24);
   cr_expect_eq(a.computed, 216);
@@ -361,17 +326,19 @@ Test(sweep, failures_are_not_stored_and_retried) {
   sweep_stats b = run(path, SMALL, 2, &crash);
   cr_expect_eq(b.present, 216);
   cr_expect_eq(b.failed, 24, "a crashed worker fails only its point");
-  cr_expect_eq(count(path, "SELECT count(*) FROM results WHERE layers = 3"), 0);
+  cr_expect_eq(
+      support_sql_int(path, "SELECT count(*) FROM results WHERE layers = 3"),
+      0);
   cheap ok = {0};
   sweep_stats d = run(path, SMALL, 2, &ok);
   cr_expect_eq(d.computed, 24);
-  cr_expect_eq(count(path, "SELECT count(*) FROM results"), 240);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results"), 240);
 }
 
 /* Starts a slow sweep in a child, SIGKILLs it once some rows are committed
  * (polling the database), then resumes in this process. */
 static void kill_and_resume(int jobs) {
-  const char *path = db_file("killed.db");
+  const char *path = support_path("killed.db");
   fflush(NULL);
   pid_t pid = fork();
   cr_assert_geq(pid, 0);
@@ -386,25 +353,26 @@ static void kill_and_resume(int jobs) {
   do {
     sleep_us(2000);
     if (access(path, F_OK) == 0)
-      rows = count(path, "SELECT count(*) FROM results");
+      rows = support_sql_int(path, "SELECT count(*) FROM results");
     clock_gettime(CLOCK_MONOTONIC, &t);
   } while (rows < 16 && t.tv_sec - t0.tv_sec < 60);
   kill(pid, SIGKILL);
   int status;
   waitpid(pid, &status, 0);
   cr_assert(WIFSIGNALED(status), "the sweep finished before the kill");
-  long long kept = count(path, "SELECT count(*) FROM results");
+  long long kept = support_sql_int(path, "SELECT count(*) FROM results");
   cr_assert_geq(kept, 16);
   cr_assert_lt(kept, 240);
   cheap c = {0};
   sweep_stats st = run(path, SMALL, 1, &c);
   cr_expect_eq(st.present, (size_t)kept);
   cr_expect_eq(st.computed, 240 - (size_t)kept, "only the missing points");
-  cr_expect_eq(count(path, "SELECT count(*) FROM results"), 240);
-  cr_expect_eq(count(path, "SELECT count(DISTINCT point_key) FROM results"),
-               240);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results"), 240);
+  cr_expect_eq(
+      support_sql_int(path, "SELECT count(DISTINCT point_key) FROM results"),
+      240);
   char *x = dump(path);
-  const char *fresh = db_file("fresh.db");
+  const char *fresh = support_path("fresh.db");
   run(fresh, SMALL, 1, &c);
   char *y = dump(fresh);
   cr_expect_str_eq(x, y, "a resumed sweep equals an uninterrupted one");

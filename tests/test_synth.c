@@ -8,9 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "tests/support.h"
 #include "traces/builtin.h"
 #include "traces/scenario.h"
 #include "traces/synth.h"
@@ -266,43 +265,27 @@ Test(synth, bad_options_are_range_errors) {
 
 /* ---- the command line ---- */
 
-static char tmpdir[] = "/tmp/test_synth_XXXXXX";
+TestSuite(synth_cli, .init = support_dir_make, .fini = support_dir_remove);
 
-static void make_tmpdir(void) { cr_assert_not_null(mkdtemp(tmpdir)); }
-static void remove_tmpdir(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  cr_assert_eq(system(cmd), 0);
+/* Runs `cd TMP && GEODES_BIN args`; its exit status, stderr in r->err. */
+static int geodes(support_run *r, const char *args) {
+  return support_sh(r, "cd '%s' && '%s' %s", support_dir(), GEODES_BIN, args);
 }
-
-/* Runs `cd TMP && GEODES_BIN args`; stderr into err (size n). Exit status. */
-static int geodes(const char *args, char *errtext, size_t n) {
-  char cmd[4096], errpath[256];
-  snprintf(errpath, sizeof errpath, "%s/stderr.txt", tmpdir);
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >/dev/null 2>'%s'", tmpdir,
-           GEODES_BIN, args, errpath);
-  int st = system(cmd);
-  FILE *f = fopen(errpath, "r");
-  size_t k = f ? fread(errtext, 1, n - 1, f) : 0;
-  errtext[k] = '\0';
-  if (f) fclose(f);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-TestSuite(synth_cli, .init = make_tmpdir, .fini = remove_tmpdir);
 
 Test(synth_cli, synth_then_check) {
-  char msg[4096];
-  cr_assert_eq(geodes("trace synth --duration-s 60 --step-s 5 --seed 9 -o o.csv",
-                      msg, sizeof msg), 0, "%s", msg);
-  cr_assert_eq(geodes("trace check o.csv", msg, sizeof msg), 0, "%s", msg);
-  cr_assert_eq(geodes("trace check o.csv --scenario worldwide", msg, sizeof msg),
-               0, "%s", msg);
-  cr_assert_eq(geodes("trace synth --help", msg, sizeof msg), 0);
+  support_run r = {0};
+  cr_assert_eq(geodes(&r, "trace synth --duration-s 60 --step-s 5 --seed 9 "
+                          "-o o.csv"),
+               0, "%s", r.err);
+  cr_assert_eq(geodes(&r, "trace check o.csv"), 0, "%s", r.err);
+  cr_assert_eq(geodes(&r, "trace check o.csv --scenario worldwide"), 0, "%s",
+               r.err);
+  cr_assert_eq(geodes(&r, "trace synth --help"), 0);
+  support_run_clear(&r);
 }
 
 Test(synth_cli, usage_errors_exit_2) {
-  char msg[4096];
+  support_run r = {0};
   const char *cases[] = {
       "trace synth --step-s 5 --seed 1 -o o.csv",
       "trace synth --duration-s 60 --seed 1 -o o.csv",
@@ -317,41 +300,33 @@ Test(synth_cli, usage_errors_exit_2) {
       "trace synth --duration-s 60 --step-s 5 --seed 1 -o",
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    cr_assert_eq(geodes(cases[i], msg, sizeof msg), 2, "%s: %s", cases[i], msg);
-    cr_assert(strstr(msg, "trace synth"), "%s: %s", cases[i], msg);
+    cr_assert_eq(geodes(&r, cases[i]), 2, "%s: %s", cases[i], r.err);
+    cr_assert(strstr(r.err, "trace synth"), "%s: %s", cases[i], r.err);
   }
+  support_run_clear(&r);
 }
 
 Test(synth_cli, malformed_base_names_file_and_line) {
-  char path[512], msg[4096];
-  snprintf(path, sizeof path, "%s/bad.csv", tmpdir);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs("# comment\nt_s,src,dst,latency_ms,bandwidth_gbps\n0,A,A,5,2\n"
-        "0,A,B,5,-1\n0,B,A,5,1\n0,B,B,5,2\n", f);
-  fclose(f);
-  cr_assert_eq(geodes("trace synth --duration-s 60 --step-s 5 --seed 1 "
-                      "--base bad.csv -o o.csv", msg, sizeof msg), 1, "%s", msg);
-  cr_assert(strstr(msg, "bad.csv:4:"), "%s", msg);
-  cr_assert_eq(geodes("trace synth --duration-s 60 --step-s 5 --seed 1 "
-                      "--base missing.csv -o o.csv", msg, sizeof msg), 1);
-  cr_assert(strstr(msg, "missing.csv"), "%s", msg);
+  support_write_file(support_path("bad.csv"),
+                     "# comment\nt_s,src,dst,latency_ms,bandwidth_gbps\n"
+                     "0,A,A,5,2\n0,A,B,5,-1\n0,B,A,5,1\n0,B,B,5,2\n");
+  support_run r = {0};
+  cr_assert_eq(geodes(&r, "trace synth --duration-s 60 --step-s 5 --seed 1 "
+                          "--base bad.csv -o o.csv"),
+               1, "%s", r.err);
+  cr_assert(strstr(r.err, "bad.csv:4:"), "%s", r.err);
+  cr_assert_eq(geodes(&r, "trace synth --duration-s 60 --step-s 5 --seed 1 "
+                          "--base missing.csv -o o.csv"),
+               1);
+  cr_assert(strstr(r.err, "missing.csv"), "%s", r.err);
+  support_run_clear(&r);
 }
 
 /* The committed worldwide-varying.csv is what its recorded command writes. */
 Test(synth_cli, committed_trace_is_reproduced) {
-  char path[1024], msg[4096];
-  snprintf(path, sizeof path, "%s/traces/data/worldwide-varying.csv",
-           GEODES_SOURCE_DIR);
-  FILE *f = fopen(path, "rb");
-  cr_assert_not_null(f, "%s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char *want = malloc((size_t)n + 1);
-  cr_assert_eq(fread(want, 1, (size_t)n, f), (size_t)n);
-  want[n] = '\0';
-  fclose(f);
+  size_t n;
+  char *want = support_read_file(
+      GEODES_SOURCE_DIR "/traces/data/worldwide-varying.csv", &n);
   const char *key = "# generated_by: geodes ";
   char *g = strstr(want, key);
   cr_assert_not_null(g);
@@ -360,17 +335,15 @@ Test(synth_cli, committed_trace_is_reproduced) {
   size_t len = strcspn(g, "\n");
   cr_assert_lt(len, sizeof args);
   memcpy(args, g, len), args[len] = '\0';
-  cr_assert_eq(geodes(args, msg, sizeof msg), 0, "%s: %s", args, msg);
+  support_run r = {0};
+  cr_assert_eq(geodes(&r, args), 0, "%s: %s", args, r.err);
+  support_run_clear(&r);
   char *o = strstr(args, " -o ");
   cr_assert_not_null(o);
-  snprintf(path, sizeof path, "%s/%s", tmpdir, o + 4);
-  f = fopen(path, "rb");
-  cr_assert_not_null(f, "%s", path);
-  char *got = malloc((size_t)n + 2);
-  size_t m = fread(got, 1, (size_t)n + 1, f);
-  fclose(f);
-  cr_assert_eq(m, (size_t)n, "size %zu vs %ld", m, n);
-  cr_assert(memcmp(got, want, (size_t)n) == 0);
+  size_t m;
+  char *got = support_read_file(support_path("%s", o + 4), &m);
+  cr_assert_eq(m, n, "size %zu vs %zu", m, n);
+  cr_assert(memcmp(got, want, n) == 0);
   free(got);
   free(want);
 }

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
+#include "tests/support.h"
 #include "traces/mem.h"
 #include "traces/trace.h"
 
@@ -430,52 +430,47 @@ Test(trace_files, crlf_loop) {
   trace_free(t);
 }
 
-/* Runs geodes with args; returns its exit status, output (stdout + stderr)
- * in out. */
-static int run_geodes(const char *args, char *out, size_t cap) {
-  char cmd[1024];
-  snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", GEODES_BIN, args);
-  FILE *p = popen(cmd, "r");
-  cr_assert_not_null(p);
-  size_t n = fread(out, 1, cap - 1, p);
-  out[n] = '\0';
-  int st = pclose(p);
-  cr_assert(WIFEXITED(st));
-  return WEXITSTATUS(st);
+TestSuite(trace_cli, .init = support_dir_make, .fini = support_dir_remove);
+
+/* Runs `geodes ARGS 2>&1`; its exit status, stdout + stderr in r->out. */
+static int run_geodes(support_run *r, const char *args) {
+  return support_geodes(r, "%s 2>&1", args);
 }
 
 Test(trace_cli, check_errors_and_usage) {
-  static char out[65536];
-  int rc = run_geodes("trace check '" GEODES_FIXTURES "/traces/missing_pair.csv'",
-                      out, sizeof out);
-  cr_expect_eq(rc, 1, "%s", out);
-  cr_expect(strstr(out, "missing_pair.csv:7: no value at t = 0 for b -> a"), "%s", out);
-  rc = run_geodes("trace check '" GEODES_FIXTURES "/traces/bad_bandwidth.csv' --json",
-                  out, sizeof out);
-  cr_expect_eq(rc, 1, "%s", out);
-  cr_expect(strstr(out, "bad_bandwidth.csv:6: bandwidth_gbps"), "%s", out);
-  cr_expect_eq(run_geodes("trace check", out, sizeof out), 2, "%s", out);
-  cr_expect_eq(run_geodes("trace check a.csv --bogus", out, sizeof out), 2, "%s", out);
-  cr_expect_eq(run_geodes("trace check a.csv --scenario", out, sizeof out), 2, "%s", out);
-  cr_expect_eq(run_geodes("trace frobnicate", out, sizeof out), 2, "%s", out);
-  cr_expect_eq(run_geodes("trace", out, sizeof out), 2, "%s", out);
-  cr_expect_eq(run_geodes("trace --help", out, sizeof out), 0, "%s", out);
-  cr_expect(strstr(out, "trace check FILE"), "%s", out);
-  cr_expect_eq(run_geodes("trace check --help", out, sizeof out), 0, "%s", out);
-  cr_expect(strstr(out, "--scenario"), "%s", out);
-  rc = run_geodes("trace check /nonexistent.csv", out, sizeof out);
-  cr_expect_eq(rc, 1, "%s", out);
-  cr_expect(strstr(out, "/nonexistent.csv: cannot open"), "%s", out);
+  support_run r = {0};
+  int rc = run_geodes(
+      &r, "trace check '" GEODES_FIXTURES "/traces/missing_pair.csv'");
+  cr_expect_eq(rc, 1, "%s", r.out);
+  cr_expect(strstr(r.out, "missing_pair.csv:7: no value at t = 0 for b -> a"),
+            "%s", r.out);
+  rc = run_geodes(
+      &r, "trace check '" GEODES_FIXTURES "/traces/bad_bandwidth.csv' --json");
+  cr_expect_eq(rc, 1, "%s", r.out);
+  cr_expect(strstr(r.out, "bad_bandwidth.csv:6: bandwidth_gbps"), "%s", r.out);
+  cr_expect_eq(run_geodes(&r, "trace check"), 2, "%s", r.out);
+  cr_expect_eq(run_geodes(&r, "trace check a.csv --bogus"), 2, "%s", r.out);
+  cr_expect_eq(run_geodes(&r, "trace check a.csv --scenario"), 2, "%s", r.out);
+  cr_expect_eq(run_geodes(&r, "trace frobnicate"), 2, "%s", r.out);
+  cr_expect_eq(run_geodes(&r, "trace"), 2, "%s", r.out);
+  cr_expect_eq(run_geodes(&r, "trace --help"), 0, "%s", r.out);
+  cr_expect(strstr(r.out, "trace check FILE"), "%s", r.out);
+  cr_expect_eq(run_geodes(&r, "trace check --help"), 0, "%s", r.out);
+  cr_expect(strstr(r.out, "--scenario"), "%s", r.out);
+  rc = run_geodes(&r, "trace check /nonexistent.csv");
+  cr_expect_eq(rc, 1, "%s", r.out);
+  cr_expect(strstr(r.out, "/nonexistent.csv: cannot open"), "%s", r.out);
+  support_run_clear(&r);
 }
 
 Test(trace_cli, check_summary_json) {
-  static char out[65536];
-  int rc = run_geodes("trace check --json '" GEODES_FIXTURES
-                      "/traces/worldwide_static.csv'", out, sizeof out);
-  cr_assert_eq(rc, 0, "%s", out);
+  support_run r = {0};
+  int rc = run_geodes(&r, "trace check --json '" GEODES_FIXTURES
+                          "/traces/worldwide_static.csv'");
+  cr_assert_eq(rc, 0, "%s", r.out);
   json_error_t je;
-  json_t *o = json_loads(out, 0, &je);
-  cr_assert_not_null(o, "not one JSON object: %s\n%s", je.text, out);
+  json_t *o = json_loads(r.out, 0, &je);
+  cr_assert_not_null(o, "not one JSON object: %s\n%s", je.text, r.out);
   cr_expect_eq(json_integer_value(json_object_get(o, "rows")), 57);
   cr_expect_eq(json_array_size(json_object_get(o, "sites")), 8);
   cr_expect_float_eq(json_real_value(json_object_get(o, "latency_ms_max")), 238, 1e-9);
@@ -486,24 +481,25 @@ Test(trace_cli, check_summary_json) {
                        json_object_get(o, "comments"), "licence")),
                    "MIT (DS3Lab/DT-FM)");
   json_decref(o);
-  rc = run_geodes("trace check '" GEODES_FIXTURES "/traces/crlf_loop.csv'", out,
-                  sizeof out);
-  cr_expect_eq(rc, 0, "%s", out);
-  cr_expect(strstr(out, "every 60 s"), "%s", out);
-  cr_expect(strstr(out, "# source: hand-written test fixture"), "%s", out);
+  rc = run_geodes(&r, "trace check '" GEODES_FIXTURES "/traces/crlf_loop.csv'");
+  cr_expect_eq(rc, 0, "%s", r.out);
+  cr_expect(strstr(r.out, "every 60 s"), "%s", r.out);
+  cr_expect(strstr(r.out, "# source: hand-written test fixture"), "%s", r.out);
+  support_run_clear(&r);
 }
 
 Test(trace_cli, check_against_scenario) {
-  static char out[65536];
-  int rc = run_geodes("trace check --scenario worldwide '" GEODES_FIXTURES
-                      "/traces/worldwide_static.csv'", out, sizeof out);
-  cr_expect_eq(rc, 0, "%s", out);
-  cr_expect(strstr(out, "worldwide"), "%s", out);
-  rc = run_geodes("trace check --scenario regional '" GEODES_FIXTURES
-                  "/traces/worldwide_static.csv'", out, sizeof out);
-  cr_expect_eq(rc, 1, "%s", out);
-  cr_expect(strstr(out, "worldwide_static.csv:11: dst: unknown site 'Tokyo'"),
-            "%s", out);
+  support_run r = {0};
+  int rc = run_geodes(&r, "trace check --scenario worldwide '" GEODES_FIXTURES
+                          "/traces/worldwide_static.csv'");
+  cr_expect_eq(rc, 0, "%s", r.out);
+  cr_expect(strstr(r.out, "worldwide"), "%s", r.out);
+  rc = run_geodes(&r, "trace check --scenario regional '" GEODES_FIXTURES
+                      "/traces/worldwide_static.csv'");
+  cr_expect_eq(rc, 1, "%s", r.out);
+  cr_expect(strstr(r.out, "worldwide_static.csv:11: dst: unknown site 'Tokyo'"),
+            "%s", r.out);
+  support_run_clear(&r);
 }
 
 /* ---- random traces against a naive reference ---- */

@@ -18,28 +18,15 @@
 #include "sim/graph.h"
 #include "sim/sim.h"
 #include "sim/train.h"
+#include "tests/support.h"
 
-static char dir[64];
-
-static void make_dir(void) {
-  strcpy(dir, "/tmp/geodes_train_XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dir);
-}
-
-TestSuite(train, .init = make_dir, .fini = remove_dir);
+TestSuite(train, .init = support_dir_make, .fini = support_dir_remove);
 
 /* A one-site scenario with uniform links; returns it loaded. */
 static scenario *uniform(int stages, int replicas, int layers, int batch,
                          int k, const char *sched, const char *algo,
                          double lat_ms, double gbps, double nic_gbps) {
-  char path[128], text[1024];
-  snprintf(path, sizeof path, "%s/u.json", dir);
+  char text[1024];
   snprintf(text, sizeof text,
            "{\"name\": \"u\", \"sites\": [{\"name\": \"a\", \"devices\": %d, "
            "\"gpu\": \"V100\", \"nic_gbps\": %g}],\n"
@@ -50,10 +37,7 @@ static scenario *uniform(int stages, int replicas, int layers, int batch,
            "\"dp_algo\": \"%s\"}}\n",
            stages * replicas, nic_gbps, lat_ms, gbps, layers, batch, stages,
            replicas, k, sched, algo);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(text, f);
-  fclose(f);
+  const char *path = support_write_file(support_path("u.json"), text);
   err e = {0};
   scenario *s = scenario_load(path, &e);
   cr_assert_not_null(s, "%s", e.msg);
@@ -230,8 +214,7 @@ Test(train, worldwide_sanity_and_determinism) {
 Test(train, timeline_is_chrome_trace_json) {
   scenario *s = uniform(2, 2, 4, 8, 2, "gpipe", "central-ps", 5, 1, 10);
   alloc *a = alloc_identity(2, 2);
-  char path[128];
-  snprintf(path, sizeof path, "%s/t.json", dir);
+  const char *path = support_path("t.json");
   sim_options o = sim_options_default();
   o.timeline_path = path;
   sim_result r;

@@ -9,41 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+
+#include "tests/support.h"
 
 #define SCENARIO GEODES_FIXTURES "/analysis/three-sites.json"
 
-static char dir[64];
+TestSuite(validate, .init = support_dir_make, .fini = support_dir_remove,
+          .timeout = 300);
 
-static void make_dir(void) {
-  strcpy(dir, "/tmp/geodes_test_validate_XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_expect_eq(system(cmd), 0);
-}
-
-TestSuite(validate, .init = make_dir, .fini = remove_dir, .timeout = 300);
-
-static char out_text[1 << 17], err_text[8192];
-
-static int geodes(const char *args) {
-  char cmd[1024], o[128], e[128];
-  snprintf(o, sizeof o, "%s/out", dir);
-  snprintf(e, sizeof e, "%s/err", dir);
-  snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s'", GEODES_BIN, args, o, e);
-  int status = system(cmd);
-  FILE *f = fopen(o, "r");
-  out_text[fread(out_text, 1, sizeof out_text - 1, f)] = '\0';
-  fclose(f);
-  f = fopen(e, "r");
-  err_text[fread(err_text, 1, sizeof err_text - 1, f)] = '\0';
-  fclose(f);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+static support_run r; /* the last geodes run */
 
 /* Naive references. */
 static double rank_of(const double *x, int n, int i) {
@@ -104,14 +78,13 @@ static double field(const json_t *o, const char *k) {
 }
 
 Test(validate, statistics_match_the_stored_rows) {
-  char args[512], db[128];
-  snprintf(db, sizeof db, "%s/v.db", dir);
-  snprintf(args, sizeof args,
-           "validate '%s' --samples 12 --network all --db '%s' --json",
-           SCENARIO, db);
-  cr_assert_eq(geodes(args), 0, "%s", err_text);
+  const char *db = support_path("v.db");
+  cr_assert_eq(support_geodes(&r, "validate '%s' --samples 12 --network all "
+                                  "--db '%s' --json",
+                              SCENARIO, db),
+               0, "%s", r.err);
   json_error_t je;
-  json_t *root = json_loads(out_text, 0, &je);
+  json_t *root = json_loads(r.out, 0, &je);
   cr_assert_not_null(root, "%s", je.text);
   cr_expect_eq(json_integer_value(json_object_get(root, "samples")), 12);
   json_t *by = json_object_get(root, "by_network");
@@ -150,91 +123,79 @@ Test(validate, statistics_match_the_stored_rows) {
     cr_expect(rho >= -1 && rho <= 1);
   }
   json_decref(root);
+  support_run_clear(&r);
 }
 
 Test(validate, reproducible_and_single_network) {
-  char args[512];
-  snprintf(args, sizeof args, "validate '%s' --samples 8 --network tcp --json",
-           SCENARIO);
-  cr_assert_eq(geodes(args), 0, "%s", err_text);
-  static char first[sizeof out_text];
-  memcpy(first, out_text, sizeof first);
-  cr_assert_eq(geodes(args), 0);
-  cr_expect_str_eq(out_text, first, "same seed, same report");
-  json_t *root = json_loads(out_text, 0, NULL);
+  const char *args = "validate '" SCENARIO "' --samples 8 --network tcp --json";
+  cr_assert_eq(support_geodes(&r, "%s", args), 0, "%s", r.err);
+  char *first = r.out;
+  r.out = NULL;
+  cr_assert_eq(support_geodes(&r, "%s", args), 0);
+  cr_expect_str_eq(r.out, first, "same seed, same report");
+  free(first);
+  json_t *root = json_loads(r.out, 0, NULL);
   cr_assert_not_null(root);
   cr_expect_str_eq(json_string_value(json_object_get(root, "network_model")),
                    "tcp");
   cr_expect_eq(field(root, "samples"), 8);
   cr_expect_eq(field(root, "pairs"), 28);
   json_decref(root);
-  cr_assert_eq(geodes("validate '" SCENARIO "' --samples 8"), 0);
-  cr_expect_not_null(strstr(out_text, "spearman"));
-  cr_expect_not_null(strstr(out_text, "netem"));
+  cr_assert_eq(support_geodes(&r, "validate '" SCENARIO "' --samples 8"), 0);
+  cr_expect_not_null(strstr(r.out, "spearman"));
+  cr_expect_not_null(strstr(r.out, "netem"));
+  support_run_clear(&r);
 }
 
 Test(validate, bad_input) {
-  cr_expect_eq(geodes("validate"), 2);
-  cr_expect_eq(geodes("validate worldwide --network wifi"), 2);
-  cr_expect_not_null(strstr(err_text, "--network"));
-  cr_expect_eq(geodes("validate worldwide --samples 1"), 2);
-  cr_expect_eq(geodes("validate --help"), 0);
-  cr_expect_not_null(strstr(out_text, "regret"));
-  cr_expect_eq(geodes("validate /nonexistent/s.json"), 1);
-  cr_expect_not_null(strstr(err_text, "/nonexistent/s.json"), "%s", err_text);
-  cr_expect_eq(geodes("validate '" SCENARIO "' --batch 10"), 1);
-  cr_expect_not_null(strstr(err_text, "batch"), "%s", err_text);
-  char bad[160], args[300];
-  snprintf(bad, sizeof bad, "%s/bad.json", dir);
-  FILE *f = fopen(bad, "w");
-  fputs("{\"name\": \"x\",\n \"sites\": 3}\n", f);
-  fclose(f);
-  snprintf(args, sizeof args, "validate '%s'", bad);
-  cr_expect_eq(geodes(args), 1);
+  cr_expect_eq(support_geodes(&r, "validate"), 2);
+  cr_expect_eq(support_geodes(&r, "validate worldwide --network wifi"), 2);
+  cr_expect_not_null(strstr(r.err, "--network"));
+  cr_expect_eq(support_geodes(&r, "validate worldwide --samples 1"), 2);
+  cr_expect_eq(support_geodes(&r, "validate --help"), 0);
+  cr_expect_not_null(strstr(r.out, "regret"));
+  cr_expect_eq(support_geodes(&r, "validate /nonexistent/s.json"), 1);
+  cr_expect_not_null(strstr(r.err, "/nonexistent/s.json"), "%s", r.err);
+  cr_expect_eq(support_geodes(&r, "validate '" SCENARIO "' --batch 10"), 1);
+  cr_expect_not_null(strstr(r.err, "batch"), "%s", r.err);
+  const char *bad = support_write_file(support_path("bad.json"),
+                                       "{\"name\": \"x\",\n \"sites\": 3}\n");
+  cr_expect_eq(support_geodes(&r, "validate '%s'", bad), 1);
   char where[200];
   snprintf(where, sizeof where, "%s:", bad);
-  cr_expect_not_null(strstr(err_text, where), "%s", err_text);
-}
-
-static long long count_rows(const char *db, const char *q) {
-  sqlite3 *h;
-  sqlite3_stmt *st;
-  long long n = -1;
-  cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
-  if (sqlite3_prepare_v2(h, q, -1, &st, NULL) == SQLITE_OK &&
-      sqlite3_step(st) == SQLITE_ROW)
-    n = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return n;
+  cr_expect_not_null(strstr(r.err, where), "%s", r.err);
+  support_run_clear(&r);
 }
 
 /* geodes run: the placements under three network models as sweep points,
  * the validation rows, gcma's convergence and the run, all in the database;
  * a sweep over the same points then computes nothing. */
 Test(validate, run_study_fills_the_database) {
-  char args[512], db[128], sw[128];
-  snprintf(db, sizeof db, "%s/run.db", dir);
-  snprintf(args, sizeof args, "run '%s' --samples 6 --db '%s'", SCENARIO, db);
-  cr_assert_eq(geodes(args), 0, "%s", err_text);
-  cr_expect_not_null(strstr(out_text, "plot.py"));
-  cr_expect_eq(count_rows(db, "SELECT count(*) FROM results WHERE study = "
-                              "'sweep'"), 15);
-  cr_expect_geq(count_rows(db, "SELECT count(*) FROM results WHERE study = "
-                               "'validate'"), 9);
-  cr_expect_eq(count_rows(db, "SELECT count(*) FROM convergence"), 5000);
-  cr_expect_eq(count_rows(db, "SELECT count(*) FROM runs WHERE status = "
-                              "'ok'"), 1);
-  snprintf(sw, sizeof sw, "%s/same.json", dir);
-  FILE *f = fopen(sw, "w");
-  fprintf(f, "{\"scenarios\": \"%s\", \"methods\": [\"dtfm-identity\", "
-             "\"megatron\", \"random\", \"greedy\", \"gcma\"],\n"
-             " \"networks\": [\"ideal\", \"netem\", \"tcp\"]}\n", SCENARIO);
-  fclose(f);
-  snprintf(args, sizeof args, "sweep '%s' --db '%s' --json", sw, db);
-  cr_assert_eq(geodes(args), 0, "%s", err_text);
-  cr_expect_not_null(strstr(out_text, "\"computed\":0"), "%s", out_text);
-  cr_expect_eq(geodes("run --samples 1"), 2);
-  cr_expect_eq(geodes("run /nonexistent.json"), 1);
-  cr_expect_not_null(strstr(err_text, "/nonexistent.json"), "%s", err_text);
+  const char *db = support_path("run.db");
+  cr_assert_eq(support_geodes(&r, "run '%s' --samples 6 --db '%s'", SCENARIO,
+                              db),
+               0, "%s", r.err);
+  cr_expect_not_null(strstr(r.out, "plot.py"));
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                                   "study = 'sweep'"),
+               15);
+  cr_expect_geq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                                    "study = 'validate'"),
+                9);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM convergence"), 5000);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM runs WHERE "
+                                   "status = 'ok'"),
+               1);
+  const char *sw = support_write_file(
+      support_path("same.json"),
+      "{\"scenarios\": \"" SCENARIO "\", \"methods\": [\"dtfm-identity\", "
+      "\"megatron\", \"random\", \"greedy\", \"gcma\"],\n"
+      " \"networks\": [\"ideal\", \"netem\", \"tcp\"]}\n");
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --json", sw, db), 0,
+               "%s", r.err);
+  cr_expect_not_null(strstr(r.out, "\"computed\":0"), "%s", r.out);
+  cr_expect_eq(support_geodes(&r, "run --samples 1"), 2);
+  cr_expect_eq(support_geodes(&r, "run /nonexistent.json"), 1);
+  cr_expect_not_null(strstr(r.err, "/nonexistent.json"), "%s", r.err);
+  support_run_clear(&r);
 }

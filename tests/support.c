@@ -1,0 +1,225 @@
+/* support: the test binaries' shared helpers (see support.h). Invariant:
+ * folder[] is empty or names a folder that process owner made with mkdtemp
+ * and has not removed; paths holds every string support_path handed out
+ * since then, so they stay valid (and reachable for LeakSanitizer) until
+ * support_dir_remove frees them together. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include "tests/support.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <ftw.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "traces/mem.h"
+
+typedef struct support_path_node support_path_node;
+struct support_path_node {
+  support_path_node *next;
+  char path[]; /* NUL-terminated */
+};
+
+static char folder[256];
+static pid_t owner;
+static support_path_node *paths;
+static int exit_hook;
+
+/* printf into a malloc'd string of any length. */
+static char *vformat(const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  cr_assert_geq(n, 0, "bad format '%s'", fmt);
+  char *s = mem_alloc((size_t)n + 1);
+  vsnprintf(s, (size_t)n + 1, fmt, again);
+  va_end(again);
+  return s;
+}
+
+static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = vformat(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+                      struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path) == 0 ? 0 : errno;
+}
+
+static void remove_at_exit(void) {
+  if (folder[0] && owner == getpid())
+    nftw(folder, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void support_dir_make(void) {
+  if (folder[0] && owner == getpid()) return;
+  /* A forked child inherits the parent's name: it makes its own folder and
+   * leaves the parent's alone. */
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  int n = snprintf(folder, sizeof folder, "%s/geodes_test_XXXXXX", tmp);
+  cr_assert(n > 0 && (size_t)n < sizeof folder, "TMPDIR too long: %s", tmp);
+  cr_assert_not_null(mkdtemp(folder), "mkdtemp %s: %s", folder,
+                     strerror(errno));
+  owner = getpid();
+  if (!exit_hook) exit_hook = atexit(remove_at_exit) == 0;
+}
+
+void support_dir_remove(void) {
+  if (!folder[0] || owner != getpid()) return;
+  int rc = nftw(folder, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  cr_expect_eq(rc, 0, "cannot remove %s: %s", folder,
+               strerror(rc > 0 ? rc : errno));
+  folder[0] = '\0';
+  while (paths) {
+    support_path_node *next = paths->next;
+    free(paths);
+    paths = next;
+  }
+}
+
+const char *support_dir(void) {
+  support_dir_make();
+  return folder;
+}
+
+const char *support_path(const char *fmt, ...) {
+  const char *dir = support_dir();
+  va_list ap;
+  va_start(ap, fmt);
+  char *name = vformat(fmt, ap);
+  va_end(ap);
+  size_t n = strlen(dir) + 1 + strlen(name) + 1;
+  support_path_node *p = mem_alloc(sizeof *p + n);
+  snprintf(p->path, n, "%s/%s", dir, name);
+  free(name);
+  p->next = paths;
+  paths = p;
+  return p->path;
+}
+
+void support_run_clear(support_run *r) {
+  if (!r) return;
+  free(r->out);
+  free(r->err);
+  *r = (support_run){0};
+}
+
+/* A sanitizer report of a child goes to the test's own stderr, where ctest's
+ * FAIL_REGULAR_EXPRESSION sees it; captured, it would be hidden. */
+static void forward_reports(const char *line, const char *text) {
+  static const char *const marks[] = {"ERROR: AddressSanitizer",
+                                      "ERROR: LeakSanitizer", "runtime error:"};
+  for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
+    if (strstr(text, marks[i])) {
+      fprintf(stderr, "support: `%s` wrote:\n%s\n", line, text);
+      return;
+    }
+}
+
+static int run_line(support_run *r, const char *line) {
+  support_run local = {0};
+  if (!r) r = &local;
+  support_run_clear(r);
+  char *out = format("%s/.support.out", support_dir());
+  char *errs = format("%s/.support.err", support_dir());
+  /* The braces let the line's own redirections apply inside the capture. */
+  char *cmd = format("{ %s\n} >'%s' 2>'%s'", line, out, errs);
+  fflush(NULL);
+  int st = system(cmd);
+  cr_assert_neq(st, -1, "cannot run %s: %s", line, strerror(errno));
+  r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  r->out = support_read_file(out, &r->out_len);
+  r->err = support_read_file(errs, &r->err_len);
+  unlink(out), unlink(errs);
+  forward_reports(line, r->out);
+  forward_reports(line, r->err);
+  free(cmd), free(out), free(errs);
+  int status = r->status;
+  support_run_clear(&local);
+  return status;
+}
+
+int support_sh(support_run *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *line = vformat(fmt, ap);
+  va_end(ap);
+  int status = run_line(r, line);
+  free(line);
+  return status;
+}
+
+int support_geodes(support_run *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *args = vformat(fmt, ap);
+  va_end(ap);
+  char *line = format("'%s' %s", GEODES_BIN, args);
+  int status = run_line(r, line);
+  cr_assert_lt(status, 128, "geodes %s: killed by signal %d", args,
+               status - 128);
+  free(line), free(args);
+  return status;
+}
+
+char *support_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "cannot open %s: %s", path, strerror(errno));
+  size_t cap = 1 << 12, n = 0, got;
+  char *buf = mem_alloc(cap);
+  while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0)
+    if ((n += got) + 1 == cap) buf = mem_realloc(buf, cap *= 2);
+  int bad = ferror(f);
+  fclose(f);
+  cr_assert_not(bad, "cannot read %s", path);
+  buf[n] = '\0';
+  if (len) *len = n;
+  return buf;
+}
+
+const char *support_write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  cr_assert_not_null(f, "cannot write %s: %s", path, strerror(errno));
+  size_t n = strlen(text);
+  int ok = fwrite(text, 1, n, f) == n;
+  ok &= fclose(f) == 0;
+  cr_assert(ok, "cannot write %s", path);
+  return path;
+}
+
+long long support_sql_int(const char *path, const char *query) {
+  sqlite3 *h;
+  sqlite3_stmt *st = NULL;
+  long long v = -1;
+  if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    sqlite3_close(h); /* a failed open still allocates the handle */
+    return -1;
+  }
+  sqlite3_busy_timeout(h, 5000);
+  if (sqlite3_prepare_v2(h, query, -1, &st, NULL) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return v;
+}
+
+scenario *support_scenario(const char *name) {
+  err e = {ERR_OK, ""};
+  scenario *s = scenario_load(name, &e);
+  cr_assert_not_null(s, "%s: %s", name, e.msg);
+  cr_assert_eq(e.code, ERR_OK, "%s: %s", name, e.msg);
+  return s;
+}

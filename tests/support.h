@@ -1,0 +1,73 @@
+/* support: helpers shared by the Criterion test binaries — one temporary
+ * folder per test process (made on demand or by a suite's .init, removed by
+ * its .fini or at exit), paths inside it, running `geodes ARGS` or any shell
+ * line with its exit status and its whole stdout and stderr captured, and
+ * whole-file reads and writes. Invariant: the folder belongs to the process
+ * whose pid made it; a forked child that asks for it gets a fresh one. Every
+ * failure to do what a helper promises is a Criterion assertion failure. */
+#ifndef GEODES_TESTS_SUPPORT_H
+#define GEODES_TESTS_SUPPORT_H
+
+#include <stddef.h>
+
+#include "traces/scenario.h"
+
+/* What a command wrote, and how it ended. Zero-initialise before first use;
+ * each run frees what the previous one captured into the same struct. */
+typedef struct support_run {
+  int status;     /* exit status; 128 + N when killed by signal N */
+  char *out;      /* all of stdout, NUL-terminated (malloc'd) */
+  char *err;      /* all of stderr, NUL-terminated (malloc'd) */
+  size_t out_len; /* bytes in out, not counting the NUL */
+  size_t err_len;
+} support_run;
+
+/* Makes this process's temporary folder if it has none yet; usable as a
+ * TestSuite .init. The folder is also made on demand by the helpers below. */
+void support_dir_make(void);
+
+/* Removes the folder and everything in it (expecting success) and forgets
+ * it; usable as a TestSuite .fini. No-op when this process made none. */
+void support_dir_remove(void);
+
+/* This process's temporary folder (absolute path), made on first use; the
+ * string is valid until support_dir_remove. */
+const char *support_dir(void);
+
+/* support_dir()/NAME, NAME formatted printf-style. The string stays valid
+ * until support_dir_remove (or exit). */
+const char *support_path(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* Runs the shell line (printf-style) with /bin/sh in the current directory,
+ * capturing its stdout and stderr into r (r may be NULL: both discarded).
+ * The line may carry its own redirections and variables. Returns r->status. */
+int support_sh(support_run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Runs `GEODES_BIN ARGS` through support_sh: ARGS is printf-style shell
+ * text (quote paths; redirections such as 2>&1 apply to geodes). geodes
+ * killed by a signal (a crash, a sanitizer abort) fails the test here. */
+int support_geodes(support_run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Frees what r captured and zeroes it. Safe on a zeroed struct. */
+void support_run_clear(support_run *r);
+
+/* The whole file, NUL-terminated (malloc'd; caller frees); its size in *len
+ * when len is not NULL. Asserts the file can be read. */
+char *support_read_file(const char *path, size_t *len);
+
+/* Writes text to path, replacing it; asserts success. Returns path. */
+const char *support_write_file(const char *path, const char *text);
+
+/* Runs a one-number SQL query (e.g. SELECT count(*)) read-only on the
+ * database at path, waiting up to 5 s for locks; -1 when the file cannot be
+ * opened or the query gives no row. */
+long long support_sql_int(const char *path, const char *query);
+
+/* scenario_load(name) that asserts success (naming the scenario and the
+ * error) and that no error was left set. */
+scenario *support_scenario(const char *name);
+
+#endif
