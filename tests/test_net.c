@@ -1,11 +1,13 @@
 /* test_net: the flow-level network against closed forms (one transfer =
  * alpha + S/beta), hand-solved max-min shares, a naive global water-filling
- * reference on random flow sets, trace changes mid-transfer (also during the
- * first latency), and the TCP model against the ns-3 reference points. */
+ * reference on random flow sets (also as flows start and end), trace changes
+ * mid-transfer (also during the first latency, and after the last change),
+ * and the TCP model against the ns-3 reference points. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sim/net.h"
 
@@ -215,6 +217,104 @@ Test(net, random_flow_sets_match_global_water_filling) {
     tnet_done(&T);
   }
   gsl_rng_free(g);
+}
+
+/* Flows that start and end over time (most alone on idle resources, solved
+ * without the component search, some sharing): after every event, the rate
+ * of every sending flow equals the naive global water-filling of the flows
+ * sending then. Start events use a kind outside the net's. */
+Test(net, starts_and_ends_match_global_water_filling) {
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  for (unsigned long seed = 1; seed <= 20; seed++) {
+    gsl_rng_set(g, seed);
+    int nd = 8, nf = 40;
+    tnet T;
+    tnet_init(&T, nd, 5, 1, 1, SIM_NET_NETEM, 0);
+    double cap[3 * MAXD];
+    for (int a = 0; a < nd; a++) {
+      double sh = 0.5 + gsl_rng_uniform_int(g, 4) * 0.5;
+      for (int b = 0; b < nd; b++) T.v[a][b].bandwidth_gbps = sh;
+      T.nic_gbps[a] = 0.5 + gsl_rng_uniform_int(g, 6) * 0.5;
+      cap[a] = sh;
+      cap[nd + a] = cap[2 * nd + a] = T.nic_gbps[a];
+    }
+    sim_net_free(T.net); /* NIC capacities are read at creation */
+    T.net = sim_net_new(&T.topo, SIM_NET_NETEM, 0, T.q, 10,
+                        (sim_net_hooks){&T, hook_left, hook_arrived});
+    int res[MAXF][3], src[MAXF], dst[MAXF];
+    double bytes[MAXF];
+    for (int f = 0; f < nf; f++) {
+      src[f] = (int)gsl_rng_uniform_int(g, (unsigned long)nd);
+      do dst[f] = (int)gsl_rng_uniform_int(g, (unsigned long)nd);
+      while (dst[f] == src[f]);
+      bytes[f] = 1e5 + (double)gsl_rng_uniform_int(g, 1000) * 1e4;
+      res[f][0] = src[f], res[f][1] = nd + src[f], res[f][2] = 2 * nd + dst[f];
+      int64_t t0 = (int64_t)gsl_rng_uniform_int(g, 200) * 1000000;
+      sim_queue_push(T.q, t0, 1, (uint32_t)f);
+    }
+    sim_queue_item it;
+    int events = 0;
+    while (sim_queue_pop(T.q, &it)) {
+      if (it.kind == 1)
+        sim_net_start(T.net, it.t_ns, src[it.arg], dst[it.arg], bytes[it.arg],
+                      it.arg);
+      else
+        sim_net_handle(T.net, &it);
+      events++;
+      int on[MAXF], non = 0, sub[MAXF][3];
+      for (int f = 0; f < nf; f++)
+        if (sim_net_rate_of(T.net, (uint32_t)f) >= 0) {
+          memcpy(sub[non], res[f], sizeof sub[non]);
+          on[non++] = f;
+        }
+      double want[MAXF];
+      naive_maxmin(non, sub, 3 * nd, cap, want);
+      for (int i = 0; i < non; i++) {
+        double got = sim_net_rate_of(T.net, (uint32_t)on[i]) * 8e-9;
+        cr_assert(fabs(got - want[i]) < 1e-9, "seed %lu event %d flow %d: %g vs %g",
+                  seed, events, on[i], got, want[i]);
+      }
+    }
+    for (int f = 0; f < nf; f++) cr_assert_geq(T.arrived[f], 0);
+    cr_assert_eq(sim_net_sending(T.net), 0);
+    tnet_done(&T);
+  }
+  gsl_rng_free(g);
+}
+
+/* Once the topology says nothing changes any more, the net caches link
+ * values: flows started after the last change must see the values from the
+ * change on although the same pair and shaper were read before it (flow 3),
+ * and a flow that straddles the change its bytes at both rates. */
+Test(net, values_after_the_last_change_are_the_new_ones) {
+  tnet T;
+  tnet_init(&T, 3, 100, 1, 0, SIM_NET_NETEM, 0);
+  T.t_change = 50000000;
+  T.after = (trace_value){20, 0.5};
+  sim_net_start(T.net, 0, 0, 1, 1e7, 0);
+  sim_net_start(T.net, 0, 0, 2, 1000, 3);
+  sim_queue_push(T.q, 200000000, 1, 1);
+  sim_queue_push(T.q, 400000000, 1, 2);
+  sim_queue_item it;
+  while (sim_queue_pop(T.q, &it)) {
+    if (it.kind == 1)
+      sim_net_start(T.net, it.t_ns, 0, 2, 1e7, it.arg);
+    else
+      sim_net_handle(T.net, &it);
+  }
+  /* flow 3 shares the shaper with flow 0 (0.5 Gbit/s each): leaves at
+   * 16 us, arrives 100 ms later. Flow 0: 1000 B by then, 6,248,000 B more
+   * by 50 ms at 1 Gbit/s, the last 3,751,000 B at 0.5: leaves at
+   * 110.016 ms, arrives 20 ms later. Flows 1, 2: 160 ms each at 0.5. */
+  cr_assert(llabs(T.left[3] - 16000) <= 1, "%lld", (long long)T.left[3]);
+  cr_assert(llabs(T.arrived[3] - 100016000) <= 1);
+  cr_assert(llabs(T.left[0] - 110016000) <= 2, "%lld", (long long)T.left[0]);
+  cr_assert(llabs(T.arrived[0] - 130016000) <= 2);
+  cr_assert(llabs(T.left[1] - 360000000) <= 1, "%lld", (long long)T.left[1]);
+  cr_assert(llabs(T.arrived[1] - 380000000) <= 1);
+  cr_assert(llabs(T.left[2] - 560000000) <= 1, "%lld", (long long)T.left[2]);
+  cr_assert(llabs(T.arrived[2] - 580000000) <= 1);
+  tnet_done(&T);
 }
 
 Test(net, back_to_back_sends_overlap_their_latency) {
