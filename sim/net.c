@@ -6,7 +6,11 @@
  * (netem, tcp), one egress shaper per sender per destination class (netem,
  * tcp: a class is a distinct (delay, rate) value at t = 0 among the sender's
  * destinations; its rate then follows the class's first destination), and
- * one private link per ordered pair (ideal). Rates are in bytes per ns. */
+ * one private link per ordered pair (ideal). Rates are in bytes per ns.
+ * Once next_change has answered TRACE_NEVER (static_from), link values read
+ * from then on are final and cached: a pair's latency, a shaper's capacity.
+ * Most solves are a flow alone on its resources: solve_alone and fill_one
+ * do them with the general path's exact arithmetic, without its search. */
 #include "sim/net.h"
 
 #include <assert.h>
