@@ -88,8 +88,7 @@ void baseline_greedy_groups(const cost_ctx *c, int *groups) {
   free(used);
 }
 
-/* Construction (2): pipelines as nearest-neighbour chains. */
-static alloc *greedy_pipelines(const cost_ctx *c) {
+alloc *baseline_greedy_pipelines(const cost_ctx *c) {
   int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c), n = k * ng;
   alloc *a = alloc_new(k, ng);
   char *used = mem_calloc((size_t)n, 1);
@@ -118,7 +117,7 @@ search_result *baseline_greedy(const cost_ctx *c, const search_opts *o) {
   baseline_greedy_groups(c, groups);
   cost_scratch *w = cost_scratch_new(k, ng);
   alloc *by_groups = cost_realise(c, groups, w);
-  alloc *by_pipes = greedy_pipelines(c);
+  alloc *by_pipes = baseline_greedy_pipelines(c);
   double s1 = cost_alloc(c, by_groups, NULL), s2 = cost_alloc(c, by_pipes, NULL);
   search_log log;
   search_log_init(&log, o, 2);

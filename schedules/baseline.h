@@ -32,4 +32,9 @@ search_result *baseline_greedy(const cost_ctx *c, const search_opts *o);
  * into groups (D_pp * D_dp ints). GCMA seeds its population with it. */
 void baseline_greedy_groups(const cost_ctx *c, int *groups);
 
+/* Construction (2) alone: pipelines as nearest-neighbour chains, rows in
+ * the order built. `sim` starts from it too (pipelines kept inside sites).
+ * The caller owns the result. */
+alloc *baseline_greedy_pipelines(const cost_ctx *c);
+
 #endif

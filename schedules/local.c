@@ -1,8 +1,26 @@
-/* local: see local.h. First-improvement hill climbing over swaps: cheap to
- * reason about, and every evaluation is a full objective call, so the
- * budget is counted in evaluations rather than moves. */
+/* local: see local.h. Iterated first-improvement local search. Every
+ * evaluation is a full objective call (a simulation, milliseconds), so the
+ * budget is counted in evaluations, and the neighbourhood is ordered by
+ * what moves a simulated iteration most:
+ * - whole rows (swaps and reversed runs of pipelines): the pipelines stay
+ *   as they are, but every data-parallel group's ring (rank order = row
+ *   order) and its root (row 0) change. The cost model's DataPCost sums
+ *   over all members and cannot see ring order, yet on worldwide under tcp
+ *   one row swap of GCMA's choice changes the simulated iteration by up to
+ *   a third;
+ * - whole columns (two groups exchange stage positions in every pipeline:
+ *   the first stage carries the embeddings, neighbours change);
+ * - swaps guided by the cost model's bottleneck: re-pairings at the worst
+ *   pipeline boundary, and the worst data-parallel member moved to another
+ *   group;
+ * - plain device swaps: all pairs on small cases, a random sample on large.
+ * The moves of the current point are shuffled and taken in that order; the
+ * first one that improves is kept and a new neighbourhood drawn. When none
+ * improves (a local optimum, or a plateau), the walk restarts from the next
+ * unused start, then from the best point kicked by a few random moves. */
 #include "schedules/local.h"
 
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,31 +28,202 @@
 
 #include "traces/mem.h"
 
-static double evaluate(const search_objective *obj, const alloc *a, err *e) {
-  double v = obj->alloc(obj->ctx, a, e);
+/* Plain swaps: all pairs up to this many, else this many drawn. */
+#define LOCAL_ALL_SWAPS 256
+#define LOCAL_SAMPLED_SWAPS 64
+/* Random moves of a kick. */
+#define LOCAL_KICK 3
+
+typedef enum local_kind {
+  LOCAL_ROW_SWAP,     /* rows i and j exchanged */
+  LOCAL_ROW_REVERSE,  /* rows i .. j in reverse order */
+  LOCAL_COL_SWAP,     /* columns i and j exchanged */
+  LOCAL_CELL_SWAP     /* entries i and j of device[] exchanged */
+} local_kind;
+
+typedef struct local_move {
+  local_kind kind;
+  int i, j;
+} local_move;
+
+typedef struct local_walk {
+  const cost_ctx *c;           /* borrowed */
+  const search_objective *obj; /* borrowed */
+  search_log *log;             /* borrowed */
+  gsl_rng *rng;
+  long budget;
+  int R, S, n;
+  alloc *best, *cur, *trial;
+  double best_s, cur_s;
+  local_move *moves;
+  int nmoves, cap;
+  int *group;                  /* R: one column's devices */
+} local_walk;
+
+static double evaluate(local_walk *w, const alloc *a, err *e) {
+  double v = w->obj->alloc(w->obj->ctx, a, e);
   if (isnan(v) && e && e->code == ERR_OK)
     err_set(e, ERR_RANGE, "%s: the objective returned no value",
-            obj->name ? obj->name : "objective");
+            w->obj->name ? w->obj->name : "objective");
+  if (!isnan(v) && search_log_push(w->log, v)) {
+    w->best_s = v;
+    memcpy(w->best->device, a->device, (size_t)w->n * sizeof(int));
+  }
   return v;
 }
 
-/* Draws a swap (i, j) of entries of a->device: inside one column (the two
- * replicas exchange their device at that stage) or across two columns. */
-static void draw_swap(gsl_rng *rng, const alloc *a, int *i, int *j) {
-  int R = a->replicas, S = a->stages;
-  bool within = R > 1 && (S == 1 || gsl_rng_uniform(rng) < 0.5);
-  int r1 = (int)gsl_rng_uniform_int(rng, (unsigned long)R);
-  int s1 = (int)gsl_rng_uniform_int(rng, (unsigned long)S);
-  int r2, s2;
-  if (within) {
-    s2 = s1;
-    r2 = (r1 + 1 + (int)gsl_rng_uniform_int(rng, (unsigned long)(R - 1))) % R;
-  } else {
-    r2 = (int)gsl_rng_uniform_int(rng, (unsigned long)R);
-    s2 = (s1 + 1 + (int)gsl_rng_uniform_int(rng, (unsigned long)(S - 1))) % S;
+static void swap_int(int *a, int *b) {
+  int t = *a;
+  *a = *b;
+  *b = t;
+}
+
+static void apply_move(alloc *a, local_move m) {
+  int S = a->stages;
+  switch (m.kind) {
+  case LOCAL_ROW_SWAP:
+    for (int s = 0; s < S; s++)
+      swap_int(&a->device[m.i * S + s], &a->device[m.j * S + s]);
+    break;
+  case LOCAL_ROW_REVERSE:
+    for (int lo = m.i, hi = m.j; lo < hi; lo++, hi--)
+      for (int s = 0; s < S; s++)
+        swap_int(&a->device[lo * S + s], &a->device[hi * S + s]);
+    break;
+  case LOCAL_COL_SWAP:
+    for (int r = 0; r < a->replicas; r++)
+      swap_int(&a->device[r * S + m.i], &a->device[r * S + m.j]);
+    break;
+  case LOCAL_CELL_SWAP:
+    swap_int(&a->device[m.i], &a->device[m.j]);
+    break;
   }
-  *i = r1 * S + s1;
-  *j = r2 * S + s2;
+}
+
+static void add(local_walk *w, local_kind kind, int i, int j) {
+  if (w->nmoves == w->cap) return;  /* cap sized in local_search */
+  w->moves[w->nmoves++] = (local_move){kind, i, j};
+}
+
+/* The moves guided by the cost model's bottlenecks of a: the endpoints of
+ * the worst pipeline edge re-paired within their columns, and the member
+ * of the worst data-parallel group that attains it swapped, row kept, into
+ * every other column. */
+static void add_guided(local_walk *w, const alloc *a) {
+  int R = w->R, S = w->S;
+  if (S > 1) {
+    int bs = 0, br = 0;
+    double worst = -INFINITY;
+    for (int s = 0; s + 1 < S; s++) {
+      int r;
+      double v = cost_boundary(w->c, a, s, &r);
+      if (v > worst) worst = v, bs = s, br = r;
+    }
+    for (int r = 0; r < R; r++)
+      if (r != br) {
+        add(w, LOCAL_CELL_SWAP, br * S + bs, r * S + bs);
+        add(w, LOCAL_CELL_SWAP, br * S + bs + 1, r * S + bs + 1);
+      }
+  }
+  int ws = 0, wd = -1;
+  double worst = -INFINITY;
+  for (int s = 0; s < S; s++) {
+    for (int r = 0; r < R; r++) w->group[r] = alloc_at(a, r, s);
+    int d;
+    double v = cost_dp_group(w->c, w->group, &d);
+    if (v > worst) worst = v, ws = s, wd = d;
+  }
+  for (int r = 0; r < R && wd >= 0; r++)
+    if (alloc_at(a, r, ws) == wd)
+      for (int s = 0; s < S; s++)
+        if (s != ws) add(w, LOCAL_CELL_SWAP, r * S + ws, r * S + s);
+}
+
+/* Shuffles the moves added since `from`. */
+static void shuffle_from(local_walk *w, int from) {
+  if (w->nmoves - from > 1)
+    gsl_ran_shuffle(w->rng, w->moves + from, (size_t)(w->nmoves - from),
+                    sizeof *w->moves);
+}
+
+/* The neighbourhood of a: its classes in the order of the file comment,
+ * each shuffled. */
+static void neighbourhood(local_walk *w, const alloc *a) {
+  int R = w->R, S = w->S, n = w->n;
+  w->nmoves = 0;
+  for (int i = 0; i < R; i++)
+    for (int j = i + 1; j < R; j++) {
+      add(w, LOCAL_ROW_SWAP, i, j);
+      if (j - i >= 2) add(w, LOCAL_ROW_REVERSE, i, j);
+    }
+  shuffle_from(w, 0);
+  int from = w->nmoves;
+  for (int i = 0; i < S; i++)
+    for (int j = i + 1; j < S; j++) add(w, LOCAL_COL_SWAP, i, j);
+  shuffle_from(w, from);
+  from = w->nmoves;
+  add_guided(w, a);
+  shuffle_from(w, from);
+  from = w->nmoves;
+  if ((long)n * (n - 1) / 2 <= LOCAL_ALL_SWAPS) {
+    for (int i = 0; i < n; i++)
+      for (int j = i + 1; j < n; j++) add(w, LOCAL_CELL_SWAP, i, j);
+  } else {
+    for (int t = 0; t < LOCAL_SAMPLED_SWAPS; t++) {
+      int i = (int)gsl_rng_uniform_int(w->rng, (unsigned long)n);
+      int j = (i + 1 + (int)gsl_rng_uniform_int(w->rng, (unsigned long)(n - 1))) % n;
+      add(w, LOCAL_CELL_SWAP, i, j);
+    }
+  }
+  shuffle_from(w, from);
+}
+
+/* One descent step: the first move of cur's shuffled neighbourhood that
+ * improves on cur is applied. Returns 1 when one did, 0 when none did (or
+ * the budget ran out first), -1 on an objective error. */
+static int descend(local_walk *w, err *e) {
+  neighbourhood(w, w->cur);
+  for (int k = 0; k < w->nmoves && w->log->n < w->budget; k++) {
+    memcpy(w->trial->device, w->cur->device, (size_t)w->n * sizeof(int));
+    apply_move(w->trial, w->moves[k]);
+    double v = evaluate(w, w->trial, e);
+    if (isnan(v)) return -1;
+    if (v < w->cur_s) {
+      alloc *t = w->cur;
+      w->cur = w->trial;
+      w->trial = t;
+      w->cur_s = v;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The walk jumps to the best point moved by LOCAL_KICK random moves of its
+ * neighbourhood; returns the objective there (NaN on error). */
+static double kick(local_walk *w, err *e) {
+  memcpy(w->cur->device, w->best->device, (size_t)w->n * sizeof(int));
+  for (int k = 0; k < LOCAL_KICK; k++) {
+    neighbourhood(w, w->cur);
+    apply_move(w->cur, w->moves[gsl_rng_uniform_int(
+                           w->rng, (unsigned long)w->nmoves)]);
+  }
+  return w->cur_s = evaluate(w, w->cur, e);
+}
+
+static int move_capacity(int R, int S) {
+  int n = R * S;
+  long plain = (long)n * (n - 1) / 2;
+  if (plain > LOCAL_ALL_SWAPS) plain = LOCAL_SAMPLED_SWAPS;
+  return R * R + S * S + 2 * R + S + (int)plain;
+}
+
+/* Starts ordered by their value, best first (ties: given order). */
+static void order_starts(const double *v, int *order, int nstarts) {
+  for (int i = 0; i < nstarts; i++) order[i] = i;
+  for (int i = 1; i < nstarts; i++)
+    for (int j = i; j > 0 && v[order[j]] < v[order[j - 1]]; j--)
+      swap_int(&order[j], &order[j - 1]);
 }
 
 search_result *local_search(const cost_ctx *c, const search_objective *obj,
@@ -45,46 +234,49 @@ search_result *local_search(const cost_ctx *c, const search_objective *obj,
   if (budget < nstarts) budget = nstarts;
   search_log log;
   search_log_init(&log, o, budget);
-  alloc *best = alloc_new(R, S), *cur = alloc_new(R, S);
-  double best_s = INFINITY, start_s = NAN;
+  local_walk w = {.c = c, .obj = obj, .log = &log, .budget = budget,
+                  .R = R, .S = S, .n = n, .best_s = INFINITY,
+                  .cap = move_capacity(R, S)};
+  w.rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(w.rng, (unsigned long)o->seed);
+  w.best = alloc_new(R, S);
+  w.cur = alloc_new(R, S);
+  w.trial = alloc_new(R, S);
+  w.moves = mem_alloc((size_t)w.cap * sizeof *w.moves);
+  w.group = mem_alloc((size_t)R * sizeof *w.group);
+  double *start_v = mem_alloc((size_t)nstarts * sizeof *start_v);
+  int *order = mem_alloc((size_t)nstarts * sizeof *order);
   search_result *r = NULL;
-  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(rng, (unsigned long)o->seed);
-  for (int k = 0; k < nstarts; k++) {
-    double v = evaluate(obj, starts[k], e);
-    if (isnan(v)) goto done;
-    if (k == 0) start_s = v;
-    if (search_log_push(&log, v)) {
-      best_s = v;
-      memcpy(best->device, starts[k]->device, (size_t)n * sizeof(int));
+  for (int k = 0; k < nstarts; k++)
+    if (isnan(start_v[k] = evaluate(&w, starts[k], e))) goto done;
+  order_starts(start_v, order, nstarts);
+  memcpy(w.cur->device, starts[order[0]]->device, (size_t)n * sizeof(int));
+  w.cur_s = start_v[order[0]];
+  for (int next = 1; n > 1 && log.n < budget;) {
+    int step = descend(&w, e);
+    if (step < 0) goto done;
+    if (step > 0 || log.n >= budget) continue;
+    if (next < nstarts) {  /* a local optimum: the next start */
+      memcpy(w.cur->device, starts[order[next]]->device, (size_t)n * sizeof(int));
+      w.cur_s = start_v[order[next++]];
+    } else if (isnan(kick(&w, e))) {
+      goto done;
     }
   }
-  if (n > 1)
-    for (long t = nstarts; t < budget; t++) {
-      int i, j;
-      memcpy(cur->device, best->device, (size_t)n * sizeof(int));
-      draw_swap(rng, cur, &i, &j);
-      int tmp = cur->device[i];
-      cur->device[i] = cur->device[j];
-      cur->device[j] = tmp;
-      double v = evaluate(obj, cur, e);
-      if (isnan(v)) goto done;
-      if (search_log_push(&log, v)) {
-        best_s = v;
-        alloc *swap = best;
-        best = cur;
-        cur = swap;
-      }
-    }
-  r = search_result_new("sim", best, c);
-  best = NULL;
-  r->objective_s = best_s;
-  r->start_s = start_s;
+  r = search_result_new("sim", w.best, c);
+  w.best = NULL;
+  r->objective_s = w.best_s;
+  r->start_s = start_v[0];
   search_log_finish(&log, r);
 done:
   if (!r) free(log.best);
-  alloc_free(best);
-  alloc_free(cur);
-  gsl_rng_free(rng);
+  alloc_free(w.best);
+  alloc_free(w.cur);
+  alloc_free(w.trial);
+  free(w.moves);
+  free(w.group);
+  free(start_v);
+  free(order);
+  gsl_rng_free(w.rng);
   return r;
 }

@@ -54,7 +54,7 @@ static search_result *sim_method(const cost_ctx *c, const search_opts *o,
   search_log log;
   search_log_init(&log, &quiet, 0);
   search_result *r = NULL;
-  alloc **alloc_starts = mem_calloc((size_t)starts, sizeof *alloc_starts);
+  alloc **alloc_starts = mem_calloc((size_t)starts + 1, sizeof *alloc_starts);
   int got = 0;
   if (gcma_evolve(g, o->population > 0 ? o->population : SEARCH_POPULATION,
                   SEARCH_TRIALS, groups, 1, &dtfm, &log, e) != ERR_OK)
@@ -64,6 +64,7 @@ static search_result *sim_method(const cost_ctx *c, const search_opts *o,
   for (int i = 0; i < got; i++)
     alloc_starts[i] = cost_realise(c, groups + (size_t)i * n, w);
   cost_scratch_free(w);
+  alloc_starts[got++] = baseline_greedy_pipelines(c);
   r = local_search(c, sim_obj, (const alloc *const *)alloc_starts, got, o, e);
 done:
   for (int i = 0; i < got; i++) alloc_free(alloc_starts[i]);

@@ -20,8 +20,9 @@ bool schedule_method_needs_objective(const char *name);
 /* Runs method name on c's devices with options o (search_opts_default
  * gives DT-FM's settings; seed is the point's seed). Fixed placements cost
  * one candidate; searches are scored by the DT-FM score, except `sim`,
- * which runs GCMA, realises its o->starts best distinct partitions and
- * improves them by local moves judged by sim_obj (must be non-NULL for
+ * which runs GCMA, realises its o->starts best distinct partitions, adds
+ * the greedy pipelines (baseline_greedy_pipelines: a structurally other
+ * start) and improves them by local moves judged by sim_obj (non-NULL for
  * `sim`; ignored otherwise). Returns the result (the caller owns it), or
  * NULL with e filled: ERR_UNKNOWN for an unknown name, ERR_CONFIG for `sim`
  * without an objective, or the objective's own error. */
