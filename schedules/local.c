@@ -8,8 +8,9 @@
  *   over all members and cannot see ring order, yet on worldwide under tcp
  *   one row swap of GCMA's choice changes the simulated iteration by up to
  *   a third;
- * - whole columns (two groups exchange stage positions in every pipeline:
- *   the first stage carries the embeddings, neighbours change);
+ * - whole columns (swaps and reversed runs: groups exchange stage
+ *   positions in every pipeline; the first stage carries the embeddings,
+ *   neighbours change);
  * - swaps guided by the cost model's bottleneck: re-pairings at the worst
  *   pipeline boundary, and the worst data-parallel member moved to another
  *   group;
@@ -38,6 +39,7 @@ typedef enum local_kind {
   LOCAL_ROW_SWAP,     /* rows i and j exchanged */
   LOCAL_ROW_REVERSE,  /* rows i .. j in reverse order */
   LOCAL_COL_SWAP,     /* columns i and j exchanged */
+  LOCAL_COL_REVERSE,  /* columns i .. j in reverse order */
   LOCAL_CELL_SWAP     /* entries i and j of device[] exchanged */
 } local_kind;
 
@@ -57,6 +59,7 @@ typedef struct local_walk {
   double best_s, cur_s;
   local_move *moves;
   int nmoves, cap;
+  int cls[3];                  /* where columns, guided, plain swaps begin */
   int *group;                  /* R: one column's devices */
 } local_walk;
 
@@ -93,6 +96,11 @@ static void apply_move(alloc *a, local_move m) {
   case LOCAL_COL_SWAP:
     for (int r = 0; r < a->replicas; r++)
       swap_int(&a->device[r * S + m.i], &a->device[r * S + m.j]);
+    break;
+  case LOCAL_COL_REVERSE:
+    for (int lo = m.i, hi = m.j; lo < hi; lo++, hi--)
+      for (int r = 0; r < a->replicas; r++)
+        swap_int(&a->device[r * S + lo], &a->device[r * S + hi]);
     break;
   case LOCAL_CELL_SWAP:
     swap_int(&a->device[m.i], &a->device[m.j]);
@@ -157,14 +165,17 @@ static void neighbourhood(local_walk *w, const alloc *a) {
       if (j - i >= 2) add(w, LOCAL_ROW_REVERSE, i, j);
     }
   shuffle_from(w, 0);
-  int from = w->nmoves;
+  int from = w->cls[0] = w->nmoves;
   for (int i = 0; i < S; i++)
-    for (int j = i + 1; j < S; j++) add(w, LOCAL_COL_SWAP, i, j);
+    for (int j = i + 1; j < S; j++) {
+      add(w, LOCAL_COL_SWAP, i, j);
+      if (j - i >= 2) add(w, LOCAL_COL_REVERSE, i, j);
+    }
   shuffle_from(w, from);
-  from = w->nmoves;
+  w->cls[1] = from = w->nmoves;
   add_guided(w, a);
   shuffle_from(w, from);
-  from = w->nmoves;
+  w->cls[2] = from = w->nmoves;
   if ((long)n * (n - 1) / 2 <= LOCAL_ALL_SWAPS) {
     for (int i = 0; i < n; i++)
       for (int j = i + 1; j < n; j++) add(w, LOCAL_CELL_SWAP, i, j);
@@ -199,14 +210,17 @@ static int descend(local_walk *w, err *e) {
   return 0;
 }
 
-/* The walk jumps to the best point moved by LOCAL_KICK random moves of its
- * neighbourhood; returns the objective there (NaN on error). */
+/* The walk jumps to the best point moved by LOCAL_KICK random row or
+ * column moves (plain swaps only when there are neither): a kick keeps the
+ * pipelines and groups and reorders them, as a double bridge does a tour;
+ * device-level changes are left to the descent that follows. Returns the
+ * objective there (NaN on error). */
 static double kick(local_walk *w, err *e) {
   memcpy(w->cur->device, w->best->device, (size_t)w->n * sizeof(int));
   for (int k = 0; k < LOCAL_KICK; k++) {
     neighbourhood(w, w->cur);
-    apply_move(w->cur, w->moves[gsl_rng_uniform_int(
-                           w->rng, (unsigned long)w->nmoves)]);
+    int hi = w->cls[1] ? w->cls[1] : w->nmoves;
+    apply_move(w->cur, w->moves[gsl_rng_uniform_int(w->rng, (unsigned long)hi)]);
   }
   return w->cur_s = evaluate(w, w->cur, e);
 }
