@@ -34,7 +34,7 @@ static const char SCHEMA[] =
     " network_model TEXT NOT NULL, seed INTEGER,"
     " layers INTEGER, batch INTEGER, micro_batch INTEGER,"
     " micro_batches_per_pass INTEGER, window_bytes INTEGER,"
-    " schedule TEXT, dp_algo TEXT,"
+    " schedule TEXT, dp_algo TEXT, gpu TEXT,"
     " bandwidth_scale REAL, latency_scale REAL,"
     " activation_gb REAL, gradient_gb REAL, alloc TEXT,"
     " score_s REAL, dp_cost_s REAL, pp_cost_s REAL,"
@@ -44,16 +44,18 @@ static const char SCHEMA[] =
     "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
     "CREATE TABLE convergence("
     " run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " method TEXT NOT NULL,"
     " candidate INTEGER NOT NULL, best_score_s REAL NOT NULL,"
-    " PRIMARY KEY(run_id, candidate));";
+    " PRIMARY KEY(run_id, method, candidate));";
 
 #define RESULT_COLUMNS                                                       \
   "run_id, point_key, study, scenario, method, network_model, seed, layers," \
   " batch, micro_batch, micro_batches_per_pass, window_bytes, schedule,"     \
-  " dp_algo, bandwidth_scale, latency_scale, activation_gb, gradient_gb,"    \
-  " alloc, score_s, dp_cost_s, pp_cost_s, predicted_iteration_s,"            \
-  " iteration_s, compute_s, bubble_s, comm_s, dp_sync_s, events"
-#define RESULT_NCOLUMNS 29
+  " dp_algo, gpu, bandwidth_scale, latency_scale, activation_gb,"           \
+  " gradient_gb, alloc, score_s, dp_cost_s, pp_cost_s,"                     \
+  " predicted_iteration_s, iteration_s, compute_s, bubble_s, comm_s,"       \
+  " dp_sync_s, events"
+#define RESULT_NCOLUMNS 30
 
 void db_result_init(db_result *r) {
   *r = (db_result){.seed = -1, .layers = -1, .batch = -1, .micro_batch = -1,
@@ -112,9 +114,15 @@ static int check_schema(db *d, bool *fresh, err *e) {
                    d->path, (long long)app, (long long)tables);
   if (version != DB_SCHEMA_VERSION)
     return err_set(e, ERR_DB,
-                   "%s: geodes results store of schema version %lld; this "
-                   "geodes reads version %d only",
-                   d->path, (long long)version, DB_SCHEMA_VERSION);
+                   "%s: geodes results store of schema version %lld, written "
+                   "by %s geodes; this geodes reads version %d only (%s) and "
+                   "leaves the file untouched: keep it with the geodes that "
+                   "wrote it, or give --db a new file",
+                   d->path, (long long)version,
+                   version < DB_SCHEMA_VERSION ? "an older" : "a newer",
+                   DB_SCHEMA_VERSION,
+                   "results have a gpu column and GPU in their keys, "
+                   "convergence a method");
   return ERR_OK;
 }
 
@@ -158,8 +166,8 @@ static int prepare_all(db *d, err *e) {
                     e)) ||
       (rc = prepare(d, &d->count, "SELECT count(*) FROM results", e)) ||
       (rc = prepare(d, &d->conv,
-                    "INSERT OR REPLACE INTO convergence(run_id, candidate, "
-                    "best_score_s) VALUES(?, ?, ?)",
+                    "INSERT OR REPLACE INTO convergence(run_id, method, "
+                    "candidate, best_score_s) VALUES(?, ?, ?, ?)",
                     e)) ||
       (rc = prepare(d, &d->run,
                     "INSERT INTO runs(started_at, version, git, command, "
@@ -280,6 +288,7 @@ int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
   bind_int(st, i++, r->window_bytes);
   bind_text(st, i++, r->schedule[0] ? r->schedule : NULL);
   bind_text(st, i++, r->dp_algo[0] ? r->dp_algo : NULL);
+  bind_text(st, i++, r->gpu[0] ? r->gpu : NULL);
   const double reals1[] = {r->bandwidth_scale, r->latency_scale,
                            r->activation_gb, r->gradient_gb};
   for (size_t k = 0; k < 4; k++) bind_real(st, i++, reals1[k]);
@@ -312,10 +321,11 @@ int64_t db_result_count(db *d, err *e) {
   return n;
 }
 
-int db_convergence_put(db *d, int64_t run, int64_t candidate, double best_s,
-                       err *e) {
+int db_convergence_put(db *d, int64_t run, const char *method,
+                       int64_t candidate, double best_s, err *e) {
   sqlite3_bind_int64(d->conv, 1, run);
-  sqlite3_bind_int64(d->conv, 2, candidate);
-  sqlite3_bind_double(d->conv, 3, best_s);
+  bind_text(d->conv, 2, method);
+  sqlite3_bind_int64(d->conv, 3, candidate);
+  sqlite3_bind_double(d->conv, 4, best_s);
   return step_done(d, d->conv, e, "cannot store convergence");
 }

@@ -1,8 +1,9 @@
 /* db: the SQLite results store of DESIGN.md section 7 — `runs` (one row per
  * invocation, with provenance), `results` (one row per simulated point, UNIQUE
  * on the point's canonical key) and `convergence` (a scheduler's best score
- * per candidate). One writer per process; WAL, so readers (plots) never block
- * it and a killed writer loses nothing committed. */
+ * per candidate, keyed by run, method and candidate, so several searches of
+ * one run coexist). One writer per process; WAL, so readers (plots) never
+ * block it and a killed writer loses nothing committed. */
 #ifndef ANALYSIS_DB_H
 #define ANALYSIS_DB_H
 
@@ -12,8 +13,10 @@
 #include "traces/err.h"
 
 /* The schema this build reads and writes (PRAGMA user_version), and the
- * PRAGMA application_id that marks a file as geodes's ("geod"). */
-#define DB_SCHEMA_VERSION 1
+ * PRAGMA application_id that marks a file as geodes's ("geod"). Version 2
+ * added results.gpu (and the gpu in point keys) and convergence.method;
+ * a version-1 file is refused, never modified: its keys lack the GPU. */
+#define DB_SCHEMA_VERSION 2
 #define DB_APPLICATION_ID 0x67656f64
 
 typedef struct db db;
@@ -29,7 +32,9 @@ typedef struct db_run {
 
 /* One row of `results`. Integers < 0, NAN doubles and "" are stored as NULL.
  * key, study, scenario, method and network_model are borrowed; alloc is
- * owned (db_result_clear frees it). */
+ * owned (db_result_clear frees it). gpu is the GPU type simulated: one
+ * name ("A100") when every site has it, else the distinct names in site
+ * order joined by commas ("V100,A100"); "mixed" only if that overflows. */
 typedef struct db_result {
   const char *key;            /* canonical point key: UNIQUE */
   const char *study;          /* "sweep", "validate", "run" */
@@ -37,6 +42,7 @@ typedef struct db_result {
   int64_t seed, layers, batch, micro_batch, micro_batches_per_pass;
   int64_t window_bytes;
   char schedule[16], dp_algo[16];  /* "gpipe", "central-ps", ... or "" */
+  char gpu[48];                    /* "V100", "V100,A100", ... or "" */
   double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
   char *alloc;                /* {"pipelines": ...} JSON, or NULL */
   double score_s, dp_cost_s, pp_cost_s, predicted_iteration_s;
@@ -82,8 +88,10 @@ int db_result_has(db *d, const char *key, err *e);
 /* Number of rows of `results`, or < 0 on error. */
 int64_t db_result_count(db *d, err *e);
 
-/* Records that after `candidate` candidates the best score was best_s. */
-int db_convergence_put(db *d, int64_t run, int64_t candidate, double best_s,
-                       err *e);
+/* Records that after `candidate` candidates of method's search (a borrowed
+ * name, e.g. "gcma") the best score was best_s; a second put of the same
+ * (run, method, candidate) replaces the first. */
+int db_convergence_put(db *d, int64_t run, const char *method,
+                       int64_t candidate, double best_s, err *e);
 
 #endif

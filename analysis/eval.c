@@ -5,6 +5,7 @@
 #include "analysis/eval.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ scenario *eval_scenario(const sweep_point *p, err *e) {
   k.seed = p->seed, k.layers = p->layers, k.batch = p->batch;
   k.micro_batch = p->micro_batch;
   k.micro_batches_per_pass = p->micro_batches_per_pass;
-  k.schedule = p->schedule, k.dp_algo = p->dp_algo;
+  k.schedule = p->schedule, k.dp_algo = p->dp_algo, k.gpu = p->gpu;
   k.activation_gb = p->activation_gb, k.gradient_gb = p->gradient_gb;
   k.latency_scale = p->latency_scale, k.bandwidth_scale = p->bandwidth_scale;
   if (scenario_apply(s, &k, e) != ERR_OK) {
@@ -69,6 +70,27 @@ static int predict(const scenario *s, const alloc *a, double *out, err *e) {
   return rc;
 }
 
+void eval_gpu_label(const scenario *s, char *buf, size_t size) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < s->nsites; i++) {
+    const spec_gpu *g = spec_gpu_find(s->sites[i].gpu);
+    const char *name = g ? g->name : s->sites[i].gpu;
+    bool seen = false;
+    for (int j = 0; j < i && !seen; j++) {
+      const spec_gpu *h = spec_gpu_find(s->sites[j].gpu);
+      seen = strcmp(h ? h->name : s->sites[j].gpu, name) == 0;
+    }
+    if (seen) continue;
+    int n = snprintf(buf + at, size - at, "%s%s", at ? "," : "", name);
+    if (n < 0 || (size_t)n >= size - at) {
+      snprintf(buf, size, "mixed");
+      return;
+    }
+    at += (size_t)n;
+  }
+}
+
 int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
                sim_net_model net, double window_bytes, db_result *r, err *e) {
   cost_parts parts;
@@ -97,6 +119,7 @@ int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
                         : -1;
   snprintf(r->schedule, sizeof r->schedule, "%s", w->schedule);
   snprintf(r->dp_algo, sizeof r->dp_algo, "%s", w->dp_algo);
+  eval_gpu_label(s, r->gpu, sizeof r->gpu);
   r->activation_gb = cost_ctx_activation_gb(c);
   r->gradient_gb = cost_ctx_gradient_gb(c);
   free(r->alloc);

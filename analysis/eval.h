@@ -6,6 +6,8 @@
 #ifndef ANALYSIS_EVAL_H
 #define ANALYSIS_EVAL_H
 
+#include <stddef.h>
+
 #include "analysis/db.h"
 #include "analysis/sweep.h"
 #include "models/alloc.h"
@@ -18,9 +20,15 @@
  * not scaled). NULL and e filled on a bad name or knob. Caller owns it. */
 scenario *eval_scenario(const sweep_point *p, err *e);
 
+/* The GPU types of s as results.gpu stores them: the one name when every
+ * site has it, else the distinct names in site order joined by commas;
+ * "mixed" if they do not fit in size (> 5) bytes. Names as spec.h spells. */
+void eval_gpu_label(const scenario *s, char *buf, size_t size);
+
 /* Scores, predicts and simulates a on s under network model net (window in
  * bytes, <= 0: default) into r: score_s and its parts, predicted and
- * simulated times, breakdown, events, effective workload, alloc JSON. */
+ * simulated times, breakdown, events, effective workload, GPU label, alloc
+ * JSON. */
 int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
                sim_net_model net, double window_bytes, db_result *r, err *e);
 

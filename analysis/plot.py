@@ -10,7 +10,8 @@ Writes PNG files into DIR, from the database alone:
                               is a perfect prediction)
   bandwidth_scale.png         simulated iteration time vs bandwidth scale,
                               one line per method (mean over seeds)
-  convergence.png             best DT-FM score vs candidates, per scheduler run
+  convergence.png             best DT-FM score vs candidates, one line per
+                              (run, method), labelled with the scenario
   timeline.png                (--timeline) a per-device Gantt chart of a
                               `geodes simulate --timeline` Chrome trace
 A plot whose data is missing is skipped with a note on stderr.
@@ -78,11 +79,14 @@ def grid(n):
     return fig, list(axes.flat[:n])
 
 
-def save(fig, out, name, title):
+def save(fig, out, name, title, description=None):
     fig.suptitle(title, fontsize=13)
     fig.tight_layout()
     path = os.path.join(out, name)
-    fig.savefig(path, dpi=110)
+    meta = {"Title": title}
+    if description:
+        meta["Description"] = description
+    fig.savefig(path, dpi=110, metadata=meta)
     plt.close(fig)
     print(path)
 
@@ -184,29 +188,40 @@ def bandwidth_scale(db, out):
 
 
 def convergence(db, out):
-    runs = db.execute(
-        "SELECT r.id, r.command, r.scenario, count(*) FROM runs r "
-        "JOIN convergence c ON c.run_id = r.id GROUP BY r.id "
-        "ORDER BY r.id").fetchall()
-    if not runs:
+    """One step line per (run, method): a run may hold several searches
+    (`geodes run` stores greedy's and gcma's). The legend names the run, the
+    method and the scenario; the PNG's Description repeats the labels."""
+    curves = db.execute(
+        "SELECT c.run_id, c.method, r.scenario, count(*) FROM convergence c "
+        "JOIN runs r ON r.id = c.run_id GROUP BY c.run_id, c.method "
+        "ORDER BY c.run_id, c.method").fetchall()
+    if not curves:
         note("no convergence rows: skipping convergence.png")
         return
+    if len(curves) > 12:
+        note("convergence.png: the last 12 of %d curves" % len(curves))
     fig, ax = plt.subplots(figsize=(8, 5))
-    for run, command, scenario, _ in runs[-12:]:
+    labels, longest = [], 1
+    for run, method, scenario, _ in curves[-12:]:
         pts = db.execute("SELECT candidate, best_score_s FROM convergence "
-                         "WHERE run_id = ? ORDER BY candidate",
-                         (run,)).fetchall()
+                         "WHERE run_id = ? AND method = ? ORDER BY candidate",
+                         (run, method)).fetchall()
         xs, ys = zip(*pts)
-        words = (command or "").split()
-        method = next((words[i + 1] for i, w in enumerate(words[:-1])
-                       if w == "--method"), "")
-        ax.step(xs, ys, where="post",
-                label="run %d: %s %s" % (run, scenario or "", method))
+        label = "run %d: %s on %s" % (run, method, scenario or "?")
+        labels.append(label)
+        line, = ax.step(xs, ys, where="post", label=label)
+        # The end of each search, so a short one (greedy: a few
+        # candidates) shows beside a 5000-candidate GCMA.
+        ax.plot(xs[-1:], ys[-1:], marker="o", color=line.get_color())
+        longest = max(longest, xs[-1])
+    if longest > 100:
+        ax.set_xscale("log")
     ax.set_xlabel("candidates scored")
     ax.set_ylabel("best DT-FM score so far (s)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    save(fig, out, "convergence.png", "Scheduler convergence")
+    ax.legend(title="run: method on scenario", fontsize=8)
+    save(fig, out, "convergence.png", "Scheduler convergence",
+         description="\n".join(labels))
 
 
 def timeline(path, out):

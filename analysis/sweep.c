@@ -12,15 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/spec.h"
 #include "traces/mem.h"
 
 typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
 
-/* The keys of DESIGN.md section 9, in enumeration order (first = slowest). */
+/* The keys of DESIGN.md section 9, in enumeration order (first = slowest);
+ * gpus came later and varies fastest. */
 enum {
   K_SCENARIOS, K_METHODS, K_NETWORKS, K_SEEDS, K_LAYERS, K_BATCH,
   K_MICRO_BATCH, K_MBPP, K_SCHEDULE, K_DP_ALGO, K_BW_SCALE, K_LAT_SCALE,
-  K_WINDOW, K_ACT_GB, K_GRAD_GB, K_COUNT
+  K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_COUNT
 };
 
 static const char *const METHODS[] = {"dtfm-identity", "megatron", "random",
@@ -31,29 +33,40 @@ static const char *const SCHEDULES[] = {"gpipe", "1f1b", NULL};
 static const char *const DP_ALGOS[] = {"central-ps", "ring", "sharded-ps",
                                        NULL};
 
+/* The table's spelling of a GPU name ("a100" -> "A100"), NULL if unknown,
+ * so keys do not depend on how the file spells it. */
+static const char *gpu_name(const char *s) {
+  const spec_gpu *g = spec_gpu_find(s);
+  return g ? g->name : NULL;
+}
+
 static const struct axis_spec {
   const char *key;
   axis_kind kind;
   const char *const *names; /* AXIS_NAME: the allowed values, NULL = any */
+  const char *(*canon)(const char *); /* AXIS_NAME: the canonical spelling
+                                         of a value, NULL if unknown */
   double lo, hi;            /* AXIS_INT / AXIS_REAL: inclusive range */
   bool open_lo;             /* AXIS_REAL: lo itself excluded */
 } SPECS[K_COUNT] = {
-    [K_SCENARIOS] = {"scenarios", AXIS_NAME, NULL, 0, 0, false},
-    [K_METHODS] = {"methods", AXIS_NAME, METHODS, 0, 0, false},
-    [K_NETWORKS] = {"networks", AXIS_NAME, NETWORKS, 0, 0, false},
-    [K_SEEDS] = {"seeds", AXIS_INT, NULL, 0, 2147483647.0, false},
-    [K_LAYERS] = {"layers", AXIS_INT, NULL, 1, 100000, false},
-    [K_BATCH] = {"batch", AXIS_INT, NULL, 1, 1e8, false},
-    [K_MICRO_BATCH] = {"micro_batch", AXIS_INT, NULL, 1, 1e6, false},
-    [K_MBPP] = {"micro_batches_per_pass", AXIS_INT, NULL, 1, 1e7, false},
-    [K_SCHEDULE] = {"schedule", AXIS_NAME, SCHEDULES, 0, 0, false},
-    [K_DP_ALGO] = {"dp_algo", AXIS_NAME, DP_ALGOS, 0, 0, false},
-    [K_BW_SCALE] = {"bandwidth_scale", AXIS_REAL, NULL, 0, 1e6, true},
-    [K_LAT_SCALE] = {"latency_scale", AXIS_REAL, NULL, 0, 1e6, true},
-    [K_WINDOW] = {"window_bytes", AXIS_INT, NULL, 1448, 1099511627776.0,
+    [K_SCENARIOS] = {"scenarios", AXIS_NAME, NULL, NULL, 0, 0, false},
+    [K_METHODS] = {"methods", AXIS_NAME, METHODS, NULL, 0, 0, false},
+    [K_NETWORKS] = {"networks", AXIS_NAME, NETWORKS, NULL, 0, 0, false},
+    [K_SEEDS] = {"seeds", AXIS_INT, NULL, NULL, 0, 2147483647.0, false},
+    [K_LAYERS] = {"layers", AXIS_INT, NULL, NULL, 1, 100000, false},
+    [K_BATCH] = {"batch", AXIS_INT, NULL, NULL, 1, 1e8, false},
+    [K_MICRO_BATCH] = {"micro_batch", AXIS_INT, NULL, NULL, 1, 1e6, false},
+    [K_MBPP] = {"micro_batches_per_pass", AXIS_INT, NULL, NULL, 1, 1e7,
+                false},
+    [K_SCHEDULE] = {"schedule", AXIS_NAME, SCHEDULES, NULL, 0, 0, false},
+    [K_DP_ALGO] = {"dp_algo", AXIS_NAME, DP_ALGOS, NULL, 0, 0, false},
+    [K_BW_SCALE] = {"bandwidth_scale", AXIS_REAL, NULL, NULL, 0, 1e6, true},
+    [K_LAT_SCALE] = {"latency_scale", AXIS_REAL, NULL, NULL, 0, 1e6, true},
+    [K_WINDOW] = {"window_bytes", AXIS_INT, NULL, NULL, 1448, 1099511627776.0,
                   false},
-    [K_ACT_GB] = {"activation_gb", AXIS_REAL, NULL, 0, 1e6, true},
-    [K_GRAD_GB] = {"gradient_gb", AXIS_REAL, NULL, 0, 1e6, true},
+    [K_ACT_GB] = {"activation_gb", AXIS_REAL, NULL, NULL, 0, 1e6, true},
+    [K_GRAD_GB] = {"gradient_gb", AXIS_REAL, NULL, NULL, 0, 1e6, true},
+    [K_GPUS] = {"gpus", AXIS_NAME, NULL, gpu_name, 0, 0, false},
 };
 
 typedef struct axis {
@@ -97,6 +110,19 @@ static bool known_name(const char *s, const char *const *names) {
   return false;
 }
 
+/* The error for a GPU name models/spec.h does not know, listing those it
+ * does. */
+static int unknown_gpu(const sweep *s, int line, const char *name, err *e) {
+  int n;
+  const spec_gpu *g = spec_gpus(&n);
+  char known[256] = "";
+  for (int i = 0; i < n; i++)
+    snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+             i ? ", " : "", g[i].name);
+  return err_set(e, ERR_UNKNOWN, "%s:%d: gpus: unknown GPU '%s' (known: %s)",
+                 s->name, line, name, known);
+}
+
 /* Parses value number k of key spec (v is a scalar) into ax. */
 static int parse_value(const sweep *s, const struct axis_spec *spec, axis *ax,
                        json_t *v, err *e) {
@@ -108,6 +134,11 @@ static int parse_value(const sweep *s, const struct axis_spec *spec, axis *ax,
       return err_set(e, ERR_PARSE, "%s:%d: %s: each value must be %s",
                      s->name, ax->line, spec->key, what);
     const char *str = json_string_value(v);
+    if (spec->canon) {
+      const char *c = spec->canon(str);
+      if (!c) return unknown_gpu(s, ax->line, str, e);
+      str = c;
+    }
     if (!known_name(str, spec->names))
       return err_set(e, ERR_UNKNOWN, "%s:%d: %s: unknown value '%s'", s->name,
                      ax->line, spec->key, str);
@@ -169,7 +200,7 @@ static int parse_object(sweep *s, json_t *root, const char *text, size_t len,
                      "networks, seeds, layers, batch, micro_batch, "
                      "micro_batches_per_pass, schedule, dp_algo, "
                      "bandwidth_scale, latency_scale, window_bytes, "
-                     "activation_gb, gradient_gb)",
+                     "activation_gb, gradient_gb, gpus)",
                      s->name, line, key);
     s->axes[k].line = line;
     int rc = parse_axis(s, k, v, e);
@@ -268,6 +299,7 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
       .micro_batch = INT(K_MICRO_BATCH),
       .micro_batches_per_pass = INT(K_MBPP), .window_bytes = INT(K_WINDOW),
       .schedule = NAME(K_SCHEDULE, NULL), .dp_algo = NAME(K_DP_ALGO, NULL),
+      .gpu = NAME(K_GPUS, NULL),
       .bandwidth_scale = REAL(K_BW_SCALE, 1.0),
       .latency_scale = REAL(K_LAT_SCALE, 1.0),
       .activation_gb = REAL(K_ACT_GB, NAN),
@@ -318,5 +350,7 @@ size_t sweep_point_key(const sweep_point *p, char *buf, size_t size) {
   put_int(buf, size, &at, "window_bytes", p->window_bytes);
   put_real(buf, size, &at, "activation_gb", p->activation_gb);
   put_real(buf, size, &at, "gradient_gb", p->gradient_gb);
+  const char *gpu = p->gpu ? gpu_name(p->gpu) : NULL;
+  put(buf, size, &at, " gpu=%s", gpu ? gpu : p->gpu ? p->gpu : "-");
   return at;
 }

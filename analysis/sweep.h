@@ -17,19 +17,22 @@
 typedef struct sweep sweep;
 
 /* One point. Strings are borrowed from the sweep; an absent knob is < 0,
- * NULL or NAN and means "the scenario's default". Scales default to 1. */
+ * NULL or NAN and means "the scenario's default". Scales default to 1.
+ * gpu is a canonical name of models/spec.h ("A100"), the GPU of every
+ * device, or NULL: each site keeps its own. */
 typedef struct sweep_point {
   const char *scenario, *method, *network;
   int64_t seed, layers, batch, micro_batch, micro_batches_per_pass;
   int64_t window_bytes;
-  const char *schedule, *dp_algo;
+  const char *schedule, *dp_algo, *gpu;
   double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
 } sweep_point;
 
 /* Parses sweep JSON (len bytes; name is used in "NAME:LINE: message"). Unknown
- * keys, wrong types, out-of-range or repeated values and empty arrays are
- * errors naming the line of the key. Absent scenarios, methods and networks
- * default to worldwide, dtfm-identity and netem. NULL and e on failure. */
+ * keys, wrong types, unknown names (a GPU not in models/spec.h included),
+ * out-of-range or repeated values and empty arrays are errors naming the
+ * line of the key. Absent scenarios, methods and networks default to
+ * worldwide, dtfm-identity and netem. NULL and e on failure. */
 sweep *sweep_parse(const char *text, size_t len, const char *name, err *e);
 
 /* sweep_parse on the file at path. */
@@ -41,7 +44,7 @@ void sweep_free(sweep *s);  /* NULL ok */
 size_t sweep_count(const sweep *s);
 
 /* Point i (0 <= i < sweep_count) in a fixed order: scenarios vary slowest,
- * then the other keys in the order of DESIGN.md section 9. */
+ * then the other keys in the order of DESIGN.md section 9, gpus last. */
 void sweep_point_at(const sweep *s, size_t i, sweep_point *p);
 
 /* The distinct scenario names of the sweep and the line each was given on,
@@ -52,7 +55,8 @@ const char *sweep_name(const sweep *s);           /* borrowed */
 
 /* Writes the canonical key of p into buf (always NUL-terminated); returns
  * the length it needs. Every parameter appears, "-" when absent, numbers in
- * %.17g, so equal points have equal keys whatever the file's spelling. */
+ * %.17g, GPU names as models/spec.h spells them, so equal points have equal
+ * keys whatever the file's spelling. */
 size_t sweep_point_key(const sweep_point *p, char *buf, size_t size);
 
 /* Evaluates one point into out (already initialised with db_result_init):
@@ -92,7 +96,8 @@ int sweep_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
 size_t *sweep_missing(const sweep *s, db *d, size_t *n, err *e);
 
 /* The wire form of an evaluation: status, error or result (the fields an
- * evaluator fills). The buffer is malloc'ed; *len gets its size. */
+ * evaluator fills: effective knobs, gpu, times, alloc). The buffer is
+ * malloc'ed; *len gets its size. */
 char *sweep_pack(int status, const err *e, const db_result *r, size_t *len);
 /* Decodes a buffer of sweep_pack into status, e and r (r->alloc owned).
  * False if the buffer is malformed. */

@@ -87,6 +87,7 @@ char *sweep_pack(int status, const err *e, const db_result *r, size_t *len) {
     wire_put(&w, reals, sizeof reals);
     wire_str(&w, r->schedule);
     wire_str(&w, r->dp_algo);
+    wire_str(&w, r->gpu);
     wire_str(&w, r->alloc);
   }
   *len = w.len;
@@ -151,6 +152,7 @@ bool sweep_unpack(const char *buf, size_t len, int *status, err *e,
   r->dp_sync_s = reals[10];
   rd_str(&in, r->schedule, sizeof r->schedule, NULL);
   rd_str(&in, r->dp_algo, sizeof r->dp_algo, NULL);
+  rd_str(&in, r->gpu, sizeof r->gpu, NULL);
   rd_str(&in, NULL, 0, &r->alloc);
   return in.ok && in.p == in.end;
 }

@@ -109,13 +109,13 @@ static char *point_key(const scenario *s, const db_result *row) {
            "validate scenario=%s network=%s seed=%lld layers=%lld "
            "batch=%lld micro_batch=%lld micro_batches_per_pass=%lld "
            "schedule=%s dp_algo=%s window_bytes=%lld activation_gb=%.17g "
-           "gradient_gb=%.17g alloc=%s",
+           "gradient_gb=%.17g gpu=%s alloc=%s",
            s->name, row->network_model, (long long)row->seed,
            (long long)row->layers, (long long)row->batch,
            (long long)row->micro_batch,
            (long long)row->micro_batches_per_pass, row->schedule,
            row->dp_algo, (long long)row->window_bytes, row->activation_gb,
-           row->gradient_gb, row->alloc);
+           row->gradient_gb, row->gpu, row->alloc);
   return k;
 }
 

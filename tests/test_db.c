@@ -1,6 +1,7 @@
 /* test_db: the results store — rows survive a reopen, a point key is stored
- * once, absent values become NULL, and a foreign, corrupt or other-version
- * file is refused without a byte of it changing. */
+ * once, absent values become NULL, the GPU label is a column, convergence
+ * rows of two methods of one run coexist, and a foreign, corrupt, older-
+ * schema or other-version file is refused without a byte of it changing. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -41,6 +42,7 @@ static db_result sample(const char *key, double iteration_s) {
   r.key = key, r.study = "sweep", r.scenario = "worldwide";
   r.method = "gcma", r.network_model = "netem", r.seed = 3, r.layers = 24;
   r.score_s = 58.666, r.iteration_s = iteration_s;
+  strcpy(r.gpu, "A100");
   r.alloc = strdup("{\"pipelines\": [[0, 1]]}");
   return r;
 }
@@ -59,7 +61,7 @@ Test(db, store_reopen_and_unique_key) {
   cr_expect_eq(db_result_put(d, run, &b, &e), 0, "a key is stored once");
   cr_expect_eq(db_result_put(d, run, &c, &e), 1);
   cr_assert_eq(db_commit(d, &e), ERR_OK, "%s", e.msg);
-  cr_expect_eq(db_convergence_put(d, run, 100, 60.5, &e), ERR_OK);
+  cr_expect_eq(db_convergence_put(d, run, "gcma", 100, 60.5, &e), ERR_OK);
   cr_expect_eq(db_run_end(d, run, "ok", &e), ERR_OK);
   db_close(d);
   db_result_clear(&a), db_result_clear(&b), db_result_clear(&c);
@@ -79,6 +81,9 @@ Test(db, store_reopen_and_unique_key) {
   cr_expect(null, "NAN is stored as NULL");
   sql_real(path, "SELECT batch FROM results WHERE point_key='k1'", &null);
   cr_expect(null, "-1 is stored as NULL");
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results WHERE "
+                                     "gpu = 'A100'"),
+               2);
   cr_expect_float_eq(
       sql_real(path, "SELECT best_score_s FROM convergence", &null), 60.5, 0);
   sql_real(path, "SELECT finished_at FROM runs", &null);
@@ -130,6 +135,67 @@ Test(db, other_schema_version_is_refused) {
   db_close(d);
   sql(path, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 99");
   expect_refused(path, "schema version 99");
+}
+
+/* Two searches of one run (as `geodes run` does greedy and gcma) keep their
+ * own curves; a repeated (run, method, candidate) replaces its value. */
+Test(db, convergence_of_two_methods_coexists) {
+  const char *path = support_path("conv.db");
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"geodes run", "w", 1, "0", "x"}, &e);
+  cr_assert_gt(run, 0, "%s", e.msg);
+  for (int c = 1; c <= 30; c++) {
+    cr_assert_eq(db_convergence_put(d, run, "greedy", c, 90.0 - c, &e), ERR_OK,
+                 "%s", e.msg);
+    cr_assert_eq(db_convergence_put(d, run, "gcma", c, 80.0 - c, &e), ERR_OK,
+                 "%s", e.msg);
+  }
+  cr_assert_eq(db_convergence_put(d, run, "gcma", 30, 1.5, &e), ERR_OK);
+  db_close(d);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM convergence"), 60);
+  cr_expect_eq(support_sql_int(path, "SELECT count(DISTINCT method) FROM "
+                                     "convergence WHERE run_id = 1"),
+               2);
+  int null;
+  cr_expect_float_eq(
+      sql_real(path, "SELECT best_score_s FROM convergence WHERE method = "
+                     "'greedy' AND candidate = 30", &null), 60.0, 0);
+  cr_expect_float_eq(
+      sql_real(path, "SELECT best_score_s FROM convergence WHERE method = "
+                     "'gcma' AND candidate = 30", &null), 1.5, 0);
+}
+
+/* The schema of version 1 (before results.gpu and convergence.method),
+ * as a geodes of that version created it, with one row. */
+static const char SCHEMA_V1[] =
+    "PRAGMA application_id = 1734700900; PRAGMA user_version = 1;"
+    "CREATE TABLE runs(id INTEGER PRIMARY KEY, started_at TEXT NOT NULL,"
+    " finished_at TEXT, status TEXT, version TEXT, git TEXT, command TEXT,"
+    " scenario TEXT, seed INTEGER);"
+    "CREATE TABLE results(id INTEGER PRIMARY KEY, run_id INTEGER,"
+    " point_key TEXT NOT NULL UNIQUE, study TEXT NOT NULL,"
+    " scenario TEXT NOT NULL, method TEXT NOT NULL,"
+    " network_model TEXT NOT NULL, seed INTEGER, iteration_s REAL);"
+    "CREATE TABLE convergence(run_id INTEGER NOT NULL,"
+    " candidate INTEGER NOT NULL, best_score_s REAL NOT NULL,"
+    " PRIMARY KEY(run_id, candidate));"
+    "INSERT INTO runs(started_at) VALUES('2024-01-01');"
+    "INSERT INTO results(run_id, point_key, study, scenario, method,"
+    " network_model, iteration_s) VALUES(1, 'sweep scenario=worldwide', "
+    "'sweep', 'worldwide', 'gcma', 'netem', 9.5);"
+    "INSERT INTO convergence VALUES(1, 1, 70.0);";
+
+Test(db, older_schema_is_refused_untouched) {
+  cr_assert_eq(DB_APPLICATION_ID, 1734700900);
+  const char *path = support_path("v1.db");
+  sql(path, SCHEMA_V1);
+  expect_refused(path, "schema version 1, written by an older geodes");
+  err e = {0};
+  cr_expect_null(db_open(path, &e));
+  cr_expect_not_null(strstr(e.msg, "reads version 2"), "%s", e.msg);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results"), 1);
 }
 
 Test(db, missing_folder_is_an_error) {

@@ -42,10 +42,44 @@ static void fill(const char *path) {
         r.iteration_s = r.predicted_iteration_s * (1 + 0.1 * n);
         cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
       }
-  for (int c = 1; c <= 50; c++)
-    db_convergence_put(d, run, c, 70.0 - c / 5.0, &e);
+  /* Two searches in this run, one in a second run of another scenario. */
+  for (int c = 1; c <= 50; c++) {
+    cr_assert_eq(db_convergence_put(d, run, "gcma", c, 70.0 - c / 5.0, &e),
+                 ERR_OK, "%s", e.msg);
+    cr_assert_eq(db_convergence_put(d, run, "greedy", c, 75.0 - c / 9.0, &e),
+                 ERR_OK, "%s", e.msg);
+  }
   cr_assert_eq(db_commit(d, &e), ERR_OK, "%s", e.msg);
+  int64_t run2 = db_run_begin(
+      d, &(db_run){"geodes schedule regional --method hybrid", "regional", 1,
+                   "0", "x"},
+      &e);
+  for (int c = 1; c <= 20; c++)
+    cr_assert_eq(db_convergence_put(d, run2, "hybrid", c, 40.0 - c, &e),
+                 ERR_OK, "%s", e.msg);
   db_close(d);
+}
+
+/* The PNG's tEXt Description (plot.py writes its legend labels there),
+ * or "" when it has none; caller frees. */
+static char *png_description(const char *name) {
+  size_t len;
+  char *png = support_read_file(support_path("png/%s", name), &len);
+  const char tag[] = "tEXtDescription";
+  size_t at = 8;
+  char *out = NULL;
+  while (!out && at + 12 <= len) { /* chunks: length, type, data, CRC */
+    const unsigned char *p = (const unsigned char *)png + at;
+    size_t n = (size_t)p[0] << 24 | (size_t)p[1] << 16 | p[2] << 8 | p[3];
+    if (n + 12 > len - at) break;
+    if (n >= sizeof tag - 4 && !memcmp(p + 4, tag, sizeof tag - 1)) {
+      size_t skip = sizeof tag - 4; /* "Description\0" */
+      out = strndup((const char *)p + 8 + skip, n - skip);
+    }
+    at += n + 12;
+  }
+  free(png);
+  return out ? out : strdup("");
 }
 
 static int plot(const char *db_path, const char *extra) {
@@ -89,6 +123,42 @@ Test(plot, writes_every_png) {
                         "timeline.png"};
   for (size_t i = 0; i < 5; i++)
     cr_expect_gt(png_size(pngs[i]), 10000, "%s", pngs[i]);
+  /* One line per (run, method), in that order, named with the scenario. */
+  char *legend = png_description("convergence.png");
+  cr_expect_str_eq(legend,
+                   "run 1: gcma on worldwide\nrun 1: greedy on worldwide\n"
+                   "run 2: hybrid on regional");
+  free(legend);
+}
+
+/* End to end: `geodes schedule --db` stores its curve under its method's
+ * name; the plot draws one line per (run, method). */
+Test(plot, schedule_curves_are_named_by_method) {
+  const char *path = support_path("s.db");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "schedule '%s/analysis/three-sites.json' "
+                                  "--method greedy --db '%s'",
+                              GEODES_FIXTURES, path),
+               0, "%s", r.err);
+  cr_assert_eq(support_geodes(&r, "schedule '%s/analysis/three-sites.json' "
+                                  "--method random-search --trials 40 "
+                                  "--db '%s'",
+                              GEODES_FIXTURES, path),
+               0, "%s", r.err);
+  support_run_clear(&r);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM convergence WHERE "
+                                     "run_id = 2 AND method = "
+                                     "'random-search'"),
+               40);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM convergence WHERE "
+                                     "run_id = 1 AND method = 'greedy'"),
+               support_sql_int(path, "SELECT count(*) FROM convergence WHERE "
+                                     "run_id = 1"));
+  cr_assert_eq(plot(path, ">/dev/null 2>&1"), 0);
+  char *legend = png_description("convergence.png");
+  cr_expect_str_eq(legend, "run 1: greedy on three-sites\n"
+                           "run 2: random-search on three-sites");
+  free(legend);
 }
 
 Test(plot, missing_data_is_skipped) {

@@ -97,6 +97,7 @@ Test(sweep, every_key_and_defaults) {
   cr_expect_str_eq(p.method, "dtfm-identity");
   cr_expect_str_eq(p.network, "netem");
   cr_expect(p.seed == -1 && p.layers == -1 && p.window_bytes == -1);
+  cr_expect_null(p.gpu, "absent gpus: each site's own GPU");
   sweep_free(s);
 }
 
@@ -145,6 +146,46 @@ Test(sweep, canonical_keys) {
   sweep_free(s);
 }
 
+/* gpus: crossed like the other keys, fastest-varying, names spelled as
+ * models/spec.h spells them; each GPU is its own key. */
+Test(sweep, gpus_are_crossed_and_canonical) {
+  err e = {0};
+  sweep *s = parse("{\"layers\": [8, 12],\n \"gpus\": [\"v100\", \"A100\","
+                   " \"h100\"]}", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  cr_assert_eq(sweep_count(s), 6);
+  cr_expect_eq(sweep_line(s, "gpus"), 2);
+  const char *want[] = {"V100", "A100", "H100"};
+  char keys[6][512];
+  for (size_t i = 0; i < 6; i++) {
+    sweep_point p;
+    sweep_point_at(s, i, &p);
+    cr_expect_eq(p.layers, i < 3 ? 8 : 12);
+    cr_expect_str_eq(p.gpu, want[i % 3]);
+    sweep_point_key(&p, keys[i], sizeof keys[i]);
+    char needle[32];
+    snprintf(needle, sizeof needle, " gpu=%s", want[i % 3]);
+    cr_expect_not_null(strstr(keys[i], needle), "%s in %s", needle, keys[i]);
+    for (size_t j = 0; j < i; j++) cr_expect_str_neq(keys[i], keys[j]);
+  }
+  sweep_free(s);
+  char a[512], b[512], c[512];
+  key_of("{\"gpus\": \"A100\"}", 0, a, sizeof a);
+  key_of("{\"gpus\": [\"a100\"]}", 0, b, sizeof b);
+  cr_expect_str_eq(a, b, "a scalar fixes it; the spelling is canonical");
+  key_of("{}", 0, c, sizeof c);
+  cr_expect_str_neq(a, c);
+  cr_expect_not_null(strstr(c, " gpu=-"), "%s", c);
+  /* A point built elsewhere (geodes run --gpu a100) gets the same key. */
+  sweep_point p;
+  s = parse("{}", &e);
+  sweep_point_at(s, 0, &p);
+  p.gpu = "a100";
+  sweep_point_key(&p, c, sizeof c);
+  cr_expect_str_eq(a, c);
+  sweep_free(s);
+}
+
 /* Bad input: the code and "s.json:LINE:" at the start of the message. */
 static void bad(const char *text, int code, int line, const char *needle) {
   err e = {0};
@@ -175,6 +216,12 @@ Test(sweep, bad_inputs_name_file_and_line) {
   bad("{\"layers\": 24,\n\n]", ERR_PARSE, 3, "");
   bad("[1, 2]", ERR_PARSE, 1, "object");
   bad("{\"scenarios\": [1]}", ERR_PARSE, 1, "name");
+  bad("{\"layers\": 8,\n \"gpus\": [\"V100\", \"B200\"]}", ERR_UNKNOWN, 2,
+      "unknown GPU 'B200' (known: V100, A100");
+  bad("{\"gpus\": \"\"}", ERR_UNKNOWN, 1, "gpus");
+  bad("{\n\"gpus\": [\"A100\", \"a100\"]}", ERR_DUPLICATE, 2, "'A100' is listed");
+  bad("{\"gpus\": [80]}", ERR_PARSE, 1, "gpus");
+  bad("{\"gpu\": \"A100\"}", ERR_UNKNOWN, 1, "gpus)");
 }
 
 Test(sweep, load_missing_file) {
@@ -191,6 +238,7 @@ Test(sweep, wire_round_trip) {
   r.seed = 3, r.layers = 24, r.events = 123456789, r.score_s = 58.666;
   r.iteration_s = 12.25, r.gradient_gb = NAN;
   strcpy(r.schedule, "gpipe");
+  strcpy(r.gpu, "V100,A100");
   r.alloc = strdup("{\"pipelines\": [[1, 0]]}");
   size_t len;
   char *buf = sweep_pack(ERR_OK, NULL, &r, &len);
@@ -203,6 +251,7 @@ Test(sweep, wire_round_trip) {
             isnan(back.gradient_gb) && back.batch == -1);
   cr_expect_str_eq(back.schedule, "gpipe");
   cr_expect_str_eq(back.dp_algo, "");
+  cr_expect_str_eq(back.gpu, "V100,A100");
   cr_expect_str_eq(back.alloc, r.alloc);
   db_result_clear(&back);
   cr_expect_not(sweep_unpack(buf, len - 1, &status, &e, &back), "truncated");
@@ -245,6 +294,7 @@ static int cheap_eval(void *ctx, const sweep_point *p, db_result *r, err *e) {
   r->iteration_s = r->score_s * 1.5 + (double)r->seed;
   r->events = p->layers * 1000;
   snprintf(r->schedule, sizeof r->schedule, "gpipe");
+  snprintf(r->gpu, sizeof r->gpu, "%s", p->gpu ? p->gpu : "T4,V100");
   char buf[64];
   snprintf(buf, sizeof buf, "{\"pipelines\": [[%lld]]}", (long long)p->seed);
   r->alloc = strdup(buf);
@@ -264,7 +314,7 @@ static char *dump(const char *path) {
                    h,
                    "SELECT point_key, scenario, method, network_model, seed, "
                    "layers, bandwidth_scale, score_s, iteration_s, events, "
-                   "alloc, schedule, dp_algo FROM results ORDER BY point_key",
+                   "alloc, schedule, dp_algo, gpu FROM results ORDER BY point_key",
                    -1, &st, NULL),
                SQLITE_OK);
   size_t cap = 1 << 16, len = 0;
@@ -311,6 +361,9 @@ Test(sweep, jobs_give_identical_rows) {
   char *x = dump(one), *y = dump(two);
   cr_expect_str_eq(x, y);
   free(x), free(y);
+  cr_expect_eq(
+      support_sql_int(two, "SELECT count(*) FROM results WHERE gpu = 'T4,V100'"),
+      240, "the evaluator's GPU label crosses the pipe");
   sweep_stats again = run(one, SMALL, 2, &c1);
   cr_expect_eq(again.present, 240);
   cr_expect_eq(again.computed, 0, "nothing left to compute");

@@ -1,7 +1,9 @@
 /* test_sweep_cli: `geodes sweep` as a user runs it — a 2-rank MPI sweep gives
  * the rows of a single-process one, a sweep SIGKILLed after some rows are
- * committed resumes to exactly one row per point, and bad input exits 1 (or
- * 2 for usage) with FILE:LINE on stderr. */
+ * committed resumes to exactly one row per point, a sweep over GPUs stores
+ * one row per GPU with the GPU simulated (faster compute on an A100, by the
+ * ratio of the spec table), and bad input exits 1 (or 2 for usage) with
+ * FILE:LINE on stderr; a database of the older schema is refused as is. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,7 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "models/spec.h"
 #include "tests/support.h"
+
+#define THREE_SITES GEODES_FIXTURES "/analysis/three-sites"
 
 TestSuite(sweep_cli, .init = support_dir_make, .fini = support_dir_remove,
           .timeout = 300);
@@ -21,7 +26,7 @@ static char *dump(const char *db) {
   support_run r = {0};
   support_sh(&r,
              "sqlite3 '%s' 'SELECT point_key, scenario, method, network_model, "
-             "seed, layers, batch, schedule, dp_algo, bandwidth_scale, "
+             "seed, layers, batch, schedule, dp_algo, gpu, bandwidth_scale, "
              "score_s, dp_cost_s, pp_cost_s, predicted_iteration_s, "
              "iteration_s, compute_s, bubble_s, comm_s, dp_sync_s, events, "
              "alloc FROM results ORDER BY point_key'",
@@ -42,7 +47,8 @@ static const char *first_line(support_run *r) {
 static const char SMALL[] =
     "{\"scenarios\": [\"worldwide\"],\n"
     " \"methods\": [\"dtfm-identity\", \"megatron\", \"random\"],\n"
-    " \"networks\": [\"ideal\", \"tcp\"], \"layers\": 8}\n";
+    " \"networks\": [\"ideal\", \"tcp\"], \"layers\": 8,\n"
+    " \"gpus\": [\"V100\", \"a100\"]}\n";
 
 Test(sweep_cli, mpi_two_ranks_equal_one_process) {
   if (support_sh(NULL, "command -v mpirun") != 0)
@@ -61,7 +67,10 @@ Test(sweep_cli, mpi_two_ranks_equal_one_process) {
                           GEODES_BIN, sw, two),
                0, "%s", r.err);
   char *a = dump(one), *b = dump(two);
-  cr_expect_eq(support_sql_int(two, "SELECT count(*) FROM results"), 6);
+  cr_expect_eq(support_sql_int(two, "SELECT count(*) FROM results"), 12);
+  cr_expect_eq(support_sql_int(two, "SELECT count(*) FROM results WHERE "
+                                    "gpu = 'A100'"),
+               6);
   cr_expect_str_eq(a, b, "MPI rows differ from single-process rows");
   free(a), free(b);
   const char *line = first_line(&r);
@@ -132,12 +141,120 @@ static void bad_file(const char *text, int line, const char *needle) {
   support_run_clear(&r);
 }
 
+/* "gpus": two rows per point that differ in key and gpu; the A100 computes
+ * faster by the ratio of sustained FLOP/s of spec.h (the rest of an
+ * iteration is the same network), so its iteration is shorter; absent gpus
+ * store the scenario's own GPU. */
+Test(sweep_cli, gpus_give_a_row_per_gpu) {
+  const char *sw = support_path("g.json"), *db = support_path("g.db");
+  support_write_file(sw, "{\"scenarios\": \"" THREE_SITES ".json\",\n"
+                         " \"networks\": [\"ideal\", \"tcp\"],\n"
+                         " \"gpus\": [\"V100\", \"A100\"]}\n");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw, db), 0, "%s",
+               r.err);
+  cr_expect_eq(support_sql_int(db, "SELECT count(DISTINCT point_key) FROM "
+                                   "results"),
+               4);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                                   "point_key LIKE '% gpu=A100' AND gpu = "
+                                   "'A100'"),
+               2);
+  const spec_gpu *v = spec_gpu_find("V100"), *a = spec_gpu_find("A100");
+  double ratio = (v->peak_flops * v->efficiency) /
+                 (a->peak_flops * a->efficiency);
+  char q[512];
+  snprintf(q, sizeof q,
+           "SELECT count(*) FROM results a JOIN results v ON a.network_model "
+           "= v.network_model AND a.gpu = 'A100' AND v.gpu = 'V100' WHERE "
+           "a.iteration_s < v.iteration_s AND a.events = v.events AND "
+           "abs(a.compute_s / v.compute_s - %.17g) < 0.01 * %.17g",
+           ratio, ratio);
+  cr_expect_eq(support_sql_int(db, q), 2, "%s", q);
+  /* Absent gpus: the scenario's own, named in the row, not in the key. */
+  support_write_file(sw, "{\"scenarios\": \"" THREE_SITES ".json\"}\n");
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --json", sw, db), 0,
+               "%s", r.err);
+  cr_expect_not_null(strstr(r.out, "\"computed\":1"), "%s", r.out);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                                   "point_key LIKE '% gpu=-' AND gpu = "
+                                   "'V100'"),
+               1);
+  support_run_clear(&r);
+}
+
+/* Sites of different GPUs: the row names each, in site order. */
+Test(sweep_cli, mixed_sites_are_labelled) {
+  char *text = support_read_file(THREE_SITES ".json", NULL);
+  const char *site = "{\"name\": \"c\", \"devices\": 2, \"gpu\": \"V100\"";
+  char *c = strstr(text, site), *csv = strstr(text, "\"three-sites.csv\"");
+  cr_assert(c && csv, "the fixture changed");
+  memcpy(strstr(c, "V100"), "A100", 4);
+  *csv = '\0';
+  char mixed[4096];
+  snprintf(mixed, sizeof mixed, "%s\"%s.csv\"%s", text, THREE_SITES,
+           csv + strlen("\"three-sites.csv\""));
+  free(text);
+  const char *sc = support_write_file(support_path("mixed.json"), mixed);
+  const char *sw = support_path("m.json"), *db = support_path("m.db");
+  char body[512];
+  snprintf(body, sizeof body, "{\"scenarios\": \"%s\", \"gpus\": "
+           "[\"h100\"], \"networks\": \"ideal\"}", sc);
+  support_write_file(sw, body);
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw, db), 0, "%s",
+               r.err);
+  snprintf(body, sizeof body, "{\"scenarios\": \"%s\", \"networks\": "
+           "\"ideal\"}", sc);
+  support_write_file(sw, body);
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw, db), 0, "%s",
+               r.err);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                                   "gpu = 'V100,A100'"),
+               1);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                                   "gpu = 'H100'"),
+               1);
+  support_run_clear(&r);
+}
+
+/* A results store of schema version 1 (no gpu column; keys without the
+ * GPU): refused with exit 1, naming the file, and left byte-identical. */
+Test(sweep_cli, older_database_is_refused_untouched) {
+  const char *db = support_path("v1.db"), *sw = support_path("v.json");
+  support_write_file(sw, "{\"scenarios\": \"" THREE_SITES ".json\"}\n");
+  cr_assert_eq(
+      support_sh(NULL,
+                 "sqlite3 '%s' 'PRAGMA application_id = %d; PRAGMA "
+                 "user_version = 1; CREATE TABLE runs(id INTEGER PRIMARY KEY,"
+                 " started_at TEXT); CREATE TABLE results(id INTEGER PRIMARY "
+                 "KEY, point_key TEXT UNIQUE, iteration_s REAL); INSERT INTO "
+                 "results VALUES(1, \"sweep scenario=x\", 2.5)'",
+                 db, 0x67656f64),
+      0);
+  size_t before_len, after_len;
+  char *before = support_read_file(db, &before_len);
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw, db), 1);
+  char want[300];
+  snprintf(want, sizeof want, "%s: geodes results store of schema version 1",
+           db);
+  cr_expect_not_null(strstr(r.err, want), "'%s' in '%s'", want, r.err);
+  char *after = support_read_file(db, &after_len);
+  cr_expect(before_len == after_len && !memcmp(before, after, before_len),
+            "the older database was modified");
+  free(before), free(after);
+  support_run_clear(&r);
+}
+
 Test(sweep_cli, bad_files_name_file_and_line) {
   bad_file("{\"layers\": [24],\n \"bandwith_scale\": [1]}", 2,
            "bandwith_scale");
   bad_file("{\"scenarios\": [\"worldwide\",\n\"atlantis\"]}", 1, "atlantis");
   bad_file("{\n\"seeds\": [1, -2]}", 2, "seeds");
   bad_file("{\"layers\": 24,\n}", 2, "");
+  bad_file("{\"layers\": 8,\n \"gpus\": [\"V100\",\n \"B200\"]}", 2,
+           "unknown GPU 'B200'");
   /* A knob that only fails when the point is built: reported, exit 1. */
   bad_file("{\n\"batch\": 1000}", 0, "batch=1000");
 }

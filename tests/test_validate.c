@@ -168,8 +168,10 @@ Test(validate, bad_input) {
 }
 
 /* geodes run: the placements under three network models as sweep points,
- * the validation rows, gcma's convergence and the run, all in the database;
- * a sweep over the same points then computes nothing. */
+ * the validation rows, greedy's and gcma's convergence and the run, all in
+ * the database; a sweep over the same points then computes nothing. With
+ * --gpu the points are others (their key and gpu say which GPU), and a
+ * sweep over that GPU finds them. */
 Test(validate, run_study_fills_the_database) {
   const char *db = support_path("run.db");
   cr_assert_eq(support_geodes(&r, "run '%s' --samples 6 --db '%s'", SCENARIO,
@@ -182,7 +184,18 @@ Test(validate, run_study_fills_the_database) {
   cr_expect_geq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
                                     "study = 'validate'"),
                 9);
-  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM convergence"), 5000);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM convergence WHERE "
+                                   "method = 'gcma'"),
+               5000);
+  cr_expect_geq(support_sql_int(db, "SELECT count(*) FROM convergence WHERE "
+                                    "method = 'greedy'"),
+                1);
+  cr_expect_eq(support_sql_int(db, "SELECT count(DISTINCT method) FROM "
+                                   "convergence"),
+               2, "each search of the run keeps its curve");
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                                   "gpu = 'V100'"),
+               support_sql_int(db, "SELECT count(*) FROM results"));
   cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM runs WHERE "
                                    "status = 'ok'"),
                1);
@@ -192,6 +205,24 @@ Test(validate, run_study_fills_the_database) {
       "\"megatron\", \"random\", \"greedy\", \"gcma\"],\n"
       " \"networks\": [\"ideal\", \"netem\", \"tcp\"]}\n");
   cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --json", sw, db), 0,
+               "%s", r.err);
+  cr_expect_not_null(strstr(r.out, "\"computed\":0"), "%s", r.out);
+  cr_assert_eq(support_geodes(&r, "run '%s' --samples 6 --db '%s' --gpu a100",
+                              SCENARIO, db),
+               0, "%s", r.err);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                                   "study = 'sweep' AND gpu = 'A100' AND "
+                                   "point_key LIKE '% gpu=A100'"),
+               15, "run --gpu: new points, not the V100 ones");
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                                   "study = 'sweep'"),
+               30);
+  const char *a100 = support_write_file(
+      support_path("a100.json"),
+      "{\"scenarios\": \"" SCENARIO "\", \"methods\": [\"dtfm-identity\", "
+      "\"megatron\", \"random\", \"greedy\", \"gcma\"],\n"
+      " \"networks\": [\"ideal\", \"netem\", \"tcp\"], \"gpus\": \"A100\"}\n");
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --json", a100, db), 0,
                "%s", r.err);
   cr_expect_not_null(strstr(r.out, "\"computed\":0"), "%s", r.out);
   cr_expect_eq(support_geodes(&r, "run --samples 1"), 2);

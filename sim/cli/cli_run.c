@@ -2,8 +2,9 @@
  * scenario: the scenario, the fixed placements and the schedulers' choices
  * simulated under each network model, the validation statistics of the
  * cost model, everything stored in the results database (the placements as
- * sweep points, so a later sweep reuses them), and the command that draws
- * the plots. */
+ * sweep points, so a later sweep reuses them; --gpu is part of their key),
+ * the convergence of each search it runs (greedy, gcma) under its method's
+ * name, and the command that draws the plots. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,9 @@ static void run_help(void) {
       "choices (greedy, gcma) under each network model (ideal, netem, tcp)\n"
       "next to their DT-FM score and predicted time; validates the cost\n"
       "model on a sample of allocations (as `geodes validate --network\n"
-      "all`); stores every point, the run and the scheduler's convergence\n"
-      "in the results database; and prints the command that draws the\n"
-      "plots.\n\n"
+      "all`); stores every point, the run and the convergence of each\n"
+      "search (greedy, gcma) in the results database; and prints the\n"
+      "command that draws the plots.\n\n"
       "  --db FILE                  results database (default geodes.db)\n"
       "  --samples N                validation sample size (default %d)\n"
       "  --help                     this text\n\n%s",
@@ -87,6 +88,12 @@ static const char *const METHODS[] = {"dtfm-identity", "megatron", "random",
                                       "greedy", "gcma"};
 #define NMETHODS 5
 
+/* True for the placements that are not searches (one candidate). */
+static bool is_fixed(const char *method) {
+  return strcmp(method, "dtfm-identity") == 0 ||
+         strcmp(method, "megatron") == 0 || strcmp(method, "random") == 0;
+}
+
 /* The sweep point of (method, network) under the options of this run, so
  * its key is the one `geodes sweep` gives the same point. */
 static sweep_point run_point(const char *scenario_name,
@@ -98,12 +105,13 @@ static sweep_point run_point(const char *scenario_name,
       .micro_batch = wo->k.micro_batch,
       .micro_batches_per_pass = wo->k.micro_batches_per_pass,
       .window_bytes = wo->window_bytes, .schedule = wo->k.schedule,
-      .dp_algo = wo->k.dp_algo, .bandwidth_scale = 1, .latency_scale = 1,
+      .dp_algo = wo->k.dp_algo, .gpu = wo->k.gpu, .bandwidth_scale = 1,
+      .latency_scale = 1,
       .activation_gb = wo->k.activation_gb, .gradient_gb = wo->k.gradient_gb};
 }
 
-/* The placement of method; the scheduler's (gcma's) convergence goes to the
- * database, the one convergence curve of this run. */
+/* The placement of method; a search's convergence goes to the database
+ * under the method's name (a fixed placement has none worth a curve). */
 static alloc *place(const scenario *s, const cost_ctx *c, const char *method,
                     db *d, int64_t run, err *e) {
   search_opts o;
@@ -112,10 +120,10 @@ static alloc *place(const scenario *s, const cost_ctx *c, const char *method,
   search_result *r = sim_place_search(s, c, method, &o, NULL, e);
   if (!r) return NULL;
   int rc = ERR_OK;
-  if (strcmp(method, "gcma") == 0) {
+  if (!is_fixed(method)) {
     rc = db_begin(d, e);
     for (long i = 0; rc == ERR_OK && i < r->candidates; i++)
-      rc = db_convergence_put(d, run, i + 1, r->convergence[i], e);
+      rc = db_convergence_put(d, run, method, i + 1, r->convergence[i], e);
     if (rc == ERR_OK) rc = db_commit(d, e);
   }
   alloc *a = r->best;

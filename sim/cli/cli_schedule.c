@@ -40,7 +40,8 @@ static void schedule_help(void) {
       "  --network MODEL     ideal, netem (default) or tcp: the simulation\n"
       "  -o FILE             write the allocation {\"pipelines\": ...}\n"
       "  --convergence FILE  CSV candidate,best_score_s\n"
-      "  --db FILE           record the run and its convergence (SQLite)\n"
+      "  --db FILE           record the run and its convergence, under the\n"
+      "                      method's name (SQLite)\n"
       "  --json              one JSON object on stdout\n"
       "  --help              this text\n\n%s",
       SEARCH_SIM_TRIALS, SEARCH_SIM_STARTS, cli_workload_help);
@@ -228,7 +229,7 @@ static int record_db(const sched_args *p, const scenario *s,
   int64_t id = db_run_begin(d, &run, e);
   int rc = id < 0 ? (int)id : db_begin(d, e);
   for (long i = 0; rc == ERR_OK && i < r->candidates; i++)
-    rc = db_convergence_put(d, id, i + 1, r->convergence[i], e);
+    rc = db_convergence_put(d, id, p->method, i + 1, r->convergence[i], e);
   if (rc == ERR_OK) rc = db_commit(d, e);
   if (id > 0) db_run_end(d, id, rc == ERR_OK ? "ok" : "error", NULL);
   free(cmd);

@@ -8,6 +8,7 @@
 
 #include "analysis/eval.h"
 #include "analysis/sweep_mpi.h"
+#include "models/spec.h"
 #include "sim/cli/cli.h"
 #include "traces/mem.h"
 
@@ -29,7 +30,17 @@ static void sweep_help(void) {
       "  --help       this text\n\n"
       "Keys: scenarios methods networks seeds layers batch micro_batch\n"
       "micro_batches_per_pass schedule dp_algo bandwidth_scale latency_scale\n"
-      "window_bytes activation_gb gradient_gb\n");
+      "window_bytes activation_gb gradient_gb gpus\n\n"
+      "  gpus         GPU type of every device (any letter case); absent:\n"
+      "               each site's own. The column gpu of a row is the GPU\n"
+      "               simulated: one name, or the sites' distinct names\n"
+      "               joined by commas. Known:");
+  int n;
+  const spec_gpu *g = spec_gpus(&n);
+  for (int i = 0; i < n; i++) printf(" %s", g[i].name);
+  printf("\nExample: {\"methods\": [\"megatron\", \"gcma\"],\n"
+         "          \"gpus\": [\"V100\", \"A100\"], \"seeds\": [1, 2]}\n"
+         "is 2 x 2 x 2 = 8 points.\n");
 }
 
 /* The sweep file's text: read by rank 0, broadcast under MPI. */
