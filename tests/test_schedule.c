@@ -53,6 +53,26 @@ Test(schedule, every_method_gives_a_valid_allocation) {
   cost_ctx_free(c);
 }
 
+/* `sim` starts from the greedy pipelines too: with no budget beyond the
+ * starts, the identity (what the greedy pipelines are on two sites of four
+ * devices, and disp's optimum) is found although no GCMA candidate is it. */
+Test(schedule, sim_starts_from_the_greedy_pipelines) {
+  cost_ctx *c = ctx();
+  search_opts o;
+  search_opts_default(&o);
+  o.population = 10;
+  o.trials = 0;
+  search_objective sim = {.name = "disp", .alloc = disp};
+  err e = {ERR_OK, ""};
+  search_result *r = schedule_method("sim", c, &o, &sim, &e);
+  cr_assert_not_null(r, "%s", e.msg);
+  cr_expect_eq(r->candidates, SEARCH_SIM_STARTS + 1);
+  cr_expect_gt(r->start_s, 0, "the cost model's choice is not the identity");
+  cr_expect_float_eq(r->objective_s, 0, 0);
+  search_result_free(r);
+  cost_ctx_free(c);
+}
+
 Test(schedule, unknown_and_unwired_methods_fail) {
   cost_ctx *c = ctx();
   search_opts o;
