@@ -9,7 +9,8 @@ Writes PNG files into DIR, from the database alone:
   predicted_vs_simulated.png  the end-to-end predictor vs simulation (y = x
                               is a perfect prediction)
   bandwidth_scale.png         simulated iteration time vs bandwidth scale,
-                              one line per method (mean over seeds)
+                              one line per method (and GPU, when rows hold
+                              several; mean over seeds)
   convergence.png             best DT-FM score vs candidates, one line per
                               (run, method), labelled with the scenario
   timeline.png                (--timeline) a per-device Gantt chart of a
@@ -156,24 +157,28 @@ def model_vs_simulated(db, out, column, name, xlabel, title, diagonal):
 
 def bandwidth_scale(db, out):
     rows = db.execute(
-        "SELECT scenario, network_model, method, bandwidth_scale, "
+        "SELECT scenario, network_model, method, gpu, bandwidth_scale, "
         "avg(iteration_s), count(*) FROM results "
         "WHERE iteration_s IS NOT NULL AND bandwidth_scale IS NOT NULL "
-        "GROUP BY scenario, network_model, method, bandwidth_scale "
+        "GROUP BY scenario, network_model, method, gpu, bandwidth_scale "
         "ORDER BY bandwidth_scale").fetchall()
+    several_gpus = len({r[3] for r in rows}) > 1  # then a line per GPU
     panels = defaultdict(lambda: defaultdict(list))
-    for scenario, network, method, scale, t, _ in rows:
-        panels[(scenario, network)][method].append((scale, t))
+    for scenario, network, method, gpu, scale, t, _ in rows:
+        line = "%s, %s" % (method, gpu) if several_gpus else method
+        panels[(scenario, network)][line].append((scale, t))
     panels = {k: v for k, v in panels.items()
               if any(len(p) > 1 for p in v.values())}
     if not panels:
         note("no sweep over bandwidth_scale: skipping bandwidth_scale.png")
         return
     fig, axes = grid(len(panels))
+    labels = []
     for ax, ((scenario, network), methods) in zip(axes, sorted(panels.items())):
         for k, (method, pts) in enumerate(sorted(methods.items())):
             xs, ys = zip(*pts)
             ax.plot(xs, ys, marker=MARKERS[k % len(MARKERS)], label=method)
+            labels.append("%s, %s: %s" % (scenario, network, method))
         ax.set_xscale("log", base=2)
         ax.set_xticks(sorted({x for p in methods.values() for x, _ in p}))
         ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter(
@@ -182,9 +187,11 @@ def bandwidth_scale(db, out):
         ax.set_xlabel("bandwidth scale (x the scenario's bandwidths)")
         ax.set_ylabel("simulated iteration time (s)")
         ax.grid(alpha=0.3, which="both")
-        ax.legend(title="method", fontsize=8)
+        ax.legend(title="method, GPU" if several_gpus else "method",
+                  fontsize=8)
     save(fig, out, "bandwidth_scale.png",
-         "Iteration time vs bandwidth, per placement method")
+         "Iteration time vs bandwidth, per placement method",
+         description="\n".join(labels))
 
 
 def convergence(db, out):

@@ -161,6 +161,36 @@ Test(plot, schedule_curves_are_named_by_method) {
   free(legend);
 }
 
+/* Rows of two GPUs: bandwidth_scale.png draws a line per (method, GPU)
+ * instead of averaging the GPUs together. */
+Test(plot, bandwidth_lines_per_gpu) {
+  const char *path = support_path("g.db");
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"geodes sweep", NULL, -1, "0", "x"},
+                             &e);
+  static const char *gpus[] = {"V100", "A100"};
+  char keys[8][32];
+  for (int g = 0, k = 0; g < 2; g++)
+    for (int s = 0; s < 3; s++, k++) {
+      db_result r;
+      db_result_init(&r);
+      snprintf(keys[k], sizeof keys[k], "key %d", k);
+      r.key = keys[k], r.study = "sweep", r.scenario = "worldwide";
+      r.method = "gcma", r.network_model = "netem";
+      strcpy(r.gpu, gpus[g]);
+      r.bandwidth_scale = 1 << s, r.iteration_s = (g + 1.0) * 10 / (1 << s);
+      cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+    }
+  db_close(d);
+  cr_assert_eq(plot(path, ">/dev/null 2>&1"), 0);
+  char *legend = png_description("bandwidth_scale.png");
+  cr_expect_str_eq(legend, "worldwide, netem: gcma, A100\n"
+                           "worldwide, netem: gcma, V100");
+  free(legend);
+}
+
 Test(plot, missing_data_is_skipped) {
   const char *path = support_path("empty.db");
   err e = {0};

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/support.h"
 
@@ -225,6 +226,12 @@ Test(validate, run_study_fills_the_database) {
   cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --json", a100, db), 0,
                "%s", r.err);
   cr_expect_not_null(strstr(r.out, "\"computed\":0"), "%s", r.out);
+  const char *none = support_path("none.db");
+  cr_expect_eq(support_geodes(&r, "run '%s' --gpu B200 --db '%s'", SCENARIO,
+                              none),
+               1);
+  cr_expect_not_null(strstr(r.err, "'B200' is unknown"), "%s", r.err);
+  cr_expect_neq(access(none, F_OK), 0, "no database for a bad --gpu");
   cr_expect_eq(support_geodes(&r, "run --samples 1"), 2);
   cr_expect_eq(support_geodes(&r, "run /nonexistent.json"), 1);
   cr_expect_not_null(strstr(r.err, "/nonexistent.json"), "%s", r.err);

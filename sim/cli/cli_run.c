@@ -11,6 +11,7 @@
 
 #include "models/alloc.h"
 #include "models/cost.h"
+#include "models/spec.h"
 #include "sim/cli/cli.h"
 #include "analysis/eval.h"
 #include "analysis/validate.h"
@@ -235,6 +236,15 @@ static int study(const char *name, const scenario *s,
   return rc;
 }
 
+/* An unknown GPU (--gpu or the scenario's) fails here, before the database
+ * is opened and a run row written. */
+static bool gpus_known(const scenario *s, err *e) {
+  const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
+  bool ok = spec_device_gpus(s, gpu, e) == ERR_OK;
+  free(gpu);
+  return ok;
+}
+
 int cli_run(int argc, char **argv) {
   static const struct option own[] = {
       {"db", required_argument, NULL, 'd'},
@@ -277,7 +287,7 @@ int cli_run(int argc, char **argv) {
   const char *name = optind < argc ? argv[optind] : "worldwide";
   err e = {ERR_OK, ""};
   scenario *s = scenario_load(name, &e);
-  if (!s || cli_workload_apply(&wo, s, &e) != ERR_OK) {
+  if (!s || cli_workload_apply(&wo, s, &e) != ERR_OK || !gpus_known(s, &e)) {
     scenario_free(s);
     return cli_error("%s", e.msg);
   }
