@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/eval.h"
 #include "analysis/sweep.h"
 #include "tests/support.h"
 
@@ -184,6 +185,23 @@ Test(sweep, gpus_are_crossed_and_canonical) {
   sweep_point_key(&p, c, sizeof c);
   cr_expect_str_eq(a, c);
   sweep_free(s);
+}
+
+/* results.gpu: the one GPU, or the sites' distinct GPUs in site order as
+ * spec.h spells them; "mixed" when that does not fit. */
+Test(sweep, gpu_label_of_a_scenario) {
+  scenario *s = support_scenario(GEODES_FIXTURES "/analysis/three-sites.json");
+  char buf[48];
+  eval_gpu_label(s, buf, sizeof buf);
+  cr_expect_str_eq(buf, "V100");
+  free(s->sites[0].gpu), free(s->sites[2].gpu);
+  s->sites[0].gpu = strdup("rtx 3090");
+  s->sites[2].gpu = strdup("v100");
+  eval_gpu_label(s, buf, sizeof buf);
+  cr_expect_str_eq(buf, "RTX3090,V100");
+  eval_gpu_label(s, buf, 12);
+  cr_expect_str_eq(buf, "mixed");
+  scenario_free(s);
 }
 
 /* Bad input: the code and "s.json:LINE:" at the start of the message. */
