@@ -52,6 +52,9 @@ NETWORK_STYLE = {"ideal": dict(marker="o", s=60, facecolors="none", lw=1.2),
 MARKERS = "os^Dv<>pPX*h"
 
 
+SCHEMA_VERSION = 2  # analysis/db.h DB_SCHEMA_VERSION
+
+
 def note(msg):
     print("plot.py: " + msg, file=sys.stderr)
 
@@ -66,6 +69,11 @@ def connect(path):
         sys.exit("plot.py: %s: not a readable SQLite database (%s)" % (path, e))
     if app != 0x67656F64:
         sys.exit("plot.py: %s: not a geodes results database" % path)
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version != SCHEMA_VERSION:
+        sys.exit("plot.py: %s: results store of schema version %d; this "
+                 "plot.py reads version %d (re-run the study into a new "
+                 "database)" % (path, version, SCHEMA_VERSION))
     return db
 
 
@@ -231,6 +239,15 @@ def convergence(db, out):
          description="\n".join(labels))
 
 
+# What the engine's timeline categories mean (sim/timeline.c).
+CATEGORY_LABELS = {
+    "fwd": "forward", "bwd": "backward", "optimizer": "optimizer step",
+    "act": "activation transfer", "grad": "activation-gradient transfer",
+    "dp": "gradient synchronisation", "sync": "waiting for sync",
+    "barrier": "barrier",
+}
+
+
 def timeline(path, out):
     try:
         with open(path) as f:
@@ -261,27 +278,43 @@ def timeline(path, out):
     if not bars:
         note("%s: no duration events: skipping timeline.png" % path)
         return
-    keys = sorted(bars)
-    cats = sorted({c for k in keys for _, _, c in bars[k]})
+    # One band per device: its compute stream as a tall bar, its send and
+    # receive streams as thin bars beneath, so 64+ devices stay readable.
+    pids = sorted({k[0] for k in bars})
+    lanes = {}
+    for pid in pids:
+        tids = sorted(t for p, t in bars if p == pid)
+        for i, tid in enumerate(tids):
+            stream = names.get((pid, tid), str(tid))
+            if stream == "compute" or (i == 0 and len(tids) == 1):
+                lanes[(pid, tid)] = (0.0, 0.5)
+            else:
+                k = sum(1 for t in tids[:i] if names.get((pid, t)) != "compute")
+                lanes[(pid, tid)] = (0.52 + 0.22 * k, 0.18)
+    cats = sorted({c for k in bars for _, _, c in bars[k]})
     colours = {c: plt.cm.tab10(i % 10) for i, c in enumerate(cats)}
-    fig, ax = plt.subplots(figsize=(12, min(40, max(3, 0.2 * len(keys) + 1.5))))
-    for row, key in enumerate(keys):
-        by_cat = defaultdict(list)
-        for ts, dur, cat in bars[key]:
-            by_cat[cat].append((ts / 1e6, dur / 1e6))
-        for cat, spans in by_cat.items():
-            ax.broken_barh(spans, (row - 0.4, 0.8), color=colours[cat])
-    labels = []
-    for key in keys:
-        proc = names.get((key[0], None), "device %s" % key[0])
-        labels.append("%s / %s" % (proc, names.get(key, key[1])))
-    ax.set_yticks(range(len(keys)))
-    ax.set_yticklabels(labels, fontsize=7 if len(keys) <= 60 else 4)
-    ax.invert_yaxis()
+    fig, ax = plt.subplots(figsize=(12, min(40, max(3, 0.28 * len(pids) + 1.8))))
+    for row, pid in enumerate(pids):
+        for key in (k for k in bars if k[0] == pid):
+            top, height = lanes[key]
+            by_cat = defaultdict(list)
+            for ts, dur, cat in bars[key]:
+                by_cat[cat].append((ts / 1e6, dur / 1e6))
+            for cat, spans in by_cat.items():
+                ax.broken_barh(spans, (row - 0.45 + top, height),
+                               color=colours[cat])
+    ax.set_yticks(range(len(pids)))
+    ax.set_yticklabels([names.get((pid, None), "device %s" % pid)
+                        for pid in pids],
+                       fontsize=8 if len(pids) <= 40 else 6)
+    ax.set_ylim(len(pids) - 0.4, -0.6)
     ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("device (tall: compute stream; thin: send, receive)")
     ax.grid(alpha=0.3, axis="x")
-    ax.legend(handles=[matplotlib.patches.Patch(color=colours[c], label=c)
-                       for c in cats], fontsize=8, loc="upper right")
+    ax.legend(handles=[matplotlib.patches.Patch(color=colours[c],
+                                                label=CATEGORY_LABELS.get(c, c))
+                       for c in cats], fontsize=8, loc="upper left",
+              bbox_to_anchor=(1.0, 1.0))
     save(fig, out, "timeline.png", "Per-device timeline: " +
          os.path.basename(path))
 

@@ -205,3 +205,28 @@ Test(plot, refuses_a_foreign_file) {
       support_write_file(support_path("notes.txt"), "not a database\n");
   cr_expect_eq(plot(path, "2>/dev/null"), 1);
 }
+
+/* A results store of another schema version: refused with a message, not a
+ * Python traceback; plot.py's version is the C store's. */
+Test(plot, refuses_another_schema_version) {
+  const char *path = support_path("old.db");
+  err e = {0};
+  db_close(db_open(path, &e));
+  char sql[256];
+  snprintf(sql, sizeof sql, "sqlite3 '%s' 'PRAGMA user_version = %d'", path,
+           DB_SCHEMA_VERSION - 1);
+  cr_assert_eq(support_sh(NULL, "%s", sql), 0);
+  support_run r = {0};
+  cr_expect_eq(support_sh(&r, "'%s/analysis/plot.py' '%s' --out '%s'",
+                          GEODES_SOURCE_DIR, path, support_path("out")),
+               1);
+  cr_expect(strstr(r.err, "schema version") != NULL, "%s", r.err);
+  cr_expect(strstr(r.err, "Traceback") == NULL, "%s", r.err);
+  support_run_clear(&r);
+  char want[64];
+  snprintf(want, sizeof want, "SCHEMA_VERSION = %d", DB_SCHEMA_VERSION);
+  char *text = support_read_file(GEODES_SOURCE_DIR "/analysis/plot.py", NULL);
+  cr_expect(strstr(text, want) != NULL, "plot.py must read schema %d",
+            DB_SCHEMA_VERSION);
+  free(text);
+}
