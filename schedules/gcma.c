@@ -396,8 +396,35 @@ static double rebuild_edge(const gcma *g, int side, int u, int x) {
   return side ? cost_pp_edge(g->c, u, x) : cost_pp_edge(g->c, x, u);
 }
 
+/* rb_pick[0 .. k-1] := the new members of group tgt, paired with the
+ * members rg of its neighbour by a greedy matching, cheapest pair first,
+ * among devices of unguarded groups (rb_taken marks them); ties keep tgt's
+ * own devices (the smallest change), then the lowest index. */
+static void rebuild_pick(gcma *g, const int *label, const int *rg, int tgt,
+                         int side) {
+  int n = g->n, k = g->k;
+  memset(g->rb_taken, 0, (size_t)n);
+  memset(g->rb_done, 0, (size_t)k);
+  for (int step = 0; step < k; step++) {
+    double best = INFINITY;
+    int bu = -1, bx = -1, bin = 0;
+    for (int j = 0; j < k; j++) {
+      if (g->rb_done[j]) continue;
+      for (int x = 0; x < n; x++) {
+        if (g->rb_taken[x] || g->rb_guard[label[x]]) continue;
+        double w = rebuild_edge(g, side, rg[j], x);
+        int in = label[x] == tgt;
+        if (w < best || (w == best && in && !bin)) best = w, bu = j, bx = x, bin = in;
+      }
+    }
+    g->rb_done[bu] = 1;
+    g->rb_taken[bx] = 1;
+    g->rb_pick[step] = bx;
+  }
+}
+
 void gcma_rebuild(gcma *g, int *label, int boundary, int side) {
-  int n = g->n, ng = g->ng, k = g->k;
+  int ng = g->ng, k = g->k;
   if (ng < 2) return;
   int *groups = g->rb_groups, *order = g->rb_order, *guard = g->rb_guard;
   gcma_to_groups(g, label, groups);
@@ -417,27 +444,7 @@ void gcma_rebuild(gcma *g, int *label, int boundary, int side) {
     if (g->rb_neck[i] < neck) guard[order[i]] = guard[order[i + 1]] = 1;
   guard[tgt] = 0;
   guard[ref] = 1;
-  /* Greedy matching, cheapest pair first; ties keep the group's own
-   * devices (the smallest change), then the lowest index. */
-  const int *rg = groups + ref * k;
-  memset(g->rb_taken, 0, (size_t)n);
-  memset(g->rb_done, 0, (size_t)k);
-  for (int step = 0; step < k; step++) {
-    double best = INFINITY;
-    int bu = -1, bx = -1, bin = 0;
-    for (int j = 0; j < k; j++) {
-      if (g->rb_done[j]) continue;
-      for (int x = 0; x < n; x++) {
-        if (g->rb_taken[x] || guard[label[x]]) continue;
-        double w = rebuild_edge(g, side, rg[j], x);
-        int in = label[x] == tgt;
-        if (w < best || (w == best && in && !bin)) best = w, bu = j, bx = x, bin = in;
-      }
-    }
-    g->rb_done[bu] = 1;
-    g->rb_taken[bx] = 1;
-    g->rb_pick[step] = bx;
-  }
+  rebuild_pick(g, label, groups + ref * k, tgt, side);
   /* The members not picked take the places the picked outsiders leave. */
   int nleave = 0, *leave = g->perm;
   for (int j = 0; j < k; j++) {
