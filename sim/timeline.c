@@ -1,56 +1,141 @@
 /* timeline: Chrome Trace Event JSON writer (streamed with fprintf: a run has
  * up to millions of events, more than one JSON tree should hold).
- * Invariant: every event has ts >= 0 and dur >= 0, pid = device, tid = 0
- * compute, 1 send, 2 receive. */
+ * Invariant: every event has ts >= 0 and dur >= 0 in microseconds, pid =
+ * device; the "X" events of one thread never overlap (Perfetto, following
+ * the format's spec, drops slices that overlap without nesting), so each
+ * stream is split into lanes: lane 0 of stream k (0 compute, 1 send, 2
+ * receive) is tid k, lane j > 0 is tid 3 j + k. Transfers that are not on a
+ * stream (gradient chunks in flight together) take the extra lanes. Every
+ * pid and tid used has its process_name / thread_name metadata event. */
 #include "sim/timeline.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "traces/mem.h"
+
+#define NSTREAMS 3
 
 static const char *const role_names[] = {"fwd",  "bwd",  "optimizer", "act",
                                          "grad", "dp",   "sync",      "barrier"};
+static const char *const stream_names[NSTREAMS] = {"compute", "send",
+                                                   "receive"};
 
-static void event(FILE *f, bool *first, const char *name, int mb, int pid,
-                  int tid, int64_t t0, int64_t t1, int peer) {
-  fprintf(f, "%s\n{\"name\":\"%s", *first ? "" : ",", name);
-  if (mb >= 0) fprintf(f, " %d", mb);
-  fprintf(f, "\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f",
-          pid, tid, (double)t0 * 1e-3, (double)(t1 - t0) * 1e-3);
-  if (peer >= 0) fprintf(f, ",\"args\":{\"peer\":%d}", peer);
-  fputc('}', f);
-  *first = false;
+/* One "X" event: a task on one device's stream, and the lane it got. */
+typedef struct slice {
+  int64_t t0, t1;
+  int dev, stream, lane;
+  uint32_t task;
+} slice;
+
+static int slice_cmp(const void *x, const void *y) {
+  const slice *a = x, *b = y;
+  if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
+  if (a->stream != b->stream) return a->stream < b->stream ? -1 : 1;
+  if (a->t0 != b->t0) return a->t0 < b->t0 ? -1 : 1;
+  if (a->t1 != b->t1) return a->t1 > b->t1 ? -1 : 1;
+  return a->task < b->task ? -1 : a->task > b->task;
+}
+
+/* The slices of the finished tasks, sorted by (device, stream, start), each
+ * on the lowest lane free at its start (greedy interval partitioning: as
+ * few lanes as the most slices open at once). *nlanes gets per (device,
+ * stream) the lanes used. */
+static slice *slices(const sim_task *t, uint32_t n, int ndevices, size_t *ns,
+                     int *nlanes) {
+  slice *v = mem_alloc(((size_t)n * 2 + 1) * sizeof *v);
+  size_t k = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const sim_task *x = &t[i];
+    if (x->t_start < 0) continue;
+    if (x->kind == SIM_TASK_COMPUTE) {
+      v[k++] = (slice){x->t_start, x->t_done, x->dev, 0, 0, i};
+    } else if (x->kind == SIM_TASK_XFER) {
+      v[k++] = (slice){x->t_start, x->t_left, x->dev, 1, 0, i};
+      v[k++] = (slice){x->t_start, x->t_done, x->dst, 2, 0, i};
+    }
+  }
+  qsort(v, k, sizeof *v, slice_cmp);
+  int64_t *end = NULL;
+  size_t cap = 0;
+  for (size_t lo = 0, hi; lo < k; lo = hi) {
+    int used = 0;
+    for (hi = lo; hi < k && v[hi].dev == v[lo].dev &&
+                  v[hi].stream == v[lo].stream; hi++) {
+      int j = 0;
+      while (j < used && end[j] > v[hi].t0) j++;
+      if (j == used) mem_grow((void **)&end, &cap, (size_t)++used, sizeof *end);
+      end[j] = v[hi].t1;
+      v[hi].lane = j;
+    }
+    if (v[lo].dev >= 0 && v[lo].dev < ndevices)
+      nlanes[v[lo].dev * NSTREAMS + v[lo].stream] = used;
+  }
+  free(end);
+  *ns = k;
+  return v;
+}
+
+/* s as a JSON string body: quotes, backslashes and control characters
+ * escaped (site names come from user files). */
+static void put_escaped(FILE *f, const char *s) {
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+}
+
+static void metadata(FILE *f, int ndevices, const char *const *device_name,
+                     const int *nlanes) {
+  for (int d = 0; d < ndevices; d++) {
+    fprintf(f, "%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
+            "\"args\":{\"name\":\"", d ? "," : "", d);
+    if (device_name && device_name[d]) {
+      fprintf(f, "%d ", d);
+      put_escaped(f, device_name[d]);
+    } else {
+      fprintf(f, "device %d", d);
+    }
+    fputs("\"}}", f);
+    for (int s = 0; s < NSTREAMS; s++) {
+      int lanes = nlanes[d * NSTREAMS + s] > 1 ? nlanes[d * NSTREAMS + s] : 1;
+      for (int j = 0; j < lanes; j++) {
+        fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,"
+                "\"tid\":%d,\"args\":{\"name\":\"%s", d, NSTREAMS * j + s,
+                stream_names[s]);
+        if (j) fprintf(f, " %d", j + 1);
+        fputs("\"}}", f);
+      }
+    }
+  }
 }
 
 void sim_timeline_write(FILE *f, const sim_task *t, uint32_t n, int ndevices,
                         const char *const *device_name) {
-  static const char *const streams[] = {"compute", "send", "receive"};
-  bool first = true;
+  int *nlanes = mem_calloc((size_t)ndevices * NSTREAMS + 1, sizeof *nlanes);
+  size_t ns;
+  slice *v = slices(t, n, ndevices, &ns, nlanes);
   fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
-  for (int d = 0; d < ndevices; d++) {
-    fprintf(f, "%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
-            "\"args\":{\"name\":\"", first ? "" : ",", d);
-    if (device_name && device_name[d])
-      fprintf(f, "%d %s", d, device_name[d]);
-    else
-      fprintf(f, "device %d", d);
-    fputs("\"}}", f);
-    first = false;
-    for (int s = 0; s < 3; s++)
-      fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,"
-              "\"tid\":%d,\"args\":{\"name\":\"%s\"}}", d, s, streams[s]);
-  }
-  for (uint32_t i = 0; i < n; i++) {
-    const sim_task *x = &t[i];
-    if (x->t_start < 0) continue;
-    const char *name = role_names[x->role];
-    if (x->kind == SIM_TASK_COMPUTE)
-      event(f, &first, name, x->mb, x->dev, 0, x->t_start, x->t_done, -1);
-    else if (x->kind == SIM_TASK_XFER) {
-      event(f, &first, name, x->mb, x->dev, 1, x->t_start, x->t_left, x->dst);
-      event(f, &first, name, x->mb, x->dst, 2, x->t_start, x->t_done, x->dev);
-    }
+  metadata(f, ndevices, device_name, nlanes);
+  for (size_t i = 0; i < ns; i++) {
+    const slice *x = &v[i];
+    const sim_task *k = &t[x->task];
+    fprintf(f, "%s\n{\"name\":\"%s", ndevices || i ? "," : "",
+            role_names[k->role]);
+    if (k->mb >= 0) fprintf(f, " %d", k->mb);
+    fprintf(f, "\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,"
+            "\"dur\":%.3f", x->dev, NSTREAMS * x->lane + x->stream,
+            (double)x->t0 * 1e-3, (double)(x->t1 - x->t0) * 1e-3);
+    if (x->stream) /* the other end of a transfer */
+      fprintf(f, ",\"args\":{\"peer\":%d}", x->stream == 1 ? k->dst : k->dev);
+    fputc('}', f);
   }
   fputs("\n]}\n", f);
+  free(v);
+  free(nlanes);
 }
 
 int sim_timeline_save(const char *path, const sim_task *t, uint32_t n,
@@ -60,8 +145,10 @@ int sim_timeline_save(const char *path, const sim_task *t, uint32_t n,
     return err_set(e, ERR_IO, "%s:0: cannot write the timeline: %s", path,
                    strerror(errno));
   sim_timeline_write(f, t, n, ndevices, device_name);
-  if (fclose(f) != 0)
+  /* a failed fprintf (disk full) leaves the error flag; fclose may not */
+  bool bad = ferror(f) != 0;
+  if (fclose(f) != 0 || bad)
     return err_set(e, ERR_IO, "%s:0: cannot write the timeline: %s", path,
-                   strerror(errno));
+                   errno ? strerror(errno) : "write error");
   return ERR_OK;
 }

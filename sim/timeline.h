@@ -1,7 +1,9 @@
 /* timeline: a simulated run as Chrome Trace Event JSON (opens in Perfetto
  * and chrome://tracing): one process per device, one thread (track) per
  * stream — compute, send, receive — and "X" (complete) events in
- * microseconds. Invariant: written from the finished task records only, so
+ * microseconds; a stream whose slices overlap (gradient chunks in flight
+ * together) gets extra tracks, as the format forbids overlapping slices on
+ * one thread. Invariant: written from the finished task records only, so
  * the timeline never influences the simulation. */
 #ifndef SIM_TIMELINE_H
 #define SIM_TIMELINE_H

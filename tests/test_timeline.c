@@ -1,0 +1,228 @@
+/* test_timeline: the Chrome Trace Event JSON that `geodes simulate
+ * --timeline` writes, checked as Perfetto reads it: one JSON object with a
+ * traceEvents array; "M" metadata naming every process (device) and every
+ * thread used; "X" events with a string name, integer pid/tid, finite ts
+ * and dur >= 0 in microseconds (the task times / 1000); no two X events of
+ * one thread overlapping (the format allows only nesting, Perfetto drops the
+ * rest); names from user files escaped. Compared against the task records
+ * (hand-made, and the engine's through sim_run). */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/graph.h"
+#include "sim/timeline.h"
+#include "tests/support.h"
+
+TestSuite(timeline, .init = support_dir_make, .fini = support_dir_remove);
+
+#define MAXTRACKS 4096
+
+typedef struct track {
+  int pid, tid;
+  double *t0, *t1;
+  size_t n, cap;
+  bool named;
+} track;
+
+typedef struct checked {
+  size_t x, tracks;
+  double end_us;  /* the latest ts + dur */
+  int max_tid;
+} checked;
+
+static track *track_of(track *tr, size_t *n, int pid, int tid) {
+  for (size_t i = 0; i < *n; i++)
+    if (tr[i].pid == pid && tr[i].tid == tid) return &tr[i];
+  cr_assert_lt(*n, MAXTRACKS);
+  tr[*n] = (track){.pid = pid, .tid = tid};
+  return &tr[(*n)++];
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Checks the structure of the trace in j for ndevices devices; returns the
+ * counts. Every assertion names the event index. */
+static checked check_trace(json_t *j, int ndevices) {
+  cr_assert(json_is_object(j));
+  json_t *ev = json_object_get(j, "traceEvents");
+  cr_assert(json_is_array(ev), "traceEvents is not an array");
+  track *tr = calloc(MAXTRACKS, sizeof *tr);
+  bool *proc = calloc((size_t)ndevices, sizeof *proc);
+  size_t ntr = 0;
+  checked c = {0};
+  for (size_t i = 0; i < json_array_size(ev); i++) {
+    json_t *e = json_array_get(ev, i);
+    const char *ph = json_string_value(json_object_get(e, "ph"));
+    cr_assert_not_null(ph, "event %zu: no ph", i);
+    cr_assert(json_is_string(json_object_get(e, "name")), "event %zu", i);
+    json_t *pid = json_object_get(e, "pid");
+    cr_assert(json_is_integer(pid), "event %zu: pid", i);
+    int p = (int)json_integer_value(pid);
+    cr_assert(p >= 0 && p < ndevices, "event %zu: pid %d", i, p);
+    const char *name = json_string_value(json_object_get(e, "name"));
+    if (strcmp(ph, "M") == 0) {
+      const char *v = json_string_value(
+          json_object_get(json_object_get(e, "args"), "name"));
+      cr_assert_not_null(v, "event %zu: metadata without args.name", i);
+      if (strcmp(name, "process_name") == 0) {
+        proc[p] = true;
+      } else {
+        cr_assert_str_eq(name, "thread_name", "event %zu", i);
+        json_t *tid = json_object_get(e, "tid");
+        cr_assert(json_is_integer(tid), "event %zu: tid", i);
+        track_of(tr, &ntr, p, (int)json_integer_value(tid))->named = true;
+      }
+      continue;
+    }
+    cr_assert_str_eq(ph, "X", "event %zu", i);
+    json_t *tid = json_object_get(e, "tid");
+    json_t *ts = json_object_get(e, "ts"), *dur = json_object_get(e, "dur");
+    cr_assert(json_is_integer(tid), "event %zu: tid", i);
+    cr_assert(json_is_number(ts) && json_is_number(dur), "event %zu", i);
+    double t0 = json_number_value(ts), d = json_number_value(dur);
+    cr_assert(isfinite(t0) && isfinite(d) && t0 >= 0 && d >= 0,
+              "event %zu: ts %g dur %g", i, t0, d);
+    track *k = track_of(tr, &ntr, p, (int)json_integer_value(tid));
+    if (k->n == k->cap) {
+      k->cap = k->cap ? 2 * k->cap : 16;
+      k->t0 = realloc(k->t0, k->cap * sizeof *k->t0);
+      k->t1 = realloc(k->t1, k->cap * sizeof *k->t1);
+    }
+    k->t0[k->n] = t0;
+    k->t1[k->n++] = t0 + d;
+    if (t0 + d > c.end_us) c.end_us = t0 + d;
+    if (k->tid > c.max_tid) c.max_tid = k->tid;
+    c.x++;
+  }
+  for (int p = 0; p < ndevices; p++)
+    cr_assert(proc[p], "device %d has no process_name", p);
+  for (size_t i = 0; i < ntr; i++) {
+    track *k = &tr[i];
+    cr_assert(k->named, "pid %d tid %d has no thread_name", k->pid, k->tid);
+    /* sorted by start, a slice must start at or after the previous end
+     * (equal starts: the two are then sorted by start only, so check the
+     * pairs in both orders through sorted starts and ends) */
+    qsort(k->t0, k->n, sizeof *k->t0, cmp_double);
+    qsort(k->t1, k->n, sizeof *k->t1, cmp_double);
+    for (size_t m = 1; m < k->n; m++)
+      cr_assert(k->t0[m] >= k->t1[m - 1] - 1e-6,
+                "pid %d tid %d: slices overlap near %.3f us", k->pid, k->tid,
+                k->t0[m]);
+    free(k->t0);
+    free(k->t1);
+  }
+  c.tracks = ntr;
+  free(tr);
+  free(proc);
+  return c;
+}
+
+static json_t *load(const char *path) {
+  json_error_t je;
+  json_t *j = json_load_file(path, 0, &je);
+  cr_assert_not_null(j, "%s:%d: %s", path, je.line, je.text);
+  return j;
+}
+
+static sim_task xfer(int a, int b, int64_t t0, int64_t left, int64_t done) {
+  return (sim_task){.kind = SIM_TASK_XFER, .role = SIM_ROLE_DP, .dev = a,
+                    .dst = b, .mb = 0, .t_start = t0, .t_left = left,
+                    .t_done = done};
+}
+
+/* Hand-made records: three transfers from device 0 in flight together
+ * (0->1 twice, 0->2), one compute, one task never reached. */
+Test(timeline, overlapping_transfers_get_their_own_tracks) {
+  sim_task t[] = {
+      xfer(0, 1, 1000, 5000, 9000),
+      xfer(0, 1, 2000, 6000, 10000),
+      xfer(0, 2, 5000, 7000, 12345),
+      {.kind = SIM_TASK_COMPUTE, .role = SIM_ROLE_FWD, .dev = 2, .dst = -1,
+       .mb = 3, .dur_ns = 1500, .t_start = 0, .t_left = 1500,
+       .t_done = 1500},
+      xfer(1, 2, -1, -1, -1),
+  };
+  const char *names[] = {"a\"b\\c", "tab\there", NULL};
+  const char *path = support_path("hand.json");
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  sim_timeline_write(f, t, 5, 3, names);
+  fclose(f);
+  json_t *j = load(path);
+  checked c = check_trace(j, 3);
+  /* 3 transfers x (send, receive) + 1 compute */
+  cr_assert_eq(c.x, 7);
+  cr_assert_float_eq(c.end_us, 12.345, 1e-9);
+  /* device 0 sends [1,5) [2,6) [5,7): two lanes, tids 1 and 4; device 1
+   * receives [1,9) [2,10): two lanes, tids 2 and 5 */
+  cr_assert_eq(c.max_tid, 5, "%d", c.max_tid);
+  json_t *ev = json_object_get(j, "traceEvents");
+  const char *want[] = {"0 a\"b\\c", "1 tab\there", "device 2"};
+  int seen = 0;
+  for (size_t i = 0; i < json_array_size(ev); i++) {
+    json_t *e = json_array_get(ev, i);
+    if (strcmp(json_string_value(json_object_get(e, "name")),
+               "process_name") == 0) {
+      int p = (int)json_integer_value(json_object_get(e, "pid"));
+      cr_assert_str_eq(json_string_value(json_object_get(
+                           json_object_get(e, "args"), "name")),
+                       want[p]);
+      seen++;
+    }
+    if (strcmp(json_string_value(json_object_get(e, "name")), "fwd 3") == 0) {
+      cr_assert_eq(json_integer_value(json_object_get(e, "pid")), 2);
+      cr_assert_eq(json_integer_value(json_object_get(e, "tid")), 0);
+      cr_assert_float_eq(json_number_value(json_object_get(e, "dur")), 1.5,
+                         1e-9);
+    }
+  }
+  cr_assert_eq(seen, 3);
+  json_decref(j);
+}
+
+/* `geodes simulate --timeline` on a small scenario whose site name needs
+ * escaping, for each DP algorithm (central-ps and sharded-ps keep several
+ * transfers of one device in flight): the trace is well formed, ends at the
+ * iteration time and holds every compute once and every transfer twice. */
+Test(timeline, simulate_writes_a_perfetto_clean_trace) {
+  const char *scen = support_write_file(
+      support_path("q.json"),
+      "{\"name\": \"q\", \"sites\": [{\"name\": \"x\\\"y\", \"devices\": 4, "
+      "\"gpu\": \"V100\", \"nic_gbps\": 10}, {\"name\": \"z\", \"devices\": "
+      "4, \"gpu\": \"V100\", \"nic_gbps\": 10}],\n"
+      "\"network\": {\"latency_ms\": 30, \"bandwidth_gbps\": 2},\n"
+      "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": 16, "
+      "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 4, "
+      "\"micro_batches_per_pass\": 2}}\n");
+  const char *algos[] = {"central-ps", "ring", "sharded-ps"};
+  for (int i = 0; i < 3; i++) {
+    support_run r = {0};
+    const char *out = support_path("tl-%d.json", i);
+    cr_assert_eq(support_geodes(&r, "simulate '%s' --method megatron "
+                                    "--dp-algo %s --timeline '%s' --json",
+                                scen, algos[i], out),
+                 0, "%s", r.err);
+    json_t *res = json_loads(r.out, 0, NULL);
+    cr_assert_not_null(res);
+    double it = json_number_value(json_object_get(res, "iteration_s"));
+    long long flows = json_integer_value(json_object_get(res, "flows"));
+    json_decref(res);
+    json_t *j = load(out);
+    checked c = check_trace(j, 8);
+    cr_assert(fabs(c.end_us - it * 1e6) < 1e-3, "%s: ends %.3f us, %.3f s",
+              algos[i], c.end_us, it);
+    /* 8 devices x 2 passes x 2 micro-batches x (fwd + bwd) + 8 optimizer
+     * steps; each transfer on its sender and its receiver */
+    cr_assert_eq(c.x, 8 * 2 * 2 * 2 + 8 + 2 * (size_t)flows, "%s", algos[i]);
+    if (i != 1) cr_assert_gt(c.max_tid, 2, "%s: no overlap lanes", algos[i]);
+    json_decref(j);
+    support_run_clear(&r);
+  }
+}
