@@ -11,8 +11,9 @@
  * x[0..n-1] into ranks[0..n-1]. */
 void stats_ranks(const double *x, size_t n, double *ranks);
 
-/* Spearman's rho with average ranks for ties (GSL's gsl_stats_spearman).
- * NAN when n < 2 or when either side is constant. */
+/* Spearman's rho with average ranks for ties (Pearson of the ranks, as
+ * gsl_stats_spearman, but summed in integers: exactly +-1 for a monotone
+ * pair, never outside [-1, 1]). NAN when n < 2 or either side is constant. */
 double stats_spearman(const double *x, const double *y, size_t n);
 
 /* Kendall's tau-b, O(n log n) (Knight's merge-sort count). NAN when n < 2 or

@@ -138,3 +138,30 @@ Test(stats, random_against_brute_force) {
   }
   gsl_rng_free(r);
 }
+
+/* Three points, two tied on both sides, ranked exactly opposite: rho is -1
+ * exactly (GSL's Pearson of the ranks rounds to -1.0000000000000002 here,
+ * which `geodes validate datacenter --samples 3` printed), and no input of
+ * the random trials gives a rho outside [-1, 1]. */
+Test(stats, spearman_stays_in_range) {
+  double score[] = {4.795, 10.22, 4.795};
+  double actual[] = {14.270837736, 12.32905862, 14.270837736};
+  cr_expect_eq(stats_spearman(score, actual, 3), -1.0, "%.17g",
+               stats_spearman(score, actual, 3));
+  cr_expect_eq(stats_spearman(score, score, 3), 1.0);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 7);
+  double x[12], y[12];
+  for (int trial = 0; trial < 2000; trial++) {
+    size_t n = 2 + gsl_rng_uniform_int(r, 11);
+    int flip = trial % 2 ? -1 : 1;
+    for (size_t i = 0; i < n; i++) {
+      x[i] = 0.1 * (double)gsl_rng_uniform_int(r, 4);
+      y[i] = flip * x[i] * 3.7; /* monotone in x: rho is exactly +-1 */
+    }
+    double rho = stats_spearman(x, y, n);
+    if (isnan(rho)) continue; /* x constant */
+    cr_assert_eq(rho, (double)flip, "trial %d: %.17g", trial, rho);
+  }
+  gsl_rng_free(r);
+}
