@@ -171,10 +171,10 @@ static void sync_central(builder *b, const int *grp, const uint32_t *ready,
       sim_graph_edge(g, i == 0 ? reduced : prev[j], x, SIM_ON_DONE);
       sim_graph_stream(g, &b->sstream[grp[i]], x, SIM_ON_LEFT);
       prev[j] = x;
-      if (j == C - 1) {
-        sim_graph_edge(g, x, sync[i], SIM_ON_LEFT);
-        sim_graph_edge(g, x, sync[i + 1], SIM_ON_DONE);
-      }
+      /* member i+1 holds the gradient when every chunk has arrived: chunks
+       * sent before a latency drop arrive after later ones */
+      sim_graph_edge(g, x, sync[i + 1], SIM_ON_DONE);
+      if (j == C - 1) sim_graph_edge(g, x, sync[i], SIM_ON_LEFT);
     }
   free(prev);
 }
