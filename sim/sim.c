@@ -126,23 +126,54 @@ static int class_cmp(const void *x, const void *y) {
   return a->dst_site - b->dst_site;
 }
 
+/* The slot of classes m (table slot: class index + 1, 0 = free; cap a power
+ * of two) holding (a, b), or the free slot where it belongs. */
+static uint32_t *class_slot(uint32_t *slot, size_t cap,
+                            const sim_link_class *m, int a, int b) {
+  uint64_t key = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) *
+                 0x9E3779B97F4A7C15ULL;
+  size_t h = (size_t)(key >> 32) & (cap - 1);
+  while (slot[h] &&
+         (m[slot[h] - 1].src_site != a || m[slot[h] - 1].dst_site != b))
+    h = (h + 1) & (cap - 1);
+  return &slot[h];
+}
+
+/* Per (sender site, receiver site) the bytes and flows of the transfers.
+ * The pairs that carry traffic are few next to nsites^2 (2048 one-device
+ * sites would be 4M cells), so they are found through a small open-
+ * addressing table; each class sums its transfers in task order and the
+ * result is sorted by a total order, so the output does not depend on the
+ * table's layout. */
 static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
                          sim_result *out) {
-  size_t ns = (size_t)s->nsites;
-  sim_link_class *m = mem_calloc(ns * ns, sizeof *m);
-  for (size_t i = 0; i < ns * ns; i++)
-    m[i] = (sim_link_class){(int)(i / ns), (int)(i % ns), 0, 0};
-  for (uint32_t i = 0; i < n; i++)
-    if (t[i].kind == SIM_TASK_XFER) {
-      sim_link_class *c =
-          &m[(size_t)s->device_site[t[i].dev] * ns + s->device_site[t[i].dst]];
-      c->bytes += t[i].bytes;
-      c->flows++;
+  size_t cap = 64, k = 0, mcap = 0;
+  uint32_t *slot = mem_calloc(cap, sizeof *slot);
+  sim_link_class *m = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    if (t[i].kind != SIM_TASK_XFER) continue;
+    int a = s->device_site[t[i].dev], b = s->device_site[t[i].dst];
+    uint32_t *sl = class_slot(slot, cap, m, a, b);
+    if (!*sl) {
+      mem_grow((void **)&m, &mcap, k + 1, sizeof *m);
+      m[k++] = (sim_link_class){a, b, 0, 0};
+      *sl = (uint32_t)k;
+      if (2 * k > cap) { /* rehash at half full */
+        free(slot);
+        cap *= 2;
+        slot = mem_calloc(cap, sizeof *slot);
+        for (size_t c = 0; c < k; c++)
+          *class_slot(slot, cap, m, m[c].src_site, m[c].dst_site) =
+              (uint32_t)c + 1;
+        sl = class_slot(slot, cap, m, a, b);
+      }
     }
-  size_t k = 0;
-  for (size_t i = 0; i < ns * ns; i++)
-    if (m[i].flows) m[k++] = m[i];
-  qsort(m, k, sizeof *m, class_cmp);
+    sim_link_class *c = &m[*sl - 1];
+    c->bytes += t[i].bytes;
+    c->flows++;
+  }
+  free(slot);
+  if (k) qsort(m, k, sizeof *m, class_cmp);
   out->nclasses = (int)k;
   out->classes = m;
 }

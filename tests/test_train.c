@@ -177,6 +177,52 @@ Test(train, central_ps_sync_waits_for_every_chunk) {
   scenario_free(s);
 }
 
+/* Bytes per link class against a hand count: sites A and B of 2 devices,
+ * 2 stages x 2 replicas, identity (pipeline r inside site r), ring: inside
+ * each site 2 P M activations + gradients; across, per stage 2 ring steps
+ * of half the gradient each way. Sorted by bytes, then sites. */
+Test(train, link_classes_count_the_bytes_between_sites) {
+  const char *path = support_write_file(
+      support_path("two.json"),
+      "{\"name\": \"two\", \"sites\": [{\"name\": \"A\", \"devices\": 2, "
+      "\"gpu\": \"V100\", \"nic_gbps\": 10}, {\"name\": \"B\", \"devices\": "
+      "2, \"gpu\": \"V100\", \"nic_gbps\": 10}],\n"
+      "\"network\": {\"latency_ms\": 1, \"bandwidth_gbps\": 10},\n"
+      "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": 12, "
+      "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 2, "
+      "\"micro_batches_per_pass\": 3, \"dp_algo\": \"ring\"}}\n");
+  err e = {0};
+  scenario *s = scenario_load(path, &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  spec_workload w;
+  cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  alloc *a = alloc_identity(2, 2);
+  sim_result r = run(s, a, SIM_NET_NETEM, 1);
+  double act = spec_activation_bytes(&w), pm = 2.0 * 3; /* P M */
+  double dp = spec_stage_gradient_bytes(&w, 0) +
+              spec_stage_gradient_bytes(&w, 1);
+  cr_assert_eq(r.nclasses, 4);
+  uint64_t flows = 0;
+  for (int i = 0; i < 4; i++) {
+    const sim_link_class *c = &r.classes[i];
+    flows += c->flows;
+    bool inside = c->src_site == c->dst_site;
+    cr_assert_float_eq(c->bytes, inside ? 2 * pm * act : dp, 1e-3 * act,
+                       "%d -> %d: %.0f", c->src_site, c->dst_site, c->bytes);
+    cr_assert_eq(c->flows, inside ? 2 * pm : 4);
+    if (i) {
+      const sim_link_class *p = &r.classes[i - 1];
+      cr_assert(p->bytes > c->bytes ||
+                (p->bytes == c->bytes && (p->src_site < c->src_site ||
+                 (p->src_site == c->src_site && p->dst_site < c->dst_site))));
+    }
+  }
+  cr_assert_eq(flows, r.flows);
+  sim_result_free(&r);
+  alloc_free(a);
+  scenario_free(s);
+}
+
 Test(train, sharded_ps_closed_form) {
   int Ds[] = {2, 4};
   for (int i = 0; i < 2; i++) {
