@@ -153,10 +153,13 @@ static int parse_value(const sweep *s, const struct axis_spec *spec, axis *ax,
   if (!json_is_number(v) || (spec->kind == AXIS_INT && x != floor(x)))
     return err_set(e, ERR_PARSE, "%s:%d: %s: each value must be %s", s->name,
                    ax->line, spec->key, what);
-  if (!(x >= spec->lo) || x > spec->hi || (spec->open_lo && x <= spec->lo))
-    return err_set(e, ERR_RANGE, "%s:%d: %s: %g is outside %s%g, %g]",
-                   s->name, ax->line, spec->key, x, spec->open_lo ? "(" : "[",
-                   spec->lo, spec->hi);
+  if (!(x >= spec->lo) || x > spec->hi || (spec->open_lo && x <= spec->lo)) {
+    int digits = spec->kind == AXIS_INT ? 15 : 6; /* 2147483647, not 2.1e9 */
+    return err_set(e, ERR_RANGE, "%s:%d: %s: %.*g is outside %s%.*g, %.*g]",
+                   s->name, ax->line, spec->key, digits, x,
+                   spec->open_lo ? "(" : "[", digits, spec->lo, digits,
+                   spec->hi);
+  }
   for (size_t i = 0; i < ax->n; i++)
     if (ax->values[i] == x)
       return err_set(e, ERR_DUPLICATE, "%s:%d: %s: %g is listed twice",
@@ -206,14 +209,15 @@ static int parse_object(sweep *s, json_t *root, const char *text, size_t len,
     int rc = parse_axis(s, k, v, e);
     if (rc) return rc;
   }
-  s->count = 1;
-  for (int k = 0; k < K_COUNT; k++) {
-    size_t n = s->axes[k].n ? s->axes[k].n : 1;
-    if (s->count > SIZE_MAX / 2 / n)
-      return err_set(e, ERR_RANGE, "%s:%d: too many points", s->name,
-                     s->axes[k].line);
-    s->count *= n;
-  }
+  double count = 1; /* exact far beyond SWEEP_MAX_POINTS */
+  for (int k = 0; k < K_COUNT; k++) count *= s->axes[k].n ? s->axes[k].n : 1;
+  if (count > SWEEP_MAX_POINTS)
+    return err_set(e, ERR_RANGE,
+                   "%s:1: %.17g points (the product of the list lengths) is "
+                   "more than one sweep takes (%d): split it into several "
+                   "files on one --db",
+                   s->name, count, SWEEP_MAX_POINTS);
+  s->count = (size_t)count;
   return ERR_OK;
 }
 

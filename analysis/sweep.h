@@ -7,6 +7,7 @@
 #ifndef ANALYSIS_SWEEP_H
 #define ANALYSIS_SWEEP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,11 +29,16 @@ typedef struct sweep_point {
   double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
 } sweep_point;
 
+/* The most points one sweep may have: its list of missing points and the
+ * lookup of each key must fit in memory and time (80 MB, minutes). */
+#define SWEEP_MAX_POINTS 10000000
+
 /* Parses sweep JSON (len bytes; name is used in "NAME:LINE: message"). Unknown
  * keys, wrong types, unknown names (a GPU not in models/spec.h included),
  * out-of-range or repeated values and empty arrays are errors naming the
- * line of the key. Absent scenarios, methods and networks default to
- * worldwide, dtfm-identity and netem. NULL and e on failure. */
+ * line of the key, as is a product over SWEEP_MAX_POINTS. Absent scenarios,
+ * methods and networks default to worldwide, dtfm-identity and netem. NULL
+ * and e on failure. */
 sweep *sweep_parse(const char *text, size_t len, const char *name, err *e);
 
 /* sweep_parse on the file at path. */
@@ -73,6 +79,10 @@ typedef struct sweep_opts {
   int batch_rows;        /* commit after this many rows (default 64) */
   double batch_seconds;  /* ... or this many seconds (default 1) */
   bool progress;         /* draw a progress bar with rate and ETA */
+  /* When *stop becomes nonzero (a signal handler's flag; NULL: never), no
+   * new point starts, points in flight are dropped (workers are ended) and
+   * what was stored is committed: the next run resumes from there. */
+  volatile sig_atomic_t *stop;
 } sweep_opts;
 
 typedef struct sweep_stats {
@@ -81,6 +91,7 @@ typedef struct sweep_stats {
   size_t computed;  /* evaluated and stored by this run */
   size_t failed;    /* evaluation failed (not stored; a re-run retries) */
   double seconds;   /* wall time of the evaluation */
+  bool interrupted; /* *stop ended the run before every point was done */
 } sweep_stats;
 
 /* Evaluates every point of s whose key is not in d and stores each result,

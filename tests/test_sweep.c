@@ -240,6 +240,38 @@ Test(sweep, bad_inputs_name_file_and_line) {
   bad("{\n\"gpus\": [\"A100\", \"a100\"]}", ERR_DUPLICATE, 2, "'A100' is listed");
   bad("{\"gpus\": [80]}", ERR_PARSE, 1, "gpus");
   bad("{\"gpu\": \"A100\"}", ERR_UNKNOWN, 1, "gpus)");
+  /* Integer bounds in full, not as 2.14748e+09. */
+  bad("{\n\"seeds\": [1, 1e300]}", ERR_RANGE, 2,
+      "seeds: 1e+300 is outside [0, 2147483647]");
+  bad("{\"window_bytes\": 100}", ERR_RANGE, 1, "[1448, 1099511627776]");
+}
+
+/* 60^4 points would need 100 MB of indices and an hour of lookups before
+ * the first point (a 40^6 file aborted on 32 GB): refused at parse time. */
+Test(sweep, too_many_points_is_an_error) {
+  char text[4096];
+  size_t at = 0;
+  const char *keys[] = {"seeds", "layers", "bandwidth_scale", "latency_scale"};
+  at += (size_t)snprintf(text + at, sizeof text - at, "{");
+  for (int k = 0; k < 4; k++) {
+    at += (size_t)snprintf(text + at, sizeof text - at, "%s\"%s\": [",
+                           k ? ",\n" : "", keys[k]);
+    for (int v = 1; v <= 60; v++)
+      at += (size_t)snprintf(text + at, sizeof text - at, "%s%d",
+                             v > 1 ? ", " : "", v);
+    at += (size_t)snprintf(text + at, sizeof text - at, "]");
+  }
+  snprintf(text + at, sizeof text - at, "}");
+  bad(text, ERR_RANGE, 1, "12960000 points");
+  /* Seeds cut to 1..46: 46 * 60^3 = 9936000 points, accepted. */
+  char *cut = strstr(text, ", 47, ");
+  cr_assert_not_null(cut);
+  memmove(cut, strchr(cut, ']'), strlen(strchr(cut, ']')) + 1);
+  err e = {0};
+  sweep *s = sweep_parse(text, strlen(text), "s.json", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  cr_expect_eq(sweep_count(s), 46u * 60 * 60 * 60);
+  sweep_free(s);
 }
 
 Test(sweep, load_missing_file) {
