@@ -253,9 +253,11 @@ int sweep_writer_finish(sweep_writer *w, sweep_stats *st, err *e) {
 
 /* --- in-process and forked evaluation --- */
 
+static bool stopped(const sweep_opts *o) { return o->stop && *o->stop; }
+
 static int run_inline(const sweep *s, const sweep_opts *o, const size_t *todo,
                       size_t n, sweep_writer *w, err *e) {
-  for (size_t t = 0; t < n; t++) {
+  for (size_t t = 0; t < n && !stopped(o); t++) {
     sweep_point p;
     sweep_point_at(s, todo[t], &p);
     db_result r;
@@ -301,6 +303,9 @@ static bool read_full(int fd, void *p, size_t n) {
 /* A worker: reads point indices, answers (index, length, sweep_pack). */
 static _Noreturn void worker_main(const sweep *s, const sweep_opts *o, int in,
                                   int out) {
+  /* ^C reaches the whole process group: the parent decides (it ends busy
+   * workers with SIGTERM); an idle worker ends when its task pipe closes. */
+  signal(SIGINT, SIG_IGN);
   uint64_t i;
   while (read_full(in, &i, sizeof i) && i != UINT64_MAX) {
     sweep_point p;
@@ -396,7 +401,7 @@ static int run_forked(const sweep *s, const sweep_opts *o, const size_t *todo,
   for (int k = 0; k < nw; k++) spawn(ws, nw, k, s, o);
   size_t next = 0, busy = 0;
   int rc = ERR_OK;
-  while (rc == ERR_OK && (next < n || busy)) {
+  while (rc == ERR_OK && (next < n || busy) && !stopped(o)) {
     for (int k = 0; k < nw && next < n; k++) {
       if (ws[k].busy) continue;
       uint64_t i = todo[next];
@@ -444,6 +449,7 @@ int sweep_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
            : o->jobs <= 1 ? run_inline(s, o, todo, n, w, e)
                           : run_forked(s, o, todo, n, w, e);
   int rc2 = sweep_writer_finish(w, st, e);
+  st->interrupted = stopped(o) && st->computed + st->failed < n;
   free(todo);
   return rc ? rc : rc2;
 }

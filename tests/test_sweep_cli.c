@@ -276,3 +276,112 @@ Test(sweep_cli, usage_and_database_errors) {
   cr_expect_not_null(strstr(r.err, foreign), "%s", r.err);
   support_run_clear(&r);
 }
+
+/* Starts `geodes sweep` on 160 points in a child (stderr to a file), sends
+ * sig once some rows are committed, and returns the child's wait status;
+ * *kept gets the rows in the database after it ended. */
+static int signal_mid_sweep(const char *sw, const char *db, const char *jobs,
+                            int sig, long long *kept) {
+  const char *errs = support_path("sig.err"); /* the child's would differ */
+  fflush(NULL);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    freopen(errs, "w", stderr);
+    freopen("/dev/null", "w", stdout);
+    signal(SIGINT, SIG_DFL); /* whatever this test process was given */
+    execl(GEODES_BIN, "geodes", "sweep", sw, "--db", db, "--batch", "1",
+          "--jobs", jobs, (char *)NULL);
+    _exit(127);
+  }
+  long long rows = 0;
+  for (int i = 0; i < 30000 && rows < 2; i++) { /* poll, <= 60 s */
+    sleep_ms(2);
+    rows = support_sql_int(db, "SELECT count(*) FROM results");
+  }
+  kill(pid, sig);
+  int status;
+  waitpid(pid, &status, 0);
+  *kept = support_sql_int(db, "SELECT count(*) FROM results");
+  return status;
+}
+
+/* SIGINT (^C) or SIGTERM: the sweep commits what it has, marks its run
+ * "interrupted", says how to resume and exits 128 + the signal; the same
+ * command then computes exactly the missing points. Inline and forked. */
+static void interrupt_then_resume(const char *jobs, int sig) {
+  const char *sw = support_path("i.json"), *db = support_path("i%s.db", jobs);
+  support_write_file(sw,
+                     "{\"methods\": [\"dtfm-identity\", \"megatron\"],\n"
+                     " \"networks\": [\"netem\", \"tcp\"], \"layers\": 8,\n"
+                     " \"seeds\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, "
+                     "13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, "
+                     "26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, "
+                     "39, 40]}\n");
+  long long kept;
+  int status = signal_mid_sweep(sw, db, jobs, sig, &kept);
+  char *msg = support_read_file(support_path("sig.err"), NULL);
+  cr_assert(WIFEXITED(status), "killed by signal %d instead of stopping: %s",
+            WIFSIGNALED(status) ? WTERMSIG(status) : 0, msg);
+  cr_expect_eq(WEXITSTATUS(status), 128 + sig, "%s", msg);
+  cr_expect(kept >= 2 && kept < 160, "%lld rows kept", kept);
+  char want[128];
+  snprintf(want, sizeof want, "%lld of 160 points are in", kept);
+  cr_expect(strstr(msg, "interrupted") && strstr(msg, want), "%s", msg);
+  free(msg);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM runs WHERE status "
+                                   "= 'interrupted' AND finished_at IS NOT "
+                                   "NULL"),
+               1);
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --json", sw, db), 0,
+               "%s", r.err);
+  snprintf(want, sizeof want, "\"computed\":%lld", 160 - kept);
+  cr_expect_not_null(strstr(r.out, want), "%s in %s", want, r.out);
+  support_run_clear(&r);
+  cr_expect_eq(
+      support_sql_int(db, "SELECT count(DISTINCT point_key) FROM results"),
+      160);
+}
+
+Test(sweep_cli, sigint_stops_cleanly_inline) {
+  interrupt_then_resume("1", SIGINT);
+}
+Test(sweep_cli, sigterm_stops_cleanly_jobs) {
+  interrupt_then_resume("2", SIGTERM);
+}
+
+/* A folder as the sweep file: fopen takes it, fread fails; the length was
+ * then (size_t)-1 and the parser read past the buffer. Now a clean error. */
+Test(sweep_cli, folder_as_sweep_file) {
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", support_dir(),
+                              support_path("f.db")),
+               1);
+  cr_expect(strstr(r.err, support_dir()) && strstr(r.err, "Is a directory"),
+            "%s", r.err);
+  support_run_clear(&r);
+}
+
+/* A bad sweep under mpirun: rank 0 says why once and every rank exits 1,
+ * without MPI_Abort's banner (rank 1 used to abort the job). */
+Test(sweep_cli, mpi_bad_file_fails_once) {
+  if (support_sh(NULL, "command -v mpirun") != 0)
+    cr_skip_test("mpirun is not installed");
+  const char *sw = support_write_file(
+      support_path("bad-mpi.json"), "{\"scenarios\": [\"atlantis\"]}\n");
+  support_run r = {0};
+  cr_expect_neq(support_sh(&r,
+                           "OMPI_MCA_btl_vader_single_copy_mechanism=none "
+                           "ASAN_OPTIONS=detect_leaks=0 mpirun "
+                           "--allow-run-as-root --oversubscribe -n 2 "
+                           "'%s' sweep '%s' --db '%s'",
+                           GEODES_BIN, sw, support_path("bad-mpi.db")),
+                0);
+  char want[300];
+  snprintf(want, sizeof want, "%s:1: scenarios: atlantis", sw);
+  const char *first = strstr(r.err, want);
+  cr_expect(first && !strstr(first + 1, want), "once: %s", r.err);
+  cr_expect_null(strstr(r.err, "MPI_ABORT"), "%s", r.err);
+  support_run_clear(&r);
+}

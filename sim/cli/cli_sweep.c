@@ -1,8 +1,12 @@
 /* cli_sweep: `geodes sweep SWEEP.json [--db FILE] [--jobs N]` — every point
  * of a sweep file simulated once into the results database, resumable, on
  * the cores of one machine (--jobs) or over MPI ranks (mpirun -n K). MPI is
- * initialised here and only when mpirun launched the process. */
+ * initialised here and only when mpirun launched the process. SIGINT or
+ * SIGTERM stops a sweep cleanly: what is stored is committed, the run is
+ * marked "interrupted" and the exit status is 128 + the signal. */
+#include <errno.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +23,9 @@ static void sweep_help(void) {
       "Simulates every point of a sweep (DESIGN.md section 9: an array value\n"
       "is crossed, a scalar fixed) and stores one row per point in the\n"
       "results database. A point already there is skipped, so running the\n"
-      "same command again after a kill computes only what is missing.\n"
+      "same command again after a kill computes only what is missing;\n"
+      "Ctrl-C (SIGINT) or SIGTERM stops it cleanly: rows done are\n"
+      "committed, the run is marked interrupted, exit status 128 + signal.\n"
       "Under `mpirun -n K geodes sweep ...` the points are spread over the\n"
       "K ranks and rank 0 writes the database.\n\n"
       "  --db FILE    results database (default geodes.db)\n"
@@ -43,21 +49,30 @@ static void sweep_help(void) {
          "is 2 x 2 x 2 = 8 points.\n");
 }
 
-/* The sweep file's text: read by rank 0, broadcast under MPI. */
-static char *read_text(const char *path, bool mpi, int rank, long *len) {
+/* The sweep file's text: read by rank 0, broadcast under MPI. NULL (and e
+ * naming the file and the reason) when it cannot be read — a folder
+ * included, which fopen accepts and fread refuses. */
+static char *read_text(const char *path, bool mpi, int rank, long *len,
+                       err *e) {
   char *text = NULL;
   *len = -1;
   if (rank == 0) {
     FILE *f = fopen(path, "rb");
+    int why = errno;
     if (f) {
       size_t cap = 4096, n = 0, got;
       text = mem_alloc(cap);
       while ((got = fread(text + n, 1, cap - n - 1, f)) > 0)
         if ((n += got) + 1 == cap) text = mem_realloc(text, cap *= 2);
       text[n] = '\0';
-      *len = ferror(f) ? -1 : (long)n;
+      why = errno;
+      if (ferror(f)) free(text), text = NULL;
+      else *len = (long)n;
       fclose(f);
     }
+    if (!text)
+      err_set(e, ERR_IO, "%s: cannot read the sweep file: %s", path,
+              strerror(why));
   }
   if (mpi) text = sweep_mpi_bcast(text, len);
   return text;
@@ -113,6 +128,33 @@ static void report(const sweep_stats *st, const char *db_path, int ranks,
   putchar('\n');
 }
 
+/* SIGINT / SIGTERM during a sweep: the first asks sweep_run to stop after
+ * committing what is stored; a second one ends the process at once. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig) {
+  if (stop_signal) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
+  stop_signal = sig;
+}
+
+/* Installs on_stop for SIGINT and SIGTERM (without SA_RESTART, so the
+ * fork loop's poll wakes up), saving the old actions in old[2]. */
+static void catch_stop(struct sigaction old[2]) {
+  struct sigaction sa = {.sa_handler = on_stop};
+  sigemptyset(&sa.sa_mask);
+  stop_signal = 0;
+  sigaction(SIGINT, &sa, &old[0]);
+  sigaction(SIGTERM, &sa, &old[1]);
+}
+
+static void release_stop(const struct sigaction old[2]) {
+  sigaction(SIGINT, &old[0], NULL);
+  sigaction(SIGTERM, &old[1], NULL);
+}
+
 typedef struct sweep_args {
   const char *file, *db;
   long jobs, batch;
@@ -166,7 +208,7 @@ int cli_sweep(int argc, char **argv) {
   err e = {0};
   if (mpi && sweep_mpi_init(&rank, &ranks, &e)) return cli_error("%s", e.msg);
   long len;
-  char *text = read_text(a.file, mpi, rank, &len);
+  char *text = read_text(a.file, mpi, rank, &len, &e);
   sweep *s = text ? sweep_parse(text, (size_t)len, a.file, &e) : NULL;
   if (!text) err_set(&e, ERR_IO, "%s: cannot read the sweep file", a.file);
   if (s) check_scenarios(s, &e);
@@ -178,12 +220,12 @@ int cli_sweep(int argc, char **argv) {
                        &e);
     free(cmd);
   }
-  if (mpi && sweep_mpi_status(e.code) && e.code == ERR_OK) {
+  if (mpi && sweep_mpi_status(e.code) && rank != 0) {
     sweep_free(s), free(text);
-    sweep_mpi_finalize(); /* rank 0 failed and says why */
+    sweep_mpi_finalize(); /* rank 0 failed and says why, once */
     return CLI_ERROR;
   }
-  if (mpi && e.code && rank != 0) {
+  if (mpi && e.code && rank != 0) { /* only this rank failed */
     cli_error("rank %d: %s", rank, e.msg);
     sweep_mpi_abort(CLI_ERROR);
   }
@@ -192,15 +234,32 @@ int cli_sweep(int argc, char **argv) {
     sweep_opts o = {.eval = eval_point, .jobs = mpi ? 1 : (int)a.jobs,
                     .run = run, .batch_rows = (int)a.batch,
                     .progress = rank == 0 && cli_stderr_is_tty()};
-    if (mpi) sweep_mpi_run(s, d, &o, &st, &e);
-    else sweep_run(s, d, &o, &st, &e);
+    if (mpi) { /* mpirun forwards ^C to every rank: MPI stops as a whole */
+      sweep_mpi_run(s, d, &o, &st, &e);
+    } else {
+      struct sigaction old[2];
+      catch_stop(old);
+      o.stop = &stop_signal;
+      sweep_run(s, d, &o, &st, &e);
+      release_stop(old);
+    }
   }
-  if (d) db_run_end(d, run, e.code || st.failed ? "error" : "ok", NULL);
+  const char *status = st.interrupted        ? "interrupted"
+                       : e.code || st.failed ? "error"
+                                             : "ok";
+  if (d) db_run_end(d, run, status, NULL);
   if (rank == 0 && e.code) cli_error("%s", e.msg);
   else if (rank == 0) report(&st, a.db, ranks, mpi ? 1 : (int)a.jobs, a.json);
+  if (st.interrupted)
+    fprintf(stderr,
+            "geodes: interrupted (%s): %zu of %zu points are in %s; the same "
+            "command computes the other %zu\n",
+            strsignal(stop_signal), st.present + st.computed, st.total, a.db,
+            st.total - st.present - st.computed);
   db_close(d);
   sweep_free(s);
   free(text);
   if (mpi) sweep_mpi_finalize();
+  if (st.interrupted) return 128 + stop_signal; /* as the shell reports it */
   return e.code || st.failed ? CLI_ERROR : CLI_OK;
 }
