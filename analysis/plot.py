@@ -26,9 +26,10 @@ import sys
 try:
     import matplotlib
 except ImportError:
+    # Not compared by realpath: a venv's python3 is a link to the same
+    # binary, yet without Debian's dist-packages. The variable stops a loop.
     system = "/usr/bin/python3"
-    if (os.path.exists(system) and not os.environ.get("GEODES_PLOT_REEXEC")
-            and os.path.realpath(sys.executable) != os.path.realpath(system)):
+    if os.path.exists(system) and not os.environ.get("GEODES_PLOT_REEXEC"):
         os.environ["GEODES_PLOT_REEXEC"] = "1"
         os.execv(system, [system, os.path.abspath(__file__)] + sys.argv[1:])
     sys.exit("plot.py: matplotlib is missing (Debian: apt-get install "
@@ -90,7 +91,9 @@ def grid(n):
 
 def save(fig, out, name, title, description=None):
     fig.suptitle(title, fontsize=13)
-    fig.tight_layout()
+    # Room for the title: tight_layout alone lets it overlap a tall figure's
+    # first row (the timeline) when a legend sits outside the axes.
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / fig.get_size_inches()[1]))
     path = os.path.join(out, name)
     meta = {"Title": title}
     if description:
@@ -164,6 +167,11 @@ def model_vs_simulated(db, out, column, name, xlabel, title, diagonal):
 
 
 def bandwidth_scale(db, out):
+    """Iteration time vs bandwidth scale, a panel per (scenario, network).
+    A line is a method (and GPU, when rows hold several) swept over at least
+    two scales; single points (validate's perturbed samples at scale 1) are
+    left out. A line keeps one colour, marker and dash in every panel, so
+    equal lines (dtfm-identity under greedy) stay visible."""
     rows = db.execute(
         "SELECT scenario, network_model, method, gpu, bandwidth_scale, "
         "avg(iteration_s), count(*) FROM results "
@@ -175,17 +183,24 @@ def bandwidth_scale(db, out):
     for scenario, network, method, gpu, scale, t, _ in rows:
         line = "%s, %s" % (method, gpu) if several_gpus else method
         panels[(scenario, network)][line].append((scale, t))
-    panels = {k: v for k, v in panels.items()
-              if any(len(p) > 1 for p in v.values())}
+    panels = {k: {m: p for m, p in v.items() if len(p) > 1}
+              for k, v in panels.items()}
+    panels = {k: v for k, v in panels.items() if v}
     if not panels:
         note("no sweep over bandwidth_scale: skipping bandwidth_scale.png")
         return
+    names = sorted({m for v in panels.values() for m in v})
+    look = {m: dict(color=plt.cm.tab10(i % 10),
+                    marker=MARKERS[i % len(MARKERS)],
+                    ls=("-", "--", "-.", ":")[i % 4],
+                    markersize=8 - 1.5 * (i % 3))
+            for i, m in enumerate(names)}
     fig, axes = grid(len(panels))
     labels = []
     for ax, ((scenario, network), methods) in zip(axes, sorted(panels.items())):
-        for k, (method, pts) in enumerate(sorted(methods.items())):
+        for method, pts in sorted(methods.items()):
             xs, ys = zip(*pts)
-            ax.plot(xs, ys, marker=MARKERS[k % len(MARKERS)], label=method)
+            ax.plot(xs, ys, label=method, **look[method])
             labels.append("%s, %s: %s" % (scenario, network, method))
         ax.set_xscale("log", base=2)
         ax.set_xticks(sorted({x for p in methods.values() for x, _ in p}))
@@ -198,8 +213,8 @@ def bandwidth_scale(db, out):
         ax.legend(title="method, GPU" if several_gpus else "method",
                   fontsize=8)
     save(fig, out, "bandwidth_scale.png",
-         "Iteration time vs bandwidth, per placement method",
-         description="\n".join(labels))
+         "Iteration time vs bandwidth, per placement method "
+         "(mean over seeds)", description="\n".join(labels))
 
 
 def convergence(db, out):

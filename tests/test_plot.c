@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis/db.h"
 #include "tests/support.h"
@@ -183,12 +185,56 @@ Test(plot, bandwidth_lines_per_gpu) {
       r.bandwidth_scale = 1 << s, r.iteration_s = (g + 1.0) * 10 / (1 << s);
       cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
     }
+  /* A method seen at one scale only (validate's samples): no line. */
+  db_result r;
+  db_result_init(&r);
+  r.key = "single", r.study = "validate", r.scenario = "worldwide";
+  r.method = "perturbed-1", r.network_model = "netem", r.iteration_s = 12;
+  strcpy(r.gpu, "V100");
+  cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
   db_close(d);
   cr_assert_eq(plot(path, ">/dev/null 2>&1"), 0);
   char *legend = png_description("bandwidth_scale.png");
   cr_expect_str_eq(legend, "worldwide, netem: gcma, A100\n"
                            "worldwide, netem: gcma, V100");
   free(legend);
+}
+
+/* The python3 first on PATH lacks matplotlib (here: Debian's own run with
+ * -S, no site packages, as a venv without them is): plot.py re-executes
+ * under /usr/bin/python3 and writes the PNGs. */
+Test(plot, python_without_matplotlib_first_on_path) {
+  if (access("/usr/bin/python3", X_OK) != 0)
+    cr_skip_test("no /usr/bin/python3");
+  const char *bin = support_path("bin");
+  cr_assert_eq(support_sh(NULL, "mkdir -p '%s'", bin), 0);
+  const char *py = support_write_file(support_path("bin/python3"),
+                                      "#!/bin/sh\nexec /usr/bin/python3 -S "
+                                      "\"$@\"\n");
+  cr_assert_eq(chmod(py, 0755), 0);
+  support_run r = {0};
+  cr_assert_neq(support_sh(&r, "PATH='%s':$PATH python3 -c 'import "
+                               "matplotlib'", bin),
+                0, "the stand-in python3 must lack matplotlib");
+  const char *path = support_path("p.db");
+  fill(path);
+  cr_expect_eq(support_sh(&r, "PATH='%s':$PATH '%s/analysis/plot.py' '%s' "
+                              "--out '%s'",
+                          bin, GEODES_SOURCE_DIR, path, support_path("png")),
+               0, "%s", r.err);
+  cr_expect_gt(png_size("convergence.png"), 10000);
+  /* A venv of Debian's python3 links the same binary but lacks its
+   * dist-packages: re-executing must not be refused as "the same". */
+  const char *venv = support_path("venv");
+  if (support_sh(NULL, "/usr/bin/python3 -m venv --without-pip '%s'",
+                 venv) == 0) {
+    cr_expect_eq(support_sh(&r, "PATH='%s/bin':$PATH '%s/analysis/plot.py' "
+                                "'%s' --out '%s'",
+                            venv, GEODES_SOURCE_DIR, path,
+                            support_path("png2")),
+                 0, "%s", r.err);
+  }
+  support_run_clear(&r);
 }
 
 Test(plot, missing_data_is_skipped) {
