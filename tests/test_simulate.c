@@ -116,3 +116,23 @@ Test(simulate, searched_methods_agree_across_commands) {
                      json_number_of(r3.out, "iteration_s"), 1e-9);
   support_run_clear(&r1), support_run_clear(&r2), support_run_clear(&r3);
 }
+
+/* A flow longer than simulated time covers (int64 ns; the engine clamps at
+ * 4.6e9 s) printed 4611686018 s for 8e12 s: now an error, exit 1; a long
+ * but representable one is still timed as S/B + L. */
+Test(simulate, transfer_beyond_simulated_time_is_refused) {
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "transfer --latency-ms 1 --bandwidth-gbps "
+                                  "1e-9 --bytes 1e12 --json"),
+               1, "%s", r.out);
+  cr_expect_eq(r.out_len, 0, "%s", r.out);
+  cr_expect(strstr(r.err, "8e+12 s") != NULL, "%s", r.err);
+  cr_assert_eq(support_geodes(&r, "transfer --latency-ms 1 --bandwidth-gbps "
+                                  "1e-6 --bytes 1e8 --network ideal --json"),
+               0, "%s", r.err);
+  cr_expect_float_eq(json_number_of(r.out, "time_s"), 8e5 + 1e-3, 1e-6);
+  cr_assert_eq(support_geodes(&r, "transfer --help"), 0);
+  cr_expect(strstr(r.out, "--window-bytes W") && strstr(r.out, "--bytes N "),
+            "every option is described: %s", r.out);
+  support_run_clear(&r);
+}

@@ -20,9 +20,17 @@ static void transfer_help(void) {
       "until its last byte arrives. Without --network, every model is shown.\n"
       "tcp: RTT = 2 L, window W (4 MiB), slow start from 10 x 1448 B after a\n"
       "one-RTT handshake.\n\n"
+      "  --latency-ms L      one-way delay, ms (>= 0)\n"
+      "  --bandwidth-gbps B  link bandwidth, Gbit/s (> 0)\n"
+      "  --bytes N           bytes to send (1e9 and 1000000000 both work)\n"
+      "  --network MODEL     ideal, netem or tcp: only that model (and its\n"
+      "                      time_s in --json); default: all three\n"
+      "  --window-bytes W    tcp: window, bytes (default 4194304 = 4 MiB)\n"
       "  --json              one JSON object: time_s (of --network, default\n"
       "                      netem) and by_network\n"
-      "  --help              this text\n");
+      "  --help              this text\n\n"
+      "Example: geodes transfer --latency-ms 70 --bandwidth-gbps 1.1 \\\n"
+      "           --bytes 4e9 --network tcp --window-bytes 16777216\n");
 }
 
 typedef struct link1 {
@@ -117,6 +125,13 @@ int cli_transfer(int argc, char **argv) {
   if (l.lat_ms < 0 || l.gbps < 0 || bytes < 0)
     return cli_usage_error("transfer", "--latency-ms, --bandwidth-gbps and "
                            "--bytes are required");
+  /* Simulated time is int64 ns (292 years); the engine clamps beyond half
+   * of that, so a flow that long would print a wrong time: refuse it. */
+  double ideal_s = bytes * 8 / (l.gbps * 1e9) + l.lat_ms * 1e-3;
+  if (ideal_s > 1e9)
+    return cli_error("transfer: %g bytes at %g Gbit/s take %.3g s, beyond "
+                     "the 1e9 s (31 years) that simulated time covers",
+                     bytes, l.gbps, ideal_s);
   double t[3];
   for (int m = 0; m < 3; m++)
     t[m] = time_one(&l, (sim_net_model)m, bytes, (double)window);
