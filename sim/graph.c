@@ -63,6 +63,7 @@ void sim_graph_free(sim_graph *g) {
 }
 
 static uint32_t add(sim_graph *g, sim_task x) {
+  assert(g->n < UINT32_MAX); /* ids and CSR offsets are 32-bit */
   if (g->n == g->cap) mem_grow((void **)&g->t, &g->cap, g->n + 1, sizeof *g->t);
   x.t_start = x.t_left = x.t_done = -1;
   g->t[g->n] = x;
@@ -90,6 +91,7 @@ uint32_t sim_graph_join(sim_graph *g, int dev, sim_task_role role) {
 void sim_graph_edge(sim_graph *g, uint32_t a, uint32_t b, sim_trigger when) {
   assert(a < g->n && b < g->n && a != b);
   if (g->t[a].kind != SIM_TASK_XFER) when = SIM_ON_DONE;
+  assert(g->ne < UINT32_MAX);
   if (g->ne == g->ecap)
     mem_grow((void **)&g->e, &g->ecap, g->ne + 1, sizeof *g->e);
   g->e[g->ne++] = (edge){a, b, (uint8_t)when};

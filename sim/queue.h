@@ -1,4 +1,4 @@
-/* queue: the engine's future event list, an indexed binary min-heap.
+/* queue: the engine's future event list, an indexed 4-ary min-heap.
  * Invariant: the root is the minimum (time, seq); seq is unique per queue and
  * grows with every push or move, so the pop order is total and reproducible
  * (equal times pop in insertion order). Event records come from a pool that

@@ -234,6 +234,15 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
                    "%s: the allocation is %d x %d but the workload has %d "
                    "replicas x %d stages",
                    s->name, a->replicas, a->stages, w.replicas, w.stages);
+  uint64_t bound = sim_train_task_bound(&w);
+  if (bound > UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK)
+    return err_set(e, ERR_CONFIG,
+                   "%s: workload.batch: %d sequences over %d x %d devices "
+                   "need up to %llu tasks, more than the engine's task "
+                   "graph holds (%u)",
+                   s->name, w.batch, w.replicas, w.stages,
+                   (unsigned long long)bound,
+                   (unsigned)(UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK));
   const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
   int *nic = mem_alloc((size_t)s->ndevices * sizeof *nic);
   double *nic_gbps = mem_alloc((size_t)s->ndevices * sizeof *nic_gbps);

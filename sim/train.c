@@ -33,6 +33,19 @@ void sim_train_marks_free(sim_train_marks *m) {
   *m = (sim_train_marks){0};
 }
 
+uint64_t sim_train_task_bound(const spec_workload *w) {
+  uint64_t R = (uint64_t)w->replicas, S = (uint64_t)w->stages;
+  uint64_t cells = R * S * (uint64_t)w->passes *
+                   (uint64_t)w->micro_batches_per_pass;
+  /* per stage: R syncs and R optimizer steps, and the sync transfers of the
+   * costliest algorithm (central-ps: 2 (R-1) chunks + 1 join; sharded-ps:
+   * R joins + 2 R (R-1) transfers; ring: 2 R (R-1)) */
+  uint64_t central = 2 * (R - 1) * SIM_TRAIN_MAX_CHUNKS + 1;
+  uint64_t sharded = R + 2 * R * (R - 1);
+  uint64_t sync = 2 * R + (central > sharded ? central : sharded);
+  return 4 * cells + (uint64_t)w->passes + S * sync;
+}
+
 /* One op of a stage's schedule: forward or backward of micro-batch k. */
 typedef struct op {
   int bwd, k;

@@ -51,4 +51,12 @@ void sim_train_build(sim_graph *g, const spec_workload *w, const alloc *a,
                      sim_train_marks *marks);
 void sim_train_marks_free(sim_train_marks *m);
 
+/* An upper bound on the tasks sim_train_build adds for w (D_dp x D_pp, P
+ * passes of M micro-batches): about 4 per (replica, stage, micro-batch), so
+ * the caller can refuse a workload whose graph would overflow 32-bit task
+ * and edge indices before building it. Each task has at most
+ * SIM_TRAIN_EDGES_PER_TASK outgoing edges on average. */
+uint64_t sim_train_task_bound(const spec_workload *w);
+#define SIM_TRAIN_EDGES_PER_TASK 5
+
 #endif

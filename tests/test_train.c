@@ -223,6 +223,46 @@ Test(train, link_classes_count_the_bytes_between_sites) {
   scenario_free(s);
 }
 
+/* A batch whose task graph would overflow the engine's 32-bit task and
+ * edge indices is refused before anything is built (it used to wrap the
+ * ids, or to grow until memory ran out), naming the scenario and the
+ * field; the bound counts what the builder adds. */
+Test(train, huge_batch_is_refused_not_wrapped) {
+  scenario *s = uniform(8, 8, 24, 1 << 25, 64, "gpipe", "central-ps", 1, 1,
+                        10);
+  alloc *a = alloc_identity(8, 8);
+  sim_result r;
+  err e = {0};
+  cr_assert_eq(sim_run(s, a, NULL, &r, &e), ERR_CONFIG);
+  cr_assert(strstr(e.msg, "u: workload.batch: 33554432") != NULL, "%s",
+            e.msg);
+  alloc_free(a);
+  scenario_free(s);
+  /* the bound holds for every schedule and algorithm on a small case */
+  const char *algos[] = {"central-ps", "ring", "sharded-ps"};
+  const char *scheds[] = {"gpipe", "1f1b"};
+  for (int i = 0; i < 6; i++) {
+    s = uniform(3, 4, 6, 24, 2, scheds[i % 2], algos[i / 2], 1, 1, 10);
+    spec_workload w;
+    cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+    a = alloc_identity(4, 3);
+    const spec_gpu *gpu[12];
+    for (int d = 0; d < 12; d++) gpu[d] = spec_gpu_find("V100");
+    sim_graph *g = sim_graph_new();
+    sim_train_marks mk;
+    double grad[3] = {1e9, 1e9, 1e9}; /* the most chunks */
+    sim_train_build(g, &w, a, gpu, 1, grad, 0, &mk);
+    uint32_t n;
+    sim_graph_tasks(g, &n);
+    cr_assert_leq(n, sim_train_task_bound(&w), "%s %s: %u tasks",
+                  scheds[i % 2], algos[i / 2], n);
+    sim_train_marks_free(&mk);
+    sim_graph_free(g);
+    alloc_free(a);
+    scenario_free(s);
+  }
+}
+
 Test(train, sharded_ps_closed_form) {
   int Ds[] = {2, 4};
   for (int i = 0; i < 2; i++) {
