@@ -143,7 +143,7 @@ Test(validate, reproducible_and_single_network) {
   cr_expect_eq(field(root, "pairs"), 28);
   json_decref(root);
   cr_assert_eq(support_geodes(&r, "validate '" SCENARIO "' --samples 8"), 0);
-  cr_expect_not_null(strstr(r.out, "spearman"));
+  cr_expect_not_null(strstr(r.out, "SPEARMAN"));
   cr_expect_not_null(strstr(r.out, "netem"));
   support_run_clear(&r);
 }
@@ -235,5 +235,41 @@ Test(validate, run_study_fills_the_database) {
   cr_expect_eq(support_geodes(&r, "run --samples 1"), 2);
   cr_expect_eq(support_geodes(&r, "run /nonexistent.json"), 1);
   cr_expect_not_null(strstr(r.err, "/nonexistent.json"), "%s", r.err);
+  support_run_clear(&r);
+}
+
+/* One site, every link alike: every allocation has the same score and the
+ * same simulated time, so the rank statistics are undefined: null in JSON
+ * (the keys present, DESIGN.md section 9), "nan" in the table; regret 0. */
+Test(validate, constant_sample_gives_null) {
+  support_write_file(support_path("flat.csv"),
+                     "t_s,src,dst,latency_ms,bandwidth_gbps\n0,a,a,1,10\n");
+  const char *sc = support_write_file(
+      support_path("flat.json"),
+      "{\"name\": \"flat\", \"seed\": 3,\n"
+      " \"sites\": [{\"name\": \"a\", \"devices\": 6, \"gpu\": \"V100\","
+      " \"nic_gbps\": 100}],\n"
+      " \"network\": {\"trace\": \"flat.csv\"},\n"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 6, \"batch\": 16,"
+      " \"micro_batch\": 1, \"stages\": 3, \"replicas\": 2,"
+      " \"micro_batches_per_pass\": 8}}\n");
+  cr_assert_eq(support_geodes(&r, "validate '%s' --samples 5 --network ideal "
+                                  "--json", sc),
+               0, "%s", r.err);
+  json_error_t je;
+  json_t *root = json_loads(r.out, 0, &je);
+  cr_assert_not_null(root, "one JSON object: %s (%s)", je.text, r.out);
+  const char *undefined[] = {"spearman", "kendall"};
+  for (int i = 0; i < 2; i++) {
+    json_t *v = json_object_get(root, undefined[i]);
+    cr_expect(v && json_is_null(v), "%s: %s", undefined[i], r.out);
+  }
+  cr_expect_eq(json_number_value(json_object_get(root, "regret")), 0.0);
+  cr_expect_eq(json_integer_value(json_object_get(root, "discordant")), 0);
+  json_decref(root);
+  cr_assert_eq(support_geodes(&r, "validate '%s' --samples 5 --network ideal",
+                              sc),
+               0, "%s", r.err);
+  cr_expect_not_null(strstr(r.out, "nan"), "%s", r.out);
   support_run_clear(&r);
 }

@@ -6,6 +6,7 @@
 #define SIM_CLI_CLI_H
 
 #include <getopt.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,6 +69,15 @@ int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e);
 /* A usage error (CLI_USAGE) unless method is a known placement method
  * (schedule_method_names); CLI_OK otherwise. */
 int cli_check_method(const char *cmd, const char *method);
+
+/* The verdict table of `geodes validate` (one row per network model: rank
+ * statistics, MAPE, regret, discordant pairs), also printed by run. */
+struct validate_report;
+void cli_validate_verdicts(const struct validate_report *r);
+
+/* A JSON number, or null for NaN and infinities (DESIGN.md section 9: NaN
+ * as null; jansson's json_real refuses them and the key would vanish). */
+json_t *cli_json_number(double x);
 
 /* True when stderr is a terminal (progress bars are drawn only then). */
 bool cli_stderr_is_tty(void);

@@ -196,3 +196,7 @@ int cli_check_method(const char *cmd, const char *method) {
 }
 
 bool cli_stderr_is_tty(void) { return isatty(STDERR_FILENO) == 1; }
+
+json_t *cli_json_number(double x) {
+  return isfinite(x) ? json_real(x) : json_null();
+}

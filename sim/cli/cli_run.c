@@ -190,14 +190,7 @@ static int study_validation(const scenario *s, long samples, double window,
   printf("\nCan the cost model be trusted? %d allocations (fixed, scheduled, "
          "perturbed,\nrandom), DT-FM score vs simulated time:\n\n",
          validate_nsamples(r));
-  printf("%-8s %9s %9s %9s %9s %15s\n", "NETWORK", "SPEARMAN", "KENDALL",
-         "MAPE_%", "REGRET", "DISCORDANT");
-  for (int v = 0; v < validate_nverdicts(r); v++) {
-    const validate_verdict *x = validate_verdict_at(r, v);
-    printf("%-8s %9.3f %9.3f %9.1f %9.3f %7zu / %-6zu\n",
-           sim_net_model_name(x->network), x->spearman, x->kendall, x->mape,
-           x->regret, x->discordant, x->pairs);
-  }
+  cli_validate_verdicts(r);
   printf("(spearman, kendall: 1 = the score ranks as simulation does; mape: "
          "error of\n the predicted iteration time; regret: how much slower "
          "the best-scored\n allocation is than the best simulated one)\n");

@@ -171,21 +171,19 @@ static json_t *alloc_json(const alloc *a) {
   return rows;
 }
 
-static json_t *num(double v) { return isnan(v) ? json_null() : json_real(v); }
-
 static void print_json(const scenario *s, const search_result *r,
                        double iter_s, const char *net) {
   json_t *o = json_object();
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "method", json_string(r->method));
-  json_object_set_new(o, "score_s", num(r->parts.score_s));
-  json_object_set_new(o, "dp_cost_s", num(r->parts.dp_s));
-  json_object_set_new(o, "pp_cost_s", num(r->parts.pp_s));
+  json_object_set_new(o, "score_s", cli_json_number(r->parts.score_s));
+  json_object_set_new(o, "dp_cost_s", cli_json_number(r->parts.dp_s));
+  json_object_set_new(o, "pp_cost_s", cli_json_number(r->parts.pp_s));
   json_object_set_new(o, "candidates", json_integer(r->candidates));
-  json_object_set_new(o, "iteration_s", num(iter_s));
+  json_object_set_new(o, "iteration_s", cli_json_number(iter_s));
   json_object_set_new(o, "network_model", json_string(net));
-  json_object_set_new(o, "objective_s", num(r->objective_s));
-  json_object_set_new(o, "start_iteration_s", num(r->start_s));
+  json_object_set_new(o, "objective_s", cli_json_number(r->objective_s));
+  json_object_set_new(o, "start_iteration_s", cli_json_number(r->start_s));
   json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
   json_object_set_new(o, "alloc", alloc_json(r->best));
   char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));

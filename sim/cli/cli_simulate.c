@@ -121,11 +121,11 @@ static void print_json(const scenario *s, const char *placement,
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "placement", json_string(placement));
   json_object_set_new(o, "network_model", json_string(sim_net_model_name(r->network)));
-  json_object_set_new(o, "iteration_s", json_real(r->iteration_s));
-  json_object_set_new(o, "compute_s", json_real(r->mean.compute_s));
-  json_object_set_new(o, "bubble_s", json_real(r->mean.bubble_s));
-  json_object_set_new(o, "comm_s", json_real(r->mean.comm_s));
-  json_object_set_new(o, "dp_sync_s", json_real(r->mean.dp_sync_s));
+  json_object_set_new(o, "iteration_s", cli_json_number(r->iteration_s));
+  json_object_set_new(o, "compute_s", cli_json_number(r->mean.compute_s));
+  json_object_set_new(o, "bubble_s", cli_json_number(r->mean.bubble_s));
+  json_object_set_new(o, "comm_s", cli_json_number(r->mean.comm_s));
+  json_object_set_new(o, "dp_sync_s", cli_json_number(r->mean.dp_sync_s));
   json_object_set_new(o, "events", json_integer((json_int_t)r->events));
   json_object_set_new(o, "flows", json_integer((json_int_t)r->flows));
   json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));

@@ -36,8 +36,6 @@ static void validate_help(void) {
       VALIDATE_DEFAULT_SAMPLES, cli_workload_help);
 }
 
-static json_t *num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
-
 static json_t *verdict_json(const validate_report *r, int v) {
   const validate_verdict *d = validate_verdict_at(r, v);
   json_t *worst = json_array();
@@ -48,27 +46,27 @@ static json_t *verdict_json(const validate_report *r, int v) {
     json_array_append_new(
         worst, json_pack("{s:i, s:s, s:o, s:o, s:i, s:s, s:o, s:o, s:o}",
                          "preferred", (int)p->i, "preferred_kind", a->method,
-                         "preferred_score_s", num(a->score_s),
-                         "preferred_iteration_s", num(a->iteration_s),
+                         "preferred_score_s", cli_json_number(a->score_s),
+                         "preferred_iteration_s", cli_json_number(a->iteration_s),
                          "other", (int)p->j, "other_kind", b->method,
-                         "other_score_s", num(b->score_s),
-                         "other_iteration_s", num(b->iteration_s), "gap",
-                         num(p->gap)));
+                         "other_score_s", cli_json_number(b->score_s),
+                         "other_iteration_s", cli_json_number(b->iteration_s), "gap",
+                         cli_json_number(p->gap)));
   }
   json_t *points = json_array();
   for (int i = 0; i < validate_nsamples(r); i++) {
     const db_result *p = validate_row(r, v, i);
     json_array_append_new(
         points, json_pack("{s:s, s:o, s:o, s:o}", "kind", p->method,
-                          "score_s", num(p->score_s), "predicted_iteration_s",
-                          num(p->predicted_iteration_s), "iteration_s",
-                          num(p->iteration_s)));
+                          "score_s", cli_json_number(p->score_s), "predicted_iteration_s",
+                          cli_json_number(p->predicted_iteration_s), "iteration_s",
+                          cli_json_number(p->iteration_s)));
   }
   return json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o}",
                    "network_model", sim_net_model_name(d->network), "samples",
-                   (json_int_t)d->samples, "spearman", num(d->spearman),
-                   "kendall", num(d->kendall), "mape", num(d->mape), "regret",
-                   num(d->regret), "discordant", (json_int_t)d->discordant,
+                   (json_int_t)d->samples, "spearman", cli_json_number(d->spearman),
+                   "kendall", cli_json_number(d->kendall), "mape", cli_json_number(d->mape), "regret",
+                   cli_json_number(d->regret), "discordant", (json_int_t)d->discordant,
                    "pairs", (json_int_t)d->pairs, "worst_pairs", worst,
                    "points", points);
 }
@@ -94,17 +92,21 @@ static void print_json(const validate_report *r, const char *name,
   json_decref(o);
 }
 
-static void print_table(const validate_report *r, const char *name) {
-  printf("validation of the DT-FM cost model on %s: %d allocations\n\n",
-         name, validate_nsamples(r));
-  printf("%-8s %9s %9s %9s %9s %15s\n", "network", "spearman", "kendall",
-         "mape_%", "regret", "discordant");
+void cli_validate_verdicts(const struct validate_report *r) {
+  printf("%-8s %9s %9s %9s %9s %15s\n", "NETWORK", "SPEARMAN", "KENDALL",
+         "MAPE_%", "REGRET", "DISCORDANT");
   for (int v = 0; v < validate_nverdicts(r); v++) {
     const validate_verdict *d = validate_verdict_at(r, v);
     printf("%-8s %9.3f %9.3f %9.1f %9.3f %7zu / %-6zu\n",
            sim_net_model_name(d->network), d->spearman, d->kendall, d->mape,
            d->regret, d->discordant, d->pairs);
   }
+}
+
+static void print_table(const validate_report *r, const char *name) {
+  printf("validation of the DT-FM cost model on %s: %d allocations\n\n",
+         name, validate_nsamples(r));
+  cli_validate_verdicts(r);
   for (int v = 0; v < validate_nverdicts(r); v++) {
     const validate_verdict *d = validate_verdict_at(r, v);
     if (!d->nworst) continue;
