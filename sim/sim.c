@@ -222,33 +222,30 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
   free(comm);
 }
 
-int sim_run(const scenario *s, const alloc *a, const sim_options *o,
-            sim_result *out, err *e) {
-  memset(out, 0, sizeof *out);
-  sim_options opt = o ? *o : sim_options_default();
-  spec_workload w;
-  int rc = spec_workload_resolve(s, &w, e);
-  if (rc) return rc;
-  if (a->replicas != w.replicas || a->stages != w.stages)
+/* The allocation's shape and the graph's size against the workload. */
+static int check_shape(const scenario *s, const spec_workload *w,
+                       const alloc *a, err *e) {
+  if (a->replicas != w->replicas || a->stages != w->stages)
     return err_set(e, ERR_CONFIG,
                    "%s: the allocation is %d x %d but the workload has %d "
                    "replicas x %d stages",
-                   s->name, a->replicas, a->stages, w.replicas, w.stages);
-  uint64_t bound = sim_train_task_bound(&w);
+                   s->name, a->replicas, a->stages, w->replicas, w->stages);
+  uint64_t bound = sim_train_task_bound(w);
   if (bound > UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK)
     return err_set(e, ERR_CONFIG,
                    "%s: workload.batch: %d sequences over %d x %d devices "
                    "need up to %llu tasks, more than the engine's task "
                    "graph holds (%u)",
-                   s->name, w.batch, w.replicas, w.stages,
+                   s->name, w->batch, w->replicas, w->stages,
                    (unsigned long long)bound,
                    (unsigned)(UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK));
-  const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
-  int *nic = mem_alloc((size_t)s->ndevices * sizeof *nic);
-  double *nic_gbps = mem_alloc((size_t)s->ndevices * sizeof *nic_gbps);
-  sim_graph *g = NULL;
-  sim_train_marks mk = {0};
-  if ((rc = spec_device_gpus(s, gpu, e))) goto done;
+  return ERR_OK;
+}
+
+/* Device -> NIC index into nic, capacities into nic_gbps (both ndevices
+ * long): one NIC per device, or one per site whose GPUs share it. Returns
+ * the number of NICs. */
+static int nic_layout(const scenario *s, int *nic, double *nic_gbps) {
   int nn = 0;
   for (int i = 0; i < s->nsites; i++) {
     const scenario_site *site = &s->sites[i];
@@ -257,6 +254,33 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
       nic[site->first_device + d] = nn - 1;
     }
   }
+  return nn;
+}
+
+static int save_timeline(const scenario *s, const char *path,
+                         const sim_task *t, uint32_t n, err *e) {
+  const char **names = mem_alloc((size_t)s->ndevices * sizeof *names);
+  for (int d = 0; d < s->ndevices; d++)
+    names[d] = s->sites[s->device_site[d]].name;
+  int rc = sim_timeline_save(path, t, n, s->ndevices, names, e);
+  free(names);
+  return rc;
+}
+
+int sim_run(const scenario *s, const alloc *a, const sim_options *o,
+            sim_result *out, err *e) {
+  memset(out, 0, sizeof *out);
+  sim_options opt = o ? *o : sim_options_default();
+  spec_workload w;
+  int rc = spec_workload_resolve(s, &w, e);
+  if (rc || (rc = check_shape(s, &w, a, e))) return rc;
+  const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
+  int *nic = mem_alloc((size_t)s->ndevices * sizeof *nic);
+  double *nic_gbps = mem_alloc((size_t)s->ndevices * sizeof *nic_gbps);
+  sim_graph *g = NULL;
+  sim_train_marks mk = {0};
+  if ((rc = spec_device_gpus(s, gpu, e))) goto done;
+  int nn = nic_layout(s, nic, nic_gbps);
   sim_net_topo topo = {s->ndevices, s, topo_link, topo_next, nic, nic_gbps, nn};
   g = sim_graph_new();
   sim_train_build(g, &w, a, gpu, opt.compute_scale > 0 ? opt.compute_scale : 1,
@@ -275,13 +299,7 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
   out->flows = sim_graph_flows(g);
   out->network = opt.network;
   statistics(s, t, n, &mk, w.stages, out);
-  if (opt.timeline_path) {
-    const char **names = mem_alloc((size_t)s->ndevices * sizeof *names);
-    for (int d = 0; d < s->ndevices; d++)
-      names[d] = s->sites[s->device_site[d]].name;
-    rc = sim_timeline_save(opt.timeline_path, t, n, s->ndevices, names, e);
-    free(names);
-  }
+  if (opt.timeline_path) rc = save_timeline(s, opt.timeline_path, t, n, e);
 done:
   if (rc) sim_result_free(out);
   sim_train_marks_free(&mk);
