@@ -189,6 +189,10 @@ db *db_open(const char *path, err *e) {
   d->path = mem_strdup(path);
   struct stat sb;
   bool exists = stat(path, &sb) == 0;
+  if (exists && S_ISDIR(sb.st_mode)) { /* SQLite only says "unable to open" */
+    err_set(e, ERR_DB, "%s: is a folder, not a database file", path);
+    goto fail;
+  }
   int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
   if (sqlite3_open_v2(path, &d->h, flags, NULL) != SQLITE_OK) {
     err_set(e, ERR_DB, "%s: cannot open: %s", path,

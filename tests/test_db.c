@@ -204,3 +204,12 @@ Test(db, missing_folder_is_an_error) {
   cr_expect_eq(e.code, ERR_DB);
   cr_expect_not_null(strstr(e.msg, "/nonexistent/folder/x.db"));
 }
+
+/* --db naming a folder: said so, not SQLite's "unable to open". */
+Test(db, folder_is_an_error) {
+  err e = {0};
+  cr_expect_null(db_open(support_dir(), &e));
+  cr_expect_eq(e.code, ERR_DB);
+  cr_expect_not_null(strstr(e.msg, support_dir()), "%s", e.msg);
+  cr_expect_not_null(strstr(e.msg, "is a folder"), "%s", e.msg);
+}
