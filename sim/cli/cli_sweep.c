@@ -31,7 +31,8 @@ static void sweep_help(void) {
       "  --db FILE    results database (default geodes.db)\n"
       "  --jobs N     worker processes on this machine (default 1)\n"
       "  --batch N    rows per transaction (default 64; a commit also\n"
-      "               happens every second)\n"
+      "               happens every second). Not the global batch: that\n"
+      "               is the sweep file's key \"batch\"\n"
       "  --json       print one JSON object: the counts and the rate\n"
       "  --help       this text\n\n"
       "Keys: scenarios methods networks seeds layers batch micro_batch\n"
@@ -199,6 +200,23 @@ static int parse_args(int argc, char **argv, sweep_args *a) {
   return CLI_OK;
 }
 
+/* Runs the sweep: over MPI, or here (in --jobs workers) with ^C caught. */
+static void evaluate(const sweep *s, db *d, const sweep_args *a, bool mpi,
+                     int rank, int64_t run, sweep_stats *st, err *e) {
+  sweep_opts o = {.eval = eval_point, .jobs = mpi ? 1 : (int)a->jobs,
+                  .run = run, .batch_rows = (int)a->batch,
+                  .progress = rank == 0 && cli_stderr_is_tty()};
+  if (mpi) { /* mpirun forwards ^C to every rank: MPI stops as a whole */
+    sweep_mpi_run(s, d, &o, st, e);
+    return;
+  }
+  struct sigaction old[2];
+  catch_stop(old);
+  o.stop = &stop_signal;
+  sweep_run(s, d, &o, st, e);
+  release_stop(old);
+}
+
 int cli_sweep(int argc, char **argv) {
   sweep_args a;
   int rc = parse_args(argc, argv, &a);
@@ -230,20 +248,7 @@ int cli_sweep(int argc, char **argv) {
     sweep_mpi_abort(CLI_ERROR);
   }
   sweep_stats st = {0};
-  if (e.code == ERR_OK) {
-    sweep_opts o = {.eval = eval_point, .jobs = mpi ? 1 : (int)a.jobs,
-                    .run = run, .batch_rows = (int)a.batch,
-                    .progress = rank == 0 && cli_stderr_is_tty()};
-    if (mpi) { /* mpirun forwards ^C to every rank: MPI stops as a whole */
-      sweep_mpi_run(s, d, &o, &st, &e);
-    } else {
-      struct sigaction old[2];
-      catch_stop(old);
-      o.stop = &stop_signal;
-      sweep_run(s, d, &o, &st, &e);
-      release_stop(old);
-    }
-  }
+  if (e.code == ERR_OK) evaluate(s, d, &a, mpi, rank, run, &st, &e);
   const char *status = st.interrupted        ? "interrupted"
                        : e.code || st.failed ? "error"
                                              : "ok";

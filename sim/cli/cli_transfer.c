@@ -64,7 +64,16 @@ static double time_one(const link1 *l, sim_net_model m, double bytes,
   return (double)done * 1e-9;
 }
 
-int cli_transfer(int argc, char **argv) {
+typedef struct transfer_args {
+  link1 l;
+  double bytes;
+  long window; /* 0: the engine's default */
+  int model;   /* -1: every model */
+  bool json;
+} transfer_args;
+
+/* Options into a; CLI_OK, CLI_USAGE (message printed) or -1 after --help. */
+static int parse_args(int argc, char **argv, transfer_args *a) {
   enum { OPT_LAT = 1, OPT_BW, OPT_BYTES, OPT_NET, OPT_WIN, OPT_JSON };
   static const struct option opts[] = {
       {"help", no_argument, NULL, 'h'},
@@ -75,42 +84,36 @@ int cli_transfer(int argc, char **argv) {
       {"window-bytes", required_argument, NULL, OPT_WIN},
       {"json", no_argument, NULL, OPT_JSON},
       {NULL, 0, NULL, 0}};
-  link1 l = {-1, -1};
-  double bytes = -1;
-  long window = 0;
-  int model = -1;
-  bool json = false;
+  *a = (transfer_args){{-1, -1}, -1, 0, -1, false};
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     bool ok = true;
     switch (c) {
-      case 'h':
-        transfer_help();
-        return CLI_OK;
+      case 'h': transfer_help(); return -1;
       case OPT_LAT:
-        ok = cli_parse_double("transfer", "--latency-ms", optarg, 0, 1e7, &l.lat_ms);
+        ok = cli_parse_double("transfer", "--latency-ms", optarg, 0, 1e7,
+                              &a->l.lat_ms);
         break;
       case OPT_BW:
-        ok = cli_parse_double("transfer", "--bandwidth-gbps", optarg, 1e-9, 1e9,
-                              &l.gbps);
+        ok = cli_parse_double("transfer", "--bandwidth-gbps", optarg, 1e-9,
+                              1e9, &a->l.gbps);
         break;
       case OPT_BYTES:
-        ok = cli_parse_double("transfer", "--bytes", optarg, 0, 1e18, &bytes);
+        ok = cli_parse_double("transfer", "--bytes", optarg, 0, 1e18,
+                              &a->bytes);
         break;
       case OPT_WIN:
-        ok = cli_parse_int("transfer", "--window-bytes", optarg, 1448, 1L << 40,
-                           &window);
+        ok = cli_parse_int("transfer", "--window-bytes", optarg, 1448,
+                           1L << 40, &a->window);
         break;
       case OPT_NET:
-        if ((model = sim_net_model_parse(optarg)) < 0)
+        if ((a->model = sim_net_model_parse(optarg)) < 0)
           return cli_usage_error("transfer",
                                  "--network is ideal, netem or tcp, not '%s'",
                                  optarg);
         break;
-      case OPT_JSON:
-        json = true;
-        break;
+      case OPT_JSON: a->json = true; break;
       case ':':
         return cli_usage_error("transfer", "%s needs an argument",
                                argv[optind - 1]);
@@ -122,45 +125,55 @@ int cli_transfer(int argc, char **argv) {
   }
   if (optind < argc)
     return cli_usage_error("transfer", "unexpected argument '%s'", argv[optind]);
-  if (l.lat_ms < 0 || l.gbps < 0 || bytes < 0)
+  if (a->l.lat_ms < 0 || a->l.gbps < 0 || a->bytes < 0)
     return cli_usage_error("transfer", "--latency-ms, --bandwidth-gbps and "
                            "--bytes are required");
+  return CLI_OK;
+}
+
+static void print_json(const transfer_args *a, const double t[3], int shown) {
+  json_t *o = json_object(), *by = json_object();
+  json_object_set_new(o, "time_s", cli_json_number(t[shown]));
+  json_object_set_new(o, "network_model",
+                      json_string(sim_net_model_name((sim_net_model)shown)));
+  for (int m = 0; m < 3; m++)
+    json_object_set_new(by, sim_net_model_name((sim_net_model)m),
+                        cli_json_number(t[m]));
+  json_object_set_new(o, "by_network", by);
+  json_object_set_new(o, "bytes", json_real(a->bytes));
+  json_object_set_new(o, "latency_ms", json_real(a->l.lat_ms));
+  json_object_set_new(o, "bandwidth_gbps", json_real(a->l.gbps));
+  json_object_set_new(o, "window_bytes",
+                      json_real(a->window > 0 ? (double)a->window
+                                              : SIM_NET_DEFAULT_WINDOW));
+  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  puts(text);
+  free(text);
+  json_decref(o);
+}
+
+int cli_transfer(int argc, char **argv) {
+  transfer_args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc) return rc < 0 ? CLI_OK : rc;
   /* Simulated time is int64 ns (292 years); the engine clamps beyond half
    * of that, so a flow that long would print a wrong time: refuse it. */
-  double ideal_s = bytes * 8 / (l.gbps * 1e9) + l.lat_ms * 1e-3;
+  double ideal_s = a.bytes * 8 / (a.l.gbps * 1e9) + a.l.lat_ms * 1e-3;
   if (ideal_s > 1e9)
     return cli_error("transfer: %g bytes at %g Gbit/s take %.3g s, beyond "
                      "the 1e9 s (31 years) that simulated time covers",
-                     bytes, l.gbps, ideal_s);
+                     a.bytes, a.l.gbps, ideal_s);
   double t[3];
   for (int m = 0; m < 3; m++)
-    t[m] = time_one(&l, (sim_net_model)m, bytes, (double)window);
-  int shown = model < 0 ? SIM_NET_NETEM : model;
-  if (json) {
-    json_t *o = json_object(), *by = json_object();
-    json_object_set_new(o, "time_s", json_real(t[shown]));
-    json_object_set_new(o, "network_model",
-                        json_string(sim_net_model_name((sim_net_model)shown)));
-    for (int m = 0; m < 3; m++)
-      json_object_set_new(by, sim_net_model_name((sim_net_model)m),
-                          json_real(t[m]));
-    json_object_set_new(o, "by_network", by);
-    json_object_set_new(o, "bytes", json_real(bytes));
-    json_object_set_new(o, "latency_ms", json_real(l.lat_ms));
-    json_object_set_new(o, "bandwidth_gbps", json_real(l.gbps));
-    json_object_set_new(o, "window_bytes",
-                        json_real(window > 0 ? (double)window
-                                             : SIM_NET_DEFAULT_WINDOW));
-    char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    puts(text);
-    free(text);
-    json_decref(o);
+    t[m] = time_one(&a.l, (sim_net_model)m, a.bytes, (double)a.window);
+  if (a.json) {
+    print_json(&a, t, a.model < 0 ? SIM_NET_NETEM : a.model);
     return CLI_OK;
   }
-  printf("one flow of %.0f bytes, %g ms one-way, %g Gbit/s\n", bytes, l.lat_ms,
-         l.gbps);
+  printf("one flow of %.0f bytes, %g ms one-way, %g Gbit/s\n", a.bytes,
+         a.l.lat_ms, a.l.gbps);
   for (int m = 0; m < 3; m++)
-    if (model < 0 || model == m)
+    if (a.model < 0 || a.model == m)
       printf("  %-6s %12.6f s\n", sim_net_model_name((sim_net_model)m), t[m]);
   return CLI_OK;
 }
