@@ -224,7 +224,7 @@ static int study(const char *name, const scenario *s,
   if (run > 0) db_run_end(d, run, rc ? "error" : "ok", NULL);
   db_close(d);
   if (rc == ERR_OK)
-    printf("\nStored in %s. Plots: analysis/plot.py %s --out plots\n",
+    printf("\nStored in %s. Plots: " GEODES_PLOT " %s --out plots\n",
            db_path, db_path);
   return rc;
 }
