@@ -184,9 +184,12 @@ static void sync_central(builder *b, const int *grp, const uint32_t *ready,
       sim_graph_edge(g, i == 0 ? reduced : prev[j], x, SIM_ON_DONE);
       sim_graph_stream(g, &b->sstream[grp[i]], x, SIM_ON_LEFT);
       prev[j] = x;
-      /* member i+1 holds the gradient when every chunk has arrived: chunks
-       * sent before a latency drop arrive after later ones */
-      sim_graph_edge(g, x, sync[i + 1], SIM_ON_DONE);
+      /* the last member holds the gradient when every chunk has arrived
+       * (chunks sent before a latency drop arrive after later ones); the
+       * others' syncs wait for their last forward, which waited for every
+       * chunk's arrival */
+      if (i + 2 == R || j == C - 1)
+        sim_graph_edge(g, x, sync[i + 1], SIM_ON_DONE);
       if (j == C - 1) sim_graph_edge(g, x, sync[i], SIM_ON_LEFT);
     }
   free(prev);
