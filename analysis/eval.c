@@ -57,13 +57,18 @@ char *eval_alloc_json(const alloc *a) {
   return out;
 }
 
-static int predict(const scenario *s, const alloc *a, double *out, err *e) {
+static int predict(const scenario *s, const alloc *a, sim_net_model net,
+                   double window_bytes, double *out, err *e) {
   spec_workload w;
+  predict_options po = {net == SIM_NET_IDEAL   ? PREDICT_NET_IDEAL
+                        : net == SIM_NET_TCP ? PREDICT_NET_TCP
+                                             : PREDICT_NET_NETEM,
+                        window_bytes};
   const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
   predict_result pr;
   int rc = spec_workload_resolve(s, &w, e);
   if (!rc) rc = spec_device_gpus(s, gpu, e);
-  if (!rc) rc = predict_iteration(&w, s, gpu, a, &pr);
+  if (!rc) rc = predict_iteration_with(&w, s, gpu, a, &po, &pr);
   if (!rc) *out = pr.iteration_s;
   else err_set(e, rc, "%s: the predictor failed (%s)", s->name, err_what(rc));
   free(gpu);
@@ -97,7 +102,7 @@ int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
   cost_alloc(c, a, &parts);
   r->score_s = parts.score_s, r->dp_cost_s = parts.dp_s;
   r->pp_cost_s = parts.pp_s;
-  int rc = predict(s, a, &r->predicted_iteration_s, e);
+  int rc = predict(s, a, net, window_bytes, &r->predicted_iteration_s, e);
   if (rc) return rc;
   sim_options o = sim_options_default();
   o.network = net;

@@ -1,210 +1,661 @@
 /* predict: one iteration of DT-FM's runtime in closed form.
  * Invariant: pure functions of their arguments; the only memory is a few
- * per-call arrays of D_pp or D_dp entries, freed before return.
+ * per-call arrays of O(devices) entries, freed before return.
  *
- * The model, per GPipe pass (K micro-batches) and replica r, with f_s and
- * b_s the forward and backward compute of stage s on its device, and for
- * boundary s -> s+1 the one-way latency a_s and the transfer time x_s =
- * activation bytes / bandwidth (backward: the reverse link, a'_s, x'_s):
- *   forward phase  F_r = sum_s f_s + sum_s (a_s + x_s)
- *                        + (K - 1) max(max_s f_s, max_s x_s)
- * i.e. the first micro-batch crosses the whole pipeline, then one leaves
- * every period, the period being the slowest stream: a compute stream or a
- * send stream (latency overlaps the next transfer, DESIGN.md section 4).
- * The backward phase B_r is the same with b, a', x'. DT-FM puts a barrier
- * between the phases, so a pass takes max_r F_r + max_r B_r (1F1B: no
- * barrier, max_r (F_r + B_r)). Reported terms (they sum to the pass):
- *   compute   K (max f + max b) of the slowest replica's slowest stages
- *   bubble    (sum f - max f) + (sum b - max b): (D_pp - 1) slots when the
- *             stages are equal, the (M + D_pp - 1)-slot GPipe bubble
- *   pp_comm   sum (a + x) + (K - 1) max(0, max x - max f), both phases.
- * After the last pass stage s finishes its backward lag_s = sum_{s'<s}
- * (b_s' + a'_s' + x'_s') before stage 0 (backward flows to stage 0; the
- * smallest lag over the group's replicas, the member that ends last), then
- * its group synchronises gradients (sync_s, by the DP algorithm) and steps
- * the optimizer (opt_s); the iteration ends with the last of these:
- *   tail = max_s (sync_s + opt_s - lag_s),
- * reported as dp_sync = tail - opt of the stage attaining it, and
- * optimizer = that opt. Links are taken at t = 0; a cross-site hop is
- * capped by both sites' NIC capacity. What the formula leaves out (flow
- * sharing between a device's flows of one class except in sharded-ps, NIC
- * sharing between an instance's GPUs, TCP) is what the simulator adds. */
+ * Why each term has the form it has (sim/train.c builds what is modelled):
+ *
+ * Tandem. Every pipelined piece of the iteration is K jobs (micro-batches,
+ * or gradient chunks) through servers in series with unbounded buffers,
+ * all jobs present at the first server: a stage's compute stream, a
+ * stage boundary, a ring hop. The last job leaves server m at the length
+ * of the longest monotone path through the (job, server) grid. When job 0
+ * may take longer (first[j]: TCP slow start) than the others (t[j]), that
+ * path runs along job 0 to some server j1 and then spends its K - 2 extra
+ * job steps at the slowest server from j1 on (tandem_span). A pure delay
+ * after a server (a latency that does not hold the server) adds once.
+ *
+ * Pipeline boundary. A transfer is a rendezvous of the sender's send
+ * stream and the receiver's receive stream, which is freed only when the
+ * transfer arrives: at most one activation is in flight per direction, so
+ * a boundary is a server whose service is latency + transfer time (not
+ * the transfer time alone: with one in flight the turnaround includes the
+ * one-way latency). A pass's forward phase of replica r, F_r, is the
+ * tandem stage 0, boundary 0->1, stage 1, ..., its backward phase B_r the
+ * tandem the other way; with free communication and equal stages this is
+ * the (K + D_pp - 1)-slot GPipe pass.
+ *
+ * Barriers. DT-FM puts a barrier between the forward and the backward
+ * phase of every pass; stage 0 starts pass p + 1 when its own backward of
+ * pass p ends, and no barrier follows the backward phase. So the first
+ * barrier falls at max_r F_r, each later one max_r (B_r + F_r) after the
+ * previous, and the pipelines are done max_r B_r after the last (1F1B: no
+ * barrier; see onef1b_pass).
+ *
+ * Data-parallel tail. Stage s of replica r finishes its last backward at
+ * ready = last barrier + (backward tandem of r up to stage s): stages
+ * finish at different times, and the straggler replica sets each group's
+ * start. central-ps is an NCCL reduce along the ring R-1 -> ... -> 0 and
+ * a broadcast 0 -> ... -> R-1, each in chunks (4 MiB, at most 128, as
+ * sim/train.c): a chain hop is a server of chunk / rate followed by its
+ * latency as a pure delay (NCCL keeps several chunks in flight), member i
+ * joins when it is ready, so the reduce ends at max_i (ready_i + the chain
+ * from i to 0); the broadcast starts there. ring: 2 (R - 1) steps of S / R,
+ * a step leaving a member when the previous one has arrived: the longest
+ * run of 2 (R - 1) consecutive hops (latency + transfer) from a member's
+ * ready time. sharded-ps: every member sends S / R to every other at once,
+ * the flows of one sender to one class sharing that class's shaper; then
+ * the reduced shards go back the same way. Each member then steps the
+ * optimizer; the iteration ends with the last of them.
+ *
+ * Links. A hop's rate is the pair's bandwidth at t = 0, capped (netem,
+ * tcp) by the sender's and receiver's NIC divided among the flows of the
+ * same phase that cross that NIC (an instance's GPUs share one NIC when
+ * nic_shared: all boundaries of a pipeline phase are busy at once in its
+ * steady state). tcp adds the window bound W / RTT per flow (RTT = 2 x
+ * one-way latency) and slow start: a connection starts at 10 segments and
+ * doubles its window each RTT of sending until W or the rate binds, keeps
+ * it across back-to-back flows, and restarts after a pause (every pipeline
+ * phase and every gradient hop starts a fresh one). The extra time of the
+ * first flows over the steady one is charged to job 0 of the tandem.
+ *
+ * Reported terms (they sum to the iteration): compute = passes K (max f +
+ * max b) of the replica slowest with free communication; bubble = its
+ * pipeline fill and drain; pp_comm = what communication and the barriers
+ * add to the passes; optimizer and dp_sync = the tail after the last
+ * backward of the pipelines, split into the optimizer step of the stage
+ * that ends last and the rest. Left out: max-min sharing beyond the equal
+ * NIC split, RTT-unfair sharing, time-varying links. */
 #include "models/predict.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "traces/mem.h"
 
-/* One hop a -> b: latency in seconds and bandwidth in bytes/s. */
-static void hop(const scenario *s, int a, int b, double *lat_s,
-                double *bytes_s) {
-  trace_value v = scenario_link(s, a, b, 0);
-  double gbps = v.bandwidth_gbps;
-  int sa = s->device_site[a], sb = s->device_site[b];
-  if (sa != sb) {
-    if (s->sites[sa].nic_gbps > 0) gbps = fmin(gbps, s->sites[sa].nic_gbps);
-    if (s->sites[sb].nic_gbps > 0) gbps = fmin(gbps, s->sites[sb].nic_gbps);
-  }
-  *lat_s = v.latency_ms / 1e3;
-  *bytes_s = gbps * 1e9 / 8.0;
+predict_options predict_options_default(void) {
+  return (predict_options){PREDICT_NET_NETEM, PREDICT_DEFAULT_WINDOW};
 }
 
 double predict_optimizer_s(const spec_gpu *g, double params) {
   return params * PREDICT_OPT_BYTES_PER_PARAM / g->mem_bw_bytes_s;
 }
 
-/* A pipelined chain over the group from index start, n - 1 hops around the
- * ring: latencies add up, the slowest hop sets the pace. */
-static double chain_s(const scenario *s, const int *group, int n, int start,
-                      double bytes) {
-  double lat = 0, slowest = INFINITY;
-  for (int i = 0; i + 1 < n; i++) {
-    double l, bw;
-    hop(s, group[(start + i) % n], group[(start + i + 1) % n], &l, &bw);
-    lat += l;
-    slowest = fmin(slowest, bw);
+/* ---- links ---- */
+
+/* The network of one call: NIC of each device (a device index naming the
+ * NIC: the site's first device when its GPUs share one), its capacity in
+ * bytes/s (0: unlimited) and how many flows of the current phase leave
+ * (out) and enter (in) each NIC. swap reads the counts for the flows
+ * reversed (a backward phase, a reduce after counting the broadcast). */
+typedef struct net {
+  const scenario *s;
+  predict_options o;
+  int *nic, *out, *in;
+  double *cap;
+  bool swap;
+} net;
+
+typedef struct link {
+  double lat, rate; /* seconds, bytes/s */
+} link;
+
+static void net_init(net *n, const scenario *s, const predict_options *o) {
+  int nd = s->ndevices;
+  n->s = s;
+  n->o = o ? *o : predict_options_default();
+  if (n->o.window_bytes <= 0) n->o.window_bytes = PREDICT_DEFAULT_WINDOW;
+  n->nic = mem_alloc((size_t)nd * sizeof *n->nic);
+  n->out = mem_calloc((size_t)nd, sizeof *n->out);
+  n->in = mem_calloc((size_t)nd, sizeof *n->in);
+  n->cap = mem_calloc((size_t)nd, sizeof *n->cap);
+  n->swap = false;
+  for (int d = 0; d < nd; d++) {
+    const scenario_site *site = &s->sites[s->device_site[d]];
+    n->nic[d] = site->nic_shared ? site->first_device : d;
+    double g = site->nic_gbps;
+    if (n->o.network != PREDICT_NET_IDEAL && g > 0 && isfinite(g))
+      n->cap[n->nic[d]] = g * 1e9 / 8.0;
   }
-  return n < 2 ? 0 : lat + bytes / slowest;
 }
 
-double predict_ring_op_s(const scenario *s, const int *group, int n,
-                         double bytes) {
-  return chain_s(s, group, n, 0, bytes);
+static void net_free(net *n) {
+  free(n->nic), free(n->out), free(n->in), free(n->cap);
 }
 
-/* sharded-ps, one phase: every member sends bytes/n to every other member
- * at once; flows to destinations of one class (same latency and rate)
- * share that class's rate, as netem shapes them. */
-static double sharded_phase_s(const scenario *s, const int *group, int n,
-                              double bytes) {
-  double worst = 0, piece = bytes / n;
-  for (int i = 0; i < n; i++) {
-    double member = 0;
-    for (int j = 0; j < n; j++) {
-      if (j == i) continue;
-      double l, bw, l2, bw2;
-      hop(s, group[i], group[j], &l, &bw);
-      int same = 0;  /* destinations in j's class */
-      for (int q = 0; q < n; q++) {
-        if (q == i) continue;
-        hop(s, group[i], group[q], &l2, &bw2);
-        same += l2 == l && bw2 == bw;
-      }
-      member = fmax(member, l + same * piece / bw);
+static void net_reset(net *n) {
+  for (int d = 0; d < n->s->ndevices; d++) n->out[d] = n->in[d] = 0;
+  n->swap = false;
+}
+
+/* Counts a flow a -> b of the current phase on the NICs it crosses. */
+static void net_count(net *n, int a, int b) {
+  if (n->nic[a] == n->nic[b]) return;
+  n->out[n->nic[a]]++;
+  n->in[n->nic[b]]++;
+}
+
+/* The hop a -> b for one of `share` flows of a's shaper to b's class. */
+static link net_link_of(const net *n, int a, int b, int share) {
+  trace_value v = scenario_link(n->s, a, b, 0);
+  link l = {v.latency_ms / 1e3, v.bandwidth_gbps * 1e9 / 8.0 / share};
+  int na = n->nic[a], nb = n->nic[b];
+  if (na == nb) return l; /* NVLink inside an instance: no NIC */
+  int eo = n->swap ? n->in[na] : n->out[na];
+  int ei = n->swap ? n->out[nb] : n->in[nb];
+  if (n->cap[na] > 0) l.rate = fmin(l.rate, n->cap[na] / (eo > 1 ? eo : 1));
+  if (n->cap[nb] > 0) l.rate = fmin(l.rate, n->cap[nb] / (ei > 1 ? ei : 1));
+  return l;
+}
+
+static link net_link(const net *n, int a, int b) { return net_link_of(n, a, b, 1); }
+
+/* ---- flows ---- */
+
+static bool tcp_on(const predict_options *o, double lat_s) {
+  return o->network == PREDICT_NET_TCP && lat_s > 0;
+}
+
+double predict_flow_s(double bytes, double lat_s, double bytes_s,
+                      const predict_options *o, double *cwnd) {
+  predict_options d = o ? *o : predict_options_default();
+  double W = d.window_bytes > 0 ? d.window_bytes : PREDICT_DEFAULT_WINDOW;
+  if (!tcp_on(&d, lat_s)) return bytes / bytes_s;
+  double rtt = 2 * lat_s, w = cwnd && *cwnd > 0 ? *cwnd : 0, t = 0;
+  if (w <= 0) w = PREDICT_TCP_INITIAL_SEGMENTS * PREDICT_TCP_SEGMENT;
+  bool slow = w < W;
+  /* One epoch (RTT) per turn, as the engine's epoch events: the rate is
+   * the window over the RTT or the link's, the window doubles at the end
+   * of an epoch, and slow start ends at W or when the link binds. */
+  for (double left = bytes; left > 0;) {
+    double cap = (slow ? fmin(w, W) : W) / rtt, rate = fmin(cap, bytes_s);
+    if (!slow || left <= rate * rtt) {
+      t += left / rate;
+      break;
     }
-    worst = fmax(worst, member);
+    t += rtt;
+    left -= rate * rtt;
+    bool bound = rate < cap * (1 - 1e-9);
+    w *= 2;
+    if (bound || w >= W) slow = false;
   }
-  return worst;
+  if (cwnd) *cwnd = slow ? w : W;
+  return t;
 }
 
-double predict_dp_sync_s(const scenario *s, spec_dp_algo algo,
-                         const int *group, int n, double bytes) {
-  if (n < 2) return 0;
+/* A run of `flows` back-to-back flows of `bytes` on one fresh connection:
+ * the steady time of one (*steady) and what the first ones take beyond
+ * it, together (returned). The run is followed until the window stops
+ * changing; without tcp both are plain. */
+static double first_extra(double bytes, link l, const predict_options *o,
+                          int flows, double *steady) {
+  double cwnd = 0, sum = 0;
+  *steady = bytes / l.rate;
+  if (!tcp_on(o, l.lat)) return 0;
+  for (int k = 0; k < flows; k++) {
+    double before = cwnd, x = predict_flow_s(bytes, l.lat, l.rate, o, &cwnd);
+    if (k > 0 && cwnd == before) {
+      *steady = x;
+      return sum - k * x;
+    }
+    sum += x;
+    *steady = x;
+  }
+  return sum - flows * *steady;
+}
+
+/* ---- the tandem ---- */
+
+/* Completion of the last of k jobs at server hi of servers lo..hi in
+ * series, all jobs present at server lo at time 0 (see the header). */
+static double tandem_span(int lo, int hi, int k, const double *first,
+                          const double *t, const double *delay) {
+  double d = 0, pre = 0, best = -INFINITY;
+  for (int j = lo; j <= hi; j++) d += delay ? delay[j] : 0;
+  if (k <= 1) {
+    for (int j = lo; j <= hi; j++) pre += first[j];
+    return pre + d;
+  }
+  for (int j1 = lo; j1 <= hi; j1++) {
+    double sum = 0, most = 0;
+    for (int j = j1; j <= hi; j++) sum += t[j], most = fmax(most, t[j]);
+    best = fmax(best, pre + first[j1] + sum + (k - 2) * most);
+    pre += first[j1];
+  }
+  return best + d;
+}
+
+/* ---- data-parallel synchronisation ---- */
+
+/* Chunks of one NCCL operation over bytes, as sim/train.c cuts them. */
+static int chunks_of(double bytes) {
+  double c = ceil(bytes / PREDICT_CHUNK_BYTES);
+  return c < 1 ? 1 : c > PREDICT_MAX_CHUNKS ? PREDICT_MAX_CHUNKS : (int)c;
+}
+
+/* The servers of a chain along hops from[j] -> to[j], j = 0..n-1, carrying
+ * C chunks of cb bytes each: chunk time, first chunk with slow start,
+ * latency as a pure delay. */
+static void chain_servers(const net *n, const int *from, const int *to,
+                          int hops, int C, double cb, double *first,
+                          double *t, double *delay) {
+  for (int j = 0; j < hops; j++) {
+    link l = net_link(n, from[j], to[j]);
+    double extra = first_extra(cb, l, &n->o, C, &t[j]);
+    first[j] = t[j] + extra;
+    delay[j] = l.lat;
+  }
+}
+
+/* Scratch for the chain: 5 arrays of R. */
+typedef struct chain {
+  int *from, *to;
+  double *first, *t, *delay;
+} chain;
+
+static chain chain_new(int R) {
+  return (chain){mem_alloc((size_t)R * sizeof(int)),
+                 mem_alloc((size_t)R * sizeof(int)),
+                 mem_alloc((size_t)R * sizeof(double)),
+                 mem_alloc((size_t)R * sizeof(double)),
+                 mem_alloc((size_t)R * sizeof(double))};
+}
+
+static void chain_free(chain *c) {
+  free(c->from), free(c->to), free(c->first), free(c->t), free(c->delay);
+}
+
+static double at(const double *v, int i) { return v ? v[i] : 0; }
+
+/* central-ps over grp (R members, rank order), member i ready at ready[i]
+ * and stepping the optimizer for opt[i] after (NULL: zeros). Counts are
+ * those of the broadcast direction (i -> i+1); the reduce reads them
+ * swapped. Returns the time the last member is done. */
+static double central_end(net *n, const int *grp, int R, double bytes,
+                          const double *ready, const double *opt) {
+  if (R < 2) return at(ready, 0) + at(opt, 0);
+  int C = chunks_of(bytes);
+  double cb = bytes / C;
+  chain c = chain_new(R);
+  /* Reduce: server j is member R-1-j sending to R-2-j. */
+  for (int j = 0; j + 1 < R; j++) c.from[j] = grp[R - 1 - j], c.to[j] = grp[R - 2 - j];
+  n->swap = true;
+  chain_servers(n, c.from, c.to, R - 1, C, cb, c.first, c.t, c.delay);
+  n->swap = false;
+  double red = at(ready, 0);
+  for (int i = 1; i < R; i++)
+    red = fmax(red, at(ready, i) +
+                        tandem_span(R - 1 - i, R - 2, C, c.first, c.t, c.delay));
+  /* Broadcast: server j is member j sending to j+1; member i >= 1 has it
+   * after servers 0..i-1, member 0 when its last chunk has left. */
+  for (int j = 0; j + 1 < R; j++) c.from[j] = grp[j], c.to[j] = grp[j + 1];
+  chain_servers(n, c.from, c.to, R - 1, C, cb, c.first, c.t, c.delay);
+  double end = red + tandem_span(0, 0, C, c.first, c.t, NULL) + at(opt, 0);
+  for (int i = 1; i < R; i++)
+    end = fmax(end, red + tandem_span(0, i - 1, C, c.first, c.t, c.delay) +
+                        at(opt, i));
+  chain_free(&c);
+  return end;
+}
+
+/* ring all-reduce: 2 (R - 1) steps of S / R; member i sends step k when
+ * step k - 1 has arrived from i - 1 and its own step k - 1 has left:
+ * start[k][i] = max(start[k-1][i-1] + hop i-1 with latency, start[k-1][i]
+ * + its own transfer). The longest path through this (step, member) grid
+ * is evaluated step by step (O(R^2), no events): a slow hop's sender is
+ * busy for every step, so the ring goes at its pace. A hop's first use
+ * pays its slow start. */
+static double ring_end(net *n, const int *grp, int R, double bytes,
+                       const double *ready, const double *opt) {
+  if (R < 2) return at(ready, 0) + at(opt, 0);
+  double *x = mem_alloc((size_t)R * sizeof *x), *x0 = mem_alloc((size_t)R * sizeof *x0);
+  double *lat = mem_alloc((size_t)R * sizeof *lat);
+  double *st = mem_alloc((size_t)R * sizeof *st), *nx = mem_alloc((size_t)R * sizeof *nx);
+  for (int i = 0; i < R; i++) {
+    link l = net_link(n, grp[i], grp[(i + 1) % R]);
+    x0[i] = first_extra(bytes / R, l, &n->o, 2 * (R - 1), &x[i]) + x[i];
+    lat[i] = l.lat;
+    st[i] = at(ready, i);
+  }
+  for (int k = 1; k < 2 * (R - 1); k++) {
+    for (int i = 0; i < R; i++) {
+      int p = (i + R - 1) % R;
+      double xp = k == 1 ? x0[p] : x[p], xi = k == 1 ? x0[i] : x[i];
+      nx[i] = fmax(st[p] + xp + lat[p], st[i] + xi);
+    }
+    for (int i = 0; i < R; i++) st[i] = nx[i];
+  }
+  double end = -INFINITY;
+  for (int i = 0; i < R; i++) {
+    int p = (i + R - 1) % R;
+    end = fmax(end, fmax(st[p] + x[p] + lat[p], st[i] + x[i]) + at(opt, i));
+  }
+  free(x), free(x0), free(lat), free(st), free(nx);
+  return end;
+}
+
+/* The arrival of a piece i -> j sent at `start` in sharded-ps: the flows
+ * of i to j's netem class share that class's rate (ideal: private links). */
+static double piece_arrival(const net *n, const int *grp, int R, int i,
+                            int j, double piece, double start) {
+  int same = 0;
+  trace_value v = scenario_link(n->s, grp[i], grp[j], 0);
+  for (int q = 0; q < R && n->o.network != PREDICT_NET_IDEAL; q++) {
+    if (q == i) continue;
+    trace_value u = scenario_link(n->s, grp[i], grp[q], 0);
+    same += u.latency_ms == v.latency_ms && u.bandwidth_gbps == v.bandwidth_gbps;
+  }
+  link l = net_link_of(n, grp[i], grp[j], same > 1 ? same : 1);
+  return start + l.lat + predict_flow_s(piece, l.lat, l.rate, &n->o, NULL);
+}
+
+static double sharded_end(net *n, const int *grp, int R, double bytes,
+                          const double *ready, const double *opt) {
+  if (R < 2) return at(ready, 0) + at(opt, 0);
+  double *have = mem_alloc((size_t)R * sizeof *have), piece = bytes / R;
+  for (int j = 0; j < R; j++) {
+    have[j] = at(ready, j);
+    for (int i = 0; i < R; i++)
+      if (i != j)
+        have[j] = fmax(have[j], piece_arrival(n, grp, R, i, j, piece, at(ready, i)));
+  }
+  double end = -INFINITY;
+  for (int i = 0; i < R; i++) {
+    double got = have[i];
+    for (int j = 0; j < R; j++)
+      if (j != i) got = fmax(got, piece_arrival(n, grp, R, j, i, piece, have[j]));
+    end = fmax(end, got + at(opt, i));
+  }
+  free(have);
+  return end;
+}
+
+/* Counts the flows of algo over group grp (R members) on the NICs. */
+static void count_dp(net *n, spec_dp_algo algo, const int *grp, int R) {
+  for (int i = 0; i < R && R > 1; i++) {
+    if (algo != SPEC_SHARDED_PS) {
+      if (algo == SPEC_RING || i + 1 < R) net_count(n, grp[i], grp[(i + 1) % R]);
+      continue;
+    }
+    for (int j = 0; j < R; j++)
+      if (j != i) net_count(n, grp[i], grp[j]);
+  }
+}
+
+static double dp_end(net *n, spec_dp_algo algo, const int *grp, int R,
+                     double bytes, const double *ready, const double *opt) {
   switch (algo) {
-    case SPEC_RING: {
-      /* 2 (n - 1) steps of bytes / n over every ring link at once. */
-      double step = 0;
-      for (int i = 0; i < n; i++) {
-        double l, bw;
-        hop(s, group[i], group[(i + 1) % n], &l, &bw);
-        step = fmax(step, l + bytes / n / bw);
-      }
-      return 2.0 * (n - 1) * step;
-    }
+    case SPEC_RING:
+      return ring_end(n, grp, R, bytes, ready, opt);
     case SPEC_SHARDED_PS:
-      return 2.0 * sharded_phase_s(s, group, n, bytes);
+      return sharded_end(n, grp, R, bytes, ready, opt);
     case SPEC_CENTRAL_PS:
       break;
   }
-  /* NCCL reduce to group[0] (ring 1 -> 2 -> ... -> 0), then broadcast
-   * from it (0 -> 1 -> ... -> n-1). */
-  return chain_s(s, group, n, 1, bytes) + chain_s(s, group, n, 0, bytes);
+  return central_end(n, grp, R, bytes, ready, opt);
 }
 
-/* One phase of one replica: first item through the pipeline, then one per
- * period. comp[s] per stage; lat/xfer[s] per boundary in flow order. */
-typedef struct phase {
-  double total, compute, bubble, comm;
-} phase;
+double predict_dp_sync_s(const scenario *s, spec_dp_algo algo,
+                         const int *group, int n, double bytes,
+                         const predict_options *o) {
+  if (n < 2) return 0;
+  net x;
+  net_init(&x, s, o);
+  count_dp(&x, algo, group, n);
+  double t = dp_end(&x, algo, group, n, bytes, NULL, NULL);
+  net_free(&x);
+  return t;
+}
 
-static phase phase_time(int stages, int k, const double *comp,
-                        const double *lat, const double *xfer) {
-  double sum = 0, most = 0, comm = 0, xmost = 0;
-  for (int st = 0; st < stages; st++) sum += comp[st], most = fmax(most, comp[st]);
-  for (int b = 0; b + 1 < stages; b++)
-    comm += lat[b] + xfer[b], xmost = fmax(xmost, xfer[b]);
-  phase p = {.compute = k * most, .bubble = sum - most,
-             .comm = comm + (k - 1) * fmax(0, xmost - most)};
-  p.total = p.compute + p.bubble + p.comm;
-  return p;
+double predict_ring_op_s(const scenario *s, const int *group, int n,
+                         double bytes, const predict_options *o) {
+  if (n < 2) return 0;
+  net x;
+  net_init(&x, s, o);
+  for (int i = 0; i + 1 < n; i++) net_count(&x, group[i], group[i + 1]);
+  int C = chunks_of(bytes);
+  chain c = chain_new(n);
+  for (int j = 0; j + 1 < n; j++) c.from[j] = group[j], c.to[j] = group[j + 1];
+  chain_servers(&x, c.from, c.to, n - 1, C, bytes / C, c.first, c.t, c.delay);
+  double t = tandem_span(0, n - 2, C, c.first, c.t, c.delay);
+  chain_free(&c);
+  net_free(&x);
+  return t;
+}
+
+/* ---- the pipelines ---- */
+
+/* Servers of one phase, 2 D_pp - 1 entries each: first and t (see the
+ * tandem), comp (compute only, communication free), lat (a boundary's
+ * latency) and fresh (a boundary's time when every flow starts a new
+ * connection: see idle_restarts). */
+typedef struct servers {
+  double *first, *t, *comp, *lat, *fresh;
+} servers;
+
+/* The servers of one phase of replica r in flow order (forward: stage 0,
+ * boundary 0->1, stage 1, ...; backward the other way). */
+static void phase_servers(const net *n, const spec_workload *w,
+                          const spec_gpu *const *gpu, const alloc *a, int r,
+                          bool bwd, servers v) {
+  double *first = v.first, *t = v.t, *comp = v.comp;
+  int D = w->stages;
+  double act = spec_activation_bytes(w);
+  for (int i = 0; i < D; i++) {
+    int st = bwd ? D - 1 - i : i, d = alloc_at(a, r, st);
+    double c = spec_compute_s(gpu[d], bwd ? spec_stage_bwd_flops(w, st)
+                                          : spec_stage_fwd_flops(w, st));
+    first[2 * i] = t[2 * i] = comp[2 * i] = v.fresh[2 * i] = c;
+    v.lat[2 * i] = 0;
+    if (i + 1 == D) break;
+    link l = net_link(n, d, alloc_at(a, r, bwd ? st - 1 : st + 1));
+    double x, extra = first_extra(act, l, &n->o, w->micro_batches_per_pass, &x);
+    t[2 * i + 1] = l.lat + x; /* one in flight: held until it arrives */
+    first[2 * i + 1] = t[2 * i + 1] + extra;
+    comp[2 * i + 1] = 0;
+    v.lat[2 * i + 1] = l.lat;
+    v.fresh[2 * i + 1] = l.lat + predict_flow_s(act, l.lat, l.rate, &n->o, NULL);
+  }
+}
+
+/* tcp: a connection idle for longer than the minimum RTO plus an RTT
+ * restarts from the initial window, as the engine's does. A boundary's
+ * sender waits period - (its transfer) between flows; when that is longer,
+ * every flow starts afresh. Returns true when a server changed (the period
+ * then grows: iterate). */
+#define PREDICT_TCP_RTO_MIN_S 0.2
+static bool idle_restarts(int ns, double period, servers v) {
+  bool changed = false;
+  for (int j = 1; j < ns; j += 2)
+    if (v.fresh[j] > v.t[j] &&
+        period - (v.t[j] - v.lat[j]) > PREDICT_TCP_RTO_MIN_S + 2 * v.lat[j]) {
+      v.t[j] = v.first[j] = v.fresh[j];
+      changed = true;
+    }
+  return changed;
+}
+
+static double most_of(int n, const double *v) {
+  double m = 0;
+  for (int j = 0; j < n; j++) m = fmax(m, v[j]);
+  return m;
+}
+
+/* One 1F1B pass of a replica from its forward (f) and backward (b)
+ * servers: micro-batch 0 down and back, then K - 1 periods. A period is
+ * the slowest of: a stage's compute (f + b), its receive stream (holds
+ * both incoming transfers until they arrive), its send stream, and the
+ * round trip from stage s to the last stage and back spread over the
+ * D_pp - s micro-batches stage s keeps in flight. *drain gets, per stage,
+ * how long after its last backward the pass ends. */
+static double onef1b_pass(int D, int K, const double *ff, const double *ft,
+                          const double *bf, const double *bt, double *drain,
+                          double *per) {
+  int NS = 2 * D - 1;
+  double fill = 0, period = 0;
+  for (int j = 0; j < NS; j++) fill += ff[j] + bf[j];
+  for (int st = 0; st < D; st++) {
+    int fi = 2 * st, bi = 2 * (D - 1 - st); /* stage st in each order */
+    double cb = ft[fi] + bt[bi], rin = 0, sout = 0, loop = 0;
+    if (st > 0) rin += ft[fi - 1], sout += bt[bi + 1];
+    if (st + 1 < D) rin += bt[bi - 1], sout += ft[fi + 1];
+    for (int j = fi; j < NS; j++) loop += ft[j];
+    for (int j = 0; j <= bi; j++) loop += bt[j];
+    period = fmax(period, fmax(fmax(cb, rin), fmax(sout, loop / (D - st))));
+    drain[st] = 0;
+    for (int j = bi + 1; j < NS; j++) drain[st] += bt[j];
+  }
+  *per = period;
+  return fill + (K - 1) * period;
+}
+
+/* Per-call arrays: servers [2][R][2 D - 1], per replica phase times, the
+ * compute-only pass, ready times [R][D] and a DP group's scratch. */
+typedef struct work {
+  double *first, *t, *comp, *lat, *fresh, *ph, *nc, *ready, *drain, *rd, *op;
+  int *grp;
+} work;
+
+/* The servers of phase bwd of replica r. */
+static servers work_servers(const work *k, int R, int NS, int bwd, int r) {
+  size_t o = ((size_t)bwd * R + r) * NS;
+  return (servers){k->first + o, k->t + o, k->comp + o, k->lat + o, k->fresh + o};
+}
+
+static work work_new(int R, int D) {
+  size_t ns = 2 * (size_t)R * (2 * (size_t)D - 1), rd = (size_t)R * D;
+  return (work){mem_alloc(ns * sizeof(double)), mem_alloc(ns * sizeof(double)),
+                mem_alloc(ns * sizeof(double)), mem_alloc(ns * sizeof(double)),
+                mem_alloc(ns * sizeof(double)), mem_calloc(2 * (size_t)R, sizeof(double)),
+                mem_calloc((size_t)R, sizeof(double)), mem_alloc(rd * sizeof(double)),
+                mem_alloc((size_t)D * sizeof(double)), mem_alloc((size_t)R * sizeof(double)),
+                mem_alloc((size_t)R * sizeof(double)), mem_alloc((size_t)R * sizeof(int))};
+}
+
+static void work_free(work *k) {
+  free(k->first), free(k->t), free(k->comp), free(k->lat), free(k->fresh);
+  free(k->ph), free(k->nc);
+  free(k->ready), free(k->drain), free(k->rd), free(k->op), free(k->grp);
+}
+
+/* Both phases of every replica: ph[bwd R + r], nc[r] (free communication)
+ * and, from the backward tandem, ready[r D + s] = stage s's last backward
+ * after the phase starts. Pipeline flows of a phase share NICs. */
+static void pipelines(net *n, const spec_workload *w, const spec_gpu *const *gpu,
+                      const alloc *a, work *k) {
+  int D = w->stages, R = w->replicas, K = w->micro_batches_per_pass;
+  int NS = 2 * D - 1;
+  net_reset(n);
+  for (int r = 0; r < R; r++)
+    for (int st = 0; st + 1 < D; st++)
+      net_count(n, alloc_at(a, r, st), alloc_at(a, r, st + 1));
+  for (int bwd = 0; bwd < 2; bwd++) {
+    n->swap = bwd;
+    for (int r = 0; r < R; r++) {
+      servers v = work_servers(k, R, NS, bwd, r);
+      double *f = v.first, *t = v.t, *c = v.comp;
+      phase_servers(n, w, gpu, a, r, bwd, v);
+      /* GPipe: a phase's period is its slowest server. */
+      while (w->schedule == SPEC_GPIPE && idle_restarts(NS, most_of(NS, t), v)) {}
+      k->ph[bwd * R + r] = tandem_span(0, NS - 1, K, f, t, NULL);
+      k->nc[r] += tandem_span(0, NS - 1, K, c, c, NULL);
+      for (int i = 0; bwd && i < D; i++)
+        k->ready[(size_t)r * D + D - 1 - i] = tandem_span(0, 2 * i, K, f, t, NULL);
+    }
+  }
+  n->swap = false;
+}
+
+/* Data-parallel group st into k: members, ready times, optimizer steps. */
+static void group_of(const spec_workload *w, const alloc *a,
+                     const spec_gpu *const *gpu, work *k, int st) {
+  for (int r = 0; r < w->replicas; r++) {
+    k->grp[r] = alloc_at(a, r, st);
+    k->rd[r] = k->ready[(size_t)r * w->stages + st];
+    k->op[r] = predict_optimizer_s(gpu[k->grp[r]], spec_stage_params(w, st));
+  }
+}
+
+int predict_iteration_with(const spec_workload *w, const scenario *s,
+                           const spec_gpu *const *gpu, const alloc *a,
+                           const predict_options *o, predict_result *out) {
+  int D = w->stages, R = w->replicas, K = w->micro_batches_per_pass;
+  int P = w->passes, NS = 2 * D - 1;
+  net n;
+  net_init(&n, s, o);
+  work k = work_new(R, D);
+  pipelines(&n, w, gpu, a, &k);
+  /* The passes: when the last one's backward phase starts (t_last) and
+   * when every pipeline is done (t_pipe). */
+  double t_last = 0, t_pipe = 0;
+  if (w->schedule == SPEC_GPIPE) {
+    double fm = 0, bm = 0, fbm = 0;
+    for (int r = 0; r < R; r++) {
+      fm = fmax(fm, k.ph[r]), bm = fmax(bm, k.ph[R + r]);
+      fbm = fmax(fbm, k.ph[r] + k.ph[R + r]);
+    }
+    t_last = fm + (P - 1) * fbm;
+    t_pipe = t_last + bm;
+    for (size_t i = 0; i < (size_t)R * D; i++) k.ready[i] += t_last;
+  } else {
+    double most = 0;
+    for (int r = 0; r < R; r++) {
+      servers f = work_servers(&k, R, NS, 0, r), b = work_servers(&k, R, NS, 1, r);
+      double p, per;
+      do
+        p = onef1b_pass(D, K, f.first, f.t, b.first, b.t, k.drain, &per);
+      while (idle_restarts(NS, per, f) | idle_restarts(NS, per, b));
+      for (int st = 0; st < D; st++) k.ready[(size_t)r * D + st] = p - k.drain[st];
+      most = fmax(most, p);
+    }
+    t_last = (P - 1) * most;
+    t_pipe = P * most;
+    for (size_t i = 0; i < (size_t)R * D; i++) k.ready[i] += t_last;
+  }
+  /* The tail: every group synchronises from its members' ready times. */
+  net_reset(&n);
+  for (int st = 0; st < D; st++) {
+    for (int r = 0; r < R; r++) k.grp[r] = alloc_at(a, r, st);
+    count_dp(&n, w->dp_algo, k.grp, R);
+  }
+  double end = t_pipe, sync_end = t_pipe;
+  int last = -1;
+  for (int st = 0; st < D; st++) {
+    group_of(w, a, gpu, &k, st);
+    double e = dp_end(&n, w->dp_algo, k.grp, R,
+                      spec_stage_gradient_bytes(w, st), k.rd, k.op);
+    if (e > end) end = e, last = st;
+  }
+  if (last >= 0) { /* the same group without its optimizer steps */
+    group_of(w, a, gpu, &k, last);
+    sync_end = dp_end(&n, w->dp_algo, k.grp, R,
+                      spec_stage_gradient_bytes(w, last), k.rd, NULL);
+  }
+  /* The breakdown, from the replica slowest with free communication. */
+  int rs = 0;
+  for (int r = 1; r < R; r++) if (k.nc[r] > k.nc[rs]) rs = r;
+  double fmax_all = 0, bmax_all = 0, fs = 0, bs = 0;
+  for (int r = 0; r < R; r++)
+    for (int st = 0; st < D; st++) {
+      size_t fi = (size_t)r * NS + 2 * st, bi = ((size_t)R + r) * NS + 2 * st;
+      fmax_all = fmax(fmax_all, k.comp[fi]), bmax_all = fmax(bmax_all, k.comp[bi]);
+      if (r == rs) fs = fmax(fs, k.comp[fi]), bs = fmax(bs, k.comp[bi]);
+    }
+  double cnb = fmin(P * k.nc[rs], t_pipe), comp = fmin(P * K * (fs + bs), cnb);
+  double dp = fmax(0, sync_end - t_pipe);
+  *out = (predict_result){
+      .passes = P, .micro_batches = K, .fwd_s = fmax_all, .bwd_s = bmax_all,
+      .compute_s = comp, .bubble_s = cnb - comp, .pp_comm_s = t_pipe - cnb,
+      .dp_sync_s = dp, .optimizer_s = fmax(0, end - t_pipe - dp)};
+  out->iteration_s = out->compute_s + out->bubble_s + out->pp_comm_s +
+                     out->dp_sync_s + out->optimizer_s;
+  work_free(&k);
+  net_free(&n);
+  return ERR_OK;
 }
 
 int predict_iteration(const spec_workload *w, const scenario *s,
                       const spec_gpu *const *gpu, const alloc *a,
                       predict_result *out) {
-  int D = w->stages, R = w->replicas, K = w->micro_batches_per_pass;
-  double act = spec_activation_bytes(w);
-  double *f = mem_alloc((size_t)D * sizeof *f), *b = mem_alloc((size_t)D * sizeof *b);
-  double *lf = mem_alloc((size_t)D * sizeof *lf), *xf = mem_alloc((size_t)D * sizeof *xf);
-  double *lb = mem_alloc((size_t)D * sizeof *lb), *xb = mem_alloc((size_t)D * sizeof *xb);
-  double *lag = mem_calloc((size_t)D, sizeof *lag);
-  phase fw = {0}, bw = {0}, both = {0};
-  double fmax_s = 0, bmax_s = 0, cum = 0;
-  for (int r = 0; r < R; r++) {
-    for (int st = 0; st < D; st++) {
-      const spec_gpu *g = gpu[alloc_at(a, r, st)];
-      f[st] = spec_compute_s(g, spec_stage_fwd_flops(w, st));
-      b[D - 1 - st] = spec_compute_s(g, spec_stage_bwd_flops(w, st));
-      if (st + 1 < D) {
-        double l, rate;
-        hop(s, alloc_at(a, r, st), alloc_at(a, r, st + 1), &l, &rate);
-        lf[st] = l, xf[st] = act / rate;
-        hop(s, alloc_at(a, r, st + 1), alloc_at(a, r, st), &l, &rate);
-        lb[D - 2 - st] = l, xb[D - 2 - st] = act / rate;
-      }
-    }
-    phase pf = phase_time(D, K, f, lf, xf), pb = phase_time(D, K, b, lb, xb);
-    if (pf.total > fw.total) fw = pf;
-    if (pb.total > bw.total) bw = pb;
-    if (pf.total + pb.total > both.total)
-      both = (phase){pf.total + pb.total, pf.compute + pb.compute,
-                     pf.bubble + pb.bubble, pf.comm + pb.comm};
-    /* lag of stage st: backward from st down to 0 (b is in flow order);
-     * the group finishes with its last member: the smallest lag. */
-    for (int st = 1, i = D - 1; st < D; st++, i--) {
-      cum += b[i] + lb[i - 1] + xb[i - 1];
-      lag[st] = r == 0 ? cum : fmin(lag[st], cum);
-    }
-    cum = 0;
-    for (int st = 0; st < D; st++) fmax_s = fmax(fmax_s, f[st]), bmax_s = fmax(bmax_s, b[st]);
-  }
-  phase pass = w->schedule == SPEC_GPIPE
-                   ? (phase){fw.total + bw.total, fw.compute + bw.compute,
-                             fw.bubble + bw.bubble, fw.comm + bw.comm}
-                   : both;
-  /* The tail: gradient synchronisation and the optimizer step. */
-  int *group = mem_alloc((size_t)R * sizeof *group);
-  double tail = -INFINITY, tail_opt = 0;
-  for (int st = 0; st < D; st++) {
-    double opt = 0;
-    for (int r = 0; r < R; r++) {
-      group[r] = alloc_at(a, r, st);
-      opt = fmax(opt, predict_optimizer_s(gpu[group[r]], spec_stage_params(w, st)));
-    }
-    double sync = predict_dp_sync_s(s, w->dp_algo, group, R,
-                                    spec_stage_gradient_bytes(w, st));
-    double t = sync + opt - lag[st];
-    if (t > tail) tail = t, tail_opt = opt;
-  }
-  double dp_sync = fmax(0, tail - tail_opt);
-  *out = (predict_result){
-      .passes = w->passes, .micro_batches = K, .fwd_s = fmax_s, .bwd_s = bmax_s,
-      .compute_s = w->passes * pass.compute, .bubble_s = w->passes * pass.bubble,
-      .pp_comm_s = w->passes * pass.comm, .dp_sync_s = dp_sync,
-      .optimizer_s = tail - dp_sync};
-  out->iteration_s = out->compute_s + out->bubble_s + out->pp_comm_s +
-                     out->dp_sync_s + out->optimizer_s;
-  free(f), free(b), free(lf), free(xf), free(lb), free(xb), free(lag), free(group);
-  return ERR_OK;
+  return predict_iteration_with(w, s, gpu, a, NULL, out);
 }

@@ -1,10 +1,10 @@
 /* predict: the end-to-end iteration time in closed form — compute per
  * micro-batch from the specs, the GPipe bubble, exposed pipeline
  * communication, data-parallel synchronisation by the chosen algorithm and
- * the optimizer step — an estimate of what simulating DT-FM's runtime under
- * the `netem` network model gives (DESIGN.md sections 3 and 4).
+ * the optimizer step — an estimate of what simulating DT-FM's runtime gives
+ * under the ideal, netem or tcp network model (DESIGN.md sections 3 and 4).
  * Invariant: every term is a pure function of (workload, GPUs, links,
- * allocation); predict_iteration allocates nothing that outlives it. */
+ * allocation, options); nothing allocated outlives a call. */
 #ifndef MODELS_PREDICT_H
 #define MODELS_PREDICT_H
 
@@ -12,6 +12,28 @@
 #include "models/spec.h"
 #include "traces/err.h"
 #include "traces/scenario.h"
+
+/* The network model predicted for; the same three as the engine's
+ * (sim/net.h), which models/ may not include. */
+typedef enum predict_net {
+  PREDICT_NET_IDEAL,  /* private link per pair, no NIC limits */
+  PREDICT_NET_NETEM,  /* per-sender shapers and NIC capacities */
+  PREDICT_NET_TCP     /* netem + window W / RTT per flow, slow start */
+} predict_net;
+
+#define PREDICT_TCP_SEGMENT 1448.0        /* bytes, as sim/net.h */
+#define PREDICT_TCP_INITIAL_SEGMENTS 10.0 /* initial congestion window */
+#define PREDICT_DEFAULT_WINDOW (4.0 * 1024 * 1024)
+#define PREDICT_CHUNK_BYTES (4.0 * 1024 * 1024) /* NCCL chunk, as sim/train */
+#define PREDICT_MAX_CHUNKS 128
+
+typedef struct predict_options {
+  predict_net network;  /* PREDICT_NET_NETEM by default */
+  double window_bytes;  /* tcp window W; <= 0: 4 MiB */
+} predict_options;
+
+/* netem, 4 MiB window. */
+predict_options predict_options_default(void);
 
 /* The terms of one predicted iteration, seconds unless stated. */
 typedef struct predict_result {
@@ -23,13 +45,19 @@ typedef struct predict_result {
   double bubble_s;       /* pipeline fill and drain, all passes */
   double pp_comm_s;      /* exposed activation transfers, all passes */
   double dp_sync_s;      /* exposed gradient synchronisation */
-  double optimizer_s;    /* optimizer step of the largest stage */
+  double optimizer_s;    /* optimizer step of the stage that ends last */
   double iteration_s;    /* the sum of the five terms above */
 } predict_result;
 
 /* Predicts one iteration of workload w on scenario s (links at t = 0 from
  * scenario_link, GPU per device from spec_device_gpus) for allocation a
- * (D_dp x D_pp, validated). Returns ERR_OK and fills out. */
+ * (D_dp x D_pp, validated) under options o (NULL: defaults). Returns
+ * ERR_OK and fills out. */
+int predict_iteration_with(const spec_workload *w, const scenario *s,
+                           const spec_gpu *const *gpu, const alloc *a,
+                           const predict_options *o, predict_result *out);
+
+/* predict_iteration_with under the default options (netem). */
 int predict_iteration(const spec_workload *w, const scenario *s,
                       const spec_gpu *const *gpu, const alloc *a,
                       predict_result *out);
@@ -40,15 +68,26 @@ int predict_iteration(const spec_workload *w, const scenario *s,
 #define PREDICT_OPT_BYTES_PER_PARAM 28.0
 double predict_optimizer_s(const spec_gpu *g, double params);
 
+/* Seconds until the last of `bytes` leaves a sender over a link of one-way
+ * latency lat_s and rate bytes_s, alone. tcp: rate <= W / RTT (RTT = 2
+ * lat_s) and slow start from the connection's window *cwnd (<= 0: a new
+ * connection, 10 segments), doubling each RTT until W or the rate binds;
+ * *cwnd is updated as the engine keeps it. cwnd may be NULL (a new one). */
+double predict_flow_s(double bytes, double lat_s, double bytes_s,
+                      const predict_options *o, double *cwnd);
+
 /* One pipelined NCCL ring operation (reduce or broadcast) over the devices
- * of group (n entries, ring in the given order) carrying bytes: the sum of
- * the hop latencies plus bytes over the slowest hop. */
+ * of group (n entries, chain group[0] -> group[1] -> ...) carrying bytes in
+ * chunks of PREDICT_CHUNK_BYTES (at most PREDICT_MAX_CHUNKS): every hop's
+ * latency and chunk time once, plus the other chunks at the slowest hop. */
 double predict_ring_op_s(const scenario *s, const int *group, int n,
-                         double bytes);
+                         double bytes, const predict_options *o);
 
 /* Gradient synchronisation of one data-parallel group (n devices, replica
- * order) carrying bytes, by algorithm algo (see predict.c). */
+ * order, all ready at time 0) carrying bytes, by algorithm algo: the time
+ * the last member has the result (see predict.c). o NULL: defaults. */
 double predict_dp_sync_s(const scenario *s, spec_dp_algo algo,
-                         const int *group, int n, double bytes);
+                         const int *group, int n, double bytes,
+                         const predict_options *o);
 
 #endif
