@@ -16,11 +16,7 @@ search_result *baseline_random_search(const cost_ctx *c,
   int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c), n = k * ng;
   search_dtfm *d = NULL;
   search_objective dtfm;
-  if (!obj) {
-    d = search_dtfm_new(c);
-    dtfm = search_dtfm_objective(d);
-    obj = &dtfm;
-  }
+  obj = search_objective_or_dtfm(obj, c, &d, &dtfm);
   long trials = o->trials >= 0 ? o->trials : SEARCH_POPULATION + SEARCH_TRIALS;
   if (trials < 1) trials = 1;
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);

@@ -606,11 +606,7 @@ search_result *gcma_search(const cost_ctx *c, gcma_gain gain,
                            err *e) {
   search_dtfm *d = NULL;
   search_objective dtfm;
-  if (!obj) {
-    d = search_dtfm_new(c);
-    dtfm = search_dtfm_objective(d);
-    obj = &dtfm;
-  }
+  obj = search_objective_or_dtfm(obj, c, &d, &dtfm);
   int trials = o->trials >= 0 ? o->trials : SEARCH_TRIALS;
   int population = o->population > 0 ? o->population : SEARCH_POPULATION;
   gcma *g = gcma_new(c, gain, o->seed);

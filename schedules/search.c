@@ -71,6 +71,17 @@ search_objective search_dtfm_objective(search_dtfm *d) {
                             .ctx = d};
 }
 
+const search_objective *search_objective_or_dtfm(const search_objective *obj,
+                                                 const cost_ctx *c,
+                                                 search_dtfm **own,
+                                                 search_objective *buf) {
+  *own = NULL;
+  if (obj) return obj;
+  *own = search_dtfm_new(c);
+  *buf = search_dtfm_objective(*own);
+  return buf;
+}
+
 void search_log_init(search_log *l, const search_opts *o, long total) {
   *l = (search_log){.opts = o, .total = total};
 }

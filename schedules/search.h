@@ -71,6 +71,14 @@ search_dtfm *search_dtfm_new(const cost_ctx *c);
 void search_dtfm_free(search_dtfm *d);  /* NULL is fine */
 search_objective search_dtfm_objective(search_dtfm *d);
 
+/* obj when given; when obj is NULL, the DT-FM score of c: a new search_dtfm
+ * goes to *own (the caller frees it with search_dtfm_free; NULL when obj was
+ * given) and its objective to *buf, which the result points to. */
+const search_objective *search_objective_or_dtfm(const search_objective *obj,
+                                                 const cost_ctx *c,
+                                                 search_dtfm **own,
+                                                 search_objective *buf);
+
 /* The running record of a search: convergence and progress. Internal to
  * schedules/ but shared by its searches. */
 typedef struct search_log {

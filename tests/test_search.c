@@ -77,3 +77,25 @@ Test(search, dtfm_objective_is_the_cost_model) {
   search_dtfm_free(NULL);
   cost_ctx_free(c);
 }
+
+/* The default objective of a search: the caller's when given (nothing made),
+ * else the DT-FM score, owned by the caller. */
+Test(search, objective_or_dtfm) {
+  int k = 2, ng = 2, n = k * ng;
+  double lat[16], bw[16];
+  for (int i = 0; i < n * n; i++) lat[i] = 1 + i % 3, bw[i] = 1 + i % 4;
+  cost_ctx *c = cost_ctx_new(k, ng, lat, bw, 0.3, 0.9);
+  search_objective mine = {.name = "mine"}, buf;
+  search_dtfm *own = (search_dtfm *)&buf; /* must be overwritten */
+  cr_assert_eq(search_objective_or_dtfm(&mine, c, &own, &buf), &mine);
+  cr_assert_null(own);
+  const search_objective *o = search_objective_or_dtfm(NULL, c, &own, &buf);
+  cr_assert_eq(o, &buf);
+  cr_assert_not_null(own);
+  cr_assert_str_eq(o->name, "dtfm-score");
+  alloc *a = alloc_identity(k, ng);
+  cr_assert_float_eq(o->alloc(o->ctx, a, NULL), cost_alloc(c, a, NULL), 0);
+  alloc_free(a);
+  search_dtfm_free(own);
+  cost_ctx_free(c);
+}
