@@ -6,8 +6,10 @@
  * rendezvous of its sender's send stream (freed when the last byte leaves)
  * and its receiver's receive stream (freed when it arrives), so between two
  * stages at most one activation is in flight per direction. Gradient
- * synchronisation transfers use the send stream (in chunk order) but not
- * the receive stream: NCCL keeps several chunks in flight. */
+ * synchronisation transfers of central-ps and ring use the send stream (in
+ * chunk or step order) but not the receive stream: NCCL keeps several
+ * chunks in flight; sharded-ps sends to every member at once, on no
+ * stream. */
 #include "sim/train.h"
 
 #include <math.h>
