@@ -460,25 +460,28 @@ static void phase_servers(const net *n, const spec_workload *w,
 
 /* tcp: a connection idle for longer than the minimum RTO plus an RTT
  * restarts from the initial window, as the engine's does. A boundary's
- * sender waits period - (its transfer) between flows; when that is longer,
- * every flow starts afresh. Returns true when a server changed (the period
- * then grows: iterate). */
+ * sender waits pace - (its transfer) between flows; when that is longer,
+ * every flow starts afresh. 1F1B (upstream false): the pace is the
+ * pipeline's period, which the fresh starts lengthen (iterate to the fixed
+ * point: a few micro-batches in flight, no backlog). GPipe (upstream
+ * true): jobs reach a server at the pace of the slowest server before it;
+ * a boundary slowed by restarts beyond that pace would queue work, send
+ * back to back and keep its window, so it is charged at most that pace.
+ * Returns true when a server changed. */
 #define PREDICT_TCP_RTO_MIN_S 0.2
-static bool idle_restarts(int ns, double period, servers v) {
+static bool idle_restarts(int ns, double period, bool upstream, servers v) {
   bool changed = false;
-  for (int j = 1; j < ns; j += 2)
-    if (v.fresh[j] > v.t[j] &&
-        period - (v.t[j] - v.lat[j]) > PREDICT_TCP_RTO_MIN_S + 2 * v.lat[j]) {
-      v.t[j] = v.first[j] = v.fresh[j];
-      changed = true;
-    }
+  double pace = 0;
+  for (int j = 0; j < ns; j++) {
+    double was = v.t[j];
+    pace = upstream ? fmax(pace, was) : period;
+    if (j % 2 == 0 || v.fresh[j] <= was ||
+        pace - (was - v.lat[j]) <= PREDICT_TCP_RTO_MIN_S + 2 * v.lat[j])
+      continue;
+    v.t[j] = v.first[j] = upstream ? fmin(v.fresh[j], pace) : v.fresh[j];
+    changed = changed || v.t[j] > was;
+  }
   return changed;
-}
-
-static double most_of(int n, const double *v) {
-  double m = 0;
-  for (int j = 0; j < n; j++) m = fmax(m, v[j]);
-  return m;
 }
 
 /* One 1F1B pass of a replica from its forward (f) and backward (b)
@@ -555,8 +558,7 @@ static void pipelines(net *n, const spec_workload *w, const spec_gpu *const *gpu
       servers v = work_servers(k, R, NS, bwd, r);
       double *f = v.first, *t = v.t, *c = v.comp;
       phase_servers(n, w, gpu, a, r, bwd, v);
-      /* GPipe: a phase's period is its slowest server. */
-      while (w->schedule == SPEC_GPIPE && idle_restarts(NS, most_of(NS, t), v)) {}
+      while (w->schedule == SPEC_GPIPE && idle_restarts(NS, 0, true, v)) {}
       k->ph[bwd * R + r] = tandem_span(0, NS - 1, K, f, t, NULL);
       k->nc[r] += tandem_span(0, NS - 1, K, c, c, NULL);
       for (int i = 0; bwd && i < D; i++)
@@ -604,7 +606,7 @@ int predict_iteration_with(const spec_workload *w, const scenario *s,
       double p, per;
       do
         p = onef1b_pass(D, K, f.first, f.t, b.first, b.t, k.drain, &per);
-      while (idle_restarts(NS, per, f) | idle_restarts(NS, per, b));
+      while (idle_restarts(NS, per, false, f) | idle_restarts(NS, per, false, b));
       for (int st = 0; st < D; st++) k.ready[(size_t)r * D + st] = p - k.drain[st];
       most = fmax(most, p);
     }
