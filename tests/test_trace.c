@@ -310,6 +310,45 @@ Test(trace_bad, negative_or_zero) {
   trace_free(t);
 }
 
+/* Latency must convert to int64 ns and a transfer time must stay finite
+ * downstream (1e300 ms used to load); 1e9 Gbit/s (free communication)
+ * still does. */
+Test(trace_bad, magnitudes) {
+  bad(HDR "0,a,a,1e300,1\n", ERR_RANGE, 2, "latency_ms: 1e300 is above 1e+06");
+  bad(HDR "0,*,*,1,1\n3,a,a,1000001,1\n", ERR_RANGE, 3, "latency_ms");
+  bad(HDR "0,a,a,1,1e-300\n", ERR_RANGE, 2, "bandwidth_gbps: 1e-300 is below 1e-06");
+  trace *t = parse_ok(HDR "0,a,a,1e6,1e9\n0,a,b,0,1e-6\n0,b,*,0,1\n");
+  trace_value lo, hi;
+  trace_extremes(t, &lo, &hi);
+  cr_expect_eq(hi.latency_ms, 1e6);
+  cr_expect_eq(lo.bandwidth_gbps, 1e-6);
+  trace_free(t);
+}
+
+/* A trace is quadratic in its sites: TRACE_MAX_SITES, from the file or the
+ * caller (70000 used to trip an assertion past 2^32 site pairs). */
+Test(trace_bad, too_many_sites) {
+  int n = TRACE_MAX_SITES + 1;
+  char *text = malloc((size_t)n * 24 + 64);
+  size_t len = (size_t)sprintf(text, HDR "0,*,*,1,1\n");
+  for (int i = 0; i < n; i++) len += (size_t)sprintf(text + len, "0,s%d,s0,1,1\n", i);
+  char what[64];
+  snprintf(what, sizeof what, "src: site 's%d' is one more than", n - 1);
+  bad(text, ERR_RANGE, n + 2, what);
+  text[len - (size_t)sprintf(what, "0,s%d,s0,1,1\n", n - 1)] = '\0';
+  trace *t = parse_ok(text);
+  cr_assert_eq(trace_nsites(t), TRACE_MAX_SITES);
+  trace_free(t);
+  free(text);
+  enum { BIG = 70000 };
+  char (*names)[8] = malloc(sizeof(char[BIG][8]));
+  const char **sites = malloc(BIG * sizeof *sites);
+  for (int i = 0; i < BIG; i++) sprintf(names[i], "s%d", i), sites[i] = names[i];
+  bad_sites(HDR "0,*,*,1,1\n", sites, BIG, ERR_RANGE, 1, "70000 sites");
+  free(sites);
+  free(names);
+}
+
 Test(trace_bad, time_order_and_duplicates) {
   bad(HDR "0,*,*,1,1\n5,a,a,1,1\n3,a,a,2,1\n", ERR_PARSE, 4,
       "t_s: 3 is before the previous row's 5");

@@ -387,21 +387,31 @@ static int trace_site_field(trace_parser *ps, const char *what, const char *s,
     return err_set(ps->e, ERR_MISSING, "%s:%d: %s: site '%.*s%s' is first named "
                    "after t = 0, so it has no value at t = 0 (no '*,*' row "
                    "there)", ps->name, ps->line, what, SHOW(s, n));
+  if (ps->nsites >= TRACE_MAX_SITES)
+    return err_set(ps->e, ERR_RANGE, "%s:%d: %s: site '%.*s%s' is one more "
+                   "than the %d sites a trace may cover", ps->name, ps->line,
+                   what, SHOW(s, n), TRACE_MAX_SITES);
   *out = site_add(ps, s, n);
   return ERR_OK;
 }
 
+/* A latency (bandwidth false: >= 0) or a bandwidth (> 0), within the bounds
+ * of trace.h. */
 static int trace_value_field(trace_parser *ps, const char *what, const char *s,
-                             size_t n, bool positive, double *out) {
+                             size_t n, bool bandwidth, double *out) {
   int rc = trace_parse_double(ps, s, n, out);
   if (rc == NUM_OK && *out < 0) rc = NUM_NEGATIVE;
-  if (rc == NUM_NEGATIVE || (rc == NUM_OK && positive && !(*out > 0)))
+  if (rc == NUM_NEGATIVE || (rc == NUM_OK && bandwidth && !(*out > 0)))
     return err_set(ps->e, ERR_RANGE, "%s:%d: %s: %.*s%s is not %s", ps->name,
-                   ps->line, what, SHOW(s, n), positive ? "> 0" : ">= 0");
+                   ps->line, what, SHOW(s, n), bandwidth ? "> 0" : ">= 0");
   if (rc != NUM_OK)
     return err_set(ps->e, rc == NUM_SYNTAX ? ERR_PARSE : ERR_RANGE,
                    "%s:%d: %s: '%.*s%s' %s", ps->name, ps->line, what,
                    SHOW(s, n), trace_num_what[rc]);
+  if (bandwidth ? *out < TRACE_MIN_BANDWIDTH_GBPS : *out > TRACE_MAX_LATENCY_MS)
+    return err_set(ps->e, ERR_RANGE, "%s:%d: %s: %.*s%s is %s %g", ps->name,
+                   ps->line, what, SHOW(s, n), bandwidth ? "below" : "above",
+                   bandwidth ? TRACE_MIN_BANDWIDTH_GBPS : TRACE_MAX_LATENCY_MS);
   return ERR_OK;
 }
 
@@ -608,6 +618,11 @@ trace *trace_parse(const char *text, size_t len, const char *name,
   err_clear(&local);
   trace_parser ps = {.name = name, .e = &local, .fixed = sites != NULL};
   trace *t = NULL;
+  if (sites && nsites > TRACE_MAX_SITES) {
+    err_set(e, ERR_RANGE, "%s:1: %d sites; a trace covers at most %d", name,
+            nsites, TRACE_MAX_SITES);
+    return NULL;
+  }
   for (int i = 0; sites && i < nsites; i++) {
     assert(site_find(&ps, sites[i], strlen(sites[i])) < 0);
     site_add(&ps, sites[i], strlen(sites[i]));

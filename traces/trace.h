@@ -22,8 +22,19 @@ typedef struct trace_value {
 #define TRACE_NEVER INT64_MAX  /* "no further change" */
 #define TRACE_NS_PER_S 1000000000LL
 
+/* Bounds of what a trace (and a scenario) accepts. Quadratic structures
+ * (per site pair here, per device pair elsewhere) must fit in memory, and a
+ * latency or a transfer time must convert to int64 nanoseconds with room to
+ * spare: 1e6 ms is 1000 s, 1e-6 Gbit/s moves 1 GB in 93 days. Bandwidth has
+ * no upper bound but finiteness (1e9 Gbit/s stands for free communication). */
+#define TRACE_MAX_SITES 1024
+#define TRACE_MAX_LATENCY_MS 1e6
+#define TRACE_MIN_BANDWIDTH_GBPS 1e-6
+
 /* Parses CSV text (len bytes, need not be NUL-terminated). name is the file
- * name used in "NAME:LINE: message" errors. Within one snapshot the most
+ * name used in "NAME:LINE: message" errors. Values must lie within the
+ * TRACE_ bounds above, and at most TRACE_MAX_SITES sites (the caller's, or
+ * the file's) are covered. Within one snapshot the most
  * specific row wins: "a,b" > "a,*" > "*,b" > "*,*" ('*' includes a itself);
  * "# loop_after_s: X" needs X > the last t_s. sites/nsites name the sites the
  * trace must cover, in index order (a scenario's sites); sites == NULL means
@@ -84,7 +95,8 @@ const char *trace_comment_key(const trace *t, size_t i);
 const char *trace_comment_value(const trace *t, size_t i);
 
 /* Multiplies every latency by latency_scale and every bandwidth by
- * bandwidth_scale (both > 0): the knobs of a sweep. */
+ * bandwidth_scale (both > 0): the knobs of a sweep. The caller checks that
+ * the scaled extremes (trace_extremes) stay within the TRACE_ bounds. */
 void trace_scale(trace *t, double latency_scale, double bandwidth_scale);
 
 #endif
