@@ -457,3 +457,234 @@ Test(scenario, cli_run_prints_the_matrix) {
   cr_assert_not_null(strstr(r.out, prefix), "%s", r.out);
   support_run_clear(&r);
 }
+
+/* ---- review fixes: overflow, bounds, duplicates, knobs ---- */
+
+/* replicas * micro_batch * micro_batches_per_pass = 8 * (2^31-1)^2 does not
+ * fit in 64 bits: the check must say so, not print a wrapped product. */
+Test(scenario, bad_batch_product_overflow) {
+  char *t = edit("\"micro_batch\": 1,", "\"micro_batch\": 2147483647,");
+  char *t2 = edit_text(t, "\"replicas\": 8\n",
+                       "\"replicas\": 8, \"micro_batches_per_pass\": "
+                       "2147483647\n");
+  expect_error(t2, ERR_CONFIG, 11, "8 * 2147483647 * 2147483647");
+  err e = {ERR_OK, ""};
+  cr_assert_null(scenario_parse(t2, strlen(t2), "s.json", &e));
+  cr_assert_null(strstr(e.msg, "= -"), "wrapped product: %s", e.msg);
+  free(t);
+  free(t2);
+}
+
+/* A scenario of n sites of one device each, n stages. */
+static char *many_sites(int n) {
+  size_t cap = 200 + (size_t)n * 40, len = 0;
+  char *t = malloc(cap);
+  len += (size_t)snprintf(t + len, cap - len, "{\"name\": \"many\",\n"
+                          "\"sites\": [\n");
+  for (int i = 0; i < n; i++)
+    len += (size_t)snprintf(t + len, cap - len, "%s{\"name\": \"s%d\", "
+                            "\"devices\": 1}", i ? ",\n" : "", i);
+  snprintf(t + len, cap - len, "],\n\"network\": {\"latency_ms\": 1, "
+           "\"bandwidth_gbps\": 1},\n\"workload\": {\"model\": \"gpt3-xl\", "
+           "\"layers\": %d, \"batch\": 1, \"micro_batch\": 1, \"stages\": %d, "
+           "\"replicas\": 1}}\n", n, n);
+  return t;
+}
+
+/* Sites are quadratic in the trace: 70000 of them used to trip an assertion
+ * (site pairs beyond 32 bits); the limit is TRACE_MAX_SITES. */
+Test(scenario, bad_too_many_sites) {
+  char *t = many_sites(TRACE_MAX_SITES);
+  err e = {ERR_OK, ""};
+  scenario *s = scenario_parse(t, strlen(t), "m.json", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  cr_assert_eq(trace_nsites(s->network), TRACE_MAX_SITES);
+  scenario_free(s);
+  free(t);
+  int counts[] = {TRACE_MAX_SITES + 1, 70000};
+  for (int i = 0; i < 2; i++) {
+    t = many_sites(counts[i]);
+    expect_error(t, ERR_RANGE, 2, "sites");
+    free(t);
+  }
+}
+
+Test(scenario, bad_too_many_devices) {
+  char *t = edit("\"devices\": 32", "\"devices\": 8161");
+  expect_error(t, ERR_RANGE, 5, "sites[1].devices");
+  free(t);
+  t = edit("\"devices\": 32", "\"devices\": 1048576");
+  expect_error(t, ERR_RANGE, 4, "sites[0].devices");
+  free(t);
+}
+
+/* Latencies and bandwidths must convert to int64 nanoseconds downstream. */
+Test(scenario, bad_link_magnitudes) {
+  expect_edit_error("\"latency_ms\": 10", "\"latency_ms\": 1e300", ERR_RANGE,
+                    7, "network.latency_ms");
+  expect_edit_error("\"bandwidth_gbps\": 1", "\"bandwidth_gbps\": 1e-300",
+                    ERR_RANGE, 7, "network.bandwidth_gbps");
+  expect_edit_error("\"gpu\": \"V100\"}\n", "\"nic_gbps\": 1e-12}\n",
+                    ERR_RANGE, 5, "sites[1].nic_gbps");
+  expect_edit_error(
+      "\"bandwidth_gbps\": 1}",
+      "\"bandwidth_gbps\": 1, \"overrides\": [{\"a\": 0, \"b\": 1, "
+      "\"latency_ms\": 1e12, \"bandwidth_gbps\": 1}]}",
+      ERR_RANGE, 7, "network.overrides[0].latency_ms");
+  /* free communication is still expressible */
+  char *t = edit("\"bandwidth_gbps\": 1", "\"bandwidth_gbps\": 1e9");
+  err e = {ERR_OK, ""};
+  scenario *s = scenario_parse(t, strlen(t), "s.json", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  scenario_free(s);
+  free(t);
+}
+
+/* Two overrides of one pair (either order): scenario_link used whichever
+ * came first; now it is an error naming the second. */
+Test(scenario, bad_duplicate_overrides) {
+  expect_edit_error(
+      "\"bandwidth_gbps\": 1}",
+      "\"bandwidth_gbps\": 1, \"overrides\": [\n"
+      "{\"a\": 0, \"b\": 40, \"latency_ms\": 1, \"bandwidth_gbps\": 1},\n"
+      "{\"a\": 3, \"b\": 4, \"latency_ms\": 1, \"bandwidth_gbps\": 1},\n"
+      "{\"a\": 40, \"b\": 0, \"latency_ms\": 2, \"bandwidth_gbps\": 2}]}",
+      ERR_DUPLICATE, 10, "network.overrides[2].b");
+}
+
+/* scenario_apply: every knob checked before anything changes. */
+Test(scenario, apply_checks_before_changing) {
+  scenario *s = support_scenario("worldwide");
+  scenario_knobs k;
+  err e;
+  struct { long layers, batch, mb, kpp; double ls, bs; int code;
+           const char *what; } cases[] = {
+      {5000000000L, -1, -1, -1, 1, 1, ERR_RANGE, "workload.layers"},
+      {-1, 4294967296L, -1, -1, 1, 1, ERR_RANGE, "workload.batch"},
+      {-1, -1, 2147483647L, 2147483647L, 1, 1, ERR_CONFIG,
+       "8 * 2147483647 * 2147483647"},
+      {-1, 1000, -1, -1, 1, 1, ERR_CONFIG, "workload.batch"},
+      {48, -1, -1, -1, 1e9, 1, ERR_RANGE, "latency scale"},
+      {48, -1, -1, -1, 1, 1e-9, ERR_RANGE, "bandwidth scale"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    scenario_knobs_init(&k);
+    k.layers = cases[i].layers, k.batch = cases[i].batch;
+    k.micro_batch = cases[i].mb, k.micro_batches_per_pass = cases[i].kpp;
+    k.latency_scale = cases[i].ls, k.bandwidth_scale = cases[i].bs;
+    err_clear(&e);
+    cr_assert_eq(scenario_apply(s, &k, &e), cases[i].code, "case %zu: %s", i,
+                 e.msg);
+    cr_assert(strstr(e.msg, cases[i].what), "'%s' lacks '%s'", e.msg,
+              cases[i].what);
+    cr_assert_null(strstr(e.msg, "= -"), "%s", e.msg);
+    cr_assert_eq(s->workload.layers, 24, "case %zu changed layers", i);
+    cr_assert_eq(s->workload.batch, 1024, "case %zu changed batch", i);
+    cr_assert_eq(s->workload.micro_batch, 1, "case %zu changed m", i);
+    cr_assert_eq(scenario_link(s, 0, 8, 0).latency_ms, 67,
+                 "case %zu scaled the links", i);
+  }
+  scenario_knobs_init(&k);
+  k.layers = 48, k.latency_scale = 2;
+  err_clear(&e);
+  cr_assert_eq(scenario_apply(s, &k, &e), ERR_OK, "%s", e.msg);
+  cr_assert_eq(s->workload.layers, 48);
+  cr_assert_eq(scenario_link(s, 0, 8, 0).latency_ms, 134);
+  scenario_free(s);
+}
+
+/* ---- fuzz: mutated scenario JSON loads or fails cleanly ---- */
+
+static uint64_t fz_state;
+static uint64_t fz(uint64_t n) {  /* xorshift64*, fixed seed per test */
+  fz_state ^= fz_state >> 12, fz_state ^= fz_state << 25;
+  fz_state ^= fz_state >> 27;
+  return (fz_state * 0x2545F4914F6CDD1DULL) % n;
+}
+
+static const char *const fz_values[] = {
+    "-1", "0", "-0", "1.5", "1e308", "1e-300", "2147483647", "2147483648",
+    "9223372036854775807", "9223372036854775808", "4294967297", "8193",
+    "\"x\"", "null", "true", "[]", "{}", "[[1]]", "{\"a\": {\"b\": []}}",
+    "\"\"", "1e999", "64"};
+
+/* text with one mutation (fresh malloc'd copy, NUL-terminated, *len set):
+ * bytes flipped to JSON-ish characters, a number replaced by a nasty value,
+ * or a duplicate/unknown key injected after a '{'. */
+static char *fz_mutate(const char *text, size_t *len) {
+  size_t n = strlen(text), cap = n + 64;
+  char *t = malloc(cap);
+  memcpy(t, text, n + 1);
+  static const char alphabet[] = "{}[]\":,-+.eE019 \n\\tfnu\0";
+  uint64_t kind = fz(3);
+  if (kind == 0) {
+    for (int k = 1 + (int)fz(3); k > 0; k--)
+      t[fz(n)] = alphabet[fz(sizeof alphabet - 1)];
+  } else {
+    const char *ins;
+    size_t at = fz(n), cut = 0;
+    if (kind == 1) {  /* the number at or after `at` */
+      while (at < n && !(t[at] >= '0' && t[at] <= '9')) at++;
+      while (at + cut < n && strchr("0123456789.eE+-", t[at + cut])) cut++;
+      ins = fz_values[fz(sizeof fz_values / sizeof *fz_values)];
+    } else {
+      while (at < n && t[at] != '{') at++;
+      at += at < n;
+      ins = fz(2) ? "\"name\": \"dup\", " : "\"zz\": 1, ";
+    }
+    size_t m = strlen(ins);
+    memmove(t + at + m, t + at + cut, n - at - cut + 1);
+    memcpy(t + at, ins, m);
+    n = n - cut + m;
+  }
+  *len = n;
+  return t;
+}
+
+/* A message "NAME:LINE: ..." with LINE >= 1. */
+static void fz_assert_located(const err *e, const char *name, int iter) {
+  size_t k = strlen(name);
+  cr_assert_lt(e->code, 0, "iteration %d", iter);
+  cr_assert(strncmp(e->msg, name, k) == 0 && e->msg[k] == ':' &&
+                e->msg[k + 1] >= '1' && e->msg[k + 1] <= '9',
+            "iteration %d: '%s'", iter, e->msg);
+}
+
+Test(scenario, fuzz_mutations_fail_cleanly) {
+  char *seeded = edit(
+      "\"bandwidth_gbps\": 1}",
+      "\"bandwidth_gbps\": 1, \"overrides\": [{\"a\": 0, \"b\": 40, "
+      "\"latency_ms\": 5, \"bandwidth_gbps\": 2}]},\n"
+      "  \"seed\": 7, \"cost\": {\"activation_gb\": 0.5, \"gradient_gb\": 1}");
+  fz_state = 0x5EED5CE7A210ULL;
+  int loaded = 0;
+  for (int iter = 0; iter < 3000; iter++) {
+    size_t len;
+    char *t = fz_mutate(seeded, &len);
+    err e = {ERR_OK, ""};
+    scenario *s = scenario_parse(t, len, "s.json", &e);
+    if (s) {
+      loaded++;
+      cr_assert_eq(e.code, ERR_OK);
+      cr_assert_eq((long)s->workload.stages * s->workload.replicas,
+                   s->ndevices, "iteration %d", iter);
+      cr_assert(s->ndevices >= 1 && s->ndevices <= 8192);
+      cr_assert_eq(trace_nsites(s->network), s->nsites);
+      for (int a = 0; a < s->ndevices; a += 7)
+        for (int b = 0; b < s->ndevices; b += 5) {
+          if (a == b) continue;
+          trace_value v = scenario_link(s, a, b, 0);
+          cr_assert(v.latency_ms >= 0 && v.latency_ms <= TRACE_MAX_LATENCY_MS &&
+                        v.bandwidth_gbps >= TRACE_MIN_BANDWIDTH_GBPS &&
+                        isfinite(v.bandwidth_gbps),
+                    "iteration %d: %s", iter, t);
+        }
+      scenario_free(s);
+    } else {
+      fz_assert_located(&e, "s.json", iter);
+    }
+    free(t);
+  }
+  cr_assert_gt(loaded, 100, "the mutations should leave many loadable");
+  free(seeded);
+}

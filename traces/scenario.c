@@ -1,7 +1,9 @@
 /* scenario: loads the JSON scenario format of DESIGN.md section 6.
  * Invariant: a scenario returned by scenario_load has passed every check
- * (known keys only, types, ranges, stages * replicas == devices, unique site
- * names, overrides inside the device range) and owns a trace that covers
+ * (known keys only, types, ranges — links within trace.h's bounds, at most
+ * TRACE_MAX_SITES sites and SCENARIO_MAX_DEVICES devices —, stages * replicas
+ * == devices, unique site names, overrides inside the device range and one
+ * per device pair) and owns a trace that covers
  * exactly its sites, in site order; on any failure nothing leaks and err holds
  * "FILE:LINE: field: message". jansson gives lines for syntax errors only, so
  * a semantic error cites the line where the key is found by a plain text
@@ -10,6 +12,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,7 +25,8 @@
 #define SCENARIO_SEED_DEFAULT 1
 #define SCENARIO_GPU_DEFAULT "V100"
 #define SCENARIO_NIC_DEFAULT 10.0
-#define SCENARIO_MAX_DEVICES (1 << 20)
+/* The cost model holds two doubles per ordered device pair: 1 GB here. */
+#define SCENARIO_MAX_DEVICES 8192
 
 /* The text being read, for messages and line look-ups. */
 typedef struct ctx {
@@ -152,11 +156,11 @@ static int get_str(const ctx *c, const scope *s, const json_t *obj,
   return ERR_OK;
 }
 
-/* A number (integer or real), finite, >= lo (> lo when open); def when
- * absent, unless required. */
+/* A number (integer or real), finite, >= lo (> lo when open) and <= hi;
+ * def when absent, unless required. */
 static int get_num(const ctx *c, const scope *s, const json_t *obj,
-                   const char *key, double lo, bool open, bool required,
-                   double def, double *out) {
+                   const char *key, double lo, bool open, double hi,
+                   bool required, double def, double *out) {
   const json_t *v = json_object_get(obj, key);
   if (!v) {
     if (required) return fail(c, s, key, ERR_MISSING, "missing (a number)");
@@ -169,6 +173,8 @@ static int get_num(const ctx *c, const scope *s, const json_t *obj,
   if (open ? !(x > lo) : !(x >= lo))
     return fail(c, s, key, ERR_RANGE, "must be %s %g, not %g",
                 open ? ">" : ">=", lo, x);
+  if (x > hi)
+    return fail(c, s, key, ERR_RANGE, "must be <= %g, not %g", hi, x);
   *out = x;
   return ERR_OK;
 }
@@ -233,7 +239,8 @@ static int read_site(const ctx *c, const scope *s, const json_t *o,
       (rc = get_str(c, s, o, "name", NULL, &site->name)) ||
       (rc = get_int(c, s, o, "devices", 1, SCENARIO_MAX_DEVICES, 0, &n)) ||
       (rc = get_str(c, s, o, "gpu", SCENARIO_GPU_DEFAULT, &site->gpu)) ||
-      (rc = get_num(c, s, o, "nic_gbps", 0, true, false, SCENARIO_NIC_DEFAULT,
+      (rc = get_num(c, s, o, "nic_gbps", TRACE_MIN_BANDWIDTH_GBPS, false,
+                    HUGE_VAL, false, SCENARIO_NIC_DEFAULT,
                     &site->nic_gbps)) ||
       (rc = get_bool(c, s, o, "nic_shared", false, &site->nic_shared)))
     return rc;
@@ -249,6 +256,9 @@ static int read_sites(const ctx *c, const json_t *root, scenario *sc) {
   if (!a) return fail(c, &top, "sites", ERR_MISSING, "missing (a list)");
   if (!json_is_array(a) || json_array_size(a) == 0)
     return fail(c, &top, "sites", ERR_PARSE, "must be a non-empty list");
+  if (json_array_size(a) > TRACE_MAX_SITES)
+    return fail(c, &top, "sites", ERR_RANGE, "%zu sites, more than %d",
+                json_array_size(a), TRACE_MAX_SITES);
   sc->nsites = (int)json_array_size(a);
   sc->sites = mem_calloc((size_t)sc->nsites, sizeof *sc->sites);
   long long total = 0;
@@ -273,6 +283,21 @@ static int read_sites(const ctx *c, const json_t *root, scenario *sc) {
     for (int d = 0; d < sc->sites[i].ndevices; d++)
       sc->device_site[sc->sites[i].first_device + d] = i;
   return ERR_OK;
+}
+
+/* Whether batch is a multiple of replicas * micro_batch * k (each in
+ * 1 .. INT_MAX) without overflowing: a partial product above batch already
+ * fails, and what remains fits in 62 bits. *per_pass gets the product, or
+ * -1 when it exceeds batch. */
+static bool batch_divides(long long batch, long long replicas, long long mb,
+                          long long k, long long *per_pass) {
+  long long rm = replicas * mb;
+  if (rm > batch || rm * k > batch) {
+    *per_pass = -1;
+    return false;
+  }
+  *per_pass = rm * k;
+  return batch % *per_pass == 0;
 }
 
 static int read_workload(const ctx *c, const json_t *root, scenario *sc) {
@@ -317,12 +342,13 @@ static int read_workload(const ctx *c, const json_t *root, scenario *sc) {
                 w->stages, w->replicas, (long long)w->stages * w->replicas,
                 sc->ndevices);
   long long k = w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1;
-  long long per_pass = (long long)w->replicas * w->micro_batch * k;
-  if (w->batch % per_pass != 0)
+  long long per_pass;
+  if (!batch_divides(w->batch, w->replicas, w->micro_batch, k, &per_pass))
     return fail(c, &s, "batch", ERR_CONFIG,
                 "global batch %d is not a multiple of replicas * micro_batch * "
-                "micro_batches_per_pass = %lld",
-                w->batch, per_pass);
+                "micro_batches_per_pass = %d * %d * %lld%s",
+                w->batch, w->replicas, w->micro_batch, k,
+                per_pass < 0 ? " (which exceeds it)" : "");
   return ERR_OK;
 }
 
@@ -335,11 +361,46 @@ static int read_cost(const ctx *c, const json_t *root, scenario *sc) {
   sc->activation_gb = sc->gradient_gb = NAN;
   if ((rc = get_obj(c, &top, root, "cost", false, &o)) || !o) return rc;
   if ((rc = check_keys(c, &s, o, known))) return rc;
-  if ((rc = get_num(c, &s, o, "activation_gb", 0, true, false, NAN,
+  if ((rc = get_num(c, &s, o, "activation_gb", 0, true, HUGE_VAL, false, NAN,
                     &sc->activation_gb)))
     return rc;
-  return get_num(c, &s, o, "gradient_gb", 0, true, false, NAN,
+  return get_num(c, &s, o, "gradient_gb", 0, true, HUGE_VAL, false, NAN,
                  &sc->gradient_gb);
+}
+
+/* An override's unordered pair and its index, for the duplicate check. */
+typedef struct pair_ref {
+  int lo, hi, index;
+} pair_ref;
+
+static int pair_ref_cmp(const void *x, const void *y) {
+  const pair_ref *a = x, *b = y;
+  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+  if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+  return (a->index > b->index) - (a->index < b->index);
+}
+
+/* No two overrides name the same device pair (in either order): which one
+ * scenario_link returned would depend on the list order. Sorting keeps
+ * this O(n log n); the later element of a pair is the one cited. */
+static int check_override_pairs(const ctx *c, const scope *list,
+                                const json_t *a, const scenario *sc) {
+  int n = sc->noverrides, rc = ERR_OK;
+  pair_ref *p = mem_alloc((size_t)n * sizeof *p);
+  for (int i = 0; i < n; i++) {
+    int x = sc->overrides[i].a, y = sc->overrides[i].b;
+    p[i] = (pair_ref){x < y ? x : y, x < y ? y : x, i};
+  }
+  qsort(p, (size_t)n, sizeof *p, pair_ref_cmp);
+  for (int i = 1; i < n && !rc; i++)
+    if (p[i].lo == p[i - 1].lo && p[i].hi == p[i - 1].hi) {
+      scope e = scope_elem(list, a, (size_t)p[i].index);
+      rc = fail(c, &e, "b", ERR_DUPLICATE, "devices %d and %d already have "
+                "an override (overrides[%d])", p[i].lo, p[i].hi,
+                p[i - 1].index);
+    }
+  free(p);
+  return rc;
 }
 
 static int read_overrides(const ctx *c, const scope *net, const json_t *o,
@@ -363,9 +424,10 @@ static int read_overrides(const ctx *c, const scope *net, const json_t *o,
     if ((rc = check_keys(c, &e, v, known)) ||
         (rc = get_int32(c, &e, v, "a", 0, -1, &ov->a)) ||
         (rc = get_int32(c, &e, v, "b", 0, -1, &ov->b)) ||
-        (rc = get_num(c, &e, v, "latency_ms", 0, false, true, 0,
-                      &ov->latency_ms)) ||
-        (rc = get_num(c, &e, v, "bandwidth_gbps", 0, true, true, 0,
+        (rc = get_num(c, &e, v, "latency_ms", 0, false, TRACE_MAX_LATENCY_MS,
+                      true, 0, &ov->latency_ms)) ||
+        (rc = get_num(c, &e, v, "bandwidth_gbps", TRACE_MIN_BANDWIDTH_GBPS,
+                      false, HUGE_VAL, true, 0,
                       &ov->bandwidth_gbps)))
       return rc;
     if (ov->a >= sc->ndevices)
@@ -377,7 +439,7 @@ static int read_overrides(const ctx *c, const scope *net, const json_t *o,
     if (ov->a == ov->b)
       return fail(c, &e, "b", ERR_RANGE, "a device has no link to itself");
   }
-  return ERR_OK;
+  return check_override_pairs(c, &s, a, sc);
 }
 
 /* "*,*" at t = 0: every device pair, within and across sites. */
@@ -450,8 +512,10 @@ static int read_network(const ctx *c, const json_t *root, scenario *sc,
       rc = file_trace(c, &s, sc, names, json_string_value(t), builtin);
   } else {
     double lat, bw;
-    if (!(rc = get_num(c, &s, o, "latency_ms", 0, false, true, 0, &lat)) &&
-        !(rc = get_num(c, &s, o, "bandwidth_gbps", 0, true, true, 0, &bw)))
+    if (!(rc = get_num(c, &s, o, "latency_ms", 0, false, TRACE_MAX_LATENCY_MS,
+                       true, 0, &lat)) &&
+        !(rc = get_num(c, &s, o, "bandwidth_gbps", TRACE_MIN_BANDWIDTH_GBPS,
+                       false, HUGE_VAL, true, 0, &bw)))
       rc = uniform_trace(c, sc, names, lat, bw);
   }
   free(names);
@@ -542,6 +606,11 @@ static char *read_file(const char *path, size_t *len, err *e) {
   }
   *len = n;
   return buf;
+}
+
+scenario *scenario_parse(const char *text, size_t len, const char *file,
+                         err *e) {
+  return parse(text, len, file, file, false, e);
 }
 
 scenario *scenario_load(const char *name_or_path, err *e) {
@@ -649,6 +718,38 @@ static void replace_str(char **field, const char *value) {
   *field = mem_strdup(value);
 }
 
+/* The workload field the integer knob sets (> 0 present, else current). */
+static int knob_int(const scenario *s, const char *field, long knob,
+                    int current, int *out, err *e) {
+  *out = current;
+  if (knob <= 0) return ERR_OK;
+  if (knob > INT_MAX)
+    return err_set(e, ERR_RANGE, "%s: workload.%s: %ld is more than %d",
+                   s->name, field, knob, INT_MAX);
+  *out = (int)knob;
+  return ERR_OK;
+}
+
+/* The scaled links (trace and overrides) stay within trace.h's bounds. */
+static int check_scaled(const scenario *s, double ls, double bs, err *e) {
+  trace_value lo, hi;
+  trace_extremes(s->network, &lo, &hi);
+  for (int i = 0; i < s->noverrides; i++) {
+    const scenario_override *o = &s->overrides[i];
+    hi.latency_ms = fmax(hi.latency_ms, o->latency_ms);
+    lo.bandwidth_gbps = fmin(lo.bandwidth_gbps, o->bandwidth_gbps);
+    hi.bandwidth_gbps = fmax(hi.bandwidth_gbps, o->bandwidth_gbps);
+  }
+  if (hi.latency_ms * ls > TRACE_MAX_LATENCY_MS ||
+      lo.bandwidth_gbps * bs < TRACE_MIN_BANDWIDTH_GBPS ||
+      !isfinite(hi.bandwidth_gbps * bs))
+    return err_set(e, ERR_RANGE, "%s: latency scale %g and bandwidth scale %g "
+                   "take the links outside latency <= %g ms, bandwidth >= "
+                   "%g Gbit/s and finite", s->name, ls, bs,
+                   TRACE_MAX_LATENCY_MS, TRACE_MIN_BANDWIDTH_GBPS);
+  return ERR_OK;
+}
+
 int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
   static const char *const schedules[] = {"gpipe", "1f1b", NULL};
   static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
@@ -667,11 +768,29 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
     return err_set(e, ERR_RANGE, "%s: latency and bandwidth scales must be "
                    "finite and > 0, not %g and %g", s->name, k->latency_scale,
                    k->bandwidth_scale);
-  if (k->layers > 0) w->layers = (int)k->layers;
-  if (k->batch > 0) w->batch = (int)k->batch;
-  if (k->micro_batch > 0) w->micro_batch = (int)k->micro_batch;
-  if (k->micro_batches_per_pass > 0)
-    w->micro_batches_per_pass = (int)k->micro_batches_per_pass;
+  if ((isfinite(k->activation_gb) && !(k->activation_gb > 0)) ||
+      (isfinite(k->gradient_gb) && !(k->gradient_gb > 0)))
+    return err_set(e, ERR_RANGE, "%s: cost.activation_gb and gradient_gb must "
+                   "be > 0, not %g and %g", s->name, k->activation_gb,
+                   k->gradient_gb);
+  int layers, batch, mb, kpp, rc;
+  if ((rc = knob_int(s, "layers", k->layers, w->layers, &layers, e)) ||
+      (rc = knob_int(s, "batch", k->batch, w->batch, &batch, e)) ||
+      (rc = knob_int(s, "micro_batch", k->micro_batch, w->micro_batch, &mb,
+                     e)) ||
+      (rc = knob_int(s, "micro_batches_per_pass", k->micro_batches_per_pass,
+                     w->micro_batches_per_pass, &kpp, e)) ||
+      (rc = check_scaled(s, k->latency_scale, k->bandwidth_scale, e)))
+    return rc;
+  long long per_pass, kk = kpp > 0 ? kpp : 1;
+  if (!batch_divides(batch, w->replicas, mb, kk, &per_pass))
+    return err_set(e, ERR_CONFIG,
+                   "%s: workload.batch: %d is not a multiple of D_dp * m * K = "
+                   "%d * %d * %lld%s", s->name, batch, w->replicas, mb, kk,
+                   per_pass < 0 ? " (which exceeds it)" : "");
+  /* Every check passed: only now is s changed. */
+  w->layers = layers, w->batch = batch, w->micro_batch = mb;
+  w->micro_batches_per_pass = kpp;
   if (k->seed >= 0) s->seed = (uint64_t)k->seed;
   if (k->schedule) replace_str(&w->schedule, k->schedule);
   if (k->dp_algo) replace_str(&w->dp_algo, k->dp_algo);
@@ -686,14 +805,5 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
       s->overrides[i].bandwidth_gbps *= k->bandwidth_scale;
     }
   }
-  long per_pass = (long)w->replicas * w->micro_batch *
-                  (w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1);
-  if (w->batch % per_pass != 0)
-    return err_set(e, ERR_CONFIG,
-                   "%s: workload.batch: %d is not a multiple of D_dp * m * K = "
-                   "%d * %d * %d = %ld", s->name, w->batch, w->replicas,
-                   w->micro_batch,
-                   w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1,
-                   per_pass);
   return ERR_OK;
 }

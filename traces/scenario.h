@@ -67,6 +67,12 @@ typedef struct scenario {
  * unknown keys are errors. The caller owns the result. */
 scenario *scenario_load(const char *name_or_path, err *e);
 
+/* Parses scenario JSON text (len bytes) as scenario_load reads a file:
+ * file names it in messages and its folder holds a relative network.trace.
+ * NULL and e filled on bad input; the caller owns the result. */
+scenario *scenario_parse(const char *text, size_t len, const char *file,
+                         err *e);
+
 /* Frees s; NULL is fine. */
 void scenario_free(scenario *s);
 
@@ -91,10 +97,11 @@ typedef struct scenario_knobs {
 /* Every knob absent. */
 void scenario_knobs_init(scenario_knobs *k);
 
-/* Applies the present knobs of k to s and checks the result: a known
- * schedule and dp_algo (ERR_UNKNOWN), positive scales (ERR_RANGE), and B a
- * multiple of D_dp * m * K (ERR_CONFIG). Returns ERR_OK or fills e naming
- * the scenario and the knob. */
+/* Applies the present knobs of k to s after checking them all: a known
+ * schedule and dp_algo (ERR_UNKNOWN); integers up to INT_MAX, positive sizes,
+ * scales that keep every link within trace.h's bounds (ERR_RANGE); B a
+ * multiple of D_dp * m * K (ERR_CONFIG). Returns ERR_OK, or fills e naming
+ * the scenario and the knob and leaves s unchanged. */
 int scenario_apply(scenario *s, const scenario_knobs *k, err *e);
 
 /* Names of the built-in scenarios (every traces/data/<name>.json), the
