@@ -175,14 +175,17 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
     return err_set(e, ERR_CONFIG,
                    "%s: workload.layers = %d is fewer than the %d stages",
                    s->name, w->layers, sw->stages);
-  long per_replica = sw->batch / sw->replicas;
-  long k = sw->micro_batches_per_pass > 0 ? sw->micro_batches_per_pass
-                                          : per_replica / sw->micro_batch;
-  long per_pass = (long)sw->replicas * sw->micro_batch * k;
-  if (k < 1 || sw->batch % per_pass != 0)
+  long long per_replica = sw->batch / sw->replicas;
+  long long k = sw->micro_batches_per_pass > 0 ? sw->micro_batches_per_pass
+                                               : per_replica / sw->micro_batch;
+  /* Each factor is at most INT_MAX: D_dp m <= 2^62, and (D_dp m) K is only
+   * formed once D_dp m <= B, so nothing overflows. */
+  long long rm = (long long)sw->replicas * sw->micro_batch;
+  long long per_pass = k >= 1 && rm <= sw->batch ? rm * k : 0;
+  if (per_pass < 1 || per_pass > sw->batch || sw->batch % per_pass != 0)
     return err_set(e, ERR_CONFIG,
                    "%s: workload.batch %d is not a multiple of D_dp x m x K "
-                   "= %d x %d x %ld",
+                   "= %d x %d x %lld",
                    s->name, sw->batch, sw->replicas, sw->micro_batch, k);
   w->batch = sw->batch;
   w->micro_batch = sw->micro_batch;

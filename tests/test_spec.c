@@ -120,6 +120,28 @@ Test(spec, resolve_rejects) {
   scenario_free(s);
 }
 
+/* D_dp m K overflowed 64 bits (UB; UBSan catches it) when m and K are both
+ * near INT_MAX; the check must reject it without forming the product. */
+Test(spec, resolve_rejects_overflowing_pass) {
+  scenario *s = support_scenario("worldwide");
+  spec_workload w;
+  err e;
+  s->workload.micro_batch = 2147483647;
+  s->workload.micro_batches_per_pass = 2147483647;
+  err_clear(&e);
+  cr_assert_eq(spec_workload_resolve(s, &w, &e), ERR_CONFIG, "%s", e.msg);
+  cr_assert(strstr(e.msg, "8 x 2147483647 x 2147483647"), "%s", e.msg);
+  s->workload.micro_batch = 128, s->workload.micro_batches_per_pass = 0;
+  err_clear(&e);
+  cr_assert_eq(spec_workload_resolve(s, &w, &e), ERR_OK, "%s", e.msg);
+  cr_assert_eq(w.micro_batches_per_pass, 1);
+  cr_assert_eq(w.passes, 1);
+  s->workload.micro_batch = 256;  /* more than B / D_dp: K would be 0 */
+  err_clear(&e);
+  cr_assert_eq(spec_workload_resolve(s, &w, &e), ERR_CONFIG, "%s", e.msg);
+  scenario_free(s);
+}
+
 Test(spec, memory_check) {
   scenario *s = support_scenario("worldwide");
   spec_workload w;
