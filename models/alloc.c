@@ -6,6 +6,7 @@
  * row or an entry for the message. */
 #include "models/alloc.h"
 
+#include <errno.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <jansson.h>
@@ -150,9 +151,13 @@ static int parse_table(const char *text, size_t len, const char *name,
   json_error_t je;
   json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
   if (!root)
-    return err_set(e, ERR_PARSE, "%s:%d: not JSON: %s", name, je.line,
-                   je.text);
+    return err_set(e, ERR_PARSE, "%s:%d: not JSON: %s", name,
+                   je.line > 0 ? je.line : 1, je.text);
   int rc = ERR_OK;
+  /* seen[d]: the entry (r * cols + c) that used device d, or -1. Lines are
+   * located only for a message: locate scans the whole text. */
+  int *seen = mem_alloc((size_t)(ndevices > 0 ? ndevices : 1) * sizeof *seen);
+  for (int d = 0; d < ndevices; d++) seen[d] = -1;
   const char *k;
   json_t *v, *table = NULL;
   if (!json_is_object(root)) {
@@ -185,35 +190,36 @@ static int parse_table(const char *text, size_t len, const char *name,
   }
   for (int r = 0; r < rows; r++) {
     json_t *row = json_array_get(table, (size_t)r);
-    int line = locate(text, len, key, r, -1);
     if (!json_is_array(row) || (int)json_array_size(row) != cols) {
       rc = err_set(e, ERR_CONFIG, "%s:%d: %s %d must be an array of %d "
-                   "devices", name, line, what, r, cols);
+                   "devices", name, locate(text, len, key, r, -1), what, r,
+                   cols);
       goto done;
     }
     for (int c = 0; c < cols; c++) {
       json_t *d = json_array_get(row, (size_t)c);
-      line = locate(text, len, key, r, c);
       if (!json_is_integer(d)) {
         rc = err_set(e, ERR_PARSE, "%s:%d: %s %d %s %d is not a device "
-                     "index", name, line, what, r, sub, c);
+                     "index", name, locate(text, len, key, r, c), what, r,
+                     sub, c);
         goto done;
       }
       json_int_t x = json_integer_value(d);
       if (x < 0 || x >= ndevices) {
         rc = err_set(e, ERR_RANGE, "%s:%d: %s %d %s %d: device %lld is out "
-                     "of range 0..%d", name, line, what, r, sub, c,
-                     (long long)x, ndevices - 1);
+                     "of range 0..%d", name, locate(text, len, key, r, c),
+                     what, r, sub, c, (long long)x, ndevices - 1);
         goto done;
       }
-      for (int i = 0; i < r * cols + c; i++)
-        if (out[i] == x) {
-          rc = err_set(e, ERR_DUPLICATE, "%s:%d: device %lld is used twice "
-                       "(%s %d %s %d and %s %d %s %d)", name, line,
-                       (long long)x, what, i / cols, sub, i % cols, what, r,
-                       sub, c);
-          goto done;
-        }
+      int i = seen[x];
+      if (i >= 0) {
+        rc = err_set(e, ERR_DUPLICATE, "%s:%d: device %lld is used twice "
+                     "(%s %d %s %d and %s %d %s %d)", name,
+                     locate(text, len, key, r, c), (long long)x, what,
+                     i / cols, sub, i % cols, what, r, sub, c);
+        goto done;
+      }
+      seen[x] = r * cols + c;
       out[r * cols + c] = (int)x;
     }
   }
@@ -222,6 +228,7 @@ static int parse_table(const char *text, size_t len, const char *name,
            locate(text, len, key, -1, 0));
   rc = check_table(out, rows, cols, ndevices, where, what, sub, e);
 done:
+  free(seen);
   json_decref(root);
   return rc;
 }
@@ -253,7 +260,7 @@ alloc_partition *alloc_partition_parse(const char *text, size_t len,
 static char *slurp(const char *path, size_t *len, err *e) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    err_set(e, ERR_IO, "%s:0: cannot open", path);
+    err_set(e, ERR_IO, "%s:0: cannot open: %s", path, strerror(errno));
     return NULL;
   }
   size_t cap = 4096, n = 0;

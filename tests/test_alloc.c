@@ -2,6 +2,7 @@
  * placements against their definitions (DESIGN.md section 9). Each bad
  * input checks the error code and that the message names file and line. */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,4 +137,116 @@ Test(alloc, write_then_read_round_trip) {
   free(buf);
   alloc_free(a), alloc_free(b), alloc_partition_free(p), alloc_partition_free(q);
   alloc_free(NULL), alloc_partition_free(NULL);
+}
+
+/* A 256 x 256 allocation (65,536 devices, 450 kB): the parser located the
+ * line of every entry by rescanning the text and compared each entry with
+ * all before it — O(N^2), minutes here; now O(N). The timeout only guards
+ * against that quadratic return, it measures nothing. */
+Test(alloc, large_file_is_linear, .timeout = 20) {
+  enum { K = 256, N = K * K };
+  alloc *a = alloc_random(K, K, 11);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  alloc_write(a, f);
+  fclose(f);
+  err e;
+  err_clear(&e);
+  alloc *b = alloc_parse(buf, len, "big.json", K, K, N, &e);
+  cr_assert_not_null(b, "%s", e.msg);
+  cr_assert_arr_eq(a->device, b->device, N * sizeof(int));
+  /* the last entry repeats the first: found, with its line (row K + 1) */
+  char *last = strrchr(buf, ',') + 2;
+  int first = a->device[0];
+  int n = sprintf(last, "%d]]}\n", first);
+  err_clear(&e);
+  cr_assert_null(alloc_parse(buf, (size_t)(last - buf) + (size_t)n, "big.json",
+                             K, K, N, &e));
+  cr_assert_eq(e.code, ERR_DUPLICATE, "%s", e.msg);
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "big.json:%d: device %d is used twice", K + 1,
+           first);
+  cr_assert(strncmp(e.msg, prefix, strlen(prefix)) == 0, "%s", e.msg);
+  free(buf);
+  alloc_free(a), alloc_free(b);
+}
+
+/* ---- fuzz: mutated allocation and partition files ---- */
+
+static uint64_t fz_state;
+static uint64_t fz(uint64_t n) {  /* xorshift64*, fixed seed per test */
+  fz_state ^= fz_state >> 12, fz_state ^= fz_state << 25;
+  fz_state ^= fz_state >> 27;
+  return (fz_state * 0x2545F4914F6CDD1DULL) % n;
+}
+
+/* One mutation of text into out (cap bytes): bytes flipped to JSON-ish
+ * characters, or a number replaced by a nasty value (floats, negatives,
+ * huge integers, nested garbage, other types). Returns the length. */
+static size_t fz_mutate(const char *text, char *out, size_t cap) {
+  static const char alphabet[] = "{}[]\":,-+.eE0159 \n\\tfnu\0";
+  static const char *const values[] = {
+      "-1", "-0", "0.0", "1.5", "1e2", "5e-1", "2147483648", "-2147483649",
+      "9223372036854775807", "9223372036854775808", "1e999", "\"3\"",
+      "null", "true", "[]", "[0]", "[[0]]", "{}", "{\"a\": [1]}", "6", "5"};
+  size_t n = strlen(text);
+  memcpy(out, text, n + 1);
+  if (fz(2)) {
+    for (int k = 1 + (int)fz(3); k > 0; k--)
+      out[fz(n)] = alphabet[fz(sizeof alphabet - 1)];
+    return n;
+  }
+  size_t at = fz(n), cut = 0;
+  while (at < n && !(out[at] >= '0' && out[at] <= '9')) at++;
+  while (at + cut < n && out[at + cut] >= '0' && out[at + cut] <= '9') cut++;
+  const char *v = values[fz(sizeof values / sizeof *values)];
+  size_t m = strlen(v);
+  cr_assert_lt(n - cut + m, cap);
+  memmove(out + at + m, out + at + cut, n - at - cut + 1);
+  memcpy(out + at, v, m);
+  return n - cut + m;
+}
+
+/* Every result is a permutation of 0..5 or a clean "a.json:LINE:" error. */
+static void fz_check(const int *dev, const err *e, int iter, const char *t) {
+  if (dev) {
+    int seen[6] = {0};
+    for (int i = 0; i < 6; i++) {
+      cr_assert(dev[i] >= 0 && dev[i] < 6 && !seen[dev[i]]++,
+                "iteration %d accepted %s", iter, t);
+    }
+    return;
+  }
+  cr_assert_lt(e->code, 0, "iteration %d", iter);
+  cr_assert(strncmp(e->msg, "a.json:", 7) == 0 && e->msg[7] >= '1' &&
+                e->msg[7] <= '9',
+            "iteration %d: '%s' for %s", iter, e->msg, t);
+}
+
+Test(alloc, fuzz_mutations_fail_cleanly) {
+  static const char pipelines[] = "{\"pipelines\": [\n  [0, 1, 2],\n  [3, 4, 5]\n]}\n";
+  static const char groups[] = "{\"groups\": [[5, 1],\n [0, 2], [4, 3]]}";
+  char t[256];
+  fz_state = 0xA110CA7E5EEDULL;
+  int loaded = 0;
+  for (int iter = 0; iter < 4000; iter++) {
+    err e;
+    err_clear(&e);
+    if (iter % 2 == 0) {
+      size_t len = fz_mutate(pipelines, t, sizeof t);
+      alloc *a = alloc_parse(t, len, "a.json", 2, 3, 6, &e);
+      fz_check(a ? a->device : NULL, &e, iter, t);
+      loaded += a != NULL;
+      alloc_free(a);
+    } else {
+      size_t len = fz_mutate(groups, t, sizeof t);
+      alloc_partition *p = alloc_partition_parse(t, len, "a.json", 3, 2, 6, &e);
+      fz_check(p ? p->device : NULL, &e, iter, t);
+      loaded += p != NULL;
+      alloc_partition_free(p);
+    }
+  }
+  cr_assert_gt(loaded, 40, "the mutations should leave some loadable "
+               "(%d did)", loaded);
 }
