@@ -52,9 +52,9 @@ struct cost_scratch {
   signed char *hk_prev; /* Held–Karp: predecessor of the last node */
 };
 
-cost_ctx *cost_ctx_new(int replicas, int stages, const double *latency_ms,
-                       const double *bandwidth_gbps, double activation_gb,
-                       double gradient_gb) {
+/* A context with zeroed tables; ctx_set fills them, ctx_finish seals. */
+static cost_ctx *ctx_alloc(int replicas, int stages, double activation_gb,
+                           double gradient_gb) {
   assert(replicas >= 1 && stages >= 1);
   cost_ctx *c = mem_alloc(sizeof *c);
   int n = replicas * stages;
@@ -63,21 +63,40 @@ cost_ctx *cost_ctx_new(int replicas, int stages, const double *latency_ms,
                   .symmetric = true};
   c->pp = mem_calloc((size_t)n * n, sizeof *c->pp);
   c->dp = mem_calloc((size_t)n * n, sizeof *c->dp);
-  for (int a = 0; a < n; a++)
-    for (int b = 0; b < n; b++) {
-      if (a == b) continue;
-      double alpha = latency_ms[a * n + b] / 1e3, beta = bandwidth_gbps[a * n + b];
-      assert(beta > 0);
-      c->pp[a * n + b] = alpha + 8.0 * activation_gb / beta;
-      c->dp[a * n + b] = 2.0 * (alpha + 8.0 * gradient_gb / (replicas * beta));
-    }
-  for (int a = 0; a < n && c->symmetric; a++)
-    for (int b = a + 1; b < n; b++)
+  return c;
+}
+
+/* The two edge weights of the link a -> b (a != b). */
+static void ctx_set(cost_ctx *c, int a, int b, double latency_ms,
+                    double bandwidth_gbps) {
+  double alpha = latency_ms / 1e3, beta = bandwidth_gbps;
+  assert(a != b && beta > 0);
+  size_t i = (size_t)a * c->n + b;
+  c->pp[i] = alpha + 8.0 * c->activation_gb / beta;
+  c->dp[i] = 2.0 * (alpha + 8.0 * c->gradient_gb / (c->replicas * beta));
+}
+
+static cost_ctx *ctx_finish(cost_ctx *c) {
+  size_t n = (size_t)c->n;
+  for (size_t a = 0; a < n && c->symmetric; a++)
+    for (size_t b = a + 1; b < n; b++)
       if (c->pp[a * n + b] != c->pp[b * n + a]) {
         c->symmetric = false;
         break;
       }
   return c;
+}
+
+cost_ctx *cost_ctx_new(int replicas, int stages, const double *latency_ms,
+                       const double *bandwidth_gbps, double activation_gb,
+                       double gradient_gb) {
+  cost_ctx *c = ctx_alloc(replicas, stages, activation_gb, gradient_gb);
+  for (int a = 0; a < c->n; a++)
+    for (int b = 0; b < c->n; b++) {
+      size_t i = (size_t)a * c->n + b;
+      if (a != b) ctx_set(c, a, b, latency_ms[i], bandwidth_gbps[i]);
+    }
+  return ctx_finish(c);
 }
 
 int cost_sizes(const scenario *s, double *activation_gb, double *gradient_gb,
@@ -93,6 +112,9 @@ int cost_sizes(const scenario *s, double *activation_gb, double *gradient_gb,
   return ERR_OK;
 }
 
+/* The links are scenario_link's at t = 0: the trace between the sites, then
+ * the overrides (one per device pair, both directions) on top — the same
+ * values without scanning the override list for each of the n^2 pairs. */
 cost_ctx *cost_ctx_from_scenario(const scenario *s, err *e) {
   int n = s->ndevices, rep = s->workload.replicas, st = s->workload.stages;
   if (rep < 1 || st < 1 || (long)rep * st != n) {
@@ -102,19 +124,20 @@ cost_ctx *cost_ctx_from_scenario(const scenario *s, err *e) {
   }
   double act, grad;
   if (cost_sizes(s, &act, &grad, e)) return NULL;
-  double *lat = mem_calloc((size_t)n * n, sizeof *lat);
-  double *bw = mem_calloc((size_t)n * n, sizeof *bw);
+  cost_ctx *c = ctx_alloc(rep, st, act, grad);
   for (int a = 0; a < n; a++)
     for (int b = 0; b < n; b++) {
       if (a == b) continue;
-      trace_value v = scenario_link(s, a, b, 0);
-      lat[a * n + b] = v.latency_ms;
-      bw[a * n + b] = v.bandwidth_gbps;
+      trace_value v =
+          trace_at(s->network, s->device_site[a], s->device_site[b], 0);
+      ctx_set(c, a, b, v.latency_ms, v.bandwidth_gbps);
     }
-  cost_ctx *c = cost_ctx_new(rep, st, lat, bw, act, grad);
-  free(lat);
-  free(bw);
-  return c;
+  for (int i = 0; i < s->noverrides; i++) {
+    const scenario_override *o = &s->overrides[i];
+    ctx_set(c, o->a, o->b, o->latency_ms, o->bandwidth_gbps);
+    ctx_set(c, o->b, o->a, o->latency_ms, o->bandwidth_gbps);
+  }
+  return ctx_finish(c);
 }
 
 void cost_ctx_free(cost_ctx *c) {
@@ -128,8 +151,12 @@ int cost_ctx_replicas(const cost_ctx *c) { return c->replicas; }
 int cost_ctx_stages(const cost_ctx *c) { return c->stages; }
 double cost_ctx_activation_gb(const cost_ctx *c) { return c->activation_gb; }
 double cost_ctx_gradient_gb(const cost_ctx *c) { return c->gradient_gb; }
-double cost_pp_edge(const cost_ctx *c, int a, int b) { return c->pp[a * c->n + b]; }
-double cost_dp_edge(const cost_ctx *c, int a, int b) { return c->dp[a * c->n + b]; }
+double cost_pp_edge(const cost_ctx *c, int a, int b) {
+  return c->pp[(size_t)a * c->n + b];
+}
+double cost_dp_edge(const cost_ctx *c, int a, int b) {
+  return c->dp[(size_t)a * c->n + b];
+}
 
 cost_scratch *cost_scratch_new(int replicas, int stages) {
   cost_scratch *w = mem_calloc(1, sizeof *w);

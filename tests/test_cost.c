@@ -345,3 +345,43 @@ Theory((unsigned long seed, double factor), cost, score_monotone) {
   cost_scratch_free(s);
   gsl_rng_free(r);
 }
+
+/* cost_ctx_from_scenario fills the tables from the trace and then the
+ * overrides (not scenario_link per pair): the same edges as cost_ctx_new on
+ * the scenario_link matrix, overrides included, in both directions. */
+Test(cost, from_scenario_matches_scenario_link) {
+  const char *text =
+      "{\"name\": \"ov\", \"sites\": [{\"name\": \"a\", \"devices\": 3},"
+      " {\"name\": \"b\", \"devices\": 3}],\n"
+      " \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1, \"overrides\":"
+      " [{\"a\": 4, \"b\": 1, \"latency_ms\": 50, \"bandwidth_gbps\": 0.25},"
+      " {\"a\": 0, \"b\": 5, \"latency_ms\": 0, \"bandwidth_gbps\": 8}]},\n"
+      " \"cost\": {\"activation_gb\": 0.5, \"gradient_gb\": 0.75},\n"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 3, \"batch\": 2,"
+      " \"micro_batch\": 1, \"stages\": 3, \"replicas\": 2}}\n";
+  err e;
+  err_clear(&e);
+  scenario *s = scenario_parse(text, strlen(text), "ov.json", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  enum { N = 6 };
+  double lat[N * N] = {0}, bw[N * N];
+  for (int a = 0; a < N; a++)
+    for (int b = 0; b < N; b++) {
+      trace_value v = a == b ? (trace_value){0, 1} : scenario_link(s, a, b, 0);
+      lat[a * N + b] = v.latency_ms, bw[a * N + b] = v.bandwidth_gbps;
+    }
+  cost_ctx *want = cost_ctx_new(2, 3, lat, bw, 0.5, 0.75);
+  cost_ctx *got = cost_ctx_from_scenario(s, &e);
+  cr_assert_not_null(got, "%s", e.msg);
+  for (int a = 0; a < N; a++)
+    for (int b = 0; b < N; b++) {
+      if (a == b) continue;
+      cr_assert_eq(cost_pp_edge(got, a, b), cost_pp_edge(want, a, b), "%d %d", a, b);
+      cr_assert_eq(cost_dp_edge(got, a, b), cost_dp_edge(want, a, b), "%d %d", a, b);
+    }
+  /* by hand: 1 -> 4 is the override, 50 ms + 8 * 0.5 / 0.25 */
+  cr_assert_float_eq(cost_pp_edge(got, 1, 4), 0.05 + 16.0, 1e-12);
+  cr_assert_float_eq(cost_dp_edge(got, 5, 0), 2 * (8 * 0.75 / (2 * 8.0)), 1e-12);
+  cost_ctx_free(got), cost_ctx_free(want);
+  scenario_free(s);
+}
