@@ -142,7 +142,7 @@ synth_params *synth_params_parse(const char *text, size_t len,
     const char *nl = memchr(s, '\n', (size_t)(end - s));
     size_t n = (size_t)((nl ? nl : end) - s);
     char *l = mem_strndup(s, n);
-    s += n + 1;
+    s = nl ? nl + 1 : end;  /* never past the end */
     line++;
     size_t k = strlen(l);
     if (k && l[k - 1] == '\r') l[--k] = '\0';
