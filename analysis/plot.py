@@ -296,16 +296,17 @@ def timeline(path, out):
     # One band per device: its compute stream as a tall bar, its send and
     # receive streams as thin bars beneath, so 64+ devices stay readable.
     pids = sorted({k[0] for k in bars})
+    # Extra tracks of a stream ("send 2", when slices overlap) share its
+    # band: a Gantt row per stream kind, not per track.
+    bands = {"compute": (0.0, 0.5), "send": (0.52, 0.18),
+             "receive": (0.74, 0.18)}
     lanes = {}
     for pid in pids:
         tids = sorted(t for p, t in bars if p == pid)
-        for i, tid in enumerate(tids):
-            stream = names.get((pid, tid), str(tid))
-            if stream == "compute" or (i == 0 and len(tids) == 1):
-                lanes[(pid, tid)] = (0.0, 0.5)
-            else:
-                k = sum(1 for t in tids[:i] if names.get((pid, t)) != "compute")
-                lanes[(pid, tid)] = (0.52 + 0.22 * k, 0.18)
+        for tid in tids:
+            kind = str(names.get((pid, tid), "")).split(" ")[0]
+            lanes[(pid, tid)] = bands.get(kind, bands["compute"]
+                                          if len(tids) == 1 else bands["send"])
     cats = sorted({c for k in bars for _, _, c in bars[k]})
     colours = {c: plt.cm.tab10(i % 10) for i, c in enumerate(cats)}
     fig, ax = plt.subplots(figsize=(12, min(40, max(3, 0.28 * len(pids) + 1.8))))
