@@ -604,9 +604,12 @@ int predict_iteration_with(const spec_workload *w, const scenario *s,
     for (int r = 0; r < R; r++) {
       servers f = work_servers(&k, R, NS, 0, r), b = work_servers(&k, R, NS, 1, r);
       double p, per;
-      do
+      bool again = true;
+      while (again) { /* both phases' restarts at one period, then again */
         p = onef1b_pass(D, K, f.first, f.t, b.first, b.t, k.drain, &per);
-      while (idle_restarts(NS, per, false, f) | idle_restarts(NS, per, false, b));
+        bool fa = idle_restarts(NS, per, false, f);
+        again = idle_restarts(NS, per, false, b) || fa;
+      }
       for (int st = 0; st < D; st++) k.ready[(size_t)r * D + st] = p - k.drain[st];
       most = fmax(most, p);
     }

@@ -31,6 +31,8 @@ static void predict_help(void) {
       "  --method NAME       dtfm-identity, megatron, random (seeded), or a\n"
       "                      search: random-search, greedy, gcma, hybrid, sim\n"
       "                      (DT-FM's settings: population 100, 4900 trials)\n"
+      "  --network M         ideal, netem (default) or tcp: the network\n"
+      "                      model the iteration time is predicted for\n"
       "  --json              one JSON object on stdout\n"
       "  --help              this text\n\n%s",
       cli_workload_help);
@@ -39,21 +41,24 @@ static void predict_help(void) {
 typedef struct predict_args {
   const char *scenario, *alloc_file, *partition_file, *method;
   bool json;
+  predict_net network;
   cli_workload_opts wo;
 } predict_args;
 
 /* Parses argv; returns CLI_OK, CLI_USAGE, or -1 after --help. */
 static int parse_args(int argc, char **argv, predict_args *p) {
-  enum { OPT_ALLOC = 1, OPT_PARTITION, OPT_METHOD, OPT_JSON };
+  enum { OPT_ALLOC = 1, OPT_PARTITION, OPT_METHOD, OPT_JSON, OPT_NETWORK };
   static const struct option own[] = {
       {"help", no_argument, NULL, 'h'},
       {"alloc", required_argument, NULL, OPT_ALLOC},
       {"partition", required_argument, NULL, OPT_PARTITION},
       {"method", required_argument, NULL, OPT_METHOD},
       {"json", no_argument, NULL, OPT_JSON},
+      {"network", required_argument, NULL, OPT_NETWORK},
       {NULL, 0, NULL, 0}};
   struct option *opts = cli_workload_options(own);
   memset(p, 0, sizeof *p);
+  p->network = PREDICT_NET_NETEM;
   cli_workload_init(&p->wo);
   int c, rc = CLI_OK;
   optind = 1;
@@ -66,6 +71,14 @@ static int parse_args(int argc, char **argv, predict_args *p) {
     else if (c == OPT_PARTITION) p->partition_file = optarg;
     else if (c == OPT_METHOD) p->method = optarg;
     else if (c == OPT_JSON) p->json = true;
+    else if (c == OPT_NETWORK) {
+      const char *names[] = {"ideal", "netem", "tcp"};
+      int m = 0;
+      while (m < 3 && strcmp(optarg, names[m]) != 0) m++;
+      if (m == 3)
+        rc = cli_usage_error("predict", "--network: ideal, netem or tcp, not '%s'", optarg);
+      else p->network = (predict_net)m;
+    }
     else if (c == ':')
       rc = cli_usage_error("predict", "%s needs an argument", argv[optind - 1]);
     else
@@ -91,6 +104,7 @@ typedef struct prediction {
   cost_parts parts;        /* the score of the placement as given */
   double partition_score;  /* the best order/pairing of a's groups */
   predict_result pr;
+  predict_net network;     /* the network model predicted for */
   const char *source;      /* "alloc", "partition" or "method" */
 } prediction;
 
@@ -152,6 +166,8 @@ static void print_json(const scenario *s, const cost_ctx *c,
   json_t *o = json_object(), *b = json_array();
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "source", json_string(p->source));
+  json_object_set_new(o, "network_model",
+                      json_string((const char *[]){"ideal", "netem", "tcp"}[p->network]));
   json_object_set_new(o, "dp_cost_s", json_real(p->parts.dp_s));
   json_object_set_new(o, "pp_cost_s", json_real(p->parts.pp_s));
   json_object_set_new(o, "score_s", json_real(p->parts.score_s));
@@ -241,7 +257,9 @@ int cli_predict(int argc, char **argv) {
   alloc_partition *part = alloc_to_partition(p.a);
   p.partition_score = cost_partition(c, part->device, w, NULL);
   alloc_partition_free(part);
-  predict_iteration(&wl, s, gpu, p.a, &p.pr);
+  p.network = args.network;
+  predict_options po = {args.network, (double)args.wo.window_bytes};
+  predict_iteration_with(&wl, s, gpu, p.a, &po, &p.pr);
   if (args.json) print_json(s, c, &p);
   else print_table(s, c, &p);
 done:
