@@ -4,7 +4,6 @@
  * distinct indices have distinct canonical keys. */
 #include "analysis/sweep.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 
 #include "models/spec.h"
+#include "traces/file.h"
 #include "traces/mem.h"
 
 typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
@@ -237,21 +237,13 @@ sweep *sweep_parse(const char *text, size_t len, const char *name, err *e) {
 }
 
 sweep *sweep_load(const char *path, err *e) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    err_set(e, ERR_IO, "%s: cannot read: %s", path, strerror(errno));
-    return NULL;
-  }
-  size_t cap = 4096, len = 0, got;
-  char *text = mem_alloc(cap);
-  while ((got = fread(text + len, 1, cap - len, f)) > 0) {
-    len += got;
-    if (len == cap) text = mem_realloc(text, cap *= 2);
-  }
-  bool bad = ferror(f);
-  fclose(f);
-  sweep *s = bad ? NULL : sweep_parse(text, len, path, e);
-  if (bad) err_set(e, ERR_IO, "%s: read error", path);
+  size_t len;
+  file_error why;
+  char *text = file_read(path, &len, &why);
+  if (!text && why.opened) err_set(e, ERR_IO, "%s: read error", path);
+  else if (!text)
+    err_set(e, ERR_IO, "%s: cannot read: %s", path, strerror(why.errnum));
+  sweep *s = text ? sweep_parse(text, len, path, e) : NULL;
   free(text);
   return s;
 }

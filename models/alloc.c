@@ -6,7 +6,6 @@
  * row or an entry for the message. */
 #include "models/alloc.h"
 
-#include <errno.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <jansson.h>
@@ -14,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/file.h"
 #include "traces/mem.h"
 
 alloc *alloc_new(int replicas, int stages) {
@@ -258,28 +258,12 @@ alloc_partition *alloc_partition_parse(const char *text, size_t len,
 
 /* The whole file at path, NUL-terminated; NULL and ERR_IO on failure. */
 static char *slurp(const char *path, size_t *len, err *e) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    err_set(e, ERR_IO, "%s:0: cannot open: %s", path, strerror(errno));
-    return NULL;
-  }
-  size_t cap = 4096, n = 0;
-  char *buf = mem_alloc(cap);
-  size_t got;
-  while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-    n += got;
-    if (n + 1 == cap) buf = mem_realloc(buf, cap *= 2);
-  }
-  bool bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    free(buf);
-    err_set(e, ERR_IO, "%s:0: read error", path);
-    return NULL;
-  }
-  buf[n] = '\0';
-  *len = n;
-  return buf;
+  file_error why;
+  char *text = file_read(path, len, &why);
+  if (!text && why.opened) err_set(e, ERR_IO, "%s:0: read error", path);
+  else if (!text)
+    err_set(e, ERR_IO, "%s:0: cannot open: %s", path, strerror(why.errnum));
+  return text;
 }
 
 alloc *alloc_read(const char *path, int replicas, int stages, int ndevices,

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "traces/builtin.h"
+#include "traces/file.h"
 #include "traces/mem.h"
 
 #define SCENARIO_SEED_DEFAULT 1
@@ -581,33 +582,6 @@ static scenario *parse(const char *text, size_t len, const char *file,
   return sc;
 }
 
-static char *read_file(const char *path, size_t *len, err *e) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    err_set(e, ERR_IO,
-            "%s: not a built-in scenario (see 'geodes scenarios') and cannot "
-            "be read: %s",
-            path, strerror(errno));
-    return NULL;
-  }
-  size_t cap = 4096, n = 0;
-  char *buf = mem_alloc(cap);
-  size_t got;
-  while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-    n += got;
-    if (n == cap) buf = mem_realloc(buf, cap *= 2);
-  }
-  bool bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    free(buf);
-    err_set(e, ERR_IO, "%s: read error", path);
-    return NULL;
-  }
-  *len = n;
-  return buf;
-}
-
 scenario *scenario_parse(const char *text, size_t len, const char *file,
                          err *e) {
   return parse(text, len, file, file, false, e);
@@ -622,8 +596,19 @@ scenario *scenario_load(const char *name_or_path, err *e) {
   free(json);
   if (b) return parse(b->data, b->size, b->name, "built-in", true, e);
   size_t len = 0;
-  char *text = read_file(name_or_path, &len, e);
-  if (!text) return NULL;
+  file_error why;
+  char *text = file_read(name_or_path, &len, &why);
+  if (!text && why.opened) {
+    err_set(e, ERR_IO, "%s: read error", name_or_path);
+    return NULL;
+  }
+  if (!text) {
+    err_set(e, ERR_IO,
+            "%s: not a built-in scenario (see 'geodes scenarios') and cannot "
+            "be read: %s",
+            name_or_path, strerror(why.errnum));
+    return NULL;
+  }
   scenario *sc = parse(text, len, name_or_path, name_or_path, false, e);
   free(text);
   return sc;

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "traces/file.h"
 #include "traces/mem.h"
 
 static const char TRACE_HEADER[] = "t_s,src,dst,latency_ms,bandwidth_gbps";
@@ -656,24 +657,16 @@ done:
 
 trace *trace_load(const char *path, const char *const *sites, int nsites,
                   err *e) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    err_set(e, ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  size_t len;
+  file_error why;
+  char *text = file_read(path, &len, &why);
+  if (!text) {
+    err_set(e, ERR_IO, "%s: cannot %s: %s", path, why.opened ? "read" : "open",
+            strerror(why.errnum));
     return NULL;
   }
-  char *buf = NULL;
-  size_t cap = 0, len = 0;
-  for (;;) {
-    mem_grow((void **)&buf, &cap, len + 65536, 1);
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) break;
-  }
-  trace *t = NULL;
-  if (ferror(f)) err_set(e, ERR_IO, "%s: cannot read: %s", path, strerror(errno));
-  else t = trace_parse(buf, len, path, sites, nsites, e);
-  fclose(f);
-  free(buf);
+  trace *t = trace_parse(text, len, path, sites, nsites, e);
+  free(text);
   return t;
 }
 

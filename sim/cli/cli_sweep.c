@@ -4,7 +4,6 @@
  * initialised here and only when mpirun launched the process. SIGINT or
  * SIGTERM stops a sweep cleanly: what is stored is committed, the run is
  * marked "interrupted" and the exit status is 128 + the signal. */
-#include <errno.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "analysis/sweep_mpi.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
+#include "traces/file.h"
 #include "traces/mem.h"
 
 static void sweep_help(void) {
@@ -58,22 +58,13 @@ static char *read_text(const char *path, bool mpi, int rank, long *len,
   char *text = NULL;
   *len = -1;
   if (rank == 0) {
-    FILE *f = fopen(path, "rb");
-    int why = errno;
-    if (f) {
-      size_t cap = 4096, n = 0, got;
-      text = mem_alloc(cap);
-      while ((got = fread(text + n, 1, cap - n - 1, f)) > 0)
-        if ((n += got) + 1 == cap) text = mem_realloc(text, cap *= 2);
-      text[n] = '\0';
-      why = errno;
-      if (ferror(f)) free(text), text = NULL;
-      else *len = (long)n;
-      fclose(f);
-    }
-    if (!text)
+    size_t n;
+    file_error why;
+    text = file_read(path, &n, &why);
+    if (text) *len = (long)n;
+    else
       err_set(e, ERR_IO, "%s: cannot read the sweep file: %s", path,
-              strerror(why));
+              strerror(why.errnum));
   }
   if (mpi) text = sweep_mpi_bcast(text, len);
   return text;
