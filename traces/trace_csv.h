@@ -1,0 +1,54 @@
+/* trace_csv: reads the CSV trace format of DESIGN.md section 5 into plain
+ * rows; traces/trace.c resolves them into per-pair change points.
+ * Invariant of a parsed result: rows are in file order with non-decreasing
+ * times, the first at t = 0 and every one before loop_ns when it loops;
+ * within one t_s no (src, dst) pattern repeats; values lie within trace.h's
+ * bounds; the rows at t = 0 give every ordered pair of the sites a value
+ * (some row matches it, '*' matching any site); and sites holds at least one
+ * and at most TRACE_MAX_SITES names, all distinct. */
+#ifndef TRACES_TRACE_CSV_H
+#define TRACES_TRACE_CSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "traces/err.h"
+#include "traces/trace.h"
+
+typedef struct trace_csv_row {
+  int64_t t;     /* t_s in integer nanoseconds */
+  int src, dst;  /* site index, -1 for '*' */
+  int line;      /* line of the file, for messages */
+  trace_value v;
+} trace_csv_row;
+
+typedef struct trace_csv_comment { /* "# key: value" */
+  char *key, *value;
+} trace_csv_comment;
+
+typedef struct trace_csv {
+  int nsites;
+  char **sites;                 /* owned; the caller's, then first named */
+  trace_csv_row *rows;
+  size_t nrows;
+  trace_csv_comment *comments;  /* owned, in file order, duplicates kept */
+  size_t ncomments;
+  bool linear;                  /* "# interpolate: linear" */
+  int64_t loop_ns;              /* "# loop_after_s", ns; 0: no loop */
+  double loop_s;                /* the same, in seconds */
+} trace_csv;
+
+/* Parses CSV text (len bytes, need not be NUL-terminated) into out, naming
+ * name in "NAME:LINE: message" errors; sites/nsites as for trace_parse.
+ * Returns ERR_OK, or an error code with e filled and out left empty. Either
+ * way the caller calls trace_csv_free(out). */
+int trace_csv_parse(const char *text, size_t len, const char *name,
+                    const char *const *sites, int nsites, trace_csv *out,
+                    err *e);
+
+/* Frees what c owns and empties it; an emptied or zeroed c is fine. Fields
+ * set to NULL (after taking them over) are skipped. */
+void trace_csv_free(trace_csv *c);
+
+#endif
