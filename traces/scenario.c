@@ -5,22 +5,22 @@
  * == devices, unique site names, overrides inside the device range and one
  * per device pair) and owns a trace that covers
  * exactly its sites, in site order; on any failure nothing leaks and err holds
- * "FILE:LINE: field: message". jansson gives lines for syntax errors only, so
- * a semantic error cites the line where the key is found by a plain text
- * search: approximate, but always a real line of the file. */
+ * "FILE:LINE: field: message" (the fields and their lines are jfield's).
+ * The knobs below apply the reader's own checks (batch_divides, the schedule
+ * and algorithm names) to values given after loading. */
 #include "traces/scenario.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "traces/builtin.h"
 #include "traces/file.h"
+#include "traces/jfield.h"
 #include "traces/mem.h"
 
 #define SCENARIO_SEED_DEFAULT 1
@@ -29,254 +29,56 @@
 /* The cost model holds two doubles per ordered device pair: 1 GB here. */
 #define SCENARIO_MAX_DEVICES 8192
 
-/* The text being read, for messages and line look-ups. */
-typedef struct ctx {
-  const char *file; /* name used in messages */
-  const char *text;
-  size_t len;
-  err *e;
-} ctx;
-
-/* Where a JSON object sits: the parent keys from the top, and, inside an
- * array, the element's index (to find the right occurrence of a key). */
-typedef struct scope {
-  const char *parent[2];
-  const json_t *array; /* the array holding this object, or NULL */
-  size_t index;
-  char label[96]; /* "sites[2]", "workload", "" at top level */
-} scope;
-
-/* Offset of the nth occurrence (0-based) of "key" at or after from, or -1. */
-static long find_key(const ctx *c, const char *key, long from, int nth) {
-  size_t k = strlen(key);
-  for (size_t i = (size_t)from; i + k + 2 <= c->len; i++) {
-    if (c->text[i] != '"' || c->text[i + k + 1] != '"') continue;
-    if (memcmp(c->text + i + 1, key, k) != 0) continue;
-    if (nth-- == 0) return (long)i;
-  }
-  return -1;
-}
-
-static int line_at(const ctx *c, long off) {
-  int line = 1;
-  for (long i = 0; i < off; i++)
-    if (c->text[i] == '\n') line++;
-  return line;
-}
-
-/* The line of key inside the object described by s (approximate: a text
- * search through the parent keys, then the key's occurrence among the array's
- * elements); the parent's line when the key is absent, at worst line 1. */
-static int key_line(const ctx *c, const scope *s, const char *key) {
-  long off = 0;
-  for (int i = 0; i < 2 && s->parent[i]; i++) {
-    long p = find_key(c, s->parent[i], off, 0);
-    if (p < 0) return line_at(c, off);
-    off = p;
-  }
-  int nth = 0;
-  if (s->array)
-    for (size_t j = 0; j < s->index; j++)
-      if (json_object_get(json_array_get(s->array, j), key)) nth++;
-  long p = key ? find_key(c, key, off, nth) : -1;
-  return line_at(c, p >= 0 ? p : off);
-}
-
-static int fail(const ctx *c, const scope *s, const char *key, int code,
-                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static int fail(const ctx *c, const scope *s, const char *key, int code,
-                const char *fmt, ...) {
-  char what[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  return err_set(c->e, code, "%s:%d: %s%s%s: %s", c->file, key_line(c, s, key),
-                 s->label, s->label[0] && key ? "." : "", key ? key : "", what);
-}
-
-static scope scope_child(const scope *s, const char *key) {
-  scope t = {{s->parent[0] ? s->parent[0] : key, s->parent[0] ? key : NULL},
-             NULL,
-             0,
-             ""};
-  snprintf(t.label, sizeof t.label, "%.40s%s%.40s", s->label,
-           s->label[0] ? "." : "", key);
-  return t;
-}
-
-static scope scope_elem(const scope *s, const json_t *array, size_t i) {
-  scope t = *s;
-  t.array = array;
-  t.index = i;
-  snprintf(t.label, sizeof t.label, "%.64s[%zu]", s->label, i);
-  return t;
-}
-
-/* Every key of obj must be in known (NULL-terminated). */
-static int check_keys(const ctx *c, const scope *s, const json_t *obj,
-                      const char *const *known) {
-  const char *key;
-  const json_t *v;
-  json_object_foreach((json_t *)obj, key, v) {
-    const char *const *k = known;
-    while (*k && strcmp(*k, key) != 0) k++;
-    if (*k) continue;
-    char list[256] = "";
-    for (k = known; *k; k++) {
-      strncat(list, *k, sizeof list - strlen(list) - 1);
-      if (k[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
-    }
-    return fail(c, s, key, ERR_UNKNOWN, "unknown key (known: %s)", list);
-  }
-  return ERR_OK;
-}
-
-static int get_obj(const ctx *c, const scope *s, const json_t *obj,
-                   const char *key, bool required, json_t **out) {
-  *out = json_object_get(obj, key);
-  if (!*out)
-    return required ? fail(c, s, key, ERR_MISSING, "missing (an object)")
-                    : ERR_OK;
-  if (!json_is_object(*out))
-    return fail(c, s, key, ERR_PARSE, "must be an object");
-  return ERR_OK;
-}
-
-static int get_str(const ctx *c, const scope *s, const json_t *obj,
-                   const char *key, const char *def, char **out) {
-  const json_t *v = json_object_get(obj, key);
-  if (!v) {
-    if (!def) return fail(c, s, key, ERR_MISSING, "missing (a string)");
-    *out = mem_strdup(def);
-    return ERR_OK;
-  }
-  if (!json_is_string(v)) return fail(c, s, key, ERR_PARSE, "must be a string");
-  *out = mem_strdup(json_string_value(v));
-  return ERR_OK;
-}
-
-/* A number (integer or real), finite, >= lo (> lo when open) and <= hi;
- * def when absent, unless required. */
-static int get_num(const ctx *c, const scope *s, const json_t *obj,
-                   const char *key, double lo, bool open, double hi,
-                   bool required, double def, double *out) {
-  const json_t *v = json_object_get(obj, key);
-  if (!v) {
-    if (required) return fail(c, s, key, ERR_MISSING, "missing (a number)");
-    *out = def;
-    return ERR_OK;
-  }
-  if (!json_is_number(v)) return fail(c, s, key, ERR_PARSE, "must be a number");
-  double x = json_number_value(v);
-  if (!isfinite(x)) return fail(c, s, key, ERR_RANGE, "must be finite");
-  if (open ? !(x > lo) : !(x >= lo))
-    return fail(c, s, key, ERR_RANGE, "must be %s %g, not %g",
-                open ? ">" : ">=", lo, x);
-  if (x > hi)
-    return fail(c, s, key, ERR_RANGE, "must be <= %g, not %g", hi, x);
-  *out = x;
-  return ERR_OK;
-}
-
-/* An integer in [lo, hi]; def when absent, required when def < lo. */
-static int get_int(const ctx *c, const scope *s, const json_t *obj,
-                   const char *key, long long lo, long long hi, long long def,
-                   long long *out) {
-  const json_t *v = json_object_get(obj, key);
-  if (!v) {
-    if (def < lo) return fail(c, s, key, ERR_MISSING, "missing (an integer)");
-    *out = def;
-    return ERR_OK;
-  }
-  if (!json_is_integer(v))
-    return fail(c, s, key, ERR_PARSE, "must be an integer");
-  long long x = json_integer_value(v);
-  if (x < lo || x > hi)
-    return fail(c, s, key, ERR_RANGE, "must be in [%lld, %lld], not %lld", lo,
-                hi, x);
-  *out = x;
-  return ERR_OK;
-}
-
-static int get_bool(const ctx *c, const scope *s, const json_t *obj,
-                    const char *key, bool def, bool *out) {
-  const json_t *v = json_object_get(obj, key);
-  if (!v) {
-    *out = def;
-    return ERR_OK;
-  }
-  if (!json_is_boolean(v))
-    return fail(c, s, key, ERR_PARSE, "must be true or false");
-  *out = json_is_true(v);
-  return ERR_OK;
-}
-
-static int get_int32(const ctx *c, const scope *s, const json_t *obj,
-                     const char *key, int lo, int def, int *out) {
-  long long x;
-  int rc = get_int(c, s, obj, key, lo, 0x7fffffff, def, &x);
-  if (rc == ERR_OK) *out = (int)x;
-  return rc;
-}
-
-static int one_of(const ctx *c, const scope *s, const char *key,
-                  const char *value, const char *const *names) {
-  for (const char *const *n = names; *n; n++)
-    if (strcmp(*n, value) == 0) return ERR_OK;
-  return fail(c, s, key, ERR_UNKNOWN, "unknown value '%s'", value);
-}
-
-static int read_site(const ctx *c, const scope *s, const json_t *o,
-                     scenario_site *site) {
+static int read_site(const jfield_doc *c, const jfield_scope *s,
+                     const json_t *o, scenario_site *site) {
   static const char *const known[] = {"name",     "devices",    "gpu",
                                       "nic_gbps", "nic_shared", NULL};
   long long n = 0;
   int rc;
   if (!json_is_object(o))
-    return fail(c, s, NULL, ERR_PARSE, "must be an object");
-  if ((rc = check_keys(c, s, o, known)) ||
-      (rc = get_str(c, s, o, "name", NULL, &site->name)) ||
-      (rc = get_int(c, s, o, "devices", 1, SCENARIO_MAX_DEVICES, 0, &n)) ||
-      (rc = get_str(c, s, o, "gpu", SCENARIO_GPU_DEFAULT, &site->gpu)) ||
-      (rc = get_num(c, s, o, "nic_gbps", TRACE_MIN_BANDWIDTH_GBPS, false,
-                    HUGE_VAL, false, SCENARIO_NIC_DEFAULT,
-                    &site->nic_gbps)) ||
-      (rc = get_bool(c, s, o, "nic_shared", false, &site->nic_shared)))
+    return jfield_fail(c, s, NULL, ERR_PARSE, "must be an object");
+  if ((rc = jfield_known(c, s, o, known)) ||
+      (rc = jfield_str(c, s, o, "name", NULL, &site->name)) ||
+      (rc = jfield_int(c, s, o, "devices", 1, SCENARIO_MAX_DEVICES, 0, &n)) ||
+      (rc = jfield_str(c, s, o, "gpu", SCENARIO_GPU_DEFAULT, &site->gpu)) ||
+      (rc = jfield_num(c, s, o, "nic_gbps", TRACE_MIN_BANDWIDTH_GBPS, false,
+                       HUGE_VAL, false, SCENARIO_NIC_DEFAULT,
+                       &site->nic_gbps)) ||
+      (rc = jfield_bool(c, s, o, "nic_shared", false, &site->nic_shared)))
     return rc;
-  if (!site->name[0]) return fail(c, s, "name", ERR_PARSE, "must not be empty");
+  if (!site->name[0])
+    return jfield_fail(c, s, "name", ERR_PARSE, "must not be empty");
   site->ndevices = (int)n;
   return ERR_OK;
 }
 
-static int read_sites(const ctx *c, const json_t *root, scenario *sc) {
-  scope top = {{NULL, NULL}, NULL, 0, ""};
-  scope s = scope_child(&top, "sites");
+static int read_sites(const jfield_doc *c, const json_t *root, scenario *sc) {
+  jfield_scope top = jfield_top();
+  jfield_scope s = jfield_child(&top, "sites");
   const json_t *a = json_object_get(root, "sites");
-  if (!a) return fail(c, &top, "sites", ERR_MISSING, "missing (a list)");
+  if (!a) return jfield_fail(c, &top, "sites", ERR_MISSING, "missing (a list)");
   if (!json_is_array(a) || json_array_size(a) == 0)
-    return fail(c, &top, "sites", ERR_PARSE, "must be a non-empty list");
+    return jfield_fail(c, &top, "sites", ERR_PARSE, "must be a non-empty list");
   if (json_array_size(a) > TRACE_MAX_SITES)
-    return fail(c, &top, "sites", ERR_RANGE, "%zu sites, more than %d",
-                json_array_size(a), TRACE_MAX_SITES);
+    return jfield_fail(c, &top, "sites", ERR_RANGE, "%zu sites, more than %d",
+                       json_array_size(a), TRACE_MAX_SITES);
   sc->nsites = (int)json_array_size(a);
   sc->sites = mem_calloc((size_t)sc->nsites, sizeof *sc->sites);
   long long total = 0;
   for (int i = 0; i < sc->nsites; i++) {
-    scope e = scope_elem(&s, a, (size_t)i);
+    jfield_scope e = jfield_elem(&s, a, (size_t)i);
     scenario_site *site = &sc->sites[i];
     int rc = read_site(c, &e, json_array_get(a, (size_t)i), site);
     if (rc) return rc;
     for (int j = 0; j < i; j++)
       if (strcmp(sc->sites[j].name, site->name) == 0)
-        return fail(c, &e, "name", ERR_DUPLICATE,
-                    "site '%s' is already sites[%d]", site->name, j);
+        return jfield_fail(c, &e, "name", ERR_DUPLICATE,
+                           "site '%s' is already sites[%d]", site->name, j);
     site->first_device = (int)total;
     total += site->ndevices;
     if (total > SCENARIO_MAX_DEVICES)
-      return fail(c, &e, "devices", ERR_RANGE, "more than %d devices in all",
-                  SCENARIO_MAX_DEVICES);
+      return jfield_fail(c, &e, "devices", ERR_RANGE,
+                         "more than %d devices in all", SCENARIO_MAX_DEVICES);
   }
   sc->ndevices = (int)total;
   sc->device_site = mem_alloc((size_t)total * sizeof *sc->device_site);
@@ -301,7 +103,8 @@ static bool batch_divides(long long batch, long long replicas, long long mb,
   return batch % *per_pass == 0;
 }
 
-static int read_workload(const ctx *c, const json_t *root, scenario *sc) {
+static int read_workload(const jfield_doc *c, const json_t *root,
+                         scenario *sc) {
   static const char *const known[] = {"model",
                                       "layers",
                                       "batch",
@@ -315,58 +118,60 @@ static int read_workload(const ctx *c, const json_t *root, scenario *sc) {
                                       NULL};
   static const char *const schedules[] = {"gpipe", "1f1b", NULL};
   static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
-  scope top = {{NULL, NULL}, NULL, 0, ""};
-  scope s = scope_child(&top, "workload");
+  jfield_scope top = jfield_top();
+  jfield_scope s = jfield_child(&top, "workload");
   scenario_workload *w = &sc->workload;
   json_t *o;
   int rc;
-  if ((rc = get_obj(c, &top, root, "workload", true, &o)) ||
-      (rc = check_keys(c, &s, o, known)) ||
-      (rc = get_str(c, &s, o, "model", NULL, &w->model)) ||
-      (rc = get_int32(c, &s, o, "layers", 1, 0, &w->layers)) ||
-      (rc = get_int32(c, &s, o, "batch", 1, 0, &w->batch)) ||
-      (rc = get_int32(c, &s, o, "micro_batch", 1, 0, &w->micro_batch)) ||
-      (rc = get_int32(c, &s, o, "stages", 1, 0, &w->stages)) ||
-      (rc = get_int32(c, &s, o, "replicas", 1, 0, &w->replicas)) ||
-      (rc = get_int32(c, &s, o, "micro_batches_per_pass", 0, 0,
-                      &w->micro_batches_per_pass)) ||
-      (rc = get_str(c, &s, o, "schedule", "gpipe", &w->schedule)) ||
-      (rc = one_of(c, &s, "schedule", w->schedule, schedules)) ||
-      (rc = get_str(c, &s, o, "dp_algo", "central-ps", &w->dp_algo)) ||
-      (rc = one_of(c, &s, "dp_algo", w->dp_algo, algos)) ||
-      (rc = get_bool(c, &s, o, "recompute", true, &w->recompute)))
+  if ((rc = jfield_obj(c, &top, root, "workload", true, &o)) ||
+      (rc = jfield_known(c, &s, o, known)) ||
+      (rc = jfield_str(c, &s, o, "model", NULL, &w->model)) ||
+      (rc = jfield_int32(c, &s, o, "layers", 1, 0, &w->layers)) ||
+      (rc = jfield_int32(c, &s, o, "batch", 1, 0, &w->batch)) ||
+      (rc = jfield_int32(c, &s, o, "micro_batch", 1, 0, &w->micro_batch)) ||
+      (rc = jfield_int32(c, &s, o, "stages", 1, 0, &w->stages)) ||
+      (rc = jfield_int32(c, &s, o, "replicas", 1, 0, &w->replicas)) ||
+      (rc = jfield_int32(c, &s, o, "micro_batches_per_pass", 0, 0,
+                         &w->micro_batches_per_pass)) ||
+      (rc = jfield_str(c, &s, o, "schedule", "gpipe", &w->schedule)) ||
+      (rc = jfield_one_of(c, &s, "schedule", w->schedule, schedules)) ||
+      (rc = jfield_str(c, &s, o, "dp_algo", "central-ps", &w->dp_algo)) ||
+      (rc = jfield_one_of(c, &s, "dp_algo", w->dp_algo, algos)) ||
+      (rc = jfield_bool(c, &s, o, "recompute", true, &w->recompute)))
     return rc;
   if ((long long)w->stages * w->replicas != sc->ndevices)
-    return fail(c, &s, "stages", ERR_CONFIG,
-                "stages * replicas = %d * %d = %lld, but the sites have %d "
-                "devices",
-                w->stages, w->replicas, (long long)w->stages * w->replicas,
-                sc->ndevices);
+    return jfield_fail(
+        c, &s, "stages", ERR_CONFIG,
+        "stages * replicas = %d * %d = %lld, but the sites have %d "
+        "devices",
+        w->stages, w->replicas, (long long)w->stages * w->replicas,
+        sc->ndevices);
   long long k = w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1;
   long long per_pass;
   if (!batch_divides(w->batch, w->replicas, w->micro_batch, k, &per_pass))
-    return fail(c, &s, "batch", ERR_CONFIG,
-                "global batch %d is not a multiple of replicas * micro_batch * "
-                "micro_batches_per_pass = %d * %d * %lld%s",
-                w->batch, w->replicas, w->micro_batch, k,
-                per_pass < 0 ? " (which exceeds it)" : "");
+    return jfield_fail(
+        c, &s, "batch", ERR_CONFIG,
+        "global batch %d is not a multiple of replicas * micro_batch * "
+        "micro_batches_per_pass = %d * %d * %lld%s",
+        w->batch, w->replicas, w->micro_batch, k,
+        per_pass < 0 ? " (which exceeds it)" : "");
   return ERR_OK;
 }
 
-static int read_cost(const ctx *c, const json_t *root, scenario *sc) {
+static int read_cost(const jfield_doc *c, const json_t *root, scenario *sc) {
   static const char *const known[] = {"activation_gb", "gradient_gb", NULL};
-  scope top = {{NULL, NULL}, NULL, 0, ""};
-  scope s = scope_child(&top, "cost");
+  jfield_scope top = jfield_top();
+  jfield_scope s = jfield_child(&top, "cost");
   json_t *o;
   int rc;
   sc->activation_gb = sc->gradient_gb = NAN;
-  if ((rc = get_obj(c, &top, root, "cost", false, &o)) || !o) return rc;
-  if ((rc = check_keys(c, &s, o, known))) return rc;
-  if ((rc = get_num(c, &s, o, "activation_gb", 0, true, HUGE_VAL, false, NAN,
-                    &sc->activation_gb)))
+  if ((rc = jfield_obj(c, &top, root, "cost", false, &o)) || !o) return rc;
+  if ((rc = jfield_known(c, &s, o, known))) return rc;
+  if ((rc = jfield_num(c, &s, o, "activation_gb", 0, true, HUGE_VAL, false, NAN,
+                       &sc->activation_gb)))
     return rc;
-  return get_num(c, &s, o, "gradient_gb", 0, true, HUGE_VAL, false, NAN,
-                 &sc->gradient_gb);
+  return jfield_num(c, &s, o, "gradient_gb", 0, true, HUGE_VAL, false, NAN,
+                    &sc->gradient_gb);
 }
 
 /* An override's unordered pair and its index, for the duplicate check. */
@@ -384,7 +189,7 @@ static int pair_ref_cmp(const void *x, const void *y) {
 /* No two overrides name the same device pair (in either order): which one
  * scenario_link returned would depend on the list order. Sorting keeps
  * this O(n log n); the later element of a pair is the one cited. */
-static int check_override_pairs(const ctx *c, const scope *list,
+static int check_override_pairs(const jfield_doc *c, const jfield_scope *list,
                                 const json_t *a, const scenario *sc) {
   int n = sc->noverrides, rc = ERR_OK;
   pair_ref *p = mem_alloc((size_t)n * sizeof *p);
@@ -395,57 +200,58 @@ static int check_override_pairs(const ctx *c, const scope *list,
   qsort(p, (size_t)n, sizeof *p, pair_ref_cmp);
   for (int i = 1; i < n && !rc; i++)
     if (p[i].lo == p[i - 1].lo && p[i].hi == p[i - 1].hi) {
-      scope e = scope_elem(list, a, (size_t)p[i].index);
-      rc = fail(c, &e, "b", ERR_DUPLICATE, "devices %d and %d already have "
-                "an override (overrides[%d])", p[i].lo, p[i].hi,
-                p[i - 1].index);
+      jfield_scope e = jfield_elem(list, a, (size_t)p[i].index);
+      rc = jfield_fail(c, &e, "b", ERR_DUPLICATE,
+                       "devices %d and %d already have "
+                       "an override (overrides[%d])",
+                       p[i].lo, p[i].hi, p[i - 1].index);
     }
   free(p);
   return rc;
 }
 
-static int read_overrides(const ctx *c, const scope *net, const json_t *o,
-                          scenario *sc) {
+static int read_overrides(const jfield_doc *c, const jfield_scope *net,
+                          const json_t *o, scenario *sc) {
   static const char *const known[] = {"a", "b", "latency_ms", "bandwidth_gbps",
                                       NULL};
   const json_t *a = json_object_get(o, "overrides");
   if (!a) return ERR_OK;
   if (!json_is_array(a))
-    return fail(c, net, "overrides", ERR_PARSE, "must be a list");
-  scope s = scope_child(net, "overrides");
+    return jfield_fail(c, net, "overrides", ERR_PARSE, "must be a list");
+  jfield_scope s = jfield_child(net, "overrides");
   sc->noverrides = (int)json_array_size(a);
   sc->overrides = mem_calloc((size_t)sc->noverrides + 1, sizeof *sc->overrides);
   for (int i = 0; i < sc->noverrides; i++) {
-    scope e = scope_elem(&s, a, (size_t)i);
+    jfield_scope e = jfield_elem(&s, a, (size_t)i);
     const json_t *v = json_array_get(a, (size_t)i);
     scenario_override *ov = &sc->overrides[i];
     int rc;
     if (!json_is_object(v))
-      return fail(c, &e, NULL, ERR_PARSE, "must be an object");
-    if ((rc = check_keys(c, &e, v, known)) ||
-        (rc = get_int32(c, &e, v, "a", 0, -1, &ov->a)) ||
-        (rc = get_int32(c, &e, v, "b", 0, -1, &ov->b)) ||
-        (rc = get_num(c, &e, v, "latency_ms", 0, false, TRACE_MAX_LATENCY_MS,
-                      true, 0, &ov->latency_ms)) ||
-        (rc = get_num(c, &e, v, "bandwidth_gbps", TRACE_MIN_BANDWIDTH_GBPS,
-                      false, HUGE_VAL, true, 0,
-                      &ov->bandwidth_gbps)))
+      return jfield_fail(c, &e, NULL, ERR_PARSE, "must be an object");
+    if ((rc = jfield_known(c, &e, v, known)) ||
+        (rc = jfield_int32(c, &e, v, "a", 0, -1, &ov->a)) ||
+        (rc = jfield_int32(c, &e, v, "b", 0, -1, &ov->b)) ||
+        (rc = jfield_num(c, &e, v, "latency_ms", 0, false, TRACE_MAX_LATENCY_MS,
+                         true, 0, &ov->latency_ms)) ||
+        (rc = jfield_num(c, &e, v, "bandwidth_gbps", TRACE_MIN_BANDWIDTH_GBPS,
+                         false, HUGE_VAL, true, 0, &ov->bandwidth_gbps)))
       return rc;
     if (ov->a >= sc->ndevices)
-      return fail(c, &e, "a", ERR_RANGE, "device %d out of range 0..%d", ov->a,
-                  sc->ndevices - 1);
+      return jfield_fail(c, &e, "a", ERR_RANGE, "device %d out of range 0..%d",
+                         ov->a, sc->ndevices - 1);
     if (ov->b >= sc->ndevices)
-      return fail(c, &e, "b", ERR_RANGE, "device %d out of range 0..%d", ov->b,
-                  sc->ndevices - 1);
+      return jfield_fail(c, &e, "b", ERR_RANGE, "device %d out of range 0..%d",
+                         ov->b, sc->ndevices - 1);
     if (ov->a == ov->b)
-      return fail(c, &e, "b", ERR_RANGE, "a device has no link to itself");
+      return jfield_fail(c, &e, "b", ERR_RANGE,
+                         "a device has no link to itself");
   }
   return check_override_pairs(c, &s, a, sc);
 }
 
 /* "*,*" at t = 0: every device pair, within and across sites. */
-static int uniform_trace(const ctx *c, scenario *sc, const char *const *names,
-                         double lat, double bw) {
+static int uniform_trace(const jfield_doc *c, scenario *sc,
+                         const char *const *names, double lat, double bw) {
   char csv[256];
   int n = snprintf(csv, sizeof csv,
                    "# source: uniform network of %s\n"
@@ -457,13 +263,14 @@ static int uniform_trace(const ctx *c, scenario *sc, const char *const *names,
 
 /* A trace file named in the scenario: built-in beside a built-in scenario,
  * else relative to the scenario file's folder. */
-static int file_trace(const ctx *c, const scope *net, scenario *sc,
-                      const char *const *names, const char *file,
+static int file_trace(const jfield_doc *c, const jfield_scope *net,
+                      scenario *sc, const char *const *names, const char *file,
                       bool builtin) {
   if (builtin) {
     const builtin_file *f = builtin_find(file);
     if (!f)
-      return fail(c, net, "trace", ERR_MISSING, "no built-in trace '%s'", file);
+      return jfield_fail(c, net, "trace", ERR_MISSING, "no built-in trace '%s'",
+                         file);
     sc->network =
         trace_parse(f->data, f->size, f->name, names, sc->nsites, c->e);
     return sc->network ? ERR_OK : c->e->code;
@@ -476,8 +283,8 @@ static int file_trace(const ctx *c, const scope *net, scenario *sc,
   FILE *f = fopen(path, "rb");
   int rc = ERR_OK;
   if (!f) {
-    rc = fail(c, net, "trace", ERR_IO, "cannot read '%s': %s", path,
-              strerror(errno));
+    rc = jfield_fail(c, net, "trace", ERR_IO, "cannot read '%s': %s", path,
+                     strerror(errno));
   } else {
     fclose(f);
     sc->network = trace_load(path, names, sc->nsites, c->e);
@@ -487,60 +294,63 @@ static int file_trace(const ctx *c, const scope *net, scenario *sc,
   return rc;
 }
 
-static int read_network(const ctx *c, const json_t *root, scenario *sc,
+static int read_network(const jfield_doc *c, const json_t *root, scenario *sc,
                         bool builtin) {
   static const char *const known[] = {"latency_ms", "bandwidth_gbps", "trace",
                                       "overrides", NULL};
-  scope top = {{NULL, NULL}, NULL, 0, ""};
-  scope s = scope_child(&top, "network");
+  jfield_scope top = jfield_top();
+  jfield_scope s = jfield_child(&top, "network");
   json_t *o;
   int rc;
-  if ((rc = get_obj(c, &top, root, "network", true, &o)) ||
-      (rc = check_keys(c, &s, o, known)) || (rc = read_overrides(c, &s, o, sc)))
+  if ((rc = jfield_obj(c, &top, root, "network", true, &o)) ||
+      (rc = jfield_known(c, &s, o, known)) ||
+      (rc = read_overrides(c, &s, o, sc)))
     return rc;
   const json_t *t = json_object_get(o, "trace");
   bool uniform =
       json_object_get(o, "latency_ms") || json_object_get(o, "bandwidth_gbps");
   if (t && uniform)
-    return fail(c, &s, "trace", ERR_CONFIG,
-                "give either trace or latency_ms and bandwidth_gbps, not both");
+    return jfield_fail(
+        c, &s, "trace", ERR_CONFIG,
+        "give either trace or latency_ms and bandwidth_gbps, not both");
   const char **names = mem_alloc((size_t)sc->nsites * sizeof *names);
   for (int i = 0; i < sc->nsites; i++) names[i] = sc->sites[i].name;
   if (t) {
     if (!json_is_string(t))
-      rc = fail(c, &s, "trace", ERR_PARSE, "must be a string (a file name)");
+      rc = jfield_fail(c, &s, "trace", ERR_PARSE,
+                       "must be a string (a file name)");
     else
       rc = file_trace(c, &s, sc, names, json_string_value(t), builtin);
   } else {
     double lat, bw;
-    if (!(rc = get_num(c, &s, o, "latency_ms", 0, false, TRACE_MAX_LATENCY_MS,
-                       true, 0, &lat)) &&
-        !(rc = get_num(c, &s, o, "bandwidth_gbps", TRACE_MIN_BANDWIDTH_GBPS,
-                       false, HUGE_VAL, true, 0, &bw)))
+    if (!(rc = jfield_num(c, &s, o, "latency_ms", 0, false,
+                          TRACE_MAX_LATENCY_MS, true, 0, &lat)) &&
+        !(rc = jfield_num(c, &s, o, "bandwidth_gbps", TRACE_MIN_BANDWIDTH_GBPS,
+                          false, HUGE_VAL, true, 0, &bw)))
       rc = uniform_trace(c, sc, names, lat, bw);
   }
   free(names);
   return rc;
 }
 
-static int read_top(const ctx *c, const json_t *root, scenario *sc,
+static int read_top(const jfield_doc *c, const json_t *root, scenario *sc,
                     bool builtin) {
   static const char *const known[] = {
       "name",  "description", "seed",     "latency_convention",
       "sites", "network",     "workload", "cost",
       NULL};
-  scope top = {{NULL, NULL}, NULL, 0, ""};
+  jfield_scope top = jfield_top();
   long long seed;
   int rc;
   if (!json_is_object(root))
-    return fail(c, &top, NULL, ERR_PARSE, "a scenario is a JSON object");
-  if ((rc = check_keys(c, &top, root, known)) ||
-      (rc = get_str(c, &top, root, "name", NULL, &sc->name)) ||
-      (rc = get_str(c, &top, root, "description", "", &sc->description)) ||
-      (rc = get_str(c, &top, root, "latency_convention", "as given",
-                    &sc->latency_convention)) ||
-      (rc = get_int(c, &top, root, "seed", 0, 0x7fffffffffffffffLL,
-                    SCENARIO_SEED_DEFAULT, &seed)) ||
+    return jfield_fail(c, &top, NULL, ERR_PARSE, "a scenario is a JSON object");
+  if ((rc = jfield_known(c, &top, root, known)) ||
+      (rc = jfield_str(c, &top, root, "name", NULL, &sc->name)) ||
+      (rc = jfield_str(c, &top, root, "description", "", &sc->description)) ||
+      (rc = jfield_str(c, &top, root, "latency_convention", "as given",
+                       &sc->latency_convention)) ||
+      (rc = jfield_int(c, &top, root, "seed", 0, 0x7fffffffffffffffLL,
+                       SCENARIO_SEED_DEFAULT, &seed)) ||
       (rc = read_sites(c, root, sc)) || (rc = read_workload(c, root, sc)) ||
       (rc = read_cost(c, root, sc)) ||
       (rc = read_network(c, root, sc, builtin)))
@@ -558,7 +368,7 @@ static bool blank(const char *text, size_t len) {
 /* Parses text (named file in messages); builtin selects where the trace is. */
 static scenario *parse(const char *text, size_t len, const char *file,
                        const char *origin, bool builtin, err *e) {
-  ctx c = {file, text, len, e};
+  jfield_doc c = {file, text, len, e};
   if (blank(text, len)) {
     err_set(e, ERR_PARSE, "%s:1: empty file: a scenario is a JSON object",
             file);
