@@ -491,19 +491,13 @@ static void mutate_if_clone(gcma *g, const int *p1, const int *p2, int *child,
   child[b] = t;
 }
 
-int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
-                int nseeds, const search_objective *obj, search_log *log,
-                err *e) {
-  int n = g->n, rc = ERR_OK;
-  free(g->plabel);
-  free(g->pscore);
-  g->pop = population;
-  g->plabel = mem_alloc((size_t)population * n * sizeof *g->plabel);
-  g->pscore = mem_alloc((size_t)population * sizeof *g->pscore);
-  int *groups = mem_alloc((size_t)n * sizeof *groups);
-  int *child = mem_alloc((size_t)n * sizeof *child);
-  int *before = mem_alloc((size_t)n * sizeof *before);
-  for (int i = 0; i < population; i++) {
+/* The first population: the seeds given, then random partitions; each one
+ * scored and logged. ERR_OK, or the objective's error. */
+static int seed_population(gcma *g, const int *seeds, int nseeds,
+                           const search_objective *obj, search_log *log,
+                           int *groups, err *e) {
+  int n = g->n;
+  for (int i = 0; i < g->pop; i++) {
     if (i < nseeds) {
       memcpy(groups, seeds + (size_t)i * n, (size_t)n * sizeof *groups);
     } else {
@@ -513,42 +507,71 @@ int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
     int *lab = g->plabel + (size_t)i * n;
     gcma_to_labels(g, groups, lab);
     g->pscore[i] = score_labels(g, lab, obj, groups, e);
-    if (isnan(g->pscore[i])) {
-      rc = e ? e->code : ERR_RANGE;
-      goto done;
-    }
+    if (isnan(g->pscore[i])) return e ? e->code : ERR_RANGE;
     search_log_push(log, g->pscore[i]);
   }
-  for (int t = 0; t < trials; t++) {
+  return ERR_OK;
+}
+
+/* The child of parents p1 and p2: crossover, the clone mutation, sometimes
+ * the rebuild, then the local search. The gains are surrogates: the local
+ * search's result is kept only when the objective agrees that it is no
+ * worse (one more score). Returns the child's score, NaN on an error. */
+static double offspring(gcma *g, int p1, int p2, const search_objective *obj,
+                        int *child, int *before, int *groups, err *e) {
+  int n = g->n;
+  gcma_crossover(g, g->plabel + (size_t)p1 * n, g->plabel + (size_t)p2 * n,
+                 child);
+  mutate_if_clone(g, g->plabel + (size_t)p1 * n, g->plabel + (size_t)p2 * n,
+                  child, groups);
+  if (gsl_rng_uniform(g->rng) < GCMA_REBUILD_P) gcma_rebuild(g, child, -1, -1);
+  double s0 = score_labels(g, child, obj, groups, e);
+  memcpy(before, child, (size_t)n * sizeof *child);
+  gcma_local_search(g, child);
+  double s = score_labels(g, child, obj, groups, e);
+  if (isnan(s) || isnan(s0)) return NAN;
+  if (s0 < s) {
+    s = s0;
+    memcpy(child, before, (size_t)n * sizeof *child);
+  }
+  return s;
+}
+
+/* A child worse than both parents is dropped; otherwise it takes the place
+ * of the worse parent. */
+static void replace_worse_parent(gcma *g, int p1, int p2, const int *child,
+                                 double s) {
+  double s1 = g->pscore[p1], s2 = g->pscore[p2];
+  if (s > (s1 > s2 ? s1 : s2)) return;
+  int worse = s1 > s2 ? p1 : p2;
+  memcpy(g->plabel + (size_t)worse * g->n, child, (size_t)g->n * sizeof *child);
+  g->pscore[worse] = s;
+}
+
+int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
+                int nseeds, const search_objective *obj, search_log *log,
+                err *e) {
+  int n = g->n;
+  free(g->plabel);
+  free(g->pscore);
+  g->pop = population;
+  g->plabel = mem_alloc((size_t)population * n * sizeof *g->plabel);
+  g->pscore = mem_alloc((size_t)population * sizeof *g->pscore);
+  int *groups = mem_alloc((size_t)n * sizeof *groups);
+  int *child = mem_alloc((size_t)n * sizeof *child);
+  int *before = mem_alloc((size_t)n * sizeof *before);
+  int rc = seed_population(g, seeds, nseeds, obj, log, groups, e);
+  for (int t = 0; t < trials && rc == ERR_OK; t++) {
     int p1 = (int)gsl_rng_uniform_int(g->rng, (unsigned long)population);
     int p2 = (int)gsl_rng_uniform_int(g->rng, (unsigned long)population);
-    gcma_crossover(g, g->plabel + (size_t)p1 * n, g->plabel + (size_t)p2 * n,
-                   child);
-    mutate_if_clone(g, g->plabel + (size_t)p1 * n,
-                    g->plabel + (size_t)p2 * n, child, groups);
-    if (gsl_rng_uniform(g->rng) < GCMA_REBUILD_P) gcma_rebuild(g, child, -1, -1);
-    /* The gains are surrogates: the local search's result is kept only
-     * when the objective agrees that it is no worse (one more score). */
-    double s0 = score_labels(g, child, obj, groups, e);
-    memcpy(before, child, (size_t)n * sizeof *child);
-    gcma_local_search(g, child);
-    double s = score_labels(g, child, obj, groups, e);
-    if (isnan(s) || isnan(s0)) {
+    double s = offspring(g, p1, p2, obj, child, before, groups, e);
+    if (isnan(s)) {
       rc = e ? e->code : ERR_RANGE;
-      goto done;
-    }
-    if (s0 < s) {
-      s = s0;
-      memcpy(child, before, (size_t)n * sizeof *child);
+      break;
     }
     search_log_push(log, s);
-    double s1 = g->pscore[p1], s2 = g->pscore[p2];
-    if (s > (s1 > s2 ? s1 : s2)) continue; /* worse than both: dropped */
-    int worse = s1 > s2 ? p1 : p2;
-    memcpy(g->plabel + (size_t)worse * n, child, (size_t)n * sizeof *child);
-    g->pscore[worse] = s;
+    replace_worse_parent(g, p1, p2, child, s);
   }
-done:
   free(groups);
   free(child);
   free(before);

@@ -240,57 +240,84 @@ static void order_starts(const double *v, int *order, int nstarts) {
       swap_int(&order[j], &order[j - 1]);
 }
 
+/* The walk's generator, seeded from seed, and its allocations. */
+static void walk_alloc(local_walk *w, uint64_t seed) {
+  w->rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(w->rng, (unsigned long)seed);
+  w->best = alloc_new(w->R, w->S);
+  w->cur = alloc_new(w->R, w->S);
+  w->trial = alloc_new(w->R, w->S);
+  w->moves = mem_alloc((size_t)w->cap * sizeof *w->moves);
+  w->group = mem_alloc((size_t)w->R * sizeof *w->group);
+}
+
+static void walk_free(local_walk *w) {
+  alloc_free(w->best);
+  alloc_free(w->cur);
+  alloc_free(w->trial);
+  free(w->moves);
+  free(w->group);
+  gsl_rng_free(w->rng);
+}
+
+/* Scores every start into start_v (each one logged). false on an objective
+ * error. */
+static bool score_starts(local_walk *w, const alloc *const *starts,
+                         int nstarts, double *start_v, err *e) {
+  for (int k = 0; k < nstarts; k++)
+    if (isnan(start_v[k] = evaluate(w, starts[k], e))) return false;
+  return true;
+}
+
+/* Descends from the best start; at each local optimum moves on to the next
+ * start (by value), then to kicks of the best point, until the budget is
+ * spent. false on an objective error. */
+static bool walk(local_walk *w, const alloc *const *starts,
+                 const double *start_v, int *order, int nstarts, err *e) {
+  size_t bytes = (size_t)w->n * sizeof(int);
+  order_starts(start_v, order, nstarts);
+  memcpy(w->cur->device, starts[order[0]]->device, bytes);
+  w->cur_s = start_v[order[0]];
+  for (int next = 1; w->n > 1 && w->log->n < w->budget;) {
+    int step = descend(w, e);
+    if (step < 0) return false;
+    if (step > 0 || w->log->n >= w->budget) continue;
+    if (next < nstarts) {  /* a local optimum: the next start */
+      memcpy(w->cur->device, starts[order[next]]->device, bytes);
+      w->cur_s = start_v[order[next++]];
+    } else if (isnan(kick(w, e))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 search_result *local_search(const cost_ctx *c, const search_objective *obj,
                             const alloc *const *starts, int nstarts,
                             const search_opts *o, err *e) {
-  int R = starts[0]->replicas, S = starts[0]->stages, n = R * S;
+  int R = starts[0]->replicas, S = starts[0]->stages;
   long budget = o->trials >= 0 ? o->trials : SEARCH_SIM_TRIALS;
   if (budget < nstarts) budget = nstarts;
   search_log log;
   search_log_init(&log, o, budget);
   local_walk w = {.c = c, .obj = obj, .log = &log, .budget = budget,
-                  .R = R, .S = S, .n = n, .best_s = INFINITY,
+                  .R = R, .S = S, .n = R * S, .best_s = INFINITY,
                   .cap = move_capacity(R, S)};
-  w.rng = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(w.rng, (unsigned long)o->seed);
-  w.best = alloc_new(R, S);
-  w.cur = alloc_new(R, S);
-  w.trial = alloc_new(R, S);
-  w.moves = mem_alloc((size_t)w.cap * sizeof *w.moves);
-  w.group = mem_alloc((size_t)R * sizeof *w.group);
+  walk_alloc(&w, o->seed);
   double *start_v = mem_alloc((size_t)nstarts * sizeof *start_v);
   int *order = mem_alloc((size_t)nstarts * sizeof *order);
   search_result *r = NULL;
-  for (int k = 0; k < nstarts; k++)
-    if (isnan(start_v[k] = evaluate(&w, starts[k], e))) goto done;
-  order_starts(start_v, order, nstarts);
-  memcpy(w.cur->device, starts[order[0]]->device, (size_t)n * sizeof(int));
-  w.cur_s = start_v[order[0]];
-  for (int next = 1; n > 1 && log.n < budget;) {
-    int step = descend(&w, e);
-    if (step < 0) goto done;
-    if (step > 0 || log.n >= budget) continue;
-    if (next < nstarts) {  /* a local optimum: the next start */
-      memcpy(w.cur->device, starts[order[next]]->device, (size_t)n * sizeof(int));
-      w.cur_s = start_v[order[next++]];
-    } else if (isnan(kick(&w, e))) {
-      goto done;
-    }
+  if (score_starts(&w, starts, nstarts, start_v, e) &&
+      walk(&w, starts, start_v, order, nstarts, e)) {
+    r = search_result_new("sim", w.best, c);
+    w.best = NULL;
+    r->objective_s = w.best_s;
+    r->start_s = start_v[0];
+    search_log_finish(&log, r);
   }
-  r = search_result_new("sim", w.best, c);
-  w.best = NULL;
-  r->objective_s = w.best_s;
-  r->start_s = start_v[0];
-  search_log_finish(&log, r);
-done:
   if (!r) free(log.best);
-  alloc_free(w.best);
-  alloc_free(w.cur);
-  alloc_free(w.trial);
-  free(w.moves);
-  free(w.group);
+  walk_free(&w);
   free(start_v);
   free(order);
-  gsl_rng_free(w.rng);
   return r;
 }
