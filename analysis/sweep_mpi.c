@@ -1,8 +1,10 @@
 /* sweep_mpi: sweeps over MPI ranks.
- * Invariant: rank 0 is the only writer. Point t of the missing list belongs
- * to rank t mod size; every rank evaluates its points in increasing t, and
- * rank 0 stores a result as soon as it has it, so the database holds the
- * same rows as a single-process sweep (each row depends on its point only). */
+ * Invariant: rank 0 is the only writer and hands the missing points out on
+ * demand (SWEEP_MPI_AHEAD to each other rank, the next to whichever rank
+ * returns a result, and one to itself whenever no result is waiting); every point is
+ * evaluated exactly once and stored as soon as rank 0 has it, so the
+ * database holds the same rows as a single-process sweep (each row depends
+ * on its point only), and a slow rank never holds the others back. */
 #include "analysis/sweep_mpi.h"
 
 #include <stdint.h>
@@ -47,7 +49,8 @@ int sweep_mpi_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
 
 #else
 
-enum { TAG_RESULT = 1 };
+enum { TAG_RESULT = 1, TAG_WORK = 2 };
+#define NO_POINT UINT64_MAX /* "no more work": the rank returns */
 
 int sweep_mpi_init(int *rank, int *size, err *e) {
   int provided;
@@ -93,8 +96,9 @@ int sweep_mpi_status(int status) {
   return status;
 }
 
-/* Rank 0: stores one result that arrived from another rank. */
-static int receive_one(sweep_writer *w, err *e) {
+/* Rank 0: stores one result that arrived from another rank; *from is that
+ * rank. */
+static int receive_one(sweep_writer *w, int *from, err *e) {
   MPI_Status ms;
   int len;
   MPI_Probe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &ms);
@@ -102,6 +106,7 @@ static int receive_one(sweep_writer *w, err *e) {
   char *buf = mem_alloc((size_t)len + 1);
   MPI_Recv(buf, len, MPI_BYTE, ms.MPI_SOURCE, TAG_RESULT, MPI_COMM_WORLD,
            MPI_STATUS_IGNORE);
+  *from = ms.MPI_SOURCE;
   uint64_t point = 0;
   int status = ERR_CONFIG;
   err pe = {0};
@@ -145,56 +150,79 @@ static int evaluate(const sweep *s, const sweep_opts *o, size_t i, int rank,
   return rc;
 }
 
+static void assign(int rank, uint64_t point) {
+  MPI_Send(&point, 1, MPI_UINT64_T, rank, TAG_WORK, MPI_COMM_WORLD);
+}
+
+/* Each other rank holds up to this many assigned points, so it always has
+ * the next one at hand while rank 0 is busy evaluating its own. */
+#define SWEEP_MPI_AHEAD 2
+
+/* Rank 0: hands out the n points of todo and stores every result. */
+static int coordinate(const sweep *s, const sweep_opts *o, const size_t *todo,
+                      size_t n, int size, sweep_writer *w, err *e) {
+  size_t next = 0, done = 0;
+  int *held = mem_calloc((size_t)size, sizeof *held);
+  for (int r = 1; r < size; r++) {
+    while (held[r] < SWEEP_MPI_AHEAD && next < n)
+      assign(r, todo[next++]), held[r]++;
+    if (!held[r]) assign(r, NO_POINT);
+  }
+  int rc = ERR_OK, waiting, from;
+  while (done < n && rc == ERR_OK) {
+    MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &waiting,
+               MPI_STATUS_IGNORE);
+    if (waiting || next >= n) {
+      rc = receive_one(w, &from, e);
+      if (next < n)
+        assign(from, todo[next++]);
+      else if (--held[from] == 0)
+        assign(from, NO_POINT);
+    } else {
+      rc = evaluate(s, o, todo[next++], 0, w, e);
+    }
+    done++;
+  }
+  free(held);
+  return rc;
+}
+
+/* Ranks > 0: evaluate what rank 0 assigns until it says NO_POINT; returns
+ * how many. */
+static size_t work(const sweep *s, const sweep_opts *o, int rank) {
+  size_t mine = 0;
+  for (;;) {
+    uint64_t point;
+    MPI_Recv(&point, 1, MPI_UINT64_T, 0, TAG_WORK, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    if (point == NO_POINT) return mine;
+    evaluate(s, o, (size_t)point, rank, NULL, NULL);
+    mine++;
+  }
+}
+
 int sweep_mpi_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
                   err *e) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  uint64_t n = 0;
-  size_t *todo = NULL;
-  if (rank == 0) {
-    size_t missing;
-    if (!(todo = sweep_missing(s, d, &missing, e))) sweep_mpi_abort(1);
-    n = missing;
-  }
-  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  uint64_t *list = mem_alloc((size_t)n * sizeof *list + 1);
-  for (uint64_t t = 0; rank == 0 && t < n; t++) list[t] = todo[t];
-  for (uint64_t at = 0; at < n;) {
-    int chunk = n - at > (1u << 26) ? (1 << 26) : (int)(n - at);
-    MPI_Bcast(list + at, chunk, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    at += (uint64_t)chunk;
-  }
-  free(todo);
   sweep_stats local = {0};
   if (!st) st = &local;
+  if (rank != 0) {
+    *st = (sweep_stats){.total = sweep_count(s)};
+    st->computed = work(s, o, rank);
+    return ERR_OK;
+  }
+  size_t n;
+  size_t *todo = sweep_missing(s, d, &n, e);
+  if (!todo) sweep_mpi_abort(1); /* the other ranks wait for work */
   *st = (sweep_stats){.total = sweep_count(s), .present = sweep_count(s) - n};
-  sweep_writer *w = rank == 0 ? sweep_writer_new(s, d, o, st->total, n) : NULL;
-  size_t mine = 0, remote = 0;
-  int rc = ERR_OK, flag;
-  for (uint64_t t = (uint64_t)rank; t < n && rc == ERR_OK;
-       t += (uint64_t)size, mine++) {
-    rc = evaluate(s, o, (size_t)list[t], rank, w, e);
-    while (rank == 0 && rc == ERR_OK &&
-           (MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag,
-                       MPI_STATUS_IGNORE),
-            flag)) {
-      rc = receive_one(w, e);
-      remote++;
-    }
-  }
-  while (rank == 0 && rc == ERR_OK && mine + remote < n) {
-    rc = receive_one(w, e);
-    remote++;
-  }
-  free(list);
-  if (rank == 0) {
-    int rc2 = sweep_writer_finish(w, st, e);
-    if (rc == ERR_OK) rc = rc2;
-    if (rc) sweep_mpi_abort(1); /* the other ranks may wait on a send */
-  } else {
-    st->computed = mine;
-  }
+  sweep_writer *w = sweep_writer_new(s, d, o, st->total, n);
+  int rc = coordinate(s, o, todo, n, size, w, e);
+  free(todo);
+  int rc2 = sweep_writer_finish(w, st, e);
+  if (rc == ERR_OK) rc = rc2;
+  if (rc) sweep_mpi_abort(1); /* the other ranks may wait for work */
   return rc;
 }
 

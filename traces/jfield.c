@@ -184,7 +184,7 @@ int jfield_bool(const jfield_doc *d, const jfield_scope *s, const json_t *obj,
 
 int jfield_int32(const jfield_doc *d, const jfield_scope *s, const json_t *obj,
                  const char *key, int lo, int def, int *out) {
-  long long x;
+  long long x = def;
   int rc = jfield_int(d, s, obj, key, lo, 0x7fffffff, def, &x);
   if (rc == ERR_OK) *out = (int)x;
   return rc;
