@@ -144,13 +144,16 @@ double stats_mape(const double *predicted, const double *actual, size_t n) {
 
 double stats_regret(const double *score, const double *actual, size_t n) {
   if (n == 0) return NAN;
-  size_t best_score = 0;
-  double best_actual = actual[0];
+  double low = score[0], best_actual = actual[0];
   for (size_t i = 1; i < n; i++) {
-    if (score[i] < score[best_score]) best_score = i;
-    if (actual[i] < best_actual) best_actual = actual[i];
+    low = fmin(low, score[i]);
+    best_actual = fmin(best_actual, actual[i]);
   }
-  return actual[best_score] / best_actual - 1.0;
+  double sum = 0;
+  size_t ties = 0;
+  for (size_t i = 0; i < n; i++)
+    if (score[i] - low <= 1e-9 * fabs(low)) sum += actual[i], ties++;
+  return sum / (double)ties / best_actual - 1.0;
 }
 
 static int pair_cmp(const void *pa, const void *pb) {

@@ -24,9 +24,11 @@ double stats_kendall(const double *x, const double *y, size_t n);
  * 100/n * sum |p - a| / |a|. Pairs with a == 0 are skipped; NAN if none. */
 double stats_mape(const double *predicted, const double *actual, size_t n);
 
-/* Regret of trusting score: actual time of the lowest-scored sample (the
- * first one on a tie) over the lowest actual time, minus 1; >= 0.
- * NAN when n == 0. */
+/* Regret of trusting score: actual time of the lowest-scored sample over
+ * the lowest actual time, minus 1; >= 0. Samples whose scores tie with the
+ * lowest (within a relative 1e-9) are one choice the model cannot break, so
+ * their mean actual time counts (the expected regret of picking among
+ * them). NAN when n == 0. */
 double stats_regret(const double *score, const double *actual, size_t n);
 
 typedef struct stats_pair {

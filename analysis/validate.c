@@ -46,13 +46,15 @@ static void add(validate_report *r, const char *kind, alloc *a) {
   r->a[r->n++] = a;
 }
 
-/* Fixed placements, the schedulers' best, then perturbations of the
- * best-scored so far and random permutations, alternating. */
+/* Fixed placements, the schedulers' best (sim: judged by simulation under
+ * netem, whatever model is being validated, so that every model sees the
+ * same sample), then perturbations of the best-scored so far and random
+ * permutations, alternating. */
 static int draw_sample(validate_report *r, const scenario *s,
                        const cost_ctx *c, int want, err *e) {
   static const char *const named[] = {"dtfm-identity", "megatron", "greedy",
-                                      "gcma"};
-  for (size_t k = 0; k < 4 && r->n < want; k++) {
+                                      "gcma", "sim"};
+  for (size_t k = 0; k < sizeof named / sizeof *named && r->n < want; k++) {
     alloc *a = sim_place(s, c, named[k], NULL, e);
     if (!a) return e ? e->code : ERR_CONFIG;
     add(r, named[k], a);

@@ -53,13 +53,19 @@ Test(stats, mape_percent_skips_zero_actual) {
   cr_expect_float_eq(stats_mape(p, a, 4), 15.0, EPS);
 }
 
-Test(stats, regret_first_best_score) {
+Test(stats, regret_of_the_best_score_ties_averaged) {
   double score[] = {3, 1, 2, 1}, actual[] = {10, 12, 11, 9};
-  cr_expect_float_eq(stats_regret(score, actual, 4), 12.0 / 9.0 - 1, EPS);
+  /* samples 1 and 3 tie: (12 + 9) / 2 over the best 9 */
+  cr_expect_float_eq(stats_regret(score, actual, 4), 10.5 / 9.0 - 1, EPS);
   double good[] = {9, 12, 11, 10};
-  cr_expect_float_eq(stats_regret(score, good, 4), 12.0 / 9.0 - 1, EPS);
+  cr_expect_float_eq(stats_regret(score, good, 4), 11.0 / 9.0 - 1, EPS);
+  double unique[] = {3, 1, 2, 1.5};
+  cr_expect_float_eq(stats_regret(unique, actual, 4), 12.0 / 9.0 - 1, EPS);
   double best[] = {12, 9, 11, 10};
-  cr_expect_float_eq(stats_regret(score, best, 4), 0.0, EPS);
+  cr_expect_float_eq(stats_regret(unique, best, 4), 0.0, EPS);
+  /* a tie within rounding (1e-12 relative) is a tie */
+  double near[] = {3, 1, 2, 1 + 1e-12};
+  cr_expect_float_eq(stats_regret(near, actual, 4), 10.5 / 9.0 - 1, EPS);
 }
 
 Test(stats, discordant_sorted_by_gap) {
