@@ -90,10 +90,13 @@ def grid(n):
 
 
 def save(fig, out, name, title, description=None):
-    fig.suptitle(title, fontsize=13)
-    # Room for the title: tight_layout alone lets it overlap a tall figure's
-    # first row (the timeline) when a legend sits outside the axes.
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / fig.get_size_inches()[1]))
+    # Room for the title in inches, whatever the figure's height:
+    # tight_layout alone lets it overlap a tall figure's first row (the
+    # timeline) when a legend sits outside the axes.
+    height = fig.get_size_inches()[1]
+    fig.suptitle(title, fontsize=13, y=1 - 0.1 / height, va="top")
+    fig.tight_layout()  # counts the suptitle (matplotlib >= 3.3)
+    fig.subplots_adjust(top=min(fig.subplotpars.top, 1 - 0.5 / height))
     path = os.path.join(out, name)
     meta = {"Title": title}
     if description:
@@ -247,7 +250,7 @@ def convergence(db, out):
     if longest > 100:
         ax.set_xscale("log")
     ax.set_xlabel("candidates scored")
-    ax.set_ylabel("best DT-FM score so far (s)")
+    ax.set_ylabel("best so far (s): DT-FM score;\nsim/…: simulated iteration time")
     ax.grid(alpha=0.3)
     ax.legend(title="run: method on scenario", fontsize=8)
     save(fig, out, "convergence.png", "Scheduler convergence",
