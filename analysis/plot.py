@@ -169,26 +169,39 @@ def model_vs_simulated(db, out, column, name, xlabel, title, diagonal):
     save(fig, out, name, title)
 
 
+# Knobs besides the seed that tell two lines of one panel apart when a sweep
+# crosses them (a line is a method plus the values of those that vary).
+LINE_KNOBS = ("gpu", "layers", "batch", "micro_batch",
+              "micro_batches_per_pass", "schedule", "dp_algo", "window_bytes",
+              "latency_scale", "activation_gb", "gradient_gb")
+
+
 def bandwidth_scale(db, out):
     """Iteration time vs bandwidth scale, a panel per (scenario, network).
-    A line is a method (and GPU, when rows hold several) swept over at least
-    two scales; single points (validate's perturbed samples at scale 1) are
-    left out. A line keeps one colour, marker and dash in every panel, so
-    equal lines (dtfm-identity under greedy) stay visible."""
+    A line is a method (plus every other knob the rows vary, e.g. layers or
+    GPU) swept over at least two scales, its points the mean over seeds;
+    single points (validate's perturbed samples at scale 1) are left out. A
+    line keeps one colour, marker and dash in every panel, so equal lines
+    (dtfm-identity under greedy) stay visible."""
+    knobs = ", ".join(LINE_KNOBS)
     rows = db.execute(
-        "SELECT scenario, network_model, method, gpu, bandwidth_scale, "
-        "avg(iteration_s), count(*) FROM results "
+        "SELECT scenario, network_model, method, %s, bandwidth_scale, "
+        "avg(iteration_s) FROM results "
         "WHERE iteration_s IS NOT NULL AND bandwidth_scale IS NOT NULL "
-        "GROUP BY scenario, network_model, method, gpu, bandwidth_scale "
-        "ORDER BY bandwidth_scale").fetchall()
-    several_gpus = len({r[3] for r in rows}) > 1  # then a line per GPU
+        "GROUP BY scenario, network_model, method, %s, bandwidth_scale "
+        "ORDER BY bandwidth_scale" % (knobs, knobs)).fetchall()
+    k = len(LINE_KNOBS)
+    varying = [i for i in range(k) if len({r[3 + i] for r in rows}) > 1]
     panels = defaultdict(lambda: defaultdict(list))
-    for scenario, network, method, gpu, scale, t, _ in rows:
-        line = "%s, %s" % (method, gpu) if several_gpus else method
+    for r in rows:
+        scenario, network, method = r[:3]
+        scale, t = r[3 + k], r[4 + k]
+        line = ", ".join([method] + ["%s=%s" % (LINE_KNOBS[i], r[3 + i])
+                                     for i in varying])
         panels[(scenario, network)][line].append((scale, t))
-    panels = {k: {m: p for m, p in v.items() if len(p) > 1}
-              for k, v in panels.items()}
-    panels = {k: v for k, v in panels.items() if v}
+    panels = {key: {m: p for m, p in v.items() if len(p) > 1}
+              for key, v in panels.items()}
+    panels = {key: v for key, v in panels.items() if v}
     if not panels:
         note("no sweep over bandwidth_scale: skipping bandwidth_scale.png")
         return
@@ -198,6 +211,7 @@ def bandwidth_scale(db, out):
                     ls=("-", "--", "-.", ":")[i % 4],
                     markersize=8 - 1.5 * (i % 3))
             for i, m in enumerate(names)}
+    legend_title = ", ".join(["method"] + [LINE_KNOBS[i] for i in varying])
     fig, axes = grid(len(panels))
     labels = []
     for ax, ((scenario, network), methods) in zip(axes, sorted(panels.items())):
@@ -213,8 +227,7 @@ def bandwidth_scale(db, out):
         ax.set_xlabel("bandwidth scale (x the scenario's bandwidths)")
         ax.set_ylabel("simulated iteration time (s)")
         ax.grid(alpha=0.3, which="both")
-        ax.legend(title="method, GPU" if several_gpus else "method",
-                  fontsize=8)
+        ax.legend(title=legend_title, fontsize=8)
     save(fig, out, "bandwidth_scale.png",
          "Iteration time vs bandwidth, per placement method "
          "(mean over seeds)", description="\n".join(labels))

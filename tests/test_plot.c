@@ -195,8 +195,39 @@ Test(plot, bandwidth_lines_per_gpu) {
   db_close(d);
   cr_assert_eq(plot(path, ">/dev/null 2>&1"), 0);
   char *legend = png_description("bandwidth_scale.png");
-  cr_expect_str_eq(legend, "worldwide, netem: gcma, A100\n"
-                           "worldwide, netem: gcma, V100");
+  cr_expect_str_eq(legend, "worldwide, netem: gcma, gpu=A100\n"
+                           "worldwide, netem: gcma, gpu=V100");
+  free(legend);
+}
+
+/* Rows crossing layers and seeds: a line per layer count, each point the
+ * mean over seeds only (24 and 40 layers are never averaged together). */
+Test(plot, bandwidth_lines_per_crossed_knob_mean_over_seeds) {
+  const char *path = support_path("l.db");
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"geodes sweep", NULL, -1, "0", "x"},
+                             &e);
+  char keys[16][32];
+  int k = 0;
+  for (int layers = 24; layers <= 40; layers += 16)
+    for (int scale = 1; scale <= 2; scale++)
+      for (int seed = 1; seed <= 2; seed++, k++) {
+        db_result r;
+        db_result_init(&r);
+        snprintf(keys[k], sizeof keys[k], "key %d", k);
+        r.key = keys[k], r.study = "sweep", r.scenario = "worldwide";
+        r.method = "gcma", r.network_model = "netem", r.seed = seed;
+        r.layers = layers, r.bandwidth_scale = scale;
+        r.iteration_s = layers / (double)scale + seed; /* seeds: +1, +2 */
+        cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+      }
+  db_close(d);
+  cr_assert_eq(plot(path, ">/dev/null 2>&1"), 0);
+  char *legend = png_description("bandwidth_scale.png");
+  cr_expect_str_eq(legend, "worldwide, netem: gcma, layers=24\n"
+                           "worldwide, netem: gcma, layers=40");
   free(legend);
 }
 

@@ -144,16 +144,33 @@ static void print_table(const scenario *s, const search_result *r,
            r->start_s, r->objective_s < r->start_s ? "beaten" : "not beaten",
            r->start_s - r->objective_s,
            100 * (r->start_s - r->objective_s) / r->start_s);
+  /* Columns as wide as the widest SITE#device (at most CELL_MAX); a longer
+   * site name is cut, never the device number. */
+  enum { CELL_MAX = 24 };
+  int width = 8;
+  for (int d = 0; d < s->ndevices; d++) {
+    char cell[CELL_MAX * 4];
+    int n = snprintf(cell, sizeof cell, "%s#%d",
+                     s->sites[s->device_site[d]].name, d);
+    width = n > width ? (n < CELL_MAX ? n : CELL_MAX) : width;
+  }
   printf("\n%-9s", "PIPELINE");
-  for (int st = 0; st < a->stages; st++) printf(" stage %-6d", st);
+  for (int st = 0; st < a->stages; st++) {
+    char head[32];
+    snprintf(head, sizeof head, "stage %d", st);
+    printf(" %-*s", width, head);
+  }
   printf("\n");
   for (int rep = 0; rep < a->replicas; rep++) {
     printf("%-9d", rep);
     for (int st = 0; st < a->stages; st++) {
       int d = alloc_at(a, rep, st);
-      char cell[64];
-      snprintf(cell, sizeof cell, "%s#%d", s->sites[s->device_site[d]].name, d);
-      printf(" %-12.12s", cell);
+      char num[16];
+      int nd = snprintf(num, sizeof num, "#%d", d);
+      printf(" %.*s%-*s", width - nd, s->sites[s->device_site[d]].name,
+             width - (int)fmin(strlen(s->sites[s->device_site[d]].name),
+                               (double)(width - nd)),
+             num);
     }
     printf("\n");
   }
