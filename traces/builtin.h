@@ -1,5 +1,5 @@
 /* builtin: the files of traces/data, compiled into the library by
- * cmake/embed.cmake, so built-in scenarios load from any working directory
+ * traces/embed.cmake, so built-in scenarios load from any working directory
  * and nothing reads ../shared at run time. */
 #ifndef TRACES_BUILTIN_H
 #define TRACES_BUILTIN_H
