@@ -39,10 +39,12 @@ struct sim_graph {
   size_t n, cap;
   edge *e;
   size_t ne, ecap;
-  uint32_t *succ; /* CSR targets */
+  uint32_t *succ; /* CSR targets, scap of them */
   uint32_t *deps; /* run state: task.deps */
+  uint32_t *cur;  /* freeze scratch: 2 (ncap + 1) cursors */
   hot *hot;       /* [n], 64-byte aligned inside hot_mem */
   void *hot_mem;
+  size_t scap, ncap; /* succ; deps, cur and hot (tasks + 1) */
   sim_queue *q;
   sim_net *net;
   size_t done;
@@ -58,8 +60,17 @@ void sim_graph_free(sim_graph *g) {
   free(g->e);
   free(g->succ);
   free(g->deps);
+  free(g->cur);
   free(g->hot_mem);
   free(g);
+}
+
+void sim_graph_clear(sim_graph *g) {
+  g->n = 0;
+  g->ne = 0;
+  g->done = 0;
+  g->end = 0;
+  g->flows = 0;
 }
 
 static uint32_t add(sim_graph *g, sim_task x) {
@@ -109,12 +120,24 @@ void sim_graph_stream(sim_graph *g, uint32_t *last, uint32_t t,
  * the edges hit tasks at random and the records do not fit in cache. */
 static void freeze(sim_graph *g) {
   size_t n = g->n;
-  free(g->succ);
-  free(g->deps);
-  g->succ = mem_alloc((g->ne + 1) * sizeof *g->succ);
-  g->deps = mem_calloc(n + 1, sizeof *g->deps);
-  uint32_t *lcur = mem_calloc(n + 1, sizeof *lcur);
-  uint32_t *dcur = mem_calloc(n + 1, sizeof *dcur);
+  if (g->ne + 1 > g->scap) {
+    free(g->succ);
+    g->scap = g->ne + 1;
+    g->succ = mem_alloc(g->scap * sizeof *g->succ);
+  }
+  if (n + 1 > g->ncap) {
+    free(g->deps);
+    free(g->cur);
+    free(g->hot_mem);
+    g->ncap = n + 1;
+    g->deps = mem_alloc(g->ncap * sizeof *g->deps);
+    g->cur = mem_alloc(2 * g->ncap * sizeof *g->cur);
+    g->hot_mem = mem_alloc(g->ncap * sizeof *g->hot + 63);
+    g->hot = (hot *)(((uintptr_t)g->hot_mem + 63) & ~(uintptr_t)63);
+  }
+  uint32_t *lcur = g->cur, *dcur = g->cur + n + 1;
+  memset(g->deps, 0, (n + 1) * sizeof *g->deps);
+  memset(g->cur, 0, 2 * (n + 1) * sizeof *g->cur);
   for (size_t k = 0; k < g->ne; k++) {
     if (g->e[k].when == SIM_ON_LEFT) lcur[g->e[k].a]++; else dcur[g->e[k].a]++;
     g->deps[g->e[k].b]++;
@@ -135,11 +158,6 @@ static void freeze(sim_graph *g) {
     uint32_t a = g->e[k].a;
     g->succ[g->e[k].when == SIM_ON_LEFT ? lcur[a]++ : dcur[a]++] = g->e[k].b;
   }
-  free(lcur);
-  free(dcur);
-  free(g->hot_mem);
-  g->hot_mem = mem_alloc((n + 1) * sizeof *g->hot + 63);
-  g->hot = (hot *)(((uintptr_t)g->hot_mem + 63) & ~(uintptr_t)63);
   for (size_t i = 0; i < n; i++) {
     const sim_task *t = &g->t[i];
     hot *h = &g->hot[i];

@@ -54,6 +54,10 @@ typedef struct sim_task {
 sim_graph *sim_graph_new(void);
 void sim_graph_free(sim_graph *g);
 
+/* Empties g (no tasks, no edges) but keeps its memory, so the next build and
+ * run of a graph of similar size touches no fresh pages. */
+void sim_graph_clear(sim_graph *g);
+
 /* Adds a task; returns its id (ids are dense, in creation order). */
 uint32_t sim_graph_compute(sim_graph *g, int dev, int64_t dur_ns,
                            sim_task_role role, int mb);

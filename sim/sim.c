@@ -267,6 +267,24 @@ static int save_timeline(const scenario *s, const char *path,
   return rc;
 }
 
+/* The last run's graph, emptied, kept per thread for the next run: searches
+ * and sweeps call sim_run many times, and a large graph's fresh memory (tens
+ * of MB at 1024 devices) costs page faults on every run. */
+static _Thread_local sim_graph *spare_graph;
+
+static sim_graph *graph_take(void) {
+  sim_graph *g = spare_graph ? spare_graph : sim_graph_new();
+  spare_graph = NULL;
+  return g;
+}
+
+static void graph_give_back(sim_graph *g) {
+  if (!g) return;
+  sim_graph_clear(g);
+  sim_graph_free(spare_graph);
+  spare_graph = g;
+}
+
 int sim_run(const scenario *s, const alloc *a, const sim_options *o,
             sim_result *out, err *e) {
   memset(out, 0, sizeof *out);
@@ -282,7 +300,7 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
   if ((rc = spec_device_gpus(s, gpu, e))) goto done;
   int nn = nic_layout(s, nic, nic_gbps);
   sim_net_topo topo = {s->ndevices, s, topo_link, topo_next, nic, nic_gbps, nn};
-  g = sim_graph_new();
+  g = graph_take();
   sim_train_build(g, &w, a, gpu, opt.compute_scale > 0 ? opt.compute_scale : 1,
                   NULL, 0, &mk);
   int64_t ev = sim_graph_run(g, &topo, opt.network, opt.window_bytes);
@@ -303,7 +321,7 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
 done:
   if (rc) sim_result_free(out);
   sim_train_marks_free(&mk);
-  sim_graph_free(g);
+  graph_give_back(g);
   free(gpu);
   free(nic);
   free(nic_gbps);
