@@ -489,27 +489,104 @@ static bool idle_restarts(int ns, double period, bool upstream, servers v) {
  * the slowest of: a stage's compute (f + b), its receive stream (holds
  * both incoming transfers until they arrive), its send stream, and the
  * round trip from stage s to the last stage and back spread over the
- * D_pp - s micro-batches stage s keeps in flight. *drain gets, per stage,
- * how long after its last backward the pass ends. */
+ * D_pp - s micro-batches stage s keeps in flight, plus the restarts that
+ * trip pays once per cycle (fx, bx per server, NULL: none; see
+ * onef1b_restarts). *drain gets, per stage, how long after its last
+ * backward the pass ends; *bind the stage whose round trip sets the
+ * period (-1: another term). */
 static double onef1b_pass(int D, int K, const double *ff, const double *ft,
-                          const double *bf, const double *bt, double *drain,
-                          double *per) {
+                          const double *bf, const double *bt,
+                          const double *fx, const double *bx, double *drain,
+                          double *per, int *bind) {
   int NS = 2 * D - 1;
   double fill = 0, period = 0;
+  *bind = -1;
   for (int j = 0; j < NS; j++) fill += ff[j] + bf[j];
   for (int st = 0; st < D; st++) {
     int fi = 2 * st, bi = 2 * (D - 1 - st); /* stage st in each order */
     double cb = ft[fi] + bt[bi], rin = 0, sout = 0, loop = 0;
     if (st > 0) rin += ft[fi - 1], sout += bt[bi + 1];
     if (st + 1 < D) rin += bt[bi - 1], sout += ft[fi + 1];
-    for (int j = fi; j < NS; j++) loop += ft[j];
-    for (int j = 0; j <= bi; j++) loop += bt[j];
-    period = fmax(period, fmax(fmax(cb, rin), fmax(sout, loop / (D - st))));
+    for (int j = fi; j < NS; j++) loop += ft[j] + at(fx, j);
+    for (int j = 0; j <= bi; j++) loop += bt[j] + at(bx, j);
+    double other = fmax(fmax(cb, rin), sout);
+    if (loop / (D - st) > fmax(period, other)) *bind = st;
+    else if (other > period) *bind = -1;
+    period = fmax(period, fmax(other, loop / (D - st)));
     drain[st] = 0;
     for (int j = bi + 1; j < NS; j++) drain[st] += bt[j];
   }
   *per = period;
   return fill + (K - 1) * period;
+}
+
+/* Whether the sender of boundary j of phase v sits idle past the restart
+ * threshold (minimum RTO + RTT) for `idle` seconds. */
+static bool restarts(servers v, int j, double idle) {
+  return idle > PREDICT_TCP_RTO_MIN_S + 2 * v.lat[j];
+}
+
+/* tcp under 1F1B. The connections start fresh (the warm-up's first
+ * flows), and a pipeline whose boundaries all restart runs at a period
+ * that may keep them idle long enough to restart again: the engine stays
+ * in that state. So: (1) start from every boundary fresh and return one to
+ * its steady time while its gap per period is below the threshold (the
+ * period only shrinks: a fixed point in <= 2 D rounds). (2) When stage s's
+ * round trip sets the period, its D - s micro-batches go round as a burst
+ * (warm-up spacing) and then wait for the first to come back: a boundary
+ * on that trip idles once per cycle of D - s periods, for the cycle less
+ * its sending, and pays one restart per cycle (fx, bx), the same
+ * shrinking fixed point. (3) The upward check of idle_restarts. */
+static double onef1b_restarts(int D, int K, servers f, servers b,
+                              double *drain, double *per) {
+  int NS = 2 * D - 1, bind;
+  double *keep = mem_alloc(4 * (size_t)NS * sizeof *keep);
+  double *x = mem_calloc(2 * (size_t)NS, sizeof *x), p;
+  servers ph[2] = {f, b};
+  for (int h = 0; h < 2; h++)
+    for (int j = 1; j < NS; j += 2) {
+      keep[(2 * h) * NS + j] = ph[h].t[j], keep[(2 * h + 1) * NS + j] = ph[h].first[j];
+      if (ph[h].fresh[j] > ph[h].t[j]) ph[h].t[j] = ph[h].first[j] = ph[h].fresh[j];
+    }
+  for (bool changed = true; changed;) {
+    p = onef1b_pass(D, K, f.first, f.t, b.first, b.t, NULL, NULL, drain, per, &bind);
+    changed = false;
+    for (int h = 0; h < 2; h++)
+      for (int j = 1; j < NS; j += 2) {
+        servers v = ph[h];
+        if (v.t[j] == keep[(2 * h) * NS + j]) continue;
+        if (restarts(v, j, *per - (v.fresh[j] - v.lat[j]))) continue;
+        v.t[j] = keep[(2 * h) * NS + j], v.first[j] = keep[(2 * h + 1) * NS + j];
+        changed = true;
+      }
+  }
+  free(keep);
+  for (int h = 0; h < 2; h++) /* (2): candidates, all restarting */
+    for (int j = 1; j < NS; j += 2)
+      x[h * NS + j] = fmax(0, ph[h].fresh[j] - ph[h].t[j]);
+  for (bool changed = true; changed;) {
+    p = onef1b_pass(D, K, f.first, f.t, b.first, b.t, x, x + NS, drain, per, &bind);
+    changed = false;
+    for (int h = 0; h < 2; h++)
+      for (int j = 1; j < NS; j += 2) {
+        servers v = ph[h];
+        double *xj = &x[h * NS + j];
+        if (*xj <= 0) continue;
+        /* on stage bind's trip: forward j >= 2 bind, backward j <= 2 (D-1-bind) */
+        bool on = bind >= 0 && (h == 0 ? j == 2 * bind + 1 : j == 2 * (D - 1 - bind) - 1);
+        int m = D - bind;
+        if (on && restarts(v, j, m * (*per - (v.t[j] - v.lat[j])) - *xj)) continue;
+        *xj = 0;
+        changed = true;
+      }
+  }
+  for (bool again = true; again;) {
+    p = onef1b_pass(D, K, f.first, f.t, b.first, b.t, x, x + NS, drain, per, &bind);
+    bool fa = idle_restarts(NS, *per, false, f);
+    again = idle_restarts(NS, *per, false, b) || fa;
+  }
+  free(x);
+  return p;
 }
 
 /* Per-call arrays: servers [2][R][2 D - 1], per replica phase times, the
@@ -604,12 +681,7 @@ int predict_iteration_with(const spec_workload *w, const scenario *s,
     for (int r = 0; r < R; r++) {
       servers f = work_servers(&k, R, NS, 0, r), b = work_servers(&k, R, NS, 1, r);
       double p, per;
-      bool again = true;
-      while (again) { /* both phases' restarts at one period, then again */
-        p = onef1b_pass(D, K, f.first, f.t, b.first, b.t, k.drain, &per);
-        bool fa = idle_restarts(NS, per, false, f);
-        again = idle_restarts(NS, per, false, b) || fa;
-      }
+      p = onef1b_restarts(D, K, f, b, k.drain, &per);
       for (int st = 0; st < D; st++) k.ready[(size_t)r * D + st] = p - k.drain[st];
       most = fmax(most, p);
     }
