@@ -1,13 +1,14 @@
 /* graph: build once (tasks + edge list), freeze into CSR, execute.
- * Invariant during a run: deps[i] counts the predecessor triggers of task i
+ * Invariant during a run: hot[i].deps counts the predecessor triggers of task i
  * that have not fired; a task with deps == 0 has been started exactly once;
  * every started task fires LEFT then DONE exactly once (at the same time
  * unless it is a transfer).
- * Layout: what the run reads per task (hot, 32 bytes, two to a cache line)
- * and the dependency counts are dense arrays apart from the public task
- * records, which the run only writes (times). The edges hit tasks at random
- * and the records (72 bytes) do not fit in cache at scale, so reading them
- * was a third of a run's time. */
+ * Layout: what the run reads and writes per task (hot, 32 bytes, two to a
+ * cache line: kind, ends, CSR and the dependency count, so an edge's target
+ * costs one miss) is a dense array apart from the public task records, which
+ * the run only writes (times). The edges hit tasks at random and the records
+ * (72 bytes) do not fit in cache at scale, so reading them was a third of a
+ * run's time. */
 #include "sim/graph.h"
 
 #include <assert.h>
@@ -25,9 +26,16 @@ typedef struct hot {
     double bytes;   /* transfer */
   } u;
   int32_t dev, dst;
-  uint32_t succ, nleft, ndone;
+  uint32_t succ, nleft; /* CSR: LEFT successors, then DONE ones up to the
+                         * next task's succ (hot[n] is a sentinel) */
+  uint32_t deps;        /* run state: predecessor triggers not yet fired */
   uint8_t kind, left; /* left: its LEFT trigger has fired */
 } hot;
+
+/* A task's times during the run, copied into the records afterwards. */
+typedef struct times {
+  int64_t start, left, done;
+} times;
 
 typedef struct edge {
   uint32_t a, b;
@@ -40,10 +48,11 @@ struct sim_graph {
   edge *e;
   size_t ne, ecap;
   uint32_t *succ; /* CSR targets, scap of them */
-  uint32_t *deps; /* run state: task.deps */
+  uint32_t *deps; /* freeze scratch: predecessor counts */
   uint32_t *cur;  /* freeze scratch: 2 (ncap + 1) cursors */
   hot *hot;       /* [n], 64-byte aligned inside hot_mem */
   void *hot_mem;
+  times *tm;      /* [n] */
   size_t scap, ncap; /* succ; deps, cur and hot (tasks + 1) */
   sim_queue *q;
   sim_net *net;
@@ -62,6 +71,7 @@ void sim_graph_free(sim_graph *g) {
   free(g->deps);
   free(g->cur);
   free(g->hot_mem);
+  free(g->tm);
   free(g);
 }
 
@@ -129,7 +139,9 @@ static void freeze(sim_graph *g) {
     free(g->deps);
     free(g->cur);
     free(g->hot_mem);
+    free(g->tm);
     g->ncap = n + 1;
+    g->tm = mem_alloc(g->ncap * sizeof *g->tm);
     g->deps = mem_alloc(g->ncap * sizeof *g->deps);
     g->cur = mem_alloc(2 * g->ncap * sizeof *g->cur);
     g->hot_mem = mem_alloc(g->ncap * sizeof *g->hot + 63);
@@ -143,34 +155,29 @@ static void freeze(sim_graph *g) {
     g->deps[g->e[k].b]++;
   }
   uint32_t off = 0;
-  for (size_t i = 0; i < n; i++) {
-    sim_task *t = &g->t[i];
-    t->t_start = t->t_left = t->t_done = -1;
-    t->deps = g->deps[i];
-    t->nleft = lcur[i];
-    t->ndone = dcur[i];
-    t->succ = off;
+  for (size_t i = 0; i < n; i++) { /* one pass over the records */
+    const sim_task *t = &g->t[i];
+    hot *h = &g->hot[i];
+    *h = (hot){.dev = t->dev, .dst = t->dst, .succ = off, .nleft = lcur[i],
+               .deps = g->deps[i], .kind = t->kind};
+    if (t->kind == SIM_TASK_XFER) h->u.bytes = t->bytes;
+    else h->u.dur_ns = t->dur_ns;
+    g->tm[i] = (times){-1, -1, -1};
+    uint32_t nl = lcur[i];
     lcur[i] = off;
-    dcur[i] = off + t->nleft;
-    off += t->nleft + t->ndone;
+    off += nl + dcur[i];
+    dcur[i] = off - dcur[i];
   }
+  g->hot[n].succ = off;
   for (size_t k = 0; k < g->ne; k++) {
     uint32_t a = g->e[k].a;
     g->succ[g->e[k].when == SIM_ON_LEFT ? lcur[a]++ : dcur[a]++] = g->e[k].b;
-  }
-  for (size_t i = 0; i < n; i++) {
-    const sim_task *t = &g->t[i];
-    hot *h = &g->hot[i];
-    *h = (hot){.dev = t->dev, .dst = t->dst, .succ = t->succ,
-               .nleft = t->nleft, .ndone = t->ndone, .kind = t->kind};
-    if (t->kind == SIM_TASK_XFER) h->u.bytes = t->bytes;
-    else h->u.dur_ns = t->dur_ns;
   }
 }
 
 static void start(sim_graph *g, uint32_t id, int64_t now) {
   const hot *h = &g->hot[id];
-  g->t[id].t_start = now;
+  g->tm[id].start = now;
   switch (h->kind) {
     case SIM_TASK_COMPUTE:
       sim_queue_push(g->q, now + h->u.dur_ns, EV_COMPUTE_DONE, id);
@@ -187,8 +194,8 @@ static void start(sim_graph *g, uint32_t id, int64_t now) {
 static void fire(sim_graph *g, uint32_t from, uint32_t n, int64_t now) {
   for (uint32_t k = 0; k < n; k++) {
     uint32_t b = g->succ[from + k];
-    assert(g->deps[b] > 0);
-    if (--g->deps[b] == 0) start(g, b, now);
+    assert(g->hot[b].deps > 0);
+    if (--g->hot[b].deps == 0) start(g, b, now);
   }
 }
 
@@ -196,7 +203,7 @@ static void on_left(void *ctx, uint32_t id, int64_t now) {
   sim_graph *g = ctx;
   hot *h = &g->hot[id];
   h->left = 1;
-  g->t[id].t_left = now;
+  g->tm[id].left = now;
   fire(g, h->succ, h->nleft, now);
 }
 
@@ -205,13 +212,29 @@ static void on_done(void *ctx, uint32_t id, int64_t now) {
   hot *h = &g->hot[id];
   if (!h->left) {
     h->left = 1;
-    g->t[id].t_left = now;
+    g->tm[id].left = now;
     fire(g, h->succ, h->nleft, now);
   }
-  g->t[id].t_done = now;
+  g->tm[id].done = now;
   g->done++;
   if (now > g->end) g->end = now;
-  fire(g, h->succ + h->nleft, h->ndone, now);
+  fire(g, h->succ + h->nleft, h[1].succ - h->succ - h->nleft, now);
+}
+
+/* Writes the run's times, dependency counts left and the CSR into the
+ * public records, in one pass in order. */
+static void publish(sim_graph *g) {
+  for (size_t i = 0; i < g->n; i++) {
+    sim_task *t = &g->t[i];
+    const hot *h = &g->hot[i];
+    t->t_start = g->tm[i].start;
+    t->t_left = g->tm[i].left;
+    t->t_done = g->tm[i].done;
+    t->deps = h->deps;
+    t->succ = h->succ;
+    t->nleft = h->nleft;
+    t->ndone = h[1].succ - h->succ - h->nleft;
+  }
 }
 
 int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
@@ -224,7 +247,7 @@ int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
   g->end = 0;
   g->flows = 0;
   for (size_t i = 0; i < g->n; i++)
-    if (g->deps[i] == 0) start(g, (uint32_t)i, 0);
+    if (g->hot[i].deps == 0) start(g, (uint32_t)i, 0);
   int64_t events = 0;
   sim_queue_item it;
   while (g->done < g->n && sim_queue_pop(g->q, &it)) {
@@ -234,7 +257,7 @@ int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
     else
       sim_net_handle(g->net, &it);
   }
-  for (size_t i = 0; i < g->n; i++) g->t[i].deps = g->deps[i];
+  publish(g);
   sim_net_free(g->net);
   sim_queue_free(g->q);
   g->net = NULL;
