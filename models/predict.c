@@ -497,22 +497,29 @@ static bool idle_restarts(int ns, double period, bool upstream, servers v) {
 static double onef1b_pass(int D, int K, const double *ff, const double *ft,
                           const double *bf, const double *bt,
                           const double *fx, const double *bx, double *drain,
-                          double *per, int *bind) {
+                          double *per, int *bind, int *m) {
   int NS = 2 * D - 1;
   double fill = 0, period = 0;
-  *bind = -1;
+  *bind = -1, *m = 0;
   for (int j = 0; j < NS; j++) fill += ff[j] + bf[j];
   for (int st = 0; st < D; st++) {
     int fi = 2 * st, bi = 2 * (D - 1 - st); /* stage st in each order */
     double cb = ft[fi] + bt[bi], rin = 0, sout = 0, loop = 0;
     if (st > 0) rin += ft[fi - 1], sout += bt[bi + 1];
     if (st + 1 < D) rin += bt[bi - 1], sout += ft[fi + 1];
-    for (int j = fi; j < NS; j++) loop += ft[j] + at(fx, j);
-    for (int j = 0; j <= bi; j++) loop += bt[j] + at(bx, j);
     double other = fmax(fmax(cb, rin), sout);
-    if (loop / (D - st) > fmax(period, other)) *bind = st;
-    else if (other > period) *bind = -1;
-    period = fmax(period, fmax(other, loop / (D - st)));
+    if (other > period) *bind = -1, *m = 0;
+    period = fmax(period, other);
+    /* the trip st -> e -> st: forward servers 2 st .. 2 e, backward
+     * 2 (D-1-e) .. 2 (D-1-st), e - st + 1 micro-batches round it */
+    for (int e = st + 1; e < D; e++) {
+      int be = 2 * (D - 1 - e);
+      loop += ft[2 * e - 1] + at(fx, 2 * e - 1) + ft[2 * e];
+      loop += bt[be + 1] + at(bx, be + 1) + bt[be];
+      if (e == st + 1) loop += ft[fi] + bt[bi];
+      if (loop / (e - st + 1) > period) *bind = st, *m = e - st + 1;
+      period = fmax(period, loop / (e - st + 1));
+    }
     drain[st] = 0;
     for (int j = bi + 1; j < NS; j++) drain[st] += bt[j];
   }
@@ -526,20 +533,34 @@ static bool restarts(servers v, int j, double idle) {
   return idle > PREDICT_TCP_RTO_MIN_S + 2 * v.lat[j];
 }
 
+/* Whether boundary j of phase h (0 forward, 1 backward, flow order) is on
+ * the round trip bind -> bind + m - 1 -> bind. */
+static bool on_trip(int D, int h, int j, int bind, int m) {
+  if (bind < 0 || m != 2) return false; /* see onef1b_restarts */
+  int e = bind + m - 1;
+  return h == 0 ? j > 2 * bind && j < 2 * e
+                : j > 2 * (D - 1 - e) && j < 2 * (D - 1 - bind);
+}
+
 /* tcp under 1F1B. The connections start fresh (the warm-up's first
- * flows), and a pipeline whose boundaries all restart runs at a period
- * that may keep them idle long enough to restart again: the engine stays
- * in that state. So: (1) start from every boundary fresh and return one to
- * its steady time while its gap per period is below the threshold (the
- * period only shrinks: a fixed point in <= 2 D rounds). (2) When stage s's
- * round trip sets the period, its D - s micro-batches go round as a burst
- * (warm-up spacing) and then wait for the first to come back: a boundary
- * on that trip idles once per cycle of D - s periods, for the cycle less
- * its sending, and pays one restart per cycle (fx, bx), the same
- * shrinking fixed point. (3) The upward check of idle_restarts. */
+ * flows), and a pipeline whose boundaries restart runs at a period that
+ * may keep them idle long enough to restart again: the engine stays in
+ * that state. So every boundary starts restarting on every flow, and
+ * steps down while the fixed point is not self-consistent (the period
+ * only shrinks, so at most 2 rounds per boundary):
+ * - every flow, while its gap per period (period less its sending) passes
+ *   the threshold, unless it is on the round trip that sets the period;
+ * - once per cycle, on that trip when it joins two adjacent stages: its
+ *   m = 2 micro-batches go round as a pair and wait for the first to come
+ *   back, so the sender idles once per m periods, for the cycle less its m
+ *   sendings and the restart, which the trip pays once per cycle (fx, bx).
+ *   (Longer trips pass stages whose alternation spreads the flows evenly:
+ *   the engine shows no such bursts there, so they get the per-flow rule);
+ * - never. Starting from above, this is the slowest consistent state, and
+ *   it contains what idle_restarts finds upward from the steady one. */
 static double onef1b_restarts(int D, int K, servers f, servers b,
                               double *drain, double *per) {
-  int NS = 2 * D - 1, bind;
+  int NS = 2 * D - 1, bind, m;
   double *keep = mem_alloc(4 * (size_t)NS * sizeof *keep);
   double *x = mem_calloc(2 * (size_t)NS, sizeof *x), p;
   servers ph[2] = {f, b};
@@ -549,42 +570,26 @@ static double onef1b_restarts(int D, int K, servers f, servers b,
       if (ph[h].fresh[j] > ph[h].t[j]) ph[h].t[j] = ph[h].first[j] = ph[h].fresh[j];
     }
   for (bool changed = true; changed;) {
-    p = onef1b_pass(D, K, f.first, f.t, b.first, b.t, NULL, NULL, drain, per, &bind);
+    p = onef1b_pass(D, K, f.first, f.t, b.first, b.t, x, x + NS, drain, per, &bind, &m);
     changed = false;
     for (int h = 0; h < 2; h++)
       for (int j = 1; j < NS; j += 2) {
         servers v = ph[h];
-        if (v.t[j] == keep[(2 * h) * NS + j]) continue;
-        if (restarts(v, j, *per - (v.fresh[j] - v.lat[j]))) continue;
-        v.t[j] = keep[(2 * h) * NS + j], v.first[j] = keep[(2 * h + 1) * NS + j];
-        changed = true;
+        double st = keep[(2 * h) * NS + j], *xj = &x[h * NS + j];
+        bool on = on_trip(D, h, j, bind, m);
+        if (v.t[j] != st) { /* every flow */
+          if (!on && restarts(v, j, *per - (v.fresh[j] - v.lat[j]))) continue;
+          *xj = v.t[j] - st; /* to once per cycle */
+          v.t[j] = st, v.first[j] = keep[(2 * h + 1) * NS + j];
+          changed = true;
+        } else if (*xj > 0) { /* once per cycle */
+          if (on && restarts(v, j, m * (*per - (v.t[j] - v.lat[j])) - *xj)) continue;
+          *xj = 0;
+          changed = true;
+        }
       }
   }
   free(keep);
-  for (int h = 0; h < 2; h++) /* (2): candidates, all restarting */
-    for (int j = 1; j < NS; j += 2)
-      x[h * NS + j] = fmax(0, ph[h].fresh[j] - ph[h].t[j]);
-  for (bool changed = true; changed;) {
-    p = onef1b_pass(D, K, f.first, f.t, b.first, b.t, x, x + NS, drain, per, &bind);
-    changed = false;
-    for (int h = 0; h < 2; h++)
-      for (int j = 1; j < NS; j += 2) {
-        servers v = ph[h];
-        double *xj = &x[h * NS + j];
-        if (*xj <= 0) continue;
-        /* on stage bind's trip: forward j >= 2 bind, backward j <= 2 (D-1-bind) */
-        bool on = bind >= 0 && (h == 0 ? j == 2 * bind + 1 : j == 2 * (D - 1 - bind) - 1);
-        int m = D - bind;
-        if (on && restarts(v, j, m * (*per - (v.t[j] - v.lat[j])) - *xj)) continue;
-        *xj = 0;
-        changed = true;
-      }
-  }
-  for (bool again = true; again;) {
-    p = onef1b_pass(D, K, f.first, f.t, b.first, b.t, x, x + NS, drain, per, &bind);
-    bool fa = idle_restarts(NS, *per, false, f);
-    again = idle_restarts(NS, *per, false, b) || fa;
-  }
   free(x);
   return p;
 }
