@@ -31,6 +31,15 @@
  * previous, and the pipelines are done max_r B_r after the last (1F1B: no
  * barrier; see onef1b_pass).
  *
+ * 1F1B (Megatron-style, no barriers). A pass is micro-batch 0 down and
+ * back, then K - 1 periods; the period is the slowest of a stage's compute,
+ * its send and receive streams, and every round trip st -> e -> st, which
+ * e - st + 1 micro-batches share (stage st issues F(j + D - st) after
+ * B(j); stage e issues B(k - (D - 1 - e)) after F(k)): one slow boundary
+ * between adjacent stages thus costs half its round trip per micro-batch.
+ * tcp's idle restarts are solved from above (onef1b_restarts): per flow,
+ * once per 2-micro-batch cycle of an adjacent pair, or never.
+ *
  * Data-parallel tail. Stage s of replica r finishes its last backward at
  * ready = last barrier + (backward tandem of r up to stage s): stages
  * finish at different times, and the straggler replica sets each group's

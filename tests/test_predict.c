@@ -261,3 +261,107 @@ Test(predict, close_to_the_simulation_on_fixed_placements) {
     scenario_free(x.s);
   }
 }
+
+/* multi-dc, Megatron's placement: every pipeline crosses from Ohio to
+ * Virginia once, between stages 3 and 4 (1 ms / 5 Gbit/s inside a site,
+ * 11 ms / 1.12 Gbit/s across, 10 Gbit/s NICs that do not bind). The
+ * 1F1B period when that boundary is the slow one: the round trip 3 -> 4
+ * -> 3 carries 2 micro-batches, so period = (f3 + b3 + f4 + b4 + the
+ * boundary both ways) / 2. Two K at the same number of passes differ by
+ * P (K2 - K1) periods (fill, drain and the DP tail shift as a whole). */
+static double onef1b_k_step(world *x, const alloc *a, const predict_options *o,
+                            int k1, int k2) {
+  int P = x->w.passes, R = x->w.replicas;
+  double it[2];
+  for (int i = 0; i < 2; i++) {
+    int k = i ? k2 : k1;
+    x->s->workload.micro_batches_per_pass = k;
+    x->s->workload.batch = P * k * R * x->s->workload.micro_batch;
+    cr_assert_eq(spec_workload_resolve(x->s, &x->w, NULL), ERR_OK);
+    cr_assert_eq(x->w.passes, P);
+    it[i] = run_with(x, a, o).iteration_s;
+  }
+  return (it[1] - it[0]) / (P * (k2 - k1));
+}
+
+Test(predict, onef1b_adjacent_round_trip_sets_the_period) {
+  world x;
+  load(&x, "multi-dc");
+  scenario_knobs kn;
+  scenario_knobs_init(&kn);
+  kn.schedule = "1f1b";
+  cr_assert_eq(scenario_apply(x.s, &kn, NULL), ERR_OK);
+  cr_assert_eq(spec_workload_resolve(x.s, &x.w, NULL), ERR_OK);
+  alloc *a = alloc_megatron(8, 8);
+  cr_assert_eq(x.s->device_site[alloc_at(a, 0, 3)], 0);
+  cr_assert_eq(x.s->device_site[alloc_at(a, 0, 4)], 1);
+  double A = spec_activation_bytes(&x.w), f[8], b[8];
+  for (int s = 0; s < 8; s++) {
+    f[s] = spec_compute_s(x.gpu[0], spec_stage_fwd_flops(&x.w, s));
+    b[s] = spec_compute_s(x.gpu[0], spec_stage_bwd_flops(&x.w, s));
+  }
+  double ti = 0.001 + A / (5e9 / 8), tc = 0.011 + A / (1.12e9 / 8);
+  double period = (f[3] + b[3] + f[4] + b[4] + 2 * tc) / 2;
+  /* what bounded it before: the trip from stage 0 to the last and back
+   * over 8 micro-batches, a stage's receive stream */
+  double full = 2 * (6 * ti + tc);
+  for (int s = 0; s < 8; s++) full += f[s] + b[s];
+  cr_assert_gt(period, full / 8 * 1.2);
+  cr_assert_gt(period, (tc + ti) * 1.2);
+  predict_options netem = {PREDICT_NET_NETEM, 0};
+  double got = onef1b_k_step(&x, a, &netem, 32, 64);
+  cr_assert_float_eq(got, period, 1e-9, "%.9f vs %.9f", got, period);
+  /* tcp: the 4 MiB window over 22 ms RTT (190 MB/s) does not bind. The
+   * pair 3 <-> 4 sends 2 micro-batches per cycle and then idles past the
+   * 0.2 s RTO: one flow per cycle each way restarts from 10 segments, on
+   * the trip, so the cycle is the trip with both restarts. */
+  predict_options tcp = {PREDICT_NET_TCP, 0};
+  double fresh = 0.011 + predict_flow_s(A, 0.011, 1.12e9 / 8, &tcp, NULL);
+  double cyc = f[3] + b[3] + f[4] + b[4] + 2 * fresh;
+  cr_assert_gt(2 * (cyc / 2 - (tc - 0.011)) - (fresh - tc), 0.2 + 0.022,
+               "the pair idles past the RTO once per cycle");
+  cr_assert_lt(cyc / 2 - (fresh - 0.011), 0.2 + 0.022,
+               "but not after every flow");
+  got = onef1b_k_step(&x, a, &tcp, 32, 64);
+  cr_assert_float_eq(got, cyc / 2, 1e-9, "%.9f vs %.9f", got, cyc / 2);
+  alloc_free(a);
+  scenario_free(x.s);
+}
+
+Test(predict, close_to_the_simulation_for_1f1b_and_sharded_ps) {
+  /* The same fixed placements (identity, Megatron, random seed 3) on
+   * worldwide, regional and multi-dc, for the 1F1B schedule and for
+   * sharded-ps. Measured worst points: 1F1B netem 5.4 % (worldwide
+   * Megatron, low), tcp 20.6 % (regional identity, low: its idle
+   * restarts are partial, between the states the closed form knows);
+   * sharded-ps netem 21.8 % and tcp 18.8 % (multi-dc random, low: DP
+   * flows of early stages share NICs with the last backward transfers,
+   * which the closed form does not model). Most points are within 2 %. */
+  const char *scen[] = {"worldwide", "regional", "multi-dc"};
+  const char *knob[] = {"1f1b", "sharded-ps"};
+  const double tol[2][2] = {{0.07, 0.23}, {0.24, 0.21}}; /* [knob][tcp] */
+  for (int i = 0; i < 3; i++)
+    for (int v = 0; v < 2; v++) {
+      world x;
+      load(&x, scen[i]);
+      scenario_knobs kn;
+      scenario_knobs_init(&kn);
+      if (v == 0) kn.schedule = knob[v];
+      else kn.dp_algo = knob[v];
+      cr_assert_eq(scenario_apply(x.s, &kn, NULL), ERR_OK);
+      cr_assert_eq(spec_workload_resolve(x.s, &x.w, NULL), ERR_OK);
+      alloc *al[] = {alloc_identity(8, 8), alloc_megatron(8, 8), alloc_random(8, 8, 3)};
+      for (int k = 0; k < 3; k++) {
+        double en = error_vs_sim(&x, al[k], PREDICT_NET_NETEM, SIM_NET_NETEM);
+        double et = error_vs_sim(&x, al[k], PREDICT_NET_TCP, SIM_NET_TCP);
+        cr_assert(fabs(en) < tol[v][0], "%s %s placement %d netem: %.2f %%",
+                  scen[i], knob[v], k, 100 * en);
+        cr_assert(fabs(et) < tol[v][1], "%s %s placement %d tcp: %.2f %%",
+                  scen[i], knob[v], k, 100 * et);
+        cr_log_info("%s %s placement %d: netem %+.2f %%, tcp %+.2f %%", scen[i],
+                    knob[v], k, 100 * en, 100 * et);
+        alloc_free(al[k]);
+      }
+      scenario_free(x.s);
+    }
+}
