@@ -302,6 +302,70 @@ Test(train, back_to_back_sends_on_one_stream_overlap_latency) {
   sim_graph_free(g);
 }
 
+/* A small graph of k stages: per stage a compute fanned out to three
+ * transfers (more successors than fit inline) joined by a barrier. */
+static void build_fan(sim_graph *g, int k) {
+  uint32_t prev = SIM_GRAPH_NONE, send = SIM_GRAPH_NONE;
+  for (int i = 0; i < k; i++) {
+    uint32_t c = sim_graph_compute(g, 0, 1000 * (i + 1), SIM_ROLE_FWD, i);
+    if (prev != SIM_GRAPH_NONE) sim_graph_edge(g, prev, c, SIM_ON_DONE);
+    uint32_t j = sim_graph_join(g, -1, SIM_ROLE_BARRIER);
+    for (int d = 1; d <= 3; d++) {
+      uint32_t x = sim_graph_xfer(g, 0, d, 1e6 * d, SIM_ROLE_ACT, i);
+      sim_graph_edge(g, c, x, SIM_ON_DONE);
+      sim_graph_stream(g, &send, x, SIM_ON_LEFT);
+      sim_graph_edge(g, x, j, SIM_ON_DONE);
+    }
+    prev = j;
+  }
+}
+
+Test(train, cleared_graph_runs_like_a_fresh_one) {
+  sim_net_topo topo = {4, NULL, flat, NULL, NULL, NULL, 0};
+  sim_graph *g = sim_graph_new();
+  build_fan(g, 7);
+  cr_assert_gt(sim_graph_run(g, &topo, SIM_NET_NETEM, 0), 0);
+  sim_graph_clear(g);
+  build_fan(g, 3); /* smaller: the kept arrays hold stale tasks beyond n */
+  int64_t ev = sim_graph_run(g, &topo, SIM_NET_NETEM, 0);
+  sim_graph *f = sim_graph_new();
+  build_fan(f, 3);
+  cr_assert_eq(sim_graph_run(f, &topo, SIM_NET_NETEM, 0), ev);
+  uint32_t n, nf;
+  const sim_task *t = sim_graph_tasks(g, &n), *tf = sim_graph_tasks(f, &nf);
+  cr_assert_eq(n, nf);
+  cr_assert_eq(n, 3 * 5);
+  cr_assert_eq(sim_graph_end(g), sim_graph_end(f));
+  cr_assert_eq(sim_graph_flows(g), 9);
+  uint32_t succ = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    cr_assert_eq(memcmp(&t[i], &tf[i], sizeof t[i]), 0, "task %u", i);
+    cr_assert_geq(t[i].t_done, t[i].t_left);
+    cr_assert_geq(t[i].t_left, t[i].t_start);
+    cr_assert_eq(t[i].deps, 0);
+    cr_assert_eq(t[i].succ, succ); /* CSR offsets in task order */
+    succ += t[i].nleft + t[i].ndone;
+  }
+  cr_assert_eq(t[0].ndone, 3); /* the compute fans out to three transfers */
+  sim_graph_free(f);
+  /* a cycle after a clear: unstarted tasks keep their pending counts */
+  sim_graph_clear(g);
+  uint32_t a = sim_graph_compute(g, 0, 5, SIM_ROLE_FWD, 0);
+  uint32_t b = sim_graph_compute(g, 0, 5, SIM_ROLE_FWD, 1);
+  uint32_t c = sim_graph_compute(g, 0, 5, SIM_ROLE_FWD, 2);
+  sim_graph_edge(g, a, b, SIM_ON_DONE);
+  sim_graph_edge(g, b, a, SIM_ON_DONE);
+  sim_graph_edge(g, c, a, SIM_ON_DONE);
+  cr_assert_eq(sim_graph_run(g, &topo, SIM_NET_NETEM, 0), -1);
+  t = sim_graph_tasks(g, &n);
+  cr_assert_eq(n, 3);
+  cr_assert_eq(t[a].deps, 1); /* c fired, b never did */
+  cr_assert_eq(t[b].deps, 1);
+  cr_assert_eq(t[a].t_start, -1);
+  cr_assert_eq(t[c].t_done, 5);
+  sim_graph_free(g);
+}
+
 static int same_result(const sim_result *a, const sim_result *b) {
   if (a->iteration_s != b->iteration_s || a->events != b->events ||
       memcmp(&a->mean, &b->mean, sizeof a->mean) || a->nclasses != b->nclasses)
