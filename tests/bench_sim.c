@@ -37,10 +37,43 @@
  *   worldwide tcp        5.6-6.0 M ev/s, 1.3-1.6 M   13.6-14.2 M, 3.0-4.1 M
  *   scale (3 models)     3.2-3.5 M ev/s, 1.3-1.4 M   5.4-5.8 M, 2.1-2.35 M
  *   peak RSS             79 MiB                      75 MiB
- * One worldwide iteration: 12-18 ms -> 5-8 ms. The scale case stays under
- * 3 M flows/s: about 15% of it is page faults on the run's fresh memory
- * (tasks, edges, CSR: ~25 MB a run) and much of the rest cache misses on
- * 1024 devices' task records. */
+ * One worldwide iteration: 12-18 ms -> 5-8 ms. The scale case stayed under
+ * 3 M flows/s: about 15% of it page faults on the run's fresh memory and much
+ * of the rest cache misses on 1024 devices' task records.
+ *
+ * Second pass (435b4d1 -> 3074311), the scale case. perf stat: 17.7k page
+ * faults a run (70 MB touched fresh: tasks, edges, CSR, realloc copies; a
+ * quarter of the time in the kernel); perf record -e cpu-clock: queue pop
+ * 28%, then the graph's on_done/start (misses on the successor's dependency
+ * count and hot record, on the succ array, on the 72-byte task records).
+ *   sim_run keeps the last run's emptied graph per thread and freeze reuses
+ *       its arrays: ~1k faults a run after the first (graph.c, sim.c);
+ *   the dependency count moved into the 32-byte hot record (one miss per
+ *       edge target, not two), times into a dense 24-byte array, and the
+ *       public records are read once by freeze and written once after the
+ *       run, in order (graph.c).
+ * Tried and dropped (slower, min of 6-8 interleaved A/B runs): 16-byte heap
+ * nodes with a 32-bit seq (+4%), an 8-ary heap (+8%), a 64-byte hot record
+ * holding times and two inline successors (+10%: twice the lines). Queue
+ * pops stay the largest cost: the heap holds ~1.7k events, so a pop is five
+ * dependent levels of L1 loads and compares; no event is pushed at the
+ * current time (1k of 700k), so a same-time FIFO would not help.
+ * Instructions (callgrind, one run) barely move: worldwide netem 129.0 M ->
+ * 130.4 M, tcp 173.3 M -> 174.7 M, scale netem 785.6 M -> 797.2 M (the
+ * publish pass); the gain is memory. Wall, 3 whole-bench runs interleaved
+ * (load ~1.4), flows per CPU-second:
+ *                        before               after
+ *   scale ideal          2.31-2.32 M          2.72-3.12 M (pays the first
+ *                                             run's fresh memory)
+ *   scale netem          2.14-2.21 M          3.36-3.42 M
+ *   scale tcp            2.09-2.16 M          3.32-3.42 M
+ *   scale wall a run     0.122-0.135 s        0.083-0.104 s
+ *   worldwide ideal      4.58-4.84 M          4.85-5.03 M
+ *   worldwide netem      4.43-4.92 M          4.57-5.03 M
+ *   worldwide tcp        2.97-4.03 M          2.65-4.13 M
+ *   peak RSS             74.9 MiB             84.2 MiB (the times array)
+ * Results bit-identical: geodes simulate --json, 4 scenarios x 3 methods x
+ * 3 networks plus sharded-ps, ring and 1f1b. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
