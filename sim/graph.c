@@ -5,10 +5,11 @@
  * unless it is a transfer).
  * Layout: what the run reads and writes per task (hot, 32 bytes, two to a
  * cache line: kind, ends, CSR and the dependency count, so an edge's target
- * costs one miss) is a dense array apart from the public task records, which
- * the run only writes (times). The edges hit tasks at random and the records
- * (72 bytes) do not fit in cache at scale, so reading them was a third of a
- * run's time. */
+ * costs one miss) is a dense array, times another (24 bytes); the public
+ * task records are read once by freeze and written once after the run, in
+ * order (publish). The edges hit tasks at random and the records (72 bytes)
+ * do not fit in cache at scale: touching them during the run was a third of
+ * its time. */
 #include "sim/graph.h"
 
 #include <assert.h>
