@@ -343,10 +343,13 @@ static double ring_end(net *n, const int *grp, int R, double bytes,
   return end;
 }
 
-/* The arrival of a piece i -> j sent at `start` in sharded-ps: the flows
- * of i to j's netem class share that class's rate (ideal: private links). */
-static double piece_arrival(const net *n, const int *grp, int R, int i,
-                            int j, double piece, double start) {
+/* The flow i -> j of sharded-ps alone in its round: the flows of i to j's
+ * netem class share that class's rate (ideal: private links). Returns the
+ * latency and, as rate, the piece over its time (tcp: with slow start);
+ * *both gets its rate while both rounds' flows share the class: half the
+ * share, but tcp's window bound W / RTT per flow may be below either. */
+static link piece_link(const net *n, const int *grp, int R, int i, int j,
+                       double piece, double *both) {
   int same = 0;
   trace_value v = scenario_link(n->s, grp[i], grp[j], 0);
   for (int q = 0; q < R && n->o.network != PREDICT_NET_IDEAL; q++) {
@@ -355,27 +358,73 @@ static double piece_arrival(const net *n, const int *grp, int R, int i,
     same += u.latency_ms == v.latency_ms && u.bandwidth_gbps == v.bandwidth_gbps;
   }
   link l = net_link_of(n, grp[i], grp[j], same > 1 ? same : 1);
-  return start + l.lat + predict_flow_s(piece, l.lat, l.rate, &n->o, NULL);
+  double half = l.rate / 2;
+  if (tcp_on(&n->o, l.lat)) half = fmin(half, n->o.window_bytes / (2 * l.lat));
+  l.rate = piece / predict_flow_s(piece, l.lat, l.rate, &n->o, NULL);
+  *both = fmin(l.rate, half);
+  return l;
 }
 
+/* Two rounds of flows of p bytes on one sender's shaper, fairly shared:
+ * the reduce round's start at t0, the return round's at t1 >= t0, each at
+ * rate r alone and r2 while both are on. By t1 a reduce flow has sent x =
+ * min(p, (t1 - t0) r); if x < p, both go at r2 until it is done (after
+ * (p - x) / r2), and the return flow sends its last x alone. *a and *b get
+ * the two ends (last byte out); with r2 = r / 2 the shaper never idles. */
+static void two_rounds(double t0, double t1, double p, double r, double r2,
+                       double *a, double *b) {
+  double x = t1 > t0 ? fmin(p, (t1 - t0) * r) : 0;
+  if (x >= p) {
+    *a = t0 + p / r, *b = t1 + p / r;
+    return;
+  }
+  *a = t1 + (p - x) / r2;
+  *b = *a + x / r;
+}
+
+/* sharded-ps: member j reduces its shard when every piece has arrived
+ * (have[j]) and sends it back to all. A member sends its return round
+ * while its own reduce flows may still be leaving, on the same shapers:
+ * two_rounds. have depends on the others' overlaps, so it is iterated from
+ * the rounds taken apart (it only grows; at most R + 1 rounds). */
 static double sharded_end(net *n, const int *grp, int R, double bytes,
                           const double *ready, const double *opt) {
   if (R < 2) return at(ready, 0) + at(opt, 0);
   double *have = mem_alloc((size_t)R * sizeof *have), piece = bytes / R;
-  for (int j = 0; j < R; j++) {
-    have[j] = at(ready, j);
-    for (int i = 0; i < R; i++)
-      if (i != j)
-        have[j] = fmax(have[j], piece_arrival(n, grp, R, i, j, piece, at(ready, i)));
+  double *nh = mem_alloc((size_t)R * sizeof *nh);
+  for (int j = 0; j < R; j++) have[j] = -INFINITY; /* no overlap yet */
+  for (int round = 0; round <= R + 1; round++) {
+    bool changed = false;
+    for (int j = 0; j < R; j++) {
+      nh[j] = at(ready, j);
+      for (int i = 0; i < R; i++) {
+        if (i == j) continue;
+        double r2, a, b, t0 = at(ready, i);
+        link l = piece_link(n, grp, R, i, j, piece, &r2);
+        two_rounds(t0, fmax(t0, have[i]), piece, l.rate, r2, &a, &b);
+        if (!isfinite(have[i])) a = t0 + piece / l.rate;
+        nh[j] = fmax(nh[j], a + l.lat);
+      }
+    }
+    for (int j = 0; j < R; j++) {
+      changed = changed || nh[j] > have[j] * (1 + 1e-12) + 1e-12;
+      have[j] = nh[j];
+    }
+    if (!changed) break;
   }
   double end = -INFINITY;
   for (int i = 0; i < R; i++) {
     double got = have[i];
-    for (int j = 0; j < R; j++)
-      if (j != i) got = fmax(got, piece_arrival(n, grp, R, j, i, piece, have[j]));
+    for (int j = 0; j < R; j++) {
+      if (j == i) continue;
+      double r2, a, b;
+      link l = piece_link(n, grp, R, j, i, piece, &r2);
+      two_rounds(at(ready, j), have[j], piece, l.rate, r2, &a, &b);
+      got = fmax(got, b + l.lat);
+    }
     end = fmax(end, got + at(opt, i));
   }
-  free(have);
+  free(have), free(nh);
   return end;
 }
 
