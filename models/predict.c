@@ -53,7 +53,12 @@
  * run of 2 (R - 1) consecutive hops (latency + transfer) from a member's
  * ready time. sharded-ps: every member sends S / R to every other at once,
  * the flows of one sender to one class sharing that class's shaper; then
- * the reduced shards go back the same way. Each member then steps the
+ * the reduced shards go back the same way, a member's return round sharing
+ * its shapers with its own reduce round when that is not done yet (a
+ * member that sends many pieces to one class gets its shard early and its
+ * shaper carries both rounds at once: two_rounds). Left out: the backward
+ * transfers a stage still has queued when it starts its sync, which share
+ * its shapers too. Each member then steps the
  * optimizer; the iteration ends with the last of them.
  *
  * Links. A hop's rate is the pair's bandwidth at t = 0, capped (netem,
