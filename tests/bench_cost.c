@@ -8,12 +8,7 @@
 
 #include "models/cost.h"
 #include "traces/scenario.h"
-
-static double cpu_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return t.tv_sec + t.tv_nsec / 1e9;
-}
+#include "tests/bench.h"
 
 int main(void) {
   err e;
@@ -31,12 +26,12 @@ int main(void) {
     gsl_ran_shuffle(r, parts[p], 64, sizeof(int));
   }
   cost_scratch *s = cost_scratch_new(8, 8);
-  double sink = 0, t0 = cpu_s(), t;
+  double sink = 0, t0 = bench_cpu_s(), t;
   long n = 0;
   do {
     for (int p = 0; p < NPART; p++) sink += cost_partition(c, parts[p], s, NULL);
     n += NPART;
-  } while ((t = cpu_s() - t0) < 2.0);
+  } while ((t = bench_cpu_s() - t0) < 2.0);
   printf("bench_cost: %ld random 64-device partitions (worldwide, 8 x 8) in "
          "%.2f CPU-s: %.0f scores per CPU-second, %.1f us each "
          "(DT-FM's Python: about 75, 13 ms each) [checksum %.3f]\n",

@@ -17,12 +17,7 @@
 #include "schedules/search.h"
 #include "sim/place.h"
 #include "traces/scenario.h"
-
-static double cpu_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "tests/bench.h"
 
 static void bench_score(const cost_ctx *c) {
   int n = cost_ctx_replicas(c) * cost_ctx_stages(c);
@@ -30,13 +25,13 @@ static void bench_score(const cost_ctx *c) {
   for (int i = 0; i < n; i++) groups[i] = (i * 37) % n;
   cost_scratch *w = cost_scratch_new(cost_ctx_replicas(c), cost_ctx_stages(c));
   int reps = 20000;
-  double sink = 0, t0 = cpu_s();
+  double sink = 0, t0 = bench_cpu_s();
   for (int i = 0; i < reps; i++) {
     int a = i % n, b = (i * 7 + 3) % n, t = groups[a];
     groups[a] = groups[b], groups[b] = t;
     sink += cost_partition(c, groups, w, NULL);
   }
-  double dt = cpu_s() - t0;
+  double dt = bench_cpu_s() - t0;
   printf("cost_partition, 64 devices: %.2f us per score (%d scores, sink %g)\n",
          1e6 * dt / reps, reps, sink / reps);
   cost_scratch_free(w);
@@ -67,7 +62,7 @@ static int bench_sim(int seeds) {
         sim_options so = sim_options_default();
         so.network = nets[k];
         so.seed = (uint64_t)seed;
-        double t0 = cpu_s();
+        double t0 = bench_cpu_s();
         search_result *r = c ? sim_place_search(s, c, "sim", &o, &so, &e) : NULL;
         if (!r) {
           fprintf(stderr, "%s\n", e.msg);
@@ -80,7 +75,7 @@ static int bench_sim(int seeds) {
                " %.2f s CPU)\n",
                names[i], sim_net_model_name(nets[k]), seed, r->start_s,
                r->objective_s, 100 * (r->start_s - r->objective_s) / r->start_s,
-               r->parts.score_s, first_best(r), r->candidates, cpu_s() - t0);
+               r->parts.score_s, first_best(r), r->candidates, bench_cpu_s() - t0);
         search_result_free(r);
         cost_ctx_free(c);
         scenario_free(s);
@@ -114,13 +109,13 @@ int main(int argc, char **argv) {
       o.seed = (uint64_t)seed;
       printf("%-10s seed %d:", names[i], seed);
       for (int m = 0; m < methods; m++) {
-        double t0 = cpu_s();
+        double t0 = bench_cpu_s();
         search_result *r =
             m == 2 ? baseline_random_search(c, NULL, &o, &e)
                    : gcma_search(c, m ? GCMA_GAIN_CUT : GCMA_GAIN_PIPELINE,
                                  NULL, &o, &e);
         printf("  %s %.3f (at %ld of %ld, %.2f s CPU)", r->method,
-               r->parts.score_s, first_best(r), r->candidates, cpu_s() - t0);
+               r->parts.score_s, first_best(r), r->candidates, bench_cpu_s() - t0);
         search_result_free(r);
       }
       printf("\n");

@@ -83,18 +83,7 @@
 #include <unistd.h>
 
 #include "sim/sim.h"
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static double cpu_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "tests/bench.h"
 
 /* GEODES_BENCH_ONLY=worldwide|scale and GEODES_BENCH_NET=ideal|netem|tcp pick
  * one case, GEODES_BENCH_REPS=n overrides the repetitions: small, repeatable
@@ -115,7 +104,7 @@ static void bench(const char *label, const scenario *s, const char *method,
   o.network = m;
   sim_result r;
   err e = {0};
-  double w0 = now_s(), c0 = cpu_s();
+  double w0 = bench_wall_s(), c0 = bench_cpu_s();
   uint64_t events = 0, flows = 0;
   double it = 0;
   for (int i = 0; i < reps; i++) {
@@ -128,7 +117,7 @@ static void bench(const char *label, const scenario *s, const char *method,
     it = r.iteration_s;
     sim_result_free(&r);
   }
-  double wall = (now_s() - w0) / reps, cpu = (cpu_s() - c0) / reps;
+  double wall = (bench_wall_s() - w0) / reps, cpu = (bench_cpu_s() - c0) / reps;
   printf("%-30s %-6s %-13s iter %9.3f s | wall %8.4f s  %6.2fM events/s  "
          "%6.2fM flows/s (%llu ev, %llu flows)\n",
          label, sim_net_model_name(m), method, it, wall,
@@ -171,8 +160,7 @@ int main(void) {
   for (int m = 0; m < 3; m++)
     bench("scale 1024 GPUs 32 sites", s, "random", (sim_net_model)m, 3);
   scenario_free(s);
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  printf("peak memory (max RSS) %.1f MiB\n", (double)ru.ru_maxrss / 1024);
+  printf("peak memory (max RSS) %.1f MiB\n",
+         (double)bench_peak_rss_kib() / 1024);
   return 0;
 }

@@ -10,22 +10,11 @@
 #include <unistd.h>
 
 #include "traces/trace.h"
+#include "tests/bench.h"
 
 #define SITES 8
 #define ROWS 1000000
 #define QUERIES 10000000
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static long peak_rss_kib(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;
-}
 
 /* Writes ROWS rows; returns the time of the last snapshot, seconds. */
 static long write_trace(FILE *f, gsl_rng *rng) {
@@ -53,44 +42,44 @@ int main(void) {
   gsl_rng_set(rng, 1);
   long last_s = write_trace(f, rng);
   fclose(f);
-  long rss0 = peak_rss_kib();
+  long rss0 = bench_peak_rss_kib();
 
   err e;
   err_clear(&e);
-  double t0 = now_s();
+  double t0 = bench_wall_s();
   trace *t = trace_load(path, NULL, 0, &e);
-  double load_s = now_s() - t0;
+  double load_s = bench_wall_s() - t0;
   unlink(path);
   if (!t) {
     fprintf(stderr, "%s\n", e.msg);
     return 1;
   }
-  long rss_load = peak_rss_kib();
+  long rss_load = bench_peak_rss_kib();
 
   int64_t span = (last_s + 1) * TRACE_NS_PER_S;
   double sum = 0;
-  t0 = now_s();
+  t0 = bench_wall_s();
   for (long q = 0; q < QUERIES; q++) {
     unsigned long r = gsl_rng_get(rng);
     int a = (int)(r % SITES), b = (int)(r / SITES % SITES);
     int64_t at = (int64_t)(gsl_rng_uniform(rng) * (double)span);
     sum += trace_at(t, a, b, at).latency_ms;
   }
-  double at_s = now_s() - t0;
-  t0 = now_s();  /* the same random draws without the query: the overhead */
+  double at_s = bench_wall_s() - t0;
+  t0 = bench_wall_s();  /* the same random draws without the query: the overhead */
   for (long q = 0; q < QUERIES; q++) {
     unsigned long r = gsl_rng_get(rng);
     sum += (double)(r % SITES) + gsl_rng_uniform(rng) * (double)span;
   }
-  double rng_s = now_s() - t0;
+  double rng_s = bench_wall_s() - t0;
   int64_t xs = 0;
-  t0 = now_s();
+  t0 = bench_wall_s();
   for (long q = 0; q < QUERIES / 10; q++) {
     unsigned long r = gsl_rng_get(rng);
     int64_t at = (int64_t)(gsl_rng_uniform(rng) * (double)span);
     xs ^= trace_next_change(t, (int)(r % SITES), (int)(r / SITES % SITES), at);
   }
-  double next_s = now_s() - t0;
+  double next_s = bench_wall_s() - t0;
 
   printf("bench_trace: %zu rows, %zu change points, %d sites, %ld s\n",
          trace_rows(t), trace_points(t), trace_nsites(t), last_s);
