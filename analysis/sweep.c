@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "models/spec.h"
+#include "schedules/schedule.h"
 #include "traces/file.h"
 #include "traces/mem.h"
 
@@ -25,9 +26,6 @@ enum {
   K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_COUNT
 };
 
-static const char *const METHODS[] = {"dtfm-identity", "megatron", "random",
-                                      "random-search", "greedy", "gcma",
-                                      "hybrid", "sim", NULL};
 static const char *const NETWORKS[] = {"ideal", "netem", "tcp", NULL};
 static const char *const SCHEDULES[] = {"gpipe", "1f1b", NULL};
 static const char *const DP_ALGOS[] = {"central-ps", "ring", "sharded-ps",
@@ -40,6 +38,14 @@ static const char *gpu_name(const char *s) {
   return g ? g->name : NULL;
 }
 
+/* The scheduler's own spelling of a method (schedule_method_names is the
+ * one list of them), NULL if unknown. */
+static const char *method_name(const char *s) {
+  for (const char *const *m = schedule_method_names(); *m; m++)
+    if (strcmp(*m, s) == 0) return *m;
+  return NULL;
+}
+
 static const struct axis_spec {
   const char *key;
   axis_kind kind;
@@ -50,7 +56,7 @@ static const struct axis_spec {
   bool open_lo;             /* AXIS_REAL: lo itself excluded */
 } SPECS[K_COUNT] = {
     [K_SCENARIOS] = {"scenarios", AXIS_NAME, NULL, NULL, 0, 0, false},
-    [K_METHODS] = {"methods", AXIS_NAME, METHODS, NULL, 0, 0, false},
+    [K_METHODS] = {"methods", AXIS_NAME, NULL, method_name, 0, 0, false},
     [K_NETWORKS] = {"networks", AXIS_NAME, NETWORKS, NULL, 0, 0, false},
     [K_SEEDS] = {"seeds", AXIS_INT, NULL, NULL, 0, 2147483647.0, false},
     [K_LAYERS] = {"layers", AXIS_INT, NULL, NULL, 1, 100000, false},
@@ -136,7 +142,11 @@ static int parse_value(const sweep *s, const struct axis_spec *spec, axis *ax,
     const char *str = json_string_value(v);
     if (spec->canon) {
       const char *c = spec->canon(str);
-      if (!c) return unknown_gpu(s, ax->line, str, e);
+      if (!c && spec->canon == gpu_name)
+        return unknown_gpu(s, ax->line, str, e);
+      if (!c)
+        return err_set(e, ERR_UNKNOWN, "%s:%d: %s: unknown value '%s'",
+                       s->name, ax->line, spec->key, str);
       str = c;
     }
     if (!known_name(str, spec->names))
