@@ -13,6 +13,7 @@
 
 #include "models/spec.h"
 #include "schedules/schedule.h"
+#include "sim/net.h"
 #include "traces/file.h"
 #include "traces/mem.h"
 
@@ -26,7 +27,6 @@ enum {
   K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_COUNT
 };
 
-static const char *const NETWORKS[] = {"ideal", "netem", "tcp", NULL};
 static const char *const SCHEDULES[] = {"gpipe", "1f1b", NULL};
 static const char *const DP_ALGOS[] = {"central-ps", "ring", "sharded-ps",
                                        NULL};
@@ -46,6 +46,12 @@ static const char *method_name(const char *s) {
   return NULL;
 }
 
+/* The engine's spelling of a network model, NULL if unknown. */
+static const char *network_name(const char *s) {
+  int m = sim_net_model_parse(s);
+  return m < 0 ? NULL : sim_net_model_name((sim_net_model)m);
+}
+
 static const struct axis_spec {
   const char *key;
   axis_kind kind;
@@ -57,7 +63,7 @@ static const struct axis_spec {
 } SPECS[K_COUNT] = {
     [K_SCENARIOS] = {"scenarios", AXIS_NAME, NULL, NULL, 0, 0, false},
     [K_METHODS] = {"methods", AXIS_NAME, NULL, method_name, 0, 0, false},
-    [K_NETWORKS] = {"networks", AXIS_NAME, NETWORKS, NULL, 0, 0, false},
+    [K_NETWORKS] = {"networks", AXIS_NAME, NULL, network_name, 0, 0, false},
     [K_SEEDS] = {"seeds", AXIS_INT, NULL, NULL, 0, 2147483647.0, false},
     [K_LAYERS] = {"layers", AXIS_INT, NULL, NULL, 1, 100000, false},
     [K_BATCH] = {"batch", AXIS_INT, NULL, NULL, 1, 1e8, false},
