@@ -117,7 +117,7 @@ static sweep_point run_point(const char *scenario_name,
  * searches by simulation under network model net, and its curve is named
  * "sim/NET". */
 static alloc *place(const scenario *s, const cost_ctx *c, const char *method,
-                    sim_net_model net, const cli_workload_opts *wo, db *d,
+                    transport_model net, const cli_workload_opts *wo, db *d,
                     int64_t run, err *e) {
   search_opts o;
   search_opts_default(&o);
@@ -131,7 +131,7 @@ static alloc *place(const scenario *s, const cost_ctx *c, const char *method,
   char curve[64];
   snprintf(curve, sizeof curve, "%s%s%s", method,
            schedule_method_needs_objective(method) ? "/" : "",
-           schedule_method_needs_objective(method) ? sim_net_model_name(net)
+           schedule_method_needs_objective(method) ? transport_model_name(net)
                                                    : "");
   int rc = ERR_OK;
   if (!is_fixed(method)) {
@@ -166,15 +166,15 @@ static int study_placements(const char *name, const scenario *s,
     for (int n = 0; n < VALIDATE_NETWORKS && rc == ERR_OK; n++) {
       if (!a || per_net) {
         alloc_free(a);
-        if (!(a = place(s, c, METHODS[m], (sim_net_model)n, wo, d, run, e))) {
+        if (!(a = place(s, c, METHODS[m], (transport_model)n, wo, d, run, e))) {
           rc = e->code;
           break;
         }
       }
-      const char *net = sim_net_model_name((sim_net_model)n);
+      const char *net = transport_model_name((transport_model)n);
       rc = db_begin(d, e);
       if (rc == ERR_OK)
-        rc = eval_alloc(s, c, a, (sim_net_model)n, (double)wo->window_bytes,
+        rc = eval_alloc(s, c, a, (transport_model)n, (double)wo->window_bytes,
                         &row[n], e);
       sweep_point p = run_point(name, wo, METHODS[m], net);
       sweep_point_key(&p, key, sizeof key);
@@ -185,7 +185,7 @@ static int study_placements(const char *name, const scenario *s,
     }
     /* Score and prediction: of the placement simulated under netem (for
      * sim: the one its netem search found). */
-    const db_result *shown = &row[SIM_NET_NETEM];
+    const db_result *shown = &row[TRANSPORT_NETEM];
     if (rc == ERR_OK)
       printf("%-14s %9.3f %9.3f %9.3f %11.3f  %9.3f %9.3f %9.3f\n",
              METHODS[m], shown->score_s, shown->dp_cost_s, shown->pp_cost_s,
