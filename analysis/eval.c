@@ -57,15 +57,14 @@ char *eval_alloc_json(const alloc *a) {
   return out;
 }
 
-static int predict(const scenario *s, const alloc *a, transport_model net,
-                   double window_bytes, double *out, err *e) {
+static int predict(const scenario *s, const alloc *a,
+                   const transport_options *t, double *out, err *e) {
   spec_workload w;
-  predict_options po = {net, window_bytes};
   const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
   predict_result pr;
   int rc = spec_workload_resolve(s, &w, e);
   if (!rc) rc = spec_device_gpus(s, gpu, e);
-  if (!rc) rc = predict_iteration_with(&w, s, gpu, a, &po, &pr);
+  if (!rc) rc = predict_iteration_with(&w, s, gpu, a, t, &pr);
   if (!rc) *out = pr.iteration_s;
   else err_set(e, rc, "%s: the predictor failed (%s)", s->name, err_what(rc));
   free(gpu);
@@ -94,16 +93,15 @@ void eval_gpu_label(const scenario *s, char *buf, size_t size) {
 }
 
 int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
-               transport_model net, double window_bytes, db_result *r, err *e) {
+               const transport_options *t, db_result *r, err *e) {
   cost_parts parts;
   cost_alloc(c, a, &parts);
   r->score_s = parts.score_s, r->dp_cost_s = parts.dp_s;
   r->pp_cost_s = parts.pp_s;
-  int rc = predict(s, a, net, window_bytes, &r->predicted_iteration_s, e);
+  int rc = predict(s, a, t, &r->predicted_iteration_s, e);
   if (rc) return rc;
   sim_options o = sim_options_default();
-  o.network = net;
-  o.window_bytes = window_bytes;
+  o.transport = *t;
   o.seed = s->seed;
   sim_result sr;
   if ((rc = sim_run(s, a, &o, &sr, e))) return rc;
@@ -115,10 +113,8 @@ int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
   r->seed = (int64_t)s->seed, r->layers = w->layers, r->batch = w->batch;
   r->micro_batch = w->micro_batch;
   r->micro_batches_per_pass = w->micro_batches_per_pass;
-  r->window_bytes = net == TRANSPORT_TCP
-                        ? (int64_t)(window_bytes > 0 ? window_bytes
-                                                     : TRANSPORT_DEFAULT_WINDOW)
-                        : -1;
+  r->window_bytes =
+      t->model == TRANSPORT_TCP ? (int64_t)transport_window(t) : -1;
   snprintf(r->schedule, sizeof r->schedule, "%s", w->schedule);
   snprintf(r->dp_algo, sizeof r->dp_algo, "%s", w->dp_algo);
   eval_gpu_label(s, r->gpu, sizeof r->gpu);
@@ -136,13 +132,12 @@ int eval_point(void *ctx, const sweep_point *p, db_result *r, err *e) {
   cost_ctx *c = cost_ctx_from_scenario(s, e);
   int net = transport_model_parse(p->network);
   sim_options o = sim_options_default();
-  o.network = (transport_model)net;
-  o.window_bytes = (double)p->window_bytes;
+  o.transport.model = (transport_model)net;
+  o.transport.window_bytes = (double)p->window_bytes;
   o.seed = s->seed;
   alloc *a = c ? sim_place(s, c, p->method, &o, e) : NULL;
   int rc = !c || !a ? (e && e->code ? e->code : ERR_CONFIG)
-                    : eval_alloc(s, c, a, (transport_model)net,
-                                 (double)p->window_bytes, r, e);
+                    : eval_alloc(s, c, a, &o.transport, r, e);
   alloc_free(a);
   cost_ctx_free(c);
   scenario_free(s);

@@ -25,12 +25,11 @@ scenario *eval_scenario(const sweep_point *p, err *e);
  * "mixed" if they do not fit in size (> 5) bytes. Names as spec.h spells. */
 void eval_gpu_label(const scenario *s, char *buf, size_t size);
 
-/* Scores, predicts and simulates a on s under network model net (window in
- * bytes, <= 0: default) into r: score_s and its parts, predicted and
+/* Scores, predicts and simulates a on s under transport t into r: score_s and its parts, predicted and
  * simulated times, breakdown, events, effective workload, GPU label, alloc
  * JSON. */
 int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
-               transport_model net, double window_bytes, db_result *r, err *e);
+               const transport_options *t, db_result *r, err *e);
 
 /* The sweep evaluator: eval_scenario, sim_place, eval_alloc. ctx unused. */
 int eval_point(void *ctx, const sweep_point *p, db_result *r, err *e);

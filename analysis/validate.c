@@ -127,8 +127,9 @@ static int simulate_all(validate_report *r, const scenario *s,
   for (int v = 0; v < r->nv; v++)
     for (int i = 0; i < r->n; i++) {
       db_result *row = &r->rows[v * r->n + i];
-      int rc = eval_alloc(s, c, r->a[i], r->v[v].network, o->window_bytes,
-                          row, e);
+      transport_options t = o->transport;
+      t.model = r->v[v].network;
+      int rc = eval_alloc(s, c, r->a[i], &t, row, e);
       if (rc) return rc;
       row->study = "validate", row->scenario = r->scenario;
       row->method = r->kind[i];

@@ -21,7 +21,7 @@
 typedef struct validate_opts {
   int samples;          /* allocations in the sample (>= 2) */
   unsigned networks;    /* bit (1u << transport_model) per model to simulate */
-  double window_bytes;  /* tcp window; <= 0: default */
+  transport_options transport; /* TCP options; the model is each verdict's */
   /* Called after each simulation (done of total); may be NULL. */
   void (*progress)(void *ctx, int done, int total);
   void *progress_ctx;

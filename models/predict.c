@@ -87,10 +87,6 @@
 
 #include "traces/mem.h"
 
-predict_options predict_options_default(void) {
-  return (predict_options){TRANSPORT_NETEM, TRANSPORT_DEFAULT_WINDOW};
-}
-
 double predict_optimizer_s(const spec_gpu *g, double params) {
   return params * PREDICT_OPT_BYTES_PER_PARAM / g->mem_bw_bytes_s;
 }
@@ -104,7 +100,7 @@ double predict_optimizer_s(const spec_gpu *g, double params) {
  * reversed (a backward phase, a reduce after counting the broadcast). */
 typedef struct net {
   const scenario *s;
-  predict_options o;
+  transport_options o;
   int *nic, *out, *in;
   double *cap;
   bool swap;
@@ -114,10 +110,10 @@ typedef struct link {
   double lat, rate; /* seconds, bytes/s */
 } link;
 
-static void net_init(net *n, const scenario *s, const predict_options *o) {
+static void net_init(net *n, const scenario *s, const transport_options *o) {
   int nd = s->ndevices;
   n->s = s;
-  n->o = o ? *o : predict_options_default();
+  n->o = o ? *o : transport_options_default();
   if (n->o.window_bytes <= 0) n->o.window_bytes = TRANSPORT_DEFAULT_WINDOW;
   n->nic = mem_alloc((size_t)nd * sizeof *n->nic);
   n->out = mem_calloc((size_t)nd, sizeof *n->out);
@@ -128,7 +124,7 @@ static void net_init(net *n, const scenario *s, const predict_options *o) {
     const scenario_site *site = &s->sites[s->device_site[d]];
     n->nic[d] = site->nic_shared ? site->first_device : d;
     double g = site->nic_gbps;
-    if (n->o.network != TRANSPORT_IDEAL && g > 0 && isfinite(g))
+    if (n->o.model != TRANSPORT_IDEAL && g > 0 && isfinite(g))
       n->cap[n->nic[d]] = g * 1e9 / 8.0;
   }
 }
@@ -166,14 +162,14 @@ static link net_link(const net *n, int a, int b) { return net_link_of(n, a, b, 1
 
 /* ---- flows ---- */
 
-static bool tcp_on(const predict_options *o, double lat_s) {
-  return o->network == TRANSPORT_TCP && lat_s > 0;
+static bool tcp_on(const transport_options *o, double lat_s) {
+  return o->model == TRANSPORT_TCP && lat_s > 0;
 }
 
 double predict_flow_s(double bytes, double lat_s, double bytes_s,
-                      const predict_options *o, double *cwnd) {
-  predict_options d = o ? *o : predict_options_default();
-  double W = d.window_bytes > 0 ? d.window_bytes : TRANSPORT_DEFAULT_WINDOW;
+                      const transport_options *o, double *cwnd) {
+  transport_options d = o ? *o : transport_options_default();
+  double W = transport_window(&d);
   if (!tcp_on(&d, lat_s)) return bytes / bytes_s;
   double rtt = 2 * lat_s, w = cwnd && *cwnd > 0 ? *cwnd : 0, t = 0;
   if (w <= 0) w = TRANSPORT_TCP_INITIAL_SEGMENTS * TRANSPORT_TCP_SEGMENT;
@@ -201,7 +197,7 @@ double predict_flow_s(double bytes, double lat_s, double bytes_s,
  * the steady time of one (*steady) and what the first ones take beyond
  * it, together (returned). The run is followed until the window stops
  * changing; without tcp both are plain. */
-static double first_extra(double bytes, link l, const predict_options *o,
+static double first_extra(double bytes, link l, const transport_options *o,
                           int flows, double *steady) {
   double cwnd = 0, sum = 0;
   *steady = bytes / l.rate;
@@ -357,7 +353,7 @@ static link piece_link(const net *n, const int *grp, int R, int i, int j,
                        double piece, double *both) {
   int same = 0;
   trace_value v = scenario_link(n->s, grp[i], grp[j], 0);
-  for (int q = 0; q < R && n->o.network != TRANSPORT_IDEAL; q++) {
+  for (int q = 0; q < R && n->o.model != TRANSPORT_IDEAL; q++) {
     if (q == i) continue;
     trace_value u = scenario_link(n->s, grp[i], grp[q], 0);
     same += u.latency_ms == v.latency_ms && u.bandwidth_gbps == v.bandwidth_gbps;
@@ -460,7 +456,7 @@ static double dp_end(net *n, spec_dp_algo algo, const int *grp, int R,
 
 double predict_dp_sync_s(const scenario *s, spec_dp_algo algo,
                          const int *group, int n, double bytes,
-                         const predict_options *o) {
+                         const transport_options *o) {
   if (n < 2) return 0;
   net x;
   net_init(&x, s, o);
@@ -471,7 +467,7 @@ double predict_dp_sync_s(const scenario *s, spec_dp_algo algo,
 }
 
 double predict_ring_op_s(const scenario *s, const int *group, int n,
-                         double bytes, const predict_options *o) {
+                         double bytes, const transport_options *o) {
   if (n < 2) return 0;
   net x;
   net_init(&x, s, o);
@@ -724,7 +720,7 @@ static void group_of(const spec_workload *w, const alloc *a,
 
 int predict_iteration_with(const spec_workload *w, const scenario *s,
                            const spec_gpu *const *gpu, const alloc *a,
-                           const predict_options *o, predict_result *out) {
+                           const transport_options *o, predict_result *out) {
   int D = w->stages, R = w->replicas, K = w->micro_batches_per_pass;
   int P = w->passes, NS = 2 * D - 1;
   net n;

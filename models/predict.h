@@ -15,14 +15,6 @@
 #include "traces/scenario.h"
 
 
-typedef struct predict_options {
-  transport_model network;  /* TRANSPORT_NETEM by default */
-  double window_bytes;  /* tcp window W; <= 0: 4 MiB */
-} predict_options;
-
-/* netem, 4 MiB window. */
-predict_options predict_options_default(void);
-
 /* The terms of one predicted iteration, seconds unless stated. */
 typedef struct predict_result {
   int passes;            /* GPipe passes per iteration */
@@ -43,7 +35,7 @@ typedef struct predict_result {
  * ERR_OK and fills out. */
 int predict_iteration_with(const spec_workload *w, const scenario *s,
                            const spec_gpu *const *gpu, const alloc *a,
-                           const predict_options *o, predict_result *out);
+                           const transport_options *o, predict_result *out);
 
 /* predict_iteration_with under the default options (netem). */
 int predict_iteration(const spec_workload *w, const scenario *s,
@@ -62,20 +54,20 @@ double predict_optimizer_s(const spec_gpu *g, double params);
  * connection, 10 segments), doubling each RTT until W or the rate binds;
  * *cwnd is updated as the engine keeps it. cwnd may be NULL (a new one). */
 double predict_flow_s(double bytes, double lat_s, double bytes_s,
-                      const predict_options *o, double *cwnd);
+                      const transport_options *o, double *cwnd);
 
 /* One pipelined NCCL ring operation (reduce or broadcast) over the devices
  * of group (n entries, chain group[0] -> group[1] -> ...) carrying bytes in
  * chunks of TRANSPORT_NCCL_CHUNK_BYTES (at most TRANSPORT_NCCL_MAX_CHUNKS): every hop's
  * latency and chunk time once, plus the other chunks at the slowest hop. */
 double predict_ring_op_s(const scenario *s, const int *group, int n,
-                         double bytes, const predict_options *o);
+                         double bytes, const transport_options *o);
 
 /* Gradient synchronisation of one data-parallel group (n devices, replica
  * order, all ready at time 0) carrying bytes, by algorithm algo: the time
  * the last member has the result (see predict.c). o NULL: defaults. */
 double predict_dp_sync_s(const scenario *s, spec_dp_algo algo,
                          const int *group, int n, double bytes,
-                         const predict_options *o);
+                         const transport_options *o);
 
 #endif

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* GPT-3 shapes from Brown et al. 2020, table 2.1, except: GPT-3 XL runs with
@@ -46,7 +47,7 @@ static const spec_model models[] = {
  * simulated one. The other GPUs have no DT-FM
  * measurement: they take the V100 fraction of peak, a stated assumption,
  * until a measurement refits them. */
-#define SPEC_V100_EFFICIENCY 0.2858
+#define SPEC_V100_EFFICIENCY 0.60
 
 static const spec_gpu gpus[] = {
     {"V100", 125e12, 16e9, 900e9, SPEC_V100_EFFICIENCY,
@@ -123,6 +124,10 @@ const char *spec_dp_algo_name(spec_dp_algo a) {
   return "central-ps";
 }
 
+const char *spec_runtime_name(spec_runtime r) {
+  return r == SPEC_RUNTIME_MEGATRON ? "megatron" : "dtfm";
+}
+
 static int resolve_names(const scenario *s, spec_workload *w, err *e) {
   const scenario_workload *sw = &s->workload;
   w->model = spec_model_find(sw->model);
@@ -150,6 +155,18 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
                    "%s: workload.dp_algo '%s' is unknown (central-ps, ring, "
                    "sharded-ps)",
                    s->name, sw->dp_algo);
+  if (!sw->runtime || strcmp(sw->runtime, "dtfm") == 0) {
+    w->runtime = SPEC_RUNTIME_DTFM;
+  } else if (strcmp(sw->runtime, "megatron") == 0) {
+    /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce. */
+    w->runtime = SPEC_RUNTIME_MEGATRON;
+    w->schedule = SPEC_1F1B;
+    w->dp_algo = SPEC_RING;
+  } else {
+    return err_set(e, ERR_UNKNOWN,
+                   "%s: workload.runtime '%s' is unknown (dtfm, megatron)",
+                   s->name, sw->runtime);
+  }
   return ERR_OK;
 }
 
@@ -210,6 +227,11 @@ int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e) {
   return ERR_OK;
 }
 
+double spec_site_compute_factor(const scenario_site *site, const spec_gpu *g) {
+  return site->compute_efficiency > 0 ? g->efficiency / site->compute_efficiency
+                                      : 1;
+}
+
 int spec_stage_layers(const spec_workload *w, int st) {
   return w->layers / w->stages + (st < w->layers % w->stages ? 1 : 0);
 }
@@ -244,13 +266,28 @@ double spec_layer_flops(const spec_model *m) {
   return 24.0 * s * h * h + 4.0 * s * s * h;
 }
 
-double spec_stage_fwd_flops(const spec_workload *w, int st) {
+double spec_head_flops(const spec_model *m) {
+  return 2.0 * m->seq * m->hidden * m->vocab;
+}
+
+/* The layers' share, then the head's on the last stage: the head is not
+ * recomputed (activation checkpointing covers the transformer blocks). */
+static double layers_fwd_flops(const spec_workload *w, int st) {
   return (double)spec_stage_layers(w, st) * w->micro_batch *
          spec_layer_flops(w->model);
 }
 
+static double head_fwd_flops(const spec_workload *w, int st) {
+  return st == w->stages - 1 ? w->micro_batch * spec_head_flops(w->model) : 0;
+}
+
+double spec_stage_fwd_flops(const spec_workload *w, int st) {
+  return layers_fwd_flops(w, st) + head_fwd_flops(w, st);
+}
+
 double spec_stage_bwd_flops(const spec_workload *w, int st) {
-  return (w->recompute ? 3.0 : 2.0) * spec_stage_fwd_flops(w, st);
+  return (w->recompute ? 3.0 : 2.0) * layers_fwd_flops(w, st) +
+         2.0 * head_fwd_flops(w, st);
 }
 
 double spec_compute_s(const spec_gpu *g, double flops) {

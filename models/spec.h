@@ -36,6 +36,11 @@ typedef struct spec_gpu {
 } spec_gpu;
 
 typedef enum spec_schedule { SPEC_GPIPE, SPEC_1F1B } spec_schedule;
+/* The runtime that executes the schedule (DESIGN.md section 4): DT-FM's
+ * (compute, send and receive streams, barriers between GPipe phases) or
+ * Megatron-LM's of 2022 (1F1B with blocking point-to-point calls, NCCL
+ * all-reduce, tied embeddings, GPU Adam). */
+typedef enum spec_runtime { SPEC_RUNTIME_DTFM, SPEC_RUNTIME_MEGATRON } spec_runtime;
 typedef enum spec_dp_algo {
   SPEC_CENTRAL_PS,  /* NCCL reduce to replica 0, then broadcast (DT-FM) */
   SPEC_RING,        /* NCCL ring all-reduce */
@@ -55,6 +60,7 @@ typedef struct spec_workload {
   bool recompute;
   spec_schedule schedule;
   spec_dp_algo dp_algo;
+  spec_runtime runtime;
 } spec_workload;
 
 /* Tables. The model and GPU names of a scenario are looked up here, case-
@@ -100,14 +106,24 @@ double spec_activation_bytes(const spec_workload *w);
  * 24 s h^2 + 4 s^2 h (DESIGN.md section 4). */
 double spec_layer_flops(const spec_model *m);
 
-/* FLOPs of one micro-batch on stage st: forward = layers m F_layer;
- * backward = 2x forward, plus one forward more with recomputation. The
- * embedding and LM head are not counted (DESIGN.md section 4). */
+/* Forward FLOPs of the LM head (the vocabulary projection) for one
+ * sequence: 2 s h V. */
+double spec_head_flops(const spec_model *m);
+
+/* FLOPs of one micro-batch on stage st: forward = layers m F_layer, plus
+ * m F_head on the last stage; backward = 2x the layers' forward, plus one
+ * forward more with recomputation, and 2x the head's (it is not
+ * recomputed). The embedding lookup costs no FLOPs worth counting. */
 double spec_stage_fwd_flops(const spec_workload *w, int st);
 double spec_stage_bwd_flops(const spec_workload *w, int st);
 
 /* Seconds for flops on GPU g: flops / (peak x efficiency). */
 double spec_compute_s(const spec_gpu *g, double flops);
+
+/* How much longer g computes on the hosts of site than its efficiency
+ * says: g's efficiency over the site's compute_efficiency (1 when the site
+ * sets none). */
+double spec_site_compute_factor(const scenario_site *site, const spec_gpu *g);
 
 /* Peak memory of stage st on one device, bytes: 16 bytes per parameter
  * (fp16 weights and gradients, fp32 master copy and two Adam moments) plus
@@ -129,5 +145,6 @@ double spec_default_gradient_gb(const spec_workload *w);
 /* The name of a schedule / DP algorithm, as the command line spells it. */
 const char *spec_schedule_name(spec_schedule s);
 const char *spec_dp_algo_name(spec_dp_algo a);
+const char *spec_runtime_name(spec_runtime r);
 
 #endif

@@ -11,6 +11,8 @@
 
 #include <stdbool.h>
 
+#include "traces/scenario.h"
+
 /* The network models, chosen per run. */
 typedef enum transport_model {
   TRANSPORT_IDEAL, /* private link per ordered device pair: alpha + S/beta */
@@ -25,14 +27,17 @@ int transport_model_parse(const char *name);
 
 /* TCP, as Linux runs it: segments of 1448 payload bytes (1500-byte MTU with
  * timestamps), an initial window of 10 segments (RFC 6928), and a window
- * bound of 4 MiB per socket (autotuning's limits: send buffers up to 4 MiB,
- * receive buffers up to 6 MiB, tcp_wmem / tcp_rmem). The retransmission
- * timeout is the RTT plus Linux's minimum of 200 ms (tcp_rto_min). */
+ * bound per socket of 1.45 MB: fitted on DT-FM's Gloo point-to-point rows
+ * (one socket, 64 and 128 MiB at 5 and 10 ms: 274/512/532/972 ms measured,
+ * the window-bound rows), which is what Linux's autotuning leaves of a
+ * 6 MiB tcp_rmem once tcp_adv_win_scale halves it and per-packet buffer
+ * overhead takes its share. The retransmission timeout is the RTT plus
+ * Linux's minimum of 200 ms (tcp_rto_min). */
 #define TRANSPORT_TCP_SEGMENT 1448.0
 #define TRANSPORT_TCP_INITIAL_SEGMENTS 10.0
 #define TRANSPORT_TCP_INITIAL_WINDOW \
   (TRANSPORT_TCP_SEGMENT * TRANSPORT_TCP_INITIAL_SEGMENTS)
-#define TRANSPORT_DEFAULT_WINDOW (4.0 * 1024 * 1024)
+#define TRANSPORT_DEFAULT_WINDOW 1.45e6
 #define TRANSPORT_TCP_RTO_MIN_S 0.2
 
 /* NCCL's socket transport: sockets per connection (the default is 1; NCCL
@@ -40,12 +45,50 @@ int transport_model_parse(const char *name);
  * and the smallest piece of a message one socket carries (MIN_CHUNKSIZE in
  * net_socket.cc). */
 #define TRANSPORT_SOCKETS_DEFAULT 1
-#define TRANSPORT_SOCKETS_MAX 64
+#define TRANSPORT_SOCKETS_MAX SCENARIO_SOCKETS_MAX
 #define TRANSPORT_SOCKET_MIN_CHUNK 65536.0
 
 /* NCCL's pipelined ring collectives (reduce, broadcast) move a buffer in
  * chunks: the engine and the predictor cut them alike. */
 #define TRANSPORT_NCCL_CHUNK_BYTES (4.0 * 1024 * 1024)
 #define TRANSPORT_NCCL_MAX_CHUNKS 128
+
+/* How the transport of one run behaves (plain data). */
+typedef struct transport_options {
+  transport_model model; /* TRANSPORT_NETEM by default */
+  double window_bytes;   /* per-socket TCP window W; <= 0: 4 MiB */
+  bool idle_restart;     /* tcp: Linux's tcp_slow_start_after_idle: a
+                            socket idle for an RTO halves its window per
+                            RTO elapsed, down to the initial window */
+} transport_options;
+
+/* netem, 4 MiB, no idle restart (the calibration's finding: see
+ * transport.c). */
+transport_options transport_options_default(void);
+
+/* The per-socket window of o: window_bytes, or 4 MiB when <= 0. */
+double transport_window(const transport_options *o);
+
+/* Sockets a message of bytes uses on a connection of `sockets`: NCCL deals
+ * it in pieces of at least TRANSPORT_SOCKET_MIN_CHUNK, so min(sockets,
+ * ceil(bytes / MIN_CHUNK)), and at least 1. */
+int transport_sockets_used(int sockets, double bytes);
+
+/* The window per socket after a socket of window cwnd was idle for idle_s
+ * with retransmission timeout rto_s: Linux's tcp_cwnd_restart halves it
+ * once per RTO elapsed beyond the first, never below the initial window
+ * (nor above cwnd). */
+double transport_idle_window(double cwnd, double idle_s, double rto_s);
+
+/* Seconds until the last byte of one message of `bytes` leaves its sender
+ * over a path of round-trip time rtt_s at rate bytes_s, alone, on `sockets`
+ * sockets that each start with window *cwnd (<= 0: the initial window):
+ * ideal and netem: bytes / rate; tcp: the rate is bound by sockets x
+ * window / RTT, and the window doubles every RTT until W or the rate
+ * binds, as the engine's epochs do. *cwnd gets the window the socket keeps
+ * afterwards. cwnd may be NULL (a fresh connection). */
+double transport_message_s(double bytes, double rtt_s, double bytes_s,
+                           int sockets, const transport_options *o,
+                           double *cwnd);
 
 #endif

@@ -30,13 +30,18 @@ typedef struct hot {
   uint32_t succ, nleft; /* CSR: LEFT successors, then DONE ones up to the
                          * next task's succ (hot[n] is a sentinel) */
   uint32_t deps;        /* run state: predecessor triggers not yet fired */
-  uint8_t kind, left; /* left: its LEFT trigger has fired */
+  uint8_t kind, left;   /* left: its LEFT trigger has fired */
+  uint8_t ordwait;      /* its completion-order predecessor is not done */
+  uint8_t arrived;      /* it arrived while ordwait: DONE is pending */
 } hot;
+_Static_assert(sizeof(hot) == 32, "two hot records per cache line");
 
 /* A task's times during the run, copied into the records afterwards. */
 typedef struct times {
   int64_t start, left, done;
 } times;
+
+enum { EDGE_ORDER = 2 }; /* an edge's when: a trigger, or completion order */
 
 typedef struct edge {
   uint32_t a, b;
@@ -51,6 +56,7 @@ struct sim_graph {
   uint32_t *succ; /* CSR targets, scap of them */
   uint32_t *deps; /* freeze scratch: predecessor counts */
   uint32_t *cur;  /* freeze scratch: 2 (ncap + 1) cursors */
+  uint32_t *ord;  /* [ncap]: completion-order successor or SIM_GRAPH_NONE */
   hot *hot;       /* [n], 64-byte aligned inside hot_mem */
   void *hot_mem;
   times *tm;      /* [n] */
@@ -71,6 +77,7 @@ void sim_graph_free(sim_graph *g) {
   free(g->succ);
   free(g->deps);
   free(g->cur);
+  free(g->ord);
   free(g->hot_mem);
   free(g->tm);
   free(g);
@@ -119,9 +126,22 @@ void sim_graph_edge(sim_graph *g, uint32_t a, uint32_t b, sim_trigger when) {
   g->e[g->ne++] = (edge){a, b, (uint8_t)when};
 }
 
+void sim_graph_order(sim_graph *g, uint32_t a, uint32_t b) {
+  assert(a < g->n && b < g->n && a != b);
+  assert(g->t[b].kind == SIM_TASK_XFER);
+  if (g->ne == g->ecap)
+    mem_grow((void **)&g->e, &g->ecap, g->ne + 1, sizeof *g->e);
+  g->e[g->ne++] = (edge){a, b, EDGE_ORDER};
+}
+
 void sim_graph_stream(sim_graph *g, uint32_t *last, uint32_t t,
                       sim_trigger trig) {
   if (*last != SIM_GRAPH_NONE) sim_graph_edge(g, *last, t, trig);
+  *last = t;
+}
+
+void sim_graph_recv_stream(sim_graph *g, uint32_t *last, uint32_t t) {
+  if (*last != SIM_GRAPH_NONE) sim_graph_order(g, *last, t);
   *last = t;
 }
 
@@ -139,9 +159,11 @@ static void freeze(sim_graph *g) {
   if (n + 1 > g->ncap) {
     free(g->deps);
     free(g->cur);
+    free(g->ord);
     free(g->hot_mem);
     free(g->tm);
     g->ncap = n + 1;
+    g->ord = mem_alloc(g->ncap * sizeof *g->ord);
     g->tm = mem_alloc(g->ncap * sizeof *g->tm);
     g->deps = mem_alloc(g->ncap * sizeof *g->deps);
     g->cur = mem_alloc(2 * g->ncap * sizeof *g->cur);
@@ -151,9 +173,16 @@ static void freeze(sim_graph *g) {
   uint32_t *lcur = g->cur, *dcur = g->cur + n + 1;
   memset(g->deps, 0, (n + 1) * sizeof *g->deps);
   memset(g->cur, 0, 2 * (n + 1) * sizeof *g->cur);
+  memset(g->ord, 0xff, n * sizeof *g->ord);
   for (size_t k = 0; k < g->ne; k++) {
-    if (g->e[k].when == SIM_ON_LEFT) lcur[g->e[k].a]++; else dcur[g->e[k].a]++;
-    g->deps[g->e[k].b]++;
+    const edge *x = &g->e[k];
+    if (x->when == EDGE_ORDER) {
+      assert(g->ord[x->a] == SIM_GRAPH_NONE);
+      g->ord[x->a] = x->b;
+      continue;
+    }
+    if (x->when == SIM_ON_LEFT) lcur[x->a]++; else dcur[x->a]++;
+    g->deps[x->b]++;
   }
   uint32_t off = 0;
   for (size_t i = 0; i < n; i++) { /* one pass over the records */
@@ -172,6 +201,11 @@ static void freeze(sim_graph *g) {
   g->hot[n].succ = off;
   for (size_t k = 0; k < g->ne; k++) {
     uint32_t a = g->e[k].a;
+    if (g->e[k].when == EDGE_ORDER) {
+      assert(!g->hot[g->e[k].b].ordwait); /* one order predecessor */
+      g->hot[g->e[k].b].ordwait = 1;
+      continue;
+    }
     g->succ[g->e[k].when == SIM_ON_LEFT ? lcur[a]++ : dcur[a]++] = g->e[k].b;
   }
 }
@@ -208,6 +242,24 @@ static void on_left(void *ctx, uint32_t id, int64_t now) {
   fire(g, h->succ, h->nleft, now);
 }
 
+/* Task id completes: its DONE successors fire, and its completion-order
+ * successor, when it has arrived already, completes too (and so on down
+ * the receive stream). */
+static void complete(sim_graph *g, uint32_t id, int64_t now) {
+  for (;;) {
+    hot *h = &g->hot[id];
+    g->tm[id].done = now;
+    g->done++;
+    if (now > g->end) g->end = now;
+    fire(g, h->succ + h->nleft, h[1].succ - h->succ - h->nleft, now);
+    uint32_t nx = g->ord[id];
+    if (nx == SIM_GRAPH_NONE) return;
+    g->hot[nx].ordwait = 0;
+    if (!g->hot[nx].arrived) return;
+    id = nx;
+  }
+}
+
 static void on_done(void *ctx, uint32_t id, int64_t now) {
   sim_graph *g = ctx;
   hot *h = &g->hot[id];
@@ -216,10 +268,11 @@ static void on_done(void *ctx, uint32_t id, int64_t now) {
     g->tm[id].left = now;
     fire(g, h->succ, h->nleft, now);
   }
-  g->tm[id].done = now;
-  g->done++;
-  if (now > g->end) g->end = now;
-  fire(g, h->succ + h->nleft, h[1].succ - h->succ - h->nleft, now);
+  if (h->ordwait) { /* arrived before its predecessor on the stream */
+    h->arrived = 1;
+    return;
+  }
+  complete(g, id, now);
 }
 
 /* Writes the run's times, dependency counts left and the CSR into the
@@ -239,10 +292,10 @@ static void publish(sim_graph *g) {
 }
 
 int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
-                      transport_model model, double window_bytes) {
+                      const transport_options *o) {
   freeze(g);
   g->q = sim_queue_new();
-  g->net = sim_net_new(topo, model, window_bytes, g->q, EV_NET_BASE,
+  g->net = sim_net_new(topo, o, g->q, EV_NET_BASE,
                        (sim_net_hooks){g, on_left, on_done});
   g->done = 0;
   g->end = 0;

@@ -5,6 +5,8 @@
  * trigger": for a transfer, LEFT (its last byte left the sender: the send
  * stream is free) or DONE (it arrived); computes and joins fire both at once.
  * Invariant: a task starts exactly when its last predecessor trigger fires;
+ * a transfer with a completion-order predecessor completes at the later of
+ * its arrival and that predecessor's completion;
  * streams are expressed as edges between consecutive tasks of a stream
  * (issue order), built once before the run, so running allocates nothing per
  * event beyond the net's pooled flows and the queue's pooled events. */
@@ -33,7 +35,10 @@ typedef enum sim_task_role {
   SIM_ROLE_GRAD,  /* activation-gradient transfer */
   SIM_ROLE_DP,    /* gradient synchronisation transfer */
   SIM_ROLE_SYNC,  /* join: a device's gradient synchronisation is complete */
-  SIM_ROLE_BARRIER
+  SIM_ROLE_BARRIER,
+  SIM_ROLE_CALL   /* a blocking point-to-point call (Megatron): its join and
+                     its fixed host cost, a compute-stream task that is not
+                     GPU work */
 } sim_task_role;
 
 typedef enum sim_trigger { SIM_ON_LEFT, SIM_ON_DONE } sim_trigger;
@@ -68,6 +73,12 @@ uint32_t sim_graph_join(sim_graph *g, int dev, sim_task_role role);
 /* b starts only after a's trigger (LEFT is DONE for non-transfers). */
 void sim_graph_edge(sim_graph *g, uint32_t a, uint32_t b, sim_trigger when);
 
+/* Completion order: transfer b completes (DONE) no earlier than a does,
+ * whenever its bytes arrive — a receive stream, which consumes messages in
+ * issue order while their bytes flow freely (DESIGN.md section 4). A task
+ * has at most one such predecessor and one such successor. */
+void sim_graph_order(sim_graph *g, uint32_t a, uint32_t b);
+
 /* A stream: consecutive calls with the same stream chain their tasks in
  * issue order. *last is the stream's state (init SIM_GRAPH_NONE); trig is
  * what frees the stream (LEFT for a send stream, DONE otherwise). */
@@ -75,11 +86,15 @@ void sim_graph_edge(sim_graph *g, uint32_t a, uint32_t b, sim_trigger when);
 void sim_graph_stream(sim_graph *g, uint32_t *last, uint32_t t,
                       sim_trigger trig);
 
-/* Runs the graph from time 0 over net model `model` on topo (borrowed).
+/* A receive stream: consecutive transfers complete in issue order
+ * (sim_graph_order), their bytes flowing independently. */
+void sim_graph_recv_stream(sim_graph *g, uint32_t *last, uint32_t t);
+
+/* Runs the graph from time 0 over topo (borrowed) under transport o.
  * Returns the number of events taken from the queue, or -1 when tasks are
  * left that can never start (a cycle in the graph: a deadlock). */
 int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
-                      transport_model model, double window_bytes);
+                      const transport_options *o);
 
 /* After a run: the tasks (borrowed, ntasks of them) and the end time. */
 const sim_task *sim_graph_tasks(const sim_graph *g, uint32_t *ntasks);

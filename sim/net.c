@@ -20,22 +20,23 @@
 
 #include "traces/mem.h"
 
-enum { EV_LEFT, EV_ARRIVE, EV_EPOCH, EV_TRACE, EV_OPEN };
-enum { FLOW_FREE, FLOW_OPENING, FLOW_SENDING, FLOW_INFLIGHT };
+enum { EV_LEFT, EV_ARRIVE, EV_EPOCH, EV_TRACE, EV_OPEN, EV_HANDED, EV_SOCK };
+enum { FLOW_FREE, FLOW_QUEUED, FLOW_OPENING, FLOW_SENDING, FLOW_INFLIGHT };
 enum { RES_NIC, RES_SHAPER, RES_PAIR };
 #define MAXRES 3
 #define NONE UINT32_MAX
-#define RTO_MIN_NS ((int64_t)(TRANSPORT_TCP_RTO_MIN_S * 1e9)) /* idle longer resets cwnd */
 
 typedef struct flow {
   int a, b;
-  uint8_t state, nres;
-  bool slow_start, frozen;
+  uint8_t state, nres, nsock; /* nsock: sockets the message uses */
+  bool slow_start, frozen, handed;
   double size, sent, rate, old, cap, w;
-  double cwnd, rtt_ns;
+  double cwnd, rtt_ns; /* tcp: window per socket, round trip */
+  double flow_cap;     /* nsock x the path's per-flow cap (netem, tcp) */
   int64_t t_upd;
+  double end_pos; /* its last byte's place in its connection's stream */
   uint32_t res[MAXRES], pos[MAXRES];
-  uint32_t pair, tag, mark, next_free;
+  uint32_t pair, tag, mark, next_free, next_q;
   sim_queue_event ev, ev_epoch;
 } flow;
 
@@ -52,12 +53,19 @@ typedef struct pair {
   int a, b;
   uint32_t res;      /* its first resource: the private link (ideal) or the
                         sender's shaper for b's class (netem, tcp) */
-  double cwnd;       /* tcp: congestion window kept by the connection */
+  int sockets;       /* TCP sockets of the connection */
+  double flow_bpns;  /* the path's cap per TCP flow, bytes/ns (INFINITY) */
+  uint32_t qhead, qtail; /* its messages in issue order: the head sends */
+  uint32_t waiter;   /* the oldest message not yet in the socket buffers */
+  double issued;     /* bytes issued on the connection, in all */
+  double done_bytes; /* bytes of its messages whose last byte has left */
+  sim_queue_event ev_sock; /* when the head's rate brings waiter in */
+  double cwnd;       /* tcp: window per socket kept by the connection */
   int64_t last_end;  /* tcp: when its last flow left (idle restarts) */
   int active;
   bool opened;       /* tcp: the connection's handshake is done */
-  bool lat_ok;       /* lat_ms, lat_ns read after static_from: final */
-  double lat_ms;
+  bool lat_ok;       /* lat_ms, lat_ns, rtt_ns read after static_from */
+  double lat_ms, rtt_ns;
   int64_t lat_ns;
 } pair;
 
@@ -79,6 +87,7 @@ typedef struct hent {
 struct sim_net {
   const sim_net_topo *topo;
   transport_model model;
+  transport_options opt;
   double window;
   sim_queue *q;
   int base;
@@ -99,7 +108,7 @@ struct sim_net {
   uint32_t *htab; /* open addressing: pair index or NONE */
   size_t hcap;
 
-  bool handshake;
+  sim_net_conn conn; /* how a connection's first flow finds it */
   /* From this time on no link value changes (next_change said so), so a
    * value read at or after it holds for the rest of the run and is cached;
    * INT64_MAX while unknown. */
@@ -180,38 +189,57 @@ static uint32_t pair_get(sim_net *n, int a, int b) {
   }
   mem_grow((void **)&n->pairs, &n->pairs_cap, n->npairs + 1, sizeof *n->pairs);
   uint32_t id = (uint32_t)n->npairs++;
-  n->pairs[id] = (pair){a, b, NONE, 0, INT64_MIN / 2, 0, false, false, 0, 0};
+  const int *sk = n->topo->sockets;
+  const double *fg = n->topo->flow_gbps;
+  double fa = fg && fg[a] > 0 ? fg[a] : INFINITY;
+  double fb = fg && fg[b] > 0 ? fg[b] : INFINITY;
+  n->pairs[id] = (pair){.a = a, .b = b, .res = NONE, .qhead = NONE,
+                        .flow_bpns = gbps_to_bpns(fmin(fa, fb)),
+                        .qtail = NONE, .waiter = NONE,
+                        .ev_sock = SIM_QUEUE_NONE,
+                        .sockets = sk ? sk[b] : TRANSPORT_SOCKETS_DEFAULT,
+                        .cwnd = n->conn == SIM_NET_WARM
+                                    ? n->window
+                                    : TRANSPORT_TCP_INITIAL_WINDOW,
+                        .last_end = INT64_MIN / 2};
   if (n->model == TRANSPORT_IDEAL) n->pairs[id].res = res_add(n, RES_PAIR, 0, a, b);
   else n->pairs[id].res = shaper_of(n, a, b);
   hash_insert(n, id);
   return id;
 }
 
-/* The one-way latency of pair p at now, in ms; *ns gets it in whole ns. */
-static double pair_latency(sim_net *n, pair *p, int64_t now, int64_t *ns) {
+/* The one-way latency of pair p at now, in ms; *ns gets it in whole ns and
+ * *rtt_ns the round trip there and back (the two directions may differ). */
+static double pair_latency(sim_net *n, pair *p, int64_t now, int64_t *ns,
+                           double *rtt_ns) {
   if (p->lat_ok) {
     *ns = p->lat_ns;
+    *rtt_ns = p->rtt_ns;
     return p->lat_ms;
   }
   double ms = link_at(n, p->a, p->b, now).latency_ms;
   *ns = llround(ms * 1e6);
+  *rtt_ns = 1e6 * (ms + link_at(n, p->b, p->a, now).latency_ms);
   if (now >= n->static_from) {
     p->lat_ok = true;
     p->lat_ms = ms;
     p->lat_ns = *ns;
+    p->rtt_ns = *rtt_ns;
   }
   return ms;
 }
 
 /* ---- lifecycle ---- */
 
-sim_net *sim_net_new(const sim_net_topo *topo, transport_model model,
-                     double window_bytes, sim_queue *q, int kind_base,
-                     sim_net_hooks hooks) {
+sim_net *sim_net_new(const sim_net_topo *topo, const transport_options *o,
+                     sim_queue *q, int kind_base, sim_net_hooks hooks) {
   sim_net *n = mem_calloc(1, sizeof *n);
+  transport_model model = o ? o->model : TRANSPORT_NETEM;
   n->topo = topo;
+  n->opt = o ? *o : transport_options_default();
   n->model = model;
-  n->window = window_bytes > 0 ? window_bytes : TRANSPORT_DEFAULT_WINDOW;
+  n->window = transport_window(&n->opt);
+  n->conn = SIM_NET_WARM;
   n->q = q;
   n->base = kind_base;
   n->hooks = hooks;
@@ -409,8 +437,13 @@ static inline void advance(flow *f, int64_t now) {
   f->old = f->rate;
 }
 
+static void sock_check(sim_net *n, uint32_t p, int64_t now);
+
 static inline void settle(sim_net *n, flow *f, int64_t now) {
-  if (f->old != f->rate || f->ev == SIM_QUEUE_NONE) schedule_left(n, f, now);
+  if (f->old != f->rate || f->ev == SIM_QUEUE_NONE) {
+    schedule_left(n, f, now);
+    if (n->pairs[f->pair].waiter != NONE) sock_check(n, f->pair, now);
+  }
 }
 
 static void solve(sim_net *n, int64_t now) {
@@ -451,9 +484,19 @@ static bool solve_alone(sim_net *n, flow *f, int64_t now) {
 
 /* ---- TCP state ---- */
 
+/* The window bound of f's sockets (nsock windows per round trip), within
+ * its path's per-flow cap. */
 static double tcp_cap(const sim_net *n, const flow *f) {
-  if (f->rtt_ns < 1) return INFINITY;
-  return fmin(f->slow_start ? f->cwnd : n->window, n->window) / f->rtt_ns;
+  if (f->rtt_ns < 1) return f->flow_cap;
+  return fmin(f->flow_cap,
+              f->nsock * fmin(f->slow_start ? f->cwnd : n->window, n->window) /
+                  f->rtt_ns);
+}
+
+/* tcp's weight of f: one per socket, RTT-unfair (a socket's share of a
+ * congested queue goes as 1 / RTT). */
+static double tcp_weight(const flow *f) {
+  return f->nsock / fmax(f->rtt_ns, 1e3);
 }
 
 /* ---- trace changes ---- */
@@ -486,11 +529,12 @@ static void on_trace(sim_net *n, int64_t now) {
     for (size_t i = 0; i < n->nflows; i++) {
       flow *f = &n->flows[i];
       if (f->state != FLOW_SENDING) continue;
-      f->rtt_ns = 2e6 * link_at(n, f->a, f->b, now).latency_ms;
+      f->rtt_ns = 1e6 * (link_at(n, f->a, f->b, now).latency_ms +
+                         link_at(n, f->b, f->a, now).latency_ms);
       double c = tcp_cap(n, f);
       if (c != f->cap) {
         f->cap = c;
-        f->w = 1.0 / fmax(f->rtt_ns, 1e3);
+        f->w = tcp_weight(f);
         seed(n, f->res[0]);
       }
     }
@@ -533,7 +577,21 @@ static void detach(sim_net *n, flow *f) {
   }
 }
 
-void sim_net_set_handshake(sim_net *n, bool on) { n->handshake = on; }
+void sim_net_set_connections(sim_net *n, sim_net_conn state) {
+  assert(n->npairs == 0); /* before the first flow */
+  n->conn = state;
+}
+
+/* tcp: the connection's window when a flow starts on it; an idle one
+ * restarts as Linux's tcp_slow_start_after_idle does, its RTO being the
+ * RTT plus tcp_rto_min. */
+static double connection_window(const sim_net *n, const pair *pr,
+                                double rtt_ns, int64_t now) {
+  if (!n->opt.idle_restart || pr->active > 0) return pr->cwnd;
+  double idle_s = (double)(now - pr->last_end) * 1e-9;
+  return transport_idle_window(pr->cwnd, idle_s,
+                               rtt_ns * 1e-9 + TRANSPORT_TCP_RTO_MIN_S);
+}
 
 /* Puts flow id on its resources and solves: its bytes start leaving. */
 static void begin(sim_net *n, uint32_t id, int64_t now) {
@@ -555,12 +613,9 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
   if (n->model == TRANSPORT_TCP) {
     pair *pr = &n->pairs[p];
     int64_t lat_ns;
-    f->rtt_ns = 2e6 * pair_latency(n, pr, now, &lat_ns);
-    f->w = 1.0 / fmax(f->rtt_ns, 1e3);
-    bool idle = pr->active == 0 &&
-                now - pr->last_end > RTO_MIN_NS + (int64_t)f->rtt_ns;
-    if (idle || pr->cwnd <= 0)
-      pr->cwnd = TRANSPORT_TCP_INITIAL_SEGMENTS * TRANSPORT_TCP_SEGMENT;
+    pair_latency(n, pr, now, &lat_ns, &f->rtt_ns);
+    f->w = tcp_weight(f);
+    pr->cwnd = connection_window(n, pr, f->rtt_ns, now);
     f->cwnd = pr->cwnd;
     f->slow_start = f->cwnd < n->window && f->rtt_ns >= 1;
     f->cap = tcp_cap(n, f);
@@ -576,24 +631,95 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
   trace_arm(n, now);
 }
 
+/* ---- socket buffers ----
+ * A send completes when its last byte is in the sockets' send buffers
+ * (sockets x window bytes per connection): at once when the connection's
+ * bytes still to leave fit, else when enough have left. Bytes leave a
+ * connection in issue order, the head message sending while the others
+ * wait in its buffers. */
+
+/* Bytes of p's stream that have left its sender by now. */
+static double stream_left(const sim_net *n, const pair *p, int64_t now) {
+  if (p->qhead == NONE) return p->done_bytes;
+  const flow *h = &n->flows[p->qhead];
+  if (h->state != FLOW_SENDING) return p->done_bytes;
+  return p->done_bytes +
+         fmin(h->size, h->sent + h->rate * (double)(now - h->t_upd));
+}
+
+/* Hands to the sockets every waiting message of p that fits now, and arms
+ * EV_SOCK for the next one while the head's rate holds. */
+static void sock_check(sim_net *n, uint32_t p, int64_t now) {
+  pair *pr = &n->pairs[p];
+  double room = pr->sockets * n->window, left = stream_left(n, pr, now);
+  while (pr->waiter != NONE) {
+    flow *w = &n->flows[pr->waiter];
+    double need = w->end_pos - room - left; /* bytes still to leave first */
+    if (need > 1e-6) {
+      const flow *h = &n->flows[pr->qhead];
+      int64_t t = -1;
+      if (h->state == FLOW_SENDING && h->rate > 0 &&
+          w->end_pos - room <= pr->done_bytes + h->size)
+        t = now + (int64_t)ceil(need / h->rate);
+      if (pr->ev_sock != SIM_QUEUE_NONE) sim_queue_cancel(n->q, pr->ev_sock);
+      pr->ev_sock = t < 0 ? SIM_QUEUE_NONE
+                          : sim_queue_push(n->q, t, n->base + EV_SOCK, p);
+      return;
+    }
+    w->handed = true;
+    sim_queue_push(n->q, now, n->base + EV_HANDED, pr->waiter);
+    pr->waiter = w->next_q;
+  }
+  if (pr->ev_sock != SIM_QUEUE_NONE) {
+    sim_queue_cancel(n->q, pr->ev_sock);
+    pr->ev_sock = SIM_QUEUE_NONE;
+  }
+}
+
+/* The head message of p starts: it opens the connection first when tcp
+ * models new connections, else its bytes start leaving. */
+static void head_start(sim_net *n, uint32_t id, int64_t now) {
+  flow *f = &n->flows[id];
+  pair *pr = &n->pairs[f->pair];
+  f->state = FLOW_OPENING;
+  if (n->model == TRANSPORT_TCP && n->conn == SIM_NET_NEW && !pr->opened) {
+    pr->opened = true;
+    int64_t lat_ns;
+    double rtt_ns;
+    pair_latency(n, pr, now, &lat_ns, &rtt_ns);
+    sim_queue_push(n->q, now + llround(rtt_ns), n->base + EV_OPEN, id);
+    return;
+  }
+  pr->opened = true;
+  begin(n, id, now);
+}
+
 void sim_net_start(sim_net *n, int64_t now, int a, int b, double bytes,
                    uint32_t tag) {
   assert(a != b && a >= 0 && b >= 0 && bytes >= 0);
   uint32_t id = flow_take(n);
   uint32_t p = pair_get(n, a, b);
   flow *f = &n->flows[id];
-  *f = (flow){.a = a, .b = b, .state = FLOW_OPENING, .size = bytes,
-              .cap = INFINITY, .w = 1, .t_upd = now, .pair = p, .tag = tag,
-              .ev = SIM_QUEUE_NONE, .ev_epoch = SIM_QUEUE_NONE};
   pair *pr = &n->pairs[p];
-  if (n->model == TRANSPORT_TCP && n->handshake && !pr->opened) {
-    pr->opened = true;
-    int64_t rtt = llround(2e6 * link_at(n, a, b, now).latency_ms);
-    sim_queue_push(n->q, now + rtt, n->base + EV_OPEN, id);
-    return;
-  }
-  pr->opened = true;
-  begin(n, id, now);
+  int nsock = transport_sockets_used(pr->sockets, bytes);
+  pr->issued += bytes;
+  const int *nic = n->topo->nic;
+  bool wire = !nic || nic[a] != nic[b]; /* not NVLink inside an instance */
+  double flow_cap = n->model == TRANSPORT_IDEAL || !wire
+                        ? INFINITY
+                        : nsock * pr->flow_bpns;
+  *f = (flow){.a = a, .b = b, .state = FLOW_QUEUED, .size = bytes,
+              .nsock = (uint8_t)nsock, .cap = flow_cap, .flow_cap = flow_cap,
+              .w = n->model == TRANSPORT_IDEAL ? 1 : nsock, .t_upd = now,
+              .end_pos = pr->issued, .pair = p, .tag = tag,
+              .next_q = NONE, .ev = SIM_QUEUE_NONE,
+              .ev_epoch = SIM_QUEUE_NONE};
+  if (pr->qtail != NONE) n->flows[pr->qtail].next_q = id;
+  else pr->qhead = id;
+  pr->qtail = id;
+  if (pr->waiter == NONE) pr->waiter = id;
+  if (pr->qhead == id) head_start(n, id, now);
+  sock_check(n, p, now);
 }
 
 static void on_left(sim_net *n, uint32_t id, int64_t now) {
@@ -605,6 +731,10 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
   pair *p = &n->pairs[f->pair];
   p->active--;
   p->last_end = now;
+  p->done_bytes = f->end_pos;
+  assert(p->qhead == id);
+  p->qhead = f->next_q;
+  if (p->qhead == NONE) p->qtail = NONE;
   if (f->ev_epoch != SIM_QUEUE_NONE) {
     sim_queue_cancel(n->q, f->ev_epoch);
     f->ev_epoch = SIM_QUEUE_NONE;
@@ -613,14 +743,17 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
   detach(n, f);
   f->nres = 0;
   solve(n, now);
+  uint32_t pid = n->flows[id].pair, next = n->pairs[pid].qhead;
+  if (next != NONE) head_start(n, next, now); /* back to back */
+  sock_check(n, pid, now); /* hands id over if it was still waiting */
   int64_t lat_ns;
-  pair_latency(n, &n->pairs[n->flows[id].pair], now, &lat_ns);
+  double rtt_ns;
+  pair_latency(n, &n->pairs[pid], now, &lat_ns, &rtt_ns);
   sim_queue_push(n->q, now + lat_ns, n->base + EV_ARRIVE, id);
   if (n->sending == 0 && n->ev_trace != SIM_QUEUE_NONE) {
     sim_queue_cancel(n->q, n->ev_trace);
     n->ev_trace = SIM_QUEUE_NONE;
   }
-  if (n->hooks.left) n->hooks.left(n->hooks.ctx, n->flows[id].tag, now);
 }
 
 static void on_epoch(sim_net *n, uint32_t id, int64_t now) {
@@ -662,6 +795,14 @@ void sim_net_handle(sim_net *n, const sim_queue_item *it) {
       break;
     case EV_OPEN:
       begin(n, it->arg, it->t_ns);
+      break;
+    case EV_HANDED:
+      if (n->hooks.left)
+        n->hooks.left(n->hooks.ctx, n->flows[it->arg].tag, it->t_ns);
+      break;
+    case EV_SOCK:
+      n->pairs[it->arg].ev_sock = SIM_QUEUE_NONE;
+      sock_check(n, it->arg, it->t_ns);
       break;
     default:
       assert(!"not a net event");

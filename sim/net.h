@@ -1,6 +1,11 @@
-/* net: the flow-level network. A transfer of S bytes from device a to b is a
- * flow; its bytes leave a at a max-min fair rate over the resources it
- * crosses and arrive one one-way latency later (DESIGN.md section 4).
+/* net: the flow-level network. A transfer of S bytes from device a to b is
+ * one NCCL message over the connection a -> b: N TCP sockets (the receiving
+ * device's setting, as NCCL's listener decides), of which a message uses
+ * min(N, ceil(S / 64 KiB)). Its bytes leave a at a max-min fair rate over
+ * the resources they cross, as one flow of weight N (each socket is a flow;
+ * the sockets of a message are alike, so they move as one), and arrive one
+ * one-way latency later (DESIGN.md section 4). Consecutive messages on a
+ * connection stream back to back: nothing here waits for an arrival.
  * Invariant: between events every sending flow has the rate of the weighted
  * max-min (progressive filling) solution of its connected component of
  * flows and resources, and its LEFT event is at the time its last byte
@@ -41,24 +46,32 @@ typedef struct sim_net_topo {
   const int *nic;
   const double *nic_gbps;
   int nnics;
+  /* device -> TCP sockets per NCCL connection to it (1..64); NULL: 1 each.
+   * Borrowed. */
+  const int *sockets;
+  /* device -> the network's cap on one TCP flow from or to it, Gbit/s
+   * (AWS: 5 outside a cluster placement group); <= 0 or NULL: none. A
+   * message over N sockets gets N times the lesser end's. Borrowed. */
+  const double *flow_gbps;
 } sim_net_topo;
 
-/* What the net tells its owner: a flow's last byte has left the sender
- * (the send stream is free) or has arrived (the receive completes). */
+/* What the net tells its owner: a message's last byte is in the sockets'
+ * send buffers (the send completes: its stream is free; DESIGN.md section
+ * 4) or has arrived (the receive completes). A connection holds sockets x
+ * window bytes not yet sent; its messages leave in issue order. */
 typedef struct sim_net_hooks {
   void *ctx;
   void (*left)(void *ctx, uint32_t tag, int64_t t_ns);
   void (*arrived)(void *ctx, uint32_t tag, int64_t t_ns);
 } sim_net_hooks;
 
-#define SIM_NET_NKINDS 5  /* event kinds used, from kind_base on */
+#define SIM_NET_NKINDS 7  /* event kinds used, from kind_base on */
 
-/* A network over topo (borrowed, must outlive the net) that schedules its
- * events in q (borrowed) with kinds kind_base .. kind_base+SIM_NET_NKINDS-1.
- * window_bytes is the TCP window W (tcp only; <= 0 means 4 MiB). */
-sim_net *sim_net_new(const sim_net_topo *topo, transport_model model,
-                     double window_bytes, sim_queue *q, int kind_base,
-                     sim_net_hooks hooks);
+/* A network over topo (borrowed, must outlive the net) under transport o
+ * (copied; NULL: transport_options_default) that schedules its events in q
+ * (borrowed) with kinds kind_base .. kind_base+SIM_NET_NKINDS-1. */
+sim_net *sim_net_new(const sim_net_topo *topo, const transport_options *o,
+                     sim_queue *q, int kind_base, sim_net_hooks hooks);
 void sim_net_free(sim_net *n);
 
 /* Starts a flow of bytes (>= 0) from a to b (a != b) at now_ns; the hooks
@@ -66,11 +79,15 @@ void sim_net_free(sim_net *n);
 void sim_net_start(sim_net *n, int64_t now_ns, int a, int b, double bytes,
                    uint32_t tag);
 
-/* tcp only: the first flow on an ordered pair first opens the connection,
- * one RTT (SYN, SYN-ACK) before its bytes leave — what a lone transfer on a
- * new connection costs (`geodes transfer`, the ns-3 points). Off by default:
- * a training run's connections are set up before the first iteration. */
-void sim_net_set_handshake(sim_net *n, bool on);
+/* tcp only: the state a connection is in when its first flow starts.
+ * WARM (the default): opened and grown to the window in earlier iterations
+ * of the training run, idle since (idle restart, when on, applies from an
+ * infinite idle time); FRESH: opened but never used (NCCL connects its
+ * sockets at setup): the initial window; NEW: the first flow opens it, one
+ * RTT (SYN, SYN-ACK) before its bytes leave, then the initial window (a
+ * lone TCP transfer: `geodes transfer`, the ns-3 points). */
+typedef enum sim_net_conn { SIM_NET_WARM, SIM_NET_FRESH, SIM_NET_NEW } sim_net_conn;
+void sim_net_set_connections(sim_net *n, sim_net_conn state);
 
 /* Handles an event of one of the net's kinds (popped by the owner). */
 void sim_net_handle(sim_net *n, const sim_queue_item *it);

@@ -15,7 +15,8 @@
 #include "traces/mem.h"
 
 sim_options sim_options_default(void) {
-  return (sim_options){TRANSPORT_NETEM, 0, 0, NULL, 1};
+  return (sim_options){.transport = transport_options_default(),
+                       .compute_scale = 1};
 }
 
 static trace_value topo_link(const void *ctx, int a, int b, int64_t t) {
@@ -185,7 +186,8 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
   double *pipe = mem_calloc((size_t)nd, sizeof *pipe);
   double *comm = mem_calloc((size_t)nd, sizeof *comm);
   for (uint32_t i = 0; i < n; i++)
-    if (t[i].kind == SIM_TASK_COMPUTE) {
+    if (t[i].kind == SIM_TASK_COMPUTE && t[i].role != SIM_ROLE_CALL &&
+        t[i].role != SIM_ROLE_BARRIER) {
       comp[t[i].dev] += (double)t[i].dur_ns * 1e-9;
       if (t[i].role != SIM_ROLE_OPT) pipe[t[i].dev] += (double)t[i].dur_ns * 1e-9;
     }
@@ -242,19 +244,39 @@ static int check_shape(const scenario *s, const spec_workload *w,
   return ERR_OK;
 }
 
-/* Device -> NIC index into nic, capacities into nic_gbps (both ndevices
- * long): one NIC per device, or one per site whose GPUs share it. Returns
- * the number of NICs. */
-static int nic_layout(const scenario *s, int *nic, double *nic_gbps) {
+/* Device -> NIC index into nic, capacities into nic_gbps, NCCL sockets
+ * into sockets (all ndevices long): one NIC per device, or one per site
+ * whose GPUs share it. Returns the number of NICs. */
+static int nic_layout(const scenario *s, int *nic, double *nic_gbps,
+                      int *sockets, double *flow_gbps) {
   int nn = 0;
   for (int i = 0; i < s->nsites; i++) {
     const scenario_site *site = &s->sites[i];
     for (int d = 0; d < site->ndevices; d++) {
       if (!site->nic_shared || d == 0) nic_gbps[nn++] = site->nic_gbps;
       nic[site->first_device + d] = nn - 1;
+      sockets[site->first_device + d] = site->nccl_sockets;
+      flow_gbps[site->first_device + d] = site->flow_gbps;
     }
   }
   return nn;
+}
+
+static double link_latency(const void *ctx, int a, int b) {
+  return scenario_link(ctx, a, b, 0).latency_ms;
+}
+
+/* DT-FM's gloo barrier over its ranks (rank = replica x stages + stage),
+ * at the links' values at t = 0. */
+static int64_t barrier_ns(const scenario *s, const alloc *a) {
+  int n = a->replicas * a->stages;
+  int *dev = mem_alloc((size_t)n * sizeof *dev);
+  for (int r = 0; r < a->replicas; r++)
+    for (int st = 0; st < a->stages; st++)
+      dev[r * a->stages + st] = alloc_at(a, r, st);
+  int64_t ns = sim_train_barrier_ns(dev, n, link_latency, s);
+  free(dev);
+  return ns;
 }
 
 static int save_timeline(const scenario *s, const char *path,
@@ -295,15 +317,25 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
   const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
   int *nic = mem_alloc((size_t)s->ndevices * sizeof *nic);
   double *nic_gbps = mem_alloc((size_t)s->ndevices * sizeof *nic_gbps);
+  int *sockets = mem_alloc((size_t)s->ndevices * sizeof *sockets);
+  double *factor = mem_alloc((size_t)s->ndevices * sizeof *factor);
+  double *flow_gbps = mem_alloc((size_t)s->ndevices * sizeof *flow_gbps);
   sim_graph *g = NULL;
   sim_train_marks mk = {0};
   if ((rc = spec_device_gpus(s, gpu, e))) goto done;
-  int nn = nic_layout(s, nic, nic_gbps);
-  sim_net_topo topo = {s->ndevices, s, topo_link, topo_next, nic, nic_gbps, nn};
+  int nn = nic_layout(s, nic, nic_gbps, sockets, flow_gbps);
+  sim_net_topo topo = {.ndevices = s->ndevices, .ctx = s, .link = topo_link,
+                       .next_change = topo_next, .nic = nic,
+                       .nic_gbps = nic_gbps, .nnics = nn, .sockets = sockets,
+                       .flow_gbps = flow_gbps};
   g = graph_take();
-  sim_train_build(g, &w, a, gpu, opt.compute_scale > 0 ? opt.compute_scale : 1,
-                  NULL, 0, &mk);
-  int64_t ev = sim_graph_run(g, &topo, opt.network, opt.window_bytes);
+  for (int d = 0; d < s->ndevices; d++)
+    factor[d] = spec_site_compute_factor(&s->sites[s->device_site[d]], gpu[d]);
+  sim_train_inputs in = {.w = &w, .a = a, .gpu = gpu, .factor = factor,
+                         .compute_scale = opt.compute_scale,
+                         .barrier_ns = barrier_ns(s, a)};
+  sim_train_build(g, &in, &mk);
+  int64_t ev = sim_graph_run(g, &topo, &opt.transport);
   if (ev < 0) {
     rc = err_set(e, ERR_CONFIG, "%s: the schedule deadlocked (a task could "
                  "never start)", s->name);
@@ -315,7 +347,7 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
   out->events = (uint64_t)ev;
   out->tasks = n;
   out->flows = sim_graph_flows(g);
-  out->network = opt.network;
+  out->network = opt.transport.model;
   statistics(s, t, n, &mk, w.stages, out);
   if (opt.timeline_path) rc = save_timeline(s, opt.timeline_path, t, n, e);
 done:
@@ -325,5 +357,8 @@ done:
   free(gpu);
   free(nic);
   free(nic_gbps);
+  free(sockets);
+  free(factor);
+  free(flow_gbps);
   return rc;
 }

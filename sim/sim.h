@@ -16,14 +16,13 @@
 #include "traces/scenario.h"
 
 typedef struct sim_options {
-  transport_model network;     /* TRANSPORT_NETEM by default */
-  double window_bytes;       /* tcp window W; <= 0: 4 MiB */
+  transport_options transport; /* network model, TCP window, restarts */
   uint64_t seed;             /* recorded; the engine itself draws nothing */
   const char *timeline_path; /* Chrome Trace Event JSON, or NULL */
   double compute_scale;      /* multiplies every compute time; <= 0: 1 */
 } sim_options;
 
-/* Defaults: netem, 4 MiB window, seed 0, no timeline, scale 1. */
+/* Defaults: transport_options_default, seed 0, no timeline, scale 1. */
 sim_options sim_options_default(void);
 
 /* Per-device means over one group of devices, seconds. */

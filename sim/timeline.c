@@ -17,8 +17,9 @@
 
 #define NSTREAMS 3
 
-static const char *const role_names[] = {"fwd",  "bwd",  "optimizer", "act",
-                                         "grad", "dp",   "sync",      "barrier"};
+static const char *const role_names[] = {"fwd",  "bwd",  "optimizer",
+                                         "act",  "grad", "dp",
+                                         "sync", "barrier", "p2p call"};
 static const char *const stream_names[NSTREAMS] = {"compute", "send",
                                                    "receive"};
 

@@ -2,10 +2,12 @@
  * Invariant: for every device, its compute, send and receive streams list
  * their tasks in the order DT-FM's runtime issues them (the schedule's op
  * order: each op's incoming transfer on the receive stream, the op on the
- * compute stream, its outgoing transfer on the send stream); a transfer is a
- * rendezvous of its sender's send stream (freed when the last byte leaves)
- * and its receiver's receive stream (freed when it arrives), so between two
- * stages at most one activation is in flight per direction. Gradient
+ * compute stream, its outgoing transfer on the send stream); a transfer
+ * starts when its data is ready and the sender's send stream is free (the
+ * previous send's last byte has left), and completes when its bytes have
+ * arrived and the receive stream has completed the receive before it: NCCL
+ * has no end-to-end credit over sockets, so consecutive messages stream
+ * back to back and a boundary's latency overlaps the next transfer. Gradient
  * synchronisation transfers of central-ps and ring use the send stream (in
  * chunk or step order) but not the receive stream: NCCL keeps several
  * chunks in flight; sharded-ps sends to every member at once, on no
@@ -16,13 +18,14 @@
 #include <stdlib.h>
 
 #include "models/predict.h"
+#include "models/runtime.h"
 #include "traces/mem.h"
 
 sim_compute sim_train_compute(const spec_workload *w, int st,
-                              const spec_gpu *g, double scale) {
-  double f = spec_compute_s(g, spec_stage_fwd_flops(w, st)) * scale;
-  double b = spec_compute_s(g, spec_stage_bwd_flops(w, st)) * scale;
-  double o = predict_optimizer_s(g, spec_stage_params(w, st)) * scale;
+                              const spec_gpu *g, double factor, double scale) {
+  double f = spec_compute_s(g, spec_stage_fwd_flops(w, st)) * factor * scale;
+  double b = spec_compute_s(g, spec_stage_bwd_flops(w, st)) * factor * scale;
+  double o = runtime_optimizer_s(w->runtime, g, spec_stage_params(w, st)) * scale;
   return (sim_compute){llround(f * 1e9), llround(b * 1e9), llround(o * 1e9)};
 }
 
@@ -78,6 +81,8 @@ typedef struct builder {
   int R, S, P, M;
   uint32_t *F, *B, *act, *grad; /* [((r S + s) P + p) M + k] */
   uint32_t *cstream, *sstream, *rstream; /* per device: last task */
+  int64_t barrier_ns; /* a barrier's own latency */
+  const double *factor; /* per device: spec_site_compute_factor */
 } builder;
 
 static size_t ix(const builder *b, int r, int s, int p, int k) {
@@ -90,7 +95,7 @@ static void build_pipelines(builder *b, const spec_gpu *const *gpu,
   for (int r = 0; r < b->R; r++)
     for (int s = 0; s < b->S; s++) {
       int d = alloc_at(b->a, r, s);
-      sim_compute c = sim_train_compute(b->w, s, gpu[d], scale);
+      sim_compute c = sim_train_compute(b->w, s, gpu[d], b->factor[d], scale);
       for (int p = 0; p < b->P; p++)
         for (int k = 0; k < b->M; k++) {
           size_t i = ix(b, r, s, p, k);
@@ -121,14 +126,26 @@ static void build_pipelines(builder *b, const spec_gpu *const *gpu,
         }
 }
 
+/* What waits for barrier join j: j itself, or the barrier's own latency
+ * after it (a timed task on the first device, not GPU work). */
+static uint32_t barrier_gate(builder *b, uint32_t j) {
+  if (b->barrier_ns <= 0) return j;
+  uint32_t x = sim_graph_compute(b->g, alloc_at(b->a, 0, 0), b->barrier_ns,
+                                 SIM_ROLE_BARRIER, -1);
+  sim_graph_edge(b->g, j, x, SIM_ON_DONE);
+  return x;
+}
+
 /* Streams in op order, and GPipe's barrier between the phases of a pass. */
 static void build_streams(builder *b) {
   sim_graph *g = b->g;
   op *ops = mem_alloc(2 * (size_t)b->M * sizeof *ops);
   for (int p = 0; p < b->P; p++) {
-    uint32_t barrier = SIM_GRAPH_NONE;
-    if (b->w->schedule == SPEC_GPIPE)
+    uint32_t barrier = SIM_GRAPH_NONE, gate = SIM_GRAPH_NONE;
+    if (b->w->schedule == SPEC_GPIPE) {
       barrier = sim_graph_join(g, -1, SIM_ROLE_BARRIER);
+      gate = barrier_gate(b, barrier);
+    }
     for (int r = 0; r < b->R; r++)
       for (int s = 0; s < b->S; s++) {
         int d = alloc_at(b->a, r, s);
@@ -140,8 +157,8 @@ static void build_streams(builder *b) {
           bool has_out = bw ? s > 0 : s + 1 < b->S;
           if (has_in) {
             size_t src = ix(b, r, bw ? s + 1 : s - 1, p, ops[j].k);
-            sim_graph_stream(g, &b->rstream[d], bw ? b->grad[src] : b->act[src],
-                             SIM_ON_DONE);
+            sim_graph_recv_stream(g, &b->rstream[d],
+                                  bw ? b->grad[src] : b->act[src]);
           }
           uint32_t t = bw ? b->B[i] : b->F[i];
           sim_graph_stream(g, &b->cstream[d], t, SIM_ON_DONE);
@@ -151,7 +168,7 @@ static void build_streams(builder *b) {
           if (barrier != SIM_GRAPH_NONE && !bw && ops[j].k == b->M - 1)
             sim_graph_edge(g, t, barrier, SIM_ON_DONE);
           if (barrier != SIM_GRAPH_NONE && bw && ops[j].k == 0)
-            sim_graph_edge(g, barrier, t, SIM_ON_DONE);
+            sim_graph_edge(g, gate, t, SIM_ON_DONE);
         }
       }
   }
@@ -197,25 +214,25 @@ static void sync_central(builder *b, const int *grp, const uint32_t *ready,
   free(prev);
 }
 
-/* ring: reduce-scatter then all-gather, 2 (R-1) steps of bytes / R; a step
- * starts on a device when it has received the previous step. */
-static void sync_ring(builder *b, const int *grp, const uint32_t *ready,
+/* ring: reduce-scatter then all-gather over the n members of grp, 2 (n-1)
+ * steps of bytes / n; a step starts on a device when it has received the
+ * previous step. */
+static void sync_ring(builder *b, const int *grp, int n, const uint32_t *ready,
                       double bytes, uint32_t *sync) {
   sim_graph *g = b->g;
-  int R = b->R;
-  uint32_t *in = mem_alloc((size_t)R * sizeof *in);  /* step arrived at i */
-  uint32_t *out = mem_alloc((size_t)R * sizeof *out);
-  for (int i = 0; i < R; i++) in[i] = ready[i];
-  for (int step = 0; step < 2 * (R - 1); step++) {
-    for (int i = 0; i < R; i++) {
-      out[i] = sim_graph_xfer(g, grp[i], grp[(i + 1) % R], bytes / R,
+  uint32_t *in = mem_alloc((size_t)n * sizeof *in);  /* step arrived at i */
+  uint32_t *out = mem_alloc((size_t)n * sizeof *out);
+  for (int i = 0; i < n; i++) in[i] = ready[i];
+  for (int step = 0; step < 2 * (n - 1); step++) {
+    for (int i = 0; i < n; i++) {
+      out[i] = sim_graph_xfer(g, grp[i], grp[(i + 1) % n], bytes / n,
                               SIM_ROLE_DP, step);
       sim_graph_edge(g, in[i], out[i], SIM_ON_DONE);
       sim_graph_stream(g, &b->sstream[grp[i]], out[i], SIM_ON_LEFT);
     }
-    for (int i = 0; i < R; i++) in[(i + 1) % R] = out[i];
+    for (int i = 0; i < n; i++) in[(i + 1) % n] = out[i];
   }
-  for (int i = 0; i < R; i++) {
+  for (int i = 0; i < n; i++) {
     sim_graph_edge(g, in[i], sync[i], SIM_ON_DONE);
     sim_graph_edge(g, out[i], sync[i], SIM_ON_LEFT);
   }
@@ -252,6 +269,119 @@ static void sync_sharded(builder *b, const int *grp, const uint32_t *ready,
   free(have);
 }
 
+/* ---- Megatron-LM's runtime ---- */
+
+/* One blocking point-to-point call of Megatron's pipeline on device d
+ * (p2p_communication.py: batch_isend_irecv, wait on every request, then
+ * torch.cuda.synchronize): the stage's host goes on only when its send has
+ * left and its receive has arrived, then pays the call's fixed cost. A
+ * call without a transfer (a first or last stage's missing peer) is no
+ * call. The compute stream carries the host's order. */
+static void megatron_call(builder *b, int d, uint32_t send, uint32_t recv,
+                          int64_t call_ns) {
+  if (send == SIM_GRAPH_NONE && recv == SIM_GRAPH_NONE) return;
+  sim_graph *g = b->g;
+  uint32_t j = sim_graph_join(g, d, SIM_ROLE_CALL);
+  sim_graph_stream(g, &b->cstream[d], j, SIM_ON_DONE);
+  if (send != SIM_GRAPH_NONE) sim_graph_edge(g, send, j, SIM_ON_LEFT);
+  if (recv != SIM_GRAPH_NONE) sim_graph_edge(g, recv, j, SIM_ON_DONE);
+  uint32_t o = sim_graph_compute(g, d, call_ns, SIM_ROLE_CALL, -1);
+  sim_graph_stream(g, &b->cstream[d], o, SIM_ON_DONE);
+}
+
+/* The transfers stage s of replica r sends and receives in pass p. */
+typedef struct megatron_io {
+  const builder *b;
+  int r, s, p;
+} megatron_io;
+
+static uint32_t act_in(megatron_io x, int k) {
+  return x.s > 0 ? x.b->act[ix(x.b, x.r, x.s - 1, x.p, k)] : SIM_GRAPH_NONE;
+}
+static uint32_t act_out(megatron_io x, int k) {
+  return x.s + 1 < x.b->S ? x.b->act[ix(x.b, x.r, x.s, x.p, k)] : SIM_GRAPH_NONE;
+}
+static uint32_t grad_in(megatron_io x, int k) {
+  return x.s + 1 < x.b->S ? x.b->grad[ix(x.b, x.r, x.s + 1, x.p, k)] : SIM_GRAPH_NONE;
+}
+static uint32_t grad_out(megatron_io x, int k) {
+  return x.s > 0 ? x.b->grad[ix(x.b, x.r, x.s, x.p, k)] : SIM_GRAPH_NONE;
+}
+
+/* Stage s's pass p in the op order of forward_backward_pipelining_without_
+ * interleaving: w = min(S - s - 1, M) warm-up forwards (recv, F, send),
+ * then steady 1F1B with the combined calls send_forward_recv_backward and
+ * send_backward_recv_forward, then w cool-down backwards. */
+static void megatron_stage(builder *b, int r, int s, int p, int64_t call_ns) {
+  sim_graph *g = b->g;
+  int S = b->S, M = b->M, d = alloc_at(b->a, r, s);
+  int w = S - s - 1 < M ? S - s - 1 : M;
+  megatron_io x = {b, r, s, p};
+  const uint32_t none = SIM_GRAPH_NONE;
+  for (int k = 0; k < w; k++) {
+    megatron_call(b, d, none, act_in(x, k), call_ns);
+    sim_graph_stream(g, &b->cstream[d], b->F[ix(b, r, s, p, k)], SIM_ON_DONE);
+    megatron_call(b, d, act_out(x, k), none, call_ns);
+  }
+  if (M > w) megatron_call(b, d, none, act_in(x, w), call_ns);
+  for (int i = 0; i < M - w; i++) {
+    int k = w + i;
+    sim_graph_stream(g, &b->cstream[d], b->F[ix(b, r, s, p, k)], SIM_ON_DONE);
+    megatron_call(b, d, act_out(x, k), grad_in(x, i), call_ns);
+    sim_graph_stream(g, &b->cstream[d], b->B[ix(b, r, s, p, i)], SIM_ON_DONE);
+    megatron_call(b, d, grad_out(x, i), k + 1 < M ? act_in(x, k + 1) : none,
+                  call_ns);
+  }
+  for (int i = M - w; i < M; i++) {
+    megatron_call(b, d, none, grad_in(x, i), call_ns);
+    sim_graph_stream(g, &b->cstream[d], b->B[ix(b, r, s, p, i)], SIM_ON_DONE);
+    megatron_call(b, d, grad_out(x, i), none, call_ns);
+  }
+}
+
+static void build_megatron(builder *b) {
+  int64_t call_ns = llround(runtime_p2p_call_s(b->w->runtime) * 1e9);
+  for (int p = 0; p < b->P; p++)
+    for (int r = 0; r < b->R; r++)
+      for (int s = 0; s < b->S; s++) megatron_stage(b, r, s, p, call_ns);
+}
+
+/* After the data-parallel all-reduce: the tied word embeddings' gradient
+ * all-reduced between each pipeline's first and last stage, then the two
+ * scalar all-reduces over the pipeline (found-inf, gradient norm) that the
+ * optimizer step waits for (training.py, optimizer.py). sync[d] becomes
+ * the join the optimizer of d waits for. */
+static void megatron_tail(builder *b, uint32_t *sync) {
+  sim_graph *g = b->g;
+  int S = b->S;
+  int *grp = mem_alloc((size_t)S * sizeof *grp);
+  uint32_t *ready = mem_alloc((size_t)S * sizeof *ready);
+  uint32_t *done = mem_alloc((size_t)S * sizeof *done);
+  double emb = (double)b->w->model->vocab * b->w->model->hidden *
+               b->w->model->value_bytes;
+  for (int r = 0; r < b->R; r++) {
+    for (int s = 0; s < S; s++) grp[s] = alloc_at(b->a, r, s);
+    if (S > 1) {
+      int ends[2] = {grp[0], grp[S - 1]};
+      uint32_t in[2] = {sync[ends[0]], sync[ends[1]]}, out[2];
+      for (int i = 0; i < 2; i++) out[i] = sim_graph_join(g, ends[i], SIM_ROLE_SYNC);
+      sync_ring(b, ends, 2, in, emb, out);
+      sync[ends[0]] = out[0], sync[ends[1]] = out[1];
+    }
+    for (int round = 0; round < 2 && S > 1; round++) {
+      for (int s = 0; s < S; s++) {
+        ready[s] = sync[grp[s]];
+        done[s] = sim_graph_join(g, grp[s], SIM_ROLE_SYNC);
+      }
+      sync_ring(b, grp, S, ready, 4.0 * S, done);
+      for (int s = 0; s < S; s++) sync[grp[s]] = done[s];
+    }
+  }
+  free(grp);
+  free(ready);
+  free(done);
+}
+
 static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
                        const double *grad_bytes, sim_train_marks *m) {
   sim_graph *g = b->g;
@@ -266,6 +396,8 @@ static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
     for (int r = 0; r < R; r++) {
       grp[r] = alloc_at(b->a, r, s);
       ready[r] = b->B[ix(b, r, s, b->P - 1, last_k)];
+      /* Megatron's host goes on after its last call */
+      if (b->w->runtime == SPEC_RUNTIME_MEGATRON) ready[r] = b->cstream[grp[r]];
       sync[r] = sim_graph_join(g, grp[r], SIM_ROLE_SYNC);
       sim_graph_edge(g, ready[r], sync[r], SIM_ON_DONE);
       m->last_bwd[grp[r]] = ready[r];
@@ -277,32 +409,63 @@ static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
       if (b->w->dp_algo == SPEC_CENTRAL_PS)
         sync_central(b, grp, ready, bytes, sync);
       else if (b->w->dp_algo == SPEC_RING)
-        sync_ring(b, grp, ready, bytes, sync);
+        sync_ring(b, grp, R, ready, bytes, sync);
       else
         sync_sharded(b, grp, ready, bytes, sync);
     }
-    for (int r = 0; r < R; r++) {
-      sim_compute c = sim_train_compute(b->w, s, gpu[grp[r]], scale);
-      uint32_t o = sim_graph_compute(g, grp[r], c.opt_ns, SIM_ROLE_OPT, -1);
-      sim_graph_edge(g, sync[r], o, SIM_ON_DONE);
-      sim_graph_stream(g, &b->cstream[grp[r]], o, SIM_ON_DONE);
-      m->opt[grp[r]] = o;
-    }
   }
+  /* what each device's optimizer step waits for */
+  uint32_t *before = mem_alloc((size_t)m->ndevices * sizeof *before);
+  for (int d = 0; d < m->ndevices; d++) before[d] = m->sync[d];
+  if (b->w->runtime == SPEC_RUNTIME_MEGATRON) megatron_tail(b, before);
+  for (int s = 0; s < b->S; s++)
+    for (int r = 0; r < R; r++) {
+      int d = alloc_at(b->a, r, s);
+      sim_compute c = sim_train_compute(b->w, s, gpu[d], b->factor[d], scale);
+      uint32_t o = sim_graph_compute(g, d, c.opt_ns, SIM_ROLE_OPT, -1);
+      sim_graph_edge(g, before[d], o, SIM_ON_DONE);
+      sim_graph_stream(g, &b->cstream[d], o, SIM_ON_DONE);
+      m->opt[d] = o;
+    }
+  if (b->w->runtime == SPEC_RUNTIME_DTFM) { /* sgd_iter's last barrier */
+    uint32_t j = sim_graph_join(g, -1, SIM_ROLE_BARRIER);
+    for (int d = 0; d < m->ndevices; d++) sim_graph_edge(g, m->opt[d], j, SIM_ON_DONE);
+    barrier_gate(b, j);
+  }
+  free(before);
   free(ops);
   free(grp);
   free(ready);
   free(sync);
 }
 
-void sim_train_build(sim_graph *g, const spec_workload *w, const alloc *a,
-                     const spec_gpu *const *gpu, double compute_scale,
-                     const double *grad_bytes, double act_bytes,
+int64_t sim_train_barrier_ns(const int *rank_dev, int n,
+                             double (*lat_ms)(const void *ctx, int a, int b),
+                             const void *ctx) {
+  double sum = 0;
+  for (int d = 1; d < n; d *= 2) {
+    double most = 0;
+    for (int i = 0; i < n; i++) {
+      double l = lat_ms(ctx, rank_dev[i], rank_dev[(i + d) % n]);
+      if (l > most) most = l;
+    }
+    sum += most;
+  }
+  return llround(sum * 1e6);
+}
+
+void sim_train_build(sim_graph *g, const sim_train_inputs *in,
                      sim_train_marks *m) {
+  const spec_workload *w = in->w;
+  const alloc *a = in->a;
+  const spec_gpu *const *gpu = in->gpu;
+  double compute_scale = in->compute_scale > 0 ? in->compute_scale : 1;
+  const double *grad_bytes = in->grad_bytes;
+  double act_bytes = in->act_bytes;
   int n = a->replicas * a->stages;
-  builder b = {g, w, a, a->replicas, a->stages, w->passes,
-               w->micro_batches_per_pass, NULL, NULL, NULL, NULL,
-               NULL, NULL, NULL};
+  builder b = {.g = g, .w = w, .a = a, .R = a->replicas, .S = a->stages,
+               .P = w->passes, .M = w->micro_batches_per_pass,
+               .barrier_ns = in->barrier_ns, .factor = in->factor};
   size_t cells = (size_t)b.R * b.S * b.P * b.M;
   b.F = mem_alloc(cells * sizeof *b.F);
   b.B = mem_alloc(cells * sizeof *b.B);
@@ -319,7 +482,8 @@ void sim_train_build(sim_graph *g, const spec_workload *w, const alloc *a,
                          mem_calloc((size_t)n, sizeof(uint32_t))};
   if (act_bytes <= 0) act_bytes = spec_activation_bytes(w);
   build_pipelines(&b, gpu, compute_scale, act_bytes);
-  build_streams(&b);
+  if (w->runtime == SPEC_RUNTIME_MEGATRON) build_megatron(&b);
+  else build_streams(&b);
   build_sync(&b, gpu, compute_scale, grad_bytes, m);
   free(b.F);
   free(b.B);

@@ -23,10 +23,11 @@ typedef struct sim_compute {
 } sim_compute;
 
 /* Forward, backward (with recompute when w says so) and optimizer step of
- * stage st on GPU g, from the spec's FLOP counts and g's peak x efficiency,
- * each multiplied by scale (1 = as specified). */
+ * stage st on GPU g, from the spec's FLOP counts and g's peak x efficiency
+ * times factor (its host's: spec_site_compute_factor) plus the runtime's
+ * per-micro-batch cost, each multiplied by scale (1 = as specified). */
 sim_compute sim_train_compute(const spec_workload *w, int st,
-                              const spec_gpu *g, double scale);
+                              const spec_gpu *g, double factor, double scale);
 
 /* Where each device's phases end, for statistics: task ids in the graph. */
 typedef struct sim_train_marks {
@@ -37,15 +38,33 @@ typedef struct sim_train_marks {
   uint32_t *opt;       /* device -> its optimizer step */
 } sim_train_marks;
 
-/* Adds one iteration of workload w under allocation a (validated, D_dp x
- * D_pp) to g. gpu[d] is device d's GPU; grad_bytes[s] the gradient bytes
- * of stage s synchronised across its group (NULL: the spec's fp16
- * gradient); act_bytes the activation size (<= 0: the spec's). Fills marks
- * (free with sim_train_marks_free). */
-void sim_train_build(sim_graph *g, const spec_workload *w, const alloc *a,
-                     const spec_gpu *const *gpu, double compute_scale,
-                     const double *grad_bytes, double act_bytes,
+/* What one iteration is built from (all borrowed). */
+typedef struct sim_train_inputs {
+  const spec_workload *w;     /* resolved */
+  const alloc *a;             /* validated, D_dp x D_pp */
+  const spec_gpu *const *gpu; /* device -> its GPU */
+  double compute_scale;       /* multiplies every compute time */
+  const double *grad_bytes;   /* per stage, synchronised across its group;
+                                 NULL: the spec's fp16 gradient */
+  double act_bytes;           /* activation size; <= 0: the spec's */
+  const double *factor;       /* device -> spec_site_compute_factor */
+  int64_t barrier_ns;         /* what one of DT-FM's barriers costs beyond
+                                 waiting for the last device (its latency
+                                 over the network: sim_train_barrier_ns) */
+} sim_train_inputs;
+
+/* Adds one iteration of in->w under in->a to g and fills marks (free with
+ * sim_train_marks_free). */
+void sim_train_build(sim_graph *g, const sim_train_inputs *in,
                      sim_train_marks *marks);
+
+/* DT-FM's barrier (torch.distributed.barrier over gloo) as a dissemination
+ * barrier over the n ranks rank_dev[0..n): ceil(log2 n) rounds, in round k
+ * rank i signals rank i + 2^k, a round lasting its slowest signal's one-way
+ * latency (lat_ms(ctx, a, b)). Returns the sum in ns. */
+int64_t sim_train_barrier_ns(const int *rank_dev, int n,
+                             double (*lat_ms)(const void *ctx, int a, int b),
+                             const void *ctx);
 void sim_train_marks_free(sim_train_marks *m);
 
 /* An upper bound on the tasks sim_train_build adds for w (D_dp x D_pp, P

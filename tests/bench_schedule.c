@@ -60,7 +60,7 @@ static int bench_sim(int seeds) {
         search_opts_default(&o);
         o.seed = (uint64_t)seed;
         sim_options so = sim_options_default();
-        so.network = nets[k];
+        so.transport.model = nets[k];
         so.seed = (uint64_t)seed;
         double t0 = bench_cpu_s();
         search_result *r = c ? sim_place_search(s, c, "sim", &o, &so, &e) : NULL;

@@ -101,7 +101,7 @@ static void bench(const char *label, const scenario *s, const char *method,
   if (getenv("GEODES_BENCH_REPS")) reps = atoi(getenv("GEODES_BENCH_REPS"));
   alloc *a = alloc_fixed(method, s->workload.replicas, s->workload.stages, 1);
   sim_options o = sim_options_default();
-  o.network = m;
+  o.transport.model = m;
   sim_result r;
   err e = {0};
   double w0 = bench_wall_s(), c0 = bench_cpu_s();

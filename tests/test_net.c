@@ -22,6 +22,7 @@ typedef struct tnet {
   int64_t t_change;  /* TRACE_NEVER: static */
   int nic[MAXD];
   double nic_gbps[MAXD];
+  int sockets[MAXD];
   sim_net_topo topo;
   sim_queue *q;
   sim_net *net;
@@ -54,6 +55,16 @@ static void hook_arrived(void *ctx, uint32_t tag, int64_t t) {
   T->arrived[tag] = t;
 }
 
+/* (Re)creates T's net under model m with window (<= 0: 4 MiB). */
+static void tnet_net(tnet *T, transport_model m, double window) {
+  transport_options o = transport_options_default();
+  o.model = m;
+  o.window_bytes = window;
+  sim_net_free(T->net);
+  T->net = sim_net_new(&T->topo, &o, T->q, 10,
+                       (sim_net_hooks){T, hook_left, hook_arrived});
+}
+
 static void tnet_init(tnet *T, int nd, double lat_ms, double gbps,
                       double nic_gbps, transport_model m, double window) {
   memset(T, 0, sizeof *T);
@@ -63,10 +74,13 @@ static void tnet_init(tnet *T, int nd, double lat_ms, double gbps,
     T->nic_gbps[a] = nic_gbps;
   }
   T->t_change = TRACE_NEVER;
-  T->topo = (sim_net_topo){nd, T, tlink, tnext, T->nic, T->nic_gbps, nd};
+  for (int a = 0; a < nd; a++) T->sockets[a] = 1;
+  T->topo = (sim_net_topo){.ndevices = nd, .ctx = T, .link = tlink,
+                           .next_change = tnext, .nic = T->nic,
+                           .nic_gbps = T->nic_gbps, .nnics = nd,
+                           .sockets = T->sockets};
   T->q = sim_queue_new();
-  T->net = sim_net_new(&T->topo, m, window, T->q, 10,
-                       (sim_net_hooks){T, hook_left, hook_arrived});
+  tnet_net(T, m, window);
   for (int i = 0; i < MAXF; i++) T->left[i] = T->arrived[i] = -1;
 }
 
@@ -138,9 +152,7 @@ Test(net, three_flows_hand_solved_shares) {
    * carries 2->3: shares 0.5, 0.5, 1.0. */
   tnet_init(&T, 4, 10, 1.5, 1e9, TRANSPORT_NETEM, 0);
   T.nic_gbps[1] = 1;
-  sim_net_free(T.net);
-  T.net = sim_net_new(&T.topo, TRANSPORT_NETEM, 0, T.q, 10,
-                      (sim_net_hooks){&T, hook_left, hook_arrived});
+  tnet_net(&T, TRANSPORT_NETEM, 0);
   sim_net_start(T.net, 0, 0, 1, 1e9, 0);
   sim_net_start(T.net, 0, 2, 1, 1e9, 1);
   sim_net_start(T.net, 0, 2, 3, 1e9, 2);
@@ -196,9 +208,7 @@ Test(net, random_flow_sets_match_global_water_filling) {
       cap[a] = s;
       cap[nd + a] = cap[2 * nd + a] = T.nic_gbps[a];
     }
-    sim_net_free(T.net);
-    T.net = sim_net_new(&T.topo, TRANSPORT_NETEM, 0, T.q, 10,
-                        (sim_net_hooks){&T, hook_left, hook_arrived});
+    tnet_net(&T, TRANSPORT_NETEM, 0);
     int res[MAXF][3], nf = 0;
     for (int k = 0; k < 20; k++) {
       int a = (int)gsl_rng_uniform_int(g, (unsigned long)nd), b;
@@ -238,9 +248,7 @@ Test(net, starts_and_ends_match_global_water_filling) {
       cap[a] = sh;
       cap[nd + a] = cap[2 * nd + a] = T.nic_gbps[a];
     }
-    sim_net_free(T.net); /* NIC capacities are read at creation */
-    T.net = sim_net_new(&T.topo, TRANSPORT_NETEM, 0, T.q, 10,
-                        (sim_net_hooks){&T, hook_left, hook_arrived});
+    tnet_net(&T, TRANSPORT_NETEM, 0); /* NIC capacities are read at creation */
     int res[MAXF][3], src[MAXF], dst[MAXF];
     double bytes[MAXF];
     for (int f = 0; f < nf; f++) {
@@ -376,7 +384,7 @@ Test(net, latency_change_applies_when_last_byte_leaves) {
 static double tcp_time(double lat_ms, double gbps, double bytes, double window) {
   tnet T;
   tnet_init(&T, 2, lat_ms, gbps, 10, TRANSPORT_TCP, window);
-  sim_net_set_handshake(T.net, true);
+  sim_net_set_connections(T.net, SIM_NET_NEW);
   sim_net_start(T.net, 0, 0, 1, bytes, 0);
   tnet_run(&T);
   double t = (double)T.arrived[0] * 1e-9;

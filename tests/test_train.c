@@ -47,7 +47,7 @@ static scenario *uniform(int stages, int replicas, int layers, int batch,
 static sim_result run(const scenario *s, const alloc *a, transport_model m,
                       double scale) {
   sim_options o = sim_options_default();
-  o.network = m;
+  o.transport.model = m;
   o.compute_scale = scale;
   sim_result r;
   err e = {0};
@@ -155,8 +155,8 @@ Test(train, central_ps_sync_waits_for_every_chunk) {
   sim_graph *g = sim_graph_new();
   sim_train_marks mk;
   sim_train_build(g, &w, a, gpu, 1e-12, &grad, 0, &mk);
-  sim_net_topo topo = {2, NULL, drop_link, drop_next, NULL, NULL, 0};
-  cr_assert_geq(sim_graph_run(g, &topo, TRANSPORT_NETEM, 0), 0);
+  sim_net_topo topo = {.ndevices = 2, .link = drop_link, .next_change = drop_next};
+  cr_assert_geq(sim_graph_run(g, &topo, NULL), 0);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
   int64_t last = 0, first = INT64_MAX;
@@ -279,14 +279,14 @@ static trace_value flat(const void *ctx, int a, int b, int64_t t) {
 }
 
 Test(train, back_to_back_sends_on_one_stream_overlap_latency) {
-  sim_net_topo topo = {3, NULL, flat, NULL, NULL, NULL, 0};
+  sim_net_topo topo = {.ndevices = 3, .link = flat};
   sim_graph *g = sim_graph_new();
   uint32_t send = SIM_GRAPH_NONE;
   uint32_t x1 = sim_graph_xfer(g, 0, 1, 1e7, SIM_ROLE_ACT, 0);
   uint32_t x2 = sim_graph_xfer(g, 0, 2, 1e7, SIM_ROLE_ACT, 1);
   sim_graph_stream(g, &send, x1, SIM_ON_LEFT);
   sim_graph_stream(g, &send, x2, SIM_ON_LEFT);
-  cr_assert_gt(sim_graph_run(g, &topo, TRANSPORT_NETEM, 0), 0);
+  cr_assert_gt(sim_graph_run(g, &topo, NULL), 0);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
   cr_assert_eq(t[x2].t_start, 80000000); /* when x1's last byte left */
@@ -298,7 +298,7 @@ Test(train, back_to_back_sends_on_one_stream_overlap_latency) {
   x2 = sim_graph_compute(g, 0, 5, SIM_ROLE_FWD, 1);
   sim_graph_edge(g, x1, x2, SIM_ON_DONE);
   sim_graph_edge(g, x2, x1, SIM_ON_DONE);
-  cr_assert_eq(sim_graph_run(g, &topo, TRANSPORT_NETEM, 0), -1);
+  cr_assert_eq(sim_graph_run(g, &topo, NULL), -1);
   sim_graph_free(g);
 }
 
@@ -321,16 +321,16 @@ static void build_fan(sim_graph *g, int k) {
 }
 
 Test(train, cleared_graph_runs_like_a_fresh_one) {
-  sim_net_topo topo = {4, NULL, flat, NULL, NULL, NULL, 0};
+  sim_net_topo topo = {.ndevices = 4, .link = flat};
   sim_graph *g = sim_graph_new();
   build_fan(g, 7);
-  cr_assert_gt(sim_graph_run(g, &topo, TRANSPORT_NETEM, 0), 0);
+  cr_assert_gt(sim_graph_run(g, &topo, NULL), 0);
   sim_graph_clear(g);
   build_fan(g, 3); /* smaller: the kept arrays hold stale tasks beyond n */
-  int64_t ev = sim_graph_run(g, &topo, TRANSPORT_NETEM, 0);
+  int64_t ev = sim_graph_run(g, &topo, NULL);
   sim_graph *f = sim_graph_new();
   build_fan(f, 3);
-  cr_assert_eq(sim_graph_run(f, &topo, TRANSPORT_NETEM, 0), ev);
+  cr_assert_eq(sim_graph_run(f, &topo, NULL), ev);
   uint32_t n, nf;
   const sim_task *t = sim_graph_tasks(g, &n), *tf = sim_graph_tasks(f, &nf);
   cr_assert_eq(n, nf);
@@ -356,7 +356,7 @@ Test(train, cleared_graph_runs_like_a_fresh_one) {
   sim_graph_edge(g, a, b, SIM_ON_DONE);
   sim_graph_edge(g, b, a, SIM_ON_DONE);
   sim_graph_edge(g, c, a, SIM_ON_DONE);
-  cr_assert_eq(sim_graph_run(g, &topo, TRANSPORT_NETEM, 0), -1);
+  cr_assert_eq(sim_graph_run(g, &topo, NULL), -1);
   t = sim_graph_tasks(g, &n);
   cr_assert_eq(n, 3);
   cr_assert_eq(t[a].deps, 1); /* c fired, b never did */

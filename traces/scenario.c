@@ -31,9 +31,12 @@
 
 static int read_site(const jfield_doc *c, const jfield_scope *s,
                      const json_t *o, scenario_site *site) {
-  static const char *const known[] = {"name",     "devices",    "gpu",
-                                      "nic_gbps", "nic_shared", NULL};
-  long long n = 0;
+  static const char *const known[] = {"name",       "devices",
+                                      "gpu",        "nic_gbps",
+                                      "nic_shared", "nccl_sockets",
+                                      "compute_efficiency", "flow_gbps",
+                                      NULL};
+  long long n = 0, sockets = 1;
   int rc;
   if (!json_is_object(o))
     return jfield_fail(c, s, NULL, ERR_PARSE, "must be an object");
@@ -44,8 +47,15 @@ static int read_site(const jfield_doc *c, const jfield_scope *s,
       (rc = jfield_num(c, s, o, "nic_gbps", TRACE_MIN_BANDWIDTH_GBPS, false,
                        HUGE_VAL, false, SCENARIO_NIC_DEFAULT,
                        &site->nic_gbps)) ||
-      (rc = jfield_bool(c, s, o, "nic_shared", false, &site->nic_shared)))
+      (rc = jfield_bool(c, s, o, "nic_shared", false, &site->nic_shared)) ||
+      (rc = jfield_int(c, s, o, "nccl_sockets", 1, SCENARIO_SOCKETS_MAX, 1,
+                       &sockets)) ||
+      (rc = jfield_num(c, s, o, "compute_efficiency", 0, true, 1, false, 0,
+                       &site->compute_efficiency)) ||
+      (rc = jfield_num(c, s, o, "flow_gbps", TRACE_MIN_BANDWIDTH_GBPS, false,
+                       HUGE_VAL, false, 0, &site->flow_gbps)))
     return rc;
+  site->nccl_sockets = (int)sockets;
   if (!site->name[0])
     return jfield_fail(c, s, "name", ERR_PARSE, "must not be empty");
   site->ndevices = (int)n;
@@ -115,8 +125,10 @@ static int read_workload(const jfield_doc *c, const json_t *root,
                                       "schedule",
                                       "dp_algo",
                                       "recompute",
+                                      "runtime",
                                       NULL};
   static const char *const schedules[] = {"gpipe", "1f1b", NULL};
+  static const char *const runtimes[] = {"dtfm", "megatron", NULL};
   static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
   jfield_scope top = jfield_top();
   jfield_scope s = jfield_child(&top, "workload");
@@ -137,7 +149,9 @@ static int read_workload(const jfield_doc *c, const json_t *root,
       (rc = jfield_one_of(c, &s, "schedule", w->schedule, schedules)) ||
       (rc = jfield_str(c, &s, o, "dp_algo", "central-ps", &w->dp_algo)) ||
       (rc = jfield_one_of(c, &s, "dp_algo", w->dp_algo, algos)) ||
-      (rc = jfield_bool(c, &s, o, "recompute", true, &w->recompute)))
+      (rc = jfield_bool(c, &s, o, "recompute", true, &w->recompute)) ||
+      (rc = jfield_str(c, &s, o, "runtime", "dtfm", &w->runtime)) ||
+      (rc = jfield_one_of(c, &s, "runtime", w->runtime, runtimes)))
     return rc;
   if ((long long)w->stages * w->replicas != sc->ndevices)
     return jfield_fail(
@@ -440,6 +454,7 @@ void scenario_free(scenario *s) {
   free(s->overrides);
   free(s->workload.model);
   free(s->workload.schedule);
+  free(s->workload.runtime);
   free(s->workload.dp_algo);
   free(s);
 }
@@ -499,7 +514,8 @@ void scenario_knobs_init(scenario_knobs *k) {
   *k = (scenario_knobs){.layers = -1, .batch = -1, .micro_batch = -1,
                         .micro_batches_per_pass = -1, .seed = -1,
                         .activation_gb = NAN, .gradient_gb = NAN,
-                        .latency_scale = 1, .bandwidth_scale = 1};
+                        .latency_scale = 1, .bandwidth_scale = 1,
+                        .sockets = -1};
 }
 
 static bool known_name(const char *v, const char *const *names) {
@@ -553,6 +569,11 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
     return err_set(e, ERR_UNKNOWN,
                    "%s: workload.schedule: '%s' is not gpipe or 1f1b",
                    s->name, k->schedule);
+  static const char *const runtimes[] = {"dtfm", "megatron", NULL};
+  if (k->runtime && !known_name(k->runtime, runtimes))
+    return err_set(e, ERR_UNKNOWN,
+                   "%s: workload.runtime: '%s' is not dtfm or megatron",
+                   s->name, k->runtime);
   if (k->dp_algo && !known_name(k->dp_algo, algos))
     return err_set(e, ERR_UNKNOWN,
                    "%s: workload.dp_algo: '%s' is not central-ps, ring or "
@@ -568,6 +589,9 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
     return err_set(e, ERR_RANGE, "%s: cost.activation_gb and gradient_gb must "
                    "be > 0, not %g and %g", s->name, k->activation_gb,
                    k->gradient_gb);
+  if (k->sockets >= 0 && (k->sockets < 1 || k->sockets > SCENARIO_SOCKETS_MAX))
+    return err_set(e, ERR_RANGE, "%s: sockets: %ld is not in 1..%d", s->name,
+                   k->sockets, SCENARIO_SOCKETS_MAX);
   int layers, batch, mb, kpp, rc;
   if ((rc = knob_int(s, "layers", k->layers, w->layers, &layers, e)) ||
       (rc = knob_int(s, "batch", k->batch, w->batch, &batch, e)) ||
@@ -589,8 +613,11 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
   if (k->seed >= 0) s->seed = (uint64_t)k->seed;
   if (k->schedule) replace_str(&w->schedule, k->schedule);
   if (k->dp_algo) replace_str(&w->dp_algo, k->dp_algo);
+  if (k->runtime) replace_str(&w->runtime, k->runtime);
   if (k->gpu)
     for (int i = 0; i < s->nsites; i++) replace_str(&s->sites[i].gpu, k->gpu);
+  if (k->sockets > 0)
+    for (int i = 0; i < s->nsites; i++) s->sites[i].nccl_sockets = (int)k->sockets;
   if (isfinite(k->activation_gb)) s->activation_gb = k->activation_gb;
   if (isfinite(k->gradient_gb)) s->gradient_gb = k->gradient_gb;
   if (k->latency_scale != 1 || k->bandwidth_scale != 1) {

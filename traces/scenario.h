@@ -23,7 +23,17 @@ typedef struct scenario_site {
   bool nic_shared;   /* true: one NIC of nic_gbps shared by the site's GPUs
                         (an instance: traffic inside the site does not use
                         the NIC); false: one NIC per device */
+  int nccl_sockets;  /* TCP sockets per NCCL connection to a device here
+                        (NCCL's listener decides): 1 .. SCENARIO_SOCKETS_MAX */
+  double flow_gbps;  /* the network's cap on one TCP flow from or to this
+                        site's devices, Gbit/s; 0: none (AWS: 5) */
+  double compute_efficiency; /* achieved fraction of the GPU's peak on
+                        this site's hosts; 0: the GPU type's (models/spec) */
 } scenario_site;
+
+/* NCCL's socket transport opens at most 64 sockets per connection
+ * (MAX_SOCKETS in net_socket.cc); models/transport.h uses this bound. */
+#define SCENARIO_SOCKETS_MAX 64
 
 typedef struct scenario_override {
   int a, b;  /* device indices; applies to (a, b) and (b, a) */
@@ -39,6 +49,7 @@ typedef struct scenario_workload {
   int replicas;               /* D_dp */
   int micro_batches_per_pass; /* K; 0 = B / (D_dp m), no accumulation */
   char *schedule;             /* "gpipe" or "1f1b" */
+  char *runtime;              /* "dtfm" or "megatron" */
   char *dp_algo;              /* "central-ps", "ring" or "sharded-ps" */
   bool recompute;             /* activation recomputation */
 } scenario_workload;
@@ -89,16 +100,18 @@ int scenario_site_index(const scenario *s, const char *name);
  * when unchanged. Strings are borrowed. */
 typedef struct scenario_knobs {
   long layers, batch, micro_batch, micro_batches_per_pass, seed;
-  const char *schedule, *dp_algo, *gpu;
+  const char *schedule, *dp_algo, *gpu, *runtime;
   double activation_gb, gradient_gb;      /* cost-model sizes, GB */
   double latency_scale, bandwidth_scale;  /* multiply every link (not NICs) */
+  long sockets;                /* every site's nccl_sockets (1..64) */
 } scenario_knobs;
 
 /* Every knob absent. */
 void scenario_knobs_init(scenario_knobs *k);
 
 /* Applies the present knobs of k to s after checking them all: a known
- * schedule and dp_algo (ERR_UNKNOWN); integers up to INT_MAX, positive sizes,
+ * schedule and dp_algo (ERR_UNKNOWN); integers up to INT_MAX, sockets in
+ * 1..SCENARIO_SOCKETS_MAX, positive sizes,
  * scales that keep every link within trace.h's bounds (ERR_RANGE); B a
  * multiple of D_dp * m * K (ERR_CONFIG). Returns ERR_OK, or fills e naming
  * the scenario and the knob and leaves s unchanged. */

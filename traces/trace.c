@@ -298,3 +298,10 @@ void trace_scale(trace *t, double latency_scale, double bandwidth_scale) {
     t->vals[i].bandwidth_gbps *= bandwidth_scale;
   }
 }
+
+void trace_set_static(trace *t, int a, int b, trace_value v) {
+  size_t p = (size_t)a * (size_t)t->nsites + (size_t)b;
+  assert(a >= 0 && b >= 0 && a < t->nsites && b < t->nsites);
+  assert(t->off[p + 1] - t->off[p] == 1); /* the pair never changes */
+  t->vals[t->off[p]] = v;
+}

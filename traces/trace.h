@@ -99,4 +99,9 @@ const char *trace_comment_value(const trace *t, size_t i);
  * the scaled extremes (trace_extremes) stay within the TRACE_ bounds. */
 void trace_scale(trace *t, double latency_scale, double bandwidth_scale);
 
+/* Replaces the value of the ordered pair (a, b), which must hold one value
+ * for the whole trace (only its t = 0 point), by v (within the TRACE_
+ * bounds). For a caller that restates one pair of a loaded network. */
+void trace_set_static(trace *t, int a, int b, trace_value v);
+
 #endif

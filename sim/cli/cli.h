@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "models/transport.h"
 #include "traces/scenario.h"
 
 enum { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
@@ -24,6 +25,7 @@ int cli_schedule(int argc, char **argv);
 int cli_transfer(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_validate(int argc, char **argv);
+int cli_reproduce(int argc, char **argv);
 /* `geodes trace synth ...` (cli_synth.c); argv[0] is "synth". */
 int cli_trace_synth(int argc, char **argv);
 
@@ -63,6 +65,10 @@ void cli_workload_init(cli_workload_opts *o);
  * usage message has been printed). */
 int cli_workload_parse(const char *cmd, int c, const char *arg,
                        cli_workload_opts *o);
+/* The transport of a run under network model net with o's TCP options. */
+transport_options cli_transport(const cli_workload_opts *o,
+                                transport_model net);
+
 /* scenario_apply with the knobs of o. Returns ERR_OK or fills e. */
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e);
 

@@ -182,6 +182,14 @@ int cli_workload_parse(const char *cmd, int c, const char *arg,
   return ok ? 1 : -1;
 }
 
+transport_options cli_transport(const cli_workload_opts *o,
+                                transport_model net) {
+  transport_options t = transport_options_default();
+  t.model = net;
+  if (o->window_bytes > 0) t.window_bytes = (double)o->window_bytes;
+  return t;
+}
+
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
   return scenario_apply(s, &o->k, e);
 }

@@ -258,7 +258,7 @@ int cli_predict(int argc, char **argv) {
   p.partition_score = cost_partition(c, part->device, w, NULL);
   alloc_partition_free(part);
   p.network = args.network;
-  predict_options po = {args.network, (double)args.wo.window_bytes};
+  transport_options po = cli_transport(&args.wo, args.network);
   predict_iteration_with(&wl, s, gpu, p.a, &po, &p.pr);
   if (args.json) print_json(s, c, &p);
   else print_table(s, c, &p);

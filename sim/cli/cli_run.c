@@ -123,8 +123,7 @@ static alloc *place(const scenario *s, const cost_ctx *c, const char *method,
   search_opts_default(&o);
   o.seed = s->seed;
   sim_options so = sim_options_default();
-  so.network = net;
-  so.window_bytes = wo->window_bytes > 0 ? (double)wo->window_bytes : 0;
+  so.transport = cli_transport(wo, net);
   so.seed = s->seed;
   search_result *r = sim_place_search(s, c, method, &o, &so, e);
   if (!r) return NULL;
@@ -174,8 +173,10 @@ static int study_placements(const char *name, const scenario *s,
       const char *net = transport_model_name((transport_model)n);
       rc = db_begin(d, e);
       if (rc == ERR_OK)
-        rc = eval_alloc(s, c, a, (transport_model)n, (double)wo->window_bytes,
-                        &row[n], e);
+      {
+        transport_options t = cli_transport(wo, (transport_model)n);
+        rc = eval_alloc(s, c, a, &t, &row[n], e);
+      }
       sweep_point p = run_point(name, wo, METHODS[m], net);
       sweep_point_key(&p, key, sizeof key);
       row[n].key = key, row[n].study = "sweep", row[n].scenario = name;
@@ -206,10 +207,11 @@ static int study_placements(const char *name, const scenario *s,
   return rc;
 }
 
-static int study_validation(const scenario *s, long samples, double window,
-                            db *d, int64_t run, err *e) {
+static int study_validation(const scenario *s, long samples,
+                            const cli_workload_opts *wo, db *d, int64_t run,
+                            err *e) {
   validate_opts o = {.samples = (int)samples, .networks = 7u,
-                     .window_bytes = window};
+                     .transport = cli_transport(wo, TRANSPORT_NETEM)};
   validate_report *r = validate_run(s, &o, e);
   if (!r) return e->code;
   printf("\nCan the cost model be trusted? %d allocations (fixed, scheduled, "
@@ -245,7 +247,7 @@ static int study(const char *name, const scenario *s,
   free(cmd);
   int rc = run < 0 ? (int)run : study_placements(name, s, wo, d, run, e);
   if (rc == ERR_OK)
-    rc = study_validation(s, samples, (double)wo->window_bytes, d, run, e);
+    rc = study_validation(s, samples, wo, d, run, e);
   if (run > 0) db_run_end(d, run, rc ? "error" : "ok", NULL);
   db_close(d);
   if (rc == ERR_OK)

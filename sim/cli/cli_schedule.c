@@ -269,8 +269,7 @@ int cli_schedule(int argc, char **argv) {
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
   if (!(c = cost_ctx_from_scenario(s, &e))) goto fail;
   sim_options so = sim_options_default();
-  so.network = (transport_model)p.network;
-  so.window_bytes = p.wo.window_bytes > 0 ? (double)p.wo.window_bytes : 0;
+  so.transport = cli_transport(&p.wo, (transport_model)p.network);
   so.seed = s->seed;
   search_opts o;
   search_opts_default(&o);
@@ -283,7 +282,7 @@ int cli_schedule(int argc, char **argv) {
   if (sim_run(s, r->best, &so, &sr, &e) != ERR_OK) goto fail;
   if (write_outputs(&p, r, &e) != ERR_OK) goto fail;
   if (record_db(&p, s, r, argc, argv, &e) != ERR_OK) goto fail;
-  const char *net = transport_model_name(so.network);
+  const char *net = transport_model_name(so.transport.model);
   if (p.json)
     print_json(s, r, sr.iteration_s, net);
   else

@@ -166,8 +166,7 @@ int cli_simulate(int argc, char **argv) {
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
   int R = s->workload.replicas, D = s->workload.stages;
   sim_options o = sim_options_default();
-  o.network = (transport_model)p.network;
-  o.window_bytes = p.wo.window_bytes > 0 ? (double)p.wo.window_bytes : 0;
+  o.transport = cli_transport(&p.wo, (transport_model)p.network);
   o.seed = s->seed;
   if (p.alloc_file) {
     a = alloc_read(p.alloc_file, R, D, s->ndevices, &e);

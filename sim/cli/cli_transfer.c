@@ -1,80 +1,61 @@
 /* cli_transfer: `geodes transfer --latency-ms L --bandwidth-gbps B --bytes N
- * [--network ideal|netem|tcp] [--window-bytes W] [--json]` — one flow on one
- * link, timed by the engine's network (sim/net) under each model: the
- * quickest check of what a model does (DESIGN.md section 4's ns-3 points).
- * Invariant: the flow runs alone on a two-device network without NIC limits,
- * on a new connection (tcp pays its one-RTT handshake). */
+ * [--network ideal|netem|tcp] [--window-bytes W] [--sockets N]
+ * [--reverse-latency-ms R] [--json]` — one message on one link, timed by
+ * the engine's network (sim/net) under each model: the quickest check of
+ * what a model does (DESIGN.md section 4's ns-3 points, DT-FM's NCCL
+ * point-to-point times).
+ * Invariant: the message runs alone on a two-device network without NIC
+ * limits. Without --sockets it is one TCP flow on a connection it opens
+ * (tcp pays the one-RTT handshake, as ns-3's bulk send does); with
+ * --sockets N it is one NCCL message on a connection of N sockets opened at
+ * setup, before the clock starts (a fresh window, no handshake). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/cli/cli.h"
-#include "sim/net.h"
+#include "sim/transfer.h"
 
 static void transfer_help(void) {
   printf(
       "usage: geodes transfer --latency-ms L --bandwidth-gbps B --bytes N\n"
       "                       [--network ideal|netem|tcp] [--window-bytes W]\n"
-      "                       [--json]\n\n"
-      "Times one flow of N bytes on one link (one-way delay L ms, B Gbit/s):\n"
+      "                       [--sockets N] [--reverse-latency-ms R] [--json]\n\n"
+      "Times one message of N bytes on one link (one-way delay L ms, B Gbit/s):\n"
       "until its last byte arrives. Without --network, every model is shown.\n"
-      "tcp: RTT = 2 L, window W (4 MiB), slow start from 10 x 1448 B after a\n"
-      "one-RTT handshake.\n\n"
+      "tcp: RTT = L + R, window W per socket (4 MiB), slow start from\n"
+      "10 x 1448 B. Without --sockets: one TCP flow on a new connection (a\n"
+      "one-RTT handshake first, as ns-3's bulk send); with --sockets N: one\n"
+      "NCCL message over an open connection of N sockets (NCCL opens them at\n"
+      "setup; 16 on AWS), its bytes dealt over them in pieces >= 64 KiB.\n\n"
       "  --latency-ms L      one-way delay, ms (>= 0)\n"
       "  --bandwidth-gbps B  link bandwidth, Gbit/s (> 0)\n"
       "  --bytes N           bytes to send (1e9 and 1000000000 both work)\n"
       "  --network MODEL     ideal, netem or tcp: only that model (and its\n"
       "                      time_s in --json); default: all three\n"
-      "  --window-bytes W    tcp: window, bytes (default 4194304 = 4 MiB)\n"
+      "  --window-bytes W    tcp: window per socket, bytes (default 4194304)\n"
+      "  --sockets N         NCCL connection of N TCP sockets (1..64)\n"
+      "  --reverse-latency-ms R  one-way delay of the return path (ACKs),\n"
+      "                      ms (default L; DT-FM's tc delayed one direction)\n"
       "  --json              one JSON object: time_s (of --network, default\n"
-      "                      netem) and by_network\n"
+      "                      netem), sockets and by_network\n"
       "  --help              this text\n\n"
       "Example: geodes transfer --latency-ms 70 --bandwidth-gbps 1.1 \\\n"
       "           --bytes 4e9 --network tcp --window-bytes 16777216\n");
 }
 
-typedef struct link1 {
-  double lat_ms, gbps;
-} link1;
-
-static trace_value one_link(const void *ctx, int a, int b, int64_t t) {
-  (void)a, (void)b, (void)t;
-  const link1 *l = ctx;
-  return (trace_value){l->lat_ms, l->gbps};
-}
-
-static void arrived(void *ctx, uint32_t tag, int64_t t) {
-  (void)tag;
-  *(int64_t *)ctx = t;
-}
-
-static double time_one(const link1 *l, transport_model m, double bytes,
-                       double window) {
-  sim_net_topo topo = {2, l, one_link, NULL, NULL, NULL, 0};
-  sim_queue *q = sim_queue_new();
-  int64_t done = -1;
-  sim_net *n = sim_net_new(&topo, m, window, q, 0,
-                           (sim_net_hooks){&done, NULL, arrived});
-  sim_net_set_handshake(n, true);
-  sim_net_start(n, 0, 0, 1, bytes, 0);
-  sim_queue_item it;
-  while (sim_queue_pop(q, &it)) sim_net_handle(n, &it);
-  sim_net_free(n);
-  sim_queue_free(q);
-  return (double)done * 1e-9;
-}
-
 typedef struct transfer_args {
-  link1 l;
-  double bytes;
-  long window; /* 0: the engine's default */
-  int model;   /* -1: every model */
+  sim_transfer x;
+  long window;  /* 0: the engine's default */
+  long sockets; /* 0: one plain TCP flow */
+  int model;    /* -1: every model */
   bool json;
 } transfer_args;
 
 /* Options into a; CLI_OK, CLI_USAGE (message printed) or -1 after --help. */
 static int parse_args(int argc, char **argv, transfer_args *a) {
-  enum { OPT_LAT = 1, OPT_BW, OPT_BYTES, OPT_NET, OPT_WIN, OPT_JSON };
+  enum { OPT_LAT = 1, OPT_BW, OPT_BYTES, OPT_NET, OPT_WIN, OPT_SOCK, OPT_BACK,
+         OPT_JSON };
   static const struct option opts[] = {
       {"help", no_argument, NULL, 'h'},
       {"latency-ms", required_argument, NULL, OPT_LAT},
@@ -82,9 +63,13 @@ static int parse_args(int argc, char **argv, transfer_args *a) {
       {"bytes", required_argument, NULL, OPT_BYTES},
       {"network", required_argument, NULL, OPT_NET},
       {"window-bytes", required_argument, NULL, OPT_WIN},
+      {"sockets", required_argument, NULL, OPT_SOCK},
+      {"reverse-latency-ms", required_argument, NULL, OPT_BACK},
       {"json", no_argument, NULL, OPT_JSON},
       {NULL, 0, NULL, 0}};
-  *a = (transfer_args){{-1, -1}, -1, 0, -1, false};
+  *a = (transfer_args){.x = {.latency_ms = -1, .back_ms = -1,
+                             .bandwidth_gbps = -1, .bytes = -1},
+                       .model = -1};
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -93,19 +78,27 @@ static int parse_args(int argc, char **argv, transfer_args *a) {
       case 'h': transfer_help(); return -1;
       case OPT_LAT:
         ok = cli_parse_double("transfer", "--latency-ms", optarg, 0, 1e7,
-                              &a->l.lat_ms);
+                              &a->x.latency_ms);
         break;
       case OPT_BW:
         ok = cli_parse_double("transfer", "--bandwidth-gbps", optarg, 1e-9,
-                              1e9, &a->l.gbps);
+                              1e9, &a->x.bandwidth_gbps);
         break;
       case OPT_BYTES:
         ok = cli_parse_double("transfer", "--bytes", optarg, 0, 1e18,
-                              &a->bytes);
+                              &a->x.bytes);
         break;
       case OPT_WIN:
         ok = cli_parse_int("transfer", "--window-bytes", optarg, 1448,
                            1L << 40, &a->window);
+        break;
+      case OPT_SOCK:
+        ok = cli_parse_int("transfer", "--sockets", optarg, 1,
+                           TRANSPORT_SOCKETS_MAX, &a->sockets);
+        break;
+      case OPT_BACK:
+        ok = cli_parse_double("transfer", "--reverse-latency-ms", optarg, 0,
+                              1e7, &a->x.back_ms);
         break;
       case OPT_NET:
         if ((a->model = transport_model_parse(optarg)) < 0)
@@ -125,9 +118,11 @@ static int parse_args(int argc, char **argv, transfer_args *a) {
   }
   if (optind < argc)
     return cli_usage_error("transfer", "unexpected argument '%s'", argv[optind]);
-  if (a->l.lat_ms < 0 || a->l.gbps < 0 || a->bytes < 0)
+  if (a->x.latency_ms < 0 || a->x.bandwidth_gbps < 0 || a->x.bytes < 0)
     return cli_usage_error("transfer", "--latency-ms, --bandwidth-gbps and "
                            "--bytes are required");
+  if (a->x.back_ms < 0) a->x.back_ms = a->x.latency_ms;
+  a->x.sockets = (int)a->sockets;
   return CLI_OK;
 }
 
@@ -140,9 +135,11 @@ static void print_json(const transfer_args *a, const double t[3], int shown) {
     json_object_set_new(by, transport_model_name((transport_model)m),
                         cli_json_number(t[m]));
   json_object_set_new(o, "by_network", by);
-  json_object_set_new(o, "bytes", json_real(a->bytes));
-  json_object_set_new(o, "latency_ms", json_real(a->l.lat_ms));
-  json_object_set_new(o, "bandwidth_gbps", json_real(a->l.gbps));
+  json_object_set_new(o, "bytes", json_real(a->x.bytes));
+  json_object_set_new(o, "latency_ms", json_real(a->x.latency_ms));
+  json_object_set_new(o, "bandwidth_gbps", json_real(a->x.bandwidth_gbps));
+  json_object_set_new(o, "reverse_latency_ms", json_real(a->x.back_ms));
+  json_object_set_new(o, "sockets", json_integer(a->sockets > 0 ? a->sockets : 1));
   json_object_set_new(o, "window_bytes",
                       json_real(a->window > 0 ? (double)a->window
                                               : TRANSPORT_DEFAULT_WINDOW));
@@ -158,20 +155,30 @@ int cli_transfer(int argc, char **argv) {
   if (rc) return rc < 0 ? CLI_OK : rc;
   /* Simulated time is int64 ns (292 years); the engine clamps beyond half
    * of that, so a flow that long would print a wrong time: refuse it. */
-  double ideal_s = a.bytes * 8 / (a.l.gbps * 1e9) + a.l.lat_ms * 1e-3;
+  double ideal_s = a.x.bytes * 8 / (a.x.bandwidth_gbps * 1e9) + a.x.latency_ms * 1e-3;
   if (ideal_s > 1e9)
     return cli_error("transfer: %g bytes at %g Gbit/s take %.3g s, beyond "
                      "the 1e9 s (31 years) that simulated time covers",
-                     a.bytes, a.l.gbps, ideal_s);
+                     a.x.bytes, a.x.bandwidth_gbps, ideal_s);
   double t[3];
-  for (int m = 0; m < 3; m++)
-    t[m] = time_one(&a.l, (transport_model)m, a.bytes, (double)a.window);
+  for (int m = 0; m < 3; m++) {
+    sim_transfer x = a.x;
+    x.transport = transport_options_default();
+    x.transport.model = (transport_model)m;
+    x.transport.window_bytes = (double)a.window;
+    t[m] = sim_transfer_s(&x);
+  }
   if (a.json) {
     print_json(&a, t, a.model < 0 ? TRANSPORT_NETEM : a.model);
     return CLI_OK;
   }
-  printf("one flow of %.0f bytes, %g ms one-way, %g Gbit/s\n", a.bytes,
-         a.l.lat_ms, a.l.gbps);
+  if (a.sockets > 0)
+    printf("one NCCL message of %.0f bytes over %ld sockets, %g ms one-way "
+           "(%g ms back), %g Gbit/s\n", a.x.bytes, a.sockets, a.x.latency_ms,
+           a.x.back_ms, a.x.bandwidth_gbps);
+  else
+    printf("one flow of %.0f bytes, %g ms one-way (%g ms back), %g Gbit/s\n",
+           a.x.bytes, a.x.latency_ms, a.x.back_ms, a.x.bandwidth_gbps);
   for (int m = 0; m < 3; m++)
     if (a.model < 0 || a.model == m)
       printf("  %-6s %12.6f s\n", transport_model_name((transport_model)m), t[m]);

@@ -220,7 +220,7 @@ int cli_validate(int argc, char **argv) {
   validate_opts o = {
       .samples = (int)a.samples,
       .networks = all ? 7u : 1u << transport_model_parse(a.network),
-      .window_bytes = (double)a.wo.window_bytes,
+      .transport = cli_transport(&a.wo, TRANSPORT_NETEM),
       .progress = cli_stderr_is_tty() ? progress : NULL};
   validate_report *r = e.code ? NULL : validate_run(s, &o, &e);
   if (r && a.db) store(&a, argc, argv, s, r, &e);

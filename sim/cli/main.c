@@ -21,6 +21,7 @@ static const cli_command commands[] = {
     {"transfer", cli_transfer, "time one flow on one link under each network model"},
     {"sweep", cli_sweep, "simulate every point of a sweep file into the database"},
     {"validate", cli_validate, "check the cost model's ranking against simulation"},
+    {"reproduce", cli_reproduce, "simulate DT-FM's measurements beside their values"},
 };
 
 static void usage(FILE *f) {

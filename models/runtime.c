@@ -1,0 +1,38 @@
+/* runtime: the calibrated fixed costs of DT-FM's and Megatron-LM's runtimes.
+ * Every constant below is a physical parameter fitted on the rows of
+ * shared/data/dtfm_measured named beside it, and nowhere else (DESIGN.md
+ * section 4, "Calibration and held-out truth"). */
+#include "models/runtime.h"
+
+
+/* Megatron's mixed-precision Adam reads and writes, per parameter, the fp16
+ * weight and gradient and the fp32 master weight, gradient copy and two
+ * moments: 28 bytes through device memory. */
+#define RUNTIME_ADAM_BYTES_PER_PARAM 28.0
+
+/* DT-FM's optimizer step with the fp32 copy on the host, per parameter of
+ * the stage: 1.5 ns (0.38 s for a first or last stage of GPT-3 XL with its
+ * 255 M parameters). Fitted jointly with the p3.2xlarge efficiency on the
+ * pipeline rows (the intercept of the default network's M sweep: 9.30 /
+ * 8.34 / 5.97 / 3.51 s) and the homogeneous rows. */
+#define RUNTIME_DTFM_OFFLOAD_S_PER_PARAM 1.5e-9
+
+/* Megatron's fixed host cost per blocking point-to-point call (the batch
+ * of isend/irecv, its waits, torch.cuda.synchronize and the timers' own
+ * synchronisations): 30 ms, the value that minimises the median error
+ * over every Megatron row of the homogeneous and geo tables (27 rows).
+ * No single value fits both tables: the homogeneous table's default
+ * network (0.1 ms, 10 Gbit/s) took 26.1 s where the geo table's multi-dc,
+ * a slower network for the same layout, took 21.3 s. */
+#define RUNTIME_MEGATRON_P2P_CALL_S 0.030
+
+double runtime_optimizer_s(spec_runtime rt, const spec_gpu *g, double params) {
+  if (rt == SPEC_RUNTIME_MEGATRON)
+    return params * RUNTIME_ADAM_BYTES_PER_PARAM / g->mem_bw_bytes_s;
+  return params * RUNTIME_DTFM_OFFLOAD_S_PER_PARAM;
+}
+
+double runtime_p2p_call_s(spec_runtime rt) {
+  return rt == SPEC_RUNTIME_MEGATRON ? RUNTIME_MEGATRON_P2P_CALL_S : 0;
+}
+
