@@ -40,7 +40,7 @@ static const char SCHEMA[] =
     " score_s REAL, dp_cost_s REAL, pp_cost_s REAL,"
     " predicted_iteration_s REAL, iteration_s REAL,"
     " compute_s REAL, bubble_s REAL, comm_s REAL, dp_sync_s REAL,"
-    " events INTEGER);"
+    " events INTEGER, sockets INTEGER, runtime TEXT);"
     "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
     "CREATE TABLE convergence("
     " run_id INTEGER NOT NULL REFERENCES runs(id),"
@@ -54,8 +54,8 @@ static const char SCHEMA[] =
   " dp_algo, gpu, bandwidth_scale, latency_scale, activation_gb,"           \
   " gradient_gb, alloc, score_s, dp_cost_s, pp_cost_s,"                     \
   " predicted_iteration_s, iteration_s, compute_s, bubble_s, comm_s,"       \
-  " dp_sync_s, events"
-#define RESULT_NCOLUMNS 30
+  " dp_sync_s, events, sockets, runtime"
+#define RESULT_NCOLUMNS 32
 
 void db_result_init(db_result *r) {
   *r = (db_result){.seed = -1, .layers = -1, .batch = -1, .micro_batch = -1,
@@ -65,7 +65,7 @@ void db_result_init(db_result *r) {
                    .dp_cost_s = NAN, .pp_cost_s = NAN,
                    .predicted_iteration_s = NAN, .iteration_s = NAN,
                    .compute_s = NAN, .bubble_s = NAN, .comm_s = NAN,
-                   .dp_sync_s = NAN, .events = -1};
+                   .dp_sync_s = NAN, .events = -1, .sockets = -1};
 }
 
 void db_result_clear(db_result *r) {
@@ -121,8 +121,8 @@ static int check_schema(db *d, bool *fresh, err *e) {
                    d->path, (long long)version,
                    version < DB_SCHEMA_VERSION ? "an older" : "a newer",
                    DB_SCHEMA_VERSION,
-                   "results have a gpu column and GPU in their keys, "
-                   "convergence a method");
+                   "results have sockets and runtime columns, keys name "
+                   "them, and the transport model changed");
   return ERR_OK;
 }
 
@@ -303,6 +303,8 @@ int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
                            r->dp_sync_s};
   for (size_t k = 0; k < 9; k++) bind_real(st, i++, reals2[k]);
   bind_int(st, i++, r->events);
+  bind_int(st, i++, r->sockets);
+  bind_text(st, i++, r->runtime[0] ? r->runtime : NULL);
   int rc = step_done(d, st, e, "cannot store a result");
   return rc ? rc : sqlite3_changes(d->h);
 }

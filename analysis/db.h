@@ -15,8 +15,10 @@
 /* The schema this build reads and writes (PRAGMA user_version), and the
  * PRAGMA application_id that marks a file as geodes's ("geod"). Version 2
  * added results.gpu (and the gpu in point keys) and convergence.method;
- * a version-1 file is refused, never modified: its keys lack the GPU. */
-#define DB_SCHEMA_VERSION 2
+ * version 3 results.sockets and runtime (and both in point keys), with the
+ * transport of NCCL sockets. An older file is refused, never modified:
+ * its keys lack the new knobs and its times an older network model. */
+#define DB_SCHEMA_VERSION 3
 #define DB_APPLICATION_ID 0x67656f64
 
 typedef struct db db;
@@ -48,6 +50,8 @@ typedef struct db_result {
   double score_s, dp_cost_s, pp_cost_s, predicted_iteration_s;
   double iteration_s, compute_s, bubble_s, comm_s, dp_sync_s;
   int64_t events;
+  int64_t sockets;            /* every site's nccl_sockets; -1: mixed */
+  char runtime[16];           /* "dtfm", "megatron" or "" */
 } db_result;
 
 /* Sets every field of r to "absent" (NULL, -1 or NAN; scales 1). */

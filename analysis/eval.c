@@ -26,6 +26,7 @@ scenario *eval_scenario(const sweep_point *p, err *e) {
   k.schedule = p->schedule, k.dp_algo = p->dp_algo, k.gpu = p->gpu;
   k.activation_gb = p->activation_gb, k.gradient_gb = p->gradient_gb;
   k.latency_scale = p->latency_scale, k.bandwidth_scale = p->bandwidth_scale;
+  k.sockets = p->sockets, k.runtime = p->runtime;
   if (scenario_apply(s, &k, e) != ERR_OK) {
     scenario_free(s);
     return NULL;
@@ -116,6 +117,10 @@ int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
   r->window_bytes =
       t->model == TRANSPORT_TCP ? (int64_t)transport_window(t) : -1;
   snprintf(r->schedule, sizeof r->schedule, "%s", w->schedule);
+  snprintf(r->runtime, sizeof r->runtime, "%s", w->runtime);
+  r->sockets = s->sites[0].nccl_sockets;
+  for (int i = 1; i < s->nsites; i++)
+    if (s->sites[i].nccl_sockets != r->sockets) r->sockets = -1; /* mixed */
   snprintf(r->dp_algo, sizeof r->dp_algo, "%s", w->dp_algo);
   eval_gpu_label(s, r->gpu, sizeof r->gpu);
   r->activation_gb = cost_ctx_activation_gb(c);

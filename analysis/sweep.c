@@ -20,16 +20,17 @@
 typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
 
 /* The keys of DESIGN.md section 9, in enumeration order (first = slowest);
- * gpus came later and varies fastest. */
+ * gpus, sockets and runtime came later and vary fastest. */
 enum {
   K_SCENARIOS, K_METHODS, K_NETWORKS, K_SEEDS, K_LAYERS, K_BATCH,
   K_MICRO_BATCH, K_MBPP, K_SCHEDULE, K_DP_ALGO, K_BW_SCALE, K_LAT_SCALE,
-  K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_COUNT
+  K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_SOCKETS, K_RUNTIME, K_COUNT
 };
 
 static const char *const SCHEDULES[] = {"gpipe", "1f1b", NULL};
 static const char *const DP_ALGOS[] = {"central-ps", "ring", "sharded-ps",
                                        NULL};
+static const char *const RUNTIMES[] = {"dtfm", "megatron", NULL};
 
 /* The table's spelling of a GPU name ("a100" -> "A100"), NULL if unknown,
  * so keys do not depend on how the file spells it. */
@@ -79,6 +80,9 @@ static const struct axis_spec {
     [K_ACT_GB] = {"activation_gb", AXIS_REAL, NULL, NULL, 0, 1e6, true},
     [K_GRAD_GB] = {"gradient_gb", AXIS_REAL, NULL, NULL, 0, 1e6, true},
     [K_GPUS] = {"gpus", AXIS_NAME, NULL, gpu_name, 0, 0, false},
+    [K_SOCKETS] = {"sockets", AXIS_INT, NULL, NULL, 1, TRANSPORT_SOCKETS_MAX,
+                   false},
+    [K_RUNTIME] = {"runtime", AXIS_NAME, RUNTIMES, NULL, 0, 0, false},
 };
 
 typedef struct axis {
@@ -219,7 +223,7 @@ static int parse_object(sweep *s, json_t *root, const char *text, size_t len,
                      "networks, seeds, layers, batch, micro_batch, "
                      "micro_batches_per_pass, schedule, dp_algo, "
                      "bandwidth_scale, latency_scale, window_bytes, "
-                     "activation_gb, gradient_gb, gpus)",
+                     "activation_gb, gradient_gb, gpus, sockets, runtime)",
                      s->name, line, key);
     s->axes[k].line = line;
     int rc = parse_axis(s, k, v, e);
@@ -315,7 +319,8 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
       .bandwidth_scale = REAL(K_BW_SCALE, 1.0),
       .latency_scale = REAL(K_LAT_SCALE, 1.0),
       .activation_gb = REAL(K_ACT_GB, NAN),
-      .gradient_gb = REAL(K_GRAD_GB, NAN)};
+      .gradient_gb = REAL(K_GRAD_GB, NAN), .sockets = INT(K_SOCKETS),
+      .runtime = NAME(K_RUNTIME, NULL)};
 #undef NAME
 #undef INT
 #undef REAL
@@ -364,5 +369,7 @@ size_t sweep_point_key(const sweep_point *p, char *buf, size_t size) {
   put_real(buf, size, &at, "gradient_gb", p->gradient_gb);
   const char *gpu = p->gpu ? gpu_name(p->gpu) : NULL;
   put(buf, size, &at, " gpu=%s", gpu ? gpu : p->gpu ? p->gpu : "-");
+  put_int(buf, size, &at, "sockets", p->sockets);
+  put(buf, size, &at, " runtime=%s", p->runtime ? p->runtime : "-");
   return at;
 }

@@ -24,8 +24,8 @@ typedef struct sweep sweep;
 typedef struct sweep_point {
   const char *scenario, *method, *network;
   int64_t seed, layers, batch, micro_batch, micro_batches_per_pass;
-  int64_t window_bytes;
-  const char *schedule, *dp_algo, *gpu;
+  int64_t window_bytes, sockets;
+  const char *schedule, *dp_algo, *gpu, *runtime;
   double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
 } sweep_point;
 

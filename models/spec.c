@@ -15,6 +15,12 @@
  * FLOP or byte count used here), and 13B uses h = 5120 (= 40 heads x 128;
  * the table's 5140 is inconsistent with its own d_head). */
 static const spec_model models[] = {
+    {"gpt3-small", 12, 768, 12, 2048, 50257, 2,
+     "GPT-3 Small, 125M (Brown et al. 2020, table 2.1)"},
+    {"gpt3-medium", 24, 1024, 16, 2048, 50257, 2,
+     "GPT-3 Medium, 350M (Brown et al. 2020, table 2.1)"},
+    {"gpt3-large", 24, 1536, 16, 2048, 50257, 2,
+     "GPT-3 Large, 760M (Brown et al. 2020, table 2.1)"},
     {"gpt3-xl", 24, 2048, 16, 2048, 50257, 2,
      "GPT-3 XL (Brown et al. 2020), 16 heads as in DT-FM's runs"},
     {"gpt3-2.7b", 32, 2560, 32, 2048, 50257, 2,
@@ -133,8 +139,9 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
   w->model = spec_model_find(sw->model);
   if (!w->model)
     return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.model '%s' is unknown (gpt3-xl, gpt3-2.7b, "
-                   "gpt3-6.7b, gpt3-13b)",
+                   "%s: workload.model '%s' is unknown (gpt3-small, "
+                   "gpt3-medium, gpt3-large, gpt3-xl, gpt3-2.7b, gpt3-6.7b, "
+                   "gpt3-13b)",
                    s->name, sw->model ? sw->model : "");
   if (!sw->schedule || strcmp(sw->schedule, "gpipe") == 0)
     w->schedule = SPEC_GPIPE;
@@ -193,8 +200,10 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
                    "%s: workload.layers = %d is fewer than the %d stages",
                    s->name, w->layers, sw->stages);
   long long per_replica = sw->batch / sw->replicas;
-  long long k = sw->micro_batches_per_pass > 0 ? sw->micro_batches_per_pass
-                                               : per_replica / sw->micro_batch;
+  /* Megatron runs all of a replica's micro-batches in one 1F1B schedule */
+  long long k = sw->micro_batches_per_pass > 0 && w->runtime != SPEC_RUNTIME_MEGATRON
+                    ? sw->micro_batches_per_pass
+                    : per_replica / sw->micro_batch;
   /* Each factor is at most INT_MAX: D_dp m <= 2^62, and (D_dp m) K is only
    * formed once D_dp m <= B, so nothing overflows. */
   long long rm = (long long)sw->replicas * sw->micro_batch;

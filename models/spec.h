@@ -15,7 +15,8 @@
 
 /* A GPT-style transformer shape (plain data; the table is static). */
 typedef struct spec_model {
-  const char *name;   /* "gpt3-xl", "gpt3-2.7b", "gpt3-6.7b", "gpt3-13b" */
+  const char *name;   /* "gpt3-small", "gpt3-medium", "gpt3-large",
+                         "gpt3-xl", "gpt3-2.7b", "gpt3-6.7b", "gpt3-13b" */
   int layers;         /* the model's own depth (a workload may override) */
   int hidden;         /* h */
   int heads;          /* attention heads a */

@@ -137,6 +137,25 @@ int main(void) {
   for (int m = 0; m < 3; m++)
     for (int i = 0; i < 2; i++)
       bench("worldwide 64 GPUs L24 B1024", s, methods[i], (transport_model)m, 10);
+  /* The same under tcp with one socket per connection (the transport
+   * before NCCL's sockets were modelled), side by side with the 16 above;
+   * and Megatron's runtime (blocking 1F1B, calls, all-reduces). */
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  k.sockets = 1;
+  scenario *s1 = scenario_load("worldwide", &e);
+  if (!s1 || scenario_apply(s1, &k, &e)) {
+    fprintf(stderr, "%s\n", e.msg);
+    return 1;
+  }
+  for (int i = 0; i < 2; i++)
+    bench("worldwide tcp, 1 socket", s1, methods[i], TRANSPORT_TCP, 10);
+  scenario_free(s1);
+  scenario_knobs_init(&k);
+  k.runtime = "megatron";
+  scenario_apply(s, &k, &e);
+  for (int m = 1; m < 3; m++)
+    bench("worldwide megatron runtime", s, "megatron", (transport_model)m, 10);
   scenario_free(s);
 
   char path[] = "/tmp/geodes_bench_XXXXXX";

@@ -194,7 +194,7 @@ Test(db, older_schema_is_refused_untouched) {
   expect_refused(path, "schema version 1, written by an older geodes");
   err e = {0};
   cr_expect_null(db_open(path, &e));
-  cr_expect_not_null(strstr(e.msg, "reads version 2"), "%s", e.msg);
+  cr_expect_not_null(strstr(e.msg, "reads version 3"), "%s", e.msg);
   cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results"), 1);
 }
 

@@ -339,6 +339,21 @@ Test(scenario, bad_types_and_values) {
                     "sites[0].devices");
   expect_edit_error("\"gpu\": \"V100\"}\n", "\"nic_gbps\": -10}\n", ERR_RANGE,
                     5, "sites[1].nic_gbps");
+  /* NCCL opens 1..64 sockets per connection */
+  expect_edit_error("\"gpu\": \"V100\"}\n", "\"nccl_sockets\": 0}\n",
+                    ERR_RANGE, 5, "sites[1].nccl_sockets");
+  expect_edit_error("\"gpu\": \"V100\"}\n", "\"nccl_sockets\": 65}\n",
+                    ERR_RANGE, 5, "sites[1].nccl_sockets");
+  expect_edit_error("\"gpu\": \"V100\"}\n", "\"nccl_sockets\": 2.5}\n",
+                    ERR_PARSE, 5, "sites[1].nccl_sockets");
+  expect_edit_error("\"gpu\": \"V100\"}\n", "\"compute_efficiency\": 0}\n",
+                    ERR_RANGE, 5, "sites[1].compute_efficiency");
+  expect_edit_error("\"gpu\": \"V100\"}\n", "\"compute_efficiency\": 1.5}\n",
+                    ERR_RANGE, 5, "sites[1].compute_efficiency");
+  expect_edit_error("\"gpu\": \"V100\"}\n", "\"flow_gbps\": -5}\n",
+                    ERR_RANGE, 5, "sites[1].flow_gbps");
+  expect_edit_error("\"replicas\": 8\n", "\"replicas\": 8, \"runtime\": \"ds\"\n",
+                    ERR_UNKNOWN, 14, "workload.runtime");
   expect_edit_error("\"name\": \"bad\",", "\"name\": \"bad\", \"seed\": -1,",
                     ERR_RANGE, 2, "seed");
   expect_error(

@@ -33,9 +33,23 @@ Test(spec, names) {
               g[i].efficiency > 0 && g[i].efficiency <= 1 && g[i].source[0]);
   }
   const spec_model *m = spec_models(&n);
-  cr_assert_eq(n, 4);
-  cr_assert_eq(m[0].hidden, 2048);
-  cr_assert_eq(m[0].heads, 16);
+  cr_assert_eq(n, 7);
+  const spec_model *xl = spec_model_find("gpt3-xl");
+  cr_assert_eq(xl->hidden, 2048);
+  cr_assert_eq(xl->heads, 16);
+  /* GPT-3's small shapes: 12 x 768, 24 x 1024, 24 x 1536; their 12 h^2 L
+   * parameters (plus embeddings) round to 125M, 350M and 760M */
+  const struct { const char *name; double params; } small[] = {
+      {"gpt3-small", 125e6}, {"gpt3-medium", 350e6}, {"gpt3-large", 760e6}};
+  for (int i = 0; i < 3; i++) {
+    const spec_model *x = spec_model_find(small[i].name);
+    cr_assert_not_null(x, "%s", small[i].name);
+    double p = x->layers * spec_layer_params(x) +
+               ((double)x->vocab + x->seq) * x->hidden;
+    cr_assert(fabs(p / small[i].params - 1) < 0.05, "%s: %.0f", small[i].name,
+              p);
+  }
+  (void)m;
 }
 
 Test(spec, counts_closed_form) {
@@ -171,36 +185,25 @@ Test(spec, memory_check) {
   scenario_free(s);
 }
 
-/* The fit stated in spec.c: least squares of DT-FM's single-pipeline times
- * on T(M) = (M + 7) (fwd + bwd) + opt, linear in 1/eff. */
-Test(spec, v100_efficiency_fit) {
+/* The last stage also computes the LM head, 2 s h V a sequence forward,
+ * twice that backward and never recomputed; the others only their layers.
+ * A site's compute efficiency scales its GPUs' compute. */
+Test(spec, head_flops_and_site_efficiency) {
   scenario *s = support_scenario(GEODES_FIXTURES "/models/single.json");
   spec_workload w;
   cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  const spec_model *m = w.model;
+  double head = 2.0 * m->seq * m->hidden * m->vocab;
+  cr_assert_float_eq(spec_head_flops(m), head, 1);
+  double layers = spec_stage_layers(&w, 7) * spec_layer_flops(m);
+  cr_assert_float_eq(spec_stage_fwd_flops(&w, 7), layers + head, 1);
+  cr_assert_float_eq(spec_stage_bwd_flops(&w, 7), 3 * layers + 2 * head, 1);
+  cr_assert_float_eq(spec_stage_fwd_flops(&w, 0),
+                     spec_stage_layers(&w, 0) * spec_layer_flops(m), 1);
   const spec_gpu *v100 = spec_gpu_find("V100");
-  double a = (spec_stage_fwd_flops(&w, 0) + spec_stage_bwd_flops(&w, 0)) /
-             v100->peak_flops;  /* seconds per micro-batch at eff = 1 */
-  double opt = 0;
-  for (int st = 0; st < 8; st++)
-    opt = fmax(opt, predict_optimizer_s(v100, spec_stage_params(&w, st)));
-  const double M[] = {32, 64, 96, 108}, T[] = {3.51, 5.97, 8.34, 9.30};
-  const double resid[] = {0.311, 0.154, -0.094, -0.116};
-  double num = 0, den = 0;
-  for (int i = 0; i < 4; i++) {
-    double x = (M[i] + 7) * a;
-    num += x * (T[i] - opt), den += x * x;
-  }
-  double eff = den / num;
-  cr_assert(fabs(eff - 0.2822) < 5e-4, "closed-form fit %.4f", eff);
-  /* The table holds the engine's refit through the simulation (spec.c). */
-  cr_assert(fabs(v100->efficiency / eff - 1) < 0.015, "fit %.4f, table %.4f",
-            eff, v100->efficiency);
-  for (int i = 0; i < 4; i++) {
-    double model = (M[i] + 7) * a / eff + opt;
-    cr_assert(fabs(T[i] - model - resid[i]) < 0.01, "M %g: residual %.3f",
-              M[i], T[i] - model);
-  }
-  /* DT-FM's 0.076 s per micro-batch for a 3-layer stage, within 10 %. */
-  cr_assert(fabs(a / eff - 0.076) < 0.0076);
+  scenario_site site = {.compute_efficiency = 0};
+  cr_assert_eq(spec_site_compute_factor(&site, v100), 1);
+  site.compute_efficiency = v100->efficiency / 2;
+  cr_assert_float_eq(spec_site_compute_factor(&site, v100), 2, 1e-12);
   scenario_free(s);
 }

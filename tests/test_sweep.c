@@ -75,7 +75,8 @@ Test(sweep, every_key_and_defaults) {
       "\"micro_batch\": 2, \"micro_batches_per_pass\": 32, \"schedule\": "
       "\"1f1b\", \"dp_algo\": \"ring\", \"bandwidth_scale\": 0.25, "
       "\"latency_scale\": 3, \"window_bytes\": 65536, \"activation_gb\": 0.5, "
-      "\"gradient_gb\": 0.9}", &e);
+      "\"gradient_gb\": 0.9, \"sockets\": 16, \"runtime\": \"megatron\"}",
+      &e);
   cr_assert_not_null(s, "%s", e.msg);
   cr_assert_eq(sweep_count(s), 1);
   sweep_point p;
@@ -90,14 +91,25 @@ Test(sweep, every_key_and_defaults) {
   cr_expect_str_eq(p.dp_algo, "ring");
   cr_expect(p.bandwidth_scale == 0.25 && p.latency_scale == 3 &&
             p.activation_gb == 0.5 && p.gradient_gb == 0.9);
+  cr_expect_eq(p.sockets, 16);
+  cr_expect_str_eq(p.runtime, "megatron");
+  char key[512];
+  sweep_point_key(&p, key, sizeof key);
+  cr_expect_not_null(strstr(key, " sockets=16 runtime=megatron"), "%s", key);
   sweep_free(s);
+  cr_expect_null(parse("{\"sockets\": 65}", &e));
+  cr_expect_not_null(strstr(e.msg, "sockets"), "%s", e.msg);
+  err_clear(&e);
+  cr_expect_null(parse("{\"runtime\": \"deepspeed\"}", &e));
+  cr_expect_not_null(strstr(e.msg, "runtime"), "%s", e.msg);
   s = parse("{}", &e);
   cr_assert_not_null(s);
   sweep_point_at(s, 0, &p);
   cr_expect_str_eq(p.scenario, "worldwide");
   cr_expect_str_eq(p.method, "dtfm-identity");
   cr_expect_str_eq(p.network, "netem");
-  cr_expect(p.seed == -1 && p.layers == -1 && p.window_bytes == -1);
+  cr_expect(p.seed == -1 && p.layers == -1 && p.window_bytes == -1 &&
+            p.sockets == -1 && p.runtime == NULL);
   cr_expect_null(p.gpu, "absent gpus: each site's own GPU");
   sweep_free(s);
 }
@@ -239,7 +251,7 @@ Test(sweep, bad_inputs_name_file_and_line) {
   bad("{\"gpus\": \"\"}", ERR_UNKNOWN, 1, "gpus");
   bad("{\n\"gpus\": [\"A100\", \"a100\"]}", ERR_DUPLICATE, 2, "'A100' is listed");
   bad("{\"gpus\": [80]}", ERR_PARSE, 1, "gpus");
-  bad("{\"gpu\": \"A100\"}", ERR_UNKNOWN, 1, "gpus)");
+  bad("{\"gpu\": \"A100\"}", ERR_UNKNOWN, 1, "runtime)");
   /* Integer bounds in full, not as 2.14748e+09. */
   bad("{\n\"seeds\": [1, 1e300]}", ERR_RANGE, 2,
       "seeds: 1e+300 is outside [0, 2147483647]");

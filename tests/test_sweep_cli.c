@@ -157,9 +157,11 @@ Test(sweep_cli, gpus_give_a_row_per_gpu) {
                                    "results"),
                4);
   cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
-                                   "point_key LIKE '% gpu=A100' AND gpu = "
+                                   "point_key LIKE '% gpu=A100 %' AND gpu = "
                                    "'A100'"),
                2);
+  /* The A100's forward and backward take the peak ratio of the V100's; the
+   * optimizer step (DT-FM's, on the host) does not shrink: between. */
   const spec_gpu *v = spec_gpu_find("V100"), *a = spec_gpu_find("A100");
   double ratio = (v->peak_flops * v->efficiency) /
                  (a->peak_flops * a->efficiency);
@@ -168,8 +170,8 @@ Test(sweep_cli, gpus_give_a_row_per_gpu) {
            "SELECT count(*) FROM results a JOIN results v ON a.network_model "
            "= v.network_model AND a.gpu = 'A100' AND v.gpu = 'V100' WHERE "
            "a.iteration_s < v.iteration_s AND a.events = v.events AND "
-           "abs(a.compute_s / v.compute_s - %.17g) < 0.01 * %.17g",
-           ratio, ratio);
+           "a.compute_s / v.compute_s > %.17g AND a.compute_s < v.compute_s",
+           ratio);
   cr_expect_eq(support_sql_int(db, q), 2, "%s", q);
   /* Absent gpus: the scenario's own, named in the row, not in the key. */
   support_write_file(sw, "{\"scenarios\": \"" THREE_SITES ".json\"}\n");
@@ -177,7 +179,7 @@ Test(sweep_cli, gpus_give_a_row_per_gpu) {
                "%s", r.err);
   cr_expect_not_null(strstr(r.out, "\"computed\":1"), "%s", r.out);
   cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
-                                   "point_key LIKE '% gpu=-' AND gpu = "
+                                   "point_key LIKE '% gpu=- %' AND gpu = "
                                    "'V100'"),
                1);
   support_run_clear(&r);

@@ -220,8 +220,10 @@ Test(timeline, simulate_writes_a_perfetto_clean_trace) {
     cr_assert(fabs(c.end_us - it * 1e6) < 1e-3, "%s: ends %.3f us, %.3f s",
               algos[i], c.end_us, it);
     /* 8 devices x 2 passes x 2 micro-batches x (fwd + bwd) + 8 optimizer
-     * steps; each transfer on its sender and its receiver */
-    cr_assert_eq(c.x, 8 * 2 * 2 * 2 + 8 + 2 * (size_t)flows, "%s", algos[i]);
+     * steps + DT-FM's 3 barriers (2 passes, the end); each transfer on its
+     * sender and its receiver */
+    cr_assert_eq(c.x, 8 * 2 * 2 * 2 + 8 + 3 + 2 * (size_t)flows, "%s",
+                 algos[i]);
     if (i != 1) cr_assert_gt(c.max_tid, 2, "%s: no overlap lanes", algos[i]);
     json_decref(j);
     support_run_clear(&r);

@@ -221,7 +221,7 @@ Test(validate, run_study_fills_the_database) {
                0, "%s", r.err);
   cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
                                    "study = 'sweep' AND gpu = 'A100' AND "
-                                   "point_key LIKE '% gpu=A100'"),
+                                   "point_key LIKE '% gpu=A100 %'"),
                18, "run --gpu: new points, not the V100 ones");
   cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
                                    "study = 'sweep'"),

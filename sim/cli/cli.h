@@ -48,7 +48,8 @@ bool cli_parse_double(const char *cmd, const char *opt, const char *s,
  * window. Unset fields are absent as scenario_knobs_init leaves them. */
 typedef struct cli_workload_opts {
   scenario_knobs k;
-  long window_bytes;  /* < 0: the engine's 4 MiB */
+  long window_bytes;  /* < 0: the transport's calibrated window */
+  bool idle_restart;  /* tcp: Linux's restart after idle */
 } cli_workload_opts;
 
 /* getopt_long option codes for the shared options start here. */

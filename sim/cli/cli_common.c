@@ -71,6 +71,9 @@ enum {
   OPT_WINDOW,
   OPT_ACT_GB,
   OPT_GRAD_GB,
+  OPT_SOCKETS,
+  OPT_RUNTIME,
+  OPT_IDLE_RESTART,
 };
 
 static const struct option workload_options[] = {
@@ -85,6 +88,9 @@ static const struct option workload_options[] = {
     {"window-bytes", required_argument, NULL, OPT_WINDOW},
     {"activation-gb", required_argument, NULL, OPT_ACT_GB},
     {"gradient-gb", required_argument, NULL, OPT_GRAD_GB},
+    {"sockets", required_argument, NULL, OPT_SOCKETS},
+    {"runtime", required_argument, NULL, OPT_RUNTIME},
+    {"idle-restart", no_argument, NULL, OPT_IDLE_RESTART},
     {NULL, 0, NULL, 0},
 };
 
@@ -99,7 +105,15 @@ const char cli_workload_help[] =
     "                             data-parallel gradient synchronisation\n"
     "  --gpu NAME                 GPU type of every device\n"
     "  --seed S                   seed of every random choice\n"
-    "  --window-bytes W           TCP window for --network tcp (4 MiB)\n"
+    "  --runtime dtfm|megatron    DT-FM's runtime or Megatron-LM's (1F1B\n"
+    "                             with blocking point-to-point calls)\n"
+    "  --window-bytes W           TCP window per socket for --network tcp\n"
+    "                             (1.45 MB, calibrated)\n"
+    "  --sockets N                TCP sockets per NCCL connection, 1..64\n"
+    "                             (every site's nccl_sockets)\n"
+    "  --idle-restart             tcp: a socket idle for an RTO halves its\n"
+    "                             window per RTO (Linux's default; off:\n"
+    "                             DT-FM's measurements show no restarts)\n"
     "  --activation-gb X          cost model: activation volume c_pp, GB\n"
     "  --gradient-gb Y            cost model: gradient volume c_dp, GB\n";
 
@@ -115,6 +129,7 @@ struct option *cli_workload_options(const struct option *own) {
 void cli_workload_init(cli_workload_opts *o) {
   scenario_knobs_init(&o->k);
   o->window_bytes = -1;
+  o->idle_restart = false;
 }
 
 static bool one_of(const char *s, const char *const *names) {
@@ -127,6 +142,7 @@ int cli_workload_parse(const char *cmd, int c, const char *arg,
                        cli_workload_opts *o) {
   static const char *const schedules[] = {"gpipe", "1f1b", NULL};
   static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
+  static const char *const runtimes[] = {"dtfm", "megatron", NULL};
   bool ok = true;
   switch (c) {
     case OPT_LAYERS:
@@ -176,6 +192,20 @@ int cli_workload_parse(const char *cmd, int c, const char *arg,
     case OPT_GPU:
       o->k.gpu = arg;
       break;
+    case OPT_SOCKETS:
+      ok = cli_parse_int(cmd, "--sockets", arg, 1, TRANSPORT_SOCKETS_MAX,
+                         &o->k.sockets);
+      break;
+    case OPT_RUNTIME:
+      if (!one_of(arg, runtimes))
+        return cli_usage_error(cmd, "--runtime is dtfm or megatron, not '%s'",
+                               arg),
+               -1;
+      o->k.runtime = arg;
+      break;
+    case OPT_IDLE_RESTART:
+      o->idle_restart = true;
+      break;
     default:
       return 0;
   }
@@ -187,6 +217,7 @@ transport_options cli_transport(const cli_workload_opts *o,
   transport_options t = transport_options_default();
   t.model = net;
   if (o->window_bytes > 0) t.window_bytes = (double)o->window_bytes;
+  t.idle_restart = o->idle_restart;
   return t;
 }
 

@@ -50,8 +50,7 @@ def write_json(name, desc, conv, sites, cost=None):
         o = OrderedDict(s, nccl_sockets=NCCL_SOCKETS_AWS)
         if name not in ('datacenter', 'spot'):  # not DT-FM's literal matrices
             o['flow_gbps'] = AWS_FLOW_GBPS
-        if s.get('p3_2xlarge'):
-            del o['p3_2xlarge']
+        if o.pop('p3_2xlarge', False):
             o['compute_efficiency'] = P3_2XLARGE_EFFICIENCY
         return o
     j = OrderedDict(name=name, description=desc, seed=1,
