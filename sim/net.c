@@ -437,12 +437,12 @@ static inline void advance(flow *f, int64_t now) {
   f->old = f->rate;
 }
 
-static void sock_check(sim_net *n, uint32_t p, int64_t now);
+static void sock_check(sim_net *n, uint32_t p, int64_t now, bool direct);
 
 static inline void settle(sim_net *n, flow *f, int64_t now) {
   if (f->old != f->rate || f->ev == SIM_QUEUE_NONE) {
     schedule_left(n, f, now);
-    if (n->pairs[f->pair].waiter != NONE) sock_check(n, f->pair, now);
+    if (n->pairs[f->pair].waiter != NONE) sock_check(n, f->pair, now, false);
   }
 }
 
@@ -647,29 +647,48 @@ static double stream_left(const sim_net *n, const pair *p, int64_t now) {
          fmin(h->size, h->sent + h->rate * (double)(now - h->t_upd));
 }
 
-/* Hands to the sockets every waiting message of p that fits now, and arms
- * EV_SOCK for the next one while the head's rate holds. */
-static void sock_check(sim_net *n, uint32_t p, int64_t now) {
+/* Arms EV_SOCK for when the head's rate brings p's waiter into the buffers
+ * (need bytes must leave first), or disarms it when that is not known yet
+ * (the waiter lies beyond the head message: the head's end rechecks). */
+static void sock_arm(sim_net *n, uint32_t p, double need, int64_t now) {
   pair *pr = &n->pairs[p];
-  double room = pr->sockets * n->window, left = stream_left(n, pr, now);
-  while (pr->waiter != NONE) {
-    flow *w = &n->flows[pr->waiter];
-    double need = w->end_pos - room - left; /* bytes still to leave first */
+  const flow *h = &n->flows[pr->qhead], *w = &n->flows[pr->waiter];
+  double room = pr->sockets * n->window;
+  int64_t t = -1;
+  if (need > 0 && h->state == FLOW_SENDING && h->rate > 0 &&
+      w->end_pos - room <= pr->done_bytes + h->size)
+    t = now + (int64_t)ceil(need / h->rate);
+  if (t < 0) {
+    if (pr->ev_sock != SIM_QUEUE_NONE) sim_queue_cancel(n->q, pr->ev_sock);
+    pr->ev_sock = SIM_QUEUE_NONE;
+  } else if (pr->ev_sock == SIM_QUEUE_NONE) {
+    pr->ev_sock = sim_queue_push(n->q, t, n->base + EV_SOCK, p);
+  } else if (sim_queue_time(n->q, pr->ev_sock) != t) {
+    sim_queue_move(n->q, pr->ev_sock, t);
+  }
+}
+
+/* Hands to the sockets every waiting message of p that fits now, and arms
+ * EV_SOCK for the next one. direct: the owner's hook runs here (the caller
+ * is an event handler with nothing held); else through an EV_HANDED event
+ * at now, since the caller may be the owner itself or a rate solve. */
+static void sock_check(sim_net *n, uint32_t p, int64_t now, bool direct) {
+  while (n->pairs[p].waiter != NONE) {
+    pair *pr = &n->pairs[p];
+    uint32_t id = pr->waiter;
+    flow *w = &n->flows[id];
+    double need = w->end_pos - pr->sockets * n->window - stream_left(n, pr, now);
     if (need > 1e-6) {
-      const flow *h = &n->flows[pr->qhead];
-      int64_t t = -1;
-      if (h->state == FLOW_SENDING && h->rate > 0 &&
-          w->end_pos - room <= pr->done_bytes + h->size)
-        t = now + (int64_t)ceil(need / h->rate);
-      if (pr->ev_sock != SIM_QUEUE_NONE) sim_queue_cancel(n->q, pr->ev_sock);
-      pr->ev_sock = t < 0 ? SIM_QUEUE_NONE
-                          : sim_queue_push(n->q, t, n->base + EV_SOCK, p);
+      sock_arm(n, p, need, now);
       return;
     }
     w->handed = true;
-    sim_queue_push(n->q, now, n->base + EV_HANDED, pr->waiter);
     pr->waiter = w->next_q;
+    if (!direct) sim_queue_push(n->q, now, n->base + EV_HANDED, id);
+    else if (n->hooks.left) /* may start flows: n->pairs and n->flows move */
+      n->hooks.left(n->hooks.ctx, w->tag, now);
   }
+  pair *pr = &n->pairs[p];
   if (pr->ev_sock != SIM_QUEUE_NONE) {
     sim_queue_cancel(n->q, pr->ev_sock);
     pr->ev_sock = SIM_QUEUE_NONE;
@@ -719,7 +738,7 @@ void sim_net_start(sim_net *n, int64_t now, int a, int b, double bytes,
   pr->qtail = id;
   if (pr->waiter == NONE) pr->waiter = id;
   if (pr->qhead == id) head_start(n, id, now);
-  sock_check(n, p, now);
+  sock_check(n, p, now, false);
 }
 
 static void on_left(sim_net *n, uint32_t id, int64_t now) {
@@ -745,7 +764,7 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
   solve(n, now);
   uint32_t pid = n->flows[id].pair, next = n->pairs[pid].qhead;
   if (next != NONE) head_start(n, next, now); /* back to back */
-  sock_check(n, pid, now); /* hands id over if it was still waiting */
+  sock_check(n, pid, now, false); /* hands id over if still waiting */
   int64_t lat_ns;
   double rtt_ns;
   pair_latency(n, &n->pairs[pid], now, &lat_ns, &rtt_ns);
@@ -802,7 +821,7 @@ void sim_net_handle(sim_net *n, const sim_queue_item *it) {
       break;
     case EV_SOCK:
       n->pairs[it->arg].ev_sock = SIM_QUEUE_NONE;
-      sock_check(n, it->arg, it->t_ns);
+      sock_check(n, it->arg, it->t_ns, true);
       break;
     default:
       assert(!"not a net event");
