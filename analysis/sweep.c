@@ -256,9 +256,7 @@ sweep *sweep_load(const char *path, err *e) {
   size_t len;
   file_error why;
   char *text = file_read(path, &len, &why);
-  if (!text && why.opened) err_set(e, ERR_IO, "%s: read error", path);
-  else if (!text)
-    err_set(e, ERR_IO, "%s: cannot read: %s", path, strerror(why.errnum));
+  if (!text) err_set(e, ERR_IO, "%s: cannot read: %s", path, why.reason);
   sweep *s = text ? sweep_parse(text, len, path, e) : NULL;
   free(text);
   return s;

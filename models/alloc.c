@@ -260,9 +260,9 @@ alloc_partition *alloc_partition_parse(const char *text, size_t len,
 static char *slurp(const char *path, size_t *len, err *e) {
   file_error why;
   char *text = file_read(path, len, &why);
-  if (!text && why.opened) err_set(e, ERR_IO, "%s:0: read error", path);
-  else if (!text)
-    err_set(e, ERR_IO, "%s:0: cannot open: %s", path, strerror(why.errnum));
+  if (!text)
+    err_set(e, ERR_IO, "%s:0: cannot %s: %s", path,
+            why.opened ? "read" : "open", why.reason);
   return text;
 }
 

@@ -351,14 +351,15 @@ Test(sweep_cli, sigterm_stops_cleanly_jobs) {
   interrupt_then_resume("2", SIGTERM);
 }
 
-/* A folder as the sweep file: fopen takes it, fread fails; the length was
- * then (size_t)-1 and the parser read past the buffer. Now a clean error. */
+/* A folder as the sweep file: fopen took it and fread failed; the length
+ * was then (size_t)-1 and the parser read past the buffer. Now a clean
+ * error naming what the path is. */
 Test(sweep_cli, folder_as_sweep_file) {
   support_run r = {0};
   cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", support_dir(),
                               support_path("f.db")),
                1);
-  cr_expect(strstr(r.err, support_dir()) && strstr(r.err, "Is a directory"),
+  cr_expect(strstr(r.err, support_dir()) && strstr(r.err, "a folder, not a regular file"),
             "%s", r.err);
   support_run_clear(&r);
 }

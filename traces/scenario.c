@@ -10,7 +10,6 @@
  * and algorithm names) to values given after loading. */
 #include "traces/scenario.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -280,16 +279,18 @@ static int file_trace(const jfield_doc *c, const jfield_scope *net,
   char *path = mem_alloc(dir + strlen(file) + 1);
   memcpy(path, c->file, dir);
   strcpy(path + dir, file);
-  FILE *f = fopen(path, "rb");
+  size_t len;
+  file_error why;
+  char *text = file_read(path, &len, &why);
   int rc = ERR_OK;
-  if (!f) {
+  if (!text) {
     rc = jfield_fail(c, net, "trace", ERR_IO, "cannot read '%s': %s", path,
-                     strerror(errno));
+                     why.reason);
   } else {
-    fclose(f);
-    sc->network = trace_load(path, names, sc->nsites, c->e);
+    sc->network = trace_parse(text, len, path, names, sc->nsites, c->e);
     if (!sc->network) rc = c->e->code;
   }
+  free(text);
   free(path);
   return rc;
 }
@@ -409,14 +410,14 @@ scenario *scenario_load(const char *name_or_path, err *e) {
   file_error why;
   char *text = file_read(name_or_path, &len, &why);
   if (!text && why.opened) {
-    err_set(e, ERR_IO, "%s: read error", name_or_path);
+    err_set(e, ERR_IO, "%s: cannot read: %s", name_or_path, why.reason);
     return NULL;
   }
   if (!text) {
     err_set(e, ERR_IO,
             "%s: not a built-in scenario (see 'geodes scenarios') and cannot "
             "be read: %s",
-            name_or_path, strerror(why.errnum));
+            name_or_path, why.reason);
     return NULL;
   }
   scenario *sc = parse(text, len, name_or_path, name_or_path, false, e);

@@ -147,7 +147,7 @@ trace *trace_load(const char *path, const char *const *sites, int nsites,
   char *text = file_read(path, &len, &why);
   if (!text) {
     err_set(e, ERR_IO, "%s: cannot %s: %s", path, why.opened ? "read" : "open",
-            strerror(why.errnum));
+            why.reason);
     return NULL;
   }
   trace *t = trace_parse(text, len, path, sites, nsites, e);

@@ -51,8 +51,8 @@ static void sweep_help(void) {
 }
 
 /* The sweep file's text: read by rank 0, broadcast under MPI. NULL (and e
- * naming the file and the reason) when it cannot be read — a folder
- * included, which fopen accepts and fread refuses. */
+ * naming the file and the reason) when it cannot be read — a folder, a
+ * device or a FIFO included (file_read reads regular files only). */
 static char *read_text(const char *path, bool mpi, int rank, long *len,
                        err *e) {
   char *text = NULL;
@@ -64,7 +64,7 @@ static char *read_text(const char *path, bool mpi, int rank, long *len,
     if (text) *len = (long)n;
     else
       err_set(e, ERR_IO, "%s: cannot read the sweep file: %s", path,
-              strerror(why.errnum));
+              why.reason);
   }
   if (mpi) text = sweep_mpi_bcast(text, len);
   return text;
