@@ -248,15 +248,19 @@ static int read_overrides(const jfield_doc *c, const jfield_scope *net,
   return check_override_pairs(c, &s, a, sc);
 }
 
-/* "*,*" at t = 0: every device pair, within and across sites. */
+/* "*,*" at t = 0: every device pair, within and across sites. The text is
+ * sized to the file name it quotes: a fixed buffer cut a long path short
+ * and the parser then read past its end. */
 static int uniform_trace(const jfield_doc *c, scenario *sc,
                          const char *const *names, double lat, double bw) {
-  char csv[256];
-  int n = snprintf(csv, sizeof csv,
-                   "# source: uniform network of %s\n"
-                   "t_s,src,dst,latency_ms,bandwidth_gbps\n0,*,*,%.17g,%.17g\n",
-                   c->file, lat, bw);
+  static const char fmt[] =
+      "# source: uniform network of %s\n"
+      "t_s,src,dst,latency_ms,bandwidth_gbps\n0,*,*,%.17g,%.17g\n";
+  int n = snprintf(NULL, 0, fmt, c->file, lat, bw);
+  char *csv = mem_alloc((size_t)n + 1);
+  snprintf(csv, (size_t)n + 1, fmt, c->file, lat, bw);
   sc->network = trace_parse(csv, (size_t)n, c->file, names, sc->nsites, c->e);
+  free(csv);
   return sc->network ? ERR_OK : c->e->code;
 }
 
