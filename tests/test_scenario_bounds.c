@@ -57,3 +57,71 @@ Test(scenario_bounds, a_long_path_loads) {
     scenario_free(s);
   }
 }
+
+/* uniform with the first from replaced by to, written to NAME. */
+static const char *write_edit(const char *name, const char *from,
+                              const char *to) {
+  const char *p = strstr(uniform, from);
+  cr_assert_not_null(p, "'%s' not in the text", from);
+  char text[2048];
+  snprintf(text, sizeof text, "%.*s%s%s", (int)(p - uniform), uniform, to,
+           p + strlen(from));
+  return support_write_file(support_path("%s", name), text);
+}
+
+/* The error of loading path: code and a message starting "PATH:LINE: "
+ * and naming field. */
+static void expect_refused(const char *path, int code, int line,
+                           const char *field) {
+  err e = {ERR_OK, ""};
+  scenario *s = scenario_load(path, &e);
+  cr_assert_null(s, "accepted (want %s refused)", field);
+  char prefix[600];
+  snprintf(prefix, sizeof prefix, "%s:%d: ", path, line);
+  cr_expect_eq(e.code, code, "%s", e.msg);
+  cr_expect(strncmp(e.msg, prefix, strlen(prefix)) == 0 &&
+                strstr(e.msg, field),
+            "'%s' wants '%s' and %s", e.msg, prefix, field);
+}
+
+/* Before the fix a seed of 2^32 + 1 loaded and placed devices exactly as
+ * seed 1 (mt19937 keeps 32 bits); now the file takes what --seed takes. */
+Test(scenario_bounds, seed_is_capped_as_the_command_line_caps_it) {
+  expect_refused(write_edit("s1.json", "\"name\": \"u\",",
+                            "\"name\": \"u\", \"seed\": 4294967297,"),
+                 ERR_RANGE, 1, "seed");
+  const char *ok = write_edit("s2.json", "\"name\": \"u\",",
+                              "\"name\": \"u\", \"seed\": 2147483647,");
+  scenario *s = support_scenario(ok);
+  cr_expect_eq(s->seed, SCENARIO_MAX_SEED);
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  k.seed = SCENARIO_MAX_SEED + 1L;
+  err e = {ERR_OK, ""};
+  cr_expect_eq(scenario_apply(s, &k, &e), ERR_RANGE, "%s", e.msg);
+  cr_expect_eq(s->seed, SCENARIO_MAX_SEED, "changed by a refused knob");
+  scenario_free(s);
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "simulate '%s' --method random --seed "
+                              "2147483648", ok), 2, "%s", r.err);
+  support_run_clear(&r);
+}
+
+/* The scenario's layers took up to 2^31 - 1 where --layers and a sweep's
+ * layers stop at 100,000; all three now take exactly the same range. */
+Test(scenario_bounds, layers_bound_equals_the_cli_and_the_sweep) {
+  expect_refused(write_edit("l1.json", "\"layers\": 4", "\"layers\": 100001"),
+                 ERR_RANGE, 4, "workload.layers");
+  scenario_free(support_scenario(
+      write_edit("l2.json", "\"layers\": 4", "\"layers\": 100000")));
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "predict worldwide --method dtfm-identity "
+                              "--layers 100001"), 2, "%s", r.err);
+  cr_expect(strstr(r.err, "[1, 100000]"), "%s", r.err);
+  const char *sw = support_write_file(support_path("l.json"),
+                                      "{\"layers\": [100001]}");
+  cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw,
+                              support_path("l.db")), 1, "%s", r.err);
+  cr_expect(strstr(r.err, "100001 is outside [1, 100000]"), "%s", r.err);
+  support_run_clear(&r);
+}

@@ -121,11 +121,13 @@ static int read_workload(const jfield_doc *c, const json_t *root,
   jfield_scope s = jfield_child(&top, "workload");
   scenario_workload *w = &sc->workload;
   json_t *o;
+  long long layers = 0;
   int rc;
   if ((rc = jfield_obj(c, &top, root, "workload", true, &o)) ||
       (rc = jfield_known(c, &s, o, known)) ||
       (rc = jfield_str(c, &s, o, "model", NULL, &w->model)) ||
-      (rc = jfield_int32(c, &s, o, "layers", 1, 0, &w->layers)) ||
+      (rc = jfield_int(c, &s, o, "layers", 1, SCENARIO_MAX_LAYERS, 0,
+                       &layers)) ||
       (rc = jfield_int32(c, &s, o, "batch", 1, 0, &w->batch)) ||
       (rc = jfield_int32(c, &s, o, "micro_batch", 1, 0, &w->micro_batch)) ||
       (rc = jfield_int32(c, &s, o, "stages", 1, 0, &w->stages)) ||
@@ -138,6 +140,7 @@ static int read_workload(const jfield_doc *c, const json_t *root,
       (rc = jfield_one_of(c, &s, "dp_algo", w->dp_algo, algos)) ||
       (rc = jfield_bool(c, &s, o, "recompute", true, &w->recompute)))
     return rc;
+  w->layers = (int)layers;
   if ((long long)w->stages * w->replicas != sc->ndevices)
     return jfield_fail(
         c, &s, "stages", ERR_CONFIG,
@@ -354,7 +357,7 @@ static int read_top(const jfield_doc *c, const json_t *root, scenario *sc,
       (rc = jfield_str(c, &top, root, "description", "", &sc->description)) ||
       (rc = jfield_str(c, &top, root, "latency_convention", "as given",
                        &sc->latency_convention)) ||
-      (rc = jfield_int(c, &top, root, "seed", 0, 0x7fffffffffffffffLL,
+      (rc = jfield_int(c, &top, root, "seed", 0, SCENARIO_MAX_SEED,
                        SCENARIO_SEED_DEFAULT, &seed)) ||
       (rc = read_sites(c, root, sc)) || (rc = read_workload(c, root, sc)) ||
       (rc = read_cost(c, root, sc)) ||
@@ -518,14 +521,15 @@ static void replace_str(char **field, const char *value) {
   *field = mem_strdup(value);
 }
 
-/* The workload field the integer knob sets (> 0 present, else current). */
-static int knob_int(const scenario *s, const char *field, long knob,
+/* The workload field the integer knob sets (> 0 present, else current),
+ * at most hi. */
+static int knob_int(const scenario *s, const char *field, long knob, long hi,
                     int current, int *out, err *e) {
   *out = current;
   if (knob <= 0) return ERR_OK;
-  if (knob > INT_MAX)
-    return err_set(e, ERR_RANGE, "%s: workload.%s: %ld is more than %d",
-                   s->name, field, knob, INT_MAX);
+  if (knob > hi)
+    return err_set(e, ERR_RANGE, "%s: workload.%s: %ld is more than %ld",
+                   s->name, field, knob, hi);
   *out = (int)knob;
   return ERR_OK;
 }
@@ -574,12 +578,16 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
                    "be > 0, not %g and %g", s->name, k->activation_gb,
                    k->gradient_gb);
   int layers, batch, mb, kpp, rc;
-  if ((rc = knob_int(s, "layers", k->layers, w->layers, &layers, e)) ||
-      (rc = knob_int(s, "batch", k->batch, w->batch, &batch, e)) ||
-      (rc = knob_int(s, "micro_batch", k->micro_batch, w->micro_batch, &mb,
-                     e)) ||
+  if (k->seed > SCENARIO_MAX_SEED)
+    return err_set(e, ERR_RANGE, "%s: seed: %ld is more than %ld", s->name,
+                   k->seed, SCENARIO_MAX_SEED);
+  if ((rc = knob_int(s, "layers", k->layers, SCENARIO_MAX_LAYERS, w->layers,
+                     &layers, e)) ||
+      (rc = knob_int(s, "batch", k->batch, INT_MAX, w->batch, &batch, e)) ||
+      (rc = knob_int(s, "micro_batch", k->micro_batch, INT_MAX,
+                     w->micro_batch, &mb, e)) ||
       (rc = knob_int(s, "micro_batches_per_pass", k->micro_batches_per_pass,
-                     w->micro_batches_per_pass, &kpp, e)) ||
+                     INT_MAX, w->micro_batches_per_pass, &kpp, e)) ||
       (rc = check_scaled(s, k->latency_scale, k->bandwidth_scale, e)))
     return rc;
   long long per_pass, kk = kpp > 0 ? kpp : 1;

@@ -61,6 +61,14 @@ typedef struct scenario {
   double gradient_gb;        /* cost.gradient_gb, NAN when absent */
 } scenario;
 
+/* Limits shared by the scenario file, the knobs, the command line and the
+ * sweep file, so a value means the same wherever it is given. A seed goes
+ * to GSL's mt19937, which keeps 32 bits (4294967297 would be seed 1), and
+ * the command line has always taken 31; layers beyond 100,000 describe no
+ * model and only multiply the engine's work. */
+#define SCENARIO_MAX_SEED 2147483647L
+#define SCENARIO_MAX_LAYERS 100000
+
 /* Loads a built-in scenario by name, or else the JSON file at that path (a
  * relative network.trace is read from the scenario file's folder). Returns
  * NULL and fills e ("FILE:LINE: message" naming the field) on bad input;
@@ -98,7 +106,8 @@ typedef struct scenario_knobs {
 void scenario_knobs_init(scenario_knobs *k);
 
 /* Applies the present knobs of k to s after checking them all: a known
- * schedule and dp_algo (ERR_UNKNOWN); integers up to INT_MAX, positive sizes,
+ * schedule and dp_algo (ERR_UNKNOWN); layers up to SCENARIO_MAX_LAYERS, the
+ * seed up to SCENARIO_MAX_SEED, other integers up to INT_MAX, positive sizes,
  * scales that keep every link within trace.h's bounds (ERR_RANGE); B a
  * multiple of D_dp * m * K (ERR_CONFIG). Returns ERR_OK, or fills e naming
  * the scenario and the knob and leaves s unchanged. */
