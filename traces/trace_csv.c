@@ -8,7 +8,9 @@
  *
  * Choices where DESIGN.md is silent:
  * - "# loop_after_s: X": X must exceed the last t_s (at X the t = 0 snapshot
- *   returns).
+ *   returns); it may follow the rows, which it only extends.
+ * - "# interpolate:" is a header: after a data row it is an error, since it
+ *   would switch the rows already read from step to linear replay.
  * - Sites not given by the caller are those the file names; a file naming
  *   none (only '*') is an error. A site first named after t = 0 needs a
  *   "*,*" row at t = 0. */
@@ -290,6 +292,11 @@ static int trace_comment_line(trace_parser *ps, const char *s, size_t n) {
       return err_set(ps->e, ERR_DUPLICATE, "%s:%d: interpolate: given twice "
                      "(first at line %d)", ps->name, ps->line, ps->interp_line);
     ps->interp_line = ps->line;
+    if (ps->nrows)
+      return err_set(ps->e, ERR_PARSE, "%s:%d: interpolate: a header comment, "
+                     "but the data rows began at line %d: it would change how "
+                     "the rows before it replay; give it before them",
+                     ps->name, ps->line, ps->rows[0].line);
     if (vn == 6 && memcmp(v, "linear", 6) == 0) ps->linear = true;
     else if (!(vn == 4 && memcmp(v, "step", 4) == 0))
       return err_set(ps->e, ERR_PARSE, "%s:%d: interpolate: '%.*s%s' is not "
