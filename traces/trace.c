@@ -119,10 +119,45 @@ static void trace_build(trace *t, const trace_csv *csv) {
   free(count), free(em);
 }
 
+double trace_bytes(double rows, double points, int nsites) {
+  /* trace_resolve's five per-pair arrays, trace_build's count and off */
+  double pairs = (double)nsites * nsites, per_pair = 4 + 1 + 8 + 8 + 4 + 8 + 8;
+  /* doubling arrays may hold twice what they use: the parser's rows and the
+   * emitted points; times and vals are allocated to size */
+  double per_point = 2.0 * sizeof(trace_emit) + sizeof(int64_t) +
+                     sizeof(trace_value);
+  return pairs * per_pair + rows * 2.0 * sizeof(trace_csv_row) +
+         points * per_point;
+}
+
+/* Refuses csv before trace_build allocates for it when its change points
+ * could pass TRACE_MAX_BYTES: per snapshot at most the pairs its rows cover
+ * (n^2 for a "*,*" row), at most n^2 in all. An upper bound (step replay
+ * drops rows that repeat a value), computed in O(rows). */
+static int trace_check_bytes(const trace_csv *csv, const char *name, err *e) {
+  double n = csv->nsites, points = 0;
+  for (size_t i = 0, j; i < csv->nrows; i = j) {
+    double cover = 0;
+    for (j = i; j < csv->nrows && csv->rows[j].t == csv->rows[i].t; j++)
+      cover += (csv->rows[j].src >= 0 ? 1 : n) * (csv->rows[j].dst >= 0 ? 1 : n);
+    points += fmin(cover, n * n);
+    double bytes = trace_bytes((double)csv->nrows, points, csv->nsites);
+    if (bytes > (double)TRACE_MAX_BYTES)
+      return err_set(e, ERR_MEMORY, "%s:%d: the snapshots up to this one "
+                     "expand to up to %.0f change points over %d sites "
+                     "('*' stands for every site): %.2f GB, more than the "
+                     "%.2f GB a trace may hold", name, csv->rows[i].line,
+                     points, csv->nsites, bytes / 1e9,
+                     (double)TRACE_MAX_BYTES / 1e9);
+  }
+  return ERR_OK;
+}
+
 trace *trace_parse(const char *text, size_t len, const char *name,
                    const char *const *sites, int nsites, err *e) {
   trace_csv csv;
-  if (trace_csv_parse(text, len, name, sites, nsites, &csv, e)) {
+  if (trace_csv_parse(text, len, name, sites, nsites, &csv, e) ||
+      trace_check_bytes(&csv, name, e)) {
     trace_csv_free(&csv);
     return NULL;
   }

@@ -451,6 +451,10 @@ static int trace_data_line(trace_parser *ps, const char *s, size_t n) {
                    "at t_s = %.*s%s (first at line %d)", ps->name, ps->line,
                    SHOW(f[1], fn[1]), SHOW(f[2], fn[2]), SHOW(f[0], fn[0]),
                    pt->line);
+  if (trace_bytes((double)ps->nrows + 1, 0, ps->nsites) > (double)TRACE_MAX_BYTES)
+    return err_set(ps->e, ERR_MEMORY, "%s:%d: %zu data rows, more than a trace "
+                   "may hold in %.2f GB", ps->name, ps->line, ps->nrows + 1,
+                   (double)TRACE_MAX_BYTES / 1e9);
   if (!pt->line) ps->npats++;
   *pt = (trace_pat){pat_key(r.src, r.dst), ps->snap, ps->line};
   mem_grow((void **)&ps->rows, &ps->rows_cap, ps->nrows + 1, sizeof *ps->rows);
