@@ -55,6 +55,13 @@ typedef struct sim_net_hooks {
   void (*arrived)(void *ctx, uint32_t tag, int64_t t_ns);
 } sim_net_hooks;
 
+/* The latest time the engine simulates: int64 nanoseconds hold 292 years,
+ * and half of that (146 years) leaves room for the latencies and durations
+ * added to an event's time. A flow whose last byte would leave later is
+ * stopped there and the net records an overflow (sim_net_overflowed): its
+ * time is unknown, and the owner must report an error, not a time. */
+#define SIM_NET_HORIZON_NS (INT64_MAX / 2)
+
 #define SIM_NET_TCP_SEGMENT 1448.0         /* bytes per TCP segment */
 #define SIM_NET_TCP_INITIAL_SEGMENTS 10.0  /* initial window, segments */
 #define SIM_NET_DEFAULT_WINDOW (4.0 * 1024 * 1024)
@@ -84,6 +91,10 @@ void sim_net_handle(sim_net *n, const sim_queue_item *it);
 
 /* True when kind is one of the net's event kinds. */
 bool sim_net_owns(const sim_net *n, int kind);
+
+/* True once a flow reached SIM_NET_HORIZON_NS with bytes left to send: the
+ * times from then on are not simulated times. */
+bool sim_net_overflowed(const sim_net *n);
 
 /* Flows whose bytes are still leaving their sender. */
 int sim_net_sending(const sim_net *n);

@@ -57,7 +57,8 @@ typedef struct sim_result {
 /* Simulates one iteration of s (workload resolved by models/spec) under
  * allocation a. Returns ERR_OK and fills out (free with sim_result_free),
  * or an error code with e filled (unknown model/GPU, wrong allocation
- * shape, timeline file not writable). */
+ * shape, timeline file not writable; ERR_RANGE when the iteration would run
+ * past SIM_NET_HORIZON_NS, whose times the engine cannot give). */
 int sim_run(const scenario *s, const alloc *a, const sim_options *o,
             sim_result *out, err *e);
 

@@ -136,3 +136,67 @@ Test(simulate, transfer_beyond_simulated_time_is_refused) {
             "every option is described: %s", r.out);
   support_run_clear(&r);
 }
+
+/* n H100s in one pipeline of n one-layer stages, linked at 1000 s one way:
+ * under tcp with a one-segment window a socket moves 1448 B per 2000 s
+ * round trip, so each 100-sequence activation (838,860,800 B) takes
+ * 1.16e9 s. */
+static const char *slow_pipeline(int n) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"name\": \"slow%d\",\n"
+           " \"sites\": [{\"name\": \"a\", \"devices\": %d, \"gpu\": "
+           "\"H100\"}],\n"
+           " \"network\": {\"latency_ms\": 1e6, \"bandwidth_gbps\": 1},\n"
+           " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": %d, \"batch\": "
+           "100, \"micro_batch\": 100, \"stages\": %d, \"replicas\": 1}}\n",
+           n, n, n, n);
+  return support_write_file(support_path("slow%d.json", n), text);
+}
+
+#define SLOW_FLOW_S (838860800.0 / (1448.0 / 2000.0))
+
+/* Each flow passes the old 1e8 s clamp: the engine put the forward one at
+ * INT64_MAX / 2 ns and the backward one there too (4.61e9 s in all);
+ * the two take 2.32e9 s. */
+Test(simulate, flows_longer_than_1e8_s_are_timed) {
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
+                              "--network tcp --window-bytes 1448 --json",
+                              slow_pipeline(2)), 0, "%s", r.err);
+  json_t *j = json_loads(r.out, 0, NULL);
+  cr_assert_not_null(j, "%s", r.out);
+  double it = json_number_value(json_object_get(j, "iteration_s"));
+  cr_expect(fabs(it / (2 * SLOW_FLOW_S) - 1) < 1e-3, "%.6g s, want %.6g", it,
+            2 * SLOW_FLOW_S);
+  json_decref(j);
+  support_run_clear(&r);
+}
+
+/* Six such flows pass the engine's 146-year horizon: simulate, sweep and
+ * transfer refuse with a message instead of printing a clamped time. */
+Test(simulate, past_the_horizon_is_refused) {
+  const char *s = slow_pipeline(4);
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
+                              "--network tcp --window-bytes 1448", s), 1,
+               "%s", r.out);
+  cr_expect(strstr(r.err, "slow4: the iteration runs past 4.61e+09 s"), "%s",
+            r.err);
+  char sw[1200];
+  snprintf(sw, sizeof sw, "{\"scenarios\": [\"%s\"], \"networks\": [\"tcp\"],"
+           " \"window_bytes\": 1448}", s);
+  const char *swf = support_write_file(support_path("slow.json"), sw);
+  cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", swf,
+                              support_path("slow.db")), 1, "%s", r.out);
+  cr_expect(strstr(r.err, "runs past 4.61e+09 s") &&
+                strstr(r.err, "0 computed, 1 failed") == NULL,
+            "%s", r.err);
+  cr_expect(strstr(r.out, "0 computed, 1 failed"), "%s", r.out);
+  cr_expect_eq(support_geodes(&r, "transfer --latency-ms 1e6 "
+                              "--bandwidth-gbps 1 --bytes 1e10 --network tcp "
+                              "--window-bytes 1448"), 1, "%s", r.out);
+  cr_expect(strstr(r.err, "longer under tcp than the 4.61e+09 s"), "%s",
+            r.err);
+  support_run_clear(&r);
+}

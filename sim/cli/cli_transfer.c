@@ -5,6 +5,7 @@
  * Invariant: the flow runs alone on a two-device network without NIC limits,
  * on a new connection (tcp pays its one-RTT handshake). */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,9 +60,10 @@ static double time_one(const link1 *l, sim_net_model m, double bytes,
   sim_net_start(n, 0, 0, 1, bytes, 0);
   sim_queue_item it;
   while (sim_queue_pop(q, &it)) sim_net_handle(n, &it);
+  bool overflow = sim_net_overflowed(n);
   sim_net_free(n);
   sim_queue_free(q);
-  return (double)done * 1e-9;
+  return overflow ? NAN : (double)done * 1e-9;
 }
 
 typedef struct transfer_args {
@@ -156,16 +158,24 @@ int cli_transfer(int argc, char **argv) {
   transfer_args a;
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc < 0 ? CLI_OK : rc;
-  /* Simulated time is int64 ns (292 years); the engine clamps beyond half
-   * of that, so a flow that long would print a wrong time: refuse it. */
+  /* Simulated time is int64 ns (292 years); the engine stops at half of
+   * that (SIM_NET_HORIZON_NS), so a flow that long has no time: refuse it
+   * here when even the ideal time is too long, after the run otherwise
+   * (tcp's window can make it far slower than ideal). */
   double ideal_s = a.bytes * 8 / (a.l.gbps * 1e9) + a.l.lat_ms * 1e-3;
   if (ideal_s > 1e9)
     return cli_error("transfer: %g bytes at %g Gbit/s take %.3g s, beyond "
                      "the 1e9 s (31 years) that simulated time covers",
                      a.bytes, a.l.gbps, ideal_s);
   double t[3];
-  for (int m = 0; m < 3; m++)
+  for (int m = 0; m < 3; m++) {
     t[m] = time_one(&a.l, (sim_net_model)m, a.bytes, (double)a.window);
+    if (isnan(t[m]))
+      return cli_error("transfer: %g bytes take longer under %s than the "
+                       "%.3g s (146 years) that simulated time covers",
+                       a.bytes, sim_net_model_name((sim_net_model)m),
+                       (double)SIM_NET_HORIZON_NS * 1e-9);
+  }
   if (a.json) {
     print_json(&a, t, a.model < 0 ? SIM_NET_NETEM : a.model);
     return CLI_OK;
