@@ -239,6 +239,18 @@ static int check_shape(const scenario *s, const spec_workload *w,
                    s->name, w->batch, w->replicas, w->stages,
                    (unsigned long long)bound,
                    (unsigned)(UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK));
+  /* the graph, and per transfer two spans of the statistics (comm_busy) */
+  double tasks = (double)bound;
+  double bytes = sim_graph_bytes(tasks, tasks * SIM_TRAIN_EDGES_PER_TASK) +
+                 tasks * 2 * sizeof(span);
+  if (bytes > (double)SIM_MAX_BYTES)
+    return err_set(e, ERR_MEMORY,
+                   "%s: workload.batch: %d sequences over %d x %d devices "
+                   "need up to %llu tasks, %.2f GB of task graph, more than "
+                   "the %.2f GB one run may take",
+                   s->name, w->batch, w->replicas, w->stages,
+                   (unsigned long long)bound, bytes / 1e9,
+                   (double)SIM_MAX_BYTES / 1e9);
   return ERR_OK;
 }
 
@@ -297,7 +309,9 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
   double *nic_gbps = mem_alloc((size_t)s->ndevices * sizeof *nic_gbps);
   sim_graph *g = NULL;
   sim_train_marks mk = {0};
-  if ((rc = spec_device_gpus(s, gpu, e))) goto done;
+  if ((rc = spec_device_gpus(s, gpu, e)) ||
+      (rc = spec_check_memory(&w, s, a->device, gpu, e)))
+    goto done;
   int nn = nic_layout(s, nic, nic_gbps);
   sim_net_topo topo = {s->ndevices, s, topo_link, topo_next, nic, nic_gbps, nn};
   g = graph_take();

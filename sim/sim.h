@@ -23,6 +23,11 @@ typedef struct sim_options {
   double compute_scale;      /* multiplies every compute time; <= 0: 1 */
 } sim_options;
 
+/* The most memory one run's task graph and statistics may take: sim_run
+ * refuses a workload whose graph could need more (a 25-million-sequence
+ * batch, an 8192-stage pipeline) with its estimate, before building it. */
+#define SIM_MAX_BYTES (4ULL << 30)
+
 /* Defaults: netem, 4 MiB window, seed 0, no timeline, scale 1. */
 sim_options sim_options_default(void);
 
@@ -57,8 +62,10 @@ typedef struct sim_result {
 /* Simulates one iteration of s (workload resolved by models/spec) under
  * allocation a. Returns ERR_OK and fills out (free with sim_result_free),
  * or an error code with e filled (unknown model/GPU, wrong allocation
- * shape, timeline file not writable; ERR_RANGE when the iteration would run
- * past SIM_NET_HORIZON_NS, whose times the engine cannot give). */
+ * shape, timeline file not writable; ERR_MEMORY when a stage does not fit
+ * in its device's memory (spec_check_memory, as predict checks) or the graph
+ * could pass SIM_MAX_BYTES; ERR_RANGE when the iteration would run past
+ * SIM_NET_HORIZON_NS, whose times the engine cannot give). */
 int sim_run(const scenario *s, const alloc *a, const sim_options *o,
             sim_result *out, err *e);
 

@@ -200,3 +200,57 @@ Test(simulate, past_the_horizon_is_refused) {
             r.err);
   support_run_clear(&r);
 }
+
+/* predict refused a stage that does not fit in its GPU's memory; simulate
+ * and sweep simulated it (58,370 s for 100,000 layers on V100s). */
+Test(simulate, memory_checked_as_predict_checks_it) {
+  support_run r = {0};
+  const char *cmds[] = {"predict", "simulate"};
+  for (int i = 0; i < 2; i++) {
+    cr_expect_eq(support_geodes(&r, "%s worldwide --method dtfm-identity "
+                                "--layers 100000", cmds[i]), 1, "%s: %s",
+                 cmds[i], r.out);
+    cr_expect(strstr(r.err, "worldwide: stage 0 (12500 layers) needs") &&
+                  strstr(r.err, "GB but device 0 (V100) has 16.00 GB"),
+              "%s: %s", cmds[i], r.err);
+  }
+  const char *sw = support_write_file(support_path("mem.json"),
+                                      "{\"layers\": [24, 100000]}");
+  cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw,
+                              support_path("mem.db")), 1, "%s", r.err);
+  cr_expect(strstr(r.err, "(V100) has 16.00 GB"), "%s", r.err);
+  cr_expect(strstr(r.out, "1 computed, 1 failed"), "%s", r.out);
+  support_run_clear(&r);
+}
+
+/* Graphs that passed the 32-bit task limit and then aborted allocating:
+ * --batch 25165824 (19 GB) and a pipeline of 8192 stages (9.7 GB). Now
+ * refused with the estimate before anything is built. */
+Test(simulate, task_graph_bounded_in_bytes) {
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
+                              "--batch 25165824"), 1, "%s", r.out);
+  cr_expect(strstr(r.err, "GB of task graph, more than the 4.29 GB one run "
+                   "may take"), "%s", r.err);
+  const char *s = support_write_file(
+      support_path("deep.json"),
+      "{\"name\": \"deep\", \"sites\": [{\"name\": \"a\", \"devices\": 8192}],"
+      " \"network\": {\"latency_ms\": 1, \"bandwidth_gbps\": 10},"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 8192, \"batch\": "
+      "1024, \"micro_batch\": 1, \"stages\": 8192, \"replicas\": 1}}");
+  size_t cap = 8192 * 6 + 64, len = 0;
+  char *a = malloc(cap);
+  len += (size_t)snprintf(a, cap, "{\"pipelines\": [[");
+  for (int d = 0; d < 8192; d++)
+    len += (size_t)snprintf(a + len, cap - len, "%s%d", d ? "," : "", d);
+  snprintf(a + len, cap - len, "]]}");
+  const char *af = support_write_file(support_path("deep_alloc.json"), a);
+  free(a);
+  cr_expect_eq(support_geodes(&r, "simulate '%s' --alloc '%s'", s, af), 1,
+               "%s", r.out);
+  cr_expect(strstr(r.err, "deep: workload.batch: 1024 sequences over 1 x "
+                   "8192 devices need up to") &&
+                strstr(r.err, "GB of task graph"),
+            "%s", r.err);
+  support_run_clear(&r);
+}
