@@ -256,7 +256,7 @@ sweep *sweep_parse(const char *text, size_t len, const char *name, err *e) {
 sweep *sweep_load(const char *path, err *e) {
   size_t len;
   file_error why;
-  char *text = file_read(path, &len, &why);
+  char *text = file_read(path, FILE_MAX_JSON_BYTES, &len, &why);
   if (!text) err_set(e, ERR_IO, "%s: cannot read: %s", path, why.reason);
   sweep *s = text ? sweep_parse(text, len, path, e) : NULL;
   free(text);

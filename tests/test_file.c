@@ -43,7 +43,7 @@ Test(file, reads_every_byte_and_a_nul) {
     size_t n = sizes[k], len = (size_t)-1;
     const char *path = write_bytes("bytes.bin", n, ref);
     file_error why = {true, -1, ""};
-    char *text = file_read(path, &len, &why);
+    char *text = file_read(path, FILE_MAX_BYTES, &len, &why);
     cr_assert_not_null(text, "size %zu: %s", n, strerror(why.errnum));
     cr_expect_eq(len, n, "size %zu read as %zu", n, len);
     cr_expect(n == 0 || memcmp(text, ref, n) == 0, "size %zu differs", n);
@@ -56,17 +56,18 @@ Test(file, reads_every_byte_and_a_nul) {
 Test(file, missing_path_fails_at_open) {
   size_t len = 7;
   file_error why = {true, 0, ""};
-  cr_expect_null(file_read(support_path("no/such.csv"), &len, &why));
+  const char *none = support_path("no/such.csv");
+  cr_expect_null(file_read(none, FILE_MAX_BYTES, &len, &why));
   cr_expect_not(why.opened);
   cr_expect_eq(why.errnum, ENOENT, "%s", strerror(why.errnum));
   cr_expect_eq(len, 7, "len changed on failure");
-  cr_expect_null(file_read(support_path("no/such.csv"), &len, NULL));
+  cr_expect_null(file_read(none, FILE_MAX_BYTES, &len, NULL));
 }
 
 Test(file, folder_fails_after_open_with_the_reason) {
   size_t len = 7;
   file_error why = {false, -1, ""};
-  cr_expect_null(file_read(support_dir(), &len, &why));
+  cr_expect_null(file_read(support_dir(), FILE_MAX_BYTES, &len, &why));
   cr_expect(why.opened, "a folder should open, then be refused");
   cr_expect_str_eq(why.reason, "a folder, not a regular file");
 }
@@ -76,12 +77,12 @@ Test(file, folder_fails_after_open_with_the_reason) {
 Test(file, endless_inputs_are_refused_at_once, .timeout = 20) {
   size_t len = 7;
   file_error why = {false, -1, ""};
-  cr_expect_null(file_read("/dev/zero", &len, &why));
+  cr_expect_null(file_read("/dev/zero", FILE_MAX_BYTES, &len, &why));
   cr_expect(why.opened);
   cr_expect_str_eq(why.reason, "a character device, not a regular file");
   const char *fifo = support_path("fifo.csv");
   cr_assert_eq(mkfifo(fifo, 0600), 0, "mkfifo: %s", strerror(errno));
-  cr_expect_null(file_read(fifo, &len, &why));
+  cr_expect_null(file_read(fifo, FILE_MAX_BYTES, &len, &why));
   cr_expect_str_eq(why.reason, "a FIFO (named pipe), not a regular file");
   cr_expect_eq(len, 7, "len changed on failure");
 }
@@ -94,11 +95,18 @@ Test(file, a_file_over_the_cap_is_refused) {
                strerror(errno));
   size_t len = 7;
   file_error why = {false, -1, ""};
-  cr_expect_null(file_read(big, &len, &why));
+  cr_expect_null(file_read(big, FILE_MAX_BYTES, &len, &why));
   cr_expect(why.opened);
-  cr_expect_str_eq(why.reason, "larger than the 1024 MiB geodes reads");
-  cr_assert_eq(truncate(big, (off_t)FILE_MAX_BYTES), 0);
+  cr_expect_str_eq(why.reason, "larger than the 1024 MiB geodes reads for it");
   cr_expect(FILE_MAX_BYTES == 1ULL << 30, "the words above say 1024 MiB");
+  /* a JSON input over its own cap, through a loader */
+  cr_assert_eq(truncate(big, (off_t)FILE_MAX_JSON_BYTES + 1), 0);
+  err e;
+  err_clear(&e);
+  cr_expect_null(scenario_load(big, &e));
+  cr_expect(strstr(e.msg, "cannot read: larger than the 16 MiB geodes reads "
+                   "for it"), "%s", e.msg);
+  cr_assert_eq(truncate(big, 0), 0);
 }
 
 /* Every input of the command line, given /dev/zero or a FIFO: exit 1 at

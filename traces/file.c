@@ -1,7 +1,7 @@
 /* file: see file.h. Invariant: the buffer always keeps one byte free past
  * the bytes read, so the terminating NUL needs no second allocation; it
  * doubles when full, so a file of n bytes costs O(n) copies in all, and the
- * loop stops once more than FILE_MAX_BYTES came (a file that grows while it
+ * loop stops once more than the limit came (a file that grows while it
  * is read). The file is opened non-blocking, so a FIFO without a writer
  * opens at once and fstat refuses it before any read could block. */
 #include "traces/file.h"
@@ -34,14 +34,14 @@ static const char *not_regular(mode_t m) {
   return "not a regular file";
 }
 
-static char *too_big(file_error *why) {
+static char *too_big(file_error *why, size_t max) {
   char what[96];
-  snprintf(what, sizeof what, "larger than the %llu MiB geodes reads",
-           FILE_MAX_BYTES >> 20);
+  snprintf(what, sizeof what, "larger than the %zu MiB geodes reads for it",
+           max >> 20);
   return fail(why, true, 0, what);
 }
 
-char *file_read(const char *path, size_t *len, file_error *why) {
+char *file_read(const char *path, size_t max, size_t *len, file_error *why) {
   file_error local;
   if (!why) why = &local;
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -56,9 +56,9 @@ char *file_read(const char *path, size_t *len, file_error *why) {
     close(fd);
     return fail(why, true, 0, not_regular(st.st_mode));
   }
-  if ((unsigned long long)st.st_size > FILE_MAX_BYTES) {
+  if ((unsigned long long)st.st_size > max) {
     close(fd);
-    return too_big(why);
+    return too_big(why, max);
   }
   FILE *f = fdopen(fd, "rb");
   if (!f) {
@@ -68,15 +68,15 @@ char *file_read(const char *path, size_t *len, file_error *why) {
   }
   size_t cap = 4096, n = 0, got;
   char *buf = mem_alloc(cap);
-  while (n <= FILE_MAX_BYTES &&
+  while (n <= max &&
          (got = fread(buf + n, 1, cap - n - 1, f)) > 0)
     if ((n += got) + 1 == cap) buf = mem_realloc(buf, cap *= 2);
   int reason = errno; /* fread's, when it failed */
   bool bad = ferror(f);
   fclose(f);
-  if (bad || n > FILE_MAX_BYTES) {
+  if (bad || n > max) {
     free(buf);
-    return n > FILE_MAX_BYTES ? too_big(why) : fail(why, true, reason, NULL);
+    return n > max ? too_big(why, max) : fail(why, true, reason, NULL);
   }
   buf[n] = '\0';
   *len = n;

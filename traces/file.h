@@ -9,13 +9,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The largest input geodes reads: 1 GiB, far beyond any scenario, trace,
- * allocation or sweep it can use (a trace's rows are bounded in memory by
- * trace.h, which trace synth keeps within this too). */
+/* The largest inputs geodes reads: a trace up to 1 GiB (its rows are then
+ * bounded in memory by trace.h, and trace synth writes within both), a JSON
+ * file (scenario, allocation, sweep) up to 16 MiB, since jansson's tree takes
+ * some twenty times its text: far beyond any such file geodes can use (an
+ * allocation of 8192 devices is 50 KB, a million sweep seeds 8 MB). */
 #define FILE_MAX_BYTES (1ULL << 30)
+#define FILE_MAX_JSON_BYTES (16ULL << 20)
 
 /* Why file_read failed: at open (opened false), or after it (opened true:
- * not a regular file, larger than FILE_MAX_BYTES, or a failing read), with
+ * not a regular file, larger than the limit asked, or a failing read), with
  * errno's number where there was one (0 otherwise) and the reason in words
  * ("No such file or directory", "a folder, not a regular file", ...). */
 typedef struct file_error {
@@ -24,9 +27,9 @@ typedef struct file_error {
   char reason[96];
 } file_error;
 
-/* The whole file at path, followed by a NUL that *len does not count (the
- * text may hold NULs of its own). The caller frees it. On failure: NULL,
- * and why (may be NULL) says at which step and for what reason. */
-char *file_read(const char *path, size_t *len, file_error *why);
+/* The whole file at path, at most max bytes, followed by a NUL that *len
+ * does not count (the text may hold NULs of its own). The caller frees it.
+ * On failure: NULL, and why (may be NULL) says at which step and why. */
+char *file_read(const char *path, size_t max, size_t *len, file_error *why);
 
 #endif

@@ -288,7 +288,7 @@ static int file_trace(const jfield_doc *c, const jfield_scope *net,
   strcpy(path + dir, file);
   size_t len;
   file_error why;
-  char *text = file_read(path, &len, &why);
+  char *text = file_read(path, FILE_MAX_BYTES, &len, &why);
   int rc = ERR_OK;
   if (!text) {
     rc = jfield_fail(c, net, "trace", ERR_IO, "cannot read '%s': %s", path,
@@ -415,7 +415,7 @@ scenario *scenario_load(const char *name_or_path, err *e) {
   if (b) return parse(b->data, b->size, b->name, "built-in", true, e);
   size_t len = 0;
   file_error why;
-  char *text = file_read(name_or_path, &len, &why);
+  char *text = file_read(name_or_path, FILE_MAX_JSON_BYTES, &len, &why);
   if (!text && why.opened) {
     err_set(e, ERR_IO, "%s: cannot read: %s", name_or_path, why.reason);
     return NULL;

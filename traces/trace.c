@@ -179,7 +179,7 @@ trace *trace_load(const char *path, const char *const *sites, int nsites,
                   err *e) {
   size_t len;
   file_error why;
-  char *text = file_read(path, &len, &why);
+  char *text = file_read(path, FILE_MAX_BYTES, &len, &why);
   if (!text) {
     err_set(e, ERR_IO, "%s: cannot %s: %s", path, why.opened ? "read" : "open",
             why.reason);

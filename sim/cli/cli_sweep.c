@@ -60,7 +60,7 @@ static char *read_text(const char *path, bool mpi, int rank, long *len,
   if (rank == 0) {
     size_t n;
     file_error why;
-    text = file_read(path, &n, &why);
+    text = file_read(path, FILE_MAX_JSON_BYTES, &n, &why);
     if (text) *len = (long)n;
     else
       err_set(e, ERR_IO, "%s: cannot read the sweep file: %s", path,
