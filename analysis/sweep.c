@@ -159,10 +159,6 @@ static int parse_value(const sweep *s, const struct axis_spec *spec, axis *ax,
     if (!known_name(str, spec->names))
       return err_set(e, ERR_UNKNOWN, "%s:%d: %s: unknown value '%s'", s->name,
                      ax->line, spec->key, str);
-    for (size_t i = 0; i < ax->n; i++)
-      if (strcmp(ax->names[i], str) == 0)
-        return err_set(e, ERR_DUPLICATE, "%s:%d: %s: '%s' is listed twice",
-                       s->name, ax->line, spec->key, str);
     ax->names[ax->n++] = mem_strdup(str);
     return ERR_OK;
   }
@@ -177,12 +173,44 @@ static int parse_value(const sweep *s, const struct axis_spec *spec, axis *ax,
                    spec->open_lo ? "(" : "[", digits, spec->lo, digits,
                    spec->hi);
   }
-  for (size_t i = 0; i < ax->n; i++)
-    if (ax->values[i] == x)
-      return err_set(e, ERR_DUPLICATE, "%s:%d: %s: %g is listed twice",
-                     s->name, ax->line, spec->key, x);
   ax->values[ax->n++] = x;
   return ERR_OK;
+}
+
+static int cmp_name(const void *x, const void *y) {
+  return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int cmp_value(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+/* No value of ax appears twice: sorted copies, so a million seeds cost
+ * O(n log n) (comparing each with all before it took minutes). */
+static int check_distinct(const sweep *s, const struct axis_spec *spec,
+                          const axis *ax, err *e) {
+  int rc = ERR_OK;
+  if (spec->kind == AXIS_NAME) {
+    char **v = mem_alloc(ax->n * sizeof *v + 1);
+    memcpy(v, ax->names, ax->n * sizeof *v);
+    qsort(v, ax->n, sizeof *v, cmp_name);
+    for (size_t i = 1; i < ax->n && !rc; i++)
+      if (strcmp(v[i - 1], v[i]) == 0)
+        rc = err_set(e, ERR_DUPLICATE, "%s:%d: %s: '%s' is listed twice",
+                     s->name, ax->line, spec->key, v[i]);
+    free(v);
+    return rc;
+  }
+  double *v = mem_alloc(ax->n * sizeof *v + 1);
+  memcpy(v, ax->values, ax->n * sizeof *v);
+  qsort(v, ax->n, sizeof *v, cmp_value);
+  for (size_t i = 1; i < ax->n && !rc; i++)
+    if (v[i - 1] == v[i])
+      rc = err_set(e, ERR_DUPLICATE, "%s:%d: %s: %g is listed twice",
+                   s->name, ax->line, spec->key, v[i]);
+  free(v);
+  return rc;
 }
 
 static int parse_axis(sweep *s, int k, json_t *v, err *e) {
@@ -201,18 +229,26 @@ static int parse_axis(sweep *s, int k, json_t *v, err *e) {
     int rc = parse_value(s, spec, ax, item, e);
     if (rc) return rc;
   }
-  return ERR_OK;
+  return check_distinct(s, spec, ax, e);
 }
 
-static int parse_object(sweep *s, json_t *root, const char *text, size_t len,
-                        err *e) {
-  if (!json_is_object(root))
-    return err_set(e, ERR_PARSE, "%s:1: a sweep is a JSON object", s->name);
+/* The axis index of key, or K_COUNT when it is not a sweep key. */
+static int axis_of(const char *key) {
+  int k = 0;
+  while (k < K_COUNT && strcmp(key, SPECS[k].key) != 0) k++;
+  return k;
+}
+
+/* Every key known, and the product of the list lengths within
+ * SWEEP_MAX_POINTS, before any value is read: a list of a million values
+ * crossed with another is refused without parsing either. */
+static int check_keys(sweep *s, json_t *root, const char *text, size_t len,
+                      err *e) {
   const char *key;
   json_t *v;
+  double count = 1; /* exact far beyond SWEEP_MAX_POINTS */
   json_object_foreach(root, key, v) {
-    int k = 0;
-    while (k < K_COUNT && strcmp(key, SPECS[k].key) != 0) k++;
+    int k = axis_of(key);
     int line = key_line(text, len, key);
     if (k == K_COUNT)
       return err_set(e, ERR_UNKNOWN,
@@ -223,11 +259,9 @@ static int parse_object(sweep *s, json_t *root, const char *text, size_t len,
                      "activation_gb, gradient_gb, gpus)",
                      s->name, line, key);
     s->axes[k].line = line;
-    int rc = parse_axis(s, k, v, e);
-    if (rc) return rc;
+    if (json_is_array(v) && json_array_size(v) > 0)
+      count *= (double)json_array_size(v);
   }
-  double count = 1; /* exact far beyond SWEEP_MAX_POINTS */
-  for (int k = 0; k < K_COUNT; k++) count *= s->axes[k].n ? s->axes[k].n : 1;
   if (count > SWEEP_MAX_POINTS)
     return err_set(e, ERR_RANGE,
                    "%s:1: %.17g points (the product of the list lengths) is "
@@ -236,6 +270,20 @@ static int parse_object(sweep *s, json_t *root, const char *text, size_t len,
                    s->name, count, SWEEP_MAX_POINTS);
   s->count = (size_t)count;
   return ERR_OK;
+}
+
+static int parse_object(sweep *s, json_t *root, const char *text, size_t len,
+                        err *e) {
+  if (!json_is_object(root))
+    return err_set(e, ERR_PARSE, "%s:1: a sweep is a JSON object", s->name);
+  int rc = check_keys(s, root, text, len, e);
+  const char *key;
+  json_t *v;
+  json_object_foreach(root, key, v) {
+    if (rc) break;
+    rc = parse_axis(s, axis_of(key), v, e);
+  }
+  return rc;
 }
 
 sweep *sweep_parse(const char *text, size_t len, const char *name, err *e) {

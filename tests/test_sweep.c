@@ -274,6 +274,56 @@ Test(sweep, too_many_points_is_an_error) {
   sweep_free(s);
 }
 
+/* A list of n seeds: 0 .. n-1, then last (< 0: none) once more, and the
+ * rest of the object (caller frees). */
+static char *many_seeds(int n, int last, const char *rest) {
+  size_t cap = (size_t)n * 9 + strlen(rest) + 64, at = 0;
+  char *t = malloc(cap);
+  cr_assert_not_null(t);
+  at += (size_t)snprintf(t, cap, "{\"seeds\": [");
+  for (int i = 0; i < n; i++)
+    at += (size_t)snprintf(t + at, cap - at, "%s%d", i ? "," : "", i);
+  if (last >= 0) at += (size_t)snprintf(t + at, cap - at, ",%d", last);
+  snprintf(t + at, cap - at, "]%s}", rest);
+  return t;
+}
+
+/* The duplicate check compared each value with every one before it: 10^6
+ * distinct seeds took minutes. Sorted, they take a moment (the timeout
+ * fails the quadratic one). */
+Test(sweep, a_million_seeds_parse_at_once, .timeout = 120) {
+  char *text = many_seeds(1000000, -1, "");
+  err e = {0};
+  sweep *s = parse(text, &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  cr_expect_eq(sweep_count(s), 1000000);
+  sweep_point p;
+  sweep_point_at(s, 999999, &p);
+  cr_expect_eq(p.seed, 999999);
+  sweep_free(s);
+  free(text);
+  text = many_seeds(1000000, 5, "");
+  bad(text, ERR_DUPLICATE, 1, "seeds: 5 is listed twice");
+  free(text);
+}
+
+/* The product of the list lengths is checked before any value is read: a
+ * million bad seeds crossed with 20 layers is refused for its size. */
+Test(sweep, product_is_checked_before_the_values, .timeout = 120) {
+  size_t cap = 8000000, at = 0;
+  char *text = malloc(cap);
+  cr_assert_not_null(text);
+  at += (size_t)snprintf(text, cap, "{\"layers\": [1");
+  for (int l = 2; l <= 20; l++)
+    at += (size_t)snprintf(text + at, cap - at, ",%d", l);
+  at += (size_t)snprintf(text + at, cap - at, "], \"seeds\": [\"x\"");
+  for (int i = 1; i < 1000000; i++)
+    at += (size_t)snprintf(text + at, cap - at, ",\"x\"");
+  snprintf(text + at, cap - at, "]}");
+  bad(text, ERR_RANGE, 1, "20000000 points");
+  free(text);
+}
+
 Test(sweep, load_missing_file) {
   err e = {0};
   cr_expect_null(sweep_load("/nonexistent/s.json", &e));
