@@ -1,8 +1,10 @@
 /* db: the SQLite results store.
- * Invariant: a db handle exists only for a file whose application_id and
- * user_version are ours (or that was empty and has just been given our
- * schema); the checks run before anything is written, so a foreign or
- * corrupt file is never modified. Every statement is prepared once, in
+ * Invariant: a db handle exists only for a writable file whose
+ * application_id, user_version and tables are ours and that passes
+ * quick_check (or that was empty and has just been given our schema, by
+ * whichever process took the write lock first); the checks run before
+ * anything is written, so a foreign, damaged or wrong file is never
+ * modified. Every statement is prepared once, in
  * db_open, and reset after each use. */
 #include "analysis/db.h"
 
@@ -12,8 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "traces/mem.h"
+
+/* How long a connection waits for another's lock (SQLite's busy timeout,
+ * and the retries of set_wal), ms. */
+#define DB_BUSY_MS 10000
 
 struct db {
   sqlite3 *h;
@@ -77,33 +84,36 @@ static int fail(db *d, err *e, const char *what) {
   return err_set(e, ERR_DB, "%s: %s: %s", d->path, what, sqlite3_errmsg(d->h));
 }
 
-/* One integer from a single-row query (a PRAGMA). */
-static int query_int(db *d, const char *sql, int64_t *out, err *e) {
+/* The application id, the schema version and the number of schema entries,
+ * read in one statement, so in one snapshot: read apart, another process
+ * creating the schema between the reads made a new file look foreign. */
+static int read_marks(db *d, int64_t marks[3], err *e) {
   sqlite3_stmt *st = NULL;
-  int rc = sqlite3_prepare_v2(d->h, sql, -1, &st, NULL);
+  int rc = sqlite3_prepare_v2(
+      d->h,
+      "SELECT (SELECT application_id FROM pragma_application_id), (SELECT "
+      "user_version FROM pragma_user_version), (SELECT count(*) FROM "
+      "sqlite_master)",
+      -1, &st, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_step(st);
-  if (rc != SQLITE_ROW) {
-    int code = err_set(e, ERR_DB,
-                       "%s: not a readable SQLite database (%s); geodes "
-                       "leaves it untouched",
-                       d->path, sqlite3_errmsg(d->h));
-    sqlite3_finalize(st);
-    return code;
-  }
-  *out = sqlite3_column_int64(st, 0);
+  int code = ERR_OK;
+  if (rc != SQLITE_ROW)
+    code = err_set(e, ERR_DB,
+                   "%s: not a readable SQLite database (%s); geodes leaves it "
+                   "untouched",
+                   d->path, sqlite3_errmsg(d->h));
+  for (int i = 0; i < 3 && !code; i++) marks[i] = sqlite3_column_int64(st, i);
   sqlite3_finalize(st);
-  return ERR_OK;
+  return code;
 }
 
 /* Refuses anything but an empty database or one with our id and version;
  * sets *fresh when the schema must be created. Reads only. */
 static int check_schema(db *d, bool *fresh, err *e) {
-  int64_t app, version, tables;
-  int rc;
-  if ((rc = query_int(d, "PRAGMA application_id", &app, e)) ||
-      (rc = query_int(d, "PRAGMA user_version", &version, e)) ||
-      (rc = query_int(d, "SELECT count(*) FROM sqlite_master", &tables, e)))
-    return rc;
+  int64_t m[3] = {0, 0, 0};
+  int rc = read_marks(d, m, e);
+  if (rc) return rc;
+  int64_t app = m[0], version = m[1], tables = m[2];
   *fresh = app == 0 && version == 0 && tables == 0;
   if (*fresh) return ERR_OK;
   if (app != DB_APPLICATION_ID)
@@ -126,24 +136,137 @@ static int check_schema(db *d, bool *fresh, err *e) {
   return ERR_OK;
 }
 
-static int exec(db *d, const char *sql, err *e) {
+/* sql (short what for the message: the statement itself may be kilobytes,
+ * and err's message would end before SQLite's reason). */
+static int exec(db *d, const char *sql, const char *what, err *e) {
   if (sqlite3_exec(d->h, sql, NULL, NULL, NULL) != SQLITE_OK)
-    return fail(d, e, sql);
+    return fail(d, e, what);
   return ERR_OK;
 }
 
+#define COL(st, c) ((const char *)sqlite3_column_text(st, c))
+
+/* Steps want (SCHEMA's tables and columns) and have (the file's) in
+ * lockstep, both ordered by table and column; false at the first
+ * difference, described in why. */
+static bool same_rows(sqlite3_stmt *want, sqlite3_stmt *have, char *why,
+                      size_t size) {
+  for (;;) {
+    bool a = sqlite3_step(want) == SQLITE_ROW;
+    bool b = sqlite3_step(have) == SQLITE_ROW;
+    if (!a && !b) return true;
+    int t = a && b ? strcmp(COL(want, 0), COL(have, 0)) : 0;
+    bool same = a == b && t == 0;
+    for (int c = 1; same && c < 5; c++)
+      same = strcmp(COL(want, c), COL(have, c)) == 0;
+    if (same) continue;
+    if (!b || t < 0)
+      snprintf(why, size, "no %s.%s %s", COL(want, 0), COL(want, 1),
+               COL(want, 2));
+    else if (!a || t > 0)
+      snprintf(why, size, "a table %s that it should not have", COL(have, 0));
+    else
+      snprintf(why, size, "%s.%s %s where %s.%s %s is expected", COL(have, 0),
+               COL(have, 1), COL(have, 2), COL(want, 0), COL(want, 1),
+               COL(want, 2));
+    return false;
+  }
+}
+
+/* The file's tables are exactly SCHEMA's, column by column (name, type, NOT
+ * NULL, key), as SCHEMA creates them in a scratch in-memory database: one
+ * home for the schema, and a file of ours with other tables is refused
+ * before anything is written. SQLite's own tables (sqlite_stat1 after an
+ * ANALYZE) are not ours to judge. Reads only. */
+static int check_tables(db *d, err *e) {
+  static const char q[] =
+      "SELECT m.name, p.name, p.type, p.\"notnull\", p.pk FROM sqlite_master "
+      "m, pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name NOT "
+      "LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY m.name, p.cid";
+  sqlite3 *ref = NULL;
+  sqlite3_stmt *want = NULL, *have = NULL;
+  int rc = ERR_OK;
+  if (sqlite3_open(":memory:", &ref) != SQLITE_OK ||
+      sqlite3_exec(ref, SCHEMA, NULL, NULL, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(ref, q, -1, &want, NULL) != SQLITE_OK) {
+    rc = err_set(e, ERR_DB, "%s: cannot build the reference schema: %s",
+                 d->path, sqlite3_errmsg(ref));
+  } else if (sqlite3_prepare_v2(d->h, q, -1, &have, NULL) != SQLITE_OK) {
+    rc = fail(d, e, "cannot read the tables");
+  } else {
+    char why[256];
+    if (!same_rows(want, have, why, sizeof why))
+      rc = err_set(e, ERR_DB,
+                   "%s: marked a geodes results store of schema version %d, "
+                   "but its tables are not that schema's (it has %s); "
+                   "geodes leaves it untouched",
+                   d->path, DB_SCHEMA_VERSION, why);
+  }
+  sqlite3_finalize(want);
+  sqlite3_finalize(have);
+  sqlite3_close(ref);
+  return rc;
+}
+
+/* SQLite's quick_check (every page and b-tree, not the index contents):
+ * lookups that miss a damaged page would let a write go through. */
+static int check_integrity(db *d, err *e) {
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(d->h, "PRAGMA quick_check(1)", -1, &st, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  const char *said = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0)
+                                      : sqlite3_errmsg(d->h);
+  char what[256];
+  snprintf(what, sizeof what, "%s", said ? said : "nothing");
+  for (char *c = what; *c; c++)
+    if (*c == '\n') *c = ' '; /* one line of message */
+  int code = ERR_OK;
+  if (rc != SQLITE_ROW || strcmp(what, "ok") != 0)
+    code = err_set(e, ERR_DB,
+                   "%s: damaged: SQLite's quick_check says '%s'; geodes "
+                   "leaves it untouched (use a copy from before the damage, "
+                   "or give --db a new file)",
+                   d->path, what);
+  sqlite3_finalize(st);
+  return code;
+}
+
+/* WAL mode, retried while another connection holds a lock: journal_mode
+ * does not wait under the busy timeout (two processes opening one new file
+ * at once got SQLITE_BUSY at once). */
+static int set_wal(db *d, err *e) {
+  for (int waited = 0;; waited += 10) {
+    int rc = sqlite3_exec(d->h, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+    if (rc == SQLITE_OK) break;
+    if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) ||
+        waited >= DB_BUSY_MS)
+      return fail(d, e, "cannot switch to WAL mode");
+    sqlite3_sleep(10);
+  }
+  return exec(d, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
+              "cannot set its pragmas", e);
+}
+
+/* Creates the schema under the write lock, unless another process created
+ * it since check_schema looked (two sweeps starting on one new file): then
+ * its tables are checked instead. */
 static int create_schema(db *d, err *e) {
   char pragmas[128];
   snprintf(pragmas, sizeof pragmas,
            "PRAGMA application_id = %d; PRAGMA user_version = %d;",
            DB_APPLICATION_ID, DB_SCHEMA_VERSION);
+  bool fresh = false;
   int rc;
-  if ((rc = exec(d, "BEGIN IMMEDIATE", e))) return rc;
-  if ((rc = exec(d, SCHEMA, e)) || (rc = exec(d, pragmas, e))) {
+  if ((rc = exec(d, "BEGIN IMMEDIATE", "cannot begin the schema", e)))
+    return rc;
+  if ((rc = check_schema(d, &fresh, e)) ||
+      (fresh && ((rc = exec(d, SCHEMA, "cannot create the tables", e)) ||
+                 (rc = exec(d, pragmas, "cannot mark the schema", e))))) {
     sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
     return rc;
   }
-  return exec(d, "COMMIT", e);
+  if ((rc = exec(d, "COMMIT", "cannot commit the schema", e))) return rc;
+  return fresh ? ERR_OK : check_tables(d, e);
 }
 
 static int prepare(db *d, sqlite3_stmt **st, const char *sql, err *e) {
@@ -184,35 +307,56 @@ static int prepare_all(db *d, err *e) {
   return ERR_OK;
 }
 
+/* The folder of path ("." when it has none), malloc'ed. */
+static char *folder_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return mem_strdup(".");
+  return mem_strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+/* Opens d->h on path for writing, or says why it cannot be written: a
+ * folder, a read-only file, a folder where WAL's -wal and -shm files cannot
+ * be made. SQLite opens a write-protected file read-only without a word and
+ * fails later, misleadingly, at the first read of a WAL file. */
+static int open_file(db *d, err *e) {
+  struct stat sb;
+  bool exists = stat(d->path, &sb) == 0;
+  if (exists && S_ISDIR(sb.st_mode)) /* SQLite only says "unable to open" */
+    return err_set(e, ERR_DB, "%s: is a folder, not a database file", d->path);
+  char *dir = folder_of(d->path);
+  bool dir_ok = access(dir, W_OK | X_OK) == 0;
+  int rc = ERR_OK;
+  if (exists && !dir_ok)
+    rc = err_set(e, ERR_DB, "%s: its folder %s is not writable, and SQLite "
+                 "keeps the -wal and -shm files of a results store beside it",
+                 d->path, dir);
+  free(dir);
+  if (rc) return rc;
+  int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
+  if (sqlite3_open_v2(d->path, &d->h, flags, NULL) != SQLITE_OK)
+    return err_set(e, ERR_DB, "%s: cannot open: %s", d->path,
+                   d->h ? sqlite3_errmsg(d->h) : "out of memory");
+  if (sqlite3_db_readonly(d->h, "main") == 1)
+    return err_set(e, ERR_DB, "%s: read-only (no permission to write it), "
+                   "and geodes writes its results there; give --db a "
+                   "writable file", d->path);
+  sqlite3_busy_timeout(d->h, DB_BUSY_MS);
+  return ERR_OK;
+}
+
 db *db_open(const char *path, err *e) {
   db *d = mem_calloc(1, sizeof *d);
   d->path = mem_strdup(path);
-  struct stat sb;
-  bool exists = stat(path, &sb) == 0;
-  if (exists && S_ISDIR(sb.st_mode)) { /* SQLite only says "unable to open" */
-    err_set(e, ERR_DB, "%s: is a folder, not a database file", path);
-    goto fail;
-  }
-  int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
-  if (sqlite3_open_v2(path, &d->h, flags, NULL) != SQLITE_OK) {
-    err_set(e, ERR_DB, "%s: cannot open: %s", path,
-            d->h ? sqlite3_errmsg(d->h) : "out of memory");
-    goto fail;
-  }
-  sqlite3_busy_timeout(d->h, 10000);
   bool fresh = false;
-  if (check_schema(d, &fresh, e)) goto fail;
-  /* Only now may the file change: WAL, then (for a new file) the schema. */
-  if (exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
-              "PRAGMA foreign_keys = ON",
-           e))
-    goto fail;
-  if (fresh && create_schema(d, e)) goto fail;
-  if (prepare_all(d, e)) goto fail;
+  /* Reads only, until every check has passed: only then may the file change
+   * (WAL, then the schema of a new file). */
+  if (open_file(d, e) || check_schema(d, &fresh, e) ||
+      (!fresh && (check_tables(d, e) || check_integrity(d, e))) ||
+      set_wal(d, e) || (fresh && create_schema(d, e)) || prepare_all(d, e)) {
+    db_close(d);
+    return NULL;
+  }
   return d;
-fail:
-  db_close(d);
-  return NULL;
 }
 
 void db_close(db *d) {

@@ -56,8 +56,10 @@ void db_result_init(db_result *r);
 void db_result_clear(db_result *r);
 
 /* Opens or creates the store at path. A file that is not a SQLite database,
- * is corrupt, or holds another schema (or another version of this one) is
- * refused with ERR_DB, untouched. NULL and e filled on failure. */
+ * fails quick_check, is read-only, or holds another schema (another version
+ * of this one, or tables other than this version's) is refused with ERR_DB,
+ * untouched. Several processes may open one new file at once: one creates
+ * the schema, the others find it. NULL and e filled on failure. */
 db *db_open(const char *path, err *e);
 
 /* Closes d (committing nothing still open: call db_commit first); NULL ok. */

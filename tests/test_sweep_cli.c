@@ -386,3 +386,67 @@ Test(sweep_cli, mpi_bad_file_fails_once) {
   cr_expect_null(strstr(r.err, "MPI_ABORT"), "%s", r.err);
   support_run_clear(&r);
 }
+
+static const char CHEAP_A[] =
+    "{\"networks\": \"ideal\", \"layers\": 8, \"seeds\": [1, 2, 3]}";
+static const char CHEAP_B[] =
+    "{\"networks\": \"ideal\", \"layers\": 8, \"seeds\": [4, 5, 6, 7]}";
+
+/* Two sweeps started at one moment on a new database: one of them always
+ * failed (journal_mode without the busy timeout, or both creating the
+ * schema), with a message of 1,024 characters of CREATE TABLE. Several
+ * rounds, since the race is a race; all must succeed. */
+Test(sweep_cli, two_sweeps_start_on_one_new_database) {
+  const char *a = support_write_file(support_path("a.json"), CHEAP_A);
+  const char *b = support_write_file(support_path("b.json"), CHEAP_B);
+  support_run r = {0};
+  for (int round = 0; round < 6; round++) {
+    const char *db = support_path("race%d.db", round);
+    cr_assert_eq(support_sh(&r,
+                            "( '%s' sweep '%s' --db '%s' >/dev/null; echo a=$? "
+                            ") & ( '%s' sweep '%s' --db '%s' >/dev/null; echo "
+                            "b=$? ) & wait",
+                            GEODES_BIN, a, db, GEODES_BIN, b, db),
+                 0);
+    cr_expect(strstr(r.out, "a=0") && strstr(r.out, "b=0"),
+              "round %d: %s\n%s", round, r.out, r.err);
+    cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results"), 7,
+                 "round %d", round);
+    cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM runs WHERE "
+                                     "status = 'ok'"), 2, "round %d", round);
+  }
+  support_run_clear(&r);
+}
+
+/* A write-protected database was "not a readable SQLite database". Root
+ * writes anything, so there the command runs as nobody (setpriv). */
+Test(sweep_cli, read_only_database_is_called_so) {
+  const char *as = "";
+  if (geteuid() == 0) {
+    if (support_sh(NULL, "command -v setpriv") != 0)
+      cr_skip_test("running as root without setpriv");
+    as = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+    cr_assert_eq(support_sh(NULL, "chmod 0711 '%s'", support_dir()), 0);
+  }
+  const char *open_dir = support_path("open"), *shut = support_path("shut");
+  cr_assert_eq(support_sh(NULL, "mkdir -m 0777 '%s' && mkdir -m 0755 '%s'",
+                          open_dir, shut), 0);
+  const char *sw = support_write_file(support_path("open/s.json"), CHEAP_A);
+  const char *ro = support_path("open/ro.db"), *fixed = support_path("shut/f.db");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw, ro), 0, "%s",
+               r.err);
+  cr_assert_eq(support_sh(NULL, "cp '%s' '%s' && chmod 0444 '%s' && chmod "
+                          "0666 '%s' && chmod 0644 '%s'",
+                          ro, fixed, ro, fixed, sw), 0);
+  cr_expect_eq(support_sh(&r, "%s'%s' sweep '%s' --db '%s'", as, GEODES_BIN,
+                          sw, ro), 1, "%s", r.err);
+  cr_expect(strstr(r.err, "ro.db: read-only (no permission to write it)"),
+            "%s", r.err);
+  cr_expect_eq(support_sh(&r, "%s'%s' sweep '%s' --db '%s'", as, GEODES_BIN,
+                          sw, fixed), 1, "%s", r.err);
+  cr_expect(strstr(r.err, "f.db: its folder") &&
+                strstr(r.err, "shut is not writable"),
+            "%s", r.err);
+  support_run_clear(&r);
+}
