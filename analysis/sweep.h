@@ -124,6 +124,12 @@ sweep_writer *sweep_writer_new(const sweep *s, db *d, const sweep_opts *o,
  * failure). Returns ERR_OK or a database error in err_out. */
 int sweep_writer_put(sweep_writer *w, size_t i, int status, const err *e,
                      db_result *r, err *err_out);
+/* Commits what is pending: called before anything that waits (an
+ * evaluation, a blocking read of a worker's answer), so no transaction is
+ * held while a point is computed and another writer of the file (a second
+ * sweep, `schedule --db`) never waits for one. Rows arriving back to back
+ * still share a transaction, up to batch_rows or batch_seconds. */
+int sweep_writer_idle(sweep_writer *w, err *e);
 /* Commits what is pending, fills st, frees w; NULL ok. */
 int sweep_writer_finish(sweep_writer *w, sweep_stats *st, err *e);
 

@@ -172,6 +172,9 @@ static int coordinate(const sweep *s, const sweep_opts *o, const size_t *todo,
   while (done < n && rc == ERR_OK) {
     MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &waiting,
                MPI_STATUS_IGNORE);
+    /* what follows waits (an evaluation, a blocking receive) unless a
+     * result is already here: hold no transaction through it */
+    if (!waiting && (rc = sweep_writer_idle(w, e))) break;
     if (waiting || next >= n) {
       rc = receive_one(w, &from, e);
       if (next < n)

@@ -2,8 +2,9 @@
  * Invariant: only this process writes the database; workers (forked, or MPI
  * ranks in sweep_mpi.c) return results as sweep_pack buffers. A row is
  * written only after its point was fully evaluated, in a transaction that is
- * committed every batch, so a kill at any moment leaves whole rows only and
- * a re-run recomputes exactly the points that have no row. */
+ * committed every batch and before anything waits (sweep_writer_idle), so a
+ * kill at any moment leaves whole rows only, a re-run recomputes exactly the
+ * points that have no row, and no other writer waits on an evaluation. */
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -237,6 +238,8 @@ int sweep_writer_put(sweep_writer *w, size_t i, int status, const err *e,
   return rc;
 }
 
+int sweep_writer_idle(sweep_writer *w, err *e) { return commit(w, e); }
+
 int sweep_writer_finish(sweep_writer *w, sweep_stats *st, err *e) {
   if (!w) return ERR_OK;
   int rc = commit(w, e);
@@ -263,8 +266,10 @@ static int run_inline(const sweep *s, const sweep_opts *o, const size_t *todo,
     db_result r;
     db_result_init(&r);
     err pe = {0};
+    int rc = sweep_writer_idle(w, e);
+    if (rc) return rc;
     int status = o->eval(o->ctx, &p, &r, &pe);
-    int rc = sweep_writer_put(w, todo[t], status, &pe, &r, e);
+    rc = sweep_writer_put(w, todo[t], status, &pe, &r, e);
     db_result_clear(&r);
     if (rc) return rc;
   }
@@ -413,6 +418,7 @@ static int run_forked(const sweep *s, const sweep_opts *o, const size_t *todo,
     for (int k = 0; k < nw; k++)
       pf[k] = (struct pollfd){.fd = ws[k].busy ? ws[k].result_fd : -1,
                               .events = POLLIN};
+    if ((rc = sweep_writer_idle(w, e))) break;
     if (poll(pf, (nfds_t)nw, -1) < 0) {
       if (errno == EINTR) continue;
       rc = err_set(e, ERR_IO, "poll: %s", strerror(errno));

@@ -534,3 +534,56 @@ static void kill_and_resume(int jobs) {
 
 Test(sweep, sigkill_then_resume_inline) { kill_and_resume(1); }
 Test(sweep, sigkill_then_resume_jobs) { kill_and_resume(2); }
+
+/* An evaluator that, from its second point on, writes to the database
+ * itself, as another process would (a second sweep, `schedule --db`), with a
+ * short busy timeout: the point fails if the sweep holds the write lock. */
+typedef struct intruder {
+  const char *path;
+  int calls;
+} intruder;
+
+static int intruding_eval(void *ctx, const sweep_point *p, db_result *r,
+                          err *e) {
+  intruder *in = ctx;
+  if (in->calls++ > 0) {
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(in->path, &h), SQLITE_OK);
+    sqlite3_busy_timeout(h, 200);
+    int rc = sqlite3_exec(h, "INSERT INTO runs(started_at) VALUES('other')",
+                          NULL, NULL, NULL);
+    sqlite3_close(h);
+    if (rc != SQLITE_OK)
+      return err_set(e, ERR_DB, "another writer waited: %s",
+                     sqlite3_errstr(rc));
+  }
+  cheap c = {0};
+  return cheap_eval(&c, p, r, e);
+}
+
+/* The sweep held its write transaction open while it evaluated the next
+ * point, so another writer failed whenever a point outlasted its busy
+ * timeout. In-process and in forked workers (other processes). */
+static void other_writers_never_wait(int jobs) {
+  const char *path = support_path("busy%d.db", jobs);
+  intruder in = {path, 0};
+  err e = {0};
+  sweep *s = parse("{\"seeds\": [1, 2, 3, 4, 5, 6]}", &e);
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t id = db_run_begin(d, &(db_run){"test", NULL, -1, "0", "x"}, &e);
+  sweep_opts o = {.eval = intruding_eval, .ctx = &in, .jobs = jobs,
+                  .run = id, .batch_rows = 64, .batch_seconds = 60};
+  sweep_stats st;
+  cr_assert_eq(sweep_run(s, d, &o, &st, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(st.failed, 0, "%zu points failed", st.failed);
+  cr_expect_eq(st.computed, 6);
+  db_close(d);
+  sweep_free(s);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results"), 6);
+  cr_expect_geq(support_sql_int(path, "SELECT count(*) FROM runs WHERE "
+                                      "started_at = 'other'"), 4);
+}
+
+Test(sweep, other_writers_never_wait_inline) { other_writers_never_wait(1); }
+Test(sweep, other_writers_never_wait_jobs) { other_writers_never_wait(2); }
