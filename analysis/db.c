@@ -8,6 +8,7 @@
  * db_open, and reset after each use. */
 #include "analysis/db.h"
 
+#include <assert.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 struct db {
   sqlite3 *h;
   char *path;
+  int64_t version; /* the file's schema version (DB_SCHEMA_MIGRATES or ours) */
   sqlite3_stmt *put, *has, *count, *conv, *run, *run_end, *begin, *commit;
 };
 
@@ -47,7 +49,7 @@ static const char SCHEMA[] =
     " score_s REAL, dp_cost_s REAL, pp_cost_s REAL,"
     " predicted_iteration_s REAL, iteration_s REAL,"
     " compute_s REAL, bubble_s REAL, comm_s REAL, dp_sync_s REAL,"
-    " events INTEGER);"
+    " events INTEGER, identity TEXT);"
     "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
     "CREATE TABLE convergence("
     " run_id INTEGER NOT NULL REFERENCES runs(id),"
@@ -61,8 +63,14 @@ static const char SCHEMA[] =
   " dp_algo, gpu, bandwidth_scale, latency_scale, activation_gb,"           \
   " gradient_gb, alloc, score_s, dp_cost_s, pp_cost_s,"                     \
   " predicted_iteration_s, iteration_s, compute_s, bubble_s, comm_s,"       \
-  " dp_sync_s, events"
-#define RESULT_NCOLUMNS 30
+  " dp_sync_s, events, identity"
+#define RESULT_NCOLUMNS 31
+
+/* Version 2 -> 3: the identity column, last in results as ALTER TABLE puts
+ * it, so a migrated file and a new one have the same columns. SCHEMA with
+ * MIGRATE_BACK applied is version 2's, for check_tables. */
+static const char MIGRATE_2_3[] = "ALTER TABLE results ADD COLUMN identity TEXT";
+static const char MIGRATE_BACK[] = "ALTER TABLE results DROP COLUMN identity";
 
 void db_result_init(db_result *r) {
   *r = (db_result){.seed = -1, .layers = -1, .batch = -1, .micro_batch = -1,
@@ -107,14 +115,16 @@ static int read_marks(db *d, int64_t marks[3], err *e) {
   return code;
 }
 
-/* Refuses anything but an empty database or one with our id and version;
- * sets *fresh when the schema must be created. Reads only. */
+/* Refuses anything but an empty database or one with our id and a version
+ * this build reads (its own, or DB_SCHEMA_MIGRATES to migrate); sets *fresh
+ * when the schema must be created and d->version. Reads only. */
 static int check_schema(db *d, bool *fresh, err *e) {
   int64_t m[3] = {0, 0, 0};
   int rc = read_marks(d, m, e);
   if (rc) return rc;
   int64_t app = m[0], version = m[1], tables = m[2];
   *fresh = app == 0 && version == 0 && tables == 0;
+  d->version = *fresh ? DB_SCHEMA_VERSION : version;
   if (*fresh) return ERR_OK;
   if (app != DB_APPLICATION_ID)
     return err_set(e, ERR_DB,
@@ -122,17 +132,17 @@ static int check_schema(db *d, bool *fresh, err *e) {
                    "%lld, %lld tables), not a geodes results store; geodes "
                    "will not write to it",
                    d->path, (long long)app, (long long)tables);
-  if (version != DB_SCHEMA_VERSION)
+  if (version != DB_SCHEMA_VERSION && version != DB_SCHEMA_MIGRATES)
     return err_set(e, ERR_DB,
                    "%s: geodes results store of schema version %lld, written "
-                   "by %s geodes; this geodes reads version %d only (%s) and "
-                   "leaves the file untouched: keep it with the geodes that "
-                   "wrote it, or give --db a new file",
+                   "by %s geodes; this geodes reads version %d (and migrates "
+                   "%d: %s) and leaves the file untouched: keep it with the "
+                   "geodes that wrote it, or give --db a new file",
                    d->path, (long long)version,
                    version < DB_SCHEMA_VERSION ? "an older" : "a newer",
-                   DB_SCHEMA_VERSION,
-                   "results have a gpu column and GPU in their keys, "
-                   "convergence a method");
+                   DB_SCHEMA_VERSION, DB_SCHEMA_MIGRATES,
+                   "version 2 added results.gpu, GPU in the keys and "
+                   "convergence.method");
   return ERR_OK;
 }
 
@@ -188,6 +198,8 @@ static int check_tables(db *d, err *e) {
   int rc = ERR_OK;
   if (sqlite3_open(":memory:", &ref) != SQLITE_OK ||
       sqlite3_exec(ref, SCHEMA, NULL, NULL, NULL) != SQLITE_OK ||
+      (d->version == DB_SCHEMA_MIGRATES &&
+       sqlite3_exec(ref, MIGRATE_BACK, NULL, NULL, NULL) != SQLITE_OK) ||
       sqlite3_prepare_v2(ref, q, -1, &want, NULL) != SQLITE_OK) {
     rc = err_set(e, ERR_DB, "%s: cannot build the reference schema: %s",
                  d->path, sqlite3_errmsg(ref));
@@ -197,10 +209,10 @@ static int check_tables(db *d, err *e) {
     char why[256];
     if (!same_rows(want, have, why, sizeof why))
       rc = err_set(e, ERR_DB,
-                   "%s: marked a geodes results store of schema version %d, "
-                   "but its tables are not that schema's (it has %s); "
+                   "%s: marked a geodes results store of schema version "
+                   "%lld, but its tables are not that schema's (it has %s); "
                    "geodes leaves it untouched",
-                   d->path, DB_SCHEMA_VERSION, why);
+                   d->path, (long long)d->version, why);
   }
   sqlite3_finalize(want);
   sqlite3_finalize(have);
@@ -269,6 +281,28 @@ static int create_schema(db *d, err *e) {
   return fresh ? ERR_OK : check_tables(d, e);
 }
 
+/* A store of version DB_SCHEMA_MIGRATES gets the identity column, under the
+ * write lock and unless another process did it first. Its rows have no
+ * identity: they count as stale, so a sweep recomputes them. */
+static int migrate(db *d, err *e) {
+  if (d->version != DB_SCHEMA_MIGRATES) return ERR_OK;
+  char mark[64];
+  snprintf(mark, sizeof mark, "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+  int64_t m[3];
+  int rc;
+  if ((rc = exec(d, "BEGIN IMMEDIATE", "cannot begin the migration", e)))
+    return rc;
+  if ((rc = read_marks(d, m, e)) ||
+      (m[1] == DB_SCHEMA_MIGRATES &&
+       ((rc = exec(d, MIGRATE_2_3, "cannot add results.identity", e)) ||
+        (rc = exec(d, mark, "cannot mark the migration", e))))) {
+    sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+  }
+  d->version = DB_SCHEMA_VERSION;
+  return exec(d, "COMMIT", "cannot commit the migration", e);
+}
+
 static int prepare(db *d, sqlite3_stmt **st, const char *sql, err *e) {
   if (sqlite3_prepare_v3(d->h, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) !=
       SQLITE_OK)
@@ -276,17 +310,38 @@ static int prepare(db *d, sqlite3_stmt **st, const char *sql, err *e) {
   return ERR_OK;
 }
 
+/* The insert of a result: a new key is inserted; a key already there is
+ * replaced only by a row with an identity that differs from its own (it is
+ * stale), else kept. */
+static void put_sql(char *buf, size_t size) {
+  size_t n = (size_t)snprintf(buf, size,
+                              "INSERT INTO results(" RESULT_COLUMNS ") VALUES(?");
+  for (int i = 1; i < RESULT_NCOLUMNS; i++)
+    n += (size_t)snprintf(buf + n, size - n, ",?");
+  n += (size_t)snprintf(buf + n, size - n,
+                        ") ON CONFLICT(point_key) DO UPDATE SET ");
+  const char *c = RESULT_COLUMNS;
+  for (bool first = true; *c; first = false) {
+    size_t len = strcspn(c, ",");
+    if (!(len == 9 && memcmp(c, "point_key", 9) == 0))
+      n += (size_t)snprintf(buf + n, size - n, "%s%.*s = excluded.%.*s",
+                            first ? "" : ", ", (int)len, c, (int)len, c);
+    c += len;
+    c += strspn(c, ", ");
+  }
+  snprintf(buf + n, size - n,
+           " WHERE excluded.identity IS NOT NULL AND"
+           " results.identity IS NOT excluded.identity");
+  assert(n + 64 < size);
+}
+
 static int prepare_all(db *d, err *e) {
-  char put[1024];
-  int n = snprintf(put, sizeof put,
-                   "INSERT INTO results(" RESULT_COLUMNS ") VALUES(?");
-  for (int i = 1; i < RESULT_NCOLUMNS; i++) n += snprintf(put + n, 3, ",?");
-  snprintf(put + n, sizeof put - (size_t)n,
-           ") ON CONFLICT(point_key) DO NOTHING");
+  char put[4096];
+  put_sql(put, sizeof put);
   int rc;
   if ((rc = prepare(d, &d->put, put, e)) ||
-      (rc = prepare(d, &d->has, "SELECT 1 FROM results WHERE point_key = ?",
-                    e)) ||
+      (rc = prepare(d, &d->has,
+                    "SELECT identity FROM results WHERE point_key = ?", e)) ||
       (rc = prepare(d, &d->count, "SELECT count(*) FROM results", e)) ||
       (rc = prepare(d, &d->conv,
                     "INSERT OR REPLACE INTO convergence(run_id, method, "
@@ -352,7 +407,8 @@ db *db_open(const char *path, err *e) {
    * (WAL, then the schema of a new file). */
   if (open_file(d, e) || check_schema(d, &fresh, e) ||
       (!fresh && (check_tables(d, e) || check_integrity(d, e))) ||
-      set_wal(d, e) || (fresh && create_schema(d, e)) || prepare_all(d, e)) {
+      set_wal(d, e) || (fresh && create_schema(d, e)) || migrate(d, e) ||
+      prepare_all(d, e)) {
     db_close(d);
     return NULL;
   }
@@ -447,15 +503,22 @@ int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
                            r->dp_sync_s};
   for (size_t k = 0; k < 9; k++) bind_real(st, i++, reals2[k]);
   bind_int(st, i++, r->events);
+  bind_text(st, i++, r->identity);
   int rc = step_done(d, st, e, "cannot store a result");
   return rc ? rc : sqlite3_changes(d->h);
 }
 
-int db_result_has(db *d, const char *key, err *e) {
+int db_result_has(db *d, const char *key, const char *identity, err *e) {
   bind_text(d->has, 1, key);
-  int rc = sqlite3_step(d->has);
-  int out = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0
-                                  : fail(d, e, "cannot look up a result");
+  int rc = sqlite3_step(d->has), out;
+  if (rc == SQLITE_ROW) {
+    const char *have = (const char *)sqlite3_column_text(d->has, 0);
+    out = !identity || (have && strcmp(have, identity) == 0) ? DB_RESULT_CURRENT
+                                                             : DB_RESULT_STALE;
+  } else {
+    out = rc == SQLITE_DONE ? DB_RESULT_ABSENT
+                            : fail(d, e, "cannot look up a result");
+  }
   sqlite3_reset(d->has);
   sqlite3_clear_bindings(d->has);
   return out;

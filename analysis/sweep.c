@@ -4,6 +4,7 @@
  * distinct indices have distinct canonical keys. */
 #include "analysis/sweep.h"
 
+#include <assert.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -14,7 +15,10 @@
 #include "models/spec.h"
 #include "schedules/schedule.h"
 #include "sim/net.h"
+#include "sim/sim.h"
+#include "traces/builtin.h"
 #include "traces/file.h"
+#include "traces/hash.h"
 #include "traces/mem.h"
 
 typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
@@ -93,6 +97,9 @@ struct sweep {
   char *name;
   axis axes[K_COUNT];
   size_t count;
+  uint64_t *scenario_hash; /* per scenario (sweep_scenarios order); NULL
+                              until sweep_resolve */
+  uint64_t data_hash;      /* builtin_hash, by sweep_resolve */
 };
 
 static const char *const DEFAULT_NAMES[3] = {"worldwide", "dtfm-identity",
@@ -319,8 +326,39 @@ void sweep_free(sweep *s) {
     free(s->axes[k].names);
     free(s->axes[k].values);
   }
+  free(s->scenario_hash);
   free(s->name);
   free(s);
+}
+
+int sweep_resolve(sweep *s, err *e) {
+  const char *const *names;
+  size_t n = sweep_scenarios(s, &names);
+  uint64_t *h = mem_calloc(n, sizeof *h);
+  for (size_t i = 0; i < n; i++) {
+    err se = {0};
+    scenario *sc = scenario_load(names[i], &se);
+    if (!sc) {
+      free(h);
+      return err_set(e, se.code, "%s:%d: scenarios: %s", s->name,
+                     sweep_line(s, "scenarios"), se.msg);
+    }
+    h[i] = scenario_hash(sc);
+    scenario_free(sc);
+  }
+  free(s->scenario_hash);
+  s->scenario_hash = h;
+  s->data_hash = builtin_hash();
+  return ERR_OK;
+}
+
+void sweep_point_identity(const sweep_point *p, const char *key,
+                          char buf[17]) {
+  assert(p->scenario_hash && p->data_hash && "sweep_resolve first");
+  uint64_t h = hash_u64(HASH_INIT, p->scenario_hash);
+  h = hash_u64(hash_str(h, key), p->data_hash);
+  h = hash_u64(h, SIM_RESULTS_VERSION);
+  snprintf(buf, 17, "%016llx", (unsigned long long)h);
 }
 
 size_t sweep_count(const sweep *s) { return s->count; }
@@ -362,7 +400,10 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
       .bandwidth_scale = REAL(K_BW_SCALE, 1.0),
       .latency_scale = REAL(K_LAT_SCALE, 1.0),
       .activation_gb = REAL(K_ACT_GB, NAN),
-      .gradient_gb = REAL(K_GRAD_GB, NAN)};
+      .gradient_gb = REAL(K_GRAD_GB, NAN),
+      .scenario_hash = s->scenario_hash ? s->scenario_hash[pick[K_SCENARIOS]]
+                                        : 0,
+      .data_hash = s->data_hash};
 #undef NAME
 #undef INT
 #undef REAL

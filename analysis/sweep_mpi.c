@@ -216,10 +216,11 @@ int sweep_mpi_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
     st->computed = work(s, o, rank);
     return ERR_OK;
   }
-  size_t n;
-  size_t *todo = sweep_missing(s, d, &n, e);
+  size_t n, stale;
+  size_t *todo = sweep_missing(s, d, &n, &stale, e);
   if (!todo) sweep_mpi_abort(1); /* the other ranks wait for work */
-  *st = (sweep_stats){.total = sweep_count(s), .present = sweep_count(s) - n};
+  *st = (sweep_stats){.total = sweep_count(s),
+                      .present = sweep_count(s) - n, .stale = stale};
   sweep_writer *w = sweep_writer_new(s, d, o, st->total, n);
   int rc = coordinate(s, o, todo, n, size, w, e);
   free(todo);

@@ -23,6 +23,13 @@ typedef struct sim_options {
   double compute_scale;      /* multiplies every compute time; <= 0: 1 */
 } sim_options;
 
+/* The version of what the numbers of a run depend on beyond its inputs: the
+ * engine here and the models it uses (spec, cost model, predictor). Bump it
+ * with any change that alters a simulated or predicted number: sweep rows
+ * keep it in their identity, so rows of the older code are recomputed, not
+ * reused. */
+#define SIM_RESULTS_VERSION 1
+
 /* The most memory one run's task graph and statistics may take: sim_run
  * refuses a workload whose graph could need more (a 25-million-sequence
  * batch, an 8192-stage pipeline) with its estimate, before building it. */

@@ -71,8 +71,8 @@ Test(db, store_reopen_and_unique_key) {
   d = db_open(path, &e);
   cr_assert_not_null(d, "%s", e.msg);
   cr_expect_eq(db_result_count(d, &e), 2);
-  cr_expect_eq(db_result_has(d, "k1", &e), 1);
-  cr_expect_eq(db_result_has(d, "k3", &e), 0);
+  cr_expect_eq(db_result_has(d, "k1", NULL, &e), DB_RESULT_CURRENT);
+  cr_expect_eq(db_result_has(d, "k3", NULL, &e), DB_RESULT_ABSENT);
   db_close(d);
   int null;
   cr_expect_float_eq(
@@ -195,7 +195,8 @@ Test(db, older_schema_is_refused_untouched) {
   expect_refused(path, "schema version 1, written by an older geodes");
   err e = {0};
   cr_expect_null(db_open(path, &e));
-  cr_expect_not_null(strstr(e.msg, "reads version 2"), "%s", e.msg);
+  cr_expect_not_null(strstr(e.msg, "reads version 3 (and migrates 2"), "%s",
+                     e.msg);
   cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results"), 1);
 }
 
@@ -286,4 +287,66 @@ Test(db, wrong_tables_are_refused_untouched) {
   sql(short_path, "PRAGMA journal_mode = DELETE;"
                   "ALTER TABLE convergence DROP COLUMN best_score_s");
   expect_refused(short_path, "it has no convergence.best_score_s REAL");
+}
+
+/* Version 2's schema as that geodes wrote it (no results.identity). */
+static const char SCHEMA_V2[] =
+    "PRAGMA application_id = 1734700900; PRAGMA user_version = 2;"
+    "CREATE TABLE runs( id INTEGER PRIMARY KEY, started_at TEXT NOT NULL,"
+    " finished_at TEXT, status TEXT, version TEXT, git TEXT, command TEXT,"
+    " scenario TEXT, seed INTEGER);"
+    "CREATE TABLE results( id INTEGER PRIMARY KEY, run_id INTEGER REFERENCES"
+    " runs(id), point_key TEXT NOT NULL UNIQUE, study TEXT NOT NULL,"
+    " scenario TEXT NOT NULL, method TEXT NOT NULL, network_model TEXT NOT"
+    " NULL, seed INTEGER, layers INTEGER, batch INTEGER, micro_batch INTEGER,"
+    " micro_batches_per_pass INTEGER, window_bytes INTEGER, schedule TEXT,"
+    " dp_algo TEXT, gpu TEXT, bandwidth_scale REAL, latency_scale REAL,"
+    " activation_gb REAL, gradient_gb REAL, alloc TEXT, score_s REAL,"
+    " dp_cost_s REAL, pp_cost_s REAL, predicted_iteration_s REAL,"
+    " iteration_s REAL, compute_s REAL, bubble_s REAL, comm_s REAL,"
+    " dp_sync_s REAL, events INTEGER);"
+    "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
+    "CREATE TABLE convergence( run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " method TEXT NOT NULL, candidate INTEGER NOT NULL, best_score_s REAL NOT"
+    " NULL, PRIMARY KEY(run_id, method, candidate));"
+    "INSERT INTO runs(id, started_at) VALUES(1, 'then');"
+    "INSERT INTO results(run_id, point_key, study, scenario, method,"
+    " network_model, iteration_s) VALUES(1, 'k1', 'sweep', 'worldwide',"
+    " 'gcma', 'netem', 30.12);";
+
+/* A version-2 store is migrated: its rows stay, without an identity, so
+ * they are stale to a sweep, which replaces them; a row stored with an
+ * identity is current for it and kept. */
+Test(db, version_2_is_migrated_and_its_rows_are_stale) {
+  const char *path = support_path("v2.db");
+  sql(path, SCHEMA_V2);
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  cr_expect_eq(db_result_has(d, "k1", NULL, &e), DB_RESULT_CURRENT);
+  cr_expect_eq(db_result_has(d, "k1", "00000000000000aa", &e),
+               DB_RESULT_STALE);
+  int64_t run = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "0"}, &e);
+  db_result r = sample("k1", 269.95);
+  r.identity = "00000000000000aa";
+  cr_assert_eq(db_begin(d, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(db_result_put(d, run, &r, &e), 1, "a stale row is replaced");
+  cr_expect_eq(db_result_put(d, run, &r, &e), 0, "a current one is kept");
+  r.identity = NULL;
+  cr_expect_eq(db_result_put(d, run, &r, &e), 0, "no identity: kept");
+  cr_assert_eq(db_commit(d, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(db_result_has(d, "k1", "00000000000000aa", &e),
+               DB_RESULT_CURRENT);
+  db_close(d);
+  db_result_clear(&r);
+  int null;
+  cr_expect_float_eq(sql_real(path, "SELECT iteration_s FROM results", &null),
+                     269.95, 0);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results"), 1);
+  cr_expect_eq(support_sql_int(path, "PRAGMA user_version"),
+               DB_SCHEMA_VERSION);
+  /* a migrated file has exactly a new file's tables: it opens again */
+  d = db_open(path, &e);
+  cr_expect_not_null(d, "%s", e.msg);
+  db_close(d);
 }

@@ -125,3 +125,54 @@ Test(scenario_bounds, layers_bound_equals_the_cli_and_the_sweep) {
   cr_expect(strstr(r.err, "100001 is outside [1, 100000]"), "%s", r.err);
   support_run_clear(&r);
 }
+
+/* scenario_hash: equal for two loads of one content, whatever the file's
+ * name, comments of its trace or spelling of a number; different after any
+ * edit a result depends on (a link, a GPU, a knob, a trace value). */
+Test(scenario_bounds, content_hash_follows_the_content) {
+  const char *a = write_edit("h1.json", "\"name\": \"u\"", "\"name\": \"u\"");
+  const char *b = write_edit("h2.json", "\"latency_ms\": 10",
+                             "\"latency_ms\": 10.0");
+  scenario *sa = support_scenario(a), *sb = support_scenario(b);
+  cr_expect_eq(scenario_hash(sa), scenario_hash(sb));
+  scenario *again = support_scenario(a);
+  cr_expect_eq(scenario_hash(sa), scenario_hash(again));
+  const char *const edits[][2] = {
+      {"\"bandwidth_gbps\": 1", "\"bandwidth_gbps\": 0.1"},
+      {"\"devices\": 4}", "\"devices\": 4, \"gpu\": \"A100\"}"},
+      {"\"layers\": 4", "\"layers\": 6"},
+      {"\"name\": \"u\",", "\"name\": \"u\", \"seed\": 2,"}};
+  for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+    scenario *x = support_scenario(write_edit("hx.json", edits[i][0],
+                                              edits[i][1]));
+    cr_expect_neq(scenario_hash(x), scenario_hash(sa), "%s", edits[i][1]);
+    scenario_free(x);
+  }
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  k.bandwidth_scale = 2;
+  err e = {ERR_OK, ""};
+  cr_assert_eq(scenario_apply(again, &k, &e), ERR_OK, "%s", e.msg);
+  cr_expect_neq(scenario_hash(again), scenario_hash(sa), "scaled links");
+  scenario_free(again);
+  scenario_free(sa);
+  scenario_free(sb);
+  /* the trace a scenario names: a comment is no change, a value is */
+  static const char trace_text[] =
+      "t_s,src,dst,latency_ms,bandwidth_gbps\n0,*,*,10,1\n";
+  support_write_file(support_path("t.csv"), trace_text);
+  const char *t = write_edit("ht.json",
+                             "\"latency_ms\": 10, \"bandwidth_gbps\": 1",
+                             "\"trace\": \"t.csv\"");
+  scenario *s1 = support_scenario(t);
+  support_write_file(support_path("t.csv"),
+                     "# a comment\nt_s,src,dst,latency_ms,bandwidth_gbps\n"
+                     "0,*,*,10,1\n");
+  scenario *s2 = support_scenario(t);
+  support_write_file(support_path("t.csv"),
+                     "t_s,src,dst,latency_ms,bandwidth_gbps\n0,*,*,10,2\n");
+  scenario *s3 = support_scenario(t);
+  cr_expect_eq(scenario_hash(s1), scenario_hash(s2));
+  cr_expect_neq(scenario_hash(s1), scenario_hash(s3));
+  scenario_free(s1), scenario_free(s2), scenario_free(s3);
+}

@@ -17,6 +17,7 @@
 #include "analysis/eval.h"
 #include "analysis/sweep.h"
 #include "tests/support.h"
+#include "traces/builtin.h"
 
 TestSuite(sweep, .init = support_dir_make, .fini = support_dir_remove);
 
@@ -324,6 +325,70 @@ Test(sweep, product_is_checked_before_the_values, .timeout = 120) {
   free(text);
 }
 
+/* The identity of a row: stable for one point, and different when the
+ * scenario's content, the built-in data or the key differ. */
+Test(sweep, identity_follows_content_data_and_key) {
+  err e = {0};
+  sweep *s = parse("{\"seeds\": [1, 2]}", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  cr_assert_eq(sweep_resolve(s, &e), ERR_OK, "%s", e.msg);
+  sweep_point p, q;
+  sweep_point_at(s, 0, &p);
+  scenario *w = support_scenario("worldwide");
+  cr_expect_eq(p.scenario_hash, scenario_hash(w));
+  scenario_free(w);
+  cr_expect_eq(p.data_hash, builtin_hash());
+  char key[1024], a[17], b[17];
+  sweep_point_key(&p, key, sizeof key);
+  sweep_point_identity(&p, key, a);
+  sweep_point_identity(&p, key, b);
+  cr_expect_str_eq(a, b);
+  cr_expect_eq(strlen(a), 16);
+  q = p, q.scenario_hash ^= 1;
+  sweep_point_identity(&q, key, b);
+  cr_expect_str_neq(a, b, "scenario content");
+  q = p, q.data_hash ^= 1;
+  sweep_point_identity(&q, key, b);
+  cr_expect_str_neq(a, b, "built-in data");
+  sweep_point_at(s, 1, &q);
+  char key2[1024];
+  sweep_point_key(&q, key2, sizeof key2);
+  sweep_point_identity(&q, key2, b);
+  cr_expect_str_neq(a, b, "another point");
+  sweep_free(s);
+}
+
+/* A scenario edited after sweep_resolve: its points fail rather than store
+ * results of the new content under the identity of the old. */
+Test(sweep, a_scenario_edited_during_the_sweep_fails_its_points) {
+  const char *sc = support_path("moving.json");
+  static const char fmt[] =
+      "{\"name\": \"m\", \"sites\": [{\"name\": \"a\", \"devices\": 4}],"
+      " \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": %d},"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": 8,"
+      " \"micro_batch\": 1, \"stages\": 2, \"replicas\": 2}}";
+  char text[512], sw[600];
+  snprintf(text, sizeof text, fmt, 1);
+  support_write_file(sc, text);
+  snprintf(sw, sizeof sw, "{\"scenarios\": [\"%s\"]}", sc);
+  err e = {0};
+  sweep *s = parse(sw, &e);
+  cr_assert_eq(sweep_resolve(s, &e), ERR_OK, "%s", e.msg);
+  sweep_point p;
+  sweep_point_at(s, 0, &p);
+  db_result r;
+  db_result_init(&r);
+  cr_expect_eq(eval_point(NULL, &p, &r, &e), ERR_OK, "%s", e.msg);
+  db_result_clear(&r);
+  snprintf(text, sizeof text, fmt, 2);
+  support_write_file(sc, text);
+  err_clear(&e);
+  cr_expect_eq(eval_point(NULL, &p, &r, &e), ERR_CONFIG);
+  cr_expect(strstr(e.msg, "changed while the sweep ran"), "%s", e.msg);
+  db_result_clear(&r);
+  sweep_free(s);
+}
+
 Test(sweep, load_missing_file) {
   err e = {0};
   cr_expect_null(sweep_load("/nonexistent/s.json", &e));
@@ -437,6 +502,7 @@ static sweep_stats run(const char *path, const char *text, int jobs,
   err e = {0};
   sweep *s = parse(text, &e);
   cr_assert_not_null(s, "%s", e.msg);
+  cr_assert_eq(sweep_resolve(s, &e), ERR_OK, "%s", e.msg);
   db *d = db_open(path, &e);
   cr_assert_not_null(d, "%s", e.msg);
   int64_t id = db_run_begin(d, &(db_run){"test", NULL, -1, "0", "x"}, &e);
@@ -569,6 +635,7 @@ static void other_writers_never_wait(int jobs) {
   intruder in = {path, 0};
   err e = {0};
   sweep *s = parse("{\"seeds\": [1, 2, 3, 4, 5, 6]}", &e);
+  cr_assert_eq(sweep_resolve(s, &e), ERR_OK, "%s", e.msg);
   db *d = db_open(path, &e);
   cr_assert_not_null(d, "%s", e.msg);
   int64_t id = db_run_begin(d, &(db_run){"test", NULL, -1, "0", "x"}, &e);

@@ -450,3 +450,92 @@ Test(sweep_cli, read_only_database_is_called_so) {
             "%s", r.err);
   support_run_clear(&r);
 }
+
+/* iteration_s of the one row of db. */
+static double only_iteration(const char *db) {
+  support_run r = {0};
+  support_sh(&r, "sqlite3 '%s' 'SELECT iteration_s FROM results'", db);
+  double v = atof(r.out);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results"), 1);
+  support_run_clear(&r);
+  return v;
+}
+
+/* iteration_s of `geodes simulate SCENARIO --method dtfm-identity`. */
+static double simulated(const char *path) {
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
+                              "--json", path), 0, "%s", r.err);
+  const char *at = strstr(r.out, "\"iteration_s\":");
+  cr_assert_not_null(at, "%s", r.out);
+  double v = atof(at + strlen("\"iteration_s\":"));
+  support_run_clear(&r);
+  return v;
+}
+
+/* Sweeps the one-point file sw into db; expects status 0 and want in the
+ * summary line. */
+static void sweep_once(const char *sw, const char *db, const char *want) {
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw, db), 0, "%s",
+               r.err);
+  cr_expect(strstr(r.out, want), "'%s' in '%s'", want, r.out);
+  support_run_clear(&r);
+}
+
+/* The point's key held the scenario's path, not its content: after the file
+ * was edited (bandwidth 1 -> 0.1) a re-run said "1 already in db" and kept
+ * the old time. Now the row is stale, recomputed and replaced. */
+Test(sweep_cli, an_edited_scenario_is_recomputed) {
+  const char *sc = support_path("edit.json"), *db = support_path("edit.db");
+  const char *sw = support_path("edit_sweep.json");
+  static const char fmt[] =
+      "{\"name\": \"edit\", \"sites\": [{\"name\": \"a\", \"devices\": 4}],\n"
+      " \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": %s},\n"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": 8,\n"
+      "  \"micro_batch\": 1, \"stages\": 2, \"replicas\": 2}}\n";
+  char text[600];
+  snprintf(text, sizeof text, fmt, "1");
+  support_write_file(sc, text);
+  char body[600];
+  snprintf(body, sizeof body, "{\"scenarios\": [\"%s\"]}", sc);
+  support_write_file(sw, body);
+  sweep_once(sw, db, "0 already in");
+  double before = only_iteration(db);
+  cr_expect_float_eq(before, simulated(sc), 1e-9 * before);
+  sweep_once(sw, db, "1 already in"); /* unchanged: nothing to do */
+  snprintf(text, sizeof text, fmt, "0.1");
+  support_write_file(sc, text);
+  sweep_once(sw, db, "0 already in");
+  double after = only_iteration(db);
+  cr_expect_gt(after, 1.5 * before, "%g s, then %g s", before, after);
+  cr_expect_float_eq(after, simulated(sc), 1e-9 * after);
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --json", sw, db), 0);
+  cr_expect(strstr(r.out, "\"present\":1,\"stale\":0,\"computed\":0"), "%s",
+            r.out);
+  support_run_clear(&r);
+}
+
+/* The same for the trace file a scenario names: its content counts. */
+Test(sweep_cli, an_edited_trace_is_recomputed) {
+  const char *dir = support_path("three");
+  cr_assert_eq(support_sh(NULL, "mkdir '%s' && cp '%s.json' '%s.csv' '%s'",
+                          dir, THREE_SITES, THREE_SITES, dir), 0);
+  const char *sw = support_path("three_sweep.json");
+  const char *db = support_path("three.db");
+  char body[600];
+  snprintf(body, sizeof body, "{\"scenarios\": [\"%s/three-sites.json\"]}",
+           dir);
+  support_write_file(sw, body);
+  sweep_once(sw, db, "0 already in");
+  double before = only_iteration(db);
+  /* a comment changes nothing the simulation reads */
+  cr_assert_eq(support_sh(NULL, "sed -i '1i # edited' '%s/three-sites.csv'",
+                          dir), 0);
+  sweep_once(sw, db, "1 already in");
+  cr_assert_eq(support_sh(NULL, "sed -i 's/,10$/,1/' '%s/three-sites.csv'",
+                          dir), 0);
+  sweep_once(sw, db, "1 stale there");
+  cr_expect_neq(only_iteration(db), before);
+}

@@ -19,6 +19,7 @@
 
 #include "traces/builtin.h"
 #include "traces/file.h"
+#include "traces/hash.h"
 #include "traces/jfield.h"
 #include "traces/mem.h"
 
@@ -450,6 +451,31 @@ void scenario_free(scenario *s) {
   free(s->workload.schedule);
   free(s->workload.dp_algo);
   free(s);
+}
+
+uint64_t scenario_hash(const scenario *s) {
+  uint64_t h = hash_u64(HASH_INIT, s->seed);
+  h = hash_u64(h, (uint64_t)s->nsites);
+  for (int i = 0; i < s->nsites; i++) {
+    const scenario_site *site = &s->sites[i];
+    h = hash_str(hash_str(h, site->name), site->gpu);
+    h = hash_u64(hash_u64(h, (uint64_t)site->ndevices), site->nic_shared);
+    h = hash_double(h, site->nic_gbps);
+  }
+  h = hash_u64(h, (uint64_t)s->noverrides);
+  for (int i = 0; i < s->noverrides; i++) {
+    const scenario_override *o = &s->overrides[i];
+    h = hash_u64(hash_u64(h, (uint64_t)o->a), (uint64_t)o->b);
+    h = hash_double(hash_double(h, o->latency_ms), o->bandwidth_gbps);
+  }
+  const scenario_workload *w = &s->workload;
+  const int ints[] = {w->layers, w->batch, w->micro_batch, w->stages,
+                      w->replicas, w->micro_batches_per_pass, w->recompute};
+  for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+    h = hash_u64(h, (uint64_t)ints[i]);
+  h = hash_str(hash_str(hash_str(h, w->model), w->schedule), w->dp_algo);
+  h = hash_double(hash_double(h, s->activation_gb), s->gradient_gb);
+  return hash_u64(h, trace_hash(s->network));
 }
 
 trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns) {

@@ -84,6 +84,13 @@ scenario *scenario_parse(const char *text, size_t len, const char *file,
 /* Frees s; NULL is fine. */
 void scenario_free(scenario *s);
 
+/* A content hash of everything s holds that a result depends on: seed,
+ * sites (names, devices, GPU names, NICs), overrides, workload, cost sizes
+ * and the network trace's content (trace_hash). Not its name, description,
+ * origin or latency convention. Two loads of unchanged files hash equal; an
+ * edit of the scenario or of its trace file changes it. */
+uint64_t scenario_hash(const scenario *s);
+
 /* The link from device a to device b (a != b) at time t_ns: the override if
  * one exists, else the trace value between their sites. */
 trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "traces/file.h"
+#include "traces/hash.h"
 #include "traces/mem.h"
 #include "traces/trace_csv.h"
 
@@ -323,6 +324,19 @@ const char *trace_comment_key(const trace *t, size_t i) {
 const char *trace_comment_value(const trace *t, size_t i) {
   assert(i < t->ncomments);
   return t->comments[i].value;
+}
+
+uint64_t trace_hash(const trace *t) {
+  uint64_t h = hash_u64(HASH_INIT, (uint64_t)t->nsites);
+  for (int i = 0; i < t->nsites; i++) h = hash_str(h, t->sites[i]);
+  size_t np = (size_t)t->nsites * (size_t)t->nsites, n = trace_points(t);
+  h = hash_bytes(h, t->off, (np + 1) * sizeof *t->off);
+  h = hash_bytes(h, t->times, n * sizeof *t->times);
+  for (size_t i = 0; i < n; i++)
+    h = hash_double(hash_double(h, t->vals[i].latency_ms),
+                    t->vals[i].bandwidth_gbps);
+  h = hash_u64(h, t->linear);
+  return hash_u64(h, (uint64_t)t->loop_ns);
 }
 
 void trace_scale(trace *t, double latency_scale, double bandwidth_scale) {

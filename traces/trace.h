@@ -108,6 +108,12 @@ size_t trace_ncomments(const trace *t);
 const char *trace_comment_key(const trace *t, size_t i);
 const char *trace_comment_value(const trace *t, size_t i);
 
+/* A content hash of everything a replay depends on: the sites in order, every
+ * pair's change points, the interpolation and the loop. Equal traces hash
+ * equal however their files were written (comments, row order within a
+ * snapshot, rows repeating a value under step replay). */
+uint64_t trace_hash(const trace *t);
+
 /* Multiplies every latency by latency_scale and every bandwidth by
  * bandwidth_scale (both > 0): the knobs of a sweep. The caller checks that
  * the scaled extremes (trace_extremes) stay within the TRACE_ bounds. */

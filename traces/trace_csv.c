@@ -24,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "traces/hash.h"
 #include "traces/mem.h"
 
 static const char TRACE_HEADER[] = "t_s,src,dst,latency_ms,bandwidth_gbps";
@@ -72,9 +73,7 @@ static int trace_show(const char *s, size_t n) {
 #define SHOW(s, n) trace_show(s, n), (s), ((n) > TRACE_SHOW ? "..." : "")
 
 static uint64_t trace_hash_bytes(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-  return h;
+  return hash_bytes(HASH_INIT, s, n);
 }
 
 static uint64_t trace_mix(uint64_t x) {  /* splitmix64 finaliser */
