@@ -133,12 +133,8 @@ static bool known_name(const char *s, const char *const *names) {
 /* The error for a GPU name models/spec.h does not know, listing those it
  * does. */
 static int unknown_gpu(const sweep *s, int line, const char *name, err *e) {
-  int n;
-  const spec_gpu *g = spec_gpus(&n);
-  char known[256] = "";
-  for (int i = 0; i < n; i++)
-    snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-             i ? ", " : "", g[i].name);
+  char known[256];
+  spec_gpu_list(known, sizeof known);
   return err_set(e, ERR_UNKNOWN, "%s:%d: gpus: unknown GPU '%s' (known: %s)",
                  s->name, line, name, known);
 }
@@ -331,6 +327,75 @@ void sweep_free(sweep *s) {
   free(s);
 }
 
+/* The value j of axis k as a knob: < 0 (or NAN) when the axis is absent. */
+static double axis_value(const sweep *s, int k, size_t j, double absent) {
+  return s->axes[k].n ? s->axes[k].values[j] : absent;
+}
+
+/* The sweep key an error of a workload combination belongs to: layers for
+ * its own check, else the first of the batch keys the file gives. */
+static int blamed_axis(const sweep *s, const char *msg) {
+  if (s->axes[K_LAYERS].n && strstr(msg, "workload.layers")) return K_LAYERS;
+  const int batch_keys[] = {K_BATCH, K_MICRO_BATCH, K_MBPP, K_LAYERS};
+  for (int i = 0; i < 4; i++)
+    if (s->axes[batch_keys[i]].n) return batch_keys[i];
+  return K_SCENARIOS;
+}
+
+static size_t axis_len(const sweep *s, int k) {
+  return s->axes[k].n ? s->axes[k].n : 1;
+}
+
+/* Every combination of the workload axes (layers, batch, micro_batch,
+ * micro_batches_per_pass) applied to sc and checked as sim_run will check
+ * it (scenario_apply, sim_check_size): a batch that cannot work fails here,
+ * at its key's line, not per point later. sc keeps its values (only these
+ * integers change, and are restored). */
+static int check_workload_axes(const sweep *s, scenario *sc, err *e) {
+  const int keys[] = {K_LAYERS, K_BATCH, K_MICRO_BATCH, K_MBPP};
+  size_t total = 1;
+  for (int i = 0; i < 4; i++) total *= axis_len(s, keys[i]);
+  for (size_t c = 0; c < total; c++) {
+    long v[4];
+    for (size_t i = 0, r = c; i < 4; r /= axis_len(s, keys[i]), i++)
+      v[i] = (long)axis_value(s, keys[i], r % axis_len(s, keys[i]), -1);
+    scenario_knobs k;
+    scenario_knobs_init(&k);
+    k.layers = v[0], k.batch = v[1], k.micro_batch = v[2];
+    k.micro_batches_per_pass = v[3];
+    scenario_workload saved = sc->workload;
+    scenario_lines lines = sc->line;
+    err ce = {0};
+    int rc = scenario_apply(sc, &k, &ce);
+    if (!rc) rc = sim_check_size(sc, &ce);
+    sc->workload = saved, sc->line = lines;
+    if (rc) {
+      int key = blamed_axis(s, ce.msg);
+      return err_set(e, rc, "%s:%d: %s: %s", s->name, s->axes[key].line,
+                     SPECS[key].key, ce.msg);
+    }
+  }
+  return ERR_OK;
+}
+
+/* Every pair of scales keeps sc's links within trace.h's bounds. */
+static int check_scale_axes(const sweep *s, const scenario *sc, err *e) {
+  int key = s->axes[K_BW_SCALE].n ? K_BW_SCALE : K_LAT_SCALE;
+  for (size_t b = 0; b < axis_len(s, K_BW_SCALE); b++)
+    for (size_t l = 0; l < axis_len(s, K_LAT_SCALE); l++) {
+      scenario_knobs k;
+      scenario_knobs_init(&k);
+      k.bandwidth_scale = axis_value(s, K_BW_SCALE, b, 1);
+      k.latency_scale = axis_value(s, K_LAT_SCALE, l, 1);
+      err ce = {0};
+      int rc = scenario_check_knobs(sc, &k, &ce);
+      if (rc)
+        return err_set(e, rc, "%s:%d: %s: %s", s->name, s->axes[key].line,
+                       SPECS[key].key, ce.msg);
+    }
+  return ERR_OK;
+}
+
 int sweep_resolve(sweep *s, err *e) {
   const char *const *names;
   size_t n = sweep_scenarios(s, &names);
@@ -344,7 +409,13 @@ int sweep_resolve(sweep *s, err *e) {
                      sweep_line(s, "scenarios"), se.msg);
     }
     h[i] = scenario_hash(sc);
+    int rc = check_workload_axes(s, sc, e);
+    if (!rc) rc = check_scale_axes(s, sc, e);
     scenario_free(sc);
+    if (rc) {
+      free(h);
+      return rc;
+    }
   }
   free(s->scenario_hash);
   s->scenario_hash = h;

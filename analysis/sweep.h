@@ -50,8 +50,11 @@ sweep *sweep_load(const char *path, err *e);
 void sweep_free(sweep *s);  /* NULL ok */
 
 /* Loads every scenario of s once, so a bad one fails before any point runs
- * ("NAME:LINE: scenarios: ..."), and keeps each one's content hash and the
- * built-in data's hash for the points' identities. sweep_run needs it. */
+ * ("NAME:LINE: scenarios: ..."), checks every combination of its workload
+ * values and scales with each as sim_run will ("NAME:LINE: batch: ...": a
+ * batch that cannot work fails here, not per point), and keeps each
+ * scenario's content hash and the built-in data's hash for the points'
+ * identities. sweep_run needs it. */
 int sweep_resolve(sweep *s, err *e);
 
 /* The identity of p's row beyond its key (p's, from sweep_point_key): a

@@ -76,6 +76,12 @@ typedef struct sim_result {
 int sim_run(const scenario *s, const alloc *a, const sim_options *o,
             sim_result *out, err *e);
 
+/* The checks sim_run makes of s's workload before any allocation is known:
+ * it resolves (models/spec) and its task graph fits the engine's limits
+ * (32-bit indices, SIM_MAX_BYTES). ERR_OK, or e filled naming the field,
+ * at its FILE:LINE when the file gave it. */
+int sim_check_size(const scenario *s, err *e);
+
 /* Frees the arrays of r (not r itself); NULL is fine. */
 void sim_result_free(sim_result *r);
 

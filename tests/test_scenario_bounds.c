@@ -176,3 +176,39 @@ Test(scenario_bounds, content_hash_follows_the_content) {
   cr_expect_neq(scenario_hash(s1), scenario_hash(s3));
   scenario_free(s1), scenario_free(s2), scenario_free(s3);
 }
+
+/* Checks made after loading (models/ knows model and GPU names, sim/ the
+ * task graph's size) named the scenario's "name" instead of the place:
+ * now FILE:LINE: field, as the loader's own checks do. */
+Test(scenario_bounds, later_checks_cite_file_and_line) {
+  struct {
+    const char *from, *to, *cmd, *want;
+    int line;
+  } cases[] = {
+      {"\"gpt3-xl\"", "\"gpt-9\"", "predict",
+       "workload.model: 'gpt-9' is unknown (known: gpt3-xl", 4},
+      {"\"devices\": 4}", "\"devices\": 4, \"gpu\": \"K80\"}", "simulate",
+       "sites[0].gpu: 'K80' is unknown (site 'a'; known: V100", 2},
+      {"\"layers\": 4", "\"layers\": 1", "simulate",
+       "workload.layers: 1 layers for 2 stages", 4},
+      {"\"batch\": 8", "\"batch\": 16777216", "simulate",
+       "workload.batch: 16777216 sequences over 2 x 2 devices", 4},
+  };
+  support_run r = {0};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const char *path = write_edit("later.json", cases[i].from, cases[i].to);
+    cr_expect_eq(support_geodes(&r, "%s '%s' --method dtfm-identity",
+                                cases[i].cmd, path), 1, "%s", cases[i].to);
+    char want[700];
+    snprintf(want, sizeof want, "geodes: %s:%d: %s", path, cases[i].line,
+             cases[i].want);
+    cr_expect(strncmp(r.err, want, strlen(want)) == 0, "'%s', want '%s'",
+              r.err, want);
+  }
+  /* a value a knob set is named with the knob's scenario, not a line */
+  cr_expect_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
+                              "--gpu K80", write_edit("k.json", "u", "u")), 1);
+  cr_expect(strstr(r.err, "geodes: u: sites[0].gpu: 'K80' is unknown"), "%s",
+            r.err);
+  support_run_clear(&r);
+}

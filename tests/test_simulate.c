@@ -248,8 +248,8 @@ Test(simulate, task_graph_bounded_in_bytes) {
   free(a);
   cr_expect_eq(support_geodes(&r, "simulate '%s' --alloc '%s'", s, af), 1,
                "%s", r.out);
-  cr_expect(strstr(r.err, "deep: workload.batch: 1024 sequences over 1 x "
-                   "8192 devices need up to") &&
+  cr_expect(strstr(r.err, "deep.json:1: workload.batch: 1024 sequences "
+                   "over 1 x 8192 devices need up to") &&
                 strstr(r.err, "GB of task graph"),
             "%s", r.err);
   support_run_clear(&r);

@@ -466,8 +466,11 @@ static int cheap_eval(void *ctx, const sweep_point *p, db_result *r, err *e) {
   return ERR_OK;
 }
 
+/* On a one-stage scenario, so every layer count is a valid point (the
+ * sweep checks them against the scenario before any point runs). */
 static const char SMALL[] =
-    "{\"layers\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], \"seeds\": [1, 2, 3, 4],"
+    "{\"scenarios\": \"" GEODES_FIXTURES "/analysis/two-devices.json\","
+    " \"layers\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], \"seeds\": [1, 2, 3, 4],"
     " \"bandwidth_scale\": [0.5, 1, 2], \"networks\": [\"ideal\", \"tcp\"]}";
 
 /* The rows, without ids, in key order, as one string. */

@@ -126,16 +126,13 @@ Test(sweep_cli, sigkill_then_resume) {
 /* geodes sweep with this file content exits with status; stderr holds
  * "s.json:LINE:" and needle. */
 static void bad_file(const char *text, int line, const char *needle) {
-  /* line 0: an error found when the point is built; it names the scenario
-   * and the field instead (the point's key follows). */
   const char *sw = support_write_file(support_path("bad.json"), text);
   support_run r = {0};
   char where[200];
   cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw,
                               support_path("bad.db")),
                1, "%s", text);
-  if (line) snprintf(where, sizeof where, "%s:%d: ", sw, line);
-  else snprintf(where, sizeof where, "worldwide: workload.");
+  snprintf(where, sizeof where, "%s:%d: ", sw, line);
   cr_expect_not_null(strstr(r.err, where), "'%s' in '%s'", where, r.err);
   cr_expect_not_null(strstr(r.err, needle), "'%s' in '%s'", needle, r.err);
   support_run_clear(&r);
@@ -255,8 +252,20 @@ Test(sweep_cli, bad_files_name_file_and_line) {
   bad_file("{\"layers\": 24,\n}", 2, "");
   bad_file("{\"layers\": 8,\n \"gpus\": [\"V100\",\n \"B200\"]}", 2,
            "unknown GPU 'B200'");
-  /* A knob that only fails when the point is built: reported, exit 1. */
-  bad_file("{\n\"batch\": 1000}", 0, "batch=1000");
+  /* A knob that failed only when each point was built: now at its line,
+   * before any point runs. */
+  bad_file("{\n\"batch\": 1000}", 2, "batch: worldwide: workload.batch: "
+           "1000 is not a multiple of D_dp * m * K = 8 * 1 * 64");
+  bad_file("{\"layers\": 8,\n\"micro_batch\": [1, 3]}", 2,
+           "micro_batch: worldwide: workload.batch: 1024 is not a multiple");
+  bad_file("{\n\n\"layers\": [24, 4]}", 3,
+           "layers: worldwide: workload.layers: 4 is fewer than the 8 stages");
+  bad_file("{\"batch\": [1024,\n 25165824]}", 1,
+           "batch: worldwide: workload.batch: 25165824 sequences over 8 x 8 "
+           "devices need up to");
+  bad_file("{\"scenarios\": [\"worldwide\"],\n\"bandwidth_scale\": [1, "
+           "1e-9]}", 2, "bandwidth_scale: worldwide: latency scale 1 and "
+           "bandwidth scale 1e-09");
 }
 
 Test(sweep_cli, usage_and_database_errors) {

@@ -46,6 +46,8 @@ static int read_site(const jfield_doc *c, const jfield_scope *s,
                        &site->nic_gbps)) ||
       (rc = jfield_bool(c, s, o, "nic_shared", false, &site->nic_shared)))
     return rc;
+  site->gpu_line =
+      jfield_line(c, s, json_object_get(o, "gpu") ? "gpu" : "name");
   if (!site->name[0])
     return jfield_fail(c, s, "name", ERR_PARSE, "must not be empty");
   site->ndevices = (int)n;
@@ -142,6 +144,13 @@ static int read_workload(const jfield_doc *c, const json_t *root,
       (rc = jfield_bool(c, &s, o, "recompute", true, &w->recompute)))
     return rc;
   w->layers = (int)layers;
+  sc->line = (scenario_lines){.model = jfield_line(c, &s, "model"),
+                              .layers = jfield_line(c, &s, "layers"),
+                              .batch = jfield_line(c, &s, "batch")};
+  if (w->layers && w->layers < w->stages)
+    return jfield_fail(c, &s, "layers", ERR_CONFIG,
+                       "%d layers for %d stages: every stage holds at least "
+                       "one", w->layers, w->stages);
   if ((long long)w->stages * w->replicas != sc->ndevices)
     return jfield_fail(
         c, &s, "stages", ERR_CONFIG,
@@ -392,6 +401,7 @@ static scenario *parse(const char *text, size_t len, const char *file,
   }
   scenario *sc = mem_calloc(1, sizeof *sc);
   sc->origin = mem_strdup(origin);
+  sc->file = mem_strdup(file);
   int rc = read_top(&c, root, sc, builtin);
   json_decref(root);
   if (rc != ERR_OK) {
@@ -436,6 +446,7 @@ scenario *scenario_load(const char *name_or_path, err *e) {
 void scenario_free(scenario *s) {
   if (!s) return;
   free(s->name);
+  free(s->file);
   free(s->description);
   free(s->origin);
   free(s->latency_convention);
@@ -485,6 +496,12 @@ trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns) {
       return (trace_value){o->latency_ms, o->bandwidth_gbps};
   }
   return trace_at(s->network, s->device_site[a], s->device_site[b], t_ns);
+}
+
+void scenario_where(const scenario *s, int line, const char *key, char *buf,
+                    size_t size) {
+  if (line > 0) snprintf(buf, size, "%s:%d: %s", s->file, line, key);
+  else snprintf(buf, size, "%s: %s", s->name, key);
 }
 
 int scenario_site_index(const scenario *s, const char *name) {
@@ -580,10 +597,11 @@ static int check_scaled(const scenario *s, double ls, double bs, err *e) {
   return ERR_OK;
 }
 
-int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
+/* The knobs that are names, sizes, scales and the seed, checked. */
+static int check_other_knobs(const scenario *s, const scenario_knobs *k,
+                             err *e) {
   static const char *const schedules[] = {"gpipe", "1f1b", NULL};
   static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
-  scenario_workload *w = &s->workload;
   if (k->schedule && !known_name(k->schedule, schedules))
     return err_set(e, ERR_UNKNOWN,
                    "%s: workload.schedule: '%s' is not gpipe or 1f1b",
@@ -603,33 +621,68 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
     return err_set(e, ERR_RANGE, "%s: cost.activation_gb and gradient_gb must "
                    "be > 0, not %g and %g", s->name, k->activation_gb,
                    k->gradient_gb);
-  int layers, batch, mb, kpp, rc;
   if (k->seed > SCENARIO_MAX_SEED)
     return err_set(e, ERR_RANGE, "%s: seed: %ld is more than %ld", s->name,
                    k->seed, SCENARIO_MAX_SEED);
-  if ((rc = knob_int(s, "layers", k->layers, SCENARIO_MAX_LAYERS, w->layers,
-                     &layers, e)) ||
-      (rc = knob_int(s, "batch", k->batch, INT_MAX, w->batch, &batch, e)) ||
+  if (k->latency_scale == 1 && k->bandwidth_scale == 1) return ERR_OK;
+  return check_scaled(s, k->latency_scale, k->bandwidth_scale, e);
+}
+
+/* The workload integers the knobs give (the scenario's where absent). */
+typedef struct knob_ints {
+  int layers, batch, mb, kpp;
+} knob_ints;
+
+/* Every check of scenario_apply; the integers into v. */
+static int check_knobs(const scenario *s, const scenario_knobs *k,
+                       knob_ints *v, err *e) {
+  const scenario_workload *w = &s->workload;
+  int rc;
+  if ((rc = check_other_knobs(s, k, e)) ||
+      (rc = knob_int(s, "layers", k->layers, SCENARIO_MAX_LAYERS, w->layers,
+                     &v->layers, e)) ||
+      (rc = knob_int(s, "batch", k->batch, INT_MAX, w->batch, &v->batch, e)) ||
       (rc = knob_int(s, "micro_batch", k->micro_batch, INT_MAX,
-                     w->micro_batch, &mb, e)) ||
+                     w->micro_batch, &v->mb, e)) ||
       (rc = knob_int(s, "micro_batches_per_pass", k->micro_batches_per_pass,
-                     INT_MAX, w->micro_batches_per_pass, &kpp, e)) ||
-      (rc = check_scaled(s, k->latency_scale, k->bandwidth_scale, e)))
+                     INT_MAX, w->micro_batches_per_pass, &v->kpp, e)))
     return rc;
-  long long per_pass, kk = kpp > 0 ? kpp : 1;
-  if (!batch_divides(batch, w->replicas, mb, kk, &per_pass))
+  if (k->layers > 0 && v->layers < w->stages)
+    return err_set(e, ERR_CONFIG, "%s: workload.layers: %d is fewer than the "
+                   "%d stages", s->name, v->layers, w->stages);
+  long long per_pass, kk = v->kpp > 0 ? v->kpp : 1;
+  if (!batch_divides(v->batch, w->replicas, v->mb, kk, &per_pass))
     return err_set(e, ERR_CONFIG,
                    "%s: workload.batch: %d is not a multiple of D_dp * m * K = "
-                   "%d * %d * %lld%s", s->name, batch, w->replicas, mb, kk,
-                   per_pass < 0 ? " (which exceeds it)" : "");
-  /* Every check passed: only now is s changed. */
-  w->layers = layers, w->batch = batch, w->micro_batch = mb;
-  w->micro_batches_per_pass = kpp;
+                   "%d * %d * %lld%s", s->name, v->batch, w->replicas, v->mb,
+                   kk, per_pass < 0 ? " (which exceeds it)" : "");
+  return ERR_OK;
+}
+
+int scenario_check_knobs(const scenario *s, const scenario_knobs *k, err *e) {
+  knob_ints v;
+  return check_knobs(s, k, &v, e);
+}
+
+int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
+  knob_ints v;
+  int rc = check_knobs(s, k, &v, e);
+  if (rc) return rc;
+  /* Every check passed: only now is s changed (and the lines of what the
+   * knobs replace are no longer the file's). */
+  scenario_workload *w = &s->workload;
+  if (k->layers > 0) s->line.layers = 0;
+  if (k->batch > 0) s->line.batch = 0;
+  w->layers = v.layers, w->batch = v.batch, w->micro_batch = v.mb;
+  w->micro_batches_per_pass = v.kpp;
   if (k->seed >= 0) s->seed = (uint64_t)k->seed;
   if (k->schedule) replace_str(&w->schedule, k->schedule);
   if (k->dp_algo) replace_str(&w->dp_algo, k->dp_algo);
   if (k->gpu)
-    for (int i = 0; i < s->nsites; i++) replace_str(&s->sites[i].gpu, k->gpu);
+    for (int i = 0; i < s->nsites; i++) {
+      replace_str(&s->sites[i].gpu, k->gpu);
+      s->sites[i].gpu_line = 0;
+    }
   if (isfinite(k->activation_gb)) s->activation_gb = k->activation_gb;
   if (isfinite(k->gradient_gb)) s->gradient_gb = k->gradient_gb;
   if (k->latency_scale != 1 || k->bandwidth_scale != 1) {

@@ -23,6 +23,8 @@ typedef struct scenario_site {
   bool nic_shared;   /* true: one NIC of nic_gbps shared by the site's GPUs
                         (an instance: traffic inside the site does not use
                         the NIC); false: one NIC per device */
+  int gpu_line;      /* line of its "gpu" (of its "name" when defaulted);
+                        0 once a knob set the GPU */
 } scenario_site;
 
 typedef struct scenario_override {
@@ -43,8 +45,18 @@ typedef struct scenario_workload {
   bool recompute;             /* activation recomputation */
 } scenario_workload;
 
+/* Lines of workload values that are checked after loading (models/ knows
+ * the model names, sim/ the task graph's size): the key's line, or the
+ * workload's when the default applies; 0 once a knob replaced the value. */
+typedef struct scenario_lines {
+  int model, layers, batch;
+} scenario_lines;
+
 typedef struct scenario {
   char *name;
+  char *file;                /* the file messages cite: the path, or a
+                                built-in's name in traces/data */
+  scenario_lines line;
   char *description;         /* "" when absent */
   char *origin;              /* "built-in" or the path it was read from */
   char *latency_convention;  /* how latency_ms was derived, for `scenarios` */
@@ -95,6 +107,13 @@ uint64_t scenario_hash(const scenario *s);
  * one exists, else the trace value between their sites. */
 trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns);
 
+/* Where a value of s came from, for a check made after loading, into buf:
+ * "FILE:LINE: KEY" for one read from the file (line > 0), "NAME: KEY" for
+ * one a knob set (line 0). KEY is as messages name it ("workload.batch",
+ * "sites[2].gpu"). */
+void scenario_where(const scenario *s, int line, const char *key, char *buf,
+                    size_t size);
+
 /* The index of the site called name, or -1. */
 int scenario_site_index(const scenario *s, const char *name);
 
@@ -119,6 +138,10 @@ void scenario_knobs_init(scenario_knobs *k);
  * multiple of D_dp * m * K (ERR_CONFIG). Returns ERR_OK, or fills e naming
  * the scenario and the knob and leaves s unchanged. */
 int scenario_apply(scenario *s, const scenario_knobs *k, err *e);
+
+/* The checks of scenario_apply alone, s unchanged: a sweep checks each of
+ * its knob combinations before any point runs. */
+int scenario_check_knobs(const scenario *s, const scenario_knobs *k, err *e);
 
 /* Names of the built-in scenarios (every traces/data/<name>.json), the
  * paper's five first in the paper's order, then the rest alphabetically;
