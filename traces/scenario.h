@@ -128,6 +128,13 @@ typedef struct scenario_knobs {
   double latency_scale, bandwidth_scale;  /* multiply every link (not NICs) */
 } scenario_knobs;
 
+/* Whether batch is a multiple of replicas * micro_batch * k (each in
+ * 1 .. INT_MAX) without overflowing: a partial product above batch already
+ * fails, and what remains fits in 62 bits. *per_pass gets the product, or
+ * -1 when it exceeds batch. The loader and the knobs share it. */
+bool scenario_batch_divides(long long batch, long long replicas,
+                            long long mb, long long k, long long *per_pass);
+
 /* Every knob absent. */
 void scenario_knobs_init(scenario_knobs *k);
 
