@@ -55,12 +55,14 @@ typedef struct sim_net_hooks {
   void (*arrived)(void *ctx, uint32_t tag, int64_t t_ns);
 } sim_net_hooks;
 
-/* The latest time the engine simulates: int64 nanoseconds hold 292 years,
- * and half of that (146 years) leaves room for the latencies and durations
- * added to an event's time. A flow whose last byte would leave later is
+/* The latest time the engine simulates: int64 nanoseconds hold 292 years;
+ * a quarter of that (73 years) leaves room for the latencies and durations
+ * added to an event's time and for differences with the net's INT64_MIN / 2
+ * "never" (a connection's last use). A flow whose last byte would leave
+ * later is
  * stopped there and the net records an overflow (sim_net_overflowed): its
  * time is unknown, and the owner must report an error, not a time. */
-#define SIM_NET_HORIZON_NS (INT64_MAX / 2)
+#define SIM_NET_HORIZON_NS (INT64_MAX / 4)
 
 #define SIM_NET_TCP_SEGMENT 1448.0         /* bytes per TCP segment */
 #define SIM_NET_TCP_INITIAL_SEGMENTS 10.0  /* initial window, segments */

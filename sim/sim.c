@@ -338,7 +338,7 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
   /* The net stops a flow it cannot time at the horizon and records it; such
    * a flow arrives at or after it, so the run's end shows every overflow. */
   if (sim_graph_end(g) >= SIM_NET_HORIZON_NS) {
-    rc = err_set(e, ERR_RANGE, "%s: the iteration runs past %.3g s (146 "
+    rc = err_set(e, ERR_RANGE, "%s: the iteration runs past %.3g s (73 "
                  "years), the most simulated time the engine holds: a "
                  "transfer this slow for its bytes has no time to report",
                  s->name, (double)SIM_NET_HORIZON_NS * 1e-9);

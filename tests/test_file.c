@@ -18,7 +18,10 @@
 #include "traces/scenario.h"
 #include "traces/trace.h"
 
-TestSuite(file, .init = support_dir_make, .fini = support_dir_remove);
+/* The timeout fails a reader that hangs on a FIFO (one per suite: two
+ * tests with their own timeouts running at once leak in Criterion). */
+TestSuite(file, .init = support_dir_make, .fini = support_dir_remove,
+          .timeout = 120);
 
 /* Writes n bytes of a fixed pseudo-random pattern (NULs included). */
 static const char *write_bytes(const char *name, size_t n, unsigned char *ref) {
@@ -74,7 +77,7 @@ Test(file, folder_fails_after_open_with_the_reason) {
 
 /* Before file_read read regular files only, /dev/zero grew memory until
  * the program aborted and a FIFO without a writer blocked in open. */
-Test(file, endless_inputs_are_refused_at_once, .timeout = 20) {
+Test(file, endless_inputs_are_refused_at_once) {
   size_t len = 7;
   file_error why = {false, -1, ""};
   cr_expect_null(file_read("/dev/zero", FILE_MAX_BYTES, &len, &why));
@@ -111,7 +114,7 @@ Test(file, a_file_over_the_cap_is_refused) {
 
 /* Every input of the command line, given /dev/zero or a FIFO: exit 1 at
  * once with the path and the reason, never a hang or an abort. */
-Test(file, commands_refuse_endless_inputs, .timeout = 120) {
+Test(file, commands_refuse_endless_inputs) {
   const char *fifo = support_path("cli.fifo");
   cr_assert_eq(mkfifo(fifo, 0600), 0, "mkfifo: %s", strerror(errno));
   const char *paths[] = {"/dev/zero", fifo};

@@ -442,7 +442,7 @@ Test(net, a_flow_longer_than_1e8_s_is_timed_exactly) {
 Test(net, a_flow_past_the_horizon_is_an_overflow) {
   tnet T;
   tnet_init(&T, 3, 0, 1e-6, 1e9, SIM_NET_NETEM, 0);
-  sim_net_start(T.net, 0, 0, 1, 1e12, 0); /* 8e9 s > 4.6e9 s */
+  sim_net_start(T.net, 0, 0, 1, 1e12, 0); /* 8e9 s > 2.3e9 s */
   sim_net_start(T.net, 0, 0, 2, 1e3, 1);
   tnet_run(&T);
   cr_expect_eq(T.left[0], SIM_NET_HORIZON_NS);
@@ -452,19 +452,19 @@ Test(net, a_flow_past_the_horizon_is_an_overflow) {
 }
 
 /* A projection past the horizon that a later re-solve brings back in time
- * is no overflow: 3e11 B alone take 2.4e9 s, but while it shares the shaper
+ * is no overflow: 1.5e11 B alone take 1.2e9 s, but while it shares the shaper
  * with two flows its projection at a third of the rate passes 4.6e9 s. */
 Test(net, a_projection_past_the_horizon_may_come_back) {
   tnet T;
   tnet_init(&T, 4, 0, 1e-6, 1e9, SIM_NET_NETEM, 0);
-  sim_net_start(T.net, 0, 0, 1, 3e11, 0);
+  sim_net_start(T.net, 0, 0, 1, 1.5e11, 0);
   sim_net_start(T.net, 0, 0, 2, 1e3, 1);
   sim_net_start(T.net, 0, 0, 3, 1e3, 2);
   tnet_run(&T);
   cr_expect_not(sim_net_overflowed(T.net));
   /* the two small ones leave together after 24 s at a third of 125 B/s
    * each, 1e3 B of the large one sent by then; the rest goes alone */
-  double want = (3e11 - 1e3) / 125 * 1e9 + 24e9;
+  double want = (1.5e11 - 1e3) / 125 * 1e9 + 24e9;
   cr_expect(fabs((double)T.left[0] - want) < 1e4, "%lld vs %.0f",
             (long long)T.left[0], want);
   tnet_done(&T);

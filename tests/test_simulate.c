@@ -139,8 +139,8 @@ Test(simulate, transfer_beyond_simulated_time_is_refused) {
 
 /* n H100s in one pipeline of n one-layer stages, linked at 1000 s one way:
  * under tcp with a one-segment window a socket moves 1448 B per 2000 s
- * round trip, so each 100-sequence activation (838,860,800 B) takes
- * 1.16e9 s. */
+ * round trip, so each 50-sequence activation (419,430,400 B) takes
+ * 5.79e8 s. */
 static const char *slow_pipeline(int n) {
   char text[1024];
   snprintf(text, sizeof text,
@@ -149,16 +149,16 @@ static const char *slow_pipeline(int n) {
            "\"H100\"}],\n"
            " \"network\": {\"latency_ms\": 1e6, \"bandwidth_gbps\": 1},\n"
            " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": %d, \"batch\": "
-           "100, \"micro_batch\": 100, \"stages\": %d, \"replicas\": 1}}\n",
+           "50, \"micro_batch\": 50, \"stages\": %d, \"replicas\": 1}}\n",
            n, n, n, n);
   return support_write_file(support_path("slow%d.json", n), text);
 }
 
-#define SLOW_FLOW_S (838860800.0 / (1448.0 / 2000.0))
+#define SLOW_FLOW_S (419430400.0 / (1448.0 / 2000.0))
 
 /* Each flow passes the old 1e8 s clamp: the engine put the forward one at
  * INT64_MAX / 2 ns and the backward one there too (4.61e9 s in all);
- * the two take 2.32e9 s. */
+ * the two take 1.16e9 s. */
 Test(simulate, flows_longer_than_1e8_s_are_timed) {
   support_run r = {0};
   cr_assert_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
@@ -173,7 +173,7 @@ Test(simulate, flows_longer_than_1e8_s_are_timed) {
   support_run_clear(&r);
 }
 
-/* Six such flows pass the engine's 146-year horizon: simulate, sweep and
+/* Six such flows pass the engine's 73-year horizon: simulate, sweep and
  * transfer refuse with a message instead of printing a clamped time. */
 Test(simulate, past_the_horizon_is_refused) {
   const char *s = slow_pipeline(4);
@@ -181,7 +181,7 @@ Test(simulate, past_the_horizon_is_refused) {
   cr_expect_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
                               "--network tcp --window-bytes 1448", s), 1,
                "%s", r.out);
-  cr_expect(strstr(r.err, "slow4: the iteration runs past 4.61e+09 s"), "%s",
+  cr_expect(strstr(r.err, "slow4: the iteration runs past 2.31e+09 s"), "%s",
             r.err);
   char sw[1200];
   snprintf(sw, sizeof sw, "{\"scenarios\": [\"%s\"], \"networks\": [\"tcp\"],"
@@ -189,14 +189,14 @@ Test(simulate, past_the_horizon_is_refused) {
   const char *swf = support_write_file(support_path("slow.json"), sw);
   cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", swf,
                               support_path("slow.db")), 1, "%s", r.out);
-  cr_expect(strstr(r.err, "runs past 4.61e+09 s") &&
+  cr_expect(strstr(r.err, "runs past 2.31e+09 s") &&
                 strstr(r.err, "0 computed, 1 failed") == NULL,
             "%s", r.err);
   cr_expect(strstr(r.out, "0 computed, 1 failed"), "%s", r.out);
   cr_expect_eq(support_geodes(&r, "transfer --latency-ms 1e6 "
                               "--bandwidth-gbps 1 --bytes 1e10 --network tcp "
                               "--window-bytes 1448"), 1, "%s", r.out);
-  cr_expect(strstr(r.err, "longer under tcp than the 4.61e+09 s"), "%s",
+  cr_expect(strstr(r.err, "longer under tcp than the 2.31e+09 s"), "%s",
             r.err);
   support_run_clear(&r);
 }

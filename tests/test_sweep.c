@@ -19,7 +19,10 @@
 #include "tests/support.h"
 #include "traces/builtin.h"
 
-TestSuite(sweep, .init = support_dir_make, .fini = support_dir_remove);
+/* The timeout fails a quadratic parse of a million seeds (one per suite:
+ * two tests with their own timeouts running at once leak in Criterion). */
+TestSuite(sweep, .init = support_dir_make, .fini = support_dir_remove,
+          .timeout = 300);
 
 static sweep *parse(const char *text, err *e) {
   return sweep_parse(text, strlen(text), "s.json", e);
@@ -290,9 +293,9 @@ static char *many_seeds(int n, int last, const char *rest) {
 }
 
 /* The duplicate check compared each value with every one before it: 10^6
- * distinct seeds took minutes. Sorted, they take a moment (the timeout
- * fails the quadratic one). */
-Test(sweep, a_million_seeds_parse_at_once, .timeout = 120) {
+ * distinct seeds took minutes. Sorted, they take a moment (the suite's
+ * timeout fails the quadratic one). */
+Test(sweep, a_million_seeds_parse_at_once) {
   char *text = many_seeds(1000000, -1, "");
   err e = {0};
   sweep *s = parse(text, &e);
@@ -310,7 +313,7 @@ Test(sweep, a_million_seeds_parse_at_once, .timeout = 120) {
 
 /* The product of the list lengths is checked before any value is read: a
  * million bad seeds crossed with 20 layers is refused for its size. */
-Test(sweep, product_is_checked_before_the_values, .timeout = 120) {
+Test(sweep, product_is_checked_before_the_values) {
   size_t cap = 8000000, at = 0;
   char *text = malloc(cap);
   cr_assert_not_null(text);

@@ -158,8 +158,8 @@ int cli_transfer(int argc, char **argv) {
   transfer_args a;
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc < 0 ? CLI_OK : rc;
-  /* Simulated time is int64 ns (292 years); the engine stops at half of
-   * that (SIM_NET_HORIZON_NS), so a flow that long has no time: refuse it
+  /* Simulated time is int64 ns (292 years); the engine stops at a quarter
+   * of that (SIM_NET_HORIZON_NS), so a flow that long has no time: refuse it
    * here when even the ideal time is too long, after the run otherwise
    * (tcp's window can make it far slower than ideal). */
   double ideal_s = a.bytes * 8 / (a.l.gbps * 1e9) + a.l.lat_ms * 1e-3;
@@ -172,7 +172,7 @@ int cli_transfer(int argc, char **argv) {
     t[m] = time_one(&a.l, (sim_net_model)m, a.bytes, (double)a.window);
     if (isnan(t[m]))
       return cli_error("transfer: %g bytes take longer under %s than the "
-                       "%.3g s (146 years) that simulated time covers",
+                       "%.3g s (73 years) that simulated time covers",
                        a.bytes, sim_net_model_name((sim_net_model)m),
                        (double)SIM_NET_HORIZON_NS * 1e-9);
   }
