@@ -66,13 +66,10 @@ char *eval_alloc_json(const alloc *a) {
   return out;
 }
 
-static int predict(const scenario *s, const alloc *a, sim_net_model net,
+static int predict(const scenario *s, const alloc *a, transport_model net,
                    double window_bytes, double *out, err *e) {
   spec_workload w;
-  predict_options po = {net == SIM_NET_IDEAL   ? PREDICT_NET_IDEAL
-                        : net == SIM_NET_TCP ? PREDICT_NET_TCP
-                                             : PREDICT_NET_NETEM,
-                        window_bytes};
+  predict_options po = {net, window_bytes};
   const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
   predict_result pr;
   int rc = spec_workload_resolve(s, &w, e);
@@ -106,7 +103,7 @@ void eval_gpu_label(const scenario *s, char *buf, size_t size) {
 }
 
 int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
-               sim_net_model net, double window_bytes, db_result *r, err *e) {
+               transport_model net, double window_bytes, db_result *r, err *e) {
   cost_parts parts;
   cost_alloc(c, a, &parts);
   r->score_s = parts.score_s, r->dp_cost_s = parts.dp_s;
@@ -127,9 +124,9 @@ int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
   r->seed = (int64_t)s->seed, r->layers = w->layers, r->batch = w->batch;
   r->micro_batch = w->micro_batch;
   r->micro_batches_per_pass = w->micro_batches_per_pass;
-  r->window_bytes = net == SIM_NET_TCP
+  r->window_bytes = net == TRANSPORT_TCP
                         ? (int64_t)(window_bytes > 0 ? window_bytes
-                                                     : SIM_NET_DEFAULT_WINDOW)
+                                                     : TRANSPORT_DEFAULT_WINDOW)
                         : -1;
   snprintf(r->schedule, sizeof r->schedule, "%s", w->schedule);
   snprintf(r->dp_algo, sizeof r->dp_algo, "%s", w->dp_algo);
@@ -146,14 +143,14 @@ int eval_point(void *ctx, const sweep_point *p, db_result *r, err *e) {
   scenario *s = eval_scenario(p, e);
   if (!s) return e ? e->code : ERR_CONFIG;
   cost_ctx *c = cost_ctx_from_scenario(s, e);
-  int net = sim_net_model_parse(p->network);
+  int net = transport_model_parse(p->network);
   sim_options o = sim_options_default();
-  o.network = (sim_net_model)net;
+  o.network = (transport_model)net;
   o.window_bytes = (double)p->window_bytes;
   o.seed = s->seed;
   alloc *a = c ? sim_place(s, c, p->method, &o, e) : NULL;
   int rc = !c || !a ? (e && e->code ? e->code : ERR_CONFIG)
-                    : eval_alloc(s, c, a, (sim_net_model)net,
+                    : eval_alloc(s, c, a, (transport_model)net,
                                  (double)p->window_bytes, r, e);
   alloc_free(a);
   cost_ctx_free(c);

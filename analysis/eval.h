@@ -31,7 +31,7 @@ void eval_gpu_label(const scenario *s, char *buf, size_t size);
  * simulated times, breakdown, events, effective workload, GPU label, alloc
  * JSON. */
 int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
-               sim_net_model net, double window_bytes, db_result *r, err *e);
+               transport_model net, double window_bytes, db_result *r, err *e);
 
 /* The sweep evaluator: eval_scenario, sim_place, eval_alloc. ctx unused. */
 int eval_point(void *ctx, const sweep_point *p, db_result *r, err *e);

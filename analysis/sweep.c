@@ -52,8 +52,8 @@ static const char *method_name(const char *s) {
 
 /* The engine's spelling of a network model, NULL if unknown. */
 static const char *network_name(const char *s) {
-  int m = sim_net_model_parse(s);
-  return m < 0 ? NULL : sim_net_model_name((sim_net_model)m);
+  int m = transport_model_parse(s);
+  return m < 0 ? NULL : transport_model_name((transport_model)m);
 }
 
 static const struct axis_spec {

@@ -132,7 +132,7 @@ static int simulate_all(validate_report *r, const scenario *s,
       if (rc) return rc;
       row->study = "validate", row->scenario = r->scenario;
       row->method = r->kind[i];
-      row->network_model = sim_net_model_name(r->v[v].network);
+      row->network_model = transport_model_name(r->v[v].network);
       r->keys[v * r->n + i] = point_key(s, row);
       row->key = r->keys[v * r->n + i];
       if (o->progress) o->progress(o->progress_ctx, ++done, total);
@@ -148,7 +148,7 @@ validate_report *validate_run(const scenario *s, const validate_opts *o,
   r->kind = mem_calloc((size_t)want, sizeof *r->kind);
   r->a = mem_calloc((size_t)want, sizeof *r->a);
   for (int m = 0; m < VALIDATE_NETWORKS; m++)
-    if (o->networks & (1u << m)) r->v[r->nv++].network = (sim_net_model)m;
+    if (o->networks & (1u << m)) r->v[r->nv++].network = (transport_model)m;
   cost_ctx *c = cost_ctx_from_scenario(s, e);
   int rc = c ? draw_sample(r, s, c, want, e) : (e ? e->code : ERR_CONFIG);
   if (rc == ERR_OK) {

@@ -20,7 +20,7 @@
 
 typedef struct validate_opts {
   int samples;          /* allocations in the sample (>= 2) */
-  unsigned networks;    /* bit (1u << sim_net_model) per model to simulate */
+  unsigned networks;    /* bit (1u << transport_model) per model to simulate */
   double window_bytes;  /* tcp window; <= 0: default */
   /* Called after each simulation (done of total); may be NULL. */
   void (*progress)(void *ctx, int done, int total);
@@ -29,7 +29,7 @@ typedef struct validate_opts {
 
 /* The verdict under one network model. */
 typedef struct validate_verdict {
-  sim_net_model network;
+  transport_model network;
   size_t samples;
   double spearman;   /* rank correlation score <-> simulated time */
   double kendall;    /* tau-b */

@@ -88,7 +88,7 @@
 #include "traces/mem.h"
 
 predict_options predict_options_default(void) {
-  return (predict_options){PREDICT_NET_NETEM, PREDICT_DEFAULT_WINDOW};
+  return (predict_options){TRANSPORT_NETEM, TRANSPORT_DEFAULT_WINDOW};
 }
 
 double predict_optimizer_s(const spec_gpu *g, double params) {
@@ -118,7 +118,7 @@ static void net_init(net *n, const scenario *s, const predict_options *o) {
   int nd = s->ndevices;
   n->s = s;
   n->o = o ? *o : predict_options_default();
-  if (n->o.window_bytes <= 0) n->o.window_bytes = PREDICT_DEFAULT_WINDOW;
+  if (n->o.window_bytes <= 0) n->o.window_bytes = TRANSPORT_DEFAULT_WINDOW;
   n->nic = mem_alloc((size_t)nd * sizeof *n->nic);
   n->out = mem_calloc((size_t)nd, sizeof *n->out);
   n->in = mem_calloc((size_t)nd, sizeof *n->in);
@@ -128,7 +128,7 @@ static void net_init(net *n, const scenario *s, const predict_options *o) {
     const scenario_site *site = &s->sites[s->device_site[d]];
     n->nic[d] = site->nic_shared ? site->first_device : d;
     double g = site->nic_gbps;
-    if (n->o.network != PREDICT_NET_IDEAL && g > 0 && isfinite(g))
+    if (n->o.network != TRANSPORT_IDEAL && g > 0 && isfinite(g))
       n->cap[n->nic[d]] = g * 1e9 / 8.0;
   }
 }
@@ -167,16 +167,16 @@ static link net_link(const net *n, int a, int b) { return net_link_of(n, a, b, 1
 /* ---- flows ---- */
 
 static bool tcp_on(const predict_options *o, double lat_s) {
-  return o->network == PREDICT_NET_TCP && lat_s > 0;
+  return o->network == TRANSPORT_TCP && lat_s > 0;
 }
 
 double predict_flow_s(double bytes, double lat_s, double bytes_s,
                       const predict_options *o, double *cwnd) {
   predict_options d = o ? *o : predict_options_default();
-  double W = d.window_bytes > 0 ? d.window_bytes : PREDICT_DEFAULT_WINDOW;
+  double W = d.window_bytes > 0 ? d.window_bytes : TRANSPORT_DEFAULT_WINDOW;
   if (!tcp_on(&d, lat_s)) return bytes / bytes_s;
   double rtt = 2 * lat_s, w = cwnd && *cwnd > 0 ? *cwnd : 0, t = 0;
-  if (w <= 0) w = PREDICT_TCP_INITIAL_SEGMENTS * PREDICT_TCP_SEGMENT;
+  if (w <= 0) w = TRANSPORT_TCP_INITIAL_SEGMENTS * TRANSPORT_TCP_SEGMENT;
   bool slow = w < W;
   /* One epoch (RTT) per turn, as the engine's epoch events: the rate is
    * the window over the RTT or the link's, the window doubles at the end
@@ -243,8 +243,8 @@ static double tandem_span(int lo, int hi, int k, const double *first,
 
 /* Chunks of one NCCL operation over bytes, as sim/train.c cuts them. */
 static int chunks_of(double bytes) {
-  double c = ceil(bytes / PREDICT_CHUNK_BYTES);
-  return c < 1 ? 1 : c > PREDICT_MAX_CHUNKS ? PREDICT_MAX_CHUNKS : (int)c;
+  double c = ceil(bytes / TRANSPORT_NCCL_CHUNK_BYTES);
+  return c < 1 ? 1 : c > TRANSPORT_NCCL_MAX_CHUNKS ? TRANSPORT_NCCL_MAX_CHUNKS : (int)c;
 }
 
 /* The servers of a chain along hops from[j] -> to[j], j = 0..n-1, carrying
@@ -357,7 +357,7 @@ static link piece_link(const net *n, const int *grp, int R, int i, int j,
                        double piece, double *both) {
   int same = 0;
   trace_value v = scenario_link(n->s, grp[i], grp[j], 0);
-  for (int q = 0; q < R && n->o.network != PREDICT_NET_IDEAL; q++) {
+  for (int q = 0; q < R && n->o.network != TRANSPORT_IDEAL; q++) {
     if (q == i) continue;
     trace_value u = scenario_link(n->s, grp[i], grp[q], 0);
     same += u.latency_ms == v.latency_ms && u.bandwidth_gbps == v.bandwidth_gbps;
@@ -531,7 +531,6 @@ static void phase_servers(const net *n, const spec_workload *w,
  * a boundary slowed by restarts beyond that pace would queue work, send
  * back to back and keep its window, so it is charged at most that pace.
  * Returns true when a server changed. */
-#define PREDICT_TCP_RTO_MIN_S 0.2
 static bool idle_restarts(int ns, double period, bool upstream, servers v) {
   bool changed = false;
   double pace = 0;
@@ -539,7 +538,7 @@ static bool idle_restarts(int ns, double period, bool upstream, servers v) {
     double was = v.t[j];
     pace = upstream ? fmax(pace, was) : period;
     if (j % 2 == 0 || v.fresh[j] <= was ||
-        pace - (was - v.lat[j]) <= PREDICT_TCP_RTO_MIN_S + 2 * v.lat[j])
+        pace - (was - v.lat[j]) <= TRANSPORT_TCP_RTO_MIN_S + 2 * v.lat[j])
       continue;
     v.t[j] = v.first[j] = upstream ? fmin(v.fresh[j], pace) : v.fresh[j];
     changed = changed || v.t[j] > was;
@@ -593,7 +592,7 @@ static double onef1b_pass(int D, int K, const double *ff, const double *ft,
 /* Whether the sender of boundary j of phase v sits idle past the restart
  * threshold (minimum RTO + RTT) for `idle` seconds. */
 static bool restarts(servers v, int j, double idle) {
-  return idle > PREDICT_TCP_RTO_MIN_S + 2 * v.lat[j];
+  return idle > TRANSPORT_TCP_RTO_MIN_S + 2 * v.lat[j];
 }
 
 /* Whether boundary j of phase h (0 forward, 1 backward, flow order) is on

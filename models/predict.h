@@ -10,25 +10,13 @@
 
 #include "models/alloc.h"
 #include "models/spec.h"
+#include "models/transport.h"
 #include "traces/err.h"
 #include "traces/scenario.h"
 
-/* The network model predicted for; the same three as the engine's
- * (sim/net.h), which models/ may not include. */
-typedef enum predict_net {
-  PREDICT_NET_IDEAL,  /* private link per pair, no NIC limits */
-  PREDICT_NET_NETEM,  /* per-sender shapers and NIC capacities */
-  PREDICT_NET_TCP     /* netem + window W / RTT per flow, slow start */
-} predict_net;
-
-#define PREDICT_TCP_SEGMENT 1448.0        /* bytes, as sim/net.h */
-#define PREDICT_TCP_INITIAL_SEGMENTS 10.0 /* initial congestion window */
-#define PREDICT_DEFAULT_WINDOW (4.0 * 1024 * 1024)
-#define PREDICT_CHUNK_BYTES (4.0 * 1024 * 1024) /* NCCL chunk, as sim/train */
-#define PREDICT_MAX_CHUNKS 128
 
 typedef struct predict_options {
-  predict_net network;  /* PREDICT_NET_NETEM by default */
+  transport_model network;  /* TRANSPORT_NETEM by default */
   double window_bytes;  /* tcp window W; <= 0: 4 MiB */
 } predict_options;
 
@@ -78,7 +66,7 @@ double predict_flow_s(double bytes, double lat_s, double bytes_s,
 
 /* One pipelined NCCL ring operation (reduce or broadcast) over the devices
  * of group (n entries, chain group[0] -> group[1] -> ...) carrying bytes in
- * chunks of PREDICT_CHUNK_BYTES (at most PREDICT_MAX_CHUNKS): every hop's
+ * chunks of TRANSPORT_NCCL_CHUNK_BYTES (at most TRANSPORT_NCCL_MAX_CHUNKS): every hop's
  * latency and chunk time once, plus the other chunks at the slowest hop. */
 double predict_ring_op_s(const scenario *s, const int *group, int n,
                          double bytes, const predict_options *o);

@@ -239,7 +239,7 @@ static void publish(sim_graph *g) {
 }
 
 int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
-                      sim_net_model model, double window_bytes) {
+                      transport_model model, double window_bytes) {
   freeze(g);
   g->q = sim_queue_new();
   g->net = sim_net_new(topo, model, window_bytes, g->q, EV_NET_BASE,

@@ -79,7 +79,7 @@ void sim_graph_stream(sim_graph *g, uint32_t *last, uint32_t t,
  * Returns the number of events taken from the queue, or -1 when tasks are
  * left that can never start (a cycle in the graph: a deadlock). */
 int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
-                      sim_net_model model, double window_bytes);
+                      transport_model model, double window_bytes);
 
 /* Bytes a graph of ntasks tasks and nedges edges holds at its peak (the
  * records and edge list as they grow by doubling, the frozen CSR and the

@@ -25,7 +25,7 @@ enum { FLOW_FREE, FLOW_OPENING, FLOW_SENDING, FLOW_INFLIGHT };
 enum { RES_NIC, RES_SHAPER, RES_PAIR };
 #define MAXRES 3
 #define NONE UINT32_MAX
-#define RTO_MIN_NS 200000000LL /* Linux's minimum RTO: idle longer resets cwnd */
+#define RTO_MIN_NS ((int64_t)(TRANSPORT_TCP_RTO_MIN_S * 1e9)) /* idle longer resets cwnd */
 
 typedef struct flow {
   int a, b;
@@ -78,7 +78,7 @@ typedef struct hent {
 
 struct sim_net {
   const sim_net_topo *topo;
-  sim_net_model model;
+  transport_model model;
   double window;
   sim_queue *q;
   int base;
@@ -182,7 +182,7 @@ static uint32_t pair_get(sim_net *n, int a, int b) {
   mem_grow((void **)&n->pairs, &n->pairs_cap, n->npairs + 1, sizeof *n->pairs);
   uint32_t id = (uint32_t)n->npairs++;
   n->pairs[id] = (pair){a, b, NONE, 0, INT64_MIN / 2, 0, false, false, 0, 0};
-  if (n->model == SIM_NET_IDEAL) n->pairs[id].res = res_add(n, RES_PAIR, 0, a, b);
+  if (n->model == TRANSPORT_IDEAL) n->pairs[id].res = res_add(n, RES_PAIR, 0, a, b);
   else n->pairs[id].res = shaper_of(n, a, b);
   hash_insert(n, id);
   return id;
@@ -206,13 +206,13 @@ static double pair_latency(sim_net *n, pair *p, int64_t now, int64_t *ns) {
 
 /* ---- lifecycle ---- */
 
-sim_net *sim_net_new(const sim_net_topo *topo, sim_net_model model,
+sim_net *sim_net_new(const sim_net_topo *topo, transport_model model,
                      double window_bytes, sim_queue *q, int kind_base,
                      sim_net_hooks hooks) {
   sim_net *n = mem_calloc(1, sizeof *n);
   n->topo = topo;
   n->model = model;
-  n->window = window_bytes > 0 ? window_bytes : SIM_NET_DEFAULT_WINDOW;
+  n->window = window_bytes > 0 ? window_bytes : TRANSPORT_DEFAULT_WINDOW;
   n->q = q;
   n->base = kind_base;
   n->hooks = hooks;
@@ -227,7 +227,7 @@ sim_net *sim_net_new(const sim_net_topo *topo, sim_net_model model,
   n->nic_out = mem_alloc((size_t)(nn + 1) * sizeof *n->nic_out);
   n->nic_in = mem_alloc((size_t)(nn + 1) * sizeof *n->nic_in);
   for (int i = 0; i < nn; i++) {
-    bool lim = model != SIM_NET_IDEAL && topo->nic_gbps[i] > 0 &&
+    bool lim = model != TRANSPORT_IDEAL && topo->nic_gbps[i] > 0 &&
                isfinite(topo->nic_gbps[i]);
     double c = gbps_to_bpns(topo->nic_gbps[i]);
     n->nic_out[i] = lim ? res_add(n, RES_NIC, c, -1, -1) : NONE;
@@ -487,7 +487,7 @@ static void on_trace(sim_net *n, int64_t now) {
   n->ev_trace = SIM_QUEUE_NONE;
   for (size_t i = 0; i < n->nres; i++)
     if (n->res[i].nfl) refresh_res(n, (uint32_t)i, now);
-  if (n->model == SIM_NET_TCP)
+  if (n->model == TRANSPORT_TCP)
     for (size_t i = 0; i < n->nflows; i++) {
       flow *f = &n->flows[i];
       if (f->state != FLOW_SENDING) continue;
@@ -549,7 +549,7 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
   f->t_upd = now;
   n->sending++;
   attach(n, f, n->pairs[p].res);
-  if (n->model != SIM_NET_IDEAL) {
+  if (n->model != TRANSPORT_IDEAL) {
     const int *nic = n->topo->nic;
     if (nic && nic[a] != nic[b]) {
       if (n->nic_out[nic[a]] != NONE) attach(n, f, n->nic_out[nic[a]]);
@@ -557,7 +557,7 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
     }
   }
   refresh_res(n, f->res[0], now);
-  if (n->model == SIM_NET_TCP) {
+  if (n->model == TRANSPORT_TCP) {
     pair *pr = &n->pairs[p];
     int64_t lat_ns;
     f->rtt_ns = 2e6 * pair_latency(n, pr, now, &lat_ns);
@@ -565,7 +565,7 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
     bool idle = pr->active == 0 &&
                 now - pr->last_end > RTO_MIN_NS + (int64_t)f->rtt_ns;
     if (idle || pr->cwnd <= 0)
-      pr->cwnd = SIM_NET_TCP_INITIAL_SEGMENTS * SIM_NET_TCP_SEGMENT;
+      pr->cwnd = TRANSPORT_TCP_INITIAL_SEGMENTS * TRANSPORT_TCP_SEGMENT;
     f->cwnd = pr->cwnd;
     f->slow_start = f->cwnd < n->window && f->rtt_ns >= 1;
     f->cap = tcp_cap(n, f);
@@ -591,7 +591,7 @@ void sim_net_start(sim_net *n, int64_t now, int a, int b, double bytes,
               .cap = INFINITY, .w = 1, .t_upd = now, .pair = p, .tag = tag,
               .ev = SIM_QUEUE_NONE, .ev_epoch = SIM_QUEUE_NONE};
   pair *pr = &n->pairs[p];
-  if (n->model == SIM_NET_TCP && n->handshake && !pr->opened) {
+  if (n->model == TRANSPORT_TCP && n->handshake && !pr->opened) {
     pr->opened = true;
     int64_t rtt = llround(2e6 * link_at(n, a, b, now).latency_ms);
     sim_queue_push(n->q, now + rtt, n->base + EV_OPEN, id);
@@ -615,7 +615,7 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
     sim_queue_cancel(n->q, f->ev_epoch);
     f->ev_epoch = SIM_QUEUE_NONE;
   }
-  if (n->model == SIM_NET_TCP) p->cwnd = f->slow_start ? f->cwnd : n->window;
+  if (n->model == TRANSPORT_TCP) p->cwnd = f->slow_start ? f->cwnd : n->window;
   detach(n, f);
   f->nres = 0;
   solve(n, now);
@@ -691,13 +691,3 @@ double sim_net_rate_of(const sim_net *n, uint32_t tag) {
 
 uint64_t sim_net_solves(const sim_net *n) { return n->solves; }
 uint64_t sim_net_flows_solved(const sim_net *n) { return n->flows_solved; }
-
-static const char *const model_names[] = {"ideal", "netem", "tcp"};
-
-const char *sim_net_model_name(sim_net_model m) { return model_names[m]; }
-
-int sim_net_model_parse(const char *name) {
-  for (int i = 0; i < 3; i++)
-    if (strcmp(name, model_names[i]) == 0) return i;
-  return -1;
-}

@@ -18,16 +18,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/transport.h"
 #include "sim/queue.h"
 #include "traces/trace.h"
 
 typedef struct sim_net sim_net;
 
-typedef enum sim_net_model {
-  SIM_NET_IDEAL,  /* private link per ordered device pair: alpha + S/beta */
-  SIM_NET_NETEM,  /* per-sender egress shaper per destination class + NICs */
-  SIM_NET_TCP     /* netem + window W/RTT, slow start, RTT-unfair sharing */
-} sim_net_model;
 
 /* The network as callbacks, so the engine and the tests need no scenario.
  * ctx is borrowed; link must be defined for every a != b. */
@@ -59,20 +55,17 @@ typedef struct sim_net_hooks {
  * a quarter of that (73 years) leaves room for the latencies and durations
  * added to an event's time and for differences with the net's INT64_MIN / 2
  * "never" (a connection's last use). A flow whose last byte would leave
- * later is
- * stopped there and the net records an overflow (sim_net_overflowed): its
- * time is unknown, and the owner must report an error, not a time. */
+ * later is stopped there and the net records an overflow
+ * (sim_net_overflowed): its time is unknown, and the owner must report an
+ * error, not a time. */
 #define SIM_NET_HORIZON_NS (INT64_MAX / 4)
 
-#define SIM_NET_TCP_SEGMENT 1448.0         /* bytes per TCP segment */
-#define SIM_NET_TCP_INITIAL_SEGMENTS 10.0  /* initial window, segments */
-#define SIM_NET_DEFAULT_WINDOW (4.0 * 1024 * 1024)
 #define SIM_NET_NKINDS 5  /* event kinds used, from kind_base on */
 
 /* A network over topo (borrowed, must outlive the net) that schedules its
  * events in q (borrowed) with kinds kind_base .. kind_base+SIM_NET_NKINDS-1.
  * window_bytes is the TCP window W (tcp only; <= 0 means 4 MiB). */
-sim_net *sim_net_new(const sim_net_topo *topo, sim_net_model model,
+sim_net *sim_net_new(const sim_net_topo *topo, transport_model model,
                      double window_bytes, sim_queue *q, int kind_base,
                      sim_net_hooks hooks);
 void sim_net_free(sim_net *n);
@@ -108,9 +101,5 @@ double sim_net_rate_of(const sim_net *n, uint32_t tag);
 /* Counters: rate solves and flows visited by them. */
 uint64_t sim_net_solves(const sim_net *n);
 uint64_t sim_net_flows_solved(const sim_net *n);
-
-/* "ideal", "netem", "tcp"; parse returns -1 for an unknown name. */
-const char *sim_net_model_name(sim_net_model m);
-int sim_net_model_parse(const char *name);
 
 #endif

@@ -15,7 +15,7 @@
 #include "traces/mem.h"
 
 sim_options sim_options_default(void) {
-  return (sim_options){SIM_NET_NETEM, 0, 0, NULL, 1};
+  return (sim_options){TRANSPORT_NETEM, 0, 0, NULL, 1};
 }
 
 static trace_value topo_link(const void *ctx, int a, int b, int64_t t) {

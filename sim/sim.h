@@ -16,7 +16,7 @@
 #include "traces/scenario.h"
 
 typedef struct sim_options {
-  sim_net_model network;     /* SIM_NET_NETEM by default */
+  transport_model network;     /* TRANSPORT_NETEM by default */
   double window_bytes;       /* tcp window W; <= 0: 4 MiB */
   uint64_t seed;             /* recorded; the engine itself draws nothing */
   const char *timeline_path; /* Chrome Trace Event JSON, or NULL */
@@ -63,7 +63,7 @@ typedef struct sim_result {
   uint64_t tasks, flows;  /* graph size, flows started */
   int nclasses;
   sim_link_class *classes; /* busiest first */
-  sim_net_model network;
+  transport_model network;
 } sim_result;
 
 /* Simulates one iteration of s (workload resolved by models/spec) under

@@ -42,7 +42,7 @@ uint64_t sim_train_task_bound(const spec_workload *w) {
   /* per stage: R syncs and R optimizer steps, and the sync transfers of the
    * costliest algorithm (central-ps: 2 (R-1) chunks + 1 join; sharded-ps:
    * R joins + 2 R (R-1) transfers; ring: 2 R (R-1)) */
-  uint64_t central = 2 * (R - 1) * SIM_TRAIN_MAX_CHUNKS + 1;
+  uint64_t central = 2 * (R - 1) * TRANSPORT_NCCL_MAX_CHUNKS + 1;
   uint64_t sharded = R + 2 * R * (R - 1);
   uint64_t sync = 2 * R + (central > sharded ? central : sharded);
   return 4 * cells + (uint64_t)w->passes + S * sync;
@@ -164,8 +164,8 @@ static void sync_central(builder *b, const int *grp, const uint32_t *ready,
                          double bytes, uint32_t *sync) {
   sim_graph *g = b->g;
   int R = b->R;
-  int C = (int)ceil(bytes / SIM_TRAIN_CHUNK_BYTES);
-  if (C > SIM_TRAIN_MAX_CHUNKS) C = SIM_TRAIN_MAX_CHUNKS;
+  int C = (int)ceil(bytes / TRANSPORT_NCCL_CHUNK_BYTES);
+  if (C > TRANSPORT_NCCL_MAX_CHUNKS) C = TRANSPORT_NCCL_MAX_CHUNKS;
   if (C < 1) C = 1;
   double cb = bytes / C;
   uint32_t *prev = mem_alloc((size_t)C * sizeof *prev);

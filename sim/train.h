@@ -14,11 +14,8 @@
 
 #include "models/alloc.h"
 #include "models/spec.h"
+#include "models/transport.h"
 #include "sim/graph.h"
-
-/* NCCL-like chunking of a pipelined ring operation (central-ps). */
-#define SIM_TRAIN_CHUNK_BYTES (4.0 * 1024 * 1024)
-#define SIM_TRAIN_MAX_CHUNKS 128
 
 /* Compute times of one micro-batch of one stage on one GPU type. */
 typedef struct sim_compute {

@@ -48,7 +48,7 @@ static long first_best(const search_result *r) {
 /* sim against the cost model's choice (its start), simulated both. */
 static int bench_sim(int seeds) {
   static const char *const names[] = {"multi-dc", "regional", "worldwide"};
-  static const sim_net_model nets[] = {SIM_NET_NETEM, SIM_NET_TCP};
+  static const transport_model nets[] = {TRANSPORT_NETEM, TRANSPORT_TCP};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     for (size_t k = 0; k < sizeof nets / sizeof *nets; k++)
       for (int seed = 0; seed < seeds; seed++) {
@@ -73,7 +73,7 @@ static int bench_sim(int seeds) {
         printf("sim %-10s %-5s seed %d: cost model's choice %8.3f s, sim %8.3f s"
                " (%5.1f %% less; its DT-FM score %.3f; best at %3ld of %ld,"
                " %.2f s CPU)\n",
-               names[i], sim_net_model_name(nets[k]), seed, r->start_s,
+               names[i], transport_model_name(nets[k]), seed, r->start_s,
                r->objective_s, 100 * (r->start_s - r->objective_s) / r->start_s,
                r->parts.score_s, first_best(r), r->candidates, bench_cpu_s() - t0);
         search_result_free(r);

@@ -88,15 +88,15 @@
 /* GEODES_BENCH_ONLY=worldwide|scale and GEODES_BENCH_NET=ideal|netem|tcp pick
  * one case, GEODES_BENCH_REPS=n overrides the repetitions: small, repeatable
  * drivers for valgrind --tool=callgrind. */
-static bool wanted(const char *label, sim_net_model m) {
+static bool wanted(const char *label, transport_model m) {
   const char *only = getenv("GEODES_BENCH_ONLY");
   const char *net = getenv("GEODES_BENCH_NET");
   if (only && strncmp(label, only, strlen(only)) != 0) return false;
-  return !net || strcmp(net, sim_net_model_name(m)) == 0;
+  return !net || strcmp(net, transport_model_name(m)) == 0;
 }
 
 static void bench(const char *label, const scenario *s, const char *method,
-                  sim_net_model m, int reps) {
+                  transport_model m, int reps) {
   if (!wanted(label, m)) return;
   if (getenv("GEODES_BENCH_REPS")) reps = atoi(getenv("GEODES_BENCH_REPS"));
   alloc *a = alloc_fixed(method, s->workload.replicas, s->workload.stages, 1);
@@ -120,7 +120,7 @@ static void bench(const char *label, const scenario *s, const char *method,
   double wall = (bench_wall_s() - w0) / reps, cpu = (bench_cpu_s() - c0) / reps;
   printf("%-30s %-6s %-13s iter %9.3f s | wall %8.4f s  %6.2fM events/s  "
          "%6.2fM flows/s (%llu ev, %llu flows)\n",
-         label, sim_net_model_name(m), method, it, wall,
+         label, transport_model_name(m), method, it, wall,
          (double)events / reps / cpu * 1e-6, (double)flows / reps / cpu * 1e-6,
          (unsigned long long)(events / reps), (unsigned long long)(flows / reps));
   alloc_free(a);
@@ -136,7 +136,7 @@ int main(void) {
   const char *methods[] = {"dtfm-identity", "random"};
   for (int m = 0; m < 3; m++)
     for (int i = 0; i < 2; i++)
-      bench("worldwide 64 GPUs L24 B1024", s, methods[i], (sim_net_model)m, 10);
+      bench("worldwide 64 GPUs L24 B1024", s, methods[i], (transport_model)m, 10);
   scenario_free(s);
 
   char path[] = "/tmp/geodes_bench_XXXXXX";
@@ -158,7 +158,7 @@ int main(void) {
     return 1;
   }
   for (int m = 0; m < 3; m++)
-    bench("scale 1024 GPUs 32 sites", s, "random", (sim_net_model)m, 3);
+    bench("scale 1024 GPUs 32 sites", s, "random", (transport_model)m, 3);
   scenario_free(s);
   printf("peak memory (max RSS) %.1f MiB\n",
          (double)bench_peak_rss_kib() / 1024);

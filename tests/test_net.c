@@ -55,7 +55,7 @@ static void hook_arrived(void *ctx, uint32_t tag, int64_t t) {
 }
 
 static void tnet_init(tnet *T, int nd, double lat_ms, double gbps,
-                      double nic_gbps, sim_net_model m, double window) {
+                      double nic_gbps, transport_model m, double window) {
   memset(T, 0, sizeof *T);
   for (int a = 0; a < nd; a++) {
     for (int b = 0; b < nd; b++) T->v[a][b] = (trace_value){lat_ms, gbps};
@@ -92,7 +92,7 @@ Test(net, one_transfer_ideal_is_alpha_plus_s_over_beta) {
     for (int j = 0; j < 3; j++)
       for (int k = 0; k < 3; k++) {
         tnet T;
-        tnet_init(&T, 2, lats[i], bws[j], 0, SIM_NET_IDEAL, 0);
+        tnet_init(&T, 2, lats[i], bws[j], 0, TRANSPORT_IDEAL, 0);
         sim_net_start(T.net, 1000, 0, 1, sizes[k], 0);
         tnet_run(&T);
         double want = 1000 + lats[i] * 1e6 + sizes[k] * 8 / bws[j];
@@ -106,7 +106,7 @@ Test(net, one_transfer_ideal_is_alpha_plus_s_over_beta) {
 
 Test(net, two_flows_on_one_shaper_get_half_each) {
   tnet T;
-  tnet_init(&T, 3, 10, 1, 10, SIM_NET_NETEM, 0);
+  tnet_init(&T, 3, 10, 1, 10, TRANSPORT_NETEM, 0);
   sim_net_start(T.net, 0, 0, 1, 1e8, 0);
   sim_net_start(T.net, 0, 0, 2, 5e7, 1);
   cr_assert_float_eq(sim_net_rate_of(T.net, 0), 0.0625e9, 1);
@@ -125,7 +125,7 @@ Test(net, three_flows_hand_solved_shares) {
    * 50 ms, 1 Gbit/s) and a 1.6 Gbit/s NIC. Progressive filling: shaper A
    * saturates at 0.5 each, the NIC leaves 0.6 for the flow to 3. */
   tnet T;
-  tnet_init(&T, 4, 10, 1, 1.6, SIM_NET_NETEM, 0);
+  tnet_init(&T, 4, 10, 1, 1.6, TRANSPORT_NETEM, 0);
   T.v[0][3] = (trace_value){50, 1};
   sim_net_start(T.net, 0, 0, 1, 1e9, 0);
   sim_net_start(T.net, 0, 0, 2, 1e9, 1);
@@ -136,10 +136,10 @@ Test(net, three_flows_hand_solved_shares) {
   tnet_done(&T);
   /* Receiver NIC of 1 Gbit/s shared by 0->1 and 2->1; 2's shaper (1.5) also
    * carries 2->3: shares 0.5, 0.5, 1.0. */
-  tnet_init(&T, 4, 10, 1.5, 1e9, SIM_NET_NETEM, 0);
+  tnet_init(&T, 4, 10, 1.5, 1e9, TRANSPORT_NETEM, 0);
   T.nic_gbps[1] = 1;
   sim_net_free(T.net);
-  T.net = sim_net_new(&T.topo, SIM_NET_NETEM, 0, T.q, 10,
+  T.net = sim_net_new(&T.topo, TRANSPORT_NETEM, 0, T.q, 10,
                       (sim_net_hooks){&T, hook_left, hook_arrived});
   sim_net_start(T.net, 0, 0, 1, 1e9, 0);
   sim_net_start(T.net, 0, 2, 1, 1e9, 1);
@@ -186,7 +186,7 @@ Test(net, random_flow_sets_match_global_water_filling) {
     gsl_rng_set(g, seed);
     int nd = 6;
     tnet T;
-    tnet_init(&T, nd, 10, 1, 1, SIM_NET_NETEM, 0);
+    tnet_init(&T, nd, 10, 1, 1, TRANSPORT_NETEM, 0);
     /* resources: shaper a = a, NIC out a = nd + a, NIC in b = 2 nd + b */
     double cap[3 * MAXD];
     for (int a = 0; a < nd; a++) {
@@ -197,7 +197,7 @@ Test(net, random_flow_sets_match_global_water_filling) {
       cap[nd + a] = cap[2 * nd + a] = T.nic_gbps[a];
     }
     sim_net_free(T.net);
-    T.net = sim_net_new(&T.topo, SIM_NET_NETEM, 0, T.q, 10,
+    T.net = sim_net_new(&T.topo, TRANSPORT_NETEM, 0, T.q, 10,
                         (sim_net_hooks){&T, hook_left, hook_arrived});
     int res[MAXF][3], nf = 0;
     for (int k = 0; k < 20; k++) {
@@ -229,7 +229,7 @@ Test(net, starts_and_ends_match_global_water_filling) {
     gsl_rng_set(g, seed);
     int nd = 8, nf = 40;
     tnet T;
-    tnet_init(&T, nd, 5, 1, 1, SIM_NET_NETEM, 0);
+    tnet_init(&T, nd, 5, 1, 1, TRANSPORT_NETEM, 0);
     double cap[3 * MAXD];
     for (int a = 0; a < nd; a++) {
       double sh = 0.5 + gsl_rng_uniform_int(g, 4) * 0.5;
@@ -239,7 +239,7 @@ Test(net, starts_and_ends_match_global_water_filling) {
       cap[nd + a] = cap[2 * nd + a] = T.nic_gbps[a];
     }
     sim_net_free(T.net); /* NIC capacities are read at creation */
-    T.net = sim_net_new(&T.topo, SIM_NET_NETEM, 0, T.q, 10,
+    T.net = sim_net_new(&T.topo, TRANSPORT_NETEM, 0, T.q, 10,
                         (sim_net_hooks){&T, hook_left, hook_arrived});
     int res[MAXF][3], src[MAXF], dst[MAXF];
     double bytes[MAXF];
@@ -288,7 +288,7 @@ Test(net, starts_and_ends_match_global_water_filling) {
  * and a flow that straddles the change its bytes at both rates. */
 Test(net, values_after_the_last_change_are_the_new_ones) {
   tnet T;
-  tnet_init(&T, 3, 100, 1, 0, SIM_NET_NETEM, 0);
+  tnet_init(&T, 3, 100, 1, 0, TRANSPORT_NETEM, 0);
   T.t_change = 50000000;
   T.after = (trace_value){20, 0.5};
   sim_net_start(T.net, 0, 0, 1, 1e7, 0);
@@ -319,7 +319,7 @@ Test(net, values_after_the_last_change_are_the_new_ones) {
 
 Test(net, back_to_back_sends_overlap_their_latency) {
   tnet T;
-  tnet_init(&T, 5, 50, 1, 0, SIM_NET_NETEM, 0);
+  tnet_init(&T, 5, 50, 1, 0, TRANSPORT_NETEM, 0);
   T.chain = 2;
   T.chain_bytes = 1e7;
   sim_net_start(T.net, 0, 0, 2, 1e7, 0);
@@ -332,7 +332,7 @@ Test(net, back_to_back_sends_overlap_their_latency) {
   tnet_done(&T);
 }
 
-static void halving_case(int64_t tc, sim_net_model m) {
+static void halving_case(int64_t tc, transport_model m) {
   tnet T;
   tnet_init(&T, 2, 100, 1, 0, m, 0);
   T.t_change = tc;
@@ -350,20 +350,20 @@ static void halving_case(int64_t tc, sim_net_model m) {
 }
 
 Test(net, bandwidth_halving_mid_transfer) {
-  halving_case(1000000000, SIM_NET_NETEM); /* after 1 s */
-  halving_case(1000000000, SIM_NET_IDEAL);
+  halving_case(1000000000, TRANSPORT_NETEM); /* after 1 s */
+  halving_case(1000000000, TRANSPORT_IDEAL);
 }
 
 Test(net, bandwidth_halving_while_first_bytes_in_flight) {
   /* 30 ms after the start, the first bytes have not arrived (100 ms): the
    * flow must still take 4 s - 30 ms * ... not finish at once (SimGrid 3.32). */
-  halving_case(30000000, SIM_NET_NETEM);
-  halving_case(30000000, SIM_NET_IDEAL);
+  halving_case(30000000, TRANSPORT_NETEM);
+  halving_case(30000000, TRANSPORT_IDEAL);
 }
 
 Test(net, latency_change_applies_when_last_byte_leaves) {
   tnet T;
-  tnet_init(&T, 2, 100, 1, 0, SIM_NET_NETEM, 0);
+  tnet_init(&T, 2, 100, 1, 0, TRANSPORT_NETEM, 0);
   T.t_change = 50000000;
   T.after = (trace_value){20, 1};
   sim_net_start(T.net, 0, 0, 1, 1e8, 0);
@@ -375,7 +375,7 @@ Test(net, latency_change_applies_when_last_byte_leaves) {
 
 static double tcp_time(double lat_ms, double gbps, double bytes, double window) {
   tnet T;
-  tnet_init(&T, 2, lat_ms, gbps, 10, SIM_NET_TCP, window);
+  tnet_init(&T, 2, lat_ms, gbps, 10, TRANSPORT_TCP, window);
   sim_net_set_handshake(T.net, true);
   sim_net_start(T.net, 0, 0, 1, bytes, 0);
   tnet_run(&T);
@@ -409,7 +409,7 @@ Test(net, tcp_is_never_faster_than_netem_for_one_flow) {
   for (int i = 0; i < 3; i++)
     for (int k = 0; k < 3; k++) {
       tnet T;
-      tnet_init(&T, 2, lats[i], 1, 10, SIM_NET_NETEM, 0);
+      tnet_init(&T, 2, lats[i], 1, 10, TRANSPORT_NETEM, 0);
       sim_net_start(T.net, 0, 0, 1, sizes[k], 0);
       tnet_run(&T);
       double netem = (double)T.arrived[0] * 1e-9;
@@ -420,15 +420,15 @@ Test(net, tcp_is_never_faster_than_netem_for_one_flow) {
 
 Test(net, model_names_round_trip) {
   for (int m = 0; m < 3; m++)
-    cr_assert_eq(sim_net_model_parse(sim_net_model_name((sim_net_model)m)), m);
-  cr_assert_eq(sim_net_model_parse("ns3"), -1);
+    cr_assert_eq(transport_model_parse(transport_model_name((transport_model)m)), m);
+  cr_assert_eq(transport_model_parse("ns3"), -1);
 }
 
 /* Flows of more than 1e8 s used to be clamped to INT64_MAX / 2 ns, so a
  * flow ten times larger "finished" no later. 1e-6 Gbit/s is 125 B/s. */
 Test(net, a_flow_longer_than_1e8_s_is_timed_exactly) {
   tnet T;
-  tnet_init(&T, 2, 1, 1e-6, 0, SIM_NET_IDEAL, 0);
+  tnet_init(&T, 2, 1, 1e-6, 0, TRANSPORT_IDEAL, 0);
   sim_net_start(T.net, 0, 0, 1, 2.5e10, 0); /* 2e8 s */
   tnet_run(&T);
   cr_expect(llabs(T.left[0] - 200000000000000000LL) <= 1, "left at %lld",
@@ -441,7 +441,7 @@ Test(net, a_flow_longer_than_1e8_s_is_timed_exactly) {
 /* A flow that cannot leave before the horizon stops there, recorded. */
 Test(net, a_flow_past_the_horizon_is_an_overflow) {
   tnet T;
-  tnet_init(&T, 3, 0, 1e-6, 1e9, SIM_NET_NETEM, 0);
+  tnet_init(&T, 3, 0, 1e-6, 1e9, TRANSPORT_NETEM, 0);
   sim_net_start(T.net, 0, 0, 1, 1e12, 0); /* 8e9 s > 2.3e9 s */
   sim_net_start(T.net, 0, 0, 2, 1e3, 1);
   tnet_run(&T);
@@ -456,7 +456,7 @@ Test(net, a_flow_past_the_horizon_is_an_overflow) {
  * with two flows its projection at a third of the rate passes 4.6e9 s. */
 Test(net, a_projection_past_the_horizon_may_come_back) {
   tnet T;
-  tnet_init(&T, 4, 0, 1e-6, 1e9, SIM_NET_NETEM, 0);
+  tnet_init(&T, 4, 0, 1e-6, 1e9, TRANSPORT_NETEM, 0);
   sim_net_start(T.net, 0, 0, 1, 1.5e11, 0);
   sim_net_start(T.net, 0, 0, 2, 1e3, 1);
   sim_net_start(T.net, 0, 0, 3, 1e3, 2);

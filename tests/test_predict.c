@@ -52,7 +52,7 @@ Test(predict, free_communication_is_m_plus_d_minus_1_slots) {
   alloc *a = alloc_identity(1, 8);
   /* ideal: no NIC (under netem the fixture's 100 Gbit/s NICs carry the
    * 8 MiB activations, as in the engine). */
-  predict_options ideal = {PREDICT_NET_IDEAL, 0};
+  predict_options ideal = {TRANSPORT_IDEAL, 0};
   for (int m = 8; m <= 128; m *= 2) {
     x.s->workload.batch = m;
     x.s->workload.micro_batches_per_pass = m;
@@ -138,7 +138,7 @@ Test(predict, grows_with_layers_and_latency) {
 
 Test(predict, tcp_flow_closed_forms) {
   double c0 = 10 * 1448.0, W = 4.0 * 1024 * 1024, lat = 0.05, rtt = 0.1;
-  predict_options tcp = {PREDICT_NET_TCP, W}, netem = {PREDICT_NET_NETEM, W};
+  predict_options tcp = {TRANSPORT_TCP, W}, netem = {TRANSPORT_NETEM, W};
   /* No tcp: bytes over the rate, whatever the latency. */
   cr_assert_float_eq(predict_flow_s(8e6, lat, 125e6, &netem, NULL), 8e6 / 125e6, 1e-12);
   /* Slow start on a fast link: c0, then 2 c0, then 3.5 c0 of 4 c0. */
@@ -166,7 +166,7 @@ Test(predict, tcp_flow_closed_forms) {
   const double size[] = {1e8, 1e8, 1e8, 1e8, 5e8};
   const double ns3[] = {153.7, 6.52, 4.95, 3.11, 25.59};
   for (int i = 0; i < 5; i++) {
-    predict_options o = {PREDICT_NET_TCP, win[i]};
+    predict_options o = {TRANSPORT_TCP, win[i]};
     double t = 0.3 + predict_flow_s(size[i], 0.1, 125e6, &o, NULL);
     cr_assert(fabs(t - ns3[i]) < 0.1 * ns3[i], "window %.0f: %.3f s vs ns-3 %.2f s",
               win[i], t, ns3[i]);
@@ -214,7 +214,7 @@ Test(predict, uniform_iteration_composed_by_hand) {
   cr_assert_float_eq(r.pp_comm_s, P * (F + B) - free_comm, 1e-9);
   cr_assert_float_eq(r.compute_s, P * K * (mf + mb), 1e-9);
   /* tcp with a 1 MiB window: RTT 20 ms, W / RTT = 52 MB/s < 125 MB/s. */
-  predict_options o = {PREDICT_NET_TCP, 1048576.0};
+  predict_options o = {TRANSPORT_TCP, 1048576.0};
   predict_result slow = run_with(&x, a, &o);
   cr_assert_gt(slow.pp_comm_s, r.pp_comm_s + P * 2 * (K - 1) *
                (spec_activation_bytes(&x.w) * 0.02 / 1048576.0 - t + alpha) * 0.99);
@@ -223,8 +223,8 @@ Test(predict, uniform_iteration_composed_by_hand) {
 }
 
 /* Relative error of the predictor against the simulation for placement a. */
-static double error_vs_sim(world *x, const alloc *a, predict_net pn,
-                           sim_net_model sn) {
+static double error_vs_sim(world *x, const alloc *a, transport_model pn,
+                           transport_model sn) {
   predict_options po = {pn, 0};
   predict_result pr = run_with(x, a, &po);
   sim_options so = sim_options_default();
@@ -250,8 +250,8 @@ Test(predict, close_to_the_simulation_on_fixed_placements) {
     load(&x, scen[i]);
     alloc *al[] = {alloc_identity(8, 8), alloc_megatron(8, 8), alloc_random(8, 8, 3)};
     for (int k = 0; k < 3; k++) {
-      double en = error_vs_sim(&x, al[k], PREDICT_NET_NETEM, SIM_NET_NETEM);
-      double et = error_vs_sim(&x, al[k], PREDICT_NET_TCP, SIM_NET_TCP);
+      double en = error_vs_sim(&x, al[k], TRANSPORT_NETEM, TRANSPORT_NETEM);
+      double et = error_vs_sim(&x, al[k], TRANSPORT_TCP, TRANSPORT_TCP);
       cr_assert(fabs(en) < 0.04, "%s placement %d netem: %.2f %%", scen[i], k, 100 * en);
       cr_assert(fabs(et) < 0.10, "%s placement %d tcp: %.2f %%", scen[i], k, 100 * et);
       cr_log_info("%s placement %d: netem %+.2f %%, tcp %+.2f %%", scen[i], k,
@@ -308,14 +308,14 @@ Test(predict, onef1b_adjacent_round_trip_sets_the_period) {
   for (int s = 0; s < 8; s++) full += f[s] + b[s];
   cr_assert_gt(period, full / 8 * 1.2);
   cr_assert_gt(period, (tc + ti) * 1.2);
-  predict_options netem = {PREDICT_NET_NETEM, 0};
+  predict_options netem = {TRANSPORT_NETEM, 0};
   double got = onef1b_k_step(&x, a, &netem, 32, 64);
   cr_assert_float_eq(got, period, 1e-9, "%.9f vs %.9f", got, period);
   /* tcp: the 4 MiB window over 22 ms RTT (190 MB/s) does not bind. The
    * pair 3 <-> 4 sends 2 micro-batches per cycle and then idles past the
    * 0.2 s RTO: one flow per cycle each way restarts from 10 segments, on
    * the trip, so the cycle is the trip with both restarts. */
-  predict_options tcp = {PREDICT_NET_TCP, 0};
+  predict_options tcp = {TRANSPORT_TCP, 0};
   double fresh = 0.011 + predict_flow_s(A, 0.011, 1.12e9 / 8, &tcp, NULL);
   double cyc = f[3] + b[3] + f[4] + b[4] + 2 * fresh;
   cr_assert_gt(2 * (cyc / 2 - (tc - 0.011)) - (fresh - tc), 0.2 + 0.022,
@@ -353,8 +353,8 @@ Test(predict, close_to_the_simulation_for_1f1b_and_sharded_ps) {
       cr_assert_eq(spec_workload_resolve(x.s, &x.w, NULL), ERR_OK);
       alloc *al[] = {alloc_identity(8, 8), alloc_megatron(8, 8), alloc_random(8, 8, 3)};
       for (int k = 0; k < 3; k++) {
-        double en = error_vs_sim(&x, al[k], PREDICT_NET_NETEM, SIM_NET_NETEM);
-        double et = error_vs_sim(&x, al[k], PREDICT_NET_TCP, SIM_NET_TCP);
+        double en = error_vs_sim(&x, al[k], TRANSPORT_NETEM, TRANSPORT_NETEM);
+        double et = error_vs_sim(&x, al[k], TRANSPORT_TCP, TRANSPORT_TCP);
         cr_assert(fabs(en) < tol[v][0], "%s %s placement %d netem: %.2f %%",
                   scen[i], knob[v], k, 100 * en);
         cr_assert(fabs(et) < tol[v][1], "%s %s placement %d tcp: %.2f %%",

@@ -44,7 +44,7 @@ static scenario *uniform(int stages, int replicas, int layers, int batch,
   return s;
 }
 
-static sim_result run(const scenario *s, const alloc *a, sim_net_model m,
+static sim_result run(const scenario *s, const alloc *a, transport_model m,
                       double scale) {
   sim_options o = sim_options_default();
   o.network = m;
@@ -59,7 +59,7 @@ static void free_comm_pipeline(const char *sched, int S, int M, int P) {
   /* 1e8 Gbit/s, no delay: an 8 MiB activation takes 0.67 ns (1 ns). */
   scenario *s = uniform(S, 1, 2 * S, M * P, M, sched, "ring", 0, 1e8, 1e8);
   alloc *a = alloc_identity(1, S);
-  sim_result r = run(s, a, SIM_NET_NETEM, 1);
+  sim_result r = run(s, a, TRANSPORT_NETEM, 1);
   spec_workload w;
   cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
   sim_compute c = sim_train_compute(&w, 1, spec_gpu_find("V100"), 1);
@@ -95,7 +95,7 @@ static double sync_time(const char *algo, int D, double lat_ms, double gbps,
                         double *bytes) {
   scenario *s = uniform(1, D, 2, D, 1, "gpipe", algo, lat_ms, gbps, 1e6);
   alloc *a = alloc_identity(D, 1);
-  sim_result r = run(s, a, SIM_NET_NETEM, 1e-12);
+  sim_result r = run(s, a, TRANSPORT_NETEM, 1e-12);
   spec_workload w;
   cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
   *bytes = spec_stage_gradient_bytes(&w, 0);
@@ -121,7 +121,7 @@ Test(train, central_ps_is_two_pipelined_chains) {
   for (int i = 0; i < 3; i++) {
     double S, D = Ds[i], beta = 1.25e8; /* 1 Gbit/s */
     double t = sync_time("central-ps", Ds[i], 50, 1, &S);
-    double C = fmin(ceil(S / SIM_TRAIN_CHUNK_BYTES), SIM_TRAIN_MAX_CHUNKS);
+    double C = fmin(ceil(S / TRANSPORT_NCCL_CHUNK_BYTES), TRANSPORT_NCCL_MAX_CHUNKS);
     double c = S / C;
     double op = (D - 1) * (0.050 + c / beta) + (C - 1) * c / beta;
     cr_assert(fabs(t - 2 * op) < 1e-6, "D %g: %.9f vs %.9f", D, t, 2 * op);
@@ -151,12 +151,12 @@ Test(train, central_ps_sync_waits_for_every_chunk) {
   cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
   alloc *a = alloc_identity(2, 1);
   const spec_gpu *gpu[2] = {spec_gpu_find("V100"), spec_gpu_find("V100")};
-  double grad = 8 * SIM_TRAIN_CHUNK_BYTES;
+  double grad = 8 * TRANSPORT_NCCL_CHUNK_BYTES;
   sim_graph *g = sim_graph_new();
   sim_train_marks mk;
   sim_train_build(g, &w, a, gpu, 1e-12, &grad, 0, &mk);
   sim_net_topo topo = {2, NULL, drop_link, drop_next, NULL, NULL, 0};
-  cr_assert_geq(sim_graph_run(g, &topo, SIM_NET_NETEM, 0), 0);
+  cr_assert_geq(sim_graph_run(g, &topo, TRANSPORT_NETEM, 0), 0);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
   int64_t last = 0, first = INT64_MAX;
@@ -197,7 +197,7 @@ Test(train, link_classes_count_the_bytes_between_sites) {
   spec_workload w;
   cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
   alloc *a = alloc_identity(2, 2);
-  sim_result r = run(s, a, SIM_NET_NETEM, 1);
+  sim_result r = run(s, a, TRANSPORT_NETEM, 1);
   double act = spec_activation_bytes(&w), pm = 2.0 * 3; /* P M */
   double dp = spec_stage_gradient_bytes(&w, 0) +
               spec_stage_gradient_bytes(&w, 1);
@@ -286,7 +286,7 @@ Test(train, back_to_back_sends_on_one_stream_overlap_latency) {
   uint32_t x2 = sim_graph_xfer(g, 0, 2, 1e7, SIM_ROLE_ACT, 1);
   sim_graph_stream(g, &send, x1, SIM_ON_LEFT);
   sim_graph_stream(g, &send, x2, SIM_ON_LEFT);
-  cr_assert_gt(sim_graph_run(g, &topo, SIM_NET_NETEM, 0), 0);
+  cr_assert_gt(sim_graph_run(g, &topo, TRANSPORT_NETEM, 0), 0);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
   cr_assert_eq(t[x2].t_start, 80000000); /* when x1's last byte left */
@@ -298,7 +298,7 @@ Test(train, back_to_back_sends_on_one_stream_overlap_latency) {
   x2 = sim_graph_compute(g, 0, 5, SIM_ROLE_FWD, 1);
   sim_graph_edge(g, x1, x2, SIM_ON_DONE);
   sim_graph_edge(g, x2, x1, SIM_ON_DONE);
-  cr_assert_eq(sim_graph_run(g, &topo, SIM_NET_NETEM, 0), -1);
+  cr_assert_eq(sim_graph_run(g, &topo, TRANSPORT_NETEM, 0), -1);
   sim_graph_free(g);
 }
 
@@ -324,13 +324,13 @@ Test(train, cleared_graph_runs_like_a_fresh_one) {
   sim_net_topo topo = {4, NULL, flat, NULL, NULL, NULL, 0};
   sim_graph *g = sim_graph_new();
   build_fan(g, 7);
-  cr_assert_gt(sim_graph_run(g, &topo, SIM_NET_NETEM, 0), 0);
+  cr_assert_gt(sim_graph_run(g, &topo, TRANSPORT_NETEM, 0), 0);
   sim_graph_clear(g);
   build_fan(g, 3); /* smaller: the kept arrays hold stale tasks beyond n */
-  int64_t ev = sim_graph_run(g, &topo, SIM_NET_NETEM, 0);
+  int64_t ev = sim_graph_run(g, &topo, TRANSPORT_NETEM, 0);
   sim_graph *f = sim_graph_new();
   build_fan(f, 3);
-  cr_assert_eq(sim_graph_run(f, &topo, SIM_NET_NETEM, 0), ev);
+  cr_assert_eq(sim_graph_run(f, &topo, TRANSPORT_NETEM, 0), ev);
   uint32_t n, nf;
   const sim_task *t = sim_graph_tasks(g, &n), *tf = sim_graph_tasks(f, &nf);
   cr_assert_eq(n, nf);
@@ -356,7 +356,7 @@ Test(train, cleared_graph_runs_like_a_fresh_one) {
   sim_graph_edge(g, a, b, SIM_ON_DONE);
   sim_graph_edge(g, b, a, SIM_ON_DONE);
   sim_graph_edge(g, c, a, SIM_ON_DONE);
-  cr_assert_eq(sim_graph_run(g, &topo, SIM_NET_NETEM, 0), -1);
+  cr_assert_eq(sim_graph_run(g, &topo, TRANSPORT_NETEM, 0), -1);
   t = sim_graph_tasks(g, &n);
   cr_assert_eq(n, 3);
   cr_assert_eq(t[a].deps, 1); /* c fired, b never did */
@@ -379,11 +379,11 @@ Test(train, worldwide_sanity_and_determinism) {
   cr_assert_not_null(s, "%s", e.msg);
   alloc *id = alloc_fixed("dtfm-identity", 8, 8, 1);
   alloc *rnd = alloc_fixed("random", 8, 8, 1);
-  sim_result ri = run(s, id, SIM_NET_NETEM, 1);
-  sim_result ri2 = run(s, id, SIM_NET_NETEM, 1);
-  sim_result rr = run(s, rnd, SIM_NET_NETEM, 1);
-  sim_result rt = run(s, id, SIM_NET_TCP, 1);
-  sim_result rrt = run(s, rnd, SIM_NET_TCP, 1);
+  sim_result ri = run(s, id, TRANSPORT_NETEM, 1);
+  sim_result ri2 = run(s, id, TRANSPORT_NETEM, 1);
+  sim_result rr = run(s, rnd, TRANSPORT_NETEM, 1);
+  sim_result rt = run(s, id, TRANSPORT_TCP, 1);
+  sim_result rrt = run(s, rnd, TRANSPORT_TCP, 1);
   cr_assert(same_result(&ri, &ri2));
   cr_assert_gt(rr.iteration_s, 1.5 * ri.iteration_s, "random %g identity %g",
                rr.iteration_s, ri.iteration_s);
@@ -468,7 +468,7 @@ Test(train, single_pipeline_reproduces_dtfm_measurements) {
   for (int i = 0; i < 4; i++) {
     scenario *s = uniform(8, 1, 24, Ms[i], Ms[i], "gpipe", "central-ps", 0, 10, 10);
     alloc *a = alloc_identity(1, 8);
-    sim_result r = run(s, a, SIM_NET_NETEM, 1);
+    sim_result r = run(s, a, TRANSPORT_NETEM, 1);
     fprintf(stderr, "M %3d: simulated %.3f s, DT-FM %.2f s (%+.1f%%)\n", Ms[i],
             r.iteration_s, meas[i], 100 * (r.iteration_s / meas[i] - 1));
     cr_assert(fabs(meas[i] - r.iteration_s - resid[i]) < 0.01,

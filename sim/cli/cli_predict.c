@@ -41,7 +41,7 @@ static void predict_help(void) {
 typedef struct predict_args {
   const char *scenario, *alloc_file, *partition_file, *method;
   bool json;
-  predict_net network;
+  transport_model network;
   cli_workload_opts wo;
 } predict_args;
 
@@ -58,7 +58,7 @@ static int parse_args(int argc, char **argv, predict_args *p) {
       {NULL, 0, NULL, 0}};
   struct option *opts = cli_workload_options(own);
   memset(p, 0, sizeof *p);
-  p->network = PREDICT_NET_NETEM;
+  p->network = TRANSPORT_NETEM;
   cli_workload_init(&p->wo);
   int c, rc = CLI_OK;
   optind = 1;
@@ -77,7 +77,7 @@ static int parse_args(int argc, char **argv, predict_args *p) {
       while (m < 3 && strcmp(optarg, names[m]) != 0) m++;
       if (m == 3)
         rc = cli_usage_error("predict", "--network: ideal, netem or tcp, not '%s'", optarg);
-      else p->network = (predict_net)m;
+      else p->network = (transport_model)m;
     }
     else if (c == ':')
       rc = cli_usage_error("predict", "%s needs an argument", argv[optind - 1]);
@@ -104,7 +104,7 @@ typedef struct prediction {
   cost_parts parts;        /* the score of the placement as given */
   double partition_score;  /* the best order/pairing of a's groups */
   predict_result pr;
-  predict_net network;     /* the network model predicted for */
+  transport_model network;     /* the network model predicted for */
   const char *source;      /* "alloc", "partition" or "method" */
 } prediction;
 

@@ -118,7 +118,7 @@ static sweep_point run_point(const char *scenario_name,
  * searches by simulation under network model net, and its curve is named
  * "sim/NET". */
 static alloc *place(const scenario *s, const cost_ctx *c, const char *method,
-                    sim_net_model net, const cli_workload_opts *wo, db *d,
+                    transport_model net, const cli_workload_opts *wo, db *d,
                     int64_t run, err *e) {
   search_opts o;
   search_opts_default(&o);
@@ -132,7 +132,7 @@ static alloc *place(const scenario *s, const cost_ctx *c, const char *method,
   char curve[64];
   snprintf(curve, sizeof curve, "%s%s%s", method,
            schedule_method_needs_objective(method) ? "/" : "",
-           schedule_method_needs_objective(method) ? sim_net_model_name(net)
+           schedule_method_needs_objective(method) ? transport_model_name(net)
                                                    : "");
   int rc = ERR_OK;
   if (!is_fixed(method)) {
@@ -162,9 +162,9 @@ typedef struct study_rows {
 /* Simulates a under net into row and stores it as the sweep point (name,
  * knobs, method, net) would: the same key, the same identity. */
 static int store_row(const study_rows *st, const alloc *a, const char *method,
-                     sim_net_model net, db_result *row, err *e) {
+                     transport_model net, db_result *row, err *e) {
   char key[1024], identity[17];
-  const char *name = sim_net_model_name(net);
+  const char *name = transport_model_name(net);
   int rc = db_begin(st->d, e);
   if (rc == ERR_OK)
     rc = eval_alloc(st->s, st->c, a, net, (double)st->wo->window_bytes, row,
@@ -206,16 +206,16 @@ static int study_placements(const char *name, const scenario *s,
     for (int n = 0; n < VALIDATE_NETWORKS && rc == ERR_OK; n++) {
       if (!a || per_net) {
         alloc_free(a);
-        if (!(a = place(s, c, METHODS[m], (sim_net_model)n, wo, d, run, e))) {
+        if (!(a = place(s, c, METHODS[m], (transport_model)n, wo, d, run, e))) {
           rc = e->code;
           break;
         }
       }
-      rc = store_row(&st, a, METHODS[m], (sim_net_model)n, &row[n], e);
+      rc = store_row(&st, a, METHODS[m], (transport_model)n, &row[n], e);
     }
     /* Score and prediction: of the placement simulated under netem (for
      * sim: the one its netem search found). */
-    const db_result *shown = &row[SIM_NET_NETEM];
+    const db_result *shown = &row[TRANSPORT_NETEM];
     if (rc == ERR_OK)
       printf("%-14s %9.3f %9.3f %9.3f %11.3f  %9.3f %9.3f %9.3f\n",
              METHODS[m], shown->score_s, shown->dp_cost_s, shown->pp_cost_s,

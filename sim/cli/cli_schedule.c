@@ -75,7 +75,7 @@ static int parse_args(int argc, char **argv, sched_args *p) {
   memset(p, 0, sizeof *p);
   p->method = "gcma";
   p->trials = p->population = p->starts = -1;
-  p->network = SIM_NET_NETEM;
+  p->network = TRANSPORT_NETEM;
   cli_workload_init(&p->wo);
   int c, rc = CLI_OK;
   optind = 1;
@@ -103,7 +103,7 @@ static int parse_args(int argc, char **argv, sched_args *p) {
       if (!cli_parse_int("schedule", "--starts", optarg, 1, 1000, &p->starts))
         rc = CLI_USAGE;
     } else if (c == OPT_NET) {
-      if ((p->network = sim_net_model_parse(optarg)) < 0)
+      if ((p->network = transport_model_parse(optarg)) < 0)
         rc = cli_usage_error("schedule",
                              "--network is ideal, netem or tcp, not '%s'", optarg);
     } else if (c == ':')
@@ -271,7 +271,7 @@ int cli_schedule(int argc, char **argv) {
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
   if (!(c = cost_ctx_from_scenario(s, &e))) goto fail;
   sim_options so = sim_options_default();
-  so.network = (sim_net_model)p.network;
+  so.network = (transport_model)p.network;
   so.window_bytes = p.wo.window_bytes > 0 ? (double)p.wo.window_bytes : 0;
   so.seed = s->seed;
   search_opts o;
@@ -285,7 +285,7 @@ int cli_schedule(int argc, char **argv) {
   if (sim_run(s, r->best, &so, &sr, &e) != ERR_OK) goto fail;
   if (write_outputs(&p, r, &e) != ERR_OK) goto fail;
   if (record_db(&p, s, r, argc, argv, &e) != ERR_OK) goto fail;
-  const char *net = sim_net_model_name(so.network);
+  const char *net = transport_model_name(so.network);
   if (p.json)
     print_json(s, r, sr.iteration_s, net);
   else

@@ -52,7 +52,7 @@ static int parse_args(int argc, char **argv, sim_args *p) {
       {NULL, 0, NULL, 0}};
   struct option *opts = cli_workload_options(own);
   memset(p, 0, sizeof *p);
-  p->network = SIM_NET_NETEM;
+  p->network = TRANSPORT_NETEM;
   cli_workload_init(&p->wo);
   int c, rc = CLI_OK;
   optind = 1;
@@ -66,7 +66,7 @@ static int parse_args(int argc, char **argv, sim_args *p) {
     else if (c == OPT_TIMELINE) p->timeline = optarg;
     else if (c == OPT_JSON) p->json = true;
     else if (c == OPT_NET) {
-      if ((p->network = sim_net_model_parse(optarg)) < 0)
+      if ((p->network = transport_model_parse(optarg)) < 0)
         rc = cli_usage_error("simulate",
                              "--network is ideal, netem or tcp, not '%s'", optarg);
     } else if (c == ':')
@@ -90,7 +90,7 @@ static void print_table(const scenario *s, const char *placement,
                         const sim_result *r) {
   printf("scenario    %s, %d devices: %d stages x %d replicas, %s\n", s->name,
          s->ndevices, s->workload.stages, s->workload.replicas, placement);
-  printf("network     %s\n", sim_net_model_name(r->network));
+  printf("network     %s\n", transport_model_name(r->network));
   printf("iteration   %.4f s  (%llu events, %llu flows, %llu tasks)\n\n",
          r->iteration_s, (unsigned long long)r->events,
          (unsigned long long)r->flows, (unsigned long long)r->tasks);
@@ -120,7 +120,7 @@ static void print_json(const scenario *s, const char *placement,
   json_t *o = json_object(), *st = json_array(), *cl = json_array();
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "placement", json_string(placement));
-  json_object_set_new(o, "network_model", json_string(sim_net_model_name(r->network)));
+  json_object_set_new(o, "network_model", json_string(transport_model_name(r->network)));
   json_object_set_new(o, "iteration_s", cli_json_number(r->iteration_s));
   json_object_set_new(o, "compute_s", cli_json_number(r->mean.compute_s));
   json_object_set_new(o, "bubble_s", cli_json_number(r->mean.bubble_s));
@@ -166,7 +166,7 @@ int cli_simulate(int argc, char **argv) {
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
   int R = s->workload.replicas, D = s->workload.stages;
   sim_options o = sim_options_default();
-  o.network = (sim_net_model)p.network;
+  o.network = (transport_model)p.network;
   o.window_bytes = p.wo.window_bytes > 0 ? (double)p.wo.window_bytes : 0;
   o.seed = s->seed;
   if (p.alloc_file) {

@@ -49,7 +49,7 @@ static void arrived(void *ctx, uint32_t tag, int64_t t) {
   *(int64_t *)ctx = t;
 }
 
-static double time_one(const link1 *l, sim_net_model m, double bytes,
+static double time_one(const link1 *l, transport_model m, double bytes,
                        double window) {
   sim_net_topo topo = {2, l, one_link, NULL, NULL, NULL, 0};
   sim_queue *q = sim_queue_new();
@@ -110,7 +110,7 @@ static int parse_args(int argc, char **argv, transfer_args *a) {
                            1L << 40, &a->window);
         break;
       case OPT_NET:
-        if ((a->model = sim_net_model_parse(optarg)) < 0)
+        if ((a->model = transport_model_parse(optarg)) < 0)
           return cli_usage_error("transfer",
                                  "--network is ideal, netem or tcp, not '%s'",
                                  optarg);
@@ -137,9 +137,9 @@ static void print_json(const transfer_args *a, const double t[3], int shown) {
   json_t *o = json_object(), *by = json_object();
   json_object_set_new(o, "time_s", cli_json_number(t[shown]));
   json_object_set_new(o, "network_model",
-                      json_string(sim_net_model_name((sim_net_model)shown)));
+                      json_string(transport_model_name((transport_model)shown)));
   for (int m = 0; m < 3; m++)
-    json_object_set_new(by, sim_net_model_name((sim_net_model)m),
+    json_object_set_new(by, transport_model_name((transport_model)m),
                         cli_json_number(t[m]));
   json_object_set_new(o, "by_network", by);
   json_object_set_new(o, "bytes", json_real(a->bytes));
@@ -147,7 +147,7 @@ static void print_json(const transfer_args *a, const double t[3], int shown) {
   json_object_set_new(o, "bandwidth_gbps", json_real(a->l.gbps));
   json_object_set_new(o, "window_bytes",
                       json_real(a->window > 0 ? (double)a->window
-                                              : SIM_NET_DEFAULT_WINDOW));
+                                              : TRANSPORT_DEFAULT_WINDOW));
   char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
   puts(text);
   free(text);
@@ -169,21 +169,21 @@ int cli_transfer(int argc, char **argv) {
                      a.bytes, a.l.gbps, ideal_s);
   double t[3];
   for (int m = 0; m < 3; m++) {
-    t[m] = time_one(&a.l, (sim_net_model)m, a.bytes, (double)a.window);
+    t[m] = time_one(&a.l, (transport_model)m, a.bytes, (double)a.window);
     if (isnan(t[m]))
       return cli_error("transfer: %g bytes take longer under %s than the "
                        "%.3g s (73 years) that simulated time covers",
-                       a.bytes, sim_net_model_name((sim_net_model)m),
+                       a.bytes, transport_model_name((transport_model)m),
                        (double)SIM_NET_HORIZON_NS * 1e-9);
   }
   if (a.json) {
-    print_json(&a, t, a.model < 0 ? SIM_NET_NETEM : a.model);
+    print_json(&a, t, a.model < 0 ? TRANSPORT_NETEM : a.model);
     return CLI_OK;
   }
   printf("one flow of %.0f bytes, %g ms one-way, %g Gbit/s\n", a.bytes,
          a.l.lat_ms, a.l.gbps);
   for (int m = 0; m < 3; m++)
     if (a.model < 0 || a.model == m)
-      printf("  %-6s %12.6f s\n", sim_net_model_name((sim_net_model)m), t[m]);
+      printf("  %-6s %12.6f s\n", transport_model_name((transport_model)m), t[m]);
   return CLI_OK;
 }

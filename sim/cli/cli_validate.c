@@ -64,7 +64,7 @@ static json_t *verdict_json(const validate_report *r, int v) {
                           cli_json_number(p->iteration_s)));
   }
   return json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o}",
-                   "network_model", sim_net_model_name(d->network), "samples",
+                   "network_model", transport_model_name(d->network), "samples",
                    (json_int_t)d->samples, "spearman", cli_json_number(d->spearman),
                    "kendall", cli_json_number(d->kendall), "mape", cli_json_number(d->mape), "regret",
                    cli_json_number(d->regret), "discordant", (json_int_t)d->discordant,
@@ -79,7 +79,7 @@ static void print_json(const validate_report *r, const char *name,
     json_t *by = json_object();
     for (int v = 0; v < validate_nverdicts(r); v++)
       json_object_set_new(
-          by, sim_net_model_name(validate_verdict_at(r, v)->network),
+          by, transport_model_name(validate_verdict_at(r, v)->network),
           verdict_json(r, v));
     o = json_pack("{s:s, s:i, s:o}", "scenario", name, "samples",
                   validate_nsamples(r), "by_network", by);
@@ -99,7 +99,7 @@ void cli_validate_verdicts(const struct validate_report *r) {
   for (int v = 0; v < validate_nverdicts(r); v++) {
     const validate_verdict *d = validate_verdict_at(r, v);
     printf("%-8s %9.3f %9.3f %9.1f %9.3f %7zu / %-6zu\n",
-           sim_net_model_name(d->network), d->spearman, d->kendall, d->mape,
+           transport_model_name(d->network), d->spearman, d->kendall, d->mape,
            d->regret, d->discordant, d->pairs);
   }
 }
@@ -112,7 +112,7 @@ static void print_table(const validate_report *r, const char *name) {
     const validate_verdict *d = validate_verdict_at(r, v);
     if (!d->nworst) continue;
     printf("\nworst-ordered pairs under %s (the model prefers the first):\n",
-           sim_net_model_name(d->network));
+           transport_model_name(d->network));
     for (size_t k = 0; k < d->nworst; k++) {
       const db_result *a = validate_row(r, v, (int)d->worst[k].i),
                       *b = validate_row(r, v, (int)d->worst[k].j);
@@ -166,7 +166,7 @@ static int parse_args(int argc, char **argv, validate_args *a) {
         break;
       case 'N':
         a->network = optarg;
-        if (strcmp(optarg, "all") && sim_net_model_parse(optarg) < 0)
+        if (strcmp(optarg, "all") && transport_model_parse(optarg) < 0)
           rc = cli_usage_error("validate",
                                "--network is ideal, netem, tcp or all, not "
                                "'%s'", optarg);
@@ -219,7 +219,7 @@ int cli_validate(int argc, char **argv) {
   bool all = strcmp(a.network, "all") == 0;
   validate_opts o = {
       .samples = (int)a.samples,
-      .networks = all ? 7u : 1u << sim_net_model_parse(a.network),
+      .networks = all ? 7u : 1u << transport_model_parse(a.network),
       .window_bytes = (double)a.wo.window_bytes,
       .progress = cli_stderr_is_tty() ? progress : NULL};
   validate_report *r = e.code ? NULL : validate_run(s, &o, &e);
