@@ -1,23 +1,32 @@
 /* db: the SQLite results store.
- * Invariant: a db handle exists only for a file whose application_id and
- * user_version are ours (or that was empty and has just been given our
- * schema); the checks run before anything is written, so a foreign or
- * corrupt file is never modified. Every statement is prepared once, in
+ * Invariant: a db handle exists only for a writable file whose
+ * application_id, user_version and tables are ours and that passes
+ * quick_check (or that was empty and has just been given our schema, by
+ * whichever process took the write lock first); the checks run before
+ * anything is written, so a foreign, damaged or wrong file is never
+ * modified. Every statement is prepared once, in
  * db_open, and reset after each use. */
 #include "analysis/db.h"
 
+#include <assert.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "traces/mem.h"
+
+/* How long a connection waits for another's lock (SQLite's busy timeout,
+ * and the retries of set_wal), ms. */
+#define DB_BUSY_MS 10000
 
 struct db {
   sqlite3 *h;
   char *path;
+  int64_t version; /* the file's schema version (DB_SCHEMA_MIGRATES or ours) */
   sqlite3_stmt *put, *has, *count, *conv, *run, *run_end, *begin, *commit;
 };
 
@@ -40,7 +49,7 @@ static const char SCHEMA[] =
     " score_s REAL, dp_cost_s REAL, pp_cost_s REAL,"
     " predicted_iteration_s REAL, iteration_s REAL,"
     " compute_s REAL, bubble_s REAL, comm_s REAL, dp_sync_s REAL,"
-    " events INTEGER, sockets INTEGER, runtime TEXT);"
+    " events INTEGER, identity TEXT, sockets INTEGER, runtime TEXT);"
     "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
     "CREATE TABLE convergence("
     " run_id INTEGER NOT NULL REFERENCES runs(id),"
@@ -54,8 +63,21 @@ static const char SCHEMA[] =
   " dp_algo, gpu, bandwidth_scale, latency_scale, activation_gb,"           \
   " gradient_gb, alloc, score_s, dp_cost_s, pp_cost_s,"                     \
   " predicted_iteration_s, iteration_s, compute_s, bubble_s, comm_s,"       \
-  " dp_sync_s, events, sockets, runtime"
-#define RESULT_NCOLUMNS 32
+  " dp_sync_s, events, identity, sockets, runtime"
+#define RESULT_NCOLUMNS 33
+
+/* Version 2 -> 3: the identity, sockets and runtime columns, last in
+ * results as ALTER TABLE puts them, so a migrated file and a new one have
+ * the same columns. SCHEMA with MIGRATE_BACK applied is version 2's, for
+ * check_tables. */
+static const char MIGRATE_2_3[] =
+    "ALTER TABLE results ADD COLUMN identity TEXT;"
+    "ALTER TABLE results ADD COLUMN sockets INTEGER;"
+    "ALTER TABLE results ADD COLUMN runtime TEXT";
+static const char MIGRATE_BACK[] =
+    "ALTER TABLE results DROP COLUMN runtime;"
+    "ALTER TABLE results DROP COLUMN sockets;"
+    "ALTER TABLE results DROP COLUMN identity";
 
 void db_result_init(db_result *r) {
   *r = (db_result){.seed = -1, .layers = -1, .batch = -1, .micro_batch = -1,
@@ -77,34 +99,39 @@ static int fail(db *d, err *e, const char *what) {
   return err_set(e, ERR_DB, "%s: %s: %s", d->path, what, sqlite3_errmsg(d->h));
 }
 
-/* One integer from a single-row query (a PRAGMA). */
-static int query_int(db *d, const char *sql, int64_t *out, err *e) {
+/* The application id, the schema version and the number of schema entries,
+ * read in one statement, so in one snapshot: read apart, another process
+ * creating the schema between the reads made a new file look foreign. */
+static int read_marks(db *d, int64_t marks[3], err *e) {
   sqlite3_stmt *st = NULL;
-  int rc = sqlite3_prepare_v2(d->h, sql, -1, &st, NULL);
+  int rc = sqlite3_prepare_v2(
+      d->h,
+      "SELECT (SELECT application_id FROM pragma_application_id), (SELECT "
+      "user_version FROM pragma_user_version), (SELECT count(*) FROM "
+      "sqlite_master)",
+      -1, &st, NULL);
   if (rc == SQLITE_OK) rc = sqlite3_step(st);
-  if (rc != SQLITE_ROW) {
-    int code = err_set(e, ERR_DB,
-                       "%s: not a readable SQLite database (%s); geodes "
-                       "leaves it untouched",
-                       d->path, sqlite3_errmsg(d->h));
-    sqlite3_finalize(st);
-    return code;
-  }
-  *out = sqlite3_column_int64(st, 0);
+  int code = ERR_OK;
+  if (rc != SQLITE_ROW)
+    code = err_set(e, ERR_DB,
+                   "%s: not a readable SQLite database (%s); geodes leaves it "
+                   "untouched",
+                   d->path, sqlite3_errmsg(d->h));
+  for (int i = 0; i < 3 && !code; i++) marks[i] = sqlite3_column_int64(st, i);
   sqlite3_finalize(st);
-  return ERR_OK;
+  return code;
 }
 
-/* Refuses anything but an empty database or one with our id and version;
- * sets *fresh when the schema must be created. Reads only. */
+/* Refuses anything but an empty database or one with our id and a version
+ * this build reads (its own, or DB_SCHEMA_MIGRATES to migrate); sets *fresh
+ * when the schema must be created and d->version. Reads only. */
 static int check_schema(db *d, bool *fresh, err *e) {
-  int64_t app, version, tables;
-  int rc;
-  if ((rc = query_int(d, "PRAGMA application_id", &app, e)) ||
-      (rc = query_int(d, "PRAGMA user_version", &version, e)) ||
-      (rc = query_int(d, "SELECT count(*) FROM sqlite_master", &tables, e)))
-    return rc;
+  int64_t m[3] = {0, 0, 0};
+  int rc = read_marks(d, m, e);
+  if (rc) return rc;
+  int64_t app = m[0], version = m[1], tables = m[2];
   *fresh = app == 0 && version == 0 && tables == 0;
+  d->version = *fresh ? DB_SCHEMA_VERSION : version;
   if (*fresh) return ERR_OK;
   if (app != DB_APPLICATION_ID)
     return err_set(e, ERR_DB,
@@ -112,38 +139,175 @@ static int check_schema(db *d, bool *fresh, err *e) {
                    "%lld, %lld tables), not a geodes results store; geodes "
                    "will not write to it",
                    d->path, (long long)app, (long long)tables);
-  if (version != DB_SCHEMA_VERSION)
+  if (version != DB_SCHEMA_VERSION && version != DB_SCHEMA_MIGRATES)
     return err_set(e, ERR_DB,
                    "%s: geodes results store of schema version %lld, written "
-                   "by %s geodes; this geodes reads version %d only (%s) and "
-                   "leaves the file untouched: keep it with the geodes that "
-                   "wrote it, or give --db a new file",
+                   "by %s geodes; this geodes reads version %d (and migrates "
+                   "%d: %s) and leaves the file untouched: keep it with the "
+                   "geodes that wrote it, or give --db a new file",
                    d->path, (long long)version,
                    version < DB_SCHEMA_VERSION ? "an older" : "a newer",
-                   DB_SCHEMA_VERSION,
-                   "results have sockets and runtime columns, keys name "
-                   "them, and the transport model changed");
+                   DB_SCHEMA_VERSION, DB_SCHEMA_MIGRATES,
+                   "version 2 added results.gpu, GPU in the keys and "
+                   "convergence.method");
   return ERR_OK;
 }
 
-static int exec(db *d, const char *sql, err *e) {
+/* sql (short what for the message: the statement itself may be kilobytes,
+ * and err's message would end before SQLite's reason). */
+static int exec(db *d, const char *sql, const char *what, err *e) {
   if (sqlite3_exec(d->h, sql, NULL, NULL, NULL) != SQLITE_OK)
-    return fail(d, e, sql);
+    return fail(d, e, what);
   return ERR_OK;
 }
 
+#define COL(st, c) ((const char *)sqlite3_column_text(st, c))
+
+/* Steps want (SCHEMA's tables and columns) and have (the file's) in
+ * lockstep, both ordered by table and column; false at the first
+ * difference, described in why. */
+static bool same_rows(sqlite3_stmt *want, sqlite3_stmt *have, char *why,
+                      size_t size) {
+  for (;;) {
+    bool a = sqlite3_step(want) == SQLITE_ROW;
+    bool b = sqlite3_step(have) == SQLITE_ROW;
+    if (!a && !b) return true;
+    int t = a && b ? strcmp(COL(want, 0), COL(have, 0)) : 0;
+    bool same = a == b && t == 0;
+    for (int c = 1; same && c < 5; c++)
+      same = strcmp(COL(want, c), COL(have, c)) == 0;
+    if (same) continue;
+    if (!b || t < 0)
+      snprintf(why, size, "no %s.%s %s", COL(want, 0), COL(want, 1),
+               COL(want, 2));
+    else if (!a || t > 0)
+      snprintf(why, size, "a table %s that it should not have", COL(have, 0));
+    else
+      snprintf(why, size, "%s.%s %s where %s.%s %s is expected", COL(have, 0),
+               COL(have, 1), COL(have, 2), COL(want, 0), COL(want, 1),
+               COL(want, 2));
+    return false;
+  }
+}
+
+/* The file's tables are exactly SCHEMA's, column by column (name, type, NOT
+ * NULL, key), as SCHEMA creates them in a scratch in-memory database: one
+ * home for the schema, and a file of ours with other tables is refused
+ * before anything is written. SQLite's own tables (sqlite_stat1 after an
+ * ANALYZE) are not ours to judge. Reads only. */
+static int check_tables(db *d, err *e) {
+  static const char q[] =
+      "SELECT m.name, p.name, p.type, p.\"notnull\", p.pk FROM sqlite_master "
+      "m, pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name NOT "
+      "LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY m.name, p.cid";
+  sqlite3 *ref = NULL;
+  sqlite3_stmt *want = NULL, *have = NULL;
+  int rc = ERR_OK;
+  if (sqlite3_open(":memory:", &ref) != SQLITE_OK ||
+      sqlite3_exec(ref, SCHEMA, NULL, NULL, NULL) != SQLITE_OK ||
+      (d->version == DB_SCHEMA_MIGRATES &&
+       sqlite3_exec(ref, MIGRATE_BACK, NULL, NULL, NULL) != SQLITE_OK) ||
+      sqlite3_prepare_v2(ref, q, -1, &want, NULL) != SQLITE_OK) {
+    rc = err_set(e, ERR_DB, "%s: cannot build the reference schema: %s",
+                 d->path, sqlite3_errmsg(ref));
+  } else if (sqlite3_prepare_v2(d->h, q, -1, &have, NULL) != SQLITE_OK) {
+    rc = fail(d, e, "cannot read the tables");
+  } else {
+    char why[256];
+    if (!same_rows(want, have, why, sizeof why))
+      rc = err_set(e, ERR_DB,
+                   "%s: marked a geodes results store of schema version "
+                   "%lld, but its tables are not that schema's (it has %s); "
+                   "geodes leaves it untouched",
+                   d->path, (long long)d->version, why);
+  }
+  sqlite3_finalize(want);
+  sqlite3_finalize(have);
+  sqlite3_close(ref);
+  return rc;
+}
+
+/* SQLite's quick_check (every page and b-tree, not the index contents):
+ * lookups that miss a damaged page would let a write go through. */
+static int check_integrity(db *d, err *e) {
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(d->h, "PRAGMA quick_check(1)", -1, &st, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  const char *said = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0)
+                                      : sqlite3_errmsg(d->h);
+  char what[256];
+  snprintf(what, sizeof what, "%s", said ? said : "nothing");
+  for (char *c = what; *c; c++)
+    if (*c == '\n') *c = ' '; /* one line of message */
+  int code = ERR_OK;
+  if (rc != SQLITE_ROW || strcmp(what, "ok") != 0)
+    code = err_set(e, ERR_DB,
+                   "%s: damaged: SQLite's quick_check says '%s'; geodes "
+                   "leaves it untouched (use a copy from before the damage, "
+                   "or give --db a new file)",
+                   d->path, what);
+  sqlite3_finalize(st);
+  return code;
+}
+
+/* WAL mode, retried while another connection holds a lock: journal_mode
+ * does not wait under the busy timeout (two processes opening one new file
+ * at once got SQLITE_BUSY at once). */
+static int set_wal(db *d, err *e) {
+  for (int waited = 0;; waited += 10) {
+    int rc = sqlite3_exec(d->h, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+    if (rc == SQLITE_OK) break;
+    if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) ||
+        waited >= DB_BUSY_MS)
+      return fail(d, e, "cannot switch to WAL mode");
+    sqlite3_sleep(10);
+  }
+  return exec(d, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
+              "cannot set its pragmas", e);
+}
+
+/* Creates the schema under the write lock, unless another process created
+ * it since check_schema looked (two sweeps starting on one new file): then
+ * its tables are checked instead. */
 static int create_schema(db *d, err *e) {
   char pragmas[128];
   snprintf(pragmas, sizeof pragmas,
            "PRAGMA application_id = %d; PRAGMA user_version = %d;",
            DB_APPLICATION_ID, DB_SCHEMA_VERSION);
+  bool fresh = false;
   int rc;
-  if ((rc = exec(d, "BEGIN IMMEDIATE", e))) return rc;
-  if ((rc = exec(d, SCHEMA, e)) || (rc = exec(d, pragmas, e))) {
+  if ((rc = exec(d, "BEGIN IMMEDIATE", "cannot begin the schema", e)))
+    return rc;
+  if ((rc = check_schema(d, &fresh, e)) ||
+      (fresh && ((rc = exec(d, SCHEMA, "cannot create the tables", e)) ||
+                 (rc = exec(d, pragmas, "cannot mark the schema", e))))) {
     sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
     return rc;
   }
-  return exec(d, "COMMIT", e);
+  if ((rc = exec(d, "COMMIT", "cannot commit the schema", e))) return rc;
+  return fresh ? ERR_OK : check_tables(d, e);
+}
+
+/* A store of version DB_SCHEMA_MIGRATES gets the identity column, under the
+ * write lock and unless another process did it first. Its rows have no
+ * identity: they count as stale, so a sweep recomputes them. */
+static int migrate(db *d, err *e) {
+  if (d->version != DB_SCHEMA_MIGRATES) return ERR_OK;
+  char mark[64];
+  snprintf(mark, sizeof mark, "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+  int64_t m[3];
+  int rc;
+  if ((rc = exec(d, "BEGIN IMMEDIATE", "cannot begin the migration", e)))
+    return rc;
+  if ((rc = read_marks(d, m, e)) ||
+      (m[1] == DB_SCHEMA_MIGRATES &&
+       ((rc = exec(d, MIGRATE_2_3, "cannot add results.identity", e)) ||
+        (rc = exec(d, mark, "cannot mark the migration", e))))) {
+    sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+  }
+  d->version = DB_SCHEMA_VERSION;
+  return exec(d, "COMMIT", "cannot commit the migration", e);
 }
 
 static int prepare(db *d, sqlite3_stmt **st, const char *sql, err *e) {
@@ -153,17 +317,38 @@ static int prepare(db *d, sqlite3_stmt **st, const char *sql, err *e) {
   return ERR_OK;
 }
 
+/* The insert of a result: a new key is inserted; a key already there is
+ * replaced only by a row with an identity that differs from its own (it is
+ * stale), else kept. */
+static void put_sql(char *buf, size_t size) {
+  size_t n = (size_t)snprintf(buf, size,
+                              "INSERT INTO results(" RESULT_COLUMNS ") VALUES(?");
+  for (int i = 1; i < RESULT_NCOLUMNS; i++)
+    n += (size_t)snprintf(buf + n, size - n, ",?");
+  n += (size_t)snprintf(buf + n, size - n,
+                        ") ON CONFLICT(point_key) DO UPDATE SET ");
+  const char *c = RESULT_COLUMNS;
+  for (bool first = true; *c; first = false) {
+    size_t len = strcspn(c, ",");
+    if (!(len == 9 && memcmp(c, "point_key", 9) == 0))
+      n += (size_t)snprintf(buf + n, size - n, "%s%.*s = excluded.%.*s",
+                            first ? "" : ", ", (int)len, c, (int)len, c);
+    c += len;
+    c += strspn(c, ", ");
+  }
+  snprintf(buf + n, size - n,
+           " WHERE excluded.identity IS NOT NULL AND"
+           " results.identity IS NOT excluded.identity");
+  assert(n + 64 < size);
+}
+
 static int prepare_all(db *d, err *e) {
-  char put[1024];
-  int n = snprintf(put, sizeof put,
-                   "INSERT INTO results(" RESULT_COLUMNS ") VALUES(?");
-  for (int i = 1; i < RESULT_NCOLUMNS; i++) n += snprintf(put + n, 3, ",?");
-  snprintf(put + n, sizeof put - (size_t)n,
-           ") ON CONFLICT(point_key) DO NOTHING");
+  char put[4096];
+  put_sql(put, sizeof put);
   int rc;
   if ((rc = prepare(d, &d->put, put, e)) ||
-      (rc = prepare(d, &d->has, "SELECT 1 FROM results WHERE point_key = ?",
-                    e)) ||
+      (rc = prepare(d, &d->has,
+                    "SELECT identity FROM results WHERE point_key = ?", e)) ||
       (rc = prepare(d, &d->count, "SELECT count(*) FROM results", e)) ||
       (rc = prepare(d, &d->conv,
                     "INSERT OR REPLACE INTO convergence(run_id, method, "
@@ -184,35 +369,57 @@ static int prepare_all(db *d, err *e) {
   return ERR_OK;
 }
 
+/* The folder of path ("." when it has none), malloc'ed. */
+static char *folder_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return mem_strdup(".");
+  return mem_strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+/* Opens d->h on path for writing, or says why it cannot be written: a
+ * folder, a read-only file, a folder where WAL's -wal and -shm files cannot
+ * be made. SQLite opens a write-protected file read-only without a word and
+ * fails later, misleadingly, at the first read of a WAL file. */
+static int open_file(db *d, err *e) {
+  struct stat sb;
+  bool exists = stat(d->path, &sb) == 0;
+  if (exists && S_ISDIR(sb.st_mode)) /* SQLite only says "unable to open" */
+    return err_set(e, ERR_DB, "%s: is a folder, not a database file", d->path);
+  char *dir = folder_of(d->path);
+  bool dir_ok = access(dir, W_OK | X_OK) == 0;
+  int rc = ERR_OK;
+  if (exists && !dir_ok)
+    rc = err_set(e, ERR_DB, "%s: its folder %s is not writable, and SQLite "
+                 "keeps the -wal and -shm files of a results store beside it",
+                 d->path, dir);
+  free(dir);
+  if (rc) return rc;
+  int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
+  if (sqlite3_open_v2(d->path, &d->h, flags, NULL) != SQLITE_OK)
+    return err_set(e, ERR_DB, "%s: cannot open: %s", d->path,
+                   d->h ? sqlite3_errmsg(d->h) : "out of memory");
+  if (sqlite3_db_readonly(d->h, "main") == 1)
+    return err_set(e, ERR_DB, "%s: read-only (no permission to write it), "
+                   "and geodes writes its results there; give --db a "
+                   "writable file", d->path);
+  sqlite3_busy_timeout(d->h, DB_BUSY_MS);
+  return ERR_OK;
+}
+
 db *db_open(const char *path, err *e) {
   db *d = mem_calloc(1, sizeof *d);
   d->path = mem_strdup(path);
-  struct stat sb;
-  bool exists = stat(path, &sb) == 0;
-  if (exists && S_ISDIR(sb.st_mode)) { /* SQLite only says "unable to open" */
-    err_set(e, ERR_DB, "%s: is a folder, not a database file", path);
-    goto fail;
-  }
-  int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
-  if (sqlite3_open_v2(path, &d->h, flags, NULL) != SQLITE_OK) {
-    err_set(e, ERR_DB, "%s: cannot open: %s", path,
-            d->h ? sqlite3_errmsg(d->h) : "out of memory");
-    goto fail;
-  }
-  sqlite3_busy_timeout(d->h, 10000);
   bool fresh = false;
-  if (check_schema(d, &fresh, e)) goto fail;
-  /* Only now may the file change: WAL, then (for a new file) the schema. */
-  if (exec(d, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
-              "PRAGMA foreign_keys = ON",
-           e))
-    goto fail;
-  if (fresh && create_schema(d, e)) goto fail;
-  if (prepare_all(d, e)) goto fail;
+  /* Reads only, until every check has passed: only then may the file change
+   * (WAL, then the schema of a new file). */
+  if (open_file(d, e) || check_schema(d, &fresh, e) ||
+      (!fresh && (check_tables(d, e) || check_integrity(d, e))) ||
+      set_wal(d, e) || (fresh && create_schema(d, e)) || migrate(d, e) ||
+      prepare_all(d, e)) {
+    db_close(d);
+    return NULL;
+  }
   return d;
-fail:
-  db_close(d);
-  return NULL;
 }
 
 void db_close(db *d) {
@@ -303,17 +510,24 @@ int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
                            r->dp_sync_s};
   for (size_t k = 0; k < 9; k++) bind_real(st, i++, reals2[k]);
   bind_int(st, i++, r->events);
+  bind_text(st, i++, r->identity);
   bind_int(st, i++, r->sockets);
   bind_text(st, i++, r->runtime[0] ? r->runtime : NULL);
   int rc = step_done(d, st, e, "cannot store a result");
   return rc ? rc : sqlite3_changes(d->h);
 }
 
-int db_result_has(db *d, const char *key, err *e) {
+int db_result_has(db *d, const char *key, const char *identity, err *e) {
   bind_text(d->has, 1, key);
-  int rc = sqlite3_step(d->has);
-  int out = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0
-                                  : fail(d, e, "cannot look up a result");
+  int rc = sqlite3_step(d->has), out;
+  if (rc == SQLITE_ROW) {
+    const char *have = (const char *)sqlite3_column_text(d->has, 0);
+    out = !identity || (have && strcmp(have, identity) == 0) ? DB_RESULT_CURRENT
+                                                             : DB_RESULT_STALE;
+  } else {
+    out = rc == SQLITE_DONE ? DB_RESULT_ABSENT
+                            : fail(d, e, "cannot look up a result");
+  }
   sqlite3_reset(d->has);
   sqlite3_clear_bindings(d->has);
   return out;

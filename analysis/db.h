@@ -15,10 +15,14 @@
 /* The schema this build reads and writes (PRAGMA user_version), and the
  * PRAGMA application_id that marks a file as geodes's ("geod"). Version 2
  * added results.gpu (and the gpu in point keys) and convergence.method;
- * version 3 results.sockets and runtime (and both in point keys), with the
- * transport of NCCL sockets. An older file is refused, never modified:
- * its keys lack the new knobs and its times an older network model. */
+ * version 3 results.identity (what a sweep row was computed from, beyond its
+ * key: sweep_point_identity), results.sockets and runtime (and both in the
+ * point keys), with the transport of NCCL sockets. A version-2 file is
+ * migrated (its rows, with no identity, are stale: a sweep recomputes
+ * them); a version-1 file is refused, never modified: its keys lack the
+ * GPU. */
 #define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_MIGRATES 2
 #define DB_APPLICATION_ID 0x67656f64
 
 typedef struct db db;
@@ -52,6 +56,7 @@ typedef struct db_result {
   int64_t events;
   int64_t sockets;            /* every site's nccl_sockets; -1: mixed */
   char runtime[16];           /* "dtfm", "megatron" or "" */
+  const char *identity;       /* borrowed: sweep_point_identity, or NULL */
 } db_result;
 
 /* Sets every field of r to "absent" (NULL, -1 or NAN; scales 1). */
@@ -60,8 +65,10 @@ void db_result_init(db_result *r);
 void db_result_clear(db_result *r);
 
 /* Opens or creates the store at path. A file that is not a SQLite database,
- * is corrupt, or holds another schema (or another version of this one) is
- * refused with ERR_DB, untouched. NULL and e filled on failure. */
+ * fails quick_check, is read-only, or holds another schema (another version
+ * of this one, or tables other than this version's) is refused with ERR_DB,
+ * untouched. Several processes may open one new file at once: one creates
+ * the schema, the others find it. NULL and e filled on failure. */
 db *db_open(const char *path, err *e);
 
 /* Closes d (committing nothing still open: call db_commit first); NULL ok. */
@@ -82,12 +89,18 @@ int db_run_end(db *d, int64_t run, const char *status, err *e);
 int db_begin(db *d, err *e);
 int db_commit(db *d, err *e);
 
-/* Inserts r under run id unless a row with r->key exists. Returns 1 when a
- * row was inserted, 0 when the key was already there, < 0 on error. */
+/* Inserts r under run id unless a row with r->key exists; that row is
+ * replaced when r has an identity and the row another or none (it is
+ * stale). Returns 1 when
+ * a row was inserted or replaced, 0 when it was already there, < 0 on
+ * error. */
 int db_result_put(db *d, int64_t run, const db_result *r, err *e);
 
-/* 1 if a row with this key exists, 0 if not, < 0 on error. */
-int db_result_has(db *d, const char *key, err *e);
+/* Whether a row with this key exists: DB_RESULT_ABSENT, DB_RESULT_CURRENT
+ * (with this identity, or any when identity is NULL) or DB_RESULT_STALE
+ * (another identity, or none); < 0 on error. */
+enum { DB_RESULT_ABSENT = 0, DB_RESULT_CURRENT = 1, DB_RESULT_STALE = 2 };
+int db_result_has(db *d, const char *key, const char *identity, err *e);
 
 /* Number of rows of `results`, or < 0 on error. */
 int64_t db_result_count(db *d, err *e);

@@ -18,6 +18,15 @@
 scenario *eval_scenario(const sweep_point *p, err *e) {
   scenario *s = scenario_load(p->scenario, e);
   if (!s) return NULL;
+  /* The row's identity holds the content sweep_resolve saw: refuse to store
+   * another's results under it (a file edited while the sweep runs). */
+  if (p->scenario_hash && scenario_hash(s) != p->scenario_hash) {
+    err_set(e, ERR_CONFIG, "%s: changed while the sweep ran (its content is "
+            "not what the sweep loaded at its start): run the sweep again",
+            p->scenario);
+    scenario_free(s);
+    return NULL;
+  }
   scenario_knobs k;
   scenario_knobs_init(&k);
   k.seed = p->seed, k.layers = p->layers, k.batch = p->batch;

@@ -17,7 +17,8 @@
 
 /* The scenario of p: loaded, with p's workload knobs, seed and cost sizes
  * applied and its links scaled by p's scales (trace and overrides; NICs are
- * not scaled). NULL and e filled on a bad name or knob. Caller owns it. */
+ * not scaled). NULL and e filled on a bad name or knob, or when the content
+ * differs from p->scenario_hash (when set). Caller owns it. */
 scenario *eval_scenario(const sweep_point *p, err *e);
 
 /* The GPU types of s as results.gpu stores them: the one name when every

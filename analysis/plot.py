@@ -73,8 +73,9 @@ def connect(path):
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version != SCHEMA_VERSION:
         sys.exit("plot.py: %s: results store of schema version %d; this "
-                 "plot.py reads version %d (re-run the study into a new "
-                 "database)" % (path, version, SCHEMA_VERSION))
+                 "plot.py reads version %d (geodes migrates version 2 when it "
+                 "opens the file, e.g. for a sweep; re-run an older study "
+                 "into a new database)" % (path, version, SCHEMA_VERSION))
     return db
 
 

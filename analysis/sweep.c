@@ -4,6 +4,7 @@
  * distinct indices have distinct canonical keys. */
 #include "analysis/sweep.h"
 
+#include <assert.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -14,7 +15,10 @@
 #include "models/spec.h"
 #include "schedules/schedule.h"
 #include "sim/net.h"
+#include "sim/sim.h"
+#include "traces/builtin.h"
 #include "traces/file.h"
+#include "traces/hash.h"
 #include "traces/mem.h"
 
 typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
@@ -65,8 +69,9 @@ static const struct axis_spec {
     [K_SCENARIOS] = {"scenarios", AXIS_NAME, NULL, NULL, 0, 0, false},
     [K_METHODS] = {"methods", AXIS_NAME, NULL, method_name, 0, 0, false},
     [K_NETWORKS] = {"networks", AXIS_NAME, NULL, network_name, 0, 0, false},
-    [K_SEEDS] = {"seeds", AXIS_INT, NULL, NULL, 0, 2147483647.0, false},
-    [K_LAYERS] = {"layers", AXIS_INT, NULL, NULL, 1, 100000, false},
+    [K_SEEDS] = {"seeds", AXIS_INT, NULL, NULL, 0, SCENARIO_MAX_SEED, false},
+    [K_LAYERS] = {"layers", AXIS_INT, NULL, NULL, 1, SCENARIO_MAX_LAYERS,
+                  false},
     [K_BATCH] = {"batch", AXIS_INT, NULL, NULL, 1, 1e8, false},
     [K_MICRO_BATCH] = {"micro_batch", AXIS_INT, NULL, NULL, 1, 1e6, false},
     [K_MBPP] = {"micro_batches_per_pass", AXIS_INT, NULL, NULL, 1, 1e7,
@@ -96,6 +101,9 @@ struct sweep {
   char *name;
   axis axes[K_COUNT];
   size_t count;
+  uint64_t *scenario_hash; /* per scenario (sweep_scenarios order); NULL
+                              until sweep_resolve */
+  uint64_t data_hash;      /* builtin_hash, by sweep_resolve */
 };
 
 static const char *const DEFAULT_NAMES[3] = {"worldwide", "dtfm-identity",
@@ -129,12 +137,8 @@ static bool known_name(const char *s, const char *const *names) {
 /* The error for a GPU name models/spec.h does not know, listing those it
  * does. */
 static int unknown_gpu(const sweep *s, int line, const char *name, err *e) {
-  int n;
-  const spec_gpu *g = spec_gpus(&n);
-  char known[256] = "";
-  for (int i = 0; i < n; i++)
-    snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-             i ? ", " : "", g[i].name);
+  char known[256];
+  spec_gpu_list(known, sizeof known);
   return err_set(e, ERR_UNKNOWN, "%s:%d: gpus: unknown GPU '%s' (known: %s)",
                  s->name, line, name, known);
 }
@@ -162,10 +166,6 @@ static int parse_value(const sweep *s, const struct axis_spec *spec, axis *ax,
     if (!known_name(str, spec->names))
       return err_set(e, ERR_UNKNOWN, "%s:%d: %s: unknown value '%s'", s->name,
                      ax->line, spec->key, str);
-    for (size_t i = 0; i < ax->n; i++)
-      if (strcmp(ax->names[i], str) == 0)
-        return err_set(e, ERR_DUPLICATE, "%s:%d: %s: '%s' is listed twice",
-                       s->name, ax->line, spec->key, str);
     ax->names[ax->n++] = mem_strdup(str);
     return ERR_OK;
   }
@@ -180,12 +180,44 @@ static int parse_value(const sweep *s, const struct axis_spec *spec, axis *ax,
                    spec->open_lo ? "(" : "[", digits, spec->lo, digits,
                    spec->hi);
   }
-  for (size_t i = 0; i < ax->n; i++)
-    if (ax->values[i] == x)
-      return err_set(e, ERR_DUPLICATE, "%s:%d: %s: %g is listed twice",
-                     s->name, ax->line, spec->key, x);
   ax->values[ax->n++] = x;
   return ERR_OK;
+}
+
+static int cmp_name(const void *x, const void *y) {
+  return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int cmp_value(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+/* No value of ax appears twice: sorted copies, so a million seeds cost
+ * O(n log n) (comparing each with all before it took minutes). */
+static int check_distinct(const sweep *s, const struct axis_spec *spec,
+                          const axis *ax, err *e) {
+  int rc = ERR_OK;
+  if (spec->kind == AXIS_NAME) {
+    char **v = mem_alloc(ax->n * sizeof *v + 1);
+    memcpy(v, ax->names, ax->n * sizeof *v);
+    qsort(v, ax->n, sizeof *v, cmp_name);
+    for (size_t i = 1; i < ax->n && !rc; i++)
+      if (strcmp(v[i - 1], v[i]) == 0)
+        rc = err_set(e, ERR_DUPLICATE, "%s:%d: %s: '%s' is listed twice",
+                     s->name, ax->line, spec->key, v[i]);
+    free(v);
+    return rc;
+  }
+  double *v = mem_alloc(ax->n * sizeof *v + 1);
+  memcpy(v, ax->values, ax->n * sizeof *v);
+  qsort(v, ax->n, sizeof *v, cmp_value);
+  for (size_t i = 1; i < ax->n && !rc; i++)
+    if (v[i - 1] == v[i])
+      rc = err_set(e, ERR_DUPLICATE, "%s:%d: %s: %g is listed twice",
+                   s->name, ax->line, spec->key, v[i]);
+  free(v);
+  return rc;
 }
 
 static int parse_axis(sweep *s, int k, json_t *v, err *e) {
@@ -204,18 +236,26 @@ static int parse_axis(sweep *s, int k, json_t *v, err *e) {
     int rc = parse_value(s, spec, ax, item, e);
     if (rc) return rc;
   }
-  return ERR_OK;
+  return check_distinct(s, spec, ax, e);
 }
 
-static int parse_object(sweep *s, json_t *root, const char *text, size_t len,
-                        err *e) {
-  if (!json_is_object(root))
-    return err_set(e, ERR_PARSE, "%s:1: a sweep is a JSON object", s->name);
+/* The axis index of key, or K_COUNT when it is not a sweep key. */
+static int axis_of(const char *key) {
+  int k = 0;
+  while (k < K_COUNT && strcmp(key, SPECS[k].key) != 0) k++;
+  return k;
+}
+
+/* Every key known, and the product of the list lengths within
+ * SWEEP_MAX_POINTS, before any value is read: a list of a million values
+ * crossed with another is refused without parsing either. */
+static int check_keys(sweep *s, json_t *root, const char *text, size_t len,
+                      err *e) {
   const char *key;
   json_t *v;
+  double count = 1; /* exact far beyond SWEEP_MAX_POINTS */
   json_object_foreach(root, key, v) {
-    int k = 0;
-    while (k < K_COUNT && strcmp(key, SPECS[k].key) != 0) k++;
+    int k = axis_of(key);
     int line = key_line(text, len, key);
     if (k == K_COUNT)
       return err_set(e, ERR_UNKNOWN,
@@ -226,11 +266,9 @@ static int parse_object(sweep *s, json_t *root, const char *text, size_t len,
                      "activation_gb, gradient_gb, gpus, sockets, runtime)",
                      s->name, line, key);
     s->axes[k].line = line;
-    int rc = parse_axis(s, k, v, e);
-    if (rc) return rc;
+    if (json_is_array(v) && json_array_size(v) > 0)
+      count *= (double)json_array_size(v);
   }
-  double count = 1; /* exact far beyond SWEEP_MAX_POINTS */
-  for (int k = 0; k < K_COUNT; k++) count *= s->axes[k].n ? s->axes[k].n : 1;
   if (count > SWEEP_MAX_POINTS)
     return err_set(e, ERR_RANGE,
                    "%s:1: %.17g points (the product of the list lengths) is "
@@ -239,6 +277,20 @@ static int parse_object(sweep *s, json_t *root, const char *text, size_t len,
                    s->name, count, SWEEP_MAX_POINTS);
   s->count = (size_t)count;
   return ERR_OK;
+}
+
+static int parse_object(sweep *s, json_t *root, const char *text, size_t len,
+                        err *e) {
+  if (!json_is_object(root))
+    return err_set(e, ERR_PARSE, "%s:1: a sweep is a JSON object", s->name);
+  int rc = check_keys(s, root, text, len, e);
+  const char *key;
+  json_t *v;
+  json_object_foreach(root, key, v) {
+    if (rc) break;
+    rc = parse_axis(s, axis_of(key), v, e);
+  }
+  return rc;
 }
 
 sweep *sweep_parse(const char *text, size_t len, const char *name, err *e) {
@@ -259,10 +311,8 @@ sweep *sweep_parse(const char *text, size_t len, const char *name, err *e) {
 sweep *sweep_load(const char *path, err *e) {
   size_t len;
   file_error why;
-  char *text = file_read(path, &len, &why);
-  if (!text && why.opened) err_set(e, ERR_IO, "%s: read error", path);
-  else if (!text)
-    err_set(e, ERR_IO, "%s: cannot read: %s", path, strerror(why.errnum));
+  char *text = file_read(path, FILE_MAX_JSON_BYTES, &len, &why);
+  if (!text) err_set(e, ERR_IO, "%s: cannot read: %s", path, why.reason);
   sweep *s = text ? sweep_parse(text, len, path, e) : NULL;
   free(text);
   return s;
@@ -276,8 +326,114 @@ void sweep_free(sweep *s) {
     free(s->axes[k].names);
     free(s->axes[k].values);
   }
+  free(s->scenario_hash);
   free(s->name);
   free(s);
+}
+
+/* The value j of axis k as a knob: < 0 (or NAN) when the axis is absent. */
+static double axis_value(const sweep *s, int k, size_t j, double absent) {
+  return s->axes[k].n ? s->axes[k].values[j] : absent;
+}
+
+/* The sweep key an error of a workload combination belongs to: layers for
+ * its own check, else the first of the batch keys the file gives. */
+static int blamed_axis(const sweep *s, const char *msg) {
+  if (s->axes[K_LAYERS].n && strstr(msg, "workload.layers")) return K_LAYERS;
+  const int batch_keys[] = {K_BATCH, K_MICRO_BATCH, K_MBPP, K_LAYERS};
+  for (int i = 0; i < 4; i++)
+    if (s->axes[batch_keys[i]].n) return batch_keys[i];
+  return K_SCENARIOS;
+}
+
+static size_t axis_len(const sweep *s, int k) {
+  return s->axes[k].n ? s->axes[k].n : 1;
+}
+
+/* Every combination of the workload axes (layers, batch, micro_batch,
+ * micro_batches_per_pass) applied to sc and checked as sim_run will check
+ * it (scenario_apply, sim_check_size): a batch that cannot work fails here,
+ * at its key's line, not per point later. sc keeps its values (only these
+ * integers change, and are restored). */
+static int check_workload_axes(const sweep *s, scenario *sc, err *e) {
+  const int keys[] = {K_LAYERS, K_BATCH, K_MICRO_BATCH, K_MBPP};
+  size_t total = 1;
+  for (int i = 0; i < 4; i++) total *= axis_len(s, keys[i]);
+  for (size_t c = 0; c < total; c++) {
+    long v[4];
+    for (size_t i = 0, r = c; i < 4; r /= axis_len(s, keys[i]), i++)
+      v[i] = (long)axis_value(s, keys[i], r % axis_len(s, keys[i]), -1);
+    scenario_knobs k;
+    scenario_knobs_init(&k);
+    k.layers = v[0], k.batch = v[1], k.micro_batch = v[2];
+    k.micro_batches_per_pass = v[3];
+    scenario_workload saved = sc->workload;
+    scenario_lines lines = sc->line;
+    err ce = {0};
+    int rc = scenario_apply(sc, &k, &ce);
+    if (!rc) rc = sim_check_size(sc, &ce);
+    sc->workload = saved, sc->line = lines;
+    if (rc) {
+      int key = blamed_axis(s, ce.msg);
+      return err_set(e, rc, "%s:%d: %s: %s", s->name, s->axes[key].line,
+                     SPECS[key].key, ce.msg);
+    }
+  }
+  return ERR_OK;
+}
+
+/* Every pair of scales keeps sc's links within trace.h's bounds. */
+static int check_scale_axes(const sweep *s, const scenario *sc, err *e) {
+  int key = s->axes[K_BW_SCALE].n ? K_BW_SCALE : K_LAT_SCALE;
+  for (size_t b = 0; b < axis_len(s, K_BW_SCALE); b++)
+    for (size_t l = 0; l < axis_len(s, K_LAT_SCALE); l++) {
+      scenario_knobs k;
+      scenario_knobs_init(&k);
+      k.bandwidth_scale = axis_value(s, K_BW_SCALE, b, 1);
+      k.latency_scale = axis_value(s, K_LAT_SCALE, l, 1);
+      err ce = {0};
+      int rc = scenario_check_knobs(sc, &k, &ce);
+      if (rc)
+        return err_set(e, rc, "%s:%d: %s: %s", s->name, s->axes[key].line,
+                       SPECS[key].key, ce.msg);
+    }
+  return ERR_OK;
+}
+
+int sweep_resolve(sweep *s, err *e) {
+  const char *const *names;
+  size_t n = sweep_scenarios(s, &names);
+  uint64_t *h = mem_calloc(n, sizeof *h);
+  for (size_t i = 0; i < n; i++) {
+    err se = {0};
+    scenario *sc = scenario_load(names[i], &se);
+    if (!sc) {
+      free(h);
+      return err_set(e, se.code, "%s:%d: scenarios: %s", s->name,
+                     sweep_line(s, "scenarios"), se.msg);
+    }
+    h[i] = scenario_hash(sc);
+    int rc = check_workload_axes(s, sc, e);
+    if (!rc) rc = check_scale_axes(s, sc, e);
+    scenario_free(sc);
+    if (rc) {
+      free(h);
+      return rc;
+    }
+  }
+  free(s->scenario_hash);
+  s->scenario_hash = h;
+  s->data_hash = builtin_hash();
+  return ERR_OK;
+}
+
+void sweep_point_identity(const sweep_point *p, const char *key,
+                          char buf[17]) {
+  assert(p->scenario_hash && p->data_hash && "sweep_resolve first");
+  uint64_t h = hash_u64(HASH_INIT, p->scenario_hash);
+  h = hash_u64(hash_str(h, key), p->data_hash);
+  h = hash_u64(h, SIM_RESULTS_VERSION);
+  snprintf(buf, 17, "%016llx", (unsigned long long)h);
 }
 
 size_t sweep_count(const sweep *s) { return s->count; }
@@ -320,7 +476,10 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
       .latency_scale = REAL(K_LAT_SCALE, 1.0),
       .activation_gb = REAL(K_ACT_GB, NAN),
       .gradient_gb = REAL(K_GRAD_GB, NAN), .sockets = INT(K_SOCKETS),
-      .runtime = NAME(K_RUNTIME, NULL)};
+      .runtime = NAME(K_RUNTIME, NULL),
+      .scenario_hash = s->scenario_hash ? s->scenario_hash[pick[K_SCENARIOS]]
+                                        : 0,
+      .data_hash = s->data_hash};
 #undef NAME
 #undef INT
 #undef REAL

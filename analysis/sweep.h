@@ -27,6 +27,9 @@ typedef struct sweep_point {
   int64_t window_bytes, sockets;
   const char *schedule, *dp_algo, *gpu, *runtime;
   double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
+  uint64_t scenario_hash; /* scenario_hash of the scenario as loaded, before
+                             the knobs (sweep_resolve); 0 before */
+  uint64_t data_hash;     /* builtin_hash (sweep_resolve); 0 before */
 } sweep_point;
 
 /* The most points one sweep may have: its list of missing points and the
@@ -45,6 +48,23 @@ sweep *sweep_parse(const char *text, size_t len, const char *name, err *e);
 sweep *sweep_load(const char *path, err *e);
 
 void sweep_free(sweep *s);  /* NULL ok */
+
+/* Loads every scenario of s once, so a bad one fails before any point runs
+ * ("NAME:LINE: scenarios: ..."), checks every combination of its workload
+ * values and scales with each as sim_run will ("NAME:LINE: batch: ...": a
+ * batch that cannot work fails here, not per point), and keeps each
+ * scenario's content hash and the built-in data's hash for the points'
+ * identities. sweep_run needs it. */
+int sweep_resolve(sweep *s, err *e);
+
+/* The identity of p's row beyond its key (p's, from sweep_point_key): a
+ * hash of the resolved scenario (its content as loaded, p->scenario_hash,
+ * with the knobs of key applied: the two determine it), of the built-in
+ * data (p->data_hash) and of SIM_RESULTS_VERSION, as 16 hex digits and a
+ * NUL in buf. A row of p's key with another identity was computed from
+ * other inputs: it is stale, and recomputed. */
+void sweep_point_identity(const sweep_point *p, const char *key,
+                          char buf[17]);
 
 /* The number of points (the product of the array lengths). */
 size_t sweep_count(const sweep *s);
@@ -87,24 +107,30 @@ typedef struct sweep_opts {
 
 typedef struct sweep_stats {
   size_t total;     /* points in the sweep */
-  size_t present;   /* already in the database before this run */
+  size_t present;   /* already in the database before this run, current */
+  size_t stale;     /* in the database from other inputs (an edited
+                       scenario, other built-in data, an older model):
+                       recomputed, their rows replaced */
   size_t computed;  /* evaluated and stored by this run */
   size_t failed;    /* evaluation failed (not stored; a re-run retries) */
   double seconds;   /* wall time of the evaluation */
   bool interrupted; /* *stop ended the run before every point was done */
 } sweep_stats;
 
-/* Evaluates every point of s whose key is not in d and stores each result,
- * committing in batches. A failing point is reported on stderr and counted;
+/* Evaluates every point of s (resolved) whose key is not in d, or is there
+ * with another identity (stale), and stores each result, committing in
+ * batches. A failing point is reported on stderr and counted;
  * the others go on. Returns ERR_OK, or a database error with e filled. */
 int sweep_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
               err *e);
 
 /* --- pieces shared with sweep_mpi.c --- */
 
-/* Indices of the points of s missing from d, ascending; *n gets their
- * number. The caller frees the array. NULL and e on a database error. */
-size_t *sweep_missing(const sweep *s, db *d, size_t *n, err *e);
+/* Indices of the points of s missing from d or stale there, ascending; *n
+ * gets their number, *stale how many of them are stale. The caller frees
+ * the array. NULL and e on a database error. */
+size_t *sweep_missing(const sweep *s, db *d, size_t *n, size_t *stale,
+                      err *e);
 
 /* The wire form of an evaluation: status, error or result (the fields an
  * evaluator fills: effective knobs, gpu, times, alloc). The buffer is
@@ -124,6 +150,12 @@ sweep_writer *sweep_writer_new(const sweep *s, db *d, const sweep_opts *o,
  * failure). Returns ERR_OK or a database error in err_out. */
 int sweep_writer_put(sweep_writer *w, size_t i, int status, const err *e,
                      db_result *r, err *err_out);
+/* Commits what is pending: called before anything that waits (an
+ * evaluation, a blocking read of a worker's answer), so no transaction is
+ * held while a point is computed and another writer of the file (a second
+ * sweep, `schedule --db`) never waits for one. Rows arriving back to back
+ * still share a transaction, up to batch_rows or batch_seconds. */
+int sweep_writer_idle(sweep_writer *w, err *e);
 /* Commits what is pending, fills st, frees w; NULL ok. */
 int sweep_writer_finish(sweep_writer *w, sweep_stats *st, err *e);
 

@@ -172,6 +172,9 @@ static int coordinate(const sweep *s, const sweep_opts *o, const size_t *todo,
   while (done < n && rc == ERR_OK) {
     MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &waiting,
                MPI_STATUS_IGNORE);
+    /* what follows waits (an evaluation, a blocking receive) unless a
+     * result is already here: hold no transaction through it */
+    if (!waiting && (rc = sweep_writer_idle(w, e))) break;
     if (waiting || next >= n) {
       rc = receive_one(w, &from, e);
       if (next < n)
@@ -213,10 +216,11 @@ int sweep_mpi_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
     st->computed = work(s, o, rank);
     return ERR_OK;
   }
-  size_t n;
-  size_t *todo = sweep_missing(s, d, &n, e);
+  size_t n, stale;
+  size_t *todo = sweep_missing(s, d, &n, &stale, e);
   if (!todo) sweep_mpi_abort(1); /* the other ranks wait for work */
-  *st = (sweep_stats){.total = sweep_count(s), .present = sweep_count(s) - n};
+  *st = (sweep_stats){.total = sweep_count(s),
+                      .present = sweep_count(s) - n, .stale = stale};
   sweep_writer *w = sweep_writer_new(s, d, o, st->total, n);
   int rc = coordinate(s, o, todo, n, size, w, e);
   free(todo);

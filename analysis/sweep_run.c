@@ -2,8 +2,9 @@
  * Invariant: only this process writes the database; workers (forked, or MPI
  * ranks in sweep_mpi.c) return results as sweep_pack buffers. A row is
  * written only after its point was fully evaluated, in a transaction that is
- * committed every batch, so a kill at any moment leaves whole rows only and
- * a re-run recomputes exactly the points that have no row. */
+ * committed every batch and before anything waits (sweep_writer_idle), so a
+ * kill at any moment leaves whole rows only, a re-run recomputes exactly the
+ * points that have no row, and no other writer waits on an evaluation. */
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -24,24 +25,33 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-size_t *sweep_missing(const sweep *s, db *d, size_t *n, err *e) {
+/* The key of p into *key (of *cap bytes, grown as needed). */
+static void point_key(const sweep_point *p, char **key, size_t *cap) {
+  size_t need = sweep_point_key(p, *key, *cap) + 1;
+  if (need > *cap) {
+    *key = mem_realloc(*key, *cap = need);
+    sweep_point_key(p, *key, *cap);
+  }
+}
+
+size_t *sweep_missing(const sweep *s, db *d, size_t *n, size_t *stale,
+                      err *e) {
   size_t total = sweep_count(s), cap = 256, len = 0;
   size_t *out = mem_alloc(total * sizeof *out + 1);
-  char *key = mem_alloc(cap);
+  char *key = mem_alloc(cap), id[17];
+  *stale = 0;
   for (size_t i = 0; i < total; i++) {
     sweep_point p;
     sweep_point_at(s, i, &p);
-    size_t need = sweep_point_key(&p, key, cap) + 1;
-    if (need > cap) {
-      key = mem_realloc(key, cap = need);
-      sweep_point_key(&p, key, cap);
-    }
-    int has = db_result_has(d, key, e);
+    point_key(&p, &key, &cap);
+    sweep_point_identity(&p, key, id);
+    int has = db_result_has(d, key, id, e);
     if (has < 0) {
       free(key), free(out);
       return NULL;
     }
-    if (!has) out[len++] = i;
+    if (has != DB_RESULT_CURRENT) out[len++] = i;
+    if (has == DB_RESULT_STALE) ++*stale;
   }
   free(key);
   *n = len;
@@ -168,6 +178,7 @@ struct sweep_writer {
   bool in_tx;
   char *key;
   size_t keycap;
+  char identity[17];
 };
 
 sweep_writer *sweep_writer_new(const sweep *s, db *d, const sweep_opts *o,
@@ -209,11 +220,8 @@ int sweep_writer_put(sweep_writer *w, size_t i, int status, const err *e,
                      db_result *r, err *err_out) {
   sweep_point p;
   sweep_point_at(w->s, i, &p);
-  size_t need = sweep_point_key(&p, w->key, w->keycap) + 1;
-  if (need > w->keycap) {
-    w->key = mem_realloc(w->key, w->keycap = need);
-    sweep_point_key(&p, w->key, w->keycap);
-  }
+  point_key(&p, &w->key, &w->keycap);
+  sweep_point_identity(&p, w->key, w->identity);
   int rc = ERR_OK;
   if (status != ERR_OK) {
     w->failed++;
@@ -221,7 +229,8 @@ int sweep_writer_put(sweep_writer *w, size_t i, int status, const err *e,
     fprintf(stderr, "geodes: %s\n  (point %s)\n",
             e && e->msg[0] ? e->msg : err_what(status), w->key);
   } else {
-    r->key = w->key, r->study = "sweep", r->scenario = p.scenario;
+    r->key = w->key, r->identity = w->identity;
+    r->study = "sweep", r->scenario = p.scenario;
     r->method = p.method, r->network_model = p.network;
     r->bandwidth_scale = p.bandwidth_scale;
     r->latency_scale = p.latency_scale;
@@ -236,6 +245,8 @@ int sweep_writer_put(sweep_writer *w, size_t i, int status, const err *e,
   draw(w, false);
   return rc;
 }
+
+int sweep_writer_idle(sweep_writer *w, err *e) { return commit(w, e); }
 
 int sweep_writer_finish(sweep_writer *w, sweep_stats *st, err *e) {
   if (!w) return ERR_OK;
@@ -263,8 +274,10 @@ static int run_inline(const sweep *s, const sweep_opts *o, const size_t *todo,
     db_result r;
     db_result_init(&r);
     err pe = {0};
+    int rc = sweep_writer_idle(w, e);
+    if (rc) return rc;
     int status = o->eval(o->ctx, &p, &r, &pe);
-    int rc = sweep_writer_put(w, todo[t], status, &pe, &r, e);
+    rc = sweep_writer_put(w, todo[t], status, &pe, &r, e);
     db_result_clear(&r);
     if (rc) return rc;
   }
@@ -413,6 +426,7 @@ static int run_forked(const sweep *s, const sweep_opts *o, const size_t *todo,
     for (int k = 0; k < nw; k++)
       pf[k] = (struct pollfd){.fd = ws[k].busy ? ws[k].result_fd : -1,
                               .events = POLLIN};
+    if ((rc = sweep_writer_idle(w, e))) break;
     if (poll(pf, (nfds_t)nw, -1) < 0) {
       if (errno == EINTR) continue;
       rc = err_set(e, ERR_IO, "poll: %s", strerror(errno));
@@ -438,12 +452,13 @@ static int run_forked(const sweep *s, const sweep_opts *o, const size_t *todo,
 
 int sweep_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
               err *e) {
-  size_t n;
-  size_t *todo = sweep_missing(s, d, &n, e);
+  size_t n, stale;
+  size_t *todo = sweep_missing(s, d, &n, &stale, e);
   if (!todo) return e ? e->code : ERR_DB;
   sweep_stats local = {0};
   if (!st) st = &local;
-  *st = (sweep_stats){.total = sweep_count(s), .present = sweep_count(s) - n};
+  *st = (sweep_stats){.total = sweep_count(s),
+                      .present = sweep_count(s) - n, .stale = stale};
   sweep_writer *w = sweep_writer_new(s, d, o, st->total, n);
   int rc = n == 0         ? ERR_OK
            : o->jobs <= 1 ? run_inline(s, o, todo, n, w, e)

@@ -100,44 +100,50 @@ int alloc_partition_validate(const alloc_partition *p, int ngroups,
 #define LOC_KEY (-2)
 
 /* The line of a place in the JSON text: with row == LOC_KEY the line of
- * the key itself; with row == -1 the line of the
- * outer array's closing bracket; with col < 0 the line where row `row`
- * opens; else the line of entry col of that row. Falls back to the line of
- * the key, or 1. Strings are skipped, so brackets inside them don't count. */
+ * the key itself; with row == -1 the line of the outer array's closing
+ * bracket; with col < 0 the line where row `row` starts; else the line
+ * where entry col of that row starts. Rows and entries are counted as the
+ * values of the key's array and of each row, whatever they are (a number,
+ * a nested array or object, a string), by the first character of each
+ * value, so a nested array counts once, at its own line. Falls back to the
+ * line of the key, or 1. Strings are skipped, so brackets in them don't
+ * count. */
 static int locate(const char *text, size_t len, const char *key, int row,
                   int col) {
-  int line = 1, depth = 0, r = -1, c = 0, key_line = 1;
-  bool inside = false;  /* inside the key's value array */
+  int line = 1, depth = 0, r = -1, c = -1, key_line = 1;
+  bool inside = false, expect = false; /* expect: a value starts next */
+  bool row_array = false; /* the value open at depth 3 is an array (a row) */
   size_t klen = strlen(key);
   for (size_t i = 0; i < len; i++) {
     char ch = text[i];
     if (ch == '\n') line++;
-    else if (ch == '"') {
-      if (inside && depth == 3 && r == row && c == col) return line;
+    if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n') continue;
+    if (expect && ch != ']' && ch != '}') { /* a value starts here */
+      if (depth == 2) r++, c = -1;
+      else c++;
+      if (r == row && (depth == 2 ? col < 0 : c == col)) return line;
+    }
+    expect = false;
+    if (ch == '"') {
       size_t j = i + 1;
       while (j < len && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
       if (depth == 1 && !inside && j - i - 1 == klen &&
-          memcmp(text + i + 1, key, klen) == 0)
-      {
+          memcmp(text + i + 1, key, klen) == 0) {
         if (row == LOC_KEY) return line;
         key_line = line, inside = true;
       }
+      for (size_t k = i; k < j && k < len; k++) line += text[k] == '\n';
       i = j;
     } else if (ch == '[' || ch == '{') {
       depth++;
-      if (inside && depth == 3 && ch == '[') {
-        r++, c = 0;
-        if (r == row && col < 0) return line;
-      }
+      if (depth == 3) row_array = ch == '[';
+      expect = inside && ch == '[' && (depth == 2 || depth == 3);
     } else if (ch == ']' || ch == '}') {
       if (inside && depth == 2 && row < 0) return line;
       depth--;
-    } else if (ch == ',' && inside && depth == 3) {
-      c++;
-    } else if (inside && depth == 3 && r == row && c == col &&
-               (ch == '-' || (ch >= '0' && ch <= '9') || ch == 't' ||
-                ch == 'f' || ch == 'n')) {
-      return line;
+    } else if (ch == ',' && inside &&
+               (depth == 2 || (depth == 3 && row_array))) {
+      expect = true;
     }
   }
   return key_line;
@@ -259,10 +265,10 @@ alloc_partition *alloc_partition_parse(const char *text, size_t len,
 /* The whole file at path, NUL-terminated; NULL and ERR_IO on failure. */
 static char *slurp(const char *path, size_t *len, err *e) {
   file_error why;
-  char *text = file_read(path, len, &why);
-  if (!text && why.opened) err_set(e, ERR_IO, "%s:0: read error", path);
-  else if (!text)
-    err_set(e, ERR_IO, "%s:0: cannot open: %s", path, strerror(why.errnum));
+  char *text = file_read(path, FILE_MAX_JSON_BYTES, len, &why);
+  if (!text)
+    err_set(e, ERR_IO, "%s:0: cannot %s: %s", path,
+            why.opened ? "read" : "open", why.reason);
   return text;
 }
 

@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,15 +126,28 @@ const char *spec_runtime_name(spec_runtime r) {
   return r == SPEC_RUNTIME_MEGATRON ? "megatron" : "dtfm";
 }
 
+/* The names of a table, ", "-joined, into buf. */
+static void name_list(bool models_table, char *buf, size_t size) {
+  buf[0] = '\0';
+  int n = models_table ? NMODELS : NGPUS;
+  for (int i = 0; i < n; i++)
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i ? ", " : "",
+             models_table ? models[i].name : gpus[i].name);
+}
+
+void spec_model_list(char *buf, size_t size) { name_list(true, buf, size); }
+void spec_gpu_list(char *buf, size_t size) { name_list(false, buf, size); }
+
 static int resolve_names(const scenario *s, spec_workload *w, err *e) {
   const scenario_workload *sw = &s->workload;
   w->model = spec_model_find(sw->model);
-  if (!w->model)
-    return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.model '%s' is unknown (gpt3-small, "
-                   "gpt3-medium, gpt3-large, gpt3-xl, gpt3-2.7b, gpt3-6.7b, "
-                   "gpt3-13b)",
-                   s->name, sw->model ? sw->model : "");
+  if (!w->model) {
+    char where[512], known[256];
+    scenario_where(s, s->line.model, "workload.model", where, sizeof where);
+    spec_model_list(known, sizeof known);
+    return err_set(e, ERR_UNKNOWN, "%s: '%s' is unknown (known: %s)", where,
+                   sw->model ? sw->model : "", known);
+  }
   if (!sw->schedule || strcmp(sw->schedule, "gpipe") == 0)
     w->schedule = SPEC_GPIPE;
   else if (strcmp(sw->schedule, "1f1b") == 0)
@@ -186,10 +200,14 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
                    "the %d devices",
                    s->name, sw->stages, sw->replicas, s->ndevices);
   w->layers = sw->layers > 0 ? sw->layers : w->model->layers;
-  if (w->layers < sw->stages)
-    return err_set(e, ERR_CONFIG,
-                   "%s: workload.layers = %d is fewer than the %d stages",
-                   s->name, w->layers, sw->stages);
+  if (w->layers < sw->stages) {
+    char where[512];
+    scenario_where(s, s->line.layers, "workload.layers", where, sizeof where);
+    return err_set(e, ERR_CONFIG, "%s: %d%s is fewer than the %d stages",
+                   where, w->layers,
+                   sw->layers > 0 ? "" : " (the model's own depth)",
+                   sw->stages);
+  }
   long long per_replica = sw->batch / sw->replicas;
   /* Megatron runs all of a replica's micro-batches in one 1F1B schedule */
   long long k = sw->micro_batches_per_pass > 0 && w->runtime != SPEC_RUNTIME_MEGATRON
@@ -218,11 +236,15 @@ int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e) {
   for (int d = 0; d < s->ndevices; d++) {
     const scenario_site *site = &s->sites[s->device_site[d]];
     gpu[d] = spec_gpu_find(site->gpu);
-    if (!gpu[d])
-      return err_set(e, ERR_UNKNOWN,
-                     "%s: site '%s': gpu '%s' is unknown (V100, A100, H100, "
-                     "RTX3090, RTX4090, T4)",
-                     s->name, site->name, site->gpu ? site->gpu : "");
+    if (!gpu[d]) {
+      char key[64], where[512], known[256];
+      snprintf(key, sizeof key, "sites[%d].gpu", s->device_site[d]);
+      scenario_where(s, site->gpu_line, key, where, sizeof where);
+      spec_gpu_list(known, sizeof known);
+      return err_set(e, ERR_UNKNOWN, "%s: '%s' is unknown (site '%s'; "
+                     "known: %s)", where, site->gpu ? site->gpu : "",
+                     site->name, known);
+    }
   }
   return ERR_OK;
 }

@@ -72,14 +72,20 @@ const spec_gpu *spec_gpu_find(const char *name);
 const spec_model *spec_models(int *n);
 const spec_gpu *spec_gpus(int *n);
 
+/* The tables' names, ", "-joined, into buf (for messages and help). */
+void spec_model_list(char *buf, size_t size);
+void spec_gpu_list(char *buf, size_t size);
+
 /* Resolves s's workload into w: model, schedule and DP algorithm names, K
  * (0 means B / (D_dp m)), passes. Rejects unknown names, D_pp * D_dp !=
  * s->ndevices, L < D_pp, B not a multiple of D_dp m K: ERR_UNKNOWN or
- * ERR_CONFIG with a message naming the scenario and the field. */
+ * ERR_CONFIG with a message naming the field, at its FILE:LINE when the
+ * file gave it (scenario_where). */
 int spec_workload_resolve(const scenario *s, spec_workload *w, err *e);
 
 /* Resolves the GPU type of every device of s into gpu[0..ndevices-1]
- * (borrowed pointers into the static table). ERR_UNKNOWN names the site. */
+ * (borrowed pointers into the static table). ERR_UNKNOWN names the site,
+ * at the FILE:LINE of its gpu when the file gave it. */
 int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e);
 
 /* Layers of stage st: floor(L / D_pp), and one more for the first

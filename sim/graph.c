@@ -325,4 +325,11 @@ const sim_task *sim_graph_tasks(const sim_graph *g, uint32_t *ntasks) {
 }
 
 int64_t sim_graph_end(const sim_graph *g) { return g->end; }
+
+double sim_graph_bytes(double ntasks, double nedges) {
+  double per_task = 2.0 * sizeof(sim_task) + sizeof(hot) + sizeof(times) +
+                    sizeof(uint32_t) /* deps */ + 2 * sizeof(uint32_t) /* cur */;
+  double per_edge = 2.0 * sizeof(edge) + sizeof(uint32_t) /* succ */;
+  return ntasks * per_task + nedges * per_edge;
+}
 uint64_t sim_graph_flows(const sim_graph *g) { return g->flows; }

@@ -96,6 +96,11 @@ void sim_graph_recv_stream(sim_graph *g, uint32_t *last, uint32_t t);
 int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
                       const transport_options *o);
 
+/* Bytes a graph of ntasks tasks and nedges edges holds at its peak (the
+ * records and edge list as they grow by doubling, the frozen CSR and the
+ * run-time arrays), so a caller can refuse a graph before building it. */
+double sim_graph_bytes(double ntasks, double nedges);
+
 /* After a run: the tasks (borrowed, ntasks of them) and the end time. */
 const sim_task *sim_graph_tasks(const sim_graph *g, uint32_t *ntasks);
 int64_t sim_graph_end(const sim_graph *g);

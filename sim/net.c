@@ -120,6 +120,7 @@ struct sim_net {
   hent *heap;
   size_t nheap, heap_cap;
   uint64_t solves, flows_solved;
+  bool overflow; /* a LEFT event fired at the horizon (schedule_left) */
 };
 
 /* mem_grow's check inline: the scratch arrays below grow on hot paths, and
@@ -416,12 +417,16 @@ static void fill(sim_net *n) {
   }
 }
 
+/* A flow that would leave after the horizon is put at the horizon (or now,
+ * past it), never later: a rate change may still bring it back (the event
+ * moves), and if it fires there on_left records the overflow. */
 static void schedule_left(sim_net *n, flow *f, int64_t now) {
   double left = f->size - f->sent;
   int64_t t = now;
   if (left > 1e-6) {
     double dt = ceil(left / f->rate);
-    t = dt < 1e17 ? now + (int64_t)dt : INT64_MAX / 2;
+    if ((double)now + dt < (double)SIM_NET_HORIZON_NS) t = now + (int64_t)dt;
+    else t = now > SIM_NET_HORIZON_NS ? now : SIM_NET_HORIZON_NS;
   }
   if (f->ev == SIM_QUEUE_NONE)
     f->ev = sim_queue_push(n->q, t, n->base + EV_LEFT, (uint32_t)(f - n->flows));
@@ -744,6 +749,7 @@ void sim_net_start(sim_net *n, int64_t now, int a, int b, double bytes,
 static void on_left(sim_net *n, uint32_t id, int64_t now) {
   flow *f = &n->flows[id];
   f->ev = SIM_QUEUE_NONE;
+  if (now >= SIM_NET_HORIZON_NS) n->overflow = true;
   f->sent = f->size;
   f->state = FLOW_INFLIGHT;
   n->sending--;
@@ -833,6 +839,8 @@ bool sim_net_owns(const sim_net *n, int kind) {
 }
 
 int sim_net_sending(const sim_net *n) { return n->sending; }
+
+bool sim_net_overflowed(const sim_net *n) { return n->overflow; }
 
 double sim_net_rate_of(const sim_net *n, uint32_t tag) {
   for (size_t i = 0; i < n->nflows; i++)

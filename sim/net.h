@@ -65,6 +65,15 @@ typedef struct sim_net_hooks {
   void (*arrived)(void *ctx, uint32_t tag, int64_t t_ns);
 } sim_net_hooks;
 
+/* The latest time the engine simulates: int64 nanoseconds hold 292 years;
+ * a quarter of that (73 years) leaves room for the latencies and durations
+ * added to an event's time and for differences with the net's INT64_MIN / 2
+ * "never" (a connection's last use). A flow whose last byte would leave
+ * later is stopped there and the net records an overflow
+ * (sim_net_overflowed): its time is unknown, and the owner must report an
+ * error, not a time. */
+#define SIM_NET_HORIZON_NS (INT64_MAX / 4)
+
 #define SIM_NET_NKINDS 7  /* event kinds used, from kind_base on */
 
 /* A network over topo (borrowed, must outlive the net) under transport o
@@ -94,6 +103,10 @@ void sim_net_handle(sim_net *n, const sim_queue_item *it);
 
 /* True when kind is one of the net's event kinds. */
 bool sim_net_owns(const sim_net *n, int kind);
+
+/* True once a flow reached SIM_NET_HORIZON_NS with bytes left to send: the
+ * times from then on are not simulated times. */
+bool sim_net_overflowed(const sim_net *n);
 
 /* Flows whose bytes are still leaving their sender. */
 int sim_net_sending(const sim_net *n);

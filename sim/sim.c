@@ -224,6 +224,39 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
   free(comm);
 }
 
+/* The task graph of w against the engine's limits: 32-bit task and edge
+ * indices, and SIM_MAX_BYTES for the graph and the statistics' spans. */
+static int check_graph(const scenario *s, const spec_workload *w, err *e) {
+  char where[512];
+  scenario_where(s, s->line.batch, "workload.batch", where, sizeof where);
+  uint64_t bound = sim_train_task_bound(w);
+  if (bound > UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK)
+    return err_set(e, ERR_CONFIG,
+                   "%s: %d sequences over %d x %d devices need up to %llu "
+                   "tasks, more than the engine's task graph holds (%u)",
+                   where, w->batch, w->replicas, w->stages,
+                   (unsigned long long)bound,
+                   (unsigned)(UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK));
+  double tasks = (double)bound;
+  double bytes = sim_graph_bytes(tasks, tasks * SIM_TRAIN_EDGES_PER_TASK) +
+                 tasks * 2 * sizeof(span);
+  if (bytes > (double)SIM_MAX_BYTES)
+    return err_set(e, ERR_MEMORY,
+                   "%s: %d sequences over %d x %d devices need up to %llu "
+                   "tasks, %.2f GB of task graph, more than the %.2f GB one "
+                   "run may take",
+                   where, w->batch, w->replicas, w->stages,
+                   (unsigned long long)bound, bytes / 1e9,
+                   (double)SIM_MAX_BYTES / 1e9);
+  return ERR_OK;
+}
+
+int sim_check_size(const scenario *s, err *e) {
+  spec_workload w;
+  int rc = spec_workload_resolve(s, &w, e);
+  return rc ? rc : check_graph(s, &w, e);
+}
+
 /* The allocation's shape and the graph's size against the workload. */
 static int check_shape(const scenario *s, const spec_workload *w,
                        const alloc *a, err *e) {
@@ -232,16 +265,7 @@ static int check_shape(const scenario *s, const spec_workload *w,
                    "%s: the allocation is %d x %d but the workload has %d "
                    "replicas x %d stages",
                    s->name, a->replicas, a->stages, w->replicas, w->stages);
-  uint64_t bound = sim_train_task_bound(w);
-  if (bound > UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK)
-    return err_set(e, ERR_CONFIG,
-                   "%s: workload.batch: %d sequences over %d x %d devices "
-                   "need up to %llu tasks, more than the engine's task "
-                   "graph holds (%u)",
-                   s->name, w->batch, w->replicas, w->stages,
-                   (unsigned long long)bound,
-                   (unsigned)(UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK));
-  return ERR_OK;
+  return check_graph(s, w, e);
 }
 
 /* Device -> NIC index into nic, capacities into nic_gbps, NCCL sockets
@@ -322,7 +346,9 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
   double *flow_gbps = mem_alloc((size_t)s->ndevices * sizeof *flow_gbps);
   sim_graph *g = NULL;
   sim_train_marks mk = {0};
-  if ((rc = spec_device_gpus(s, gpu, e))) goto done;
+  if ((rc = spec_device_gpus(s, gpu, e)) ||
+      (rc = spec_check_memory(&w, s, a->device, gpu, e)))
+    goto done;
   int nn = nic_layout(s, nic, nic_gbps, sockets, flow_gbps);
   sim_net_topo topo = {.ndevices = s->ndevices, .ctx = s, .link = topo_link,
                        .next_change = topo_next, .nic = nic,
@@ -339,6 +365,15 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
   if (ev < 0) {
     rc = err_set(e, ERR_CONFIG, "%s: the schedule deadlocked (a task could "
                  "never start)", s->name);
+    goto done;
+  }
+  /* The net stops a flow it cannot time at the horizon and records it; such
+   * a flow arrives at or after it, so the run's end shows every overflow. */
+  if (sim_graph_end(g) >= SIM_NET_HORIZON_NS) {
+    rc = err_set(e, ERR_RANGE, "%s: the iteration runs past %.3g s (73 "
+                 "years), the most simulated time the engine holds: a "
+                 "transfer this slow for its bytes has no time to report",
+                 s->name, (double)SIM_NET_HORIZON_NS * 1e-9);
     goto done;
   }
   uint32_t n;

@@ -22,6 +22,19 @@ typedef struct sim_options {
   double compute_scale;      /* multiplies every compute time; <= 0: 1 */
 } sim_options;
 
+/* The version of what the numbers of a run depend on beyond its inputs: the
+ * engine here and the models it uses (spec, cost model, predictor). Bump it
+ * with any change that alters a simulated or predicted number: sweep rows
+ * keep it in their identity, so rows of the older code are recomputed, not
+ * reused. 2: the transport of NCCL sockets, the runtimes calibrated on
+ * DT-FM's measurements. */
+#define SIM_RESULTS_VERSION 2
+
+/* The most memory one run's task graph and statistics may take: sim_run
+ * refuses a workload whose graph could need more (a 25-million-sequence
+ * batch, an 8192-stage pipeline) with its estimate, before building it. */
+#define SIM_MAX_BYTES (4ULL << 30)
+
 /* Defaults: transport_options_default, seed 0, no timeline, scale 1. */
 sim_options sim_options_default(void);
 
@@ -56,9 +69,18 @@ typedef struct sim_result {
 /* Simulates one iteration of s (workload resolved by models/spec) under
  * allocation a. Returns ERR_OK and fills out (free with sim_result_free),
  * or an error code with e filled (unknown model/GPU, wrong allocation
- * shape, timeline file not writable). */
+ * shape, timeline file not writable; ERR_MEMORY when a stage does not fit
+ * in its device's memory (spec_check_memory, as predict checks) or the graph
+ * could pass SIM_MAX_BYTES; ERR_RANGE when the iteration would run past
+ * SIM_NET_HORIZON_NS, whose times the engine cannot give). */
 int sim_run(const scenario *s, const alloc *a, const sim_options *o,
             sim_result *out, err *e);
+
+/* The checks sim_run makes of s's workload before any allocation is known:
+ * it resolves (models/spec) and its task graph fits the engine's limits
+ * (32-bit indices, SIM_MAX_BYTES). ERR_OK, or e filled naming the field,
+ * at its FILE:LINE when the file gave it. */
+int sim_check_size(const scenario *s, err *e);
 
 /* Frees the arrays of r (not r itself); NULL is fine. */
 void sim_result_free(sim_result *r);

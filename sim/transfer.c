@@ -1,6 +1,8 @@
 /* transfer: see transfer.h. */
 #include "sim/transfer.h"
 
+#include <math.h>
+
 #include "sim/net.h"
 #include "sim/queue.h"
 
@@ -30,7 +32,8 @@ double sim_transfer_s(const sim_transfer *t) {
   sim_net_start(net, 0, 0, 1, t->bytes, 0);
   sim_queue_item it;
   while (sim_queue_pop(q, &it)) sim_net_handle(net, &it);
+  bool overflow = sim_net_overflowed(net);
   sim_net_free(net);
   sim_queue_free(q);
-  return (double)done * 1e-9;
+  return overflow ? NAN : (double)done * 1e-9;
 }

@@ -21,7 +21,8 @@ typedef struct sim_transfer {
   transport_options transport;
 } sim_transfer;
 
-/* Seconds until the message's last byte arrives. */
+/* Seconds until the message's last byte arrives; NAN when it would leave
+ * past the engine's horizon (SIM_NET_HORIZON_NS). */
 double sim_transfer_s(const sim_transfer *t);
 
 #endif

@@ -25,6 +25,7 @@ static int bench(int jobs) {
   unlink(path);
   err e = {0};
   sweep *s = sweep_parse(SWEEP, strlen(SWEEP), "bench.json", &e);
+  if (s && sweep_resolve(s, &e)) sweep_free(s), s = NULL;
   db *d = s ? db_open(path, &e) : NULL;
   if (!d) {
     fprintf(stderr, "bench_sweep: %s\n", e.msg);

@@ -79,6 +79,40 @@ Test(alloc, omitted_device_and_wrong_types) {
   alloc_free(a);
 }
 
+/* A nested array or object in place of a row or an entry was cited at the
+ * key's line (or a later row's): rows and entries are now counted as
+ * values, each at the line where it starts. */
+Test(alloc, nested_values_cite_their_own_line) {
+  static const struct {
+    const char *text;
+    int line;
+    const char *what;
+  } cases[] = {
+      {"{\"pipelines\": [\n  [0, 1, 2],\n  [3, [4],\n   5]\n]}", 3,
+       "pipeline 1 stage 1 is not"},
+      {"{\"pipelines\": [\n  7,\n  [3, 4, 5]\n]}", 2, "pipeline 0 must"},
+      {"{\"pipelines\": [\n  [[0, 1], [2, 3], 4],\n  [5, 0, 1]\n]}", 2,
+       "pipeline 0 stage 0 is not"},
+      {"{\"pipelines\": [\n  [0, 1, 2],\n  [{\"a\": [1], \"b\": 2},\n   3, 4]\n"
+       "]}", 3, "pipeline 1 stage 0 is not"},
+      {"{\"pipelines\": [\n  [0, 1, 2],\n  {\"a\": 1, \"b\": [2, 3]}\n]}", 3,
+       "pipeline 1 must"},
+      {"{\"pipelines\": [\n  [0, 1, 2],\n  [3,\n   \"x,[\",\n 5]\n]}", 4,
+       "pipeline 1 stage 1 is not"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    err e = {0};
+    alloc *a = alloc_parse(cases[i].text, strlen(cases[i].text), "n.json", 2,
+                           3, 6, &e);
+    cr_expect_null(a, "%s", cases[i].text);
+    alloc_free(a);
+    char want[64];
+    snprintf(want, sizeof want, "n.json:%d: %s", cases[i].line, cases[i].what);
+    cr_expect(strncmp(e.msg, want, strlen(want)) == 0, "'%s', want '%s'",
+              e.msg, want);
+  }
+}
+
 Test(alloc, partitions) {
   err e;
   err_clear(&e);

@@ -1,7 +1,8 @@
 /* test_db: the results store — rows survive a reopen, a point key is stored
  * once, absent values become NULL, the GPU label is a column, convergence
- * rows of two methods of one run coexist, and a foreign, corrupt, older-
- * schema or other-version file is refused without a byte of it changing. */
+ * rows of two methods of one run coexist, and a foreign, corrupt, damaged
+ * (quick_check), wrongly tabled, older-schema or other-version file is
+ * refused without a byte of it changing; a read-only one is called so. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -70,8 +71,8 @@ Test(db, store_reopen_and_unique_key) {
   d = db_open(path, &e);
   cr_assert_not_null(d, "%s", e.msg);
   cr_expect_eq(db_result_count(d, &e), 2);
-  cr_expect_eq(db_result_has(d, "k1", &e), 1);
-  cr_expect_eq(db_result_has(d, "k3", &e), 0);
+  cr_expect_eq(db_result_has(d, "k1", NULL, &e), DB_RESULT_CURRENT);
+  cr_expect_eq(db_result_has(d, "k3", NULL, &e), DB_RESULT_ABSENT);
   db_close(d);
   int null;
   cr_expect_float_eq(
@@ -194,7 +195,8 @@ Test(db, older_schema_is_refused_untouched) {
   expect_refused(path, "schema version 1, written by an older geodes");
   err e = {0};
   cr_expect_null(db_open(path, &e));
-  cr_expect_not_null(strstr(e.msg, "reads version 3"), "%s", e.msg);
+  cr_expect_not_null(strstr(e.msg, "reads version 3 (and migrates 2"), "%s",
+                     e.msg);
   cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results"), 1);
 }
 
@@ -212,4 +214,139 @@ Test(db, folder_is_an_error) {
   cr_expect_eq(e.code, ERR_DB);
   cr_expect_not_null(strstr(e.msg, support_dir()), "%s", e.msg);
   cr_expect_not_null(strstr(e.msg, "is a folder"), "%s", e.msg);
+}
+
+/* A store with rows over several leaf pages, in rollback mode so the bytes
+ * of the file are all there is; returns the first leaf page of results. */
+static long store_with_pages(const char *path) {
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "0"}, &e);
+  cr_assert_eq(db_begin(d, &e), ERR_OK, "%s", e.msg);
+  for (int i = 0; i < 200; i++) {
+    char key[32];
+    snprintf(key, sizeof key, "k%03d", i);
+    db_result r = sample(key, i);
+    cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+    db_result_clear(&r);
+  }
+  cr_assert_eq(db_commit(d, &e), ERR_OK, "%s", e.msg);
+  db_close(d);
+  sql(path, "PRAGMA journal_mode = DELETE");
+  long page = support_sql_int(path, "SELECT min(pageno) FROM dbstat WHERE "
+                                    "name = 'results' AND pagetype = 'leaf'");
+  if (page < 0) cr_skip_test("this SQLite has no dbstat table");
+  return page;
+}
+
+/* A damaged leaf that lookups by key never read (they use the key's index
+ * and new rows go to the last leaf): before quick_check the file was
+ * accepted and written to. */
+Test(db, damaged_page_is_refused_untouched) {
+  const char *path = support_path("damaged.db");
+  long page = store_with_pages(path);
+  FILE *f = fopen(path, "r+b");
+  cr_assert_not_null(f);
+  fseek(f, (page - 1) * 4096, SEEK_SET);
+  fputc(0xff, f); /* not a page type */
+  fclose(f);
+  expect_refused(path, "damaged: SQLite's quick_check says '*** in database "
+                       "main *** Page");
+}
+
+/* Our id and version over other tables: refused before the WAL switch
+ * rewrote bytes 18 and 19 of the header. */
+Test(db, wrong_tables_are_refused_untouched) {
+  char marks[96];
+  snprintf(marks, sizeof marks,
+           "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+           DB_APPLICATION_ID, DB_SCHEMA_VERSION);
+  const char *path = support_path("tables.db");
+  sql(path, "CREATE TABLE runs(id INTEGER PRIMARY KEY);"
+            "CREATE TABLE results(id INTEGER PRIMARY KEY, point_key TEXT);");
+  sql(path, marks);
+  expect_refused(path, "but its tables are not that schema's (it has no "
+                       "convergence.run_id INTEGER)");
+  const char *other = support_path("other.db");
+  err e = {0};
+  db_close(db_open(other, &e));
+  sql(other, "PRAGMA journal_mode = DELETE;"
+             "ALTER TABLE results RENAME COLUMN gpu TO gpus");
+  expect_refused(other, "it has results.gpus TEXT where results.gpu TEXT is "
+                        "expected");
+  sql(other, "ALTER TABLE results RENAME COLUMN gpus TO gpu;"
+             "CREATE TABLE extra(x)");
+  expect_refused(other, "it has a table extra that it should not have");
+  sql(other, "DROP TABLE extra; ANALYZE"); /* sqlite_stat1 is SQLite's */
+  db_close(db_open(other, &e));
+  cr_expect_eq(e.code, ERR_OK, "%s", e.msg);
+  /* a missing column at the end of a table is found too */
+  const char *short_path = support_path("short.db");
+  db_close(db_open(short_path, &e));
+  sql(short_path, "PRAGMA journal_mode = DELETE;"
+                  "ALTER TABLE convergence DROP COLUMN best_score_s");
+  expect_refused(short_path, "it has no convergence.best_score_s REAL");
+}
+
+/* Version 2's schema as that geodes wrote it (no results.identity). */
+static const char SCHEMA_V2[] =
+    "PRAGMA application_id = 1734700900; PRAGMA user_version = 2;"
+    "CREATE TABLE runs( id INTEGER PRIMARY KEY, started_at TEXT NOT NULL,"
+    " finished_at TEXT, status TEXT, version TEXT, git TEXT, command TEXT,"
+    " scenario TEXT, seed INTEGER);"
+    "CREATE TABLE results( id INTEGER PRIMARY KEY, run_id INTEGER REFERENCES"
+    " runs(id), point_key TEXT NOT NULL UNIQUE, study TEXT NOT NULL,"
+    " scenario TEXT NOT NULL, method TEXT NOT NULL, network_model TEXT NOT"
+    " NULL, seed INTEGER, layers INTEGER, batch INTEGER, micro_batch INTEGER,"
+    " micro_batches_per_pass INTEGER, window_bytes INTEGER, schedule TEXT,"
+    " dp_algo TEXT, gpu TEXT, bandwidth_scale REAL, latency_scale REAL,"
+    " activation_gb REAL, gradient_gb REAL, alloc TEXT, score_s REAL,"
+    " dp_cost_s REAL, pp_cost_s REAL, predicted_iteration_s REAL,"
+    " iteration_s REAL, compute_s REAL, bubble_s REAL, comm_s REAL,"
+    " dp_sync_s REAL, events INTEGER);"
+    "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
+    "CREATE TABLE convergence( run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " method TEXT NOT NULL, candidate INTEGER NOT NULL, best_score_s REAL NOT"
+    " NULL, PRIMARY KEY(run_id, method, candidate));"
+    "INSERT INTO runs(id, started_at) VALUES(1, 'then');"
+    "INSERT INTO results(run_id, point_key, study, scenario, method,"
+    " network_model, iteration_s) VALUES(1, 'k1', 'sweep', 'worldwide',"
+    " 'gcma', 'netem', 30.12);";
+
+/* A version-2 store is migrated: its rows stay, without an identity, so
+ * they are stale to a sweep, which replaces them; a row stored with an
+ * identity is current for it and kept. */
+Test(db, version_2_is_migrated_and_its_rows_are_stale) {
+  const char *path = support_path("v2.db");
+  sql(path, SCHEMA_V2);
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  cr_expect_eq(db_result_has(d, "k1", NULL, &e), DB_RESULT_CURRENT);
+  cr_expect_eq(db_result_has(d, "k1", "00000000000000aa", &e),
+               DB_RESULT_STALE);
+  int64_t run = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "0"}, &e);
+  db_result r = sample("k1", 269.95);
+  r.identity = "00000000000000aa";
+  cr_assert_eq(db_begin(d, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(db_result_put(d, run, &r, &e), 1, "a stale row is replaced");
+  cr_expect_eq(db_result_put(d, run, &r, &e), 0, "a current one is kept");
+  r.identity = NULL;
+  cr_expect_eq(db_result_put(d, run, &r, &e), 0, "no identity: kept");
+  cr_assert_eq(db_commit(d, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(db_result_has(d, "k1", "00000000000000aa", &e),
+               DB_RESULT_CURRENT);
+  db_close(d);
+  db_result_clear(&r);
+  int null;
+  cr_expect_float_eq(sql_real(path, "SELECT iteration_s FROM results", &null),
+                     269.95, 0);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results"), 1);
+  cr_expect_eq(support_sql_int(path, "PRAGMA user_version"),
+               DB_SCHEMA_VERSION);
+  /* a migrated file has exactly a new file's tables: it opens again */
+  d = db_open(path, &e);
+  cr_expect_not_null(d, "%s", e.msg);
+  db_close(d);
 }

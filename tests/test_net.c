@@ -573,3 +573,48 @@ Test(net, idle_restart_halves_the_window_per_rto) {
   cr_assert_eq(transport_idle_window(W, 100, 0.3), init);
   cr_assert_eq(transport_idle_window(init / 2, 100, 0.3), init / 2);
 }
+
+/* Flows of more than 1e8 s used to be clamped to INT64_MAX / 2 ns, so a
+ * flow ten times larger "finished" no later. 1e-6 Gbit/s is 125 B/s. */
+Test(net, a_flow_longer_than_1e8_s_is_timed_exactly) {
+  tnet T;
+  tnet_init(&T, 2, 1, 1e-6, 0, TRANSPORT_IDEAL, 0);
+  sim_net_start(T.net, 0, 0, 1, 2.5e10, 0); /* 2e8 s */
+  tnet_run(&T);
+  cr_expect(llabs(T.arrived[0] - 200000000001000000LL) <= 1, "arrived at %lld",
+            (long long)T.arrived[0]);
+  cr_expect_not(sim_net_overflowed(T.net));
+  tnet_done(&T);
+}
+
+/* A flow that cannot leave before the horizon stops there, recorded. */
+Test(net, a_flow_past_the_horizon_is_an_overflow) {
+  tnet T;
+  tnet_init(&T, 3, 0, 1e-6, 1e9, TRANSPORT_NETEM, 0);
+  sim_net_start(T.net, 0, 0, 1, 1e12, 0); /* 8e9 s > 2.3e9 s */
+  sim_net_start(T.net, 0, 0, 2, 1e3, 1);
+  tnet_run(&T);
+  cr_expect_eq(T.left[0], SIM_NET_HORIZON_NS);
+  cr_expect(sim_net_overflowed(T.net));
+  cr_expect_lt(T.left[1], (int64_t)1e12, "the small flow is unaffected");
+  tnet_done(&T);
+}
+
+/* A projection past the horizon that a later re-solve brings back in time
+ * is no overflow: 1.5e11 B alone take 1.2e9 s, but while it shares the shaper
+ * with two flows its projection at a third of the rate passes 4.6e9 s. */
+Test(net, a_projection_past_the_horizon_may_come_back) {
+  tnet T;
+  tnet_init(&T, 4, 0, 1e-6, 1e9, TRANSPORT_NETEM, 0);
+  sim_net_start(T.net, 0, 0, 1, 1.5e11, 0);
+  sim_net_start(T.net, 0, 0, 2, 1e3, 1);
+  sim_net_start(T.net, 0, 0, 3, 1e3, 2);
+  tnet_run(&T);
+  cr_expect_not(sim_net_overflowed(T.net));
+  /* the two small ones leave together after 24 s at a third of 125 B/s
+   * each, 1e3 B of the large one sent by then; the rest goes alone */
+  double want = (1.5e11 - 1e3) / 125 * 1e9 + 24e9; /* no latency: arrival */
+  cr_expect(fabs((double)T.arrived[0] - want) < 1e4, "%lld vs %.0f",
+            (long long)T.arrived[0], want);
+  tnet_done(&T);
+}

@@ -161,6 +161,11 @@ Test(schedule_cli, usage_errors_exit_2) {
   cr_expect_eq(geodes("schedule worldwide --trials -3", out, sizeof out, errs,
                       sizeof errs), 2);
   cr_expect(strstr(errs, "--trials") != NULL, "%s", errs);
+  /* --trials 0 was accepted: a "search" of no candidates */
+  cr_expect_eq(geodes("schedule worldwide --method gcma --trials 0", out,
+                      sizeof out, errs, sizeof errs), 2);
+  cr_expect(strstr(errs, "--trials wants an integer in [1, 100000000], not "
+                   "'0'") != NULL, "%s", errs);
   cr_expect_eq(geodes("schedule worldwide --method annealing", out, sizeof out,
                       errs, sizeof errs), 2);
   cr_expect(strstr(errs, "annealing") != NULL, "%s", errs);

@@ -136,3 +136,121 @@ Test(simulate, transfer_beyond_simulated_time_is_refused) {
             "every option is described: %s", r.out);
   support_run_clear(&r);
 }
+
+/* n H100s in one pipeline of n one-layer stages, linked at 1000 s one way:
+ * under tcp with a one-segment window a socket moves 1448 B per 2000 s
+ * round trip, so each 50-sequence activation (419,430,400 B) takes
+ * 5.79e8 s. */
+static const char *slow_pipeline(int n) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"name\": \"slow%d\",\n"
+           " \"sites\": [{\"name\": \"a\", \"devices\": %d, \"gpu\": "
+           "\"H100\"}],\n"
+           " \"network\": {\"latency_ms\": 1e6, \"bandwidth_gbps\": 1},\n"
+           " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": %d, \"batch\": "
+           "50, \"micro_batch\": 50, \"stages\": %d, \"replicas\": 1}}\n",
+           n, n, n, n);
+  return support_write_file(support_path("slow%d.json", n), text);
+}
+
+#define SLOW_FLOW_S (419430400.0 / (1448.0 / 2000.0))
+
+/* Each flow passes the old 1e8 s clamp: the engine put the forward one at
+ * INT64_MAX / 2 ns and the backward one there too (4.61e9 s in all);
+ * the two take 1.16e9 s. */
+Test(simulate, flows_longer_than_1e8_s_are_timed) {
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
+                              "--network tcp --window-bytes 1448 --json",
+                              slow_pipeline(2)), 0, "%s", r.err);
+  json_t *j = json_loads(r.out, 0, NULL);
+  cr_assert_not_null(j, "%s", r.out);
+  double it = json_number_value(json_object_get(j, "iteration_s"));
+  cr_expect(fabs(it / (2 * SLOW_FLOW_S) - 1) < 1e-3, "%.6g s, want %.6g", it,
+            2 * SLOW_FLOW_S);
+  json_decref(j);
+  support_run_clear(&r);
+}
+
+/* Six such flows pass the engine's 73-year horizon: simulate, sweep and
+ * transfer refuse with a message instead of printing a clamped time. */
+Test(simulate, past_the_horizon_is_refused) {
+  const char *s = slow_pipeline(4);
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
+                              "--network tcp --window-bytes 1448", s), 1,
+               "%s", r.out);
+  cr_expect(strstr(r.err, "slow4: the iteration runs past 2.31e+09 s"), "%s",
+            r.err);
+  char sw[1200];
+  snprintf(sw, sizeof sw, "{\"scenarios\": [\"%s\"], \"networks\": [\"tcp\"],"
+           " \"window_bytes\": 1448}", s);
+  const char *swf = support_write_file(support_path("slow.json"), sw);
+  cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", swf,
+                              support_path("slow.db")), 1, "%s", r.out);
+  cr_expect(strstr(r.err, "runs past 2.31e+09 s") &&
+                strstr(r.err, "0 computed, 1 failed") == NULL,
+            "%s", r.err);
+  cr_expect(strstr(r.out, "0 computed, 1 failed"), "%s", r.out);
+  cr_expect_eq(support_geodes(&r, "transfer --latency-ms 1e6 "
+                              "--bandwidth-gbps 1 --bytes 1e10 --network tcp "
+                              "--window-bytes 1448"), 1, "%s", r.out);
+  cr_expect(strstr(r.err, "longer under tcp than the 2.31e+09 s"), "%s",
+            r.err);
+  support_run_clear(&r);
+}
+
+/* predict refused a stage that does not fit in its GPU's memory; simulate
+ * and sweep simulated it (58,370 s for 100,000 layers on V100s). */
+Test(simulate, memory_checked_as_predict_checks_it) {
+  support_run r = {0};
+  const char *cmds[] = {"predict", "simulate"};
+  for (int i = 0; i < 2; i++) {
+    cr_expect_eq(support_geodes(&r, "%s worldwide --method dtfm-identity "
+                                "--layers 100000", cmds[i]), 1, "%s: %s",
+                 cmds[i], r.out);
+    cr_expect(strstr(r.err, "worldwide: stage 0 (12500 layers) needs") &&
+                  strstr(r.err, "GB but device 0 (V100) has 16.00 GB"),
+              "%s: %s", cmds[i], r.err);
+  }
+  const char *sw = support_write_file(support_path("mem.json"),
+                                      "{\"layers\": [24, 100000]}");
+  cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw,
+                              support_path("mem.db")), 1, "%s", r.err);
+  cr_expect(strstr(r.err, "(V100) has 16.00 GB"), "%s", r.err);
+  cr_expect(strstr(r.out, "1 computed, 1 failed"), "%s", r.out);
+  support_run_clear(&r);
+}
+
+/* Graphs that passed the 32-bit task limit and then aborted allocating:
+ * --batch 25165824 (19 GB) and a pipeline of 8192 stages (9.7 GB). Now
+ * refused with the estimate before anything is built. */
+Test(simulate, task_graph_bounded_in_bytes) {
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
+                              "--batch 25165824"), 1, "%s", r.out);
+  cr_expect(strstr(r.err, "GB of task graph, more than the 4.29 GB one run "
+                   "may take"), "%s", r.err);
+  const char *s = support_write_file(
+      support_path("deep.json"),
+      "{\"name\": \"deep\", \"sites\": [{\"name\": \"a\", \"devices\": 8192}],"
+      " \"network\": {\"latency_ms\": 1, \"bandwidth_gbps\": 10},"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 8192, \"batch\": "
+      "1024, \"micro_batch\": 1, \"stages\": 8192, \"replicas\": 1}}");
+  size_t cap = 8192 * 6 + 64, len = 0;
+  char *a = malloc(cap);
+  len += (size_t)snprintf(a, cap, "{\"pipelines\": [[");
+  for (int d = 0; d < 8192; d++)
+    len += (size_t)snprintf(a + len, cap - len, "%s%d", d ? "," : "", d);
+  snprintf(a + len, cap - len, "]]}");
+  const char *af = support_write_file(support_path("deep_alloc.json"), a);
+  free(a);
+  cr_expect_eq(support_geodes(&r, "simulate '%s' --alloc '%s'", s, af), 1,
+               "%s", r.out);
+  cr_expect(strstr(r.err, "deep.json:1: workload.batch: 1024 sequences "
+                   "over 1 x 8192 devices need up to") &&
+                strstr(r.err, "GB of task graph"),
+            "%s", r.err);
+  support_run_clear(&r);
+}

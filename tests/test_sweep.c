@@ -17,8 +17,12 @@
 #include "analysis/eval.h"
 #include "analysis/sweep.h"
 #include "tests/support.h"
+#include "traces/builtin.h"
 
-TestSuite(sweep, .init = support_dir_make, .fini = support_dir_remove);
+/* The timeout fails a quadratic parse of a million seeds (one per suite:
+ * two tests with their own timeouts running at once leak in Criterion). */
+TestSuite(sweep, .init = support_dir_make, .fini = support_dir_remove,
+          .timeout = 300);
 
 static sweep *parse(const char *text, err *e) {
   return sweep_parse(text, strlen(text), "s.json", e);
@@ -286,6 +290,120 @@ Test(sweep, too_many_points_is_an_error) {
   sweep_free(s);
 }
 
+/* A list of n seeds: 0 .. n-1, then last (< 0: none) once more, and the
+ * rest of the object (caller frees). */
+static char *many_seeds(int n, int last, const char *rest) {
+  size_t cap = (size_t)n * 9 + strlen(rest) + 64, at = 0;
+  char *t = malloc(cap);
+  cr_assert_not_null(t);
+  at += (size_t)snprintf(t, cap, "{\"seeds\": [");
+  for (int i = 0; i < n; i++)
+    at += (size_t)snprintf(t + at, cap - at, "%s%d", i ? "," : "", i);
+  if (last >= 0) at += (size_t)snprintf(t + at, cap - at, ",%d", last);
+  snprintf(t + at, cap - at, "]%s}", rest);
+  return t;
+}
+
+/* The duplicate check compared each value with every one before it: 10^6
+ * distinct seeds took minutes. Sorted, they take a moment (the suite's
+ * timeout fails the quadratic one). */
+Test(sweep, a_million_seeds_parse_at_once) {
+  char *text = many_seeds(1000000, -1, "");
+  err e = {0};
+  sweep *s = parse(text, &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  cr_expect_eq(sweep_count(s), 1000000);
+  sweep_point p;
+  sweep_point_at(s, 999999, &p);
+  cr_expect_eq(p.seed, 999999);
+  sweep_free(s);
+  free(text);
+  text = many_seeds(1000000, 5, "");
+  bad(text, ERR_DUPLICATE, 1, "seeds: 5 is listed twice");
+  free(text);
+}
+
+/* The product of the list lengths is checked before any value is read: a
+ * million bad seeds crossed with 20 layers is refused for its size. */
+Test(sweep, product_is_checked_before_the_values) {
+  size_t cap = 8000000, at = 0;
+  char *text = malloc(cap);
+  cr_assert_not_null(text);
+  at += (size_t)snprintf(text, cap, "{\"layers\": [1");
+  for (int l = 2; l <= 20; l++)
+    at += (size_t)snprintf(text + at, cap - at, ",%d", l);
+  at += (size_t)snprintf(text + at, cap - at, "], \"seeds\": [\"x\"");
+  for (int i = 1; i < 1000000; i++)
+    at += (size_t)snprintf(text + at, cap - at, ",\"x\"");
+  snprintf(text + at, cap - at, "]}");
+  bad(text, ERR_RANGE, 1, "20000000 points");
+  free(text);
+}
+
+/* The identity of a row: stable for one point, and different when the
+ * scenario's content, the built-in data or the key differ. */
+Test(sweep, identity_follows_content_data_and_key) {
+  err e = {0};
+  sweep *s = parse("{\"seeds\": [1, 2]}", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  cr_assert_eq(sweep_resolve(s, &e), ERR_OK, "%s", e.msg);
+  sweep_point p, q;
+  sweep_point_at(s, 0, &p);
+  scenario *w = support_scenario("worldwide");
+  cr_expect_eq(p.scenario_hash, scenario_hash(w));
+  scenario_free(w);
+  cr_expect_eq(p.data_hash, builtin_hash());
+  char key[1024], a[17], b[17];
+  sweep_point_key(&p, key, sizeof key);
+  sweep_point_identity(&p, key, a);
+  sweep_point_identity(&p, key, b);
+  cr_expect_str_eq(a, b);
+  cr_expect_eq(strlen(a), 16);
+  q = p, q.scenario_hash ^= 1;
+  sweep_point_identity(&q, key, b);
+  cr_expect_str_neq(a, b, "scenario content");
+  q = p, q.data_hash ^= 1;
+  sweep_point_identity(&q, key, b);
+  cr_expect_str_neq(a, b, "built-in data");
+  sweep_point_at(s, 1, &q);
+  char key2[1024];
+  sweep_point_key(&q, key2, sizeof key2);
+  sweep_point_identity(&q, key2, b);
+  cr_expect_str_neq(a, b, "another point");
+  sweep_free(s);
+}
+
+/* A scenario edited after sweep_resolve: its points fail rather than store
+ * results of the new content under the identity of the old. */
+Test(sweep, a_scenario_edited_during_the_sweep_fails_its_points) {
+  const char *sc = support_path("moving.json");
+  static const char fmt[] =
+      "{\"name\": \"m\", \"sites\": [{\"name\": \"a\", \"devices\": 4}],"
+      " \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": %d},"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": 8,"
+      " \"micro_batch\": 1, \"stages\": 2, \"replicas\": 2}}";
+  char text[512], sw[600];
+  snprintf(text, sizeof text, fmt, 1);
+  support_write_file(sc, text);
+  snprintf(sw, sizeof sw, "{\"scenarios\": [\"%s\"]}", sc);
+  err e = {0};
+  sweep *s = parse(sw, &e);
+  cr_assert_eq(sweep_resolve(s, &e), ERR_OK, "%s", e.msg);
+  sweep_point p;
+  sweep_point_at(s, 0, &p);
+  db_result r;
+  db_result_init(&r);
+  cr_expect_eq(eval_point(NULL, &p, &r, &e), ERR_OK, "%s", e.msg);
+  db_result_clear(&r);
+  snprintf(text, sizeof text, fmt, 2);
+  support_write_file(sc, text);
+  err_clear(&e);
+  cr_expect_eq(eval_point(NULL, &p, &r, &e), ERR_CONFIG);
+  cr_expect(strstr(e.msg, "changed while the sweep ran"), "%s", e.msg);
+  db_result_clear(&r);
+  sweep_free(s);
+}
+
 Test(sweep, load_missing_file) {
   err e = {0};
   cr_expect_null(sweep_load("/nonexistent/s.json", &e));
@@ -363,8 +481,11 @@ static int cheap_eval(void *ctx, const sweep_point *p, db_result *r, err *e) {
   return ERR_OK;
 }
 
+/* On a one-stage scenario, so every layer count is a valid point (the
+ * sweep checks them against the scenario before any point runs). */
 static const char SMALL[] =
-    "{\"layers\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], \"seeds\": [1, 2, 3, 4],"
+    "{\"scenarios\": \"" GEODES_FIXTURES "/analysis/two-devices.json\","
+    " \"layers\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], \"seeds\": [1, 2, 3, 4],"
     " \"bandwidth_scale\": [0.5, 1, 2], \"networks\": [\"ideal\", \"tcp\"]}";
 
 /* The rows, without ids, in key order, as one string. */
@@ -399,6 +520,7 @@ static sweep_stats run(const char *path, const char *text, int jobs,
   err e = {0};
   sweep *s = parse(text, &e);
   cr_assert_not_null(s, "%s", e.msg);
+  cr_assert_eq(sweep_resolve(s, &e), ERR_OK, "%s", e.msg);
   db *d = db_open(path, &e);
   cr_assert_not_null(d, "%s", e.msg);
   int64_t id = db_run_begin(d, &(db_run){"test", NULL, -1, "0", "x"}, &e);
@@ -496,3 +618,57 @@ static void kill_and_resume(int jobs) {
 
 Test(sweep, sigkill_then_resume_inline) { kill_and_resume(1); }
 Test(sweep, sigkill_then_resume_jobs) { kill_and_resume(2); }
+
+/* An evaluator that, from its second point on, writes to the database
+ * itself, as another process would (a second sweep, `schedule --db`), with a
+ * short busy timeout: the point fails if the sweep holds the write lock. */
+typedef struct intruder {
+  const char *path;
+  int calls;
+} intruder;
+
+static int intruding_eval(void *ctx, const sweep_point *p, db_result *r,
+                          err *e) {
+  intruder *in = ctx;
+  if (in->calls++ > 0) {
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(in->path, &h), SQLITE_OK);
+    sqlite3_busy_timeout(h, 200);
+    int rc = sqlite3_exec(h, "INSERT INTO runs(started_at) VALUES('other')",
+                          NULL, NULL, NULL);
+    sqlite3_close(h);
+    if (rc != SQLITE_OK)
+      return err_set(e, ERR_DB, "another writer waited: %s",
+                     sqlite3_errstr(rc));
+  }
+  cheap c = {0};
+  return cheap_eval(&c, p, r, e);
+}
+
+/* The sweep held its write transaction open while it evaluated the next
+ * point, so another writer failed whenever a point outlasted its busy
+ * timeout. In-process and in forked workers (other processes). */
+static void other_writers_never_wait(int jobs) {
+  const char *path = support_path("busy%d.db", jobs);
+  intruder in = {path, 0};
+  err e = {0};
+  sweep *s = parse("{\"seeds\": [1, 2, 3, 4, 5, 6]}", &e);
+  cr_assert_eq(sweep_resolve(s, &e), ERR_OK, "%s", e.msg);
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t id = db_run_begin(d, &(db_run){"test", NULL, -1, "0", "x"}, &e);
+  sweep_opts o = {.eval = intruding_eval, .ctx = &in, .jobs = jobs,
+                  .run = id, .batch_rows = 64, .batch_seconds = 60};
+  sweep_stats st;
+  cr_assert_eq(sweep_run(s, d, &o, &st, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(st.failed, 0, "%zu points failed", st.failed);
+  cr_expect_eq(st.computed, 6);
+  db_close(d);
+  sweep_free(s);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results"), 6);
+  cr_expect_geq(support_sql_int(path, "SELECT count(*) FROM runs WHERE "
+                                      "started_at = 'other'"), 4);
+}
+
+Test(sweep, other_writers_never_wait_inline) { other_writers_never_wait(1); }
+Test(sweep, other_writers_never_wait_jobs) { other_writers_never_wait(2); }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/support.h"
 #include "traces/builtin.h"
@@ -263,6 +264,31 @@ Test(synth, bad_options_are_range_errors) {
   trace_free(base);
 }
 
+/* Before the cap, 1e8 one-second steps were accepted and would have written
+ * about 240 GB that trace_load could never read back. */
+Test(synth, output_too_large_to_read_back_is_refused) {
+  trace *base = worldwide();
+  synth_params *p = params();
+  err e = {ERR_OK, ""};
+  synth_opts o = {.duration_s = 1e8, .step_s = 1, .seed = 1};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  cr_assert_eq(synth_write(out, base, p, &o, &e), ERR_RANGE, "%s", e.msg);
+  fclose(out);
+  cr_expect_eq(len, 0, "wrote %zu bytes before refusing", len);
+  cr_expect(strstr(e.msg, "more than a trace may be"), "%s", e.msg);
+  /* a day of minutes is far inside */
+  err_clear(&e);
+  o = (synth_opts){.duration_s = 86400, .step_s = 60, .seed = 1};
+  out = fopen("/dev/null", "w");
+  cr_expect_eq(synth_write(out, base, p, &o, &e), ERR_OK, "%s", e.msg);
+  fclose(out);
+  free(buf);
+  synth_params_free(p);
+  trace_free(base);
+}
+
 /* ---- the command line ---- */
 
 TestSuite(synth_cli, .init = support_dir_make, .fini = support_dir_remove);
@@ -270,6 +296,17 @@ TestSuite(synth_cli, .init = support_dir_make, .fini = support_dir_remove);
 /* Runs `cd TMP && GEODES_BIN args`; its exit status, stderr in r->err. */
 static int geodes(support_run *r, const char *args) {
   return support_sh(r, "cd '%s' && '%s' %s", support_dir(), GEODES_BIN, args);
+}
+
+/* The command line refuses it too, and leaves no file behind. */
+Test(synth_cli, too_long_a_trace_is_refused) {
+  support_run r = {0};
+  cr_expect_eq(geodes(&r, "trace synth --duration-s 1e8 --step-s 1 --seed 1 "
+                      "-o big.csv"), 1, "%s", r.err);
+  cr_expect(strstr(r.err, "take a longer step or a shorter duration"), "%s",
+            r.err);
+  cr_expect_neq(access(support_path("big.csv"), F_OK), 0, "big.csv was left");
+  support_run_clear(&r);
 }
 
 Test(synth_cli, synth_then_check) {

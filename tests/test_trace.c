@@ -425,6 +425,17 @@ Test(trace_bad, directives) {
       "loop_after_s: 9.5 does not exceed");
 }
 
+/* "# interpolate: linear" after the rows used to switch the whole file to
+ * linear replay, the rows above it included, without a word. */
+Test(trace_bad, interpolate_after_the_rows) {
+  bad(HDR "0,*,*,1,1\n10,a,a,5,1\n# interpolate: linear\n", ERR_PARSE, 4,
+      "interpolate: a header comment, but the data rows began at line 2");
+  bad(HDR "0,*,*,1,1\n# interpolate: step\n", ERR_PARSE, 3, "interpolate");
+  trace *t = parse_ok(HDR "# interpolate: linear\n0,*,*,1,1\n10,a,a,5,1\n");
+  cr_expect(trace_is_linear(t));
+  trace_free(t);
+}
+
 Test(trace_bad, load_io) {
   err e;
   err_clear(&e);

@@ -289,7 +289,7 @@ Test(train, link_classes_count_the_bytes_between_sites) {
 
 /* A batch whose task graph would overflow the engine's 32-bit task and
  * edge indices is refused before anything is built (it used to wrap the
- * ids, or to grow until memory ran out), naming the scenario and the
+ * ids, or to grow until memory ran out), naming the file, line and
  * field; the bound counts what the builder adds. */
 Test(train, huge_batch_is_refused_not_wrapped) {
   scenario *s = uniform(8, 8, 24, 1 << 25, 64, "gpipe", "central-ps", 1, 1,
@@ -298,8 +298,8 @@ Test(train, huge_batch_is_refused_not_wrapped) {
   sim_result r;
   err e = {0};
   cr_assert_eq(sim_run(s, a, NULL, &r, &e), ERR_CONFIG);
-  cr_assert(strstr(e.msg, "u: workload.batch: 33554432") != NULL, "%s",
-            e.msg);
+  cr_assert(strstr(e.msg, "u.json:3: workload.batch: 33554432") != NULL,
+            "%s", e.msg);
   alloc_free(a);
   scenario_free(s);
   /* the bound holds for every schedule and algorithm on a small case */

@@ -5,6 +5,7 @@
 #define TRACES_BUILTIN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct builtin_file {
   const char *name;  /* file name inside traces/data, e.g. "worldwide.json" */
@@ -17,5 +18,9 @@ extern const builtin_file builtin_files[];
 
 /* The built-in file called name, or NULL. */
 const builtin_file *builtin_find(const char *name);
+
+/* A content hash of every built-in file (names and bytes): a sweep row
+ * records it, so rows made with other built-in data are recomputed. */
+uint64_t builtin_hash(void);
 
 #endif

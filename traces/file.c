@@ -1,33 +1,82 @@
 /* file: see file.h. Invariant: the buffer always keeps one byte free past
  * the bytes read, so the terminating NUL needs no second allocation; it
- * doubles when full, so a file of n bytes costs O(n) copies in all. */
+ * doubles when full, so a file of n bytes costs O(n) copies in all, and the
+ * loop stops once more than the limit came (a file that grows while it
+ * is read). The file is opened non-blocking, so a FIFO without a writer
+ * opens at once and fstat refuses it before any read could block. */
 #include "traces/file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "traces/mem.h"
 
-char *file_read(const char *path, size_t *len, file_error *why) {
+static char *fail(file_error *why, bool opened, int errnum, const char *what) {
+  why->opened = opened;
+  why->errnum = errnum;
+  snprintf(why->reason, sizeof why->reason, "%s",
+           what ? what : strerror(errnum));
+  return NULL;
+}
+
+/* Words for a file type file_read does not read. */
+static const char *not_regular(mode_t m) {
+  if (S_ISDIR(m)) return "a folder, not a regular file";
+  if (S_ISCHR(m)) return "a character device, not a regular file";
+  if (S_ISBLK(m)) return "a block device, not a regular file";
+  if (S_ISFIFO(m)) return "a FIFO (named pipe), not a regular file";
+  if (S_ISSOCK(m)) return "a socket, not a regular file";
+  return "not a regular file";
+}
+
+static char *too_big(file_error *why, size_t max) {
+  char what[96];
+  snprintf(what, sizeof what, "larger than the %zu MiB geodes reads for it",
+           max >> 20);
+  return fail(why, true, 0, what);
+}
+
+char *file_read(const char *path, size_t max, size_t *len, file_error *why) {
   file_error local;
   if (!why) why = &local;
-  FILE *f = fopen(path, "rb");
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return fail(why, false, errno, NULL);
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int reason = errno;
+    close(fd);
+    return fail(why, true, reason, NULL);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return fail(why, true, 0, not_regular(st.st_mode));
+  }
+  if ((unsigned long long)st.st_size > max) {
+    close(fd);
+    return too_big(why, max);
+  }
+  FILE *f = fdopen(fd, "rb");
   if (!f) {
-    *why = (file_error){false, errno};
-    return NULL;
+    int reason = errno;
+    close(fd);
+    return fail(why, true, reason, NULL);
   }
   size_t cap = 4096, n = 0, got;
   char *buf = mem_alloc(cap);
-  while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0)
+  while (n <= max &&
+         (got = fread(buf + n, 1, cap - n - 1, f)) > 0)
     if ((n += got) + 1 == cap) buf = mem_realloc(buf, cap *= 2);
   int reason = errno; /* fread's, when it failed */
   bool bad = ferror(f);
   fclose(f);
-  if (bad) {
+  if (bad || n > max) {
     free(buf);
-    *why = (file_error){true, reason};
-    return NULL;
+    return n > max ? too_big(why, max) : fail(why, true, reason, NULL);
   }
   buf[n] = '\0';
   *len = n;

@@ -1,5 +1,7 @@
 /* file: a whole file read into memory, the one reader behind every loader
- * (traces, scenarios, allocations, sweeps). It reports why a read failed
+ * (traces, scenarios, allocations, sweeps). It reads regular files only, up
+ * to FILE_MAX_BYTES, so /dev/zero or a FIFO without a writer is refused
+ * at once instead of growing memory or hanging. It reports why a read failed
  * rather than wording a message: each loader keeps its own words. */
 #ifndef TRACES_FILE_H
 #define TRACES_FILE_H
@@ -7,16 +9,27 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Why file_read failed: at fopen, or in a read after it (a folder opens and
- * then fails to read with EISDIR), and errno's reason for strerror. */
+/* The largest inputs geodes reads: a trace up to 1 GiB (its rows are then
+ * bounded in memory by trace.h, and trace synth writes within both), a JSON
+ * file (scenario, allocation, sweep) up to 16 MiB, since jansson's tree takes
+ * some twenty times its text: far beyond any such file geodes can use (an
+ * allocation of 8192 devices is 50 KB, a million sweep seeds 8 MB). */
+#define FILE_MAX_BYTES (1ULL << 30)
+#define FILE_MAX_JSON_BYTES (16ULL << 20)
+
+/* Why file_read failed: at open (opened false), or after it (opened true:
+ * not a regular file, larger than the limit asked, or a failing read), with
+ * errno's number where there was one (0 otherwise) and the reason in words
+ * ("No such file or directory", "a folder, not a regular file", ...). */
 typedef struct file_error {
-  bool opened; /* fopen succeeded and a read failed */
-  int errnum;  /* errno of the failing call */
+  bool opened;
+  int errnum;
+  char reason[96];
 } file_error;
 
-/* The whole file at path, followed by a NUL that *len does not count (the
- * text may hold NULs of its own). The caller frees it. On failure: NULL,
- * and why (may be NULL) says at which step and errno's reason. */
-char *file_read(const char *path, size_t *len, file_error *why);
+/* The whole file at path, at most max bytes, followed by a NUL that *len
+ * does not count (the text may hold NULs of its own). The caller frees it.
+ * On failure: NULL, and why (may be NULL) says at which step and why. */
+char *file_read(const char *path, size_t max, size_t *len, file_error *why);
 
 #endif

@@ -53,6 +53,10 @@ static int key_line(const jfield_doc *d, const jfield_scope *s,
   return line_at(d, p >= 0 ? p : off);
 }
 
+int jfield_line(const jfield_doc *d, const jfield_scope *s, const char *key) {
+  return key_line(d, s, key);
+}
+
 int jfield_fail(const jfield_doc *d, const jfield_scope *s, const char *key,
                 int code, const char *fmt, ...) {
   char what[512];

@@ -40,6 +40,11 @@ jfield_scope jfield_child(const jfield_scope *s, const char *key);
 /* The scope of element i of array, an array found at s ("sites[2]"). */
 jfield_scope jfield_elem(const jfield_scope *s, const json_t *array, size_t i);
 
+/* The line of key inside the object of s (of the object itself when key is
+ * absent or NULL), as messages cite it; for callers that keep it to word a
+ * check made later. */
+int jfield_line(const jfield_doc *d, const jfield_scope *s, const char *key);
+
 /* Records code and "FILE:LINE: label.key: message" in d->e (key may be NULL:
  * the object itself) and returns code. */
 int jfield_fail(const jfield_doc *d, const jfield_scope *s, const char *key,

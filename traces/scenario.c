@@ -6,11 +6,11 @@
  * per device pair) and owns a trace that covers
  * exactly its sites, in site order; on any failure nothing leaks and err holds
  * "FILE:LINE: field: message" (the fields and their lines are jfield's).
- * The knobs below apply the reader's own checks (batch_divides, the schedule
- * and algorithm names) to values given after loading. */
+ * The knobs (scenario_knobs.c) apply the reader's own checks
+ * (scenario_batch_divides, the schedule and algorithm names) to values given
+ * after loading. */
 #include "traces/scenario.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -20,6 +20,7 @@
 
 #include "traces/builtin.h"
 #include "traces/file.h"
+#include "traces/hash.h"
 #include "traces/jfield.h"
 #include "traces/mem.h"
 
@@ -56,6 +57,8 @@ static int read_site(const jfield_doc *c, const jfield_scope *s,
                        HUGE_VAL, false, 0, &site->flow_gbps)))
     return rc;
   site->nccl_sockets = (int)sockets;
+  site->gpu_line =
+      jfield_line(c, s, json_object_get(o, "gpu") ? "gpu" : "name");
   if (!site->name[0])
     return jfield_fail(c, s, "name", ERR_PARSE, "must not be empty");
   site->ndevices = (int)n;
@@ -98,12 +101,8 @@ static int read_sites(const jfield_doc *c, const json_t *root, scenario *sc) {
   return ERR_OK;
 }
 
-/* Whether batch is a multiple of replicas * micro_batch * k (each in
- * 1 .. INT_MAX) without overflowing: a partial product above batch already
- * fails, and what remains fits in 62 bits. *per_pass gets the product, or
- * -1 when it exceeds batch. */
-static bool batch_divides(long long batch, long long replicas, long long mb,
-                          long long k, long long *per_pass) {
+bool scenario_batch_divides(long long batch, long long replicas,
+                            long long mb, long long k, long long *per_pass) {
   long long rm = replicas * mb;
   if (rm > batch || rm * k > batch) {
     *per_pass = -1;
@@ -111,6 +110,34 @@ static bool batch_divides(long long batch, long long replicas, long long mb,
   }
   *per_pass = rm * k;
   return batch % *per_pass == 0;
+}
+
+/* The workload's numbers against each other and the devices (s: its
+ * scope, for the lines). */
+static int check_workload(const jfield_doc *c, const jfield_scope *s,
+                          const scenario *sc) {
+  const scenario_workload *w = &sc->workload;
+  if ((long long)w->stages * w->replicas != sc->ndevices)
+    return jfield_fail(
+        c, s, "stages", ERR_CONFIG,
+        "stages * replicas = %d * %d = %lld, but the sites have %d "
+        "devices",
+        w->stages, w->replicas, (long long)w->stages * w->replicas,
+        sc->ndevices);
+  if (w->layers && w->layers < w->stages)
+    return jfield_fail(c, s, "layers", ERR_CONFIG,
+                       "%d layers for %d stages: every stage holds at least "
+                       "one", w->layers, w->stages);
+  long long k = w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1;
+  long long per_pass;
+  if (!scenario_batch_divides(w->batch, w->replicas, w->micro_batch, k, &per_pass))
+    return jfield_fail(
+        c, s, "batch", ERR_CONFIG,
+        "global batch %d is not a multiple of replicas * micro_batch * "
+        "micro_batches_per_pass = %d * %d * %lld%s",
+        w->batch, w->replicas, w->micro_batch, k,
+        per_pass < 0 ? " (which exceeds it)" : "");
+  return ERR_OK;
 }
 
 static int read_workload(const jfield_doc *c, const json_t *root,
@@ -134,11 +161,13 @@ static int read_workload(const jfield_doc *c, const json_t *root,
   jfield_scope s = jfield_child(&top, "workload");
   scenario_workload *w = &sc->workload;
   json_t *o;
+  long long layers = 0;
   int rc;
   if ((rc = jfield_obj(c, &top, root, "workload", true, &o)) ||
       (rc = jfield_known(c, &s, o, known)) ||
       (rc = jfield_str(c, &s, o, "model", NULL, &w->model)) ||
-      (rc = jfield_int32(c, &s, o, "layers", 1, 0, &w->layers)) ||
+      (rc = jfield_int(c, &s, o, "layers", 1, SCENARIO_MAX_LAYERS, 0,
+                       &layers)) ||
       (rc = jfield_int32(c, &s, o, "batch", 1, 0, &w->batch)) ||
       (rc = jfield_int32(c, &s, o, "micro_batch", 1, 0, &w->micro_batch)) ||
       (rc = jfield_int32(c, &s, o, "stages", 1, 0, &w->stages)) ||
@@ -153,23 +182,11 @@ static int read_workload(const jfield_doc *c, const json_t *root,
       (rc = jfield_str(c, &s, o, "runtime", "dtfm", &w->runtime)) ||
       (rc = jfield_one_of(c, &s, "runtime", w->runtime, runtimes)))
     return rc;
-  if ((long long)w->stages * w->replicas != sc->ndevices)
-    return jfield_fail(
-        c, &s, "stages", ERR_CONFIG,
-        "stages * replicas = %d * %d = %lld, but the sites have %d "
-        "devices",
-        w->stages, w->replicas, (long long)w->stages * w->replicas,
-        sc->ndevices);
-  long long k = w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1;
-  long long per_pass;
-  if (!batch_divides(w->batch, w->replicas, w->micro_batch, k, &per_pass))
-    return jfield_fail(
-        c, &s, "batch", ERR_CONFIG,
-        "global batch %d is not a multiple of replicas * micro_batch * "
-        "micro_batches_per_pass = %d * %d * %lld%s",
-        w->batch, w->replicas, w->micro_batch, k,
-        per_pass < 0 ? " (which exceeds it)" : "");
-  return ERR_OK;
+  w->layers = (int)layers;
+  sc->line = (scenario_lines){.model = jfield_line(c, &s, "model"),
+                              .layers = jfield_line(c, &s, "layers"),
+                              .batch = jfield_line(c, &s, "batch")};
+  return check_workload(c, &s, sc);
 }
 
 static int read_cost(const jfield_doc *c, const json_t *root, scenario *sc) {
@@ -263,15 +280,19 @@ static int read_overrides(const jfield_doc *c, const jfield_scope *net,
   return check_override_pairs(c, &s, a, sc);
 }
 
-/* "*,*" at t = 0: every device pair, within and across sites. */
+/* "*,*" at t = 0: every device pair, within and across sites. The text is
+ * sized to the file name it quotes: a fixed buffer cut a long path short
+ * and the parser then read past its end. */
 static int uniform_trace(const jfield_doc *c, scenario *sc,
                          const char *const *names, double lat, double bw) {
-  char csv[256];
-  int n = snprintf(csv, sizeof csv,
-                   "# source: uniform network of %s\n"
-                   "t_s,src,dst,latency_ms,bandwidth_gbps\n0,*,*,%.17g,%.17g\n",
-                   c->file, lat, bw);
+  static const char fmt[] =
+      "# source: uniform network of %s\n"
+      "t_s,src,dst,latency_ms,bandwidth_gbps\n0,*,*,%.17g,%.17g\n";
+  int n = snprintf(NULL, 0, fmt, c->file, lat, bw);
+  char *csv = mem_alloc((size_t)n + 1);
+  snprintf(csv, (size_t)n + 1, fmt, c->file, lat, bw);
   sc->network = trace_parse(csv, (size_t)n, c->file, names, sc->nsites, c->e);
+  free(csv);
   return sc->network ? ERR_OK : c->e->code;
 }
 
@@ -294,16 +315,18 @@ static int file_trace(const jfield_doc *c, const jfield_scope *net,
   char *path = mem_alloc(dir + strlen(file) + 1);
   memcpy(path, c->file, dir);
   strcpy(path + dir, file);
-  FILE *f = fopen(path, "rb");
+  size_t len;
+  file_error why;
+  char *text = file_read(path, FILE_MAX_BYTES, &len, &why);
   int rc = ERR_OK;
-  if (!f) {
+  if (!text) {
     rc = jfield_fail(c, net, "trace", ERR_IO, "cannot read '%s': %s", path,
-                     strerror(errno));
+                     why.reason);
   } else {
-    fclose(f);
-    sc->network = trace_load(path, names, sc->nsites, c->e);
+    sc->network = trace_parse(text, len, path, names, sc->nsites, c->e);
     if (!sc->network) rc = c->e->code;
   }
+  free(text);
   free(path);
   return rc;
 }
@@ -363,7 +386,7 @@ static int read_top(const jfield_doc *c, const json_t *root, scenario *sc,
       (rc = jfield_str(c, &top, root, "description", "", &sc->description)) ||
       (rc = jfield_str(c, &top, root, "latency_convention", "as given",
                        &sc->latency_convention)) ||
-      (rc = jfield_int(c, &top, root, "seed", 0, 0x7fffffffffffffffLL,
+      (rc = jfield_int(c, &top, root, "seed", 0, SCENARIO_MAX_SEED,
                        SCENARIO_SEED_DEFAULT, &seed)) ||
       (rc = read_sites(c, root, sc)) || (rc = read_workload(c, root, sc)) ||
       (rc = read_cost(c, root, sc)) ||
@@ -397,6 +420,7 @@ static scenario *parse(const char *text, size_t len, const char *file,
   }
   scenario *sc = mem_calloc(1, sizeof *sc);
   sc->origin = mem_strdup(origin);
+  sc->file = mem_strdup(file);
   int rc = read_top(&c, root, sc, builtin);
   json_decref(root);
   if (rc != ERR_OK) {
@@ -421,16 +445,16 @@ scenario *scenario_load(const char *name_or_path, err *e) {
   if (b) return parse(b->data, b->size, b->name, "built-in", true, e);
   size_t len = 0;
   file_error why;
-  char *text = file_read(name_or_path, &len, &why);
+  char *text = file_read(name_or_path, FILE_MAX_JSON_BYTES, &len, &why);
   if (!text && why.opened) {
-    err_set(e, ERR_IO, "%s: read error", name_or_path);
+    err_set(e, ERR_IO, "%s: cannot read: %s", name_or_path, why.reason);
     return NULL;
   }
   if (!text) {
     err_set(e, ERR_IO,
             "%s: not a built-in scenario (see 'geodes scenarios') and cannot "
             "be read: %s",
-            name_or_path, strerror(why.errnum));
+            name_or_path, why.reason);
     return NULL;
   }
   scenario *sc = parse(text, len, name_or_path, name_or_path, false, e);
@@ -441,6 +465,7 @@ scenario *scenario_load(const char *name_or_path, err *e) {
 void scenario_free(scenario *s) {
   if (!s) return;
   free(s->name);
+  free(s->file);
   free(s->description);
   free(s->origin);
   free(s->latency_convention);
@@ -459,6 +484,31 @@ void scenario_free(scenario *s) {
   free(s);
 }
 
+uint64_t scenario_hash(const scenario *s) {
+  uint64_t h = hash_u64(HASH_INIT, s->seed);
+  h = hash_u64(h, (uint64_t)s->nsites);
+  for (int i = 0; i < s->nsites; i++) {
+    const scenario_site *site = &s->sites[i];
+    h = hash_str(hash_str(h, site->name), site->gpu);
+    h = hash_u64(hash_u64(h, (uint64_t)site->ndevices), site->nic_shared);
+    h = hash_double(h, site->nic_gbps);
+  }
+  h = hash_u64(h, (uint64_t)s->noverrides);
+  for (int i = 0; i < s->noverrides; i++) {
+    const scenario_override *o = &s->overrides[i];
+    h = hash_u64(hash_u64(h, (uint64_t)o->a), (uint64_t)o->b);
+    h = hash_double(hash_double(h, o->latency_ms), o->bandwidth_gbps);
+  }
+  const scenario_workload *w = &s->workload;
+  const int ints[] = {w->layers, w->batch, w->micro_batch, w->stages,
+                      w->replicas, w->micro_batches_per_pass, w->recompute};
+  for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+    h = hash_u64(h, (uint64_t)ints[i]);
+  h = hash_str(hash_str(hash_str(h, w->model), w->schedule), w->dp_algo);
+  h = hash_double(hash_double(h, s->activation_gb), s->gradient_gb);
+  return hash_u64(h, trace_hash(s->network));
+}
+
 trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns) {
   for (int i = 0; i < s->noverrides; i++) {
     const scenario_override *o = &s->overrides[i];
@@ -466,6 +516,12 @@ trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns) {
       return (trace_value){o->latency_ms, o->bandwidth_gbps};
   }
   return trace_at(s->network, s->device_site[a], s->device_site[b], t_ns);
+}
+
+void scenario_where(const scenario *s, int line, const char *key, char *buf,
+                    size_t size) {
+  if (line > 0) snprintf(buf, size, "%s:%d: %s", s->file, line, key);
+  else snprintf(buf, size, "%s: %s", s->name, key);
 }
 
 int scenario_site_index(const scenario *s, const char *name) {
@@ -506,126 +562,4 @@ const char *const *scenario_builtin_names(void) {
   qsort(owned, k, sizeof *owned, builtin_cmp);
   names = (const char **)owned;
   return names;
-}
-
-/* ---- knobs ---- */
-
-void scenario_knobs_init(scenario_knobs *k) {
-  *k = (scenario_knobs){.layers = -1, .batch = -1, .micro_batch = -1,
-                        .micro_batches_per_pass = -1, .seed = -1,
-                        .activation_gb = NAN, .gradient_gb = NAN,
-                        .latency_scale = 1, .bandwidth_scale = 1,
-                        .sockets = -1};
-}
-
-static bool known_name(const char *v, const char *const *names) {
-  for (; *names; names++)
-    if (strcmp(v, *names) == 0) return true;
-  return false;
-}
-
-static void replace_str(char **field, const char *value) {
-  free(*field);
-  *field = mem_strdup(value);
-}
-
-/* The workload field the integer knob sets (> 0 present, else current). */
-static int knob_int(const scenario *s, const char *field, long knob,
-                    int current, int *out, err *e) {
-  *out = current;
-  if (knob <= 0) return ERR_OK;
-  if (knob > INT_MAX)
-    return err_set(e, ERR_RANGE, "%s: workload.%s: %ld is more than %d",
-                   s->name, field, knob, INT_MAX);
-  *out = (int)knob;
-  return ERR_OK;
-}
-
-/* The scaled links (trace and overrides) stay within trace.h's bounds. */
-static int check_scaled(const scenario *s, double ls, double bs, err *e) {
-  trace_value lo, hi;
-  trace_extremes(s->network, &lo, &hi);
-  for (int i = 0; i < s->noverrides; i++) {
-    const scenario_override *o = &s->overrides[i];
-    hi.latency_ms = fmax(hi.latency_ms, o->latency_ms);
-    lo.bandwidth_gbps = fmin(lo.bandwidth_gbps, o->bandwidth_gbps);
-    hi.bandwidth_gbps = fmax(hi.bandwidth_gbps, o->bandwidth_gbps);
-  }
-  if (hi.latency_ms * ls > TRACE_MAX_LATENCY_MS ||
-      lo.bandwidth_gbps * bs < TRACE_MIN_BANDWIDTH_GBPS ||
-      !isfinite(hi.bandwidth_gbps * bs))
-    return err_set(e, ERR_RANGE, "%s: latency scale %g and bandwidth scale %g "
-                   "take the links outside latency <= %g ms, bandwidth >= "
-                   "%g Gbit/s and finite", s->name, ls, bs,
-                   TRACE_MAX_LATENCY_MS, TRACE_MIN_BANDWIDTH_GBPS);
-  return ERR_OK;
-}
-
-int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
-  static const char *const schedules[] = {"gpipe", "1f1b", NULL};
-  static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
-  scenario_workload *w = &s->workload;
-  if (k->schedule && !known_name(k->schedule, schedules))
-    return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.schedule: '%s' is not gpipe or 1f1b",
-                   s->name, k->schedule);
-  static const char *const runtimes[] = {"dtfm", "megatron", NULL};
-  if (k->runtime && !known_name(k->runtime, runtimes))
-    return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.runtime: '%s' is not dtfm or megatron",
-                   s->name, k->runtime);
-  if (k->dp_algo && !known_name(k->dp_algo, algos))
-    return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.dp_algo: '%s' is not central-ps, ring or "
-                   "sharded-ps",
-                   s->name, k->dp_algo);
-  if (!(k->latency_scale > 0) || !(k->bandwidth_scale > 0) ||
-      !isfinite(k->latency_scale) || !isfinite(k->bandwidth_scale))
-    return err_set(e, ERR_RANGE, "%s: latency and bandwidth scales must be "
-                   "finite and > 0, not %g and %g", s->name, k->latency_scale,
-                   k->bandwidth_scale);
-  if ((isfinite(k->activation_gb) && !(k->activation_gb > 0)) ||
-      (isfinite(k->gradient_gb) && !(k->gradient_gb > 0)))
-    return err_set(e, ERR_RANGE, "%s: cost.activation_gb and gradient_gb must "
-                   "be > 0, not %g and %g", s->name, k->activation_gb,
-                   k->gradient_gb);
-  if (k->sockets >= 0 && (k->sockets < 1 || k->sockets > SCENARIO_SOCKETS_MAX))
-    return err_set(e, ERR_RANGE, "%s: sockets: %ld is not in 1..%d", s->name,
-                   k->sockets, SCENARIO_SOCKETS_MAX);
-  int layers, batch, mb, kpp, rc;
-  if ((rc = knob_int(s, "layers", k->layers, w->layers, &layers, e)) ||
-      (rc = knob_int(s, "batch", k->batch, w->batch, &batch, e)) ||
-      (rc = knob_int(s, "micro_batch", k->micro_batch, w->micro_batch, &mb,
-                     e)) ||
-      (rc = knob_int(s, "micro_batches_per_pass", k->micro_batches_per_pass,
-                     w->micro_batches_per_pass, &kpp, e)) ||
-      (rc = check_scaled(s, k->latency_scale, k->bandwidth_scale, e)))
-    return rc;
-  long long per_pass, kk = kpp > 0 ? kpp : 1;
-  if (!batch_divides(batch, w->replicas, mb, kk, &per_pass))
-    return err_set(e, ERR_CONFIG,
-                   "%s: workload.batch: %d is not a multiple of D_dp * m * K = "
-                   "%d * %d * %lld%s", s->name, batch, w->replicas, mb, kk,
-                   per_pass < 0 ? " (which exceeds it)" : "");
-  /* Every check passed: only now is s changed. */
-  w->layers = layers, w->batch = batch, w->micro_batch = mb;
-  w->micro_batches_per_pass = kpp;
-  if (k->seed >= 0) s->seed = (uint64_t)k->seed;
-  if (k->schedule) replace_str(&w->schedule, k->schedule);
-  if (k->dp_algo) replace_str(&w->dp_algo, k->dp_algo);
-  if (k->runtime) replace_str(&w->runtime, k->runtime);
-  if (k->gpu)
-    for (int i = 0; i < s->nsites; i++) replace_str(&s->sites[i].gpu, k->gpu);
-  if (k->sockets > 0)
-    for (int i = 0; i < s->nsites; i++) s->sites[i].nccl_sockets = (int)k->sockets;
-  if (isfinite(k->activation_gb)) s->activation_gb = k->activation_gb;
-  if (isfinite(k->gradient_gb)) s->gradient_gb = k->gradient_gb;
-  if (k->latency_scale != 1 || k->bandwidth_scale != 1) {
-    trace_scale(s->network, k->latency_scale, k->bandwidth_scale);
-    for (int i = 0; i < s->noverrides; i++) {
-      s->overrides[i].latency_ms *= k->latency_scale;
-      s->overrides[i].bandwidth_gbps *= k->bandwidth_scale;
-    }
-  }
-  return ERR_OK;
 }

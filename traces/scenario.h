@@ -29,6 +29,8 @@ typedef struct scenario_site {
                         site's devices, Gbit/s; 0: none (AWS: 5) */
   double compute_efficiency; /* achieved fraction of the GPU's peak on
                         this site's hosts; 0: the GPU type's (models/spec) */
+  int gpu_line;      /* line of its "gpu" (of its "name" when defaulted);
+                        0 once a knob set the GPU */
 } scenario_site;
 
 /* NCCL's socket transport opens at most 64 sockets per connection
@@ -54,8 +56,18 @@ typedef struct scenario_workload {
   bool recompute;             /* activation recomputation */
 } scenario_workload;
 
+/* Lines of workload values that are checked after loading (models/ knows
+ * the model names, sim/ the task graph's size): the key's line, or the
+ * workload's when the default applies; 0 once a knob replaced the value. */
+typedef struct scenario_lines {
+  int model, layers, batch;
+} scenario_lines;
+
 typedef struct scenario {
   char *name;
+  char *file;                /* the file messages cite: the path, or a
+                                built-in's name in traces/data */
+  scenario_lines line;
   char *description;         /* "" when absent */
   char *origin;              /* "built-in" or the path it was read from */
   char *latency_convention;  /* how latency_ms was derived, for `scenarios` */
@@ -72,6 +84,14 @@ typedef struct scenario {
   double gradient_gb;        /* cost.gradient_gb, NAN when absent */
 } scenario;
 
+/* Limits shared by the scenario file, the knobs, the command line and the
+ * sweep file, so a value means the same wherever it is given. A seed goes
+ * to GSL's mt19937, which keeps 32 bits (4294967297 would be seed 1), and
+ * the command line has always taken 31; layers beyond 100,000 describe no
+ * model and only multiply the engine's work. */
+#define SCENARIO_MAX_SEED 2147483647L
+#define SCENARIO_MAX_LAYERS 100000
+
 /* Loads a built-in scenario by name, or else the JSON file at that path (a
  * relative network.trace is read from the scenario file's folder). Returns
  * NULL and fills e ("FILE:LINE: message" naming the field) on bad input;
@@ -87,9 +107,23 @@ scenario *scenario_parse(const char *text, size_t len, const char *file,
 /* Frees s; NULL is fine. */
 void scenario_free(scenario *s);
 
+/* A content hash of everything s holds that a result depends on: seed,
+ * sites (names, devices, GPU names, NICs), overrides, workload, cost sizes
+ * and the network trace's content (trace_hash). Not its name, description,
+ * origin or latency convention. Two loads of unchanged files hash equal; an
+ * edit of the scenario or of its trace file changes it. */
+uint64_t scenario_hash(const scenario *s);
+
 /* The link from device a to device b (a != b) at time t_ns: the override if
  * one exists, else the trace value between their sites. */
 trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns);
+
+/* Where a value of s came from, for a check made after loading, into buf:
+ * "FILE:LINE: KEY" for one read from the file (line > 0), "NAME: KEY" for
+ * one a knob set (line 0). KEY is as messages name it ("workload.batch",
+ * "sites[2].gpu"). */
+void scenario_where(const scenario *s, int line, const char *key, char *buf,
+                    size_t size);
 
 /* The index of the site called name, or -1. */
 int scenario_site_index(const scenario *s, const char *name);
@@ -106,16 +140,28 @@ typedef struct scenario_knobs {
   long sockets;                /* every site's nccl_sockets (1..64) */
 } scenario_knobs;
 
+/* Whether batch is a multiple of replicas * micro_batch * k (each in
+ * 1 .. INT_MAX) without overflowing: a partial product above batch already
+ * fails, and what remains fits in 62 bits. *per_pass gets the product, or
+ * -1 when it exceeds batch. The loader and the knobs share it. */
+bool scenario_batch_divides(long long batch, long long replicas,
+                            long long mb, long long k, long long *per_pass);
+
 /* Every knob absent. */
 void scenario_knobs_init(scenario_knobs *k);
 
 /* Applies the present knobs of k to s after checking them all: a known
- * schedule and dp_algo (ERR_UNKNOWN); integers up to INT_MAX, sockets in
- * 1..SCENARIO_SOCKETS_MAX, positive sizes,
+ * schedule, dp_algo and runtime (ERR_UNKNOWN); layers up to
+ * SCENARIO_MAX_LAYERS, the seed up to SCENARIO_MAX_SEED, sockets in
+ * 1..SCENARIO_SOCKETS_MAX, other integers up to INT_MAX, positive sizes,
  * scales that keep every link within trace.h's bounds (ERR_RANGE); B a
  * multiple of D_dp * m * K (ERR_CONFIG). Returns ERR_OK, or fills e naming
  * the scenario and the knob and leaves s unchanged. */
 int scenario_apply(scenario *s, const scenario_knobs *k, err *e);
+
+/* The checks of scenario_apply alone, s unchanged: a sweep checks each of
+ * its knob combinations before any point runs. */
+int scenario_check_knobs(const scenario *s, const scenario_knobs *k, err *e);
 
 /* Names of the built-in scenarios (every traces/data/<name>.json), the
  * paper's five first in the paper's order, then the rest alphabetically;

@@ -18,6 +18,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "traces/builtin.h"
+#include "traces/file.h"
 #include "traces/mem.h"
 
 #define SYNTH_HEADER                                                      \
@@ -358,6 +359,35 @@ static void step(synth_run *run, int64_t k, int64_t t_ns) {
     }
 }
 
+/* Refuses a trace that trace_load could not read back: at most n^2 rows per
+ * step (every ordered pair changes), each no longer than its time, names and
+ * two "%.6g" values; as a file (FILE_MAX_BYTES) and in memory
+ * (TRACE_MAX_BYTES, a row being at most one change point). Checked before
+ * the first byte is written. */
+static int check_size(const trace *base, int64_t nsteps, int64_t step_ns,
+                      err *e) {
+  int n = trace_nsites(base);
+  double names = 0;
+  for (int a = 0; a < n; a++) names += strlen(trace_site(base, a));
+  char tbuf[48];
+  format_time(tbuf, sizeof tbuf, nsteps * step_ns + 1); /* most digits */
+  double per_step_rows = (double)n * n;
+  double per_step = 2.0 * n * names +
+                    per_step_rows * (strlen(tbuf) + 2 * 12 + 5);
+  double rows = per_step_rows * (double)(nsteps + 1);
+  double bytes = per_step * (double)(nsteps + 1);
+  double memory = trace_bytes(rows, rows, n);
+  if (bytes <= (double)FILE_MAX_BYTES && memory <= (double)TRACE_MAX_BYTES)
+    return ERR_OK;
+  return err_set(e, ERR_RANGE,
+                 "synth: %lld steps over %d sites may write %.0f rows (%.2f GB "
+                 "of file, %.2f GB to read back), more than a trace may be "
+                 "(%.2f GB of file, %.2f GB in memory): take a longer step or "
+                 "a shorter duration",
+                 (long long)nsteps + 1, n, rows, bytes / 1e9, memory / 1e9,
+                 (double)FILE_MAX_BYTES / 1e9, (double)TRACE_MAX_BYTES / 1e9);
+}
+
 int synth_write(FILE *out, const trace *base, const synth_params *p,
                 const synth_opts *o, err *e) {
   if (!(o->step_s > 0 && isfinite(o->step_s)))
@@ -375,6 +405,8 @@ int synth_write(FILE *out, const trace *base, const synth_params *p,
                    SYNTH_MAX_STEPS);
   int64_t nsteps = (int64_t)dur_ns / step_ns;
   double step_s = (double)step_ns / 1e9;
+  int rc = check_size(base, nsteps, step_ns, e);
+  if (rc) return rc;
 
   size_t n = (size_t)trace_nsites(base);
   size_t npairs = n * (n - 1) / 2;

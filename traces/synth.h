@@ -61,7 +61,9 @@ typedef struct synth_opts {
 
 /* Writes the synthetic trace (CSV of DESIGN.md section 5: full snapshot at
  * t = 0 including each site with itself, then only changed pairs) to out.
- * Returns ERR_OK, ERR_RANGE for bad options, ERR_IO when writing fails. */
+ * Returns ERR_OK, ERR_RANGE for bad options or for an output trace_load
+ * could not read back (FILE_MAX_BYTES, TRACE_MAX_BYTES: checked before
+ * writing anything), ERR_IO when writing fails. */
 int synth_write(FILE *out, const trace *base, const synth_params *p,
                 const synth_opts *o, err *e);
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "traces/file.h"
+#include "traces/hash.h"
 #include "traces/mem.h"
 #include "traces/trace_csv.h"
 
@@ -119,10 +120,45 @@ static void trace_build(trace *t, const trace_csv *csv) {
   free(count), free(em);
 }
 
+double trace_bytes(double rows, double points, int nsites) {
+  /* trace_resolve's five per-pair arrays, trace_build's count and off */
+  double pairs = (double)nsites * nsites, per_pair = 4 + 1 + 8 + 8 + 4 + 8 + 8;
+  /* doubling arrays may hold twice what they use: the parser's rows and the
+   * emitted points; times and vals are allocated to size */
+  double per_point = 2.0 * sizeof(trace_emit) + sizeof(int64_t) +
+                     sizeof(trace_value);
+  return pairs * per_pair + rows * 2.0 * sizeof(trace_csv_row) +
+         points * per_point;
+}
+
+/* Refuses csv before trace_build allocates for it when its change points
+ * could pass TRACE_MAX_BYTES: per snapshot at most the pairs its rows cover
+ * (n^2 for a "*,*" row), at most n^2 in all. An upper bound (step replay
+ * drops rows that repeat a value), computed in O(rows). */
+static int trace_check_bytes(const trace_csv *csv, const char *name, err *e) {
+  double n = csv->nsites, points = 0;
+  for (size_t i = 0, j; i < csv->nrows; i = j) {
+    double cover = 0;
+    for (j = i; j < csv->nrows && csv->rows[j].t == csv->rows[i].t; j++)
+      cover += (csv->rows[j].src >= 0 ? 1 : n) * (csv->rows[j].dst >= 0 ? 1 : n);
+    points += fmin(cover, n * n);
+    double bytes = trace_bytes((double)csv->nrows, points, csv->nsites);
+    if (bytes > (double)TRACE_MAX_BYTES)
+      return err_set(e, ERR_MEMORY, "%s:%d: the snapshots up to this one "
+                     "expand to up to %.0f change points over %d sites "
+                     "('*' stands for every site): %.2f GB, more than the "
+                     "%.2f GB a trace may hold", name, csv->rows[i].line,
+                     points, csv->nsites, bytes / 1e9,
+                     (double)TRACE_MAX_BYTES / 1e9);
+  }
+  return ERR_OK;
+}
+
 trace *trace_parse(const char *text, size_t len, const char *name,
                    const char *const *sites, int nsites, err *e) {
   trace_csv csv;
-  if (trace_csv_parse(text, len, name, sites, nsites, &csv, e)) {
+  if (trace_csv_parse(text, len, name, sites, nsites, &csv, e) ||
+      trace_check_bytes(&csv, name, e)) {
     trace_csv_free(&csv);
     return NULL;
   }
@@ -144,10 +180,10 @@ trace *trace_load(const char *path, const char *const *sites, int nsites,
                   err *e) {
   size_t len;
   file_error why;
-  char *text = file_read(path, &len, &why);
+  char *text = file_read(path, FILE_MAX_BYTES, &len, &why);
   if (!text) {
     err_set(e, ERR_IO, "%s: cannot %s: %s", path, why.opened ? "read" : "open",
-            strerror(why.errnum));
+            why.reason);
     return NULL;
   }
   trace *t = trace_parse(text, len, path, sites, nsites, e);
@@ -288,6 +324,19 @@ const char *trace_comment_key(const trace *t, size_t i) {
 const char *trace_comment_value(const trace *t, size_t i) {
   assert(i < t->ncomments);
   return t->comments[i].value;
+}
+
+uint64_t trace_hash(const trace *t) {
+  uint64_t h = hash_u64(HASH_INIT, (uint64_t)t->nsites);
+  for (int i = 0; i < t->nsites; i++) h = hash_str(h, t->sites[i]);
+  size_t np = (size_t)t->nsites * (size_t)t->nsites, n = trace_points(t);
+  h = hash_bytes(h, t->off, (np + 1) * sizeof *t->off);
+  h = hash_bytes(h, t->times, n * sizeof *t->times);
+  for (size_t i = 0; i < n; i++)
+    h = hash_double(hash_double(h, t->vals[i].latency_ms),
+                    t->vals[i].bandwidth_gbps);
+  h = hash_u64(h, t->linear);
+  return hash_u64(h, (uint64_t)t->loop_ns);
 }
 
 void trace_scale(trace *t, double latency_scale, double bandwidth_scale) {

@@ -31,11 +31,25 @@ typedef struct trace_value {
 #define TRACE_MAX_LATENCY_MS 1e6
 #define TRACE_MIN_BANDWIDTH_GBPS 1e-6
 
+/* What one trace may hold in memory while it is read and built: its data
+ * rows and the change points its snapshots expand to. A '*' row stands for
+ * every site, so 30 KB of "*,*" snapshots over 1,024 sites are a billion
+ * points; trace_parse refuses such a text with its estimate, at the line
+ * where the bound is passed, before allocating it. */
+#define TRACE_MAX_BYTES (4ULL << 30)
+
+/* Bytes trace_parse needs at most for rows data rows over nsites sites
+ * expanding to points change points (array growth included): the measure
+ * TRACE_MAX_BYTES bounds, and what a writer (trace synth) checks so that its
+ * output reads back. */
+double trace_bytes(double rows, double points, int nsites);
+
 /* Parses CSV text (len bytes, need not be NUL-terminated). name is the file
  * name used in "NAME:LINE: message" errors. Values must lie within the
  * TRACE_ bounds above, and at most TRACE_MAX_SITES sites (the caller's, or
  * the file's) are covered. Within one snapshot the most
  * specific row wins: "a,b" > "a,*" > "*,b" > "*,*" ('*' includes a itself);
+ * at most TRACE_MAX_BYTES (trace_bytes) are needed, else ERR_MEMORY;
  * "# loop_after_s: X" needs X > the last t_s. sites/nsites name the sites the
  * trace must cover, in index order (a scenario's sites); sites == NULL means
  * "the sites the file names, in order of first appearance". Returns NULL and
@@ -93,6 +107,12 @@ void trace_extremes(const trace *t, trace_value *lo, trace_value *hi);
 size_t trace_ncomments(const trace *t);
 const char *trace_comment_key(const trace *t, size_t i);
 const char *trace_comment_value(const trace *t, size_t i);
+
+/* A content hash of everything a replay depends on: the sites in order, every
+ * pair's change points, the interpolation and the loop. Equal traces hash
+ * equal however their files were written (comments, row order within a
+ * snapshot, rows repeating a value under step replay). */
+uint64_t trace_hash(const trace *t);
 
 /* Multiplies every latency by latency_scale and every bandwidth by
  * bandwidth_scale (both > 0): the knobs of a sweep. The caller checks that

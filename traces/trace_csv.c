@@ -8,7 +8,9 @@
  *
  * Choices where DESIGN.md is silent:
  * - "# loop_after_s: X": X must exceed the last t_s (at X the t = 0 snapshot
- *   returns).
+ *   returns); it may follow the rows, which it only extends.
+ * - "# interpolate:" is a header: after a data row it is an error, since it
+ *   would switch the rows already read from step to linear replay.
  * - Sites not given by the caller are those the file names; a file naming
  *   none (only '*') is an error. A site first named after t = 0 needs a
  *   "*,*" row at t = 0. */
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "traces/hash.h"
 #include "traces/mem.h"
 
 static const char TRACE_HEADER[] = "t_s,src,dst,latency_ms,bandwidth_gbps";
@@ -70,9 +73,7 @@ static int trace_show(const char *s, size_t n) {
 #define SHOW(s, n) trace_show(s, n), (s), ((n) > TRACE_SHOW ? "..." : "")
 
 static uint64_t trace_hash_bytes(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-  return h;
+  return hash_bytes(HASH_INIT, s, n);
 }
 
 static uint64_t trace_mix(uint64_t x) {  /* splitmix64 finaliser */
@@ -290,6 +291,11 @@ static int trace_comment_line(trace_parser *ps, const char *s, size_t n) {
       return err_set(ps->e, ERR_DUPLICATE, "%s:%d: interpolate: given twice "
                      "(first at line %d)", ps->name, ps->line, ps->interp_line);
     ps->interp_line = ps->line;
+    if (ps->nrows)
+      return err_set(ps->e, ERR_PARSE, "%s:%d: interpolate: a header comment, "
+                     "but the data rows began at line %d: it would change how "
+                     "the rows before it replay; give it before them",
+                     ps->name, ps->line, ps->rows[0].line);
     if (vn == 6 && memcmp(v, "linear", 6) == 0) ps->linear = true;
     else if (!(vn == 4 && memcmp(v, "step", 4) == 0))
       return err_set(ps->e, ERR_PARSE, "%s:%d: interpolate: '%.*s%s' is not "
@@ -444,6 +450,10 @@ static int trace_data_line(trace_parser *ps, const char *s, size_t n) {
                    "at t_s = %.*s%s (first at line %d)", ps->name, ps->line,
                    SHOW(f[1], fn[1]), SHOW(f[2], fn[2]), SHOW(f[0], fn[0]),
                    pt->line);
+  if (trace_bytes((double)ps->nrows + 1, 0, ps->nsites) > (double)TRACE_MAX_BYTES)
+    return err_set(ps->e, ERR_MEMORY, "%s:%d: %zu data rows, more than a trace "
+                   "may hold in %.2f GB", ps->name, ps->line, ps->nrows + 1,
+                   (double)TRACE_MAX_BYTES / 1e9);
   if (!pt->line) ps->npats++;
   *pt = (trace_pat){pat_key(r.src, r.dst), ps->snap, ps->line};
   mem_grow((void **)&ps->rows, &ps->rows_cap, ps->nrows + 1, sizeof *ps->rows);

@@ -146,7 +146,8 @@ int cli_workload_parse(const char *cmd, int c, const char *arg,
   bool ok = true;
   switch (c) {
     case OPT_LAYERS:
-      ok = cli_parse_int(cmd, "--layers", arg, 1, 100000, &o->k.layers);
+      ok = cli_parse_int(cmd, "--layers", arg, 1, SCENARIO_MAX_LAYERS,
+                         &o->k.layers);
       break;
     case OPT_BATCH:
       ok = cli_parse_int(cmd, "--batch", arg, 1, 100000000, &o->k.batch);
@@ -160,7 +161,7 @@ int cli_workload_parse(const char *cmd, int c, const char *arg,
                          &o->k.micro_batches_per_pass);
       break;
     case OPT_SEED:
-      ok = cli_parse_int(cmd, "--seed", arg, 0, 0x7fffffffL, &o->k.seed);
+      ok = cli_parse_int(cmd, "--seed", arg, 0, SCENARIO_MAX_SEED, &o->k.seed);
       break;
     case OPT_WINDOW:
       ok = cli_parse_int(cmd, "--window-bytes", arg, 1448, 1L << 40,

@@ -17,6 +17,7 @@
 #include "analysis/validate.h"
 #include "sim/place.h"
 #include "sim/sim.h"
+#include "traces/builtin.h"
 #include "traces/mem.h"
 
 static void run_help(void) {
@@ -146,12 +147,54 @@ static alloc *place(const scenario *s, const cost_ctx *c, const char *method,
   return rc == ERR_OK ? a : (alloc_free(a), NULL);
 }
 
+/* What the rows of one study share: they are a sweep's, with its keys and
+ * identities (content: the scenario's hash as loaded, before the knobs). */
+typedef struct study_rows {
+  const char *name;
+  const scenario *s;
+  const cli_workload_opts *wo;
+  const cost_ctx *c;
+  db *d;
+  int64_t run;
+  uint64_t content, data;
+} study_rows;
+
+/* Simulates a under net into row and stores it as the sweep point (name,
+ * knobs, method, net) would: the same key, the same identity. */
+static int store_row(const study_rows *st, const alloc *a, const char *method,
+                     transport_model net, db_result *row, err *e) {
+  char key[1024], identity[17];
+  const char *name = transport_model_name(net);
+  int rc = db_begin(st->d, e);
+  if (rc == ERR_OK)
+  {
+    transport_options t = cli_transport(st->wo, net);
+    rc = eval_alloc(st->s, st->c, a, &t, row, e);
+  }
+  sweep_point p = run_point(st->name, st->wo, method, name);
+  p.scenario_hash = st->content, p.data_hash = st->data;
+  sweep_point_key(&p, key, sizeof key);
+  sweep_point_identity(&p, key, identity);
+  row->key = key, row->identity = identity;
+  row->study = "sweep", row->scenario = st->name;
+  row->method = method, row->network_model = name;
+  if (rc == ERR_OK && db_result_put(st->d, st->run, row, e) < 0) rc = e->code;
+  if (rc == ERR_OK) rc = db_commit(st->d, e);
+  row->key = row->identity = NULL; /* borrowed from this frame */
+  return rc;
+}
+
 /* Placements x network models: simulated, printed, stored. */
 static int study_placements(const char *name, const scenario *s,
                             const cli_workload_opts *wo, db *d, int64_t run,
                             err *e) {
+  scenario *raw = scenario_load(name, e);
+  if (!raw) return e->code;
+  study_rows st = {.name = name, .s = s, .wo = wo, .d = d, .run = run,
+                   .content = scenario_hash(raw), .data = builtin_hash()};
+  scenario_free(raw);
   cost_ctx *c = cost_ctx_from_scenario(s, e);
-  if (!c) return e->code;
+  if (!(st.c = c)) return e->code;
   printf("\n%-14s %9s %9s %9s %11s  %9s %9s %9s\n", "PLACEMENT", "SCORE_S",
          "DP_S", "PP_S", "PREDICTED_S", "IDEAL_S", "NETEM_S", "TCP_S");
   int rc = ERR_OK;
@@ -161,7 +204,6 @@ static int study_placements(const char *name, const scenario *s,
     bool per_net = schedule_method_needs_objective(METHODS[m]);
     alloc *a = NULL;
     db_result row[VALIDATE_NETWORKS];
-    char key[1024];
     for (int n = 0; n < VALIDATE_NETWORKS; n++) db_result_init(&row[n]);
     for (int n = 0; n < VALIDATE_NETWORKS && rc == ERR_OK; n++) {
       if (!a || per_net) {
@@ -171,19 +213,7 @@ static int study_placements(const char *name, const scenario *s,
           break;
         }
       }
-      const char *net = transport_model_name((transport_model)n);
-      rc = db_begin(d, e);
-      if (rc == ERR_OK)
-      {
-        transport_options t = cli_transport(wo, (transport_model)n);
-        rc = eval_alloc(s, c, a, &t, &row[n], e);
-      }
-      sweep_point p = run_point(name, wo, METHODS[m], net);
-      sweep_point_key(&p, key, sizeof key);
-      row[n].key = key, row[n].study = "sweep", row[n].scenario = name;
-      row[n].method = METHODS[m], row[n].network_model = net;
-      if (rc == ERR_OK && db_result_put(d, run, &row[n], e) < 0) rc = e->code;
-      if (rc == ERR_OK) rc = db_commit(d, e);
+      rc = store_row(&st, a, METHODS[m], (transport_model)n, &row[n], e);
     }
     /* Score and prediction: of the placement simulated under netem (for
      * sim: the one its netem search found). */

@@ -65,10 +65,11 @@ static int print_json(scenario *const *all, int n) {
     json_array_append_new(list, scenario_json(all[i]));
   json_t *root = json_object();
   json_object_set_new(root, "scenarios", list);
-  int rc = json_dumpf(root, stdout, JSON_INDENT(2));
+  /* a failed write shows in stdout's error flag, which main checks */
+  json_dumpf(root, stdout, JSON_INDENT(2));
   json_decref(root);
   putchar('\n');
-  return rc == 0 ? CLI_OK : cli_error("cannot write JSON");
+  return CLI_OK;
 }
 
 int cli_scenarios(int argc, char **argv) {

@@ -91,7 +91,9 @@ static int parse_args(int argc, char **argv, sched_args *p) {
     else if (c == OPT_DB) p->db = optarg;
     else if (c == OPT_JSON) p->json = true;
     else if (c == OPT_TRIALS) {
-      if (!cli_parse_int("schedule", "--trials", optarg, 0, 100000000, &p->trials))
+      /* 0 ran no search step and reported the starting guess as found */
+      if (!cli_parse_int("schedule", "--trials", optarg, 1, 100000000,
+                         &p->trials))
         rc = CLI_USAGE;
     } else if (c == OPT_POP) {
       if (!cli_parse_int("schedule", "--population", optarg, 2, 1000000,

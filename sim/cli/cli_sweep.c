@@ -23,7 +23,9 @@ static void sweep_help(void) {
       "Simulates every point of a sweep (DESIGN.md section 9: an array value\n"
       "is crossed, a scalar fixed) and stores one row per point in the\n"
       "results database. A point already there is skipped, so running the\n"
-      "same command again after a kill computes only what is missing;\n"
+      "same command again after a kill computes only what is missing; a row\n"
+      "made from other inputs (the scenario or its trace edited since, other\n"
+      "built-in data, an older model) is stale: recomputed and replaced.\n"
       "Ctrl-C (SIGINT) or SIGTERM stops it cleanly: rows done are\n"
       "committed, the run is marked interrupted, exit status 128 + signal.\n"
       "Under `mpirun -n K geodes sweep ...` the points are spread over the\n"
@@ -51,8 +53,8 @@ static void sweep_help(void) {
 }
 
 /* The sweep file's text: read by rank 0, broadcast under MPI. NULL (and e
- * naming the file and the reason) when it cannot be read — a folder
- * included, which fopen accepts and fread refuses. */
+ * naming the file and the reason) when it cannot be read — a folder, a
+ * device or a FIFO included (file_read reads regular files only). */
 static char *read_text(const char *path, bool mpi, int rank, long *len,
                        err *e) {
   char *text = NULL;
@@ -60,30 +62,14 @@ static char *read_text(const char *path, bool mpi, int rank, long *len,
   if (rank == 0) {
     size_t n;
     file_error why;
-    text = file_read(path, &n, &why);
+    text = file_read(path, FILE_MAX_JSON_BYTES, &n, &why);
     if (text) *len = (long)n;
     else
       err_set(e, ERR_IO, "%s: cannot read the sweep file: %s", path,
-              strerror(why.errnum));
+              why.reason);
   }
   if (mpi) text = sweep_mpi_bcast(text, len);
   return text;
-}
-
-/* Loads each scenario of the sweep once, so a bad name fails before any
- * point runs, with the line of the "scenarios" key. */
-static int check_scenarios(const sweep *s, err *e) {
-  const char *const *names;
-  size_t n = sweep_scenarios(s, &names);
-  for (size_t i = 0; i < n; i++) {
-    err se = {0};
-    scenario *sc = scenario_load(names[i], &se);
-    scenario_free(sc);
-    if (!sc)
-      return err_set(e, se.code, "%s:%d: scenarios: %s", sweep_name(s),
-                     sweep_line(s, "scenarios"), se.msg);
-  }
-  return ERR_OK;
 }
 
 static char *command_line(int argc, char **argv) {
@@ -100,9 +86,10 @@ static void report(const sweep_stats *st, const char *db_path, int ranks,
   double rate = st->computed / (st->seconds > 0 ? st->seconds : 1e-9);
   if (json) {
     json_t *o = json_pack(
-        "{s:I, s:I, s:I, s:I, s:f, s:o, s:i, s:i, s:s}", "points",
-        (json_int_t)st->total, "present", (json_int_t)st->present, "computed",
-        (json_int_t)st->computed, "failed", (json_int_t)st->failed,
+        "{s:I, s:I, s:I, s:I, s:I, s:f, s:o, s:i, s:i, s:s}", "points",
+        (json_int_t)st->total, "present", (json_int_t)st->present, "stale",
+        (json_int_t)st->stale, "computed", (json_int_t)st->computed,
+        "failed", (json_int_t)st->failed,
         "seconds", st->seconds, "points_per_s",
         st->computed ? json_real(rate) : json_null(), "ranks", ranks, "jobs",
         jobs, "db", db_path);
@@ -112,8 +99,11 @@ static void report(const sweep_stats *st, const char *db_path, int ranks,
     json_decref(o);
     return;
   }
-  printf("%zu points: %zu already in %s, %zu computed, %zu failed", st->total,
-         st->present, db_path, st->computed, st->failed);
+  printf("%zu points: %zu already in %s, ", st->total, st->present, db_path);
+  if (st->stale)
+    printf("%zu stale there (made from another scenario content, built-in "
+           "data or model: recomputed), ", st->stale);
+  printf("%zu computed, %zu failed", st->computed, st->failed);
   if (st->computed)
     printf(" in %.2f s (%.2f points/s, %d rank%s x %d job%s)", st->seconds,
            rate, ranks, ranks > 1 ? "s" : "", jobs, jobs > 1 ? "s" : "");
@@ -220,7 +210,7 @@ int cli_sweep(int argc, char **argv) {
   char *text = read_text(a.file, mpi, rank, &len, &e);
   sweep *s = text ? sweep_parse(text, (size_t)len, a.file, &e) : NULL;
   if (!text) err_set(&e, ERR_IO, "%s: cannot read the sweep file", a.file);
-  if (s) check_scenarios(s, &e);
+  if (s) sweep_resolve(s, &e); /* each scenario once: bad ones fail here */
   db *d = NULL;
   int64_t run = 0;
   if (e.code == ERR_OK && rank == 0 && (d = db_open(a.db, &e))) {

@@ -146,6 +146,7 @@ int cli_trace_synth(int argc, char **argv) {
       rc = cli_error("%s:0: %s", a.out, e.msg);
     if (!to_stdout && fclose(out) != 0 && rc == CLI_OK)
       rc = cli_error("%s:0: cannot write: %s", a.out, strerror(errno));
+    if (!to_stdout && rc != CLI_OK) remove(a.out); /* no half-written trace */
   }
   free(base_name);
   free(cmd);

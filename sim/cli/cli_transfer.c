@@ -10,10 +10,12 @@
  * --sockets N it is one NCCL message on a connection of N sockets opened at
  * setup, before the clock starts (a fresh window, no handshake). */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/cli/cli.h"
+#include "sim/net.h"
 #include "sim/transfer.h"
 
 static void transfer_help(void) {
@@ -153,8 +155,10 @@ int cli_transfer(int argc, char **argv) {
   transfer_args a;
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc < 0 ? CLI_OK : rc;
-  /* Simulated time is int64 ns (292 years); the engine clamps beyond half
-   * of that, so a flow that long would print a wrong time: refuse it. */
+  /* Simulated time is int64 ns (292 years); the engine stops at a quarter
+   * of that (SIM_NET_HORIZON_NS), so a flow that long has no time: refuse it
+   * here when even the ideal time is too long, after the run otherwise
+   * (tcp's window can make it far slower than ideal). */
   double ideal_s = a.x.bytes * 8 / (a.x.bandwidth_gbps * 1e9) + a.x.latency_ms * 1e-3;
   if (ideal_s > 1e9)
     return cli_error("transfer: %g bytes at %g Gbit/s take %.3g s, beyond "
@@ -167,6 +171,11 @@ int cli_transfer(int argc, char **argv) {
     x.transport.model = (transport_model)m;
     x.transport.window_bytes = (double)a.window;
     t[m] = sim_transfer_s(&x);
+    if (isnan(t[m]))
+      return cli_error("transfer: %g bytes take longer under %s than the "
+                       "%.3g s (73 years) that simulated time covers",
+                       a.x.bytes, transport_model_name((transport_model)m),
+                       (double)SIM_NET_HORIZON_NS * 1e-9);
   }
   if (a.json) {
     print_json(&a, t, a.model < 0 ? TRANSPORT_NETEM : a.model);

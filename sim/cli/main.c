@@ -1,5 +1,9 @@
 /* main: dispatches `geodes SUBCOMMAND ...` to cli_<subcommand>. The table is
- * the list of subcommands; `geodes --help` prints it. */
+ * the list of subcommands; `geodes --help` prints it. Every path out of a
+ * subcommand passes check_stdout, so output that never reached stdout (a
+ * full disk, /dev/full) is an error, not a silent success. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,7 +38,21 @@ static void usage(FILE *f) {
   fprintf(f, "\n'geodes SUBCOMMAND --help' describes each one.\n");
 }
 
-int main(int argc, char **argv) {
+/* Flushes stdout once and checks it: stdio reports a failed write only
+ * through ferror, and the data still buffered fails here with its errno
+ * (ENOSPC on a full device). A command that failed already said why and
+ * keeps its status. */
+static int check_stdout(int rc) {
+  errno = 0;
+  bool failed = fflush(stdout) != 0;
+  int reason = errno;
+  if (rc != CLI_OK || (!failed && !ferror(stdout))) return rc;
+  fprintf(stderr, "geodes: stdout: %s\n",
+          failed && reason ? strerror(reason) : "write error");
+  return CLI_ERROR;
+}
+
+static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
     return CLI_USAGE;
@@ -56,3 +74,5 @@ int main(int argc, char **argv) {
   usage(stderr);
   return CLI_USAGE;
 }
+
+int main(int argc, char **argv) { return check_stdout(dispatch(argc, argv)); }

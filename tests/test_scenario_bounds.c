@@ -1,0 +1,214 @@
+/* test_scenario_bounds: the scenario loader's limits against the command
+ * line's (seed, layers), a valid scenario at a path long enough to have
+ * overflowed the synthetic uniform trace, and the lines that checks made
+ * after loading cite. test_scenario.c holds the format itself. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tests/support.h"
+#include "traces/scenario.h"
+
+TestSuite(scenario_bounds, .init = support_dir_make,
+          .fini = support_dir_remove);
+
+static const char uniform[] =
+    "{\"name\": \"u\",\n"
+    " \"sites\": [{\"name\": \"a\", \"devices\": 4}],\n"
+    " \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1},\n"
+    " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": 8,\n"
+    "              \"micro_batch\": 1, \"stages\": 2, \"replicas\": 2}}\n";
+
+/* A folder path of about n characters under the test folder. */
+static const char *long_folder(size_t n) {
+  char name[64];
+  const char *dir = support_dir();
+  size_t len = strlen(dir);
+  char *path = malloc(len + n + 64);
+  strcpy(path, dir);
+  for (int i = 0; strlen(path) < len + n; i++) {
+    snprintf(name, sizeof name, "/%040d", i);
+    strcat(path, name);
+    mkdir(path, 0700);
+  }
+  const char *out = support_path("%s", path + len + 1);
+  free(path);
+  return out;
+}
+
+/* Before the fix a path of ~177 characters or more overflowed the 256-byte
+ * buffer of the synthetic "*,*" trace: ASan's stack-buffer-overflow, or in
+ * Release a valid file rejected as binary. */
+Test(scenario_bounds, a_long_path_loads) {
+  for (size_t n = 150; n <= 900; n += 250) {
+    char file[2048];
+    snprintf(file, sizeof file, "%s/scenario.json", long_folder(n));
+    support_write_file(file, uniform);
+    err e = {ERR_OK, ""};
+    scenario *s = scenario_load(file, &e);
+    cr_assert_not_null(s, "%zu characters: %s", strlen(file), e.msg);
+    const char *src = trace_comment(s->network, "source");
+    cr_expect(src && strstr(src, file), "source '%s'", src ? src : "");
+    trace_value v = scenario_link(s, 0, 3, 0);
+    cr_expect_eq(v.latency_ms, 10);
+    cr_expect_eq(v.bandwidth_gbps, 1);
+    scenario_free(s);
+  }
+}
+
+/* uniform with the first from replaced by to, written to NAME. */
+static const char *write_edit(const char *name, const char *from,
+                              const char *to) {
+  const char *p = strstr(uniform, from);
+  cr_assert_not_null(p, "'%s' not in the text", from);
+  char text[2048];
+  snprintf(text, sizeof text, "%.*s%s%s", (int)(p - uniform), uniform, to,
+           p + strlen(from));
+  return support_write_file(support_path("%s", name), text);
+}
+
+/* The error of loading path: code and a message starting "PATH:LINE: "
+ * and naming field. */
+static void expect_refused(const char *path, int code, int line,
+                           const char *field) {
+  err e = {ERR_OK, ""};
+  scenario *s = scenario_load(path, &e);
+  cr_assert_null(s, "accepted (want %s refused)", field);
+  char prefix[600];
+  snprintf(prefix, sizeof prefix, "%s:%d: ", path, line);
+  cr_expect_eq(e.code, code, "%s", e.msg);
+  cr_expect(strncmp(e.msg, prefix, strlen(prefix)) == 0 &&
+                strstr(e.msg, field),
+            "'%s' wants '%s' and %s", e.msg, prefix, field);
+}
+
+/* Before the fix a seed of 2^32 + 1 loaded and placed devices exactly as
+ * seed 1 (mt19937 keeps 32 bits); now the file takes what --seed takes. */
+Test(scenario_bounds, seed_is_capped_as_the_command_line_caps_it) {
+  expect_refused(write_edit("s1.json", "\"name\": \"u\",",
+                            "\"name\": \"u\", \"seed\": 4294967297,"),
+                 ERR_RANGE, 1, "seed");
+  const char *ok = write_edit("s2.json", "\"name\": \"u\",",
+                              "\"name\": \"u\", \"seed\": 2147483647,");
+  scenario *s = support_scenario(ok);
+  cr_expect_eq(s->seed, SCENARIO_MAX_SEED);
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  k.seed = SCENARIO_MAX_SEED + 1L;
+  err e = {ERR_OK, ""};
+  cr_expect_eq(scenario_apply(s, &k, &e), ERR_RANGE, "%s", e.msg);
+  cr_expect_eq(s->seed, SCENARIO_MAX_SEED, "changed by a refused knob");
+  scenario_free(s);
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "simulate '%s' --method random --seed "
+                              "2147483648", ok), 2, "%s", r.err);
+  support_run_clear(&r);
+}
+
+/* The scenario's layers took up to 2^31 - 1 where --layers and a sweep's
+ * layers stop at 100,000; all three now take exactly the same range. */
+Test(scenario_bounds, layers_bound_equals_the_cli_and_the_sweep) {
+  expect_refused(write_edit("l1.json", "\"layers\": 4", "\"layers\": 100001"),
+                 ERR_RANGE, 4, "workload.layers");
+  scenario_free(support_scenario(
+      write_edit("l2.json", "\"layers\": 4", "\"layers\": 100000")));
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "predict worldwide --method dtfm-identity "
+                              "--layers 100001"), 2, "%s", r.err);
+  cr_expect(strstr(r.err, "[1, 100000]"), "%s", r.err);
+  const char *sw = support_write_file(support_path("l.json"),
+                                      "{\"layers\": [100001]}");
+  cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw,
+                              support_path("l.db")), 1, "%s", r.err);
+  cr_expect(strstr(r.err, "100001 is outside [1, 100000]"), "%s", r.err);
+  support_run_clear(&r);
+}
+
+/* scenario_hash: equal for two loads of one content, whatever the file's
+ * name, comments of its trace or spelling of a number; different after any
+ * edit a result depends on (a link, a GPU, a knob, a trace value). */
+Test(scenario_bounds, content_hash_follows_the_content) {
+  const char *a = write_edit("h1.json", "\"name\": \"u\"", "\"name\": \"u\"");
+  const char *b = write_edit("h2.json", "\"latency_ms\": 10",
+                             "\"latency_ms\": 10.0");
+  scenario *sa = support_scenario(a), *sb = support_scenario(b);
+  cr_expect_eq(scenario_hash(sa), scenario_hash(sb));
+  scenario *again = support_scenario(a);
+  cr_expect_eq(scenario_hash(sa), scenario_hash(again));
+  const char *const edits[][2] = {
+      {"\"bandwidth_gbps\": 1", "\"bandwidth_gbps\": 0.1"},
+      {"\"devices\": 4}", "\"devices\": 4, \"gpu\": \"A100\"}"},
+      {"\"layers\": 4", "\"layers\": 6"},
+      {"\"name\": \"u\",", "\"name\": \"u\", \"seed\": 2,"}};
+  for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+    scenario *x = support_scenario(write_edit("hx.json", edits[i][0],
+                                              edits[i][1]));
+    cr_expect_neq(scenario_hash(x), scenario_hash(sa), "%s", edits[i][1]);
+    scenario_free(x);
+  }
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  k.bandwidth_scale = 2;
+  err e = {ERR_OK, ""};
+  cr_assert_eq(scenario_apply(again, &k, &e), ERR_OK, "%s", e.msg);
+  cr_expect_neq(scenario_hash(again), scenario_hash(sa), "scaled links");
+  scenario_free(again);
+  scenario_free(sa);
+  scenario_free(sb);
+  /* the trace a scenario names: a comment is no change, a value is */
+  static const char trace_text[] =
+      "t_s,src,dst,latency_ms,bandwidth_gbps\n0,*,*,10,1\n";
+  support_write_file(support_path("t.csv"), trace_text);
+  const char *t = write_edit("ht.json",
+                             "\"latency_ms\": 10, \"bandwidth_gbps\": 1",
+                             "\"trace\": \"t.csv\"");
+  scenario *s1 = support_scenario(t);
+  support_write_file(support_path("t.csv"),
+                     "# a comment\nt_s,src,dst,latency_ms,bandwidth_gbps\n"
+                     "0,*,*,10,1\n");
+  scenario *s2 = support_scenario(t);
+  support_write_file(support_path("t.csv"),
+                     "t_s,src,dst,latency_ms,bandwidth_gbps\n0,*,*,10,2\n");
+  scenario *s3 = support_scenario(t);
+  cr_expect_eq(scenario_hash(s1), scenario_hash(s2));
+  cr_expect_neq(scenario_hash(s1), scenario_hash(s3));
+  scenario_free(s1), scenario_free(s2), scenario_free(s3);
+}
+
+/* Checks made after loading (models/ knows model and GPU names, sim/ the
+ * task graph's size) named the scenario's "name" instead of the place:
+ * now FILE:LINE: field, as the loader's own checks do. */
+Test(scenario_bounds, later_checks_cite_file_and_line) {
+  struct {
+    const char *from, *to, *cmd, *want;
+    int line;
+  } cases[] = {
+      {"\"gpt3-xl\"", "\"gpt-9\"", "predict",
+       "workload.model: 'gpt-9' is unknown (known: gpt3-small", 4},
+      {"\"devices\": 4}", "\"devices\": 4, \"gpu\": \"K80\"}", "simulate",
+       "sites[0].gpu: 'K80' is unknown (site 'a'; known: V100", 2},
+      {"\"layers\": 4", "\"layers\": 1", "simulate",
+       "workload.layers: 1 layers for 2 stages", 4},
+      {"\"batch\": 8", "\"batch\": 16777216", "simulate",
+       "workload.batch: 16777216 sequences over 2 x 2 devices", 4},
+  };
+  support_run r = {0};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const char *path = write_edit("later.json", cases[i].from, cases[i].to);
+    cr_expect_eq(support_geodes(&r, "%s '%s' --method dtfm-identity",
+                                cases[i].cmd, path), 1, "%s", cases[i].to);
+    char want[700];
+    snprintf(want, sizeof want, "geodes: %s:%d: %s", path, cases[i].line,
+             cases[i].want);
+    cr_expect(strncmp(r.err, want, strlen(want)) == 0, "'%s', want '%s'",
+              r.err, want);
+  }
+  /* a value a knob set is named with the knob's scenario, not a line */
+  cr_expect_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
+                              "--gpu K80", write_edit("k.json", "u", "u")), 1);
+  cr_expect(strstr(r.err, "geodes: u: sites[0].gpu: 'K80' is unknown"), "%s",
+            r.err);
+  support_run_clear(&r);
+}

@@ -1,0 +1,24 @@
+/* hash: FNV-1a, 64 bits, over bytes, chained: the one content hash of the
+ * project (trace parsing's site table, the content of traces, scenarios and
+ * the built-in data that identifies a sweep point's row). Not for
+ * adversaries: it tells edited inputs from unchanged ones. */
+#ifndef TRACES_HASH_H
+#define TRACES_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HASH_INIT 1469598103934665603ULL
+
+/* h extended with the n bytes at p. */
+uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
+
+/* h extended with the string s and its terminating NUL (so "ab","c" and
+ * "a","bc" differ); NULL hashes as one 0xff byte. */
+uint64_t hash_str(uint64_t h, const char *s);
+
+/* h extended with a number's bytes. */
+uint64_t hash_u64(uint64_t h, uint64_t v);
+uint64_t hash_double(uint64_t h, double v);
+
+#endif

@@ -1,0 +1,177 @@
+/* scenario_knobs: the knobs of scenario.h — values given after loading
+ * (the command line's options, a sweep point's keys) — checked with the
+ * loader's own rules and applied.
+ * Invariant: scenario_apply changes nothing unless every knob passed its
+ * check (check_knobs), so a refused knob leaves the scenario as loaded;
+ * a field a knob replaced loses its file line (scenario_lines), so later
+ * messages name the knob's scenario instead of a line that no longer holds
+ * the value. */
+#include "traces/scenario.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/mem.h"
+
+void scenario_knobs_init(scenario_knobs *k) {
+  *k = (scenario_knobs){.layers = -1, .batch = -1, .micro_batch = -1,
+                        .micro_batches_per_pass = -1, .seed = -1,
+                        .activation_gb = NAN, .gradient_gb = NAN,
+                        .latency_scale = 1, .bandwidth_scale = 1,
+                        .sockets = -1};
+}
+
+static bool known_name(const char *v, const char *const *names) {
+  for (; *names; names++)
+    if (strcmp(v, *names) == 0) return true;
+  return false;
+}
+
+static void replace_str(char **field, const char *value) {
+  free(*field);
+  *field = mem_strdup(value);
+}
+
+/* The workload field the integer knob sets (> 0 present, else current),
+ * at most hi. */
+static int knob_int(const scenario *s, const char *field, long knob, long hi,
+                    int current, int *out, err *e) {
+  *out = current;
+  if (knob <= 0) return ERR_OK;
+  if (knob > hi)
+    return err_set(e, ERR_RANGE, "%s: workload.%s: %ld is more than %ld",
+                   s->name, field, knob, hi);
+  *out = (int)knob;
+  return ERR_OK;
+}
+
+/* The scaled links (trace and overrides) stay within trace.h's bounds. */
+static int check_scaled(const scenario *s, double ls, double bs, err *e) {
+  trace_value lo, hi;
+  trace_extremes(s->network, &lo, &hi);
+  for (int i = 0; i < s->noverrides; i++) {
+    const scenario_override *o = &s->overrides[i];
+    hi.latency_ms = fmax(hi.latency_ms, o->latency_ms);
+    lo.bandwidth_gbps = fmin(lo.bandwidth_gbps, o->bandwidth_gbps);
+    hi.bandwidth_gbps = fmax(hi.bandwidth_gbps, o->bandwidth_gbps);
+  }
+  if (hi.latency_ms * ls > TRACE_MAX_LATENCY_MS ||
+      lo.bandwidth_gbps * bs < TRACE_MIN_BANDWIDTH_GBPS ||
+      !isfinite(hi.bandwidth_gbps * bs))
+    return err_set(e, ERR_RANGE, "%s: latency scale %g and bandwidth scale %g "
+                   "take the links outside latency <= %g ms, bandwidth >= "
+                   "%g Gbit/s and finite", s->name, ls, bs,
+                   TRACE_MAX_LATENCY_MS, TRACE_MIN_BANDWIDTH_GBPS);
+  return ERR_OK;
+}
+
+/* The knobs that are names, sizes, scales and the seed, checked. */
+static int check_other_knobs(const scenario *s, const scenario_knobs *k,
+                             err *e) {
+  static const char *const schedules[] = {"gpipe", "1f1b", NULL};
+  static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
+  static const char *const runtimes[] = {"dtfm", "megatron", NULL};
+  if (k->runtime && !known_name(k->runtime, runtimes))
+    return err_set(e, ERR_UNKNOWN,
+                   "%s: workload.runtime: '%s' is not dtfm or megatron",
+                   s->name, k->runtime);
+  if (k->sockets >= 0 && (k->sockets < 1 || k->sockets > SCENARIO_SOCKETS_MAX))
+    return err_set(e, ERR_RANGE, "%s: sockets: %ld is not in 1..%d", s->name,
+                   k->sockets, SCENARIO_SOCKETS_MAX);
+  if (k->schedule && !known_name(k->schedule, schedules))
+    return err_set(e, ERR_UNKNOWN,
+                   "%s: workload.schedule: '%s' is not gpipe or 1f1b",
+                   s->name, k->schedule);
+  if (k->dp_algo && !known_name(k->dp_algo, algos))
+    return err_set(e, ERR_UNKNOWN,
+                   "%s: workload.dp_algo: '%s' is not central-ps, ring or "
+                   "sharded-ps",
+                   s->name, k->dp_algo);
+  if (!(k->latency_scale > 0) || !(k->bandwidth_scale > 0) ||
+      !isfinite(k->latency_scale) || !isfinite(k->bandwidth_scale))
+    return err_set(e, ERR_RANGE, "%s: latency and bandwidth scales must be "
+                   "finite and > 0, not %g and %g", s->name, k->latency_scale,
+                   k->bandwidth_scale);
+  if ((isfinite(k->activation_gb) && !(k->activation_gb > 0)) ||
+      (isfinite(k->gradient_gb) && !(k->gradient_gb > 0)))
+    return err_set(e, ERR_RANGE, "%s: cost.activation_gb and gradient_gb must "
+                   "be > 0, not %g and %g", s->name, k->activation_gb,
+                   k->gradient_gb);
+  if (k->seed > SCENARIO_MAX_SEED)
+    return err_set(e, ERR_RANGE, "%s: seed: %ld is more than %ld", s->name,
+                   k->seed, SCENARIO_MAX_SEED);
+  if (k->latency_scale == 1 && k->bandwidth_scale == 1) return ERR_OK;
+  return check_scaled(s, k->latency_scale, k->bandwidth_scale, e);
+}
+
+/* The workload integers the knobs give (the scenario's where absent). */
+typedef struct knob_ints {
+  int layers, batch, mb, kpp;
+} knob_ints;
+
+/* Every check of scenario_apply; the integers into v. */
+static int check_knobs(const scenario *s, const scenario_knobs *k,
+                       knob_ints *v, err *e) {
+  const scenario_workload *w = &s->workload;
+  int rc;
+  if ((rc = check_other_knobs(s, k, e)) ||
+      (rc = knob_int(s, "layers", k->layers, SCENARIO_MAX_LAYERS, w->layers,
+                     &v->layers, e)) ||
+      (rc = knob_int(s, "batch", k->batch, INT_MAX, w->batch, &v->batch, e)) ||
+      (rc = knob_int(s, "micro_batch", k->micro_batch, INT_MAX,
+                     w->micro_batch, &v->mb, e)) ||
+      (rc = knob_int(s, "micro_batches_per_pass", k->micro_batches_per_pass,
+                     INT_MAX, w->micro_batches_per_pass, &v->kpp, e)))
+    return rc;
+  if (k->layers > 0 && v->layers < w->stages)
+    return err_set(e, ERR_CONFIG, "%s: workload.layers: %d is fewer than the "
+                   "%d stages", s->name, v->layers, w->stages);
+  long long per_pass, kk = v->kpp > 0 ? v->kpp : 1;
+  if (!scenario_batch_divides(v->batch, w->replicas, v->mb, kk, &per_pass))
+    return err_set(e, ERR_CONFIG,
+                   "%s: workload.batch: %d is not a multiple of D_dp * m * K = "
+                   "%d * %d * %lld%s", s->name, v->batch, w->replicas, v->mb,
+                   kk, per_pass < 0 ? " (which exceeds it)" : "");
+  return ERR_OK;
+}
+
+int scenario_check_knobs(const scenario *s, const scenario_knobs *k, err *e) {
+  knob_ints v;
+  return check_knobs(s, k, &v, e);
+}
+
+int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
+  knob_ints v;
+  int rc = check_knobs(s, k, &v, e);
+  if (rc) return rc;
+  /* Every check passed: only now is s changed (and the lines of what the
+   * knobs replace are no longer the file's). */
+  scenario_workload *w = &s->workload;
+  if (k->layers > 0) s->line.layers = 0;
+  if (k->batch > 0) s->line.batch = 0;
+  w->layers = v.layers, w->batch = v.batch, w->micro_batch = v.mb;
+  w->micro_batches_per_pass = v.kpp;
+  if (k->seed >= 0) s->seed = (uint64_t)k->seed;
+  if (k->schedule) replace_str(&w->schedule, k->schedule);
+  if (k->dp_algo) replace_str(&w->dp_algo, k->dp_algo);
+  if (k->runtime) replace_str(&w->runtime, k->runtime);
+  if (k->sockets > 0)
+    for (int i = 0; i < s->nsites; i++) s->sites[i].nccl_sockets = (int)k->sockets;
+  if (k->gpu)
+    for (int i = 0; i < s->nsites; i++) {
+      replace_str(&s->sites[i].gpu, k->gpu);
+      s->sites[i].gpu_line = 0;
+    }
+  if (isfinite(k->activation_gb)) s->activation_gb = k->activation_gb;
+  if (isfinite(k->gradient_gb)) s->gradient_gb = k->gradient_gb;
+  if (k->latency_scale != 1 || k->bandwidth_scale != 1) {
+    trace_scale(s->network, k->latency_scale, k->bandwidth_scale);
+    for (int i = 0; i < s->noverrides; i++) {
+      s->overrides[i].latency_ms *= k->latency_scale;
+      s->overrides[i].bandwidth_gbps *= k->bandwidth_scale;
+    }
+  }
+  return ERR_OK;
+}
