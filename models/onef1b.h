@@ -10,7 +10,13 @@
  * then costs call_s; the warm-up and cool-down calls carry one transfer,
  * the steady ones send_forward_recv_backward and
  * send_backward_recv_forward. A connection sends its messages in issue
- * order, back to back (hop.h).
+ * order, back to back (hop.h). Where a stage's two boundaries lead to one
+ * netem class they share its egress shaper: the closed form then serves
+ * their messages in issue order, one at a time (work-conserving), where
+ * the engine shares the shaper fairly between them — under DT-FM's
+ * streams, which send an activation and a gradient at once, this makes the
+ * activation early and the pass short (a few per cent on the built-in
+ * cases; Megatron's calls rarely overlap the two).
  *
  * The pass is the longest path through this graph, evaluated op by op
  * (O(S M), no events: every duration is a constant). Its steady state has
