@@ -4,6 +4,7 @@
  * section 4, "Calibration and held-out truth"). */
 #include "models/runtime.h"
 
+#include <math.h>
 
 /* Megatron's mixed-precision Adam reads and writes, per parameter, the fp16
  * weight and gradient and the fp32 master weight, gradient copy and two
@@ -36,3 +37,20 @@ double runtime_p2p_call_s(spec_runtime rt) {
   return rt == SPEC_RUNTIME_MEGATRON ? RUNTIME_MEGATRON_P2P_CALL_S : 0;
 }
 
+
+int64_t runtime_barrier_ns(const scenario *s, const alloc *a) {
+  int n = a->replicas * a->stages;
+  double sum = 0;
+  for (int d = 1; d < n; d *= 2) {
+    double most = 0;
+    for (int i = 0; i < n; i++) {
+      int j = (i + d) % n;
+      double l = scenario_link(s, alloc_at(a, i / a->stages, i % a->stages),
+                               alloc_at(a, j / a->stages, j % a->stages), 0)
+                     .latency_ms;
+      if (l > most) most = l;
+    }
+    sum += most;
+  }
+  return llround(sum * 1e6);
+}

@@ -1,13 +1,19 @@
 /* runtime: the fixed costs of the two training runtimes whose iteration
  * times were measured (DT-FM's, and Megatron-LM's of early 2022) — the
  * physical parameters geodes fits on shared/data/dtfm_measured, each with
- * the rows it came from (runtime.c). The schedules themselves (what waits
- * for what) are built in sim/train.c and modelled in models/predict.c.
+ * the rows it came from (runtime.c) — and the latency of DT-FM's barrier,
+ * which follows from the network alone (one home: the engine waits it, the
+ * predictor adds it). The schedules themselves (what waits for what) are
+ * built in sim/train.c and modelled in models/predict.c.
  * Invariant: pure functions of their arguments. */
 #ifndef MODELS_RUNTIME_H
 #define MODELS_RUNTIME_H
 
+#include <stdint.h>
+
+#include "models/alloc.h"
 #include "models/spec.h"
+#include "traces/scenario.h"
 
 /* The optimizer step of a stage with `params` parameters on GPU g under
  * runtime rt. DT-FM keeps the fp32 master copy on the host (its
@@ -20,5 +26,13 @@ double runtime_optimizer_s(spec_runtime rt, const spec_gpu *g, double params);
  * pipeline (batch_isend_irecv, wait, torch.cuda.synchronize, its timers),
  * seconds; 0 for DT-FM's asynchronous streams. */
 double runtime_p2p_call_s(spec_runtime rt);
+
+/* What one of DT-FM's barriers (torch.distributed.barrier over gloo) costs
+ * beyond waiting for the last rank, ns: a dissemination barrier over the
+ * ranks of a (rank = replica x stages + stage), ceil(log2 n) rounds, in
+ * round k rank i signals rank i + 2^k (mod n), a round lasting its slowest
+ * signal's one-way latency at t = 0. The engine waits exactly this and the
+ * predictor reads it. */
+int64_t runtime_barrier_ns(const scenario *s, const alloc *a);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/graph.h"
 #include "sim/timeline.h"
@@ -286,23 +287,6 @@ static int nic_layout(const scenario *s, int *nic, double *nic_gbps,
   return nn;
 }
 
-static double link_latency(const void *ctx, int a, int b) {
-  return scenario_link(ctx, a, b, 0).latency_ms;
-}
-
-/* DT-FM's gloo barrier over its ranks (rank = replica x stages + stage),
- * at the links' values at t = 0. */
-static int64_t barrier_ns(const scenario *s, const alloc *a) {
-  int n = a->replicas * a->stages;
-  int *dev = mem_alloc((size_t)n * sizeof *dev);
-  for (int r = 0; r < a->replicas; r++)
-    for (int st = 0; st < a->stages; st++)
-      dev[r * a->stages + st] = alloc_at(a, r, st);
-  int64_t ns = sim_train_barrier_ns(dev, n, link_latency, s);
-  free(dev);
-  return ns;
-}
-
 static int save_timeline(const scenario *s, const char *path,
                          const sim_task *t, uint32_t n, err *e) {
   const char **names = mem_alloc((size_t)s->ndevices * sizeof *names);
@@ -359,7 +343,7 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
     factor[d] = spec_site_compute_factor(&s->sites[s->device_site[d]], gpu[d]);
   sim_train_inputs in = {.w = &w, .a = a, .gpu = gpu, .factor = factor,
                          .compute_scale = opt.compute_scale,
-                         .barrier_ns = barrier_ns(s, a)};
+                         .barrier_ns = runtime_barrier_ns(s, a)};
   sim_train_build(g, &in, &mk);
   int64_t ev = sim_graph_run(g, &topo, &opt.transport);
   if (ev < 0) {

@@ -17,7 +17,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "models/predict.h"
 #include "models/runtime.h"
 #include "traces/mem.h"
 
@@ -437,21 +436,6 @@ static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
   free(grp);
   free(ready);
   free(sync);
-}
-
-int64_t sim_train_barrier_ns(const int *rank_dev, int n,
-                             double (*lat_ms)(const void *ctx, int a, int b),
-                             const void *ctx) {
-  double sum = 0;
-  for (int d = 1; d < n; d *= 2) {
-    double most = 0;
-    for (int i = 0; i < n; i++) {
-      double l = lat_ms(ctx, rank_dev[i], rank_dev[(i + d) % n]);
-      if (l > most) most = l;
-    }
-    sum += most;
-  }
-  return llround(sum * 1e6);
 }
 
 void sim_train_build(sim_graph *g, const sim_train_inputs *in,

@@ -50,7 +50,7 @@ typedef struct sim_train_inputs {
   const double *factor;       /* device -> spec_site_compute_factor */
   int64_t barrier_ns;         /* what one of DT-FM's barriers costs beyond
                                  waiting for the last device (its latency
-                                 over the network: sim_train_barrier_ns) */
+                                 over the network: runtime_barrier_ns) */
 } sim_train_inputs;
 
 /* Adds one iteration of in->w under in->a to g and fills marks (free with
@@ -58,13 +58,6 @@ typedef struct sim_train_inputs {
 void sim_train_build(sim_graph *g, const sim_train_inputs *in,
                      sim_train_marks *marks);
 
-/* DT-FM's barrier (torch.distributed.barrier over gloo) as a dissemination
- * barrier over the n ranks rank_dev[0..n): ceil(log2 n) rounds, in round k
- * rank i signals rank i + 2^k, a round lasting its slowest signal's one-way
- * latency (lat_ms(ctx, a, b)). Returns the sum in ns. */
-int64_t sim_train_barrier_ns(const int *rank_dev, int n,
-                             double (*lat_ms)(const void *ctx, int a, int b),
-                             const void *ctx);
 void sim_train_marks_free(sim_train_marks *m);
 
 /* An upper bound on the tasks sim_train_build adds for w (D_dp x D_pp, P

@@ -1,0 +1,206 @@
+/* dpsync: see dpsync.h. The chunking, the rank order of the chains and
+ * the order of the ring's steps are those of sim/train.c (sync_central,
+ * sync_ring, sync_sharded). */
+#include "models/dpsync.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "models/tandem.h"
+#include "traces/mem.h"
+
+static double at(const double *v, int i) { return v ? v[i] : 0; }
+
+/* Chunks of one NCCL chain operation over bytes, as sim/train.c cuts them. */
+static int chunks_of(double bytes) {
+  double c = ceil(bytes / TRANSPORT_NCCL_CHUNK_BYTES);
+  return c < 1 ? 1 : c > TRANSPORT_NCCL_MAX_CHUNKS ? TRANSPORT_NCCL_MAX_CHUNKS
+                                                   : (int)c;
+}
+
+/* The servers of a chain of `hops` hops from[j] -> to[j] carrying C chunks
+ * of cb bytes: first chunk (with a restart's slow start), the others,
+ * latency as a pure delay; room over rate in hand[j] (hop_handed). */
+typedef struct chain {
+  int *from, *to;
+  double *first, *t, *delay, *hand;
+} chain;
+
+static chain chain_new(int R) {
+  size_t n = (size_t)R;
+  return (chain){mem_alloc(n * sizeof(int)), mem_alloc(n * sizeof(int)),
+                 mem_alloc(n * sizeof(double)), mem_alloc(n * sizeof(double)),
+                 mem_alloc(n * sizeof(double)), mem_alloc(n * sizeof(double))};
+}
+
+static void chain_free(chain *c) {
+  free(c->from), free(c->to), free(c->first), free(c->t), free(c->delay);
+  free(c->hand);
+}
+
+static void chain_servers(const hop_net *n, chain *c, int hops, int C,
+                          double cb) {
+  double pace = 0, x; /* the slowest hop so far: hop_paced */
+  for (int j = 0; j < hops; j++) {
+    hop h = hop_of(n, c->from[j], c->to[j], cb, 1);
+    double extra = hop_first_extra(n, &h, cb, C, &x);
+    c->t[j] = hop_paced(n, &h, cb, x, pace);
+    c->first[j] = fmax(c->t[j], x + extra);
+    c->delay[j] = h.lat;
+    c->hand[j] = h.room * c->t[j] / cb;
+    pace = fmax(pace, c->t[j]);
+  }
+}
+
+/* central-ps. Counts are those of the broadcast direction (i -> i+1): the
+ * reduce reads them swapped. Member 0 is done when its last chunk is in
+ * its socket buffers, member i > 0 when every chunk has arrived (the last
+ * member) or its last chunk has arrived and its own last one is in its
+ * buffers. */
+static void central(hop_net *n, const int *grp, int R, double bytes,
+                    const double *ready, double *done) {
+  int C = chunks_of(bytes);
+  double cb = bytes / C;
+  chain c = chain_new(R);
+  for (int j = 0; j + 1 < R; j++) c.from[j] = grp[R - 1 - j], c.to[j] = grp[R - 2 - j];
+  n->swap = true;
+  chain_servers(n, &c, R - 1, C, cb);
+  n->swap = false;
+  double red = at(ready, 0);
+  for (int i = 1; i < R; i++)
+    red = fmax(red, at(ready, i) + tandem_span(R - 1 - i, R - 2, C, c.first,
+                                               c.t, c.delay));
+  for (int j = 0; j + 1 < R; j++) c.from[j] = grp[j], c.to[j] = grp[j + 1];
+  chain_servers(n, &c, R - 1, C, cb);
+  for (int i = 0; i < R; i++) {
+    double got = i ? red + tandem_span(0, i - 1, C, c.first, c.t, c.delay) : red;
+    if (i + 1 < R) { /* its own last chunk leaves server i */
+      double left = red + tandem_span(0, i, C, c.first, c.t, c.delay) - c.delay[i];
+      got = fmax(got, left - c.hand[i]);
+    }
+    done[i] = got;
+  }
+  chain_free(&c);
+}
+
+/* ring: start[k][i] = max(start[k-1][i-1] + its hop with latency,
+ * start[k-1][i] + its own step), step by step; a hop's first step pays a
+ * restart's slow start. */
+static void ring(hop_net *n, const int *grp, int R, double bytes,
+                 const double *ready, double *done) {
+  double *x = mem_alloc(6 * (size_t)R * sizeof *x), p = bytes / R;
+  double *x0 = x + R, *lat = x0 + R, *st = lat + R, *nx = st + R, *hand = nx + R;
+  double pace = 0; /* the ring goes at its slowest hop's pace: hop_paced */
+  for (int i = 0; i < R; i++) {
+    hop h = hop_of(n, grp[i], grp[(i + 1) % R], p, 1);
+    double extra = hop_first_extra(n, &h, p, 2 * (R - 1), &x[i]);
+    x0[i] = x[i] + extra;
+    lat[i] = h.lat, hand[i] = h.room;
+    st[i] = at(ready, i);
+    pace = fmax(pace, x[i]);
+  }
+  for (int i = 0; i < R; i++) {
+    hop h = hop_of(n, grp[i], grp[(i + 1) % R], p, 1);
+    x[i] = hop_paced(n, &h, p, x[i], pace);
+    x0[i] = fmax(x0[i], x[i]);
+    hand[i] *= x[i] / p;
+  }
+  for (int k = 1; k < 2 * (R - 1); k++) {
+    for (int i = 0; i < R; i++) {
+      int q = (i + R - 1) % R;
+      double xq = k == 1 ? x0[q] : x[q], xi = k == 1 ? x0[i] : x[i];
+      nx[i] = fmax(st[q] + xq + lat[q], st[i] + xi);
+    }
+    for (int i = 0; i < R; i++) st[i] = nx[i];
+  }
+  for (int i = 0; i < R; i++) {
+    int q = (i + R - 1) % R;
+    done[i] = fmax(st[q] + x[q] + lat[q], fmax(st[i], st[i] + x[i] - hand[i]));
+  }
+  free(x);
+}
+
+/* The connection i -> j of sharded-ps: the flows of i to j's netem class
+ * share that class's shaper (ideal: private links). *x1 and *x2 get the
+ * times of its reduce and its return piece (the second on a connection
+ * that has just sent the first: a restart's slow start is paid once). */
+static hop piece_hop(const hop_net *n, const int *grp, int R, int i, int j,
+                     double piece, double *x1, double *x2) {
+  int same = 0;
+  trace_value v = scenario_link(n->s, grp[i], grp[j], 0);
+  for (int q = 0; q < R && n->o.model != TRANSPORT_IDEAL; q++) {
+    if (q == i) continue;
+    trace_value u = scenario_link(n->s, grp[i], grp[q], 0);
+    same += u.latency_ms == v.latency_ms && u.bandwidth_gbps == v.bandwidth_gbps;
+  }
+  hop h = hop_of(n, grp[i], grp[j], piece, same);
+  double cwnd = hop_restarts(n) ? 0 : n->o.window_bytes;
+  *x1 = hop_time_from(n, &h, piece, &cwnd);
+  *x2 = hop_time_from(n, &h, piece, &cwnd);
+  return h;
+}
+
+/* sharded-ps: member j has its shard reduced at have[j], when every piece
+ * of the reduce round has arrived; its return piece to i leaves after its
+ * reduce piece to i on the same connection. */
+static void sharded(hop_net *n, const int *grp, int R, double bytes,
+                    const double *ready, double *done) {
+  double p = bytes / R, *have = mem_alloc((size_t)R * sizeof *have), x1, x2;
+  for (int j = 0; j < R; j++) {
+    have[j] = at(ready, j);
+    for (int i = 0; i < R; i++) {
+      if (i == j) continue;
+      hop h = piece_hop(n, grp, R, i, j, p, &x1, &x2);
+      have[j] = fmax(have[j], at(ready, i) + x1 + h.lat);
+    }
+  }
+  for (int i = 0; i < R; i++) {
+    double got = have[i];
+    for (int j = 0; j < R; j++) {
+      if (j == i) continue;
+      hop in = piece_hop(n, grp, R, j, i, p, &x1, &x2); /* j's shard to i */
+      double b = fmax(have[j], at(ready, j) + x1) + x2;
+      got = fmax(got, b + in.lat);
+      hop out = piece_hop(n, grp, R, i, j, p, &x1, &x2); /* i's to j */
+      double left = fmax(have[i], at(ready, i) + x1) + x2;
+      got = fmax(got, hop_handed(&out, have[i], left, p, x2));
+    }
+    done[i] = got;
+  }
+  free(have);
+}
+
+void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
+                  double bytes) {
+  if (R < 2) return;
+  double c = bytes / chunks_of(bytes);
+  for (int i = 0; i < R; i++) {
+    if (algo == SPEC_CENTRAL_PS && i + 1 < R) hop_net_count(n, grp[i], grp[i + 1], c);
+    if (algo == SPEC_RING) hop_net_count(n, grp[i], grp[(i + 1) % R], bytes / R);
+    for (int j = 0; algo == SPEC_SHARDED_PS && j < R; j++)
+      if (j != i) hop_net_count(n, grp[i], grp[j], bytes / R);
+  }
+}
+
+void dpsync_run(hop_net *n, spec_dp_algo algo, const int *grp, int R,
+                double bytes, const double *ready, double *done) {
+  if (R < 2) {
+    done[0] = at(ready, 0);
+    return;
+  }
+  if (algo == SPEC_RING) ring(n, grp, R, bytes, ready, done);
+  else if (algo == SPEC_SHARDED_PS) sharded(n, grp, R, bytes, ready, done);
+  else central(n, grp, R, bytes, ready, done);
+}
+
+double dpsync_chain_s(hop_net *n, const int *grp, int R, double bytes) {
+  if (R < 2) return 0;
+  int C = chunks_of(bytes);
+  chain c = chain_new(R);
+  for (int j = 0; j + 1 < R; j++) c.from[j] = grp[j], c.to[j] = grp[j + 1];
+  chain_servers(n, &c, R - 1, C, bytes / C);
+  double t = tandem_span(0, R - 2, C, c.first, c.t, c.delay);
+  chain_free(&c);
+  return t;
+}

@@ -1,0 +1,44 @@
+/* dpsync: the gradient synchronisation of one data-parallel group in
+ * closed form, as sim/train.c builds it (DESIGN.md section 4), member i
+ * starting when it is ready (its last backward, or the call after it):
+ * - central-ps: an NCCL reduce along the ring R-1 -> ... -> 0, then a
+ *   broadcast 0 -> ... -> R-1, each in chunks (TRANSPORT_NCCL_CHUNK_BYTES,
+ *   at most TRANSPORT_NCCL_MAX_CHUNKS). A hop is a server of chunk time
+ *   followed by its latency as a pure delay (NCCL keeps several chunks in
+ *   flight): a tandem (models/tandem.h) that member i joins when ready;
+ * - ring: 2 (R - 1) steps of S / R around the ring, a step leaving a
+ *   member when the previous one has arrived from its predecessor and its
+ *   own previous step has left: the (step, member) grid evaluated step by
+ *   step, O(R^2);
+ * - sharded-ps: every member sends S / R to every other at once (the
+ *   flows to one class sharing the sender's shaper), reduces its shard
+ *   when all have arrived and sends it back to all; a return piece leaves
+ *   after the reduce piece on the same connection (messages on one
+ *   connection leave in issue order).
+ * A member is done when everything it waits for has arrived and its own
+ * last message is in its socket buffers (hop_handed).
+ * Invariant: pure functions of (net, group, bytes, ready); scratch is
+ * freed before return. */
+#ifndef MODELS_DPSYNC_H
+#define MODELS_DPSYNC_H
+
+#include "models/hop.h"
+#include "models/spec.h"
+
+/* Counts the messages of algo over group grp (R members) carrying bytes on
+ * the NICs of n's current phase. */
+void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
+                  double bytes);
+
+/* Synchronises bytes over grp (R members, rank order) by algo, member i
+ * ready at ready[i] (NULL: all at 0): done[i] gets when member i has the
+ * result. R = 1: done[0] = ready[0]. */
+void dpsync_run(hop_net *n, spec_dp_algo algo, const int *grp, int R,
+                double bytes, const double *ready, double *done);
+
+/* One pipelined NCCL chain operation (a reduce or a broadcast) along
+ * grp[0] -> grp[1] -> ... -> grp[R-1], all ready at 0: when the last
+ * member has every chunk. */
+double dpsync_chain_s(hop_net *n, const int *grp, int R, double bytes);
+
+#endif

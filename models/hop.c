@@ -1,0 +1,126 @@
+/* hop: see hop.h. The bounds are taken in the engine's order (sim/net.c:
+ * pair_get, sim_net_start, begin, tcp_cap), so a flow alone on its path
+ * gets the engine's rate exactly. */
+#include "models/hop.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "traces/mem.h"
+
+void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
+  int nd = s->ndevices;
+  n->s = s;
+  n->o = o ? *o : transport_options_default();
+  n->o.window_bytes = transport_window(&n->o);
+  n->nic = mem_alloc((size_t)nd * sizeof *n->nic);
+  n->cap = mem_calloc((size_t)nd, sizeof *n->cap);
+  n->out = mem_calloc((size_t)nd, sizeof *n->out);
+  n->in = mem_calloc((size_t)nd, sizeof *n->in);
+  n->swap = false;
+  for (int d = 0; d < nd; d++) {
+    const scenario_site *site = &s->sites[s->device_site[d]];
+    n->nic[d] = site->nic_shared ? site->first_device : d;
+    double g = site->nic_gbps;
+    if (n->o.model != TRANSPORT_IDEAL && g > 0 && isfinite(g))
+      n->cap[n->nic[d]] = g * 1e9 / 8.0;
+  }
+}
+
+void hop_net_free(hop_net *n) {
+  free(n->nic), free(n->cap), free(n->out), free(n->in);
+}
+
+void hop_net_reset(hop_net *n) {
+  for (int d = 0; d < n->s->ndevices; d++) n->out[d] = n->in[d] = 0;
+  n->swap = false;
+}
+
+static int sockets_to(const hop_net *n, int b) {
+  int N = n->s->sites[n->s->device_site[b]].nccl_sockets;
+  return N > 0 ? N : TRANSPORT_SOCKETS_DEFAULT;
+}
+
+/* The bytes of a message between different NICs cross both (netem, tcp). */
+static bool wired(const hop_net *n, int a, int b) {
+  return n->o.model != TRANSPORT_IDEAL && n->nic[a] != n->nic[b];
+}
+
+void hop_net_count(hop_net *n, int a, int b, double bytes) {
+  if (!wired(n, a, b)) return;
+  int w = transport_sockets_used(sockets_to(n, b), bytes);
+  n->out[n->nic[a]] += w;
+  n->in[n->nic[b]] += w;
+}
+
+/* The share of NIC capacity cap for a flow of weight w among total. */
+static double nic_share(double cap, double w, double total) {
+  return cap * w / (total > w ? total : w);
+}
+
+static double flow_cap_gbps(const hop_net *n, int d) {
+  double g = n->s->sites[n->s->device_site[d]].flow_gbps;
+  return g > 0 ? g : INFINITY;
+}
+
+hop hop_of(const hop_net *n, int a, int b, double bytes, int share) {
+  trace_value v = scenario_link(n->s, a, b, 0);
+  trace_value back = scenario_link(n->s, b, a, 0);
+  int N = sockets_to(n, b), w = transport_sockets_used(N, bytes);
+  hop h = {.lat = v.latency_ms / 1e3,
+           .rtt = (v.latency_ms + back.latency_ms) / 1e3,
+           .rate = v.bandwidth_gbps * 1e9 / 8.0 / (share > 1 ? share : 1),
+           .room = N * n->o.window_bytes,
+           .sockets = N};
+  if (!wired(n, a, b)) return h; /* ideal, or NVLink inside an instance */
+  int na = n->nic[a], nb = n->nic[b];
+  double eo = n->swap ? n->in[na] : n->out[na];
+  double ei = n->swap ? n->out[nb] : n->in[nb];
+  if (n->cap[na] > 0) h.rate = fmin(h.rate, nic_share(n->cap[na], w, eo));
+  if (n->cap[nb] > 0) h.rate = fmin(h.rate, nic_share(n->cap[nb], w, ei));
+  double fg = fmin(flow_cap_gbps(n, a), flow_cap_gbps(n, b));
+  if (isfinite(fg)) h.rate = fmin(h.rate, w * fg * 1e9 / 8.0);
+  return h;
+}
+
+double hop_time_from(const hop_net *n, const hop *h, double bytes,
+                     double *cwnd) {
+  return transport_message_s(bytes, h->rtt, h->rate, h->sockets, &n->o, cwnd);
+}
+
+double hop_time(const hop_net *n, const hop *h, double bytes) {
+  double w = n->o.window_bytes;
+  return hop_time_from(n, h, bytes, &w);
+}
+
+double hop_handed(const hop *h, double issue, double left, double bytes,
+                  double x) {
+  if (!(bytes > 0)) return fmax(issue, left);
+  return fmax(issue, left - h->room * x / bytes);
+}
+
+bool hop_restarts(const hop_net *n) {
+  return n->o.model == TRANSPORT_TCP && n->o.idle_restart;
+}
+
+double hop_first_extra(const hop_net *n, const hop *h, double bytes,
+                       int flows, double *steady) {
+  *steady = hop_time(n, h, bytes);
+  if (!hop_restarts(n) || !(h->rtt > 0)) return 0;
+  double cwnd = 0, sum = 0;
+  for (int k = 0; k < flows; k++) {
+    double before = cwnd, x = hop_time_from(n, h, bytes, &cwnd);
+    *steady = x;
+    if (k > 0 && cwnd == before) return sum - k * x;
+    sum += x;
+  }
+  return sum - flows * *steady;
+}
+
+double hop_paced(const hop_net *n, const hop *h, double bytes, double x,
+                 double pace) {
+  double rto = h->rtt + TRANSPORT_TCP_RTO_MIN_S, idle = pace - x;
+  if (!hop_restarts(n) || !(h->rtt > 0) || !(idle > rto)) return x;
+  double w = transport_idle_window(n->o.window_bytes, idle, rto);
+  return fmax(x, fmin(hop_time_from(n, h, bytes, &w), pace));
+}

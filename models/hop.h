@@ -1,0 +1,102 @@
+/* hop: one message from one device to another as the predictor sees it —
+ * the engine's transport (sim/net.c) for a flow alone on its path, with
+ * each NIC shared by weight among the flows of one phase that cross it.
+ * A message of S bytes over a connection of N sockets (the receiving
+ * device's site: nccl_sockets) uses n = transport_sockets_used(N, S) of
+ * them and its bytes leave at the least of: the pair's bandwidth (the
+ * sender's shaper for the receiver's class, divided among `share` equal
+ * flows), each NIC's share (n of the phase's socket weight through it),
+ * n times the path's per-flow cap (flow_gbps, between different NICs
+ * only), and under tcp n windows per round trip, RTT = latency a -> b +
+ * latency b -> a (transport_message_s); they arrive one one-way latency
+ * after they leave. The send completes when its last byte is in the
+ * connection's socket buffers (N x window bytes not yet sent). Connections
+ * are warm (their window grown in earlier iterations); with
+ * transport_options.idle_restart on, a connection idle since the start of
+ * the iteration restarts from the initial window.
+ * Left out: max-min sharing beyond the NIC split, RTT-unfair sharing,
+ * time-varying links (the values at t = 0).
+ * Invariant: a hop_net owns only per-call arrays (hop_net_free); hop_of
+ * and the times are pure functions of the net's counts and the scenario. */
+#ifndef MODELS_HOP_H
+#define MODELS_HOP_H
+
+#include <stdbool.h>
+
+#include "models/transport.h"
+#include "traces/scenario.h"
+
+typedef struct hop_net {
+  const scenario *s;  /* borrowed */
+  transport_options o;
+  int *nic;           /* device -> NIC: itself, or its site's first device
+                         when the site's GPUs share one */
+  double *cap;        /* NIC -> capacity, bytes/s; 0: unlimited */
+  double *out, *in;   /* NIC -> socket weight of the phase's flows leaving
+                         and entering it */
+  bool swap;          /* read out and in swapped: the phase reversed */
+} hop_net;
+
+typedef struct hop {
+  double lat, rtt; /* one-way a -> b, and a -> b -> a, seconds */
+  double rate;     /* bytes/s, every bound but tcp's window */
+  double room;     /* the connection's socket buffers: N x window, bytes */
+  int sockets;     /* N */
+} hop;
+
+/* A net over s under o (copied; NULL: transport_options_default), no
+ * flows counted. Free with hop_net_free. */
+void hop_net_init(hop_net *n, const scenario *s, const transport_options *o);
+void hop_net_free(hop_net *n);
+
+/* A new phase: no flows counted, not swapped. */
+void hop_net_reset(hop_net *n);
+
+/* Counts a message of bytes a -> b of the current phase on the NICs it
+ * crosses (weight: the sockets it uses). */
+void hop_net_count(hop_net *n, int a, int b, double bytes);
+
+/* The hop a -> b for a message of bytes, one of `share` equal flows on the
+ * sender's shaper for b's class. */
+hop hop_of(const hop_net *n, int a, int b, double bytes, int share);
+
+/* Seconds until the last of bytes leaves over h, alone, on a warm
+ * connection. */
+double hop_time(const hop_net *n, const hop *h, double bytes);
+
+/* The same from window *cwnd per socket (<= 0: the initial window), which
+ * gets the window kept afterwards (tcp; other models ignore it). */
+double hop_time_from(const hop_net *n, const hop *h, double bytes,
+                     double *cwnd);
+
+/* When a message of bytes issued at `issue`, whose last byte leaves at
+ * `left` after x seconds of sending, has its last byte in the socket
+ * buffers: when all but `room` bytes of the stream up to it have left
+ * (at its own rate; at once when they fit). */
+double hop_handed(const hop *h, double issue, double left, double bytes,
+                  double x);
+
+/* Whether connections restart slow start after idling (tcp with
+ * idle_restart): then each phase's first messages pay it. */
+bool hop_restarts(const hop_net *n);
+
+/* A run of `flows` back-to-back messages of bytes on one connection that
+ * starts from the initial window when hop_restarts, warm otherwise: the
+ * time of one once the window has settled (*steady), and what the first
+ * ones take beyond it, together (returned; 0 when warm). The window
+ * settles below W when a message leaves within one round trip: it then
+ * never doubles (the engine's slow start counts round trips per message,
+ * transport_message_s). */
+double hop_first_extra(const hop_net *n, const hop *h, double bytes,
+                       int flows, double *steady);
+
+/* tcp with idle restart (approximate): the time of each of a run of
+ * messages on h, x alone and warm, that come every `pace` seconds (the
+ * slowest server before it): when the connection idles past its RTO in
+ * between, each restarts from what transport_idle_window leaves, but is
+ * charged at most the pace (one slower than that queues the next behind
+ * it, which then leaves back to back on the grown window). x otherwise. */
+double hop_paced(const hop_net *n, const hop *h, double bytes, double x,
+                 double pace);
+
+#endif
