@@ -58,6 +58,7 @@ double transport_message_s(double bytes, double rtt_s, double bytes_s,
     double cap = N * fmin(w, W) / rtt_s, rate = fmin(cap, bytes_s);
     if (!slow || left <= rate * rtt_s) {
       t += left / rate;
+      if (slow) w = fmin(W, w + left / N); /* grown by what it sent */
       break;
     }
     t += rtt_s;

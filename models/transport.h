@@ -56,17 +56,18 @@ int transport_model_parse(const char *name);
 /* How the transport of one run behaves (plain data). */
 typedef struct transport_options {
   transport_model model; /* TRANSPORT_NETEM by default */
-  double window_bytes;   /* per-socket TCP window W; <= 0: 4 MiB */
+  double window_bytes;   /* per-socket TCP window W; <= 0: the default */
   bool idle_restart;     /* tcp: Linux's tcp_slow_start_after_idle: a
                             socket idle for an RTO halves its window per
                             RTO elapsed, down to the initial window */
 } transport_options;
 
-/* netem, 4 MiB, no idle restart (the calibration's finding: see
- * transport.c). */
+/* netem, TRANSPORT_DEFAULT_WINDOW, no idle restart: DT-FM's 10 ms and
+ * 50 ms rows differ by the latency alone (its hosts kept their windows
+ * across a phase's idle seconds), which a restart would multiply. */
 transport_options transport_options_default(void);
 
-/* The per-socket window of o: window_bytes, or 4 MiB when <= 0. */
+/* The per-socket window of o: window_bytes, or the default when <= 0. */
 double transport_window(const transport_options *o);
 
 /* Sockets a message of bytes uses on a connection of `sockets`: NCCL deals
@@ -85,8 +86,10 @@ double transport_idle_window(double cwnd, double idle_s, double rto_s);
  * sockets that each start with window *cwnd (<= 0: the initial window):
  * ideal and netem: bytes / rate; tcp: the rate is bound by sockets x
  * window / RTT, and the window doubles every RTT until W or the rate
- * binds, as the engine's epochs do. *cwnd gets the window the socket keeps
- * afterwards. cwnd may be NULL (a fresh connection). */
+ * binds, as the engine's epochs do; a message ending inside an epoch grows
+ * it by the bytes it sent there (slow start counts acknowledged bytes).
+ * *cwnd gets the window the socket keeps afterwards. cwnd may be NULL (a
+ * fresh connection). */
 double transport_message_s(double bytes, double rtt_s, double bytes_s,
                            int sockets, const transport_options *o,
                            double *cwnd);

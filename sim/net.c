@@ -32,6 +32,7 @@ typedef struct flow {
   bool slow_start, frozen, handed;
   double size, sent, rate, old, cap, w;
   double cwnd, rtt_ns; /* tcp: window per socket, round trip */
+  double ep_sent;      /* tcp: bytes sent when the current epoch began */
   double flow_cap;     /* nsock x the path's per-flow cap (netem, tcp) */
   int64_t t_upd;
   double end_pos; /* its last byte's place in its connection's stream */
@@ -764,7 +765,13 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
     sim_queue_cancel(n->q, f->ev_epoch);
     f->ev_epoch = SIM_QUEUE_NONE;
   }
-  if (n->model == TRANSPORT_TCP) p->cwnd = f->slow_start ? f->cwnd : n->window;
+  /* slow start grows the window by the bytes acknowledged (RFC 5681): a
+   * message that ends inside an epoch still grows it, by what it sent in
+   * that epoch, so a stream of short messages ramps up as a long one does */
+  if (n->model == TRANSPORT_TCP)
+    p->cwnd = f->slow_start
+                  ? fmin(n->window, f->cwnd + (f->size - f->ep_sent) / f->nsock)
+                  : n->window;
   detach(n, f);
   f->nres = 0;
   solve(n, now);
@@ -787,6 +794,7 @@ static void on_epoch(sim_net *n, uint32_t id, int64_t now) {
   /* Bound by the fair share rather than the window: slow start is over. */
   bool share_bound = f->rate < f->cap * (1 - 1e-9);
   f->cwnd *= 2;
+  f->ep_sent = fmin(f->size, f->sent + f->rate * (double)(now - f->t_upd));
   if (share_bound || f->cwnd >= n->window) f->slow_start = false;
   f->cap = tcp_cap(n, f);
   if (f->slow_start)

