@@ -35,7 +35,7 @@ static void transfer_help(void) {
       "  --bytes N           bytes to send (1e9 and 1000000000 both work)\n"
       "  --network MODEL     ideal, netem or tcp: only that model (and its\n"
       "                      time_s in --json); default: all three\n"
-      "  --window-bytes W    tcp: window per socket, bytes (default 4194304)\n"
+      "  --window-bytes W    tcp: window per socket, bytes (default 1450000)\n"
       "  --sockets N         NCCL connection of N TCP sockets (1..64)\n"
       "  --reverse-latency-ms R  one-way delay of the return path (ACKs),\n"
       "                      ms (default L; DT-FM's tc delayed one direction)\n"
