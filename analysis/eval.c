@@ -13,7 +13,7 @@
 #include "models/predict.h"
 #include "models/spec.h"
 #include "sim/place.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 scenario *eval_scenario(const sweep_point *p, err *e) {
   scenario *s = scenario_load(p->scenario, e);

@@ -27,8 +27,8 @@
 #include "models/alloc.h"
 #include "sim/sim.h"
 #include "sim/transfer.h"
-#include "traces/builtin.h"
-#include "traces/mem.h"
+#include "base/builtin.h"
+#include "base/mem.h"
 #include "traces/scenario.h"
 
 #define CAL_FILE "calibration.csv"

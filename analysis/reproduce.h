@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #include "models/transport.h"
-#include "traces/err.h"
+#include "base/err.h"
 
 /* One measured value and what the simulator makes of it. */
 typedef struct reproduce_row {

@@ -16,10 +16,10 @@
 #include "schedules/schedule.h"
 #include "sim/net.h"
 #include "sim/sim.h"
-#include "traces/builtin.h"
-#include "traces/file.h"
-#include "traces/hash.h"
-#include "traces/mem.h"
+#include "base/builtin.h"
+#include "base/file.h"
+#include "base/hash.h"
+#include "base/mem.h"
 
 typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "analysis/db.h"
-#include "traces/err.h"
+#include "base/err.h"
 
 typedef struct sweep sweep;
 

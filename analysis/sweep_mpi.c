@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 #ifdef GEODES_HAVE_MPI
 #include <mpi.h>

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "analysis/sweep.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 static double now_s(void) {
   struct timespec t;

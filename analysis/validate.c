@@ -13,7 +13,7 @@
 #include "analysis/eval.h"
 #include "sim/place.h"
 #include "models/cost.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 struct validate_report {
   char *scenario;

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/file.h"
-#include "traces/mem.h"
+#include "base/file.h"
+#include "base/mem.h"
 
 alloc *alloc_new(int replicas, int stages) {
   alloc *a = mem_alloc(sizeof *a);

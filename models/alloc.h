@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 
 /* device[r * stages + s] runs stage s of replica r. */
 typedef struct alloc {

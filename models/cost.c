@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "models/spec.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 struct cost_ctx {
   int replicas, stages, n;

@@ -13,7 +13,7 @@
 #define MODELS_COST_H
 
 #include "models/alloc.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/scenario.h"
 
 typedef struct cost_ctx cost_ctx;

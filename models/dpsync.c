@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "models/tandem.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 static double at(const double *v, int i) { return v ? v[i] : 0; }
 

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 enum { OP_F, OP_B, OP_CALL };
 #define NO_XFER (-1)

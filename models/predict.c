@@ -69,7 +69,7 @@
 #include "models/onef1b.h"
 #include "models/runtime.h"
 #include "models/tandem.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 double predict_optimizer_s(const spec_gpu *g, double params) {
   return runtime_optimizer_s(SPEC_RUNTIME_MEGATRON, g, params);

@@ -13,7 +13,7 @@
 #include "models/alloc.h"
 #include "models/spec.h"
 #include "models/transport.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/scenario.h"
 
 /* The terms of one predicted iteration, seconds unless stated. */

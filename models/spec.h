@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/scenario.h"
 
 /* A GPT-style transformer shape (plain data; the table is static). */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 search_result *baseline_random_search(const cost_ctx *c,
                                       const search_objective *obj,

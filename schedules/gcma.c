@@ -44,7 +44,7 @@
 #include <string.h>
 
 #include "schedules/baseline.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 #define GCMA_CROSS_POINTS 5
 /* Share of offspring that get the rebuild mutation (below). 0.1 and 0.5

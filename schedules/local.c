@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 /* Plain swaps: all pairs up to this many, else this many drawn. */
 #define LOCAL_ALL_SWAPS 256

@@ -11,7 +11,7 @@
 #include "schedules/baseline.h"
 #include "schedules/gcma.h"
 #include "schedules/local.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 static const char *const methods[] = {
     "dtfm-identity", "megatron", "random", "random-search", "greedy",

@@ -13,7 +13,7 @@
 
 #include "models/alloc.h"
 #include "models/cost.h"
-#include "traces/err.h"
+#include "base/err.h"
 
 /* An objective: lower is better, in seconds. Either scorer may be NULL when
  * the objective cannot judge that form. A scorer returns NAN and fills e on

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "sim/queue.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 enum { EV_COMPUTE_DONE, EV_JOIN_DONE, EV_NET_BASE };
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 enum { EV_LEFT, EV_ARRIVE, EV_EPOCH, EV_TRACE, EV_OPEN, EV_HANDED, EV_SOCK };
 enum { FLOW_FREE, FLOW_QUEUED, FLOW_OPENING, FLOW_SENDING, FLOW_INFLIGHT };

@@ -13,7 +13,7 @@
 #include "sim/graph.h"
 #include "sim/timeline.h"
 #include "sim/train.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 sim_options sim_options_default(void) {
   return (sim_options){.transport = transport_options_default(),

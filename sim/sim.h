@@ -12,7 +12,7 @@
 
 #include "models/alloc.h"
 #include "sim/net.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/scenario.h"
 
 typedef struct sim_options {

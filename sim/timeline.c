@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 #define NSTREAMS 3
 

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "sim/graph.h"
-#include "traces/err.h"
+#include "base/err.h"
 
 /* Writes the tasks (n of them) of a finished run to f. device_name(i) names
  * process i (NULL: "device i"); ndevices processes. */

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 
 #include "models/runtime.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 sim_compute sim_train_compute(const spec_workload *w, int st,
                               const spec_gpu *g, double factor, double scale) {

@@ -14,7 +14,7 @@
 #include "analysis/sweep.h"
 #include "models/alloc.h"
 #include "tests/support.h"
-#include "traces/file.h"
+#include "base/file.h"
 #include "traces/scenario.h"
 #include "traces/trace.h"
 

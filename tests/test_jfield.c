@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/jfield.h"
+#include "base/jfield.h"
 
 static const char DOC[] =
     "{\n"                       /* 1 */

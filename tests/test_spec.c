@@ -9,7 +9,7 @@
 #include "models/predict.h"
 #include "models/spec.h"
 #include "tests/support.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 #include "traces/scenario.h"
 
 static void set(char **field, const char *v) {

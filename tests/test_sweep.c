@@ -17,7 +17,7 @@
 #include "analysis/eval.h"
 #include "analysis/sweep.h"
 #include "tests/support.h"
-#include "traces/builtin.h"
+#include "base/builtin.h"
 
 /* The timeout fails a quadratic parse of a million seeds (one per suite:
  * two tests with their own timeouts running at once leak in Criterion). */

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "tests/support.h"
-#include "traces/builtin.h"
+#include "base/builtin.h"
 #include "traces/scenario.h"
 #include "traces/synth.h"
 #include "traces/trace.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "tests/support.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 #include "traces/trace.h"
 
 #define S TRACE_NS_PER_S

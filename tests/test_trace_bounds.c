@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "tests/support.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 #include "traces/trace.h"
 
 TestSuite(trace_bounds, .init = support_dir_make, .fini = support_dir_remove);

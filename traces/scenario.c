@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/builtin.h"
-#include "traces/file.h"
-#include "traces/hash.h"
-#include "traces/jfield.h"
-#include "traces/mem.h"
+#include "base/builtin.h"
+#include "base/file.h"
+#include "base/hash.h"
+#include "base/jfield.h"
+#include "base/mem.h"
 
 #define SCENARIO_SEED_DEFAULT 1
 #define SCENARIO_GPU_DEFAULT "V100"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 void scenario_knobs_init(scenario_knobs *k) {
   *k = (scenario_knobs){.layers = -1, .batch = -1, .micro_batch = -1,

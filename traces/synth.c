@@ -17,9 +17,9 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "traces/builtin.h"
-#include "traces/file.h"
-#include "traces/mem.h"
+#include "base/builtin.h"
+#include "base/file.h"
+#include "base/mem.h"
 
 #define SYNTH_HEADER                                                      \
   "a,b,lat_ratio_low,lat_ratio_high,jitter_ratio,bw_sd,bw_lo,bw_hi,"     \

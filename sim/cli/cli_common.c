@@ -9,7 +9,7 @@
 
 #include "schedules/schedule.h"
 #include "sim/cli/cli.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_list ap;

@@ -15,7 +15,7 @@
 #include "models/spec.h"
 #include "sim/cli/cli.h"
 #include "sim/place.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 static void predict_help(void) {
   printf(

@@ -17,8 +17,8 @@
 #include "analysis/validate.h"
 #include "sim/place.h"
 #include "sim/sim.h"
-#include "traces/builtin.h"
-#include "traces/mem.h"
+#include "base/builtin.h"
+#include "base/mem.h"
 
 static void run_help(void) {
   printf(

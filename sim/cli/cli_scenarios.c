@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "sim/cli/cli.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 static const char scenarios_help[] =
     "usage: geodes scenarios [--json]\n\n"

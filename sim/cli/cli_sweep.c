@@ -13,8 +13,8 @@
 #include "analysis/sweep_mpi.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
-#include "traces/file.h"
-#include "traces/mem.h"
+#include "base/file.h"
+#include "base/mem.h"
 
 static void sweep_help(void) {
   printf(

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "sim/cli/cli.h"
-#include "traces/builtin.h"
-#include "traces/mem.h"
+#include "base/builtin.h"
+#include "base/mem.h"
 #include "traces/synth.h"
 
 #define SYNTH_CMD "trace synth"

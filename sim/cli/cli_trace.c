@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "sim/cli/cli.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 #include "traces/trace.h"
 
 static const char cli_trace_usage[] =

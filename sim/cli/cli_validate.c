@@ -9,7 +9,7 @@
 
 #include "analysis/validate.h"
 #include "sim/cli/cli.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 static void validate_help(void) {
   printf(

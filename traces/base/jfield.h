@@ -4,14 +4,14 @@
  * through its parents' keys (and, in an array, the element's occurrence):
  * approximate, but always a real line of the file.
  * Used by the scenario reader; plain structs, borrowed strings. */
-#ifndef TRACES_JFIELD_H
-#define TRACES_JFIELD_H
+#ifndef BASE_JFIELD_H
+#define BASE_JFIELD_H
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 
 /* The text being read, for messages and line look-ups. All borrowed. */
 typedef struct jfield_doc {

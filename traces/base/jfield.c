@@ -3,14 +3,14 @@
  * real line of the file even where the search is fooled (a key name inside
  * a string value). The search is O(text) per message, paid only on failure.
  */
-#include "traces/jfield.h"
+#include "base/jfield.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 jfield_scope jfield_top(void) {
   return (jfield_scope){{NULL, NULL}, NULL, 0, ""};
