@@ -16,10 +16,12 @@
 #include "schedules/schedule.h"
 #include "sim/net.h"
 #include "sim/sim.h"
+#include "traces/workload.h"
 #include "base/builtin.h"
 #include "base/file.h"
 #include "base/hash.h"
 #include "base/mem.h"
+#include "base/names.h"
 
 typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
 
@@ -30,11 +32,6 @@ enum {
   K_MICRO_BATCH, K_MBPP, K_SCHEDULE, K_DP_ALGO, K_BW_SCALE, K_LAT_SCALE,
   K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_SOCKETS, K_RUNTIME, K_COUNT
 };
-
-static const char *const SCHEDULES[] = {"gpipe", "1f1b", NULL};
-static const char *const DP_ALGOS[] = {"central-ps", "ring", "sharded-ps",
-                                       NULL};
-static const char *const RUNTIMES[] = {"dtfm", "megatron", NULL};
 
 /* The table's spelling of a GPU name ("a100" -> "A100"), NULL if unknown,
  * so keys do not depend on how the file spells it. */
@@ -76,8 +73,8 @@ static const struct axis_spec {
     [K_MICRO_BATCH] = {"micro_batch", AXIS_INT, NULL, NULL, 1, 1e6, false},
     [K_MBPP] = {"micro_batches_per_pass", AXIS_INT, NULL, NULL, 1, 1e7,
                 false},
-    [K_SCHEDULE] = {"schedule", AXIS_NAME, SCHEDULES, NULL, 0, 0, false},
-    [K_DP_ALGO] = {"dp_algo", AXIS_NAME, DP_ALGOS, NULL, 0, 0, false},
+    [K_SCHEDULE] = {"schedule", AXIS_NAME, workload_schedules, NULL, 0, 0, false},
+    [K_DP_ALGO] = {"dp_algo", AXIS_NAME, workload_dp_algos, NULL, 0, 0, false},
     [K_BW_SCALE] = {"bandwidth_scale", AXIS_REAL, NULL, NULL, 0, 1e6, true},
     [K_LAT_SCALE] = {"latency_scale", AXIS_REAL, NULL, NULL, 0, 1e6, true},
     [K_WINDOW] = {"window_bytes", AXIS_INT, NULL, NULL, 1448, 1099511627776.0,
@@ -87,7 +84,7 @@ static const struct axis_spec {
     [K_GPUS] = {"gpus", AXIS_NAME, NULL, gpu_name, 0, 0, false},
     [K_SOCKETS] = {"sockets", AXIS_INT, NULL, NULL, 1, TRANSPORT_SOCKETS_MAX,
                    false},
-    [K_RUNTIME] = {"runtime", AXIS_NAME, RUNTIMES, NULL, 0, 0, false},
+    [K_RUNTIME] = {"runtime", AXIS_NAME, workload_runtimes, NULL, 0, 0, false},
 };
 
 typedef struct axis {
@@ -128,10 +125,7 @@ static int key_line(const char *text, size_t len, const char *key) {
 }
 
 static bool known_name(const char *s, const char *const *names) {
-  if (!names) return *s != '\0';
-  for (; *names; names++)
-    if (strcmp(s, *names) == 0) return true;
-  return false;
+  return names ? names_find(names, s) >= 0 : *s != '\0';
 }
 
 /* The error for a GPU name models/spec.h does not know, listing those it

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/names.h"
+
 /* GPT-3 shapes from Brown et al. 2020, table 2.1, except: GPT-3 XL runs with
  * 16 heads as DT-FM ran it (the paper lists 24; the head count changes no
  * FLOP or byte count used here), and 13B uses h = 5120 (= 40 heads x 128;
@@ -110,20 +112,32 @@ const spec_gpu *spec_gpus(int *n) {
 }
 
 const char *spec_schedule_name(spec_schedule s) {
-  return s == SPEC_1F1B ? "1f1b" : "gpipe";
+  return workload_schedules[s];
 }
 
-const char *spec_dp_algo_name(spec_dp_algo a) {
-  switch (a) {
-    case SPEC_RING: return "ring";
-    case SPEC_SHARDED_PS: return "sharded-ps";
-    case SPEC_CENTRAL_PS: break;
-  }
-  return "central-ps";
+const char *spec_dp_algo_name(spec_dp_algo a) { return workload_dp_algos[a]; }
+
+const char *spec_runtime_name(spec_runtime r) { return workload_runtimes[r]; }
+
+int spec_schedule_parse(const char *name) {
+  return name ? names_find(workload_schedules, name) : 0;
 }
 
-const char *spec_runtime_name(spec_runtime r) {
-  return r == SPEC_RUNTIME_MEGATRON ? "megatron" : "dtfm";
+int spec_dp_algo_parse(const char *name) {
+  return name ? names_find(workload_dp_algos, name) : 0;
+}
+
+int spec_runtime_parse(const char *name) {
+  return name ? names_find(workload_runtimes, name) : 0;
+}
+
+/* "'x' is unknown (a, b, c)" for a workload name no list holds. */
+static int unknown_name(const scenario *s, const char *field, const char *v,
+                        const char *const *names, err *e) {
+  char known[128];
+  names_join(names, ", ", known, sizeof known);
+  return err_set(e, ERR_UNKNOWN, "%s: workload.%s '%s' is unknown (%s)",
+                 s->name, field, v, known);
 }
 
 /* The names of a table, ", "-joined, into buf. */
@@ -148,36 +162,22 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
     return err_set(e, ERR_UNKNOWN, "%s: '%s' is unknown (known: %s)", where,
                    sw->model ? sw->model : "", known);
   }
-  if (!sw->schedule || strcmp(sw->schedule, "gpipe") == 0)
-    w->schedule = SPEC_GPIPE;
-  else if (strcmp(sw->schedule, "1f1b") == 0)
-    w->schedule = SPEC_1F1B;
-  else
-    return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.schedule '%s' is unknown (gpipe, 1f1b)",
-                   s->name, sw->schedule);
-  if (!sw->dp_algo || strcmp(sw->dp_algo, "central-ps") == 0)
-    w->dp_algo = SPEC_CENTRAL_PS;
-  else if (strcmp(sw->dp_algo, "ring") == 0)
-    w->dp_algo = SPEC_RING;
-  else if (strcmp(sw->dp_algo, "sharded-ps") == 0)
-    w->dp_algo = SPEC_SHARDED_PS;
-  else
-    return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.dp_algo '%s' is unknown (central-ps, ring, "
-                   "sharded-ps)",
-                   s->name, sw->dp_algo);
-  if (!sw->runtime || strcmp(sw->runtime, "dtfm") == 0) {
-    w->runtime = SPEC_RUNTIME_DTFM;
-  } else if (strcmp(sw->runtime, "megatron") == 0) {
+  int sched = spec_schedule_parse(sw->schedule);
+  int algo = spec_dp_algo_parse(sw->dp_algo);
+  int rt = spec_runtime_parse(sw->runtime);
+  if (sched < 0)
+    return unknown_name(s, "schedule", sw->schedule, workload_schedules, e);
+  if (algo < 0)
+    return unknown_name(s, "dp_algo", sw->dp_algo, workload_dp_algos, e);
+  if (rt < 0)
+    return unknown_name(s, "runtime", sw->runtime, workload_runtimes, e);
+  w->schedule = (spec_schedule)sched;
+  w->dp_algo = (spec_dp_algo)algo;
+  w->runtime = (spec_runtime)rt;
+  if (w->runtime == SPEC_RUNTIME_MEGATRON) {
     /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce. */
-    w->runtime = SPEC_RUNTIME_MEGATRON;
     w->schedule = SPEC_1F1B;
     w->dp_algo = SPEC_RING;
-  } else {
-    return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.runtime '%s' is unknown (dtfm, megatron)",
-                   s->name, sw->runtime);
   }
   return ERR_OK;
 }

@@ -21,7 +21,9 @@ typedef enum transport_model {
 } transport_model;
 #define TRANSPORT_NMODELS 3
 
-/* "ideal", "netem", "tcp"; parse returns -1 for an unknown name. */
+/* "ideal", "netem", "tcp" (NULL-terminated: the list the command line and
+ * the sweep files accept); parse returns -1 for an unknown name. */
+extern const char *const transport_model_names[TRANSPORT_NMODELS + 1];
 const char *transport_model_name(transport_model m);
 int transport_model_parse(const char *name);
 

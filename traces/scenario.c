@@ -23,6 +23,7 @@
 #include "base/hash.h"
 #include "base/jfield.h"
 #include "base/mem.h"
+#include "traces/workload.h"
 
 #define SCENARIO_SEED_DEFAULT 1
 #define SCENARIO_GPU_DEFAULT "V100"
@@ -154,9 +155,6 @@ static int read_workload(const jfield_doc *c, const json_t *root,
                                       "recompute",
                                       "runtime",
                                       NULL};
-  static const char *const schedules[] = {"gpipe", "1f1b", NULL};
-  static const char *const runtimes[] = {"dtfm", "megatron", NULL};
-  static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
   jfield_scope top = jfield_top();
   jfield_scope s = jfield_child(&top, "workload");
   scenario_workload *w = &sc->workload;
@@ -174,13 +172,17 @@ static int read_workload(const jfield_doc *c, const json_t *root,
       (rc = jfield_int32(c, &s, o, "replicas", 1, 0, &w->replicas)) ||
       (rc = jfield_int32(c, &s, o, "micro_batches_per_pass", 0, 0,
                          &w->micro_batches_per_pass)) ||
-      (rc = jfield_str(c, &s, o, "schedule", "gpipe", &w->schedule)) ||
-      (rc = jfield_one_of(c, &s, "schedule", w->schedule, schedules)) ||
-      (rc = jfield_str(c, &s, o, "dp_algo", "central-ps", &w->dp_algo)) ||
-      (rc = jfield_one_of(c, &s, "dp_algo", w->dp_algo, algos)) ||
+      (rc = jfield_str(c, &s, o, "schedule", workload_schedules[0],
+                       &w->schedule)) ||
+      (rc = jfield_one_of(c, &s, "schedule", w->schedule,
+                          workload_schedules)) ||
+      (rc = jfield_str(c, &s, o, "dp_algo", workload_dp_algos[0],
+                       &w->dp_algo)) ||
+      (rc = jfield_one_of(c, &s, "dp_algo", w->dp_algo, workload_dp_algos)) ||
       (rc = jfield_bool(c, &s, o, "recompute", true, &w->recompute)) ||
-      (rc = jfield_str(c, &s, o, "runtime", "dtfm", &w->runtime)) ||
-      (rc = jfield_one_of(c, &s, "runtime", w->runtime, runtimes)))
+      (rc = jfield_str(c, &s, o, "runtime", workload_runtimes[0],
+                       &w->runtime)) ||
+      (rc = jfield_one_of(c, &s, "runtime", w->runtime, workload_runtimes)))
     return rc;
   w->layers = (int)layers;
   sc->line = (scenario_lines){.model = jfield_line(c, &s, "model"),

@@ -50,9 +50,9 @@ typedef struct scenario_workload {
   int stages;                 /* D_pp */
   int replicas;               /* D_dp */
   int micro_batches_per_pass; /* K; 0 = B / (D_dp m), no accumulation */
-  char *schedule;             /* "gpipe" or "1f1b" */
-  char *runtime;              /* "dtfm" or "megatron" */
-  char *dp_algo;              /* "central-ps", "ring" or "sharded-ps" */
+  char *schedule;             /* one of workload_schedules ("gpipe") */
+  char *runtime;              /* one of workload_runtimes ("dtfm") */
+  char *dp_algo;              /* one of workload_dp_algos ("central-ps") */
   bool recompute;             /* activation recomputation */
 } scenario_workload;
 

@@ -10,6 +10,8 @@
 #include "schedules/schedule.h"
 #include "sim/cli/cli.h"
 #include "base/mem.h"
+#include "base/names.h"
+#include "traces/workload.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
@@ -132,17 +134,18 @@ void cli_workload_init(cli_workload_opts *o) {
   o->idle_restart = false;
 }
 
-static bool one_of(const char *s, const char *const *names) {
-  for (; *names; names++)
-    if (strcmp(s, *names) == 0) return true;
+/* A usage error unless arg is one of names: "--opt is a, b or c". */
+static bool cli_name(const char *cmd, const char *opt, const char *arg,
+                     const char *const *names) {
+  if (names_find(names, arg) >= 0) return true;
+  char known[128];
+  names_join(names, " or ", known, sizeof known);
+  cli_usage_error(cmd, "%s is %s, not '%s'", opt, known, arg);
   return false;
 }
 
 int cli_workload_parse(const char *cmd, int c, const char *arg,
                        cli_workload_opts *o) {
-  static const char *const schedules[] = {"gpipe", "1f1b", NULL};
-  static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
-  static const char *const runtimes[] = {"dtfm", "megatron", NULL};
   bool ok = true;
   switch (c) {
     case OPT_LAYERS:
@@ -176,18 +179,11 @@ int cli_workload_parse(const char *cmd, int c, const char *arg,
                             &o->k.gradient_gb);
       break;
     case OPT_SCHEDULE:
-      if (!one_of(arg, schedules))
-        return cli_usage_error(cmd, "--schedule is gpipe or 1f1b, not '%s'",
-                               arg),
-               -1;
+      ok = cli_name(cmd, "--schedule", arg, workload_schedules);
       o->k.schedule = arg;
       break;
     case OPT_DP_ALGO:
-      if (!one_of(arg, algos))
-        return cli_usage_error(
-                   cmd, "--dp-algo is central-ps, ring or sharded-ps, not '%s'",
-                   arg),
-               -1;
+      ok = cli_name(cmd, "--dp-algo", arg, workload_dp_algos);
       o->k.dp_algo = arg;
       break;
     case OPT_GPU:
@@ -198,10 +194,7 @@ int cli_workload_parse(const char *cmd, int c, const char *arg,
                          &o->k.sockets);
       break;
     case OPT_RUNTIME:
-      if (!one_of(arg, runtimes))
-        return cli_usage_error(cmd, "--runtime is dtfm or megatron, not '%s'",
-                               arg),
-               -1;
+      ok = cli_name(cmd, "--runtime", arg, workload_runtimes);
       o->k.runtime = arg;
       break;
     case OPT_IDLE_RESTART:

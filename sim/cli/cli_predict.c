@@ -72,10 +72,8 @@ static int parse_args(int argc, char **argv, predict_args *p) {
     else if (c == OPT_METHOD) p->method = optarg;
     else if (c == OPT_JSON) p->json = true;
     else if (c == OPT_NETWORK) {
-      const char *names[] = {"ideal", "netem", "tcp"};
-      int m = 0;
-      while (m < 3 && strcmp(optarg, names[m]) != 0) m++;
-      if (m == 3)
+      int m = transport_model_parse(optarg);
+      if (m < 0)
         rc = cli_usage_error("predict", "--network: ideal, netem or tcp, not '%s'", optarg);
       else p->network = (transport_model)m;
     }
@@ -167,7 +165,7 @@ static void print_json(const scenario *s, const cost_ctx *c,
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "source", json_string(p->source));
   json_object_set_new(o, "network_model",
-                      json_string((const char *[]){"ideal", "netem", "tcp"}[p->network]));
+                      json_string(transport_model_name(p->network)));
   json_object_set_new(o, "dp_cost_s", json_real(p->parts.dp_s));
   json_object_set_new(o, "pp_cost_s", json_real(p->parts.pp_s));
   json_object_set_new(o, "score_s", json_real(p->parts.score_s));
