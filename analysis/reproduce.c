@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "models/alloc.h"
+#include "models/spec.h"
 #include "sim/sim.h"
 #include "sim/transfer.h"
 #include "base/builtin.h"
@@ -189,7 +190,7 @@ static scenario *geo_case(const reproduce_row *r, err *e) {
   scenario_knobs_init(&k);
   k.batch = r->batch;
   k.layers = r->layers;
-  k.runtime = meg ? "megatron" : "dtfm";
+  k.runtime = spec_runtime_name(meg ? SPEC_RUNTIME_MEGATRON : SPEC_RUNTIME_DTFM);
   k.micro_batches_per_pass = 64; /* DT-FM's; Megatron runs them all at once */
   if (scenario_apply(s, &k, e)) {
     scenario_free(s);

@@ -69,18 +69,25 @@ static const struct axis_spec {
     [K_SEEDS] = {"seeds", AXIS_INT, NULL, NULL, 0, SCENARIO_MAX_SEED, false},
     [K_LAYERS] = {"layers", AXIS_INT, NULL, NULL, 1, SCENARIO_MAX_LAYERS,
                   false},
-    [K_BATCH] = {"batch", AXIS_INT, NULL, NULL, 1, 1e8, false},
-    [K_MICRO_BATCH] = {"micro_batch", AXIS_INT, NULL, NULL, 1, 1e6, false},
-    [K_MBPP] = {"micro_batches_per_pass", AXIS_INT, NULL, NULL, 1, 1e7,
-                false},
+    [K_BATCH] = {"batch", AXIS_INT, NULL, NULL, 1, SCENARIO_KNOB_MAX_BATCH,
+                 false},
+    [K_MICRO_BATCH] = {"micro_batch", AXIS_INT, NULL, NULL, 1,
+                       SCENARIO_KNOB_MAX_MICRO_BATCH, false},
+    [K_MBPP] = {"micro_batches_per_pass", AXIS_INT, NULL, NULL, 1,
+                SCENARIO_KNOB_MAX_MBPP, false},
     [K_SCHEDULE] = {"schedule", AXIS_NAME, workload_schedules, NULL, 0, 0, false},
     [K_DP_ALGO] = {"dp_algo", AXIS_NAME, workload_dp_algos, NULL, 0, 0, false},
-    [K_BW_SCALE] = {"bandwidth_scale", AXIS_REAL, NULL, NULL, 0, 1e6, true},
-    [K_LAT_SCALE] = {"latency_scale", AXIS_REAL, NULL, NULL, 0, 1e6, true},
-    [K_WINDOW] = {"window_bytes", AXIS_INT, NULL, NULL, 1448, 1099511627776.0,
+    [K_BW_SCALE] = {"bandwidth_scale", AXIS_REAL, NULL, NULL, 0,
+                    SCENARIO_KNOB_MAX_SCALE, true},
+    [K_LAT_SCALE] = {"latency_scale", AXIS_REAL, NULL, NULL, 0,
+                     SCENARIO_KNOB_MAX_SCALE, true},
+    [K_WINDOW] = {"window_bytes", AXIS_INT, NULL, NULL,
+                  TRANSPORT_WINDOW_MIN_BYTES, TRANSPORT_WINDOW_MAX_BYTES,
                   false},
-    [K_ACT_GB] = {"activation_gb", AXIS_REAL, NULL, NULL, 0, 1e6, true},
-    [K_GRAD_GB] = {"gradient_gb", AXIS_REAL, NULL, NULL, 0, 1e6, true},
+    [K_ACT_GB] = {"activation_gb", AXIS_REAL, NULL, NULL, 0,
+                  SCENARIO_KNOB_MAX_GB, true},
+    [K_GRAD_GB] = {"gradient_gb", AXIS_REAL, NULL, NULL, 0,
+                   SCENARIO_KNOB_MAX_GB, true},
     [K_GPUS] = {"gpus", AXIS_NAME, NULL, gpu_name, 0, 0, false},
     [K_SOCKETS] = {"sockets", AXIS_INT, NULL, NULL, 1, TRANSPORT_SOCKETS_MAX,
                    false},
@@ -103,8 +110,9 @@ struct sweep {
   uint64_t data_hash;      /* builtin_hash, by sweep_resolve */
 };
 
-static const char *const DEFAULT_NAMES[3] = {"worldwide", "dtfm-identity",
-                                             "netem"};
+/* Absent scenarios, methods and networks: worldwide, dtfm-identity, netem. */
+static const char *const DEFAULT_NAMES[3] = {SCENARIO_DEFAULT_NAME,
+                                             "dtfm-identity", "netem"};
 
 /* The line of `"key"` followed by ':' in text (keys of a sweep are unique and
  * its values are scalars, so the first such match is the key); 0 if none. */
@@ -251,14 +259,14 @@ static int check_keys(sweep *s, json_t *root, const char *text, size_t len,
   json_object_foreach(root, key, v) {
     int k = axis_of(key);
     int line = key_line(text, len, key);
-    if (k == K_COUNT)
-      return err_set(e, ERR_UNKNOWN,
-                     "%s:%d: unknown key '%s' (keys: scenarios, methods, "
-                     "networks, seeds, layers, batch, micro_batch, "
-                     "micro_batches_per_pass, schedule, dp_algo, "
-                     "bandwidth_scale, latency_scale, window_bytes, "
-                     "activation_gb, gradient_gb, gpus, sockets, runtime)",
-                     s->name, line, key);
+    if (k == K_COUNT) {
+      char keys[512] = "";
+      for (int j = 0; j < K_COUNT; j++)
+        snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s",
+                 j ? ", " : "", SPECS[j].key);
+      return err_set(e, ERR_UNKNOWN, "%s:%d: unknown key '%s' (keys: %s)",
+                     s->name, line, key, keys);
+    }
     s->axes[k].line = line;
     if (json_is_array(v) && json_array_size(v) > 0)
       count *= (double)json_array_size(v);
@@ -440,7 +448,7 @@ int sweep_line(const sweep *s, const char *key) {
 }
 
 size_t sweep_scenarios(const sweep *s, const char *const **names) {
-  static const char *const fallback[] = {"worldwide"};
+  static const char *const fallback[] = {SCENARIO_DEFAULT_NAME};
   const axis *ax = &s->axes[K_SCENARIOS];
   *names = ax->n ? (const char *const *)ax->names : fallback;
   return ax->n ? ax->n : 1;

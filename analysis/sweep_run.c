@@ -60,6 +60,9 @@ size_t *sweep_missing(const sweep *s, db *d, size_t *n, size_t *stale,
 
 /* --- wire format: a flat little buffer of fixed fields and strings --- */
 
+/* The fixed fields of a result on the wire: integers, then reals. */
+enum { WIRE_NINTS = 7, WIRE_NREALS = 11 };
+
 typedef struct wire {
   char *buf;
   size_t len, cap;
@@ -93,6 +96,9 @@ char *sweep_pack(int status, const err *e, const db_result *r, size_t *len) {
                             r->predicted_iteration_s, r->iteration_s,
                             r->compute_s, r->bubble_s, r->comm_s,
                             r->dp_sync_s};
+    _Static_assert(sizeof ints / sizeof *ints == WIRE_NINTS &&
+                       sizeof reals / sizeof *reals == WIRE_NREALS,
+                   "sweep_unpack reads what sweep_pack writes");
     wire_put(&w, ints, sizeof ints);
     wire_put(&w, reals, sizeof reals);
     wire_str(&w, r->schedule);
@@ -148,8 +154,8 @@ bool sweep_unpack(const char *buf, size_t len, int *status, err *e,
     free(msg);
     return in.ok && in.p == in.end;
   }
-  int64_t ints[7];
-  double reals[11];
+  int64_t ints[WIRE_NINTS];
+  double reals[WIRE_NREALS];
   rd(&in, ints, sizeof ints);
   rd(&in, reals, sizeof reals);
   r->seed = ints[0], r->layers = ints[1], r->batch = ints[2];

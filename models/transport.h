@@ -35,12 +35,18 @@ int transport_model_parse(const char *name);
  * 6 MiB tcp_rmem once tcp_adv_win_scale halves it and per-packet buffer
  * overhead takes its share. The retransmission timeout is the RTT plus
  * Linux's minimum of 200 ms (tcp_rto_min). */
-#define TRANSPORT_TCP_SEGMENT 1448.0
+#define TRANSPORT_TCP_SEGMENT_BYTES 1448
+#define TRANSPORT_TCP_SEGMENT ((double)TRANSPORT_TCP_SEGMENT_BYTES)
 #define TRANSPORT_TCP_INITIAL_SEGMENTS 10.0
 #define TRANSPORT_TCP_INITIAL_WINDOW \
   (TRANSPORT_TCP_SEGMENT * TRANSPORT_TCP_INITIAL_SEGMENTS)
 #define TRANSPORT_DEFAULT_WINDOW 1.45e6
 #define TRANSPORT_TCP_RTO_MIN_S 0.2
+
+/* The per-socket windows a run may set (the command line, a sweep's
+ * window_bytes): at least one segment, at most 1 TiB. */
+#define TRANSPORT_WINDOW_MIN_BYTES TRANSPORT_TCP_SEGMENT_BYTES
+#define TRANSPORT_WINDOW_MAX_BYTES (1LL << 40)
 
 /* NCCL's socket transport: sockets per connection (the default is 1; NCCL
  * opens 2 threads x 8 = 16 on AWS's ENA NICs), at most 64 (its MAX_SOCKETS),

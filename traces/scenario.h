@@ -92,6 +92,18 @@ typedef struct scenario {
 #define SCENARIO_MAX_SEED 2147483647L
 #define SCENARIO_MAX_LAYERS 100000
 
+/* The largest workload knobs the command line and a sweep file take (a
+ * scenario file and scenario_apply go up to INT_MAX), and the largest cost
+ * size and link scale: one home for both front doors. */
+#define SCENARIO_KNOB_MAX_BATCH 100000000L
+#define SCENARIO_KNOB_MAX_MICRO_BATCH 1000000L
+#define SCENARIO_KNOB_MAX_MBPP 10000000L
+#define SCENARIO_KNOB_MAX_GB 1e6
+#define SCENARIO_KNOB_MAX_SCALE 1e6
+
+/* The scenario of `geodes run` and of a sweep that names none. */
+#define SCENARIO_DEFAULT_NAME "worldwide"
+
 /* Loads a built-in scenario by name, or else the JSON file at that path (a
  * relative network.trace is read from the scenario file's folder). Returns
  * NULL and fills e ("FILE:LINE: message" naming the field) on bad input;

@@ -153,29 +153,35 @@ int cli_workload_parse(const char *cmd, int c, const char *arg,
                          &o->k.layers);
       break;
     case OPT_BATCH:
-      ok = cli_parse_int(cmd, "--batch", arg, 1, 100000000, &o->k.batch);
+      ok = cli_parse_int(cmd, "--batch", arg, 1, SCENARIO_KNOB_MAX_BATCH,
+                         &o->k.batch);
       break;
     case OPT_MICRO_BATCH:
-      ok = cli_parse_int(cmd, "--micro-batch", arg, 1, 1000000,
+      ok = cli_parse_int(cmd, "--micro-batch", arg, 1,
+                         SCENARIO_KNOB_MAX_MICRO_BATCH,
                          &o->k.micro_batch);
       break;
     case OPT_MBPP:
-      ok = cli_parse_int(cmd, "--micro-batches-per-pass", arg, 1, 10000000,
+      ok = cli_parse_int(cmd, "--micro-batches-per-pass", arg, 1,
+                         SCENARIO_KNOB_MAX_MBPP,
                          &o->k.micro_batches_per_pass);
       break;
     case OPT_SEED:
       ok = cli_parse_int(cmd, "--seed", arg, 0, SCENARIO_MAX_SEED, &o->k.seed);
       break;
     case OPT_WINDOW:
-      ok = cli_parse_int(cmd, "--window-bytes", arg, 1448, 1L << 40,
+      ok = cli_parse_int(cmd, "--window-bytes", arg,
+                         TRANSPORT_WINDOW_MIN_BYTES, TRANSPORT_WINDOW_MAX_BYTES,
                          &o->window_bytes);
       break;
     case OPT_ACT_GB:
-      ok = cli_parse_double(cmd, "--activation-gb", arg, 1e-12, 1e6,
+      ok = cli_parse_double(cmd, "--activation-gb", arg, 1e-12,
+                            SCENARIO_KNOB_MAX_GB,
                             &o->k.activation_gb);
       break;
     case OPT_GRAD_GB:
-      ok = cli_parse_double(cmd, "--gradient-gb", arg, 1e-12, 1e6,
+      ok = cli_parse_double(cmd, "--gradient-gb", arg, 1e-12,
+                            SCENARIO_KNOB_MAX_GB,
                             &o->k.gradient_gb);
       break;
     case OPT_SCHEDULE:

@@ -241,7 +241,7 @@ static int study_placements(const char *name, const scenario *s,
 static int study_validation(const scenario *s, long samples,
                             const cli_workload_opts *wo, db *d, int64_t run,
                             err *e) {
-  validate_opts o = {.samples = (int)samples, .networks = 7u,
+  validate_opts o = {.samples = (int)samples, .networks = VALIDATE_ALL_NETWORKS,
                      .transport = cli_transport(wo, TRANSPORT_NETEM)};
   validate_report *r = validate_run(s, &o, e);
   if (!r) return e->code;
@@ -335,7 +335,7 @@ int cli_run(int argc, char **argv) {
   if (rc != CLI_OK) return rc;
   if (argc - optind > 1)
     return cli_usage_error("run", "unexpected argument '%s'", argv[optind + 1]);
-  const char *name = optind < argc ? argv[optind] : "worldwide";
+  const char *name = optind < argc ? argv[optind] : SCENARIO_DEFAULT_NAME;
   err e = {ERR_OK, ""};
   scenario *s = scenario_load(name, &e);
   if (!s || cli_workload_apply(&wo, s, &e) != ERR_OK || !gpus_known(s, &e)) {

@@ -91,8 +91,9 @@ static int parse_args(int argc, char **argv, transfer_args *a) {
                               &a->x.bytes);
         break;
       case OPT_WIN:
-        ok = cli_parse_int("transfer", "--window-bytes", optarg, 1448,
-                           1L << 40, &a->window);
+        ok = cli_parse_int("transfer", "--window-bytes", optarg,
+                           TRANSPORT_WINDOW_MIN_BYTES,
+                           TRANSPORT_WINDOW_MAX_BYTES, &a->window);
         break;
       case OPT_SOCK:
         ok = cli_parse_int("transfer", "--sockets", optarg, 1,

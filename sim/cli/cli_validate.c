@@ -219,7 +219,7 @@ int cli_validate(int argc, char **argv) {
   bool all = strcmp(a.network, "all") == 0;
   validate_opts o = {
       .samples = (int)a.samples,
-      .networks = all ? 7u : 1u << transport_model_parse(a.network),
+      .networks = all ? VALIDATE_ALL_NETWORKS : 1u << transport_model_parse(a.network),
       .transport = cli_transport(&a.wo, TRANSPORT_NETEM),
       .progress = cli_stderr_is_tty() ? progress : NULL};
   validate_report *r = e.code ? NULL : validate_run(s, &o, &e);
