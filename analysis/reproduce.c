@@ -173,7 +173,7 @@ static scenario *uniform_case(const reproduce_row *r, const host *h,
            isnan(r->delay_ms) ? DEFAULT_DELAY_MS : r->delay_ms,
            isnan(r->bandwidth_gbps) ? h->nic_gbps : r->bandwidth_gbps,
            r->layers, batch, stages, replicas, per_pass,
-           meg ? "megatron" : "dtfm");
+           spec_runtime_name(meg ? SPEC_RUNTIME_MEGATRON : SPEC_RUNTIME_DTFM));
   snprintf(name, sizeof name, "%s:%d", CAL_FILE, r->line);
   return scenario_parse(text, strlen(text), name, e);
 }
@@ -207,8 +207,10 @@ static scenario *geo_case(const reproduce_row *r, err *e) {
 static int simulate(const reproduce_row *r, const scenario *s,
                     transport_model m, double *out, err *e) {
   const scenario_workload *w = &s->workload;
-  const char *method = is_random(r) ? "random"
-                       : is_megatron(r) ? "megatron" : "dtfm-identity";
+  const char *method =
+      alloc_fixed_names[is_random(r)     ? ALLOC_RANDOM
+                        : is_megatron(r) ? ALLOC_MEGATRON
+                                         : ALLOC_DTFM_IDENTITY];
   int seeds = is_random(r) ? RANDOM_SEEDS : 1;
   double sum = 0;
   sim_options o = sim_options_default();

@@ -43,9 +43,8 @@ static const char *gpu_name(const char *s) {
 /* The scheduler's own spelling of a method (schedule_method_names is the
  * one list of them), NULL if unknown. */
 static const char *method_name(const char *s) {
-  for (const char *const *m = schedule_method_names(); *m; m++)
-    if (strcmp(*m, s) == 0) return *m;
-  return NULL;
+  int m = schedule_method_find(s);
+  return m < 0 ? NULL : schedule_method_name((schedule_method_id)m);
 }
 
 /* The engine's spelling of a network model, NULL if unknown. */
@@ -110,9 +109,6 @@ struct sweep {
   uint64_t data_hash;      /* builtin_hash, by sweep_resolve */
 };
 
-/* Absent scenarios, methods and networks: worldwide, dtfm-identity, netem. */
-static const char *const DEFAULT_NAMES[3] = {SCENARIO_DEFAULT_NAME,
-                                             "dtfm-identity", "netem"};
 
 /* The line of `"key"` followed by ':' in text (keys of a sweep are unique and
  * its values are scalars, so the first such match is the key); 0 if none. */
@@ -466,9 +462,10 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
 #define INT(k) (a[k].n ? (int64_t)a[k].values[pick[k]] : -1)
 #define REAL(k, dflt) (a[k].n ? a[k].values[pick[k]] : (dflt))
   *p = (sweep_point){
-      .scenario = NAME(K_SCENARIOS, DEFAULT_NAMES[0]),
-      .method = NAME(K_METHODS, DEFAULT_NAMES[1]),
-      .network = NAME(K_NETWORKS, DEFAULT_NAMES[2]),
+      /* absent: worldwide, dtfm-identity, netem */
+      .scenario = NAME(K_SCENARIOS, SCENARIO_DEFAULT_NAME),
+      .method = NAME(K_METHODS, schedule_method_name(SCHEDULE_DTFM_IDENTITY)),
+      .network = NAME(K_NETWORKS, transport_model_name(TRANSPORT_NETEM)),
       .seed = INT(K_SEEDS), .layers = INT(K_LAYERS), .batch = INT(K_BATCH),
       .micro_batch = INT(K_MICRO_BATCH),
       .micro_batches_per_pass = INT(K_MBPP), .window_bytes = INT(K_WINDOW),

@@ -13,6 +13,7 @@
 #include "analysis/eval.h"
 #include "sim/place.h"
 #include "models/cost.h"
+#include "schedules/schedule.h"
 #include "base/mem.h"
 
 struct validate_report {
@@ -52,12 +53,14 @@ static void add(validate_report *r, const char *kind, alloc *a) {
  * permutations, alternating. */
 static int draw_sample(validate_report *r, const scenario *s,
                        const cost_ctx *c, int want, err *e) {
-  static const char *const named[] = {"dtfm-identity", "megatron", "greedy",
-                                      "gcma", "sim"};
+  static const schedule_method_id named[] = {
+      SCHEDULE_DTFM_IDENTITY, SCHEDULE_MEGATRON, SCHEDULE_GREEDY,
+      SCHEDULE_GCMA, SCHEDULE_SIM};
   for (size_t k = 0; k < sizeof named / sizeof *named && r->n < want; k++) {
-    alloc *a = sim_place(s, c, named[k], NULL, e);
+    const char *method = schedule_method_name(named[k]);
+    alloc *a = sim_place(s, c, method, NULL, e);
     if (!a) return e ? e->code : ERR_CONFIG;
-    add(r, named[k], a);
+    add(r, method, a);
   }
   int best = 0;
   for (int i = 1; i < r->n; i++)
@@ -73,7 +76,7 @@ static int draw_sample(validate_report *r, const scenario *s,
       add(r, kind, perturb(r->a[best], k, rng));
     } else {
       uint64_t seed = gsl_rng_get(rng);
-      add(r, "random", alloc_random(s->workload.replicas, s->workload.stages,
+      add(r, schedule_method_name(SCHEDULE_RANDOM), alloc_random(s->workload.replicas, s->workload.stages,
                                     seed));
     }
   }

@@ -15,6 +15,7 @@
 
 #include "base/file.h"
 #include "base/mem.h"
+#include "base/names.h"
 
 alloc *alloc_new(int replicas, int stages) {
   alloc *a = mem_alloc(sizeof *a);
@@ -343,9 +344,16 @@ alloc *alloc_random(int replicas, int stages, uint64_t seed) {
   return a;
 }
 
+#define ALLOC_FIXED_NAME(id, name) name,
+const char *const alloc_fixed_names[ALLOC_NFIXED + 1] = {
+    ALLOC_FIXED_MAP(ALLOC_FIXED_NAME) NULL};
+#undef ALLOC_FIXED_NAME
+
 alloc *alloc_fixed(const char *name, int replicas, int stages, uint64_t seed) {
-  if (strcmp(name, "dtfm-identity") == 0) return alloc_identity(replicas, stages);
-  if (strcmp(name, "megatron") == 0) return alloc_megatron(replicas, stages);
-  if (strcmp(name, "random") == 0) return alloc_random(replicas, stages, seed);
-  return NULL;
+  switch (names_find(alloc_fixed_names, name)) {
+    case ALLOC_DTFM_IDENTITY: return alloc_identity(replicas, stages);
+    case ALLOC_MEGATRON: return alloc_megatron(replicas, stages);
+    case ALLOC_RANDOM: return alloc_random(replicas, stages, seed);
+    default: return NULL;
+  }
 }

@@ -84,9 +84,25 @@ alloc *alloc_identity(int replicas, int stages);
 alloc *alloc_megatron(int replicas, int stages);
 alloc *alloc_random(int replicas, int stages, uint64_t seed);
 
-/* The fixed placement called name ("dtfm-identity", "megatron", "random"),
- * or NULL if name is not one of them (e untouched: the caller decides
- * whether the scheduler knows the name). */
+/* The fixed placements by name, X(ID, "name"): the home of their names,
+ * which schedules/schedule.h's method list starts with. */
+#define ALLOC_FIXED_MAP(X)           \
+  X(DTFM_IDENTITY, "dtfm-identity")  \
+  X(MEGATRON, "megatron")            \
+  X(RANDOM, "random")
+#define ALLOC_FIXED_ID(id, name) ALLOC_##id,
+typedef enum alloc_fixed_id {
+  ALLOC_FIXED_MAP(ALLOC_FIXED_ID) /* ALLOC_DTFM_IDENTITY, ... */
+  ALLOC_NFIXED
+} alloc_fixed_id;
+#undef ALLOC_FIXED_ID
+
+/* Their names in map order, NULL-terminated. */
+extern const char *const alloc_fixed_names[ALLOC_NFIXED + 1];
+
+/* The fixed placement called name (alloc_fixed_names), or NULL if name is
+ * not one of them (e untouched: the caller decides whether the scheduler
+ * knows the name). */
 alloc *alloc_fixed(const char *name, int replicas, int stages, uint64_t seed);
 
 #endif

@@ -8,6 +8,7 @@
 #include "base/names.h"
 #include "models/spec.h"
 #include "models/transport.h"
+#include "schedules/schedule.h"
 #include "traces/workload.h"
 
 static const char *const ABC[] = {"a", "b", "c", NULL};
@@ -63,4 +64,22 @@ Test(names, network_models) {
     cr_expect_eq(transport_model_parse(transport_model_name((transport_model)m)),
                  m);
   cr_expect_eq(transport_model_parse("Tcp"), -1);
+}
+
+/* One method table: models/alloc's fixed placements first, every name
+ * found back, only the fixed ones fixed, only sim simulated. */
+Test(names, methods) {
+  const char *const *m = schedule_method_names();
+  cr_expect_eq(names_count(m), SCHEDULE_NMETHODS);
+  for (int i = 0; i < ALLOC_NFIXED; i++)
+    cr_expect_str_eq(m[i], alloc_fixed_names[i]);
+  for (int i = 0; i < SCHEDULE_NMETHODS; i++) {
+    cr_expect_str_eq(schedule_method_name((schedule_method_id)i), m[i]);
+    cr_expect_eq(schedule_method_find(m[i]), i);
+    cr_expect_eq(schedule_method_is_fixed(m[i]), i < ALLOC_NFIXED, "%s", m[i]);
+    cr_expect_eq(schedule_method_needs_objective(m[i]), i == SCHEDULE_SIM);
+  }
+  cr_expect_str_eq(schedule_method_name(SCHEDULE_GCMA), "gcma");
+  cr_expect_eq(schedule_method_find("best"), -1);
+  cr_expect(!schedule_method_is_fixed("best"));
 }

@@ -87,15 +87,11 @@ static void print_scenario(const scenario *s) {
   if (s->noverrides) printf("\n%d device-pair overrides.\n", s->noverrides);
 }
 
-static const char *const METHODS[] = {"dtfm-identity", "megatron", "random",
-                                      "greedy", "gcma", "sim"};
-#define NMETHODS 6
-
-/* True for the placements that are not searches (one candidate). */
-static bool is_fixed(const char *method) {
-  return strcmp(method, "dtfm-identity") == 0 ||
-         strcmp(method, "megatron") == 0 || strcmp(method, "random") == 0;
-}
+static const schedule_method_id IDS[] = {
+    SCHEDULE_DTFM_IDENTITY, SCHEDULE_MEGATRON, SCHEDULE_RANDOM,
+    SCHEDULE_GREEDY,        SCHEDULE_GCMA,     SCHEDULE_SIM};
+#define NMETHODS ((int)(sizeof IDS / sizeof *IDS))
+#define METHODS(m) schedule_method_name(IDS[m])
 
 /* The sweep point of (method, network) under the options of this run, so
  * its key is the one `geodes sweep` gives the same point. */
@@ -135,7 +131,7 @@ static alloc *place(const scenario *s, const cost_ctx *c, const char *method,
            schedule_method_needs_objective(method) ? transport_model_name(net)
                                                    : "");
   int rc = ERR_OK;
-  if (!is_fixed(method)) {
+  if (!schedule_method_is_fixed(method)) {
     rc = db_begin(d, e);
     for (long i = 0; rc == ERR_OK && i < r->candidates; i++)
       rc = db_convergence_put(d, run, curve, i + 1, r->convergence[i], e);
@@ -201,26 +197,26 @@ static int study_placements(const char *name, const scenario *s,
   for (int m = 0; m < NMETHODS && rc == ERR_OK; m++) {
     /* A search judged by simulation places once per network model (the
      * sweep point (sim, NET) means exactly that); the others once. */
-    bool per_net = schedule_method_needs_objective(METHODS[m]);
+    bool per_net = schedule_method_needs_objective(METHODS(m));
     alloc *a = NULL;
     db_result row[VALIDATE_NETWORKS];
     for (int n = 0; n < VALIDATE_NETWORKS; n++) db_result_init(&row[n]);
     for (int n = 0; n < VALIDATE_NETWORKS && rc == ERR_OK; n++) {
       if (!a || per_net) {
         alloc_free(a);
-        if (!(a = place(s, c, METHODS[m], (transport_model)n, wo, d, run, e))) {
+        if (!(a = place(s, c, METHODS(m), (transport_model)n, wo, d, run, e))) {
           rc = e->code;
           break;
         }
       }
-      rc = store_row(&st, a, METHODS[m], (transport_model)n, &row[n], e);
+      rc = store_row(&st, a, METHODS(m), (transport_model)n, &row[n], e);
     }
     /* Score and prediction: of the placement simulated under netem (for
      * sim: the one its netem search found). */
     const db_result *shown = &row[TRANSPORT_NETEM];
     if (rc == ERR_OK)
       printf("%-14s %9.3f %9.3f %9.3f %11.3f  %9.3f %9.3f %9.3f\n",
-             METHODS[m], shown->score_s, shown->dp_cost_s, shown->pp_cost_s,
+             METHODS(m), shown->score_s, shown->dp_cost_s, shown->pp_cost_s,
              shown->predicted_iteration_s, row[0].iteration_s,
              row[1].iteration_s, row[2].iteration_s);
     for (int n = 0; n < VALIDATE_NETWORKS; n++) db_result_clear(&row[n]);

@@ -73,7 +73,7 @@ static int parse_args(int argc, char **argv, sched_args *p) {
       {NULL, 0, NULL, 0}};
   struct option *opts = cli_workload_options(own);
   memset(p, 0, sizeof *p);
-  p->method = "gcma";
+  p->method = schedule_method_name(SCHEDULE_GCMA);
   p->trials = p->population = p->starts = -1;
   p->network = TRANSPORT_NETEM;
   cli_workload_init(&p->wo);
