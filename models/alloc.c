@@ -294,16 +294,41 @@ alloc_partition *alloc_partition_read(const char *path, int ngroups,
   return p;
 }
 
+/* The one writer of device tables: rows x cols as [[d, ...], ...]. */
+static json_t *table_json(const int *dev, int rows, int cols) {
+  json_t *t = json_array();
+  for (int r = 0; r < rows; r++) {
+    json_t *row = json_array();
+    for (int c = 0; c < cols; c++)
+      json_array_append_new(row, json_integer(dev[r * cols + c]));
+    json_array_append_new(t, row);
+  }
+  return t;
+}
+
+json_t *alloc_json(const alloc *a) {
+  return table_json(a->device, a->replicas, a->stages);
+}
+
+char *alloc_text(const alloc *a) {
+  json_t *o = json_pack("{s:o}", "pipelines", alloc_json(a));
+  char *text = json_dumps(o, 0); /* {"pipelines": [[0, 1], [2, 3]]} */
+  json_decref(o);
+  return text;
+}
+
+/* The file form: {"KEY": [ then one row per line, ]}. */
 static void write_table(FILE *f, const char *key, const int *dev, int rows,
                         int cols) {
+  json_t *t = table_json(dev, rows, cols);
   fprintf(f, "{\"%s\": [\n", key);
   for (int r = 0; r < rows; r++) {
-    fputs("  [", f);
-    for (int c = 0; c < cols; c++)
-      fprintf(f, "%s%d", c ? ", " : "", dev[r * cols + c]);
-    fprintf(f, "]%s\n", r + 1 < rows ? "," : "");
+    char *row = json_dumps(json_array_get(t, (size_t)r), 0);
+    fprintf(f, "  %s%s\n", row, r + 1 < rows ? "," : "");
+    free(row);
   }
   fputs("]}\n", f);
+  json_decref(t);
 }
 
 void alloc_write(const alloc *a, FILE *f) {

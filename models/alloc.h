@@ -8,6 +8,7 @@
 #ifndef MODELS_ALLOC_H
 #define MODELS_ALLOC_H
 
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -66,6 +67,16 @@ alloc_partition *alloc_partition_parse(const char *text, size_t len,
                                        int group_size, int ndevices, err *e);
 alloc_partition *alloc_partition_read(const char *path, int ngroups,
                                       int group_size, int ndevices, err *e);
+
+/* a's pipelines as JSON, [[d, ...], ...] (row r is replica r): the one
+ * writer every output of an allocation goes through (the files below, the
+ * results store's text, the JSON of predict and schedule). The caller owns
+ * the new reference. */
+json_t *alloc_json(const alloc *a);
+
+/* {"pipelines": [[0, 1], [2, 3]]} on one line, as the results store keeps
+ * it; malloc'ed, the caller frees it. */
+char *alloc_text(const alloc *a);
 
 /* Writes a as {"pipelines": [[...], ...]} (one row per line) to f. */
 void alloc_write(const alloc *a, FILE *f);

@@ -147,17 +147,6 @@ static void print_table(const scenario *s, const cost_ctx *c,
   printf("  iteration    %10.3f s\n", r->iteration_s);
 }
 
-static json_t *alloc_json(const alloc *a) {
-  json_t *rows = json_array();
-  for (int r = 0; r < a->replicas; r++) {
-    json_t *row = json_array();
-    for (int st = 0; st < a->stages; st++)
-      json_array_append_new(row, json_integer(alloc_at(a, r, st)));
-    json_array_append_new(rows, row);
-  }
-  return rows;
-}
-
 static void print_json(const scenario *s, const cost_ctx *c,
                        const prediction *p) {
   const predict_result *r = &p->pr;

@@ -179,17 +179,6 @@ static void print_table(const scenario *s, const search_result *r,
   printf("\n(cells: SITE#device; row r is pipeline r, column s its stage s)\n");
 }
 
-static json_t *alloc_json(const alloc *a) {
-  json_t *rows = json_array();
-  for (int r = 0; r < a->replicas; r++) {
-    json_t *row = json_array();
-    for (int s = 0; s < a->stages; s++)
-      json_array_append_new(row, json_integer(alloc_at(a, r, s)));
-    json_array_append_new(rows, row);
-  }
-  return rows;
-}
-
 static void print_json(const scenario *s, const search_result *r,
                        double iter_s, const char *net) {
   json_t *o = json_object();
