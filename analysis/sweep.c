@@ -531,3 +531,25 @@ size_t sweep_point_key(const sweep_point *p, char *buf, size_t size) {
   put(buf, size, &at, " runtime=%s", p->runtime ? p->runtime : "-");
   return at;
 }
+
+void sweep_label_row(db_result *r, const sweep_label *l) {
+  r->study = l->study, r->scenario = l->scenario, r->method = l->method;
+  r->network_model = l->network_model;
+  r->key = l->key, r->identity = l->identity;
+  r->bandwidth_scale = l->bandwidth_scale;
+  r->latency_scale = l->latency_scale;
+}
+
+sweep_label sweep_point_label(const sweep_point *p, sweep_key *k) {
+  size_t need = sweep_point_key(p, k->key, k->cap) + 1;
+  if (need > k->cap) {
+    k->key = mem_realloc(k->key, k->cap = need);
+    sweep_point_key(p, k->key, k->cap);
+  }
+  sweep_point_identity(p, k->key, k->identity);
+  return (sweep_label){.study = "sweep", .scenario = p->scenario,
+                       .method = p->method, .network_model = p->network,
+                       .key = k->key, .identity = k->identity,
+                       .bandwidth_scale = p->bandwidth_scale,
+                       .latency_scale = p->latency_scale};
+}

@@ -85,6 +85,30 @@ const char *sweep_name(const sweep *s);           /* borrowed */
  * keys whatever the file's spelling. */
 size_t sweep_point_key(const sweep_point *p, char *buf, size_t size);
 
+/* The names of a row of `results` beyond the values an evaluation fills
+ * (borrowed by the row): its study ("sweep", "validate"), scenario, method,
+ * network model, key, identity (NULL: none) and scales. */
+typedef struct sweep_label {
+  const char *study, *scenario, *method, *network_model, *key, *identity;
+  double bandwidth_scale, latency_scale;
+} sweep_label;
+
+/* Puts l's names on r: the one builder of a row's names, for sweep points,
+ * `geodes run`'s points (analysis/study) and validation samples. */
+void sweep_label_row(db_result *r, const sweep_label *l);
+
+/* A point's key and identity, in buffers kept from point to point:
+ * zero-initialise it, free key after the last. */
+typedef struct sweep_key {
+  char *key;
+  size_t cap;
+  char identity[17];
+} sweep_key;
+
+/* The label of point p's row (p resolved: it has its hashes): study
+ * "sweep", p's names and scales, its key and identity computed into k. */
+sweep_label sweep_point_label(const sweep_point *p, sweep_key *k);
+
 /* Evaluates one point into out (already initialised with db_result_init):
  * the effective workload values, the scores, the times and the allocation.
  * Returns ERR_OK or a negative code with e filled. */

@@ -25,35 +25,25 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The key of p into *key (of *cap bytes, grown as needed). */
-static void point_key(const sweep_point *p, char **key, size_t *cap) {
-  size_t need = sweep_point_key(p, *key, *cap) + 1;
-  if (need > *cap) {
-    *key = mem_realloc(*key, *cap = need);
-    sweep_point_key(p, *key, *cap);
-  }
-}
-
 size_t *sweep_missing(const sweep *s, db *d, size_t *n, size_t *stale,
                       err *e) {
-  size_t total = sweep_count(s), cap = 256, len = 0;
+  size_t total = sweep_count(s), len = 0;
   size_t *out = mem_alloc(total * sizeof *out + 1);
-  char *key = mem_alloc(cap), id[17];
+  sweep_key k = {0};
   *stale = 0;
   for (size_t i = 0; i < total; i++) {
     sweep_point p;
     sweep_point_at(s, i, &p);
-    point_key(&p, &key, &cap);
-    sweep_point_identity(&p, key, id);
-    int has = db_result_has(d, key, id, e);
+    sweep_label l = sweep_point_label(&p, &k);
+    int has = db_result_has(d, l.key, l.identity, e);
     if (has < 0) {
-      free(key), free(out);
+      free(k.key), free(out);
       return NULL;
     }
     if (has != DB_RESULT_CURRENT) out[len++] = i;
     if (has == DB_RESULT_STALE) ++*stale;
   }
-  free(key);
+  free(k.key);
   *n = len;
   return out;
 }
@@ -182,19 +172,15 @@ struct sweep_writer {
   size_t total, todo, done, failed, pending;
   double t0, last_commit, last_draw;
   bool in_tx;
-  char *key;
-  size_t keycap;
-  char identity[17];
+  sweep_key key;
 };
 
 sweep_writer *sweep_writer_new(const sweep *s, db *d, const sweep_opts *o,
                                size_t total, size_t todo) {
   sweep_writer *w = mem_calloc(1, sizeof *w);
-  *w = (sweep_writer){.s = s, .d = d, .o = *o, .total = total, .todo = todo,
-                      .keycap = 256};
+  *w = (sweep_writer){.s = s, .d = d, .o = *o, .total = total, .todo = todo};
   if (w->o.batch_rows <= 0) w->o.batch_rows = 64;
   if (!(w->o.batch_seconds > 0)) w->o.batch_seconds = 1.0;
-  w->key = mem_alloc(w->keycap);
   w->t0 = w->last_commit = now_s();
   return w;
 }
@@ -226,20 +212,15 @@ int sweep_writer_put(sweep_writer *w, size_t i, int status, const err *e,
                      db_result *r, err *err_out) {
   sweep_point p;
   sweep_point_at(w->s, i, &p);
-  point_key(&p, &w->key, &w->keycap);
-  sweep_point_identity(&p, w->key, w->identity);
+  sweep_label l = sweep_point_label(&p, &w->key);
   int rc = ERR_OK;
   if (status != ERR_OK) {
     w->failed++;
     if (w->o.progress) fputc('\n', stderr);
     fprintf(stderr, "geodes: %s\n  (point %s)\n",
-            e && e->msg[0] ? e->msg : err_what(status), w->key);
+            e && e->msg[0] ? e->msg : err_what(status), l.key);
   } else {
-    r->key = w->key, r->identity = w->identity;
-    r->study = "sweep", r->scenario = p.scenario;
-    r->method = p.method, r->network_model = p.network;
-    r->bandwidth_scale = p.bandwidth_scale;
-    r->latency_scale = p.latency_scale;
+    sweep_label_row(r, &l);
     if (!w->in_tx && (rc = db_begin(w->d, err_out)) == ERR_OK) w->in_tx = true;
     if (rc == ERR_OK && (rc = db_result_put(w->d, w->o.run, r, err_out)) > 0)
       rc = ERR_OK;
@@ -263,7 +244,7 @@ int sweep_writer_finish(sweep_writer *w, sweep_stats *st, err *e) {
     st->failed = w->failed;
     st->seconds = now_s() - w->t0;
   }
-  free(w->key);
+  free(w->key.key);
   free(w);
   return rc;
 }

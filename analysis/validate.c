@@ -134,11 +134,14 @@ static int simulate_all(validate_report *r, const scenario *s,
       t.model = r->v[v].network;
       int rc = eval_alloc(s, c, r->a[i], &t, row, e);
       if (rc) return rc;
-      row->study = "validate", row->scenario = r->scenario;
-      row->method = r->kind[i];
       row->network_model = transport_model_name(r->v[v].network);
       r->keys[v * r->n + i] = point_key(s, row);
-      row->key = r->keys[v * r->n + i];
+      sweep_label_row(row, &(sweep_label){
+                               .study = "validate", .scenario = r->scenario,
+                               .method = r->kind[i],
+                               .network_model = row->network_model,
+                               .key = r->keys[v * r->n + i],
+                               .bandwidth_scale = 1, .latency_scale = 1});
       if (o->progress) o->progress(o->progress_ctx, ++done, total);
     }
   return ERR_OK;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/db.h"
 #include "models/transport.h"
 #include "traces/scenario.h"
 
@@ -85,6 +86,12 @@ void cli_validate_verdicts(const struct validate_report *r);
 /* A JSON number, or null for NaN and infinities (DESIGN.md section 9: NaN
  * as null; jansson's json_real refuses them and the key would vanish). */
 json_t *cli_json_number(double x);
+
+/* The `runs` row of this invocation: its command line ("geodes" and argv,
+ * space-joined: *cmd, malloc'ed, the caller frees it), this build's
+ * version and git revision, and s's name and seed (s NULL: none, -1). The
+ * one builder of run rows (run, schedule, validate, sweep). */
+db_run cli_run_row(int argc, char **argv, const scenario *s, char **cmd);
 
 /* True when stderr is a terminal (progress bars are drawn only then). */
 bool cli_stderr_is_tty(void);

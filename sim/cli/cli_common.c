@@ -234,6 +234,17 @@ int cli_check_method(const char *cmd, const char *method) {
   return cli_usage_error(cmd, "--method is one of %s; not '%s'", names, method);
 }
 
+db_run cli_run_row(int argc, char **argv, const scenario *s, char **cmd) {
+  size_t len = strlen("geodes") + 1;
+  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
+  *cmd = mem_alloc(len);
+  strcpy(*cmd, "geodes");
+  for (int i = 0; i < argc; i++) strcat(strcat(*cmd, " "), argv[i]);
+  return (db_run){.command = *cmd, .scenario = s ? s->name : NULL,
+                  .seed = s ? (int64_t)s->seed : -1,
+                  .version = GEODES_VERSION, .git = GEODES_GIT};
+}
+
 bool cli_stderr_is_tty(void) { return isatty(STDERR_FILENO) == 1; }
 
 json_t *cli_json_number(double x) {

@@ -226,13 +226,8 @@ static int record_db(const sched_args *p, const scenario *s,
   if (!p->db) return ERR_OK;
   db *d = db_open(p->db, e);
   if (!d) return e->code;
-  size_t len = 1;
-  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
-  char *cmd = calloc(len + 8, 1);
-  strcpy(cmd, "geodes");
-  for (int i = 0; i < argc; i++) strcat(strcat(cmd, " "), argv[i]);
-  db_run run = {.command = cmd, .scenario = s->name, .seed = (int64_t)s->seed,
-                .version = GEODES_VERSION, .git = GEODES_GIT};
+  char *cmd;
+  db_run run = cli_run_row(argc, argv, s, &cmd);
   int64_t id = db_run_begin(d, &run, e);
   int rc = id < 0 ? (int)id : db_begin(d, e);
   for (long i = 0; rc == ERR_OK && i < r->candidates; i++)

@@ -72,15 +72,6 @@ static char *read_text(const char *path, bool mpi, int rank, long *len,
   return text;
 }
 
-static char *command_line(int argc, char **argv) {
-  size_t len = strlen("geodes") + 1;
-  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
-  char *out = mem_alloc(len);
-  strcpy(out, "geodes");
-  for (int i = 0; i < argc; i++) strcat(strcat(out, " "), argv[i]);
-  return out;
-}
-
 static void report(const sweep_stats *st, const char *db_path, int ranks,
                    int jobs, bool json) {
   double rate = st->computed / (st->seconds > 0 ? st->seconds : 1e-9);
@@ -214,9 +205,9 @@ int cli_sweep(int argc, char **argv) {
   db *d = NULL;
   int64_t run = 0;
   if (e.code == ERR_OK && rank == 0 && (d = db_open(a.db, &e))) {
-    char *cmd = command_line(argc, argv);
-    run = db_run_begin(d, &(db_run){cmd, NULL, -1, GEODES_VERSION, GEODES_GIT},
-                       &e);
+    char *cmd;
+    db_run row = cli_run_row(argc, argv, NULL, &cmd);
+    run = db_run_begin(d, &row, &e);
     free(cmd);
   }
   if (mpi && sweep_mpi_status(e.code) && rank != 0) {

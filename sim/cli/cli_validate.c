@@ -194,14 +194,9 @@ static int store(const validate_args *a, int argc, char **argv,
                  const scenario *s, const validate_report *r, err *e) {
   db *d = db_open(a->db, e);
   if (!d) return e->code;
-  size_t len = 16;
-  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
-  char *cmd = mem_alloc(len);
-  strcpy(cmd, "geodes");
-  for (int i = 0; i < argc; i++) strcat(strcat(cmd, " "), argv[i]);
-  int64_t run = db_run_begin(
-      d, &(db_run){cmd, s->name, (int64_t)s->seed, GEODES_VERSION, GEODES_GIT},
-      e);
+  char *cmd;
+  db_run row = cli_run_row(argc, argv, s, &cmd);
+  int64_t run = db_run_begin(d, &row, e);
   free(cmd);
   int rc = run < 0 ? (int)run : validate_store(d, run, r, e);
   if (run > 0) db_run_end(d, run, rc ? "error" : "ok", NULL);
