@@ -5,6 +5,7 @@
  * SIGTERM stops a sweep cleanly: what is stored is committed, the run is
  * marked "interrupted" and the exit status is 128 + the signal. */
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,12 +173,43 @@ static int parse_args(int argc, char **argv, sweep_args *a) {
   return CLI_OK;
 }
 
+/* The progress bar on stderr (a terminal): points, rate and ETA, drawn at
+ * most every 0.1 s and once at the end. */
+typedef struct bar {
+  bool on;
+  double drawn_s; /* elapsed time of the last drawing */
+} bar;
+
+static void draw(void *ctx, const sweep_progress *p) {
+  bar *b = ctx;
+  if (!p->last && p->elapsed_s - b->drawn_s < 0.1) return;
+  b->drawn_s = p->elapsed_s;
+  size_t n = p->done + p->failed;
+  double rate = n / fmax(p->elapsed_s, 1e-9);
+  double eta = rate > 0 ? (double)(p->todo - n) / rate : 0;
+  int width = 30, fill = p->todo ? (int)(width * n / p->todo) : width;
+  fprintf(stderr, "\r[%.*s%*s] %zu/%zu points  %.1f/s  ETA %d:%02d%s",
+          fill, "##############################", width - fill, "", n,
+          p->todo, rate, (int)(eta / 60), (int)fmod(eta, 60),
+          p->last ? "\n" : "  ");
+  fflush(stderr);
+}
+
+/* A failed point: its message and key, below the bar when one is drawn. */
+static void point_failed(void *ctx, const char *key, const char *msg) {
+  const bar *b = ctx;
+  if (b->on) fputc('\n', stderr);
+  fprintf(stderr, "geodes: %s\n  (point %s)\n", msg, key);
+}
+
 /* Runs the sweep: over MPI, or here (in --jobs workers) with ^C caught. */
 static void evaluate(const sweep *s, db *d, const sweep_args *a, bool mpi,
                      int rank, int64_t run, sweep_stats *st, err *e) {
+  bar b = {.on = rank == 0 && cli_stderr_is_tty(), .drawn_s = -INFINITY};
   sweep_opts o = {.eval = eval_point, .jobs = mpi ? 1 : (int)a->jobs,
                   .run = run, .batch_rows = (int)a->batch,
-                  .progress = rank == 0 && cli_stderr_is_tty()};
+                  .progress = b.on ? draw : NULL, .failed = point_failed,
+                  .hook_ctx = &b};
   if (mpi) { /* mpirun forwards ^C to every rank: MPI stops as a whole */
     sweep_mpi_run(s, d, &o, st, e);
     return;
@@ -210,14 +242,18 @@ int cli_sweep(int argc, char **argv) {
     run = db_run_begin(d, &row, &e);
     free(cmd);
   }
-  if (mpi && sweep_mpi_status(e.code) && rank != 0) {
+  int first = mpi ? sweep_mpi_status(e.code) : ERR_OK;
+  if (first && rank != 0) {
     sweep_free(s), free(text);
     sweep_mpi_finalize(); /* rank 0 failed and says why, once */
     return CLI_ERROR;
   }
-  if (mpi && e.code && rank != 0) { /* only this rank failed */
-    cli_error("rank %d: %s", rank, e.msg);
-    sweep_mpi_abort(CLI_ERROR);
+  if (mpi && !first && sweep_mpi_agree(e.code)) { /* another rank failed */
+    if (e.code) cli_error("rank %d: %s", rank, e.msg);
+    if (d) db_run_end(d, run, "error", NULL);
+    db_close(d), sweep_free(s), free(text);
+    sweep_mpi_finalize(); /* every rank stops, none waits for another */
+    return CLI_ERROR;
   }
   sweep_stats st = {0};
   if (e.code == ERR_OK) evaluate(s, d, &a, mpi, rank, run, &st, &e);
