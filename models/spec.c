@@ -135,7 +135,7 @@ int spec_runtime_parse(const char *name) {
 static int unknown_name(const scenario *s, const char *field, const char *v,
                         const char *const *names, err *e) {
   char known[128];
-  names_join(names, ", ", known, sizeof known);
+  names_join(names, ", ", ", ", known, sizeof known);
   return err_set(e, ERR_UNKNOWN, "%s: workload.%s '%s' is unknown (%s)",
                  s->name, field, v, known);
 }

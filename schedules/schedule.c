@@ -110,7 +110,7 @@ search_result *schedule_method(const char *name, const cost_ctx *c,
     default: break;
   }
   char known[256];
-  names_join(names, ", ", known, sizeof known);
+  names_join(names, ", ", ", ", known, sizeof known);
   err_set(e, ERR_UNKNOWN, "unknown method '%s' (%s)", name, known);
   return NULL;
 }

@@ -24,16 +24,20 @@ Test(names, find_and_count) {
 
 Test(names, join) {
   char buf[64];
-  names_join(ABC, " or ", buf, sizeof buf);
+  names_join(ABC, ", ", " or ", buf, sizeof buf);
   cr_expect_str_eq(buf, "a, b or c");
-  names_join(ABC, ", ", buf, sizeof buf);
+  names_join(ABC, ", ", ", ", buf, sizeof buf);
   cr_expect_str_eq(buf, "a, b, c");
-  names_join((const char *const[]){"x", NULL}, " or ", buf, sizeof buf);
+  names_join((const char *const[]){"x", NULL}, ", ", " or ", buf,
+             sizeof buf);
   cr_expect_str_eq(buf, "x");
-  names_join((const char *const[]){"x", "y", NULL}, " or ", buf, sizeof buf);
+  names_join((const char *const[]){"x", "y", NULL}, ", ", " or ", buf,
+             sizeof buf);
   cr_expect_str_eq(buf, "x or y");
-  names_join(ABC, " or ", buf, 4); /* cut, still terminated */
+  names_join(ABC, ", ", " or ", buf, 4); /* cut, still terminated */
   cr_expect_str_eq(buf, "a, ");
+  names_join(ABC, "|", "|", buf, sizeof buf);
+  cr_expect_str_eq(buf, "a|b|c");
 }
 
 /* Each workload enum value names itself, and parse inverts name. */

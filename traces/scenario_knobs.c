@@ -68,7 +68,7 @@ static int check_name(const scenario *s, const char *field, const char *v,
                       const char *const *names, err *e) {
   if (!v || names_find(names, v) >= 0) return ERR_OK;
   char known[128];
-  names_join(names, " or ", known, sizeof known);
+  names_join(names, ", ", " or ", known, sizeof known);
   return err_set(e, ERR_UNKNOWN, "%s: workload.%s: '%s' is not %s", s->name,
                  field, v, known);
 }

@@ -17,77 +17,46 @@
 #include "sim/place.h"
 #include "base/mem.h"
 
-static void predict_help(void) {
-  printf(
-      "usage: geodes predict SCENARIO (--alloc FILE | --partition FILE |\n"
-      "                      --method NAME) [--json] [OPTIONS]\n\n"
-      "Scores a placement with DT-FM's cost model (DataPCost + 2 x\n"
-      "PipelinePCost, DESIGN.md section 3) and predicts the iteration time\n"
-      "in closed form (compute, GPipe bubble, exposed pipeline transfers,\n"
-      "gradient synchronisation, optimizer step).\n\n"
-      "  --alloc FILE        {\"pipelines\": [[d, ...], ...]}: row r replica r\n"
-      "  --partition FILE    {\"groups\": [[d, ...], ...]}: best order and\n"
-      "                      pairing are chosen by the cost model\n"
-      "  --method NAME       dtfm-identity, megatron, random (seeded), or a\n"
-      "                      search: random-search, greedy, gcma, hybrid, sim\n"
-      "                      (DT-FM's settings: population 100, 4900 trials)\n"
-      "  --network M         ideal, netem (default) or tcp: the network\n"
-      "                      model the iteration time is predicted for\n"
-      "  --json              one JSON object on stdout\n"
-      "  --help              this text\n\n%s",
-      cli_workload_help);
-}
+static const cli_opt_command PREDICT = {
+    .name = "predict",
+    .usage =
+        "usage: geodes predict SCENARIO (--alloc FILE | --partition FILE |\n"
+        "                      --method NAME) [--json] [OPTIONS]\n\n"
+        "Scores a placement with DT-FM's cost model (DataPCost + 2 x\n"
+        "PipelinePCost, DESIGN.md section 3) and predicts the iteration time\n"
+        "in closed form (compute, GPipe bubble, exposed pipeline transfers,\n"
+        "gradient synchronisation, optimizer step).\n\n",
+    .width = 20, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
 
 typedef struct predict_args {
   const char *scenario, *alloc_file, *partition_file, *method;
   bool json;
-  transport_model network;
+  int network; /* a transport_model */
   cli_workload_opts wo;
 } predict_args;
 
-/* Parses argv; returns CLI_OK, CLI_USAGE, or -1 after --help. */
+/* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, predict_args *p) {
-  enum { OPT_ALLOC = 1, OPT_PARTITION, OPT_METHOD, OPT_JSON, OPT_NETWORK };
-  static const struct option own[] = {
-      {"help", no_argument, NULL, 'h'},
-      {"alloc", required_argument, NULL, OPT_ALLOC},
-      {"partition", required_argument, NULL, OPT_PARTITION},
-      {"method", required_argument, NULL, OPT_METHOD},
-      {"json", no_argument, NULL, OPT_JSON},
-      {"network", required_argument, NULL, OPT_NETWORK},
-      {NULL, 0, NULL, 0}};
-  struct option *opts = cli_workload_options(own);
-  memset(p, 0, sizeof *p);
-  p->network = TRANSPORT_NETEM;
+  *p = (predict_args){.network = TRANSPORT_NETEM};
   cli_workload_init(&p->wo);
-  int c, rc = CLI_OK;
-  optind = 1;
-  while (rc == CLI_OK && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    int handled = cli_workload_parse("predict", c, optarg, &p->wo);
-    if (handled < 0) rc = CLI_USAGE;
-    else if (handled) continue;
-    else if (c == 'h') rc = -1;
-    else if (c == OPT_ALLOC) p->alloc_file = optarg;
-    else if (c == OPT_PARTITION) p->partition_file = optarg;
-    else if (c == OPT_METHOD) p->method = optarg;
-    else if (c == OPT_JSON) p->json = true;
-    else if (c == OPT_NETWORK) {
-      int m = transport_model_parse(optarg);
-      if (m < 0)
-        rc = cli_usage_error("predict", "--network: ideal, netem or tcp, not '%s'", optarg);
-      else p->network = (transport_model)m;
-    }
-    else if (c == ':')
-      rc = cli_usage_error("predict", "%s needs an argument", argv[optind - 1]);
-    else
-      rc = cli_usage_error("predict", "unknown option '%s'", argv[optind - 1]);
-  }
-  free(opts);
+  const cli_opt opts[] = {
+      CLI_OPT_STRING(0, "alloc", "FILE", &p->alloc_file, CLI_ALLOC_HELP),
+      CLI_OPT_STRING(0, "partition", "FILE", &p->partition_file,
+                     "{\"groups\": [[d, ...], ...]}: best order and\n"
+                     "pairing are chosen by the cost model"),
+      CLI_OPT_STRING(0, "method", "NAME", &p->method, CLI_METHOD_HELP),
+      CLI_OPT_ENUM(0, "network", "M", &p->network, transport_model_names,
+                   NULL,
+                   "ideal, netem (default) or tcp: the network\n"
+                   "model the iteration time is predicted for"),
+      CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
+      CLI_OPT_HELP(),
+      CLI_WORKLOAD_OPTS(&p->wo),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&PREDICT, opts, argc, argv, &args, &nargs);
   if (rc) return rc;
-  if (optind >= argc) return cli_usage_error("predict", "which SCENARIO?");
-  if (argc - optind > 1)
-    return cli_usage_error("predict", "unexpected argument '%s'", argv[optind + 1]);
-  p->scenario = argv[optind];
+  p->scenario = args[0];
   int sources = !!p->alloc_file + !!p->partition_file + !!p->method;
   if (sources != 1)
     return cli_usage_error("predict", "give exactly one of --alloc, "
@@ -218,11 +187,7 @@ static int place(const predict_args *args, const scenario *s,
 int cli_predict(int argc, char **argv) {
   predict_args args;
   int rc = parse_args(argc, argv, &args);
-  if (rc < 0) {
-    predict_help();
-    return CLI_OK;
-  }
-  if (rc) return rc;
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {ERR_OK, ""};
   scenario *s = scenario_load(args.scenario, &e);
   cost_ctx *c = NULL;
@@ -244,8 +209,8 @@ int cli_predict(int argc, char **argv) {
   alloc_partition *part = alloc_to_partition(p.a);
   p.partition_score = cost_partition(c, part->device, w, NULL);
   alloc_partition_free(part);
-  p.network = args.network;
-  transport_options po = cli_transport(&args.wo, args.network);
+  p.network = (transport_model)args.network;
+  transport_options po = cli_transport(&args.wo, p.network);
   predict_iteration_with(&wl, s, gpu, p.a, &po, &p.pr);
   if (args.json) print_json(s, c, &p);
   else print_table(s, c, &p);

@@ -10,24 +10,23 @@
 #include "analysis/validate.h"
 #include "sim/cli/cli.h"
 
-static void run_help(void) {
-  printf(
-      "usage: geodes run [SCENARIO] [--db FILE] [--samples N] [OPTIONS]\n\n"
-      "The main job: studies one scenario (a built-in name or a JSON file;\n"
-      "default worldwide). Prints the scenario; simulates the fixed\n"
-      "placements (dtfm-identity, megatron, random) and the schedulers'\n"
-      "choices (greedy, gcma, and sim: GCMA's best improved by moves judged\n"
-      "by simulation, searched under each model) under each network model\n"
-      "(ideal, netem, tcp) next to their DT-FM score and predicted time;\n"
-      "validates the cost model on a sample of allocations (as `geodes\n"
-      "validate --network all`); stores every point, the run and the\n"
-      "convergence of each search (greedy, gcma, sim/MODEL) in the results\n"
-      "database; and prints the command that draws the plots.\n\n"
-      "  --db FILE                  results database (default geodes.db)\n"
-      "  --samples N                validation sample size (default %d)\n"
-      "  --help                     this text\n\n%s",
-      VALIDATE_DEFAULT_SAMPLES, cli_workload_help);
-}
+static const cli_opt_command RUN = {
+    .name = "run",
+    .usage =
+        "usage: geodes run [SCENARIO] [--db FILE] [--samples N] [OPTIONS]\n\n"
+        "The main job: studies one scenario (a built-in name or a JSON file;\n"
+        "default worldwide). Prints the scenario; simulates the fixed\n"
+        "placements (dtfm-identity, megatron, random) and the schedulers'\n"
+        "choices (greedy, gcma, and sim: GCMA's best improved by moves "
+        "judged\n"
+        "by simulation, searched under each model) under each network model\n"
+        "(ideal, netem, tcp) next to their DT-FM score and predicted time;\n"
+        "validates the cost model on a sample of allocations (as `geodes\n"
+        "validate --network all`); stores every point, the run and the\n"
+        "convergence of each search (greedy, gcma, sim/MODEL) in the "
+        "results\n"
+        "database; and prints the command that draws the plots.\n\n",
+    .width = 27, .args_min = 0, .args_max = 1};
 
 static void print_sites(const scenario *s) {
   printf("\n%-3s %-18s %-9s %-6s %9s  %s\n", "#", "SITE", "DEVICES", "GPU",
@@ -136,55 +135,46 @@ static int study(const char *name, const scenario *s,
   return rc;
 }
 
-int cli_run(int argc, char **argv) {
-  static const struct option own[] = {
-      {"db", required_argument, NULL, 'd'},
-      {"samples", required_argument, NULL, 'n'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
-  struct option *opts = cli_workload_options(own);
+typedef struct run_args {
+  const char *scenario, *db;
+  long samples;
   cli_workload_opts wo;
-  cli_workload_init(&wo);
-  const char *db_path = "geodes.db";
-  long samples = VALIDATE_DEFAULT_SAMPLES;
-  int c, rc = CLI_OK;
-  optind = 1;
-  while (rc == CLI_OK &&
-         (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    int handled = cli_workload_parse("run", c, optarg, &wo);
-    if (handled < 0) {
-      rc = CLI_USAGE;
-    } else if (handled) {
-      continue;
-    } else if (c == 'h') {
-      run_help();
-      free(opts);
-      return CLI_OK;
-    } else if (c == 'd') {
-      db_path = optarg;
-    } else if (c == 'n') {
-      if (!cli_parse_int("run", "--samples", optarg, 2, 100000, &samples))
-        rc = CLI_USAGE;
-    } else if (c == ':') {
-      rc = cli_usage_error("run", "%s needs an argument", argv[optind - 1]);
-    } else {
-      rc = cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
-    }
-  }
-  free(opts);
-  if (rc != CLI_OK) return rc;
-  if (argc - optind > 1)
-    return cli_usage_error("run", "unexpected argument '%s'", argv[optind + 1]);
-  const char *name = optind < argc ? argv[optind] : SCENARIO_DEFAULT_NAME;
+} run_args;
+
+/* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
+static int parse_args(int argc, char **argv, run_args *a) {
+  *a = (run_args){.scenario = SCENARIO_DEFAULT_NAME, .db = "geodes.db",
+                  .samples = VALIDATE_DEFAULT_SAMPLES};
+  cli_workload_init(&a->wo);
+  const cli_opt opts[] = {
+      CLI_OPT_STRING(0, "db", "FILE", &a->db,
+                     "results database (default geodes.db)"),
+      CLI_OPT_INT(0, "samples", "N", &a->samples, 2, 100000,
+                  "validation sample size (default " CLI_STR(
+                      VALIDATE_DEFAULT_SAMPLES) ")"),
+      CLI_OPT_HELP(),
+      CLI_WORKLOAD_OPTS(&a->wo),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&RUN, opts, argc, argv, &args, &nargs);
+  if (rc == CLI_OK && nargs) a->scenario = args[0];
+  return rc;
+}
+
+int cli_run(int argc, char **argv) {
+  run_args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {ERR_OK, ""};
-  scenario *s = scenario_load(name, &e);
-  if (!s || cli_workload_apply(&wo, s, &e) != ERR_OK || study_check(s, &e) != ERR_OK) {
+  scenario *s = scenario_load(a.scenario, &e);
+  if (!s || cli_workload_apply(&a.wo, s, &e) != ERR_OK ||
+      study_check(s, &e) != ERR_OK) {
     scenario_free(s);
     return cli_error("%s", e.msg);
   }
   print_scenario(s);
   fflush(stdout);
-  rc = study(name, s, &wo, db_path, samples, argc, argv, &e) == ERR_OK
+  rc = study(a.scenario, s, &a.wo, a.db, a.samples, argc, argv, &e) == ERR_OK
            ? CLI_OK
            : cli_error("%s", e.msg);
   scenario_free(s);

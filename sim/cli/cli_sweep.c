@@ -17,28 +17,10 @@
 #include "base/file.h"
 #include "base/mem.h"
 
-static void sweep_help(void) {
+/* The help after the option lines: the keys, the GPUs known, an example. */
+static void sweep_more(void) {
   printf(
-      "usage: geodes sweep SWEEP.json [--db FILE] [--jobs N] [--batch N] "
-      "[--json]\n\n"
-      "Simulates every point of a sweep (DESIGN.md section 9: an array value\n"
-      "is crossed, a scalar fixed) and stores one row per point in the\n"
-      "results database. A point already there is skipped, so running the\n"
-      "same command again after a kill computes only what is missing; a row\n"
-      "made from other inputs (the scenario or its trace edited since, other\n"
-      "built-in data, an older model) is stale: recomputed and replaced.\n"
-      "Ctrl-C (SIGINT) or SIGTERM stops it cleanly: rows done are\n"
-      "committed, the run is marked interrupted, exit status 128 + signal.\n"
-      "Under `mpirun -n K geodes sweep ...` the points are spread over the\n"
-      "K ranks and rank 0 writes the database.\n\n"
-      "  --db FILE    results database (default geodes.db)\n"
-      "  --jobs N     worker processes on this machine (default 1)\n"
-      "  --batch N    rows per transaction (default 64; a commit also\n"
-      "               happens every second). Not the global batch: that\n"
-      "               is the sweep file's key \"batch\"\n"
-      "  --json       print one JSON object: the counts and the rate\n"
-      "  --help       this text\n\n"
-      "Keys: scenarios methods networks seeds layers batch micro_batch\n"
+      "\nKeys: scenarios methods networks seeds layers batch micro_batch\n"
       "micro_batches_per_pass schedule dp_algo bandwidth_scale latency_scale\n"
       "window_bytes activation_gb gradient_gb gpus\n\n"
       "  gpus         GPU type of every device (any letter case); absent:\n"
@@ -52,6 +34,29 @@ static void sweep_help(void) {
          "          \"gpus\": [\"V100\", \"A100\"], \"seeds\": [1, 2]}\n"
          "is 2 x 2 x 2 = 8 points.\n");
 }
+
+static const cli_opt_command SWEEP = {
+    .name = "sweep",
+    .usage =
+        "usage: geodes sweep SWEEP.json [--db FILE] [--jobs N] [--batch N] "
+        "[--json]\n\n"
+        "Simulates every point of a sweep (DESIGN.md section 9: an array "
+        "value\n"
+        "is crossed, a scalar fixed) and stores one row per point in the\n"
+        "results database. A point already there is skipped, so running the\n"
+        "same command again after a kill computes only what is missing; a "
+        "row\n"
+        "made from other inputs (the scenario or its trace edited since, "
+        "other\n"
+        "built-in data, an older model) is stale: recomputed and replaced.\n"
+        "Ctrl-C (SIGINT) or SIGTERM stops it cleanly: rows done are\n"
+        "committed, the run is marked interrupted, exit status 128 + "
+        "signal.\n"
+        "Under `mpirun -n K geodes sweep ...` the points are spread over the\n"
+        "K ranks and rank 0 writes the database.\n\n",
+    .width = 13, .args_min = 1, .args_max = 1,
+    .missing = "wants one sweep file", .extra = "wants one sweep file",
+    .more = sweep_more};
 
 /* The sweep file's text: read by rank 0, broadcast under MPI. NULL (and e
  * naming the file and the reason) when it cannot be read — a folder, a
@@ -135,42 +140,26 @@ typedef struct sweep_args {
   bool json;
 } sweep_args;
 
+/* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, sweep_args *a) {
-  static const struct option opts[] = {
-      {"db", required_argument, NULL, 'd'},
-      {"jobs", required_argument, NULL, 'j'},
-      {"batch", required_argument, NULL, 'b'},
-      {"json", no_argument, NULL, 'J'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
   *a = (sweep_args){.db = "geodes.db", .jobs = 1, .batch = 64};
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
-    switch (c) {
-      case 'd': a->db = optarg; break;
-      case 'j':
-        if (!cli_parse_int("sweep", "--jobs", optarg, 1, 4096, &a->jobs))
-          return CLI_USAGE;
-        break;
-      case 'b':
-        if (!cli_parse_int("sweep", "--batch", optarg, 1, 1000000, &a->batch))
-          return CLI_USAGE;
-        break;
-      case 'J': a->json = true; break;
-      case 'h': sweep_help(); return -1;
-      case ':':
-        return cli_usage_error("sweep", "%s needs an argument",
-                               argv[optind - 1]);
-      default:
-        return cli_usage_error("sweep", "unknown option '%s'",
-                               argv[optind - 1]);
-    }
-  }
-  if (optind != argc - 1)
-    return cli_usage_error("sweep", "wants one sweep file");
-  a->file = argv[optind];
-  return CLI_OK;
+  const cli_opt opts[] = {
+      CLI_OPT_STRING(0, "db", "FILE", &a->db,
+                     "results database (default geodes.db)"),
+      CLI_OPT_INT('j', "jobs", "N", &a->jobs, 1, 4096,
+                  "worker processes on this machine (default 1)"),
+      CLI_OPT_INT(0, "batch", "N", &a->batch, 1, 1000000,
+                  "rows per transaction (default 64; a commit also\n"
+                  "happens every second). Not the global batch: that\n"
+                  "is the sweep file's key \"batch\""),
+      CLI_OPT_FLAG(0, "json", &a->json,
+                   "print one JSON object: the counts and the rate"),
+      CLI_OPT_HELP(),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&SWEEP, opts, argc, argv, &args, &nargs);
+  if (rc == CLI_OK) a->file = args[0];
+  return rc;
 }
 
 /* The progress bar on stderr (a terminal): points, rate and ETA, drawn at
@@ -224,7 +213,7 @@ static void evaluate(const sweep *s, db *d, const sweep_args *a, bool mpi,
 int cli_sweep(int argc, char **argv) {
   sweep_args a;
   int rc = parse_args(argc, argv, &a);
-  if (rc) return rc < 0 ? CLI_OK : rc;
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   bool mpi = sweep_mpi_launched();
   int rank = 0, ranks = 1;
   err e = {0};

@@ -16,14 +16,14 @@ int names_count(const char *const *names) {
   return n;
 }
 
-void names_join(const char *const *names, const char *last, char *buf,
-                size_t size) {
+void names_join(const char *const *names, const char *sep, const char *last,
+                char *buf, size_t size) {
   size_t at = 0;
   int n = names_count(names);
   if (size) buf[0] = '\0';
   for (int i = 0; i < n && at < size; i++) {
-    const char *sep = i == 0 ? "" : i == n - 1 ? last : ", ";
-    int k = snprintf(buf + at, size - at, "%s%s", sep, names[i]);
+    const char *before = i == 0 ? "" : i == n - 1 ? last : sep;
+    int k = snprintf(buf + at, size - at, "%s%s", before, names[i]);
     if (k < 0) break;
     at += (size_t)k;
   }

@@ -15,10 +15,10 @@ int names_find(const char *const *names, const char *name);
 /* The number of names before the NULL. */
 int names_count(const char *const *names);
 
-/* names joined into buf (always NUL-terminated): ", " between them and
- * last before the last one — " or " gives "a, b or c", ", " gives
- * "a, b, c". */
-void names_join(const char *const *names, const char *last, char *buf,
-                size_t size);
+/* names joined into buf (always NUL-terminated): sep between them and last
+ * before the last one — (", ", " or ") gives "a, b or c", (", ", ", ")
+ * "a, b, c" and ("|", "|") "a|b|c". */
+void names_join(const char *const *names, const char *sep, const char *last,
+                char *buf, size_t size);
 
 #endif
