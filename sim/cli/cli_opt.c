@@ -166,7 +166,9 @@ static void label_of(const cli_opt *o, char *buf, size_t size) {
   char names[128] = "";
   if (!o->arg && o->names) names_join(o->names, "|", "|", names, sizeof names);
   const char *arg = o->arg ? o->arg : names;
-  snprintf(buf, size, "--%s%s%s", o->long_name, *arg ? " " : "", arg);
+  int k = snprintf(buf, size, "--%s%s%s", o->long_name, *arg ? " " : "", arg);
+  assert(k >= 0 && (size_t)k < size && "a label fits its column");
+  (void)k;
 }
 
 /* "  LABEL  help", the help's lines below each other at column width + 2
