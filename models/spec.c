@@ -18,20 +18,27 @@
  * FLOP or byte count used here), and 13B uses h = 5120 (= 40 heads x 128;
  * the table's 5140 is inconsistent with its own d_head). */
 static const spec_model models[] = {
-    {"gpt3-small", 12, 768, 12, 2048, 50257, 2,
-     "GPT-3 Small, 125M (Brown et al. 2020, table 2.1)"},
-    {"gpt3-medium", 24, 1024, 16, 2048, 50257, 2,
-     "GPT-3 Medium, 350M (Brown et al. 2020, table 2.1)"},
-    {"gpt3-large", 24, 1536, 16, 2048, 50257, 2,
-     "GPT-3 Large, 760M (Brown et al. 2020, table 2.1)"},
-    {"gpt3-xl", 24, 2048, 16, 2048, 50257, 2,
-     "GPT-3 XL (Brown et al. 2020), 16 heads as in DT-FM's runs"},
-    {"gpt3-2.7b", 32, 2560, 32, 2048, 50257, 2,
-     "GPT-3 2.7B (Brown et al. 2020, table 2.1)"},
-    {"gpt3-6.7b", 32, 4096, 32, 2048, 50257, 2,
-     "GPT-3 6.7B (Brown et al. 2020, table 2.1)"},
-    {"gpt3-13b", 40, 5120, 40, 2048, 50257, 2,
-     "GPT-3 13B (Brown et al. 2020, table 2.1; h = 40 x 128)"},
+    {.name = "gpt3-small", .layers = 12, .hidden = 768, .heads = 12,
+     .seq = 2048, .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 Small, 125M (Brown et al. 2020, table 2.1)"},
+    {.name = "gpt3-medium", .layers = 24, .hidden = 1024, .heads = 16,
+     .seq = 2048, .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 Medium, 350M (Brown et al. 2020, table 2.1)"},
+    {.name = "gpt3-large", .layers = 24, .hidden = 1536, .heads = 16,
+     .seq = 2048, .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 Large, 760M (Brown et al. 2020, table 2.1)"},
+    {.name = "gpt3-xl", .layers = 24, .hidden = 2048, .heads = 16, .seq = 2048,
+     .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 XL (Brown et al. 2020), 16 heads as in DT-FM's runs"},
+    {.name = "gpt3-2.7b", .layers = 32, .hidden = 2560, .heads = 32,
+     .seq = 2048, .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 2.7B (Brown et al. 2020, table 2.1)"},
+    {.name = "gpt3-6.7b", .layers = 32, .hidden = 4096, .heads = 32,
+     .seq = 2048, .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 6.7B (Brown et al. 2020, table 2.1)"},
+    {.name = "gpt3-13b", .layers = 40, .hidden = 5120, .heads = 40, .seq = 2048,
+     .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 13B (Brown et al. 2020, table 2.1; h = 40 x 128)"},
 };
 
 /* V100 efficiency: the achieved fraction of the tensor-core peak over the
@@ -50,24 +57,30 @@ static const spec_model models[] = {
 #define SPEC_V100_EFFICIENCY 0.60
 
 static const spec_gpu gpus[] = {
-    {"V100", 125e12, 16e9, 900e9, SPEC_V100_EFFICIENCY,
-     "NVIDIA Tesla V100 SXM2 datasheet: 125 TFLOP/s tensor fp16, 16 GB "
-     "HBM2 (p3.2xlarge), 900 GB/s"},
-    {"A100", 312e12, 80e9, 2039e9, SPEC_V100_EFFICIENCY,
-     "NVIDIA A100 80GB SXM datasheet: 312 TFLOP/s dense fp16 tensor, "
-     "2039 GB/s"},
-    {"H100", 989e12, 80e9, 3350e9, SPEC_V100_EFFICIENCY,
-     "NVIDIA H100 SXM5 datasheet: 989 TFLOP/s dense fp16 tensor (1979 with "
-     "sparsity), 80 GB HBM3, 3.35 TB/s"},
-    {"RTX3090", 71e12, 24e9, 936e9, SPEC_V100_EFFICIENCY,
-     "NVIDIA Ampere GA102 whitepaper: 71 TFLOP/s dense fp16 tensor with fp32 "
-     "accumulate (GeForce), 24 GB GDDR6X, 936 GB/s"},
-    {"RTX4090", 165.2e12, 24e9, 1008e9, SPEC_V100_EFFICIENCY,
-     "NVIDIA Ada AD102 whitepaper: 165.2 TFLOP/s dense fp16 tensor with fp32 "
-     "accumulate, 24 GB GDDR6X, 1008 GB/s"},
-    {"T4", 65e12, 16e9, 320e9, SPEC_V100_EFFICIENCY,
-     "NVIDIA T4 datasheet: 65 TFLOP/s mixed-precision tensor, 16 GB GDDR6, "
-     "320 GB/s"},
+    {.name = "V100", .peak_flops = 125e12, .memory_bytes = 16e9,
+     .mem_bw_bytes_s = 900e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA Tesla V100 SXM2 datasheet: 125 TFLOP/s tensor fp16, 16 "
+               "GB HBM2 (p3.2xlarge), 900 GB/s"},
+    {.name = "A100", .peak_flops = 312e12, .memory_bytes = 80e9,
+     .mem_bw_bytes_s = 2039e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA A100 80GB SXM datasheet: 312 TFLOP/s dense fp16 "
+               "tensor, 2039 GB/s"},
+    {.name = "H100", .peak_flops = 989e12, .memory_bytes = 80e9,
+     .mem_bw_bytes_s = 3350e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA H100 SXM5 datasheet: 989 TFLOP/s dense fp16 tensor "
+               "(1979 with sparsity), 80 GB HBM3, 3.35 TB/s"},
+    {.name = "RTX3090", .peak_flops = 71e12, .memory_bytes = 24e9,
+     .mem_bw_bytes_s = 936e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA Ampere GA102 whitepaper: 71 TFLOP/s dense fp16 tensor "
+               "with fp32 accumulate (GeForce), 24 GB GDDR6X, 936 GB/s"},
+    {.name = "RTX4090", .peak_flops = 165.2e12, .memory_bytes = 24e9,
+     .mem_bw_bytes_s = 1008e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA Ada AD102 whitepaper: 165.2 TFLOP/s dense fp16 tensor "
+               "with fp32 accumulate, 24 GB GDDR6X, 1008 GB/s"},
+    {.name = "T4", .peak_flops = 65e12, .memory_bytes = 16e9,
+     .mem_bw_bytes_s = 320e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA T4 datasheet: 65 TFLOP/s mixed-precision tensor, 16 GB "
+               "GDDR6, 320 GB/s"},
 };
 
 #define NMODELS ((int)(sizeof models / sizeof *models))

@@ -158,7 +158,7 @@ static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
     uint32_t *sl = class_slot(slot, cap, m, a, b);
     if (!*sl) {
       mem_grow((void **)&m, &mcap, k + 1, sizeof *m);
-      m[k++] = (sim_link_class){a, b, 0, 0};
+      m[k++] = (sim_link_class){.src_site = a, .dst_site = b};
       *sl = (uint32_t)k;
       if (2 * k > cap) { /* rehash at half full */
         free(slot);
@@ -198,8 +198,10 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
   int *cnt = mem_calloc((size_t)stages, sizeof *cnt);
   for (int d = 0; d < nd; d++) {
     double bwd_end = (double)t[mk->last_bwd[d]].t_done * 1e-9;
-    sim_breakdown b = {comp[d], bwd_end - pipe[d], comm[d],
-                       (double)t[mk->sync[d]].t_done * 1e-9 - bwd_end};
+    sim_breakdown b = {
+        .compute_s = comp[d], .bubble_s = bwd_end - pipe[d],
+        .comm_s = comm[d],
+        .dp_sync_s = (double)t[mk->sync[d]].t_done * 1e-9 - bwd_end};
     sim_breakdown *st = &out->stage[mk->stage[d]];
     st->compute_s += b.compute_s;
     st->bubble_s += b.bubble_s;
