@@ -20,6 +20,8 @@ typedef enum transport_model {
   TRANSPORT_TCP    /* netem + per-socket window, slow start, idle restart */
 } transport_model;
 #define TRANSPORT_NMODELS 3
+_Static_assert(TRANSPORT_TCP + 1 == TRANSPORT_NMODELS,
+               "one count of the network models");
 
 /* "ideal", "netem", "tcp" (NULL-terminated: the list the command line and
  * the sweep files accept); parse returns -1 for an unknown name. */

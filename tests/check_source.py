@@ -8,6 +8,14 @@
       from their layer's root ("models/cost.h", "base/mem.h"). Exit status 1
       and FILE:LINE: message per upward or unrooted include.
 
+  check_source.py quiet ROOT
+      The libraries never print, exit or abort: no printf, puts, perror,
+      putchar, stdout, stderr, exit or abort in traces/ models/ schedules/
+      sim/ (sim/cli/ aside) analysis/, except the out-of-memory wrapper
+      (traces/base/mem.c) and what a forked sweep worker needs (it ends with
+      _exit; the buffers are flushed before the fork). And one getopt loop:
+      getopt_long appears in sim/cli/cli_opt.c alone.
+
   check_source.py sizes ROOT
       No function over 60 lines and no file over 700 lines in the libraries
       and the front end (tests are not checked: their tables may be long).
@@ -78,6 +86,43 @@ def layering(root):
                     bad += 1
     print(f"layering: {len(sources(root))} files, {bad} upward or unrooted "
           "includes")
+    return 1 if bad else 0
+
+
+# What the quiet rule allows, and why (file -> words).
+QUIET_ALLOWED = {
+    "traces/base/mem.c": {"abort", "stderr"},  # the out-of-memory wrapper
+    # the forked worker's end; buffers flushed before fork()
+    "analysis/sweep_run.c": {"_exit", "stdout", "stderr"},
+}
+LOUD = re.compile(r"\b(printf|puts|perror|putchar|stdout|stderr|exit|_exit|"
+                  r"abort)\b")
+
+
+def quiet(root):
+    bad = 0
+    for rel in sources(root):
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            code = strip(f.read())
+        lines = code.split("\n")
+        for n, line in enumerate(lines, 1):
+            for m in LOUD.finditer(line):
+                word = m.group(1)
+                if "getopt_long" in line or "format(printf" in line:
+                    continue
+                if layer_of_source(rel) == "cli":
+                    continue
+                if word in QUIET_ALLOWED.get(rel, ()):
+                    continue
+                print(f"{rel}:{n}: {word}: a library never prints, exits or "
+                      "aborts (report through the err record or a hook)")
+                bad += 1
+            if "getopt_long" in line and rel != "sim/cli/cli_opt.c":
+                print(f"{rel}:{n}: getopt_long outside sim/cli/cli_opt.c: "
+                      "declare the options in a cli_opt table")
+                bad += 1
+    print(f"quiet: {len(sources(root))} files, {bad} prints, exits, aborts or "
+          "getopt loops out of place")
     return 1 if bad else 0
 
 
@@ -156,7 +201,7 @@ def sizes(root):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("layering", "sizes"):
+    checks = {"layering": layering, "quiet": quiet, "sizes": sizes}
+    if len(sys.argv) != 3 or sys.argv[1] not in checks:
         sys.exit(__doc__)
-    sys.exit(layering(sys.argv[2]) if sys.argv[1] == "layering"
-             else sizes(sys.argv[2]))
+    sys.exit(checks[sys.argv[1]](sys.argv[2]))
