@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "models/predict.h"
 #include "models/spec.h"
 #include "sim/place.h"
-#include "base/mem.h"
 
 scenario *eval_scenario(const sweep_point *p, err *e) {
   scenario *s = scenario_load(p->scenario, e);

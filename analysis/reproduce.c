@@ -24,12 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/builtin.h"
+#include "base/mem.h"
 #include "models/alloc.h"
 #include "models/spec.h"
 #include "sim/sim.h"
 #include "sim/transfer.h"
-#include "base/builtin.h"
-#include "base/mem.h"
 #include "traces/scenario.h"
 
 #define CAL_FILE "calibration.csv"

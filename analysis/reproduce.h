@@ -11,8 +11,8 @@
 
 #include <stdbool.h>
 
-#include "models/transport.h"
 #include "base/err.h"
+#include "models/transport.h"
 
 /* One measured value and what the simulator makes of it. */
 typedef struct reproduce_row {

@@ -12,16 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/spec.h"
-#include "schedules/schedule.h"
-#include "sim/net.h"
-#include "sim/sim.h"
-#include "traces/workload.h"
 #include "base/builtin.h"
 #include "base/file.h"
 #include "base/hash.h"
 #include "base/mem.h"
 #include "base/names.h"
+#include "models/spec.h"
+#include "schedules/schedule.h"
+#include "sim/net.h"
+#include "sim/sim.h"
+#include "traces/workload.h"
 
 typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
 

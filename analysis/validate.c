@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "analysis/eval.h"
-#include "sim/place.h"
+#include "base/mem.h"
 #include "models/cost.h"
 #include "schedules/schedule.h"
-#include "base/mem.h"
+#include "sim/place.h"
 
 struct validate_report {
   char *scenario;

@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/spec.h"
 #include "base/mem.h"
+#include "models/spec.h"
 
 struct cost_ctx {
   int replicas, stages, n;

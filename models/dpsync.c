@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "models/tandem.h"
 #include "base/mem.h"
+#include "models/tandem.h"
 
 static double at(const double *v, int i) { return v ? v[i] : 0; }
 

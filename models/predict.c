@@ -64,12 +64,12 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "base/mem.h"
 #include "models/dpsync.h"
 #include "models/hop.h"
 #include "models/onef1b.h"
 #include "models/runtime.h"
 #include "models/tandem.h"
-#include "base/mem.h"
 
 double predict_optimizer_s(const spec_gpu *g, double params) {
   return runtime_optimizer_s(SPEC_RUNTIME_MEGATRON, g, params);

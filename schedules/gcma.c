@@ -43,8 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schedules/baseline.h"
 #include "base/mem.h"
+#include "schedules/baseline.h"
 #include "schedules/schedule.h"
 
 #define GCMA_CROSS_POINTS 5

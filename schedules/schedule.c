@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/names.h"
 #include "schedules/baseline.h"
 #include "schedules/gcma.h"
 #include "schedules/local.h"
-#include "base/mem.h"
-#include "base/names.h"
 
 _Static_assert(SCHEDULE_DTFM_IDENTITY == (int)ALLOC_DTFM_IDENTITY &&
                    SCHEDULE_RANDOM == (int)ALLOC_RANDOM &&

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/graph.h"
 #include "sim/timeline.h"
 #include "sim/train.h"
-#include "base/mem.h"
 
 sim_options sim_options_default(void) {
   return (sim_options){.transport = transport_options_default(),

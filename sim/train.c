@@ -17,8 +17,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "models/runtime.h"
 #include "base/mem.h"
+#include "models/runtime.h"
 
 sim_compute sim_train_compute(const spec_workload *w, int st,
                               const spec_gpu *g, double factor, double scale) {

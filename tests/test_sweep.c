@@ -17,8 +17,8 @@
 
 #include "analysis/eval.h"
 #include "analysis/sweep.h"
-#include "tests/support.h"
 #include "base/builtin.h"
+#include "tests/support.h"
 
 /* The timeout fails a quadratic parse of a million seeds (one per suite:
  * two tests with their own timeouts running at once leak in Criterion). */

@@ -15,8 +15,8 @@
 #include "analysis/db.h"
 #include "models/transport.h"
 #include "sim/cli/cli_opt.h"
-#include "traces/workload.h"
 #include "traces/scenario.h"
+#include "traces/workload.h"
 
 enum { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
 

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/mem.h"
 #include "schedules/schedule.h"
 #include "sim/cli/cli.h"
-#include "base/mem.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_list ap;

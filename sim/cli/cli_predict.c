@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "models/alloc.h"
 #include "models/cost.h"
 #include "models/predict.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
 #include "sim/place.h"
-#include "base/mem.h"
 
 static const cli_opt_command PREDICT = {
     .name = "predict",

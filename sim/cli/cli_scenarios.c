@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cli/cli.h"
 #include "base/mem.h"
+#include "sim/cli/cli.h"
 
 static const cli_opt_command SCENARIOS = {
     .name = "scenarios",

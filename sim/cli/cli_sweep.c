@@ -12,10 +12,10 @@
 
 #include "analysis/eval.h"
 #include "analysis/sweep_mpi.h"
-#include "models/spec.h"
-#include "sim/cli/cli.h"
 #include "base/file.h"
 #include "base/mem.h"
+#include "models/spec.h"
+#include "sim/cli/cli.h"
 
 /* The help after the option lines: the keys, the GPUs known, an example. */
 static void sweep_more(void) {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cli/cli.h"
 #include "base/builtin.h"
 #include "base/mem.h"
+#include "sim/cli/cli.h"
 #include "traces/synth.h"
 
 #define SYNTH_CMD "trace synth"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cli/cli.h"
 #include "base/mem.h"
+#include "sim/cli/cli.h"
 #include "traces/trace.h"
 
 static const char cli_trace_usage[] =

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "analysis/validate.h"
-#include "sim/cli/cli.h"
 #include "base/mem.h"
+#include "sim/cli/cli.h"
 
 static const cli_opt_command VALIDATE = {
     .name = "validate",
