@@ -26,6 +26,7 @@
 
 #include "base/builtin.h"
 #include "base/mem.h"
+#include "base/names.h"
 #include "models/alloc.h"
 #include "models/spec.h"
 #include "sim/sim.h"
@@ -241,17 +242,25 @@ static void p2p(reproduce_row *r, const host *h) {
   r->sim_s[TRANSPORT_TCP] = sim_transfer_s(&x);
 }
 
+#define REPRODUCE_TABLE_NAME(id, name) name,
+const char *const reproduce_tables[REPRODUCE_NTABLES + 1] = {
+    REPRODUCE_TABLE_MAP(REPRODUCE_TABLE_NAME) NULL};
+#undef REPRODUCE_TABLE_NAME
+
 static scenario *row_case(const reproduce_row *r, const host *h, err *e) {
-  if (strcmp(r->table, "pipeline") == 0) return uniform_case(r, h, 1, e);
-  if (strcmp(r->table, "homogeneous") == 0) return uniform_case(r, h, 8, e);
-  if (strcmp(r->table, "geo") == 0) return geo_case(r, e);
+  switch (names_find(reproduce_tables, r->table)) {
+    case REPRODUCE_PIPELINE: return uniform_case(r, h, 1, e);
+    case REPRODUCE_HOMOGENEOUS: return uniform_case(r, h, 8, e);
+    case REPRODUCE_GEO: return geo_case(r, e);
+    default: break;
+  }
   err_set(e, ERR_PARSE, "%s:%d: unknown table '%s'", CAL_FILE, r->line,
           r->table);
   return NULL;
 }
 
 static int run_row(reproduce_row *r, const host *h, err *e) {
-  if (strcmp(r->table, "p2p") == 0) {
+  if (names_find(reproduce_tables, r->table) == REPRODUCE_P2P) {
     p2p(r, h);
     return ERR_OK;
   }

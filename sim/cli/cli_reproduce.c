@@ -10,8 +10,6 @@
 #include "analysis/reproduce.h"
 #include "sim/cli/cli.h"
 
-static const char *const tables[] = {"pipeline", "homogeneous", "p2p", "geo"};
-#define NTABLES ((int)(sizeof tables / sizeof *tables))
 
 static const cli_opt_command REPRODUCE = {
     .name = "reproduce",
@@ -52,8 +50,8 @@ static void print_table(const reproduce_report *r) {
   }
   printf("\n%-12s %5s %14s %14s\n", "TABLE", "ROWS", "NETEM med/max",
          "TCP med/max");
-  for (int t = 0; t <= NTABLES; t++) {
-    const char *name = t < NTABLES ? tables[t] : NULL;
+  for (int t = 0; t <= REPRODUCE_NTABLES; t++) {
+    const char *name = t < REPRODUCE_NTABLES ? reproduce_tables[t] : NULL;
     printf("%-12s", name ? name : "all");
     int rows = 0;
     char cell[2][32];
@@ -74,8 +72,8 @@ static void print_table(const reproduce_report *r) {
 
 static json_t *summary_json(const reproduce_report *r) {
   json_t *o = json_object();
-  for (int t = 0; t <= NTABLES; t++) {
-    const char *name = t < NTABLES ? tables[t] : NULL;
+  for (int t = 0; t <= REPRODUCE_NTABLES; t++) {
+    const char *name = t < REPRODUCE_NTABLES ? reproduce_tables[t] : NULL;
     json_t *by = json_object();
     for (int m = TRANSPORT_NETEM; m <= TRANSPORT_TCP; m++) {
       double med, worst;
