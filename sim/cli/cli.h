@@ -129,6 +129,12 @@ int cli_check_method(const char *cmd, const char *method);
 struct validate_report;
 void cli_validate_verdicts(const struct validate_report *r);
 
+/* Prints o as one line on stdout (jansson's dump flags: CLI_JSON, the
+ * compact form with every digit of a double, unless a command's output is
+ * indented) and releases it. The one writer of `--json` output. */
+#define CLI_JSON (JSON_COMPACT | JSON_REAL_PRECISION(17))
+void cli_print_json(json_t *o, size_t flags);
+
 /* A JSON number, or null for NaN and infinities (DESIGN.md section 9: NaN
  * as null; jansson's json_real refuses them and the key would vanish). */
 json_t *cli_json_number(double x);

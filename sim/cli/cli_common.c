@@ -101,6 +101,14 @@ db_run cli_run_row(int argc, char **argv, const scenario *s, char **cmd) {
 
 bool cli_stderr_is_tty(void) { return isatty(STDERR_FILENO) == 1; }
 
+void cli_print_json(json_t *o, size_t flags) {
+  /* streamed, so a full device fails at the final flush with its reason;
+   * a failed write shows in stdout's error flag, which main checks */
+  json_dumpf(o, stdout, flags);
+  putchar('\n');
+  json_decref(o);
+}
+
 json_t *cli_json_number(double x) {
   return isfinite(x) ? json_real(x) : json_null();
 }

@@ -154,10 +154,7 @@ static void print_json(const scenario *s, const cost_ctx *c,
     json_object_set_new(o, "order", ord);
   }
   json_object_set_new(o, "alloc", alloc_json(p->a));
-  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-  puts(text);
-  free(text);
-  json_decref(o);
+  cli_print_json(o, CLI_JSON);
 }
 
 /* Fills p->a (and p->order) from the chosen source. */

@@ -116,10 +116,7 @@ static void print_json(const reproduce_report *r) {
   }
   json_object_set_new(o, "rows", rows);
   json_object_set_new(o, "summary", summary_json(r));
-  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-  puts(text);
-  free(text);
-  json_decref(o);
+  cli_print_json(o, CLI_JSON);
 }
 
 int cli_reproduce(int argc, char **argv) {

@@ -68,10 +68,7 @@ static int print_json(scenario *const *all, int n) {
     json_array_append_new(list, scenario_json(all[i]));
   json_t *root = json_object();
   json_object_set_new(root, "scenarios", list);
-  /* a failed write shows in stdout's error flag, which main checks */
-  json_dumpf(root, stdout, JSON_INDENT(2));
-  json_decref(root);
-  putchar('\n');
+  cli_print_json(root, JSON_INDENT(2));
   return CLI_OK;
 }
 

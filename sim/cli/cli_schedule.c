@@ -160,10 +160,7 @@ static void print_json(const scenario *s, const search_result *r,
   json_object_set_new(o, "start_iteration_s", cli_json_number(r->start_s));
   json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
   json_object_set_new(o, "alloc", alloc_json(r->best));
-  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-  puts(text);
-  free(text);
-  json_decref(o);
+  cli_print_json(o, CLI_JSON);
 }
 
 static int write_outputs(const sched_args *p, const search_result *r, err *e) {

@@ -115,10 +115,7 @@ static void print_json(const scenario *s, const char *placement,
                       "flows", (json_int_t)c->flows));
   }
   json_object_set_new(o, "link_classes", cl);
-  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-  puts(text);
-  free(text);
-  json_decref(o);
+  cli_print_json(o, CLI_JSON);
 }
 
 int cli_simulate(int argc, char **argv) {

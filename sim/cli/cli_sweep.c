@@ -90,10 +90,7 @@ static void report(const sweep_stats *st, const char *db_path, int ranks,
         "seconds", st->seconds, "points_per_s",
         st->computed ? json_real(rate) : json_null(), "ranks", ranks, "jobs",
         jobs, "db", db_path);
-    char *text = json_dumps(o, JSON_COMPACT);
-    puts(text);
-    free(text);
-    json_decref(o);
+    cli_print_json(o, JSON_COMPACT);
     return;
   }
   printf("%zu points: %zu already in %s, ", st->total, st->present, db_path);

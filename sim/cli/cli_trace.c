@@ -121,10 +121,7 @@ static int cli_trace_check(int argc, char **argv) {
   if (!t) return cli_error("%s", e.msg);
   if (json) {
     json_t *o = check_json(t, path, scenario_name);
-    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    puts(text);
-    free(text);
-    json_decref(o);
+    cli_print_json(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   } else {
     check_print(t, path, scenario_name);
   }

@@ -110,10 +110,7 @@ static void print_json(const transfer_args *a, const double t[3], int shown) {
   json_object_set_new(o, "window_bytes",
                       json_real(a->window > 0 ? (double)a->window
                                               : TRANSPORT_DEFAULT_WINDOW));
-  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-  puts(text);
-  free(text);
-  json_decref(o);
+  cli_print_json(o, CLI_JSON);
 }
 
 int cli_transfer(int argc, char **argv) {

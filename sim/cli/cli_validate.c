@@ -89,10 +89,7 @@ static void print_json(const validate_report *r, const char *name,
     o = verdict_json(r, 0);
     json_object_set_new(o, "scenario", json_string(name));
   }
-  char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-  puts(text);
-  free(text);
-  json_decref(o);
+  cli_print_json(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 }
 
 void cli_validate_verdicts(const struct validate_report *r) {
