@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/graph.h"
 #include "sim/timeline.h"
 #include "sim/train.h"
-#include "traces/mem.h"
 
 sim_options sim_options_default(void) {
   return (sim_options){.transport = transport_options_default(),
@@ -158,7 +158,7 @@ static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
     uint32_t *sl = class_slot(slot, cap, m, a, b);
     if (!*sl) {
       mem_grow((void **)&m, &mcap, k + 1, sizeof *m);
-      m[k++] = (sim_link_class){a, b, 0, 0};
+      m[k++] = (sim_link_class){.src_site = a, .dst_site = b};
       *sl = (uint32_t)k;
       if (2 * k > cap) { /* rehash at half full */
         free(slot);
@@ -198,8 +198,10 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
   int *cnt = mem_calloc((size_t)stages, sizeof *cnt);
   for (int d = 0; d < nd; d++) {
     double bwd_end = (double)t[mk->last_bwd[d]].t_done * 1e-9;
-    sim_breakdown b = {comp[d], bwd_end - pipe[d], comm[d],
-                       (double)t[mk->sync[d]].t_done * 1e-9 - bwd_end};
+    sim_breakdown b = {
+        .compute_s = comp[d], .bubble_s = bwd_end - pipe[d],
+        .comm_s = comm[d],
+        .dp_sync_s = (double)t[mk->sync[d]].t_done * 1e-9 - bwd_end};
     sim_breakdown *st = &out->stage[mk->stage[d]];
     st->compute_s += b.compute_s;
     st->bubble_s += b.bubble_s;
@@ -269,22 +271,47 @@ static int check_shape(const scenario *s, const spec_workload *w,
   return check_graph(s, w, e);
 }
 
-/* Device -> NIC index into nic, capacities into nic_gbps, NCCL sockets
- * into sockets (all ndevices long): one NIC per device, or one per site
- * whose GPUs share it. Returns the number of NICs. */
-static int nic_layout(const scenario *s, int *nic, double *nic_gbps,
-                      int *sockets, double *flow_gbps) {
-  int nn = 0;
+/* What a run knows per device (every array ndevices long): its GPU, its
+ * NIC index (one NIC per device, or one per site whose GPUs share it) and
+ * the NICs' capacities, NCCL sockets, per-flow cap and compute factor. */
+typedef struct devices {
+  const spec_gpu **gpu;
+  int *nic, *sockets;
+  double *nic_gbps, *flow_gbps, *factor;
+  int nnics;
+} devices;
+
+static void devices_free(devices *d) {
+  free(d->gpu), free(d->nic), free(d->sockets);
+  free(d->nic_gbps), free(d->flow_gbps), free(d->factor);
+}
+
+/* Fills d for workload w on s under allocation a: every device's GPU, each
+ * stage checked to fit its devices' memory. ERR_OK, or e filled (d is
+ * freed by devices_free either way). */
+static int devices_fill(devices *d, const scenario *s, const spec_workload *w,
+                        const alloc *a, err *e) {
+  size_t n = (size_t)s->ndevices;
+  *d = (devices){.gpu = mem_calloc(n, sizeof *d->gpu),
+                 .nic = mem_alloc(n * sizeof *d->nic),
+                 .sockets = mem_alloc(n * sizeof *d->sockets),
+                 .nic_gbps = mem_alloc(n * sizeof *d->nic_gbps),
+                 .flow_gbps = mem_alloc(n * sizeof *d->flow_gbps),
+                 .factor = mem_alloc(n * sizeof *d->factor)};
+  int rc = spec_device_gpus(s, d->gpu, e);
+  if (rc || (rc = spec_check_memory(w, s, a->device, d->gpu, e))) return rc;
   for (int i = 0; i < s->nsites; i++) {
     const scenario_site *site = &s->sites[i];
-    for (int d = 0; d < site->ndevices; d++) {
-      if (!site->nic_shared || d == 0) nic_gbps[nn++] = site->nic_gbps;
-      nic[site->first_device + d] = nn - 1;
-      sockets[site->first_device + d] = site->nccl_sockets;
-      flow_gbps[site->first_device + d] = site->flow_gbps;
+    for (int k = 0; k < site->ndevices; k++) {
+      int dev = site->first_device + k;
+      if (!site->nic_shared || k == 0) d->nic_gbps[d->nnics++] = site->nic_gbps;
+      d->nic[dev] = d->nnics - 1;
+      d->sockets[dev] = site->nccl_sockets;
+      d->flow_gbps[dev] = site->flow_gbps;
+      d->factor[dev] = spec_site_compute_factor(site, d->gpu[dev]);
     }
   }
-  return nn;
+  return ERR_OK;
 }
 
 static int save_timeline(const scenario *s, const char *path,
@@ -315,6 +342,29 @@ static void graph_give_back(sim_graph *g) {
   spare_graph = g;
 }
 
+/* Runs g on s's network (the devices of d) under transport t: *events
+ * taken from the queue, or ERR_CONFIG for a schedule that deadlocked and
+ * ERR_RANGE for an iteration past the horizon (the net stops a flow it
+ * cannot time there: such a flow arrives at or after it, so the run's end
+ * shows every overflow). */
+static int run_graph(sim_graph *g, const scenario *s, const devices *d,
+                     const transport_options *t, int64_t *events, err *e) {
+  sim_net_topo topo = {.ndevices = s->ndevices, .ctx = s, .link = topo_link,
+                       .next_change = topo_next, .nic = d->nic,
+                       .nic_gbps = d->nic_gbps, .nnics = d->nnics,
+                       .sockets = d->sockets, .flow_gbps = d->flow_gbps};
+  *events = sim_graph_run(g, &topo, t);
+  if (*events < 0)
+    return err_set(e, ERR_CONFIG, "%s: the schedule deadlocked (a task could "
+                   "never start)", s->name);
+  if (sim_graph_end(g) >= SIM_NET_HORIZON_NS)
+    return err_set(e, ERR_RANGE, "%s: the iteration runs past %.3g s (73 "
+                   "years), the most simulated time the engine holds: a "
+                   "transfer this slow for its bytes has no time to report",
+                   s->name, (double)SIM_NET_HORIZON_NS * 1e-9);
+  return ERR_OK;
+}
+
 int sim_run(const scenario *s, const alloc *a, const sim_options *o,
             sim_result *out, err *e) {
   memset(out, 0, sizeof *out);
@@ -322,44 +372,17 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
   spec_workload w;
   int rc = spec_workload_resolve(s, &w, e);
   if (rc || (rc = check_shape(s, &w, a, e))) return rc;
-  const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
-  int *nic = mem_alloc((size_t)s->ndevices * sizeof *nic);
-  double *nic_gbps = mem_alloc((size_t)s->ndevices * sizeof *nic_gbps);
-  int *sockets = mem_alloc((size_t)s->ndevices * sizeof *sockets);
-  double *factor = mem_alloc((size_t)s->ndevices * sizeof *factor);
-  double *flow_gbps = mem_alloc((size_t)s->ndevices * sizeof *flow_gbps);
+  devices d;
   sim_graph *g = NULL;
   sim_train_marks mk = {0};
-  if ((rc = spec_device_gpus(s, gpu, e)) ||
-      (rc = spec_check_memory(&w, s, a->device, gpu, e)))
-    goto done;
-  int nn = nic_layout(s, nic, nic_gbps, sockets, flow_gbps);
-  sim_net_topo topo = {.ndevices = s->ndevices, .ctx = s, .link = topo_link,
-                       .next_change = topo_next, .nic = nic,
-                       .nic_gbps = nic_gbps, .nnics = nn, .sockets = sockets,
-                       .flow_gbps = flow_gbps};
+  int64_t ev;
+  if ((rc = devices_fill(&d, s, &w, a, e))) goto done;
   g = graph_take();
-  for (int d = 0; d < s->ndevices; d++)
-    factor[d] = spec_site_compute_factor(&s->sites[s->device_site[d]], gpu[d]);
-  sim_train_inputs in = {.w = &w, .a = a, .gpu = gpu, .factor = factor,
+  sim_train_inputs in = {.w = &w, .a = a, .gpu = d.gpu, .factor = d.factor,
                          .compute_scale = opt.compute_scale,
                          .barrier_ns = runtime_barrier_ns(s, a)};
   sim_train_build(g, &in, &mk);
-  int64_t ev = sim_graph_run(g, &topo, &opt.transport);
-  if (ev < 0) {
-    rc = err_set(e, ERR_CONFIG, "%s: the schedule deadlocked (a task could "
-                 "never start)", s->name);
-    goto done;
-  }
-  /* The net stops a flow it cannot time at the horizon and records it; such
-   * a flow arrives at or after it, so the run's end shows every overflow. */
-  if (sim_graph_end(g) >= SIM_NET_HORIZON_NS) {
-    rc = err_set(e, ERR_RANGE, "%s: the iteration runs past %.3g s (73 "
-                 "years), the most simulated time the engine holds: a "
-                 "transfer this slow for its bytes has no time to report",
-                 s->name, (double)SIM_NET_HORIZON_NS * 1e-9);
-    goto done;
-  }
+  if ((rc = run_graph(g, s, &d, &opt.transport, &ev, e))) goto done;
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
   out->iteration_s = (double)sim_graph_end(g) * 1e-9;
@@ -373,11 +396,6 @@ done:
   if (rc) sim_result_free(out);
   sim_train_marks_free(&mk);
   graph_give_back(g);
-  free(gpu);
-  free(nic);
-  free(nic_gbps);
-  free(sockets);
-  free(factor);
-  free(flow_gbps);
+  devices_free(&d);
   return rc;
 }

@@ -10,9 +10,9 @@
 
 #include <stdint.h>
 
+#include "base/err.h"
 #include "models/alloc.h"
 #include "sim/net.h"
-#include "traces/err.h"
 #include "traces/scenario.h"
 
 typedef struct sim_options {

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/err.h"
 #include "sim/graph.h"
-#include "traces/err.h"
 
 /* Writes the tasks (n of them) of a finished run to f. device_name(i) names
  * process i (NULL: "device i"); ndevices processes. */

@@ -24,8 +24,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "traces/hash.h"
-#include "traces/mem.h"
+#include "base/hash.h"
+#include "base/mem.h"
 
 static const char TRACE_HEADER[] = "t_s,src,dst,latency_ms,bandwidth_gbps";
 #define TRACE_SHOW 40  /* bytes of a bad field echoed in a message */

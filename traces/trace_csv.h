@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/trace.h"
 
 typedef struct trace_csv_row {
