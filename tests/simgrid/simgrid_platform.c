@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 /* sim_run's nic_layout, which sim/sim.c keeps static. */
 void simgrid_platform_init(simgrid_platform *p, const scenario *s,

@@ -51,6 +51,7 @@
 #include <simgrid/semaphore.h>
 #include <xbt/config.h>
 
+#include "base/mem.h"
 #include "models/alloc.h"
 #include "models/runtime.h"
 #include "models/spec.h"
@@ -59,7 +60,6 @@
 #include "sim/train.h"
 #include "tests/bench.h"
 #include "tests/simgrid/simgrid_platform.h"
-#include "traces/mem.h"
 
 typedef struct options {
   const char *scenario, *method, *network, *model, *engine;
