@@ -7,14 +7,23 @@
 #include "models/compress.h"
 
 bool compress_grad_bits_ok(int bits) {
-  return bits == 16 || bits == 8 || bits == 4;
+  return workload_bits_ok(workload_grad_bits, bits);
 }
 
 bool compress_act_bits_ok(int bits) {
-  return bits == 16 || bits == 8 || bits == 4 || bits == 2;
+  return workload_bits_ok(workload_act_bits, bits);
+}
+
+double compress_activation_bytes(const spec_workload *w) {
+  return compress_bytes(spec_activation_bytes(w), w->act_bits);
+}
+
+double compress_gradient_bytes(const spec_workload *w, int st) {
+  return compress_bytes(spec_stage_gradient_bytes(w, st), w->grad_bits);
 }
 
 double compress_bytes(double bytes16, int bits) {
+  if (bits <= 0) return bytes16; /* unset: a workload built in code */
   return bytes16 * bits / COMPRESS_FULL_BITS;
 }
 
@@ -24,10 +33,26 @@ static double traffic_s(const spec_gpu *g, double bytes) {
 }
 
 double compress_quantise_s(const spec_gpu *g, double bytes16, int bits) {
-  if (bits >= COMPRESS_FULL_BITS) return 0;
+  if (bits <= 0 || bits >= COMPRESS_FULL_BITS) return 0;
   return traffic_s(g, bytes16 + compress_bytes(bytes16, bits));
 }
 
 double compress_dequantise_s(const spec_gpu *g, double bytes16, int bits) {
   return compress_quantise_s(g, bytes16, bits);
+}
+
+double compress_stage_s(const spec_workload *w, int st, const spec_gpu *g,
+                        bool bwd) {
+  double a = spec_activation_bytes(w), t = 0;
+  bool sends = bwd ? st > 0 : st + 1 < w->stages;
+  bool receives = bwd ? st + 1 < w->stages : st > 0;
+  if (sends) t += compress_quantise_s(g, a, w->act_bits);
+  if (receives) t += compress_dequantise_s(g, a, w->act_bits);
+  return t;
+}
+
+double compress_sync_s(const spec_workload *w, int st, const spec_gpu *g) {
+  double b = spec_stage_gradient_bytes(w, st);
+  return compress_quantise_s(g, b, w->grad_bits) +
+         compress_dequantise_s(g, b, w->grad_bits);
 }

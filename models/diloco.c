@@ -7,6 +7,8 @@
 
 #include <math.h>
 
+#include "models/compress.h"
+
 int diloco_check(const diloco_plan *p, int layers, err *e) {
   int H = p->inner_steps, F = p->fragments, tau = p->overlap;
   if (H < 1)
@@ -72,4 +74,21 @@ double diloco_cycle_s(const diloco_plan *p, double inner_s,
   for (int f = 0; f < p->fragments; f++)
     t += fmax(0, sync_s[f] - p->overlap * inner_s);
   return t;
+}
+
+diloco_plan diloco_plan_of(const spec_workload *w) {
+  return (diloco_plan){.inner_steps = w->inner_steps,
+                       .fragments = w->fragments,
+                       .overlap = w->overlap_steps};
+}
+
+double diloco_fragment_bytes(const spec_workload *w, const diloco_plan *p,
+                             int st, int f) {
+  double b16 = diloco_fragment_params(w, p, st, f) * w->model->value_bytes;
+  return compress_bytes(b16, w->grad_bits);
+}
+
+double diloco_outer_s(const spec_gpu *g, double params) {
+  return params * DILOCO_OUTER_BYTES_PER_PARAM /
+         (COMPRESS_BW_FRACTION * g->mem_bw_bytes_s);
 }

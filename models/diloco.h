@@ -33,7 +33,7 @@
 #define MODELS_DILOCO_H
 
 #include "models/spec.h"
-#include "traces/err.h"
+#include "base/err.h"
 
 typedef struct diloco_plan {
   int inner_steps; /* H >= 1 */
@@ -84,5 +84,18 @@ double diloco_fragment_params(const spec_workload *w, const diloco_plan *p,
  * inner_s). DiLoCo: H inner_s + sync_s[0]. */
 double diloco_cycle_s(const diloco_plan *p, double inner_s,
                       const double *sync_s);
+
+/* w's plan (w resolved: spec_workload_resolve checked it). */
+diloco_plan diloco_plan_of(const spec_workload *w);
+
+/* Bytes fragment f of stage st exchanges at w's --grad-bits: its
+ * parameters as fp16 values (the model's value_bytes), compressed. */
+double diloco_fragment_bytes(const spec_workload *w, const diloco_plan *p,
+                             int st, int f);
+
+/* Seconds DiLoCo's outer step on `params` parameters takes on g: memory-
+ * bound, DILOCO_OUTER_BYTES_PER_PARAM per parameter at the fraction of
+ * its bandwidth a memory-bound kernel reaches (COMPRESS_BW_FRACTION). */
+double diloco_outer_s(const spec_gpu *g, double params);
 
 #endif

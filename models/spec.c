@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/names.h"
+#include "models/diloco.h"
 
 /* GPT-3 shapes from Brown et al. 2020, table 2.1, except: GPT-3 XL runs with
  * 16 heads as DT-FM ran it (the paper lists 24; the head count changes no
@@ -202,12 +203,42 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
   w->schedule = (spec_schedule)sched;
   w->dp_algo = (spec_dp_algo)algo;
   w->runtime = (spec_runtime)rt;
-  if (w->runtime == SPEC_RUNTIME_MEGATRON) {
-    /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce. */
+  if (w->runtime == SPEC_RUNTIME_MEGATRON && !spec_is_diloco(w)) {
+    /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce (DiLoCo
+     * under it is refused below). */
     w->schedule = SPEC_1F1B;
     w->dp_algo = SPEC_RING;
   }
   return ERR_OK;
+}
+
+bool spec_is_diloco(const spec_workload *w) {
+  return w->dp_algo == SPEC_DILOCO || w->dp_algo == SPEC_STREAMING_DILOCO;
+}
+
+/* DiLoCo's knobs against the algorithm, the runtime and the layers. */
+static int check_diloco(const scenario *s, const spec_workload *w, err *e) {
+  if (!spec_is_diloco(w)) {
+    if (w->inner_steps != WORKLOAD_DEFAULT_INNER_STEPS || w->fragments != 1 ||
+        w->overlap_steps != 0)
+      return err_set(e, ERR_CONFIG, "%s: --inner-steps, --fragments and "
+                     "--overlap-steps need --dp-algo diloco or "
+                     "streaming-diloco, not %s", s->name,
+                     workload_dp_algos[w->dp_algo]);
+    return ERR_OK;
+  }
+  if (w->runtime == SPEC_RUNTIME_MEGATRON)
+    return err_set(e, ERR_CONFIG, "%s: --dp-algo %s cannot run on --runtime "
+                   "megatron (Megatron-LM all-reduces every step)", s->name,
+                   workload_dp_algos[w->dp_algo]);
+  if (w->dp_algo == SPEC_DILOCO && (w->fragments != 1 || w->overlap_steps))
+    return err_set(e, ERR_CONFIG, "%s: --%s needs --dp-algo streaming-diloco "
+                   "(diloco exchanges the whole model, blocking)", s->name,
+                   w->fragments != 1 ? "fragments" : "overlap-steps");
+  diloco_plan p = {.inner_steps = w->inner_steps, .fragments = w->fragments,
+                   .overlap = w->overlap_steps};
+  int rc = diloco_check(&p, w->layers, e);
+  return rc ? rc : ERR_OK;
 }
 
 int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
@@ -257,7 +288,14 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
   w->micro_batches_per_pass = (int)k;
   w->passes = (int)(sw->batch / per_pass);
   w->recompute = sw->recompute;
-  return ERR_OK;
+  /* 0 (a scenario built in code, not loaded): the loader's defaults */
+  w->inner_steps = sw->inner_steps > 0 ? sw->inner_steps
+                                       : WORKLOAD_DEFAULT_INNER_STEPS;
+  w->fragments = sw->fragments > 0 ? sw->fragments : 1;
+  w->overlap_steps = sw->overlap_steps;
+  w->grad_bits = sw->grad_bits > 0 ? sw->grad_bits : 16;
+  w->act_bits = sw->activation_bits > 0 ? sw->activation_bits : 16;
+  return check_diloco(s, w, e);
 }
 
 int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e) {

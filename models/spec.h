@@ -83,7 +83,14 @@ typedef struct spec_workload {
   spec_schedule schedule;
   spec_dp_algo dp_algo;
   spec_runtime runtime;
+  /* DiLoCo's plan (models/diloco.h) and the compression widths
+   * (models/compress.h), as the scenario gives them; checked */
+  int inner_steps, fragments, overlap_steps;
+  int grad_bits, act_bits;
 } spec_workload;
+
+/* Whether w's data parallelism is DiLoCo's (plain or streaming). */
+bool spec_is_diloco(const spec_workload *w);
 
 /* Tables. The model and GPU names of a scenario are looked up here, case-
  * insensitively ("gpt3-xl" = "GPT3-XL"; "RTX 3090" = "rtx3090"). NULL when
@@ -98,7 +105,10 @@ void spec_model_list(char *buf, size_t size);
 void spec_gpu_list(char *buf, size_t size);
 
 /* Resolves s's workload into w: model, schedule and DP algorithm names, K
- * (0 means B / (D_dp m)), passes. Rejects unknown names, D_pp * D_dp !=
+ * (0 means B / (D_dp m)), passes, DiLoCo's plan (diloco_check; diloco
+ * under Megatron's runtime, --fragments or --overlap-steps without
+ * streaming-diloco, DiLoCo's knobs without a DiLoCo algorithm: ERR_CONFIG
+ * naming the option). Rejects unknown names, D_pp * D_dp !=
  * s->ndevices, L < D_pp, B not a multiple of D_dp m K: ERR_UNKNOWN or
  * ERR_CONFIG with a message naming the field, at its FILE:LINE when the
  * file gave it (scenario_where). */

@@ -193,6 +193,7 @@ int cli_predict(int argc, char **argv) {
   prediction p = {0};
   spec_workload wl;
   if (!s || cli_workload_apply(&args.wo, s, &e) ||
+      (rc = cli_workload_usage("predict", &args.wo, s)) ||
       spec_workload_resolve(s, &wl, &e))
     goto done;
   gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
@@ -219,5 +220,5 @@ done:
   cost_scratch_free(w);
   cost_ctx_free(c);
   scenario_free(s);
-  return e.code ? CLI_ERROR : CLI_OK;
+  return e.code ? CLI_ERROR : rc;
 }
