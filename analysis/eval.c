@@ -36,6 +36,9 @@ scenario *eval_scenario(const sweep_point *p, err *e) {
   k.activation_gb = p->activation_gb, k.gradient_gb = p->gradient_gb;
   k.latency_scale = p->latency_scale, k.bandwidth_scale = p->bandwidth_scale;
   k.sockets = p->sockets, k.runtime = p->runtime;
+  k.inner_steps = p->inner_steps, k.fragments = p->fragments;
+  k.overlap_steps = p->overlap_steps, k.grad_bits = p->grad_bits;
+  k.activation_bits = p->activation_bits;
   if (scenario_apply(s, &k, e) != ERR_OK) {
     scenario_free(s);
     return NULL;

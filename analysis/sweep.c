@@ -6,6 +6,7 @@
 
 #include <assert.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,11 +27,13 @@
 typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
 
 /* The keys of DESIGN.md section 9, in enumeration order (first = slowest);
- * gpus, sockets and runtime came later and vary fastest. */
+ * gpus, sockets and runtime came later, and DiLoCo's and the compression
+ * keys after them: they vary fastest. */
 enum {
   K_SCENARIOS, K_METHODS, K_NETWORKS, K_SEEDS, K_LAYERS, K_BATCH,
   K_MICRO_BATCH, K_MBPP, K_SCHEDULE, K_DP_ALGO, K_BW_SCALE, K_LAT_SCALE,
-  K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_SOCKETS, K_RUNTIME, K_COUNT
+  K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_SOCKETS, K_RUNTIME,
+  K_INNER_STEPS, K_FRAGMENTS, K_OVERLAP, K_GRAD_BITS, K_ACT_BITS, K_COUNT
 };
 
 /* The table's spelling of a GPU name ("a100" -> "A100"), NULL if unknown,
@@ -95,6 +98,14 @@ static const struct axis_spec {
                    .hi = TRANSPORT_SOCKETS_MAX},
     [K_RUNTIME] = {.key = "runtime", .kind = AXIS_NAME,
                    .names = workload_runtimes},
+    [K_INNER_STEPS] = {.key = "inner_steps", .kind = AXIS_INT, .lo = 1,
+                       .hi = INT_MAX},
+    [K_FRAGMENTS] = {.key = "fragments", .kind = AXIS_INT, .lo = 1,
+                     .hi = INT_MAX},
+    [K_OVERLAP] = {.key = "overlap_steps", .kind = AXIS_INT, .hi = INT_MAX},
+    [K_GRAD_BITS] = {.key = "grad_bits", .kind = AXIS_INT, .lo = 4, .hi = 16},
+    [K_ACT_BITS] = {.key = "activation_bits", .kind = AXIS_INT, .lo = 2,
+                    .hi = 16},
 };
 
 typedef struct axis {
@@ -480,6 +491,9 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
       .activation_gb = REAL(K_ACT_GB, NAN),
       .gradient_gb = REAL(K_GRAD_GB, NAN), .sockets = INT(K_SOCKETS),
       .runtime = NAME(K_RUNTIME, NULL),
+      .inner_steps = INT(K_INNER_STEPS), .fragments = INT(K_FRAGMENTS),
+      .overlap_steps = INT(K_OVERLAP), .grad_bits = INT(K_GRAD_BITS),
+      .activation_bits = INT(K_ACT_BITS),
       .scenario_hash = s->scenario_hash ? s->scenario_hash[pick[K_SCENARIOS]]
                                         : 0,
       .data_hash = s->data_hash};
@@ -533,6 +547,13 @@ size_t sweep_point_key(const sweep_point *p, char *buf, size_t size) {
   put(buf, size, &at, " gpu=%s", gpu ? gpu : p->gpu ? p->gpu : "-");
   put_int(buf, size, &at, "sockets", p->sockets);
   put(buf, size, &at, " runtime=%s", p->runtime ? p->runtime : "-");
+  /* issue 12's keys only when given: the keys of older rows hold */
+  const char *later[] = {"inner_steps", "fragments", "overlap_steps",
+                         "grad_bits", "activation_bits"};
+  const int64_t v[] = {p->inner_steps, p->fragments, p->overlap_steps,
+                       p->grad_bits, p->activation_bits};
+  for (int i = 0; i < 5; i++)
+    if (v[i] >= 0) put_int(buf, size, &at, later[i], v[i]);
   return at;
 }
 

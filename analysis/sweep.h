@@ -27,6 +27,8 @@ typedef struct sweep_point {
   int64_t window_bytes, sockets;
   const char *schedule, *dp_algo, *gpu, *runtime;
   double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
+  int64_t inner_steps, fragments, overlap_steps; /* DiLoCo's H, F, tau */
+  int64_t grad_bits, activation_bits;            /* compression widths */
   uint64_t scenario_hash; /* scenario_hash of the scenario as loaded, before
                              the knobs (sweep_resolve); 0 before */
   uint64_t data_hash;     /* builtin_hash (sweep_resolve); 0 before */

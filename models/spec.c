@@ -227,10 +227,11 @@ static int check_diloco(const scenario *s, const spec_workload *w, err *e) {
                      workload_dp_algos[w->dp_algo]);
     return ERR_OK;
   }
-  if (w->runtime == SPEC_RUNTIME_MEGATRON)
-    return err_set(e, ERR_CONFIG, "%s: --dp-algo %s cannot run on --runtime "
-                   "megatron (Megatron-LM all-reduces every step)", s->name,
-                   workload_dp_algos[w->dp_algo]);
+  if (w->runtime == SPEC_RUNTIME_MEGATRON && w->stages > 1)
+    return err_set(e, ERR_CONFIG, "%s: --dp-algo %s on --runtime megatron "
+                   "needs one stage per replica (a replica on one device, "
+                   "stepping Adam on its GPU; Megatron's pipelines all-reduce "
+                   "every step)", s->name, workload_dp_algos[w->dp_algo]);
   if (w->dp_algo == SPEC_DILOCO && (w->fragments != 1 || w->overlap_steps))
     return err_set(e, ERR_CONFIG, "%s: --%s needs --dp-algo streaming-diloco "
                    "(diloco exchanges the whole model, blocking)", s->name,

@@ -388,14 +388,18 @@ static void busy(const sim_task *t, uint32_t lo, uint32_t hi, double *out) {
       out[t[i].dev] += (double)t[i].dur_ns * 1e-9;
 }
 
-/* Bytes sent by the pipeline (activations and their gradients) and by the
- * data-parallel synchronisation among tasks [0, n). */
-static void role_bytes(const sim_task *t, uint32_t n, double *pp, double *dp) {
-  *pp = *dp = 0;
+/* Bytes sent among tasks [0, n): b[0] by the pipeline (activations and
+ * their gradients), b[1] by the data-parallel synchronisation, b[2 + k]
+ * the same between sites. */
+static void role_bytes(const scenario *s, const sim_task *t, uint32_t n,
+                       double b[4]) {
+  b[0] = b[1] = b[2] = b[3] = 0;
   for (uint32_t i = 0; i < n; i++)
     if (t[i].kind == SIM_TASK_XFER) {
-      if (t[i].role == SIM_ROLE_DP) *dp += t[i].bytes;
-      else *pp += t[i].bytes;
+      int k = t[i].role == SIM_ROLE_DP;
+      b[k] += t[i].bytes;
+      if (s->device_site[t[i].dev] != s->device_site[t[i].dst])
+        b[2 + k] += t[i].bytes;
     }
 }
 
@@ -413,7 +417,8 @@ static void utilisation(sim_result *out, double *busy_s, int n, double wall) {
 
 /* The figures of one outer step from its graph (tasks t[0, n), end at
  * end_ns) and the first inner step (its breakdown already in out). */
-static void finish_outer(const spec_workload *w, const sim_task *t,
+static void finish_outer(const scenario *s, const spec_workload *w,
+                         const sim_task *t,
                          uint32_t n, const sim_outer_marks *m, int64_t end_ns,
                          sim_result *out) {
   int nd = m->first.ndevices, H = w->inner_steps, E = m->explicit_steps;
@@ -427,13 +432,14 @@ static void finish_outer(const spec_workload *w, const sim_task *t,
   busy(t, 0, n, all);
   double mean = 0;
   for (int d = 0; d < nd; d++) all[d] += (H - E) * b1[d], mean += all[d] / nd;
-  double pp1, dp1, pp, dp;
-  role_bytes(t, m->first_tasks, &pp1, &dp1);
-  role_bytes(t, n, &pp, &dp);
+  double k1[4], k[4];
+  role_bytes(s, t, m->first_tasks, k1);
+  role_bytes(s, t, n, k);
   out->inner_steps = H, out->explicit_steps = E;
   out->inner_step_s = (double)t1 * 1e-9, out->outer_step_s = outer;
   out->iteration_s = outer / H;
-  out->pp_bytes = pp1, out->dp_bytes = dp / H;
+  out->pp_bytes = k1[0], out->dp_bytes = k[1] / H;
+  out->wan_bytes = k1[2] + k[3] / H;
   double exposed = (outer - H * out->inner_step_s) / H;
   out->mean.dp_sync_s = exposed, out->mean.compute_s = mean / H;
   for (int st = 0; st < out->stages; st++) out->stage[st].dp_sync_s = exposed;
@@ -442,11 +448,12 @@ static void finish_outer(const spec_workload *w, const sim_task *t,
 }
 
 /* The figures of one plain iteration (tasks t[0, n)). */
-static void finish_plain(const sim_task *t, uint32_t n, int nd,
-                         sim_result *out) {
-  double *b = mem_calloc((size_t)nd, sizeof *b);
+static void finish_plain(const scenario *s, const sim_task *t, uint32_t n,
+                         int nd, sim_result *out) {
+  double *b = mem_calloc((size_t)nd, sizeof *b), k[4];
   busy(t, 0, n, b);
-  role_bytes(t, n, &out->pp_bytes, &out->dp_bytes);
+  role_bytes(s, t, n, k);
+  out->pp_bytes = k[0], out->dp_bytes = k[1], out->wan_bytes = k[2] + k[3];
   utilisation(out, b, nd, out->iteration_s);
 }
 
@@ -505,8 +512,8 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
   out->flows = sim_graph_flows(g);
   out->network = opt.transport.model;
   statistics(s, t, outer ? om.first_tasks : n, &mk, w.stages, out);
-  if (outer) finish_outer(&w, t, n, &om, sim_graph_end(g), out);
-  else finish_plain(t, n, mk.ndevices, out);
+  if (outer) finish_outer(s, &w, t, n, &om, sim_graph_end(g), out);
+  else finish_plain(s, t, n, mk.ndevices, out);
   out->samples_per_s = out->iteration_s > 0 ? w.batch / out->iteration_s : 0;
   if (opt.timeline_path) rc = save_timeline(s, opt.timeline_path, t, n, e);
 done:

@@ -74,6 +74,7 @@ typedef struct sim_result {
   double samples_per_s;       /* batch / iteration_s */
   double pp_bytes, dp_bytes;  /* pipeline and data-parallel bytes sent per
                                  iteration (DiLoCo: per inner step) */
+  double wan_bytes;           /* of both, those between sites */
   /* DiLoCo (dp_algo diloco or streaming-diloco; 0 otherwise). Its
    * iteration_s is outer_step_s / H: the time per batch, comparable with
    * the other algorithms'; mean and stage are the first inner step's, but

@@ -398,6 +398,24 @@ static void megatron_tail(builder *b, uint32_t *sync) {
   free(done);
 }
 
+/* What ends each device's iteration: DT-FM's last barrier (sgd_iter's; each
+ * replica's own when local), or its optimizer step. */
+static void build_end(builder *b, sim_train_marks *m) {
+  if (b->w->runtime != SPEC_RUNTIME_DTFM) {
+    for (int d = 0; d < m->ndevices; d++) m->end[d] = m->opt[d];
+    return;
+  }
+  for (int r = 0; r < (b->local ? b->R : 1); r++) {
+    uint32_t j = sim_graph_join(b->g, -1, SIM_ROLE_BARRIER);
+    int n = b->local ? b->S : m->ndevices; /* its devices */
+    for (int i = 0; i < n; i++)
+      sim_graph_edge(b->g, m->opt[b->local ? alloc_at(b->a, r, i) : i], j,
+                     SIM_ON_DONE);
+    uint32_t end = barrier_gate(b, j, b->local ? r : -1);
+    for (int i = 0; i < n; i++) m->end[b->local ? alloc_at(b->a, r, i) : i] = end;
+  }
+}
+
 static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
                        const double *grad_bytes, sim_train_marks *m) {
   sim_graph *g = b->g;
@@ -443,19 +461,7 @@ static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
       sim_graph_stream(g, &b->cstream[d], o, SIM_ON_DONE);
       m->opt[d] = o;
     }
-  if (b->w->runtime == SPEC_RUNTIME_DTFM) { /* sgd_iter's last barrier */
-    for (int r = 0; r < (b->local ? R : 1); r++) {
-      uint32_t j = sim_graph_join(g, -1, SIM_ROLE_BARRIER);
-      int n = b->local ? b->S : m->ndevices; /* its devices */
-      for (int i = 0; i < n; i++)
-        sim_graph_edge(g, m->opt[b->local ? alloc_at(b->a, r, i) : i], j,
-                       SIM_ON_DONE);
-      uint32_t end = barrier_gate(b, j, b->local ? r : -1);
-      for (int i = 0; i < n; i++) m->end[b->local ? alloc_at(b->a, r, i) : i] = end;
-    }
-  } else {
-    for (int d = 0; d < m->ndevices; d++) m->end[d] = m->opt[d];
-  }
+  build_end(b, m);
   free(before);
   free(ops);
   free(grp);

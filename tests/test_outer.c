@@ -230,7 +230,7 @@ Test(outer, bad_knobs_are_usage_errors_naming_the_option) {
       {"--activation-bits 1", "--activation-bits"},
       {"--inner-steps 50", "--inner-steps"},
       {"--dp-algo diloco --fragments 2", "--fragments"},
-      {"--dp-algo diloco --runtime megatron", "megatron"}};
+      {"--dp-algo diloco --runtime megatron", "one stage per replica"}};
   support_run r = {0};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     cr_assert_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "

@@ -71,7 +71,8 @@ static void print_table(const scenario *s, const char *placement,
   printf("throughput  %.2f samples/s, compute utilisation %.1f %%\n",
          r->samples_per_s, 100 * r->compute_utilisation);
   printf("bytes       %.3f GB pipeline, %.3f GB data-parallel per iteration"
-         "\n\n", r->pp_bytes * 1e-9, r->dp_bytes * 1e-9);
+         " (%.3f GB between sites)\n\n", r->pp_bytes * 1e-9,
+         r->dp_bytes * 1e-9, r->wan_bytes * 1e-9);
   printf("%-8s %10s %10s %10s %10s\n", "STAGE", "COMPUTE_S", "BUBBLE_S",
          "COMM_S", "DP_SYNC_S");
   for (int st = 0; st < r->stages; st++) {
@@ -124,6 +125,7 @@ static void print_json(const scenario *s, const char *placement,
   json_object_set_new(o, "samples_per_s", cli_json_number(r->samples_per_s));
   json_object_set_new(o, "pp_bytes", cli_json_number(r->pp_bytes));
   json_object_set_new(o, "dp_bytes", cli_json_number(r->dp_bytes));
+  json_object_set_new(o, "wan_bytes", cli_json_number(r->wan_bytes));
   if (r->inner_steps) print_json_diloco(o, r);
   for (int i = 0; i < r->stages; i++) {
     const sim_breakdown *b = &r->stage[i];

@@ -22,7 +22,8 @@ static void sweep_more(void) {
   printf(
       "\nKeys: scenarios methods networks seeds layers batch micro_batch\n"
       "micro_batches_per_pass schedule dp_algo bandwidth_scale latency_scale\n"
-      "window_bytes activation_gb gradient_gb gpus\n\n"
+      "window_bytes activation_gb gradient_gb gpus sockets runtime\n"
+      "inner_steps fragments overlap_steps grad_bits activation_bits\n\n"
       "  gpus         GPU type of every device (any letter case); absent:\n"
       "               each site's own. The column gpu of a row is the GPU\n"
       "               simulated: one name, or the sites' distinct names\n"

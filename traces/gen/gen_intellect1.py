@@ -54,6 +54,9 @@ each configuration had):
     Inside a city (two nodes of one region): 0.076 ms, 10 Gbit/s, as in
     worldwide-measured. NIC 10 Gbit/s per node (never binding below these).
   - nccl_sockets 8: the 8 Gloo rings of [A], one socket each.
+  - runtime megatron: of geodes's two runtimes the one whose optimizer
+    steps on the GPU (FSDP's AdamW); with one stage per replica it makes
+    no pipeline calls. DT-FM's runtime would offload Adam to the host.
 """
 import csv, json, os, sys
 from collections import OrderedDict
@@ -158,7 +161,7 @@ def write_json(name, sites, label, sync_s, util):
             micro_batch=NODE_MICRO_BATCH, stages=1, replicas=nodes,
             micro_batches_per_pass=SEQ_PER_NODE // NODE_MICRO_BATCH,
             schedule='gpipe', dp_algo='diloco', inner_steps=INNER_STEPS,
-            grad_bits=8, recompute=True))
+            grad_bits=8, recompute=True, runtime='megatron'))
     text = json.dumps(j, indent=2)
     for s_ in j['sites']:
         pretty = json.dumps(s_, indent=2).replace('\n', '\n    ')
