@@ -26,7 +26,8 @@
 struct db {
   sqlite3 *h;
   char *path;
-  int64_t version; /* the file's schema version (DB_SCHEMA_MIGRATES or ours) */
+  int64_t version; /* the file's schema version (one MIGRATIONS takes
+                      to ours, or ours) */
   sqlite3_stmt *put, *has, *count, *conv, *run, *run_end, *begin, *commit;
 };
 
@@ -49,7 +50,11 @@ static const char SCHEMA[] =
     " score_s REAL, dp_cost_s REAL, pp_cost_s REAL,"
     " predicted_iteration_s REAL, iteration_s REAL,"
     " compute_s REAL, bubble_s REAL, comm_s REAL, dp_sync_s REAL,"
-    " events INTEGER, identity TEXT, sockets INTEGER, runtime TEXT);"
+    " events INTEGER, identity TEXT, sockets INTEGER, runtime TEXT,"
+    " compute_utilisation REAL, samples_per_s REAL, pp_bytes REAL,"
+    " dp_bytes REAL, wan_bytes REAL, outer_step_s REAL, inner_steps INTEGER,"
+    " fragments INTEGER, overlap_steps INTEGER, grad_bits INTEGER,"
+    " activation_bits INTEGER);"
     "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
     "CREATE TABLE convergence("
     " run_id INTEGER NOT NULL REFERENCES runs(id),"
@@ -63,21 +68,64 @@ static const char SCHEMA[] =
   " dp_algo, gpu, bandwidth_scale, latency_scale, activation_gb,"           \
   " gradient_gb, alloc, score_s, dp_cost_s, pp_cost_s,"                     \
   " predicted_iteration_s, iteration_s, compute_s, bubble_s, comm_s,"       \
-  " dp_sync_s, events, identity, sockets, runtime"
-#define RESULT_NCOLUMNS 33
+  " dp_sync_s, events, identity, sockets, runtime, compute_utilisation,"  \
+  " samples_per_s, pp_bytes, dp_bytes, wan_bytes, outer_step_s,"           \
+  " inner_steps, fragments, overlap_steps, grad_bits, activation_bits"
+#define RESULT_NCOLUMNS 44
 
-/* Version 2 -> 3: the identity, sockets and runtime columns, last in
- * results as ALTER TABLE puts them, so a migrated file and a new one have
- * the same columns. SCHEMA with MIGRATE_BACK applied is version 2's, for
- * check_tables. */
-static const char MIGRATE_2_3[] =
-    "ALTER TABLE results ADD COLUMN identity TEXT;"
-    "ALTER TABLE results ADD COLUMN sockets INTEGER;"
-    "ALTER TABLE results ADD COLUMN runtime TEXT";
-static const char MIGRATE_BACK[] =
-    "ALTER TABLE results DROP COLUMN runtime;"
-    "ALTER TABLE results DROP COLUMN sockets;"
-    "ALTER TABLE results DROP COLUMN identity";
+/* The migrations, one step each, oldest first: a file of version `from` is
+ * taken to `to` by `up` (ALTER TABLE appends, so a migrated file and a new
+ * one have the same columns); `back` undoes it on SCHEMA, so SCHEMA with
+ * the backs of the steps above a version applied is that version's, for
+ * check_tables. 2 -> 3: the identity, sockets and runtime columns; 3 -> 6
+ * (issue 12; 4 and 5 are other branches' numbers, for the lead to order):
+ * utilisation, throughput, bytes, DiLoCo's knobs and widths. */
+typedef struct migration {
+  int from, to;
+  const char *up, *back, *what;
+} migration;
+
+static const migration MIGRATIONS[] = {
+    {.from = 2, .to = 3,
+     .up = "ALTER TABLE results ADD COLUMN identity TEXT;"
+           "ALTER TABLE results ADD COLUMN sockets INTEGER;"
+           "ALTER TABLE results ADD COLUMN runtime TEXT",
+     .back = "ALTER TABLE results DROP COLUMN runtime;"
+             "ALTER TABLE results DROP COLUMN sockets;"
+             "ALTER TABLE results DROP COLUMN identity",
+     .what = "cannot add results.identity"},
+    {.from = 3, .to = 6,
+     .up = "ALTER TABLE results ADD COLUMN compute_utilisation REAL;"
+           "ALTER TABLE results ADD COLUMN samples_per_s REAL;"
+           "ALTER TABLE results ADD COLUMN pp_bytes REAL;"
+           "ALTER TABLE results ADD COLUMN dp_bytes REAL;"
+           "ALTER TABLE results ADD COLUMN wan_bytes REAL;"
+           "ALTER TABLE results ADD COLUMN outer_step_s REAL;"
+           "ALTER TABLE results ADD COLUMN inner_steps INTEGER;"
+           "ALTER TABLE results ADD COLUMN fragments INTEGER;"
+           "ALTER TABLE results ADD COLUMN overlap_steps INTEGER;"
+           "ALTER TABLE results ADD COLUMN grad_bits INTEGER;"
+           "ALTER TABLE results ADD COLUMN activation_bits INTEGER",
+     .back = "ALTER TABLE results DROP COLUMN activation_bits;"
+             "ALTER TABLE results DROP COLUMN grad_bits;"
+             "ALTER TABLE results DROP COLUMN overlap_steps;"
+             "ALTER TABLE results DROP COLUMN fragments;"
+             "ALTER TABLE results DROP COLUMN inner_steps;"
+             "ALTER TABLE results DROP COLUMN outer_step_s;"
+             "ALTER TABLE results DROP COLUMN wan_bytes;"
+             "ALTER TABLE results DROP COLUMN dp_bytes;"
+             "ALTER TABLE results DROP COLUMN pp_bytes;"
+             "ALTER TABLE results DROP COLUMN samples_per_s;"
+             "ALTER TABLE results DROP COLUMN compute_utilisation",
+     .what = "cannot add results.compute_utilisation"}};
+#define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof *MIGRATIONS))
+
+/* Whether a file of version v can be read (ours) or migrated. */
+static bool version_known(int64_t v) {
+  for (int i = 0; i < NMIGRATIONS; i++)
+    if (MIGRATIONS[i].from == v) return true;
+  return v == DB_SCHEMA_VERSION;
+}
 
 void db_result_init(db_result *r) {
   *r = (db_result){.seed = -1, .layers = -1, .batch = -1, .micro_batch = -1,
@@ -87,7 +135,12 @@ void db_result_init(db_result *r) {
                    .dp_cost_s = NAN, .pp_cost_s = NAN,
                    .predicted_iteration_s = NAN, .iteration_s = NAN,
                    .compute_s = NAN, .bubble_s = NAN, .comm_s = NAN,
-                   .dp_sync_s = NAN, .events = -1, .sockets = -1};
+                   .dp_sync_s = NAN, .events = -1, .sockets = -1,
+                   .compute_utilisation = NAN, .samples_per_s = NAN,
+                   .pp_bytes = NAN, .dp_bytes = NAN, .wan_bytes = NAN,
+                   .outer_step_s = NAN, .inner_steps = -1, .fragments = -1,
+                   .overlap_steps = -1, .grad_bits = -1,
+                   .activation_bits = -1};
 }
 
 void db_result_clear(db_result *r) {
@@ -123,7 +176,7 @@ static int read_marks(db *d, int64_t marks[3], err *e) {
 }
 
 /* Refuses anything but an empty database or one with our id and a version
- * this build reads (its own, or DB_SCHEMA_MIGRATES to migrate); sets *fresh
+ * this build reads (its own, or one it migrates: version_known); sets *fresh
  * when the schema must be created and d->version. Reads only. */
 static int check_schema(db *d, bool *fresh, err *e) {
   int64_t m[3] = {0, 0, 0};
@@ -139,12 +192,12 @@ static int check_schema(db *d, bool *fresh, err *e) {
                    "%lld, %lld tables), not a geodes results store; geodes "
                    "will not write to it",
                    d->path, (long long)app, (long long)tables);
-  if (version != DB_SCHEMA_VERSION && version != DB_SCHEMA_MIGRATES)
+  if (!version_known(version))
     return err_set(e, ERR_DB,
                    "%s: geodes results store of schema version %lld, written "
                    "by %s geodes; this geodes reads version %d (and migrates "
-                   "%d: %s) and leaves the file untouched: keep it with the "
-                   "geodes that wrote it, or give --db a new file",
+                   "%d and later: %s) and leaves the file untouched: keep it "
+                   "with the geodes that wrote it, or give --db a new file",
                    d->path, (long long)version,
                    version < DB_SCHEMA_VERSION ? "an older" : "a newer",
                    DB_SCHEMA_VERSION, DB_SCHEMA_MIGRATES,
@@ -190,6 +243,16 @@ static bool same_rows(sqlite3_stmt *want, sqlite3_stmt *have, char *why,
   }
 }
 
+/* SCHEMA in ref taken back to version v (the backs of every step above
+ * it, newest first); false when SQLite refuses one. */
+static bool schema_back(sqlite3 *ref, int64_t v) {
+  for (int i = NMIGRATIONS - 1; i >= 0; i--)
+    if (MIGRATIONS[i].from >= v &&
+        sqlite3_exec(ref, MIGRATIONS[i].back, NULL, NULL, NULL) != SQLITE_OK)
+      return false;
+  return true;
+}
+
 /* The file's tables are exactly SCHEMA's, column by column (name, type, NOT
  * NULL, key), as SCHEMA creates them in a scratch in-memory database: one
  * home for the schema, and a file of ours with other tables is refused
@@ -205,8 +268,7 @@ static int check_tables(db *d, err *e) {
   int rc = ERR_OK;
   if (sqlite3_open(":memory:", &ref) != SQLITE_OK ||
       sqlite3_exec(ref, SCHEMA, NULL, NULL, NULL) != SQLITE_OK ||
-      (d->version == DB_SCHEMA_MIGRATES &&
-       sqlite3_exec(ref, MIGRATE_BACK, NULL, NULL, NULL) != SQLITE_OK) ||
+      !schema_back(ref, d->version) ||
       sqlite3_prepare_v2(ref, q, -1, &want, NULL) != SQLITE_OK) {
     rc = err_set(e, ERR_DB, "%s: cannot build the reference schema: %s",
                  d->path, sqlite3_errmsg(ref));
@@ -288,21 +350,29 @@ static int create_schema(db *d, err *e) {
   return fresh ? ERR_OK : check_tables(d, e);
 }
 
-/* A store of version DB_SCHEMA_MIGRATES gets the identity column, under the
- * write lock and unless another process did it first. Its rows have no
- * identity: they count as stale, so a sweep recomputes them. */
+/* A store of an older version is migrated step by step to ours, under the
+ * write lock and unless another process did it first (the version is read
+ * again under it). Rows from before the identity column have none: they
+ * count as stale, so a sweep recomputes them; the columns added later are
+ * NULL in older rows. */
 static int migrate(db *d, err *e) {
-  if (d->version != DB_SCHEMA_MIGRATES) return ERR_OK;
-  char mark[64];
-  snprintf(mark, sizeof mark, "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+  if (d->version == DB_SCHEMA_VERSION) return ERR_OK;
   int64_t m[3];
   int rc;
-  if ((rc = exec(d, "BEGIN IMMEDIATE", "cannot begin the migration", e)))
+  if ((rc = exec(d, "BEGIN IMMEDIATE", "cannot begin the migration", e)) ||
+      (rc = read_marks(d, m, e))) {
+    sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
     return rc;
-  if ((rc = read_marks(d, m, e)) ||
-      (m[1] == DB_SCHEMA_MIGRATES &&
-       ((rc = exec(d, MIGRATE_2_3, "cannot add results.identity", e)) ||
-        (rc = exec(d, mark, "cannot mark the migration", e))))) {
+  }
+  for (int i = 0; i < NMIGRATIONS && !rc; i++) {
+    if (MIGRATIONS[i].from != m[1]) continue;
+    char mark[64];
+    snprintf(mark, sizeof mark, "PRAGMA user_version = %d", MIGRATIONS[i].to);
+    if (!(rc = exec(d, MIGRATIONS[i].up, MIGRATIONS[i].what, e)) &&
+        !(rc = exec(d, mark, "cannot mark the migration", e)))
+      m[1] = MIGRATIONS[i].to;
+  }
+  if (rc) {
     sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
     return rc;
   }
@@ -513,6 +583,13 @@ int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
   bind_text(st, i++, r->identity);
   bind_int(st, i++, r->sockets);
   bind_text(st, i++, r->runtime[0] ? r->runtime : NULL);
+  const double reals3[] = {r->compute_utilisation, r->samples_per_s,
+                           r->pp_bytes, r->dp_bytes, r->wan_bytes,
+                           r->outer_step_s};
+  for (size_t k = 0; k < 6; k++) bind_real(st, i++, reals3[k]);
+  const int64_t ints3[] = {r->inner_steps, r->fragments, r->overlap_steps,
+                           r->grad_bits, r->activation_bits};
+  for (size_t k = 0; k < 5; k++) bind_int(st, i++, ints3[k]);
   int rc = step_done(d, st, e, "cannot store a result");
   return rc ? rc : sqlite3_changes(d->h);
 }

@@ -20,9 +20,11 @@
  * point keys), with the transport of NCCL sockets. A version-2 file is
  * migrated (its rows, with no identity, are stale: a sweep recomputes
  * them); a version-1 file is refused, never modified: its keys lack the
- * GPU. */
-#define DB_SCHEMA_VERSION 3
-#define DB_SCHEMA_MIGRATES 2
+ * GPU. Version 6 (issue 12; 4 and 5 are other branches') added the
+ * utilisation, throughput, bytes and DiLoCo's knobs and widths; files of
+ * versions 2 and 3 are migrated to it step by step (db.c's MIGRATIONS). */
+#define DB_SCHEMA_VERSION 6
+#define DB_SCHEMA_MIGRATES 2 /* the oldest version migrated */
 #define DB_APPLICATION_ID 0x67656f64
 
 typedef struct db db;
@@ -47,7 +49,7 @@ typedef struct db_result {
   const char *scenario, *method, *network_model;
   int64_t seed, layers, batch, micro_batch, micro_batches_per_pass;
   int64_t window_bytes;
-  char schedule[16], dp_algo[16];  /* "gpipe", "central-ps", ... or "" */
+  char schedule[16], dp_algo[24];  /* "gpipe", "central-ps", ... or "" */
   char gpu[48];                    /* "V100", "V100,A100", ... or "" */
   double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
   char *alloc;                /* {"pipelines": ...} JSON, or NULL */
@@ -57,6 +59,13 @@ typedef struct db_result {
   int64_t sockets;            /* every site's nccl_sockets; -1: mixed */
   char runtime[16];           /* "dtfm", "megatron" or "" */
   const char *identity;       /* borrowed: sweep_point_identity, or NULL */
+  /* issue 12 (schema 6): the simulation's utilisation (compute busy over
+   * wall, all devices), samples per second, bytes per iteration (pipeline,
+   * data-parallel, between sites), DiLoCo's outer step (NAN otherwise) and
+   * the knobs (-1: not DiLoCo / the scenario's 16 bits). */
+  double compute_utilisation, samples_per_s, pp_bytes, dp_bytes, wan_bytes;
+  double outer_step_s;
+  int64_t inner_steps, fragments, overlap_steps, grad_bits, activation_bits;
 } db_result;
 
 /* Sets every field of r to "absent" (NULL, -1 or NAN; scales 1). */

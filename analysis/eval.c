@@ -86,6 +86,19 @@ void eval_gpu_label(const scenario *s, char *buf, size_t size) {
   }
 }
 
+/* The row's issue-12 columns from the simulation and the workload. */
+static void eval_diloco_row(const scenario *s, const sim_result *sr,
+                            db_result *r) {
+  const scenario_workload *w = &s->workload;
+  r->compute_utilisation = sr->compute_utilisation;
+  r->samples_per_s = sr->samples_per_s, r->pp_bytes = sr->pp_bytes;
+  r->dp_bytes = sr->dp_bytes, r->wan_bytes = sr->wan_bytes;
+  r->grad_bits = w->grad_bits, r->activation_bits = w->activation_bits;
+  if (!sr->inner_steps) return;
+  r->outer_step_s = sr->outer_step_s, r->inner_steps = w->inner_steps;
+  r->fragments = w->fragments, r->overlap_steps = w->overlap_steps;
+}
+
 int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
                const transport_options *t, db_result *r, err *e) {
   cost_parts parts;
@@ -102,6 +115,7 @@ int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
   r->iteration_s = sr.iteration_s, r->compute_s = sr.mean.compute_s;
   r->bubble_s = sr.mean.bubble_s, r->comm_s = sr.mean.comm_s;
   r->dp_sync_s = sr.mean.dp_sync_s, r->events = (int64_t)sr.events;
+  eval_diloco_row(s, &sr, r);
   sim_result_free(&sr);
   const scenario_workload *w = &s->workload;
   r->seed = (int64_t)s->seed, r->layers = w->layers, r->batch = w->batch;

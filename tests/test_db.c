@@ -195,8 +195,10 @@ Test(db, older_schema_is_refused_untouched) {
   expect_refused(path, "schema version 1, written by an older geodes");
   err e = {0};
   cr_expect_null(db_open(path, &e));
-  cr_expect_not_null(strstr(e.msg, "reads version 3 (and migrates 2"), "%s",
-                     e.msg);
+  char want[64];
+  snprintf(want, sizeof want, "reads version %d (and migrates 2",
+           DB_SCHEMA_VERSION);
+  cr_expect_not_null(strstr(e.msg, want), "%s", e.msg);
   cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results"), 1);
 }
 
@@ -346,6 +348,56 @@ Test(db, version_2_is_migrated_and_its_rows_are_stale) {
   cr_expect_eq(support_sql_int(path, "PRAGMA user_version"),
                DB_SCHEMA_VERSION);
   /* a migrated file has exactly a new file's tables: it opens again */
+  d = db_open(path, &e);
+  cr_expect_not_null(d, "%s", e.msg);
+  db_close(d);
+}
+
+/* A version-3 store (main's before issue 12) gets the utilisation, bytes
+ * and DiLoCo columns: its rows stay, the new columns NULL in them, and the
+ * file then has exactly a new file's tables. */
+Test(db, version_3_is_migrated_step_by_step) {
+  const char *path = support_path("v3.db");
+  err e = {0};
+  db_close(db_open(path, &e));
+  sql(path, "PRAGMA journal_mode = DELETE;"
+            "ALTER TABLE results DROP COLUMN activation_bits;"
+            "ALTER TABLE results DROP COLUMN grad_bits;"
+            "ALTER TABLE results DROP COLUMN overlap_steps;"
+            "ALTER TABLE results DROP COLUMN fragments;"
+            "ALTER TABLE results DROP COLUMN inner_steps;"
+            "ALTER TABLE results DROP COLUMN outer_step_s;"
+            "ALTER TABLE results DROP COLUMN wan_bytes;"
+            "ALTER TABLE results DROP COLUMN dp_bytes;"
+            "ALTER TABLE results DROP COLUMN pp_bytes;"
+            "ALTER TABLE results DROP COLUMN samples_per_s;"
+            "ALTER TABLE results DROP COLUMN compute_utilisation;"
+            "PRAGMA user_version = 3;"
+            "INSERT INTO runs(id, started_at) VALUES(1, 'then');"
+            "INSERT INTO results(run_id, point_key, study, scenario, method,"
+            " network_model, iteration_s) VALUES(1, 'k3', 'sweep', "
+            "'worldwide', 'gcma', 'netem', 43.4);");
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "0"}, &e);
+  db_result r = sample("k4", 13.9);
+  r.compute_utilisation = 0.54, r.inner_steps = 100, r.grad_bits = 8;
+  cr_assert_eq(db_begin(d, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+  cr_assert_eq(db_commit(d, &e), ERR_OK, "%s", e.msg);
+  db_close(d);
+  db_result_clear(&r);
+  int null;
+  sql_real(path, "SELECT compute_utilisation FROM results WHERE "
+                 "point_key = 'k3'", &null);
+  cr_expect(null, "an older row has no utilisation");
+  cr_expect_float_eq(sql_real(path, "SELECT compute_utilisation FROM results "
+                                    "WHERE point_key = 'k4'", &null),
+                     0.54, 0);
+  cr_expect_eq(support_sql_int(path, "SELECT inner_steps * grad_bits FROM "
+                                     "results WHERE point_key = 'k4'"), 800);
+  cr_expect_eq(support_sql_int(path, "PRAGMA user_version"),
+               DB_SCHEMA_VERSION);
   d = db_open(path, &e);
   cr_expect_not_null(d, "%s", e.msg);
   db_close(d);

@@ -244,3 +244,32 @@ Test(outer, bad_knobs_are_usage_errors_naming_the_option) {
   }
   support_run_clear(&r);
 }
+
+Test(outer, sweep_rows_hold_utilisation_and_the_knobs) {
+  scenario *s = site(1, 4, 12, 20, 1, "\"dp_algo\": \"ring\"");
+  scenario_free(s);
+  const char *sw = support_write_file(
+      support_path("sw.json"),
+      "{\"scenarios\": [\"u.json\"], \"dp_algo\": [\"diloco\"], "
+      "\"inner_steps\": [5, 50], \"grad_bits\": [16, 4]}\n");
+  const char *db = support_path("sw.db");
+  support_run r = {0};
+  cr_assert_eq(support_sh(&r, "cd '%s' && '%s' sweep '%s' --db '%s'",
+                          support_dir(), GEODES_BIN, sw, db),
+               0, "%s", r.err);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                                   "compute_utilisation > 0 AND "
+                                   "compute_utilisation <= 1 AND "
+                                   "outer_step_s > 0"), 4);
+  cr_expect_eq(support_sql_int(db, "SELECT sum(inner_steps) FROM results"),
+               110);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                                   "grad_bits = 4 AND dp_algo = 'diloco'"), 2);
+  /* fewer exchanges, less data-parallel traffic per iteration: 10x */
+  cr_expect_eq(support_sql_int(db, "SELECT round(1000 * (SELECT dp_bytes "
+                                   "FROM results WHERE inner_steps = 5 AND "
+                                   "grad_bits = 16) / (SELECT dp_bytes FROM "
+                                   "results WHERE inner_steps = 50 AND "
+                                   "grad_bits = 16))"), 10000);
+  support_run_clear(&r);
+}
