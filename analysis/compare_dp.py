@@ -20,8 +20,10 @@ synchronisation every iteration), the same with 4-bit activations
 gradients) and at H = 100 with int8 (INTELLECT-1's), and streaming DiLoCo
 (H = 100, 4 fragments, 5 overlapped steps, 4-bit, as Douillard et al.
 2025). Every method is placed by --method (default gcma, DT-FM's
-scheduler), which scores each with its own sizes (geodes's cost model
-takes the widths and DiLoCo's H). geodes simulates time, not convergence.
+scheduler): its placement for the pipeline (`geodes schedule`, once per
+model) is the placement of every method, so the methods differ in what
+they send and when, not in where the stages run. geodes simulates time,
+not convergence.
 
 Matplotlib: when the first python3 on PATH lacks it, the script re-executes
 itself under /usr/bin/python3 (Debian's python3-matplotlib).
@@ -69,8 +71,16 @@ FIELDS = ["model", "method", "placement", "iteration_s", "samples_per_s",
           "wan_tb"]
 
 
-def simulate(geodes, scenario, method, extra):
-    cmd = [geodes, "simulate", scenario, "--method", method, "--json"] + extra
+def place(geodes, scenario, method, path):
+    cmd = [geodes, "schedule", scenario, "--method", method, "-o", path]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit("compare_dp.py: %s: %s" % (" ".join(cmd), out.stderr.strip()))
+    return path
+
+
+def simulate(geodes, scenario, alloc, extra):
+    cmd = [geodes, "simulate", scenario, "--alloc", alloc, "--json"] + extra
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit("compare_dp.py: %s: %s" % (" ".join(cmd), out.stderr.strip()))
@@ -91,10 +101,12 @@ def row(model, label, method, r, samples):
 
 def run_all(args):
     rows = []
-    for spec in args.model or MODELS:
+    for i, spec in enumerate(args.model or MODELS):
         model, scenario = spec.split("=", 1)
+        alloc = place(args.geodes, scenario, args.method,
+                      os.path.join(args.out, "alloc-%d.json" % i))
         for label, extra in METHODS:
-            r = simulate(args.geodes, scenario, args.method, extra)
+            r = simulate(args.geodes, scenario, alloc, extra)
             rows.append(row(model, label, args.method, r, args.samples))
             print("%-10s %-34s %9.3f s/iter  %8.1f h  %7.1f %%  %9.2f TB  "
                   "%8.2f TB WAN" % (model, label, r["iteration_s"],

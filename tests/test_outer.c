@@ -273,3 +273,26 @@ Test(outer, sweep_rows_hold_utilisation_and_the_knobs) {
                                    "grad_bits = 16))"), 10000);
   support_run_clear(&r);
 }
+
+Test(outer, intellect_1_scenarios_are_diloco_runs) {
+  const char *names[] = {"intellect-1-usa", "intellect-1-usa-europe",
+                         "intellect-1"};
+  const int nodes[] = {8, 12, 14};
+  double last = 0;
+  for (int i = 0; i < 3; i++) {
+    scenario *s = support_scenario(names[i]);
+    spec_workload w = resolved(s);
+    cr_expect_eq(w.dp_algo, SPEC_DILOCO);
+    cr_expect_eq(w.inner_steps, 100);
+    cr_expect_eq(w.grad_bits, 8);
+    cr_expect_eq(w.replicas, nodes[i]);
+    sim_result r = run(s, TRANSPORT_TCP, false);
+    /* the farther the nodes, the longer the all-reduce */
+    double exposed = r.outer_step_s - 100 * r.inner_step_s;
+    cr_expect_gt(exposed, last, "%s", names[i]);
+    last = exposed;
+    cr_expect(r.compute_utilisation > 0.5 && r.compute_utilisation < 1);
+    sim_result_free(&r);
+    scenario_free(s);
+  }
+}
