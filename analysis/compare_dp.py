@@ -2,7 +2,7 @@
 """compare_dp.py: pipeline over the WAN, or DiLoCo? (README, issue 12)
 
     analysis/compare_dp.py --out DIR [--geodes BIN] [--samples N]
-                           [--method NAME] [--model LABEL=SCENARIO ...]
+                           [--method NAME] [--model LABEL=SCENARIO[@ALLOC] ...]
 
 Simulates each training method on each model's scenario with `geodes
 simulate --json` and writes into DIR:
@@ -21,9 +21,11 @@ gradients) and at H = 100 with int8 (INTELLECT-1's), and streaming DiLoCo
 (H = 100, 4 fragments, 5 overlapped steps, 4-bit, as Douillard et al.
 2025). Every method is placed by --method (default gcma, DT-FM's
 scheduler): its placement for the pipeline (`geodes schedule`, once per
-model) is the placement of every method, so the methods differ in what
-they send and when, not in where the stages run. geodes simulates time,
-not convergence.
+model) is the placement of the DiLoCo methods, whose replicas then keep
+their pipelines inside cities; the compressed pipeline gets its own
+placement, scheduled with its sizes. A placement already in DIR
+(alloc-I.json, alloc-I-K.json for model I, method K) is reused.
+geodes simulates time, not convergence.
 
 Matplotlib: when the first python3 on PATH lacks it, the script re-executes
 itself under /usr/bin/python3 (Debian's python3-matplotlib).
@@ -52,9 +54,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
+# (label, options, placed with its own options: the scheduler's placement
+# follows the sizes, and 4-bit activations move pipelines onto the WAN)
 METHODS = [
     ("pipeline (DT-FM)", []),
-    ("pipeline, 4-bit activations", ["--activation-bits", "4"]),
+    ("pipeline, 4-bit activations", ["--activation-bits", "4"], True),
     ("DiLoCo H=50", ["--dp-algo", "diloco", "--inner-steps", "50"]),
     ("DiLoCo H=100", ["--dp-algo", "diloco", "--inner-steps", "100"]),
     ("DiLoCo H=500", ["--dp-algo", "diloco", "--inner-steps", "500"]),
@@ -71,8 +75,11 @@ FIELDS = ["model", "method", "placement", "iteration_s", "samples_per_s",
           "wan_tb"]
 
 
-def place(geodes, scenario, method, path):
+def place(geodes, scenario, method, path, extra=()):
+    if os.path.exists(path):
+        return path
     cmd = [geodes, "schedule", scenario, "--method", method, "-o", path]
+    cmd += list(extra)
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit("compare_dp.py: %s: %s" % (" ".join(cmd), out.stderr.strip()))
@@ -103,10 +110,16 @@ def run_all(args):
     rows = []
     for i, spec in enumerate(args.model or MODELS):
         model, scenario = spec.split("=", 1)
-        alloc = place(args.geodes, scenario, args.method,
-                      os.path.join(args.out, "alloc-%d.json" % i))
-        for label, extra in METHODS:
-            r = simulate(args.geodes, scenario, alloc, extra)
+        scenario, _, alloc = scenario.partition("@")
+        alloc = alloc or place(args.geodes, scenario, args.method,
+                               os.path.join(args.out, "alloc-%d.json" % i))
+        for k, (label, extra, *own) in enumerate(METHODS):
+            mine = alloc
+            if own:
+                mine = place(args.geodes, scenario, args.method,
+                             os.path.join(args.out, "alloc-%d-%d.json" % (i, k)),
+                             extra)
+            r = simulate(args.geodes, scenario, mine, extra)
             rows.append(row(model, label, args.method, r, args.samples))
             print("%-10s %-34s %9.3f s/iter  %8.1f h  %7.1f %%  %9.2f TB  "
                   "%8.2f TB WAN" % (model, label, r["iteration_s"],
@@ -176,8 +189,9 @@ def main():
     p.add_argument("--samples", type=float, default=1e6)
     p.add_argument("--method", default="gcma")
     p.add_argument("--model", action="append",
-                   help="LABEL=SCENARIO (repeatable; default: GPT-3 XL and "
-                        "6.7B on worldwide)")
+                   help="LABEL=SCENARIO[@ALLOC] (repeatable; default: GPT-3 "
+                        "XL and 6.7B on worldwide; ALLOC: a placement to use "
+                        "instead of scheduling one)")
     p.add_argument("--from-csv", help="plot this CSV instead of simulating")
     args = p.parse_args()
     if args.samples <= 0:
