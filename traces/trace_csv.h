@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "traces/csv.h"
 #include "traces/err.h"
 #include "traces/trace.h"
 
@@ -23,9 +24,7 @@ typedef struct trace_csv_row {
   trace_value v;
 } trace_csv_row;
 
-typedef struct trace_csv_comment { /* "# key: value" */
-  char *key, *value;
-} trace_csv_comment;
+typedef csv_comment trace_csv_comment; /* "# key: value" */
 
 typedef struct trace_csv {
   int nsites;
