@@ -20,13 +20,46 @@ sim_options sim_options_default(void) {
                        .compute_scale = 1};
 }
 
+struct sim_engine {
+  const scenario *s;          /* borrowed */
+  sim_options opt;
+  spec_workload w;
+  const spec_gpu **gpu;
+  int *nic, *sockets;
+  double *nic_gbps, *factor, *flow_gbps;
+  sim_net_topo topo;
+  sim_graph *g;
+  sim_train_marks mk;
+  const fault_trace *faults;  /* borrowed; NULL: none */
+  const int *dmap;            /* borrowed: device -> the trace's; NULL */
+  sim_graph_speed speed;
+};
+
 static trace_value topo_link(const void *ctx, int a, int b, int64_t t) {
-  return scenario_link(ctx, a, b, t);
+  const sim_engine *x = ctx;
+  trace_value v = scenario_link(x->s, a, b, t);
+  if (x->faults)
+    v.bandwidth_gbps *= fault_link_factor(x->faults, x->s->device_site[a],
+                                          x->s->device_site[b], t);
+  return v;
 }
 
 static int64_t topo_next(const void *ctx, int64_t t) {
-  const scenario *s = ctx;
-  return trace_next_change_any(s->network, t);
+  const sim_engine *x = ctx;
+  int64_t n = trace_next_change_any(x->s->network, t);
+  if (!x->faults) return n;
+  int64_t f = fault_next_change(x->faults, t);
+  return f < n ? f : n;
+}
+
+static double engine_speed(const void *ctx, int dev, int64_t t) {
+  const sim_engine *x = ctx;
+  return fault_device_speed(x->faults, x->dmap ? x->dmap[dev] : dev, t);
+}
+
+static int64_t engine_speed_next(const void *ctx, int64_t t) {
+  const sim_engine *x = ctx;
+  return fault_next_change(x->faults, t);
 }
 
 void sim_result_free(sim_result *r) {
@@ -181,7 +214,8 @@ static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
 }
 
 static void statistics(const scenario *s, const sim_task *t, uint32_t n,
-                       const sim_train_marks *mk, int stages, sim_result *out) {
+                       const sim_train_marks *mk, int stages, int64_t t0,
+                       sim_result *out) {
   int nd = mk->ndevices;
   double *comp = mem_calloc((size_t)nd, sizeof *comp);
   double *pipe = mem_calloc((size_t)nd, sizeof *pipe);
@@ -197,9 +231,9 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
   out->stage = mem_calloc((size_t)stages, sizeof *out->stage);
   int *cnt = mem_calloc((size_t)stages, sizeof *cnt);
   for (int d = 0; d < nd; d++) {
-    double bwd_end = (double)t[mk->last_bwd[d]].t_done * 1e-9;
+    double bwd_end = (double)(t[mk->last_bwd[d]].t_done - t0) * 1e-9;
     sim_breakdown b = {comp[d], bwd_end - pipe[d], comm[d],
-                       (double)t[mk->sync[d]].t_done * 1e-9 - bwd_end};
+                       (double)(t[mk->sync[d]].t_done - t0) * 1e-9 - bwd_end};
     sim_breakdown *st = &out->stage[mk->stage[d]];
     st->compute_s += b.compute_s;
     st->bubble_s += b.bubble_s;
@@ -315,69 +349,113 @@ static void graph_give_back(sim_graph *g) {
   spare_graph = g;
 }
 
+void sim_engine_free(sim_engine *x) {
+  if (!x) return;
+  sim_train_marks_free(&x->mk);
+  if (x->g) sim_graph_detach(x->g);
+  graph_give_back(x->g);
+  free(x->gpu);
+  free(x->nic);
+  free(x->nic_gbps);
+  free(x->sockets);
+  free(x->factor);
+  free(x->flow_gbps);
+  free(x);
+}
+
+int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
+                   const fault_trace *faults, const int *device_map,
+                   sim_net_conn conn, sim_engine **out, err *e) {
+  *out = NULL;
+  sim_engine *x = mem_calloc(1, sizeof *x);
+  x->s = s;
+  x->opt = o ? *o : sim_options_default();
+  x->faults = faults;
+  x->dmap = device_map;
+  int rc = spec_workload_resolve(s, &x->w, e);
+  if (rc || (rc = check_shape(s, &x->w, a, e))) goto fail;
+  size_t nd = (size_t)s->ndevices;
+  x->gpu = mem_calloc(nd, sizeof *x->gpu);
+  x->nic = mem_alloc(nd * sizeof *x->nic);
+  x->nic_gbps = mem_alloc(nd * sizeof *x->nic_gbps);
+  x->sockets = mem_alloc(nd * sizeof *x->sockets);
+  x->factor = mem_alloc(nd * sizeof *x->factor);
+  x->flow_gbps = mem_alloc(nd * sizeof *x->flow_gbps);
+  if ((rc = spec_device_gpus(s, x->gpu, e)) ||
+      (rc = spec_check_memory(&x->w, s, a->device, x->gpu, e)))
+    goto fail;
+  int nn = nic_layout(s, x->nic, x->nic_gbps, x->sockets, x->flow_gbps);
+  x->topo = (sim_net_topo){.ndevices = s->ndevices, .ctx = x,
+                           .link = topo_link, .next_change = topo_next,
+                           .nic = x->nic, .nic_gbps = x->nic_gbps, .nnics = nn,
+                           .sockets = x->sockets, .flow_gbps = x->flow_gbps};
+  x->speed = (sim_graph_speed){x, engine_speed, engine_speed_next};
+  for (int d = 0; d < s->ndevices; d++)
+    x->factor[d] = spec_site_compute_factor(&s->sites[s->device_site[d]],
+                                            x->gpu[d]);
+  sim_train_inputs in = {.w = &x->w, .a = a, .gpu = x->gpu,
+                         .factor = x->factor,
+                         .compute_scale = x->opt.compute_scale,
+                         .barrier_ns = runtime_barrier_ns(s, a)};
+  x->g = graph_take();
+  sim_train_build(x->g, &in, &x->mk);
+  sim_graph_attach(x->g, &x->topo, &x->opt.transport, conn);
+  *out = x;
+  return ERR_OK;
+fail:
+  sim_engine_free(x);
+  return rc;
+}
+
+int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
+                   bool *stopped, err *e) {
+  memset(out, 0, sizeof *out);
+  const scenario *s = x->s;
+  int64_t ev = sim_graph_run_at(x->g, t0, t_stop,
+                                x->faults ? &x->speed : NULL, stopped);
+  if (*stopped) return ERR_OK;
+  if (ev < 0)
+    return err_set(e, ERR_CONFIG, "%s: the schedule deadlocked (a task could "
+                   "never start)", s->name);
+  /* The net stops a flow it cannot time at the horizon and records it; such
+   * a flow arrives at or after it, so the run's end shows every overflow. */
+  int64_t end = sim_graph_end(x->g);
+  if (end >= SIM_NET_HORIZON_NS)
+    return err_set(e, ERR_RANGE, "%s: the iteration runs past %.3g s (73 "
+                   "years), the most simulated time the engine holds: a "
+                   "transfer this slow for its bytes (or waiting on a link "
+                   "that is down for ever) has no time to report",
+                   s->name, (double)SIM_NET_HORIZON_NS * 1e-9);
+  uint32_t n;
+  const sim_task *t = sim_graph_tasks(x->g, &n);
+  out->iteration_s = (double)(end - t0) * 1e-9;
+  out->end_ns = end;
+  out->events = (uint64_t)ev;
+  out->tasks = n;
+  out->flows = sim_graph_flows(x->g);
+  out->network = x->opt.transport.model;
+  statistics(s, t, n, &x->mk, x->w.stages, t0, out);
+  return ERR_OK;
+}
+
+const sim_task *sim_engine_tasks(const sim_engine *x, uint32_t *n) {
+  return sim_graph_tasks(x->g, n);
+}
+
 int sim_run(const scenario *s, const alloc *a, const sim_options *o,
             sim_result *out, err *e) {
   memset(out, 0, sizeof *out);
-  sim_options opt = o ? *o : sim_options_default();
-  spec_workload w;
-  int rc = spec_workload_resolve(s, &w, e);
-  if (rc || (rc = check_shape(s, &w, a, e))) return rc;
-  const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
-  int *nic = mem_alloc((size_t)s->ndevices * sizeof *nic);
-  double *nic_gbps = mem_alloc((size_t)s->ndevices * sizeof *nic_gbps);
-  int *sockets = mem_alloc((size_t)s->ndevices * sizeof *sockets);
-  double *factor = mem_alloc((size_t)s->ndevices * sizeof *factor);
-  double *flow_gbps = mem_alloc((size_t)s->ndevices * sizeof *flow_gbps);
-  sim_graph *g = NULL;
-  sim_train_marks mk = {0};
-  if ((rc = spec_device_gpus(s, gpu, e)) ||
-      (rc = spec_check_memory(&w, s, a->device, gpu, e)))
-    goto done;
-  int nn = nic_layout(s, nic, nic_gbps, sockets, flow_gbps);
-  sim_net_topo topo = {.ndevices = s->ndevices, .ctx = s, .link = topo_link,
-                       .next_change = topo_next, .nic = nic,
-                       .nic_gbps = nic_gbps, .nnics = nn, .sockets = sockets,
-                       .flow_gbps = flow_gbps};
-  g = graph_take();
-  for (int d = 0; d < s->ndevices; d++)
-    factor[d] = spec_site_compute_factor(&s->sites[s->device_site[d]], gpu[d]);
-  sim_train_inputs in = {.w = &w, .a = a, .gpu = gpu, .factor = factor,
-                         .compute_scale = opt.compute_scale,
-                         .barrier_ns = runtime_barrier_ns(s, a)};
-  sim_train_build(g, &in, &mk);
-  int64_t ev = sim_graph_run(g, &topo, &opt.transport);
-  if (ev < 0) {
-    rc = err_set(e, ERR_CONFIG, "%s: the schedule deadlocked (a task could "
-                 "never start)", s->name);
-    goto done;
+  sim_engine *x;
+  bool stopped;
+  int rc = sim_engine_new(s, a, o, NULL, NULL, SIM_NET_WARM, &x, e);
+  if (rc) return rc;
+  rc = sim_engine_run(x, 0, INT64_MAX, out, &stopped, e);
+  if (!rc && x->opt.timeline_path) {
+    uint32_t n;
+    const sim_task *t = sim_engine_tasks(x, &n);
+    rc = save_timeline(s, x->opt.timeline_path, t, n, e);
   }
-  /* The net stops a flow it cannot time at the horizon and records it; such
-   * a flow arrives at or after it, so the run's end shows every overflow. */
-  if (sim_graph_end(g) >= SIM_NET_HORIZON_NS) {
-    rc = err_set(e, ERR_RANGE, "%s: the iteration runs past %.3g s (73 "
-                 "years), the most simulated time the engine holds: a "
-                 "transfer this slow for its bytes has no time to report",
-                 s->name, (double)SIM_NET_HORIZON_NS * 1e-9);
-    goto done;
-  }
-  uint32_t n;
-  const sim_task *t = sim_graph_tasks(g, &n);
-  out->iteration_s = (double)sim_graph_end(g) * 1e-9;
-  out->events = (uint64_t)ev;
-  out->tasks = n;
-  out->flows = sim_graph_flows(g);
-  out->network = opt.transport.model;
-  statistics(s, t, n, &mk, w.stages, out);
-  if (opt.timeline_path) rc = save_timeline(s, opt.timeline_path, t, n, e);
-done:
   if (rc) sim_result_free(out);
-  sim_train_marks_free(&mk);
-  graph_give_back(g);
-  free(gpu);
-  free(nic);
-  free(nic_gbps);
-  free(sockets);
-  free(factor);
-  free(flow_gbps);
+  sim_engine_free(x);
   return rc;
 }
