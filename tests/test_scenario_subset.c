@@ -1,12 +1,14 @@
 /* test_scenario_subset: a scenario restricted to some devices keeps every
  * link, GPU and site of the devices it keeps (checked pair by pair against
  * the parent), renumbers them in order, keeps the overrides between kept
- * devices, and scales the batch with the replicas. */
+ * devices, and scales the batch with the replicas; a trace snapshot holds
+ * the instant it was taken, pair by pair. */
 #include <criterion/criterion.h>
 #include <string.h>
 
 #include "tests/support.h"
 #include "traces/scenario_subset.h"
+#include "traces/trace_snapshot.h"
 
 TestSuite(scenario_subset, .timeout = 60);
 
@@ -66,5 +68,24 @@ Test(scenario_subset, overrides_between_kept_devices) {
   cr_expect_eq(s->workload.batch, 8, "the parent is untouched");
   cr_expect_eq(s->noverrides, 2);
   scenario_subset_free(v);
+  scenario_free(s);
+}
+
+Test(scenario_subset, snapshot_holds_the_instant) {
+  scenario *s = support_scenario("worldwide-varying");
+  for (int64_t t = 0; t < 3700000000000LL; t += 123456789012LL) {
+    err e;
+    err_clear(&e);
+    trace *snap = trace_snapshot(s->network, t, &e);
+    cr_assert_not_null(snap, "%s", e.msg);
+    cr_expect(trace_is_static(snap));
+    for (int a = 0; a < s->nsites; a++)
+      for (int b = 0; b < s->nsites; b++) {
+        trace_value x = trace_at(snap, a, b, 5), y = trace_at(s->network, a, b, t);
+        cr_assert(x.latency_ms == y.latency_ms &&
+                  x.bandwidth_gbps == y.bandwidth_gbps);
+      }
+    trace_free(snap);
+  }
   scenario_free(s);
 }
