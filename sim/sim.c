@@ -5,6 +5,7 @@
  * nothing here changes what the engine does. */
 #include "sim/sim.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -349,6 +350,25 @@ static void graph_give_back(sim_graph *g) {
   spare_graph = g;
 }
 
+/* The per-device arrays and the network of x->s: NICs, sockets, flow caps,
+ * the topology callbacks (faults included) and the device speeds. */
+static void engine_layout(sim_engine *x) {
+  const scenario *s = x->s;
+  size_t nd = (size_t)s->ndevices;
+  x->gpu = mem_calloc(nd, sizeof *x->gpu);
+  x->nic = mem_alloc(nd * sizeof *x->nic);
+  x->nic_gbps = mem_alloc(nd * sizeof *x->nic_gbps);
+  x->sockets = mem_alloc(nd * sizeof *x->sockets);
+  x->factor = mem_alloc(nd * sizeof *x->factor);
+  x->flow_gbps = mem_alloc(nd * sizeof *x->flow_gbps);
+  int nn = nic_layout(s, x->nic, x->nic_gbps, x->sockets, x->flow_gbps);
+  x->topo = (sim_net_topo){.ndevices = s->ndevices, .ctx = x,
+                           .link = topo_link, .next_change = topo_next,
+                           .nic = x->nic, .nic_gbps = x->nic_gbps, .nnics = nn,
+                           .sockets = x->sockets, .flow_gbps = x->flow_gbps};
+  x->speed = (sim_graph_speed){x, engine_speed, engine_speed_next};
+}
+
 void sim_engine_free(sim_engine *x) {
   if (!x) return;
   sim_train_marks_free(&x->mk);
@@ -374,22 +394,10 @@ int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
   x->dmap = device_map;
   int rc = spec_workload_resolve(s, &x->w, e);
   if (rc || (rc = check_shape(s, &x->w, a, e))) goto fail;
-  size_t nd = (size_t)s->ndevices;
-  x->gpu = mem_calloc(nd, sizeof *x->gpu);
-  x->nic = mem_alloc(nd * sizeof *x->nic);
-  x->nic_gbps = mem_alloc(nd * sizeof *x->nic_gbps);
-  x->sockets = mem_alloc(nd * sizeof *x->sockets);
-  x->factor = mem_alloc(nd * sizeof *x->factor);
-  x->flow_gbps = mem_alloc(nd * sizeof *x->flow_gbps);
+  engine_layout(x);
   if ((rc = spec_device_gpus(s, x->gpu, e)) ||
       (rc = spec_check_memory(&x->w, s, a->device, x->gpu, e)))
     goto fail;
-  int nn = nic_layout(s, x->nic, x->nic_gbps, x->sockets, x->flow_gbps);
-  x->topo = (sim_net_topo){.ndevices = s->ndevices, .ctx = x,
-                           .link = topo_link, .next_change = topo_next,
-                           .nic = x->nic, .nic_gbps = x->nic_gbps, .nnics = nn,
-                           .sockets = x->sockets, .flow_gbps = x->flow_gbps};
-  x->speed = (sim_graph_speed){x, engine_speed, engine_speed_next};
   for (int d = 0; d < s->ndevices; d++)
     x->factor[d] = spec_site_compute_factor(&s->sites[s->device_site[d]],
                                             x->gpu[d]);
@@ -456,6 +464,34 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
     rc = save_timeline(s, x->opt.timeline_path, t, n, e);
   }
   if (rc) sim_result_free(out);
+  sim_engine_free(x);
+  return rc;
+}
+
+int sim_moves(const scenario *s, const sim_options *o,
+                  const fault_trace *faults, const sim_move *v, int n,
+                  int64_t t0, int64_t *end_ns, err *e) {
+  *end_ns = t0;
+  if (n == 0) return ERR_OK;
+  sim_engine *x = mem_calloc(1, sizeof *x);
+  x->s = s;
+  x->opt = o ? *o : sim_options_default();
+  x->faults = faults;
+  engine_layout(x);
+  x->g = graph_take();
+  for (int i = 0; i < n; i++) {
+    assert(v[i].src != v[i].dst);
+    sim_graph_xfer(x->g, v[i].src, v[i].dst, v[i].bytes, SIM_ROLE_DP, i);
+  }
+  sim_graph_attach(x->g, &x->topo, &x->opt.transport, SIM_NET_FRESH);
+  bool stopped;
+  int rc = ERR_OK;
+  sim_graph_run_at(x->g, t0, INT64_MAX, NULL, &stopped);
+  *end_ns = sim_graph_end(x->g);
+  if (*end_ns >= SIM_NET_HORIZON_NS)
+    rc = err_set(e, ERR_RANGE, "%s: moving training state between devices "
+                 "runs past %.3g s (73 years): a link it needs is down for "
+                 "ever", s->name, (double)SIM_NET_HORIZON_NS * 1e-9);
   sim_engine_free(x);
   return rc;
 }

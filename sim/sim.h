@@ -113,6 +113,20 @@ const sim_task *sim_engine_tasks(const sim_engine *x, uint32_t *n);
 
 void sim_engine_free(sim_engine *x);
 
+/* One transfer of sim_moves: bytes from device src to device dst. */
+typedef struct sim_move {
+  int src, dst;
+  double bytes;
+} sim_move;
+
+/* Moves the n transfers at once over s's network from t0 (new TCP
+ * connections; links slowed or cut by faults, as in an engine): ERR_OK and
+ * *end_ns when the last byte has arrived (t0 for none); ERR_RANGE when one
+ * cannot finish (a link down for ever). */
+int sim_moves(const scenario *s, const sim_options *o,
+                  const fault_trace *faults, const sim_move *v, int n,
+                  int64_t t0, int64_t *end_ns, err *e);
+
 /* Frees the arrays of r (not r itself); NULL is fine. */
 void sim_result_free(sim_result *r);
 
