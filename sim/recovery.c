@@ -98,16 +98,25 @@ int sim_recovery_reroute(const sim_recovery_ctx *c, sim_plan *out, err *e) {
   int R = o->replicas, S = o->stages, most = R;
   int *col = mem_alloc((size_t)R * S * sizeof *col); /* [s * R + i] */
   int *cnt = mem_calloc((size_t)S, sizeof *cnt);
+  bool *whole = mem_alloc((size_t)R * sizeof *whole); /* all of it up */
+  for (int r = 0; r < R; r++) {
+    whole[r] = true;
+    for (int s = 0; s < S; s++) whole[r] = whole[r] && up(c, alloc_at(o, r, s));
+  }
+  /* per column: the replicas whose devices are all up, then the other
+   * holders, then the rest, so the first pipelines are whole replicas as
+   * they were (a device of one that lacks the state receives it) */
   for (int s = 0; s < S; s++) {
-    for (int pass = 0; pass < 2; pass++) /* holders, then the others */
+    bool held = false;
+    for (int pass = 0; pass < 3; pass++)
       for (int r = 0; r < R; r++) {
         int d = alloc_at(o, r, s);
-        if (up(c, d) && (c->holds[d] == s) == (pass == 0))
-          col[s * R + cnt[s]++] = d;
+        int rank = whole[r] ? 0 : c->holds[d] == s ? 1 : 2;
+        if (up(c, d) && rank == pass) col[s * R + cnt[s]++] = d;
+        held = held || (up(c, d) && c->holds[d] == s);
       }
-    int held = cnt[s] > 0 && c->holds[col[s * R]] == s;
     if (!held) {
-      free(col), free(cnt);
+      free(col), free(cnt), free(whole);
       return err_set(e, ERR_CONFIG, "%s: the job cannot continue: stage %d "
                      "has no replica left at t = %.6f s (every device that "
                      "held it is down)", c->s->name, s, (double)c->now * 1e-9);
@@ -118,7 +127,7 @@ int sim_recovery_reroute(const sim_recovery_ctx *c, sim_plan *out, err *e) {
   for (int r = 0; r < most; r++)
     for (int s = 0; s < S; s++) pick[r * S + s] = col[s * R + r];
   plan_from_picks(out, c->s, pick, most, S);
-  free(pick), free(col), free(cnt);
+  free(pick), free(col), free(cnt), free(whole);
   return ERR_OK;
 }
 

@@ -72,7 +72,9 @@ typedef struct sim_recovery_ctx {
 } sim_recovery_ctx;
 
 /* Reroute: per stage, the devices of its original column that are up at
- * now, those holding the stage's state first, each in replica order; as
+ * now — those of replicas whose every device is up first, then the
+ * others holding the stage's state, then the rest, each in replica order
+ * (so whole replicas stay pipelines as they were); as
  * many pipelines as the poorest stage has devices, pipeline r made of each
  * stage's r-th. ERR_OK and *out; ERR_CONFIG with "the job cannot continue:
  * stage S has no replica left at t = T s" when some stage has no device up

@@ -11,8 +11,10 @@
 #include "models/alloc.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_training.h"
 #include "sim/place.h"
 #include "sim/sim.h"
+#include "sim/training.h"
 
 static void simulate_help(void) {
   printf(
@@ -29,8 +31,8 @@ static void simulate_help(void) {
       "  --network MODEL     ideal, netem (default) or tcp\n"
       "  --timeline FILE     Chrome Trace Event JSON (Perfetto) of the run\n"
       "  --json              one JSON object on stdout\n"
-      "  --help              this text\n\n%s",
-      cli_workload_help);
+      "  --help              this text\n\n%s\n%s",
+      cli_training_help, cli_workload_help);
 }
 
 typedef struct sim_args {
@@ -38,6 +40,7 @@ typedef struct sim_args {
   int network;
   bool json;
   cli_workload_opts wo;
+  cli_training_opts to;
 } sim_args;
 
 static int parse_args(int argc, char **argv, sim_args *p) {
@@ -50,14 +53,18 @@ static int parse_args(int argc, char **argv, sim_args *p) {
       {"timeline", required_argument, NULL, OPT_TIMELINE},
       {"json", no_argument, NULL, OPT_JSON},
       {NULL, 0, NULL, 0}};
-  struct option *opts = cli_workload_options(own);
+  struct option *tr = cli_training_options(own);
+  struct option *opts = cli_workload_options(tr);
+  free(tr);
   memset(p, 0, sizeof *p);
   p->network = TRANSPORT_NETEM;
   cli_workload_init(&p->wo);
+  cli_training_init(&p->to);
   int c, rc = CLI_OK;
   optind = 1;
   while (rc == CLI_OK && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     int handled = cli_workload_parse("simulate", c, optarg, &p->wo);
+    if (!handled) handled = cli_training_parse("simulate", c, optarg, &p->to);
     if (handled < 0) rc = CLI_USAGE;
     else if (handled) continue;
     else if (c == 'h') rc = -1;
@@ -83,6 +90,7 @@ static int parse_args(int argc, char **argv, sim_args *p) {
   p->scenario = argv[optind];
   if (!!p->alloc_file + !!p->method != 1)
     return cli_usage_error("simulate", "give exactly one of --alloc, --method");
+  if ((rc = cli_training_check("simulate", &p->to, p->method))) return rc;
   return p->method ? cli_check_method("simulate", p->method) : CLI_OK;
 }
 
@@ -116,7 +124,8 @@ static void print_table(const scenario *s, const char *placement,
 }
 
 static void print_json(const scenario *s, const char *placement,
-                       const sim_result *r) {
+                       const sim_result *r, const sim_training_result *tr,
+                       const cli_training_opts *to) {
   json_t *o = json_object(), *st = json_array(), *cl = json_array();
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "placement", json_string(placement));
@@ -145,6 +154,10 @@ static void print_json(const scenario *s, const char *placement,
                       "flows", (json_int_t)c->flows));
   }
   json_object_set_new(o, "link_classes", cl);
+  if (tr) {
+    cli_training_json(o, tr, to);
+    json_object_set_new(o, "iteration_s", cli_json_number(tr->mean_s));
+  }
   char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
   puts(text);
   free(text);
@@ -176,18 +189,33 @@ int cli_simulate(int argc, char **argv) {
     cost_ctx_free(c);
   }
   if (!a) goto fail;
-  o.timeline_path = p.timeline;
-  if (sim_run(s, a, &o, &r, &e) != ERR_OK) goto fail;
+  sim_training_result tr = {0};
+  if (p.to.active) {
+    p.to.o.sim = o;
+    p.to.o.timeline = p.timeline;
+    if (cli_training_load(&p.to, s, &e) ||
+        sim_training_run(s, a, &p.to.o, &tr, &e) != ERR_OK)
+      goto fail;
+    r = tr.agg;
+    tr.agg = (sim_result){0};
+  } else {
+    o.timeline_path = p.timeline;
+    if (sim_run(s, a, &o, &r, &e) != ERR_OK) goto fail;
+  }
   const char *placement = p.alloc_file ? p.alloc_file : p.method;
-  if (p.json)
-    print_json(s, placement, &r);
-  else
+  if (p.json) {
+    print_json(s, placement, &r, p.to.active ? &tr : NULL, &p.to);
+  } else {
     print_table(s, placement, &r);
+    if (p.to.active) cli_training_table(&tr, &p.to);
+  }
+  sim_training_result_free(&tr);
   rc = CLI_OK;
   goto done;
 fail:
   rc = cli_error("%s", e.msg);
 done:
+  cli_training_free(&p.to);
   sim_result_free(&r);
   alloc_free(a);
   scenario_free(s);
