@@ -71,6 +71,7 @@ typedef struct run {
   sim_iteration *it;
   size_t n, cap, ckpt; /* ckpt: kept iterations at the last checkpoint */
   double pending;     /* lost since the last kept iteration ended */
+  double pending_by[SIM_LOST_N]; /* the same by cause */
   double lost[SIM_LOST_N];
   sim_result agg;
   size_t completed;   /* iterations run to completion */
@@ -85,6 +86,7 @@ static double sec(int64_t ns) { return (double)ns * 1e-9; }
 static void lose(run *r, sim_lost c, int64_t ns) {
   r->lost[c] += sec(ns);
   r->pending += sec(ns);
+  r->pending_by[c] += sec(ns);
 }
 
 static bool dev_up(const run *r, int d, int64_t t) {
@@ -194,8 +196,10 @@ static int keep(run *r, int64_t start, const sim_result *x) {
                                 .lost_s = r->pending,
                                 .replicas = r->plan.replicas,
                                 .samples = v->workload.batch};
+  memcpy(r->it[r->n].lost_by, r->pending_by, sizeof r->pending_by);
   r->n++;
   r->pending = 0;
+  memset(r->pending_by, 0, sizeof r->pending_by);
   r->now = x->end_ns;
   holds_from_plan(r);
   accumulate(r, x);
@@ -212,6 +216,8 @@ static void rollback(run *r) {
   for (size_t k = r->ckpt; k < r->n; k++) {
     r->lost[SIM_LOST_REDONE] += r->it[k].iteration_s;
     r->pending += r->it[k].iteration_s + r->it[k].lost_s;
+    r->pending_by[SIM_LOST_REDONE] += r->it[k].iteration_s;
+    for (int c = 0; c < SIM_LOST_N; c++) r->pending_by[c] += r->it[k].lost_by[c];
   }
   r->n = r->ckpt;
 }

@@ -80,6 +80,7 @@ typedef struct sim_iteration {
   double start_s;     /* when its kept run began */
   double iteration_s; /* how long it took */
   double lost_s;      /* time lost since the previous one ended (or 0) */
+  double lost_by[SIM_LOST_N]; /* lost_s by cause */
   int replicas;       /* the data-parallel degree it ran with */
   double samples;     /* sequences it trained */
 } sim_iteration;

@@ -111,7 +111,8 @@ static sweep_point run_point(const char *scenario_name,
       .dp_algo = wo->k.dp_algo, .gpu = wo->k.gpu, .bandwidth_scale = 1,
       .latency_scale = 1,
       .activation_gb = wo->k.activation_gb, .gradient_gb = wo->k.gradient_gb,
-      .sockets = wo->k.sockets, .runtime = wo->k.runtime};
+      .sockets = wo->k.sockets, .runtime = wo->k.runtime,
+      .iterations = -1, .checkpoint_every = -1};
 }
 
 /* The placement of method; a search's convergence goes to the database
