@@ -132,30 +132,36 @@ int sim_recovery_reroute(const sim_recovery_ctx *c, sim_plan *out, err *e) {
 }
 
 /* The devices replan keeps (increasing), *n of them: every device up but
- * `drop`, dropped from the sites with the fewest up first, then the higher
- * site, each site's highest device first. */
+ * the `drop` beyond whole replicas. A site's up devices fill
+ * floor(up / stages) pipelines of its own and leave a fragment; devices
+ * are dropped from fragments only, the smallest fragment first (then the
+ * higher site), each site's highest device first, so pipelines that fit
+ * inside a site stay possible. */
 static int *replan_keep(const sim_recovery_ctx *c, int S, int *n, int *R) {
   const scenario *s = c->s;
-  int *alive = mem_calloc((size_t)s->nsites, sizeof *alive), total = 0;
+  int *frag = mem_calloc((size_t)s->nsites, sizeof *frag), total = 0;
   bool *on = mem_calloc((size_t)s->ndevices, sizeof *on);
   for (int d = 0; d < s->ndevices; d++)
-    if (up(c, d)) on[d] = true, alive[s->device_site[d]]++, total++;
+    if (up(c, d)) on[d] = true, frag[s->device_site[d]]++, total++;
+  for (int k = 0; k < s->nsites; k++) frag[k] %= S;
   *R = total / S;
-  int drop = total - *R * S;
+  int drop = total - *R * S; /* < S <= the sum of the fragments */
   while (drop > 0) {
     int best = -1;
     for (int k = 0; k < s->nsites; k++)
-      if (alive[k] > 0 && (best < 0 || alive[k] <= alive[best])) best = k;
+      if (frag[k] > 0 && (best < 0 || frag[k] <= frag[best])) best = k;
+    assert(best >= 0);
     const scenario_site *st = &s->sites[best];
-    for (int d = st->first_device + st->ndevices - 1; d >= st->first_device &&
-         drop > 0 && alive[best] > 0; d--)
-      if (on[d]) on[d] = false, alive[best]--, drop--;
+    for (int d = st->first_device + st->ndevices - 1;
+         d >= st->first_device && drop > 0 && frag[best] > 0; d--)
+      if (on[d]) on[d] = false, frag[best]--, drop--;
+    frag[best] = 0; /* what is left of it stays */
   }
   int *keep = mem_alloc(((size_t)*R * S + 1) * sizeof *keep);
   *n = 0;
   for (int d = 0; d < s->ndevices; d++)
     if (on[d]) keep[(*n)++] = d;
-  free(alive), free(on);
+  free(frag), free(on);
   return keep;
 }
 

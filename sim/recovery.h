@@ -82,9 +82,10 @@ typedef struct sim_recovery_ctx {
 int sim_recovery_reroute(const sim_recovery_ctx *c, sim_plan *out, err *e);
 
 /* Replan: every device up at now, floor(up / stages) replicas; the devices
- * beyond them dropped from the sites with the fewest up first (so whole
- * sites stay), the highest index first; the method places the work on the
- * rest. ERR_OK and *out; ERR_CONFIG ("cannot continue") when fewer devices
+ * beyond them dropped from what a site has beyond whole pipelines of its
+ * own, the smallest such fragment first, the highest index first (so
+ * pipelines inside a site stay possible); the method places the work on
+ * the rest. ERR_OK and *out; ERR_CONFIG ("cannot continue") when fewer devices
  * than stages are up; the method's errors. */
 int sim_recovery_replan(const sim_recovery_ctx *c, sim_plan *out, err *e);
 
