@@ -45,6 +45,7 @@ except ImportError:
 matplotlib.use("Agg")
 import argparse  # noqa: E402
 import json  # noqa: E402
+import math  # noqa: E402
 import sqlite3  # noqa: E402
 from collections import defaultdict  # noqa: E402
 
@@ -355,41 +356,72 @@ def iterations(db, out):
 
 def policies(db, out):
     """Goodput and time lost against how often devices were lost, one line
-    per recovery policy (mean over the runs at one rate), a panel per
-    (scenario, network): which policy wins, where, at which rate."""
+    per recovery policy (and checkpoint interval, where a panel has several),
+    a panel per (scenario, network): which policy wins, where, at which
+    rate. A fault file's rate is the device outages started per hour of run,
+    averaged over the runs that used it, so every policy's point for one
+    file sits at one x (runs without faults at 0). Files are pooled by half
+    decades of rate (seeds of one generator setting fall together); a
+    point is the mean over a bin's runs, at the mean rate of its files.
+    Panels run four to a row, goodput above time lost."""
     rows = db.execute(
         "SELECT r.scenario, r.network_model, coalesce(r.recovery, "
-        "'restart'), r.samples_per_s, r.lost_s / r.total_s, r.total_s, "
+        "'restart'), r.checkpoint_every, coalesce(r.faults, ''), "
+        "r.samples_per_s, r.lost_s / r.total_s, r.total_s, "
         "(SELECT count(*) FROM marks m WHERE m.result_id = r.id AND m.kind IN "
         "('device_down', 'site_down')) FROM results r WHERE r.iterations IS "
         "NOT NULL AND r.total_s > 0").fetchall()
+    rate = defaultdict(list)  # (scenario, network, faults) -> outages / h
+    for scenario, net, _, _, faults, _, _, total, n in rows:
+        rate[(scenario, net, faults)].append(n / (total / 3600.0))
+    rate = {k: sum(v) / len(v) if k[2] else 0.0 for k, v in rate.items()}
+
+    def bin_of(x):  # half decades: [10^(k/2), 10^((k+1)/2)); 0 alone
+        return None if x <= 0 else math.floor(2 * math.log10(x))
+
+    where = defaultdict(list)  # (scenario, network, bin) -> files' rates
+    for (scenario, net, faults), x in rate.items():
+        where[(scenario, net, bin_of(x))].append(x)
     panels = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    for scenario, net, policy, goodput, lost, total, n in rows:
-        rate = n / (total / 3600.0)
-        panels[(scenario, net)][policy][round(rate, 6)].append((goodput, lost))
+    for scenario, net, policy, ckpt, faults, goodput, lost, _, _ in rows:
+        xs = where[(scenario, net, bin_of(rate[(scenario, net, faults)]))]
+        x = round(sum(xs) / len(xs), 6)
+        panels[(scenario, net)][(policy, ckpt)][x].append((goodput, lost))
     panels = {k: v for k, v in panels.items()
               if any(len(p) > 1 for p in v.values())}
     if not panels:
         note("no training runs at two or more outage rates: skipping "
              "policies.png")
         return
-    fig, axes = plt.subplots(2, len(panels), squeeze=False,
-                             figsize=(max(7.0, 5.2 * len(panels)), 8.4))
+    cols = min(4, len(panels))
+    rows_ = 2 * ((len(panels) + cols - 1) // cols)
+    fig, axes = plt.subplots(rows_, cols, squeeze=False,
+                             figsize=(max(7.0, 5.2 * cols), 4.2 * rows_))
+    for i in range(len(panels), rows_ // 2 * cols):  # unused panels
+        axes[2 * (i // cols)][i % cols].axis("off")
+        axes[2 * (i // cols) + 1][i % cols].axis("off")
     labels = []
-    for col, ((scenario, net), pol) in enumerate(sorted(panels.items())):
-        top, bottom = axes[0][col], axes[1][col]
-        for i, (policy, pts) in enumerate(sorted(pol.items())):
+    for i, ((scenario, net), pol) in enumerate(sorted(panels.items())):
+        top = axes[2 * (i // cols)][i % cols]
+        bottom = axes[2 * (i // cols) + 1][i % cols]
+        several = len({c for _, c in pol}) > 1
+        for j, ((policy, ckpt), pts) in enumerate(
+                sorted(pol.items(), key=lambda kv: (kv[0][0],
+                                                    kv[0][1] or 0))):
             xs = sorted(pts)
             good = [sum(g for g, _ in pts[x]) / len(pts[x]) for x in xs]
             lost = [100 * sum(l for _, l in pts[x]) / len(pts[x]) for x in xs]
-            style = dict(marker=MARKERS[i % len(MARKERS)], label=policy)
+            label = policy + (", checkpoint every %s" % (ckpt or "-")
+                              if several else "")
+            style = dict(marker=MARKERS[j % len(MARKERS)], label=label)
             top.plot(xs, good, **style)
             bottom.plot(xs, lost, **style)
-            labels.append("%s, %s: %s" % (scenario, net, policy))
+            labels.append("%s, %s: %s" % (scenario, net, label))
         top.set_title("%s, %s network" % (scenario, net))
         top.set_ylabel("goodput (samples / s of run)")
         bottom.set_ylabel("time lost (% of the run)")
         for ax in (top, bottom):
+            ax.set_xscale("symlog", linthresh=1.0)
             ax.set_xlabel("device outages started per hour of run")
             ax.grid(alpha=0.3)
             ax.legend(title="recovery", fontsize=8)
