@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 /* How long a connection waits for another's lock (SQLite's busy timeout,
  * and the retries of set_wal), ms. */

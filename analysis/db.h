@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 
 /* The schema this build reads and writes (PRAGMA user_version), and the
  * PRAGMA application_id that marks a file as geodes's ("geod"). Version 2

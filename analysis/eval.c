@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "models/predict.h"
 #include "models/spec.h"
 #include "sim/place.h"
 #include "sim/training.h"
 #include "traces/fault.h"
-#include "traces/mem.h"
 
 scenario *eval_scenario(const sweep_point *p, err *e) {
   scenario *s = scenario_load(p->scenario, e);
@@ -48,25 +48,6 @@ scenario *eval_scenario(const sweep_point *p, err *e) {
     return NULL;
   }
   return s;
-}
-
-char *eval_alloc_json(const alloc *a) {
-  size_t cap = 32 + (size_t)a->replicas * (size_t)a->stages * 8, len = 0;
-  char *out = mem_alloc(cap);
-  len += (size_t)snprintf(out, cap, "{\"pipelines\": [");
-  for (int r = 0; r < a->replicas; r++) {
-    for (int st = 0; st < a->stages; st++) {
-      mem_grow((void **)&out, &cap, len + 16, 1);
-      len += (size_t)snprintf(out + len, cap - len, "%s%d",
-                              st == 0 ? (r ? ", [" : "[") : ", ",
-                              alloc_at(a, r, st));
-    }
-    mem_grow((void **)&out, &cap, len + 4, 1);
-    len += (size_t)snprintf(out + len, cap - len, "]");
-  }
-  mem_grow((void **)&out, &cap, len + 4, 1);
-  snprintf(out + len, cap - len, "]}");
-  return out;
 }
 
 static int predict(const scenario *s, const alloc *a,
@@ -232,7 +213,7 @@ static int eval_with(const scenario *s, const cost_ctx *c, const alloc *a,
   r->activation_gb = cost_ctx_activation_gb(c);
   r->gradient_gb = cost_ctx_gradient_gb(c);
   free(r->alloc);
-  r->alloc = eval_alloc_json(a);
+  r->alloc = alloc_text(a);
   return ERR_OK;
 }
 

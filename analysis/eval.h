@@ -35,7 +35,4 @@ int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
 /* The sweep evaluator: eval_scenario, sim_place, eval_alloc. ctx unused. */
 int eval_point(void *ctx, const sweep_point *p, db_result *r, err *e);
 
-/* a as compact {"pipelines": [[...], ...]} JSON, malloc'ed. */
-char *eval_alloc_json(const alloc *a);
-
 #endif

@@ -24,11 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/builtin.h"
+#include "base/mem.h"
+#include "base/names.h"
 #include "models/alloc.h"
+#include "models/spec.h"
 #include "sim/sim.h"
 #include "sim/transfer.h"
-#include "traces/builtin.h"
-#include "traces/mem.h"
 #include "traces/scenario.h"
 
 #define CAL_FILE "calibration.csv"
@@ -172,7 +174,7 @@ static scenario *uniform_case(const reproduce_row *r, const host *h,
            isnan(r->delay_ms) ? DEFAULT_DELAY_MS : r->delay_ms,
            isnan(r->bandwidth_gbps) ? h->nic_gbps : r->bandwidth_gbps,
            r->layers, batch, stages, replicas, per_pass,
-           meg ? "megatron" : "dtfm");
+           spec_runtime_name(meg ? SPEC_RUNTIME_MEGATRON : SPEC_RUNTIME_DTFM));
   snprintf(name, sizeof name, "%s:%d", CAL_FILE, r->line);
   return scenario_parse(text, strlen(text), name, e);
 }
@@ -189,7 +191,7 @@ static scenario *geo_case(const reproduce_row *r, err *e) {
   scenario_knobs_init(&k);
   k.batch = r->batch;
   k.layers = r->layers;
-  k.runtime = meg ? "megatron" : "dtfm";
+  k.runtime = spec_runtime_name(meg ? SPEC_RUNTIME_MEGATRON : SPEC_RUNTIME_DTFM);
   k.micro_batches_per_pass = 64; /* DT-FM's; Megatron runs them all at once */
   if (scenario_apply(s, &k, e)) {
     scenario_free(s);
@@ -206,8 +208,10 @@ static scenario *geo_case(const reproduce_row *r, err *e) {
 static int simulate(const reproduce_row *r, const scenario *s,
                     transport_model m, double *out, err *e) {
   const scenario_workload *w = &s->workload;
-  const char *method = is_random(r) ? "random"
-                       : is_megatron(r) ? "megatron" : "dtfm-identity";
+  const char *method =
+      alloc_fixed_names[is_random(r)     ? ALLOC_RANDOM
+                        : is_megatron(r) ? ALLOC_MEGATRON
+                                         : ALLOC_DTFM_IDENTITY];
   int seeds = is_random(r) ? RANDOM_SEEDS : 1;
   double sum = 0;
   sim_options o = sim_options_default();
@@ -238,17 +242,25 @@ static void p2p(reproduce_row *r, const host *h) {
   r->sim_s[TRANSPORT_TCP] = sim_transfer_s(&x);
 }
 
+#define REPRODUCE_TABLE_NAME(id, name) name,
+const char *const reproduce_tables[REPRODUCE_NTABLES + 1] = {
+    REPRODUCE_TABLE_MAP(REPRODUCE_TABLE_NAME) NULL};
+#undef REPRODUCE_TABLE_NAME
+
 static scenario *row_case(const reproduce_row *r, const host *h, err *e) {
-  if (strcmp(r->table, "pipeline") == 0) return uniform_case(r, h, 1, e);
-  if (strcmp(r->table, "homogeneous") == 0) return uniform_case(r, h, 8, e);
-  if (strcmp(r->table, "geo") == 0) return geo_case(r, e);
+  switch (names_find(reproduce_tables, r->table)) {
+    case REPRODUCE_PIPELINE: return uniform_case(r, h, 1, e);
+    case REPRODUCE_HOMOGENEOUS: return uniform_case(r, h, 8, e);
+    case REPRODUCE_GEO: return geo_case(r, e);
+    default: break;
+  }
   err_set(e, ERR_PARSE, "%s:%d: unknown table '%s'", CAL_FILE, r->line,
           r->table);
   return NULL;
 }
 
 static int run_row(reproduce_row *r, const host *h, err *e) {
-  if (strcmp(r->table, "p2p") == 0) {
+  if (names_find(reproduce_tables, r->table) == REPRODUCE_P2P) {
     p2p(r, h);
     return ERR_OK;
   }

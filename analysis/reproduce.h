@@ -11,13 +11,25 @@
 
 #include <stdbool.h>
 
+#include "base/err.h"
 #include "models/transport.h"
-#include "traces/err.h"
+
+/* The tables of the calibration file, in the order reports list them:
+ * X(ID, "name"); reproduce_tables is their names, NULL-terminated. */
+#define REPRODUCE_TABLE_MAP(X)  \
+  X(PIPELINE, "pipeline")       \
+  X(HOMOGENEOUS, "homogeneous") \
+  X(P2P, "p2p")                 \
+  X(GEO, "geo")
+#define REPRODUCE_TABLE_ID(id, name) REPRODUCE_##id,
+enum { REPRODUCE_TABLE_MAP(REPRODUCE_TABLE_ID) REPRODUCE_NTABLES };
+#undef REPRODUCE_TABLE_ID
+extern const char *const reproduce_tables[REPRODUCE_NTABLES + 1];
 
 /* One measured value and what the simulator makes of it. */
 typedef struct reproduce_row {
   int line;              /* in calibration.csv */
-  char table[16];        /* "pipeline", "homogeneous", "p2p", "geo" */
+  char table[16];        /* one of reproduce_tables */
   char setting[24];      /* network setting or geo case */
   char system[20];       /* "dtfm", "dtfm_random", "megatron", ... */
   double delay_ms;       /* tc delay, NAN when none */

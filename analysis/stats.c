@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 typedef struct keyed {
   double a, b;  /* sort by a, then b */

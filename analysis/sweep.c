@@ -12,16 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/builtin.h"
+#include "base/file.h"
+#include "base/hash.h"
+#include "base/mem.h"
+#include "base/names.h"
 #include "models/spec.h"
 #include "schedules/schedule.h"
 #include "sim/net.h"
 #include "sim/sim.h"
 #include "sim/training.h"
-#include "traces/builtin.h"
 #include "traces/fault.h"
-#include "traces/file.h"
-#include "traces/hash.h"
-#include "traces/mem.h"
+#include "traces/workload.h"
 
 typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
 
@@ -34,11 +36,6 @@ enum {
   K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_SOCKETS, K_RUNTIME, K_ITERATIONS,
   K_FAULTS, K_RECOVERY, K_CKPT, K_COUNT
 };
-
-static const char *const SCHEDULES[] = {"gpipe", "1f1b", NULL};
-static const char *const DP_ALGOS[] = {"central-ps", "ring", "sharded-ps",
-                                       NULL};
-static const char *const RUNTIMES[] = {"dtfm", "megatron", NULL};
 
 /* The recovery policies' own spelling (sim/recovery.h's one table). */
 static const char *recovery_name(const char *s) {
@@ -56,9 +53,8 @@ static const char *gpu_name(const char *s) {
 /* The scheduler's own spelling of a method (schedule_method_names is the
  * one list of them), NULL if unknown. */
 static const char *method_name(const char *s) {
-  for (const char *const *m = schedule_method_names(); *m; m++)
-    if (strcmp(*m, s) == 0) return *m;
-  return NULL;
+  int m = schedule_method_find(s);
+  return m < 0 ? NULL : schedule_method_name((schedule_method_id)m);
 }
 
 /* The engine's spelling of a network model, NULL if unknown. */
@@ -76,34 +72,46 @@ static const struct axis_spec {
   double lo, hi;            /* AXIS_INT / AXIS_REAL: inclusive range */
   bool open_lo;             /* AXIS_REAL: lo itself excluded */
 } SPECS[K_COUNT] = {
-    [K_SCENARIOS] = {"scenarios", AXIS_NAME, NULL, NULL, 0, 0, false},
-    [K_METHODS] = {"methods", AXIS_NAME, NULL, method_name, 0, 0, false},
-    [K_NETWORKS] = {"networks", AXIS_NAME, NULL, network_name, 0, 0, false},
-    [K_SEEDS] = {"seeds", AXIS_INT, NULL, NULL, 0, SCENARIO_MAX_SEED, false},
-    [K_LAYERS] = {"layers", AXIS_INT, NULL, NULL, 1, SCENARIO_MAX_LAYERS,
-                  false},
-    [K_BATCH] = {"batch", AXIS_INT, NULL, NULL, 1, 1e8, false},
-    [K_MICRO_BATCH] = {"micro_batch", AXIS_INT, NULL, NULL, 1, 1e6, false},
-    [K_MBPP] = {"micro_batches_per_pass", AXIS_INT, NULL, NULL, 1, 1e7,
-                false},
-    [K_SCHEDULE] = {"schedule", AXIS_NAME, SCHEDULES, NULL, 0, 0, false},
-    [K_DP_ALGO] = {"dp_algo", AXIS_NAME, DP_ALGOS, NULL, 0, 0, false},
-    [K_BW_SCALE] = {"bandwidth_scale", AXIS_REAL, NULL, NULL, 0, 1e6, true},
-    [K_LAT_SCALE] = {"latency_scale", AXIS_REAL, NULL, NULL, 0, 1e6, true},
-    [K_WINDOW] = {"window_bytes", AXIS_INT, NULL, NULL, 1448, 1099511627776.0,
-                  false},
-    [K_ACT_GB] = {"activation_gb", AXIS_REAL, NULL, NULL, 0, 1e6, true},
-    [K_GRAD_GB] = {"gradient_gb", AXIS_REAL, NULL, NULL, 0, 1e6, true},
-    [K_GPUS] = {"gpus", AXIS_NAME, NULL, gpu_name, 0, 0, false},
-    [K_SOCKETS] = {"sockets", AXIS_INT, NULL, NULL, 1, TRANSPORT_SOCKETS_MAX,
-                   false},
-    [K_RUNTIME] = {"runtime", AXIS_NAME, RUNTIMES, NULL, 0, 0, false},
-    [K_ITERATIONS] = {"iterations", AXIS_INT, NULL, NULL, 1,
-                      SIM_TRAINING_MAX_ITERATIONS, false},
-    [K_FAULTS] = {"faults", AXIS_NAME, NULL, NULL, 0, 0, false},
-    [K_RECOVERY] = {"recovery", AXIS_NAME, NULL, recovery_name, 0, 0, false},
-    [K_CKPT] = {"checkpoint_every", AXIS_INT, NULL, NULL, 1,
-                SIM_TRAINING_MAX_ITERATIONS, false},
+    [K_SCENARIOS] = {.key = "scenarios", .kind = AXIS_NAME},
+    [K_METHODS] = {.key = "methods", .kind = AXIS_NAME, .canon = method_name},
+    [K_NETWORKS] = {.key = "networks", .kind = AXIS_NAME,
+                    .canon = network_name},
+    [K_SEEDS] = {.key = "seeds", .kind = AXIS_INT, .hi = SCENARIO_MAX_SEED},
+    [K_LAYERS] = {.key = "layers", .kind = AXIS_INT, .lo = 1,
+                  .hi = SCENARIO_MAX_LAYERS},
+    [K_BATCH] = {.key = "batch", .kind = AXIS_INT, .lo = 1,
+                 .hi = SCENARIO_KNOB_MAX_BATCH},
+    [K_MICRO_BATCH] = {.key = "micro_batch", .kind = AXIS_INT, .lo = 1,
+                       .hi = SCENARIO_KNOB_MAX_MICRO_BATCH},
+    [K_MBPP] = {.key = "micro_batches_per_pass", .kind = AXIS_INT, .lo = 1,
+                .hi = SCENARIO_KNOB_MAX_MBPP},
+    [K_SCHEDULE] = {.key = "schedule", .kind = AXIS_NAME,
+                    .names = workload_schedules},
+    [K_DP_ALGO] = {.key = "dp_algo", .kind = AXIS_NAME,
+                   .names = workload_dp_algos},
+    [K_BW_SCALE] = {.key = "bandwidth_scale", .kind = AXIS_REAL,
+                    .hi = SCENARIO_KNOB_MAX_SCALE, .open_lo = true},
+    [K_LAT_SCALE] = {.key = "latency_scale", .kind = AXIS_REAL,
+                     .hi = SCENARIO_KNOB_MAX_SCALE, .open_lo = true},
+    [K_WINDOW] = {.key = "window_bytes", .kind = AXIS_INT,
+                  .lo = TRANSPORT_WINDOW_MIN_BYTES,
+                  .hi = TRANSPORT_WINDOW_MAX_BYTES},
+    [K_ACT_GB] = {.key = "activation_gb", .kind = AXIS_REAL,
+                  .hi = SCENARIO_KNOB_MAX_GB, .open_lo = true},
+    [K_GRAD_GB] = {.key = "gradient_gb", .kind = AXIS_REAL,
+                   .hi = SCENARIO_KNOB_MAX_GB, .open_lo = true},
+    [K_GPUS] = {.key = "gpus", .kind = AXIS_NAME, .canon = gpu_name},
+    [K_SOCKETS] = {.key = "sockets", .kind = AXIS_INT, .lo = 1,
+                   .hi = TRANSPORT_SOCKETS_MAX},
+    [K_RUNTIME] = {.key = "runtime", .kind = AXIS_NAME,
+                   .names = workload_runtimes},
+    [K_ITERATIONS] = {.key = "iterations", .kind = AXIS_INT, .lo = 1,
+                      .hi = SIM_TRAINING_MAX_ITERATIONS},
+    [K_FAULTS] = {.key = "faults", .kind = AXIS_NAME},
+    [K_RECOVERY] = {.key = "recovery", .kind = AXIS_NAME,
+                    .canon = recovery_name},
+    [K_CKPT] = {.key = "checkpoint_every", .kind = AXIS_INT, .lo = 1,
+                .hi = SIM_TRAINING_MAX_ITERATIONS},
 };
 
 typedef struct axis {
@@ -124,8 +132,6 @@ struct sweep {
   uint64_t data_hash;      /* builtin_hash, by sweep_resolve */
 };
 
-static const char *const DEFAULT_NAMES[3] = {"worldwide", "dtfm-identity",
-                                             "netem"};
 
 /* The line of `"key"` followed by ':' in text (keys of a sweep are unique and
  * its values are scalars, so the first such match is the key); 0 if none. */
@@ -146,10 +152,7 @@ static int key_line(const char *text, size_t len, const char *key) {
 }
 
 static bool known_name(const char *s, const char *const *names) {
-  if (!names) return *s != '\0';
-  for (; *names; names++)
-    if (strcmp(s, *names) == 0) return true;
-  return false;
+  return names ? names_find(names, s) >= 0 : *s != '\0';
 }
 
 /* The error for a GPU name models/spec.h does not know, listing those it
@@ -275,15 +278,14 @@ static int check_keys(sweep *s, json_t *root, const char *text, size_t len,
   json_object_foreach(root, key, v) {
     int k = axis_of(key);
     int line = key_line(text, len, key);
-    if (k == K_COUNT)
-      return err_set(e, ERR_UNKNOWN,
-                     "%s:%d: unknown key '%s' (keys: scenarios, methods, "
-                     "networks, seeds, layers, batch, micro_batch, "
-                     "micro_batches_per_pass, schedule, dp_algo, "
-                     "bandwidth_scale, latency_scale, window_bytes, "
-                     "activation_gb, gradient_gb, gpus, sockets, runtime, "
-                     "iterations, faults, recovery, checkpoint_every)",
-                     s->name, line, key);
+    if (k == K_COUNT) {
+      char keys[512] = "";
+      for (int j = 0; j < K_COUNT; j++)
+        snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s",
+                 j ? ", " : "", SPECS[j].key);
+      return err_set(e, ERR_UNKNOWN, "%s:%d: unknown key '%s' (keys: %s)",
+                     s->name, line, key, keys);
+    }
     s->axes[k].line = line;
     if (json_is_array(v) && json_array_size(v) > 0)
       count *= (double)json_array_size(v);
@@ -489,7 +491,7 @@ int sweep_line(const sweep *s, const char *key) {
 }
 
 size_t sweep_scenarios(const sweep *s, const char *const **names) {
-  static const char *const fallback[] = {"worldwide"};
+  static const char *const fallback[] = {SCENARIO_DEFAULT_NAME};
   const axis *ax = &s->axes[K_SCENARIOS];
   *names = ax->n ? (const char *const *)ax->names : fallback;
   return ax->n ? ax->n : 1;
@@ -507,9 +509,10 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
 #define INT(k) (a[k].n ? (int64_t)a[k].values[pick[k]] : -1)
 #define REAL(k, dflt) (a[k].n ? a[k].values[pick[k]] : (dflt))
   *p = (sweep_point){
-      .scenario = NAME(K_SCENARIOS, DEFAULT_NAMES[0]),
-      .method = NAME(K_METHODS, DEFAULT_NAMES[1]),
-      .network = NAME(K_NETWORKS, DEFAULT_NAMES[2]),
+      /* absent: worldwide, dtfm-identity, netem */
+      .scenario = NAME(K_SCENARIOS, SCENARIO_DEFAULT_NAME),
+      .method = NAME(K_METHODS, schedule_method_name(SCHEDULE_DTFM_IDENTITY)),
+      .network = NAME(K_NETWORKS, transport_model_name(TRANSPORT_NETEM)),
       .seed = INT(K_SEEDS), .layers = INT(K_LAYERS), .batch = INT(K_BATCH),
       .micro_batch = INT(K_MICRO_BATCH),
       .micro_batches_per_pass = INT(K_MBPP), .window_bytes = INT(K_WINDOW),
@@ -587,4 +590,28 @@ size_t sweep_point_key(const sweep_point *p, char *buf, size_t size) {
   if (p->checkpoint_every >= 0)
     put_int(buf, size, &at, "checkpoint_every", p->checkpoint_every);
   return at;
+}
+
+void sweep_label_row(db_result *r, const sweep_label *l) {
+  r->study = l->study, r->scenario = l->scenario, r->method = l->method;
+  r->network_model = l->network_model;
+  r->key = l->key, r->identity = l->identity;
+  r->bandwidth_scale = l->bandwidth_scale;
+  r->latency_scale = l->latency_scale;
+  r->faults = l->faults, r->recovery = l->recovery;
+}
+
+sweep_label sweep_point_label(const sweep_point *p, sweep_key *k) {
+  size_t need = sweep_point_key(p, k->key, k->cap) + 1;
+  if (need > k->cap) {
+    k->key = mem_realloc(k->key, k->cap = need);
+    sweep_point_key(p, k->key, k->cap);
+  }
+  sweep_point_identity(p, k->key, k->identity);
+  return (sweep_label){.study = "sweep", .scenario = p->scenario,
+                       .method = p->method, .network_model = p->network,
+                       .key = k->key, .identity = k->identity,
+                       .bandwidth_scale = p->bandwidth_scale,
+                       .latency_scale = p->latency_scale,
+                       .faults = p->faults, .recovery = p->recovery};
 }

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "analysis/db.h"
-#include "traces/err.h"
+#include "base/err.h"
 
 typedef struct sweep sweep;
 
@@ -94,11 +94,46 @@ const char *sweep_name(const sweep *s);           /* borrowed */
  * their content in its identity. */
 size_t sweep_point_key(const sweep_point *p, char *buf, size_t size);
 
+/* The names of a row of `results` beyond the values an evaluation fills
+ * (borrowed by the row): its study ("sweep", "validate"), scenario, method,
+ * network model, key, identity (NULL: none), scales, and a training run's
+ * fault file and recovery policy (NULL: none). */
+typedef struct sweep_label {
+  const char *study, *scenario, *method, *network_model, *key, *identity;
+  double bandwidth_scale, latency_scale;
+  const char *faults, *recovery;
+} sweep_label;
+
+/* Puts l's names on r: the one builder of a row's names, for sweep points,
+ * `geodes run`'s points (analysis/study) and validation samples. */
+void sweep_label_row(db_result *r, const sweep_label *l);
+
+/* A point's key and identity, in buffers kept from point to point:
+ * zero-initialise it, free key after the last. */
+typedef struct sweep_key {
+  char *key;
+  size_t cap;
+  char identity[17];
+} sweep_key;
+
+/* The label of point p's row (p resolved: it has its hashes): study
+ * "sweep", p's names and scales, its key and identity computed into k. */
+sweep_label sweep_point_label(const sweep_point *p, sweep_key *k);
+
 /* Evaluates one point into out (already initialised with db_result_init):
  * the effective workload values, the scores, the times and the allocation.
  * Returns ERR_OK or a negative code with e filled. */
 typedef int (*sweep_eval_fn)(void *ctx, const sweep_point *p, db_result *out,
                              err *e);
+
+/* Where a sweep stands, for a progress hook: points stored and failed so
+ * far of the todo this run computes, seconds since it started, and whether
+ * this is the last call (every point done, or the run stopped). */
+typedef struct sweep_progress {
+  size_t done, failed, todo;
+  double elapsed_s;
+  bool last;
+} sweep_progress;
 
 typedef struct sweep_opts {
   sweep_eval_fn eval;
@@ -107,7 +142,13 @@ typedef struct sweep_opts {
   int64_t run;           /* the `runs` row the results belong to */
   int batch_rows;        /* commit after this many rows (default 64) */
   double batch_seconds;  /* ... or this many seconds (default 1) */
-  bool progress;         /* draw a progress bar with rate and ETA */
+  /* Hooks (NULL: silent), with hook_ctx: progress after every point and
+   * once at the end; failed for a point whose evaluation failed (its key
+   * and the message; the point is counted, not stored). The sweep itself
+   * prints nothing. */
+  void (*progress)(void *hook_ctx, const sweep_progress *p);
+  void (*failed)(void *hook_ctx, const char *key, const char *msg);
+  void *hook_ctx;
   /* When *stop becomes nonzero (a signal handler's flag; NULL: never), no
    * new point starts, points in flight are dropped (workers are ended) and
    * what was stored is committed: the next run resumes from there. */
@@ -128,8 +169,9 @@ typedef struct sweep_stats {
 
 /* Evaluates every point of s (resolved) whose key is not in d, or is there
  * with another identity (stale), and stores each result, committing in
- * batches. A failing point is reported on stderr and counted;
- * the others go on. Returns ERR_OK, or a database error with e filled. */
+ * batches. A failing point is counted and handed to o->failed; the others
+ * go on. Returns ERR_OK, or a database error (or a failed pipe, fork or
+ * poll of the --jobs workers: ERR_IO) with e filled. */
 int sweep_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
               err *e);
 
@@ -150,13 +192,14 @@ char *sweep_pack(int status, const err *e, const db_result *r, size_t *len);
 bool sweep_unpack(const char *buf, size_t len, int *status, err *e,
                   db_result *r);
 
-/* The writer: stores finished points in batched transactions and draws the
- * progress bar. */
+/* The writer: stores finished points in batched transactions and reports
+ * progress and failures to the hooks of its options. */
 typedef struct sweep_writer sweep_writer;
 sweep_writer *sweep_writer_new(const sweep *s, db *d, const sweep_opts *o,
                                size_t total, size_t todo);
-/* Stores the outcome of point i (status != ERR_OK: reports e, counts a
- * failure). Returns ERR_OK or a database error in err_out. */
+/* Stores the outcome of point i (status != ERR_OK: hands e to the failed
+ * hook, counts a failure). Returns ERR_OK or a database error in
+ * err_out. */
 int sweep_writer_put(sweep_writer *w, size_t i, int status, const err *e,
                      db_result *r, err *err_out);
 /* Commits what is pending: called before anything that waits (an

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 #ifdef GEODES_HAVE_MPI
 #include <mpi.h>
@@ -33,14 +33,14 @@ int sweep_mpi_init(int *rank, int *size, err *e) {
 
 void sweep_mpi_finalize(void) {}
 
-_Noreturn void sweep_mpi_abort(int code) { exit(code); }
-
 char *sweep_mpi_bcast(char *text, long *len) {
   (void)len;
   return text;
 }
 
 int sweep_mpi_status(int status) { return status; }
+
+int sweep_mpi_agree(int status) { return status; }
 
 int sweep_mpi_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
                   err *e) {
@@ -69,11 +69,6 @@ void sweep_mpi_finalize(void) {
   if (up && !down) MPI_Finalize();
 }
 
-_Noreturn void sweep_mpi_abort(int code) {
-  MPI_Abort(MPI_COMM_WORLD, code);
-  exit(code);
-}
-
 char *sweep_mpi_bcast(char *text, long *len) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -94,6 +89,12 @@ char *sweep_mpi_bcast(char *text, long *len) {
 int sweep_mpi_status(int status) {
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return status;
+}
+
+int sweep_mpi_agree(int status) {
+  int all = status;
+  MPI_Allreduce(&status, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all;
 }
 
 /* Rank 0: stores one result that arrived from another rank; *from is that
@@ -158,7 +159,30 @@ static void assign(int rank, uint64_t point) {
  * the next one at hand while rank 0 is busy evaluating its own. */
 #define SWEEP_MPI_AHEAD 2
 
-/* Rank 0: hands out the n points of todo and stores every result. */
+/* Rank 0 after a failure: receives and drops the results of the points the
+ * other ranks still hold, releasing each rank once it holds none (a rank
+ * that holds none was released already). */
+static void release(int *held, int size) {
+  for (;;) {
+    int r = 1;
+    while (r < size && held[r] == 0) r++;
+    if (r == size) return;
+    MPI_Status ms;
+    int len;
+    MPI_Probe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &ms);
+    MPI_Get_count(&ms, MPI_BYTE, &len);
+    char *buf = mem_alloc((size_t)len + 1);
+    MPI_Recv(buf, len, MPI_BYTE, ms.MPI_SOURCE, TAG_RESULT, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    free(buf);
+    if (--held[ms.MPI_SOURCE] == 0) assign(ms.MPI_SOURCE, NO_POINT);
+  }
+}
+
+/* Rank 0: hands out the n points of todo and stores every result; on a
+ * failure, releases the other ranks before it returns.
+ * Invariant: held[r] is the number of points rank r holds, and a rank
+ * holding none has been sent NO_POINT. */
 static int coordinate(const sweep *s, const sweep_opts *o, const size_t *todo,
                       size_t n, int size, sweep_writer *w, err *e) {
   size_t next = 0, done = 0;
@@ -186,6 +210,7 @@ static int coordinate(const sweep *s, const sweep_opts *o, const size_t *todo,
     }
     done++;
   }
+  if (rc) release(held, size);
   free(held);
   return rc;
 }
@@ -218,16 +243,17 @@ int sweep_mpi_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
   }
   size_t n, stale;
   size_t *todo = sweep_missing(s, d, &n, &stale, e);
-  if (!todo) sweep_mpi_abort(1); /* the other ranks wait for work */
+  if (!todo) { /* the other ranks wait for work: release them */
+    for (int r = 1; r < size; r++) assign(r, NO_POINT);
+    return e ? e->code : ERR_DB;
+  }
   *st = (sweep_stats){.total = sweep_count(s),
                       .present = sweep_count(s) - n, .stale = stale};
   sweep_writer *w = sweep_writer_new(s, d, o, st->total, n);
   int rc = coordinate(s, o, todo, n, size, w, e);
   free(todo);
   int rc2 = sweep_writer_finish(w, st, e);
-  if (rc == ERR_OK) rc = rc2;
-  if (rc) sweep_mpi_abort(1); /* the other ranks may wait for work */
-  return rc;
+  return rc ? rc : rc2;
 }
 
 #endif

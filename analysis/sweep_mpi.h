@@ -22,8 +22,6 @@ int sweep_mpi_init(int *rank, int *size, err *e);
 /* MPI_Finalize (nothing when MPI was never initialised). */
 void sweep_mpi_finalize(void);
 
-/* Ends every rank of the job with status code (after rank 0 failed). */
-_Noreturn void sweep_mpi_abort(int code);
 
 /* Broadcasts rank 0's buffer (text, *len bytes) to every rank; the other
  * ranks pass NULL and get a malloc'ed, NUL-terminated copy. Rank 0 gets
@@ -34,8 +32,17 @@ char *sweep_mpi_bcast(char *text, long *len);
  * returns it, so that all ranks stop together when rank 0 cannot start. */
 int sweep_mpi_status(int status);
 
+/* Every rank's status combined (a collective: every rank calls it): ERR_OK
+ * when all are, else the lowest error code, so that all ranks stop
+ * together when any one cannot start (no rank waits for a lost one, and no
+ * MPI_Abort ends the job). */
+int sweep_mpi_agree(int status);
+
 /* sweep_run over the MPI job: d is the database on rank 0 and NULL on the
- * others. st counts what this rank evaluated (rank 0: everything stored). */
+ * others. st counts what this rank evaluated (rank 0: everything stored).
+ * When rank 0 fails (a database error), it stops handing out points,
+ * collects those in flight and releases every rank, then returns the error
+ * (e filled on rank 0); the other ranks return ERR_OK. */
 int sweep_mpi_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
                   err *e);
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "analysis/sweep.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 static double now_s(void) {
   struct timespec t;
@@ -25,40 +25,33 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The key of p into *key (of *cap bytes, grown as needed). */
-static void point_key(const sweep_point *p, char **key, size_t *cap) {
-  size_t need = sweep_point_key(p, *key, *cap) + 1;
-  if (need > *cap) {
-    *key = mem_realloc(*key, *cap = need);
-    sweep_point_key(p, *key, *cap);
-  }
-}
-
 size_t *sweep_missing(const sweep *s, db *d, size_t *n, size_t *stale,
                       err *e) {
-  size_t total = sweep_count(s), cap = 256, len = 0;
+  size_t total = sweep_count(s), len = 0;
   size_t *out = mem_alloc(total * sizeof *out + 1);
-  char *key = mem_alloc(cap), id[17];
+  sweep_key k = {0};
   *stale = 0;
   for (size_t i = 0; i < total; i++) {
     sweep_point p;
     sweep_point_at(s, i, &p);
-    point_key(&p, &key, &cap);
-    sweep_point_identity(&p, key, id);
-    int has = db_result_has(d, key, id, e);
+    sweep_label l = sweep_point_label(&p, &k);
+    int has = db_result_has(d, l.key, l.identity, e);
     if (has < 0) {
-      free(key), free(out);
+      free(k.key), free(out);
       return NULL;
     }
     if (has != DB_RESULT_CURRENT) out[len++] = i;
     if (has == DB_RESULT_STALE) ++*stale;
   }
-  free(key);
+  free(k.key);
   *n = len;
   return out;
 }
 
 /* --- wire format: a flat little buffer of fixed fields and strings --- */
+
+/* The fixed fields of a result on the wire: integers, then reals. */
+enum { WIRE_NINTS = 7, WIRE_NREALS = 11 };
 
 typedef struct wire {
   char *buf;
@@ -93,6 +86,9 @@ char *sweep_pack(int status, const err *e, const db_result *r, size_t *len) {
                             r->predicted_iteration_s, r->iteration_s,
                             r->compute_s, r->bubble_s, r->comm_s,
                             r->dp_sync_s};
+    _Static_assert(sizeof ints / sizeof *ints == WIRE_NINTS &&
+                       sizeof reals / sizeof *reals == WIRE_NREALS,
+                   "sweep_unpack reads what sweep_pack writes");
     wire_put(&w, ints, sizeof ints);
     wire_put(&w, reals, sizeof reals);
     wire_str(&w, r->schedule);
@@ -155,8 +151,8 @@ bool sweep_unpack(const char *buf, size_t len, int *status, err *e,
     free(msg);
     return in.ok && in.p == in.end;
   }
-  int64_t ints[7];
-  double reals[11];
+  int64_t ints[WIRE_NINTS];
+  double reals[WIRE_NREALS];
   rd(&in, ints, sizeof ints);
   rd(&in, reals, sizeof reals);
   r->seed = ints[0], r->layers = ints[1], r->batch = ints[2];
@@ -204,38 +200,26 @@ struct sweep_writer {
   db *d;
   sweep_opts o;
   size_t total, todo, done, failed, pending;
-  double t0, last_commit, last_draw;
+  double t0, last_commit;
   bool in_tx;
-  char *key;
-  size_t keycap;
-  char identity[17];
+  sweep_key key;
 };
 
 sweep_writer *sweep_writer_new(const sweep *s, db *d, const sweep_opts *o,
                                size_t total, size_t todo) {
   sweep_writer *w = mem_calloc(1, sizeof *w);
-  *w = (sweep_writer){.s = s, .d = d, .o = *o, .total = total, .todo = todo,
-                      .keycap = 256};
+  *w = (sweep_writer){.s = s, .d = d, .o = *o, .total = total, .todo = todo};
   if (w->o.batch_rows <= 0) w->o.batch_rows = 64;
   if (!(w->o.batch_seconds > 0)) w->o.batch_seconds = 1.0;
-  w->key = mem_alloc(w->keycap);
   w->t0 = w->last_commit = now_s();
   return w;
 }
 
-static void draw(sweep_writer *w, bool last) {
-  double t = now_s();
-  if (!w->o.progress || (!last && t - w->last_draw < 0.1)) return;
-  w->last_draw = t;
-  size_t n = w->done + w->failed;
-  double rate = n / fmax(t - w->t0, 1e-9);
-  double eta = rate > 0 ? (double)(w->todo - n) / rate : 0;
-  int width = 30, fill = w->todo ? (int)(width * n / w->todo) : width;
-  fprintf(stderr, "\r[%.*s%*s] %zu/%zu points  %.1f/s  ETA %d:%02d%s",
-          fill, "##############################", width - fill, "", n,
-          w->todo, rate, (int)(eta / 60), (int)fmod(eta, 60),
-          last ? "\n" : "  ");
-  fflush(stderr);
+static void report(const sweep_writer *w, bool last) {
+  if (!w->o.progress) return;
+  sweep_progress p = {.done = w->done, .failed = w->failed, .todo = w->todo,
+                      .elapsed_s = now_s() - w->t0, .last = last};
+  w->o.progress(w->o.hook_ctx, &p);
 }
 
 static int commit(sweep_writer *w, err *e) {
@@ -250,21 +234,15 @@ int sweep_writer_put(sweep_writer *w, size_t i, int status, const err *e,
                      db_result *r, err *err_out) {
   sweep_point p;
   sweep_point_at(w->s, i, &p);
-  point_key(&p, &w->key, &w->keycap);
-  sweep_point_identity(&p, w->key, w->identity);
+  sweep_label l = sweep_point_label(&p, &w->key);
   int rc = ERR_OK;
   if (status != ERR_OK) {
     w->failed++;
-    if (w->o.progress) fputc('\n', stderr);
-    fprintf(stderr, "geodes: %s\n  (point %s)\n",
-            e && e->msg[0] ? e->msg : err_what(status), w->key);
+    if (w->o.failed)
+      w->o.failed(w->o.hook_ctx, l.key,
+                  e && e->msg[0] ? e->msg : err_what(status));
   } else {
-    r->key = w->key, r->identity = w->identity;
-    r->study = "sweep", r->scenario = p.scenario;
-    r->method = p.method, r->network_model = p.network;
-    r->bandwidth_scale = p.bandwidth_scale;
-    r->latency_scale = p.latency_scale;
-    r->faults = p.faults, r->recovery = p.recovery;
+    sweep_label_row(r, &l);
     if (!w->in_tx && (rc = db_begin(w->d, err_out)) == ERR_OK) w->in_tx = true;
     if (rc == ERR_OK && (rc = db_result_put(w->d, w->o.run, r, err_out)) > 0)
       rc = ERR_OK;
@@ -273,7 +251,7 @@ int sweep_writer_put(sweep_writer *w, size_t i, int status, const err *e,
                          now_s() - w->last_commit >= w->o.batch_seconds))
       rc = commit(w, err_out);
   }
-  draw(w, false);
+  report(w, false);
   return rc;
 }
 
@@ -282,13 +260,13 @@ int sweep_writer_idle(sweep_writer *w, err *e) { return commit(w, e); }
 int sweep_writer_finish(sweep_writer *w, sweep_stats *st, err *e) {
   if (!w) return ERR_OK;
   int rc = commit(w, e);
-  draw(w, true);
+  report(w, true);
   if (st) {
     st->computed = w->done;
     st->failed = w->failed;
     st->seconds = now_s() - w->t0;
   }
-  free(w->key);
+  free(w->key.key);
   free(w);
   return rc;
 }
@@ -366,21 +344,29 @@ static _Noreturn void worker_main(const sweep *s, const sweep_opts *o, int in,
     db_result_clear(&r);
     if (!ok) break;
   }
-  _exit(0);
+  _exit(0); /* the forked child ends here: returning would run the caller's
+               code a second time (its exit handlers and buffers included) */
 }
 
-static void spawn(worker *ws, int nw, int k, const sweep *s,
-                  const sweep_opts *o) {
+/* Starts worker k: its two pipes and the forked process, which keeps only
+ * its own ends. ERR_IO with e filled when a pipe or the fork fails (ws[k]
+ * is then unused: pid 0). */
+static int spawn(worker *ws, int nw, int k, const sweep *s,
+                 const sweep_opts *o, err *e) {
   int task[2], result[2];
-  if (pipe(task) || pipe(result)) {
-    perror("geodes: pipe");
-    abort();
+  if (pipe(task)) return err_set(e, ERR_IO, "pipe: %s", strerror(errno));
+  if (pipe(result)) {
+    int why = errno;
+    close(task[0]), close(task[1]);
+    return err_set(e, ERR_IO, "pipe: %s", strerror(why));
   }
+  /* what the caller buffered must not be written twice, by the child too */
   fflush(stdout), fflush(stderr);
   pid_t pid = fork();
   if (pid < 0) {
-    perror("geodes: fork");
-    abort();
+    int why = errno;
+    close(task[0]), close(task[1]), close(result[0]), close(result[1]);
+    return err_set(e, ERR_IO, "fork: %s", strerror(why));
   }
   if (pid == 0) {
     for (int j = 0; j < nw; j++)
@@ -390,12 +376,35 @@ static void spawn(worker *ws, int nw, int k, const sweep *s,
   }
   close(task[0]), close(result[1]);
   ws[k] = (worker){.pid = pid, .task_fd = task[1], .result_fd = result[0]};
+  return ERR_OK;
 }
 
+/* Ends worker k (SIGTERM first when it is evaluating) and waits for it. */
 static void retire(worker *wk) {
+  static const uint64_t quit = UINT64_MAX;
+  if (wk->pid <= 0) return;
+  if (wk->busy) kill(wk->pid, SIGTERM);
+  write_full(wk->task_fd, &quit, sizeof quit);
   close(wk->task_fd), close(wk->result_fd);
   waitpid(wk->pid, NULL, 0);
   wk->pid = 0;
+}
+
+/* Reads the answer of worker k into status, pe and r; false when the
+ * worker died (or sent a frame that is not one). */
+static bool receive(worker *wk, int *status, err *pe, db_result *r) {
+  uint64_t head[2];
+  bool ok = read_full(wk->result_fd, head, sizeof head) &&
+            head[0] == wk->point && head[1] < (1ULL << 40);
+  char *buf = NULL;
+  if (ok) {
+    buf = mem_alloc(head[1] + 1);
+    ok = read_full(wk->result_fd, buf, head[1]);
+  }
+  if (ok && !sweep_unpack(buf, head[1], status, pe, r))
+    *status = err_set(pe, ERR_CONFIG, "a worker sent a malformed result");
+  free(buf);
+  return ok;
 }
 
 /* Handles one readable worker: stores its answer, or, if it died, records
@@ -403,24 +412,15 @@ static void retire(worker *wk) {
 static int collect(worker *ws, int nw, int k, const sweep *s,
                    const sweep_opts *o, sweep_writer *w, err *e) {
   worker *wk = &ws[k];
-  uint64_t head[2];
-  char *buf = NULL;
-  bool ok = read_full(wk->result_fd, head, sizeof head) &&
-            head[0] == wk->point && head[1] < (1ULL << 40);
-  if (ok) {
-    buf = mem_alloc(head[1] + 1);
-    ok = read_full(wk->result_fd, buf, head[1]);
-  }
   size_t point = wk->point;
   db_result r;
   db_result_init(&r);
   err pe = {0};
-  int status = ERR_CONFIG, rc;
-  if (ok && !sweep_unpack(buf, head[1], &status, &pe, &r))
-    status = err_set(&pe, ERR_CONFIG, "a worker sent a malformed result");
-  free(buf);
+  int status = ERR_CONFIG;
+  bool alive = receive(wk, &status, &pe, &r);
   wk->busy = false;
-  if (!ok) {
+  int rc = ERR_OK;
+  if (!alive) {
     int ws_status = 0;
     close(wk->task_fd), close(wk->result_fd);
     waitpid(wk->pid, &ws_status, 0);
@@ -429,10 +429,43 @@ static int collect(worker *ws, int nw, int k, const sweep *s,
             WIFSIGNALED(ws_status) ? WTERMSIG(ws_status)
                                    : WEXITSTATUS(ws_status));
     wk->pid = 0;
-    spawn(ws, nw, k, s, o);
+    rc = spawn(ws, nw, k, s, o, e);
   }
-  rc = sweep_writer_put(w, point, status, &pe, &r, e);
+  int rc2 = sweep_writer_put(w, point, status, &pe, &r, e);
   db_result_clear(&r);
+  return rc ? rc : rc2;
+}
+
+/* Hands the next points of todo to the idle workers. */
+static void assign(worker *ws, int nw, const size_t *todo, size_t n,
+                   size_t *next, size_t *busy) {
+  for (int k = 0; k < nw && *next < n; k++) {
+    if (ws[k].busy) continue;
+    uint64_t i = todo[*next];
+    ws[k].point = todo[(*next)++];
+    ws[k].busy = true;
+    ++*busy;
+    write_full(ws[k].task_fd, &i, sizeof i); /* a dead worker shows in poll */
+  }
+}
+
+/* Waits for answers and collects each. */
+static int wait_answers(worker *ws, int nw, struct pollfd *pf,
+                        const sweep *s, const sweep_opts *o, sweep_writer *w,
+                        size_t *busy, err *e) {
+  for (int k = 0; k < nw; k++)
+    pf[k] = (struct pollfd){.fd = ws[k].busy ? ws[k].result_fd : -1,
+                            .events = POLLIN};
+  int rc = sweep_writer_idle(w, e);
+  if (rc) return rc;
+  if (poll(pf, (nfds_t)nw, -1) < 0)
+    return errno == EINTR ? ERR_OK
+                          : err_set(e, ERR_IO, "poll: %s", strerror(errno));
+  for (int k = 0; k < nw && rc == ERR_OK; k++)
+    if (ws[k].busy && pf[k].revents) {
+      --*busy;
+      rc = collect(ws, nw, k, s, o, w, e);
+    }
   return rc;
 }
 
@@ -442,39 +475,14 @@ static int run_forked(const sweep *s, const sweep_opts *o, const size_t *todo,
   worker *ws = mem_calloc((size_t)nw, sizeof *ws);
   struct pollfd *pf = mem_calloc((size_t)nw, sizeof *pf);
   void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
-  for (int k = 0; k < nw; k++) spawn(ws, nw, k, s, o);
-  size_t next = 0, busy = 0;
   int rc = ERR_OK;
+  for (int k = 0; k < nw && rc == ERR_OK; k++) rc = spawn(ws, nw, k, s, o, e);
+  size_t next = 0, busy = 0;
   while (rc == ERR_OK && (next < n || busy) && !stopped(o)) {
-    for (int k = 0; k < nw && next < n; k++) {
-      if (ws[k].busy) continue;
-      uint64_t i = todo[next];
-      ws[k].point = todo[next++];
-      ws[k].busy = true;
-      busy++;
-      write_full(ws[k].task_fd, &i, sizeof i); /* a dead worker shows in poll */
-    }
-    for (int k = 0; k < nw; k++)
-      pf[k] = (struct pollfd){.fd = ws[k].busy ? ws[k].result_fd : -1,
-                              .events = POLLIN};
-    if ((rc = sweep_writer_idle(w, e))) break;
-    if (poll(pf, (nfds_t)nw, -1) < 0) {
-      if (errno == EINTR) continue;
-      rc = err_set(e, ERR_IO, "poll: %s", strerror(errno));
-      break;
-    }
-    for (int k = 0; k < nw && rc == ERR_OK; k++)
-      if (ws[k].busy && pf[k].revents) {
-        busy--;
-        rc = collect(ws, nw, k, s, o, w, e);
-      }
+    assign(ws, nw, todo, n, &next, &busy);
+    rc = wait_answers(ws, nw, pf, s, o, w, &busy, e);
   }
-  uint64_t quit = UINT64_MAX;
-  for (int k = 0; k < nw; k++) {
-    if (ws[k].busy) kill(ws[k].pid, SIGTERM);
-    write_full(ws[k].task_fd, &quit, sizeof quit);
-    retire(&ws[k]);
-  }
+  for (int k = 0; k < nw; k++) retire(&ws[k]);
   signal(SIGPIPE, old_pipe);
   free(pf);
   free(ws);

@@ -11,9 +11,10 @@
 #include <string.h>
 
 #include "analysis/eval.h"
-#include "sim/place.h"
+#include "base/mem.h"
 #include "models/cost.h"
-#include "traces/mem.h"
+#include "schedules/schedule.h"
+#include "sim/place.h"
 
 struct validate_report {
   char *scenario;
@@ -52,12 +53,14 @@ static void add(validate_report *r, const char *kind, alloc *a) {
  * permutations, alternating. */
 static int draw_sample(validate_report *r, const scenario *s,
                        const cost_ctx *c, int want, err *e) {
-  static const char *const named[] = {"dtfm-identity", "megatron", "greedy",
-                                      "gcma", "sim"};
+  static const schedule_method_id named[] = {
+      SCHEDULE_DTFM_IDENTITY, SCHEDULE_MEGATRON, SCHEDULE_GREEDY,
+      SCHEDULE_GCMA, SCHEDULE_SIM};
   for (size_t k = 0; k < sizeof named / sizeof *named && r->n < want; k++) {
-    alloc *a = sim_place(s, c, named[k], NULL, e);
+    const char *method = schedule_method_name(named[k]);
+    alloc *a = sim_place(s, c, method, NULL, e);
     if (!a) return e ? e->code : ERR_CONFIG;
-    add(r, named[k], a);
+    add(r, method, a);
   }
   int best = 0;
   for (int i = 1; i < r->n; i++)
@@ -73,7 +76,7 @@ static int draw_sample(validate_report *r, const scenario *s,
       add(r, kind, perturb(r->a[best], k, rng));
     } else {
       uint64_t seed = gsl_rng_get(rng);
-      add(r, "random", alloc_random(s->workload.replicas, s->workload.stages,
+      add(r, schedule_method_name(SCHEDULE_RANDOM), alloc_random(s->workload.replicas, s->workload.stages,
                                     seed));
     }
   }
@@ -131,11 +134,14 @@ static int simulate_all(validate_report *r, const scenario *s,
       t.model = r->v[v].network;
       int rc = eval_alloc(s, c, r->a[i], &t, row, e);
       if (rc) return rc;
-      row->study = "validate", row->scenario = r->scenario;
-      row->method = r->kind[i];
       row->network_model = transport_model_name(r->v[v].network);
       r->keys[v * r->n + i] = point_key(s, row);
-      row->key = r->keys[v * r->n + i];
+      sweep_label_row(row, &(sweep_label){
+                               .study = "validate", .scenario = r->scenario,
+                               .method = r->kind[i],
+                               .network_model = row->network_model,
+                               .key = r->keys[v * r->n + i],
+                               .bandwidth_scale = 1, .latency_scale = 1});
       if (o->progress) o->progress(o->progress_ctx, ++done, total);
     }
   return ERR_OK;

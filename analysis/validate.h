@@ -16,7 +16,10 @@
 
 #define VALIDATE_DEFAULT_SAMPLES 40
 #define VALIDATE_WORST 5  /* discordant pairs kept per network model */
-#define VALIDATE_NETWORKS 3
+/* The network models a validation can cover: all of them, and the mask of
+ * validate_opts.networks that asks for every one. */
+#define VALIDATE_NETWORKS TRANSPORT_NMODELS
+#define VALIDATE_ALL_NETWORKS ((1u << TRANSPORT_NMODELS) - 1)
 
 typedef struct validate_opts {
   int samples;          /* allocations in the sample (>= 2) */

@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/file.h"
-#include "traces/mem.h"
+#include "base/file.h"
+#include "base/mem.h"
+#include "base/names.h"
 
 alloc *alloc_new(int replicas, int stages) {
   alloc *a = mem_alloc(sizeof *a);
@@ -46,12 +47,19 @@ void alloc_partition_free(alloc_partition *p) {
   free(p);
 }
 
-/* Checks a rows x cols table (row-major) that should use each of the
- * rows*cols devices once. what/sub name a row and an entry ("pipeline",
- * "stage" or "group", "member"). */
-static int check_table(const int *dev, int rows, int cols, int ndevices,
-                       const char *name, const char *what, const char *sub,
+/* A device table: rows x cols entries (row-major) that should use each of
+ * the ndevices devices once; what/sub name a row and an entry in messages
+ * ("pipeline", "stage" or "group", "member"). */
+typedef struct table_shape {
+  int rows, cols, ndevices;
+  const char *what, *sub;
+} table_shape;
+
+/* Checks table dev of shape t; name is what messages cite. */
+static int check_table(const int *dev, const table_shape *t, const char *name,
                        err *e) {
+  int rows = t->rows, cols = t->cols, ndevices = t->ndevices;
+  const char *what = t->what, *sub = t->sub;
   if (rows * cols != ndevices)
     return err_set(e, ERR_CONFIG, "%s: %d %ss of %d is not the %d devices",
                    name, rows, what, cols, ndevices);
@@ -83,8 +91,9 @@ int alloc_validate(const alloc *a, int replicas, int stages, int ndevices,
   if (a->replicas != replicas || a->stages != stages)
     return err_set(e, ERR_CONFIG, "%s: %d x %d pipelines, expected %d x %d",
                    name, a->replicas, a->stages, replicas, stages);
-  return check_table(a->device, replicas, stages, ndevices, name, "pipeline",
-                     "stage", e);
+  table_shape t = {.rows = replicas, .cols = stages, .ndevices = ndevices,
+                   .what = "pipeline", .sub = "stage"};
+  return check_table(a->device, &t, name, e);
 }
 
 int alloc_partition_validate(const alloc_partition *p, int ngroups,
@@ -93,8 +102,9 @@ int alloc_partition_validate(const alloc_partition *p, int ngroups,
   if (p->ngroups != ngroups || p->group_size != group_size)
     return err_set(e, ERR_CONFIG, "%s: %d groups of %d, expected %d of %d",
                    name, p->ngroups, p->group_size, ngroups, group_size);
-  return check_table(p->device, ngroups, group_size, ndevices, name, "group",
-                     "member", e);
+  table_shape t = {.rows = ngroups, .cols = group_size, .ndevices = ndevices,
+                   .what = "group", .sub = "member"};
+  return check_table(p->device, &t, name, e);
 }
 
 #define LOC_KEY (-2)
@@ -149,92 +159,111 @@ static int locate(const char *text, size_t len, const char *key, int row,
   return key_line;
 }
 
-/* Reads {"KEY": [[int, ...], ...]} of rows x cols into out, checks it.
- * what/sub: "pipeline"/"stage" or "group"/"member". */
-static int parse_table(const char *text, size_t len, const char *name,
-                       const char *key, int rows, int cols, int ndevices,
-                       const char *what, const char *sub, int *out, err *e) {
-  json_error_t je;
-  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-  if (!root)
-    return err_set(e, ERR_PARSE, "%s:%d: not JSON: %s", name,
-                   je.line > 0 ? je.line : 1, je.text);
-  int rc = ERR_OK;
-  /* seen[d]: the entry (r * cols + c) that used device d, or -1. Lines are
-   * located only for a message: locate scans the whole text. */
-  int *seen = mem_alloc((size_t)(ndevices > 0 ? ndevices : 1) * sizeof *seen);
-  for (int d = 0; d < ndevices; d++) seen[d] = -1;
+/* A table file being read: its text (messages cite lines of it), the name
+ * messages give it, and the key of its table. */
+typedef struct table_doc {
+  const char *text;
+  size_t len;
+  const char *name, *key;
+} table_doc;
+
+/* The line of a place in d (locate's row and col). */
+static int line_of(const table_doc *d, int row, int col) {
+  return locate(d->text, d->len, d->key, row, col);
+}
+
+/* The table's array in root: {"KEY": [...]}, the only key, of t->rows
+ * rows. */
+static int find_table(const table_doc *d, const table_shape *t, json_t *root,
+                      json_t **table, err *e) {
   const char *k;
-  json_t *v, *table = NULL;
-  if (!json_is_object(root)) {
-    rc = err_set(e, ERR_PARSE, "%s:1: expected an object {\"%s\": [...]}",
-                 name, key);
-    goto done;
-  }
+  json_t *v;
+  *table = NULL;
+  if (!json_is_object(root))
+    return err_set(e, ERR_PARSE, "%s:1: expected an object {\"%s\": [...]}",
+                   d->name, d->key);
   json_object_foreach(root, k, v) {
-    if (strcmp(k, key) != 0) {
-      rc = err_set(e, ERR_PARSE, "%s:%d: unknown key '%s' (expected \"%s\")",
-                   name, locate(text, len, k, LOC_KEY, 0), k, key);
-      goto done;
-    }
-    table = v;
+    if (strcmp(k, d->key) != 0)
+      return err_set(e, ERR_PARSE, "%s:%d: unknown key '%s' (expected \"%s\")",
+                     d->name, locate(d->text, d->len, k, LOC_KEY, 0), k,
+                     d->key);
+    *table = v;
   }
-  if (!table) {
-    rc = err_set(e, ERR_MISSING, "%s:1: no \"%s\" key", name, key);
-    goto done;
-  }
-  if (!json_is_array(table)) {
-    rc = err_set(e, ERR_PARSE, "%s:%d: \"%s\" must be an array of %ss",
-                 name, locate(text, len, key, -1, 0), key, what);
-    goto done;
-  }
-  if ((int)json_array_size(table) != rows) {
-    rc = err_set(e, ERR_CONFIG, "%s:%d: %zu %ss, expected %d", name,
-                 locate(text, len, key, -1, 0), json_array_size(table), what,
-                 rows);
-    goto done;
-  }
-  for (int r = 0; r < rows; r++) {
-    json_t *row = json_array_get(table, (size_t)r);
-    if (!json_is_array(row) || (int)json_array_size(row) != cols) {
+  if (!*table)
+    return err_set(e, ERR_MISSING, "%s:1: no \"%s\" key", d->name, d->key);
+  if (!json_is_array(*table))
+    return err_set(e, ERR_PARSE, "%s:%d: \"%s\" must be an array of %ss",
+                   d->name, line_of(d, -1, 0), d->key, t->what);
+  if ((int)json_array_size(*table) != t->rows)
+    return err_set(e, ERR_CONFIG, "%s:%d: %zu %ss, expected %d", d->name,
+                   line_of(d, -1, 0), json_array_size(*table), t->what,
+                   t->rows);
+  return ERR_OK;
+}
+
+/* Entry (r, c): a device index in range, not used before; seen[x] is the
+ * entry (r * cols + c) that used device x, or -1. Lines are located only
+ * for a message: locate scans the whole text. */
+static int read_entry(const table_doc *d, const table_shape *t,
+                      const json_t *v, int r, int c, int *seen, int *out,
+                      err *e) {
+  if (!json_is_integer(v))
+    return err_set(e, ERR_PARSE, "%s:%d: %s %d %s %d is not a device index",
+                   d->name, line_of(d, r, c), t->what, r, t->sub, c);
+  json_int_t x = json_integer_value(v);
+  if (x < 0 || x >= t->ndevices)
+    return err_set(e, ERR_RANGE, "%s:%d: %s %d %s %d: device %lld is out "
+                   "of range 0..%d", d->name, line_of(d, r, c), t->what, r,
+                   t->sub, c, (long long)x, t->ndevices - 1);
+  int i = seen[x];
+  if (i >= 0)
+    return err_set(e, ERR_DUPLICATE, "%s:%d: device %lld is used twice "
+                   "(%s %d %s %d and %s %d %s %d)", d->name, line_of(d, r, c),
+                   (long long)x, t->what, i / t->cols, t->sub, i % t->cols,
+                   t->what, r, t->sub, c);
+  seen[x] = r * t->cols + c;
+  out[r * t->cols + c] = (int)x;
+  return ERR_OK;
+}
+
+/* The rows of table into out, each an array of t->cols entries. */
+static int read_rows(const table_doc *d, const table_shape *t,
+                     const json_t *table, int *out, err *e) {
+  int n = t->ndevices > 0 ? t->ndevices : 1;
+  int *seen = mem_alloc((size_t)n * sizeof *seen);
+  for (int x = 0; x < t->ndevices; x++) seen[x] = -1;
+  int rc = ERR_OK;
+  for (int r = 0; r < t->rows && !rc; r++) {
+    const json_t *row = json_array_get(table, (size_t)r);
+    if (!json_is_array(row) || (int)json_array_size(row) != t->cols) {
       rc = err_set(e, ERR_CONFIG, "%s:%d: %s %d must be an array of %d "
-                   "devices", name, locate(text, len, key, r, -1), what, r,
-                   cols);
-      goto done;
+                   "devices", d->name, line_of(d, r, -1), t->what, r, t->cols);
+      break;
     }
-    for (int c = 0; c < cols; c++) {
-      json_t *d = json_array_get(row, (size_t)c);
-      if (!json_is_integer(d)) {
-        rc = err_set(e, ERR_PARSE, "%s:%d: %s %d %s %d is not a device "
-                     "index", name, locate(text, len, key, r, c), what, r,
-                     sub, c);
-        goto done;
-      }
-      json_int_t x = json_integer_value(d);
-      if (x < 0 || x >= ndevices) {
-        rc = err_set(e, ERR_RANGE, "%s:%d: %s %d %s %d: device %lld is out "
-                     "of range 0..%d", name, locate(text, len, key, r, c),
-                     what, r, sub, c, (long long)x, ndevices - 1);
-        goto done;
-      }
-      int i = seen[x];
-      if (i >= 0) {
-        rc = err_set(e, ERR_DUPLICATE, "%s:%d: device %lld is used twice "
-                     "(%s %d %s %d and %s %d %s %d)", name,
-                     locate(text, len, key, r, c), (long long)x, what,
-                     i / cols, sub, i % cols, what, r, sub, c);
-        goto done;
-      }
-      seen[x] = r * cols + c;
-      out[r * cols + c] = (int)x;
-    }
+    for (int c = 0; c < t->cols && !rc; c++)
+      rc = read_entry(d, t, json_array_get(row, (size_t)c), r, c, seen, out,
+                      e);
   }
-  char where[512];
-  snprintf(where, sizeof where, "%s:%d", name,
-           locate(text, len, key, -1, 0));
-  rc = check_table(out, rows, cols, ndevices, where, what, sub, e);
-done:
   free(seen);
+  return rc;
+}
+
+/* Reads {"KEY": [[int, ...], ...]} of shape t into out, checks it. */
+static int parse_table(const table_doc *d, const table_shape *t, int *out,
+                       err *e) {
+  json_error_t je;
+  json_t *root = json_loadb(d->text, d->len, JSON_REJECT_DUPLICATES, &je);
+  if (!root)
+    return err_set(e, ERR_PARSE, "%s:%d: not JSON: %s", d->name,
+                   je.line > 0 ? je.line : 1, je.text);
+  json_t *table;
+  int rc = find_table(d, t, root, &table, e);
+  if (rc == ERR_OK) rc = read_rows(d, t, table, out, e);
+  if (rc == ERR_OK) {
+    char where[512];
+    snprintf(where, sizeof where, "%s:%d", d->name, line_of(d, -1, 0));
+    rc = check_table(out, t, where, e);
+  }
   json_decref(root);
   return rc;
 }
@@ -242,8 +271,10 @@ done:
 alloc *alloc_parse(const char *text, size_t len, const char *name,
                    int replicas, int stages, int ndevices, err *e) {
   alloc *a = alloc_new(replicas, stages);
-  if (parse_table(text, len, name, "pipelines", replicas, stages, ndevices,
-                  "pipeline", "stage", a->device, e)) {
+  table_doc d = {.text = text, .len = len, .name = name, .key = "pipelines"};
+  table_shape t = {.rows = replicas, .cols = stages, .ndevices = ndevices,
+                   .what = "pipeline", .sub = "stage"};
+  if (parse_table(&d, &t, a->device, e)) {
     alloc_free(a);
     return NULL;
   }
@@ -254,8 +285,10 @@ alloc_partition *alloc_partition_parse(const char *text, size_t len,
                                        const char *name, int ngroups,
                                        int group_size, int ndevices, err *e) {
   alloc_partition *p = alloc_partition_new(ngroups, group_size);
-  if (parse_table(text, len, name, "groups", ngroups, group_size, ndevices,
-                  "group", "member", p->device, e)) {
+  table_doc d = {.text = text, .len = len, .name = name, .key = "groups"};
+  table_shape t = {.rows = ngroups, .cols = group_size, .ndevices = ndevices,
+                   .what = "group", .sub = "member"};
+  if (parse_table(&d, &t, p->device, e)) {
     alloc_partition_free(p);
     return NULL;
   }
@@ -293,16 +326,41 @@ alloc_partition *alloc_partition_read(const char *path, int ngroups,
   return p;
 }
 
+/* The one writer of device tables: rows x cols as [[d, ...], ...]. */
+static json_t *table_json(const int *dev, int rows, int cols) {
+  json_t *t = json_array();
+  for (int r = 0; r < rows; r++) {
+    json_t *row = json_array();
+    for (int c = 0; c < cols; c++)
+      json_array_append_new(row, json_integer(dev[r * cols + c]));
+    json_array_append_new(t, row);
+  }
+  return t;
+}
+
+json_t *alloc_json(const alloc *a) {
+  return table_json(a->device, a->replicas, a->stages);
+}
+
+char *alloc_text(const alloc *a) {
+  json_t *o = json_pack("{s:o}", "pipelines", alloc_json(a));
+  char *text = json_dumps(o, 0); /* {"pipelines": [[0, 1], [2, 3]]} */
+  json_decref(o);
+  return text;
+}
+
+/* The file form: {"KEY": [ then one row per line, ]}. */
 static void write_table(FILE *f, const char *key, const int *dev, int rows,
                         int cols) {
+  json_t *t = table_json(dev, rows, cols);
   fprintf(f, "{\"%s\": [\n", key);
   for (int r = 0; r < rows; r++) {
-    fputs("  [", f);
-    for (int c = 0; c < cols; c++)
-      fprintf(f, "%s%d", c ? ", " : "", dev[r * cols + c]);
-    fprintf(f, "]%s\n", r + 1 < rows ? "," : "");
+    char *row = json_dumps(json_array_get(t, (size_t)r), 0);
+    fprintf(f, "  %s%s\n", row, r + 1 < rows ? "," : "");
+    free(row);
   }
   fputs("]}\n", f);
+  json_decref(t);
 }
 
 void alloc_write(const alloc *a, FILE *f) {
@@ -343,9 +401,16 @@ alloc *alloc_random(int replicas, int stages, uint64_t seed) {
   return a;
 }
 
+#define ALLOC_FIXED_NAME(id, name) name,
+const char *const alloc_fixed_names[ALLOC_NFIXED + 1] = {
+    ALLOC_FIXED_MAP(ALLOC_FIXED_NAME) NULL};
+#undef ALLOC_FIXED_NAME
+
 alloc *alloc_fixed(const char *name, int replicas, int stages, uint64_t seed) {
-  if (strcmp(name, "dtfm-identity") == 0) return alloc_identity(replicas, stages);
-  if (strcmp(name, "megatron") == 0) return alloc_megatron(replicas, stages);
-  if (strcmp(name, "random") == 0) return alloc_random(replicas, stages, seed);
-  return NULL;
+  switch (names_find(alloc_fixed_names, name)) {
+    case ALLOC_DTFM_IDENTITY: return alloc_identity(replicas, stages);
+    case ALLOC_MEGATRON: return alloc_megatron(replicas, stages);
+    case ALLOC_RANDOM: return alloc_random(replicas, stages, seed);
+    default: return NULL;
+  }
 }

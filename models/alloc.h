@@ -8,10 +8,11 @@
 #ifndef MODELS_ALLOC_H
 #define MODELS_ALLOC_H
 
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 
 /* device[r * stages + s] runs stage s of replica r. */
 typedef struct alloc {
@@ -67,6 +68,16 @@ alloc_partition *alloc_partition_parse(const char *text, size_t len,
 alloc_partition *alloc_partition_read(const char *path, int ngroups,
                                       int group_size, int ndevices, err *e);
 
+/* a's pipelines as JSON, [[d, ...], ...] (row r is replica r): the one
+ * writer every output of an allocation goes through (the files below, the
+ * results store's text, the JSON of predict and schedule). The caller owns
+ * the new reference. */
+json_t *alloc_json(const alloc *a);
+
+/* {"pipelines": [[0, 1], [2, 3]]} on one line, as the results store keeps
+ * it; malloc'ed, the caller frees it. */
+char *alloc_text(const alloc *a);
+
 /* Writes a as {"pipelines": [[...], ...]} (one row per line) to f. */
 void alloc_write(const alloc *a, FILE *f);
 void alloc_partition_write(const alloc_partition *p, FILE *f);
@@ -84,9 +95,25 @@ alloc *alloc_identity(int replicas, int stages);
 alloc *alloc_megatron(int replicas, int stages);
 alloc *alloc_random(int replicas, int stages, uint64_t seed);
 
-/* The fixed placement called name ("dtfm-identity", "megatron", "random"),
- * or NULL if name is not one of them (e untouched: the caller decides
- * whether the scheduler knows the name). */
+/* The fixed placements by name, X(ID, "name"): the home of their names,
+ * which schedules/schedule.h's method list starts with. */
+#define ALLOC_FIXED_MAP(X)           \
+  X(DTFM_IDENTITY, "dtfm-identity")  \
+  X(MEGATRON, "megatron")            \
+  X(RANDOM, "random")
+#define ALLOC_FIXED_ID(id, name) ALLOC_##id,
+typedef enum alloc_fixed_id {
+  ALLOC_FIXED_MAP(ALLOC_FIXED_ID) /* ALLOC_DTFM_IDENTITY, ... */
+  ALLOC_NFIXED
+} alloc_fixed_id;
+#undef ALLOC_FIXED_ID
+
+/* Their names in map order, NULL-terminated. */
+extern const char *const alloc_fixed_names[ALLOC_NFIXED + 1];
+
+/* The fixed placement called name (alloc_fixed_names), or NULL if name is
+ * not one of them (e untouched: the caller decides whether the scheduler
+ * knows the name). */
 alloc *alloc_fixed(const char *name, int replicas, int stages, uint64_t seed);
 
 #endif

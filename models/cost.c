@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "models/spec.h"
-#include "traces/mem.h"
 
 struct cost_ctx {
   int replicas, stages, n;

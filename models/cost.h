@@ -12,8 +12,8 @@
 #ifndef MODELS_COST_H
 #define MODELS_COST_H
 
+#include "base/err.h"
 #include "models/alloc.h"
-#include "traces/err.h"
 #include "traces/scenario.h"
 
 typedef struct cost_ctx cost_ctx;

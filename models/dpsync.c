@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "base/mem.h"
 #include "models/tandem.h"
-#include "traces/mem.h"
 
 static double at(const double *v, int i) { return v ? v[i] : 0; }
 
@@ -29,9 +29,12 @@ typedef struct chain {
 
 static chain chain_new(int R) {
   size_t n = (size_t)R;
-  return (chain){mem_alloc(n * sizeof(int)), mem_alloc(n * sizeof(int)),
-                 mem_alloc(n * sizeof(double)), mem_alloc(n * sizeof(double)),
-                 mem_alloc(n * sizeof(double)), mem_alloc(n * sizeof(double))};
+  return (chain){.from = mem_alloc(n * sizeof(int)),
+                 .to = mem_alloc(n * sizeof(int)),
+                 .first = mem_alloc(n * sizeof(double)),
+                 .t = mem_alloc(n * sizeof(double)),
+                 .delay = mem_alloc(n * sizeof(double)),
+                 .hand = mem_alloc(n * sizeof(double))};
 }
 
 static void chain_free(chain *c) {

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
   int nd = s->ndevices;

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 enum { OP_F, OP_B, OP_CALL };
 #define NO_XFER (-1)
@@ -47,8 +47,10 @@ static int grad_out(io x, int k) {
 /* Appends op F(k) or B(k) of stage x.s: it waits for its input, sends its
  * output. */
 static int add_op(io x, item *v, int n, int bwd, int k) {
-  v[n] = bwd ? (item){OP_B, k, grad_out(x, k), grad_in(x, k)}
-             : (item){OP_F, k, act_out(x, k), act_in(x, k)};
+  v[n] = bwd ? (item){.kind = OP_B, .k = k, .send = grad_out(x, k),
+                      .recv = grad_in(x, k)}
+             : (item){.kind = OP_F, .k = k, .send = act_out(x, k),
+                      .recv = act_in(x, k)};
   return n + 1;
 }
 
@@ -138,8 +140,9 @@ static bool step(eval *e, int s, const item *it) {
 static void eval_init(eval *e, const onef1b_pipe *p) {
   size_t S = (size_t)p->stages, X = 2 * S * (size_t)p->micro_batches;
   double *m = mem_alloc((2 * X + 6 * S) * sizeof *m);
-  *e = (eval){p, m, m + X, m + 2 * X, m + 2 * X + 2 * S, m + 2 * X + 4 * S,
-              m + 2 * X + 5 * S};
+  *e = (eval){.p = p, .arr = m, .hand = m + X, .left = m + 2 * X,
+              .cwnd = m + 2 * X + 2 * S, .t = m + 2 * X + 4 * S,
+              .sent = m + 2 * X + 5 * S};
   for (size_t i = 0; i < 2 * X; i++) m[i] = NAN;
   double w0 = hop_restarts(p->net) ? TRANSPORT_TCP_INITIAL_WINDOW
                                    : p->net->o.window_bytes;

@@ -64,12 +64,12 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "base/mem.h"
 #include "models/dpsync.h"
 #include "models/hop.h"
 #include "models/onef1b.h"
 #include "models/runtime.h"
 #include "models/tandem.h"
-#include "traces/mem.h"
 
 double predict_optimizer_s(const spec_gpu *g, double params) {
   return runtime_optimizer_s(SPEC_RUNTIME_MEGATRON, g, params);
@@ -196,7 +196,8 @@ static void gpipe(ctx *c) {
   int D = c->D, R = c->R, NS = 2 * D - 1;
   double *m = mem_alloc(5 * (size_t)NS * sizeof *m);
   double *ph = mem_alloc(2 * (size_t)R * sizeof *ph), *slow = mem_calloc((size_t)R, sizeof *slow);
-  phase v = {m, m + NS, m + 2 * NS, m + 3 * NS, m + 4 * NS};
+  phase v = {.first = m, .t = m + NS, .delay = m + 2 * NS,
+             .hand = m + 3 * NS, .comp = m + 4 * NS};
   count_pipelines(c);
   for (int bwd = 0; bwd < 2; bwd++) {
     c->net.swap = bwd;

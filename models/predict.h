@@ -10,10 +10,10 @@
 #ifndef MODELS_PREDICT_H
 #define MODELS_PREDICT_H
 
+#include "base/err.h"
 #include "models/alloc.h"
 #include "models/spec.h"
 #include "models/transport.h"
-#include "traces/err.h"
 #include "traces/scenario.h"
 
 /* The terms of one predicted iteration, seconds unless stated. */

@@ -11,25 +11,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/names.h"
+
 /* GPT-3 shapes from Brown et al. 2020, table 2.1, except: GPT-3 XL runs with
  * 16 heads as DT-FM ran it (the paper lists 24; the head count changes no
  * FLOP or byte count used here), and 13B uses h = 5120 (= 40 heads x 128;
  * the table's 5140 is inconsistent with its own d_head). */
 static const spec_model models[] = {
-    {"gpt3-small", 12, 768, 12, 2048, 50257, 2,
-     "GPT-3 Small, 125M (Brown et al. 2020, table 2.1)"},
-    {"gpt3-medium", 24, 1024, 16, 2048, 50257, 2,
-     "GPT-3 Medium, 350M (Brown et al. 2020, table 2.1)"},
-    {"gpt3-large", 24, 1536, 16, 2048, 50257, 2,
-     "GPT-3 Large, 760M (Brown et al. 2020, table 2.1)"},
-    {"gpt3-xl", 24, 2048, 16, 2048, 50257, 2,
-     "GPT-3 XL (Brown et al. 2020), 16 heads as in DT-FM's runs"},
-    {"gpt3-2.7b", 32, 2560, 32, 2048, 50257, 2,
-     "GPT-3 2.7B (Brown et al. 2020, table 2.1)"},
-    {"gpt3-6.7b", 32, 4096, 32, 2048, 50257, 2,
-     "GPT-3 6.7B (Brown et al. 2020, table 2.1)"},
-    {"gpt3-13b", 40, 5120, 40, 2048, 50257, 2,
-     "GPT-3 13B (Brown et al. 2020, table 2.1; h = 40 x 128)"},
+    {.name = "gpt3-small", .layers = 12, .hidden = 768, .heads = 12,
+     .seq = 2048, .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 Small, 125M (Brown et al. 2020, table 2.1)"},
+    {.name = "gpt3-medium", .layers = 24, .hidden = 1024, .heads = 16,
+     .seq = 2048, .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 Medium, 350M (Brown et al. 2020, table 2.1)"},
+    {.name = "gpt3-large", .layers = 24, .hidden = 1536, .heads = 16,
+     .seq = 2048, .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 Large, 760M (Brown et al. 2020, table 2.1)"},
+    {.name = "gpt3-xl", .layers = 24, .hidden = 2048, .heads = 16, .seq = 2048,
+     .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 XL (Brown et al. 2020), 16 heads as in DT-FM's runs"},
+    {.name = "gpt3-2.7b", .layers = 32, .hidden = 2560, .heads = 32,
+     .seq = 2048, .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 2.7B (Brown et al. 2020, table 2.1)"},
+    {.name = "gpt3-6.7b", .layers = 32, .hidden = 4096, .heads = 32,
+     .seq = 2048, .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 6.7B (Brown et al. 2020, table 2.1)"},
+    {.name = "gpt3-13b", .layers = 40, .hidden = 5120, .heads = 40, .seq = 2048,
+     .vocab = 50257, .value_bytes = 2,
+     .source = "GPT-3 13B (Brown et al. 2020, table 2.1; h = 40 x 128)"},
 };
 
 /* V100 efficiency: the achieved fraction of the tensor-core peak over the
@@ -48,24 +57,30 @@ static const spec_model models[] = {
 #define SPEC_V100_EFFICIENCY 0.60
 
 static const spec_gpu gpus[] = {
-    {"V100", 125e12, 16e9, 900e9, SPEC_V100_EFFICIENCY,
-     "NVIDIA Tesla V100 SXM2 datasheet: 125 TFLOP/s tensor fp16, 16 GB "
-     "HBM2 (p3.2xlarge), 900 GB/s"},
-    {"A100", 312e12, 80e9, 2039e9, SPEC_V100_EFFICIENCY,
-     "NVIDIA A100 80GB SXM datasheet: 312 TFLOP/s dense fp16 tensor, "
-     "2039 GB/s"},
-    {"H100", 989e12, 80e9, 3350e9, SPEC_V100_EFFICIENCY,
-     "NVIDIA H100 SXM5 datasheet: 989 TFLOP/s dense fp16 tensor (1979 with "
-     "sparsity), 80 GB HBM3, 3.35 TB/s"},
-    {"RTX3090", 71e12, 24e9, 936e9, SPEC_V100_EFFICIENCY,
-     "NVIDIA Ampere GA102 whitepaper: 71 TFLOP/s dense fp16 tensor with fp32 "
-     "accumulate (GeForce), 24 GB GDDR6X, 936 GB/s"},
-    {"RTX4090", 165.2e12, 24e9, 1008e9, SPEC_V100_EFFICIENCY,
-     "NVIDIA Ada AD102 whitepaper: 165.2 TFLOP/s dense fp16 tensor with fp32 "
-     "accumulate, 24 GB GDDR6X, 1008 GB/s"},
-    {"T4", 65e12, 16e9, 320e9, SPEC_V100_EFFICIENCY,
-     "NVIDIA T4 datasheet: 65 TFLOP/s mixed-precision tensor, 16 GB GDDR6, "
-     "320 GB/s"},
+    {.name = "V100", .peak_flops = 125e12, .memory_bytes = 16e9,
+     .mem_bw_bytes_s = 900e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA Tesla V100 SXM2 datasheet: 125 TFLOP/s tensor fp16, 16 "
+               "GB HBM2 (p3.2xlarge), 900 GB/s"},
+    {.name = "A100", .peak_flops = 312e12, .memory_bytes = 80e9,
+     .mem_bw_bytes_s = 2039e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA A100 80GB SXM datasheet: 312 TFLOP/s dense fp16 "
+               "tensor, 2039 GB/s"},
+    {.name = "H100", .peak_flops = 989e12, .memory_bytes = 80e9,
+     .mem_bw_bytes_s = 3350e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA H100 SXM5 datasheet: 989 TFLOP/s dense fp16 tensor "
+               "(1979 with sparsity), 80 GB HBM3, 3.35 TB/s"},
+    {.name = "RTX3090", .peak_flops = 71e12, .memory_bytes = 24e9,
+     .mem_bw_bytes_s = 936e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA Ampere GA102 whitepaper: 71 TFLOP/s dense fp16 tensor "
+               "with fp32 accumulate (GeForce), 24 GB GDDR6X, 936 GB/s"},
+    {.name = "RTX4090", .peak_flops = 165.2e12, .memory_bytes = 24e9,
+     .mem_bw_bytes_s = 1008e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA Ada AD102 whitepaper: 165.2 TFLOP/s dense fp16 tensor "
+               "with fp32 accumulate, 24 GB GDDR6X, 1008 GB/s"},
+    {.name = "T4", .peak_flops = 65e12, .memory_bytes = 16e9,
+     .mem_bw_bytes_s = 320e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA T4 datasheet: 65 TFLOP/s mixed-precision tensor, 16 GB "
+               "GDDR6, 320 GB/s"},
 };
 
 #define NMODELS ((int)(sizeof models / sizeof *models))
@@ -110,20 +125,32 @@ const spec_gpu *spec_gpus(int *n) {
 }
 
 const char *spec_schedule_name(spec_schedule s) {
-  return s == SPEC_1F1B ? "1f1b" : "gpipe";
+  return workload_schedules[s];
 }
 
-const char *spec_dp_algo_name(spec_dp_algo a) {
-  switch (a) {
-    case SPEC_RING: return "ring";
-    case SPEC_SHARDED_PS: return "sharded-ps";
-    case SPEC_CENTRAL_PS: break;
-  }
-  return "central-ps";
+const char *spec_dp_algo_name(spec_dp_algo a) { return workload_dp_algos[a]; }
+
+const char *spec_runtime_name(spec_runtime r) { return workload_runtimes[r]; }
+
+int spec_schedule_parse(const char *name) {
+  return name ? names_find(workload_schedules, name) : 0;
 }
 
-const char *spec_runtime_name(spec_runtime r) {
-  return r == SPEC_RUNTIME_MEGATRON ? "megatron" : "dtfm";
+int spec_dp_algo_parse(const char *name) {
+  return name ? names_find(workload_dp_algos, name) : 0;
+}
+
+int spec_runtime_parse(const char *name) {
+  return name ? names_find(workload_runtimes, name) : 0;
+}
+
+/* "'x' is unknown (a, b, c)" for a workload name no list holds. */
+static int unknown_name(const scenario *s, const char *field, const char *v,
+                        const char *const *names, err *e) {
+  char known[128];
+  names_join(names, ", ", ", ", known, sizeof known);
+  return err_set(e, ERR_UNKNOWN, "%s: workload.%s '%s' is unknown (%s)",
+                 s->name, field, v, known);
 }
 
 /* The names of a table, ", "-joined, into buf. */
@@ -148,36 +175,22 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
     return err_set(e, ERR_UNKNOWN, "%s: '%s' is unknown (known: %s)", where,
                    sw->model ? sw->model : "", known);
   }
-  if (!sw->schedule || strcmp(sw->schedule, "gpipe") == 0)
-    w->schedule = SPEC_GPIPE;
-  else if (strcmp(sw->schedule, "1f1b") == 0)
-    w->schedule = SPEC_1F1B;
-  else
-    return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.schedule '%s' is unknown (gpipe, 1f1b)",
-                   s->name, sw->schedule);
-  if (!sw->dp_algo || strcmp(sw->dp_algo, "central-ps") == 0)
-    w->dp_algo = SPEC_CENTRAL_PS;
-  else if (strcmp(sw->dp_algo, "ring") == 0)
-    w->dp_algo = SPEC_RING;
-  else if (strcmp(sw->dp_algo, "sharded-ps") == 0)
-    w->dp_algo = SPEC_SHARDED_PS;
-  else
-    return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.dp_algo '%s' is unknown (central-ps, ring, "
-                   "sharded-ps)",
-                   s->name, sw->dp_algo);
-  if (!sw->runtime || strcmp(sw->runtime, "dtfm") == 0) {
-    w->runtime = SPEC_RUNTIME_DTFM;
-  } else if (strcmp(sw->runtime, "megatron") == 0) {
+  int sched = spec_schedule_parse(sw->schedule);
+  int algo = spec_dp_algo_parse(sw->dp_algo);
+  int rt = spec_runtime_parse(sw->runtime);
+  if (sched < 0)
+    return unknown_name(s, "schedule", sw->schedule, workload_schedules, e);
+  if (algo < 0)
+    return unknown_name(s, "dp_algo", sw->dp_algo, workload_dp_algos, e);
+  if (rt < 0)
+    return unknown_name(s, "runtime", sw->runtime, workload_runtimes, e);
+  w->schedule = (spec_schedule)sched;
+  w->dp_algo = (spec_dp_algo)algo;
+  w->runtime = (spec_runtime)rt;
+  if (w->runtime == SPEC_RUNTIME_MEGATRON) {
     /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce. */
-    w->runtime = SPEC_RUNTIME_MEGATRON;
     w->schedule = SPEC_1F1B;
     w->dp_algo = SPEC_RING;
-  } else {
-    return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.runtime '%s' is unknown (dtfm, megatron)",
-                   s->name, sw->runtime);
   }
   return ERR_OK;
 }

@@ -10,8 +10,9 @@
 
 #include <stdbool.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/scenario.h"
+#include "traces/workload.h"
 
 /* A GPT-style transformer shape (plain data; the table is static). */
 typedef struct spec_model {
@@ -36,17 +37,28 @@ typedef struct spec_gpu {
   const char *source;       /* datasheet the numbers come from */
 } spec_gpu;
 
-typedef enum spec_schedule { SPEC_GPIPE, SPEC_1F1B } spec_schedule;
+/* The enums are generated from traces/workload.h's maps, the home of the
+ * names: SPEC_GPIPE is workload_schedules[SPEC_GPIPE], and so on. */
+#define SPEC_ENUM(id, name) SPEC_##id,
+#define SPEC_RUNTIME_ENUM(id, name) SPEC_RUNTIME_##id,
+typedef enum spec_schedule {
+  WORKLOAD_SCHEDULE_MAP(SPEC_ENUM) /* SPEC_GPIPE, SPEC_1F1B */
+} spec_schedule;
 /* The runtime that executes the schedule (DESIGN.md section 4): DT-FM's
  * (compute, send and receive streams, barriers between GPipe phases) or
  * Megatron-LM's of 2022 (1F1B with blocking point-to-point calls, NCCL
  * all-reduce, tied embeddings, GPU Adam). */
-typedef enum spec_runtime { SPEC_RUNTIME_DTFM, SPEC_RUNTIME_MEGATRON } spec_runtime;
+typedef enum spec_runtime {
+  WORKLOAD_RUNTIME_MAP(SPEC_RUNTIME_ENUM) /* SPEC_RUNTIME_DTFM, _MEGATRON */
+} spec_runtime;
+/* SPEC_CENTRAL_PS: NCCL reduce to replica 0, then broadcast (DT-FM);
+ * SPEC_RING: NCCL ring all-reduce; SPEC_SHARDED_PS: DT-FM's all-to-all
+ * scatter-reduce + all-gather. */
 typedef enum spec_dp_algo {
-  SPEC_CENTRAL_PS,  /* NCCL reduce to replica 0, then broadcast (DT-FM) */
-  SPEC_RING,        /* NCCL ring all-reduce */
-  SPEC_SHARDED_PS   /* DT-FM's all-to-all scatter-reduce + all-gather */
+  WORKLOAD_DP_ALGO_MAP(SPEC_ENUM) /* SPEC_CENTRAL_PS, SPEC_RING, ... */
 } spec_dp_algo;
+#undef SPEC_ENUM
+#undef SPEC_RUNTIME_ENUM
 
 /* A scenario's workload with its names resolved (plain data). */
 typedef struct spec_workload {
@@ -149,9 +161,16 @@ int spec_check_memory(const spec_workload *w, const scenario *s,
 double spec_default_activation_gb(const spec_workload *w);
 double spec_default_gradient_gb(const spec_workload *w);
 
-/* The name of a schedule / DP algorithm, as the command line spells it. */
+/* The name of a schedule / DP algorithm / runtime, as every file and the
+ * command line spell it (traces/workload.h). */
 const char *spec_schedule_name(spec_schedule s);
 const char *spec_dp_algo_name(spec_dp_algo a);
 const char *spec_runtime_name(spec_runtime r);
+
+/* The value called name (NULL: the default, the map's first), or -1 for
+ * an unknown name. */
+int spec_schedule_parse(const char *name);
+int spec_dp_algo_parse(const char *name);
+int spec_runtime_parse(const char *name);
 
 #endif

@@ -3,17 +3,18 @@
 #include "models/transport.h"
 
 #include <math.h>
-#include <string.h>
 
-static const char *const model_names[TRANSPORT_NMODELS] = {"ideal", "netem",
-                                                           "tcp"};
+#include "base/names.h"
 
-const char *transport_model_name(transport_model m) { return model_names[m]; }
+const char *const transport_model_names[TRANSPORT_NMODELS + 1] = {
+    "ideal", "netem", "tcp", NULL};
+
+const char *transport_model_name(transport_model m) {
+  return transport_model_names[m];
+}
 
 int transport_model_parse(const char *name) {
-  for (int i = 0; i < TRANSPORT_NMODELS; i++)
-    if (strcmp(name, model_names[i]) == 0) return i;
-  return -1;
+  return names_find(transport_model_names, name);
 }
 
 transport_options transport_options_default(void) {

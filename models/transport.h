@@ -20,8 +20,12 @@ typedef enum transport_model {
   TRANSPORT_TCP    /* netem + per-socket window, slow start, idle restart */
 } transport_model;
 #define TRANSPORT_NMODELS 3
+_Static_assert(TRANSPORT_TCP + 1 == TRANSPORT_NMODELS,
+               "one count of the network models");
 
-/* "ideal", "netem", "tcp"; parse returns -1 for an unknown name. */
+/* "ideal", "netem", "tcp" (NULL-terminated: the list the command line and
+ * the sweep files accept); parse returns -1 for an unknown name. */
+extern const char *const transport_model_names[TRANSPORT_NMODELS + 1];
 const char *transport_model_name(transport_model m);
 int transport_model_parse(const char *name);
 
@@ -33,12 +37,18 @@ int transport_model_parse(const char *name);
  * 6 MiB tcp_rmem once tcp_adv_win_scale halves it and per-packet buffer
  * overhead takes its share. The retransmission timeout is the RTT plus
  * Linux's minimum of 200 ms (tcp_rto_min). */
-#define TRANSPORT_TCP_SEGMENT 1448.0
+#define TRANSPORT_TCP_SEGMENT_BYTES 1448
+#define TRANSPORT_TCP_SEGMENT ((double)TRANSPORT_TCP_SEGMENT_BYTES)
 #define TRANSPORT_TCP_INITIAL_SEGMENTS 10.0
 #define TRANSPORT_TCP_INITIAL_WINDOW \
   (TRANSPORT_TCP_SEGMENT * TRANSPORT_TCP_INITIAL_SEGMENTS)
 #define TRANSPORT_DEFAULT_WINDOW 1.45e6
 #define TRANSPORT_TCP_RTO_MIN_S 0.2
+
+/* The per-socket windows a run may set (the command line, a sweep's
+ * window_bytes): at least one segment, at most 1 TiB. */
+#define TRANSPORT_WINDOW_MIN_BYTES TRANSPORT_TCP_SEGMENT_BYTES
+#define TRANSPORT_WINDOW_MAX_BYTES (1LL << 40)
 
 /* NCCL's socket transport: sockets per connection (the default is 1; NCCL
  * opens 2 threads x 8 = 16 on AWS's ENA NICs), at most 64 (its MAX_SOCKETS),

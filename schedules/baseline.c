@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
+#include "schedules/schedule.h"
 
 search_result *baseline_random_search(const cost_ctx *c,
                                       const search_objective *obj,
@@ -45,7 +46,8 @@ search_result *baseline_random_search(const cost_ctx *c,
     }
   }
   cost_scratch *w = cost_scratch_new(k, ng);
-  r = search_result_new("random-search", cost_realise(c, best, w), c);
+  r = search_result_new(schedule_method_name(SCHEDULE_RANDOM_SEARCH),
+                        cost_realise(c, best, w), c);
   cost_scratch_free(w);
   r->objective_s = best_s;
   search_log_finish(&log, r);
@@ -120,7 +122,8 @@ search_result *baseline_greedy(const cost_ctx *c, const search_opts *o) {
   search_log_push(&log, s1);
   search_log_push(&log, s2);
   bool first = s1 <= s2;
-  search_result *r = search_result_new("greedy", first ? by_groups : by_pipes, c);
+  search_result *r = search_result_new(schedule_method_name(SCHEDULE_GREEDY),
+                                       first ? by_groups : by_pipes, c);
   alloc_free(first ? by_pipes : by_groups);
   r->objective_s = r->parts.score_s;
   search_log_finish(&log, r);

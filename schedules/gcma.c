@@ -43,8 +43,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "schedules/baseline.h"
-#include "traces/mem.h"
+#include "schedules/schedule.h"
 
 #define GCMA_CROSS_POINTS 5
 /* Share of offspring that get the rebuild mutation (below). 0.1 and 0.5
@@ -643,7 +644,9 @@ search_result *gcma_search(const cost_ctx *c, gcma_gain gain,
     double score;
     gcma_best(g, 1, groups, &score);
     cost_scratch *w = cost_scratch_new(cost_ctx_replicas(c), cost_ctx_stages(c));
-    r = search_result_new(gain == GCMA_GAIN_CUT ? "hybrid" : "gcma",
+    r = search_result_new(schedule_method_name(gain == GCMA_GAIN_CUT
+                                                ? SCHEDULE_HYBRID
+                                                : SCHEDULE_GCMA),
                           cost_realise(c, groups, w), c);
     r->objective_s = score;
     cost_scratch_free(w);

@@ -27,7 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
+#include "schedules/schedule.h"
 
 /* Plain swaps: all pairs up to this many, else this many drawn. */
 #define LOCAL_ALL_SWAPS 256
@@ -309,7 +310,7 @@ search_result *local_search(const cost_ctx *c, const search_objective *obj,
   search_result *r = NULL;
   if (score_starts(&w, starts, nstarts, start_v, e) &&
       walk(&w, starts, start_v, order, nstarts, e)) {
-    r = search_result_new("sim", w.best, c);
+    r = search_result_new(schedule_method_name(SCHEDULE_SIM), w.best, c);
     w.best = NULL;
     r->objective_s = w.best_s;
     r->start_s = start_v[0];

@@ -8,25 +8,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/names.h"
 #include "schedules/baseline.h"
 #include "schedules/gcma.h"
 #include "schedules/local.h"
-#include "traces/mem.h"
 
-static const char *const methods[] = {
-    "dtfm-identity", "megatron", "random", "random-search", "greedy",
-    "gcma",          "hybrid",   "sim",    NULL};
+_Static_assert(SCHEDULE_DTFM_IDENTITY == (int)ALLOC_DTFM_IDENTITY &&
+                   SCHEDULE_RANDOM == (int)ALLOC_RANDOM &&
+                   SCHEDULE_RANDOM_SEARCH == (int)ALLOC_NFIXED,
+               "the method list starts with models/alloc's fixed placements");
 
-const char *const *schedule_method_names(void) { return methods; }
+#define METHOD_NAME(id, name) name,
+static const char *const names[SCHEDULE_NMETHODS + 1] = {
+    ALLOC_FIXED_MAP(METHOD_NAME) SCHEDULE_SEARCH_MAP(METHOD_NAME) NULL};
+#undef METHOD_NAME
+
+const char *const *schedule_method_names(void) { return names; }
+
+const char *schedule_method_name(schedule_method_id m) { return names[m]; }
+
+int schedule_method_find(const char *name) { return names_find(names, name); }
 
 bool schedule_method_known(const char *name) {
-  for (const char *const *m = methods; *m; m++)
-    if (strcmp(*m, name) == 0) return true;
-  return false;
+  return schedule_method_find(name) >= 0;
+}
+
+bool schedule_method_is_fixed(const char *name) {
+  int m = schedule_method_find(name);
+  return m >= 0 && m < (int)ALLOC_NFIXED;
 }
 
 bool schedule_method_needs_objective(const char *name) {
-  return strcmp(name, "sim") == 0;
+  return schedule_method_find(name) == SCHEDULE_SIM;
 }
 
 static search_result *fixed(const char *name, const cost_ctx *c,
@@ -80,25 +94,23 @@ search_result *schedule_method(const char *name, const cost_ctx *c,
                                const search_opts *o,
                                const search_objective *sim_obj, err *e) {
   int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c);
-  alloc *a = alloc_fixed(name, k, ng, o->seed);
-  if (a) return fixed(name, c, o, a);
-  if (strcmp(name, "random-search") == 0)
-    return baseline_random_search(c, NULL, o, e);
-  if (strcmp(name, "greedy") == 0) return baseline_greedy(c, o);
-  if (strcmp(name, "gcma") == 0)
-    return gcma_search(c, GCMA_GAIN_PIPELINE, NULL, o, e);
-  if (strcmp(name, "hybrid") == 0)
-    return gcma_search(c, GCMA_GAIN_CUT, NULL, o, e);
-  if (strcmp(name, "sim") == 0) {
-    if (!sim_obj || !sim_obj->alloc) {
+  switch (schedule_method_find(name)) {
+    case SCHEDULE_DTFM_IDENTITY:
+    case SCHEDULE_MEGATRON:
+    case SCHEDULE_RANDOM:
+      return fixed(name, c, o, alloc_fixed(name, k, ng, o->seed));
+    case SCHEDULE_RANDOM_SEARCH: return baseline_random_search(c, NULL, o, e);
+    case SCHEDULE_GREEDY: return baseline_greedy(c, o);
+    case SCHEDULE_GCMA: return gcma_search(c, GCMA_GAIN_PIPELINE, NULL, o, e);
+    case SCHEDULE_HYBRID: return gcma_search(c, GCMA_GAIN_CUT, NULL, o, e);
+    case SCHEDULE_SIM:
+      if (sim_obj && sim_obj->alloc) return sim_method(c, o, sim_obj, e);
       err_set(e, ERR_CONFIG, "method sim needs a simulation objective");
       return NULL;
-    }
-    return sim_method(c, o, sim_obj, e);
+    default: break;
   }
-  err_set(e, ERR_UNKNOWN,
-          "unknown method '%s' (dtfm-identity, megatron, random, "
-          "random-search, greedy, gcma, hybrid, sim)",
-          name);
+  char known[256];
+  names_join(names, ", ", ", ", known, sizeof known);
+  err_set(e, ERR_UNKNOWN, "unknown method '%s' (%s)", name, known);
   return NULL;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 void search_opts_default(search_opts *o) {
   *o = (search_opts){.population = SEARCH_POPULATION,

@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "models/alloc.h"
 #include "models/cost.h"
-#include "traces/err.h"
 
 /* An objective: lower is better, in seconds. Either scorer may be NULL when
  * the objective cannot judge that form. A scorer returns NAN and fills e on

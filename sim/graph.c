@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "sim/queue.h"
-#include "traces/mem.h"
 
 enum { EV_COMPUTE_DONE, EV_JOIN_DONE, EV_SPEED, EV_NET_BASE };
 

@@ -8,7 +8,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 #define FREE_POS UINT32_MAX
 #define ARITY 4 /* children per node: half the depth of a binary heap */

@@ -7,23 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "base/names.h"
 #include "models/cost.h"
 #include "sim/place.h"
-#include "traces/mem.h"
 #include "traces/scenario_subset.h"
 
-static const char *const recovery_names[] = {
+const char *const sim_recovery_names[SIM_RECOVERY_N + 1] = {
 #define SIM_RECOVERY_NAME(name, text) text,
     SIM_RECOVERY_MAP(SIM_RECOVERY_NAME)
 #undef SIM_RECOVERY_NAME
-};
+    NULL};
 
-const char *sim_recovery_name(sim_recovery r) { return recovery_names[r]; }
+const char *sim_recovery_name(sim_recovery r) {
+  return sim_recovery_names[r];
+}
 
 int sim_recovery_parse(const char *name) {
-  for (int r = 0; r < SIM_RECOVERY_N; r++)
-    if (strcmp(name, recovery_names[r]) == 0) return r;
-  return -1;
+  return names_find(sim_recovery_names, name);
 }
 
 const scenario *sim_plan_scenario(const sim_plan *p) {

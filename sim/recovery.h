@@ -16,9 +16,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "models/alloc.h"
 #include "sim/sim.h"
-#include "traces/err.h"
 #include "traces/fault.h"
 #include "traces/scenario.h"
 
@@ -32,6 +32,9 @@ typedef enum sim_recovery {
 #undef SIM_RECOVERY_ENUM
   SIM_RECOVERY_N
 } sim_recovery;
+
+/* The policies' names in enumeration order, NULL-terminated. */
+extern const char *const sim_recovery_names[SIM_RECOVERY_N + 1];
 
 const char *sim_recovery_name(sim_recovery r);
 int sim_recovery_parse(const char *name);  /* -1 for an unknown name */

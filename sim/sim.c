@@ -9,25 +9,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/graph.h"
 #include "sim/timeline.h"
 #include "sim/train.h"
-#include "traces/mem.h"
 
 sim_options sim_options_default(void) {
   return (sim_options){.transport = transport_options_default(),
                        .compute_scale = 1};
 }
 
+/* What a run knows per device (every array ndevices long): its GPU, its
+ * NIC index (one NIC per device, or one per site whose GPUs share it) and
+ * the NICs' capacities, NCCL sockets, per-flow cap and compute factor. */
+typedef struct devices {
+  const spec_gpu **gpu;
+  int *nic, *sockets;
+  double *nic_gbps, *flow_gbps, *factor;
+  int nnics;
+} devices;
+
+static void devices_free(devices *d) {
+  free(d->gpu), free(d->nic), free(d->sockets);
+  free(d->nic_gbps), free(d->flow_gbps), free(d->factor);
+}
+
 struct sim_engine {
   const scenario *s;          /* borrowed */
   sim_options opt;
   spec_workload w;
-  const spec_gpu **gpu;
-  int *nic, *sockets;
-  double *nic_gbps, *factor, *flow_gbps;
+  devices d;
   sim_net_topo topo;
   sim_graph *g;
   sim_train_marks mk;
@@ -192,7 +205,7 @@ static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
     uint32_t *sl = class_slot(slot, cap, m, a, b);
     if (!*sl) {
       mem_grow((void **)&m, &mcap, k + 1, sizeof *m);
-      m[k++] = (sim_link_class){a, b, 0, 0};
+      m[k++] = (sim_link_class){.src_site = a, .dst_site = b};
       *sl = (uint32_t)k;
       if (2 * k > cap) { /* rehash at half full */
         free(slot);
@@ -233,8 +246,10 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
   int *cnt = mem_calloc((size_t)stages, sizeof *cnt);
   for (int d = 0; d < nd; d++) {
     double bwd_end = (double)(t[mk->last_bwd[d]].t_done - t0) * 1e-9;
-    sim_breakdown b = {comp[d], bwd_end - pipe[d], comm[d],
-                       (double)(t[mk->sync[d]].t_done - t0) * 1e-9 - bwd_end};
+    sim_breakdown b = {
+        .compute_s = comp[d], .bubble_s = bwd_end - pipe[d],
+        .comm_s = comm[d],
+        .dp_sync_s = (double)(t[mk->sync[d]].t_done - t0) * 1e-9 - bwd_end};
     sim_breakdown *st = &out->stage[mk->stage[d]];
     st->compute_s += b.compute_s;
     st->bubble_s += b.bubble_s;
@@ -304,22 +319,40 @@ static int check_shape(const scenario *s, const spec_workload *w,
   return check_graph(s, w, e);
 }
 
-/* Device -> NIC index into nic, capacities into nic_gbps, NCCL sockets
- * into sockets (all ndevices long): one NIC per device, or one per site
- * whose GPUs share it. Returns the number of NICs. */
-static int nic_layout(const scenario *s, int *nic, double *nic_gbps,
-                      int *sockets, double *flow_gbps) {
-  int nn = 0;
+/* Allocates d's arrays for s's devices and lays out their NICs, sockets
+ * and flow caps (the GPUs and compute factors are devices_fill's). */
+static void devices_layout(devices *d, const scenario *s) {
+  size_t n = (size_t)s->ndevices;
+  *d = (devices){.gpu = mem_calloc(n, sizeof *d->gpu),
+                 .nic = mem_alloc(n * sizeof *d->nic),
+                 .sockets = mem_alloc(n * sizeof *d->sockets),
+                 .nic_gbps = mem_alloc(n * sizeof *d->nic_gbps),
+                 .flow_gbps = mem_alloc(n * sizeof *d->flow_gbps),
+                 .factor = mem_alloc(n * sizeof *d->factor)};
   for (int i = 0; i < s->nsites; i++) {
     const scenario_site *site = &s->sites[i];
-    for (int d = 0; d < site->ndevices; d++) {
-      if (!site->nic_shared || d == 0) nic_gbps[nn++] = site->nic_gbps;
-      nic[site->first_device + d] = nn - 1;
-      sockets[site->first_device + d] = site->nccl_sockets;
-      flow_gbps[site->first_device + d] = site->flow_gbps;
+    for (int k = 0; k < site->ndevices; k++) {
+      int dev = site->first_device + k;
+      if (!site->nic_shared || k == 0) d->nic_gbps[d->nnics++] = site->nic_gbps;
+      d->nic[dev] = d->nnics - 1;
+      d->sockets[dev] = site->nccl_sockets;
+      d->flow_gbps[dev] = site->flow_gbps;
     }
   }
-  return nn;
+}
+
+/* Fills d for workload w on s under allocation a: the layout, every
+ * device's GPU and compute factor, each stage checked to fit its devices'
+ * memory. ERR_OK, or e filled (d is freed by devices_free either way). */
+static int devices_fill(devices *d, const scenario *s, const spec_workload *w,
+                        const alloc *a, err *e) {
+  devices_layout(d, s);
+  int rc = spec_device_gpus(s, d->gpu, e);
+  if (rc || (rc = spec_check_memory(w, s, a->device, d->gpu, e))) return rc;
+  for (int dev = 0; dev < s->ndevices; dev++)
+    d->factor[dev] = spec_site_compute_factor(&s->sites[s->device_site[dev]],
+                                              d->gpu[dev]);
+  return ERR_OK;
 }
 
 static int save_timeline(const scenario *s, const char *path,
@@ -350,22 +383,15 @@ static void graph_give_back(sim_graph *g) {
   spare_graph = g;
 }
 
-/* The per-device arrays and the network of x->s: NICs, sockets, flow caps,
- * the topology callbacks (faults included) and the device speeds. */
-static void engine_layout(sim_engine *x) {
-  const scenario *s = x->s;
-  size_t nd = (size_t)s->ndevices;
-  x->gpu = mem_calloc(nd, sizeof *x->gpu);
-  x->nic = mem_alloc(nd * sizeof *x->nic);
-  x->nic_gbps = mem_alloc(nd * sizeof *x->nic_gbps);
-  x->sockets = mem_alloc(nd * sizeof *x->sockets);
-  x->factor = mem_alloc(nd * sizeof *x->factor);
-  x->flow_gbps = mem_alloc(nd * sizeof *x->flow_gbps);
-  int nn = nic_layout(s, x->nic, x->nic_gbps, x->sockets, x->flow_gbps);
-  x->topo = (sim_net_topo){.ndevices = s->ndevices, .ctx = x,
+/* The network of x->s as the net sees it: NICs, sockets, flow caps and the
+ * topology callbacks (faults included); the device speeds of the faults. */
+static void engine_topo(sim_engine *x) {
+  const devices *d = &x->d;
+  x->topo = (sim_net_topo){.ndevices = x->s->ndevices, .ctx = x,
                            .link = topo_link, .next_change = topo_next,
-                           .nic = x->nic, .nic_gbps = x->nic_gbps, .nnics = nn,
-                           .sockets = x->sockets, .flow_gbps = x->flow_gbps};
+                           .nic = d->nic, .nic_gbps = d->nic_gbps,
+                           .nnics = d->nnics, .sockets = d->sockets,
+                           .flow_gbps = d->flow_gbps};
   x->speed = (sim_graph_speed){x, engine_speed, engine_speed_next};
 }
 
@@ -374,12 +400,7 @@ void sim_engine_free(sim_engine *x) {
   sim_train_marks_free(&x->mk);
   if (x->g) sim_graph_detach(x->g);
   graph_give_back(x->g);
-  free(x->gpu);
-  free(x->nic);
-  free(x->nic_gbps);
-  free(x->sockets);
-  free(x->factor);
-  free(x->flow_gbps);
+  devices_free(&x->d);
   free(x);
 }
 
@@ -393,16 +414,14 @@ int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
   x->faults = faults;
   x->dmap = device_map;
   int rc = spec_workload_resolve(s, &x->w, e);
-  if (rc || (rc = check_shape(s, &x->w, a, e))) goto fail;
-  engine_layout(x);
-  if ((rc = spec_device_gpus(s, x->gpu, e)) ||
-      (rc = spec_check_memory(&x->w, s, a->device, x->gpu, e)))
-    goto fail;
-  for (int d = 0; d < s->ndevices; d++)
-    x->factor[d] = spec_site_compute_factor(&s->sites[s->device_site[d]],
-                                            x->gpu[d]);
-  sim_train_inputs in = {.w = &x->w, .a = a, .gpu = x->gpu,
-                         .factor = x->factor,
+  if (rc || (rc = check_shape(s, &x->w, a, e)) ||
+      (rc = devices_fill(&x->d, s, &x->w, a, e))) {
+    sim_engine_free(x);
+    return rc;
+  }
+  engine_topo(x);
+  sim_train_inputs in = {.w = &x->w, .a = a, .gpu = x->d.gpu,
+                         .factor = x->d.factor,
                          .compute_scale = x->opt.compute_scale,
                          .barrier_ns = runtime_barrier_ns(s, a)};
   x->g = graph_take();
@@ -410,9 +429,6 @@ int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
   sim_graph_attach(x->g, &x->topo, &x->opt.transport, conn);
   *out = x;
   return ERR_OK;
-fail:
-  sim_engine_free(x);
-  return rc;
 }
 
 int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
@@ -469,15 +485,16 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
 }
 
 int sim_moves(const scenario *s, const sim_options *o,
-                  const fault_trace *faults, const sim_move *v, int n,
-                  int64_t t0, int64_t *end_ns, err *e) {
+              const fault_trace *faults, const sim_move *v, int n, int64_t t0,
+              int64_t *end_ns, err *e) {
   *end_ns = t0;
   if (n == 0) return ERR_OK;
   sim_engine *x = mem_calloc(1, sizeof *x);
   x->s = s;
   x->opt = o ? *o : sim_options_default();
   x->faults = faults;
-  engine_layout(x);
+  devices_layout(&x->d, s);
+  engine_topo(x);
   x->g = graph_take();
   for (int i = 0; i < n; i++) {
     assert(v[i].src != v[i].dst);

@@ -10,10 +10,10 @@
 
 #include <stdint.h>
 
+#include "base/err.h"
 #include "models/alloc.h"
 #include "sim/graph.h"
 #include "sim/net.h"
-#include "traces/err.h"
 #include "traces/fault.h"
 #include "traces/scenario.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 #define NSTREAMS 3
 
@@ -51,10 +51,13 @@ static slice *slices(const sim_task *t, uint32_t n, int ndevices, size_t *ns,
     const sim_task *x = &t[i];
     if (x->t_start < 0) continue;
     if (x->kind == SIM_TASK_COMPUTE) {
-      v[k++] = (slice){x->t_start, x->t_done, x->dev, 0, 0, i};
-    } else if (x->kind == SIM_TASK_XFER) {
-      v[k++] = (slice){x->t_start, x->t_left, x->dev, 1, 0, i};
-      v[k++] = (slice){x->t_start, x->t_done, x->dst, 2, 0, i};
+      v[k++] = (slice){.t0 = x->t_start, .t1 = x->t_done, .dev = x->dev,
+                       .stream = 0, .task = i};
+    } else if (x->kind == SIM_TASK_XFER) { /* sent, then received */
+      v[k++] = (slice){.t0 = x->t_start, .t1 = x->t_left, .dev = x->dev,
+                       .stream = 1, .task = i};
+      v[k++] = (slice){.t0 = x->t_start, .t1 = x->t_done, .dev = x->dst,
+                       .stream = 2, .task = i};
     }
   }
   qsort(v, k, sizeof *v, slice_cmp);

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/err.h"
 #include "sim/graph.h"
-#include "traces/err.h"
 #include "traces/fault.h"
 #include "traces/scenario.h"
 

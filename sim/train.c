@@ -17,8 +17,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "base/mem.h"
 #include "models/runtime.h"
-#include "traces/mem.h"
 
 sim_compute sim_train_compute(const spec_workload *w, int st,
                               const spec_gpu *g, double factor, double scale) {
@@ -315,7 +315,7 @@ static void megatron_stage(builder *b, int r, int s, int p, int64_t call_ns) {
   sim_graph *g = b->g;
   int S = b->S, M = b->M, d = alloc_at(b->a, r, s);
   int w = S - s - 1 < M ? S - s - 1 : M;
-  megatron_io x = {b, r, s, p};
+  megatron_io x = {.b = b, .r = r, .s = s, .p = p};
   const uint32_t none = SIM_GRAPH_NONE;
   for (int k = 0; k < w; k++) {
     megatron_call(b, d, none, act_in(x, k), call_ns);
@@ -460,10 +460,11 @@ void sim_train_build(sim_graph *g, const sim_train_inputs *in,
   b.rstream = mem_alloc((size_t)n * sizeof *b.rstream);
   for (int d = 0; d < n; d++)
     b.cstream[d] = b.sstream[d] = b.rstream[d] = SIM_GRAPH_NONE;
-  *m = (sim_train_marks){n, mem_calloc((size_t)n, sizeof(int)),
-                         mem_calloc((size_t)n, sizeof(uint32_t)),
-                         mem_calloc((size_t)n, sizeof(uint32_t)),
-                         mem_calloc((size_t)n, sizeof(uint32_t))};
+  *m = (sim_train_marks){.ndevices = n,
+                         .stage = mem_calloc((size_t)n, sizeof(int)),
+                         .last_bwd = mem_calloc((size_t)n, sizeof(uint32_t)),
+                         .sync = mem_calloc((size_t)n, sizeof(uint32_t)),
+                         .opt = mem_calloc((size_t)n, sizeof(uint32_t))};
   if (act_bytes <= 0) act_bytes = spec_activation_bytes(w);
   build_pipelines(&b, gpu, compute_scale, act_bytes);
   if (w->runtime == SPEC_RUNTIME_MEGATRON) build_megatron(&b);

@@ -30,13 +30,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "models/cost.h"
 #include "models/predict.h"
 #include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/place.h"
 #include "sim/timeline.h"
-#include "traces/mem.h"
 #include "traces/scenario_subset.h"
 #include "traces/trace_snapshot.h"
 

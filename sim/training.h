@@ -15,10 +15,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/err.h"
 #include "models/alloc.h"
 #include "sim/recovery.h"
 #include "sim/sim.h"
-#include "traces/err.h"
 #include "traces/fault.h"
 #include "traces/scenario.h"
 

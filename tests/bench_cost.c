@@ -7,8 +7,8 @@
 #include <time.h>
 
 #include "models/cost.h"
-#include "traces/scenario.h"
 #include "tests/bench.h"
+#include "traces/scenario.h"
 
 int main(void) {
   err e;

@@ -16,8 +16,8 @@
 #include "schedules/gcma.h"
 #include "schedules/search.h"
 #include "sim/place.h"
-#include "traces/scenario.h"
 #include "tests/bench.h"
+#include "traces/scenario.h"
 
 static void bench_score(const cost_ctx *c) {
   int n = cost_ctx_replicas(c) * cost_ctx_stages(c);

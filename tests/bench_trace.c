@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "traces/trace.h"
 #include "tests/bench.h"
+#include "traces/trace.h"
 
 #define SITES 8
 #define ROWS 1000000

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 typedef struct support_path_node support_path_node;
 struct support_path_node {

@@ -173,6 +173,26 @@ Test(alloc, write_then_read_round_trip) {
   alloc_free(NULL), alloc_partition_free(NULL);
 }
 
+/* The three forms of one writer: the file (a row per line), the store's
+ * one-line text and the JSON value, against the literal texts. */
+Test(alloc, the_writer_forms) {
+  alloc *a = alloc_identity(2, 3);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  alloc_write(a, f);
+  fclose(f);
+  cr_expect_str_eq(buf, "{\"pipelines\": [\n  [0, 1, 2],\n  [3, 4, 5]\n]}\n");
+  char *text = alloc_text(a);
+  cr_expect_str_eq(text, "{\"pipelines\": [[0, 1, 2], [3, 4, 5]]}");
+  json_t *j = alloc_json(a);
+  char *compact = json_dumps(j, JSON_COMPACT);
+  cr_expect_str_eq(compact, "[[0,1,2],[3,4,5]]");
+  free(buf), free(text), free(compact);
+  json_decref(j);
+  alloc_free(a);
+}
+
 /* A 256 x 256 allocation (65,536 devices, 450 kB): the parser located the
  * line of every entry by rescanning the text and compared each entry with
  * all before it — O(N^2), minutes here; now O(N). The timeout only guards

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "traces/fault.h"
-#include "traces/mem.h"
 #include "traces/scenario.h"
 
 #define HDR FAULT_HEADER "\n"

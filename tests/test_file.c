@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "analysis/sweep.h"
+#include "base/file.h"
 #include "models/alloc.h"
 #include "tests/support.h"
-#include "traces/file.h"
 #include "traces/scenario.h"
 #include "traces/trace.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/jfield.h"
+#include "base/jfield.h"
 
 static const char DOC[] =
     "{\n"                       /* 1 */
@@ -63,9 +63,15 @@ Test(jfield, values_and_defaults) {
   cr_expect_str_eq(x, "s");
   cr_assert_eq(jfield_str(&doc, &s, o, "y", "dflt", &y), ERR_OK);
   cr_expect_str_eq(y, "dflt");
-  cr_assert_eq(jfield_num(&doc, &s, o, "n", -5, false, 0, true, 0, &n), ERR_OK);
+  cr_assert_eq(jfield_num(&doc, &s, o, "n",
+                          &(jfield_num_spec){.lo = -5, .hi = 0,
+                                             .required = true},
+                          &n), ERR_OK);
   cr_expect_eq(n, -2);
-  cr_assert_eq(jfield_num(&doc, &s, o, "m", 0, true, 1, false, NAN, &m), ERR_OK);
+  cr_assert_eq(jfield_num(&doc, &s, o, "m",
+                          &(jfield_num_spec){.lo = 0, .open = true, .hi = 1,
+                                             .def = NAN},
+                          &m), ERR_OK);
   cr_expect(isnan(m));
   cr_assert_eq(jfield_int32(&doc, &s, o, "b", 0, -1, &i32), ERR_OK);
   cr_expect_eq(i32, 3);
@@ -83,7 +89,9 @@ Test(jfield, range_cites_the_key_line) {
   json_t *o;
   double n;
   cr_assert_eq(jfield_obj(&doc, &top, root, "obj", true, &o), ERR_OK);
-  expect_fail(jfield_num(&doc, &s, o, "n", 0, false, 1, true, 0, &n),
+  expect_fail(jfield_num(&doc, &s, o, "n",
+                         &(jfield_num_spec){.lo = 0, .hi = 1, .required = true},
+                         &n),
               ERR_RANGE, "f.json:5: obj.n: must be >= 0, not -2");
 }
 

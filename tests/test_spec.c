@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "models/alloc.h"
 #include "models/predict.h"
 #include "models/spec.h"
 #include "tests/support.h"
-#include "traces/mem.h"
 #include "traces/scenario.h"
 
 static void set(char **field, const char *v) {

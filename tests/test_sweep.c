@@ -10,14 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "analysis/eval.h"
 #include "analysis/sweep.h"
+#include "base/builtin.h"
 #include "tests/support.h"
-#include "traces/builtin.h"
 
 /* The timeout fails a quadratic parse of a million seeds (one per suite:
  * two tests with their own timeouts running at once leak in Criterion). */
@@ -672,3 +673,81 @@ static void other_writers_never_wait(int jobs) {
 
 Test(sweep, other_writers_never_wait_inline) { other_writers_never_wait(1); }
 Test(sweep, other_writers_never_wait_jobs) { other_writers_never_wait(2); }
+
+/* A pipe for a worker that cannot be made (no file descriptor left) is an
+ * error the caller gets, with its reason: the library neither prints nor
+ * aborts; the failed hook hears nothing (no point failed). */
+typedef struct hooks_heard {
+  int progress, failed, last;
+} hooks_heard;
+
+static void heard_progress(void *ctx, const sweep_progress *p) {
+  hooks_heard *h = ctx;
+  h->progress++;
+  h->last += p->last;
+}
+
+static void heard_failed(void *ctx, const char *key, const char *msg) {
+  (void)key, (void)msg;
+  ((hooks_heard *)ctx)->failed++;
+}
+
+Test(sweep, no_pipe_is_an_error_not_an_abort) {
+  err e = {0};
+  sweep *s = parse("{\"scenarios\": \"" GEODES_FIXTURES
+                   "/analysis/two-devices.json\", \"seeds\": [1, 2, 3, 4]}",
+                   &e);
+  cr_assert_eq(sweep_resolve(s, &e), ERR_OK, "%s", e.msg);
+  db *d = db_open(support_path("nofd.db"), &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t id = db_run_begin(d, &(db_run){"test", NULL, -1, "0", "x"}, &e);
+  cheap c = {0};
+  hooks_heard h = {0};
+  sweep_opts o = {.eval = cheap_eval, .ctx = &c, .jobs = 2, .run = id,
+                  .progress = heard_progress, .failed = heard_failed,
+                  .hook_ctx = &h};
+  struct rlimit old, low;
+  cr_assert_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+  int next_fd = dup(0);
+  close(next_fd);
+  low = old;
+  low.rlim_cur = (rlim_t)next_fd + 1; /* room for one descriptor, not two */
+  cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+  sweep_stats st;
+  int rc = sweep_run(s, d, &o, &st, &e);
+  setrlimit(RLIMIT_NOFILE, &old);
+  cr_expect_eq(rc, ERR_IO);
+  cr_expect(strstr(e.msg, "pipe: "), "%s", e.msg);
+  cr_expect_eq(st.computed, 0);
+  cr_expect_eq(h.failed, 0);
+  cr_expect_eq(h.last, 1, "the end is reported once");
+  db_close(d);
+  sweep_free(s);
+}
+
+/* The hooks hear every point: progress after each and once at the end,
+ * failed once per failing point, with its key. */
+Test(sweep, hooks_hear_every_point) {
+  err e = {0};
+  sweep *s = parse("{\"scenarios\": \"" GEODES_FIXTURES
+                   "/analysis/two-devices.json\", \"layers\": [2, 3, 4], "
+                   "\"seeds\": [1, 2]}",
+                   &e);
+  cr_assert_eq(sweep_resolve(s, &e), ERR_OK, "%s", e.msg);
+  db *d = db_open(support_path("hooks.db"), &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t id = db_run_begin(d, &(db_run){"test", NULL, -1, "0", "x"}, &e);
+  cheap c = {.fail_layers = 3};
+  hooks_heard h = {0};
+  sweep_opts o = {.eval = cheap_eval, .ctx = &c, .jobs = 1, .run = id,
+                  .progress = heard_progress, .failed = heard_failed,
+                  .hook_ctx = &h};
+  sweep_stats st;
+  cr_assert_eq(sweep_run(s, d, &o, &st, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(st.failed, 2);
+  cr_expect_eq(h.failed, 2);
+  cr_expect_eq(h.progress, 6 + 1);
+  cr_expect_eq(h.last, 1);
+  db_close(d);
+  sweep_free(s);
+}

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/builtin.h"
 #include "tests/support.h"
-#include "traces/builtin.h"
 #include "traces/scenario.h"
 #include "traces/synth.h"
 #include "traces/trace.h"

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "tests/support.h"
-#include "traces/mem.h"
 #include "traces/trace.h"
 
 #define S TRACE_NS_PER_S

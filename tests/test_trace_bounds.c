@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "tests/support.h"
-#include "traces/mem.h"
 #include "traces/trace.h"
 
 TestSuite(trace_bounds, .init = support_dir_make, .fini = support_dir_remove);

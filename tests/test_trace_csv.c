@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 #include "traces/trace_csv.h"
 
 #define HDR "t_s,src,dst,latency_ms,bandwidth_gbps\n"

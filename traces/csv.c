@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 int csv_show_len(const char *s, size_t n) {
   if (n <= CSV_SHOW_MAX) return (int)n;

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 
 /* Bytes of a bad field echoed in a message; CSV_SHOW(s, n) expands to the
  * three printf arguments of "%.*s%s" (cut at a character boundary, "..."

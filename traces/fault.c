@@ -21,10 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
+#include "base/hash.h"
+#include "base/mem.h"
 #include "traces/csv.h"
-#include "traces/file.h"
-#include "traces/hash.h"
-#include "traces/mem.h"
 
 /* ---- the name table ---- */
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/scenario.h"
 
 /* X(NAME, "event", target, has_factor): the one table of event names, what

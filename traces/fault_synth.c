@@ -13,10 +13,10 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "traces/builtin.h"
+#include "base/builtin.h"
+#include "base/mem.h"
 #include "traces/csv.h"
 #include "traces/fault.h"
-#include "traces/mem.h"
 
 #define PARAMS_HEADER \
   "site,instance_type,region,gpus_per_instance,band,monthly_frac"

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/scenario.h"
 
 /* The fixed numbers of the model, each with its source. */

@@ -18,11 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/builtin.h"
-#include "traces/file.h"
-#include "traces/hash.h"
-#include "traces/jfield.h"
-#include "traces/mem.h"
+#include "base/builtin.h"
+#include "base/file.h"
+#include "base/hash.h"
+#include "base/jfield.h"
+#include "base/mem.h"
+#include "traces/workload.h"
 
 #define SCENARIO_SEED_DEFAULT 1
 #define SCENARIO_GPU_DEFAULT "V100"
@@ -45,16 +46,21 @@ static int read_site(const jfield_doc *c, const jfield_scope *s,
       (rc = jfield_str(c, s, o, "name", NULL, &site->name)) ||
       (rc = jfield_int(c, s, o, "devices", 1, SCENARIO_MAX_DEVICES, 0, &n)) ||
       (rc = jfield_str(c, s, o, "gpu", SCENARIO_GPU_DEFAULT, &site->gpu)) ||
-      (rc = jfield_num(c, s, o, "nic_gbps", TRACE_MIN_BANDWIDTH_GBPS, false,
-                       HUGE_VAL, false, SCENARIO_NIC_DEFAULT,
+      (rc = jfield_num(c, s, o, "nic_gbps",
+                       &(jfield_num_spec){.lo = TRACE_MIN_BANDWIDTH_GBPS,
+                                          .hi = HUGE_VAL,
+                                          .def = SCENARIO_NIC_DEFAULT},
                        &site->nic_gbps)) ||
       (rc = jfield_bool(c, s, o, "nic_shared", false, &site->nic_shared)) ||
       (rc = jfield_int(c, s, o, "nccl_sockets", 1, SCENARIO_SOCKETS_MAX, 1,
                        &sockets)) ||
-      (rc = jfield_num(c, s, o, "compute_efficiency", 0, true, 1, false, 0,
+      (rc = jfield_num(c, s, o, "compute_efficiency",
+                       &(jfield_num_spec){.lo = 0, .open = true, .hi = 1},
                        &site->compute_efficiency)) ||
-      (rc = jfield_num(c, s, o, "flow_gbps", TRACE_MIN_BANDWIDTH_GBPS, false,
-                       HUGE_VAL, false, 0, &site->flow_gbps)))
+      (rc = jfield_num(c, s, o, "flow_gbps",
+                       &(jfield_num_spec){.lo = TRACE_MIN_BANDWIDTH_GBPS,
+                                          .hi = HUGE_VAL},
+                       &site->flow_gbps)))
     return rc;
   site->nccl_sockets = (int)sockets;
   site->gpu_line =
@@ -154,9 +160,6 @@ static int read_workload(const jfield_doc *c, const json_t *root,
                                       "recompute",
                                       "runtime",
                                       NULL};
-  static const char *const schedules[] = {"gpipe", "1f1b", NULL};
-  static const char *const runtimes[] = {"dtfm", "megatron", NULL};
-  static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
   jfield_scope top = jfield_top();
   jfield_scope s = jfield_child(&top, "workload");
   scenario_workload *w = &sc->workload;
@@ -174,13 +177,17 @@ static int read_workload(const jfield_doc *c, const json_t *root,
       (rc = jfield_int32(c, &s, o, "replicas", 1, 0, &w->replicas)) ||
       (rc = jfield_int32(c, &s, o, "micro_batches_per_pass", 0, 0,
                          &w->micro_batches_per_pass)) ||
-      (rc = jfield_str(c, &s, o, "schedule", "gpipe", &w->schedule)) ||
-      (rc = jfield_one_of(c, &s, "schedule", w->schedule, schedules)) ||
-      (rc = jfield_str(c, &s, o, "dp_algo", "central-ps", &w->dp_algo)) ||
-      (rc = jfield_one_of(c, &s, "dp_algo", w->dp_algo, algos)) ||
+      (rc = jfield_str(c, &s, o, "schedule", workload_schedules[0],
+                       &w->schedule)) ||
+      (rc = jfield_one_of(c, &s, "schedule", w->schedule,
+                          workload_schedules)) ||
+      (rc = jfield_str(c, &s, o, "dp_algo", workload_dp_algos[0],
+                       &w->dp_algo)) ||
+      (rc = jfield_one_of(c, &s, "dp_algo", w->dp_algo, workload_dp_algos)) ||
       (rc = jfield_bool(c, &s, o, "recompute", true, &w->recompute)) ||
-      (rc = jfield_str(c, &s, o, "runtime", "dtfm", &w->runtime)) ||
-      (rc = jfield_one_of(c, &s, "runtime", w->runtime, runtimes)))
+      (rc = jfield_str(c, &s, o, "runtime", workload_runtimes[0],
+                       &w->runtime)) ||
+      (rc = jfield_one_of(c, &s, "runtime", w->runtime, workload_runtimes)))
     return rc;
   w->layers = (int)layers;
   sc->line = (scenario_lines){.model = jfield_line(c, &s, "model"),
@@ -198,10 +205,14 @@ static int read_cost(const jfield_doc *c, const json_t *root, scenario *sc) {
   sc->activation_gb = sc->gradient_gb = NAN;
   if ((rc = jfield_obj(c, &top, root, "cost", false, &o)) || !o) return rc;
   if ((rc = jfield_known(c, &s, o, known))) return rc;
-  if ((rc = jfield_num(c, &s, o, "activation_gb", 0, true, HUGE_VAL, false, NAN,
+  if ((rc = jfield_num(c, &s, o, "activation_gb",
+                       &(jfield_num_spec){.lo = 0, .open = true, .hi = HUGE_VAL,
+                                          .def = NAN},
                        &sc->activation_gb)))
     return rc;
-  return jfield_num(c, &s, o, "gradient_gb", 0, true, HUGE_VAL, false, NAN,
+  return jfield_num(c, &s, o, "gradient_gb",
+                    &(jfield_num_spec){.lo = 0, .open = true, .hi = HUGE_VAL,
+                                       .def = NAN},
                     &sc->gradient_gb);
 }
 
@@ -262,10 +273,14 @@ static int read_overrides(const jfield_doc *c, const jfield_scope *net,
     if ((rc = jfield_known(c, &e, v, known)) ||
         (rc = jfield_int32(c, &e, v, "a", 0, -1, &ov->a)) ||
         (rc = jfield_int32(c, &e, v, "b", 0, -1, &ov->b)) ||
-        (rc = jfield_num(c, &e, v, "latency_ms", 0, false, TRACE_MAX_LATENCY_MS,
-                         true, 0, &ov->latency_ms)) ||
-        (rc = jfield_num(c, &e, v, "bandwidth_gbps", TRACE_MIN_BANDWIDTH_GBPS,
-                         false, HUGE_VAL, true, 0, &ov->bandwidth_gbps)))
+        (rc = jfield_num(c, &e, v, "latency_ms",
+                         &(jfield_num_spec){.lo = 0, .hi = TRACE_MAX_LATENCY_MS,
+                                            .required = true},
+                         &ov->latency_ms)) ||
+        (rc = jfield_num(c, &e, v, "bandwidth_gbps",
+                         &(jfield_num_spec){.lo = TRACE_MIN_BANDWIDTH_GBPS,
+                                            .hi = HUGE_VAL, .required = true},
+                         &ov->bandwidth_gbps)))
       return rc;
     if (ov->a >= sc->ndevices)
       return jfield_fail(c, &e, "a", ERR_RANGE, "device %d out of range 0..%d",
@@ -360,10 +375,15 @@ static int read_network(const jfield_doc *c, const json_t *root, scenario *sc,
       rc = file_trace(c, &s, sc, names, json_string_value(t), builtin);
   } else {
     double lat, bw;
-    if (!(rc = jfield_num(c, &s, o, "latency_ms", 0, false,
-                          TRACE_MAX_LATENCY_MS, true, 0, &lat)) &&
-        !(rc = jfield_num(c, &s, o, "bandwidth_gbps", TRACE_MIN_BANDWIDTH_GBPS,
-                          false, HUGE_VAL, true, 0, &bw)))
+    if (!(rc = jfield_num(c, &s, o, "latency_ms",
+                          &(jfield_num_spec){.lo = 0,
+                                             .hi = TRACE_MAX_LATENCY_MS,
+                                             .required = true},
+                          &lat)) &&
+        !(rc = jfield_num(c, &s, o, "bandwidth_gbps",
+                          &(jfield_num_spec){.lo = TRACE_MIN_BANDWIDTH_GBPS,
+                                             .hi = HUGE_VAL, .required = true},
+                          &bw)))
       rc = uniform_trace(c, sc, names, lat, bw);
   }
   free(names);

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/trace.h"
 
 typedef struct scenario_site {
@@ -50,9 +50,9 @@ typedef struct scenario_workload {
   int stages;                 /* D_pp */
   int replicas;               /* D_dp */
   int micro_batches_per_pass; /* K; 0 = B / (D_dp m), no accumulation */
-  char *schedule;             /* "gpipe" or "1f1b" */
-  char *runtime;              /* "dtfm" or "megatron" */
-  char *dp_algo;              /* "central-ps", "ring" or "sharded-ps" */
+  char *schedule;             /* one of workload_schedules ("gpipe") */
+  char *runtime;              /* one of workload_runtimes ("dtfm") */
+  char *dp_algo;              /* one of workload_dp_algos ("central-ps") */
   bool recompute;             /* activation recomputation */
 } scenario_workload;
 
@@ -91,6 +91,18 @@ typedef struct scenario {
  * model and only multiply the engine's work. */
 #define SCENARIO_MAX_SEED 2147483647L
 #define SCENARIO_MAX_LAYERS 100000
+
+/* The largest workload knobs the command line and a sweep file take (a
+ * scenario file and scenario_apply go up to INT_MAX), and the largest cost
+ * size and link scale: one home for both front doors. */
+#define SCENARIO_KNOB_MAX_BATCH 100000000L
+#define SCENARIO_KNOB_MAX_MICRO_BATCH 1000000L
+#define SCENARIO_KNOB_MAX_MBPP 10000000L
+#define SCENARIO_KNOB_MAX_GB 1e6
+#define SCENARIO_KNOB_MAX_SCALE 1e6
+
+/* The scenario of `geodes run` and of a sweep that names none. */
+#define SCENARIO_DEFAULT_NAME "worldwide"
 
 /* Loads a built-in scenario by name, or else the JSON file at that path (a
  * relative network.trace is read from the scenario file's folder). Returns

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
+#include "base/names.h"
+#include "traces/workload.h"
 
 void scenario_knobs_init(scenario_knobs *k) {
   *k = (scenario_knobs){.layers = -1, .batch = -1, .micro_batch = -1,
@@ -21,12 +23,6 @@ void scenario_knobs_init(scenario_knobs *k) {
                         .activation_gb = NAN, .gradient_gb = NAN,
                         .latency_scale = 1, .bandwidth_scale = 1,
                         .sockets = -1};
-}
-
-static bool known_name(const char *v, const char *const *names) {
-  for (; *names; names++)
-    if (strcmp(v, *names) == 0) return true;
-  return false;
 }
 
 static void replace_str(char **field, const char *value) {
@@ -67,28 +63,28 @@ static int check_scaled(const scenario *s, double ls, double bs, err *e) {
   return ERR_OK;
 }
 
+/* A name knob (NULL: absent) is one of names: "'x' is not a, b or c". */
+static int check_name(const scenario *s, const char *field, const char *v,
+                      const char *const *names, err *e) {
+  if (!v || names_find(names, v) >= 0) return ERR_OK;
+  char known[128];
+  names_join(names, ", ", " or ", known, sizeof known);
+  return err_set(e, ERR_UNKNOWN, "%s: workload.%s: '%s' is not %s", s->name,
+                 field, v, known);
+}
+
 /* The knobs that are names, sizes, scales and the seed, checked. */
 static int check_other_knobs(const scenario *s, const scenario_knobs *k,
                              err *e) {
-  static const char *const schedules[] = {"gpipe", "1f1b", NULL};
-  static const char *const algos[] = {"central-ps", "ring", "sharded-ps", NULL};
-  static const char *const runtimes[] = {"dtfm", "megatron", NULL};
-  if (k->runtime && !known_name(k->runtime, runtimes))
-    return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.runtime: '%s' is not dtfm or megatron",
-                   s->name, k->runtime);
+  int rc;
+  if ((rc = check_name(s, "runtime", k->runtime, workload_runtimes, e)))
+    return rc;
   if (k->sockets >= 0 && (k->sockets < 1 || k->sockets > SCENARIO_SOCKETS_MAX))
     return err_set(e, ERR_RANGE, "%s: sockets: %ld is not in 1..%d", s->name,
                    k->sockets, SCENARIO_SOCKETS_MAX);
-  if (k->schedule && !known_name(k->schedule, schedules))
-    return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.schedule: '%s' is not gpipe or 1f1b",
-                   s->name, k->schedule);
-  if (k->dp_algo && !known_name(k->dp_algo, algos))
-    return err_set(e, ERR_UNKNOWN,
-                   "%s: workload.dp_algo: '%s' is not central-ps, ring or "
-                   "sharded-ps",
-                   s->name, k->dp_algo);
+  if ((rc = check_name(s, "schedule", k->schedule, workload_schedules, e)) ||
+      (rc = check_name(s, "dp_algo", k->dp_algo, workload_dp_algos, e)))
+    return rc;
   if (!(k->latency_scale > 0) || !(k->bandwidth_scale > 0) ||
       !isfinite(k->latency_scale) || !isfinite(k->bandwidth_scale))
     return err_set(e, ERR_RANGE, "%s: latency and bandwidth scales must be "

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 scenario *scenario_subset(const scenario *s, const int *keep, int nkeep,
                           int replicas) {

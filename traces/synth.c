@@ -17,9 +17,9 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "traces/builtin.h"
-#include "traces/file.h"
-#include "traces/mem.h"
+#include "base/builtin.h"
+#include "base/file.h"
+#include "base/mem.h"
 
 #define SYNTH_HEADER                                                      \
   "a,b,lat_ratio_low,lat_ratio_high,jitter_ratio,bw_sd,bw_lo,bw_hi,"     \
@@ -298,21 +298,6 @@ static void init_states(synth_state *st, const trace *base,
     }
 }
 
-/* Writes row (a, b) at time tbuf if its text changed (always when force). */
-static void emit(FILE *out, const trace *base, synth_text *last, int a, int b,
-                 const char *tbuf, double lat, double bw, bool force) {
-  int n = trace_nsites(base);
-  synth_text now;
-  snprintf(now.lat, sizeof now.lat, "%.6g", lat);
-  snprintf(now.bw, sizeof now.bw, "%.6g", bw);
-  synth_text *l = &last[a * n + b];
-  if (!force && strcmp(now.lat, l->lat) == 0 && strcmp(now.bw, l->bw) == 0)
-    return;
-  *l = now;
-  fprintf(out, "%s,%s,%s,%s,%s\n", tbuf, trace_site(base, a),
-          trace_site(base, b), now.lat, now.bw);
-}
-
 /* Everything one generation run holds, allocated once. */
 typedef struct synth_run {
   FILE *out;
@@ -322,6 +307,22 @@ typedef struct synth_run {
   double *lat_f, *bw_f; /* per ordered pair: this step's multipliers */
   gsl_rng *r;
 } synth_run;
+
+/* Writes row (a, b) with value v at time tbuf if its text changed (always
+ * when force). */
+static void emit(const synth_run *run, int a, int b, const char *tbuf,
+                 trace_value v, bool force) {
+  int n = trace_nsites(run->base);
+  synth_text now;
+  snprintf(now.lat, sizeof now.lat, "%.6g", v.latency_ms);
+  snprintf(now.bw, sizeof now.bw, "%.6g", v.bandwidth_gbps);
+  synth_text *l = &run->last[a * n + b];
+  if (!force && strcmp(now.lat, l->lat) == 0 && strcmp(now.bw, l->bw) == 0)
+    return;
+  *l = now;
+  fprintf(run->out, "%s,%s,%s,%s,%s\n", tbuf, trace_site(run->base, a),
+          trace_site(run->base, b), now.lat, now.bw);
+}
 
 /* One step: advance every pair's state (k > 0) and write changed rows. */
 static void step(synth_run *run, int64_t k, int64_t t_ns) {
@@ -353,9 +354,9 @@ static void step(synth_run *run, int64_t k, int64_t t_ns) {
   for (int a = 0; a < n; a++)
     for (int b = 0; b < n; b++) {
       trace_value v = trace_at(base, a, b, t_ns);
-      emit(run->out, base, run->last, a, b, tbuf,
-           v.latency_ms * lat_f[a * n + b], v.bandwidth_gbps * bw_f[a * n + b],
-           k == 0);
+      trace_value w = {.latency_ms = v.latency_ms * lat_f[a * n + b],
+                       .bandwidth_gbps = v.bandwidth_gbps * bw_f[a * n + b]};
+      emit(run, a, b, tbuf, w, k == 0);
     }
 }
 

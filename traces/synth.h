@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/trace.h"
 
 typedef struct synth_params synth_params;

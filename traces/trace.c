@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/file.h"
-#include "traces/hash.h"
-#include "traces/mem.h"
+#include "base/file.h"
+#include "base/hash.h"
+#include "base/mem.h"
 #include "traces/trace_csv.h"
 
 struct trace {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 
 typedef struct trace trace;
 

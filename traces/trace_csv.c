@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
+#include "base/mem.h"
 #include "traces/csv.h"
-#include "traces/hash.h"
-#include "traces/mem.h"
 
 static const char TRACE_HEADER[] = "t_s,src,dst,latency_ms,bandwidth_gbps";
 

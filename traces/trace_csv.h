@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "traces/csv.h"
-#include "traces/err.h"
 #include "traces/trace.h"
 
 typedef struct trace_csv_row {

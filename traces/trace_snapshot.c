@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 trace *trace_snapshot(const trace *t, int64_t t_ns, err *e) {
   static const char text[] =

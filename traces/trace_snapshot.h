@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/trace.h"
 
 /* The snapshot of t at t_ns >= 0; the caller owns it (trace_free). NULL

@@ -1,18 +1,22 @@
 /* cli: the `geodes` front end. Each subcommand lives in its own file
  * sim/cli/cli_<name>.c as `int cli_<name>(int argc, char **argv)`, where
- * argv[0] is the subcommand's name. Exit status: 0 success, 1 error (bad input,
- * message on stderr), 2 usage error (unknown option, missing argument). */
+ * argv[0] is the subcommand's name: it parses (its option table, read by
+ * cli_opt_parse), calls the libraries, and prints. Exit status: 0 success,
+ * 1 error (bad input, message on stderr), 2 usage error (unknown option,
+ * missing argument). */
 #ifndef SIM_CLI_CLI_H
 #define SIM_CLI_CLI_H
 
-#include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/db.h"
 #include "models/transport.h"
+#include "sim/cli/cli_opt.h"
 #include "traces/scenario.h"
+#include "traces/workload.h"
 
 enum { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
 
@@ -53,20 +57,63 @@ typedef struct cli_workload_opts {
   bool idle_restart;  /* tcp: Linux's restart after idle */
 } cli_workload_opts;
 
-/* getopt_long option codes for the shared options start here. */
-#define CLI_OPT_BASE 1000
-/* A new option table: own (terminated by a zero entry) followed by the
- * shared workload options and the terminator. Free it with free(). */
-struct option *cli_workload_options(const struct option *own);
-/* The --help lines describing them. */
-extern const char cli_workload_help[];
+/* The digits of an integer macro, for help lines: CLI_STR(SEARCH_SIM_STARTS)
+ * is "4". */
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
 
+/* The help lines of --alloc and --method (simulate, predict). */
+#define CLI_ALLOC_HELP "{\"pipelines\": [[d, ...], ...]}: row r replica r"
+#define CLI_METHOD_HELP                                  \
+  "dtfm-identity, megatron, random (seeded), or a\n"     \
+  "search: random-search, greedy, gcma, hybrid, sim\n"   \
+  "(DT-FM's settings: population 100, 4900 trials)"
+
+/* Every knob absent, the calibrated window, no idle restart. */
 void cli_workload_init(cli_workload_opts *o);
-/* Handles option code c (from getopt_long) if it is a shared one: returns 1
- * when handled, 0 when c is not a shared option, -1 on a bad argument (a
- * usage message has been printed). */
-int cli_workload_parse(const char *cmd, int c, const char *arg,
-                       cli_workload_opts *o);
+
+/* The entries of the workload options, setting the fields of *wo, for the
+ * end of a subcommand's option table (before CLI_OPT_END). */
+#define CLI_WORKLOAD_OPTS(wo)                                                \
+  CLI_OPT_GROUP("Workload options (override the scenario's defaults):", 27), \
+      CLI_OPT_INT(0, "layers", "N", &(wo)->k.layers, 1, SCENARIO_MAX_LAYERS, \
+                  "transformer layers"),                                     \
+      CLI_OPT_INT(0, "batch", "B", &(wo)->k.batch, 1,                        \
+                  SCENARIO_KNOB_MAX_BATCH, "global batch, sequences"),       \
+      CLI_OPT_INT(0, "micro-batch", "m", &(wo)->k.micro_batch, 1,            \
+                  SCENARIO_KNOB_MAX_MICRO_BATCH,                             \
+                  "micro-batch size, sequences"),                            \
+      CLI_OPT_INT(0, "micro-batches-per-pass", "K",                          \
+                  &(wo)->k.micro_batches_per_pass, 1, SCENARIO_KNOB_MAX_MBPP, \
+                  "micro-batches per GPipe pass"),                           \
+      CLI_OPT_NAME(0, "schedule", NULL, &(wo)->k.schedule,                   \
+                   workload_schedules, "pipeline schedule"),                 \
+      CLI_OPT_NAME(0, "dp-algo", NULL, &(wo)->k.dp_algo, workload_dp_algos,  \
+                   "\ndata-parallel gradient synchronisation"),              \
+      CLI_OPT_STRING(0, "gpu", "NAME", &(wo)->k.gpu,                         \
+                     "GPU type of every device"),                            \
+      CLI_OPT_INT(0, "seed", "S", &(wo)->k.seed, 0, SCENARIO_MAX_SEED,       \
+                  "seed of every random choice"),                            \
+      CLI_OPT_NAME(0, "runtime", NULL, &(wo)->k.runtime, workload_runtimes,  \
+                   "DT-FM's runtime or Megatron-LM's (1F1B\n"                \
+                   "with blocking point-to-point calls)"),                   \
+      CLI_OPT_INT(0, "window-bytes", "W", &(wo)->window_bytes,               \
+                  TRANSPORT_WINDOW_MIN_BYTES, TRANSPORT_WINDOW_MAX_BYTES,    \
+                  "TCP window per socket for --network tcp\n"                \
+                  "(1.45 MB, calibrated)"),                                  \
+      CLI_OPT_INT(0, "sockets", "N", &(wo)->k.sockets, 1,                    \
+                  TRANSPORT_SOCKETS_MAX,                                     \
+                  "TCP sockets per NCCL connection, 1..64\n"                 \
+                  "(every site's nccl_sockets)"),                            \
+      CLI_OPT_FLAG(0, "idle-restart", &(wo)->idle_restart,                   \
+                   "tcp: a socket idle for an RTO halves its\n"              \
+                   "window per RTO (Linux's default; off:\n"                 \
+                   "DT-FM's measurements show no restarts)"),                \
+      CLI_OPT_REAL(0, "activation-gb", "X", &(wo)->k.activation_gb, 1e-12,   \
+                   SCENARIO_KNOB_MAX_GB,                                     \
+                   "cost model: activation volume c_pp, GB"),                \
+      CLI_OPT_REAL(0, "gradient-gb", "Y", &(wo)->k.gradient_gb, 1e-12,       \
+                   SCENARIO_KNOB_MAX_GB, "cost model: gradient volume c_dp, GB")
 /* The transport of a run under network model net with o's TCP options. */
 transport_options cli_transport(const cli_workload_opts *o,
                                 transport_model net);
@@ -83,9 +130,21 @@ int cli_check_method(const char *cmd, const char *method);
 struct validate_report;
 void cli_validate_verdicts(const struct validate_report *r);
 
+/* Prints o as one line on stdout (jansson's dump flags: CLI_JSON, the
+ * compact form with every digit of a double, unless a command's output is
+ * indented) and releases it. The one writer of `--json` output. */
+#define CLI_JSON (JSON_COMPACT | JSON_REAL_PRECISION(17))
+void cli_print_json(json_t *o, size_t flags);
+
 /* A JSON number, or null for NaN and infinities (DESIGN.md section 9: NaN
  * as null; jansson's json_real refuses them and the key would vanish). */
 json_t *cli_json_number(double x);
+
+/* The `runs` row of this invocation: its command line ("geodes" and argv,
+ * space-joined: *cmd, malloc'ed, the caller frees it), this build's
+ * version and git revision, and s's name and seed (s NULL: none, -1). The
+ * one builder of run rows (run, schedule, validate, sweep). */
+db_run cli_run_row(int argc, char **argv, const scenario *s, char **cmd);
 
 /* True when stderr is a terminal (progress bars are drawn only then). */
 bool cli_stderr_is_tty(void);

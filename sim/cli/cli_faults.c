@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "sim/cli/cli.h"
 #include "traces/fault.h"
 #include "traces/fault_synth.h"
-#include "traces/mem.h"
 
 static const char faults_usage[] =
     "usage: geodes faults synth SCENARIO --duration-s T --seed S -o FILE\n"
@@ -24,92 +24,80 @@ static const char faults_usage[] =
     "then t_s,event,target,duration_s,factor; events device_down, site_down,\n"
     "link_down, link_slow, device_slow; targets a device index, a site or\n"
     "A:B; durations in seconds or inf.\n\n"
-    "synth  spot interruptions of the scenario's instances at the rate of\n"
-    "       their AWS Spot Instance Advisor band, each lasting a replacement's\n"
-    "       boot (traces/data/fault_params.csv says what is measured):\n"
-    "  --duration-s T    interruptions start in [0, T) (seconds)\n"
-    "  --seed S          seed of the generator\n"
-    "  -o, --output F    the file to write ('-': standard output)\n"
-    "  --rate-scale X    multiply every rate (1: as measured; a lower bound)\n"
-    "  --replace-s R     how long an interrupted instance is gone (40 s)\n"
-    "  --monthly-frac F  every site's monthly interruption fraction, in\n"
-    "                    (0, 1), instead of the table's (needed for sites\n"
-    "                    the table does not know)\n"
-    "  --link-outages    also outages of the links between sites (research\n"
-    "                    WAN statistics; off by default)\n"
-    "check  read FILE against scenario S and summarise it:\n"
-    "  --scenario S      a built-in name or a path (required)\n"
-    "  --json            one JSON object instead of the table\n"
-    "  --help            this text\n";
+    "synth  a fault trace from real statistics ('geodes faults synth "
+    "--help')\n"
+    "check  read FILE against a scenario and summarise it ('geodes faults "
+    "check\n"
+    "       --help')\n";
 
+static const cli_opt_command SYNTH = {
+    .name = "faults synth",
+    .usage =
+        "usage: geodes faults synth SCENARIO --duration-s T --seed S -o FILE\n"
+        "                    [--rate-scale X] [--replace-s R] "
+        "[--monthly-frac F]\n"
+        "                    [--link-outages]\n\n"
+        "Spot interruptions of the scenario's instances at the rate of their\n"
+        "AWS Spot Instance Advisor band, each lasting a replacement's boot\n"
+        "(traces/data/fault_params.csv says what is measured), written as a\n"
+        "fault trace (DESIGN.md section 10). Deterministic for a seed; the\n"
+        "header records the command.\n\n",
+    .width = 17, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
+
+static const cli_opt_command CHECK = {
+    .name = "faults check",
+    .usage =
+        "usage: geodes faults check FILE --scenario S [--json]\n\n"
+        "Reads the fault trace FILE against scenario S and summarises it;\n"
+        "exit status 1 and FILE:LINE: message on the first problem.\n\n",
+    .width = 17, .args_min = 1, .args_max = 1, .missing = "which FILE?"};
+
+/* The arguments as typed (the header records synth's) and their values. */
 typedef struct faults_args {
   const char *scenario, *duration, *seed, *out, *scale, *replace, *frac;
   const char *file;
   bool links, json;
+  long seed_v;
   fault_synth_opts o;
 } faults_args;
 
-static int parse_args(const char *cmd, int argc, char **argv, faults_args *a) {
-  enum { O_DUR = 1, O_SEED, O_SCALE, O_REPL, O_FRAC, O_LINKS, O_SCEN, O_JSON };
-  static const struct option opts[] = {
-      {"duration-s", required_argument, NULL, O_DUR},
-      {"seed", required_argument, NULL, O_SEED},
-      {"output", required_argument, NULL, 'o'},
-      {"rate-scale", required_argument, NULL, O_SCALE},
-      {"replace-s", required_argument, NULL, O_REPL},
-      {"monthly-frac", required_argument, NULL, O_FRAC},
-      {"link-outages", no_argument, NULL, O_LINKS},
-      {"scenario", required_argument, NULL, O_SCEN},
-      {"json", no_argument, NULL, O_JSON},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-    switch (c) {
-      case O_DUR: a->duration = optarg; break;
-      case O_SEED: a->seed = optarg; break;
-      case 'o': a->out = optarg; break;
-      case O_SCALE: a->scale = optarg; break;
-      case O_REPL: a->replace = optarg; break;
-      case O_FRAC: a->frac = optarg; break;
-      case O_LINKS: a->links = true; break;
-      case O_SCEN: a->scenario = optarg; break;
-      case O_JSON: a->json = true; break;
-      case 'h': fputs(faults_usage, stdout); return -1;
-      case ':':
-        return cli_usage_error(cmd, "%s needs an argument", argv[optind - 1]);
-      default:
-        return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-    }
-  }
-  if (optind >= argc) return cli_usage_error(cmd, "which %s?",
-                                             strcmp(cmd, "faults check") == 0
-                                                 ? "FILE" : "SCENARIO");
-  if (argc - optind > 1)
-    return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-  a->file = argv[optind];
-  return CLI_OK;
-}
-
-static int synth_opts(const char *cmd, faults_args *a) {
+/* Parses synth's argv into a; CLI_OK, CLI_USAGE or CLI_OPT_HELPED. */
+static int synth_args(int argc, char **argv, faults_args *a) {
+  *a = (faults_args){.o = fault_synth_opts_default()};
+  fault_synth_opts *o = &a->o;
+  const cli_opt opts[] = {
+      CLI_OPT_REAL_KEEP(0, "duration-s", "T", &o->duration_s, 1e-9, 1e9,
+                        &a->duration, "interruptions start in [0, T) (seconds)"),
+      CLI_OPT_INT_KEEP(0, "seed", "S", &a->seed_v, 0, 0x7fffffffL, &a->seed,
+                       "seed of the generator"),
+      CLI_OPT_STRING('o', "output", "-o, --output F", &a->out,
+                     "the file to write ('-': standard output)"),
+      CLI_OPT_REAL_KEEP(0, "rate-scale", "X", &o->rate_scale, 1e-12, 1e12,
+                        &a->scale,
+                        "multiply every rate (1: as measured; a lower bound)"),
+      CLI_OPT_REAL_KEEP(0, "replace-s", "R", &o->replace_s, 1e-9, 1e9,
+                        &a->replace,
+                        "how long an interrupted instance is gone (40 s)"),
+      CLI_OPT_REAL_KEEP(0, "monthly-frac", "F", &o->monthly_frac, 1e-12,
+                        1 - 1e-12, &a->frac,
+                        "every site's monthly interruption fraction, in\n"
+                        "(0, 1), instead of the table's (needed for sites\n"
+                        "the table does not know)"),
+      CLI_OPT_FLAG(0, "link-outages", &o->link_outages,
+                   "also outages of the links between sites (research\n"
+                   "WAN statistics; off by default)"),
+      CLI_OPT_HELP(),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&SYNTH, opts, argc, argv, &args, &nargs);
+  if (rc) return rc;
+  a->file = args[0];
+  a->links = o->link_outages;
+  o->seed = (uint64_t)a->seed_v;
+  const char *cmd = SYNTH.name;
   if (!a->duration) return cli_usage_error(cmd, "--duration-s is missing");
   if (!a->seed) return cli_usage_error(cmd, "--seed is missing");
   if (!a->out) return cli_usage_error(cmd, "-o FILE is missing");
-  long seed;
-  a->o = fault_synth_opts_default();
-  if (!cli_parse_double(cmd, "--duration-s", a->duration, 1e-9, 1e9,
-                        &a->o.duration_s) ||
-      !cli_parse_int(cmd, "--seed", a->seed, 0, 0x7fffffffL, &seed) ||
-      (a->scale && !cli_parse_double(cmd, "--rate-scale", a->scale, 1e-12,
-                                     1e12, &a->o.rate_scale)) ||
-      (a->replace && !cli_parse_double(cmd, "--replace-s", a->replace, 1e-9,
-                                       1e9, &a->o.replace_s)) ||
-      (a->frac && !cli_parse_double(cmd, "--monthly-frac", a->frac, 1e-12,
-                                    1 - 1e-12, &a->o.monthly_frac)))
-    return CLI_USAGE;
-  a->o.seed = (uint64_t)seed;
-  a->o.link_outages = a->links;
   return CLI_OK;
 }
 
@@ -132,11 +120,9 @@ static char *command_line(const faults_args *a) {
 }
 
 static int faults_synth(int argc, char **argv) {
-  const char *cmd = "faults synth";
-  faults_args a = {0};
-  int rc = parse_args(cmd, argc, argv, &a);
-  if (rc < 0) return CLI_OK;
-  if (rc || (rc = synth_opts(cmd, &a))) return rc;
+  faults_args a;
+  int rc = synth_args(argc, argv, &a);
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {ERR_OK, ""};
   scenario *s = scenario_load(a.file, &e);
   fault_params *p = s ? fault_params_builtin(&e) : NULL;
@@ -183,10 +169,7 @@ static void check_print(const fault_trace *f, const faults_args *a,
     json_object_set_new(o, "last_start_s", json_real(last));
     const char *seed = fault_comment(f, "seed");
     json_object_set_new(o, "seed", seed ? json_string(seed) : json_null());
-    char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    puts(text);
-    free(text);
-    json_decref(o);
+    cli_print_json(o, CLI_JSON);
     return;
   }
   printf("file        %s\nscenario    %s (%d devices, %d sites)\nevents      "
@@ -197,12 +180,19 @@ static void check_print(const fault_trace *f, const faults_args *a,
 }
 
 static int faults_check(int argc, char **argv) {
-  const char *cmd = "faults check";
   faults_args a = {0};
-  int rc = parse_args(cmd, argc, argv, &a);
-  if (rc < 0) return CLI_OK;
-  if (rc) return rc;
-  if (!a.scenario) return cli_usage_error(cmd, "--scenario S is missing");
+  const cli_opt opts[] = {
+      CLI_OPT_STRING(0, "scenario", "S", &a.scenario,
+                     "a built-in name or a path (required)"),
+      CLI_OPT_FLAG(0, "json", &a.json, "one JSON object instead of the table"),
+      CLI_OPT_HELP(),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&CHECK, opts, argc, argv, &args, &nargs);
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
+  a.file = args[0];
+  if (!a.scenario)
+    return cli_usage_error(CHECK.name, "--scenario S is missing");
   err e = {ERR_OK, ""};
   scenario *s = scenario_load(a.scenario, &e);
   fault_trace *f = s ? fault_load(a.file, s, &e) : NULL;

@@ -9,87 +9,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "models/alloc.h"
 #include "models/cost.h"
 #include "models/predict.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
 #include "sim/place.h"
-#include "traces/mem.h"
 
-static void predict_help(void) {
-  printf(
-      "usage: geodes predict SCENARIO (--alloc FILE | --partition FILE |\n"
-      "                      --method NAME) [--json] [OPTIONS]\n\n"
-      "Scores a placement with DT-FM's cost model (DataPCost + 2 x\n"
-      "PipelinePCost, DESIGN.md section 3) and predicts the iteration time\n"
-      "in closed form (compute, GPipe bubble, exposed pipeline transfers,\n"
-      "gradient synchronisation, optimizer step).\n\n"
-      "  --alloc FILE        {\"pipelines\": [[d, ...], ...]}: row r replica r\n"
-      "  --partition FILE    {\"groups\": [[d, ...], ...]}: best order and\n"
-      "                      pairing are chosen by the cost model\n"
-      "  --method NAME       dtfm-identity, megatron, random (seeded), or a\n"
-      "                      search: random-search, greedy, gcma, hybrid, sim\n"
-      "                      (DT-FM's settings: population 100, 4900 trials)\n"
-      "  --network M         ideal, netem (default) or tcp: the network\n"
-      "                      model the iteration time is predicted for\n"
-      "  --json              one JSON object on stdout\n"
-      "  --help              this text\n\n%s",
-      cli_workload_help);
-}
+static const cli_opt_command PREDICT = {
+    .name = "predict",
+    .usage =
+        "usage: geodes predict SCENARIO (--alloc FILE | --partition FILE |\n"
+        "                      --method NAME) [--json] [OPTIONS]\n\n"
+        "Scores a placement with DT-FM's cost model (DataPCost + 2 x\n"
+        "PipelinePCost, DESIGN.md section 3) and predicts the iteration time\n"
+        "in closed form (compute, GPipe bubble, exposed pipeline transfers,\n"
+        "gradient synchronisation, optimizer step).\n\n",
+    .width = 20, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
 
 typedef struct predict_args {
   const char *scenario, *alloc_file, *partition_file, *method;
   bool json;
-  transport_model network;
+  int network; /* a transport_model */
   cli_workload_opts wo;
 } predict_args;
 
-/* Parses argv; returns CLI_OK, CLI_USAGE, or -1 after --help. */
+/* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, predict_args *p) {
-  enum { OPT_ALLOC = 1, OPT_PARTITION, OPT_METHOD, OPT_JSON, OPT_NETWORK };
-  static const struct option own[] = {
-      {"help", no_argument, NULL, 'h'},
-      {"alloc", required_argument, NULL, OPT_ALLOC},
-      {"partition", required_argument, NULL, OPT_PARTITION},
-      {"method", required_argument, NULL, OPT_METHOD},
-      {"json", no_argument, NULL, OPT_JSON},
-      {"network", required_argument, NULL, OPT_NETWORK},
-      {NULL, 0, NULL, 0}};
-  struct option *opts = cli_workload_options(own);
-  memset(p, 0, sizeof *p);
-  p->network = TRANSPORT_NETEM;
+  *p = (predict_args){.network = TRANSPORT_NETEM};
   cli_workload_init(&p->wo);
-  int c, rc = CLI_OK;
-  optind = 1;
-  while (rc == CLI_OK && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    int handled = cli_workload_parse("predict", c, optarg, &p->wo);
-    if (handled < 0) rc = CLI_USAGE;
-    else if (handled) continue;
-    else if (c == 'h') rc = -1;
-    else if (c == OPT_ALLOC) p->alloc_file = optarg;
-    else if (c == OPT_PARTITION) p->partition_file = optarg;
-    else if (c == OPT_METHOD) p->method = optarg;
-    else if (c == OPT_JSON) p->json = true;
-    else if (c == OPT_NETWORK) {
-      const char *names[] = {"ideal", "netem", "tcp"};
-      int m = 0;
-      while (m < 3 && strcmp(optarg, names[m]) != 0) m++;
-      if (m == 3)
-        rc = cli_usage_error("predict", "--network: ideal, netem or tcp, not '%s'", optarg);
-      else p->network = (transport_model)m;
-    }
-    else if (c == ':')
-      rc = cli_usage_error("predict", "%s needs an argument", argv[optind - 1]);
-    else
-      rc = cli_usage_error("predict", "unknown option '%s'", argv[optind - 1]);
-  }
-  free(opts);
+  const cli_opt opts[] = {
+      CLI_OPT_STRING(0, "alloc", "FILE", &p->alloc_file, CLI_ALLOC_HELP),
+      CLI_OPT_STRING(0, "partition", "FILE", &p->partition_file,
+                     "{\"groups\": [[d, ...], ...]}: best order and\n"
+                     "pairing are chosen by the cost model"),
+      CLI_OPT_STRING(0, "method", "NAME", &p->method, CLI_METHOD_HELP),
+      CLI_OPT_ENUM(0, "network", "M", &p->network, transport_model_names,
+                   NULL,
+                   "ideal, netem (default) or tcp: the network\n"
+                   "model the iteration time is predicted for"),
+      CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
+      CLI_OPT_HELP(),
+      CLI_WORKLOAD_OPTS(&p->wo),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&PREDICT, opts, argc, argv, &args, &nargs);
   if (rc) return rc;
-  if (optind >= argc) return cli_usage_error("predict", "which SCENARIO?");
-  if (argc - optind > 1)
-    return cli_usage_error("predict", "unexpected argument '%s'", argv[optind + 1]);
-  p->scenario = argv[optind];
+  p->scenario = args[0];
   int sources = !!p->alloc_file + !!p->partition_file + !!p->method;
   if (sources != 1)
     return cli_usage_error("predict", "give exactly one of --alloc, "
@@ -149,17 +116,6 @@ static void print_table(const scenario *s, const cost_ctx *c,
   printf("  iteration    %10.3f s\n", r->iteration_s);
 }
 
-static json_t *alloc_json(const alloc *a) {
-  json_t *rows = json_array();
-  for (int r = 0; r < a->replicas; r++) {
-    json_t *row = json_array();
-    for (int st = 0; st < a->stages; st++)
-      json_array_append_new(row, json_integer(alloc_at(a, r, st)));
-    json_array_append_new(rows, row);
-  }
-  return rows;
-}
-
 static void print_json(const scenario *s, const cost_ctx *c,
                        const prediction *p) {
   const predict_result *r = &p->pr;
@@ -167,7 +123,7 @@ static void print_json(const scenario *s, const cost_ctx *c,
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "source", json_string(p->source));
   json_object_set_new(o, "network_model",
-                      json_string((const char *[]){"ideal", "netem", "tcp"}[p->network]));
+                      json_string(transport_model_name(p->network)));
   json_object_set_new(o, "dp_cost_s", json_real(p->parts.dp_s));
   json_object_set_new(o, "pp_cost_s", json_real(p->parts.pp_s));
   json_object_set_new(o, "score_s", json_real(p->parts.score_s));
@@ -198,10 +154,7 @@ static void print_json(const scenario *s, const cost_ctx *c,
     json_object_set_new(o, "order", ord);
   }
   json_object_set_new(o, "alloc", alloc_json(p->a));
-  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-  puts(text);
-  free(text);
-  json_decref(o);
+  cli_print_json(o, CLI_JSON);
 }
 
 /* Fills p->a (and p->order) from the chosen source. */
@@ -231,11 +184,7 @@ static int place(const predict_args *args, const scenario *s,
 int cli_predict(int argc, char **argv) {
   predict_args args;
   int rc = parse_args(argc, argv, &args);
-  if (rc < 0) {
-    predict_help();
-    return CLI_OK;
-  }
-  if (rc) return rc;
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {ERR_OK, ""};
   scenario *s = scenario_load(args.scenario, &e);
   cost_ctx *c = NULL;
@@ -257,8 +206,8 @@ int cli_predict(int argc, char **argv) {
   alloc_partition *part = alloc_to_partition(p.a);
   p.partition_score = cost_partition(c, part->device, w, NULL);
   alloc_partition_free(part);
-  p.network = args.network;
-  transport_options po = cli_transport(&args.wo, args.network);
+  p.network = (transport_model)args.network;
+  transport_options po = cli_transport(&args.wo, p.network);
   predict_iteration_with(&wl, s, gpu, p.a, &po, &p.pr);
   if (args.json) print_json(s, c, &p);
   else print_table(s, c, &p);

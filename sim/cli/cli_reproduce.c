@@ -10,20 +10,18 @@
 #include "analysis/reproduce.h"
 #include "sim/cli/cli.h"
 
-static const char *const tables[] = {"pipeline", "homogeneous", "p2p", "geo"};
-#define NTABLES ((int)(sizeof tables / sizeof *tables))
 
-static void reproduce_help(void) {
-  printf(
-      "usage: geodes reproduce [--json]\n\n"
-      "Simulates every measurement of DT-FM's that geodes is calibrated on\n"
-      "(an 8-stage pipeline sweep, the 64-GPU homogeneous table, NCCL and\n"
-      "Gloo point-to-point times, the five geo cases at 24 layers) under\n"
-      "netem and tcp (point-to-point under tcp only), beside the measured\n"
-      "value, with the error per row and the median and worst per table.\n\n"
-      "  --json   one JSON object: rows and summary\n"
-      "  --help   this text\n");
-}
+static const cli_opt_command REPRODUCE = {
+    .name = "reproduce",
+    .usage =
+        "usage: geodes reproduce [--json]\n\n"
+        "Simulates every measurement of DT-FM's that geodes is calibrated on\n"
+        "(an 8-stage pipeline sweep, the 64-GPU homogeneous table, NCCL and\n"
+        "Gloo point-to-point times, the five geo cases at 24 layers) under\n"
+        "netem and tcp (point-to-point under tcp only), beside the measured\n"
+        "value, with the error per row and the median and worst per "
+        "table.\n\n",
+    .width = 9};
 
 static void progress(void *ctx, int done, int total) {
   (void)ctx;
@@ -52,8 +50,8 @@ static void print_table(const reproduce_report *r) {
   }
   printf("\n%-12s %5s %14s %14s\n", "TABLE", "ROWS", "NETEM med/max",
          "TCP med/max");
-  for (int t = 0; t <= NTABLES; t++) {
-    const char *name = t < NTABLES ? tables[t] : NULL;
+  for (int t = 0; t <= REPRODUCE_NTABLES; t++) {
+    const char *name = t < REPRODUCE_NTABLES ? reproduce_tables[t] : NULL;
     printf("%-12s", name ? name : "all");
     int rows = 0;
     char cell[2][32];
@@ -74,8 +72,8 @@ static void print_table(const reproduce_report *r) {
 
 static json_t *summary_json(const reproduce_report *r) {
   json_t *o = json_object();
-  for (int t = 0; t <= NTABLES; t++) {
-    const char *name = t < NTABLES ? tables[t] : NULL;
+  for (int t = 0; t <= REPRODUCE_NTABLES; t++) {
+    const char *name = t < REPRODUCE_NTABLES ? reproduce_tables[t] : NULL;
     json_t *by = json_object();
     for (int m = TRANSPORT_NETEM; m <= TRANSPORT_TCP; m++) {
       double med, worst;
@@ -118,29 +116,17 @@ static void print_json(const reproduce_report *r) {
   }
   json_object_set_new(o, "rows", rows);
   json_object_set_new(o, "summary", summary_json(r));
-  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-  puts(text);
-  free(text);
-  json_decref(o);
+  cli_print_json(o, CLI_JSON);
 }
 
 int cli_reproduce(int argc, char **argv) {
-  static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
-                                       {"json", no_argument, NULL, 'j'},
-                                       {NULL, 0, NULL, 0}};
   bool json = false;
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    if (c == 'h') {
-      reproduce_help();
-      return CLI_OK;
-    }
-    if (c == 'j') json = true;
-    else return cli_usage_error("reproduce", "unknown option '%s'", argv[optind - 1]);
-  }
-  if (optind < argc)
-    return cli_usage_error("reproduce", "unexpected argument '%s'", argv[optind]);
+  const cli_opt opts[] = {
+      CLI_OPT_FLAG(0, "json", &json, "one JSON object: rows and summary"),
+      CLI_OPT_HELP(), CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&REPRODUCE, opts, argc, argv, &args, &nargs);
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {0};
   reproduce_report *r =
       reproduce_run(cli_stderr_is_tty() ? progress : NULL, NULL, &e);

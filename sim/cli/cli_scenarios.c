@@ -5,16 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "sim/cli/cli.h"
-#include "traces/mem.h"
 
-static const char scenarios_help[] =
-    "usage: geodes scenarios [--json]\n\n"
-    "Lists the built-in scenarios: devices, sites, the latency convention\n"
-    "(how latency_ms was derived: DT-FM's table value used as one-way delay,\n"
-    "or measured RTT/2) and a description.\n\n"
-    "  --json   print one JSON object {\"scenarios\": [...]}\n"
-    "  --help   this text\n";
+static const cli_opt_command SCENARIOS = {
+    .name = "scenarios",
+    .usage =
+        "usage: geodes scenarios [--json]\n\n"
+        "Lists the built-in scenarios: devices, sites, the latency "
+        "convention\n"
+        "(how latency_ms was derived: DT-FM's table value used as one-way "
+        "delay,\n"
+        "or measured RTT/2) and a description.\n\n",
+    .width = 9};
 
 /* Prints text wrapped at width columns, each line indented by indent. */
 static void print_wrapped(const char *text, int indent, int width) {
@@ -65,42 +68,23 @@ static int print_json(scenario *const *all, int n) {
     json_array_append_new(list, scenario_json(all[i]));
   json_t *root = json_object();
   json_object_set_new(root, "scenarios", list);
-  /* a failed write shows in stdout's error flag, which main checks */
-  json_dumpf(root, stdout, JSON_INDENT(2));
-  json_decref(root);
-  putchar('\n');
+  cli_print_json(root, JSON_INDENT(2));
   return CLI_OK;
 }
 
 int cli_scenarios(int argc, char **argv) {
-  static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
   bool as_json = false;
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    if (c == 'j') {
-      as_json = true;
-    } else if (c == 'h') {
-      fputs(scenarios_help, stdout);
-      return CLI_OK;
-    } else if (c == ':') {
-      return cli_usage_error("scenarios", "%s needs an argument",
-                             argv[optind - 1]);
-    } else {
-      return cli_usage_error("scenarios", "unknown option '%s'",
-                             argv[optind - 1]);
-    }
-  }
-  if (optind < argc)
-    return cli_usage_error("scenarios", "unexpected argument '%s'",
-                           argv[optind]);
+  const cli_opt opts[] = {
+      CLI_OPT_FLAG(0, "json", &as_json,
+                   "print one JSON object {\"scenarios\": [...]}"),
+      CLI_OPT_HELP(), CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&SCENARIOS, opts, argc, argv, &args, &nargs);
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   const char *const *names = scenario_builtin_names();
   int n = 0;
   while (names[n]) n++;
   scenario **all = mem_calloc((size_t)n + 1, sizeof *all);
-  int rc = CLI_OK;
   err e = {ERR_OK, ""};
   for (int i = 0; i < n && rc == CLI_OK; i++)
     if (!(all[i] = scenario_load(names[i], &e))) rc = cli_error("%s", e.msg);

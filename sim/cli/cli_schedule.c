@@ -19,34 +19,21 @@
 #include "sim/place.h"
 #include "sim/sim.h"
 
-static void schedule_help(void) {
-  printf(
-      "usage: geodes schedule SCENARIO [--method NAME] [--trials N]\n"
-      "                       [--population P] [-o FILE] [--convergence FILE]\n"
-      "                       [--network ideal|netem|tcp] [--db FILE] [--json]\n"
-      "                       [OPTIONS]\n\n"
-      "Searches where each tasklet should run and prints the best allocation:\n"
-      "which site runs which stage of which pipeline, its DT-FM score and its\n"
-      "simulated iteration time.\n\n"
-      "  --method NAME       gcma (default; DT-FM's scheduler), hybrid (GCMA\n"
-      "                      with the cut-based gain), random-search, greedy,\n"
-      "                      sim (cost-model candidates improved by local moves\n"
-      "                      judged by simulation), dtfm-identity, megatron,\n"
-      "                      random\n"
-      "  --trials N          offspring (gcma, hybrid: 4900), samples\n"
-      "                      (random-search: 5000) or simulations (sim: %d)\n"
-      "  --population P      GCMA population (100)\n"
-      "  --starts K          sim: best cost-model candidates to start from (%d),\n"
-      "                      plus the greedy pipelines\n"
-      "  --network MODEL     ideal, netem (default) or tcp: the simulation\n"
-      "  -o FILE             write the allocation {\"pipelines\": ...}\n"
-      "  --convergence FILE  CSV candidate,best_score_s\n"
-      "  --db FILE           record the run and its convergence, under the\n"
-      "                      method's name (SQLite)\n"
-      "  --json              one JSON object on stdout\n"
-      "  --help              this text\n\n%s",
-      SEARCH_SIM_TRIALS, SEARCH_SIM_STARTS, cli_workload_help);
-}
+static const cli_opt_command SCHEDULE = {
+    .name = "schedule",
+    .usage =
+        "usage: geodes schedule SCENARIO [--method NAME] [--trials N]\n"
+        "                       [--population P] [-o FILE] [--convergence "
+        "FILE]\n"
+        "                       [--network ideal|netem|tcp] [--db FILE] "
+        "[--json]\n"
+        "                       [OPTIONS]\n\n"
+        "Searches where each tasklet should run and prints the best "
+        "allocation:\n"
+        "which site runs which stage of which pipeline, its DT-FM score and "
+        "its\n"
+        "simulated iteration time.\n\n",
+    .width = 20, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
 
 typedef struct sched_args {
   const char *scenario, *method, *out, *convergence, *db;
@@ -56,68 +43,47 @@ typedef struct sched_args {
   cli_workload_opts wo;
 } sched_args;
 
+/* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. --trials starts
+ * at 1: 0 ran no search step and reported the starting guess as found. */
 static int parse_args(int argc, char **argv, sched_args *p) {
-  enum { OPT_METHOD = 1, OPT_TRIALS, OPT_POP, OPT_STARTS, OPT_NET, OPT_CONV,
-         OPT_DB, OPT_JSON };
-  static const struct option own[] = {
-      {"help", no_argument, NULL, 'h'},
-      {"method", required_argument, NULL, OPT_METHOD},
-      {"trials", required_argument, NULL, OPT_TRIALS},
-      {"population", required_argument, NULL, OPT_POP},
-      {"starts", required_argument, NULL, OPT_STARTS},
-      {"network", required_argument, NULL, OPT_NET},
-      {"output", required_argument, NULL, 'o'},
-      {"convergence", required_argument, NULL, OPT_CONV},
-      {"db", required_argument, NULL, OPT_DB},
-      {"json", no_argument, NULL, OPT_JSON},
-      {NULL, 0, NULL, 0}};
-  struct option *opts = cli_workload_options(own);
-  memset(p, 0, sizeof *p);
-  p->method = "gcma";
-  p->trials = p->population = p->starts = -1;
-  p->network = TRANSPORT_NETEM;
+  *p = (sched_args){.method = schedule_method_name(SCHEDULE_GCMA),
+                    .trials = -1, .population = -1, .starts = -1,
+                    .network = TRANSPORT_NETEM};
   cli_workload_init(&p->wo);
-  int c, rc = CLI_OK;
-  optind = 1;
-  while (rc == CLI_OK &&
-         (c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-    int handled = cli_workload_parse("schedule", c, optarg, &p->wo);
-    if (handled < 0) rc = CLI_USAGE;
-    else if (handled) continue;
-    else if (c == 'h') rc = -1;
-    else if (c == OPT_METHOD) p->method = optarg;
-    else if (c == 'o') p->out = optarg;
-    else if (c == OPT_CONV) p->convergence = optarg;
-    else if (c == OPT_DB) p->db = optarg;
-    else if (c == OPT_JSON) p->json = true;
-    else if (c == OPT_TRIALS) {
-      /* 0 ran no search step and reported the starting guess as found */
-      if (!cli_parse_int("schedule", "--trials", optarg, 1, 100000000,
-                         &p->trials))
-        rc = CLI_USAGE;
-    } else if (c == OPT_POP) {
-      if (!cli_parse_int("schedule", "--population", optarg, 2, 1000000,
-                         &p->population))
-        rc = CLI_USAGE;
-    } else if (c == OPT_STARTS) {
-      if (!cli_parse_int("schedule", "--starts", optarg, 1, 1000, &p->starts))
-        rc = CLI_USAGE;
-    } else if (c == OPT_NET) {
-      if ((p->network = transport_model_parse(optarg)) < 0)
-        rc = cli_usage_error("schedule",
-                             "--network is ideal, netem or tcp, not '%s'", optarg);
-    } else if (c == ':')
-      rc = cli_usage_error("schedule", "%s needs an argument", argv[optind - 1]);
-    else
-      rc = cli_usage_error("schedule", "unknown option '%s'", argv[optind - 1]);
-  }
-  free(opts);
+  const cli_opt opts[] = {
+      CLI_OPT_STRING(0, "method", "NAME", &p->method,
+                     "gcma (default; DT-FM's scheduler), hybrid (GCMA\n"
+                     "with the cut-based gain), random-search, greedy,\n"
+                     "sim (cost-model candidates improved by local moves\n"
+                     "judged by simulation), dtfm-identity, megatron,\n"
+                     "random"),
+      CLI_OPT_INT(0, "trials", "N", &p->trials, 1, 100000000,
+                  "offspring (gcma, hybrid: 4900), samples\n"
+                  "(random-search: 5000) or simulations (sim: " CLI_STR(
+                      SEARCH_SIM_TRIALS) ")"),
+      CLI_OPT_INT(0, "population", "P", &p->population, 2, 1000000,
+                  "GCMA population (100)"),
+      CLI_OPT_INT(0, "starts", "K", &p->starts, 1, 1000,
+                  "sim: best cost-model candidates to start from "
+                  "(" CLI_STR(SEARCH_SIM_STARTS) "),\n"
+                  "plus the greedy pipelines"),
+      CLI_OPT_ENUM(0, "network", "MODEL", &p->network, transport_model_names,
+                   NULL, "ideal, netem (default) or tcp: the simulation"),
+      CLI_OPT_STRING('o', "output", "-o FILE", &p->out,
+                     "write the allocation {\"pipelines\": ...}"),
+      CLI_OPT_STRING(0, "convergence", "FILE", &p->convergence,
+                     "CSV candidate,best_score_s"),
+      CLI_OPT_STRING(0, "db", "FILE", &p->db,
+                     "record the run and its convergence, under the\n"
+                     "method's name (SQLite)"),
+      CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
+      CLI_OPT_HELP(),
+      CLI_WORKLOAD_OPTS(&p->wo),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&SCHEDULE, opts, argc, argv, &args, &nargs);
   if (rc) return rc;
-  if (optind >= argc) return cli_usage_error("schedule", "which SCENARIO?");
-  if (argc - optind > 1)
-    return cli_usage_error("schedule", "unexpected argument '%s'",
-                           argv[optind + 1]);
-  p->scenario = argv[optind];
+  p->scenario = args[0];
   return cli_check_method("schedule", p->method);
 }
 
@@ -179,17 +145,6 @@ static void print_table(const scenario *s, const search_result *r,
   printf("\n(cells: SITE#device; row r is pipeline r, column s its stage s)\n");
 }
 
-static json_t *alloc_json(const alloc *a) {
-  json_t *rows = json_array();
-  for (int r = 0; r < a->replicas; r++) {
-    json_t *row = json_array();
-    for (int s = 0; s < a->stages; s++)
-      json_array_append_new(row, json_integer(alloc_at(a, r, s)));
-    json_array_append_new(rows, row);
-  }
-  return rows;
-}
-
 static void print_json(const scenario *s, const search_result *r,
                        double iter_s, const char *net) {
   json_t *o = json_object();
@@ -205,10 +160,7 @@ static void print_json(const scenario *s, const search_result *r,
   json_object_set_new(o, "start_iteration_s", cli_json_number(r->start_s));
   json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
   json_object_set_new(o, "alloc", alloc_json(r->best));
-  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-  puts(text);
-  free(text);
-  json_decref(o);
+  cli_print_json(o, CLI_JSON);
 }
 
 static int write_outputs(const sched_args *p, const search_result *r, err *e) {
@@ -237,13 +189,8 @@ static int record_db(const sched_args *p, const scenario *s,
   if (!p->db) return ERR_OK;
   db *d = db_open(p->db, e);
   if (!d) return e->code;
-  size_t len = 1;
-  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
-  char *cmd = calloc(len + 8, 1);
-  strcpy(cmd, "geodes");
-  for (int i = 0; i < argc; i++) strcat(strcat(cmd, " "), argv[i]);
-  db_run run = {.command = cmd, .scenario = s->name, .seed = (int64_t)s->seed,
-                .version = GEODES_VERSION, .git = GEODES_GIT};
+  char *cmd;
+  db_run run = cli_run_row(argc, argv, s, &cmd);
   int64_t id = db_run_begin(d, &run, e);
   int rc = id < 0 ? (int)id : db_begin(d, e);
   for (long i = 0; rc == ERR_OK && i < r->candidates; i++)
@@ -258,11 +205,7 @@ static int record_db(const sched_args *p, const scenario *s,
 int cli_schedule(int argc, char **argv) {
   sched_args p;
   int rc = parse_args(argc, argv, &p);
-  if (rc < 0) {
-    schedule_help();
-    return CLI_OK;
-  }
-  if (rc) return rc;
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {ERR_OK, ""};
   cost_ctx *c = NULL;
   search_result *r = NULL;

@@ -16,26 +16,18 @@
 #include "sim/sim.h"
 #include "sim/training.h"
 
-static void simulate_help(void) {
-  printf(
-      "usage: geodes simulate SCENARIO (--alloc FILE | --method NAME)\n"
-      "                       [--network ideal|netem|tcp] [--timeline FILE]\n"
-      "                       [--json] [OPTIONS]\n\n"
-      "Simulates one training iteration event by event: per device a\n"
-      "compute, a send and a receive stream; flows share links max-min fairly\n"
-      "(DESIGN.md section 4). With --iterations or --duration-s, a training\n"
-      "run: iterations one after another on one clock, with faults and\n"
-      "recovery (DESIGN.md section 10).\n\n"
-      "  --alloc FILE        {\"pipelines\": [[d, ...], ...]}: row r replica r\n"
-      "  --method NAME       dtfm-identity, megatron, random (seeded), or a\n"
-      "                      search: random-search, greedy, gcma, hybrid, sim\n"
-      "                      (DT-FM's settings: population 100, 4900 trials)\n"
-      "  --network MODEL     ideal, netem (default) or tcp\n"
-      "  --timeline FILE     Chrome Trace Event JSON (Perfetto) of the run\n"
-      "  --json              one JSON object on stdout\n"
-      "  --help              this text\n\n%s\n%s",
-      cli_training_help, cli_workload_help);
-}
+static const cli_opt_command SIMULATE = {
+    .name = "simulate",
+    .usage =
+        "usage: geodes simulate SCENARIO (--alloc FILE | --method NAME)\n"
+        "                       [--network ideal|netem|tcp] [--timeline FILE]\n"
+        "                       [--json] [OPTIONS]\n\n"
+        "Simulates one training iteration event by event: per device a\n"
+        "compute, a send and a receive stream; flows share links max-min "
+        "fairly\n(DESIGN.md section 4). With --iterations or --duration-s, a "
+        "training\nrun: iterations one after another on one clock, with "
+        "faults and\nrecovery (DESIGN.md section 10).\n\n",
+    .width = 20, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
 
 typedef struct sim_args {
   const char *scenario, *alloc_file, *method, *timeline;
@@ -45,51 +37,27 @@ typedef struct sim_args {
   cli_training_opts to;
 } sim_args;
 
+/* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, sim_args *p) {
-  enum { OPT_ALLOC = 1, OPT_METHOD, OPT_NET, OPT_TIMELINE, OPT_JSON };
-  static const struct option own[] = {
-      {"help", no_argument, NULL, 'h'},
-      {"alloc", required_argument, NULL, OPT_ALLOC},
-      {"method", required_argument, NULL, OPT_METHOD},
-      {"network", required_argument, NULL, OPT_NET},
-      {"timeline", required_argument, NULL, OPT_TIMELINE},
-      {"json", no_argument, NULL, OPT_JSON},
-      {NULL, 0, NULL, 0}};
-  struct option *tr = cli_training_options(own);
-  struct option *opts = cli_workload_options(tr);
-  free(tr);
-  memset(p, 0, sizeof *p);
-  p->network = TRANSPORT_NETEM;
+  *p = (sim_args){.network = TRANSPORT_NETEM};
   cli_workload_init(&p->wo);
   cli_training_init(&p->to);
-  int c, rc = CLI_OK;
-  optind = 1;
-  while (rc == CLI_OK && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    int handled = cli_workload_parse("simulate", c, optarg, &p->wo);
-    if (!handled) handled = cli_training_parse("simulate", c, optarg, &p->to);
-    if (handled < 0) rc = CLI_USAGE;
-    else if (handled) continue;
-    else if (c == 'h') rc = -1;
-    else if (c == OPT_ALLOC) p->alloc_file = optarg;
-    else if (c == OPT_METHOD) p->method = optarg;
-    else if (c == OPT_TIMELINE) p->timeline = optarg;
-    else if (c == OPT_JSON) p->json = true;
-    else if (c == OPT_NET) {
-      if ((p->network = transport_model_parse(optarg)) < 0)
-        rc = cli_usage_error("simulate",
-                             "--network is ideal, netem or tcp, not '%s'", optarg);
-    } else if (c == ':')
-      rc = cli_usage_error("simulate", "%s needs an argument", argv[optind - 1]);
-    else
-      rc = cli_usage_error("simulate", "unknown option '%s'", argv[optind - 1]);
-  }
-  free(opts);
+  const cli_opt opts[] = {
+      CLI_OPT_STRING(0, "alloc", "FILE", &p->alloc_file, CLI_ALLOC_HELP),
+      CLI_OPT_STRING(0, "method", "NAME", &p->method, CLI_METHOD_HELP),
+      CLI_OPT_ENUM(0, "network", "MODEL", &p->network, transport_model_names,
+                   NULL, "ideal, netem (default) or tcp"),
+      CLI_OPT_STRING(0, "timeline", "FILE", &p->timeline,
+                     "Chrome Trace Event JSON (Perfetto) of the run"),
+      CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
+      CLI_OPT_HELP(),
+      CLI_TRAINING_OPTS(&p->to),
+      CLI_WORKLOAD_OPTS(&p->wo),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&SIMULATE, opts, argc, argv, &args, &nargs);
   if (rc) return rc;
-  if (optind >= argc) return cli_usage_error("simulate", "which SCENARIO?");
-  if (argc - optind > 1)
-    return cli_usage_error("simulate", "unexpected argument '%s'",
-                           argv[optind + 1]);
-  p->scenario = argv[optind];
+  p->scenario = args[0];
   if (!!p->alloc_file + !!p->method != 1)
     return cli_usage_error("simulate", "give exactly one of --alloc, --method");
   if ((rc = cli_training_check("simulate", &p->to, p->method))) return rc;
@@ -160,20 +128,13 @@ static void print_json(const scenario *s, const char *placement,
     cli_training_json(o, tr, to);
     json_object_set_new(o, "iteration_s", cli_json_number(tr->mean_s));
   }
-  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-  puts(text);
-  free(text);
-  json_decref(o);
+  cli_print_json(o, CLI_JSON);
 }
 
 int cli_simulate(int argc, char **argv) {
   sim_args p;
   int rc = parse_args(argc, argv, &p);
-  if (rc < 0) {
-    simulate_help();
-    return CLI_OK;
-  }
-  if (rc) return rc;
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {ERR_OK, ""};
   alloc *a = NULL;
   sim_result r = {0};

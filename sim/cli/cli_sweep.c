@@ -5,39 +5,22 @@
  * SIGTERM stops a sweep cleanly: what is stored is committed, the run is
  * marked "interrupted" and the exit status is 128 + the signal. */
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/eval.h"
 #include "analysis/sweep_mpi.h"
+#include "base/file.h"
+#include "base/mem.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
-#include "traces/file.h"
-#include "traces/mem.h"
 
-static void sweep_help(void) {
+/* The help after the option lines: the keys, the GPUs known, an example. */
+static void sweep_more(void) {
   printf(
-      "usage: geodes sweep SWEEP.json [--db FILE] [--jobs N] [--batch N] "
-      "[--json]\n\n"
-      "Simulates every point of a sweep (DESIGN.md section 9: an array value\n"
-      "is crossed, a scalar fixed) and stores one row per point in the\n"
-      "results database. A point already there is skipped, so running the\n"
-      "same command again after a kill computes only what is missing; a row\n"
-      "made from other inputs (the scenario or its trace edited since, other\n"
-      "built-in data, an older model) is stale: recomputed and replaced.\n"
-      "Ctrl-C (SIGINT) or SIGTERM stops it cleanly: rows done are\n"
-      "committed, the run is marked interrupted, exit status 128 + signal.\n"
-      "Under `mpirun -n K geodes sweep ...` the points are spread over the\n"
-      "K ranks and rank 0 writes the database.\n\n"
-      "  --db FILE    results database (default geodes.db)\n"
-      "  --jobs N     worker processes on this machine (default 1)\n"
-      "  --batch N    rows per transaction (default 64; a commit also\n"
-      "               happens every second). Not the global batch: that\n"
-      "               is the sweep file's key \"batch\"\n"
-      "  --json       print one JSON object: the counts and the rate\n"
-      "  --help       this text\n\n"
-      "Keys: scenarios methods networks seeds layers batch micro_batch\n"
+      "\nKeys: scenarios methods networks seeds layers batch micro_batch\n"
       "micro_batches_per_pass schedule dp_algo bandwidth_scale latency_scale\n"
       "window_bytes activation_gb gradient_gb gpus sockets runtime\n"
       "iterations faults recovery checkpoint_every\n\n"
@@ -59,6 +42,29 @@ static void sweep_help(void) {
          "is 2 x 2 x 2 = 8 points.\n");
 }
 
+static const cli_opt_command SWEEP = {
+    .name = "sweep",
+    .usage =
+        "usage: geodes sweep SWEEP.json [--db FILE] [--jobs N] [--batch N] "
+        "[--json]\n\n"
+        "Simulates every point of a sweep (DESIGN.md section 9: an array "
+        "value\n"
+        "is crossed, a scalar fixed) and stores one row per point in the\n"
+        "results database. A point already there is skipped, so running the\n"
+        "same command again after a kill computes only what is missing; a "
+        "row\n"
+        "made from other inputs (the scenario or its trace edited since, "
+        "other\n"
+        "built-in data, an older model) is stale: recomputed and replaced.\n"
+        "Ctrl-C (SIGINT) or SIGTERM stops it cleanly: rows done are\n"
+        "committed, the run is marked interrupted, exit status 128 + "
+        "signal.\n"
+        "Under `mpirun -n K geodes sweep ...` the points are spread over the\n"
+        "K ranks and rank 0 writes the database.\n\n",
+    .width = 13, .args_min = 1, .args_max = 1,
+    .missing = "wants one sweep file", .extra = "wants one sweep file",
+    .more = sweep_more};
+
 /* The sweep file's text: read by rank 0, broadcast under MPI. NULL (and e
  * naming the file and the reason) when it cannot be read — a folder, a
  * device or a FIFO included (file_read reads regular files only). */
@@ -79,15 +85,6 @@ static char *read_text(const char *path, bool mpi, int rank, long *len,
   return text;
 }
 
-static char *command_line(int argc, char **argv) {
-  size_t len = strlen("geodes") + 1;
-  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
-  char *out = mem_alloc(len);
-  strcpy(out, "geodes");
-  for (int i = 0; i < argc; i++) strcat(strcat(out, " "), argv[i]);
-  return out;
-}
-
 static void report(const sweep_stats *st, const char *db_path, int ranks,
                    int jobs, bool json) {
   double rate = st->computed / (st->seconds > 0 ? st->seconds : 1e-9);
@@ -100,10 +97,7 @@ static void report(const sweep_stats *st, const char *db_path, int ranks,
         "seconds", st->seconds, "points_per_s",
         st->computed ? json_real(rate) : json_null(), "ranks", ranks, "jobs",
         jobs, "db", db_path);
-    char *text = json_dumps(o, JSON_COMPACT);
-    puts(text);
-    free(text);
-    json_decref(o);
+    cli_print_json(o, JSON_COMPACT);
     return;
   }
   printf("%zu points: %zu already in %s, ", st->total, st->present, db_path);
@@ -150,50 +144,65 @@ typedef struct sweep_args {
   bool json;
 } sweep_args;
 
+/* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, sweep_args *a) {
-  static const struct option opts[] = {
-      {"db", required_argument, NULL, 'd'},
-      {"jobs", required_argument, NULL, 'j'},
-      {"batch", required_argument, NULL, 'b'},
-      {"json", no_argument, NULL, 'J'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
   *a = (sweep_args){.db = "geodes.db", .jobs = 1, .batch = 64};
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":hj:", opts, NULL)) != -1) {
-    switch (c) {
-      case 'd': a->db = optarg; break;
-      case 'j':
-        if (!cli_parse_int("sweep", "--jobs", optarg, 1, 4096, &a->jobs))
-          return CLI_USAGE;
-        break;
-      case 'b':
-        if (!cli_parse_int("sweep", "--batch", optarg, 1, 1000000, &a->batch))
-          return CLI_USAGE;
-        break;
-      case 'J': a->json = true; break;
-      case 'h': sweep_help(); return -1;
-      case ':':
-        return cli_usage_error("sweep", "%s needs an argument",
-                               argv[optind - 1]);
-      default:
-        return cli_usage_error("sweep", "unknown option '%s'",
-                               argv[optind - 1]);
-    }
-  }
-  if (optind != argc - 1)
-    return cli_usage_error("sweep", "wants one sweep file");
-  a->file = argv[optind];
-  return CLI_OK;
+  const cli_opt opts[] = {
+      CLI_OPT_STRING(0, "db", "FILE", &a->db,
+                     "results database (default geodes.db)"),
+      CLI_OPT_INT('j', "jobs", "N", &a->jobs, 1, 4096,
+                  "worker processes on this machine (default 1)"),
+      CLI_OPT_INT(0, "batch", "N", &a->batch, 1, 1000000,
+                  "rows per transaction (default 64; a commit also\n"
+                  "happens every second). Not the global batch: that\n"
+                  "is the sweep file's key \"batch\""),
+      CLI_OPT_FLAG(0, "json", &a->json,
+                   "print one JSON object: the counts and the rate"),
+      CLI_OPT_HELP(),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&SWEEP, opts, argc, argv, &args, &nargs);
+  if (rc == CLI_OK) a->file = args[0];
+  return rc;
+}
+
+/* The progress bar on stderr (a terminal): points, rate and ETA, drawn at
+ * most every 0.1 s and once at the end. */
+typedef struct bar {
+  bool on;
+  double drawn_s; /* elapsed time of the last drawing */
+} bar;
+
+static void draw(void *ctx, const sweep_progress *p) {
+  bar *b = ctx;
+  if (!p->last && p->elapsed_s - b->drawn_s < 0.1) return;
+  b->drawn_s = p->elapsed_s;
+  size_t n = p->done + p->failed;
+  double rate = n / fmax(p->elapsed_s, 1e-9);
+  double eta = rate > 0 ? (double)(p->todo - n) / rate : 0;
+  int width = 30, fill = p->todo ? (int)(width * n / p->todo) : width;
+  fprintf(stderr, "\r[%.*s%*s] %zu/%zu points  %.1f/s  ETA %d:%02d%s",
+          fill, "##############################", width - fill, "", n,
+          p->todo, rate, (int)(eta / 60), (int)fmod(eta, 60),
+          p->last ? "\n" : "  ");
+  fflush(stderr);
+}
+
+/* A failed point: its message and key, below the bar when one is drawn. */
+static void point_failed(void *ctx, const char *key, const char *msg) {
+  const bar *b = ctx;
+  if (b->on) fputc('\n', stderr);
+  fprintf(stderr, "geodes: %s\n  (point %s)\n", msg, key);
 }
 
 /* Runs the sweep: over MPI, or here (in --jobs workers) with ^C caught. */
 static void evaluate(const sweep *s, db *d, const sweep_args *a, bool mpi,
                      int rank, int64_t run, sweep_stats *st, err *e) {
+  bar b = {.on = rank == 0 && cli_stderr_is_tty(), .drawn_s = -INFINITY};
   sweep_opts o = {.eval = eval_point, .jobs = mpi ? 1 : (int)a->jobs,
                   .run = run, .batch_rows = (int)a->batch,
-                  .progress = rank == 0 && cli_stderr_is_tty()};
+                  .progress = b.on ? draw : NULL, .failed = point_failed,
+                  .hook_ctx = &b};
   if (mpi) { /* mpirun forwards ^C to every rank: MPI stops as a whole */
     sweep_mpi_run(s, d, &o, st, e);
     return;
@@ -208,7 +217,7 @@ static void evaluate(const sweep *s, db *d, const sweep_args *a, bool mpi,
 int cli_sweep(int argc, char **argv) {
   sweep_args a;
   int rc = parse_args(argc, argv, &a);
-  if (rc) return rc < 0 ? CLI_OK : rc;
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   bool mpi = sweep_mpi_launched();
   int rank = 0, ranks = 1;
   err e = {0};
@@ -221,19 +230,23 @@ int cli_sweep(int argc, char **argv) {
   db *d = NULL;
   int64_t run = 0;
   if (e.code == ERR_OK && rank == 0 && (d = db_open(a.db, &e))) {
-    char *cmd = command_line(argc, argv);
-    run = db_run_begin(d, &(db_run){cmd, NULL, -1, GEODES_VERSION, GEODES_GIT},
-                       &e);
+    char *cmd;
+    db_run row = cli_run_row(argc, argv, NULL, &cmd);
+    run = db_run_begin(d, &row, &e);
     free(cmd);
   }
-  if (mpi && sweep_mpi_status(e.code) && rank != 0) {
+  int first = mpi ? sweep_mpi_status(e.code) : ERR_OK;
+  if (first && rank != 0) {
     sweep_free(s), free(text);
     sweep_mpi_finalize(); /* rank 0 failed and says why, once */
     return CLI_ERROR;
   }
-  if (mpi && e.code && rank != 0) { /* only this rank failed */
-    cli_error("rank %d: %s", rank, e.msg);
-    sweep_mpi_abort(CLI_ERROR);
+  if (mpi && !first && sweep_mpi_agree(e.code)) { /* another rank failed */
+    if (e.code) cli_error("rank %d: %s", rank, e.msg);
+    if (d) db_run_end(d, run, "error", NULL);
+    db_close(d), sweep_free(s), free(text);
+    sweep_mpi_finalize(); /* every rank stops, none waits for another */
+    return CLI_ERROR;
   }
   sweep_stats st = {0};
   if (e.code == ERR_OK) evaluate(s, d, &a, mpi, rank, run, &st, &e);

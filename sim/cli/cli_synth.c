@@ -7,92 +7,72 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/builtin.h"
+#include "base/mem.h"
 #include "sim/cli/cli.h"
-#include "traces/builtin.h"
-#include "traces/mem.h"
 #include "traces/synth.h"
 
 #define SYNTH_CMD "trace synth"
 #define SYNTH_DEFAULT_BASE "worldwide.csv"
 
-static void synth_help(void) {
-  printf(
-      "usage: geodes trace synth --duration-s T --step-s D --seed S -o FILE\n"
-      "                          [--base FILE] [--dwell-s X]\n\n"
-      "Writes a time-varying trace that is synthetic from real: the base\n"
-      "trace (default: the built-in worldwide matrix) modulated per site pair\n"
-      "by a two-level latency regime, jitter and a bounded AR(1) bandwidth,\n"
-      "with parameters derived from real measurements (synth_params.csv).\n"
-      "Deterministic for a seed; the header records the command.\n\n"
-      "  --duration-s T   length of the trace, seconds (>= D)\n"
-      "  --step-s D       time step, seconds (> 0)\n"
-      "  --seed S         seed of the generator\n"
-      "  -o, --output F   the file to write ('-': standard output)\n"
-      "  --base FILE      the trace to modulate (CSV, any sites)\n"
-      "  --dwell-s X      mean latency regime dwell, seconds (default: the\n"
-      "                   table's, 600 s: months in the data, compressed)\n"
-      "  --help           this text\n");
-}
+static const cli_opt_command SYNTH = {
+    .name = SYNTH_CMD,
+    .usage =
+        "usage: geodes trace synth --duration-s T --step-s D --seed S -o "
+        "FILE\n"
+        "                          [--base FILE] [--dwell-s X]\n\n"
+        "Writes a time-varying trace that is synthetic from real: the base\n"
+        "trace (default: the built-in worldwide matrix) modulated per site "
+        "pair\n"
+        "by a two-level latency regime, jitter and a bounded AR(1) "
+        "bandwidth,\n"
+        "with parameters derived from real measurements (synth_params.csv).\n"
+        "Deterministic for a seed; the header records the command.\n\n",
+    .width = 17};
 
+/* The arguments as typed (the header records them) and their values. */
 typedef struct synth_args {
   const char *duration, *step, *seed, *out, *base, *dwell;
   double duration_s, step_s, dwell_s;
   long seed_v;
 } synth_args;
 
-/* Parses argv into a; returns CLI_OK, CLI_USAGE, or -1 after --help. */
-static int parse_args(int argc, char **argv, synth_args *a) {
-  enum { O_DUR = 1, O_STEP, O_SEED, O_BASE, O_DWELL };
-  static const struct option opts[] = {
-      {"duration-s", required_argument, NULL, O_DUR},
-      {"step-s", required_argument, NULL, O_STEP},
-      {"seed", required_argument, NULL, O_SEED},
-      {"output", required_argument, NULL, 'o'},
-      {"base", required_argument, NULL, O_BASE},
-      {"dwell-s", required_argument, NULL, O_DWELL},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-    switch (c) {
-      case O_DUR: a->duration = optarg; break;
-      case O_STEP: a->step = optarg; break;
-      case O_SEED: a->seed = optarg; break;
-      case 'o': a->out = optarg; break;
-      case O_BASE: a->base = optarg; break;
-      case O_DWELL: a->dwell = optarg; break;
-      case 'h': synth_help(); return -1;
-      case ':':
-        return cli_usage_error(SYNTH_CMD, "%s needs an argument",
-                               argv[optind - 1]);
-      default:
-        return cli_usage_error(SYNTH_CMD, "unknown option '%s'",
-                               argv[optind - 1]);
-    }
-  }
-  if (optind < argc)
-    return cli_usage_error(SYNTH_CMD, "unexpected argument '%s'", argv[optind]);
+/* The options that must be there, and agree. */
+static int check_args(const synth_args *a) {
   if (!a->duration) return cli_usage_error(SYNTH_CMD, "--duration-s is missing");
   if (!a->step) return cli_usage_error(SYNTH_CMD, "--step-s is missing");
   if (!a->seed) return cli_usage_error(SYNTH_CMD, "--seed is missing");
   if (!a->out) return cli_usage_error(SYNTH_CMD, "-o FILE is missing");
-  if (!cli_parse_double(SYNTH_CMD, "--step-s", a->step, 1e-9, 1e9, &a->step_s) ||
-      !cli_parse_double(SYNTH_CMD, "--duration-s", a->duration, 1e-9, 1e9,
-                        &a->duration_s) ||
-      !cli_parse_int(SYNTH_CMD, "--seed", a->seed, 0, 0x7fffffffL, &a->seed_v))
-    return CLI_USAGE;
-  a->dwell_s = 0;
-  if (a->dwell &&
-      !cli_parse_double(SYNTH_CMD, "--dwell-s", a->dwell, 1e-9, 1e12,
-                        &a->dwell_s))
-    return CLI_USAGE;
   if (a->duration_s < a->step_s)
     return cli_usage_error(SYNTH_CMD, "--duration-s %s is shorter than "
                            "--step-s %s", a->duration, a->step);
   if (a->duration_s / a->step_s > 1e8)
     return cli_usage_error(SYNTH_CMD, "more than 1e8 steps");
   return CLI_OK;
+}
+
+/* Parses argv into a; CLI_OK, CLI_USAGE, or CLI_OPT_HELPED. */
+static int parse_args(int argc, char **argv, synth_args *a) {
+  *a = (synth_args){0};
+  const cli_opt opts[] = {
+      CLI_OPT_REAL_KEEP(0, "duration-s", "T", &a->duration_s, 1e-9, 1e9,
+                        &a->duration, "length of the trace, seconds (>= D)"),
+      CLI_OPT_REAL_KEEP(0, "step-s", "D", &a->step_s, 1e-9, 1e9, &a->step,
+                        "time step, seconds (> 0)"),
+      CLI_OPT_INT_KEEP(0, "seed", "S", &a->seed_v, 0, 0x7fffffffL, &a->seed,
+                       "seed of the generator"),
+      CLI_OPT_STRING('o', "output", "-o, --output F", &a->out,
+                     "the file to write ('-': standard output)"),
+      CLI_OPT_STRING(0, "base", "FILE", &a->base,
+                     "the trace to modulate (CSV, any sites)"),
+      CLI_OPT_REAL_KEEP(0, "dwell-s", "X", &a->dwell_s, 1e-9, 1e12, &a->dwell,
+                        "mean latency regime dwell, seconds (default: the\n"
+                        "table's, 600 s: months in the data, compressed)"),
+      CLI_OPT_HELP(),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&SYNTH, opts, argc, argv, &args, &nargs);
+  return rc ? rc : check_args(a);
 }
 
 /* The canonical command line, for "# generated_by:". Caller frees. */
@@ -120,10 +100,9 @@ static trace *load_base(const synth_args *a, err *e) {
 }
 
 int cli_trace_synth(int argc, char **argv) {
-  synth_args a = {0};
+  synth_args a;
   int rc = parse_args(argc, argv, &a);
-  if (rc < 0) return CLI_OK;
-  if (rc != CLI_OK) return rc;
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
 
   err e = {ERR_OK, ""};
   trace *base = load_base(&a, &e);

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "sim/cli/cli.h"
-#include "traces/mem.h"
 #include "traces/trace.h"
 
 static const char cli_trace_usage[] =
@@ -20,16 +20,13 @@ static const char cli_trace_usage[] =
     "       problem is reported as FILE:LINE: message, exit status 1.\n"
     "synth  write a synthetic-from-real trace ('geodes trace synth --help').\n";
 
-static const char check_usage[] =
-    "usage: geodes trace check FILE [--scenario S] [--json]\n\n"
-    "Loads the trace FILE and prints a summary; exit status 1 and\n"
-    "FILE:LINE: message on the first problem.\n\n"
-    "  --scenario S  check the trace against the sites of scenario S (a\n"
-    "                built-in name or a path): every site the file names must\n"
-    "                be one of them, and every ordered pair of them needs a\n"
-    "                value at t = 0 ('*' rows count)\n"
-    "  --json        print one JSON object instead of the table\n"
-    "  --help        this text\n";
+static const cli_opt_command CHECK = {
+    .name = "trace check",
+    .usage = "usage: geodes trace check FILE [--scenario S] [--json]\n\n"
+             "Loads the trace FILE and prints a summary; exit status 1 and\n"
+             "FILE:LINE: message on the first problem.\n\n",
+    .width = 14, .args_min = 1, .args_max = 1,
+    .missing = "missing the trace FILE", .extra = "one trace FILE, not several"};
 
 static json_t *check_json(const trace *t, const char *path,
                           const char *scenario_name) {
@@ -101,40 +98,30 @@ static trace *check_load(const char *path, const char *scenario_name, err *e) {
 }
 
 static int cli_trace_check(int argc, char **argv) {
-  static const struct option options[] = {
-      {"scenario", required_argument, NULL, 's'},
-      {"json", no_argument, NULL, 'j'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0},
-  };
   const char *scenario_name = NULL;
   bool json = false;
-  int c;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":s:jh", options, NULL)) != -1) {
-    switch (c) {
-      case 's': scenario_name = optarg; break;
-      case 'j': json = true; break;
-      case 'h': fputs(check_usage, stdout); return CLI_OK;
-      case ':': return cli_usage_error("trace check", "%s needs an argument", argv[optind - 1]);
-      default: return cli_usage_error("trace check", "unknown option '%s'", argv[optind - 1]);
-    }
-  }
-  if (optind != argc - 1)
-    return cli_usage_error("trace check", optind == argc
-                                              ? "missing the trace FILE"
-                                              : "one trace FILE, not several");
-  const char *path = argv[optind];
+  const cli_opt opts[] = {
+      CLI_OPT_STRING('s', "scenario", "S", &scenario_name,
+                     "check the trace against the sites of scenario S (a\n"
+                     "built-in name or a path): every site the file names "
+                     "must\n"
+                     "be one of them, and every ordered pair of them needs a\n"
+                     "value at t = 0 ('*' rows count)"),
+      CLI_OPT_FLAG('j', "json", &json,
+                   "print one JSON object instead of the table"),
+      CLI_OPT_HELP(),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&CHECK, opts, argc, argv, &args, &nargs);
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
+  const char *path = args[0];
   err e;
   err_clear(&e);
   trace *t = check_load(path, scenario_name, &e);
   if (!t) return cli_error("%s", e.msg);
   if (json) {
     json_t *o = check_json(t, path, scenario_name);
-    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    puts(text);
-    free(text);
-    json_decref(o);
+    cli_print_json(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   } else {
     check_print(t, path, scenario_name);
   }

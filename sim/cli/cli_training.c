@@ -6,123 +6,30 @@
  * iterations and losses, or the JSON fields of section 9. */
 #include "sim/cli/cli_training.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include <stdio.h>
 
-#include "schedules/schedule.h"
-#include "traces/mem.h"
-
-enum {
-  OPT_ITER = CLI_OPT_BASE + 100,
-  OPT_DURATION,
-  OPT_FAULTS,
-  OPT_RECOVERY,
-  OPT_CKPT,
-  OPT_STORAGE,
-  OPT_ON_CHANGE,
-  OPT_REPLAN_METHOD,
-};
-
-static const struct option training_options[] = {
-    {"iterations", required_argument, NULL, OPT_ITER},
-    {"duration-s", required_argument, NULL, OPT_DURATION},
-    {"faults", required_argument, NULL, OPT_FAULTS},
-    {"recovery", required_argument, NULL, OPT_RECOVERY},
-    {"checkpoint-every", required_argument, NULL, OPT_CKPT},
-    {"storage-gbps", required_argument, NULL, OPT_STORAGE},
-    {"replan-on-change", no_argument, NULL, OPT_ON_CHANGE},
-    {"replan-method", required_argument, NULL, OPT_REPLAN_METHOD},
-    {NULL, 0, NULL, 0},
-};
-
-const char cli_training_help[] =
-    "Training run options (many iterations on one clock):\n"
-    "  --iterations N         run N consecutive iterations (default 1)\n"
-    "  --duration-s T         start iterations until simulated time T\n"
-    "  --faults FILE          a fault trace (geodes faults --help)\n"
-    "  --recovery POLICY      what a lost device does: restart (from the\n"
-    "                         last checkpoint, after it is back), reroute\n"
-    "                         (the surviving replicas go on), replan (the\n"
-    "                         placement method runs on the devices left)\n"
-    "  --checkpoint-every K   a checkpoint after every K iterations (none\n"
-    "                         by default: a restart goes back to the start)\n"
-    "  --storage-gbps X       checkpoint storage per device (1.5: the EBS\n"
-    "                         bandwidth of a p3.2xlarge)\n"
-    "  --replan-on-change     migrate when the moving network makes another\n"
-    "                         placement faster by more than the move costs\n"
-    "  --replan-method NAME   the placement method replan and\n"
-    "                         --replan-on-change use (default: --method, or\n"
-    "                         dtfm-identity)\n";
 
 void cli_training_init(cli_training_opts *t) {
-  memset(t, 0, sizeof *t);
-  t->o = sim_training_opts_default();
-}
-
-struct option *cli_training_options(const struct option *own) {
-  size_t n = 0, m = sizeof training_options / sizeof *training_options;
-  while (own[n].name) n++;
-  struct option *v = mem_alloc((n + m) * sizeof *v);
-  memcpy(v, own, n * sizeof *v);
-  memcpy(v + n, training_options, m * sizeof *v);
-  return v;
-}
-
-int cli_training_parse(const char *cmd, int c, const char *arg,
-                       cli_training_opts *t) {
-  long v;
-  switch (c) {
-    case OPT_ITER:
-      if (!cli_parse_int(cmd, "--iterations", arg, 1,
-                         SIM_TRAINING_MAX_ITERATIONS, &v))
-        return -1;
-      t->o.iterations = (int)v;
-      t->iterations_given = true;
-      break;
-    case OPT_DURATION:
-      if (!cli_parse_double(cmd, "--duration-s", arg, 1e-9,
-                            SIM_TRAINING_MAX_S, &t->o.duration_s))
-        return -1;
-      break;
-    case OPT_FAULTS: t->faults_file = arg; break;
-    case OPT_RECOVERY: {
-      int r = sim_recovery_parse(arg);
-      if (r < 0) {
-        cli_usage_error(cmd, "--recovery is restart, reroute or replan, not "
-                        "'%s'", arg);
-        return -1;
-      }
-      t->o.recovery = (sim_recovery)r;
-      break;
-    }
-    case OPT_CKPT:
-      if (!cli_parse_int(cmd, "--checkpoint-every", arg, 1,
-                         SIM_TRAINING_MAX_ITERATIONS, &v))
-        return -1;
-      t->o.checkpoint_every = (int)v;
-      break;
-    case OPT_STORAGE:
-      if (!cli_parse_double(cmd, "--storage-gbps", arg, 1e-6, 1e9,
-                            &t->o.storage_gbps))
-        return -1;
-      break;
-    case OPT_ON_CHANGE: t->o.replan_on_change = true; break;
-    case OPT_REPLAN_METHOD:
-      if (cli_check_method(cmd, arg)) return -1;
-      t->o.method = arg;
-      break;
-    default: return 0;
-  }
-  t->active = true;
-  return 1;
+  *t = (cli_training_opts){.o = sim_training_opts_default(), .recovery = -1};
 }
 
 int cli_training_check(const char *cmd, cli_training_opts *t,
                        const char *method) {
-  if (t->iterations_given && t->o.duration_s > 0)
+  if (t->iterations > 0 && t->duration_s > 0)
     return cli_usage_error(cmd, "give --iterations or --duration-s, not both");
-  if (t->o.duration_s > 0) t->o.iterations = 0;
-  if (!t->o.method) t->o.method = method;
+  if (t->replan_method && cli_check_method(cmd, t->replan_method))
+    return CLI_USAGE;
+  sim_training_opts *o = &t->o;
+  if (t->iterations > 0) o->iterations = (int)t->iterations;
+  if (t->duration_s > 0) o->iterations = 0, o->duration_s = t->duration_s;
+  if (t->recovery >= 0) o->recovery = (sim_recovery)t->recovery;
+  if (t->checkpoint_every > 0) o->checkpoint_every = (int)t->checkpoint_every;
+  if (t->storage_gbps > 0) o->storage_gbps = t->storage_gbps;
+  o->replan_on_change = t->replan_on_change;
+  o->method = t->replan_method ? t->replan_method : method;
+  t->active = t->iterations > 0 || t->duration_s > 0 || t->faults_file ||
+              t->recovery >= 0 || t->checkpoint_every > 0 ||
+              t->storage_gbps > 0 || t->replan_on_change || t->replan_method;
   return CLI_OK;
 }
 

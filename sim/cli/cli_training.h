@@ -5,33 +5,63 @@
 #define SIM_CLI_CLI_TRAINING_H
 
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_opt.h"
+#include "sim/recovery.h"
 #include "sim/training.h"
 #include "traces/fault.h"
 
 typedef struct cli_training_opts {
-  sim_training_opts o;     /* what the run gets */
+  sim_training_opts o;     /* what the run gets (cli_training_check) */
   const char *faults_file; /* --faults, or NULL */
   fault_trace *faults;     /* loaded by cli_training_load (owned) */
-  bool iterations_given;
+  /* the options as parsed (CLI_TRAINING_OPTS); 0, NULL or -1: not given */
+  long iterations, checkpoint_every;
+  double duration_s, storage_gbps;
+  int recovery;
+  bool replan_on_change;
+  const char *replan_method;
   bool active;             /* some training option was given */
 } cli_training_opts;
 
 void cli_training_init(cli_training_opts *t);
 
-/* own (zero-terminated) followed by the training options and the
- * terminator; free() it. Chain it before cli_workload_options. */
-struct option *cli_training_options(const struct option *own);
+/* The entries of the training options, setting the fields of *t, for a
+ * subcommand's option table (before the workload options). */
+#define CLI_TRAINING_OPTS(t)                                                 \
+  CLI_OPT_GROUP("Training run options (many iterations on one clock):", 23), \
+      CLI_OPT_INT(0, "iterations", "N", &(t)->iterations, 1,                 \
+                  SIM_TRAINING_MAX_ITERATIONS,                               \
+                  "run N consecutive iterations (default 1)"),               \
+      CLI_OPT_REAL(0, "duration-s", "T", &(t)->duration_s, 1e-9,             \
+                   SIM_TRAINING_MAX_S,                                       \
+                   "start iterations until simulated time T"),               \
+      CLI_OPT_STRING(0, "faults", "FILE", &(t)->faults_file,                 \
+                     "a fault trace (geodes faults --help)"),                \
+      CLI_OPT_ENUM(0, "recovery", "POLICY", &(t)->recovery,                  \
+                   sim_recovery_names, NULL,                                 \
+                   "what a lost device does: restart (from the\n"            \
+                   "last checkpoint, after it is back), reroute\n"           \
+                   "(the surviving replicas go on), replan (the\n"           \
+                   "placement method runs on the devices left)"),            \
+      CLI_OPT_INT(0, "checkpoint-every", "K", &(t)->checkpoint_every, 1,     \
+                  SIM_TRAINING_MAX_ITERATIONS,                               \
+                  "a checkpoint after every K iterations (none\n"            \
+                  "by default: a restart goes back to the start)"),          \
+      CLI_OPT_REAL(0, "storage-gbps", "X", &(t)->storage_gbps, 1e-6, 1e9,    \
+                   "checkpoint storage per device (1.5: the EBS\n"           \
+                   "bandwidth of a p3.2xlarge)"),                            \
+      CLI_OPT_FLAG(0, "replan-on-change", &(t)->replan_on_change,            \
+                   "migrate when the moving network makes another\n"         \
+                   "placement faster by more than the move costs"),          \
+      CLI_OPT_STRING(0, "replan-method", "NAME", &(t)->replan_method,        \
+                     "the placement method replan and\n"                     \
+                     "--replan-on-change use (default: --method, or\n"       \
+                     "dtfm-identity)")
 
-/* The --help lines describing them. */
-extern const char cli_training_help[];
-
-/* Handles getopt code c if it is a training option: 1 handled, 0 not one,
- * -1 a bad argument (a usage message printed). */
-int cli_training_parse(const char *cmd, int c, const char *arg,
-                       cli_training_opts *t);
-
-/* After parsing: --iterations and --duration-s exclude each other (a usage
- * error); replan's method defaults to method (the run's, may be NULL). */
+/* After parsing: --iterations and --duration-s exclude each other, and
+ * --replan-method must name a method (usage errors); fills t->o from the
+ * options given, replan's method defaulting to method (the run's, may be
+ * NULL), and says whether any was given (t->active). */
 int cli_training_check(const char *cmd, cli_training_opts *t,
                        const char *method);
 

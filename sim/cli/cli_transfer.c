@@ -18,33 +18,32 @@
 #include "sim/net.h"
 #include "sim/transfer.h"
 
-static void transfer_help(void) {
-  printf(
-      "usage: geodes transfer --latency-ms L --bandwidth-gbps B --bytes N\n"
-      "                       [--network ideal|netem|tcp] [--window-bytes W]\n"
-      "                       [--sockets N] [--reverse-latency-ms R] [--json]\n\n"
-      "Times one message of N bytes on one link (one-way delay L ms, B Gbit/s):\n"
-      "until its last byte arrives. Without --network, every model is shown.\n"
-      "tcp: RTT = L + R, window W per socket (1.45 MB), slow start from\n"
-      "10 x 1448 B. Without --sockets: one TCP flow on a new connection (a\n"
-      "one-RTT handshake first, as ns-3's bulk send); with --sockets N: one\n"
-      "NCCL message over an open connection of N sockets (NCCL opens them at\n"
-      "setup; 16 on AWS), its bytes dealt over them in pieces >= 64 KiB.\n\n"
-      "  --latency-ms L      one-way delay, ms (>= 0)\n"
-      "  --bandwidth-gbps B  link bandwidth, Gbit/s (> 0)\n"
-      "  --bytes N           bytes to send (1e9 and 1000000000 both work)\n"
-      "  --network MODEL     ideal, netem or tcp: only that model (and its\n"
-      "                      time_s in --json); default: all three\n"
-      "  --window-bytes W    tcp: window per socket, bytes (default 1450000)\n"
-      "  --sockets N         NCCL connection of N TCP sockets (1..64)\n"
-      "  --reverse-latency-ms R  one-way delay of the return path (ACKs),\n"
-      "                      ms (default L; DT-FM's tc delayed one direction)\n"
-      "  --json              one JSON object: time_s (of --network, default\n"
-      "                      netem), sockets and by_network\n"
-      "  --help              this text\n\n"
-      "Example: geodes transfer --latency-ms 70 --bandwidth-gbps 1.1 \\\n"
-      "           --bytes 4e9 --network tcp --window-bytes 16777216\n");
+static void transfer_more(void) {
+  printf("\nExample: geodes transfer --latency-ms 70 --bandwidth-gbps 1.1 \\\n"
+         "           --bytes 4e9 --network tcp --window-bytes 16777216\n");
 }
+
+static const cli_opt_command TRANSFER = {
+    .name = "transfer",
+    .usage =
+        "usage: geodes transfer --latency-ms L --bandwidth-gbps B --bytes N\n"
+        "                       [--network ideal|netem|tcp] [--window-bytes "
+        "W]\n"
+        "                       [--sockets N] [--reverse-latency-ms R] "
+        "[--json]\n\n"
+        "Times one message of N bytes on one link (one-way delay L ms, B "
+        "Gbit/s):\n"
+        "until its last byte arrives. Without --network, every model is "
+        "shown.\n"
+        "tcp: RTT = L + R, window W per socket (1.45 MB), slow start from\n"
+        "10 x 1448 B. Without --sockets: one TCP flow on a new connection (a\n"
+        "one-RTT handshake first, as ns-3's bulk send); with --sockets N: "
+        "one\n"
+        "NCCL message over an open connection of N sockets (NCCL opens them "
+        "at\n"
+        "setup; 16 on AWS), its bytes dealt over them in pieces >= 64 "
+        "KiB.\n\n",
+    .width = 20, .args_min = 0, .args_max = 0, .more = transfer_more};
 
 typedef struct transfer_args {
   sim_transfer x;
@@ -54,72 +53,38 @@ typedef struct transfer_args {
   bool json;
 } transfer_args;
 
-/* Options into a; CLI_OK, CLI_USAGE (message printed) or -1 after --help. */
+/* Options into a; CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, transfer_args *a) {
-  enum { OPT_LAT = 1, OPT_BW, OPT_BYTES, OPT_NET, OPT_WIN, OPT_SOCK, OPT_BACK,
-         OPT_JSON };
-  static const struct option opts[] = {
-      {"help", no_argument, NULL, 'h'},
-      {"latency-ms", required_argument, NULL, OPT_LAT},
-      {"bandwidth-gbps", required_argument, NULL, OPT_BW},
-      {"bytes", required_argument, NULL, OPT_BYTES},
-      {"network", required_argument, NULL, OPT_NET},
-      {"window-bytes", required_argument, NULL, OPT_WIN},
-      {"sockets", required_argument, NULL, OPT_SOCK},
-      {"reverse-latency-ms", required_argument, NULL, OPT_BACK},
-      {"json", no_argument, NULL, OPT_JSON},
-      {NULL, 0, NULL, 0}};
   *a = (transfer_args){.x = {.latency_ms = -1, .back_ms = -1,
                              .bandwidth_gbps = -1, .bytes = -1},
                        .model = -1};
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    bool ok = true;
-    switch (c) {
-      case 'h': transfer_help(); return -1;
-      case OPT_LAT:
-        ok = cli_parse_double("transfer", "--latency-ms", optarg, 0, 1e7,
-                              &a->x.latency_ms);
-        break;
-      case OPT_BW:
-        ok = cli_parse_double("transfer", "--bandwidth-gbps", optarg, 1e-9,
-                              1e9, &a->x.bandwidth_gbps);
-        break;
-      case OPT_BYTES:
-        ok = cli_parse_double("transfer", "--bytes", optarg, 0, 1e18,
-                              &a->x.bytes);
-        break;
-      case OPT_WIN:
-        ok = cli_parse_int("transfer", "--window-bytes", optarg, 1448,
-                           1L << 40, &a->window);
-        break;
-      case OPT_SOCK:
-        ok = cli_parse_int("transfer", "--sockets", optarg, 1,
-                           TRANSPORT_SOCKETS_MAX, &a->sockets);
-        break;
-      case OPT_BACK:
-        ok = cli_parse_double("transfer", "--reverse-latency-ms", optarg, 0,
-                              1e7, &a->x.back_ms);
-        break;
-      case OPT_NET:
-        if ((a->model = transport_model_parse(optarg)) < 0)
-          return cli_usage_error("transfer",
-                                 "--network is ideal, netem or tcp, not '%s'",
-                                 optarg);
-        break;
-      case OPT_JSON: a->json = true; break;
-      case ':':
-        return cli_usage_error("transfer", "%s needs an argument",
-                               argv[optind - 1]);
-      default:
-        return cli_usage_error("transfer", "unknown option '%s'",
-                               argv[optind - 1]);
-    }
-    if (!ok) return CLI_USAGE;
-  }
-  if (optind < argc)
-    return cli_usage_error("transfer", "unexpected argument '%s'", argv[optind]);
+  const cli_opt opts[] = {
+      CLI_OPT_REAL(0, "latency-ms", "L", &a->x.latency_ms, 0, 1e7,
+                   "one-way delay, ms (>= 0)"),
+      CLI_OPT_REAL(0, "bandwidth-gbps", "B", &a->x.bandwidth_gbps, 1e-9, 1e9,
+                   "link bandwidth, Gbit/s (> 0)"),
+      CLI_OPT_REAL(0, "bytes", "N", &a->x.bytes, 0, 1e18,
+                   "bytes to send (1e9 and 1000000000 both work)"),
+      CLI_OPT_ENUM(0, "network", "MODEL", &a->model, transport_model_names,
+                   NULL,
+                   "ideal, netem or tcp: only that model (and its\n"
+                   "time_s in --json); default: all three"),
+      CLI_OPT_INT(0, "window-bytes", "W", &a->window,
+                  TRANSPORT_WINDOW_MIN_BYTES, TRANSPORT_WINDOW_MAX_BYTES,
+                  "tcp: window per socket, bytes (default 1450000)"),
+      CLI_OPT_INT(0, "sockets", "N", &a->sockets, 1, TRANSPORT_SOCKETS_MAX,
+                  "NCCL connection of N TCP sockets (1..64)"),
+      CLI_OPT_REAL(0, "reverse-latency-ms", "R", &a->x.back_ms, 0, 1e7,
+                   "one-way delay of the return path (ACKs),\n"
+                   "ms (default L; DT-FM's tc delayed one direction)"),
+      CLI_OPT_FLAG(0, "json", &a->json,
+                   "one JSON object: time_s (of --network, default\n"
+                   "netem), sockets and by_network"),
+      CLI_OPT_HELP(),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&TRANSFER, opts, argc, argv, &args, &nargs);
+  if (rc) return rc;
   if (a->x.latency_ms < 0 || a->x.bandwidth_gbps < 0 || a->x.bytes < 0)
     return cli_usage_error("transfer", "--latency-ms, --bandwidth-gbps and "
                            "--bytes are required");
@@ -145,16 +110,13 @@ static void print_json(const transfer_args *a, const double t[3], int shown) {
   json_object_set_new(o, "window_bytes",
                       json_real(a->window > 0 ? (double)a->window
                                               : TRANSPORT_DEFAULT_WINDOW));
-  char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-  puts(text);
-  free(text);
-  json_decref(o);
+  cli_print_json(o, CLI_JSON);
 }
 
 int cli_transfer(int argc, char **argv) {
   transfer_args a;
   int rc = parse_args(argc, argv, &a);
-  if (rc) return rc < 0 ? CLI_OK : rc;
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   /* Simulated time is int64 ns (292 years); the engine stops at a quarter
    * of that (SIM_NET_HORIZON_NS), so a flow that long has no time: refuse it
    * here when even the ideal time is too long, after the run otherwise

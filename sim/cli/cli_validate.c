@@ -8,34 +8,36 @@
 #include <string.h>
 
 #include "analysis/validate.h"
+#include "base/mem.h"
 #include "sim/cli/cli.h"
-#include "traces/mem.h"
 
-static void validate_help(void) {
-  printf(
-      "usage: geodes validate SCENARIO [--samples N] "
-      "[--network ideal|netem|tcp|all]\n"
-      "                       [--db FILE] [--json] [OPTIONS]\n\n"
-      "Draws a sample of allocations (dtfm-identity, megatron, greedy, gcma, sim,\n"
-      "perturbations of the best-scored one, seeded random ones), scores each\n"
-      "with DT-FM's cost model and the end-to-end predictor, simulates it,\n"
-      "and reports, per network model:\n"
-      "  spearman  rank correlation of score and simulated time (ties share\n"
-      "            the average rank); 1 = the model ranks as simulation does\n"
-      "  kendall   Kendall's tau-b of the same pairs\n"
-      "  mape      mean absolute error of the predicted iteration time, %%\n"
-      "  regret    simulated time of the best-scored allocation over the best\n"
-      "            simulated time, minus 1 (0 = the model picks the best;\n"
-      "            allocations tied at the best score count with their mean)\n"
-      "  and the discordant pairs: the model prefers one, simulation the\n"
-      "  other.\n\n"
-      "  --samples N     allocations in the sample (default %d)\n"
-      "  --network M     network model, or all (default netem)\n"
-      "  --db FILE       also store every simulated point in FILE\n"
-      "  --json          print one JSON object\n"
-      "  --help          this text\n\n%s",
-      VALIDATE_DEFAULT_SAMPLES, cli_workload_help);
-}
+static const cli_opt_command VALIDATE = {
+    .name = "validate",
+    .usage =
+        "usage: geodes validate SCENARIO [--samples N] "
+        "[--network ideal|netem|tcp|all]\n"
+        "                       [--db FILE] [--json] [OPTIONS]\n\n"
+        "Draws a sample of allocations (dtfm-identity, megatron, greedy, "
+        "gcma, sim,\n"
+        "perturbations of the best-scored one, seeded random ones), scores "
+        "each\n"
+        "with DT-FM's cost model and the end-to-end predictor, simulates it,\n"
+        "and reports, per network model:\n"
+        "  spearman  rank correlation of score and simulated time (ties "
+        "share\n"
+        "            the average rank); 1 = the model ranks as simulation "
+        "does\n"
+        "  kendall   Kendall's tau-b of the same pairs\n"
+        "  mape      mean absolute error of the predicted iteration time, %\n"
+        "  regret    simulated time of the best-scored allocation over the "
+        "best\n"
+        "            simulated time, minus 1 (0 = the model picks the best;\n"
+        "            allocations tied at the best score count with their "
+        "mean)\n"
+        "  and the discordant pairs: the model prefers one, simulation the\n"
+        "  other.\n\n",
+    .width = 16, .args_min = 1, .args_max = 1,
+    .missing = "wants one SCENARIO", .extra = "wants one SCENARIO"};
 
 static json_t *verdict_json(const validate_report *r, int v) {
   const validate_verdict *d = validate_verdict_at(r, v);
@@ -87,10 +89,7 @@ static void print_json(const validate_report *r, const char *name,
     o = verdict_json(r, 0);
     json_object_set_new(o, "scenario", json_string(name));
   }
-  char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-  puts(text);
-  free(text);
-  json_decref(o);
+  cli_print_json(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 }
 
 void cli_validate_verdicts(const struct validate_report *r) {
@@ -132,61 +131,33 @@ static void progress(void *ctx, int done, int total) {
 }
 
 typedef struct validate_args {
-  const char *scenario, *db, *network;
+  const char *scenario, *db;
+  int network; /* a transport_model, or TRANSPORT_NMODELS: all */
   long samples;
   bool json;
   cli_workload_opts wo;
 } validate_args;
 
+/* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, validate_args *a) {
-  static const struct option own[] = {
-      {"samples", required_argument, NULL, 'n'},
-      {"network", required_argument, NULL, 'N'},
-      {"db", required_argument, NULL, 'd'},
-      {"json", no_argument, NULL, 'J'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
-  struct option *opts = cli_workload_options(own);
-  *a = (validate_args){.network = "netem",
+  *a = (validate_args){.network = TRANSPORT_NETEM,
                        .samples = VALIDATE_DEFAULT_SAMPLES};
   cli_workload_init(&a->wo);
-  int c, rc = CLI_OK;
-  optind = 1;
-  while (rc == CLI_OK && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    int shared = cli_workload_parse("validate", c, optarg, &a->wo);
-    if (shared) {
-      rc = shared < 0 ? CLI_USAGE : CLI_OK;
-      continue;
-    }
-    switch (c) {
-      case 'n':
-        if (!cli_parse_int("validate", "--samples", optarg, 2, 100000,
-                           &a->samples))
-          rc = CLI_USAGE;
-        break;
-      case 'N':
-        a->network = optarg;
-        if (strcmp(optarg, "all") && transport_model_parse(optarg) < 0)
-          rc = cli_usage_error("validate",
-                               "--network is ideal, netem, tcp or all, not "
-                               "'%s'", optarg);
-        break;
-      case 'd': a->db = optarg; break;
-      case 'J': a->json = true; break;
-      case 'h': validate_help(); rc = -1; break;
-      case ':':
-        rc = cli_usage_error("validate", "%s needs an argument",
-                             argv[optind - 1]);
-        break;
-      default:
-        rc = cli_usage_error("validate", "unknown option '%s'",
-                             argv[optind - 1]);
-    }
-  }
-  free(opts);
-  if (rc == CLI_OK && optind != argc - 1)
-    rc = cli_usage_error("validate", "wants one SCENARIO");
-  if (rc == CLI_OK) a->scenario = argv[optind];
+  const cli_opt opts[] = {
+      CLI_OPT_INT(0, "samples", "N", &a->samples, 2, 100000,
+                  "allocations in the sample (default " CLI_STR(
+                      VALIDATE_DEFAULT_SAMPLES) ")"),
+      CLI_OPT_ENUM(0, "network", "M", &a->network, transport_model_names,
+                   "all", "network model, or all (default netem)"),
+      CLI_OPT_STRING(0, "db", "FILE", &a->db,
+                     "also store every simulated point in FILE"),
+      CLI_OPT_FLAG(0, "json", &a->json, "print one JSON object"),
+      CLI_OPT_HELP(),
+      CLI_WORKLOAD_OPTS(&a->wo),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&VALIDATE, opts, argc, argv, &args, &nargs);
+  if (rc == CLI_OK) a->scenario = args[0];
   return rc;
 }
 
@@ -194,14 +165,9 @@ static int store(const validate_args *a, int argc, char **argv,
                  const scenario *s, const validate_report *r, err *e) {
   db *d = db_open(a->db, e);
   if (!d) return e->code;
-  size_t len = 16;
-  for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;
-  char *cmd = mem_alloc(len);
-  strcpy(cmd, "geodes");
-  for (int i = 0; i < argc; i++) strcat(strcat(cmd, " "), argv[i]);
-  int64_t run = db_run_begin(
-      d, &(db_run){cmd, s->name, (int64_t)s->seed, GEODES_VERSION, GEODES_GIT},
-      e);
+  char *cmd;
+  db_run row = cli_run_row(argc, argv, s, &cmd);
+  int64_t run = db_run_begin(d, &row, e);
   free(cmd);
   int rc = run < 0 ? (int)run : validate_store(d, run, r, e);
   if (run > 0) db_run_end(d, run, rc ? "error" : "ok", NULL);
@@ -212,14 +178,14 @@ static int store(const validate_args *a, int argc, char **argv,
 int cli_validate(int argc, char **argv) {
   validate_args a;
   int rc = parse_args(argc, argv, &a);
-  if (rc) return rc < 0 ? CLI_OK : rc;
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {0};
   scenario *s = scenario_load(a.scenario, &e);
   if (s) cli_workload_apply(&a.wo, s, &e);
-  bool all = strcmp(a.network, "all") == 0;
+  bool all = a.network == TRANSPORT_NMODELS;
   validate_opts o = {
       .samples = (int)a.samples,
-      .networks = all ? 7u : 1u << transport_model_parse(a.network),
+      .networks = all ? VALIDATE_ALL_NETWORKS : 1u << a.network,
       .transport = cli_transport(&a.wo, TRANSPORT_NETEM),
       .progress = cli_stderr_is_tty() ? progress : NULL};
   validate_report *r = e.code ? NULL : validate_run(s, &o, &e);

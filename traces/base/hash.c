@@ -1,5 +1,5 @@
 /* hash: see hash.h. FNV-1a: h = (h ^ byte) * prime, per byte. */
-#include "traces/hash.h"
+#include "base/hash.h"
 
 #include <string.h>
 

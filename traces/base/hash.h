@@ -2,8 +2,8 @@
  * project (trace parsing's site table, the content of traces, scenarios and
  * the built-in data that identifies a sweep point's row). Not for
  * adversaries: it tells edited inputs from unchanged ones. */
-#ifndef TRACES_HASH_H
-#define TRACES_HASH_H
+#ifndef BASE_HASH_H
+#define BASE_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>

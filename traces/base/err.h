@@ -2,8 +2,8 @@
  * Invariant: an err holds the first failure reported to it; its message
  * already names the file and line ("FILE:LINE: message") where one applies,
  * and the command line prints it once, unchanged. */
-#ifndef TRACES_ERR_H
-#define TRACES_ERR_H
+#ifndef BASE_ERR_H
+#define BASE_ERR_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  * to FILE_MAX_BYTES, so /dev/zero or a FIFO without a writer is refused
  * at once instead of growing memory or hanging. It reports why a read failed
  * rather than wording a message: each loader keeps its own words. */
-#ifndef TRACES_FILE_H
-#define TRACES_FILE_H
+#ifndef BASE_FILE_H
+#define BASE_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

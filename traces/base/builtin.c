@@ -1,10 +1,10 @@
 /* builtin: lookup in the generated table (a handful of files: linear scan)
  * and its hash (O(bytes): a caller that needs it often keeps it). */
-#include "traces/builtin.h"
+#include "base/builtin.h"
 
 #include <string.h>
 
-#include "traces/hash.h"
+#include "base/hash.h"
 
 uint64_t builtin_hash(void) {
   uint64_t h = HASH_INIT;

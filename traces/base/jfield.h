@@ -4,14 +4,14 @@
  * through its parents' keys (and, in an array, the element's occurrence):
  * approximate, but always a real line of the file.
  * Used by the scenario reader; plain structs, borrowed strings. */
-#ifndef TRACES_JFIELD_H
-#define TRACES_JFIELD_H
+#ifndef BASE_JFIELD_H
+#define BASE_JFIELD_H
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "traces/err.h"
+#include "base/err.h"
 
 /* The text being read, for messages and line look-ups. All borrowed. */
 typedef struct jfield_doc {
@@ -68,11 +68,17 @@ int jfield_obj(const jfield_doc *d, const jfield_scope *s, const json_t *obj,
 int jfield_str(const jfield_doc *d, const jfield_scope *s, const json_t *obj,
                const char *key, const char *def, char **out);
 
-/* A number (integer or real), finite, >= lo (> lo when open) and <= hi;
- * def when absent, unless required. */
+/* What jfield_num accepts: a finite number >= lo (> lo when open) and
+ * <= hi; def when absent, unless required. */
+typedef struct jfield_num_spec {
+  double lo, hi;
+  bool open, required;
+  double def;
+} jfield_num_spec;
+
+/* A number (integer or real) obj[key] as spec says. */
 int jfield_num(const jfield_doc *d, const jfield_scope *s, const json_t *obj,
-               const char *key, double lo, bool open, double hi, bool required,
-               double def, double *out);
+               const char *key, const jfield_num_spec *spec, double *out);
 
 /* An integer in [lo, hi]; def when absent, required when def < lo. */
 int jfield_int(const jfield_doc *d, const jfield_scope *s, const json_t *obj,

@@ -1,5 +1,5 @@
 /* mem: see mem.h. */
-#include "traces/mem.h"
+#include "base/mem.h"
 
 #include <stdint.h>
 #include <stdio.h>

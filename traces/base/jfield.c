@@ -3,14 +3,14 @@
  * real line of the file even where the search is fooled (a key name inside
  * a string value). The search is O(text) per message, paid only on failure.
  */
-#include "traces/jfield.h"
+#include "base/jfield.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 jfield_scope jfield_top(void) {
   return (jfield_scope){{NULL, NULL}, NULL, 0, ""};
@@ -131,13 +131,14 @@ int jfield_str(const jfield_doc *d, const jfield_scope *s, const json_t *obj,
 }
 
 int jfield_num(const jfield_doc *d, const jfield_scope *s, const json_t *obj,
-               const char *key, double lo, bool open, double hi, bool required,
-               double def, double *out) {
+               const char *key, const jfield_num_spec *spec, double *out) {
+  double lo = spec->lo, hi = spec->hi;
+  bool open = spec->open;
   const json_t *v = json_object_get(obj, key);
   if (!v) {
-    if (required)
+    if (spec->required)
       return jfield_fail(d, s, key, ERR_MISSING, "missing (a number)");
-    *out = def;
+    *out = spec->def;
     return ERR_OK;
   }
   if (!json_is_number(v))

@@ -1,8 +1,8 @@
 /* builtin: the files of traces/data, compiled into the library by
  * traces/embed.cmake, so built-in scenarios load from any working directory
  * and nothing reads ../shared at run time. */
-#ifndef TRACES_BUILTIN_H
-#define TRACES_BUILTIN_H
+#ifndef BASE_BUILTIN_H
+#define BASE_BUILTIN_H
 
 #include <stddef.h>
 #include <stdint.h>

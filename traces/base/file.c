@@ -4,7 +4,7 @@
  * loop stops once more than the limit came (a file that grows while it
  * is read). The file is opened non-blocking, so a FIFO without a writer
  * opens at once and fstat refuses it before any read could block. */
-#include "traces/file.h"
+#include "base/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 static char *fail(file_error *why, bool opened, int errnum, const char *what) {
   why->opened = opened;

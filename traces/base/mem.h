@@ -1,7 +1,7 @@
 /* mem: allocation that never returns NULL. Out of memory aborts here, in one
  * place (Redis's zmalloc), so no caller tests for NULL. */
-#ifndef TRACES_MEM_H
-#define TRACES_MEM_H
+#ifndef BASE_MEM_H
+#define BASE_MEM_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* err: see err.h. The first failure wins, so a message names the root cause
  * rather than a consequence of it. */
-#include "traces/err.h"
+#include "base/err.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,0 +1,196 @@
+/* study: see study.h.
+ * Invariant: every row is stored as the sweep point (o->name, knobs,
+ * method, network) would be, with its key and identity, so the database
+ * holds what `geodes sweep` would compute for it; no transaction is held
+ * while a placement is searched or simulated. */
+#include "analysis/study.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analysis/eval.h"
+#include "analysis/sweep.h"
+#include "base/builtin.h"
+#include "base/mem.h"
+#include "models/alloc.h"
+#include "models/cost.h"
+#include "models/spec.h"
+#include "schedules/schedule.h"
+#include "sim/place.h"
+
+/* The placements of the table, in its order. */
+static const schedule_method_id METHODS[] = {
+    SCHEDULE_DTFM_IDENTITY, SCHEDULE_MEGATRON, SCHEDULE_RANDOM,
+    SCHEDULE_GREEDY,        SCHEDULE_GCMA,     SCHEDULE_SIM};
+#define NMETHODS ((int)(sizeof METHODS / sizeof *METHODS))
+
+/* What the rows of one study share (content: the scenario's hash as
+ * loaded, before the knobs). */
+typedef struct study {
+  const study_opts *o;
+  const cost_ctx *c;
+  db *d;
+  int64_t run;
+  uint64_t content, data;
+} study;
+
+int study_check(const scenario *s, err *e) {
+  const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
+  int rc = spec_device_gpus(s, gpu, e);
+  free(gpu);
+  return rc;
+}
+
+static transport_options transport_of(const study_opts *o,
+                                      transport_model net) {
+  transport_options t = o->transport;
+  t.model = net;
+  return t;
+}
+
+/* The sweep point of (method, network) under the knobs of this study, so
+ * its key is the one `geodes sweep` gives the same point. */
+static sweep_point point_of(const study *st, const char *method,
+                            const char *network) {
+  const scenario_knobs *k = st->o->knobs;
+  return (sweep_point){
+      .scenario = st->o->name, .method = method, .network = network,
+      .seed = k->seed, .layers = k->layers, .batch = k->batch,
+      .micro_batch = k->micro_batch,
+      .micro_batches_per_pass = k->micro_batches_per_pass,
+      .window_bytes = st->o->window_bytes, .schedule = k->schedule,
+      .dp_algo = k->dp_algo, .gpu = k->gpu, .bandwidth_scale = 1,
+      .latency_scale = 1, .activation_gb = k->activation_gb,
+      .gradient_gb = k->gradient_gb, .sockets = k->sockets,
+      .runtime = k->runtime, .iterations = -1, .checkpoint_every = -1,
+      .scenario_hash = st->content, .data_hash = st->data};
+}
+
+/* Stores a search's convergence under curve, in one transaction. */
+static int store_curve(const study *st, const char *curve,
+                       const search_result *r, err *e) {
+  int rc = db_begin(st->d, e);
+  for (long i = 0; rc == ERR_OK && i < r->candidates; i++)
+    rc = db_convergence_put(st->d, st->run, curve, i + 1, r->convergence[i],
+                            e);
+  return rc == ERR_OK ? db_commit(st->d, e) : rc;
+}
+
+/* The placement of method; a search's convergence goes to the database
+ * under the method's name (a fixed placement has none worth a curve). `sim`
+ * searches by simulation under network model net, and its curve is named
+ * "sim/NET". */
+static alloc *place(const study *st, const char *method, transport_model net,
+                    err *e) {
+  const scenario *s = st->o->s;
+  search_opts o;
+  search_opts_default(&o);
+  o.seed = s->seed;
+  sim_options so = sim_options_default();
+  so.transport = transport_of(st->o, net);
+  so.seed = s->seed;
+  search_result *r = sim_place_search(s, st->c, method, &o, &so, e);
+  if (!r) return NULL;
+  bool per_net = schedule_method_needs_objective(method);
+  char curve[64];
+  snprintf(curve, sizeof curve, "%s%s%s", method, per_net ? "/" : "",
+           per_net ? transport_model_name(net) : "");
+  int rc = schedule_method_is_fixed(method) ? ERR_OK
+                                             : store_curve(st, curve, r, e);
+  alloc *a = r->best;
+  r->best = NULL;
+  search_result_free(r);
+  return rc == ERR_OK ? a : (alloc_free(a), NULL);
+}
+
+/* Simulates a under net into row and stores it as its sweep point. */
+static int store_row(const study *st, const alloc *a, const char *method,
+                     transport_model net, db_result *row, err *e) {
+  transport_options t = transport_of(st->o, net);
+  int rc = eval_alloc(st->o->s, st->c, a, &t, row, e);
+  if (rc) return rc;
+  sweep_point p = point_of(st, method, transport_model_name(net));
+  sweep_key k = {0};
+  sweep_label l = sweep_point_label(&p, &k);
+  sweep_label_row(row, &l);
+  rc = db_begin(st->d, e);
+  if (rc == ERR_OK && db_result_put(st->d, st->run, row, e) < 0) rc = e->code;
+  if (rc == ERR_OK) rc = db_commit(st->d, e);
+  row->key = row->identity = NULL; /* k's, freed here */
+  free(k.key);
+  return rc;
+}
+
+/* One placement method under every network model: placed (once, or per
+ * model for a search judged by simulation: the sweep point (sim, NET)
+ * means exactly that), simulated, stored, handed to the hook. */
+static int one_method(const study *st, const char *method, err *e) {
+  bool per_net = schedule_method_needs_objective(method);
+  alloc *a = NULL;
+  db_result rows[TRANSPORT_NMODELS];
+  for (int n = 0; n < TRANSPORT_NMODELS; n++) db_result_init(&rows[n]);
+  int rc = ERR_OK;
+  for (int n = 0; n < TRANSPORT_NMODELS && rc == ERR_OK; n++) {
+    if (!a || per_net) {
+      alloc_free(a);
+      if (!(a = place(st, method, (transport_model)n, e))) {
+        rc = e->code;
+        break;
+      }
+    }
+    rc = store_row(st, a, method, (transport_model)n, &rows[n], e);
+  }
+  const study_hooks *h = &st->o->hooks;
+  if (rc == ERR_OK && h->placement) h->placement(h->ctx, method, rows);
+  for (int n = 0; n < TRANSPORT_NMODELS; n++) db_result_clear(&rows[n]);
+  alloc_free(a);
+  return rc;
+}
+
+/* Placements x network models: simulated, stored, reported. */
+static int placements(study *st, err *e) {
+  const study_opts *o = st->o;
+  const study_hooks *h = &o->hooks;
+  scenario *raw = scenario_load(o->name, e);
+  if (!raw) return e->code;
+  st->content = scenario_hash(raw);
+  st->data = builtin_hash();
+  scenario_free(raw);
+  cost_ctx *c = cost_ctx_from_scenario(o->s, e);
+  if (!(st->c = c)) return e->code;
+  if (h->table) h->table(h->ctx);
+  int rc = ERR_OK;
+  for (int m = 0; m < NMETHODS && rc == ERR_OK; m++)
+    rc = one_method(st, schedule_method_name(METHODS[m]), e);
+  cost_ctx_free(c);
+  st->c = NULL;
+  if (rc == ERR_OK && h->table_done) h->table_done(h->ctx);
+  return rc;
+}
+
+static int validation(const study *st, err *e) {
+  const study_opts *o = st->o;
+  validate_opts vo = {.samples = o->samples,
+                      .networks = VALIDATE_ALL_NETWORKS,
+                      .transport = transport_of(o, TRANSPORT_NETEM)};
+  validate_report *r = validate_run(o->s, &vo, e);
+  if (!r) return e->code;
+  if (o->hooks.validated) o->hooks.validated(o->hooks.ctx, r);
+  int rc = validate_store(st->d, st->run, r, e);
+  validate_report_free(r);
+  return rc;
+}
+
+int study_run(const study_opts *o, err *e) {
+  study st = {.o = o};
+  if (!(st.d = db_open(o->db_path, e))) return e->code;
+  db_run run = o->run;
+  run.scenario = o->s->name, run.seed = (int64_t)o->s->seed;
+  st.run = db_run_begin(st.d, &run, e);
+  int rc = st.run < 0 ? (int)st.run : placements(&st, e);
+  if (rc == ERR_OK) rc = validation(&st, e);
+  if (st.run > 0) db_run_end(st.d, st.run, rc ? "error" : "ok", NULL);
+  db_close(st.d);
+  return rc;
+}

@@ -1,0 +1,203 @@
+/* cli_opt: the one getopt loop of the front end, the checks of every
+ * option's value and the option lines of every --help, all read from the
+ * subcommand's table (see cli_opt.h).
+ * Invariant: an entry's getopt_long code is CODE_BASE + its index in the
+ * table, or its short name; every message names the option as typed
+ * (argv), and names the command as the user does ("geodes CMD: ..."). */
+#include "sim/cli/cli_opt.h"
+
+#include <assert.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "base/names.h"
+#include "sim/cli/cli.h"
+
+#define CODE_BASE 1000 /* above every character getopt_long returns */
+#define NAMES_MAX 16   /* names of one NAME or ENUM entry, "also" included */
+
+static bool is_option(const cli_opt *o) {
+  return o->kind != CLI_OPT_END_ && o->kind != CLI_OPT_GROUP_;
+}
+
+static bool takes_argument(const cli_opt *o) {
+  return o->kind >= CLI_OPT_STRING_;
+}
+
+static int count(const cli_opt *opts) {
+  int n = 0;
+  while (opts[n].kind != CLI_OPT_END_) n++;
+  return n;
+}
+
+/* getopt_long's view of opts: the long options (NULL-terminated, for
+ * free()) and the short ones into shorts (":h..." — a leading ':' reports a
+ * missing argument as ':'). */
+static struct option *getopt_tables(const cli_opt *opts, int n, char *shorts,
+                                    size_t size) {
+  struct option *lo = mem_calloc((size_t)n + 1, sizeof *lo);
+  size_t at = 0;
+  int k = 0;
+  (void)size; /* checked by the assert below */
+  shorts[at++] = ':';
+  for (int i = 0; i < n; i++) {
+    const cli_opt *o = &opts[i];
+    if (!is_option(o)) continue;
+    lo[k++] = (struct option){.name = o->long_name,
+                              .has_arg = takes_argument(o) ? required_argument
+                                                           : no_argument,
+                              .val = CODE_BASE + i};
+    assert(at + 3 < size && "too many short options");
+    if (o->short_name) shorts[at++] = (char)o->short_name;
+    if (o->short_name && takes_argument(o)) shorts[at++] = ':';
+  }
+  shorts[at] = '\0';
+  return lo;
+}
+
+/* The index of the entry getopt_long's code c stands for, or -1. */
+static int entry_of(const cli_opt *opts, int n, int c) {
+  if (c >= CODE_BASE && c < CODE_BASE + n) return c - CODE_BASE;
+  for (int i = 0; i < n; i++)
+    if (is_option(&opts[i]) && opts[i].short_name == c) return i;
+  return -1;
+}
+
+/* o's names and its extra name, NULL-terminated, into all[NAMES_MAX + 1]. */
+static void all_names(const cli_opt *o, const char **all) {
+  int n = names_count(o->names);
+  assert(n + 1 <= NAMES_MAX);
+  memcpy(all, o->names, (size_t)n * sizeof *all);
+  all[n] = o->also;
+  all[n + 1] = NULL;
+}
+
+/* A NAME or ENUM argument: one of o's names, or "--opt is a, b or c". */
+static bool set_name(const char *cmd, const char *opt, const cli_opt *o,
+                     const char *arg) {
+  const char *all[NAMES_MAX + 1];
+  all_names(o, all);
+  int i = names_find(all, arg);
+  if (i < 0) {
+    char known[256];
+    names_join(all, ", ", " or ", known, sizeof known);
+    cli_usage_error(cmd, "%s is %s, not '%s'", opt, known, arg);
+    return false;
+  }
+  if (o->kind == CLI_OPT_NAME_) *(const char **)o->value = arg;
+  else *(int *)o->value = i;
+  return true;
+}
+
+/* Checks arg against o and sets o's variable: true, or false with the
+ * usage message printed (the variable untouched). */
+static bool set_value(const char *cmd, const cli_opt *o, const char *arg) {
+  char opt[64];
+  snprintf(opt, sizeof opt, "--%s", o->long_name);
+  bool ok = true;
+  switch (o->kind) {
+    case CLI_OPT_FLAG_: *(bool *)o->value = true; break;
+    case CLI_OPT_STRING_: *(const char **)o->value = arg; break;
+    case CLI_OPT_INT_:
+      ok = cli_parse_int(cmd, opt, arg, (long)o->lo, (long)o->hi, o->value);
+      break;
+    case CLI_OPT_REAL_:
+      ok = cli_parse_double(cmd, opt, arg, o->lo, o->hi, o->value);
+      break;
+    case CLI_OPT_NAME_:
+    case CLI_OPT_ENUM_: ok = set_name(cmd, opt, o, arg); break;
+    default: assert(!"not a value option");
+  }
+  if (ok && o->text) *o->text = arg;
+  return ok;
+}
+
+/* One code of getopt_long: CLI_OK, CLI_USAGE or CLI_OPT_HELPED. */
+static int handle(const cli_opt_command *c, const cli_opt *opts, int n,
+                  int code, char **argv) {
+  if (code == ':')
+    return cli_usage_error(c->name, "%s needs an argument", argv[optind - 1]);
+  int i = entry_of(opts, n, code);
+  if (i < 0)
+    return cli_usage_error(c->name, "unknown option '%s'", argv[optind - 1]);
+  if (opts[i].kind == CLI_OPT_HELP_) return CLI_OPT_HELPED;
+  return set_value(c->name, &opts[i], optarg) ? CLI_OK : CLI_USAGE;
+}
+
+/* The positional arguments: between args_min and args_max of them. */
+static int positional(const cli_opt_command *c, int argc, char **argv,
+                      char ***args, int *nargs) {
+  int k = argc - optind;
+  if (k < c->args_min) return cli_usage_error(c->name, "%s", c->missing);
+  if (k > c->args_max && c->extra)
+    return cli_usage_error(c->name, "%s", c->extra);
+  if (k > c->args_max)
+    return cli_usage_error(c->name, "unexpected argument '%s'",
+                           argv[optind + c->args_max]);
+  *args = argv + optind;
+  *nargs = k;
+  return CLI_OK;
+}
+
+int cli_opt_parse(const cli_opt_command *c, const cli_opt *opts, int argc,
+                  char **argv, char ***args, int *nargs) {
+  int n = count(opts), rc = CLI_OK, code;
+  char shorts[64];
+  struct option *lo = getopt_tables(opts, n, shorts, sizeof shorts);
+  optind = 1;
+  opterr = 0;
+  while (rc == CLI_OK &&
+         (code = getopt_long(argc, argv, shorts, lo, NULL)) != -1)
+    rc = handle(c, opts, n, code, argv);
+  free(lo);
+  if (rc == CLI_OPT_HELPED) cli_opt_help(c, opts);
+  return rc == CLI_OK ? positional(c, argc, argv, args, nargs) : rc;
+}
+
+/* The left column of o's help line: "--layers N", "--schedule a|b". */
+static void label_of(const cli_opt *o, char *buf, size_t size) {
+  if (o->arg && o->arg[0] == '-') {
+    snprintf(buf, size, "%s", o->arg);
+    return;
+  }
+  char names[128] = "";
+  if (!o->arg && o->names) names_join(o->names, "|", "|", names, sizeof names);
+  const char *arg = o->arg ? o->arg : names;
+  int k = snprintf(buf, size, "--%s%s%s", o->long_name, *arg ? " " : "", arg);
+  assert(k >= 0 && (size_t)k < size && "a label fits its column");
+  (void)k;
+}
+
+/* "  LABEL  help", the help's lines below each other at column width + 2
+ * (a label as wide as the column is followed by two spaces). */
+static void print_line(const cli_opt *o, int width) {
+  char label[128];
+  label_of(o, label, sizeof label);
+  int n = (int)strlen(label);
+  const char *h = o->help;
+  printf("  %s", label);
+  if (*h == '\n') printf("\n%*s", width + 2, ""), h++;
+  else printf("%*s", n < width ? width - n : 2, "");
+  for (; *h; h++) {
+    putchar(*h);
+    if (*h == '\n') printf("%*s", width + 2, "");
+  }
+  putchar('\n');
+}
+
+void cli_opt_help(const cli_opt_command *c, const cli_opt *opts) {
+  fputs(c->usage, stdout);
+  int width = c->width;
+  for (const cli_opt *o = opts; o->kind != CLI_OPT_END_; o++) {
+    if (o->kind == CLI_OPT_GROUP_) {
+      printf("\n%s\n", o->long_name);
+      width = o->width;
+    } else {
+      print_line(o, width);
+    }
+  }
+  if (c->more) c->more();
+}

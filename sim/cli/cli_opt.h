@@ -1,0 +1,117 @@
+/* cli_opt: every subcommand's options as data (git's parse_options): a
+ * table of entries — name, argument kind, range or names, help line and
+ * the variable it sets — from which cli_opt_parse runs the one getopt loop
+ * of the front end, checks every value, and prints the --help text's
+ * option lines and the usage errors.
+ *
+ *   cli_opt opts[] = {
+ *       CLI_OPT_STRING(0, "alloc", "FILE", &a.alloc, "the allocation"),
+ *       CLI_OPT_INT(0, "samples", "N", &a.samples, 2, 100000, "sample size"),
+ *       CLI_OPT_HELP(), CLI_OPT_END()};
+ *
+ * Invariant: a value reaches its variable only after its check passed; the
+ * first bad option ends the parse with its message, and --help ends it
+ * with the help text (nothing after either is read). */
+#ifndef SIM_CLI_CLI_OPT_H
+#define SIM_CLI_CLI_OPT_H
+
+#include <stdbool.h>
+
+typedef enum cli_opt_kind {
+  CLI_OPT_END_,    /* ends a table */
+  CLI_OPT_GROUP_,  /* a heading in the help; the entries after it use its
+                      label column */
+  CLI_OPT_HELP_,   /* --help, -h: prints the help */
+  CLI_OPT_FLAG_,   /* no argument: *(bool *)value = true */
+  CLI_OPT_STRING_, /* *(const char **)value = the argument */
+  CLI_OPT_INT_,    /* *(long *)value: an integer in [lo, hi] */
+  CLI_OPT_REAL_,   /* *(double *)value: a finite number in [lo, hi] */
+  CLI_OPT_NAME_,   /* *(const char **)value: one of names */
+  CLI_OPT_ENUM_    /* *(int *)value: the index of one of names, or of also
+                      (the index after the last name) */
+} cli_opt_kind;
+
+typedef struct cli_opt {
+  cli_opt_kind kind;
+  int short_name;          /* 'o', or 0 */
+  const char *long_name;   /* "layers"; GROUP: its heading */
+  /* The argument's name in the help ("N": "--layers N"); a label starting
+   * with '-' is the whole left column ("-o FILE"). NULL for a NAME or ENUM:
+   * its names joined by '|'. */
+  const char *arg;
+  const char *help;        /* lines split by '\n'; a leading '\n' puts the
+                              first below the label */
+  void *value;
+  double lo, hi;           /* INT, REAL: the inclusive range */
+  const char *const *names;  /* NAME, ENUM: NULL-terminated */
+  const char *also;        /* ENUM: one more accepted name, or NULL */
+  const char **text;       /* the argument as typed goes here too, if set */
+  int width;               /* GROUP: the label column of its entries */
+} cli_opt;
+
+/* The entries, type-checked: value must point to the kind's type. */
+#define CLI_OPT_PTR_(type, v) ((void *)(1 ? (v) : (type *)0))
+#define CLI_OPT_END() {.kind = CLI_OPT_END_}
+#define CLI_OPT_GROUP(title, w) \
+  {.kind = CLI_OPT_GROUP_, .long_name = (title), .width = (w)}
+#define CLI_OPT_HELP()                                            \
+  {.kind = CLI_OPT_HELP_, .short_name = 'h', .long_name = "help", \
+   .help = "this text"}
+#define CLI_OPT_FLAG(s, l, v, h)                                    \
+  {.kind = CLI_OPT_FLAG_, .short_name = (s), .long_name = (l),      \
+   .value = CLI_OPT_PTR_(bool, v), .help = (h)}
+#define CLI_OPT_STRING(s, l, a, v, h)                                   \
+  {.kind = CLI_OPT_STRING_, .short_name = (s), .long_name = (l),        \
+   .arg = (a), .value = CLI_OPT_PTR_(const char *, v), .help = (h)}
+#define CLI_OPT_INT(s, l, a, v, min, max, h)                            \
+  {.kind = CLI_OPT_INT_, .short_name = (s), .long_name = (l), .arg = (a), \
+   .value = CLI_OPT_PTR_(long, v), .lo = (double)(min),                 \
+   .hi = (double)(max), .help = (h)}
+#define CLI_OPT_REAL(s, l, a, v, min, max, h)                             \
+  {.kind = CLI_OPT_REAL_, .short_name = (s), .long_name = (l), .arg = (a), \
+   .value = CLI_OPT_PTR_(double, v), .lo = (min), .hi = (max),          \
+   .help = (h)}
+#define CLI_OPT_NAME(s, l, a, v, list, h)                                 \
+  {.kind = CLI_OPT_NAME_, .short_name = (s), .long_name = (l), .arg = (a), \
+   .value = CLI_OPT_PTR_(const char *, v), .names = (list), .help = (h)}
+#define CLI_OPT_ENUM(s, l, a, v, list, extra, h)                          \
+  {.kind = CLI_OPT_ENUM_, .short_name = (s), .long_name = (l), .arg = (a), \
+   .value = CLI_OPT_PTR_(int, v), .names = (list), .also = (extra),     \
+   .help = (h)}
+
+/* INT and REAL entries that also keep the argument as typed in *t. */
+#define CLI_OPT_INT_KEEP(s, l, a, v, min, max, t, h)                      \
+  {.kind = CLI_OPT_INT_, .short_name = (s), .long_name = (l), .arg = (a), \
+   .value = CLI_OPT_PTR_(long, v), .lo = (double)(min),                 \
+   .hi = (double)(max), .text = (t), .help = (h)}
+#define CLI_OPT_REAL_KEEP(s, l, a, v, min, max, t, h)                      \
+  {.kind = CLI_OPT_REAL_, .short_name = (s), .long_name = (l), .arg = (a), \
+   .value = CLI_OPT_PTR_(double, v), .lo = (min), .hi = (max),          \
+   .text = (t), .help = (h)}
+
+/* A subcommand as the parser sees it. */
+typedef struct cli_opt_command {
+  const char *name;    /* in messages: "simulate", "trace check" */
+  const char *usage;   /* the help before the option lines */
+  int width;           /* the label column of its own option lines */
+  int args_min, args_max;  /* positional arguments it takes */
+  const char *missing; /* the message when there are fewer */
+  const char *extra;   /* ... when more (NULL: "unexpected argument 'X'") */
+  void (*more)(void);  /* prints the help after the option lines; NULL */
+} cli_opt_command;
+
+/* What cli_opt_parse returns besides CLI_OK and CLI_USAGE: --help was
+ * given and the help is printed (the command exits 0). */
+#define CLI_OPT_HELPED (-1)
+
+/* Parses argv (argv[0] is the subcommand) against opts: sets the variables,
+ * checks the positional arguments' count and points *args at them (*nargs
+ * of them). Returns CLI_OK, CLI_USAGE (the message is printed) or
+ * CLI_OPT_HELPED (the help is printed on stdout). */
+int cli_opt_parse(const cli_opt_command *c, const cli_opt *opts, int argc,
+                  char **argv, char ***args, int *nargs);
+
+/* The help text of c with opts, on stdout (what --help prints). */
+void cli_opt_help(const cli_opt_command *c, const cli_opt *opts);
+
+#endif

@@ -1,0 +1,107 @@
+/* test_study: the study of `geodes run` as a library call — its hooks come
+ * in the report's order (the table, one call per placement with a row per
+ * network model, the table's end, the validation), the rows it hands over
+ * are the rows it stored (as sweep points), and an unknown GPU fails its
+ * check before any database is opened. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/study.h"
+#include "tests/support.h"
+
+#define SCENARIO GEODES_FIXTURES "/analysis/three-sites.json"
+
+TestSuite(study, .init = support_dir_make, .fini = support_dir_remove,
+          .timeout = 300);
+
+typedef struct heard {
+  char log[256];
+  char methods[8][32];
+  double netem_s[8];
+  int placements, validated_samples;
+} heard;
+
+static void on_table(void *ctx) { strcat(((heard *)ctx)->log, "T"); }
+
+static void on_placement(void *ctx, const char *method,
+                         const db_result rows[TRANSPORT_NMODELS]) {
+  heard *h = ctx;
+  strcat(h->log, "P");
+  snprintf(h->methods[h->placements], sizeof h->methods[0], "%s", method);
+  h->netem_s[h->placements++] = rows[TRANSPORT_NETEM].iteration_s;
+  for (int m = 0; m < TRANSPORT_NMODELS; m++) {
+    cr_expect_str_eq(rows[m].network_model,
+                     transport_model_name((transport_model)m));
+    cr_expect(isfinite(rows[m].iteration_s) && isfinite(rows[m].score_s));
+  }
+}
+
+static void on_done(void *ctx) { strcat(((heard *)ctx)->log, "D"); }
+
+static void on_validated(void *ctx, const validate_report *r) {
+  heard *h = ctx;
+  strcat(h->log, "V");
+  h->validated_samples = validate_nsamples(r);
+}
+
+static int run_study(const char *db_path, heard *h, err *e) {
+  scenario *s = scenario_load(SCENARIO, e);
+  cr_assert_not_null(s, "%s", e->msg);
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  cr_assert_eq(scenario_apply(s, &k, e), ERR_OK, "%s", e->msg);
+  int rc = study_check(s, e);
+  study_opts o = {
+      .name = SCENARIO, .s = s, .knobs = &k, .window_bytes = -1,
+      .transport = transport_options_default(), .samples = 4,
+      .db_path = db_path,
+      .run = {.command = "test", .version = "0", .git = "x"},
+      .hooks = {.ctx = h, .table = on_table, .placement = on_placement,
+                .table_done = on_done, .validated = on_validated}};
+  if (rc == ERR_OK) rc = study_run(&o, e);
+  scenario_free(s);
+  return rc;
+}
+
+Test(study, hooks_in_order_rows_as_stored) {
+  const char *path = support_path("s.db");
+  heard h = {0};
+  err e = {0};
+  cr_assert_eq(run_study(path, &h, &e), ERR_OK, "%s", e.msg);
+  cr_expect_str_eq(h.log, "TPPPPPPDV");
+  const char *want[] = {"dtfm-identity", "megatron", "random",
+                        "greedy",        "gcma",     "sim"};
+  for (int i = 0; i < 6; i++) {
+    cr_expect_str_eq(h.methods[i], want[i]);
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM results WHERE study = 'sweep' AND method "
+             "= '%s' AND network_model = 'netem' AND iteration_s = %.17g",
+             want[i], h.netem_s[i]);
+    cr_expect_eq(support_sql_int(path, sql), 1, "%s: the row handed over is "
+                 "the row stored", want[i]);
+  }
+  cr_expect_eq(h.validated_samples, 4);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results WHERE "
+                                   "study = 'sweep' AND identity IS NOT NULL"),
+               18);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM runs WHERE status = "
+                                   "'ok' AND scenario = 'three-sites' AND "
+                                   "seed = 7"),
+               1);
+}
+
+Test(study, unknown_gpu_fails_before_the_database) {
+  err e = {0};
+  scenario *s = scenario_load(SCENARIO, &e);
+  cr_assert_not_null(s);
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  k.gpu = "B200";
+  cr_assert_eq(scenario_apply(s, &k, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(study_check(s, &e), ERR_UNKNOWN);
+  cr_expect(strstr(e.msg, "'B200' is unknown"), "%s", e.msg);
+  scenario_free(s);
+}
