@@ -451,6 +451,7 @@ Test(training, faults_after_the_end_change_nothing_and_runs_repeat) {
   cr_assert_eq(r1.n, r0.n);
   cr_expect(same_iterations(&r0, &r1));
   cr_expect_eq(r1.total_s, r0.total_s);
+  sim_training_result_free(&r1);
   fault_free(f);
   /* with faults inside the run, twice: the same bits */
   snprintf(rows, sizeof rows, "20,device_down,5,10,\n50,link_slow,Tokyo:Seoul,"

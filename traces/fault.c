@@ -191,7 +191,7 @@ static size_t target_points(const fault_trace *f, const span *s, size_t k,
  * false for a link that is down). */
 static size_t build_points(const fault_trace *f, span *sp, size_t ns,
                            uint64_t **keys, size_t **off, dpoint **pts) {
-  qsort(sp, ns, sizeof *sp, span_cmp);
+  if (ns) qsort(sp, ns, sizeof *sp, span_cmp); /* sp may be NULL when ns is 0 */
   int64_t *tb = mem_alloc((2 * ns + 1) * sizeof *tb);
   *pts = mem_alloc((3 * ns + 1) * sizeof **pts); /* 2k + 1 a group */
   *keys = mem_alloc((ns + 1) * sizeof **keys);
