@@ -11,7 +11,7 @@
 #   analysis/policies.sh [DIR] [GEODES]     (defaults: policies, build/geodes)
 #
 # Deterministic: the same binary writes the same fault files and rows. About
-# three minutes on two cores.
+# five CPU-minutes (eight and a half on a shared two-core machine).
 set -eu
 dir=${1:-policies}
 geodes=${2:-build/geodes}
