@@ -42,12 +42,9 @@ typedef struct times {
   int64_t start, left, done;
 } times;
 
-enum { EDGE_ORDER = 2 }; /* an edge's when: a trigger, or completion order */
+enum { EDGE_ORDER = SIM_EDGE_ORDER }; /* a trigger, or completion order */
 
-typedef struct edge {
-  uint32_t a, b;
-  uint8_t when;
-} edge;
+typedef sim_edge edge;
 
 struct sim_graph {
   sim_task *t;
@@ -442,6 +439,11 @@ int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
 const sim_task *sim_graph_tasks(const sim_graph *g, uint32_t *ntasks) {
   *ntasks = (uint32_t)g->n;
   return g->t;
+}
+
+const sim_edge *sim_graph_edges(const sim_graph *g, size_t *nedges) {
+  *nedges = g->ne;
+  return g->e;
 }
 
 int64_t sim_graph_end(const sim_graph *g) { return g->end; }

@@ -14,6 +14,7 @@
 #define SIM_GRAPH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sim/net.h"
@@ -90,6 +91,19 @@ void sim_graph_stream(sim_graph *g, uint32_t *last, uint32_t t,
  * (sim_graph_order), their bytes flowing independently. */
 void sim_graph_recv_stream(sim_graph *g, uint32_t *last, uint32_t t);
 
+/* An edge as added: b waits for a's trigger (when: SIM_ON_LEFT or
+ * SIM_ON_DONE), or, when is SIM_EDGE_ORDER, transfer b completes no earlier
+ * than a (sim_graph_order). */
+enum { SIM_EDGE_ORDER = 2 };
+typedef struct sim_edge {
+  uint32_t a, b;
+  uint8_t when;
+} sim_edge;
+
+/* The edges in the order they were added (borrowed, *nedges of them), for
+ * a reader that runs the same graph elsewhere (tests/simgrid). */
+const sim_edge *sim_graph_edges(const sim_graph *g, size_t *nedges);
+
 /* Runs the graph from time 0 over topo (borrowed) under transport o, on a
  * clock of its own (attach, run_at from 0, detach). Returns the number of
  * events taken from the queue, or -1 when tasks are left that can never
@@ -134,7 +148,9 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
  * run-time arrays), so a caller can refuse a graph before building it. */
 double sim_graph_bytes(double ntasks, double nedges);
 
-/* After a run: the tasks (borrowed, ntasks of them) and the end time. */
+/* The tasks (borrowed, ntasks of them): what they are (kind, role, ends,
+ * duration, bytes) from the build on, their times after a run; and the end
+ * time. */
 const sim_task *sim_graph_tasks(const sim_graph *g, uint32_t *ntasks);
 int64_t sim_graph_end(const sim_graph *g);
 uint64_t sim_graph_flows(const sim_graph *g);

@@ -5,7 +5,8 @@
  * chains; sharded-ps = 2 (alpha + (D-1) S/(D beta)); back-to-back sends on
  * one stream overlap their latency; determinism; the built-in worldwide
  * sanity (random slower than dtfm-identity, tcp not faster than netem);
- * the timeline is valid JSON; bad allocations are refused. */
+ * the timeline is valid JSON; bad allocations are refused; the edge list
+ * reads back as built. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
@@ -433,6 +434,41 @@ Test(train, cleared_graph_runs_like_a_fresh_one) {
   cr_assert_eq(t[b].deps, 1);
   cr_assert_eq(t[a].t_start, -1);
   cr_assert_eq(t[c].t_done, 5);
+  sim_graph_free(g);
+}
+
+/* sim_graph_edges lists the edges as added (a reader runs the same graph
+ * elsewhere: tests/simgrid): a non-transfer's LEFT reads DONE, a receive
+ * stream's link is SIM_EDGE_ORDER, and the run's CSR counts agree. */
+Test(train, edges_are_listed_as_added) {
+  sim_net_topo topo = {.ndevices = 3, .link = flat};
+  sim_graph *g = sim_graph_new();
+  uint32_t c = sim_graph_compute(g, 0, 5, SIM_ROLE_FWD, 0);
+  uint32_t x1 = sim_graph_xfer(g, 0, 1, 1e6, SIM_ROLE_ACT, 0);
+  uint32_t x2 = sim_graph_xfer(g, 2, 1, 1e6, SIM_ROLE_ACT, 1);
+  uint32_t j = sim_graph_join(g, 1, SIM_ROLE_SYNC), rs = SIM_GRAPH_NONE;
+  sim_graph_edge(g, c, x1, SIM_ON_DONE);
+  sim_graph_edge(g, c, x2, SIM_ON_LEFT);
+  sim_graph_recv_stream(g, &rs, x1);
+  sim_graph_recv_stream(g, &rs, x2);
+  sim_graph_edge(g, x1, j, SIM_ON_LEFT);
+  sim_graph_edge(g, x2, j, SIM_ON_DONE);
+  const sim_edge want[] = {{c, x1, SIM_ON_DONE}, {c, x2, SIM_ON_DONE},
+                           {x1, x2, SIM_EDGE_ORDER}, {x1, j, SIM_ON_LEFT},
+                           {x2, j, SIM_ON_DONE}};
+  size_t ne;
+  const sim_edge *e = sim_graph_edges(g, &ne);
+  cr_assert_eq(ne, 5);
+  for (size_t k = 0; k < ne; k++)
+    cr_assert(e[k].a == want[k].a && e[k].b == want[k].b &&
+              e[k].when == want[k].when, "edge %zu", k);
+  cr_assert_gt(sim_graph_run(g, &topo, NULL), 0);
+  uint32_t n;
+  const sim_task *t = sim_graph_tasks(g, &n);
+  cr_assert_eq(t[c].ndone, 2);
+  cr_assert(t[x1].nleft == 1 && t[x1].ndone == 0);
+  cr_assert(t[x2].nleft == 0 && t[x2].ndone == 1);
+  cr_assert_eq(sim_graph_edges(g, &ne), e); /* still there after the run */
   sim_graph_free(g);
 }
 
