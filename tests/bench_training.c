@@ -6,10 +6,10 @@
  * after 100 iterations (flat in N: the run keeps one task graph, rebuilt per
  * iteration in place, not one for all iterations). Figures, not tests.
  *
- * SimGrid's figure on the same workload sits beside these rows: the
- * workload is bench_training_workload's (the one definition), and a
- * comparison program prints its rows with bench_training_row, so both
- * tables read alike. GEODES_BENCH_ITERATIONS overrides 100. */
+ * SimGrid's figure on the same workload (the same task graph, read back
+ * from sim/train.c) is tests/simgrid/simgrid_train's, which the bench
+ * target runs after this program where libsimgrid-dev is installed.
+ * GEODES_BENCH_ITERATIONS overrides 100. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
