@@ -6,7 +6,8 @@
  * computation, taking effect at that instant; reroute losing less than
  * restart; a stage without replicas stopping reroute with the instant;
  * replan's moves costing what the moves alone cost; a fault after the end
- * changing nothing; and determinism. */
+ * changing nothing; determinism; and --replan-on-change migrating only
+ * when the move pays. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdbool.h>
@@ -488,6 +489,47 @@ Test(training, duration_starts_iterations_before_it) {
   err e;
   err_clear(&e);
   cr_expect_eq(sim_training_run(s, a, &o, &r, &e), ERR_RANGE);
+  alloc_free(a);
+  scenario_free(s);
+}
+
+/* --replan-on-change on a network with a real regime change (the fixture
+ * pacific_cut: worldwide whose trans-Pacific links drop to a tenth at
+ * t = 50 s): with enough iterations left, greedy's placement on the new
+ * network is predicted to save more than moving the state to it costs, so
+ * the run migrates once, pays the move as migration, and ends sooner than
+ * without; with few left, it stays put and gives the same bits. */
+Test(training, replan_on_change_migrates_when_it_pays) {
+  scenario *s = support_scenario(GEODES_FIXTURES "/traces/pacific_cut.json");
+  alloc *a = alloc_identity(8, 8);
+  sim_training_opts o = opts(TRANSPORT_NETEM, 80);
+  o.method = "greedy";
+  sim_training_result stay, move, short_stay, short_move;
+  run_ok(s, a, &o, &stay);
+  o.replan_on_change = true;
+  run_ok(s, a, &o, &move);
+  cr_expect_eq(stay.migrations, 0);
+  cr_assert_eq(move.migrations, 1);
+  cr_expect_gt(move.lost_s[SIM_LOST_MIGRATION], 0);
+  cr_expect_lt(move.total_s, stay.total_s, "%.6f vs %.6f", move.total_s,
+               stay.total_s);
+  cr_expect_lt(move.it[move.n - 1].iteration_s, stay.it[stay.n - 1].iteration_s);
+  /* the time saved is the iterations' gain less the move */
+  double gain = 0;
+  for (size_t k = 0; k < move.n; k++)
+    gain += stay.it[k].iteration_s - move.it[k].iteration_s;
+  cr_expect_gt(gain, move.lost_s[SIM_LOST_MIGRATION]);
+  o.iterations = 30; /* 28 iterations left: the gain cannot pay the move */
+  o.replan_on_change = false;
+  run_ok(s, a, &o, &short_stay);
+  o.replan_on_change = true;
+  run_ok(s, a, &o, &short_move);
+  cr_expect_eq(short_move.migrations, 0);
+  cr_expect_eq(short_move.total_s, short_stay.total_s);
+  sim_training_result_free(&stay);
+  sim_training_result_free(&move);
+  sim_training_result_free(&short_stay);
+  sim_training_result_free(&short_move);
   alloc_free(a);
   scenario_free(s);
 }
