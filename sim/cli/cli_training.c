@@ -17,8 +17,6 @@ int cli_training_check(const char *cmd, cli_training_opts *t,
                        const char *method) {
   if (t->iterations > 0 && t->duration_s > 0)
     return cli_usage_error(cmd, "give --iterations or --duration-s, not both");
-  if (t->replan_method && cli_check_method(cmd, t->replan_method))
-    return CLI_USAGE;
   sim_training_opts *o = &t->o;
   if (t->iterations > 0) o->iterations = (int)t->iterations;
   if (t->duration_s > 0) o->iterations = 0, o->duration_s = t->duration_s;

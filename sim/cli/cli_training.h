@@ -4,6 +4,7 @@
 #ifndef SIM_CLI_CLI_TRAINING_H
 #define SIM_CLI_CLI_TRAINING_H
 
+#include "schedules/schedule.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_opt.h"
 #include "sim/recovery.h"
@@ -53,13 +54,14 @@ void cli_training_init(cli_training_opts *t);
       CLI_OPT_FLAG(0, "replan-on-change", &(t)->replan_on_change,            \
                    "migrate when the moving network makes another\n"         \
                    "placement faster by more than the move costs"),          \
-      CLI_OPT_STRING(0, "replan-method", "NAME", &(t)->replan_method,        \
-                     "the placement method replan and\n"                     \
-                     "--replan-on-change use (default: --method, or\n"       \
-                     "dtfm-identity)")
+      CLI_OPT_NAME(0, "replan-method", "NAME", &(t)->replan_method,          \
+                   schedule_method_names(),                                  \
+                   "the placement method replan and\n"                       \
+                   "--replan-on-change use (default: --method, or\n"         \
+                   "dtfm-identity)")
 
-/* After parsing: --iterations and --duration-s exclude each other, and
- * --replan-method must name a method (usage errors); fills t->o from the
+/* After parsing: --iterations and --duration-s exclude each other (a usage
+ * error); fills t->o from the
  * options given, replan's method defaulting to method (the run's, may be
  * NULL), and says whether any was given (t->active). */
 int cli_training_check(const char *cmd, cli_training_opts *t,
