@@ -28,7 +28,23 @@ struct db {
   char *path;
   int64_t version; /* the file's schema version (DB_SCHEMA_MIGRATES or ours) */
   sqlite3_stmt *put, *has, *count, *conv, *run, *run_end, *begin, *commit;
+  sqlite3_stmt *row_id, *it_clear, *mk_clear, *it_put, *mk_put;
 };
+
+/* The tables of version 4 beside results: iterations (its lost_*_s
+ * columns one per cause of sim/training.h, in SIM_LOST_MAP's order) and
+ * marks. */
+#define ITERATIONS_TABLES                                                   \
+  "CREATE TABLE iterations("                                                \
+  " result_id INTEGER NOT NULL REFERENCES results(id),"                     \
+  " idx INTEGER NOT NULL, start_s REAL NOT NULL, iteration_s REAL NOT NULL," \
+  " lost_s REAL NOT NULL, lost_redone_s REAL, lost_checkpoint_s REAL,"      \
+  " lost_waiting_s REAL, lost_reloading_s REAL, lost_migration_s REAL,"     \
+  " replicas INTEGER, samples REAL, PRIMARY KEY(result_id, idx));"          \
+  "CREATE TABLE marks("                                                     \
+  " result_id INTEGER NOT NULL REFERENCES results(id),"                     \
+  " t_s REAL NOT NULL, kind TEXT NOT NULL, what TEXT);"                     \
+  "CREATE INDEX marks_by_result ON marks(result_id, t_s);"
 
 static const char SCHEMA[] =
     "CREATE TABLE runs("
@@ -49,8 +65,11 @@ static const char SCHEMA[] =
     " score_s REAL, dp_cost_s REAL, pp_cost_s REAL,"
     " predicted_iteration_s REAL, iteration_s REAL,"
     " compute_s REAL, bubble_s REAL, comm_s REAL, dp_sync_s REAL,"
-    " events INTEGER, identity TEXT, sockets INTEGER, runtime TEXT);"
+    " events INTEGER, identity TEXT, sockets INTEGER, runtime TEXT,"
+    " iterations INTEGER, faults TEXT, recovery TEXT, checkpoint_every INTEGER,"
+    " total_s REAL, samples_per_s REAL, lost_s REAL);"
     "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
+    ITERATIONS_TABLES
     "CREATE TABLE convergence("
     " run_id INTEGER NOT NULL REFERENCES runs(id),"
     " method TEXT NOT NULL,"
@@ -63,21 +82,50 @@ static const char SCHEMA[] =
   " dp_algo, gpu, bandwidth_scale, latency_scale, activation_gb,"           \
   " gradient_gb, alloc, score_s, dp_cost_s, pp_cost_s,"                     \
   " predicted_iteration_s, iteration_s, compute_s, bubble_s, comm_s,"       \
-  " dp_sync_s, events, identity, sockets, runtime"
-#define RESULT_NCOLUMNS 33
+  " dp_sync_s, events, identity, sockets, runtime, iterations, faults,"    \
+  " recovery, checkpoint_every, total_s, samples_per_s, lost_s"
+#define RESULT_NCOLUMNS 40
 
-/* Version 2 -> 3: the identity, sockets and runtime columns, last in
- * results as ALTER TABLE puts them, so a migrated file and a new one have
- * the same columns. SCHEMA with MIGRATE_BACK applied is version 2's, for
- * check_tables. */
-static const char MIGRATE_2_3[] =
-    "ALTER TABLE results ADD COLUMN identity TEXT;"
-    "ALTER TABLE results ADD COLUMN sockets INTEGER;"
-    "ALTER TABLE results ADD COLUMN runtime TEXT";
-static const char MIGRATE_BACK[] =
-    "ALTER TABLE results DROP COLUMN runtime;"
-    "ALTER TABLE results DROP COLUMN sockets;"
-    "ALTER TABLE results DROP COLUMN identity";
+/* The migrations, one step each: version `from` becomes from + 1 by up;
+ * back undoes it on a copy of SCHEMA, so that SCHEMA with the backs of
+ * every step above a version applied is that version's schema (for
+ * check_tables). Added columns go last in their table, as ALTER TABLE
+ * puts them, so a migrated file and a new one have the same columns. */
+typedef struct migration {
+  int from;
+  const char *up, *back, *what;
+} migration;
+
+static const migration MIGRATIONS[] = {
+    {2,
+     "ALTER TABLE results ADD COLUMN identity TEXT;"
+     "ALTER TABLE results ADD COLUMN sockets INTEGER;"
+     "ALTER TABLE results ADD COLUMN runtime TEXT",
+     "ALTER TABLE results DROP COLUMN runtime;"
+     "ALTER TABLE results DROP COLUMN sockets;"
+     "ALTER TABLE results DROP COLUMN identity",
+     "results.identity, sockets and runtime"},
+    {3,
+     "ALTER TABLE results ADD COLUMN iterations INTEGER;"
+     "ALTER TABLE results ADD COLUMN faults TEXT;"
+     "ALTER TABLE results ADD COLUMN recovery TEXT;"
+     "ALTER TABLE results ADD COLUMN checkpoint_every INTEGER;"
+     "ALTER TABLE results ADD COLUMN total_s REAL;"
+     "ALTER TABLE results ADD COLUMN samples_per_s REAL;"
+     "ALTER TABLE results ADD COLUMN lost_s REAL;" ITERATIONS_TABLES,
+     "DROP TABLE marks; DROP TABLE iterations;"
+     "ALTER TABLE results DROP COLUMN lost_s;"
+     "ALTER TABLE results DROP COLUMN samples_per_s;"
+     "ALTER TABLE results DROP COLUMN total_s;"
+     "ALTER TABLE results DROP COLUMN checkpoint_every;"
+     "ALTER TABLE results DROP COLUMN recovery;"
+     "ALTER TABLE results DROP COLUMN faults;"
+     "ALTER TABLE results DROP COLUMN iterations",
+     "a training run's columns, the iterations and marks tables"},
+};
+#define NMIGRATIONS (sizeof MIGRATIONS / sizeof *MIGRATIONS)
+_Static_assert(DB_SCHEMA_MIGRATES + NMIGRATIONS == DB_SCHEMA_VERSION,
+               "one migration a version from DB_SCHEMA_MIGRATES on");
 
 void db_result_init(db_result *r) {
   *r = (db_result){.seed = -1, .layers = -1, .batch = -1, .micro_batch = -1,
@@ -87,11 +135,15 @@ void db_result_init(db_result *r) {
                    .dp_cost_s = NAN, .pp_cost_s = NAN,
                    .predicted_iteration_s = NAN, .iteration_s = NAN,
                    .compute_s = NAN, .bubble_s = NAN, .comm_s = NAN,
-                   .dp_sync_s = NAN, .events = -1, .sockets = -1};
+                   .dp_sync_s = NAN, .events = -1, .sockets = -1,
+                   .iterations = -1, .checkpoint_every = -1, .total_s = NAN,
+                   .samples_per_s = NAN, .lost_s = NAN};
 }
 
 void db_result_clear(db_result *r) {
   free(r->alloc);
+  free(r->it);
+  free(r->marks);
   db_result_init(r);
 }
 
@@ -139,12 +191,12 @@ static int check_schema(db *d, bool *fresh, err *e) {
                    "%lld, %lld tables), not a geodes results store; geodes "
                    "will not write to it",
                    d->path, (long long)app, (long long)tables);
-  if (version != DB_SCHEMA_VERSION && version != DB_SCHEMA_MIGRATES)
+  if (version < DB_SCHEMA_MIGRATES || version > DB_SCHEMA_VERSION)
     return err_set(e, ERR_DB,
                    "%s: geodes results store of schema version %lld, written "
                    "by %s geodes; this geodes reads version %d (and migrates "
-                   "%d: %s) and leaves the file untouched: keep it with the "
-                   "geodes that wrote it, or give --db a new file",
+                   "%d on: %s) and leaves the file untouched: keep it with "
+                   "the geodes that wrote it, or give --db a new file",
                    d->path, (long long)version,
                    version < DB_SCHEMA_VERSION ? "an older" : "a newer",
                    DB_SCHEMA_VERSION, DB_SCHEMA_MIGRATES,
@@ -203,11 +255,12 @@ static int check_tables(db *d, err *e) {
   sqlite3 *ref = NULL;
   sqlite3_stmt *want = NULL, *have = NULL;
   int rc = ERR_OK;
-  if (sqlite3_open(":memory:", &ref) != SQLITE_OK ||
-      sqlite3_exec(ref, SCHEMA, NULL, NULL, NULL) != SQLITE_OK ||
-      (d->version == DB_SCHEMA_MIGRATES &&
-       sqlite3_exec(ref, MIGRATE_BACK, NULL, NULL, NULL) != SQLITE_OK) ||
-      sqlite3_prepare_v2(ref, q, -1, &want, NULL) != SQLITE_OK) {
+  bool built = sqlite3_open(":memory:", &ref) == SQLITE_OK &&
+               sqlite3_exec(ref, SCHEMA, NULL, NULL, NULL) == SQLITE_OK;
+  for (size_t k = NMIGRATIONS; built && k-- > 0;) /* newest step first */
+    if (MIGRATIONS[k].from >= d->version)
+      built = sqlite3_exec(ref, MIGRATIONS[k].back, NULL, NULL, NULL) == SQLITE_OK;
+  if (!built || sqlite3_prepare_v2(ref, q, -1, &want, NULL) != SQLITE_OK) {
     rc = err_set(e, ERR_DB, "%s: cannot build the reference schema: %s",
                  d->path, sqlite3_errmsg(ref));
   } else if (sqlite3_prepare_v2(d->h, q, -1, &have, NULL) != SQLITE_OK) {
@@ -288,26 +341,33 @@ static int create_schema(db *d, err *e) {
   return fresh ? ERR_OK : check_tables(d, e);
 }
 
-/* A store of version DB_SCHEMA_MIGRATES gets the identity column, under the
- * write lock and unless another process did it first. Its rows have no
+/* A store of an older version is brought to ours, step by step in one
+ * transaction under the write lock, unless another process did it first
+ * (the version is read again under the lock). Version 2's rows have no
  * identity: they count as stale, so a sweep recomputes them. */
 static int migrate(db *d, err *e) {
-  if (d->version != DB_SCHEMA_MIGRATES) return ERR_OK;
-  char mark[64];
-  snprintf(mark, sizeof mark, "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+  if (d->version == DB_SCHEMA_VERSION) return ERR_OK;
   int64_t m[3];
   int rc;
   if ((rc = exec(d, "BEGIN IMMEDIATE", "cannot begin the migration", e)))
     return rc;
-  if ((rc = read_marks(d, m, e)) ||
-      (m[1] == DB_SCHEMA_MIGRATES &&
-       ((rc = exec(d, MIGRATE_2_3, "cannot add results.identity", e)) ||
-        (rc = exec(d, mark, "cannot mark the migration", e))))) {
-    sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
-    return rc;
+  if ((rc = read_marks(d, m, e))) goto fail;
+  for (size_t k = 0; k < NMIGRATIONS; k++) {
+    if (MIGRATIONS[k].from < m[1]) continue;
+    char what[160], mark[64];
+    snprintf(what, sizeof what, "cannot migrate to version %d (%s)",
+             MIGRATIONS[k].from + 1, MIGRATIONS[k].what);
+    snprintf(mark, sizeof mark, "PRAGMA user_version = %d",
+             MIGRATIONS[k].from + 1);
+    if ((rc = exec(d, MIGRATIONS[k].up, what, e)) ||
+        (rc = exec(d, mark, "cannot mark the migration", e)))
+      goto fail;
   }
   d->version = DB_SCHEMA_VERSION;
   return exec(d, "COMMIT", "cannot commit the migration", e);
+fail:
+  sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
 }
 
 static int prepare(db *d, sqlite3_stmt **st, const char *sql, err *e) {
@@ -364,7 +424,21 @@ static int prepare_all(db *d, err *e) {
                     "%fZ', 'now'), status = ? WHERE id = ?",
                     e)) ||
       (rc = prepare(d, &d->begin, "BEGIN IMMEDIATE", e)) ||
-      (rc = prepare(d, &d->commit, "COMMIT", e)))
+      (rc = prepare(d, &d->commit, "COMMIT", e)) ||
+      (rc = prepare(d, &d->row_id,
+                    "SELECT id FROM results WHERE point_key = ?", e)) ||
+      (rc = prepare(d, &d->it_clear,
+                    "DELETE FROM iterations WHERE result_id = ?", e)) ||
+      (rc = prepare(d, &d->mk_clear, "DELETE FROM marks WHERE result_id = ?",
+                    e)) ||
+      (rc = prepare(d, &d->it_put,
+                    "INSERT INTO iterations(result_id, idx, start_s, "
+                    "iteration_s, lost_s, lost_redone_s, lost_checkpoint_s, "
+                    "lost_waiting_s, lost_reloading_s, lost_migration_s, "
+                    "replicas, samples) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", e)) ||
+      (rc = prepare(d, &d->mk_put,
+                    "INSERT INTO marks(result_id, t_s, kind, what) "
+                    "VALUES(?,?,?,?)", e)))
     return rc;
   return ERR_OK;
 }
@@ -424,8 +498,10 @@ db *db_open(const char *path, err *e) {
 
 void db_close(db *d) {
   if (!d) return;
-  sqlite3_stmt *all[] = {d->put, d->has, d->count, d->conv,
-                         d->run, d->run_end, d->begin, d->commit};
+  sqlite3_stmt *all[] = {d->put,    d->has,      d->count,    d->conv,
+                         d->run,    d->run_end,  d->begin,    d->commit,
+                         d->row_id, d->it_clear, d->mk_clear, d->it_put,
+                         d->mk_put};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) sqlite3_finalize(all[i]);
   sqlite3_close(d->h);
   free(d->path);
@@ -482,6 +558,43 @@ int db_commit(db *d, err *e) {
   return step_done(d, d->commit, e, "cannot commit");
 }
 
+/* The iterations and marks of the row of r->key, replacing any it had. */
+static int put_run_rows(db *d, const db_result *r, err *e) {
+  bind_text(d->row_id, 1, r->key);
+  int rc = sqlite3_step(d->row_id);
+  int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(d->row_id, 0) : -1;
+  sqlite3_reset(d->row_id);
+  sqlite3_clear_bindings(d->row_id);
+  if (id < 0) return fail(d, e, "cannot find the result just stored");
+  sqlite3_bind_int64(d->it_clear, 1, id);
+  sqlite3_bind_int64(d->mk_clear, 1, id);
+  if ((rc = step_done(d, d->it_clear, e, "cannot replace iterations")) ||
+      (rc = step_done(d, d->mk_clear, e, "cannot replace marks")))
+    return rc;
+  for (size_t k = 0; k < r->nit && !rc; k++) {
+    const db_iteration *x = &r->it[k];
+    sqlite3_stmt *st = d->it_put;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, x->index);
+    const double v[] = {x->start_s, x->iteration_s, x->lost_s, x->lost_by[0],
+                        x->lost_by[1], x->lost_by[2], x->lost_by[3],
+                        x->lost_by[4]};
+    for (int j = 0; j < 8; j++) bind_real(st, 3 + j, v[j]);
+    bind_int(st, 11, x->replicas);
+    bind_real(st, 12, x->samples);
+    rc = step_done(d, st, e, "cannot store an iteration");
+  }
+  for (size_t k = 0; k < r->nmarks && !rc; k++) {
+    const db_mark *m = &r->marks[k];
+    sqlite3_bind_int64(d->mk_put, 1, id);
+    bind_real(d->mk_put, 2, m->t_s);
+    bind_text(d->mk_put, 3, m->kind);
+    bind_text(d->mk_put, 4, m->what[0] ? m->what : NULL);
+    rc = step_done(d, d->mk_put, e, "cannot store a mark");
+  }
+  return rc;
+}
+
 int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
   sqlite3_stmt *st = d->put;
   int i = 1;
@@ -513,8 +626,18 @@ int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
   bind_text(st, i++, r->identity);
   bind_int(st, i++, r->sockets);
   bind_text(st, i++, r->runtime[0] ? r->runtime : NULL);
+  bind_int(st, i++, r->iterations);
+  bind_text(st, i++, r->faults);
+  bind_text(st, i++, r->recovery);
+  bind_int(st, i++, r->checkpoint_every);
+  bind_real(st, i++, r->total_s);
+  bind_real(st, i++, r->samples_per_s);
+  bind_real(st, i++, r->lost_s);
   int rc = step_done(d, st, e, "cannot store a result");
-  return rc ? rc : sqlite3_changes(d->h);
+  if (rc) return rc;
+  int changed = sqlite3_changes(d->h);
+  if (changed && (rc = put_run_rows(d, r, e))) return rc;
+  return changed;
 }
 
 int db_result_has(db *d, const char *key, const char *identity, err *e) {

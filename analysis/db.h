@@ -17,11 +17,15 @@
  * added results.gpu (and the gpu in point keys) and convergence.method;
  * version 3 results.identity (what a sweep row was computed from, beyond its
  * key: sweep_point_identity), results.sockets and runtime (and both in the
- * point keys), with the transport of NCCL sockets. A version-2 file is
- * migrated (its rows, with no identity, are stale: a sweep recomputes
- * them); a version-1 file is refused, never modified: its keys lack the
- * GPU. */
-#define DB_SCHEMA_VERSION 3
+ * point keys), with the transport of NCCL sockets; version 4 a training
+ * run's columns of results (iterations, faults, recovery,
+ * checkpoint_every, total_s, samples_per_s, lost_s) and the tables
+ * iterations (one row per kept iteration) and marks (faults and trace
+ * changes during a run). Files from DB_SCHEMA_MIGRATES on are migrated step
+ * by step (a version-2 file's rows, with no identity, are stale: a sweep
+ * recomputes them; a version-3 file's rows stay current); a version-1 file
+ * is refused, never modified: its keys lack the GPU. */
+#define DB_SCHEMA_VERSION 4
 #define DB_SCHEMA_MIGRATES 2
 #define DB_APPLICATION_ID 0x67656f64
 
@@ -35,6 +39,23 @@ typedef struct db_run {
   const char *version;   /* geodes version */
   const char *git;       /* git revision the binary was built from */
 } db_run;
+
+/* One row of `iterations`: a kept iteration of a training run. */
+#define DB_LOST_N 5 /* causes of lost time: sim/training.h's SIM_LOST_N */
+typedef struct db_iteration {
+  int64_t index, replicas;
+  double start_s, iteration_s, lost_s, samples;
+  double lost_by[DB_LOST_N]; /* redone, checkpoint, waiting, reloading,
+                                migration (SIM_LOST_MAP's order) */
+} db_iteration;
+
+/* One row of `marks`: an instant of a run worth showing (a fault's start,
+ * a change of the network trace). */
+typedef struct db_mark {
+  double t_s;
+  char kind[16];  /* a fault event name, or "trace" */
+  char what[64];  /* its target ("12", "Tokyo:Seoul"), or "" */
+} db_mark;
 
 /* One row of `results`. Integers < 0, NAN doubles and "" are stored as NULL.
  * key, study, scenario, method and network_model are borrowed; alloc is
@@ -57,11 +78,22 @@ typedef struct db_result {
   int64_t sockets;            /* every site's nccl_sockets; -1: mixed */
   char runtime[16];           /* "dtfm", "megatron" or "" */
   const char *identity;       /* borrowed: sweep_point_identity, or NULL */
+  /* A training run (NULL / -1 / NAN for a single iteration's row):
+   * iterations kept, the fault trace and recovery (borrowed), the
+   * checkpoint period, the run's length, goodput and time lost; its
+   * iterations and marks (owned), stored in their tables. */
+  int64_t iterations, checkpoint_every;
+  const char *faults, *recovery;
+  double total_s, samples_per_s, lost_s;
+  db_iteration *it;
+  size_t nit;
+  db_mark *marks;
+  size_t nmarks;
 } db_result;
 
 /* Sets every field of r to "absent" (NULL, -1 or NAN; scales 1). */
 void db_result_init(db_result *r);
-/* Frees r->alloc and re-initialises r. */
+/* Frees r->alloc, r->it and r->marks and re-initialises r. */
 void db_result_clear(db_result *r);
 
 /* Opens or creates the store at path. A file that is not a SQLite database,
@@ -91,9 +123,9 @@ int db_commit(db *d, err *e);
 
 /* Inserts r under run id unless a row with r->key exists; that row is
  * replaced when r has an identity and the row another or none (it is
- * stale). Returns 1 when
- * a row was inserted or replaced, 0 when it was already there, < 0 on
- * error. */
+ * stale). With the row go r's iterations and marks (replacing the old
+ * row's). Returns 1 when a row was inserted or replaced, 0 when it was
+ * already there, < 0 on error. */
 int db_result_put(db *d, int64_t run, const db_result *r, err *e);
 
 /* Whether a row with this key exists: DB_RESULT_ABSENT, DB_RESULT_CURRENT

@@ -63,8 +63,8 @@ static sweep_point point_of(const study *st, const char *method,
       .dp_algo = k->dp_algo, .gpu = k->gpu, .bandwidth_scale = 1,
       .latency_scale = 1, .activation_gb = k->activation_gb,
       .gradient_gb = k->gradient_gb, .sockets = k->sockets,
-      .runtime = k->runtime, .scenario_hash = st->content,
-      .data_hash = st->data};
+      .runtime = k->runtime, .iterations = -1, .checkpoint_every = -1,
+      .scenario_hash = st->content, .data_hash = st->data};
 }
 
 /* Stores a search's convergence under curve, in one transaction. */
