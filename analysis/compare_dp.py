@@ -167,14 +167,18 @@ def plot(rows, path):
         ax.set_title("%s on worldwide" % m, fontsize=9)
         ax.set_xlim(0, 1.35 * max(r["hours"] for r in mine))
         ax = axes[i][1]
-        pp = [r["pp_tb"] for r in mine]
-        dp = [r["dp_tb"] for r in mine]
-        ax.barh(y, pp, color="tab:orange", label="pipeline activations")
-        ax.barh(y, dp, left=pp, color="tab:green", label="data-parallel sync")
+        total = [r["pp_tb"] + r["dp_tb"] for r in mine]
+        wan = [r["wan_tb"] for r in mine]
+        ax.barh([k + 0.2 for k in y], total, height=0.4, color="tab:orange",
+                label="all bytes (pipeline + data-parallel)")
+        ax.barh([k - 0.2 for k in y], wan, height=0.4, color="tab:red",
+                label="between cities")
+        for k in y:
+            ax.text(wan[k], k - 0.2, " %.3g" % wan[k], va="center", fontsize=7)
         ax.set_yticks(list(y), [""] * len(mine))
-        ax.scatter([r["wan_tb"] for r in mine], list(y), color="black",
-                   marker="|", s=120, zorder=3, label="of which between cities")
         ax.set_xscale("log")
+        lo = min(v for v in wan + total if v > 0)
+        ax.set_xlim(lo / 3, 3 * max(total))
         ax.set_xlabel("TB sent for those samples (log)", fontsize=8)
         ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()

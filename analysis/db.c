@@ -26,10 +26,25 @@
 struct db {
   sqlite3 *h;
   char *path;
-  int64_t version; /* the file's schema version (one MIGRATIONS takes
-                      to ours, or ours) */
+  int64_t version; /* the file's schema version (DB_SCHEMA_MIGRATES or ours) */
   sqlite3_stmt *put, *has, *count, *conv, *run, *run_end, *begin, *commit;
+  sqlite3_stmt *row_id, *it_clear, *mk_clear, *it_put, *mk_put;
 };
+
+/* The tables of version 4 beside results: iterations (its lost_*_s
+ * columns one per cause of sim/training.h, in SIM_LOST_MAP's order) and
+ * marks. */
+#define ITERATIONS_TABLES                                                   \
+  "CREATE TABLE iterations("                                                \
+  " result_id INTEGER NOT NULL REFERENCES results(id),"                     \
+  " idx INTEGER NOT NULL, start_s REAL NOT NULL, iteration_s REAL NOT NULL," \
+  " lost_s REAL NOT NULL, lost_redone_s REAL, lost_checkpoint_s REAL,"      \
+  " lost_waiting_s REAL, lost_reloading_s REAL, lost_migration_s REAL,"     \
+  " replicas INTEGER, samples REAL, PRIMARY KEY(result_id, idx));"          \
+  "CREATE TABLE marks("                                                     \
+  " result_id INTEGER NOT NULL REFERENCES results(id),"                     \
+  " t_s REAL NOT NULL, kind TEXT NOT NULL, what TEXT);"                     \
+  "CREATE INDEX marks_by_result ON marks(result_id, t_s);"
 
 static const char SCHEMA[] =
     "CREATE TABLE runs("
@@ -51,11 +66,13 @@ static const char SCHEMA[] =
     " predicted_iteration_s REAL, iteration_s REAL,"
     " compute_s REAL, bubble_s REAL, comm_s REAL, dp_sync_s REAL,"
     " events INTEGER, identity TEXT, sockets INTEGER, runtime TEXT,"
-    " compute_utilisation REAL, samples_per_s REAL, pp_bytes REAL,"
-    " dp_bytes REAL, wan_bytes REAL, outer_step_s REAL, inner_steps INTEGER,"
-    " fragments INTEGER, overlap_steps INTEGER, grad_bits INTEGER,"
-    " activation_bits INTEGER);"
+    " iterations INTEGER, faults TEXT, recovery TEXT, checkpoint_every INTEGER,"
+    " total_s REAL, samples_per_s REAL, lost_s REAL, compute_utilisation REAL,"
+    " pp_bytes REAL, dp_bytes REAL, wan_bytes REAL, outer_step_s REAL,"
+    " inner_steps INTEGER, fragments INTEGER, overlap_steps INTEGER,"
+    " grad_bits INTEGER, activation_bits INTEGER);"
     "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
+    ITERATIONS_TABLES
     "CREATE TABLE convergence("
     " run_id INTEGER NOT NULL REFERENCES runs(id),"
     " method TEXT NOT NULL,"
@@ -68,64 +85,64 @@ static const char SCHEMA[] =
   " dp_algo, gpu, bandwidth_scale, latency_scale, activation_gb,"           \
   " gradient_gb, alloc, score_s, dp_cost_s, pp_cost_s,"                     \
   " predicted_iteration_s, iteration_s, compute_s, bubble_s, comm_s,"       \
-  " dp_sync_s, events, identity, sockets, runtime, compute_utilisation,"  \
-  " samples_per_s, pp_bytes, dp_bytes, wan_bytes, outer_step_s,"           \
+  " dp_sync_s, events, identity, sockets, runtime, iterations, faults,"    \
+  " recovery, checkpoint_every, total_s, samples_per_s, lost_s,"          \
+  " compute_utilisation, pp_bytes, dp_bytes, wan_bytes, outer_step_s,"     \
   " inner_steps, fragments, overlap_steps, grad_bits, activation_bits"
-#define RESULT_NCOLUMNS 44
+#define RESULT_NCOLUMNS 50
 
-/* The migrations, one step each, oldest first: a file of version `from` is
- * taken to `to` by `up` (ALTER TABLE appends, so a migrated file and a new
- * one have the same columns); `back` undoes it on SCHEMA, so SCHEMA with
- * the backs of the steps above a version applied is that version's, for
- * check_tables. 2 -> 3: the identity, sockets and runtime columns; 3 -> 6
- * (issue 12; 4 and 5 are other branches' numbers, for the lead to order):
- * utilisation, throughput, bytes, DiLoCo's knobs and widths. */
+/* The migrations, one step each: version `from` becomes from + 1 by up;
+ * back undoes it on a copy of SCHEMA, so that SCHEMA with the backs of
+ * every step above a version applied is that version's schema (for
+ * check_tables). Added columns go last in their table, as ALTER TABLE
+ * puts them, so a migrated file and a new one have the same columns. */
 typedef struct migration {
-  int from, to;
+  int from;
   const char *up, *back, *what;
 } migration;
 
 static const migration MIGRATIONS[] = {
-    {.from = 2, .to = 3,
-     .up = "ALTER TABLE results ADD COLUMN identity TEXT;"
-           "ALTER TABLE results ADD COLUMN sockets INTEGER;"
-           "ALTER TABLE results ADD COLUMN runtime TEXT",
-     .back = "ALTER TABLE results DROP COLUMN runtime;"
-             "ALTER TABLE results DROP COLUMN sockets;"
-             "ALTER TABLE results DROP COLUMN identity",
-     .what = "cannot add results.identity"},
-    {.from = 3, .to = 6,
-     .up = "ALTER TABLE results ADD COLUMN compute_utilisation REAL;"
-           "ALTER TABLE results ADD COLUMN samples_per_s REAL;"
-           "ALTER TABLE results ADD COLUMN pp_bytes REAL;"
-           "ALTER TABLE results ADD COLUMN dp_bytes REAL;"
-           "ALTER TABLE results ADD COLUMN wan_bytes REAL;"
-           "ALTER TABLE results ADD COLUMN outer_step_s REAL;"
-           "ALTER TABLE results ADD COLUMN inner_steps INTEGER;"
-           "ALTER TABLE results ADD COLUMN fragments INTEGER;"
-           "ALTER TABLE results ADD COLUMN overlap_steps INTEGER;"
-           "ALTER TABLE results ADD COLUMN grad_bits INTEGER;"
-           "ALTER TABLE results ADD COLUMN activation_bits INTEGER",
-     .back = "ALTER TABLE results DROP COLUMN activation_bits;"
-             "ALTER TABLE results DROP COLUMN grad_bits;"
-             "ALTER TABLE results DROP COLUMN overlap_steps;"
-             "ALTER TABLE results DROP COLUMN fragments;"
-             "ALTER TABLE results DROP COLUMN inner_steps;"
-             "ALTER TABLE results DROP COLUMN outer_step_s;"
-             "ALTER TABLE results DROP COLUMN wan_bytes;"
-             "ALTER TABLE results DROP COLUMN dp_bytes;"
-             "ALTER TABLE results DROP COLUMN pp_bytes;"
-             "ALTER TABLE results DROP COLUMN samples_per_s;"
-             "ALTER TABLE results DROP COLUMN compute_utilisation",
-     .what = "cannot add results.compute_utilisation"}};
-#define NMIGRATIONS ((int)(sizeof MIGRATIONS / sizeof *MIGRATIONS))
-
-/* Whether a file of version v can be read (ours) or migrated. */
-static bool version_known(int64_t v) {
-  for (int i = 0; i < NMIGRATIONS; i++)
-    if (MIGRATIONS[i].from == v) return true;
-  return v == DB_SCHEMA_VERSION;
-}
+    {2,
+     "ALTER TABLE results ADD COLUMN identity TEXT;"
+     "ALTER TABLE results ADD COLUMN sockets INTEGER;"
+     "ALTER TABLE results ADD COLUMN runtime TEXT",
+     "ALTER TABLE results DROP COLUMN runtime;"
+     "ALTER TABLE results DROP COLUMN sockets;"
+     "ALTER TABLE results DROP COLUMN identity",
+     "results.identity, sockets and runtime"},
+    {3,
+     "ALTER TABLE results ADD COLUMN iterations INTEGER;"
+     "ALTER TABLE results ADD COLUMN faults TEXT;"
+     "ALTER TABLE results ADD COLUMN recovery TEXT;"
+     "ALTER TABLE results ADD COLUMN checkpoint_every INTEGER;"
+     "ALTER TABLE results ADD COLUMN total_s REAL;"
+     "ALTER TABLE results ADD COLUMN samples_per_s REAL;"
+     "ALTER TABLE results ADD COLUMN lost_s REAL;" ITERATIONS_TABLES,
+     "DROP TABLE marks; DROP TABLE iterations;"
+     "ALTER TABLE results DROP COLUMN lost_s;"
+     "ALTER TABLE results DROP COLUMN samples_per_s;"
+     "ALTER TABLE results DROP COLUMN total_s;"
+     "ALTER TABLE results DROP COLUMN checkpoint_every;"
+     "ALTER TABLE results DROP COLUMN recovery;"
+     "ALTER TABLE results DROP COLUMN faults;"
+     "ALTER TABLE results DROP COLUMN iterations",
+     "a training run's columns, the iterations and marks tables"},
+#define ADD_ "ALTER TABLE results ADD COLUMN "
+    {4, /* issue 12 (it was promised 6: renumber after issue 11's 5) */
+     ADD_ "compute_utilisation REAL;" ADD_ "pp_bytes REAL;" ADD_
+     "dp_bytes REAL;" ADD_ "wan_bytes REAL;" ADD_ "outer_step_s REAL;" ADD_
+     "inner_steps INTEGER;" ADD_ "fragments INTEGER;" ADD_
+     "overlap_steps INTEGER;" ADD_ "grad_bits INTEGER;" ADD_
+     "activation_bits INTEGER",
+#define DROP_ "ALTER TABLE results DROP COLUMN "
+     DROP_ "activation_bits;" DROP_ "grad_bits;" DROP_ "overlap_steps;" DROP_
+     "fragments;" DROP_ "inner_steps;" DROP_ "outer_step_s;" DROP_
+     "wan_bytes;" DROP_ "dp_bytes;" DROP_ "pp_bytes;" DROP_
+     "compute_utilisation", "utilisation, bytes and DiLoCo's columns"},
+};
+#define NMIGRATIONS (sizeof MIGRATIONS / sizeof *MIGRATIONS)
+_Static_assert(DB_SCHEMA_MIGRATES + NMIGRATIONS == DB_SCHEMA_VERSION,
+               "one migration a version from DB_SCHEMA_MIGRATES on");
 
 void db_result_init(db_result *r) {
   *r = (db_result){.seed = -1, .layers = -1, .batch = -1, .micro_batch = -1,
@@ -136,15 +153,17 @@ void db_result_init(db_result *r) {
                    .predicted_iteration_s = NAN, .iteration_s = NAN,
                    .compute_s = NAN, .bubble_s = NAN, .comm_s = NAN,
                    .dp_sync_s = NAN, .events = -1, .sockets = -1,
-                   .compute_utilisation = NAN, .samples_per_s = NAN,
-                   .pp_bytes = NAN, .dp_bytes = NAN, .wan_bytes = NAN,
-                   .outer_step_s = NAN, .inner_steps = -1, .fragments = -1,
-                   .overlap_steps = -1, .grad_bits = -1,
-                   .activation_bits = -1};
+                   .iterations = -1, .checkpoint_every = -1, .total_s = NAN,
+                   .samples_per_s = NAN, .lost_s = NAN};
+  r->compute_utilisation = r->pp_bytes = r->dp_bytes = r->wan_bytes = NAN;
+  r->outer_step_s = NAN, r->inner_steps = r->fragments = -1;
+  r->overlap_steps = r->grad_bits = r->activation_bits = -1;
 }
 
 void db_result_clear(db_result *r) {
   free(r->alloc);
+  free(r->it);
+  free(r->marks);
   db_result_init(r);
 }
 
@@ -176,7 +195,7 @@ static int read_marks(db *d, int64_t marks[3], err *e) {
 }
 
 /* Refuses anything but an empty database or one with our id and a version
- * this build reads (its own, or one it migrates: version_known); sets *fresh
+ * this build reads (its own, or DB_SCHEMA_MIGRATES to migrate); sets *fresh
  * when the schema must be created and d->version. Reads only. */
 static int check_schema(db *d, bool *fresh, err *e) {
   int64_t m[3] = {0, 0, 0};
@@ -192,12 +211,12 @@ static int check_schema(db *d, bool *fresh, err *e) {
                    "%lld, %lld tables), not a geodes results store; geodes "
                    "will not write to it",
                    d->path, (long long)app, (long long)tables);
-  if (!version_known(version))
+  if (version < DB_SCHEMA_MIGRATES || version > DB_SCHEMA_VERSION)
     return err_set(e, ERR_DB,
                    "%s: geodes results store of schema version %lld, written "
                    "by %s geodes; this geodes reads version %d (and migrates "
-                   "%d and later: %s) and leaves the file untouched: keep it "
-                   "with the geodes that wrote it, or give --db a new file",
+                   "%d on: %s) and leaves the file untouched: keep it with "
+                   "the geodes that wrote it, or give --db a new file",
                    d->path, (long long)version,
                    version < DB_SCHEMA_VERSION ? "an older" : "a newer",
                    DB_SCHEMA_VERSION, DB_SCHEMA_MIGRATES,
@@ -243,16 +262,6 @@ static bool same_rows(sqlite3_stmt *want, sqlite3_stmt *have, char *why,
   }
 }
 
-/* SCHEMA in ref taken back to version v (the backs of every step above
- * it, newest first); false when SQLite refuses one. */
-static bool schema_back(sqlite3 *ref, int64_t v) {
-  for (int i = NMIGRATIONS - 1; i >= 0; i--)
-    if (MIGRATIONS[i].from >= v &&
-        sqlite3_exec(ref, MIGRATIONS[i].back, NULL, NULL, NULL) != SQLITE_OK)
-      return false;
-  return true;
-}
-
 /* The file's tables are exactly SCHEMA's, column by column (name, type, NOT
  * NULL, key), as SCHEMA creates them in a scratch in-memory database: one
  * home for the schema, and a file of ours with other tables is refused
@@ -266,10 +275,12 @@ static int check_tables(db *d, err *e) {
   sqlite3 *ref = NULL;
   sqlite3_stmt *want = NULL, *have = NULL;
   int rc = ERR_OK;
-  if (sqlite3_open(":memory:", &ref) != SQLITE_OK ||
-      sqlite3_exec(ref, SCHEMA, NULL, NULL, NULL) != SQLITE_OK ||
-      !schema_back(ref, d->version) ||
-      sqlite3_prepare_v2(ref, q, -1, &want, NULL) != SQLITE_OK) {
+  bool built = sqlite3_open(":memory:", &ref) == SQLITE_OK &&
+               sqlite3_exec(ref, SCHEMA, NULL, NULL, NULL) == SQLITE_OK;
+  for (size_t k = NMIGRATIONS; built && k-- > 0;) /* newest step first */
+    if (MIGRATIONS[k].from >= d->version)
+      built = sqlite3_exec(ref, MIGRATIONS[k].back, NULL, NULL, NULL) == SQLITE_OK;
+  if (!built || sqlite3_prepare_v2(ref, q, -1, &want, NULL) != SQLITE_OK) {
     rc = err_set(e, ERR_DB, "%s: cannot build the reference schema: %s",
                  d->path, sqlite3_errmsg(ref));
   } else if (sqlite3_prepare_v2(d->h, q, -1, &have, NULL) != SQLITE_OK) {
@@ -350,34 +361,33 @@ static int create_schema(db *d, err *e) {
   return fresh ? ERR_OK : check_tables(d, e);
 }
 
-/* A store of an older version is migrated step by step to ours, under the
- * write lock and unless another process did it first (the version is read
- * again under it). Rows from before the identity column have none: they
- * count as stale, so a sweep recomputes them; the columns added later are
- * NULL in older rows. */
+/* A store of an older version is brought to ours, step by step in one
+ * transaction under the write lock, unless another process did it first
+ * (the version is read again under the lock). Version 2's rows have no
+ * identity: they count as stale, so a sweep recomputes them. */
 static int migrate(db *d, err *e) {
   if (d->version == DB_SCHEMA_VERSION) return ERR_OK;
   int64_t m[3];
   int rc;
-  if ((rc = exec(d, "BEGIN IMMEDIATE", "cannot begin the migration", e)) ||
-      (rc = read_marks(d, m, e))) {
-    sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+  if ((rc = exec(d, "BEGIN IMMEDIATE", "cannot begin the migration", e)))
     return rc;
-  }
-  for (int i = 0; i < NMIGRATIONS && !rc; i++) {
-    if (MIGRATIONS[i].from != m[1]) continue;
-    char mark[64];
-    snprintf(mark, sizeof mark, "PRAGMA user_version = %d", MIGRATIONS[i].to);
-    if (!(rc = exec(d, MIGRATIONS[i].up, MIGRATIONS[i].what, e)) &&
-        !(rc = exec(d, mark, "cannot mark the migration", e)))
-      m[1] = MIGRATIONS[i].to;
-  }
-  if (rc) {
-    sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
-    return rc;
+  if ((rc = read_marks(d, m, e))) goto fail;
+  for (size_t k = 0; k < NMIGRATIONS; k++) {
+    if (MIGRATIONS[k].from < m[1]) continue;
+    char what[160], mark[64];
+    snprintf(what, sizeof what, "cannot migrate to version %d (%s)",
+             MIGRATIONS[k].from + 1, MIGRATIONS[k].what);
+    snprintf(mark, sizeof mark, "PRAGMA user_version = %d",
+             MIGRATIONS[k].from + 1);
+    if ((rc = exec(d, MIGRATIONS[k].up, what, e)) ||
+        (rc = exec(d, mark, "cannot mark the migration", e)))
+      goto fail;
   }
   d->version = DB_SCHEMA_VERSION;
   return exec(d, "COMMIT", "cannot commit the migration", e);
+fail:
+  sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
 }
 
 static int prepare(db *d, sqlite3_stmt **st, const char *sql, err *e) {
@@ -434,7 +444,21 @@ static int prepare_all(db *d, err *e) {
                     "%fZ', 'now'), status = ? WHERE id = ?",
                     e)) ||
       (rc = prepare(d, &d->begin, "BEGIN IMMEDIATE", e)) ||
-      (rc = prepare(d, &d->commit, "COMMIT", e)))
+      (rc = prepare(d, &d->commit, "COMMIT", e)) ||
+      (rc = prepare(d, &d->row_id,
+                    "SELECT id FROM results WHERE point_key = ?", e)) ||
+      (rc = prepare(d, &d->it_clear,
+                    "DELETE FROM iterations WHERE result_id = ?", e)) ||
+      (rc = prepare(d, &d->mk_clear, "DELETE FROM marks WHERE result_id = ?",
+                    e)) ||
+      (rc = prepare(d, &d->it_put,
+                    "INSERT INTO iterations(result_id, idx, start_s, "
+                    "iteration_s, lost_s, lost_redone_s, lost_checkpoint_s, "
+                    "lost_waiting_s, lost_reloading_s, lost_migration_s, "
+                    "replicas, samples) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", e)) ||
+      (rc = prepare(d, &d->mk_put,
+                    "INSERT INTO marks(result_id, t_s, kind, what) "
+                    "VALUES(?,?,?,?)", e)))
     return rc;
   return ERR_OK;
 }
@@ -494,8 +518,10 @@ db *db_open(const char *path, err *e) {
 
 void db_close(db *d) {
   if (!d) return;
-  sqlite3_stmt *all[] = {d->put, d->has, d->count, d->conv,
-                         d->run, d->run_end, d->begin, d->commit};
+  sqlite3_stmt *all[] = {d->put,    d->has,      d->count,    d->conv,
+                         d->run,    d->run_end,  d->begin,    d->commit,
+                         d->row_id, d->it_clear, d->mk_clear, d->it_put,
+                         d->mk_put};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) sqlite3_finalize(all[i]);
   sqlite3_close(d->h);
   free(d->path);
@@ -552,6 +578,43 @@ int db_commit(db *d, err *e) {
   return step_done(d, d->commit, e, "cannot commit");
 }
 
+/* The iterations and marks of the row of r->key, replacing any it had. */
+static int put_run_rows(db *d, const db_result *r, err *e) {
+  bind_text(d->row_id, 1, r->key);
+  int rc = sqlite3_step(d->row_id);
+  int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(d->row_id, 0) : -1;
+  sqlite3_reset(d->row_id);
+  sqlite3_clear_bindings(d->row_id);
+  if (id < 0) return fail(d, e, "cannot find the result just stored");
+  sqlite3_bind_int64(d->it_clear, 1, id);
+  sqlite3_bind_int64(d->mk_clear, 1, id);
+  if ((rc = step_done(d, d->it_clear, e, "cannot replace iterations")) ||
+      (rc = step_done(d, d->mk_clear, e, "cannot replace marks")))
+    return rc;
+  for (size_t k = 0; k < r->nit && !rc; k++) {
+    const db_iteration *x = &r->it[k];
+    sqlite3_stmt *st = d->it_put;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, x->index);
+    const double v[] = {x->start_s, x->iteration_s, x->lost_s, x->lost_by[0],
+                        x->lost_by[1], x->lost_by[2], x->lost_by[3],
+                        x->lost_by[4]};
+    for (int j = 0; j < 8; j++) bind_real(st, 3 + j, v[j]);
+    bind_int(st, 11, x->replicas);
+    bind_real(st, 12, x->samples);
+    rc = step_done(d, st, e, "cannot store an iteration");
+  }
+  for (size_t k = 0; k < r->nmarks && !rc; k++) {
+    const db_mark *m = &r->marks[k];
+    sqlite3_bind_int64(d->mk_put, 1, id);
+    bind_real(d->mk_put, 2, m->t_s);
+    bind_text(d->mk_put, 3, m->kind);
+    bind_text(d->mk_put, 4, m->what[0] ? m->what : NULL);
+    rc = step_done(d, d->mk_put, e, "cannot store a mark");
+  }
+  return rc;
+}
+
 int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
   sqlite3_stmt *st = d->put;
   int i = 1;
@@ -583,15 +646,24 @@ int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
   bind_text(st, i++, r->identity);
   bind_int(st, i++, r->sockets);
   bind_text(st, i++, r->runtime[0] ? r->runtime : NULL);
-  const double reals3[] = {r->compute_utilisation, r->samples_per_s,
-                           r->pp_bytes, r->dp_bytes, r->wan_bytes,
-                           r->outer_step_s};
-  for (size_t k = 0; k < 6; k++) bind_real(st, i++, reals3[k]);
-  const int64_t ints3[] = {r->inner_steps, r->fragments, r->overlap_steps,
-                           r->grad_bits, r->activation_bits};
-  for (size_t k = 0; k < 5; k++) bind_int(st, i++, ints3[k]);
+  bind_int(st, i++, r->iterations);
+  bind_text(st, i++, r->faults);
+  bind_text(st, i++, r->recovery);
+  bind_int(st, i++, r->checkpoint_every);
+  bind_real(st, i++, r->total_s);
+  bind_real(st, i++, r->samples_per_s);
+  bind_real(st, i++, r->lost_s);
+  const double r3[] = {r->compute_utilisation, r->pp_bytes, r->dp_bytes,
+                       r->wan_bytes, r->outer_step_s};
+  const int64_t i3[] = {r->inner_steps, r->fragments, r->overlap_steps,
+                        r->grad_bits, r->activation_bits};
+  for (size_t k = 0; k < 5; k++) bind_real(st, i++, r3[k]);
+  for (size_t k = 0; k < 5; k++) bind_int(st, i++, i3[k]);
   int rc = step_done(d, st, e, "cannot store a result");
-  return rc ? rc : sqlite3_changes(d->h);
+  if (rc) return rc;
+  int changed = sqlite3_changes(d->h);
+  if (changed && (rc = put_run_rows(d, r, e))) return rc;
+  return changed;
 }
 
 int db_result_has(db *d, const char *key, const char *identity, err *e) {

@@ -17,14 +17,20 @@
  * added results.gpu (and the gpu in point keys) and convergence.method;
  * version 3 results.identity (what a sweep row was computed from, beyond its
  * key: sweep_point_identity), results.sockets and runtime (and both in the
- * point keys), with the transport of NCCL sockets. A version-2 file is
- * migrated (its rows, with no identity, are stale: a sweep recomputes
- * them); a version-1 file is refused, never modified: its keys lack the
- * GPU. Version 6 (issue 12; 4 and 5 are other branches') added the
- * utilisation, throughput, bytes and DiLoCo's knobs and widths; files of
- * versions 2 and 3 are migrated to it step by step (db.c's MIGRATIONS). */
-#define DB_SCHEMA_VERSION 6
-#define DB_SCHEMA_MIGRATES 2 /* the oldest version migrated */
+ * point keys), with the transport of NCCL sockets; version 4 a training
+ * run's columns of results (iterations, faults, recovery,
+ * checkpoint_every, total_s, samples_per_s, lost_s) and the tables
+ * iterations (one row per kept iteration) and marks (faults and trace
+ * changes during a run). Files from DB_SCHEMA_MIGRATES on are migrated step
+ * by step (a version-2 file's rows, with no identity, are stale: a sweep
+ * recomputes them; a version-3 file's rows stay current); a version-1 file
+ * is refused, never modified: its keys lack the GPU. Version 5 (issue 12,
+ * which was promised 6: the lead renumbers it after issue 11's 5) added
+ * results.compute_utilisation, pp_bytes, dp_bytes, wan_bytes,
+ * outer_step_s and DiLoCo's knobs and widths; samples_per_s is filled for
+ * a single iteration's row too. */
+#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_MIGRATES 2
 #define DB_APPLICATION_ID 0x67656f64
 
 typedef struct db db;
@@ -37,6 +43,23 @@ typedef struct db_run {
   const char *version;   /* geodes version */
   const char *git;       /* git revision the binary was built from */
 } db_run;
+
+/* One row of `iterations`: a kept iteration of a training run. */
+#define DB_LOST_N 5 /* causes of lost time: sim/training.h's SIM_LOST_N */
+typedef struct db_iteration {
+  int64_t index, replicas;
+  double start_s, iteration_s, lost_s, samples;
+  double lost_by[DB_LOST_N]; /* redone, checkpoint, waiting, reloading,
+                                migration (SIM_LOST_MAP's order) */
+} db_iteration;
+
+/* One row of `marks`: an instant of a run worth showing (a fault's start,
+ * a change of the network trace). */
+typedef struct db_mark {
+  double t_s;
+  char kind[16];  /* a fault event name, or "trace" */
+  char what[64];  /* its target ("12", "Tokyo:Seoul"), or "" */
+} db_mark;
 
 /* One row of `results`. Integers < 0, NAN doubles and "" are stored as NULL.
  * key, study, scenario, method and network_model are borrowed; alloc is
@@ -59,18 +82,28 @@ typedef struct db_result {
   int64_t sockets;            /* every site's nccl_sockets; -1: mixed */
   char runtime[16];           /* "dtfm", "megatron" or "" */
   const char *identity;       /* borrowed: sweep_point_identity, or NULL */
-  /* issue 12 (schema 6): the simulation's utilisation (compute busy over
-   * wall, all devices), samples per second, bytes per iteration (pipeline,
-   * data-parallel, between sites), DiLoCo's outer step (NAN otherwise) and
-   * the knobs (-1: not DiLoCo / the scenario's 16 bits). */
-  double compute_utilisation, samples_per_s, pp_bytes, dp_bytes, wan_bytes;
-  double outer_step_s;
+  /* A training run (NULL / -1 / NAN for a single iteration's row):
+   * iterations kept, the fault trace and recovery (borrowed), the
+   * checkpoint period, the run's length, goodput and time lost; its
+   * iterations and marks (owned), stored in their tables. */
+  int64_t iterations, checkpoint_every;
+  const char *faults, *recovery;
+  double total_s, samples_per_s, lost_s;
+  db_iteration *it;
+  size_t nit;
+  db_mark *marks;
+  size_t nmarks;
+  /* issue 12 (schema 5): the simulation's utilisation (compute busy over
+   * wall, all devices), bytes per iteration (pipeline, data-parallel,
+   * between sites), DiLoCo's outer step (NAN otherwise) and the knobs
+   * (-1: not DiLoCo). */
+  double compute_utilisation, pp_bytes, dp_bytes, wan_bytes, outer_step_s;
   int64_t inner_steps, fragments, overlap_steps, grad_bits, activation_bits;
 } db_result;
 
 /* Sets every field of r to "absent" (NULL, -1 or NAN; scales 1). */
 void db_result_init(db_result *r);
-/* Frees r->alloc and re-initialises r. */
+/* Frees r->alloc, r->it and r->marks and re-initialises r. */
 void db_result_clear(db_result *r);
 
 /* Opens or creates the store at path. A file that is not a SQLite database,
@@ -100,9 +133,9 @@ int db_commit(db *d, err *e);
 
 /* Inserts r under run id unless a row with r->key exists; that row is
  * replaced when r has an identity and the row another or none (it is
- * stale). Returns 1 when
- * a row was inserted or replaced, 0 when it was already there, < 0 on
- * error. */
+ * stale). With the row go r's iterations and marks (replacing the old
+ * row's). Returns 1 when a row was inserted or replaced, 0 when it was
+ * already there, < 0 on error. */
 int db_result_put(db *d, int64_t run, const db_result *r, err *e);
 
 /* Whether a row with this key exists: DB_RESULT_ABSENT, DB_RESULT_CURRENT

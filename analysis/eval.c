@@ -14,6 +14,8 @@
 #include "models/predict.h"
 #include "models/spec.h"
 #include "sim/place.h"
+#include "sim/training.h"
+#include "traces/fault.h"
 
 scenario *eval_scenario(const sweep_point *p, err *e) {
   scenario *s = scenario_load(p->scenario, e);
@@ -99,24 +101,119 @@ static void eval_diloco_row(const scenario *s, const sim_result *sr,
   r->fragments = w->fragments, r->overlap_steps = w->overlap_steps;
 }
 
-int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
-               const transport_options *t, db_result *r, err *e) {
+/* One iteration simulated into r's times and breakdown. */
+static int simulate_one(const scenario *s, const alloc *a,
+                        const transport_options *t, db_result *r, err *e) {
+  sim_options o = sim_options_default();
+  o.transport = *t;
+  o.seed = s->seed;
+  sim_result sr;
+  int rc = sim_run(s, a, &o, &sr, e);
+  if (rc) return rc;
+  r->iteration_s = sr.iteration_s, r->compute_s = sr.mean.compute_s;
+  r->bubble_s = sr.mean.bubble_s, r->comm_s = sr.mean.comm_s;
+  r->dp_sync_s = sr.mean.dp_sync_s, r->events = (int64_t)sr.events;
+  eval_diloco_row(s, &sr, r);
+  sim_result_free(&sr);
+  return ERR_OK;
+}
+
+/* The marks of a run of total_s: the fault trace's starts, the network
+ * trace's changes. */
+static void run_marks(const scenario *s, const fault_trace *f, double total_s,
+                      db_result *r) {
+  size_t cap = 0;
+  int64_t end = llround(total_s * 1e9);
+  for (size_t i = 0; f && i < fault_count(f); i++) {
+    const fault_event *ev = fault_event_at(f, i);
+    if (ev->t_ns > end) break;
+    mem_grow((void **)&r->marks, &cap, r->nmarks + 1, sizeof *r->marks);
+    db_mark *m = &r->marks[r->nmarks++];
+    *m = (db_mark){.t_s = (double)ev->t_ns * 1e-9};
+    snprintf(m->kind, sizeof m->kind, "%s", fault_kind_name(ev->kind));
+    if (fault_kind_target(ev->kind) == FAULT_TARGET_DEVICE)
+      snprintf(m->what, sizeof m->what, "%d", ev->a);
+    else if (fault_kind_target(ev->kind) == FAULT_TARGET_SITE)
+      snprintf(m->what, sizeof m->what, "%s", s->sites[ev->a].name);
+    else
+      snprintf(m->what, sizeof m->what, "%s:%s", s->sites[ev->a].name,
+               s->sites[ev->b].name);
+  }
+  for (int64_t t = trace_next_change_any(s->network, 0); t <= end;
+       t = trace_next_change_any(s->network, t)) {
+    mem_grow((void **)&r->marks, &cap, r->nmarks + 1, sizeof *r->marks);
+    r->marks[r->nmarks++] = (db_mark){.t_s = (double)t * 1e-9, .kind = "trace"};
+  }
+}
+
+_Static_assert(DB_LOST_N == SIM_LOST_N, "one column per cause of lost time");
+
+/* A training run (the point's iterations, faults, recovery, checkpoints)
+ * simulated into r: its mean iteration and breakdown, the run's columns,
+ * its iterations and marks. */
+static int simulate_run(const scenario *s, const alloc *a,
+                        const transport_options *t, const sweep_point *p,
+                        db_result *r, err *e) {
+  sim_training_opts o = sim_training_opts_default();
+  o.sim.transport = *t;
+  o.sim.seed = s->seed;
+  o.iterations = p->iterations > 0 ? (int)p->iterations : 1;
+  o.checkpoint_every = p->checkpoint_every > 0 ? (int)p->checkpoint_every : 0;
+  o.recovery = p->recovery ? (sim_recovery)sim_recovery_parse(p->recovery)
+                           : SIM_RECOVERY_RESTART;
+  o.method = p->method;
+  fault_trace *f = p->faults ? fault_load(p->faults, s, e) : NULL;
+  if (p->faults && !f) return e ? e->code : ERR_IO;
+  if (f && p->faults_hash && fault_hash(f) != p->faults_hash) {
+    fault_free(f);
+    return err_set(e, ERR_CONFIG, "%s: changed while the sweep ran: run the "
+                   "sweep again", p->faults);
+  }
+  o.faults = f;
+  sim_training_result tr;
+  int rc = sim_training_run(s, a, &o, &tr, e);
+  if (!rc) {
+    r->iteration_s = tr.mean_s, r->compute_s = tr.agg.mean.compute_s;
+    r->bubble_s = tr.agg.mean.bubble_s, r->comm_s = tr.agg.mean.comm_s;
+    r->dp_sync_s = tr.agg.mean.dp_sync_s, r->events = (int64_t)tr.agg.events;
+    r->iterations = (int64_t)tr.n, r->checkpoint_every = o.checkpoint_every;
+    r->total_s = tr.total_s, r->samples_per_s = tr.samples_per_s;
+    r->lost_s = tr.lost_total_s;
+    r->nit = tr.n;
+    r->it = mem_alloc((tr.n + 1) * sizeof *r->it);
+    for (size_t k = 0; k < tr.n; k++) {
+      const sim_iteration *x = &tr.it[k];
+      r->it[k] = (db_iteration){.index = x->index, .replicas = x->replicas,
+                                .start_s = x->start_s,
+                                .iteration_s = x->iteration_s,
+                                .lost_s = x->lost_s, .samples = x->samples};
+      memcpy(r->it[k].lost_by, x->lost_by, sizeof x->lost_by);
+    }
+    run_marks(s, f, tr.total_s, r);
+    sim_training_result_free(&tr);
+  }
+  fault_free(f);
+  return rc;
+}
+
+/* Whether p asks for a training run rather than one iteration. */
+static bool is_run(const sweep_point *p) {
+  return p && (p->iterations >= 0 || p->faults || p->recovery ||
+               p->checkpoint_every >= 0);
+}
+
+static int eval_with(const scenario *s, const cost_ctx *c, const alloc *a,
+                     const transport_options *t, const sweep_point *p,
+                     db_result *r, err *e) {
   cost_parts parts;
   cost_alloc(c, a, &parts);
   r->score_s = parts.score_s, r->dp_cost_s = parts.dp_s;
   r->pp_cost_s = parts.pp_s;
   int rc = predict(s, a, t, &r->predicted_iteration_s, e);
   if (rc) return rc;
-  sim_options o = sim_options_default();
-  o.transport = *t;
-  o.seed = s->seed;
-  sim_result sr;
-  if ((rc = sim_run(s, a, &o, &sr, e))) return rc;
-  r->iteration_s = sr.iteration_s, r->compute_s = sr.mean.compute_s;
-  r->bubble_s = sr.mean.bubble_s, r->comm_s = sr.mean.comm_s;
-  r->dp_sync_s = sr.mean.dp_sync_s, r->events = (int64_t)sr.events;
-  eval_diloco_row(s, &sr, r);
-  sim_result_free(&sr);
+  if ((rc = is_run(p) ? simulate_run(s, a, t, p, r, e)
+                      : simulate_one(s, a, t, r, e)))
+    return rc;
   const scenario_workload *w = &s->workload;
   r->seed = (int64_t)s->seed, r->layers = w->layers, r->batch = w->batch;
   r->micro_batch = w->micro_batch;
@@ -137,6 +234,11 @@ int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
   return ERR_OK;
 }
 
+int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
+               const transport_options *t, db_result *r, err *e) {
+  return eval_with(s, c, a, t, NULL, r, e);
+}
+
 int eval_point(void *ctx, const sweep_point *p, db_result *r, err *e) {
   (void)ctx;
   scenario *s = eval_scenario(p, e);
@@ -149,7 +251,7 @@ int eval_point(void *ctx, const sweep_point *p, db_result *r, err *e) {
   o.seed = s->seed;
   alloc *a = c ? sim_place(s, c, p->method, &o, e) : NULL;
   int rc = !c || !a ? (e && e->code ? e->code : ERR_CONFIG)
-                    : eval_alloc(s, c, a, &o.transport, r, e);
+                    : eval_with(s, c, a, &o.transport, p, r, e);
   alloc_free(a);
   cost_ctx_free(c);
   scenario_free(s);

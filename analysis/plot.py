@@ -13,6 +13,13 @@ Writes PNG files into DIR, from the database alone:
                               several; mean over seeds)
   convergence.png             best DT-FM score vs candidates, one line per
                               (run, method), labelled with the scenario
+  iterations.png              iteration time vs wall-clock time of training
+                              runs (rows with iterations), one line per run,
+                              faults marked as vertical lines, the network
+                              trace's changes as ticks on the time axis
+  policies.png                goodput (samples/s) and time lost vs device
+                              outages per hour, one line per recovery
+                              policy, a panel per scenario and network
   timeline.png                (--timeline) a per-device Gantt chart of a
                               `geodes simulate --timeline` Chrome trace
 A plot whose data is missing is skipped with a note on stderr.
@@ -38,6 +45,7 @@ except ImportError:
 matplotlib.use("Agg")
 import argparse  # noqa: E402
 import json  # noqa: E402
+import math  # noqa: E402
 import sqlite3  # noqa: E402
 from collections import defaultdict  # noqa: E402
 
@@ -53,7 +61,7 @@ NETWORK_STYLE = {"ideal": dict(marker="o", s=60, facecolors="none", lw=1.2),
 MARKERS = "os^Dv<>pPX*h"
 
 
-SCHEMA_VERSION = 6  # analysis/db.h DB_SCHEMA_VERSION
+SCHEMA_VERSION = 5  # analysis/db.h DB_SCHEMA_VERSION
 
 
 def note(msg):
@@ -73,9 +81,10 @@ def connect(path):
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version != SCHEMA_VERSION:
         sys.exit("plot.py: %s: results store of schema version %d; this "
-                 "plot.py reads version %d (geodes migrates version 2 when it "
-                 "opens the file, e.g. for a sweep; re-run an older study "
-                 "into a new database)" % (path, version, SCHEMA_VERSION))
+                 "plot.py reads version %d (geodes migrates older versions "
+                 "from 2 on when it opens the file, e.g. for a sweep; re-run "
+                 "an older study into a new database)"
+                 % (path, version, SCHEMA_VERSION))
     return db
 
 
@@ -271,6 +280,155 @@ def convergence(db, out):
          description="\n".join(labels))
 
 
+# Colours of the marks of a run (fault events: traces/fault.h).
+MARK_COLOURS = {"device_down": "tab:red", "site_down": "darkred",
+                "link_down": "tab:purple", "link_slow": "tab:pink",
+                "device_slow": "tab:orange"}
+RUN_KNOBS = ("method", "network_model", "recovery", "checkpoint_every",
+             "faults", "gpu", "layers", "bandwidth_scale")
+
+
+def run_label(row, varying):
+    return ", ".join("%s=%s" % (k, row[k]) if k not in ("method", "recovery")
+                     else str(row[k]) for k in varying) or "run"
+
+
+def iterations(db, out):
+    """Iteration time against the run's clock, one line per training run
+    (a results row with iterations), a panel per scenario: where the
+    network trace changed (ticks along the time axis) and where faults
+    struck (vertical lines, one colour per event) show beside the times."""
+    db.row_factory = sqlite3.Row
+    rows = db.execute(
+        "SELECT id, scenario, %s FROM results WHERE iterations IS NOT NULL "
+        "AND id IN (SELECT result_id FROM iterations) ORDER BY scenario, "
+        "point_key" % ", ".join(RUN_KNOBS)).fetchall()
+    db.row_factory = None
+    if not rows:
+        note("no training runs (rows with iterations): skipping "
+             "iterations.png")
+        return
+    by = defaultdict(list)
+    for r in rows:
+        by[r["scenario"]].append(r)
+    fig, axes = grid(len(by))
+    labels = []
+    for ax, (scenario, runs) in zip(axes, sorted(by.items())):
+        if len(runs) > 12:
+            note("iterations.png: %s: the first 12 of %d runs"
+                 % (scenario, len(runs)))
+            runs = runs[:12]
+        varying = [k for k in RUN_KNOBS if len({r[k] for r in runs}) > 1]
+        faults, trace = set(), set()
+        for i, r in enumerate(runs):
+            pts = db.execute("SELECT start_s, iteration_s FROM iterations "
+                             "WHERE result_id = ? ORDER BY idx",
+                             (r["id"],)).fetchall()
+            xs = [(a + b / 2) / 3600 for a, b in pts]  # mid-iteration, hours
+            label = run_label(r, varying)
+            ax.plot(xs, [b for _, b in pts], marker=MARKERS[i % len(MARKERS)],
+                    markersize=3, lw=1, label=label)
+            labels.append("%s: %s" % (scenario, label))
+            for t, kind, what in db.execute(
+                    "SELECT t_s, kind, what FROM marks WHERE result_id = ?",
+                    (r["id"],)):
+                (trace if kind == "trace" else faults).add((t, kind, what))
+        for t, kind, what in sorted(faults):
+            ax.axvline(t / 3600, color=MARK_COLOURS.get(kind, "grey"),
+                       lw=0.8, ls="--", alpha=0.6)
+        if trace:
+            ax.plot([t / 3600 for t, _, _ in trace], [0] * len(trace), "|",
+                    color="grey", markersize=6, alpha=0.5,
+                    transform=ax.get_xaxis_transform())
+        for kind in sorted({k for _, k, _ in faults}):
+            ax.plot([], [], color=MARK_COLOURS.get(kind, "grey"), ls="--",
+                    label=kind)
+        if trace:
+            ax.plot([], [], "|", color="grey", label="trace change")
+        ax.set_title(scenario)
+        ax.set_xlabel("wall-clock time of the run (h)")
+        ax.set_ylabel("iteration time (s)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    save(fig, out, "iterations.png", "Iteration time over a training run",
+         description="\n".join(labels))
+
+
+def policies(db, out):
+    """Goodput and time lost against how often devices were lost, one line
+    per recovery policy (and checkpoint interval, where a panel has several),
+    a panel per (scenario, network): which policy wins, where, at which
+    rate. A fault file's rate is the device outages started per hour of run,
+    averaged over the runs that used it, so every policy's point for one
+    file sits at one x (runs without faults at 0). Files are pooled by half
+    decades of rate (seeds of one generator setting fall together); a
+    point is the mean over a bin's runs, at the mean rate of its files.
+    Panels run four to a row, goodput above time lost."""
+    rows = db.execute(
+        "SELECT r.scenario, r.network_model, coalesce(r.recovery, "
+        "'restart'), r.checkpoint_every, coalesce(r.faults, ''), "
+        "r.samples_per_s, r.lost_s / r.total_s, r.total_s, "
+        "(SELECT count(*) FROM marks m WHERE m.result_id = r.id AND m.kind IN "
+        "('device_down', 'site_down')) FROM results r WHERE r.iterations IS "
+        "NOT NULL AND r.total_s > 0").fetchall()
+    rate = defaultdict(list)  # (scenario, network, faults) -> outages / h
+    for scenario, net, _, _, faults, _, _, total, n in rows:
+        rate[(scenario, net, faults)].append(n / (total / 3600.0))
+    rate = {k: sum(v) / len(v) if k[2] else 0.0 for k, v in rate.items()}
+
+    def bin_of(x):  # half decades: [10^(k/2), 10^((k+1)/2)); 0 alone
+        return None if x <= 0 else math.floor(2 * math.log10(x))
+
+    where = defaultdict(list)  # (scenario, network, bin) -> files' rates
+    for (scenario, net, faults), x in rate.items():
+        where[(scenario, net, bin_of(x))].append(x)
+    panels = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for scenario, net, policy, ckpt, faults, goodput, lost, _, _ in rows:
+        xs = where[(scenario, net, bin_of(rate[(scenario, net, faults)]))]
+        x = round(sum(xs) / len(xs), 6)
+        panels[(scenario, net)][(policy, ckpt)][x].append((goodput, lost))
+    panels = {k: v for k, v in panels.items()
+              if any(len(p) > 1 for p in v.values())}
+    if not panels:
+        note("no training runs at two or more outage rates: skipping "
+             "policies.png")
+        return
+    cols = min(4, len(panels))
+    rows_ = 2 * ((len(panels) + cols - 1) // cols)
+    fig, axes = plt.subplots(rows_, cols, squeeze=False,
+                             figsize=(max(7.0, 5.2 * cols), 4.2 * rows_))
+    for i in range(len(panels), rows_ // 2 * cols):  # unused panels
+        axes[2 * (i // cols)][i % cols].axis("off")
+        axes[2 * (i // cols) + 1][i % cols].axis("off")
+    labels = []
+    for i, ((scenario, net), pol) in enumerate(sorted(panels.items())):
+        top = axes[2 * (i // cols)][i % cols]
+        bottom = axes[2 * (i // cols) + 1][i % cols]
+        several = len({c for _, c in pol}) > 1
+        for j, ((policy, ckpt), pts) in enumerate(
+                sorted(pol.items(), key=lambda kv: (kv[0][0],
+                                                    kv[0][1] or 0))):
+            xs = sorted(pts)
+            good = [sum(g for g, _ in pts[x]) / len(pts[x]) for x in xs]
+            lost = [100 * sum(l for _, l in pts[x]) / len(pts[x]) for x in xs]
+            label = policy + (", checkpoint every %s" % (ckpt or "-")
+                              if several else "")
+            style = dict(marker=MARKERS[j % len(MARKERS)], label=label)
+            top.plot(xs, good, **style)
+            bottom.plot(xs, lost, **style)
+            labels.append("%s, %s: %s" % (scenario, net, label))
+        top.set_title("%s, %s network" % (scenario, net))
+        top.set_ylabel("goodput (samples / s of run)")
+        bottom.set_ylabel("time lost (% of the run)")
+        for ax in (top, bottom):
+            ax.set_xscale("symlog", linthresh=1.0)
+            ax.set_xlabel("device outages started per hour of run")
+            ax.grid(alpha=0.3)
+            ax.legend(title="recovery", fontsize=8)
+    save(fig, out, "policies.png", "Which recovery policy wins, and when",
+         description="\n".join(labels))
+
+
 # What the engine's timeline categories mean (sim/timeline.c).
 CATEGORY_LABELS = {
     "fwd": "forward", "bwd": "backward", "optimizer": "optimizer step",
@@ -370,6 +528,8 @@ def main():
                        "End-to-end predictor vs simulation", diagonal=True)
     bandwidth_scale(db, args.out)
     convergence(db, args.out)
+    iterations(db, args.out)
+    policies(db, args.out)
     if args.timeline:
         timeline(args.timeline, args.out)
     return 0

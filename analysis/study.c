@@ -63,11 +63,11 @@ static sweep_point point_of(const study *st, const char *method,
       .dp_algo = k->dp_algo, .gpu = k->gpu, .bandwidth_scale = 1,
       .latency_scale = 1, .activation_gb = k->activation_gb,
       .gradient_gb = k->gradient_gb, .sockets = k->sockets,
-      .runtime = k->runtime, .inner_steps = k->inner_steps,
-      .fragments = k->fragments, .overlap_steps = k->overlap_steps,
-      .grad_bits = k->grad_bits, .activation_bits = k->activation_bits,
-      .scenario_hash = st->content,
-      .data_hash = st->data};
+      .runtime = k->runtime, .iterations = -1, .checkpoint_every = -1,
+      .inner_steps = k->inner_steps, .fragments = k->fragments,
+      .overlap_steps = k->overlap_steps, .grad_bits = k->grad_bits,
+      .activation_bits = k->activation_bits,
+      .scenario_hash = st->content, .data_hash = st->data};
 }
 
 /* Stores a search's convergence under curve, in one transaction. */

@@ -22,19 +22,29 @@
 #include "schedules/schedule.h"
 #include "sim/net.h"
 #include "sim/sim.h"
+#include "sim/training.h"
+#include "traces/fault.h"
 #include "traces/workload.h"
 
 typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
 
 /* The keys of DESIGN.md section 9, in enumeration order (first = slowest);
- * gpus, sockets and runtime came later, and DiLoCo's and the compression
- * keys after them: they vary fastest. */
+ * gpus, sockets and runtime came later and vary fastest, then a training
+ * run's: iterations, faults, recovery, checkpoint_every, then DiLoCo's and
+ * the compression keys. */
 enum {
   K_SCENARIOS, K_METHODS, K_NETWORKS, K_SEEDS, K_LAYERS, K_BATCH,
   K_MICRO_BATCH, K_MBPP, K_SCHEDULE, K_DP_ALGO, K_BW_SCALE, K_LAT_SCALE,
-  K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_SOCKETS, K_RUNTIME,
-  K_INNER_STEPS, K_FRAGMENTS, K_OVERLAP, K_GRAD_BITS, K_ACT_BITS, K_COUNT
+  K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_SOCKETS, K_RUNTIME, K_ITERATIONS,
+  K_FAULTS, K_RECOVERY, K_CKPT, K_INNER_STEPS, K_FRAGMENTS, K_OVERLAP,
+  K_GRAD_BITS, K_ACT_BITS, K_COUNT
 };
+
+/* The recovery policies' own spelling (sim/recovery.h's one table). */
+static const char *recovery_name(const char *s) {
+  int r = sim_recovery_parse(s);
+  return r < 0 ? NULL : sim_recovery_name((sim_recovery)r);
+}
 
 /* The table's spelling of a GPU name ("a100" -> "A100"), NULL if unknown,
  * so keys do not depend on how the file spells it. */
@@ -98,6 +108,13 @@ static const struct axis_spec {
                    .hi = TRANSPORT_SOCKETS_MAX},
     [K_RUNTIME] = {.key = "runtime", .kind = AXIS_NAME,
                    .names = workload_runtimes},
+    [K_ITERATIONS] = {.key = "iterations", .kind = AXIS_INT, .lo = 1,
+                      .hi = SIM_TRAINING_MAX_ITERATIONS},
+    [K_FAULTS] = {.key = "faults", .kind = AXIS_NAME},
+    [K_RECOVERY] = {.key = "recovery", .kind = AXIS_NAME,
+                    .canon = recovery_name},
+    [K_CKPT] = {.key = "checkpoint_every", .kind = AXIS_INT, .lo = 1,
+                .hi = SIM_TRAINING_MAX_ITERATIONS},
     [K_INNER_STEPS] = {.key = "inner_steps", .kind = AXIS_INT, .lo = 1,
                        .hi = INT_MAX},
     [K_FRAGMENTS] = {.key = "fragments", .kind = AXIS_INT, .lo = 1,
@@ -121,6 +138,8 @@ struct sweep {
   size_t count;
   uint64_t *scenario_hash; /* per scenario (sweep_scenarios order); NULL
                               until sweep_resolve */
+  uint64_t *faults_hash;   /* [scenario * faults + fault]: fault_hash of
+                              each fault file read against each scenario */
   uint64_t data_hash;      /* builtin_hash, by sweep_resolve */
 };
 
@@ -340,6 +359,7 @@ void sweep_free(sweep *s) {
     free(s->axes[k].values);
   }
   free(s->scenario_hash);
+  free(s->faults_hash);
   free(s->name);
   free(s);
 }
@@ -413,29 +433,51 @@ static int check_scale_axes(const sweep *s, const scenario *sc, err *e) {
   return ERR_OK;
 }
 
+/* Every fault file read against sc (a bad row fails at the faults key's
+ * line, naming the file's line), each content hash into h[0 .. n). */
+static int check_faults(const sweep *s, const scenario *sc, uint64_t *h,
+                        err *e) {
+  const axis *ax = &s->axes[K_FAULTS];
+  for (size_t j = 0; j < ax->n; j++) {
+    err fe = {0};
+    fault_trace *f = fault_load(ax->names[j], sc, &fe);
+    if (!f)
+      return err_set(e, fe.code, "%s:%d: faults: %s (scenario %s)", s->name,
+                     ax->line, fe.msg, sc->name);
+    h[j] = fault_hash(f);
+    fault_free(f);
+  }
+  return ERR_OK;
+}
+
 int sweep_resolve(sweep *s, err *e) {
   const char *const *names;
-  size_t n = sweep_scenarios(s, &names);
+  size_t n = sweep_scenarios(s, &names), nf = s->axes[K_FAULTS].n;
   uint64_t *h = mem_calloc(n, sizeof *h);
-  for (size_t i = 0; i < n; i++) {
+  uint64_t *fh = mem_calloc(n * nf + 1, sizeof *fh);
+  int rc = ERR_OK;
+  for (size_t i = 0; i < n && !rc; i++) {
     err se = {0};
     scenario *sc = scenario_load(names[i], &se);
     if (!sc) {
-      free(h);
-      return err_set(e, se.code, "%s:%d: scenarios: %s", s->name,
-                     sweep_line(s, "scenarios"), se.msg);
+      rc = err_set(e, se.code, "%s:%d: scenarios: %s", s->name,
+                   sweep_line(s, "scenarios"), se.msg);
+      break;
     }
     h[i] = scenario_hash(sc);
-    int rc = check_workload_axes(s, sc, e);
+    rc = check_workload_axes(s, sc, e);
     if (!rc) rc = check_scale_axes(s, sc, e);
+    if (!rc) rc = check_faults(s, sc, fh + i * nf, e);
     scenario_free(sc);
-    if (rc) {
-      free(h);
-      return rc;
-    }
+  }
+  if (rc) {
+    free(h), free(fh);
+    return rc;
   }
   free(s->scenario_hash);
+  free(s->faults_hash);
   s->scenario_hash = h;
+  s->faults_hash = fh;
   s->data_hash = builtin_hash();
   return ERR_OK;
 }
@@ -446,6 +488,7 @@ void sweep_point_identity(const sweep_point *p, const char *key,
   uint64_t h = hash_u64(HASH_INIT, p->scenario_hash);
   h = hash_u64(hash_str(h, key), p->data_hash);
   h = hash_u64(h, SIM_RESULTS_VERSION);
+  if (p->faults) h = hash_u64(h, p->faults_hash); /* none: as before */
   snprintf(buf, 17, "%016llx", (unsigned long long)h);
 }
 
@@ -490,12 +533,18 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
       .latency_scale = REAL(K_LAT_SCALE, 1.0),
       .activation_gb = REAL(K_ACT_GB, NAN),
       .gradient_gb = REAL(K_GRAD_GB, NAN), .sockets = INT(K_SOCKETS),
-      .runtime = NAME(K_RUNTIME, NULL),
+      .runtime = NAME(K_RUNTIME, NULL), .iterations = INT(K_ITERATIONS),
+      .faults = NAME(K_FAULTS, NULL), .recovery = NAME(K_RECOVERY, NULL),
+      .checkpoint_every = INT(K_CKPT),
       .inner_steps = INT(K_INNER_STEPS), .fragments = INT(K_FRAGMENTS),
       .overlap_steps = INT(K_OVERLAP), .grad_bits = INT(K_GRAD_BITS),
       .activation_bits = INT(K_ACT_BITS),
       .scenario_hash = s->scenario_hash ? s->scenario_hash[pick[K_SCENARIOS]]
                                         : 0,
+      .faults_hash = s->faults_hash && a[K_FAULTS].n
+                         ? s->faults_hash[pick[K_SCENARIOS] * a[K_FAULTS].n +
+                                          pick[K_FAULTS]]
+                         : 0,
       .data_hash = s->data_hash};
 #undef NAME
 #undef INT
@@ -547,6 +596,13 @@ size_t sweep_point_key(const sweep_point *p, char *buf, size_t size) {
   put(buf, size, &at, " gpu=%s", gpu ? gpu : p->gpu ? p->gpu : "-");
   put_int(buf, size, &at, "sockets", p->sockets);
   put(buf, size, &at, " runtime=%s", p->runtime ? p->runtime : "-");
+  /* a training run's keys only when given: the rows of sweeps without
+   * them keep their keys */
+  if (p->iterations >= 0) put_int(buf, size, &at, "iterations", p->iterations);
+  if (p->faults) put(buf, size, &at, " faults=%s", p->faults);
+  if (p->recovery) put(buf, size, &at, " recovery=%s", p->recovery);
+  if (p->checkpoint_every >= 0)
+    put_int(buf, size, &at, "checkpoint_every", p->checkpoint_every);
   /* issue 12's keys only when given: the keys of older rows hold */
   const char *later[] = {"inner_steps", "fragments", "overlap_steps",
                          "grad_bits", "activation_bits"};
@@ -563,6 +619,7 @@ void sweep_label_row(db_result *r, const sweep_label *l) {
   r->key = l->key, r->identity = l->identity;
   r->bandwidth_scale = l->bandwidth_scale;
   r->latency_scale = l->latency_scale;
+  r->faults = l->faults, r->recovery = l->recovery;
 }
 
 sweep_label sweep_point_label(const sweep_point *p, sweep_key *k) {
@@ -576,5 +633,6 @@ sweep_label sweep_point_label(const sweep_point *p, sweep_key *k) {
                        .method = p->method, .network_model = p->network,
                        .key = k->key, .identity = k->identity,
                        .bandwidth_scale = p->bandwidth_scale,
-                       .latency_scale = p->latency_scale};
+                       .latency_scale = p->latency_scale,
+                       .faults = p->faults, .recovery = p->recovery};
 }

@@ -29,6 +29,10 @@ typedef struct sweep_point {
   double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
   int64_t inner_steps, fragments, overlap_steps; /* DiLoCo's H, F, tau */
   int64_t grad_bits, activation_bits;            /* compression widths */
+  int64_t iterations, checkpoint_every; /* a training run; -1: absent */
+  const char *faults, *recovery;        /* a fault file, a policy; NULL */
+  uint64_t faults_hash;   /* fault_hash of faults read against the point's
+                             scenario (sweep_resolve); 0 without faults */
   uint64_t scenario_hash; /* scenario_hash of the scenario as loaded, before
                              the knobs (sweep_resolve); 0 before */
   uint64_t data_hash;     /* builtin_hash (sweep_resolve); 0 before */
@@ -52,7 +56,9 @@ sweep *sweep_load(const char *path, err *e);
 void sweep_free(sweep *s);  /* NULL ok */
 
 /* Loads every scenario of s once, so a bad one fails before any point runs
- * ("NAME:LINE: scenarios: ..."), checks every combination of its workload
+ * ("NAME:LINE: scenarios: ..."), reads every fault file against every
+ * scenario ("NAME:LINE: faults: FILE:LINE: ..."), checks every combination
+ * of its workload
  * values and scales with each as sim_run will ("NAME:LINE: batch: ...": a
  * batch that cannot work fails here, not per point), and keeps each
  * scenario's content hash and the built-in data's hash for the points'
@@ -84,15 +90,20 @@ const char *sweep_name(const sweep *s);           /* borrowed */
 /* Writes the canonical key of p into buf (always NUL-terminated); returns
  * the length it needs. Every parameter appears, "-" when absent, numbers in
  * %.17g, GPU names as models/spec.h spells them, so equal points have equal
- * keys whatever the file's spelling. */
+ * keys whatever the file's spelling; a training run's keys (iterations,
+ * faults, recovery, checkpoint_every) appear only when given, so the rows
+ * of sweeps without them keep the keys they had. A point with faults has
+ * their content in its identity. */
 size_t sweep_point_key(const sweep_point *p, char *buf, size_t size);
 
 /* The names of a row of `results` beyond the values an evaluation fills
  * (borrowed by the row): its study ("sweep", "validate"), scenario, method,
- * network model, key, identity (NULL: none) and scales. */
+ * network model, key, identity (NULL: none), scales, and a training run's
+ * fault file and recovery policy (NULL: none). */
 typedef struct sweep_label {
   const char *study, *scenario, *method, *network_model, *key, *identity;
   double bandwidth_scale, latency_scale;
+  const char *faults, *recovery;
 } sweep_label;
 
 /* Puts l's names on r: the one builder of a row's names, for sweep points,

@@ -99,6 +99,13 @@ char *sweep_pack(int status, const err *e, const db_result *r, size_t *len) {
     wire_str(&w, r->dp_algo);
     wire_str(&w, r->gpu);
     wire_str(&w, r->alloc);
+    const int64_t run_ints[] = {r->iterations, r->checkpoint_every,
+                                (int64_t)r->nit, (int64_t)r->nmarks};
+    const double run_reals[] = {r->total_s, r->samples_per_s, r->lost_s};
+    wire_put(&w, run_ints, sizeof run_ints);
+    wire_put(&w, run_reals, sizeof run_reals);
+    if (r->nit) wire_put(&w, r->it, r->nit * sizeof *r->it);
+    if (r->nmarks) wire_put(&w, r->marks, r->nmarks * sizeof *r->marks);
   }
   *len = w.len;
   return w.buf;
@@ -170,6 +177,29 @@ bool sweep_unpack(const char *buf, size_t len, int *status, err *e,
   rd_str(&in, r->dp_algo, sizeof r->dp_algo, NULL);
   rd_str(&in, r->gpu, sizeof r->gpu, NULL);
   rd_str(&in, NULL, 0, &r->alloc);
+  int64_t run_ints[4];
+  double run_reals[3];
+  rd(&in, run_ints, sizeof run_ints);
+  rd(&in, run_reals, sizeof run_reals);
+  r->iterations = run_ints[0], r->checkpoint_every = run_ints[1];
+  r->total_s = run_reals[0], r->samples_per_s = run_reals[1];
+  r->lost_s = run_reals[2];
+  size_t nit = (size_t)run_ints[2], nmk = (size_t)run_ints[3];
+  size_t left = (size_t)(in.end - in.p);
+  if (in.ok && (run_ints[2] < 0 || run_ints[3] < 0 ||
+                nit > left / sizeof *r->it ||
+                nmk > (left - nit * sizeof *r->it) / sizeof *r->marks))
+    in.ok = false;
+  if (in.ok && nit) {
+    r->it = mem_alloc(nit * sizeof *r->it);
+    rd(&in, r->it, nit * sizeof *r->it);
+    r->nit = nit;
+  }
+  if (in.ok && nmk) {
+    r->marks = mem_alloc(nmk * sizeof *r->marks);
+    rd(&in, r->marks, nmk * sizeof *r->marks);
+    r->nmarks = nmk;
+  }
   return in.ok && in.p == in.end;
 }
 

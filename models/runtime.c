@@ -33,6 +33,10 @@ double runtime_optimizer_s(spec_runtime rt, const spec_gpu *g, double params) {
   return params * RUNTIME_DTFM_OFFLOAD_S_PER_PARAM;
 }
 
+double runtime_state_bytes(spec_runtime rt, double params) {
+  return params * (rt == SPEC_RUNTIME_MEGATRON ? 12.0 : 4.0);
+}
+
 double runtime_p2p_call_s(spec_runtime rt) {
   return rt == SPEC_RUNTIME_MEGATRON ? RUNTIME_MEGATRON_P2P_CALL_S : 0;
 }

@@ -22,6 +22,14 @@
  * Adam on the GPU, streaming its state through device memory. */
 double runtime_optimizer_s(spec_runtime rt, const spec_gpu *g, double params);
 
+/* Bytes of training state a stage with `params` parameters must keep to
+ * resume: what a checkpoint writes and a device taking the stage over
+ * receives. DT-FM's plain SGD resumes from its fp32 master weights (4
+ * bytes a parameter; the fp16 copy is derived from them); Megatron's
+ * mixed-precision Adam from the fp32 weights and both moments (12 bytes:
+ * Rajbhandari et al., ZeRO, SC 2020, section 3.1). */
+double runtime_state_bytes(spec_runtime rt, double params);
+
 /* Fixed host-side cost of one blocking point-to-point call of Megatron's
  * pipeline (batch_isend_irecv, wait, torch.cuda.synchronize, its timers),
  * seconds; 0 for DT-FM's asynchronous streams. */

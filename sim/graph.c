@@ -13,13 +13,14 @@
 #include "sim/graph.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/mem.h"
 #include "sim/queue.h"
 
-enum { EV_COMPUTE_DONE, EV_JOIN_DONE, EV_NET_BASE };
+enum { EV_COMPUTE_DONE, EV_JOIN_DONE, EV_SPEED, EV_NET_BASE };
 
 typedef struct hot {
   union {
@@ -63,12 +64,24 @@ struct sim_graph {
   size_t done;
   int64_t end;
   uint64_t flows;
+  /* Attached (sim_graph_attach): the queue and net outlive a run. */
+  bool attached;
+  int ndev;
+  /* Device speeds (sim_graph_speed) while a run has them: per device the
+   * GPU work running there, its event, the work left (ns at speed 1) as of
+   * run_upd and the speed since then. */
+  const sim_graph_speed *sp;
+  uint32_t *run_task;
+  sim_queue_event *run_ev, ev_speed;
+  double *run_left, *run_speed;
+  int64_t *run_upd;
 };
 
 sim_graph *sim_graph_new(void) { return mem_calloc(1, sizeof(sim_graph)); }
 
 void sim_graph_free(sim_graph *g) {
   if (!g) return;
+  sim_graph_detach(g);
   free(g->t);
   free(g->e);
   free(g->succ);
@@ -207,12 +220,34 @@ static void freeze(sim_graph *g) {
   }
 }
 
+static bool gpu_work(const sim_graph *g, uint32_t id) {
+  uint8_t r = g->t[id].role;
+  return r == SIM_ROLE_FWD || r == SIM_ROLE_BWD || r == SIM_ROLE_OPT;
+}
+
+/* GPU work at the device's speed: it takes ceil(dur / speed), and its
+ * event moves when the speed changes (on_speed). */
+static void compute_start(sim_graph *g, uint32_t id, int64_t now) {
+  const hot *h = &g->hot[id];
+  int d = h->dev;
+  assert(d >= 0 && d < g->ndev && g->run_task[d] == SIM_GRAPH_NONE);
+  double v = g->sp->speed(g->sp->ctx, d, now);
+  int64_t dur = v == 1 ? h->u.dur_ns
+                       : (int64_t)ceil((double)h->u.dur_ns / v);
+  g->run_task[d] = id;
+  g->run_ev[d] = sim_queue_push(g->q, now + dur, EV_COMPUTE_DONE, id);
+  g->run_left[d] = (double)h->u.dur_ns;
+  g->run_speed[d] = v;
+  g->run_upd[d] = now;
+}
+
 static void start(sim_graph *g, uint32_t id, int64_t now) {
   const hot *h = &g->hot[id];
   g->tm[id].start = now;
   switch (h->kind) {
     case SIM_TASK_COMPUTE:
-      sim_queue_push(g->q, now + h->u.dur_ns, EV_COMPUTE_DONE, id);
+      if (g->sp && gpu_work(g, id)) compute_start(g, id, now);
+      else sim_queue_push(g->q, now + h->u.dur_ns, EV_COMPUTE_DONE, id);
       break;
     case SIM_TASK_JOIN:
       sim_queue_push(g->q, now, EV_JOIN_DONE, id);
@@ -288,32 +323,117 @@ static void publish(sim_graph *g) {
   }
 }
 
-int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
-                      const transport_options *o) {
-  freeze(g);
+void sim_graph_attach(sim_graph *g, const sim_net_topo *topo,
+                      const transport_options *o, sim_net_conn conn) {
+  sim_graph_detach(g);
   g->q = sim_queue_new();
   g->net = sim_net_new(topo, o, g->q, EV_NET_BASE,
                        (sim_net_hooks){g, on_left, on_done});
-  g->done = 0;
-  g->end = 0;
-  g->flows = 0;
-  for (size_t i = 0; i < g->n; i++)
-    if (g->hot[i].deps == 0) start(g, (uint32_t)i, 0);
-  int64_t events = 0;
-  sim_queue_item it;
-  while (g->done < g->n && sim_queue_pop(g->q, &it)) {
-    events++;
-    if (it.kind == EV_COMPUTE_DONE || it.kind == EV_JOIN_DONE)
-      on_done(g, it.arg, it.t_ns);
-    else
-      sim_net_handle(g->net, &it);
-  }
-  publish(g);
+  if (conn != SIM_NET_WARM) sim_net_set_connections(g->net, conn);
+  size_t nd = (size_t)topo->ndevices + 1;
+  g->ndev = topo->ndevices;
+  g->run_task = mem_alloc(nd * sizeof *g->run_task);
+  g->run_ev = mem_alloc(nd * sizeof *g->run_ev);
+  g->run_left = mem_alloc(nd * sizeof *g->run_left);
+  g->run_speed = mem_alloc(nd * sizeof *g->run_speed);
+  g->run_upd = mem_alloc(nd * sizeof *g->run_upd);
+  g->ev_speed = SIM_QUEUE_NONE;
+  g->attached = true;
+}
+
+void sim_graph_detach(sim_graph *g) {
+  if (!g->attached) return;
   sim_net_free(g->net);
   sim_queue_free(g->q);
   g->net = NULL;
   g->q = NULL;
-  return g->done == g->n ? events : -1;
+  free(g->run_task), free(g->run_ev), free(g->run_left);
+  free(g->run_speed), free(g->run_upd);
+  g->run_task = NULL;
+  g->attached = false;
+}
+
+static void arm_speed(sim_graph *g, int64_t now) {
+  int64_t t = g->sp->next(g->sp->ctx, now);
+  if (t != INT64_MAX) g->ev_speed = sim_queue_push(g->q, t, EV_SPEED, 0);
+}
+
+/* Device speeds changed at now: the GPU work running on a device whose
+ * speed changed keeps the work done at the old speed and finishes the
+ * rest at the new one. */
+static void on_speed(sim_graph *g, int64_t now) {
+  g->ev_speed = SIM_QUEUE_NONE;
+  if (!g->sp) return; /* armed by an earlier run with speeds */
+  for (int d = 0; d < g->ndev; d++) {
+    if (g->run_task[d] == SIM_GRAPH_NONE) continue;
+    double v = g->sp->speed(g->sp->ctx, d, now);
+    if (v == g->run_speed[d]) continue;
+    double left = g->run_left[d] - (double)(now - g->run_upd[d]) * g->run_speed[d];
+    g->run_left[d] = left > 0 ? left : 0;
+    g->run_speed[d] = v;
+    g->run_upd[d] = now;
+    sim_queue_move(g->q, g->run_ev[d],
+                   now + (int64_t)ceil(g->run_left[d] / v));
+  }
+  arm_speed(g, now);
+}
+
+static void dispatch(sim_graph *g, const sim_queue_item *it) {
+  if (it->kind == EV_COMPUTE_DONE) {
+    int d = g->hot[it->arg].dev;
+    if (g->sp && d >= 0 && d < g->ndev && g->run_task[d] == it->arg)
+      g->run_task[d] = SIM_GRAPH_NONE;
+    on_done(g, it->arg, it->t_ns);
+  } else if (it->kind == EV_JOIN_DONE) {
+    on_done(g, it->arg, it->t_ns);
+  } else if (it->kind == EV_SPEED) {
+    on_speed(g, it->t_ns);
+  } else {
+    sim_net_handle(g->net, it);
+  }
+}
+
+int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
+                         const sim_graph_speed *sp, bool *stopped) {
+  assert(g->attached);
+  *stopped = false;
+  freeze(g);
+  sim_queue_item it;
+  /* the clock moves on to t0: what the attached net had left for the gap
+   * (no flow is running) happens first, at its own time */
+  g->sp = NULL;
+  while (sim_queue_peek_time(g->q) < t0 && sim_queue_pop(g->q, &it))
+    dispatch(g, &it);
+  g->sp = sp;
+  g->done = 0;
+  g->end = t0;
+  g->flows = 0;
+  for (int d = 0; d < g->ndev; d++) g->run_task[d] = SIM_GRAPH_NONE;
+  for (size_t i = 0; i < g->n; i++)
+    if (g->hot[i].deps == 0) start(g, (uint32_t)i, t0);
+  if (sp && g->ev_speed == SIM_QUEUE_NONE) arm_speed(g, t0);
+  int64_t events = 0;
+  while (g->done < g->n && sim_queue_size(g->q) > 0) {
+    if (sim_queue_peek_time(g->q) >= t_stop) {
+      *stopped = true;
+      break;
+    }
+    sim_queue_pop(g->q, &it);
+    events++;
+    dispatch(g, &it);
+  }
+  publish(g);
+  g->sp = NULL;
+  return g->done == g->n || *stopped ? events : -1;
+}
+
+int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
+                      const transport_options *o) {
+  bool stopped;
+  sim_graph_attach(g, topo, o, SIM_NET_WARM);
+  int64_t events = sim_graph_run_at(g, 0, INT64_MAX, NULL, &stopped);
+  sim_graph_detach(g);
+  return events;
 }
 
 const sim_task *sim_graph_tasks(const sim_graph *g, uint32_t *ntasks) {

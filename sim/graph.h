@@ -104,11 +104,44 @@ typedef struct sim_edge {
  * a reader that runs the same graph elsewhere (tests/simgrid). */
 const sim_edge *sim_graph_edges(const sim_graph *g, size_t *nedges);
 
-/* Runs the graph from time 0 over topo (borrowed) under transport o.
- * Returns the number of events taken from the queue, or -1 when tasks are
- * left that can never start (a cycle in the graph: a deadlock). */
+/* Runs the graph from time 0 over topo (borrowed) under transport o, on a
+ * clock of its own (attach, run_at from 0, detach). Returns the number of
+ * events taken from the queue, or -1 when tasks are left that can never
+ * start (a cycle in the graph: a deadlock). */
 int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,
                       const transport_options *o);
+
+/* How fast each device computes over time (faults' device_slow): speed(ctx,
+ * dev, t) > 0 multiplies the rate of the GPU work (forward, backward,
+ * optimizer) of dev at time t; next(ctx, t) is the first time > t at which
+ * some device's speed changes, INT64_MAX for none. Borrowed by a run. */
+typedef struct sim_graph_speed {
+  const void *ctx;
+  double (*speed)(const void *ctx, int dev, int64_t t_ns);
+  int64_t (*next)(const void *ctx, int64_t t_ns);
+} sim_graph_speed;
+
+/* Gives g a clock that outlives a run: a queue and a net over topo
+ * (borrowed, must outlive the attachment) under transport o, whose TCP
+ * connections start in state conn. Consecutive runs of g then continue one
+ * clock: the trace's position, each connection's window and idle time.
+ * Attaching again first detaches. */
+void sim_graph_attach(sim_graph *g, const sim_net_topo *topo,
+                      const transport_options *o, sim_net_conn conn);
+
+/* Frees the attached queue and net; nothing happens when none is. */
+void sim_graph_detach(sim_graph *g);
+
+/* Runs the attached g once more, its tasks free to start at t0 (>= the
+ * end of the previous run; what the net had pending before t0 happens
+ * first), until every task is done or the next event is at or after t_stop
+ * (INT64_MAX: never), computing at the speeds sp gives (NULL: speed 1).
+ * Returns the events taken from the queue and sets *stopped when it
+ * stopped at t_stop with tasks left (the queue and net then hold an
+ * unfinished run: detach before running again); -1 on a deadlock. The
+ * records show the times reached (-1: not reached). */
+int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
+                         const sim_graph_speed *sp, bool *stopped);
 
 /* Bytes a graph of ntasks tasks and nedges edges holds at its peak (the
  * records and edge list as they grow by doubling, the frozen CSR and the

@@ -5,6 +5,7 @@
  * nothing here changes what the engine does. */
 #include "sim/sim.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,13 +22,60 @@ sim_options sim_options_default(void) {
                        .compute_scale = 1};
 }
 
+/* What a run knows per device (every array ndevices long): its GPU, its
+ * NIC index (one NIC per device, or one per site whose GPUs share it) and
+ * the NICs' capacities, NCCL sockets, per-flow cap and compute factor. */
+typedef struct devices {
+  const spec_gpu **gpu;
+  int *nic, *sockets;
+  double *nic_gbps, *flow_gbps, *factor;
+  int nnics;
+} devices;
+
+static void devices_free(devices *d) {
+  free(d->gpu), free(d->nic), free(d->sockets);
+  free(d->nic_gbps), free(d->flow_gbps), free(d->factor);
+}
+
+struct sim_engine {
+  const scenario *s;          /* borrowed */
+  sim_options opt;
+  spec_workload w;
+  devices d;
+  sim_net_topo topo;
+  sim_graph *g;
+  sim_train_marks mk;          /* the iteration's, or the first inner step's */
+  sim_outer_marks om;          /* DiLoCo's outer step (om.first is mk) */
+  const fault_trace *faults;  /* borrowed; NULL: none */
+  const int *dmap;            /* borrowed: device -> the trace's; NULL */
+  sim_graph_speed speed;
+};
+
 static trace_value topo_link(const void *ctx, int a, int b, int64_t t) {
-  return scenario_link(ctx, a, b, t);
+  const sim_engine *x = ctx;
+  trace_value v = scenario_link(x->s, a, b, t);
+  if (x->faults)
+    v.bandwidth_gbps *= fault_link_factor(x->faults, x->s->device_site[a],
+                                          x->s->device_site[b], t);
+  return v;
 }
 
 static int64_t topo_next(const void *ctx, int64_t t) {
-  const scenario *s = ctx;
-  return trace_next_change_any(s->network, t);
+  const sim_engine *x = ctx;
+  int64_t n = trace_next_change_any(x->s->network, t);
+  if (!x->faults) return n;
+  int64_t f = fault_next_change(x->faults, t);
+  return f < n ? f : n;
+}
+
+static double engine_speed(const void *ctx, int dev, int64_t t) {
+  const sim_engine *x = ctx;
+  return fault_device_speed(x->faults, x->dmap ? x->dmap[dev] : dev, t);
+}
+
+static int64_t engine_speed_next(const void *ctx, int64_t t) {
+  const sim_engine *x = ctx;
+  return fault_next_change(x->faults, t);
 }
 
 void sim_result_free(sim_result *r) {
@@ -184,7 +232,8 @@ static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
 }
 
 static void statistics(const scenario *s, const sim_task *t, uint32_t n,
-                       const sim_train_marks *mk, int stages, sim_result *out) {
+                       const sim_train_marks *mk, int stages, int64_t t0,
+                       sim_result *out) {
   int nd = mk->ndevices;
   double *comp = mem_calloc((size_t)nd, sizeof *comp);
   double *pipe = mem_calloc((size_t)nd, sizeof *pipe);
@@ -200,11 +249,11 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
   out->stage = mem_calloc((size_t)stages, sizeof *out->stage);
   int *cnt = mem_calloc((size_t)stages, sizeof *cnt);
   for (int d = 0; d < nd; d++) {
-    double bwd_end = (double)t[mk->last_bwd[d]].t_done * 1e-9;
+    double bwd_end = (double)(t[mk->last_bwd[d]].t_done - t0) * 1e-9;
     sim_breakdown b = {
         .compute_s = comp[d], .bubble_s = bwd_end - pipe[d],
         .comm_s = comm[d],
-        .dp_sync_s = (double)t[mk->sync[d]].t_done * 1e-9 - bwd_end};
+        .dp_sync_s = (double)(t[mk->sync[d]].t_done - t0) * 1e-9 - bwd_end};
     sim_breakdown *st = &out->stage[mk->stage[d]];
     st->compute_s += b.compute_s;
     st->bubble_s += b.bubble_s;
@@ -286,26 +335,9 @@ static int check_shape(const scenario *s, const spec_workload *w,
   return check_graph(s, w, e);
 }
 
-/* What a run knows per device (every array ndevices long): its GPU, its
- * NIC index (one NIC per device, or one per site whose GPUs share it) and
- * the NICs' capacities, NCCL sockets, per-flow cap and compute factor. */
-typedef struct devices {
-  const spec_gpu **gpu;
-  int *nic, *sockets;
-  double *nic_gbps, *flow_gbps, *factor;
-  int nnics;
-} devices;
-
-static void devices_free(devices *d) {
-  free(d->gpu), free(d->nic), free(d->sockets);
-  free(d->nic_gbps), free(d->flow_gbps), free(d->factor);
-}
-
-/* Fills d for workload w on s under allocation a: every device's GPU, each
- * stage checked to fit its devices' memory. ERR_OK, or e filled (d is
- * freed by devices_free either way). */
-static int devices_fill(devices *d, const scenario *s, const spec_workload *w,
-                        const alloc *a, err *e) {
+/* Allocates d's arrays for s's devices and lays out their NICs, sockets
+ * and flow caps (the GPUs and compute factors are devices_fill's). */
+static void devices_layout(devices *d, const scenario *s) {
   size_t n = (size_t)s->ndevices;
   *d = (devices){.gpu = mem_calloc(n, sizeof *d->gpu),
                  .nic = mem_alloc(n * sizeof *d->nic),
@@ -313,8 +345,6 @@ static int devices_fill(devices *d, const scenario *s, const spec_workload *w,
                  .nic_gbps = mem_alloc(n * sizeof *d->nic_gbps),
                  .flow_gbps = mem_alloc(n * sizeof *d->flow_gbps),
                  .factor = mem_alloc(n * sizeof *d->factor)};
-  int rc = spec_device_gpus(s, d->gpu, e);
-  if (rc || (rc = spec_check_memory(w, s, a->device, d->gpu, e))) return rc;
   for (int i = 0; i < s->nsites; i++) {
     const scenario_site *site = &s->sites[i];
     for (int k = 0; k < site->ndevices; k++) {
@@ -323,9 +353,21 @@ static int devices_fill(devices *d, const scenario *s, const spec_workload *w,
       d->nic[dev] = d->nnics - 1;
       d->sockets[dev] = site->nccl_sockets;
       d->flow_gbps[dev] = site->flow_gbps;
-      d->factor[dev] = spec_site_compute_factor(site, d->gpu[dev]);
     }
   }
+}
+
+/* Fills d for workload w on s under allocation a: the layout, every
+ * device's GPU and compute factor, each stage checked to fit its devices'
+ * memory. ERR_OK, or e filled (d is freed by devices_free either way). */
+static int devices_fill(devices *d, const scenario *s, const spec_workload *w,
+                        const alloc *a, err *e) {
+  devices_layout(d, s);
+  int rc = spec_device_gpus(s, d->gpu, e);
+  if (rc || (rc = spec_check_memory(w, s, a->device, d->gpu, e))) return rc;
+  for (int dev = 0; dev < s->ndevices; dev++)
+    d->factor[dev] = spec_site_compute_factor(&s->sites[s->device_site[dev]],
+                                              d->gpu[dev]);
   return ERR_OK;
 }
 
@@ -355,29 +397,6 @@ static void graph_give_back(sim_graph *g) {
   sim_graph_clear(g);
   sim_graph_free(spare_graph);
   spare_graph = g;
-}
-
-/* Runs g on s's network (the devices of d) under transport t: *events
- * taken from the queue, or ERR_CONFIG for a schedule that deadlocked and
- * ERR_RANGE for an iteration past the horizon (the net stops a flow it
- * cannot time there: such a flow arrives at or after it, so the run's end
- * shows every overflow). */
-static int run_graph(sim_graph *g, const scenario *s, const devices *d,
-                     const transport_options *t, int64_t *events, err *e) {
-  sim_net_topo topo = {.ndevices = s->ndevices, .ctx = s, .link = topo_link,
-                       .next_change = topo_next, .nic = d->nic,
-                       .nic_gbps = d->nic_gbps, .nnics = d->nnics,
-                       .sockets = d->sockets, .flow_gbps = d->flow_gbps};
-  *events = sim_graph_run(g, &topo, t);
-  if (*events < 0)
-    return err_set(e, ERR_CONFIG, "%s: the schedule deadlocked (a task could "
-                   "never start)", s->name);
-  if (sim_graph_end(g) >= SIM_NET_HORIZON_NS)
-    return err_set(e, ERR_RANGE, "%s: the iteration runs past %.3g s (73 "
-                   "years), the most simulated time the engine holds: a "
-                   "transfer this slow for its bytes has no time to report",
-                   s->name, (double)SIM_NET_HORIZON_NS * 1e-9);
-  return ERR_OK;
 }
 
 /* Per device: compute busy seconds of tasks [lo, hi), GPU work only. */
@@ -418,14 +437,14 @@ static void utilisation(sim_result *out, double *busy_s, int n, double wall) {
 /* The figures of one outer step from its graph (tasks t[0, n), end at
  * end_ns) and the first inner step (its breakdown already in out). */
 static void finish_outer(const scenario *s, const spec_workload *w,
-                         const sim_task *t,
-                         uint32_t n, const sim_outer_marks *m, int64_t end_ns,
+                         const sim_task *t, uint32_t n,
+                         const sim_outer_marks *m, int64_t t0, int64_t end_ns,
                          sim_result *out) {
   int nd = m->first.ndevices, H = w->inner_steps, E = m->explicit_steps;
-  int64_t t1 = 0;
+  int64_t t1 = 0; /* the first inner step's length */
   for (int d = 0; d < nd; d++)
-    if (t[m->first.end[d]].t_done > t1) t1 = t[m->first.end[d]].t_done;
-  double outer = (double)end_ns * 1e-9 + (double)(H - E) * (double)t1 * 1e-9;
+    if (t[m->first.end[d]].t_done - t0 > t1) t1 = t[m->first.end[d]].t_done - t0;
+  double outer = (double)(end_ns - t0) * 1e-9 + (double)(H - E) * (double)t1 * 1e-9;
   double *b1 = mem_calloc((size_t)nd, sizeof *b1);
   double *all = mem_calloc((size_t)nd, sizeof *all);
   busy(t, 0, m->first_tasks, b1);
@@ -481,46 +500,140 @@ static void build(sim_graph *g, const sim_train_inputs *in, bool full,
   }
 }
 
-int sim_run(const scenario *s, const alloc *a, const sim_options *o,
-            sim_result *out, err *e) {
-  memset(out, 0, sizeof *out);
-  sim_options opt = o ? *o : sim_options_default();
-  spec_workload w;
-  int rc = spec_workload_resolve(s, &w, e);
-  if (rc || (rc = check_shape(s, &w, a, e))) return rc;
-  devices d;
-  sim_graph *g = NULL;
-  sim_train_marks mk = {0};
-  sim_outer_marks om = {0};
-  int64_t ev;
-  if ((rc = devices_fill(&d, s, &w, a, e))) goto done;
-  g = graph_take();
-  sim_train_inputs in = {.w = &w, .a = a, .gpu = d.gpu, .factor = d.factor,
-                         .compute_scale = opt.compute_scale,
+/* The network of x->s as the net sees it: NICs, sockets, flow caps and the
+ * topology callbacks (faults included); the device speeds of the faults. */
+static void engine_topo(sim_engine *x) {
+  const devices *d = &x->d;
+  x->topo = (sim_net_topo){.ndevices = x->s->ndevices, .ctx = x,
+                           .link = topo_link, .next_change = topo_next,
+                           .nic = d->nic, .nic_gbps = d->nic_gbps,
+                           .nnics = d->nnics, .sockets = d->sockets,
+                           .flow_gbps = d->flow_gbps};
+  x->speed = (sim_graph_speed){x, engine_speed, engine_speed_next};
+}
+
+void sim_engine_free(sim_engine *x) {
+  if (!x) return;
+  if (x->om.first.ndevices) sim_outer_marks_free(&x->om); /* mk is its first */
+  else sim_train_marks_free(&x->mk);
+  if (x->g) sim_graph_detach(x->g);
+  graph_give_back(x->g);
+  devices_free(&x->d);
+  free(x);
+}
+
+int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
+                   const fault_trace *faults, const int *device_map,
+                   sim_net_conn conn, sim_engine **out, err *e) {
+  *out = NULL;
+  sim_engine *x = mem_calloc(1, sizeof *x);
+  x->s = s;
+  x->opt = o ? *o : sim_options_default();
+  x->faults = faults;
+  x->dmap = device_map;
+  int rc = spec_workload_resolve(s, &x->w, e);
+  if (rc || (rc = check_shape(s, &x->w, a, e)) ||
+      (rc = devices_fill(&x->d, s, &x->w, a, e))) {
+    sim_engine_free(x);
+    return rc;
+  }
+  engine_topo(x);
+  sim_train_inputs in = {.w = &x->w, .a = a, .gpu = x->d.gpu,
+                         .factor = x->d.factor,
+                         .compute_scale = x->opt.compute_scale,
                          .barrier_ns = runtime_barrier_ns(s, a)};
   int64_t *rb = replica_barriers(s, a);
   in.replica_barrier_ns = rb;
-  build(g, &in, opt.diloco_full, &mk, &om);
+  x->g = graph_take();
+  build(x->g, &in, x->opt.diloco_full, &x->mk, &x->om);
   free(rb);
-  if ((rc = run_graph(g, s, &d, &opt.transport, &ev, e))) goto done;
+  sim_graph_attach(x->g, &x->topo, &x->opt.transport, conn);
+  *out = x;
+  return ERR_OK;
+}
+
+int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
+                   bool *stopped, err *e) {
+  memset(out, 0, sizeof *out);
+  const scenario *s = x->s;
+  int64_t ev = sim_graph_run_at(x->g, t0, t_stop,
+                                x->faults ? &x->speed : NULL, stopped);
+  if (*stopped) return ERR_OK;
+  if (ev < 0)
+    return err_set(e, ERR_CONFIG, "%s: the schedule deadlocked (a task could "
+                   "never start)", s->name);
+  /* The net stops a flow it cannot time at the horizon and records it; such
+   * a flow arrives at or after it, so the run's end shows every overflow. */
+  int64_t end = sim_graph_end(x->g);
+  if (end >= SIM_NET_HORIZON_NS)
+    return err_set(e, ERR_RANGE, "%s: the iteration runs past %.3g s (73 "
+                   "years), the most simulated time the engine holds: a "
+                   "transfer this slow for its bytes (or waiting on a link "
+                   "that is down for ever) has no time to report",
+                   s->name, (double)SIM_NET_HORIZON_NS * 1e-9);
   uint32_t n;
-  const sim_task *t = sim_graph_tasks(g, &n);
-  bool outer = spec_is_diloco(&w);
-  out->iteration_s = (double)sim_graph_end(g) * 1e-9;
+  const sim_task *t = sim_graph_tasks(x->g, &n);
+  out->iteration_s = (double)(end - t0) * 1e-9;
+  out->end_ns = end;
   out->events = (uint64_t)ev;
   out->tasks = n;
-  out->flows = sim_graph_flows(g);
-  out->network = opt.transport.model;
-  statistics(s, t, outer ? om.first_tasks : n, &mk, w.stages, out);
-  if (outer) finish_outer(s, &w, t, n, &om, sim_graph_end(g), out);
-  else finish_plain(s, t, n, mk.ndevices, out);
-  out->samples_per_s = out->iteration_s > 0 ? w.batch / out->iteration_s : 0;
-  if (opt.timeline_path) rc = save_timeline(s, opt.timeline_path, t, n, e);
-done:
+  out->flows = sim_graph_flows(x->g);
+  out->network = x->opt.transport.model;
+  bool outer = spec_is_diloco(&x->w);
+  statistics(s, t, outer ? x->om.first_tasks : n, &x->mk, x->w.stages, t0, out);
+  if (outer) finish_outer(s, &x->w, t, n, &x->om, t0, end, out);
+  else finish_plain(s, t, n, x->mk.ndevices, out);
+  out->samples_per_s = out->iteration_s > 0 ? x->w.batch / out->iteration_s : 0;
+  return ERR_OK;
+}
+
+const sim_task *sim_engine_tasks(const sim_engine *x, uint32_t *n) {
+  return sim_graph_tasks(x->g, n);
+}
+
+int sim_run(const scenario *s, const alloc *a, const sim_options *o,
+            sim_result *out, err *e) {
+  memset(out, 0, sizeof *out);
+  sim_engine *x;
+  bool stopped;
+  int rc = sim_engine_new(s, a, o, NULL, NULL, SIM_NET_WARM, &x, e);
+  if (rc) return rc;
+  rc = sim_engine_run(x, 0, INT64_MAX, out, &stopped, e);
+  if (!rc && x->opt.timeline_path) {
+    uint32_t n;
+    const sim_task *t = sim_engine_tasks(x, &n);
+    rc = save_timeline(s, x->opt.timeline_path, t, n, e);
+  }
   if (rc) sim_result_free(out);
-  if (om.first.ndevices) sim_outer_marks_free(&om); /* mk is its first */
-  else sim_train_marks_free(&mk);
-  graph_give_back(g);
-  devices_free(&d);
+  sim_engine_free(x);
+  return rc;
+}
+
+int sim_moves(const scenario *s, const sim_options *o,
+              const fault_trace *faults, const sim_move *v, int n, int64_t t0,
+              int64_t *end_ns, err *e) {
+  *end_ns = t0;
+  if (n == 0) return ERR_OK;
+  sim_engine *x = mem_calloc(1, sizeof *x);
+  x->s = s;
+  x->opt = o ? *o : sim_options_default();
+  x->faults = faults;
+  devices_layout(&x->d, s);
+  engine_topo(x);
+  x->g = graph_take();
+  for (int i = 0; i < n; i++) {
+    assert(v[i].src != v[i].dst);
+    sim_graph_xfer(x->g, v[i].src, v[i].dst, v[i].bytes, SIM_ROLE_DP, i);
+  }
+  sim_graph_attach(x->g, &x->topo, &x->opt.transport, SIM_NET_FRESH);
+  bool stopped;
+  int rc = ERR_OK;
+  sim_graph_run_at(x->g, t0, INT64_MAX, NULL, &stopped);
+  *end_ns = sim_graph_end(x->g);
+  if (*end_ns >= SIM_NET_HORIZON_NS)
+    rc = err_set(e, ERR_RANGE, "%s: moving training state between devices "
+                 "runs past %.3g s (73 years): a link it needs is down for "
+                 "ever", s->name, (double)SIM_NET_HORIZON_NS * 1e-9);
+  sim_engine_free(x);
   return rc;
 }

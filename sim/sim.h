@@ -12,7 +12,9 @@
 
 #include "base/err.h"
 #include "models/alloc.h"
+#include "sim/graph.h"
 #include "sim/net.h"
+#include "traces/fault.h"
 #include "traces/scenario.h"
 
 typedef struct sim_options {
@@ -84,6 +86,7 @@ typedef struct sim_result {
   int explicit_steps;         /* inner steps the graph held */
   double inner_step_s;        /* one inner step no exchange overlaps */
   double outer_step_s;        /* H inner steps with every exchange */
+  int64_t end_ns;         /* when the last device finished (absolute) */
 } sim_result;
 
 /* Simulates one iteration of s (workload resolved by models/spec) under
@@ -101,6 +104,48 @@ int sim_run(const scenario *s, const alloc *a, const sim_options *o,
  * (32-bit indices, SIM_MAX_BYTES). ERR_OK, or e filled naming the field,
  * at its FILE:LINE when the file gave it. */
 int sim_check_size(const scenario *s, err *e);
+
+/* One allocation of a scenario ready to run iteration after iteration on
+ * one clock (sim/training): the workload resolved and checked as sim_run
+ * does, the task graph built once, a queue and a net kept between runs so
+ * the trace moves on and TCP connections keep their state. faults (NULL:
+ * none; borrowed) slow or cut links and slow devices event by event during
+ * a run; device_map[d] is the fault trace's index of device d (s a subset
+ * of the trace's scenario; NULL: the same). conn: how the TCP connections
+ * start. s, a's shape and device_map are borrowed and must outlive it.
+ * ERR_OK and *out, or sim_run's errors. */
+typedef struct sim_engine sim_engine;
+int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
+                   const fault_trace *faults, const int *device_map,
+                   sim_net_conn conn, sim_engine **out, err *e);
+
+/* Runs one iteration, its work free to start at t0 (>= the previous run's
+ * end), until it completes or the next event is at or after t_stop. On
+ * completion: ERR_OK, *stopped false and out filled as sim_run fills it
+ * (iteration_s from t0 to the last device's end, end_ns that end). At
+ * t_stop: ERR_OK, *stopped true, out empty, and the engine must be freed.
+ * ERR_RANGE past SIM_NET_HORIZON_NS. */
+int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
+                   bool *stopped, err *e);
+
+/* The last run's task records (borrowed until the next run). */
+const sim_task *sim_engine_tasks(const sim_engine *x, uint32_t *n);
+
+void sim_engine_free(sim_engine *x);
+
+/* One transfer of sim_moves: bytes from device src to device dst. */
+typedef struct sim_move {
+  int src, dst;
+  double bytes;
+} sim_move;
+
+/* Moves the n transfers at once over s's network from t0 (new TCP
+ * connections; links slowed or cut by faults, as in an engine): ERR_OK and
+ * *end_ns when the last byte has arrived (t0 for none); ERR_RANGE when one
+ * cannot finish (a link down for ever). */
+int sim_moves(const scenario *s, const sim_options *o,
+                  const fault_trace *faults, const sim_move *v, int n,
+                  int64_t t0, int64_t *end_ns, err *e);
 
 /* Frees the arrays of r (not r itself); NULL is fine. */
 void sim_result_free(sim_result *r);

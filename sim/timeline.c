@@ -156,3 +156,115 @@ int sim_timeline_save(const char *path, const sim_task *t, uint32_t n,
                    errno ? strerror(errno) : "write error");
   return ERR_OK;
 }
+
+/* ---- a whole run, streamed ---- */
+
+struct sim_timeline_stream {
+  FILE *f;
+  char *path;
+  const scenario *s;
+  int *named;  /* [devices x streams]: lanes with a thread_name so far */
+  bool any;    /* an event was written (the next needs a comma) */
+};
+
+sim_timeline_stream *sim_timeline_stream_open(const char *path,
+                                              const scenario *s, err *e) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    err_set(e, ERR_IO, "%s:0: cannot write the timeline: %s", path,
+            strerror(errno));
+    return NULL;
+  }
+  sim_timeline_stream *t = mem_calloc(1, sizeof *t);
+  t->f = f;
+  t->path = mem_strdup(path);
+  t->s = s;
+  t->named = mem_calloc((size_t)s->ndevices * NSTREAMS + 1, sizeof *t->named);
+  const char **names = mem_alloc(((size_t)s->ndevices + 1) * sizeof *names);
+  for (int d = 0; d < s->ndevices; d++)
+    names[d] = s->sites[s->device_site[d]].name;
+  fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
+  for (int i = 0; i < s->ndevices * NSTREAMS; i++) t->named[i] = 1;
+  metadata(f, s->ndevices, names, t->named);
+  t->any = s->ndevices > 0;
+  free(names);
+  return t;
+}
+
+/* thread_name events for the lanes of (pid, stream) not named yet. */
+static void name_lanes(sim_timeline_stream *t, int pid, int stream, int lanes) {
+  int *named = &t->named[pid * NSTREAMS + stream];
+  for (; *named < lanes; (*named)++)
+    fprintf(t->f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,"
+            "\"tid\":%d,\"args\":{\"name\":\"%s %d\"}}", pid,
+            NSTREAMS * *named + stream, stream_names[stream], *named + 1);
+}
+
+void sim_timeline_stream_add(sim_timeline_stream *t, const sim_task *tasks,
+                             uint32_t n, const int *dmap) {
+  int nd = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (tasks[i].dev >= nd) nd = tasks[i].dev + 1;
+    if (tasks[i].dst >= nd) nd = tasks[i].dst + 1;
+  }
+  int *nlanes = mem_calloc((size_t)nd * NSTREAMS + 1, sizeof *nlanes);
+  size_t ns;
+  slice *v = slices(tasks, n, nd, &ns, nlanes);
+  for (int d = 0; d < nd; d++)
+    for (int st = 0; st < NSTREAMS; st++)
+      name_lanes(t, dmap ? dmap[d] : d, st, nlanes[d * NSTREAMS + st]);
+  for (size_t i = 0; i < ns; i++) {
+    const slice *x = &v[i];
+    if (x->dev < 0) continue;
+    const sim_task *k = &tasks[x->task];
+    int pid = dmap ? dmap[x->dev] : x->dev;
+    fprintf(t->f, "%s\n{\"name\":\"%s", t->any ? "," : "", role_names[k->role]);
+    t->any = true;
+    if (k->mb >= 0) fprintf(t->f, " %d", k->mb);
+    fprintf(t->f, "\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,"
+            "\"dur\":%.3f", pid, NSTREAMS * x->lane + x->stream,
+            (double)x->t0 * 1e-3, (double)(x->t1 - x->t0) * 1e-3);
+    if (x->stream) {
+      int peer = x->stream == 1 ? k->dst : k->dev;
+      fprintf(t->f, ",\"args\":{\"peer\":%d}", dmap ? dmap[peer] : peer);
+    }
+    fputc('}', t->f);
+  }
+  free(v);
+  free(nlanes);
+}
+
+static void instant(sim_timeline_stream *t, const fault_event *ev, int pid) {
+  fprintf(t->f, "%s\n{\"name\":\"%s\",\"ph\":\"i\",\"s\":\"%s\",", t->any ? "," : "",
+          fault_kind_name(ev->kind), pid < 0 ? "g" : "p");
+  t->any = true;
+  if (pid >= 0) fprintf(t->f, "\"pid\":%d,\"tid\":0,", pid);
+  fprintf(t->f, "\"ts\":%.3f,\"args\":{\"line\":%d}}", (double)ev->t_ns * 1e-3,
+          ev->line);
+}
+
+void sim_timeline_stream_faults(sim_timeline_stream *t, const fault_trace *f,
+                                const scenario *s) {
+  for (size_t i = 0; i < fault_count(f); i++) {
+    const fault_event *ev = fault_event_at(f, i);
+    if (ev->kind == FAULT_SITE_DOWN) {
+      const scenario_site *st = &s->sites[ev->a];
+      for (int d = 0; d < st->ndevices; d++) instant(t, ev, st->first_device + d);
+    } else {
+      instant(t, ev, fault_kind_target(ev->kind) == FAULT_TARGET_DEVICE ? ev->a : -1);
+    }
+  }
+}
+
+int sim_timeline_stream_close(sim_timeline_stream *t, err *e) {
+  fputs("\n]}\n", t->f);
+  bool bad = ferror(t->f) != 0;
+  int rc = ERR_OK;
+  if (fclose(t->f) != 0 || bad)
+    rc = err_set(e, ERR_IO, "%s:0: cannot write the timeline: %s", t->path,
+                 errno ? strerror(errno) : "write error");
+  free(t->path);
+  free(t->named);
+  free(t);
+  return rc;
+}

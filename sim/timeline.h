@@ -13,6 +13,8 @@
 
 #include "base/err.h"
 #include "sim/graph.h"
+#include "traces/fault.h"
+#include "traces/scenario.h"
 
 /* Writes the tasks (n of them) of a finished run to f. device_name(i) names
  * process i (NULL: "device i"); ndevices processes. */
@@ -23,5 +25,29 @@ void sim_timeline_write(FILE *f, const sim_task *t, uint32_t n, int ndevices,
  * written. */
 int sim_timeline_save(const char *path, const sim_task *t, uint32_t n,
                       int ndevices, const char *const *device_name, err *e);
+
+/* A timeline of a whole training run, written as its iterations finish
+ * (memory does not grow with their number): one process per device of the
+ * run's scenario, the same tracks as above. */
+typedef struct sim_timeline_stream sim_timeline_stream;
+
+/* Opens it at path for scenario s (names borrowed until close). NULL and
+ * e filled (ERR_IO, naming the path) when the file cannot be written. */
+sim_timeline_stream *sim_timeline_stream_open(const char *path,
+                                              const scenario *s, err *e);
+
+/* Adds the finished tasks of one run; the run's device d is process
+ * dmap[d] (NULL: d). */
+void sim_timeline_stream_add(sim_timeline_stream *t, const sim_task *tasks,
+                             uint32_t n, const int *dmap);
+
+/* Marks the start of every fault of f: an instant on each device it takes
+ * or slows, a global instant for a link. */
+void sim_timeline_stream_faults(sim_timeline_stream *t, const fault_trace *f,
+                                const scenario *s);
+
+/* Ends the JSON and closes the file, freeing t: ERR_OK, or ERR_IO (in e,
+ * which may be NULL) when a write failed. */
+int sim_timeline_stream_close(sim_timeline_stream *t, err *e);
 
 #endif

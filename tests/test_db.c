@@ -196,8 +196,8 @@ Test(db, older_schema_is_refused_untouched) {
   err e = {0};
   cr_expect_null(db_open(path, &e));
   char want[64];
-  snprintf(want, sizeof want, "reads version %d (and migrates 2",
-           DB_SCHEMA_VERSION);
+  snprintf(want, sizeof want, "reads version %d (and migrates %d on",
+           DB_SCHEMA_VERSION, DB_SCHEMA_MIGRATES);
   cr_expect_not_null(strstr(e.msg, want), "%s", e.msg);
   cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results"), 1);
 }
@@ -353,26 +353,101 @@ Test(db, version_2_is_migrated_and_its_rows_are_stale) {
   db_close(d);
 }
 
-/* A version-3 store (main's before issue 12) gets the utilisation, bytes
- * and DiLoCo columns: its rows stay, the new columns NULL in them, and the
- * file then has exactly a new file's tables. */
-Test(db, version_3_is_migrated_step_by_step) {
+/* What takes a new file back to version 4: issue 12's columns dropped. */
+#define BACK_TO_V4 \
+    "ALTER TABLE results DROP COLUMN activation_bits;" \
+    "ALTER TABLE results DROP COLUMN grad_bits;" \
+    "ALTER TABLE results DROP COLUMN overlap_steps;" \
+    "ALTER TABLE results DROP COLUMN fragments;" \
+    "ALTER TABLE results DROP COLUMN inner_steps;" \
+    "ALTER TABLE results DROP COLUMN outer_step_s;" \
+    "ALTER TABLE results DROP COLUMN wan_bytes;" \
+    "ALTER TABLE results DROP COLUMN dp_bytes;" \
+    "ALTER TABLE results DROP COLUMN pp_bytes;" \
+    "ALTER TABLE results DROP COLUMN compute_utilisation;"
+
+/* Version 3's results table as that geodes wrote it (no training columns,
+ * no iterations or marks tables). */
+static const char SCHEMA_V3_RESULTS[] =
+    "PRAGMA journal_mode = DELETE; PRAGMA user_version = 3;" BACK_TO_V4
+    "DROP TABLE marks; DROP TABLE iterations;"
+    "ALTER TABLE results DROP COLUMN lost_s;"
+    "ALTER TABLE results DROP COLUMN samples_per_s;"
+    "ALTER TABLE results DROP COLUMN total_s;"
+    "ALTER TABLE results DROP COLUMN checkpoint_every;"
+    "ALTER TABLE results DROP COLUMN recovery;"
+    "ALTER TABLE results DROP COLUMN faults;"
+    "ALTER TABLE results DROP COLUMN iterations;";
+
+/* A version-3 store is migrated in one step: its rows keep their identity
+ * (current for a sweep), and a training row then stores its iterations and
+ * marks, which a replacing row replaces. */
+Test(db, version_3_is_migrated_and_runs_keep_their_iterations) {
   const char *path = support_path("v3.db");
   err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "0"}, &e);
+  db_result r = sample("k3", 40.5);
+  r.identity = "00000000000000bb";
+  cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+  db_close(d);
+  db_result_clear(&r);
+  sql(path, SCHEMA_V3_RESULTS);
+  cr_assert_eq(support_sql_int(path, "PRAGMA user_version"), 3);
+  d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  cr_expect_eq(support_sql_int(path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+  cr_expect_eq(db_result_has(d, "k3", "00000000000000bb", &e),
+               DB_RESULT_CURRENT, "a version-3 row stays current");
+  db_result t = sample("k4", 41);
+  t.identity = "00000000000000cc";
+  t.iterations = 3, t.recovery = "reroute", t.faults = "f.csv";
+  t.total_s = 130, t.samples_per_s = 23.6, t.lost_s = 7;
+  t.nit = 3;
+  t.it = calloc(3, sizeof *t.it);
+  for (int k = 0; k < 3; k++)
+    t.it[k] = (db_iteration){.index = k, .replicas = 8, .start_s = 41.0 * k,
+                             .iteration_s = 41, .samples = 1024,
+                             .lost_s = k == 2 ? 7 : 0};
+  t.it[2].lost_by[0] = 7;
+  t.nmarks = 1;
+  t.marks = calloc(1, sizeof *t.marks);
+  t.marks[0] = (db_mark){.t_s = 80.5, .kind = "device_down", .what = "5"};
+  cr_assert_eq(db_result_put(d, run, &t, &e), 1, "%s", e.msg);
+  db_close(d);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM iterations"), 3);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM marks WHERE "
+                                     "kind = 'device_down' AND what = '5'"), 1);
+  int null;
+  cr_expect_float_eq(sql_real(path, "SELECT lost_redone_s FROM iterations "
+                                    "WHERE idx = 2", &null), 7, 0);
+  cr_expect_float_eq(sql_real(path, "SELECT samples_per_s FROM results WHERE "
+                                    "point_key = 'k4'", &null), 23.6, 0);
+  /* a stale row's replacement replaces its iterations and marks */
+  d = db_open(path, &e);
+  t.identity = "00000000000000dd";
+  t.nit = 1, t.nmarks = 0;
+  cr_assert_eq(db_result_put(d, run, &t, &e), 1, "%s", e.msg);
+  db_close(d);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM iterations"), 1);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM marks"), 0);
+  db_result_clear(&t);
+  /* a migrated file has exactly a new file's tables: it opens again */
+  d = db_open(path, &e);
+  cr_expect_not_null(d, "%s", e.msg);
+  db_close(d);
+}
+
+/* A version-4 store (main's before issue 12) gets the utilisation, bytes
+ * and DiLoCo columns: its rows stay, the new columns NULL in them, and the
+ * file then has exactly a new file's tables. */
+Test(db, version_4_gets_the_utilisation_columns) {
+  const char *path = support_path("v4.db");
+  err e = {0};
   db_close(db_open(path, &e));
-  sql(path, "PRAGMA journal_mode = DELETE;"
-            "ALTER TABLE results DROP COLUMN activation_bits;"
-            "ALTER TABLE results DROP COLUMN grad_bits;"
-            "ALTER TABLE results DROP COLUMN overlap_steps;"
-            "ALTER TABLE results DROP COLUMN fragments;"
-            "ALTER TABLE results DROP COLUMN inner_steps;"
-            "ALTER TABLE results DROP COLUMN outer_step_s;"
-            "ALTER TABLE results DROP COLUMN wan_bytes;"
-            "ALTER TABLE results DROP COLUMN dp_bytes;"
-            "ALTER TABLE results DROP COLUMN pp_bytes;"
-            "ALTER TABLE results DROP COLUMN samples_per_s;"
-            "ALTER TABLE results DROP COLUMN compute_utilisation;"
-            "PRAGMA user_version = 3;"
+  sql(path, "PRAGMA journal_mode = DELETE;" BACK_TO_V4
+            "PRAGMA user_version = 4;"
             "INSERT INTO runs(id, started_at) VALUES(1, 'then');"
             "INSERT INTO results(run_id, point_key, study, scenario, method,"
             " network_model, iteration_s) VALUES(1, 'k3', 'sweep', "

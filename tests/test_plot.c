@@ -1,6 +1,8 @@
 /* test_plot: analysis/plot.py draws non-empty PNGs from a small database and
- * a Chrome-trace timeline, skips plots whose data is missing, and refuses a
- * file that is not a geodes database. It runs through the first python3 on
+ * a Chrome-trace timeline (training runs: iteration time over the run with
+ * faults and trace changes marked, goodput per recovery policy), skips
+ * plots whose data is missing, and refuses a file that is not a geodes
+ * database. It runs through the first python3 on
  * PATH, so the re-exec under /usr/bin/python3 is exercised where that one
  * lacks matplotlib. */
 #include <criterion/criterion.h>
@@ -306,4 +308,81 @@ Test(plot, refuses_another_schema_version) {
   cr_expect(strstr(text, want) != NULL, "plot.py must read schema %d",
             DB_SCHEMA_VERSION);
   free(text);
+}
+
+/* Training runs: three policies at two outage rates, each with iterations
+ * and marks (a fault, trace changes). */
+static void fill_runs(const char *path) {
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"geodes sweep t.json", NULL, -1,
+                                          "0", "x"}, &e);
+  static const char *policies[] = {"restart", "reroute", "replan"};
+  char keys[6][32];
+  cr_assert_eq(db_begin(d, &e), ERR_OK, "%s", e.msg);
+  for (int p = 0; p < 3; p++)
+    for (int rate = 0; rate < 2; rate++) {
+      db_result r;
+      db_result_init(&r);
+      int k = p * 2 + rate;
+      snprintf(keys[k], sizeof keys[k], "run %d", k);
+      r.key = keys[k], r.study = "sweep", r.scenario = "worldwide-varying";
+      r.method = "dtfm-identity", r.network_model = "netem";
+      r.recovery = policies[p], r.faults = rate ? "f30.csv" : "f1.csv";
+      r.iterations = 10, r.total_s = 3600;
+      r.samples_per_s = 20 - p - 4 * rate, r.lost_s = 100 * (rate + 1) * (p + 1);
+      r.nit = 10;
+      r.it = calloc(10, sizeof *r.it);
+      for (int i = 0; i < 10; i++)
+        r.it[i] = (db_iteration){.index = i, .start_s = 350.0 * i,
+                                 .iteration_s = 40 + (i == 4) * 10 * (p + 1),
+                                 .replicas = 8, .samples = 1024};
+      r.nmarks = 3 + 4 * rate;
+      r.marks = calloc(r.nmarks, sizeof *r.marks);
+      for (size_t m = 0; m < r.nmarks; m++)
+        r.marks[m] = (db_mark){.t_s = 300.0 * (double)(m + 1),
+                               .kind = "device_down", .what = "5"};
+      strcpy(r.marks[0].kind, "trace"), r.marks[0].what[0] = '\0';
+      cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+      db_result_clear(&r);
+    }
+  cr_assert_eq(db_commit(d, &e), ERR_OK, "%s", e.msg);
+  db_close(d);
+}
+
+Test(plot, training_runs_over_time_and_per_policy) {
+  const char *path = support_path("runs.db");
+  fill_runs(path);
+  cr_assert_eq(plot(path, ">/dev/null 2>&1"), 0);
+  cr_expect_gt(png_size("iterations.png"), 20000);
+  cr_expect_gt(png_size("policies.png"), 20000);
+  char *legend = png_description("iterations.png");
+  cr_expect(strstr(legend, "worldwide-varying: restart, faults=f1.csv") != NULL,
+            "%s", legend);
+  free(legend);
+  legend = png_description("policies.png");
+  cr_expect(strstr(legend, "worldwide-varying, netem: reroute") != NULL, "%s",
+            legend);
+  free(legend);
+  /* one outage rate only: policies.png has nothing to compare, skipped */
+  const char *one = support_path("one.db");
+  err e = {0};
+  db *d = db_open(one, &e);
+  int64_t run1 = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "x"}, &e);
+  db_result r;
+  db_result_init(&r);
+  r.key = "k", r.study = "sweep", r.scenario = "worldwide";
+  r.method = "dtfm-identity", r.network_model = "netem";
+  r.iterations = 1, r.total_s = 40, r.samples_per_s = 25, r.lost_s = 0;
+  r.nit = 1;
+  r.it = calloc(1, sizeof *r.it);
+  r.it[0] = (db_iteration){.iteration_s = 40, .replicas = 8, .samples = 1024};
+  cr_assert_eq(db_result_put(d, run1, &r, &e), 1, "%s", e.msg);
+  db_result_clear(&r);
+  db_close(d);
+  support_sh(NULL, "rm -f '%s'", support_path("png/policies.png"));
+  cr_assert_eq(plot(one, ">/dev/null 2>/dev/null"), 0);
+  cr_expect_gt(png_size("iterations.png"), 10000);
+  cr_expect_eq(png_size("policies.png"), -1);
 }

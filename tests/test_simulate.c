@@ -301,3 +301,140 @@ Test(simulate, deterministic_under_sockets_and_runtimes) {
     support_run_clear(&a), support_run_clear(&b);
   }
 }
+
+/* A training run as a user asks for one: --iterations N gives N
+ * iterations whose starts add up and whose times follow the trace; N = 1
+ * keeps every field of a single iteration; its JSON has the run's fields. */
+Test(simulate, iterations_json_and_one_iteration_unchanged) {
+  support_run a = {0}, b = {0};
+  cr_assert_eq(support_geodes(&a, "simulate worldwide-varying --method "
+                                  "dtfm-identity --json"), 0, "%s", a.err);
+  cr_assert_eq(support_geodes(&b, "simulate worldwide-varying --method "
+                                  "dtfm-identity --iterations 1 --json"), 0,
+               "%s", b.err);
+  json_t *x = json_loads(a.out, 0, NULL), *y = json_loads(b.out, 0, NULL);
+  cr_assert(x && y);
+  const char *key;
+  json_t *v;
+  json_object_foreach(x, key, v)
+    cr_expect(json_equal(v, json_object_get(y, key)), "%s differs", key);
+  json_decref(x), json_decref(y);
+  cr_assert_eq(support_geodes(&b, "simulate worldwide-varying --method "
+                                  "dtfm-identity --iterations 12 --json"), 0,
+               "%s", b.err);
+  y = json_loads(b.out, 0, NULL);
+  json_t *it = json_object_get(y, "iterations");
+  cr_assert_eq(json_array_size(it), 12);
+  double sum = 0, lo = INFINITY, hi = 0, prev_end = 0;
+  for (size_t k = 0; k < 12; k++) {
+    json_t *o = json_array_get(it, k);
+    double st = json_number_value(json_object_get(o, "start_s"));
+    double t = json_number_value(json_object_get(o, "iteration_s"));
+    cr_expect_eq(json_integer_value(json_object_get(o, "index")), (long long)k);
+    cr_expect(fabs(st - prev_end) < 2e-9, "start(k+1) = start(k) + time(k)");
+    cr_expect_eq(json_number_value(json_object_get(o, "lost_s")), 0);
+    prev_end = st + t, sum += t, lo = fmin(lo, t), hi = fmax(hi, t);
+  }
+  cr_expect_gt(hi - lo, 0.1, "the trace moves: the times differ");
+  cr_expect(fabs(json_number_value(json_object_get(y, "total_s")) - sum) < 1e-6);
+  cr_expect(fabs(json_number_value(json_object_get(y, "iteration_s")) - sum / 12)
+            < 1e-9, "iteration_s is the mean");
+  json_t *sm = json_object_get(y, "iteration_summary");
+  cr_expect_eq(json_number_value(json_object_get(sm, "min_s")), lo);
+  cr_expect_eq(json_number_value(json_object_get(sm, "max_s")), hi);
+  json_t *lost = json_object_get(y, "lost_s");
+  static const char *const causes[] = {"redone", "checkpoint", "waiting",
+                                       "reloading", "migration", "total"};
+  for (int c = 0; c < 6; c++)
+    cr_expect(json_is_number(json_object_get(lost, causes[c])), "%s", causes[c]);
+  cr_expect(fabs(json_number_value(json_object_get(y, "samples_per_s")) -
+                 12 * 1024 / sum) < 1e-6);
+  json_decref(y);
+  support_run_clear(&a), support_run_clear(&b);
+}
+
+Test(simulate, faults_and_recovery_through_the_command) {
+  const char *f = support_write_file(
+      support_path("f.csv"), "# source: test\nt_s,event,target,duration_s,"
+                             "factor\n60,device_down,12,100,\n");
+  support_run r = {0};
+  for (int p = 0; p < 3; p++) {
+    static const char *const pol[] = {"restart", "reroute", "replan"};
+    cr_assert_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
+                                    "--iterations 5 --faults '%s' --recovery %s "
+                                    "--checkpoint-every 2 --json", f, pol[p]),
+                 0, "%s", r.err);
+    json_t *j = json_loads(r.out, 0, NULL);
+    cr_assert_not_null(j);
+    cr_expect_eq(json_array_size(json_object_get(j, "iterations")), 5);
+    cr_expect_gt(json_number_value(json_object_get(
+                     json_object_get(j, "lost_s"), "total")), 0, "%s", pol[p]);
+    cr_expect_eq(json_integer_value(json_object_get(j, "faults_seen")), 1);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "recovery")), pol[p]);
+    json_decref(j);
+  }
+  /* the whole run's timeline: one JSON document, faults marked */
+  const char *tl = support_path("run.json");
+  cr_assert_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
+                                  "--iterations 3 --faults '%s' --recovery "
+                                  "reroute --timeline '%s'", f, tl), 0, "%s",
+               r.err);
+  char *text = support_read_file(tl, NULL);
+  json_t *doc = json_loads(text, 0, NULL);
+  cr_assert_not_null(doc, "the timeline is valid JSON");
+  json_t *ev = json_object_get(doc, "traceEvents");
+  size_t i, faults = 0, slices = 0;
+  double last = 0;
+  json_t *e;
+  json_array_foreach(ev, i, e) {
+    const char *ph = json_string_value(json_object_get(e, "ph"));
+    if (strcmp(ph, "i") == 0) faults++;
+    if (strcmp(ph, "X") == 0) {
+      slices++;
+      last = fmax(last, json_number_value(json_object_get(e, "ts")));
+    }
+  }
+  cr_expect_eq(faults, 1);
+  cr_expect_gt(slices, 1000);
+  cr_expect_gt(last, 100e6, "three iterations: past 100 s (in us)");
+  json_decref(doc);
+  free(text);
+  support_run_clear(&r);
+}
+
+Test(simulate, training_usage_and_bad_faults) {
+  static const char *const usage[] = {
+      "--iterations 0", "--iterations -3", "--iterations x",
+      "--duration-s 0", "--duration-s -1", "--checkpoint-every 0",
+      "--recovery retry", "--iterations 2 --duration-s 10",
+      "--storage-gbps 0", "--replan-method nope"};
+  support_run r = {0};
+  for (size_t k = 0; k < sizeof usage / sizeof *usage; k++) {
+    cr_expect_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
+                                    "%s", usage[k]), 2, "%s", usage[k]);
+    cr_expect(strstr(r.err, "geodes simulate:") != NULL, "%s", r.err);
+  }
+  const char *f = support_write_file(support_path("bad.csv"),
+                                     "t_s,event,target,duration_s,factor\n"
+                                     "1,device_down,3,5,\n0,link_slow,Tokyo:"
+                                     "Seoul,5,0.5\n");
+  cr_expect_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
+                                  "--faults '%s'", f), 1);
+  char want[256];
+  snprintf(want, sizeof want, "geodes: %s:3: t_s: 0 is before the previous "
+           "row's 1", f);
+  cr_expect(strncmp(r.err, want, strlen(want)) == 0, "%s", r.err);
+  cr_expect_eq(r.out_len, 0, "nothing simulated");
+  /* every replica of a stage gone under reroute: the job cannot continue */
+  f = support_write_file(support_path("gone.csv"),
+                         "t_s,event,target,duration_s,factor\n");
+  FILE *w = fopen(f, "a");
+  for (int d = 0; d < 64; d += 8) fprintf(w, "70,device_down,%d,inf,\n", d);
+  fclose(w);
+  cr_expect_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
+                                  "--iterations 4 --faults '%s' --recovery "
+                                  "reroute", f), 1);
+  cr_expect(strstr(r.err, "the job cannot continue: stage 0 has no replica "
+                          "left at t = 70.000000 s") != NULL, "%s", r.err);
+  support_run_clear(&r);
+}

@@ -550,3 +550,86 @@ Test(sweep_cli, an_edited_trace_is_recomputed) {
   sweep_once(sw, db, "1 stale there");
   cr_expect_neq(only_iteration(db), before);
 }
+
+/* The rows of a training sweep: results' run columns, every iteration and
+ * every mark, by key. */
+static char *dump_runs(const char *db) {
+  support_run r = {0};
+  support_sh(&r,
+             "sqlite3 '%s' 'SELECT point_key, identity, iterations, faults, "
+             "recovery, checkpoint_every, total_s, samples_per_s, lost_s, "
+             "iteration_s, events FROM results ORDER BY point_key; SELECT "
+             "r.point_key, i.idx, i.start_s, i.iteration_s, i.lost_s, "
+             "i.lost_redone_s, i.lost_checkpoint_s, i.lost_waiting_s, "
+             "i.lost_reloading_s, i.lost_migration_s, i.replicas, i.samples "
+             "FROM iterations i JOIN results r ON r.id = i.result_id ORDER BY "
+             "r.point_key, i.idx; SELECT r.point_key, m.t_s, m.kind, m.what "
+             "FROM marks m JOIN results r ON r.id = m.result_id ORDER BY "
+             "r.point_key, m.t_s, m.kind'",
+             db);
+  char *out = r.out;
+  r.out = NULL;
+  support_run_clear(&r);
+  return out;
+}
+
+/* A sweep of training runs with faults: one process, two forked jobs and
+ * two MPI ranks store the same rows, iterations and marks; a re-run
+ * computes nothing; a sweep without the training keys keeps its keys. */
+Test(sweep_cli, runs_with_faults_are_deterministic_across_jobs_and_mpi) {
+  const char *f = support_path("f.csv"), *sw = support_path("t.json");
+  support_write_file(f, "# source: test\nt_s,event,target,duration_s,factor\n"
+                        "50,device_down,5,60,\n70,link_slow,Tokyo:Seoul,40,"
+                        "0.25\n90,device_slow,9,30,0.5\n");
+  char text[512];
+  snprintf(text, sizeof text,
+           "{\"scenarios\": [\"worldwide-varying\"], \"methods\": "
+           "[\"dtfm-identity\"], \"networks\": [\"netem\", \"tcp\"], "
+           "\"iterations\": 4, \"faults\": [\"%s\"], \"recovery\": "
+           "[\"restart\", \"reroute\", \"replan\"], \"checkpoint_every\": 2}\n",
+           f);
+  support_write_file(sw, text);
+  const char *one = support_path("r1.db"), *jobs = support_path("r2.db"),
+             *mpi = support_path("r3.db");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw, one), 0, "%s",
+               r.err);
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --jobs 2", sw, jobs),
+               0, "%s", r.err);
+  char *a = dump_runs(one), *b = dump_runs(jobs);
+  cr_expect_str_eq(a, b, "--jobs 2 rows differ");
+  cr_expect_eq(support_sql_int(one, "SELECT count(*) FROM results"), 6);
+  cr_expect_eq(support_sql_int(one, "SELECT count(*) FROM iterations"), 24);
+  cr_expect_gt(support_sql_int(one, "SELECT count(*) FROM marks WHERE kind = "
+                                    "'trace'"), 0);
+  cr_expect_eq(support_sql_int(one, "SELECT count(*) FROM marks WHERE kind = "
+                                    "'device_down' AND what = '5'"), 6);
+  cr_expect_gt(support_sql_int(one, "SELECT count(*) FROM results WHERE "
+                                    "lost_s > 0"), 0);
+  if (support_sh(NULL, "command -v mpirun") == 0) {
+    cr_assert_eq(support_sh(&r,
+                            "OMPI_MCA_btl_vader_single_copy_mechanism=none "
+                            "ASAN_OPTIONS=detect_leaks=0 mpirun "
+                            "--allow-run-as-root --oversubscribe -n 2 "
+                            "'%s' sweep '%s' --db '%s'",
+                            GEODES_BIN, sw, mpi),
+                 0, "%s", r.err);
+    char *c = dump_runs(mpi);
+    cr_expect_str_eq(a, c, "MPI rows differ");
+    free(c);
+  }
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --json", sw, one), 0,
+               "%s", r.err);
+  cr_expect_not_null(strstr(first_line(&r), "\"computed\":0"), "%s", r.out);
+  free(a), free(b);
+  /* a bad fault file fails at the faults key, naming its own line */
+  support_write_file(f, "t_s,event,target,duration_s,factor\n"
+                        "5,device_down,64,10,\n");
+  cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw,
+                              support_path("bad.db")), 1);
+  char want[256];
+  snprintf(want, sizeof want, "%s:1: faults: %s:2: target: device 64 is not "
+           "in scenario worldwide-varying", sw, f);
+  cr_expect_not_null(strstr(r.err, want), "%s", r.err);
+  support_run_clear(&r);
+}

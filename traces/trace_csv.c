@@ -17,18 +17,16 @@
 #include "traces/trace_csv.h"
 
 #include <assert.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/hash.h"
 #include "base/mem.h"
+#include "traces/csv.h"
 
 static const char TRACE_HEADER[] = "t_s,src,dst,latency_ms,bandwidth_gbps";
-#define TRACE_SHOW 40  /* bytes of a bad field echoed in a message */
 
 /* ---- the parser: rows, sites and the patterns seen per snapshot ---- */
 
@@ -53,24 +51,13 @@ typedef struct trace_parser {
   size_t npats, pats_cap;
   trace_csv_row *rows;
   size_t nrows, rows_cap, snap;
-  trace_csv_comment *comments;
+  csv_comment *comments;
   size_t ncomments, comments_cap;
   bool linear;
   int interp_line, loop_line;
   int64_t loop_ns;
   double loop_s;
-  char *scratch;
-  size_t scratch_cap;
 } trace_parser;
-
-/* Length of s[0..n) to echo, cut at a character boundary. */
-static int trace_show(const char *s, size_t n) {
-  if (n <= TRACE_SHOW) return (int)n;
-  size_t w = TRACE_SHOW;
-  while (w > 0 && ((unsigned char)s[w] & 0xC0) == 0x80) w--;
-  return (int)w;
-}
-#define SHOW(s, n) trace_show(s, n), (s), ((n) > TRACE_SHOW ? "..." : "")
 
 static uint64_t trace_hash_bytes(const char *s, size_t n) {
   return hash_bytes(HASH_INIT, s, n);
@@ -151,141 +138,14 @@ static bool pat_at_zero(const trace_parser *ps, int src, int dst) {
   return p->line && p->snap == 0;
 }
 
-/* ---- numbers ---- */
-
-enum { NUM_OK, NUM_SYNTAX, NUM_NONFINITE, NUM_NEGATIVE, NUM_OVERFLOW };
-
-typedef struct trace_dec {  /* a decimal numeral split into its parts */
-  bool neg, nonzero;
-  const char *ip, *fp;      /* integer and fraction digits */
-  size_t ni, nf;
-  long exp;                 /* saturated at +-1000000 */
-} trace_dec;
-
-/* Parses [+-]digits[.digits][e[+-]digits] (at least one digit). */
-static int trace_dec_parse(const char *s, size_t n, trace_dec *d) {
-  size_t i = 0;
-  *d = (trace_dec){0};
-  if (i < n && (s[i] == '+' || s[i] == '-')) d->neg = s[i++] == '-';
-  d->ip = s + i;
-  while (i < n && s[i] >= '0' && s[i] <= '9') d->nonzero |= s[i++] != '0';
-  d->ni = (size_t)(s + i - d->ip);
-  if (i < n && s[i] == '.') {
-    d->fp = s + ++i;
-    while (i < n && s[i] >= '0' && s[i] <= '9') d->nonzero |= s[i++] != '0';
-    d->nf = (size_t)(s + i - d->fp);
-  }
-  bool ok = d->ni + d->nf > 0;
-  if (ok && i < n && (s[i] == 'e' || s[i] == 'E')) {
-    bool eneg = false;
-    size_t start;
-    if (++i < n && (s[i] == '+' || s[i] == '-')) eneg = s[i++] == '-';
-    for (start = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
-      if (d->exp < 1000000) d->exp = d->exp * 10 + (s[i] - '0');
-    if (i == start) ok = false;
-    if (eneg) d->exp = -d->exp;
-  }
-  if (ok && i == n) return NUM_OK;
-  size_t k = (n && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
-  const char *w = s + k;
-  size_t wn = n - k;
-  if ((wn == 3 && (strncasecmp(w, "nan", 3) == 0 || strncasecmp(w, "inf", 3) == 0)) ||
-      (wn == 8 && strncasecmp(w, "infinity", 8) == 0))
-    return NUM_NONFINITE;
-  return NUM_SYNTAX;
-}
-
-/* Seconds s[0..n) as integer nanoseconds, exactly, rounded to nearest. */
-static int trace_parse_ns(const char *s, size_t n, int64_t *out) {
-  trace_dec d;
-  int rc = trace_dec_parse(s, n, &d);
-  if (rc != NUM_OK) return rc;
-  if (d.neg && d.nonzero) return NUM_NEGATIVE;
-  long pos = (long)d.ni + d.exp + 9;  /* digits left of the ns point */
-  size_t nd = d.ni + d.nf;
-  uint64_t acc = 0;
-  for (long k = 0; k < pos; k++) {
-    int dig = (size_t)k < d.ni ? d.ip[k] - '0'
-              : (size_t)k < nd ? d.fp[k - (long)d.ni] - '0' : 0;
-    if (acc > ((uint64_t)INT64_MAX - (uint64_t)dig) / 10) return NUM_OVERFLOW;
-    acc = acc * 10 + (uint64_t)dig;
-  }
-  if (pos >= 0 && (size_t)pos < nd) {
-    int dig = (size_t)pos < d.ni ? d.ip[pos] - '0' : d.fp[pos - (long)d.ni] - '0';
-    if (dig >= 5 && ++acc > (uint64_t)INT64_MAX) return NUM_OVERFLOW;
-  }
-  *out = (int64_t)acc;
-  return NUM_OK;
-}
-
-/* A finite double from s[0..n); strtod on a NUL-terminated copy. */
-static int trace_parse_double(trace_parser *ps, const char *s, size_t n,
-                              double *out) {
-  trace_dec d;
-  int rc = trace_dec_parse(s, n, &d);
-  if (rc != NUM_OK) return rc;
-  mem_grow((void **)&ps->scratch, &ps->scratch_cap, n + 1, 1);
-  memcpy(ps->scratch, s, n);
-  ps->scratch[n] = '\0';
-  errno = 0;
-  *out = strtod(ps->scratch, NULL);
-  if (errno == ERANGE && isinf(*out)) return NUM_OVERFLOW;
-  return NUM_OK;
-}
-
-static const char *const trace_num_what[] = {
-    "", "is not a number", "is not a finite number", "is negative",
-    "is out of range"};
-
 /* ---- lines ---- */
 
-/* Offset of the first byte of s[0..n) that breaks UTF-8, or n. */
-static size_t trace_utf8_bad(const unsigned char *s, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    unsigned c = s[i];
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    size_t len;
-    uint32_t cp, min;
-    if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F, min = 0x80;
-    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F, min = 0x800;
-    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07, min = 0x10000;
-    else return i;
-    if (n - i < len) return i;
-    for (size_t k = 1; k < len; k++) {
-      if ((s[i + k] & 0xC0) != 0x80) return i;
-      cp = cp << 6 | (s[i + k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-    i += len;
-  }
-  return n;
-}
-
-static void trace_trim(const char **s, size_t *n) {
-  while (*n && (**s == ' ' || **s == '\t')) (*s)++, (*n)--;
-  while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t')) (*n)--;
-}
-
-static int trace_comment_line(trace_parser *ps, const char *s, size_t n) {
-  s++, n--;  /* the '#' */
-  trace_trim(&s, &n);
-  size_t k = 0;
-  while (k < n && (s[k] == '_' || s[k] == '-' || s[k] == '.' ||
-                   (s[k] >= '0' && s[k] <= '9') || (s[k] >= 'a' && s[k] <= 'z') ||
-                   (s[k] >= 'A' && s[k] <= 'Z')))
-    k++;
-  if (k == 0 || k == n || s[k] != ':') return ERR_OK;  /* free text */
-  const char *v = s + k + 1;
-  size_t vn = n - k - 1;
-  trace_trim(&v, &vn);
-  mem_grow((void **)&ps->comments, &ps->comments_cap, ps->ncomments + 1,
-           sizeof *ps->comments);
-  ps->comments[ps->ncomments++] =
-      (trace_csv_comment){mem_strndup(s, k), mem_strndup(v, vn)};
+static int trace_comment_line(trace_parser *ps, const char *line, size_t n) {
+  const char *s, *v;
+  size_t k, vn;
+  if (!csv_comment_split(line, n, &s, &k, &v, &vn)) return ERR_OK;  /* free text */
+  csv_comment_add(&ps->comments, &ps->ncomments, &ps->comments_cap, s, k, v,
+                  vn);
   if (k == 11 && memcmp(s, "interpolate", 11) == 0) {
     if (ps->interp_line)
       return err_set(ps->e, ERR_DUPLICATE, "%s:%d: interpolate: given twice "
@@ -299,25 +159,25 @@ static int trace_comment_line(trace_parser *ps, const char *s, size_t n) {
     if (vn == 6 && memcmp(v, "linear", 6) == 0) ps->linear = true;
     else if (!(vn == 4 && memcmp(v, "step", 4) == 0))
       return err_set(ps->e, ERR_PARSE, "%s:%d: interpolate: '%.*s%s' is not "
-                     "step or linear", ps->name, ps->line, SHOW(v, vn));
+                     "step or linear", ps->name, ps->line, CSV_SHOW(v, vn));
   } else if (k == 12 && memcmp(s, "loop_after_s", 12) == 0) {
     if (ps->loop_line)
       return err_set(ps->e, ERR_DUPLICATE, "%s:%d: loop_after_s: given twice "
                      "(first at line %d)", ps->name, ps->line, ps->loop_line);
     ps->loop_line = ps->line;
-    int rc = trace_parse_ns(v, vn, &ps->loop_ns);
-    if (rc == NUM_OK && ps->loop_ns == 0)
+    int rc = csv_parse_ns(v, vn, &ps->loop_ns);
+    if (rc == CSV_NUM_OK && ps->loop_ns == 0)
       return err_set(ps->e, ERR_RANGE, "%s:%d: loop_after_s: %.*s%s is not > 0",
-                     ps->name, ps->line, SHOW(v, vn));
-    if (rc != NUM_OK)
-      return err_set(ps->e, rc == NUM_SYNTAX ? ERR_PARSE : ERR_RANGE,
+                     ps->name, ps->line, CSV_SHOW(v, vn));
+    if (rc != CSV_NUM_OK)
+      return err_set(ps->e, csv_num_err(rc),
                      "%s:%d: loop_after_s: '%.*s%s' %s", ps->name, ps->line,
-                     SHOW(v, vn), trace_num_what[rc]);
+                     CSV_SHOW(v, vn), csv_num_what(rc));
     ps->loop_s = (double)ps->loop_ns / TRACE_NS_PER_S;
     if (ps->nrows && ps->rows[ps->nrows - 1].t >= ps->loop_ns)
       return err_set(ps->e, ERR_RANGE, "%s:%d: loop_after_s: %.*s%s does not "
                      "exceed the last t_s so far (%g)", ps->name, ps->line,
-                     SHOW(v, vn), (double)ps->rows[ps->nrows - 1].t / 1e9);
+                     CSV_SHOW(v, vn), (double)ps->rows[ps->nrows - 1].t / 1e9);
   }
   return ERR_OK;
 }
@@ -355,15 +215,15 @@ static int trace_site_field(trace_parser *ps, const char *what, const char *s,
   if (*out >= 0) return ERR_OK;
   if (ps->fixed)
     return err_set(ps->e, ERR_UNKNOWN, "%s:%d: %s: unknown site '%.*s%s'",
-                   ps->name, ps->line, what, SHOW(s, n));
+                   ps->name, ps->line, what, CSV_SHOW(s, n));
   if (ps->zero_done && !ps->star_zero)
     return err_set(ps->e, ERR_MISSING, "%s:%d: %s: site '%.*s%s' is first named "
                    "after t = 0, so it has no value at t = 0 (no '*,*' row "
-                   "there)", ps->name, ps->line, what, SHOW(s, n));
+                   "there)", ps->name, ps->line, what, CSV_SHOW(s, n));
   if (ps->nsites >= TRACE_MAX_SITES)
     return err_set(ps->e, ERR_RANGE, "%s:%d: %s: site '%.*s%s' is one more "
                    "than the %d sites a trace may cover", ps->name, ps->line,
-                   what, SHOW(s, n), TRACE_MAX_SITES);
+                   what, CSV_SHOW(s, n), TRACE_MAX_SITES);
   *out = site_add(ps, s, n);
   return ERR_OK;
 }
@@ -372,45 +232,45 @@ static int trace_site_field(trace_parser *ps, const char *what, const char *s,
  * of trace.h. */
 static int trace_value_field(trace_parser *ps, const char *what, const char *s,
                              size_t n, bool bandwidth, double *out) {
-  int rc = trace_parse_double(ps, s, n, out);
-  if (rc == NUM_OK && *out < 0) rc = NUM_NEGATIVE;
-  if (rc == NUM_NEGATIVE || (rc == NUM_OK && bandwidth && !(*out > 0)))
+  int rc = csv_parse_double(s, n, out);
+  if (rc == CSV_NUM_OK && *out < 0) rc = CSV_NUM_NEGATIVE;
+  if (rc == CSV_NUM_NEGATIVE || (rc == CSV_NUM_OK && bandwidth && !(*out > 0)))
     return err_set(ps->e, ERR_RANGE, "%s:%d: %s: %.*s%s is not %s", ps->name,
-                   ps->line, what, SHOW(s, n), bandwidth ? "> 0" : ">= 0");
-  if (rc != NUM_OK)
-    return err_set(ps->e, rc == NUM_SYNTAX ? ERR_PARSE : ERR_RANGE,
+                   ps->line, what, CSV_SHOW(s, n), bandwidth ? "> 0" : ">= 0");
+  if (rc != CSV_NUM_OK)
+    return err_set(ps->e, csv_num_err(rc),
                    "%s:%d: %s: '%.*s%s' %s", ps->name, ps->line, what,
-                   SHOW(s, n), trace_num_what[rc]);
+                   CSV_SHOW(s, n), csv_num_what(rc));
   if (bandwidth ? *out < TRACE_MIN_BANDWIDTH_GBPS : *out > TRACE_MAX_LATENCY_MS)
     return err_set(ps->e, ERR_RANGE, "%s:%d: %s: %.*s%s is %s %g", ps->name,
-                   ps->line, what, SHOW(s, n), bandwidth ? "below" : "above",
+                   ps->line, what, CSV_SHOW(s, n), bandwidth ? "below" : "above",
                    bandwidth ? TRACE_MIN_BANDWIDTH_GBPS : TRACE_MAX_LATENCY_MS);
   return ERR_OK;
 }
 
 static int trace_time_field(trace_parser *ps, const char *s, size_t n,
                             int64_t *t) {
-  int rc = trace_parse_ns(s, n, t);
-  if (rc == NUM_OVERFLOW)
+  int rc = csv_parse_ns(s, n, t);
+  if (rc == CSV_NUM_OVERFLOW)
     return err_set(ps->e, ERR_RANGE, "%s:%d: t_s: %.*s%s is too large (at most "
                    "%lld s in integer nanoseconds)", ps->name, ps->line,
-                   SHOW(s, n), (long long)(INT64_MAX / TRACE_NS_PER_S));
-  if (rc != NUM_OK)
-    return err_set(ps->e, rc == NUM_SYNTAX ? ERR_PARSE : ERR_RANGE,
-                   "%s:%d: t_s: '%.*s%s' %s", ps->name, ps->line, SHOW(s, n),
-                   trace_num_what[rc]);
+                   CSV_SHOW(s, n), (long long)(INT64_MAX / TRACE_NS_PER_S));
+  if (rc != CSV_NUM_OK)
+    return err_set(ps->e, csv_num_err(rc),
+                   "%s:%d: t_s: '%.*s%s' %s", ps->name, ps->line, CSV_SHOW(s, n),
+                   csv_num_what(rc));
   if (ps->nrows == 0 && *t != 0)
     return err_set(ps->e, ERR_MISSING, "%s:%d: t_s: the first row is at %.*s%s; "
                    "the trace must start with a snapshot at t = 0", ps->name,
-                   ps->line, SHOW(s, n));
+                   ps->line, CSV_SHOW(s, n));
   int64_t last = ps->nrows ? ps->rows[ps->nrows - 1].t : 0;
   if (*t < last)
     return err_set(ps->e, ERR_PARSE, "%s:%d: t_s: %.*s%s is before the previous "
                    "row's %g (rows must be sorted by time)", ps->name, ps->line,
-                   SHOW(s, n), (double)last / 1e9);
+                   CSV_SHOW(s, n), (double)last / 1e9);
   if (ps->loop_ns && *t >= ps->loop_ns)
     return err_set(ps->e, ERR_RANGE, "%s:%d: t_s: %.*s%s is not before "
-                   "loop_after_s (%g)", ps->name, ps->line, SHOW(s, n),
+                   "loop_after_s (%g)", ps->name, ps->line, CSV_SHOW(s, n),
                    ps->loop_s);
   if (*t > last) {
     if (!ps->zero_done && trace_check_zero(ps, ps->line)) return ps->e->code;
@@ -422,16 +282,7 @@ static int trace_time_field(trace_parser *ps, const char *s, size_t n,
 static int trace_data_line(trace_parser *ps, const char *s, size_t n) {
   const char *f[5];
   size_t fn[5];
-  int cols = 0;
-  const char *p = s, *end = s + n;
-  for (;;) {
-    const char *c = memchr(p, ',', (size_t)(end - p));
-    const char *fe = c ? c : end;
-    if (cols < 5) f[cols] = p, fn[cols] = (size_t)(fe - p), trace_trim(&f[cols], &fn[cols]);
-    cols++;
-    if (!c) break;
-    p = c + 1;
-  }
+  int cols = csv_split(s, n, f, fn, 5);
   if (cols != 5)
     return err_set(ps->e, ERR_PARSE, "%s:%d: expected 5 columns (%s), found %d",
                    ps->name, ps->line, TRACE_HEADER, cols);
@@ -448,7 +299,7 @@ static int trace_data_line(trace_parser *ps, const char *s, size_t n) {
   if (pt->line && pt->snap == ps->snap)
     return err_set(ps->e, ERR_DUPLICATE, "%s:%d: duplicate row for %.*s%s,%.*s%s "
                    "at t_s = %.*s%s (first at line %d)", ps->name, ps->line,
-                   SHOW(f[1], fn[1]), SHOW(f[2], fn[2]), SHOW(f[0], fn[0]),
+                   CSV_SHOW(f[1], fn[1]), CSV_SHOW(f[2], fn[2]), CSV_SHOW(f[0], fn[0]),
                    pt->line);
   if (trace_bytes((double)ps->nrows + 1, 0, ps->nsites) > (double)TRACE_MAX_BYTES)
     return err_set(ps->e, ERR_MEMORY, "%s:%d: %zu data rows, more than a trace "
@@ -462,22 +313,12 @@ static int trace_data_line(trace_parser *ps, const char *s, size_t n) {
 }
 
 static int trace_line(trace_parser *ps, const char *s, size_t n) {
-  if (memchr(s, '\0', n))
-    return err_set(ps->e, ERR_PARSE, "%s:%d: NUL byte (a binary file, not "
-                   "CSV text)", ps->name, ps->line);
-  size_t bad = trace_utf8_bad((const unsigned char *)s, n);
-  if (bad < n)
-    return err_set(ps->e, ERR_PARSE, "%s:%d: invalid UTF-8 (byte 0x%02x at "
-                   "column %zu)", ps->name, ps->line, (unsigned char)s[bad],
-                   bad + 1);
-  if (ps->line == 1 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) s += 3, n -= 3;
-  trace_trim(&s, &n);
   if (n == 0) return ERR_OK;
   if (s[0] == '#') return trace_comment_line(ps, s, n);
   if (ps->header) return trace_data_line(ps, s, n);
   if (n != sizeof TRACE_HEADER - 1 || memcmp(s, TRACE_HEADER, n) != 0)
     return err_set(ps->e, ERR_PARSE, "%s:%d: expected the header '%s', found "
-                   "'%.*s%s'", ps->name, ps->line, TRACE_HEADER, SHOW(s, n));
+                   "'%.*s%s'", ps->name, ps->line, TRACE_HEADER, CSV_SHOW(s, n));
   ps->header = true;
   return ERR_OK;
 }
@@ -485,10 +326,8 @@ static int trace_line(trace_parser *ps, const char *s, size_t n) {
 static void trace_parser_free(trace_parser *ps) {
   for (int i = 0; i < ps->nsites; i++) free(ps->names[i]);
   free(ps->names), free(ps->lens), free(ps->slots), free(ps->pats);
-  free(ps->rows), free(ps->scratch);
-  for (size_t i = 0; i < ps->ncomments; i++)
-    free(ps->comments[i].key), free(ps->comments[i].value);
-  free(ps->comments);
+  free(ps->rows);
+  csv_comments_free(ps->comments, ps->ncomments);
 }
 
 /* Whole-file checks at the end of the text; line is the last line. */
@@ -525,17 +364,17 @@ int trace_csv_parse(const char *text, size_t len, const char *name,
     assert(site_find(&ps, sites[i], strlen(sites[i])) < 0);
     site_add(&ps, sites[i], strlen(sites[i]));
   }
-  bool any_text = false;
-  for (const char *p = text, *end = text + len; p < end;) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    size_t n = (size_t)((nl ? nl : end) - p);
-    if (n && p[n - 1] == '\r') n--;
-    ps.line++;
-    for (size_t k = 0; k < n && !any_text; k++) any_text = p[k] != ' ' && p[k] != '\t';
-    if (trace_line(&ps, p, n)) goto done;
-    p = nl ? nl + 1 : end;
+  csv_reader rd;
+  csv_reader_init(&rd, text, len, name);
+  const char *s;
+  size_t n;
+  int more;
+  while ((more = csv_next(&rd, &s, &n, &local)) > 0) {
+    ps.line = rd.line;
+    if (trace_line(&ps, s, n)) goto done;
   }
-  if (trace_finish(&ps, any_text, ps.line ? ps.line : 1)) goto done;
+  if (more < 0 || trace_finish(&ps, rd.any_text, rd.line ? rd.line : 1))
+    goto done;
   *out = (trace_csv){.nsites = ps.nsites, .sites = ps.names,
                      .rows = ps.rows, .nrows = ps.nrows,
                      .comments = ps.comments, .ncomments = ps.ncomments,
@@ -552,8 +391,6 @@ done:
 void trace_csv_free(trace_csv *c) {
   for (int i = 0; c->sites && i < c->nsites; i++) free(c->sites[i]);
   free(c->sites), free(c->rows);
-  for (size_t i = 0; c->comments && i < c->ncomments; i++)
-    free(c->comments[i].key), free(c->comments[i].value);
-  free(c->comments);
+  csv_comments_free(c->comments, c->ncomments);
   *c = (trace_csv){0};
 }

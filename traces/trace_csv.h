@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "traces/csv.h"
 #include "traces/trace.h"
 
 typedef struct trace_csv_row {
@@ -23,9 +24,7 @@ typedef struct trace_csv_row {
   trace_value v;
 } trace_csv_row;
 
-typedef struct trace_csv_comment { /* "# key: value" */
-  char *key, *value;
-} trace_csv_comment;
+typedef csv_comment trace_csv_comment; /* "# key: value" */
 
 typedef struct trace_csv {
   int nsites;

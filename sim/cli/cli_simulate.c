@@ -11,8 +11,10 @@
 #include "models/alloc.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_training.h"
 #include "sim/place.h"
 #include "sim/sim.h"
+#include "sim/training.h"
 
 static const cli_opt_command SIMULATE = {
     .name = "simulate",
@@ -22,7 +24,9 @@ static const cli_opt_command SIMULATE = {
         "                       [--json] [OPTIONS]\n\n"
         "Simulates one training iteration event by event: per device a\n"
         "compute, a send and a receive stream; flows share links max-min "
-        "fairly\n(DESIGN.md section 4).\n\n",
+        "fairly\n(DESIGN.md section 4). With --iterations or --duration-s, a "
+        "training\nrun: iterations one after another on one clock, with "
+        "faults and\nrecovery (DESIGN.md section 10).\n\n",
     .width = 20, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
 
 typedef struct sim_args {
@@ -30,12 +34,14 @@ typedef struct sim_args {
   int network;
   bool json;
   cli_workload_opts wo;
+  cli_training_opts to;
 } sim_args;
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, sim_args *p) {
   *p = (sim_args){.network = TRANSPORT_NETEM};
   cli_workload_init(&p->wo);
+  cli_training_init(&p->to);
   const cli_opt opts[] = {
       CLI_OPT_STRING(0, "alloc", "FILE", &p->alloc_file, CLI_ALLOC_HELP),
       CLI_OPT_STRING(0, "method", "NAME", &p->method, CLI_METHOD_HELP),
@@ -45,6 +51,7 @@ static int parse_args(int argc, char **argv, sim_args *p) {
                      "Chrome Trace Event JSON (Perfetto) of the run"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
       CLI_OPT_HELP(),
+      CLI_TRAINING_OPTS(&p->to),
       CLI_WORKLOAD_OPTS(&p->wo),
       CLI_OPT_END()};
   char **args;
@@ -53,6 +60,7 @@ static int parse_args(int argc, char **argv, sim_args *p) {
   p->scenario = args[0];
   if (!!p->alloc_file + !!p->method != 1)
     return cli_usage_error("simulate", "give exactly one of --alloc, --method");
+  if ((rc = cli_training_check("simulate", &p->to, p->method))) return rc;
   return p->method ? cli_check_method("simulate", p->method) : CLI_OK;
 }
 
@@ -103,7 +111,8 @@ static void print_json_diloco(json_t *o, const sim_result *r) {
 }
 
 static void print_json(const scenario *s, const char *placement,
-                       const sim_result *r) {
+                       const sim_result *r, const sim_training_result *tr,
+                       const cli_training_opts *to) {
   json_t *o = json_object(), *st = json_array(), *cl = json_array();
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "placement", json_string(placement));
@@ -143,6 +152,10 @@ static void print_json(const scenario *s, const char *placement,
                       "flows", (json_int_t)c->flows));
   }
   json_object_set_new(o, "link_classes", cl);
+  if (tr) {
+    cli_training_json(o, tr, to);
+    json_object_set_new(o, "iteration_s", cli_json_number(tr->mean_s));
+  }
   cli_print_json(o, CLI_JSON);
 }
 
@@ -168,18 +181,33 @@ int cli_simulate(int argc, char **argv) {
     cost_ctx_free(c);
   }
   if (!a) goto fail;
-  o.timeline_path = p.timeline;
-  if (sim_run(s, a, &o, &r, &e) != ERR_OK) goto fail;
+  sim_training_result tr = {0};
+  if (p.to.active) {
+    p.to.o.sim = o;
+    p.to.o.timeline = p.timeline;
+    if (cli_training_load(&p.to, s, &e) ||
+        sim_training_run(s, a, &p.to.o, &tr, &e) != ERR_OK)
+      goto fail;
+    r = tr.agg;
+    tr.agg = (sim_result){0};
+  } else {
+    o.timeline_path = p.timeline;
+    if (sim_run(s, a, &o, &r, &e) != ERR_OK) goto fail;
+  }
   const char *placement = p.alloc_file ? p.alloc_file : p.method;
-  if (p.json)
-    print_json(s, placement, &r);
-  else
+  if (p.json) {
+    print_json(s, placement, &r, p.to.active ? &tr : NULL, &p.to);
+  } else {
     print_table(s, placement, &r);
+    if (p.to.active) cli_training_table(&tr, &p.to);
+  }
+  sim_training_result_free(&tr);
   rc = CLI_OK;
   goto done;
 fail:
   rc = cli_error("%s", e.msg);
 done:
+  cli_training_free(&p.to);
   sim_result_free(&r);
   alloc_free(a);
   scenario_free(s);

@@ -1,0 +1,99 @@
+/* cli_training: the options of a training run shared by simulate and sweep
+ * (DESIGN.md sections 9 and 10) — --iterations, --duration-s, --faults,
+ * --recovery, --checkpoint-every, --storage-gbps, --replan-on-change,
+ * --replan-method — their checks (a usage error, exit 2, for a count or a
+ * duration out of range) and how a run's result is printed: a table of
+ * iterations and losses, or the JSON fields of section 9. */
+#include "sim/cli/cli_training.h"
+
+#include <stdio.h>
+
+
+void cli_training_init(cli_training_opts *t) {
+  *t = (cli_training_opts){.o = sim_training_opts_default(), .recovery = -1};
+}
+
+int cli_training_check(const char *cmd, cli_training_opts *t,
+                       const char *method) {
+  if (t->iterations > 0 && t->duration_s > 0)
+    return cli_usage_error(cmd, "give --iterations or --duration-s, not both");
+  sim_training_opts *o = &t->o;
+  if (t->iterations > 0) o->iterations = (int)t->iterations;
+  if (t->duration_s > 0) o->iterations = 0, o->duration_s = t->duration_s;
+  if (t->recovery >= 0) o->recovery = (sim_recovery)t->recovery;
+  if (t->checkpoint_every > 0) o->checkpoint_every = (int)t->checkpoint_every;
+  if (t->storage_gbps > 0) o->storage_gbps = t->storage_gbps;
+  o->replan_on_change = t->replan_on_change;
+  o->method = t->replan_method ? t->replan_method : method;
+  t->active = t->iterations > 0 || t->duration_s > 0 || t->faults_file ||
+              t->recovery >= 0 || t->checkpoint_every > 0 ||
+              t->storage_gbps > 0 || t->replan_on_change || t->replan_method;
+  return CLI_OK;
+}
+
+int cli_training_load(cli_training_opts *t, const scenario *s, err *e) {
+  if (!t->faults_file) return ERR_OK;
+  t->faults = fault_load(t->faults_file, s, e);
+  t->o.faults = t->faults;
+  return t->faults ? ERR_OK : e->code;
+}
+
+void cli_training_free(cli_training_opts *t) {
+  fault_free(t->faults);
+  t->faults = NULL;
+}
+
+void cli_training_json(json_t *o, const sim_training_result *r,
+                       const cli_training_opts *t) {
+  json_t *it = json_array(), *lost = json_object(), *st = json_object();
+  for (size_t k = 0; k < r->n; k++) {
+    const sim_iteration *x = &r->it[k];
+    json_array_append_new(
+        it, json_pack("{s:i,s:o,s:o,s:o,s:i,s:o}", "index", x->index,
+                      "start_s", cli_json_number(x->start_s), "iteration_s",
+                      cli_json_number(x->iteration_s), "lost_s",
+                      cli_json_number(x->lost_s), "replicas", x->replicas,
+                      "samples", cli_json_number(x->samples)));
+  }
+  for (int c = 0; c < SIM_LOST_N; c++)
+    json_object_set_new(lost, sim_lost_name(c), cli_json_number(r->lost_s[c]));
+  json_object_set_new(lost, "total", cli_json_number(r->lost_total_s));
+  json_object_set_new(st, "mean_s", cli_json_number(r->mean_s));
+  json_object_set_new(st, "p50_s", cli_json_number(r->p50_s));
+  json_object_set_new(st, "p95_s", cli_json_number(r->p95_s));
+  json_object_set_new(st, "min_s", cli_json_number(r->min_s));
+  json_object_set_new(st, "max_s", cli_json_number(r->max_s));
+  json_object_set_new(o, "iterations", it);
+  json_object_set_new(o, "iteration_summary", st);
+  json_object_set_new(o, "total_s", cli_json_number(r->total_s));
+  json_object_set_new(o, "samples", cli_json_number(r->samples));
+  json_object_set_new(o, "samples_per_s", cli_json_number(r->samples_per_s));
+  json_object_set_new(o, "lost_s", lost);
+  json_object_set_new(o, "recovery",
+                      json_string(sim_recovery_name(t->o.recovery)));
+  json_object_set_new(o, "faults", t->faults_file ? json_string(t->faults_file)
+                                                  : json_null());
+  json_object_set_new(o, "faults_seen", json_integer(r->faults_seen));
+  json_object_set_new(o, "replans", json_integer(r->replans));
+  json_object_set_new(o, "migrations", json_integer(r->migrations));
+}
+
+void cli_training_table(const sim_training_result *r,
+                        const cli_training_opts *t) {
+  printf("\n%-6s %12s %12s %10s %8s\n", "ITER", "START_S", "ITERATION_S",
+         "LOST_S", "REPLICAS");
+  for (size_t k = 0; k < r->n; k++)
+    printf("%-6d %12.3f %12.4f %10.3f %8d\n", r->it[k].index, r->it[k].start_s,
+           r->it[k].iteration_s, r->it[k].lost_s, r->it[k].replicas);
+  printf("\nrun         %.3f s, %zu iterations, %.0f samples: %.3f samples/s\n",
+         r->total_s, r->n, r->samples, r->samples_per_s);
+  printf("iteration   mean %.4f  p50 %.4f  p95 %.4f  min %.4f  max %.4f s\n",
+         r->mean_s, r->p50_s, r->p95_s, r->min_s, r->max_s);
+  printf("lost        %.3f s:", r->lost_total_s);
+  for (int c = 0; c < SIM_LOST_N; c++)
+    printf(" %s %.3f", sim_lost_name(c), r->lost_s[c]);
+  printf("\nrecovery    %s, %d losses, %d new plans (%d migrations)%s%s\n",
+         sim_recovery_name(t->o.recovery), r->faults_seen, r->replans,
+         r->migrations, t->faults_file ? ", faults " : "",
+         t->faults_file ? t->faults_file : "");
+}

@@ -1,0 +1,609 @@
+/* training: see training.h. The run is a loop of attempts: at an iteration
+ * boundary the plan may change (devices back, a better placement), then the
+ * plan's engine runs one iteration until it completes or the first instant
+ * a device of the plan is down. A completed iteration is kept (and maybe
+ * checkpointed); a stopped one is thrown away and the policy decides what
+ * comes next. Every interval between two instants of the clock is booked
+ * once: to the kept iteration it belongs to, or to one cause of loss.
+ *
+ * Choices where DESIGN.md is silent:
+ * - After any loss the job's processes are new: TCP connections start fresh
+ *   (slow start), the first ones of the run warm (sim_net_conn).
+ * - restart waits for every device of its plan (a device down for ever
+ *   ends the run), reads the checkpoint back at the storage bandwidth, and
+ *   runs the rolled-back iterations again. A loss during a checkpoint's
+ *   write or a reload throws that write or read away.
+ * - reroute and replan keep checkpoints too when K is given; reroute ends
+ *   the run when a stage has no replica left; replan then rolls back to
+ *   the last checkpoint (or the start) and every device reads its stage
+ *   from storage.
+ * - At an iteration boundary, reroute takes back devices that are up again
+ *   and replan re-places when more replicas fit; the returning devices
+ *   receive their state from replicas that hold it (reloading), replan's
+ *   moves are migration. Moves are not interrupted by faults.
+ * - The breakdown averages every iteration run to completion, kept or
+ *   later rolled back. */
+#include "sim/training.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "models/cost.h"
+#include "models/predict.h"
+#include "models/runtime.h"
+#include "models/spec.h"
+#include "sim/place.h"
+#include "sim/timeline.h"
+#include "traces/scenario_subset.h"
+#include "traces/trace_snapshot.h"
+
+static const char *const lost_names[] = {
+#define SIM_LOST_NAME(name, text) text,
+    SIM_LOST_MAP(SIM_LOST_NAME)
+#undef SIM_LOST_NAME
+};
+
+const char *sim_lost_name(sim_lost c) { return lost_names[c]; }
+
+sim_training_opts sim_training_opts_default(void) {
+  return (sim_training_opts){.sim = sim_options_default(), .iterations = 1,
+                             .recovery = SIM_RECOVERY_RESTART};
+}
+
+/* The run's state. */
+typedef struct run {
+  const scenario *s;
+  const alloc *first;
+  const sim_training_opts *o;
+  const char *method; /* replan's: o's, or dtfm-identity */
+  err *e;
+  spec_workload w;
+  double *state;      /* [stages] bytes of training state per stage */
+  double storage_bpns;
+  sim_plan plan;
+  sim_engine *x;      /* the plan's engine; NULL: build it */
+  sim_net_conn conn;
+  int64_t now, until; /* until: duration mode's end, else INT64_MAX */
+  int *holds;         /* [devices] stage held, -1 none */
+  sim_iteration *it;
+  size_t n, cap, ckpt; /* ckpt: kept iterations at the last checkpoint */
+  double pending;     /* lost since the last kept iteration ended */
+  double pending_by[SIM_LOST_N]; /* the same by cause */
+  double lost[SIM_LOST_N];
+  sim_result agg;
+  size_t completed;   /* iterations run to completion */
+  sim_result one;     /* the first completed iteration's utilisation, kept
+                         exactly for a run of one */
+  size_t ccap;        /* link classes' capacity */
+  int64_t last_look;  /* replan-on-change: the trace was looked at here */
+  int faults_seen, replans, migrations;
+  sim_timeline_stream *tl;
+} run;
+
+static double sec(int64_t ns) { return (double)ns * 1e-9; }
+
+static void lose(run *r, sim_lost c, int64_t ns) {
+  r->lost[c] += sec(ns);
+  r->pending += sec(ns);
+  r->pending_by[c] += sec(ns);
+}
+
+static bool dev_up(const run *r, int d, int64_t t) {
+  return !r->o->faults || fault_device_up(r->o->faults, d, t);
+}
+
+/* The first instant >= t at which device d is down, or INT64_MAX. */
+static int64_t next_down(const run *r, int d, int64_t t) {
+  const fault_trace *f = r->o->faults;
+  if (!f) return INT64_MAX;
+  for (; t != FAULT_FOREVER; t = fault_device_next(f, d, t))
+    if (!fault_device_up(f, d, t)) return t;
+  return INT64_MAX;
+}
+
+/* The first instant >= t at which a device of the plan is down. */
+static int64_t plan_down(const run *r, int64_t t) {
+  int64_t first = INT64_MAX;
+  const sim_plan *p = &r->plan;
+  for (int i = 0; i < p->a->replicas * p->a->stages; i++) {
+    int64_t x = next_down(r, p->dmap[p->a->device[i]], t);
+    if (x < first) first = x;
+  }
+  return first;
+}
+
+/* The longest state write or read of the plan's devices, ns. */
+static int64_t storage_ns(const run *r) {
+  double most = 0;
+  for (int s = 0; s < r->plan.a->stages; s++)
+    if (r->state[s] > most) most = r->state[s];
+  return (int64_t)ceil(most / r->storage_bpns);
+}
+
+static void holds_from_plan(run *r) {
+  for (int d = 0; d < r->s->ndevices; d++) r->holds[d] = r->plan.stage_of[d];
+}
+
+/* ---- keeping iterations ---- */
+
+static int class_cmp(const void *x, const void *y) {
+  const sim_link_class *a = x, *b = y;
+  if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
+  if (a->src_site != b->src_site) return a->src_site - b->src_site;
+  return a->dst_site - b->dst_site;
+}
+
+/* Utilisation (as busy seconds: weighted by the iteration's time) and
+ * bytes, summed; per device while the run keeps its device count. */
+static void accumulate_use(run *r, sim_result *g, const sim_result *x) {
+  if (r->completed == 1) {
+    r->one.compute_utilisation = x->compute_utilisation;
+    r->one.ndevices = x->ndevices;
+    r->one.utilisation = mem_alloc((size_t)x->ndevices * sizeof(double) + 1);
+    for (int d = 0; d < x->ndevices; d++) r->one.utilisation[d] = x->utilisation[d];
+  }
+  g->pp_bytes += x->pp_bytes, g->dp_bytes += x->dp_bytes;
+  g->wan_bytes += x->wan_bytes;
+  g->compute_utilisation += x->compute_utilisation * x->iteration_s;
+  if (!g->utilisation && x->ndevices) {
+    g->ndevices = x->ndevices;
+    g->utilisation = mem_calloc((size_t)x->ndevices, sizeof *g->utilisation);
+  }
+  for (int d = 0; x->ndevices == g->ndevices && d < g->ndevices; d++)
+    g->utilisation[d] += x->utilisation[d] * x->iteration_s;
+}
+
+/* Adds one completed iteration's statistics to the run's sums. */
+static void accumulate(run *r, const sim_result *x) {
+  sim_result *g = &r->agg;
+  r->completed++;
+  g->iteration_s += x->iteration_s;
+  g->mean.compute_s += x->mean.compute_s;
+  g->mean.bubble_s += x->mean.bubble_s;
+  g->mean.comm_s += x->mean.comm_s;
+  g->mean.dp_sync_s += x->mean.dp_sync_s;
+  if (!g->stage) {
+    g->stages = x->stages;
+    g->stage = mem_calloc((size_t)x->stages, sizeof *g->stage);
+  }
+  for (int s = 0; s < x->stages && s < g->stages; s++) {
+    g->stage[s].compute_s += x->stage[s].compute_s;
+    g->stage[s].bubble_s += x->stage[s].bubble_s;
+    g->stage[s].comm_s += x->stage[s].comm_s;
+    g->stage[s].dp_sync_s += x->stage[s].dp_sync_s;
+  }
+  g->tasks = x->tasks;
+  g->network = x->network;
+  accumulate_use(r, g, x);
+  for (int i = 0; i < x->nclasses; i++) {
+    const sim_link_class *c = &x->classes[i];
+    int k = 0;
+    while (k < g->nclasses && (g->classes[k].src_site != c->src_site ||
+                               g->classes[k].dst_site != c->dst_site))
+      k++;
+    if (k == g->nclasses) {
+      mem_grow((void **)&g->classes, &r->ccap, (size_t)k + 1, sizeof *g->classes);
+      g->classes[g->nclasses++] = (sim_link_class){c->src_site, c->dst_site, 0, 0};
+    }
+    g->classes[k].bytes += c->bytes;
+    g->classes[k].flows += c->flows;
+  }
+}
+
+static void finish_agg(run *r) {
+  sim_result *g = &r->agg;
+  double n = r->completed ? (double)r->completed : 1;
+  double wall = g->iteration_s; /* the iterations' time, lost time apart */
+  g->compute_utilisation = wall > 0 ? g->compute_utilisation / wall : 0;
+  for (int d = 0; d < g->ndevices; d++)
+    g->utilisation[d] = wall > 0 ? g->utilisation[d] / wall : 0;
+  if (r->completed == 1 && r->one.ndevices == g->ndevices) { /* exactly */
+    g->compute_utilisation = r->one.compute_utilisation;
+    for (int d = 0; d < g->ndevices; d++) g->utilisation[d] = r->one.utilisation[d];
+  }
+  g->pp_bytes /= n, g->dp_bytes /= n, g->wan_bytes /= n;
+  g->iteration_s /= n;
+  g->mean.compute_s /= n;
+  g->mean.bubble_s /= n;
+  g->mean.comm_s /= n;
+  g->mean.dp_sync_s /= n;
+  for (int s = 0; s < g->stages; s++) {
+    g->stage[s].compute_s /= n;
+    g->stage[s].bubble_s /= n;
+    g->stage[s].comm_s /= n;
+    g->stage[s].dp_sync_s /= n;
+  }
+  if (g->nclasses) qsort(g->classes, (size_t)g->nclasses, sizeof *g->classes,
+                         class_cmp);
+}
+
+static int keep(run *r, int64_t start, const sim_result *x) {
+  mem_grow((void **)&r->it, &r->cap, r->n + 1, sizeof *r->it);
+  const scenario *v = sim_plan_scenario(&r->plan);
+  r->it[r->n] = (sim_iteration){.index = (int)r->n, .start_s = sec(start),
+                                .iteration_s = x->iteration_s,
+                                .lost_s = r->pending,
+                                .replicas = r->plan.replicas,
+                                .samples = v->workload.batch};
+  memcpy(r->it[r->n].lost_by, r->pending_by, sizeof r->pending_by);
+  r->n++;
+  r->pending = 0;
+  memset(r->pending_by, 0, sizeof r->pending_by);
+  r->now = x->end_ns;
+  holds_from_plan(r);
+  accumulate(r, x);
+  if (r->tl) {
+    uint32_t nt;
+    const sim_task *t = sim_engine_tasks(r->x, &nt);
+    sim_timeline_stream_add(r->tl, t, nt, r->plan.dmap);
+  }
+  return ERR_OK;
+}
+
+/* Iterations kept since the last checkpoint are thrown away. */
+static void rollback(run *r) {
+  for (size_t k = r->ckpt; k < r->n; k++) {
+    r->lost[SIM_LOST_REDONE] += r->it[k].iteration_s;
+    r->pending += r->it[k].iteration_s + r->it[k].lost_s;
+    r->pending_by[SIM_LOST_REDONE] += r->it[k].iteration_s;
+    for (int c = 0; c < SIM_LOST_N; c++) r->pending_by[c] += r->it[k].lost_by[c];
+  }
+  r->n = r->ckpt;
+}
+
+/* ---- the policies' steps ---- */
+
+static int cannot_continue(run *r, int d, int64_t t) {
+  return err_set(r->e, ERR_CONFIG, "%s: the job cannot continue: device %d "
+                 "is down for ever from t = %.6f s and %s waits for it "
+                 "(reroute or replan would go on without it)", r->s->name, d,
+                 sec(t), sim_recovery_name(r->o->recovery));
+}
+
+/* Waits until every device of the plan is up. */
+static int wait_plan(run *r) {
+  for (;;) {
+    int64_t t = r->now;
+    int worst = -1;
+    const sim_plan *p = &r->plan;
+    for (int i = 0; i < p->a->replicas * p->a->stages; i++) {
+      int d = p->dmap[p->a->device[i]];
+      int64_t u = fault_device_up_again(r->o->faults, d, r->now);
+      if (u > t) t = u, worst = d;
+    }
+    if (t == FAULT_FOREVER) return cannot_continue(r, worst, r->now);
+    if (t == r->now) return ERR_OK;
+    lose(r, SIM_LOST_WAITING, t - r->now);
+    r->now = t;
+  }
+}
+
+/* Every device of the plan reads its stage from storage (after waiting for
+ * the plan's devices); a loss during the read starts it over. */
+static int reload_storage(run *r) {
+  for (;;) {
+    int rc = r->o->faults ? wait_plan(r) : ERR_OK;
+    if (rc) return rc;
+    int64_t rl = storage_ns(r), down = plan_down(r, r->now);
+    if (down >= r->now + rl) {
+      lose(r, SIM_LOST_RELOADING, rl);
+      r->now += rl;
+      holds_from_plan(r);
+      return ERR_OK;
+    }
+    lose(r, SIM_LOST_RELOADING, down - r->now);
+    r->now = down;
+  }
+}
+
+static sim_recovery_ctx recovery_ctx(const run *r) {
+  return (sim_recovery_ctx){.s = r->s, .original = r->first,
+                            .faults = r->o->faults, .holds = r->holds,
+                            .now = r->now, .method = r->method,
+                            .sim = &r->o->sim};
+}
+
+/* Adopts plan p: its devices receive the state they lack (booked to cause
+ * c) or, when a stage has no holder left and the policy allows, the run
+ * rolls back and every device reads from storage. */
+static int adopt(run *r, sim_plan *p, sim_lost c) {
+  sim_recovery_ctx ctx = recovery_ctx(r);
+  sim_move *mv;
+  int nm, lacking = sim_recovery_moves(&ctx, p, r->state, &mv, &nm);
+  sim_plan_free(&r->plan);
+  r->plan = *p;
+  *p = (sim_plan){0};
+  sim_engine_free(r->x);
+  r->x = NULL;
+  r->conn = SIM_NET_FRESH;
+  r->replans++;
+  if (lacking >= 0) {
+    rollback(r);
+    return reload_storage(r);
+  }
+  int64_t end;
+  int rc = sim_moves(r->s, &r->o->sim, r->o->faults, mv, nm, r->now, &end,
+                     r->e);
+  free(mv);
+  if (rc) return rc;
+  lose(r, c, end - r->now);
+  r->now = end;
+  holds_from_plan(r);
+  return ERR_OK;
+}
+
+/* A device of the plan was lost at r->now. */
+static int on_loss(run *r) {
+  r->faults_seen++;
+  sim_engine_free(r->x);
+  r->x = NULL;
+  r->conn = SIM_NET_FRESH;
+  for (int d = 0; d < r->s->ndevices; d++)
+    if (!dev_up(r, d, r->now)) r->holds[d] = -1;
+  sim_recovery_ctx ctx = recovery_ctx(r);
+  sim_plan p = {0};
+  int rc;
+  switch (r->o->recovery) {
+    case SIM_RECOVERY_RESTART:
+      rollback(r);
+      return reload_storage(r);
+    case SIM_RECOVERY_REROUTE:
+      if ((rc = sim_recovery_reroute(&ctx, &p, r->e))) return rc;
+      return adopt(r, &p, SIM_LOST_RELOADING);
+    default:
+      if ((rc = sim_recovery_replan(&ctx, &p, r->e))) return rc;
+      return adopt(r, &p, SIM_LOST_MIGRATION);
+  }
+}
+
+/* ---- iteration boundaries ---- */
+
+static int up_devices(const run *r) {
+  int n = 0;
+  for (int d = 0; d < r->s->ndevices; d++) n += dev_up(r, d, r->now);
+  return n;
+}
+
+/* Devices that are back: reroute takes them when more pipelines form,
+ * replan re-places when more replicas fit. */
+static int regrow(run *r) {
+  if (!r->o->faults || r->o->recovery == SIM_RECOVERY_RESTART ||
+      r->plan.replicas == r->first->replicas)
+    return ERR_OK;
+  sim_recovery_ctx ctx = recovery_ctx(r);
+  sim_plan p = {0};
+  if (r->o->recovery == SIM_RECOVERY_REPLAN) {
+    if (up_devices(r) / r->first->stages <= r->plan.replicas) return ERR_OK;
+    int rc = sim_recovery_replan(&ctx, &p, r->e);
+    return rc ? rc : adopt(r, &p, SIM_LOST_MIGRATION);
+  }
+  if (sim_recovery_reroute(&ctx, &p, NULL) || p.replicas <= r->plan.replicas) {
+    sim_plan_free(&p);
+    return ERR_OK;
+  }
+  return adopt(r, &p, SIM_LOST_RELOADING);
+}
+
+/* The network moved since the last look: if the method's placement on the
+ * network of now is predicted faster than the plan's by more, over the
+ * iterations left, than moving the state to it costs, migrate. */
+static int replan_on_change(run *r) {
+  if (trace_next_change_any(r->s->network, r->last_look) > r->now) return ERR_OK;
+  r->last_look = r->now;
+  trace *snap = trace_snapshot(r->s->network, r->now, r->e);
+  if (!snap) return r->e ? r->e->code : ERR_CONFIG;
+  scenario v = *sim_plan_scenario(&r->plan); /* the plan's, frozen at now */
+  v.network = snap;
+  const spec_gpu **gpu = mem_calloc((size_t)v.ndevices, sizeof *gpu);
+  predict_result cur, alt;
+  alloc *cand = NULL;
+  cost_ctx *cc = NULL;
+  sim_plan p = {0};
+  int rc = spec_device_gpus(&v, gpu, r->e);
+  if (!rc) rc = predict_iteration_with(&r->w, &v, gpu, r->plan.a,
+                                       &r->o->sim.transport, &cur);
+  if (!rc && (cc = cost_ctx_from_scenario(&v, r->e)))
+    cand = sim_place(&v, cc, r->method, &r->o->sim, r->e);
+  if (!rc && !cand) rc = r->e ? r->e->code : ERR_CONFIG;
+  if (!rc) rc = predict_iteration_with(&r->w, &v, gpu, cand,
+                                       &r->o->sim.transport, &alt);
+  double left = r->o->iterations > 0
+                    ? (double)r->o->iterations - (double)r->n
+                    : sec(r->until - r->now) / cur.iteration_s;
+  double gain = rc ? 0 : (cur.iteration_s - alt.iteration_s) * left;
+  if (gain > 0) {
+    int n = v.ndevices;
+    sim_plan_over(&p, r->s, r->plan.dmap, n, r->plan.replicas, cand);
+    cand = NULL;
+    sim_recovery_ctx ctx = recovery_ctx(r);
+    sim_move *mv;
+    int nm;
+    int64_t end = r->now;
+    if (sim_recovery_moves(&ctx, &p, r->state, &mv, &nm) < 0)
+      rc = sim_moves(r->s, &r->o->sim, r->o->faults, mv, nm, r->now, &end,
+                     r->e);
+    free(mv);
+    if (!rc && gain > sec(end - r->now)) {
+      r->migrations++;
+      rc = adopt(r, &p, SIM_LOST_MIGRATION);
+    }
+  }
+  sim_plan_free(&p);
+  alloc_free(cand);
+  cost_ctx_free(cc);
+  free(gpu);
+  trace_free(snap);
+  return rc;
+}
+
+static bool finished(const run *r) {
+  if (r->o->iterations > 0) return r->n >= (size_t)r->o->iterations;
+  return r->now >= r->until;
+}
+
+/* A checkpoint after every K kept iterations; a loss during its write
+ * throws it away (and is a loss like any other). */
+static int checkpoint(run *r) {
+  int K = r->o->checkpoint_every;
+  if (K <= 0 || r->n % (size_t)K != 0) return ERR_OK;
+  int64_t ck = storage_ns(r), down = plan_down(r, r->now);
+  if (down < r->now + ck) {
+    lose(r, SIM_LOST_CHECKPOINT, down - r->now);
+    r->now = down;
+    return on_loss(r);
+  }
+  lose(r, SIM_LOST_CHECKPOINT, ck);
+  r->now += ck;
+  r->ckpt = r->n;
+  return ERR_OK;
+}
+
+/* One attempt at the next iteration. */
+static int attempt(run *r) {
+  int rc;
+  if (!r->x &&
+      (rc = sim_engine_new(sim_plan_scenario(&r->plan), r->plan.a, &r->o->sim,
+                           r->o->faults, r->plan.dmap, r->conn, &r->x, r->e)))
+    return rc;
+  int64_t start = r->now, stop = plan_down(r, start);
+  sim_result x;
+  bool stopped;
+  if ((rc = sim_engine_run(r->x, start, stop, &x, &stopped, r->e))) return rc;
+  r->agg.events += x.events;
+  r->agg.flows += x.flows;
+  if (!stopped) {
+    keep(r, start, &x);
+    sim_result_free(&x);
+    return checkpoint(r);
+  }
+  lose(r, SIM_LOST_REDONE, stop - start);
+  r->now = stop;
+  return on_loss(r);
+}
+
+/* ---- the run ---- */
+
+static int check_opts(const scenario *s, const sim_training_opts *o, err *e) {
+  if (o->iterations < 0 || o->iterations > SIM_TRAINING_MAX_ITERATIONS ||
+      (o->iterations == 0 &&
+       !(o->duration_s > 0 && o->duration_s <= SIM_TRAINING_MAX_S)))
+    return err_set(e, ERR_RANGE, "%s: a run is 1 to %d iterations or a "
+                   "duration in (0, %g] s", s->name,
+                   SIM_TRAINING_MAX_ITERATIONS, SIM_TRAINING_MAX_S);
+  if (o->checkpoint_every < 0)
+    return err_set(e, ERR_RANGE, "%s: checkpoint_every %d is not >= 0",
+                   s->name, o->checkpoint_every);
+  if (!(o->storage_gbps <= 0 || isfinite(o->storage_gbps)))
+    return err_set(e, ERR_RANGE, "%s: the storage bandwidth is not finite",
+                   s->name);
+  return ERR_OK;
+}
+
+static int run_init(run *r, const scenario *s, const alloc *a,
+                    const sim_training_opts *o, err *e) {
+  int rc = check_opts(s, o, e);
+  if (rc || (rc = spec_workload_resolve(s, &r->w, e))) return rc;
+  if (spec_is_diloco(&r->w)) /* sim/outer.h: one outer step, one graph */
+    return err_set(e, ERR_CONFIG, "%s: --dp-algo %s runs one outer step "
+                   "(simulate without --iterations, --duration-s or "
+                   "--faults); training runs of DiLoCo are not simulated yet",
+                   s->name, spec_dp_algo_name(r->w.dp_algo));
+  r->s = s, r->first = a, r->o = o, r->e = e;
+  r->method = o->method ? o->method : "dtfm-identity";
+  r->conn = SIM_NET_WARM;
+  r->until = o->iterations > 0 ? INT64_MAX : llround(o->duration_s * 1e9);
+  r->state = mem_alloc((size_t)a->stages * sizeof *r->state);
+  for (int st = 0; st < a->stages; st++)
+    r->state[st] = runtime_state_bytes(r->w.runtime, spec_stage_params(&r->w, st));
+  double gbps = o->storage_gbps > 0 ? o->storage_gbps : SIM_STORAGE_GBPS;
+  r->storage_bpns = gbps / 8.0;
+  sim_plan_full(&r->plan, s, a);
+  r->holds = mem_alloc((size_t)s->ndevices * sizeof *r->holds);
+  holds_from_plan(r);
+  if (o->timeline) {
+    r->tl = sim_timeline_stream_open(o->timeline, s, e);
+    if (!r->tl) return e ? e->code : ERR_IO;
+    if (o->faults) sim_timeline_stream_faults(r->tl, o->faults, s);
+  }
+  return ERR_OK;
+}
+
+static int percentile_cmp(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+static double percentile(const double *v, size_t n, double q) {
+  double pos = q * (double)(n - 1);
+  size_t lo = (size_t)floor(pos), hi = lo + 1 < n ? lo + 1 : lo;
+  return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
+}
+
+static void summarise(run *r, sim_training_result *out) {
+  finish_agg(r);
+  *out = (sim_training_result){.it = r->it, .n = r->n, .agg = r->agg,
+                               .faults_seen = r->faults_seen,
+                               .replans = r->replans,
+                               .migrations = r->migrations};
+  r->it = NULL;
+  r->agg = (sim_result){0};
+  memcpy(out->lost_s, r->lost, sizeof r->lost);
+  for (int c = 0; c < SIM_LOST_N; c++) out->lost_total_s += r->lost[c];
+  out->total_s = sec(r->now);
+  double *v = mem_alloc((out->n + 1) * sizeof *v);
+  for (size_t k = 0; k < out->n; k++) {
+    v[k] = out->it[k].iteration_s;
+    out->samples += out->it[k].samples;
+    out->mean_s += v[k] / (double)out->n;
+  }
+  if (out->n) {
+    qsort(v, out->n, sizeof *v, percentile_cmp);
+    out->min_s = v[0];
+    out->max_s = v[out->n - 1];
+    out->p50_s = percentile(v, out->n, 0.5);
+    out->p95_s = percentile(v, out->n, 0.95);
+  }
+  out->samples_per_s = out->total_s > 0 ? out->samples / out->total_s : 0;
+  free(v);
+}
+
+static void run_free(run *r) {
+  sim_engine_free(r->x);
+  sim_plan_free(&r->plan);
+  free(r->state);
+  free(r->holds);
+  free(r->it);
+  sim_result_free(&r->agg);
+  sim_result_free(&r->one);
+}
+
+int sim_training_run(const scenario *s, const alloc *a,
+                     const sim_training_opts *o, sim_training_result *out,
+                     err *e) {
+  memset(out, 0, sizeof *out);
+  run r = {0};
+  int rc = run_init(&r, s, a, o, e);
+  r.last_look = 0;
+  while (!rc && !finished(&r)) {
+    if (r.n > 0 && (rc = regrow(&r))) break;
+    if (r.n > 0 && o->replan_on_change && (rc = replan_on_change(&r))) break;
+    rc = attempt(&r);
+  }
+  if (r.tl) {
+    int t = sim_timeline_stream_close(r.tl, rc ? NULL : e);
+    if (!rc) rc = t;
+  }
+  if (!rc) summarise(&r, out);
+  run_free(&r);
+  return rc;
+}
+
+void sim_training_result_free(sim_training_result *r) {
+  if (!r) return;
+  free(r->it);
+  sim_result_free(&r->agg);
+  r->it = NULL;
+}

@@ -1,0 +1,116 @@
+/* training: a training run — many iterations on one clock (DESIGN.md
+ * section 10): the trace moves on and TCP connections keep their state
+ * from one iteration to the next; faults take effect event by event (links
+ * and device speeds inside the engine; a device lost stops the iteration
+ * at that instant) and a recovery policy (sim/recovery.h) carries the run
+ * on; checkpoints, waiting, reloading and migrating cost simulated time.
+ * Invariant: the clock only moves forward, and every nanosecond of the run
+ * is either an iteration that was kept or time lost to one cause: the
+ * run's total is the sum of the kept iterations and of the time lost, and
+ * start(k + 1) = start(k) + time(k) + lost(k + 1), where lost(k) is what
+ * was lost between iteration k - 1's end and iteration k's start. */
+#ifndef SIM_TRAINING_H
+#define SIM_TRAINING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "models/alloc.h"
+#include "sim/recovery.h"
+#include "sim/sim.h"
+#include "traces/fault.h"
+#include "traces/scenario.h"
+
+/* X(NAME, "name"): the causes of lost time, one table. redone: work
+ * thrown away (an iteration cut by a fault, iterations rolled back to a
+ * checkpoint); checkpoint: writing one; waiting: for lost devices to come
+ * back; reloading: training state read from storage or from a replica;
+ * migration: state moved to a new placement. */
+#define SIM_LOST_MAP(X) X(REDONE, "redone") X(CHECKPOINT, "checkpoint") \
+  X(WAITING, "waiting") X(RELOADING, "reloading") X(MIGRATION, "migration")
+
+typedef enum sim_lost {
+#define SIM_LOST_ENUM(name, text) SIM_LOST_##name,
+  SIM_LOST_MAP(SIM_LOST_ENUM)
+#undef SIM_LOST_ENUM
+  SIM_LOST_N
+} sim_lost;
+
+const char *sim_lost_name(sim_lost c);
+
+/* Checkpoint storage per device, Gbit/s: the EBS bandwidth of a
+ * p3.2xlarge, 1.5 Gbit/s (AWS, "New - Amazon EC2 Instances with Up to 8
+ * NVIDIA Tesla V100 GPUs (P3)", 2017: 1.5, 7 and 14 Gbit/s for the
+ * p3.2xlarge, p3.8xlarge and p3.16xlarge, 1.5 to 1.75 per GPU). */
+#define SIM_STORAGE_GBPS 1.5
+
+/* The longest run: iterations, and simulated seconds. */
+#define SIM_TRAINING_MAX_ITERATIONS 10000000
+#define SIM_TRAINING_MAX_S 1e9
+
+typedef struct sim_training_opts {
+  sim_options sim;            /* transport, compute scale, seed; its
+                                 timeline_path is ignored (see timeline) */
+  int iterations;             /* > 0: run until this many are kept */
+  double duration_s;          /* > 0 (iterations 0): start iterations while
+                                 the clock is before it */
+  const fault_trace *faults;  /* NULL: none (borrowed) */
+  sim_recovery recovery;
+  int checkpoint_every;       /* K > 0: a checkpoint after every K kept
+                                 iterations; 0: none (a rollback returns to
+                                 the start) */
+  double storage_gbps;        /* per device, checkpoint write and read;
+                                 <= 0: SIM_STORAGE_GBPS */
+  const char *method;         /* replan's placement method; NULL:
+                                 dtfm-identity */
+  bool replan_on_change;      /* migrate when the moving network makes
+                                 another placement pay (sim/training.c) */
+  const char *timeline;       /* Chrome Trace Event JSON of the whole run,
+                                 or NULL */
+} sim_training_opts;
+
+/* Defaults: one iteration, no faults, restart, no checkpoints, the default
+ * storage, dtfm-identity, nothing else. */
+sim_training_opts sim_training_opts_default(void);
+
+/* One kept iteration. */
+typedef struct sim_iteration {
+  int index;          /* training step, 0-based, in order */
+  double start_s;     /* when its kept run began */
+  double iteration_s; /* how long it took */
+  double lost_s;      /* time lost since the previous one ended (or 0) */
+  double lost_by[SIM_LOST_N]; /* lost_s by cause */
+  int replicas;       /* the data-parallel degree it ran with */
+  double samples;     /* sequences it trained */
+} sim_iteration;
+
+typedef struct sim_training_result {
+  sim_iteration *it;  /* kept iterations, in order; n of them */
+  size_t n;
+  double total_s;     /* the run: kept iterations and every loss */
+  double samples, samples_per_s; /* useful sequences; per second of run */
+  double lost_s[SIM_LOST_N], lost_total_s;
+  double mean_s, p50_s, p95_s, min_s, max_s; /* over it[].iteration_s; p50
+                                 and p95 interpolated between order
+                                 statistics */
+  sim_result agg;     /* per-device and per-stage means over every
+                         iteration run to completion, iteration_s their mean;
+                         events and flows: totals of the run; link classes:
+                         bytes and flows summed */
+  int faults_seen;    /* device losses that stopped an iteration */
+  int replans;        /* new plans adopted (reroute, replan, growth) */
+  int migrations;     /* of them, by --replan-on-change */
+} sim_training_result;
+
+/* Runs s under allocation a (validated, D_dp x D_pp) as o says. ERR_OK and
+ * *out (free with sim_training_result_free); else e filled: sim_run's
+ * errors, ERR_RANGE for bad options, ERR_CONFIG "the job cannot continue"
+ * (with the instant) when a loss leaves the policy no way on. */
+int sim_training_run(const scenario *s, const alloc *a,
+                     const sim_training_opts *o, sim_training_result *out,
+                     err *e);
+
+void sim_training_result_free(sim_training_result *r); /* NULL is fine */
+
+#endif

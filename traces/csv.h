@@ -1,0 +1,87 @@
+/* csv: the text layer every CSV input of geodes shares (network traces,
+ * fault traces): lines in file order, "# key: value" provenance comments,
+ * comma-separated fields and exact decimal numbers, each failure worded
+ * "NAME:LINE: message" once, here.
+ * Invariant: a reader hands out each line once, in order, with its number,
+ * already checked (no NUL byte, valid UTF-8, a UTF-8 BOM dropped on line 1)
+ * and trimmed of blanks; it allocates nothing. */
+#ifndef TRACES_CSV_H
+#define TRACES_CSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+/* Bytes of a bad field echoed in a message; CSV_SHOW(s, n) expands to the
+ * three printf arguments of "%.*s%s" (cut at a character boundary, "..."
+ * when cut). */
+#define CSV_SHOW_MAX 40
+int csv_show_len(const char *s, size_t n);
+#define CSV_SHOW(s, n) csv_show_len(s, n), (s), ((n) > CSV_SHOW_MAX ? "..." : "")
+
+typedef struct csv_reader {
+  const char *name;  /* the file as messages name it; borrowed */
+  const char *p, *end;
+  int line;          /* the line last handed out (0 before the first) */
+  bool any_text;     /* some line so far held more than blanks */
+} csv_reader;
+
+/* A reader over text[0 .. len) (need not be NUL-terminated), naming name. */
+void csv_reader_init(csv_reader *r, const char *text, size_t len,
+                     const char *name);
+
+/* The next line, trimmed, into *s and *n (it may be empty). Returns 1, 0
+ * at the end of the text, or ERR_PARSE with e filled ("NAME:LINE: NUL byte"
+ * or "invalid UTF-8 (byte 0x.. at column N)"). */
+int csv_next(csv_reader *r, const char **s, size_t *n, err *e);
+
+/* The line of a comment. A line beginning with '#' is a comment; it is a
+ * provenance comment "# key: value" when a key of letters, digits, '_',
+ * '-' or '.' is followed by ':'. Returns true and sets the key and the
+ * trimmed value (spans into s); false for free text. */
+bool csv_comment_split(const char *s, size_t n, const char **key, size_t *keyn,
+                 const char **value, size_t *valuen);
+
+/* One "# key: value" kept with what it read (both owned). */
+typedef struct csv_comment {
+  char *key, *value;
+} csv_comment;
+
+/* Appends a copy of the comment to *v (*n of *cap), growing it. */
+void csv_comment_add(csv_comment **v, size_t *n, size_t *cap, const char *key,
+                     size_t keyn, const char *value, size_t valuen);
+
+/* Frees n comments and the array; NULL is fine. */
+void csv_comments_free(csv_comment *v, size_t n);
+
+/* Splits s[0 .. n) at commas into at most max trimmed fields (f[k], fn[k]).
+ * Returns how many fields the line has, which may exceed max. */
+int csv_split(const char *s, size_t n, const char **f, size_t *fn, int max);
+
+/* Number parsing: OK or why not, worded by csv_num_what. */
+enum { CSV_NUM_OK, CSV_NUM_SYNTAX, CSV_NUM_NONFINITE, CSV_NUM_NEGATIVE,
+       CSV_NUM_OVERFLOW };
+
+/* "is not a number", "is not a finite number", "is negative", "is out of
+ * range" (for a message "FIELD: 'TEXT' WHAT"); "" for CSV_NUM_OK. */
+const char *csv_num_what(int rc);
+
+/* ERR_PARSE for a syntax error, ERR_RANGE for any other failure. */
+int csv_num_err(int rc);
+
+/* Seconds s[0 .. n) as integer nanoseconds, exactly, rounded to nearest:
+ * [+-]digits[.digits][e[+-]digits]. NEGATIVE for a value below zero,
+ * NONFINITE for nan/inf/infinity (any case), OVERFLOW beyond INT64_MAX. */
+int csv_parse_ns(const char *s, size_t n, int64_t *out);
+
+/* A finite double from s[0 .. n) in the same syntax (strtod's rounding);
+ * NONFINITE for nan/inf, OVERFLOW when it exceeds the double range. The
+ * sign is kept: the caller decides whether a negative value is allowed. */
+int csv_parse_double(const char *s, size_t n, double *out);
+
+/* True when s[0 .. n) is "inf" or "infinity" (any case, no sign). */
+bool csv_is_inf(const char *s, size_t n);
+
+#endif

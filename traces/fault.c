@@ -1,0 +1,620 @@
+/* fault: see fault.h. Rows are read through the shared CSV layer
+ * (traces/csv.h); each is checked as it comes, so the first error in file
+ * order is the one reported. The replay keeps, per device and per site
+ * pair that any event touches, the change points of its state (up, speed;
+ * bandwidth factor), each point the state from its time on, consecutive
+ * points differing; the first point of a target is at t = 0.
+ *
+ * Choices where DESIGN.md is silent:
+ * - Overlapping events of one target combine: a device is down while any
+ *   outage of it or of its site holds; slowdowns that hold together
+ *   multiply (in file order, so the product is reproducible).
+ * - duration_s must be > 0 (a zero-length fault changes nothing and is
+ *   almost certainly a mistake); "inf" (any case) means for ever.
+ * - The factor column must be empty for the *_down events.
+ * - A link may join a site with itself ("A:A": the network inside A). */
+#include "traces/fault.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/file.h"
+#include "base/hash.h"
+#include "base/mem.h"
+#include "traces/csv.h"
+
+/* ---- the name table ---- */
+
+static const struct {
+  const char *name;
+  fault_target target;
+  bool factor;
+} kinds[] = {
+#define FAULT_ROW(name, text, target, factor) {text, target, factor},
+    FAULT_MAP(FAULT_ROW)
+#undef FAULT_ROW
+};
+
+const char *fault_kind_name(fault_kind k) { return kinds[k].name; }
+fault_target fault_kind_target(fault_kind k) { return kinds[k].target; }
+bool fault_kind_has_factor(fault_kind k) { return kinds[k].factor; }
+
+int fault_kind_find(const char *s, size_t n) {
+  for (int k = 0; k < FAULT_NKINDS; k++)
+    if (strlen(kinds[k].name) == n && memcmp(kinds[k].name, s, n) == 0)
+      return k;
+  return -1;
+}
+
+const char *fault_kind_list(void) {
+  static char buf[128];
+  if (!buf[0])
+    for (int k = 0; k < FAULT_NKINDS; k++) {
+      size_t at = strlen(buf);
+      snprintf(buf + at, sizeof buf - at, "%s%s",
+               k == 0 ? "" : k == FAULT_NKINDS - 1 ? " or " : ", ",
+               kinds[k].name);
+    }
+  return buf;
+}
+
+/* ---- the trace ---- */
+
+typedef struct dpoint {  /* a device's state from t on */
+  int64_t t;
+  bool up;
+  double speed;
+} dpoint;
+
+typedef struct lpoint {  /* a site pair's bandwidth factor from t on */
+  int64_t t;
+  double factor;
+} lpoint;
+
+struct fault_trace {
+  fault_event *ev;
+  size_t n;
+  csv_comment *comments;
+  size_t ncomments;
+  int ndevices, nsites;
+  size_t *doff;        /* [ndevices + 1] into dpt */
+  dpoint *dpt;
+  uint64_t *lkey;      /* [nl] sorted: a * nsites + b, a <= b */
+  size_t nl;
+  size_t *loff;        /* [nl + 1] into lpt */
+  lpoint *lpt;
+  int64_t *changes;    /* every point time > 0, sorted, distinct */
+  size_t nchanges;
+};
+
+void fault_free(fault_trace *f) {
+  if (!f) return;
+  free(f->ev);
+  csv_comments_free(f->comments, f->ncomments);
+  free(f->doff), free(f->dpt);
+  free(f->lkey), free(f->loff), free(f->lpt);
+  free(f->changes);
+  free(f);
+}
+
+size_t fault_count(const fault_trace *f) { return f->n; }
+
+const fault_event *fault_event_at(const fault_trace *f, size_t i) {
+  assert(i < f->n);
+  return &f->ev[i];
+}
+
+const char *fault_comment(const fault_trace *f, const char *key) {
+  for (size_t i = 0; i < f->ncomments; i++)
+    if (strcmp(f->comments[i].key, key) == 0) return f->comments[i].value;
+  return NULL;
+}
+
+uint64_t fault_hash(const fault_trace *f) {
+  uint64_t h = hash_u64(HASH_INIT, f->n);
+  for (size_t i = 0; i < f->n; i++) {
+    const fault_event *e = &f->ev[i];
+    h = hash_u64(hash_u64(h, (uint64_t)e->t_ns), (uint64_t)e->dur_ns);
+    h = hash_u64(hash_u64(h, (uint64_t)e->kind), (uint64_t)(uint32_t)e->a);
+    h = hash_double(hash_u64(h, (uint64_t)(uint32_t)e->b), e->factor);
+  }
+  return h;
+}
+
+static int64_t event_end(const fault_event *e) {
+  if (e->dur_ns == FAULT_FOREVER || e->dur_ns > INT64_MAX - e->t_ns)
+    return FAULT_FOREVER;
+  return e->t_ns + e->dur_ns;
+}
+
+/* ---- building the replay ---- */
+
+typedef struct span {  /* one event's interval on one target */
+  uint64_t key;        /* device, or site pair key */
+  int64_t t0, t1;
+  uint32_t ev;         /* index in file order */
+} span;
+
+static int span_cmp(const void *x, const void *y) {
+  const span *a = x, *b = y;
+  if (a->key != b->key) return a->key < b->key ? -1 : 1;
+  return a->ev < b->ev ? -1 : a->ev > b->ev;
+}
+
+static int i64_cmp(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* The state of one target at time t from its spans s[0..k) (by file
+ * order): down (any down span holds) and the product of the factors. */
+static void state_at(const fault_trace *f, const span *s, size_t k, int64_t t,
+                     bool *down, double *factor) {
+  *down = false;
+  *factor = 1;
+  for (size_t i = 0; i < k; i++) {
+    if (!(s[i].t0 <= t && t < s[i].t1)) continue;
+    const fault_event *e = &f->ev[s[i].ev];
+    if (fault_kind_has_factor(e->kind)) *factor *= e->factor;
+    else *down = true;
+  }
+}
+
+/* Change points of one target from its spans: the state at 0 and at every
+ * start and end, consecutive equal states merged. The boundaries are sorted
+ * once; each state is a scan of the target's spans (targets carry few). */
+static size_t target_points(const fault_trace *f, const span *s, size_t k,
+                            int64_t *tb, dpoint *out) {
+  size_t nb = 0, np = 0;
+  tb[nb++] = 0;
+  for (size_t i = 0; i < k; i++) {
+    tb[nb++] = s[i].t0;
+    if (s[i].t1 != FAULT_FOREVER) tb[nb++] = s[i].t1;
+  }
+  qsort(tb, nb, sizeof *tb, i64_cmp);
+  for (size_t i = 0; i < nb; i++) {
+    if (i && tb[i] == tb[i - 1]) continue;
+    bool down;
+    double factor;
+    state_at(f, s, k, tb[i], &down, &factor);
+    if (np && out[np - 1].up == !down && out[np - 1].speed == factor) continue;
+    out[np++] = (dpoint){tb[i], !down, factor};
+  }
+  return np;
+}
+
+/* Groups spans by key and turns each group into points; returns the number
+ * of groups, their keys and offsets, and the points (as dpoints: up is
+ * false for a link that is down). */
+static size_t build_points(const fault_trace *f, span *sp, size_t ns,
+                           uint64_t **keys, size_t **off, dpoint **pts) {
+  if (ns) qsort(sp, ns, sizeof *sp, span_cmp); /* sp may be NULL when ns is 0 */
+  int64_t *tb = mem_alloc((2 * ns + 1) * sizeof *tb);
+  *pts = mem_alloc((3 * ns + 1) * sizeof **pts); /* 2k + 1 a group */
+  *keys = mem_alloc((ns + 1) * sizeof **keys);
+  *off = mem_alloc((ns + 2) * sizeof **off);
+  size_t ng = 0, np = 0;
+  for (size_t i = 0, j; i < ns; i = j) {
+    for (j = i; j < ns && sp[j].key == sp[i].key; j++) {}
+    (*keys)[ng] = sp[i].key;
+    (*off)[ng++] = np;
+    np += target_points(f, sp + i, j - i, tb, *pts + np);
+  }
+  (*off)[ng] = np;
+  free(tb);
+  return ng;
+}
+
+static void add_span(span **sp, size_t *n, size_t *cap, uint64_t key,
+                     const fault_event *e, size_t ev) {
+  mem_grow((void **)sp, cap, *n + 1, sizeof **sp);
+  (*sp)[(*n)++] = (span){key, e->t_ns, event_end(e), (uint32_t)ev};
+}
+
+static void collect_changes(fault_trace *f, const dpoint *a, size_t na,
+                            const lpoint *b, size_t nb) {
+  f->changes = mem_alloc((na + nb + 1) * sizeof *f->changes);
+  size_t n = 0;
+  for (size_t i = 0; i < na; i++)
+    if (a[i].t > 0) f->changes[n++] = a[i].t;
+  for (size_t i = 0; i < nb; i++)
+    if (b[i].t > 0) f->changes[n++] = b[i].t;
+  qsort(f->changes, n, sizeof *f->changes, i64_cmp);
+  size_t u = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!u || f->changes[i] != f->changes[u - 1]) f->changes[u++] = f->changes[i];
+  f->nchanges = u;
+}
+
+static void build_replay(fault_trace *f, const scenario *s) {
+  span *ds = NULL, *ls = NULL;
+  size_t nd = 0, dcap = 0, nl = 0, lcap = 0;
+  for (size_t i = 0; i < f->n; i++) {
+    const fault_event *e = &f->ev[i];
+    if (e->kind == FAULT_SITE_DOWN) {
+      const scenario_site *site = &s->sites[e->a];
+      for (int d = 0; d < site->ndevices; d++)
+        add_span(&ds, &nd, &dcap, (uint64_t)(site->first_device + d), e, i);
+    } else if (fault_kind_target(e->kind) == FAULT_TARGET_DEVICE) {
+      add_span(&ds, &nd, &dcap, (uint64_t)e->a, e, i);
+    } else {
+      int a = e->a < e->b ? e->a : e->b, b = e->a < e->b ? e->b : e->a;
+      add_span(&ls, &nl, &lcap, (uint64_t)a * (uint64_t)f->nsites + (uint64_t)b,
+               e, i);
+    }
+  }
+  uint64_t *dkeys;
+  size_t *doff;
+  size_t ndg = build_points(f, ds, nd, &dkeys, &doff, &f->dpt);
+  f->doff = mem_calloc((size_t)f->ndevices + 1, sizeof *f->doff);
+  for (int d = 0, g = 0; d <= f->ndevices; d++) { /* dense offsets */
+    while ((size_t)g < ndg && dkeys[g] < (uint64_t)d) g++;
+    f->doff[d] = (size_t)g < ndg ? doff[g] : doff[ndg];
+  }
+  dpoint *lp;
+  f->nl = build_points(f, ls, nl, &f->lkey, &f->loff, &lp);
+  /* A link's factor is 0 while it is down, whatever slows it meanwhile:
+   * points that differ only there are one state. */
+  f->lpt = mem_alloc((f->loff[f->nl] + 1) * sizeof *f->lpt);
+  size_t np = 0;
+  for (size_t g = 0; g < f->nl; g++) {
+    size_t from = f->loff[g], to = f->loff[g + 1];
+    f->loff[g] = np;
+    for (size_t i = from; i < to; i++) {
+      double x = lp[i].up ? lp[i].speed : 0;
+      if (np > f->loff[g] && f->lpt[np - 1].factor == x) continue;
+      f->lpt[np++] = (lpoint){lp[i].t, x};
+    }
+  }
+  f->loff[f->nl] = np;
+  collect_changes(f, f->dpt, f->doff[f->ndevices], f->lpt, f->loff[f->nl]);
+  free(lp), free(dkeys), free(doff), free(ds), free(ls);
+}
+
+/* ---- queries ---- */
+
+/* Index of the last point of p[0..n) at or before t (n > 0, p[0].t == 0). */
+static size_t dpoint_find(const dpoint *p, size_t n, int64_t t) {
+  size_t lo = 0, hi = n;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (p[mid].t <= t) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+static const dpoint *device_point(const fault_trace *f, int d, int64_t t,
+                                  size_t *at, size_t *end) {
+  assert(d >= 0 && d < f->ndevices);
+  size_t a = f->doff[d], b = f->doff[d + 1];
+  if (a == b) return NULL;
+  *at = a + dpoint_find(f->dpt + a, b - a, t);
+  *end = b;
+  return &f->dpt[*at];
+}
+
+bool fault_device_up(const fault_trace *f, int d, int64_t t_ns) {
+  size_t at, end;
+  const dpoint *p = device_point(f, d, t_ns, &at, &end);
+  return !p || p->up;
+}
+
+double fault_device_speed(const fault_trace *f, int d, int64_t t_ns) {
+  size_t at, end;
+  const dpoint *p = device_point(f, d, t_ns, &at, &end);
+  return p ? p->speed : 1;
+}
+
+int64_t fault_device_next(const fault_trace *f, int d, int64_t t_ns) {
+  size_t at, end;
+  if (!device_point(f, d, t_ns, &at, &end)) return FAULT_FOREVER;
+  return at + 1 < end ? f->dpt[at + 1].t : FAULT_FOREVER;
+}
+
+int64_t fault_device_up_again(const fault_trace *f, int d, int64_t t_ns) {
+  size_t at, end;
+  const dpoint *p = device_point(f, d, t_ns, &at, &end);
+  if (!p || p->up) return t_ns;
+  for (size_t i = at + 1; i < end; i++)
+    if (f->dpt[i].up) return f->dpt[i].t;
+  return FAULT_FOREVER;
+}
+
+double fault_link_factor(const fault_trace *f, int a, int b, int64_t t_ns) {
+  if (!f->nl) return 1;
+  if (a > b) {
+    int x = a;
+    a = b;
+    b = x;
+  }
+  uint64_t key = (uint64_t)a * (uint64_t)f->nsites + (uint64_t)b;
+  size_t lo = 0, hi = f->nl;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (f->lkey[mid] < key) lo = mid + 1; else hi = mid;
+  }
+  if (lo == f->nl || f->lkey[lo] != key) return 1;
+  const lpoint *p = f->lpt + f->loff[lo];
+  size_t n = f->loff[lo + 1] - f->loff[lo], l = 0, h = n;
+  while (h - l > 1) {
+    size_t mid = l + (h - l) / 2;
+    if (p[mid].t <= t_ns) l = mid; else h = mid;
+  }
+  return p[l].factor;
+}
+
+int64_t fault_next_change(const fault_trace *f, int64_t t_ns) {
+  size_t lo = 0, hi = f->nchanges;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (f->changes[mid] <= t_ns) lo = mid + 1; else hi = mid;
+  }
+  return lo < f->nchanges ? f->changes[lo] : FAULT_FOREVER;
+}
+
+/* ---- parsing ---- */
+
+typedef struct fault_parser {
+  const char *name;
+  int line;
+  const scenario *s;
+  err *e;
+  bool header;
+  fault_event *ev;
+  size_t n, cap;
+  csv_comment *comments;
+  size_t ncomments, ccap;
+} fault_parser;
+
+static int parse_device(fault_parser *ps, const char *s, size_t n, int *d) {
+  long v = 0;
+  size_t i = 0;
+  for (; i < n && s[i] >= '0' && s[i] <= '9' && v <= INT32_MAX; i++)
+    v = v * 10 + (s[i] - '0');
+  if (n == 0 || i < n)
+    return err_set(ps->e, i < n && s[i] >= '0' && s[i] <= '9' ? ERR_RANGE
+                   : ERR_PARSE, "%s:%d: target: '%.*s%s' is not a device index "
+                   "(an integer 0..%d)", ps->name, ps->line, CSV_SHOW(s, n),
+                   ps->s->ndevices - 1);
+  if (v >= ps->s->ndevices)
+    return err_set(ps->e, ERR_UNKNOWN, "%s:%d: target: device %ld is not in "
+                   "scenario %s, whose devices are 0..%d", ps->name, ps->line,
+                   v, ps->s->name, ps->s->ndevices - 1);
+  *d = (int)v;
+  return ERR_OK;
+}
+
+static int site_of(const scenario *s, const char *name, size_t n) {
+  char *z = mem_strndup(name, n);
+  int i = scenario_site_index(s, z);
+  free(z);
+  return i;
+}
+
+static int unknown_site(fault_parser *ps, const char *s, size_t n) {
+  return err_set(ps->e, ERR_UNKNOWN, "%s:%d: target: unknown site '%.*s%s' "
+                 "(scenario %s has %d sites, the first %s)", ps->name,
+                 ps->line, CSV_SHOW(s, n), ps->s->name, ps->s->nsites,
+                 ps->s->sites[0].name);
+}
+
+/* "A:B": the first ':' whose both sides name sites (a site name may hold a
+ * ':' itself). */
+static int parse_link(fault_parser *ps, const char *s, size_t n, int *a,
+                      int *b) {
+  const char *first = memchr(s, ':', n);
+  if (!first)
+    return err_set(ps->e, ERR_PARSE, "%s:%d: target: '%.*s%s' is not two "
+                   "site names 'A:B'", ps->name, ps->line, CSV_SHOW(s, n));
+  for (const char *c = first; c; c = memchr(c + 1, ':', (size_t)(s + n - c - 1))) {
+    *a = site_of(ps->s, s, (size_t)(c - s));
+    *b = site_of(ps->s, c + 1, (size_t)(s + n - c - 1));
+    if (*a >= 0 && *b >= 0) return ERR_OK;
+    if (c + 1 >= s + n) break;
+  }
+  if (site_of(ps->s, s, (size_t)(first - s)) < 0)
+    return unknown_site(ps, s, (size_t)(first - s));
+  return unknown_site(ps, first + 1, (size_t)(s + n - first - 1));
+}
+
+static int parse_target(fault_parser *ps, fault_event *ev, const char *s,
+                        size_t n) {
+  switch (fault_kind_target(ev->kind)) {
+    case FAULT_TARGET_DEVICE:
+      ev->b = -1;
+      return parse_device(ps, s, n, &ev->a);
+    case FAULT_TARGET_SITE:
+      ev->b = -1;
+      ev->a = site_of(ps->s, s, n);
+      return ev->a < 0 ? unknown_site(ps, s, n) : ERR_OK;
+    default:
+      return parse_link(ps, s, n, &ev->a, &ev->b);
+  }
+}
+
+static int parse_time(fault_parser *ps, fault_event *ev, const char *s,
+                      size_t n) {
+  int rc = csv_parse_ns(s, n, &ev->t_ns);
+  if (rc == CSV_NUM_OVERFLOW)
+    return err_set(ps->e, ERR_RANGE, "%s:%d: t_s: %.*s%s is too large (at "
+                   "most %lld s in integer nanoseconds)", ps->name, ps->line,
+                   CSV_SHOW(s, n), (long long)(INT64_MAX / 1000000000LL));
+  if (rc != CSV_NUM_OK)
+    return err_set(ps->e, csv_num_err(rc), "%s:%d: t_s: '%.*s%s' %s",
+                   ps->name, ps->line, CSV_SHOW(s, n), csv_num_what(rc));
+  if (ps->n && ev->t_ns < ps->ev[ps->n - 1].t_ns)
+    return err_set(ps->e, ERR_PARSE, "%s:%d: t_s: %.*s%s is before the "
+                   "previous row's %g (rows must be sorted by time)", ps->name,
+                   ps->line, CSV_SHOW(s, n),
+                   (double)ps->ev[ps->n - 1].t_ns * 1e-9);
+  return ERR_OK;
+}
+
+static int parse_duration(fault_parser *ps, fault_event *ev, const char *s,
+                          size_t n) {
+  if (csv_is_inf(s, n)) return ev->dur_ns = FAULT_FOREVER, ERR_OK;
+  int rc = csv_parse_ns(s, n, &ev->dur_ns);
+  if (rc == CSV_NUM_OVERFLOW) return ev->dur_ns = FAULT_FOREVER, ERR_OK;
+  if (rc == CSV_NUM_OK && ev->dur_ns == 0) rc = CSV_NUM_NEGATIVE;
+  if (rc == CSV_NUM_NEGATIVE)
+    return err_set(ps->e, ERR_RANGE, "%s:%d: duration_s: %.*s%s is not > 0",
+                   ps->name, ps->line, CSV_SHOW(s, n));
+  if (rc != CSV_NUM_OK)
+    return err_set(ps->e, ERR_PARSE, "%s:%d: duration_s: '%.*s%s' is not a "
+                   "number or inf", ps->name, ps->line, CSV_SHOW(s, n));
+  return ERR_OK;
+}
+
+static int parse_factor(fault_parser *ps, fault_event *ev, const char *s,
+                        size_t n) {
+  const char *kind = fault_kind_name(ev->kind);
+  ev->factor = 1;
+  if (!fault_kind_has_factor(ev->kind))
+    return n == 0 ? ERR_OK
+           : err_set(ps->e, ERR_PARSE, "%s:%d: factor: '%.*s%s' given for %s, "
+                     "which takes none (leave it empty)", ps->name, ps->line,
+                     CSV_SHOW(s, n), kind);
+  if (n == 0)
+    return err_set(ps->e, ERR_MISSING, "%s:%d: factor: empty, but %s needs "
+                   "its %s multiplier", ps->name, ps->line, kind,
+                   ev->kind == FAULT_LINK_SLOW ? "bandwidth" : "compute-speed");
+  int rc = csv_parse_double(s, n, &ev->factor);
+  if (rc == CSV_NUM_OK && !(ev->factor > 0))
+    return err_set(ps->e, ERR_RANGE, "%s:%d: factor: %.*s%s is not > 0",
+                   ps->name, ps->line, CSV_SHOW(s, n));
+  if (rc != CSV_NUM_OK)
+    return err_set(ps->e, csv_num_err(rc), "%s:%d: factor: '%.*s%s' %s",
+                   ps->name, ps->line, CSV_SHOW(s, n), csv_num_what(rc));
+  return ERR_OK;
+}
+
+static int data_line(fault_parser *ps, const char *s, size_t n) {
+  const char *f[5];
+  size_t fn[5];
+  int cols = csv_split(s, n, f, fn, 5);
+  if (cols != 5)
+    return err_set(ps->e, ERR_PARSE, "%s:%d: expected 5 columns (%s), found "
+                   "%d", ps->name, ps->line, FAULT_HEADER, cols);
+  if (ps->n >= FAULT_MAX_EVENTS)
+    return err_set(ps->e, ERR_MEMORY, "%s:%d: more than the %d rows a fault "
+                   "trace may hold", ps->name, ps->line, FAULT_MAX_EVENTS);
+  fault_event ev = {.line = ps->line};
+  int k = fault_kind_find(f[1], fn[1]);
+  if (parse_time(ps, &ev, f[0], fn[0])) return ps->e->code;
+  if (k < 0)
+    return err_set(ps->e, ERR_UNKNOWN, "%s:%d: event: unknown '%.*s%s' (%s)",
+                   ps->name, ps->line, CSV_SHOW(f[1], fn[1]),
+                   fault_kind_list());
+  ev.kind = (fault_kind)k;
+  if (parse_target(ps, &ev, f[2], fn[2]) ||
+      parse_duration(ps, &ev, f[3], fn[3]) || parse_factor(ps, &ev, f[4], fn[4]))
+    return ps->e->code;
+  mem_grow((void **)&ps->ev, &ps->cap, ps->n + 1, sizeof *ps->ev);
+  ps->ev[ps->n++] = ev;
+  return ERR_OK;
+}
+
+static int one_line(fault_parser *ps, const char *s, size_t n) {
+  const char *k, *v;
+  size_t kn, vn;
+  if (n == 0) return ERR_OK;
+  if (s[0] == '#') {
+    if (csv_comment_split(s, n, &k, &kn, &v, &vn))
+      csv_comment_add(&ps->comments, &ps->ncomments, &ps->ccap, k, kn, v, vn);
+    return ERR_OK;
+  }
+  if (ps->header) return data_line(ps, s, n);
+  if (n != strlen(FAULT_HEADER) || memcmp(s, FAULT_HEADER, n) != 0)
+    return err_set(ps->e, ERR_PARSE, "%s:%d: expected the header '%s', found "
+                   "'%.*s%s'", ps->name, ps->line, FAULT_HEADER,
+                   CSV_SHOW(s, n));
+  ps->header = true;
+  return ERR_OK;
+}
+
+fault_trace *fault_parse(const char *text, size_t len, const char *name,
+                         const scenario *s, err *e) {
+  assert(text || len == 0);
+  err local;
+  err_clear(&local);
+  fault_parser ps = {.name = name, .s = s, .e = &local};
+  csv_reader rd;
+  csv_reader_init(&rd, text, len, name);
+  const char *line;
+  size_t n;
+  int more;
+  while ((more = csv_next(&rd, &line, &n, &local)) > 0) {
+    ps.line = rd.line;
+    if (one_line(&ps, line, n)) break;
+  }
+  if (!local.code && !ps.header)
+    err_set(&local, ERR_PARSE, rd.any_text ? "%s:%d: no header line '%s' "
+            "(only comments)" : "%s:%d: empty file (expected the header '%s')",
+            name, rd.line ? rd.line : 1, FAULT_HEADER);
+  if (local.code) {
+    err_set(e, local.code, "%s", local.msg);
+    free(ps.ev);
+    csv_comments_free(ps.comments, ps.ncomments);
+    return NULL;
+  }
+  fault_trace *f = mem_calloc(1, sizeof *f);
+  *f = (fault_trace){.ev = ps.ev, .n = ps.n, .comments = ps.comments,
+                     .ncomments = ps.ncomments, .ndevices = s->ndevices,
+                     .nsites = s->nsites};
+  build_replay(f, s);
+  return f;
+}
+
+fault_trace *fault_load(const char *path, const scenario *s, err *e) {
+  size_t len;
+  file_error why;
+  char *text = file_read(path, FILE_MAX_BYTES, &len, &why);
+  if (!text) {
+    err_set(e, ERR_IO, "%s:1: cannot read the fault trace: %s", path,
+            why.reason);
+    return NULL;
+  }
+  fault_trace *f = fault_parse(text, len, path, s, e);
+  free(text);
+  return f;
+}
+
+/* ---- writing ---- */
+
+void fault_format_s(char *buf, size_t size, int64_t ns) {
+  if (ns == FAULT_FOREVER) {
+    snprintf(buf, size, "inf");
+    return;
+  }
+  int len = snprintf(buf, size, "%lld.%09lld", (long long)(ns / 1000000000LL),
+                     (long long)(ns % 1000000000LL));
+  while (len > 0 && buf[len - 1] == '0') buf[--len] = '\0';
+  if (len > 0 && buf[len - 1] == '.') buf[--len] = '\0';
+}
+
+int fault_write_row(FILE *out, const char *path, const scenario *s,
+                    const fault_event *ev, err *e) {
+  char t[32], d[32], target[512], factor[40] = "";
+  fault_format_s(t, sizeof t, ev->t_ns);
+  fault_format_s(d, sizeof d, ev->dur_ns);
+  switch (fault_kind_target(ev->kind)) {
+    case FAULT_TARGET_DEVICE:
+      snprintf(target, sizeof target, "%d", ev->a);
+      break;
+    case FAULT_TARGET_SITE:
+      snprintf(target, sizeof target, "%s", s->sites[ev->a].name);
+      break;
+    default:
+      snprintf(target, sizeof target, "%s:%s", s->sites[ev->a].name,
+               s->sites[ev->b].name);
+  }
+  if (fault_kind_has_factor(ev->kind))
+    snprintf(factor, sizeof factor, "%.17g", ev->factor);
+  if (fprintf(out, "%s,%s,%s,%s,%s\n", t, fault_kind_name(ev->kind), target,
+              d, factor) < 0)
+    return err_set(e, ERR_IO, "%s: %s", path, strerror(errno));
+  return ERR_OK;
+}
