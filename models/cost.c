@@ -107,7 +107,8 @@ static void sizes_at_widths(const scenario_workload *w, double *act,
                             double *grad) {
   *act = compress_bytes(*act, w->activation_bits);
   *grad = compress_bytes(*grad, w->grad_bits);
-  bool diloco = w->dp_algo && strstr(w->dp_algo, "diloco");
+  int algo = spec_dp_algo_parse(w->dp_algo);
+  bool diloco = algo == SPEC_DILOCO || algo == SPEC_STREAMING_DILOCO;
   if (diloco && w->inner_steps > 0) *grad /= w->inner_steps;
 }
 
