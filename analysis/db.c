@@ -67,7 +67,10 @@ static const char SCHEMA[] =
     " compute_s REAL, bubble_s REAL, comm_s REAL, dp_sync_s REAL,"
     " events INTEGER, identity TEXT, sockets INTEGER, runtime TEXT,"
     " iterations INTEGER, faults TEXT, recovery TEXT, checkpoint_every INTEGER,"
-    " total_s REAL, samples_per_s REAL, lost_s REAL);"
+    " total_s REAL, samples_per_s REAL, lost_s REAL, compute_utilisation REAL,"
+    " pp_bytes REAL, dp_bytes REAL, wan_bytes REAL, outer_step_s REAL,"
+    " inner_steps INTEGER, fragments INTEGER, overlap_steps INTEGER,"
+    " grad_bits INTEGER, activation_bits INTEGER);"
     "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
     ITERATIONS_TABLES
     "CREATE TABLE convergence("
@@ -83,8 +86,10 @@ static const char SCHEMA[] =
   " gradient_gb, alloc, score_s, dp_cost_s, pp_cost_s,"                     \
   " predicted_iteration_s, iteration_s, compute_s, bubble_s, comm_s,"       \
   " dp_sync_s, events, identity, sockets, runtime, iterations, faults,"    \
-  " recovery, checkpoint_every, total_s, samples_per_s, lost_s"
-#define RESULT_NCOLUMNS 40
+  " recovery, checkpoint_every, total_s, samples_per_s, lost_s,"          \
+  " compute_utilisation, pp_bytes, dp_bytes, wan_bytes, outer_step_s,"     \
+  " inner_steps, fragments, overlap_steps, grad_bits, activation_bits"
+#define RESULT_NCOLUMNS 50
 
 /* The migrations, one step each: version `from` becomes from + 1 by up;
  * back undoes it on a copy of SCHEMA, so that SCHEMA with the backs of
@@ -122,6 +127,18 @@ static const migration MIGRATIONS[] = {
      "ALTER TABLE results DROP COLUMN faults;"
      "ALTER TABLE results DROP COLUMN iterations",
      "a training run's columns, the iterations and marks tables"},
+#define ADD_ "ALTER TABLE results ADD COLUMN "
+    {4, /* issue 12 (it was promised 6: renumber after issue 11's 5) */
+     ADD_ "compute_utilisation REAL;" ADD_ "pp_bytes REAL;" ADD_
+     "dp_bytes REAL;" ADD_ "wan_bytes REAL;" ADD_ "outer_step_s REAL;" ADD_
+     "inner_steps INTEGER;" ADD_ "fragments INTEGER;" ADD_
+     "overlap_steps INTEGER;" ADD_ "grad_bits INTEGER;" ADD_
+     "activation_bits INTEGER",
+#define DROP_ "ALTER TABLE results DROP COLUMN "
+     DROP_ "activation_bits;" DROP_ "grad_bits;" DROP_ "overlap_steps;" DROP_
+     "fragments;" DROP_ "inner_steps;" DROP_ "outer_step_s;" DROP_
+     "wan_bytes;" DROP_ "dp_bytes;" DROP_ "pp_bytes;" DROP_
+     "compute_utilisation", "utilisation, bytes and DiLoCo's columns"},
 };
 #define NMIGRATIONS (sizeof MIGRATIONS / sizeof *MIGRATIONS)
 _Static_assert(DB_SCHEMA_MIGRATES + NMIGRATIONS == DB_SCHEMA_VERSION,
@@ -138,6 +155,9 @@ void db_result_init(db_result *r) {
                    .dp_sync_s = NAN, .events = -1, .sockets = -1,
                    .iterations = -1, .checkpoint_every = -1, .total_s = NAN,
                    .samples_per_s = NAN, .lost_s = NAN};
+  r->compute_utilisation = r->pp_bytes = r->dp_bytes = r->wan_bytes = NAN;
+  r->outer_step_s = NAN, r->inner_steps = r->fragments = -1;
+  r->overlap_steps = r->grad_bits = r->activation_bits = -1;
 }
 
 void db_result_clear(db_result *r) {
@@ -633,6 +653,12 @@ int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
   bind_real(st, i++, r->total_s);
   bind_real(st, i++, r->samples_per_s);
   bind_real(st, i++, r->lost_s);
+  const double r3[] = {r->compute_utilisation, r->pp_bytes, r->dp_bytes,
+                       r->wan_bytes, r->outer_step_s};
+  const int64_t i3[] = {r->inner_steps, r->fragments, r->overlap_steps,
+                        r->grad_bits, r->activation_bits};
+  for (size_t k = 0; k < 5; k++) bind_real(st, i++, r3[k]);
+  for (size_t k = 0; k < 5; k++) bind_int(st, i++, i3[k]);
   int rc = step_done(d, st, e, "cannot store a result");
   if (rc) return rc;
   int changed = sqlite3_changes(d->h);

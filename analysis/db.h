@@ -24,8 +24,12 @@
  * changes during a run). Files from DB_SCHEMA_MIGRATES on are migrated step
  * by step (a version-2 file's rows, with no identity, are stale: a sweep
  * recomputes them; a version-3 file's rows stay current); a version-1 file
- * is refused, never modified: its keys lack the GPU. */
-#define DB_SCHEMA_VERSION 4
+ * is refused, never modified: its keys lack the GPU. Version 5 (issue 12,
+ * which was promised 6: the lead renumbers it after issue 11's 5) added
+ * results.compute_utilisation, pp_bytes, dp_bytes, wan_bytes,
+ * outer_step_s and DiLoCo's knobs and widths; samples_per_s is filled for
+ * a single iteration's row too. */
+#define DB_SCHEMA_VERSION 5
 #define DB_SCHEMA_MIGRATES 2
 #define DB_APPLICATION_ID 0x67656f64
 
@@ -68,7 +72,7 @@ typedef struct db_result {
   const char *scenario, *method, *network_model;
   int64_t seed, layers, batch, micro_batch, micro_batches_per_pass;
   int64_t window_bytes;
-  char schedule[16], dp_algo[16];  /* "gpipe", "central-ps", ... or "" */
+  char schedule[16], dp_algo[24];  /* "gpipe", "central-ps", ... or "" */
   char gpu[48];                    /* "V100", "V100,A100", ... or "" */
   double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
   char *alloc;                /* {"pipelines": ...} JSON, or NULL */
@@ -89,6 +93,12 @@ typedef struct db_result {
   size_t nit;
   db_mark *marks;
   size_t nmarks;
+  /* issue 12 (schema 5): the simulation's utilisation (compute busy over
+   * wall, all devices), bytes per iteration (pipeline, data-parallel,
+   * between sites), DiLoCo's outer step (NAN otherwise) and the knobs
+   * (-1: not DiLoCo). */
+  double compute_utilisation, pp_bytes, dp_bytes, wan_bytes, outer_step_s;
+  int64_t inner_steps, fragments, overlap_steps, grad_bits, activation_bits;
 } db_result;
 
 /* Sets every field of r to "absent" (NULL, -1 or NAN; scales 1). */

@@ -38,6 +38,9 @@ scenario *eval_scenario(const sweep_point *p, err *e) {
   k.activation_gb = p->activation_gb, k.gradient_gb = p->gradient_gb;
   k.latency_scale = p->latency_scale, k.bandwidth_scale = p->bandwidth_scale;
   k.sockets = p->sockets, k.runtime = p->runtime;
+  k.inner_steps = p->inner_steps, k.fragments = p->fragments;
+  k.overlap_steps = p->overlap_steps, k.grad_bits = p->grad_bits;
+  k.activation_bits = p->activation_bits;
   if (scenario_apply(s, &k, e) != ERR_OK) {
     scenario_free(s);
     return NULL;
@@ -85,6 +88,19 @@ void eval_gpu_label(const scenario *s, char *buf, size_t size) {
   }
 }
 
+/* The row's issue-12 columns from the simulation and the workload. */
+static void eval_diloco_row(const scenario *s, const sim_result *sr,
+                            db_result *r) {
+  const scenario_workload *w = &s->workload;
+  r->compute_utilisation = sr->compute_utilisation;
+  r->samples_per_s = sr->samples_per_s, r->pp_bytes = sr->pp_bytes;
+  r->dp_bytes = sr->dp_bytes, r->wan_bytes = sr->wan_bytes;
+  r->grad_bits = w->grad_bits, r->activation_bits = w->activation_bits;
+  if (!sr->inner_steps) return;
+  r->outer_step_s = sr->outer_step_s, r->inner_steps = w->inner_steps;
+  r->fragments = w->fragments, r->overlap_steps = w->overlap_steps;
+}
+
 /* One iteration simulated into r's times and breakdown. */
 static int simulate_one(const scenario *s, const alloc *a,
                         const transport_options *t, db_result *r, err *e) {
@@ -97,6 +113,7 @@ static int simulate_one(const scenario *s, const alloc *a,
   r->iteration_s = sr.iteration_s, r->compute_s = sr.mean.compute_s;
   r->bubble_s = sr.mean.bubble_s, r->comm_s = sr.mean.comm_s;
   r->dp_sync_s = sr.mean.dp_sync_s, r->events = (int64_t)sr.events;
+  eval_diloco_row(s, &sr, r);
   sim_result_free(&sr);
   return ERR_OK;
 }

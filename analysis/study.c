@@ -64,6 +64,9 @@ static sweep_point point_of(const study *st, const char *method,
       .latency_scale = 1, .activation_gb = k->activation_gb,
       .gradient_gb = k->gradient_gb, .sockets = k->sockets,
       .runtime = k->runtime, .iterations = -1, .checkpoint_every = -1,
+      .inner_steps = k->inner_steps, .fragments = k->fragments,
+      .overlap_steps = k->overlap_steps, .grad_bits = k->grad_bits,
+      .activation_bits = k->activation_bits,
       .scenario_hash = st->content, .data_hash = st->data};
 }
 

@@ -6,6 +6,7 @@
 
 #include <assert.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,12 +30,14 @@ typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
 
 /* The keys of DESIGN.md section 9, in enumeration order (first = slowest);
  * gpus, sockets and runtime came later and vary fastest, then a training
- * run's: iterations, faults, recovery, checkpoint_every. */
+ * run's: iterations, faults, recovery, checkpoint_every, then DiLoCo's and
+ * the compression keys. */
 enum {
   K_SCENARIOS, K_METHODS, K_NETWORKS, K_SEEDS, K_LAYERS, K_BATCH,
   K_MICRO_BATCH, K_MBPP, K_SCHEDULE, K_DP_ALGO, K_BW_SCALE, K_LAT_SCALE,
   K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_SOCKETS, K_RUNTIME, K_ITERATIONS,
-  K_FAULTS, K_RECOVERY, K_CKPT, K_COUNT
+  K_FAULTS, K_RECOVERY, K_CKPT, K_INNER_STEPS, K_FRAGMENTS, K_OVERLAP,
+  K_GRAD_BITS, K_ACT_BITS, K_COUNT
 };
 
 /* The recovery policies' own spelling (sim/recovery.h's one table). */
@@ -112,6 +115,14 @@ static const struct axis_spec {
                     .canon = recovery_name},
     [K_CKPT] = {.key = "checkpoint_every", .kind = AXIS_INT, .lo = 1,
                 .hi = SIM_TRAINING_MAX_ITERATIONS},
+    [K_INNER_STEPS] = {.key = "inner_steps", .kind = AXIS_INT, .lo = 1,
+                       .hi = INT_MAX},
+    [K_FRAGMENTS] = {.key = "fragments", .kind = AXIS_INT, .lo = 1,
+                     .hi = INT_MAX},
+    [K_OVERLAP] = {.key = "overlap_steps", .kind = AXIS_INT, .hi = INT_MAX},
+    [K_GRAD_BITS] = {.key = "grad_bits", .kind = AXIS_INT, .lo = 4, .hi = 16},
+    [K_ACT_BITS] = {.key = "activation_bits", .kind = AXIS_INT, .lo = 2,
+                    .hi = 16},
 };
 
 typedef struct axis {
@@ -525,6 +536,9 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
       .runtime = NAME(K_RUNTIME, NULL), .iterations = INT(K_ITERATIONS),
       .faults = NAME(K_FAULTS, NULL), .recovery = NAME(K_RECOVERY, NULL),
       .checkpoint_every = INT(K_CKPT),
+      .inner_steps = INT(K_INNER_STEPS), .fragments = INT(K_FRAGMENTS),
+      .overlap_steps = INT(K_OVERLAP), .grad_bits = INT(K_GRAD_BITS),
+      .activation_bits = INT(K_ACT_BITS),
       .scenario_hash = s->scenario_hash ? s->scenario_hash[pick[K_SCENARIOS]]
                                         : 0,
       .faults_hash = s->faults_hash && a[K_FAULTS].n
@@ -589,6 +603,13 @@ size_t sweep_point_key(const sweep_point *p, char *buf, size_t size) {
   if (p->recovery) put(buf, size, &at, " recovery=%s", p->recovery);
   if (p->checkpoint_every >= 0)
     put_int(buf, size, &at, "checkpoint_every", p->checkpoint_every);
+  /* issue 12's keys only when given: the keys of older rows hold */
+  const char *later[] = {"inner_steps", "fragments", "overlap_steps",
+                         "grad_bits", "activation_bits"};
+  const int64_t v[] = {p->inner_steps, p->fragments, p->overlap_steps,
+                       p->grad_bits, p->activation_bits};
+  for (int i = 0; i < 5; i++)
+    if (v[i] >= 0) put_int(buf, size, &at, later[i], v[i]);
   return at;
 }
 

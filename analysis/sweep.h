@@ -27,6 +27,8 @@ typedef struct sweep_point {
   int64_t window_bytes, sockets;
   const char *schedule, *dp_algo, *gpu, *runtime;
   double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
+  int64_t inner_steps, fragments, overlap_steps; /* DiLoCo's H, F, tau */
+  int64_t grad_bits, activation_bits;            /* compression widths */
   int64_t iterations, checkpoint_every; /* a training run; -1: absent */
   const char *faults, *recovery;        /* a fault file, a policy; NULL */
   uint64_t faults_hash;   /* fault_hash of faults read against the point's

@@ -51,7 +51,7 @@ size_t *sweep_missing(const sweep *s, db *d, size_t *n, size_t *stale,
 /* --- wire format: a flat little buffer of fixed fields and strings --- */
 
 /* The fixed fields of a result on the wire: integers, then reals. */
-enum { WIRE_NINTS = 7, WIRE_NREALS = 11 };
+enum { WIRE_NINTS = 12, WIRE_NREALS = 17 };
 
 typedef struct wire {
   char *buf;
@@ -80,12 +80,16 @@ char *sweep_pack(int status, const err *e, const db_result *r, size_t *len) {
     const int64_t ints[] = {r->seed,        r->layers,
                             r->batch,       r->micro_batch,
                             r->micro_batches_per_pass, r->window_bytes,
-                            r->events};
+                            r->events,      r->inner_steps,
+                            r->fragments,   r->overlap_steps,
+                            r->grad_bits,   r->activation_bits};
     const double reals[] = {r->activation_gb, r->gradient_gb, r->score_s,
                             r->dp_cost_s, r->pp_cost_s,
                             r->predicted_iteration_s, r->iteration_s,
                             r->compute_s, r->bubble_s, r->comm_s,
-                            r->dp_sync_s};
+                            r->dp_sync_s, r->compute_utilisation,
+                            r->samples_per_s, r->pp_bytes, r->dp_bytes,
+                            r->wan_bytes, r->outer_step_s};
     _Static_assert(sizeof ints / sizeof *ints == WIRE_NINTS &&
                        sizeof reals / sizeof *reals == WIRE_NREALS,
                    "sweep_unpack reads what sweep_pack writes");
@@ -163,6 +167,12 @@ bool sweep_unpack(const char *buf, size_t len, int *status, err *e,
   r->predicted_iteration_s = reals[5], r->iteration_s = reals[6];
   r->compute_s = reals[7], r->bubble_s = reals[8], r->comm_s = reals[9];
   r->dp_sync_s = reals[10];
+  r->inner_steps = ints[7], r->fragments = ints[8];
+  r->overlap_steps = ints[9], r->grad_bits = ints[10];
+  r->activation_bits = ints[11];
+  r->compute_utilisation = reals[11], r->samples_per_s = reals[12];
+  r->pp_bytes = reals[13], r->dp_bytes = reals[14], r->wan_bytes = reals[15];
+  r->outer_step_s = reals[16];
   rd_str(&in, r->schedule, sizeof r->schedule, NULL);
   rd_str(&in, r->dp_algo, sizeof r->dp_algo, NULL);
   rd_str(&in, r->gpu, sizeof r->gpu, NULL);

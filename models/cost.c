@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "models/compress.h"
 #include "models/spec.h"
 
 struct cost_ctx {
@@ -99,16 +100,30 @@ cost_ctx *cost_ctx_new(int replicas, int stages, const double *latency_ms,
   return ctx_finish(c);
 }
 
+/* The sizes at the workload's widths: activations at activation_bits,
+ * gradients at grad_bits and, under DiLoCo, spread over the H inner steps
+ * one exchange serves (the score prices one iteration). */
+static void sizes_at_widths(const scenario_workload *w, double *act,
+                            double *grad) {
+  *act = compress_bytes(*act, w->activation_bits);
+  *grad = compress_bytes(*grad, w->grad_bits);
+  int algo = spec_dp_algo_parse(w->dp_algo);
+  bool diloco = algo == SPEC_DILOCO || algo == SPEC_STREAMING_DILOCO;
+  if (diloco && w->inner_steps > 0) *grad /= w->inner_steps;
+}
+
 int cost_sizes(const scenario *s, double *activation_gb, double *gradient_gb,
                err *e) {
   *activation_gb = s->activation_gb;
   *gradient_gb = s->gradient_gb;
-  if (!isnan(*activation_gb) && !isnan(*gradient_gb)) return ERR_OK;
-  spec_workload w;
-  int rc = spec_workload_resolve(s, &w, e);
-  if (rc) return rc;
-  if (isnan(*activation_gb)) *activation_gb = spec_default_activation_gb(&w);
-  if (isnan(*gradient_gb)) *gradient_gb = spec_default_gradient_gb(&w);
+  if (isnan(*activation_gb) || isnan(*gradient_gb)) {
+    spec_workload w;
+    int rc = spec_workload_resolve(s, &w, e);
+    if (rc) return rc;
+    if (isnan(*activation_gb)) *activation_gb = spec_default_activation_gb(&w);
+    if (isnan(*gradient_gb)) *gradient_gb = spec_default_gradient_gb(&w);
+  }
+  sizes_at_widths(&s->workload, activation_gb, gradient_gb);
   return ERR_OK;
 }
 

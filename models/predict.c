@@ -65,6 +65,8 @@
 #include <stdlib.h>
 
 #include "base/mem.h"
+#include "models/compress.h"
+#include "models/diloco.h"
 #include "models/dpsync.h"
 #include "models/hop.h"
 #include "models/onef1b.h"
@@ -92,6 +94,20 @@ typedef struct ctx {
   double period;
 } ctx;
 
+/* DiLoCo's inner steps barrier each replica apart: the slowest replica's
+ * barrier over its pipeline. */
+static int64_t replica_barrier_ns(const scenario *s, const alloc *a) {
+  alloc *one = alloc_new(1, a->stages);
+  int64_t most = 0;
+  for (int r = 0; r < a->replicas; r++) {
+    for (int st = 0; st < a->stages; st++) one->device[st] = alloc_at(a, r, st);
+    int64_t ns = runtime_barrier_ns(s, one);
+    if (ns > most) most = ns;
+  }
+  alloc_free(one);
+  return most;
+}
+
 static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
                      const spec_gpu *const *gpu, const alloc *a,
                      const transport_options *o) {
@@ -99,7 +115,7 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
   size_t n = (size_t)R * D;
   *c = (ctx){.w = w, .s = s, .gpu = gpu, .a = a, .R = R, .D = D,
              .K = w->micro_batches_per_pass, .P = w->passes,
-             .act = spec_activation_bytes(w)};
+             .act = compress_activation_bytes(w)};
   hop_net_init(&c->net, s, o);
   c->f = mem_alloc(3 * n * sizeof *c->f);
   c->b = c->f + n, c->ready = c->b + n;
@@ -108,10 +124,14 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
     for (int st = 0; st < D; st++) {
       int d = alloc_at(a, r, st);
       double k = spec_site_compute_factor(&s->sites[s->device_site[d]], gpu[d]);
-      c->f[r * D + st] = spec_compute_s(gpu[d], spec_stage_fwd_flops(w, st)) * k;
-      c->b[r * D + st] = spec_compute_s(gpu[d], spec_stage_bwd_flops(w, st)) * k;
+      c->f[r * D + st] = spec_compute_s(gpu[d], spec_stage_fwd_flops(w, st)) * k +
+                         compress_stage_s(w, st, gpu[d], false);
+      c->b[r * D + st] = spec_compute_s(gpu[d], spec_stage_bwd_flops(w, st)) * k +
+                         compress_stage_s(w, st, gpu[d], true);
     }
-  if (w->runtime == SPEC_RUNTIME_DTFM) c->g = (double)runtime_barrier_ns(s, a) * 1e-9;
+  if (w->runtime == SPEC_RUNTIME_DTFM)
+    c->g = (double)(spec_is_diloco(w) ? replica_barrier_ns(s, a)
+                                      : runtime_barrier_ns(s, a)) * 1e-9;
 }
 
 static void ctx_free(ctx *c) {
@@ -314,10 +334,10 @@ static void dp_all(ctx *c, spec_dp_algo algo) {
   hop_net_reset(&c->net);
   for (int st = 0; st < c->D; st++)
     dpsync_count(&c->net, algo, column(c, &g, st)->dev, c->R,
-                 spec_stage_gradient_bytes(c->w, st));
+                 compress_gradient_bytes(c->w, st));
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
-    dpsync_run(&c->net, algo, g.dev, c->R, spec_stage_gradient_bytes(c->w, st),
+    dpsync_run(&c->net, algo, g.dev, c->R, compress_gradient_bytes(c->w, st),
                g.rd, g.done);
     for (int r = 0; r < c->R; r++) c->ready[(size_t)r * c->D + st] = g.done[r];
   }
@@ -371,6 +391,7 @@ static double finish(const ctx *c, double *opt_last) {
       int d = alloc_at(c->a, r, st);
       double o = runtime_optimizer_s(c->w->runtime, c->gpu[d],
                                      spec_stage_params(c->w, st));
+      if (!spec_is_diloco(c->w)) o += compress_sync_s(c->w, st, c->gpu[d]);
       double e = c->ready[(size_t)r * c->D + st] + o;
       if (e > end) end = e, *opt_last = o;
     }
@@ -400,6 +421,63 @@ static void breakdown(const ctx *c, double end, double opt_last,
                      out->dp_sync_s + out->optimizer_s;
 }
 
+/* The slowest member's seconds of fragment f's quantisation (update false)
+ * or its dequantisation and outer step (update true). */
+static double fragment_work_s(const ctx *c, const diloco_plan *p, int f,
+                              bool update) {
+  double most = 0;
+  for (int st = 0; st < c->D; st++) {
+    double params = diloco_fragment_params(c->w, p, st, f);
+    double b16 = params * c->w->model->value_bytes;
+    for (int r = 0; r < c->R && params > 0; r++) {
+      const spec_gpu *g = c->gpu[alloc_at(c->a, r, st)];
+      double t = update ? compress_dequantise_s(g, b16, c->w->grad_bits) +
+                              diloco_outer_s(g, params)
+                        : compress_quantise_s(g, b16, c->w->grad_bits);
+      most = fmax(most, t);
+    }
+  }
+  return most;
+}
+
+/* Fragment f's ring all-reduces, every stage group at once from 0: when
+ * the last member has the result. */
+static double fragment_ring_s(ctx *c, const diloco_plan *p, int f) {
+  members g = members_new(c->R);
+  hop_net_reset(&c->net);
+  for (int st = 0; st < c->D; st++)
+    dpsync_count(&c->net, SPEC_RING, column(c, &g, st)->dev, c->R,
+                 diloco_fragment_bytes(c->w, p, st, f));
+  double end = 0;
+  for (int st = 0; st < c->D; st++) {
+    column(c, &g, st);
+    dpsync_run(&c->net, SPEC_RING, g.dev, c->R,
+               diloco_fragment_bytes(c->w, p, st, f), NULL, g.done);
+    for (int r = 0; r < c->R; r++) end = fmax(end, g.done[r]);
+  }
+  members_free(&g);
+  return end;
+}
+
+/* DiLoCo's cycle (models/diloco.h) from the inner step in out: per
+ * fragment its quantisation and update in full, its ring less what the
+ * tau overlapped steps hide (their interference with it left out). */
+static void outer(ctx *c, predict_result *out) {
+  diloco_plan p = diloco_plan_of(c->w);
+  double *sync = mem_alloc((size_t)p.fragments * sizeof *sync), work = 0;
+  for (int f = 0; f < p.fragments; f++) {
+    sync[f] = c->R > 1 ? fragment_ring_s(c, &p, f) : 0;
+    work += fragment_work_s(c, &p, f, false) + fragment_work_s(c, &p, f, true);
+  }
+  double inner = out->iteration_s;
+  double cycle = diloco_cycle_s(&p, inner, sync) + work;
+  free(sync);
+  out->inner_step_s = inner, out->outer_step_s = cycle;
+  out->dp_sync_s += (cycle - p.inner_steps * inner) / p.inner_steps;
+  out->iteration_s = out->compute_s + out->bubble_s + out->pp_comm_s +
+                     out->dp_sync_s + out->optimizer_s;
+}
+
 int predict_iteration_with(const spec_workload *w, const scenario *s,
                            const spec_gpu *const *gpu, const alloc *a,
                            const transport_options *o, predict_result *out) {
@@ -407,10 +485,12 @@ int predict_iteration_with(const spec_workload *w, const scenario *s,
   ctx_init(&c, w, s, gpu, a, o);
   if (w->schedule == SPEC_GPIPE && w->runtime == SPEC_RUNTIME_DTFM) gpipe(&c);
   else onef1b(&c);
-  dp_all(&c, w->runtime == SPEC_RUNTIME_MEGATRON ? SPEC_RING : w->dp_algo);
+  if (!spec_is_diloco(w))
+    dp_all(&c, w->runtime == SPEC_RUNTIME_MEGATRON ? SPEC_RING : w->dp_algo);
   if (w->runtime == SPEC_RUNTIME_MEGATRON) megatron_rounds(&c);
   double opt_last, end = finish(&c, &opt_last);
   breakdown(&c, end, opt_last, out);
+  if (spec_is_diloco(w)) outer(&c, out);
   ctx_free(&c);
   return ERR_OK;
 }

@@ -36,6 +36,11 @@ typedef struct predict_result {
                             barrier) */
   double optimizer_s;    /* optimizer step of the device that ends last */
   double iteration_s;    /* the sum of the five terms above */
+  /* DiLoCo (0 otherwise): iteration_s is outer_step_s / H, and dp_sync_s
+   * holds what the exchanges add per inner step */
+  double inner_step_s;   /* one inner step (no exchange) */
+  double outer_step_s;   /* H inner steps and the exchanges: diloco_cycle_s
+                            with each fragment's quantisation and update */
 } predict_result;
 
 /* Predicts one iteration of workload w on scenario s (links at t = 0 from

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/names.h"
+#include "models/diloco.h"
 
 /* GPT-3 shapes from Brown et al. 2020, table 2.1, except: GPT-3 XL runs with
  * 16 heads as DT-FM ran it (the paper lists 24; the head count changes no
@@ -39,6 +40,14 @@ static const spec_model models[] = {
     {.name = "gpt3-13b", .layers = 40, .hidden = 5120, .heads = 40, .seq = 2048,
      .vocab = 50257, .value_bytes = 2,
      .source = "GPT-3 13B (Brown et al. 2020, table 2.1; h = 40 x 128)"},
+    /* Llama-architecture models, after GPT's (issue 12). */
+    {.name = "intellect-1", .layers = 42, .hidden = 4096, .heads = 32,
+     .seq = 8192, .vocab = 128256, .value_bytes = 2,
+     .source = "INTELLECT-1, 10B (PrimeIntellect-ai/prime, llama3_configs['10B']: "
+               "dim 4096, 42 layers, 32 heads, 8 kv heads, ffn_dim_multiplier 1.3, "
+               "multiple_of 1024 -> 14336; seq_length 8192 in configs/10B; Llama-3 "
+               "vocabulary 128256)",
+     .arch = SPEC_ARCH_LLAMA, .ffn = 14336, .kv_heads = 8},
 };
 
 /* V100 efficiency: the achieved fraction of the tensor-core peak over the
@@ -81,6 +90,13 @@ static const spec_gpu gpus[] = {
      .mem_bw_bytes_s = 320e9, .efficiency = SPEC_V100_EFFICIENCY,
      .source = "NVIDIA T4 datasheet: 65 TFLOP/s mixed-precision tensor, 16 GB "
                "GDDR6, 320 GB/s"},
+    /* A whole node as one device, for runs whose replica is a node under
+     * FSDP (INTELLECT-1's, issue 12): geodes does not split its work over
+     * the 8 GPUs of NVLink, it counts their sums. */
+    {.name = "HGX-H100", .peak_flops = 8 * 989e12, .memory_bytes = 8 * 80e9,
+     .mem_bw_bytes_s = 8 * 3350e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA HGX H100 8-GPU: 8 H100 SXM5 (989 TFLOP/s dense fp16, "
+               "80 GB, 3.35 TB/s each) with NVLink, counted as one device"},
 };
 
 #define NMODELS ((int)(sizeof models / sizeof *models))
@@ -187,12 +203,43 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
   w->schedule = (spec_schedule)sched;
   w->dp_algo = (spec_dp_algo)algo;
   w->runtime = (spec_runtime)rt;
-  if (w->runtime == SPEC_RUNTIME_MEGATRON) {
-    /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce. */
+  if (w->runtime == SPEC_RUNTIME_MEGATRON && !spec_is_diloco(w)) {
+    /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce (DiLoCo
+     * under it is refused below). */
     w->schedule = SPEC_1F1B;
     w->dp_algo = SPEC_RING;
   }
   return ERR_OK;
+}
+
+bool spec_is_diloco(const spec_workload *w) {
+  return w->dp_algo == SPEC_DILOCO || w->dp_algo == SPEC_STREAMING_DILOCO;
+}
+
+/* DiLoCo's knobs against the algorithm, the runtime and the layers. */
+static int check_diloco(const scenario *s, const spec_workload *w, err *e) {
+  if (!spec_is_diloco(w)) {
+    if (w->inner_steps != WORKLOAD_DEFAULT_INNER_STEPS || w->fragments != 1 ||
+        w->overlap_steps != 0)
+      return err_set(e, ERR_CONFIG, "%s: --inner-steps, --fragments and "
+                     "--overlap-steps need --dp-algo diloco or "
+                     "streaming-diloco, not %s", s->name,
+                     workload_dp_algos[w->dp_algo]);
+    return ERR_OK;
+  }
+  if (w->runtime == SPEC_RUNTIME_MEGATRON && w->stages > 1)
+    return err_set(e, ERR_CONFIG, "%s: --dp-algo %s on --runtime megatron "
+                   "needs one stage per replica (a replica on one device, "
+                   "stepping Adam on its GPU; Megatron's pipelines all-reduce "
+                   "every step)", s->name, workload_dp_algos[w->dp_algo]);
+  if (w->dp_algo == SPEC_DILOCO && (w->fragments != 1 || w->overlap_steps))
+    return err_set(e, ERR_CONFIG, "%s: --%s needs --dp-algo streaming-diloco "
+                   "(diloco exchanges the whole model, blocking)", s->name,
+                   w->fragments != 1 ? "fragments" : "overlap-steps");
+  diloco_plan p = {.inner_steps = w->inner_steps, .fragments = w->fragments,
+                   .overlap = w->overlap_steps};
+  int rc = diloco_check(&p, w->layers, e);
+  return rc ? rc : ERR_OK;
 }
 
 int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
@@ -242,7 +289,14 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
   w->micro_batches_per_pass = (int)k;
   w->passes = (int)(sw->batch / per_pass);
   w->recompute = sw->recompute;
-  return ERR_OK;
+  /* 0 (a scenario built in code, not loaded): the loader's defaults */
+  w->inner_steps = sw->inner_steps > 0 ? sw->inner_steps
+                                       : WORKLOAD_DEFAULT_INNER_STEPS;
+  w->fragments = sw->fragments > 0 ? sw->fragments : 1;
+  w->overlap_steps = sw->overlap_steps;
+  w->grad_bits = sw->grad_bits > 0 ? sw->grad_bits : 16;
+  w->act_bits = sw->activation_bits > 0 ? sw->activation_bits : 16;
+  return check_diloco(s, w, e);
 }
 
 int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e) {
@@ -271,19 +325,38 @@ int spec_stage_layers(const spec_workload *w, int st) {
   return w->layers / w->stages + (st < w->layers % w->stages ? 1 : 0);
 }
 
+/* The parameters of a layer's weight matrices: Q and O h x h, K and V
+ * h x (kv_heads / heads) h, the MLP two (GPT) or three (gated) h x ffn. */
+static double matrix_params(const spec_model *m) {
+  double h = m->hidden, ffn = m->ffn > 0 ? m->ffn : 4.0 * h;
+  double kv = m->kv_heads > 0 ? h * m->kv_heads / m->heads : h;
+  return 2.0 * h * h + 2.0 * h * kv +
+         (m->arch == SPEC_ARCH_LLAMA ? 3.0 : 2.0) * h * ffn;
+}
+
 double spec_layer_params(const spec_model *m) {
-  double h = m->hidden;
-  /* QKV and output projections 4h^2 + 4h, MLP 8h^2 + 5h, two layer norms
-   * 4h: 12h^2 + 13h. */
-  return 12.0 * h * h + 13.0 * h;
+  double h = m->hidden, ffn = m->ffn > 0 ? m->ffn : 4.0 * h;
+  /* Llama: two RMSNorm weights, no biases. GPT: QKV and output biases 4h,
+   * MLP biases ffn + h, two layer norms 4h: 12h^2 + 13h at ffn = 4h. */
+  if (m->arch == SPEC_ARCH_LLAMA) return matrix_params(m) + 2.0 * h;
+  return matrix_params(m) + 4.0 * h + ffn + h + 4.0 * h;
+}
+
+double spec_embedding_params(const spec_model *m) {
+  double pos = m->arch == SPEC_ARCH_LLAMA ? 0 : m->seq; /* rotary: none */
+  return ((double)m->vocab + pos) * m->hidden;
+}
+
+double spec_head_params(const spec_model *m) {
+  double norm = m->arch == SPEC_ARCH_LLAMA ? 1.0 : 2.0;
+  return norm * m->hidden + (double)m->hidden * m->vocab;
 }
 
 double spec_stage_params(const spec_workload *w, int st) {
   const spec_model *m = w->model;
   double p = spec_stage_layers(w, st) * spec_layer_params(m);
-  if (st == 0) p += ((double)m->vocab + m->seq) * m->hidden;
-  if (st == w->stages - 1)
-    p += 2.0 * m->hidden + (double)m->hidden * m->vocab;
+  if (st == 0) p += spec_embedding_params(m);
+  if (st == w->stages - 1) p += spec_head_params(m);
   return p;
 }
 
@@ -298,7 +371,7 @@ double spec_activation_bytes(const spec_workload *w) {
 
 double spec_layer_flops(const spec_model *m) {
   double s = m->seq, h = m->hidden;
-  return 24.0 * s * h * h + 4.0 * s * s * h;
+  return 2.0 * s * matrix_params(m) + 4.0 * s * s * h;
 }
 
 double spec_head_flops(const spec_model *m) {

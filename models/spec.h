@@ -14,10 +14,16 @@
 #include "traces/scenario.h"
 #include "traces/workload.h"
 
-/* A GPT-style transformer shape (plain data; the table is static). */
+/* The block a model is made of: GPT's (learned positions, LayerNorm with
+ * biases, a 4h two-matrix MLP) or Llama's (rotary positions, RMSNorm, no
+ * biases, grouped-query attention, a gated three-matrix MLP of width ffn). */
+typedef enum spec_arch { SPEC_ARCH_GPT, SPEC_ARCH_LLAMA } spec_arch;
+
+/* A transformer shape (plain data; the table is static). */
 typedef struct spec_model {
   const char *name;   /* "gpt3-small", "gpt3-medium", "gpt3-large",
-                         "gpt3-xl", "gpt3-2.7b", "gpt3-6.7b", "gpt3-13b" */
+                         "gpt3-xl", "gpt3-2.7b", "gpt3-6.7b", "gpt3-13b",
+                         "intellect-1" */
   int layers;         /* the model's own depth (a workload may override) */
   int hidden;         /* h */
   int heads;          /* attention heads a */
@@ -25,6 +31,9 @@ typedef struct spec_model {
   int vocab;          /* V */
   int value_bytes;    /* bytes per activation / weight value: 2 (fp16) */
   const char *source; /* where the shape comes from */
+  spec_arch arch;     /* GPT unless stated */
+  int ffn;            /* MLP width (0: 4h, GPT's) */
+  int kv_heads;       /* key/value heads (0: heads, no grouping) */
 } spec_model;
 
 /* A GPU type (plain data; the table is static). */
@@ -74,7 +83,14 @@ typedef struct spec_workload {
   spec_schedule schedule;
   spec_dp_algo dp_algo;
   spec_runtime runtime;
+  /* DiLoCo's plan (models/diloco.h) and the compression widths
+   * (models/compress.h), as the scenario gives them; checked */
+  int inner_steps, fragments, overlap_steps;
+  int grad_bits, act_bits;
 } spec_workload;
+
+/* Whether w's data parallelism is DiLoCo's (plain or streaming). */
+bool spec_is_diloco(const spec_workload *w);
 
 /* Tables. The model and GPU names of a scenario are looked up here, case-
  * insensitively ("gpt3-xl" = "GPT3-XL"; "RTX 3090" = "rtx3090"). NULL when
@@ -89,7 +105,10 @@ void spec_model_list(char *buf, size_t size);
 void spec_gpu_list(char *buf, size_t size);
 
 /* Resolves s's workload into w: model, schedule and DP algorithm names, K
- * (0 means B / (D_dp m)), passes. Rejects unknown names, D_pp * D_dp !=
+ * (0 means B / (D_dp m)), passes, DiLoCo's plan (diloco_check; diloco
+ * under Megatron's runtime, --fragments or --overlap-steps without
+ * streaming-diloco, DiLoCo's knobs without a DiLoCo algorithm: ERR_CONFIG
+ * naming the option). Rejects unknown names, D_pp * D_dp !=
  * s->ndevices, L < D_pp, B not a multiple of D_dp m K: ERR_UNKNOWN or
  * ERR_CONFIG with a message naming the field, at its FILE:LINE when the
  * file gave it (scenario_where). */
@@ -104,8 +123,14 @@ int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e);
  * L mod D_pp stages. */
 int spec_stage_layers(const spec_workload *w, int st);
 
-/* Parameters of one transformer layer: 12 h^2 + 13 h. */
+/* Parameters of one transformer layer: 12 h^2 + 13 h for GPT; for Llama
+ * 2 h^2 + 2 h (kv_heads h / heads) attention, 3 h ffn MLP, 2 h RMSNorm. */
 double spec_layer_params(const spec_model *m);
+
+/* Parameters of the input embedding (token, and GPT's learned positions)
+ * and of the output: the final norm and the untied LM head. */
+double spec_embedding_params(const spec_model *m);
+double spec_head_params(const spec_model *m);
 
 /* Parameters of stage st: its layers, plus the token and position
  * embeddings on stage 0 and the final layer norm and (untied) LM head on
@@ -121,8 +146,9 @@ double spec_stage_gradient_bytes(const spec_workload *w, int st);
  * activation gradient sent back has the same size. */
 double spec_activation_bytes(const spec_workload *w);
 
-/* Forward FLOPs of one transformer layer for one sequence:
- * 24 s h^2 + 4 s^2 h (DESIGN.md section 4). */
+/* Forward FLOPs of one transformer layer for one sequence: 2 s times its
+ * weight matrices' parameters plus 4 s^2 h for the attention scores and
+ * their weighted sum: 24 s h^2 + 4 s^2 h for GPT (DESIGN.md section 4). */
 double spec_layer_flops(const spec_model *m);
 
 /* Forward FLOPs of the LM head (the vocabulary projection) for one

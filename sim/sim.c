@@ -13,6 +13,7 @@
 #include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/graph.h"
+#include "sim/outer.h"
 #include "sim/timeline.h"
 #include "sim/train.h"
 
@@ -43,7 +44,8 @@ struct sim_engine {
   devices d;
   sim_net_topo topo;
   sim_graph *g;
-  sim_train_marks mk;
+  sim_train_marks mk;          /* the iteration's, or the first inner step's */
+  sim_outer_marks om;          /* DiLoCo's outer step (om.first is mk) */
   const fault_trace *faults;  /* borrowed; NULL: none */
   const int *dmap;            /* borrowed: device -> the trace's; NULL */
   sim_graph_speed speed;
@@ -80,8 +82,10 @@ void sim_result_free(sim_result *r) {
   if (!r) return;
   free(r->stage);
   free(r->classes);
+  free(r->utilisation);
   r->stage = NULL;
   r->classes = NULL;
+  r->utilisation = NULL;
 }
 
 typedef struct span {
@@ -280,7 +284,22 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
 static int check_graph(const scenario *s, const spec_workload *w, err *e) {
   char where[512];
   scenario_where(s, s->line.batch, "workload.batch", where, sizeof where);
-  uint64_t bound = sim_train_task_bound(w);
+  uint64_t bound = spec_is_diloco(w) ? sim_outer_task_bound(w, false)
+                                     : sim_train_task_bound(w);
+  double need = sim_graph_bytes((double)bound,
+                                (double)bound * SIM_TRAIN_EDGES_PER_TASK) +
+                (double)bound * 2 * sizeof(span);
+  if (spec_is_diloco(w) &&
+      (need > (double)SIM_MAX_BYTES ||
+       bound > UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK))
+    return err_set(e, ERR_CONFIG,
+                   "%s: --overlap-steps %d x --fragments %d: the outer step's "
+                   "graph holds F x (tau + 1) = %d inner steps, %llu tasks, "
+                   "more than the %.2f GB one run may take: fewer fragments "
+                   "or overlapped steps",
+                   s->name, w->overlap_steps, w->fragments,
+                   sim_outer_steps(w, false), (unsigned long long)bound,
+                   (double)SIM_MAX_BYTES / 1e9);
   if (bound > UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK)
     return err_set(e, ERR_CONFIG,
                    "%s: %d sequences over %d x %d devices need up to %llu "
@@ -288,16 +307,13 @@ static int check_graph(const scenario *s, const spec_workload *w, err *e) {
                    where, w->batch, w->replicas, w->stages,
                    (unsigned long long)bound,
                    (unsigned)(UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK));
-  double tasks = (double)bound;
-  double bytes = sim_graph_bytes(tasks, tasks * SIM_TRAIN_EDGES_PER_TASK) +
-                 tasks * 2 * sizeof(span);
-  if (bytes > (double)SIM_MAX_BYTES)
+  if (need > (double)SIM_MAX_BYTES)
     return err_set(e, ERR_MEMORY,
                    "%s: %d sequences over %d x %d devices need up to %llu "
                    "tasks, %.2f GB of task graph, more than the %.2f GB one "
                    "run may take",
                    where, w->batch, w->replicas, w->stages,
-                   (unsigned long long)bound, bytes / 1e9,
+                   (unsigned long long)bound, need / 1e9,
                    (double)SIM_MAX_BYTES / 1e9);
   return ERR_OK;
 }
@@ -383,6 +399,107 @@ static void graph_give_back(sim_graph *g) {
   spare_graph = g;
 }
 
+/* Per device: compute busy seconds of tasks [lo, hi), GPU work only. */
+static void busy(const sim_task *t, uint32_t lo, uint32_t hi, double *out) {
+  for (uint32_t i = lo; i < hi; i++)
+    if (t[i].kind == SIM_TASK_COMPUTE && t[i].role != SIM_ROLE_CALL &&
+        t[i].role != SIM_ROLE_BARRIER)
+      out[t[i].dev] += (double)t[i].dur_ns * 1e-9;
+}
+
+/* Bytes sent among tasks [0, n): b[0] by the pipeline (activations and
+ * their gradients), b[1] by the data-parallel synchronisation, b[2 + k]
+ * the same between sites. */
+static void role_bytes(const scenario *s, const sim_task *t, uint32_t n,
+                       double b[4]) {
+  b[0] = b[1] = b[2] = b[3] = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (t[i].kind == SIM_TASK_XFER) {
+      int k = t[i].role == SIM_ROLE_DP;
+      b[k] += t[i].bytes;
+      if (s->device_site[t[i].dev] != s->device_site[t[i].dst])
+        b[2 + k] += t[i].bytes;
+    }
+}
+
+/* Utilisation of every device from its busy seconds over wall seconds. */
+static void utilisation(sim_result *out, double *busy_s, int n, double wall) {
+  double sum = 0;
+  out->ndevices = n;
+  out->utilisation = busy_s;
+  for (int d = 0; d < n; d++) {
+    sum += busy_s[d];
+    busy_s[d] = wall > 0 ? busy_s[d] / wall : 0;
+  }
+  out->compute_utilisation = wall > 0 ? sum / (n * wall) : 0;
+}
+
+/* The figures of one outer step from its graph (tasks t[0, n), end at
+ * end_ns) and the first inner step (its breakdown already in out). */
+static void finish_outer(const scenario *s, const spec_workload *w,
+                         const sim_task *t, uint32_t n,
+                         const sim_outer_marks *m, int64_t t0, int64_t end_ns,
+                         sim_result *out) {
+  int nd = m->first.ndevices, H = w->inner_steps, E = m->explicit_steps;
+  int64_t t1 = 0; /* the first inner step's length */
+  for (int d = 0; d < nd; d++)
+    if (t[m->first.end[d]].t_done - t0 > t1) t1 = t[m->first.end[d]].t_done - t0;
+  double outer = (double)(end_ns - t0) * 1e-9 + (double)(H - E) * (double)t1 * 1e-9;
+  double *b1 = mem_calloc((size_t)nd, sizeof *b1);
+  double *all = mem_calloc((size_t)nd, sizeof *all);
+  busy(t, 0, m->first_tasks, b1);
+  busy(t, 0, n, all);
+  double mean = 0;
+  for (int d = 0; d < nd; d++) all[d] += (H - E) * b1[d], mean += all[d] / nd;
+  double k1[4], k[4];
+  role_bytes(s, t, m->first_tasks, k1);
+  role_bytes(s, t, n, k);
+  out->inner_steps = H, out->explicit_steps = E;
+  out->inner_step_s = (double)t1 * 1e-9, out->outer_step_s = outer;
+  out->iteration_s = outer / H;
+  out->pp_bytes = k1[0], out->dp_bytes = k[1] / H;
+  out->wan_bytes = k1[2] + k[3] / H;
+  double exposed = (outer - H * out->inner_step_s) / H;
+  out->mean.dp_sync_s = exposed, out->mean.compute_s = mean / H;
+  for (int st = 0; st < out->stages; st++) out->stage[st].dp_sync_s = exposed;
+  utilisation(out, all, nd, outer);
+  free(b1);
+}
+
+/* The figures of one plain iteration (tasks t[0, n)). */
+static void finish_plain(const scenario *s, const sim_task *t, uint32_t n,
+                         int nd, sim_result *out) {
+  double *b = mem_calloc((size_t)nd, sizeof *b), k[4];
+  busy(t, 0, n, b);
+  role_bytes(s, t, n, k);
+  out->pp_bytes = k[0], out->dp_bytes = k[1], out->wan_bytes = k[2] + k[3];
+  utilisation(out, b, nd, out->iteration_s);
+}
+
+/* Per replica of a: the latency of DT-FM's barrier over its pipeline. */
+static int64_t *replica_barriers(const scenario *s, const alloc *a) {
+  int64_t *ns = mem_alloc((size_t)a->replicas * sizeof *ns);
+  alloc *one = alloc_new(1, a->stages);
+  for (int r = 0; r < a->replicas; r++) {
+    for (int st = 0; st < a->stages; st++)
+      one->device[st] = alloc_at(a, r, st);
+    ns[r] = runtime_barrier_ns(s, one);
+  }
+  alloc_free(one);
+  return ns;
+}
+
+/* Builds w's graph under a into g: one iteration, or one outer step. */
+static void build(sim_graph *g, const sim_train_inputs *in, bool full,
+                  sim_train_marks *mk, sim_outer_marks *om) {
+  if (spec_is_diloco(in->w)) {
+    sim_outer_build(g, in, full, om);
+    *mk = om->first;
+  } else {
+    sim_train_build(g, in, mk);
+  }
+}
+
 /* The network of x->s as the net sees it: NICs, sockets, flow caps and the
  * topology callbacks (faults included); the device speeds of the faults. */
 static void engine_topo(sim_engine *x) {
@@ -397,7 +514,8 @@ static void engine_topo(sim_engine *x) {
 
 void sim_engine_free(sim_engine *x) {
   if (!x) return;
-  sim_train_marks_free(&x->mk);
+  if (x->om.first.ndevices) sim_outer_marks_free(&x->om); /* mk is its first */
+  else sim_train_marks_free(&x->mk);
   if (x->g) sim_graph_detach(x->g);
   graph_give_back(x->g);
   devices_free(&x->d);
@@ -424,8 +542,11 @@ int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
                          .factor = x->d.factor,
                          .compute_scale = x->opt.compute_scale,
                          .barrier_ns = runtime_barrier_ns(s, a)};
+  int64_t *rb = replica_barriers(s, a);
+  in.replica_barrier_ns = rb;
   x->g = graph_take();
-  sim_train_build(x->g, &in, &x->mk);
+  build(x->g, &in, x->opt.diloco_full, &x->mk, &x->om);
+  free(rb);
   sim_graph_attach(x->g, &x->topo, &x->opt.transport, conn);
   *out = x;
   return ERR_OK;
@@ -458,7 +579,11 @@ int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
   out->tasks = n;
   out->flows = sim_graph_flows(x->g);
   out->network = x->opt.transport.model;
-  statistics(s, t, n, &x->mk, x->w.stages, t0, out);
+  bool outer = spec_is_diloco(&x->w);
+  statistics(s, t, outer ? x->om.first_tasks : n, &x->mk, x->w.stages, t0, out);
+  if (outer) finish_outer(s, &x->w, t, n, &x->om, t0, end, out);
+  else finish_plain(s, t, n, x->mk.ndevices, out);
+  out->samples_per_s = out->iteration_s > 0 ? x->w.batch / out->iteration_s : 0;
   return ERR_OK;
 }
 

@@ -22,6 +22,8 @@ typedef struct sim_options {
   uint64_t seed;             /* recorded; the engine itself draws nothing */
   const char *timeline_path; /* Chrome Trace Event JSON, or NULL */
   double compute_scale;      /* multiplies every compute time; <= 0: 1 */
+  bool diloco_full;          /* DiLoCo: every inner step in the graph, no
+                                periodic shortcut (sim/outer.h; tests) */
 } sim_options;
 
 /* The version of what the numbers of a run depend on beyond its inputs: the
@@ -66,6 +68,24 @@ typedef struct sim_result {
   int nclasses;
   sim_link_class *classes; /* busiest first */
   transport_model network;
+  /* Utilisation: compute stream busy (forward, backward, optimizer,
+   * compression and DiLoCo's outer steps) over wall time. */
+  double compute_utilisation; /* all devices: busy sum over n x wall */
+  int ndevices;
+  double *utilisation;        /* [ndevices] */
+  double samples_per_s;       /* batch / iteration_s */
+  double pp_bytes, dp_bytes;  /* pipeline and data-parallel bytes sent per
+                                 iteration (DiLoCo: per inner step) */
+  double wan_bytes;           /* of both, those between sites */
+  /* DiLoCo (dp_algo diloco or streaming-diloco; 0 otherwise). Its
+   * iteration_s is outer_step_s / H: the time per batch, comparable with
+   * the other algorithms'; mean and stage are the first inner step's, but
+   * dp_sync_s is what the exchanges add per inner step and compute_s is
+   * per inner step with the exchanges' quantisation and outer steps. */
+  int inner_steps;            /* H */
+  int explicit_steps;         /* inner steps the graph held */
+  double inner_step_s;        /* one inner step no exchange overlaps */
+  double outer_step_s;        /* H inner steps with every exchange */
   int64_t end_ns;         /* when the last device finished (absolute) */
 } sim_result;
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "base/mem.h"
+#include "models/compress.h"
 #include "models/runtime.h"
 
 sim_compute sim_train_compute(const spec_workload *w, int st,
@@ -25,6 +26,11 @@ sim_compute sim_train_compute(const spec_workload *w, int st,
   double f = spec_compute_s(g, spec_stage_fwd_flops(w, st)) * factor * scale;
   double b = spec_compute_s(g, spec_stage_bwd_flops(w, st)) * factor * scale;
   double o = runtime_optimizer_s(w->runtime, g, spec_stage_params(w, st)) * scale;
+  /* compression (models/compress.h): the activations' around each op, the
+   * gradient's before the optimizer (DiLoCo's are in its exchanges) */
+  f += compress_stage_s(w, st, g, false) * scale;
+  b += compress_stage_s(w, st, g, true) * scale;
+  if (!spec_is_diloco(w)) o += compress_sync_s(w, st, g) * scale;
   return (sim_compute){llround(f * 1e9), llround(b * 1e9), llround(o * 1e9)};
 }
 
@@ -34,6 +40,7 @@ void sim_train_marks_free(sim_train_marks *m) {
   free(m->last_bwd);
   free(m->sync);
   free(m->opt);
+  free(m->end);
   *m = (sim_train_marks){0};
 }
 
@@ -81,6 +88,9 @@ typedef struct builder {
   uint32_t *F, *B, *act, *grad; /* [((r S + s) P + p) M + k] */
   uint32_t *cstream, *sstream, *rstream; /* per device: last task */
   int64_t barrier_ns; /* a barrier's own latency */
+  bool local;         /* no data-parallel synchronisation: the barriers are
+                         each replica's own */
+  const int64_t *replica_barrier_ns; /* local: per replica */
   const double *factor; /* per device: spec_site_compute_factor */
 } builder;
 
@@ -125,11 +135,13 @@ static void build_pipelines(builder *b, const spec_gpu *const *gpu,
         }
 }
 
-/* What waits for barrier join j: j itself, or the barrier's own latency
- * after it (a timed task on the first device, not GPU work). */
-static uint32_t barrier_gate(builder *b, uint32_t j) {
-  if (b->barrier_ns <= 0) return j;
-  uint32_t x = sim_graph_compute(b->g, alloc_at(b->a, 0, 0), b->barrier_ns,
+/* What waits for barrier join j of replica r (-1: of every device): j
+ * itself, or the barrier's own latency after it (a timed task on the
+ * replica's first device, not GPU work). */
+static uint32_t barrier_gate(builder *b, uint32_t j, int r) {
+  int64_t ns = r < 0 ? b->barrier_ns : b->replica_barrier_ns[r];
+  if (ns <= 0) return j;
+  uint32_t x = sim_graph_compute(b->g, alloc_at(b->a, r < 0 ? 0 : r, 0), ns,
                                  SIM_ROLE_BARRIER, -1);
   sim_graph_edge(b->g, j, x, SIM_ON_DONE);
   return x;
@@ -141,11 +153,11 @@ static void build_streams(builder *b) {
   op *ops = mem_alloc(2 * (size_t)b->M * sizeof *ops);
   for (int p = 0; p < b->P; p++) {
     uint32_t barrier = SIM_GRAPH_NONE, gate = SIM_GRAPH_NONE;
-    if (b->w->schedule == SPEC_GPIPE) {
-      barrier = sim_graph_join(g, -1, SIM_ROLE_BARRIER);
-      gate = barrier_gate(b, barrier);
-    }
-    for (int r = 0; r < b->R; r++)
+    for (int r = 0; r < b->R; r++) {
+      if (b->w->schedule == SPEC_GPIPE && (r == 0 || b->local)) {
+        barrier = sim_graph_join(g, -1, SIM_ROLE_BARRIER);
+        gate = barrier_gate(b, barrier, b->local ? r : -1);
+      }
       for (int s = 0; s < b->S; s++) {
         int d = alloc_at(b->a, r, s);
         schedule_ops(b->w->schedule, s, b->S, b->M, ops);
@@ -170,6 +182,7 @@ static void build_streams(builder *b) {
             sim_graph_edge(g, gate, t, SIM_ON_DONE);
         }
       }
+    }
   }
   free(ops);
 }
@@ -213,12 +226,8 @@ static void sync_central(builder *b, const int *grp, const uint32_t *ready,
   free(prev);
 }
 
-/* ring: reduce-scatter then all-gather over the n members of grp, 2 (n-1)
- * steps of bytes / n; a step starts on a device when it has received the
- * previous step. */
-static void sync_ring(builder *b, const int *grp, int n, const uint32_t *ready,
-                      double bytes, uint32_t *sync) {
-  sim_graph *g = b->g;
+void sim_train_ring(sim_graph *g, uint32_t *sstream, const int *grp, int n,
+                    const uint32_t *ready, double bytes, uint32_t *sync) {
   uint32_t *in = mem_alloc((size_t)n * sizeof *in);  /* step arrived at i */
   uint32_t *out = mem_alloc((size_t)n * sizeof *out);
   for (int i = 0; i < n; i++) in[i] = ready[i];
@@ -227,7 +236,7 @@ static void sync_ring(builder *b, const int *grp, int n, const uint32_t *ready,
       out[i] = sim_graph_xfer(g, grp[i], grp[(i + 1) % n], bytes / n,
                               SIM_ROLE_DP, step);
       sim_graph_edge(g, in[i], out[i], SIM_ON_DONE);
-      sim_graph_stream(g, &b->sstream[grp[i]], out[i], SIM_ON_LEFT);
+      sim_graph_stream(g, &sstream[grp[i]], out[i], SIM_ON_LEFT);
     }
     for (int i = 0; i < n; i++) in[(i + 1) % n] = out[i];
   }
@@ -237,6 +246,14 @@ static void sync_ring(builder *b, const int *grp, int n, const uint32_t *ready,
   }
   free(in);
   free(out);
+}
+
+/* ring: reduce-scatter then all-gather over the n members of grp, 2 (n-1)
+ * steps of bytes / n; a step starts on a device when it has received the
+ * previous step. */
+static void sync_ring(builder *b, const int *grp, int n, const uint32_t *ready,
+                      double bytes, uint32_t *sync) {
+  sim_train_ring(b->g, b->sstream, grp, n, ready, bytes, sync);
 }
 
 /* sharded-ps: every member sends bytes/R to every other at once, reduces its
@@ -381,6 +398,24 @@ static void megatron_tail(builder *b, uint32_t *sync) {
   free(done);
 }
 
+/* What ends each device's iteration: DT-FM's last barrier (sgd_iter's; each
+ * replica's own when local), or its optimizer step. */
+static void build_end(builder *b, sim_train_marks *m) {
+  if (b->w->runtime != SPEC_RUNTIME_DTFM) {
+    for (int d = 0; d < m->ndevices; d++) m->end[d] = m->opt[d];
+    return;
+  }
+  for (int r = 0; r < (b->local ? b->R : 1); r++) {
+    uint32_t j = sim_graph_join(b->g, -1, SIM_ROLE_BARRIER);
+    int n = b->local ? b->S : m->ndevices; /* its devices */
+    for (int i = 0; i < n; i++)
+      sim_graph_edge(b->g, m->opt[b->local ? alloc_at(b->a, r, i) : i], j,
+                     SIM_ON_DONE);
+    uint32_t end = barrier_gate(b, j, b->local ? r : -1);
+    for (int i = 0; i < n; i++) m->end[b->local ? alloc_at(b->a, r, i) : i] = end;
+  }
+}
+
 static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
                        const double *grad_bytes, sim_train_marks *m) {
   sim_graph *g = b->g;
@@ -403,8 +438,8 @@ static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
       m->sync[grp[r]] = sync[r];
       m->stage[grp[r]] = s;
     }
-    double bytes = grad_bytes ? grad_bytes[s] : spec_stage_gradient_bytes(b->w, s);
-    if (R > 1) {
+    double bytes = grad_bytes ? grad_bytes[s] : compress_gradient_bytes(b->w, s);
+    if (R > 1 && !b->local) {
       if (b->w->dp_algo == SPEC_CENTRAL_PS)
         sync_central(b, grp, ready, bytes, sync);
       else if (b->w->dp_algo == SPEC_RING)
@@ -426,11 +461,7 @@ static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
       sim_graph_stream(g, &b->cstream[d], o, SIM_ON_DONE);
       m->opt[d] = o;
     }
-  if (b->w->runtime == SPEC_RUNTIME_DTFM) { /* sgd_iter's last barrier */
-    uint32_t j = sim_graph_join(g, -1, SIM_ROLE_BARRIER);
-    for (int d = 0; d < m->ndevices; d++) sim_graph_edge(g, m->opt[d], j, SIM_ON_DONE);
-    barrier_gate(b, j);
-  }
+  build_end(b, m);
   free(before);
   free(ops);
   free(grp);
@@ -449,7 +480,9 @@ void sim_train_build(sim_graph *g, const sim_train_inputs *in,
   int n = a->replicas * a->stages;
   builder b = {.g = g, .w = w, .a = a, .R = a->replicas, .S = a->stages,
                .P = w->passes, .M = w->micro_batches_per_pass,
-               .barrier_ns = in->barrier_ns, .factor = in->factor};
+               .barrier_ns = in->barrier_ns, .factor = in->factor,
+               .local = in->local,
+               .replica_barrier_ns = in->replica_barrier_ns};
   size_t cells = (size_t)b.R * b.S * b.P * b.M;
   b.F = mem_alloc(cells * sizeof *b.F);
   b.B = mem_alloc(cells * sizeof *b.B);
@@ -458,14 +491,17 @@ void sim_train_build(sim_graph *g, const sim_train_inputs *in,
   b.cstream = mem_alloc((size_t)n * sizeof *b.cstream);
   b.sstream = mem_alloc((size_t)n * sizeof *b.sstream);
   b.rstream = mem_alloc((size_t)n * sizeof *b.rstream);
-  for (int d = 0; d < n; d++)
-    b.cstream[d] = b.sstream[d] = b.rstream[d] = SIM_GRAPH_NONE;
+  for (int d = 0; d < n; d++) {
+    b.cstream[d] = in->start ? in->start[d] : SIM_GRAPH_NONE;
+    b.sstream[d] = b.rstream[d] = SIM_GRAPH_NONE;
+  }
   *m = (sim_train_marks){.ndevices = n,
                          .stage = mem_calloc((size_t)n, sizeof(int)),
                          .last_bwd = mem_calloc((size_t)n, sizeof(uint32_t)),
                          .sync = mem_calloc((size_t)n, sizeof(uint32_t)),
-                         .opt = mem_calloc((size_t)n, sizeof(uint32_t))};
-  if (act_bytes <= 0) act_bytes = spec_activation_bytes(w);
+                         .opt = mem_calloc((size_t)n, sizeof(uint32_t)),
+                         .end = mem_calloc((size_t)n, sizeof(uint32_t))};
+  if (act_bytes <= 0) act_bytes = compress_activation_bytes(w);
   build_pipelines(&b, gpu, compute_scale, act_bytes);
   if (w->runtime == SPEC_RUNTIME_MEGATRON) build_megatron(&b);
   else build_streams(&b);

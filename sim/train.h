@@ -10,6 +10,7 @@
 #ifndef SIM_TRAIN_H
 #define SIM_TRAIN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "models/alloc.h"
@@ -25,8 +26,10 @@ typedef struct sim_compute {
 /* Forward, backward (with recompute when w says so) and optimizer step of
  * stage st on GPU g, from the spec's FLOP counts and g's peak x efficiency
  * times factor (its host's: spec_site_compute_factor); the optimizer's from
- * the runtime's (models/runtime.h); each multiplied by scale (1 = as
- * specified). */
+ * the runtime's (models/runtime.h); plus the quantisation of compressed
+ * activations and gradients (models/compress.h: compress_stage_s, and
+ * compress_sync_s on the optimizer's unless w is DiLoCo's); each
+ * multiplied by scale (1 = as specified). */
 sim_compute sim_train_compute(const spec_workload *w, int st,
                               const spec_gpu *g, double factor, double scale);
 
@@ -37,6 +40,8 @@ typedef struct sim_train_marks {
   uint32_t *last_bwd;  /* device -> its last backward compute */
   uint32_t *sync;      /* device -> join: its gradient sync is complete */
   uint32_t *opt;       /* device -> its optimizer step */
+  uint32_t *end;       /* device -> what ends its iteration: DT-FM's last
+                          barrier, or its optimizer step */
 } sim_train_marks;
 
 /* What one iteration is built from (all borrowed). */
@@ -52,6 +57,15 @@ typedef struct sim_train_inputs {
   int64_t barrier_ns;         /* what one of DT-FM's barriers costs beyond
                                  waiting for the last device (its latency
                                  over the network: runtime_barrier_ns) */
+  const uint32_t *start;      /* device -> what its first op waits for
+                                 (the previous step's end), or NULL */
+  bool local;                 /* no data-parallel synchronisation: each
+                                 device steps on its own gradient (one of
+                                 DiLoCo's inner steps), and DT-FM's
+                                 barriers are each replica's own */
+  const int64_t *replica_barrier_ns; /* local: replica -> its barrier's
+                                 latency (runtime_barrier_ns of its
+                                 pipeline) */
 } sim_train_inputs;
 
 /* Adds one iteration of in->w under in->a to g and fills marks (free with
@@ -60,6 +74,13 @@ void sim_train_build(sim_graph *g, const sim_train_inputs *in,
                      sim_train_marks *marks);
 
 void sim_train_marks_free(sim_train_marks *m);
+
+/* A ring all-reduce of bytes over the n devices grp (reduce-scatter then
+ * all-gather, 2 (n - 1) steps of bytes / n), member i starting when
+ * ready[i] is done; sync[i] (joins the caller made) wait for member i's
+ * result. Its sends are ordered on sstream[device]. */
+void sim_train_ring(sim_graph *g, uint32_t *sstream, const int *grp, int n,
+                    const uint32_t *ready, double bytes, uint32_t *sync);
 
 /* An upper bound on the tasks sim_train_build adds for w (D_dp x D_pp, P
  * passes of M micro-batches): about 4 per (replica, stage, micro-batch), so

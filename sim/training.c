@@ -75,6 +75,8 @@ typedef struct run {
   double lost[SIM_LOST_N];
   sim_result agg;
   size_t completed;   /* iterations run to completion */
+  sim_result one;     /* the first completed iteration's utilisation, kept
+                         exactly for a run of one */
   size_t ccap;        /* link classes' capacity */
   int64_t last_look;  /* replan-on-change: the trace was looked at here */
   int faults_seen, replans, migrations;
@@ -134,6 +136,26 @@ static int class_cmp(const void *x, const void *y) {
   return a->dst_site - b->dst_site;
 }
 
+/* Utilisation (as busy seconds: weighted by the iteration's time) and
+ * bytes, summed; per device while the run keeps its device count. */
+static void accumulate_use(run *r, sim_result *g, const sim_result *x) {
+  if (r->completed == 1) {
+    r->one.compute_utilisation = x->compute_utilisation;
+    r->one.ndevices = x->ndevices;
+    r->one.utilisation = mem_alloc((size_t)x->ndevices * sizeof(double) + 1);
+    for (int d = 0; d < x->ndevices; d++) r->one.utilisation[d] = x->utilisation[d];
+  }
+  g->pp_bytes += x->pp_bytes, g->dp_bytes += x->dp_bytes;
+  g->wan_bytes += x->wan_bytes;
+  g->compute_utilisation += x->compute_utilisation * x->iteration_s;
+  if (!g->utilisation && x->ndevices) {
+    g->ndevices = x->ndevices;
+    g->utilisation = mem_calloc((size_t)x->ndevices, sizeof *g->utilisation);
+  }
+  for (int d = 0; x->ndevices == g->ndevices && d < g->ndevices; d++)
+    g->utilisation[d] += x->utilisation[d] * x->iteration_s;
+}
+
 /* Adds one completed iteration's statistics to the run's sums. */
 static void accumulate(run *r, const sim_result *x) {
   sim_result *g = &r->agg;
@@ -155,6 +177,7 @@ static void accumulate(run *r, const sim_result *x) {
   }
   g->tasks = x->tasks;
   g->network = x->network;
+  accumulate_use(r, g, x);
   for (int i = 0; i < x->nclasses; i++) {
     const sim_link_class *c = &x->classes[i];
     int k = 0;
@@ -173,6 +196,15 @@ static void accumulate(run *r, const sim_result *x) {
 static void finish_agg(run *r) {
   sim_result *g = &r->agg;
   double n = r->completed ? (double)r->completed : 1;
+  double wall = g->iteration_s; /* the iterations' time, lost time apart */
+  g->compute_utilisation = wall > 0 ? g->compute_utilisation / wall : 0;
+  for (int d = 0; d < g->ndevices; d++)
+    g->utilisation[d] = wall > 0 ? g->utilisation[d] / wall : 0;
+  if (r->completed == 1 && r->one.ndevices == g->ndevices) { /* exactly */
+    g->compute_utilisation = r->one.compute_utilisation;
+    for (int d = 0; d < g->ndevices; d++) g->utilisation[d] = r->one.utilisation[d];
+  }
+  g->pp_bytes /= n, g->dp_bytes /= n, g->wan_bytes /= n;
   g->iteration_s /= n;
   g->mean.compute_s /= n;
   g->mean.bubble_s /= n;
@@ -474,6 +506,11 @@ static int run_init(run *r, const scenario *s, const alloc *a,
                     const sim_training_opts *o, err *e) {
   int rc = check_opts(s, o, e);
   if (rc || (rc = spec_workload_resolve(s, &r->w, e))) return rc;
+  if (spec_is_diloco(&r->w)) /* sim/outer.h: one outer step, one graph */
+    return err_set(e, ERR_CONFIG, "%s: --dp-algo %s runs one outer step "
+                   "(simulate without --iterations, --duration-s or "
+                   "--faults); training runs of DiLoCo are not simulated yet",
+                   s->name, spec_dp_algo_name(r->w.dp_algo));
   r->s = s, r->first = a, r->o = o, r->e = e;
   r->method = o->method ? o->method : "dtfm-identity";
   r->conn = SIM_NET_WARM;
@@ -540,6 +577,7 @@ static void run_free(run *r) {
   free(r->holds);
   free(r->it);
   sim_result_free(&r->agg);
+  sim_result_free(&r->one);
 }
 
 int sim_training_run(const scenario *s, const alloc *a,

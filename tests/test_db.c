@@ -353,10 +353,23 @@ Test(db, version_2_is_migrated_and_its_rows_are_stale) {
   db_close(d);
 }
 
+/* What takes a new file back to version 4: issue 12's columns dropped. */
+#define BACK_TO_V4 \
+    "ALTER TABLE results DROP COLUMN activation_bits;" \
+    "ALTER TABLE results DROP COLUMN grad_bits;" \
+    "ALTER TABLE results DROP COLUMN overlap_steps;" \
+    "ALTER TABLE results DROP COLUMN fragments;" \
+    "ALTER TABLE results DROP COLUMN inner_steps;" \
+    "ALTER TABLE results DROP COLUMN outer_step_s;" \
+    "ALTER TABLE results DROP COLUMN wan_bytes;" \
+    "ALTER TABLE results DROP COLUMN dp_bytes;" \
+    "ALTER TABLE results DROP COLUMN pp_bytes;" \
+    "ALTER TABLE results DROP COLUMN compute_utilisation;"
+
 /* Version 3's results table as that geodes wrote it (no training columns,
  * no iterations or marks tables). */
 static const char SCHEMA_V3_RESULTS[] =
-    "PRAGMA journal_mode = DELETE; PRAGMA user_version = 3;"
+    "PRAGMA journal_mode = DELETE; PRAGMA user_version = 3;" BACK_TO_V4
     "DROP TABLE marks; DROP TABLE iterations;"
     "ALTER TABLE results DROP COLUMN lost_s;"
     "ALTER TABLE results DROP COLUMN samples_per_s;"
@@ -421,6 +434,45 @@ Test(db, version_3_is_migrated_and_runs_keep_their_iterations) {
   cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM marks"), 0);
   db_result_clear(&t);
   /* a migrated file has exactly a new file's tables: it opens again */
+  d = db_open(path, &e);
+  cr_expect_not_null(d, "%s", e.msg);
+  db_close(d);
+}
+
+/* A version-4 store (main's before issue 12) gets the utilisation, bytes
+ * and DiLoCo columns: its rows stay, the new columns NULL in them, and the
+ * file then has exactly a new file's tables. */
+Test(db, version_4_gets_the_utilisation_columns) {
+  const char *path = support_path("v4.db");
+  err e = {0};
+  db_close(db_open(path, &e));
+  sql(path, "PRAGMA journal_mode = DELETE;" BACK_TO_V4
+            "PRAGMA user_version = 4;"
+            "INSERT INTO runs(id, started_at) VALUES(1, 'then');"
+            "INSERT INTO results(run_id, point_key, study, scenario, method,"
+            " network_model, iteration_s) VALUES(1, 'k3', 'sweep', "
+            "'worldwide', 'gcma', 'netem', 43.4);");
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "0"}, &e);
+  db_result r = sample("k4", 13.9);
+  r.compute_utilisation = 0.54, r.inner_steps = 100, r.grad_bits = 8;
+  cr_assert_eq(db_begin(d, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+  cr_assert_eq(db_commit(d, &e), ERR_OK, "%s", e.msg);
+  db_close(d);
+  db_result_clear(&r);
+  int null;
+  sql_real(path, "SELECT compute_utilisation FROM results WHERE "
+                 "point_key = 'k3'", &null);
+  cr_expect(null, "an older row has no utilisation");
+  cr_expect_float_eq(sql_real(path, "SELECT compute_utilisation FROM results "
+                                    "WHERE point_key = 'k4'", &null),
+                     0.54, 0);
+  cr_expect_eq(support_sql_int(path, "SELECT inner_steps * grad_bits FROM "
+                                     "results WHERE point_key = 'k4'"), 800);
+  cr_expect_eq(support_sql_int(path, "PRAGMA user_version"),
+               DB_SCHEMA_VERSION);
   d = db_open(path, &e);
   cr_expect_not_null(d, "%s", e.msg);
   db_close(d);

@@ -33,7 +33,7 @@ Test(spec, names) {
               g[i].efficiency > 0 && g[i].efficiency <= 1 && g[i].source[0]);
   }
   const spec_model *m = spec_models(&n);
-  cr_assert_eq(n, 7);
+  cr_assert_eq(n, 8);
   const spec_model *xl = spec_model_find("gpt3-xl");
   cr_assert_eq(xl->hidden, 2048);
   cr_assert_eq(xl->heads, 16);
@@ -82,6 +82,36 @@ Test(spec, counts_closed_form) {
   cr_assert_float_eq(spec_default_gradient_gb(&w), spec_stage_gradient_bytes(&w, 0) / 1e9, 1e-12);
   const spec_gpu *v100 = spec_gpu_find("V100");
   cr_assert_float_eq(spec_compute_s(v100, 125e12), 1 / v100->efficiency, 1e-12);
+}
+
+/* INTELLECT-1's Llama-3 10B by hand from its config (dim 4096, 42 layers,
+ * 32 heads, 8 kv heads, FFN 14336, vocabulary 128256, untied head, RMSNorm,
+ * rotary positions): 218,112,000 parameters a layer, 10,211,381,248 in all
+ * (the "10B" of its model card). */
+Test(spec, llama_shape_by_hand) {
+  const spec_model *m = spec_model_find("intellect-1");
+  cr_assert_not_null(m);
+  double h = 4096, kv = 1024, ffn = 14336, s = 8192;
+  double matrices = 2 * h * h + 2 * h * kv + 3 * h * ffn;
+  cr_assert_eq(spec_layer_params(m), 218112000.0);
+  cr_assert_eq(spec_layer_params(m), matrices + 2 * h);
+  cr_assert_eq(spec_embedding_params(m), 128256 * h);
+  cr_assert_eq(spec_head_params(m), h + 128256 * h);
+  spec_workload w = {.model = m, .layers = 42, .batch = 128, .micro_batch = 8,
+                     .stages = 1, .replicas = 1, .micro_batches_per_pass = 16,
+                     .passes = 1, .recompute = true};
+  cr_assert_eq(spec_stage_params(&w, 0), 10211381248.0);
+  cr_assert_eq(spec_layer_flops(m), 2 * s * matrices + 4 * s * s * h);
+  /* GPT's formula is the same rule: 12 h^2 of matrices */
+  const spec_model *xl = spec_model_find("gpt3-xl");
+  cr_assert_eq(spec_embedding_params(xl), (50257.0 + 2048) * 2048);
+  cr_assert_eq(spec_head_params(xl), 2 * 2048 + 2048.0 * 50257);
+  /* one HGX-H100 node is eight H100 */
+  const spec_gpu *node = spec_gpu_find("hgx h100"), *one = spec_gpu_find("H100");
+  cr_assert_not_null(node);
+  cr_assert_eq(node->peak_flops, 8 * one->peak_flops);
+  cr_assert_eq(node->memory_bytes, 8 * one->memory_bytes);
+  cr_assert_eq(node->mem_bw_bytes_s, 8 * one->mem_bw_bytes_s);
 }
 
 Test(spec, resolve_builtin) {

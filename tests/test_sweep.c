@@ -256,7 +256,7 @@ Test(sweep, bad_inputs_name_file_and_line) {
   bad("{\"gpus\": \"\"}", ERR_UNKNOWN, 1, "gpus");
   bad("{\n\"gpus\": [\"A100\", \"a100\"]}", ERR_DUPLICATE, 2, "'A100' is listed");
   bad("{\"gpus\": [80]}", ERR_PARSE, 1, "gpus");
-  bad("{\"gpu\": \"A100\"}", ERR_UNKNOWN, 1, "checkpoint_every)");
+  bad("{\"gpu\": \"A100\"}", ERR_UNKNOWN, 1, "activation_bits)");
   /* Integer bounds in full, not as 2.14748e+09. */
   bad("{\n\"seeds\": [1, 1e300]}", ERR_RANGE, 2,
       "seeds: 1e+300 is outside [0, 2147483647]");

@@ -146,6 +146,32 @@ static int check_workload(const jfield_doc *c, const jfield_scope *s,
   return ERR_OK;
 }
 
+/* A width key: one of list (workload.h), 16 when absent. */
+static int read_bits(const jfield_doc *c, const jfield_scope *s,
+                     const json_t *o, const char *key,
+                     const char *const *list, const char *text, int *out) {
+  int rc = jfield_int32(c, s, o, key, 1, 16, out);
+  if (rc || workload_bits_ok(list, *out)) return rc;
+  return jfield_fail(c, s, key, ERR_CONFIG, "%d bits: must be %s", *out,
+                     text);
+}
+
+/* DiLoCo's keys (their checks against the layers are models/diloco's)
+ * and the compression widths. */
+static int read_diloco(const jfield_doc *c, const jfield_scope *s,
+                       const json_t *o, scenario_workload *w) {
+  int rc;
+  if ((rc = jfield_int32(c, s, o, "inner_steps", 1,
+                         WORKLOAD_DEFAULT_INNER_STEPS, &w->inner_steps)) ||
+      (rc = jfield_int32(c, s, o, "fragments", 1, 1, &w->fragments)) ||
+      (rc = jfield_int32(c, s, o, "overlap_steps", 0, 0, &w->overlap_steps)) ||
+      (rc = read_bits(c, s, o, "grad_bits", workload_grad_bits,
+                      WORKLOAD_GRAD_BITS_TEXT, &w->grad_bits)))
+    return rc;
+  return read_bits(c, s, o, "activation_bits", workload_act_bits,
+                   WORKLOAD_ACT_BITS_TEXT, &w->activation_bits);
+}
+
 static int read_workload(const jfield_doc *c, const json_t *root,
                          scenario *sc) {
   static const char *const known[] = {"model",
@@ -159,7 +185,9 @@ static int read_workload(const jfield_doc *c, const json_t *root,
                                       "dp_algo",
                                       "recompute",
                                       "runtime",
-                                      NULL};
+                                      "inner_steps", "fragments",
+                                      "overlap_steps", "grad_bits",
+                                      "activation_bits", NULL};
   jfield_scope top = jfield_top();
   jfield_scope s = jfield_child(&top, "workload");
   scenario_workload *w = &sc->workload;
@@ -193,7 +221,7 @@ static int read_workload(const jfield_doc *c, const json_t *root,
   sc->line = (scenario_lines){.model = jfield_line(c, &s, "model"),
                               .layers = jfield_line(c, &s, "layers"),
                               .batch = jfield_line(c, &s, "batch")};
-  return check_workload(c, &s, sc);
+  return (rc = read_diloco(c, &s, o, w)) ? rc : check_workload(c, &s, sc);
 }
 
 static int read_cost(const jfield_doc *c, const json_t *root, scenario *sc) {
@@ -525,6 +553,13 @@ uint64_t scenario_hash(const scenario *s) {
   for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
     h = hash_u64(h, (uint64_t)ints[i]);
   h = hash_str(hash_str(hash_str(h, w->model), w->schedule), w->dp_algo);
+  /* issue 12's knobs, only when not their defaults: older hashes hold */
+  const int knobs[] = {w->inner_steps, w->fragments, w->overlap_steps,
+                       w->grad_bits, w->activation_bits};
+  const int defaults[] = {WORKLOAD_DEFAULT_INNER_STEPS, 1, 0, 16, 16};
+  if (memcmp(knobs, defaults, sizeof knobs))
+    for (size_t i = 0; i < sizeof knobs / sizeof *knobs; i++)
+      h = hash_u64(h, (uint64_t)knobs[i]);
   h = hash_double(hash_double(h, s->activation_gb), s->gradient_gb);
   return hash_u64(h, trace_hash(s->network));
 }

@@ -54,6 +54,12 @@ typedef struct scenario_workload {
   char *runtime;              /* one of workload_runtimes ("dtfm") */
   char *dp_algo;              /* one of workload_dp_algos ("central-ps") */
   bool recompute;             /* activation recomputation */
+  /* DiLoCo's and the compression knobs (issue 12; models/diloco.h): */
+  int inner_steps;            /* H (diloco, streaming-diloco) */
+  int fragments;              /* F (streaming-diloco; 1: DiLoCo) */
+  int overlap_steps;          /* tau: inner steps an exchange overlaps */
+  int grad_bits;              /* width of the synchronised values */
+  int activation_bits;        /* width of the pipeline's activations */
 } scenario_workload;
 
 /* Lines of workload values that are checked after loading (models/ knows
@@ -150,6 +156,8 @@ typedef struct scenario_knobs {
   double activation_gb, gradient_gb;      /* cost-model sizes, GB */
   double latency_scale, bandwidth_scale;  /* multiply every link (not NICs) */
   long sockets;                /* every site's nccl_sockets (1..64) */
+  long inner_steps, fragments, overlap_steps; /* DiLoCo's H, F, tau */
+  long grad_bits, activation_bits;            /* compression widths */
 } scenario_knobs;
 
 /* Whether batch is a multiple of replicas * micro_batch * k (each in

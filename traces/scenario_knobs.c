@@ -22,7 +22,9 @@ void scenario_knobs_init(scenario_knobs *k) {
                         .micro_batches_per_pass = -1, .seed = -1,
                         .activation_gb = NAN, .gradient_gb = NAN,
                         .latency_scale = 1, .bandwidth_scale = 1,
-                        .sockets = -1};
+                        .sockets = -1, .inner_steps = -1,
+                        .fragments = -1, .overlap_steps = -1,
+                        .grad_bits = -1, .activation_bits = -1};
 }
 
 static void replace_str(char **field, const char *value) {
@@ -74,10 +76,31 @@ static int check_name(const scenario *s, const char *field, const char *v,
 }
 
 /* The knobs that are names, sizes, scales and the seed, checked. */
+/* DiLoCo's knobs and the widths (present: >= 0; H and F: >= 1, up to
+ * INT_MAX; their checks against the layers are models/diloco's). */
+static int check_diloco_knobs(const scenario *s, const scenario_knobs *k,
+                              err *e) {
+  const long *v[] = {&k->inner_steps, &k->fragments, &k->overlap_steps};
+  const char *names[] = {"inner_steps", "fragments", "overlap_steps"};
+  for (int i = 0; i < 3; i++)
+    if (*v[i] >= 0 && (*v[i] < (i < 2) || *v[i] > INT_MAX))
+      return err_set(e, ERR_RANGE, "%s: workload.%s: %ld is not in %d..%d",
+                     s->name, names[i], *v[i], i < 2, INT_MAX);
+  if (k->grad_bits >= 0 && !workload_bits_ok(workload_grad_bits, k->grad_bits))
+    return err_set(e, ERR_RANGE, "%s: workload.grad_bits: %ld is not %s",
+                   s->name, k->grad_bits, WORKLOAD_GRAD_BITS_TEXT);
+  if (k->activation_bits >= 0 &&
+      !workload_bits_ok(workload_act_bits, k->activation_bits))
+    return err_set(e, ERR_RANGE, "%s: workload.activation_bits: %ld is not %s",
+                   s->name, k->activation_bits, WORKLOAD_ACT_BITS_TEXT);
+  return ERR_OK;
+}
+
 static int check_other_knobs(const scenario *s, const scenario_knobs *k,
                              err *e) {
   int rc;
-  if ((rc = check_name(s, "runtime", k->runtime, workload_runtimes, e)))
+  if ((rc = check_name(s, "runtime", k->runtime, workload_runtimes, e)) ||
+      (rc = check_diloco_knobs(s, k, e)))
     return rc;
   if (k->sockets >= 0 && (k->sockets < 1 || k->sockets > SCENARIO_SOCKETS_MAX))
     return err_set(e, ERR_RANGE, "%s: sockets: %ld is not in 1..%d", s->name,
@@ -138,6 +161,14 @@ int scenario_check_knobs(const scenario *s, const scenario_knobs *k, err *e) {
   return check_knobs(s, k, &v, e);
 }
 
+static void apply_diloco(scenario_workload *w, const scenario_knobs *k) {
+  if (k->inner_steps >= 0) w->inner_steps = (int)k->inner_steps;
+  if (k->fragments >= 0) w->fragments = (int)k->fragments;
+  if (k->overlap_steps >= 0) w->overlap_steps = (int)k->overlap_steps;
+  if (k->grad_bits >= 0) w->grad_bits = (int)k->grad_bits;
+  if (k->activation_bits >= 0) w->activation_bits = (int)k->activation_bits;
+}
+
 int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
   knob_ints v;
   int rc = check_knobs(s, k, &v, e);
@@ -155,6 +186,7 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
   if (k->runtime) replace_str(&w->runtime, k->runtime);
   if (k->sockets > 0)
     for (int i = 0; i < s->nsites; i++) s->sites[i].nccl_sockets = (int)k->sockets;
+  apply_diloco(w, k);
   if (k->gpu)
     for (int i = 0; i < s->nsites; i++) {
       replace_str(&s->sites[i].gpu, k->gpu);

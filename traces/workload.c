@@ -2,6 +2,7 @@
 #include "traces/workload.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #define WORKLOAD_NAME(id, name) name,
 const char *const workload_schedules[] = {
@@ -11,3 +12,12 @@ const char *const workload_dp_algos[] = {
 const char *const workload_runtimes[] = {
     WORKLOAD_RUNTIME_MAP(WORKLOAD_NAME) NULL};
 #undef WORKLOAD_NAME
+
+const char *const workload_grad_bits[] = {"16", "8", "4", NULL};
+const char *const workload_act_bits[] = {"16", "8", "4", "2", NULL};
+
+bool workload_bits_ok(const char *const *list, long bits) {
+  for (; *list; list++)
+    if (strtol(*list, NULL, 10) == bits) return true;
+  return false;
+}

@@ -9,6 +9,8 @@
 #ifndef TRACES_WORKLOAD_H
 #define TRACES_WORKLOAD_H
 
+#include <stdbool.h>
+
 /* X(ID, "name"), in the order of the enums generated from them. */
 #define WORKLOAD_SCHEDULE_MAP(X) \
   X(GPIPE, "gpipe")              \
@@ -16,7 +18,9 @@
 #define WORKLOAD_DP_ALGO_MAP(X)  \
   X(CENTRAL_PS, "central-ps")    \
   X(RING, "ring")                \
-  X(SHARDED_PS, "sharded-ps")
+  X(SHARDED_PS, "sharded-ps")    \
+  X(DILOCO, "diloco")            \
+  X(STREAMING_DILOCO, "streaming-diloco")
 #define WORKLOAD_RUNTIME_MAP(X)  \
   X(DTFM, "dtfm")                \
   X(MEGATRON, "megatron")
@@ -25,5 +29,22 @@
 extern const char *const workload_schedules[];
 extern const char *const workload_dp_algos[];
 extern const char *const workload_runtimes[];
+
+/* The value widths of the compression knobs, as text (a scenario's
+ * workload.grad_bits and activation_bits, --grad-bits, --activation-bits, a
+ * sweep's keys), widest first: the synchronised (pseudo-)gradients at
+ * 16, 8 or 4 bits, the pipeline's activations and their gradients at 16,
+ * 8, 4 or 2 (models/compress.h prices them). NULL-terminated. */
+extern const char *const workload_grad_bits[];
+extern const char *const workload_act_bits[];
+#define WORKLOAD_GRAD_BITS_TEXT "16, 8 or 4"
+#define WORKLOAD_ACT_BITS_TEXT "16, 8, 4 or 2"
+
+/* Whether bits is one of the widths of list. */
+bool workload_bits_ok(const char *const *list, long bits);
+
+/* DiLoCo's defaults where a scenario names none: H = 100 inner steps
+ * (INTELLECT-1's and OpenDiLoCo's), one fragment, no overlap. */
+#define WORKLOAD_DEFAULT_INNER_STEPS 100
 
 #endif

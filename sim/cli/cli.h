@@ -8,6 +8,7 @@
 #define SIM_CLI_CLI_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,6 +54,7 @@ bool cli_parse_double(const char *cmd, const char *opt, const char *s,
  * window. Unset fields are absent as scenario_knobs_init leaves them. */
 typedef struct cli_workload_opts {
   scenario_knobs k;
+  const char *grad_bits, *activation_bits; /* one of workload.h's widths */
   long window_bytes;  /* < 0: the transport's calibrated window */
   bool idle_restart;  /* tcp: Linux's restart after idle */
 } cli_workload_opts;
@@ -113,13 +115,36 @@ void cli_workload_init(cli_workload_opts *o);
                    SCENARIO_KNOB_MAX_GB,                                     \
                    "cost model: activation volume c_pp, GB"),                \
       CLI_OPT_REAL(0, "gradient-gb", "Y", &(wo)->k.gradient_gb, 1e-12,       \
-                   SCENARIO_KNOB_MAX_GB, "cost model: gradient volume c_dp, GB")
+                   SCENARIO_KNOB_MAX_GB, "cost model: gradient volume c_dp, GB"), \
+      CLI_OPT_INT(0, "inner-steps", "H", &(wo)->k.inner_steps, 1, INT_MAX,    \
+                  "diloco: inner steps per outer step (100)"),               \
+      CLI_OPT_INT(0, "fragments", "F", &(wo)->k.fragments, 1, INT_MAX,        \
+                  "streaming-diloco: fragments, dividing the\n"              \
+                  "layers and H (1)"),                                       \
+      CLI_OPT_INT(0, "overlap-steps", "T", &(wo)->k.overlap_steps, 0,         \
+                  INT_MAX, "streaming-diloco: inner steps an exchange\n"     \
+                  "overlaps, below H / F (0)"),                              \
+      CLI_OPT_NAME(0, "grad-bits", NULL, &(wo)->grad_bits,                    \
+                   workload_grad_bits,                                        \
+                   "width of the synchronised values (16)"),                 \
+      CLI_OPT_NAME(0, "activation-bits", NULL, &(wo)->activation_bits,        \
+                   workload_act_bits,                                         \
+                   "\nwidth of the pipeline's activations and\n"              \
+                   "their gradients, as AC-SGD (16)")
+
 /* The transport of a run under network model net with o's TCP options. */
 transport_options cli_transport(const cli_workload_opts *o,
                                 transport_model net);
 
 /* scenario_apply with the knobs of o. Returns ERR_OK or fills e. */
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e);
+
+/* After cli_workload_apply: the checks of DiLoCo's knobs against the
+ * workload (spec_workload_resolve's), as usage errors of cmd naming the
+ * option (CLI_USAGE, message printed), else CLI_OK. Other resolve errors
+ * are left to the command. */
+int cli_workload_usage(const char *cmd, const cli_workload_opts *o,
+                       const scenario *s);
 
 /* A usage error (CLI_USAGE) unless method is a known placement method
  * (schedule_method_names); CLI_OK otherwise. */

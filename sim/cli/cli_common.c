@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/mem.h"
+#include "models/spec.h"
 #include "schedules/schedule.h"
 #include "sim/cli/cli.h"
 
@@ -76,7 +77,21 @@ transport_options cli_transport(const cli_workload_opts *o,
 }
 
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
-  return scenario_apply(s, &o->k, e);
+  scenario_knobs k = o->k;
+  if (o->grad_bits) k.grad_bits = strtol(o->grad_bits, NULL, 10);
+  if (o->activation_bits) k.activation_bits = strtol(o->activation_bits, NULL, 10);
+  return scenario_apply(s, &k, e);
+}
+
+int cli_workload_usage(const char *cmd, const cli_workload_opts *o,
+                       const scenario *s) {
+  (void)o;
+  spec_workload w;
+  err e = {ERR_OK, ""};
+  /* resolve's messages name an option only for DiLoCo's knobs */
+  if (spec_workload_resolve(s, &w, &e) == ERR_OK || !strstr(e.msg, "--"))
+    return CLI_OK;
+  return cli_usage_error(cmd, "%s", e.msg);
 }
 
 int cli_check_method(const char *cmd, const char *method) {

@@ -114,6 +114,9 @@ static void print_table(const scenario *s, const cost_ctx *c,
   printf("  dp sync      %10.3f s\n", r->dp_sync_s);
   printf("  optimizer    %10.3f s\n", r->optimizer_s);
   printf("  iteration    %10.3f s\n", r->iteration_s);
+  if (r->outer_step_s > 0)
+    printf("  diloco       %10.3f s per outer step (inner step %.3f s)\n",
+           r->outer_step_s, r->inner_step_s);
 }
 
 static void print_json(const scenario *s, const cost_ctx *c,
@@ -138,6 +141,10 @@ static void print_json(const scenario *s, const cost_ctx *c,
   json_object_set_new(o, "micro_batches_per_pass", json_integer(r->micro_batches));
   json_object_set_new(o, "activation_gb", json_real(cost_ctx_activation_gb(c)));
   json_object_set_new(o, "gradient_gb", json_real(cost_ctx_gradient_gb(c)));
+  if (r->outer_step_s > 0) {
+    json_object_set_new(o, "inner_step_s", json_real(r->inner_step_s));
+    json_object_set_new(o, "outer_step_s", json_real(r->outer_step_s));
+  }
   for (int st = 0; st + 1 < p->a->stages; st++) {
     int rep;
     double v = cost_boundary(c, p->a, st, &rep);
@@ -193,6 +200,7 @@ int cli_predict(int argc, char **argv) {
   prediction p = {0};
   spec_workload wl;
   if (!s || cli_workload_apply(&args.wo, s, &e) ||
+      (rc = cli_workload_usage("predict", &args.wo, s)) ||
       spec_workload_resolve(s, &wl, &e))
     goto done;
   gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
@@ -219,5 +227,5 @@ done:
   cost_scratch_free(w);
   cost_ctx_free(c);
   scenario_free(s);
-  return e.code ? CLI_ERROR : CLI_OK;
+  return e.code ? CLI_ERROR : rc;
 }

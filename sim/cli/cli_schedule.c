@@ -212,6 +212,7 @@ int cli_schedule(int argc, char **argv) {
   sim_result sr = {0};
   scenario *s = scenario_load(p.scenario, &e);
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
+  if ((rc = cli_workload_usage("schedule", &p.wo, s))) goto done;
   if (!(c = cost_ctx_from_scenario(s, &e))) goto fail;
   sim_options so = sim_options_default();
   so.transport = cli_transport(&p.wo, (transport_model)p.network);

@@ -69,9 +69,18 @@ static void print_table(const scenario *s, const char *placement,
   printf("scenario    %s, %d devices: %d stages x %d replicas, %s\n", s->name,
          s->ndevices, s->workload.stages, s->workload.replicas, placement);
   printf("network     %s\n", transport_model_name(r->network));
-  printf("iteration   %.4f s  (%llu events, %llu flows, %llu tasks)\n\n",
+  printf("iteration   %.4f s  (%llu events, %llu flows, %llu tasks)\n",
          r->iteration_s, (unsigned long long)r->events,
          (unsigned long long)r->flows, (unsigned long long)r->tasks);
+  if (r->inner_steps)
+    printf("diloco      outer step %.4f s = %d inner steps of %.4f s and the "
+           "exchanges (%d inner steps in the graph)\n", r->outer_step_s,
+           r->inner_steps, r->inner_step_s, r->explicit_steps);
+  printf("throughput  %.2f samples/s, compute utilisation %.1f %%\n",
+         r->samples_per_s, 100 * r->compute_utilisation);
+  printf("bytes       %.3f GB pipeline, %.3f GB data-parallel per iteration"
+         " (%.3f GB between sites)\n\n", r->pp_bytes * 1e-9,
+         r->dp_bytes * 1e-9, r->wan_bytes * 1e-9);
   printf("%-8s %10s %10s %10s %10s\n", "STAGE", "COMPUTE_S", "BUBBLE_S",
          "COMM_S", "DP_SYNC_S");
   for (int st = 0; st < r->stages; st++) {
@@ -93,6 +102,14 @@ static void print_table(const scenario *s, const char *placement,
   }
 }
 
+/* DiLoCo's own fields (sim.h). */
+static void print_json_diloco(json_t *o, const sim_result *r) {
+  json_object_set_new(o, "inner_steps", json_integer(r->inner_steps));
+  json_object_set_new(o, "explicit_steps", json_integer(r->explicit_steps));
+  json_object_set_new(o, "inner_step_s", cli_json_number(r->inner_step_s));
+  json_object_set_new(o, "outer_step_s", cli_json_number(r->outer_step_s));
+}
+
 static void print_json(const scenario *s, const char *placement,
                        const sim_result *r, const sim_training_result *tr,
                        const cli_training_opts *to) {
@@ -108,6 +125,17 @@ static void print_json(const scenario *s, const char *placement,
   json_object_set_new(o, "events", json_integer((json_int_t)r->events));
   json_object_set_new(o, "flows", json_integer((json_int_t)r->flows));
   json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
+  json_object_set_new(o, "compute_utilisation",
+                      cli_json_number(r->compute_utilisation));
+  json_t *u = json_array();
+  for (int d = 0; d < r->ndevices; d++)
+    json_array_append_new(u, cli_json_number(r->utilisation[d]));
+  json_object_set_new(o, "utilisation", u);
+  json_object_set_new(o, "samples_per_s", cli_json_number(r->samples_per_s));
+  json_object_set_new(o, "pp_bytes", cli_json_number(r->pp_bytes));
+  json_object_set_new(o, "dp_bytes", cli_json_number(r->dp_bytes));
+  json_object_set_new(o, "wan_bytes", cli_json_number(r->wan_bytes));
+  if (r->inner_steps) print_json_diloco(o, r);
   for (int i = 0; i < r->stages; i++) {
     const sim_breakdown *b = &r->stage[i];
     json_array_append_new(st, json_pack("{s:i,s:f,s:f,s:f,s:f}", "stage", i,
@@ -140,6 +168,7 @@ int cli_simulate(int argc, char **argv) {
   sim_result r = {0};
   scenario *s = scenario_load(p.scenario, &e);
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
+  if ((rc = cli_workload_usage("simulate", &p.wo, s))) goto done;
   int R = s->workload.replicas, D = s->workload.stages;
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);

@@ -1,0 +1,94 @@
+/* diloco: the exchange schedule of DiLoCo and streaming DiLoCo.
+ * Invariant: pure functions; a plan that diloco_check accepted has
+ * H = F x period with period > tau >= 0, so every step t has at most one
+ * exchange launched after it and at most one due after it, and an
+ * exchange is due before the next one is launched. */
+#include "models/diloco.h"
+
+#include <math.h>
+
+#include "models/compress.h"
+
+int diloco_check(const diloco_plan *p, int layers, err *e) {
+  int H = p->inner_steps, F = p->fragments, tau = p->overlap;
+  if (H < 1)
+    return err_set(e, ERR_CONFIG, "--inner-steps %d: must be at least 1", H);
+  if (F < 1 || F > layers)
+    return err_set(e, ERR_CONFIG, "--fragments %d: must be from 1 to the %d "
+                   "layers", F, layers);
+  if (layers % F)
+    return err_set(e, ERR_CONFIG, "--fragments %d does not divide the %d "
+                   "layers: streaming DiLoCo's fragments are equal strided "
+                   "sets of layers (layer l in fragment l mod F)", F, layers);
+  if (H % F)
+    return err_set(e, ERR_CONFIG, "--fragments %d does not divide "
+                   "--inner-steps %d: one fragment is exchanged every H / F "
+                   "inner steps", F, H);
+  if (tau < 0 || tau >= H / F)
+    return err_set(e, ERR_CONFIG, "--overlap-steps %d: must be from 0 to "
+                   "H / F - 1 = %d, so that a fragment's exchange completes "
+                   "before the next one starts", tau, H / F - 1);
+  return ERR_OK;
+}
+
+int diloco_period(const diloco_plan *p) {
+  return p->inner_steps / p->fragments;
+}
+
+/* Fragment of the k-th exchange (k >= 1), -1 when k < 1. */
+static int kth(const diloco_plan *p, long long k) {
+  return k >= 1 ? (int)((k - 1) % p->fragments) : -1;
+}
+
+int diloco_starts_after(const diloco_plan *p, long long t) {
+  long long per = diloco_period(p), u = t + p->overlap;
+  return t >= 1 && u % per == 0 ? kth(p, u / per) : -1;
+}
+
+int diloco_due_after(const diloco_plan *p, long long t) {
+  long long per = diloco_period(p);
+  return t >= 1 && t % per == 0 ? kth(p, t / per) : -1;
+}
+
+int diloco_fragment_of_layer(const diloco_plan *p, int l) {
+  return l % p->fragments;
+}
+
+double diloco_fragment_params(const spec_workload *w, const diloco_plan *p,
+                              int st, int f) {
+  int first = 0;
+  for (int s = 0; s < st; s++) first += spec_stage_layers(w, s);
+  int n = 0;
+  for (int l = first; l < first + spec_stage_layers(w, st); l++)
+    n += diloco_fragment_of_layer(p, l) == f;
+  double params = n * spec_layer_params(w->model);
+  if (st == 0 && f == 0) params += spec_embedding_params(w->model);
+  if (st == w->stages - 1 && f == p->fragments - 1)
+    params += spec_head_params(w->model);
+  return params;
+}
+
+double diloco_cycle_s(const diloco_plan *p, double inner_s,
+                      const double *sync_s) {
+  double t = p->inner_steps * inner_s;
+  for (int f = 0; f < p->fragments; f++)
+    t += fmax(0, sync_s[f] - p->overlap * inner_s);
+  return t;
+}
+
+diloco_plan diloco_plan_of(const spec_workload *w) {
+  return (diloco_plan){.inner_steps = w->inner_steps,
+                       .fragments = w->fragments,
+                       .overlap = w->overlap_steps};
+}
+
+double diloco_fragment_bytes(const spec_workload *w, const diloco_plan *p,
+                             int st, int f) {
+  double b16 = diloco_fragment_params(w, p, st, f) * w->model->value_bytes;
+  return compress_bytes(b16, w->grad_bits);
+}
+
+double diloco_outer_s(const spec_gpu *g, double params) {
+  return params * DILOCO_OUTER_BYTES_PER_PARAM /
+         (COMPRESS_BW_FRACTION * g->mem_bw_bytes_s);
+}
