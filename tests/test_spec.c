@@ -32,6 +32,23 @@ Test(spec, names) {
     cr_assert(g[i].peak_flops > 0 && g[i].memory_bytes > 0 &&
               g[i].efficiency > 0 && g[i].efficiency <= 1 && g[i].source[0]);
   }
+  /* the datasheet rows beside today's, dense fp16 tensor peaks */
+  const struct { const char *name; double peak, mem; } sheet[] = {
+      {"A10G", 70e12, 24e9},      {"A40", 149.7e12, 48e9},
+      {"L4", 121e12, 24e9},       {"L40S", 362.05e12, 48e9},
+      {"H200", 989e12, 141e9},    {"MI250", 362.1e12, 128e9},
+      {"MI300X", 1307.4e12, 192e9}};
+  for (size_t i = 0; i < sizeof sheet / sizeof *sheet; i++) {
+    const spec_gpu *x = spec_gpu_find(sheet[i].name);
+    cr_assert_not_null(x, "%s", sheet[i].name);
+    cr_assert_eq(x->peak_flops, sheet[i].peak, "%s", sheet[i].name);
+    cr_assert_eq(x->memory_bytes, sheet[i].mem, "%s", sheet[i].name);
+    /* the V100's fitted fraction carried over, the stated rule */
+    cr_assert_eq(x->efficiency, spec_gpu_find("V100")->efficiency);
+  }
+  cr_assert_eq(spec_gpu_find("h200")->peak_flops,
+               spec_gpu_find("H100")->peak_flops);
+  cr_assert_str_eq(spec_gpu_find("l4")->name, "L4"); /* not L40S */
   const spec_model *m = spec_models(&n);
   cr_assert_eq(n, 7);
   const spec_model *xl = spec_model_find("gpt3-xl");
