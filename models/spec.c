@@ -307,6 +307,7 @@ double spec_site_compute_factor(const scenario_site *site, const spec_gpu *g) {
 }
 
 int spec_stage_layers(const spec_workload *w, int st) {
+  if (w->stage_layers) return w->stage_layers[st];
   return w->layers / w->stages + (st < w->layers % w->stages ? 1 : 0);
 }
 
@@ -317,13 +318,18 @@ double spec_layer_params(const spec_model *m) {
   return 12.0 * h * h + 13.0 * h;
 }
 
-double spec_stage_params(const spec_workload *w, int st) {
+/* Parameters of stage st holding `layers` layers. */
+static double params_with(const spec_workload *w, int st, int layers) {
   const spec_model *m = w->model;
-  double p = spec_stage_layers(w, st) * spec_layer_params(m);
+  double p = layers * spec_layer_params(m);
   if (st == 0) p += ((double)m->vocab + m->seq) * m->hidden;
   if (st == w->stages - 1)
     p += 2.0 * m->hidden + (double)m->hidden * m->vocab;
   return p;
+}
+
+double spec_stage_params(const spec_workload *w, int st) {
+  return params_with(w, st, spec_stage_layers(w, st));
 }
 
 double spec_stage_gradient_bytes(const spec_workload *w, int st) {
@@ -368,24 +374,33 @@ double spec_compute_s(const spec_gpu *g, double flops) {
   return flops / (g->peak_flops * g->efficiency);
 }
 
+double spec_state_bytes_per_param(spec_runtime rt) {
+  return rt == SPEC_RUNTIME_MEGATRON ? 16.0 : 4.0;
+}
+
 /* Activations kept for backward. With recomputation only each layer's
  * input (m s h bytes) is kept per in-flight micro-batch, plus one layer's
  * full working set while it is recomputed; without it every layer keeps
  * its full set, s h (34 + 5 a s / h) bytes per sequence for fp16
  * (Korthikanti et al. 2022, eq. 1). In flight: all K micro-batches of a
- * pass under GPipe, at most D_pp under 1F1B. */
-double spec_stage_memory_bytes(const spec_workload *w, int st) {
+ * pass under GPipe; under 1F1B stage st holds at most D_pp - st (Narayanan
+ * et al. SC'21, section 2.2: the first stage warms up with D_pp). */
+double spec_stage_memory_with(const spec_workload *w, int st, int layers) {
   const spec_model *m = w->model;
   double s = m->seq, h = m->hidden, a = m->heads, mb = w->micro_batch;
   double full_layer = mb * s * h * (34.0 + 5.0 * a * s / h);
   double input = mb * s * h * m->value_bytes;
-  int layers = spec_stage_layers(w, st);
-  double in_flight = w->schedule == SPEC_GPIPE ? w->micro_batches_per_pass
-                                               : fmin(w->stages,
-                                                      w->micro_batches_per_pass);
+  double in_flight = w->schedule == SPEC_GPIPE
+                         ? w->micro_batches_per_pass
+                         : fmin(w->stages - st, w->micro_batches_per_pass);
   double act = w->recompute ? in_flight * layers * input + full_layer
                             : in_flight * layers * full_layer;
-  return 16.0 * spec_stage_params(w, st) + act;
+  return spec_state_bytes_per_param(w->runtime) * params_with(w, st, layers) +
+         act;
+}
+
+double spec_stage_memory_bytes(const spec_workload *w, int st) {
+  return spec_stage_memory_with(w, st, spec_stage_layers(w, st));
 }
 
 int spec_check_memory(const spec_workload *w, const scenario *s,
