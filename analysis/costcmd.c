@@ -467,6 +467,15 @@ double costcmd_score_one(costcmd *c, const alloc *a, const int *layers,
   return costcmd_score(c, 1, &a, l, &x, e) == ERR_OK ? x : NAN;
 }
 
+double costcmd_judge(void *ctx, const alloc *a, const spec_workload *w,
+                     err *e) {
+  int *layers = mem_alloc((size_t)w->stages * sizeof *layers);
+  for (int st = 0; st < w->stages; st++) layers[st] = spec_stage_layers(w, st);
+  double x = costcmd_score_one(ctx, a, layers, e);
+  free(layers);
+  return x;
+}
+
 /* After the input is closed: reads until EOF, up to the timeout. Returns
  * ERR_OK at EOF with nothing but blank space read. */
 static int drain(costcmd *c, err *e) {

@@ -34,6 +34,7 @@
 #define ANALYSIS_COSTCMD_H
 
 #include "models/alloc.h"
+#include "models/spec.h"
 #include "traces/err.h"
 
 /* The per-candidate timeout when the caller gives none (seconds). */
@@ -58,6 +59,13 @@ int costcmd_score(costcmd *c, int n, const alloc *const *a,
 /* costcmd_score of one candidate: its prediction, or NAN with e filled. */
 double costcmd_score_one(costcmd *c, const alloc *a, const int *layers,
                          err *e);
+
+/* A search's scorer over session ctx (a costcmd *): candidate a with the
+ * layers per stage of w (its stage_layers, or the even split); the
+ * signature of schedules/objective.h's objective_alloc_fn. NAN and e
+ * filled when the session fails. */
+double costcmd_judge(void *ctx, const alloc *a, const spec_workload *w,
+                     err *e);
 
 /* Ends the session: closes CMD's stdin and waits (up to the timeout) for
  * it to exit. ERR_OK when it exits with status 0 having printed nothing

@@ -20,6 +20,8 @@
 #include "analysis/costcmd.h"
 #include "analysis/costcmd_header.h"
 #include "models/cost.h"
+#include "schedules/gcma.h"
+#include "schedules/objective.h"
 #include "support.h"
 #include "traces/mem.h"
 
@@ -397,5 +399,36 @@ Test(costcmd, the_header_is_one_json_line_with_the_links) {
   cr_assert_eq(json_real_value(json_object_get(w, "layer_fwd_flops")),
                spec_layer_flops(x.w.model));
   json_decref(h);
+  world_free(&x);
+}
+
+/* GCMA searching with the α–β model as its objective (one candidate per
+ * round trip): its best is the α–β value of the allocation it returns, no
+ * candidate it scored was unanswered, and the session ends cleanly. */
+Test(costcmd, gcma_searches_with_the_plugged_model) {
+  world x;
+  world_load(&x);
+  err e;
+  err_clear(&e);
+  cost_ctx *c = cost_ctx_from_scenario(x.s, &e);
+  objective *o = objective_new(x.s, c, NULL, false, &e);
+  costcmd *cc = costcmd_start(ALPHABETA, x.header, 20, &e);
+  cr_assert(c && o && cc, "%s", e.msg);
+  search_objective obj = objective_custom(o, "cost-cmd", costcmd_judge, cc);
+  search_opts so;
+  search_opts_default(&so);
+  so.population = 10, so.trials = 60, so.seed = 2;
+  search_result *r = gcma_search(c, GCMA_GAIN_PIPELINE, &obj, &so, &e);
+  cr_assert_not_null(r, "%s", e.msg);
+  cr_assert_float_eq(r->objective_s, alphabeta_ref(&x, r->best),
+                     1e-9 * r->objective_s);
+  /* each partition: the realised allocation and its reverse */
+  cr_assert_geq(costcmd_answered(cc), 2 * r->candidates);
+  cr_assert_eq(costcmd_close(cc, &e), ERR_OK, "%s", e.msg);
+  search_result_free(r);
+  costcmd_free(cc);
+  objective_free(o);
+  cost_ctx_free(c);
+  assert_no_children();
   world_free(&x);
 }
