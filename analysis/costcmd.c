@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 extern char **environ;
 

@@ -35,7 +35,7 @@
 
 #include "models/alloc.h"
 #include "models/spec.h"
-#include "traces/err.h"
+#include "base/err.h"
 
 /* The per-candidate timeout when the caller gives none (seconds). */
 #define COSTCMD_TIMEOUT_S 10.0

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "base/mem.h"
 #include "models/runtime.h"
 
 static json_t *sites_json(const scenario *s) {
@@ -139,4 +140,20 @@ char *costcmd_header_json(const scenario *s, const spec_workload *w,
   char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));
   json_decref(root);
   return text;
+}
+
+costcmd *costcmd_open(const scenario *s, const cost_ctx *c, const char *cmd,
+                      transport_model network, double timeout_s, err *e) {
+  spec_workload w;
+  const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
+  costcmd *cc = NULL;
+  if (spec_workload_resolve(s, &w, e) == ERR_OK &&
+      spec_device_gpus(s, gpu, e) == ERR_OK) {
+    char *header = costcmd_header_json(s, &w, gpu, cost_ctx_activation_gb(c),
+                                       cost_ctx_gradient_gb(c), network);
+    cc = costcmd_start(cmd, header, timeout_s, e);
+    free(header);
+  }
+  free(gpu);
+  return cc;
 }

@@ -30,6 +30,8 @@
 #ifndef ANALYSIS_COSTCMD_HEADER_H
 #define ANALYSIS_COSTCMD_HEADER_H
 
+#include "analysis/costcmd.h"
+#include "models/cost.h"
 #include "models/spec.h"
 #include "models/transport.h"
 #include "traces/scenario.h"
@@ -40,5 +42,11 @@
 char *costcmd_header_json(const scenario *s, const spec_workload *w,
                           const spec_gpu *const *gpu, double activation_gb,
                           double gradient_gb, transport_model network);
+
+/* Starts cmd (costcmd_start) with the header of s under network, the cost
+ * sizes of c (both borrowed). NULL and e filled when the workload, a GPU
+ * or the process fails. */
+costcmd *costcmd_open(const scenario *s, const cost_ctx *c, const char *cmd,
+                      transport_model network, double timeout_s, err *e);
 
 #endif

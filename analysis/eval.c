@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec.h"
 #include "sim/place.h"
@@ -55,11 +56,14 @@ static int predict(const scenario *s, const alloc *a,
   spec_workload w;
   const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
   predict_result pr;
+  int *layers = mem_alloc((size_t)a->stages * sizeof *layers);
   int rc = spec_workload_resolve(s, &w, e);
   if (!rc) rc = spec_device_gpus(s, gpu, e);
+  if (!rc) rc = partition_apply(&w, s, gpu, a, layers, e);
   if (!rc) rc = predict_iteration_with(&w, s, gpu, a, t, &pr);
   if (!rc) *out = pr.iteration_s;
   else err_set(e, rc, "%s: the predictor failed (%s)", s->name, err_what(rc));
+  free(layers);
   free(gpu);
   return rc;
 }

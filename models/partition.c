@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "traces/mem.h"
+#include "base/mem.h"
 
 int partition_parse(const char *text, int *out, int cap) {
   int n = 0;
@@ -143,5 +143,14 @@ int partition_balanced(const spec_workload *w, const scenario *s,
                  room);
   if (rc == ERR_OK) fill(w, slow, cap, out);
   free(slow), free(cap), free(tight);
+  return rc;
+}
+
+int partition_apply(spec_workload *w, const scenario *s,
+                    const spec_gpu *const *gpu, const alloc *a, int *buf,
+                    err *e) {
+  if (!w->balanced) return ERR_OK;
+  int rc = partition_balanced(w, s, gpu, a, buf, e);
+  if (rc == ERR_OK) w->stage_layers = buf;
   return rc;
 }

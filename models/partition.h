@@ -11,7 +11,7 @@
 
 #include "models/alloc.h"
 #include "models/spec.h"
-#include "traces/err.h"
+#include "base/err.h"
 #include "traces/scenario.h"
 
 /* Parses "a,b,c" (decimal integers, no spaces) into out (at most cap
@@ -43,5 +43,12 @@ double partition_stage_s(const spec_workload *w, const scenario *s,
 int partition_balanced(const spec_workload *w, const scenario *s,
                        const spec_gpu *const *gpu, const alloc *a, int *out,
                        err *e);
+
+/* When w->balanced: partition_balanced for a into buf (D_pp entries, owned
+ * by the caller and outliving w's use) and w->stage_layers = buf. Else
+ * nothing. ERR_OK, or partition_balanced's ERR_MEMORY. */
+int partition_apply(spec_workload *w, const scenario *s,
+                    const spec_gpu *const *gpu, const alloc *a, int *buf,
+                    err *e);
 
 #endif

@@ -234,6 +234,22 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
   return ERR_OK;
 }
 
+/* The scenario's layers per stage (a knob checked their count and zeros)
+ * against the layers resolved here, which may be the model's depth. */
+static int resolve_layers_per_stage(const scenario *s, spec_workload *w,
+                                    err *e) {
+  const scenario_workload *sw = &s->workload;
+  w->balanced = sw->balanced_layers;
+  if (!sw->layers_per_stage) return ERR_OK;
+  long sum = 0;
+  for (int st = 0; st < w->stages; st++) sum += sw->layers_per_stage[st];
+  if (sum != w->layers)
+    return err_set(e, ERR_CONFIG, "%s: layers per stage: they sum to %ld, "
+                   "not the %d layers", s->name, sum, w->layers);
+  w->stage_layers = sw->layers_per_stage;
+  return ERR_OK;
+}
+
 int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
   const scenario_workload *sw = &s->workload;
   *w = (spec_workload){0};
@@ -281,7 +297,7 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
   w->micro_batches_per_pass = (int)k;
   w->passes = (int)(sw->batch / per_pass);
   w->recompute = sw->recompute;
-  return ERR_OK;
+  return resolve_layers_per_stage(s, w, e);
 }
 
 int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e) {

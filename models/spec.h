@@ -78,6 +78,9 @@ typedef struct spec_workload {
                                  to L (borrowed: the scenario's list, or a
                                  caller's balanced partition); NULL: the
                                  even split of spec_stage_layers */
+  bool balanced;              /* the scenario's balanced_layers: a caller
+                                 with the allocation sets stage_layers to
+                                 partition_balanced's (partition_apply) */
 } spec_workload;
 
 /* Tables. The model and GPU names of a scenario are looked up here, case-

@@ -10,7 +10,7 @@
 
 #include "models/partition.h"
 #include "models/predict.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 struct objective {
   const scenario *s;       /* borrowed */
@@ -29,6 +29,12 @@ struct objective {
   long refused;
 };
 
+const char *const objective_kind_names[] = {
+#define OBJECTIVE_KIND_NAME(id, name) name,
+    OBJECTIVE_KIND_MAP(OBJECTIVE_KIND_NAME)
+#undef OBJECTIVE_KIND_NAME
+    NULL};
+
 objective *objective_new(const scenario *s, const cost_ctx *c,
                          const transport_options *t, bool balanced, err *e) {
   objective *o = mem_calloc(1, sizeof *o);
@@ -39,6 +45,7 @@ objective *objective_new(const scenario *s, const cost_ctx *c,
     objective_free(o);
     return NULL;
   }
+  o->balanced = balanced = balanced || o->w.balanced;
   int n = o->w.stages;
   o->layers = mem_alloc((size_t)n * sizeof *o->layers);
   o->need = mem_alloc((size_t)n * sizeof *o->need);

@@ -27,6 +27,23 @@
 #include "schedules/search.h"
 #include "traces/scenario.h"
 
+/* The objectives a search can be told to use, X(ID, "name"): DT-FM's
+ * communication-only score, the end-to-end predictor, and a caller's
+ * scorer (the front end's --cost-cmd). */
+#define OBJECTIVE_KIND_MAP(X) \
+  X(DTFM, "dtfm")             \
+  X(PREDICTED, "predicted")   \
+  X(COST_CMD, "cost-cmd")
+
+#define OBJECTIVE_KIND_ID(id, name) OBJECTIVE_##id,
+typedef enum objective_kind {
+  OBJECTIVE_KIND_MAP(OBJECTIVE_KIND_ID) OBJECTIVE_NKINDS
+} objective_kind;
+#undef OBJECTIVE_KIND_ID
+
+/* Their names, NULL-terminated, in the map's order. */
+extern const char *const objective_kind_names[];
+
 typedef struct objective objective;
 
 /* A scorer of an allocation a whose workload (with a's layers per stage)
@@ -36,7 +53,8 @@ typedef double (*objective_alloc_fn)(void *ctx, const alloc *a,
 
 /* An objective environment for s (workload resolved here) and its cost
  * context c (both borrowed), the transport the predictor models (NULL:
- * defaults) and whether layers are balanced per allocation. NULL and e
+ * defaults) and whether layers are balanced per allocation (also when the
+ * scenario's workload asks for it: balanced_layers). NULL and e
  * filled when the workload or a GPU does not resolve. */
 objective *objective_new(const scenario *s, const cost_ctx *c,
                          const transport_options *t, bool balanced, err *e);

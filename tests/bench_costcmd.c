@@ -12,7 +12,7 @@
 #include "analysis/costcmd_header.h"
 #include "models/cost.h"
 #include "tests/bench.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 static int run(const char *model, const char *header, alloc **a,
                const int *const *layers, int n, int batch) {

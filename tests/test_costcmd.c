@@ -23,7 +23,7 @@
 #include "schedules/gcma.h"
 #include "schedules/objective.h"
 #include "support.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 #define ALPHABETA "python3 " GEODES_SOURCE_DIR "/analysis/cost_alphabeta.py"
 #define ALPA "python3 " GEODES_SOURCE_DIR "/analysis/cost_alpa.py"

@@ -8,7 +8,7 @@
 
 #include "models/partition.h"
 #include "tests/support.h"
-#include "traces/mem.h"
+#include "base/mem.h"
 
 Test(partition, parse) {
   int l[4];

@@ -54,6 +54,11 @@ typedef struct scenario_workload {
   char *runtime;              /* one of workload_runtimes ("dtfm") */
   char *dp_algo;              /* one of workload_dp_algos ("central-ps") */
   bool recompute;             /* activation recomputation */
+  int *layers_per_stage;      /* D_pp entries summing to L (owned; a knob's
+                                 --layers-per-stage); NULL: the even split */
+  bool balanced_layers;       /* layers per stage balanced for each
+                                 allocation by its slowest devices
+                                 (models/partition.h) */
 } scenario_workload;
 
 /* Lines of workload values that are checked after loading (models/ knows
@@ -150,6 +155,12 @@ typedef struct scenario_knobs {
   double activation_gb, gradient_gb;      /* cost-model sizes, GB */
   double latency_scale, bandwidth_scale;  /* multiply every link (not NICs) */
   long sockets;                /* every site's nccl_sockets (1..64) */
+  /* Layers per stage: n entries (n = D_pp, each >= 1, summing to the
+   * layers; NULL: absent), or balanced per allocation (the list is then
+   * NULL). Either replaces the other. */
+  const int *layers_per_stage;
+  int nlayers_per_stage;
+  bool balanced_layers;
 } scenario_knobs;
 
 /* Whether batch is a multiple of replicas * micro_batch * k (each in

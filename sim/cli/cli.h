@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/costcmd.h"
 #include "analysis/db.h"
 #include "models/transport.h"
 #include "sim/cli/cli_opt.h"
@@ -55,7 +56,13 @@ typedef struct cli_workload_opts {
   scenario_knobs k;
   long window_bytes;  /* < 0: the transport's calibrated window */
   bool idle_restart;  /* tcp: Linux's restart after idle */
+  const char *layers_per_stage;  /* "a,b,..." or "balanced"; NULL: absent */
 } cli_workload_opts;
+
+/* The code of an err the front end fills with a usage error found after
+ * loading (--layers-per-stage against the scenario's stages and layers):
+ * cli_fail prints it as one and the command exits 2. */
+#define CLI_ERR_USAGE 1
 
 /* The digits of an integer macro, for help lines: CLI_STR(SEARCH_SIM_STARTS)
  * is "4". */
@@ -92,6 +99,11 @@ void cli_workload_init(cli_workload_opts *o);
                    "\ndata-parallel gradient synchronisation"),              \
       CLI_OPT_STRING(0, "gpu", "NAME", &(wo)->k.gpu,                         \
                      "GPU type of every device"),                            \
+      CLI_OPT_STRING(0, "layers-per-stage", "a,b,...", &(wo)->layers_per_stage, \
+                     "layers of each stage (D_pp entries >= 1,\n"         \
+                     "summing to the layers), or 'balanced': per\n"        \
+                     "allocation, by each stage's slowest device\n"        \
+                     "within memory (default: the even split)"),          \
       CLI_OPT_INT(0, "seed", "S", &(wo)->k.seed, 0, SCENARIO_MAX_SEED,       \
                   "seed of every random choice"),                            \
       CLI_OPT_NAME(0, "runtime", NULL, &(wo)->k.runtime, workload_runtimes,  \
@@ -114,12 +126,34 @@ void cli_workload_init(cli_workload_opts *o);
                    "cost model: activation volume c_pp, GB"),                \
       CLI_OPT_REAL(0, "gradient-gb", "Y", &(wo)->k.gradient_gb, 1e-12,       \
                    SCENARIO_KNOB_MAX_GB, "cost model: gradient volume c_dp, GB")
+/* A user's cost model (DESIGN.md section 10) on validate, schedule and
+ * sweep: the command and its per-candidate timeout (<= 0: the default). */
+typedef struct cli_cost_cmd_opts {
+  const char *cmd;
+  double timeout_s;
+} cli_cost_cmd_opts;
+
+#define CLI_COST_CMD_OPTS(co)                                                 \
+  CLI_OPT_STRING(0, "cost-cmd", "CMD", &(co)->cmd,                           \
+                 "a cost model: CMD (run by /bin/sh) reads JSON\n"           \
+                 "lines (header, then candidates) and answers\n"             \
+                 "{\"id\": k, \"predicted_s\": x} per candidate"),           \
+      CLI_OPT_REAL(0, "cost-timeout-s", "T", &(co)->timeout_s, 0.001, 86400, \
+                   "seconds CMD may take per candidate\n"                   \
+                   "(default " CLI_STR(COSTCMD_TIMEOUT_S) ")")
+
 /* The transport of a run under network model net with o's TCP options. */
 transport_options cli_transport(const cli_workload_opts *o,
                                 transport_model net);
 
-/* scenario_apply with the knobs of o. Returns ERR_OK or fills e. */
+/* scenario_apply with the knobs of o, --layers-per-stage checked against
+ * s's stages and layers. Returns ERR_OK or fills e (CLI_ERR_USAGE for a
+ * bad --layers-per-stage). */
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e);
+
+/* Prints e as cmd's usage error (CLI_ERR_USAGE; returns CLI_USAGE) or as
+ * an error (returns CLI_ERROR). */
+int cli_fail(const char *cmd, const err *e);
 
 /* A usage error (CLI_USAGE) unless method is a known placement method
  * (schedule_method_names); CLI_OK otherwise. */

@@ -12,6 +12,7 @@
 #include "base/mem.h"
 #include "models/alloc.h"
 #include "models/cost.h"
+#include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
@@ -190,6 +191,7 @@ int cli_predict(int argc, char **argv) {
   cost_ctx *c = NULL;
   cost_scratch *w = NULL;
   const spec_gpu **gpu = NULL;
+  int *layers = NULL;
   prediction p = {0};
   spec_workload wl;
   if (!s || cli_workload_apply(&args.wo, s, &e) ||
@@ -199,7 +201,9 @@ int cli_predict(int argc, char **argv) {
   if (spec_device_gpus(s, gpu, &e) || !(c = cost_ctx_from_scenario(s, &e)))
     goto done;
   w = cost_scratch_new(wl.replicas, wl.stages);
+  layers = mem_alloc((size_t)wl.stages * sizeof *layers);
   if (place(&args, s, c, w, &p, &e) ||
+      partition_apply(&wl, s, gpu, p.a, layers, &e) ||
       spec_check_memory(&wl, s, p.a->device, gpu, &e))
     goto done;
   cost_alloc(c, p.a, &p.parts);
@@ -212,12 +216,13 @@ int cli_predict(int argc, char **argv) {
   if (args.json) print_json(s, c, &p);
   else print_table(s, c, &p);
 done:
-  if (e.code) cli_error("%s", e.msg);
+  rc = e.code ? cli_fail("predict", &e) : CLI_OK;
   alloc_free(p.a);
   free(p.order);
+  free(layers);
   free(gpu);
   cost_scratch_free(w);
   cost_ctx_free(c);
   scenario_free(s);
-  return e.code ? CLI_ERROR : CLI_OK;
+  return rc;
 }
