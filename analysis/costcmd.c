@@ -375,12 +375,14 @@ static int write_some(costcmd *c, batch *b, double now, err *e) {
 
 /* When the answer to the next candidate is due: timeout after the later of
  * its line written in full and the previous answer; while its line is not
- * written, timeout after the pipe last took bytes. */
+ * written, timeout after the pipe last took bytes. The session's first
+ * answer also has COSTCMD_START_S for CMD's start. */
 static double deadline(const costcmd *c, const batch *b) {
   int i = b->got;
   double base = b->sent_at[i] >= 0 ? b->sent_at[i] : b->last_write_at;
   if (b->last_answer_at > base) base = b->last_answer_at;
-  return base + c->timeout_s;
+  return base + c->timeout_s +
+         (c->answered == 0 && i == 0 ? COSTCMD_START_S : 0);
 }
 
 /* Moves bytes both ways until every answer of b is in. */
@@ -392,8 +394,10 @@ static int exchange(costcmd *c, batch *b, err *e) {
       char cand[256];
       describe_candidate(c, b, b->got, cand, sizeof cand);
       return fail(c, e, ERR_IO, "gave no answer to candidate %ld %s within "
-                  "%g s (the per-candidate timeout)", b->first_id + b->got,
-                  cand, c->timeout_s);
+                  "%g s (the per-candidate timeout%s)", b->first_id + b->got,
+                  cand, c->timeout_s + (c->answered == 0 && b->got == 0
+                                            ? COSTCMD_START_S : 0),
+                  c->answered == 0 && b->got == 0 ? ", plus the start's" : "");
     }
     bool writing = c->to_child >= 0 && c->wpos < c->wlen;
     struct pollfd p[2] = {{.fd = c->from_child, .events = POLLIN},

@@ -19,7 +19,9 @@
  *
  * The timeout is per candidate: the answer to candidate k must arrive
  * within timeout_s of the later of candidate k written in full and the
- * answer to k - 1 (the first one also covers CMD's start and the header).
+ * answer to k - 1; the session's first answer, which also covers CMD's
+ * start and the header, has COSTCMD_START_S more (an interpreter and a
+ * model's imports take seconds on a loaded machine).
  * A CMD that exits, hangs past the timeout, prints a line that is not
  * JSON, answers another id, or gives a missing, negative or non-finite
  * predicted_s is an error naming CMD and the candidate (ERR_IO for the
@@ -39,6 +41,8 @@
 
 /* The per-candidate timeout when the caller gives none (seconds). */
 #define COSTCMD_TIMEOUT_S 10.0
+/* What the first answer of a session may take beyond the timeout. */
+#define COSTCMD_START_S 10.0
 
 typedef struct costcmd costcmd;
 
