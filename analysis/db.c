@@ -137,7 +137,8 @@ void db_result_init(db_result *r) {
                    .compute_s = NAN, .bubble_s = NAN, .comm_s = NAN,
                    .dp_sync_s = NAN, .events = -1, .sockets = -1,
                    .iterations = -1, .checkpoint_every = -1, .total_s = NAN,
-                   .samples_per_s = NAN, .lost_s = NAN};
+                   .samples_per_s = NAN, .lost_s = NAN,
+                   .cost_cmd_s = NAN};
 }
 
 void db_result_clear(db_result *r) {

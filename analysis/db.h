@@ -89,6 +89,8 @@ typedef struct db_result {
   size_t nit;
   db_mark *marks;
   size_t nmarks;
+  double cost_cmd_s;          /* a user's cost model's prediction of the
+                                 point (sweep --cost-cmd), NAN: none */
 } db_result;
 
 /* Sets every field of r to "absent" (NULL, -1 or NAN; scales 1). */

@@ -130,6 +130,8 @@ struct sweep {
   uint64_t *faults_hash;   /* [scenario * faults + fault]: fault_hash of
                               each fault file read against each scenario */
   uint64_t data_hash;      /* builtin_hash, by sweep_resolve */
+  const char *cost_cmd;    /* borrowed (sweep_set_cost_cmd), or NULL */
+  double cost_timeout_s;
 };
 
 
@@ -497,6 +499,11 @@ size_t sweep_scenarios(const sweep *s, const char *const **names) {
   return ax->n ? ax->n : 1;
 }
 
+void sweep_set_cost_cmd(sweep *s, const char *cmd, double timeout_s) {
+  s->cost_cmd = cmd;
+  s->cost_timeout_s = timeout_s;
+}
+
 void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
   size_t pick[K_COUNT];
   for (int k = K_COUNT - 1; k >= 0; k--) { /* last key varies fastest */
@@ -531,7 +538,8 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
                          ? s->faults_hash[pick[K_SCENARIOS] * a[K_FAULTS].n +
                                           pick[K_FAULTS]]
                          : 0,
-      .data_hash = s->data_hash};
+      .data_hash = s->data_hash, .cost_cmd = s->cost_cmd,
+      .cost_timeout_s = s->cost_timeout_s};
 #undef NAME
 #undef INT
 #undef REAL
@@ -589,6 +597,7 @@ size_t sweep_point_key(const sweep_point *p, char *buf, size_t size) {
   if (p->recovery) put(buf, size, &at, " recovery=%s", p->recovery);
   if (p->checkpoint_every >= 0)
     put_int(buf, size, &at, "checkpoint_every", p->checkpoint_every);
+  if (p->cost_cmd) put(buf, size, &at, " cost_cmd=%s", p->cost_cmd);
   return at;
 }
 

@@ -51,7 +51,7 @@ size_t *sweep_missing(const sweep *s, db *d, size_t *n, size_t *stale,
 /* --- wire format: a flat little buffer of fixed fields and strings --- */
 
 /* The fixed fields of a result on the wire: integers, then reals. */
-enum { WIRE_NINTS = 7, WIRE_NREALS = 11 };
+enum { WIRE_NINTS = 7, WIRE_NREALS = 12 };
 
 typedef struct wire {
   char *buf;
@@ -85,7 +85,7 @@ char *sweep_pack(int status, const err *e, const db_result *r, size_t *len) {
                             r->dp_cost_s, r->pp_cost_s,
                             r->predicted_iteration_s, r->iteration_s,
                             r->compute_s, r->bubble_s, r->comm_s,
-                            r->dp_sync_s};
+                            r->dp_sync_s, r->cost_cmd_s};
     _Static_assert(sizeof ints / sizeof *ints == WIRE_NINTS &&
                        sizeof reals / sizeof *reals == WIRE_NREALS,
                    "sweep_unpack reads what sweep_pack writes");
@@ -162,7 +162,7 @@ bool sweep_unpack(const char *buf, size_t len, int *status, err *e,
   r->score_s = reals[2], r->dp_cost_s = reals[3], r->pp_cost_s = reals[4];
   r->predicted_iteration_s = reals[5], r->iteration_s = reals[6];
   r->compute_s = reals[7], r->bubble_s = reals[8], r->comm_s = reals[9];
-  r->dp_sync_s = reals[10];
+  r->dp_sync_s = reals[10], r->cost_cmd_s = reals[11];
   rd_str(&in, r->schedule, sizeof r->schedule, NULL);
   rd_str(&in, r->dp_algo, sizeof r->dp_algo, NULL);
   rd_str(&in, r->gpu, sizeof r->gpu, NULL);
