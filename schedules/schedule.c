@@ -55,6 +55,7 @@ static search_result *fixed(const char *name, const cost_ctx *c,
 }
 
 static search_result *sim_method(const cost_ctx *c, const search_opts *o,
+                                 const search_objective *obj,
                                  const search_objective *sim_obj, err *e) {
   int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c), n = k * ng;
   int starts = o->starts > 0 ? o->starts : SEARCH_SIM_STARTS;
@@ -70,13 +71,16 @@ static search_result *sim_method(const cost_ctx *c, const search_opts *o,
   search_result *r = NULL;
   alloc **alloc_starts = mem_calloc((size_t)starts + 1, sizeof *alloc_starts);
   int got = 0;
+  const search_objective *start = obj ? obj : &dtfm;
   if (gcma_evolve(g, o->population > 0 ? o->population : SEARCH_POPULATION,
-                  SEARCH_TRIALS, groups, 1, &dtfm, &log, e) != ERR_OK)
+                  SEARCH_TRIALS, groups, 1, start, &log, e) != ERR_OK)
     goto done;
   got = gcma_best(g, starts, groups, NULL);
   cost_scratch *w = cost_scratch_new(k, ng);
   for (int i = 0; i < got; i++)
-    alloc_starts[i] = cost_realise(c, groups + (size_t)i * n, w);
+    alloc_starts[i] = start->realise
+                          ? start->realise(start->ctx, groups + (size_t)i * n)
+                          : cost_realise(c, groups + (size_t)i * n, w);
   cost_scratch_free(w);
   alloc_starts[got++] = baseline_greedy_pipelines(c);
   r = local_search(c, sim_obj, (const alloc *const *)alloc_starts, got, o, e);
@@ -127,7 +131,7 @@ search_result *schedule_method_with(const char *name, const cost_ctx *c,
     case SCHEDULE_GCMA: return gcma_search(c, GCMA_GAIN_PIPELINE, obj, o, e);
     case SCHEDULE_HYBRID: return gcma_search(c, GCMA_GAIN_CUT, obj, o, e);
     case SCHEDULE_SIM:
-      if (sim_obj && sim_obj->alloc) return sim_method(c, o, sim_obj, e);
+      if (sim_obj && sim_obj->alloc) return sim_method(c, o, obj, sim_obj, e);
       err_set(e, ERR_CONFIG, "method sim needs a simulation objective");
       return NULL;
     default: break;

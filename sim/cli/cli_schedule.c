@@ -146,7 +146,12 @@ static void print_table(const scenario *s, const search_result *r,
   printf("score       %.3f s  (data-parallel %.3f + pipeline %.3f)\n",
          r->parts.score_s, r->parts.dp_s, r->parts.pp_s);
   printf("simulated   %.3f s per iteration (%s)\n", iter_s, net);
-  if (strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) != 0)
+  bool sim = strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0;
+  bool dtfm = strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) == 0;
+  if (sim && !dtfm)
+    printf("start       GCMA under %s, then moves judged by simulation\n",
+           obj_name);
+  else if (!dtfm)
     printf("objective   %s: %.3f s\n", obj_name, r->objective_s);
   if (!isnan(r->start_s))
     printf("vs cost     the cost model's choice simulates to %.3f s: %s by "
