@@ -74,6 +74,7 @@ typedef struct prediction {
   predict_result pr;
   transport_model network;     /* the network model predicted for */
   const char *source;      /* "alloc", "partition" or "method" */
+  const int *layers;       /* layers per stage when not the even split */
 } prediction;
 
 static void print_table(const scenario *s, const cost_ctx *c,
@@ -115,6 +116,11 @@ static void print_table(const scenario *s, const cost_ctx *c,
   printf("  dp sync      %10.3f s\n", r->dp_sync_s);
   printf("  optimizer    %10.3f s\n", r->optimizer_s);
   printf("  iteration    %10.3f s\n", r->iteration_s);
+  if (p->layers) {
+    printf("  layers per stage:");
+    for (int st = 0; st < a->stages; st++) printf(" %d", p->layers[st]);
+    putchar('\n');
+  }
 }
 
 static void print_json(const scenario *s, const cost_ctx *c,
@@ -153,6 +159,12 @@ static void print_json(const scenario *s, const cost_ctx *c,
     for (int i = 0; i < p->a->stages; i++)
       json_array_append_new(ord, json_integer(p->order[i]));
     json_object_set_new(o, "order", ord);
+  }
+  if (p->layers) {
+    json_t *l = json_array();
+    for (int st = 0; st < p->a->stages; st++)
+      json_array_append_new(l, json_integer(p->layers[st]));
+    json_object_set_new(o, "layers_per_stage", l);
   }
   json_object_set_new(o, "alloc", alloc_json(p->a));
   cli_print_json(o, CLI_JSON);
@@ -211,6 +223,7 @@ int cli_predict(int argc, char **argv) {
   p.partition_score = cost_partition(c, part->device, w, NULL);
   alloc_partition_free(part);
   p.network = (transport_model)args.network;
+  p.layers = wl.stage_layers;
   transport_options po = cli_transport(&args.wo, p.network);
   predict_iteration_with(&wl, s, gpu, p.a, &po, &p.pr);
   if (args.json) print_json(s, c, &p);
