@@ -171,3 +171,31 @@ Test(cli_costcmd, usage_errors) {
   cr_assert_eq(support_geodes(&r, "validate worldwide --cost-timeout-s 0"), 2);
   support_run_clear(&r);
 }
+
+/* A sweep with --cost-cmd: its points are apart from the same sweep's
+ * without one (the command is in their keys), every point also gets the
+ * model's prediction, and a model that fails fails its points: exit 1,
+ * none of them stored. */
+Test(cli_costcmd, sweep_stores_the_models_prediction_per_point) {
+  const char *sw = support_write_file(
+      support_path("sw.json"),
+      "{\"scenarios\": [\"volunteer-mix\"], \"methods\": [\"dtfm-identity\", "
+      "\"megatron\"], \"seeds\": [1, 2]}");
+  const char *db = support_path("sw.db");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw, db), 0, "%s",
+               r.err);
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --jobs 2 --cost-cmd "
+                              "'" MODEL "'", sw, db), 0, "%s", r.err);
+  cr_assert_eq(support_sql_int(db, "SELECT count(*) FROM results"), 8);
+  cr_assert_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                               "point_key LIKE '% cost_cmd=python3 %'"), 4);
+  const char *bad = support_path("bad.db");
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --cost-cmd "
+                              "'" MODEL " --misbehave garbage:0'", sw, bad),
+               1);
+  cr_assert(strstr(r.err, "geodes: cost command 'python3 "), "%s", r.err);
+  cr_assert(strstr(r.err, "candidate 0"), "%s", r.err);
+  cr_assert_eq(support_sql_int(bad, "SELECT count(*) FROM results"), 0);
+  support_run_clear(&r);
+}
