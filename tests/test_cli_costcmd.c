@@ -199,3 +199,17 @@ Test(cli_costcmd, sweep_stores_the_models_prediction_per_point) {
   cr_assert_eq(support_sql_int(bad, "SELECT count(*) FROM results"), 0);
   support_run_clear(&r);
 }
+
+/* `sim` starts from GCMA's pick under the objective: its start is what
+ * gcma with that objective returns, simulated. */
+Test(cli_costcmd, sim_starts_from_the_objectives_pick) {
+  json_t *g = run_json("schedule volunteer-mix --method gcma --objective "
+                       "predicted --layers-per-stage balanced --json%s%s", "",
+                       "");
+  json_t *s = run_json("schedule volunteer-mix --method sim --objective "
+                       "predicted --layers-per-stage balanced --trials 20 "
+                       "--json%s%s", "", "");
+  cr_assert_eq(num(s, "start_iteration_s"), num(g, "iteration_s"));
+  cr_assert_leq(num(s, "iteration_s"), num(g, "iteration_s"));
+  json_decref(g), json_decref(s);
+}

@@ -75,7 +75,8 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                    NULL, "ideal, netem (default) or tcp: the simulation"),
       CLI_OPT_ENUM(0, "objective", "NAME", &p->objective, objective_kind_names,
                    NULL,
-                   "what random-search, gcma and hybrid minimise:\n"
+                   "what random-search, gcma and hybrid minimise\n"
+                   "(and sim starts from):\n"
                    "dtfm (DT-FM's communication-only score;\n"
                    "default), predicted (the end-to-end predictor,\n"
                    "compute included) or cost-cmd (--cost-cmd's\n"
