@@ -67,7 +67,7 @@ static const char SCHEMA[] =
     " compute_s REAL, bubble_s REAL, comm_s REAL, dp_sync_s REAL,"
     " events INTEGER, identity TEXT, sockets INTEGER, runtime TEXT,"
     " iterations INTEGER, faults TEXT, recovery TEXT, checkpoint_every INTEGER,"
-    " total_s REAL, samples_per_s REAL, lost_s REAL);"
+    " total_s REAL, samples_per_s REAL, lost_s REAL, cost_cmd_s REAL);"
     "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
     ITERATIONS_TABLES
     "CREATE TABLE convergence("
@@ -83,8 +83,8 @@ static const char SCHEMA[] =
   " gradient_gb, alloc, score_s, dp_cost_s, pp_cost_s,"                     \
   " predicted_iteration_s, iteration_s, compute_s, bubble_s, comm_s,"       \
   " dp_sync_s, events, identity, sockets, runtime, iterations, faults,"    \
-  " recovery, checkpoint_every, total_s, samples_per_s, lost_s"
-#define RESULT_NCOLUMNS 40
+  " recovery, checkpoint_every, total_s, samples_per_s, lost_s, cost_cmd_s"
+#define RESULT_NCOLUMNS 41
 
 /* The migrations, one step each: version `from` becomes from + 1 by up;
  * back undoes it on a copy of SCHEMA, so that SCHEMA with the backs of
@@ -122,6 +122,9 @@ static const migration MIGRATIONS[] = {
      "ALTER TABLE results DROP COLUMN faults;"
      "ALTER TABLE results DROP COLUMN iterations",
      "a training run's columns, the iterations and marks tables"},
+    {4, "ALTER TABLE results ADD COLUMN cost_cmd_s REAL",
+     "ALTER TABLE results DROP COLUMN cost_cmd_s",
+     "results.cost_cmd_s, a user's cost model's prediction"},
 };
 #define NMIGRATIONS (sizeof MIGRATIONS / sizeof *MIGRATIONS)
 _Static_assert(DB_SCHEMA_MIGRATES + NMIGRATIONS == DB_SCHEMA_VERSION,
@@ -634,6 +637,7 @@ int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
   bind_real(st, i++, r->total_s);
   bind_real(st, i++, r->samples_per_s);
   bind_real(st, i++, r->lost_s);
+  bind_real(st, i++, r->cost_cmd_s);
   int rc = step_done(d, st, e, "cannot store a result");
   if (rc) return rc;
   int changed = sqlite3_changes(d->h);

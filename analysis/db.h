@@ -21,11 +21,13 @@
  * run's columns of results (iterations, faults, recovery,
  * checkpoint_every, total_s, samples_per_s, lost_s) and the tables
  * iterations (one row per kept iteration) and marks (faults and trace
- * changes during a run). Files from DB_SCHEMA_MIGRATES on are migrated step
+ * changes during a run); version 5 results.cost_cmd_s (a user's cost
+ * model's prediction of the point: sweep --cost-cmd). Files from
+ * DB_SCHEMA_MIGRATES on are migrated step
  * by step (a version-2 file's rows, with no identity, are stale: a sweep
  * recomputes them; a version-3 file's rows stay current); a version-1 file
  * is refused, never modified: its keys lack the GPU. */
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 #define DB_SCHEMA_MIGRATES 2
 #define DB_APPLICATION_ID 0x67656f64
 

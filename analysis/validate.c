@@ -122,8 +122,10 @@ static void verdict(validate_report *r, int v) {
 }
 
 /* The canonical key of a validation point. */
-static char *point_key(const scenario *s, const db_result *row) {
-  size_t len = strlen(row->alloc) + strlen(s->name) + 512;
+static char *point_key(const scenario *s, const db_result *row,
+                       const char *cost_cmd) {
+  size_t len = strlen(row->alloc) + strlen(s->name) + 512 +
+               (cost_cmd ? strlen(cost_cmd) + 16 : 0);
   char *k = mem_alloc(len);
   snprintf(k, len,
            "validate scenario=%s network=%s seed=%lld layers=%lld "
@@ -146,6 +148,8 @@ static char *point_key(const scenario *s, const db_result *row) {
     snprintf(k + strlen(k), len - strlen(k), "%s%d",
              st ? "," : " layers_per_stage=", w->layers_per_stage[st]);
   }
+  if (cost_cmd) snprintf(k + strlen(k), len - strlen(k), " cost_cmd=%s",
+                         cost_cmd);
   return k;
 }
 
@@ -160,7 +164,8 @@ static int simulate_all(validate_report *r, const scenario *s,
       int rc = eval_alloc(s, c, r->a[i], &t, row, e);
       if (rc) return rc;
       row->network_model = transport_model_name(r->v[v].network);
-      r->keys[v * r->n + i] = point_key(s, row);
+      r->keys[v * r->n + i] = point_key(s, row, o->cost_cmd);
+      if (r->plugged) row->cost_cmd_s = r->plugged[i];
       sweep_label_row(row, &(sweep_label){
                                .study = "validate", .scenario = r->scenario,
                                .method = r->kind[i],

@@ -190,6 +190,11 @@ Test(cli_costcmd, sweep_stores_the_models_prediction_per_point) {
   cr_assert_eq(support_sql_int(db, "SELECT count(*) FROM results"), 8);
   cr_assert_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
                                "point_key LIKE '% cost_cmd=python3 %'"), 4);
+  cr_assert_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                               "cost_cmd_s > 0 AND point_key LIKE "
+                               "'% cost_cmd=%'"), 4, "its own column");
+  cr_assert_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                               "cost_cmd_s IS NULL"), 4, "none without it");
   const char *bad = support_path("bad.db");
   cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --cost-cmd "
                               "'" MODEL " --misbehave garbage:0'", sw, bad),

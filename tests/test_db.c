@@ -357,6 +357,7 @@ Test(db, version_2_is_migrated_and_its_rows_are_stale) {
  * no iterations or marks tables). */
 static const char SCHEMA_V3_RESULTS[] =
     "PRAGMA journal_mode = DELETE; PRAGMA user_version = 3;"
+    "ALTER TABLE results DROP COLUMN cost_cmd_s;"
     "DROP TABLE marks; DROP TABLE iterations;"
     "ALTER TABLE results DROP COLUMN lost_s;"
     "ALTER TABLE results DROP COLUMN samples_per_s;"
@@ -422,6 +423,43 @@ Test(db, version_3_is_migrated_and_runs_keep_their_iterations) {
   db_result_clear(&t);
   /* a migrated file has exactly a new file's tables: it opens again */
   d = db_open(path, &e);
+  cr_expect_not_null(d, "%s", e.msg);
+  db_close(d);
+}
+
+/* A version-4 store is migrated to 5 in one step: its rows keep their
+ * identity and values, and results gets cost_cmd_s, NULL for them. */
+Test(db, version_4_is_migrated_and_gets_the_cost_cmd_column) {
+  const char *path = support_path("v4.db");
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "0"}, &e);
+  db_result r = sample("k4", 40.5);
+  r.identity = "00000000000000bb";
+  cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+  db_close(d);
+  db_result_clear(&r);
+  sql(path, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 4;"
+            "ALTER TABLE results DROP COLUMN cost_cmd_s;");
+  d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  cr_expect_eq(support_sql_int(path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+  cr_expect_eq(db_result_has(d, "k4", "00000000000000bb", &e),
+               DB_RESULT_CURRENT, "a version-4 row stays current");
+  db_result t = sample("k5", 41);
+  t.cost_cmd_s = 38.25;
+  cr_assert_eq(db_result_put(d, run, &t, &e), 1, "%s", e.msg);
+  db_close(d);
+  db_result_clear(&t);
+  int null;
+  cr_expect_float_eq(sql_real(path, "SELECT cost_cmd_s FROM results WHERE "
+                                    "point_key = 'k5'", &null), 38.25, 0);
+  sql_real(path, "SELECT cost_cmd_s FROM results WHERE point_key = 'k4'", &null);
+  cr_expect(null, "a migrated row has no prediction");
+  cr_expect_float_eq(sql_real(path, "SELECT iteration_s FROM results WHERE "
+                                    "point_key = 'k4'", &null), 40.5, 0);
+  d = db_open(path, &e); /* the migrated file has a new file's tables */
   cr_expect_not_null(d, "%s", e.msg);
   db_close(d);
 }
