@@ -82,7 +82,6 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                    "compute included) or cost-cmd (--cost-cmd's\n"
                    "model; the default when given); a candidate\n"
                    "that does not fit memory is infeasible in all"),
-      CLI_COST_CMD_OPTS(&p->cc),
       CLI_OPT_STRING('o', "output", "-o FILE", &p->out,
                      "write the allocation {\"pipelines\": ...}"),
       CLI_OPT_STRING(0, "convergence", "FILE", &p->convergence,
@@ -92,6 +91,7 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                      "method's name (SQLite)"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
       CLI_OPT_HELP(),
+      CLI_COST_CMD_OPTS(&p->cc),
       CLI_WORKLOAD_OPTS(&p->wo),
       CLI_OPT_END()};
   char **args;

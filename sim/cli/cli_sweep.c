@@ -159,8 +159,8 @@ static int parse_args(int argc, char **argv, sweep_args *a) {
                   "is the sweep file's key \"batch\""),
       CLI_OPT_FLAG(0, "json", &a->json,
                    "print one JSON object: the counts and the rate"),
-      CLI_COST_CMD_OPTS(&a->cc),
       CLI_OPT_HELP(),
+      CLI_COST_CMD_OPTS(&a->cc),
       CLI_OPT_END()};
   char **args;
   int nargs, rc = cli_opt_parse(&SWEEP, opts, argc, argv, &args, &nargs);

@@ -197,9 +197,9 @@ static int parse_args(int argc, char **argv, validate_args *a) {
                    "all", "network model, or all (default netem)"),
       CLI_OPT_STRING(0, "db", "FILE", &a->db,
                      "also store every simulated point in FILE"),
-      CLI_COST_CMD_OPTS(&a->cc),
       CLI_OPT_FLAG(0, "json", &a->json, "print one JSON object"),
       CLI_OPT_HELP(),
+      CLI_COST_CMD_OPTS(&a->cc),
       CLI_WORKLOAD_OPTS(&a->wo),
       CLI_OPT_END()};
   char **args;
