@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/db_schema.h"
 #include "base/mem.h"
 
 /* How long a connection waits for another's lock (SQLite's busy timeout,
@@ -31,118 +32,6 @@ struct db {
   sqlite3_stmt *row_id, *it_clear, *mk_clear, *it_put, *mk_put;
 };
 
-/* The tables of version 4 beside results: iterations (its lost_*_s
- * columns one per cause of sim/training.h, in SIM_LOST_MAP's order) and
- * marks. */
-#define ITERATIONS_TABLES                                                   \
-  "CREATE TABLE iterations("                                                \
-  " result_id INTEGER NOT NULL REFERENCES results(id),"                     \
-  " idx INTEGER NOT NULL, start_s REAL NOT NULL, iteration_s REAL NOT NULL," \
-  " lost_s REAL NOT NULL, lost_redone_s REAL, lost_checkpoint_s REAL,"      \
-  " lost_waiting_s REAL, lost_reloading_s REAL, lost_migration_s REAL,"     \
-  " replicas INTEGER, samples REAL, PRIMARY KEY(result_id, idx));"          \
-  "CREATE TABLE marks("                                                     \
-  " result_id INTEGER NOT NULL REFERENCES results(id),"                     \
-  " t_s REAL NOT NULL, kind TEXT NOT NULL, what TEXT);"                     \
-  "CREATE INDEX marks_by_result ON marks(result_id, t_s);"
-
-static const char SCHEMA[] =
-    "CREATE TABLE runs("
-    " id INTEGER PRIMARY KEY,"
-    " started_at TEXT NOT NULL, finished_at TEXT, status TEXT,"
-    " version TEXT, git TEXT, command TEXT, scenario TEXT, seed INTEGER);"
-    "CREATE TABLE results("
-    " id INTEGER PRIMARY KEY,"
-    " run_id INTEGER REFERENCES runs(id),"
-    " point_key TEXT NOT NULL UNIQUE,"
-    " study TEXT NOT NULL, scenario TEXT NOT NULL, method TEXT NOT NULL,"
-    " network_model TEXT NOT NULL, seed INTEGER,"
-    " layers INTEGER, batch INTEGER, micro_batch INTEGER,"
-    " micro_batches_per_pass INTEGER, window_bytes INTEGER,"
-    " schedule TEXT, dp_algo TEXT, gpu TEXT,"
-    " bandwidth_scale REAL, latency_scale REAL,"
-    " activation_gb REAL, gradient_gb REAL, alloc TEXT,"
-    " score_s REAL, dp_cost_s REAL, pp_cost_s REAL,"
-    " predicted_iteration_s REAL, iteration_s REAL,"
-    " compute_s REAL, bubble_s REAL, comm_s REAL, dp_sync_s REAL,"
-    " events INTEGER, identity TEXT, sockets INTEGER, runtime TEXT,"
-    " iterations INTEGER, faults TEXT, recovery TEXT, checkpoint_every INTEGER,"
-    " total_s REAL, samples_per_s REAL, lost_s REAL, compute_utilisation REAL,"
-    " pp_bytes REAL, dp_bytes REAL, wan_bytes REAL, outer_step_s REAL,"
-    " inner_steps INTEGER, fragments INTEGER, overlap_steps INTEGER,"
-    " grad_bits INTEGER, activation_bits INTEGER);"
-    "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
-    ITERATIONS_TABLES
-    "CREATE TABLE convergence("
-    " run_id INTEGER NOT NULL REFERENCES runs(id),"
-    " method TEXT NOT NULL,"
-    " candidate INTEGER NOT NULL, best_score_s REAL NOT NULL,"
-    " PRIMARY KEY(run_id, method, candidate));";
-
-#define RESULT_COLUMNS                                                       \
-  "run_id, point_key, study, scenario, method, network_model, seed, layers," \
-  " batch, micro_batch, micro_batches_per_pass, window_bytes, schedule,"     \
-  " dp_algo, gpu, bandwidth_scale, latency_scale, activation_gb,"           \
-  " gradient_gb, alloc, score_s, dp_cost_s, pp_cost_s,"                     \
-  " predicted_iteration_s, iteration_s, compute_s, bubble_s, comm_s,"       \
-  " dp_sync_s, events, identity, sockets, runtime, iterations, faults,"    \
-  " recovery, checkpoint_every, total_s, samples_per_s, lost_s,"          \
-  " compute_utilisation, pp_bytes, dp_bytes, wan_bytes, outer_step_s,"     \
-  " inner_steps, fragments, overlap_steps, grad_bits, activation_bits"
-#define RESULT_NCOLUMNS 50
-
-/* The migrations, one step each: version `from` becomes from + 1 by up;
- * back undoes it on a copy of SCHEMA, so that SCHEMA with the backs of
- * every step above a version applied is that version's schema (for
- * check_tables). Added columns go last in their table, as ALTER TABLE
- * puts them, so a migrated file and a new one have the same columns. */
-typedef struct migration {
-  int from;
-  const char *up, *back, *what;
-} migration;
-
-static const migration MIGRATIONS[] = {
-    {2,
-     "ALTER TABLE results ADD COLUMN identity TEXT;"
-     "ALTER TABLE results ADD COLUMN sockets INTEGER;"
-     "ALTER TABLE results ADD COLUMN runtime TEXT",
-     "ALTER TABLE results DROP COLUMN runtime;"
-     "ALTER TABLE results DROP COLUMN sockets;"
-     "ALTER TABLE results DROP COLUMN identity",
-     "results.identity, sockets and runtime"},
-    {3,
-     "ALTER TABLE results ADD COLUMN iterations INTEGER;"
-     "ALTER TABLE results ADD COLUMN faults TEXT;"
-     "ALTER TABLE results ADD COLUMN recovery TEXT;"
-     "ALTER TABLE results ADD COLUMN checkpoint_every INTEGER;"
-     "ALTER TABLE results ADD COLUMN total_s REAL;"
-     "ALTER TABLE results ADD COLUMN samples_per_s REAL;"
-     "ALTER TABLE results ADD COLUMN lost_s REAL;" ITERATIONS_TABLES,
-     "DROP TABLE marks; DROP TABLE iterations;"
-     "ALTER TABLE results DROP COLUMN lost_s;"
-     "ALTER TABLE results DROP COLUMN samples_per_s;"
-     "ALTER TABLE results DROP COLUMN total_s;"
-     "ALTER TABLE results DROP COLUMN checkpoint_every;"
-     "ALTER TABLE results DROP COLUMN recovery;"
-     "ALTER TABLE results DROP COLUMN faults;"
-     "ALTER TABLE results DROP COLUMN iterations",
-     "a training run's columns, the iterations and marks tables"},
-#define ADD_ "ALTER TABLE results ADD COLUMN "
-    {4, /* issue 12 (it was promised 6: renumber after issue 11's 5) */
-     ADD_ "compute_utilisation REAL;" ADD_ "pp_bytes REAL;" ADD_
-     "dp_bytes REAL;" ADD_ "wan_bytes REAL;" ADD_ "outer_step_s REAL;" ADD_
-     "inner_steps INTEGER;" ADD_ "fragments INTEGER;" ADD_
-     "overlap_steps INTEGER;" ADD_ "grad_bits INTEGER;" ADD_
-     "activation_bits INTEGER",
-#define DROP_ "ALTER TABLE results DROP COLUMN "
-     DROP_ "activation_bits;" DROP_ "grad_bits;" DROP_ "overlap_steps;" DROP_
-     "fragments;" DROP_ "inner_steps;" DROP_ "outer_step_s;" DROP_
-     "wan_bytes;" DROP_ "dp_bytes;" DROP_ "pp_bytes;" DROP_
-     "compute_utilisation", "utilisation, bytes and DiLoCo's columns"},
-};
-#define NMIGRATIONS (sizeof MIGRATIONS / sizeof *MIGRATIONS)
-_Static_assert(DB_SCHEMA_MIGRATES + NMIGRATIONS == DB_SCHEMA_VERSION,
-               "one migration a version from DB_SCHEMA_MIGRATES on");
 
 void db_result_init(db_result *r) {
   *r = (db_result){.seed = -1, .layers = -1, .batch = -1, .micro_batch = -1,
@@ -154,7 +43,8 @@ void db_result_init(db_result *r) {
                    .compute_s = NAN, .bubble_s = NAN, .comm_s = NAN,
                    .dp_sync_s = NAN, .events = -1, .sockets = -1,
                    .iterations = -1, .checkpoint_every = -1, .total_s = NAN,
-                   .samples_per_s = NAN, .lost_s = NAN};
+                   .samples_per_s = NAN, .lost_s = NAN,
+                   .cost_cmd_s = NAN};
   r->compute_utilisation = r->pp_bytes = r->dp_bytes = r->wan_bytes = NAN;
   r->outer_step_s = NAN, r->inner_steps = r->fragments = -1;
   r->overlap_steps = r->grad_bits = r->activation_bits = -1;
@@ -235,7 +125,7 @@ static int exec(db *d, const char *sql, const char *what, err *e) {
 
 #define COL(st, c) ((const char *)sqlite3_column_text(st, c))
 
-/* Steps want (SCHEMA's tables and columns) and have (the file's) in
+/* Steps want (db_schema_sql's tables and columns) and have (the file's) in
  * lockstep, both ordered by table and column; false at the first
  * difference, described in why. */
 static bool same_rows(sqlite3_stmt *want, sqlite3_stmt *have, char *why,
@@ -262,10 +152,10 @@ static bool same_rows(sqlite3_stmt *want, sqlite3_stmt *have, char *why,
   }
 }
 
-/* The file's tables are exactly SCHEMA's, column by column (name, type, NOT
- * NULL, key), as SCHEMA creates them in a scratch in-memory database: one
- * home for the schema, and a file of ours with other tables is refused
- * before anything is written. SQLite's own tables (sqlite_stat1 after an
+/* The file's tables are exactly db_schema_sql's, column by column (name,
+ * type, NOT NULL, key), as db_schema_sql creates them in a scratch
+ * in-memory database: one home for the schema, and a file of ours with
+ * other tables is refused before anything is written. SQLite's own tables (sqlite_stat1 after an
  * ANALYZE) are not ours to judge. Reads only. */
 static int check_tables(db *d, err *e) {
   static const char q[] =
@@ -276,10 +166,11 @@ static int check_tables(db *d, err *e) {
   sqlite3_stmt *want = NULL, *have = NULL;
   int rc = ERR_OK;
   bool built = sqlite3_open(":memory:", &ref) == SQLITE_OK &&
-               sqlite3_exec(ref, SCHEMA, NULL, NULL, NULL) == SQLITE_OK;
-  for (size_t k = NMIGRATIONS; built && k-- > 0;) /* newest step first */
-    if (MIGRATIONS[k].from >= d->version)
-      built = sqlite3_exec(ref, MIGRATIONS[k].back, NULL, NULL, NULL) == SQLITE_OK;
+               sqlite3_exec(ref, db_schema_sql, NULL, NULL, NULL) == SQLITE_OK;
+  for (size_t k = db_nmigrations; built && k-- > 0;) /* newest step first */
+    if (db_migrations[k].from >= d->version)
+      built = sqlite3_exec(ref, db_migrations[k].back, NULL, NULL, NULL) ==
+              SQLITE_OK;
   if (!built || sqlite3_prepare_v2(ref, q, -1, &want, NULL) != SQLITE_OK) {
     rc = err_set(e, ERR_DB, "%s: cannot build the reference schema: %s",
                  d->path, sqlite3_errmsg(ref));
@@ -352,7 +243,7 @@ static int create_schema(db *d, err *e) {
   if ((rc = exec(d, "BEGIN IMMEDIATE", "cannot begin the schema", e)))
     return rc;
   if ((rc = check_schema(d, &fresh, e)) ||
-      (fresh && ((rc = exec(d, SCHEMA, "cannot create the tables", e)) ||
+      (fresh && ((rc = exec(d, db_schema_sql, "cannot create the tables", e)) ||
                  (rc = exec(d, pragmas, "cannot mark the schema", e))))) {
     sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
     return rc;
@@ -372,14 +263,14 @@ static int migrate(db *d, err *e) {
   if ((rc = exec(d, "BEGIN IMMEDIATE", "cannot begin the migration", e)))
     return rc;
   if ((rc = read_marks(d, m, e))) goto fail;
-  for (size_t k = 0; k < NMIGRATIONS; k++) {
-    if (MIGRATIONS[k].from < m[1]) continue;
+  for (size_t k = 0; k < db_nmigrations; k++) {
+    if (db_migrations[k].from < m[1]) continue;
     char what[160], mark[64];
     snprintf(what, sizeof what, "cannot migrate to version %d (%s)",
-             MIGRATIONS[k].from + 1, MIGRATIONS[k].what);
+             db_migrations[k].from + 1, db_migrations[k].what);
     snprintf(mark, sizeof mark, "PRAGMA user_version = %d",
-             MIGRATIONS[k].from + 1);
-    if ((rc = exec(d, MIGRATIONS[k].up, what, e)) ||
+             db_migrations[k].from + 1);
+    if ((rc = exec(d, db_migrations[k].up, what, e)) ||
         (rc = exec(d, mark, "cannot mark the migration", e)))
       goto fail;
   }
@@ -402,12 +293,12 @@ static int prepare(db *d, sqlite3_stmt **st, const char *sql, err *e) {
  * stale), else kept. */
 static void put_sql(char *buf, size_t size) {
   size_t n = (size_t)snprintf(buf, size,
-                              "INSERT INTO results(" RESULT_COLUMNS ") VALUES(?");
-  for (int i = 1; i < RESULT_NCOLUMNS; i++)
+                              "INSERT INTO results(" DB_RESULT_COLUMNS ") VALUES(?");
+  for (int i = 1; i < DB_RESULT_NCOLUMNS; i++)
     n += (size_t)snprintf(buf + n, size - n, ",?");
   n += (size_t)snprintf(buf + n, size - n,
                         ") ON CONFLICT(point_key) DO UPDATE SET ");
-  const char *c = RESULT_COLUMNS;
+  const char *c = DB_RESULT_COLUMNS;
   for (bool first = true; *c; first = false) {
     size_t len = strcspn(c, ",");
     if (!(len == 9 && memcmp(c, "point_key", 9) == 0))
@@ -659,6 +550,7 @@ int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
                         r->grad_bits, r->activation_bits};
   for (size_t k = 0; k < 5; k++) bind_real(st, i++, r3[k]);
   for (size_t k = 0; k < 5; k++) bind_int(st, i++, i3[k]);
+  bind_real(st, i++, r->cost_cmd_s);
   int rc = step_done(d, st, e, "cannot store a result");
   if (rc) return rc;
   int changed = sqlite3_changes(d->h);

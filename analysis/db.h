@@ -21,15 +21,15 @@
  * run's columns of results (iterations, faults, recovery,
  * checkpoint_every, total_s, samples_per_s, lost_s) and the tables
  * iterations (one row per kept iteration) and marks (faults and trace
- * changes during a run). Files from DB_SCHEMA_MIGRATES on are migrated step
- * by step (a version-2 file's rows, with no identity, are stale: a sweep
- * recomputes them; a version-3 file's rows stay current); a version-1 file
- * is refused, never modified: its keys lack the GPU. Version 5 (issue 12,
- * which was promised 6: the lead renumbers it after issue 11's 5) added
- * results.compute_utilisation, pp_bytes, dp_bytes, wan_bytes,
- * outer_step_s and DiLoCo's knobs and widths; samples_per_s is filled for
- * a single iteration's row too. */
-#define DB_SCHEMA_VERSION 5
+ * changes during a run); version 5 results.compute_utilisation, pp_bytes,
+ * dp_bytes, wan_bytes, outer_step_s and DiLoCo's knobs and widths (and
+ * samples_per_s for a single iteration's row too); version 6
+ * results.cost_cmd_s (a user's cost model's prediction of the point:
+ * sweep --cost-cmd). Files from DB_SCHEMA_MIGRATES on are migrated step by
+ * step (a version-2 file's rows, with no identity, are stale: a sweep
+ * recomputes them; later versions' rows stay current); a version-1 file is
+ * refused, never modified: its keys lack the GPU. */
+#define DB_SCHEMA_VERSION 6
 #define DB_SCHEMA_MIGRATES 2
 #define DB_APPLICATION_ID 0x67656f64
 
@@ -93,12 +93,14 @@ typedef struct db_result {
   size_t nit;
   db_mark *marks;
   size_t nmarks;
-  /* issue 12 (schema 5): the simulation's utilisation (compute busy over
+  /* schema 5: the simulation's utilisation (compute busy over
    * wall, all devices), bytes per iteration (pipeline, data-parallel,
    * between sites), DiLoCo's outer step (NAN otherwise) and the knobs
    * (-1: not DiLoCo). */
   double compute_utilisation, pp_bytes, dp_bytes, wan_bytes, outer_step_s;
   int64_t inner_steps, fragments, overlap_steps, grad_bits, activation_bits;
+  double cost_cmd_s; /* schema 6: a user's cost model's prediction of the
+                        point (sweep --cost-cmd), NAN: none */
 } db_result;
 
 /* Sets every field of r to "absent" (NULL, -1 or NAN; scales 1). */

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/costcmd_header.h"
 #include "base/mem.h"
+#include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec.h"
 #include "sim/place.h"
@@ -58,11 +60,14 @@ static int predict(const scenario *s, const alloc *a,
   spec_workload w;
   const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
   predict_result pr;
+  int *layers = mem_alloc((size_t)a->stages * sizeof *layers);
   int rc = spec_workload_resolve(s, &w, e);
   if (!rc) rc = spec_device_gpus(s, gpu, e);
+  if (!rc) rc = partition_apply(&w, s, gpu, a, layers, e);
   if (!rc) rc = predict_iteration_with(&w, s, gpu, a, t, &pr);
   if (!rc) *out = pr.iteration_s;
   else err_set(e, rc, "%s: the predictor failed (%s)", s->name, err_what(rc));
+  free(layers);
   free(gpu);
   return rc;
 }
@@ -234,6 +239,29 @@ static int eval_with(const scenario *s, const cost_ctx *c, const alloc *a,
   return ERR_OK;
 }
 
+/* The cost command's prediction of a (one session: the header is the
+ * point's), its layers per stage as the simulation ran them. */
+static int plugged(const scenario *s, const cost_ctx *c, const alloc *a,
+                   const sweep_point *p, transport_model net, double *out,
+                   err *e) {
+  spec_workload w;
+  const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
+  int *layers = mem_alloc((size_t)a->stages * sizeof *layers);
+  costcmd *cc = NULL;
+  int rc = spec_workload_resolve(s, &w, e);
+  if (!rc) rc = spec_device_gpus(s, gpu, e);
+  if (!rc) rc = partition_apply(&w, s, gpu, a, layers, e);
+  if (!rc && !(cc = costcmd_open(s, c, p->cost_cmd, net, p->cost_timeout_s, e)))
+    rc = e ? e->code : ERR_IO;
+  if (!rc) *out = costcmd_judge(cc, a, &w, e);
+  if (!rc && isnan(*out)) rc = e ? e->code : ERR_IO;
+  if (!rc) rc = costcmd_close(cc, e);
+  costcmd_free(cc);
+  free(layers);
+  free(gpu);
+  return rc;
+}
+
 int eval_alloc(const scenario *s, const cost_ctx *c, const alloc *a,
                const transport_options *t, db_result *r, err *e) {
   return eval_with(s, c, a, t, NULL, r, e);
@@ -252,6 +280,8 @@ int eval_point(void *ctx, const sweep_point *p, db_result *r, err *e) {
   alloc *a = c ? sim_place(s, c, p->method, &o, e) : NULL;
   int rc = !c || !a ? (e && e->code ? e->code : ERR_CONFIG)
                     : eval_with(s, c, a, &o.transport, p, r, e);
+  if (rc == ERR_OK && p->cost_cmd)
+    rc = plugged(s, c, a, p, o.transport.model, &r->cost_cmd_s, e);
   alloc_free(a);
   cost_ctx_free(c);
   scenario_free(s);

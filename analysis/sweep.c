@@ -141,6 +141,8 @@ struct sweep {
   uint64_t *faults_hash;   /* [scenario * faults + fault]: fault_hash of
                               each fault file read against each scenario */
   uint64_t data_hash;      /* builtin_hash, by sweep_resolve */
+  const char *cost_cmd;    /* borrowed (sweep_set_cost_cmd), or NULL */
+  double cost_timeout_s;
 };
 
 
@@ -508,6 +510,11 @@ size_t sweep_scenarios(const sweep *s, const char *const **names) {
   return ax->n ? ax->n : 1;
 }
 
+void sweep_set_cost_cmd(sweep *s, const char *cmd, double timeout_s) {
+  s->cost_cmd = cmd;
+  s->cost_timeout_s = timeout_s;
+}
+
 void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
   size_t pick[K_COUNT];
   for (int k = K_COUNT - 1; k >= 0; k--) { /* last key varies fastest */
@@ -545,7 +552,8 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
                          ? s->faults_hash[pick[K_SCENARIOS] * a[K_FAULTS].n +
                                           pick[K_FAULTS]]
                          : 0,
-      .data_hash = s->data_hash};
+      .data_hash = s->data_hash, .cost_cmd = s->cost_cmd,
+      .cost_timeout_s = s->cost_timeout_s};
 #undef NAME
 #undef INT
 #undef REAL
@@ -610,6 +618,7 @@ size_t sweep_point_key(const sweep_point *p, char *buf, size_t size) {
                        p->grad_bits, p->activation_bits};
   for (int i = 0; i < 5; i++)
     if (v[i] >= 0) put_int(buf, size, &at, later[i], v[i]);
+  if (p->cost_cmd) put(buf, size, &at, " cost_cmd=%s", p->cost_cmd);
   return at;
 }
 

@@ -36,6 +36,9 @@ typedef struct sweep_point {
   uint64_t scenario_hash; /* scenario_hash of the scenario as loaded, before
                              the knobs (sweep_resolve); 0 before */
   uint64_t data_hash;     /* builtin_hash (sweep_resolve); 0 before */
+  const char *cost_cmd;   /* a user's cost model that also predicts the
+                             point (sweep_set_cost_cmd), or NULL */
+  double cost_timeout_s;  /* its per-candidate timeout (<= 0: default) */
 } sweep_point;
 
 /* The most points one sweep may have: its list of missing points and the
@@ -73,6 +76,12 @@ int sweep_resolve(sweep *s, err *e);
  * other inputs: it is stale, and recomputed. */
 void sweep_point_identity(const sweep_point *p, const char *key,
                           char buf[17]);
+
+/* Every point of s also gets cmd's prediction (`--cost-cmd`: one session
+ * per point, as the header describes the point's scenario), with timeout_s
+ * per candidate; cmd is borrowed, NULL: none. The command is in the
+ * points' keys, so its rows are apart from a sweep's without one. */
+void sweep_set_cost_cmd(sweep *s, const char *cmd, double timeout_s);
 
 /* The number of points (the product of the array lengths). */
 size_t sweep_count(const sweep *s);

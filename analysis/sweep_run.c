@@ -51,7 +51,7 @@ size_t *sweep_missing(const sweep *s, db *d, size_t *n, size_t *stale,
 /* --- wire format: a flat little buffer of fixed fields and strings --- */
 
 /* The fixed fields of a result on the wire: integers, then reals. */
-enum { WIRE_NINTS = 12, WIRE_NREALS = 17 };
+enum { WIRE_NINTS = 12, WIRE_NREALS = 18 };
 
 typedef struct wire {
   char *buf;
@@ -89,7 +89,7 @@ char *sweep_pack(int status, const err *e, const db_result *r, size_t *len) {
                             r->compute_s, r->bubble_s, r->comm_s,
                             r->dp_sync_s, r->compute_utilisation,
                             r->samples_per_s, r->pp_bytes, r->dp_bytes,
-                            r->wan_bytes, r->outer_step_s};
+                            r->wan_bytes, r->outer_step_s, r->cost_cmd_s};
     _Static_assert(sizeof ints / sizeof *ints == WIRE_NINTS &&
                        sizeof reals / sizeof *reals == WIRE_NREALS,
                    "sweep_unpack reads what sweep_pack writes");
@@ -172,7 +172,7 @@ bool sweep_unpack(const char *buf, size_t len, int *status, err *e,
   r->activation_bits = ints[11];
   r->compute_utilisation = reals[11], r->samples_per_s = reals[12];
   r->pp_bytes = reals[13], r->dp_bytes = reals[14], r->wan_bytes = reals[15];
-  r->outer_step_s = reals[16];
+  r->outer_step_s = reals[16], r->cost_cmd_s = reals[17];
   rd_str(&in, r->schedule, sizeof r->schedule, NULL);
   rd_str(&in, r->dp_algo, sizeof r->dp_algo, NULL);
   rd_str(&in, r->gpu, sizeof r->gpu, NULL);

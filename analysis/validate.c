@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/costcmd_header.h"
 #include "analysis/eval.h"
 #include "base/mem.h"
 #include "models/cost.h"
+#include "models/partition.h"
 #include "schedules/schedule.h"
 #include "sim/place.h"
 
@@ -24,6 +26,7 @@ struct validate_report {
   int nv;
   validate_verdict v[VALIDATE_NETWORKS];
   db_result *rows;             /* [nv * n] */
+  double *plugged;             /* [n] the cost command's predictions, or NULL */
   char **keys;                 /* [nv * n] */
 };
 
@@ -84,6 +87,14 @@ static int draw_sample(validate_report *r, const scenario *s,
   return ERR_OK;
 }
 
+static validate_model model_stats(const double *x, const double *sim,
+                                  size_t n) {
+  return (validate_model){.spearman = stats_spearman(x, sim, n),
+                          .kendall = stats_kendall(x, sim, n),
+                          .mape = stats_mape(x, sim, n),
+                          .regret = stats_regret(x, sim, n)};
+}
+
 static void verdict(validate_report *r, int v) {
   double *score = mem_alloc((size_t)r->n * sizeof *score);
   double *pred = mem_alloc((size_t)r->n * sizeof *pred);
@@ -103,12 +114,18 @@ static void verdict(validate_report *r, int v) {
   d->pairs = n * (n - 1) / 2;
   d->discordant = stats_discordant(score, sim, n, d->worst, VALIDATE_WORST);
   d->nworst = d->discordant < VALIDATE_WORST ? d->discordant : VALIDATE_WORST;
+  d->score_model = model_stats(score, sim, n);
+  d->predictor = model_stats(pred, sim, n);
+  d->has_cost_cmd = r->plugged != NULL;
+  if (r->plugged) d->cost_cmd = model_stats(r->plugged, sim, n);
   free(score), free(pred), free(sim);
 }
 
 /* The canonical key of a validation point. */
-static char *point_key(const scenario *s, const db_result *row) {
-  size_t len = strlen(row->alloc) + strlen(s->name) + 512;
+static char *point_key(const scenario *s, const db_result *row,
+                       const char *cost_cmd) {
+  size_t len = strlen(row->alloc) + strlen(s->name) + 512 +
+               (cost_cmd ? strlen(cost_cmd) + 16 : 0);
   char *k = mem_alloc(len);
   snprintf(k, len,
            "validate scenario=%s network=%s seed=%lld layers=%lld "
@@ -121,6 +138,18 @@ static char *point_key(const scenario *s, const db_result *row) {
            (long long)row->micro_batches_per_pass, row->schedule,
            row->dp_algo, (long long)row->window_bytes, row->activation_gb,
            row->gradient_gb, row->gpu, row->alloc);
+  /* a layer split other than the even one, only then: keys stay as they
+   * were for every run without it */
+  const scenario_workload *w = &s->workload;
+  if (w->balanced_layers) snprintf(k + strlen(k), len - strlen(k),
+                                   " layers_per_stage=balanced");
+  for (int st = 0; w->layers_per_stage && st < w->stages; st++) {
+    k = mem_realloc(k, len += 16);
+    snprintf(k + strlen(k), len - strlen(k), "%s%d",
+             st ? "," : " layers_per_stage=", w->layers_per_stage[st]);
+  }
+  if (cost_cmd) snprintf(k + strlen(k), len - strlen(k), " cost_cmd=%s",
+                         cost_cmd);
   return k;
 }
 
@@ -135,7 +164,8 @@ static int simulate_all(validate_report *r, const scenario *s,
       int rc = eval_alloc(s, c, r->a[i], &t, row, e);
       if (rc) return rc;
       row->network_model = transport_model_name(r->v[v].network);
-      r->keys[v * r->n + i] = point_key(s, row);
+      r->keys[v * r->n + i] = point_key(s, row, o->cost_cmd);
+      if (r->plugged) row->cost_cmd_s = r->plugged[i];
       sweep_label_row(row, &(sweep_label){
                                .study = "validate", .scenario = r->scenario,
                                .method = r->kind[i],
@@ -145,6 +175,46 @@ static int simulate_all(validate_report *r, const scenario *s,
       if (o->progress) o->progress(o->progress_ctx, ++done, total);
     }
   return ERR_OK;
+}
+
+/* The layers per stage of every sample (the workload's, or balanced for
+ * each allocation) into l[i] (malloc'ed arrays). */
+static int sample_layers(const validate_report *r, const scenario *s,
+                         int **l, err *e) {
+  spec_workload w;
+  const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
+  int rc = spec_workload_resolve(s, &w, e);
+  if (rc == ERR_OK) rc = spec_device_gpus(s, gpu, e);
+  for (int i = 0; rc == ERR_OK && i < r->n; i++) {
+    l[i] = mem_alloc((size_t)w.stages * sizeof *l[i]);
+    spec_workload wi = w;
+    rc = partition_apply(&wi, s, gpu, r->a[i], l[i], e);
+    for (int st = 0; rc == ERR_OK && st < w.stages; st++)
+      l[i][st] = spec_stage_layers(&wi, st);
+  }
+  free(gpu);
+  return rc;
+}
+
+/* Every sample scored by the cost command in one pipelined batch. */
+static int score_plugged(validate_report *r, const scenario *s,
+                         const cost_ctx *c, const validate_opts *o, err *e) {
+  int **l = mem_calloc((size_t)r->n, sizeof *l);
+  costcmd *cc = NULL;
+  r->plugged = mem_alloc((size_t)r->n * sizeof *r->plugged);
+  int rc = sample_layers(r, s, l, e);
+  if (rc == ERR_OK &&
+      !(cc = costcmd_open(s, c, o->cost_cmd, r->v[0].network,
+                          o->cost_timeout_s, e)))
+    rc = e ? e->code : ERR_IO;
+  if (rc == ERR_OK)
+    rc = costcmd_score(cc, r->n, (const alloc *const *)r->a,
+                       (const int *const *)l, r->plugged, e);
+  if (rc == ERR_OK) rc = costcmd_close(cc, e);
+  costcmd_free(cc);
+  for (int i = 0; i < r->n; i++) free(l[i]);
+  free(l);
+  return rc;
 }
 
 validate_report *validate_run(const scenario *s, const validate_opts *o,
@@ -158,6 +228,7 @@ validate_report *validate_run(const scenario *s, const validate_opts *o,
     if (o->networks & (1u << m)) r->v[r->nv++].network = (transport_model)m;
   cost_ctx *c = cost_ctx_from_scenario(s, e);
   int rc = c ? draw_sample(r, s, c, want, e) : (e ? e->code : ERR_CONFIG);
+  if (rc == ERR_OK && o->cost_cmd) rc = score_plugged(r, s, c, o, e);
   if (rc == ERR_OK) {
     r->rows = mem_calloc((size_t)(r->nv * r->n), sizeof *r->rows);
     r->keys = mem_calloc((size_t)(r->nv * r->n), sizeof *r->keys);
@@ -180,7 +251,7 @@ void validate_report_free(validate_report *r) {
     db_result_clear(&r->rows[k]);
     free(r->keys[k]);
   }
-  free(r->rows), free(r->keys), free(r->a), free(r->kind);
+  free(r->rows), free(r->keys), free(r->a), free(r->kind), free(r->plugged);
   free(r->scenario);
   free(r);
 }
@@ -198,6 +269,10 @@ const char *validate_kind(const validate_report *r, int i) {
 
 const db_result *validate_row(const validate_report *r, int v, int i) {
   return &r->rows[v * r->n + i];
+}
+
+double validate_cost_cmd_s(const validate_report *r, int i) {
+  return r->plugged ? r->plugged[i] : NAN;
 }
 
 int validate_store(db *d, int64_t run, const validate_report *r, err *e) {

@@ -7,6 +7,7 @@
 #ifndef ANALYSIS_VALIDATE_H
 #define ANALYSIS_VALIDATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "analysis/db.h"
@@ -25,10 +26,21 @@ typedef struct validate_opts {
   int samples;          /* allocations in the sample (>= 2) */
   unsigned networks;    /* bit (1u << transport_model) per model to simulate */
   transport_options transport; /* TCP options; the model is each verdict's */
+  /* A user's cost model (costcmd.h): every sample scored by it in one
+   * session, NULL: none; its per-candidate timeout (<= 0: the default). */
+  const char *cost_cmd;
+  double cost_timeout_s;
   /* Called after each simulation (done of total); may be NULL. */
   void (*progress)(void *ctx, int done, int total);
   void *progress_ctx;
 } validate_opts;
+
+/* How one model's values rank and predict the simulated times. */
+typedef struct validate_model {
+  double spearman, kendall;  /* rank correlation with the simulated time */
+  double mape;               /* |value - simulated| / simulated, percent */
+  double regret;             /* simulated time of its best / best - 1 */
+} validate_model;
 
 /* The verdict under one network model. */
 typedef struct validate_verdict {
@@ -42,6 +54,11 @@ typedef struct validate_verdict {
   size_t pairs;      /* n (n - 1) / 2 */
   size_t nworst;
   stats_pair worst[VALIDATE_WORST];  /* indices into the sample */
+  validate_model score_model;  /* DT-FM's score (mape of a score that is
+                                  no time: beside the others only) */
+  validate_model predictor;    /* the end-to-end predictor */
+  validate_model cost_cmd;     /* the plugged model (has_cost_cmd) */
+  bool has_cost_cmd;
 } validate_verdict;
 
 typedef struct validate_report validate_report;
@@ -60,6 +77,9 @@ int validate_nverdicts(const validate_report *r);
 const validate_verdict *validate_verdict_at(const validate_report *r, int v);
 const char *validate_kind(const validate_report *r, int i);
 const db_result *validate_row(const validate_report *r, int v, int i);
+
+/* The plugged model's prediction of sample i (seconds), NAN without one. */
+double validate_cost_cmd_s(const validate_report *r, int i);
 
 /* Stores every (sample, network) row under run id (study "validate"; the
  * point key holds the scenario, workload, network and allocation, so the

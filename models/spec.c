@@ -61,8 +61,14 @@ static const spec_model models[] = {
  * built-in scenarios' single-GPU sites carry that compute_efficiency
  * (traces/gen/gen_builtins.py), fitted with the offloaded optimizer
  * (models/runtime.c) on the pipeline and homogeneous rows. The other GPUs
- * have no measurement here: they take the V100's fraction of their
- * datasheet peak, a stated assumption. */
+ * have no measurement here (calibration uses DT-FM's V100 runs only): each
+ * takes the V100's fitted fraction of its own datasheet peak, the dense
+ * fp16 tensor rate with fp32 accumulation (what mixed-precision training
+ * runs at; without the 2:4 sparsity doubling). That is a stated rule, not
+ * a measurement: a GPU whose kernels reach a different fraction at this
+ * model's shapes (GDDR cards are more often memory-bound, an MI300X with
+ * h = 2048 is hard to fill) is off by that ratio. A site's
+ * compute_efficiency replaces it where a host is known to differ. */
 #define SPEC_V100_EFFICIENCY 0.60
 
 static const spec_gpu gpus[] = {
@@ -97,6 +103,39 @@ static const spec_gpu gpus[] = {
      .mem_bw_bytes_s = 8 * 3350e9, .efficiency = SPEC_V100_EFFICIENCY,
      .source = "NVIDIA HGX H100 8-GPU: 8 H100 SXM5 (989 TFLOP/s dense fp16, "
                "80 GB, 3.35 TB/s each) with NVLink, counted as one device"},
+    /* issue 11: more datacentre and AMD GPUs, from their datasheets, at
+     * the V100's fitted fraction of peak (the rule, not a measurement) */
+    {.name = "A10G", .peak_flops = 70e12, .memory_bytes = 24e9,
+     .mem_bw_bytes_s = 600e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "AWS G5's A10G (NVIDIA publishes no datasheet): 70 TFLOP/s "
+               "fp16 tensor, 24 GB GDDR6, 600 GB/s (Baseten, 'NVIDIA A10 vs "
+               "A10G for ML model inference'); = 80 SMs x 4 tensor cores x "
+               "1.71 GHz at GA102's half rate with fp32 accumulate"},
+    {.name = "A40", .peak_flops = 149.7e12, .memory_bytes = 48e9,
+     .mem_bw_bytes_s = 696e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA A40 datasheet: 149.7 TFLOP/s fp16 / bf16 tensor with "
+               "fp32 accumulate (299.4 with sparsity), 48 GB GDDR6, 696 GB/s"},
+    {.name = "L4", .peak_flops = 121e12, .memory_bytes = 24e9,
+     .mem_bw_bytes_s = 300e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA L4 datasheet: 242 TFLOP/s fp16 tensor with sparsity, "
+               "121 dense; 24 GB GDDR6, 300 GB/s"},
+    {.name = "L40S", .peak_flops = 362.05e12, .memory_bytes = 48e9,
+     .mem_bw_bytes_s = 864e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA L40S datasheet: 362.05 TFLOP/s fp16 / bf16 tensor with "
+               "fp32 accumulate (733 with sparsity), 48 GB GDDR6, 864 GB/s"},
+    {.name = "H200", .peak_flops = 989e12, .memory_bytes = 141e9,
+     .mem_bw_bytes_s = 4800e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "NVIDIA H200 SXM datasheet: 1979 TFLOP/s fp16 tensor with "
+               "sparsity, 989 dense (H100's compute); 141 GB HBM3e, 4.8 TB/s"},
+    {.name = "MI250", .peak_flops = 362.1e12, .memory_bytes = 128e9,
+     .mem_bw_bytes_s = 3276.8e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "AMD Instinct MI250 specifications: 362.1 TFLOP/s peak fp16 "
+               "matrix, 128 GB HBM2e, 3.2768 TB/s (one OAM module of two "
+               "GCDs, here one device)"},
+    {.name = "MI300X", .peak_flops = 1307.4e12, .memory_bytes = 192e9,
+     .mem_bw_bytes_s = 5300e9, .efficiency = SPEC_V100_EFFICIENCY,
+     .source = "AMD Instinct MI300X data sheet: 1307.4 TFLOP/s peak fp16 "
+               "matrix (2614.9 with sparsity), 192 GB HBM3, 5.3 TB/s"},
 };
 
 #define NMODELS ((int)(sizeof models / sizeof *models))
@@ -242,6 +281,22 @@ static int check_diloco(const scenario *s, const spec_workload *w, err *e) {
   return rc ? rc : ERR_OK;
 }
 
+/* The scenario's layers per stage (a knob checked their count and zeros)
+ * against the layers resolved here, which may be the model's depth. */
+static int resolve_layers_per_stage(const scenario *s, spec_workload *w,
+                                    err *e) {
+  const scenario_workload *sw = &s->workload;
+  w->balanced = sw->balanced_layers;
+  if (!sw->layers_per_stage) return ERR_OK;
+  long sum = 0;
+  for (int st = 0; st < w->stages; st++) sum += sw->layers_per_stage[st];
+  if (sum != w->layers)
+    return err_set(e, ERR_CONFIG, "%s: layers per stage: they sum to %ld, "
+                   "not the %d layers", s->name, sum, w->layers);
+  w->stage_layers = sw->layers_per_stage;
+  return ERR_OK;
+}
+
 int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
   const scenario_workload *sw = &s->workload;
   *w = (spec_workload){0};
@@ -296,7 +351,8 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
   w->overlap_steps = sw->overlap_steps;
   w->grad_bits = sw->grad_bits > 0 ? sw->grad_bits : 16;
   w->act_bits = sw->activation_bits > 0 ? sw->activation_bits : 16;
-  return check_diloco(s, w, e);
+  rc = check_diloco(s, w, e);
+  return rc ? rc : resolve_layers_per_stage(s, w, e);
 }
 
 int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e) {
@@ -322,6 +378,7 @@ double spec_site_compute_factor(const scenario_site *site, const spec_gpu *g) {
 }
 
 int spec_stage_layers(const spec_workload *w, int st) {
+  if (w->stage_layers) return w->stage_layers[st];
   return w->layers / w->stages + (st < w->layers % w->stages ? 1 : 0);
 }
 
@@ -352,12 +409,17 @@ double spec_head_params(const spec_model *m) {
   return norm * m->hidden + (double)m->hidden * m->vocab;
 }
 
-double spec_stage_params(const spec_workload *w, int st) {
+/* Parameters of stage st holding `layers` layers. */
+static double params_with(const spec_workload *w, int st, int layers) {
   const spec_model *m = w->model;
-  double p = spec_stage_layers(w, st) * spec_layer_params(m);
+  double p = layers * spec_layer_params(m);
   if (st == 0) p += spec_embedding_params(m);
   if (st == w->stages - 1) p += spec_head_params(m);
   return p;
+}
+
+double spec_stage_params(const spec_workload *w, int st) {
+  return params_with(w, st, spec_stage_layers(w, st));
 }
 
 double spec_stage_gradient_bytes(const spec_workload *w, int st) {
@@ -402,24 +464,33 @@ double spec_compute_s(const spec_gpu *g, double flops) {
   return flops / (g->peak_flops * g->efficiency);
 }
 
+double spec_state_bytes_per_param(spec_runtime rt) {
+  return rt == SPEC_RUNTIME_MEGATRON ? 16.0 : 4.0;
+}
+
 /* Activations kept for backward. With recomputation only each layer's
  * input (m s h bytes) is kept per in-flight micro-batch, plus one layer's
  * full working set while it is recomputed; without it every layer keeps
  * its full set, s h (34 + 5 a s / h) bytes per sequence for fp16
  * (Korthikanti et al. 2022, eq. 1). In flight: all K micro-batches of a
- * pass under GPipe, at most D_pp under 1F1B. */
-double spec_stage_memory_bytes(const spec_workload *w, int st) {
+ * pass under GPipe; under 1F1B stage st holds at most D_pp - st (Narayanan
+ * et al. SC'21, section 2.2: the first stage warms up with D_pp). */
+double spec_stage_memory_with(const spec_workload *w, int st, int layers) {
   const spec_model *m = w->model;
   double s = m->seq, h = m->hidden, a = m->heads, mb = w->micro_batch;
   double full_layer = mb * s * h * (34.0 + 5.0 * a * s / h);
   double input = mb * s * h * m->value_bytes;
-  int layers = spec_stage_layers(w, st);
-  double in_flight = w->schedule == SPEC_GPIPE ? w->micro_batches_per_pass
-                                               : fmin(w->stages,
-                                                      w->micro_batches_per_pass);
+  double in_flight = w->schedule == SPEC_GPIPE
+                         ? w->micro_batches_per_pass
+                         : fmin(w->stages - st, w->micro_batches_per_pass);
   double act = w->recompute ? in_flight * layers * input + full_layer
                             : in_flight * layers * full_layer;
-  return 16.0 * spec_stage_params(w, st) + act;
+  return spec_state_bytes_per_param(w->runtime) * params_with(w, st, layers) +
+         act;
+}
+
+double spec_stage_memory_bytes(const spec_workload *w, int st) {
+  return spec_stage_memory_with(w, st, spec_stage_layers(w, st));
 }
 
 int spec_check_memory(const spec_workload *w, const scenario *s,

@@ -87,6 +87,13 @@ typedef struct spec_workload {
    * (models/compress.h), as the scenario gives them; checked */
   int inner_steps, fragments, overlap_steps;
   int grad_bits, act_bits;
+  const int *stage_layers;    /* layers of each stage, D_pp entries summing
+                                 to L (borrowed: the scenario's list, or a
+                                 caller's balanced partition); NULL: the
+                                 even split of spec_stage_layers */
+  bool balanced;              /* the scenario's balanced_layers: a caller
+                                 with the allocation sets stage_layers to
+                                 partition_balanced's (partition_apply) */
 } spec_workload;
 
 /* Whether w's data parallelism is DiLoCo's (plain or streaming). */
@@ -119,8 +126,8 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e);
  * at the FILE:LINE of its gpu when the file gave it. */
 int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e);
 
-/* Layers of stage st: floor(L / D_pp), and one more for the first
- * L mod D_pp stages. */
+/* Layers of stage st: w->stage_layers[st] when set, else the even split,
+ * floor(L / D_pp) and one more for the first L mod D_pp stages. */
 int spec_stage_layers(const spec_workload *w, int st);
 
 /* Parameters of one transformer layer: 12 h^2 + 13 h for GPT; for Llama
@@ -170,10 +177,20 @@ double spec_compute_s(const spec_gpu *g, double flops);
  * sets none). */
 double spec_site_compute_factor(const scenario_site *site, const spec_gpu *g);
 
-/* Peak memory of stage st on one device, bytes: 16 bytes per parameter
- * (fp16 weights and gradients, fp32 master copy and two Adam moments) plus
- * the activations kept for backward (see spec.c for the count). */
+/* Bytes of device memory per parameter under runtime rt: fp16 weights and
+ * gradients (4), plus on Megatron the fp32 master copy and Adam's two
+ * moments (12 more: 16, as ZeRO, Rajbhandari et al. SC'20, section 3.1,
+ * counts mixed-precision Adam); DT-FM keeps those on the host
+ * (models/runtime.h). */
+double spec_state_bytes_per_param(spec_runtime rt);
+
+/* Peak memory of stage st on one device, bytes: its parameters' state
+ * (spec_state_bytes_per_param) plus the activations kept for backward (see
+ * spec.c for the count). */
 double spec_stage_memory_bytes(const spec_workload *w, int st);
+
+/* spec_stage_memory_bytes of stage st if it held `layers` layers. */
+double spec_stage_memory_with(const spec_workload *w, int st, int layers);
 
 /* Checks that every stage fits in the memory of every device that runs it:
  * device[r][s] of the allocation, given row-major (replicas x stages), and

@@ -47,7 +47,9 @@ search_result *baseline_random_search(const cost_ctx *c,
   }
   cost_scratch *w = cost_scratch_new(k, ng);
   r = search_result_new(schedule_method_name(SCHEDULE_RANDOM_SEARCH),
-                        cost_realise(c, best, w), c);
+                        obj->realise ? obj->realise(obj->ctx, best)
+                                     : cost_realise(c, best, w),
+                        c);
   cost_scratch_free(w);
   r->objective_s = best_s;
   search_log_finish(&log, r);

@@ -55,6 +55,7 @@ static search_result *fixed(const char *name, const cost_ctx *c,
 }
 
 static search_result *sim_method(const cost_ctx *c, const search_opts *o,
+                                 const search_objective *obj,
                                  const search_objective *sim_obj, err *e) {
   int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c), n = k * ng;
   int starts = o->starts > 0 ? o->starts : SEARCH_SIM_STARTS;
@@ -70,13 +71,16 @@ static search_result *sim_method(const cost_ctx *c, const search_opts *o,
   search_result *r = NULL;
   alloc **alloc_starts = mem_calloc((size_t)starts + 1, sizeof *alloc_starts);
   int got = 0;
+  const search_objective *start = obj ? obj : &dtfm;
   if (gcma_evolve(g, o->population > 0 ? o->population : SEARCH_POPULATION,
-                  SEARCH_TRIALS, groups, 1, &dtfm, &log, e) != ERR_OK)
+                  SEARCH_TRIALS, groups, 1, start, &log, e) != ERR_OK)
     goto done;
   got = gcma_best(g, starts, groups, NULL);
   cost_scratch *w = cost_scratch_new(k, ng);
   for (int i = 0; i < got; i++)
-    alloc_starts[i] = cost_realise(c, groups + (size_t)i * n, w);
+    alloc_starts[i] = start->realise
+                          ? start->realise(start->ctx, groups + (size_t)i * n)
+                          : cost_realise(c, groups + (size_t)i * n, w);
   cost_scratch_free(w);
   alloc_starts[got++] = baseline_greedy_pipelines(c);
   r = local_search(c, sim_obj, (const alloc *const *)alloc_starts, got, o, e);
@@ -93,18 +97,41 @@ done:
 search_result *schedule_method(const char *name, const cost_ctx *c,
                                const search_opts *o,
                                const search_objective *sim_obj, err *e) {
+  return schedule_method_with(name, c, o, NULL, sim_obj, e);
+}
+
+/* A placement that no search chose (fixed, greedy) valued by obj: its
+ * convergence is that one value. NULL and e filled when obj fails. */
+static search_result *valued(search_result *r, const search_objective *obj,
+                             err *e) {
+  if (!r || !obj || !obj->alloc) return r;
+  double v = obj->alloc(obj->ctx, r->best, e);
+  if (isnan(v)) {
+    search_result_free(r);
+    return NULL;
+  }
+  r->objective_s = v;
+  for (long i = 0; i < r->candidates; i++) r->convergence[i] = v;
+  return r;
+}
+
+search_result *schedule_method_with(const char *name, const cost_ctx *c,
+                                    const search_opts *o,
+                                    const search_objective *obj,
+                                    const search_objective *sim_obj, err *e) {
   int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c);
   switch (schedule_method_find(name)) {
     case SCHEDULE_DTFM_IDENTITY:
     case SCHEDULE_MEGATRON:
     case SCHEDULE_RANDOM:
-      return fixed(name, c, o, alloc_fixed(name, k, ng, o->seed));
-    case SCHEDULE_RANDOM_SEARCH: return baseline_random_search(c, NULL, o, e);
-    case SCHEDULE_GREEDY: return baseline_greedy(c, o);
-    case SCHEDULE_GCMA: return gcma_search(c, GCMA_GAIN_PIPELINE, NULL, o, e);
-    case SCHEDULE_HYBRID: return gcma_search(c, GCMA_GAIN_CUT, NULL, o, e);
+      return valued(fixed(name, c, o, alloc_fixed(name, k, ng, o->seed)), obj,
+                    e);
+    case SCHEDULE_RANDOM_SEARCH: return baseline_random_search(c, obj, o, e);
+    case SCHEDULE_GREEDY: return valued(baseline_greedy(c, o), obj, e);
+    case SCHEDULE_GCMA: return gcma_search(c, GCMA_GAIN_PIPELINE, obj, o, e);
+    case SCHEDULE_HYBRID: return gcma_search(c, GCMA_GAIN_CUT, obj, o, e);
     case SCHEDULE_SIM:
-      if (sim_obj && sim_obj->alloc) return sim_method(c, o, sim_obj, e);
+      if (sim_obj && sim_obj->alloc) return sim_method(c, o, obj, sim_obj, e);
       err_set(e, ERR_CONFIG, "method sim needs a simulation objective");
       return NULL;
     default: break;

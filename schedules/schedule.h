@@ -55,4 +55,14 @@ search_result *schedule_method(const char *name, const cost_ctx *c,
                                const search_opts *o,
                                const search_objective *sim_obj, err *e);
 
+/* schedule_method with obj (NULL: the DT-FM score) as the objective of
+ * random-search, gcma and hybrid; a fixed placement and greedy's are
+ * valued by obj (their objective_s and convergence), and `sim` starts
+ * from GCMA's best under obj (instead of the DT-FM score), improved by
+ * sim_obj. */
+search_result *schedule_method_with(const char *name, const cost_ctx *c,
+                                    const search_opts *o,
+                                    const search_objective *obj,
+                                    const search_objective *sim_obj, err *e);
+
 #endif

@@ -24,6 +24,9 @@ typedef struct search_objective {
   double (*partition)(void *ctx, const int *groups, err *e);
   /* An explicit allocation (order and pairing fixed). */
   double (*alloc)(void *ctx, const alloc *a, err *e);
+  /* The allocation a partition scored by `partition` stands for (owned by
+     the caller); NULL: cost_realise's, the cost model's pipelines. */
+  alloc *(*realise)(void *ctx, const int *groups);
   void *ctx;  /* borrowed */
 } search_objective;
 

@@ -9,11 +9,17 @@ typedef struct place_objective {
   const sim_options *o;
 } place_objective;
 
+/* The simulated time of a; +inf for one that does not fit its devices'
+ * memory (a constraint the search goes around, not a failure). */
 static double simulate(void *ctx, const alloc *a, err *e) {
   const place_objective *p = ctx;
   sim_result r = {0};
+  err se = {0};
   double t = NAN;
-  if (sim_run(p->s, a, p->o, &r, e) == ERR_OK) t = r.iteration_s;
+  int rc = sim_run(p->s, a, p->o, &r, &se);
+  if (rc == ERR_OK) t = r.iteration_s;
+  else if (rc == ERR_MEMORY) t = INFINITY;
+  else err_set(e, rc, "%s", se.msg);
   sim_result_free(&r);
   return t;
 }
@@ -21,10 +27,17 @@ static double simulate(void *ctx, const alloc *a, err *e) {
 search_result *sim_place_search(const scenario *s, const cost_ctx *c,
                                 const char *method, const search_opts *o,
                                 const sim_options *so, err *e) {
+  return sim_place_search_with(s, c, method, o, so, NULL, e);
+}
+
+search_result *sim_place_search_with(const scenario *s, const cost_ctx *c,
+                                     const char *method, const search_opts *o,
+                                     const sim_options *so,
+                                     const search_objective *obj, err *e) {
   sim_options defaults = sim_options_default();
   place_objective p = {s, so ? so : &defaults};
-  search_objective obj = {.name = "simulated", .alloc = simulate, .ctx = &p};
-  return schedule_method(method, c, o, &obj, e);
+  search_objective sim = {.name = "simulated", .alloc = simulate, .ctx = &p};
+  return schedule_method_with(method, c, o, obj, &sim, e);
 }
 
 alloc *sim_place(const scenario *s, const cost_ctx *c, const char *method,

@@ -19,6 +19,13 @@ search_result *sim_place_search(const scenario *s, const cost_ctx *c,
                                 const char *method, const search_opts *o,
                                 const sim_options *so, err *e);
 
+/* sim_place_search with obj (NULL: the DT-FM score) as the searches'
+ * objective (schedule_method_with); obj is borrowed. */
+search_result *sim_place_search_with(const scenario *s, const cost_ctx *c,
+                                     const char *method, const search_opts *o,
+                                     const sim_options *so,
+                                     const search_objective *obj, err *e);
+
 /* sim_place_search with DT-FM's search settings (population 100, 4900
  * trials) and the scenario's seed, keeping only the allocation (owned by
  * the caller); NULL with e filled on failure. */

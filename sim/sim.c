@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "models/partition.h"
 #include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/graph.h"
@@ -30,11 +31,12 @@ typedef struct devices {
   int *nic, *sockets;
   double *nic_gbps, *flow_gbps, *factor;
   int nnics;
+  int *layers;  /* the balanced layers per stage, when asked (else NULL) */
 } devices;
 
 static void devices_free(devices *d) {
   free(d->gpu), free(d->nic), free(d->sockets);
-  free(d->nic_gbps), free(d->flow_gbps), free(d->factor);
+  free(d->nic_gbps), free(d->flow_gbps), free(d->factor), free(d->layers);
 }
 
 struct sim_engine {
@@ -358,13 +360,18 @@ static void devices_layout(devices *d, const scenario *s) {
 }
 
 /* Fills d for workload w on s under allocation a: the layout, every
- * device's GPU and compute factor, each stage checked to fit its devices'
- * memory. ERR_OK, or e filled (d is freed by devices_free either way). */
-static int devices_fill(devices *d, const scenario *s, const spec_workload *w,
+ * device's GPU and compute factor, the layers per stage balanced for a when
+ * w asks (w->stage_layers then points into d), each stage checked to fit
+ * its devices' memory. ERR_OK, or e filled (d is freed by devices_free
+ * either way). */
+static int devices_fill(devices *d, const scenario *s, spec_workload *w,
                         const alloc *a, err *e) {
   devices_layout(d, s);
+  if (w->balanced) d->layers = mem_alloc((size_t)w->stages * sizeof *d->layers);
   int rc = spec_device_gpus(s, d->gpu, e);
-  if (rc || (rc = spec_check_memory(w, s, a->device, d->gpu, e))) return rc;
+  if (rc || (rc = partition_apply(w, s, d->gpu, a, d->layers, e)) ||
+      (rc = spec_check_memory(w, s, a->device, d->gpu, e)))
+    return rc;
   for (int dev = 0; dev < s->ndevices; dev++)
     d->factor[dev] = spec_site_compute_factor(&s->sites[s->device_site[dev]],
                                               d->gpu[dev]);

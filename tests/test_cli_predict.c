@@ -95,7 +95,7 @@ Test(cli_predict, usage_and_method_errors) {
   cr_assert(strstr(r.err, "not 'best'"), "%s", r.err);
   /* A stage that does not fit is reported, not predicted. */
   cr_assert_eq(support_geodes(&r, "predict worldwide --method megatron "
-                                  "--layers 96 --gpu T4"),
+                                  "--layers 192 --gpu T4"),
                1);
   cr_assert(strstr(r.err, "T4") && strstr(r.err, "GB"), "%s", r.err);
   support_run_clear(&r);

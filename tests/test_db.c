@@ -354,7 +354,9 @@ Test(db, version_2_is_migrated_and_its_rows_are_stale) {
 }
 
 /* What takes a new file back to version 4: issue 12's columns dropped. */
-#define BACK_TO_V4 \
+/* What version 6 added (issue 11), and version 5 before it (issue 12). */
+#define BACK_TO_V5 "ALTER TABLE results DROP COLUMN cost_cmd_s;"
+#define BACK_TO_V4 BACK_TO_V5 \
     "ALTER TABLE results DROP COLUMN activation_bits;" \
     "ALTER TABLE results DROP COLUMN grad_bits;" \
     "ALTER TABLE results DROP COLUMN overlap_steps;" \
@@ -474,6 +476,42 @@ Test(db, version_4_gets_the_utilisation_columns) {
   cr_expect_eq(support_sql_int(path, "PRAGMA user_version"),
                DB_SCHEMA_VERSION);
   d = db_open(path, &e);
+  cr_expect_not_null(d, "%s", e.msg);
+  db_close(d);
+}
+
+/* A version-5 store is migrated to 6 in one step: its rows keep their
+ * identity and values, and results gets cost_cmd_s, NULL for them. */
+Test(db, version_5_is_migrated_and_gets_the_cost_cmd_column) {
+  const char *path = support_path("v5.db");
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "0"}, &e);
+  db_result r = sample("k5old", 40.5);
+  r.identity = "00000000000000bb";
+  cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+  db_close(d);
+  db_result_clear(&r);
+  sql(path, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 5;" BACK_TO_V5);
+  d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  cr_expect_eq(support_sql_int(path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+  cr_expect_eq(db_result_has(d, "k5old", "00000000000000bb", &e),
+               DB_RESULT_CURRENT, "a version-5 row stays current");
+  db_result t = sample("k5", 41);
+  t.cost_cmd_s = 38.25;
+  cr_assert_eq(db_result_put(d, run, &t, &e), 1, "%s", e.msg);
+  db_close(d);
+  db_result_clear(&t);
+  int null;
+  cr_expect_float_eq(sql_real(path, "SELECT cost_cmd_s FROM results WHERE "
+                                    "point_key = 'k5'", &null), 38.25, 0);
+  sql_real(path, "SELECT cost_cmd_s FROM results WHERE point_key = 'k5old'", &null);
+  cr_expect(null, "a migrated row has no prediction");
+  cr_expect_float_eq(sql_real(path, "SELECT iteration_s FROM results WHERE "
+                                    "point_key = 'k5old'", &null), 40.5, 0);
+  d = db_open(path, &e); /* the migrated file has a new file's tables */
   cr_expect_not_null(d, "%s", e.msg);
   db_close(d);
 }

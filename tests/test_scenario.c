@@ -704,3 +704,42 @@ Test(scenario, fuzz_mutations_fail_cleanly) {
   cr_assert_gt(loaded, 100, "the mutations should leave many loadable");
   free(seeded);
 }
+
+/* volunteer-mix: worldwide-measured's cities with mixed GPUs; a consumer
+ * city's paths carry its access leg (hivemind's on-premise link, 8.383 ms
+ * one-way, at most 0.43 Gbit/s) once per consumer end, the rest is
+ * worldwide-measured's value (traces/gen/gen_builtins.py). */
+Test(scenario, volunteer_mix_composes_the_measured_legs) {
+  scenario *v = support_scenario("volunteer-mix");
+  scenario *m = support_scenario("worldwide-measured");
+  static const char *const gpu[] = {"A100", "H100", "A10G", "RTX4090",
+                                    "RTX3090", "L4", "RTX4090", "T4"};
+  cr_assert_eq(v->ndevices, 32);
+  cr_assert_eq(v->workload.stages * v->workload.replicas, 32);
+  bool consumer[8];
+  for (int i = 0; i < 8; i++) {
+    cr_assert_str_eq(v->sites[i].name, m->sites[i].name);
+    cr_assert_str_eq(v->sites[i].gpu, gpu[i]);
+    consumer[i] = strncmp(gpu[i], "RTX", 3) == 0;
+    cr_assert_eq(v->sites[i].nccl_sockets, consumer[i] ? 1 : 16);
+    cr_assert_eq(v->sites[i].nic_gbps, consumer[i] ? 1 : 10);
+  }
+  for (int a = 0; a < 8; a++)
+    for (int b = 0; b < 8; b++) {
+      trace_value got = scenario_link(v, 4 * a, 4 * b + (a == b), 0);
+      int ends = consumer[a] + consumer[b];
+      if (a == b) {
+        cr_assert_eq(got.latency_ms, consumer[a] ? 8.383 : 0.076);
+        cr_assert_eq(got.bandwidth_gbps, consumer[a] ? 0.43 : 10);
+        continue;
+      }
+      trace_value w = scenario_link(m, 8 * a, 8 * b, 0);
+      cr_assert(fabs(got.latency_ms - (w.latency_ms + 8.383 * ends)) < 2e-3,
+                "%s -> %s: %g", v->sites[a].name, v->sites[b].name,
+                got.latency_ms);
+      double bw = ends ? fmin(w.bandwidth_gbps, 0.43) : w.bandwidth_gbps;
+      cr_assert(fabs(got.bandwidth_gbps - bw) < 1e-3);
+    }
+  scenario_free(m);
+  scenario_free(v);
+}

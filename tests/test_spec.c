@@ -32,6 +32,23 @@ Test(spec, names) {
     cr_assert(g[i].peak_flops > 0 && g[i].memory_bytes > 0 &&
               g[i].efficiency > 0 && g[i].efficiency <= 1 && g[i].source[0]);
   }
+  /* the datasheet rows beside today's, dense fp16 tensor peaks */
+  const struct { const char *name; double peak, mem; } sheet[] = {
+      {"A10G", 70e12, 24e9},      {"A40", 149.7e12, 48e9},
+      {"L4", 121e12, 24e9},       {"L40S", 362.05e12, 48e9},
+      {"H200", 989e12, 141e9},    {"MI250", 362.1e12, 128e9},
+      {"MI300X", 1307.4e12, 192e9}};
+  for (size_t i = 0; i < sizeof sheet / sizeof *sheet; i++) {
+    const spec_gpu *x = spec_gpu_find(sheet[i].name);
+    cr_assert_not_null(x, "%s", sheet[i].name);
+    cr_assert_eq(x->peak_flops, sheet[i].peak, "%s", sheet[i].name);
+    cr_assert_eq(x->memory_bytes, sheet[i].mem, "%s", sheet[i].name);
+    /* the V100's fitted fraction carried over, the stated rule */
+    cr_assert_eq(x->efficiency, spec_gpu_find("V100")->efficiency);
+  }
+  cr_assert_eq(spec_gpu_find("h200")->peak_flops,
+               spec_gpu_find("H100")->peak_flops);
+  cr_assert_str_eq(spec_gpu_find("l4")->name, "L4"); /* not L40S */
   const spec_model *m = spec_models(&n);
   cr_assert_eq(n, 8);
   const spec_model *xl = spec_model_find("gpt3-xl");
@@ -204,13 +221,17 @@ Test(spec, memory_check) {
   cr_assert_gt(spec_stage_memory_bytes(&w, 3), 90e9);
   cr_assert_eq(spec_check_memory(&w, s, a->device, gpu, &e), ERR_MEMORY);
   cr_assert(strstr(e.msg, "stage 0") && strstr(e.msg, "V100"), "%s", e.msg);
-  /* 13B in 8 stages: 16 bytes per parameter alone exceed a V100's 16 GB
-   * but fit an A100's 80 GB. */
+  /* 13B in 8 stages under Megatron: 16 bytes per parameter alone exceed a
+   * V100's 16 GB but fit an A100's 80 GB; DT-FM keeps 4 on the device. */
   w.recompute = true;
   w.model = spec_model_find("gpt3-13b");
   w.layers = 40;
+  w.runtime = SPEC_RUNTIME_MEGATRON, w.schedule = SPEC_1F1B;
   err_clear(&e);
   cr_assert_eq(spec_check_memory(&w, s, a->device, gpu, &e), ERR_MEMORY);
+  w.runtime = SPEC_RUNTIME_DTFM, w.schedule = SPEC_GPIPE;
+  cr_assert_eq(spec_check_memory(&w, s, a->device, gpu, NULL), ERR_OK);
+  w.runtime = SPEC_RUNTIME_MEGATRON, w.schedule = SPEC_1F1B;
   for (int d = 0; d < 64; d++) gpu[d] = spec_gpu_find("A100");
   cr_assert_eq(spec_check_memory(&w, s, a->device, gpu, NULL), ERR_OK);
   alloc_free(a);
@@ -237,5 +258,55 @@ Test(spec, head_flops_and_site_efficiency) {
   cr_assert_eq(spec_site_compute_factor(&site, v100), 1);
   site.compute_efficiency = v100->efficiency / 2;
   cr_assert_float_eq(spec_site_compute_factor(&site, v100), 2, 1e-12);
+  scenario_free(s);
+}
+
+/* The memory count in closed form, and the refusal at the exact boundary:
+ * a device with exactly the stage's bytes holds it, one byte less (the
+ * next double below) does not, and the message carries both numbers. */
+Test(spec, memory_refusal_at_the_exact_boundary) {
+  scenario *s = support_scenario("worldwide");
+  spec_workload w;
+  cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  const spec_model *m = w.model;
+  double sh = (double)m->seq * m->hidden;
+  /* stage 3: 3 layers, no embedding or head; GPipe keeps 64 micro-batches
+   * of each layer's input, plus one layer's working set */
+  double want = 4.0 * 3 * spec_layer_params(m) + 64.0 * 3 * sh * 2 +
+                sh * (34.0 + 5.0 * m->heads * m->seq / m->hidden);
+  cr_assert_float_eq(spec_stage_memory_bytes(&w, 3), want, 1e-6 * want);
+  w.runtime = SPEC_RUNTIME_MEGATRON, w.schedule = SPEC_1F1B;
+  /* 1F1B: stage 3 of 8 holds 8 - 3 = 5 micro-batches; 16 bytes a parameter */
+  want = 16.0 * 3 * spec_layer_params(m) + 5.0 * 3 * sh * 2 +
+         sh * (34.0 + 5.0 * m->heads * m->seq / m->hidden);
+  cr_assert_float_eq(spec_stage_memory_bytes(&w, 3), want, 1e-6 * want);
+  double most = 0;
+  int top = 0;
+  for (int st = 0; st < 8; st++)
+    if (spec_stage_memory_bytes(&w, st) > most)
+      most = spec_stage_memory_bytes(&w, st), top = st;
+  cr_assert_eq(top, 0, "the embeddings and 8 micro-batches in flight");
+  spec_gpu exact = *spec_gpu_find("V100");
+  exact.memory_bytes = most;
+  spec_gpu less = exact;
+  less.memory_bytes = nextafter(most, 0);
+  const spec_gpu *gpu[64];
+  alloc *a = alloc_identity(8, 8);
+  for (int d = 0; d < 64; d++) gpu[d] = &exact;
+  err e;
+  err_clear(&e);
+  cr_assert_eq(spec_check_memory(&w, s, a->device, gpu, &e), ERR_OK, "%s", e.msg);
+  gpu[37] = &less; /* replica 4, stage 5 needs less than the most */
+  cr_assert_eq(spec_check_memory(&w, s, a->device, gpu, &e), ERR_OK, "%s", e.msg);
+  gpu[32] = &less; /* replica 4, stage 0: one byte short */
+  cr_assert_eq(spec_check_memory(&w, s, a->device, gpu, &e), ERR_MEMORY);
+  cr_assert(strstr(e.msg, "stage 0") && strstr(e.msg, "device 32"), "%s", e.msg);
+  gpu[32] = &exact;
+  for (int d = 0; d < 64; d++) gpu[d] = &less;
+  err_clear(&e);
+  cr_assert_eq(spec_check_memory(&w, s, a->device, gpu, &e), ERR_MEMORY);
+  cr_assert(strstr(e.msg, "GB but device") && strstr(e.msg, "(V100)"), "%s",
+            e.msg);
+  alloc_free(a);
   scenario_free(s);
 }

@@ -529,6 +529,7 @@ void scenario_free(scenario *s) {
   free(s->workload.schedule);
   free(s->workload.runtime);
   free(s->workload.dp_algo);
+  free(s->workload.layers_per_stage);
   free(s);
 }
 
@@ -561,6 +562,10 @@ uint64_t scenario_hash(const scenario *s) {
     for (size_t i = 0; i < sizeof knobs / sizeof *knobs; i++)
       h = hash_u64(h, (uint64_t)knobs[i]);
   h = hash_double(hash_double(h, s->activation_gb), s->gradient_gb);
+  /* only when set, so every scenario without them keeps its hash */
+  for (int st = 0; w->layers_per_stage && st < w->stages; st++)
+    h = hash_u64(h, (uint64_t)w->layers_per_stage[st]);
+  if (w->balanced_layers) h = hash_str(h, "balanced_layers");
   return hash_u64(h, trace_hash(s->network));
 }
 

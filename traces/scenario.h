@@ -60,6 +60,11 @@ typedef struct scenario_workload {
   int overlap_steps;          /* tau: inner steps an exchange overlaps */
   int grad_bits;              /* width of the synchronised values */
   int activation_bits;        /* width of the pipeline's activations */
+  int *layers_per_stage;      /* D_pp entries summing to L (owned; a knob's
+                                 --layers-per-stage); NULL: the even split */
+  bool balanced_layers;       /* layers per stage balanced for each
+                                 allocation by its slowest devices
+                                 (models/partition.h) */
 } scenario_workload;
 
 /* Lines of workload values that are checked after loading (models/ knows
@@ -158,6 +163,12 @@ typedef struct scenario_knobs {
   long sockets;                /* every site's nccl_sockets (1..64) */
   long inner_steps, fragments, overlap_steps; /* DiLoCo's H, F, tau */
   long grad_bits, activation_bits;            /* compression widths */
+  /* Layers per stage: n entries (n = D_pp, each >= 1, summing to the
+   * layers; NULL: absent), or balanced per allocation (the list is then
+   * NULL). Either replaces the other. */
+  const int *layers_per_stage;
+  int nlayers_per_stage;
+  bool balanced_layers;
 } scenario_knobs;
 
 /* Whether batch is a multiple of replicas * micro_batch * k (each in

@@ -130,6 +130,29 @@ typedef struct knob_ints {
   int layers, batch, mb, kpp;
 } knob_ints;
 
+/* The layers-per-stage knob: D_pp entries, each >= 1, summing to the
+ * layers when they are known here (a count of 0 leaves the model's depth,
+ * which models/spec checks). */
+static int check_layers_per_stage(const scenario *s, const scenario_knobs *k,
+                                  int layers, err *e) {
+  if (!k->layers_per_stage) return ERR_OK;
+  int n = k->nlayers_per_stage, stages = s->workload.stages;
+  long sum = 0;
+  if (n != stages)
+    return err_set(e, ERR_CONFIG, "%s: layers per stage: %d entries for %d "
+                   "stages", s->name, n, stages);
+  for (int st = 0; st < n; st++) {
+    if (k->layers_per_stage[st] < 1)
+      return err_set(e, ERR_CONFIG, "%s: layers per stage: entry %d is %d",
+                     s->name, st, k->layers_per_stage[st]);
+    sum += k->layers_per_stage[st];
+  }
+  if (layers > 0 && sum != layers)
+    return err_set(e, ERR_CONFIG, "%s: layers per stage: they sum to %ld, "
+                   "not the %d layers", s->name, sum, layers);
+  return ERR_OK;
+}
+
 /* Every check of scenario_apply; the integers into v. */
 static int check_knobs(const scenario *s, const scenario_knobs *k,
                        knob_ints *v, err *e) {
@@ -144,6 +167,7 @@ static int check_knobs(const scenario *s, const scenario_knobs *k,
       (rc = knob_int(s, "micro_batches_per_pass", k->micro_batches_per_pass,
                      INT_MAX, w->micro_batches_per_pass, &v->kpp, e)))
     return rc;
+  if ((rc = check_layers_per_stage(s, k, v->layers, e))) return rc;
   if (k->layers > 0 && v->layers < w->stages)
     return err_set(e, ERR_CONFIG, "%s: workload.layers: %d is fewer than the "
                    "%d stages", s->name, v->layers, w->stages);
@@ -154,6 +178,18 @@ static int check_knobs(const scenario *s, const scenario_knobs *k,
                    "%d * %d * %lld%s", s->name, v->batch, w->replicas, v->mb,
                    kk, per_pass < 0 ? " (which exceeds it)" : "");
   return ERR_OK;
+}
+
+static void apply_layers_per_stage(scenario_workload *w,
+                                   const scenario_knobs *k) {
+  if (!k->layers_per_stage && !k->balanced_layers) return;
+  free(w->layers_per_stage);
+  w->layers_per_stage = NULL;
+  w->balanced_layers = k->balanced_layers && !k->layers_per_stage;
+  if (!k->layers_per_stage) return;
+  size_t bytes = (size_t)k->nlayers_per_stage * sizeof *w->layers_per_stage;
+  w->layers_per_stage = mem_alloc(bytes);
+  memcpy(w->layers_per_stage, k->layers_per_stage, bytes);
 }
 
 int scenario_check_knobs(const scenario *s, const scenario_knobs *k, err *e) {
@@ -187,6 +223,7 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
   if (k->sockets > 0)
     for (int i = 0; i < s->nsites; i++) s->sites[i].nccl_sockets = (int)k->sockets;
   apply_diloco(w, k);
+  apply_layers_per_stage(w, k);
   if (k->gpu)
     for (int i = 0; i < s->nsites; i++) {
       replace_str(&s->sites[i].gpu, k->gpu);

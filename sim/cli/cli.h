@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/costcmd.h"
 #include "analysis/db.h"
 #include "models/transport.h"
 #include "sim/cli/cli_opt.h"
@@ -57,7 +58,13 @@ typedef struct cli_workload_opts {
   const char *grad_bits, *activation_bits; /* one of workload.h's widths */
   long window_bytes;  /* < 0: the transport's calibrated window */
   bool idle_restart;  /* tcp: Linux's restart after idle */
+  const char *layers_per_stage;  /* "a,b,..." or "balanced"; NULL: absent */
 } cli_workload_opts;
+
+/* The code of an err the front end fills with a usage error found after
+ * loading (--layers-per-stage against the scenario's stages and layers):
+ * cli_fail prints it as one and the command exits 2. */
+#define CLI_ERR_USAGE 1
 
 /* The digits of an integer macro, for help lines: CLI_STR(SEARCH_SIM_STARTS)
  * is "4". */
@@ -94,6 +101,11 @@ void cli_workload_init(cli_workload_opts *o);
                    "\ndata-parallel gradient synchronisation"),              \
       CLI_OPT_STRING(0, "gpu", "NAME", &(wo)->k.gpu,                         \
                      "GPU type of every device"),                            \
+      CLI_OPT_STRING(0, "layers-per-stage", "a,b,...", &(wo)->layers_per_stage, \
+                     "layers of each stage (D_pp entries >= 1,\n"         \
+                     "summing to the layers), or 'balanced': per\n"        \
+                     "allocation, by each stage's slowest device\n"        \
+                     "within memory (default: the even split)"),          \
       CLI_OPT_INT(0, "seed", "S", &(wo)->k.seed, 0, SCENARIO_MAX_SEED,       \
                   "seed of every random choice"),                            \
       CLI_OPT_NAME(0, "runtime", NULL, &(wo)->k.runtime, workload_runtimes,  \
@@ -131,12 +143,32 @@ void cli_workload_init(cli_workload_opts *o);
                    workload_act_bits,                                         \
                    "\nwidth of the pipeline's activations and\n"              \
                    "their gradients, as AC-SGD (16)")
+/* A user's cost model (DESIGN.md section 10) on validate, schedule and
+ * sweep: the command and its per-candidate timeout (<= 0: the default). */
+typedef struct cli_cost_cmd_opts {
+  const char *cmd;
+  double timeout_s;
+} cli_cost_cmd_opts;
+
+/* Its entries, under their own heading: for the end of an option table
+ * (after CLI_OPT_HELP, before the workload options or CLI_OPT_END). */
+#define CLI_COST_CMD_OPTS(co)                                                 \
+  CLI_OPT_GROUP("A user's cost model (DESIGN.md section 10):", 20),          \
+      CLI_OPT_STRING(0, "cost-cmd", "CMD", &(co)->cmd,                       \
+                 "a cost model: CMD (run by /bin/sh) reads JSON\n"           \
+                 "lines (header, then candidates) and answers\n"             \
+                 "{\"id\": k, \"predicted_s\": x} per candidate"),           \
+      CLI_OPT_REAL(0, "cost-timeout-s", "T", &(co)->timeout_s, 0.001, 86400, \
+                   "seconds CMD may take per candidate\n"                   \
+                   "(default " CLI_STR(COSTCMD_TIMEOUT_S) ")")
 
 /* The transport of a run under network model net with o's TCP options. */
 transport_options cli_transport(const cli_workload_opts *o,
                                 transport_model net);
 
-/* scenario_apply with the knobs of o. Returns ERR_OK or fills e. */
+/* scenario_apply with the knobs of o, --layers-per-stage checked against
+ * s's stages and layers. Returns ERR_OK or fills e (CLI_ERR_USAGE for a
+ * bad --layers-per-stage). */
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e);
 
 /* After cli_workload_apply: the checks of DiLoCo's knobs against the
@@ -145,6 +177,9 @@ int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e);
  * are left to the command. */
 int cli_workload_usage(const char *cmd, const cli_workload_opts *o,
                        const scenario *s);
+/* Prints e as cmd's usage error (CLI_ERR_USAGE; returns CLI_USAGE) or as
+ * an error (returns CLI_ERROR). */
+int cli_fail(const char *cmd, const err *e);
 
 /* A usage error (CLI_USAGE) unless method is a known placement method
  * (schedule_method_names); CLI_OK otherwise. */

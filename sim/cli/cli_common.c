@@ -2,6 +2,7 @@
  * status, strict number parsing, the shared workload options' defaults and
  * transport, the runs row of an invocation. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/mem.h"
+#include "models/partition.h"
 #include "models/spec.h"
 #include "schedules/schedule.h"
 #include "sim/cli/cli.h"
@@ -76,11 +78,50 @@ transport_options cli_transport(const cli_workload_opts *o,
   return t;
 }
 
+/* The layers the workload will have: the knob's, the scenario's, or the
+ * model's depth (0 when the model is unknown: models/spec then says so). */
+static int layers_of(const cli_workload_opts *o, const scenario *s) {
+  if (o->k.layers > 0) return (int)o->k.layers;
+  if (s->workload.layers > 0) return s->workload.layers;
+  const spec_model *m = spec_model_find(s->workload.model);
+  return m ? m->layers : 0;
+}
+
+/* --layers-per-stage into k (the list in *list, malloc'ed). */
+static int layers_knob(const cli_workload_opts *o, const scenario *s,
+                       scenario_knobs *k, int **list, err *e) {
+  const char *text = o->layers_per_stage;
+  if (!text) return ERR_OK;
+  if (strcmp(text, "balanced") == 0) {
+    k->balanced_layers = true;
+    return ERR_OK;
+  }
+  int stages = s->workload.stages;
+  *list = mem_alloc(((size_t)stages + 1) * sizeof **list);
+  int n = partition_parse(text, *list, stages + 1);
+  if (n < 0)
+    return err_set(e, CLI_ERR_USAGE, "--layers-per-stage wants 'balanced' or "
+                   "%d comma-separated layer counts (no spaces), not '%s'",
+                   stages, text);
+  err pe = {0};
+  int layers = layers_of(o, s);
+  if (partition_check(*list, n, stages, layers > 0 ? layers : INT_MAX, &pe) &&
+      (layers > 0 || !strstr(pe.msg, "sum to")))
+    return err_set(e, CLI_ERR_USAGE, "--layers-per-stage %s: %s", text, pe.msg);
+  k->layers_per_stage = *list;
+  k->nlayers_per_stage = n;
+  return ERR_OK;
+}
+
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
   scenario_knobs k = o->k;
   if (o->grad_bits) k.grad_bits = strtol(o->grad_bits, NULL, 10);
   if (o->activation_bits) k.activation_bits = strtol(o->activation_bits, NULL, 10);
-  return scenario_apply(s, &k, e);
+  int *list = NULL;
+  int rc = layers_knob(o, s, &k, &list, e);
+  if (rc == ERR_OK) rc = scenario_apply(s, &k, e);
+  free(list);
+  return rc;
 }
 
 int cli_workload_usage(const char *cmd, const cli_workload_opts *o,
@@ -92,6 +133,11 @@ int cli_workload_usage(const char *cmd, const cli_workload_opts *o,
   if (spec_workload_resolve(s, &w, &e) == ERR_OK || !strstr(e.msg, "--"))
     return CLI_OK;
   return cli_usage_error(cmd, "%s", e.msg);
+}
+
+int cli_fail(const char *cmd, const err *e) {
+  if (e->code == CLI_ERR_USAGE) return cli_usage_error(cmd, "%s", e->msg);
+  return cli_error("%s", e->msg);
 }
 
 int cli_check_method(const char *cmd, const char *method) {

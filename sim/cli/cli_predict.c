@@ -12,6 +12,7 @@
 #include "base/mem.h"
 #include "models/alloc.h"
 #include "models/cost.h"
+#include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
@@ -73,6 +74,7 @@ typedef struct prediction {
   predict_result pr;
   transport_model network;     /* the network model predicted for */
   const char *source;      /* "alloc", "partition" or "method" */
+  const int *layers;       /* layers per stage when not the even split */
 } prediction;
 
 static void print_table(const scenario *s, const cost_ctx *c,
@@ -117,6 +119,11 @@ static void print_table(const scenario *s, const cost_ctx *c,
   if (r->outer_step_s > 0)
     printf("  diloco       %10.3f s per outer step (inner step %.3f s)\n",
            r->outer_step_s, r->inner_step_s);
+  if (p->layers) {
+    printf("  layers per stage:");
+    for (int st = 0; st < a->stages; st++) printf(" %d", p->layers[st]);
+    putchar('\n');
+  }
 }
 
 static void print_json(const scenario *s, const cost_ctx *c,
@@ -160,6 +167,12 @@ static void print_json(const scenario *s, const cost_ctx *c,
       json_array_append_new(ord, json_integer(p->order[i]));
     json_object_set_new(o, "order", ord);
   }
+  if (p->layers) {
+    json_t *l = json_array();
+    for (int st = 0; st < p->a->stages; st++)
+      json_array_append_new(l, json_integer(p->layers[st]));
+    json_object_set_new(o, "layers_per_stage", l);
+  }
   json_object_set_new(o, "alloc", alloc_json(p->a));
   cli_print_json(o, CLI_JSON);
 }
@@ -197,6 +210,7 @@ int cli_predict(int argc, char **argv) {
   cost_ctx *c = NULL;
   cost_scratch *w = NULL;
   const spec_gpu **gpu = NULL;
+  int *layers = NULL;
   prediction p = {0};
   spec_workload wl;
   if (!s || cli_workload_apply(&args.wo, s, &e) ||
@@ -207,7 +221,9 @@ int cli_predict(int argc, char **argv) {
   if (spec_device_gpus(s, gpu, &e) || !(c = cost_ctx_from_scenario(s, &e)))
     goto done;
   w = cost_scratch_new(wl.replicas, wl.stages);
+  layers = mem_alloc((size_t)wl.stages * sizeof *layers);
   if (place(&args, s, c, w, &p, &e) ||
+      partition_apply(&wl, s, gpu, p.a, layers, &e) ||
       spec_check_memory(&wl, s, p.a->device, gpu, &e))
     goto done;
   cost_alloc(c, p.a, &p.parts);
@@ -215,17 +231,19 @@ int cli_predict(int argc, char **argv) {
   p.partition_score = cost_partition(c, part->device, w, NULL);
   alloc_partition_free(part);
   p.network = (transport_model)args.network;
+  p.layers = wl.stage_layers;
   transport_options po = cli_transport(&args.wo, p.network);
   predict_iteration_with(&wl, s, gpu, p.a, &po, &p.pr);
   if (args.json) print_json(s, c, &p);
   else print_table(s, c, &p);
 done:
-  if (e.code) cli_error("%s", e.msg);
+  if (e.code) rc = cli_fail("predict", &e);
   alloc_free(p.a);
   free(p.order);
+  free(layers);
   free(gpu);
   cost_scratch_free(w);
   cost_ctx_free(c);
   scenario_free(s);
-  return e.code ? CLI_ERROR : rc;
+  return rc;
 }

@@ -158,6 +158,10 @@ static int parse_args(int argc, char **argv, run_args *a) {
   char **args;
   int nargs, rc = cli_opt_parse(&RUN, opts, argc, argv, &args, &nargs);
   if (rc == CLI_OK && nargs) a->scenario = args[0];
+  if (rc == CLI_OK && a->wo.layers_per_stage)
+    return cli_usage_error("run", "--layers-per-stage is for simulate, "
+                           "predict, schedule and validate: run's rows are "
+                           "sweep points, whose keys hold no layer split");
   return rc;
 }
 
@@ -170,13 +174,13 @@ int cli_run(int argc, char **argv) {
   if (!s || cli_workload_apply(&a.wo, s, &e) != ERR_OK ||
       study_check(s, &e) != ERR_OK) {
     scenario_free(s);
-    return cli_error("%s", e.msg);
+    return cli_fail("run", &e);
   }
   print_scenario(s);
   fflush(stdout);
   rc = study(a.scenario, s, &a.wo, a.db, a.samples, argc, argv, &e) == ERR_OK
            ? CLI_OK
-           : cli_error("%s", e.msg);
+           : cli_fail("run", &e);
   scenario_free(s);
   return rc;
 }

@@ -14,6 +14,8 @@
 #include "analysis/db.h"
 #include "models/alloc.h"
 #include "models/cost.h"
+#include "analysis/costcmd_header.h"
+#include "schedules/objective.h"
 #include "schedules/schedule.h"
 #include "sim/cli/cli.h"
 #include "sim/place.h"
@@ -39,8 +41,10 @@ typedef struct sched_args {
   const char *scenario, *method, *out, *convergence, *db;
   long trials, population, starts;
   int network;
+  int objective; /* an objective_kind; -1: cost-cmd with --cost-cmd, else dtfm */
   bool json;
   cli_workload_opts wo;
+  cli_cost_cmd_opts cc;
 } sched_args;
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. --trials starts
@@ -48,7 +52,7 @@ typedef struct sched_args {
 static int parse_args(int argc, char **argv, sched_args *p) {
   *p = (sched_args){.method = schedule_method_name(SCHEDULE_GCMA),
                     .trials = -1, .population = -1, .starts = -1,
-                    .network = TRANSPORT_NETEM};
+                    .network = TRANSPORT_NETEM, .objective = -1};
   cli_workload_init(&p->wo);
   const cli_opt opts[] = {
       CLI_OPT_STRING(0, "method", "NAME", &p->method,
@@ -69,6 +73,15 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                   "plus the greedy pipelines"),
       CLI_OPT_ENUM(0, "network", "MODEL", &p->network, transport_model_names,
                    NULL, "ideal, netem (default) or tcp: the simulation"),
+      CLI_OPT_ENUM(0, "objective", "NAME", &p->objective, objective_kind_names,
+                   NULL,
+                   "what random-search, gcma and hybrid minimise\n"
+                   "(and sim starts from):\n"
+                   "dtfm (DT-FM's communication-only score;\n"
+                   "default), predicted (the end-to-end predictor,\n"
+                   "compute included) or cost-cmd (--cost-cmd's\n"
+                   "model; the default when given); a candidate\n"
+                   "that does not fit memory is infeasible in all"),
       CLI_OPT_STRING('o', "output", "-o FILE", &p->out,
                      "write the allocation {\"pipelines\": ...}"),
       CLI_OPT_STRING(0, "convergence", "FILE", &p->convergence,
@@ -78,13 +91,41 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                      "method's name (SQLite)"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
       CLI_OPT_HELP(),
+      CLI_COST_CMD_OPTS(&p->cc),
       CLI_WORKLOAD_OPTS(&p->wo),
       CLI_OPT_END()};
   char **args;
   int nargs, rc = cli_opt_parse(&SCHEDULE, opts, argc, argv, &args, &nargs);
   if (rc) return rc;
   p->scenario = args[0];
+  if (p->objective < 0)
+    p->objective = p->cc.cmd ? OBJECTIVE_COST_CMD : OBJECTIVE_DTFM;
+  if (p->objective == OBJECTIVE_COST_CMD && !p->cc.cmd)
+    return cli_usage_error("schedule", "--objective cost-cmd needs --cost-cmd");
+  if (p->cc.cmd && p->objective != OBJECTIVE_COST_CMD)
+    return cli_usage_error("schedule", "--cost-cmd is the objective: give no "
+                           "other --objective");
   return cli_check_method("schedule", p->method);
+}
+
+/* The search's objective under p (its environment in *ob, a cost model's
+ * session in *cc; the caller frees both). */
+static int make_objective(const sched_args *p, const scenario *s,
+                          const cost_ctx *c, const sim_options *so,
+                          objective **ob, costcmd **cc, search_objective *obj,
+                          err *e) {
+  if (!(*ob = objective_new(s, c, &so->transport, false, e))) return e->code;
+  switch ((objective_kind)p->objective) {
+    case OBJECTIVE_PREDICTED: *obj = objective_predicted(*ob); break;
+    case OBJECTIVE_COST_CMD:
+      *cc = costcmd_open(s, c, p->cc.cmd, so->transport.model, p->cc.timeout_s,
+                         e);
+      if (!*cc) return e->code;
+      *obj = objective_custom(*ob, "cost-cmd", costcmd_judge, *cc);
+      break;
+    default: *obj = objective_dtfm(*ob); break;
+  }
+  return ERR_OK;
 }
 
 static void progress(void *ctx, long done, long total, double best) {
@@ -98,7 +139,7 @@ static void progress(void *ctx, long done, long total, double best) {
 }
 
 static void print_table(const scenario *s, const search_result *r,
-                        double iter_s, const char *net) {
+                        double iter_s, const char *net, const char *obj_name) {
   const alloc *a = r->best;
   printf("scenario    %s, %d devices: %d stages x %d replicas\n", s->name,
          s->ndevices, a->stages, a->replicas);
@@ -106,6 +147,13 @@ static void print_table(const scenario *s, const search_result *r,
   printf("score       %.3f s  (data-parallel %.3f + pipeline %.3f)\n",
          r->parts.score_s, r->parts.dp_s, r->parts.pp_s);
   printf("simulated   %.3f s per iteration (%s)\n", iter_s, net);
+  bool sim = strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0;
+  bool dtfm = strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) == 0;
+  if (sim && !dtfm)
+    printf("start       GCMA under %s, then moves judged by simulation\n",
+           obj_name);
+  else if (!dtfm)
+    printf("objective   %s: %.3f s\n", obj_name, r->objective_s);
   if (!isnan(r->start_s))
     printf("vs cost     the cost model's choice simulates to %.3f s: %s by "
            "%.3f s (%.1f %%)\n",
@@ -146,7 +194,7 @@ static void print_table(const scenario *s, const search_result *r,
 }
 
 static void print_json(const scenario *s, const search_result *r,
-                       double iter_s, const char *net) {
+                       double iter_s, const char *net, const char *obj_name) {
   json_t *o = json_object();
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "method", json_string(r->method));
@@ -157,6 +205,7 @@ static void print_json(const scenario *s, const search_result *r,
   json_object_set_new(o, "iteration_s", cli_json_number(iter_s));
   json_object_set_new(o, "network_model", json_string(net));
   json_object_set_new(o, "objective_s", cli_json_number(r->objective_s));
+  json_object_set_new(o, "objective", json_string(obj_name));
   json_object_set_new(o, "start_iteration_s", cli_json_number(r->start_s));
   json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
   json_object_set_new(o, "alloc", alloc_json(r->best));
@@ -210,6 +259,8 @@ int cli_schedule(int argc, char **argv) {
   cost_ctx *c = NULL;
   search_result *r = NULL;
   sim_result sr = {0};
+  objective *ob = NULL;
+  costcmd *cc = NULL;
   scenario *s = scenario_load(p.scenario, &e);
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
   if ((rc = cli_workload_usage("schedule", &p.wo, s))) goto done;
@@ -224,22 +275,29 @@ int cli_schedule(int argc, char **argv) {
   if (p.population > 0) o.population = (int)p.population;
   if (p.starts > 0) o.starts = (int)p.starts;
   if (cli_stderr_is_tty()) o.progress = progress;
-  if (!(r = sim_place_search(s, c, p.method, &o, &so, &e))) goto fail;
+  search_objective obj;
+  if (make_objective(&p, s, c, &so, &ob, &cc, &obj, &e) ||
+      !(r = sim_place_search_with(s, c, p.method, &o, &so, &obj, &e)) ||
+      (cc && costcmd_close(cc, &e)))
+    goto fail;
   if (sim_run(s, r->best, &so, &sr, &e) != ERR_OK) goto fail;
   if (write_outputs(&p, r, &e) != ERR_OK) goto fail;
   if (record_db(&p, s, r, argc, argv, &e) != ERR_OK) goto fail;
   const char *net = transport_model_name(so.transport.model);
+  const char *obj_name = objective_kind_names[p.objective];
   if (p.json)
-    print_json(s, r, sr.iteration_s, net);
+    print_json(s, r, sr.iteration_s, net, obj_name);
   else
-    print_table(s, r, sr.iteration_s, net);
+    print_table(s, r, sr.iteration_s, net, obj_name);
   rc = CLI_OK;
   goto done;
 fail:
-  rc = cli_error("%s", e.msg);
+  rc = cli_fail("schedule", &e);
 done:
   sim_result_free(&sr);
   search_result_free(r);
+  costcmd_free(cc);
+  objective_free(ob);
   cost_ctx_free(c);
   scenario_free(s);
   return rc;

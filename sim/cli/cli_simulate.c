@@ -205,7 +205,7 @@ int cli_simulate(int argc, char **argv) {
   rc = CLI_OK;
   goto done;
 fail:
-  rc = cli_error("%s", e.msg);
+  rc = cli_fail("simulate", &e);
 done:
   cli_training_free(&p.to);
   sim_result_free(&r);

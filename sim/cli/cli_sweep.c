@@ -143,6 +143,7 @@ typedef struct sweep_args {
   const char *file, *db;
   long jobs, batch;
   bool json;
+  cli_cost_cmd_opts cc;
 } sweep_args;
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
@@ -160,6 +161,7 @@ static int parse_args(int argc, char **argv, sweep_args *a) {
       CLI_OPT_FLAG(0, "json", &a->json,
                    "print one JSON object: the counts and the rate"),
       CLI_OPT_HELP(),
+      CLI_COST_CMD_OPTS(&a->cc),
       CLI_OPT_END()};
   char **args;
   int nargs, rc = cli_opt_parse(&SWEEP, opts, argc, argv, &args, &nargs);
@@ -228,6 +230,7 @@ int cli_sweep(int argc, char **argv) {
   sweep *s = text ? sweep_parse(text, (size_t)len, a.file, &e) : NULL;
   if (!text) err_set(&e, ERR_IO, "%s: cannot read the sweep file", a.file);
   if (s) sweep_resolve(s, &e); /* each scenario once: bad ones fail here */
+  if (s) sweep_set_cost_cmd(s, a.cc.cmd, a.cc.timeout_s);
   db *d = NULL;
   int64_t run = 0;
   if (e.code == ERR_OK && rank == 0 && (d = db_open(a.db, &e))) {

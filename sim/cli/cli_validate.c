@@ -39,6 +39,32 @@ static const cli_opt_command VALIDATE = {
     .width = 16, .args_min = 1, .args_max = 1,
     .missing = "wants one SCENARIO", .extra = "wants one SCENARIO"};
 
+static json_t *model_json(const validate_model *m) {
+  return json_pack("{s:o, s:o, s:o, s:o}", "spearman",
+                   cli_json_number(m->spearman), "kendall",
+                   cli_json_number(m->kendall), "mape", cli_json_number(m->mape),
+                   "regret", cli_json_number(m->regret));
+}
+
+/* The points of verdict v (with the plugged model's value when there is
+ * one). */
+static json_t *points_json(const validate_report *r, int v, bool plugged) {
+  json_t *points = json_array();
+  for (int i = 0; i < validate_nsamples(r); i++) {
+    const db_result *p = validate_row(r, v, i);
+    json_t *o = json_pack("{s:s, s:o, s:o, s:o}", "kind", p->method,
+                          "score_s", cli_json_number(p->score_s),
+                          "predicted_iteration_s",
+                          cli_json_number(p->predicted_iteration_s),
+                          "iteration_s", cli_json_number(p->iteration_s));
+    if (plugged)
+      json_object_set_new(o, "cost_cmd_s",
+                          cli_json_number(validate_cost_cmd_s(r, i)));
+    json_array_append_new(points, o);
+  }
+  return points;
+}
+
 static json_t *verdict_json(const validate_report *r, int v) {
   const validate_verdict *d = validate_verdict_at(r, v);
   json_t *worst = json_array();
@@ -56,22 +82,19 @@ static json_t *verdict_json(const validate_report *r, int v) {
                          "other_iteration_s", cli_json_number(b->iteration_s), "gap",
                          cli_json_number(p->gap)));
   }
-  json_t *points = json_array();
-  for (int i = 0; i < validate_nsamples(r); i++) {
-    const db_result *p = validate_row(r, v, i);
-    json_array_append_new(
-        points, json_pack("{s:s, s:o, s:o, s:o}", "kind", p->method,
-                          "score_s", cli_json_number(p->score_s), "predicted_iteration_s",
-                          cli_json_number(p->predicted_iteration_s), "iteration_s",
-                          cli_json_number(p->iteration_s)));
-  }
-  return json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o}",
+  json_t *points = points_json(r, v, d->has_cost_cmd);
+  json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o}",
                    "network_model", transport_model_name(d->network), "samples",
                    (json_int_t)d->samples, "spearman", cli_json_number(d->spearman),
                    "kendall", cli_json_number(d->kendall), "mape", cli_json_number(d->mape), "regret",
                    cli_json_number(d->regret), "discordant", (json_int_t)d->discordant,
                    "pairs", (json_int_t)d->pairs, "worst_pairs", worst,
                    "points", points);
+  if (d->has_cost_cmd) { /* beside each other, as DESIGN.md section 9 says */
+    json_object_set_new(o, "predictor", model_json(&d->predictor));
+    json_object_set_new(o, "cost_cmd", model_json(&d->cost_cmd));
+  }
+  return o;
 }
 
 static void print_json(const validate_report *r, const char *name,
@@ -103,10 +126,32 @@ void cli_validate_verdicts(const struct validate_report *r) {
   }
 }
 
-static void print_table(const validate_report *r, const char *name) {
+/* Each model beside the others, per network: DT-FM's score, the
+ * predictor, and the plugged cost model. */
+static void print_models(const validate_report *r, const char *cmd) {
+  printf("\n%-8s %-10s %9s %9s %9s %9s\n", "NETWORK", "MODEL", "SPEARMAN",
+         "KENDALL", "MAPE_%", "REGRET");
+  for (int v = 0; v < validate_nverdicts(r); v++) {
+    const validate_verdict *d = validate_verdict_at(r, v);
+    const validate_model *m[] = {&d->score_model, &d->predictor, &d->cost_cmd};
+    const char *names[] = {"dtfm-score", "predictor", "cost-cmd"};
+    for (int k = 0; k < (d->has_cost_cmd ? 3 : 2); k++) {
+      char mape[16] = "-";  /* a score is no time: no error to report */
+      if (k) snprintf(mape, sizeof mape, "%.1f", m[k]->mape);
+      printf("%-8s %-10s %9.3f %9.3f %9s %9.3f\n",
+             transport_model_name(d->network), names[k], m[k]->spearman,
+             m[k]->kendall, mape, m[k]->regret);
+    }
+  }
+  if (cmd) printf("(cost-cmd: %s)\n", cmd);
+}
+
+static void print_table(const validate_report *r, const char *name,
+                        const char *cmd) {
   printf("validation of the DT-FM cost model on %s: %d allocations\n\n",
          name, validate_nsamples(r));
   cli_validate_verdicts(r);
+  if (cmd) print_models(r, cmd);
   for (int v = 0; v < validate_nverdicts(r); v++) {
     const validate_verdict *d = validate_verdict_at(r, v);
     if (!d->nworst) continue;
@@ -136,6 +181,7 @@ typedef struct validate_args {
   long samples;
   bool json;
   cli_workload_opts wo;
+  cli_cost_cmd_opts cc;
 } validate_args;
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
@@ -153,6 +199,7 @@ static int parse_args(int argc, char **argv, validate_args *a) {
                      "also store every simulated point in FILE"),
       CLI_OPT_FLAG(0, "json", &a->json, "print one JSON object"),
       CLI_OPT_HELP(),
+      CLI_COST_CMD_OPTS(&a->cc),
       CLI_WORKLOAD_OPTS(&a->wo),
       CLI_OPT_END()};
   char **args;
@@ -187,14 +234,15 @@ int cli_validate(int argc, char **argv) {
       .samples = (int)a.samples,
       .networks = all ? VALIDATE_ALL_NETWORKS : 1u << a.network,
       .transport = cli_transport(&a.wo, TRANSPORT_NETEM),
+      .cost_cmd = a.cc.cmd, .cost_timeout_s = a.cc.timeout_s,
       .progress = cli_stderr_is_tty() ? progress : NULL};
   validate_report *r = e.code ? NULL : validate_run(s, &o, &e);
   if (r && a.db) store(&a, argc, argv, s, r, &e);
   if (e.code) {
-    rc = cli_error("%s", e.msg);
+    rc = cli_fail("validate", &e);
   } else {
     if (a.json) print_json(r, s->name, all);
-    else print_table(r, s->name);
+    else print_table(r, s->name, a.cc.cmd);
   }
   validate_report_free(r);
   scenario_free(s);

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Generates traces/data/{datacenter,spot,multi-dc,regional,worldwide,
-datacenter-physical,spot-physical,worldwide-measured}.{json,csv} from the real
+datacenter-physical,spot-physical,worldwide-measured,volunteer-mix}.{json,csv}
+from the real
 measurements in the shared data folder (GEODES_SHARED_DATA, default
 ../shared/data beside the repository). Run once by hand when the data
 changes; the build never runs it and the program never reads that folder."""
@@ -215,6 +216,82 @@ write_json('worldwide-measured',
     [dict(name=s, devices=8, gpu='V100', nic_gbps=10, p3_2xlarge=True)
      for s in R],
     COST['worldwide'])
+
+# --- volunteer-mix: datacentre and consumer GPUs over the same measured
+# 8-city grid (Skyplane, as worldwide-measured), consumer sites behind a
+# measured non-cloud access link (hivemind-multi-cloud's on-premise RTX 8000
+# workstation to Google Cloud's European VMs) ---
+import statistics
+acc = [r for r in csv.DictReader(open(
+    f'{D}/hivemind_multi_cloud/logs/experiment-set-3/3-P.0/iperf-profile-rtx8000.csv'))]
+def mbit(r):
+    return float(r['bandwidth']) * (1000 if r['bandwidth_metric'].startswith('G') else 1)
+ACC_LAT = round(statistics.median(float(r['avg_ping_ms']) for r in acc) / 2, 3)
+ACC_BW = statistics.median(mbit(r) for r in acc) / 1000
+VOL = OrderedDict(   # city -> (GPU, volunteer?), 4 GPUs each
+    Oregon=('A100', False), Virginia=('H100', False), Ohio=('A10G', False),
+    Tokyo=('RTX4090', True), Seoul=('RTX3090', True), London=('L4', False),
+    Frankfurt=('RTX4090', True), Ireland=('T4', False))
+def volunteer_link(a, b):
+    va, vb = VOL[a][1], VOL[b][1]
+    if a == b:
+        return (ACC_LAT, f'{ACC_BW:g}') if va else (AZ_LAT, 10)
+    lat_ab, bw_ab = (float(x) for x in measured(a, b))
+    lat_ab += ACC_LAT * (va + vb)
+    if va or vb: bw_ab = min(bw_ab, ACC_BW)
+    return (f'{lat_ab:.3f}', f'{bw_ab:.3f}')
+write_csv('volunteer-mix', [
+    'source: skyplane-project/skyplane profiles (as worldwide-measured: ICMP '
+    'ping avg RTT 2022-04-16; iperf3 -P 64 grids of 2022-01-24, 01-29, 11-28 '
+    'between AWS VMs) for the paths between cities; '
+    'cirquit/hivemind-multi-cloud artifacts/networking/logs/experiment-set-3/'
+    '3-P.0/iperf-profile-rtx8000.csv (iperf, one stream, 2023-04-10: an '
+    'on-premise RTX 8000 workstation to Google Cloud T4 VMs in Europe, 5 '
+    'runs: 16.52-16.97 ms RTT, 256-774 Mbit/s) for a consumer site\'s access',
+    'licence: Apache-2.0 (Copyright the Skyplane authors) and MIT '
+    '(cirquit/hivemind-multi-cloud); values derived, not copied',
+    f'derived: between cities as worldwide-measured (RTT/2; mean of the three '
+    f'64-stream grids); a consumer site (Tokyo, Seoul, Frankfurt) adds its '
+    f'access leg, {ACC_LAT} ms one-way (median RTT / 2) and at most '
+    f'{ACC_BW:g} Gbit/s (median), to every path it is on, once per consumer '
+    f'end; inside a consumer site (volunteers of one city) the access leg '
+    f'alone: {ACC_LAT} ms, {ACC_BW:g} Gbit/s; inside a datacentre city '
+    f'0.076 ms and 10 Gbit/s as worldwide-measured',
+    'caveat: composed, not measured end to end: no public measurement joins '
+    'a home GPU to a cloud region on another continent; the access figure '
+    'is one workstation\'s university link, not a household\'s',
+    'latency_convention: RTT/2 (measured)',
+    'synthetic_from_real: false'], list(VOL), volunteer_link)
+def vol_site(city):
+    gpu, vol = VOL[city]
+    if vol:   # a volunteer's machine: NCCL's default one socket, no cloud cap
+        return OrderedDict(name=city, devices=4, gpu=gpu, nic_gbps=1,
+                           nccl_sockets=1)
+    return OrderedDict(name=city, devices=4, gpu=gpu, nic_gbps=10,
+                       nccl_sockets=NCCL_SOCKETS_AWS, flow_gbps=AWS_FLOW_GBPS)
+j = OrderedDict(
+    name='volunteer-mix',
+    description='Datacentre and consumer GPUs in the 8 cities of '
+    'worldwide-measured, 4 per city: A100 (Oregon), H100 (Virginia), A10G '
+    '(Ohio), L4 (London), T4 (Ireland) on cloud hosts with 10 Gbit/s NICs; '
+    'volunteers\' RTX 4090 (Tokyo, Frankfurt) and RTX 3090 (Seoul) behind a '
+    'measured non-cloud access link (8.4 ms, 0.43 Gbit/s: an on-premise '
+    'workstation to Google Cloud, hivemind-multi-cloud, MIT) and gigabit '
+    'Ethernet. Between cities: Skyplane\'s measured AWS grids (Apache-2.0). '
+    'GPT-3 6.7B, 8 stages x 4 replicas. GPU efficiency: the V100\'s fitted '
+    'fraction of each datasheet peak (models/spec.c), not measured.',
+    seed=1, latency_convention='RTT/2 (measured)',
+    sites=[vol_site(c) for c in VOL], network={'trace': 'volunteer-mix.csv'},
+    workload=OrderedDict(model='gpt3-6.7b', layers=32, batch=256,
+                         micro_batch=1, stages=8, replicas=4,
+                         micro_batches_per_pass=32, schedule='gpipe',
+                         dp_algo='central-ps', recompute=True))
+with open(f'{OUT}/volunteer-mix.json', 'w') as f:
+    text = json.dumps(j, indent=2)
+    for s_ in j['sites']:
+        pretty = json.dumps(s_, indent=2).replace('\n', '\n    ')
+        text = text.replace('    ' + pretty, '    ' + json.dumps(s_), 1)
+    f.write(text + '\n')
 
 # --- DT-FM's measured iteration times, the calibration (facts with their
 # source, restated in one long table; shared/data/dtfm_measured) ---

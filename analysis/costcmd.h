@@ -1,0 +1,89 @@
+/* costcmd: a user's cost model as a subprocess, over JSON lines (DESIGN.md
+ * section 10, `--cost-cmd CMD`).
+ *
+ * The protocol. geodes starts `/bin/sh -c CMD` once, its stdin and stdout
+ * on pipes (its stderr is geodes's), and writes
+ *   1. one header line: the resolved scenario and workload
+ *      (costcmd_header_json: {"protocol": "geodes-cost-cmd/1", ...});
+ *   2. one line per candidate allocation,
+ *      {"id": k, "pipelines": [[d, ...], ...], "layers_per_stage": [l, ...]}
+ *      with k = 0, 1, 2, ... over the whole session.
+ * CMD answers each candidate with one line {"id": k, "predicted_s": x}
+ * (other keys are ignored), in the order of the candidates, x a finite
+ * number >= 0 (seconds per iteration). geodes may write many candidates
+ * before reading their answers (a batch is pipelined), or one and wait for
+ * its answer (a search), so CMD must answer a candidate without waiting for
+ * the next one: flush stdout after each answer, or whenever stdin has no
+ * more input. When geodes has no more candidates it closes CMD's stdin;
+ * CMD then exits with status 0.
+ *
+ * The timeout is per candidate: the answer to candidate k must arrive
+ * within timeout_s of the later of candidate k written in full and the
+ * answer to k - 1; the session's first answer, which also covers CMD's
+ * start and the header, has COSTCMD_START_S more (an interpreter and a
+ * model's imports take seconds on a loaded machine).
+ * A CMD that exits, hangs past the timeout, prints a line that is not
+ * JSON, answers another id, or gives a missing, negative or non-finite
+ * predicted_s is an error naming CMD and the candidate (ERR_IO for the
+ * process, ERR_PARSE for the answer); CMD is then killed and reaped, and
+ * every later call fails with the same error. No answer is returned for
+ * a batch that failed part way.
+ *
+ * Invariant: the child is always reaped (costcmd_free kills and waits for
+ * it if it still runs), and SIGPIPE is blocked while geodes writes to it,
+ * so a CMD that dies is an error message, never a dead geodes. */
+#ifndef ANALYSIS_COSTCMD_H
+#define ANALYSIS_COSTCMD_H
+
+#include "models/alloc.h"
+#include "models/spec.h"
+#include "base/err.h"
+
+/* The per-candidate timeout when the caller gives none (seconds). */
+#define COSTCMD_TIMEOUT_S 10.0
+/* What the first answer of a session may take beyond the timeout. */
+#define COSTCMD_START_S 10.0
+
+typedef struct costcmd costcmd;
+
+/* Starts cmd (through /bin/sh -c) and queues header (one line, without its
+ * newline; copied) for it. timeout_s <= 0: COSTCMD_TIMEOUT_S. Returns the
+ * session, or NULL and e filled (ERR_IO) when the process cannot be
+ * started. */
+costcmd *costcmd_start(const char *cmd, const char *header, double timeout_s,
+                       err *e);
+
+/* Scores n candidates: a[i] with layers[i] (stages entries; NULL, or a NULL
+ * entry: the allocation's even split is not known here, so the caller must
+ * give it) into out[i], seconds, writing and reading pipelined. Returns
+ * ERR_OK, or the session's error (out then holds nothing usable). */
+int costcmd_score(costcmd *c, int n, const alloc *const *a,
+                  const int *const *layers, double *out, err *e);
+
+/* costcmd_score of one candidate: its prediction, or NAN with e filled. */
+double costcmd_score_one(costcmd *c, const alloc *a, const int *layers,
+                         err *e);
+
+/* A search's scorer over session ctx (a costcmd *): candidate a with the
+ * layers per stage of w (its stage_layers, or the even split); the
+ * signature of schedules/objective.h's objective_alloc_fn. NAN and e
+ * filled when the session fails. */
+double costcmd_judge(void *ctx, const alloc *a, const spec_workload *w,
+                     err *e);
+
+/* Ends the session: closes CMD's stdin and waits (up to the timeout) for
+ * it to exit. ERR_OK when it exits with status 0 having printed nothing
+ * more; else an error naming CMD (it is then killed). The session stays
+ * allocated: free it with costcmd_free. */
+int costcmd_close(costcmd *c, err *e);
+
+/* Kills CMD if it still runs, reaps it, frees c. NULL is fine. */
+void costcmd_free(costcmd *c);
+
+/* Candidates answered so far. */
+long costcmd_answered(const costcmd *c);
+
+/* The command as given (borrowed). */
+const char *costcmd_command(const costcmd *c);
+
+#endif

@@ -1,0 +1,156 @@
+/* partition: see partition.h. The balanced split is greedy water-filling:
+ * for per-stage times that grow with the stage's layers, adding each next
+ * layer where the resulting time is smallest reaches the smallest possible
+ * largest time (the greedy's final maximum is the least v such that the
+ * stages can hold L layers within v each), and a memory cap is a time of
+ * +inf beyond it. O(L D_pp), with one memory bound per stage found by
+ * bisection. */
+#include "models/partition.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/mem.h"
+
+int partition_parse(const char *text, int *out, int cap) {
+  int n = 0;
+  const char *p = text;
+  for (;;) {
+    if (*p < '0' || *p > '9') return -1;
+    errno = 0;
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (errno || v > INT_MAX || n >= cap) return -1;
+    out[n++] = (int)v;
+    if (*end == '\0') return n;
+    if (*end != ',') return -1;
+    p = end + 1;
+  }
+}
+
+int partition_check(const int *layers, int n, int stages, int total, err *e) {
+  if (n != stages)
+    return err_set(e, ERR_CONFIG, "%d entr%s for %d stages", n,
+                   n == 1 ? "y" : "ies", stages);
+  long long sum = 0;
+  for (int i = 0; i < n; i++) {
+    if (layers[i] < 1)
+      return err_set(e, ERR_CONFIG, "entry %d is %d: every stage needs at "
+                     "least one layer", i, layers[i]);
+    sum += layers[i];
+  }
+  if (sum != total)
+    return err_set(e, ERR_CONFIG, "they sum to %lld, not the %d layers", sum,
+                   total);
+  return ERR_OK;
+}
+
+/* Seconds per FLOP of device d (the engine's compute rate). */
+static double s_per_flop(const scenario *s, const spec_gpu *const *gpu,
+                         int d) {
+  const scenario_site *site = &s->sites[s->device_site[d]];
+  return spec_site_compute_factor(site, gpu[d]) /
+         (gpu[d]->peak_flops * gpu[d]->efficiency);
+}
+
+/* FLOPs of one micro-batch's forward and backward on stage st with
+ * `layers` layers (spec_stage_fwd_flops + spec_stage_bwd_flops). */
+static double stage_flops(const spec_workload *w, int st, int layers) {
+  double layer = (double)w->micro_batch * spec_layer_flops(w->model);
+  double head = st == w->stages - 1
+                    ? (double)w->micro_batch * spec_head_flops(w->model)
+                    : 0;
+  return layers * layer * (w->recompute ? 4.0 : 3.0) + 3.0 * head;
+}
+
+double partition_stage_s(const spec_workload *w, const scenario *s,
+                         const spec_gpu *const *gpu, int st, int layers,
+                         int d) {
+  return stage_flops(w, st, layers) * s_per_flop(s, gpu, d);
+}
+
+/* The most layers stage st holds within `bytes` (0 when not even one). */
+static int memory_cap(const spec_workload *w, int st, double bytes) {
+  if (spec_stage_memory_with(w, st, 1) > bytes) return 0;
+  int lo = 1, hi = w->layers; /* lo fits; the answer is in [lo, hi] */
+  while (lo < hi) {
+    int mid = lo + (hi - lo + 1) / 2;
+    if (spec_stage_memory_with(w, st, mid) <= bytes)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* Per stage: the slowest device's seconds per FLOP and the smallest
+ * memory, with the device that has it. */
+static void stage_limits(const spec_workload *w, const scenario *s,
+                         const spec_gpu *const *gpu, const alloc *a,
+                         double *slow, int *cap, int *tight) {
+  for (int st = 0; st < w->stages; st++) {
+    slow[st] = 0;
+    tight[st] = alloc_at(a, 0, st);
+    for (int r = 0; r < w->replicas; r++) {
+      int d = alloc_at(a, r, st);
+      slow[st] = fmax(slow[st], s_per_flop(s, gpu, d));
+      if (gpu[d]->memory_bytes < gpu[tight[st]]->memory_bytes) tight[st] = d;
+    }
+    cap[st] = memory_cap(w, st, gpu[tight[st]]->memory_bytes);
+  }
+}
+
+/* Adds the remaining layers one by one where the stage stays fastest. */
+static void fill(const spec_workload *w, const double *slow, const int *cap,
+                 int *out) {
+  for (int left = w->layers - w->stages; left > 0; left--) {
+    int best = -1;
+    double best_t = INFINITY;
+    for (int st = 0; st < w->stages; st++) {
+      if (out[st] >= cap[st]) continue;
+      double t = stage_flops(w, st, out[st] + 1) * slow[st];
+      if (t < best_t) best_t = t, best = st;
+    }
+    out[best]++;
+  }
+}
+
+int partition_balanced(const spec_workload *w, const scenario *s,
+                       const spec_gpu *const *gpu, const alloc *a, int *out,
+                       err *e) {
+  int n = w->stages;
+  double *slow = mem_alloc((size_t)n * sizeof *slow);
+  int *cap = mem_alloc((size_t)n * sizeof *cap);
+  int *tight = mem_alloc((size_t)n * sizeof *tight);
+  stage_limits(w, s, gpu, a, slow, cap, tight);
+  long long room = 0;
+  int rc = ERR_OK;
+  for (int st = 0; st < n && rc == ERR_OK; st++) {
+    if (cap[st] < 1)
+      rc = err_set(e, ERR_MEMORY, "%s: stage %d does not fit even one layer "
+                   "(%.2f GB) on device %d (%s, %.2f GB)", s->name, st,
+                   spec_stage_memory_with(w, st, 1) / 1e9, tight[st],
+                   gpu[tight[st]]->name, gpu[tight[st]]->memory_bytes / 1e9);
+    room += cap[st];
+    out[st] = 1;
+  }
+  if (rc == ERR_OK && room < w->layers)
+    rc = err_set(e, ERR_MEMORY, "%s: the %d layers do not fit: the stages' "
+                 "smallest devices hold at most %lld", s->name, w->layers,
+                 room);
+  if (rc == ERR_OK) fill(w, slow, cap, out);
+  free(slow), free(cap), free(tight);
+  return rc;
+}
+
+int partition_apply(spec_workload *w, const scenario *s,
+                    const spec_gpu *const *gpu, const alloc *a, int *buf,
+                    err *e) {
+  if (!w->balanced) return ERR_OK;
+  int rc = partition_balanced(w, s, gpu, a, buf, e);
+  if (rc == ERR_OK) w->stage_layers = buf;
+  return rc;
+}

@@ -1,0 +1,54 @@
+/* partition: how a workload's L layers are split over its D_pp stages — an
+ * explicit list (`--layers-per-stage a,b,...`, `workload.layers_per_stage`)
+ * or the partition balanced for an allocation, where each stage runs at
+ * the pace of the slowest device of its data-parallel group.
+ * Invariant: a partition has D_pp entries, each >= 1, summing to L; the
+ * balanced one also fits every stage in the memory of every device that
+ * runs it (spec_stage_memory_with). Pure functions: nothing allocated
+ * outlives a call. */
+#ifndef MODELS_PARTITION_H
+#define MODELS_PARTITION_H
+
+#include "models/alloc.h"
+#include "models/spec.h"
+#include "base/err.h"
+#include "traces/scenario.h"
+
+/* Parses "a,b,c" (decimal integers, no spaces) into out (at most cap
+ * entries). Returns the count, or -1 when text is not such a list or has
+ * more than cap entries (out then holds nothing usable). */
+int partition_parse(const char *text, int *out, int cap);
+
+/* Checks layers (n entries) as a partition of total layers over stages:
+ * n == stages, every entry >= 1, the sum == total. ERR_OK, or ERR_CONFIG
+ * with a message that says which ("3 entries for 4 stages", "entry 2 is
+ * 0", "they sum to 23, not the 24 layers"); the caller prefixes the option
+ * or the key. */
+int partition_check(const int *layers, int n, int stages, int total, err *e);
+
+/* Seconds one micro-batch's forward and backward of stage st takes with
+ * `layers` layers on device d of s (the engine's compute: FLOPs over peak
+ * x efficiency, the site's compute factor). */
+double partition_stage_s(const spec_workload *w, const scenario *s,
+                         const spec_gpu *const *gpu, int st, int layers,
+                         int d);
+
+/* The partition balanced for allocation a (D_dp x D_pp, validated): layers
+ * per stage minimising the largest stage time on the slowest device of
+ * each stage, within the memory of every device of the stage. Exact for
+ * that min-max (layers are added one at a time to the stage that stays
+ * fastest with one more, ties to the lower stage). Writes D_pp entries
+ * into out; ERR_OK, or ERR_MEMORY naming the stage or the total that does
+ * not fit. */
+int partition_balanced(const spec_workload *w, const scenario *s,
+                       const spec_gpu *const *gpu, const alloc *a, int *out,
+                       err *e);
+
+/* When w->balanced: partition_balanced for a into buf (D_pp entries, owned
+ * by the caller and outliving w's use) and w->stage_layers = buf. Else
+ * nothing. ERR_OK, or partition_balanced's ERR_MEMORY. */
+int partition_apply(spec_workload *w, const scenario *s,
+                    const spec_gpu *const *gpu, const alloc *a, int *buf,
+                    err *e);
+
+#endif

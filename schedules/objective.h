@@ -1,0 +1,91 @@
+/* objective: what a search can minimise beyond DT-FM's communication-only
+ * score, with the constraints every search keeps:
+ *   - `predicted`: the end-to-end predictor (models/predict), which counts
+ *     compute, the bubble, communication and synchronisation, so that a
+ *     search sees a slow GPU as the stage's pace;
+ *   - any allocation scorer the caller brings (a user's cost model, the
+ *     simulation), given the allocation's layers per stage;
+ *   - memory: an allocation with a stage that does not fit a device that
+ *     runs it scores +inf in every objective made here (a constraint, not
+ *     an error: the search goes on around it).
+ * A partition is judged as cost_realise turns it into pipelines (the TSP
+ * order of its groups and the bottleneck pairings: what GCMA's result
+ * becomes), and an allocation's layers per stage are the workload's (even,
+ * or its explicit list) or, when asked, partition_balanced's for that
+ * allocation.
+ * Invariant: an objective borrows the scenario and the cost context for
+ * its life and owns its scratch; scoring is a pure function of the
+ * candidate (one objective per thread). */
+#ifndef SCHEDULES_OBJECTIVE_H
+#define SCHEDULES_OBJECTIVE_H
+
+#include <stdbool.h>
+
+#include "models/cost.h"
+#include "models/spec.h"
+#include "models/transport.h"
+#include "schedules/search.h"
+#include "traces/scenario.h"
+
+/* The objectives a search can be told to use, X(ID, "name"): DT-FM's
+ * communication-only score, the end-to-end predictor, and a caller's
+ * scorer (the front end's --cost-cmd). */
+#define OBJECTIVE_KIND_MAP(X) \
+  X(DTFM, "dtfm")             \
+  X(PREDICTED, "predicted")   \
+  X(COST_CMD, "cost-cmd")
+
+#define OBJECTIVE_KIND_ID(id, name) OBJECTIVE_##id,
+typedef enum objective_kind {
+  OBJECTIVE_KIND_MAP(OBJECTIVE_KIND_ID) OBJECTIVE_NKINDS
+} objective_kind;
+#undef OBJECTIVE_KIND_ID
+
+/* Their names, NULL-terminated, in the map's order. */
+extern const char *const objective_kind_names[];
+
+typedef struct objective objective;
+
+/* A scorer of an allocation a whose workload (with a's layers per stage)
+ * is w: seconds, or NAN with e filled on failure (the search then stops). */
+typedef double (*objective_alloc_fn)(void *ctx, const alloc *a,
+                                     const spec_workload *w, err *e);
+
+/* An objective environment for s (workload resolved here) and its cost
+ * context c (both borrowed), the transport the predictor models (NULL:
+ * defaults) and whether layers are balanced per allocation (also when the
+ * scenario's workload asks for it: balanced_layers). NULL and e
+ * filled when the workload or a GPU does not resolve. */
+objective *objective_new(const scenario *s, const cost_ctx *c,
+                         const transport_options *t, bool balanced, err *e);
+void objective_free(objective *o);  /* NULL is fine */
+
+/* The layers per stage of allocation a into layers (D_pp entries): the
+ * workload's, or balanced for a. ERR_OK, or ERR_MEMORY (balanced: no
+ * partition fits). */
+int objective_layers(objective *o, const alloc *a, int *layers, err *e);
+
+/* Whether every stage of a, with its layers per stage, fits every device
+ * that runs it. */
+bool objective_fits(objective *o, const alloc *a);
+
+/* The predictor as an objective ("predicted"): predict_iteration_with's
+ * iteration_s of a with its layers; +inf when it does not fit. */
+search_objective objective_predicted(objective *o);
+
+/* fn (borrowing ctx) as an objective called name: +inf for an allocation
+ * that does not fit, else fn. One custom scorer per objective: a second
+ * call replaces the first. */
+search_objective objective_custom(objective *o, const char *name,
+                                  objective_alloc_fn fn, void *ctx);
+
+/* DT-FM's score restricted to what fits: cost_partition / cost_alloc, +inf
+ * for a candidate whose realised allocation does not fit. When every
+ * device holds the largest stage whatever its place (checked once, here),
+ * no candidate is realised for the check. */
+search_objective objective_dtfm(objective *o);
+
+/* Candidates refused for memory so far, by any objective of o. */
+long objective_refused(const objective *o);
+
+#endif

@@ -1,0 +1,178 @@
+/* test_partition: explicit lists (parse, check and their messages) and the
+ * balanced partition against brute force over every composition of L into
+ * D_pp positive parts, memory caps included, on a mixed-GPU case. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/partition.h"
+#include "tests/support.h"
+#include "base/mem.h"
+
+Test(partition, parse) {
+  int l[4];
+  cr_assert_eq(partition_parse("3,3,2", l, 4), 3);
+  cr_assert(l[0] == 3 && l[1] == 3 && l[2] == 2);
+  cr_assert_eq(partition_parse("7", l, 4), 1);
+  cr_assert_eq(partition_parse("0,5", l, 4), 2); /* check refuses the 0 */
+  static const char *const bad[] = {"", "3,,2", "3,2,", ",3", "a", "3 ,2",
+                                    "-1,2", "+1", "1,2,3,4,5", "99999999999",
+                                    "1.5"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    cr_assert_eq(partition_parse(bad[i], l, 4), -1, "'%s'", bad[i]);
+}
+
+Test(partition, check_says_what_is_wrong) {
+  err e;
+  err_clear(&e);
+  cr_assert_eq(partition_check((int[]){3, 3, 2}, 3, 3, 8, &e), ERR_OK);
+  cr_assert_eq(partition_check((int[]){4, 4}, 2, 3, 8, &e), ERR_CONFIG);
+  cr_assert_str_eq(e.msg, "2 entries for 3 stages");
+  err_clear(&e);
+  cr_assert_eq(partition_check((int[]){8, 0, 0}, 3, 3, 8, &e), ERR_CONFIG);
+  cr_assert_str_eq(e.msg, "entry 1 is 0: every stage needs at least one layer");
+  err_clear(&e);
+  cr_assert_eq(partition_check((int[]){3, 3, 3}, 3, 3, 8, &e), ERR_CONFIG);
+  cr_assert_str_eq(e.msg, "they sum to 9, not the 8 layers");
+}
+
+/* Three GPU types in three sites, 3 stages x 2 replicas (the protocol
+ * test's mixed case; its links do not matter here). */
+static scenario *mixed(const char *model, int layers) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"name\": \"mixed\", \"sites\": ["
+           "{\"name\": \"a\", \"devices\": 2, \"gpu\": \"V100\"},"
+           "{\"name\": \"b\", \"devices\": 2, \"gpu\": \"A100\"},"
+           "{\"name\": \"c\", \"devices\": 2, \"gpu\": \"T4\", "
+           "\"compute_efficiency\": 0.3}],"
+           " \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1},"
+           " \"workload\": {\"model\": \"%s\", \"layers\": %d, \"batch\": 16,"
+           " \"micro_batch\": 1, \"stages\": 3, \"replicas\": 2,"
+           " \"micro_batches_per_pass\": 8}}",
+           model, layers);
+  err e;
+  err_clear(&e);
+  scenario *s = scenario_parse(text, strlen(text), "mixed.json", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  return s;
+}
+
+/* The largest stage time of partition l on a, or inf when a stage does not
+ * fit one of its devices. */
+static double worst(const spec_workload *w, const scenario *s,
+                    const spec_gpu *const *gpu, const alloc *a, const int *l) {
+  double most = 0;
+  for (int st = 0; st < w->stages; st++)
+    for (int r = 0; r < w->replicas; r++) {
+      int d = alloc_at(a, r, st);
+      if (spec_stage_memory_with(w, st, l[st]) > gpu[d]->memory_bytes)
+        return INFINITY;
+      most = fmax(most, partition_stage_s(w, s, gpu, st, l[st], d));
+    }
+  return most;
+}
+
+/* Brute force over every (l0, l1, l2) >= 1 summing to L. */
+static double brute(const spec_workload *w, const scenario *s,
+                    const spec_gpu *const *gpu, const alloc *a) {
+  double best = INFINITY;
+  for (int x = 1; x < w->layers; x++)
+    for (int y = 1; x + y < w->layers; y++) {
+      int l[3] = {x, y, w->layers - x - y};
+      best = fmin(best, worst(w, s, gpu, a, l));
+    }
+  return best;
+}
+
+static void against_brute_force(const char *model, int layers,
+                                const char *runtime, int *feasible) {
+  scenario *s = mixed(model, layers);
+  if (runtime) {
+    scenario_knobs k;
+    scenario_knobs_init(&k);
+    k.runtime = runtime;
+    k.micro_batches_per_pass = 8;
+    cr_assert_eq(scenario_apply(s, &k, NULL), ERR_OK);
+  }
+  spec_workload w;
+  const spec_gpu *gpu[6];
+  cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  cr_assert_eq(spec_device_gpus(s, gpu, NULL), ERR_OK);
+  for (uint64_t seed = 0; seed < 30; seed++) {
+    alloc *a = alloc_random(2, 3, seed);
+    int l[3];
+    err e;
+    err_clear(&e);
+    int rc = partition_balanced(&w, s, gpu, a, l, &e);
+    double want = brute(&w, s, gpu, a);
+    if (isinf(want)) {
+      cr_assert_eq(rc, ERR_MEMORY, "seed %llu: no partition fits",
+                   (unsigned long long)seed);
+      cr_assert(strstr(e.msg, "mixed: "), "%s", e.msg);
+    } else {
+      cr_assert_eq(rc, ERR_OK, "%s", e.msg);
+      cr_assert_eq(partition_check(l, 3, 3, layers, NULL), ERR_OK);
+      cr_assert_eq(worst(&w, s, gpu, a, l), want, "seed %llu: %d,%d,%d",
+                   (unsigned long long)seed, l[0], l[1], l[2]);
+      ++*feasible;
+    }
+    alloc_free(a);
+  }
+  scenario_free(s);
+}
+
+Test(partition, balanced_is_the_brute_force_optimum) {
+  int feasible = 0;
+  against_brute_force("gpt3-xl", 7, NULL, &feasible);
+  against_brute_force("gpt3-xl", 24, NULL, &feasible);
+  cr_assert_eq(feasible, 60);
+}
+
+/* GPT-3 13B under Megatron (16 bytes a parameter): a T4's 16 GB holds one
+ * or two of its layers, an A100's 80 GB several. Where the even split does
+ * not fit, the balanced one works within the caps, or says no. */
+Test(partition, balanced_within_memory_against_brute_force) {
+  int feasible = 0;
+  against_brute_force("gpt3-13b", 9, "megatron", &feasible);
+  cr_assert(feasible > 0 && feasible < 30, "%d of 30 fit", feasible);
+}
+
+/* Two devices of one type but a half-speed host, 12 layers of GPT-3 Small
+ * (recomputation on: a layer costs 4 forwards) and its LM head on the slow,
+ * last stage: per micro-batch a layer is 4 (24 h^2 + 4 s h) = 81.8 MFLOP a
+ * token and the head 3 (2 h V) = 231.6, 2.83 layers. In layer units the
+ * fast stage with x layers takes x, the slow one 2 (12 - x + 2.83):
+ * x = 10 gives max(10, 9.66) = 10; x = 11, max(11, 7.66); x = 9,
+ * max(9, 11.66). */
+Test(partition, twice_as_fast_takes_about_twice_the_layers) {
+  const char *text =
+      "{\"name\": \"two\", \"sites\": ["
+      "{\"name\": \"fast\", \"devices\": 1, \"gpu\": \"V100\", "
+      "\"compute_efficiency\": 0.6},"
+      "{\"name\": \"slow\", \"devices\": 1, \"gpu\": \"V100\", "
+      "\"compute_efficiency\": 0.3}],"
+      " \"network\": {\"latency_ms\": 1, \"bandwidth_gbps\": 10},"
+      " \"workload\": {\"model\": \"gpt3-small\", \"layers\": 12, \"batch\": 4,"
+      " \"micro_batch\": 1, \"stages\": 2, \"replicas\": 1,"
+      " \"recompute\": true}}";
+  scenario *s = scenario_parse(text, strlen(text), "two.json", NULL);
+  cr_assert_not_null(s);
+  spec_workload w;
+  const spec_gpu *gpu[2];
+  cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  cr_assert_eq(spec_device_gpus(s, gpu, NULL), ERR_OK);
+  const spec_model *m = w.model;
+  double layer = 4.0 * spec_layer_flops(m), head = 3.0 * spec_head_flops(m);
+  cr_assert_float_eq(head / layer, 2.83, 0.005);
+  double unit = partition_stage_s(&w, s, gpu, 0, 1, 0);
+  cr_assert_float_eq(partition_stage_s(&w, s, gpu, 1, 2, 1) / unit,
+                     2 * (2 + head / layer), 1e-9);
+  alloc *a = alloc_identity(1, 2);
+  int l[2];
+  cr_assert_eq(partition_balanced(&w, s, gpu, a, l, NULL), ERR_OK);
+  cr_assert(l[0] == 10 && l[1] == 2, "%d / %d", l[0], l[1]);
+  alloc_free(a);
+  scenario_free(s);
+}
