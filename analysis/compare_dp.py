@@ -33,17 +33,10 @@ itself under /usr/bin/python3 (Debian's python3-matplotlib).
 import os
 import sys
 
-try:
-    import matplotlib
-except ImportError:
-    system = "/usr/bin/python3"
-    if os.path.exists(system) and not os.environ.get("GEODES_PLOT_REEXEC"):
-        os.environ["GEODES_PLOT_REEXEC"] = "1"
-        os.execv(system, [system, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.exit("compare_dp.py: matplotlib is missing (Debian: apt-get install "
-             "python3-matplotlib)")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpl_agg import matplotlib_agg  # noqa: E402
 
-matplotlib.use("Agg")
+matplotlib = matplotlib_agg(__file__, "compare_dp.py")
 import argparse  # noqa: E402
 import csv  # noqa: E402
 import json  # noqa: E402

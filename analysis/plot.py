@@ -30,19 +30,10 @@ itself under /usr/bin/python3 (Debian's python3-matplotlib).
 import os
 import sys
 
-try:
-    import matplotlib
-except ImportError:
-    # Not compared by realpath: a venv's python3 is a link to the same
-    # binary, yet without Debian's dist-packages. The variable stops a loop.
-    system = "/usr/bin/python3"
-    if os.path.exists(system) and not os.environ.get("GEODES_PLOT_REEXEC"):
-        os.environ["GEODES_PLOT_REEXEC"] = "1"
-        os.execv(system, [system, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.exit("plot.py: matplotlib is missing (Debian: apt-get install "
-             "python3-matplotlib)")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpl_agg import matplotlib_agg  # noqa: E402
 
-matplotlib.use("Agg")
+matplotlib = matplotlib_agg(__file__, "plot.py")
 import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402

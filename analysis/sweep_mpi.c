@@ -97,17 +97,24 @@ int sweep_mpi_agree(int status) {
   return all;
 }
 
+/* Rank 0: the next result message from any rank (malloc'ed, *len bytes),
+ * and the rank that sent it. */
+static char *receive_result(int *from, int *len) {
+  MPI_Status ms;
+  MPI_Probe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &ms);
+  MPI_Get_count(&ms, MPI_BYTE, len);
+  char *buf = mem_alloc((size_t)*len + 1);
+  MPI_Recv(buf, *len, MPI_BYTE, ms.MPI_SOURCE, TAG_RESULT, MPI_COMM_WORLD,
+           MPI_STATUS_IGNORE);
+  *from = ms.MPI_SOURCE;
+  return buf;
+}
+
 /* Rank 0: stores one result that arrived from another rank; *from is that
  * rank. */
 static int receive_one(sweep_writer *w, int *from, err *e) {
-  MPI_Status ms;
   int len;
-  MPI_Probe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &ms);
-  MPI_Get_count(&ms, MPI_BYTE, &len);
-  char *buf = mem_alloc((size_t)len + 1);
-  MPI_Recv(buf, len, MPI_BYTE, ms.MPI_SOURCE, TAG_RESULT, MPI_COMM_WORLD,
-           MPI_STATUS_IGNORE);
-  *from = ms.MPI_SOURCE;
+  char *buf = receive_result(from, &len);
   uint64_t point = 0;
   int status = ERR_CONFIG;
   err pe = {0};
@@ -118,7 +125,7 @@ static int receive_one(sweep_writer *w, int *from, err *e) {
        !sweep_unpack(buf + sizeof point, (size_t)len - sizeof point, &status,
                      &pe, &r)))
     status = err_set(&pe, ERR_CONFIG, "rank %d sent a malformed result",
-                     ms.MPI_SOURCE);
+                     *from);
   free(buf);
   int rc = sweep_writer_put(w, (size_t)point, status, &pe, &r, e);
   db_result_clear(&r);
@@ -167,15 +174,9 @@ static void release(int *held, int size) {
     int r = 1;
     while (r < size && held[r] == 0) r++;
     if (r == size) return;
-    MPI_Status ms;
-    int len;
-    MPI_Probe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &ms);
-    MPI_Get_count(&ms, MPI_BYTE, &len);
-    char *buf = mem_alloc((size_t)len + 1);
-    MPI_Recv(buf, len, MPI_BYTE, ms.MPI_SOURCE, TAG_RESULT, MPI_COMM_WORLD,
-             MPI_STATUS_IGNORE);
-    free(buf);
-    if (--held[ms.MPI_SOURCE] == 0) assign(ms.MPI_SOURCE, NO_POINT);
+    int from, len;
+    free(receive_result(&from, &len));
+    if (--held[from] == 0) assign(from, NO_POINT);
   }
 }
 
