@@ -17,6 +17,8 @@ void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
   n->cap = mem_calloc((size_t)nd, sizeof *n->cap);
   n->out = mem_calloc((size_t)nd, sizeof *n->out);
   n->in = mem_calloc((size_t)nd, sizeof *n->in);
+  n->rout = mem_calloc((size_t)nd, sizeof *n->rout);
+  n->rin = mem_calloc((size_t)nd, sizeof *n->rin);
   n->swap = false;
   for (int d = 0; d < nd; d++) {
     const scenario_site *site = &s->sites[s->device_site[d]];
@@ -29,10 +31,12 @@ void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
 
 void hop_net_free(hop_net *n) {
   free(n->nic), free(n->cap), free(n->out), free(n->in);
+  free(n->rout), free(n->rin);
 }
 
 void hop_net_reset(hop_net *n) {
-  for (int d = 0; d < n->s->ndevices; d++) n->out[d] = n->in[d] = 0;
+  for (int d = 0; d < n->s->ndevices; d++)
+    n->out[d] = n->in[d] = n->rout[d] = n->rin[d] = 0;
   n->swap = false;
 }
 
@@ -49,8 +53,11 @@ static bool wired(const hop_net *n, int a, int b) {
 void hop_net_count(hop_net *n, int a, int b, double bytes) {
   if (!wired(n, a, b)) return;
   int w = transport_sockets_used(sockets_to(n, b), bytes);
+  int wr = transport_sockets_used(sockets_to(n, a), bytes);
   n->out[n->nic[a]] += w;
   n->in[n->nic[b]] += w;
+  n->rout[n->nic[b]] += wr;
+  n->rin[n->nic[a]] += wr;
 }
 
 /* The share of NIC capacity cap for a flow of weight w among total. */
@@ -74,8 +81,8 @@ hop hop_of(const hop_net *n, int a, int b, double bytes, int share) {
            .sockets = N};
   if (!wired(n, a, b)) return h; /* ideal, or NVLink inside an instance */
   int na = n->nic[a], nb = n->nic[b];
-  double eo = n->swap ? n->in[na] : n->out[na];
-  double ei = n->swap ? n->out[nb] : n->in[nb];
+  double eo = n->swap ? n->rout[na] : n->out[na];
+  double ei = n->swap ? n->rin[nb] : n->in[nb];
   if (n->cap[na] > 0) h.rate = fmin(h.rate, nic_share(n->cap[na], w, eo));
   if (n->cap[nb] > 0) h.rate = fmin(h.rate, nic_share(n->cap[nb], w, ei));
   double fg = fmin(flow_cap_gbps(n, a), flow_cap_gbps(n, b));

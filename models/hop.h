@@ -34,7 +34,10 @@ typedef struct hop_net {
   double *cap;        /* NIC -> capacity, bytes/s; 0: unlimited */
   double *out, *in;   /* NIC -> socket weight of the phase's flows leaving
                          and entering it */
-  bool swap;          /* read out and in swapped: the phase reversed */
+  double *rout, *rin; /* the same for the reversed phase: each counted
+                         flow b -> a at its own weight (the sockets of a,
+                         which may differ from b's) */
+  bool swap;          /* read rout and rin: the phase reversed */
 } hop_net;
 
 typedef struct hop {
