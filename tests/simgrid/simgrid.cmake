@@ -33,21 +33,15 @@ if(SIMGRID_FOUND)
     endforeach()
   endforeach()
   if(CRITERION_FOUND)
-    # Registered as the top CMakeLists.txt registers tests/test_*.c, with the program's
-    # path and the platform writer added.
+    # Registered as the top CMakeLists.txt registers tests/test_*.c, with the
+    # program's path and the platform writer added.
     foreach(t test_simgrid_train test_simgrid_platform)
-      add_executable(${t} ${CMAKE_SOURCE_DIR}/tests/simgrid/${t}.c
-                          ${CMAKE_SOURCE_DIR}/tests/simgrid/simgrid_platform.c)
-      target_link_libraries(${t} PRIVATE geodes_test_support geodes_analysis
-                            PkgConfig::CRITERION PkgConfig::SIMGRID)
+      geodes_criterion_test(${t} ${CMAKE_SOURCE_DIR}/tests/simgrid/${t}.c
+                                 ${CMAKE_SOURCE_DIR}/tests/simgrid/simgrid_platform.c)
+      target_link_libraries(${t} PRIVATE PkgConfig::SIMGRID)
       target_compile_definitions(${t} PRIVATE
-        SIMGRID_TRAIN_BIN="$<TARGET_FILE:simgrid_train>"
-        GEODES_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+        SIMGRID_TRAIN_BIN="$<TARGET_FILE:simgrid_train>")
       add_dependencies(${t} simgrid_train)
-      add_test(NAME ${t} COMMAND ${t} --jobs 2)
-      set_tests_properties(${t} PROPERTIES
-        FAIL_REGULAR_EXPRESSION "ERROR: (Address|Leak)Sanitizer|runtime error:"
-        TIMEOUT 900)
     endforeach()
   endif()
 else()
