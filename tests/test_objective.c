@@ -77,6 +77,22 @@ static void env_free(env *x) {
   scenario_free(x->s);
 }
 
+/* volunteer-mix under Megatron's runtime (16 bytes a parameter on the
+ * device, all 64 micro-batches in one 1F1B schedule), its workload and
+ * GPUs resolved into *w and gpu[32]. */
+static env megatron_volunteers(spec_workload *w, const spec_gpu **gpu) {
+  scenario *s = support_scenario("volunteer-mix");
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  k.runtime = "megatron";
+  k.micro_batches_per_pass = 64;
+  cr_assert_eq(scenario_apply(s, &k, NULL), ERR_OK);
+  env x = env_new(s, false);
+  cr_assert_eq(spec_workload_resolve(x.s, w, NULL), ERR_OK);
+  cr_assert_eq(spec_device_gpus(x.s, gpu, NULL), ERR_OK);
+  return x;
+}
+
 static double predict_of(const scenario *s, const alloc *a, const int *layers) {
   spec_workload w;
   const spec_gpu *gpu[64];
@@ -159,17 +175,9 @@ static double custom_one(void *ctx, const alloc *a, const spec_workload *w,
  * which put a stage on a GPU too small for it, checked against
  * spec_check_memory, the engine's own refusal. */
 Test(objective, what_does_not_fit_is_infinite_under_every_objective) {
-  scenario *s = support_scenario("volunteer-mix");
-  scenario_knobs k; /* Megatron: 16 bytes a parameter on the device */
-  scenario_knobs_init(&k);
-  k.runtime = "megatron";
-  k.micro_batches_per_pass = 64;
-  cr_assert_eq(scenario_apply(s, &k, NULL), ERR_OK);
-  env x = env_new(s, false);
   spec_workload w;
   const spec_gpu *gpu[32];
-  cr_assert_eq(spec_workload_resolve(x.s, &w, NULL), ERR_OK);
-  cr_assert_eq(spec_device_gpus(x.s, gpu, NULL), ERR_OK);
+  env x = megatron_volunteers(&w, gpu);
   int calls = 0;
   search_objective d = objective_dtfm(x.o), p = objective_predicted(x.o);
   search_objective u = objective_custom(x.o, "user", custom_one, &calls);
@@ -263,17 +271,9 @@ Test(objective, gcma_with_the_predictor_finds_the_brute_force_optimum) {
  * scores it as the cost model does, having refused candidates on the way
  * (a stage 0 or 7 of 4 layers needs more than a T4's or V100's 16 GB). */
 Test(objective, gcma_keeps_to_what_fits) {
-  scenario *s = support_scenario("volunteer-mix");
-  scenario_knobs k;
-  scenario_knobs_init(&k);
-  k.runtime = "megatron";
-  k.micro_batches_per_pass = 64;
-  cr_assert_eq(scenario_apply(s, &k, NULL), ERR_OK);
-  env x = env_new(s, false);
   spec_workload w;
   const spec_gpu *gpu[32];
-  cr_assert_eq(spec_workload_resolve(x.s, &w, NULL), ERR_OK);
-  cr_assert_eq(spec_device_gpus(x.s, gpu, NULL), ERR_OK);
+  env x = megatron_volunteers(&w, gpu);
   search_objective d = objective_dtfm(x.o);
   search_opts o;
   search_opts_default(&o);
