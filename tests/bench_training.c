@@ -4,7 +4,9 @@
  * (one GPipe pass of M micro-batches: batch 8 M), under netem and tcp:
  * flows and events per CPU-second, wall time, and peak memory after 10 and
  * after 100 iterations (flat in N: the run keeps one task graph, rebuilt per
- * iteration in place, not one for all iterations). Figures, not tests.
+ * iteration in place, not one for all iterations). Each case runs in a
+ * process of its own, so its peak is its own and not the previous case's
+ * (ru_maxrss never falls). Figures, not tests.
  *
  * SimGrid's figure on the same workload (the same task graph, read back
  * from sim/train.c) is tests/simgrid/simgrid_train's, which the bench
@@ -13,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "models/alloc.h"
 #include "sim/training.h"
@@ -85,16 +89,34 @@ static int run_case(int M, transport_model net, int iterations) {
   return 0;
 }
 
+/* run_case in a child process: the peak RSS it reports is that case's. */
+static int run_apart(int M, transport_model net, int iterations) {
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) {
+    perror("bench_training: fork");
+    return 1;
+  }
+  if (pid == 0) {
+    int rc = run_case(M, net, iterations);
+    fflush(stdout);
+    _exit(rc);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return 1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 int main(void) {
   const char *env = getenv("GEODES_BENCH_ITERATIONS");
   int iterations = env ? atoi(env) : 100;
   if (iterations < 1) iterations = 100;
   printf("bench_training: %d iterations of worldwide (64 GPUs, 8 x 8, "
-         "dtfm-identity), one process\n", iterations);
+         "dtfm-identity), one process per case\n", iterations);
   int rc = 0;
   const int Ms[] = {4, 32};
   const transport_model nets[] = {TRANSPORT_NETEM, TRANSPORT_TCP};
   for (int i = 0; i < 2; i++)
-    for (int j = 0; j < 2; j++) rc |= run_case(Ms[i], nets[j], iterations);
+    for (int j = 0; j < 2; j++) rc |= run_apart(Ms[i], nets[j], iterations);
   return rc;
 }
