@@ -551,10 +551,14 @@ int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
   for (size_t k = 0; k < 5; k++) bind_real(st, i++, r3[k]);
   for (size_t k = 0; k < 5; k++) bind_int(st, i++, i3[k]);
   bind_real(st, i++, r->cost_cmd_s);
+  assert(i == DB_RESULT_NCOLUMNS + 1 && "a bind for every column");
   int rc = step_done(d, st, e, "cannot store a result");
   if (rc) return rc;
   int changed = sqlite3_changes(d->h);
-  if (changed && (rc = put_run_rows(d, r, e))) return rc;
+  /* Only a training run has iterations and marks; its key says so (the
+   * iterations key), so a row without one never replaces one with them. */
+  bool run_rows = r->iterations >= 0 || r->nit || r->nmarks;
+  if (changed && run_rows && (rc = put_run_rows(d, r, e))) return rc;
   return changed;
 }
 

@@ -101,7 +101,7 @@ char *sweep_pack(int status, const err *e, const db_result *r, size_t *len) {
     wire_str(&w, r->alloc);
     const int64_t run_ints[] = {r->iterations, r->checkpoint_every,
                                 (int64_t)r->nit, (int64_t)r->nmarks};
-    const double run_reals[] = {r->total_s, r->samples_per_s, r->lost_s};
+    const double run_reals[] = {r->total_s, r->lost_s}; /* samples_per_s: above */
     wire_put(&w, run_ints, sizeof run_ints);
     wire_put(&w, run_reals, sizeof run_reals);
     if (r->nit) wire_put(&w, r->it, r->nit * sizeof *r->it);
@@ -178,12 +178,11 @@ bool sweep_unpack(const char *buf, size_t len, int *status, err *e,
   rd_str(&in, r->gpu, sizeof r->gpu, NULL);
   rd_str(&in, NULL, 0, &r->alloc);
   int64_t run_ints[4];
-  double run_reals[3];
+  double run_reals[2];
   rd(&in, run_ints, sizeof run_ints);
   rd(&in, run_reals, sizeof run_reals);
   r->iterations = run_ints[0], r->checkpoint_every = run_ints[1];
-  r->total_s = run_reals[0], r->samples_per_s = run_reals[1];
-  r->lost_s = run_reals[2];
+  r->total_s = run_reals[0], r->lost_s = run_reals[1];
   size_t nit = (size_t)run_ints[2], nmk = (size_t)run_ints[3];
   size_t left = (size_t)(in.end - in.p);
   if (in.ok && (run_ints[2] < 0 || run_ints[3] < 0 ||
