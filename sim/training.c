@@ -137,23 +137,26 @@ static int class_cmp(const void *x, const void *y) {
 }
 
 /* Utilisation (as busy seconds: weighted by the iteration's time) and
- * bytes, summed; per device while the run keeps its device count. */
+ * bytes, summed; per device of the scenario (the plan's view renumbers
+ * them: dmap), a device out of the plan idle. */
 static void accumulate_use(run *r, sim_result *g, const sim_result *x) {
+  int nd = r->s->ndevices;
+  if (!g->utilisation) {
+    g->ndevices = nd;
+    g->utilisation = mem_calloc((size_t)nd, sizeof *g->utilisation);
+  }
   if (r->completed == 1) {
     r->one.compute_utilisation = x->compute_utilisation;
-    r->one.ndevices = x->ndevices;
-    r->one.utilisation = mem_alloc((size_t)x->ndevices * sizeof(double) + 1);
-    for (int d = 0; d < x->ndevices; d++) r->one.utilisation[d] = x->utilisation[d];
+    r->one.ndevices = nd;
+    r->one.utilisation = mem_calloc((size_t)nd, sizeof *r->one.utilisation);
+    for (int d = 0; d < x->ndevices; d++)
+      r->one.utilisation[r->plan.dmap[d]] = x->utilisation[d];
   }
   g->pp_bytes += x->pp_bytes, g->dp_bytes += x->dp_bytes;
   g->wan_bytes += x->wan_bytes;
   g->compute_utilisation += x->compute_utilisation * x->iteration_s;
-  if (!g->utilisation && x->ndevices) {
-    g->ndevices = x->ndevices;
-    g->utilisation = mem_calloc((size_t)x->ndevices, sizeof *g->utilisation);
-  }
-  for (int d = 0; x->ndevices == g->ndevices && d < g->ndevices; d++)
-    g->utilisation[d] += x->utilisation[d] * x->iteration_s;
+  for (int d = 0; d < x->ndevices; d++)
+    g->utilisation[r->plan.dmap[d]] += x->utilisation[d] * x->iteration_s;
 }
 
 /* Adds one completed iteration's statistics to the run's sums. */
@@ -200,7 +203,7 @@ static void finish_agg(run *r) {
   g->compute_utilisation = wall > 0 ? g->compute_utilisation / wall : 0;
   for (int d = 0; d < g->ndevices; d++)
     g->utilisation[d] = wall > 0 ? g->utilisation[d] / wall : 0;
-  if (r->completed == 1 && r->one.ndevices == g->ndevices) { /* exactly */
+  if (r->completed == 1) { /* exactly */
     g->compute_utilisation = r->one.compute_utilisation;
     for (int d = 0; d < g->ndevices; d++) g->utilisation[d] = r->one.utilisation[d];
   }
@@ -567,6 +570,7 @@ static void summarise(run *r, sim_training_result *out) {
     out->p95_s = percentile(v, out->n, 0.95);
   }
   out->samples_per_s = out->total_s > 0 ? out->samples / out->total_s : 0;
+  out->agg.samples_per_s = out->samples_per_s; /* goodput over the run */
   free(v);
 }
 
