@@ -97,14 +97,11 @@ typedef struct ctx {
 /* DiLoCo's inner steps barrier each replica apart: the slowest replica's
  * barrier over its pipeline. */
 static int64_t replica_barrier_ns(const scenario *s, const alloc *a) {
-  alloc *one = alloc_new(1, a->stages);
   int64_t most = 0;
   for (int r = 0; r < a->replicas; r++) {
-    for (int st = 0; st < a->stages; st++) one->device[st] = alloc_at(a, r, st);
-    int64_t ns = runtime_barrier_ns(s, one);
+    int64_t ns = runtime_replica_barrier_ns(s, a, r);
     if (ns > most) most = ns;
   }
-  alloc_free(one);
   return most;
 }
 

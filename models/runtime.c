@@ -42,19 +42,28 @@ double runtime_p2p_call_s(spec_runtime rt) {
 }
 
 
-int64_t runtime_barrier_ns(const scenario *s, const alloc *a) {
-  int n = a->replicas * a->stages;
+/* The dissemination barrier over ranks first .. first + n - 1 of a. */
+static int64_t dissemination_ns(const scenario *s, const alloc *a, int first,
+                                int n) {
   double sum = 0;
   for (int d = 1; d < n; d *= 2) {
     double most = 0;
     for (int i = 0; i < n; i++) {
-      int j = (i + d) % n;
-      double l = scenario_link(s, alloc_at(a, i / a->stages, i % a->stages),
-                               alloc_at(a, j / a->stages, j % a->stages), 0)
+      int u = first + i, v = first + (i + d) % n;
+      double l = scenario_link(s, alloc_at(a, u / a->stages, u % a->stages),
+                               alloc_at(a, v / a->stages, v % a->stages), 0)
                      .latency_ms;
       if (l > most) most = l;
     }
     sum += most;
   }
   return llround(sum * 1e6);
+}
+
+int64_t runtime_barrier_ns(const scenario *s, const alloc *a) {
+  return dissemination_ns(s, a, 0, a->replicas * a->stages);
+}
+
+int64_t runtime_replica_barrier_ns(const scenario *s, const alloc *a, int r) {
+  return dissemination_ns(s, a, r * a->stages, a->stages);
 }

@@ -43,4 +43,8 @@ double runtime_p2p_call_s(spec_runtime rt);
  * predictor reads it. */
 int64_t runtime_barrier_ns(const scenario *s, const alloc *a);
 
+/* The same barrier over replica r's pipeline alone (its stages' ranks), as
+ * DiLoCo's inner steps wait for it, each replica apart. */
+int64_t runtime_replica_barrier_ns(const scenario *s, const alloc *a, int r);
+
 #endif

@@ -483,16 +483,14 @@ static void finish_plain(const scenario *s, const sim_task *t, uint32_t n,
   utilisation(out, b, nd, out->iteration_s);
 }
 
-/* Per replica of a: the latency of DT-FM's barrier over its pipeline. */
-static int64_t *replica_barriers(const scenario *s, const alloc *a) {
+/* Per replica of a: the latency of DT-FM's barrier over its pipeline
+ * (DiLoCo's inner steps wait for it); NULL where nothing reads it. */
+static int64_t *replica_barriers(const scenario *s, const spec_workload *w,
+                                 const alloc *a) {
+  if (!spec_is_diloco(w)) return NULL;
   int64_t *ns = mem_alloc((size_t)a->replicas * sizeof *ns);
-  alloc *one = alloc_new(1, a->stages);
-  for (int r = 0; r < a->replicas; r++) {
-    for (int st = 0; st < a->stages; st++)
-      one->device[st] = alloc_at(a, r, st);
-    ns[r] = runtime_barrier_ns(s, one);
-  }
-  alloc_free(one);
+  for (int r = 0; r < a->replicas; r++)
+    ns[r] = runtime_replica_barrier_ns(s, a, r);
   return ns;
 }
 
@@ -549,7 +547,7 @@ int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
                          .factor = x->d.factor,
                          .compute_scale = x->opt.compute_scale,
                          .barrier_ns = runtime_barrier_ns(s, a)};
-  int64_t *rb = replica_barriers(s, a);
+  int64_t *rb = replica_barriers(s, &x->w, a);
   in.replica_barrier_ns = rb;
   x->g = graph_take();
   build(x->g, &in, x->opt.diloco_full, &x->mk, &x->om);
