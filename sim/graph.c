@@ -225,6 +225,16 @@ static bool gpu_work(const sim_graph *g, uint32_t id) {
   return r == SIM_ROLE_FWD || r == SIM_ROLE_BWD || r == SIM_ROLE_OPT;
 }
 
+/* When ns of GPU work started at now ends at speed v: ceil(ns / v) later,
+ * held at the horizon, so that a device slowed past what the engine can
+ * time (overlapping slowdowns multiply) ends there and the run says so
+ * (sim_engine_run's horizon check) instead of wrapping to garbage. */
+static int64_t work_end(int64_t now, double ns, double v) {
+  double t = ceil(ns / v);
+  return t < (double)(SIM_NET_HORIZON_NS - now) ? now + (int64_t)t
+                                                 : SIM_NET_HORIZON_NS;
+}
+
 /* GPU work at the device's speed: it takes ceil(dur / speed), and its
  * event moves when the speed changes (on_speed). */
 static void compute_start(sim_graph *g, uint32_t id, int64_t now) {
@@ -232,10 +242,10 @@ static void compute_start(sim_graph *g, uint32_t id, int64_t now) {
   int d = h->dev;
   assert(d >= 0 && d < g->ndev && g->run_task[d] == SIM_GRAPH_NONE);
   double v = g->sp->speed(g->sp->ctx, d, now);
-  int64_t dur = v == 1 ? h->u.dur_ns
-                       : (int64_t)ceil((double)h->u.dur_ns / v);
+  int64_t end = v == 1 ? now + h->u.dur_ns
+                       : work_end(now, (double)h->u.dur_ns, v);
   g->run_task[d] = id;
-  g->run_ev[d] = sim_queue_push(g->q, now + dur, EV_COMPUTE_DONE, id);
+  g->run_ev[d] = sim_queue_push(g->q, end, EV_COMPUTE_DONE, id);
   g->run_left[d] = (double)h->u.dur_ns;
   g->run_speed[d] = v;
   g->run_upd[d] = now;
@@ -372,8 +382,7 @@ static void on_speed(sim_graph *g, int64_t now) {
     g->run_left[d] = left > 0 ? left : 0;
     g->run_speed[d] = v;
     g->run_upd[d] = now;
-    sim_queue_move(g->q, g->run_ev[d],
-                   now + (int64_t)ceil(g->run_left[d] / v));
+    sim_queue_move(g->q, g->run_ev[d], work_end(now, g->run_left[d], v));
   }
   arm_speed(g, now);
 }

@@ -573,8 +573,9 @@ int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
   if (end >= SIM_NET_HORIZON_NS)
     return err_set(e, ERR_RANGE, "%s: the iteration runs past %.3g s (73 "
                    "years), the most simulated time the engine holds: a "
-                   "transfer this slow for its bytes (or waiting on a link "
-                   "that is down for ever) has no time to report",
+                   "transfer this slow for its bytes, a device this slow "
+                   "for its work, or a wait on a link that is down for ever "
+                   "has no time to report",
                    s->name, (double)SIM_NET_HORIZON_NS * 1e-9);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(x->g, &n);

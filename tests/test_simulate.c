@@ -436,5 +436,16 @@ Test(simulate, training_usage_and_bad_faults) {
                                   "reroute", f), 1);
   cr_expect(strstr(r.err, "the job cannot continue: stage 0 has no replica "
                           "left at t = 70.000000 s") != NULL, "%s", r.err);
+  /* a device slowed past what the engine can time (the quotient of its work
+   * by 1e-300 is past int64's range: it wrapped to a plausible iteration
+   * and a negative bubble) is the horizon's error, not a time */
+  f = support_write_file(support_path("crawl.csv"),
+                         "t_s,event,target,duration_s,factor\n"
+                         "0,device_slow,0,inf,1e-300\n");
+  cr_expect_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
+                                  "--iterations 3 --faults '%s'", f), 1);
+  cr_expect(strstr(r.err, "the most simulated time the engine holds") != NULL,
+            "%s", r.err);
+  cr_expect_eq(r.out_len, 0, "nothing simulated");
   support_run_clear(&r);
 }
