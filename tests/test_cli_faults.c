@@ -61,6 +61,16 @@ Test(cli_faults, bad_input) {
   cr_expect(strstr(r.err, "site 'lab' is not in fault_params.csv") != NULL,
             "%s", r.err);
   cr_expect(access(out, F_OK) != 0, "no half-written file");
+  /* a failed synth leaves the user's file as it was (it was deleted) */
+  const char *keep = support_write_file(support_path("keep.csv"), "precious\n");
+  cr_expect_eq(support_geodes(&r, "faults synth worldwide --duration-s 1e9 "
+                                  "--seed 1 --rate-scale 1e12 -o '%s'", keep), 1);
+  cr_expect_eq(support_geodes(&r, "trace synth --duration-s 9e7 --step-s 1 "
+                                  "--seed 1 -o '%s'", keep), 1);
+  char *kept = support_read_file(keep, NULL);
+  cr_expect_str_eq(kept ? kept : "(gone)", "precious\n");
+  free(kept);
+  cr_expect(access(support_path("keep.csv.tmp"), F_OK) != 0, "no leftover");
   cr_expect_eq(support_geodes(&r, "faults synth '%s' --duration-s 86400 "
                                   "--seed 1 --monthly-frac 0.5 --rate-scale "
                                   "1000 -o -", user), 0, "%s", r.err);

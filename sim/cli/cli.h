@@ -190,6 +190,21 @@ int cli_check_method(const char *cmd, const char *method);
 struct validate_report;
 void cli_validate_verdicts(const struct validate_report *r);
 
+/* An output file written whole or not at all: "-" is stdout; a path is
+ * written as PATH.tmp and renamed over PATH once complete, so a command
+ * that fails halfway leaves what the user had there. */
+typedef struct cli_out {
+  FILE *f;
+  const char *path; /* as given */
+  char *tmp;        /* NULL for stdout */
+} cli_out;
+
+/* Opens o for path; CLI_OK, or the error printed naming path. */
+int cli_out_open(cli_out *o, const char *path);
+/* Closes o: with rc CLI_OK renames it into place (an error printed if that
+ * fails), else removes the partial file. Returns rc or the close's error. */
+int cli_out_close(cli_out *o, int rc);
+
 /* Prints o as one line on stdout (jansson's dump flags: CLI_JSON, the
  * compact form with every digit of a double, unless a command's output is
  * indented) and releases it. The one writer of `--json` output. */

@@ -162,6 +162,31 @@ db_run cli_run_row(int argc, char **argv, const scenario *s, char **cmd) {
 
 bool cli_stderr_is_tty(void) { return isatty(STDERR_FILENO) == 1; }
 
+int cli_out_open(cli_out *o, const char *path) {
+  *o = (cli_out){.f = stdout, .path = path};
+  if (strcmp(path, "-") == 0) return CLI_OK;
+  size_t n = strlen(path) + 5;
+  o->tmp = mem_alloc(n);
+  snprintf(o->tmp, n, "%s.tmp", path);
+  if ((o->f = fopen(o->tmp, "w"))) return CLI_OK;
+  int rc = cli_error("%s:0: cannot write: %s", path, strerror(errno));
+  free(o->tmp);
+  o->tmp = NULL;
+  return rc;
+}
+
+int cli_out_close(cli_out *o, int rc) {
+  if (!o->tmp) return rc; /* stdout: main checks it */
+  if (fclose(o->f) != 0 && rc == CLI_OK)
+    rc = cli_error("%s:0: cannot write: %s", o->path, strerror(errno));
+  if (rc == CLI_OK && rename(o->tmp, o->path) != 0)
+    rc = cli_error("%s:0: cannot write: %s", o->path, strerror(errno));
+  if (rc != CLI_OK) remove(o->tmp); /* nothing half-written, the old kept */
+  free(o->tmp);
+  o->tmp = NULL;
+  return rc;
+}
+
 void cli_print_json(json_t *o, size_t flags) {
   /* streamed, so a full device fails at the final flush with its reason;
    * a failed write shows in stdout's error flag, which main checks */

@@ -132,16 +132,11 @@ static int faults_synth(int argc, char **argv) {
   }
   char *line = command_line(&a);
   a.o.command = line;
-  bool to_stdout = strcmp(a.out, "-") == 0;
-  FILE *out = to_stdout ? stdout : fopen(a.out, "w");
-  if (!out) {
-    rc = cli_error("%s:0: cannot write: %s", a.out, strerror(errno));
-  } else {
-    if (fault_synth_write(out, a.out, s, p, &a.o, &e) != ERR_OK)
+  cli_out out;
+  if ((rc = cli_out_open(&out, a.out)) == CLI_OK) {
+    if (fault_synth_write(out.f, a.out, s, p, &a.o, &e) != ERR_OK)
       rc = cli_error("%s", e.msg);
-    if (!to_stdout && fclose(out) != 0 && rc == CLI_OK)
-      rc = cli_error("%s:0: cannot write: %s", a.out, strerror(errno));
-    if (!to_stdout && rc != CLI_OK) remove(a.out); /* nothing half-written */
+    rc = cli_out_close(&out, rc);
   }
   free(line);
   fault_params_free(p);

@@ -116,16 +116,11 @@ int cli_trace_synth(int argc, char **argv) {
   synth_opts o = {.duration_s = a.duration_s, .step_s = a.step_s,
                   .seed = (uint64_t)a.seed_v, .dwell_s = a.dwell_s,
                   .command = cmd, .base_name = base_name};
-  bool to_stdout = strcmp(a.out, "-") == 0;
-  FILE *out = to_stdout ? stdout : fopen(a.out, "w");
-  if (!out) {
-    rc = cli_error("%s:0: cannot write: %s", a.out, strerror(errno));
-  } else {
-    if (synth_write(out, base, p, &o, &e) != ERR_OK)
+  cli_out out;
+  if ((rc = cli_out_open(&out, a.out)) == CLI_OK) {
+    if (synth_write(out.f, base, p, &o, &e) != ERR_OK)
       rc = cli_error("%s:0: %s", a.out, e.msg);
-    if (!to_stdout && fclose(out) != 0 && rc == CLI_OK)
-      rc = cli_error("%s:0: cannot write: %s", a.out, strerror(errno));
-    if (!to_stdout && rc != CLI_OK) remove(a.out); /* no half-written trace */
+    rc = cli_out_close(&out, rc);
   }
   free(base_name);
   free(cmd);
