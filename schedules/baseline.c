@@ -45,12 +45,8 @@ search_result *baseline_random_search(const cost_ctx *c,
       memcpy(best, perm, (size_t)n * sizeof *best);
     }
   }
-  cost_scratch *w = cost_scratch_new(k, ng);
   r = search_result_new(schedule_method_name(SCHEDULE_RANDOM_SEARCH),
-                        obj->realise ? obj->realise(obj->ctx, best)
-                                     : cost_realise(c, best, w),
-                        c);
-  cost_scratch_free(w);
+                        search_objective_realise(obj, c, best), c);
   r->objective_s = best_s;
   search_log_finish(&log, r);
 done:

@@ -643,15 +643,12 @@ search_result *gcma_search(const cost_ctx *c, gcma_gain gain,
   if (gcma_evolve(g, population, trials, groups, 1, obj, &log, e) == ERR_OK) {
     double score;
     gcma_best(g, 1, groups, &score);
-    cost_scratch *w = cost_scratch_new(cost_ctx_replicas(c), cost_ctx_stages(c));
-    alloc *best = obj->realise ? obj->realise(obj->ctx, groups)
-                               : cost_realise(c, groups, w);
+    alloc *best = search_objective_realise(obj, c, groups);
     r = search_result_new(schedule_method_name(gain == GCMA_GAIN_CUT
                                                 ? SCHEDULE_HYBRID
                                                 : SCHEDULE_GCMA),
                           best, c);
     r->objective_s = score;
-    cost_scratch_free(w);
   }
   free(groups);
   if (r)

@@ -59,8 +59,9 @@ static search_result *sim_method(const cost_ctx *c, const search_opts *o,
                                  const search_objective *sim_obj, err *e) {
   int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c), n = k * ng;
   int starts = o->starts > 0 ? o->starts : SEARCH_SIM_STARTS;
-  search_dtfm *d = search_dtfm_new(c);
-  search_objective dtfm = search_dtfm_objective(d);
+  search_dtfm *d = NULL; /* the DT-FM score's, where obj is NULL */
+  search_objective dtfm;
+  const search_objective *start = search_objective_or_dtfm(obj, c, &d, &dtfm);
   search_opts quiet = *o;
   quiet.progress = NULL;
   gcma *g = gcma_new(c, GCMA_GAIN_PIPELINE, o->seed);
@@ -71,17 +72,12 @@ static search_result *sim_method(const cost_ctx *c, const search_opts *o,
   search_result *r = NULL;
   alloc **alloc_starts = mem_calloc((size_t)starts + 1, sizeof *alloc_starts);
   int got = 0;
-  const search_objective *start = obj ? obj : &dtfm;
   if (gcma_evolve(g, o->population > 0 ? o->population : SEARCH_POPULATION,
                   SEARCH_TRIALS, groups, 1, start, &log, e) != ERR_OK)
     goto done;
   got = gcma_best(g, starts, groups, NULL);
-  cost_scratch *w = cost_scratch_new(k, ng);
   for (int i = 0; i < got; i++)
-    alloc_starts[i] = start->realise
-                          ? start->realise(start->ctx, groups + (size_t)i * n)
-                          : cost_realise(c, groups + (size_t)i * n, w);
-  cost_scratch_free(w);
+    alloc_starts[i] = search_objective_realise(start, c, groups + (size_t)i * n);
   alloc_starts[got++] = baseline_greedy_pipelines(c);
   r = local_search(c, sim_obj, (const alloc *const *)alloc_starts, got, o, e);
 done:

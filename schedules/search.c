@@ -71,6 +71,15 @@ search_objective search_dtfm_objective(search_dtfm *d) {
                             .ctx = d};
 }
 
+alloc *search_objective_realise(const search_objective *obj, const cost_ctx *c,
+                                const int *groups) {
+  if (obj->realise) return obj->realise(obj->ctx, groups);
+  cost_scratch *w = cost_scratch_new(cost_ctx_replicas(c), cost_ctx_stages(c));
+  alloc *a = cost_realise(c, groups, w);
+  cost_scratch_free(w);
+  return a;
+}
+
 const search_objective *search_objective_or_dtfm(const search_objective *obj,
                                                  const cost_ctx *c,
                                                  search_dtfm **own,

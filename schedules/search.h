@@ -82,6 +82,11 @@ const search_objective *search_objective_or_dtfm(const search_objective *obj,
                                                  search_dtfm **own,
                                                  search_objective *buf);
 
+/* The allocation obj's partition `groups` stands for (owned by the
+ * caller): obj->realise's, or cost_realise's when it has none. */
+alloc *search_objective_realise(const search_objective *obj, const cost_ctx *c,
+                                const int *groups);
+
 /* The running record of a search: convergence and progress. Internal to
  * schedules/ but shared by its searches. */
 typedef struct search_log {
