@@ -24,40 +24,41 @@
 #include "base/file.h"
 #include "base/hash.h"
 #include "base/mem.h"
+#include "base/names.h"
 #include "traces/csv.h"
 
 /* ---- the name table ---- */
 
 static const struct {
-  const char *name;
   fault_target target;
   bool factor;
 } kinds[] = {
-#define FAULT_ROW(name, text, target, factor) {text, target, factor},
+#define FAULT_ROW(name, text, target, factor) {target, factor},
     FAULT_MAP(FAULT_ROW)
 #undef FAULT_ROW
 };
 
-const char *fault_kind_name(fault_kind k) { return kinds[k].name; }
+static const char *const kind_names[] = {
+#define FAULT_NAME(name, text, target, factor) text,
+    FAULT_MAP(FAULT_NAME)
+#undef FAULT_NAME
+    NULL};
+
+const char *fault_kind_name(fault_kind k) { return kind_names[k]; }
 fault_target fault_kind_target(fault_kind k) { return kinds[k].target; }
 bool fault_kind_has_factor(fault_kind k) { return kinds[k].factor; }
 
 int fault_kind_find(const char *s, size_t n) {
-  for (int k = 0; k < FAULT_NKINDS; k++)
-    if (strlen(kinds[k].name) == n && memcmp(kinds[k].name, s, n) == 0)
-      return k;
-  return -1;
+  char name[32];
+  if (n >= sizeof name) return -1;
+  memcpy(name, s, n);
+  name[n] = '\0';
+  return names_find(kind_names, name);
 }
 
 const char *fault_kind_list(void) {
   static char buf[128];
-  if (!buf[0])
-    for (int k = 0; k < FAULT_NKINDS; k++) {
-      size_t at = strlen(buf);
-      snprintf(buf + at, sizeof buf - at, "%s%s",
-               k == 0 ? "" : k == FAULT_NKINDS - 1 ? " or " : ", ",
-               kinds[k].name);
-    }
+  if (!buf[0]) names_join(kind_names, ", ", " or ", buf, sizeof buf);
   return buf;
 }
 
