@@ -205,6 +205,23 @@ int csv_parse_ns(const char *s, size_t n, int64_t *out) {
   return CSV_NUM_OK;
 }
 
+int csv_time_field(const char *file, int line, const char *s, size_t n,
+                   const int64_t *prev, int64_t *t, err *e) {
+  int rc = csv_parse_ns(s, n, t);
+  if (rc == CSV_NUM_OVERFLOW)
+    return err_set(e, ERR_RANGE, "%s:%d: t_s: %.*s%s is too large (at most "
+                   "%lld s in integer nanoseconds)", file, line, CSV_SHOW(s, n),
+                   (long long)(INT64_MAX / 1000000000LL));
+  if (rc != CSV_NUM_OK)
+    return err_set(e, csv_num_err(rc), "%s:%d: t_s: '%.*s%s' %s", file, line,
+                   CSV_SHOW(s, n), csv_num_what(rc));
+  if (prev && *t < *prev)
+    return err_set(e, ERR_PARSE, "%s:%d: t_s: %.*s%s is before the previous "
+                   "row's %g (rows must be sorted by time)", file, line,
+                   CSV_SHOW(s, n), (double)*prev * 1e-9);
+  return ERR_OK;
+}
+
 int csv_parse_double(const char *s, size_t n, double *out) {
   csv_dec d;
   int rc = dec_parse(s, n, &d);

@@ -76,6 +76,13 @@ int csv_num_err(int rc);
  * NONFINITE for nan/inf/infinity (any case), OVERFLOW beyond INT64_MAX. */
 int csv_parse_ns(const char *s, size_t n, int64_t *out);
 
+/* A row's t_s field s[0 .. n) at file:line as integer nanoseconds in *t:
+ * a number, within int64 nanoseconds, and not before *prev (the previous
+ * row's; NULL for the first row): rows are sorted by time. ERR_OK, or e
+ * filled with "FILE:LINE: t_s: ..." as every CSV file of geodes words it. */
+int csv_time_field(const char *file, int line, const char *s, size_t n,
+                   const int64_t *prev, int64_t *t, err *e);
+
 /* A finite double from s[0 .. n) in the same syntax (strtod's rounding);
  * NONFINITE for nan/inf, OVERFLOW when it exceeds the double range. The
  * sign is kept: the caller decides whether a negative value is allowed. */

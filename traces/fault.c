@@ -438,20 +438,9 @@ static int parse_target(fault_parser *ps, fault_event *ev, const char *s,
 
 static int parse_time(fault_parser *ps, fault_event *ev, const char *s,
                       size_t n) {
-  int rc = csv_parse_ns(s, n, &ev->t_ns);
-  if (rc == CSV_NUM_OVERFLOW)
-    return err_set(ps->e, ERR_RANGE, "%s:%d: t_s: %.*s%s is too large (at "
-                   "most %lld s in integer nanoseconds)", ps->name, ps->line,
-                   CSV_SHOW(s, n), (long long)(INT64_MAX / 1000000000LL));
-  if (rc != CSV_NUM_OK)
-    return err_set(ps->e, csv_num_err(rc), "%s:%d: t_s: '%.*s%s' %s",
-                   ps->name, ps->line, CSV_SHOW(s, n), csv_num_what(rc));
-  if (ps->n && ev->t_ns < ps->ev[ps->n - 1].t_ns)
-    return err_set(ps->e, ERR_PARSE, "%s:%d: t_s: %.*s%s is before the "
-                   "previous row's %g (rows must be sorted by time)", ps->name,
-                   ps->line, CSV_SHOW(s, n),
-                   (double)ps->ev[ps->n - 1].t_ns * 1e-9);
-  return ERR_OK;
+  return csv_time_field(ps->name, ps->line, s, n,
+                        ps->n ? &ps->ev[ps->n - 1].t_ns : NULL, &ev->t_ns,
+                        ps->e);
 }
 
 static int parse_duration(fault_parser *ps, fault_event *ev, const char *s,

@@ -250,24 +250,14 @@ static int trace_value_field(trace_parser *ps, const char *what, const char *s,
 
 static int trace_time_field(trace_parser *ps, const char *s, size_t n,
                             int64_t *t) {
-  int rc = csv_parse_ns(s, n, t);
-  if (rc == CSV_NUM_OVERFLOW)
-    return err_set(ps->e, ERR_RANGE, "%s:%d: t_s: %.*s%s is too large (at most "
-                   "%lld s in integer nanoseconds)", ps->name, ps->line,
-                   CSV_SHOW(s, n), (long long)(INT64_MAX / TRACE_NS_PER_S));
-  if (rc != CSV_NUM_OK)
-    return err_set(ps->e, csv_num_err(rc),
-                   "%s:%d: t_s: '%.*s%s' %s", ps->name, ps->line, CSV_SHOW(s, n),
-                   csv_num_what(rc));
+  int64_t last = ps->nrows ? ps->rows[ps->nrows - 1].t : 0;
+  int rc = csv_time_field(ps->name, ps->line, s, n, ps->nrows ? &last : NULL,
+                          t, ps->e);
+  if (rc) return rc;
   if (ps->nrows == 0 && *t != 0)
     return err_set(ps->e, ERR_MISSING, "%s:%d: t_s: the first row is at %.*s%s; "
                    "the trace must start with a snapshot at t = 0", ps->name,
                    ps->line, CSV_SHOW(s, n));
-  int64_t last = ps->nrows ? ps->rows[ps->nrows - 1].t : 0;
-  if (*t < last)
-    return err_set(ps->e, ERR_PARSE, "%s:%d: t_s: %.*s%s is before the previous "
-                   "row's %g (rows must be sorted by time)", ps->name, ps->line,
-                   CSV_SHOW(s, n), (double)last / 1e9);
   if (ps->loop_ns && *t >= ps->loop_ns)
     return err_set(ps->e, ERR_RANGE, "%s:%d: t_s: %.*s%s is not before "
                    "loop_after_s (%g)", ps->name, ps->line, CSV_SHOW(s, n),
