@@ -169,6 +169,8 @@ int cli_simulate(int argc, char **argv) {
   scenario *s = scenario_load(p.scenario, &e);
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
   if ((rc = cli_workload_usage("simulate", &p.wo, s))) goto done;
+  /* the fault file is read before a placement search, not after it */
+  if (p.to.active && cli_training_load(&p.to, s, &e)) goto fail;
   int R = s->workload.replicas, D = s->workload.stages;
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);
@@ -185,9 +187,7 @@ int cli_simulate(int argc, char **argv) {
   if (p.to.active) {
     p.to.o.sim = o;
     p.to.o.timeline = p.timeline;
-    if (cli_training_load(&p.to, s, &e) ||
-        sim_training_run(s, a, &p.to.o, &tr, &e) != ERR_OK)
-      goto fail;
+    if (sim_training_run(s, a, &p.to.o, &tr, &e) != ERR_OK) goto fail;
     r = tr.agg;
     tr.agg = (sim_result){0};
   } else {
