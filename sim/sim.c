@@ -181,6 +181,10 @@ static int class_cmp(const void *x, const void *y) {
   return a->dst_site - b->dst_site;
 }
 
+void sim_link_classes_sort(sim_link_class *c, int n) {
+  if (n > 0) qsort(c, (size_t)n, sizeof *c, class_cmp);
+}
+
 /* The slot of classes m (table slot: class index + 1, 0 = free; cap a power
  * of two) holding (a, b), or the free slot where it belongs. */
 static uint32_t *class_slot(uint32_t *slot, size_t cap,
@@ -228,7 +232,7 @@ static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
     c->flows++;
   }
   free(slot);
-  if (k) qsort(m, k, sizeof *m, class_cmp);
+  sim_link_classes_sort(m, (int)k);
   out->nclasses = (int)k;
   out->classes = m;
 }

@@ -58,6 +58,10 @@ typedef struct sim_link_class {
   uint64_t flows;
 } sim_link_class;
 
+/* Sorts n classes busiest first (by bytes, then sender and receiver site),
+ * the order sim_result.classes is in. */
+void sim_link_classes_sort(sim_link_class *c, int n);
+
 typedef struct sim_result {
   double iteration_s;     /* the last device's end */
   sim_breakdown mean;     /* over all devices */

@@ -129,13 +129,6 @@ static void holds_from_plan(run *r) {
 
 /* ---- keeping iterations ---- */
 
-static int class_cmp(const void *x, const void *y) {
-  const sim_link_class *a = x, *b = y;
-  if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
-  if (a->src_site != b->src_site) return a->src_site - b->src_site;
-  return a->dst_site - b->dst_site;
-}
-
 /* Utilisation (as busy seconds: weighted by the iteration's time) and
  * bytes, summed; per device of the scenario (the plan's view renumbers
  * them: dmap), a device out of the plan idle. */
@@ -219,8 +212,7 @@ static void finish_agg(run *r) {
     g->stage[s].comm_s /= n;
     g->stage[s].dp_sync_s /= n;
   }
-  if (g->nclasses) qsort(g->classes, (size_t)g->nclasses, sizeof *g->classes,
-                         class_cmp);
+  sim_link_classes_sort(g->classes, g->nclasses);
 }
 
 static int keep(run *r, int64_t start, const sim_result *x) {
