@@ -117,6 +117,24 @@ static void metadata(FILE *f, int ndevices, const char *const *device_name,
   }
 }
 
+/* One slice as a complete ("X") event, after a comma unless it is the
+ * first event; devices (and a transfer's peer) renumbered by dmap (NULL:
+ * as they are). */
+static void write_slice(FILE *f, bool comma, const slice *x, const sim_task *k,
+                        const int *dmap) {
+  fprintf(f, "%s\n{\"name\":\"%s", comma ? "," : "", role_names[k->role]);
+  if (k->mb >= 0) fprintf(f, " %d", k->mb);
+  fprintf(f, "\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,"
+          "\"dur\":%.3f", dmap ? dmap[x->dev] : x->dev,
+          NSTREAMS * x->lane + x->stream, (double)x->t0 * 1e-3,
+          (double)(x->t1 - x->t0) * 1e-3);
+  if (x->stream) { /* the other end of a transfer */
+    int peer = x->stream == 1 ? k->dst : k->dev;
+    fprintf(f, ",\"args\":{\"peer\":%d}", dmap ? dmap[peer] : peer);
+  }
+  fputc('}', f);
+}
+
 void sim_timeline_write(FILE *f, const sim_task *t, uint32_t n, int ndevices,
                         const char *const *device_name) {
   int *nlanes = mem_calloc((size_t)ndevices * NSTREAMS + 1, sizeof *nlanes);
@@ -124,19 +142,8 @@ void sim_timeline_write(FILE *f, const sim_task *t, uint32_t n, int ndevices,
   slice *v = slices(t, n, ndevices, &ns, nlanes);
   fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
   metadata(f, ndevices, device_name, nlanes);
-  for (size_t i = 0; i < ns; i++) {
-    const slice *x = &v[i];
-    const sim_task *k = &t[x->task];
-    fprintf(f, "%s\n{\"name\":\"%s", ndevices || i ? "," : "",
-            role_names[k->role]);
-    if (k->mb >= 0) fprintf(f, " %d", k->mb);
-    fprintf(f, "\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,"
-            "\"dur\":%.3f", x->dev, NSTREAMS * x->lane + x->stream,
-            (double)x->t0 * 1e-3, (double)(x->t1 - x->t0) * 1e-3);
-    if (x->stream) /* the other end of a transfer */
-      fprintf(f, ",\"args\":{\"peer\":%d}", x->stream == 1 ? k->dst : k->dev);
-    fputc('}', f);
-  }
+  for (size_t i = 0; i < ns; i++)
+    write_slice(f, ndevices || i, &v[i], &t[v[i].task], NULL);
   fputs("\n]}\n", f);
   free(v);
   free(nlanes);
@@ -214,21 +221,9 @@ void sim_timeline_stream_add(sim_timeline_stream *t, const sim_task *tasks,
     for (int st = 0; st < NSTREAMS; st++)
       name_lanes(t, dmap ? dmap[d] : d, st, nlanes[d * NSTREAMS + st]);
   for (size_t i = 0; i < ns; i++) {
-    const slice *x = &v[i];
-    if (x->dev < 0) continue;
-    const sim_task *k = &tasks[x->task];
-    int pid = dmap ? dmap[x->dev] : x->dev;
-    fprintf(t->f, "%s\n{\"name\":\"%s", t->any ? "," : "", role_names[k->role]);
+    if (v[i].dev < 0) continue;
+    write_slice(t->f, t->any, &v[i], &tasks[v[i].task], dmap);
     t->any = true;
-    if (k->mb >= 0) fprintf(t->f, " %d", k->mb);
-    fprintf(t->f, "\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,"
-            "\"dur\":%.3f", pid, NSTREAMS * x->lane + x->stream,
-            (double)x->t0 * 1e-3, (double)(x->t1 - x->t0) * 1e-3);
-    if (x->stream) {
-      int peer = x->stream == 1 ? k->dst : k->dev;
-      fprintf(t->f, ",\"args\":{\"peer\":%d}", dmap ? dmap[peer] : peer);
-    }
-    fputc('}', t->f);
   }
   free(v);
   free(nlanes);
