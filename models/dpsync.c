@@ -94,18 +94,18 @@ static void ring(hop_net *n, const int *grp, int R, double bytes,
                  const double *ready, double *done) {
   double *x = mem_alloc(6 * (size_t)R * sizeof *x), p = bytes / R;
   double *x0 = x + R, *lat = x0 + R, *st = lat + R, *nx = st + R, *hand = nx + R;
+  hop *h = mem_alloc((size_t)R * sizeof *h);
   double pace = 0; /* the ring goes at its slowest hop's pace: hop_paced */
   for (int i = 0; i < R; i++) {
-    hop h = hop_of(n, grp[i], grp[(i + 1) % R], p, 1);
-    double extra = hop_first_extra(n, &h, p, 2 * (R - 1), &x[i]);
+    h[i] = hop_of(n, grp[i], grp[(i + 1) % R], p, 1);
+    double extra = hop_first_extra(n, &h[i], p, 2 * (R - 1), &x[i]);
     x0[i] = x[i] + extra;
-    lat[i] = h.lat, hand[i] = h.room;
+    lat[i] = h[i].lat, hand[i] = h[i].room;
     st[i] = at(ready, i);
     pace = fmax(pace, x[i]);
   }
   for (int i = 0; i < R; i++) {
-    hop h = hop_of(n, grp[i], grp[(i + 1) % R], p, 1);
-    x[i] = hop_paced(n, &h, p, x[i], pace);
+    x[i] = hop_paced(n, &h[i], p, x[i], pace);
     x0[i] = fmax(x0[i], x[i]);
     hand[i] *= x[i] / p;
   }
@@ -121,6 +121,7 @@ static void ring(hop_net *n, const int *grp, int R, double bytes,
     int q = (i + R - 1) % R;
     done[i] = fmax(st[q] + x[q] + lat[q], fmax(st[i], st[i] + x[i] - hand[i]));
   }
+  free(h);
   free(x);
 }
 
