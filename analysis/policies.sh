@@ -22,11 +22,12 @@ RATES=${RATES:-"30 100 300 1000 3000"}
 SEEDS=${SEEDS:-"1 2 3"}
 JOBS=${JOBS:-2}
 mkdir -p "$dir/faults"
-# a fault trace four times the length of a run without faults, so that a
-# policy that loses much still meets faults for most of its run
-for net in datacenter:10.8 multi-dc:19.2 worldwide:43.4; do
-  s=${net%%:*}
-  it=${net#*:}
+# a fault trace four times the length of a run without faults (its
+# iteration as geodes simulates it, to 0.1 s), so that a policy that loses
+# much still meets faults for most of its run
+for s in datacenter multi-dc worldwide; do
+  it=$("$geodes" simulate "$s" --method dtfm-identity --network netem --json |
+       python3 -c 'import json, sys; print("%.1f" % json.load(sys.stdin)["iteration_s"])')
   horizon=$(awk -v n="$ITERATIONS" -v t="$it" 'BEGIN { printf "%d", 4 * n * t }')
   files=""
   for r in $RATES; do
