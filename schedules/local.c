@@ -69,7 +69,9 @@ static double evaluate(local_walk *w, const alloc *a, err *e) {
   if (isnan(v) && e && e->code == ERR_OK)
     err_set(e, ERR_RANGE, "%s: the objective returned no value",
             w->obj->name ? w->obj->name : "objective");
-  if (!isnan(v) && search_log_push(w->log, v)) {
+  /* The first value is the best so far even when it is +inf (nothing
+   * fits in memory): best always holds a placement that was evaluated. */
+  if (!isnan(v) && (search_log_push(w->log, v) || w->log->n == 1)) {
     w->best_s = v;
     memcpy(w->best->device, a->device, (size_t)w->n * sizeof(int));
   }

@@ -27,6 +27,14 @@ static double failing(void *ctx, const alloc *a, err *e) {
   return NAN;
 }
 
+/* Nothing fits: every placement is refused as +inf (out of memory). */
+static double nothing_fits(void *ctx, const alloc *a, err *e) {
+  (void)ctx;
+  (void)a;
+  (void)e;
+  return INFINITY;
+}
+
 static cost_ctx *ctx(void) {
   double lat[144], bw[144];
   for (int i = 0; i < 144; i++) lat[i] = 1 + i % 5, bw[i] = 1 + i % 3;
@@ -253,5 +261,27 @@ Test(local, restarts_and_kicks_leave_a_strict_local_optimum) {
   alloc_free(target);
   alloc_free(ident);
   alloc_free(other);
+  cost_ctx_free(c);
+}
+
+/* Issue 24, 2: when no placement fits, the best is still a placement that
+ * was evaluated (the best start), never an uninitialised one. */
+Test(local, nothing_fits_returns_an_evaluated_start) {
+  cost_ctx *c = ctx();
+  search_objective obj = {.name = "oom", .alloc = nothing_fits};
+  alloc *a = alloc_random(3, 4, 5), *b = alloc_random(3, 4, 6);
+  const alloc *starts[] = {a, b};
+  search_opts o;
+  search_opts_default(&o);
+  o.trials = 50;
+  err e = {ERR_OK, ""};
+  search_result *r = local_search(c, &obj, starts, 2, &o, &e);
+  cr_assert_not_null(r);
+  cr_assert(isinf(r->objective_s));
+  cr_assert_arr_eq(r->best->device, a->device, 12 * sizeof(int));
+  cr_assert_eq(alloc_validate(r->best, 3, 4, 12, "best", &e), ERR_OK);
+  search_result_free(r);
+  alloc_free(a);
+  alloc_free(b);
   cost_ctx_free(c);
 }
