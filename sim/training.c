@@ -397,13 +397,17 @@ static int replan_on_change(run *r) {
   alloc *cand = NULL;
   cost_ctx *cc = NULL;
   sim_plan p = {0};
-  int rc = spec_device_gpus(&v, gpu, r->e);
-  if (!rc) rc = predict_iteration_with(&r->w, &v, gpu, r->plan.a,
+  /* the plan's workload: after a reroute or a replan it has fewer
+   * replicas than the run's first (r->w) */
+  spec_workload w;
+  int rc = spec_workload_resolve(&v, &w, r->e);
+  if (!rc) rc = spec_device_gpus(&v, gpu, r->e);
+  if (!rc) rc = predict_iteration_with(&w, &v, gpu, r->plan.a,
                                        &r->o->sim.transport, &cur);
   if (!rc && (cc = cost_ctx_from_scenario(&v, r->e)))
     cand = sim_place(&v, cc, r->method, &r->o->sim, r->e);
   if (!rc && !cand) rc = r->e ? r->e->code : ERR_CONFIG;
-  if (!rc) rc = predict_iteration_with(&r->w, &v, gpu, cand,
+  if (!rc) rc = predict_iteration_with(&w, &v, gpu, cand,
                                        &r->o->sim.transport, &alt);
   double left = r->o->iterations > 0
                     ? (double)r->o->iterations - (double)r->n

@@ -533,3 +533,25 @@ Test(training, replan_on_change_migrates_when_it_pays) {
   alloc_free(a);
   scenario_free(s);
 }
+
+/* Issue 24, 3: --replan-on-change after reroute has shrunk the replicas
+ * predicts the plan with the plan's own workload (7 replicas, not the
+ * run's 8): it ran past the allocation before. */
+Test(training, replan_on_change_after_a_reroute) {
+  scenario *s = support_scenario(GEODES_FIXTURES "/traces/pacific_cut.json");
+  alloc *a = alloc_identity(8, 8);
+  fault_trace *f = faults(s, "10,device_down,12,inf,\n");
+  sim_training_opts o = opts(TRANSPORT_NETEM, 4);
+  o.faults = f;
+  o.recovery = SIM_RECOVERY_REROUTE;
+  o.replan_on_change = true;
+  sim_training_result r;
+  run_ok(s, a, &o, &r);
+  cr_assert_eq(r.n, 4);
+  cr_expect_eq(r.it[0].replicas, 7, "the reroute left 7 pipelines");
+  cr_expect_gt(r.it[3].start_s, 50, "a look after the change at 50 s");
+  sim_training_result_free(&r);
+  fault_free(f);
+  alloc_free(a);
+  scenario_free(s);
+}
