@@ -438,6 +438,14 @@ static int replan_on_change(run *r) {
   return rc;
 }
 
+/* The run's clock passed the span a simulation covers (a slow checkpoint
+ * store, a long wait): its times are not results. */
+static int past_the_limit(run *r) {
+  return err_set(r->e, ERR_RANGE, "%s: the run reaches t = %.6g s after %zu "
+                 "kept iterations, past " SIMTIME_LIMIT_TEXT, r->s->name,
+                 sec(r->now), r->n);
+}
+
 static bool finished(const run *r) {
   if (r->o->iterations > 0) return r->n >= (size_t)r->o->iterations;
   return r->now >= r->until;
@@ -591,6 +599,7 @@ int sim_training_run(const scenario *s, const alloc *a,
     if (r.n > 0 && (rc = regrow(&r))) break;
     if (r.n > 0 && o->replan_on_change && (rc = replan_on_change(&r))) break;
     rc = attempt(&r);
+    if (!rc && r.now > SIMTIME_LIMIT_NS) rc = past_the_limit(&r);
   }
   if (r.tl) {
     int t = sim_timeline_stream_close(r.tl, rc ? NULL : e);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "base/simtime.h"
 #include "models/alloc.h"
 #include "sim/recovery.h"
 #include "sim/sim.h"
@@ -47,7 +48,7 @@ const char *sim_lost_name(sim_lost c);
 
 /* The longest run: iterations, and simulated seconds. */
 #define SIM_TRAINING_MAX_ITERATIONS 10000000
-#define SIM_TRAINING_MAX_S 1e9
+#define SIM_TRAINING_MAX_S SIMTIME_LIMIT_S
 
 typedef struct sim_training_opts {
   sim_options sim;            /* transport, compute scale, seed; its

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/simtime.h"
 #include "traces/fault.h"
 #include "traces/scenario.h"
 
@@ -286,6 +287,17 @@ Test(fault, bad_input_names_its_line) {
              "duration_s: -3 is not > 0");
   expect_bad(HDR "0,device_down,1,0,\n", ERR_RANGE, "bad.csv:2: "
              "duration_s: 0 is not > 0");
+  /* issue 24, 1: a device back just before INT64_MAX ns hung restart; an
+   * end past the simulated span is refused, at any magnitude */
+  expect_bad(HDR "0,device_down,0,9223372035,\n", ERR_RANGE, "bad.csv:2: "
+             "duration_s: 9223372035 ends the fault past " SIMTIME_LIMIT_TEXT
+             " (write inf for a fault that never ends)");
+  expect_bad(HDR "1,device_down,0,999999999.5,\n", ERR_RANGE, "bad.csv:2: "
+             "duration_s: 999999999.5 ends the fault past " SIMTIME_LIMIT_TEXT
+             " (write inf for a fault that never ends)");
+  expect_bad(HDR "0,device_down,0,1e30,\n", ERR_RANGE, "bad.csv:2: "
+             "duration_s: 1e30 ends the fault past " SIMTIME_LIMIT_TEXT
+             " (write inf for a fault that never ends)");
   expect_bad(HDR "0,link_slow,a:b,1,nan\n", ERR_RANGE, "bad.csv:2: factor: "
              "'nan' is not a finite number");
   expect_bad(HDR "0,link_slow,a:b,1,0\n", ERR_RANGE, "bad.csv:2: factor: 0 is "

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/simtime.h"
 #include "tests/support.h"
 #include "traces/trace.h"
 
@@ -291,11 +292,16 @@ Test(trace_bad, nan_and_infinities) {
 Test(trace_bad, overflow) {
   bad(HDR "0,a,a,1,1e999\n", ERR_RANGE, 2, "bandwidth_gbps: '1e999' is out of range");
   bad(HDR "0,a,a,1e999,1\n", ERR_RANGE, 2, "latency_ms");
-  bad(HDR "0,*,*,1,1\n1e999,a,a,1,1\n", ERR_RANGE, 3, "t_s: 1e999 is too large");
-  /* 9223372037 s is just past INT64_MAX ns; 9223372036 s still fits */
+  bad(HDR "0,*,*,1,1\n1e999,a,a,1,1\n", ERR_RANGE, 3,
+      "t_s: 1e999 is past " SIMTIME_LIMIT_TEXT);
+  /* one limit everywhere (base/simtime.h): 1e9 s is the last instant a
+   * simulation covers, one nanosecond more is refused, as is a time past
+   * INT64_MAX ns */
   bad(HDR "0,*,*,1,1\n9223372037,a,a,1,1\n", ERR_RANGE, 3, "t_s");
-  trace *t = parse_ok(HDR "0,*,*,1,1\n9223372036,a,a,2,1\n");
-  cr_expect_eq(trace_next_change(t, 0, 0, 0), 9223372036LL * S);
+  bad(HDR "0,*,*,1,1\n1000000000.000000001,a,a,1,1\n", ERR_RANGE, 3,
+      "t_s: 1000000000.000000001 is past " SIMTIME_LIMIT_TEXT);
+  trace *t = parse_ok(HDR "0,*,*,1,1\n1000000000,a,a,2,1\n");
+  cr_expect_eq(trace_next_change(t, 0, 0, 0), SIMTIME_LIMIT_NS);
   trace_free(t);
 }
 

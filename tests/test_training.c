@@ -555,3 +555,23 @@ Test(training, replan_on_change_after_a_reroute) {
   alloc_free(a);
   scenario_free(s);
 }
+
+/* Issue 24, 8: a run whose clock passes the span a simulation covers (here
+ * a checkpoint store so slow that one write takes centuries) is refused
+ * with the one limit's message, not reported as a result. */
+Test(training, past_the_simulated_span_is_refused) {
+  scenario *s = grid(2, 2, 2, 2, 2);
+  alloc *a = alloc_identity(2, 2);
+  sim_training_opts o = opts(TRANSPORT_NETEM, 10);
+  o.checkpoint_every = 1;
+  o.storage_gbps = 1e-9;
+  cr_assert_gt(ckpt_s(s, o.storage_gbps), SIMTIME_LIMIT_S);
+  sim_training_result r;
+  err e;
+  err_clear(&e);
+  cr_expect_eq(sim_training_run(s, a, &o, &r, &e), ERR_RANGE);
+  cr_expect(strstr(e.msg, "after 1 kept iterations, past "
+                   SIMTIME_LIMIT_TEXT) != NULL, "%s", e.msg);
+  alloc_free(a);
+  scenario_free(s);
+}

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "base/mem.h"
+#include "base/simtime.h"
 
 int csv_show_len(const char *s, size_t n) {
   if (n <= CSV_SHOW_MAX) return (int)n;
@@ -208,10 +209,9 @@ int csv_parse_ns(const char *s, size_t n, int64_t *out) {
 int csv_time_field(const char *file, int line, const char *s, size_t n,
                    const int64_t *prev, int64_t *t, err *e) {
   int rc = csv_parse_ns(s, n, t);
-  if (rc == CSV_NUM_OVERFLOW)
-    return err_set(e, ERR_RANGE, "%s:%d: t_s: %.*s%s is too large (at most "
-                   "%lld s in integer nanoseconds)", file, line, CSV_SHOW(s, n),
-                   (long long)(INT64_MAX / 1000000000LL));
+  if (rc == CSV_NUM_OVERFLOW || (rc == CSV_NUM_OK && *t > SIMTIME_LIMIT_NS))
+    return err_set(e, ERR_RANGE, "%s:%d: t_s: %.*s%s is past "
+                   SIMTIME_LIMIT_TEXT, file, line, CSV_SHOW(s, n));
   if (rc != CSV_NUM_OK)
     return err_set(e, csv_num_err(rc), "%s:%d: t_s: '%.*s%s' %s", file, line,
                    CSV_SHOW(s, n), csv_num_what(rc));

@@ -25,6 +25,7 @@
 #include "base/hash.h"
 #include "base/mem.h"
 #include "base/names.h"
+#include "base/simtime.h"
 #include "traces/csv.h"
 
 /* ---- the name table ---- */
@@ -447,11 +448,17 @@ static int parse_duration(fault_parser *ps, fault_event *ev, const char *s,
                           size_t n) {
   if (csv_is_inf(s, n)) return ev->dur_ns = FAULT_FOREVER, ERR_OK;
   int rc = csv_parse_ns(s, n, &ev->dur_ns);
-  if (rc == CSV_NUM_OVERFLOW) return ev->dur_ns = FAULT_FOREVER, ERR_OK;
   if (rc == CSV_NUM_OK && ev->dur_ns == 0) rc = CSV_NUM_NEGATIVE;
   if (rc == CSV_NUM_NEGATIVE)
     return err_set(ps->e, ERR_RANGE, "%s:%d: duration_s: %.*s%s is not > 0",
                    ps->name, ps->line, CSV_SHOW(s, n));
+  /* a fault that ends after the simulated span has no instant to end at:
+   * one meant for ever says inf */
+  if (rc == CSV_NUM_OVERFLOW ||
+      (rc == CSV_NUM_OK && ev->dur_ns > SIMTIME_LIMIT_NS - ev->t_ns))
+    return err_set(ps->e, ERR_RANGE, "%s:%d: duration_s: %.*s%s ends the "
+                   "fault past " SIMTIME_LIMIT_TEXT " (write inf for a fault "
+                   "that never ends)", ps->name, ps->line, CSV_SHOW(s, n));
   if (rc != CSV_NUM_OK)
     return err_set(ps->e, ERR_PARSE, "%s:%d: duration_s: '%.*s%s' is not a "
                    "number or inf", ps->name, ps->line, CSV_SHOW(s, n));

@@ -15,12 +15,13 @@
 
 #include "base/builtin.h"
 #include "base/mem.h"
+#include "base/simtime.h"
 #include "traces/csv.h"
 #include "traces/fault.h"
 
 #define PARAMS_HEADER \
   "site,instance_type,region,gpus_per_instance,band,monthly_frac"
-#define SYNTH_MAX_S 1e9  /* 31 years: times stay far inside int64 ns */
+#define SYNTH_MAX_S SIMTIME_LIMIT_S
 
 typedef struct param_row {
   char *site, *type, *region, *band;
