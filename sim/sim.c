@@ -551,6 +551,10 @@ int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
                          .factor = x->d.factor,
                          .compute_scale = x->opt.compute_scale,
                          .barrier_ns = runtime_barrier_ns(s, a)};
+  if ((rc = sim_train_check_compute(&in, s, e))) {
+    sim_engine_free(x);
+    return rc;
+  }
   int64_t *rb = replica_barriers(s, &x->w, a);
   in.replica_barrier_ns = rb;
   x->g = graph_take();

@@ -18,11 +18,13 @@
 #include <stdlib.h>
 
 #include "base/mem.h"
+#include "base/simtime.h"
 #include "models/compress.h"
 #include "models/runtime.h"
 
-sim_compute sim_train_compute(const spec_workload *w, int st,
-                              const spec_gpu *g, double factor, double scale) {
+/* sim_train_compute's three times in seconds: forward, backward, step. */
+static void compute_s(const spec_workload *w, int st, const spec_gpu *g,
+                      double factor, double scale, double t[3]) {
   double f = spec_compute_s(g, spec_stage_fwd_flops(w, st)) * factor * scale;
   double b = spec_compute_s(g, spec_stage_bwd_flops(w, st)) * factor * scale;
   double o = runtime_optimizer_s(w->runtime, g, spec_stage_params(w, st)) * scale;
@@ -31,7 +33,37 @@ sim_compute sim_train_compute(const spec_workload *w, int st,
   f += compress_stage_s(w, st, g, false) * scale;
   b += compress_stage_s(w, st, g, true) * scale;
   if (!spec_is_diloco(w)) o += compress_sync_s(w, st, g) * scale;
-  return (sim_compute){llround(f * 1e9), llround(b * 1e9), llround(o * 1e9)};
+  t[0] = f, t[1] = b, t[2] = o;
+}
+
+sim_compute sim_train_compute(const spec_workload *w, int st,
+                              const spec_gpu *g, double factor, double scale) {
+  double t[3];
+  compute_s(w, st, g, factor, scale, t);
+  /* the engine checks every device's sum first (sim_train_check_compute):
+   * no time here wraps */
+  return (sim_compute){llround(t[0] * 1e9), llround(t[1] * 1e9),
+                       llround(t[2] * 1e9)};
+}
+
+int sim_train_check_compute(const sim_train_inputs *in, const scenario *s,
+                            err *e) {
+  const spec_workload *w = in->w;
+  for (int i = 0; i < in->a->replicas * in->a->stages; i++) {
+    int d = in->a->device[i], st = i % in->a->stages;
+    double t[3];
+    compute_s(w, st, in->gpu[d], in->factor[d], in->compute_scale, t);
+    /* one iteration's work on the device, end to end */
+    double work = (t[0] + t[1]) * w->passes * w->micro_batches_per_pass + t[2];
+    if (!(work <= SIMTIME_LIMIT_S))
+      return err_set(e, ERR_RANGE, "%s: device %d (%s, site %s) computes "
+                     "stage %d of one iteration in %.3g s, past "
+                     SIMTIME_LIMIT_TEXT " (a compute_efficiency or "
+                     "compute scale this small has no time to report)",
+                     s->name, d, in->gpu[d]->name,
+                     s->sites[s->device_site[d]].name, st, work);
+  }
+  return ERR_OK;
 }
 
 void sim_train_marks_free(sim_train_marks *m) {

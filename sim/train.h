@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "models/alloc.h"
 #include "models/spec.h"
 #include "models/transport.h"
@@ -67,6 +68,13 @@ typedef struct sim_train_inputs {
                                  latency (runtime_barrier_ns of its
                                  pipeline) */
 } sim_train_inputs;
+
+/* Checks that every device of in->a computes its stage of one iteration
+ * (forwards and backwards of every micro-batch, the optimizer step) within
+ * the span a simulation covers (base/simtime.h), so that no compute time
+ * of the graph wraps. ERR_RANGE naming s, the device, its site and stage. */
+int sim_train_check_compute(const sim_train_inputs *in, const scenario *s,
+                            err *e);
 
 /* Adds one iteration of in->w under in->a to g and fills marks (free with
  * sim_train_marks_free). */

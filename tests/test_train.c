@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/simtime.h"
 #include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/graph.h"
@@ -330,6 +331,37 @@ Test(train, huge_batch_is_refused_not_wrapped) {
     alloc_free(a);
     scenario_free(s);
   }
+}
+
+/* Issue 24, 4: a device whose iteration of compute would last past the
+ * span a simulation covers (compute_efficiency 1e-12, in the accepted
+ * range) is refused before the graph is built: the compute times would
+ * wrap int64 nanoseconds. The same check passes a device at the limit. */
+Test(train, compute_past_the_span_is_refused_not_wrapped) {
+  scenario *s = uniform(2, 1, 2, 1, 1, "gpipe", "central-ps", 1, 1, 10);
+  spec_workload w;
+  cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  alloc *a = alloc_identity(1, 2);
+  const spec_gpu *gpu[2] = {spec_gpu_find("V100"), spec_gpu_find("V100")};
+  double factor[2] = {1, 1};
+  sim_train_inputs in = {.w = &w, .a = a, .gpu = gpu, .factor = factor,
+                         .compute_scale = 1};
+  err e = {0};
+  cr_expect_eq(sim_train_check_compute(&in, s, &e), ERR_OK, "%s", e.msg);
+  sim_compute c = sim_train_compute(&w, 1, gpu[1], 1, 1);
+  double work = (double)(c.fwd_ns + c.bwd_ns + c.opt_ns) * 1e-9;
+  factor[1] = 0.99 * SIMTIME_LIMIT_S / work; /* just inside: still fine */
+  cr_expect_eq(sim_train_check_compute(&in, s, &e), ERR_OK, "%s", e.msg);
+  factor[1] = 1e12; /* a host 1e12 times slower than the GPU */
+  cr_expect_eq(sim_train_check_compute(&in, s, &e), ERR_RANGE);
+  cr_expect(strstr(e.msg, "u: device 1 (V100, site a) computes stage 1 of "
+                   "one iteration in ") != NULL, "%s", e.msg);
+  cr_expect(strstr(e.msg, "past " SIMTIME_LIMIT_TEXT) != NULL, "%s", e.msg);
+  sim_result r;
+  cr_expect_eq(sim_run(s, a, NULL, &r, &e), ERR_OK, "the scenario itself runs");
+  sim_result_free(&r);
+  alloc_free(a);
+  scenario_free(s);
 }
 
 Test(train, sharded_ps_closed_form) {
