@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/simtime.h"
 #include "models/partition.h"
 #include "models/runtime.h"
 #include "models/spec.h"
@@ -578,13 +579,13 @@ int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
   /* The net stops a flow it cannot time at the horizon and records it; such
    * a flow arrives at or after it, so the run's end shows every overflow. */
   int64_t end = sim_graph_end(x->g);
-  if (end >= SIM_NET_HORIZON_NS)
-    return err_set(e, ERR_RANGE, "%s: the iteration runs past %.3g s (73 "
-                   "years), the most simulated time the engine holds: a "
-                   "transfer this slow for its bytes, a device this slow "
-                   "for its work, or a wait on a link that is down for ever "
-                   "has no time to report",
-                   s->name, (double)SIM_NET_HORIZON_NS * 1e-9);
+  _Static_assert(SIM_NET_HORIZON_NS > SIMTIME_LIMIT_NS, "the engine's clamp "
+                 "lies past the span: a time past it is seen, not clamped");
+  if (end > SIMTIME_LIMIT_NS)
+    return err_set(e, ERR_RANGE, "%s: the iteration runs past "
+                   SIMTIME_LIMIT_TEXT ": a transfer this slow for its bytes, "
+                   "a device this slow for its work, or a wait on a link "
+                   "that is down for ever has no time to report", s->name);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(x->g, &n);
   out->iteration_s = (double)(end - t0) * 1e-9;
@@ -597,6 +598,13 @@ int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
   statistics(s, t, outer ? x->om.first_tasks : n, &x->mk, x->w.stages, t0, out);
   if (outer) finish_outer(s, &x->w, t, n, &x->om, t0, end, out);
   else finish_plain(s, t, n, x->mk.ndevices, out);
+  if (outer && !(out->outer_step_s <= SIMTIME_LIMIT_S)) {
+    double o = out->outer_step_s;
+    sim_result_free(out);
+    return err_set(e, ERR_RANGE, "%s: one outer step of %d inner steps "
+                   "takes %.6g s, past " SIMTIME_LIMIT_TEXT, s->name,
+                   x->w.inner_steps, o);
+  }
   out->samples_per_s = out->iteration_s > 0 ? x->w.batch / out->iteration_s : 0;
   return ERR_OK;
 }
@@ -644,10 +652,10 @@ int sim_moves(const scenario *s, const sim_options *o,
   int rc = ERR_OK;
   sim_graph_run_at(x->g, t0, INT64_MAX, NULL, &stopped);
   *end_ns = sim_graph_end(x->g);
-  if (*end_ns >= SIM_NET_HORIZON_NS)
+  if (*end_ns > SIMTIME_LIMIT_NS)
     rc = err_set(e, ERR_RANGE, "%s: moving training state between devices "
-                 "runs past %.3g s (73 years): a link it needs is down for "
-                 "ever", s->name, (double)SIM_NET_HORIZON_NS * 1e-9);
+                 "runs past " SIMTIME_LIMIT_TEXT ": a link it needs is down "
+                 "for ever", s->name);
   sim_engine_free(x);
   return rc;
 }

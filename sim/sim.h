@@ -99,7 +99,7 @@ typedef struct sim_result {
  * shape, timeline file not writable; ERR_MEMORY when a stage does not fit
  * in its device's memory (spec_check_memory, as predict checks) or the graph
  * could pass SIM_MAX_BYTES; ERR_RANGE when the iteration would run past
- * SIM_NET_HORIZON_NS, whose times the engine cannot give). */
+ * the span a simulation covers, base/simtime.h). */
 int sim_run(const scenario *s, const alloc *a, const sim_options *o,
             sim_result *out, err *e);
 
@@ -128,7 +128,7 @@ int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
  * completion: ERR_OK, *stopped false and out filled as sim_run fills it
  * (iteration_s from t0 to the last device's end, end_ns that end). At
  * t_stop: ERR_OK, *stopped true, out empty, and the engine must be freed.
- * ERR_RANGE past SIM_NET_HORIZON_NS. */
+ * ERR_RANGE past the span a simulation covers (base/simtime.h). */
 int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
                    bool *stopped, err *e);
 

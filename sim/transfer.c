@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "base/simtime.h"
 #include "sim/net.h"
 #include "sim/queue.h"
 
@@ -35,5 +36,5 @@ double sim_transfer_s(const sim_transfer *t) {
   bool overflow = sim_net_overflowed(net);
   sim_net_free(net);
   sim_queue_free(q);
-  return overflow ? NAN : (double)done * 1e-9;
+  return overflow || done > SIMTIME_LIMIT_NS ? NAN : (double)done * 1e-9;
 }

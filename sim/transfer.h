@@ -21,8 +21,8 @@ typedef struct sim_transfer {
   transport_options transport;
 } sim_transfer;
 
-/* Seconds until the message's last byte arrives; NAN when it would leave
- * past the engine's horizon (SIM_NET_HORIZON_NS). */
+/* Seconds until the message's last byte arrives; NAN when it would arrive
+ * past the span a simulation covers (base/simtime.h). */
 double sim_transfer_s(const sim_transfer *t);
 
 #endif

@@ -316,3 +316,18 @@ Test(outer, score_sizes_follow_bits_and_inner_steps) {
   json_decref(o);
   support_run_clear(&r);
 }
+
+/* Issue 24, 8: 2^31 - 1 inner steps make an outer step of 2.9e10 s, past
+ * the span a simulation covers: refused with the one limit's message. */
+Test(outer, an_outer_step_past_the_span_is_refused) {
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
+                                  "--dp-algo diloco --inner-steps 2147483647"),
+               1, "%s", r.out);
+  cr_expect(strstr(r.err, "worldwide: one outer step of 2147483647 inner "
+                          "steps takes ") != NULL, "%s", r.err);
+  cr_expect(strstr(r.err, "past the 1e+09 s (31.7 years) that a simulation "
+                          "covers") != NULL, "%s", r.err);
+  cr_expect_eq(r.out_len, 0, "nothing printed as a result");
+  support_run_clear(&r);
+}

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/simtime.h"
 #include "sim/cli/cli.h"
 #include "sim/net.h"
 #include "sim/transfer.h"
@@ -117,15 +118,13 @@ int cli_transfer(int argc, char **argv) {
   transfer_args a;
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
-  /* Simulated time is int64 ns (292 years); the engine stops at a quarter
-   * of that (SIM_NET_HORIZON_NS), so a flow that long has no time: refuse it
-   * here when even the ideal time is too long, after the run otherwise
-   * (tcp's window can make it far slower than ideal). */
+  /* A flow past the span a simulation covers has no time: refuse it here
+   * when even the ideal time is too long, after the run otherwise (tcp's
+   * window can make it far slower than ideal). */
   double ideal_s = a.x.bytes * 8 / (a.x.bandwidth_gbps * 1e9) + a.x.latency_ms * 1e-3;
-  if (ideal_s > 1e9)
-    return cli_error("transfer: %g bytes at %g Gbit/s take %.3g s, beyond "
-                     "the 1e9 s (31 years) that simulated time covers",
-                     a.x.bytes, a.x.bandwidth_gbps, ideal_s);
+  if (ideal_s > SIMTIME_LIMIT_S)
+    return cli_error("transfer: %g bytes at %g Gbit/s take %.3g s, past "
+                     SIMTIME_LIMIT_TEXT, a.x.bytes, a.x.bandwidth_gbps, ideal_s);
   double t[3];
   for (int m = 0; m < 3; m++) {
     sim_transfer x = a.x;
@@ -134,10 +133,9 @@ int cli_transfer(int argc, char **argv) {
     x.transport.window_bytes = (double)a.window;
     t[m] = sim_transfer_s(&x);
     if (isnan(t[m]))
-      return cli_error("transfer: %g bytes take longer under %s than the "
-                       "%.3g s (73 years) that simulated time covers",
-                       a.x.bytes, transport_model_name((transport_model)m),
-                       (double)SIM_NET_HORIZON_NS * 1e-9);
+      return cli_error("transfer: %g bytes under %s arrive past "
+                       SIMTIME_LIMIT_TEXT, a.x.bytes,
+                       transport_model_name((transport_model)m));
   }
   if (a.json) {
     print_json(&a, t, a.model < 0 ? TRANSPORT_NETEM : a.model);
