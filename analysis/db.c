@@ -370,6 +370,10 @@ static int open_file(db *d, err *e) {
   bool exists = stat(d->path, &sb) == 0;
   if (exists && S_ISDIR(sb.st_mode)) /* SQLite only says "unable to open" */
     return err_set(e, ERR_DB, "%s: is a folder, not a database file", d->path);
+  /* a device or a pipe: SQLite would put its journal beside it (in /dev) */
+  if (exists && !S_ISREG(sb.st_mode))
+    return err_set(e, ERR_DB, "%s: is not a regular file, and a results "
+                   "store is a database file", d->path);
   char *dir = folder_of(d->path);
   bool dir_ok = access(dir, W_OK | X_OK) == 0;
   int rc = ERR_OK;

@@ -3,6 +3,8 @@
  * the file checks against its scenario, and bad input exits 1 with
  * FILE:LINE (2 for usage errors), leaving no half-written file. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,17 @@
 
 TestSuite(cli_faults, .init = support_dir_make, .fini = support_dir_remove,
           .timeout = 120);
+
+/* Files in the test's folder whose name starts with prefix. */
+static int count_beside(const char *prefix) {
+  DIR *d = opendir(support_dir());
+  cr_assert_not_null(d);
+  int n = 0;
+  for (struct dirent *x; (x = readdir(d));)
+    n += strncmp(x->d_name, prefix, strlen(prefix)) == 0;
+  closedir(d);
+  return n;
+}
 
 Test(cli_faults, synth_is_reproducible_and_checks) {
   const char *a = support_path("a.csv"), *b = support_path("b.csv");
@@ -70,7 +83,7 @@ Test(cli_faults, bad_input) {
   char *kept = support_read_file(keep, NULL);
   cr_expect_str_eq(kept ? kept : "(gone)", "precious\n");
   free(kept);
-  cr_expect(access(support_path("keep.csv.tmp"), F_OK) != 0, "no leftover");
+  cr_expect_eq(count_beside("keep.csv"), 1, "no leftover temporary");
   cr_expect_eq(support_geodes(&r, "faults synth '%s' --duration-s 86400 "
                                   "--seed 1 --monthly-frac 0.5 --rate-scale "
                                   "1000 -o -", user), 0, "%s", r.err);
@@ -84,5 +97,47 @@ Test(cli_faults, bad_input) {
   snprintf(want, sizeof want, "geodes: %s:3: target: 'lab' is not a device "
            "index", bad);
   cr_expect(strncmp(r.err, want, strlen(want)) == 0, "%s", r.err);
+  support_run_clear(&r);
+}
+
+/* Issue 24, 12: -o writes through to what is not a regular file and never
+ * replaces it; a symbolic link stays a link, its target written; a file
+ * named PATH.tmp is the user's, untouched; a directory is refused by
+ * name. */
+Test(cli_faults, synth_output_respects_what_is_there) {
+  support_run r = {0};
+  const char *args = "faults synth worldwide --duration-s 1000 --seed 1";
+  const char *target = support_write_file(support_path("target.csv"), "old\n");
+  const char *mine = support_write_file(support_path("target.csv.tmp"),
+                                        "mine\n");
+  const char *link = support_path("link.csv");
+  cr_assert_eq(symlink("target.csv", link), 0);
+  cr_assert_eq(support_geodes(&r, "%s -o '%s'", args, link), 0, "%s", r.err);
+  struct stat st;
+  cr_expect(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "still a link");
+  char *t = support_read_file(target, NULL), *m = support_read_file(mine, NULL);
+  cr_expect(t && strstr(t, "\nt_s,event,target,duration_s,factor\n") != NULL,
+            "target written: %s", t);
+  cr_expect_str_eq(m ? m : "(gone)", "mine\n");
+  free(t), free(m);
+  cr_expect_eq(count_beside("target.csv"), 2, "no temporary left");
+  const char *fifo = support_path("pipe");
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  cr_assert_eq(support_sh(&r, "cat '%s' > '%s' & '%s' %s -o '%s'; wait", fifo,
+                          support_path("drained"), GEODES_BIN, args, fifo), 0,
+               "%s", r.err);
+  cr_expect(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "still a pipe");
+  char *d = support_read_file(support_path("drained"), NULL);
+  cr_expect(d && strstr(d, "\nt_s,event,target,duration_s,factor\n") != NULL,
+            "written through: %s", d);
+  free(d);
+  cr_expect_eq(support_geodes(&r, "%s -o '%s'", args, support_dir()), 1);
+  cr_expect(strstr(r.err, ": is a directory (name a file to write)") != NULL,
+            "%s", r.err);
+  if (stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)) {
+    cr_expect_eq(support_geodes(&r, "%s -o /dev/full", args), 1);
+    cr_expect(stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode),
+              "/dev/full is still a device");
+  }
   support_run_clear(&r);
 }

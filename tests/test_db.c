@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/db.h"
@@ -216,6 +217,31 @@ Test(db, folder_is_an_error) {
   cr_expect_eq(e.code, ERR_DB);
   cr_expect_not_null(strstr(e.msg, support_dir()), "%s", e.msg);
   cr_expect_not_null(strstr(e.msg, "is a folder"), "%s", e.msg);
+}
+
+/* Issue 24, 12: --db naming a device or a pipe is refused before SQLite
+ * opens it (it left /dev/null-journal beside the device). */
+Test(db, a_special_file_is_an_error) {
+  const char *fifo = support_path("pipe.db");
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  err e = {0};
+  cr_expect_null(db_open(fifo, &e));
+  cr_expect_eq(e.code, ERR_DB);
+  char want[512];
+  snprintf(want, sizeof want, "%s: is not a regular file, and a results "
+           "store is a database file", fifo);
+  cr_expect_str_eq(e.msg, want);
+  cr_expect(access(support_path("pipe.db-journal"), F_OK) != 0);
+  cr_expect(access(support_path("pipe.db-wal"), F_OK) != 0);
+  struct stat st;
+  if (stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode)) {
+    bool had = access("/dev/null-journal", F_OK) == 0;
+    err_clear(&e);
+    cr_expect_null(db_open("/dev/null", &e));
+    cr_expect(strstr(e.msg, "/dev/null: is not a regular file") != NULL, "%s",
+              e.msg);
+    cr_expect(had || access("/dev/null-journal", F_OK) != 0, "nothing in /dev");
+  }
 }
 
 /* A store with rows over several leaf pages, in rollback mode so the bytes

@@ -190,13 +190,17 @@ int cli_check_method(const char *cmd, const char *method);
 struct validate_report;
 void cli_validate_verdicts(const struct validate_report *r);
 
-/* An output file written whole or not at all: "-" is stdout; a path is
- * written as PATH.tmp and renamed over PATH once complete, so a command
- * that fails halfway leaves what the user had there. */
+/* An output file written whole or not at all: "-" is stdout; a regular
+ * file (or a new one) is written under a unique temporary name beside it
+ * (beside a symbolic link's target) and renamed over it once complete, so
+ * a command that fails halfway leaves what the user had there; anything
+ * else that exists (a device, a pipe) is written through, never replaced.
+ * A directory is refused. */
 typedef struct cli_out {
   FILE *f;
   const char *path; /* as given */
-  char *tmp;        /* NULL for stdout */
+  char *target;     /* the regular file replaced; NULL: written through */
+  char *tmp;        /* its temporary; NULL for stdout or written through */
 } cli_out;
 
 /* Opens o for path; CLI_OK, or the error printed naming path. */

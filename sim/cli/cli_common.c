@@ -1,12 +1,14 @@
 /* cli_common: helpers every subcommand uses — messages with the right exit
  * status, strict number parsing, the shared workload options' defaults and
  * transport, the runs row of an invocation. */
+#define _XOPEN_SOURCE 700 /* realpath (cli_out_open) */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/mem.h"
@@ -162,28 +164,58 @@ db_run cli_run_row(int argc, char **argv, const scenario *s, char **cmd) {
 
 bool cli_stderr_is_tty(void) { return isatty(STDERR_FILENO) == 1; }
 
+/* Where o writes path: through to anything that exists and is not a
+ * regular file (a device, a pipe: never replaced), else a temporary file
+ * with a unique name beside the regular file it will replace (beside a
+ * symbolic link's target, so the link stays a link). */
 int cli_out_open(cli_out *o, const char *path) {
   *o = (cli_out){.f = stdout, .path = path};
   if (strcmp(path, "-") == 0) return CLI_OK;
-  size_t n = strlen(path) + 5;
+  struct stat st;
+  bool exists = stat(path, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode))
+    return cli_error("%s: is a directory (name a file to write)", path);
+  if (exists && !S_ISREG(st.st_mode)) { /* write through, never replace */
+    if ((o->f = fopen(path, "w"))) return CLI_OK;
+    return cli_error("%s: cannot write: %s", path, strerror(errno));
+  }
+  char *real = exists ? realpath(path, NULL) : NULL;
+  const char *target = real ? real : path;
+  size_t n = strlen(target) + sizeof ".XXXXXX";
+  o->target = mem_alloc(n);
+  snprintf(o->target, n, "%s", target);
   o->tmp = mem_alloc(n);
-  snprintf(o->tmp, n, "%s.tmp", path);
-  if ((o->f = fopen(o->tmp, "w"))) return CLI_OK;
-  int rc = cli_error("%s:0: cannot write: %s", path, strerror(errno));
+  snprintf(o->tmp, n, "%s.XXXXXX", target);
+  free(real);
+  int fd = mkstemp(o->tmp);
+  if (fd >= 0) {
+    /* mkstemp's 0600 becomes the replaced file's mode, or a new file's */
+    mode_t um = umask(0);
+    umask(um);
+    (void)fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~um);
+    if ((o->f = fdopen(fd, "w"))) return CLI_OK;
+    close(fd);
+    remove(o->tmp);
+  }
+  int rc = cli_error("%s: cannot write: %s", path, strerror(errno));
   free(o->tmp);
-  o->tmp = NULL;
+  free(o->target);
+  *o = (cli_out){0};
   return rc;
 }
 
 int cli_out_close(cli_out *o, int rc) {
-  if (!o->tmp) return rc; /* stdout: main checks it */
+  if (o->f == stdout) return rc; /* main checks it */
   if (fclose(o->f) != 0 && rc == CLI_OK)
-    rc = cli_error("%s:0: cannot write: %s", o->path, strerror(errno));
-  if (rc == CLI_OK && rename(o->tmp, o->path) != 0)
-    rc = cli_error("%s:0: cannot write: %s", o->path, strerror(errno));
-  if (rc != CLI_OK) remove(o->tmp); /* nothing half-written, the old kept */
+    rc = cli_error("%s: cannot write: %s", o->path, strerror(errno));
+  if (o->tmp) {
+    if (rc == CLI_OK && rename(o->tmp, o->target) != 0)
+      rc = cli_error("%s: cannot write: %s", o->path, strerror(errno));
+    if (rc != CLI_OK) remove(o->tmp); /* nothing half-written, the old kept */
+  }
   free(o->tmp);
-  o->tmp = NULL;
+  free(o->target);
+  *o = (cli_out){0};
   return rc;
 }
 
