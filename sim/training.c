@@ -600,6 +600,11 @@ int sim_training_run(const scenario *s, const alloc *a,
     if (r.n > 0 && o->replan_on_change && (rc = replan_on_change(&r))) break;
     rc = attempt(&r);
     if (!rc && r.now > SIMTIME_LIMIT_NS) rc = past_the_limit(&r);
+    if (!rc && !finished(&r) && r.n >= SIM_TRAINING_MAX_ITERATIONS)
+      rc = err_set(e, ERR_RANGE, "%s: the run keeps %d iterations before "
+                   "its %g s end, the most a run holds (it keeps each "
+                   "one's record): give a shorter --duration-s", s->name,
+                   SIM_TRAINING_MAX_ITERATIONS, o->duration_s);
   }
   if (r.tl) {
     int t = sim_timeline_stream_close(r.tl, rc ? NULL : e);
