@@ -82,7 +82,10 @@ struct fault_trace {
   csv_comment *comments;
   size_t ncomments;
   int ndevices, nsites;
-  size_t *doff;        /* [ndevices + 1] into dpt */
+  int *device_site;    /* [ndevices] */
+  size_t *doff;        /* [ndevices + nsites + 1] into dpt: the points of
+                          device d, then of site i at ndevices + i (a site's
+                          outage is kept once, not once per device) */
   dpoint *dpt;
   uint64_t *lkey;      /* [nl] sorted: a * nsites + b, a <= b */
   size_t nl;
@@ -96,7 +99,7 @@ void fault_free(fault_trace *f) {
   if (!f) return;
   free(f->ev);
   csv_comments_free(f->comments, f->ncomments);
-  free(f->doff), free(f->dpt);
+  free(f->device_site), free(f->doff), free(f->dpt);
   free(f->lkey), free(f->loff), free(f->lpt);
   free(f->changes);
   free(f);
@@ -151,39 +154,66 @@ static int i64_cmp(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
-/* The state of one target at time t from its spans s[0..k) (by file
- * order): down (any down span holds) and the product of the factors. */
-static void state_at(const fault_trace *f, const span *s, size_t k, int64_t t,
-                     bool *down, double *factor) {
-  *down = false;
-  *factor = 1;
-  for (size_t i = 0; i < k; i++) {
-    if (!(s[i].t0 <= t && t < s[i].t1)) continue;
-    const fault_event *e = &f->ev[s[i].ev];
-    if (fault_kind_has_factor(e->kind)) *factor *= e->factor;
-    else *down = true;
-  }
+/* A boundary of a target's spans: span i starts (on) or ends at t. */
+typedef struct edge {
+  int64_t t;
+  uint32_t i;
+  bool on;
+} edge;
+
+static int edge_cmp(const void *x, const void *y) {
+  const edge *a = x, *b = y;
+  if (a->t != b->t) return a->t < b->t ? -1 : 1;
+  return (a->i > b->i) - (a->i < b->i);
 }
 
-/* Change points of one target from its spans: the state at 0 and at every
- * start and end, consecutive equal states merged. The boundaries are sorted
- * once; each state is a scan of the target's spans (targets carry few). */
+/* Scratch of build_points, sized once for the largest target. */
+typedef struct sweep {
+  edge *edges;  /* [2k] */
+  double *tree; /* [2 size]: a product tree over the k spans in file order,
+                   each leaf its factor while it holds, else 1 */
+  size_t size;
+} sweep;
+
+static void tree_set(sweep *w, size_t i, double v) {
+  size_t p = w->size + i;
+  w->tree[p] = v;
+  for (p /= 2; p; p /= 2) w->tree[p] = w->tree[2 * p] * w->tree[2 * p + 1];
+}
+
+/* Change points of one target from its spans s[0..k) (file order): the
+ * state at 0 and at every start and end, consecutive equal states merged.
+ * A sweep over the boundaries in time order keeps a count of the outages
+ * that hold and the product of the factors that hold, in a tree, so each
+ * boundary costs O(log k) and a target O(k log k) (a scan of every span
+ * per boundary made 250,000 slowdowns of one device take minutes). */
 static size_t target_points(const fault_trace *f, const span *s, size_t k,
-                            int64_t *tb, dpoint *out) {
-  size_t nb = 0, np = 0;
-  tb[nb++] = 0;
+                            sweep *w, dpoint *out) {
+  size_t ne = 0, np = 0;
   for (size_t i = 0; i < k; i++) {
-    tb[nb++] = s[i].t0;
-    if (s[i].t1 != FAULT_FOREVER) tb[nb++] = s[i].t1;
+    w->edges[ne++] = (edge){s[i].t0, (uint32_t)i, true};
+    if (s[i].t1 != FAULT_FOREVER) w->edges[ne++] = (edge){s[i].t1, (uint32_t)i, false};
   }
-  qsort(tb, nb, sizeof *tb, i64_cmp);
-  for (size_t i = 0; i < nb; i++) {
-    if (i && tb[i] == tb[i - 1]) continue;
-    bool down;
-    double factor;
-    state_at(f, s, k, tb[i], &down, &factor);
-    if (np && out[np - 1].up == !down && out[np - 1].speed == factor) continue;
-    out[np++] = (dpoint){tb[i], !down, factor};
+  qsort(w->edges, ne, sizeof *w->edges, edge_cmp);
+  for (w->size = 1; w->size < k; w->size *= 2) {}
+  for (size_t i = 1; i < 2 * w->size; i++) w->tree[i] = 1;
+  long down = 0;
+  size_t j = 0;
+  /* the state at 0, then after each distinct boundary time */
+  for (bool first = true;; first = false) {
+    int64_t t = first ? 0 : w->edges[j].t;
+    for (; j < ne && w->edges[j].t == t; j++) {
+      const edge *x = &w->edges[j];
+      const fault_event *e = &f->ev[s[x->i].ev];
+      if (!fault_kind_has_factor(e->kind)) down += x->on ? 1 : -1;
+      else tree_set(w, x->i, x->on ? e->factor : 1);
+    }
+    assert(down >= 0);
+    bool up = down == 0;
+    double factor = w->tree[1];
+    if (!(np && out[np - 1].up == up && out[np - 1].speed == factor))
+      out[np++] = (dpoint){t, up, factor};
+    if (j == ne) break;
   }
   return np;
 }
@@ -194,7 +224,15 @@ static size_t target_points(const fault_trace *f, const span *s, size_t k,
 static size_t build_points(const fault_trace *f, span *sp, size_t ns,
                            uint64_t **keys, size_t **off, dpoint **pts) {
   if (ns) qsort(sp, ns, sizeof *sp, span_cmp); /* sp may be NULL when ns is 0 */
-  int64_t *tb = mem_alloc((2 * ns + 1) * sizeof *tb);
+  size_t most = 1;
+  for (size_t i = 0, j; i < ns; i = j) {
+    for (j = i; j < ns && sp[j].key == sp[i].key; j++) {}
+    if (j - i > most) most = j - i;
+  }
+  size_t size = 1;
+  while (size < most) size *= 2;
+  sweep w = {.edges = mem_alloc(2 * most * sizeof *w.edges),
+             .tree = mem_alloc(2 * size * sizeof *w.tree)};
   *pts = mem_alloc((3 * ns + 1) * sizeof **pts); /* 2k + 1 a group */
   *keys = mem_alloc((ns + 1) * sizeof **keys);
   *off = mem_alloc((ns + 2) * sizeof **off);
@@ -203,10 +241,10 @@ static size_t build_points(const fault_trace *f, span *sp, size_t ns,
     for (j = i; j < ns && sp[j].key == sp[i].key; j++) {}
     (*keys)[ng] = sp[i].key;
     (*off)[ng++] = np;
-    np += target_points(f, sp + i, j - i, tb, *pts + np);
+    np += target_points(f, sp + i, j - i, &w, *pts + np);
   }
   (*off)[ng] = np;
-  free(tb);
+  free(w.edges), free(w.tree);
   return ng;
 }
 
@@ -216,14 +254,27 @@ static void add_span(span **sp, size_t *n, size_t *cap, uint64_t key,
   (*sp)[(*n)++] = (span){key, e->t_ns, event_end(e), (uint32_t)ev};
 }
 
-static void collect_changes(fault_trace *f, const dpoint *a, size_t na,
-                            const lpoint *b, size_t nb) {
+/* Whether a point of holder h (a device, or ndevices + a site) at t
+ * changes what some device shows: an outage of a site hides what its
+ * devices do meanwhile, and the reverse. */
+static bool point_shows(const fault_trace *f, const scenario *s, int h,
+                        int64_t t);
+
+/* Every instant > 0 at which some device or link changes: the devices' and
+ * the sites' points that some device shows, the links' points; sorted,
+ * distinct. */
+static void collect_changes(fault_trace *f, const scenario *s) {
+  size_t na = f->doff[f->ndevices + f->nsites], nb = f->loff[f->nl];
   f->changes = mem_alloc((na + nb + 1) * sizeof *f->changes);
   size_t n = 0;
-  for (size_t i = 0; i < na; i++)
-    if (a[i].t > 0) f->changes[n++] = a[i].t;
+  for (int h = 0; h < f->ndevices + f->nsites; h++)
+    for (size_t i = f->doff[h]; i < f->doff[h + 1]; i++) {
+      int64_t t = f->dpt[i].t;
+      if (t > 0 && point_shows(f, s, h, t))
+        f->changes[n++] = t;
+    }
   for (size_t i = 0; i < nb; i++)
-    if (b[i].t > 0) f->changes[n++] = b[i].t;
+    if (f->lpt[i].t > 0) f->changes[n++] = f->lpt[i].t;
   qsort(f->changes, n, sizeof *f->changes, i64_cmp);
   size_t u = 0;
   for (size_t i = 0; i < n; i++)
@@ -237,9 +288,7 @@ static void build_replay(fault_trace *f, const scenario *s) {
   for (size_t i = 0; i < f->n; i++) {
     const fault_event *e = &f->ev[i];
     if (e->kind == FAULT_SITE_DOWN) {
-      const scenario_site *site = &s->sites[e->a];
-      for (int d = 0; d < site->ndevices; d++)
-        add_span(&ds, &nd, &dcap, (uint64_t)(site->first_device + d), e, i);
+      add_span(&ds, &nd, &dcap, (uint64_t)f->ndevices + (uint64_t)e->a, e, i);
     } else if (fault_kind_target(e->kind) == FAULT_TARGET_DEVICE) {
       add_span(&ds, &nd, &dcap, (uint64_t)e->a, e, i);
     } else {
@@ -251,8 +300,9 @@ static void build_replay(fault_trace *f, const scenario *s) {
   uint64_t *dkeys;
   size_t *doff;
   size_t ndg = build_points(f, ds, nd, &dkeys, &doff, &f->dpt);
-  f->doff = mem_calloc((size_t)f->ndevices + 1, sizeof *f->doff);
-  for (int d = 0, g = 0; d <= f->ndevices; d++) { /* dense offsets */
+  int nholders = f->ndevices + f->nsites;
+  f->doff = mem_calloc((size_t)nholders + 1, sizeof *f->doff);
+  for (int d = 0, g = 0; d <= nholders; d++) { /* dense offsets */
     while ((size_t)g < ndg && dkeys[g] < (uint64_t)d) g++;
     f->doff[d] = (size_t)g < ndg ? doff[g] : doff[ndg];
   }
@@ -272,7 +322,7 @@ static void build_replay(fault_trace *f, const scenario *s) {
     }
   }
   f->loff[f->nl] = np;
-  collect_changes(f, f->dpt, f->doff[f->ndevices], f->lpt, f->loff[f->nl]);
+  collect_changes(f, s);
   free(lp), free(dkeys), free(doff), free(ds), free(ls);
 }
 
@@ -288,41 +338,93 @@ static size_t dpoint_find(const dpoint *p, size_t n, int64_t t) {
   return lo;
 }
 
-static const dpoint *device_point(const fault_trace *f, int d, int64_t t,
+/* The point of holder h (a device, or ndevices + a site) in force at t,
+ * its index *at and its group's end; NULL when h has no fault. */
+static const dpoint *holder_point(const fault_trace *f, int h, int64_t t,
                                   size_t *at, size_t *end) {
-  assert(d >= 0 && d < f->ndevices);
-  size_t a = f->doff[d], b = f->doff[d + 1];
+  assert(h >= 0 && h < f->ndevices + f->nsites);
+  size_t a = f->doff[h], b = f->doff[h + 1];
   if (a == b) return NULL;
   *at = a + dpoint_find(f->dpt + a, b - a, t);
   *end = b;
   return &f->dpt[*at];
 }
 
-bool fault_device_up(const fault_trace *f, int d, int64_t t_ns) {
+static bool holder_up(const fault_trace *f, int h, int64_t t) {
   size_t at, end;
-  const dpoint *p = device_point(f, d, t_ns, &at, &end);
+  const dpoint *p = holder_point(f, h, t, &at, &end);
   return !p || p->up;
+}
+
+static int64_t holder_next(const fault_trace *f, int h, int64_t t) {
+  size_t at, end;
+  if (!holder_point(f, h, t, &at, &end)) return FAULT_FOREVER;
+  return at + 1 < end ? f->dpt[at + 1].t : FAULT_FOREVER;
+}
+
+/* The first instant >= t at which h is up (FAULT_FOREVER: never). */
+static int64_t holder_up_again(const fault_trace *f, int h, int64_t t) {
+  size_t at, end;
+  const dpoint *p = holder_point(f, h, t, &at, &end);
+  if (!p || p->up) return t;
+  for (size_t i = at + 1; i < end; i++)
+    if (f->dpt[i].up) return f->dpt[i].t;
+  return FAULT_FOREVER;
+}
+
+static bool shows_change(const fault_trace *f, int d, int64_t t) {
+  return fault_device_up(f, d, t - 1) != fault_device_up(f, d, t) ||
+         fault_device_speed(f, d, t - 1) != fault_device_speed(f, d, t);
+}
+
+static bool point_shows(const fault_trace *f, const scenario *s, int h,
+                        int64_t t) {
+  if (h < f->ndevices) return shows_change(f, h, t);
+  const scenario_site *site = &s->sites[h - f->ndevices];
+  for (int d = site->first_device; d < site->first_device + site->ndevices; d++)
+    if (shows_change(f, d, t)) return true;
+  return false;
+}
+
+static int site_holder(const fault_trace *f, int d) {
+  assert(d >= 0 && d < f->ndevices);
+  return f->ndevices + f->device_site[d];
+}
+
+bool fault_device_up(const fault_trace *f, int d, int64_t t_ns) {
+  return holder_up(f, d, t_ns) && holder_up(f, site_holder(f, d), t_ns);
 }
 
 double fault_device_speed(const fault_trace *f, int d, int64_t t_ns) {
   size_t at, end;
-  const dpoint *p = device_point(f, d, t_ns, &at, &end);
+  const dpoint *p = holder_point(f, d, t_ns, &at, &end);
   return p ? p->speed : 1;
 }
 
 int64_t fault_device_next(const fault_trace *f, int d, int64_t t_ns) {
-  size_t at, end;
-  if (!device_point(f, d, t_ns, &at, &end)) return FAULT_FOREVER;
-  return at + 1 < end ? f->dpt[at + 1].t : FAULT_FOREVER;
+  bool up = fault_device_up(f, d, t_ns);
+  double speed = fault_device_speed(f, d, t_ns);
+  /* the next point of the device or its site at which what the device
+   * shows changes (its site may come back while it is down itself) */
+  for (int64_t t = t_ns;;) {
+    int64_t a = holder_next(f, d, t), b = holder_next(f, site_holder(f, d), t);
+    t = a < b ? a : b;
+    if (t == FAULT_FOREVER || fault_device_up(f, d, t) != up ||
+        fault_device_speed(f, d, t) != speed)
+      return t;
+  }
 }
 
 int64_t fault_device_up_again(const fault_trace *f, int d, int64_t t_ns) {
-  size_t at, end;
-  const dpoint *p = device_point(f, d, t_ns, &at, &end);
-  if (!p || p->up) return t_ns;
-  for (size_t i = at + 1; i < end; i++)
-    if (f->dpt[i].up) return f->dpt[i].t;
-  return FAULT_FOREVER;
+  /* each round moves t past an outage of the device or of its site, and
+   * each holds finitely many points: the loop ends */
+  for (int64_t t = t_ns;;) {
+    int64_t a = holder_up_again(f, d, t);
+    if (a == FAULT_FOREVER) return a;
+    int64_t b = holder_up_again(f, site_holder(f, d), a);
+    if (b == a || b == FAULT_FOREVER) return b;
+    t = b;
+  }
 }
 
 double fault_link_factor(const fault_trace *f, int a, int b, int64_t t_ns) {
@@ -561,6 +663,9 @@ fault_trace *fault_parse(const char *text, size_t len, const char *name,
   *f = (fault_trace){.ev = ps.ev, .n = ps.n, .comments = ps.comments,
                      .ncomments = ps.ncomments, .ndevices = s->ndevices,
                      .nsites = s->nsites};
+  f->device_site = mem_alloc((size_t)s->ndevices * sizeof *f->device_site);
+  memcpy(f->device_site, s->device_site,
+         (size_t)s->ndevices * sizeof *f->device_site);
   build_replay(f, s);
   return f;
 }
