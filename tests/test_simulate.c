@@ -461,3 +461,36 @@ Test(simulate, training_usage_and_bad_faults) {
   cr_expect_eq(r.out_len, 0, "nothing simulated");
   support_run_clear(&r);
 }
+
+/* Issue 24, 7: a long run's --json under a memory limit printed no
+ * iterations and exited 0 (jansson's failed allocations were ignored);
+ * the iterations are streamed now, so 100,000 of them fit in 50 MB of
+ * address space, every one printed. (AddressSanitizer reserves terabytes
+ * of address space: no limit can be set under it.) */
+Test(simulate, a_long_run_json_is_streamed_whole) {
+#if defined(__SANITIZE_ADDRESS__)
+  cr_skip_test("no address-space limit under AddressSanitizer");
+#endif
+  const char *s = support_write_file(
+      support_path("tiny.json"),
+      "{\"name\": \"tiny\", \"sites\": [{\"name\": \"a\", \"devices\": 2, "
+      "\"gpu\": \"V100\"}], \"network\": {\"latency_ms\": 1, "
+      "\"bandwidth_gbps\": 1}, \"workload\": {\"model\": \"gpt3-xl\", "
+      "\"layers\": 2, \"batch\": 1, \"micro_batch\": 1, \"stages\": 2, "
+      "\"replicas\": 1}}");
+  const char *out = support_path("run.json");
+  support_run r = {0};
+  cr_assert_eq(support_sh(&r, "ulimit -v 50000; '%s' simulate '%s' --method "
+                          "dtfm-identity --iterations 100000 --json > '%s'",
+                          GEODES_BIN, s, out), 0, "%s", r.err);
+  json_error_t je;
+  json_t *j = json_load_file(out, 0, &je);
+  cr_assert_not_null(j, "%s", je.text);
+  json_t *its = json_object_get(j, "iterations");
+  cr_expect_eq(json_array_size(its), 100000);
+  json_t *last = json_array_get(its, 99999);
+  cr_expect_eq(json_integer_value(json_object_get(last, "index")), 99999);
+  cr_expect_not_null(json_object_get(j, "iteration_summary"));
+  json_decref(j);
+  support_run_clear(&r);
+}

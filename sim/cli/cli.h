@@ -215,6 +215,24 @@ int cli_out_close(cli_out *o, int rc);
 #define CLI_JSON (JSON_COMPACT | JSON_REAL_PRECISION(17))
 void cli_print_json(json_t *o, size_t flags);
 
+/* An array that cli_print_json_stream writes element by element, each one
+ * built by item(ctx, k) for k < n and released once written (NULL: it
+ * could not be built), so a long run's --json never holds its whole
+ * document in memory. */
+typedef struct cli_json_stream {
+  const char *key; /* the member of o whose value the array replaces */
+  size_t n;
+  json_t *(*item)(const void *ctx, size_t k);
+  const void *ctx;
+} cli_json_stream;
+
+/* cli_print_json of o (compact flags only) with st's array streamed in
+ * place of o's member st->key: the same bytes as the whole document would
+ * print. CLI_OK, or CLI_FAIL with a message when a part could not be
+ * built or written (the output then ends short; stdout's error is main's
+ * to report). Releases o. */
+int cli_print_json_stream(json_t *o, size_t flags, const cli_json_stream *st);
+
 /* A JSON number, or null for NaN and infinities (DESIGN.md section 9: NaN
  * as null; jansson's json_real refuses them and the key would vanish). */
 json_t *cli_json_number(double x);

@@ -2,6 +2,7 @@
  * status, strict number parsing, the shared workload options' defaults and
  * transport, the runs row of an invocation. */
 #define _XOPEN_SOURCE 700 /* realpath (cli_out_open) */
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -225,6 +226,40 @@ void cli_print_json(json_t *o, size_t flags) {
   json_dumpf(o, stdout, flags);
   putchar('\n');
   json_decref(o);
+}
+
+int cli_print_json_stream(json_t *o, size_t flags, const cli_json_stream *st) {
+  assert(!(flags & JSON_MAX_INDENT) && (flags & JSON_COMPACT)); /* "," ":" */
+  size_t any = flags | JSON_ENCODE_ANY;
+  bool bad = false, first = true;
+  const char *key;
+  json_t *v;
+  putchar('{');
+  json_object_foreach(o, key, v) {
+    if (!first) putchar(',');
+    first = false;
+    json_t *k = json_string(key);
+    bad |= !k || json_dumpf(k, stdout, any) != 0;
+    json_decref(k);
+    putchar(':');
+    if (strcmp(key, st->key) != 0) {
+      bad |= json_dumpf(v, stdout, any) != 0;
+      continue;
+    }
+    putchar('[');
+    for (size_t i = 0; i < st->n && !bad; i++) {
+      if (i) putchar(',');
+      json_t *x = st->item(st->ctx, i);
+      bad |= !x || json_dumpf(x, stdout, any) != 0;
+      json_decref(x);
+    }
+    putchar(']');
+  }
+  puts("}");
+  json_decref(o);
+  return bad ? cli_error("stdout: the JSON document could not be built in "
+                         "memory; it ends short")
+             : CLI_OK;
 }
 
 json_t *cli_json_number(double x) {

@@ -110,7 +110,7 @@ static void print_json_diloco(json_t *o, const sim_result *r) {
   json_object_set_new(o, "outer_step_s", cli_json_number(r->outer_step_s));
 }
 
-static void print_json(const scenario *s, const char *placement,
+static int print_json(const scenario *s, const char *placement,
                        const sim_result *r, const sim_training_result *tr,
                        const cli_training_opts *to) {
   json_t *o = json_object(), *st = json_array(), *cl = json_array();
@@ -152,11 +152,14 @@ static void print_json(const scenario *s, const char *placement,
                       "flows", (json_int_t)c->flows));
   }
   json_object_set_new(o, "link_classes", cl);
-  if (tr) {
-    cli_training_json(o, tr, to);
-    json_object_set_new(o, "iteration_s", cli_json_number(tr->mean_s));
+  if (!tr) {
+    cli_print_json(o, CLI_JSON);
+    return CLI_OK;
   }
-  cli_print_json(o, CLI_JSON);
+  cli_training_json(o, tr, to);
+  json_object_set_new(o, "iteration_s", cli_json_number(tr->mean_s));
+  cli_json_stream its = cli_training_iterations(tr);
+  return cli_print_json_stream(o, CLI_JSON, &its);
 }
 
 int cli_simulate(int argc, char **argv) {
@@ -195,14 +198,14 @@ int cli_simulate(int argc, char **argv) {
     if (sim_run(s, a, &o, &r, &e) != ERR_OK) goto fail;
   }
   const char *placement = p.alloc_file ? p.alloc_file : p.method;
+  rc = CLI_OK;
   if (p.json) {
-    print_json(s, placement, &r, p.to.active ? &tr : NULL, &p.to);
+    rc = print_json(s, placement, &r, p.to.active ? &tr : NULL, &p.to);
   } else {
     print_table(s, placement, &r);
     if (p.to.active) cli_training_table(&tr, &p.to);
   }
   sim_training_result_free(&tr);
-  rc = CLI_OK;
   goto done;
 fail:
   rc = cli_fail("simulate", &e);

@@ -43,18 +43,24 @@ void cli_training_free(cli_training_opts *t) {
   t->faults = NULL;
 }
 
+static json_t *iteration(const void *ctx, size_t k) {
+  const sim_training_result *r = ctx;
+  const sim_iteration *x = &r->it[k];
+  return json_pack("{s:i,s:o,s:o,s:o,s:i,s:o}", "index", x->index, "start_s",
+                   cli_json_number(x->start_s), "iteration_s",
+                   cli_json_number(x->iteration_s), "lost_s",
+                   cli_json_number(x->lost_s), "replicas", x->replicas,
+                   "samples", cli_json_number(x->samples));
+}
+
+cli_json_stream cli_training_iterations(const sim_training_result *r) {
+  return (cli_json_stream){.key = "iterations", .n = r->n, .item = iteration,
+                           .ctx = r};
+}
+
 void cli_training_json(json_t *o, const sim_training_result *r,
                        const cli_training_opts *t) {
-  json_t *it = json_array(), *lost = json_object(), *st = json_object();
-  for (size_t k = 0; k < r->n; k++) {
-    const sim_iteration *x = &r->it[k];
-    json_array_append_new(
-        it, json_pack("{s:i,s:o,s:o,s:o,s:i,s:o}", "index", x->index,
-                      "start_s", cli_json_number(x->start_s), "iteration_s",
-                      cli_json_number(x->iteration_s), "lost_s",
-                      cli_json_number(x->lost_s), "replicas", x->replicas,
-                      "samples", cli_json_number(x->samples)));
-  }
+  json_t *lost = json_object(), *st = json_object();
   for (int c = 0; c < SIM_LOST_N; c++)
     json_object_set_new(lost, sim_lost_name(c), cli_json_number(r->lost_s[c]));
   json_object_set_new(lost, "total", cli_json_number(r->lost_total_s));
@@ -63,7 +69,8 @@ void cli_training_json(json_t *o, const sim_training_result *r,
   json_object_set_new(st, "p95_s", cli_json_number(r->p95_s));
   json_object_set_new(st, "min_s", cli_json_number(r->min_s));
   json_object_set_new(st, "max_s", cli_json_number(r->max_s));
-  json_object_set_new(o, "iterations", it);
+  /* streamed by the printer: cli_training_iterations */
+  json_object_set_new(o, "iterations", json_null());
   json_object_set_new(o, "iteration_summary", st);
   json_object_set_new(o, "total_s", cli_json_number(r->total_s));
   json_object_set_new(o, "samples", cli_json_number(r->samples));

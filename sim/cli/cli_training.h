@@ -72,9 +72,13 @@ int cli_training_load(cli_training_opts *t, const scenario *s, err *e);
 
 void cli_training_free(cli_training_opts *t);
 
+/* r's iterations as the stream of o's "iterations" (r borrowed). */
+cli_json_stream cli_training_iterations(const sim_training_result *r);
+
 /* The fields of DESIGN.md section 9 for a run: iterations, total_s,
  * samples_per_s, lost_s by cause and total, the iteration summary and the
- * recovery's counts, added to o. */
+ * recovery's counts, added to o; "iterations" is a placeholder that
+ * cli_training_iterations(r) streams (cli_print_json_stream). */
 void cli_training_json(json_t *o, const sim_training_result *r,
                        const cli_training_opts *t);
 
