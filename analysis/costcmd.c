@@ -260,13 +260,25 @@ static int take_answer(costcmd *c, batch *b, const char *line, size_t len,
   char cand[256];
   describe_candidate(c, b, i, cand, sizeof cand);
   json_error_t je;
-  json_t *j = json_loadb(line, len, JSON_DECODE_ANY, &je);
+  /* jansson reads a NUL between tokens as the end of its input (it took
+   * '{"predicted_s": 0.5<NUL>}' as an object): refused before it looks */
+  bool nul = memchr(line, '\0', len) != NULL;
+  json_t *j = nul ? NULL : json_loadb(line, len, JSON_DECODE_ANY, &je);
   if (!j) {
     bool nonfinite = contains(line, len, "NaN") || contains(line, len, "Infinity");
+    enum json_error_code why = nul ? json_error_null_character
+                                   : json_error_code(&je);
+    const char *what =
+        nonfinite ? "a predicted_s that is not a finite number (NaN and "
+                    "Infinity are not JSON)"
+        : why == json_error_numeric_overflow ? "a number past what a double "
+                    "or a 64-bit integer holds"
+        : nul ? "a line that holds a NUL byte"
+        : "a line that is not JSON";
+    /* the line as far as its first NUL, which ends what a message shows */
+    size_t show = strnlen(line, len > 200 ? 200 : len);
     return fail(c, e, ERR_PARSE, "answered candidate %ld %s with %s: '%.*s'",
-                id, cand, nonfinite ? "a predicted_s that is not a finite "
-                "number (NaN and Infinity are not JSON)" : "a line that is "
-                "not JSON", (int)(len > 200 ? 200 : len), line);
+                id, cand, what, (int)show, line);
   }
   json_t *jid = json_is_object(j) ? json_object_get(j, "id") : NULL;
   json_t *jp = json_is_object(j) ? json_object_get(j, "predicted_s") : NULL;

@@ -13,7 +13,9 @@ sends one candidate and waits gets its answer at once.
 exit (exit with status 3 before answering), hang (stop answering),
 garbage (a line that is not JSON), wrong-id, negative, nan (Python's NaN,
 which is not JSON), missing (no predicted_s), extra (one more line than
-asked), status (answer everything, then exit with status 4).
+asked), status (answer everything, then exit with status 4), huge (a
+predicted_s of 1e400, past a double), bigid (an id of 2^64, past an
+integer), nul (a NUL byte inside the line).
 """
 import json
 import os
@@ -21,7 +23,7 @@ import sys
 import time
 
 MODES = ('exit', 'hang', 'garbage', 'wrong-id', 'negative', 'nan', 'missing',
-         'extra', 'status')
+         'extra', 'status', 'huge', 'bigid', 'nul')
 
 
 def parse_misbehave(argv):
@@ -65,6 +67,12 @@ def _answer(cand, value, mode, at, out):
         return json.dumps({'id': k, 'predicted_s': float('nan')}) + '\n'
     if mode == 'missing':
         return f'{{"id": {k}}}\n'
+    if mode == 'huge':
+        return f'{{"id": {k}, "predicted_s": 1e400}}\n'
+    if mode == 'bigid':
+        return f'{{"id": {2**64}, "predicted_s": {value!r}}}\n'
+    if mode == 'nul':
+        return f'{{"id": {k}, "predicted_s": {value!r}\0}}\n'
     return f'{{"id": {k}, "predicted_s": {value!r}}}\n{{"id": {k}, "predicted_s": 0}}\n'
 
 

@@ -261,6 +261,16 @@ Test(costcmd, a_line_that_is_not_json) {
   err e = misbehave("garbage", 20, false);
   cr_assert_eq(e.code, ERR_PARSE);
   expect_candidate(&e, "not JSON: 'predicted: soon'");
+  /* issue 24, 16: JSON that jansson cannot hold is said to be that */
+  e = misbehave("huge", 20, false);
+  cr_assert_eq(e.code, ERR_PARSE);
+  expect_candidate(&e, "with a number past what a double or a 64-bit "
+                   "integer holds: '{\"id\": 3, \"predicted_s\": 1e400}'");
+  e = misbehave("bigid", 20, false);
+  expect_candidate(&e, "with a number past what a double or a 64-bit "
+                   "integer holds: '{\"id\": 18446744073709551616, ");
+  e = misbehave("nul", 20, false);
+  expect_candidate(&e, "with a line that holds a NUL byte: '{\"id\": 3, ");
 }
 
 Test(costcmd, an_answer_with_the_wrong_id) {
