@@ -150,3 +150,12 @@ Test(jfield, int32_bounds) {
   expect_fail(jfield_int32(&doc, &top, root, "a", 2, 5, &v), ERR_RANGE,
               "f.json:2: a: must be in [2, 2147483647], not 1");
 }
+
+/* Issue 24, 16: a failure of the document itself (its root) has no field
+ * to name: no empty label before the message. */
+Test(jfield, the_root_has_no_label) {
+  jfield_scope top = jfield_top();
+  expect_fail(jfield_fail(&doc, &top, NULL, ERR_PARSE, "a scenario is a JSON "
+                          "object"), ERR_PARSE,
+              "f.json:1: a scenario is a JSON object");
+}

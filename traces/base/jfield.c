@@ -64,8 +64,10 @@ int jfield_fail(const jfield_doc *d, const jfield_scope *s, const char *key,
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  return err_set(d->e, code, "%s:%d: %s%s%s: %s", d->file, key_line(d, s, key),
-                 s->label, s->label[0] && key ? "." : "", key ? key : "", what);
+  bool named = s->label[0] || key; /* the document's root has no name */
+  return err_set(d->e, code, "%s:%d: %s%s%s%s%s", d->file, key_line(d, s, key),
+                 s->label, s->label[0] && key ? "." : "", key ? key : "",
+                 named ? ": " : "", what);
 }
 
 jfield_scope jfield_child(const jfield_scope *s, const char *key) {
