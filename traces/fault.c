@@ -1,14 +1,16 @@
-/* fault: see fault.h. Rows are read through the shared CSV layer
- * (traces/csv.h); each is checked as it comes, so the first error in file
- * order is the one reported. The replay keeps, per device and per site
- * pair that any event touches, the change points of its state (up, speed;
- * bandwidth factor), each point the state from its time on, consecutive
- * points differing; the first point of a target is at t = 0.
+/* fault: see fault.h. Rows are read by traces/fault_csv.c; each is checked
+ * as it comes, so the first error in file order is the one reported. The
+ * replay keeps, per device, per site and per site pair that any event
+ * touches, the change points of its state (up, speed; bandwidth factor),
+ * each point the state from its time on, consecutive points differing; the
+ * first point of a target is at t = 0. A device shows its own points and
+ * its site's outages.
  *
  * Choices where DESIGN.md is silent:
  * - Overlapping events of one target combine: a device is down while any
  *   outage of it or of its site holds; slowdowns that hold together
- *   multiply (in file order, so the product is reproducible).
+ *   multiply (in the fixed order of a product tree over the file's rows,
+ *   so the product is reproducible).
  * - duration_s must be > 0 (a zero-length fault changes nothing and is
  *   almost certainly a mistake); "inf" (any case) means for ever.
  * - The factor column must be empty for the *_down events.
