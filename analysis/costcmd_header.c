@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "base/mem.h"
+#include "models/roofline.h"
 #include "models/runtime.h"
 
 static json_t *sites_json(const scenario *s) {
@@ -38,9 +39,12 @@ static json_t *devices_json(const scenario *s, const spec_workload *w,
     json_object_set_new(o, "site", json_string(t->name));
     json_object_set_new(o, "gpu", json_string(g->name));
     json_object_set_new(o, "peak_flops", json_real(g->peak_flops));
-    json_object_set_new(o, "efficiency", json_real(g->efficiency / factor));
-    json_object_set_new(o, "flops_per_s",
-                        json_real(g->peak_flops * g->efficiency / factor));
+    /* the roofline's fraction of peak on this workload's layer, so that a
+     * layer's FLOPs over flops_per_s is the engine's time for it (the
+     * head's, at the layer's rate, is an approximation) */
+    double eff = roofline_layer_fraction(g, w) / factor;
+    json_object_set_new(o, "efficiency", json_real(eff));
+    json_object_set_new(o, "flops_per_s", json_real(g->peak_flops * eff));
     json_object_set_new(o, "memory_bytes", json_real(g->memory_bytes));
     json_object_set_new(o, "mem_bw_bytes_s", json_real(g->mem_bw_bytes_s));
     json_object_set_new(o, "optimizer_s_per_param",

@@ -23,9 +23,13 @@
  * Units are in the names (bytes, flops per micro-batch, seconds, ms,
  * Gbit/s); the link matrices hold the links at t = 0 between devices
  * (scenario_link; the diagonal is 0 ms and null). flops_per_s is what the
- * engine computes at: peak x efficiency / the site's compute factor. A
- * candidate's stage st then costs layers_per_stage[st] x layer_*_flops,
- * plus head_*_flops on the last stage, per micro-batch.
+ * engine computes a layer at: peak x efficiency / the site's compute
+ * factor, efficiency being the roofline's fraction of the GPU's peak on
+ * this workload's layer (roofline_layer_fraction; it depends on the shape).
+ * A candidate's stage st then costs layers_per_stage[st] x layer_*_flops,
+ * plus head_*_flops on the last stage, per micro-batch (the head at the
+ * layer's rate, an approximation: the engine's roofline times the head
+ * apart, about 10 % faster for GPT-3 XL on a V100).
  * Invariant: a pure function of its inputs; key order is fixed. */
 #ifndef ANALYSIS_COSTCMD_HEADER_H
 #define ANALYSIS_COSTCMD_HEADER_H

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "base/mem.h"
+#include "models/roofline.h"
 
 int partition_parse(const char *text, int *out, int cap) {
   int n = 0;
@@ -48,28 +49,13 @@ int partition_check(const int *layers, int n, int stages, int total, err *e) {
   return ERR_OK;
 }
 
-/* Seconds per FLOP of device d (the engine's compute rate). */
-static double s_per_flop(const scenario *s, const spec_gpu *const *gpu,
-                         int d) {
-  const scenario_site *site = &s->sites[s->device_site[d]];
-  return spec_site_compute_factor(site, gpu[d]) /
-         (gpu[d]->peak_flops * gpu[d]->efficiency);
-}
-
-/* FLOPs of one micro-batch's forward and backward on stage st with
- * `layers` layers (spec_stage_fwd_flops + spec_stage_bwd_flops). */
-static double stage_flops(const spec_workload *w, int st, int layers) {
-  double layer = (double)w->micro_batch * spec_layer_flops(w->model);
-  double head = st == w->stages - 1
-                    ? (double)w->micro_batch * spec_head_flops(w->model)
-                    : 0;
-  return layers * layer * (w->recompute ? 4.0 : 3.0) + 3.0 * head;
-}
-
 double partition_stage_s(const spec_workload *w, const scenario *s,
                          const spec_gpu *const *gpu, int st, int layers,
                          int d) {
-  return stage_flops(w, st, layers) * s_per_flop(s, gpu, d);
+  const scenario_site *site = &s->sites[s->device_site[d]];
+  return (roofline_stage_fwd_with(gpu[d], w, st, layers) +
+          roofline_stage_bwd_with(gpu[d], w, st, layers)) *
+         spec_site_compute_factor(site, gpu[d]);
 }
 
 /* The most layers stage st holds within `bytes` (0 when not even one). */
@@ -86,32 +72,45 @@ static int memory_cap(const spec_workload *w, int st, double bytes) {
   return lo;
 }
 
-/* Per stage: the slowest device's seconds per FLOP and the smallest
- * memory, with the device that has it. */
-static void stage_limits(const spec_workload *w, const scenario *s,
-                         const spec_gpu *const *gpu, const alloc *a,
-                         double *slow, int *cap, int *tight) {
+/* Per stage: the smallest memory, with the device that has it. */
+static void stage_limits(const spec_workload *w, const alloc *a,
+                         const spec_gpu *const *gpu, int *cap, int *tight) {
   for (int st = 0; st < w->stages; st++) {
-    slow[st] = 0;
     tight[st] = alloc_at(a, 0, st);
     for (int r = 0; r < w->replicas; r++) {
       int d = alloc_at(a, r, st);
-      slow[st] = fmax(slow[st], s_per_flop(s, gpu, d));
       if (gpu[d]->memory_bytes < gpu[tight[st]]->memory_bytes) tight[st] = d;
     }
     cap[st] = memory_cap(w, st, gpu[tight[st]]->memory_bytes);
   }
 }
 
-/* Adds the remaining layers one by one where the stage stays fastest. */
-static void fill(const spec_workload *w, const double *slow, const int *cap,
-                 int *out) {
+/* A stage's time is affine in its layers on each device: fixed[i] (the
+ * head's, on the last stage) plus per_layer[i] a layer, i = st R + r. */
+static void stage_lines(const spec_workload *w, const scenario *s,
+                        const spec_gpu *const *gpu, const alloc *a,
+                        double *fixed, double *per_layer) {
+  for (int st = 0; st < w->stages; st++)
+    for (int r = 0; r < w->replicas; r++) {
+      int d = alloc_at(a, r, st), i = st * w->replicas + r;
+      fixed[i] = partition_stage_s(w, s, gpu, st, 0, d);
+      per_layer[i] = partition_stage_s(w, s, gpu, st, 1, d) - fixed[i];
+    }
+}
+
+/* Adds the remaining layers one by one where the stage stays fastest, a
+ * stage as fast as its slowest device. */
+static void fill(const spec_workload *w, const double *fixed,
+                 const double *per_layer, const int *cap, int *out) {
+  int R = w->replicas;
   for (int left = w->layers - w->stages; left > 0; left--) {
     int best = -1;
     double best_t = INFINITY;
     for (int st = 0; st < w->stages; st++) {
       if (out[st] >= cap[st]) continue;
-      double t = stage_flops(w, st, out[st] + 1) * slow[st];
+      double t = 0;
+      for (int r = 0; r < R; r++)
+        t = fmax(t, fixed[st * R + r] + (out[st] + 1) * per_layer[st * R + r]);
       if (t < best_t) best_t = t, best = st;
     }
     out[best]++;
@@ -122,10 +121,13 @@ int partition_balanced(const spec_workload *w, const scenario *s,
                        const spec_gpu *const *gpu, const alloc *a, int *out,
                        err *e) {
   int n = w->stages;
-  double *slow = mem_alloc((size_t)n * sizeof *slow);
+  size_t cells = (size_t)n * w->replicas;
+  double *fixed = mem_alloc(2 * cells * sizeof *fixed);
+  double *per_layer = fixed + cells;
   int *cap = mem_alloc((size_t)n * sizeof *cap);
   int *tight = mem_alloc((size_t)n * sizeof *tight);
-  stage_limits(w, s, gpu, a, slow, cap, tight);
+  stage_limits(w, a, gpu, cap, tight);
+  stage_lines(w, s, gpu, a, fixed, per_layer);
   long long room = 0;
   int rc = ERR_OK;
   for (int st = 0; st < n && rc == ERR_OK; st++) {
@@ -141,8 +143,8 @@ int partition_balanced(const spec_workload *w, const scenario *s,
     rc = err_set(e, ERR_MEMORY, "%s: the %d layers do not fit: the stages' "
                  "smallest devices hold at most %lld", s->name, w->layers,
                  room);
-  if (rc == ERR_OK) fill(w, slow, cap, out);
-  free(slow), free(cap), free(tight);
+  if (rc == ERR_OK) fill(w, fixed, per_layer, cap, out);
+  free(fixed), free(cap), free(tight);
   return rc;
 }
 

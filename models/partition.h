@@ -27,8 +27,8 @@ int partition_parse(const char *text, int *out, int cap);
 int partition_check(const int *layers, int n, int stages, int total, err *e);
 
 /* Seconds one micro-batch's forward and backward of stage st takes with
- * `layers` layers on device d of s (the engine's compute: FLOPs over peak
- * x efficiency, the site's compute factor). */
+ * `layers` layers on device d of s (the engine's compute: the roofline's
+ * time, models/roofline.h, times the site's compute factor). */
 double partition_stage_s(const spec_workload *w, const scenario *s,
                          const spec_gpu *const *gpu, int st, int layers,
                          int d);

@@ -70,6 +70,7 @@
 #include "models/dpsync.h"
 #include "models/hop.h"
 #include "models/onef1b.h"
+#include "models/roofline.h"
 #include "models/runtime.h"
 #include "models/tandem.h"
 
@@ -121,9 +122,9 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
     for (int st = 0; st < D; st++) {
       int d = alloc_at(a, r, st);
       double k = spec_site_compute_factor(&s->sites[s->device_site[d]], gpu[d]);
-      c->f[r * D + st] = spec_compute_s(gpu[d], spec_stage_fwd_flops(w, st)) * k +
+      c->f[r * D + st] = roofline_stage_fwd_s(gpu[d], w, st) * k +
                          compress_stage_s(w, st, gpu[d], false);
-      c->b[r * D + st] = spec_compute_s(gpu[d], spec_stage_bwd_flops(w, st)) * k +
+      c->b[r * D + st] = roofline_stage_bwd_s(gpu[d], w, st) * k +
                          compress_stage_s(w, st, gpu[d], true);
     }
   if (w->runtime == SPEC_RUNTIME_DTFM)

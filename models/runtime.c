@@ -6,6 +6,8 @@
 
 #include <math.h>
 
+#include "models/roofline.h"
+
 /* Megatron's mixed-precision Adam reads and writes, per parameter, the fp16
  * weight and gradient and the fp32 master weight, gradient copy and two
  * moments: 28 bytes through device memory. */
@@ -29,7 +31,7 @@
 
 double runtime_optimizer_s(spec_runtime rt, const spec_gpu *g, double params) {
   if (rt == SPEC_RUNTIME_MEGATRON)
-    return params * RUNTIME_ADAM_BYTES_PER_PARAM / g->mem_bw_bytes_s;
+    return roofline_stream_s(g, params * RUNTIME_ADAM_BYTES_PER_PARAM);
   return params * RUNTIME_DTFM_OFFLOAD_S_PER_PARAM;
 }
 

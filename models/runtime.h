@@ -19,7 +19,8 @@
  * runtime rt. DT-FM keeps the fp32 master copy on the host (its
  * Fp16Optimizer with offload): gradients go to the CPU, a CPU SGD step,
  * weights come back — a cost per parameter. Megatron steps mixed-precision
- * Adam on the GPU, streaming its state through device memory. */
+ * Adam on the GPU, streaming its state through device memory at the
+ * roofline's memory efficiency (roofline_stream_s). */
 double runtime_optimizer_s(spec_runtime rt, const spec_gpu *g, double params);
 
 /* Bytes of training state a stage with `params` parameters must keep to

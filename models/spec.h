@@ -39,10 +39,10 @@ typedef struct spec_model {
 /* A GPU type (plain data; the table is static). */
 typedef struct spec_gpu {
   const char *name;         /* "V100", "A100", "H100", "RTX3090", ... */
-  double peak_flops;        /* dense fp16 tensor-core peak, FLOP/s */
+  double peak_flops;        /* dense fp16 tensor-core rate with fp32
+                               accumulate (mixed precision), FLOP/s */
   double memory_bytes;      /* device memory, bytes */
   double mem_bw_bytes_s;    /* memory bandwidth, bytes/s */
-  double efficiency;        /* achieved fraction of peak in training */
   const char *source;       /* datasheet the numbers come from */
 } spec_gpu;
 
@@ -169,12 +169,11 @@ double spec_head_flops(const spec_model *m);
 double spec_stage_fwd_flops(const spec_workload *w, int st);
 double spec_stage_bwd_flops(const spec_workload *w, int st);
 
-/* Seconds for flops on GPU g: flops / (peak x efficiency). */
-double spec_compute_s(const spec_gpu *g, double flops);
-
-/* How much longer g computes on the hosts of site than its efficiency
- * says: g's efficiency over the site's compute_efficiency (1 when the site
- * sets none). */
+/* How much longer g computes on the hosts of site than the roofline says
+ * (models/roofline.h times every GPU from its datasheet): 0.5656, the
+ * roofline's fraction of the V100's peak at DT-FM's shape, where the
+ * sites' values were fitted, over the site's compute_efficiency (1 when
+ * the site sets none). */
 double spec_site_compute_factor(const scenario_site *site, const spec_gpu *g);
 
 /* Bytes of device memory per parameter under runtime rt: fp16 weights and

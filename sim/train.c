@@ -20,13 +20,14 @@
 #include "base/mem.h"
 #include "base/simtime.h"
 #include "models/compress.h"
+#include "models/roofline.h"
 #include "models/runtime.h"
 
 /* sim_train_compute's three times in seconds: forward, backward, step. */
 static void compute_s(const spec_workload *w, int st, const spec_gpu *g,
                       double factor, double scale, double t[3]) {
-  double f = spec_compute_s(g, spec_stage_fwd_flops(w, st)) * factor * scale;
-  double b = spec_compute_s(g, spec_stage_bwd_flops(w, st)) * factor * scale;
+  double f = roofline_stage_fwd_s(g, w, st) * factor * scale;
+  double b = roofline_stage_bwd_s(g, w, st) * factor * scale;
   double o = runtime_optimizer_s(w->runtime, g, spec_stage_params(w, st)) * scale;
   /* compression (models/compress.h): the activations' around each op, the
    * gradient's before the optimizer (DiLoCo's are in its exchanges) */

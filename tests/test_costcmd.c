@@ -20,6 +20,7 @@
 #include "analysis/costcmd.h"
 #include "analysis/costcmd_header.h"
 #include "models/cost.h"
+#include "models/roofline.h"
 #include "schedules/gcma.h"
 #include "schedules/objective.h"
 #include "support.h"
@@ -79,11 +80,13 @@ static void assert_no_children(void) {
 }
 
 /* Seconds of compute per micro-batch (forward + backward) of stage st on
- * device d, as the engine computes it. */
+ * device d, as the cost models compute it from the header: the stage's
+ * FLOPs over the device's flops_per_s (the roofline's fraction of peak on
+ * a layer, over the site's factor). */
 static double stage_s(const world *x, int st, int d) {
   const scenario_site *site = &x->s->sites[x->s->device_site[d]];
   double f = spec_stage_fwd_flops(&x->w, st) + spec_stage_bwd_flops(&x->w, st);
-  return spec_compute_s(x->gpu[d], f) *
+  return f / (x->gpu[d]->peak_flops * roofline_layer_fraction(x->gpu[d], &x->w)) *
          spec_site_compute_factor(site, x->gpu[d]);
 }
 
@@ -402,8 +405,13 @@ Test(costcmd, the_header_is_one_json_line_with_the_links) {
     }
   json_t *dev = json_array_get(json_object_get(sc, "devices"), 4);
   cr_assert_str_eq(json_string_value(json_object_get(dev, "gpu")), "T4");
+  /* the roofline's fraction of the T4's peak on this layer, over the
+   * site's factor: a layer's FLOPs over it give the engine's time */
+  const scenario_site *t4 = &x.s->sites[x.s->device_site[4]];
   cr_assert_float_eq(json_real_value(json_object_get(dev, "flops_per_s")),
-                     65e12 * 0.3, 1e3);
+                     65e12 * roofline_layer_fraction(x.gpu[4], &x.w) /
+                         spec_site_compute_factor(t4, x.gpu[4]),
+                     1e3);
   json_t *w = json_object_get(h, "workload");
   cr_assert_eq(json_integer_value(json_object_get(w, "passes")), x.w.passes);
   cr_assert_eq(json_real_value(json_object_get(w, "layer_fwd_flops")),

@@ -21,6 +21,7 @@
 
 #include "models/alloc.h"
 #include "models/predict.h"
+#include "models/roofline.h"
 #include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/sim.h"
@@ -104,12 +105,12 @@ static double simulate(world *x, const alloc *a, const transport_options *o) {
  * factor (as the engine and the predictor take it). */
 static double fwd_of(const world *x, int d, int st) {
   double k = spec_site_compute_factor(&x->s->sites[x->s->device_site[d]], x->gpu[d]);
-  return spec_compute_s(x->gpu[d], spec_stage_fwd_flops(&x->w, st)) * k;
+  return roofline_stage_fwd_s(x->gpu[d], &x->w, st) * k;
 }
 
 static double bwd_of(const world *x, int d, int st) {
   double k = spec_site_compute_factor(&x->s->sites[x->s->device_site[d]], x->gpu[d]);
-  return spec_compute_s(x->gpu[d], spec_stage_bwd_flops(&x->w, st)) * k;
+  return roofline_stage_bwd_s(x->gpu[d], &x->w, st) * k;
 }
 
 Test(predict, free_communication_is_m_plus_d_minus_1_slots) {
@@ -125,10 +126,10 @@ Test(predict, free_communication_is_m_plus_d_minus_1_slots) {
       x.s->workload.micro_batches_per_pass = m;
       knobs(&x, NULL, sched ? "1f1b" : "gpipe", NULL);
       predict_result r = run_with(&x, a, &ideal);
-      double slot = spec_compute_s(x.gpu[0], spec_stage_fwd_flops(&x.w, 0) +
-                                                 spec_stage_bwd_flops(&x.w, 0));
-      double head = spec_compute_s(x.gpu[0], spec_stage_fwd_flops(&x.w, 7) +
-                                                 spec_stage_bwd_flops(&x.w, 7));
+      double slot = roofline_stage_fwd_s(x.gpu[0], &x.w, 0) +
+                    roofline_stage_bwd_s(x.gpu[0], &x.w, 0);
+      double head = roofline_stage_fwd_s(x.gpu[0], &x.w, 7) +
+                    roofline_stage_bwd_s(x.gpu[0], &x.w, 7);
       /* the last stage carries the LM head and is the slowest: the fill
        * (one slot of each other stage) and m of its slots */
       double want = 7 * slot + m * head;

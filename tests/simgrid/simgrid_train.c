@@ -6,8 +6,9 @@
  * sim_graph_edges, and the platform is written from the same scenario
  * (tests/simgrid/simgrid_platform.h: geodes's ideal or netem as links).
  *
- * Mapping. A device is a host whose speed is its GPU's peak x efficiency
- * on its site (a compute task of d ns is an execution of d x speed flops
+ * Mapping. A device is a host whose speed is its GPU's peak x the
+ * roofline's fraction of it on a layer (models/roofline.h), over its
+ * site's compute factor (a compute task of d ns is an execution of d x speed flops
  * there); a transfer is sg_host_sendto(src, dst, bytes); a join takes no
  * time. --model lv08 is SimGrid's default (latency x 13.01, bandwidth x
  * 0.97, TCP-gamma 4 MiB: rate <= gamma / (2 latency), weight-S 20537, cross
@@ -53,6 +54,7 @@
 
 #include "base/mem.h"
 #include "models/alloc.h"
+#include "models/roofline.h"
 #include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/graph.h"
@@ -109,7 +111,7 @@ static void build_graph(workload *w, const spec_workload *sw) {
   for (int d = 0; d < s->ndevices; d++) {
     const spec_gpu *g = w->gpu[d];
     factor[d] = spec_site_compute_factor(&s->sites[s->device_site[d]], g);
-    w->speed[d] = g->peak_flops * g->efficiency / factor[d];
+    w->speed[d] = g->peak_flops * roofline_layer_fraction(g, sw) / factor[d];
   }
   sim_train_inputs in = {.w = sw, .a = w->a, .gpu = w->gpu, .factor = factor,
                          .compute_scale = 1,
