@@ -31,19 +31,7 @@ scenario *eval_scenario(const sweep_point *p, err *e) {
     scenario_free(s);
     return NULL;
   }
-  scenario_knobs k;
-  scenario_knobs_init(&k);
-  k.seed = p->seed, k.layers = p->layers, k.batch = p->batch;
-  k.micro_batch = p->micro_batch;
-  k.micro_batches_per_pass = p->micro_batches_per_pass;
-  k.schedule = p->schedule, k.dp_algo = p->dp_algo, k.gpu = p->gpu;
-  k.activation_gb = p->activation_gb, k.gradient_gb = p->gradient_gb;
-  k.latency_scale = p->latency_scale, k.bandwidth_scale = p->bandwidth_scale;
-  k.sockets = p->sockets, k.runtime = p->runtime;
-  k.inner_steps = p->inner_steps, k.fragments = p->fragments;
-  k.overlap_steps = p->overlap_steps, k.grad_bits = p->grad_bits;
-  k.activation_bits = p->activation_bits;
-  if (scenario_apply(s, &k, e) != ERR_OK) {
+  if (scenario_apply(s, &p->knobs, e) != ERR_OK) {
     scenario_free(s);
     return NULL;
   }
@@ -93,7 +81,8 @@ void eval_gpu_label(const scenario *s, char *buf, size_t size) {
   }
 }
 
-/* The row's issue-12 columns from the simulation and the workload. */
+/* The row's utilisation, bytes, and DiLoCo's and the compression columns,
+ * from the simulation and the workload. */
 static void eval_diloco_row(const scenario *s, const sim_result *sr,
                             db_result *r) {
   const scenario_workload *w = &s->workload;
