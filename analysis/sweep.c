@@ -341,9 +341,9 @@ static int check_keys(sweep *s, json_t *root, const char *text, size_t len,
     int line = key_line(text, len, key);
     if (k == K_COUNT) {
       char keys[512] = "";
-      for (int j = 0; j < K_COUNT; j++)
+      for (size_t j = 0; sweep_key_name(j); j++)
         snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s",
-                 j ? ", " : "", SPECS[j].key);
+                 j ? ", " : "", sweep_key_name(j));
       return err_set(e, ERR_UNKNOWN, "%s:%d: unknown key '%s' (keys: %s)",
                      s->name, line, key, keys);
     }
@@ -568,6 +568,10 @@ void sweep_point_identity(const sweep_point *p, const char *key,
 }
 
 size_t sweep_count(const sweep *s) { return s->count; }
+
+const char *sweep_key_name(size_t i) {
+  return i < K_COUNT ? SPECS[i].key : NULL;
+}
 const char *sweep_name(const sweep *s) { return s->name; }
 
 int sweep_line(const sweep *s, const char *key) {

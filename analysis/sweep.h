@@ -89,6 +89,11 @@ size_t sweep_count(const sweep *s);
  * table in its order, the first (scenarios) varying slowest. */
 void sweep_point_at(const sweep *s, size_t i, sweep_point *p);
 
+/* The name of sweep key i in a file ("scenarios", "layers", ...), in the
+ * table's order (sweep_point_at's and the point key's); NULL once i is
+ * past the last: the one list of them, for help and messages. */
+const char *sweep_key_name(size_t i);
+
 /* The distinct scenario names of the sweep and the line each was given on,
  * so a front end can check them with "NAME:LINE:" errors. */
 size_t sweep_scenarios(const sweep *s, const char *const **names);

@@ -71,12 +71,14 @@ typedef struct cli_workload_opts {
 #define CLI_STR_(x) #x
 #define CLI_STR(x) CLI_STR_(x)
 
-/* The help lines of --alloc and --method (simulate, predict). */
+/* The help lines of --alloc and --method (simulate, predict): the
+ * methods from schedule_method_names, the search's settings from
+ * schedules/search.h (a buffer of this module, built on first use). */
 #define CLI_ALLOC_HELP "{\"pipelines\": [[d, ...], ...]}: row r replica r"
-#define CLI_METHOD_HELP                                  \
-  "dtfm-identity, megatron, random (seeded), or a\n"     \
-  "search: random-search, greedy, gcma, hybrid, sim\n"   \
-  "(DT-FM's settings: population 100, 4900 trials)"
+const char *cli_method_help(void);
+
+/* The help of --window-bytes, its default from models/transport.h. */
+const char *cli_window_help(void);
 
 /* Every knob absent, the calibrated window, no idle restart. */
 void cli_workload_init(cli_workload_opts *o);
@@ -113,11 +115,11 @@ void cli_workload_init(cli_workload_opts *o);
                    "with blocking point-to-point calls)"),                   \
       CLI_OPT_INT(0, "window-bytes", "W", &(wo)->window_bytes,               \
                   TRANSPORT_WINDOW_MIN_BYTES, TRANSPORT_WINDOW_MAX_BYTES,    \
-                  "TCP window per socket for --network tcp\n"                \
-                  "(1.45 MB, calibrated)"),                                  \
+                  cli_window_help()),                                        \
       CLI_OPT_INT(0, "sockets", "N", &(wo)->k.sockets, 1,                    \
                   TRANSPORT_SOCKETS_MAX,                                     \
-                  "TCP sockets per NCCL connection, 1..64\n"                 \
+                  "TCP sockets per NCCL connection, 1.."                     \
+                  CLI_STR(TRANSPORT_SOCKETS_MAX) "\n"                        \
                   "(every site's nccl_sockets)"),                            \
       CLI_OPT_FLAG(0, "idle-restart", &(wo)->idle_restart,                   \
                    "tcp: a socket idle for an RTO halves its\n"              \
