@@ -171,11 +171,11 @@ static int check_tables(db *d, err *e) {
   bool built = sqlite3_open(":memory:", &ref) == SQLITE_OK &&
                sqlite3_exec(ref, db_schema_sql, NULL, NULL, NULL) == SQLITE_OK;
   char step[DB_STEP_MAX];
-  for (size_t k = db_nmigrations; built && k-- > 0;) /* newest step first */
-    if (db_migrations[k].from >= d->version) {
-      db_schema_step(&db_migrations[k], false, step, sizeof step);
-      built = sqlite3_exec(ref, step, NULL, NULL, NULL) == SQLITE_OK;
-    }
+  /* newest step first */
+  for (int from = DB_SCHEMA_VERSION - 1; built && from >= d->version; from--) {
+    db_schema_step(from, false, step, sizeof step);
+    built = sqlite3_exec(ref, step, NULL, NULL, NULL) == SQLITE_OK;
+  }
   if (!built || sqlite3_prepare_v2(ref, q, -1, &want, NULL) != SQLITE_OK) {
     rc = err_set(e, ERR_DB, "%s: cannot build the reference schema: %s",
                  d->path, sqlite3_errmsg(ref));
@@ -268,14 +268,12 @@ static int migrate(db *d, err *e) {
   if ((rc = exec(d, "BEGIN IMMEDIATE", "cannot begin the migration", e)))
     return rc;
   if ((rc = read_marks(d, m, e))) goto fail;
-  for (size_t k = 0; k < db_nmigrations; k++) {
-    if (db_migrations[k].from < m[1]) continue;
+  for (int from = (int)m[1]; from < DB_SCHEMA_VERSION; from++) {
     char what[160], mark[64], step[DB_STEP_MAX];
-    db_schema_step(&db_migrations[k], true, step, sizeof step);
+    db_schema_step(from, true, step, sizeof step);
     snprintf(what, sizeof what, "cannot migrate to version %d (%s)",
-             db_migrations[k].from + 1, db_migrations[k].what);
-    snprintf(mark, sizeof mark, "PRAGMA user_version = %d",
-             db_migrations[k].from + 1);
+             from + 1, db_schema_step_what(from));
+    snprintf(mark, sizeof mark, "PRAGMA user_version = %d", from + 1);
     if ((rc = exec(d, step, what, e)) ||
         (rc = exec(d, mark, "cannot mark the migration", e)))
       goto fail;

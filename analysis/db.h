@@ -74,8 +74,10 @@ typedef struct db_mark {
  * buffer, "" stored as NULL), INT (int64_t, < 0 stored as NULL) or REAL
  * (double, NAN stored as NULL); sql: the column's declaration; absent: the
  * value db_result_init gives; since: the schema version that added it;
- * origin: EVAL (an evaluation fills it, so it crosses the --jobs wire) or
- * LABEL (sweep_label_row puts it on, from the point).
+ * origin: EVAL (an evaluation fills it, so it crosses the --jobs wire),
+ * KNOB (as EVAL, and the evaluation copies it from the scenario_workload
+ * field of the same name: the knob's effective value) or LABEL
+ * (sweep_label_row puts it on, from the point).
  * gpu is the GPU type simulated: one name ("A100") when every site has it,
  * else the distinct names in site order joined by commas ("V100,A100");
  * "mixed" only if that overflows. sockets is every site's nccl_sockets, -1
@@ -90,11 +92,11 @@ typedef struct db_mark {
   X(method, "method", REF, "TEXT NOT NULL", NULL, 1, LABEL)                 \
   X(network_model, "network_model", REF, "TEXT NOT NULL", NULL, 1, LABEL)   \
   X(seed, "seed", INT, "INTEGER", -1, 1, EVAL)                              \
-  X(layers, "layers", INT, "INTEGER", -1, 1, EVAL)                          \
-  X(batch, "batch", INT, "INTEGER", -1, 1, EVAL)                            \
-  X(micro_batch, "micro_batch", INT, "INTEGER", -1, 1, EVAL)                \
+  X(layers, "layers", INT, "INTEGER", -1, 1, KNOB)                          \
+  X(batch, "batch", INT, "INTEGER", -1, 1, KNOB)                            \
+  X(micro_batch, "micro_batch", INT, "INTEGER", -1, 1, KNOB)                \
   X(micro_batches_per_pass, "micro_batches_per_pass", INT, "INTEGER", -1,   \
-    1, EVAL)                                                                \
+    1, KNOB)                                                                \
   X(window_bytes, "window_bytes", INT, "INTEGER", -1, 1, EVAL)              \
   X(schedule, "schedule", CHARS16, "TEXT", "", 1, EVAL)                     \
   X(dp_algo, "dp_algo", CHARS24, "TEXT", "", 1, EVAL)                       \

@@ -44,17 +44,37 @@ const char db_schema_sql[] =
 
 
 
-const db_migration db_migrations[] = {
+/* The steps that do more than add DB_RESULT_MAP's columns, or that name
+ * what they bring: other tables (up after the columns, back before), and
+ * the step's description for messages. */
+static const struct step {
+  int from;
+  const char *tables_up, *tables_back, *what;
+} STEPS[] = {
     {2, "", "", "results.identity, sockets and runtime"},
     {3, ITERATIONS_TABLES, "DROP TABLE marks; DROP TABLE iterations;",
      "a training run's columns, the iterations and marks tables"},
     {4, "", "", "utilisation, bytes and DiLoCo's columns"},
     {5, "", "", "results.cost_cmd_s, a user's cost model's prediction"},
 };
-#define NMIGRATIONS (sizeof db_migrations / sizeof *db_migrations)
-const size_t db_nmigrations = NMIGRATIONS;
-_Static_assert(DB_SCHEMA_MIGRATES + NMIGRATIONS == DB_SCHEMA_VERSION,
-               "one migration a version from DB_SCHEMA_MIGRATES on");
+#define NSTEPS (sizeof STEPS / sizeof *STEPS)
+
+#define SINCE_TOO_NEW_(f, col, type, sql, absent, since, origin) \
+  || (since) > DB_SCHEMA_VERSION || (since) < 1
+_Static_assert(!(0 DB_RESULT_MAP(SINCE_TOO_NEW_)),
+               "every column's version is one this build writes");
+
+/* STEPS's entry for the step from version from, or NULL. */
+static const struct step *step_of(int from) {
+  for (size_t k = 0; k < NSTEPS; k++)
+    if (STEPS[k].from == from) return &STEPS[k];
+  return NULL;
+}
+
+const char *db_schema_step_what(int from) {
+  const struct step *st = step_of(from);
+  return st ? st->what : "new columns of results";
+}
 
 /* results' columns with their schema version, in the table's order. */
 static const struct column {
@@ -75,22 +95,25 @@ static void append(char *buf, size_t size, size_t *at, const char *a,
   *at += (size_t)n;
 }
 
-void db_schema_step(const db_migration *m, bool up, char *buf, size_t size) {
+void db_schema_step(int from, bool up, char *buf, size_t size) {
+  assert(from >= DB_SCHEMA_MIGRATES && from < DB_SCHEMA_VERSION);
+  const struct step *st = step_of(from);
   size_t at = 0;
   buf[0] = '\0';
-  if (!up) append(buf, size, &at, m->tables_back, "", "");
+  if (!up && st) append(buf, size, &at, st->tables_back, "", "");
   for (size_t k = 0; k < NCOLUMNS; k++) {
     /* columns after the oldest schema's arrive in version order, so ALTER
      * TABLE's order is the table's (back drops them newest first) */
     assert(k == 0 || COLUMNS[k].since <= DB_SCHEMA_MIGRATES ||
            COLUMNS[k - 1].since <= COLUMNS[k].since);
     const struct column *c = &COLUMNS[up ? k : NCOLUMNS - 1 - k];
-    if (c->since != m->from + 1) continue;
+    if (c->since != from + 1) continue;
     if (up)
       append(buf, size, &at, "ALTER TABLE results ADD COLUMN ", c->name, " ");
     else
       append(buf, size, &at, "ALTER TABLE results DROP COLUMN ", c->name, "");
     append(buf, size, &at, up ? c->sql : "", ";", "");
   }
-  if (up) append(buf, size, &at, m->tables_up, "", "");
+  if (up && st) append(buf, size, &at, st->tables_up, "", "");
+  assert(at > 0 && "every version's step changes something");
 }

@@ -1,7 +1,8 @@
 /* db_schema: the results store's schema (private to analysis/db.c).
  * Invariant: db_schema_sql creates version DB_SCHEMA_VERSION's tables, and
- * db_migrations holds one step per version from DB_SCHEMA_MIGRATES on, in
- * order, each with its way back (a static assert counts them). */
+ * db_schema_step has one step per version from DB_SCHEMA_MIGRATES on, each
+ * with its way back: a column's step is its `since` in DB_RESULT_MAP (a
+ * static assert keeps every since within DB_SCHEMA_VERSION). */
 #ifndef ANALYSIS_DB_SCHEMA_H
 #define ANALYSIS_DB_SCHEMA_H
 
@@ -19,24 +20,19 @@ extern const char db_schema_sql[];
 #define DB_RESULT_COLUMNS "run_id" DB_RESULT_MAP(DB_RESULT_COLUMN_)
 enum { DB_RESULT_NCOLUMNS = 1 + DB_RESULT_NFIELDS };
 
-/* The migrations, one step each: version `from` becomes from + 1 by its
- * up SQL; its back SQL undoes it on a copy of db_schema_sql, so that
- * db_schema_sql with the backs of every step above a version applied is
- * that version's schema (for db.c's check_tables). A step adds the columns
- * of DB_RESULT_MAP whose since is from + 1 (last in the table, as ALTER
- * TABLE puts them, so a migrated file and a new one have the same columns),
- * and runs its own SQL for other tables (tables_up after the columns,
- * tables_back before they are dropped). */
-typedef struct db_migration {
-  int from;
-  const char *tables_up, *tables_back; /* "" when none */
-  const char *what;
-} db_migration;
-extern const db_migration db_migrations[];
-extern const size_t db_nmigrations;
+/* The migrations, one step per version from DB_SCHEMA_MIGRATES on: the
+ * step from version `from` (DB_SCHEMA_MIGRATES <= from < DB_SCHEMA_VERSION)
+ * makes from + 1 by its up SQL, and its back SQL undoes it on a copy of
+ * db_schema_sql, so that db_schema_sql with the backs of every step above
+ * a version applied is that version's schema (for db.c's check_tables). A
+ * step adds the columns of DB_RESULT_MAP whose since is from + 1 (last in
+ * the table, as ALTER TABLE puts them, so a migrated file and a new one
+ * have the same columns), and runs db_schema.c's SQL for other tables of
+ * that version (after the columns; back: before they are dropped). The
+ * SQL goes into buf (NUL-terminated); asserts that it fits. */
+void db_schema_step(int from, bool up, char *buf, size_t size);
 
-/* The SQL of step m (up, or back when !up) into buf (NUL-terminated);
- * asserts that it fits. */
-void db_schema_step(const db_migration *m, bool up, char *buf, size_t size);
+/* What the step from version `from` brings, for messages. */
+const char *db_schema_step_what(int from);
 
 #endif

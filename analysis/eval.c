@@ -196,6 +196,11 @@ static bool is_run(const sweep_point *p) {
                p->checkpoint_every >= 0);
 }
 
+/* A KNOB column is the workload's effective value of the knob. */
+#define KNOB_KNOB(f) r->f = w->f
+#define KNOB_EVAL(f) (void)0
+#define KNOB_LABEL(f) (void)0
+
 static int eval_with(const scenario *s, const cost_ctx *c, const alloc *a,
                      const transport_options *t, const sweep_point *p,
                      db_result *r, err *e) {
@@ -209,9 +214,10 @@ static int eval_with(const scenario *s, const cost_ctx *c, const alloc *a,
                       : simulate_one(s, a, t, r, e)))
     return rc;
   const scenario_workload *w = &s->workload;
-  r->seed = (int64_t)s->seed, r->layers = w->layers, r->batch = w->batch;
-  r->micro_batch = w->micro_batch;
-  r->micro_batches_per_pass = w->micro_batches_per_pass;
+  r->seed = (int64_t)s->seed;
+#define X(f, col, type, sql, absent, since, origin) KNOB_##origin(f);
+  DB_RESULT_MAP(X)
+#undef X
   r->window_bytes =
       t->model == TRANSPORT_TCP ? (int64_t)transport_window(t) : -1;
   snprintf(r->schedule, sizeof r->schedule, "%s", w->schedule);

@@ -71,6 +71,7 @@ static void wire_str(wire *w, const char *s) {
  * NULL apart from ""); a LABEL column is not sent: the writer puts the
  * point's label on the row. */
 #define PACK_EVAL(type, f) PACK_##type(f)
+#define PACK_KNOB(type, f) PACK_##type(f)
 #define PACK_LABEL(type, f) (void)0
 #define PACK_REF(f) wire_str(&w, r->f)
 #define PACK_OWNED(f) wire_str(&w, r->f)
@@ -87,7 +88,8 @@ char *sweep_pack(int status, const err *e, const db_result *r, size_t *len) {
   if (status != ERR_OK) {
     wire_str(&w, e ? e->msg : "evaluation failed");
   } else {
-    /* DB_RESULT_MAP's EVAL columns, in its order, then the run's rows */
+    /* DB_RESULT_MAP's EVAL and KNOB columns, in its order, then the run's
+     * rows */
 #define X(f, col, type, sql, absent, since, origin) PACK_##origin(type, f);
     DB_RESULT_MAP(X)
 #undef X
@@ -134,6 +136,7 @@ static void rd_str(reader *r, char *fixed, size_t cap, char **dup) {
 /* The inverse of PACK_*: what sweep_pack wrote, read in the same order.
  * A REF column is not sent by an evaluation (all are LABEL). */
 #define UNPACK_EVAL(type, f) UNPACK_##type(f)
+#define UNPACK_KNOB(type, f) UNPACK_##type(f)
 #define UNPACK_LABEL(type, f) (void)0
 #define UNPACK_OWNED(f) rd_str(&in, NULL, 0, &r->f)
 #define UNPACK_CHARS16(f) rd_str(&in, r->f, sizeof r->f, NULL)

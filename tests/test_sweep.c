@@ -434,7 +434,7 @@ Test(sweep, wire_round_trip) {
   db_result fresh;
   db_result_init(&fresh);
 #define X(f, col, type, sql, absent, since, origin)                        \
-  cr_expect(support_result_same(&back, #origin[0] == 'E' ? &r : &fresh, col), \
+  cr_expect(support_result_same(&back, #origin[0] != 'L' ? &r : &fresh, col), \
             "column %s (%s) after the wire", col, #origin);
   DB_RESULT_MAP(X)
 #undef X
