@@ -30,13 +30,15 @@
 typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
 
 /* The keys of a sweep file, in SPECS's order: the enumeration order (the
- * first varies slowest) and the order of the point key. */
+ * first varies slowest) and the order of the point key. The integer knobs
+ * of traces/scenario.h's SCENARIO_KNOB_MAP are keys of their own names. */
+#define K_KNOB_(a, f, lo, hi, option, arg, help) K_##f,
 enum {
   K_SCENARIOS, K_METHODS, K_NETWORKS, K_SEEDS, K_LAYERS, K_BATCH,
   K_MICRO_BATCH, K_MBPP, K_SCHEDULE, K_DP_ALGO, K_BW_SCALE, K_LAT_SCALE,
   K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_SOCKETS, K_RUNTIME, K_ITERATIONS,
-  K_FAULTS, K_RECOVERY, K_CKPT, K_INNER_STEPS, K_FRAGMENTS, K_OVERLAP,
-  K_GRAD_BITS, K_ACT_BITS, K_COUNT
+  K_FAULTS, K_RECOVERY, K_CKPT, SCENARIO_KNOB_MAP(K_KNOB_, ) K_GRAD_BITS,
+  K_ACT_BITS, K_COUNT
 };
 
 /* The recovery policies' own spelling (sim/recovery.h's one table). */
@@ -156,15 +158,11 @@ static const struct axis_spec {
     [K_CKPT] = {.key = "checkpoint_every", .kind = AXIS_INT,
                 .at = AT(checkpoint_every), .given_only = true, .lo = 1,
                 .hi = SIM_TRAINING_MAX_ITERATIONS},
-    [K_INNER_STEPS] = {.key = "inner_steps", .kind = AXIS_INT,
-                       .at = AT(knobs.inner_steps), .given_only = true,
-                       .lo = 1, .hi = INT_MAX},
-    [K_FRAGMENTS] = {.key = "fragments", .kind = AXIS_INT,
-                     .at = AT(knobs.fragments), .given_only = true, .lo = 1,
-                     .hi = INT_MAX},
-    [K_OVERLAP] = {.key = "overlap_steps", .kind = AXIS_INT,
-                   .at = AT(knobs.overlap_steps), .given_only = true,
-                   .hi = INT_MAX},
+#define SPEC_KNOB_(a, f, lo_, hi_, option, arg, help)                 \
+  [K_##f] = {.key = #f, .kind = AXIS_INT, .at = AT(knobs.f),          \
+             .given_only = true, .lo = (lo_), .hi = (hi_)},
+    SCENARIO_KNOB_MAP(SPEC_KNOB_, )
+#undef SPEC_KNOB_
     [K_GRAD_BITS] = {.key = "grad_bits", .kind = AXIS_INT,
                      .at = AT(knobs.grad_bits), .given_only = true, .lo = 4,
                      .hi = 16},

@@ -80,6 +80,11 @@ const char *cli_method_help(void);
 /* The help of --window-bytes, its default from models/transport.h. */
 const char *cli_window_help(void);
 
+/* The option of a row of SCENARIO_KNOB_MAP (traces/scenario.h), setting
+ * wo's knob. */
+#define CLI_KNOB_OPT_(wo, f, lo, hi, option, arg, help) \
+  CLI_OPT_INT(0, option, arg, &(wo)->k.f, lo, hi, help),
+
 /* Every knob absent, the calibrated window, no idle restart. */
 void cli_workload_init(cli_workload_opts *o);
 
@@ -130,14 +135,7 @@ void cli_workload_init(cli_workload_opts *o);
                    "cost model: activation volume c_pp, GB"),                \
       CLI_OPT_REAL(0, "gradient-gb", "Y", &(wo)->k.gradient_gb, 1e-12,       \
                    SCENARIO_KNOB_MAX_GB, "cost model: gradient volume c_dp, GB"), \
-      CLI_OPT_INT(0, "inner-steps", "H", &(wo)->k.inner_steps, 1, INT_MAX,    \
-                  "diloco: inner steps per outer step (100)"),               \
-      CLI_OPT_INT(0, "fragments", "F", &(wo)->k.fragments, 1, INT_MAX,        \
-                  "streaming-diloco: fragments, dividing the\n"              \
-                  "layers and H (1)"),                                       \
-      CLI_OPT_INT(0, "overlap-steps", "T", &(wo)->k.overlap_steps, 0,         \
-                  INT_MAX, "streaming-diloco: inner steps an exchange\n"     \
-                  "overlaps, below H / F (0)"),                              \
+      SCENARIO_KNOB_MAP(CLI_KNOB_OPT_, wo)                                   \
       CLI_OPT_NAME(0, "grad-bits", NULL, &(wo)->grad_bits,                    \
                    workload_grad_bits,                                        \
                    "width of the synchronised values (16)"),                 \
