@@ -411,33 +411,27 @@ Test(db, version_2_is_migrated_and_its_rows_are_stale) {
   db_close(d);
 }
 
-/* What takes a new file back to version 4: issue 12's columns dropped. */
-/* What version 6 added (issue 11), and version 5 before it (issue 12). */
-#define BACK_TO_V5 "ALTER TABLE results DROP COLUMN cost_cmd_s;"
-#define BACK_TO_V4 BACK_TO_V5 \
-    "ALTER TABLE results DROP COLUMN activation_bits;" \
-    "ALTER TABLE results DROP COLUMN grad_bits;" \
-    "ALTER TABLE results DROP COLUMN overlap_steps;" \
-    "ALTER TABLE results DROP COLUMN fragments;" \
-    "ALTER TABLE results DROP COLUMN inner_steps;" \
-    "ALTER TABLE results DROP COLUMN outer_step_s;" \
-    "ALTER TABLE results DROP COLUMN wan_bytes;" \
-    "ALTER TABLE results DROP COLUMN dp_bytes;" \
-    "ALTER TABLE results DROP COLUMN pp_bytes;" \
-    "ALTER TABLE results DROP COLUMN compute_utilisation;"
+/* Takes the new file at path back to schema version v's results table:
+ * every column of DB_RESULT_MAP that arrived after v dropped, and the
+ * version marked (other tables are the caller's). */
+static void back_to(const char *path, int v) {
+  char buf[4096];
+  size_t at = (size_t)snprintf(buf, sizeof buf,
+                               "PRAGMA journal_mode = DELETE;"
+                               "PRAGMA user_version = %d;", v);
+#define X(f, col, type, decl, absent, since, origin)                     \
+  if ((since) > v)                                                        \
+    at += (size_t)snprintf(buf + at, sizeof buf - at,                     \
+                           "ALTER TABLE results DROP COLUMN %s;", col);
+  DB_RESULT_MAP(X)
+#undef X
+  cr_assert_lt(at, sizeof buf);
+  sql(path, buf);
+}
 
-/* Version 3's results table as that geodes wrote it (no training columns,
- * no iterations or marks tables). */
-static const char SCHEMA_V3_RESULTS[] =
-    "PRAGMA journal_mode = DELETE; PRAGMA user_version = 3;" BACK_TO_V4
-    "DROP TABLE marks; DROP TABLE iterations;"
-    "ALTER TABLE results DROP COLUMN lost_s;"
-    "ALTER TABLE results DROP COLUMN samples_per_s;"
-    "ALTER TABLE results DROP COLUMN total_s;"
-    "ALTER TABLE results DROP COLUMN checkpoint_every;"
-    "ALTER TABLE results DROP COLUMN recovery;"
-    "ALTER TABLE results DROP COLUMN faults;"
-    "ALTER TABLE results DROP COLUMN iterations;";
+/* Version 3's tables beside results as that geodes wrote them (no
+ * iterations or marks tables). */
+#define DROP_V4_TABLES "DROP TABLE marks; DROP TABLE iterations;"
 
 /* A version-3 store is migrated in one step: its rows keep their identity
  * (current for a sweep), and a training row then stores its iterations and
@@ -453,7 +447,8 @@ Test(db, version_3_is_migrated_and_runs_keep_their_iterations) {
   cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
   db_close(d);
   db_result_clear(&r);
-  sql(path, SCHEMA_V3_RESULTS);
+  back_to(path, 3);
+  sql(path, DROP_V4_TABLES);
   cr_assert_eq(support_sql_int(path, "PRAGMA user_version"), 3);
   d = db_open(path, &e);
   cr_assert_not_null(d, "%s", e.msg);
@@ -499,16 +494,15 @@ Test(db, version_3_is_migrated_and_runs_keep_their_iterations) {
   db_close(d);
 }
 
-/* A version-4 store (main's before issue 12) gets the utilisation, bytes
+/* A version-4 store (before the utilisation and DiLoCo columns) gets the utilisation, bytes
  * and DiLoCo columns: its rows stay, the new columns NULL in them, and the
  * file then has exactly a new file's tables. */
 Test(db, version_4_gets_the_utilisation_columns) {
   const char *path = support_path("v4.db");
   err e = {0};
   db_close(db_open(path, &e));
-  sql(path, "PRAGMA journal_mode = DELETE;" BACK_TO_V4
-            "PRAGMA user_version = 4;"
-            "INSERT INTO runs(id, started_at) VALUES(1, 'then');"
+  back_to(path, 4);
+  sql(path, "INSERT INTO runs(id, started_at) VALUES(1, 'then');"
             "INSERT INTO results(run_id, point_key, study, scenario, method,"
             " network_model, iteration_s) VALUES(1, 'k3', 'sweep', "
             "'worldwide', 'gcma', 'netem', 43.4);");
@@ -551,7 +545,7 @@ Test(db, version_5_is_migrated_and_gets_the_cost_cmd_column) {
   cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
   db_close(d);
   db_result_clear(&r);
-  sql(path, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 5;" BACK_TO_V5);
+  back_to(path, 5);
   d = db_open(path, &e);
   cr_assert_not_null(d, "%s", e.msg);
   cr_expect_eq(support_sql_int(path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
