@@ -494,9 +494,9 @@ Test(db, version_3_is_migrated_and_runs_keep_their_iterations) {
   db_close(d);
 }
 
-/* A version-4 store (before the utilisation and DiLoCo columns) gets the utilisation, bytes
- * and DiLoCo columns: its rows stay, the new columns NULL in them, and the
- * file then has exactly a new file's tables. */
+/* A version-4 store gets the utilisation, bytes and DiLoCo columns: its
+ * rows stay, the new columns NULL in them, and the file then has exactly
+ * a new file's tables. */
 Test(db, version_4_gets_the_utilisation_columns) {
   const char *path = support_path("v4.db");
   err e = {0};
