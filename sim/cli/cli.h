@@ -215,6 +215,13 @@ void cli_print_json(json_t *o, size_t flags);
  * as null; jansson's json_real refuses them and the key would vanish). */
 json_t *cli_json_number(double x);
 
+/* Sets on o the columns of r named in cols (NULL-terminated column names
+ * of analysis/db.h's DB_RESULT_MAP), each under its column's name: a
+ * number (null when absent: NAN or < 0), or a string (null when NULL or
+ * ""). The one writer of a results row's fields as JSON; an unknown name
+ * is a programmer's error (assert). */
+void cli_result_json(json_t *o, const db_result *r, const char *const *cols);
+
 /* The `runs` row of this invocation: its command line ("geodes" and argv,
  * space-joined: *cmd, malloc'ed, the caller frees it), this build's
  * version and git revision, and s's name and seed (s NULL: none, -1). The

@@ -1,6 +1,7 @@
 /* cli_common: helpers every subcommand uses — messages with the right exit
  * status, strict number parsing, the shared workload options' defaults and
  * transport, the runs row of an invocation. */
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -233,4 +234,29 @@ const char *cli_window_help(void) {
              "TCP window per socket for --network tcp\n(%g MB, calibrated)",
              TRANSPORT_DEFAULT_WINDOW * 1e-6);
   return help;
+}
+
+static json_t *json_text(const char *s) {
+  return s && *s ? json_string(s) : json_null();
+}
+
+/* A column's value as JSON, by kind (DB_RESULT_MAP's). */
+#define JSON_REF(v) json_text(v)
+#define JSON_OWNED(v) json_text(v)
+#define JSON_CHARS16(v) json_text(v)
+#define JSON_CHARS24(v) json_text(v)
+#define JSON_CHARS48(v) json_text(v)
+#define JSON_INT(v) ((v) >= 0 ? json_integer(v) : json_null())
+#define JSON_REAL(v) cli_json_number(v)
+
+void cli_result_json(json_t *o, const db_result *r, const char *const *cols) {
+  for (; *cols; cols++) {
+    json_t *v = NULL;
+#define X(f, col, type, sql, absent, since, origin) \
+    if (!v && strcmp(*cols, col) == 0) v = JSON_##type(r->f);
+    DB_RESULT_MAP(X)
+#undef X
+    assert(v && "a column of DB_RESULT_MAP");
+    json_object_set_new(o, *cols, v);
+  }
 }
