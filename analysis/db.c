@@ -24,6 +24,9 @@
  * and the retries of set_wal), ms. */
 #define DB_BUSY_MS 10000
 
+/* Room for one migration step's SQL (db_schema_step asserts it fits). */
+#define DB_STEP_MAX 4096
+
 struct db {
   sqlite3 *h;
   char *path;
@@ -33,21 +36,21 @@ struct db {
 };
 
 
+/* A column's absent value (db_result_init), by kind: a fixed buffer is
+ * already "" (zeroed). */
+#define ABSENT_REF(x, v) (x) = (v)
+#define ABSENT_OWNED(x, v) (x) = (v)
+#define ABSENT_CHARS16(x, v) (void)(v)
+#define ABSENT_CHARS24(x, v) (void)(v)
+#define ABSENT_CHARS48(x, v) (void)(v)
+#define ABSENT_INT(x, v) (x) = (v)
+#define ABSENT_REAL(x, v) (x) = (v)
+
 void db_result_init(db_result *r) {
-  *r = (db_result){.seed = -1, .layers = -1, .batch = -1, .micro_batch = -1,
-                   .micro_batches_per_pass = -1, .window_bytes = -1,
-                   .bandwidth_scale = 1, .latency_scale = 1,
-                   .activation_gb = NAN, .gradient_gb = NAN, .score_s = NAN,
-                   .dp_cost_s = NAN, .pp_cost_s = NAN,
-                   .predicted_iteration_s = NAN, .iteration_s = NAN,
-                   .compute_s = NAN, .bubble_s = NAN, .comm_s = NAN,
-                   .dp_sync_s = NAN, .events = -1, .sockets = -1,
-                   .iterations = -1, .checkpoint_every = -1, .total_s = NAN,
-                   .samples_per_s = NAN, .lost_s = NAN,
-                   .cost_cmd_s = NAN};
-  r->compute_utilisation = r->pp_bytes = r->dp_bytes = r->wan_bytes = NAN;
-  r->outer_step_s = NAN, r->inner_steps = r->fragments = -1;
-  r->overlap_steps = r->grad_bits = r->activation_bits = -1;
+  *r = (db_result){0};
+#define X(f, col, type, sql, absent, since, origin) ABSENT_##type(r->f, absent);
+  DB_RESULT_MAP(X)
+#undef X
 }
 
 void db_result_clear(db_result *r) {
@@ -167,10 +170,12 @@ static int check_tables(db *d, err *e) {
   int rc = ERR_OK;
   bool built = sqlite3_open(":memory:", &ref) == SQLITE_OK &&
                sqlite3_exec(ref, db_schema_sql, NULL, NULL, NULL) == SQLITE_OK;
-  for (size_t k = db_nmigrations; built && k-- > 0;) /* newest step first */
-    if (db_migrations[k].from >= d->version)
-      built = sqlite3_exec(ref, db_migrations[k].back, NULL, NULL, NULL) ==
-              SQLITE_OK;
+  char step[DB_STEP_MAX];
+  /* newest step first */
+  for (int from = DB_SCHEMA_VERSION - 1; built && from >= d->version; from--) {
+    db_schema_step(from, false, step, sizeof step);
+    built = sqlite3_exec(ref, step, NULL, NULL, NULL) == SQLITE_OK;
+  }
   if (!built || sqlite3_prepare_v2(ref, q, -1, &want, NULL) != SQLITE_OK) {
     rc = err_set(e, ERR_DB, "%s: cannot build the reference schema: %s",
                  d->path, sqlite3_errmsg(ref));
@@ -263,14 +268,13 @@ static int migrate(db *d, err *e) {
   if ((rc = exec(d, "BEGIN IMMEDIATE", "cannot begin the migration", e)))
     return rc;
   if ((rc = read_marks(d, m, e))) goto fail;
-  for (size_t k = 0; k < db_nmigrations; k++) {
-    if (db_migrations[k].from < m[1]) continue;
-    char what[160], mark[64];
+  for (int from = (int)m[1]; from < DB_SCHEMA_VERSION; from++) {
+    char what[160], mark[64], step[DB_STEP_MAX];
+    db_schema_step(from, true, step, sizeof step);
     snprintf(what, sizeof what, "cannot migrate to version %d (%s)",
-             db_migrations[k].from + 1, db_migrations[k].what);
-    snprintf(mark, sizeof mark, "PRAGMA user_version = %d",
-             db_migrations[k].from + 1);
-    if ((rc = exec(d, db_migrations[k].up, what, e)) ||
+             from + 1, db_schema_step_what(from));
+    snprintf(mark, sizeof mark, "PRAGMA user_version = %d", from + 1);
+    if ((rc = exec(d, step, what, e)) ||
         (rc = exec(d, mark, "cannot mark the migration", e)))
       goto fail;
   }
@@ -449,6 +453,16 @@ static void bind_real(sqlite3_stmt *st, int i, double v) {
   else sqlite3_bind_null(st, i);
 }
 
+/* The bind of a column of DB_RESULT_MAP, by kind: "" and absent are NULL. */
+#define BIND_REF(st, i, v) bind_text(st, i, v)
+#define BIND_OWNED(st, i, v) bind_text(st, i, v)
+#define BIND_CHARS(st, i, v) bind_text(st, i, (v)[0] ? (v) : NULL)
+#define BIND_CHARS16 BIND_CHARS
+#define BIND_CHARS24 BIND_CHARS
+#define BIND_CHARS48 BIND_CHARS
+#define BIND_INT(st, i, v) bind_int(st, i, v)
+#define BIND_REAL(st, i, v) bind_real(st, i, v)
+
 int64_t db_run_begin(db *d, const db_run *r, err *e) {
   bind_text(d->run, 1, r->version);
   bind_text(d->run, 2, r->git);
@@ -514,47 +528,9 @@ int db_result_put(db *d, int64_t run, const db_result *r, err *e) {
   sqlite3_stmt *st = d->put;
   int i = 1;
   sqlite3_bind_int64(st, i++, run);
-  bind_text(st, i++, r->key);
-  bind_text(st, i++, r->study);
-  bind_text(st, i++, r->scenario);
-  bind_text(st, i++, r->method);
-  bind_text(st, i++, r->network_model);
-  bind_int(st, i++, r->seed);
-  bind_int(st, i++, r->layers);
-  bind_int(st, i++, r->batch);
-  bind_int(st, i++, r->micro_batch);
-  bind_int(st, i++, r->micro_batches_per_pass);
-  bind_int(st, i++, r->window_bytes);
-  bind_text(st, i++, r->schedule[0] ? r->schedule : NULL);
-  bind_text(st, i++, r->dp_algo[0] ? r->dp_algo : NULL);
-  bind_text(st, i++, r->gpu[0] ? r->gpu : NULL);
-  const double reals1[] = {r->bandwidth_scale, r->latency_scale,
-                           r->activation_gb, r->gradient_gb};
-  for (size_t k = 0; k < 4; k++) bind_real(st, i++, reals1[k]);
-  bind_text(st, i++, r->alloc);
-  const double reals2[] = {r->score_s,   r->dp_cost_s,   r->pp_cost_s,
-                           r->predicted_iteration_s,     r->iteration_s,
-                           r->compute_s, r->bubble_s,    r->comm_s,
-                           r->dp_sync_s};
-  for (size_t k = 0; k < 9; k++) bind_real(st, i++, reals2[k]);
-  bind_int(st, i++, r->events);
-  bind_text(st, i++, r->identity);
-  bind_int(st, i++, r->sockets);
-  bind_text(st, i++, r->runtime[0] ? r->runtime : NULL);
-  bind_int(st, i++, r->iterations);
-  bind_text(st, i++, r->faults);
-  bind_text(st, i++, r->recovery);
-  bind_int(st, i++, r->checkpoint_every);
-  bind_real(st, i++, r->total_s);
-  bind_real(st, i++, r->samples_per_s);
-  bind_real(st, i++, r->lost_s);
-  const double r3[] = {r->compute_utilisation, r->pp_bytes, r->dp_bytes,
-                       r->wan_bytes, r->outer_step_s};
-  const int64_t i3[] = {r->inner_steps, r->fragments, r->overlap_steps,
-                        r->grad_bits, r->activation_bits};
-  for (size_t k = 0; k < 5; k++) bind_real(st, i++, r3[k]);
-  for (size_t k = 0; k < 5; k++) bind_int(st, i++, i3[k]);
-  bind_real(st, i++, r->cost_cmd_s);
+#define X(f, col, type, sql, absent, since, origin) BIND_##type(st, i++, r->f);
+  DB_RESULT_MAP(X)
+#undef X
   assert(i == DB_RESULT_NCOLUMNS + 1 && "a bind for every column");
   int rc = step_done(d, st, e, "cannot store a result");
   if (rc) return rc;

@@ -7,7 +7,9 @@
 #ifndef ANALYSIS_DB_H
 #define ANALYSIS_DB_H
 
+#include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -61,47 +63,109 @@ typedef struct db_mark {
   char what[64];  /* its target ("12", "Tokyo:Seoul"), or "" */
 } db_mark;
 
-/* One row of `results`. Integers < 0, NAN doubles and "" are stored as NULL.
- * key, study, scenario, method and network_model are borrowed; alloc is
- * owned (db_result_clear frees it). gpu is the GPU type simulated: one
- * name ("A100") when every site has it, else the distinct names in site
- * order joined by commas ("V100,A100"); "mixed" only if that overflows. */
+/* The columns of `results` after id and run_id, declared once: to add a
+ * column, add a row here (last, with the next schema version: ALTER TABLE
+ * puts a new column last) and a field is in db_result, its default in
+ * db_result_init, its column in CREATE, in the migration of its version and
+ * in db_result_put's bind loop, and (EVAL) on sweep_pack's wire. A row is
+ *   X(field, column, type, sql, absent, since, origin)
+ * field: db_result's member; column: its name in the table; type: REF (a
+ * borrowed string), OWNED (a malloc'ed one), CHARS16/24/48 (a fixed
+ * buffer, "" stored as NULL), INT (int64_t, < 0 stored as NULL) or REAL
+ * (double, NAN stored as NULL); sql: the column's declaration; absent: the
+ * value db_result_init gives; since: the schema version that added it;
+ * origin: EVAL (an evaluation fills it, so it crosses the --jobs wire),
+ * KNOB (as EVAL, and the evaluation copies it from the scenario_workload
+ * field of the same name: the knob's effective value) or LABEL
+ * (sweep_label_row puts it on, from the point).
+ * gpu is the GPU type simulated: one name ("A100") when every site has it,
+ * else the distinct names in site order joined by commas ("V100,A100");
+ * "mixed" only if that overflows. sockets is every site's nccl_sockets, -1
+ * when they differ. A training run's columns (iterations .. lost_s) are
+ * NULL for a single iteration's row; DiLoCo's outer_step_s and knobs
+ * (inner_steps .. overlap_steps) NULL when not DiLoCo; cost_cmd_s is a user's
+ * cost model's prediction of the point (sweep --cost-cmd). */
+#define DB_RESULT_MAP(X)                                                    \
+  X(key, "point_key", REF, "TEXT NOT NULL UNIQUE", NULL, 1, LABEL)          \
+  X(study, "study", REF, "TEXT NOT NULL", NULL, 1, LABEL)                   \
+  X(scenario, "scenario", REF, "TEXT NOT NULL", NULL, 1, LABEL)             \
+  X(method, "method", REF, "TEXT NOT NULL", NULL, 1, LABEL)                 \
+  X(network_model, "network_model", REF, "TEXT NOT NULL", NULL, 1, LABEL)   \
+  X(seed, "seed", INT, "INTEGER", -1, 1, EVAL)                              \
+  X(layers, "layers", INT, "INTEGER", -1, 1, KNOB)                          \
+  X(batch, "batch", INT, "INTEGER", -1, 1, KNOB)                            \
+  X(micro_batch, "micro_batch", INT, "INTEGER", -1, 1, KNOB)                \
+  X(micro_batches_per_pass, "micro_batches_per_pass", INT, "INTEGER", -1,   \
+    1, KNOB)                                                                \
+  X(window_bytes, "window_bytes", INT, "INTEGER", -1, 1, EVAL)              \
+  X(schedule, "schedule", CHARS16, "TEXT", "", 1, EVAL)                     \
+  X(dp_algo, "dp_algo", CHARS24, "TEXT", "", 1, EVAL)                       \
+  X(gpu, "gpu", CHARS48, "TEXT", "", 2, EVAL)                               \
+  X(bandwidth_scale, "bandwidth_scale", REAL, "REAL", 1, 1, LABEL)          \
+  X(latency_scale, "latency_scale", REAL, "REAL", 1, 1, LABEL)              \
+  X(activation_gb, "activation_gb", REAL, "REAL", NAN, 1, EVAL)             \
+  X(gradient_gb, "gradient_gb", REAL, "REAL", NAN, 1, EVAL)                 \
+  X(alloc, "alloc", OWNED, "TEXT", NULL, 1, EVAL)                           \
+  X(score_s, "score_s", REAL, "REAL", NAN, 1, EVAL)                         \
+  X(dp_cost_s, "dp_cost_s", REAL, "REAL", NAN, 1, EVAL)                     \
+  X(pp_cost_s, "pp_cost_s", REAL, "REAL", NAN, 1, EVAL)                     \
+  X(predicted_iteration_s, "predicted_iteration_s", REAL, "REAL", NAN, 1,   \
+    EVAL)                                                                   \
+  X(iteration_s, "iteration_s", REAL, "REAL", NAN, 1, EVAL)                 \
+  X(compute_s, "compute_s", REAL, "REAL", NAN, 1, EVAL)                     \
+  X(bubble_s, "bubble_s", REAL, "REAL", NAN, 1, EVAL)                       \
+  X(comm_s, "comm_s", REAL, "REAL", NAN, 1, EVAL)                           \
+  X(dp_sync_s, "dp_sync_s", REAL, "REAL", NAN, 1, EVAL)                     \
+  X(events, "events", INT, "INTEGER", -1, 1, EVAL)                          \
+  X(identity, "identity", REF, "TEXT", NULL, 3, LABEL)                      \
+  X(sockets, "sockets", INT, "INTEGER", -1, 3, EVAL)                        \
+  X(runtime, "runtime", CHARS16, "TEXT", "", 3, EVAL)                       \
+  X(iterations, "iterations", INT, "INTEGER", -1, 4, EVAL)                  \
+  X(faults, "faults", REF, "TEXT", NULL, 4, LABEL)                          \
+  X(recovery, "recovery", REF, "TEXT", NULL, 4, LABEL)                      \
+  X(checkpoint_every, "checkpoint_every", INT, "INTEGER", -1, 4, EVAL)      \
+  X(total_s, "total_s", REAL, "REAL", NAN, 4, EVAL)                         \
+  X(samples_per_s, "samples_per_s", REAL, "REAL", NAN, 4, EVAL)             \
+  X(lost_s, "lost_s", REAL, "REAL", NAN, 4, EVAL)                           \
+  X(compute_utilisation, "compute_utilisation", REAL, "REAL", NAN, 5, EVAL) \
+  X(pp_bytes, "pp_bytes", REAL, "REAL", NAN, 5, EVAL)                       \
+  X(dp_bytes, "dp_bytes", REAL, "REAL", NAN, 5, EVAL)                       \
+  X(wan_bytes, "wan_bytes", REAL, "REAL", NAN, 5, EVAL)                     \
+  X(outer_step_s, "outer_step_s", REAL, "REAL", NAN, 5, EVAL)               \
+  X(inner_steps, "inner_steps", INT, "INTEGER", -1, 5, EVAL)                \
+  X(fragments, "fragments", INT, "INTEGER", -1, 5, EVAL)                    \
+  X(overlap_steps, "overlap_steps", INT, "INTEGER", -1, 5, EVAL)            \
+  X(grad_bits, "grad_bits", INT, "INTEGER", -1, 5, EVAL)                    \
+  X(activation_bits, "activation_bits", INT, "INTEGER", -1, 5, EVAL)        \
+  X(cost_cmd_s, "cost_cmd_s", REAL, "REAL", NAN, 6, EVAL)
+
+/* The C type of each kind of column. */
+#define DB_FIELD_REF(f) const char *f
+#define DB_FIELD_OWNED(f) char *f
+#define DB_FIELD_CHARS16(f) char f[16]
+#define DB_FIELD_CHARS24(f) char f[24]
+#define DB_FIELD_CHARS48(f) char f[48]
+#define DB_FIELD_INT(f) int64_t f
+#define DB_FIELD_REAL(f) double f
+
+/* The number of DB_RESULT_MAP's columns. */
+#define DB_RESULT_ONE_(f, col, type, sql, absent, since, origin) +1
+enum { DB_RESULT_NFIELDS = 0 DB_RESULT_MAP(DB_RESULT_ONE_) };
+
+/* One row of `results`: DB_RESULT_MAP's fields (absent values are stored
+ * as NULL), then a training run's iterations and marks (owned), stored in
+ * their tables. Strings of kind REF are borrowed; alloc is owned
+ * (db_result_clear frees it). */
 typedef struct db_result {
-  const char *key;            /* canonical point key: UNIQUE */
-  const char *study;          /* "sweep", "validate", "run" */
-  const char *scenario, *method, *network_model;
-  int64_t seed, layers, batch, micro_batch, micro_batches_per_pass;
-  int64_t window_bytes;
-  char schedule[16], dp_algo[24];  /* "gpipe", "central-ps", ... or "" */
-  char gpu[48];                    /* "V100", "V100,A100", ... or "" */
-  double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
-  char *alloc;                /* {"pipelines": ...} JSON, or NULL */
-  double score_s, dp_cost_s, pp_cost_s, predicted_iteration_s;
-  double iteration_s, compute_s, bubble_s, comm_s, dp_sync_s;
-  int64_t events;
-  int64_t sockets;            /* every site's nccl_sockets; -1: mixed */
-  char runtime[16];           /* "dtfm", "megatron" or "" */
-  const char *identity;       /* borrowed: sweep_point_identity, or NULL */
-  /* A training run (NULL / -1 / NAN for a single iteration's row):
-   * iterations kept, the fault trace and recovery (borrowed), the
-   * checkpoint period, the run's length, goodput and time lost; its
-   * iterations and marks (owned), stored in their tables. */
-  int64_t iterations, checkpoint_every;
-  const char *faults, *recovery;
-  double total_s, samples_per_s, lost_s;
+#define DB_FIELD_(f, col, type, sql, absent, since, origin) DB_FIELD_##type(f);
+  DB_RESULT_MAP(DB_FIELD_)
+#undef DB_FIELD_
   db_iteration *it;
   size_t nit;
   db_mark *marks;
   size_t nmarks;
-  /* schema 5: the simulation's utilisation (compute busy over
-   * wall, all devices), bytes per iteration (pipeline, data-parallel,
-   * between sites), DiLoCo's outer step (NAN otherwise) and the knobs
-   * (-1: not DiLoCo). */
-  double compute_utilisation, pp_bytes, dp_bytes, wan_bytes, outer_step_s;
-  int64_t inner_steps, fragments, overlap_steps, grad_bits, activation_bits;
-  double cost_cmd_s; /* schema 6: a user's cost model's prediction of the
-                        point (sweep --cost-cmd), NAN: none */
 } db_result;
+
 
 /* Sets every field of r to "absent" (NULL, -1 or NAN; scales 1). */
 void db_result_init(db_result *r);

@@ -2,6 +2,9 @@
  * migrations that bring an older file there (see db_schema.h). */
 #include "analysis/db_schema.h"
 
+#include <assert.h>
+#include <stdio.h>
+
 #include "analysis/db.h"
 
 /* The tables of version 4 beside results: iterations (its lost_*_s
@@ -19,6 +22,9 @@
   " t_s REAL NOT NULL, kind TEXT NOT NULL, what TEXT);"                     \
   "CREATE INDEX marks_by_result ON marks(result_id, t_s);"
 
+/* A column of results as CREATE declares it. */
+#define CREATE_COLUMN(f, col, type, sql, absent, since, origin) ", " col " " sql
+
 const char db_schema_sql[] =
     "CREATE TABLE runs("
     " id INTEGER PRIMARY KEY,"
@@ -26,24 +32,7 @@ const char db_schema_sql[] =
     " version TEXT, git TEXT, command TEXT, scenario TEXT, seed INTEGER);"
     "CREATE TABLE results("
     " id INTEGER PRIMARY KEY,"
-    " run_id INTEGER REFERENCES runs(id),"
-    " point_key TEXT NOT NULL UNIQUE,"
-    " study TEXT NOT NULL, scenario TEXT NOT NULL, method TEXT NOT NULL,"
-    " network_model TEXT NOT NULL, seed INTEGER,"
-    " layers INTEGER, batch INTEGER, micro_batch INTEGER,"
-    " micro_batches_per_pass INTEGER, window_bytes INTEGER,"
-    " schedule TEXT, dp_algo TEXT, gpu TEXT,"
-    " bandwidth_scale REAL, latency_scale REAL,"
-    " activation_gb REAL, gradient_gb REAL, alloc TEXT,"
-    " score_s REAL, dp_cost_s REAL, pp_cost_s REAL,"
-    " predicted_iteration_s REAL, iteration_s REAL,"
-    " compute_s REAL, bubble_s REAL, comm_s REAL, dp_sync_s REAL,"
-    " events INTEGER, identity TEXT, sockets INTEGER, runtime TEXT,"
-    " iterations INTEGER, faults TEXT, recovery TEXT, checkpoint_every INTEGER,"
-    " total_s REAL, samples_per_s REAL, lost_s REAL, compute_utilisation REAL,"
-    " pp_bytes REAL, dp_bytes REAL, wan_bytes REAL, outer_step_s REAL,"
-    " inner_steps INTEGER, fragments INTEGER, overlap_steps INTEGER,"
-    " grad_bits INTEGER, activation_bits INTEGER, cost_cmd_s REAL);"
+    " run_id INTEGER REFERENCES runs(id)" DB_RESULT_MAP(CREATE_COLUMN) ");"
     "CREATE INDEX results_by_scenario ON results(scenario, network_model);"
     ITERATIONS_TABLES
     "CREATE TABLE convergence("
@@ -55,49 +44,76 @@ const char db_schema_sql[] =
 
 
 
-const db_migration db_migrations[] = {
-    {2,
-     "ALTER TABLE results ADD COLUMN identity TEXT;"
-     "ALTER TABLE results ADD COLUMN sockets INTEGER;"
-     "ALTER TABLE results ADD COLUMN runtime TEXT",
-     "ALTER TABLE results DROP COLUMN runtime;"
-     "ALTER TABLE results DROP COLUMN sockets;"
-     "ALTER TABLE results DROP COLUMN identity",
-     "results.identity, sockets and runtime"},
-    {3,
-     "ALTER TABLE results ADD COLUMN iterations INTEGER;"
-     "ALTER TABLE results ADD COLUMN faults TEXT;"
-     "ALTER TABLE results ADD COLUMN recovery TEXT;"
-     "ALTER TABLE results ADD COLUMN checkpoint_every INTEGER;"
-     "ALTER TABLE results ADD COLUMN total_s REAL;"
-     "ALTER TABLE results ADD COLUMN samples_per_s REAL;"
-     "ALTER TABLE results ADD COLUMN lost_s REAL;" ITERATIONS_TABLES,
-     "DROP TABLE marks; DROP TABLE iterations;"
-     "ALTER TABLE results DROP COLUMN lost_s;"
-     "ALTER TABLE results DROP COLUMN samples_per_s;"
-     "ALTER TABLE results DROP COLUMN total_s;"
-     "ALTER TABLE results DROP COLUMN checkpoint_every;"
-     "ALTER TABLE results DROP COLUMN recovery;"
-     "ALTER TABLE results DROP COLUMN faults;"
-     "ALTER TABLE results DROP COLUMN iterations",
+/* The steps that do more than add DB_RESULT_MAP's columns, or that name
+ * what they bring: other tables (up after the columns, back before), and
+ * the step's description for messages. */
+static const struct step {
+  int from;
+  const char *tables_up, *tables_back, *what;
+} STEPS[] = {
+    {2, "", "", "results.identity, sockets and runtime"},
+    {3, ITERATIONS_TABLES, "DROP TABLE marks; DROP TABLE iterations;",
      "a training run's columns, the iterations and marks tables"},
-#define ADD_ "ALTER TABLE results ADD COLUMN "
-    {4, /* issue 12 */
-     ADD_ "compute_utilisation REAL;" ADD_ "pp_bytes REAL;" ADD_
-     "dp_bytes REAL;" ADD_ "wan_bytes REAL;" ADD_ "outer_step_s REAL;" ADD_
-     "inner_steps INTEGER;" ADD_ "fragments INTEGER;" ADD_
-     "overlap_steps INTEGER;" ADD_ "grad_bits INTEGER;" ADD_
-     "activation_bits INTEGER",
-#define DROP_ "ALTER TABLE results DROP COLUMN "
-     DROP_ "activation_bits;" DROP_ "grad_bits;" DROP_ "overlap_steps;" DROP_
-     "fragments;" DROP_ "inner_steps;" DROP_ "outer_step_s;" DROP_
-     "wan_bytes;" DROP_ "dp_bytes;" DROP_ "pp_bytes;" DROP_
-     "compute_utilisation", "utilisation, bytes and DiLoCo's columns"},
-    {5, "ALTER TABLE results ADD COLUMN cost_cmd_s REAL",
-     "ALTER TABLE results DROP COLUMN cost_cmd_s",
-     "results.cost_cmd_s, a user's cost model's prediction"},
+    {4, "", "", "utilisation, bytes and DiLoCo's columns"},
+    {5, "", "", "results.cost_cmd_s, a user's cost model's prediction"},
 };
-#define NMIGRATIONS (sizeof db_migrations / sizeof *db_migrations)
-const size_t db_nmigrations = NMIGRATIONS;
-_Static_assert(DB_SCHEMA_MIGRATES + NMIGRATIONS == DB_SCHEMA_VERSION,
-               "one migration a version from DB_SCHEMA_MIGRATES on");
+#define NSTEPS (sizeof STEPS / sizeof *STEPS)
+
+#define SINCE_TOO_NEW_(f, col, type, sql, absent, since, origin) \
+  || (since) > DB_SCHEMA_VERSION || (since) < 1
+_Static_assert(!(0 DB_RESULT_MAP(SINCE_TOO_NEW_)),
+               "every column's version is one this build writes");
+
+/* STEPS's entry for the step from version from, or NULL. */
+static const struct step *step_of(int from) {
+  for (size_t k = 0; k < NSTEPS; k++)
+    if (STEPS[k].from == from) return &STEPS[k];
+  return NULL;
+}
+
+const char *db_schema_step_what(int from) {
+  const struct step *st = step_of(from);
+  return st ? st->what : "new columns of results";
+}
+
+/* results' columns with their schema version, in the table's order. */
+static const struct column {
+  const char *name, *sql;
+  int since;
+} COLUMNS[] = {
+#define COLUMN_(f, col, type, sql, absent, since, origin) {col, sql, since},
+    DB_RESULT_MAP(COLUMN_)
+#undef COLUMN_
+};
+#define NCOLUMNS (sizeof COLUMNS / sizeof *COLUMNS)
+
+/* snprintf at buf + *at, asserting that it fits. */
+static void append(char *buf, size_t size, size_t *at, const char *a,
+                   const char *b, const char *c) {
+  int n = snprintf(buf + *at, size - *at, "%s%s%s", a, b, c);
+  assert(n >= 0 && (size_t)n < size - *at && "the step's SQL fits");
+  *at += (size_t)n;
+}
+
+void db_schema_step(int from, bool up, char *buf, size_t size) {
+  assert(from >= DB_SCHEMA_MIGRATES && from < DB_SCHEMA_VERSION);
+  const struct step *st = step_of(from);
+  size_t at = 0;
+  buf[0] = '\0';
+  if (!up && st) append(buf, size, &at, st->tables_back, "", "");
+  for (size_t k = 0; k < NCOLUMNS; k++) {
+    /* columns after the oldest schema's arrive in version order, so ALTER
+     * TABLE's order is the table's (back drops them newest first) */
+    assert(k == 0 || COLUMNS[k].since <= DB_SCHEMA_MIGRATES ||
+           COLUMNS[k - 1].since <= COLUMNS[k].since);
+    const struct column *c = &COLUMNS[up ? k : NCOLUMNS - 1 - k];
+    if (c->since != from + 1) continue;
+    if (up)
+      append(buf, size, &at, "ALTER TABLE results ADD COLUMN ", c->name, " ");
+    else
+      append(buf, size, &at, "ALTER TABLE results DROP COLUMN ", c->name, "");
+    append(buf, size, &at, up ? c->sql : "", ";", "");
+  }
+  if (up && st) append(buf, size, &at, st->tables_up, "", "");
+  assert(at > 0 && "every version's step changes something");
+}

@@ -31,19 +31,7 @@ scenario *eval_scenario(const sweep_point *p, err *e) {
     scenario_free(s);
     return NULL;
   }
-  scenario_knobs k;
-  scenario_knobs_init(&k);
-  k.seed = p->seed, k.layers = p->layers, k.batch = p->batch;
-  k.micro_batch = p->micro_batch;
-  k.micro_batches_per_pass = p->micro_batches_per_pass;
-  k.schedule = p->schedule, k.dp_algo = p->dp_algo, k.gpu = p->gpu;
-  k.activation_gb = p->activation_gb, k.gradient_gb = p->gradient_gb;
-  k.latency_scale = p->latency_scale, k.bandwidth_scale = p->bandwidth_scale;
-  k.sockets = p->sockets, k.runtime = p->runtime;
-  k.inner_steps = p->inner_steps, k.fragments = p->fragments;
-  k.overlap_steps = p->overlap_steps, k.grad_bits = p->grad_bits;
-  k.activation_bits = p->activation_bits;
-  if (scenario_apply(s, &k, e) != ERR_OK) {
+  if (scenario_apply(s, &p->knobs, e) != ERR_OK) {
     scenario_free(s);
     return NULL;
   }
@@ -93,7 +81,8 @@ void eval_gpu_label(const scenario *s, char *buf, size_t size) {
   }
 }
 
-/* The row's issue-12 columns from the simulation and the workload. */
+/* The row's utilisation, bytes, and DiLoCo's and the compression columns,
+ * from the simulation and the workload. */
 static void eval_diloco_row(const scenario *s, const sim_result *sr,
                             db_result *r) {
   const scenario_workload *w = &s->workload;
@@ -207,6 +196,11 @@ static bool is_run(const sweep_point *p) {
                p->checkpoint_every >= 0);
 }
 
+/* A KNOB column is the workload's effective value of the knob. */
+#define KNOB_KNOB(f) r->f = w->f
+#define KNOB_EVAL(f) (void)0
+#define KNOB_LABEL(f) (void)0
+
 static int eval_with(const scenario *s, const cost_ctx *c, const alloc *a,
                      const transport_options *t, const sweep_point *p,
                      db_result *r, err *e) {
@@ -220,9 +214,10 @@ static int eval_with(const scenario *s, const cost_ctx *c, const alloc *a,
                       : simulate_one(s, a, t, r, e)))
     return rc;
   const scenario_workload *w = &s->workload;
-  r->seed = (int64_t)s->seed, r->layers = w->layers, r->batch = w->batch;
-  r->micro_batch = w->micro_batch;
-  r->micro_batches_per_pass = w->micro_batches_per_pass;
+  r->seed = (int64_t)s->seed;
+#define X(f, col, type, sql, absent, since, origin) KNOB_##origin(f);
+  DB_RESULT_MAP(X)
+#undef X
   r->window_bytes =
       t->model == TRANSPORT_TCP ? (int64_t)transport_window(t) : -1;
   snprintf(r->schedule, sizeof r->schedule, "%s", w->schedule);

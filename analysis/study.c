@@ -53,20 +53,10 @@ static transport_options transport_of(const study_opts *o,
  * its key is the one `geodes sweep` gives the same point. */
 static sweep_point point_of(const study *st, const char *method,
                             const char *network) {
-  const scenario_knobs *k = st->o->knobs;
   return (sweep_point){
       .scenario = st->o->name, .method = method, .network = network,
-      .seed = k->seed, .layers = k->layers, .batch = k->batch,
-      .micro_batch = k->micro_batch,
-      .micro_batches_per_pass = k->micro_batches_per_pass,
-      .window_bytes = st->o->window_bytes, .schedule = k->schedule,
-      .dp_algo = k->dp_algo, .gpu = k->gpu, .bandwidth_scale = 1,
-      .latency_scale = 1, .activation_gb = k->activation_gb,
-      .gradient_gb = k->gradient_gb, .sockets = k->sockets,
-      .runtime = k->runtime, .iterations = -1, .checkpoint_every = -1,
-      .inner_steps = k->inner_steps, .fragments = k->fragments,
-      .overlap_steps = k->overlap_steps, .grad_bits = k->grad_bits,
-      .activation_bits = k->activation_bits,
+      .knobs = *st->o->knobs, .window_bytes = st->o->window_bytes,
+      .iterations = -1, .checkpoint_every = -1,
       .scenario_hash = st->content, .data_hash = st->data};
 }
 

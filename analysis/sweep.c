@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,16 +29,16 @@
 
 typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
 
-/* The keys of DESIGN.md section 9, in enumeration order (first = slowest);
- * gpus, sockets and runtime came later and vary fastest, then a training
- * run's: iterations, faults, recovery, checkpoint_every, then DiLoCo's and
- * the compression keys. */
+/* The keys of a sweep file, in SPECS's order: the enumeration order (the
+ * first varies slowest) and the order of the point key. The integer knobs
+ * of traces/scenario.h's SCENARIO_KNOB_MAP are keys of their own names. */
+#define K_KNOB_(a, f, lo, hi, option, arg, help) K_##f,
 enum {
   K_SCENARIOS, K_METHODS, K_NETWORKS, K_SEEDS, K_LAYERS, K_BATCH,
   K_MICRO_BATCH, K_MBPP, K_SCHEDULE, K_DP_ALGO, K_BW_SCALE, K_LAT_SCALE,
   K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_SOCKETS, K_RUNTIME, K_ITERATIONS,
-  K_FAULTS, K_RECOVERY, K_CKPT, K_INNER_STEPS, K_FRAGMENTS, K_OVERLAP,
-  K_GRAD_BITS, K_ACT_BITS, K_COUNT
+  K_FAULTS, K_RECOVERY, K_CKPT, SCENARIO_KNOB_MAP(K_KNOB_, ) K_GRAD_BITS,
+  K_ACT_BITS, K_COUNT
 };
 
 /* The recovery policies' own spelling (sim/recovery.h's one table). */
@@ -66,63 +67,108 @@ static const char *network_name(const char *s) {
   return m < 0 ? NULL : transport_model_name((transport_model)m);
 }
 
+/* The name a point takes when the file does not give the key. */
+static const char *default_scenario(void) { return SCENARIO_DEFAULT_NAME; }
+static const char *default_method(void) {
+  return schedule_method_name(SCHEDULE_DTFM_IDENTITY);
+}
+static const char *default_network(void) {
+  return transport_model_name(TRANSPORT_NETEM);
+}
+
+/* Where a key's value goes in a point (a const char *, an int64_t or long,
+ * or a double by kind). */
+#define AT(field) offsetof(sweep_point, field)
+_Static_assert(_Generic((int64_t)0, long: 1, default: 0),
+               "a point's integers are knobs' longs and int64_ts alike");
+
+/* The sweep's keys, one row each: to add one, add its enum entry and row
+ * (and its field of sweep_point or scenario_knobs). A key in a stored
+ * point key is `given_only` when it arrived after rows existed: it then
+ * appears only when present, so those rows keep their keys. */
 static const struct axis_spec {
   const char *key;
+  const char *in_key;       /* its name in the point key (NULL: key) */
   axis_kind kind;
+  size_t at;                /* offsetof its field in sweep_point */
+  const char *(*absent_name)(void); /* AXIS_NAME: the value when the key
+                                       is absent (NULL: NULL) */
+  double absent;            /* AXIS_REAL: the value when absent */
+  bool given_only;          /* in the point key only when given */
   const char *const *names; /* AXIS_NAME: the allowed values, NULL = any */
   const char *(*canon)(const char *); /* AXIS_NAME: the canonical spelling
                                          of a value, NULL if unknown */
   double lo, hi;            /* AXIS_INT / AXIS_REAL: inclusive range */
   bool open_lo;             /* AXIS_REAL: lo itself excluded */
 } SPECS[K_COUNT] = {
-    [K_SCENARIOS] = {.key = "scenarios", .kind = AXIS_NAME},
-    [K_METHODS] = {.key = "methods", .kind = AXIS_NAME, .canon = method_name},
-    [K_NETWORKS] = {.key = "networks", .kind = AXIS_NAME,
-                    .canon = network_name},
-    [K_SEEDS] = {.key = "seeds", .kind = AXIS_INT, .hi = SCENARIO_MAX_SEED},
-    [K_LAYERS] = {.key = "layers", .kind = AXIS_INT, .lo = 1,
-                  .hi = SCENARIO_MAX_LAYERS},
-    [K_BATCH] = {.key = "batch", .kind = AXIS_INT, .lo = 1,
-                 .hi = SCENARIO_KNOB_MAX_BATCH},
-    [K_MICRO_BATCH] = {.key = "micro_batch", .kind = AXIS_INT, .lo = 1,
+    [K_SCENARIOS] = {.key = "scenarios", .in_key = "scenario",
+                     .kind = AXIS_NAME, .at = AT(scenario),
+                     .absent_name = default_scenario},
+    [K_METHODS] = {.key = "methods", .in_key = "method", .kind = AXIS_NAME,
+                   .at = AT(method), .absent_name = default_method,
+                   .canon = method_name},
+    [K_NETWORKS] = {.key = "networks", .in_key = "network",
+                    .kind = AXIS_NAME, .at = AT(network),
+                    .absent_name = default_network, .canon = network_name},
+    [K_SEEDS] = {.key = "seeds", .in_key = "seed", .kind = AXIS_INT,
+                 .at = AT(knobs.seed), .hi = SCENARIO_MAX_SEED},
+    [K_LAYERS] = {.key = "layers", .kind = AXIS_INT, .at = AT(knobs.layers),
+                  .lo = 1, .hi = SCENARIO_MAX_LAYERS},
+    [K_BATCH] = {.key = "batch", .kind = AXIS_INT, .at = AT(knobs.batch),
+                 .lo = 1, .hi = SCENARIO_KNOB_MAX_BATCH},
+    [K_MICRO_BATCH] = {.key = "micro_batch", .kind = AXIS_INT,
+                       .at = AT(knobs.micro_batch), .lo = 1,
                        .hi = SCENARIO_KNOB_MAX_MICRO_BATCH},
-    [K_MBPP] = {.key = "micro_batches_per_pass", .kind = AXIS_INT, .lo = 1,
+    [K_MBPP] = {.key = "micro_batches_per_pass", .kind = AXIS_INT,
+                .at = AT(knobs.micro_batches_per_pass), .lo = 1,
                 .hi = SCENARIO_KNOB_MAX_MBPP},
     [K_SCHEDULE] = {.key = "schedule", .kind = AXIS_NAME,
-                    .names = workload_schedules},
+                    .at = AT(knobs.schedule), .names = workload_schedules},
     [K_DP_ALGO] = {.key = "dp_algo", .kind = AXIS_NAME,
-                   .names = workload_dp_algos},
+                   .at = AT(knobs.dp_algo), .names = workload_dp_algos},
     [K_BW_SCALE] = {.key = "bandwidth_scale", .kind = AXIS_REAL,
+                    .at = AT(knobs.bandwidth_scale), .absent = 1,
                     .hi = SCENARIO_KNOB_MAX_SCALE, .open_lo = true},
     [K_LAT_SCALE] = {.key = "latency_scale", .kind = AXIS_REAL,
+                     .at = AT(knobs.latency_scale), .absent = 1,
                      .hi = SCENARIO_KNOB_MAX_SCALE, .open_lo = true},
     [K_WINDOW] = {.key = "window_bytes", .kind = AXIS_INT,
-                  .lo = TRANSPORT_WINDOW_MIN_BYTES,
+                  .at = AT(window_bytes), .lo = TRANSPORT_WINDOW_MIN_BYTES,
                   .hi = TRANSPORT_WINDOW_MAX_BYTES},
     [K_ACT_GB] = {.key = "activation_gb", .kind = AXIS_REAL,
+                  .at = AT(knobs.activation_gb), .absent = NAN,
                   .hi = SCENARIO_KNOB_MAX_GB, .open_lo = true},
     [K_GRAD_GB] = {.key = "gradient_gb", .kind = AXIS_REAL,
+                   .at = AT(knobs.gradient_gb), .absent = NAN,
                    .hi = SCENARIO_KNOB_MAX_GB, .open_lo = true},
-    [K_GPUS] = {.key = "gpus", .kind = AXIS_NAME, .canon = gpu_name},
-    [K_SOCKETS] = {.key = "sockets", .kind = AXIS_INT, .lo = 1,
+    [K_GPUS] = {.key = "gpus", .in_key = "gpu", .kind = AXIS_NAME,
+                .at = AT(knobs.gpu), .canon = gpu_name},
+    [K_SOCKETS] = {.key = "sockets", .kind = AXIS_INT,
+                   .at = AT(knobs.sockets), .lo = 1,
                    .hi = TRANSPORT_SOCKETS_MAX},
     [K_RUNTIME] = {.key = "runtime", .kind = AXIS_NAME,
-                   .names = workload_runtimes},
-    [K_ITERATIONS] = {.key = "iterations", .kind = AXIS_INT, .lo = 1,
+                   .at = AT(knobs.runtime), .names = workload_runtimes},
+    [K_ITERATIONS] = {.key = "iterations", .kind = AXIS_INT,
+                      .at = AT(iterations), .given_only = true, .lo = 1,
                       .hi = SIM_TRAINING_MAX_ITERATIONS},
-    [K_FAULTS] = {.key = "faults", .kind = AXIS_NAME},
-    [K_RECOVERY] = {.key = "recovery", .kind = AXIS_NAME,
-                    .canon = recovery_name},
-    [K_CKPT] = {.key = "checkpoint_every", .kind = AXIS_INT, .lo = 1,
+    [K_FAULTS] = {.key = "faults", .kind = AXIS_NAME, .at = AT(faults),
+                  .given_only = true},
+    [K_RECOVERY] = {.key = "recovery", .kind = AXIS_NAME, .at = AT(recovery),
+                    .given_only = true, .canon = recovery_name},
+    [K_CKPT] = {.key = "checkpoint_every", .kind = AXIS_INT,
+                .at = AT(checkpoint_every), .given_only = true, .lo = 1,
                 .hi = SIM_TRAINING_MAX_ITERATIONS},
-    [K_INNER_STEPS] = {.key = "inner_steps", .kind = AXIS_INT, .lo = 1,
-                       .hi = INT_MAX},
-    [K_FRAGMENTS] = {.key = "fragments", .kind = AXIS_INT, .lo = 1,
-                     .hi = INT_MAX},
-    [K_OVERLAP] = {.key = "overlap_steps", .kind = AXIS_INT, .hi = INT_MAX},
-    [K_GRAD_BITS] = {.key = "grad_bits", .kind = AXIS_INT, .lo = 4, .hi = 16},
-    [K_ACT_BITS] = {.key = "activation_bits", .kind = AXIS_INT, .lo = 2,
-                    .hi = 16},
+#define SPEC_KNOB_(a, f, lo_, hi_, option, arg, help)                 \
+  [K_##f] = {.key = #f, .kind = AXIS_INT, .at = AT(knobs.f),          \
+             .given_only = true, .lo = (lo_), .hi = (hi_)},
+    SCENARIO_KNOB_MAP(SPEC_KNOB_, )
+#undef SPEC_KNOB_
+    [K_GRAD_BITS] = {.key = "grad_bits", .kind = AXIS_INT,
+                     .at = AT(knobs.grad_bits), .given_only = true, .lo = 4,
+                     .hi = 16},
+    [K_ACT_BITS] = {.key = "activation_bits", .kind = AXIS_INT,
+                    .at = AT(knobs.activation_bits), .given_only = true,
+                    .lo = 2, .hi = 16},
 };
 
 typedef struct axis {
@@ -293,9 +339,9 @@ static int check_keys(sweep *s, json_t *root, const char *text, size_t len,
     int line = key_line(text, len, key);
     if (k == K_COUNT) {
       char keys[512] = "";
-      for (int j = 0; j < K_COUNT; j++)
+      for (size_t j = 0; sweep_key_name(j); j++)
         snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s",
-                 j ? ", " : "", SPECS[j].key);
+                 j ? ", " : "", sweep_key_name(j));
       return err_set(e, ERR_UNKNOWN, "%s:%d: unknown key '%s' (keys: %s)",
                      s->name, line, key, keys);
     }
@@ -366,9 +412,36 @@ void sweep_free(sweep *s) {
   free(s);
 }
 
-/* The value j of axis k as a knob: < 0 (or NAN) when the axis is absent. */
-static double axis_value(const sweep *s, int k, size_t j, double absent) {
-  return s->axes[k].n ? s->axes[k].values[j] : absent;
+/* Puts value j of ax, the axis of key k, into p at the key's field
+ * (SPECS's at); the key's absent value when ax is NULL or empty. */
+static void put_value(int k, const axis *ax, size_t j, sweep_point *p) {
+  const struct axis_spec *spec = &SPECS[k];
+  bool given = ax && ax->n;
+  char *field = (char *)p + spec->at;
+  if (spec->kind == AXIS_NAME) {
+    const char *v = given              ? ax->names[j]
+                    : spec->absent_name ? spec->absent_name()
+                                        : NULL;
+    memcpy(field, &v, sizeof v);
+  } else if (spec->kind == AXIS_INT) {
+    int64_t v = given ? (int64_t)ax->values[j] : -1;
+    memcpy(field, &v, sizeof v);
+  } else {
+    double v = given ? ax->values[j] : spec->absent;
+    memcpy(field, &v, sizeof v);
+  }
+}
+
+static void axis_put(const sweep *s, int k, size_t j, sweep_point *p) {
+  put_value(k, &s->axes[k], j, p);
+}
+
+/* A point of s with every key absent (its defaults). */
+static void point_absent(const sweep *s, sweep_point *p) {
+  *p = (sweep_point){.data_hash = s->data_hash, .cost_cmd = s->cost_cmd,
+                     .cost_timeout_s = s->cost_timeout_s};
+  scenario_knobs_init(&p->knobs);
+  for (int k = 0; k < K_COUNT; k++) put_value(k, NULL, 0, p);
 }
 
 /* The sweep key an error of a workload combination belongs to: layers for
@@ -395,13 +468,11 @@ static int check_workload_axes(const sweep *s, scenario *sc, err *e) {
   size_t total = 1;
   for (int i = 0; i < 4; i++) total *= axis_len(s, keys[i]);
   for (size_t c = 0; c < total; c++) {
-    long v[4];
+    sweep_point p;
+    point_absent(s, &p);
     for (size_t i = 0, r = c; i < 4; r /= axis_len(s, keys[i]), i++)
-      v[i] = (long)axis_value(s, keys[i], r % axis_len(s, keys[i]), -1);
-    scenario_knobs k;
-    scenario_knobs_init(&k);
-    k.layers = v[0], k.batch = v[1], k.micro_batch = v[2];
-    k.micro_batches_per_pass = v[3];
+      axis_put(s, keys[i], r % axis_len(s, keys[i]), &p);
+    const scenario_knobs k = p.knobs;
     scenario_workload saved = sc->workload;
     scenario_lines lines = sc->line;
     err ce = {0};
@@ -422,12 +493,12 @@ static int check_scale_axes(const sweep *s, const scenario *sc, err *e) {
   int key = s->axes[K_BW_SCALE].n ? K_BW_SCALE : K_LAT_SCALE;
   for (size_t b = 0; b < axis_len(s, K_BW_SCALE); b++)
     for (size_t l = 0; l < axis_len(s, K_LAT_SCALE); l++) {
-      scenario_knobs k;
-      scenario_knobs_init(&k);
-      k.bandwidth_scale = axis_value(s, K_BW_SCALE, b, 1);
-      k.latency_scale = axis_value(s, K_LAT_SCALE, l, 1);
+      sweep_point p;
+      point_absent(s, &p);
+      axis_put(s, K_BW_SCALE, b, &p);
+      axis_put(s, K_LAT_SCALE, l, &p);
       err ce = {0};
-      int rc = scenario_check_knobs(sc, &k, &ce);
+      int rc = scenario_check_knobs(sc, &p.knobs, &ce);
       if (rc)
         return err_set(e, rc, "%s:%d: %s: %s", s->name, s->axes[key].line,
                        SPECS[key].key, ce.msg);
@@ -495,6 +566,10 @@ void sweep_point_identity(const sweep_point *p, const char *key,
 }
 
 size_t sweep_count(const sweep *s) { return s->count; }
+
+const char *sweep_key_name(size_t i) {
+  return i < K_COUNT ? SPECS[i].key : NULL;
+}
 const char *sweep_name(const sweep *s) { return s->name; }
 
 int sweep_line(const sweep *s, const char *key) {
@@ -522,41 +597,12 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
     pick[k] = i % n;
     i /= n;
   }
-  const axis *a = s->axes;
-#define NAME(k, dflt) (a[k].n ? a[k].names[pick[k]] : (dflt))
-#define INT(k) (a[k].n ? (int64_t)a[k].values[pick[k]] : -1)
-#define REAL(k, dflt) (a[k].n ? a[k].values[pick[k]] : (dflt))
-  *p = (sweep_point){
-      /* absent: worldwide, dtfm-identity, netem */
-      .scenario = NAME(K_SCENARIOS, SCENARIO_DEFAULT_NAME),
-      .method = NAME(K_METHODS, schedule_method_name(SCHEDULE_DTFM_IDENTITY)),
-      .network = NAME(K_NETWORKS, transport_model_name(TRANSPORT_NETEM)),
-      .seed = INT(K_SEEDS), .layers = INT(K_LAYERS), .batch = INT(K_BATCH),
-      .micro_batch = INT(K_MICRO_BATCH),
-      .micro_batches_per_pass = INT(K_MBPP), .window_bytes = INT(K_WINDOW),
-      .schedule = NAME(K_SCHEDULE, NULL), .dp_algo = NAME(K_DP_ALGO, NULL),
-      .gpu = NAME(K_GPUS, NULL),
-      .bandwidth_scale = REAL(K_BW_SCALE, 1.0),
-      .latency_scale = REAL(K_LAT_SCALE, 1.0),
-      .activation_gb = REAL(K_ACT_GB, NAN),
-      .gradient_gb = REAL(K_GRAD_GB, NAN), .sockets = INT(K_SOCKETS),
-      .runtime = NAME(K_RUNTIME, NULL), .iterations = INT(K_ITERATIONS),
-      .faults = NAME(K_FAULTS, NULL), .recovery = NAME(K_RECOVERY, NULL),
-      .checkpoint_every = INT(K_CKPT),
-      .inner_steps = INT(K_INNER_STEPS), .fragments = INT(K_FRAGMENTS),
-      .overlap_steps = INT(K_OVERLAP), .grad_bits = INT(K_GRAD_BITS),
-      .activation_bits = INT(K_ACT_BITS),
-      .scenario_hash = s->scenario_hash ? s->scenario_hash[pick[K_SCENARIOS]]
-                                        : 0,
-      .faults_hash = s->faults_hash && a[K_FAULTS].n
-                         ? s->faults_hash[pick[K_SCENARIOS] * a[K_FAULTS].n +
-                                          pick[K_FAULTS]]
-                         : 0,
-      .data_hash = s->data_hash, .cost_cmd = s->cost_cmd,
-      .cost_timeout_s = s->cost_timeout_s};
-#undef NAME
-#undef INT
-#undef REAL
+  point_absent(s, p);
+  for (int k = 0; k < K_COUNT; k++) axis_put(s, k, pick[k], p);
+  size_t nf = s->axes[K_FAULTS].n;
+  if (s->scenario_hash) p->scenario_hash = s->scenario_hash[pick[K_SCENARIOS]];
+  if (s->faults_hash && nf)
+    p->faults_hash = s->faults_hash[pick[K_SCENARIOS] * nf + pick[K_FAULTS]];
 }
 
 /* snprintf into buf at *at without overflowing; *at keeps the needed size. */
@@ -583,41 +629,35 @@ static void put_real(char *b, size_t size, size_t *at, const char *k,
   else put(b, size, at, " %s=%.17g", k, v);
 }
 
+/* Key k of p in its point key, " NAME=VALUE" ("-" when absent), or
+ * nothing for an absent key that is in keys only when given. */
+static void put_key(const sweep_point *p, int k, char *buf, size_t size,
+                    size_t *at) {
+  const struct axis_spec *spec = &SPECS[k];
+  const char *name = spec->in_key ? spec->in_key : spec->key;
+  const char *field = (const char *)p + spec->at;
+  if (spec->kind == AXIS_NAME) {
+    const char *v;
+    memcpy(&v, field, sizeof v);
+    const char *c = v && spec->canon ? spec->canon(v) : NULL;
+    if (!v && spec->given_only) return;
+    put(buf, size, at, " %s=%s", name, c ? c : v ? v : "-");
+  } else if (spec->kind == AXIS_INT) {
+    int64_t v;
+    memcpy(&v, field, sizeof v);
+    if (v >= 0 || !spec->given_only) put_int(buf, size, at, name, v);
+  } else {
+    double v;
+    memcpy(&v, field, sizeof v);
+    if (!isnan(v) || !spec->given_only) put_real(buf, size, at, name, v);
+  }
+}
+
 size_t sweep_point_key(const sweep_point *p, char *buf, size_t size) {
   size_t at = 0;
   if (size) buf[0] = '\0';
-  put(buf, size, &at, "sweep scenario=%s method=%s network=%s", p->scenario,
-      p->method, p->network);
-  put_int(buf, size, &at, "seed", p->seed);
-  put_int(buf, size, &at, "layers", p->layers);
-  put_int(buf, size, &at, "batch", p->batch);
-  put_int(buf, size, &at, "micro_batch", p->micro_batch);
-  put_int(buf, size, &at, "micro_batches_per_pass", p->micro_batches_per_pass);
-  put(buf, size, &at, " schedule=%s dp_algo=%s",
-      p->schedule ? p->schedule : "-", p->dp_algo ? p->dp_algo : "-");
-  put_real(buf, size, &at, "bandwidth_scale", p->bandwidth_scale);
-  put_real(buf, size, &at, "latency_scale", p->latency_scale);
-  put_int(buf, size, &at, "window_bytes", p->window_bytes);
-  put_real(buf, size, &at, "activation_gb", p->activation_gb);
-  put_real(buf, size, &at, "gradient_gb", p->gradient_gb);
-  const char *gpu = p->gpu ? gpu_name(p->gpu) : NULL;
-  put(buf, size, &at, " gpu=%s", gpu ? gpu : p->gpu ? p->gpu : "-");
-  put_int(buf, size, &at, "sockets", p->sockets);
-  put(buf, size, &at, " runtime=%s", p->runtime ? p->runtime : "-");
-  /* a training run's keys only when given: the rows of sweeps without
-   * them keep their keys */
-  if (p->iterations >= 0) put_int(buf, size, &at, "iterations", p->iterations);
-  if (p->faults) put(buf, size, &at, " faults=%s", p->faults);
-  if (p->recovery) put(buf, size, &at, " recovery=%s", p->recovery);
-  if (p->checkpoint_every >= 0)
-    put_int(buf, size, &at, "checkpoint_every", p->checkpoint_every);
-  /* issue 12's keys only when given: the keys of older rows hold */
-  const char *later[] = {"inner_steps", "fragments", "overlap_steps",
-                         "grad_bits", "activation_bits"};
-  const int64_t v[] = {p->inner_steps, p->fragments, p->overlap_steps,
-                       p->grad_bits, p->activation_bits};
-  for (int i = 0; i < 5; i++)
-    if (v[i] >= 0) put_int(buf, size, &at, later[i], v[i]);
+  put(buf, size, &at, "sweep");
+  for (int k = 0; k < K_COUNT; k++) put_key(p, k, buf, size, &at);
   if (p->cost_cmd) put(buf, size, &at, " cost_cmd=%s", p->cost_cmd);
   return at;
 }
@@ -641,7 +681,7 @@ sweep_label sweep_point_label(const sweep_point *p, sweep_key *k) {
   return (sweep_label){.study = "sweep", .scenario = p->scenario,
                        .method = p->method, .network_model = p->network,
                        .key = k->key, .identity = k->identity,
-                       .bandwidth_scale = p->bandwidth_scale,
-                       .latency_scale = p->latency_scale,
+                       .bandwidth_scale = p->knobs.bandwidth_scale,
+                       .latency_scale = p->knobs.latency_scale,
                        .faults = p->faults, .recovery = p->recovery};
 }

@@ -14,21 +14,20 @@
 
 #include "analysis/db.h"
 #include "base/err.h"
+#include "traces/scenario.h"
 
 typedef struct sweep sweep;
 
 /* One point. Strings are borrowed from the sweep; an absent knob is < 0,
- * NULL or NAN and means "the scenario's default". Scales default to 1.
- * gpu is a canonical name of models/spec.h ("A100"), the GPU of every
- * device, or NULL: each site keeps its own. */
+ * NULL or NAN and means "the scenario's default". knobs is the record of
+ * the run's knobs that scenario_apply takes (traces/scenario.h: scales
+ * default to 1; gpu is a canonical name of models/spec.h, "A100", the GPU
+ * of every device, or NULL: each site keeps its own); the other fields
+ * are a sweep's own keys and what sweep_resolve adds. */
 typedef struct sweep_point {
   const char *scenario, *method, *network;
-  int64_t seed, layers, batch, micro_batch, micro_batches_per_pass;
-  int64_t window_bytes, sockets;
-  const char *schedule, *dp_algo, *gpu, *runtime;
-  double bandwidth_scale, latency_scale, activation_gb, gradient_gb;
-  int64_t inner_steps, fragments, overlap_steps; /* DiLoCo's H, F, tau */
-  int64_t grad_bits, activation_bits;            /* compression widths */
+  scenario_knobs knobs;
+  int64_t window_bytes;
   int64_t iterations, checkpoint_every; /* a training run; -1: absent */
   const char *faults, *recovery;        /* a fault file, a policy; NULL */
   uint64_t faults_hash;   /* fault_hash of faults read against the point's
@@ -86,9 +85,14 @@ void sweep_set_cost_cmd(sweep *s, const char *cmd, double timeout_s);
 /* The number of points (the product of the array lengths). */
 size_t sweep_count(const sweep *s);
 
-/* Point i (0 <= i < sweep_count) in a fixed order: scenarios vary slowest,
- * then the other keys in the order of DESIGN.md section 9, gpus last. */
+/* Point i (0 <= i < sweep_count) in a fixed order: the keys of sweep.c's
+ * table in its order, the first (scenarios) varying slowest. */
 void sweep_point_at(const sweep *s, size_t i, sweep_point *p);
+
+/* The name of sweep key i in a file ("scenarios", "layers", ...), in the
+ * table's order (sweep_point_at's and the point key's); NULL once i is
+ * past the last: the one list of them, for help and messages. */
+const char *sweep_key_name(size_t i);
 
 /* The distinct scenario names of the sweep and the line each was given on,
  * so a front end can check them with "NAME:LINE:" errors. */
@@ -97,12 +101,13 @@ int sweep_line(const sweep *s, const char *key);  /* 0 when absent */
 const char *sweep_name(const sweep *s);           /* borrowed */
 
 /* Writes the canonical key of p into buf (always NUL-terminated); returns
- * the length it needs. Every parameter appears, "-" when absent, numbers in
- * %.17g, GPU names as models/spec.h spells them, so equal points have equal
- * keys whatever the file's spelling; a training run's keys (iterations,
- * faults, recovery, checkpoint_every) appear only when given, so the rows
- * of sweeps without them keep the keys they had. A point with faults has
- * their content in its identity. */
+ * the length it needs. The keys of sweep.c's table in its order (a stored
+ * format: rows in existing databases are found by it), numbers in %.17g,
+ * GPU names as models/spec.h spells them, so equal points have equal keys
+ * whatever the file's spelling; a key the table marks "only when given"
+ * appears only when present (else every key appears, "-" when absent), so
+ * rows of sweeps without it keep their keys. A point with faults has their
+ * content in its identity. */
 size_t sweep_point_key(const sweep_point *p, char *buf, size_t size);
 
 /* The names of a row of `results` beyond the values an evaluation fills

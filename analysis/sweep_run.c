@@ -50,9 +50,6 @@ size_t *sweep_missing(const sweep *s, db *d, size_t *n, size_t *stale,
 
 /* --- wire format: a flat little buffer of fixed fields and strings --- */
 
-/* The fixed fields of a result on the wire: integers, then reals. */
-enum { WIRE_NINTS = 12, WIRE_NREALS = 18 };
-
 typedef struct wire {
   char *buf;
   size_t len, cap;
@@ -70,6 +67,20 @@ static void wire_str(wire *w, const char *s) {
   if (s) wire_put(w, s, n);
 }
 
+/* One column of a result on the wire, by kind (strings with their length,
+ * NULL apart from ""); a LABEL column is not sent: the writer puts the
+ * point's label on the row. */
+#define PACK_EVAL(type, f) PACK_##type(f)
+#define PACK_KNOB(type, f) PACK_##type(f)
+#define PACK_LABEL(type, f) (void)0
+#define PACK_REF(f) wire_str(&w, r->f)
+#define PACK_OWNED(f) wire_str(&w, r->f)
+#define PACK_CHARS16(f) wire_str(&w, r->f)
+#define PACK_CHARS24(f) wire_str(&w, r->f)
+#define PACK_CHARS48(f) wire_str(&w, r->f)
+#define PACK_INT(f) wire_put(&w, &r->f, sizeof r->f)
+#define PACK_REAL(f) wire_put(&w, &r->f, sizeof r->f)
+
 char *sweep_pack(int status, const err *e, const db_result *r, size_t *len) {
   wire w = {0};
   int32_t st = status;
@@ -77,33 +88,13 @@ char *sweep_pack(int status, const err *e, const db_result *r, size_t *len) {
   if (status != ERR_OK) {
     wire_str(&w, e ? e->msg : "evaluation failed");
   } else {
-    const int64_t ints[] = {r->seed,        r->layers,
-                            r->batch,       r->micro_batch,
-                            r->micro_batches_per_pass, r->window_bytes,
-                            r->events,      r->inner_steps,
-                            r->fragments,   r->overlap_steps,
-                            r->grad_bits,   r->activation_bits};
-    const double reals[] = {r->activation_gb, r->gradient_gb, r->score_s,
-                            r->dp_cost_s, r->pp_cost_s,
-                            r->predicted_iteration_s, r->iteration_s,
-                            r->compute_s, r->bubble_s, r->comm_s,
-                            r->dp_sync_s, r->compute_utilisation,
-                            r->samples_per_s, r->pp_bytes, r->dp_bytes,
-                            r->wan_bytes, r->outer_step_s, r->cost_cmd_s};
-    _Static_assert(sizeof ints / sizeof *ints == WIRE_NINTS &&
-                       sizeof reals / sizeof *reals == WIRE_NREALS,
-                   "sweep_unpack reads what sweep_pack writes");
-    wire_put(&w, ints, sizeof ints);
-    wire_put(&w, reals, sizeof reals);
-    wire_str(&w, r->schedule);
-    wire_str(&w, r->dp_algo);
-    wire_str(&w, r->gpu);
-    wire_str(&w, r->alloc);
-    const int64_t run_ints[] = {r->iterations, r->checkpoint_every,
-                                (int64_t)r->nit, (int64_t)r->nmarks};
-    const double run_reals[] = {r->total_s, r->lost_s}; /* samples_per_s: above */
-    wire_put(&w, run_ints, sizeof run_ints);
-    wire_put(&w, run_reals, sizeof run_reals);
+    /* DB_RESULT_MAP's EVAL and KNOB columns, in its order, then the run's
+     * rows */
+#define X(f, col, type, sql, absent, since, origin) PACK_##origin(type, f);
+    DB_RESULT_MAP(X)
+#undef X
+    const int64_t counts[] = {(int64_t)r->nit, (int64_t)r->nmarks};
+    wire_put(&w, counts, sizeof counts);
     if (r->nit) wire_put(&w, r->it, r->nit * sizeof *r->it);
     if (r->nmarks) wire_put(&w, r->marks, r->nmarks * sizeof *r->marks);
   }
@@ -142,6 +133,18 @@ static void rd_str(reader *r, char *fixed, size_t cap, char **dup) {
   r->p += n;
 }
 
+/* The inverse of PACK_*: what sweep_pack wrote, read in the same order.
+ * A REF column is not sent by an evaluation (all are LABEL). */
+#define UNPACK_EVAL(type, f) UNPACK_##type(f)
+#define UNPACK_KNOB(type, f) UNPACK_##type(f)
+#define UNPACK_LABEL(type, f) (void)0
+#define UNPACK_OWNED(f) rd_str(&in, NULL, 0, &r->f)
+#define UNPACK_CHARS16(f) rd_str(&in, r->f, sizeof r->f, NULL)
+#define UNPACK_CHARS24(f) rd_str(&in, r->f, sizeof r->f, NULL)
+#define UNPACK_CHARS48(f) rd_str(&in, r->f, sizeof r->f, NULL)
+#define UNPACK_INT(f) rd(&in, &r->f, sizeof r->f)
+#define UNPACK_REAL(f) rd(&in, &r->f, sizeof r->f)
+
 bool sweep_unpack(const char *buf, size_t len, int *status, err *e,
                   db_result *r) {
   reader in = {buf, buf + len, true};
@@ -155,37 +158,14 @@ bool sweep_unpack(const char *buf, size_t len, int *status, err *e,
     free(msg);
     return in.ok && in.p == in.end;
   }
-  int64_t ints[WIRE_NINTS];
-  double reals[WIRE_NREALS];
-  rd(&in, ints, sizeof ints);
-  rd(&in, reals, sizeof reals);
-  r->seed = ints[0], r->layers = ints[1], r->batch = ints[2];
-  r->micro_batch = ints[3], r->micro_batches_per_pass = ints[4];
-  r->window_bytes = ints[5], r->events = ints[6];
-  r->activation_gb = reals[0], r->gradient_gb = reals[1];
-  r->score_s = reals[2], r->dp_cost_s = reals[3], r->pp_cost_s = reals[4];
-  r->predicted_iteration_s = reals[5], r->iteration_s = reals[6];
-  r->compute_s = reals[7], r->bubble_s = reals[8], r->comm_s = reals[9];
-  r->dp_sync_s = reals[10];
-  r->inner_steps = ints[7], r->fragments = ints[8];
-  r->overlap_steps = ints[9], r->grad_bits = ints[10];
-  r->activation_bits = ints[11];
-  r->compute_utilisation = reals[11], r->samples_per_s = reals[12];
-  r->pp_bytes = reals[13], r->dp_bytes = reals[14], r->wan_bytes = reals[15];
-  r->outer_step_s = reals[16], r->cost_cmd_s = reals[17];
-  rd_str(&in, r->schedule, sizeof r->schedule, NULL);
-  rd_str(&in, r->dp_algo, sizeof r->dp_algo, NULL);
-  rd_str(&in, r->gpu, sizeof r->gpu, NULL);
-  rd_str(&in, NULL, 0, &r->alloc);
-  int64_t run_ints[4];
-  double run_reals[2];
-  rd(&in, run_ints, sizeof run_ints);
-  rd(&in, run_reals, sizeof run_reals);
-  r->iterations = run_ints[0], r->checkpoint_every = run_ints[1];
-  r->total_s = run_reals[0], r->lost_s = run_reals[1];
-  size_t nit = (size_t)run_ints[2], nmk = (size_t)run_ints[3];
+#define X(f, col, type, sql, absent, since, origin) UNPACK_##origin(type, f);
+  DB_RESULT_MAP(X)
+#undef X
+  int64_t counts[2];
+  rd(&in, counts, sizeof counts);
+  size_t nit = (size_t)counts[0], nmk = (size_t)counts[1];
   size_t left = (size_t)(in.end - in.p);
-  if (in.ok && (run_ints[2] < 0 || run_ints[3] < 0 ||
+  if (in.ok && (counts[0] < 0 || counts[1] < 0 ||
                 nit > left / sizeof *r->it ||
                 nmk > (left - nit * sizeof *r->it) / sizeof *r->marks))
     in.ok = false;

@@ -35,6 +35,7 @@
 #include "models/predict.h"
 #include "models/runtime.h"
 #include "models/spec.h"
+#include "schedules/schedule.h"
 #include "sim/place.h"
 #include "sim/timeline.h"
 #include "traces/scenario_subset.h"
@@ -519,7 +520,8 @@ static int run_init(run *r, const scenario *s, const alloc *a,
                    "--faults); training runs of DiLoCo are not simulated yet",
                    s->name, spec_dp_algo_name(r->w.dp_algo));
   r->s = s, r->first = a, r->o = o, r->e = e;
-  r->method = o->method ? o->method : "dtfm-identity";
+  r->method =
+      o->method ? o->method : schedule_method_name(SCHEDULE_DTFM_IDENTITY);
   r->conn = SIM_NET_WARM;
   r->until = o->iterations > 0 ? INT64_MAX : llround(o->duration_s * 1e9);
   r->state = mem_alloc((size_t)a->stages * sizeof *r->state);

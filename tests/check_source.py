@@ -22,6 +22,15 @@
       A function counts from the first line of its declaration to its
       closing brace. Prints the longest function and file; exit status 1
       and FILE:LINE: message per function or file over the limit.
+
+  check_source.py columns ROOT
+      The results row is declared once, in analysis/db.h's DB_RESULT_MAP:
+      no other source lists its columns by position — six or more column
+      names in a row, as one string's comma-separated list (an SQL column
+      list) or as members of one struct (`r->seed, r->layers, ...`: a bind
+      order, a wire's array). Such a list goes out of step with the table
+      silently when a column is added; walk DB_RESULT_MAP instead. Exit
+      status 1 and FILE:LINE: message per list.
 """
 import os
 import re
@@ -200,8 +209,68 @@ def sizes(root):
     return 1 if bad else 0
 
 
+# Lists of results columns that are not the row's (file -> why).
+COLUMNS_ALLOWED = {
+    # validate's point key is a stored format: its order is what the rows
+    # of existing databases are found by
+    "analysis/validate.c": "the validation key",
+}
+COLUMNS_TABLE = "analysis/db.h"
+COLUMNS_MIN = 6
+
+
+def result_columns(root):
+    """The column names of DB_RESULT_MAP's rows in ROOT's analysis/db.h."""
+    with open(os.path.join(root, COLUMNS_TABLE), encoding="utf-8") as f:
+        text = f.read()
+    return re.findall(r'^\s*X\(\s*\w+\s*,\s*"(\w+)"', text, flags=re.M)
+
+
+def column_lists(code, cols):
+    """(offset, text) of every list of COLUMNS_MIN or more column names in
+    code (comments already blanked): in one string or string
+    concatenation (names, or declarations "seed INTEGER"), or as members
+    of one variable."""
+    name = "(?:" + "|".join(sorted(cols, key=len, reverse=True)) + ")"
+    sep = r'[\s"\\]*,[\s"\\]*'
+    member = r"\b(\w+)\s*(?:->|\.)\s*" + name + r"\b"
+    members = re.compile(member + "(?:" + sep + r"\1\s*(?:->|\.)\s*" + name +
+                         r"\b){%d,}" % (COLUMNS_MIN - 1))
+    decl = r"\b" + name + r"\b(?:\s+(?:INTEGER|REAL|TEXT)\b[A-Z ]*)?"
+    bare = re.compile(decl + "(?:" + sep + decl + "){%d,}" % (COLUMNS_MIN - 1))
+    out = [(m.start(), m.group(0)) for m in members.finditer(code)]
+    string = r'"(?:\\.|[^"\\\n])*"'
+    for lit in re.finditer(string + r"(?:[\s\\]*" + string + ")*", code):
+        out += [(lit.start() + m.start(), m.group(0))
+                for m in bare.finditer(lit.group(0))]
+    return sorted(out)
+
+
+def columns(root):
+    cols = result_columns(root)
+    bad = 0
+    for rel in sources(root):
+        if rel == COLUMNS_TABLE or rel in COLUMNS_ALLOWED:
+            continue
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            text = f.read()
+        code = re.sub(r"/\*.*?\*/|//[^\n]*",
+                      lambda m: re.sub(r"[^\n]", " ", m.group(0)), text,
+                      flags=re.S)
+        for at, found in column_lists(code, cols):
+            items = len(re.findall(r",", found)) + 1
+            print(f"{rel}:{code.count(chr(10), 0, at) + 1}: {items} results "
+                  f"columns listed by position ({found.split(',')[0].strip()}"
+                  f", ...): walk {COLUMNS_TABLE}'s DB_RESULT_MAP instead")
+            bad += 1
+    print(f"columns: {len(cols)} columns of {COLUMNS_TABLE}, "
+          f"{len(sources(root))} files, {bad} positional lists")
+    return 1 if bad or not cols else 0
+
+
 if __name__ == "__main__":
-    checks = {"layering": layering, "quiet": quiet, "sizes": sizes}
+    checks = {"layering": layering, "quiet": quiet, "sizes": sizes,
+              "columns": columns}
     if len(sys.argv) != 3 or sys.argv[1] not in checks:
         sys.exit(__doc__)
     sys.exit(checks[sys.argv[1]](sys.argv[2]))

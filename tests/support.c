@@ -6,8 +6,11 @@
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "tests/support.h"
 
+#include "analysis/db.h"
+
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <math.h>
 #include <ftw.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -222,4 +225,45 @@ scenario *support_scenario(const char *name) {
   cr_assert_not_null(s, "%s: %s", name, e.msg);
   cr_assert_eq(e.code, ERR_OK, "%s: %s", name, e.msg);
   return s;
+}
+
+#define DISTINCT_REF(f, k) snprintf(refs[k], sizeof refs[k], "v%d", k), \
+    r->f = refs[k]
+#define DISTINCT_OWNED(f, k) free(r->f), r->f = strdup("v" #f)
+#define DISTINCT_CHARS(f, k) snprintf(r->f, sizeof r->f, "v%d", k)
+#define DISTINCT_CHARS16 DISTINCT_CHARS
+#define DISTINCT_CHARS24 DISTINCT_CHARS
+#define DISTINCT_CHARS48 DISTINCT_CHARS
+#define DISTINCT_INT(f, k) r->f = 1000 + (k)
+#define DISTINCT_REAL(f, k) r->f = (k) + 0.25
+
+void support_result_distinct(db_result *r) {
+  static char refs[DB_RESULT_NFIELDS][8];
+  int k = 0;
+#define X(f, col, type, sql, absent, since, origin) \
+  DISTINCT_##type(f, k);                              \
+  k++;
+  DB_RESULT_MAP(X)
+#undef X
+}
+
+static bool same_str(const char *a, const char *b) {
+  return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+#define SAME_REF(f) same_str(a->f, b->f)
+#define SAME_OWNED(f) same_str(a->f, b->f)
+#define SAME_CHARS16(f) same_str(a->f, b->f)
+#define SAME_CHARS24(f) same_str(a->f, b->f)
+#define SAME_CHARS48(f) same_str(a->f, b->f)
+#define SAME_INT(f) (a->f == b->f)
+#define SAME_REAL(f) (a->f == b->f || (isnan(a->f) && isnan(b->f)))
+
+bool support_result_same(const db_result *a, const db_result *b,
+                         const char *column) {
+#define X(f, col, type, sql, absent, since, origin) \
+  if (strcmp(column, col) == 0) return SAME_##type(f);
+  DB_RESULT_MAP(X)
+#undef X
+  return false;
 }

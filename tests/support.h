@@ -8,6 +8,7 @@
 #ifndef GEODES_TESTS_SUPPORT_H
 #define GEODES_TESTS_SUPPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "traces/scenario.h"
@@ -69,5 +70,18 @@ long long support_sql_int(const char *path, const char *query);
 /* scenario_load(name) that asserts success (naming the scenario and the
  * error) and that no error was left set. */
 scenario *support_scenario(const char *name);
+
+/* Gives every column of DB_RESULT_MAP in r (initialised) a value of its
+ * own: column k gets 1000 + k (integers), k + 0.25 (reals) or "vK"
+ * (strings: REF ones in static storage, alloc malloc'ed), so a swap of
+ * any two columns anywhere shows. */
+struct db_result;
+void support_result_distinct(struct db_result *r);
+
+/* Whether column `col` of a and b (DB_RESULT_MAP's column name) holds the
+ * same value; NANs and NULL strings equal. Returns false for an unknown
+ * column. */
+bool support_result_same(const struct db_result *a,
+                         const struct db_result *b, const char *col);
 
 #endif

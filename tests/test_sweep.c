@@ -56,10 +56,10 @@ Test(sweep, example_is_the_cross_product) {
       sweep_point p;
       sweep_point_at(s, i, &p);
       hits += !strcmp(p.scenario, sc[a]) && !strcmp(p.method, me[b]) &&
-              !strcmp(p.network, ne[c]) && p.layers == la[d] &&
-              p.bandwidth_scale == bw[f] && p.seed == se[g] &&
-              p.batch == -1 && p.schedule == NULL && isnan(p.gradient_gb) &&
-              p.latency_scale == 1;
+              !strcmp(p.network, ne[c]) && p.knobs.layers == la[d] &&
+              p.knobs.bandwidth_scale == bw[f] && p.knobs.seed == se[g] &&
+              p.knobs.batch == -1 && p.knobs.schedule == NULL && isnan(p.knobs.gradient_gb) &&
+              p.knobs.latency_scale == 1;
     }
     cr_expect_eq(hits, 1);
     found += hits;
@@ -89,15 +89,15 @@ Test(sweep, every_key_and_defaults) {
   cr_expect_str_eq(p.scenario, "spot");
   cr_expect_str_eq(p.method, "greedy");
   cr_expect_str_eq(p.network, "ideal");
-  cr_expect(p.seed == 7 && p.layers == 12 && p.batch == 512 &&
-            p.micro_batch == 2 && p.micro_batches_per_pass == 32 &&
+  cr_expect(p.knobs.seed == 7 && p.knobs.layers == 12 && p.knobs.batch == 512 &&
+            p.knobs.micro_batch == 2 && p.knobs.micro_batches_per_pass == 32 &&
             p.window_bytes == 65536);
-  cr_expect_str_eq(p.schedule, "1f1b");
-  cr_expect_str_eq(p.dp_algo, "ring");
-  cr_expect(p.bandwidth_scale == 0.25 && p.latency_scale == 3 &&
-            p.activation_gb == 0.5 && p.gradient_gb == 0.9);
-  cr_expect_eq(p.sockets, 16);
-  cr_expect_str_eq(p.runtime, "megatron");
+  cr_expect_str_eq(p.knobs.schedule, "1f1b");
+  cr_expect_str_eq(p.knobs.dp_algo, "ring");
+  cr_expect(p.knobs.bandwidth_scale == 0.25 && p.knobs.latency_scale == 3 &&
+            p.knobs.activation_gb == 0.5 && p.knobs.gradient_gb == 0.9);
+  cr_expect_eq(p.knobs.sockets, 16);
+  cr_expect_str_eq(p.knobs.runtime, "megatron");
   char key[512];
   sweep_point_key(&p, key, sizeof key);
   cr_expect_not_null(strstr(key, " sockets=16 runtime=megatron"), "%s", key);
@@ -113,9 +113,9 @@ Test(sweep, every_key_and_defaults) {
   cr_expect_str_eq(p.scenario, "worldwide");
   cr_expect_str_eq(p.method, "dtfm-identity");
   cr_expect_str_eq(p.network, "netem");
-  cr_expect(p.seed == -1 && p.layers == -1 && p.window_bytes == -1 &&
-            p.sockets == -1 && p.runtime == NULL);
-  cr_expect_null(p.gpu, "absent gpus: each site's own GPU");
+  cr_expect(p.knobs.seed == -1 && p.knobs.layers == -1 && p.window_bytes == -1 &&
+            p.knobs.sockets == -1 && p.knobs.runtime == NULL);
+  cr_expect_null(p.knobs.gpu, "absent gpus: each site's own GPU");
   sweep_free(s);
 }
 
@@ -178,8 +178,8 @@ Test(sweep, gpus_are_crossed_and_canonical) {
   for (size_t i = 0; i < 6; i++) {
     sweep_point p;
     sweep_point_at(s, i, &p);
-    cr_expect_eq(p.layers, i < 3 ? 8 : 12);
-    cr_expect_str_eq(p.gpu, want[i % 3]);
+    cr_expect_eq(p.knobs.layers, i < 3 ? 8 : 12);
+    cr_expect_str_eq(p.knobs.gpu, want[i % 3]);
     sweep_point_key(&p, keys[i], sizeof keys[i]);
     char needle[32];
     snprintf(needle, sizeof needle, " gpu=%s", want[i % 3]);
@@ -198,7 +198,7 @@ Test(sweep, gpus_are_crossed_and_canonical) {
   sweep_point p;
   s = parse("{}", &e);
   sweep_point_at(s, 0, &p);
-  p.gpu = "a100";
+  p.knobs.gpu = "a100";
   sweep_point_key(&p, c, sizeof c);
   cr_expect_str_eq(a, c);
   sweep_free(s);
@@ -316,7 +316,7 @@ Test(sweep, a_million_seeds_parse_at_once) {
   cr_expect_eq(sweep_count(s), 1000000);
   sweep_point p;
   sweep_point_at(s, 999999, &p);
-  cr_expect_eq(p.seed, 999999);
+  cr_expect_eq(p.knobs.seed, 999999);
   sweep_free(s);
   free(text);
   text = many_seeds(1000000, 5, "");
@@ -412,28 +412,36 @@ Test(sweep, load_missing_file) {
   cr_expect_not_null(strstr(e.msg, "/nonexistent/s.json"));
 }
 
+/* Every column an evaluation fills crosses the wire with its own value (a
+ * swap of two in sweep_pack or sweep_unpack fails here); a label column
+ * does not (the writer puts the point's on). */
 Test(sweep, wire_round_trip) {
   db_result r, back;
   db_result_init(&r);
   db_result_init(&back);
-  r.seed = 3, r.layers = 24, r.events = 123456789, r.score_s = 58.666;
-  r.iteration_s = 12.25, r.gradient_gb = NAN;
-  strcpy(r.schedule, "gpipe");
-  strcpy(r.gpu, "V100,A100");
-  r.alloc = strdup("{\"pipelines\": [[1, 0]]}");
+  support_result_distinct(&r);
+  r.gradient_gb = NAN; /* absent survives */
+  r.nit = 2, r.it = calloc(2, sizeof *r.it);
+  r.it[1] = (db_iteration){.index = 7, .lost_by = {0, 0, 0, 0, 1.5}};
+  r.nmarks = 1, r.marks = calloc(1, sizeof *r.marks);
+  r.marks[0] = (db_mark){.t_s = 2.5, .kind = "trace"};
   size_t len;
   char *buf = sweep_pack(ERR_OK, NULL, &r, &len);
   int status = -99;
   err e = {0};
   cr_assert(sweep_unpack(buf, len, &status, &e, &back));
   cr_expect_eq(status, ERR_OK);
-  cr_expect(back.seed == 3 && back.layers == 24 && back.events == 123456789 &&
-            back.score_s == 58.666 && back.iteration_s == 12.25 &&
-            isnan(back.gradient_gb) && back.batch == -1);
-  cr_expect_str_eq(back.schedule, "gpipe");
-  cr_expect_str_eq(back.dp_algo, "");
-  cr_expect_str_eq(back.gpu, "V100,A100");
-  cr_expect_str_eq(back.alloc, r.alloc);
+  db_result fresh;
+  db_result_init(&fresh);
+#define X(f, col, type, sql, absent, since, origin)                        \
+  cr_expect(support_result_same(&back, #origin[0] != 'L' ? &r : &fresh, col), \
+            "column %s (%s) after the wire", col, #origin);
+  DB_RESULT_MAP(X)
+#undef X
+  cr_assert_eq(back.nit, 2);
+  cr_expect(back.it[1].index == 7 && back.it[1].lost_by[4] == 1.5);
+  cr_assert_eq(back.nmarks, 1);
+  cr_expect_str_eq(back.marks[0].kind, "trace");
   db_result_clear(&back);
   cr_expect_not(sweep_unpack(buf, len - 1, &status, &e, &back), "truncated");
   db_result_clear(&back);
@@ -466,18 +474,18 @@ static int cheap_eval(void *ctx, const sweep_point *p, db_result *r, err *e) {
   cheap *c = ctx;
   c->calls++;
   if (c->sleep_us) sleep_us(c->sleep_us);
-  if (p->layers == c->fail_layers)
+  if (p->knobs.layers == c->fail_layers)
     return err_set(e, ERR_CONFIG, "cheap.json:1: %lld layers fail",
-                   (long long)p->layers);
-  if (p->layers == c->crash_layers) abort();
-  r->layers = p->layers, r->seed = p->seed < 0 ? 42 : p->seed;
-  r->score_s = (double)p->layers / p->bandwidth_scale;
+                   (long long)p->knobs.layers);
+  if (p->knobs.layers == c->crash_layers) abort();
+  r->layers = p->knobs.layers, r->seed = p->knobs.seed < 0 ? 42 : p->knobs.seed;
+  r->score_s = (double)p->knobs.layers / p->knobs.bandwidth_scale;
   r->iteration_s = r->score_s * 1.5 + (double)r->seed;
-  r->events = p->layers * 1000;
+  r->events = p->knobs.layers * 1000;
   snprintf(r->schedule, sizeof r->schedule, "gpipe");
-  snprintf(r->gpu, sizeof r->gpu, "%s", p->gpu ? p->gpu : "T4,V100");
+  snprintf(r->gpu, sizeof r->gpu, "%s", p->knobs.gpu ? p->knobs.gpu : "T4,V100");
   char buf[64];
-  snprintf(buf, sizeof buf, "{\"pipelines\": [[%lld]]}", (long long)p->seed);
+  snprintf(buf, sizeof buf, "{\"pipelines\": [[%lld]]}", (long long)p->knobs.seed);
   r->alloc = strdup(buf);
   return ERR_OK;
 }

@@ -8,6 +8,7 @@
 #ifndef TRACES_SCENARIO_H
 #define TRACES_SCENARIO_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -54,7 +55,7 @@ typedef struct scenario_workload {
   char *runtime;              /* one of workload_runtimes ("dtfm") */
   char *dp_algo;              /* one of workload_dp_algos ("central-ps") */
   bool recompute;             /* activation recomputation */
-  /* DiLoCo's and the compression knobs (issue 12; models/diloco.h): */
+  /* DiLoCo's and the compression knobs (models/diloco.h): */
   int inner_steps;            /* H (diloco, streaming-diloco) */
   int fragments;              /* F (streaming-diloco; 1: DiLoCo) */
   int overlap_steps;          /* tau: inner steps an exchange overlaps */
@@ -151,6 +152,28 @@ void scenario_where(const scenario *s, int line, const char *key, char *buf,
 /* The index of the site called name, or -1. */
 int scenario_site_index(const scenario *s, const char *name);
 
+/* The integer knobs of the workload, declared once: to add one, add its
+ * row here and an int field of its name to scenario_workload (its physics
+ * reads that). The row makes it a field of scenario_knobs (long, -1:
+ * absent, set by scenario_knobs_init), a knob scenario_apply checks
+ * (lo..hi) and copies to the workload, a command-line option (--OPTION
+ * ARG with its help, in sim/cli/cli.h's workload options) and a sweep key
+ * of its name (analysis/sweep.c: in a point's key only when given, so
+ * stored rows keep their keys). A row is
+ *   X(a, field, lo, hi, option, arg, help)
+ * where a is what the user of the map passes through. */
+#define SCENARIO_KNOB_MAP(X, a)                                              \
+  X(a, inner_steps, 1, INT_MAX, "inner-steps", "H",                         \
+    "diloco: inner steps per outer step (100)")                             \
+  X(a, fragments, 1, INT_MAX, "fragments", "F",                             \
+    "streaming-diloco: fragments, dividing the\n"                           \
+    "layers and H (1)")                                                     \
+  X(a, overlap_steps, 0, INT_MAX, "overlap-steps", "T",                     \
+    "streaming-diloco: inner steps an exchange\n"                           \
+    "overlaps, below H / F (0)")
+
+#define SCENARIO_KNOB_FIELD_(a, f, lo, hi, option, arg, help) long f;
+
 /* Knobs that override a scenario's defaults after loading: the shared
  * command-line options (DESIGN.md section 9) and a sweep point's keys.
  * Absent knobs are < 0 (integers), NULL (names) or NAN (sizes); scales are 1
@@ -161,7 +184,7 @@ typedef struct scenario_knobs {
   double activation_gb, gradient_gb;      /* cost-model sizes, GB */
   double latency_scale, bandwidth_scale;  /* multiply every link (not NICs) */
   long sockets;                /* every site's nccl_sockets (1..64) */
-  long inner_steps, fragments, overlap_steps; /* DiLoCo's H, F, tau */
+  SCENARIO_KNOB_MAP(SCENARIO_KNOB_FIELD_, ) /* DiLoCo's H, F, tau, ... */
   long grad_bits, activation_bits;            /* compression widths */
   /* Layers per stage: n entries (n = D_pp, each >= 1, summing to the
    * layers; NULL: absent), or balanced per allocation (the list is then

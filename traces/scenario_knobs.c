@@ -22,9 +22,11 @@ void scenario_knobs_init(scenario_knobs *k) {
                         .micro_batches_per_pass = -1, .seed = -1,
                         .activation_gb = NAN, .gradient_gb = NAN,
                         .latency_scale = 1, .bandwidth_scale = 1,
-                        .sockets = -1, .inner_steps = -1,
-                        .fragments = -1, .overlap_steps = -1,
-                        .grad_bits = -1, .activation_bits = -1};
+                        .sockets = -1, .grad_bits = -1,
+                        .activation_bits = -1};
+#define ABSENT_(a, f, lo, hi, option, arg, help) k->f = -1;
+  SCENARIO_KNOB_MAP(ABSENT_, )
+#undef ABSENT_
 }
 
 static void replace_str(char **field, const char *value) {
@@ -75,17 +77,16 @@ static int check_name(const scenario *s, const char *field, const char *v,
                  field, v, known);
 }
 
-/* The knobs that are names, sizes, scales and the seed, checked. */
-/* DiLoCo's knobs and the widths (present: >= 0; H and F: >= 1, up to
- * INT_MAX; their checks against the layers are models/diloco's). */
+/* SCENARIO_KNOB_MAP's knobs (present: >= 0) in their ranges, and the
+ * widths (the checks of DiLoCo's against the layers are models/diloco's). */
 static int check_diloco_knobs(const scenario *s, const scenario_knobs *k,
                               err *e) {
-  const long *v[] = {&k->inner_steps, &k->fragments, &k->overlap_steps};
-  const char *names[] = {"inner_steps", "fragments", "overlap_steps"};
-  for (int i = 0; i < 3; i++)
-    if (*v[i] >= 0 && (*v[i] < (i < 2) || *v[i] > INT_MAX))
-      return err_set(e, ERR_RANGE, "%s: workload.%s: %ld is not in %d..%d",
-                     s->name, names[i], *v[i], i < 2, INT_MAX);
+#define CHECK_(a, f, lo, hi, option, arg, help)                              \
+  if (k->f >= 0 && (k->f < (lo) || k->f > (hi)))                            \
+    return err_set(e, ERR_RANGE, "%s: workload.%s: %ld is not in %d..%d",   \
+                   s->name, #f, k->f, lo, hi);
+  SCENARIO_KNOB_MAP(CHECK_, )
+#undef CHECK_
   if (k->grad_bits >= 0 && !workload_bits_ok(workload_grad_bits, k->grad_bits))
     return err_set(e, ERR_RANGE, "%s: workload.grad_bits: %ld is not %s",
                    s->name, k->grad_bits, WORKLOAD_GRAD_BITS_TEXT);
@@ -198,9 +199,10 @@ int scenario_check_knobs(const scenario *s, const scenario_knobs *k, err *e) {
 }
 
 static void apply_diloco(scenario_workload *w, const scenario_knobs *k) {
-  if (k->inner_steps >= 0) w->inner_steps = (int)k->inner_steps;
-  if (k->fragments >= 0) w->fragments = (int)k->fragments;
-  if (k->overlap_steps >= 0) w->overlap_steps = (int)k->overlap_steps;
+#define APPLY_(a, f, lo, hi, option, arg, help) \
+  if (k->f >= 0) w->f = (int)k->f;
+  SCENARIO_KNOB_MAP(APPLY_, )
+#undef APPLY_
   if (k->grad_bits >= 0) w->grad_bits = (int)k->grad_bits;
   if (k->activation_bits >= 0) w->activation_bits = (int)k->activation_bits;
 }

@@ -71,12 +71,19 @@ typedef struct cli_workload_opts {
 #define CLI_STR_(x) #x
 #define CLI_STR(x) CLI_STR_(x)
 
-/* The help lines of --alloc and --method (simulate, predict). */
+/* The help lines of --alloc and --method (simulate, predict): the
+ * methods from schedule_method_names, the search's settings from
+ * schedules/search.h (a buffer of this module, built on first use). */
 #define CLI_ALLOC_HELP "{\"pipelines\": [[d, ...], ...]}: row r replica r"
-#define CLI_METHOD_HELP                                  \
-  "dtfm-identity, megatron, random (seeded), or a\n"     \
-  "search: random-search, greedy, gcma, hybrid, sim\n"   \
-  "(DT-FM's settings: population 100, 4900 trials)"
+const char *cli_method_help(void);
+
+/* The help of --window-bytes, its default from models/transport.h. */
+const char *cli_window_help(void);
+
+/* The option of a row of SCENARIO_KNOB_MAP (traces/scenario.h), setting
+ * wo's knob. */
+#define CLI_KNOB_OPT_(wo, f, lo, hi, option, arg, help) \
+  CLI_OPT_INT(0, option, arg, &(wo)->k.f, lo, hi, help),
 
 /* Every knob absent, the calibrated window, no idle restart. */
 void cli_workload_init(cli_workload_opts *o);
@@ -113,11 +120,11 @@ void cli_workload_init(cli_workload_opts *o);
                    "with blocking point-to-point calls)"),                   \
       CLI_OPT_INT(0, "window-bytes", "W", &(wo)->window_bytes,               \
                   TRANSPORT_WINDOW_MIN_BYTES, TRANSPORT_WINDOW_MAX_BYTES,    \
-                  "TCP window per socket for --network tcp\n"                \
-                  "(1.45 MB, calibrated)"),                                  \
+                  cli_window_help()),                                        \
       CLI_OPT_INT(0, "sockets", "N", &(wo)->k.sockets, 1,                    \
                   TRANSPORT_SOCKETS_MAX,                                     \
-                  "TCP sockets per NCCL connection, 1..64\n"                 \
+                  "TCP sockets per NCCL connection, 1.."                     \
+                  CLI_STR(TRANSPORT_SOCKETS_MAX) "\n"                        \
                   "(every site's nccl_sockets)"),                            \
       CLI_OPT_FLAG(0, "idle-restart", &(wo)->idle_restart,                   \
                    "tcp: a socket idle for an RTO halves its\n"              \
@@ -128,14 +135,7 @@ void cli_workload_init(cli_workload_opts *o);
                    "cost model: activation volume c_pp, GB"),                \
       CLI_OPT_REAL(0, "gradient-gb", "Y", &(wo)->k.gradient_gb, 1e-12,       \
                    SCENARIO_KNOB_MAX_GB, "cost model: gradient volume c_dp, GB"), \
-      CLI_OPT_INT(0, "inner-steps", "H", &(wo)->k.inner_steps, 1, INT_MAX,    \
-                  "diloco: inner steps per outer step (100)"),               \
-      CLI_OPT_INT(0, "fragments", "F", &(wo)->k.fragments, 1, INT_MAX,        \
-                  "streaming-diloco: fragments, dividing the\n"              \
-                  "layers and H (1)"),                                       \
-      CLI_OPT_INT(0, "overlap-steps", "T", &(wo)->k.overlap_steps, 0,         \
-                  INT_MAX, "streaming-diloco: inner steps an exchange\n"     \
-                  "overlaps, below H / F (0)"),                              \
+      SCENARIO_KNOB_MAP(CLI_KNOB_OPT_, wo)                                   \
       CLI_OPT_NAME(0, "grad-bits", NULL, &(wo)->grad_bits,                    \
                    workload_grad_bits,                                        \
                    "width of the synchronised values (16)"),                 \
@@ -236,6 +236,13 @@ int cli_print_json_stream(json_t *o, size_t flags, const cli_json_stream *st);
 /* A JSON number, or null for NaN and infinities (DESIGN.md section 9: NaN
  * as null; jansson's json_real refuses them and the key would vanish). */
 json_t *cli_json_number(double x);
+
+/* Sets on o the columns of r named in cols (NULL-terminated column names
+ * of analysis/db.h's DB_RESULT_MAP), each under its column's name: a
+ * number (null when absent: NAN or < 0), or a string (null when NULL or
+ * ""). The one writer of a results row's fields as JSON; an unknown name
+ * is a programmer's error (assert). */
+void cli_result_json(json_t *o, const db_result *r, const char *const *cols);
 
 /* The `runs` row of this invocation: its command line ("geodes" and argv,
  * space-joined: *cmd, malloc'ed, the caller frees it), this build's

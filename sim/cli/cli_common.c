@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 #include "models/partition.h"
 #include "models/spec.h"
 #include "schedules/schedule.h"
+#include "schedules/search.h"
 #include "sim/cli/cli.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
@@ -264,4 +266,63 @@ int cli_print_json_stream(json_t *o, size_t flags, const cli_json_stream *st) {
 
 json_t *cli_json_number(double x) {
   return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* Appends the methods of schedule_method_names that are fixed placements
+ * (fixed) or searches (!fixed) to buf at *at, joined by ", ". */
+static void method_names(bool fixed, char *buf, size_t size, size_t *at) {
+  const char *const *m = schedule_method_names();
+  for (bool first = true; *m; m++)
+    if (schedule_method_is_fixed(*m) == fixed) {
+      *at += (size_t)snprintf(buf + *at, size - *at, "%s%s",
+                              first ? "" : ", ", *m);
+      first = false;
+    }
+}
+
+const char *cli_method_help(void) {
+  static char help[256];
+  if (help[0]) return help;
+  size_t at = 0;
+  method_names(true, help, sizeof help, &at);
+  at += (size_t)snprintf(help + at, sizeof help - at, ", or a\nsearch: ");
+  method_names(false, help, sizeof help, &at);
+  snprintf(help + at, sizeof help - at,
+           "\n(DT-FM's settings: population %d, %d trials)",
+           SEARCH_POPULATION, SEARCH_TRIALS);
+  return help;
+}
+
+const char *cli_window_help(void) {
+  static char help[96];
+  if (!help[0])
+    snprintf(help, sizeof help,
+             "TCP window per socket for --network tcp\n(%g MB, calibrated)",
+             TRANSPORT_DEFAULT_WINDOW * 1e-6);
+  return help;
+}
+
+static json_t *json_text(const char *s) {
+  return s && *s ? json_string(s) : json_null();
+}
+
+/* A column's value as JSON, by kind (DB_RESULT_MAP's). */
+#define JSON_REF(v) json_text(v)
+#define JSON_OWNED(v) json_text(v)
+#define JSON_CHARS16(v) json_text(v)
+#define JSON_CHARS24(v) json_text(v)
+#define JSON_CHARS48(v) json_text(v)
+#define JSON_INT(v) ((v) >= 0 ? json_integer(v) : json_null())
+#define JSON_REAL(v) cli_json_number(v)
+
+void cli_result_json(json_t *o, const db_result *r, const char *const *cols) {
+  for (; *cols; cols++) {
+    json_t *v = NULL;
+#define X(f, col, type, sql, absent, since, origin) \
+    if (!v && strcmp(*cols, col) == 0) v = JSON_##type(r->f);
+    DB_RESULT_MAP(X)
+#undef X
+    assert(v && "a column of DB_RESULT_MAP");
+    json_object_set_new(o, *cols, v);
+  }
 }

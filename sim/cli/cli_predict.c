@@ -45,7 +45,7 @@ static int parse_args(int argc, char **argv, predict_args *p) {
       CLI_OPT_STRING(0, "partition", "FILE", &p->partition_file,
                      "{\"groups\": [[d, ...], ...]}: best order and\n"
                      "pairing are chosen by the cost model"),
-      CLI_OPT_STRING(0, "method", "NAME", &p->method, CLI_METHOD_HELP),
+      CLI_OPT_STRING(0, "method", "NAME", &p->method, cli_method_help()),
       CLI_OPT_ENUM(0, "network", "M", &p->network, transport_model_names,
                    NULL,
                    "ideal, netem (default) or tcp: the network\n"

@@ -44,7 +44,7 @@ static int parse_args(int argc, char **argv, sim_args *p) {
   cli_training_init(&p->to);
   const cli_opt opts[] = {
       CLI_OPT_STRING(0, "alloc", "FILE", &p->alloc_file, CLI_ALLOC_HELP),
-      CLI_OPT_STRING(0, "method", "NAME", &p->method, CLI_METHOD_HELP),
+      CLI_OPT_STRING(0, "method", "NAME", &p->method, cli_method_help()),
       CLI_OPT_ENUM(0, "network", "MODEL", &p->network, transport_model_names,
                    NULL, "ideal, netem (default) or tcp"),
       CLI_OPT_STRING(0, "timeline", "FILE", &p->timeline,

@@ -17,14 +17,22 @@
 #include "models/spec.h"
 #include "sim/cli/cli.h"
 
-/* The help after the option lines: the keys, the GPUs known, an example. */
+/* The width the list of keys is wrapped to. */
+#define SWEEP_KEYS_WIDTH 69
+
+/* The help after the option lines: the keys (sweep_key_name's), the GPUs
+ * known, an example. */
 static void sweep_more(void) {
+  printf("\nKeys:");
+  size_t col = sizeof "Keys:" - 1;
+  for (size_t i = 0; sweep_key_name(i); i++) {
+    const char *k = sweep_key_name(i);
+    bool wrap = col + 1 + strlen(k) > SWEEP_KEYS_WIDTH;
+    col = wrap ? strlen(k) : col + 1 + strlen(k);
+    printf("%s%s", wrap ? "\n" : " ", k);
+  }
   printf(
-      "\nKeys: scenarios methods networks seeds layers batch micro_batch\n"
-      "micro_batches_per_pass schedule dp_algo bandwidth_scale latency_scale\n"
-      "window_bytes activation_gb gradient_gb gpus sockets runtime\n"
-      "iterations faults recovery checkpoint_every inner_steps fragments\n"
-      "overlap_steps grad_bits activation_bits\n\n"
+      "\n\n"
       "  iterations, faults, recovery, checkpoint_every: a training run\n"
       "               (DESIGN.md section 10; as simulate --iterations ...):\n"
       "               faults names fault files (read against every\n"

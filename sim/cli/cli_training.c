@@ -104,3 +104,13 @@ void cli_training_table(const sim_training_result *r,
          r->migrations, t->faults_file ? ", faults " : "",
          t->faults_file ? t->faults_file : "");
 }
+
+const char *cli_replan_help(void) {
+  static char help[128];
+  if (!help[0])
+    snprintf(help, sizeof help,
+             "the placement method replan and\n--replan-on-change use "
+             "(default: --method, or\n%s)",
+             schedule_method_name(SCHEDULE_DTFM_IDENTITY));
+  return help;
+}

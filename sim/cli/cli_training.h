@@ -56,9 +56,11 @@ void cli_training_init(cli_training_opts *t);
                    "placement faster by more than the move costs"),          \
       CLI_OPT_NAME(0, "replan-method", "NAME", &(t)->replan_method,          \
                    schedule_method_names(),                                  \
-                   "the placement method replan and\n"                       \
-                   "--replan-on-change use (default: --method, or\n"         \
-                   "dtfm-identity)")
+                   cli_replan_help())
+
+/* The help of --replan-method, its default method from schedules/ (a
+ * buffer of this module, built on first use). */
+const char *cli_replan_help(void);
 
 /* After parsing: --iterations and --duration-s exclude each other (a usage
  * error); fills t->o from the

@@ -52,11 +52,10 @@ static json_t *points_json(const validate_report *r, int v, bool plugged) {
   json_t *points = json_array();
   for (int i = 0; i < validate_nsamples(r); i++) {
     const db_result *p = validate_row(r, v, i);
-    json_t *o = json_pack("{s:s, s:o, s:o, s:o}", "kind", p->method,
-                          "score_s", cli_json_number(p->score_s),
-                          "predicted_iteration_s",
-                          cli_json_number(p->predicted_iteration_s),
-                          "iteration_s", cli_json_number(p->iteration_s));
+    static const char *const cols[] = {"score_s", "predicted_iteration_s",
+                                       "iteration_s", NULL};
+    json_t *o = json_pack("{s:s}", "kind", p->method);
+    cli_result_json(o, p, cols);
     if (plugged)
       json_object_set_new(o, "cost_cmd_s",
                           cli_json_number(validate_cost_cmd_s(r, i)));
