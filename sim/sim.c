@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/mem.h"
 #include "models/partition.h"
 #include "models/runtime.h"
@@ -189,9 +190,7 @@ void sim_link_classes_sort(sim_link_class *c, int n) {
  * of two) holding (a, b), or the free slot where it belongs. */
 static uint32_t *class_slot(uint32_t *slot, size_t cap,
                             const sim_link_class *m, int a, int b) {
-  uint64_t key = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) *
-                 0x9E3779B97F4A7C15ULL;
-  size_t h = (size_t)(key >> 32) & (cap - 1);
+  size_t h = hash_pair_slot(a, b, cap);
   while (slot[h] &&
          (m[slot[h] - 1].src_site != a || m[slot[h] - 1].dst_site != b))
     h = (h + 1) & (cap - 1);
