@@ -10,7 +10,6 @@
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "sim/net_parts.h"
 

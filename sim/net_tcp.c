@@ -20,8 +20,9 @@
  * flows share as LAN peers do. */
 #define RTT_WEIGHT_FLOOR_NS 1e3
 /* A rate counts as below its window's bound when under it by more than
- * this relative margin: the solver may return a cap rounded by an ulp or
- * two, which must not end slow start. */
+ * this relative margin: a fair share (weight x share per weight) that
+ * equals the bound but for an ulp or two of rounding is the window's rate,
+ * and must not end slow start. */
 #define RATE_REL_TOL 1e-9
 
 /* The window bound of f's sockets (nsock windows per round trip), within
