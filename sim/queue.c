@@ -78,6 +78,7 @@ static inline size_t min_child(const sim_queue *q, size_t c, size_t n) {
 /* The heap order around position i: its parent orders before it, and it
  * before each of its children. Asserted (builds without NDEBUG) where an
  * operation ends, at the node it placed last: O(ARITY). */
+#ifndef NDEBUG
 static inline bool ordered_at(const sim_queue *q, size_t i) {
   const node *h = q->heap;
   if (i > 0 && less(&h[i], &h[(i - 1) / ARITY])) return false;
@@ -85,8 +86,9 @@ static inline bool ordered_at(const sim_queue *q, size_t i) {
     if (less(&h[c], &h[i])) return false;
   return q->recs[h[i].id].pos == i;
 }
+#endif
 
-#ifdef SIM_QUEUE_DEBUG
+#if defined(SIM_QUEUE_DEBUG) && !defined(NDEBUG)
 /* The whole invariant, checked after every operation when SIM_QUEUE_DEBUG
  * is defined (CMake's Debug build type): O(n) each, so a run becomes
  * quadratic, which is why asserts alone (the Sanitize build) check only
