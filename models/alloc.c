@@ -6,6 +6,7 @@
  * row or an entry for the message. */
 #include "models/alloc.h"
 
+#include <assert.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <jansson.h>
@@ -278,6 +279,7 @@ alloc *alloc_parse(const char *text, size_t len, const char *name,
     alloc_free(a);
     return NULL;
   }
+  assert(alloc_validate(a, replicas, stages, ndevices, name, NULL) == ERR_OK);
   return a;
 }
 
@@ -292,6 +294,8 @@ alloc_partition *alloc_partition_parse(const char *text, size_t len,
     alloc_partition_free(p);
     return NULL;
   }
+  assert(alloc_partition_validate(p, ngroups, group_size, ndevices, name,
+                                  NULL) == ERR_OK);
   return p;
 }
 
@@ -407,10 +411,15 @@ const char *const alloc_fixed_names[ALLOC_NFIXED + 1] = {
 #undef ALLOC_FIXED_NAME
 
 alloc *alloc_fixed(const char *name, int replicas, int stages, uint64_t seed) {
+  alloc *a = NULL;
   switch (names_find(alloc_fixed_names, name)) {
-    case ALLOC_DTFM_IDENTITY: return alloc_identity(replicas, stages);
-    case ALLOC_MEGATRON: return alloc_megatron(replicas, stages);
-    case ALLOC_RANDOM: return alloc_random(replicas, stages, seed);
+    case ALLOC_DTFM_IDENTITY: a = alloc_identity(replicas, stages); break;
+    case ALLOC_MEGATRON: a = alloc_megatron(replicas, stages); break;
+    case ALLOC_RANDOM: a = alloc_random(replicas, stages, seed); break;
     default: return NULL;
   }
+  /* every fixed placement uses each of the replicas x stages devices once */
+  assert(alloc_validate(a, replicas, stages, replicas * stages, name, NULL) ==
+         ERR_OK);
+  return a;
 }

@@ -60,6 +60,7 @@
  * links. */
 #include "models/predict.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -417,6 +418,11 @@ static void breakdown(const ctx *c, double end, double opt_last,
       .dp_sync_s = tail - opt, .optimizer_s = opt};
   out->iteration_s = out->compute_s + out->bubble_s + out->pp_comm_s +
                      out->dp_sync_s + out->optimizer_s;
+  /* The terms split [0, end): none negative, and they add up to it. */
+  assert(!isfinite(end) ||
+         (comp >= 0 && out->bubble_s >= 0 && out->pp_comm_s >= 0 &&
+          out->dp_sync_s >= 0 && opt >= 0 &&
+          fabs(out->iteration_s - end) <= 1e-9 * fmax(1, end)));
 }
 
 /* The slowest member's seconds of fragment f's quantisation (update false)

@@ -37,6 +37,7 @@
  *   neighbourhood the algorithm can reach. */
 #include "schedules/gcma.h"
 
+#include <assert.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -156,7 +157,35 @@ void gcma_free(gcma *g) {
   free(g);
 }
 
+#ifndef NDEBUG
+/* v[0, n) holds each of 0 .. n - 1 once: a permutation. */
+static bool is_perm(const int *v, int n) {
+  char *seen = mem_calloc((size_t)n, 1);
+  bool ok = true;
+  for (int i = 0; ok && i < n; i++) {
+    ok = v[i] >= 0 && v[i] < n && !seen[v[i]];
+    if (ok) seen[v[i]] = 1;
+  }
+  free(seen);
+  return ok;
+}
+
+/* The file's invariant: every group of label has k members (D_dp). */
+static bool balanced(const gcma *g, const int *label) {
+  int *cnt = mem_calloc((size_t)g->ng, sizeof *cnt);
+  bool ok = true;
+  for (int d = 0; ok && d < g->n; d++) {
+    ok = label[d] >= 0 && label[d] < g->ng;
+    if (ok) cnt[label[d]]++;
+  }
+  for (int s = 0; ok && s < g->ng; s++) ok = cnt[s] == g->k;
+  free(cnt);
+  return ok;
+}
+#endif
+
 void gcma_to_groups(const gcma *g, const int *label, int *groups) {
+  assert(balanced(g, label)); /* then groups is a permutation of devices */
   int *fill = g->spare;
   memset(fill, 0, (size_t)g->ng * sizeof *fill);
   for (int d = 0; d < g->n; d++) {
@@ -166,6 +195,7 @@ void gcma_to_groups(const gcma *g, const int *label, int *groups) {
 }
 
 void gcma_to_labels(const gcma *g, const int *groups, int *label) {
+  assert(is_perm(groups, g->n));
   for (int i = 0; i < g->n; i++) label[groups[i]] = i / g->k;
 }
 
@@ -195,7 +225,9 @@ static void crossover_rename(gcma *g, const int *p1, const int *p2) {
 
 void gcma_crossover(gcma *g, const int *p1, const int *p2, int *child) {
   int n = g->n, ng = g->ng, k = g->k;
+  assert(balanced(g, p1) && balanced(g, p2));
   crossover_rename(g, p1, p2);
+  assert(is_perm(g->rename, ng)); /* a renaming of p1's groups */
   memcpy(child, p2, (size_t)n * sizeof *child);
   for (int i = 0; i < n; i++) g->perm[i] = i;
   gsl_ran_shuffle(g->rng, g->perm, (size_t)n, sizeof *g->perm);
@@ -224,6 +256,7 @@ void gcma_crossover(gcma *g, const int *p1, const int *p2, int *child) {
       size[to]++;
       child[d] = to;
     }
+  assert(balanced(g, child));
 }
 
 /* ---- cyclic-partitioning local search ---------------------------------- */
@@ -387,6 +420,7 @@ void gcma_local_search(gcma *g, int *label) {
     for (int s = 0; s < g->ng; s++) all &= g->touched[s];
     if (all) break;
   }
+  assert(balanced(g, label)); /* every cycle keeps the sizes */
 }
 
 /* ---- rebuild mutation --------------------------------------------------- */
@@ -458,6 +492,7 @@ void gcma_rebuild(gcma *g, int *label, int boundary, int side) {
     label[leave[li++]] = label[x];
     label[x] = tgt;
   }
+  assert(balanced(g, label));
 }
 
 /* ---- the genetic algorithm --------------------------------------------- */
@@ -490,6 +525,7 @@ static void mutate_if_clone(gcma *g, const int *p1, const int *p2, int *child,
   int t = child[a];
   child[a] = child[b];
   child[b] = t;
+  assert(balanced(g, child)); /* a swap keeps the sizes */
 }
 
 /* The first population: the seeds given, then random partitions; each one

@@ -21,6 +21,7 @@
  * unused start, then from the best point kicked by a few random moves. */
 #include "schedules/local.h"
 
+#include <assert.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -84,8 +85,16 @@ static void swap_int(int *a, int *b) {
   *b = t;
 }
 
+/* Every move permutes the devices of a: a valid allocation stays valid
+ * (asserted on the way out). */
 static void apply_move(alloc *a, local_move m) {
-  int S = a->stages;
+  int S = a->stages, n = a->replicas * S;
+  int bound = m.kind == LOCAL_CELL_SWAP ? n
+              : m.kind == LOCAL_COL_SWAP || m.kind == LOCAL_COL_REVERSE
+                  ? S
+                  : a->replicas; /* cells, columns or rows */
+  assert(m.i >= 0 && m.j >= 0 && m.i < bound && m.j < bound);
+  (void)bound;
   switch (m.kind) {
   case LOCAL_ROW_SWAP:
     for (int s = 0; s < S; s++)
@@ -109,6 +118,7 @@ static void apply_move(alloc *a, local_move m) {
     swap_int(&a->device[m.i], &a->device[m.j]);
     break;
   }
+  assert(alloc_validate(a, a->replicas, S, n, "local move", NULL) == ERR_OK);
 }
 
 static void add(local_walk *w, local_kind kind, int i, int j) {

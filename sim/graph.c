@@ -159,6 +159,20 @@ void sim_graph_recv_stream(sim_graph *g, uint32_t *last, uint32_t t) {
  * edge order within each part. The counts live in small arrays (4 bytes a
  * task) rather than in the task records, which are touched once, in order:
  * the edges hit tasks at random and the records do not fit in cache. */
+#ifndef NDEBUG
+/* After freeze: each task's LEFT successors end where its DONE ones begin,
+ * and those where the next task's begin — every slot written once (freeze's
+ * cursors in g->cur, each past its part's last successor). */
+static bool csr_filled(const sim_graph *g) {
+  const uint32_t *lcur = g->cur, *dcur = g->cur + g->n + 1;
+  for (size_t i = 0; i < g->n; i++)
+    if (lcur[i] != g->hot[i].succ + g->hot[i].nleft ||
+        dcur[i] != g->hot[i + 1].succ)
+      return false;
+  return g->hot[g->n].succ <= g->ne;
+}
+#endif
+
 static void freeze(sim_graph *g) {
   size_t n = g->n;
   if (g->ne + 1 > g->scap) {
@@ -407,6 +421,7 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
   assert(g->attached);
   *stopped = false;
   freeze(g);
+  assert(csr_filled(g));
   sim_queue_item it;
   /* the clock moves on to t0: what the attached net had left for the gap
    * (no flow is running) happens first, at its own time */

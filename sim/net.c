@@ -1,8 +1,10 @@
-/* net: the flow-level network of sim/net.h — flows and their events. A
- * message is a flow queued on its connection (net_pair.c), sending over its
- * resources (net_res.c) at its max-min rate (net_solve.c) within its TCP
- * window (net_tcp.c), then in flight for one latency; the files share the
- * state of net_parts.h and keep its invariant.
+/* net: the flow-level network of sim/net.h — flows, their events and what
+ * a rate change does to them. A message is a flow queued on its connection
+ * (net_pair.c), sending over its resources (net_res.c) at its max-min rate
+ * (the pure solver sim/maxmin.c; here each solve's flows are advanced to
+ * now and their LEFT events moved) within its TCP window (net_tcp.c), then
+ * in flight for one latency; the files share the state of net_parts.h and
+ * keep its invariant.
  * Invariant: a flow is FREE (on the free list), QUEUED behind its
  * connection's head, OPENING (tcp's handshake), SENDING (listed on its
  * resources, its LEFT event scheduled) or INFLIGHT (its ARRIVE event
@@ -29,6 +31,7 @@ sim_net *sim_net_new(const sim_net_topo *topo, const transport_options *o,
   n->q = q;
   n->base = kind_base;
   n->hooks = hooks;
+  n->mm = sim_maxmin_new();
   n->free_flow = NONE;
   n->ev_trace = SIM_QUEUE_NONE;
   n->static_from = topo->next_change ? INT64_MAX : 0;
@@ -51,7 +54,7 @@ sim_net *sim_net_new(const sim_net_topo *topo, const transport_options *o,
 
 void sim_net_free(sim_net *n) {
   if (!n) return;
-  for (size_t i = 0; i < n->nres; i++) free(n->res[i].fl);
+  sim_maxmin_free(n->mm);
   for (int d = 0; d < n->topo->ndevices; d++) free(n->cls[d].v);
   free(n->cls);
   free(n->res);
@@ -60,10 +63,6 @@ void sim_net_free(sim_net *n) {
   free(n->flows);
   free(n->pairs);
   free(n->htab);
-  free(n->cres);
-  free(n->cflow);
-  free(n->seeds);
-  free(n->heap);
   free(n);
 }
 
@@ -74,12 +73,67 @@ static uint32_t flow_take(sim_net *n) {
     return id;
   }
   mem_grow((void **)&n->flows, &n->flows_cap, n->nflows + 1, sizeof *n->flows);
+  uint32_t v = sim_maxmin_var_add(n->mm);
+  assert(v == n->nflows); /* flow i is variable i */
+  (void)v;
   return (uint32_t)n->nflows++;
 }
 
 void sim_net_set_connections(sim_net *n, sim_net_conn state) {
   assert(n->npairs == 0); /* before the first flow */
   n->conn = state;
+}
+
+/* A flow that would leave after the horizon is put at the horizon (or now,
+ * past it), never later: a rate change may still bring it back (the event
+ * moves), and if it fires there on_left records the overflow. */
+static void schedule_left(sim_net *n, flow *f, double rate, int64_t now) {
+  double left = f->size - f->sent;
+  int64_t t = now;
+  if (left > BYTES_EPS) {
+    double dt = ceil(left / rate);
+    if ((double)now + dt < (double)SIM_NET_HORIZON_NS) t = now + (int64_t)dt;
+    else t = now > SIM_NET_HORIZON_NS ? now : SIM_NET_HORIZON_NS;
+  }
+  if (f->ev == SIM_QUEUE_NONE)
+    f->ev = sim_queue_push(n->q, t, n->base + EV_LEFT, (uint32_t)(f - n->flows));
+  else if (sim_queue_time(n->q, f->ev) != t)
+    sim_queue_move(n->q, f->ev, t);
+}
+
+/* Brings f's bytes sent up to now at the rate it had before the solve. */
+static inline void advance(flow *f, const sim_maxmin_var *v, int64_t now) {
+  f->sent = fmin(f->size, f->sent + v->old * (double)(now - f->t_upd));
+  f->t_upd = now;
+}
+
+/* After a solve: f's LEFT event at its new rate, its waiting messages
+ * rechecked. Every flow of the solve is advanced first: the recheck reads
+ * the connection's head. */
+static inline void settle(sim_net *n, flow *f, const sim_maxmin_var *v,
+                          int64_t now) {
+  if (v->old != v->rate || f->ev == SIM_QUEUE_NONE) {
+    schedule_left(n, f, v->rate, now);
+    if (n->pairs[f->pair].waiter != NONE)
+      sim_net_sock_check(n, f->pair, now, false);
+  }
+}
+
+void sim_net_solve(sim_net *n, int64_t now) {
+  const uint32_t *ids;
+  size_t nv = sim_maxmin_solve(n->mm, &ids);
+  const sim_maxmin_var *var = n->mm->var;
+  for (size_t k = 0; k < nv; k++) advance(&n->flows[ids[k]], &var[ids[k]], now);
+  for (size_t k = 0; k < nv; k++)
+    settle(n, &n->flows[ids[k]], &var[ids[k]], now);
+}
+
+bool sim_net_solve_alone(sim_net *n, uint32_t id, int64_t now) {
+  if (!sim_maxmin_solve_alone(n->mm, id)) return false;
+  flow *f = &n->flows[id];
+  advance(f, var_at(n, id), now);
+  settle(n, f, var_at(n, id), now);
+  return true;
 }
 
 /* Puts flow id on its resources and solves: its bytes start leaving. */
@@ -90,21 +144,21 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
   f->state = FLOW_SENDING;
   f->t_upd = now;
   n->sending++;
-  sim_net_res_attach(n, f, n->pairs[p].res);
+  sim_maxmin_attach(n->mm, id, n->pairs[p].res);
   if (n->model != TRANSPORT_IDEAL) {
     const int *nic = n->topo->nic;
     if (nic && nic[a] != nic[b]) {
       if (n->nic_out[nic[a]] != NONE)
-        sim_net_res_attach(n, f, n->nic_out[nic[a]]);
+        sim_maxmin_attach(n->mm, id, n->nic_out[nic[a]]);
       if (n->nic_in[nic[b]] != NONE)
-        sim_net_res_attach(n, f, n->nic_in[nic[b]]);
+        sim_maxmin_attach(n->mm, id, n->nic_in[nic[b]]);
     }
   }
-  sim_net_res_refresh(n, f->res[0], now);
+  sim_net_res_refresh(n, n->pairs[p].res, now);
   if (n->model == TRANSPORT_TCP) sim_net_tcp_begin(n, id, now);
   n->pairs[p].active++;
-  if (!sim_net_solve_alone(n, f, now)) {
-    seed(n, f->res[0]);
+  if (!sim_net_solve_alone(n, id, now)) {
+    seed(n, n->pairs[p].res);
     sim_net_solve(n, now);
   }
   sim_net_trace_arm(n, now);
@@ -143,11 +197,12 @@ void sim_net_start(sim_net *n, int64_t now, int a, int b, double bytes,
                         ? INFINITY
                         : nsock * pr->flow_bpns;
   *f = (flow){.a = a, .b = b, .state = FLOW_QUEUED, .size = bytes,
-              .nsock = (uint8_t)nsock, .cap = flow_cap, .flow_cap = flow_cap,
-              .w = n->model == TRANSPORT_IDEAL ? 1 : nsock, .t_upd = now,
+              .nsock = (uint8_t)nsock, .flow_cap = flow_cap, .t_upd = now,
               .end_pos = pr->issued, .pair = p, .tag = tag,
               .next_q = NONE, .ev = SIM_QUEUE_NONE,
               .ev_epoch = SIM_QUEUE_NONE};
+  sim_maxmin_var_reset(n->mm, id, n->model == TRANSPORT_IDEAL ? 1 : nsock,
+                       flow_cap);
   if (pr->qtail != NONE) n->flows[pr->qtail].next_q = id;
   else pr->qhead = id;
   pr->qtail = id;
@@ -176,8 +231,7 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
     f->ev_epoch = SIM_QUEUE_NONE;
   }
   if (n->model == TRANSPORT_TCP) sim_net_tcp_left(n, f, p);
-  sim_net_res_detach(n, f);
-  f->nres = 0;
+  sim_maxmin_detach(n->mm, id);
   sim_net_solve(n, now);
   uint32_t pid = n->flows[id].pair, next = n->pairs[pid].qhead;
   if (next != NONE) head_start(n, next, now); /* back to back */
@@ -239,9 +293,9 @@ bool sim_net_overflowed(const sim_net *n) { return n->overflow; }
 double sim_net_rate_of(const sim_net *n, uint32_t tag) {
   for (size_t i = 0; i < n->nflows; i++)
     if (n->flows[i].state == FLOW_SENDING && n->flows[i].tag == tag)
-      return n->flows[i].rate * 1e9;
+      return n->mm->var[i].rate * 1e9;
   return -1;
 }
 
-uint64_t sim_net_solves(const sim_net *n) { return n->solves; }
-uint64_t sim_net_flows_solved(const sim_net *n) { return n->flows_solved; }
+uint64_t sim_net_solves(const sim_net *n) { return n->mm->solves; }
+uint64_t sim_net_flows_solved(const sim_net *n) { return n->mm->vars_solved; }

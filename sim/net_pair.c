@@ -13,22 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "sim/net_parts.h"
 
-static size_t hslot(size_t hcap, int a, int b) {
-  uint64_t k = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
-  k *= 0x9E3779B97F4A7C15ULL;
-  return (size_t)(k >> 20) & (hcap - 1);
-}
-
 static void hash_insert(sim_net *n, uint32_t p) {
-  size_t i = hslot(n->hcap, n->pairs[p].a, n->pairs[p].b);
+  size_t i = hash_pair_slot(n->pairs[p].a, n->pairs[p].b, n->hcap);
   while (n->htab[i] != NONE) i = (i + 1) & (n->hcap - 1);
   n->htab[i] = p;
 }
 
 uint32_t sim_net_pair_get(sim_net *n, int a, int b) {
-  size_t i = hslot(n->hcap, a, b);
+  size_t i = hash_pair_slot(a, b, n->hcap);
   for (; n->htab[i] != NONE; i = (i + 1) & (n->hcap - 1)) {
     pair *p = &n->pairs[n->htab[i]];
     if (p->a == a && p->b == b) return n->htab[i];
@@ -74,7 +69,7 @@ double sim_net_pair_latency(sim_net *n, pair *p, int64_t now, int64_t *ns,
   }
   double ms = link_at(n, p->a, p->b, now).latency_ms;
   *ns = llround(ms * 1e6);
-  *rtt_ns = 1e6 * (ms + link_at(n, p->b, p->a, now).latency_ms);
+  *rtt_ns = rtt_ns_of(ms, link_at(n, p->b, p->a, now).latency_ms);
   if (now >= n->static_from) {
     p->lat_ok = true;
     p->lat_ms = ms;
@@ -89,8 +84,8 @@ static double stream_left(const sim_net *n, const pair *p, int64_t now) {
   if (p->qhead == NONE) return p->done_bytes;
   const flow *h = &n->flows[p->qhead];
   if (h->state != FLOW_SENDING) return p->done_bytes;
-  return p->done_bytes +
-         fmin(h->size, h->sent + h->rate * (double)(now - h->t_upd));
+  return p->done_bytes + fmin(h->size, h->sent + var_at(n, p->qhead)->rate *
+                                                      (double)(now - h->t_upd));
 }
 
 /* Arms EV_SOCK for when the head's rate brings p's waiter into the buffers
@@ -99,11 +94,11 @@ static double stream_left(const sim_net *n, const pair *p, int64_t now) {
 static void sock_arm(sim_net *n, uint32_t p, double need, int64_t now) {
   pair *pr = &n->pairs[p];
   const flow *h = &n->flows[pr->qhead], *w = &n->flows[pr->waiter];
-  double room = pr->sockets * n->window;
+  double room = pr->sockets * n->window, rate = var_at(n, pr->qhead)->rate;
   int64_t t = -1;
-  if (need > 0 && h->state == FLOW_SENDING && h->rate > 0 &&
+  if (need > 0 && h->state == FLOW_SENDING && rate > 0 &&
       w->end_pos - room <= pr->done_bytes + h->size)
-    t = now + (int64_t)ceil(need / h->rate);
+    t = now + (int64_t)ceil(need / rate);
   if (t < 0) {
     if (pr->ev_sock != SIM_QUEUE_NONE) sim_queue_cancel(n->q, pr->ev_sock);
     pr->ev_sock = SIM_QUEUE_NONE;
@@ -124,7 +119,7 @@ void sim_net_sock_check(sim_net *n, uint32_t p, int64_t now, bool direct) {
     uint32_t id = pr->waiter;
     flow *w = &n->flows[id];
     double need = w->end_pos - pr->sockets * n->window - stream_left(n, pr, now);
-    if (need > 1e-6) {
+    if (need > BYTES_EPS) {
       sock_arm(n, p, need, now);
       return;
     }

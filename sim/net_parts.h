@@ -1,14 +1,15 @@
-/* net_parts: the state the net's files share (sim/net.c: flows and their
- * events; net_res.c: the resource graph and the trace; net_pair.c: the
- * pair map and each connection's stream; net_solve.c: the max-min solver;
- * net_tcp.c: the TCP state) and the functions they call across. Private to
- * sim/net*.c: the engine and the tests see sim/net.h only.
- * Invariant (the one all five keep): between events every SENDING flow is
- * listed in each of its resources' flow lists (flow.pos[j] is its index in
- * res[flow.res[j]]'s list), its bytes sent are exact as of flow.t_upd, and
- * its LEFT event sits at the time its remaining bytes leave at its current
- * rate, the weighted max-min rate of its component. Rates are in bytes per
- * ns. */
+/* net_parts: the state the net's files share (sim/net.c: flows, their
+ * events and their rate solves; net_res.c: the resources' trace-driven
+ * capacities; net_pair.c: the pair map and each connection's stream;
+ * net_tcp.c: the TCP state) and the functions they call across. The rates
+ * themselves come from the pure solver sim/maxmin.h, whose variable i is
+ * flow i and whose resource i is res[i]. Private to sim/net*.c: the engine
+ * and the tests see sim/net.h only.
+ * Invariant (the one all four keep): between events every SENDING flow is
+ * listed on each of its resources in the solver, its bytes sent are exact
+ * as of flow.t_upd, and its LEFT event sits at the time its remaining bytes
+ * leave at its current rate (its variable's), the weighted max-min rate of
+ * its component. Rates are in bytes per ns. */
 #ifndef SIM_NET_PARTS_H
 #define SIM_NET_PARTS_H
 
@@ -16,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/mem.h"
+#include "sim/maxmin.h"
 #include "sim/net.h"
 
 enum { EV_LEFT, EV_ARRIVE, EV_EPOCH, EV_TRACE, EV_OPEN, EV_HANDED, EV_SOCK };
@@ -23,30 +25,35 @@ _Static_assert(EV_SOCK + 1 == SIM_NET_NKINDS,
                "net.h's count of the net's event kinds");
 enum { FLOW_FREE, FLOW_QUEUED, FLOW_OPENING, FLOW_SENDING, FLOW_INFLIGHT };
 enum { RES_NIC, RES_SHAPER, RES_PAIR };
-#define MAXRES 3
-#define NONE UINT32_MAX
+#define NONE SIM_MAXMIN_NONE
 
+/* Bytes left below which a flow's last byte counts as gone (and a waiting
+ * message as fitting its socket buffers): sent += rate x dt rounds by about
+ * an ulp of the bytes sent at each rate change (1.2e-7 at 1 GB), a residue
+ * that must not keep a flow alive, while a real remainder is at least one
+ * byte. */
+#define BYTES_EPS 1e-6
+
+/* A message. Its weight, cap, rate and resources are its solver variable's
+ * (var_of): the weight is 1 (ideal), its sockets (netem) or its sockets
+ * over its RTT (tcp), the cap flow_cap or tcp's window bound. */
 typedef struct flow {
   int a, b;
-  uint8_t state, nres, nsock; /* nsock: sockets the message uses */
-  bool slow_start, frozen, handed;
-  double size, sent, rate, old, cap, w;
+  uint8_t state, nsock; /* nsock: sockets the message uses */
+  bool slow_start, handed;
+  double size, sent;
   double cwnd, rtt_ns; /* tcp: window per socket, round trip */
   double ep_sent;      /* tcp: bytes sent when the current epoch began */
   double flow_cap;     /* nsock x the path's per-flow cap (netem, tcp) */
   int64_t t_upd;
   double end_pos; /* its last byte's place in its connection's stream */
-  uint32_t res[MAXRES], pos[MAXRES];
-  uint32_t pair, tag, mark, next_free, next_q;
+  uint32_t pair, tag, next_free, next_q;
   sim_queue_event ev, ev_epoch;
 } flow;
 
+/* What the net knows of a resource beyond the solver's capacity. */
 typedef struct res {
-  double cap;
   int kind, a, b;  /* trace-driven kinds: capacity = link(a, b).bandwidth */
-  uint32_t *fl, nfl, fcap;
-  uint32_t mark, ver, unfrozen;
-  double rem, wsum;
   bool fixed;  /* its capacity was read after static_from: it is final */
 } res;
 
@@ -80,11 +87,6 @@ typedef struct devcls {
   size_t n, cap;
 } devcls;
 
-typedef struct hent {
-  double key;
-  uint32_t id, ver;  /* ver == NONE: a flow-cap entry */
-} hent;
-
 struct sim_net {
   const sim_net_topo *topo;
   transport_model model;
@@ -99,6 +101,7 @@ struct sim_net {
   uint32_t free_flow;
   int sending;
 
+  sim_maxmin *mm; /* the rates: variable i is flow i, resource i res[i] */
   res *res;
   size_t nres, res_cap;
   uint32_t *nic_out, *nic_in; /* per NIC index, NONE when unlimited */
@@ -115,20 +118,8 @@ struct sim_net {
    * INT64_MAX while unknown. */
   int64_t static_from;
   sim_queue_event ev_trace;
-  uint32_t epoch;
-  uint32_t *cres, *cflow, *seeds;
-  size_t ncres, cres_cap, ncflow, cflow_cap, nseeds, seeds_cap;
-  hent *heap;
-  size_t nheap, heap_cap;
-  uint64_t solves, flows_solved;
   bool overflow; /* a LEFT event fired at the horizon (schedule_left) */
 };
-
-/* mem_grow's check inline: the scratch arrays below grow on hot paths, and
- * a call per element cost about 8% of a run. */
-static inline void reserve(void *items, size_t *cap, size_t need, size_t size) {
-  if (need > *cap) mem_grow(items, cap, need, size);
-}
 
 static inline double gbps_to_bpns(double gbps) { return gbps / 8.0; }
 
@@ -136,23 +127,28 @@ static inline trace_value link_at(const sim_net *n, int a, int b, int64_t t) {
   return n->topo->link(n->topo->ctx, a, b, t);
 }
 
+/* Flow id's solver variable: its weight, cap, rate and resources. */
+static inline sim_maxmin_var *var_at(const sim_net *n, uint32_t id) {
+  return &n->mm->var[id];
+}
+
 /* Marks resource r as changed: the next solve re-solves its component. */
-static inline void seed(sim_net *n, uint32_t r) {
-  reserve((void **)&n->seeds, &n->seeds_cap, n->nseeds + 1, sizeof *n->seeds);
-  n->seeds[n->nseeds++] = r;
+static inline void seed(sim_net *n, uint32_t r) { sim_maxmin_seed(n->mm, r); }
+
+/* The round trip between a and b in ns when the one-way latencies are
+ * there_ms and back_ms (the two directions may differ): the one formula of
+ * the net's RTT. */
+static inline double rtt_ns_of(double there_ms, double back_ms) {
+  return 1e6 * (there_ms + back_ms);
 }
 
 /* ---- net_res.c: resources, and the trace that moves their capacities ---- */
 
-/* A new resource of kind with capacity cap (bytes/ns); trace-driven kinds
- * follow link(a, b).bandwidth. Returns its index. */
+/* A new resource of kind with capacity cap (bytes/ns) in the solver;
+ * trace-driven kinds follow link(a, b).bandwidth. Returns its index. */
 uint32_t sim_net_res_add(sim_net *n, int kind, double cap, int a, int b);
 /* The egress shaper of a for destination b's class (netem, tcp). */
 uint32_t sim_net_res_shaper(sim_net *n, int a, int b);
-/* Lists f on resource rid (f's next resource) / off all its resources
- * (seeding each for the next solve). */
-void sim_net_res_attach(sim_net *n, flow *f, uint32_t rid);
-void sim_net_res_detach(sim_net *n, flow *f);
 /* Reads resource id's capacity at now; seeds it when it changed. */
 void sim_net_res_refresh(sim_net *n, uint32_t id, int64_t now);
 /* Schedules the next trace change while flows send (or learns the network
@@ -171,13 +167,15 @@ double sim_net_pair_latency(sim_net *n, pair *p, int64_t now, int64_t *ns,
 /* Hands p's waiting messages that fit to its sockets (see net_pair.c). */
 void sim_net_sock_check(sim_net *n, uint32_t p, int64_t now, bool direct);
 
-/* ---- net_solve.c: weighted max-min rates ---- */
+/* ---- net.c: rate solves and what follows them ---- */
 
-/* Re-solves the component of the seeded resources at now. */
+/* Re-solves the component of the seeded resources at now: each of its
+ * flows' bytes sent brought up to now at its old rate, its LEFT event
+ * moved to its new rate. */
 void sim_net_solve(sim_net *n, int64_t now);
-/* sim_net_solve when f is alone on its resources and every seed is one of
- * them (most starts); false, doing nothing, otherwise. */
-bool sim_net_solve_alone(sim_net *n, flow *f, int64_t now);
+/* sim_net_solve when flow id is alone on its resources and every seed is
+ * one of them (most starts); false, doing nothing, otherwise. */
+bool sim_net_solve_alone(sim_net *n, uint32_t id, int64_t now);
 
 /* ---- net_tcp.c: windows, slow start, RTT-unfair weights ---- */
 

@@ -4,25 +4,21 @@
  * its rate then follows the class's first destination) and one private
  * link per ordered pair (ideal) — and the trace that moves their
  * capacities.
- * Invariant: res.fl lists exactly the SENDING flows that cross it, each
- * once, at the index its flow's pos[] records; once next_change has
- * answered TRACE_NEVER (static_from), a capacity read from then on is final
- * (res.fixed) and never read again. */
+ * Invariant: the solver's resource i lists exactly the SENDING flows that
+ * cross res[i]; once next_change has answered TRACE_NEVER (static_from), a
+ * capacity read from then on is final (res.fixed) and never read again. */
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "sim/net_parts.h"
 
 uint32_t sim_net_res_add(sim_net *n, int kind, double cap, int a, int b) {
   mem_grow((void **)&n->res, &n->res_cap, n->nres + 1, sizeof *n->res);
-  res *r = &n->res[n->nres];
-  memset(r, 0, sizeof *r);
-  r->kind = kind;
-  r->cap = cap;
-  r->a = a;
-  r->b = b;
+  n->res[n->nres] = (res){.kind = kind, .a = a, .b = b};
+  uint32_t id = sim_maxmin_res_add(n->mm, cap);
+  assert(id == n->nres); /* res[i] is the solver's resource i */
+  (void)id;
   return (uint32_t)n->nres++;
 }
 
@@ -39,31 +35,6 @@ uint32_t sim_net_res_shaper(sim_net *n, int a, int b) {
   return r;
 }
 
-void sim_net_res_attach(sim_net *n, flow *f, uint32_t rid) {
-  res *r = &n->res[rid];
-  assert(f->state == FLOW_SENDING && f->nres < MAXRES);
-  if (r->nfl == r->fcap) {
-    r->fcap = r->fcap ? 2 * r->fcap : 4;
-    r->fl = mem_realloc(r->fl, r->fcap * sizeof *r->fl);
-  }
-  f->pos[f->nres] = r->nfl;
-  f->res[f->nres++] = rid;
-  r->fl[r->nfl++] = (uint32_t)(f - n->flows);
-}
-
-void sim_net_res_detach(sim_net *n, flow *f) {
-  for (int m = 0; m < f->nres; m++) {
-    res *r = &n->res[f->res[m]];
-    assert(r->fl[f->pos[m]] == (uint32_t)(f - n->flows)); /* pos[] is true */
-    uint32_t i = f->pos[m], last = r->fl[--r->nfl];
-    r->fl[i] = last;
-    flow *g = &n->flows[last];
-    for (int k = 0; k < g->nres; k++)
-      if (g->res[k] == f->res[m]) g->pos[k] = i;
-    seed(n, f->res[m]);
-  }
-}
-
 void sim_net_trace_arm(sim_net *n, int64_t now) {
   if (n->static_from != INT64_MAX || n->ev_trace != SIM_QUEUE_NONE) return;
   int64_t t = n->topo->next_change(n->topo->ctx, now);
@@ -78,27 +49,25 @@ void sim_net_res_refresh(sim_net *n, uint32_t id, int64_t now) {
   if (r->kind == RES_NIC || r->fixed) return;
   double c = gbps_to_bpns(link_at(n, r->a, r->b, now).bandwidth_gbps);
   r->fixed = now >= n->static_from;
-  if (c != r->cap) {
-    r->cap = c;
-    if (r->nfl) seed(n, id);
-  }
+  sim_maxmin_set_cap(n->mm, id, c);
 }
 
 void sim_net_trace_changed(sim_net *n, int64_t now) {
   n->ev_trace = SIM_QUEUE_NONE;
   for (size_t i = 0; i < n->nres; i++)
-    if (n->res[i].nfl) sim_net_res_refresh(n, (uint32_t)i, now);
+    if (n->mm->res[i].nvar) sim_net_res_refresh(n, (uint32_t)i, now);
   if (n->model == TRANSPORT_TCP)
     for (size_t i = 0; i < n->nflows; i++) {
       flow *f = &n->flows[i];
       if (f->state != FLOW_SENDING) continue;
-      f->rtt_ns = 1e6 * (link_at(n, f->a, f->b, now).latency_ms +
-                         link_at(n, f->b, f->a, now).latency_ms);
+      f->rtt_ns = rtt_ns_of(link_at(n, f->a, f->b, now).latency_ms,
+                            link_at(n, f->b, f->a, now).latency_ms);
       double c = sim_net_tcp_cap(n, f);
-      if (c != f->cap) {
-        f->cap = c;
-        f->w = sim_net_tcp_weight(f);
-        seed(n, f->res[0]);
+      sim_maxmin_var *v = var_at(n, (uint32_t)i);
+      if (c != v->cap) {
+        v->cap = c;
+        v->w = sim_net_tcp_weight(f);
+        seed(n, v->res[0]);
       }
     }
   sim_net_solve(n, now);

@@ -11,10 +11,24 @@
 
 #include "sim/net_parts.h"
 
+/* The RTT below which a window does not bound a flow: under one ns (two
+ * devices on one NVLink, or a trace of zero latency) a window per RTT is
+ * not a rate; the flow then runs at its path's cap, with no slow start. */
+#define RTT_WINDOW_MIN_NS 1.0
+/* The RTT floor of tcp's weights (1 / RTT per socket): 1 us, a LAN's
+ * round trip, so that a zero-latency flow's weight stays finite and close
+ * flows share as LAN peers do. */
+#define RTT_WEIGHT_FLOOR_NS 1e3
+/* A rate counts as below its window's bound when under it by more than
+ * this relative margin: a fair share (weight x share per weight) that
+ * equals the bound but for an ulp or two of rounding is the window's rate,
+ * and must not end slow start. */
+#define RATE_REL_TOL 1e-9
+
 /* The window bound of f's sockets (nsock windows per round trip), within
  * its path's per-flow cap. */
 double sim_net_tcp_cap(const sim_net *n, const flow *f) {
-  if (f->rtt_ns < 1) return f->flow_cap;
+  if (f->rtt_ns < RTT_WINDOW_MIN_NS) return f->flow_cap;
   return fmin(f->flow_cap,
               f->nsock * fmin(f->slow_start ? f->cwnd : n->window, n->window) /
                   f->rtt_ns);
@@ -23,7 +37,7 @@ double sim_net_tcp_cap(const sim_net *n, const flow *f) {
 /* tcp's weight of f: one per socket, RTT-unfair (a socket's share of a
  * congested queue goes as 1 / RTT). */
 double sim_net_tcp_weight(const flow *f) {
-  return f->nsock / fmax(f->rtt_ns, 1e3);
+  return f->nsock / fmax(f->rtt_ns, RTT_WEIGHT_FLOOR_NS);
 }
 
 /* tcp: the connection's window when a flow starts on it; an idle one
@@ -41,17 +55,18 @@ void sim_net_tcp_epoch(sim_net *n, uint32_t id, int64_t now) {
   flow *f = &n->flows[id];
   assert(f->slow_start && f->state == FLOW_SENDING); /* epochs only then */
   f->ev_epoch = SIM_QUEUE_NONE;
+  sim_maxmin_var *v = var_at(n, id);
   /* Bound by the fair share rather than the window: slow start is over. */
-  bool share_bound = f->rate < f->cap * (1 - 1e-9);
+  bool share_bound = v->rate < v->cap * (1 - RATE_REL_TOL);
   f->cwnd *= 2;
-  f->ep_sent = fmin(f->size, f->sent + f->rate * (double)(now - f->t_upd));
+  f->ep_sent = fmin(f->size, f->sent + v->rate * (double)(now - f->t_upd));
   if (share_bound || f->cwnd >= n->window) f->slow_start = false;
-  f->cap = sim_net_tcp_cap(n, f);
+  v->cap = sim_net_tcp_cap(n, f);
   if (f->slow_start)
     f->ev_epoch = sim_queue_push(n->q, now + (int64_t)f->rtt_ns,
                                  n->base + EV_EPOCH, id);
-  if (!sim_net_solve_alone(n, f, now)) {
-    seed(n, f->res[0]);
+  if (!sim_net_solve_alone(n, id, now)) {
+    seed(n, v->res[0]);
     sim_net_solve(n, now);
   }
 }
@@ -61,11 +76,12 @@ void sim_net_tcp_begin(sim_net *n, uint32_t id, int64_t now) {
   pair *pr = &n->pairs[f->pair];
   int64_t lat_ns;
   sim_net_pair_latency(n, pr, now, &lat_ns, &f->rtt_ns);
-  f->w = sim_net_tcp_weight(f);
+  sim_maxmin_var *v = var_at(n, id);
+  v->w = sim_net_tcp_weight(f);
   pr->cwnd = connection_window(n, pr, f->rtt_ns, now);
   f->cwnd = pr->cwnd;
-  f->slow_start = f->cwnd < n->window && f->rtt_ns >= 1;
-  f->cap = sim_net_tcp_cap(n, f);
+  f->slow_start = f->cwnd < n->window && f->rtt_ns >= RTT_WINDOW_MIN_NS;
+  v->cap = sim_net_tcp_cap(n, f);
   assert(!f->slow_start || f->cwnd < n->window);
   if (f->slow_start)
     f->ev_epoch = sim_queue_push(n->q, now + (int64_t)f->rtt_ns,

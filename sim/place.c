@@ -1,5 +1,7 @@
 /* place: see place.h. The simulation objective borrows the scenario and the
- * options for the length of one search; nothing outlives the call. */
+ * options for the length of one search and owns the graph its runs reuse
+ * (sim_run_reuse), freed when the search returns; nothing outlives the
+ * call. */
 #include "sim/place.h"
 
 #include <math.h>
@@ -7,16 +9,17 @@
 typedef struct place_objective {
   const scenario *s;
   const sim_options *o;
+  sim_graph *spare; /* owned: the last run's graph, emptied */
 } place_objective;
 
 /* The simulated time of a; +inf for one that does not fit its devices'
  * memory (a constraint the search goes around, not a failure). */
 static double simulate(void *ctx, const alloc *a, err *e) {
-  const place_objective *p = ctx;
+  place_objective *p = ctx;
   sim_result r = {0};
   err se = {0};
   double t = NAN;
-  int rc = sim_run(p->s, a, p->o, &r, &se);
+  int rc = sim_run_reuse(p->s, a, p->o, &p->spare, &r, &se);
   if (rc == ERR_OK) t = r.iteration_s;
   else if (rc == ERR_MEMORY) t = INFINITY;
   else err_set(e, rc, "%s", se.msg);
@@ -35,9 +38,11 @@ search_result *sim_place_search_with(const scenario *s, const cost_ctx *c,
                                      const sim_options *so,
                                      const search_objective *obj, err *e) {
   sim_options defaults = sim_options_default();
-  place_objective p = {s, so ? so : &defaults};
+  place_objective p = {.s = s, .o = so ? so : &defaults};
   search_objective sim = {.name = "simulated", .alloc = simulate, .ctx = &p};
-  return schedule_method_with(method, c, o, obj, &sim, e);
+  search_result *r = schedule_method_with(method, c, o, obj, &sim, e);
+  sim_graph_free(p.spare);
+  return r;
 }
 
 alloc *sim_place(const scenario *s, const cost_ctx *c, const char *method,

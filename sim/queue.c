@@ -75,6 +75,31 @@ static inline size_t min_child(const sim_queue *q, size_t c, size_t n) {
   return m;
 }
 
+/* The heap order around position i: its parent orders before it, and it
+ * before each of its children. Asserted (builds without NDEBUG) where an
+ * operation ends, at the node it placed last: O(ARITY). */
+#ifndef NDEBUG
+static inline bool ordered_at(const sim_queue *q, size_t i) {
+  const node *h = q->heap;
+  if (i > 0 && less(&h[i], &h[(i - 1) / ARITY])) return false;
+  for (size_t c = ARITY * i + 1; c < q->n && c <= ARITY * i + ARITY; c++)
+    if (less(&h[c], &h[i])) return false;
+  return q->recs[h[i].id].pos == i;
+}
+#endif
+
+#if defined(SIM_QUEUE_DEBUG) && !defined(NDEBUG)
+/* The whole invariant, checked after every operation when SIM_QUEUE_DEBUG
+ * is defined (CMake's Debug build type): O(n) each, so a run becomes
+ * quadratic, which is why asserts alone (the Sanitize build) check only
+ * ordered_at. */
+static void check_heap(const sim_queue *q) {
+  for (size_t i = 0; i < q->n; i++) assert(ordered_at(q, i));
+}
+#else
+static inline void check_heap(const sim_queue *q) { (void)q; }
+#endif
+
 /* Moves x up from the hole at i. */
 static void rise(sim_queue *q, size_t i, node x) {
   while (i > 0) {
@@ -84,6 +109,7 @@ static void rise(sim_queue *q, size_t i, node x) {
     i = p;
   }
   place(q, i, x);
+  assert(ordered_at(q, i));
 }
 
 static void sift_down(sim_queue *q, size_t i) {
@@ -97,6 +123,7 @@ static void sift_down(sim_queue *q, size_t i) {
     i = c;
   }
   place(q, i, x);
+  assert(ordered_at(q, i));
 }
 
 /* Pops the root (Floyd's bottom-up deletion): the hole at the root goes down
@@ -142,6 +169,7 @@ sim_queue_event sim_queue_push(sim_queue *q, int64_t t_ns, int kind,
     mem_grow((void **)&q->heap, &q->heap_cap, q->n + 1, sizeof *q->heap);
   size_t i = q->n++;
   rise(q, i, (node){t_ns, q->seq++, h});
+  check_heap(q);
   return h;
 }
 
@@ -166,6 +194,7 @@ bool sim_queue_pop(sim_queue *q, sim_queue_item *out) {
   out->arg = q->recs[top.id].arg;
   remove_root(q);
   rec_give(q, top.id);
+  check_heap(q);
   return true;
 }
 
@@ -173,6 +202,7 @@ void sim_queue_cancel(sim_queue *q, sim_queue_event h) {
   assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
   remove_at(q, q->recs[h].pos);
   rec_give(q, h);
+  check_heap(q);
 }
 
 void sim_queue_move(sim_queue *q, sim_queue_event h, int64_t t_ns) {
@@ -185,6 +215,7 @@ void sim_queue_move(sim_queue *q, sim_queue_event h, int64_t t_ns) {
     q->heap[i] = x;
     sift_down(q, i);
   }
+  check_heap(q);
 }
 
 size_t sim_queue_size(const sim_queue *q) { return q->n; }

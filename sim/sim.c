@@ -1,14 +1,17 @@
 /* sim: glue from a scenario and an allocation to a simulated iteration —
  * the network as callbacks over scenario_link, the task graph of
- * sim/train.c, its run, and the statistics of the finished task records.
- * Invariant: statistics are read from the task records after the run only;
- * nothing here changes what the engine does. */
+ * sim/train.c and its run; the figures of the finished task records are
+ * sim/stats.c's.
+ * Invariant: an engine's graph and net live from sim_engine_new to
+ * sim_engine_free; a graph kept for reuse (sim_run_reuse) is the caller's,
+ * emptied, never the engine's. */
 #include "sim/sim.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/mem.h"
 #include "base/simtime.h"
 #include "models/partition.h"
@@ -16,6 +19,7 @@
 #include "models/spec.h"
 #include "sim/graph.h"
 #include "sim/outer.h"
+#include "sim/stats.h"
 #include "sim/timeline.h"
 #include "sim/train.h"
 
@@ -47,6 +51,7 @@ struct sim_engine {
   devices d;
   sim_net_topo topo;
   sim_graph *g;
+  sim_graph **spare;           /* borrowed: where g goes at the end; NULL */
   sim_train_marks mk;          /* the iteration's, or the first inner step's */
   sim_outer_marks om;          /* DiLoCo's outer step (om.first is mk) */
   const fault_trace *faults;  /* borrowed; NULL: none */
@@ -91,90 +96,6 @@ void sim_result_free(sim_result *r) {
   r->utilisation = NULL;
 }
 
-typedef struct span {
-  int64_t t0, t1;
-} span;
-
-/* Sorts v[0..n) by t0: insertion sort of runs of 16, then bottom-up merges
- * through tmp (n of them). The union below does not depend on how ties are
- * ordered, so any sort by t0 gives the same result; an inline comparison is
- * several times cheaper than qsort's callback on these 16-byte records. */
-static void span_sort(span *v, span *tmp, size_t n) {
-  enum { RUN = 16 };
-  for (size_t lo = 0; lo < n; lo += RUN) {
-    size_t hi = lo + RUN < n ? lo + RUN : n;
-    for (size_t i = lo + 1; i < hi; i++) {
-      span x = v[i];
-      size_t j = i;
-      for (; j > lo && v[j - 1].t0 > x.t0; j--) v[j] = v[j - 1];
-      v[j] = x;
-    }
-  }
-  span *src = v, *dst = tmp;
-  for (size_t w = RUN; w < n; w *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * w) {
-      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      size_t i = lo, j = mid, k = lo;
-      if (mid < hi && src[mid - 1].t0 <= src[mid].t0) { /* already in order */
-        memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);
-        continue;
-      }
-      while (i < mid && j < hi)
-        dst[k++] = src[j].t0 < src[i].t0 ? src[j++] : src[i++];
-      while (i < mid) dst[k++] = src[i++];
-      while (j < hi) dst[k++] = src[j++];
-    }
-    span *x = src;
-    src = dst;
-    dst = x;
-  }
-  if (src != v) memcpy(v, src, n * sizeof *v);
-}
-
-/* comm[d] = length of the union of d's send and receive busy intervals.
- * The intervals are bucketed by device (counting sort), then each bucket is
- * sorted by start and swept. */
-static void comm_busy(const sim_task *t, uint32_t n, int ndevices,
-                      double *comm) {
-  size_t *off = mem_calloc((size_t)ndevices + 1, sizeof *off);
-  for (uint32_t i = 0; i < n; i++)
-    if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0) {
-      off[t[i].dev + 1]++;
-      off[t[i].dst + 1]++;
-    }
-  size_t most = 0; /* the largest bucket: the merge buffer's size */
-  for (int d = 0; d < ndevices; d++) {
-    if (off[d + 1] > most) most = off[d + 1];
-    off[d + 1] += off[d];
-  }
-  span *v = mem_alloc((off[ndevices] + 1) * sizeof *v);
-  span *tmp = mem_alloc((most + 1) * sizeof *tmp);
-  for (uint32_t i = 0; i < n; i++)
-    if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0) {
-      v[off[t[i].dev]++] = (span){t[i].t_start, t[i].t_left};
-      v[off[t[i].dst]++] = (span){t[i].t_start, t[i].t_done};
-    }
-  for (int d = 0; d < ndevices; d++) { /* off[d] is now bucket d's end */
-    size_t a = d ? off[d - 1] : 0, b = off[d];
-    if (a == b) continue;
-    span_sort(v + a, tmp, b - a);
-    int64_t s0 = v[a].t0, s1 = v[a].t1, sum = 0;
-    for (size_t i = a + 1; i < b; i++) {
-      if (v[i].t0 > s1) {
-        sum += s1 - s0;
-        s0 = v[i].t0;
-        s1 = v[i].t1;
-      } else if (v[i].t1 > s1) {
-        s1 = v[i].t1;
-      }
-    }
-    comm[d] = (double)(sum + s1 - s0) * 1e-9;
-  }
-  free(v);
-  free(tmp);
-  free(off);
-}
-
 static int class_cmp(const void *x, const void *y) {
   const sim_link_class *a = x, *b = y;
   if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
@@ -186,106 +107,6 @@ void sim_link_classes_sort(sim_link_class *c, int n) {
   if (n > 0) qsort(c, (size_t)n, sizeof *c, class_cmp);
 }
 
-/* The slot of classes m (table slot: class index + 1, 0 = free; cap a power
- * of two) holding (a, b), or the free slot where it belongs. */
-static uint32_t *class_slot(uint32_t *slot, size_t cap,
-                            const sim_link_class *m, int a, int b) {
-  uint64_t key = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) *
-                 0x9E3779B97F4A7C15ULL;
-  size_t h = (size_t)(key >> 32) & (cap - 1);
-  while (slot[h] &&
-         (m[slot[h] - 1].src_site != a || m[slot[h] - 1].dst_site != b))
-    h = (h + 1) & (cap - 1);
-  return &slot[h];
-}
-
-/* Per (sender site, receiver site) the bytes and flows of the transfers.
- * The pairs that carry traffic are few next to nsites^2 (2048 one-device
- * sites would be 4M cells), so they are found through a small open-
- * addressing table; each class sums its transfers in task order and the
- * result is sorted by a total order, so the output does not depend on the
- * table's layout. */
-static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
-                         sim_result *out) {
-  size_t cap = 64, k = 0, mcap = 0;
-  uint32_t *slot = mem_calloc(cap, sizeof *slot);
-  sim_link_class *m = NULL;
-  for (uint32_t i = 0; i < n; i++) {
-    if (t[i].kind != SIM_TASK_XFER) continue;
-    int a = s->device_site[t[i].dev], b = s->device_site[t[i].dst];
-    uint32_t *sl = class_slot(slot, cap, m, a, b);
-    if (!*sl) {
-      mem_grow((void **)&m, &mcap, k + 1, sizeof *m);
-      m[k++] = (sim_link_class){.src_site = a, .dst_site = b};
-      *sl = (uint32_t)k;
-      if (2 * k > cap) { /* rehash at half full */
-        free(slot);
-        cap *= 2;
-        slot = mem_calloc(cap, sizeof *slot);
-        for (size_t c = 0; c < k; c++)
-          *class_slot(slot, cap, m, m[c].src_site, m[c].dst_site) =
-              (uint32_t)c + 1;
-        sl = class_slot(slot, cap, m, a, b);
-      }
-    }
-    sim_link_class *c = &m[*sl - 1];
-    c->bytes += t[i].bytes;
-    c->flows++;
-  }
-  free(slot);
-  sim_link_classes_sort(m, (int)k);
-  out->nclasses = (int)k;
-  out->classes = m;
-}
-
-static void statistics(const scenario *s, const sim_task *t, uint32_t n,
-                       const sim_train_marks *mk, int stages, int64_t t0,
-                       sim_result *out) {
-  int nd = mk->ndevices;
-  double *comp = mem_calloc((size_t)nd, sizeof *comp);
-  double *pipe = mem_calloc((size_t)nd, sizeof *pipe);
-  double *comm = mem_calloc((size_t)nd, sizeof *comm);
-  for (uint32_t i = 0; i < n; i++)
-    if (t[i].kind == SIM_TASK_COMPUTE && t[i].role != SIM_ROLE_CALL &&
-        t[i].role != SIM_ROLE_BARRIER) {
-      comp[t[i].dev] += (double)t[i].dur_ns * 1e-9;
-      if (t[i].role != SIM_ROLE_OPT) pipe[t[i].dev] += (double)t[i].dur_ns * 1e-9;
-    }
-  comm_busy(t, n, nd, comm);
-  out->stages = stages;
-  out->stage = mem_calloc((size_t)stages, sizeof *out->stage);
-  int *cnt = mem_calloc((size_t)stages, sizeof *cnt);
-  for (int d = 0; d < nd; d++) {
-    double bwd_end = (double)(t[mk->last_bwd[d]].t_done - t0) * 1e-9;
-    sim_breakdown b = {
-        .compute_s = comp[d], .bubble_s = bwd_end - pipe[d],
-        .comm_s = comm[d],
-        .dp_sync_s = (double)(t[mk->sync[d]].t_done - t0) * 1e-9 - bwd_end};
-    sim_breakdown *st = &out->stage[mk->stage[d]];
-    st->compute_s += b.compute_s;
-    st->bubble_s += b.bubble_s;
-    st->comm_s += b.comm_s;
-    st->dp_sync_s += b.dp_sync_s;
-    cnt[mk->stage[d]]++;
-    out->mean.compute_s += b.compute_s / nd;
-    out->mean.bubble_s += b.bubble_s / nd;
-    out->mean.comm_s += b.comm_s / nd;
-    out->mean.dp_sync_s += b.dp_sync_s / nd;
-  }
-  for (int st = 0; st < stages; st++)
-    if (cnt[st]) {
-      out->stage[st].compute_s /= cnt[st];
-      out->stage[st].bubble_s /= cnt[st];
-      out->stage[st].comm_s /= cnt[st];
-      out->stage[st].dp_sync_s /= cnt[st];
-    }
-  link_classes(s, t, n, out);
-  free(cnt);
-  free(comp);
-  free(pipe);
-  free(comm);
-}
-
 /* The task graph of w against the engine's limits: 32-bit task and edge
  * indices, and SIM_MAX_BYTES for the graph and the statistics' spans. */
 static int check_graph(const scenario *s, const spec_workload *w, err *e) {
@@ -295,7 +116,7 @@ static int check_graph(const scenario *s, const spec_workload *w, err *e) {
                                      : sim_train_task_bound(w);
   double need = sim_graph_bytes((double)bound,
                                 (double)bound * SIM_TRAIN_EDGES_PER_TASK) +
-                (double)bound * 2 * sizeof(span);
+                (double)bound * SIM_STATS_BYTES_PER_TASK;
   if (spec_is_diloco(w) &&
       (need > (double)SIM_MAX_BYTES ||
        bound > UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK))
@@ -393,99 +214,26 @@ static int save_timeline(const scenario *s, const char *path,
   return rc;
 }
 
-/* The last run's graph, emptied, kept per thread for the next run: searches
- * and sweeps call sim_run many times, and a large graph's fresh memory (tens
- * of MB at 1024 devices) costs page faults on every run. */
-static _Thread_local sim_graph *spare_graph;
-
-static sim_graph *graph_take(void) {
-  sim_graph *g = spare_graph ? spare_graph : sim_graph_new();
-  spare_graph = NULL;
+/* The graph an engine builds in: the caller's kept one (*spare, taken
+ * out of it) or a new one. */
+static sim_graph *graph_take(sim_graph **spare) {
+  if (!spare || !*spare) return sim_graph_new();
+  sim_graph *g = *spare;
+  *spare = NULL;
   return g;
 }
 
-static void graph_give_back(sim_graph *g) {
+/* An engine's graph when the engine goes: emptied into *spare for the
+ * caller's next run (whatever was there is freed), or freed. */
+static void graph_give_back(sim_graph *g, sim_graph **spare) {
   if (!g) return;
-  sim_graph_clear(g);
-  sim_graph_free(spare_graph);
-  spare_graph = g;
-}
-
-/* Per device: compute busy seconds of tasks [lo, hi), GPU work only. */
-static void busy(const sim_task *t, uint32_t lo, uint32_t hi, double *out) {
-  for (uint32_t i = lo; i < hi; i++)
-    if (t[i].kind == SIM_TASK_COMPUTE && t[i].role != SIM_ROLE_CALL &&
-        t[i].role != SIM_ROLE_BARRIER)
-      out[t[i].dev] += (double)t[i].dur_ns * 1e-9;
-}
-
-/* Bytes sent among tasks [0, n): b[0] by the pipeline (activations and
- * their gradients), b[1] by the data-parallel synchronisation, b[2 + k]
- * the same between sites. */
-static void role_bytes(const scenario *s, const sim_task *t, uint32_t n,
-                       double b[4]) {
-  b[0] = b[1] = b[2] = b[3] = 0;
-  for (uint32_t i = 0; i < n; i++)
-    if (t[i].kind == SIM_TASK_XFER) {
-      int k = t[i].role == SIM_ROLE_DP;
-      b[k] += t[i].bytes;
-      if (s->device_site[t[i].dev] != s->device_site[t[i].dst])
-        b[2 + k] += t[i].bytes;
-    }
-}
-
-/* Utilisation of every device from its busy seconds over wall seconds. */
-static void utilisation(sim_result *out, double *busy_s, int n, double wall) {
-  double sum = 0;
-  out->ndevices = n;
-  out->utilisation = busy_s;
-  for (int d = 0; d < n; d++) {
-    sum += busy_s[d];
-    busy_s[d] = wall > 0 ? busy_s[d] / wall : 0;
+  if (!spare) {
+    sim_graph_free(g);
+    return;
   }
-  out->compute_utilisation = wall > 0 ? sum / (n * wall) : 0;
-}
-
-/* The figures of one outer step from its graph (tasks t[0, n), end at
- * end_ns) and the first inner step (its breakdown already in out). */
-static void finish_outer(const scenario *s, const spec_workload *w,
-                         const sim_task *t, uint32_t n,
-                         const sim_outer_marks *m, int64_t t0, int64_t end_ns,
-                         sim_result *out) {
-  int nd = m->first.ndevices, H = w->inner_steps, E = m->explicit_steps;
-  int64_t t1 = 0; /* the first inner step's length */
-  for (int d = 0; d < nd; d++)
-    if (t[m->first.end[d]].t_done - t0 > t1) t1 = t[m->first.end[d]].t_done - t0;
-  double outer = (double)(end_ns - t0) * 1e-9 + (double)(H - E) * (double)t1 * 1e-9;
-  double *b1 = mem_calloc((size_t)nd, sizeof *b1);
-  double *all = mem_calloc((size_t)nd, sizeof *all);
-  busy(t, 0, m->first_tasks, b1);
-  busy(t, 0, n, all);
-  double mean = 0;
-  for (int d = 0; d < nd; d++) all[d] += (H - E) * b1[d], mean += all[d] / nd;
-  double k1[4], k[4];
-  role_bytes(s, t, m->first_tasks, k1);
-  role_bytes(s, t, n, k);
-  out->inner_steps = H, out->explicit_steps = E;
-  out->inner_step_s = (double)t1 * 1e-9, out->outer_step_s = outer;
-  out->iteration_s = outer / H;
-  out->pp_bytes = k1[0], out->dp_bytes = k[1] / H;
-  out->wan_bytes = k1[2] + k[3] / H;
-  double exposed = (outer - H * out->inner_step_s) / H;
-  out->mean.dp_sync_s = exposed, out->mean.compute_s = mean / H;
-  for (int st = 0; st < out->stages; st++) out->stage[st].dp_sync_s = exposed;
-  utilisation(out, all, nd, outer);
-  free(b1);
-}
-
-/* The figures of one plain iteration (tasks t[0, n)). */
-static void finish_plain(const scenario *s, const sim_task *t, uint32_t n,
-                         int nd, sim_result *out) {
-  double *b = mem_calloc((size_t)nd, sizeof *b), k[4];
-  busy(t, 0, n, b);
-  role_bytes(s, t, n, k);
-  out->pp_bytes = k[0], out->dp_bytes = k[1], out->wan_bytes = k[2] + k[3];
-  utilisation(out, b, nd, out->iteration_s);
+  sim_graph_clear(g);
+  sim_graph_free(*spare);
+  *spare = g;
 }
 
 /* Per replica of a: the latency of DT-FM's barrier over its pipeline
@@ -527,17 +275,20 @@ void sim_engine_free(sim_engine *x) {
   if (x->om.first.ndevices) sim_outer_marks_free(&x->om); /* mk is its first */
   else sim_train_marks_free(&x->mk);
   if (x->g) sim_graph_detach(x->g);
-  graph_give_back(x->g);
+  graph_give_back(x->g, x->spare);
   devices_free(&x->d);
   free(x);
 }
 
-int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
-                   const fault_trace *faults, const int *device_map,
-                   sim_net_conn conn, sim_engine **out, err *e) {
+/* sim_engine_new with the graph taken from and given back to *spare. */
+static int engine_new(const scenario *s, const alloc *a, const sim_options *o,
+                      const fault_trace *faults, const int *device_map,
+                      sim_net_conn conn, sim_graph **spare, sim_engine **out,
+                      err *e) {
   *out = NULL;
   sim_engine *x = mem_calloc(1, sizeof *x);
   x->s = s;
+  x->spare = spare;
   x->opt = o ? *o : sim_options_default();
   x->faults = faults;
   x->dmap = device_map;
@@ -558,12 +309,18 @@ int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
   }
   int64_t *rb = replica_barriers(s, &x->w, a);
   in.replica_barrier_ns = rb;
-  x->g = graph_take();
+  x->g = graph_take(spare);
   build(x->g, &in, x->opt.diloco_full, &x->mk, &x->om);
   free(rb);
   sim_graph_attach(x->g, &x->topo, &x->opt.transport, conn);
   *out = x;
   return ERR_OK;
+}
+
+int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
+                   const fault_trace *faults, const int *device_map,
+                   sim_net_conn conn, sim_engine **out, err *e) {
+  return engine_new(s, a, o, faults, device_map, conn, NULL, out, e);
 }
 
 int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
@@ -595,9 +352,7 @@ int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
   out->flows = sim_graph_flows(x->g);
   out->network = x->opt.transport.model;
   bool outer = spec_is_diloco(&x->w);
-  statistics(s, t, outer ? x->om.first_tasks : n, &x->mk, x->w.stages, t0, out);
-  if (outer) finish_outer(s, &x->w, t, n, &x->om, t0, end, out);
-  else finish_plain(s, t, n, x->mk.ndevices, out);
+  sim_stats_fill(s, &x->w, t, n, &x->mk, outer ? &x->om : NULL, t0, end, out);
   if (outer && !(out->outer_step_s <= SIMTIME_LIMIT_S)) {
     double o = out->outer_step_s;
     sim_result_free(out);
@@ -615,10 +370,15 @@ const sim_task *sim_engine_tasks(const sim_engine *x, uint32_t *n) {
 
 int sim_run(const scenario *s, const alloc *a, const sim_options *o,
             sim_result *out, err *e) {
+  return sim_run_reuse(s, a, o, NULL, out, e);
+}
+
+int sim_run_reuse(const scenario *s, const alloc *a, const sim_options *o,
+                  sim_graph **spare, sim_result *out, err *e) {
   memset(out, 0, sizeof *out);
   sim_engine *x;
   bool stopped;
-  int rc = sim_engine_new(s, a, o, NULL, NULL, SIM_NET_WARM, &x, e);
+  int rc = engine_new(s, a, o, NULL, NULL, SIM_NET_WARM, spare, &x, e);
   if (rc) return rc;
   rc = sim_engine_run(x, 0, INT64_MAX, out, &stopped, e);
   if (!rc && x->opt.timeline_path) {
@@ -642,7 +402,7 @@ int sim_moves(const scenario *s, const sim_options *o,
   x->faults = faults;
   devices_layout(&x->d, s);
   engine_topo(x);
-  x->g = graph_take();
+  x->g = graph_take(NULL);
   for (int i = 0; i < n; i++) {
     assert(v[i].src != v[i].dst);
     sim_graph_xfer(x->g, v[i].src, v[i].dst, v[i].bytes, SIM_ROLE_DP, i);

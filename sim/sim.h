@@ -103,6 +103,15 @@ typedef struct sim_result {
 int sim_run(const scenario *s, const alloc *a, const sim_options *o,
             sim_result *out, err *e);
 
+/* sim_run building its task graph in *spare when there is one (taken out
+ * of it) and leaving the graph there, emptied, for the next run (freeing
+ * whatever *spare held): a search calls sim_run thousands of times, and a
+ * large graph's fresh memory (tens of MB at 1024 devices) costs page faults
+ * on every run. The caller owns *spare and frees it with sim_graph_free;
+ * spare NULL: sim_run. */
+int sim_run_reuse(const scenario *s, const alloc *a, const sim_options *o,
+                  sim_graph **spare, sim_result *out, err *e);
+
 /* The checks sim_run makes of s's workload before any allocation is known:
  * it resolves (models/spec) and its task graph fits the engine's limits
  * (32-bit indices, SIM_MAX_BYTES). ERR_OK, or e filled naming the field,

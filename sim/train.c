@@ -14,6 +14,7 @@
  * stream. */
 #include "sim/train.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -128,6 +129,8 @@ typedef struct builder {
 } builder;
 
 static size_t ix(const builder *b, int r, int s, int p, int k) {
+  assert(r >= 0 && r < b->R && s >= 0 && s < b->S && p >= 0 && p < b->P &&
+         k >= 0 && k < b->M);
   return (((size_t)r * b->S + s) * b->P + p) * b->M + k;
 }
 
@@ -502,6 +505,30 @@ static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
   free(sync);
 }
 
+#ifndef NDEBUG
+/* The marks' contract (train.h): every device's marks are tasks of g, of
+ * that device and of the role they name; its stage is the allocation's. */
+static bool marks_hold(const sim_graph *g, const alloc *a,
+                       const sim_train_marks *m) {
+  uint32_t n;
+  const sim_task *t = sim_graph_tasks(g, &n);
+  for (int d = 0; d < m->ndevices; d++) {
+    uint32_t lb = m->last_bwd[d], sy = m->sync[d], ot = m->opt[d],
+             en = m->end[d];
+    if (lb >= n || sy >= n || ot >= n || en >= n) return false;
+    if (m->stage[d] < 0 || m->stage[d] >= a->stages) return false;
+    int r = 0;
+    while (r < a->replicas && alloc_at(a, r, m->stage[d]) != d) r++;
+    if (r == a->replicas) return false; /* d runs its stage */
+    if (t[sy].role != SIM_ROLE_SYNC || t[sy].dev != d) return false;
+    if (t[ot].role != SIM_ROLE_OPT || t[ot].dev != d) return false;
+    if (t[lb].dev != d) return false; /* a backward, or Megatron's call */
+    if (en != ot && t[en].role != SIM_ROLE_BARRIER) return false;
+  }
+  return true;
+}
+#endif
+
 void sim_train_build(sim_graph *g, const sim_train_inputs *in,
                      sim_train_marks *m) {
   const spec_workload *w = in->w;
@@ -539,6 +566,7 @@ void sim_train_build(sim_graph *g, const sim_train_inputs *in,
   if (w->runtime == SPEC_RUNTIME_MEGATRON) build_megatron(&b);
   else build_streams(&b);
   build_sync(&b, gpu, compute_scale, grad_bytes, m);
+  assert(marks_hold(g, a, m));
   free(b.F);
   free(b.B);
   free(b.act);

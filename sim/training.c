@@ -74,6 +74,8 @@ typedef struct run {
   double pending;     /* lost since the last kept iteration ended */
   double pending_by[SIM_LOST_N]; /* the same by cause */
   double lost[SIM_LOST_N];
+  int64_t booked_ns;  /* kept iterations' and lost nanoseconds: == now
+                         between steps (the header's invariant, asserted) */
   sim_result agg;
   size_t completed;   /* iterations run to completion */
   sim_result one;     /* the first completed iteration's utilisation, kept
@@ -87,6 +89,8 @@ typedef struct run {
 static double sec(int64_t ns) { return (double)ns * 1e-9; }
 
 static void lose(run *r, sim_lost c, int64_t ns) {
+  assert(ns >= 0); /* the clock only moves forward */
+  r->booked_ns += ns;
   r->lost[c] += sec(ns);
   r->pending += sec(ns);
   r->pending_by[c] += sec(ns);
@@ -216,7 +220,20 @@ static void finish_agg(run *r) {
   sim_link_classes_sort(g->classes, g->nclasses);
 }
 
+#ifndef NDEBUG
+/* The header's recurrence start(k + 1) = start(k) + time(k) + lost(k + 1),
+ * in seconds: each term is rounded from whole ns (the losses summed), so
+ * they agree to far below a nanosecond per second of clock. */
+static bool starts_chain(const run *r, int64_t start) {
+  double prev = r->n ? r->it[r->n - 1].start_s + r->it[r->n - 1].iteration_s
+                     : 0;
+  return fabs(prev + r->pending - sec(start)) <= 1e-9 * fmax(1, sec(start));
+}
+#endif
+
 static int keep(run *r, int64_t start, const sim_result *x) {
+  assert(start == r->now && x->end_ns >= start && starts_chain(r, start));
+  r->booked_ns += x->end_ns - start;
   mem_grow((void **)&r->it, &r->cap, r->n + 1, sizeof *r->it);
   const scenario *v = sim_plan_scenario(&r->plan);
   r->it[r->n] = (sim_iteration){.index = (int)r->n, .start_s = sec(start),
@@ -551,7 +568,20 @@ static double percentile(const double *v, size_t n, double q) {
   return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
 }
 
+#ifndef NDEBUG
+/* The header's identity in the result: the run's total is the sum of the
+ * kept iterations and of the time lost, up to the rounding of the sums
+ * (an ulp of the total per term at most). */
+static bool booked(const sim_training_result *out) {
+  double sum = out->lost_total_s;
+  for (size_t k = 0; k < out->n; k++) sum += out->it[k].iteration_s;
+  return fabs(sum - out->total_s) <=
+         1e-12 * (double)(out->n + SIM_LOST_N + 1) * fmax(1, out->total_s);
+}
+#endif
+
 static void summarise(run *r, sim_training_result *out) {
+  assert(r->booked_ns == r->now); /* every nanosecond booked once */
   finish_agg(r);
   *out = (sim_training_result){.it = r->it, .n = r->n, .agg = r->agg,
                                .faults_seen = r->faults_seen,
@@ -578,6 +608,7 @@ static void summarise(run *r, sim_training_result *out) {
   out->samples_per_s = out->total_s > 0 ? out->samples / out->total_s : 0;
   out->agg.samples_per_s = out->samples_per_s; /* goodput over the run */
   free(v);
+  assert(booked(out));
 }
 
 static void run_free(run *r) {
@@ -601,6 +632,7 @@ int sim_training_run(const scenario *s, const alloc *a,
     if (r.n > 0 && (rc = regrow(&r))) break;
     if (r.n > 0 && o->replan_on_change && (rc = replan_on_change(&r))) break;
     rc = attempt(&r);
+    assert(rc || r.booked_ns == r.now);
     if (!rc && r.now > SIMTIME_LIMIT_NS) rc = past_the_limit(&r);
     if (!rc && !finished(&r) && r.n >= SIM_TRAINING_MAX_ITERATIONS)
       rc = err_set(e, ERR_RANGE, "%s: the run keeps %d iterations before "

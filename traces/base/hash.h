@@ -21,4 +21,15 @@ uint64_t hash_str(uint64_t h, const char *s);
 uint64_t hash_u64(uint64_t h, uint64_t v);
 uint64_t hash_double(uint64_t h, double v);
 
+/* The slot of the ordered pair (a, b) in an open-addressing table of cap
+ * slots (a power of two, at most 2^32): the pair's 64 bits times 2^64 / phi
+ * (Fibonacci hashing), whose upper half mixes every bit of both. The one
+ * hash of a pair of indices (the net's connections, sim's link classes);
+ * callers probe linearly from it. */
+static inline size_t hash_pair_slot(int a, int b, size_t cap) {
+  uint64_t k = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) *
+               0x9E3779B97F4A7C15ULL;
+  return (size_t)(k >> 32) & (cap - 1);
+}
+
 #endif

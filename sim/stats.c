@@ -1,0 +1,280 @@
+/* stats: see stats.h. The busy time of a stream is the union of its task
+ * intervals; a link class sums its transfers in task order. */
+#include "sim/stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "base/mem.h"
+
+typedef struct span {
+  int64_t t0, t1;
+} span;
+_Static_assert(2 * sizeof(span) == SIM_STATS_BYTES_PER_TASK,
+               "stats.h's scratch per task");
+
+/* Sorts v[0..n) by t0: insertion sort of runs of 16, then bottom-up merges
+ * through tmp (n of them). The union below does not depend on how ties are
+ * ordered, so any sort by t0 gives the same result; an inline comparison is
+ * several times cheaper than qsort's callback on these 16-byte records. */
+static void span_sort(span *v, span *tmp, size_t n) {
+  enum { RUN = 16 };
+  for (size_t lo = 0; lo < n; lo += RUN) {
+    size_t hi = lo + RUN < n ? lo + RUN : n;
+    for (size_t i = lo + 1; i < hi; i++) {
+      span x = v[i];
+      size_t j = i;
+      for (; j > lo && v[j - 1].t0 > x.t0; j--) v[j] = v[j - 1];
+      v[j] = x;
+    }
+  }
+  span *src = v, *dst = tmp;
+  for (size_t w = RUN; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      size_t i = lo, j = mid, k = lo;
+      if (mid < hi && src[mid - 1].t0 <= src[mid].t0) { /* already in order */
+        memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);
+        continue;
+      }
+      while (i < mid && j < hi)
+        dst[k++] = src[j].t0 < src[i].t0 ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    span *x = src;
+    src = dst;
+    dst = x;
+  }
+  if (src != v) memcpy(v, src, n * sizeof *v);
+}
+
+/* comm[d] = length of the union of d's send and receive busy intervals.
+ * The intervals are bucketed by device (counting sort), then each bucket is
+ * sorted by start and swept. */
+static void comm_busy(const sim_task *t, uint32_t n, int ndevices,
+                      double *comm) {
+  size_t *off = mem_calloc((size_t)ndevices + 1, sizeof *off);
+  for (uint32_t i = 0; i < n; i++)
+    if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0) {
+      off[t[i].dev + 1]++;
+      off[t[i].dst + 1]++;
+    }
+  size_t most = 0; /* the largest bucket: the merge buffer's size */
+  for (int d = 0; d < ndevices; d++) {
+    if (off[d + 1] > most) most = off[d + 1];
+    off[d + 1] += off[d];
+  }
+  span *v = mem_alloc((off[ndevices] + 1) * sizeof *v);
+  span *tmp = mem_alloc((most + 1) * sizeof *tmp);
+  for (uint32_t i = 0; i < n; i++)
+    if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0) {
+      v[off[t[i].dev]++] = (span){t[i].t_start, t[i].t_left};
+      v[off[t[i].dst]++] = (span){t[i].t_start, t[i].t_done};
+    }
+  for (int d = 0; d < ndevices; d++) { /* off[d] is now bucket d's end */
+    size_t a = d ? off[d - 1] : 0, b = off[d];
+    if (a == b) continue;
+    span_sort(v + a, tmp, b - a);
+    int64_t s0 = v[a].t0, s1 = v[a].t1, sum = 0;
+    for (size_t i = a + 1; i < b; i++) {
+      if (v[i].t0 > s1) {
+        sum += s1 - s0;
+        s0 = v[i].t0;
+        s1 = v[i].t1;
+      } else if (v[i].t1 > s1) {
+        s1 = v[i].t1;
+      }
+    }
+    comm[d] = (double)(sum + s1 - s0) * 1e-9;
+  }
+  free(v);
+  free(tmp);
+  free(off);
+}
+
+/* The slot of classes m (table slot: class index + 1, 0 = free; cap a power
+ * of two) holding (a, b), or the free slot where it belongs. */
+static uint32_t *class_slot(uint32_t *slot, size_t cap,
+                            const sim_link_class *m, int a, int b) {
+  size_t h = hash_pair_slot(a, b, cap);
+  while (slot[h] &&
+         (m[slot[h] - 1].src_site != a || m[slot[h] - 1].dst_site != b))
+    h = (h + 1) & (cap - 1);
+  return &slot[h];
+}
+
+/* Per (sender site, receiver site) the bytes and flows of the transfers.
+ * The pairs that carry traffic are few next to nsites^2 (2048 one-device
+ * sites would be 4M cells), so they are found through a small open-
+ * addressing table; each class sums its transfers in task order and the
+ * result is sorted by a total order, so the output does not depend on the
+ * table's layout. */
+static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
+                         sim_result *out) {
+  size_t cap = 64, k = 0, mcap = 0;
+  uint32_t *slot = mem_calloc(cap, sizeof *slot);
+  sim_link_class *m = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    if (t[i].kind != SIM_TASK_XFER) continue;
+    int a = s->device_site[t[i].dev], b = s->device_site[t[i].dst];
+    uint32_t *sl = class_slot(slot, cap, m, a, b);
+    if (!*sl) {
+      mem_grow((void **)&m, &mcap, k + 1, sizeof *m);
+      m[k++] = (sim_link_class){.src_site = a, .dst_site = b};
+      *sl = (uint32_t)k;
+      if (2 * k > cap) { /* rehash at half full */
+        free(slot);
+        cap *= 2;
+        slot = mem_calloc(cap, sizeof *slot);
+        for (size_t c = 0; c < k; c++)
+          *class_slot(slot, cap, m, m[c].src_site, m[c].dst_site) =
+              (uint32_t)c + 1;
+        sl = class_slot(slot, cap, m, a, b);
+      }
+    }
+    sim_link_class *c = &m[*sl - 1];
+    c->bytes += t[i].bytes;
+    c->flows++;
+  }
+  free(slot);
+  sim_link_classes_sort(m, (int)k);
+  out->nclasses = (int)k;
+  out->classes = m;
+}
+
+static void statistics(const scenario *s, const sim_task *t, uint32_t n,
+                       const sim_train_marks *mk, int stages, int64_t t0,
+                       sim_result *out) {
+  int nd = mk->ndevices;
+  double *comp = mem_calloc((size_t)nd, sizeof *comp);
+  double *pipe = mem_calloc((size_t)nd, sizeof *pipe);
+  double *comm = mem_calloc((size_t)nd, sizeof *comm);
+  for (uint32_t i = 0; i < n; i++)
+    if (t[i].kind == SIM_TASK_COMPUTE && t[i].role != SIM_ROLE_CALL &&
+        t[i].role != SIM_ROLE_BARRIER) {
+      comp[t[i].dev] += (double)t[i].dur_ns * 1e-9;
+      if (t[i].role != SIM_ROLE_OPT) pipe[t[i].dev] += (double)t[i].dur_ns * 1e-9;
+    }
+  comm_busy(t, n, nd, comm);
+  out->stages = stages;
+  out->stage = mem_calloc((size_t)stages, sizeof *out->stage);
+  int *cnt = mem_calloc((size_t)stages, sizeof *cnt);
+  for (int d = 0; d < nd; d++) {
+    double bwd_end = (double)(t[mk->last_bwd[d]].t_done - t0) * 1e-9;
+    sim_breakdown b = {
+        .compute_s = comp[d], .bubble_s = bwd_end - pipe[d],
+        .comm_s = comm[d],
+        .dp_sync_s = (double)(t[mk->sync[d]].t_done - t0) * 1e-9 - bwd_end};
+    sim_breakdown *st = &out->stage[mk->stage[d]];
+    st->compute_s += b.compute_s;
+    st->bubble_s += b.bubble_s;
+    st->comm_s += b.comm_s;
+    st->dp_sync_s += b.dp_sync_s;
+    cnt[mk->stage[d]]++;
+    out->mean.compute_s += b.compute_s / nd;
+    out->mean.bubble_s += b.bubble_s / nd;
+    out->mean.comm_s += b.comm_s / nd;
+    out->mean.dp_sync_s += b.dp_sync_s / nd;
+  }
+  for (int st = 0; st < stages; st++)
+    if (cnt[st]) {
+      out->stage[st].compute_s /= cnt[st];
+      out->stage[st].bubble_s /= cnt[st];
+      out->stage[st].comm_s /= cnt[st];
+      out->stage[st].dp_sync_s /= cnt[st];
+    }
+  link_classes(s, t, n, out);
+  free(cnt);
+  free(comp);
+  free(pipe);
+  free(comm);
+}
+
+/* Per device: compute busy seconds of tasks [lo, hi), GPU work only. */
+static void busy(const sim_task *t, uint32_t lo, uint32_t hi, double *out) {
+  for (uint32_t i = lo; i < hi; i++)
+    if (t[i].kind == SIM_TASK_COMPUTE && t[i].role != SIM_ROLE_CALL &&
+        t[i].role != SIM_ROLE_BARRIER)
+      out[t[i].dev] += (double)t[i].dur_ns * 1e-9;
+}
+
+/* Bytes sent among tasks [0, n): b[0] by the pipeline (activations and
+ * their gradients), b[1] by the data-parallel synchronisation, b[2 + k]
+ * the same between sites. */
+static void role_bytes(const scenario *s, const sim_task *t, uint32_t n,
+                       double b[4]) {
+  b[0] = b[1] = b[2] = b[3] = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (t[i].kind == SIM_TASK_XFER) {
+      int k = t[i].role == SIM_ROLE_DP;
+      b[k] += t[i].bytes;
+      if (s->device_site[t[i].dev] != s->device_site[t[i].dst])
+        b[2 + k] += t[i].bytes;
+    }
+}
+
+/* Utilisation of every device from its busy seconds over wall seconds. */
+static void utilisation(sim_result *out, double *busy_s, int n, double wall) {
+  double sum = 0;
+  out->ndevices = n;
+  out->utilisation = busy_s;
+  for (int d = 0; d < n; d++) {
+    sum += busy_s[d];
+    busy_s[d] = wall > 0 ? busy_s[d] / wall : 0;
+  }
+  out->compute_utilisation = wall > 0 ? sum / (n * wall) : 0;
+}
+
+/* The figures of one outer step from its graph (tasks t[0, n), end at
+ * end_ns) and the first inner step (its breakdown already in out). */
+static void finish_outer(const scenario *s, const spec_workload *w,
+                         const sim_task *t, uint32_t n,
+                         const sim_outer_marks *m, int64_t t0, int64_t end_ns,
+                         sim_result *out) {
+  int nd = m->first.ndevices, H = w->inner_steps, E = m->explicit_steps;
+  int64_t t1 = 0; /* the first inner step's length */
+  for (int d = 0; d < nd; d++)
+    if (t[m->first.end[d]].t_done - t0 > t1) t1 = t[m->first.end[d]].t_done - t0;
+  double outer = (double)(end_ns - t0) * 1e-9 + (double)(H - E) * (double)t1 * 1e-9;
+  double *b1 = mem_calloc((size_t)nd, sizeof *b1);
+  double *all = mem_calloc((size_t)nd, sizeof *all);
+  busy(t, 0, m->first_tasks, b1);
+  busy(t, 0, n, all);
+  double mean = 0;
+  for (int d = 0; d < nd; d++) all[d] += (H - E) * b1[d], mean += all[d] / nd;
+  double k1[4], k[4];
+  role_bytes(s, t, m->first_tasks, k1);
+  role_bytes(s, t, n, k);
+  out->inner_steps = H, out->explicit_steps = E;
+  out->inner_step_s = (double)t1 * 1e-9, out->outer_step_s = outer;
+  out->iteration_s = outer / H;
+  out->pp_bytes = k1[0], out->dp_bytes = k[1] / H;
+  out->wan_bytes = k1[2] + k[3] / H;
+  double exposed = (outer - H * out->inner_step_s) / H;
+  out->mean.dp_sync_s = exposed, out->mean.compute_s = mean / H;
+  for (int st = 0; st < out->stages; st++) out->stage[st].dp_sync_s = exposed;
+  utilisation(out, all, nd, outer);
+  free(b1);
+}
+
+/* The figures of one plain iteration (tasks t[0, n)). */
+static void finish_plain(const scenario *s, const sim_task *t, uint32_t n,
+                         int nd, sim_result *out) {
+  double *b = mem_calloc((size_t)nd, sizeof *b), k[4];
+  busy(t, 0, n, b);
+  role_bytes(s, t, n, k);
+  out->pp_bytes = k[0], out->dp_bytes = k[1], out->wan_bytes = k[2] + k[3];
+  utilisation(out, b, nd, out->iteration_s);
+}
+
+
+void sim_stats_fill(const scenario *s, const spec_workload *w,
+                    const sim_task *t, uint32_t n, const sim_train_marks *mk,
+                    const sim_outer_marks *om, int64_t t0, int64_t end_ns,
+                    sim_result *out) {
+  statistics(s, t, om ? om->first_tasks : n, mk, w->stages, t0, out);
+  if (om) finish_outer(s, w, t, n, om, t0, end_ns, out);
+  else finish_plain(s, t, n, mk->ndevices, out);
+}

@@ -1,0 +1,194 @@
+/* test_maxmin: the pure max-min solver alone — hand-solved weighted shares,
+ * and random systems (weights, caps, one to three resources per variable,
+ * a resource of capacity 0) against a naive weighted water-filling of the
+ * whole system, after a first solve and after each of a random sequence of
+ * changes (a variable leaves or arrives, a capacity, weight or cap moves),
+ * each solved as the net solves it: alone when it can, else the component
+ * of the seeds. */
+#include <criterion/criterion.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdbool.h>
+
+#include "sim/maxmin.h"
+
+#define MAXV 64
+#define MAXR 16
+
+/* A system as plain arrays, the reference's input. */
+typedef struct ref {
+  int nv, nr;
+  bool tcp;               /* weights sockets / RTT, not sockets */
+  bool on[MAXV];          /* attached: it takes part */
+  int nres[MAXV], res[MAXV][SIM_MAXMIN_MAXRES];
+  double w[MAXV], cap[MAXV], rcap[MAXR];
+} ref;
+
+/* Naive reference: one level L raised for every unfrozen variable (rate
+ * w x L), step by step to the next event — a resource saturates or a
+ * variable reaches its cap — freezing the variables that event binds. */
+static void naive_weighted(const ref *s, double *rate) {
+  bool frozen[MAXV];
+  double rem[MAXR];
+  for (int r = 0; r < s->nr; r++) rem[r] = s->rcap[r];
+  for (int v = 0; v < s->nv; v++) rate[v] = 0, frozen[v] = !s->on[v];
+  for (;;) {
+    double step = INFINITY, wsum[MAXR] = {0};
+    for (int v = 0; v < s->nv; v++)
+      if (!frozen[v]) {
+        for (int j = 0; j < s->nres[v]; j++) wsum[s->res[v][j]] += s->w[v];
+        step = fmin(step, (s->cap[v] - rate[v]) / s->w[v]);
+      }
+    for (int r = 0; r < s->nr; r++)
+      if (wsum[r] > 0) step = fmin(step, fmax(rem[r], 0) / wsum[r]);
+    if (isinf(step)) return; /* nothing unfrozen */
+    for (int v = 0; v < s->nv; v++)
+      if (!frozen[v]) {
+        rate[v] += s->w[v] * step;
+        for (int j = 0; j < s->nres[v]; j++) rem[s->res[v][j]] -= s->w[v] * step;
+      }
+    for (int v = 0; v < s->nv; v++) {
+      if (frozen[v]) continue;
+      bool bound = rate[v] >= s->cap[v] * (1 - 1e-12);
+      for (int j = 0; j < s->nres[v]; j++)
+        bound |= rem[s->res[v][j]] <= 1e-12 * s->rcap[s->res[v][j]];
+      frozen[v] = bound;
+    }
+  }
+}
+
+static void check(const sim_maxmin *m, const ref *s, unsigned long seed,
+                  int step) {
+  double want[MAXV];
+  naive_weighted(s, want);
+  for (int v = 0; v < s->nv; v++) {
+    if (!s->on[v]) continue;
+    double got = m->var[v].rate;
+    cr_assert(fabs(got - want[v]) <= 1e-9 * fmax(1, want[v]),
+              "seed %lu step %d var %d: %.17g vs %.17g", seed, step, v, got,
+              want[v]);
+  }
+}
+
+/* Solves as the net does after a change to v: alone when it can. */
+static void solve(sim_maxmin *m, uint32_t v) {
+  const uint32_t *ids;
+  if (v == SIM_MAXMIN_NONE || !sim_maxmin_solve_alone(m, v))
+    sim_maxmin_solve(m, &ids);
+}
+
+Test(maxmin, weights_share_one_resource_in_proportion) {
+  sim_maxmin *m = sim_maxmin_new();
+  uint32_t r = sim_maxmin_res_add(m, 8);
+  for (int i = 0; i < 2; i++) {
+    uint32_t v = sim_maxmin_var_add(m);
+    sim_maxmin_var_reset(m, v, i ? 3 : 1, INFINITY);
+    sim_maxmin_attach(m, v, r);
+  }
+  const uint32_t *ids;
+  sim_maxmin_seed(m, r);
+  cr_assert_eq(sim_maxmin_solve(m, &ids), 2);
+  cr_assert_float_eq(m->var[0].rate, 2, 1e-12);
+  cr_assert_float_eq(m->var[1].rate, 6, 1e-12);
+  /* a cap below the fair share frees the rest for the other */
+  m->var[1].cap = 1;
+  sim_maxmin_seed(m, r);
+  sim_maxmin_solve(m, &ids);
+  cr_assert_float_eq(m->var[0].rate, 7, 1e-12);
+  cr_assert_float_eq(m->var[1].rate, 1, 1e-12);
+  cr_assert_float_eq(m->var[1].old, 6, 1e-12);
+  sim_maxmin_free(m);
+}
+
+Test(maxmin, a_seed_no_variable_crosses_solves_nothing) {
+  sim_maxmin *m = sim_maxmin_new();
+  uint32_t r = sim_maxmin_res_add(m, 1);
+  const uint32_t *ids;
+  sim_maxmin_seed(m, r);
+  cr_assert_eq(sim_maxmin_solve(m, &ids), 0);
+  cr_assert_eq(m->solves, 0);
+  sim_maxmin_free(m);
+}
+
+/* A random variable: one to three distinct resources, a weight that is a
+ * socket count (1..64) or, in a tcp system, sockets / RTT (RTT 1 us to
+ * 300 ms, as the net's weights are), a cap half the time. */
+static void random_var(gsl_rng *g, ref *s, sim_maxmin *m, int v) {
+  s->nres[v] = 1 + (int)gsl_rng_uniform_int(g, SIM_MAXMIN_MAXRES);
+  if (s->nres[v] > s->nr) s->nres[v] = s->nr;
+  for (int j = 0; j < s->nres[v]; j++) {
+    int r, dup;
+    do {
+      r = (int)gsl_rng_uniform_int(g, (unsigned long)s->nr);
+      dup = 0;
+      for (int k = 0; k < j; k++) dup |= s->res[v][k] == r;
+    } while (dup);
+    s->res[v][j] = r;
+  }
+  double sockets = 1 + (double)gsl_rng_uniform_int(g, 64);
+  s->w[v] = s->tcp ? sockets / (1e3 + gsl_rng_uniform(g) * 3e8) : sockets;
+  s->cap[v] = gsl_rng_uniform(g) < 0.5 ? INFINITY : 0.01 + gsl_rng_uniform(g) * 5;
+  s->on[v] = true;
+  sim_maxmin_var_reset(m, (uint32_t)v, s->w[v], s->cap[v]);
+  for (int j = 0; j < s->nres[v]; j++)
+    sim_maxmin_attach(m, (uint32_t)v, (uint32_t)s->res[v][j]);
+}
+
+/* One random change to s and m, seeded as the net seeds it; returns the
+ * variable it touched (the one to try alone) or SIM_MAXMIN_NONE. */
+static uint32_t random_change(gsl_rng *g, ref *s, sim_maxmin *m) {
+  int v = (int)gsl_rng_uniform_int(g, (unsigned long)s->nv);
+  switch (gsl_rng_uniform_int(g, 4)) {
+    case 0: /* leaves, or arrives */
+      if (s->on[v]) {
+        sim_maxmin_detach(m, (uint32_t)v);
+        s->on[v] = false;
+        return SIM_MAXMIN_NONE;
+      }
+      random_var(g, s, m, v);
+      sim_maxmin_seed(m, (uint32_t)s->res[v][0]);
+      return (uint32_t)v;
+    case 1: { /* a capacity moves (sometimes to 0: a link down) */
+      int r = (int)gsl_rng_uniform_int(g, (unsigned long)s->nr);
+      s->rcap[r] = gsl_rng_uniform(g) < 0.1 ? 0 : 0.1 + gsl_rng_uniform(g) * 10;
+      sim_maxmin_set_cap(m, (uint32_t)r, s->rcap[r]);
+      return SIM_MAXMIN_NONE;
+    }
+    default: /* a weight and a cap move (tcp's window, an RTT) */
+      if (!s->on[v]) return SIM_MAXMIN_NONE;
+      s->w[v] *= 0.5 + gsl_rng_uniform(g);
+      s->cap[v] = gsl_rng_uniform(g) < 0.3 ? INFINITY : 0.01 + gsl_rng_uniform(g) * 5;
+      m->var[v].w = s->w[v];
+      m->var[v].cap = s->cap[v];
+      sim_maxmin_seed(m, (uint32_t)s->res[v][0]);
+      return (uint32_t)v;
+  }
+}
+
+Test(maxmin, random_systems_match_weighted_water_filling) {
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  for (unsigned long seed = 1; seed <= 300; seed++) {
+    gsl_rng_set(g, seed);
+    ref s = {.nr = 1 + (int)gsl_rng_uniform_int(g, MAXR),
+             .nv = 1 + (int)gsl_rng_uniform_int(g, MAXV),
+             .tcp = seed % 2 == 0};
+    sim_maxmin *m = sim_maxmin_new();
+    for (int r = 0; r < s.nr; r++) {
+      s.rcap[r] = 0.1 + gsl_rng_uniform(g) * 10;
+      sim_maxmin_res_add(m, s.rcap[r]);
+    }
+    for (int v = 0; v < s.nv; v++) {
+      sim_maxmin_var_add(m);
+      random_var(g, &s, m, v);
+    }
+    for (int r = 0; r < s.nr; r++) sim_maxmin_seed(m, (uint32_t)r);
+    solve(m, SIM_MAXMIN_NONE);
+    check(m, &s, seed, 0);
+    for (int step = 1; step <= 40; step++) {
+      solve(m, random_change(g, &s, m));
+      check(m, &s, seed, step);
+    }
+    sim_maxmin_free(m);
+  }
+  gsl_rng_free(g);
+}
