@@ -2,6 +2,7 @@
  * line, the sweep files and the results store spell. */
 #include "models/transport.h"
 
+#include <assert.h>
 #include <math.h>
 
 #include "base/names.h"
@@ -70,4 +71,83 @@ double transport_message_s(double bytes, double rtt_s, double bytes_s,
   }
   if (cwnd) *cwnd = slow ? w : W;
   return t;
+}
+
+transport_ring transport_ring_plan(double bytes, int nranks) {
+  assert(nranks >= 2);
+  double chunk = TRANSPORT_NCCL_ALLREDUCE_CHUNKSTEPS * TRANSPORT_NCCL_STEP_BYTES;
+  double loops = ceil(bytes / (TRANSPORT_NCCL_RING_CHANNELS * nranks * chunk));
+  transport_ring r = {
+      .loops = loops < 1 ? 1
+               : loops > TRANSPORT_NCCL_MAX_LOOPS ? TRANSPORT_NCCL_MAX_LOOPS
+                                                   : (int)loops,
+      .slices = TRANSPORT_NCCL_ALLREDUCE_CHUNKSTEPS /
+                TRANSPORT_NCCL_ALLREDUCE_SLICESTEPS};
+  /* a chunk below one slice goes as one (prims' loop over slices ends at
+   * nelem): small all-reduces pay the latency once per step */
+  double slice = TRANSPORT_NCCL_ALLREDUCE_SLICESTEPS * TRANSPORT_NCCL_STEP_BYTES;
+  double per = ceil(bytes / (TRANSPORT_NCCL_RING_CHANNELS * nranks * r.loops) / slice);
+  if (per < r.slices) r.slices = per < 1 ? 1 : (int)per;
+  r.piece = bytes / ((double)nranks * r.loops * r.slices);
+  return r;
+}
+
+int transport_ring_wait(const transport_ring *r, int nranks, int p) {
+  int steps = 2 * (nranks - 1), per_loop = steps * r->slices;
+  int loop = p / per_loop, q = p % per_loop, step = q / r->slices;
+  if (step > 0) return p - r->slices; /* the same slice of the step before */
+  if (loop == 0 || q > 0) return -1;
+  return p - 1; /* runRing's final directRecv of the loop before */
+}
+
+const char *const transport_nic_names[TRANSPORT_NNICS + 1] = {
+    "generic", "aws-ena", "gcp-gvnic", NULL};
+
+int transport_nic_parse(const char *name) {
+  return names_find(transport_nic_names, name);
+}
+
+/* ncclNetSocketGetNsockNthread (src/transport/net_socket.cc): MAX_THREADS,
+ * MAX_SOCKETS, and the auto values by vendor. */
+#define NCCL_SOCKET_MAX_THREADS 16
+int transport_nic_sockets(transport_nic nic, int nthreads, int nsocks) {
+  static const int auto_nt[TRANSPORT_NNICS] = {0, 2, 4};
+  static const int auto_ns[TRANSPORT_NNICS] = {1, 8, 1};
+  int nt = nthreads > 0 ? nthreads : auto_nt[nic];
+  int ns = nsocks > 0 ? nsocks : auto_ns[nic];
+  if (nt > NCCL_SOCKET_MAX_THREADS) nt = NCCL_SOCKET_MAX_THREADS;
+  if (nt * ns > TRANSPORT_SOCKETS_MAX) ns = TRANSPORT_SOCKETS_MAX / nt;
+  return nt * ns > 0 ? nt * ns : 1;
+}
+
+/* The p2p channels of one send of bytes in a comm of nranks between hosts
+ * (2 coll channels: TRANSPORT_NCCL_RING_CHANNELS). Current NCCL:
+ * ncclTopoComputeP2pChannels makes p2pnChannels = pow2Up(2) and cuts the
+ * per-peer count while perPeer x divUp(nranks, 8) > p2pnChannels (paths.cc,
+ * NCCL_MAX_DEV_WORK_P2P_PER_BATCH); addP2pToPlan starts from nChannelsMin
+ * (halved while x nranks > p2pnChannels) and doubles up to the per-peer
+ * count while a part exceeds one p2p chunk (NCCL_P2P_NET_CHUNKSIZE,
+ * 128 KiB). NCCL 2.11 (paths.cc ncclTopoGetNchannels): 1 for a remote
+ * rank. */
+#define NCCL_P2P_NET_CHUNK_BYTES 131072.0
+#define NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8
+static int p2p_channels(int nranks, double bytes, bool old_nccl) {
+  if (old_nccl) return 1;
+  int p2p = TRANSPORT_NCCL_RING_CHANNELS, per_peer =
+      TRANSPORT_NCCL_P2P_CHANNELS_PER_PEER;
+  int batches = (nranks + NCCL_MAX_DEV_WORK_P2P_PER_BATCH - 1) /
+                NCCL_MAX_DEV_WORK_P2P_PER_BATCH;
+  while (per_peer * batches > p2p && per_peer > 1) per_peer /= 2;
+  int nmin = per_peer;
+  while (nmin * nranks > p2p && nmin > 1) nmin /= 2;
+  int c = nmin; /* divUp(bytes, minPartSize) >= 1 for bytes > 0 */
+  while (bytes / c > NCCL_P2P_NET_CHUNK_BYTES && c <= per_peer / 2) c *= 2;
+  return c;
+}
+
+int transport_op_sockets(transport_op op, int sockets, int nranks,
+                         double bytes, bool old_nccl) {
+  int ch = op == TRANSPORT_OP_RING ? TRANSPORT_NCCL_RING_CHANNELS
+                                   : p2p_channels(nranks, bytes, old_nccl);
+  return ch * (sockets > 0 ? sockets : TRANSPORT_SOCKETS_DEFAULT);
 }

@@ -6,6 +6,7 @@
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "tests/support.h"
 
+#include <math.h>
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <ftw.h>
@@ -222,4 +223,28 @@ scenario *support_scenario(const char *name) {
   cr_assert_not_null(s, "%s: %s", name, e.msg);
   cr_assert_eq(e.code, ERR_OK, "%s: %s", name, e.msg);
   return s;
+}
+
+int support_ring_plan(double S, int n, int *loops, int *slices, double *piece) {
+  double chunk = 2.0 * 1024 * 1024, slice = 1024.0 * 1024;
+  double L = fmin(128, fmax(1, ceil(S / (2 * n * chunk))));
+  double sl = fmin(2, fmax(1, ceil(S / (2 * n * L) / slice)));
+  *loops = (int)L, *slices = (int)sl;
+  *piece = S / (n * L * sl);
+  return 2 * (n - 1) * (int)L * (int)sl;
+}
+
+int support_ring_wait(int n, int loops, int slices, int k) {
+  (void)loops;
+  int per_loop = 2 * (n - 1) * slices, q = k % per_loop;
+  if (q >= slices) return k - slices;
+  return k >= per_loop && q == 0 ? k - 1 : -1;
+}
+
+double support_ring_uniform_s(double S, int n, double a, double b) {
+  int L, sl;
+  double p;
+  support_ring_plan(S, n, &L, &sl, &p);
+  double x = p / b, P = fmax(sl * x, x + a);
+  return L * ((2 * n - 3) * P + sl * x + a);
 }
