@@ -173,8 +173,8 @@ double spec_stage_bwd_flops(const spec_workload *w, int st);
 double spec_compute_s(const spec_gpu *g, double flops);
 
 /* How much longer g computes on the hosts of site than its efficiency
- * says: g's efficiency over the site's compute_efficiency (1 when the site
- * sets none). */
+ * says: the site's compute_efficiency is a factor on g's efficiency, so
+ * 1 / compute_efficiency (1 when the site sets none). */
 double spec_site_compute_factor(const scenario_site *site, const spec_gpu *g);
 
 /* Bytes of device memory per parameter under runtime rt: fp16 weights and

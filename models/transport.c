@@ -100,26 +100,6 @@ int transport_ring_wait(const transport_ring *r, int nranks, int p) {
   return p - 1; /* runRing's final directRecv of the loop before */
 }
 
-const char *const transport_nic_names[TRANSPORT_NNICS + 1] = {
-    "generic", "aws-ena", "gcp-gvnic", NULL};
-
-int transport_nic_parse(const char *name) {
-  return names_find(transport_nic_names, name);
-}
-
-/* ncclNetSocketGetNsockNthread (src/transport/net_socket.cc): MAX_THREADS,
- * MAX_SOCKETS, and the auto values by vendor. */
-#define NCCL_SOCKET_MAX_THREADS 16
-int transport_nic_sockets(transport_nic nic, int nthreads, int nsocks) {
-  static const int auto_nt[TRANSPORT_NNICS] = {0, 2, 4};
-  static const int auto_ns[TRANSPORT_NNICS] = {1, 8, 1};
-  int nt = nthreads > 0 ? nthreads : auto_nt[nic];
-  int ns = nsocks > 0 ? nsocks : auto_ns[nic];
-  if (nt > NCCL_SOCKET_MAX_THREADS) nt = NCCL_SOCKET_MAX_THREADS;
-  if (nt * ns > TRANSPORT_SOCKETS_MAX) ns = TRANSPORT_SOCKETS_MAX / nt;
-  return nt * ns > 0 ? nt * ns : 1;
-}
-
 /* The p2p channels of one send of bytes in a comm of nranks between hosts
  * (2 coll channels: TRANSPORT_NCCL_RING_CHANNELS). Current NCCL:
  * ncclTopoComputeP2pChannels makes p2pnChannels = pow2Up(2) and cuts the

@@ -122,27 +122,6 @@ transport_ring transport_ring_plan(double bytes, int nranks);
  * for its own previous message). */
 int transport_ring_wait(const transport_ring *r, int nranks, int p);
 
-/* How NCCL connects a host of a site: its threads x sockets per thread
- * (ncclNetSocketGetNsockNthread in src/transport/net_socket.cc) by the
- * NIC's PCI vendor: AWS ENA (0x1d0f) 2 x 8, GCP gVNIC (0x1ae0) 4 x 1,
- * any other 0 threads (data on the control socket: 1 socket). */
-typedef enum transport_nic {
-  TRANSPORT_NIC_GENERIC,
-  TRANSPORT_NIC_AWS_ENA,
-  TRANSPORT_NIC_GCP_GVNIC
-} transport_nic;
-#define TRANSPORT_NNICS 3
-/* "generic", "aws-ena", "gcp-gvnic" (NULL-terminated); parse: -1 unknown */
-extern const char *const transport_nic_names[TRANSPORT_NNICS + 1];
-int transport_nic_parse(const char *name);
-
-/* NCCL's socket count per connection for a NIC, with NCCL_SOCKET_NTHREADS
- * and NCCL_NSOCKS_PERTHREAD given (> 0) or auto (<= 0): threads capped at
- * MAX_THREADS = 16, sockets per thread cut to MAX_SOCKETS / threads when
- * the product exceeds MAX_SOCKETS = 64; 0 threads or sockets: 1 (the
- * control socket carries the data). */
-int transport_nic_sockets(transport_nic nic, int nthreads, int nsocks);
-
 /* The operations of a run and the connections NCCL gives each. */
 typedef enum transport_op {
   TRANSPORT_OP_P2P,  /* a pipeline send (ncclSend/ncclRecv) */

@@ -149,7 +149,7 @@ static void calibration_pipeline(world *x, double ms, double gbps, int M) {
   snprintf(text, sizeof text,
            "{\"name\": \"pipeline\", \"sites\": [{\"name\": \"p3\", \"devices\": 8, "
            "\"gpu\": \"V100\", \"nic_gbps\": 10, \"nccl_sockets\": 16, "
-           "\"flow_gbps\": 5, \"compute_efficiency\": 0.43}],"
+           "\"flow_gbps\": 5, \"compute_efficiency\": 0.7166666666666667}],"
            "\"network\": {\"latency_ms\": %g, \"bandwidth_gbps\": %g},"
            "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 24, \"batch\": %d,"
            " \"micro_batch\": 1, \"stages\": 8, \"replicas\": 1,"

@@ -240,7 +240,7 @@ Test(spec, memory_check) {
 
 /* The last stage also computes the LM head, 2 s h V a sequence forward,
  * twice that backward and never recomputed; the others only their layers.
- * A site's compute efficiency scales its GPUs' compute. */
+ * A site's compute_efficiency is a factor on its GPUs' efficiency. */
 Test(spec, head_flops_and_site_efficiency) {
   scenario *s = support_scenario(GEODES_FIXTURES "/models/single.json");
   spec_workload w;
@@ -256,8 +256,12 @@ Test(spec, head_flops_and_site_efficiency) {
   const spec_gpu *v100 = spec_gpu_find("V100");
   scenario_site site = {.compute_efficiency = 0};
   cr_assert_eq(spec_site_compute_factor(&site, v100), 1);
-  site.compute_efficiency = v100->efficiency / 2;
+  /* a factor on the GPU's efficiency: half of it takes twice as long,
+   * whatever the GPU's own efficiency */
+  site.compute_efficiency = 0.5;
   cr_assert_float_eq(spec_site_compute_factor(&site, v100), 2, 1e-12);
+  cr_assert_float_eq(spec_site_compute_factor(&site, spec_gpu_find("T4")), 2,
+                     1e-12);
   scenario_free(s);
 }
 
