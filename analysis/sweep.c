@@ -527,10 +527,10 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
 #define INT(k) (a[k].n ? (int64_t)a[k].values[pick[k]] : -1)
 #define REAL(k, dflt) (a[k].n ? a[k].values[pick[k]] : (dflt))
   *p = (sweep_point){
-      /* absent: worldwide, dtfm-identity, netem */
+      /* absent: worldwide, dtfm-identity, tcp */
       .scenario = NAME(K_SCENARIOS, SCENARIO_DEFAULT_NAME),
       .method = NAME(K_METHODS, schedule_method_name(SCHEDULE_DTFM_IDENTITY)),
-      .network = NAME(K_NETWORKS, transport_model_name(TRANSPORT_NETEM)),
+      .network = NAME(K_NETWORKS, transport_model_name(TRANSPORT_MODEL_DEFAULT)),
       .seed = INT(K_SEEDS), .layers = INT(K_LAYERS), .batch = INT(K_BATCH),
       .micro_batch = INT(K_MICRO_BATCH),
       .micro_batches_per_pass = INT(K_MBPP), .window_bytes = INT(K_WINDOW),

@@ -4,6 +4,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "base/names.h"
 
@@ -19,7 +20,7 @@ int transport_model_parse(const char *name) {
 }
 
 transport_options transport_options_default(void) {
-  return (transport_options){.model = TRANSPORT_NETEM,
+  return (transport_options){.model = TRANSPORT_MODEL_DEFAULT,
                              .window_bytes = TRANSPORT_DEFAULT_WINDOW,
                              .idle_restart = false};
 }
@@ -130,4 +131,41 @@ int transport_op_sockets(transport_op op, int sockets, int nranks,
   int ch = op == TRANSPORT_OP_RING ? TRANSPORT_NCCL_RING_CHANNELS
                                    : p2p_channels(nranks, bytes, old_nccl);
   return ch * (sockets > 0 ? sockets : TRANSPORT_SOCKETS_DEFAULT);
+}
+
+transport_facts transport_describe(const transport_options *o,
+                                   const scenario *s) {
+  transport_options d = o ? *o : transport_options_default();
+  transport_facts f = {.model = d.model, .window_bytes = transport_window(&d),
+                       .idle_restart = d.idle_restart,
+                       .ring_channels = TRANSPORT_NCCL_RING_CHANNELS,
+                       .ring_loops_max = TRANSPORT_NCCL_MAX_LOOPS,
+                       .runtime = s->workload.runtime};
+  for (int i = 0; i < s->nsites; i++) {
+    int n = s->sites[i].nccl_sockets > 0 ? s->sites[i].nccl_sockets
+                                         : TRANSPORT_SOCKETS_DEFAULT;
+    if (!i || n < f.p2p_sockets_min) f.p2p_sockets_min = n;
+    if (!i || n > f.p2p_sockets_max) f.p2p_sockets_max = n;
+  }
+  f.coll_sockets_min = f.p2p_sockets_min, f.coll_sockets_max = f.p2p_sockets_max;
+  return f;
+}
+
+/* "16" or "1-16" */
+static int span(char *buf, size_t n, int lo, int hi) {
+  return lo == hi ? snprintf(buf, n, "%d", lo) : snprintf(buf, n, "%d-%d", lo, hi);
+}
+
+int transport_facts_line(const transport_facts *f, char *buf, size_t n) {
+  char p2p[32], coll[32], win[64] = "";
+  span(p2p, sizeof p2p, f->p2p_sockets_min, f->p2p_sockets_max);
+  span(coll, sizeof coll, f->coll_sockets_min, f->coll_sockets_max);
+  if (f->model == TRANSPORT_TCP)
+    snprintf(win, sizeof win, ", window %.3g MB%s", f->window_bytes / 1e6,
+             f->idle_restart ? ", idle restart" : "");
+  return snprintf(buf, n,
+                  "%s%s, sockets per connection: p2p %s, collectives %s "
+                  "(NCCL ring: %d channels), runtime %s",
+                  transport_model_name(f->model), win, p2p, coll,
+                  f->ring_channels, f->runtime ? f->runtime : "dtfm");
 }

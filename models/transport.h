@@ -10,6 +10,7 @@
 #define MODELS_TRANSPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "traces/scenario.h"
 
@@ -22,6 +23,10 @@ typedef enum transport_model {
 #define TRANSPORT_NMODELS 3
 _Static_assert(TRANSPORT_TCP + 1 == TRANSPORT_NMODELS,
                "one count of the network models");
+
+/* The model a run gets unless it names one: tcp, the faithful one (NCCL's
+ * sockets with their windows); netem and ideal are what-ifs. */
+#define TRANSPORT_MODEL_DEFAULT TRANSPORT_TCP
 
 /* "ideal", "netem", "tcp" (NULL-terminated: the list the command line and
  * the sweep files accept); parse returns -1 for an unknown name. */
@@ -177,5 +182,33 @@ double transport_idle_window(double cwnd, double idle_s, double rto_s);
 double transport_message_s(double bytes, double rtt_s, double bytes_s,
                            int sockets, const transport_options *o,
                            double *cwnd);
+
+/* What a run's transport is, for every output to state (the table
+ * header, --json, the timeline's metadata; later the results row): the
+ * model, the TCP window and idle restart, the sockets per connection over
+ * the scenario's sites for the pipeline's point-to-point messages and for
+ * the data-parallel collectives (what the engine runs: the receiving
+ * site's nccl_sockets for both), the channels NCCL's ring collectives use
+ * (each its own connection), and the workload's runtime. Plain data;
+ * runtime is borrowed from the scenario. */
+typedef struct transport_facts {
+  transport_model model;
+  double window_bytes;
+  bool idle_restart;
+  int p2p_sockets_min, p2p_sockets_max;
+  int coll_sockets_min, coll_sockets_max;
+  int ring_channels;
+  int ring_loops_max;  /* TRANSPORT_NCCL_MAX_LOOPS */
+  const char *runtime;
+} transport_facts;
+
+/* The facts of o (NULL: the default) on s. */
+transport_facts transport_describe(const transport_options *o,
+                                   const scenario *s);
+
+/* One line of f, e.g. "tcp, window 1.45 MB, sockets per connection: p2p
+ * 16, collectives 16 (NCCL ring: 2 channels), runtime dtfm", into buf of
+ * n bytes (truncated to fit); returns snprintf's count. */
+int transport_facts_line(const transport_facts *f, char *buf, size_t n);
 
 #endif

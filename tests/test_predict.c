@@ -196,20 +196,21 @@ Test(predict, dp_algorithms_on_a_uniform_network) {
   /* 71 chunks of S / 71 (4 MiB at most): each hop adds its latency and one
    * chunk, the other 70 chunks pass at the slowest hop. */
   double c = S / ceil(S / (4.0 * 1024 * 1024));
+  transport_options netem = model(TRANSPORT_NETEM); /* the closed forms' */
   cr_assert_eq(ceil(S / (4.0 * 1024 * 1024)), 71);
   for (int n = 2; n <= 8; n++) {
     double op = (n - 1) * (alpha + c / beta) + (S - c) / beta;
-    cr_assert_float_eq(predict_ring_op_s(x.s, group, n, S, NULL), op, 1e-9);
-    cr_assert_float_eq(predict_dp_sync_s(x.s, SPEC_CENTRAL_PS, group, n, S, NULL),
+    cr_assert_float_eq(predict_ring_op_s(x.s, group, n, S, &netem), op, 1e-9);
+    cr_assert_float_eq(predict_dp_sync_s(x.s, SPEC_CENTRAL_PS, group, n, S, &netem),
                        2 * op, 1e-9);
-    cr_assert_float_eq(predict_dp_sync_s(x.s, SPEC_RING, group, n, S, NULL),
+    cr_assert_float_eq(predict_dp_sync_s(x.s, SPEC_RING, group, n, S, &netem),
                        support_ring_uniform_s(S, n, alpha, beta), 1e-9);
     /* All destinations share one netem class: (n - 1) pieces of S / n each
      * way, the return pieces after the reduce pieces. */
-    cr_assert_float_eq(predict_dp_sync_s(x.s, SPEC_SHARDED_PS, group, n, S, NULL),
+    cr_assert_float_eq(predict_dp_sync_s(x.s, SPEC_SHARDED_PS, group, n, S, &netem),
                        2 * (alpha + (n - 1) * (S / n) / beta), 1e-9);
   }
-  cr_assert_eq(predict_dp_sync_s(x.s, SPEC_RING, group, 1, S, NULL), 0);
+  cr_assert_eq(predict_dp_sync_s(x.s, SPEC_RING, group, 1, S, &netem), 0);
   scenario_free(x.s);
 }
 

@@ -112,7 +112,7 @@ Test(sweep, every_key_and_defaults) {
   sweep_point_at(s, 0, &p);
   cr_expect_str_eq(p.scenario, "worldwide");
   cr_expect_str_eq(p.method, "dtfm-identity");
-  cr_expect_str_eq(p.network, "netem");
+  cr_expect_str_eq(p.network, "tcp"); /* the default model */
   cr_expect(p.seed == -1 && p.layers == -1 && p.window_bytes == -1 &&
             p.sockets == -1 && p.runtime == NULL);
   cr_expect_null(p.gpu, "absent gpus: each site's own GPU");

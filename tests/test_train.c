@@ -22,6 +22,11 @@
 #include "sim/train.h"
 #include "tests/support.h"
 
+/* The graph-level tests below work netem's closed forms by hand (no TCP
+ * window): they name it, the library default being tcp. */
+static const transport_options NETEM = {.model = TRANSPORT_NETEM,
+                                        .window_bytes = TRANSPORT_DEFAULT_WINDOW};
+
 TestSuite(train, .init = support_dir_make, .fini = support_dir_remove);
 
 /* A one-site scenario with uniform links; returns it loaded. */
@@ -223,7 +228,7 @@ Test(train, central_ps_sync_waits_for_every_chunk) {
                          .compute_scale = 1e-12, .grad_bytes = &grad};
   sim_train_build(g, &in, &mk);
   sim_net_topo topo = {.ndevices = 2, .link = drop_link, .next_change = drop_next};
-  cr_assert_geq(sim_graph_run(g, &topo, NULL), 0);
+  cr_assert_geq(sim_graph_run(g, &topo, &NETEM), 0);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
   int64_t last = 0, first = INT64_MAX;
@@ -364,7 +369,7 @@ Test(train, back_to_back_sends_on_one_stream_overlap_latency) {
   uint32_t x2 = sim_graph_xfer(g, 0, 2, 1e7, SIM_ROLE_ACT, 1);
   sim_graph_stream(g, &send, x1, SIM_ON_LEFT);
   sim_graph_stream(g, &send, x2, SIM_ON_LEFT);
-  cr_assert_gt(sim_graph_run(g, &topo, NULL), 0);
+  cr_assert_gt(sim_graph_run(g, &topo, &NETEM), 0);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
   /* x1's send completes when its last 1.45 MB (one socket's buffer) fit:
@@ -378,7 +383,7 @@ Test(train, back_to_back_sends_on_one_stream_overlap_latency) {
   x2 = sim_graph_compute(g, 0, 5, SIM_ROLE_FWD, 1);
   sim_graph_edge(g, x1, x2, SIM_ON_DONE);
   sim_graph_edge(g, x2, x1, SIM_ON_DONE);
-  cr_assert_eq(sim_graph_run(g, &topo, NULL), -1);
+  cr_assert_eq(sim_graph_run(g, &topo, &NETEM), -1);
   sim_graph_free(g);
 }
 
@@ -404,13 +409,13 @@ Test(train, cleared_graph_runs_like_a_fresh_one) {
   sim_net_topo topo = {.ndevices = 4, .link = flat};
   sim_graph *g = sim_graph_new();
   build_fan(g, 7);
-  cr_assert_gt(sim_graph_run(g, &topo, NULL), 0);
+  cr_assert_gt(sim_graph_run(g, &topo, &NETEM), 0);
   sim_graph_clear(g);
   build_fan(g, 3); /* smaller: the kept arrays hold stale tasks beyond n */
-  int64_t ev = sim_graph_run(g, &topo, NULL);
+  int64_t ev = sim_graph_run(g, &topo, &NETEM);
   sim_graph *f = sim_graph_new();
   build_fan(f, 3);
-  cr_assert_eq(sim_graph_run(f, &topo, NULL), ev);
+  cr_assert_eq(sim_graph_run(f, &topo, &NETEM), ev);
   uint32_t n, nf;
   const sim_task *t = sim_graph_tasks(g, &n), *tf = sim_graph_tasks(f, &nf);
   cr_assert_eq(n, nf);
@@ -436,7 +441,7 @@ Test(train, cleared_graph_runs_like_a_fresh_one) {
   sim_graph_edge(g, a, b, SIM_ON_DONE);
   sim_graph_edge(g, b, a, SIM_ON_DONE);
   sim_graph_edge(g, c, a, SIM_ON_DONE);
-  cr_assert_eq(sim_graph_run(g, &topo, NULL), -1);
+  cr_assert_eq(sim_graph_run(g, &topo, &NETEM), -1);
   t = sim_graph_tasks(g, &n);
   cr_assert_eq(n, 3);
   cr_assert_eq(t[a].deps, 1); /* c fired, b never did */
@@ -471,7 +476,7 @@ Test(train, edges_are_listed_as_added) {
   for (size_t k = 0; k < ne; k++)
     cr_assert(e[k].a == want[k].a && e[k].b == want[k].b &&
               e[k].when == want[k].when, "edge %zu", k);
-  cr_assert_gt(sim_graph_run(g, &topo, NULL), 0);
+  cr_assert_gt(sim_graph_run(g, &topo, &NETEM), 0);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
   cr_assert_eq(t[c].ndone, 2);
@@ -640,7 +645,7 @@ Test(train, megatron_blocking_calls_by_hand) {
   int sk[2] = {16, 16};
   sim_net_topo topo = {.ndevices = 2, .ctx = s, .link = scenario_link_ctx,
                        .sockets = sk};
-  cr_assert_gt(sim_graph_run(g, &topo, NULL), 0);
+  cr_assert_gt(sim_graph_run(g, &topo, &NETEM), 0);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
   int seen = 0;

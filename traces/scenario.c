@@ -171,7 +171,7 @@ static int check_workload(const jfield_doc *c, const jfield_scope *s,
     return jfield_fail(c, s, "layers", ERR_CONFIG,
                        "%d layers for %d stages: every stage holds at least "
                        "one", w->layers, w->stages);
-  long long k = w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1;
+  long long k = workload_batch_k(w->runtime, w->micro_batches_per_pass);
   long long per_pass;
   if (!scenario_batch_divides(w->batch, w->replicas, w->micro_batch, k, &per_pass))
     return jfield_fail(

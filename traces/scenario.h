@@ -183,6 +183,8 @@ int scenario_site_index(const scenario *s, const char *name);
 typedef struct scenario_knobs {
   long layers, batch, micro_batch, micro_batches_per_pass, seed;
   const char *schedule, *dp_algo, *gpu, *runtime;
+  const char *model;  /* the model's name (models/ checks it); without a
+                         layers knob the layers become its depth */
   double activation_gb, gradient_gb;      /* cost-model sizes, GB */
   double latency_scale, bandwidth_scale;  /* multiply every link (not NICs) */
   long sockets;                /* every site's nccl_sockets (1..64) */

@@ -101,6 +101,9 @@ void cli_workload_init(cli_workload_opts *o);
                    "\ndata-parallel gradient synchronisation"),              \
       CLI_OPT_STRING(0, "gpu", "NAME", &(wo)->k.gpu,                         \
                      "GPU type of every device"),                            \
+      CLI_OPT_STRING(0, "model", "NAME", &(wo)->k.model,                     \
+                     "model (geodes models); its depth unless\n"            \
+                     "--layers"),                                            \
       CLI_OPT_STRING(0, "layers-per-stage", "a,b,...", &(wo)->layers_per_stage, \
                      "layers of each stage (D_pp entries >= 1,\n"         \
                      "summing to the layers), or 'balanced': per\n"        \
@@ -214,6 +217,11 @@ void cli_print_json(json_t *o, size_t flags);
 /* A JSON number, or null for NaN and infinities (DESIGN.md section 9: NaN
  * as null; jansson's json_real refuses them and the key would vanish). */
 json_t *cli_json_number(double x);
+
+/* The transport that ran (transport_describe of o on s): one line, and a
+ * JSON object with its facts, for every command's output to state it. */
+void cli_print_transport(const transport_options *o, const scenario *s);
+json_t *cli_json_transport(const transport_options *o, const scenario *s);
 
 /* The `runs` row of this invocation: its command line ("geodes" and argv,
  * space-joined: *cmd, malloc'ed, the caller frees it), this build's

@@ -140,7 +140,7 @@ int cli_transfer(int argc, char **argv) {
                        (double)SIM_NET_HORIZON_NS * 1e-9);
   }
   if (a.json) {
-    print_json(&a, t, a.model < 0 ? TRANSPORT_NETEM : a.model);
+    print_json(&a, t, a.model < 0 ? TRANSPORT_MODEL_DEFAULT : a.model);
     return CLI_OK;
   }
   if (a.sockets > 0)

@@ -186,7 +186,7 @@ typedef struct validate_args {
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, validate_args *a) {
-  *a = (validate_args){.network = TRANSPORT_NETEM,
+  *a = (validate_args){.network = TRANSPORT_MODEL_DEFAULT,
                        .samples = VALIDATE_DEFAULT_SAMPLES};
   cli_workload_init(&a->wo);
   const cli_opt opts[] = {
@@ -194,7 +194,7 @@ static int parse_args(int argc, char **argv, validate_args *a) {
                   "allocations in the sample (default " CLI_STR(
                       VALIDATE_DEFAULT_SAMPLES) ")"),
       CLI_OPT_ENUM(0, "network", "M", &a->network, transport_model_names,
-                   "all", "network model, or all (default netem)"),
+                   "all", "network model, or all (default tcp)"),
       CLI_OPT_STRING(0, "db", "FILE", &a->db,
                      "also store every simulated point in FILE"),
       CLI_OPT_FLAG(0, "json", &a->json, "print one JSON object"),
@@ -233,7 +233,7 @@ int cli_validate(int argc, char **argv) {
   validate_opts o = {
       .samples = (int)a.samples,
       .networks = all ? VALIDATE_ALL_NETWORKS : 1u << a.network,
-      .transport = cli_transport(&a.wo, TRANSPORT_NETEM),
+      .transport = cli_transport(&a.wo, TRANSPORT_MODEL_DEFAULT),
       .cost_cmd = a.cc.cmd, .cost_timeout_s = a.cc.timeout_s,
       .progress = cli_stderr_is_tty() ? progress : NULL};
   validate_report *r = e.code ? NULL : validate_run(s, &o, &e);
@@ -242,7 +242,10 @@ int cli_validate(int argc, char **argv) {
     rc = cli_fail("validate", &e);
   } else {
     if (a.json) print_json(r, s->name, all);
-    else print_table(r, s->name, a.cc.cmd);
+    else {
+      cli_print_transport(&o.transport, s);
+      print_table(r, s->name, a.cc.cmd);
+    }
   }
   validate_report_free(r);
   scenario_free(s);
