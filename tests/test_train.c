@@ -172,6 +172,22 @@ static double sync_time(const char *algo, int D, double lat_ms, double gbps,
   return t;
 }
 
+/* NCCL's ring on a long link: 8 members 50 ms apart pay 2 (D - 1) = 14
+ * latencies per loop of 2 x 8 x 2 MiB, not 14 in all: the gradient of one
+ * gpt3-xl stage of 2 layers (about 200 MB) runs 6 loops. */
+Test(train, ring_on_a_long_link_pays_nccl_loops) {
+  double S, beta = 1.25e9;
+  double t = sync_time("ring", 8, 50, 10, &S);
+  int L, sl;
+  double p;
+  support_ring_plan(S, 8, &L, &sl, &p);
+  cr_assert_gt(L, 3, "%d loops", L);
+  double want = support_ring_uniform_s(S, 8, 0.050, beta) + barriers_s(8, 50);
+  cr_assert(fabs(t - want) < 1e-6, "%.9f vs %.9f", t, want);
+  double once = 14 * (0.050 + S / (8 * beta)) + barriers_s(8, 50);
+  cr_assert_gt(t, once + 0.9 * (L - 1) * 14 * 0.050, "%.3f vs %.3f", t, once);
+}
+
 Test(train, ring_all_reduce_closed_form) {
   int Ds[] = {2, 4, 8};
   for (int i = 0; i < 3; i++) {
