@@ -165,7 +165,7 @@ int transport_facts_line(const transport_facts *f, char *buf, size_t n) {
              f->idle_restart ? ", idle restart" : "");
   return snprintf(buf, n,
                   "%s%s, sockets per connection: p2p %s, collectives %s "
-                  "(NCCL ring: %d channels), runtime %s",
+                  "(one connection; NCCL's ring has %d channels), runtime %s",
                   transport_model_name(f->model), win, p2p, coll,
                   f->ring_channels, f->runtime ? f->runtime : "dtfm");
 }

@@ -207,7 +207,8 @@ transport_facts transport_describe(const transport_options *o,
                                    const scenario *s);
 
 /* One line of f, e.g. "tcp, window 1.45 MB, sockets per connection: p2p
- * 16, collectives 16 (NCCL ring: 2 channels), runtime dtfm", into buf of
+ * 16, collectives 16 (one connection; NCCL's ring has 2 channels), runtime
+ * dtfm", into buf of
  * n bytes (truncated to fit); returns snprintf's count. */
 int transport_facts_line(const transport_facts *f, char *buf, size_t n);
 

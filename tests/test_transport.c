@@ -124,8 +124,8 @@ Test(transport, default_is_tcp_and_described) {
   char line[256];
   transport_facts_line(&f, line, sizeof line);
   cr_assert_str_eq(line, "tcp, window 1.45 MB, sockets per connection: p2p "
-                         "1-16, collectives 1-16 (NCCL ring: 2 channels), "
-                         "runtime dtfm");
+                         "1-16, collectives 1-16 (one connection; NCCL's "
+                         "ring has 2 channels), runtime dtfm");
   scenario_free(s);
 }
 
