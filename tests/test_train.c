@@ -213,6 +213,48 @@ Test(train, central_ps_is_two_pipelined_chains) {
   }
 }
 
+/* Three sites A, B, C of one device, 10 ms and 1 Gbit/s every way but
+ * B -> A at 0.1 Gbit/s. NCCL's ring reduce to A runs B -> C -> A
+ * (src/device/reduce.h: the root's successor sends first, the root
+ * receives last), its broadcast A -> B -> C: the engine's central-ps
+ * never crosses B -> A, so each is a two-hop chain at 1 Gbit/s. */
+Test(train, central_ps_reduce_runs_nccl_ring_order) {
+  FILE *f = fopen(support_path("three.csv"), "w");
+  cr_assert_not_null(f);
+  fputs("t_s,src,dst,latency_ms,bandwidth_gbps\n"
+        "0,A,A,0.01,100\n0,B,B,0.01,100\n0,C,C,0.01,100\n"
+        "0,A,B,10,1\n0,B,A,10,0.1\n0,A,C,10,1\n0,C,A,10,1\n"
+        "0,B,C,10,1\n0,C,B,10,1\n", f);
+  fclose(f);
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"name\": \"three\", \"sites\": ["
+           "{\"name\": \"A\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100},"
+           "{\"name\": \"B\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100},"
+           "{\"name\": \"C\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100}],"
+           "\"network\": {\"trace\": \"%s\"},"
+           "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 2, \"batch\": 3,"
+           " \"micro_batch\": 1, \"stages\": 1, \"replicas\": 3,"
+           " \"micro_batches_per_pass\": 1, \"dp_algo\": \"central-ps\"}}",
+           support_path("three.csv"));
+  err e = {0};
+  scenario *s = scenario_parse(text, strlen(text), "three.json", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  spec_workload w;
+  cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  alloc *a = alloc_identity(3, 1);
+  sim_result r = run(s, a, TRANSPORT_NETEM, 1e-12);
+  double S = spec_stage_gradient_bytes(&w, 0), beta = 1.25e8;
+  double C = fmin(ceil(S / TRANSPORT_NCCL_CHUNK_BYTES), TRANSPORT_NCCL_MAX_CHUNKS);
+  double c = S / C, op = 2 * (0.010 + c / beta) + (C - 1) * c / beta;
+  double want = 2 * op + barriers_s(3, 10);
+  cr_assert(fabs(r.iteration_s - want) < 1e-4, "%.9f vs %.9f", r.iteration_s,
+            want);
+  sim_result_free(&r);
+  alloc_free(a);
+  scenario_free(s);
+}
+
 /* A network whose one-way latency drops from 100 ms to 1 ms at 135 ms
  * (10 Gbit/s throughout): chunks that leave before the drop arrive after
  * chunks that leave after it. */
