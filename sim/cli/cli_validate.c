@@ -97,8 +97,9 @@ static json_t *verdict_json(const validate_report *r, int v) {
   return o;
 }
 
-static void print_json(const validate_report *r, const char *name,
-                       bool all) {
+static void print_json(const validate_report *r, const scenario *s,
+                       bool all, const transport_options *t) {
+  const char *name = s->name;
   json_t *o;
   if (all) {
     json_t *by = json_object();
@@ -112,6 +113,11 @@ static void print_json(const validate_report *r, const char *name,
     o = verdict_json(r, 0);
     json_object_set_new(o, "scenario", json_string(name));
   }
+  /* the window, sockets and runtime; the model: the one verdict's, or
+   * (all) the default's, the others' being under by_network */
+  transport_options shown = *t;
+  if (!all) shown.model = validate_verdict_at(r, 0)->network;
+  json_object_set_new(o, "transport", cli_json_transport(&shown, s));
   cli_print_json(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 }
 
@@ -241,7 +247,7 @@ int cli_validate(int argc, char **argv) {
   if (e.code) {
     rc = cli_fail("validate", &e);
   } else {
-    if (a.json) print_json(r, s->name, all);
+    if (a.json) print_json(r, s, all, &o.transport);
     else {
       cli_print_transport(&o.transport, s);
       print_table(r, s->name, a.cc.cmd);
