@@ -78,7 +78,14 @@ int transport_model_parse(const char *name);
  * channel, each loop 2 (nranks - 1) steps that each wait, slice by slice,
  * for the previous step from the ring's previous rank, and the next loop
  * starts after the final receive of this one: the ring's latency is paid
- * 2 (nranks - 1) times per loop, not once per all-reduce. */
+ * 2 (nranks - 1) times per loop, not once per all-reduce. The slots give
+ * no end-to-end credit over sockets: the proxy sends while transmitted <
+ * done + NCCL_STEPS (src/transport/net.cc:1358) and a socket send is done
+ * once its bytes are written (net_socket.cc:682), so TCP's window, not the
+ * 4 MiB buffer, bounds the bytes in flight. Lines cited at NCCL commit
+ * 5067397c: all_reduce.h:33-82, collectives.h:19-20, device.h:26,
+ * init.cc:813, connect.cc:460, reduce.h:34-55, enqueue.cc:909-924 and
+ * 1143-1146, paths.cc:943-951 (2.11.4: e11238b3 paths.cc:491). */
 #define TRANSPORT_NCCL_STEPS 8
 #define TRANSPORT_NCCL_BUFFSIZE (4.0 * 1024 * 1024)
 #define TRANSPORT_NCCL_STEP_BYTES (TRANSPORT_NCCL_BUFFSIZE / TRANSPORT_NCCL_STEPS)
