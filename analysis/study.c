@@ -166,7 +166,7 @@ static int validation(const study *st, err *e) {
   const study_opts *o = st->o;
   validate_opts vo = {.samples = o->samples,
                       .networks = VALIDATE_ALL_NETWORKS,
-                      .transport = transport_of(o, TRANSPORT_NETEM)};
+                      .transport = transport_of(o, TRANSPORT_MODEL_DEFAULT)};
   validate_report *r = validate_run(o->s, &vo, e);
   if (!r) return e->code;
   if (o->hooks.validated) o->hooks.validated(o->hooks.ctx, r);

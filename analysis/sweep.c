@@ -73,7 +73,7 @@ static const char *default_method(void) {
   return schedule_method_name(SCHEDULE_DTFM_IDENTITY);
 }
 static const char *default_network(void) {
-  return transport_model_name(TRANSPORT_NETEM);
+  return transport_model_name(TRANSPORT_MODEL_DEFAULT);
 }
 
 /* Where a key's value goes in a point (a const char *, an int64_t or long,

@@ -48,7 +48,8 @@ typedef struct sweep_point {
  * keys, wrong types, unknown names (a GPU not in models/spec.h included),
  * out-of-range or repeated values and empty arrays are errors naming the
  * line of the key, as is a product over SWEEP_MAX_POINTS. Absent scenarios,
- * methods and networks default to worldwide, dtfm-identity and netem. NULL
+ * methods and networks default to worldwide, dtfm-identity and the default
+ * network model (TRANSPORT_MODEL_DEFAULT, tcp). NULL
  * and e on failure. */
 sweep *sweep_parse(const char *text, size_t len, const char *name, err *e);
 

@@ -56,8 +56,8 @@ static void chain_servers(const hop_net *n, chain *c, int hops, int C,
   }
 }
 
-/* central-ps. Counts are those of the broadcast direction (i -> i+1): the
- * reduce reads them swapped. Member 0 is done when its last chunk is in
+/* central-ps. Counts are the ring's (i -> i+1 and R-1 -> 0): the
+ * broadcast's hops and the reduce's together. Member 0 is done when its last chunk is in
  * its socket buffers, member i > 0 when every chunk has arrived (the last
  * member) or its last chunk has arrived and its own last one is in its
  * buffers. */
@@ -66,13 +66,15 @@ static void central(hop_net *n, const int *grp, int R, double bytes,
   int C = chunks_of(bytes);
   double cb = bytes / C;
   chain c = chain_new(R);
-  for (int j = 0; j + 1 < R; j++) c.from[j] = grp[R - 1 - j], c.to[j] = grp[R - 2 - j];
-  n->swap = true;
+  /* NCCL's ring reduce to root 0 (src/device/reduce.h runRing: the rank
+   * whose ring predecessor is the root sends, the root receives last):
+   * grp[1] -> grp[2] -> ... -> grp[R-1] -> grp[0], member i joining at
+   * hop i - 1 */
+  for (int j = 0; j + 1 < R; j++) c.from[j] = grp[j + 1], c.to[j] = grp[(j + 2) % R];
   chain_servers(n, &c, R - 1, C, cb);
-  n->swap = false;
   double red = at(ready, 0);
   for (int i = 1; i < R; i++)
-    red = fmax(red, at(ready, i) + tandem_span(R - 1 - i, R - 2, C, c.first,
+    red = fmax(red, at(ready, i) + tandem_span(i - 1, R - 2, C, c.first,
                                                c.t, c.delay));
   for (int j = 0; j + 1 < R; j++) c.from[j] = grp[j], c.to[j] = grp[j + 1];
   chain_servers(n, &c, R - 1, C, cb);
@@ -87,21 +89,25 @@ static void central(hop_net *n, const int *grp, int R, double bytes,
   chain_free(&c);
 }
 
-/* ring: start[k][i] = max(start[k-1][i-1] + its hop with latency,
- * start[k-1][i] + its own step), step by step; a hop's first step pays a
- * restart's slow start. */
+/* ring: NCCL's cut (transport_ring_plan); st[p][i], when member i's
+ * message p starts = max(its message p - 1 has left, the previous member's
+ * message transport_ring_wait(p) has arrived), position by position; a
+ * hop's first message pays a restart's slow start. O(R K) for K messages
+ * per member. */
 static void ring(hop_net *n, const int *grp, int R, double bytes,
                  const double *ready, double *done) {
-  double *x = mem_alloc(6 * (size_t)R * sizeof *x), p = bytes / R;
-  double *x0 = x + R, *lat = x0 + R, *st = lat + R, *nx = st + R, *hand = nx + R;
+  transport_ring r = transport_ring_plan(bytes, R);
+  int K = 2 * (R - 1) * r.loops * r.slices;
+  double *x = mem_alloc(4 * (size_t)R * sizeof *x), p = r.piece;
+  double *x0 = x + R, *lat = x0 + R, *hand = lat + R;
+  double *st = mem_alloc((size_t)R * (size_t)K * sizeof *st); /* [p][i] */
   hop *h = mem_alloc((size_t)R * sizeof *h);
   double pace = 0; /* the ring goes at its slowest hop's pace: hop_paced */
   for (int i = 0; i < R; i++) {
     h[i] = hop_of(n, grp[i], grp[(i + 1) % R], p, 1);
-    double extra = hop_first_extra(n, &h[i], p, 2 * (R - 1), &x[i]);
+    double extra = hop_first_extra(n, &h[i], p, K, &x[i]);
     x0[i] = x[i] + extra;
     lat[i] = h[i].lat, hand[i] = h[i].room;
-    st[i] = at(ready, i);
     pace = fmax(pace, x[i]);
   }
   for (int i = 0; i < R; i++) {
@@ -109,18 +115,25 @@ static void ring(hop_net *n, const int *grp, int R, double bytes,
     x0[i] = fmax(x0[i], x[i]);
     hand[i] *= x[i] / p;
   }
-  for (int k = 1; k < 2 * (R - 1); k++) {
+  for (int k = 0; k < K; k++) {
+    int w = transport_ring_wait(&r, R, k);
     for (int i = 0; i < R; i++) {
       int q = (i + R - 1) % R;
-      double xq = k == 1 ? x0[q] : x[q], xi = k == 1 ? x0[i] : x[i];
-      nx[i] = fmax(st[q] + xq + lat[q], st[i] + xi);
+      double t = k ? st[(size_t)(k - 1) * R + i] + (k == 1 ? x0[i] : x[i])
+                   : at(ready, i);
+      if (w >= 0)
+        t = fmax(t, st[(size_t)w * R + q] + (w ? x[q] : x0[q]) + lat[q]);
+      st[(size_t)k * R + i] = t;
     }
-    for (int i = 0; i < R; i++) st[i] = nx[i];
   }
+  double *last = st + (size_t)(K - 1) * R;
   for (int i = 0; i < R; i++) {
     int q = (i + R - 1) % R;
-    done[i] = fmax(st[q] + x[q] + lat[q], fmax(st[i], st[i] + x[i] - hand[i]));
+    double xi = K > 1 ? x[i] : x0[i], xq = K > 1 ? x[q] : x0[q];
+    done[i] = fmax(last[q] + xq + lat[q],
+                   fmax(last[i], last[i] + xi - hand[i]));
   }
+  free(st);
   free(h);
   free(x);
 }
@@ -180,8 +193,13 @@ void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
   if (R < 2) return;
   double c = bytes / chunks_of(bytes);
   for (int i = 0; i < R; i++) {
-    if (algo == SPEC_CENTRAL_PS && i + 1 < R) hop_net_count(n, grp[i], grp[i + 1], c);
-    if (algo == SPEC_RING) hop_net_count(n, grp[i], grp[(i + 1) % R], bytes / R);
+    /* central-ps: the broadcast's hops, which the reduce shares, and the
+     * reduce's closing hop R-1 -> 0 */
+    if (algo == SPEC_CENTRAL_PS)
+      hop_net_count(n, grp[i], grp[(i + 1) % R], c);
+    if (algo == SPEC_RING)
+      hop_net_count(n, grp[i], grp[(i + 1) % R],
+                    transport_ring_plan(bytes, R).piece);
     for (int j = 0; algo == SPEC_SHARDED_PS && j < R; j++)
       if (j != i) hop_net_count(n, grp[i], grp[j], bytes / R);
   }

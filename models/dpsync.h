@@ -1,15 +1,16 @@
 /* dpsync: the gradient synchronisation of one data-parallel group in
  * closed form, as sim/train.c builds it (DESIGN.md section 4), member i
  * starting when it is ready (its last backward, or the call after it):
- * - central-ps: an NCCL reduce along the ring R-1 -> ... -> 0, then a
- *   broadcast 0 -> ... -> R-1, each in chunks (TRANSPORT_NCCL_CHUNK_BYTES,
+ * - central-ps: an NCCL reduce along the ring 1 -> 2 -> ... -> R-1 -> 0
+ *   (NCCL's order), then a broadcast 0 -> ... -> R-1, each in chunks (TRANSPORT_NCCL_CHUNK_BYTES,
  *   at most TRANSPORT_NCCL_MAX_CHUNKS). A hop is a server of chunk time
  *   followed by its latency as a pure delay (NCCL keeps several chunks in
  *   flight): a tandem (models/tandem.h) that member i joins when ready;
- * - ring: 2 (R - 1) steps of S / R around the ring, a step leaving a
- *   member when the previous one has arrived from its predecessor and its
- *   own previous step has left: the (step, member) grid evaluated step by
- *   step, O(R^2);
+ * - ring: NCCL's ring all-reduce (transport_ring_plan): loops of 2 (R - 1)
+ *   steps in slices, a message leaving a member when the one it waits for
+ *   (transport_ring_wait) has arrived from its predecessor and its own
+ *   previous message has left: the (message, member) grid evaluated in
+ *   order, O(R K) for K messages per member;
  * - sharded-ps: every member sends S / R to every other at once (the
  *   flows to one class sharing the sender's shaper), reduces its shard
  *   when all have arrived and sends it back to all; a return piece leaves

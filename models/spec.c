@@ -362,20 +362,14 @@ int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e) {
   return ERR_OK;
 }
 
-/* A site's compute_efficiency is the fraction of its GPUs' peak they reach
- * there, at DT-FM's shape (GPT-3 XL, m = 1, recomputation), where the
- * built-in sites' 0.43 was fitted (a p3.2xlarge's V100 sharing 8 vCPUs with
- * NCCL's socket threads, traces/gen/gen_builtins.py). The roofline gives
- * the V100 0.5656 of its peak at that shape (roofline_layer_fraction; a
- * test holds the two equal), so a site's GPUs run e / 0.5656 as fast as
- * the roofline says. */
-#define SPEC_SITE_EFFICIENCY_BASE 0.5656
-
+/* A site's compute_efficiency is a factor on its GPUs' speed as the
+ * roofline gives it (models/roofline.h): e = 0.5 computes twice as long.
+ * The built-in p3.2xlarge sites carry 0.43 / 0.5656: their V100 reached
+ * 0.43 of its peak at DT-FM's shape, where the roofline gives it 0.5656
+ * (traces/gen/gen_builtins.py; test_roofline.c holds the two agreed). */
 double spec_site_compute_factor(const scenario_site *site, const spec_gpu *g) {
-  (void)g; /* the roofline holds each GPU's own speed */
-  return site->compute_efficiency > 0
-             ? SPEC_SITE_EFFICIENCY_BASE / site->compute_efficiency
-             : 1;
+  (void)g; /* a factor on g's speed, whatever that is */
+  return site->compute_efficiency > 0 ? 1 / site->compute_efficiency : 1;
 }
 
 int spec_stage_layers(const spec_workload *w, int st) {

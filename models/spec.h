@@ -170,10 +170,9 @@ double spec_stage_fwd_flops(const spec_workload *w, int st);
 double spec_stage_bwd_flops(const spec_workload *w, int st);
 
 /* How much longer g computes on the hosts of site than the roofline says
- * (models/roofline.h times every GPU from its datasheet): 0.5656, the
- * roofline's fraction of the V100's peak at DT-FM's shape, where the
- * sites' values were fitted, over the site's compute_efficiency (1 when
- * the site sets none). */
+ * (models/roofline.h times every GPU from its datasheet): the site's
+ * compute_efficiency is a factor on g's speed, so 1 / compute_efficiency
+ * (1 when the site sets none). */
 double spec_site_compute_factor(const scenario_site *site, const spec_gpu *g);
 
 /* Bytes of device memory per parameter under runtime rt: fp16 weights and

@@ -2,7 +2,9 @@
  * line, the sweep files and the results store spell. */
 #include "models/transport.h"
 
+#include <assert.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "base/names.h"
 
@@ -18,7 +20,7 @@ int transport_model_parse(const char *name) {
 }
 
 transport_options transport_options_default(void) {
-  return (transport_options){.model = TRANSPORT_NETEM,
+  return (transport_options){.model = TRANSPORT_MODEL_DEFAULT,
                              .window_bytes = TRANSPORT_DEFAULT_WINDOW,
                              .idle_restart = false};
 }
@@ -70,4 +72,100 @@ double transport_message_s(double bytes, double rtt_s, double bytes_s,
   }
   if (cwnd) *cwnd = slow ? w : W;
   return t;
+}
+
+transport_ring transport_ring_plan(double bytes, int nranks) {
+  assert(nranks >= 2);
+  double chunk = TRANSPORT_NCCL_ALLREDUCE_CHUNKSTEPS * TRANSPORT_NCCL_STEP_BYTES;
+  double loops = ceil(bytes / (TRANSPORT_NCCL_RING_CHANNELS * nranks * chunk));
+  transport_ring r = {
+      .loops = loops < 1 ? 1
+               : loops > TRANSPORT_NCCL_MAX_LOOPS ? TRANSPORT_NCCL_MAX_LOOPS
+                                                   : (int)loops,
+      .slices = TRANSPORT_NCCL_ALLREDUCE_CHUNKSTEPS /
+                TRANSPORT_NCCL_ALLREDUCE_SLICESTEPS};
+  /* a chunk below one slice goes as one (prims' loop over slices ends at
+   * nelem): small all-reduces pay the latency once per step */
+  double slice = TRANSPORT_NCCL_ALLREDUCE_SLICESTEPS * TRANSPORT_NCCL_STEP_BYTES;
+  double per = ceil(bytes / (TRANSPORT_NCCL_RING_CHANNELS * nranks * r.loops) / slice);
+  if (per < r.slices) r.slices = per < 1 ? 1 : (int)per;
+  r.piece = bytes / ((double)nranks * r.loops * r.slices);
+  return r;
+}
+
+int transport_ring_wait(const transport_ring *r, int nranks, int p) {
+  int steps = 2 * (nranks - 1), per_loop = steps * r->slices;
+  int loop = p / per_loop, q = p % per_loop, step = q / r->slices;
+  if (step > 0) return p - r->slices; /* the same slice of the step before */
+  if (loop == 0 || q > 0) return -1;
+  return p - 1; /* runRing's final directRecv of the loop before */
+}
+
+/* The p2p channels of one send of bytes in a comm of nranks between hosts
+ * (2 coll channels: TRANSPORT_NCCL_RING_CHANNELS). Current NCCL:
+ * ncclTopoComputeP2pChannels makes p2pnChannels = pow2Up(2) and cuts the
+ * per-peer count while perPeer x divUp(nranks, 8) > p2pnChannels (paths.cc,
+ * NCCL_MAX_DEV_WORK_P2P_PER_BATCH); addP2pToPlan starts from nChannelsMin
+ * (halved while x nranks > p2pnChannels) and doubles up to the per-peer
+ * count while a part exceeds one p2p chunk (NCCL_P2P_NET_CHUNKSIZE,
+ * 128 KiB). NCCL 2.11 (paths.cc ncclTopoGetNchannels): 1 for a remote
+ * rank. */
+#define NCCL_P2P_NET_CHUNK_BYTES 131072.0
+#define NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8
+static int p2p_channels(int nranks, double bytes, bool old_nccl) {
+  if (old_nccl) return 1;
+  int p2p = TRANSPORT_NCCL_RING_CHANNELS, per_peer =
+      TRANSPORT_NCCL_P2P_CHANNELS_PER_PEER;
+  int batches = (nranks + NCCL_MAX_DEV_WORK_P2P_PER_BATCH - 1) /
+                NCCL_MAX_DEV_WORK_P2P_PER_BATCH;
+  while (per_peer * batches > p2p && per_peer > 1) per_peer /= 2;
+  int nmin = per_peer;
+  while (nmin * nranks > p2p && nmin > 1) nmin /= 2;
+  int c = nmin; /* divUp(bytes, minPartSize) >= 1 for bytes > 0 */
+  while (bytes / c > NCCL_P2P_NET_CHUNK_BYTES && c <= per_peer / 2) c *= 2;
+  return c;
+}
+
+int transport_op_sockets(transport_op op, int sockets, int nranks,
+                         double bytes, bool old_nccl) {
+  int ch = op == TRANSPORT_OP_RING ? TRANSPORT_NCCL_RING_CHANNELS
+                                   : p2p_channels(nranks, bytes, old_nccl);
+  return ch * (sockets > 0 ? sockets : TRANSPORT_SOCKETS_DEFAULT);
+}
+
+transport_facts transport_describe(const transport_options *o,
+                                   const scenario *s) {
+  transport_options d = o ? *o : transport_options_default();
+  transport_facts f = {.model = d.model, .window_bytes = transport_window(&d),
+                       .idle_restart = d.idle_restart,
+                       .ring_channels = TRANSPORT_NCCL_RING_CHANNELS,
+                       .ring_loops_max = TRANSPORT_NCCL_MAX_LOOPS,
+                       .runtime = s->workload.runtime};
+  for (int i = 0; i < s->nsites; i++) {
+    int n = s->sites[i].nccl_sockets > 0 ? s->sites[i].nccl_sockets
+                                         : TRANSPORT_SOCKETS_DEFAULT;
+    if (!i || n < f.p2p_sockets_min) f.p2p_sockets_min = n;
+    if (!i || n > f.p2p_sockets_max) f.p2p_sockets_max = n;
+  }
+  f.coll_sockets_min = f.p2p_sockets_min, f.coll_sockets_max = f.p2p_sockets_max;
+  return f;
+}
+
+/* "16" or "1-16" */
+static int span(char *buf, size_t n, int lo, int hi) {
+  return lo == hi ? snprintf(buf, n, "%d", lo) : snprintf(buf, n, "%d-%d", lo, hi);
+}
+
+int transport_facts_line(const transport_facts *f, char *buf, size_t n) {
+  char p2p[32], coll[32], win[64] = "";
+  span(p2p, sizeof p2p, f->p2p_sockets_min, f->p2p_sockets_max);
+  span(coll, sizeof coll, f->coll_sockets_min, f->coll_sockets_max);
+  if (f->model == TRANSPORT_TCP)
+    snprintf(win, sizeof win, ", window %.3g MB%s", f->window_bytes / 1e6,
+             f->idle_restart ? ", idle restart" : "");
+  return snprintf(buf, n,
+                  "%s%s, sockets per connection: p2p %s, collectives %s "
+                  "(one connection; NCCL's ring has %d channels), runtime %s",
+                  transport_model_name(f->model), win, p2p, coll,
+                  f->ring_channels, f->runtime ? f->runtime : "dtfm");
 }

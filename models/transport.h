@@ -10,6 +10,7 @@
 #define MODELS_TRANSPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "traces/scenario.h"
 
@@ -22,6 +23,10 @@ typedef enum transport_model {
 #define TRANSPORT_NMODELS 3
 _Static_assert(TRANSPORT_TCP + 1 == TRANSPORT_NMODELS,
                "one count of the network models");
+
+/* The model a run gets unless it names one: tcp, the faithful one (NCCL's
+ * sockets with their windows); netem and ideal are what-ifs. */
+#define TRANSPORT_MODEL_DEFAULT TRANSPORT_TCP
 
 /* "ideal", "netem", "tcp" (NULL-terminated: the list the command line and
  * the sweep files accept); parse returns -1 for an unknown name. */
@@ -63,16 +68,97 @@ int transport_model_parse(const char *name);
 #define TRANSPORT_NCCL_CHUNK_BYTES (4.0 * 1024 * 1024)
 #define TRANSPORT_NCCL_MAX_CHUNKS 128
 
+/* NCCL's ring all-reduce, Simple protocol (the one its tuner picks for
+ * large buffers): each connection has NCCL_STEPS = 8 slots
+ * (src/include/device.h) of the 4 MiB buffer (DEFAULT_BUFFSIZE,
+ * src/init.cc), a step of 512 KiB; a chunk is ALLREDUCE_CHUNKSTEPS =
+ * NCCL_STEPS / 2 steps and moves in slices of ALLREDUCE_SLICESTEPS =
+ * NCCL_STEPS / 4 (src/include/collectives.h). runRing in
+ * src/device/all_reduce.h runs the buffer in loops of nranks chunks per
+ * channel, each loop 2 (nranks - 1) steps that each wait, slice by slice,
+ * for the previous step from the ring's previous rank, and the next loop
+ * starts after the final receive of this one: the ring's latency is paid
+ * 2 (nranks - 1) times per loop, not once per all-reduce. The slots give
+ * no end-to-end credit over sockets: the proxy sends while transmitted <
+ * done + NCCL_STEPS (src/transport/net.cc:1358) and a socket send is done
+ * once its bytes are written (net_socket.cc:682), so TCP's window, not the
+ * 4 MiB buffer, bounds the bytes in flight. Lines cited at NCCL commit
+ * 5067397c: all_reduce.h:33-82, collectives.h:19-20, device.h:26,
+ * init.cc:813, connect.cc:460, reduce.h:34-55, enqueue.cc:909-924 and
+ * 1143-1146, paths.cc:943-951 (2.11.4: e11238b3 paths.cc:491). */
+#define TRANSPORT_NCCL_STEPS 8
+#define TRANSPORT_NCCL_BUFFSIZE (4.0 * 1024 * 1024)
+#define TRANSPORT_NCCL_STEP_BYTES (TRANSPORT_NCCL_BUFFSIZE / TRANSPORT_NCCL_STEPS)
+#define TRANSPORT_NCCL_ALLREDUCE_CHUNKSTEPS (TRANSPORT_NCCL_STEPS / 2)
+#define TRANSPORT_NCCL_ALLREDUCE_SLICESTEPS (TRANSPORT_NCCL_STEPS / 4)
+/* Channels of a ring collective between single-NIC hosts: the ring search
+ * finds one ring per NIC and ncclTopoPostset (src/graph/connect.cc,
+ * "Duplicate ringPrev/ringNext", nChannels * 2) doubles it; each channel
+ * is its own connection. */
+#define TRANSPORT_NCCL_RING_CHANNELS 2
+/* Channels of one large point-to-point send between hosts:
+ * p2pnChannelsPerPeer (NCCL_NCHANNELS_PER_NET_PEER, 2; src/graph/paths.cc
+ * ncclTopoGetNchannels) halved while nChannels x nRanks exceeds the
+ * comm's p2p channels (src/enqueue.cc: "Try to use all channels, but one
+ * channel per operation"), then doubled back for a message over one
+ * p2p chunk (addP2pToPlan, maxPartSize). Older NCCL (2.8-2.11, DT-FM's
+ * era) halved nChannelsMax while nChannelsMax x nRanks > 4 p2pnChannels
+ * and kept it: one channel for 8 ranks. */
+#define TRANSPORT_NCCL_P2P_CHANNELS_PER_PEER 2
+/* The most loops the engine and the predictor cut a ring into: beyond it
+ * the pieces grow and the latency is paid fewer times than NCCL pays it
+ * (a buffer above 128 x 2 x nranks x 2 MiB). */
+#define TRANSPORT_NCCL_MAX_LOOPS 128
+
+/* One member's share of NCCL's ring all-reduce as the engine and the
+ * predictor cut it: `loops` loops of 2 (nranks - 1) steps, each step
+ * `slices` messages of `piece` bytes over the connection to the next
+ * rank (all channels together). */
+typedef struct transport_ring {
+  int loops, slices;
+  double piece;
+} transport_ring;
+
+/* NCCL's cut of an all-reduce of bytes over nranks >= 2 members:
+ * loops = ceil(bytes / (channels x nranks x chunk)) in 1 ..
+ * TRANSPORT_NCCL_MAX_LOOPS, chunk = CHUNKSTEPS x step bytes, slices =
+ * CHUNKSTEPS / SLICESTEPS (fewer when a channel's chunk is under one
+ * slice of 1 MiB), piece = bytes / (nranks x loops x slices) (NCCL shrinks
+ * only the last loop's chunk; here the loops are equal). */
+transport_ring transport_ring_plan(double bytes, int nranks);
+
+/* Position p of a member's 2 (nranks - 1) x loops x slices ring messages
+ * waits for the arrival of the previous rank's position
+ * transport_ring_wait(plan, nranks, p), or none (-1: its first step of the
+ * first loop, or a later slice of a loop's first step, which waits only
+ * for its own previous message). */
+int transport_ring_wait(const transport_ring *r, int nranks, int p);
+
+/* The operations of a run and the connections NCCL gives each. */
+typedef enum transport_op {
+  TRANSPORT_OP_P2P,  /* a pipeline send (ncclSend/ncclRecv) */
+  TRANSPORT_OP_RING  /* allreduce, reduce, broadcast: ring collectives */
+} transport_op;
+
+/* Sockets of one operation's traffic to a peer: channels x sockets per
+ * connection. RING: TRANSPORT_NCCL_RING_CHANNELS; P2P of bytes in a comm
+ * of nranks: the channels of src/enqueue.cc for that size (1 at most one
+ * step of 128 KiB, NCCL_P2P_NET_CHUNKSIZE), or with old_nccl DT-FM's
+ * era's rule. */
+int transport_op_sockets(transport_op op, int sockets, int nranks,
+                         double bytes, bool old_nccl);
+
 /* How the transport of one run behaves (plain data). */
 typedef struct transport_options {
-  transport_model model; /* TRANSPORT_NETEM by default */
+  transport_model model; /* TRANSPORT_TCP by default */
   double window_bytes;   /* per-socket TCP window W; <= 0: the default */
   bool idle_restart;     /* tcp: Linux's tcp_slow_start_after_idle: a
                             socket idle for an RTO halves its window per
                             RTO elapsed, down to the initial window */
 } transport_options;
 
-/* netem, TRANSPORT_DEFAULT_WINDOW, no idle restart: DT-FM's 10 ms and
+/* tcp (the faithful model; netem and ideal are what-ifs),
+ * TRANSPORT_DEFAULT_WINDOW, no idle restart: DT-FM's 10 ms and
  * 50 ms rows differ by the latency alone (its hosts kept their windows
  * across a phase's idle seconds), which a restart would multiply. */
 transport_options transport_options_default(void);
@@ -103,5 +189,34 @@ double transport_idle_window(double cwnd, double idle_s, double rto_s);
 double transport_message_s(double bytes, double rtt_s, double bytes_s,
                            int sockets, const transport_options *o,
                            double *cwnd);
+
+/* What a run's transport is, for every output to state (the table
+ * header, --json, the timeline's metadata; later the results row): the
+ * model, the TCP window and idle restart, the sockets per connection over
+ * the scenario's sites for the pipeline's point-to-point messages and for
+ * the data-parallel collectives (what the engine runs: the receiving
+ * site's nccl_sockets for both), the channels NCCL's ring collectives use
+ * (each its own connection), and the workload's runtime. Plain data;
+ * runtime is borrowed from the scenario. */
+typedef struct transport_facts {
+  transport_model model;
+  double window_bytes;
+  bool idle_restart;
+  int p2p_sockets_min, p2p_sockets_max;
+  int coll_sockets_min, coll_sockets_max;
+  int ring_channels;
+  int ring_loops_max;  /* TRANSPORT_NCCL_MAX_LOOPS */
+  const char *runtime;
+} transport_facts;
+
+/* The facts of o (NULL: the default) on s. */
+transport_facts transport_describe(const transport_options *o,
+                                   const scenario *s);
+
+/* One line of f, e.g. "tcp, window 1.45 MB, sockets per connection: p2p
+ * 16, collectives 16 (one connection; NCCL's ring has 2 channels), runtime
+ * dtfm", into buf of
+ * n bytes (truncated to fit); returns snprintf's count. */
+int transport_facts_line(const transport_facts *f, char *buf, size_t n);
 
 #endif

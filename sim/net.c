@@ -22,7 +22,7 @@
 sim_net *sim_net_new(const sim_net_topo *topo, const transport_options *o,
                      sim_queue *q, int kind_base, sim_net_hooks hooks) {
   sim_net *n = mem_calloc(1, sizeof *n);
-  transport_model model = o ? o->model : TRANSPORT_NETEM;
+  transport_model model = o ? o->model : TRANSPORT_MODEL_DEFAULT;
   n->topo = topo;
   n->opt = o ? *o : transport_options_default();
   n->model = model;

@@ -204,12 +204,16 @@ static int devices_fill(devices *d, const scenario *s, spec_workload *w,
   return ERR_OK;
 }
 
-static int save_timeline(const scenario *s, const char *path,
-                         const sim_task *t, uint32_t n, err *e) {
+static int save_timeline(const scenario *s, const transport_options *o,
+                         const char *path, const sim_task *t, uint32_t n,
+                         err *e) {
+  transport_facts facts = transport_describe(o, s);
+  char meta[256];
+  transport_facts_line(&facts, meta, sizeof meta);
   const char **names = mem_alloc((size_t)s->ndevices * sizeof *names);
   for (int d = 0; d < s->ndevices; d++)
     names[d] = s->sites[s->device_site[d]].name;
-  int rc = sim_timeline_save(path, t, n, s->ndevices, names, e);
+  int rc = sim_timeline_save(path, t, n, s->ndevices, names, meta, e);
   free(names);
   return rc;
 }
@@ -384,7 +388,7 @@ int sim_run_reuse(const scenario *s, const alloc *a, const sim_options *o,
   if (!rc && x->opt.timeline_path) {
     uint32_t n;
     const sim_task *t = sim_engine_tasks(x, &n);
-    rc = save_timeline(s, x->opt.timeline_path, t, n, e);
+    rc = save_timeline(s, &x->opt.transport, x->opt.timeline_path, t, n, e);
   }
   if (rc) sim_result_free(out);
   sim_engine_free(x);

@@ -117,6 +117,18 @@ static void metadata(FILE *f, int ndevices, const char *const *device_name,
   }
 }
 
+/* The file's head: its metadata (the transport that ran), then the
+ * events' list. */
+static void head(FILE *f, const char *meta) {
+  fputs("{\"displayTimeUnit\":\"ms\",", f);
+  if (meta) {
+    fputs("\"otherData\":{\"transport\":\"", f);
+    put_escaped(f, meta);
+    fputs("\"},", f);
+  }
+  fputs("\"traceEvents\":[", f);
+}
+
 /* One slice as a complete ("X") event, after a comma unless it is the
  * first event; devices (and a transfer's peer) renumbered by dmap (NULL:
  * as they are). */
@@ -136,11 +148,11 @@ static void write_slice(FILE *f, bool comma, const slice *x, const sim_task *k,
 }
 
 void sim_timeline_write(FILE *f, const sim_task *t, uint32_t n, int ndevices,
-                        const char *const *device_name) {
+                        const char *const *device_name, const char *meta) {
   int *nlanes = mem_calloc((size_t)ndevices * NSTREAMS + 1, sizeof *nlanes);
   size_t ns;
   slice *v = slices(t, n, ndevices, &ns, nlanes);
-  fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
+  head(f, meta);
   metadata(f, ndevices, device_name, nlanes);
   for (size_t i = 0; i < ns; i++)
     write_slice(f, ndevices || i, &v[i], &t[v[i].task], NULL);
@@ -150,12 +162,13 @@ void sim_timeline_write(FILE *f, const sim_task *t, uint32_t n, int ndevices,
 }
 
 int sim_timeline_save(const char *path, const sim_task *t, uint32_t n,
-                      int ndevices, const char *const *device_name, err *e) {
+                      int ndevices, const char *const *device_name,
+                      const char *meta, err *e) {
   FILE *f = fopen(path, "w");
   if (!f)
     return err_set(e, ERR_IO, "%s:0: cannot write the timeline: %s", path,
                    strerror(errno));
-  sim_timeline_write(f, t, n, ndevices, device_name);
+  sim_timeline_write(f, t, n, ndevices, device_name, meta);
   /* a failed fprintf (disk full) leaves the error flag; fclose may not */
   bool bad = ferror(f) != 0;
   if (fclose(f) != 0 || bad)
@@ -175,7 +188,8 @@ struct sim_timeline_stream {
 };
 
 sim_timeline_stream *sim_timeline_stream_open(const char *path,
-                                              const scenario *s, err *e) {
+                                              const scenario *s,
+                                              const char *meta, err *e) {
   FILE *f = fopen(path, "w");
   if (!f) {
     err_set(e, ERR_IO, "%s:0: cannot write the timeline: %s", path,
@@ -190,7 +204,7 @@ sim_timeline_stream *sim_timeline_stream_open(const char *path,
   const char **names = mem_alloc(((size_t)s->ndevices + 1) * sizeof *names);
   for (int d = 0; d < s->ndevices; d++)
     names[d] = s->sites[s->device_site[d]].name;
-  fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", f);
+  head(f, meta);
   for (int i = 0; i < s->ndevices * NSTREAMS; i++) t->named[i] = 1;
   metadata(f, s->ndevices, names, t->named);
   t->any = s->ndevices > 0;

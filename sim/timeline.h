@@ -17,24 +17,29 @@
 #include "traces/scenario.h"
 
 /* Writes the tasks (n of them) of a finished run to f. device_name(i) names
- * process i (NULL: "device i"); ndevices processes. */
+ * process i (NULL: "device i"); ndevices processes. meta (NULL: none) is
+ * the run's transport (transport_facts_line), kept as the file's
+ * otherData.transport. */
 void sim_timeline_write(FILE *f, const sim_task *t, uint32_t n, int ndevices,
-                        const char *const *device_name);
+                        const char *const *device_name, const char *meta);
 
 /* The same into the file at path; ERR_IO (naming the path) if it cannot be
  * written. */
 int sim_timeline_save(const char *path, const sim_task *t, uint32_t n,
-                      int ndevices, const char *const *device_name, err *e);
+                      int ndevices, const char *const *device_name,
+                      const char *meta, err *e);
 
 /* A timeline of a whole training run, written as its iterations finish
  * (memory does not grow with their number): one process per device of the
  * run's scenario, the same tracks as above. */
 typedef struct sim_timeline_stream sim_timeline_stream;
 
-/* Opens it at path for scenario s (names borrowed until close). NULL and
- * e filled (ERR_IO, naming the path) when the file cannot be written. */
+/* Opens it at path for scenario s (names borrowed until close), meta as
+ * sim_timeline_write's. NULL and e filled (ERR_IO, naming the path) when
+ * the file cannot be written. */
 sim_timeline_stream *sim_timeline_stream_open(const char *path,
-                                              const scenario *s, err *e);
+                                              const scenario *s,
+                                              const char *meta, err *e);
 
 /* Adds the finished tasks of one run; the run's device d is process
  * dmap[d] (NULL: d). */

@@ -84,10 +84,14 @@ uint64_t sim_train_task_bound(const spec_workload *w) {
                    (uint64_t)w->micro_batches_per_pass;
   /* per stage: R syncs and R optimizer steps, and the sync transfers of the
    * costliest algorithm (central-ps: 2 (R-1) chunks + 1 join; sharded-ps:
-   * R joins + 2 R (R-1) transfers; ring: 2 R (R-1)) */
+   * R joins + 2 R (R-1) transfers; ring: 2 R (R-1) x loops x slices) */
   uint64_t central = 2 * (R - 1) * TRANSPORT_NCCL_MAX_CHUNKS + 1;
   uint64_t sharded = R + 2 * R * (R - 1);
-  uint64_t sync = 2 * R + (central > sharded ? central : sharded);
+  uint64_t ring = 2 * R * (R - 1) * TRANSPORT_NCCL_MAX_LOOPS *
+                  (TRANSPORT_NCCL_ALLREDUCE_CHUNKSTEPS /
+                   TRANSPORT_NCCL_ALLREDUCE_SLICESTEPS);
+  uint64_t most = central > sharded ? central : sharded;
+  uint64_t sync = 2 * R + (ring > most ? ring : most);
   return 4 * cells + (uint64_t)w->passes + S * sync;
 }
 
@@ -224,7 +228,10 @@ static void build_streams(builder *b) {
 }
 
 /* central-ps: NCCL reduce to replica 0 then broadcast from it, each a
- * pipelined chain in rank order, in chunks. */
+ * pipelined chain in chunks along the ring: the reduce from the root's
+ * successor to the root (src/device/reduce.h runRing: the rank whose
+ * predecessor is the root only sends, the root only receives), 1 -> 2 ->
+ * ... -> R-1 -> 0; the broadcast 0 -> 1 -> ... -> R-1. */
 static void sync_central(builder *b, const int *grp, const uint32_t *ready,
                          double bytes, uint32_t *sync) {
   sim_graph *g = b->g;
@@ -234,11 +241,12 @@ static void sync_central(builder *b, const int *grp, const uint32_t *ready,
   if (C < 1) C = 1;
   double cb = bytes / C;
   uint32_t *prev = mem_alloc((size_t)C * sizeof *prev);
-  for (int i = R - 1; i >= 1; i--)
+  for (int i = 1; i < R; i++) /* NCCL's order: grp[1] -> ... -> grp[0] */
     for (int j = 0; j < C; j++) {
-      uint32_t x = sim_graph_xfer(g, grp[i], grp[i - 1], cb, SIM_ROLE_DP, j);
+      uint32_t x = sim_graph_xfer(g, grp[i], grp[(i + 1) % R], cb,
+                                  SIM_ROLE_DP, j);
       sim_graph_edge(g, ready[i], x, SIM_ON_DONE);
-      if (i < R - 1) sim_graph_edge(g, prev[j], x, SIM_ON_DONE);
+      if (i > 1) sim_graph_edge(g, prev[j], x, SIM_ON_DONE);
       sim_graph_stream(g, &b->sstream[grp[i]], x, SIM_ON_LEFT);
       prev[j] = x;
     }
@@ -264,29 +272,31 @@ static void sync_central(builder *b, const int *grp, const uint32_t *ready,
 
 void sim_train_ring(sim_graph *g, uint32_t *sstream, const int *grp, int n,
                     const uint32_t *ready, double bytes, uint32_t *sync) {
-  uint32_t *in = mem_alloc((size_t)n * sizeof *in);  /* step arrived at i */
-  uint32_t *out = mem_alloc((size_t)n * sizeof *out);
-  for (int i = 0; i < n; i++) in[i] = ready[i];
-  for (int step = 0; step < 2 * (n - 1); step++) {
+  transport_ring r = transport_ring_plan(bytes, n);
+  int K = 2 * (n - 1) * r.loops * r.slices;
+  uint32_t *x = mem_alloc((size_t)n * (size_t)K * sizeof *x); /* [i][p] */
+  for (int p = 0; p < K; p++) {
+    int w = transport_ring_wait(&r, n, p);
     for (int i = 0; i < n; i++) {
-      out[i] = sim_graph_xfer(g, grp[i], grp[(i + 1) % n], bytes / n,
-                              SIM_ROLE_DP, step);
-      sim_graph_edge(g, in[i], out[i], SIM_ON_DONE);
-      sim_graph_stream(g, &sstream[grp[i]], out[i], SIM_ON_LEFT);
+      int q = (i + n - 1) % n;
+      uint32_t t = x[(size_t)i * K + p] = sim_graph_xfer(
+          g, grp[i], grp[(i + 1) % n], r.piece, SIM_ROLE_DP, p);
+      if (p == 0) sim_graph_edge(g, ready[i], t, SIM_ON_DONE);
+      if (w >= 0) sim_graph_edge(g, x[(size_t)q * K + w], t, SIM_ON_DONE);
+      sim_graph_stream(g, &sstream[grp[i]], t, SIM_ON_LEFT);
     }
-    for (int i = 0; i < n; i++) in[(i + 1) % n] = out[i];
   }
   for (int i = 0; i < n; i++) {
-    sim_graph_edge(g, in[i], sync[i], SIM_ON_DONE);
-    sim_graph_edge(g, out[i], sync[i], SIM_ON_LEFT);
+    int q = (i + n - 1) % n;
+    sim_graph_edge(g, x[(size_t)q * K + K - 1], sync[i], SIM_ON_DONE);
+    sim_graph_edge(g, x[(size_t)i * K + K - 1], sync[i], SIM_ON_LEFT);
   }
-  free(in);
-  free(out);
+  free(x);
 }
 
-/* ring: reduce-scatter then all-gather over the n members of grp, 2 (n-1)
- * steps of bytes / n; a step starts on a device when it has received the
- * previous step. */
+/* ring: NCCL's ring all-reduce over the n members of grp
+ * (transport_ring_plan): a slice of a step starts on a device when it has
+ * received that slice of the previous step (transport_ring_wait). */
 static void sync_ring(builder *b, const int *grp, int n, const uint32_t *ready,
                       double bytes, uint32_t *sync) {
   sim_train_ring(b->g, b->sstream, grp, n, ready, bytes, sync);

@@ -83,8 +83,9 @@ void sim_train_build(sim_graph *g, const sim_train_inputs *in,
 
 void sim_train_marks_free(sim_train_marks *m);
 
-/* A ring all-reduce of bytes over the n devices grp (reduce-scatter then
- * all-gather, 2 (n - 1) steps of bytes / n), member i starting when
+/* NCCL's ring all-reduce of bytes over the n devices grp (reduce-scatter
+ * then all-gather in loops of 2 (n - 1) steps, each in slices:
+ * transport_ring_plan, transport_ring_wait), member i starting when
  * ready[i] is done; sync[i] (joins the caller made) wait for member i's
  * result. Its sends are ordered on sstream[device]. */
 void sim_train_ring(sim_graph *g, uint32_t *sstream, const int *grp, int n,

@@ -550,7 +550,10 @@ static int run_init(run *r, const scenario *s, const alloc *a,
   r->holds = mem_alloc((size_t)s->ndevices * sizeof *r->holds);
   holds_from_plan(r);
   if (o->timeline) {
-    r->tl = sim_timeline_stream_open(o->timeline, s, e);
+    transport_facts facts = transport_describe(&o->sim.transport, s);
+    char meta[256];
+    transport_facts_line(&facts, meta, sizeof meta);
+    r->tl = sim_timeline_stream_open(o->timeline, s, meta, e);
     if (!r->tl) return e ? e->code : ERR_IO;
     if (o->faults) sim_timeline_stream_faults(r->tl, o->faults, s);
   }

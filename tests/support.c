@@ -6,12 +6,10 @@
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "tests/support.h"
 
-#include "analysis/db.h"
-
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <math.h>
 #include <ftw.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analysis/db.h"
 #include "base/mem.h"
 
 typedef struct support_path_node support_path_node;
@@ -266,4 +265,28 @@ bool support_result_same(const db_result *a, const db_result *b,
   DB_RESULT_MAP(X)
 #undef X
   return false;
+}
+
+int support_ring_plan(double S, int n, int *loops, int *slices, double *piece) {
+  double chunk = 2.0 * 1024 * 1024, slice = 1024.0 * 1024;
+  double L = fmin(128, fmax(1, ceil(S / (2 * n * chunk))));
+  double sl = fmin(2, fmax(1, ceil(S / (2 * n * L) / slice)));
+  *loops = (int)L, *slices = (int)sl;
+  *piece = S / (n * L * sl);
+  return 2 * (n - 1) * (int)L * (int)sl;
+}
+
+int support_ring_wait(int n, int loops, int slices, int k) {
+  (void)loops;
+  int per_loop = 2 * (n - 1) * slices, q = k % per_loop;
+  if (q >= slices) return k - slices;
+  return k >= per_loop && q == 0 ? k - 1 : -1;
+}
+
+double support_ring_uniform_s(double S, int n, double a, double b) {
+  int L, sl;
+  double p;
+  support_ring_plan(S, n, &L, &sl, &p);
+  double x = p / b, P = fmax(sl * x, x + a);
+  return L * ((2 * n - 3) * P + sl * x + a);
 }

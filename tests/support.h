@@ -84,4 +84,23 @@ void support_result_distinct(struct db_result *r);
 bool support_result_same(const struct db_result *a,
                          const struct db_result *b, const char *col);
 
+/* NCCL's ring all-reduce by hand, from src/device/all_reduce.h and
+ * src/include/collectives.h, not from models/transport.c: 2 channels, a
+ * chunk of 4 steps of 512 KiB (2 MiB) per channel, slices of 2 steps;
+ * loops = ceil(S / (2 n 2 MiB)) (at most 128), slices = 2 or 1 when a
+ * channel's chunk fits one 1 MiB slice. *piece gets S / (n loops slices),
+ * returns the messages per member, K = 2 (n - 1) loops slices. */
+int support_ring_plan(double S, int n, int *loops, int *slices, double *piece);
+
+/* The message that position k of a member waits for at its predecessor,
+ * or -1: the same slice of the step before; a later loop's first message
+ * waits for the loop before's last (its final receive). */
+int support_ring_wait(int n, int loops, int slices, int k);
+
+/* The all-reduce alone on a uniform network (one-way latency a seconds,
+ * rate b bytes/s per connection, every member ready at 0), in closed
+ * form: a step's slice 0 every P = max(slices x, x + a) (x = piece / b),
+ * a loop (2n - 3) P + slices x + a, the whole loops times that. */
+double support_ring_uniform_s(double S, int n, double a, double b);
+
 #endif

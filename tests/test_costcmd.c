@@ -38,7 +38,7 @@ static const char mixed_json[] =
     "           {\"name\": \"b\", \"devices\": 2, \"gpu\": \"A100\", "
     "\"nic_gbps\": 10},\n"
     "           {\"name\": \"c\", \"devices\": 2, \"gpu\": \"T4\", "
-    "\"nic_gbps\": 10, \"compute_efficiency\": 0.3}],\n"
+    "\"nic_gbps\": 10, \"compute_efficiency\": 0.5}],\n"
     " \"network\": {\"trace\": \"three-sites.csv\"},\n"
     " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 7, \"batch\": 16,\n"
     "              \"micro_batch\": 1, \"stages\": 3, \"replicas\": 2,\n"

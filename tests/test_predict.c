@@ -150,7 +150,7 @@ static void calibration_pipeline(world *x, double ms, double gbps, int M) {
   snprintf(text, sizeof text,
            "{\"name\": \"pipeline\", \"sites\": [{\"name\": \"p3\", \"devices\": 8, "
            "\"gpu\": \"V100\", \"nic_gbps\": 10, \"nccl_sockets\": 16, "
-           "\"flow_gbps\": 5, \"compute_efficiency\": 0.43}],"
+           "\"flow_gbps\": 5, \"compute_efficiency\": 0.7602545968882602}],"
            "\"network\": {\"latency_ms\": %g, \"bandwidth_gbps\": %g},"
            "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 24, \"batch\": %d,"
            " \"micro_batch\": 1, \"stages\": 8, \"replicas\": 1,"
@@ -197,20 +197,21 @@ Test(predict, dp_algorithms_on_a_uniform_network) {
   /* 71 chunks of S / 71 (4 MiB at most): each hop adds its latency and one
    * chunk, the other 70 chunks pass at the slowest hop. */
   double c = S / ceil(S / (4.0 * 1024 * 1024));
+  transport_options netem = model(TRANSPORT_NETEM); /* the closed forms' */
   cr_assert_eq(ceil(S / (4.0 * 1024 * 1024)), 71);
   for (int n = 2; n <= 8; n++) {
     double op = (n - 1) * (alpha + c / beta) + (S - c) / beta;
-    cr_assert_float_eq(predict_ring_op_s(x.s, group, n, S, NULL), op, 1e-9);
-    cr_assert_float_eq(predict_dp_sync_s(x.s, SPEC_CENTRAL_PS, group, n, S, NULL),
+    cr_assert_float_eq(predict_ring_op_s(x.s, group, n, S, &netem), op, 1e-9);
+    cr_assert_float_eq(predict_dp_sync_s(x.s, SPEC_CENTRAL_PS, group, n, S, &netem),
                        2 * op, 1e-9);
-    cr_assert_float_eq(predict_dp_sync_s(x.s, SPEC_RING, group, n, S, NULL),
-                       2 * (n - 1) * (alpha + S / n / beta), 1e-9);
+    cr_assert_float_eq(predict_dp_sync_s(x.s, SPEC_RING, group, n, S, &netem),
+                       support_ring_uniform_s(S, n, alpha, beta), 1e-9);
     /* All destinations share one netem class: (n - 1) pieces of S / n each
      * way, the return pieces after the reduce pieces. */
-    cr_assert_float_eq(predict_dp_sync_s(x.s, SPEC_SHARDED_PS, group, n, S, NULL),
+    cr_assert_float_eq(predict_dp_sync_s(x.s, SPEC_SHARDED_PS, group, n, S, &netem),
                        2 * (alpha + (n - 1) * (S / n) / beta), 1e-9);
   }
-  cr_assert_eq(predict_dp_sync_s(x.s, SPEC_RING, group, 1, S, NULL), 0);
+  cr_assert_eq(predict_dp_sync_s(x.s, SPEC_RING, group, 1, S, &netem), 0);
   scenario_free(x.s);
 }
 
@@ -385,15 +386,30 @@ Test(predict, uniform_gpipe_iteration_composed_by_hand) {
   scenario_free(x.s);
 }
 
-/* A ring all-reduce of two members a, b ready at ra, rb: two steps of x
- * (plus the latency) each way; a member is done when the other's second
- * step has arrived and its own is in its socket buffers (hold: what they
- * do not take of it). */
-static void ring2(double ra, double rb, double x, double alpha, double hold,
-                  double *da, double *db) {
-  double a1 = fmax(rb + x + alpha, ra + x), b1 = fmax(ra + x + alpha, rb + x);
-  *da = fmax(b1 + x + alpha, a1 + fmax(0, hold));
-  *db = fmax(a1 + x + alpha, b1 + fmax(0, hold));
+/* NCCL's ring all-reduce of S bytes between two members ready at ra and
+ * rb, by hand (support_ring_plan, support_ring_wait): message k of a member
+ * leaves after its own k - 1 (x each) and after the other's message it
+ * waits for has arrived (x + alpha); a member is done when the other's
+ * last has arrived and its own last is in its socket buffers (room). */
+static void ring2(double ra, double rb, double S, double beta, double alpha,
+                  double room, double *da, double *db) {
+  int L, sl;
+  double p;
+  int K = support_ring_plan(S, 2, &L, &sl, &p);
+  double x = p / beta, *t[2];
+  for (int m = 0; m < 2; m++) t[m] = calloc((size_t)K, sizeof *t[m]);
+  for (int k = 0; k < K; k++) {
+    int w = support_ring_wait(2, L, sl, k);
+    for (int m = 0; m < 2; m++) {
+      double v = k ? t[m][k - 1] + x : (m ? rb : ra);
+      if (w >= 0) v = fmax(v, t[1 - m][w] + x + alpha);
+      t[m][k] = v;
+    }
+  }
+  double hold = fmax(0, x - room / beta);
+  *da = fmax(t[1][K - 1] + x + alpha, t[0][K - 1] + hold);
+  *db = fmax(t[0][K - 1] + x + alpha, t[1][K - 1] + hold);
+  free(t[0]), free(t[1]);
 }
 
 /* Megatron's 2-stage pass by hand (sim/train.c's megatron_stage): stage 0
@@ -443,15 +459,14 @@ Test(predict, megatron_two_stages_composed_by_hand) {
   double ready[2];
   megatron_pass(K, f, b, X, c, &ready[0], &ready[1]);
   /* the data-parallel rings: both replicas alike */
-  for (int s = 0; s < 2; s++) {
-    double p = spec_stage_gradient_bytes(&x.w, s) / 2, xs = p / beta;
-    ring2(ready[s], ready[s], xs, 2 * alpha, xs - room / beta, &ready[s], &ready[s]);
-  }
+  for (int s = 0; s < 2; s++)
+    ring2(ready[s], ready[s], spec_stage_gradient_bytes(&x.w, s), beta,
+          2 * alpha, room, &ready[s], &ready[s]);
   const spec_model *m = x.w.model;
-  double emb = (double)m->vocab * m->hidden * m->value_bytes / 2;
-  ring2(ready[0], ready[1], emb / beta, alpha, (emb - room) / beta, &ready[0], &ready[1]);
+  double emb = (double)m->vocab * m->hidden * m->value_bytes;
+  ring2(ready[0], ready[1], emb, beta, alpha, room, &ready[0], &ready[1]);
   for (int round = 0; round < 2; round++)
-    ring2(ready[0], ready[1], 4 / beta, alpha, 0, &ready[0], &ready[1]);
+    ring2(ready[0], ready[1], 8, beta, alpha, room, &ready[0], &ready[1]);
   double end = 0;
   for (int s = 0; s < 2; s++)
     end = fmax(end, ready[s] + runtime_optimizer_s(SPEC_RUNTIME_MEGATRON, x.gpu[0],
@@ -583,7 +598,8 @@ Test(predict, close_to_the_simulation_for_1f1b_and_sharded_ps) {
  * backward phase must count its own flows' weights, not the forward ones
  * reversed (that split a 1 Gbit/s NIC 16 ways and predicted Megatron's
  * placement at 233.5 s against 112.8 s simulated). Measured: netem within
- * 0.03 %, tcp within 0.6 %. */
+ * 0.03 % but random (-0.24 % since the reduce runs NCCL's ring order
+ * 1 -> ... -> R-1 -> 0), tcp within 0.7 %. */
 Test(predict, asymmetric_sockets_weigh_each_direction_apart) {
   const char *place[] = {"dtfm-identity", "megatron", "random"};
   world x;
@@ -594,7 +610,7 @@ Test(predict, asymmetric_sockets_weigh_each_direction_apart) {
     double et = error_vs_sim(&x, a, TRANSPORT_TCP);
     cr_log_info("volunteer-mix %s: netem %+.4f %%, tcp %+.2f %%", place[k],
                 100 * en, 100 * et);
-    cr_expect(fabs(en) < 1e-3, "%s: netem %.4f %%", place[k], 100 * en);
+    cr_expect(fabs(en) < 3e-3, "%s: netem %.4f %%", place[k], 100 * en);
     cr_expect(fabs(et) < 0.02, "%s: tcp %.2f %%", place[k], 100 * et);
     alloc_free(a);
   }
@@ -623,4 +639,45 @@ Test(predict, idle_restart_is_approximate) {
     }
     scenario_free(x.s);
   }
+}
+
+/* Three sites A, B, C, one device each, 10 ms and 1 Gbit/s every way but
+ * B -> A at 0.1 Gbit/s. NCCL's ring reduce to A (src/device/reduce.h:
+ * the root's successor sends first, the root receives last) runs
+ * B -> C -> A and its broadcast A -> B -> C: neither crosses B -> A. Each
+ * is a chain of two hops of C chunks: 2 (alpha + c / beta) + (S - c) /
+ * beta. The reverse reduce C -> B -> A would pay the slow direction. */
+Test(predict, central_ps_reduce_runs_nccl_ring_order) {
+  FILE *f = fopen(support_path("three.csv"), "w");
+  cr_assert_not_null(f);
+  fputs("t_s,src,dst,latency_ms,bandwidth_gbps\n"
+        "0,A,A,0.01,100\n0,B,B,0.01,100\n0,C,C,0.01,100\n"
+        "0,A,B,10,1\n0,B,A,10,0.1\n0,A,C,10,1\n0,C,A,10,1\n"
+        "0,B,C,10,1\n0,C,B,10,1\n", f);
+  fclose(f);
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"name\": \"three\", \"sites\": ["
+           "{\"name\": \"A\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100},"
+           "{\"name\": \"B\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100},"
+           "{\"name\": \"C\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100}],"
+           "\"network\": {\"trace\": \"%s\"},"
+           "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 24, \"batch\": 3,"
+           " \"micro_batch\": 1, \"stages\": 1, \"replicas\": 3}}",
+           support_path("three.csv"));
+  world x;
+  load_text(&x, text);
+  int group[3] = {0, 1, 2};
+  double S = 100e6, beta = 1e9 / 8, slow = 0.1e9 / 8, alpha = 0.010;
+  double C = ceil(S / (4.0 * 1024 * 1024)), c = S / C;
+  cr_assert_eq(C, 24);
+  double op = 2 * (alpha + c / beta) + (S - c) / beta;
+  transport_options netem = model(TRANSPORT_NETEM);
+  double t = predict_dp_sync_s(x.s, SPEC_CENTRAL_PS, group, 3, S, &netem);
+  cr_assert_float_eq(t, 2 * op, 1e-9, "%.9f vs %.9f", t, 2 * op);
+  /* the order geodes used before, C -> B -> A, by hand: its slow hop
+   * passes every chunk at 0.1 Gbit/s */
+  double reverse = 2 * alpha + c / beta + c / slow + (S - c) / slow + op;
+  cr_assert_gt(reverse, 4 * t);
+  scenario_free(x.s);
 }

@@ -34,7 +34,11 @@ Test(simulate, json_fields_and_determinism) {
     cr_assert(json_number_value(v) >= 0 && json_number_value(v) <= it, "%s", f[i]);
   }
   cr_assert_gt(json_integer_value(json_object_get(j, "events")), 1000);
-  cr_assert_str_eq(json_string_value(json_object_get(j, "network_model")), "netem");
+  /* the default model, and the transport stated beside it */
+  cr_assert_str_eq(json_string_value(json_object_get(j, "network_model")), "tcp");
+  json_t *tr = json_object_get(j, "transport");
+  cr_assert_str_eq(json_string_value(json_object_get(tr, "model")), "tcp");
+  cr_assert(json_is_integer(json_object_get(tr, "p2p_sockets_max")));
   json_decref(j);
   support_run_clear(&r1), support_run_clear(&r2);
 }

@@ -241,7 +241,7 @@ Test(spec, memory_check) {
 
 /* The last stage also computes the LM head, 2 s h V a sequence forward,
  * twice that backward and never recomputed; the others only their layers.
- * A site's compute efficiency scales its GPUs' compute. */
+ * A site's compute_efficiency is a factor on its GPUs' efficiency. */
 Test(spec, head_flops_and_site_efficiency) {
   scenario *s = support_scenario(GEODES_FIXTURES "/models/single.json");
   spec_workload w;
@@ -254,13 +254,15 @@ Test(spec, head_flops_and_site_efficiency) {
   cr_assert_float_eq(spec_stage_bwd_flops(&w, 7), 3 * layers + 2 * head, 1);
   cr_assert_float_eq(spec_stage_fwd_flops(&w, 0),
                      spec_stage_layers(&w, 0) * spec_layer_flops(m), 1);
-  /* against 0.5656, the roofline's V100 at DT-FM's shape
-   * (test_roofline.c checks the two agree) */
   const spec_gpu *v100 = spec_gpu_find("V100");
   scenario_site site = {.compute_efficiency = 0};
   cr_assert_eq(spec_site_compute_factor(&site, v100), 1);
-  site.compute_efficiency = 0.5656 / 2;
+  /* a factor on the GPU's speed: half of it takes twice as long,
+   * whatever the GPU */
+  site.compute_efficiency = 0.5;
   cr_assert_float_eq(spec_site_compute_factor(&site, v100), 2, 1e-12);
+  cr_assert_float_eq(spec_site_compute_factor(&site, spec_gpu_find("T4")), 2,
+                     1e-12);
   scenario_free(s);
 }
 

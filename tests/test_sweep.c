@@ -112,7 +112,7 @@ Test(sweep, every_key_and_defaults) {
   sweep_point_at(s, 0, &p);
   cr_expect_str_eq(p.scenario, "worldwide");
   cr_expect_str_eq(p.method, "dtfm-identity");
-  cr_expect_str_eq(p.network, "netem");
+  cr_expect_str_eq(p.network, "tcp"); /* the default model */
   cr_expect(p.knobs.seed == -1 && p.knobs.layers == -1 && p.window_bytes == -1 &&
             p.knobs.sockets == -1 && p.knobs.runtime == NULL);
   cr_expect_null(p.knobs.gpu, "absent gpus: each site's own GPU");

@@ -154,7 +154,7 @@ Test(timeline, overlapping_transfers_get_their_own_tracks) {
   const char *path = support_path("hand.json");
   FILE *f = fopen(path, "w");
   cr_assert_not_null(f);
-  sim_timeline_write(f, t, 5, 3, names);
+  sim_timeline_write(f, t, 5, 3, names, NULL);
   fclose(f);
   json_t *j = load(path);
   checked c = check_trace(j, 3);

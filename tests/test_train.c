@@ -23,6 +23,11 @@
 #include "sim/train.h"
 #include "tests/support.h"
 
+/* The graph-level tests below work netem's closed forms by hand (no TCP
+ * window): they name it, the library default being tcp. */
+static const transport_options NETEM = {.model = TRANSPORT_NETEM,
+                                        .window_bytes = TRANSPORT_DEFAULT_WINDOW};
+
 TestSuite(train, .init = support_dir_make, .fini = support_dir_remove);
 
 /* A one-site scenario with uniform links; returns it loaded. */
@@ -168,12 +173,30 @@ static double sync_time(const char *algo, int D, double lat_ms, double gbps,
   return t;
 }
 
+/* NCCL's ring on a long link: 8 members 50 ms apart pay 2 (D - 1) = 14
+ * latencies per loop of 2 x 8 x 2 MiB, not 14 in all: the gradient of one
+ * gpt3-xl stage of 2 layers (about 200 MB) runs 6 loops. */
+Test(train, ring_on_a_long_link_pays_nccl_loops) {
+  double S, beta = 1.25e9;
+  double t = sync_time("ring", 8, 50, 10, &S);
+  int L, sl;
+  double p;
+  support_ring_plan(S, 8, &L, &sl, &p);
+  cr_assert_gt(L, 3, "%d loops", L);
+  double want = support_ring_uniform_s(S, 8, 0.050, beta) + barriers_s(8, 50);
+  cr_assert(fabs(t - want) < 1e-6, "%.9f vs %.9f", t, want);
+  double once = 14 * (0.050 + S / (8 * beta)) + barriers_s(8, 50);
+  cr_assert_gt(t, once + 0.9 * (L - 1) * 14 * 0.050, "%.3f vs %.3f", t, once);
+}
+
 Test(train, ring_all_reduce_closed_form) {
   int Ds[] = {2, 4, 8};
   for (int i = 0; i < 3; i++) {
     double S, D = Ds[i], beta = 1.25e9 / 8 * 8; /* bytes/s at 10 Gbit/s */
     double t = sync_time("ring", Ds[i], 20, 10, &S);
-    double want = 2 * (D - 1) * (0.020 + S / (D * beta)) + barriers_s(Ds[i], 20);
+    /* NCCL's ring by hand: loops of 2 (D - 1) latency-bound steps */
+    double want = support_ring_uniform_s(S, Ds[i], 0.020, beta) +
+                  barriers_s(Ds[i], 20);
     cr_assert(fabs(t - want) < 1e-6, "D %g: %.9f vs %.9f", D, t, want);
   }
 }
@@ -189,6 +212,48 @@ Test(train, central_ps_is_two_pipelined_chains) {
     double want = 2 * op + barriers_s(Ds[i], 50);
     cr_assert(fabs(t - want) < 1e-6, "D %g: %.9f vs %.9f", D, t, want);
   }
+}
+
+/* Three sites A, B, C of one device, 10 ms and 1 Gbit/s every way but
+ * B -> A at 0.1 Gbit/s. NCCL's ring reduce to A runs B -> C -> A
+ * (src/device/reduce.h: the root's successor sends first, the root
+ * receives last), its broadcast A -> B -> C: the engine's central-ps
+ * never crosses B -> A, so each is a two-hop chain at 1 Gbit/s. */
+Test(train, central_ps_reduce_runs_nccl_ring_order) {
+  FILE *f = fopen(support_path("three.csv"), "w");
+  cr_assert_not_null(f);
+  fputs("t_s,src,dst,latency_ms,bandwidth_gbps\n"
+        "0,A,A,0.01,100\n0,B,B,0.01,100\n0,C,C,0.01,100\n"
+        "0,A,B,10,1\n0,B,A,10,0.1\n0,A,C,10,1\n0,C,A,10,1\n"
+        "0,B,C,10,1\n0,C,B,10,1\n", f);
+  fclose(f);
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"name\": \"three\", \"sites\": ["
+           "{\"name\": \"A\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100},"
+           "{\"name\": \"B\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100},"
+           "{\"name\": \"C\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100}],"
+           "\"network\": {\"trace\": \"%s\"},"
+           "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 2, \"batch\": 3,"
+           " \"micro_batch\": 1, \"stages\": 1, \"replicas\": 3,"
+           " \"micro_batches_per_pass\": 1, \"dp_algo\": \"central-ps\"}}",
+           support_path("three.csv"));
+  err e = {0};
+  scenario *s = scenario_parse(text, strlen(text), "three.json", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  spec_workload w;
+  cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  alloc *a = alloc_identity(3, 1);
+  sim_result r = run(s, a, TRANSPORT_NETEM, 1e-12);
+  double S = spec_stage_gradient_bytes(&w, 0), beta = 1.25e8;
+  double C = fmin(ceil(S / TRANSPORT_NCCL_CHUNK_BYTES), TRANSPORT_NCCL_MAX_CHUNKS);
+  double c = S / C, op = 2 * (0.010 + c / beta) + (C - 1) * c / beta;
+  double want = 2 * op + barriers_s(3, 10);
+  cr_assert(fabs(r.iteration_s - want) < 1e-4, "%.9f vs %.9f", r.iteration_s,
+            want);
+  sim_result_free(&r);
+  alloc_free(a);
+  scenario_free(s);
 }
 
 /* A network whose one-way latency drops from 100 ms to 1 ms at 135 ms
@@ -222,7 +287,7 @@ Test(train, central_ps_sync_waits_for_every_chunk) {
                          .compute_scale = 1e-12, .grad_bytes = &grad};
   sim_train_build(g, &in, &mk);
   sim_net_topo topo = {.ndevices = 2, .link = drop_link, .next_change = drop_next};
-  cr_assert_geq(sim_graph_run(g, &topo, NULL), 0);
+  cr_assert_geq(sim_graph_run(g, &topo, &NETEM), 0);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
   int64_t last = 0, first = INT64_MAX;
@@ -275,7 +340,14 @@ Test(train, link_classes_count_the_bytes_between_sites) {
     bool inside = c->src_site == c->dst_site;
     cr_assert_float_eq(c->bytes, inside ? 2 * pm * act : dp, 1e-3 * act,
                        "%d -> %d: %.0f", c->src_site, c->dst_site, c->bytes);
-    cr_assert_eq(c->flows, inside ? 2 * pm : 4);
+    /* each stage's ring: one member's messages each way (NCCL's loops) */
+    int L, sl;
+    double piece;
+    uint64_t K = (uint64_t)support_ring_plan(spec_stage_gradient_bytes(&w, 0),
+                                             2, &L, &sl, &piece) +
+                 (uint64_t)support_ring_plan(spec_stage_gradient_bytes(&w, 1),
+                                             2, &L, &sl, &piece);
+    cr_assert_eq(c->flows, inside ? 2 * pm : K);
     if (i) {
       const sim_link_class *p = &r.classes[i - 1];
       cr_assert(p->bytes > c->bytes ||
@@ -387,7 +459,7 @@ Test(train, back_to_back_sends_on_one_stream_overlap_latency) {
   uint32_t x2 = sim_graph_xfer(g, 0, 2, 1e7, SIM_ROLE_ACT, 1);
   sim_graph_stream(g, &send, x1, SIM_ON_LEFT);
   sim_graph_stream(g, &send, x2, SIM_ON_LEFT);
-  cr_assert_gt(sim_graph_run(g, &topo, NULL), 0);
+  cr_assert_gt(sim_graph_run(g, &topo, &NETEM), 0);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
   /* x1's send completes when its last 1.45 MB (one socket's buffer) fit:
@@ -401,7 +473,7 @@ Test(train, back_to_back_sends_on_one_stream_overlap_latency) {
   x2 = sim_graph_compute(g, 0, 5, SIM_ROLE_FWD, 1);
   sim_graph_edge(g, x1, x2, SIM_ON_DONE);
   sim_graph_edge(g, x2, x1, SIM_ON_DONE);
-  cr_assert_eq(sim_graph_run(g, &topo, NULL), -1);
+  cr_assert_eq(sim_graph_run(g, &topo, &NETEM), -1);
   sim_graph_free(g);
 }
 
@@ -427,13 +499,13 @@ Test(train, cleared_graph_runs_like_a_fresh_one) {
   sim_net_topo topo = {.ndevices = 4, .link = flat};
   sim_graph *g = sim_graph_new();
   build_fan(g, 7);
-  cr_assert_gt(sim_graph_run(g, &topo, NULL), 0);
+  cr_assert_gt(sim_graph_run(g, &topo, &NETEM), 0);
   sim_graph_clear(g);
   build_fan(g, 3); /* smaller: the kept arrays hold stale tasks beyond n */
-  int64_t ev = sim_graph_run(g, &topo, NULL);
+  int64_t ev = sim_graph_run(g, &topo, &NETEM);
   sim_graph *f = sim_graph_new();
   build_fan(f, 3);
-  cr_assert_eq(sim_graph_run(f, &topo, NULL), ev);
+  cr_assert_eq(sim_graph_run(f, &topo, &NETEM), ev);
   uint32_t n, nf;
   const sim_task *t = sim_graph_tasks(g, &n), *tf = sim_graph_tasks(f, &nf);
   cr_assert_eq(n, nf);
@@ -459,7 +531,7 @@ Test(train, cleared_graph_runs_like_a_fresh_one) {
   sim_graph_edge(g, a, b, SIM_ON_DONE);
   sim_graph_edge(g, b, a, SIM_ON_DONE);
   sim_graph_edge(g, c, a, SIM_ON_DONE);
-  cr_assert_eq(sim_graph_run(g, &topo, NULL), -1);
+  cr_assert_eq(sim_graph_run(g, &topo, &NETEM), -1);
   t = sim_graph_tasks(g, &n);
   cr_assert_eq(n, 3);
   cr_assert_eq(t[a].deps, 1); /* c fired, b never did */
@@ -494,7 +566,7 @@ Test(train, edges_are_listed_as_added) {
   for (size_t k = 0; k < ne; k++)
     cr_assert(e[k].a == want[k].a && e[k].b == want[k].b &&
               e[k].when == want[k].when, "edge %zu", k);
-  cr_assert_gt(sim_graph_run(g, &topo, NULL), 0);
+  cr_assert_gt(sim_graph_run(g, &topo, &NETEM), 0);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
   cr_assert_eq(t[c].ndone, 2);
@@ -663,7 +735,7 @@ Test(train, megatron_blocking_calls_by_hand) {
   int sk[2] = {16, 16};
   sim_net_topo topo = {.ndevices = 2, .ctx = s, .link = scenario_link_ctx,
                        .sockets = sk};
-  cr_assert_gt(sim_graph_run(g, &topo, NULL), 0);
+  cr_assert_gt(sim_graph_run(g, &topo, &NETEM), 0);
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
   int seen = 0;

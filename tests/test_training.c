@@ -425,6 +425,7 @@ Test(training, replan_moves_cost_what_they_cost) {
       {3, 4, runtime_state_bytes(w.runtime, spec_stage_params(&w, 1))}};
   int64_t start = llround(1.5 * T * 1e9), end;
   sim_options so = sim_options_default();
+  so.transport.model = TRANSPORT_NETEM; /* the run's */
   cr_assert_eq(sim_moves(s, &so, f, mv, 2, start, &end, NULL), ERR_OK);
   NEAR(r.lost_s[SIM_LOST_MIGRATION], (double)(end - start) * 1e-9, 1e-9,
        "migration %g", r.lost_s[SIM_LOST_MIGRATION]);

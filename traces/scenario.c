@@ -23,6 +23,7 @@
 #include "base/hash.h"
 #include "base/jfield.h"
 #include "base/mem.h"
+#include "base/names.h"
 #include "traces/workload.h"
 
 #define SCENARIO_SEED_DEFAULT 1
@@ -31,13 +32,48 @@
 /* The cost model holds two doubles per ordered device pair: 1 GB here. */
 #define SCENARIO_MAX_DEVICES 8192
 
+const char *const scenario_nic_names[SCENARIO_NNICS + 1] = {
+    "generic", "aws-ena", "gcp-gvnic", NULL};
+
+int scenario_nic_parse(const char *name) {
+  return names_find(scenario_nic_names, name);
+}
+
+/* ncclNetSocketGetNsockNthread's auto values by vendor and its bounds
+ * (MAX_THREADS 16, MAX_SOCKETS 64: src/transport/net_socket.cc). */
+#define SCENARIO_NCCL_MAX_THREADS 16
+int scenario_nic_sockets(scenario_nic nic, int nthreads, int nsocks_per_thread) {
+  static const int auto_nt[SCENARIO_NNICS] = {0, 2, 4};
+  static const int auto_ns[SCENARIO_NNICS] = {1, 8, 1};
+  int nt = nthreads > 0 ? nthreads : auto_nt[nic];
+  int ns = nsocks_per_thread > 0 ? nsocks_per_thread : auto_ns[nic];
+  if (nt > SCENARIO_NCCL_MAX_THREADS) nt = SCENARIO_NCCL_MAX_THREADS;
+  if (nt * ns > SCENARIO_SOCKETS_MAX) ns = SCENARIO_SOCKETS_MAX / nt;
+  return nt * ns > 0 ? nt * ns : 1;
+}
+
+/* A site's "nic" (default generic): one of scenario_nic_names. */
+static int read_nic(const jfield_doc *c, const jfield_scope *s,
+                    const json_t *o, scenario_site *site) {
+  char *name = NULL;
+  int rc = jfield_str(c, s, o, "nic", scenario_nic_names[0], &name);
+  if (rc) return rc;
+  int k = scenario_nic_parse(name);
+  free(name);
+  if (k < 0)
+    return jfield_fail(c, s, "nic", ERR_PARSE,
+                       "unknown NIC (generic, aws-ena, gcp-gvnic)");
+  site->nic = (scenario_nic)k;
+  return ERR_OK;
+}
+
 static int read_site(const jfield_doc *c, const jfield_scope *s,
                      const json_t *o, scenario_site *site) {
   static const char *const known[] = {"name",       "devices",
                                       "gpu",        "nic_gbps",
                                       "nic_shared", "nccl_sockets",
                                       "compute_efficiency", "flow_gbps",
-                                      NULL};
+                                      "nic", NULL};
   long long n = 0, sockets = 1;
   int rc;
   if (!json_is_object(o))
@@ -52,8 +88,9 @@ static int read_site(const jfield_doc *c, const jfield_scope *s,
                                           .def = SCENARIO_NIC_DEFAULT},
                        &site->nic_gbps)) ||
       (rc = jfield_bool(c, s, o, "nic_shared", false, &site->nic_shared)) ||
-      (rc = jfield_int(c, s, o, "nccl_sockets", 1, SCENARIO_SOCKETS_MAX, 1,
-                       &sockets)) ||
+      (rc = read_nic(c, s, o, site)) ||
+      (rc = jfield_int(c, s, o, "nccl_sockets", 1, SCENARIO_SOCKETS_MAX,
+                       scenario_nic_sockets(site->nic, 0, 0), &sockets)) ||
       (rc = jfield_num(c, s, o, "compute_efficiency",
                        &(jfield_num_spec){.lo = 0, .open = true, .hi = 1},
                        &site->compute_efficiency)) ||
@@ -134,7 +171,7 @@ static int check_workload(const jfield_doc *c, const jfield_scope *s,
     return jfield_fail(c, s, "layers", ERR_CONFIG,
                        "%d layers for %d stages: every stage holds at least "
                        "one", w->layers, w->stages);
-  long long k = w->micro_batches_per_pass > 0 ? w->micro_batches_per_pass : 1;
+  long long k = workload_batch_k(w->runtime, w->micro_batches_per_pass);
   long long per_pass;
   if (!scenario_batch_divides(w->batch, w->replicas, w->micro_batch, k, &per_pass))
     return jfield_fail(

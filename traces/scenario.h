@@ -15,6 +15,27 @@
 #include "base/err.h"
 #include "traces/trace.h"
 
+/* A site's NIC as NCCL's socket transport sees it: threads x sockets per
+ * thread per connection by the NIC's PCI vendor (ncclNetSocketGetNsockNthread
+ * in src/transport/net_socket.cc): AWS ENA (vendor 0x1d0f) 2 x 8, GCP gVNIC
+ * (0x1ae0) 4 x 1, any other 0 threads: the data goes on the control socket,
+ * one socket. A site's "nic" key; "nccl_sockets" overrides the count. */
+typedef enum scenario_nic {
+  SCENARIO_NIC_GENERIC,
+  SCENARIO_NIC_AWS_ENA,
+  SCENARIO_NIC_GCP_GVNIC
+} scenario_nic;
+#define SCENARIO_NNICS 3
+/* "generic", "aws-ena", "gcp-gvnic" (NULL-terminated); parse: -1 unknown */
+extern const char *const scenario_nic_names[SCENARIO_NNICS + 1];
+int scenario_nic_parse(const char *name);
+
+/* NCCL's sockets per connection for nic with NCCL_SOCKET_NTHREADS and
+ * NCCL_NSOCKS_PERTHREAD set (> 0) or auto (<= 0): threads capped at
+ * MAX_THREADS = 16, sockets per thread cut to MAX_SOCKETS / threads when
+ * the product passes MAX_SOCKETS; 0 threads: 1 (the control socket). */
+int scenario_nic_sockets(scenario_nic nic, int nthreads, int nsocks_per_thread);
+
 typedef struct scenario_site {
   char *name;
   int first_device;
@@ -24,12 +45,15 @@ typedef struct scenario_site {
   bool nic_shared;   /* true: one NIC of nic_gbps shared by the site's GPUs
                         (an instance: traffic inside the site does not use
                         the NIC); false: one NIC per device */
+  scenario_nic nic;  /* "nic": NCCL's socket rule for it (default generic) */
   int nccl_sockets;  /* TCP sockets per NCCL connection to a device here
-                        (NCCL's listener decides): 1 .. SCENARIO_SOCKETS_MAX */
+                        (NCCL's listener decides): "nccl_sockets", else
+                        scenario_nic_sockets(nic): 1 .. SCENARIO_SOCKETS_MAX */
   double flow_gbps;  /* the network's cap on one TCP flow from or to this
                         site's devices, Gbit/s; 0: none (AWS: 5) */
-  double compute_efficiency; /* achieved fraction of the GPU's peak on
-                        this site's hosts; 0: the GPU type's (models/spec) */
+  double compute_efficiency; /* a factor in (0, 1] on the GPU type's
+                        efficiency (models/spec) for this site's hosts;
+                        0: none (1) */
   int gpu_line;      /* line of its "gpu" (of its "name" when defaulted);
                         0 once a knob set the GPU */
 } scenario_site;
@@ -37,6 +61,7 @@ typedef struct scenario_site {
 /* NCCL's socket transport opens at most 64 sockets per connection
  * (MAX_SOCKETS in net_socket.cc); models/transport.h uses this bound. */
 #define SCENARIO_SOCKETS_MAX 64
+
 
 typedef struct scenario_override {
   int a, b;  /* device indices; applies to (a, b) and (b, a) */
@@ -181,6 +206,8 @@ int scenario_site_index(const scenario *s, const char *name);
 typedef struct scenario_knobs {
   long layers, batch, micro_batch, micro_batches_per_pass, seed;
   const char *schedule, *dp_algo, *gpu, *runtime;
+  const char *model;  /* the model's name (models/ checks it); without a
+                         layers knob the layers become its depth */
   double activation_gb, gradient_gb;      /* cost-model sizes, GB */
   double latency_scale, bandwidth_scale;  /* multiply every link (not NICs) */
   long sockets;                /* every site's nccl_sockets (1..64) */

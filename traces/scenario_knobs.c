@@ -172,7 +172,8 @@ static int check_knobs(const scenario *s, const scenario_knobs *k,
   if (k->layers > 0 && v->layers < w->stages)
     return err_set(e, ERR_CONFIG, "%s: workload.layers: %d is fewer than the "
                    "%d stages", s->name, v->layers, w->stages);
-  long long per_pass, kk = v->kpp > 0 ? v->kpp : 1;
+  long long per_pass,
+      kk = workload_batch_k(k->runtime ? k->runtime : w->runtime, v->kpp);
   if (!scenario_batch_divides(v->batch, w->replicas, v->mb, kk, &per_pass))
     return err_set(e, ERR_CONFIG,
                    "%s: workload.batch: %d is not a multiple of D_dp * m * K = "
@@ -217,6 +218,11 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
   if (k->layers > 0) s->line.layers = 0;
   if (k->batch > 0) s->line.batch = 0;
   w->layers = v.layers, w->batch = v.batch, w->micro_batch = v.mb;
+  if (k->model) {
+    replace_str(&w->model, k->model);
+    s->line.model = 0;
+    if (k->layers <= 0) w->layers = 0, s->line.layers = 0; /* its depth */
+  }
   w->micro_batches_per_pass = v.kpp;
   if (k->seed >= 0) s->seed = (uint64_t)k->seed;
   if (k->schedule) replace_str(&w->schedule, k->schedule);

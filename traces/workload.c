@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define WORKLOAD_NAME(id, name) name,
 const char *const workload_schedules[] = {
@@ -12,6 +13,11 @@ const char *const workload_dp_algos[] = {
 const char *const workload_runtimes[] = {
     WORKLOAD_RUNTIME_MAP(WORKLOAD_NAME) NULL};
 #undef WORKLOAD_NAME
+
+long long workload_batch_k(const char *runtime, long long kpp) {
+  if (runtime && strcmp(runtime, "megatron") == 0) return 1;
+  return kpp > 0 ? kpp : 1;
+}
 
 const char *const workload_grad_bits[] = {"16", "8", "4", NULL};
 const char *const workload_act_bits[] = {"16", "8", "4", "2", NULL};

@@ -25,6 +25,13 @@
   X(DTFM, "dtfm")                \
   X(MEGATRON, "megatron")
 
+/* The K (micro-batches per pass) the batch must be a multiple of, D_dp x
+ * m x K, under runtime (a name of workload_runtimes; NULL: dtfm): Megatron
+ * runs all of a replica's micro-batches in one 1F1B schedule and ignores
+ * micro_batches_per_pass (models/spec.c), so 1; DT-FM's passes need kpp
+ * (<= 0: 1). */
+long long workload_batch_k(const char *runtime, long long kpp);
+
 /* The names of each map, NULL-terminated ("gpipe", "1f1b", NULL). */
 extern const char *const workload_schedules[];
 extern const char *const workload_dp_algos[];

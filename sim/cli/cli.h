@@ -108,6 +108,9 @@ void cli_workload_init(cli_workload_opts *o);
                    "\ndata-parallel gradient synchronisation"),              \
       CLI_OPT_STRING(0, "gpu", "NAME", &(wo)->k.gpu,                         \
                      "GPU type of every device"),                            \
+      CLI_OPT_STRING(0, "model", "NAME", &(wo)->k.model,                     \
+                     "model (geodes models); its depth unless\n"            \
+                     "--layers"),                                            \
       CLI_OPT_STRING(0, "layers-per-stage", "a,b,...", &(wo)->layers_per_stage, \
                      "layers of each stage (D_pp entries >= 1,\n"         \
                      "summing to the layers), or 'balanced': per\n"        \
@@ -243,6 +246,11 @@ json_t *cli_json_number(double x);
  * ""). The one writer of a results row's fields as JSON; an unknown name
  * is a programmer's error (assert). */
 void cli_result_json(json_t *o, const db_result *r, const char *const *cols);
+
+/* The transport that ran (transport_describe of o on s): one line, and a
+ * JSON object with its facts, for every command's output to state it. */
+void cli_print_transport(const transport_options *o, const scenario *s);
+json_t *cli_json_transport(const transport_options *o, const scenario *s);
 
 /* The `runs` row of this invocation: its command line ("geodes" and argv,
  * space-joined: *cmd, malloc'ed, the caller frees it), this build's

@@ -326,3 +326,28 @@ void cli_result_json(json_t *o, const db_result *r, const char *const *cols) {
     json_object_set_new(o, *cols, v);
   }
 }
+
+void cli_print_transport(const transport_options *o, const scenario *s) {
+  transport_facts f = transport_describe(o, s);
+  char line[256];
+  transport_facts_line(&f, line, sizeof line);
+  printf("transport   %s\n", line);
+}
+
+json_t *cli_json_transport(const transport_options *o, const scenario *s) {
+  transport_facts f = transport_describe(o, s);
+  char line[256];
+  transport_facts_line(&f, line, sizeof line);
+  json_t *t = json_object();
+  json_object_set_new(t, "model", json_string(transport_model_name(f.model)));
+  json_object_set_new(t, "window_bytes", cli_json_number(f.window_bytes));
+  json_object_set_new(t, "idle_restart", json_boolean(f.idle_restart));
+  json_object_set_new(t, "p2p_sockets_min", json_integer(f.p2p_sockets_min));
+  json_object_set_new(t, "p2p_sockets_max", json_integer(f.p2p_sockets_max));
+  json_object_set_new(t, "collective_sockets_min", json_integer(f.coll_sockets_min));
+  json_object_set_new(t, "collective_sockets_max", json_integer(f.coll_sockets_max));
+  json_object_set_new(t, "nccl_ring_channels", json_integer(f.ring_channels));
+  json_object_set_new(t, "runtime", json_string(f.runtime ? f.runtime : "dtfm"));
+  json_object_set_new(t, "line", json_string(line));
+  return t;
+}

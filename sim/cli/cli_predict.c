@@ -38,7 +38,7 @@ typedef struct predict_args {
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, predict_args *p) {
-  *p = (predict_args){.network = TRANSPORT_NETEM};
+  *p = (predict_args){.network = TRANSPORT_MODEL_DEFAULT};
   cli_workload_init(&p->wo);
   const cli_opt opts[] = {
       CLI_OPT_STRING(0, "alloc", "FILE", &p->alloc_file, CLI_ALLOC_HELP),
@@ -48,7 +48,7 @@ static int parse_args(int argc, char **argv, predict_args *p) {
       CLI_OPT_STRING(0, "method", "NAME", &p->method, cli_method_help()),
       CLI_OPT_ENUM(0, "network", "M", &p->network, transport_model_names,
                    NULL,
-                   "ideal, netem (default) or tcp: the network\n"
+                   "tcp (default), netem or ideal: the network\n"
                    "model the iteration time is predicted for"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
       CLI_OPT_HELP(),
@@ -73,6 +73,7 @@ typedef struct prediction {
   double partition_score;  /* the best order/pairing of a's groups */
   predict_result pr;
   transport_model network;     /* the network model predicted for */
+  transport_options transport; /* ... and its options */
   const char *source;      /* "alloc", "partition" or "method" */
   const int *layers;       /* layers per stage when not the even split */
 } prediction;
@@ -84,6 +85,7 @@ static void print_table(const scenario *s, const cost_ctx *c,
          s->ndevices, a->stages, a->replicas);
   printf("sizes      c_pp %.6g GB (activations), c_dp %.6g GB (gradients)\n",
          cost_ctx_activation_gb(c), cost_ctx_gradient_gb(c));
+  cli_print_transport(&p->transport, s);
   printf("\nDT-FM cost model\n");
   printf("  DP part (DataPCost)          %10.4f s\n", p->parts.dp_s);
   printf("  PP part (2 x PipelinePCost)  %10.4f s\n", p->parts.pp_s);
@@ -134,6 +136,7 @@ static void print_json(const scenario *s, const cost_ctx *c,
   json_object_set_new(o, "source", json_string(p->source));
   json_object_set_new(o, "network_model",
                       json_string(transport_model_name(p->network)));
+  json_object_set_new(o, "transport", cli_json_transport(&p->transport, s));
   json_object_set_new(o, "dp_cost_s", json_real(p->parts.dp_s));
   json_object_set_new(o, "pp_cost_s", json_real(p->parts.pp_s));
   json_object_set_new(o, "score_s", json_real(p->parts.score_s));
@@ -233,6 +236,7 @@ int cli_predict(int argc, char **argv) {
   p.network = (transport_model)args.network;
   p.layers = wl.stage_layers;
   transport_options po = cli_transport(&args.wo, p.network);
+  p.transport = po;
   predict_iteration_with(&wl, s, gpu, p.a, &po, &p.pr);
   if (args.json) print_json(s, c, &p);
   else print_table(s, c, &p);

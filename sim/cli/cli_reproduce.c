@@ -18,7 +18,8 @@ static const cli_opt_command REPRODUCE = {
         "Simulates every measurement of DT-FM's that geodes is calibrated on\n"
         "(an 8-stage pipeline sweep, the 64-GPU homogeneous table, NCCL and\n"
         "Gloo point-to-point times, the five geo cases at 24 layers) under\n"
-        "netem and tcp (point-to-point under tcp only), beside the measured\n"
+        "tcp, the default model, and netem, a what-if (point-to-point under\n"
+        "tcp only), beside the measured\n"
         "value, with the error per row and the median and worst per "
         "table.\n\n",
     .width = 9};
@@ -67,6 +68,7 @@ static void print_table(const reproduce_report *r) {
     printf(" %5d %14s %14s\n", rows, cell[0], cell[1]);
   }
   printf("\n(error: simulated / measured - 1; med/max: median and worst |error|;"
+         "\n tcp is the default model, netem a what-if without TCP;"
          "\n point-to-point times are checked under tcp only)\n");
 }
 

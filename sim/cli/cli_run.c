@@ -67,6 +67,8 @@ static void print_scenario(const scenario *s) {
       "replicas, %s, %s%s\n",
       w->model, w->layers, w->batch, w->micro_batch, w->stages, w->replicas,
       w->schedule, w->dp_algo, w->recompute ? ", recompute" : "");
+  transport_options t = transport_options_default();
+  cli_print_transport(&t, s); /* the default; the table also has the others */
   print_sites(s);
   print_matrix(s, "latency_ms (one-way, t = 0)", true);
   print_matrix(s, "bandwidth_gbps (t = 0)", false);
@@ -82,12 +84,12 @@ static void print_table_head(void *ctx) {
          "DP_S", "PP_S", "PREDICTED_S", "IDEAL_S", "NETEM_S", "TCP_S");
 }
 
-/* Score and prediction: of the placement simulated under netem (for sim:
- * the one its netem search found). */
+/* Score and prediction: of the placement simulated under the default
+ * model, tcp (for sim: the one its search under it found). */
 static void print_placement(void *ctx, const char *method,
                             const db_result rows[TRANSPORT_NMODELS]) {
   (void)ctx;
-  const db_result *shown = &rows[TRANSPORT_NETEM];
+  const db_result *shown = &rows[TRANSPORT_MODEL_DEFAULT];
   printf("%-14s %9.3f %9.3f %9.3f %11.3f  %9.3f %9.3f %9.3f\n", method,
          shown->score_s, shown->dp_cost_s, shown->pp_cost_s,
          shown->predicted_iteration_s, rows[TRANSPORT_IDEAL].iteration_s,
@@ -97,11 +99,11 @@ static void print_placement(void *ctx, const char *method,
 static void print_table_notes(void *ctx) {
   const scenario *s = ctx;
   printf("(score: DT-FM's cost model, communication only, s; predicted: "
-         "closed-form\n iteration time under netem; simulated: one "
+         "closed-form\n iteration time under tcp; simulated: one "
          "iteration per network model;\n random drawn with seed %llu; "
          "gcma: DT-FM's scheduler, 5000 candidates; sim: GCMA's\n best "
          "improved by moves judged by simulation under each model, score "
-         "and\n prediction of its netem search)\n",
+         "and\n prediction of its tcp search)\n",
          (unsigned long long)s->seed);
 }
 
@@ -122,7 +124,7 @@ static int study(const char *name, const scenario *s,
   char *cmd;
   study_opts o = {
       .name = name, .s = s, .knobs = &wo->k, .window_bytes = wo->window_bytes,
-      .transport = cli_transport(wo, TRANSPORT_NETEM), .samples = (int)samples,
+      .transport = cli_transport(wo, TRANSPORT_MODEL_DEFAULT), .samples = (int)samples,
       .db_path = db_path, .run = cli_run_row(argc, argv, s, &cmd),
       .hooks = {.ctx = (void *)s, .table = print_table_head,
                 .placement = print_placement, .table_done = print_table_notes,

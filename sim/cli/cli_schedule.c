@@ -52,7 +52,7 @@ typedef struct sched_args {
 static int parse_args(int argc, char **argv, sched_args *p) {
   *p = (sched_args){.method = schedule_method_name(SCHEDULE_GCMA),
                     .trials = -1, .population = -1, .starts = -1,
-                    .network = TRANSPORT_NETEM, .objective = -1};
+                    .network = TRANSPORT_MODEL_DEFAULT, .objective = -1};
   cli_workload_init(&p->wo);
   const cli_opt opts[] = {
       CLI_OPT_STRING(0, "method", "NAME", &p->method,
@@ -72,7 +72,7 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                   "(" CLI_STR(SEARCH_SIM_STARTS) "),\n"
                   "plus the greedy pipelines"),
       CLI_OPT_ENUM(0, "network", "MODEL", &p->network, transport_model_names,
-                   NULL, "ideal, netem (default) or tcp: the simulation"),
+                   NULL, "tcp (default), netem or ideal: the simulation"),
       CLI_OPT_ENUM(0, "objective", "NAME", &p->objective, objective_kind_names,
                    NULL,
                    "what random-search, gcma and hybrid minimise\n"
@@ -139,7 +139,8 @@ static void progress(void *ctx, long done, long total, double best) {
 }
 
 static void print_table(const scenario *s, const search_result *r,
-                        double iter_s, const char *net, const char *obj_name) {
+                        double iter_s, const char *net, const char *obj_name,
+                        const transport_options *t) {
   const alloc *a = r->best;
   printf("scenario    %s, %d devices: %d stages x %d replicas\n", s->name,
          s->ndevices, a->stages, a->replicas);
@@ -147,6 +148,7 @@ static void print_table(const scenario *s, const search_result *r,
   printf("score       %.3f s  (data-parallel %.3f + pipeline %.3f)\n",
          r->parts.score_s, r->parts.dp_s, r->parts.pp_s);
   printf("simulated   %.3f s per iteration (%s)\n", iter_s, net);
+  cli_print_transport(t, s);
   bool sim = strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0;
   bool dtfm = strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) == 0;
   if (sim && !dtfm)
@@ -194,7 +196,8 @@ static void print_table(const scenario *s, const search_result *r,
 }
 
 static void print_json(const scenario *s, const search_result *r,
-                       double iter_s, const char *net, const char *obj_name) {
+                       double iter_s, const char *net, const char *obj_name,
+                       const transport_options *t) {
   json_t *o = json_object();
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "method", json_string(r->method));
@@ -204,6 +207,7 @@ static void print_json(const scenario *s, const search_result *r,
   json_object_set_new(o, "candidates", json_integer(r->candidates));
   json_object_set_new(o, "iteration_s", cli_json_number(iter_s));
   json_object_set_new(o, "network_model", json_string(net));
+  json_object_set_new(o, "transport", cli_json_transport(t, s));
   json_object_set_new(o, "objective_s", cli_json_number(r->objective_s));
   json_object_set_new(o, "objective", json_string(obj_name));
   json_object_set_new(o, "start_iteration_s", cli_json_number(r->start_s));
@@ -286,9 +290,9 @@ int cli_schedule(int argc, char **argv) {
   const char *net = transport_model_name(so.transport.model);
   const char *obj_name = objective_kind_names[p.objective];
   if (p.json)
-    print_json(s, r, sr.iteration_s, net, obj_name);
+    print_json(s, r, sr.iteration_s, net, obj_name, &so.transport);
   else
-    print_table(s, r, sr.iteration_s, net, obj_name);
+    print_table(s, r, sr.iteration_s, net, obj_name, &so.transport);
   rc = CLI_OK;
   goto done;
 fail:

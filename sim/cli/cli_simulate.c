@@ -39,14 +39,14 @@ typedef struct sim_args {
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, sim_args *p) {
-  *p = (sim_args){.network = TRANSPORT_NETEM};
+  *p = (sim_args){.network = TRANSPORT_MODEL_DEFAULT};
   cli_workload_init(&p->wo);
   cli_training_init(&p->to);
   const cli_opt opts[] = {
       CLI_OPT_STRING(0, "alloc", "FILE", &p->alloc_file, CLI_ALLOC_HELP),
       CLI_OPT_STRING(0, "method", "NAME", &p->method, cli_method_help()),
       CLI_OPT_ENUM(0, "network", "MODEL", &p->network, transport_model_names,
-                   NULL, "ideal, netem (default) or tcp"),
+                   NULL, "tcp (default), netem or ideal (what-ifs)"),
       CLI_OPT_STRING(0, "timeline", "FILE", &p->timeline,
                      "Chrome Trace Event JSON (Perfetto) of the run"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
@@ -65,10 +65,11 @@ static int parse_args(int argc, char **argv, sim_args *p) {
 }
 
 static void print_table(const scenario *s, const char *placement,
-                        const sim_result *r) {
+                        const sim_result *r, const transport_options *t) {
   printf("scenario    %s, %d devices: %d stages x %d replicas, %s\n", s->name,
          s->ndevices, s->workload.stages, s->workload.replicas, placement);
   printf("network     %s\n", transport_model_name(r->network));
+  cli_print_transport(t, s);
   printf("iteration   %.4f s  (%llu events, %llu flows, %llu tasks)\n",
          r->iteration_s, (unsigned long long)r->events,
          (unsigned long long)r->flows, (unsigned long long)r->tasks);
@@ -112,11 +113,12 @@ static void print_json_diloco(json_t *o, const sim_result *r) {
 
 static int print_json(const scenario *s, const char *placement,
                        const sim_result *r, const sim_training_result *tr,
-                       const cli_training_opts *to) {
+                       const cli_training_opts *to, const transport_options *t) {
   json_t *o = json_object(), *st = json_array(), *cl = json_array();
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "placement", json_string(placement));
   json_object_set_new(o, "network_model", json_string(transport_model_name(r->network)));
+  json_object_set_new(o, "transport", cli_json_transport(t, s));
   json_object_set_new(o, "iteration_s", cli_json_number(r->iteration_s));
   json_object_set_new(o, "compute_s", cli_json_number(r->mean.compute_s));
   json_object_set_new(o, "bubble_s", cli_json_number(r->mean.bubble_s));
@@ -200,9 +202,10 @@ int cli_simulate(int argc, char **argv) {
   const char *placement = p.alloc_file ? p.alloc_file : p.method;
   rc = CLI_OK;
   if (p.json) {
-    rc = print_json(s, placement, &r, p.to.active ? &tr : NULL, &p.to);
+    rc = print_json(s, placement, &r, p.to.active ? &tr : NULL, &p.to,
+                    &o.transport);
   } else {
-    print_table(s, placement, &r);
+    print_table(s, placement, &r, &o.transport);
     if (p.to.active) cli_training_table(&tr, &p.to);
   }
   sim_training_result_free(&tr);

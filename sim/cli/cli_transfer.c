@@ -138,7 +138,7 @@ int cli_transfer(int argc, char **argv) {
                        transport_model_name((transport_model)m));
   }
   if (a.json) {
-    print_json(&a, t, a.model < 0 ? TRANSPORT_NETEM : a.model);
+    print_json(&a, t, a.model < 0 ? TRANSPORT_MODEL_DEFAULT : a.model);
     return CLI_OK;
   }
   if (a.sockets > 0)

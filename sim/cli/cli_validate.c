@@ -96,8 +96,9 @@ static json_t *verdict_json(const validate_report *r, int v) {
   return o;
 }
 
-static void print_json(const validate_report *r, const char *name,
-                       bool all) {
+static void print_json(const validate_report *r, const scenario *s,
+                       bool all, const transport_options *t) {
+  const char *name = s->name;
   json_t *o;
   if (all) {
     json_t *by = json_object();
@@ -111,6 +112,11 @@ static void print_json(const validate_report *r, const char *name,
     o = verdict_json(r, 0);
     json_object_set_new(o, "scenario", json_string(name));
   }
+  /* the window, sockets and runtime; the model: the one verdict's, or
+   * (all) the default's, the others' being under by_network */
+  transport_options shown = *t;
+  if (!all) shown.model = validate_verdict_at(r, 0)->network;
+  json_object_set_new(o, "transport", cli_json_transport(&shown, s));
   cli_print_json(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 }
 
@@ -185,7 +191,7 @@ typedef struct validate_args {
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, validate_args *a) {
-  *a = (validate_args){.network = TRANSPORT_NETEM,
+  *a = (validate_args){.network = TRANSPORT_MODEL_DEFAULT,
                        .samples = VALIDATE_DEFAULT_SAMPLES};
   cli_workload_init(&a->wo);
   const cli_opt opts[] = {
@@ -193,7 +199,7 @@ static int parse_args(int argc, char **argv, validate_args *a) {
                   "allocations in the sample (default " CLI_STR(
                       VALIDATE_DEFAULT_SAMPLES) ")"),
       CLI_OPT_ENUM(0, "network", "M", &a->network, transport_model_names,
-                   "all", "network model, or all (default netem)"),
+                   "all", "network model, or all (default tcp)"),
       CLI_OPT_STRING(0, "db", "FILE", &a->db,
                      "also store every simulated point in FILE"),
       CLI_OPT_FLAG(0, "json", &a->json, "print one JSON object"),
@@ -232,7 +238,7 @@ int cli_validate(int argc, char **argv) {
   validate_opts o = {
       .samples = (int)a.samples,
       .networks = all ? VALIDATE_ALL_NETWORKS : 1u << a.network,
-      .transport = cli_transport(&a.wo, TRANSPORT_NETEM),
+      .transport = cli_transport(&a.wo, TRANSPORT_MODEL_DEFAULT),
       .cost_cmd = a.cc.cmd, .cost_timeout_s = a.cc.timeout_s,
       .progress = cli_stderr_is_tty() ? progress : NULL};
   validate_report *r = e.code ? NULL : validate_run(s, &o, &e);
@@ -240,8 +246,11 @@ int cli_validate(int argc, char **argv) {
   if (e.code) {
     rc = cli_fail("validate", &e);
   } else {
-    if (a.json) print_json(r, s->name, all);
-    else print_table(r, s->name, a.cc.cmd);
+    if (a.json) print_json(r, s, all, &o.transport);
+    else {
+      cli_print_transport(&o.transport, s);
+      print_table(r, s->name, a.cc.cmd);
+    }
   }
   validate_report_free(r);
   scenario_free(s);

@@ -32,23 +32,27 @@ def write_csv(name, comments, sites, val):
                 f.write(f'0,{a},{b},{lat},{bw}\n')
 
 # Every built-in scenario ran on AWS, whose ENA NICs make NCCL's socket
-# transport open 2 threads x 8 sockets per connection (ncclSocketGetNsockNthread,
-# PCI vendor 0x1d0f, src/transport/net_socket.cc).
-NCCL_SOCKETS_AWS = 16
+# transport open 2 threads x 8 sockets per connection (ncclNetSocketGetNsockNthread,
+# PCI vendor 0x1d0f, src/transport/net_socket.cc): the site key "nic".
+NIC_AWS = 'aws-ena'
 # AWS caps one TCP flow at 5 Gbit/s outside a cluster placement group (EC2
 # instance network bandwidth documentation); DT-FM's Gloo transfers, one
 # socket, reached exactly that on an unshaped link (64 MiB in 107 ms).
 AWS_FLOW_GBPS = 5
-# The achieved fraction of a V100's peak on a p3.2xlarge (8 vCPUs, shared by
-# the training loop and NCCL's busy-polling socket threads), fitted on DT-FM's
-# measured p3.2xlarge runs (models/runtime.c says which rows); the 4- and
-# 8-GPU instances (p3.8xlarge, p3.16xlarge) reach the V100's own efficiency
-# (models/spec.c). Sites of single-GPU instances carry it.
-P3_2XLARGE_EFFICIENCY = 0.43
+# A V100 on a p3.2xlarge (8 vCPUs, shared by the training loop and NCCL's
+# busy-polling socket threads) reached 0.43 of its peak at DT-FM's shape,
+# fitted on DT-FM's measured p3.2xlarge runs (README, "What was fitted");
+# the 4- and 8-GPU instances (p3.8xlarge, p3.16xlarge) run as the roofline
+# says (models/roofline.h), which gives the V100 0.5656 of its peak there.
+# compute_efficiency is a factor on the roofline's speed (models/spec.c), so
+# sites of single-GPU instances carry 0.43 / 0.5656.
+P3_2XLARGE_FRACTION = 0.43
+ROOFLINE_V100_FRACTION = 0.5656
+P3_2XLARGE_EFFICIENCY = P3_2XLARGE_FRACTION / ROOFLINE_V100_FRACTION
 
 def write_json(name, desc, conv, sites, cost=None):
     def site(s):
-        o = OrderedDict(s, nccl_sockets=NCCL_SOCKETS_AWS)
+        o = OrderedDict(s, nic=NIC_AWS)
         if name not in ('datacenter', 'spot'):  # not DT-FM's literal matrices
             o['flow_gbps'] = AWS_FLOW_GBPS
         if o.pop('p3_2xlarge', False):
@@ -266,9 +270,9 @@ def vol_site(city):
     gpu, vol = VOL[city]
     if vol:   # a volunteer's machine: NCCL's default one socket, no cloud cap
         return OrderedDict(name=city, devices=4, gpu=gpu, nic_gbps=1,
-                           nccl_sockets=1)
+                           nic='generic')
     return OrderedDict(name=city, devices=4, gpu=gpu, nic_gbps=10,
-                       nccl_sockets=NCCL_SOCKETS_AWS, flow_gbps=AWS_FLOW_GBPS)
+                       nic=NIC_AWS, flow_gbps=AWS_FLOW_GBPS)
 j = OrderedDict(
     name='volunteer-mix',
     description='Datacentre and consumer GPUs in the 8 cities of '
