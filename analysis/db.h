@@ -27,11 +27,13 @@
  * dp_bytes, wan_bytes, outer_step_s and DiLoCo's knobs and widths (and
  * samples_per_s for a single iteration's row too); version 6
  * results.cost_cmd_s (a user's cost model's prediction of the point:
- * sweep --cost-cmd). Files from DB_SCHEMA_MIGRATES on are migrated step by
+ * sweep --cost-cmd); version 7 the transport that ran (transport_describe:
+ * NCCL's sockets to a peer for point-to-point and collective traffic,
+ * least and most over the run's sites, and the idle restart). Files from DB_SCHEMA_MIGRATES on are migrated step by
  * step (a version-2 file's rows, with no identity, are stale: a sweep
  * recomputes them; later versions' rows stay current); a version-1 file is
  * refused, never modified: its keys lack the GPU. */
-#define DB_SCHEMA_VERSION 6
+#define DB_SCHEMA_VERSION 7
 #define DB_SCHEMA_MIGRATES 2
 #define DB_APPLICATION_ID 0x67656f64
 
@@ -137,7 +139,14 @@ typedef struct db_mark {
   X(overlap_steps, "overlap_steps", INT, "INTEGER", -1, 5, EVAL)            \
   X(grad_bits, "grad_bits", INT, "INTEGER", -1, 5, EVAL)                    \
   X(activation_bits, "activation_bits", INT, "INTEGER", -1, 5, EVAL)        \
-  X(cost_cmd_s, "cost_cmd_s", REAL, "REAL", NAN, 6, EVAL)
+  X(cost_cmd_s, "cost_cmd_s", REAL, "REAL", NAN, 6, EVAL)                   \
+  X(p2p_sockets_min, "p2p_sockets_min", INT, "INTEGER", -1, 7, EVAL)        \
+  X(p2p_sockets_max, "p2p_sockets_max", INT, "INTEGER", -1, 7, EVAL)        \
+  X(collective_sockets_min, "collective_sockets_min", INT, "INTEGER", -1, 7, \
+    EVAL)                                                                   \
+  X(collective_sockets_max, "collective_sockets_max", INT, "INTEGER", -1, 7, \
+    EVAL)                                                                   \
+  X(idle_restart, "idle_restart", INT, "INTEGER", -1, 7, EVAL)
 
 /* The C type of each kind of column. */
 #define DB_FIELD_REF(f) const char *f

@@ -225,6 +225,11 @@ static int eval_with(const scenario *s, const cost_ctx *c, const alloc *a,
   r->sockets = s->sites[0].nccl_sockets;
   for (int i = 1; i < s->nsites; i++)
     if (s->sites[i].nccl_sockets != r->sockets) r->sockets = -1; /* mixed */
+  transport_facts f = transport_describe(t, s);
+  r->p2p_sockets_min = f.p2p_sockets_min, r->p2p_sockets_max = f.p2p_sockets_max;
+  r->collective_sockets_min = f.coll_sockets_min;
+  r->collective_sockets_max = f.coll_sockets_max;
+  r->idle_restart = f.idle_restart;
   snprintf(r->dp_algo, sizeof r->dp_algo, "%s", w->dp_algo);
   eval_gpu_label(s, r->gpu, sizeof r->gpu);
   r->activation_gb = cost_ctx_activation_gb(c);
