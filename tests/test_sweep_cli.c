@@ -636,3 +636,25 @@ Test(sweep_cli, runs_with_faults_are_deterministic_across_jobs_and_mpi) {
   cr_expect_not_null(strstr(r.err, want), "%s", r.err);
   support_run_clear(&r);
 }
+
+/* Issue 18: a row states the transport that ran (schema 7): NCCL's sockets
+ * to a peer, least and most over the sites (volunteer-mix mixes volunteers'
+ * one socket with AWS's 16), the default model and window, no restart. */
+Test(sweep_cli, rows_state_their_transport) {
+  const char *sw = support_write_file(support_path("t.json"),
+      "{\"scenarios\": [\"worldwide\", \"volunteer-mix\"]}");
+  const char *db = support_path("t.db");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw, db), 0, "%s",
+               r.err);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+               "scenario = 'worldwide' AND network_model = 'tcp' AND "
+               "p2p_sockets_min = 16 AND p2p_sockets_max = 16 AND "
+               "collective_sockets_min >= 16 AND idle_restart = 0 AND "
+               "window_bytes = 1450000"), 1);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+               "scenario = 'volunteer-mix' AND p2p_sockets_min = 1 AND "
+               "p2p_sockets_max = 16 AND collective_sockets_min <= "
+               "collective_sockets_max"), 1);
+  support_run_clear(&r);
+}
