@@ -2,6 +2,7 @@
  * intervals; a link class sums its transfers in task order. */
 #include "sim/stats.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,13 @@ static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
   out->classes = m;
 }
 
+/* Seconds a compute task ran: its nominal duration at full speed, longer
+ * where a device_slow fault slowed its device meanwhile (sim/graph.c). */
+static double ran_s(const sim_task *t) {
+  assert(t->t_done >= t->t_start && t->t_start >= 0);
+  return (double)(t->t_done - t->t_start) * 1e-9;
+}
+
 static void statistics(const scenario *s, const sim_task *t, uint32_t n,
                        const sim_train_marks *mk, int stages, int64_t t0,
                        sim_result *out) {
@@ -154,8 +162,8 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
   for (uint32_t i = 0; i < n; i++)
     if (t[i].kind == SIM_TASK_COMPUTE && t[i].role != SIM_ROLE_CALL &&
         t[i].role != SIM_ROLE_BARRIER) {
-      comp[t[i].dev] += (double)t[i].dur_ns * 1e-9;
-      if (t[i].role != SIM_ROLE_OPT) pipe[t[i].dev] += (double)t[i].dur_ns * 1e-9;
+      comp[t[i].dev] += ran_s(&t[i]);
+      if (t[i].role != SIM_ROLE_OPT) pipe[t[i].dev] += ran_s(&t[i]);
     }
   comm_busy(t, n, nd, comm);
   out->stages = stages;
@@ -197,7 +205,7 @@ static void busy(const sim_task *t, uint32_t lo, uint32_t hi, double *out) {
   for (uint32_t i = lo; i < hi; i++)
     if (t[i].kind == SIM_TASK_COMPUTE && t[i].role != SIM_ROLE_CALL &&
         t[i].role != SIM_ROLE_BARRIER)
-      out[t[i].dev] += (double)t[i].dur_ns * 1e-9;
+      out[t[i].dev] += ran_s(&t[i]);
 }
 
 /* Bytes sent among tasks [0, n): b[0] by the pipeline (activations and

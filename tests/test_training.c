@@ -576,3 +576,23 @@ Test(training, past_the_simulated_span_is_refused) {
   alloc_free(a);
   scenario_free(s);
 }
+
+/* Issue 24, 9: a slowed device is busy for as long as its work takes at
+ * its speed: at half speed its compute time, and so its utilisation, is
+ * twice its full-speed peer's (same stage, same work), not equal to it. */
+Test(training, a_slowed_device_is_busy_longer) {
+  scenario *s = grid(2, 2, 2, 2, 2);
+  alloc *a = alloc_identity(2, 2); /* stage 1 on devices 1 and 3 */
+  fault_trace *f = faults(s, "0,device_slow,1,inf,0.5\n");
+  sim_training_opts o = opts(TRANSPORT_NETEM, 2);
+  o.faults = f;
+  sim_training_result r;
+  run_ok(s, a, &o, &r);
+  cr_assert_eq(r.agg.ndevices, 4);
+  double u1 = r.agg.utilisation[1], u3 = r.agg.utilisation[3];
+  cr_expect(fabs(u1 / u3 - 2) < 1e-6, "slowed %.9f, peer %.9f", u1, u3);
+  sim_training_result_free(&r);
+  fault_free(f);
+  alloc_free(a);
+  scenario_free(s);
+}
