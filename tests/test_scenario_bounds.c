@@ -212,3 +212,99 @@ Test(scenario_bounds, later_checks_cite_file_and_line) {
             r.err);
   support_run_clear(&r);
 }
+
+/* Issue 24, 10: a sweep kept a stale row after nccl_sockets,
+ * compute_efficiency, flow_gbps or workload.runtime was edited, because
+ * scenario_hash listed keys by hand and left those out. Every key of the
+ * parser's lists (scenario_site_keys, scenario_workload_keys) has an edit
+ * here, checked to move the hash; a key added to a list without one fails
+ * the coverage check, and one the hash leaves out fails the edit's. */
+typedef struct hash_edit {
+  const char *key;
+  const char *site_a, *site_b; /* NULL: the base's */
+  const char *base, *edited;   /* workloads; NULL: the base's */
+} hash_edit;
+
+#define HASH_W0 "\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": 8, " \
+                "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 2"
+
+static scenario *two_sites(const char *a, const char *b, const char *w) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"name\": \"h\", \"sites\": [{%s}, {%s}],\n"
+           " \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1},\n"
+           " \"workload\": {%s}}\n",
+           a ? a : "\"name\": \"a\", \"devices\": 2",
+           b ? b : "\"name\": \"b\", \"devices\": 2", w ? w : HASH_W0);
+  return support_scenario(support_write_file(support_path("h.json"), text));
+}
+
+Test(scenario_bounds, every_key_moves_the_hash) {
+#define A_(x) "\"name\": \"a\", \"devices\": 2, " x
+#define W_(x) HASH_W0 ", " x
+#define SD_ "\"dp_algo\": \"streaming-diloco\", \"inner_steps\": 100"
+  static const hash_edit edits[] = {
+      {"name", "\"name\": \"c\", \"devices\": 2", NULL, NULL, NULL},
+      {"devices", "\"name\": \"a\", \"devices\": 3",
+       "\"name\": \"b\", \"devices\": 1", NULL, NULL},
+      {"gpu", A_("\"gpu\": \"A100\""), NULL, NULL, NULL},
+      {"nic_gbps", A_("\"nic_gbps\": 5"), NULL, NULL, NULL},
+      {"nic_shared", A_("\"nic_shared\": true"), NULL, NULL, NULL},
+      {"nccl_sockets", A_("\"nccl_sockets\": 4"), NULL, NULL, NULL},
+      {"compute_efficiency", A_("\"compute_efficiency\": 0.5"), NULL, NULL,
+       NULL},
+      {"flow_gbps", A_("\"flow_gbps\": 5"), NULL, NULL, NULL},
+      {"nic", A_("\"nic\": \"aws-ena\""), NULL, NULL, NULL},
+      {"model", NULL, NULL, NULL,
+       "\"model\": \"gpt3-large\", \"layers\": 4, \"batch\": 8, "
+       "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 2"},
+      {"layers", NULL, NULL, NULL,
+       "\"model\": \"gpt3-xl\", \"layers\": 6, \"batch\": 8, "
+       "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 2"},
+      {"batch", NULL, NULL, NULL,
+       "\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": 16, "
+       "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 2"},
+      {"micro_batch", NULL, NULL, NULL,
+       "\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": 8, "
+       "\"micro_batch\": 2, \"stages\": 2, \"replicas\": 2"},
+      {"stages", NULL, NULL, NULL,
+       "\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": 8, "
+       "\"micro_batch\": 1, \"stages\": 4, \"replicas\": 1"},
+      {"replicas", NULL, NULL, NULL,
+       "\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": 8, "
+       "\"micro_batch\": 1, \"stages\": 1, \"replicas\": 4"},
+      {"micro_batches_per_pass", NULL, NULL, NULL,
+       W_("\"micro_batches_per_pass\": 2")},
+      {"schedule", NULL, NULL, NULL, W_("\"schedule\": \"1f1b\"")},
+      {"dp_algo", NULL, NULL, NULL, W_("\"dp_algo\": \"ring\"")},
+      {"recompute", NULL, NULL, NULL, W_("\"recompute\": false")},
+      {"runtime", NULL, NULL, NULL, W_("\"runtime\": \"megatron\"")},
+      {"inner_steps", NULL, NULL, W_(SD_),
+       W_("\"dp_algo\": \"streaming-diloco\", \"inner_steps\": 50")},
+      {"fragments", NULL, NULL, W_(SD_), W_(SD_ ", \"fragments\": 2")},
+      {"overlap_steps", NULL, NULL, W_(SD_ ", \"fragments\": 2"),
+       W_(SD_ ", \"fragments\": 2, \"overlap_steps\": 5")},
+      {"grad_bits", NULL, NULL, NULL, W_("\"grad_bits\": 8")},
+      {"activation_bits", NULL, NULL, NULL, W_("\"activation_bits\": 8")}};
+#undef A_
+#undef W_
+#undef SD_
+  size_t n = sizeof edits / sizeof *edits;
+  const char *const *lists[] = {scenario_site_keys, scenario_workload_keys};
+  for (int l = 0; l < 2; l++)
+    for (const char *const *k = lists[l]; *k; k++) {
+      bool covered = false;
+      for (size_t i = 0; i < n; i++) covered |= strcmp(edits[i].key, *k) == 0;
+      cr_expect(covered, "key '%s' has no edit in this test", *k);
+    }
+  for (size_t i = 0; i < n; i++) {
+    const hash_edit *x = &edits[i];
+    scenario *base = two_sites(NULL, NULL, x->base);
+    uint64_t hb = scenario_hash(base);
+    scenario_free(base);
+    scenario *edited = two_sites(x->site_a, x->site_b, x->edited);
+    cr_expect_neq(scenario_hash(edited), hb, "editing %s keeps the hash",
+                  x->key);
+    scenario_free(edited);
+  }
+}

@@ -67,13 +67,19 @@ static int read_nic(const jfield_doc *c, const jfield_scope *s,
   return ERR_OK;
 }
 
+const char *const scenario_site_keys[] = {
+    "name", "devices", "gpu", "nic_gbps", "nic_shared", "nccl_sockets",
+    "compute_efficiency", "flow_gbps", "nic", NULL};
+
+const char *const scenario_workload_keys[] = {
+    "model", "layers", "batch", "micro_batch", "stages", "replicas",
+    "micro_batches_per_pass", "schedule", "dp_algo", "recompute", "runtime",
+    "inner_steps", "fragments", "overlap_steps", "grad_bits",
+    "activation_bits", NULL};
+
 static int read_site(const jfield_doc *c, const jfield_scope *s,
                      const json_t *o, scenario_site *site) {
-  static const char *const known[] = {"name",       "devices",
-                                      "gpu",        "nic_gbps",
-                                      "nic_shared", "nccl_sockets",
-                                      "compute_efficiency", "flow_gbps",
-                                      "nic", NULL};
+  const char *const *known = scenario_site_keys;
   long long n = 0, sockets = 1;
   int rc;
   if (!json_is_object(o))
@@ -211,20 +217,7 @@ static int read_diloco(const jfield_doc *c, const jfield_scope *s,
 
 static int read_workload(const jfield_doc *c, const json_t *root,
                          scenario *sc) {
-  static const char *const known[] = {"model",
-                                      "layers",
-                                      "batch",
-                                      "micro_batch",
-                                      "stages",
-                                      "replicas",
-                                      "micro_batches_per_pass",
-                                      "schedule",
-                                      "dp_algo",
-                                      "recompute",
-                                      "runtime",
-                                      "inner_steps", "fragments",
-                                      "overlap_steps", "grad_bits",
-                                      "activation_bits", NULL};
+  const char *const *known = scenario_workload_keys;
   jfield_scope top = jfield_top();
   jfield_scope s = jfield_child(&top, "workload");
   scenario_workload *w = &sc->workload;
@@ -571,13 +564,18 @@ void scenario_free(scenario *s) {
 }
 
 uint64_t scenario_hash(const scenario *s) {
-  uint64_t h = hash_u64(HASH_INIT, s->seed);
+  /* every resolved value a result reads, whatever its default (a test
+   * edits every key of scenario_site_keys and scenario_workload_keys and
+   * checks the hash moves): a sweep's row is identified by it */
+  uint64_t h = hash_str(hash_u64(HASH_INIT, s->seed), "scenario hash 2");
   h = hash_u64(h, (uint64_t)s->nsites);
   for (int i = 0; i < s->nsites; i++) {
     const scenario_site *site = &s->sites[i];
     h = hash_str(hash_str(h, site->name), site->gpu);
     h = hash_u64(hash_u64(h, (uint64_t)site->ndevices), site->nic_shared);
     h = hash_double(h, site->nic_gbps);
+    h = hash_u64(hash_u64(h, (uint64_t)site->nic), (uint64_t)site->nccl_sockets);
+    h = hash_double(hash_double(h, site->flow_gbps), site->compute_efficiency);
   }
   h = hash_u64(h, (uint64_t)s->noverrides);
   for (int i = 0; i < s->noverrides; i++) {
@@ -586,23 +584,18 @@ uint64_t scenario_hash(const scenario *s) {
     h = hash_double(hash_double(h, o->latency_ms), o->bandwidth_gbps);
   }
   const scenario_workload *w = &s->workload;
-  const int ints[] = {w->layers, w->batch, w->micro_batch, w->stages,
-                      w->replicas, w->micro_batches_per_pass, w->recompute};
+  const int ints[] = {w->layers,        w->batch,         w->micro_batch,
+                      w->stages,        w->replicas,      w->micro_batches_per_pass,
+                      w->recompute,     w->inner_steps,   w->fragments,
+                      w->overlap_steps, w->grad_bits,     w->activation_bits,
+                      w->balanced_layers};
   for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
     h = hash_u64(h, (uint64_t)ints[i]);
   h = hash_str(hash_str(hash_str(h, w->model), w->schedule), w->dp_algo);
-  /* issue 12's knobs, only when not their defaults: older hashes hold */
-  const int knobs[] = {w->inner_steps, w->fragments, w->overlap_steps,
-                       w->grad_bits, w->activation_bits};
-  const int defaults[] = {WORKLOAD_DEFAULT_INNER_STEPS, 1, 0, 16, 16};
-  if (memcmp(knobs, defaults, sizeof knobs))
-    for (size_t i = 0; i < sizeof knobs / sizeof *knobs; i++)
-      h = hash_u64(h, (uint64_t)knobs[i]);
+  h = hash_str(h, w->runtime);
   h = hash_double(hash_double(h, s->activation_gb), s->gradient_gb);
-  /* only when set, so every scenario without them keeps its hash */
   for (int st = 0; w->layers_per_stage && st < w->stages; st++)
     h = hash_u64(h, (uint64_t)w->layers_per_stage[st]);
-  if (w->balanced_layers) h = hash_str(h, "balanced_layers");
   return hash_u64(h, trace_hash(s->network));
 }
 

@@ -138,6 +138,12 @@ typedef struct scenario {
 #define SCENARIO_KNOB_MAX_GB 1e6
 #define SCENARIO_KNOB_MAX_SCALE 1e6
 
+/* The keys a scenario file's sites and its workload take (the parser's
+ * lists, NULL-terminated). Each is part of scenario_hash's content: a
+ * test edits every one and checks that the hash moves. */
+extern const char *const scenario_site_keys[];
+extern const char *const scenario_workload_keys[];
+
 /* The scenario of `geodes run` and of a sweep that names none. */
 #define SCENARIO_DEFAULT_NAME "worldwide"
 
@@ -157,10 +163,12 @@ scenario *scenario_parse(const char *text, size_t len, const char *file,
 void scenario_free(scenario *s);
 
 /* A content hash of everything s holds that a result depends on: seed,
- * sites (names, devices, GPU names, NICs), overrides, workload, cost sizes
- * and the network trace's content (trace_hash). Not its name, description,
- * origin or latency convention. Two loads of unchanged files hash equal; an
- * edit of the scenario or of its trace file changes it. */
+ * sites (every key of scenario_site_keys, resolved: a "nic" by the sockets
+ * it gives), overrides, workload (every key of scenario_workload_keys, the
+ * layer split), cost sizes and the network trace's content (trace_hash).
+ * Not its name, description, origin or latency convention. Two loads of
+ * unchanged files hash equal; an edit of the scenario or of its trace file
+ * changes it. */
 uint64_t scenario_hash(const scenario *s);
 
 /* The link from device a to device b (a != b) at time t_ns: the override if
