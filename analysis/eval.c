@@ -83,7 +83,7 @@ void eval_gpu_label(const scenario *s, char *buf, size_t size) {
 
 /* The row's utilisation, bytes, and DiLoCo's and the compression columns,
  * from the simulation and the workload. */
-static void eval_diloco_row(const scenario *s, const sim_result *sr,
+static void row_figures(const scenario *s, const sim_result *sr,
                             db_result *r) {
   const scenario_workload *w = &s->workload;
   r->compute_utilisation = sr->compute_utilisation;
@@ -107,7 +107,7 @@ static int simulate_one(const scenario *s, const alloc *a,
   r->iteration_s = sr.iteration_s, r->compute_s = sr.mean.compute_s;
   r->bubble_s = sr.mean.bubble_s, r->comm_s = sr.mean.comm_s;
   r->dp_sync_s = sr.mean.dp_sync_s, r->events = (int64_t)sr.events;
-  eval_diloco_row(s, &sr, r);
+  row_figures(s, &sr, r);
   sim_result_free(&sr);
   return ERR_OK;
 }
@@ -167,6 +167,7 @@ static int simulate_run(const scenario *s, const alloc *a,
   sim_training_result tr;
   int rc = sim_training_run(s, a, &o, &tr, e);
   if (!rc) {
+    row_figures(s, &tr.agg, r); /* over the run, as simulate --json */
     r->iteration_s = tr.mean_s, r->compute_s = tr.agg.mean.compute_s;
     r->bubble_s = tr.agg.mean.bubble_s, r->comm_s = tr.agg.mean.comm_s;
     r->dp_sync_s = tr.agg.mean.dp_sync_s, r->events = (int64_t)tr.agg.events;

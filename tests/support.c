@@ -267,6 +267,26 @@ bool support_result_same(const db_result *a, const db_result *b,
   return false;
 }
 
+char *support_dump_results(const char *path) {
+  static const char *const cols[] = {
+#define X(f, col, type, sql, absent, since, origin) col,
+      DB_RESULT_MAP(X)
+#undef X
+  };
+  char sql[4096];
+  size_t at = (size_t)snprintf(sql, sizeof sql, "SELECT quote(%s)", cols[0]);
+  for (size_t i = 1; i < sizeof cols / sizeof *cols; i++)
+    at += (size_t)snprintf(sql + at, sizeof sql - at, ", quote(%s)", cols[i]);
+  snprintf(sql + at, sizeof sql - at, " FROM results ORDER BY point_key");
+  cr_assert_lt(at + 40, sizeof sql, "the query fits");
+  support_run r = {0};
+  cr_assert_eq(support_sh(&r, "sqlite3 '%s' '%s'", path, sql), 0, "%s", r.err);
+  char *out = r.out;
+  r.out = NULL;
+  support_run_clear(&r);
+  return out;
+}
+
 int support_ring_plan(double S, int n, int *loops, int *slices, double *piece) {
   double chunk = 2.0 * 1024 * 1024, slice = 1024.0 * 1024;
   double L = fmin(128, fmax(1, ceil(S / (2 * n * chunk))));

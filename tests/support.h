@@ -84,6 +84,11 @@ void support_result_distinct(struct db_result *r);
 bool support_result_same(const struct db_result *a,
                          const struct db_result *b, const char *col);
 
+/* Every column of DB_RESULT_MAP of every row of the store at path, as
+ * sqlite3's text output ordered by point_key (malloc'ed): two stores that
+ * hold the same rows field by field print the same. */
+char *support_dump_results(const char *path);
+
 /* NCCL's ring all-reduce by hand, from src/device/all_reduce.h and
  * src/include/collectives.h, not from models/transport.c: 2 channels, a
  * chunk of 4 steps of 512 KiB (2 MiB) per channel, slices of 2 steps;

@@ -658,3 +658,53 @@ Test(sweep_cli, rows_state_their_transport) {
                "collective_sockets_max"), 1);
   support_run_clear(&r);
 }
+
+/* Issue 24, 11: a row is identical field by field however it was computed
+ * (one process, --jobs, MPI), for rows of every kind: one iteration, a
+ * training run, DiLoCo, and a user's cost model (--cost-cmd). Every column
+ * of DB_RESULT_MAP is compared (support_dump_results). */
+Test(sweep_cli, every_kind_of_row_is_identical_across_jobs_and_mpi) {
+  const char *kinds[] = {
+      "{\"scenarios\": [\"regional\"], \"networks\": [\"netem\", \"tcp\"]}",
+      "{\"scenarios\": [\"regional\"], \"iterations\": 3}",
+      "{\"scenarios\": [\"regional\"], \"dp_algo\": \"diloco\", "
+      "\"inner_steps\": [10, 20]}",
+  };
+  support_run r = {0};
+  for (int k = 0; k < 4; k++) {
+    const char *sw = support_write_file(support_path("k%d.json", k),
+                                        kinds[k < 3 ? k : 0]);
+    char cmd[256] = "";
+    if (k == 3)
+      snprintf(cmd, sizeof cmd, "--cost-cmd 'python3 %s/analysis/"
+               "cost_alphabeta.py'", GEODES_SOURCE_DIR);
+    const char *one = support_path("one%d.db", k), *jobs = support_path(
+                                                       "jobs%d.db", k),
+               *mpi = support_path("mpi%d.db", k);
+    cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' %s", sw, one, cmd),
+                 0, "%s", r.err);
+    cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --jobs 2 %s", sw,
+                                jobs, cmd), 0, "%s", r.err);
+    char *a = support_dump_results(one), *b = support_dump_results(jobs);
+    cr_expect_gt(strlen(a), 0, "rows stored");
+    cr_expect_str_eq(a, b, "kind %d: --jobs 2 rows differ", k);
+    /* every kind fills the figures simulate --json reports (a training
+     * run's row had no utilisation nor bytes) */
+    cr_expect_eq(support_sql_int(one, "SELECT count(*) FROM results WHERE "
+                 "compute_utilisation IS NULL OR pp_bytes IS NULL OR "
+                 "samples_per_s IS NULL OR sockets IS NULL OR runtime IS "
+                 "NULL"), 0, "kind %d", k);
+    if (support_sh(NULL, "command -v mpirun") == 0) {
+      cr_assert_eq(support_sh(&r, "OMPI_MCA_btl_vader_single_copy_mechanism="
+                              "none ASAN_OPTIONS=detect_leaks=0 mpirun "
+                              "--allow-run-as-root --oversubscribe -n 2 '%s' "
+                              "sweep '%s' --db '%s' %s", GEODES_BIN, sw, mpi,
+                              cmd), 0, "%s", r.err);
+      char *c = support_dump_results(mpi);
+      cr_expect_str_eq(a, c, "kind %d: MPI rows differ", k);
+      free(c);
+    }
+    free(a), free(b);
+  }
+  support_run_clear(&r);
+}
