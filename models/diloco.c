@@ -9,25 +9,32 @@
 
 #include "models/compress.h"
 
-int diloco_check(const diloco_plan *p, int layers, err *e) {
+const diloco_names diloco_option_names = {
+    .lead = {"--inner-steps", "--fragments", "--overlap-steps"},
+    .name = {"--inner-steps", "--fragments", "--overlap-steps"}};
+
+int diloco_check(const diloco_plan *p, int layers, const diloco_names *n,
+                 err *e) {
   int H = p->inner_steps, F = p->fragments, tau = p->overlap;
+  if (!n) n = &diloco_option_names;
   if (H < 1)
-    return err_set(e, ERR_CONFIG, "--inner-steps %d: must be at least 1", H);
+    return err_set(e, ERR_CONFIG, "%s %d: must be at least 1", n->lead[0], H);
   if (F < 1 || F > layers)
-    return err_set(e, ERR_CONFIG, "--fragments %d: must be from 1 to the %d "
-                   "layers", F, layers);
+    return err_set(e, ERR_CONFIG, "%s %d: must be from 1 to the %d layers",
+                   n->lead[1], F, layers);
   if (layers % F)
-    return err_set(e, ERR_CONFIG, "--fragments %d does not divide the %d "
-                   "layers: streaming DiLoCo's fragments are equal strided "
-                   "sets of layers (layer l in fragment l mod F)", F, layers);
+    return err_set(e, ERR_CONFIG, "%s %d does not divide the %d layers: "
+                   "streaming DiLoCo's fragments are equal strided sets of "
+                   "layers (layer l in fragment l mod F)", n->lead[1], F,
+                   layers);
   if (H % F)
-    return err_set(e, ERR_CONFIG, "--fragments %d does not divide "
-                   "--inner-steps %d: one fragment is exchanged every H / F "
-                   "inner steps", F, H);
+    return err_set(e, ERR_CONFIG, "%s %d does not divide %s %d: one "
+                   "fragment is exchanged every H / F inner steps",
+                   n->lead[1], F, n->name[0], H);
   if (tau < 0 || tau >= H / F)
-    return err_set(e, ERR_CONFIG, "--overlap-steps %d: must be from 0 to "
-                   "H / F - 1 = %d, so that a fragment's exchange completes "
-                   "before the next one starts", tau, H / F - 1);
+    return err_set(e, ERR_CONFIG, "%s %d: must be from 0 to H / F - 1 = %d, "
+                   "so that a fragment's exchange completes before the next "
+                   "one starts", n->lead[2], tau, H / F - 1);
   return ERR_OK;
 }
 

@@ -48,11 +48,23 @@ typedef struct diloco_plan {
  * parameter through memory. */
 #define DILOCO_OUTER_BYTES_PER_PARAM 32.0
 
+/* How diloco_check's messages name H, F and tau: where each came from as a
+ * message's lead ("--fragments", or "s.json:7: workload.fragments:") and
+ * its name inside a sentence ("--inner-steps", "workload.inner_steps"). */
+typedef struct diloco_names {
+  const char *lead[3], *name[3]; /* H, F, tau */
+} diloco_names;
+
+/* The command line's options for all three. */
+extern const diloco_names diloco_option_names;
+
 /* ERR_OK when p can run on a model of `layers` layers, else ERR_CONFIG
- * with a message naming the option: --inner-steps >= 1; --fragments from 1
- * to the layer count, dividing the layers (equal strided fragments) and H
- * (one fragment every H / F steps); --overlap-steps from 0 to H / F - 1. */
-int diloco_check(const diloco_plan *p, int layers, err *e);
+ * with a message naming the value by n (NULL: diloco_option_names):
+ * H >= 1; F from 1 to the layer count, dividing the layers (equal strided
+ * fragments) and H (one fragment every H / F steps); tau from 0 to
+ * H / F - 1. */
+int diloco_check(const diloco_plan *p, int layers, const diloco_names *n,
+                 err *e);
 
 /* Inner steps between two consecutive exchanges: H / F. */
 int diloco_period(const diloco_plan *p);

@@ -245,30 +245,66 @@ bool spec_is_diloco(const spec_workload *w) {
   return w->dp_algo == SPEC_DILOCO || w->dp_algo == SPEC_STREAMING_DILOCO;
 }
 
-/* DiLoCo's knobs against the algorithm, the runtime and the layers. */
+/* Where a workload value came from, for a message: the option that set it
+ * (line SCENARIO_LINE_KNOB), its key at its line in the file, or its key
+ * with "(default)" when the file leaves it out. where names it so
+ * ("worldwide: --dp-algo", "s.json:7: workload.dp_algo"); lead begins a
+ * message, as jfield's do ("s.json:7: workload.dp_algo:"); name is the
+ * short form for the middle of a sentence. */
+typedef struct named {
+  char where[320], lead[328], name[64];
+} named;
+
+static named name_of(const scenario *s, int line, const char *key,
+                     const char *option) {
+  named n;
+  if (line == SCENARIO_LINE_KNOB) {
+    snprintf(n.where, sizeof n.where, "%s: %s", s->name, option);
+    snprintf(n.lead, sizeof n.lead, "%s", n.where);
+    snprintf(n.name, sizeof n.name, "%s", option);
+    return n;
+  }
+  char path[48];
+  snprintf(path, sizeof path, "workload.%s%s", key, line > 0 ? "" : " (default)");
+  scenario_where(s, line, path, n.where, sizeof n.where);
+  snprintf(n.lead, sizeof n.lead, "%s:", n.where);
+  snprintf(n.name, sizeof n.name, "workload.%s", key);
+  return n;
+}
+
+/* DiLoCo's knobs against the algorithm, the runtime and the layers, each
+ * named where it came from (an option, or the scenario file's line). */
 static int check_diloco(const scenario *s, const spec_workload *w, err *e) {
+  const scenario_lines *l = &s->line;
+  named H = name_of(s, l->inner_steps, "inner_steps", "--inner-steps"),
+        F = name_of(s, l->fragments, "fragments", "--fragments"),
+        T = name_of(s, l->overlap_steps, "overlap_steps", "--overlap-steps"),
+        A = name_of(s, l->dp_algo, "dp_algo", "--dp-algo"),
+        R = name_of(s, l->runtime, "runtime", "--runtime");
+  const char *algo = workload_dp_algos[w->dp_algo];
   if (!spec_is_diloco(w)) {
-    if (w->inner_steps != WORKLOAD_DEFAULT_INNER_STEPS || w->fragments != 1 ||
-        w->overlap_steps != 0)
-      return err_set(e, ERR_CONFIG, "%s: --inner-steps, --fragments and "
-                     "--overlap-steps need --dp-algo diloco or "
-                     "streaming-diloco, not %s", s->name,
-                     workload_dp_algos[w->dp_algo]);
+    const named *set = w->inner_steps != WORKLOAD_DEFAULT_INNER_STEPS ? &H
+                       : w->fragments != 1 ? &F : w->overlap_steps ? &T : NULL;
+    if (set)
+      return err_set(e, ERR_CONFIG, "%s needs diloco or streaming-diloco as "
+                     "the data-parallel algorithm, not %s (%s)", set->lead,
+                     algo, A.where);
     return ERR_OK;
   }
   if (w->runtime == SPEC_RUNTIME_MEGATRON && w->stages > 1)
-    return err_set(e, ERR_CONFIG, "%s: --dp-algo %s on --runtime megatron "
-                   "needs one stage per replica (a replica on one device, "
-                   "stepping Adam on its GPU; Megatron's pipelines all-reduce "
-                   "every step)", s->name, workload_dp_algos[w->dp_algo]);
+    return err_set(e, ERR_CONFIG, "%s %s on %s megatron needs one stage per "
+                   "replica (a replica on one device, stepping Adam on its "
+                   "GPU; Megatron's pipelines all-reduce every step)", A.lead,
+                   algo, R.name);
   if (w->dp_algo == SPEC_DILOCO && (w->fragments != 1 || w->overlap_steps))
-    return err_set(e, ERR_CONFIG, "%s: --%s needs --dp-algo streaming-diloco "
-                   "(diloco exchanges the whole model, blocking)", s->name,
-                   w->fragments != 1 ? "fragments" : "overlap-steps");
+    return err_set(e, ERR_CONFIG, "%s needs %s streaming-diloco (diloco "
+                   "exchanges the whole model, blocking)",
+                   w->fragments != 1 ? F.lead : T.lead, A.name);
   diloco_plan p = {.inner_steps = w->inner_steps, .fragments = w->fragments,
                    .overlap = w->overlap_steps};
-  int rc = diloco_check(&p, w->layers, e);
-  return rc ? rc : ERR_OK;
+  diloco_names n = {.lead = {H.lead, F.lead, T.lead},
+                    .name = {H.name, F.name, T.name}};
+  return diloco_check(&p, w->layers, &n, e);
 }
 
 /* The scenario's layers per stage (a knob checked their count and zeros)

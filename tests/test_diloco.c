@@ -35,7 +35,7 @@ Test(diloco, schedule_matches_torchft_counters) {
   static int start[STEPS + 1], due[STEPS + 1];
   for (size_t i = 0; i < sizeof plans / sizeof *plans; i++) {
     const diloco_plan *p = &plans[i];
-    cr_assert_eq(diloco_check(p, 60, NULL), ERR_OK, "plan %zu", i);
+    cr_assert_eq(diloco_check(p, 60, NULL, NULL), ERR_OK, "plan %zu", i);
     reference(p, STEPS, start, due);
     for (long long t = 1; t <= STEPS; t++) {
       cr_assert_eq(diloco_starts_after(p, t), start[t], "plan %zu step %lld",
@@ -64,7 +64,7 @@ Test(diloco, every_fragment_once_per_h_steps) {
 
 static void expect_error(diloco_plan p, int layers, const char *option) {
   err e = {0};
-  cr_assert_eq(diloco_check(&p, layers, &e), ERR_CONFIG, "%s", option);
+  cr_assert_eq(diloco_check(&p, layers, NULL, &e), ERR_CONFIG, "%s", option);
   cr_assert_not_null(strstr(e.msg, option), "'%s' in '%s'", option, e.msg);
 }
 
@@ -77,8 +77,8 @@ Test(diloco, check_names_the_option) {
   expect_error((diloco_plan){100, 3, 0}, 24, "--fragments");   /* 100 % 3 */
   expect_error((diloco_plan){100, 4, 25}, 24, "--overlap-steps");
   expect_error((diloco_plan){100, 4, -1}, 24, "--overlap-steps");
-  cr_assert_eq(diloco_check(&(diloco_plan){100, 4, 24}, 24, NULL), ERR_OK);
-  cr_assert_eq(diloco_check(&(diloco_plan){96, 24, 3}, 24, NULL), ERR_OK);
+  cr_assert_eq(diloco_check(&(diloco_plan){100, 4, 24}, 24, NULL, NULL), ERR_OK);
+  cr_assert_eq(diloco_check(&(diloco_plan){96, 24, 3}, 24, NULL, NULL), ERR_OK);
 }
 
 Test(diloco, fragment_params_strided_and_complete) {

@@ -333,3 +333,45 @@ Test(outer, an_outer_step_past_the_span_is_refused) {
   cr_expect_eq(r.out_len, 0, "nothing printed as a result");
   support_run_clear(&r);
 }
+
+/* Issue 24, 15: DiLoCo's knobs from a scenario file are the file's errors
+ * (FILE:LINE of the key, exit 1), not options nobody typed (exit 2); the
+ * same values given as options stay usage errors naming the option. */
+Test(outer, scenario_file_knobs_name_their_line) {
+  const char *head =
+      "{\"name\": \"dl\", \"sites\": [{\"name\": \"a\", \"devices\": 4, "
+      "\"gpu\": \"V100\"}],\n \"network\": {\"latency_ms\": 1, "
+      "\"bandwidth_gbps\": 1},\n \"workload\": {\"model\": \"gpt3-xl\", "
+      "\"layers\": 4, \"batch\": 4, \"micro_batch\": 1, \"stages\": 2, "
+      "\"replicas\": 2,\n";
+  struct { const char *tail, *msg; } bad[] = {
+      {"  \"dp_algo\": \"streaming-diloco\",\n  \"fragments\": 3}}\n",
+       "dl.json:5: workload.fragments: 3 does not divide the 4 layers"},
+      {"  \"dp_algo\": \"streaming-diloco\", \"fragments\": 2,\n"
+       "  \"overlap_steps\": 60}}\n",
+       "dl.json:5: workload.overlap_steps: 60: must be from 0 to H / F - 1 "
+       "= 49"},
+      {"  \"inner_steps\": 50}}\n",
+       "dl.json:4: workload.inner_steps: needs diloco or streaming-diloco as "
+       "the data-parallel algorithm, not central-ps (dl: workload.dp_algo "
+       "(default))"},
+      {"  \"dp_algo\": \"diloco\",\n  \"fragments\": 2}}\n",
+       "dl.json:5: workload.fragments: needs workload.dp_algo "
+       "streaming-diloco"}};
+  support_run r = {0};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s", head, bad[i].tail);
+    const char *f = support_write_file(support_path("dl.json"), text);
+    cr_expect_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity", f),
+                 1, "%s", r.err);
+    cr_expect(strstr(r.err, bad[i].msg) != NULL, "want '%s' in %s",
+              bad[i].msg, r.err);
+  }
+  cr_expect_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
+                              "--dp-algo streaming-diloco --fragments 5",
+                              support_path("dl.json")), 2, "%s", r.err);
+  cr_expect(strstr(r.err, "dl: --fragments 5: must be from 1 to the 4 "
+                   "layers") != NULL, "%s", r.err);
+  support_run_clear(&r);
+}

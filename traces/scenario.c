@@ -248,9 +248,18 @@ static int read_workload(const jfield_doc *c, const json_t *root,
       (rc = jfield_one_of(c, &s, "runtime", w->runtime, workload_runtimes)))
     return rc;
   w->layers = (int)layers;
-  sc->line = (scenario_lines){.model = jfield_line(c, &s, "model"),
-                              .layers = jfield_line(c, &s, "layers"),
-                              .batch = jfield_line(c, &s, "batch")};
+  sc->line = (scenario_lines){
+      .model = jfield_line(c, &s, "model"),
+      .layers = jfield_line(c, &s, "layers"),
+      .batch = jfield_line(c, &s, "batch"),
+      .dp_algo = json_object_get(o, "dp_algo") ? jfield_line(c, &s, "dp_algo") : 0,
+      .runtime = json_object_get(o, "runtime") ? jfield_line(c, &s, "runtime") : 0,
+      .inner_steps = json_object_get(o, "inner_steps")
+                         ? jfield_line(c, &s, "inner_steps") : 0,
+      .fragments = json_object_get(o, "fragments")
+                       ? jfield_line(c, &s, "fragments") : 0,
+      .overlap_steps = json_object_get(o, "overlap_steps")
+                           ? jfield_line(c, &s, "overlap_steps") : 0};
   return (rc = read_diloco(c, &s, o, w)) ? rc : check_workload(c, &s, sc);
 }
 

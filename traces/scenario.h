@@ -96,9 +96,15 @@ typedef struct scenario_workload {
 /* Lines of workload values that are checked after loading (models/ knows
  * the model names, sim/ the task graph's size): the key's line, or the
  * workload's when the default applies; 0 once a knob replaced the value. */
+/* Lines of the workload's keys in the scenario file, for checks made after
+ * loading. model, layers, batch: 0 once a knob replaced the value. The
+ * DiLoCo knobs' (SCENARIO_LINE_KNOB when an option set the value, 0 when
+ * the file leaves it at its default) say where a message must point. */
 typedef struct scenario_lines {
   int model, layers, batch;
+  int dp_algo, runtime, inner_steps, fragments, overlap_steps;
 } scenario_lines;
+#define SCENARIO_LINE_KNOB (-1)
 
 typedef struct scenario {
   char *name;

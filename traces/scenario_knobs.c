@@ -226,8 +226,13 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
   w->micro_batches_per_pass = v.kpp;
   if (k->seed >= 0) s->seed = (uint64_t)k->seed;
   if (k->schedule) replace_str(&w->schedule, k->schedule);
-  if (k->dp_algo) replace_str(&w->dp_algo, k->dp_algo);
-  if (k->runtime) replace_str(&w->runtime, k->runtime);
+  if (k->dp_algo)
+    replace_str(&w->dp_algo, k->dp_algo), s->line.dp_algo = SCENARIO_LINE_KNOB;
+  if (k->runtime)
+    replace_str(&w->runtime, k->runtime), s->line.runtime = SCENARIO_LINE_KNOB;
+  if (k->inner_steps >= 0) s->line.inner_steps = SCENARIO_LINE_KNOB;
+  if (k->fragments >= 0) s->line.fragments = SCENARIO_LINE_KNOB;
+  if (k->overlap_steps >= 0) s->line.overlap_steps = SCENARIO_LINE_KNOB;
   if (k->sockets > 0)
     for (int i = 0; i < s->nsites; i++) s->sites[i].nccl_sockets = (int)k->sockets;
   apply_diloco(w, k);
