@@ -3,6 +3,7 @@
  * and valid, so the points are the mixed-radix numbers 0 .. count-1 and
  * distinct indices have distinct canonical keys. */
 #include "analysis/sweep.h"
+#include "analysis/sweep_parts.h"
 
 #include <assert.h>
 #include <jansson.h>
@@ -26,20 +27,6 @@
 #include "sim/training.h"
 #include "traces/fault.h"
 #include "traces/workload.h"
-
-typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
-
-/* The keys of a sweep file, in SPECS's order: the enumeration order (the
- * first varies slowest) and the order of the point key. The integer knobs
- * of traces/scenario.h's SCENARIO_KNOB_MAP are keys of their own names. */
-#define K_KNOB_(a, f, lo, hi, option, arg, help) K_##f,
-enum {
-  K_SCENARIOS, K_METHODS, K_NETWORKS, K_SEEDS, K_LAYERS, K_BATCH,
-  K_MICRO_BATCH, K_MBPP, K_SCHEDULE, K_DP_ALGO, K_BW_SCALE, K_LAT_SCALE,
-  K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_SOCKETS, K_RUNTIME, K_ITERATIONS,
-  K_FAULTS, K_RECOVERY, K_CKPT, SCENARIO_KNOB_MAP(K_KNOB_, ) K_GRAD_BITS,
-  K_ACT_BITS, K_COUNT
-};
 
 /* The recovery policies' own spelling (sim/recovery.h's one table). */
 static const char *recovery_name(const char *s) {
@@ -86,21 +73,7 @@ _Static_assert(_Generic((int64_t)0, long: 1, default: 0),
  * (and its field of sweep_point or scenario_knobs). A key in a stored
  * point key is `given_only` when it arrived after rows existed: it then
  * appears only when present, so those rows keep their keys. */
-static const struct axis_spec {
-  const char *key;
-  const char *in_key;       /* its name in the point key (NULL: key) */
-  axis_kind kind;
-  size_t at;                /* offsetof its field in sweep_point */
-  const char *(*absent_name)(void); /* AXIS_NAME: the value when the key
-                                       is absent (NULL: NULL) */
-  double absent;            /* AXIS_REAL: the value when absent */
-  bool given_only;          /* in the point key only when given */
-  const char *const *names; /* AXIS_NAME: the allowed values, NULL = any */
-  const char *(*canon)(const char *); /* AXIS_NAME: the canonical spelling
-                                         of a value, NULL if unknown */
-  double lo, hi;            /* AXIS_INT / AXIS_REAL: inclusive range */
-  bool open_lo;             /* AXIS_REAL: lo itself excluded */
-} SPECS[K_COUNT] = {
+const struct axis_spec sweep_specs[K_COUNT] = {
     [K_SCENARIOS] = {.key = "scenarios", .in_key = "scenario",
                      .kind = AXIS_NAME, .at = AT(scenario),
                      .absent_name = default_scenario},
@@ -170,27 +143,6 @@ static const struct axis_spec {
                     .at = AT(knobs.activation_bits), .given_only = true,
                     .lo = 2, .hi = 16},
 };
-
-typedef struct axis {
-  size_t n;        /* 0: absent (one implicit "default" value) */
-  char **names;    /* AXIS_NAME */
-  double *values;  /* AXIS_INT (exact integers) and AXIS_REAL */
-  int line;        /* line of the key in the file, 0 when absent */
-} axis;
-
-struct sweep {
-  char *name;
-  axis axes[K_COUNT];
-  size_t count;
-  uint64_t *scenario_hash; /* per scenario (sweep_scenarios order); NULL
-                              until sweep_resolve */
-  uint64_t *faults_hash;   /* [scenario * faults + fault]: fault_hash of
-                              each fault file read against each scenario */
-  uint64_t data_hash;      /* builtin_hash, by sweep_resolve */
-  const char *cost_cmd;    /* borrowed (sweep_set_cost_cmd), or NULL */
-  double cost_timeout_s;
-};
-
 
 /* The line of `"key"` followed by ':' in text (keys of a sweep are unique and
  * its values are scalars, so the first such match is the key); 0 if none. */
@@ -301,7 +253,7 @@ static int check_distinct(const sweep *s, const struct axis_spec *spec,
 }
 
 static int parse_axis(sweep *s, int k, json_t *v, err *e) {
-  const struct axis_spec *spec = &SPECS[k];
+  const struct axis_spec *spec = &sweep_specs[k];
   axis *ax = &s->axes[k];
   size_t n = json_is_array(v) ? json_array_size(v) : 1;
   if (json_is_array(v) && n == 0)
@@ -322,7 +274,7 @@ static int parse_axis(sweep *s, int k, json_t *v, err *e) {
 /* The axis index of key, or K_COUNT when it is not a sweep key. */
 static int axis_of(const char *key) {
   int k = 0;
-  while (k < K_COUNT && strcmp(key, SPECS[k].key) != 0) k++;
+  while (k < K_COUNT && strcmp(key, sweep_specs[k].key) != 0) k++;
   return k;
 }
 
@@ -413,9 +365,9 @@ void sweep_free(sweep *s) {
 }
 
 /* Puts value j of ax, the axis of key k, into p at the key's field
- * (SPECS's at); the key's absent value when ax is NULL or empty. */
+ * (sweep_specs's at); the key's absent value when ax is NULL or empty. */
 static void put_value(int k, const axis *ax, size_t j, sweep_point *p) {
-  const struct axis_spec *spec = &SPECS[k];
+  const struct axis_spec *spec = &sweep_specs[k];
   bool given = ax && ax->n;
   char *field = (char *)p + spec->at;
   if (spec->kind == AXIS_NAME) {
@@ -432,127 +384,19 @@ static void put_value(int k, const axis *ax, size_t j, sweep_point *p) {
   }
 }
 
-static void axis_put(const sweep *s, int k, size_t j, sweep_point *p) {
+void sweep_axis_put(const sweep *s, int k, size_t j, sweep_point *p) {
   put_value(k, &s->axes[k], j, p);
 }
 
-/* A point of s with every key absent (its defaults). */
-static void point_absent(const sweep *s, sweep_point *p) {
+size_t sweep_axis_len(const sweep *s, int k) {
+  return s->axes[k].n ? s->axes[k].n : 1;
+}
+
+void sweep_point_absent(const sweep *s, sweep_point *p) {
   *p = (sweep_point){.data_hash = s->data_hash, .cost_cmd = s->cost_cmd,
                      .cost_timeout_s = s->cost_timeout_s};
   scenario_knobs_init(&p->knobs);
   for (int k = 0; k < K_COUNT; k++) put_value(k, NULL, 0, p);
-}
-
-/* The sweep key an error of a workload combination belongs to: layers for
- * its own check, else the first of the batch keys the file gives. */
-static int blamed_axis(const sweep *s, const char *msg) {
-  if (s->axes[K_LAYERS].n && strstr(msg, "workload.layers")) return K_LAYERS;
-  const int batch_keys[] = {K_BATCH, K_MICRO_BATCH, K_MBPP, K_LAYERS};
-  for (int i = 0; i < 4; i++)
-    if (s->axes[batch_keys[i]].n) return batch_keys[i];
-  return K_SCENARIOS;
-}
-
-static size_t axis_len(const sweep *s, int k) {
-  return s->axes[k].n ? s->axes[k].n : 1;
-}
-
-/* Every combination of the workload axes (layers, batch, micro_batch,
- * micro_batches_per_pass) applied to sc and checked as sim_run will check
- * it (scenario_apply, sim_check_size): a batch that cannot work fails here,
- * at its key's line, not per point later. sc keeps its values (only these
- * integers change, and are restored). */
-static int check_workload_axes(const sweep *s, scenario *sc, err *e) {
-  const int keys[] = {K_LAYERS, K_BATCH, K_MICRO_BATCH, K_MBPP};
-  size_t total = 1;
-  for (int i = 0; i < 4; i++) total *= axis_len(s, keys[i]);
-  for (size_t c = 0; c < total; c++) {
-    sweep_point p;
-    point_absent(s, &p);
-    for (size_t i = 0, r = c; i < 4; r /= axis_len(s, keys[i]), i++)
-      axis_put(s, keys[i], r % axis_len(s, keys[i]), &p);
-    const scenario_knobs k = p.knobs;
-    scenario_workload saved = sc->workload;
-    scenario_lines lines = sc->line;
-    err ce = {0};
-    int rc = scenario_apply(sc, &k, &ce);
-    if (!rc) rc = sim_check_size(sc, &ce);
-    sc->workload = saved, sc->line = lines;
-    if (rc) {
-      int key = blamed_axis(s, ce.msg);
-      return err_set(e, rc, "%s:%d: %s: %s", s->name, s->axes[key].line,
-                     SPECS[key].key, ce.msg);
-    }
-  }
-  return ERR_OK;
-}
-
-/* Every pair of scales keeps sc's links within trace.h's bounds. */
-static int check_scale_axes(const sweep *s, const scenario *sc, err *e) {
-  int key = s->axes[K_BW_SCALE].n ? K_BW_SCALE : K_LAT_SCALE;
-  for (size_t b = 0; b < axis_len(s, K_BW_SCALE); b++)
-    for (size_t l = 0; l < axis_len(s, K_LAT_SCALE); l++) {
-      sweep_point p;
-      point_absent(s, &p);
-      axis_put(s, K_BW_SCALE, b, &p);
-      axis_put(s, K_LAT_SCALE, l, &p);
-      err ce = {0};
-      int rc = scenario_check_knobs(sc, &p.knobs, &ce);
-      if (rc)
-        return err_set(e, rc, "%s:%d: %s: %s", s->name, s->axes[key].line,
-                       SPECS[key].key, ce.msg);
-    }
-  return ERR_OK;
-}
-
-/* Every fault file read against sc (a bad row fails at the faults key's
- * line, naming the file's line), each content hash into h[0 .. n). */
-static int check_faults(const sweep *s, const scenario *sc, uint64_t *h,
-                        err *e) {
-  const axis *ax = &s->axes[K_FAULTS];
-  for (size_t j = 0; j < ax->n; j++) {
-    err fe = {0};
-    fault_trace *f = fault_load(ax->names[j], sc, &fe);
-    if (!f)
-      return err_set(e, fe.code, "%s:%d: faults: %s (scenario %s)", s->name,
-                     ax->line, fe.msg, sc->name);
-    h[j] = fault_hash(f);
-    fault_free(f);
-  }
-  return ERR_OK;
-}
-
-int sweep_resolve(sweep *s, err *e) {
-  const char *const *names;
-  size_t n = sweep_scenarios(s, &names), nf = s->axes[K_FAULTS].n;
-  uint64_t *h = mem_calloc(n, sizeof *h);
-  uint64_t *fh = mem_calloc(n * nf + 1, sizeof *fh);
-  int rc = ERR_OK;
-  for (size_t i = 0; i < n && !rc; i++) {
-    err se = {0};
-    scenario *sc = scenario_load(names[i], &se);
-    if (!sc) {
-      rc = err_set(e, se.code, "%s:%d: scenarios: %s", s->name,
-                   sweep_line(s, "scenarios"), se.msg);
-      break;
-    }
-    h[i] = scenario_hash(sc);
-    rc = check_workload_axes(s, sc, e);
-    if (!rc) rc = check_scale_axes(s, sc, e);
-    if (!rc) rc = check_faults(s, sc, fh + i * nf, e);
-    scenario_free(sc);
-  }
-  if (rc) {
-    free(h), free(fh);
-    return rc;
-  }
-  free(s->scenario_hash);
-  free(s->faults_hash);
-  s->scenario_hash = h;
-  s->faults_hash = fh;
-  s->data_hash = builtin_hash();
-  return ERR_OK;
 }
 
 void sweep_point_identity(const sweep_point *p, const char *key,
@@ -568,13 +412,13 @@ void sweep_point_identity(const sweep_point *p, const char *key,
 size_t sweep_count(const sweep *s) { return s->count; }
 
 const char *sweep_key_name(size_t i) {
-  return i < K_COUNT ? SPECS[i].key : NULL;
+  return i < K_COUNT ? sweep_specs[i].key : NULL;
 }
 const char *sweep_name(const sweep *s) { return s->name; }
 
 int sweep_line(const sweep *s, const char *key) {
   for (int k = 0; k < K_COUNT; k++)
-    if (strcmp(SPECS[k].key, key) == 0) return s->axes[k].line;
+    if (strcmp(sweep_specs[k].key, key) == 0) return s->axes[k].line;
   return 0;
 }
 
@@ -597,8 +441,8 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
     pick[k] = i % n;
     i /= n;
   }
-  point_absent(s, p);
-  for (int k = 0; k < K_COUNT; k++) axis_put(s, k, pick[k], p);
+  sweep_point_absent(s, p);
+  for (int k = 0; k < K_COUNT; k++) sweep_axis_put(s, k, pick[k], p);
   size_t nf = s->axes[K_FAULTS].n;
   if (s->scenario_hash) p->scenario_hash = s->scenario_hash[pick[K_SCENARIOS]];
   if (s->faults_hash && nf)
@@ -633,7 +477,7 @@ static void put_real(char *b, size_t size, size_t *at, const char *k,
  * nothing for an absent key that is in keys only when given. */
 static void put_key(const sweep_point *p, int k, char *buf, size_t size,
                     size_t *at) {
-  const struct axis_spec *spec = &SPECS[k];
+  const struct axis_spec *spec = &sweep_specs[k];
   const char *name = spec->in_key ? spec->in_key : spec->key;
   const char *field = (const char *)p + spec->at;
   if (spec->kind == AXIS_NAME) {

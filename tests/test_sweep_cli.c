@@ -708,3 +708,32 @@ Test(sweep_cli, every_kind_of_row_is_identical_across_jobs_and_mpi) {
   }
   support_run_clear(&r);
 }
+
+/* Issue 24, 14: values that no point can run are refused before the first
+ * point and before the store is opened, at the sweep file's key. */
+Test(sweep_cli, impossible_values_fail_before_any_point) {
+  struct { const char *body, *where; } bad[] = {
+      {"\"grad_bits\": [16, 5]", ":2: grad_bits: "},
+      {"\"activation_bits\": [3]", ":2: activation_bits: "},
+      {"\"inner_steps\": [50]", ":2: inner_steps: "},
+      {"\"dp_algo\": \"diloco\",\n \"fragments\": [2]", ":3: fragments: "},
+      {"\"dp_algo\": \"streaming-diloco\", \"fragments\": [4],\n "
+       "\"overlap_steps\": [30]", ":3: overlap_steps: "},
+      {"\"dp_algo\": \"diloco\", \"iterations\": 2", ":2: dp_algo: "}};
+  support_run r = {0};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char text[256];
+    snprintf(text, sizeof text, "{\"scenarios\": [\"worldwide\"],\n %s}\n",
+             bad[i].body);
+    const char *sw = support_write_file(support_path("bad.json"), text);
+    const char *db = support_path("bad%zu.db", i);
+    cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw, db), 1, "%s",
+                 bad[i].body);
+    char want[512];
+    snprintf(want, sizeof want, "geodes: %s%s", sw, bad[i].where);
+    cr_expect(strncmp(r.err, want, strlen(want)) == 0, "want '%s' in %s",
+              want, r.err);
+    cr_expect(access(db, F_OK) != 0, "no store opened for %s", bad[i].body);
+  }
+  support_run_clear(&r);
+}

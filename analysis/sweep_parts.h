@@ -1,0 +1,77 @@
+/* sweep_parts: the parsed sweep shared by its two files, sweep.c (the
+ * file, its points and keys) and sweep_resolve.c (the checks made before
+ * the first point). Not for other modules.
+ * Invariant: as sweep.c states: every axis holds at least one value (or is
+ * absent, with one implicit default), distinct and valid. */
+#ifndef ANALYSIS_SWEEP_PARTS_H
+#define ANALYSIS_SWEEP_PARTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/sweep.h"
+
+typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
+
+/* The keys of a sweep file, in sweep_specs's order: the enumeration order (the
+ * first varies slowest) and the order of the point key. The integer knobs
+ * of traces/scenario.h's SCENARIO_KNOB_MAP are keys of their own names. */
+#define K_KNOB_(a, f, lo, hi, option, arg, help) K_##f,
+enum {
+  K_SCENARIOS, K_METHODS, K_NETWORKS, K_SEEDS, K_LAYERS, K_BATCH,
+  K_MICRO_BATCH, K_MBPP, K_SCHEDULE, K_DP_ALGO, K_BW_SCALE, K_LAT_SCALE,
+  K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_SOCKETS, K_RUNTIME, K_ITERATIONS,
+  K_FAULTS, K_RECOVERY, K_CKPT, SCENARIO_KNOB_MAP(K_KNOB_, ) K_GRAD_BITS,
+  K_ACT_BITS, K_COUNT
+};
+
+/* A key's row of sweep_specs (sweep.c holds the table and says how to add one). */
+struct axis_spec {
+  const char *key;
+  const char *in_key;       /* its name in the point key (NULL: key) */
+  axis_kind kind;
+  size_t at;                /* offsetof its field in sweep_point */
+  const char *(*absent_name)(void); /* AXIS_NAME: the value when the key
+                                       is absent (NULL: NULL) */
+  double absent;            /* AXIS_REAL: the value when absent */
+  bool given_only;          /* in the point key only when given */
+  const char *const *names; /* AXIS_NAME: the allowed values, NULL = any */
+  const char *(*canon)(const char *); /* AXIS_NAME: the canonical spelling
+                                         of a value, NULL if unknown */
+  double lo, hi;            /* AXIS_INT / AXIS_REAL: inclusive range */
+  bool open_lo;             /* AXIS_REAL: lo itself excluded */
+};
+extern const struct axis_spec sweep_specs[K_COUNT];
+
+typedef struct axis {
+  size_t n;        /* 0: absent (one implicit "default" value) */
+  char **names;    /* AXIS_NAME */
+  double *values;  /* AXIS_INT (exact integers) and AXIS_REAL */
+  int line;        /* line of the key in the file, 0 when absent */
+} axis;
+
+struct sweep {
+  char *name;
+  axis axes[K_COUNT];
+  size_t count;
+  uint64_t *scenario_hash; /* per scenario (sweep_scenarios order); NULL
+                              until sweep_resolve */
+  uint64_t *faults_hash;   /* [scenario * faults + fault]: fault_hash of
+                              each fault file read against each scenario */
+  uint64_t data_hash;      /* builtin_hash, by sweep_resolve */
+  const char *cost_cmd;    /* borrowed (sweep_set_cost_cmd), or NULL */
+  double cost_timeout_s;
+};
+
+
+/* Value j of key k's axis into p (sweep.c's put_value). */
+void sweep_axis_put(const sweep *s, int k, size_t j, sweep_point *p);
+
+/* A point of s with every key absent (its defaults). */
+void sweep_point_absent(const sweep *s, sweep_point *p);
+
+/* The values of key k's axis (1 when absent: its default). */
+size_t sweep_axis_len(const sweep *s, int k);
+
+#endif
