@@ -17,6 +17,7 @@
 #include "base/file.h"
 #include "base/hash.h"
 #include "base/mem.h"
+#include "models/params.h"
 #include "base/names.h"
 #include "models/spec.h"
 #include "schedules/schedule.h"
@@ -480,7 +481,8 @@ int sweep_resolve(sweep *s, err *e) {
   free(s->faults_hash);
   s->scenario_hash = h;
   s->faults_hash = fh;
-  s->data_hash = builtin_hash();
+  /* The built-in data and any parameter a --params file changed. */
+  s->data_hash = builtin_hash() ^ params_hash();
   return ERR_OK;
 }
 

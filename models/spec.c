@@ -13,6 +13,7 @@
 
 #include "base/names.h"
 #include "models/diloco.h"
+#include "models/params.h"
 
 /* GPT-3 shapes from Brown et al. 2020, table 2.1, except: GPT-3 XL runs with
  * 16 heads as DT-FM ran it (the paper lists 24; the head count changes no
@@ -69,7 +70,7 @@ static const spec_model models[] = {
  * model's shapes (GDDR cards are more often memory-bound, an MI300X with
  * h = 2048 is hard to fill) is off by that ratio. A site's
  * compute_efficiency replaces it where a host is known to differ. */
-#define SPEC_V100_EFFICIENCY 0.60
+#define SPEC_V100_EFFICIENCY PARAMS_GPU_EFFICIENCY_DEFAULT /* 0.60 */
 
 static const spec_gpu gpus[] = {
     {.name = "V100", .peak_flops = 125e12, .memory_bytes = 16e9,
@@ -372,9 +373,19 @@ int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e) {
   return ERR_OK;
 }
 
+/* Every GPU's entry holds SPEC_V100_EFFICIENCY; the run's value is the
+ * gpu_efficiency parameter (models/params.h), that constant by default. */
+double spec_gpu_efficiency(const spec_gpu *g) {
+  return g->efficiency == SPEC_V100_EFFICIENCY
+             ? params_get(PARAMS_GPU_EFFICIENCY)
+             : g->efficiency;
+}
+
 double spec_site_compute_factor(const scenario_site *site, const spec_gpu *g) {
-  return site->compute_efficiency > 0 ? g->efficiency / site->compute_efficiency
-                                      : 1;
+  double site_eff = params_get(PARAMS_SITE_COMPUTE_EFFICIENCY) > 0
+                        ? params_get(PARAMS_SITE_COMPUTE_EFFICIENCY)
+                        : site->compute_efficiency;
+  return site_eff > 0 ? spec_gpu_efficiency(g) / site_eff : 1;
 }
 
 int spec_stage_layers(const spec_workload *w, int st) {
@@ -461,7 +472,7 @@ double spec_stage_bwd_flops(const spec_workload *w, int st) {
 }
 
 double spec_compute_s(const spec_gpu *g, double flops) {
-  return flops / (g->peak_flops * g->efficiency);
+  return flops / (g->peak_flops * spec_gpu_efficiency(g));
 }
 
 double spec_state_bytes_per_param(spec_runtime rt) {

@@ -169,6 +169,10 @@ double spec_head_flops(const spec_model *m);
 double spec_stage_fwd_flops(const spec_workload *w, int st);
 double spec_stage_bwd_flops(const spec_workload *w, int st);
 
+/* g's achieved fraction of peak in this run: its table value, or the
+ * gpu_efficiency parameter for the GPUs that use the fitted V100 value. */
+double spec_gpu_efficiency(const spec_gpu *g);
+
 /* Seconds for flops on GPU g: flops / (peak x efficiency). */
 double spec_compute_s(const spec_gpu *g, double flops);
 
