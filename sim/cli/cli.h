@@ -32,6 +32,7 @@ int cli_transfer(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_reproduce(int argc, char **argv);
+int cli_calibrate(int argc, char **argv);
 int cli_faults(int argc, char **argv);
 /* `geodes trace synth ...` (cli_synth.c); argv[0] is "synth". */
 int cli_trace_synth(int argc, char **argv);
