@@ -41,7 +41,7 @@ static const cli_opt_command CALIBRATE = {
         "trusted on rows it did not see. FILE is a measurements CSV (see\n"
         "geodes reproduce --help, README \"Bring your own measurements\"),\n"
         "or 'builtin': DT-FM's table that geodes reproduce checks, under\n"
-        "tcp. Rows that do not depend on a parameter, a fit that does not\n"
+        "tcp ('builtin:pipeline,p2p': those of its tables only). Rows that do not depend on a parameter, a fit that does not\n"
         "converge: an error, nothing written.\n\n",
     .width = 17,
     .more = more_help};
@@ -89,12 +89,41 @@ static int sim_builtin(void *ctx, int i, double *out, err *e) {
   return reproduce_row_tcp(((rows *)ctx)->b, i, out, e);
 }
 
+/* "builtin:TABLE,...": keeps the rows of those tables of b; CLI_USAGE for
+ * an unknown table or none left. */
+static int keep_tables(reproduce_report *b, const char *list) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", list);
+  bool keep[REPRODUCE_NTABLES] = {false};
+  for (char *save, *t = strtok_r(buf, ",", &save); t;
+       t = strtok_r(NULL, ",", &save)) {
+    int k = 0;
+    while (reproduce_tables[k] && strcmp(reproduce_tables[k], t) != 0) k++;
+    if (!reproduce_tables[k])
+      return cli_usage_error("calibrate", "--data builtin:%s: no table '%s' "
+                             "(pipeline, homogeneous, p2p, geo)", list, t);
+    keep[k] = true;
+  }
+  int n = 0;
+  for (int i = 0; i < b->n; i++)
+    for (int k = 0; k < REPRODUCE_NTABLES; k++)
+      if (keep[k] && strcmp(b->rows[i].table, reproduce_tables[k]) == 0)
+        b->rows[n++] = b->rows[i];
+  b->n = n;
+  return n ? CLI_OK : cli_usage_error("calibrate", "--data: no rows");
+}
+
 static int load_rows(const char *data, rows *r, calibrate_problem *p,
                      err *e) {
   *r = (rows){0};
-  if (strcmp(data, CALIBRATE_BUILTIN) == 0) r->b = reproduce_load(e);
+  size_t nb = strlen(CALIBRATE_BUILTIN);
+  bool builtin = strncmp(data, CALIBRATE_BUILTIN, nb) == 0 &&
+                 (data[nb] == '\0' || data[nb] == ':');
+  if (builtin) r->b = reproduce_load(e);
   else r->m = measure_load(data, e);
-  if (!r->b && !r->m) return e->code;
+  if (!r->b && !r->m) return cli_error("%s", e->msg);
+  int rc = builtin && data[nb] == ':' ? keep_tables(r->b, data + nb + 1) : 0;
+  if (rc) return rc;
   r->n = r->b ? r->b->n : measure_count(r->m);
   r->measured = malloc((size_t)r->n * sizeof *r->measured);
   for (int i = 0; i < r->n; i++)
@@ -171,7 +200,8 @@ static int parse_args(int argc, char **argv, cal_args *a, int *ids, int *np) {
   *a = (cal_args){.folds = CALIBRATE_DEFAULT_FOLDS, .seed = 1};
   const cli_opt opts[] = {
       CLI_OPT_STRING(0, "data", "FILE", &a->data,
-                     "measurements CSV, or 'builtin' (required)"),
+                     "measurements CSV, 'builtin' or\n"
+                     "'builtin:TABLE,...' (required)"),
       CLI_OPT_STRING(0, "fit", "P,...", &a->fit,
                      "the parameters to fit (below; required)"),
       CLI_OPT_STRING('o', "output", "-o FILE", &a->out,
@@ -202,7 +232,10 @@ int cli_calibrate(int argc, char **argv) {
   if (a.params && params_file_apply(a.params, &e)) return cli_error("%s", e.msg);
   rows r;
   calibrate_problem p;
-  if (load_rows(a.data, &r, &p, &e)) return cli_error("%s", e.msg);
+  if ((rc = load_rows(a.data, &r, &p, &e))) {
+    free_rows(&r);
+    return rc;
+  }
   calibrate_opts o = {.folds = (int)a.folds, .seed = (uint64_t)a.seed};
   calibrate_result res;
   rc = calibrate_fit(&p, ids, np, &o, &res, &e) ? cli_error("%s", e.msg)
