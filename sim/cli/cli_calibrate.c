@@ -22,8 +22,8 @@ static void more_help(void) {
   printf("\nParameters (--fit; each fitted as its logarithm):\n");
   for (int p = 0; p < PARAMS_N; p++) {
     const params_info *i = &params_table[p];
-    printf("  %-28s %s (%s; default %g, %g..%g)\n", i->name, i->doc, i->unit,
-           i->def, i->lo, i->hi);
+    printf("  %-28s %s, default %g, in %g..%g\n      %s\n", i->name,
+           i->unit, i->def, i->lo, i->hi, i->doc);
   }
 }
 
@@ -41,8 +41,9 @@ static const cli_opt_command CALIBRATE = {
         "trusted on rows it did not see. FILE is a measurements CSV (see\n"
         "geodes reproduce --help, README \"Bring your own measurements\"),\n"
         "or 'builtin': DT-FM's table that geodes reproduce checks, under\n"
-        "tcp ('builtin:pipeline,p2p': those of its tables only). Rows that do not depend on a parameter, a fit that does not\n"
-        "converge: an error, nothing written.\n\n",
+        "tcp ('builtin:pipeline,p2p': those of its tables only). A\n"
+        "parameter no row depends on, rows that cannot tell parameters\n"
+        "apart, a fit that does not converge: an error, nothing written.\n\n",
     .width = 17,
     .more = more_help};
 
@@ -143,7 +144,15 @@ static void free_rows(rows *r) {
 static json_t *fit_json(const cal_args *a, const calibrate_result *r) {
   json_t *o = json_object(), *fit = json_object();
   json_object_set_new(o, "format", json_string(PARAMS_FILE_FORMAT));
-  json_object_set_new(o, "params", params_file_json(r->ids, r->sigma, r->np));
+  json_t *ps = params_file_json(r->ids, r->sigma, r->np);
+  for (int p = 0; p < PARAMS_N; p++) /* what --params set, kept */
+    if (params_get(p) != params_table[p].def &&
+        !json_object_get(ps, params_table[p].name)) {
+      json_t *one = params_file_json(&p, NULL, 1);
+      json_object_update(ps, one);
+      json_decref(one);
+    }
+  json_object_set_new(o, "params", ps);
   json_object_set_new(fit, "data", json_string(a->data));
   json_object_set_new(fit, "rows", json_integer(r->n));
   json_object_set_new(fit, "iterations", json_integer(r->iterations));
