@@ -200,3 +200,25 @@ Test(measure, params_file_refuses_unknown_and_out_of_range) {
             r.err);
   support_run_clear(&r);
 }
+
+Test(measure, sweep_params_are_in_the_rows_identity) {
+  const char *sw = support_write_file(support_path("sw.json"),
+      "{\"scenarios\": [\"multi-dc\"], \"methods\": [\"dtfm-identity\"], "
+      "\"layers\": 8, \"batch\": 512}\n");
+  const char *p = support_write_file(support_path("w.json"),
+      "{\"params\": {\"window_bytes\": 1e6}}\n");
+  const char *db = support_path("sw.db");
+  const char *runs[][2] = {{"", "\"present\":0,\"stale\":0,\"computed\":1"},
+                           {"", "\"present\":1,\"stale\":0,\"computed\":0"},
+                           {"--params", "\"present\":0,\"stale\":1,\"computed\":1"},
+                           {"--params", "\"present\":1,\"stale\":0,\"computed\":0"}};
+  support_run r = {0};
+  for (int i = 0; i < 4; i++) {
+    char opt[512] = "";
+    if (runs[i][0][0]) snprintf(opt, sizeof opt, "--params '%s'", p);
+    cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --json %s", sw, db,
+                                opt), 0, "%s", r.err);
+    cr_assert(strstr(r.out, runs[i][1]), "run %d: %s", i, r.out);
+  }
+  support_run_clear(&r);
+}

@@ -163,8 +163,8 @@ static int parse_args(int argc, char **argv, sweep_args *a) {
                    "print one JSON object: the counts and the rate"),
       CLI_OPT_STRING(0, "params", "FILE", &a->params,
                      "physical parameters from FILE, a params.json\n"
-                     "(geodes calibrate -o): part of every point's\n"
-                     "identity, so its rows are apart"),
+                     "(geodes calibrate -o), in every point's identity:\n"
+                     "rows stored under other values are recomputed"),
       CLI_OPT_HELP(),
       CLI_COST_CMD_OPTS(&a->cc),
       CLI_OPT_END()};
