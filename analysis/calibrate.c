@@ -37,7 +37,7 @@ typedef struct fit {
   const int *rows; /* indices into p's rows */
   int n;
   const int *ids;
-  int np;
+  int np, max_iter;
   err *e;
   int rc; /* the first simulation error */
 } fit;
@@ -96,7 +96,7 @@ static int solve(fit *t, gsl_vector *x, gsl_matrix *covar, double *chi2,
   int info = 0, status = gsl_multifit_nlinear_init(x, &fdf, w), rc = ERR_OK;
   if (!status) rc = zero_column(t, gsl_multifit_nlinear_jac(w), e);
   if (!status && !rc)
-    status = gsl_multifit_nlinear_driver(CALIBRATE_MAX_ITER, CALIBRATE_XTOL,
+    status = gsl_multifit_nlinear_driver((size_t)t->max_iter, CALIBRATE_XTOL,
                                          CALIBRATE_GTOL, CALIBRATE_FTOL, NULL,
                                          NULL, &info, w);
   /* GSL_ENOPROG: no step lowers the cost any more, a minimum to the
@@ -172,19 +172,21 @@ static void folds_of(int n, int k, uint64_t seed, int *fold) {
 /* k-fold cross-validation: each fold's rows predicted by a fit on the
  * others, from the same start as the full fit. */
 static int cross_validate(const calibrate_problem *p, const int *ids, int np,
-                          const gsl_vector *x0, int k, uint64_t seed,
+                          const gsl_vector *x0, const calibrate_opts *o,
                           double *cv, err *e) {
+  int k = o->folds;
   int n = p->n, *fold = mem_alloc((size_t)n * sizeof *fold);
   int *train = mem_alloc((size_t)n * sizeof *train);
   int *test = mem_alloc((size_t)n * sizeof *test), rc = ERR_OK;
   gsl_vector *x = gsl_vector_alloc((size_t)np);
-  folds_of(n, k, seed, fold);
+  folds_of(n, k, o->seed, fold);
   for (int f = 0; f < k && !rc; f++) {
     int ntr = 0, nte = 0, iters;
     for (int i = 0; i < n; i++)
       if (fold[i] == f) test[nte++] = i;
       else train[ntr++] = i;
-    fit t = {.p = p, .rows = train, .n = ntr, .ids = ids, .np = np, .e = e};
+    fit t = {.p = p, .rows = train, .n = ntr, .ids = ids, .np = np,
+             .max_iter = o->max_iter, .e = e};
     double chi2;
     gsl_vector_memcpy(x, x0);
     rc = solve(&t, x, NULL, &chi2, &iters, e);
@@ -203,13 +205,15 @@ static int cross_validate(const calibrate_problem *p, const int *ids, int np,
 
 /* The full fit: values, uncertainties and in-sample errors into r. */
 static int full_fit(const calibrate_problem *p, const int *ids, int np,
-                    const gsl_vector *x0, calibrate_result *r, err *e) {
+                    const gsl_vector *x0, int max_iter, calibrate_result *r,
+                    err *e) {
   int *all = mem_alloc((size_t)p->n * sizeof *all), rc;
   for (int i = 0; i < p->n; i++) all[i] = i;
   gsl_vector *x = gsl_vector_alloc((size_t)np);
   gsl_matrix *covar = gsl_matrix_alloc((size_t)np, (size_t)np);
   gsl_vector_memcpy(x, x0);
-  fit t = {.p = p, .rows = all, .n = p->n, .ids = ids, .np = np, .e = e};
+  fit t = {.p = p, .rows = all, .n = p->n, .ids = ids, .np = np,
+           .max_iter = max_iter, .e = e};
   double chi2 = 0;
   rc = solve(&t, x, covar, &chi2, &r->iterations, e);
   double dof = p->n - np, var = dof > 0 ? chi2 / dof : NAN;
@@ -245,11 +249,13 @@ int calibrate_fit(const calibrate_problem *p, const int *ids, int np,
   gsl_error_handler_t *handler = gsl_set_error_handler_off();
   gsl_vector *x0 = gsl_vector_alloc((size_t)np);
   start(ids, np, x0);
-  int rc = full_fit(p, ids, np, x0, r, e);
-  int k = o && o->folds < p->n ? o->folds : p->n;
-  if (!rc && k >= 2) {
-    r->folds = k;
-    rc = cross_validate(p, ids, np, x0, k, o ? o->seed : 1, r->cv_error, e);
+  calibrate_opts op = o ? *o : (calibrate_opts){.seed = 1};
+  if (op.max_iter <= 0) op.max_iter = CALIBRATE_MAX_ITER;
+  if (op.folds > p->n) op.folds = p->n;
+  int rc = full_fit(p, ids, np, x0, op.max_iter, r, e);
+  if (!rc && op.folds >= 2) {
+    r->folds = op.folds;
+    rc = cross_validate(p, ids, np, x0, &op, r->cv_error, e);
   }
   gsl_vector_free(x0);
   gsl_set_error_handler(handler);

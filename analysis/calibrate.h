@@ -36,6 +36,7 @@ typedef struct calibrate_problem {
 typedef struct calibrate_opts {
   int folds;     /* k of the cross-validation; < 2: none */
   uint64_t seed; /* the fold assignment's shuffle */
+  int max_iter;  /* of each fit; <= 0: CALIBRATE_MAX_ITER */
 } calibrate_opts;
 
 /* A fit: values (also set in models/params), their 1-sigma uncertainties,

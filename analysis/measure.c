@@ -217,6 +217,10 @@ static int read_row(measure_set *m, const header *h, int line, const char *s,
   if (rc != CSV_NUM_OK || !(row.measured_s > 0))
     rc = err_set(e, ERR_PARSE, "%s:%d: measured_s: '%.*s%s' is not a number "
                  "> 0", m->path, line, CSV_SHOW(ms, strlen(ms)));
+  else if (h->alloc >= 0 && cell[h->alloc][0] && h->method >= 0 &&
+           cell[h->method][0])
+    rc = err_set(e, ERR_CONFIG, "%s:%d: give a method or an alloc, not both",
+                 m->path, line);
   sweep *sw = rc ? NULL : row_sweep(m, h, line, cell, e);
   run r = {0};
   if (!rc && !sw) rc = e ? e->code : ERR_CONFIG;

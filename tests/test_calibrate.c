@@ -58,19 +58,27 @@ static int sim_row(void *ctx, int i, double *out, err *e) {
   return measure_sim(ctx, i, out, e);
 }
 
-/* Fits the site efficiency and the window to the file at path. */
-static void fit(const char *path, calibrate_result *r) {
-  err e = {0};
-  measure_set *m = measure_load(path, &e);
-  cr_assert(m, "%s", e.msg);
+/* Fits the site efficiency and the window to the file at path in at most
+ * max_iter iterations (0: the default); returns calibrate_fit's code, its
+ * message in *e. */
+static int fit_at_most(const char *path, int max_iter, calibrate_result *r,
+                       err *e) {
+  measure_set *m = measure_load(path, e);
+  cr_assert(m, "%s", e->msg);
   double measured[NROWS];
   for (int i = 0; i < NROWS; i++) measured[i] = measure_row_at(m, i)->measured_s;
   calibrate_problem p = {.name = path, .n = NROWS, .measured = measured,
                          .sim = sim_row, .ctx = m};
   int ids[] = {PARAMS_SITE_COMPUTE_EFFICIENCY, PARAMS_WINDOW_BYTES};
-  calibrate_opts o = {.folds = 3, .seed = 7};
-  cr_assert_eq(calibrate_fit(&p, ids, 2, &o, r, &e), ERR_OK, "%s", e.msg);
+  calibrate_opts o = {.folds = 3, .seed = 7, .max_iter = max_iter};
+  int rc = calibrate_fit(&p, ids, 2, &o, r, e);
   measure_free(m);
+  return rc;
+}
+
+static void fit(const char *path, calibrate_result *r) {
+  err e = {0};
+  cr_assert_eq(fit_at_most(path, 0, r, &e), ERR_OK, "%s", e.msg);
 }
 
 Test(calibrate, recovers_known_parameters_within_one_percent) {
@@ -105,4 +113,17 @@ Test(calibrate, cross_validated_error_is_the_held_out_one) {
   cr_assert_lt(fabs(r.value[1] / TRUE_WINDOW - 1), 0.10);
   cr_assert(r.sigma[0] > 0 && r.sigma[1] > 0);
   calibrate_result_free(&r);
+}
+
+Test(calibrate, a_fit_that_does_not_converge_says_so_and_restores) {
+  const char *path = generate("short.csv", NULL);
+  calibrate_result r;
+  err e = {0};
+  cr_assert_eq(fit_at_most(path, 1, &r, &e), ERR_CONFIG);
+  char want[1024];
+  snprintf(want, sizeof want, "%s: the fit did not converge after 1 "
+           "iterations (exceeded max number of iterations); nothing written",
+           path);
+  cr_assert_str_eq(e.msg, want);
+  cr_assert(params_all_default(), "the parameters as they were");
 }

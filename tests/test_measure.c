@@ -107,6 +107,10 @@ Test(measure, bad_files_name_file_and_line) {
           "geodes: %s:2: measured_s: 'fast' is not a number > 0\n");
   refused("scenario,measured_s\nmulti-dc,1,2\n", "reproduce", 1,
           "geodes: %s:2: 3 fields, the header has 2\n");
+  refused("scenario,method,alloc,measured_s\nmulti-dc,gcma,a.json,1\n",
+          "reproduce", 1,
+          "geodes: %s:2: give a method or an alloc, not both\n");
+  refused("# only comments\n", "reproduce", 1, "geodes: %s:1: no header\n");
 }
 
 Test(measure, unknown_scenario_is_looked_for_beside_the_file) {
