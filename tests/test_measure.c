@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/measure.h"
+#include "analysis/reproduce.h"
 #include "tests/support.h"
 
 TestSuite(measure, .init = support_dir_make, .fini = support_dir_remove);
@@ -225,4 +227,35 @@ Test(measure, sweep_params_are_in_the_rows_identity) {
     cr_assert(strstr(r.out, runs[i][1]), "run %d: %s", i, r.out);
   }
   support_run_clear(&r);
+}
+
+/* The built-in table's rows that a measurements file can state (geo cases
+ * without tc inside a region, the methods' own placements) simulate to its
+ * numbers bit for bit when written in the format. */
+Test(measure, builtin_geo_rows_written_as_a_file_agree) {
+  err e = {0};
+  measure_set *m = measure_load(GEODES_FIXTURES "/dtfm_geo_measured.csv", &e);
+  cr_assert(m, "%s", e.msg);
+  reproduce_report *b = reproduce_load(&e);
+  cr_assert(b, "%s", e.msg);
+  int k = 0;
+  for (int i = 0; i < b->n; i++) {
+    const reproduce_row *x = &b->rows[i];
+    if (strcmp(x->table, "geo") != 0 || x->batch > 2048 ||
+        (strcmp(x->system, "dtfm") != 0 && strcmp(x->system, "megatron") != 0) ||
+        (strcmp(x->setting, "datacenter") != 0 &&
+         strcmp(x->setting, "spot") != 0 && strcmp(x->setting, "multi-dc") != 0))
+      continue;
+    cr_assert_lt(k, measure_count(m));
+    cr_assert_eq(measure_row_at(m, k)->measured_s, x->measured_s);
+    double want, got;
+    cr_assert_eq(reproduce_row_tcp(b, i, &want, &e), ERR_OK, "%s", e.msg);
+    cr_assert_eq(measure_sim(m, k, &got, &e), ERR_OK, "%s", e.msg);
+    cr_assert_eq(got, want, "line %d: %.17g, built in %.17g",
+                 measure_row_at(m, k)->line, got, want);
+    k++;
+  }
+  cr_assert_eq(k, measure_count(m));
+  reproduce_report_free(b);
+  measure_free(m);
 }
