@@ -38,9 +38,10 @@ static json_t *devices_json(const scenario *s, const spec_workload *w,
     json_object_set_new(o, "site", json_string(t->name));
     json_object_set_new(o, "gpu", json_string(g->name));
     json_object_set_new(o, "peak_flops", json_real(g->peak_flops));
-    json_object_set_new(o, "efficiency", json_real(g->efficiency / factor));
+    double eff = spec_gpu_efficiency(g); /* the run's (models/params.h) */
+    json_object_set_new(o, "efficiency", json_real(eff / factor));
     json_object_set_new(o, "flops_per_s",
-                        json_real(g->peak_flops * g->efficiency / factor));
+                        json_real(g->peak_flops * eff / factor));
     json_object_set_new(o, "memory_bytes", json_real(g->memory_bytes));
     json_object_set_new(o, "mem_bw_bytes_s", json_real(g->mem_bw_bytes_s));
     json_object_set_new(o, "optimizer_s_per_param",
