@@ -17,10 +17,11 @@
 
 #include "base/mem.h"
 
-/* Relative finite-difference step on log(value): well above a simulated
- * time's nanosecond resolution (1e-10 of a 10 s iteration), well below
- * the curvature of the model. */
-#define CALIBRATE_H_DF 1e-5
+/* Finite-difference step on log(value): 0.1 % of the parameter. A
+ * simulated time is piecewise smooth (an event that changes order moves
+ * it by a jump), so a step much below that reads a jump as a steep slope
+ * and the uncertainty as far too small; 0.1 % is a secant over it. */
+#define CALIBRATE_H_DF 1e-3
 /* Convergence tolerances of gsl_multifit_nlinear_driver. */
 #define CALIBRATE_XTOL 1e-10
 #define CALIBRATE_GTOL 1e-12
