@@ -123,7 +123,7 @@ static int read_table(reproduce_report *rep, err *e) {
 /* ---- the experiments ---- */
 
 /* The host every tc experiment ran on: the built-in geo scenarios' site. */
-typedef struct host {
+typedef struct reproduce_host {
   char gpu[32];
   double nic_gbps, efficiency, flow_gbps;
   int sockets;
@@ -272,14 +272,40 @@ static int run_row(reproduce_row *r, const host *h, err *e) {
   return rc;
 }
 
+reproduce_report *reproduce_load(err *e) {
+  reproduce_report *rep = mem_calloc(1, sizeof *rep);
+  rep->host = mem_calloc(1, sizeof *rep->host);
+  int rc = read_table(rep, e);
+  if (!rc) rc = load_host(rep->host, e);
+  if (rc) {
+    reproduce_report_free(rep);
+    return NULL;
+  }
+  return rep;
+}
+
+int reproduce_row_tcp(const reproduce_report *rep, int i, double *out,
+                      err *e) {
+  reproduce_row r = rep->rows[i];
+  int rc = ERR_OK;
+  if (names_find(reproduce_tables, r.table) == REPRODUCE_P2P) {
+    p2p(&r, rep->host);
+  } else {
+    scenario *s = row_case(&r, rep->host, e);
+    if (!s) return e ? e->code : ERR_CONFIG;
+    rc = simulate(&r, s, TRANSPORT_TCP, &r.sim_s[TRANSPORT_TCP], e);
+    scenario_free(s);
+  }
+  *out = r.sim_s[TRANSPORT_TCP];
+  return rc;
+}
+
 reproduce_report *reproduce_run(reproduce_progress_fn progress, void *ctx,
                                 err *e) {
-  reproduce_report *rep = mem_calloc(1, sizeof *rep);
-  host h;
-  int rc = read_table(rep, e);
-  if (!rc) rc = load_host(&h, e);
-  for (int i = 0; i < rep->n && !rc; i++) {
-    rc = run_row(&rep->rows[i], &h, e);
+  reproduce_report *rep = reproduce_load(e);
+  int rc = rep ? ERR_OK : ERR_CONFIG;
+  for (int i = 0; rep && i < rep->n && !rc; i++) {
+    rc = run_row(&rep->rows[i], rep->host, e);
     if (progress) progress(ctx, i + 1, rep->n);
   }
   if (rc) {
@@ -292,6 +318,7 @@ reproduce_report *reproduce_run(reproduce_progress_fn progress, void *ctx,
 void reproduce_report_free(reproduce_report *r) {
   if (!r) return;
   free(r->rows);
+  free(r->host);
   free(r);
 }
 

@@ -43,6 +43,7 @@ typedef struct reproduce_row {
 typedef struct reproduce_report {
   int n;
   reproduce_row *rows;
+  struct reproduce_host *host; /* the tc experiments' host (private) */
 } reproduce_report;
 
 /* Progress: done of total simulations; ctx is the caller's. */
@@ -54,6 +55,15 @@ typedef void (*reproduce_progress_fn)(void *ctx, int done, int total);
 reproduce_report *reproduce_run(reproduce_progress_fn progress, void *ctx,
                                 err *e);
 void reproduce_report_free(reproduce_report *r);
+
+/* The calibration table read, nothing simulated (every sim_s NAN): the
+ * rows `geodes calibrate --data builtin` fits. NULL and e as
+ * reproduce_run. */
+reproduce_report *reproduce_load(err *e);
+
+/* Row i of r under tcp with the current parameters (models/params.h) into
+ * *out, as reproduce_run computes its sim_s[TRANSPORT_TCP]; r unchanged. */
+int reproduce_row_tcp(const reproduce_report *r, int i, double *out, err *e);
 
 /* The relative error of row r under model m (NAN when not simulated). */
 double reproduce_error(const reproduce_row *r, transport_model m);

@@ -15,6 +15,7 @@
 #include "base/mem.h"
 #include "models/alloc.h"
 #include "models/cost.h"
+#include "models/params.h"
 #include "models/spec.h"
 #include "schedules/schedule.h"
 #include "sim/place.h"
@@ -148,7 +149,7 @@ static int placements(study *st, err *e) {
   scenario *raw = scenario_load(o->name, e);
   if (!raw) return e->code;
   st->content = scenario_hash(raw);
-  st->data = builtin_hash();
+  st->data = builtin_hash() ^ params_hash(); /* and any --params */
   scenario_free(raw);
   cost_ctx *c = cost_ctx_from_scenario(o->s, e);
   if (!(st->c = c)) return e->code;

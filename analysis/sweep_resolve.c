@@ -13,6 +13,7 @@
 
 #include "base/builtin.h"
 #include "base/mem.h"
+#include "models/params.h"
 #include "models/spec.h"
 #include "sim/sim.h"
 #include "traces/fault.h"
@@ -178,7 +179,8 @@ int sweep_resolve(sweep *s, err *e) {
   free(s->faults_hash);
   s->scenario_hash = h;
   s->faults_hash = fh;
-  s->data_hash = builtin_hash();
+  /* The built-in data and any parameter a --params file changed. */
+  s->data_hash = builtin_hash() ^ params_hash();
   return ERR_OK;
 }
 

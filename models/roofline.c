@@ -259,27 +259,31 @@ double roofline_head_s(const spec_gpu *g, const spec_model *m, int mb,
 }
 
 /* The head's pass p on stage st: 0 but on the last stage. */
+roofline_eff roofline_run_eff(void) {
+  return (roofline_eff){.gemm = params_get(PARAMS_GEMM_EFFICIENCY),
+                        .mem = params_get(PARAMS_MEMORY_EFFICIENCY)};
+}
+
 static double head_s(const spec_gpu *g, const spec_workload *w, int st,
-                     roofline_pass p) {
+                     roofline_pass p, const roofline_eff *e) {
   if (st != w->stages - 1) return 0;
-  return roofline_head_s(g, w->model, w->micro_batch, p, &roofline_fitted);
+  return roofline_head_s(g, w->model, w->micro_batch, p, e);
 }
 
 double roofline_stage_fwd_with(const spec_gpu *g, const spec_workload *w,
                                int st, int layers) {
-  double f = roofline_layer_s(g, w->model, w->micro_batch, ROOFLINE_FWD,
-                              &roofline_fitted);
-  return layers * f + head_s(g, w, st, ROOFLINE_FWD);
+  roofline_eff e = roofline_run_eff();
+  double f = roofline_layer_s(g, w->model, w->micro_batch, ROOFLINE_FWD, &e);
+  return layers * f + head_s(g, w, st, ROOFLINE_FWD, &e);
 }
 
 double roofline_stage_bwd_with(const spec_gpu *g, const spec_workload *w,
                                int st, int layers) {
-  double b = roofline_layer_s(g, w->model, w->micro_batch, ROOFLINE_BWD,
-                              &roofline_fitted);
+  roofline_eff e = roofline_run_eff();
+  double b = roofline_layer_s(g, w->model, w->micro_batch, ROOFLINE_BWD, &e);
   if (w->recompute)
-    b += roofline_layer_s(g, w->model, w->micro_batch, ROOFLINE_FWD,
-                          &roofline_fitted);
-  return layers * b + head_s(g, w, st, ROOFLINE_BWD);
+    b += roofline_layer_s(g, w->model, w->micro_batch, ROOFLINE_FWD, &e);
+  return layers * b + head_s(g, w, st, ROOFLINE_BWD, &e);
 }
 
 double roofline_stage_fwd_s(const spec_gpu *g, const spec_workload *w,
@@ -293,7 +297,7 @@ double roofline_stage_bwd_s(const spec_gpu *g, const spec_workload *w,
 }
 
 double roofline_stream_s(const spec_gpu *g, double bytes) {
-  return bytes / (g->mem_bw_bytes_s * roofline_fitted.mem);
+  return bytes / (g->mem_bw_bytes_s * params_get(PARAMS_MEMORY_EFFICIENCY));
 }
 
 double roofline_layer_fraction(const spec_gpu *g, const spec_workload *w) {

@@ -16,6 +16,7 @@
 #ifndef MODELS_ROOFLINE_H
 #define MODELS_ROOFLINE_H
 
+#include "models/params.h"
 #include "models/spec.h"
 
 /* The two classes: GEMMs (linear layers, the attention products, a fused
@@ -48,9 +49,14 @@ typedef struct roofline_eff {
 /* The fitted efficiencies, fitted on DT-FM's V100 rows only (roofline.c
  * says which rows and how; README's "What was fitted"). The one home of
  * these two physical parameters: everything else reads roofline_fitted. */
-#define ROOFLINE_EFF_GEMM 0.78
-#define ROOFLINE_EFF_MEM 0.78
+#define ROOFLINE_EFF_GEMM PARAMS_GEMM_EFFICIENCY_DEFAULT  /* 0.78 */
+#define ROOFLINE_EFF_MEM PARAMS_MEMORY_EFFICIENCY_DEFAULT  /* 0.78 */
 extern const roofline_eff roofline_fitted;
+
+/* The efficiencies a run uses: the gemm_efficiency and memory_efficiency
+ * parameters (models/params.h: roofline_fitted's values unless a
+ * calibration or --params set them). The stage functions below read it. */
+roofline_eff roofline_run_eff(void);
 
 /* The most operations one pass of a layer or of the head lists. */
 #define ROOFLINE_MAX_OPS 32

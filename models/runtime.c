@@ -1,12 +1,15 @@
 /* runtime: the calibrated fixed costs of DT-FM's and Megatron-LM's runtimes.
  * Every constant below is a physical parameter fitted on the rows of
  * shared/data/dtfm_measured named beside it, and nowhere else (DESIGN.md
- * section 4, "Calibration and held-out truth"). */
+ * section 4, "Calibration and held-out truth"). They are the defaults of
+ * models/params.h's rows, which the functions below read (a run may
+ * replace them: `--params`). */
 #include "models/runtime.h"
 
 #include <math.h>
 
 #include "models/roofline.h"
+#include "models/params.h"
 
 /* Megatron's mixed-precision Adam reads and writes, per parameter, the fp16
  * weight and gradient and the fp32 master weight, gradient copy and two
@@ -18,7 +21,7 @@
  * 255 M parameters). Fitted jointly with the p3.2xlarge efficiency on the
  * pipeline rows (the intercept of the default network's M sweep: 9.30 /
  * 8.34 / 5.97 / 3.51 s) and the homogeneous rows. */
-#define RUNTIME_DTFM_OFFLOAD_S_PER_PARAM 1.5e-9
+#define RUNTIME_DTFM_OFFLOAD_S_PER_PARAM PARAMS_DTFM_OPTIMIZER_DEFAULT /* 1.5e-9 */
 
 /* Megatron's fixed host cost per blocking point-to-point call (the batch
  * of isend/irecv, its waits, torch.cuda.synchronize and the timers' own
@@ -27,12 +30,12 @@
  * No single value fits both tables: the homogeneous table's default
  * network (0.1 ms, 10 Gbit/s) took 26.1 s where the geo table's multi-dc,
  * a slower network for the same layout, took 21.3 s. */
-#define RUNTIME_MEGATRON_P2P_CALL_S 0.030
+#define RUNTIME_MEGATRON_P2P_CALL_S PARAMS_MEGATRON_P2P_CALL_S_DEFAULT /* 0.030 */
 
 double runtime_optimizer_s(spec_runtime rt, const spec_gpu *g, double params) {
   if (rt == SPEC_RUNTIME_MEGATRON)
     return roofline_stream_s(g, params * RUNTIME_ADAM_BYTES_PER_PARAM);
-  return params * RUNTIME_DTFM_OFFLOAD_S_PER_PARAM;
+  return params * params_get(PARAMS_DTFM_OPTIMIZER_S_PER_PARAM);
 }
 
 double runtime_state_bytes(spec_runtime rt, double params) {
@@ -40,7 +43,8 @@ double runtime_state_bytes(spec_runtime rt, double params) {
 }
 
 double runtime_p2p_call_s(spec_runtime rt) {
-  return rt == SPEC_RUNTIME_MEGATRON ? RUNTIME_MEGATRON_P2P_CALL_S : 0;
+  return rt == SPEC_RUNTIME_MEGATRON ? params_get(PARAMS_MEGATRON_P2P_CALL_S)
+                                    : 0;
 }
 
 

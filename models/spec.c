@@ -13,6 +13,7 @@
 
 #include "base/names.h"
 #include "models/diloco.h"
+#include "models/params.h"
 
 /* GPT-3 shapes from Brown et al. 2020, table 2.1, except: GPT-3 XL runs with
  * 16 heads as DT-FM ran it (the paper lists 24; the head count changes no
@@ -402,10 +403,15 @@ int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e) {
  * roofline gives it (models/roofline.h): e = 0.5 computes twice as long.
  * The built-in p3.2xlarge sites carry 0.43 / 0.5656: their V100 reached
  * 0.43 of its peak at DT-FM's shape, where the roofline gives it 0.5656
- * (traces/gen/gen_builtins.py; test_roofline.c holds the two agreed). */
+ * (traces/gen/gen_builtins.py; test_roofline.c holds the two agreed). The
+ * site_compute_efficiency parameter (models/params.h), when set, replaces
+ * every site's. */
 double spec_site_compute_factor(const scenario_site *site, const spec_gpu *g) {
   (void)g; /* a factor on g's speed, whatever that is */
-  return site->compute_efficiency > 0 ? 1 / site->compute_efficiency : 1;
+  double e = params_get(PARAMS_SITE_COMPUTE_EFFICIENCY) > 0
+                 ? params_get(PARAMS_SITE_COMPUTE_EFFICIENCY)
+                 : site->compute_efficiency;
+  return e > 0 ? 1 / e : 1;
 }
 
 int spec_stage_layers(const spec_workload *w, int st) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "base/names.h"
+#include "models/params.h"
 
 const char *const transport_model_names[TRANSPORT_NMODELS + 1] = {
     "ideal", "netem", "tcp", NULL};
@@ -21,12 +22,13 @@ int transport_model_parse(const char *name) {
 
 transport_options transport_options_default(void) {
   return (transport_options){.model = TRANSPORT_MODEL_DEFAULT,
-                             .window_bytes = TRANSPORT_DEFAULT_WINDOW,
+                             .window_bytes = params_get(PARAMS_WINDOW_BYTES),
                              .idle_restart = false};
 }
 
 double transport_window(const transport_options *o) {
-  return o && o->window_bytes > 0 ? o->window_bytes : TRANSPORT_DEFAULT_WINDOW;
+  return o && o->window_bytes > 0 ? o->window_bytes
+                                           : params_get(PARAMS_WINDOW_BYTES);
 }
 
 int transport_sockets_used(int sockets, double bytes) {

@@ -32,6 +32,7 @@ int cli_transfer(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_reproduce(int argc, char **argv);
+int cli_calibrate(int argc, char **argv);
 int cli_faults(int argc, char **argv);
 /* `geodes trace synth ...` (cli_synth.c); argv[0] is "synth". */
 int cli_trace_synth(int argc, char **argv);
@@ -59,6 +60,7 @@ typedef struct cli_workload_opts {
   long window_bytes;  /* < 0: the transport's calibrated window */
   bool idle_restart;  /* tcp: Linux's restart after idle */
   const char *layers_per_stage;  /* "a,b,..." or "balanced"; NULL: absent */
+  const char *params; /* a params.json (analysis/params_file.h); NULL */
 } cli_workload_opts;
 
 /* The code of an err the front end fills with a usage error found after
@@ -133,6 +135,9 @@ void cli_workload_init(cli_workload_opts *o);
                    "tcp: a socket idle for an RTO halves its\n"              \
                    "window per RTO (Linux's default; off:\n"                 \
                    "DT-FM's measurements show no restarts)"),                \
+      CLI_OPT_STRING(0, "params", "FILE", &(wo)->params,                     \
+                     "physical parameters from FILE, a params.json\n"      \
+                     "(geodes calibrate -o; default: the built-in)"),      \
       CLI_OPT_REAL(0, "activation-gb", "X", &(wo)->k.activation_gb, 1e-12,   \
                    SCENARIO_KNOB_MAX_GB,                                     \
                    "cost model: activation volume c_pp, GB"),                \
@@ -169,8 +174,9 @@ typedef struct cli_cost_cmd_opts {
 transport_options cli_transport(const cli_workload_opts *o,
                                 transport_model net);
 
-/* scenario_apply with the knobs of o, --layers-per-stage checked against
- * s's stages and layers. Returns ERR_OK or fills e (CLI_ERR_USAGE for a
+/* --params (the file's parameters set first), then scenario_apply with
+ * the knobs of o, --layers-per-stage checked against s's stages and
+ * layers. Returns ERR_OK or fills e (CLI_ERR_USAGE for a
  * bad --layers-per-stage). */
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e);
 

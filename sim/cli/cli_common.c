@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/params_file.h"
 #include "base/mem.h"
 #include "models/partition.h"
 #include "models/spec.h"
@@ -119,6 +120,7 @@ static int layers_knob(const cli_workload_opts *o, const scenario *s,
 }
 
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
+  if (o->params && params_file_apply(o->params, e)) return e ? e->code : 1;
   scenario_knobs k = o->k;
   if (o->grad_bits) k.grad_bits = strtol(o->grad_bits, NULL, 10);
   if (o->activation_bits) k.activation_bits = strtol(o->activation_bits, NULL, 10);

@@ -1,12 +1,15 @@
-/* cli_reproduce: `geodes reproduce [--json]` — every calibration
- * measurement (DT-FM's own iteration and transfer times) simulated beside
- * its measured value (analysis/reproduce), and the median and worst error
- * per table: how far to trust the simulator.
+/* cli_reproduce: `geodes reproduce [--data FILE] [--json]` — every
+ * calibration measurement (DT-FM's own iteration and transfer times)
+ * simulated beside its measured value (analysis/reproduce), and the median
+ * and worst error per table: how far to trust the simulator; with --data,
+ * a user's measurements file (analysis/measure) instead, per group.
  * Invariant: it prints what reproduce_run computed, nothing else. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/measure.h"
+#include "analysis/params_file.h"
 #include "analysis/reproduce.h"
 #include "sim/cli/cli.h"
 
@@ -14,15 +17,22 @@
 static const cli_opt_command REPRODUCE = {
     .name = "reproduce",
     .usage =
-        "usage: geodes reproduce [--json]\n\n"
+        "usage: geodes reproduce [--data FILE] [--params FILE] [--json]\n\n"
         "Simulates every measurement of DT-FM's that geodes is calibrated on\n"
         "(an 8-stage pipeline sweep, the 64-GPU homogeneous table, NCCL and\n"
         "Gloo point-to-point times, the five geo cases at 24 layers) under\n"
         "tcp, the default model, and netem, a what-if (point-to-point under\n"
         "tcp only), beside the measured\n"
         "value, with the error per row and the median and worst per "
-        "table.\n\n",
-    .width = 9};
+        "table.\n"
+        "With --data, the rows of a measurements CSV instead (README, \"Bring\n"
+        "your own measurements\"): '# ...' provenance lines, a header, one\n"
+        "row per measured iteration: scenario (built-in or a file beside the\n"
+        "CSV), method or alloc, knobs named as sweep keys (seed, network,\n"
+        "batch, layers, runtime, window_bytes, sockets, ...), an optional\n"
+        "group, and measured_s; the error per row and the median and worst\n"
+        "per group, under the network model each row names.\n\n",
+    .width = 15};
 
 static void progress(void *ctx, int done, int total) {
   (void)ctx;
@@ -121,15 +131,100 @@ static void print_json(const reproduce_report *r) {
   cli_print_json(o, CLI_JSON);
 }
 
+/* --data: the file's rows, simulated, printed. */
+static void data_table(const measure_set *m, const double *sim,
+                       const double *error) {
+  printf("%5s %-12s %-24s %-16s %9s %9s %7s\n", "LINE", "GROUP", "SCENARIO",
+         "METHOD", "MEASURED", "SIM", "ERR");
+  for (int i = 0; i < measure_count(m); i++) {
+    const measure_row *x = measure_row_at(m, i);
+    printf("%5d %-12s %-24s %-16s %9.3f %9.3f %+6.1f%%\n", x->line, x->group,
+           x->scenario, x->method, x->measured_s, sim[i], 100 * error[i]);
+  }
+  const char **groups = malloc((size_t)measure_count(m) * sizeof *groups);
+  int ng = measure_groups(m, groups);
+  printf("\n%-16s %5s %8s %8s\n", "GROUP", "ROWS", "MEDIAN", "WORST");
+  for (int g = 0; g <= ng; g++) {
+    double med, worst;
+    int n = measure_summary(m, error, g < ng ? groups[g] : NULL, &med, &worst);
+    printf("%-16s %5d %7.1f%% %7.1f%%\n", g < ng ? groups[g] : "all", n,
+           100 * med, 100 * worst);
+  }
+  free(groups);
+  printf("\n(error: simulated / measured - 1; median and worst |error|)\n");
+}
+
+static void data_json(const measure_set *m, const double *sim,
+                      const double *error) {
+  json_t *o = json_object(), *rows = json_array(), *sum = json_object();
+  json_object_set_new(o, "data", json_string(measure_path(m)));
+  for (int i = 0; i < measure_count(m); i++) {
+    const measure_row *x = measure_row_at(m, i);
+    json_t *j = json_object();
+    json_object_set_new(j, "line", json_integer(x->line));
+    json_object_set_new(j, "group", json_string(x->group));
+    json_object_set_new(j, "scenario", json_string(x->scenario));
+    json_object_set_new(j, "method", json_string(x->method));
+    json_object_set_new(j, "measured_s", json_real(x->measured_s));
+    json_object_set_new(j, "sim_s", cli_json_number(sim[i]));
+    json_object_set_new(j, "error", cli_json_number(error[i]));
+    json_array_append_new(rows, j);
+  }
+  const char **groups = malloc((size_t)measure_count(m) * sizeof *groups);
+  int ng = measure_groups(m, groups);
+  for (int g = 0; g <= ng; g++) {
+    double med, worst;
+    int n = measure_summary(m, error, g < ng ? groups[g] : NULL, &med, &worst);
+    json_t *s = json_object();
+    json_object_set_new(s, "rows", json_integer(n));
+    json_object_set_new(s, "median_abs_error", cli_json_number(med));
+    json_object_set_new(s, "worst_abs_error", cli_json_number(worst));
+    json_object_set_new(sum, g < ng ? groups[g] : "all", s);
+  }
+  free(groups);
+  json_object_set_new(o, "rows", rows);
+  json_object_set_new(o, "summary", sum);
+  cli_print_json(o, CLI_JSON);
+}
+
+static int reproduce_data(const char *path, bool json) {
+  err e = {0};
+  measure_set *m = measure_load(path, &e);
+  if (!m) return cli_error("%s", e.msg);
+  int n = measure_count(m), rc = ERR_OK;
+  double *sim = malloc((size_t)n * sizeof *sim);
+  double *error = malloc((size_t)n * sizeof *error);
+  for (int i = 0; i < n && !rc; i++) {
+    rc = measure_sim(m, i, &sim[i], &e);
+    error[i] = rc ? NAN : sim[i] / measure_row_at(m, i)->measured_s - 1;
+    if (cli_stderr_is_tty()) progress(NULL, i + 1, n);
+  }
+  if (rc) cli_error("%s", e.msg);
+  else if (json) data_json(m, sim, error);
+  else data_table(m, sim, error);
+  free(sim);
+  free(error);
+  measure_free(m);
+  return rc ? CLI_ERROR : CLI_OK;
+}
+
 int cli_reproduce(int argc, char **argv) {
   bool json = false;
+  const char *data = NULL, *params = NULL;
   const cli_opt opts[] = {
+      CLI_OPT_STRING(0, "data", "FILE", &data,
+                     "a measurements CSV instead of the built-in table"),
+      CLI_OPT_STRING(0, "params", "FILE", &params,
+                     "physical parameters from a params.json\n"
+                     "(geodes calibrate -o)"),
       CLI_OPT_FLAG(0, "json", &json, "one JSON object: rows and summary"),
       CLI_OPT_HELP(), CLI_OPT_END()};
   char **args;
   int nargs, rc = cli_opt_parse(&REPRODUCE, opts, argc, argv, &args, &nargs);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {0};
+  if (params && params_file_apply(params, &e)) return cli_error("%s", e.msg);
+  if (data) return reproduce_data(data, json);
   reproduce_report *r =
       reproduce_run(cli_stderr_is_tty() ? progress : NULL, NULL, &e);
   if (!r) return cli_error("%s", e.msg);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/eval.h"
+#include "analysis/params_file.h"
 #include "analysis/sweep_mpi.h"
 #include "base/file.h"
 #include "base/mem.h"
@@ -148,7 +149,7 @@ static void release_stop(const struct sigaction old[2]) {
 }
 
 typedef struct sweep_args {
-  const char *file, *db;
+  const char *file, *db, *params;
   long jobs, batch;
   bool json;
   cli_cost_cmd_opts cc;
@@ -168,6 +169,10 @@ static int parse_args(int argc, char **argv, sweep_args *a) {
                   "is the sweep file's key \"batch\""),
       CLI_OPT_FLAG(0, "json", &a->json,
                    "print one JSON object: the counts and the rate"),
+      CLI_OPT_STRING(0, "params", "FILE", &a->params,
+                     "physical parameters from FILE, a params.json\n"
+                     "(geodes calibrate -o), in every point's identity:\n"
+                     "rows stored under other values are recomputed"),
       CLI_OPT_HELP(),
       CLI_COST_CMD_OPTS(&a->cc),
       CLI_OPT_END()};
@@ -234,6 +239,10 @@ int cli_sweep(int argc, char **argv) {
   err e = {0};
   if (mpi && sweep_mpi_init(&rank, &ranks, &e)) return cli_error("%s", e.msg);
   long len;
+  if (a.params && params_file_apply(a.params, &e)) {
+    if (mpi) sweep_mpi_finalize();
+    return cli_error("%s", e.msg);
+  }
   char *text = read_text(a.file, mpi, rank, &len, &e);
   sweep *s = text ? sweep_parse(text, (size_t)len, a.file, &e) : NULL;
   if (!text) err_set(&e, ERR_IO, "%s: cannot read the sweep file", a.file);

@@ -26,6 +26,7 @@ static const cli_command commands[] = {
     {"sweep", cli_sweep, "simulate every point of a sweep file into the database"},
     {"validate", cli_validate, "check the cost model's ranking against simulation"},
     {"reproduce", cli_reproduce, "simulate DT-FM's measurements beside their values"},
+    {"calibrate", cli_calibrate, "fit physical parameters to measured times"},
     {"faults", cli_faults, "synthesise or check a fault trace"},
 };
 

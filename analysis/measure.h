@@ -1,0 +1,59 @@
+/* measure: a user's measurements file — one measured iteration per row —
+ * read, resolved into runs and simulated (`geodes reproduce --data`,
+ * `geodes calibrate --data`). The format (README, "Bring your own
+ * measurements"):
+ *
+ *   # source: where the numbers come from (provenance comments, '#')
+ *   group,scenario,method,seed,network,batch,measured_s
+ *   lan,cluster.json,dtfm-identity,1,tcp,64,5.97
+ *
+ * scenario (a built-in name, or a file relative to the CSV) and measured_s
+ * (seconds of one iteration, > 0) are required; method (a --method name)
+ * or alloc (an allocation file relative to the CSV) says where the stages
+ * ran (default dtfm-identity); group labels the rows summarised together
+ * (default: the scenario). Every other column is a knob, named as a sweep
+ * file's key (analysis/sweep.h), singular or plural: seed, network, gpu,
+ * layers, batch, micro_batch, runtime, dp_algo, window_bytes, sockets, ...
+ * An empty cell is the scenario's own value.
+ * Invariant: each row's scenario, placement and options are resolved once,
+ * when the file is read (a method's placement under the parameters then in
+ * force); measure_sim then depends on the row and models/params.h alone. */
+#ifndef ANALYSIS_MEASURE_H
+#define ANALYSIS_MEASURE_H
+
+#include "base/err.h"
+
+typedef struct measure_set measure_set;
+
+/* One row as read. Strings are owned by the set. */
+typedef struct measure_row {
+  int line;          /* in the file */
+  const char *group, *scenario, *method; /* method: alloc file if given */
+  double measured_s;
+} measure_row;
+
+/* Reads and resolves the measurements file at path. NULL and e filled
+ * ("PATH:LINE: ..." naming the column) on any bad row: a missing column,
+ * an unknown scenario, knob or method, a bad value, a measured_s that is
+ * not a number > 0. The caller frees it. */
+measure_set *measure_load(const char *path, err *e);
+void measure_free(measure_set *m); /* NULL ok */
+
+int measure_count(const measure_set *m);
+const measure_row *measure_row_at(const measure_set *m, int i);
+const char *measure_path(const measure_set *m); /* borrowed */
+
+/* Simulates row i's iteration under the current parameters into *sim_s.
+ * ERR_OK, or the simulator's error ("PATH:LINE: ...") in e. */
+int measure_sim(const measure_set *m, int i, double *sim_s, err *e);
+
+/* The distinct groups in order of first appearance into groups (room for
+ * measure_count entries; borrowed); returns how many. */
+int measure_groups(const measure_set *m, const char **groups);
+
+/* Median and worst |error[i]| over the rows of group (NULL: all) whose
+ * error is finite; returns how many rows that is (0: NAN both). */
+int measure_summary(const measure_set *m, const double *error,
+                    const char *group, double *median, double *worst);
+
+#endif

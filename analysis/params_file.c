@@ -1,0 +1,76 @@
+/* params_file: reads and builds params.json (see params_file.h). */
+#include "analysis/params_file.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "models/params.h"
+
+/* The known names, for a message. */
+static void known_names(char *buf, size_t size) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int p = 0; p < PARAMS_N && at < size; p++)
+    at += (size_t)snprintf(buf + at, size - at, "%s%s", p ? ", " : "",
+                           params_table[p].name);
+}
+
+/* Checks one entry; its value into *v. */
+static int entry(const char *path, const char *key, json_t *j, int *id,
+                 double *v, err *e) {
+  char known[256];
+  if ((*id = params_find(key)) < 0) {
+    known_names(known, sizeof known);
+    return err_set(e, ERR_UNKNOWN, "%s: params.%s: unknown parameter "
+                   "(known: %s)", path, key, known);
+  }
+  json_t *x = json_is_object(j) ? json_object_get(j, "value") : j;
+  if (!json_is_number(x))
+    return err_set(e, ERR_PARSE, "%s: params.%s: not a number or "
+                   "{\"value\": number}", path, key);
+  *v = json_number_value(x);
+  const params_info *i = &params_table[*id];
+  if (!(*v >= i->lo && *v <= i->hi) && !(*v == 0 && i->def == 0))
+    return err_set(e, ERR_RANGE, "%s: params.%s: %g is not in [%g, %g] %s",
+                   path, key, *v, i->lo, i->hi, i->unit);
+  return ERR_OK;
+}
+
+int params_file_apply(const char *path, err *e) {
+  json_error_t je;
+  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+  if (!root)
+    return err_set(e, je.line > 0 ? ERR_PARSE : ERR_IO, "%s:%d: %s", path,
+                   je.line > 0 ? je.line : 0, je.text);
+  json_t *ps = json_object_get(root, "params");
+  int rc = ERR_OK, ids[PARAMS_N];
+  double vals[PARAMS_N];
+  size_t n = 0;
+  if (!json_is_object(root) || !json_is_object(ps))
+    rc = err_set(e, ERR_PARSE, "%s: no \"params\" object", path);
+  const char *key;
+  json_t *v;
+  if (!rc) json_object_foreach(ps, key, v) {
+      if ((rc = entry(path, key, v, &ids[n], &vals[n], e))) break;
+      n++;
+    }
+  for (size_t i = 0; !rc && i < n; i++) params_set(ids[i], vals[i]);
+  json_decref(root);
+  return rc;
+}
+
+json_t *params_file_json(const int *ids, const double *sigma, int n) {
+  json_t *o = json_object();
+  for (int k = 0; k < n; k++) {
+    const params_info *i = &params_table[ids[k]];
+    json_t *p = json_object();
+    json_object_set_new(p, "value", json_real(params_get(ids[k])));
+    if (sigma && isfinite(sigma[k]))
+      json_object_set_new(p, "uncertainty", json_real(sigma[k]));
+    json_object_set_new(p, "unit", json_string(i->unit));
+    json_object_set_new(p, "default", json_real(i->def));
+    json_object_set_new(o, i->name, p);
+  }
+  return o;
+}

@@ -1,0 +1,91 @@
+/* params: the named physical parameters of the models — the numbers geodes
+ * fits on measurements (`geodes calibrate`) rather than derives — in one
+ * table: name, default, bounds, unit, where it is used, what it means.
+ * The models read each through params_get, so a run can replace them
+ * (`--params FILE`, a calibration's fit) without a rebuild.
+ * Invariant: until params_set is called every value is its default, the
+ * compile-time constant it replaced, so default outputs are bit-identical;
+ * a set value is always within its bounds (or the "unset" 0 where the
+ * parameter has one). The values are process-wide: a run sets them before
+ * it starts (forked sweep workers inherit them) and nothing else writes
+ * them. To add a parameter, add one row to PARAMS_MAP and read it. */
+#ifndef MODELS_PARAMS_H
+#define MODELS_PARAMS_H
+
+#include <stdbool.h>
+
+#include "models/transport.h"
+
+/* The fitted defaults kept in the files that explain them (each defines its
+ * constant from these): models/roofline.h's ROOFLINE_EFF_GEMM and
+ * ROOFLINE_EFF_MEM, models/runtime.c's RUNTIME_MEGATRON_P2P_CALL_S and
+ * RUNTIME_DTFM_OFFLOAD_S_PER_PARAM. The window's is transport.h's. */
+#define PARAMS_GEMM_EFFICIENCY_DEFAULT 0.78
+#define PARAMS_MEMORY_EFFICIENCY_DEFAULT 0.78
+#define PARAMS_MEGATRON_P2P_CALL_S_DEFAULT 0.030
+#define PARAMS_DTFM_OPTIMIZER_DEFAULT 1.5e-9
+
+/* X(ID, "name", default, lo, hi, fit start when the default is 0 (unset),
+ *   "unit", "where it is used", "what it is"). Bounds are inclusive; every
+ * parameter is positive, so calibrate fits its logarithm. */
+#define PARAMS_MAP(X)                                                       \
+  X(GEMM_EFFICIENCY, "gemm_efficiency", PARAMS_GEMM_EFFICIENCY_DEFAULT,     \
+    0.01, 1.0, PARAMS_GEMM_EFFICIENCY_DEFAULT, "fraction",                  \
+    "models/roofline.c", "fraction of the tensor rate a GEMM reaches (the " \
+    "roofline's compute class; fitted on V100 rows, every GPU uses it)")    \
+  X(MEMORY_EFFICIENCY, "memory_efficiency",                                 \
+    PARAMS_MEMORY_EFFICIENCY_DEFAULT, 0.01, 1.0,                            \
+    PARAMS_MEMORY_EFFICIENCY_DEFAULT, "fraction", "models/roofline.c",      \
+    "fraction of the memory bandwidth a memory-bound operation reaches "    \
+    "(the roofline's memory class)")                                        \
+  X(SITE_COMPUTE_EFFICIENCY, "site_compute_efficiency", 0, 0.01, 1.0, 0.5,  \
+    "factor", "models/spec.c", "replaces every site's "                     \
+    "compute_efficiency, a factor on the roofline's speed (0: each "        \
+    "site's own)")                                                          \
+  X(WINDOW_BYTES, "window_bytes", TRANSPORT_DEFAULT_WINDOW,                 \
+    TRANSPORT_WINDOW_MIN_BYTES, 1e12, TRANSPORT_DEFAULT_WINDOW, "bytes",    \
+    "models/transport.h", "TCP window per socket when no --window-bytes "   \
+    "is given (tcp model)")                                                 \
+  X(MEGATRON_P2P_CALL_S, "megatron_p2p_call_s",                             \
+    PARAMS_MEGATRON_P2P_CALL_S_DEFAULT, 1e-6, 10,                           \
+    PARAMS_MEGATRON_P2P_CALL_S_DEFAULT, "s", "models/runtime.c",            \
+    "Megatron's host cost per blocking p2p call")                           \
+  X(DTFM_OPTIMIZER_S_PER_PARAM, "dtfm_optimizer_s_per_param",               \
+    PARAMS_DTFM_OPTIMIZER_DEFAULT, 1e-13, 1e-6,                             \
+    PARAMS_DTFM_OPTIMIZER_DEFAULT, "s", "models/runtime.c",                 \
+    "DT-FM's host optimizer step per parameter of a stage")
+
+#define PARAMS_ID(id, ...) PARAMS_##id,
+typedef enum params_id { PARAMS_MAP(PARAMS_ID) PARAMS_N } params_id;
+#undef PARAMS_ID
+
+/* One row of the table. */
+typedef struct params_info {
+  const char *name;
+  double def, lo, hi, start;
+  const char *unit, *where, *doc;
+} params_info;
+
+extern const params_info params_table[PARAMS_N];
+
+/* The value of p now (its default until set). */
+double params_get(params_id p);
+
+/* Sets p to v. False (nothing set) when v is outside p's bounds (0 is
+ * allowed where the default is 0: unset). */
+bool params_set(params_id p, double v);
+
+/* Every value back to its default. */
+void params_reset(void);
+
+/* The id of name, or -1. */
+int params_find(const char *name);
+
+/* True when every value is its default. */
+bool params_all_default(void);
+
+/* A hash of the values that differ from their defaults (0 when none), for
+ * the identity of stored results computed under them. */
+unsigned long long params_hash(void);
+
+#endif
