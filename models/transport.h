@@ -193,13 +193,14 @@ double transport_window(const transport_options *o);
 int transport_sockets_used(int sockets, double bytes);
 
 /* Sockets a message of bytes uses over `channels` connections of `sockets`
- * each: NCCL splits an operation's data by channel (all_reduce.h runRing:
- * a loop of nChannels x nranks chunks, channel bid its own nranks of
- * them; reduce.h and broadcast.h alike; enqueue.cc splits a p2p send into
- * one part per channel) and each channel deals its part over its own
- * connection's sockets (net_socket.cc ncclSocketIsend: pieces of at least
- * MIN_CHUNKSIZE), so channels x transport_sockets_used(sockets,
- * bytes / channels). channels and sockets below 1 count as 1. */
+ * each: NCCL splits an operation's data by channel (ncclCollCbdPart gives
+ * each channelId its own part of the buffer: all_reduce.h:21, reduce.h:23,
+ * broadcast.h:22; addP2pToPlan cuts a p2p send into one part per channel,
+ * enqueue.cc:922) and each channel deals its part over its own
+ * connection's sockets (ncclNetSocketTest, net_socket.cc:663: tasks of
+ * max(SOCKET_MIN_TASKSIZE = 64 KiB, size / nSocks)), so channels x
+ * transport_sockets_used(sockets, bytes / channels). Lines at NCCL commit
+ * 5067397c. channels and sockets below 1 count as 1. */
 int transport_sockets_dealt(int channels, int sockets, double bytes);
 
 /* The window per socket after a socket of window cwnd was idle for idle_s
