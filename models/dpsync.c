@@ -1,6 +1,8 @@
-/* dpsync: see dpsync.h. The chunking, the rank order of the chains and
- * the order of the ring's steps are those of sim/train.c (sync_central,
- * sync_ring, sync_sharded). */
+/* dpsync: see dpsync.h. The chunking, the rank order of the chains, the
+ * order of the ring's steps and each message's channels are those of
+ * sim/train.c (sync_central, sync_ring, sync_sharded): the ring and the
+ * central-PS chains are NCCL collectives (COLL below), sharded-PS's pieces
+ * NCCL send/recv (TRANSPORT_P2P_CHANNELS). */
 #include "models/dpsync.h"
 
 #include <math.h>
@@ -11,6 +13,8 @@
 #include "models/tandem.h"
 
 static double at(const double *v, int i) { return v ? v[i] : 0; }
+
+#define COLL TRANSPORT_NCCL_RING_CHANNELS
 
 /* Chunks of one NCCL chain operation over bytes, as sim/train.c cuts them. */
 static int chunks_of(double bytes) {
@@ -46,7 +50,7 @@ static void chain_servers(const hop_net *n, chain *c, int hops, int C,
                           double cb) {
   double pace = 0, x; /* the slowest hop so far: hop_paced */
   for (int j = 0; j < hops; j++) {
-    hop h = hop_of(n, c->from[j], c->to[j], cb, 1);
+    hop h = hop_of(n, c->from[j], c->to[j], cb, 1, COLL);
     double extra = hop_first_extra(n, &h, cb, C, &x);
     c->t[j] = hop_paced(n, &h, cb, x, pace);
     c->first[j] = fmax(c->t[j], x + extra);
@@ -104,7 +108,7 @@ static void ring(hop_net *n, const int *grp, int R, double bytes,
   hop *h = mem_alloc((size_t)R * sizeof *h);
   double pace = 0; /* the ring goes at its slowest hop's pace: hop_paced */
   for (int i = 0; i < R; i++) {
-    h[i] = hop_of(n, grp[i], grp[(i + 1) % R], p, 1);
+    h[i] = hop_of(n, grp[i], grp[(i + 1) % R], p, 1, COLL);
     double extra = hop_first_extra(n, &h[i], p, K, &x[i]);
     x0[i] = x[i] + extra;
     lat[i] = h[i].lat, hand[i] = h[i].room;
@@ -151,7 +155,7 @@ static hop piece_hop(const hop_net *n, const int *grp, int R, int i, int j,
     trace_value u = scenario_link(n->s, grp[i], grp[q], 0);
     same += u.latency_ms == v.latency_ms && u.bandwidth_gbps == v.bandwidth_gbps;
   }
-  hop h = hop_of(n, grp[i], grp[j], piece, same);
+  hop h = hop_of(n, grp[i], grp[j], piece, same, TRANSPORT_P2P_CHANNELS);
   double cwnd = hop_restarts(n) ? 0 : n->o.window_bytes;
   *x1 = hop_time_from(n, &h, piece, &cwnd);
   *x2 = hop_time_from(n, &h, piece, &cwnd);
@@ -196,12 +200,13 @@ void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
     /* central-ps: the broadcast's hops, which the reduce shares, and the
      * reduce's closing hop R-1 -> 0 */
     if (algo == SPEC_CENTRAL_PS)
-      hop_net_count(n, grp[i], grp[(i + 1) % R], c);
+      hop_net_count(n, grp[i], grp[(i + 1) % R], c, COLL);
     if (algo == SPEC_RING)
       hop_net_count(n, grp[i], grp[(i + 1) % R],
-                    transport_ring_plan(bytes, R).piece);
+                    transport_ring_plan(bytes, R).piece, COLL);
     for (int j = 0; algo == SPEC_SHARDED_PS && j < R; j++)
-      if (j != i) hop_net_count(n, grp[i], grp[j], bytes / R);
+      if (j != i)
+        hop_net_count(n, grp[i], grp[j], bytes / R, TRANSPORT_P2P_CHANNELS);
   }
 }
 

@@ -50,10 +50,10 @@ static bool wired(const hop_net *n, int a, int b) {
   return n->o.model != TRANSPORT_IDEAL && n->nic[a] != n->nic[b];
 }
 
-void hop_net_count(hop_net *n, int a, int b, double bytes) {
+void hop_net_count(hop_net *n, int a, int b, double bytes, int channels) {
   if (!wired(n, a, b)) return;
-  int w = transport_sockets_used(sockets_to(n, b), bytes);
-  int wr = transport_sockets_used(sockets_to(n, a), bytes);
+  int w = transport_sockets_dealt(channels, sockets_to(n, b), bytes);
+  int wr = transport_sockets_dealt(channels, sockets_to(n, a), bytes);
   n->out[n->nic[a]] += w;
   n->in[n->nic[b]] += w;
   n->rout[n->nic[b]] += wr;
@@ -70,15 +70,16 @@ static double flow_cap_gbps(const hop_net *n, int d) {
   return g > 0 ? g : INFINITY;
 }
 
-hop hop_of(const hop_net *n, int a, int b, double bytes, int share) {
+hop hop_of(const hop_net *n, int a, int b, double bytes, int share,
+           int channels) {
   trace_value v = scenario_link(n->s, a, b, 0);
   trace_value back = scenario_link(n->s, b, a, 0);
-  int N = sockets_to(n, b), w = transport_sockets_used(N, bytes);
+  int N = sockets_to(n, b), w = transport_sockets_dealt(channels, N, bytes);
   hop h = {.lat = v.latency_ms / 1e3,
            .rtt = (v.latency_ms + back.latency_ms) / 1e3,
            .rate = v.bandwidth_gbps * 1e9 / 8.0 / (share > 1 ? share : 1),
-           .room = N * n->o.window_bytes,
-           .sockets = N};
+           .room = channels * N * n->o.window_bytes,
+           .channels = channels, .sockets = N};
   if (!wired(n, a, b)) return h; /* ideal, or NVLink inside an instance */
   int na = n->nic[a], nb = n->nic[b];
   double eo = n->swap ? n->rout[na] : n->out[na];
@@ -92,7 +93,8 @@ hop hop_of(const hop_net *n, int a, int b, double bytes, int share) {
 
 double hop_time_from(const hop_net *n, const hop *h, double bytes,
                      double *cwnd) {
-  return transport_message_s(bytes, h->rtt, h->rate, h->sockets, &n->o, cwnd);
+  return transport_message_s(bytes, h->rtt, h->rate, h->channels, h->sockets,
+                             &n->o, cwnd);
 }
 
 double hop_time(const hop_net *n, const hop *h, double bytes) {

@@ -1,16 +1,18 @@
 /* hop: one message from one device to another as the predictor sees it —
  * the engine's transport (sim/net.c) for a flow alone on its path, with
  * each NIC shared by weight among the flows of one phase that cross it.
- * A message of S bytes over a connection of N sockets (the receiving
- * device's site: nccl_sockets) uses n = transport_sockets_used(N, S) of
- * them and its bytes leave at the least of: the pair's bandwidth (the
+ * A message of S bytes of an operation of C NCCL channels (a collective's
+ * TRANSPORT_NCCL_RING_CHANNELS, a p2p send's TRANSPORT_P2P_CHANNELS), each
+ * a connection of N sockets (the receiving device's site: nccl_sockets),
+ * uses n = transport_sockets_dealt(C, N, S) of them (the engine's
+ * connection (a, b, C)) and its bytes leave at the least of: the pair's bandwidth (the
  * sender's shaper for the receiver's class, divided among `share` equal
  * flows), each NIC's share (n of the phase's socket weight through it),
  * n times the path's per-flow cap (flow_gbps, between different NICs
  * only), and under tcp n windows per round trip, RTT = latency a -> b +
  * latency b -> a (transport_message_s); they arrive one one-way latency
  * after they leave. The send completes when its last byte is in the
- * connection's socket buffers (N x window bytes not yet sent). Connections
+ * connection's socket buffers (C x N x window bytes not yet sent). Connections
  * are warm (their window grown in earlier iterations); with
  * transport_options.idle_restart on, a connection idle since the start of
  * the iteration restarts from the initial window.
@@ -43,8 +45,9 @@ typedef struct hop_net {
 typedef struct hop {
   double lat, rtt; /* one-way a -> b, and a -> b -> a, seconds */
   double rate;     /* bytes/s, every bound but tcp's window */
-  double room;     /* the connection's socket buffers: N x window, bytes */
-  int sockets;     /* N */
+  double room;     /* the connection's socket buffers: C x N x window */
+  int channels;    /* C */
+  int sockets;     /* N, per channel */
 } hop;
 
 /* A net over s under o (copied; NULL: transport_options_default), no
@@ -55,13 +58,16 @@ void hop_net_free(hop_net *n);
 /* A new phase: no flows counted, not swapped. */
 void hop_net_reset(hop_net *n);
 
-/* Counts a message of bytes a -> b of the current phase on the NICs it
- * crosses (weight: the sockets it uses). */
-void hop_net_count(hop_net *n, int a, int b, double bytes);
+/* Counts a message of bytes a -> b of an operation of `channels` channels
+ * of the current phase on the NICs it crosses (weight: the sockets it
+ * uses). */
+void hop_net_count(hop_net *n, int a, int b, double bytes, int channels);
 
-/* The hop a -> b for a message of bytes, one of `share` equal flows on the
- * sender's shaper for b's class. */
-hop hop_of(const hop_net *n, int a, int b, double bytes, int share);
+/* The hop a -> b for a message of bytes of an operation of `channels`
+ * channels, one of `share` equal flows on the sender's shaper for b's
+ * class. */
+hop hop_of(const hop_net *n, int a, int b, double bytes, int share,
+           int channels);
 
 /* Seconds until the last of bytes leaves over h, alone, on a warm
  * connection. */

@@ -145,7 +145,7 @@ static void count_pipelines(ctx *c) {
   for (int r = 0; r < c->R; r++)
     for (int st = 0; st + 1 < c->D; st++)
       hop_net_count(&c->net, alloc_at(c->a, r, st), alloc_at(c->a, r, st + 1),
-                    c->act);
+                    c->act, TRANSPORT_P2P_CHANNELS);
 }
 
 /* ---- GPipe ---- */
@@ -170,7 +170,7 @@ static void phase_servers(ctx *c, int r, bool bwd, phase v) {
     pace = fmax(pace, x);
     if (i + 1 == D) break;
     int to = alloc_at(c->a, r, bwd ? st - 1 : st + 1);
-    hop h = hop_of(&c->net, d, to, c->act, 1);
+    hop h = hop_of(&c->net, d, to, c->act, 1, TRANSPORT_P2P_CHANNELS);
     double extra = hop_first_extra(&c->net, &h, c->act, c->K, &x);
     v.t[j] = hop_paced(&c->net, &h, c->act, x, pace);
     v.first[j] = fmax(v.t[j], x + extra);
@@ -254,9 +254,13 @@ static onef1b_pipe pipe_of(ctx *c, int r, hop *act, hop *grad, bool *shaper) {
     int d = alloc_at(c->a, r, st);
     shaper[st] = st > 0 && st + 1 < D && c->net.o.model != TRANSPORT_IDEAL &&
                  same_class(c->s, d, alloc_at(c->a, r, st - 1), alloc_at(c->a, r, st + 1));
-    if (st + 1 < D) act[st] = hop_of(&c->net, d, alloc_at(c->a, r, st + 1), c->act, 1);
+    if (st + 1 < D)
+      act[st] = hop_of(&c->net, d, alloc_at(c->a, r, st + 1), c->act, 1,
+                       TRANSPORT_P2P_CHANNELS);
     c->net.swap = true;
-    if (st > 0) grad[st] = hop_of(&c->net, d, alloc_at(c->a, r, st - 1), c->act, 1);
+    if (st > 0)
+      grad[st] = hop_of(&c->net, d, alloc_at(c->a, r, st - 1), c->act, 1,
+                        TRANSPORT_P2P_CHANNELS);
     c->net.swap = false;
   }
   bool meg = c->w->runtime == SPEC_RUNTIME_MEGATRON;
@@ -272,7 +276,7 @@ static onef1b_pipe pipe_of(ctx *c, int r, hop *act, hop *grad, bool *shaper) {
 static onef1b_pipe pipe_free(const onef1b_pipe *p, hop *none) {
   onef1b_pipe q = *p;
   for (int st = 0; st < p->stages; st++)
-    none[st] = (hop){.rate = INFINITY, .sockets = 1};
+    none[st] = (hop){.rate = INFINITY, .channels = 1, .sockets = 1};
   q.act = q.grad = none;
   q.shaper = NULL;
   q.megatron = false;
@@ -509,7 +513,7 @@ double predict_message_s(const scenario *s, int a, int b, double bytes,
                          const transport_options *o) {
   hop_net n;
   hop_net_init(&n, s, o);
-  hop h = hop_of(&n, a, b, bytes, 1);
+  hop h = hop_of(&n, a, b, bytes, 1, TRANSPORT_P2P_CHANNELS);
   double t = hop_time(&n, &h, bytes) + h.lat;
   hop_net_free(&n);
   return t;
@@ -519,7 +523,9 @@ double predict_ring_op_s(const scenario *s, const int *group, int n,
                          double bytes, const transport_options *o) {
   hop_net x;
   hop_net_init(&x, s, o);
-  for (int i = 0; i + 1 < n; i++) hop_net_count(&x, group[i], group[i + 1], bytes);
+  for (int i = 0; i + 1 < n; i++)
+    hop_net_count(&x, group[i], group[i + 1], bytes,
+                  TRANSPORT_NCCL_RING_CHANNELS);
   double t = dpsync_chain_s(&x, group, n, bytes);
   hop_net_free(&x);
   return t;

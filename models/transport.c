@@ -37,6 +37,11 @@ int transport_sockets_used(int sockets, double bytes) {
   return pieces < 1 ? 1 : pieces < sockets ? (int)pieces : sockets;
 }
 
+int transport_sockets_dealt(int channels, int sockets, double bytes) {
+  if (channels < 1) channels = 1;
+  return channels * transport_sockets_used(sockets, bytes / channels);
+}
+
 double transport_idle_window(double cwnd, double idle_s, double rto_s) {
   double floor_w = fmin(TRANSPORT_TCP_INITIAL_WINDOW, cwnd);
   if (!(idle_s > rto_s) || rto_s <= 0) return cwnd;
@@ -48,12 +53,12 @@ double transport_idle_window(double cwnd, double idle_s, double rto_s) {
 }
 
 double transport_message_s(double bytes, double rtt_s, double bytes_s,
-                           int sockets, const transport_options *o,
-                           double *cwnd) {
+                           int channels, int sockets,
+                           const transport_options *o, double *cwnd) {
   transport_options d = o ? *o : transport_options_default();
   double W = transport_window(&d);
   if (d.model != TRANSPORT_TCP || !(rtt_s > 0)) return bytes / bytes_s;
-  int N = transport_sockets_used(sockets, bytes);
+  int N = transport_sockets_dealt(channels, sockets, bytes);
   double w = cwnd && *cwnd > 0 ? *cwnd : TRANSPORT_TCP_INITIAL_WINDOW, t = 0;
   bool slow = w < W;
   /* One epoch (RTT) per turn, as the engine's epoch events: the rate is N
@@ -115,7 +120,7 @@ int transport_ring_wait(const transport_ring *r, int nranks, int p) {
 #define NCCL_P2P_NET_CHUNK_BYTES 131072.0
 #define NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8
 static int p2p_channels(int nranks, double bytes, bool old_nccl) {
-  if (old_nccl) return 1;
+  if (old_nccl) return TRANSPORT_P2P_CHANNELS;
   int p2p = TRANSPORT_NCCL_RING_CHANNELS, per_peer =
       TRANSPORT_NCCL_P2P_CHANNELS_PER_PEER;
   int batches = (nranks + NCCL_MAX_DEV_WORK_P2P_PER_BATCH - 1) /
@@ -128,11 +133,18 @@ static int p2p_channels(int nranks, double bytes, bool old_nccl) {
   return c;
 }
 
-int transport_op_sockets(transport_op op, int sockets, int nranks,
-                         double bytes, bool old_nccl) {
+int transport_op_channels(transport_op op, int nranks, double bytes,
+                          bool old_nccl) {
   int ch = op == TRANSPORT_OP_RING ? TRANSPORT_NCCL_RING_CHANNELS
                                    : p2p_channels(nranks, bytes, old_nccl);
-  return ch * (sockets > 0 ? sockets : TRANSPORT_SOCKETS_DEFAULT);
+  assert(ch >= 1 && ch <= TRANSPORT_CHANNELS_MAX);
+  return ch;
+}
+
+int transport_op_sockets(transport_op op, int sockets, int nranks,
+                         double bytes, bool old_nccl) {
+  return transport_op_channels(op, nranks, bytes, old_nccl) *
+         (sockets > 0 ? sockets : TRANSPORT_SOCKETS_DEFAULT);
 }
 
 transport_facts transport_describe(const transport_options *o,
@@ -140,6 +152,7 @@ transport_facts transport_describe(const transport_options *o,
   transport_options d = o ? *o : transport_options_default();
   transport_facts f = {.model = d.model, .window_bytes = transport_window(&d),
                        .idle_restart = d.idle_restart,
+                       .p2p_channels = TRANSPORT_P2P_CHANNELS,
                        .ring_channels = TRANSPORT_NCCL_RING_CHANNELS,
                        .ring_loops_max = TRANSPORT_NCCL_MAX_LOOPS,
                        .runtime = s->workload.runtime};
@@ -166,8 +179,10 @@ int transport_facts_line(const transport_facts *f, char *buf, size_t n) {
     snprintf(win, sizeof win, ", window %.3g MB%s", f->window_bytes / 1e6,
              f->idle_restart ? ", idle restart" : "");
   return snprintf(buf, n,
-                  "%s%s, sockets per connection: p2p %s, collectives %s "
-                  "(one connection; NCCL's ring has %d channels), runtime %s",
-                  transport_model_name(f->model), win, p2p, coll,
-                  f->ring_channels, f->runtime ? f->runtime : "dtfm");
+                  "%s%s, sockets per connection: p2p %s (%d channel%s), "
+                  "collectives %s (%d channels, a connection each), "
+                  "runtime %s",
+                  transport_model_name(f->model), win, p2p, f->p2p_channels,
+                  f->p2p_channels == 1 ? "" : "s", coll, f->ring_channels,
+                  f->runtime ? f->runtime : "dtfm");
 }

@@ -1,10 +1,13 @@
 /* transport: the vocabulary and the constants of the network transport that
  * the engine (sim/net.c) simulates and the predictor (models/predict.c)
  * models in closed form — one home, below both (sim/ may include models/,
- * not the reverse). A transfer is one NCCL message over a connection of N
- * TCP sockets (NCCL's socket transport); its bytes are dealt over the
- * sockets in chunks of at least TRANSPORT_SOCKET_MIN_CHUNK, so a small
- * message uses fewer of them (DESIGN.md section 4).
+ * not the reverse). A transfer is one NCCL message of an operation over
+ * that operation's channels (a p2p send's TRANSPORT_P2P_CHANNELS, a ring
+ * collective's TRANSPORT_NCCL_RING_CHANNELS), each channel a connection of
+ * N TCP sockets (NCCL's socket transport); its bytes are split between the
+ * channels and dealt over each one's sockets in chunks of at least
+ * TRANSPORT_SOCKET_MIN_CHUNK, so a small message uses fewer of them
+ * (transport_sockets_dealt).
  * Invariant: every function here is a pure function of its arguments. */
 #ifndef MODELS_TRANSPORT_H
 #define MODELS_TRANSPORT_H
@@ -140,11 +143,29 @@ typedef enum transport_op {
   TRANSPORT_OP_RING  /* allreduce, reduce, broadcast: ring collectives */
 } transport_op;
 
-/* Sockets of one operation's traffic to a peer: channels x sockets per
- * connection. RING: TRANSPORT_NCCL_RING_CHANNELS; P2P of bytes in a comm
- * of nranks: the channels of src/enqueue.cc for that size (1 at most one
- * step of 128 KiB, NCCL_P2P_NET_CHUNKSIZE), or with old_nccl DT-FM's
- * era's rule. */
+/* The most channels one operation uses to a peer: the ring's (a p2p send
+ * uses at most its per-peer count, no more). */
+#define TRANSPORT_CHANNELS_MAX TRANSPORT_NCCL_RING_CHANNELS
+_Static_assert(TRANSPORT_NCCL_P2P_CHANNELS_PER_PEER <= TRANSPORT_CHANNELS_MAX,
+               "a p2p send uses no more channels than the ring");
+
+/* The channels of the engine's and the predictor's p2p sends (pipeline
+ * activations and gradients, sharded-PS pieces): the runtimes geodes
+ * simulates ran NCCL 2.8-2.11 (DT-FM's 2022 runs, which calibrate it;
+ * Megatron's of the same year), whose rule gives one channel to a remote
+ * peer (transport_op_channels with old_nccl). */
+#define TRANSPORT_P2P_CHANNELS 1
+
+/* Channels of one operation's traffic to a peer, each its own connection
+ * of the site's sockets. RING: TRANSPORT_NCCL_RING_CHANNELS; P2P of bytes
+ * in a comm of nranks: the channels of src/enqueue.cc for that size (1 at
+ * most one step of 128 KiB, NCCL_P2P_NET_CHUNKSIZE), or with old_nccl
+ * DT-FM's era's rule (TRANSPORT_P2P_CHANNELS). */
+int transport_op_channels(transport_op op, int nranks, double bytes,
+                          bool old_nccl);
+
+/* Sockets of one operation's traffic to a peer: transport_op_channels x
+ * sockets per connection. */
 int transport_op_sockets(transport_op op, int sockets, int nranks,
                          double bytes, bool old_nccl);
 
@@ -171,6 +192,17 @@ double transport_window(const transport_options *o);
  * ceil(bytes / MIN_CHUNK)), and at least 1. */
 int transport_sockets_used(int sockets, double bytes);
 
+/* Sockets a message of bytes uses over `channels` connections of `sockets`
+ * each: NCCL splits an operation's data by channel (ncclCollCbdPart gives
+ * each channelId its own part of the buffer: all_reduce.h:21, reduce.h:23,
+ * broadcast.h:22; addP2pToPlan cuts a p2p send into one part per channel,
+ * enqueue.cc:922) and each channel deals its part over its own
+ * connection's sockets (ncclNetSocketTest, net_socket.cc:663: tasks of
+ * max(SOCKET_MIN_TASKSIZE = 64 KiB, size / nSocks)), so channels x
+ * transport_sockets_used(sockets, bytes / channels). Lines at NCCL commit
+ * 5067397c. channels and sockets below 1 count as 1. */
+int transport_sockets_dealt(int channels, int sockets, double bytes);
+
 /* The window per socket after a socket of window cwnd was idle for idle_s
  * with retransmission timeout rto_s: Linux's tcp_cwnd_restart halves it
  * once per RTO elapsed beyond the first, never below the initial window
@@ -178,8 +210,10 @@ int transport_sockets_used(int sockets, double bytes);
 double transport_idle_window(double cwnd, double idle_s, double rto_s);
 
 /* Seconds until the last byte of one message of `bytes` leaves its sender
- * over a path of round-trip time rtt_s at rate bytes_s, alone, on `sockets`
- * sockets that each start with window *cwnd (<= 0: the initial window):
+ * over a path of round-trip time rtt_s at rate bytes_s, alone, on
+ * `channels` connections of `sockets` sockets
+ * (transport_sockets_dealt) that each start with window *cwnd (<= 0: the
+ * initial window):
  * ideal and netem: bytes / rate; tcp: the rate is bound by sockets x
  * window / RTT, and the window doubles every RTT until W or the rate
  * binds, as the engine's epochs do; a message ending inside an epoch grows
@@ -187,24 +221,25 @@ double transport_idle_window(double cwnd, double idle_s, double rto_s);
  * *cwnd gets the window the socket keeps afterwards. cwnd may be NULL (a
  * fresh connection). */
 double transport_message_s(double bytes, double rtt_s, double bytes_s,
-                           int sockets, const transport_options *o,
-                           double *cwnd);
+                           int channels, int sockets,
+                           const transport_options *o, double *cwnd);
 
 /* What a run's transport is, for every output to state (the table
  * header, --json, the timeline's metadata; later the results row): the
  * model, the TCP window and idle restart, the sockets per connection over
  * the scenario's sites for the pipeline's point-to-point messages and for
- * the data-parallel collectives (what the engine runs: the receiving
- * site's nccl_sockets for both), the channels NCCL's ring collectives use
- * (each its own connection), and the workload's runtime. Plain data;
- * runtime is borrowed from the scenario. */
+ * the data-parallel collectives (the receiving site's nccl_sockets for
+ * both), the channels each uses (TRANSPORT_P2P_CHANNELS and NCCL's ring
+ * channels, each channel its own connection: what the engine and the
+ * predictor run), and the workload's runtime. Plain data; runtime is
+ * borrowed from the scenario. */
 typedef struct transport_facts {
   transport_model model;
   double window_bytes;
   bool idle_restart;
   int p2p_sockets_min, p2p_sockets_max;
   int coll_sockets_min, coll_sockets_max;
-  int ring_channels;
+  int p2p_channels, ring_channels;
   int ring_loops_max;  /* TRANSPORT_NCCL_MAX_LOOPS */
   const char *runtime;
 } transport_facts;
@@ -214,9 +249,9 @@ transport_facts transport_describe(const transport_options *o,
                                    const scenario *s);
 
 /* One line of f, e.g. "tcp, window 1.45 MB, sockets per connection: p2p
- * 16, collectives 16 (one connection; NCCL's ring has 2 channels), runtime
- * dtfm", into buf of
- * n bytes (truncated to fit); returns snprintf's count. */
+ * 16 (1 channel), collectives 16 (2 channels, a connection each), runtime
+ * dtfm", into buf of n bytes (truncated to fit); returns snprintf's
+ * count. */
 int transport_facts_line(const transport_facts *f, char *buf, size_t n);
 
 #endif

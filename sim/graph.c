@@ -31,11 +31,15 @@ typedef struct hot {
   uint32_t succ, nleft; /* CSR: LEFT successors, then DONE ones up to the
                          * next task's succ (hot[n] is a sentinel) */
   uint32_t deps;        /* run state: predecessor triggers not yet fired */
-  uint8_t kind, left;   /* left: its LEFT trigger has fired */
+  uint8_t kind : 4;     /* sim_task_kind */
+  uint8_t channels : 4; /* transfer: its operation's NCCL channels (0 else) */
+  uint8_t left;         /* its LEFT trigger has fired */
   uint8_t ordwait;      /* its completion-order predecessor is not done */
   uint8_t arrived;      /* it arrived while ordwait: DONE is pending */
 } hot;
 _Static_assert(sizeof(hot) == 32, "two hot records per cache line");
+_Static_assert(SIM_TASK_JOIN < 16 && TRANSPORT_CHANNELS_MAX < 16,
+               "a task's kind and channels fit their four bits");
 
 /* A task's times during the run, copied into the records afterwards. */
 typedef struct times {
@@ -119,7 +123,14 @@ uint32_t sim_graph_compute(sim_graph *g, int dev, int64_t dur_ns,
 uint32_t sim_graph_xfer(sim_graph *g, int src, int dst, double bytes,
                         sim_task_role role, int mb) {
   return add(g, (sim_task){.kind = SIM_TASK_XFER, .role = (uint8_t)role,
-                           .dev = src, .dst = dst, .mb = mb, .bytes = bytes});
+                           .channels = TRANSPORT_P2P_CHANNELS, .dev = src,
+                           .dst = dst, .mb = mb, .bytes = bytes});
+}
+
+void sim_graph_channels(sim_graph *g, uint32_t t, int channels) {
+  assert(t < g->n && g->t[t].kind == SIM_TASK_XFER);
+  assert(channels >= 1 && channels <= TRANSPORT_CHANNELS_MAX);
+  g->t[t].channels = (uint8_t)channels;
 }
 
 uint32_t sim_graph_join(sim_graph *g, int dev, sim_task_role role) {
@@ -213,7 +224,7 @@ static void freeze(sim_graph *g) {
     const sim_task *t = &g->t[i];
     hot *h = &g->hot[i];
     *h = (hot){.dev = t->dev, .dst = t->dst, .succ = off, .nleft = lcur[i],
-               .deps = g->deps[i], .kind = t->kind};
+               .deps = g->deps[i], .kind = t->kind, .channels = t->channels};
     if (t->kind == SIM_TASK_XFER) h->u.bytes = t->bytes;
     else h->u.dur_ns = t->dur_ns;
     g->tm[i] = (times){-1, -1, -1};
@@ -278,7 +289,8 @@ static void start(sim_graph *g, uint32_t id, int64_t now) {
       break;
     default:
       g->flows++;
-      sim_net_start(g->net, now, h->dev, h->dst, h->u.bytes, id);
+      sim_net_start_on(g->net, now, h->dev, h->dst, h->u.bytes, h->channels,
+                       id);
   }
 }
 

@@ -48,6 +48,9 @@ typedef enum sim_trigger { SIM_ON_LEFT, SIM_ON_DONE } sim_trigger;
  * timeline). Times are -1 until reached. */
 typedef struct sim_task {
   uint8_t kind, role;
+  uint8_t channels;   /* transfer: its operation's NCCL channels, each a
+                         connection of the receiver's sockets
+                         (transport_op_channels) */
   int dev, dst;       /* compute: dev; transfer: dev -> dst; join: dev or -1 */
   int mb;             /* micro-batch (or chunk/step) index, -1 if none */
   int64_t dur_ns;     /* compute duration */
@@ -70,6 +73,12 @@ uint32_t sim_graph_compute(sim_graph *g, int dev, int64_t dur_ns,
 uint32_t sim_graph_xfer(sim_graph *g, int src, int dst, double bytes,
                         sim_task_role role, int mb);
 uint32_t sim_graph_join(sim_graph *g, int dev, sim_task_role role);
+
+/* Transfer t runs over its sender's connection of an operation of
+ * `channels` NCCL channels (1 .. TRANSPORT_CHANNELS_MAX): a collective's
+ * are TRANSPORT_NCCL_RING_CHANNELS. Unless set, a transfer is a p2p send
+ * (TRANSPORT_P2P_CHANNELS). */
+void sim_graph_channels(sim_graph *g, uint32_t t, int channels);
 
 /* b starts only after a's trigger (LEFT is DONE for non-transfers). */
 void sim_graph_edge(sim_graph *g, uint32_t a, uint32_t b, sim_trigger when);

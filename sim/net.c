@@ -184,12 +184,23 @@ static void head_start(sim_net *n, uint32_t id, int64_t now) {
 
 void sim_net_start(sim_net *n, int64_t now, int a, int b, double bytes,
                    uint32_t tag) {
+  sim_net_start_on(n, now, a, b, bytes, 1, tag);
+}
+
+/* A flow's sockets are a uint8_t: every channel of the widest operation at
+ * NCCL's most sockets per connection fits. */
+_Static_assert(TRANSPORT_CHANNELS_MAX * TRANSPORT_SOCKETS_MAX <= UINT8_MAX,
+               "a flow's sockets fit its nsock");
+
+void sim_net_start_on(sim_net *n, int64_t now, int a, int b, double bytes,
+                      int channels, uint32_t tag) {
   assert(a != b && a >= 0 && b >= 0 && bytes >= 0);
+  assert(channels >= 1 && channels <= TRANSPORT_CHANNELS_MAX);
   uint32_t id = flow_take(n);
-  uint32_t p = sim_net_pair_get(n, a, b);
+  uint32_t p = sim_net_pair_get(n, a, b, channels);
   flow *f = &n->flows[id];
   pair *pr = &n->pairs[p];
-  int nsock = transport_sockets_used(pr->sockets, bytes);
+  int nsock = transport_sockets_dealt(channels, pr->sockets, bytes);
   pr->issued += bytes;
   const int *nic = n->topo->nic;
   bool wire = !nic || nic[a] != nic[b]; /* not NVLink inside an instance */

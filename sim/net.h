@@ -1,7 +1,11 @@
 /* net: the flow-level network. A transfer of S bytes from device a to b is
- * one NCCL message over the connection a -> b: N TCP sockets (the receiving
- * device's setting, as NCCL's listener decides), of which a message uses
- * min(N, ceil(S / 64 KiB)). Its bytes leave a at a max-min fair rate over
+ * one NCCL message of an operation with C channels over the connection
+ * (a, b, C): C channels of N TCP sockets each (N the receiving device's
+ * setting, as NCCL's listener decides), of which a message uses
+ * C min(N, ceil(S / C / 64 KiB)) (transport_sockets_dealt). A p2p send
+ * (C = 1) and a collective (C = 2) between the same devices run on
+ * separate connections, each with its own windows, as NCCL's channels do.
+ * Its bytes leave a at a max-min fair rate over
  * the resources they cross, as one flow of weight N (each socket is a flow;
  * the sockets of a message are alike, so they move as one), and arrive one
  * one-way latency later (DESIGN.md section 4). Consecutive messages on a
@@ -87,6 +91,12 @@ void sim_net_free(sim_net *n);
  * receive tag when it has left and when it has arrived. */
 void sim_net_start(sim_net *n, int64_t now_ns, int a, int b, double bytes,
                    uint32_t tag);
+
+/* The same over the connection of an operation of `channels` channels
+ * (1 .. TRANSPORT_CHANNELS_MAX; sim_net_start: 1), its own connection
+ * beside the other channel counts' between a and b. */
+void sim_net_start_on(sim_net *n, int64_t now_ns, int a, int b, double bytes,
+                      int channels, uint32_t tag);
 
 /* tcp only: the state a connection is in when its first flow starts.
  * WARM (the default): opened and grown to the window in earlier iterations

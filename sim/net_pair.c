@@ -1,9 +1,11 @@
-/* net_pair: the pair map — an open-addressing hash table (a, b) -> pair,
- * a pair being the connection a -> b with its sockets, window and the
- * stream of its messages — and the connections' send buffers: a send
- * completes when its last byte is in the sockets' buffers (sockets x window
- * bytes per connection), at once when the connection's bytes still to
- * leave fit, else when enough have left.
+/* net_pair: the pair map — an open-addressing hash table (a, b, channels)
+ * -> pair, a pair being the connection a -> b of the operations with that
+ * many NCCL channels (a p2p send's and a collective's are separate, as
+ * NCCL's channels are), with its sockets, window and the stream of its
+ * messages — and the connections' send buffers: a send completes when its
+ * last byte is in the sockets' buffers (channels x sockets x window bytes
+ * per connection), at once when the connection's bytes still to leave
+ * fit, else when enough have left.
  * Invariant: htab holds each pair's index once and is at most half full
  * (linear probing ends); a connection's messages leave in issue order, the
  * head sending while the others wait; once static_from is known, a pair's
@@ -16,17 +18,25 @@
 #include "base/hash.h"
 #include "sim/net_parts.h"
 
+/* The slot of (a, b, channels): the channel count mixed into b's top
+ * bits (a device index is far below 2^28; the probe compares all three,
+ * so a clash costs a probe, never a wrong connection). */
+static size_t slot_of(int a, int b, int channels, size_t cap) {
+  return hash_pair_slot(a, (int)((uint32_t)b ^ (uint32_t)channels << 28), cap);
+}
+
 static void hash_insert(sim_net *n, uint32_t p) {
-  size_t i = hash_pair_slot(n->pairs[p].a, n->pairs[p].b, n->hcap);
+  const pair *pr = &n->pairs[p];
+  size_t i = slot_of(pr->a, pr->b, pr->channels, n->hcap);
   while (n->htab[i] != NONE) i = (i + 1) & (n->hcap - 1);
   n->htab[i] = p;
 }
 
-uint32_t sim_net_pair_get(sim_net *n, int a, int b) {
-  size_t i = hash_pair_slot(a, b, n->hcap);
+uint32_t sim_net_pair_get(sim_net *n, int a, int b, int channels) {
+  size_t i = slot_of(a, b, channels, n->hcap);
   for (; n->htab[i] != NONE; i = (i + 1) & (n->hcap - 1)) {
     pair *p = &n->pairs[n->htab[i]];
-    if (p->a == a && p->b == b) return n->htab[i];
+    if (p->a == a && p->b == b && p->channels == channels) return n->htab[i];
   }
   if (2 * (n->npairs + 1) > n->hcap) {
     free(n->htab);
@@ -42,7 +52,8 @@ uint32_t sim_net_pair_get(sim_net *n, int a, int b) {
   const double *fg = n->topo->flow_gbps;
   double fa = fg && fg[a] > 0 ? fg[a] : INFINITY;
   double fb = fg && fg[b] > 0 ? fg[b] : INFINITY;
-  n->pairs[id] = (pair){.a = a, .b = b, .res = NONE, .qhead = NONE,
+  n->pairs[id] = (pair){.a = a, .b = b, .channels = channels,
+                        .res = NONE, .qhead = NONE,
                         .flow_bpns = gbps_to_bpns(fmin(fa, fb)),
                         .qtail = NONE, .waiter = NONE,
                         .ev_sock = SIM_QUEUE_NONE,
@@ -94,7 +105,7 @@ static double stream_left(const sim_net *n, const pair *p, int64_t now) {
 static void sock_arm(sim_net *n, uint32_t p, double need, int64_t now) {
   pair *pr = &n->pairs[p];
   const flow *h = &n->flows[pr->qhead], *w = &n->flows[pr->waiter];
-  double room = pr->sockets * n->window, rate = var_at(n, pr->qhead)->rate;
+  double room = pair_room(n, pr), rate = var_at(n, pr->qhead)->rate;
   int64_t t = -1;
   if (need > 0 && h->state == FLOW_SENDING && rate > 0 &&
       w->end_pos - room <= pr->done_bytes + h->size)
@@ -118,7 +129,7 @@ void sim_net_sock_check(sim_net *n, uint32_t p, int64_t now, bool direct) {
     pair *pr = &n->pairs[p];
     uint32_t id = pr->waiter;
     flow *w = &n->flows[id];
-    double need = w->end_pos - pr->sockets * n->window - stream_left(n, pr, now);
+    double need = w->end_pos - pair_room(n, pr) - stream_left(n, pr, now);
     if (need > BYTES_EPS) {
       sock_arm(n, p, need, now);
       return;

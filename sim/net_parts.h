@@ -59,9 +59,11 @@ typedef struct res {
 
 typedef struct pair {
   int a, b;
+  int channels;      /* NCCL channels of its operations (the key's third
+                        part), each a connection of `sockets` sockets */
   uint32_t res;      /* its first resource: the private link (ideal) or the
                         sender's shaper for b's class (netem, tcp) */
-  int sockets;       /* TCP sockets of the connection */
+  int sockets;       /* TCP sockets of each channel's connection */
   double flow_bpns;  /* the path's cap per TCP flow, bytes/ns (INFINITY) */
   uint32_t qhead, qtail; /* its messages in issue order: the head sends */
   uint32_t waiter;   /* the oldest message not yet in the socket buffers */
@@ -158,8 +160,13 @@ void sim_net_trace_changed(sim_net *n, int64_t now);
 
 /* ---- net_pair.c: the pair map and the connections' streams ---- */
 
-/* The pair (connection) a -> b, created on first use. Its index. */
-uint32_t sim_net_pair_get(sim_net *n, int a, int b);
+/* The pair (connection) a -> b of operations with `channels` channels,
+ * created on first use. Its index. */
+uint32_t sim_net_pair_get(sim_net *n, int a, int b, int channels);
+/* The socket buffers of p: every socket of its channels, a window each. */
+static inline double pair_room(const sim_net *n, const pair *p) {
+  return p->channels * p->sockets * n->window;
+}
 /* The one-way latency of p at now in ms; *ns in whole ns, *rtt_ns the
  * round trip (the two directions may differ). */
 double sim_net_pair_latency(sim_net *n, pair *p, int64_t now, int64_t *ns,

@@ -227,7 +227,8 @@ static void build_streams(builder *b) {
   free(ops);
 }
 
-/* central-ps: NCCL reduce to replica 0 then broadcast from it, each a
+/* central-ps: NCCL reduce to replica 0 then broadcast from it (ring
+ * collectives: TRANSPORT_NCCL_RING_CHANNELS channels), each a
  * pipelined chain in chunks along the ring: the reduce from the root's
  * successor to the root (src/device/reduce.h runRing: the rank whose
  * predecessor is the root only sends, the root only receives), 1 -> 2 ->
@@ -245,6 +246,7 @@ static void sync_central(builder *b, const int *grp, const uint32_t *ready,
     for (int j = 0; j < C; j++) {
       uint32_t x = sim_graph_xfer(g, grp[i], grp[(i + 1) % R], cb,
                                   SIM_ROLE_DP, j);
+      sim_graph_channels(g, x, TRANSPORT_NCCL_RING_CHANNELS);
       sim_graph_edge(g, ready[i], x, SIM_ON_DONE);
       if (i > 1) sim_graph_edge(g, prev[j], x, SIM_ON_DONE);
       sim_graph_stream(g, &b->sstream[grp[i]], x, SIM_ON_LEFT);
@@ -256,6 +258,7 @@ static void sync_central(builder *b, const int *grp, const uint32_t *ready,
   for (int i = 0; i + 1 < R; i++)
     for (int j = 0; j < C; j++) {
       uint32_t x = sim_graph_xfer(g, grp[i], grp[i + 1], cb, SIM_ROLE_DP, j);
+      sim_graph_channels(g, x, TRANSPORT_NCCL_RING_CHANNELS);
       sim_graph_edge(g, i == 0 ? reduced : prev[j], x, SIM_ON_DONE);
       sim_graph_stream(g, &b->sstream[grp[i]], x, SIM_ON_LEFT);
       prev[j] = x;
@@ -281,6 +284,7 @@ void sim_train_ring(sim_graph *g, uint32_t *sstream, const int *grp, int n,
       int q = (i + n - 1) % n;
       uint32_t t = x[(size_t)i * K + p] = sim_graph_xfer(
           g, grp[i], grp[(i + 1) % n], r.piece, SIM_ROLE_DP, p);
+      sim_graph_channels(g, t, TRANSPORT_NCCL_RING_CHANNELS);
       if (p == 0) sim_graph_edge(g, ready[i], t, SIM_ON_DONE);
       if (w >= 0) sim_graph_edge(g, x[(size_t)q * K + w], t, SIM_ON_DONE);
       sim_graph_stream(g, &sstream[grp[i]], t, SIM_ON_LEFT);
@@ -303,7 +307,8 @@ static void sync_ring(builder *b, const int *grp, int n, const uint32_t *ready,
 }
 
 /* sharded-ps: every member sends bytes/R to every other at once, reduces its
- * shard when all have arrived, and sends it back to all. */
+ * shard when all have arrived, and sends it back to all. DT-FM runs it as
+ * NCCL send/recv (p2p): one channel per message (TRANSPORT_P2P_CHANNELS). */
 static void sync_sharded(builder *b, const int *grp, const uint32_t *ready,
                          double bytes, uint32_t *sync) {
   sim_graph *g = b->g;

@@ -87,7 +87,8 @@ void sim_train_marks_free(sim_train_marks *m);
  * then all-gather in loops of 2 (n - 1) steps, each in slices:
  * transport_ring_plan, transport_ring_wait), member i starting when
  * ready[i] is done; sync[i] (joins the caller made) wait for member i's
- * result. Its sends are ordered on sstream[device]. */
+ * result. Its sends are ordered on sstream[device], over the connections
+ * of TRANSPORT_NCCL_RING_CHANNELS channels (a collective's). */
 void sim_train_ring(sim_graph *g, uint32_t *sstream, const int *grp, int n,
                     const uint32_t *ready, double bytes, uint32_t *sync);
 

@@ -618,3 +618,40 @@ Test(net, a_projection_past_the_horizon_may_come_back) {
             (long long)T.arrived[0], want);
   tnet_done(&T);
 }
+
+/* NCCL's channels on one pair (issue 18): a collective (2 ring channels)
+ * and a p2p send (1 channel) between the same two devices are separate
+ * connections, each with its own windows and slow start. One socket per
+ * connection, a 1.45 MB window over a 20 ms round trip, 10 Gbit/s that
+ * never binds: a collective first grows its connection to the window;
+ * then a p2p send and another collective start together. The p2p send
+ * leaves at once (not queued behind the collective, as on one shared
+ * connection), from the initial window of its own fresh connection, one
+ * window per RTT; the collective from the window its connection kept, two
+ * windows per RTT: each as transport_message_s (the predictor's) has it
+ * alone. */
+Test(net, p2p_and_collective_are_separate_connections) {
+  double W = TRANSPORT_DEFAULT_WINDOW, S = 3e7, rtt = 0.020, rate = 10e9 / 8;
+  tnet T;
+  tnet_init(&T, 2, 10, 10, 0, TRANSPORT_TCP, W);
+  sim_net_set_connections(T.net, SIM_NET_FRESH);
+  int coll = TRANSPORT_NCCL_RING_CHANNELS, p2p = TRANSPORT_P2P_CHANNELS;
+  sim_net_start_on(T.net, 0, 0, 1, S, coll, 0);
+  int64_t t1 = tnet_run(&T);
+  transport_options o = {.model = TRANSPORT_TCP, .window_bytes = W};
+  double cw = 0, first = transport_message_s(S, rtt, rate, coll, 1, &o, &cw);
+  cr_assert_float_eq(cw, W, 1e-9, "the collective's connection grew: %g", cw);
+  cr_assert(fabs((double)T.arrived[0] * 1e-9 - first - 0.010) < 1e-6);
+  sim_net_start_on(T.net, t1, 0, 1, S, p2p, 1);
+  sim_net_start_on(T.net, t1, 0, 1, S, coll, 2);
+  tnet_run(&T);
+  double pw = 0, p2p_s = transport_message_s(S, rtt, rate, p2p, 1, &o, &pw);
+  double warm = transport_message_s(S, rtt, rate, coll, 1, &o, &cw);
+  cr_assert_float_eq(warm, S / (2 * W / rtt), 1e-9, "warm: 2 windows per RTT");
+  double got1 = (double)(T.arrived[1] - t1) * 1e-9 - 0.010;
+  double got2 = (double)(T.arrived[2] - t1) * 1e-9 - 0.010;
+  cr_assert(fabs(got1 - p2p_s) < 1e-6, "p2p %.9f vs %.9f", got1, p2p_s);
+  cr_assert(fabs(got2 - warm) < 1e-6, "collective %.9f vs %.9f", got2, warm);
+  cr_assert_gt(p2p_s, 2 * warm, "one window from slow start vs two warm");
+  tnet_done(&T);
+}

@@ -212,6 +212,18 @@ Test(predict, dp_algorithms_on_a_uniform_network) {
                        2 * (alpha + (n - 1) * (S / n) / beta), 1e-9);
   }
   cr_assert_eq(predict_dp_sync_s(x.s, SPEC_RING, group, 1, S, &netem), 0);
+  /* tcp with a 1 MiB window over the 20 ms round trip: the ring and the
+   * chains run on NCCL's 2 ring channels, each its own connection of one
+   * socket, so 2 windows per RTT (105 MB/s) bind, under the link and
+   * twice one connection's 52 MB/s. */
+  transport_options tcp = {.model = TRANSPORT_TCP, .window_bytes = 1048576.0};
+  double bc = 2 * 1048576.0 / 0.020;
+  for (int n = 2; n <= 8; n++) {
+    double op = (n - 1) * (alpha + c / bc) + (S - c) / bc;
+    cr_assert_float_eq(predict_ring_op_s(x.s, group, n, S, &tcp), op, 1e-9);
+    cr_assert_float_eq(predict_dp_sync_s(x.s, SPEC_RING, group, n, S, &tcp),
+                       support_ring_uniform_s(S, n, alpha, bc), 1e-9);
+  }
   scenario_free(x.s);
 }
 
@@ -313,9 +325,11 @@ static double chain_op(double S, int n, double alpha, double beta) {
 }
 
 /* uniform.json's 8 x 8 DT-FM GPipe iteration composed by hand, for a
- * boundary rate beta (bytes/s) and socket buffers of `room` bytes. */
-static double uniform_by_hand(const world *x, double beta, double room,
-                              double *pp) {
+ * boundary rate beta (bytes/s), socket buffers of `room` bytes on the
+ * boundaries' connections, and a chain rate beta_c over the collectives'
+ * connections (NCCL's 2 ring channels, each its own connection). */
+static double uniform_by_hand(const world *x, double beta, double beta_c,
+                              double room, double *pp) {
   int D = 8, K = x->w.micro_batches_per_pass, P = x->w.passes;
   double alpha = 0.010, A = spec_activation_bytes(&x->w), t = A / beta;
   double f[8], b[8], sf = 0, sb = 0, mf = 0, mb = 0;
@@ -345,7 +359,7 @@ static double uniform_by_hand(const world *x, double beta, double room,
     double G = spec_stage_gradient_bytes(&x->w, s);
     double opt = runtime_optimizer_s(SPEC_RUNTIME_DTFM, x->gpu[0],
                                      spec_stage_params(&x->w, s));
-    tail = fmax(tail, ready + 2 * chain_op(G, 8, alpha, beta) + opt);
+    tail = fmax(tail, ready + 2 * chain_op(G, 8, alpha, beta_c) + opt);
   }
   return tail + g;
 }
@@ -359,7 +373,7 @@ Test(predict, uniform_gpipe_iteration_composed_by_hand) {
   load(&x, GEODES_FIXTURES "/models/uniform.json");
   alloc *a = alloc_identity(8, 8);
   int K = x.w.micro_batches_per_pass, P = x.w.passes;
-  double pp, end = uniform_by_hand(&x, 1e9 / 8, 1.45e6, &pp);
+  double pp, end = uniform_by_hand(&x, 1e9 / 8, 1e9 / 8, 1.45e6, &pp);
   transport_options netem = model(TRANSPORT_NETEM);
   predict_result r = run_with(&x, a, &netem);
   cr_assert_float_eq(r.iteration_s, end, 1e-9 * end, "%.9f vs %.9f", r.iteration_s, end);
@@ -368,16 +382,22 @@ Test(predict, uniform_gpipe_iteration_composed_by_hand) {
   double mf = 0, mb = 0;
   for (int s = 0; s < 8; s++) mf = fmax(mf, fwd_of(&x, s, s)), mb = fmax(mb, bwd_of(&x, s, s));
   cr_assert_float_eq(r.compute_s, P * K * (mf + mb), 1e-9);
-  /* The engine agrees within 0.3 %: every destination is one netem class,
+  /* The engine agrees within 0.6 %: every destination is one netem class,
    * so a stage's first gradient chunks share its shaper with the last
    * bytes of its own activation gradients, and the chain's first member
-   * its pipeline's (left out of the closed form). */
+   * its pipeline's (left out of the closed form). The chunks run on NCCL's
+   * 2 ring channels, each a connection of one socket, so they weigh 2
+   * against the pipeline's 1 there: that sharing slows the pipeline's last
+   * bytes more than it did on one connection (0.3 % then, 0.55 % now). */
   double s = simulate(&x, a, &netem);
-  cr_assert(fabs(r.iteration_s / s - 1) < 0.004, "%.9f, the engine: %.9f", r.iteration_s, s);
+  cr_assert(fabs(r.iteration_s / s - 1) < 0.006, "%.9f, the engine: %.9f", r.iteration_s, s);
   /* tcp with a 1 MiB window: RTT 20 ms, 1 MiB / 20 ms = 52 MB/s binds the
-   * boundaries and the chunks alike. */
+   * boundaries (a p2p send: one channel of one socket); a chain's chunks
+   * run on NCCL's 2 ring channels, 2 windows per round trip (105 MB/s,
+   * still under the link's 125 MB/s). */
   transport_options tcp = {.model = TRANSPORT_TCP, .window_bytes = 1048576.0};
-  end = uniform_by_hand(&x, 1048576.0 / 0.020, 1048576.0, &pp);
+  end = uniform_by_hand(&x, 1048576.0 / 0.020, 2 * 1048576.0 / 0.020,
+                        1048576.0, &pp);
   r = run_with(&x, a, &tcp);
   cr_assert_float_eq(r.iteration_s, end, 1e-9 * end, "%.9f vs %.9f", r.iteration_s, end);
   s = simulate(&x, a, &tcp);
@@ -599,7 +619,10 @@ Test(predict, close_to_the_simulation_for_1f1b_and_sharded_ps) {
  * reversed (that split a 1 Gbit/s NIC 16 ways and predicted Megatron's
  * placement at 233.5 s against 112.8 s simulated). Measured: netem within
  * 0.03 % but random (-0.24 % since the reduce runs NCCL's ring order
- * 1 -> ... -> R-1 -> 0), tcp within 0.7 %. */
+ * 1 -> ... -> R-1 -> 0; -0.47 % since the chains run on NCCL's 2 ring
+ * channels: a chunk into a 1-socket city weighs 2 against the pipeline's
+ * 1 on the NICs where they overlap, which the predictor's phases leave
+ * out), tcp within 0.7 %. */
 Test(predict, asymmetric_sockets_weigh_each_direction_apart) {
   const char *place[] = {"dtfm-identity", "megatron", "random"};
   world x;
@@ -610,7 +633,7 @@ Test(predict, asymmetric_sockets_weigh_each_direction_apart) {
     double et = error_vs_sim(&x, a, TRANSPORT_TCP);
     cr_log_info("volunteer-mix %s: netem %+.4f %%, tcp %+.2f %%", place[k],
                 100 * en, 100 * et);
-    cr_expect(fabs(en) < 3e-3, "%s: netem %.4f %%", place[k], 100 * en);
+    cr_expect(fabs(en) < 6e-3, "%s: netem %.4f %%", place[k], 100 * en);
     cr_expect(fabs(et) < 0.02, "%s: tcp %.2f %%", place[k], 100 * et);
     alloc_free(a);
   }

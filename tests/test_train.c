@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/simtime.h"
+#include "models/predict.h"
 #include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/graph.h"
@@ -199,6 +200,38 @@ Test(train, ring_all_reduce_closed_form) {
                   barriers_s(Ds[i], 20);
     cr_assert(fabs(t - want) < 1e-6, "D %g: %.9f vs %.9f", D, t, want);
   }
+}
+
+/* NCCL's ring on a window-bound link (issue 18): one socket per
+ * connection (a generic NIC), a 1.45 MB window over a 40 ms round trip,
+ * 10 Gbit/s links. The ring runs on NCCL's 2 ring channels, each its own
+ * connection, so a message leaves at 2 windows per RTT (72.5 MB/s), not
+ * one connection's 36.25 MB/s; the predictor's ring agrees with the
+ * engine. */
+Test(train, ring_on_a_window_bound_link_runs_two_channels) {
+  int D = 4;
+  scenario *s = uniform(1, D, 2, D, 1, "gpipe", "ring", 20, 10, 1e6);
+  cr_assert_eq(s->sites[0].nccl_sockets, 1);
+  alloc *a = alloc_identity(D, 1);
+  sim_result r = run(s, a, TRANSPORT_TCP, 1e-12);
+  spec_workload w;
+  cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  double S = spec_stage_gradient_bytes(&w, 0), W = TRANSPORT_DEFAULT_WINDOW;
+  double beta = TRANSPORT_NCCL_RING_CHANNELS * W / 0.040;
+  double ring = support_ring_uniform_s(S, D, 0.020, beta);
+  double want = ring + barriers_s(D, 20);
+  cr_assert(fabs(r.iteration_s - want) < 1e-6, "%.9f vs %.9f", r.iteration_s,
+            want);
+  double one = support_ring_uniform_s(S, D, 0.020, W / 0.040);
+  cr_assert_gt(one, 1.9 * ring, "one connection: %.3f s, 2 channels: %.3f s",
+               one, ring);
+  int grp[4] = {0, 1, 2, 3};
+  transport_options tcp = transport_options_default();
+  cr_assert_float_eq(predict_dp_sync_s(s, SPEC_RING, grp, D, S, &tcp), ring,
+                     1e-9 * ring);
+  sim_result_free(&r);
+  alloc_free(a);
+  scenario_free(s);
 }
 
 Test(train, central_ps_is_two_pipelined_chains) {
@@ -742,8 +775,15 @@ Test(train, megatron_blocking_calls_by_hand) {
   for (uint32_t i = 0; i < n; i++) {
     if (t[i].kind != SIM_TASK_COMPUTE || t[i].role != SIM_ROLE_BWD) continue;
     int64_t want = t[i].dev == 0 ? b0[t[i].mb] : b1[t[i].mb];
-    cr_assert(llabs(t[i].t_done - want) <= 4, "dev %d B%d: %lld vs %lld",
-              t[i].dev, t[i].mb, (long long)t[i].t_done, (long long)want);
+    /* The last gradient 1 -> 0 leaves beside the embedding all-reduce's
+     * ring messages 1 -> 0, a collective on its own connection (NCCL's 2
+     * ring channels), which share the shaper with it: device 0's last
+     * backward comes later than the blocking calls alone make it. */
+    bool shared = t[i].dev == 0 && t[i].mb == M - 1;
+    cr_assert(shared ? t[i].t_done >= want - 4
+                     : llabs(t[i].t_done - want) <= 4,
+              "dev %d B%d: %lld vs %lld", t[i].dev, t[i].mb,
+              (long long)t[i].t_done, (long long)want);
     seen++;
   }
   cr_assert_eq(seen, 2 * M);

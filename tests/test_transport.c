@@ -51,7 +51,23 @@ Test(transport, op_sockets_by_nccl_rule_for_three_nics) {
     cr_assert_eq(transport_op_sockets(TRANSPORT_OP_P2P, N, 8, big, false), 2 * N);
     cr_assert_eq(transport_op_sockets(TRANSPORT_OP_P2P, N, 8, 100e3, false), N);
     cr_assert_eq(transport_op_sockets(TRANSPORT_OP_P2P, N, 16, big, false), N);
+    /* the engine's and the predictor's p2p sends: DT-FM's era's rule */
+    cr_assert_eq(transport_op_channels(TRANSPORT_OP_P2P, 8, big, true),
+                 TRANSPORT_P2P_CHANNELS);
   }
+}
+
+/* A message over C channels of N sockets: each channel deals its half
+ * over its own sockets in pieces of at least 64 KiB. */
+Test(transport, sockets_dealt_by_channel) {
+  cr_assert_eq(transport_sockets_dealt(2, 16, 4.0 * 1048576), 32);
+  cr_assert_eq(transport_sockets_dealt(2, 16, 100e3), 2); /* 50 kB each */
+  cr_assert_eq(transport_sockets_dealt(1, 16, 100e3), 2); /* 2 pieces */
+  cr_assert_eq(transport_sockets_dealt(2, 16, 300e3), 6); /* 3 pieces each */
+  cr_assert_eq(transport_sockets_dealt(2, 1, 1e9), 2);
+  cr_assert_eq(transport_sockets_dealt(2, 1, 0), 2);
+  cr_assert_eq(transport_sockets_dealt(1, 4, 1e9),
+               transport_sockets_used(4, 1e9));
 }
 
 static scenario *parse(const char *text, err *e) {
@@ -124,8 +140,8 @@ Test(transport, default_is_tcp_and_described) {
   char line[256];
   transport_facts_line(&f, line, sizeof line);
   cr_assert_str_eq(line, "tcp, window 1.45 MB, sockets per connection: p2p "
-                         "1-16, collectives 1-16 (one connection; NCCL's "
-                         "ring has 2 channels), runtime dtfm");
+                         "1-16 (1 channel), collectives 1-16 (2 channels, a "
+                         "connection each), runtime dtfm");
   scenario_free(s);
 }
 

@@ -348,6 +348,7 @@ json_t *cli_json_transport(const transport_options *o, const scenario *s) {
   json_object_set_new(t, "p2p_sockets_max", json_integer(f.p2p_sockets_max));
   json_object_set_new(t, "collective_sockets_min", json_integer(f.coll_sockets_min));
   json_object_set_new(t, "collective_sockets_max", json_integer(f.coll_sockets_max));
+  json_object_set_new(t, "p2p_channels", json_integer(f.p2p_channels));
   json_object_set_new(t, "nccl_ring_channels", json_integer(f.ring_channels));
   json_object_set_new(t, "runtime", json_string(f.runtime ? f.runtime : "dtfm"));
   json_object_set_new(t, "line", json_string(line));
