@@ -267,6 +267,25 @@ bool support_result_same(const db_result *a, const db_result *b,
   return false;
 }
 
+const char *support_three_asymmetric(const char *workload) {
+  const char *csv = support_write_file(
+      support_path("three.csv"),
+      "t_s,src,dst,latency_ms,bandwidth_gbps\n"
+      "0,A,A,0.01,100\n0,B,B,0.01,100\n0,C,C,0.01,100\n"
+      "0,A,B,10,1\n0,B,A,10,0.1\n0,A,C,10,1\n0,C,A,10,1\n"
+      "0,B,C,10,1\n0,C,B,10,1\n");
+  static char text[1536];
+  snprintf(text, sizeof text,
+           "{\"name\": \"three\", \"sites\": ["
+           "{\"name\": \"A\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100},"
+           "{\"name\": \"B\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100},"
+           "{\"name\": \"C\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100}],"
+           "\"network\": {\"trace\": \"%s\"},"
+           "\"workload\": {\"model\": \"gpt3-xl\", \"stages\": 1, \"replicas\": 3, "
+           "%s}}", csv, workload);
+  return text;
+}
+
 char *support_dump_results(const char *path) {
   static const char *const cols[] = {
 #define X(f, col, type, sql, absent, since, origin) col,

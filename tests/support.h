@@ -84,6 +84,13 @@ void support_result_distinct(struct db_result *r);
 bool support_result_same(const struct db_result *a,
                          const struct db_result *b, const char *col);
 
+/* The scenario JSON of three sites A, B, C of one V100 each (NICs of 100
+ * Gbit/s), 10 ms and 1 Gbit/s every way but B -> A at 0.1 Gbit/s (a trace
+ * written into the test's folder), one stage by three replicas; workload
+ * holds the workload's keys beyond the model, stages and replicas. For the
+ * reduce order on an asymmetric network. Static storage. */
+const char *support_three_asymmetric(const char *workload);
+
 /* Every column of DB_RESULT_MAP of every row of the store at path, as
  * sqlite3's text output ordered by point_key (malloc'ed): two stores that
  * hold the same rows field by field print the same. */

@@ -671,23 +671,8 @@ Test(predict, idle_restart_is_approximate) {
  * is a chain of two hops of C chunks: 2 (alpha + c / beta) + (S - c) /
  * beta. The reverse reduce C -> B -> A would pay the slow direction. */
 Test(predict, central_ps_reduce_runs_nccl_ring_order) {
-  FILE *f = fopen(support_path("three.csv"), "w");
-  cr_assert_not_null(f);
-  fputs("t_s,src,dst,latency_ms,bandwidth_gbps\n"
-        "0,A,A,0.01,100\n0,B,B,0.01,100\n0,C,C,0.01,100\n"
-        "0,A,B,10,1\n0,B,A,10,0.1\n0,A,C,10,1\n0,C,A,10,1\n"
-        "0,B,C,10,1\n0,C,B,10,1\n", f);
-  fclose(f);
-  char text[1024];
-  snprintf(text, sizeof text,
-           "{\"name\": \"three\", \"sites\": ["
-           "{\"name\": \"A\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100},"
-           "{\"name\": \"B\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100},"
-           "{\"name\": \"C\", \"devices\": 1, \"gpu\": \"V100\", \"nic_gbps\": 100}],"
-           "\"network\": {\"trace\": \"%s\"},"
-           "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 24, \"batch\": 3,"
-           " \"micro_batch\": 1, \"stages\": 1, \"replicas\": 3}}",
-           support_path("three.csv"));
+  const char *text = support_three_asymmetric(
+      "\"layers\": 24, \"batch\": 3, \"micro_batch\": 1");
   world x;
   load_text(&x, text);
   int group[3] = {0, 1, 2};
