@@ -62,11 +62,12 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                      "judged by simulation), dtfm-identity, megatron,\n"
                      "random"),
       CLI_OPT_INT(0, "trials", "N", &p->trials, 1, 100000000,
-                  "offspring (gcma, hybrid: 4900), samples\n"
-                  "(random-search: 5000) or simulations (sim: " CLI_STR(
+                  "offspring (gcma, hybrid: " CLI_STR(SEARCH_TRIALS)
+                  "), samples\n(random-search: the population and\n"
+                  "the offspring) or simulations (sim: " CLI_STR(
                       SEARCH_SIM_TRIALS) ")"),
       CLI_OPT_INT(0, "population", "P", &p->population, 2, 1000000,
-                  "GCMA population (100)"),
+                  "GCMA population (" CLI_STR(SEARCH_POPULATION) ")"),
       CLI_OPT_INT(0, "starts", "K", &p->starts, 1, 1000,
                   "sim: best cost-model candidates to start from "
                   "(" CLI_STR(SEARCH_SIM_STARTS) "),\n"
