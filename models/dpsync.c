@@ -99,7 +99,7 @@ static void central(hop_net *n, const int *grp, int R, double bytes,
  * hop's first message pays a restart's slow start. O(R K) for K messages
  * per member. */
 static void ring(hop_net *n, const int *grp, int R, double bytes,
-                 const double *ready, double *done) {
+                 int channels, const double *ready, double *done) {
   transport_ring r = transport_ring_plan(bytes, R);
   int K = 2 * (R - 1) * r.loops * r.slices;
   double *x = mem_alloc(4 * (size_t)R * sizeof *x), p = r.piece;
@@ -108,7 +108,7 @@ static void ring(hop_net *n, const int *grp, int R, double bytes,
   hop *h = mem_alloc((size_t)R * sizeof *h);
   double pace = 0; /* the ring goes at its slowest hop's pace: hop_paced */
   for (int i = 0; i < R; i++) {
-    h[i] = hop_of(n, grp[i], grp[(i + 1) % R], p, 1, COLL);
+    h[i] = hop_of(n, grp[i], grp[(i + 1) % R], p, 1, channels);
     double extra = hop_first_extra(n, &h[i], p, K, &x[i]);
     x0[i] = x[i] + extra;
     lat[i] = h[i].lat, hand[i] = h[i].room;
@@ -193,7 +193,7 @@ static void sharded(hop_net *n, const int *grp, int R, double bytes,
 }
 
 void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
-                  double bytes) {
+                  double bytes, int ring_channels) {
   if (R < 2) return;
   double c = bytes / chunks_of(bytes);
   for (int i = 0; i < R; i++) {
@@ -203,7 +203,7 @@ void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
       hop_net_count(n, grp[i], grp[(i + 1) % R], c, COLL);
     if (algo == SPEC_RING)
       hop_net_count(n, grp[i], grp[(i + 1) % R],
-                    transport_ring_plan(bytes, R).piece, COLL);
+                    transport_ring_plan(bytes, R).piece, ring_channels);
     for (int j = 0; algo == SPEC_SHARDED_PS && j < R; j++)
       if (j != i)
         hop_net_count(n, grp[i], grp[j], bytes / R, TRANSPORT_P2P_CHANNELS);
@@ -211,12 +211,13 @@ void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
 }
 
 void dpsync_run(hop_net *n, spec_dp_algo algo, const int *grp, int R,
-                double bytes, const double *ready, double *done) {
+                double bytes, int ring_channels, const double *ready,
+                double *done) {
   if (R < 2) {
     done[0] = at(ready, 0);
     return;
   }
-  if (algo == SPEC_RING) ring(n, grp, R, bytes, ready, done);
+  if (algo == SPEC_RING) ring(n, grp, R, bytes, ring_channels, ready, done);
   else if (algo == SPEC_SHARDED_PS) sharded(n, grp, R, bytes, ready, done);
   else central(n, grp, R, bytes, ready, done);
 }

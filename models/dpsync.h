@@ -27,15 +27,19 @@
 #include "models/spec.h"
 
 /* Counts the messages of algo over group grp (R members) carrying bytes on
- * the NICs of n's current phase. */
+ * the NICs of n's current phase. ring_channels: the channels of a ring's
+ * connections (TRANSPORT_NCCL_RING_CHANNELS for NCCL's all-reduce,
+ * TRANSPORT_DILOCO_CHANNELS for DiLoCo's exchange, as sim_train_ring);
+ * central-ps's chains are NCCL's collectives always. */
 void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
-                  double bytes);
+                  double bytes, int ring_channels);
 
 /* Synchronises bytes over grp (R members, rank order) by algo, member i
  * ready at ready[i] (NULL: all at 0): done[i] gets when member i has the
- * result. R = 1: done[0] = ready[0]. */
+ * result. R = 1: done[0] = ready[0]. ring_channels as dpsync_count's. */
 void dpsync_run(hop_net *n, spec_dp_algo algo, const int *grp, int R,
-                double bytes, const double *ready, double *done);
+                double bytes, int ring_channels, const double *ready,
+                double *done);
 
 /* One pipelined NCCL chain operation (a reduce or a broadcast) along
  * grp[0] -> grp[1] -> ... -> grp[R-1], all ready at 0: when the last

@@ -337,11 +337,11 @@ static void dp_all(ctx *c, spec_dp_algo algo) {
   hop_net_reset(&c->net);
   for (int st = 0; st < c->D; st++)
     dpsync_count(&c->net, algo, column(c, &g, st)->dev, c->R,
-                 compress_gradient_bytes(c->w, st));
+                 compress_gradient_bytes(c->w, st), TRANSPORT_NCCL_RING_CHANNELS);
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
     dpsync_run(&c->net, algo, g.dev, c->R, compress_gradient_bytes(c->w, st),
-               g.rd, g.done);
+               TRANSPORT_NCCL_RING_CHANNELS, g.rd, g.done);
     for (int r = 0; r < c->R; r++) c->ready[(size_t)r * c->D + st] = g.done[r];
   }
   members_free(&g);
@@ -359,25 +359,26 @@ static void megatron_rounds(ctx *c) {
   hop_net_reset(&c->net);
   for (int r = 0; r < c->R; r++) {
     int ends[2] = {alloc_at(c->a, r, 0), alloc_at(c->a, r, D - 1)};
-    dpsync_count(&c->net, SPEC_RING, ends, 2, emb);
+    dpsync_count(&c->net, SPEC_RING, ends, 2, emb, TRANSPORT_NCCL_RING_CHANNELS);
   }
   for (int r = 0; r < c->R; r++) {
     size_t o = (size_t)r * D;
     g.dev[0] = alloc_at(c->a, r, 0), g.dev[1] = alloc_at(c->a, r, D - 1);
     g.rd[0] = rd[o], g.rd[1] = rd[o + D - 1];
-    dpsync_run(&c->net, SPEC_RING, g.dev, 2, emb, g.rd, g.rd + D);
+    dpsync_run(&c->net, SPEC_RING, g.dev, 2, emb, TRANSPORT_NCCL_RING_CHANNELS, g.rd, g.rd + D);
     rd[o] = g.rd[D], rd[o + D - 1] = g.rd[D + 1];
   }
   hop_net_reset(&c->net);
   for (int r = 0; r < c->R; r++) {
     for (int st = 0; st < D; st++) g.dev[st] = alloc_at(c->a, r, st);
-    dpsync_count(&c->net, SPEC_RING, g.dev, D, 4.0 * D);
+    dpsync_count(&c->net, SPEC_RING, g.dev, D, 4.0 * D, TRANSPORT_NCCL_RING_CHANNELS);
   }
   for (int round = 0; round < 2; round++)
     for (int r = 0; r < c->R; r++) {
       for (int st = 0; st < D; st++)
         g.dev[st] = alloc_at(c->a, r, st), g.rd[st] = rd[(size_t)r * D + st];
-      dpsync_run(&c->net, SPEC_RING, g.dev, D, 4.0 * D, g.rd, g.rd + D);
+      dpsync_run(&c->net, SPEC_RING, g.dev, D, 4.0 * D, TRANSPORT_NCCL_RING_CHANNELS, g.rd,
+                 g.rd + D);
       for (int st = 0; st < D; st++) rd[(size_t)r * D + st] = g.rd[D + st];
     }
   members_free(&g);
@@ -455,12 +456,14 @@ static double fragment_ring_s(ctx *c, const diloco_plan *p, int f) {
   hop_net_reset(&c->net);
   for (int st = 0; st < c->D; st++)
     dpsync_count(&c->net, SPEC_RING, column(c, &g, st)->dev, c->R,
-                 diloco_fragment_bytes(c->w, p, st, f));
+                 diloco_fragment_bytes(c->w, p, st, f),
+                 TRANSPORT_DILOCO_CHANNELS);
   double end = 0;
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
     dpsync_run(&c->net, SPEC_RING, g.dev, c->R,
-               diloco_fragment_bytes(c->w, p, st, f), NULL, g.done);
+               diloco_fragment_bytes(c->w, p, st, f),
+               TRANSPORT_DILOCO_CHANNELS, NULL, g.done);
     for (int r = 0; r < c->R; r++) end = fmax(end, g.done[r]);
   }
   members_free(&g);
@@ -537,9 +540,9 @@ double predict_dp_sync_s(const scenario *s, spec_dp_algo algo,
   if (n < 2) return 0;
   hop_net x;
   hop_net_init(&x, s, o);
-  dpsync_count(&x, algo, group, n, bytes);
+  dpsync_count(&x, algo, group, n, bytes, TRANSPORT_NCCL_RING_CHANNELS);
   double *done = mem_alloc((size_t)n * sizeof *done), t = 0;
-  dpsync_run(&x, algo, group, n, bytes, NULL, done);
+  dpsync_run(&x, algo, group, n, bytes, TRANSPORT_NCCL_RING_CHANNELS, NULL, done);
   for (int i = 0; i < n; i++) t = fmax(t, done[i]);
   free(done);
   hop_net_free(&x);

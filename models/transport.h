@@ -156,6 +156,12 @@ _Static_assert(TRANSPORT_NCCL_P2P_CHANNELS_PER_PEER <= TRANSPORT_CHANNELS_MAX,
  * peer (transport_op_channels with old_nccl). */
 #define TRANSPORT_P2P_CHANNELS 1
 
+/* DiLoCo's outer all-reduce as PRIME runs it (the one DiLoCo system built
+ * in, INTELLECT-1; PrimeIntellect-ai/prime src/zeroband/C/csrc/
+ * collectives.cpp, diloco.py): an int8 ring on the CPU over Gloo, one TCP
+ * connection to each ring neighbour, not NCCL's channels. */
+#define TRANSPORT_DILOCO_CHANNELS 1
+
 /* Channels of one operation's traffic to a peer, each its own connection
  * of the site's sockets. RING: TRANSPORT_NCCL_RING_CHANNELS; P2P of bytes
  * in a comm of nranks: the channels of src/enqueue.cc for that size (1 at

@@ -74,7 +74,8 @@ static void launch(outer *o, int f) {
     uint32_t *sync = &o->pend[(size_t)s * o->R];
     for (int r = 0; r < o->R; r++) sync[r] = sim_graph_join(o->g, grp[r], SIM_ROLE_SYNC);
     sim_train_ring(o->g, o->xs, grp, o->R, ready,
-                   diloco_fragment_bytes(w, &o->plan, s, f), sync);
+                   diloco_fragment_bytes(w, &o->plan, s, f),
+                   TRANSPORT_DILOCO_CHANNELS, sync);
   }
   free(grp);
   free(ready);

@@ -274,7 +274,8 @@ static void sync_central(builder *b, const int *grp, const uint32_t *ready,
 }
 
 void sim_train_ring(sim_graph *g, uint32_t *sstream, const int *grp, int n,
-                    const uint32_t *ready, double bytes, uint32_t *sync) {
+                    const uint32_t *ready, double bytes, int channels,
+                    uint32_t *sync) {
   transport_ring r = transport_ring_plan(bytes, n);
   int K = 2 * (n - 1) * r.loops * r.slices;
   uint32_t *x = mem_alloc((size_t)n * (size_t)K * sizeof *x); /* [i][p] */
@@ -284,7 +285,7 @@ void sim_train_ring(sim_graph *g, uint32_t *sstream, const int *grp, int n,
       int q = (i + n - 1) % n;
       uint32_t t = x[(size_t)i * K + p] = sim_graph_xfer(
           g, grp[i], grp[(i + 1) % n], r.piece, SIM_ROLE_DP, p);
-      sim_graph_channels(g, t, TRANSPORT_NCCL_RING_CHANNELS);
+      sim_graph_channels(g, t, channels);
       if (p == 0) sim_graph_edge(g, ready[i], t, SIM_ON_DONE);
       if (w >= 0) sim_graph_edge(g, x[(size_t)q * K + w], t, SIM_ON_DONE);
       sim_graph_stream(g, &sstream[grp[i]], t, SIM_ON_LEFT);
@@ -303,7 +304,8 @@ void sim_train_ring(sim_graph *g, uint32_t *sstream, const int *grp, int n,
  * received that slice of the previous step (transport_ring_wait). */
 static void sync_ring(builder *b, const int *grp, int n, const uint32_t *ready,
                       double bytes, uint32_t *sync) {
-  sim_train_ring(b->g, b->sstream, grp, n, ready, bytes, sync);
+  sim_train_ring(b->g, b->sstream, grp, n, ready, bytes,
+                 TRANSPORT_NCCL_RING_CHANNELS, sync);
 }
 
 /* sharded-ps: every member sends bytes/R to every other at once, reduces its

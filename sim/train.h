@@ -87,10 +87,12 @@ void sim_train_marks_free(sim_train_marks *m);
  * then all-gather in loops of 2 (n - 1) steps, each in slices:
  * transport_ring_plan, transport_ring_wait), member i starting when
  * ready[i] is done; sync[i] (joins the caller made) wait for member i's
- * result. Its sends are ordered on sstream[device], over the connections
- * of TRANSPORT_NCCL_RING_CHANNELS channels (a collective's). */
+ * result. Its sends are ordered on sstream[device], over connections of
+ * `channels` channels (an NCCL collective's TRANSPORT_NCCL_RING_CHANNELS,
+ * DiLoCo's exchange's TRANSPORT_DILOCO_CHANNELS). */
 void sim_train_ring(sim_graph *g, uint32_t *sstream, const int *grp, int n,
-                    const uint32_t *ready, double bytes, uint32_t *sync);
+                    const uint32_t *ready, double bytes, int channels,
+                    uint32_t *sync);
 
 /* An upper bound on the tasks sim_train_build adds for w (D_dp x D_pp, P
  * passes of M micro-batches): about 4 per (replica, stage, micro-batch), so
