@@ -6,7 +6,8 @@
 # Instance Advisor, traces/data/fault_params.csv) scaled by RATES, three
 # seeds each, runs ITERATIONS iterations under restart (a checkpoint every
 # CKPT iterations), reroute and replan, plus a run without faults per
-# network, into DIR/policies.db, and draws DIR/plots/policies.png.
+# network, into DIR/policies.db, and draws DIR/plots/policies.png. NETWORK
+# (default tcp, the default model of every command) is the network model.
 #
 #   analysis/policies.sh [DIR] [GEODES]     (defaults: policies, build/geodes)
 #
@@ -21,12 +22,13 @@ CKPT=${CKPT:-10}
 RATES=${RATES:-"30 100 300 1000 3000"}
 SEEDS=${SEEDS:-"1 2 3"}
 JOBS=${JOBS:-2}
+NETWORK=${NETWORK:-tcp}
 mkdir -p "$dir/faults"
 # a fault trace four times the length of a run without faults (its
 # iteration as geodes simulates it, to 0.1 s), so that a policy that loses
 # much still meets faults for most of its run
 for s in datacenter multi-dc worldwide; do
-  it=$("$geodes" simulate "$s" --method dtfm-identity --network netem --json |
+  it=$("$geodes" simulate "$s" --method dtfm-identity --network "$NETWORK" --json |
        python3 -c 'import json, sys; print("%.1f" % json.load(sys.stdin)["iteration_s"])')
   horizon=$(awk -v n="$ITERATIONS" -v t="$it" 'BEGIN { printf "%d", 4 * n * t }')
   files=""
@@ -39,12 +41,12 @@ for s in datacenter multi-dc worldwide; do
     done
   done
   cat > "$dir/$s.json" <<EOF
-{"scenarios": ["$s"], "methods": ["dtfm-identity"], "networks": ["netem"],
+{"scenarios": ["$s"], "methods": ["dtfm-identity"], "networks": ["$NETWORK"],
  "iterations": $ITERATIONS, "checkpoint_every": $CKPT,
  "recovery": ["restart", "reroute", "replan"], "faults": [$files]}
 EOF
   cat > "$dir/$s-none.json" <<EOF
-{"scenarios": ["$s"], "methods": ["dtfm-identity"], "networks": ["netem"],
+{"scenarios": ["$s"], "methods": ["dtfm-identity"], "networks": ["$NETWORK"],
  "iterations": $ITERATIONS, "checkpoint_every": $CKPT,
  "recovery": ["restart", "reroute", "replan"]}
 EOF
