@@ -399,16 +399,29 @@ static int open_file(db *d, err *e) {
   return ERR_OK;
 }
 
+/* The checks of an existing file, in one read transaction: the version and
+ * the tables it is compared with come from one state of the file, even
+ * while another process migrates it (that process's write waits for the
+ * read, or the read sees the state before it: WAL's snapshot). A read
+ * transaction changes nothing in the file. */
+static int check_all(db *d, bool *fresh, err *e) {
+  int rc = exec(d, "BEGIN", "cannot begin reading", e);
+  if (rc) return rc;
+  rc = check_schema(d, fresh, e);
+  if (!rc && !*fresh && !(rc = check_tables(d, e))) rc = check_integrity(d, e);
+  sqlite3_exec(d->h, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
+  return rc;
+}
+
 db *db_open(const char *path, err *e) {
   db *d = mem_calloc(1, sizeof *d);
   d->path = mem_strdup(path);
   bool fresh = false;
   /* Reads only, until every check has passed: only then may the file change
-   * (WAL, then the schema of a new file). */
-  if (open_file(d, e) || check_schema(d, &fresh, e) ||
-      (!fresh && (check_tables(d, e) || check_integrity(d, e))) ||
-      set_wal(d, e) || (fresh && create_schema(d, e)) || migrate(d, e) ||
-      prepare_all(d, e)) {
+   * (WAL, then the schema of a new file; migrate re-reads the version under
+   * its write lock, so two processes migrate a file once). */
+  if (open_file(d, e) || check_all(d, &fresh, e) || set_wal(d, e) ||
+      (fresh && create_schema(d, e)) || migrate(d, e) || prepare_all(d, e)) {
     db_close(d);
     return NULL;
   }

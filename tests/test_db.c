@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "analysis/db.h"
@@ -592,4 +593,38 @@ Test(db, version_5_is_migrated_and_gets_the_cost_cmd_column) {
   d = db_open(path, &e); /* the migrated file has a new file's tables */
   cr_expect_not_null(d, "%s", e.msg);
   db_close(d);
+}
+
+/* Issue 24, 13: two processes opening one old store at once: one failed
+ * with "marked ... schema version 4, but its tables are not that
+ * schema's", having read the version before the other migrated the
+ * tables. Now both open it (the checks read one state of the file) and it
+ * is migrated once. Twenty rounds of two openers started together. */
+Test(db, two_processes_migrate_one_old_store) {
+  for (int round = 0; round < 20; round++) {
+    const char *path = support_path("race%d.db", round);
+    err e = {0};
+    db_close(db_open(path, &e));
+    back_to(path, 4);
+    pid_t kid[2];
+    for (int k = 0; k < 2; k++) {
+      kid[k] = fork();
+      cr_assert_geq(kid[k], 0);
+      if (kid[k] == 0) {
+        err ce = {0};
+        db *d = db_open(path, &ce);
+        if (!d) fprintf(stderr, "round %d: %s\n", round, ce.msg);
+        db_close(d);
+        _exit(d ? 0 : 1);
+      }
+    }
+    for (int k = 0; k < 2; k++) {
+      int st;
+      cr_assert_eq(waitpid(kid[k], &st, 0), kid[k]);
+      cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "round %d: opener %d "
+                "failed", round, k);
+    }
+    cr_expect_eq(support_sql_int(path, "PRAGMA user_version"),
+                 DB_SCHEMA_VERSION);
+  }
 }
