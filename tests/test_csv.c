@@ -4,6 +4,7 @@
  * doubles against strtod, and each kind of bad number. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,4 +114,17 @@ Test(csv, bad_numbers_say_why) {
   cr_expect_str_eq(csv_num_what(CSV_NUM_NEGATIVE), "is negative");
   cr_expect_eq(csv_num_err(CSV_NUM_SYNTAX), ERR_PARSE);
   cr_expect_eq(csv_num_err(CSV_NUM_OVERFLOW), ERR_RANGE);
+}
+
+/* Issue 24, 16: "-0" is zero, and prints as "0" (a latency of -0 was
+ * shown as "-0 .. -0 ms"). */
+Test(csv, minus_zero_is_zero) {
+  double d = 1;
+  cr_assert_eq(csv_parse_double("-0", 2, &d), CSV_NUM_OK);
+  cr_expect(d == 0 && !signbit(d), "signbit %d", signbit(d) != 0);
+  cr_assert_eq(csv_parse_double("-0.0e3", 6, &d), CSV_NUM_OK);
+  cr_expect(!signbit(d));
+  char buf[16];
+  snprintf(buf, sizeof buf, "%g", d);
+  cr_expect_str_eq(buf, "0");
 }

@@ -230,7 +230,7 @@ int csv_parse_double(const char *s, size_t n, double *out) {
   memcpy(buf, s, n);
   buf[n] = '\0';
   errno = 0;
-  *out = strtod(buf, NULL);
+  *out = strtod(buf, NULL) + 0.0; /* -0 is 0 (it would print as "-0") */
   bool over = errno == ERANGE && isinf(*out);
   if (buf != small) free(buf);
   return over ? CSV_NUM_OVERFLOW : CSV_NUM_OK;

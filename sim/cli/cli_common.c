@@ -65,7 +65,7 @@ bool cli_parse_double(const char *cmd, const char *opt, const char *s,
                     hi, s);
     return false;
   }
-  *out = v;
+  *out = v + 0.0; /* -0 is 0: printed as 0 */
   return true;
 }
 
