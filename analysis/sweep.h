@@ -150,6 +150,8 @@ typedef struct sweep_progress {
   size_t done, failed, todo;
   double elapsed_s;
   bool last;
+  bool checking; /* before the first point: done of todo points looked up
+                    in the store (a sweep of millions takes seconds) */
 } sweep_progress;
 
 typedef struct sweep_opts {
@@ -196,8 +198,11 @@ int sweep_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
 
 /* Indices of the points of s missing from d or stale there, ascending; *n
  * gets their number, *stale how many of them are stale. The caller frees
- * the array. NULL and e on a database error. */
-size_t *sweep_missing(const sweep *s, db *d, size_t *n, size_t *stale,
+ * the array. NULL and e on a database error. o (NULL: none) gets progress
+ * (checking) every SWEEP_CHECK_EVERY points. */
+#define SWEEP_CHECK_EVERY 65536
+size_t *sweep_missing(const sweep *s, db *d, const sweep_opts *o, size_t *n,
+                      size_t *stale,
                       err *e);
 
 /* The wire form of an evaluation: status, error or result (the fields an

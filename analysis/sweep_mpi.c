@@ -243,7 +243,7 @@ int sweep_mpi_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
     return ERR_OK;
   }
   size_t n, stale;
-  size_t *todo = sweep_missing(s, d, &n, &stale, e);
+  size_t *todo = sweep_missing(s, d, o, &n, &stale, e);
   if (!todo) { /* the other ranks wait for work: release them */
     for (int r = 1; r < size; r++) assign(r, NO_POINT);
     return e ? e->code : ERR_DB;

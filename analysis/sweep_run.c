@@ -25,13 +25,18 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-size_t *sweep_missing(const sweep *s, db *d, size_t *n, size_t *stale,
-                      err *e) {
+size_t *sweep_missing(const sweep *s, db *d, const sweep_opts *o, size_t *n,
+                      size_t *stale, err *e) {
   size_t total = sweep_count(s), len = 0;
   size_t *out = mem_alloc(total * sizeof *out + 1);
   sweep_key k = {0};
+  double t0 = now_s();
   *stale = 0;
   for (size_t i = 0; i < total; i++) {
+    if (o && o->progress && i % SWEEP_CHECK_EVERY == 0 && i)
+      o->progress(o->hook_ctx, &(sweep_progress){.done = i, .todo = total,
+                                                 .elapsed_s = now_s() - t0,
+                                                 .checking = true});
     sweep_point p;
     sweep_point_at(s, i, &p);
     sweep_label l = sweep_point_label(&p, &k);
@@ -481,7 +486,7 @@ static int run_forked(const sweep *s, const sweep_opts *o, const size_t *todo,
 int sweep_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
               err *e) {
   size_t n, stale;
-  size_t *todo = sweep_missing(s, d, &n, &stale, e);
+  size_t *todo = sweep_missing(s, d, o, &n, &stale, e);
   if (!todo) return e ? e->code : ERR_DB;
   sweep_stats local = {0};
   if (!st) st = &local;

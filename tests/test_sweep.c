@@ -759,3 +759,39 @@ Test(sweep, hooks_hear_every_point) {
   db_close(d);
   sweep_free(s);
 }
+
+static void count_checking(void *ctx, const sweep_progress *p) {
+  size_t *calls = ctx;
+  if (p->checking) {
+    cr_expect_eq(p->done, (calls[0] + 1) * SWEEP_CHECK_EVERY);
+    cr_expect_eq(p->todo, calls[1]);
+    calls[0]++;
+  }
+}
+
+/* Issue 24, 16: a sweep of millions of points spent tens of seconds
+ * looking its points up in the store with no output; the look-up reports
+ * progress (checking) every SWEEP_CHECK_EVERY points. */
+Test(sweep, the_store_look_up_reports_progress) {
+  size_t n = 2 * SWEEP_CHECK_EVERY + 10, len = 0, cap = 16 * n + 64;
+  char *text = malloc(cap);
+  len += (size_t)snprintf(text, cap, "{\"seeds\": [");
+  for (size_t i = 0; i < n; i++)
+    len += (size_t)snprintf(text + len, cap - len, "%s%zu", i ? "," : "", i);
+  snprintf(text + len, cap - len, "]}");
+  err e = {0};
+  sweep *s = parse(text, &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  db *d = db_open(support_path("look.db"), &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  size_t calls[2] = {0, n}, missing, stale;
+  sweep_opts o = {.progress = count_checking, .hook_ctx = calls};
+  size_t *todo = sweep_missing(s, d, &o, &missing, &stale, &e);
+  cr_assert_not_null(todo, "%s", e.msg);
+  cr_expect_eq(missing, n);
+  cr_expect_eq(calls[0], 2, "reported at 65536 and 131072");
+  free(todo);
+  db_close(d);
+  sweep_free(s);
+  free(text);
+}

@@ -191,6 +191,11 @@ typedef struct bar {
 
 static void draw(void *ctx, const sweep_progress *p) {
   bar *b = ctx;
+  if (p->checking) { /* the store's look-up before the first point */
+    fprintf(stderr, "\rchecking the store: %zu/%zu points", p->done, p->todo);
+    fflush(stderr);
+    return;
+  }
   if (!p->last && p->elapsed_s - b->drawn_s < 0.1) return;
   b->drawn_s = p->elapsed_s;
   size_t n = p->done + p->failed;
