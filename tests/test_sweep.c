@@ -782,6 +782,7 @@ Test(sweep, the_store_look_up_reports_progress) {
   err e = {0};
   sweep *s = parse(text, &e);
   cr_assert_not_null(s, "%s", e.msg);
+  cr_assert_eq(sweep_resolve(s, &e), ERR_OK, "%s", e.msg);
   db *d = db_open(support_path("look.db"), &e);
   cr_assert_not_null(d, "%s", e.msg);
   size_t calls[2] = {0, n}, missing, stale;
