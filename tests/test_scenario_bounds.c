@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "models/spec.h"
 #include "tests/support.h"
 #include "traces/scenario.h"
 
@@ -307,4 +308,17 @@ Test(scenario_bounds, every_key_moves_the_hash) {
                   x->key);
     scenario_free(edited);
   }
+}
+
+/* Issue 18, 5: a scenario may leave layers out: the model's own depth
+ * (gpt3-xl: 24) is used, as --model without --layers does. */
+Test(scenario_bounds, layers_default_to_the_model_depth) {
+  scenario *s = two_sites(NULL, NULL, "\"model\": \"gpt3-xl\", \"batch\": 8, "
+                          "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 2");
+  spec_workload w;
+  err e = {0};
+  cr_assert_eq(spec_workload_resolve(s, &w, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(w.layers, spec_model_find("gpt3-xl")->layers);
+  cr_expect_eq(w.layers, 24);
+  scenario_free(s);
 }

@@ -227,8 +227,10 @@ static int read_workload(const jfield_doc *c, const json_t *root,
   if ((rc = jfield_obj(c, &top, root, "workload", true, &o)) ||
       (rc = jfield_known(c, &s, o, known)) ||
       (rc = jfield_str(c, &s, o, "model", NULL, &w->model)) ||
-      (rc = jfield_int(c, &s, o, "layers", 1, SCENARIO_MAX_LAYERS, 0,
-                       &layers)) ||
+      /* absent: 0, the model's depth (models/spec resolves it) */
+      (json_object_get(o, "layers") &&
+       (rc = jfield_int(c, &s, o, "layers", 1, SCENARIO_MAX_LAYERS, 0,
+                        &layers))) ||
       (rc = jfield_int32(c, &s, o, "batch", 1, 0, &w->batch)) ||
       (rc = jfield_int32(c, &s, o, "micro_batch", 1, 0, &w->micro_batch)) ||
       (rc = jfield_int32(c, &s, o, "stages", 1, 0, &w->stages)) ||
