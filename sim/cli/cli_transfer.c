@@ -16,7 +16,6 @@
 
 #include "base/simtime.h"
 #include "sim/cli/cli.h"
-#include "sim/net.h"
 #include "sim/transfer.h"
 
 static void transfer_more(void) {
