@@ -61,6 +61,8 @@ static int blamed_axis(const sweep *s, const char *msg) {
 static int check_point_workload(scenario *sc, const sweep_point *p, err *e) {
   scenario_workload saved = sc->workload;
   scenario_lines lines = sc->line;
+  /* scenario_apply frees the names it replaces: it works on copies, and
+   * saved keeps sc's own until they are put back */
   char *names[] = {saved.model, saved.schedule, saved.dp_algo, saved.runtime};
   char *copies[4];
   for (int i = 0; i < 4; i++) copies[i] = names[i] ? mem_strdup(names[i]) : NULL;
