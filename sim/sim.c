@@ -204,6 +204,12 @@ static int devices_fill(devices *d, const scenario *s, spec_workload *w,
   return ERR_OK;
 }
 
+/* The what-if's device speeds (sim_options.speedup) on d's factors. */
+static void devices_speedup(devices *d, int ndevices, const double *speedup) {
+  if (!speedup) return;
+  for (int dev = 0; dev < ndevices; dev++) d->factor[dev] /= speedup[dev];
+}
+
 static int save_timeline(const scenario *s, const transport_options *o,
                          const char *path, const sim_task *t, uint32_t n,
                          err *e) {
@@ -302,6 +308,7 @@ static int engine_new(const scenario *s, const alloc *a, const sim_options *o,
     sim_engine_free(x);
     return rc;
   }
+  devices_speedup(&x->d, s->ndevices, x->opt.speedup);
   engine_topo(x);
   sim_train_inputs in = {.w = &x->w, .a = a, .gpu = x->d.gpu,
                          .factor = x->d.factor,
@@ -390,6 +397,7 @@ int sim_run_reuse(const scenario *s, const alloc *a, const sim_options *o,
     const sim_task *t = sim_engine_tasks(x, &n);
     rc = save_timeline(s, &x->opt.transport, x->opt.timeline_path, t, n, e);
   }
+  if (!rc && x->opt.inspect) x->opt.inspect(x->opt.inspect_ctx, x->g);
   if (rc) sim_result_free(out);
   sim_engine_free(x);
   return rc;

@@ -24,6 +24,13 @@ typedef struct sim_options {
   double compute_scale;      /* multiplies every compute time; <= 0: 1 */
   bool diloco_full;          /* DiLoCo: every inner step in the graph, no
                                 periodic shortcut (sim/outer.h; tests) */
+  const double *speedup;     /* [ndevices]: each device's compute speed
+                                multiplied (what-ifs, sim/whatif.h); NULL: 1 */
+  /* Called once by sim_run after a run that succeeded, with its finished
+   * graph (borrowed for the call): the critical path reads it
+   * (sim/critpath.h). NULL: none. */
+  void (*inspect)(void *ctx, const sim_graph *g);
+  void *inspect_ctx;
 } sim_options;
 
 /* The version of what the numbers of a run depend on beyond its inputs: the

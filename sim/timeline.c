@@ -17,9 +17,10 @@
 
 #define NSTREAMS 3
 
-static const char *const role_names[] = {"fwd",  "bwd",  "optimizer",
-                                         "act",  "grad", "dp",
-                                         "sync", "barrier", "p2p call"};
+const char *const sim_timeline_role_names[SIM_TIMELINE_NROLES] = {
+    "fwd", "bwd", "optimizer", "act", "grad", "dp", "sync", "barrier",
+    "p2p call"};
+#define role_names sim_timeline_role_names
 static const char *const stream_names[NSTREAMS] = {"compute", "send",
                                                    "receive"};
 

@@ -16,6 +16,10 @@
 #include "traces/fault.h"
 #include "traces/scenario.h"
 
+/* The name of each task role (sim_task_role), as slices are named. */
+#define SIM_TIMELINE_NROLES (SIM_ROLE_CALL + 1)
+extern const char *const sim_timeline_role_names[SIM_TIMELINE_NROLES];
+
 /* Writes the tasks (n of them) of a finished run to f. device_name(i) names
  * process i (NULL: "device i"); ndevices processes. meta (NULL: none) is
  * the run's transport (transport_facts_line), kept as the file's

@@ -354,3 +354,41 @@ void trace_set_static(trace *t, int a, int b, trace_value v) {
   assert(t->off[p + 1] - t->off[p] == 1); /* the pair never changes */
   t->vals[t->off[p]] = v;
 }
+
+/* A copy of n elements of size each (NULL for none). */
+static void *dup_array(const void *p, size_t n, size_t size) {
+  if (!p || n == 0) return NULL;
+  void *q = mem_alloc(n * size);
+  memcpy(q, p, n * size);
+  return q;
+}
+
+trace *trace_copy(const trace *t) {
+  trace *c = mem_alloc(sizeof *c);
+  *c = *t;
+  size_t np = (size_t)t->nsites * (size_t)t->nsites;
+  c->sites = mem_alloc(((size_t)t->nsites + 1) * sizeof *c->sites);
+  for (int i = 0; i < t->nsites; i++) c->sites[i] = mem_strdup(t->sites[i]);
+  c->off = dup_array(t->off, np + 1, sizeof *t->off);
+  c->times = dup_array(t->times, t->off[np], sizeof *t->times);
+  c->vals = dup_array(t->vals, t->off[np], sizeof *t->vals);
+  c->change_times = dup_array(t->change_times, t->nchange,
+                              sizeof *t->change_times);
+  c->comments = t->ncomments ? mem_alloc(t->ncomments * sizeof *c->comments)
+                             : NULL;
+  for (size_t i = 0; i < t->ncomments; i++)
+    c->comments[i] = (trace_csv_comment){mem_strdup(t->comments[i].key),
+                                         mem_strdup(t->comments[i].value)};
+  return c;
+}
+
+void trace_scale_pair(trace *t, int a, int b, double latency_scale,
+                      double bandwidth_scale) {
+  assert(a >= 0 && b >= 0 && a < t->nsites && b < t->nsites);
+  assert(latency_scale > 0 && bandwidth_scale > 0);
+  size_t p = (size_t)a * (size_t)t->nsites + (size_t)b;
+  for (size_t i = t->off[p]; i < t->off[p + 1]; i++) {
+    t->vals[i].latency_ms *= latency_scale;
+    t->vals[i].bandwidth_gbps *= bandwidth_scale;
+  }
+}

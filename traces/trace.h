@@ -124,4 +124,13 @@ void trace_scale(trace *t, double latency_scale, double bandwidth_scale);
  * bounds). For a caller that restates one pair of a loaded network. */
 void trace_set_static(trace *t, int a, int b, trace_value v);
 
+/* A deep copy of t (the caller owns it; trace_free). */
+trace *trace_copy(const trace *t);
+
+/* Multiplies the latencies and bandwidths of the ordered pair (a, b) only,
+ * at every change point (both scales > 0): a what-if on one link. The
+ * caller checks the TRACE_ bounds as for trace_scale. */
+void trace_scale_pair(trace *t, int a, int b, double latency_scale,
+                      double bandwidth_scale);
+
 #endif

@@ -15,8 +15,10 @@
 
 #include "analysis/costcmd.h"
 #include "analysis/db.h"
+#include "models/alloc.h"
 #include "models/transport.h"
 #include "sim/cli/cli_opt.h"
+#include "sim/sim.h"
 #include "traces/scenario.h"
 #include "traces/workload.h"
 
@@ -34,6 +36,7 @@ int cli_validate(int argc, char **argv);
 int cli_reproduce(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_faults(int argc, char **argv);
+int cli_explain(int argc, char **argv);
 /* `geodes trace synth ...` (cli_synth.c); argv[0] is "synth". */
 int cli_trace_synth(int argc, char **argv);
 
@@ -266,5 +269,28 @@ db_run cli_run_row(int argc, char **argv, const scenario *s, char **cmd);
 
 /* True when stderr is a terminal (progress bars are drawn only then). */
 bool cli_stderr_is_tty(void);
+
+/* What `explain` (and `simulate --explain`) reports, beside the run. */
+typedef struct cli_explain_opts {
+  int top, steps;          /* sensitivities of the top resources; path rows */
+  const struct sim_whatif *whatifs;  /* more what-ifs to rank (borrowed) */
+  int nwhatifs;
+  bool json;
+  const char *link_stats;  /* CSV of link utilisation, or NULL */
+  double resolution_s;     /* its time step */
+  const char *placement;   /* the allocation's file or method */
+} cli_explain_opts;
+
+/* Parses specs (what-ifs joined by ';', NULL: none) against s into *out
+ * (free) and *n; a bad one is cmd's usage error naming --what-if
+ * (CLI_USAGE, message printed). */
+int cli_explain_whatifs(const char *cmd, const scenario *s, const char *specs,
+                        struct sim_whatif **out, int *n);
+
+/* Simulates s under a and o, and prints its critical path, the top
+ * resources, the sensitivities and the links' utilisation (a table, or one
+ * JSON object); CLI_OK or the failure's exit status, message printed. */
+int cli_explain_report(const char *cmd, const scenario *s, const alloc *a,
+                       const sim_options *o, const cli_explain_opts *eo);
 
 #endif

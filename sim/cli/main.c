@@ -28,6 +28,7 @@ static const cli_command commands[] = {
     {"reproduce", cli_reproduce, "simulate DT-FM's measurements beside their values"},
     {"calibrate", cli_calibrate, "fit physical parameters to measured times"},
     {"faults", cli_faults, "synthesise or check a fault trace"},
+    {"explain", cli_explain, "why an iteration takes its time: critical path, what-ifs"},
 };
 
 static void usage(FILE *f) {

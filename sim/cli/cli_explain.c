@@ -1,0 +1,150 @@
+/* cli_explain: `geodes explain SCENARIO (--alloc FILE | --method NAME)
+ * [--top K] [--what-if SPECS] [--json]` — why one iteration takes its
+ * time: its critical path (sim/critpath.h) folded by phase and resource
+ * class, the links and devices that hold it longest, and what a change of
+ * each would buy, by re-simulation (sim/whatif.h). `simulate --explain`
+ * prints the same report after its own.
+ * Invariant: the allocation is placed once and held fixed for every
+ * re-run; resources are released at the single exit of cli_explain. */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "sim/cli/cli.h"
+#include "sim/critpath.h"
+#include "sim/linkstats.h"
+#include "sim/place.h"
+#include "sim/whatif.h"
+
+static const cli_opt_command EXPLAIN = {
+    .name = "explain",
+    .usage =
+        "usage: geodes explain SCENARIO (--alloc FILE | --method NAME)\n"
+        "                      [--top K] [--what-if SPECS] [--link-stats "
+        "FILE]\n                      [--json] [OPTIONS]\n\n"
+        "Why one iteration takes its time: its critical path (from the task "
+        "that\nended last, back through what each task waited for), folded "
+        "by phase\nand resource class; the links (site pairs) and devices "
+        "longest on it;\nand, by re-simulating under the same allocation, "
+        "what each of the top\nK resources would buy: a link's bandwidth x2 "
+        "and x0.5, its latency\nx0.5, a device's speed x2, ranked by the "
+        "time saved.\n\n"
+        "What-ifs (--what-if, several joined by ';'), each run alone:\n"
+        "  link:A-B:bw=F[,lat=F]  both directions between sites A and B\n"
+        "  link:A>B:bw=F[,lat=F]  the direction A -> B only\n"
+        "  site:NAME=GPU          the site's devices become that GPU type\n"
+        "  site:NAME:speed=F      the site's devices compute F x faster\n"
+        "  device:N:speed=F       device N computes F x faster\n"
+        "Factors are finite and > 0.\n\n",
+    .width = 20, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
+
+typedef struct explain_args {
+  const char *scenario, *alloc_file, *method, *what_if, *link_stats;
+  int network;
+  long top, steps;
+  double resolution_s;
+  bool json;
+  cli_workload_opts wo;
+} explain_args;
+
+static int parse_args(int argc, char **argv, explain_args *p) {
+  *p = (explain_args){.network = TRANSPORT_MODEL_DEFAULT, .top = 5,
+                      .steps = 30, .resolution_s = 0.1};
+  cli_workload_init(&p->wo);
+  const cli_opt opts[] = {
+      CLI_OPT_STRING(0, "alloc", "FILE", &p->alloc_file, CLI_ALLOC_HELP),
+      CLI_OPT_STRING(0, "method", "NAME", &p->method, cli_method_help()),
+      CLI_OPT_ENUM(0, "network", "MODEL", &p->network, transport_model_names,
+                   NULL, "tcp (default), netem or ideal (what-ifs)"),
+      CLI_OPT_INT(0, "top", "K", &p->top, 0, 1000,
+                  "sensitivities of the top K resources of the\npath (5; 0: "
+                  "none)"),
+      CLI_OPT_STRING(0, "what-if", "SPECS", &p->what_if,
+                     "what-ifs to rank beside them, joined by ';'"),
+      CLI_OPT_INT(0, "steps", "N", &p->steps, 0, 1000000,
+                  "steps of the path the table lists (30)"),
+      CLI_OPT_STRING(0, "link-stats", "FILE", &p->link_stats,
+                     "link utilisation over time as CSV"),
+      CLI_OPT_REAL(0, "resolution-s", "S", &p->resolution_s, 1e-6, 1e6,
+                   "--link-stats' time step (0.1)"),
+      CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
+      CLI_OPT_HELP(),
+      CLI_WORKLOAD_OPTS(&p->wo),
+      CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&EXPLAIN, opts, argc, argv, &args, &nargs);
+  if (rc) return rc;
+  p->scenario = args[0];
+  if (!!p->alloc_file + !!p->method != 1)
+    return cli_usage_error("explain", "give exactly one of --alloc, --method");
+  return p->method ? cli_check_method("explain", p->method) : CLI_OK;
+}
+
+int cli_explain_whatifs(const char *cmd, const scenario *s, const char *specs,
+                        sim_whatif **out, int *n) {
+  *out = NULL;
+  *n = 0;
+  if (!specs) return CLI_OK;
+  char *buf = mem_strdup(specs);
+  int cap = 1;
+  for (const char *c = specs; *c; c++) cap += *c == ';';
+  sim_whatif *v = mem_calloc((size_t)cap, sizeof *v);
+  int rc = CLI_OK;
+  for (char *save, *t = strtok_r(buf, ";", &save); t && !rc;
+       t = strtok_r(NULL, ";", &save)) {
+    err e = {ERR_OK, ""};
+    if (sim_whatif_parse(s, t, &v[*n], &e))
+      rc = cli_usage_error(cmd, "--what-if %s", e.msg);
+    else (*n)++;
+  }
+  free(buf);
+  if (rc) {
+    free(v);
+    *n = 0;
+    return rc;
+  }
+  *out = v;
+  return CLI_OK;
+}
+
+int cli_explain(int argc, char **argv) {
+  explain_args p;
+  int rc = parse_args(argc, argv, &p);
+  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
+  err e = {ERR_OK, ""};
+  alloc *a = NULL;
+  sim_whatif *w = NULL;
+  int nw = 0;
+  scenario *s = scenario_load(p.scenario, &e);
+  if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
+  if ((rc = cli_workload_usage("explain", &p.wo, s)) ||
+      (rc = cli_explain_whatifs("explain", s, p.what_if, &w, &nw)))
+    goto done;
+  sim_options o = sim_options_default();
+  o.transport = cli_transport(&p.wo, (transport_model)p.network);
+  o.seed = s->seed;
+  if (p.alloc_file) {
+    a = alloc_read(p.alloc_file, s->workload.replicas, s->workload.stages,
+                   s->ndevices, &e);
+  } else {
+    cost_ctx *c = cost_ctx_from_scenario(s, &e);
+    a = c ? sim_place(s, c, p.method, &o, &e) : NULL;
+    cost_ctx_free(c);
+  }
+  if (!a) goto fail;
+  cli_explain_opts eo = {.top = (int)p.top, .steps = (int)p.steps,
+                         .whatifs = w, .nwhatifs = nw, .json = p.json,
+                         .link_stats = p.link_stats,
+                         .resolution_s = p.resolution_s,
+                         .placement = p.alloc_file ? p.alloc_file : p.method};
+  rc = cli_explain_report("explain", s, a, &o, &eo);
+  goto done;
+fail:
+  rc = cli_fail("explain", &e);
+done:
+  free(w);
+  alloc_free(a);
+  scenario_free(s);
+  return rc;
+}

@@ -1,0 +1,289 @@
+/* cli_explain_report: the report of `explain` and `simulate --explain` —
+ * the run (sim/whatif.h's sim_whatif_explain), its critical path folded by
+ * phase and class, the top links and devices, the path's steps, the
+ * sensitivities and the links' utilisation, as a table or one JSON object.
+ * Invariant: everything printed comes from one base run and its re-runs
+ * under the same allocation; the order of every list is deterministic. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "base/mem.h"
+#include "sim/cli/cli.h"
+#include "sim/critpath.h"
+#include "sim/linkstats.h"
+#include "sim/timeline.h"
+#include "sim/whatif.h"
+
+/* Everything one report shows. */
+typedef struct report {
+  const scenario *s;
+  const cli_explain_opts *eo;
+  sim_result r;
+  sim_critpath cp;
+  sim_linkstats ls;
+  sim_sensitivity *sens;
+  int nsens;
+} report;
+
+static double step_s(const sim_cp_step *x) {
+  return (double)(x->t1 - x->t0) * 1e-9;
+}
+
+static void print_phases(const sim_critpath *cp) {
+  printf("\ntime on the critical path by phase and resource class (s)\n");
+  printf("%-10s %10s", "PHASE", "TOTAL");
+  for (int c = 0; c < SIM_CP_NCLASSES; c++)
+    printf(" %10s", sim_cp_class_names[c]);
+  double col[SIM_CP_NCLASSES] = {0}, all = 0;
+  for (int p = 0; p < SIM_CP_NPHASES; p++) {
+    double tot = 0;
+    for (int c = 0; c < SIM_CP_NCLASSES; c++) tot += cp->seconds[p][c];
+    if (tot == 0) continue;
+    printf("\n%-10s %10.4f", sim_cp_phase_names[p], tot);
+    for (int c = 0; c < SIM_CP_NCLASSES; c++) {
+      printf(" %10.4f", cp->seconds[p][c]);
+      col[c] += cp->seconds[p][c];
+    }
+    all += tot;
+  }
+  printf("\n%-10s %10.4f", "total", all);
+  for (int c = 0; c < SIM_CP_NCLASSES; c++) printf(" %10.4f", col[c]);
+  printf("\n%-10s %10s", "share", "");
+  for (int c = 0; c < SIM_CP_NCLASSES; c++)
+    printf(" %9.1f%%", all > 0 ? 100 * col[c] / all : 0);
+  printf("\n");
+}
+
+static void print_top(const report *p) {
+  const sim_critpath *cp = &p->cp;
+  const scenario *s = p->s;
+  double all = (double)(cp->end - cp->t0) * 1e-9;
+  printf("\nlinks longest on the critical path (site -> site)\n");
+  for (int i = 0; i < cp->nlinks && i < 8; i++) {
+    const sim_cp_link *l = &cp->links[i];
+    printf("  %-14s -> %-14s %9.4f s %5.1f %%  %9.3f GB in %d steps\n",
+           s->sites[l->src_site].name, s->sites[l->dst_site].name, l->seconds,
+           all > 0 ? 100 * l->seconds / all : 0, l->bytes * 1e-9, l->steps);
+  }
+  printf("devices longest on the critical path\n");
+  for (int i = 0; i < cp->ndevices && i < 8; i++) {
+    const sim_cp_device *d = &cp->devices[i];
+    printf("  %-4d %-25s %9.4f s %5.1f %%  in %d steps\n", d->dev,
+           s->sites[s->device_site[d->dev]].name, d->seconds,
+           all > 0 ? 100 * d->seconds / all : 0, d->steps);
+  }
+}
+
+static void print_step(const scenario *s, const sim_cp_step *x) {
+  printf("  %10.4f %9.4f  %-9s ", (double)x->t0 * 1e-9, step_s(x),
+         sim_cp_phase_names[x->phase]);
+  const char *role = x->task == UINT32_MAX ? "gap"
+                                            : sim_timeline_role_names[x->role];
+  if (x->kind == SIM_TASK_COMPUTE)
+    printf("%s on %d (%s)\n", role, x->dev, s->sites[x->src_site].name);
+  else if (x->kind == SIM_TASK_XFER)
+    printf("%s %d (%s) -> %d (%s): %.4g GB at %.4g Gbit/s (%s), latency "
+           "%.4g s\n", role, x->dev, s->sites[x->src_site].name, x->dst,
+           s->sites[x->dst_site].name, x->bytes * 1e-9, x->rate_gbps,
+           sim_cp_cause_names[x->cause], x->latency_s);
+  else printf("%s (wait)\n", role);
+}
+
+static void print_steps(const report *p) {
+  size_t n = p->cp.nsteps, show = (size_t)p->eo->steps;
+  if (!show) return;
+  printf("\nthe critical path (%zu steps%s)\n  %10s %9s  %-9s %s\n", n,
+         n > show ? ", the longest listed in time order" : "", "T_S", "DUR_S",
+         "PHASE", "WHAT");
+  /* the `show` longest steps, listed in time order */
+  double cut = 0;
+  if (n > show) {
+    double *d = mem_alloc(n * sizeof *d);
+    for (size_t i = 0; i < n; i++) d[i] = step_s(&p->cp.steps[i]);
+    for (size_t i = 0; i < show; i++) /* partial selection: small show */
+      for (size_t j = i + 1; j < n; j++)
+        if (d[j] > d[i]) { double t = d[i]; d[i] = d[j]; d[j] = t; }
+    cut = d[show - 1];
+    free(d);
+  }
+  size_t shown = 0;
+  for (size_t i = 0; i < n && shown < show; i++)
+    if (n <= show || step_s(&p->cp.steps[i]) >= cut) {
+      print_step(p->s, &p->cp.steps[i]);
+      shown++;
+    }
+}
+
+static void print_sens(const report *p) {
+  if (!p->nsens) return;
+  printf("\nsensitivities (re-simulated under the same allocation; base "
+         "%.4f s)\n  %-44s %12s %10s\n", p->r.iteration_s, "WHAT-IF",
+         "ITERATION_S", "GAIN_S");
+  for (int i = 0; i < p->nsens; i++)
+    printf("  %-44s %12.4f %+10.4f\n", p->sens[i].w.label,
+           p->sens[i].iteration_s, p->sens[i].gain_s);
+}
+
+static void print_util(const report *p) {
+  printf("\nlink and NIC utilisation over the iteration (busiest first)\n"
+         "  %-28s %-7s %10s %9s %7s %7s %8s\n", "RESOURCE", "KIND", "GB",
+         "BUSY_S", "MEAN%", "PEAK%", "CAP_GBPS");
+  int *ord = mem_alloc(((size_t)p->ls.nres + 1) * sizeof *ord);
+  for (int i = 0; i < p->ls.nres; i++) ord[i] = i;
+  for (int i = 1; i < p->ls.nres; i++) /* insertion: stable, by mean */
+    for (int j = i; j > 0 && p->ls.res[ord[j]].mean_util >
+                                  p->ls.res[ord[j - 1]].mean_util; j--) {
+      int t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t;
+    }
+  for (int k = 0; k < p->ls.nres && k < 10; k++) {
+    const sim_ls_res *r = &p->ls.res[ord[k]];
+    char name[256];
+    sim_linkstats_name(&p->ls, r, p->s, name, sizeof name);
+    printf("  %-28s %-7s %10.3f %9.3f %7.1f %7.1f %8.3g\n", name,
+           sim_ls_kind_names[r->kind], r->bytes * 1e-9, r->busy_s,
+           100 * r->mean_util, 100 * r->peak_util, r->capacity_gbps);
+  }
+  free(ord);
+}
+
+static void print_table(const report *p) {
+  const scenario *s = p->s;
+  printf("scenario    %s, %d devices: %d stages x %d replicas, %s\n", s->name,
+         s->ndevices, s->workload.stages, s->workload.replicas,
+         p->eo->placement);
+  printf("network     %s\n", transport_model_name(p->r.network));
+  printf("iteration   %.4f s, a critical path of %zu steps\n",
+         p->r.iteration_s, p->cp.nsteps);
+  print_phases(&p->cp);
+  print_top(p);
+  print_steps(p);
+  print_sens(p);
+  print_util(p);
+}
+
+static json_t *json_step(const scenario *s, const sim_cp_step *x) {
+  json_t *o = json_object();
+  static const char *const kinds[] = {"compute", "transfer", "wait"};
+  json_object_set_new(o, "t_s", cli_json_number((double)x->t0 * 1e-9));
+  json_object_set_new(o, "dur_s", cli_json_number(step_s(x)));
+  json_object_set_new(o, "kind", json_string(kinds[x->kind]));
+  json_object_set_new(o, "phase", json_string(sim_cp_phase_names[x->phase]));
+  json_object_set_new(o, "class", json_string(sim_cp_class_names[x->cls]));
+  if (x->task != UINT32_MAX) {
+    json_object_set_new(o, "task", json_integer(x->task));
+    json_object_set_new(o, "role", json_string(sim_timeline_role_names[x->role]));
+  }
+  if (x->kind == SIM_TASK_COMPUTE) {
+    json_object_set_new(o, "device", json_integer(x->dev));
+    json_object_set_new(o, "site", json_string(s->sites[x->src_site].name));
+  } else if (x->kind == SIM_TASK_XFER) {
+    json_object_set_new(o, "src", json_integer(x->dev));
+    json_object_set_new(o, "dst", json_integer(x->dst));
+    json_object_set_new(o, "src_site", json_string(s->sites[x->src_site].name));
+    json_object_set_new(o, "dst_site", json_string(s->sites[x->dst_site].name));
+    json_object_set_new(o, "bytes", cli_json_number(x->bytes));
+    json_object_set_new(o, "rate_gbps", cli_json_number(x->rate_gbps));
+    json_object_set_new(o, "latency_s", cli_json_number(x->latency_s));
+    json_object_set_new(o, "cause", json_string(sim_cp_cause_names[x->cause]));
+  }
+  return o;
+}
+
+static json_t *json_path(const report *p) {
+  const sim_critpath *cp = &p->cp;
+  const scenario *s = p->s;
+  json_t *o = json_object(), *ph = json_object(), *l = json_array(),
+         *d = json_array(), *st = json_array();
+  for (int i = 0; i < SIM_CP_NPHASES; i++) {
+    json_t *c = json_object();
+    for (int k = 0; k < SIM_CP_NCLASSES; k++)
+      json_object_set_new(c, sim_cp_class_names[k],
+                          cli_json_number(cp->seconds[i][k]));
+    json_object_set_new(ph, sim_cp_phase_names[i], c);
+  }
+  for (int i = 0; i < cp->nlinks; i++)
+    json_array_append_new(
+        l, json_pack("{s:s,s:s,s:o,s:o,s:i}", "src_site",
+                     s->sites[cp->links[i].src_site].name, "dst_site",
+                     s->sites[cp->links[i].dst_site].name, "seconds",
+                     cli_json_number(cp->links[i].seconds), "bytes",
+                     cli_json_number(cp->links[i].bytes), "steps",
+                     cp->links[i].steps));
+  for (int i = 0; i < cp->ndevices; i++)
+    json_array_append_new(
+        d, json_pack("{s:i,s:s,s:o,s:i}", "device", cp->devices[i].dev, "site",
+                     s->sites[s->device_site[cp->devices[i].dev]].name,
+                     "seconds", cli_json_number(cp->devices[i].seconds),
+                     "steps", cp->devices[i].steps));
+  for (size_t i = 0; i < cp->nsteps; i++)
+    json_array_append_new(st, json_step(s, &cp->steps[i]));
+  json_object_set_new(o, "seconds", cli_json_number((double)(cp->end - cp->t0) * 1e-9));
+  json_object_set_new(o, "phases", ph);
+  json_object_set_new(o, "links", l);
+  json_object_set_new(o, "devices", d);
+  json_object_set_new(o, "steps", st);
+  return o;
+}
+
+static json_t *json_util(const report *p) {
+  json_t *a = json_array();
+  for (int i = 0; i < p->ls.nres; i++) {
+    const sim_ls_res *r = &p->ls.res[i];
+    char name[256];
+    sim_linkstats_name(&p->ls, r, p->s, name, sizeof name);
+    json_array_append_new(
+        a, json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:I}", "kind",
+                     sim_ls_kind_names[r->kind], "resource", name,
+                     "capacity_gbps", cli_json_number(r->capacity_gbps),
+                     "bytes", cli_json_number(r->bytes), "busy_s",
+                     cli_json_number(r->busy_s), "mean_util",
+                     cli_json_number(r->mean_util), "peak_util",
+                     cli_json_number(r->peak_util), "flows",
+                     (json_int_t)r->flows));
+  }
+  return a;
+}
+
+static void print_json(const report *p) {
+  json_t *o = json_object(), *sv = json_array();
+  json_object_set_new(o, "scenario", json_string(p->s->name));
+  json_object_set_new(o, "placement", json_string(p->eo->placement));
+  json_object_set_new(o, "network_model",
+                      json_string(transport_model_name(p->r.network)));
+  json_object_set_new(o, "iteration_s", cli_json_number(p->r.iteration_s));
+  json_object_set_new(o, "critical_path", json_path(p));
+  for (int i = 0; i < p->nsens; i++)
+    json_array_append_new(
+        sv, json_pack("{s:s,s:o,s:o}", "what_if", p->sens[i].w.label,
+                      "iteration_s", cli_json_number(p->sens[i].iteration_s),
+                      "gain_s", cli_json_number(p->sens[i].gain_s)));
+  json_object_set_new(o, "sensitivities", sv);
+  json_object_set_new(o, "utilisation", json_util(p));
+  cli_print_json(o, CLI_JSON);
+}
+
+int cli_explain_report(const char *cmd, const scenario *s, const alloc *a,
+                       const sim_options *o, const cli_explain_opts *eo) {
+  report p = {.s = s, .eo = eo};
+  err e = {ERR_OK, ""};
+  int rc = sim_whatif_explain(s, a, o, &p.r, &p.cp, &p.ls, &e);
+  if (!rc)
+    rc = sim_whatif_sensitivities(s, a, o, &p.cp, eo->top, eo->whatifs,
+                                  eo->nwhatifs, p.r.iteration_s, &p.sens,
+                                  &p.nsens, &e);
+  if (!rc && eo->link_stats)
+    rc = sim_linkstats_csv(&p.ls, s, eo->resolution_s, eo->link_stats, &e);
+  if (rc) {
+    rc = cli_fail(cmd, &e);
+  } else {
+    if (eo->json) print_json(&p);
+    else print_table(&p);
+    rc = CLI_OK;
+  }
+  free(p.sens);
+  sim_linkstats_free(&p.ls);
+  sim_critpath_free(&p.cp);
+  sim_result_free(&p.r);
+  return rc;
+}
