@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "sim/linkstats.h"
 
 #define SIM_CP_NAME_(id, name) name,
 const char *const sim_cp_phase_names[SIM_CP_NPHASES] = {
@@ -120,10 +121,20 @@ static void push(walk *w, sim_cp_step x) {
   w->v[w->n++] = x;
 }
 
+/* What the walk reads: the run, its predecessors and each transfer's
+ * first moment on the wire (its connection free). */
+typedef struct ctx {
+  const scenario *s;
+  const transport_options *o;
+  const sim_task *t;
+  const int64_t *w0;
+} ctx;
+
 /* The step of task k over [t0, t1] (its end at its trigger `when`). */
-static sim_cp_step step_of(const scenario *s, const transport_options *o,
-                           const sim_task *t, uint32_t k, int64_t t0,
-                           int64_t t1, uint8_t when) {
+static sim_cp_step step_of(const ctx *c, uint32_t k, int64_t t0, int64_t t1,
+                           uint8_t when) {
+  const scenario *s = c->s;
+  const sim_task *t = c->t;
   const sim_task *x = &t[k];
   sim_cp_step st = {.task = k, .kind = x->kind, .role = x->role,
                     .phase = phase_of(x->role),
@@ -141,8 +152,10 @@ static sim_cp_step step_of(const scenario *s, const transport_options *o,
     st.dst_site = s->device_site[x->dst];
     st.cls = st.src_site == st.dst_site ? SIM_CP_LAN : SIM_CP_WAN;
     st.bytes = x->bytes;
-    sim_flow_bounds b = sim_critpath_bounds(s, o, x);
-    double wire_ns = (double)(t1 - t0);
+    sim_flow_bounds b = sim_critpath_bounds(s, c->o, x);
+    int64_t w0 = c->w0[k] > t0 ? (c->w0[k] < t1 ? c->w0[k] : t1) : t0;
+    st.queue_s = (double)(w0 - t0) * 1e-9;
+    double wire_ns = (double)(t1 - w0);
     if (when == SIM_ON_DONE) {
       st.latency_s = b.latency_s;
       wire_ns -= llround(b.latency_s * 1e9);
@@ -164,9 +177,9 @@ static uint32_t last_task(const sim_task *t, uint32_t n) {
   return best;
 }
 
-static void walk_back(walk *w, const sim_task *t, uint32_t n, const preds *p,
-                      const scenario *s, const transport_options *o,
+static void walk_back(walk *w, const ctx *c, uint32_t n, const preds *p,
                       int64_t t0) {
+  const sim_task *t = c->t;
   uint32_t k = last_task(t, n);
   int64_t mark = t[k].t_done;
   uint8_t when = SIM_ON_DONE;
@@ -177,7 +190,7 @@ static void walk_back(walk *w, const sim_task *t, uint32_t n, const preds *p,
       k = op;
       continue;
     }
-    push(w, step_of(s, o, t, k, t[k].t_start, mark, when));
+    push(w, step_of(c, k, t[k].t_start, mark, when));
     uint32_t best = SIM_GRAPH_NONE;
     int64_t bt = INT64_MIN;
     for (uint32_t j = p->off[k]; j < p->off[k + 1]; j++) {
@@ -257,9 +270,14 @@ void sim_critpath_build(const sim_graph *g, const scenario *s,
   const sim_edge *e = sim_graph_edges(g, &ne);
   preds p;
   preds_build(&p, e, ne, n);
+  int64_t *w0 = mem_alloc(((size_t)n + 1) * sizeof *w0);
+  int64_t *w1 = mem_alloc(((size_t)n + 1) * sizeof *w1);
+  sim_linkstats_wire(s, t, n, w0, w1);
   walk w = {0};
-  walk_back(&w, t, n, &p, s, o, t0);
+  ctx c = {s, o, t, w0};
+  walk_back(&w, &c, n, &p, t0);
   preds_free(&p);
+  free(w0), free(w1);
   for (size_t i = 0; i < w.n / 2; i++) { /* into time order */
     sim_cp_step x = w.v[i];
     w.v[i] = w.v[w.n - 1 - i];

@@ -93,6 +93,8 @@ typedef struct sim_cp_step {
   double bytes;        /* transfer */
   double rate_gbps;    /* transfer: mean rate on the wire over the step */
   double latency_s;    /* transfer: one-way latency inside the step */
+  double queue_s;      /* transfer: waiting behind the messages before it
+                          on its connection (sim/linkstats.h's wire span) */
 } sim_cp_step;
 
 /* Time on the path per resource: a directed site pair or a device. */

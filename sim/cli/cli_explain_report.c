@@ -84,9 +84,9 @@ static void print_step(const scenario *s, const sim_cp_step *x) {
     printf("%s on %d (%s)\n", role, x->dev, s->sites[x->src_site].name);
   else if (x->kind == SIM_TASK_XFER)
     printf("%s %d (%s) -> %d (%s): %.4g GB at %.4g Gbit/s (%s), latency "
-           "%.4g s\n", role, x->dev, s->sites[x->src_site].name, x->dst,
-           s->sites[x->dst_site].name, x->bytes * 1e-9, x->rate_gbps,
-           sim_cp_cause_names[x->cause], x->latency_s);
+           "%.4g s, queued %.4g s\n", role, x->dev, s->sites[x->src_site].name,
+           x->dst, s->sites[x->dst_site].name, x->bytes * 1e-9, x->rate_gbps,
+           sim_cp_cause_names[x->cause], x->latency_s, x->queue_s);
   else printf("%s (wait)\n", role);
 }
 
@@ -185,6 +185,7 @@ static json_t *json_step(const scenario *s, const sim_cp_step *x) {
     json_object_set_new(o, "bytes", cli_json_number(x->bytes));
     json_object_set_new(o, "rate_gbps", cli_json_number(x->rate_gbps));
     json_object_set_new(o, "latency_s", cli_json_number(x->latency_s));
+    json_object_set_new(o, "queue_s", cli_json_number(x->queue_s));
     json_object_set_new(o, "cause", json_string(sim_cp_cause_names[x->cause]));
   }
   return o;

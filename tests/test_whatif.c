@@ -1,0 +1,229 @@
+/* test_whatif: a what-if run is exactly the run of the scenario file that
+ * states the change — every sensitivity of a hand-built pipeline (a link's
+ * bandwidth x2, x0.5, its latency x0.5, a device's speed x2) and a site's
+ * GPU swap against a separate sim_run of a rewritten scenario, bit for bit;
+ * the spec grammar and its errors; `geodes explain`'s usage errors (exit 2,
+ * naming --what-if) and its determinism. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/alloc.h"
+#include "sim/whatif.h"
+#include "tests/support.h"
+
+TestSuite(whatif, .init = support_dir_make, .fini = support_dir_remove);
+
+/* Three sites of one device each: a 3-stage pipeline a -> b -> c, its
+ * links' (latency, bandwidth) in lat[3][3], bw[3][3]; site i's compute
+ * efficiency eff[i] and GPU gpu[i]. Written to NAME.json / NAME.csv. */
+typedef struct net3 {
+  double lat[3][3], bw[3][3], eff[3];
+  const char *gpu[3];
+} net3;
+
+static const char *const SITES[] = {"a", "b", "c"};
+
+static scenario *write_net3(const char *name, const net3 *n) {
+  char csv[4096], json[4096];
+  int k = snprintf(csv, sizeof csv, "t_s,src,dst,latency_ms,bandwidth_gbps\n");
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      k += snprintf(csv + k, sizeof csv - (size_t)k, "0,%s,%s,%.17g,%.17g\n",
+                    SITES[i], SITES[j], n->lat[i][j], n->bw[i][j]);
+  support_write_file(support_path("%s.csv", name), csv);
+  k = snprintf(json, sizeof json, "{\"name\": \"%s\", \"sites\": [", name);
+  for (int i = 0; i < 3; i++)
+    k += snprintf(json + k, sizeof json - (size_t)k,
+                  "%s{\"name\": \"%s\", \"devices\": 1, \"gpu\": \"%s\", "
+                  "\"nic_gbps\": 25, \"compute_efficiency\": %.17g}",
+                  i ? ", " : "", SITES[i], n->gpu[i], n->eff[i]);
+  snprintf(json + k, sizeof json - (size_t)k,
+           "], \"network\": {\"trace\": \"%s.csv\"}, \"workload\": "
+           "{\"model\": \"gpt3-xl\", \"layers\": 6, \"batch\": 4, "
+           "\"micro_batch\": 1, \"stages\": 3, \"replicas\": 1}}", name);
+  return support_scenario(
+      support_write_file(support_path("%s.json", name), json));
+}
+
+static net3 base_net(void) {
+  net3 n;
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      n.lat[i][j] = i == j ? 0.5 : 10 + 7 * i + 3 * j;
+      n.bw[i][j] = i == j ? 50 : 0.3 + 0.1 * i + 0.2 * j;
+    }
+    n.eff[i] = 0.5;
+    n.gpu[i] = "V100";
+  }
+  return n;
+}
+
+static alloc *pipeline(void) {
+  const char *text = "{\"pipelines\": [[0, 1, 2]]}";
+  err e = {ERR_OK, ""};
+  alloc *a = alloc_parse(text, strlen(text), "alloc", 1, 3, 3, &e);
+  cr_assert_not_null(a, "%s", e.msg);
+  return a;
+}
+
+/* The scenario a generated what-if label states, rewritten from base. */
+static net3 changed(const sim_whatif *w, net3 n) {
+  if (w->kind == SIM_WHATIF_LINK) {
+    n.bw[w->a][w->b] *= w->bw;
+    n.lat[w->a][w->b] *= w->lat;
+    if (w->both && w->a != w->b) {
+      n.bw[w->b][w->a] *= w->bw;
+      n.lat[w->b][w->a] *= w->lat;
+    }
+  } else if (w->kind == SIM_WHATIF_SPEED) {
+    for (int d = w->a; d < w->b; d++) n.eff[d] *= w->speed;
+  } else {
+    n.gpu[w->a] = w->gpu;
+  }
+  return n;
+}
+
+static double run_s(const scenario *s, const alloc *a, sim_options *o) {
+  sim_result r;
+  err e = {ERR_OK, ""};
+  cr_assert_eq(sim_run(s, a, o, &r, &e), ERR_OK, "%s", e.msg);
+  double x = r.iteration_s;
+  sim_result_free(&r);
+  return x;
+}
+
+static void same_bits(double x, double y, const char *what) {
+  cr_assert(memcmp(&x, &y, sizeof x) == 0, "%s: %.17g vs %.17g", what, x, y);
+}
+
+static void check_equivalence(transport_model m) {
+  net3 n = base_net();
+  scenario *s = write_net3("base", &n);
+  alloc *a = pipeline();
+  sim_options o = sim_options_default();
+  o.transport.model = m;
+  sim_result r;
+  sim_critpath cp;
+  err e = {ERR_OK, ""};
+  cr_assert_eq(sim_whatif_explain(s, a, &o, &r, &cp, NULL, &e), ERR_OK);
+  same_bits(r.iteration_s, run_s(s, a, &o), "explain's run is sim_run's");
+  sim_whatif extra[2];
+  cr_assert_eq(sim_whatif_parse(s, "site:b=H100", &extra[0], &e), ERR_OK);
+  cr_assert_eq(sim_whatif_parse(s, "link:a-c:bw=2,lat=0.5", &extra[1], &e),
+               ERR_OK);
+  sim_sensitivity *v;
+  int nv;
+  cr_assert_eq(sim_whatif_sensitivities(s, a, &o, &cp, 10, extra, 2,
+                                        r.iteration_s, &v, &nv, &e),
+               ERR_OK, "%s", e.msg);
+  cr_assert_geq(nv, 6);
+  bool device = false;
+  for (int i = 0; i < nv; i++) {
+    net3 c = changed(&v[i].w, n);
+    scenario *t = write_net3("changed", &c);
+    same_bits(v[i].iteration_s, run_s(t, a, &o), v[i].w.label);
+    same_bits(v[i].gain_s, r.iteration_s - v[i].iteration_s, v[i].w.label);
+    device |= v[i].w.kind == SIM_WHATIF_SPEED;
+    scenario_free(t);
+  }
+  cr_assert(device, "a device is among the top resources");
+  free(v);
+  sim_critpath_free(&cp);
+  sim_result_free(&r);
+  alloc_free(a);
+  scenario_free(s);
+}
+
+Test(whatif, equals_a_separate_simulation_tcp) { check_equivalence(TRANSPORT_TCP); }
+Test(whatif, equals_a_separate_simulation_ideal) { check_equivalence(TRANSPORT_IDEAL); }
+
+Test(whatif, leaves_the_scenario_alone) {
+  net3 n = base_net();
+  scenario *s = write_net3("alone", &n);
+  alloc *a = pipeline();
+  uint64_t h = scenario_hash(s);
+  sim_options o = sim_options_default();
+  double before = run_s(s, a, &o);
+  sim_whatif w[3];
+  err e = {ERR_OK, ""};
+  cr_assert_eq(sim_whatif_parse(s, "link:a>b:bw=3", &w[0], &e), ERR_OK);
+  cr_assert_eq(sim_whatif_parse(s, "site:c=A100", &w[1], &e), ERR_OK);
+  cr_assert_eq(sim_whatif_parse(s, "device:1:speed=1.5", &w[2], &e), ERR_OK);
+  sim_result r;
+  cr_assert_eq(sim_whatif_run(s, a, &o, w, 3, &r, &e), ERR_OK, "%s", e.msg);
+  cr_assert_neq(r.iteration_s, before);
+  sim_result_free(&r);
+  cr_assert_eq(scenario_hash(s), h);
+  same_bits(run_s(s, a, &o), before, "unchanged after");
+  alloc_free(a);
+  scenario_free(s);
+}
+
+Test(whatif, parse) {
+  net3 n = base_net();
+  scenario *s = write_net3("parse", &n);
+  sim_whatif w;
+  err e = {ERR_OK, ""};
+  cr_assert_eq(sim_whatif_parse(s, "link:a-b:bw=2", &w, &e), ERR_OK);
+  cr_assert(w.kind == SIM_WHATIF_LINK && w.a == 0 && w.b == 1 && w.both);
+  cr_assert(w.bw == 2 && w.lat == 1);
+  cr_assert_eq(sim_whatif_parse(s, "link:c>a:lat=0.25", &w, &e), ERR_OK);
+  cr_assert(w.a == 2 && w.b == 0 && !w.both && w.lat == 0.25 && w.bw == 1);
+  cr_assert_eq(sim_whatif_parse(s, "site:b:speed=3", &w, &e), ERR_OK);
+  cr_assert(w.kind == SIM_WHATIF_SPEED && w.a == 1 && w.b == 2 && w.speed == 3);
+  cr_assert_eq(sim_whatif_parse(s, "site:a=H100", &w, &e), ERR_OK);
+  cr_assert(w.kind == SIM_WHATIF_GPU && !strcmp(w.gpu, "H100"));
+  static const struct { const char *spec, *msg; } bad[] = {
+      {"link:a-x:bw=2", "is not a site of parse"},
+      {"link:a>b:bw=0", "is not a finite number > 0"},
+      {"link:a>b:bw=-1", "is not a finite number > 0"},
+      {"link:a>b:bw=inf", "is not a finite number > 0"},
+      {"link:a>b:speed=2", "is not bw=F or lat=F"},
+      {"link:a>b", "link:A-B:bw=F"},
+      {"site:x=H100", "is not a site of parse"},
+      {"site:a=Z9000", "unknown GPU 'Z9000'"},
+      {"site:a:speed=abc", "is not a finite number > 0"},
+      {"device:3:speed=2", "has devices 0 .. 2"},
+      {"device:1", "device:N:speed=F"},
+      {"nic:a", "starts with link:, site: or device:"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    e = (err){ERR_OK, ""};
+    cr_assert_eq(sim_whatif_parse(s, bad[i].spec, &w, &e), ERR_CONFIG, "%s",
+                 bad[i].spec);
+    cr_assert(strstr(e.msg, bad[i].msg), "%s: %s", bad[i].spec, e.msg);
+  }
+  scenario_free(s);
+}
+
+Test(whatif, cli_usage_errors_and_determinism) {
+  net3 n = base_net();
+  scenario *s = write_net3("cli", &n);
+  scenario_free(s);
+  support_write_file(support_path("cli_alloc.json"),
+                     "{\"pipelines\": [[0, 1, 2]]}");
+  support_run r = {0};
+  const char *bad[] = {"site:Nowhere=H100", "site:a=Z9000", "link:a-b:bw=0",
+                       "link:a-b:lat=-2"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    cr_assert_eq(support_geodes(&r, "explain '%s' --alloc '%s' --what-if '%s'",
+                                support_path("cli.json"),
+                                support_path("cli_alloc.json"), bad[i]),
+                 2, "%s: %s", bad[i], r.err);
+    cr_assert(strstr(r.err, "geodes explain: --what-if"), "%s", r.err);
+  }
+  const char *cmd = "explain '%s' --alloc '%s' --top 3 --json "
+                    "--what-if 'site:a=H100;link:b-c:bw=2'";
+  cr_assert_eq(support_geodes(&r, cmd, support_path("cli.json"),
+                              support_path("cli_alloc.json")), 0, "%s", r.err);
+  char *first = strdup(r.out);
+  cr_assert(strstr(first, "\"what_if\":\"site:a=H100\""), "%s", first);
+  cr_assert(strstr(first, "\"critical_path\""));
+  cr_assert_eq(support_geodes(&r, cmd, support_path("cli.json"),
+                              support_path("cli_alloc.json")), 0);
+  cr_assert_str_eq(r.out, first, "the same inputs, the same bytes");
+  free(first);
+  support_run_clear(&r);
+}
