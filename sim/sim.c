@@ -219,7 +219,8 @@ static int save_timeline(const scenario *s, const transport_options *o,
   const char **names = mem_alloc((size_t)s->ndevices * sizeof *names);
   for (int d = 0; d < s->ndevices; d++)
     names[d] = s->sites[s->device_site[d]].name;
-  int rc = sim_timeline_save(path, t, n, s->ndevices, names, meta, e);
+  sim_timeline_net net = {s, o};
+  int rc = sim_timeline_save(path, t, n, s->ndevices, names, meta, &net, e);
   free(names);
   return rc;
 }

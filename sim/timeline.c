@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "sim/critpath.h"
+#include "sim/linkstats.h"
 
 #define NSTREAMS 3
 
@@ -130,46 +132,133 @@ static void head(FILE *f, const char *meta) {
   fputs("\"traceEvents\":[", f);
 }
 
+/* What a communication slice says beyond its peer and bytes, when the
+ * network is known: each transfer's span on the wire (w0, w1 per task). */
+typedef struct facts {
+  const sim_timeline_net *net;
+  const int64_t *w0, *w1;
+} facts;
+
+/* The args of transfer k (task id) of the run: peer, bytes, and with the
+ * network its link, mean rate on the wire and that rate's cause. */
+static void xfer_args(FILE *f, const slice *x, const sim_task *k, uint32_t id,
+                      const int *dmap, const facts *fx) {
+  int peer = x->stream == 1 ? k->dst : k->dev;
+  fprintf(f, ",\"args\":{\"peer\":%d,\"bytes\":%.17g", dmap ? dmap[peer] : peer,
+          k->bytes);
+  if (fx && fx->net) {
+    const scenario *s = fx->net->s;
+    int a = dmap ? dmap[k->dev] : k->dev, b = dmap ? dmap[k->dst] : k->dst;
+    fputs(",\"link\":\"", f);
+    put_escaped(f, s->sites[s->device_site[a]].name);
+    fputc('>', f);
+    put_escaped(f, s->sites[s->device_site[b]].name);
+    int64_t span = fx->w1[id] - fx->w0[id];
+    double gbps = span > 0 ? 8 * k->bytes / (double)span : 0;
+    sim_task m = *k;
+    m.dev = a, m.dst = b;
+    sim_flow_bounds bd = sim_critpath_bounds(s, fx->net->o, &m);
+    fprintf(f, "\",\"rate_gbps\":%.9g,\"cause\":\"%s\"", gbps,
+            span > 0 ? sim_cp_cause_names[sim_critpath_cause(&bd, gbps)]
+                     : "none");
+  }
+  fputc('}', f);
+}
+
 /* One slice as a complete ("X") event, after a comma unless it is the
  * first event; devices (and a transfer's peer) renumbered by dmap (NULL:
  * as they are). */
 static void write_slice(FILE *f, bool comma, const slice *x, const sim_task *k,
-                        const int *dmap) {
+                        const int *dmap, const facts *fx) {
   fprintf(f, "%s\n{\"name\":\"%s", comma ? "," : "", role_names[k->role]);
   if (k->mb >= 0) fprintf(f, " %d", k->mb);
   fprintf(f, "\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,"
           "\"dur\":%.3f", dmap ? dmap[x->dev] : x->dev,
           NSTREAMS * x->lane + x->stream, (double)x->t0 * 1e-3,
           (double)(x->t1 - x->t0) * 1e-3);
-  if (x->stream) { /* the other end of a transfer */
-    int peer = x->stream == 1 ? k->dst : k->dev;
-    fprintf(f, ",\"args\":{\"peer\":%d}", dmap ? dmap[peer] : peer);
-  }
+  if (x->stream) xfer_args(f, x, k, x->task, dmap, fx);
   fputc('}', f);
 }
 
+/* The counter tracks of the links of the n tasks t (devices as in the
+ * net's scenario) in process pid: at each change of a link's rate, its
+ * Gbit/s and its flows on the wire. */
+static void counters(FILE *f, const sim_task *t, uint32_t n, int pid,
+                     const sim_timeline_net *net) {
+  int64_t end = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (t[i].t_done > end) end = t[i].t_done;
+  sim_linkstats ls;
+  sim_linkstats_build(net->s, net->o, t, n, 0, end, &ls);
+  for (int i = 0; i < ls.nres; i++) {
+    const sim_ls_res *r = &ls.res[i];
+    if (r->kind != SIM_LS_LINK) continue;
+    for (size_t k = 0; k < r->npts; k++) {
+      fputs(",\n{\"name\":\"", f);
+      put_escaped(f, net->s->sites[r->a].name);
+      fputc('>', f);
+      put_escaped(f, net->s->sites[r->b].name);
+      fprintf(f, "\",\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"args\":"
+              "{\"gbps\":%.17g,\"flows\":%d}}", pid, (double)r->t[k] * 1e-3,
+              r->rate_gbps[k], r->inflight[k]);
+    }
+  }
+  sim_linkstats_free(&ls);
+}
+
+/* The "links" process's name. */
+static void links_process(FILE *f, int pid) {
+  fprintf(f, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
+          "\"args\":{\"name\":\"links\"}}", pid);
+}
+
+/* facts of the n tasks t (devices as in net's scenario); free_facts. */
+static facts facts_of(const sim_timeline_net *net, const sim_task *t,
+                      uint32_t n) {
+  facts fx = {.net = net};
+  if (!net) return fx;
+  int64_t *w0 = mem_alloc(((size_t)n + 1) * sizeof *w0);
+  int64_t *w1 = mem_alloc(((size_t)n + 1) * sizeof *w1);
+  sim_linkstats_wire(net->s, t, n, w0, w1);
+  fx.w0 = w0;
+  fx.w1 = w1;
+  return fx;
+}
+
+static void facts_free(facts *fx) {
+  free((void *)fx->w0);
+  free((void *)fx->w1);
+}
+
 void sim_timeline_write(FILE *f, const sim_task *t, uint32_t n, int ndevices,
-                        const char *const *device_name, const char *meta) {
+                        const char *const *device_name, const char *meta,
+                        const sim_timeline_net *net) {
   int *nlanes = mem_calloc((size_t)ndevices * NSTREAMS + 1, sizeof *nlanes);
   size_t ns;
   slice *v = slices(t, n, ndevices, &ns, nlanes);
+  facts fx = facts_of(net, t, n);
   head(f, meta);
   metadata(f, ndevices, device_name, nlanes);
   for (size_t i = 0; i < ns; i++)
-    write_slice(f, ndevices || i, &v[i], &t[v[i].task], NULL);
+    write_slice(f, ndevices || i, &v[i], &t[v[i].task], NULL, &fx);
+  if (net && ndevices) {
+    links_process(f, ndevices);
+    counters(f, t, n, ndevices, net);
+  }
   fputs("\n]}\n", f);
+  facts_free(&fx);
   free(v);
   free(nlanes);
 }
 
 int sim_timeline_save(const char *path, const sim_task *t, uint32_t n,
                       int ndevices, const char *const *device_name,
-                      const char *meta, err *e) {
+                      const char *meta, const sim_timeline_net *net, err *e) {
   FILE *f = fopen(path, "w");
   if (!f)
     return err_set(e, ERR_IO, "%s:0: cannot write the timeline: %s", path,
                    strerror(errno));
-  sim_timeline_write(f, t, n, ndevices, device_name, meta);
+  sim_timeline_write(f, t, n, ndevices, device_name, meta, net);
   /* a failed fprintf (disk full) leaves the error flag; fclose may not */
   bool bad = ferror(f) != 0;
   if (fclose(f) != 0 || bad)
@@ -186,7 +275,14 @@ struct sim_timeline_stream {
   const scenario *s;
   int *named;  /* [devices x streams]: lanes with a thread_name so far */
   bool any;    /* an event was written (the next needs a comma) */
+  sim_timeline_net net; /* net.o NULL: not known */
 };
+
+void sim_timeline_stream_net(sim_timeline_stream *t,
+                             const transport_options *o) {
+  t->net = (sim_timeline_net){t->s, o};
+  if (o && t->s->ndevices) links_process(t->f, t->s->ndevices);
+}
 
 sim_timeline_stream *sim_timeline_stream_open(const char *path,
                                               const scenario *s,
@@ -235,11 +331,23 @@ void sim_timeline_stream_add(sim_timeline_stream *t, const sim_task *tasks,
   for (int d = 0; d < nd; d++)
     for (int st = 0; st < NSTREAMS; st++)
       name_lanes(t, dmap ? dmap[d] : d, st, nlanes[d * NSTREAMS + st]);
+  /* the network's facts read the run's devices as the scenario's */
+  sim_task *mapped = t->net.o ? mem_alloc(((size_t)n + 1) * sizeof *mapped)
+                              : NULL;
+  for (uint32_t i = 0; mapped && i < n; i++) {
+    mapped[i] = tasks[i];
+    if (dmap && mapped[i].dev >= 0) mapped[i].dev = dmap[mapped[i].dev];
+    if (dmap && mapped[i].dst >= 0) mapped[i].dst = dmap[mapped[i].dst];
+  }
+  facts fx = facts_of(t->net.o ? &t->net : NULL, mapped, n);
   for (size_t i = 0; i < ns; i++) {
     if (v[i].dev < 0) continue;
-    write_slice(t->f, t->any, &v[i], &tasks[v[i].task], dmap);
+    write_slice(t->f, t->any, &v[i], &tasks[v[i].task], dmap, &fx);
     t->any = true;
   }
+  if (mapped && t->s->ndevices) counters(t->f, mapped, n, t->s->ndevices, &t->net);
+  facts_free(&fx);
+  free(mapped);
   free(v);
   free(nlanes);
 }

@@ -13,6 +13,7 @@
 
 #include "base/err.h"
 #include "sim/graph.h"
+#include "models/transport.h"
 #include "traces/fault.h"
 #include "traces/scenario.h"
 
@@ -20,18 +21,31 @@
 #define SIM_TIMELINE_NROLES (SIM_ROLE_CALL + 1)
 extern const char *const sim_timeline_role_names[SIM_TIMELINE_NROLES];
 
+/* The network a run's transfers crossed, when the writer knows it: each
+ * communication slice then carries its link (site pair), its mean rate on
+ * the wire and the cause of that rate (sim/critpath.h), and a "links"
+ * process (pid ndevices) holds one counter track per directed site pair:
+ * its rate in Gbit/s and its flows on the wire (sim/linkstats.h), whose
+ * integral is the bytes of the link's slices. Borrowed. */
+typedef struct sim_timeline_net {
+  const scenario *s;
+  const transport_options *o;
+} sim_timeline_net;
+
 /* Writes the tasks (n of them) of a finished run to f. device_name(i) names
  * process i (NULL: "device i"); ndevices processes. meta (NULL: none) is
  * the run's transport (transport_facts_line), kept as the file's
- * otherData.transport. */
+ * otherData.transport. Every communication slice carries its peer and
+ * bytes, and with net (NULL: none) the above. */
 void sim_timeline_write(FILE *f, const sim_task *t, uint32_t n, int ndevices,
-                        const char *const *device_name, const char *meta);
+                        const char *const *device_name, const char *meta,
+                        const sim_timeline_net *net);
 
 /* The same into the file at path; ERR_IO (naming the path) if it cannot be
  * written. */
 int sim_timeline_save(const char *path, const sim_task *t, uint32_t n,
                       int ndevices, const char *const *device_name,
-                      const char *meta, err *e);
+                      const char *meta, const sim_timeline_net *net, err *e);
 
 /* A timeline of a whole training run, written as its iterations finish
  * (memory does not grow with their number): one process per device of the
@@ -44,6 +58,11 @@ typedef struct sim_timeline_stream sim_timeline_stream;
 sim_timeline_stream *sim_timeline_stream_open(const char *path,
                                               const scenario *s,
                                               const char *meta, err *e);
+
+/* The runs' transport (borrowed until close): from now on slices and
+ * counters carry the network's facts as sim_timeline_net says. */
+void sim_timeline_stream_net(sim_timeline_stream *t,
+                             const transport_options *o);
 
 /* Adds the finished tasks of one run; the run's device d is process
  * dmap[d] (NULL: d). */

@@ -248,7 +248,9 @@ static int keep(run *r, int64_t start, const sim_result *x) {
   r->now = x->end_ns;
   holds_from_plan(r);
   accumulate(r, x);
-  if (r->tl) {
+  int index = (int)r->n - 1;
+  if (r->tl && index >= r->o->timeline_from &&
+      (r->o->timeline_to <= 0 || index < r->o->timeline_to)) {
     uint32_t nt;
     const sim_task *t = sim_engine_tasks(r->x, &nt);
     sim_timeline_stream_add(r->tl, t, nt, r->plan.dmap);
@@ -555,6 +557,7 @@ static int run_init(run *r, const scenario *s, const alloc *a,
     transport_facts_line(&facts, meta, sizeof meta);
     r->tl = sim_timeline_stream_open(o->timeline, s, meta, e);
     if (!r->tl) return e ? e->code : ERR_IO;
+    sim_timeline_stream_net(r->tl, &o->sim.transport);
     if (o->faults) sim_timeline_stream_faults(r->tl, o->faults, s);
   }
   return ERR_OK;

@@ -69,6 +69,8 @@ typedef struct sim_training_opts {
                                  another placement pay (sim/training.c) */
   const char *timeline;       /* Chrome Trace Event JSON of the whole run,
                                  or NULL */
+  int timeline_from, timeline_to; /* the kept iterations it shows: indices
+                                 from .. to - 1 (to <= 0: to the end) */
 } sim_training_opts;
 
 /* Defaults: one iteration, no faults, restart, no checkpoints, the default

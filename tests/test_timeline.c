@@ -29,7 +29,7 @@ typedef struct track {
 } track;
 
 typedef struct checked {
-  size_t x, tracks;
+  size_t x, tracks, counters;
   double end_us;  /* the latest ts + dur */
   int max_tid;
 } checked;
@@ -54,7 +54,7 @@ static checked check_trace(json_t *j, int ndevices) {
   json_t *ev = json_object_get(j, "traceEvents");
   cr_assert(json_is_array(ev), "traceEvents is not an array");
   track *tr = calloc(MAXTRACKS, sizeof *tr);
-  bool *proc = calloc((size_t)ndevices, sizeof *proc);
+  bool *proc = calloc((size_t)ndevices + 1, sizeof *proc);
   size_t ntr = 0;
   checked c = {0};
   for (size_t i = 0; i < json_array_size(ev); i++) {
@@ -65,7 +65,8 @@ static checked check_trace(json_t *j, int ndevices) {
     json_t *pid = json_object_get(e, "pid");
     cr_assert(json_is_integer(pid), "event %zu: pid", i);
     int p = (int)json_integer_value(pid);
-    cr_assert(p >= 0 && p < ndevices, "event %zu: pid %d", i, p);
+    /* pid ndevices: the "links" process of the counter tracks */
+    cr_assert(p >= 0 && p <= ndevices, "event %zu: pid %d", i, p);
     const char *name = json_string_value(json_object_get(e, "name"));
     if (strcmp(ph, "M") == 0) {
       const char *v = json_string_value(
@@ -81,6 +82,17 @@ static checked check_trace(json_t *j, int ndevices) {
       }
       continue;
     }
+    if (strcmp(ph, "C") == 0) {
+      json_t *args = json_object_get(e, "args");
+      double ts = json_number_value(json_object_get(e, "ts"));
+      cr_assert_eq(p, ndevices, "event %zu: a counter off the links", i);
+      cr_assert(isfinite(ts) && ts >= 0, "event %zu: ts", i);
+      cr_assert(json_number_value(json_object_get(args, "gbps")) >= 0);
+      cr_assert(json_is_integer(json_object_get(args, "flows")));
+      c.counters++;
+      continue;
+    }
+    cr_assert_lt(p, ndevices, "event %zu: a slice off the devices", i);
     cr_assert_str_eq(ph, "X", "event %zu", i);
     json_t *tid = json_object_get(e, "tid");
     json_t *ts = json_object_get(e, "ts"), *dur = json_object_get(e, "dur");
@@ -103,6 +115,7 @@ static checked check_trace(json_t *j, int ndevices) {
   }
   for (int p = 0; p < ndevices; p++)
     cr_assert(proc[p], "device %d has no process_name", p);
+  cr_assert(!c.counters || proc[ndevices], "the links process has no name");
   for (size_t i = 0; i < ntr; i++) {
     track *k = &tr[i];
     cr_assert(k->named, "pid %d tid %d has no thread_name", k->pid, k->tid);
@@ -154,7 +167,7 @@ Test(timeline, overlapping_transfers_get_their_own_tracks) {
   const char *path = support_path("hand.json");
   FILE *f = fopen(path, "w");
   cr_assert_not_null(f);
-  sim_timeline_write(f, t, 5, 3, names, NULL);
+  sim_timeline_write(f, t, 5, 3, names, NULL, NULL);
   fclose(f);
   json_t *j = load(path);
   checked c = check_trace(j, 3);
@@ -228,4 +241,116 @@ Test(timeline, simulate_writes_a_perfetto_clean_trace) {
     json_decref(j);
     support_run_clear(&r);
   }
+}
+
+/* Bytes per link: from the send slices' args, and from the integral of the
+ * link's rate counter (Gbit/s between change points). */
+#define MAXLINKS 64
+typedef struct link_bytes {
+  char name[64];
+  double slices, counter, last_ts, last_gbps;
+} link_bytes;
+
+static link_bytes *link_of(link_bytes *v, int *n, const char *name) {
+  for (int i = 0; i < *n; i++)
+    if (!strcmp(v[i].name, name)) return &v[i];
+  cr_assert_lt(*n, MAXLINKS);
+  snprintf(v[*n].name, sizeof v[*n].name, "%s", name);
+  return &v[(*n)++];
+}
+
+Test(timeline, counters_and_slices_agree_on_bytes) {
+  const char *scen = support_write_file(
+      support_path("c.json"),
+      "{\"name\": \"c\", \"sites\": [{\"name\": \"x\", \"devices\": 2, "
+      "\"gpu\": \"V100\", \"nic_gbps\": 10}, {\"name\": \"z\", \"devices\": "
+      "2, \"gpu\": \"V100\", \"nic_gbps\": 10}],\n"
+      "\"network\": {\"latency_ms\": 30, \"bandwidth_gbps\": 2},\n"
+      "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": 8, "
+      "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 2, \"dp_algo\": "
+      "\"ring\"}}\n");
+  support_run r = {0};
+  const char *out = support_path("c-tl.json");
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --method megatron "
+                                  "--timeline '%s'", scen, out), 0, "%s", r.err);
+  json_t *j = load(out);
+  checked c = check_trace(j, 4);
+  cr_assert_gt(c.counters, 0);
+  json_t *ev = json_object_get(j, "traceEvents");
+  link_bytes v[MAXLINKS] = {0};
+  int n = 0;
+  for (size_t i = 0; i < json_array_size(ev); i++) {
+    json_t *e = json_array_get(ev, i), *args = json_object_get(e, "args");
+    const char *ph = json_string_value(json_object_get(e, "ph"));
+    if (!strcmp(ph, "X") && json_object_get(args, "peer")) {
+      cr_assert(json_is_number(json_object_get(args, "bytes")), "%zu", i);
+      cr_assert(json_is_number(json_object_get(args, "rate_gbps")), "%zu", i);
+      cr_assert(json_is_string(json_object_get(args, "cause")), "%zu", i);
+      const char *l = json_string_value(json_object_get(args, "link"));
+      cr_assert_not_null(l, "event %zu: no link", i);
+      if (json_integer_value(json_object_get(e, "tid")) % 3 == 1) /* sent */
+        link_of(v, &n, l)->slices +=
+            json_number_value(json_object_get(args, "bytes"));
+    } else if (!strcmp(ph, "C")) {
+      link_bytes *k =
+          link_of(v, &n, json_string_value(json_object_get(e, "name")));
+      double ts = json_number_value(json_object_get(e, "ts"));
+      k->counter += k->last_gbps * (ts - k->last_ts) * 1e3 / 8;
+      k->last_ts = ts;
+      k->last_gbps = json_number_value(json_object_get(args, "gbps"));
+    }
+  }
+  cr_assert_geq(n, 3, "links inside x, inside z and between");
+  for (int i = 0; i < n; i++) {
+    cr_assert_eq(v[i].last_gbps, 0, "%s ends idle", v[i].name);
+    cr_assert(fabs(v[i].counter - v[i].slices) <= 1e-6 * v[i].slices + 1,
+              "%s: counters %.17g vs slices %.17g bytes", v[i].name,
+              v[i].counter, v[i].slices);
+  }
+  json_decref(j);
+  support_run_clear(&r);
+}
+
+/* --timeline-iterations keeps the slices of the iterations asked, and
+ * only those: a third of three equal iterations, all inside the second. */
+Test(timeline, timeline_iterations_keep_a_window) {
+  const char *scen = support_write_file(
+      support_path("w.json"),
+      "{\"name\": \"w\", \"sites\": [{\"name\": \"x\", \"devices\": 2, "
+      "\"gpu\": \"V100\"}], \"network\": {\"latency_ms\": 1, "
+      "\"bandwidth_gbps\": 10},\n\"workload\": {\"model\": \"gpt3-xl\", "
+      "\"layers\": 4, \"batch\": 4, \"micro_batch\": 1, \"stages\": 2, "
+      "\"replicas\": 1}}\n");
+  support_run r = {0};
+  const char *all = support_path("w-all.json"), *one = support_path("w-1.json");
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --method megatron "
+                                  "--iterations 3 --timeline '%s' --json",
+                              scen, all), 0, "%s", r.err);
+  json_t *res = json_loads(r.out, 0, NULL);
+  json_t *its = json_object_get(res, "iterations");
+  cr_assert_eq(json_array_size(its), 3);
+  double t0 = json_number_value(json_object_get(json_array_get(its, 1), "start_s"));
+  double t1 = json_number_value(json_object_get(json_array_get(its, 2), "start_s"));
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --method megatron "
+                                  "--iterations 3 --timeline '%s' "
+                                  "--timeline-iterations 1:1", scen, one),
+               0, "%s", r.err);
+  json_t *ja = load(all), *j1 = load(one);
+  checked ca = check_trace(ja, 2), c1 = check_trace(j1, 2);
+  cr_assert_eq(3 * c1.x, ca.x, "%zu of %zu slices", c1.x, ca.x);
+  json_t *ev = json_object_get(j1, "traceEvents");
+  for (size_t i = 0; i < json_array_size(ev); i++) {
+    json_t *e = json_array_get(ev, i);
+    if (strcmp(json_string_value(json_object_get(e, "ph")), "X")) continue;
+    double ts = json_number_value(json_object_get(e, "ts")) * 1e-6;
+    cr_assert(ts >= t0 - 1e-9 && ts <= t1 + 1e-9, "%g outside [%g, %g]", ts,
+              t0, t1);
+  }
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --method megatron "
+                                  "--timeline-iterations 1:2", scen), 2);
+  cr_assert(strstr(r.err, "--timeline-iterations"), "%s", r.err);
+  json_decref(res);
+  json_decref(ja);
+  json_decref(j1);
+  support_run_clear(&r);
 }

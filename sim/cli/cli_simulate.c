@@ -30,12 +30,35 @@ static const cli_opt_command SIMULATE = {
     .width = 20, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
 
 typedef struct sim_args {
-  const char *scenario, *alloc_file, *method, *timeline;
+  const char *scenario, *alloc_file, *method, *timeline, *timeline_its;
   int network;
-  bool json;
+  bool json, explain;
   cli_workload_opts wo;
   cli_training_opts to;
 } sim_args;
+
+/* --timeline-iterations A:B into the training options: from A to B
+ * included, either end open. */
+static int parse_iterations(sim_args *p) {
+  const char *t = p->timeline_its;
+  if (!t) return CLI_OK;
+  if (!p->timeline || !p->to.active)
+    return cli_usage_error("simulate", "--timeline-iterations needs "
+                           "--timeline and a training run (--iterations "
+                           "or --duration-s)");
+  const char *colon = strchr(t, ':');
+  char *end;
+  long a = 0, b = -1;
+  bool ok = colon != NULL;
+  if (ok && colon > t) a = strtol(t, &end, 10), ok = end == colon && a >= 0;
+  if (ok && colon[1]) b = strtol(colon + 1, &end, 10), ok = !*end && b >= a;
+  if (!ok || a > INT_MAX - 1 || b > INT_MAX - 1)
+    return cli_usage_error("simulate", "--timeline-iterations '%s': A:B with "
+                           "0 <= A <= B (either may be left out)", t);
+  p->to.o.timeline_from = (int)a;
+  p->to.o.timeline_to = b < 0 ? 0 : (int)b + 1;
+  return CLI_OK;
+}
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, sim_args *p) {
@@ -49,6 +72,12 @@ static int parse_args(int argc, char **argv, sim_args *p) {
                    NULL, "tcp (default), netem or ideal (what-ifs)"),
       CLI_OPT_STRING(0, "timeline", "FILE", &p->timeline,
                      "Chrome Trace Event JSON (Perfetto) of the run"),
+      CLI_OPT_STRING(0, "timeline-iterations", "A:B", &p->timeline_its,
+                     "a training run's timeline keeps iterations A\n"
+                     "to B (from 0; A: or :B leave an end open)"),
+      CLI_OPT_FLAG(0, "explain", &p->explain,
+                   "then the critical path and sensitivities\n"
+                   "(geodes explain --help)"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
       CLI_OPT_HELP(),
       CLI_TRAINING_OPTS(&p->to),
@@ -61,6 +90,10 @@ static int parse_args(int argc, char **argv, sim_args *p) {
   if (!!p->alloc_file + !!p->method != 1)
     return cli_usage_error("simulate", "give exactly one of --alloc, --method");
   if ((rc = cli_training_check("simulate", &p->to, p->method))) return rc;
+  if ((rc = parse_iterations(p))) return rc;
+  if (p->explain && (p->to.active || p->json))
+    return cli_usage_error("simulate", "--explain explains one iteration, "
+                           "as a table (geodes explain --json for JSON)");
   return p->method ? cli_check_method("simulate", p->method) : CLI_OK;
 }
 
@@ -207,6 +240,13 @@ int cli_simulate(int argc, char **argv) {
   } else {
     print_table(s, placement, &r, &o.transport);
     if (p.to.active) cli_training_table(&tr, &p.to);
+  }
+  if (p.explain && rc == CLI_OK) {
+    cli_explain_opts eo = {.top = 5, .steps = 30, .placement = placement,
+                           .resolution_s = 0.1};
+    o.timeline_path = NULL;
+    printf("\n");
+    rc = cli_explain_report("simulate", s, a, &o, &eo);
   }
   sim_training_result_free(&tr);
   goto done;
