@@ -1,0 +1,145 @@
+/* test_linkstats: link and NIC utilisation of hand-made task records with
+ * known answers — a connection's messages back to back on the wire, each
+ * ending a latency before it arrives; bytes, busy time, mean and peak
+ * utilisation, the rate's change points, the CSV's rows per step — and on
+ * an engine run: every resource's rate integrates to its bytes. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/alloc.h"
+#include "sim/linkstats.h"
+#include "sim/whatif.h"
+#include "tests/support.h"
+
+TestSuite(linkstats, .init = support_dir_make, .fini = support_dir_remove);
+
+/* Sites a and b of one device each: 1 us one way, 8 Gbit/s (1 byte/ns),
+ * NICs of 100 Gbit/s. */
+static scenario *two_sites(void) {
+  return support_scenario(support_write_file(
+      support_path("two.json"),
+      "{\"name\": \"two\", \"sites\": [{\"name\": \"a\", \"devices\": 1, "
+      "\"gpu\": \"V100\", \"nic_gbps\": 100}, {\"name\": \"b\", \"devices\": "
+      "1, \"gpu\": \"V100\", \"nic_gbps\": 100}], \"network\": "
+      "{\"latency_ms\": 0.001, \"bandwidth_gbps\": 8}, \"workload\": "
+      "{\"model\": \"gpt3-xl\", \"layers\": 2, \"batch\": 1, \"micro_batch\": "
+      "1, \"stages\": 2, \"replicas\": 1}}"));
+}
+
+/* a -> b: 1000 B from 0 (on the wire [0, 1000)), 500 B issued at 100 but
+ * behind it ([1000, 1500)); b -> a: 2000 B [0, 2000). */
+static const sim_task T[] = {
+    {.kind = SIM_TASK_COMPUTE, .dev = 0, .dst = -1, .t_start = 0,
+     .t_left = 50, .t_done = 50},
+    {.kind = SIM_TASK_XFER, .dev = 0, .dst = 1, .channels = 1, .bytes = 1000,
+     .t_start = 0, .t_left = 900, .t_done = 2000},
+    {.kind = SIM_TASK_XFER, .dev = 0, .dst = 1, .channels = 1, .bytes = 500,
+     .t_start = 100, .t_left = 1200, .t_done = 2500},
+    {.kind = SIM_TASK_XFER, .dev = 1, .dst = 0, .channels = 1, .bytes = 2000,
+     .t_start = 0, .t_left = 1900, .t_done = 3000},
+};
+
+static const sim_ls_res *find(const sim_linkstats *ls, sim_ls_kind k, int a,
+                              int b) {
+  for (int i = 0; i < ls->nres; i++)
+    if (ls->res[i].kind == k && ls->res[i].a == a && ls->res[i].b == b)
+      return &ls->res[i];
+  cr_assert_fail("no resource %d %d %d", k, a, b);
+  return NULL;
+}
+
+Test(linkstats, wire_spans) {
+  scenario *s = two_sites();
+  int64_t w0[4], w1[4];
+  sim_linkstats_wire(s, T, 4, w0, w1);
+  cr_assert(w0[0] == -1 && w1[0] == -1, "a compute has none");
+  cr_assert(w0[1] == 0 && w1[1] == 1000);
+  cr_assert(w0[2] == 1000 && w1[2] == 1500, "behind the first: %lld %lld",
+            (long long)w0[2], (long long)w1[2]);
+  cr_assert(w0[3] == 0 && w1[3] == 2000);
+  scenario_free(s);
+}
+
+Test(linkstats, hand_made) {
+  scenario *s = two_sites();
+  transport_options o = transport_options_default();
+  sim_linkstats ls;
+  sim_linkstats_build(s, &o, T, 4, 0, 3000, &ls);
+  cr_assert_eq(ls.nres, 2 + 4, "two links, two NICs each way");
+  const sim_ls_res *ab = find(&ls, SIM_LS_LINK, 0, 1);
+  cr_assert_float_eq(ab->bytes, 1500, 1e-9);
+  cr_assert_float_eq(ab->busy_s, 1500e-9, 1e-18);
+  cr_assert_float_eq(ab->capacity_gbps, 8, 1e-12);
+  cr_assert_float_eq(ab->mean_util, 0.5, 1e-12);
+  cr_assert_float_eq(ab->peak_util, 1, 1e-12);
+  cr_assert_eq(ab->npts, 3, "0: 8, 1000: 8 (one ends, one starts), 1500: 0");
+  cr_assert(ab->t[0] == 0 && ab->t[1] == 1000 && ab->t[2] == 1500);
+  cr_assert(ab->inflight[1] == 1 && ab->inflight[2] == 0);
+  cr_assert_eq(ab->rate_gbps[2], 0);
+  const sim_ls_res *out0 = find(&ls, SIM_LS_NIC_OUT, 0, -1);
+  cr_assert_float_eq(out0->bytes, 1500, 1e-9);
+  cr_assert_float_eq(out0->peak_util, 0.08, 1e-12);
+  cr_assert_float_eq(find(&ls, SIM_LS_NIC_IN, 0, -1)->bytes, 2000, 1e-9);
+  const char *path = support_path("ls.csv");
+  err e = {ERR_OK, ""};
+  cr_assert_eq(sim_linkstats_csv(&ls, s, 1e-6, path, &e), ERR_OK, "%s", e.msg);
+  char *csv = support_read_file(path, NULL);
+  const char *head =
+      "t_s,kind,resource,src,dst,bytes,rate_gbps,utilisation,flows\n";
+  cr_assert(!strncmp(csv, head, strlen(head)), "%s", csv);
+  cr_assert(strstr(csv, "\n0,link,a>b,a,b,1000,8,1,1\n"), "%s", csv);
+  cr_assert(strstr(csv, "\n1e-06,link,a>b,a,b,500,4,0.5,0.5\n"), "%s", csv);
+  cr_assert(!strstr(csv, "2e-06,link,a>b"), "an idle step has no row");
+  free(csv);
+  sim_linkstats_free(&ls);
+  o.model = TRANSPORT_IDEAL;
+  sim_linkstats_build(s, &o, T, 4, 0, 3000, &ls);
+  cr_assert_eq(ls.nres, 2, "ideal: no NIC limits");
+  sim_linkstats_free(&ls);
+  cr_assert_eq(sim_linkstats_csv(&ls, s, 1, "/nonexistent/x.csv", &e), ERR_IO);
+  cr_assert(strstr(e.msg, "/nonexistent/x.csv:0:"), "%s", e.msg);
+  scenario_free(s);
+}
+
+/* An engine run of worldwide: every resource's rate, integrated between
+ * its change points, gives back its bytes. */
+Test(linkstats, rates_integrate_to_bytes) {
+  scenario *s = support_scenario("worldwide");
+  char text[2048];
+  int k = snprintf(text, sizeof text, "{\"pipelines\": [");
+  for (int r = 0; r < 8; r++)
+    for (int d = 0; d < 8; d++)
+      k += snprintf(text + k, sizeof text - (size_t)k, "%s%d%s",
+                    d ? ", " : r ? ", [" : "[", 8 * r + d, d == 7 ? "]" : "");
+  snprintf(text + k, sizeof text - (size_t)k, "]}");
+  err e = {ERR_OK, ""};
+  alloc *a = alloc_parse(text, strlen(text), "alloc", 8, 8, 64, &e);
+  cr_assert_not_null(a, "%s", e.msg);
+  sim_options o = sim_options_default();
+  sim_result r;
+  sim_critpath cp;
+  sim_linkstats ls;
+  cr_assert_eq(sim_whatif_explain(s, a, &o, &r, &cp, &ls, &e), ERR_OK, "%s",
+               e.msg);
+  cr_assert_gt(ls.nres, 8);
+  double all = 0;
+  for (int i = 0; i < ls.nres; i++) {
+    const sim_ls_res *x = &ls.res[i];
+    double integral = 0;
+    for (size_t j = 0; j + 1 < x->npts; j++)
+      integral += x->rate_gbps[j] / 8 * (double)(x->t[j + 1] - x->t[j]);
+    cr_assert(fabs(integral - x->bytes) <= 1e-6 * x->bytes + 1,
+              "resource %d: %.17g vs %.17g", i, integral, x->bytes);
+    cr_assert(x->mean_util >= 0 && x->mean_util <= x->peak_util + 1e-12);
+    if (x->kind == SIM_LS_LINK) all += x->bytes;
+  }
+  cr_assert_float_eq(all, r.pp_bytes + r.dp_bytes, 1e-6 * all);
+  sim_linkstats_free(&ls);
+  sim_critpath_free(&cp);
+  sim_result_free(&r);
+  alloc_free(a);
+  scenario_free(s);
+}
