@@ -2,6 +2,7 @@
 """plot.py: draws the figures of a geodes results database (DESIGN.md s. 7, 9).
 
     analysis/plot.py DB --out DIR [--timeline FILE]
+    analysis/plot.py --links FILE.csv --out DIR
 
 Writes PNG files into DIR, from the database alone:
   score_vs_simulated.png      DT-FM score vs simulated iteration time, one
@@ -22,6 +23,10 @@ Writes PNG files into DIR, from the database alone:
                               policy, a panel per scenario and network
   timeline.png                (--timeline) a per-device Gantt chart of a
                               `geodes simulate --timeline` Chrome trace
+  links.png                   (--links FILE.csv) link utilisation over time
+                              from `geodes explain --link-stats`: the
+                              busiest site pairs' utilisation per step, and
+                              every resource's mean and peak (no DB needed)
 A plot whose data is missing is skipped with a note on stderr.
 
 Matplotlib: when the first python3 on PATH lacks it, the script re-executes
@@ -501,12 +506,85 @@ def timeline(path, out):
          os.path.basename(path))
 
 
+def links(path, out, top=8):
+    """links.png from the CSV of `geodes explain --link-stats` (columns
+    t_s, kind, resource, src, dst, bytes, rate_gbps, utilisation, flows;
+    one row per resource and step with traffic, idle steps left out)."""
+    import csv
+    series = defaultdict(dict)  # (kind, resource) -> {t_s: utilisation}
+    total = defaultdict(float)
+    steps = set()
+    try:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                key = (row["kind"], row["resource"])
+                t = float(row["t_s"])
+                steps.add(t)
+                series[key][t] = float(row["utilisation"])
+                total[key] += float(row["bytes"])
+    except (OSError, KeyError, ValueError) as e:
+        sys.exit("plot.py: %s: %s" % (path, e))
+    if not series:
+        note("%s: no rows: skipping links.png" % path)
+        return
+    ts = sorted(steps)
+    step = min((b - a for a, b in zip(ts, ts[1:])), default=1.0)
+    grid_t = [i * step for i in range(int(round(ts[-1] / step)) + 1)]
+    # Between sites first (inside a site every site looks alike), by the
+    # time-integrated utilisation.
+    def load(k):
+        return sum(series[k].values())
+
+    wan = [k for k in series if k[0] == "link" and
+           k[1].split(">")[0] != k[1].split(">")[-1]]
+    busiest = sorted(wan or [k for k in series if k[0] == "link"],
+                     key=lambda k: (-load(k), k))[:top]
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(12, 8),
+                                 gridspec_kw={"height_ratios": [3, 2]})
+    for i, key in enumerate(busiest):
+        ys = [100 * series[key].get(round(t / step) * step,
+                                    series[key].get(t, 0.0)) for t in grid_t]
+        ax.step(grid_t, ys, where="post", lw=1.2, color=plt.cm.tab10(i % 10),
+                label="%s (%.2f GB)" % (key[1], total[key] / 1e9))
+    ax.set_xlabel("simulated time (s), steps of %g s" % step)
+    ax.set_ylabel("utilisation (%)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    # the busiest resources of every kind, by mean utilisation
+    ax.set_title("the %d busiest pairs of sites (100 %%: the link's "
+                 "bandwidth times its senders)" % len(busiest), fontsize=10)
+    keys = sorted(series, key=lambda k: (-load(k), k))[:16]
+    span = ts[-1] + step
+    mean = [100 * sum(series[k].values()) * step / span for k in keys]
+    peak = [100 * max(series[k].values()) for k in keys]
+    xs = range(len(keys))
+    bx.bar([x - 0.2 for x in xs], mean, 0.4, label="mean over the run")
+    bx.bar([x + 0.2 for x in xs], peak, 0.4, label="peak step")
+    bx.set_xticks(list(xs))
+    bx.set_xticklabels(["%s\n%s" % (k[1], k[0]) for k in keys], fontsize=7,
+                       rotation=30, ha="right")
+    bx.set_ylabel("utilisation (%)")
+    bx.grid(alpha=0.3, axis="y")
+    bx.legend(fontsize=8)
+    save(fig, out, "links.png", "Link utilisation: " + os.path.basename(path))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("db", help="a geodes results database (geodes.db)")
+    ap.add_argument("db", nargs="?",
+                    help="a geodes results database (geodes.db)")
     ap.add_argument("--out", required=True, help="folder for the PNG files")
     ap.add_argument("--timeline", help="a Chrome trace from geodes simulate")
+    ap.add_argument("--links", metavar="CSV",
+                    help="link statistics from geodes explain --link-stats")
     args = ap.parse_args()
+    if args.links:
+        os.makedirs(args.out, exist_ok=True)
+        links(args.links, args.out)
+    if args.db is None:
+        if not args.links:
+            ap.error("give a database DB (or --links CSV)")
+        return 0
     db = connect(args.db)
     os.makedirs(args.out, exist_ok=True)
     model_vs_simulated(db, args.out, "score_s", "score_vs_simulated.png",

@@ -143,3 +143,36 @@ Test(linkstats, rates_integrate_to_bytes) {
   alloc_free(a);
   scenario_free(s);
 }
+
+/* End to end: `geodes explain --link-stats` writes the CSV the README
+ * documents, and `plot.py --links` draws it (no database needed). */
+Test(linkstats, explain_csv_and_plot, .timeout = 120) {
+  scenario *s = two_sites();
+  scenario_free(s);
+  support_write_file(support_path("two_alloc.json"), "{\"pipelines\": [[0, 1]]}");
+  const char *csv = support_path("two.csv");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "explain '%s' --alloc '%s' --top 1 "
+                                  "--link-stats '%s' --resolution-s 0.01",
+                              support_path("two.json"),
+                              support_path("two_alloc.json"), csv),
+               0, "%s", r.err);
+  cr_assert(strstr(r.out, "critical path"), "%s", r.out);
+  char *text = support_read_file(csv, NULL);
+  cr_assert(strstr(text, ",link,a>b,a,b,"), "%s", text);
+  free(text);
+  cr_assert_eq(support_geodes(&r, "explain '%s' --alloc '%s' --link-stats "
+                                  "/nonexistent/x.csv",
+                              support_path("two.json"),
+                              support_path("two_alloc.json")),
+               1, "%s", r.err);
+  cr_assert_eq(support_sh(&r, "'%s/analysis/plot.py' --links '%s' --out '%s'",
+                          GEODES_SOURCE_DIR, csv, support_path("png")),
+               0, "%s", r.err);
+  FILE *f = fopen(support_path("png/links.png"), "rb");
+  cr_assert_not_null(f);
+  fseek(f, 0, SEEK_END);
+  cr_assert_gt(ftell(f), 10000);
+  fclose(f);
+  support_run_clear(&r);
+}
