@@ -225,5 +225,17 @@ Test(whatif, cli_usage_errors_and_determinism) {
                               support_path("cli_alloc.json")), 0);
   cr_assert_str_eq(r.out, first, "the same inputs, the same bytes");
   free(first);
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --alloc '%s' --explain",
+                              support_path("cli.json"),
+                              support_path("cli_alloc.json")), 0, "%s", r.err);
+  cr_assert(strstr(r.out, "busiest link classes"), "simulate's table first");
+  cr_assert(strstr(r.out, "time on the critical path by phase"), "%s", r.out);
+  cr_assert(strstr(r.out, "sensitivities (re-simulated"), "%s", r.out);
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --alloc '%s' --explain "
+                                  "--json", support_path("cli.json"),
+                              support_path("cli_alloc.json")), 2);
+  cr_assert_eq(support_geodes(&r, "explain '%s'", support_path("cli.json")),
+               2);
+  cr_assert(strstr(r.err, "--alloc, --method"), "%s", r.err);
   support_run_clear(&r);
 }

@@ -197,6 +197,16 @@ static int print_json(const scenario *s, const char *placement,
   return cli_print_json_stream(o, CLI_JSON, &its);
 }
 
+/* --explain: explain's report with its defaults, after the table. */
+static int explain(const scenario *s, const alloc *a, sim_options *o,
+                   const char *placement) {
+  cli_explain_opts eo = {.top = 5, .steps = 30, .placement = placement,
+                         .resolution_s = 0.1};
+  o->timeline_path = NULL;
+  printf("\n");
+  return cli_explain_report("simulate", s, a, o, &eo);
+}
+
 int cli_simulate(int argc, char **argv) {
   sim_args p;
   int rc = parse_args(argc, argv, &p);
@@ -241,13 +251,7 @@ int cli_simulate(int argc, char **argv) {
     print_table(s, placement, &r, &o.transport);
     if (p.to.active) cli_training_table(&tr, &p.to);
   }
-  if (p.explain && rc == CLI_OK) {
-    cli_explain_opts eo = {.top = 5, .steps = 30, .placement = placement,
-                           .resolution_s = 0.1};
-    o.timeline_path = NULL;
-    printf("\n");
-    rc = cli_explain_report("simulate", s, a, &o, &eo);
-  }
+  if (p.explain && rc == CLI_OK) rc = explain(s, a, &o, placement);
   sim_training_result_free(&tr);
   goto done;
 fail:
