@@ -41,16 +41,18 @@ sim_flow_bounds sim_critpath_bounds(const scenario *s,
   sim_flow_bounds r = {.link_gbps = v.bandwidth_gbps, .nic_gbps = INFINITY,
                        .flowcap_gbps = INFINITY, .window_gbps = INFINITY,
                        .latency_s = v.latency_ms * 1e-3};
-  bool wire = !same_nic(s, a, b);
+  bool wire = !same_nic(s, a, b); /* not NVLink inside an instance */
+  int nsock = transport_sockets_dealt(t->channels, sb->nccl_sockets, t->bytes);
   if (o->model != TRANSPORT_IDEAL && wire) {
-    int nsock = transport_sockets_dealt(t->channels, sb->nccl_sockets, t->bytes);
     r.nic_gbps = fmin(gbps_or_inf(sa->nic_gbps), gbps_or_inf(sb->nic_gbps));
     r.flowcap_gbps =
         nsock * fmin(gbps_or_inf(sa->flow_gbps), gbps_or_inf(sb->flow_gbps));
-    double rtt_ns = 1e6 * (v.latency_ms + back.latency_ms);
-    if (o->model == TRANSPORT_TCP && rtt_ns >= 1)
-      r.window_gbps = 8 * nsock * transport_window(o) / rtt_ns;
   }
+  /* net_tcp.c: a window per socket per round trip, wire or not, once the
+   * round trip is at least a ns */
+  double rtt_ns = 1e6 * (v.latency_ms + back.latency_ms);
+  if (o->model == TRANSPORT_TCP && rtt_ns >= 1)
+    r.window_gbps = 8 * nsock * transport_window(o) / rtt_ns;
   const double g[] = {r.link_gbps, r.nic_gbps, r.flowcap_gbps, r.window_gbps};
   const sim_cp_cause c[] = {SIM_CP_CAUSE_LINK, SIM_CP_CAUSE_NIC,
                             SIM_CP_CAUSE_FLOWCAP, SIM_CP_CAUSE_WINDOW};

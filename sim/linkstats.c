@@ -252,12 +252,18 @@ static void csv_rows(FILE *f, const sim_linkstats *ls, const sim_ls_res *r,
 
 int sim_linkstats_csv(const sim_linkstats *ls, const scenario *s,
                       double resolution_s, const char *path, err *e) {
+  int64_t step = llround(resolution_s * 1e9);
+  if (step < 1) step = 1;
+  double steps = (double)(ls->t1 - ls->t0) / (double)step;
+  if (steps > SIM_LINKSTATS_MAX_STEPS)
+    return err_set(e, ERR_RANGE, "%s: steps of %g s over the run's %g s are "
+                   "%.0f steps, more than %d: a coarser resolution", path,
+                   resolution_s, (double)(ls->t1 - ls->t0) * 1e-9, steps,
+                   SIM_LINKSTATS_MAX_STEPS);
   FILE *f = fopen(path, "w");
   if (!f)
     return err_set(e, ERR_IO, "%s:0: cannot write the link statistics: %s",
                    path, strerror(errno));
-  int64_t step = llround(resolution_s * 1e9);
-  if (step < 1) step = 1;
   fputs("t_s,kind,resource,src,dst,bytes,rate_gbps,utilisation,flows\n", f);
   for (int i = 0; i < ls->nres; i++) csv_rows(f, ls, &ls->res[i], s, step);
   bool bad = ferror(f) != 0;

@@ -68,9 +68,13 @@ void sim_linkstats_free(sim_linkstats *ls);
 void sim_linkstats_name(const sim_linkstats *ls, const sim_ls_res *r,
                         const scenario *s, char *buf, size_t size);
 
+/* The most steps the CSV's time series may take over a run. */
+#define SIM_LINKSTATS_MAX_STEPS 1000000
+
 /* The CSV time series (columns in the README: t_s, kind, resource, src,
  * dst, bytes, rate_gbps, utilisation, flows) at resolution_s per row, one
- * row per resource and step with traffic. ERR_IO naming the path. */
+ * row per resource and step with traffic. ERR_IO naming the path;
+ * ERR_RANGE when the run holds more than SIM_LINKSTATS_MAX_STEPS steps. */
 int sim_linkstats_csv(const sim_linkstats *ls, const scenario *s,
                       double resolution_s, const char *path, err *e);
 

@@ -199,6 +199,36 @@ Test(critpath, dp_ring_bottleneck_hop) {
   scenario_free(s);
 }
 
+/* Under tcp a long fat link is bound by the window: sockets x W / RTT. */
+Test(critpath, window_bound_under_tcp) {
+  scenario *s = sites_scenario("fat", AB, 2,
+                               "0,a,b,100,100\n0,b,a,100,100\n", 1, 2);
+  alloc *a = identity(1, 2);
+  sim_options o = sim_options_default();
+  sim_result r;
+  sim_critpath cp;
+  explain(s, a, &o, &r, &cp);
+  int seen = 0;
+  for (size_t i = 0; i < cp.nsteps; i++) {
+    const sim_cp_step *x = &cp.steps[i];
+    if (x->kind != SIM_TASK_XFER || x->latency_s == 0) continue;
+    cr_assert_eq(x->cause, SIM_CP_CAUSE_WINDOW, "%s at %g Gbit/s",
+                 sim_cp_cause_names[x->cause], x->rate_gbps);
+    sim_flow_bounds b =
+        sim_critpath_bounds(s, &o.transport, &(sim_task){
+            .kind = SIM_TASK_XFER, .dev = x->dev, .dst = x->dst,
+            .channels = 1, .bytes = x->bytes, .t_start = x->t0});
+    cr_assert_float_eq(x->rate_gbps, b.window_gbps, 1e-3 * b.window_gbps);
+    cr_assert_lt(b.window_gbps, 1, "far below the link's 100 Gbit/s");
+    seen++;
+  }
+  cr_assert_gt(seen, 0);
+  sim_critpath_free(&cp);
+  sim_result_free(&r);
+  alloc_free(a);
+  scenario_free(s);
+}
+
 Test(critpath, causes) {
   sim_flow_bounds b = {.link_gbps = 1, .nic_gbps = INFINITY,
                        .flowcap_gbps = INFINITY, .window_gbps = 0.5,

@@ -176,3 +176,17 @@ Test(linkstats, explain_csv_and_plot, .timeout = 120) {
   fclose(f);
   support_run_clear(&r);
 }
+
+Test(linkstats, too_fine_a_resolution) {
+  scenario *s = two_sites();
+  transport_options o = transport_options_default();
+  sim_linkstats ls;
+  sim_linkstats_build(s, &o, T, 4, 0, 3000, &ls);
+  ls.t1 = 2000000000; /* 2 s */
+  err e = {ERR_OK, ""};
+  cr_assert_eq(sim_linkstats_csv(&ls, s, 1e-6, support_path("fine.csv"), &e),
+               ERR_RANGE);
+  cr_assert(strstr(e.msg, "2000000 steps, more than 1000000"), "%s", e.msg);
+  sim_linkstats_free(&ls);
+  scenario_free(s);
+}

@@ -153,8 +153,10 @@ static void print_table(const report *p) {
          s->ndevices, s->workload.stages, s->workload.replicas,
          p->eo->placement);
   printf("network     %s\n", transport_model_name(p->r.network));
-  printf("iteration   %.4f s, a critical path of %zu steps\n",
-         p->r.iteration_s, p->cp.nsteps);
+  printf("iteration   %.4f s; the critical path: %zu steps over %.4f s%s\n",
+         p->r.iteration_s, p->cp.nsteps,
+         (double)(p->cp.end - p->cp.t0) * 1e-9,
+         p->r.inner_steps ? " (DiLoCo: the outer step's graph)" : "");
   print_phases(&p->cp);
   print_top(p);
   print_steps(p);
