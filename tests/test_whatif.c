@@ -234,6 +234,18 @@ Test(whatif, cli_usage_errors_and_determinism) {
   cr_assert_eq(support_geodes(&r, "simulate '%s' --alloc '%s' --explain "
                                   "--json", support_path("cli.json"),
                               support_path("cli_alloc.json")), 2);
+  cr_assert_eq(support_geodes(&r, "explain '%s' --alloc '%s' --top 0 --json "
+                                  "--what-if site:a=H100 --what-if=link:b-c:"
+                                  "bw=2 --what-if 'device:0:speed=2;site:c="
+                                  "A100'", support_path("cli.json"),
+                              support_path("cli_alloc.json")), 0, "%s", r.err);
+  const char *each[] = {"site:a=H100", "link:b-c:bw=2", "device:0:speed=2",
+                        "site:c=A100"};
+  for (int i = 0; i < 4; i++) { /* one --what-if each, or joined: all run */
+    char want[64];
+    snprintf(want, sizeof want, "\"what_if\":\"%s\"", each[i]);
+    cr_assert(strstr(r.out, want), "%s in %s", want, r.out);
+  }
   cr_assert_eq(support_geodes(&r, "explain '%s'", support_path("cli.json")),
                2);
   cr_assert(strstr(r.err, "--alloc, --method"), "%s", r.err);

@@ -30,7 +30,7 @@ static const cli_opt_command EXPLAIN = {
         "what each of the top\nK resources would buy: a link's bandwidth x2 "
         "and x0.5, its latency\nx0.5, a device's speed x2, ranked by the "
         "time saved.\n\n"
-        "What-ifs (--what-if, several joined by ';'), each run alone:\n"
+        "What-ifs (--what-if, several joined by ';' or given one each), each\nrun alone:\n"
         "  link:A-B:bw=F[,lat=F]  both directions between sites A and B\n"
         "  link:A>B:bw=F[,lat=F]  the direction A -> B only\n"
         "  site:NAME=GPU          the site's devices become that GPU type\n"
@@ -48,6 +48,30 @@ typedef struct explain_args {
   cli_workload_opts wo;
 } explain_args;
 
+/* Every --what-if of argv joined by ';' (the option table keeps the last
+ * value of an option given twice; what-ifs add up): a string to free, or
+ * NULL for at most one. */
+static char *join_what_ifs(int argc, char **argv) {
+  size_t len = 1;
+  int n = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    char *out = pass ? mem_alloc(len) : NULL;
+    if (out) *out = 0;
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+      const char *v = !strcmp(argv[i], "--what-if") && i + 1 < argc
+                          ? argv[++i]
+                          : !strncmp(argv[i], "--what-if=", 10) ? argv[i] + 10
+                                                                 : NULL;
+      if (!v) continue;
+      if (!pass) len += strlen(v) + 1, n++;
+      else strcat(strcat(out, *out ? ";" : ""), v);
+    }
+    if (!pass && n < 2) return NULL;
+    if (pass) return out;
+  }
+  return NULL;
+}
+
 static int parse_args(int argc, char **argv, explain_args *p) {
   *p = (explain_args){.network = TRANSPORT_MODEL_DEFAULT, .top = 5,
                       .steps = 30, .resolution_s = 0.1};
@@ -61,7 +85,8 @@ static int parse_args(int argc, char **argv, explain_args *p) {
                   "sensitivities of the top K resources of the\npath (5; 0: "
                   "none)"),
       CLI_OPT_STRING(0, "what-if", "SPECS", &p->what_if,
-                     "what-ifs to rank beside them, joined by ';'"),
+                     "what-ifs to rank beside them, joined by ';'\n"
+                     "(or one --what-if each)"),
       CLI_OPT_INT(0, "steps", "N", &p->steps, 0, 1000000,
                   "steps of the path the table lists (30)"),
       CLI_OPT_STRING(0, "link-stats", "FILE", &p->link_stats,
@@ -112,6 +137,8 @@ int cli_explain(int argc, char **argv) {
   explain_args p;
   int rc = parse_args(argc, argv, &p);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
+  char *joined = join_what_ifs(argc, argv);
+  if (joined) p.what_if = joined;
   err e = {ERR_OK, ""};
   alloc *a = NULL;
   sim_whatif *w = NULL;
@@ -143,6 +170,7 @@ int cli_explain(int argc, char **argv) {
 fail:
   rc = cli_fail("explain", &e);
 done:
+  free(joined);
   free(w);
   alloc_free(a);
   scenario_free(s);
