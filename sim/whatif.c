@@ -115,9 +115,16 @@ static int parse_site(const scenario *s, const char *spec, const char *p,
   w->a = site_n(s, p, (size_t)(eq - p));
   if (w->a < 0) return unknown_site(s, spec, "the site", e);
   const spec_gpu *g = spec_gpu_find(eq + 1);
-  if (!g)
-    return err_set(e, ERR_CONFIG, "'%s': unknown GPU '%s' (geodes scenarios "
-                   "--help lists the GPUs)", spec, eq + 1);
+  if (!g) {
+    int n;
+    const spec_gpu *all = spec_gpus(&n);
+    char list[512] = "";
+    for (int i = 0; i < n && strlen(list) < sizeof list - 40; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+               i ? ", " : "", all[i].name);
+    return err_set(e, ERR_CONFIG, "'%s': unknown GPU '%s' (%s)", spec, eq + 1,
+                   list);
+  }
   w->gpu = g->name;
   return ERR_OK;
 }
