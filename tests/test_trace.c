@@ -754,3 +754,28 @@ Test(trace_random, mutations_fail_cleanly) {
     }
   }
 }
+
+/* trace_copy is the same trace (hash, every value, comments) and owns its
+ * memory; trace_scale_pair changes its one ordered pair at every point. */
+Test(trace, copy_and_scale_one_pair) {
+  trace *t = parse_ok("# source: test\n# interpolate: linear\n" HDR
+                      "0,*,*,10,1\n0,a,b,20,2\n0,b,a,30,3\n"
+                      "100,a,b,40,4\n");
+  trace *c = trace_copy(t);
+  cr_assert_eq(trace_hash(c), trace_hash(t));
+  cr_assert_str_eq(trace_comment(c, "source"), "test");
+  cr_assert(trace_is_linear(c));
+  trace_scale_pair(c, 0, 1, 0.5, 2);
+  cr_assert_neq(trace_hash(c), trace_hash(t));
+  for (int64_t ts = 0; ts <= 100 * S; ts += 25 * S) {
+    trace_value u = trace_at(t, 0, 1, ts), v = trace_at(c, 0, 1, ts);
+    cr_assert_eq(v.latency_ms, u.latency_ms * 0.5, "at %lld", (long long)ts);
+    cr_assert_eq(v.bandwidth_gbps, u.bandwidth_gbps * 2);
+    cr_assert_eq(trace_at(c, 1, 0, ts).bandwidth_gbps,
+                 trace_at(t, 1, 0, ts).bandwidth_gbps, "b -> a unchanged");
+    cr_assert_eq(trace_at(c, 0, 0, ts).latency_ms, 10);
+  }
+  trace_free(t); /* the copy outlives its source */
+  cr_assert_eq(trace_at(c, 0, 1, 0).bandwidth_gbps, 4);
+  trace_free(c);
+}
