@@ -135,6 +135,14 @@ void cli_workload_init(cli_workload_opts *o);
                    "tcp: a socket idle for an RTO halves its\n"              \
                    "window per RTO (Linux's default; off:\n"                 \
                    "DT-FM's measurements show no restarts)"),                \
+      CLI_OPT_REAL(0, "bandwidth-scale", "X", &(wo)->k.bandwidth_scale, 0,   \
+                   SCENARIO_KNOB_MAX_SCALE,                                  \
+                   "what-if: every link's bandwidth times X\n"             \
+                   "(not the NICs; the sweep key bandwidth_scale)"),         \
+      CLI_OPT_REAL(0, "latency-scale", "X", &(wo)->k.latency_scale, 0,       \
+                   SCENARIO_KNOB_MAX_SCALE,                                  \
+                   "what-if: every link's latency times X\n"               \
+                   "(the sweep key latency_scale)"),                         \
       CLI_OPT_STRING(0, "params", "FILE", &(wo)->params,                     \
                      "physical parameters from FILE, a params.json\n"      \
                      "(geodes calibrate -o; default: the built-in)"),      \
@@ -257,6 +265,21 @@ void cli_result_json(json_t *o, const db_result *r, const char *const *cols);
  * JSON object with its facts, for every command's output to state it. */
 void cli_print_transport(const transport_options *o, const scenario *s);
 json_t *cli_json_transport(const transport_options *o, const scenario *s);
+
+/* What the run ran with (cli_setup.c): the transport line, the workload
+ * as resolved (layers and their split, schedule, passes x micro-batches,
+ * data-parallel algorithm; a balanced split computed for a, or
+ * "balanced per allocation" when a is NULL) and, when scaled, the what-if
+ * scales. cli_json_setup sets the same on o: network_model (unless o has
+ * it), transport, sockets (null when sites differ), bandwidth_scale,
+ * latency_scale and workload {model, layers, layers_per_stage, layer_split,
+ * schedule, runtime, dp_algo, batch, micro_batch, micro_batches_per_pass,
+ * passes}. */
+struct alloc;
+void cli_print_setup(const transport_options *t, const scenario *s,
+                     const struct alloc *a);
+void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
+                    const struct alloc *a);
 
 /* The `runs` row of this invocation: its command line ("geodes" and argv,
  * space-joined: *cmd, malloc'ed, the caller frees it), this build's

@@ -119,8 +119,24 @@ static int layers_knob(const cli_workload_opts *o, const scenario *s,
   return ERR_OK;
 }
 
+/* --bandwidth-scale and --latency-scale checked alone against s (a
+ * scaled link must stay within trace.h's bounds, as a sweep's keys), as a
+ * usage error naming the options. */
+static int scales_knob(const cli_workload_opts *o, const scenario *s, err *e) {
+  if (o->k.bandwidth_scale == 1 && o->k.latency_scale == 1) return ERR_OK;
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  k.bandwidth_scale = o->k.bandwidth_scale;
+  k.latency_scale = o->k.latency_scale;
+  err se = {0};
+  if (scenario_check_knobs(s, &k, &se) == ERR_OK) return ERR_OK;
+  return err_set(e, CLI_ERR_USAGE, "--bandwidth-scale %g --latency-scale %g: "
+                 "%s", k.bandwidth_scale, k.latency_scale, se.msg);
+}
+
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
   if (o->params && params_file_apply(o->params, e)) return e ? e->code : 1;
+  if (scales_knob(o, s, e)) return CLI_ERR_USAGE;
   scenario_knobs k = o->k;
   if (o->grad_bits) k.grad_bits = strtol(o->grad_bits, NULL, 10);
   if (o->activation_bits) k.activation_bits = strtol(o->activation_bits, NULL, 10);

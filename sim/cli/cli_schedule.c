@@ -149,7 +149,7 @@ static void print_table(const scenario *s, const search_result *r,
   printf("score       %.3f s  (data-parallel %.3f + pipeline %.3f)\n",
          r->parts.score_s, r->parts.dp_s, r->parts.pp_s);
   printf("simulated   %.3f s per iteration (%s)\n", iter_s, net);
-  cli_print_transport(t, s);
+  cli_print_setup(t, s, a);
   bool sim = strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0;
   bool dtfm = strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) == 0;
   if (sim && !dtfm)
@@ -157,12 +157,13 @@ static void print_table(const scenario *s, const search_result *r,
            obj_name);
   else if (!dtfm)
     printf("objective   %s: %.3f s\n", obj_name, r->objective_s);
-  if (!isnan(r->start_s))
-    printf("vs cost     the cost model's choice simulates to %.3f s: %s by "
-           "%.3f s (%.1f %%)\n",
-           r->start_s, r->objective_s < r->start_s ? "beaten" : "not beaten",
-           r->start_s - r->objective_s,
+  if (!isnan(r->start_s) && r->objective_s < r->start_s)
+    printf("vs cost     the cost model's choice simulates to %.3f s: beaten by "
+           "%.3f s (%.1f %%)\n", r->start_s, r->start_s - r->objective_s,
            100 * (r->start_s - r->objective_s) / r->start_s);
+  else if (!isnan(r->start_s))
+    printf("vs cost     the cost model's choice simulates to %.3f s: no move "
+           "beat it, kept\n", r->start_s);
   /* Columns as wide as the widest SITE#device (at most CELL_MAX); a longer
    * site name is cut, never the device number. */
   enum { CELL_MAX = 24 };
@@ -208,7 +209,7 @@ static void print_json(const scenario *s, const search_result *r,
   json_object_set_new(o, "candidates", json_integer(r->candidates));
   json_object_set_new(o, "iteration_s", cli_json_number(iter_s));
   json_object_set_new(o, "network_model", json_string(net));
-  json_object_set_new(o, "transport", cli_json_transport(t, s));
+  cli_json_setup(o, t, s, r->best);
   json_object_set_new(o, "objective_s", cli_json_number(r->objective_s));
   json_object_set_new(o, "objective", json_string(obj_name));
   json_object_set_new(o, "start_iteration_s", cli_json_number(r->start_s));

@@ -141,9 +141,10 @@ int cli_transfer(int argc, char **argv) {
     return CLI_OK;
   }
   if (a.sockets > 0)
-    printf("one NCCL message of %.0f bytes over %ld sockets, %g ms one-way "
-           "(%g ms back), %g Gbit/s\n", a.x.bytes, a.sockets, a.x.latency_ms,
-           a.x.back_ms, a.x.bandwidth_gbps);
+    printf("one NCCL message of %.0f bytes over %ld socket%s, %g ms one-way "
+           "(%g ms back), %g Gbit/s\n", a.x.bytes, a.sockets,
+           a.sockets == 1 ? "" : "s", a.x.latency_ms, a.x.back_ms,
+           a.x.bandwidth_gbps);
   else
     printf("one flow of %.0f bytes, %g ms one-way (%g ms back), %g Gbit/s\n",
            a.x.bytes, a.x.latency_ms, a.x.back_ms, a.x.bandwidth_gbps);

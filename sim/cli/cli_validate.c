@@ -116,7 +116,8 @@ static void print_json(const validate_report *r, const scenario *s,
    * (all) the default's, the others' being under by_network */
   transport_options shown = *t;
   if (!all) shown.model = validate_verdict_at(r, 0)->network;
-  json_object_set_new(o, "transport", cli_json_transport(&shown, s));
+  if (all) json_object_set_new(o, "network_model", json_string("all"));
+  cli_json_setup(o, &shown, s, NULL);
   cli_print_json(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 }
 
@@ -248,7 +249,7 @@ int cli_validate(int argc, char **argv) {
   } else {
     if (a.json) print_json(r, s, all, &o.transport);
     else {
-      cli_print_transport(&o.transport, s);
+      cli_print_setup(&o.transport, s, NULL);
       print_table(r, s->name, a.cc.cmd);
     }
   }

@@ -20,7 +20,7 @@ static const cli_command commands[] = {
     {"scenarios", cli_scenarios, "list the built-in scenarios"},
     {"trace", cli_trace, "check or synthesise a network trace"},
     {"predict", cli_predict, "score a placement and predict its iteration time"},
-    {"simulate", cli_simulate, "simulate one iteration event by event"},
+    {"simulate", cli_simulate, "simulate an iteration, or a training run, event by event"},
     {"schedule", cli_schedule, "search an allocation (GCMA, greedy, sim, ...)"},
     {"transfer", cli_transfer, "time one flow on one link under each network model"},
     {"sweep", cli_sweep, "simulate every point of a sweep file into the database"},
