@@ -140,12 +140,43 @@ static void print_json_diloco(json_t *o, const sim_result *r) {
   json_object_set_new(o, "outer_step_s", cli_json_number(r->outer_step_s));
 }
 
+/* The per-stage breakdown and the link classes of r (n iterations: bytes
+ * and flows are totals over them; pp_bytes, dp_bytes, wan_bytes and
+ * bytes_per_iteration per iteration). */
+static void json_stages(json_t *o, const scenario *s, const sim_result *r,
+                        const alloc *a, size_t n) {
+  json_t *st = json_array(), *cl = json_array();
+  for (int i = 0; i < r->stages; i++) {
+    const sim_breakdown *b = &r->stage[i];
+    double lo, hi;
+    stage_range(r, a, i, &lo, &hi);
+    json_t *x = json_pack("{s:i,s:f,s:f,s:f,s:f}", "stage", i, "compute_s",
+                          b->compute_s, "bubble_s", b->bubble_s, "comm_s",
+                          b->comm_s, "dp_sync_s", b->dp_sync_s);
+    json_object_set_new(x, "utilisation_min", cli_json_number(lo));
+    json_object_set_new(x, "utilisation_max", cli_json_number(hi));
+    json_array_append_new(st, x);
+  }
+  json_object_set_new(o, "stages", st);
+  for (int i = 0; i < r->nclasses; i++) {
+    const sim_link_class *c = &r->classes[i];
+    json_array_append_new(
+        cl, json_pack("{s:s,s:s,s:f,s:I,s:f}", "src_site",
+                      s->sites[c->src_site].name, "dst_site",
+                      s->sites[c->dst_site].name, "bytes", c->bytes, "flows",
+                      (json_int_t)c->flows, "bytes_per_iteration",
+                      c->bytes / (double)n));
+  }
+  json_object_set_new(o, "link_classes_iterations", json_integer((json_int_t)n));
+  json_object_set_new(o, "link_classes", cl);
+}
+
 static int print_json(const scenario *s, const char *placement,
                        const sim_result *r, const sim_training_result *tr,
                        const cli_training_opts *to, const transport_options *t,
                        const alloc *a) {
   size_t n = tr && tr->n ? tr->n : 1;
-  json_t *o = json_object(), *st = json_array(), *cl = json_array();
+  json_t *o = json_object();
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "placement", json_string(placement));
   json_object_set_new(o, "network_model", json_string(transport_model_name(r->network)));
@@ -169,31 +200,7 @@ static int print_json(const scenario *s, const char *placement,
   json_object_set_new(o, "dp_bytes", cli_json_number(r->dp_bytes));
   json_object_set_new(o, "wan_bytes", cli_json_number(r->wan_bytes));
   if (r->inner_steps) print_json_diloco(o, r);
-  for (int i = 0; i < r->stages; i++) {
-    const sim_breakdown *b = &r->stage[i];
-    double lo, hi;
-    stage_range(r, a, i, &lo, &hi);
-    json_t *x = json_pack("{s:i,s:f,s:f,s:f,s:f}", "stage", i, "compute_s",
-                          b->compute_s, "bubble_s", b->bubble_s, "comm_s",
-                          b->comm_s, "dp_sync_s", b->dp_sync_s);
-    json_object_set_new(x, "utilisation_min", cli_json_number(lo));
-    json_object_set_new(x, "utilisation_max", cli_json_number(hi));
-    json_array_append_new(st, x);
-  }
-  json_object_set_new(o, "stages", st);
-  for (int i = 0; i < r->nclasses; i++) {
-    const sim_link_class *c = &r->classes[i];
-    json_array_append_new(
-        cl, json_pack("{s:s,s:s,s:f,s:I,s:f}", "src_site",
-                      s->sites[c->src_site].name, "dst_site",
-                      s->sites[c->dst_site].name, "bytes", c->bytes, "flows",
-                      (json_int_t)c->flows, "bytes_per_iteration",
-                      c->bytes / (double)n));
-  }
-  /* bytes and flows: totals over the run's n iterations; pp_bytes,
-   * dp_bytes, wan_bytes and bytes_per_iteration: per iteration */
-  json_object_set_new(o, "link_classes_iterations", json_integer((json_int_t)n));
-  json_object_set_new(o, "link_classes", cl);
+  json_stages(o, s, r, a, n);
   if (!tr) {
     cli_print_json(o, CLI_JSON);
     return CLI_OK;
