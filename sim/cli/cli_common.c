@@ -306,7 +306,8 @@ const char *cli_method_help(void) {
   at += (size_t)snprintf(help + at, sizeof help - at, ", or a\nsearch: ");
   method_names(false, help, sizeof help, &at);
   snprintf(help + at, sizeof help - at,
-           "\n(DT-FM's settings: population %d, %d trials)",
+           "\n(DT-FM's settings: population %d, %d trials;\n"
+           "megatron: megatron-order's former name)",
            SEARCH_POPULATION, SEARCH_TRIALS);
   return help;
 }
@@ -315,7 +316,7 @@ const char *cli_window_help(void) {
   static char help[96];
   if (!help[0])
     snprintf(help, sizeof help,
-             "TCP window per socket for --network tcp\n(%g MB, calibrated)",
+             "TCP window per socket for --network-model tcp\n(%g MB, calibrated)",
              TRANSPORT_DEFAULT_WINDOW * 1e-6);
   return help;
 }

@@ -46,10 +46,11 @@ static int parse_args(int argc, char **argv, predict_args *p) {
                      "{\"groups\": [[d, ...], ...]}: best order and\n"
                      "pairing are chosen by the cost model"),
       CLI_OPT_STRING(0, "method", "NAME", &p->method, cli_method_help()),
-      CLI_OPT_ENUM(0, "network", "M", &p->network, transport_model_names,
+      CLI_OPT_ENUM(0, "network-model", "M", &p->network, transport_model_names,
                    NULL,
                    "tcp (default), netem or ideal: the network\n"
                    "model the iteration time is predicted for"),
+      CLI_OPT_ALIAS("network", "network-model"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
       CLI_OPT_HELP(),
       CLI_WORKLOAD_OPTS(&p->wo),

@@ -27,7 +27,7 @@ static const cli_opt_command SCHEDULE = {
         "usage: geodes schedule SCENARIO [--method NAME] [--trials N]\n"
         "                       [--population P] [-o FILE] [--convergence "
         "FILE]\n"
-        "                       [--network ideal|netem|tcp] [--db FILE] "
+        "                       [--network-model ideal|netem|tcp] [--db FILE] "
         "[--json]\n"
         "                       [OPTIONS]\n\n"
         "Searches where each tasklet should run and prints the best "
@@ -59,8 +59,8 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                      "gcma (default; DT-FM's scheduler), hybrid (GCMA\n"
                      "with the cut-based gain), random-search, greedy,\n"
                      "sim (cost-model candidates improved by local moves\n"
-                     "judged by simulation), dtfm-identity, megatron,\n"
-                     "random"),
+                     "judged by simulation), dtfm-identity,\n"
+                     "megatron-order (formerly megatron), random"),
       CLI_OPT_INT(0, "trials", "N", &p->trials, 1, 100000000,
                   "offspring (gcma, hybrid: " CLI_STR(SEARCH_TRIALS)
                   "), samples\n(random-search: the population and\n"
@@ -72,8 +72,9 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                   "sim: best cost-model candidates to start from "
                   "(" CLI_STR(SEARCH_SIM_STARTS) "),\n"
                   "plus the greedy pipelines"),
-      CLI_OPT_ENUM(0, "network", "MODEL", &p->network, transport_model_names,
+      CLI_OPT_ENUM(0, "network-model", "M", &p->network, transport_model_names,
                    NULL, "tcp (default), netem or ideal: the simulation"),
+      CLI_OPT_ALIAS("network", "network-model"),
       CLI_OPT_ENUM(0, "objective", "NAME", &p->objective, objective_kind_names,
                    NULL,
                    "what random-search, gcma and hybrid minimise\n"

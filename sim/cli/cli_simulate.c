@@ -1,5 +1,5 @@
 /* cli_simulate: `geodes simulate SCENARIO (--alloc FILE | --method NAME)
- * [--network ideal|netem|tcp] [--timeline FILE] [--json]` — one training
+ * [--network-model ideal|netem|tcp] [--timeline FILE] [--json]` — one training
  * iteration simulated event by event (sim_run) and its breakdown: per-device
  * means, per stage, and the busiest link classes.
  * Invariant: exactly one placement source; resources are released at the
@@ -21,7 +21,7 @@ static const cli_opt_command SIMULATE = {
     .name = "simulate",
     .usage =
         "usage: geodes simulate SCENARIO (--alloc FILE | --method NAME)\n"
-        "                       [--network ideal|netem|tcp] [--timeline FILE]\n"
+        "                       [--network-model ideal|netem|tcp] [--timeline FILE]\n"
         "                       [--json] [OPTIONS]\n\n"
         "Simulates one training iteration event by event: per device a\n"
         "compute, a send and a receive stream; flows share links max-min "
@@ -46,8 +46,9 @@ static int parse_args(int argc, char **argv, sim_args *p) {
   const cli_opt opts[] = {
       CLI_OPT_STRING(0, "alloc", "FILE", &p->alloc_file, CLI_ALLOC_HELP),
       CLI_OPT_STRING(0, "method", "NAME", &p->method, cli_method_help()),
-      CLI_OPT_ENUM(0, "network", "MODEL", &p->network, transport_model_names,
+      CLI_OPT_ENUM(0, "network-model", "M", &p->network, transport_model_names,
                    NULL, "tcp (default), netem or ideal (what-ifs)"),
+      CLI_OPT_ALIAS("network", "network-model"),
       CLI_OPT_STRING(0, "timeline", "FILE", &p->timeline,
                      "Chrome Trace Event JSON (Perfetto) of the run"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),

@@ -32,6 +32,9 @@ static void sweep_more(void) {
     col = wrap ? strlen(k) : col + 1 + strlen(k);
     printf("%s%s", wrap ? "\n" : " ", k);
   }
+  printf("\nFormer names, still read:");
+  for (size_t i = 0; sweep_key_name(i); i++)
+    if (sweep_key_alias(i)) printf(" %s", sweep_key_alias(i));
   printf(
       "\n\n"
       "  iterations, faults, recovery, checkpoint_every: a training run\n"
@@ -40,15 +43,15 @@ static void sweep_more(void) {
       "               scenario), recovery restart | reroute | replan.\n"
       "               Its iterations go to the table iterations, its\n"
       "               faults and trace changes to marks\n"
-      "  gpus         GPU type of every device (any letter case); absent:\n"
+      "  gpu          GPU type of every device (any letter case); absent:\n"
       "               each site's own. The column gpu of a row is the GPU\n"
       "               simulated: one name, or the sites' distinct names\n"
       "               joined by commas. Known:");
   int n;
   const spec_gpu *g = spec_gpus(&n);
   for (int i = 0; i < n; i++) printf(" %s", g[i].name);
-  printf("\nExample: {\"methods\": [\"megatron\", \"gcma\"],\n"
-         "          \"gpus\": [\"V100\", \"A100\"], \"seeds\": [1, 2]}\n"
+  printf("\nExample: {\"method\": [\"megatron-order\", \"gcma\"],\n"
+         "          \"gpu\": [\"V100\", \"A100\"], \"seed\": [1, 2]}\n"
          "is 2 x 2 x 2 = 8 points.\n");
 }
 

@@ -14,10 +14,10 @@
 static const cli_opt_command VALIDATE = {
     .name = "validate",
     .usage =
-        "usage: geodes validate SCENARIO [--samples N] "
-        "[--network ideal|netem|tcp|all]\n"
-        "                       [--db FILE] [--json] [OPTIONS]\n\n"
-        "Draws a sample of allocations (dtfm-identity, megatron, greedy, "
+        "usage: geodes validate SCENARIO [--samples N] [--db FILE] [--json]\n"
+        "                       [--network-model ideal|netem|tcp|all] "
+        "[OPTIONS]\n\n"
+        "Draws a sample of allocations (dtfm-identity, megatron-order, greedy, "
         "gcma, sim,\n"
         "perturbations of the best-scored one, seeded random ones), scores "
         "each\n"
@@ -199,8 +199,9 @@ static int parse_args(int argc, char **argv, validate_args *a) {
       CLI_OPT_INT(0, "samples", "N", &a->samples, 2, 100000,
                   "allocations in the sample (default " CLI_STR(
                       VALIDATE_DEFAULT_SAMPLES) ")"),
-      CLI_OPT_ENUM(0, "network", "M", &a->network, transport_model_names,
+      CLI_OPT_ENUM(0, "network-model", "M", &a->network, transport_model_names,
                    "all", "network model, or all (default tcp)"),
+      CLI_OPT_ALIAS("network", "network-model"),
       CLI_OPT_STRING(0, "db", "FILE", &a->db,
                      "also store every simulated point in FILE"),
       CLI_OPT_FLAG(0, "json", &a->json, "print one JSON object"),
