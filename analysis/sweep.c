@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/builtin.h"
 #include "base/file.h"
@@ -359,6 +360,36 @@ sweep *sweep_parse(const char *text, size_t len, const char *name, err *e) {
   return s;
 }
 
+/* Whether name is a built-in scenario (as scenario_load finds one). */
+static bool builtin_scenario(const char *name) {
+  char json[256];
+  snprintf(json, sizeof json, "%s.json", name);
+  return !strchr(name, '/') && builtin_find(json);
+}
+
+static bool exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+/* The files of axis k (scenario files, fault files) relative to the sweep
+ * file at path, as every path inside a geodes file: beside it. A name
+ * found only from the working directory (the former rule) is kept as it
+ * is, so that scripts written for it still run. */
+static void resolve_files(sweep *s, int k, const char *path) {
+  axis *ax = &s->axes[k];
+  for (size_t i = 0; i < ax->n; i++) {
+    if (k == K_SCENARIOS && builtin_scenario(ax->names[i])) continue;
+    char *p = file_beside(path, ax->names[i]);
+    if (strcmp(p, ax->names[i]) == 0 || (!exists(p) && exists(ax->names[i]))) {
+      free(p);
+      continue;
+    }
+    free(ax->names[i]);
+    ax->names[i] = p;
+  }
+}
+
 sweep *sweep_load(const char *path, err *e) {
   size_t len;
   file_error why;
@@ -366,7 +397,13 @@ sweep *sweep_load(const char *path, err *e) {
   if (!text) err_set(e, ERR_IO, "%s: cannot read: %s", path, why.reason);
   sweep *s = text ? sweep_parse(text, len, path, e) : NULL;
   free(text);
+  if (s) sweep_files_beside(s, path);
   return s;
+}
+
+void sweep_files_beside(sweep *s, const char *path) {
+  resolve_files(s, K_SCENARIOS, path);
+  resolve_files(s, K_FAULTS, path);
 }
 
 void sweep_free(sweep *s) {

@@ -254,6 +254,7 @@ int cli_sweep(int argc, char **argv) {
   char *text = read_text(a.file, mpi, rank, &len, &e);
   sweep *s = text ? sweep_parse(text, (size_t)len, a.file, &e) : NULL;
   if (!text) err_set(&e, ERR_IO, "%s: cannot read the sweep file", a.file);
+  if (s) sweep_files_beside(s, a.file);
   if (s) sweep_resolve(s, &e); /* each scenario once: bad ones fail here */
   if (s) sweep_set_cost_cmd(s, a.cc.cmd, a.cc.timeout_s);
   db *d = NULL;
