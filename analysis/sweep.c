@@ -380,8 +380,13 @@ static void resolve_files(sweep *s, int k, const char *path) {
   axis *ax = &s->axes[k];
   for (size_t i = 0; i < ax->n; i++) {
     if (k == K_SCENARIOS && builtin_scenario(ax->names[i])) continue;
-    char *p = file_beside(path, ax->names[i]);
-    if (strcmp(p, ax->names[i]) == 0 || (!exists(p) && exists(ax->names[i]))) {
+    const char *n = ax->names[i];
+    char *p = file_beside(path, n);
+    /* neither: a scenario without folder or extension is a built-in's
+     * name, misspelt (its message names it as written) */
+    bool builtin_like = k == K_SCENARIOS && !strchr(n, '/') && !strchr(n, '.');
+    if (strcmp(p, n) == 0 ||
+        (!exists(p) && (exists(n) || builtin_like))) {
       free(p);
       continue;
     }

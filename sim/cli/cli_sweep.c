@@ -238,6 +238,17 @@ static void evaluate(const sweep *s, db *d, const sweep_args *a, bool mpi,
   release_stop(old);
 }
 
+/* The sweep of text (a's file), its files beside it, resolved (each
+ * scenario once: bad ones fail here); NULL or e filled when it fails. */
+static sweep *parse(const sweep_args *a, const char *text, long len, err *e) {
+  sweep *s = sweep_parse(text, (size_t)len, a->file, e);
+  if (!s) return NULL;
+  sweep_files_beside(s, a->file);
+  sweep_resolve(s, e);
+  sweep_set_cost_cmd(s, a->cc.cmd, a->cc.timeout_s);
+  return s;
+}
+
 int cli_sweep(int argc, char **argv) {
   sweep_args a;
   int rc = parse_args(argc, argv, &a);
@@ -252,11 +263,8 @@ int cli_sweep(int argc, char **argv) {
     return cli_error("%s", e.msg);
   }
   char *text = read_text(a.file, mpi, rank, &len, &e);
-  sweep *s = text ? sweep_parse(text, (size_t)len, a.file, &e) : NULL;
+  sweep *s = text ? parse(&a, text, len, &e) : NULL;
   if (!text) err_set(&e, ERR_IO, "%s: cannot read the sweep file", a.file);
-  if (s) sweep_files_beside(s, a.file);
-  if (s) sweep_resolve(s, &e); /* each scenario once: bad ones fail here */
-  if (s) sweep_set_cost_cmd(s, a.cc.cmd, a.cc.timeout_s);
   db *d = NULL;
   int64_t run = 0;
   if (e.code == ERR_OK && rank == 0 && (d = db_open(a.db, &e))) {
