@@ -232,6 +232,15 @@ int cli_out_close(cli_out *o, int rc);
 #define CLI_JSON (JSON_COMPACT | JSON_REAL_PRECISION(17))
 void cli_print_json(json_t *o, size_t flags);
 
+/* o written to f as json_dumpf lays it out under flags (JSON_COMPACT,
+ * JSON_INDENT(n)), every real in the fewest digits that read back as the
+ * same double (cli_json.c): 0.2, never 0.20000000000000001. 0, or -1 when a
+ * part could not be written. The one writer of geodes's JSON outputs. */
+int cli_json_write(const json_t *o, FILE *f, size_t flags);
+
+/* x as cli_json_write writes it, into buf (at least 32 bytes). */
+void cli_json_real(double x, char *buf, size_t size);
+
 /* An array that cli_print_json_stream writes element by element, each one
  * built by item(ctx, k) for k < n and released once written (NULL: it
  * could not be built), so a long run's --json never holds its whole
@@ -249,6 +258,13 @@ typedef struct cli_json_stream {
  * built or written (the output then ends short; stdout's error is main's
  * to report). Releases o. */
 int cli_print_json_stream(json_t *o, size_t flags, const cli_json_stream *st);
+
+/* x printed by fmt (one double conversion, "%.3f") into buf, or
+ * "undefined" when x is NaN or infinite (a rank correlation of tied
+ * values, a median of no rows): what a table prints where JSON has null.
+ * Returns buf. */
+#define CLI_UNDEFINED "undefined"
+const char *cli_real(char *buf, size_t size, const char *fmt, double x);
 
 /* A JSON number, or null for NaN and infinities (DESIGN.md section 9: NaN
  * as null; jansson's json_real refuses them and the key would vanish). */

@@ -243,7 +243,7 @@ int cli_out_close(cli_out *o, int rc) {
 void cli_print_json(json_t *o, size_t flags) {
   /* streamed, so a full device fails at the final flush with its reason;
    * a failed write shows in stdout's error flag, which main checks */
-  json_dumpf(o, stdout, flags);
+  cli_json_write(o, stdout, flags);
   putchar('\n');
   json_decref(o);
 }
@@ -263,14 +263,14 @@ int cli_print_json_stream(json_t *o, size_t flags, const cli_json_stream *st) {
     json_decref(k);
     putchar(':');
     if (strcmp(key, st->key) != 0) {
-      bad |= json_dumpf(v, stdout, any) != 0;
+      bad |= cli_json_write(v, stdout, any) != 0;
       continue;
     }
     putchar('[');
     for (size_t i = 0; i < st->n && !bad; i++) {
       if (i) putchar(',');
       json_t *x = st->item(st->ctx, i);
-      bad |= !x || json_dumpf(x, stdout, any) != 0;
+      bad |= !x || cli_json_write(x, stdout, any) != 0;
       json_decref(x);
     }
     putchar(']');
@@ -280,6 +280,12 @@ int cli_print_json_stream(json_t *o, size_t flags, const cli_json_stream *st) {
   return bad ? cli_error("stdout: the JSON document could not be built in "
                          "memory; it ends short")
              : CLI_OK;
+}
+
+const char *cli_real(char *buf, size_t size, const char *fmt, double x) {
+  if (!isfinite(x)) snprintf(buf, size, "%s", CLI_UNDEFINED);
+  else snprintf(buf, size, fmt, x);
+  return buf;
 }
 
 json_t *cli_json_number(double x) {

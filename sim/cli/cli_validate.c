@@ -126,9 +126,14 @@ void cli_validate_verdicts(const struct validate_report *r) {
          "MAPE_%", "REGRET", "DISCORDANT");
   for (int v = 0; v < validate_nverdicts(r); v++) {
     const validate_verdict *d = validate_verdict_at(r, v);
-    printf("%-8s %9.3f %9.3f %9.1f %9.3f %7zu / %-6zu\n",
-           transport_model_name(d->network), d->spearman, d->kendall, d->mape,
-           d->regret, d->discordant, d->pairs);
+    char b[4][32];
+    printf("%-8s %9s %9s %9s %9s %7zu / %-6zu\n",
+           transport_model_name(d->network),
+           cli_real(b[0], sizeof b[0], "%.3f", d->spearman),
+           cli_real(b[1], sizeof b[1], "%.3f", d->kendall),
+           cli_real(b[2], sizeof b[2], "%.1f", d->mape),
+           cli_real(b[3], sizeof b[3], "%.3f", d->regret), d->discordant,
+           d->pairs);
   }
 }
 
@@ -143,10 +148,13 @@ static void print_models(const validate_report *r, const char *cmd) {
     const char *names[] = {"dtfm-score", "predictor", "cost-cmd"};
     for (int k = 0; k < (d->has_cost_cmd ? 3 : 2); k++) {
       char mape[16] = "-";  /* a score is no time: no error to report */
-      if (k) snprintf(mape, sizeof mape, "%.1f", m[k]->mape);
-      printf("%-8s %-10s %9.3f %9.3f %9s %9.3f\n",
-             transport_model_name(d->network), names[k], m[k]->spearman,
-             m[k]->kendall, mape, m[k]->regret);
+      if (k) cli_real(mape, sizeof mape, "%.1f", m[k]->mape);
+      char b[3][32];
+      printf("%-8s %-10s %9s %9s %9s %9s\n",
+             transport_model_name(d->network), names[k],
+             cli_real(b[0], sizeof b[0], "%.3f", m[k]->spearman),
+             cli_real(b[1], sizeof b[1], "%.3f", m[k]->kendall), mape,
+             cli_real(b[2], sizeof b[2], "%.3f", m[k]->regret));
     }
   }
   if (cmd) printf("(cost-cmd: %s)\n", cmd);
