@@ -202,9 +202,10 @@ int cli_workload_usage(const char *cmd, const cli_workload_opts *o,
  * an error (returns CLI_ERROR). */
 int cli_fail(const char *cmd, const err *e);
 
-/* A usage error (CLI_USAGE) unless method is a known placement method
- * (schedule_method_names); CLI_OK otherwise. */
-int cli_check_method(const char *cmd, const char *method);
+/* A usage error (CLI_USAGE) unless *method is a known placement method
+ * (schedule_method_names, or a former name of one); CLI_OK otherwise, *method
+ * then its current name (outputs name a placement one way). */
+int cli_check_method(const char *cmd, const char **method);
 
 /* The verdict table of `geodes validate` (one row per network model: rank
  * statistics, MAPE, regret, discordant pairs), also printed by run. */

@@ -163,8 +163,13 @@ int cli_fail(const char *cmd, const err *e) {
   return cli_error("%s", e->msg);
 }
 
-int cli_check_method(const char *cmd, const char *method) {
-  if (schedule_method_known(method)) return CLI_OK;
+int cli_check_method(const char *cmd, const char **name) {
+  const char *method = *name;
+  int id = schedule_method_find(method);
+  if (id >= 0) {
+    *name = schedule_method_name((schedule_method_id)id); /* not a former name */
+    return CLI_OK;
+  }
   char names[256] = "";
   for (const char *const *m = schedule_method_names(); *m; m++)
     snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",

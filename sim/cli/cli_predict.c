@@ -63,7 +63,7 @@ static int parse_args(int argc, char **argv, predict_args *p) {
   if (sources != 1)
     return cli_usage_error("predict", "give exactly one of --alloc, "
                            "--partition, --method");
-  return p->method ? cli_check_method("predict", p->method) : CLI_OK;
+  return p->method ? cli_check_method("predict", &p->method) : CLI_OK;
 }
 
 /* Everything one prediction computes. */

@@ -107,7 +107,7 @@ static int parse_args(int argc, char **argv, sched_args *p) {
   if (p->cc.cmd && p->objective != OBJECTIVE_COST_CMD)
     return cli_usage_error("schedule", "--cost-cmd is the objective: give no "
                            "other --objective");
-  return cli_check_method("schedule", p->method);
+  return cli_check_method("schedule", &p->method);
 }
 
 /* The search's objective under p (its environment in *ob, a cost model's

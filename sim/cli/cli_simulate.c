@@ -63,7 +63,7 @@ static int parse_args(int argc, char **argv, sim_args *p) {
   if (!!p->alloc_file + !!p->method != 1)
     return cli_usage_error("simulate", "give exactly one of --alloc, --method");
   if ((rc = cli_training_check("simulate", &p->to, p->method))) return rc;
-  return p->method ? cli_check_method("simulate", p->method) : CLI_OK;
+  return p->method ? cli_check_method("simulate", &p->method) : CLI_OK;
 }
 
 /* The least and the most compute utilisation of stage st's devices under
