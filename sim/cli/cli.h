@@ -232,8 +232,9 @@ int cli_out_open(cli_out *o, const char *path);
 int cli_out_close(cli_out *o, int rc);
 
 /* Prints o as one line on stdout (jansson's dump flags: CLI_JSON, the
- * compact form with every digit of a double, unless a command's output is
- * indented) and releases it. The one writer of `--json` output. */
+ * compact form, unless a command's output is indented; every real in the
+ * fewest digits that read back as the same double: cli_json_write) and
+ * releases it. The one writer of `--json` output. */
 #define CLI_JSON (JSON_COMPACT | JSON_REAL_PRECISION(17))
 void cli_print_json(json_t *o, size_t flags);
 
@@ -297,6 +298,7 @@ json_t *cli_json_transport(const transport_options *o, const scenario *s);
  * schedule, runtime, dp_algo, batch, micro_batch, micro_batches_per_pass,
  * passes}. */
 struct alloc;
+void cli_print_whatif(const scenario *s); /* the what-if line alone */
 void cli_print_setup(const transport_options *t, const scenario *s,
                      const struct alloc *a);
 void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,

@@ -70,6 +70,10 @@ void cli_print_setup(const transport_options *t, const scenario *s,
            w.micro_batch, s->workload.dp_algo);
   }
   free(buf);
+  cli_print_whatif(s);
+}
+
+void cli_print_whatif(const scenario *s) {
   if (s->bandwidth_scale != 1 || s->latency_scale != 1)
     printf("what-if     every link's bandwidth x %g, latency x %g\n",
            s->bandwidth_scale, s->latency_scale);
