@@ -75,3 +75,18 @@ Test(readme, the_install_step_installs_a_geodes_that_runs) {
   cr_expect(strstr(r.out, "gpt3-xl"), "%s", r.out);
   support_run_clear(&r);
 }
+
+Test(readme, the_listing_commands_refuse_bad_usage) {
+  const char *cmds[] = {"models --bogus", "gpus extra", "scenarios --markdwn"};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    support_run r = {0};
+    cr_expect_eq(support_geodes(&r, "%s", cmds[i]), 2, "%s", cmds[i]);
+    cr_expect(strstr(r.err, "Try 'geodes "), "%s", r.err);
+    support_run_clear(&r);
+  }
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "gpus"), 0);
+  cr_expect(strstr(r.out, "NAME ") == r.out && strstr(r.out, "\nA100 "), "%s",
+            r.out);
+  support_run_clear(&r);
+}
