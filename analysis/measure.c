@@ -33,7 +33,7 @@ typedef struct run {
 } run;
 
 struct measure_set {
-  char *path, *dir;
+  char *path;
   int n, cap;
   measure_row *rows;
   run *runs;
@@ -110,11 +110,7 @@ static int read_header(const measure_set *m, int line, const char *s,
 
 /* A file named in the CSV, relative to its folder. */
 static char *beside(const measure_set *m, const char *name) {
-  if (name[0] == '/' || !m->dir) return mem_strdup(name);
-  size_t n = strlen(m->dir) + strlen(name) + 2;
-  char *p = mem_alloc(n);
-  snprintf(p, n, "%s/%s", m->dir, name);
-  return p;
+  return file_beside(m->path, name);
 }
 
 /* A scenario cell: a built-in name as it is, else a file beside the CSV. */
@@ -284,8 +280,6 @@ static int read_lines(measure_set *m, const char *text, size_t len, err *e) {
 measure_set *measure_load(const char *path, err *e) {
   measure_set *m = mem_calloc(1, sizeof *m);
   m->path = mem_strdup(path);
-  const char *slash = strrchr(path, '/');
-  if (slash) m->dir = span_dup(path, (size_t)(slash - path));
   file_error why;
   size_t len;
   char *text = file_read(path, FILE_MAX_JSON_BYTES, &len, &why);
@@ -311,7 +305,6 @@ void measure_free(measure_set *m) {
   free(m->rows);
   free(m->runs);
   free(m->path);
-  free(m->dir);
   free(m);
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/builtin.h"
 #include "base/file.h"
@@ -70,20 +71,26 @@ _Static_assert(_Generic((int64_t)0, long: 1, default: 0),
                "a point's integers are knobs' longs and int64_ts alike");
 
 /* The sweep's keys, one row each: to add one, add its enum entry and row
- * (and its field of sweep_point or scenario_knobs). A key in a stored
+ * (and its field of sweep_point or scenario_knobs). A key is named as the
+ * results column it fills (and the option that sets it: --method, --seed);
+ * an alias is a former name, still read. A key in a stored
  * point key is `given_only` when it arrived after rows existed: it then
  * appears only when present, so those rows keep their keys. */
 const struct axis_spec sweep_specs[K_COUNT] = {
-    [K_SCENARIOS] = {.key = "scenarios", .in_key = "scenario",
+    [K_SCENARIOS] = {.key = "scenario", .alias = "scenarios",
+                     .in_key = "scenario",
                      .kind = AXIS_NAME, .at = AT(scenario),
                      .absent_name = default_scenario},
-    [K_METHODS] = {.key = "methods", .in_key = "method", .kind = AXIS_NAME,
+    [K_METHODS] = {.key = "method", .alias = "methods", .in_key = "method",
+                   .kind = AXIS_NAME,
                    .at = AT(method), .absent_name = default_method,
                    .canon = method_name},
-    [K_NETWORKS] = {.key = "networks", .in_key = "network",
+    [K_NETWORKS] = {.key = "network_model", .alias = "networks",
+                    .in_key = "network",
                     .kind = AXIS_NAME, .at = AT(network),
                     .absent_name = default_network, .canon = network_name},
-    [K_SEEDS] = {.key = "seeds", .in_key = "seed", .kind = AXIS_INT,
+    [K_SEEDS] = {.key = "seed", .alias = "seeds", .in_key = "seed",
+                 .kind = AXIS_INT,
                  .at = AT(knobs.seed), .hi = SCENARIO_MAX_SEED},
     [K_LAYERS] = {.key = "layers", .kind = AXIS_INT, .at = AT(knobs.layers),
                   .lo = 1, .hi = SCENARIO_MAX_LAYERS},
@@ -114,7 +121,8 @@ const struct axis_spec sweep_specs[K_COUNT] = {
     [K_GRAD_GB] = {.key = "gradient_gb", .kind = AXIS_REAL,
                    .at = AT(knobs.gradient_gb), .absent = NAN,
                    .hi = SCENARIO_KNOB_MAX_GB, .open_lo = true},
-    [K_GPUS] = {.key = "gpus", .in_key = "gpu", .kind = AXIS_NAME,
+    [K_GPUS] = {.key = "gpu", .alias = "gpus", .in_key = "gpu",
+                .kind = AXIS_NAME,
                 .at = AT(knobs.gpu), .canon = gpu_name},
     [K_SOCKETS] = {.key = "sockets", .kind = AXIS_INT,
                    .at = AT(knobs.sockets), .lo = 1,
@@ -166,13 +174,17 @@ static bool known_name(const char *s, const char *const *names) {
   return names ? names_find(names, s) >= 0 : *s != '\0';
 }
 
+/* The key of ax's spec as the file spells it. */
+#define KEY(ax, spec) ((ax)->key ? (ax)->key : (spec)->key)
+
 /* The error for a GPU name models/spec.h does not know, listing those it
  * does. */
-static int unknown_gpu(const sweep *s, int line, const char *name, err *e) {
+static int unknown_gpu(const sweep *s, const axis *ax, const char *name,
+                       err *e) {
   char known[256];
   spec_gpu_list(known, sizeof known);
-  return err_set(e, ERR_UNKNOWN, "%s:%d: gpus: unknown GPU '%s' (known: %s)",
-                 s->name, line, name, known);
+  return err_set(e, ERR_UNKNOWN, "%s:%d: %s: unknown GPU '%s' (known: %s)",
+                 s->name, ax->line, ax->key, name, known);
 }
 
 /* Parses value number k of key spec (v is a scalar) into ax. */
@@ -184,31 +196,31 @@ static int parse_value(const sweep *s, const struct axis_spec *spec, axis *ax,
   if (spec->kind == AXIS_NAME) {
     if (!json_is_string(v))
       return err_set(e, ERR_PARSE, "%s:%d: %s: each value must be %s",
-                     s->name, ax->line, spec->key, what);
+                     s->name, ax->line, KEY(ax, spec), what);
     const char *str = json_string_value(v);
     if (spec->canon) {
       const char *c = spec->canon(str);
       if (!c && spec->canon == gpu_name)
-        return unknown_gpu(s, ax->line, str, e);
+        return unknown_gpu(s, ax, str, e);
       if (!c)
         return err_set(e, ERR_UNKNOWN, "%s:%d: %s: unknown value '%s'",
-                       s->name, ax->line, spec->key, str);
+                       s->name, ax->line, KEY(ax, spec), str);
       str = c;
     }
     if (!known_name(str, spec->names))
       return err_set(e, ERR_UNKNOWN, "%s:%d: %s: unknown value '%s'", s->name,
-                     ax->line, spec->key, str);
+                     ax->line, KEY(ax, spec), str);
     ax->names[ax->n++] = mem_strdup(str);
     return ERR_OK;
   }
   double x = json_number_value(v); /* 0 for a non-number */
   if (!json_is_number(v) || (spec->kind == AXIS_INT && x != floor(x)))
     return err_set(e, ERR_PARSE, "%s:%d: %s: each value must be %s", s->name,
-                   ax->line, spec->key, what);
+                   ax->line, KEY(ax, spec), what);
   if (!(x >= spec->lo) || x > spec->hi || (spec->open_lo && x <= spec->lo)) {
     int digits = spec->kind == AXIS_INT ? 15 : 6; /* 2147483647, not 2.1e9 */
     return err_set(e, ERR_RANGE, "%s:%d: %s: %.*g is outside %s%.*g, %.*g]",
-                   s->name, ax->line, spec->key, digits, x,
+                   s->name, ax->line, KEY(ax, spec), digits, x,
                    spec->open_lo ? "(" : "[", digits, spec->lo, digits,
                    spec->hi);
   }
@@ -237,7 +249,7 @@ static int check_distinct(const sweep *s, const struct axis_spec *spec,
     for (size_t i = 1; i < ax->n && !rc; i++)
       if (strcmp(v[i - 1], v[i]) == 0)
         rc = err_set(e, ERR_DUPLICATE, "%s:%d: %s: '%s' is listed twice",
-                     s->name, ax->line, spec->key, v[i]);
+                     s->name, ax->line, KEY(ax, spec), v[i]);
     free(v);
     return rc;
   }
@@ -247,7 +259,7 @@ static int check_distinct(const sweep *s, const struct axis_spec *spec,
   for (size_t i = 1; i < ax->n && !rc; i++)
     if (v[i - 1] == v[i])
       rc = err_set(e, ERR_DUPLICATE, "%s:%d: %s: %g is listed twice",
-                   s->name, ax->line, spec->key, v[i]);
+                   s->name, ax->line, KEY(ax, spec), v[i]);
   free(v);
   return rc;
 }
@@ -258,7 +270,7 @@ static int parse_axis(sweep *s, int k, json_t *v, err *e) {
   size_t n = json_is_array(v) ? json_array_size(v) : 1;
   if (json_is_array(v) && n == 0)
     return err_set(e, ERR_RANGE, "%s:%d: %s: an empty list gives no points",
-                   s->name, ax->line, spec->key);
+                   s->name, ax->line, KEY(ax, spec));
   if (spec->kind == AXIS_NAME) ax->names = mem_calloc(n, sizeof *ax->names);
   else ax->values = mem_calloc(n, sizeof *ax->values);
   if (!json_is_array(v)) return parse_value(s, spec, ax, v, e);
@@ -274,7 +286,9 @@ static int parse_axis(sweep *s, int k, json_t *v, err *e) {
 /* The axis index of key, or K_COUNT when it is not a sweep key. */
 static int axis_of(const char *key) {
   int k = 0;
-  while (k < K_COUNT && strcmp(key, sweep_specs[k].key) != 0) k++;
+  while (k < K_COUNT && strcmp(key, sweep_specs[k].key) != 0 &&
+         !(sweep_specs[k].alias && strcmp(key, sweep_specs[k].alias) == 0))
+    k++;
   return k;
 }
 
@@ -297,7 +311,13 @@ static int check_keys(sweep *s, json_t *root, const char *text, size_t len,
       return err_set(e, ERR_UNKNOWN, "%s:%d: unknown key '%s' (keys: %s)",
                      s->name, line, key, keys);
     }
+    if (s->axes[k].key)
+      return err_set(e, ERR_DUPLICATE, "%s:%d: '%s' and '%s' name one key "
+                     "('%s' is its former name): give one", s->name, line,
+                     s->axes[k].key, key, sweep_specs[k].alias);
     s->axes[k].line = line;
+    s->axes[k].key = strcmp(key, sweep_specs[k].key) == 0
+                         ? sweep_specs[k].key : sweep_specs[k].alias;
     if (json_is_array(v) && json_array_size(v) > 0)
       count *= (double)json_array_size(v);
   }
@@ -340,6 +360,41 @@ sweep *sweep_parse(const char *text, size_t len, const char *name, err *e) {
   return s;
 }
 
+/* Whether name is a built-in scenario (as scenario_load finds one). */
+static bool builtin_scenario(const char *name) {
+  char json[256];
+  snprintf(json, sizeof json, "%s.json", name);
+  return !strchr(name, '/') && builtin_find(json);
+}
+
+static bool exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+/* The files of axis k (scenario files, fault files) relative to the sweep
+ * file at path, as every path inside a geodes file: beside it. A name
+ * found only from the working directory (the former rule) is kept as it
+ * is, so that scripts written for it still run. */
+static void resolve_files(sweep *s, int k, const char *path) {
+  axis *ax = &s->axes[k];
+  for (size_t i = 0; i < ax->n; i++) {
+    if (k == K_SCENARIOS && builtin_scenario(ax->names[i])) continue;
+    const char *n = ax->names[i];
+    char *p = file_beside(path, n);
+    /* neither: a scenario without folder or extension is a built-in's
+     * name, misspelt (its message names it as written) */
+    bool builtin_like = k == K_SCENARIOS && !strchr(n, '/') && !strchr(n, '.');
+    if (strcmp(p, n) == 0 ||
+        (!exists(p) && (exists(n) || builtin_like))) {
+      free(p);
+      continue;
+    }
+    free(ax->names[i]);
+    ax->names[i] = p;
+  }
+}
+
 sweep *sweep_load(const char *path, err *e) {
   size_t len;
   file_error why;
@@ -347,7 +402,13 @@ sweep *sweep_load(const char *path, err *e) {
   if (!text) err_set(e, ERR_IO, "%s: cannot read: %s", path, why.reason);
   sweep *s = text ? sweep_parse(text, len, path, e) : NULL;
   free(text);
+  if (s) sweep_files_beside(s, path);
   return s;
+}
+
+void sweep_files_beside(sweep *s, const char *path) {
+  resolve_files(s, K_SCENARIOS, path);
+  resolve_files(s, K_FAULTS, path);
 }
 
 void sweep_free(sweep *s) {
@@ -417,9 +478,16 @@ const char *sweep_key_name(size_t i) {
 const char *sweep_name(const sweep *s) { return s->name; }
 
 int sweep_line(const sweep *s, const char *key) {
-  for (int k = 0; k < K_COUNT; k++)
-    if (strcmp(sweep_specs[k].key, key) == 0) return s->axes[k].line;
-  return 0;
+  int k = axis_of(key);
+  return k < K_COUNT ? s->axes[k].line : 0;
+}
+
+const char *sweep_key_alias(size_t i) {
+  return i < K_COUNT ? sweep_specs[i].alias : NULL;
+}
+
+const char *sweep_axis_key(const sweep *s, int k) {
+  return s->axes[k].key ? s->axes[k].key : sweep_specs[k].key;
 }
 
 size_t sweep_scenarios(const sweep *s, const char *const **names) {

@@ -53,8 +53,15 @@ typedef struct sweep_point {
  * and e on failure. */
 sweep *sweep_parse(const char *text, size_t len, const char *name, err *e);
 
-/* sweep_parse on the file at path. */
+/* sweep_parse on the file at path, then sweep_files_beside. */
 sweep *sweep_load(const char *path, err *e);
+
+/* The scenario files and fault files s names, made relative to the sweep
+ * file at path (file_beside: its folder, not the working directory); a
+ * name that is a built-in, absolute, or found only from the working
+ * directory (the former rule, kept for scripts written for it) stays as
+ * written. Call before sweep_resolve. */
+void sweep_files_beside(sweep *s, const char *path);
 
 void sweep_free(sweep *s);  /* NULL ok */
 
@@ -90,15 +97,21 @@ size_t sweep_count(const sweep *s);
  * table in its order, the first (scenarios) varying slowest. */
 void sweep_point_at(const sweep *s, size_t i, sweep_point *p);
 
-/* The name of sweep key i in a file ("scenarios", "layers", ...), in the
+/* The name of sweep key i in a file ("scenario", "layers", ...), in the
  * table's order (sweep_point_at's and the point key's); NULL once i is
- * past the last: the one list of them, for help and messages. */
+ * past the last: the one list of them, for help and messages. A key is
+ * named as the results column it fills. */
 const char *sweep_key_name(size_t i);
+
+/* The former name of key i, still accepted ("scenarios" for "scenario",
+ * "networks" for "network_model"), or NULL. Giving both is an error. */
+const char *sweep_key_alias(size_t i);
 
 /* The distinct scenario names of the sweep and the line each was given on,
  * so a front end can check them with "NAME:LINE:" errors. */
 size_t sweep_scenarios(const sweep *s, const char *const **names);
-int sweep_line(const sweep *s, const char *key);  /* 0 when absent */
+int sweep_line(const sweep *s, const char *key);  /* 0 when absent; key
+                                                     or its alias */
 const char *sweep_name(const sweep *s);           /* borrowed */
 
 /* Writes the canonical key of p into buf (always NUL-terminated); returns

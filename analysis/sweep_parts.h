@@ -29,6 +29,9 @@ enum {
 /* A key's row of sweep_specs (sweep.c holds the table and says how to add one). */
 struct axis_spec {
   const char *key;
+  const char *alias;        /* its former name, still accepted (NULL: none):
+                               the plural list names before the keys took
+                               the results columns' names */
   const char *in_key;       /* its name in the point key (NULL: key) */
   axis_kind kind;
   size_t at;                /* offsetof its field in sweep_point */
@@ -49,6 +52,8 @@ typedef struct axis {
   char **names;    /* AXIS_NAME */
   double *values;  /* AXIS_INT (exact integers) and AXIS_REAL */
   int line;        /* line of the key in the file, 0 when absent */
+  const char *key; /* the key as the file spells it (the spec's key or
+                      alias), for messages; NULL when absent */
 } axis;
 
 struct sweep {
@@ -64,6 +69,10 @@ struct sweep {
   double cost_timeout_s;
 };
 
+
+/* Key k as s's file spells it (its alias when the file used that), for
+ * messages. */
+const char *sweep_axis_key(const sweep *s, int k);
 
 /* Value j of key k's axis into p (sweep.c's put_value). */
 void sweep_axis_put(const sweep *s, int k, size_t j, sweep_point *p);

@@ -112,7 +112,7 @@ static int check_workload_axes(const sweep *s, scenario *sc, err *e) {
     if (rc) {
       int key = blamed_axis(s, ce.msg);
       return err_set(e, rc, "%s:%d: %s: %s", s->name, s->axes[key].line,
-                     sweep_specs[key].key, ce.msg);
+                     sweep_axis_key(s, key), ce.msg);
     }
   }
   return ERR_OK;
@@ -131,7 +131,7 @@ static int check_scale_axes(const sweep *s, const scenario *sc, err *e) {
       int rc = scenario_check_knobs(sc, &p.knobs, &ce);
       if (rc)
         return err_set(e, rc, "%s:%d: %s: %s", s->name, s->axes[key].line,
-                       sweep_specs[key].key, ce.msg);
+                       sweep_axis_key(s, key), ce.msg);
     }
   return ERR_OK;
 }
@@ -163,8 +163,9 @@ int sweep_resolve(sweep *s, err *e) {
     err se = {0};
     scenario *sc = scenario_load(names[i], &se);
     if (!sc) {
-      rc = err_set(e, se.code, "%s:%d: scenarios: %s", s->name,
-                   sweep_line(s, "scenarios"), se.msg);
+      rc = err_set(e, se.code, "%s:%d: %s: %s", s->name,
+                   s->axes[K_SCENARIOS].line, sweep_axis_key(s, K_SCENARIOS),
+                   se.msg);
       break;
     }
     h[i] = scenario_hash(sc);

@@ -410,9 +410,16 @@ const char *const alloc_fixed_names[ALLOC_NFIXED + 1] = {
     ALLOC_FIXED_MAP(ALLOC_FIXED_NAME) NULL};
 #undef ALLOC_FIXED_NAME
 
+const char *alloc_fixed_canonical(const char *name) {
+#define ALIAS_OF(old, now) if (name && strcmp(name, old) == 0) return now;
+  ALLOC_FIXED_ALIAS_MAP(ALIAS_OF)
+#undef ALIAS_OF
+  return name;
+}
+
 alloc *alloc_fixed(const char *name, int replicas, int stages, uint64_t seed) {
   alloc *a = NULL;
-  switch (names_find(alloc_fixed_names, name)) {
+  switch (names_find(alloc_fixed_names, alloc_fixed_canonical(name))) {
     case ALLOC_DTFM_IDENTITY: a = alloc_identity(replicas, stages); break;
     case ALLOC_MEGATRON: a = alloc_megatron(replicas, stages); break;
     case ALLOC_RANDOM: a = alloc_random(replicas, stages, seed); break;

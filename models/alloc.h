@@ -87,7 +87,7 @@ alloc_partition *alloc_to_partition(const alloc *a);
 
 /* Fixed placements (DESIGN.md section 9), on replicas*stages devices:
  * dtfm-identity: pipeline r = devices stages*r .. stages*r + stages - 1;
- * megatron: group s = devices replicas*s .. replicas*s + replicas - 1, so
+ * megatron-order (formerly megatron): group s = devices replicas*s .. replicas*s + replicas - 1, so
  *   device[r][s] = replicas*s + r;
  * random: one uniform permutation of the devices drawn from a GSL mt19937
  *   seeded with seed (the same seed gives the same allocation). */
@@ -99,8 +99,17 @@ alloc *alloc_random(int replicas, int stages, uint64_t seed);
  * which schedules/schedule.h's method list starts with. */
 #define ALLOC_FIXED_MAP(X)           \
   X(DTFM_IDENTITY, "dtfm-identity")  \
-  X(MEGATRON, "megatron")            \
+  X(MEGATRON, "megatron-order")      \
   X(RANDOM, "random")
+
+/* Former names of fixed placements, still accepted: X("old", "name").
+ * "megatron" was Megatron-LM's rank order, a placement; it read as the
+ * runtime of the same name (--runtime megatron). */
+#define ALLOC_FIXED_ALIAS_MAP(X) X("megatron", "megatron-order")
+
+/* The name of the placement name stands for: its current name when name
+ * is a former one (ALLOC_FIXED_ALIAS_MAP), else name itself. */
+const char *alloc_fixed_canonical(const char *name);
 #define ALLOC_FIXED_ID(id, name) ALLOC_##id,
 typedef enum alloc_fixed_id {
   ALLOC_FIXED_MAP(ALLOC_FIXED_ID) /* ALLOC_DTFM_IDENTITY, ... */

@@ -28,7 +28,9 @@ const char *const *schedule_method_names(void) { return names; }
 
 const char *schedule_method_name(schedule_method_id m) { return names[m]; }
 
-int schedule_method_find(const char *name) { return names_find(names, name); }
+int schedule_method_find(const char *name) {
+  return names_find(names, alloc_fixed_canonical(name));
+}
 
 bool schedule_method_known(const char *name) {
   return schedule_method_find(name) >= 0;

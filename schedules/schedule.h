@@ -30,11 +30,12 @@ typedef enum schedule_method_id {
 } schedule_method_id;
 #undef SCHEDULE_METHOD_ID
 
-/* The method names, NULL-terminated: dtfm-identity, megatron, random,
+/* The method names, NULL-terminated: dtfm-identity, megatron-order, random,
  * random-search, greedy, gcma, hybrid, sim. */
 const char *const *schedule_method_names(void);
 const char *schedule_method_name(schedule_method_id m);
-/* The method called name, or -1. */
+/* The method called name (or by a former name, ALLOC_FIXED_ALIAS_MAP), or
+ * -1. */
 int schedule_method_find(const char *name);
 bool schedule_method_known(const char *name);
 /* True for the fixed placements (one candidate, no search to record). */

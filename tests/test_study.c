@@ -71,7 +71,7 @@ Test(study, hooks_in_order_rows_as_stored) {
   err e = {0};
   cr_assert_eq(run_study(path, &h, &e), ERR_OK, "%s", e.msg);
   cr_expect_str_eq(h.log, "TPPPPPPDV");
-  const char *want[] = {"dtfm-identity", "megatron", "random",
+  const char *want[] = {"dtfm-identity", "megatron-order", "random",
                         "greedy",        "gcma",     "sim"};
   for (int i = 0; i < 6; i++) {
     cr_expect_str_eq(h.methods[i], want[i]);

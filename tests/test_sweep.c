@@ -43,7 +43,7 @@ Test(sweep, example_is_the_cross_product) {
   cr_assert_eq(sweep_count(s), 2 * 2 * 2 * 2 * 3 * 3);
   /* Naive reference: nested loops over the values; each combination must be
    * exactly one index. */
-  const char *sc[] = {"worldwide", "regional"}, *me[] = {"megatron", "gcma"},
+  const char *sc[] = {"worldwide", "regional"}, *me[] = {"megatron-order", "gcma"},
              *ne[] = {"netem", "tcp"};
   int la[] = {24, 40}, se[] = {1, 2, 3};
   double bw[] = {0.5, 1, 2};
@@ -256,7 +256,10 @@ Test(sweep, bad_inputs_name_file_and_line) {
   bad("{\"gpus\": \"\"}", ERR_UNKNOWN, 1, "gpus");
   bad("{\n\"gpus\": [\"A100\", \"a100\"]}", ERR_DUPLICATE, 2, "'A100' is listed");
   bad("{\"gpus\": [80]}", ERR_PARSE, 1, "gpus");
-  bad("{\"gpu\": \"A100\"}", ERR_UNKNOWN, 1, "activation_bits)");
+  bad("{\"gpuz\": \"A100\"}", ERR_UNKNOWN, 1, "activation_bits)");
+  /* a key and its former name together */
+  bad("{\"gpu\": \"A100\",\n \"gpus\": \"V100\"}", ERR_DUPLICATE, 2,
+      "'gpu' and 'gpus' name one key ('gpus' is its former name)");
   /* Integer bounds in full, not as 2.14748e+09. */
   bad("{\n\"seeds\": [1, 1e300]}", ERR_RANGE, 2,
       "seeds: 1e+300 is outside [0, 2147483647]");

@@ -510,6 +510,7 @@ static scenario *parse(const char *text, size_t len, const char *file,
   scenario *sc = mem_calloc(1, sizeof *sc);
   sc->origin = mem_strdup(origin);
   sc->file = mem_strdup(file);
+  sc->bandwidth_scale = sc->latency_scale = 1;
   int rc = read_top(&c, root, sc, builtin);
   json_decref(root);
   if (rc != ERR_OK) {

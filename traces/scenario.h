@@ -125,6 +125,9 @@ typedef struct scenario {
   scenario_workload workload;
   double activation_gb;      /* cost.activation_gb, NAN when absent */
   double gradient_gb;        /* cost.gradient_gb, NAN when absent */
+  double bandwidth_scale, latency_scale; /* the what-if scales the knobs
+                                applied to every link (1: none), so that
+                                outputs can say the run was scaled */
 } scenario;
 
 /* Limits shared by the scenario file, the knobs, the command line and the

@@ -250,6 +250,8 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
       s->overrides[i].latency_ms *= k->latency_scale;
       s->overrides[i].bandwidth_gbps *= k->bandwidth_scale;
     }
+    s->latency_scale *= k->latency_scale;
+    s->bandwidth_scale *= k->bandwidth_scale;
   }
   return ERR_OK;
 }

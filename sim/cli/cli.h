@@ -37,6 +37,10 @@ int cli_reproduce(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_faults(int argc, char **argv);
 int cli_explain(int argc, char **argv);
+int cli_models(int argc, char **argv); /* cli_specs.c */
+int cli_gpus(int argc, char **argv);   /* cli_specs.c */
+/* The built-in scenarios as the README's Markdown table (cli_specs.c). */
+void cli_scenarios_markdown(scenario *const *all, int n);
 /* `geodes trace synth ...` (cli_synth.c); argv[0] is "synth". */
 int cli_trace_synth(int argc, char **argv);
 
@@ -138,6 +142,14 @@ void cli_workload_init(cli_workload_opts *o);
                    "tcp: a socket idle for an RTO halves its\n"              \
                    "window per RTO (Linux's default; off:\n"                 \
                    "DT-FM's measurements show no restarts)"),                \
+      CLI_OPT_REAL(0, "bandwidth-scale", "X", &(wo)->k.bandwidth_scale, 0,   \
+                   SCENARIO_KNOB_MAX_SCALE,                                  \
+                   "what-if: every link's bandwidth times X\n"             \
+                   "(not the NICs; the sweep key bandwidth_scale)"),         \
+      CLI_OPT_REAL(0, "latency-scale", "X", &(wo)->k.latency_scale, 0,       \
+                   SCENARIO_KNOB_MAX_SCALE,                                  \
+                   "what-if: every link's latency times X\n"               \
+                   "(the sweep key latency_scale)"),                         \
       CLI_OPT_STRING(0, "params", "FILE", &(wo)->params,                     \
                      "physical parameters from FILE, a params.json\n"      \
                      "(geodes calibrate -o; default: the built-in)"),      \
@@ -193,9 +205,10 @@ int cli_workload_usage(const char *cmd, const cli_workload_opts *o,
  * an error (returns CLI_ERROR). */
 int cli_fail(const char *cmd, const err *e);
 
-/* A usage error (CLI_USAGE) unless method is a known placement method
- * (schedule_method_names); CLI_OK otherwise. */
-int cli_check_method(const char *cmd, const char *method);
+/* A usage error (CLI_USAGE) unless *method is a known placement method
+ * (schedule_method_names, or a former name of one); CLI_OK otherwise, *method
+ * then its current name (outputs name a placement one way). */
+int cli_check_method(const char *cmd, const char **method);
 
 /* The verdict table of `geodes validate` (one row per network model: rank
  * statistics, MAPE, regret, discordant pairs), also printed by run. */
@@ -222,10 +235,20 @@ int cli_out_open(cli_out *o, const char *path);
 int cli_out_close(cli_out *o, int rc);
 
 /* Prints o as one line on stdout (jansson's dump flags: CLI_JSON, the
- * compact form with every digit of a double, unless a command's output is
- * indented) and releases it. The one writer of `--json` output. */
+ * compact form, unless a command's output is indented; every real in the
+ * fewest digits that read back as the same double: cli_json_write) and
+ * releases it. The one writer of `--json` output. */
 #define CLI_JSON (JSON_COMPACT | JSON_REAL_PRECISION(17))
 void cli_print_json(json_t *o, size_t flags);
+
+/* o written to f as json_dumpf lays it out under flags (JSON_COMPACT,
+ * JSON_INDENT(n)), every real in the fewest digits that read back as the
+ * same double (cli_json.c): 0.2, never 0.20000000000000001. 0, or -1 when a
+ * part could not be written. The one writer of geodes's JSON outputs. */
+int cli_json_write(const json_t *o, FILE *f, size_t flags);
+
+/* x as cli_json_write writes it, into buf (at least 32 bytes). */
+void cli_json_real(double x, char *buf, size_t size);
 
 /* An array that cli_print_json_stream writes element by element, each one
  * built by item(ctx, k) for k < n and released once written (NULL: it
@@ -245,6 +268,13 @@ typedef struct cli_json_stream {
  * to report). Releases o. */
 int cli_print_json_stream(json_t *o, size_t flags, const cli_json_stream *st);
 
+/* x printed by fmt (one double conversion, "%.3f") into buf, or
+ * "undefined" when x is NaN or infinite (a rank correlation of tied
+ * values, a median of no rows): what a table prints where JSON has null.
+ * Returns buf. */
+#define CLI_UNDEFINED "undefined"
+const char *cli_real(char *buf, size_t size, const char *fmt, double x);
+
 /* A JSON number, or null for NaN and infinities (DESIGN.md section 9: NaN
  * as null; jansson's json_real refuses them and the key would vanish). */
 json_t *cli_json_number(double x);
@@ -260,6 +290,22 @@ void cli_result_json(json_t *o, const db_result *r, const char *const *cols);
  * JSON object with its facts, for every command's output to state it. */
 void cli_print_transport(const transport_options *o, const scenario *s);
 json_t *cli_json_transport(const transport_options *o, const scenario *s);
+
+/* What the run ran with (cli_setup.c): the transport line, the workload
+ * as resolved (layers and their split, schedule, passes x micro-batches,
+ * data-parallel algorithm; a balanced split computed for a, or
+ * "balanced per allocation" when a is NULL) and, when scaled, the what-if
+ * scales. cli_json_setup sets the same on o: network_model (unless o has
+ * it), transport, sockets (null when sites differ), bandwidth_scale,
+ * latency_scale and workload {model, layers, layers_per_stage, layer_split,
+ * schedule, runtime, dp_algo, batch, micro_batch, micro_batches_per_pass,
+ * passes}. */
+struct alloc;
+void cli_print_whatif(const scenario *s); /* the what-if line alone */
+void cli_print_setup(const transport_options *t, const scenario *s,
+                     const struct alloc *a);
+void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
+                    const struct alloc *a);
 
 /* The `runs` row of this invocation: its command line ("geodes" and argv,
  * space-joined: *cmd, malloc'ed, the caller frees it), this build's

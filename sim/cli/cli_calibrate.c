@@ -196,7 +196,7 @@ static int write_params(const char *path, json_t *o) {
   cli_out out;
   int rc = cli_out_open(&out, path);
   if (rc) return rc;
-  if (json_dumpf(o, out.f, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0 ||
+  if (cli_json_write(o, out.f, JSON_INDENT(2)) != 0 ||
       fputc('\n', out.f) == EOF)
     rc = cli_error("%s:0: cannot write", path);
   return cli_out_close(&out, rc);

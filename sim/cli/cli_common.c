@@ -119,8 +119,24 @@ static int layers_knob(const cli_workload_opts *o, const scenario *s,
   return ERR_OK;
 }
 
+/* --bandwidth-scale and --latency-scale checked alone against s (a
+ * scaled link must stay within trace.h's bounds, as a sweep's keys), as a
+ * usage error naming the options. */
+static int scales_knob(const cli_workload_opts *o, const scenario *s, err *e) {
+  if (o->k.bandwidth_scale == 1 && o->k.latency_scale == 1) return ERR_OK;
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  k.bandwidth_scale = o->k.bandwidth_scale;
+  k.latency_scale = o->k.latency_scale;
+  err se = {0};
+  if (scenario_check_knobs(s, &k, &se) == ERR_OK) return ERR_OK;
+  return err_set(e, CLI_ERR_USAGE, "--bandwidth-scale %g --latency-scale %g: "
+                 "%s", k.bandwidth_scale, k.latency_scale, se.msg);
+}
+
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
   if (o->params && params_file_apply(o->params, e)) return e ? e->code : 1;
+  if (scales_knob(o, s, e)) return CLI_ERR_USAGE;
   scenario_knobs k = o->k;
   if (o->grad_bits) k.grad_bits = strtol(o->grad_bits, NULL, 10);
   if (o->activation_bits) k.activation_bits = strtol(o->activation_bits, NULL, 10);
@@ -147,8 +163,13 @@ int cli_fail(const char *cmd, const err *e) {
   return cli_error("%s", e->msg);
 }
 
-int cli_check_method(const char *cmd, const char *method) {
-  if (schedule_method_known(method)) return CLI_OK;
+int cli_check_method(const char *cmd, const char **name) {
+  const char *method = *name;
+  int id = schedule_method_find(method);
+  if (id >= 0) {
+    *name = schedule_method_name((schedule_method_id)id); /* not a former name */
+    return CLI_OK;
+  }
   char names[256] = "";
   for (const char *const *m = schedule_method_names(); *m; m++)
     snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
@@ -227,7 +248,7 @@ int cli_out_close(cli_out *o, int rc) {
 void cli_print_json(json_t *o, size_t flags) {
   /* streamed, so a full device fails at the final flush with its reason;
    * a failed write shows in stdout's error flag, which main checks */
-  json_dumpf(o, stdout, flags);
+  cli_json_write(o, stdout, flags);
   putchar('\n');
   json_decref(o);
 }
@@ -247,14 +268,14 @@ int cli_print_json_stream(json_t *o, size_t flags, const cli_json_stream *st) {
     json_decref(k);
     putchar(':');
     if (strcmp(key, st->key) != 0) {
-      bad |= json_dumpf(v, stdout, any) != 0;
+      bad |= cli_json_write(v, stdout, any) != 0;
       continue;
     }
     putchar('[');
     for (size_t i = 0; i < st->n && !bad; i++) {
       if (i) putchar(',');
       json_t *x = st->item(st->ctx, i);
-      bad |= !x || json_dumpf(x, stdout, any) != 0;
+      bad |= !x || cli_json_write(x, stdout, any) != 0;
       json_decref(x);
     }
     putchar(']');
@@ -264,6 +285,12 @@ int cli_print_json_stream(json_t *o, size_t flags, const cli_json_stream *st) {
   return bad ? cli_error("stdout: the JSON document could not be built in "
                          "memory; it ends short")
              : CLI_OK;
+}
+
+const char *cli_real(char *buf, size_t size, const char *fmt, double x) {
+  if (!isfinite(x)) snprintf(buf, size, "%s", CLI_UNDEFINED);
+  else snprintf(buf, size, fmt, x);
+  return buf;
 }
 
 json_t *cli_json_number(double x) {
@@ -290,7 +317,8 @@ const char *cli_method_help(void) {
   at += (size_t)snprintf(help + at, sizeof help - at, ", or a\nsearch: ");
   method_names(false, help, sizeof help, &at);
   snprintf(help + at, sizeof help - at,
-           "\n(DT-FM's settings: population %d, %d trials)",
+           "\n(DT-FM's settings: population %d, %d trials;\n"
+           "megatron: megatron-order's former name)",
            SEARCH_POPULATION, SEARCH_TRIALS);
   return help;
 }
@@ -299,7 +327,7 @@ const char *cli_window_help(void) {
   static char help[96];
   if (!help[0])
     snprintf(help, sizeof help,
-             "TCP window per socket for --network tcp\n(%g MB, calibrated)",
+             "TCP window per socket for --network-model tcp\n(%g MB, calibrated)",
              TRANSPORT_DEFAULT_WINDOW * 1e-6);
   return help;
 }

@@ -79,8 +79,9 @@ static int parse_args(int argc, char **argv, explain_args *p) {
   const cli_opt opts[] = {
       CLI_OPT_STRING(0, "alloc", "FILE", &p->alloc_file, CLI_ALLOC_HELP),
       CLI_OPT_STRING(0, "method", "NAME", &p->method, cli_method_help()),
-      CLI_OPT_ENUM(0, "network", "MODEL", &p->network, transport_model_names,
+      CLI_OPT_ENUM(0, "network-model", "M", &p->network, transport_model_names,
                    NULL, "tcp (default), netem or ideal (what-ifs)"),
+      CLI_OPT_ALIAS("network", "network-model"),
       CLI_OPT_INT(0, "top", "K", &p->top, 0, 1000,
                   "sensitivities of the top K resources of the\npath (5; 0: "
                   "none)"),
@@ -103,7 +104,7 @@ static int parse_args(int argc, char **argv, explain_args *p) {
   p->scenario = args[0];
   if (!!p->alloc_file + !!p->method != 1)
     return cli_usage_error("explain", "give exactly one of --alloc, --method");
-  return p->method ? cli_check_method("explain", p->method) : CLI_OK;
+  return p->method ? cli_check_method("explain", &p->method) : CLI_OK;
 }
 
 int cli_explain_whatifs(const char *cmd, const scenario *s, const char *specs,

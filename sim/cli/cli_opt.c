@@ -23,6 +23,17 @@ static bool is_option(const cli_opt *o) {
   return o->kind != CLI_OPT_END_ && o->kind != CLI_OPT_GROUP_;
 }
 
+/* The entry an alias stands for (o itself when o is not an alias). */
+static const cli_opt *target(const cli_opt *opts, const cli_opt *o) {
+  if (o->kind != CLI_OPT_ALIAS_) return o;
+  for (const cli_opt *t = opts; t->kind != CLI_OPT_END_; t++)
+    if (t->kind != CLI_OPT_ALIAS_ && t->kind != CLI_OPT_GROUP_ &&
+        strcmp(t->long_name, o->arg) == 0)
+      return t;
+  assert(!"an alias names an option of its table");
+  return o;
+}
+
 static bool takes_argument(const cli_opt *o) {
   return o->kind >= CLI_OPT_STRING_;
 }
@@ -47,8 +58,9 @@ static struct option *getopt_tables(const cli_opt *opts, int n, char *shorts,
     const cli_opt *o = &opts[i];
     if (!is_option(o)) continue;
     lo[k++] = (struct option){.name = o->long_name,
-                              .has_arg = takes_argument(o) ? required_argument
-                                                           : no_argument,
+                              .has_arg = takes_argument(target(opts, o))
+                                             ? required_argument
+                                             : no_argument,
                               .val = CODE_BASE + i};
     assert(at + 3 < size && "too many short options");
     if (o->short_name) shorts[at++] = (char)o->short_name;
@@ -123,8 +135,9 @@ static int handle(const cli_opt_command *c, const cli_opt *opts, int n,
   int i = entry_of(opts, n, code);
   if (i < 0)
     return cli_usage_error(c->name, "unknown option '%s'", argv[optind - 1]);
-  if (opts[i].kind == CLI_OPT_HELP_) return CLI_OPT_HELPED;
-  return set_value(c->name, &opts[i], optarg) ? CLI_OK : CLI_USAGE;
+  const cli_opt *o = target(opts, &opts[i]);
+  if (o->kind == CLI_OPT_HELP_) return CLI_OPT_HELPED;
+  return set_value(c->name, o, optarg) ? CLI_OK : CLI_USAGE;
 }
 
 /* The positional arguments: between args_min and args_max of them. */
@@ -174,6 +187,14 @@ static void label_of(const cli_opt *o, char *buf, size_t size) {
 /* "  LABEL  help", the help's lines below each other at column width + 2
  * (a label as wide as the column is followed by two spaces). */
 static void print_line(const cli_opt *o, int width) {
+  if (o->kind == CLI_OPT_ALIAS_) {
+    char label[64];
+    snprintf(label, sizeof label, "--%s", o->long_name);
+    int n = (int)strlen(label);
+    printf("  %s%*s--%s's former name\n", label, n < width ? width - n : 2, "",
+           o->arg);
+    return;
+  }
   char label[128];
   label_of(o, label, sizeof label);
   int n = (int)strlen(label);

@@ -22,6 +22,8 @@ typedef enum cli_opt_kind {
   CLI_OPT_GROUP_,  /* a heading in the help; the entries after it use its
                       label column */
   CLI_OPT_HELP_,   /* --help, -h: prints the help */
+  CLI_OPT_ALIAS_,  /* a former name (long_name) of the option named arg:
+                      sets that option's variable, as typed */
   CLI_OPT_FLAG_,   /* no argument: *(bool *)value = true */
   CLI_OPT_STRING_, /* *(const char **)value = the argument */
   CLI_OPT_INT_,    /* *(long *)value: an integer in [lo, hi] */
@@ -57,6 +59,10 @@ typedef struct cli_opt {
 #define CLI_OPT_HELP()                                            \
   {.kind = CLI_OPT_HELP_, .short_name = 'h', .long_name = "help", \
    .help = "this text"}
+/* --old as a former name of the option --now of the same table (given
+ * before it in the table or after: the option is looked up by name). */
+#define CLI_OPT_ALIAS(old, now) \
+  {.kind = CLI_OPT_ALIAS_, .long_name = (old), .arg = (now), .help = ""}
 #define CLI_OPT_FLAG(s, l, v, h)                                    \
   {.kind = CLI_OPT_FLAG_, .short_name = (s), .long_name = (l),      \
    .value = CLI_OPT_PTR_(bool, v), .help = (h)}

@@ -46,10 +46,11 @@ static int parse_args(int argc, char **argv, predict_args *p) {
                      "{\"groups\": [[d, ...], ...]}: best order and\n"
                      "pairing are chosen by the cost model"),
       CLI_OPT_STRING(0, "method", "NAME", &p->method, cli_method_help()),
-      CLI_OPT_ENUM(0, "network", "M", &p->network, transport_model_names,
+      CLI_OPT_ENUM(0, "network-model", "M", &p->network, transport_model_names,
                    NULL,
                    "tcp (default), netem or ideal: the network\n"
                    "model the iteration time is predicted for"),
+      CLI_OPT_ALIAS("network", "network-model"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
       CLI_OPT_HELP(),
       CLI_WORKLOAD_OPTS(&p->wo),
@@ -62,7 +63,7 @@ static int parse_args(int argc, char **argv, predict_args *p) {
   if (sources != 1)
     return cli_usage_error("predict", "give exactly one of --alloc, "
                            "--partition, --method");
-  return p->method ? cli_check_method("predict", p->method) : CLI_OK;
+  return p->method ? cli_check_method("predict", &p->method) : CLI_OK;
 }
 
 /* Everything one prediction computes. */
@@ -85,7 +86,7 @@ static void print_table(const scenario *s, const cost_ctx *c,
          s->ndevices, a->stages, a->replicas);
   printf("sizes      c_pp %.6g GB (activations), c_dp %.6g GB (gradients)\n",
          cost_ctx_activation_gb(c), cost_ctx_gradient_gb(c));
-  cli_print_transport(&p->transport, s);
+  cli_print_setup(&p->transport, s, a);
   printf("\nDT-FM cost model\n");
   printf("  DP part (DataPCost)          %10.4f s\n", p->parts.dp_s);
   printf("  PP part (2 x PipelinePCost)  %10.4f s\n", p->parts.pp_s);
@@ -136,7 +137,7 @@ static void print_json(const scenario *s, const cost_ctx *c,
   json_object_set_new(o, "source", json_string(p->source));
   json_object_set_new(o, "network_model",
                       json_string(transport_model_name(p->network)));
-  json_object_set_new(o, "transport", cli_json_transport(&p->transport, s));
+  cli_json_setup(o, &p->transport, s, p->a);
   json_object_set_new(o, "dp_cost_s", json_real(p->parts.dp_s));
   json_object_set_new(o, "pp_cost_s", json_real(p->parts.pp_s));
   json_object_set_new(o, "score_s", json_real(p->parts.score_s));

@@ -147,8 +147,10 @@ static void data_table(const measure_set *m, const double *sim,
   for (int g = 0; g <= ng; g++) {
     double med, worst;
     int n = measure_summary(m, error, g < ng ? groups[g] : NULL, &med, &worst);
-    printf("%-16s %5d %7.1f%% %7.1f%%\n", g < ng ? groups[g] : "all", n,
-           100 * med, 100 * worst);
+    char b[2][32];
+    printf("%-16s %5d %8s %8s\n", g < ng ? groups[g] : "all", n,
+           cli_real(b[0], sizeof b[0], "%.1f%%", 100 * med),
+           cli_real(b[1], sizeof b[1], "%.1f%%", 100 * worst));
   }
   free(groups);
   printf("\n(error: simulated / measured - 1; median and worst |error|)\n");

@@ -16,7 +16,7 @@ static const cli_opt_command RUN = {
         "usage: geodes run [SCENARIO] [--db FILE] [--samples N] [OPTIONS]\n\n"
         "The main job: studies one scenario (a built-in name or a JSON file;\n"
         "default worldwide). Prints the scenario; simulates the fixed\n"
-        "placements (dtfm-identity, megatron, random) and the schedulers'\n"
+        "placements (dtfm-identity, megatron-order, random) and the schedulers'\n"
         "choices (greedy, gcma, and sim: GCMA's best improved by moves "
         "judged\n"
         "by simulation, searched under each model) under each network model\n"
@@ -69,6 +69,7 @@ static void print_scenario(const scenario *s) {
       w->schedule, w->dp_algo, w->recompute ? ", recompute" : "");
   transport_options t = transport_options_default();
   cli_print_transport(&t, s); /* the default; the table also has the others */
+  cli_print_whatif(s);
   print_sites(s);
   print_matrix(s, "latency_ms (one-way, t = 0)", true);
   print_matrix(s, "bandwidth_gbps (t = 0)", false);

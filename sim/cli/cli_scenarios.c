@@ -73,10 +73,11 @@ static int print_json(scenario *const *all, int n) {
 }
 
 int cli_scenarios(int argc, char **argv) {
-  bool as_json = false;
+  bool as_json = false, markdown = false;
   const cli_opt opts[] = {
       CLI_OPT_FLAG(0, "json", &as_json,
                    "print one JSON object {\"scenarios\": [...]}"),
+      CLI_OPT_FLAG(0, "markdown", &markdown, "a Markdown table (the README's)"),
       CLI_OPT_HELP(), CLI_OPT_END()};
   char **args;
   int nargs, rc = cli_opt_parse(&SCENARIOS, opts, argc, argv, &args, &nargs);
@@ -91,6 +92,8 @@ int cli_scenarios(int argc, char **argv) {
   if (rc == CLI_OK) {
     if (as_json)
       rc = print_json(all, n);
+    else if (markdown)
+      cli_scenarios_markdown(all, n);
     else
       print_table(all, n);
   }

@@ -27,7 +27,7 @@ static const cli_opt_command SCHEDULE = {
         "usage: geodes schedule SCENARIO [--method NAME] [--trials N]\n"
         "                       [--population P] [-o FILE] [--convergence "
         "FILE]\n"
-        "                       [--network ideal|netem|tcp] [--db FILE] "
+        "                       [--network-model ideal|netem|tcp] [--db FILE] "
         "[--json]\n"
         "                       [OPTIONS]\n\n"
         "Searches where each tasklet should run and prints the best "
@@ -59,8 +59,8 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                      "gcma (default; DT-FM's scheduler), hybrid (GCMA\n"
                      "with the cut-based gain), random-search, greedy,\n"
                      "sim (cost-model candidates improved by local moves\n"
-                     "judged by simulation), dtfm-identity, megatron,\n"
-                     "random"),
+                     "judged by simulation), dtfm-identity,\n"
+                     "megatron-order (formerly megatron), random"),
       CLI_OPT_INT(0, "trials", "N", &p->trials, 1, 100000000,
                   "offspring (gcma, hybrid: " CLI_STR(SEARCH_TRIALS)
                   "), samples\n(random-search: the population and\n"
@@ -72,8 +72,9 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                   "sim: best cost-model candidates to start from "
                   "(" CLI_STR(SEARCH_SIM_STARTS) "),\n"
                   "plus the greedy pipelines"),
-      CLI_OPT_ENUM(0, "network", "MODEL", &p->network, transport_model_names,
+      CLI_OPT_ENUM(0, "network-model", "M", &p->network, transport_model_names,
                    NULL, "tcp (default), netem or ideal: the simulation"),
+      CLI_OPT_ALIAS("network", "network-model"),
       CLI_OPT_ENUM(0, "objective", "NAME", &p->objective, objective_kind_names,
                    NULL,
                    "what random-search, gcma and hybrid minimise\n"
@@ -106,7 +107,7 @@ static int parse_args(int argc, char **argv, sched_args *p) {
   if (p->cc.cmd && p->objective != OBJECTIVE_COST_CMD)
     return cli_usage_error("schedule", "--cost-cmd is the objective: give no "
                            "other --objective");
-  return cli_check_method("schedule", p->method);
+  return cli_check_method("schedule", &p->method);
 }
 
 /* The search's objective under p (its environment in *ob, a cost model's
@@ -149,7 +150,7 @@ static void print_table(const scenario *s, const search_result *r,
   printf("score       %.3f s  (data-parallel %.3f + pipeline %.3f)\n",
          r->parts.score_s, r->parts.dp_s, r->parts.pp_s);
   printf("simulated   %.3f s per iteration (%s)\n", iter_s, net);
-  cli_print_transport(t, s);
+  cli_print_setup(t, s, a);
   bool sim = strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0;
   bool dtfm = strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) == 0;
   if (sim && !dtfm)
@@ -157,12 +158,13 @@ static void print_table(const scenario *s, const search_result *r,
            obj_name);
   else if (!dtfm)
     printf("objective   %s: %.3f s\n", obj_name, r->objective_s);
-  if (!isnan(r->start_s))
-    printf("vs cost     the cost model's choice simulates to %.3f s: %s by "
-           "%.3f s (%.1f %%)\n",
-           r->start_s, r->objective_s < r->start_s ? "beaten" : "not beaten",
-           r->start_s - r->objective_s,
+  if (!isnan(r->start_s) && r->objective_s < r->start_s)
+    printf("vs cost     the cost model's choice simulates to %.3f s: beaten by "
+           "%.3f s (%.1f %%)\n", r->start_s, r->start_s - r->objective_s,
            100 * (r->start_s - r->objective_s) / r->start_s);
+  else if (!isnan(r->start_s))
+    printf("vs cost     the cost model's choice simulates to %.3f s: no move "
+           "beat it, kept\n", r->start_s);
   /* Columns as wide as the widest SITE#device (at most CELL_MAX); a longer
    * site name is cut, never the device number. */
   enum { CELL_MAX = 24 };
@@ -208,7 +210,7 @@ static void print_json(const scenario *s, const search_result *r,
   json_object_set_new(o, "candidates", json_integer(r->candidates));
   json_object_set_new(o, "iteration_s", cli_json_number(iter_s));
   json_object_set_new(o, "network_model", json_string(net));
-  json_object_set_new(o, "transport", cli_json_transport(t, s));
+  cli_json_setup(o, t, s, r->best);
   json_object_set_new(o, "objective_s", cli_json_number(r->objective_s));
   json_object_set_new(o, "objective", json_string(obj_name));
   json_object_set_new(o, "start_iteration_s", cli_json_number(r->start_s));

@@ -1,10 +1,11 @@
 /* cli_simulate: `geodes simulate SCENARIO (--alloc FILE | --method NAME)
- * [--network ideal|netem|tcp] [--timeline FILE] [--json]` — one training
+ * [--network-model ideal|netem|tcp] [--timeline FILE] [--json]` — one training
  * iteration simulated event by event (sim_run) and its breakdown: per-device
  * means, per stage, and the busiest link classes.
  * Invariant: exactly one placement source; resources are released at the
  * single exit of cli_simulate whatever failed. */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,7 @@ static const cli_opt_command SIMULATE = {
     .name = "simulate",
     .usage =
         "usage: geodes simulate SCENARIO (--alloc FILE | --method NAME)\n"
-        "                       [--network ideal|netem|tcp] [--timeline FILE]\n"
+        "                       [--network-model ideal|netem|tcp] [--timeline FILE]\n"
         "                       [--json] [OPTIONS]\n\n"
         "Simulates one training iteration event by event: per device a\n"
         "compute, a send and a receive stream; flows share links max-min "
@@ -68,8 +69,9 @@ static int parse_args(int argc, char **argv, sim_args *p) {
   const cli_opt opts[] = {
       CLI_OPT_STRING(0, "alloc", "FILE", &p->alloc_file, CLI_ALLOC_HELP),
       CLI_OPT_STRING(0, "method", "NAME", &p->method, cli_method_help()),
-      CLI_OPT_ENUM(0, "network", "MODEL", &p->network, transport_model_names,
+      CLI_OPT_ENUM(0, "network-model", "M", &p->network, transport_model_names,
                    NULL, "tcp (default), netem or ideal (what-ifs)"),
+      CLI_OPT_ALIAS("network", "network-model"),
       CLI_OPT_STRING(0, "timeline", "FILE", &p->timeline,
                      "Chrome Trace Event JSON (Perfetto) of the run"),
       CLI_OPT_STRING(0, "timeline-iterations", "A:B", &p->timeline_its,
@@ -94,15 +96,33 @@ static int parse_args(int argc, char **argv, sim_args *p) {
   if (p->explain && (p->to.active || p->json))
     return cli_usage_error("simulate", "--explain explains one iteration, "
                            "as a table (geodes explain --json for JSON)");
-  return p->method ? cli_check_method("simulate", p->method) : CLI_OK;
+  return p->method ? cli_check_method("simulate", &p->method) : CLI_OK;
+}
+
+/* The least and the most compute utilisation of stage st's devices under
+ * a (the stage table's mean hides a slow GPU beside fast ones). */
+static void stage_range(const sim_result *r, const alloc *a, int st,
+                        double *lo, double *hi) {
+  *lo = 1, *hi = 0;
+  for (int rep = 0; rep < a->replicas; rep++) {
+    int d = alloc_at(a, rep, st);
+    double u = d < r->ndevices && r->utilisation ? r->utilisation[d] : NAN;
+    *lo = fmin(*lo, u), *hi = fmax(*hi, u);
+  }
+}
+
+/* The bytes of the link classes: per iteration (over n completed ones). */
+static double class_gb(const sim_link_class *c, size_t n) {
+  return c->bytes * 1e-9 / (double)(n ? n : 1);
 }
 
 static void print_table(const scenario *s, const char *placement,
-                        const sim_result *r, const transport_options *t) {
+                        const sim_result *r, const transport_options *t,
+                        const alloc *a, size_t n) {
   printf("scenario    %s, %d devices: %d stages x %d replicas, %s\n", s->name,
          s->ndevices, s->workload.stages, s->workload.replicas, placement);
   printf("network     %s\n", transport_model_name(r->network));
-  cli_print_transport(t, s);
+  cli_print_setup(t, s, a);
   printf("iteration   %.4f s  (%llu events, %llu flows, %llu tasks)\n",
          r->iteration_s, (unsigned long long)r->events,
          (unsigned long long)r->flows, (unsigned long long)r->tasks);
@@ -115,24 +135,34 @@ static void print_table(const scenario *s, const char *placement,
   printf("bytes       %.3f GB pipeline, %.3f GB data-parallel per iteration"
          " (%.3f GB between sites)\n\n", r->pp_bytes * 1e-9,
          r->dp_bytes * 1e-9, r->wan_bytes * 1e-9);
-  printf("%-8s %10s %10s %10s %10s\n", "STAGE", "COMPUTE_S", "BUBBLE_S",
-         "COMM_S", "DP_SYNC_S");
+  printf("%-8s %10s %10s %10s %10s %17s\n", "STAGE", "COMPUTE_S", "BUBBLE_S",
+         "COMM_S", "DP_SYNC_S", "UTIL_MIN..MAX_%");
   for (int st = 0; st < r->stages; st++) {
     const sim_breakdown *b = &r->stage[st];
-    printf("%-8d %10.3f %10.3f %10.3f %10.3f\n", st, b->compute_s, b->bubble_s,
-           b->comm_s, b->dp_sync_s);
+    double lo, hi;
+    stage_range(r, a, st, &lo, &hi);
+    char util[40];
+    snprintf(util, sizeof util, "%.1f..%.1f", 100 * lo, 100 * hi);
+    printf("%-8d %10.3f %10.3f %10.3f %10.3f %17s\n", st, b->compute_s,
+           b->bubble_s, b->comm_s, b->dp_sync_s, util);
   }
   printf("%-8s %10.3f %10.3f %10.3f %10.3f\n", "mean", r->mean.compute_s,
          r->mean.bubble_s, r->mean.comm_s, r->mean.dp_sync_s);
-  printf("\n(compute: compute stream busy; bubble: idle before the last "
-         "backward;\n comm: send or receive stream busy; dp sync: last "
-         "backward -> gradients synchronised)\n");
-  printf("\nbusiest link classes (site -> site)\n");
+  printf("\n(means over each stage's devices; compute: compute stream busy;"
+         "\n bubble: idle before the last backward; comm: send or receive "
+         "stream busy;\n dp sync: last backward -> gradients synchronised; "
+         "util: the least and\n the most busy device of the stage, compute "
+         "over wall time)\n");
+  if (n > 1)
+    printf("\nbusiest link classes (site -> site), per iteration (mean of %zu;"
+           " flows: run totals)\n", n);
+  else
+    printf("\nbusiest link classes (site -> site), per iteration\n");
   for (int i = 0; i < r->nclasses && i < 8; i++) {
     const sim_link_class *c = &r->classes[i];
     printf("  %-14s -> %-14s %10.3f GB in %llu flows\n",
            s->sites[c->src_site].name, s->sites[c->dst_site].name,
-           c->bytes * 1e-9, (unsigned long long)c->flows);
+           class_gb(c, n), (unsigned long long)c->flows);
   }
 }
 
@@ -144,14 +174,47 @@ static void print_json_diloco(json_t *o, const sim_result *r) {
   json_object_set_new(o, "outer_step_s", cli_json_number(r->outer_step_s));
 }
 
+/* The per-stage breakdown and the link classes of r (n iterations: bytes
+ * and flows are totals over them; pp_bytes, dp_bytes, wan_bytes and
+ * bytes_per_iteration per iteration). */
+static void json_stages(json_t *o, const scenario *s, const sim_result *r,
+                        const alloc *a, size_t n) {
+  json_t *st = json_array(), *cl = json_array();
+  for (int i = 0; i < r->stages; i++) {
+    const sim_breakdown *b = &r->stage[i];
+    double lo, hi;
+    stage_range(r, a, i, &lo, &hi);
+    json_t *x = json_pack("{s:i,s:f,s:f,s:f,s:f}", "stage", i, "compute_s",
+                          b->compute_s, "bubble_s", b->bubble_s, "comm_s",
+                          b->comm_s, "dp_sync_s", b->dp_sync_s);
+    json_object_set_new(x, "utilisation_min", cli_json_number(lo));
+    json_object_set_new(x, "utilisation_max", cli_json_number(hi));
+    json_array_append_new(st, x);
+  }
+  json_object_set_new(o, "stages", st);
+  for (int i = 0; i < r->nclasses; i++) {
+    const sim_link_class *c = &r->classes[i];
+    json_array_append_new(
+        cl, json_pack("{s:s,s:s,s:f,s:I,s:f}", "src_site",
+                      s->sites[c->src_site].name, "dst_site",
+                      s->sites[c->dst_site].name, "bytes", c->bytes, "flows",
+                      (json_int_t)c->flows, "bytes_per_iteration",
+                      c->bytes / (double)n));
+  }
+  json_object_set_new(o, "link_classes_iterations", json_integer((json_int_t)n));
+  json_object_set_new(o, "link_classes", cl);
+}
+
 static int print_json(const scenario *s, const char *placement,
                        const sim_result *r, const sim_training_result *tr,
-                       const cli_training_opts *to, const transport_options *t) {
-  json_t *o = json_object(), *st = json_array(), *cl = json_array();
+                       const cli_training_opts *to, const transport_options *t,
+                       const alloc *a) {
+  size_t n = tr && tr->n ? tr->n : 1;
+  json_t *o = json_object();
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "placement", json_string(placement));
   json_object_set_new(o, "network_model", json_string(transport_model_name(r->network)));
-  json_object_set_new(o, "transport", cli_json_transport(t, s));
+  cli_json_setup(o, t, s, a);
   json_object_set_new(o, "iteration_s", cli_json_number(r->iteration_s));
   json_object_set_new(o, "compute_s", cli_json_number(r->mean.compute_s));
   json_object_set_new(o, "bubble_s", cli_json_number(r->mean.bubble_s));
@@ -171,22 +234,7 @@ static int print_json(const scenario *s, const char *placement,
   json_object_set_new(o, "dp_bytes", cli_json_number(r->dp_bytes));
   json_object_set_new(o, "wan_bytes", cli_json_number(r->wan_bytes));
   if (r->inner_steps) print_json_diloco(o, r);
-  for (int i = 0; i < r->stages; i++) {
-    const sim_breakdown *b = &r->stage[i];
-    json_array_append_new(st, json_pack("{s:i,s:f,s:f,s:f,s:f}", "stage", i,
-                                        "compute_s", b->compute_s, "bubble_s",
-                                        b->bubble_s, "comm_s", b->comm_s,
-                                        "dp_sync_s", b->dp_sync_s));
-  }
-  json_object_set_new(o, "stages", st);
-  for (int i = 0; i < r->nclasses; i++) {
-    const sim_link_class *c = &r->classes[i];
-    json_array_append_new(
-        cl, json_pack("{s:s,s:s,s:f,s:I}", "src_site", s->sites[c->src_site].name,
-                      "dst_site", s->sites[c->dst_site].name, "bytes", c->bytes,
-                      "flows", (json_int_t)c->flows));
-  }
-  json_object_set_new(o, "link_classes", cl);
+  json_stages(o, s, r, a, n);
   if (!tr) {
     cli_print_json(o, CLI_JSON);
     return CLI_OK;
@@ -246,9 +294,9 @@ int cli_simulate(int argc, char **argv) {
   rc = CLI_OK;
   if (p.json) {
     rc = print_json(s, placement, &r, p.to.active ? &tr : NULL, &p.to,
-                    &o.transport);
+                    &o.transport, a);
   } else {
-    print_table(s, placement, &r, &o.transport);
+    print_table(s, placement, &r, &o.transport, a, p.to.active ? tr.n : 1);
     if (p.to.active) cli_training_table(&tr, &p.to);
   }
   if (p.explain && rc == CLI_OK) rc = explain(s, a, &o, placement);

@@ -32,6 +32,9 @@ static void sweep_more(void) {
     col = wrap ? strlen(k) : col + 1 + strlen(k);
     printf("%s%s", wrap ? "\n" : " ", k);
   }
+  printf("\nFormer names, still read:");
+  for (size_t i = 0; sweep_key_name(i); i++)
+    if (sweep_key_alias(i)) printf(" %s", sweep_key_alias(i));
   printf(
       "\n\n"
       "  iterations, faults, recovery, checkpoint_every: a training run\n"
@@ -40,15 +43,15 @@ static void sweep_more(void) {
       "               scenario), recovery restart | reroute | replan.\n"
       "               Its iterations go to the table iterations, its\n"
       "               faults and trace changes to marks\n"
-      "  gpus         GPU type of every device (any letter case); absent:\n"
+      "  gpu          GPU type of every device (any letter case); absent:\n"
       "               each site's own. The column gpu of a row is the GPU\n"
       "               simulated: one name, or the sites' distinct names\n"
       "               joined by commas. Known:");
   int n;
   const spec_gpu *g = spec_gpus(&n);
   for (int i = 0; i < n; i++) printf(" %s", g[i].name);
-  printf("\nExample: {\"methods\": [\"megatron\", \"gcma\"],\n"
-         "          \"gpus\": [\"V100\", \"A100\"], \"seeds\": [1, 2]}\n"
+  printf("\nExample: {\"method\": [\"megatron-order\", \"gcma\"],\n"
+         "          \"gpu\": [\"V100\", \"A100\"], \"seed\": [1, 2]}\n"
          "is 2 x 2 x 2 = 8 points.\n");
 }
 
@@ -235,6 +238,17 @@ static void evaluate(const sweep *s, db *d, const sweep_args *a, bool mpi,
   release_stop(old);
 }
 
+/* The sweep of text (a's file), its files beside it, resolved (each
+ * scenario once: bad ones fail here); NULL or e filled when it fails. */
+static sweep *parse(const sweep_args *a, const char *text, long len, err *e) {
+  sweep *s = sweep_parse(text, (size_t)len, a->file, e);
+  if (!s) return NULL;
+  sweep_files_beside(s, a->file);
+  sweep_resolve(s, e);
+  sweep_set_cost_cmd(s, a->cc.cmd, a->cc.timeout_s);
+  return s;
+}
+
 int cli_sweep(int argc, char **argv) {
   sweep_args a;
   int rc = parse_args(argc, argv, &a);
@@ -249,10 +263,8 @@ int cli_sweep(int argc, char **argv) {
     return cli_error("%s", e.msg);
   }
   char *text = read_text(a.file, mpi, rank, &len, &e);
-  sweep *s = text ? sweep_parse(text, (size_t)len, a.file, &e) : NULL;
+  sweep *s = text ? parse(&a, text, len, &e) : NULL;
   if (!text) err_set(&e, ERR_IO, "%s: cannot read the sweep file", a.file);
-  if (s) sweep_resolve(s, &e); /* each scenario once: bad ones fail here */
-  if (s) sweep_set_cost_cmd(s, a.cc.cmd, a.cc.timeout_s);
   db *d = NULL;
   int64_t run = 0;
   if (e.code == ERR_OK && rank == 0 && (d = db_open(a.db, &e))) {

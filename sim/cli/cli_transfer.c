@@ -1,5 +1,5 @@
 /* cli_transfer: `geodes transfer --latency-ms L --bandwidth-gbps B --bytes N
- * [--network ideal|netem|tcp] [--window-bytes W] [--sockets N]
+ * [--network-model ideal|netem|tcp] [--window-bytes W] [--sockets N]
  * [--reverse-latency-ms R] [--json]` — one message on one link, timed by
  * the engine's network (sim/net) under each model: the quickest check of
  * what a model does (DESIGN.md section 4's ns-3 points, DT-FM's NCCL
@@ -20,20 +20,20 @@
 
 static void transfer_more(void) {
   printf("\nExample: geodes transfer --latency-ms 70 --bandwidth-gbps 1.1 \\\n"
-         "           --bytes 4e9 --network tcp --window-bytes 16777216\n");
+         "           --bytes 4e9 --network-model tcp --window-bytes 16777216\n");
 }
 
 static const cli_opt_command TRANSFER = {
     .name = "transfer",
     .usage =
         "usage: geodes transfer --latency-ms L --bandwidth-gbps B --bytes N\n"
-        "                       [--network ideal|netem|tcp] [--window-bytes "
+        "                       [--network-model ideal|netem|tcp] [--window-bytes "
         "W]\n"
         "                       [--sockets N] [--reverse-latency-ms R] "
         "[--json]\n\n"
         "Times one message of N bytes on one link (one-way delay L ms, B "
         "Gbit/s):\n"
-        "until its last byte arrives. Without --network, every model is "
+        "until its last byte arrives. Without --network-model, every model is "
         "shown.\n"
         "tcp: RTT = L + R, window W per socket (1.45 MB), slow start from\n"
         "10 x 1448 B. Without --sockets: one TCP flow on a new connection (a\n"
@@ -65,10 +65,11 @@ static int parse_args(int argc, char **argv, transfer_args *a) {
                    "link bandwidth, Gbit/s (> 0)"),
       CLI_OPT_REAL(0, "bytes", "N", &a->x.bytes, 0, 1e18,
                    "bytes to send (1e9 and 1000000000 both work)"),
-      CLI_OPT_ENUM(0, "network", "MODEL", &a->model, transport_model_names,
+      CLI_OPT_ENUM(0, "network-model", "M", &a->model, transport_model_names,
                    NULL,
                    "ideal, netem or tcp: only that model (and its\n"
                    "time_s in --json); default: all three"),
+      CLI_OPT_ALIAS("network", "network-model"),
       CLI_OPT_INT(0, "window-bytes", "W", &a->window,
                   TRANSPORT_WINDOW_MIN_BYTES, TRANSPORT_WINDOW_MAX_BYTES,
                   "tcp: window per socket, bytes (default 1450000)"),
@@ -78,7 +79,7 @@ static int parse_args(int argc, char **argv, transfer_args *a) {
                    "one-way delay of the return path (ACKs),\n"
                    "ms (default L; DT-FM's tc delayed one direction)"),
       CLI_OPT_FLAG(0, "json", &a->json,
-                   "one JSON object: time_s (of --network, default\n"
+                   "one JSON object: time_s (of --network-model, default\n"
                    "netem), sockets and by_network"),
       CLI_OPT_HELP(),
       CLI_OPT_END()};
@@ -141,9 +142,10 @@ int cli_transfer(int argc, char **argv) {
     return CLI_OK;
   }
   if (a.sockets > 0)
-    printf("one NCCL message of %.0f bytes over %ld sockets, %g ms one-way "
-           "(%g ms back), %g Gbit/s\n", a.x.bytes, a.sockets, a.x.latency_ms,
-           a.x.back_ms, a.x.bandwidth_gbps);
+    printf("one NCCL message of %.0f bytes over %ld socket%s, %g ms one-way "
+           "(%g ms back), %g Gbit/s\n", a.x.bytes, a.sockets,
+           a.sockets == 1 ? "" : "s", a.x.latency_ms, a.x.back_ms,
+           a.x.bandwidth_gbps);
   else
     printf("one flow of %.0f bytes, %g ms one-way (%g ms back), %g Gbit/s\n",
            a.x.bytes, a.x.latency_ms, a.x.back_ms, a.x.bandwidth_gbps);

@@ -14,10 +14,10 @@
 static const cli_opt_command VALIDATE = {
     .name = "validate",
     .usage =
-        "usage: geodes validate SCENARIO [--samples N] "
-        "[--network ideal|netem|tcp|all]\n"
-        "                       [--db FILE] [--json] [OPTIONS]\n\n"
-        "Draws a sample of allocations (dtfm-identity, megatron, greedy, "
+        "usage: geodes validate SCENARIO [--samples N] [--db FILE] [--json]\n"
+        "                       [--network-model ideal|netem|tcp|all] "
+        "[OPTIONS]\n\n"
+        "Draws a sample of allocations (dtfm-identity, megatron-order, greedy, "
         "gcma, sim,\n"
         "perturbations of the best-scored one, seeded random ones), scores "
         "each\n"
@@ -116,7 +116,8 @@ static void print_json(const validate_report *r, const scenario *s,
    * (all) the default's, the others' being under by_network */
   transport_options shown = *t;
   if (!all) shown.model = validate_verdict_at(r, 0)->network;
-  json_object_set_new(o, "transport", cli_json_transport(&shown, s));
+  if (all) json_object_set_new(o, "network_model", json_string("all"));
+  cli_json_setup(o, &shown, s, NULL);
   cli_print_json(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 }
 
@@ -125,9 +126,14 @@ void cli_validate_verdicts(const struct validate_report *r) {
          "MAPE_%", "REGRET", "DISCORDANT");
   for (int v = 0; v < validate_nverdicts(r); v++) {
     const validate_verdict *d = validate_verdict_at(r, v);
-    printf("%-8s %9.3f %9.3f %9.1f %9.3f %7zu / %-6zu\n",
-           transport_model_name(d->network), d->spearman, d->kendall, d->mape,
-           d->regret, d->discordant, d->pairs);
+    char b[4][32];
+    printf("%-8s %9s %9s %9s %9s %7zu / %-6zu\n",
+           transport_model_name(d->network),
+           cli_real(b[0], sizeof b[0], "%.3f", d->spearman),
+           cli_real(b[1], sizeof b[1], "%.3f", d->kendall),
+           cli_real(b[2], sizeof b[2], "%.1f", d->mape),
+           cli_real(b[3], sizeof b[3], "%.3f", d->regret), d->discordant,
+           d->pairs);
   }
 }
 
@@ -142,10 +148,13 @@ static void print_models(const validate_report *r, const char *cmd) {
     const char *names[] = {"dtfm-score", "predictor", "cost-cmd"};
     for (int k = 0; k < (d->has_cost_cmd ? 3 : 2); k++) {
       char mape[16] = "-";  /* a score is no time: no error to report */
-      if (k) snprintf(mape, sizeof mape, "%.1f", m[k]->mape);
-      printf("%-8s %-10s %9.3f %9.3f %9s %9.3f\n",
-             transport_model_name(d->network), names[k], m[k]->spearman,
-             m[k]->kendall, mape, m[k]->regret);
+      if (k) cli_real(mape, sizeof mape, "%.1f", m[k]->mape);
+      char b[3][32];
+      printf("%-8s %-10s %9s %9s %9s %9s\n",
+             transport_model_name(d->network), names[k],
+             cli_real(b[0], sizeof b[0], "%.3f", m[k]->spearman),
+             cli_real(b[1], sizeof b[1], "%.3f", m[k]->kendall), mape,
+             cli_real(b[2], sizeof b[2], "%.3f", m[k]->regret));
     }
   }
   if (cmd) printf("(cost-cmd: %s)\n", cmd);
@@ -198,8 +207,9 @@ static int parse_args(int argc, char **argv, validate_args *a) {
       CLI_OPT_INT(0, "samples", "N", &a->samples, 2, 100000,
                   "allocations in the sample (default " CLI_STR(
                       VALIDATE_DEFAULT_SAMPLES) ")"),
-      CLI_OPT_ENUM(0, "network", "M", &a->network, transport_model_names,
+      CLI_OPT_ENUM(0, "network-model", "M", &a->network, transport_model_names,
                    "all", "network model, or all (default tcp)"),
+      CLI_OPT_ALIAS("network", "network-model"),
       CLI_OPT_STRING(0, "db", "FILE", &a->db,
                      "also store every simulated point in FILE"),
       CLI_OPT_FLAG(0, "json", &a->json, "print one JSON object"),
@@ -248,7 +258,7 @@ int cli_validate(int argc, char **argv) {
   } else {
     if (a.json) print_json(r, s, all, &o.transport);
     else {
-      cli_print_transport(&o.transport, s);
+      cli_print_setup(&o.transport, s, NULL);
       print_table(r, s->name, a.cc.cmd);
     }
   }

@@ -18,9 +18,11 @@ typedef struct cli_command {
 static const cli_command commands[] = {
     {"run", cli_run, "the main job: study one scenario (default worldwide)"},
     {"scenarios", cli_scenarios, "list the built-in scenarios"},
+    {"models", cli_models, "list the models a workload can name"},
+    {"gpus", cli_gpus, "list the GPU types a site can name"},
     {"trace", cli_trace, "check or synthesise a network trace"},
     {"predict", cli_predict, "score a placement and predict its iteration time"},
-    {"simulate", cli_simulate, "simulate one iteration event by event"},
+    {"simulate", cli_simulate, "simulate an iteration, or a training run, event by event"},
     {"schedule", cli_schedule, "search an allocation (GCMA, greedy, sim, ...)"},
     {"transfer", cli_transfer, "time one flow on one link under each network model"},
     {"sweep", cli_sweep, "simulate every point of a sweep file into the database"},

@@ -82,3 +82,12 @@ char *file_read(const char *path, size_t max, size_t *len, file_error *why) {
   *len = n;
   return buf;
 }
+
+char *file_beside(const char *file, const char *name) {
+  const char *slash = strrchr(file, '/');
+  size_t dir = name[0] == '/' || !slash ? 0 : (size_t)(slash - file) + 1;
+  char *path = mem_alloc(dir + strlen(name) + 1);
+  memcpy(path, file, dir);
+  strcpy(path + dir, name);
+  return path;
+}

@@ -32,4 +32,10 @@ typedef struct file_error {
  * On failure: NULL, and why (may be NULL) says at which step and why. */
 char *file_read(const char *path, size_t max, size_t *len, file_error *why);
 
+/* A path written inside the file at `file`, resolved as every format of
+ * geodes resolves it: relative to that file's folder (name itself when
+ * absolute, or when file has no folder: the working directory is then the
+ * file's). Malloc'ed; the caller frees it. */
+char *file_beside(const char *file, const char *name);
+
 #endif

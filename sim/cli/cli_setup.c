@@ -1,0 +1,119 @@
+/* cli_setup: what a run ran with, stated by every command's output (the
+ * table's header lines and the --json fields): the network model and its
+ * transport (window, sockets, runtime), the workload as resolved (layers
+ * and their split over the stages, schedule, passes of K micro-batches,
+ * data-parallel algorithm) and the what-if scales.
+ * Invariant: the values shown are the effective ones (after the knobs, the
+ * scenario's defaults and, for a balanced split, the allocation), never
+ * the options as typed; a field that cannot be resolved is null, not
+ * left out. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "models/alloc.h"
+#include "models/partition.h"
+#include "models/spec.h"
+#include "sim/cli/cli.h"
+
+/* The workload of s resolved, with its layer split: even, given (a list),
+ * or balanced for a (computed into buf, D_pp entries; without a, or when it
+ * does not fit, the split stays unknown: *how says so). False when the
+ * workload does not resolve. */
+static bool resolved(const scenario *s, const alloc *a, spec_workload *w,
+                     int *buf, const char **how) {
+  if (spec_workload_resolve(s, w, NULL) != ERR_OK) return false;
+  *how = w->stage_layers ? "given" : "even";
+  if (!w->balanced) return true;
+  *how = "balanced";
+  const spec_gpu **gpu = mem_alloc((size_t)s->ndevices * sizeof *gpu + 1);
+  if (!a || spec_device_gpus(s, gpu, NULL) != ERR_OK ||
+      partition_apply(w, s, gpu, a, buf, NULL) != ERR_OK)
+    w->stage_layers = NULL, *how = "balanced per allocation";
+  free(gpu);
+  return true;
+}
+
+/* Every site's nccl_sockets, or -1 when they differ. */
+static int sockets_of(const scenario *s) {
+  int n = s->nsites ? s->sites[0].nccl_sockets : -1;
+  for (int i = 1; i < s->nsites; i++)
+    if (s->sites[i].nccl_sockets != n) return -1;
+  return n;
+}
+
+/* "3,3,3" into buf (cut with "..." when it does not fit). */
+static void split_text(const spec_workload *w, char *buf, size_t size) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int st = 0; st < w->stages && at < size; st++)
+    at += (size_t)snprintf(buf + at, size - at, "%s%d", st ? "," : "",
+                           spec_stage_layers(w, st));
+  if (at >= size && size > 4) strcpy(buf + size - 4, "...");
+}
+
+void cli_print_setup(const transport_options *t, const scenario *s,
+                     const alloc *a) {
+  cli_print_transport(t, s);
+  spec_workload w;
+  const char *how = "even";
+  int *buf = mem_alloc(((size_t)s->workload.stages + 1) * sizeof *buf);
+  if (resolved(s, a, &w, buf, &how)) {
+    char split[128] = "";
+    if (w.balanced && !w.stage_layers) snprintf(split, sizeof split, "?");
+    else split_text(&w, split, sizeof split);
+    printf("workload    %s, %d layers split %s (%s), %s, %d pass%s x %d "
+           "micro-batch%s of %d, %s\n", w.model->name, w.layers, split, how,
+           s->workload.schedule, w.passes, w.passes == 1 ? "" : "es",
+           w.micro_batches_per_pass, w.micro_batches_per_pass == 1 ? "" : "es",
+           w.micro_batch, s->workload.dp_algo);
+  }
+  free(buf);
+  cli_print_whatif(s);
+}
+
+void cli_print_whatif(const scenario *s) {
+  if (s->bandwidth_scale != 1 || s->latency_scale != 1)
+    printf("what-if     every link's bandwidth x %g, latency x %g\n",
+           s->bandwidth_scale, s->latency_scale);
+}
+
+static json_t *int_or_null(int v) { return v >= 0 ? json_integer(v) : json_null(); }
+
+void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
+                    const alloc *a) {
+  if (!json_object_get(o, "network_model"))
+    json_object_set_new(o, "network_model",
+                        json_string(transport_model_name(t->model)));
+  json_object_set_new(o, "transport", cli_json_transport(t, s));
+  json_object_set_new(o, "sockets", int_or_null(sockets_of(s)));
+  json_object_set_new(o, "bandwidth_scale", cli_json_number(s->bandwidth_scale));
+  json_object_set_new(o, "latency_scale", cli_json_number(s->latency_scale));
+  spec_workload w;
+  const char *how = "even";
+  int *buf = mem_alloc(((size_t)s->workload.stages + 1) * sizeof *buf);
+  json_t *k = json_object();
+  if (resolved(s, a, &w, buf, &how)) {
+    json_t *split = json_null();
+    if (!w.balanced || w.stage_layers) {
+      split = json_array();
+      for (int st = 0; st < w.stages; st++)
+        json_array_append_new(split, json_integer(spec_stage_layers(&w, st)));
+    }
+    json_object_set_new(k, "model", json_string(w.model->name));
+    json_object_set_new(k, "layers", json_integer(w.layers));
+    json_object_set_new(k, "layers_per_stage", split);
+    json_object_set_new(k, "layer_split", json_string(how));
+    json_object_set_new(k, "schedule", json_string(s->workload.schedule));
+    json_object_set_new(k, "runtime", json_string(s->workload.runtime));
+    json_object_set_new(k, "dp_algo", json_string(s->workload.dp_algo));
+    json_object_set_new(k, "batch", json_integer(w.batch));
+    json_object_set_new(k, "micro_batch", json_integer(w.micro_batch));
+    json_object_set_new(k, "micro_batches_per_pass",
+                        json_integer(w.micro_batches_per_pass));
+    json_object_set_new(k, "passes", json_integer(w.passes));
+  }
+  free(buf);
+  json_object_set_new(o, "workload", k);
+}
