@@ -1,7 +1,10 @@
 /* cli_sweep: `geodes sweep SWEEP.json [--db FILE] [--jobs N]` — every point
  * of a sweep file simulated once into the results database, resumable, on
  * the cores of one machine (--jobs) or over MPI ranks (mpirun -n K). MPI is
- * initialised here and only when mpirun launched the process. SIGINT or
+ * initialised here and only when mpirun launched the process: geodes itself
+ * is not linked with MPI (its start-up loads none of Open MPI's libraries),
+ * so under mpirun it execs geodes-mpi, the same commands linked with MPI,
+ * from its own folder. SIGINT or
  * SIGTERM stops a sweep cleanly: what is stored is committed, the run is
  * marked "interrupted" and the exit status is 128 + the signal. */
 #include <jansson.h>
@@ -9,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/eval.h"
 #include "analysis/params_file.h"
@@ -235,7 +239,28 @@ static void evaluate(const sweep *s, db *d, const sweep_args *a, bool mpi,
   release_stop(old);
 }
 
+/* Under mpirun in an executable without MPI: execs geodes-mpi from this
+ * executable's folder with the same arguments (argv[0] is "sweep"), keeping
+ * the environment mpirun set. Returns only when that fails: the caller's
+ * sweep_mpi_init then says why. */
+static void exec_mpi(int argc, char **argv) {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0 || (size_t)n >= sizeof self - sizeof "geodes-mpi") return;
+  self[n] = '\0';
+  char *slash = strrchr(self, '/');
+  if (!slash) return;
+  strcpy(slash + 1, "geodes-mpi");
+  char **v = mem_calloc((size_t)argc + 2, sizeof *v);
+  v[0] = self;
+  for (int i = 0; i < argc; i++) v[i + 1] = argv[i];
+  fflush(NULL);
+  execv(self, v);
+  free(v);
+}
+
 int cli_sweep(int argc, char **argv) {
+  if (sweep_mpi_launched() && !sweep_mpi_available()) exec_mpi(argc, argv);
   sweep_args a;
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
