@@ -193,10 +193,17 @@ static bool csr_filled(const sim_graph *g) {
 }
 #endif
 
-/* Builds the CSR, the hot records' fixed part and the roots from the
- * tasks and edges; the run state is reset's. */
-static void freeze(sim_graph *g) {
-  size_t n = g->n;
+/* The tasks without predecessors, in order, into cur (freeze's cursors
+ * are spent by then). */
+static void list_roots(sim_graph *g) {
+  g->nroots = 0;
+  for (size_t i = 0; i < g->n; i++)
+    if (g->deps[i] == 0) g->cur[g->nroots++] = (uint32_t)i;
+}
+
+/* Room for freeze's arrays: the CSR for the edges, the rest for n tasks
+ * (+ 1), grown only when the graph outgrew them. */
+static void freeze_room(sim_graph *g, size_t n) {
   if (g->ne + 1 > g->scap) {
     free(g->succ);
     g->scap = g->ne + 1;
@@ -216,6 +223,13 @@ static void freeze(sim_graph *g) {
     g->hot_mem = mem_alloc(g->ncap * sizeof *g->hot + 63);
     g->hot = (hot *)(((uintptr_t)g->hot_mem + 63) & ~(uintptr_t)63);
   }
+}
+
+/* Builds the CSR, the hot records' fixed part and the roots from the
+ * tasks and edges; the run state is reset's. */
+static void freeze(sim_graph *g) {
+  size_t n = g->n;
+  freeze_room(g, n);
   uint32_t *lcur = g->cur, *dcur = g->cur + n + 1;
   memset(g->deps, 0, (n + 1) * sizeof *g->deps);
   memset(g->cur, 0, 2 * (n + 1) * sizeof *g->cur);
@@ -254,9 +268,7 @@ static void freeze(sim_graph *g) {
     g->succ[g->e[k].when == SIM_ON_LEFT ? lcur[a]++ : dcur[a]++] = g->e[k].b;
   }
   assert(csr_filled(g));
-  g->nroots = 0; /* the cursors are spent: cur lists the roots now */
-  for (size_t i = 0; i < n; i++)
-    if (g->deps[i] == 0) g->cur[g->nroots++] = (uint32_t)i;
+  list_roots(g);
   g->frozen = true;
 }
 

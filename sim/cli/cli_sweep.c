@@ -239,17 +239,19 @@ static void evaluate(const sweep *s, db *d, const sweep_args *a, bool mpi,
   release_stop(old);
 }
 
-/* Under mpirun in an executable without MPI: execs geodes-mpi from this
- * executable's folder with the same arguments (argv[0] is "sweep"), keeping
- * the environment mpirun set. Returns only when that fails: the caller's
- * sweep_mpi_init then says why. */
-static void exec_mpi(int argc, char **argv) {
+/* Whether mpirun launched this process. Under mpirun in an executable
+ * without MPI, first execs geodes-mpi from this executable's folder with
+ * the same arguments (argv[0] is "sweep"), keeping the environment mpirun
+ * set; it returns only when that fails: sweep_mpi_init then says why. */
+static bool mpi_launched(int argc, char **argv) {
+  if (!sweep_mpi_launched()) return false;
+  if (sweep_mpi_available()) return true;
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0 || (size_t)n >= sizeof self - sizeof "geodes-mpi") return;
+  if (n <= 0 || (size_t)n >= sizeof self - sizeof "geodes-mpi") return true;
   self[n] = '\0';
   char *slash = strrchr(self, '/');
-  if (!slash) return;
+  if (!slash) return true;
   strcpy(slash + 1, "geodes-mpi");
   char **v = mem_calloc((size_t)argc + 2, sizeof *v);
   v[0] = self;
@@ -257,14 +259,14 @@ static void exec_mpi(int argc, char **argv) {
   fflush(NULL);
   execv(self, v);
   free(v);
+  return true;
 }
 
 int cli_sweep(int argc, char **argv) {
-  if (sweep_mpi_launched() && !sweep_mpi_available()) exec_mpi(argc, argv);
+  bool mpi = mpi_launched(argc, argv);
   sweep_args a;
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
-  bool mpi = sweep_mpi_launched();
   int rank = 0, ranks = 1;
   err e = {0};
   if (mpi && sweep_mpi_init(&rank, &ranks, &e)) return cli_error("%s", e.msg);
