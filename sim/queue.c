@@ -10,7 +10,15 @@
  * 128-bit compare, without branches (equal times are common: devices
  * finish alike, and a mispredicted branch costs more than the compare).
  * A node is 16 bytes and the heap is placed so that every set of four
- * siblings fills one cache line. When the seq counter reaches 2^32, the
+ * siblings fills one cache line.
+ * Events at the current time (the last pop's), a quarter of a run's (a
+ * join, a zero-length compute, a hand-over), skip the heap: they go to a
+ * FIFO, all of one time (fifo_t) in seq order, and a pop takes the smaller
+ * of the heap's root and the FIFO's head, so the order is the heap's
+ * alone. rec[h].pos is then FIFO_BIT | index; a cancelled or moved FIFO
+ * event leaves a tombstone (TOMB) that the head skips, and the FIFO's
+ * head is always a live event or the FIFO is empty.
+ * When the seq counter reaches 2^32, the
  * pending events are renumbered 0 .. n-1 in their order (renumber): the
  * order of every pair is kept. */
 #include "sim/queue.h"
@@ -22,6 +30,7 @@
 #include "base/mem.h"
 
 #define FREE_POS UINT32_MAX
+#define FIFO_BIT ((uint32_t)1 << 31) /* rec.pos: an index into the FIFO */
 #define ARITY 4 /* children per node: half the depth of a binary heap */
 #define SEQ_LIMIT ((uint64_t)1 << 32)
 #define LINE 64 /* bytes in a cache line: four nodes */
@@ -51,6 +60,11 @@ static inline int64_t node_t(node x) {
   return (int64_t)(NODE_HI(x) ^ ((uint64_t)1 << 63));
 }
 static inline uint32_t node_id(node x) { return (uint32_t)NODE_LO(x); }
+/* A FIFO slot whose event was cancelled or moved: no live key is this. */
+#define TOMB NODE_MAKE(UINT64_MAX, UINT64_MAX)
+static inline bool is_tomb(node x) {
+  return NODE_HI(x) == UINT64_MAX && NODE_LO(x) == UINT64_MAX;
+}
 
 typedef struct rec {
   uint32_t pos;   /* heap position, or FREE_POS */
@@ -67,11 +81,16 @@ struct sim_queue {
   size_t nrecs, recs_cap;
   uint32_t free_head;
   uint64_t seq;   /* the next seq; below SEQ_LIMIT */
+  int64_t now;    /* the time of the last pop (INT64_MIN before any) */
+  node *fifo;     /* fifo[fhead .. ftail): events at fifo_t, seq order */
+  size_t fhead, ftail, fcap, flive;
+  int64_t fifo_t;
 };
 
 sim_queue *sim_queue_new(void) {
   sim_queue *q = mem_calloc(1, sizeof *q);
   q->free_head = SIM_QUEUE_NONE;
+  q->now = INT64_MIN;
   return q;
 }
 
@@ -79,6 +98,7 @@ void sim_queue_free(sim_queue *q) {
   if (!q) return;
   free(q->heap_mem);
   free(q->recs);
+  free(q->fifo);
   free(q);
 }
 
@@ -137,6 +157,17 @@ static inline bool ordered_at(const sim_queue *q, size_t i) {
  * ordered_at. */
 static void check_heap(const sim_queue *q) {
   for (size_t i = 0; i < q->n; i++) assert(ordered_at(q, i));
+  size_t live = 0;
+  const node *last = NULL;
+  for (size_t i = q->fhead; i < q->ftail; i++) {
+    const node *x = &q->fifo[i];
+    if (is_tomb(*x)) continue;
+    live++;
+    assert(node_t(*x) == q->fifo_t && (!last || less(*last, *x)));
+    assert(q->recs[node_id(*x)].pos == (FIFO_BIT | (uint32_t)i));
+    last = x;
+  }
+  assert(live == q->flive && (!live || !is_tomb(q->fifo[q->fhead])));
 }
 #else
 static inline void check_heap(const sim_queue *q) { (void)q; }
@@ -185,6 +216,61 @@ static void remove_root(sim_queue *q) {
   rise(q, i, q->heap[n]);
 }
 
+/* ---- the FIFO of events at the current time ---- */
+
+/* Appends x (at fifo_t, its seq the newest) to the FIFO: compacted to its
+ * start, or grown, when full. */
+static void fifo_append(sim_queue *q, node x) {
+  if (q->ftail == q->fcap) {
+    if (q->fhead > 0) {
+      size_t live = q->ftail - q->fhead;
+      memmove(q->fifo, q->fifo + q->fhead, live * sizeof(node));
+      q->fhead = 0, q->ftail = live;
+      for (size_t i = 0; i < live; i++)
+        if (!is_tomb(q->fifo[i]))
+          q->recs[node_id(q->fifo[i])].pos = FIFO_BIT | (uint32_t)i;
+    }
+    if (q->ftail == q->fcap)
+      mem_grow((void **)&q->fifo, &q->fcap, q->ftail + 1, sizeof(node));
+  }
+  assert(q->ftail < FIFO_BIT);
+  q->recs[node_id(x)].pos = FIFO_BIT | (uint32_t)q->ftail;
+  q->fifo[q->ftail++] = x;
+  q->flive++;
+}
+
+/* The head past tombstones; the FIFO starts over when empty. */
+static void fifo_settle(sim_queue *q) {
+  while (q->fhead < q->ftail && is_tomb(q->fifo[q->fhead])) q->fhead++;
+  if (q->flive == 0) q->fhead = q->ftail = 0;
+}
+
+/* Takes the FIFO event at pos out (a tombstone stays). */
+static void fifo_remove(sim_queue *q, uint32_t pos) {
+  q->fifo[pos & ~FIFO_BIT] = TOMB;
+  q->flive--;
+  fifo_settle(q);
+}
+
+/* Whether an event at t goes to the FIFO: t is the current time, and the
+ * FIFO holds events of that time or none. */
+static inline bool fifo_takes(const sim_queue *q, int64_t t) {
+  return t == q->now && (q->flive == 0 || q->fifo_t == t);
+}
+
+/* Inserts x (its seq the newest) into the FIFO or the heap. */
+static void insert(sim_queue *q, node x) {
+  int64_t t = node_t(x);
+  if (fifo_takes(q, t)) {
+    q->fifo_t = t;
+    fifo_append(q, x);
+    return;
+  }
+  if (q->n == q->heap_cap) heap_grow(q);
+  size_t i = q->n++;
+  rise(q, i, x);
+}
+
 static int node_cmp(const void *a, const void *b) {
   node x = *(const node *)a, y = *(const node *)b;
   return less(y, x) - less(x, y);
@@ -195,7 +281,13 @@ static int node_cmp(const void *a, const void *b) {
  * pop order is as if seqs never wrapped. A sorted array is a heap. Once per
  * 2^32 pushes and moves: O(n log n). */
 static void renumber(sim_queue *q) {
-  qsort(q->heap, q->n, sizeof(node), node_cmp);
+  for (size_t i = q->fhead; i < q->ftail; i++) { /* the FIFO joins the heap */
+    if (is_tomb(q->fifo[i])) continue;
+    if (q->n == q->heap_cap) heap_grow(q);
+    q->heap[q->n++] = q->fifo[i];
+  }
+  q->fhead = q->ftail = q->flive = 0;
+  if (q->n) qsort(q->heap, q->n, sizeof(node), node_cmp);
   for (size_t i = 0; i < q->n; i++)
     place(q, i, node_make(node_t(q->heap[i]), i, node_id(q->heap[i])));
   q->seq = q->n;
@@ -231,9 +323,7 @@ sim_queue_event sim_queue_push(sim_queue *q, int64_t t_ns, int kind,
   uint32_t h = rec_take(q);
   q->recs[h].kind = kind;
   q->recs[h].arg = arg;
-  if (q->n == q->heap_cap) heap_grow(q);
-  size_t i = q->n++;
-  rise(q, i, node_make(t_ns, seq, h));
+  insert(q, node_make(t_ns, seq, h));
   check_heap(q);
   return h;
 }
@@ -252,13 +342,21 @@ static void remove_at(sim_queue *q, size_t i) {
 }
 
 bool sim_queue_pop(sim_queue *q, sim_queue_item *out) {
-  if (q->n == 0) return false;
-  node top = q->heap[0];
+  node top;
+  if (q->flive && (q->n == 0 || less(q->fifo[q->fhead], q->heap[0]))) {
+    top = q->fifo[q->fhead++];
+    q->flive--;
+    fifo_settle(q);
+  } else if (q->n) {
+    top = q->heap[0];
+    remove_root(q);
+  } else {
+    return false;
+  }
   const rec *r = &q->recs[node_id(top)];
-  out->t_ns = node_t(top);
+  out->t_ns = q->now = node_t(top);
   out->kind = r->kind;
   out->arg = r->arg;
-  remove_root(q);
   rec_give(q, node_id(top));
   check_heap(q);
   return true;
@@ -266,7 +364,9 @@ bool sim_queue_pop(sim_queue *q, sim_queue_item *out) {
 
 void sim_queue_cancel(sim_queue *q, sim_queue_event h) {
   assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
-  remove_at(q, q->recs[h].pos);
+  uint32_t pos = q->recs[h].pos;
+  if (pos & FIFO_BIT) fifo_remove(q, pos);
+  else remove_at(q, pos);
   rec_give(q, h);
   check_heap(q);
 }
@@ -276,7 +376,11 @@ void sim_queue_move(sim_queue *q, sim_queue_event h, int64_t t_ns) {
   uint64_t seq = next_seq(q); /* may renumber: pos is read after */
   size_t i = q->recs[h].pos;
   node x = node_make(t_ns, seq, h);
-  if (less(x, q->heap[i])) {
+  if ((i & FIFO_BIT) || fifo_takes(q, t_ns)) { /* out, then in anew */
+    if (i & FIFO_BIT) fifo_remove(q, (uint32_t)i);
+    else remove_at(q, i);
+    insert(q, x);
+  } else if (less(x, q->heap[i])) {
     rise(q, i, x);
   } else {
     q->heap[i] = x;
@@ -285,18 +389,20 @@ void sim_queue_move(sim_queue *q, sim_queue_event h, int64_t t_ns) {
   check_heap(q);
 }
 
-size_t sim_queue_size(const sim_queue *q) { return q->n; }
+size_t sim_queue_size(const sim_queue *q) { return q->n + q->flive; }
 
 int64_t sim_queue_peek_time(const sim_queue *q) {
-  return q->n ? node_t(q->heap[0]) : INT64_MAX;
+  int64_t t = q->n ? node_t(q->heap[0]) : INT64_MAX;
+  return q->flive && q->fifo_t < t ? q->fifo_t : t;
 }
 
 int64_t sim_queue_time(const sim_queue *q, sim_queue_event h) {
   assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
-  return node_t(q->heap[q->recs[h].pos]);
+  uint32_t pos = q->recs[h].pos;
+  return pos & FIFO_BIT ? q->fifo_t : node_t(q->heap[pos]);
 }
 
 void sim_queue_seq_start(sim_queue *q, uint64_t seq) {
-  assert(q->n == 0 && seq <= SEQ_LIMIT);
+  assert(q->n == 0 && q->flive == 0 && seq <= SEQ_LIMIT);
   q->seq = seq;
 }

@@ -1,6 +1,8 @@
 /* test_queue: the event queue against a naive reference (an unsorted array
  * scanned for the minimum (time, seq)) on seeded random operation sequences:
- * push, pop, cancel and move, with many equal times to exercise tie order. */
+ * push, pop, cancel and move, with many equal times to exercise tie order,
+ * and pushes and moves at the current time (the last pop's), which the
+ * queue keeps in a FIFO beside its heap. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
@@ -32,10 +34,13 @@ static void run_sequence_from(unsigned long seed, int nops, int tmax,
   ref_ev *r = calloc((size_t)nops, sizeof *r);
   size_t n = 0;
   uint64_t seq = seq0;
+  int64_t now = -1; /* the last pop's time */
   uint32_t next_arg = 0;
   for (int op = 0; op < nops; op++) {
     unsigned long k = gsl_rng_uniform_int(g, 10);
     int64_t t = (int64_t)gsl_rng_uniform_int(g, (unsigned long)tmax);
+    if (k == 0 && now >= 0) t = now; /* at the current time: the FIFO */
+    if (k == 9 && now >= 0 && n) t = now; /* moved to it */
     if (k < 5 || n == 0) {
       r[n] = (ref_ev){t, seq++, next_arg, 0};
       r[n].h = sim_queue_push(q, t, 7, next_arg++);
@@ -48,6 +53,7 @@ static void run_sequence_from(unsigned long seed, int nops, int tmax,
       cr_assert_eq(it.arg, r[m].arg, "op %d: popped %u, want %u", op, it.arg,
                    r[m].arg);
       cr_assert_eq(it.kind, 7);
+      now = it.t_ns;
       r[m] = r[--n];
     } else if (k < 9) {
       size_t i = gsl_rng_uniform_int(g, n);
