@@ -492,6 +492,11 @@ double costcmd_judge(void *ctx, const alloc *a, const spec_workload *w,
   return x;
 }
 
+int costcmd_judge_many(void *ctx, int n, const alloc *const *a,
+                       const int *const *layers, double *out, err *e) {
+  return costcmd_score(ctx, n, a, layers, out, e);
+}
+
 /* After the input is closed: reads until EOF, up to the timeout. Returns
  * ERR_OK at EOF with nothing but blank space read. */
 static int drain(costcmd *c, err *e) {

@@ -71,6 +71,13 @@ double costcmd_score_one(costcmd *c, const alloc *a, const int *layers,
 double costcmd_judge(void *ctx, const alloc *a, const spec_workload *w,
                      err *e);
 
+/* costcmd_judge of n allocations in one batch (pipelined: CMD sees them
+ * one line each, as ever), a[i] with its layers[i]; the signature of
+ * schedules/objective.h's objective_allocs_fn. ERR_OK or the session's
+ * error. */
+int costcmd_judge_many(void *ctx, int n, const alloc *const *a,
+                       const int *const *layers, double *out, err *e);
+
 /* Ends the session: closes CMD's stdin and waits (up to the timeout) for
  * it to exit. ERR_OK when it exits with status 0 having printed nothing
  * more; else an error naming CMD (it is then killed). The session stays

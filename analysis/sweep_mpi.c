@@ -24,11 +24,14 @@ bool sweep_mpi_launched(void) {
 
 #ifndef GEODES_HAVE_MPI
 
+bool sweep_mpi_available(void) { return false; }
+
 int sweep_mpi_init(int *rank, int *size, err *e) {
   *rank = 0, *size = 1;
   return err_set(e, ERR_CONFIG,
-                 "launched by mpirun, but this geodes was built without MPI "
-                 "(install libopenmpi-dev and rebuild)");
+                 "launched by mpirun, but geodes-mpi is not beside this "
+                 "geodes (it is built where Open MPI is installed: install "
+                 "libopenmpi-dev and rebuild)");
 }
 
 void sweep_mpi_finalize(void) {}
@@ -51,6 +54,8 @@ int sweep_mpi_run(const sweep *s, db *d, const sweep_opts *o, sweep_stats *st,
 
 enum { TAG_RESULT = 1, TAG_WORK = 2 };
 #define NO_POINT UINT64_MAX /* "no more work": the rank returns */
+
+bool sweep_mpi_available(void) { return true; }
 
 int sweep_mpi_init(int *rank, int *size, err *e) {
   int provided;

@@ -2,7 +2,9 @@
  * geodes sweep ...`). Rank 0 reads the sweep file and the database, hands
  * the missing points out round-robin, evaluates its share and writes every
  * row; the other ranks evaluate and send results to it. MPI is initialised
- * only here, only when the process was launched by mpirun. */
+ * only here, only when the process was launched by mpirun, and linked only
+ * into geodes-mpi: the libraries compile this file without MPI (stubs), and
+ * geodes-mpi compiles it again with GEODES_HAVE_MPI. */
 #ifndef ANALYSIS_SWEEP_MPI_H
 #define ANALYSIS_SWEEP_MPI_H
 
@@ -15,8 +17,13 @@
  * PMIX_RANK or PMI_RANK in the environment). Reads the environment only. */
 bool sweep_mpi_launched(void);
 
+/* True in the executable linked with Open MPI (geodes-mpi, which `geodes
+ * sweep` execs under mpirun so that no other run loads MPI's libraries);
+ * false in geodes itself, whose sweep_mpi_* are stubs. */
+bool sweep_mpi_available(void);
+
 /* MPI_Init; *rank and *size get this process's rank and the job's size.
- * ERR_CONFIG when this geodes was built without MPI. */
+ * ERR_CONFIG in an executable without MPI (sweep_mpi_available false). */
 int sweep_mpi_init(int *rank, int *size, err *e);
 
 /* MPI_Finalize (nothing when MPI was never initialised). */

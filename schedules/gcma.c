@@ -36,6 +36,7 @@
  *   objective and competes for a parent's place, so it only widens the
  *   neighbourhood the algorithm can reach. */
 #include "schedules/gcma.h"
+#include "schedules/gcma_parts.h"
 
 #include <assert.h>
 #include <gsl/gsl_randist.h>
@@ -45,42 +46,8 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "schedules/baseline.h"
-#include "schedules/schedule.h"
 
 #define GCMA_CROSS_POINTS 5
-/* Share of offspring that get the rebuild mutation (below). 0.1 and 0.5
- * reach spot's optimum on seeds 0-7 as well; 0.25 reached it soonest
- * (bench_schedule) and costs about 4 % more CPU than none. */
-#define GCMA_REBUILD_P 0.25
-
-struct gcma {
-  const cost_ctx *c;  /* borrowed */
-  gcma_gain gain;
-  int n, ng, k;       /* devices, groups (D_pp), group size (D_dp) */
-  gsl_rng *rng;
-  double *w;          /* n*n edge weight the gain uses (pp or dp), seconds */
-  /* local-search working memory */
-  double *sum;        /* n*ng: sum of w(v, u) over members u != v of group */
-  int *size;          /* ng: current group sizes (vary inside a cycle) */
-  double *own;        /* n: pipeline gain: nearest member of own group */
-  char *locked, *touched;
-  int *mv_v, *mv_to;  /* the moves of the current cycle */
-  double *eps, *tau;  /* their gains, and the gain of closing there */
-  int *tau_v;         /* the device that closes there */
-  int *save;          /* labels at the start of the cycle */
-  /* crossover working memory */
-  int *perm, *fixed, *overlap, *rename, *spare;
-  /* rebuild-mutation working memory */
-  cost_scratch *cs;
-  int *rb_groups, *rb_order, *rb_pick, *rb_guard;
-  double *rb_neck;
-  char *rb_taken, *rb_done;
-  /* population */
-  int pop;
-  int *plabel;        /* pop*n labels */
-  double *pscore;
-};
 
 gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
   gcma *g = mem_calloc(1, sizeof *g);
@@ -495,203 +462,8 @@ void gcma_rebuild(gcma *g, int *label, int boundary, int side) {
   assert(balanced(g, label));
 }
 
-/* ---- the genetic algorithm --------------------------------------------- */
-
-static double score_labels(gcma *g, const int *label,
-                           const search_objective *obj, int *groups, err *e) {
-  gcma_to_groups(g, label, groups);
-  double s = obj->partition(obj->ctx, groups, e);
-  if (isnan(s) && e && e->code == ERR_OK)
-    err_set(e, ERR_RANGE, "%s: the objective returned no value",
-            obj->name ? obj->name : "objective");
-  return s;
+#ifndef NDEBUG
+bool gcma_balanced(const gcma *g, const int *label) {
+  return balanced(g, label);
 }
-
-static int same_partition(const gcma *g, const int *a, const int *b,
-                          int *ga, int *gb);
-
-/* A child identical to a parent teaches nothing (the population collapses
- * onto clones once parents agree): swap two random devices of different
- * groups instead. DT-FM has no mutation; this is the usual GA remedy. */
-static void mutate_if_clone(gcma *g, const int *p1, const int *p2, int *child,
-                            int *scratch) {
-  int *ga = scratch, *gb = g->fixed;
-  if (g->ng < 2 || (!same_partition(g, child, p1, ga, gb) &&
-                    !same_partition(g, child, p2, ga, gb)))
-    return;
-  int a = (int)gsl_rng_uniform_int(g->rng, (unsigned long)g->n), b;
-  do b = (int)gsl_rng_uniform_int(g->rng, (unsigned long)g->n);
-  while (child[b] == child[a]);
-  int t = child[a];
-  child[a] = child[b];
-  child[b] = t;
-  assert(balanced(g, child)); /* a swap keeps the sizes */
-}
-
-/* The first population: the seeds given, then random partitions; each one
- * scored and logged. ERR_OK, or the objective's error. */
-static int seed_population(gcma *g, const int *seeds, int nseeds,
-                           const search_objective *obj, search_log *log,
-                           int *groups, err *e) {
-  int n = g->n;
-  for (int i = 0; i < g->pop; i++) {
-    if (i < nseeds) {
-      memcpy(groups, seeds + (size_t)i * n, (size_t)n * sizeof *groups);
-    } else {
-      for (int d = 0; d < n; d++) groups[d] = d;
-      gsl_ran_shuffle(g->rng, groups, (size_t)n, sizeof *groups);
-    }
-    int *lab = g->plabel + (size_t)i * n;
-    gcma_to_labels(g, groups, lab);
-    g->pscore[i] = score_labels(g, lab, obj, groups, e);
-    if (isnan(g->pscore[i])) return e ? e->code : ERR_RANGE;
-    search_log_push(log, g->pscore[i]);
-  }
-  return ERR_OK;
-}
-
-/* The child of parents p1 and p2: crossover, the clone mutation, sometimes
- * the rebuild, then the local search. The gains are surrogates: the local
- * search's result is kept only when the objective agrees that it is no
- * worse (one more score). Returns the child's score, NaN on an error. */
-static double offspring(gcma *g, int p1, int p2, const search_objective *obj,
-                        int *child, int *before, int *groups, err *e) {
-  int n = g->n;
-  gcma_crossover(g, g->plabel + (size_t)p1 * n, g->plabel + (size_t)p2 * n,
-                 child);
-  mutate_if_clone(g, g->plabel + (size_t)p1 * n, g->plabel + (size_t)p2 * n,
-                  child, groups);
-  if (gsl_rng_uniform(g->rng) < GCMA_REBUILD_P) gcma_rebuild(g, child, -1, -1);
-  double s0 = score_labels(g, child, obj, groups, e);
-  memcpy(before, child, (size_t)n * sizeof *child);
-  gcma_local_search(g, child);
-  double s = score_labels(g, child, obj, groups, e);
-  if (isnan(s) || isnan(s0)) return NAN;
-  if (s0 < s) {
-    s = s0;
-    memcpy(child, before, (size_t)n * sizeof *child);
-  }
-  return s;
-}
-
-/* A child worse than both parents is dropped; otherwise it takes the place
- * of the worse parent. */
-static void replace_worse_parent(gcma *g, int p1, int p2, const int *child,
-                                 double s) {
-  double s1 = g->pscore[p1], s2 = g->pscore[p2];
-  if (s > (s1 > s2 ? s1 : s2)) return;
-  int worse = s1 > s2 ? p1 : p2;
-  memcpy(g->plabel + (size_t)worse * g->n, child, (size_t)g->n * sizeof *child);
-  g->pscore[worse] = s;
-}
-
-int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
-                int nseeds, const search_objective *obj, search_log *log,
-                err *e) {
-  int n = g->n;
-  free(g->plabel);
-  free(g->pscore);
-  g->pop = population;
-  g->plabel = mem_alloc((size_t)population * n * sizeof *g->plabel);
-  g->pscore = mem_alloc((size_t)population * sizeof *g->pscore);
-  int *groups = mem_alloc((size_t)n * sizeof *groups);
-  int *child = mem_alloc((size_t)n * sizeof *child);
-  int *before = mem_alloc((size_t)n * sizeof *before);
-  int rc = seed_population(g, seeds, nseeds, obj, log, groups, e);
-  for (int t = 0; t < trials && rc == ERR_OK; t++) {
-    int p1 = (int)gsl_rng_uniform_int(g->rng, (unsigned long)population);
-    int p2 = (int)gsl_rng_uniform_int(g->rng, (unsigned long)population);
-    double s = offspring(g, p1, p2, obj, child, before, groups, e);
-    if (isnan(s)) {
-      rc = e ? e->code : ERR_RANGE;
-      break;
-    }
-    search_log_push(log, s);
-    replace_worse_parent(g, p1, p2, child, s);
-  }
-  free(groups);
-  free(child);
-  free(before);
-  return rc;
-}
-
-static int same_partition(const gcma *g, const int *a, const int *b,
-                          int *ga, int *gb) {
-  /* Canonical form: groups ordered by their smallest device. */
-  gcma_to_groups(g, a, ga);
-  gcma_to_groups(g, b, gb);
-  int ng = g->ng, k = g->k;
-  for (int s = 0; s < ng; s++) {
-    int t = b[ga[s * k]]; /* the group of b holding a's group s's first */
-    if (memcmp(ga + s * k, gb + t * k, (size_t)k * sizeof *ga) != 0) return 0;
-  }
-  return 1;
-}
-
-int gcma_best(const gcma *g, int k, int *groups, double *scores) {
-  int n = g->n, got = 0;
-  int *order = mem_alloc((size_t)g->pop * sizeof *order);
-  int *ga = mem_alloc((size_t)n * sizeof *ga);
-  int *gb = mem_alloc((size_t)n * sizeof *gb);
-  for (int i = 0; i < g->pop; i++) order[i] = i;
-  /* Insertion sort by score, ties by index: stable and deterministic. */
-  for (int i = 1; i < g->pop; i++)
-    for (int j = i; j > 0 && g->pscore[order[j]] < g->pscore[order[j - 1]];
-         j--) {
-      int t = order[j];
-      order[j] = order[j - 1];
-      order[j - 1] = t;
-    }
-  int *picked = mem_alloc((size_t)(k > 0 ? k : 1) * sizeof *picked);
-  for (int i = 0; i < g->pop && got < k; i++) {
-    const int *lab = g->plabel + (size_t)order[i] * n;
-    int dup = 0;
-    for (int j = 0; j < got && !dup; j++)
-      dup = same_partition(g, lab, g->plabel + (size_t)picked[j] * n, ga, gb);
-    if (dup) continue;
-    picked[got] = order[i];
-    gcma_to_groups(g, lab, groups + (size_t)got * n);
-    if (scores) scores[got] = g->pscore[order[i]];
-    got++;
-  }
-  free(picked);
-  free(order);
-  free(ga);
-  free(gb);
-  return got;
-}
-
-search_result *gcma_search(const cost_ctx *c, gcma_gain gain,
-                           const search_objective *obj, const search_opts *o,
-                           err *e) {
-  search_dtfm *d = NULL;
-  search_objective dtfm;
-  obj = search_objective_or_dtfm(obj, c, &d, &dtfm);
-  int trials = o->trials >= 0 ? o->trials : SEARCH_TRIALS;
-  int population = o->population > 0 ? o->population : SEARCH_POPULATION;
-  gcma *g = gcma_new(c, gain, o->seed);
-  search_log log;
-  search_log_init(&log, o, (long)population + trials);
-  search_result *r = NULL;
-  int n = cost_ctx_replicas(c) * cost_ctx_stages(c);
-  int *groups = mem_alloc((size_t)n * sizeof *groups);
-  baseline_greedy_groups(c, groups);
-  if (gcma_evolve(g, population, trials, groups, 1, obj, &log, e) == ERR_OK) {
-    double score;
-    gcma_best(g, 1, groups, &score);
-    alloc *best = search_objective_realise(obj, c, groups);
-    r = search_result_new(schedule_method_name(gain == GCMA_GAIN_CUT
-                                                ? SCHEDULE_HYBRID
-                                                : SCHEDULE_GCMA),
-                          best, c);
-    r->objective_s = score;
-  }
-  free(groups);
-  if (r)
-    search_log_finish(&log, r);
-  else
-    free(log.best);
-  gcma_free(g);
-  search_dtfm_free(d);
-  return r;
-}
+#endif

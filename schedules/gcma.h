@@ -48,8 +48,11 @@ void gcma_rebuild(gcma *g, int *label, int boundary, int side);
 /* Runs the whole search: a population of the nseeds partitions in seeds
  * (group-major, nseeds * D_pp * D_dp ints; may be NULL when nseeds = 0)
  * completed by random ones, then trials offspring; each candidate scored
- * by obj->partition (must not be NULL) and logged in log. Returns ERR_OK,
- * or the scorer's error. */
+ * by obj (search_objective_partitions: obj->partition must not be NULL)
+ * and logged in log. Candidates go to obj in batches -- the population at
+ * once, then up to log's opts->batch offspring (SEARCH_BATCH when 0) --
+ * with the same candidates, in the same order, and the same result as
+ * one at a time (batch 1). Returns ERR_OK, or the scorer's error. */
 int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
                 int nseeds, const search_objective *obj, search_log *log,
                 err *e);

@@ -25,6 +25,7 @@ struct objective {
   cost_scratch *scratch;
   int *canon, *tmp, *order; /* canonical(): [n], [n], [D_pp] */
   objective_alloc_fn fn;   /* objective_custom's scorer */
+  objective_allocs_fn many; /* and its batch scorer, or NULL */
   void *fn_ctx;
   long refused;
 };
@@ -211,11 +212,57 @@ static alloc *custom_realise(void *ctx, const int *groups) {
   return a;
 }
 
+/* m partitions as custom_groups judges each -- its realised allocation
+ * and that reversed, +inf for one that does not fit -- with every
+ * allocation that fits sent to o->many in one batch, in the order
+ * custom_groups would send them one at a time. */
+static int custom_partitions(void *ctx, int m, const int *groups, double *out,
+                             err *e) {
+  objective *o = ctx;
+  int nd = o->w.replicas * o->w.stages, ns = o->w.stages;
+  alloc **a = mem_alloc((size_t)2 * m * sizeof *a);
+  int *layers = mem_alloc((size_t)2 * m * ns * sizeof *layers);
+  const int **lp = mem_alloc((size_t)2 * m * sizeof *lp);
+  const alloc **sent = mem_alloc((size_t)2 * m * sizeof *sent);
+  double *got = mem_alloc((size_t)2 * m * sizeof *got);
+  int nsent = 0;
+  for (int i = 0; i < m; i++) {
+    canonical(o, groups + (size_t)i * nd, o->canon);
+    a[2 * i] = cost_realise(o->c, o->canon, o->scratch);
+    a[2 * i + 1] = reversed(a[2 * i]);
+    for (int j = 2 * i; j < 2 * i + 2; j++) {
+      got[j] = INFINITY;
+      if (!split_fits(o, a[j])) continue;
+      int *l = layers + (size_t)j * ns;
+      memcpy(l, o->layers, (size_t)ns * sizeof *l);
+      lp[nsent] = l;
+      sent[nsent++] = a[j];
+      got[j] = NAN; /* filled from the batch below */
+    }
+  }
+  double *v = mem_alloc((size_t)(nsent > 0 ? nsent : 1) * sizeof *v);
+  int rc = nsent ? o->many(o->fn_ctx, nsent, sent, lp, v, e) : ERR_OK;
+  for (int j = 0, k = 0; j < 2 * m && rc == ERR_OK; j++)
+    if (isnan(got[j])) got[j] = v[k++];
+  for (int i = 0; i < m && rc == ERR_OK; i++)
+    out[i] = fmin(got[2 * i], got[2 * i + 1]);
+  for (int j = 0; j < 2 * m; j++) alloc_free(a[j]);
+  free(a), free(layers), free(lp), free(sent), free(got), free(v);
+  return rc;
+}
+
 search_objective objective_custom(objective *o, const char *name,
                                   objective_alloc_fn fn, void *ctx) {
-  o->fn = fn, o->fn_ctx = ctx;
+  return objective_custom_batch(o, name, fn, NULL, ctx);
+}
+
+search_objective objective_custom_batch(objective *o, const char *name,
+                                        objective_alloc_fn fn,
+                                        objective_allocs_fn many, void *ctx) {
+  o->fn = fn, o->many = many, o->fn_ctx = ctx;
   return (search_objective){.name = name, .partition = custom_groups,
                             .alloc = custom_alloc, .realise = custom_realise,
+                            .partitions = many ? custom_partitions : NULL,
                             .ctx = o};
 }
 

@@ -51,6 +51,14 @@ typedef struct objective objective;
 typedef double (*objective_alloc_fn)(void *ctx, const alloc *a,
                                      const spec_workload *w, err *e);
 
+/* A scorer of n allocations at once: a[i], whose layers per stage are
+ * layers[i] (D_pp entries), into out[i] -- each what objective_alloc_fn
+ * would give it alone, judged in that order. ERR_OK, or the error (e
+ * filled; out then unusable; the search stops). */
+typedef int (*objective_allocs_fn)(void *ctx, int n, const alloc *const *a,
+                                   const int *const *layers, double *out,
+                                   err *e);
+
 /* An objective environment for s (workload resolved here) and its cost
  * context c (both borrowed), the transport the predictor models (NULL:
  * defaults) and whether layers are balanced per allocation (also when the
@@ -78,6 +86,15 @@ search_objective objective_predicted(objective *o);
  * call replaces the first. */
 search_objective objective_custom(objective *o, const char *name,
                                   objective_alloc_fn fn, void *ctx);
+
+/* objective_custom with a batch scorer too: a search that judges many
+ * partitions at once (search_objective_partitions) sends every allocation
+ * of them that fits to many in one call, in the order fn would see them
+ * one at a time, so the scores are fn's (a scorer that is a pure function
+ * of its candidate gives the same search). */
+search_objective objective_custom_batch(objective *o, const char *name,
+                                        objective_alloc_fn fn,
+                                        objective_allocs_fn many, void *ctx);
 
 /* DT-FM's score restricted to what fits: cost_partition / cost_alloc, +inf
  * for a candidate whose realised allocation does not fit. When every

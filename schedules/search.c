@@ -80,6 +80,26 @@ alloc *search_objective_realise(const search_objective *obj, const cost_ctx *c,
   return a;
 }
 
+int search_objective_partitions(const search_objective *obj, int m,
+                                const int *groups, int n, double *out,
+                                err *e) {
+  int rc = ERR_OK;
+  if (obj->partitions) {
+    rc = obj->partitions(obj->ctx, m, groups, out, e);
+  } else {
+    for (int i = 0; i < m && rc == ERR_OK; i++) {
+      out[i] = obj->partition(obj->ctx, groups + (size_t)i * n, e);
+      if (isnan(out[i])) rc = e && e->code ? e->code : ERR_RANGE;
+    }
+  }
+  for (int i = 0; i < m && rc == ERR_OK; i++)
+    if (isnan(out[i])) rc = ERR_RANGE;
+  if (rc && e && e->code == ERR_OK)
+    err_set(e, ERR_RANGE, "%s: the objective returned no value",
+            obj->name ? obj->name : "objective");
+  return rc;
+}
+
 const search_objective *search_objective_or_dtfm(const search_objective *obj,
                                                  const cost_ctx *c,
                                                  search_dtfm **own,

@@ -27,6 +27,11 @@ typedef struct search_objective {
   /* The allocation a partition scored by `partition` stands for (owned by
      the caller); NULL: cost_realise's, the cost model's pipelines. */
   alloc *(*realise)(void *ctx, const int *groups);
+  /* Optional: m partitions at once (groups: m of them, one after another)
+     into out[0 .. m), each exactly what `partition` gives it, judged in
+     that order; ERR_OK or the error (e filled; out then unusable). For a
+     scorer that gains from a batch (a user's model over a pipe). */
+  int (*partitions)(void *ctx, int m, const int *groups, double *out, err *e);
   void *ctx;  /* borrowed */
 } search_objective;
 
@@ -42,12 +47,16 @@ typedef struct search_opts {
   int starts;        /* `sim`: best cost-model candidates to start from */
   search_progress_fn progress;  /* may be NULL */
   void *progress_ctx;           /* borrowed */
+  int batch;         /* GCMA: offspring judged together at most (0:
+                        SEARCH_BATCH; 1: each before the next is made);
+                        the result is the same whatever it is */
 } search_opts;
 
 #define SEARCH_POPULATION 100
 #define SEARCH_TRIALS 4900     /* DT-FM: 100 + 4900 = 5000 candidates */
 #define SEARCH_SIM_TRIALS 200  /* simulations are milliseconds each */
 #define SEARCH_SIM_STARTS 4
+#define SEARCH_BATCH 32        /* offspring a GCMA batch holds at most */
 
 /* DT-FM's settings: population 100, default trials, seed 0, no progress. */
 void search_opts_default(search_opts *o);
@@ -86,6 +95,14 @@ const search_objective *search_objective_or_dtfm(const search_objective *obj,
  * caller): obj->realise's, or cost_realise's when it has none. */
 alloc *search_objective_realise(const search_objective *obj, const cost_ctx *c,
                                 const int *groups);
+
+/* obj's scores of m partitions of n devices each (groups: one after
+ * another) into out: its `partitions` when it has one, else `partition`
+ * on each in order. ERR_OK, or the first error (e filled; a scorer's NAN
+ * without an error is ERR_RANGE). */
+int search_objective_partitions(const search_objective *obj, int m,
+                                const int *groups, int n, double *out,
+                                err *e);
 
 /* The running record of a search: convergence and progress. Internal to
  * schedules/ but shared by its searches. */

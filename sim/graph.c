@@ -1,4 +1,5 @@
-/* graph: build once (tasks + edge list), freeze into CSR, execute.
+/* graph: build once (tasks + edge list), freeze into CSR once per build,
+ * execute as often as asked (each run resets the run state: reset).
  * Invariant during a run: hot[i].deps counts the predecessor triggers of task i
  * that have not fired; a task with deps == 0 has been started exactly once;
  * every started task fires LEFT then DONE exactly once (at the same time
@@ -56,9 +57,12 @@ struct sim_graph {
   edge *e;
   size_t ne, ecap;
   uint32_t *succ; /* CSR targets, scap of them */
-  uint32_t *deps; /* freeze scratch: predecessor counts */
-  uint32_t *cur;  /* freeze scratch: 2 (ncap + 1) cursors */
+  uint32_t *deps; /* predecessor counts (what reset restores) */
+  uint32_t *cur;  /* freeze scratch: 2 (ncap + 1) cursors; then the roots */
   uint32_t *ord;  /* [ncap]: completion-order successor or SIM_GRAPH_NONE */
+  size_t nroots;   /* after freeze: cur[0 .. nroots) lists the tasks
+                    * without predecessors, in order */
+  bool frozen;    /* the CSR, hot and roots are the tasks' and edges' now */
   hot *hot;       /* [n], 64-byte aligned inside hot_mem */
   void *hot_mem;
   times *tm;      /* [n] */
@@ -103,6 +107,7 @@ void sim_graph_clear(sim_graph *g) {
   g->done = 0;
   g->end = 0;
   g->flows = 0;
+  g->frozen = false;
 }
 
 static uint32_t add(sim_graph *g, sim_task x) {
@@ -110,6 +115,7 @@ static uint32_t add(sim_graph *g, sim_task x) {
   if (g->n == g->cap) mem_grow((void **)&g->t, &g->cap, g->n + 1, sizeof *g->t);
   x.t_start = x.t_left = x.t_done = -1;
   g->t[g->n] = x;
+  g->frozen = false;
   return (uint32_t)g->n++;
 }
 
@@ -131,6 +137,7 @@ void sim_graph_channels(sim_graph *g, uint32_t t, int channels) {
   assert(t < g->n && g->t[t].kind == SIM_TASK_XFER);
   assert(channels >= 1 && channels <= TRANSPORT_CHANNELS_MAX);
   g->t[t].channels = (uint8_t)channels;
+  g->frozen = false;
 }
 
 uint32_t sim_graph_join(sim_graph *g, int dev, sim_task_role role) {
@@ -145,6 +152,7 @@ void sim_graph_edge(sim_graph *g, uint32_t a, uint32_t b, sim_trigger when) {
   if (g->ne == g->ecap)
     mem_grow((void **)&g->e, &g->ecap, g->ne + 1, sizeof *g->e);
   g->e[g->ne++] = (edge){a, b, (uint8_t)when};
+  g->frozen = false;
 }
 
 void sim_graph_order(sim_graph *g, uint32_t a, uint32_t b) {
@@ -153,6 +161,7 @@ void sim_graph_order(sim_graph *g, uint32_t a, uint32_t b) {
   if (g->ne == g->ecap)
     mem_grow((void **)&g->e, &g->ecap, g->ne + 1, sizeof *g->e);
   g->e[g->ne++] = (edge){a, b, EDGE_ORDER};
+  g->frozen = false;
 }
 
 void sim_graph_stream(sim_graph *g, uint32_t *last, uint32_t t,
@@ -184,8 +193,17 @@ static bool csr_filled(const sim_graph *g) {
 }
 #endif
 
-static void freeze(sim_graph *g) {
-  size_t n = g->n;
+/* The tasks without predecessors, in order, into cur (freeze's cursors
+ * are spent by then). */
+static void list_roots(sim_graph *g) {
+  g->nroots = 0;
+  for (size_t i = 0; i < g->n; i++)
+    if (g->deps[i] == 0) g->cur[g->nroots++] = (uint32_t)i;
+}
+
+/* Room for freeze's arrays: the CSR for the edges, the rest for n tasks
+ * (+ 1), grown only when the graph outgrew them. */
+static void freeze_room(sim_graph *g, size_t n) {
   if (g->ne + 1 > g->scap) {
     free(g->succ);
     g->scap = g->ne + 1;
@@ -205,6 +223,13 @@ static void freeze(sim_graph *g) {
     g->hot_mem = mem_alloc(g->ncap * sizeof *g->hot + 63);
     g->hot = (hot *)(((uintptr_t)g->hot_mem + 63) & ~(uintptr_t)63);
   }
+}
+
+/* Builds the CSR, the hot records' fixed part and the roots from the
+ * tasks and edges; the run state is reset's. */
+static void freeze(sim_graph *g) {
+  size_t n = g->n;
+  freeze_room(g, n);
   uint32_t *lcur = g->cur, *dcur = g->cur + n + 1;
   memset(g->deps, 0, (n + 1) * sizeof *g->deps);
   memset(g->cur, 0, 2 * (n + 1) * sizeof *g->cur);
@@ -227,7 +252,6 @@ static void freeze(sim_graph *g) {
                .deps = g->deps[i], .kind = t->kind, .channels = t->channels};
     if (t->kind == SIM_TASK_XFER) h->u.bytes = t->bytes;
     else h->u.dur_ns = t->dur_ns;
-    g->tm[i] = (times){-1, -1, -1};
     uint32_t nl = lcur[i];
     lcur[i] = off;
     off += nl + dcur[i];
@@ -243,6 +267,24 @@ static void freeze(sim_graph *g) {
     }
     g->succ[g->e[k].when == SIM_ON_LEFT ? lcur[a]++ : dcur[a]++] = g->e[k].b;
   }
+  assert(csr_filled(g));
+  list_roots(g);
+  g->frozen = true;
+}
+
+/* The run state as before any run: every dependency count full, no trigger
+ * fired, each completion-order successor waiting, no time reached. One
+ * pass over the hot records and the times, in order; the CSR stays. */
+static void reset(sim_graph *g) {
+  size_t n = g->n;
+  for (size_t i = 0; i < n; i++) {
+    hot *h = &g->hot[i];
+    h->deps = g->deps[i];
+    h->left = h->ordwait = h->arrived = 0;
+    g->tm[i] = (times){-1, -1, -1};
+  }
+  for (size_t i = 0; i < n; i++)
+    if (g->ord[i] != SIM_GRAPH_NONE) g->hot[g->ord[i]].ordwait = 1;
 }
 
 static bool gpu_work(const sim_graph *g, uint32_t id) {
@@ -432,8 +474,8 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
                          const sim_graph_speed *sp, bool *stopped) {
   assert(g->attached);
   *stopped = false;
-  freeze(g);
-  assert(csr_filled(g));
+  if (!g->frozen) freeze(g);
+  reset(g);
   sim_queue_item it;
   /* the clock moves on to t0: what the attached net had left for the gap
    * (no flow is running) happens first, at its own time */
@@ -445,8 +487,7 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
   g->end = t0;
   g->flows = 0;
   for (int d = 0; d < g->ndev; d++) g->run_task[d] = SIM_GRAPH_NONE;
-  for (size_t i = 0; i < g->n; i++)
-    if (g->hot[i].deps == 0) start(g, (uint32_t)i, t0);
+  for (size_t k = 0; k < g->nroots; k++) start(g, g->cur[k], t0);
   if (sp && g->ev_speed == SIM_QUEUE_NONE) arm_speed(g, t0);
   int64_t events = 0;
   while (g->done < g->n && sim_queue_size(g->q) > 0) {

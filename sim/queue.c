@@ -1,23 +1,70 @@
 /* queue: indexed 4-ary min-heap over (time, seq) with a pooled event table.
  * Invariant: heap[i] orders before its children heap[4i+1 .. 4i+4];
- * rec[h].pos is the heap position of pending event h (or FREE_POS when h is on the free
- * list), and heap[rec[h].pos].id == h. seq grows on every push/move, so keys
- * are unique and the pop order is total. */
+ * rec[h].pos is the heap position of pending event h (or FREE_POS when h is
+ * on the free list), and the id in heap[rec[h].pos] is h. The pending
+ * events' seqs are unique and below 2^32, so keys are unique and the pop
+ * order is total.
+ * Layout: a heap node is one 128-bit key -- the time (its sign bit flipped,
+ * so that unsigned order is signed order), then the seq, then the event's
+ * id, which never decides an order (seqs differ) -- so a comparison is one
+ * 128-bit compare, without branches (equal times are common: devices
+ * finish alike, and a mispredicted branch costs more than the compare).
+ * A node is 16 bytes and the heap is placed so that every set of four
+ * siblings fills one cache line.
+ * Events at the current time (the last pop's), a quarter of a run's (a
+ * join, a zero-length compute, a hand-over), skip the heap: they go to a
+ * FIFO, all of one time (fifo_t) in seq order, and a pop takes the smaller
+ * of the heap's root and the FIFO's head, so the order is the heap's
+ * alone. rec[h].pos is then FIFO_BIT | index; a cancelled or moved FIFO
+ * event leaves a tombstone (TOMB) that the head skips, and the FIFO's
+ * head is always a live event or the FIFO is empty.
+ * When the seq counter reaches 2^32, the
+ * pending events are renumbered 0 .. n-1 in their order (renumber): the
+ * order of every pair is kept. */
 #include "sim/queue.h"
 
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/mem.h"
 
 #define FREE_POS UINT32_MAX
+#define FIFO_BIT ((uint32_t)1 << 31) /* rec.pos: an index into the FIFO */
 #define ARITY 4 /* children per node: half the depth of a binary heap */
+#define SEQ_LIMIT ((uint64_t)1 << 32)
+#define LINE 64 /* bytes in a cache line: four nodes */
 
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef unsigned __int128 node; /* GCC, Clang */
+#define NODE_HI(x) ((uint64_t)((x) >> 64))
+#define NODE_LO(x) ((uint64_t)(x))
+#define NODE_MAKE(hi, lo) (((node)(hi) << 64) | (node)(lo))
+static inline int less(node a, node b) { return a < b; }
+#else
 typedef struct node {
-  int64_t t;
-  uint64_t seq;
-  uint32_t id;
+  uint64_t lo, hi;
 } node;
+#define NODE_HI(x) ((x).hi)
+#define NODE_LO(x) ((x).lo)
+#define NODE_MAKE(h, l) ((node){.lo = (l), .hi = (h)})
+static inline int less(node a, node b) {
+  return (a.hi < b.hi) | ((a.hi == b.hi) & (a.lo < b.lo));
+}
+#endif
+
+static inline node node_make(int64_t t, uint64_t seq, uint32_t id) {
+  return NODE_MAKE((uint64_t)t ^ ((uint64_t)1 << 63), (seq << 32) | id);
+}
+static inline int64_t node_t(node x) {
+  return (int64_t)(NODE_HI(x) ^ ((uint64_t)1 << 63));
+}
+static inline uint32_t node_id(node x) { return (uint32_t)NODE_LO(x); }
+/* A FIFO slot whose event was cancelled or moved: no live key is this. */
+#define TOMB NODE_MAKE(UINT64_MAX, UINT64_MAX)
+static inline bool is_tomb(node x) {
+  return NODE_HI(x) == UINT64_MAX && NODE_LO(x) == UINT64_MAX;
+}
 
 typedef struct rec {
   uint32_t pos;   /* heap position, or FREE_POS */
@@ -27,37 +74,52 @@ typedef struct rec {
 } rec;
 
 struct sim_queue {
-  node *heap;
+  node *heap;     /* heap_cap nodes; &heap[1] is LINE-aligned */
+  void *heap_mem; /* heap's allocation */
   size_t n, heap_cap;
   rec *recs;
   size_t nrecs, recs_cap;
   uint32_t free_head;
-  uint64_t seq;
+  uint64_t seq;   /* the next seq; below SEQ_LIMIT */
+  int64_t now;    /* the time of the last pop (INT64_MIN before any) */
+  node *fifo;     /* fifo[fhead .. ftail): events at fifo_t, seq order */
+  size_t fhead, ftail, fcap, flive;
+  int64_t fifo_t;
 };
 
 sim_queue *sim_queue_new(void) {
   sim_queue *q = mem_calloc(1, sizeof *q);
   q->free_head = SIM_QUEUE_NONE;
+  q->now = INT64_MIN;
   return q;
 }
 
 void sim_queue_free(sim_queue *q) {
   if (!q) return;
-  free(q->heap);
+  free(q->heap_mem);
   free(q->recs);
+  free(q->fifo);
   free(q);
 }
 
-/* Without branches: equal times are common (devices finish alike), so the
- * outcome is hard to predict and a mispredicted branch costs more than the
- * extra compare. */
-static inline bool less(const node *a, const node *b) {
-  return (a->t < b->t) | ((a->t == b->t) & (a->seq < b->seq));
+/* Doubles the heap's room, keeping its nodes, with &heap[1] on a line. */
+static void heap_grow(sim_queue *q) {
+  size_t cap = q->heap_cap ? 2 * q->heap_cap : 64;
+  assert(cap < SIZE_MAX / sizeof(node) - 2 * LINE);
+  char *mem = mem_alloc(cap * sizeof(node) + 2 * LINE);
+  uintptr_t first = ((uintptr_t)mem + sizeof(node) + LINE - 1) &
+                    ~(uintptr_t)(LINE - 1);
+  node *heap = (node *)(first - sizeof(node));
+  if (q->n) memcpy(heap, q->heap, q->n * sizeof(node));
+  free(q->heap_mem);
+  q->heap_mem = mem;
+  q->heap = heap;
+  q->heap_cap = cap;
 }
 
 static inline void place(sim_queue *q, size_t i, node x) {
   q->heap[i] = x;
-  q->recs[x.id].pos = (uint32_t)i;
+  q->recs[node_id(x)].pos = (uint32_t)i;
 }
 
 /* The smallest of the children c .. c+3 that exist (c < n); a full set of
@@ -65,13 +127,13 @@ static inline void place(sim_queue *q, size_t i, node x) {
 static inline size_t min_child(const sim_queue *q, size_t c, size_t n) {
   const node *h = q->heap;
   if (c + 3 < n) {
-    size_t a = c + less(&h[c + 1], &h[c]);
-    size_t b = c + 2 + less(&h[c + 3], &h[c + 2]);
-    return less(&h[b], &h[a]) ? b : a;
+    size_t a = c + (size_t)less(h[c + 1], h[c]);
+    size_t b = c + 2 + (size_t)less(h[c + 3], h[c + 2]);
+    return less(h[b], h[a]) ? b : a;
   }
   size_t m = c;
   for (size_t k = c + 1; k < n; k++)
-    if (less(&h[k], &h[m])) m = k;
+    if (less(h[k], h[m])) m = k;
   return m;
 }
 
@@ -81,10 +143,10 @@ static inline size_t min_child(const sim_queue *q, size_t c, size_t n) {
 #ifndef NDEBUG
 static inline bool ordered_at(const sim_queue *q, size_t i) {
   const node *h = q->heap;
-  if (i > 0 && less(&h[i], &h[(i - 1) / ARITY])) return false;
+  if (i > 0 && less(h[i], h[(i - 1) / ARITY])) return false;
   for (size_t c = ARITY * i + 1; c < q->n && c <= ARITY * i + ARITY; c++)
-    if (less(&h[c], &h[i])) return false;
-  return q->recs[h[i].id].pos == i;
+    if (less(h[c], h[i])) return false;
+  return q->recs[node_id(h[i])].pos == i;
 }
 #endif
 
@@ -95,6 +157,17 @@ static inline bool ordered_at(const sim_queue *q, size_t i) {
  * ordered_at. */
 static void check_heap(const sim_queue *q) {
   for (size_t i = 0; i < q->n; i++) assert(ordered_at(q, i));
+  size_t live = 0;
+  const node *last = NULL;
+  for (size_t i = q->fhead; i < q->ftail; i++) {
+    const node *x = &q->fifo[i];
+    if (is_tomb(*x)) continue;
+    live++;
+    assert(node_t(*x) == q->fifo_t && (!last || less(*last, *x)));
+    assert(q->recs[node_id(*x)].pos == (FIFO_BIT | (uint32_t)i));
+    last = x;
+  }
+  assert(live == q->flive && (!live || !is_tomb(q->fifo[q->fhead])));
 }
 #else
 static inline void check_heap(const sim_queue *q) { (void)q; }
@@ -104,7 +177,7 @@ static inline void check_heap(const sim_queue *q) { (void)q; }
 static void rise(sim_queue *q, size_t i, node x) {
   while (i > 0) {
     size_t p = (i - 1) / ARITY;
-    if (!less(&x, &q->heap[p])) break;
+    if (!less(x, q->heap[p])) break;
     place(q, i, q->heap[p]);
     i = p;
   }
@@ -118,7 +191,7 @@ static void sift_down(sim_queue *q, size_t i) {
     size_t c = ARITY * i + 1;
     if (c >= q->n) break;
     c = min_child(q, c, q->n);
-    if (!less(&q->heap[c], &x)) break;
+    if (!less(q->heap[c], x)) break;
     place(q, i, q->heap[c]);
     i = c;
   }
@@ -143,6 +216,90 @@ static void remove_root(sim_queue *q) {
   rise(q, i, q->heap[n]);
 }
 
+/* ---- the FIFO of events at the current time ---- */
+
+/* Appends x (at fifo_t, its seq the newest) to the FIFO: compacted to its
+ * start, or grown, when full. */
+static void fifo_append(sim_queue *q, node x) {
+  if (q->ftail == q->fcap) {
+    if (q->fhead > 0) {
+      size_t live = q->ftail - q->fhead;
+      memmove(q->fifo, q->fifo + q->fhead, live * sizeof(node));
+      q->fhead = 0, q->ftail = live;
+      for (size_t i = 0; i < live; i++)
+        if (!is_tomb(q->fifo[i]))
+          q->recs[node_id(q->fifo[i])].pos = FIFO_BIT | (uint32_t)i;
+    }
+    if (q->ftail == q->fcap)
+      mem_grow((void **)&q->fifo, &q->fcap, q->ftail + 1, sizeof(node));
+  }
+  assert(q->ftail < FIFO_BIT);
+  q->recs[node_id(x)].pos = FIFO_BIT | (uint32_t)q->ftail;
+  q->fifo[q->ftail++] = x;
+  q->flive++;
+}
+
+/* The head past tombstones; the FIFO starts over when empty. */
+static void fifo_settle(sim_queue *q) {
+  while (q->fhead < q->ftail && is_tomb(q->fifo[q->fhead])) q->fhead++;
+  if (q->flive == 0) q->fhead = q->ftail = 0;
+}
+
+/* Takes the FIFO event at pos out (a tombstone stays). */
+static void fifo_remove(sim_queue *q, uint32_t pos) {
+  q->fifo[pos & ~FIFO_BIT] = TOMB;
+  q->flive--;
+  fifo_settle(q);
+}
+
+/* Whether an event at t goes to the FIFO: t is the current time, and the
+ * FIFO holds events of that time or none. */
+static inline bool fifo_takes(const sim_queue *q, int64_t t) {
+  return t == q->now && (q->flive == 0 || q->fifo_t == t);
+}
+
+/* Inserts x (its seq the newest) into the FIFO or the heap. */
+static void insert(sim_queue *q, node x) {
+  int64_t t = node_t(x);
+  if (fifo_takes(q, t)) {
+    q->fifo_t = t;
+    fifo_append(q, x);
+    return;
+  }
+  if (q->n == q->heap_cap) heap_grow(q);
+  size_t i = q->n++;
+  rise(q, i, x);
+}
+
+static int node_cmp(const void *a, const void *b) {
+  node x = *(const node *)a, y = *(const node *)b;
+  return less(y, x) - less(x, y);
+}
+
+/* The seq counter reached SEQ_LIMIT: the pending events take seqs 0 .. n-1
+ * in their (time, seq) order, which keeps the order of every pair, so the
+ * pop order is as if seqs never wrapped. A sorted array is a heap. Once per
+ * 2^32 pushes and moves: O(n log n). */
+static void renumber(sim_queue *q) {
+  for (size_t i = q->fhead; i < q->ftail; i++) { /* the FIFO joins the heap */
+    if (is_tomb(q->fifo[i])) continue;
+    if (q->n == q->heap_cap) heap_grow(q);
+    q->heap[q->n++] = q->fifo[i];
+  }
+  q->fhead = q->ftail = q->flive = 0;
+  if (q->n) qsort(q->heap, q->n, sizeof(node), node_cmp);
+  for (size_t i = 0; i < q->n; i++)
+    place(q, i, node_make(node_t(q->heap[i]), i, node_id(q->heap[i])));
+  q->seq = q->n;
+  check_heap(q);
+}
+
+/* The seq of the next push or move. */
+static inline uint64_t next_seq(sim_queue *q) {
+  if (q->seq == SEQ_LIMIT) renumber(q);
+  return q->seq++;
+}
+
 static uint32_t rec_take(sim_queue *q) {
   if (q->free_head != SIM_QUEUE_NONE) {
     uint32_t h = q->free_head;
@@ -162,13 +319,11 @@ static void rec_give(sim_queue *q, uint32_t h) {
 
 sim_queue_event sim_queue_push(sim_queue *q, int64_t t_ns, int kind,
                                uint32_t arg) {
+  uint64_t seq = next_seq(q);
   uint32_t h = rec_take(q);
   q->recs[h].kind = kind;
   q->recs[h].arg = arg;
-  if (q->n == q->heap_cap)
-    mem_grow((void **)&q->heap, &q->heap_cap, q->n + 1, sizeof *q->heap);
-  size_t i = q->n++;
-  rise(q, i, (node){t_ns, q->seq++, h});
+  insert(q, node_make(t_ns, seq, h));
   check_heap(q);
   return h;
 }
@@ -178,7 +333,7 @@ static void remove_at(sim_queue *q, size_t i) {
   q->n--;
   if (i == q->n) return;
   node last = q->heap[q->n];
-  if (i > 0 && less(&last, &q->heap[(i - 1) / ARITY])) {
+  if (i > 0 && less(last, q->heap[(i - 1) / ARITY])) {
     rise(q, i, last);
   } else {
     place(q, i, last);
@@ -187,29 +342,45 @@ static void remove_at(sim_queue *q, size_t i) {
 }
 
 bool sim_queue_pop(sim_queue *q, sim_queue_item *out) {
-  if (q->n == 0) return false;
-  node top = q->heap[0];
-  out->t_ns = top.t;
-  out->kind = q->recs[top.id].kind;
-  out->arg = q->recs[top.id].arg;
-  remove_root(q);
-  rec_give(q, top.id);
+  node top;
+  if (q->flive && (q->n == 0 || less(q->fifo[q->fhead], q->heap[0]))) {
+    top = q->fifo[q->fhead++];
+    q->flive--;
+    fifo_settle(q);
+  } else if (q->n) {
+    top = q->heap[0];
+    remove_root(q);
+  } else {
+    return false;
+  }
+  const rec *r = &q->recs[node_id(top)];
+  out->t_ns = q->now = node_t(top);
+  out->kind = r->kind;
+  out->arg = r->arg;
+  rec_give(q, node_id(top));
   check_heap(q);
   return true;
 }
 
 void sim_queue_cancel(sim_queue *q, sim_queue_event h) {
   assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
-  remove_at(q, q->recs[h].pos);
+  uint32_t pos = q->recs[h].pos;
+  if (pos & FIFO_BIT) fifo_remove(q, pos);
+  else remove_at(q, pos);
   rec_give(q, h);
   check_heap(q);
 }
 
 void sim_queue_move(sim_queue *q, sim_queue_event h, int64_t t_ns) {
   assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
+  uint64_t seq = next_seq(q); /* may renumber: pos is read after */
   size_t i = q->recs[h].pos;
-  node x = {t_ns, q->seq++, h};
-  if (less(&x, &q->heap[i])) {
+  node x = node_make(t_ns, seq, h);
+  if ((i & FIFO_BIT) || fifo_takes(q, t_ns)) { /* out, then in anew */
+    if (i & FIFO_BIT) fifo_remove(q, (uint32_t)i);
+    else remove_at(q, i);
+    insert(q, x);
+  } else if (less(x, q->heap[i])) {
     rise(q, i, x);
   } else {
     q->heap[i] = x;
@@ -218,13 +389,20 @@ void sim_queue_move(sim_queue *q, sim_queue_event h, int64_t t_ns) {
   check_heap(q);
 }
 
-size_t sim_queue_size(const sim_queue *q) { return q->n; }
+size_t sim_queue_size(const sim_queue *q) { return q->n + q->flive; }
 
 int64_t sim_queue_peek_time(const sim_queue *q) {
-  return q->n ? q->heap[0].t : INT64_MAX;
+  int64_t t = q->n ? node_t(q->heap[0]) : INT64_MAX;
+  return q->flive && q->fifo_t < t ? q->fifo_t : t;
 }
 
 int64_t sim_queue_time(const sim_queue *q, sim_queue_event h) {
   assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
-  return q->heap[q->recs[h].pos].t;
+  uint32_t pos = q->recs[h].pos;
+  return pos & FIFO_BIT ? q->fifo_t : node_t(q->heap[pos]);
+}
+
+void sim_queue_seq_start(sim_queue *q, uint64_t seq) {
+  assert(q->n == 0 && q->flive == 0 && seq <= SEQ_LIMIT);
+  q->seq = seq;
 }

@@ -1,8 +1,9 @@
 /* queue: the engine's future event list, an indexed 4-ary min-heap.
- * Invariant: the root is the minimum (time, seq); seq is unique per queue and
- * grows with every push or move, so the pop order is total and reproducible
- * (equal times pop in insertion order). Event records come from a pool that
- * grows by doubling and recycles through a free list: no malloc per event. */
+ * Invariant: the root is the minimum (time, seq); seq is unique among the
+ * pending events and grows with every push or move, so the pop order is
+ * total and reproducible (equal times pop in insertion order). Event
+ * records come from a pool that grows by doubling and recycles through a
+ * free list: no malloc per event. */
 #ifndef SIM_QUEUE_H
 #define SIM_QUEUE_H
 
@@ -49,5 +50,10 @@ size_t sim_queue_size(const sim_queue *q);
 int64_t sim_queue_peek_time(const sim_queue *q);
 /* The time a pending event is scheduled at. */
 int64_t sim_queue_time(const sim_queue *q, sim_queue_event h);
+
+/* For tests: the next push or move of the empty queue q takes sequence
+ * number seq, so a test reaches the renumbering that keeps sequence numbers
+ * 32-bit (after 2^32 pushes) without making them all. */
+void sim_queue_seq_start(sim_queue *q, uint64_t seq);
 
 #endif

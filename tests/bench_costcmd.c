@@ -2,15 +2,22 @@
  * Python models on the 64 devices of worldwide — in batches (validate's and
  * sweep's way: many candidates written before their answers are read) and
  * one at a time (a search's way: each answer awaited before the next
- * candidate exists). Wall clock, Python's start included once. Not a test:
- * it prints numbers for the issue note. */
+ * candidate exists). Wall clock, Python's start included once. Then GCMA
+ * searching through the α–β model, one candidate per round trip (search
+ * batch 1) and in broods (objective_custom_batch, the CLI's way): model
+ * candidates per second of wall and of CPU (geodes and the model both),
+ * the same search either way. Not a test: it prints numbers for the issue
+ * note. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "analysis/costcmd.h"
 #include "analysis/costcmd_header.h"
 #include "models/cost.h"
+#include "schedules/gcma.h"
+#include "schedules/objective.h"
 #include "tests/bench.h"
 #include "base/mem.h"
 
@@ -41,6 +48,59 @@ static int run(const char *model, const char *header, alloc **a,
   return rc;
 }
 
+/* CPU seconds of this process and its reaped children. */
+static double cpu_all_s(long *child_peak_kib) {
+  struct rusage ru;
+  getrusage(RUSAGE_CHILDREN, &ru);
+  *child_peak_kib = ru.ru_maxrss;
+  return bench_cpu_s() + (double)ru.ru_utime.tv_sec +
+         1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
+         1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+/* GCMA (trials offspring) through the α–β model with batch (1: one at a
+ * time). */
+static int run_gcma(scenario *s, const char *header, int trials, int batch) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "python3 %s/analysis/cost_alphabeta.py",
+           GEODES_SOURCE_DIR);
+  err e;
+  err_clear(&e);
+  long peak;
+  double c0 = cpu_all_s(&peak), w0 = bench_wall_s();
+  cost_ctx *c = cost_ctx_from_scenario(s, &e);
+  objective *o = c ? objective_new(s, c, NULL, false, &e) : NULL;
+  costcmd *cc = o ? costcmd_start(cmd, header, 30, &e) : NULL;
+  search_result *r = NULL;
+  if (cc) {
+    search_objective obj =
+        batch == 1 ? objective_custom(o, "cost-cmd", costcmd_judge, cc)
+                   : objective_custom_batch(o, "cost-cmd", costcmd_judge,
+                                            costcmd_judge_many, cc);
+    search_opts so;
+    search_opts_default(&so);
+    so.trials = trials, so.batch = batch;
+    r = gcma_search(c, GCMA_GAIN_PIPELINE, &obj, &so, &e);
+  }
+  long answered = cc ? costcmd_answered(cc) : 0;
+  int rc = r && costcmd_close(cc, &e) == ERR_OK ? ERR_OK : 1;
+  costcmd_free(cc);
+  double cpu = cpu_all_s(&peak) - c0, wall = bench_wall_s() - w0;
+  if (rc)
+    fprintf(stderr, "bench_costcmd: %s\n", e.msg);
+  else
+    printf("gcma + cost_alphabeta.py, %5ld partitions, batch %2d: %6ld model "
+           "candidates, %.2f s wall, %.2f CPU-s: %6.0f candidates/s, %6.0f "
+           "/CPU-s (best %.4f s; peak RSS %.1f MiB, model %.1f MiB)\n",
+           r->candidates, batch, answered, wall, cpu, answered / wall,
+           answered / cpu, r->objective_s, bench_peak_rss_kib() / 1024.0,
+           peak / 1024.0);
+  search_result_free(r);
+  objective_free(o);
+  cost_ctx_free(c);
+  return rc;
+}
+
 int main(void) {
   err e;
   err_clear(&e);
@@ -63,7 +123,8 @@ int main(void) {
   int rc = run("cost_alphabeta.py", h, a, l, N, 10000) ||
            run("cost_alphabeta.py", h, a, l, 10000, 1) ||
            run("cost_alpa.py", h, a, l, N, 10000) ||
-           run("cost_alpa.py", h, a, l, 10000, 1);
+           run("cost_alpa.py", h, a, l, 10000, 1) ||
+           run_gcma(s, h, 900, 1) || run_gcma(s, h, 900, 0);
   for (int i = 0; i < N; i++) alloc_free(a[i]);
   free(a), free(l), free(h);
   scenario_free(s);

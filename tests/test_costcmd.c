@@ -450,3 +450,56 @@ Test(costcmd, gcma_searches_with_the_plugged_model) {
   assert_no_children();
   world_free(&x);
 }
+
+/* GCMA through the model one candidate per round trip (batch 1, the
+ * one-at-a-time scorer) or in batches (objective_custom_batch): the model
+ * answers the same candidates, and the search's convergence, score and
+ * allocation are the same to the bit. */
+static search_result *gcma_through_model(world *x, int batch, long *answered) {
+  err e;
+  err_clear(&e);
+  cost_ctx *c = cost_ctx_from_scenario(x->s, &e);
+  objective *o = objective_new(x->s, c, NULL, false, &e);
+  costcmd *cc = costcmd_start(ALPHABETA, x->header, 20, &e);
+  cr_assert(c && o && cc, "%s", e.msg);
+  search_objective obj =
+      batch == 1 ? objective_custom(o, "cost-cmd", costcmd_judge, cc)
+                 : objective_custom_batch(o, "cost-cmd", costcmd_judge,
+                                          costcmd_judge_many, cc);
+  search_opts so;
+  search_opts_default(&so);
+  so.population = 12, so.trials = 80, so.seed = 4, so.batch = batch;
+  search_result *r = gcma_search(c, GCMA_GAIN_PIPELINE, &obj, &so, &e);
+  cr_assert_not_null(r, "%s", e.msg);
+  *answered = costcmd_answered(cc);
+  cr_assert_eq(costcmd_close(cc, &e), ERR_OK, "%s", e.msg);
+  costcmd_free(cc);
+  objective_free(o);
+  cost_ctx_free(c);
+  return r;
+}
+
+Test(costcmd, gcma_in_batches_equals_one_at_a_time) {
+  world x;
+  world_load(&x);
+  long n1, nb;
+  search_result *one = gcma_through_model(&x, 1, &n1);
+  search_result *many = gcma_through_model(&x, 0, &nb);
+  cr_assert_eq(nb, n1);
+  cr_assert_eq(many->candidates, one->candidates);
+  cr_assert_eq(memcmp(many->convergence, one->convergence,
+                      (size_t)one->candidates * sizeof *one->convergence),
+               0);
+  cr_assert_eq(memcmp(&many->objective_s, &one->objective_s,
+                      sizeof one->objective_s), 0);
+  cr_assert_eq(many->best->replicas * many->best->stages,
+               one->best->replicas * one->best->stages);
+  cr_assert_eq(memcmp(many->best->device, one->best->device,
+                      (size_t)(one->best->replicas * one->best->stages) *
+                          sizeof *one->best->device),
+               0);
+  search_result_free(one);
+  search_result_free(many);
+  assert_no_children();
+  world_free(&x);
+}

@@ -329,3 +329,91 @@ Test(gcma, reaches_the_optimum_of_spot_analogues) {
   reaches_spotlike_optimum(4, 6, 3, 1000, 10);
   reaches_spotlike_optimum(4, 8, 4, 1000, 5);
 }
+
+/* A recording objective: DT-FM's score of each candidate, and a hash of
+ * every candidate it was given, in order; with `partitions` it also counts
+ * the batches. */
+typedef struct recorder {
+  search_dtfm *d;
+  int n;
+  uint64_t *seen;
+  long nseen, cap, batches;
+} recorder;
+
+static double rec_partition(void *ctx, const int *groups, err *e) {
+  recorder *r = ctx;
+  uint64_t h = 1469598103934665603u;
+  for (int i = 0; i < r->n; i++) h = (h ^ (uint64_t)groups[i]) * 1099511628211u;
+  if (r->nseen == r->cap) {
+    r->cap = r->cap ? 2 * r->cap : 1024;
+    r->seen = realloc(r->seen, (size_t)r->cap * sizeof *r->seen);
+  }
+  r->seen[r->nseen++] = h;
+  search_objective o = search_dtfm_objective(r->d);
+  return o.partition(o.ctx, groups, e);
+}
+
+static int rec_partitions(void *ctx, int m, const int *groups, double *out,
+                          err *e) {
+  recorder *r = ctx;
+  r->batches++;
+  for (int i = 0; i < m; i++)
+    out[i] = rec_partition(ctx, groups + (size_t)i * r->n, e);
+  return ERR_OK;
+}
+
+/* GCMA with batch size `batch` (1: one at a time), through `partitions`
+ * when many: the result, and the candidates in *r. */
+static search_result *recorded_search(cost_ctx *c, int batch, bool many,
+                                      uint64_t seed, recorder *r) {
+  *r = (recorder){.d = search_dtfm_new(c),
+                  .n = cost_ctx_replicas(c) * cost_ctx_stages(c)};
+  search_objective obj = {.name = "recorded", .partition = rec_partition,
+                          .partitions = many ? rec_partitions : NULL,
+                          .ctx = r};
+  search_opts o;
+  search_opts_default(&o);
+  o.population = 20, o.trials = 300, o.seed = seed, o.batch = batch;
+  err e = {ERR_OK, ""};
+  search_result *res = gcma_search(c, GCMA_GAIN_PIPELINE, &obj, &o, &e);
+  cr_assert_not_null(res, "%s", e.msg);
+  search_dtfm_free(r->d);
+  return res;
+}
+
+/* Batches change nothing: the same candidates reach the objective in the
+ * same order, and the convergence and result are the one-at-a-time
+ * search's to the bit, whatever the batch size; with a batch scorer the
+ * 320 candidates go in far fewer calls. */
+Test(gcma, batches_equal_one_at_a_time) {
+  cost_ctx *c = hand_ctx(4, 4, 4, 5);
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    recorder r1, rb;
+    search_result *one = recorded_search(c, 1, false, seed, &r1);
+    const int batches[] = {0, 2, 7, 64};
+    for (int k = 0; k < 4; k++)
+      for (int many = 0; many < 2; many++) {
+        search_result *b = recorded_search(c, batches[k], many, seed, &rb);
+        cr_assert_eq(rb.nseen, r1.nseen);
+        cr_assert_eq(memcmp(rb.seen, r1.seen, (size_t)r1.nseen * sizeof *rb.seen),
+                     0, "seed %llu batch %d: another candidate order",
+                     (unsigned long long)seed, batches[k]);
+        cr_assert_eq(b->candidates, one->candidates);
+        cr_assert_eq(memcmp(b->convergence, one->convergence,
+                            (size_t)one->candidates * sizeof *b->convergence),
+                     0);
+        cr_assert_eq(memcmp(&b->objective_s, &one->objective_s,
+                            sizeof b->objective_s), 0);
+        cr_assert_eq(memcmp(b->best->device, one->best->device,
+                            16 * sizeof *b->best->device), 0);
+        if (many && batches[k] != 2)
+          cr_expect_lt(rb.batches, r1.nseen / 4, "%ld calls for %ld",
+                       rb.batches, r1.nseen);
+        free(rb.seen);
+        search_result_free(b);
+      }
+    free(r1.seen);
+    search_result_free(one);
+  }
+  cost_ctx_free(c);
+}

@@ -1,6 +1,8 @@
 /* test_queue: the event queue against a naive reference (an unsorted array
  * scanned for the minimum (time, seq)) on seeded random operation sequences:
- * push, pop, cancel and move, with many equal times to exercise tie order. */
+ * push, pop, cancel and move, with many equal times to exercise tie order,
+ * and pushes and moves at the current time (the last pop's), which the
+ * queue keeps in a FIFO beside its heap. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
@@ -21,17 +23,24 @@ static size_t ref_min(const ref_ev *r, size_t n) {
   return m;
 }
 
-static void run_sequence(unsigned long seed, int nops, int tmax) {
+/* nops random operations from seq0 on (the queue's seq counter set there
+ * too), times in [0, tmax). */
+static void run_sequence_from(unsigned long seed, int nops, int tmax,
+                              uint64_t seq0) {
   gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(g, seed);
   sim_queue *q = sim_queue_new();
+  sim_queue_seq_start(q, seq0);
   ref_ev *r = calloc((size_t)nops, sizeof *r);
   size_t n = 0;
-  uint64_t seq = 0;
+  uint64_t seq = seq0;
+  int64_t now = -1; /* the last pop's time */
   uint32_t next_arg = 0;
   for (int op = 0; op < nops; op++) {
     unsigned long k = gsl_rng_uniform_int(g, 10);
     int64_t t = (int64_t)gsl_rng_uniform_int(g, (unsigned long)tmax);
+    if (k == 0 && now >= 0) t = now; /* at the current time: the FIFO */
+    if (k == 9 && now >= 0 && n) t = now; /* moved to it */
     if (k < 5 || n == 0) {
       r[n] = (ref_ev){t, seq++, next_arg, 0};
       r[n].h = sim_queue_push(q, t, 7, next_arg++);
@@ -44,6 +53,7 @@ static void run_sequence(unsigned long seed, int nops, int tmax) {
       cr_assert_eq(it.arg, r[m].arg, "op %d: popped %u, want %u", op, it.arg,
                    r[m].arg);
       cr_assert_eq(it.kind, 7);
+      now = it.t_ns;
       r[m] = r[--n];
     } else if (k < 9) {
       size_t i = gsl_rng_uniform_int(g, n);
@@ -74,12 +84,26 @@ static void run_sequence(unsigned long seed, int nops, int tmax) {
   gsl_rng_free(g);
 }
 
+static void run_sequence(unsigned long seed, int nops, int tmax) {
+  run_sequence_from(seed, nops, tmax, 0);
+}
+
 Test(queue, matches_reference_with_many_ties) {
   for (unsigned long s = 1; s <= 20; s++) run_sequence(s, 3000, 16);
 }
 
 Test(queue, matches_reference_wide_times) {
   for (unsigned long s = 100; s < 105; s++) run_sequence(s, 20000, 1 << 30);
+}
+
+/* The queue keeps its seqs 32-bit by renumbering the pending events when
+ * its counter reaches 2^32: the order stays the reference's, whose seqs
+ * simply go on (64-bit), across one renumbering and, from the limit
+ * itself, right at it. */
+Test(queue, matches_reference_across_seq_renumbering) {
+  for (unsigned long s = 1; s <= 10; s++)
+    run_sequence_from(s, 3000, 16, ((uint64_t)1 << 32) - 1000);
+  run_sequence_from(11, 3000, 1 << 20, (uint64_t)1 << 32);
 }
 
 Test(queue, equal_times_pop_in_insertion_order) {

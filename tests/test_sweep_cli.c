@@ -378,6 +378,8 @@ Test(sweep_cli, folder_as_sweep_file) {
   support_run_clear(&r);
 }
 
+static const char CHEAP_MPI[] = "{\"networks\": \"ideal\", \"layers\": 8}";
+
 /* A bad sweep under mpirun: rank 0 says why once and every rank exits 1,
  * without MPI_Abort's banner (rank 1 used to abort the job). */
 Test(sweep_cli, mpi_bad_file_fails_once) {
@@ -398,6 +400,29 @@ Test(sweep_cli, mpi_bad_file_fails_once) {
   const char *first = strstr(r.err, want);
   cr_expect(first && !strstr(first + 1, want), "once: %s", r.err);
   cr_expect_null(strstr(r.err, "MPI_ABORT"), "%s", r.err);
+  support_run_clear(&r);
+}
+
+/* geodes itself is not linked with Open MPI (its start-up loads none of
+ * MPI's libraries); under mpirun, `geodes sweep` execs geodes-mpi from its
+ * folder (mpi_two_ranks_equal_one_process shows the ranks at work), and
+ * when that is missing it says so and exits 1. */
+Test(sweep_cli, geodes_without_mpi_execs_geodes_mpi) {
+  support_run r = {0};
+  cr_assert_eq(support_sh(&r, "ldd '%s'", GEODES_BIN), 0, "%s", r.err);
+  cr_expect_null(strstr(r.out, "libmpi"), "%s", r.out);
+  cr_expect_null(strstr(r.out, "libopen-pal"), "%s", r.out);
+  const char *alone = support_path("alone");
+  cr_assert_eq(support_sh(&r, "mkdir '%s' && cp '%s' '%s/geodes'", alone,
+                          GEODES_BIN, alone),
+               0, "%s", r.err);
+  const char *sw = support_write_file(support_path("m.json"), CHEAP_MPI);
+  cr_expect_eq(support_sh(&r, "OMPI_COMM_WORLD_SIZE=1 '%s/geodes' sweep '%s' "
+                              "--db '%s'",
+                          alone, sw, support_path("m.db")),
+               1);
+  cr_expect(strstr(r.err, "geodes-mpi is not beside this geodes"), "%s",
+            r.err);
   support_run_clear(&r);
 }
 

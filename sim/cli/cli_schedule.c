@@ -123,7 +123,8 @@ static int make_objective(const sched_args *p, const scenario *s,
       *cc = costcmd_open(s, c, p->cc.cmd, so->transport.model, p->cc.timeout_s,
                          e);
       if (!*cc) return e->code;
-      *obj = objective_custom(*ob, "cost-cmd", costcmd_judge, *cc);
+      *obj = objective_custom_batch(*ob, "cost-cmd", costcmd_judge,
+                                    costcmd_judge_many, *cc);
       break;
     default: *obj = objective_dtfm(*ob); break;
   }

@@ -1,7 +1,10 @@
 /* cli_sweep: `geodes sweep SWEEP.json [--db FILE] [--jobs N]` — every point
  * of a sweep file simulated once into the results database, resumable, on
  * the cores of one machine (--jobs) or over MPI ranks (mpirun -n K). MPI is
- * initialised here and only when mpirun launched the process. SIGINT or
+ * initialised here and only when mpirun launched the process: geodes itself
+ * is not linked with MPI (its start-up loads none of Open MPI's libraries),
+ * so under mpirun it execs geodes-mpi, the same commands linked with MPI,
+ * from its own folder. SIGINT or
  * SIGTERM stops a sweep cleanly: what is stored is committed, the run is
  * marked "interrupted" and the exit status is 128 + the signal. */
 #include <jansson.h>
@@ -9,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/eval.h"
 #include "analysis/params_file.h"
@@ -249,11 +253,34 @@ static sweep *parse(const sweep_args *a, const char *text, long len, err *e) {
   return s;
 }
 
+/* Whether mpirun launched this process. Under mpirun in an executable
+ * without MPI, first execs geodes-mpi from this executable's folder with
+ * the same arguments (argv[0] is "sweep"), keeping the environment mpirun
+ * set; it returns only when that fails: sweep_mpi_init then says why. */
+static bool mpi_launched(int argc, char **argv) {
+  if (!sweep_mpi_launched()) return false;
+  if (sweep_mpi_available()) return true;
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0 || (size_t)n >= sizeof self - sizeof "geodes-mpi") return true;
+  self[n] = '\0';
+  char *slash = strrchr(self, '/');
+  if (!slash) return true;
+  strcpy(slash + 1, "geodes-mpi");
+  char **v = mem_calloc((size_t)argc + 2, sizeof *v);
+  v[0] = self;
+  for (int i = 0; i < argc; i++) v[i + 1] = argv[i];
+  fflush(NULL);
+  execv(self, v);
+  free(v);
+  return true;
+}
+
 int cli_sweep(int argc, char **argv) {
+  bool mpi = mpi_launched(argc, argv);
   sweep_args a;
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
-  bool mpi = sweep_mpi_launched();
   int rank = 0, ranks = 1;
   err e = {0};
   if (mpi && sweep_mpi_init(&rank, &ranks, &e)) return cli_error("%s", e.msg);

@@ -1,0 +1,274 @@
+/* gcma_evolve: GCMA's genetic algorithm (gcma.h's gcma_evolve, gcma_best,
+ * gcma_search) over the operators of gcma.c: the first population, the
+ * offspring in broods judged in batches, the replacement of the worse
+ * parent. Shares gcma.c's state through gcma_parts.h. */
+#include <assert.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "schedules/baseline.h"
+#include "schedules/gcma.h"
+#include "schedules/gcma_parts.h"
+#include "schedules/schedule.h"
+
+/* ---- the genetic algorithm --------------------------------------------- */
+
+static int same_partition(const gcma *g, const int *a, const int *b,
+                          int *ga, int *gb);
+
+/* A child identical to a parent teaches nothing (the population collapses
+ * onto clones once parents agree): swap two random devices of different
+ * groups instead. DT-FM has no mutation; this is the usual GA remedy. */
+static void mutate_if_clone(gcma *g, const int *p1, const int *p2, int *child,
+                            int *scratch) {
+  int *ga = scratch, *gb = g->fixed;
+  if (g->ng < 2 || (!same_partition(g, child, p1, ga, gb) &&
+                    !same_partition(g, child, p2, ga, gb)))
+    return;
+  int a = (int)gsl_rng_uniform_int(g->rng, (unsigned long)g->n), b;
+  do b = (int)gsl_rng_uniform_int(g->rng, (unsigned long)g->n);
+  while (child[b] == child[a]);
+  int t = child[a];
+  child[a] = child[b];
+  child[b] = t;
+  assert(gcma_balanced(g, child)); /* a swap keeps the sizes */
+}
+
+/* Offspring made before any of them is judged (a brood): trial k's parents
+ * p[2k], p[2k+1], its child before the local search (before) and after
+ * (after), n labels each; what the objective is given (groups: before,
+ * after, one after another per trial) and its scores (s).
+ * Why: the objective may be a user's model behind a pipe, whose answers
+ * cost a round trip each; a brood goes in one batch. The result is the
+ * one-at-a-time search's to the bit: a child is made from its parents'
+ * labels and the generator alone (scores draw nothing), so children whose
+ * parents no earlier child of the brood may replace are made exactly as
+ * they would be after those earlier children were judged; the brood ends
+ * before the first child that shares a parent with one in it (its parents
+ * drawn, kept for the next brood), and the judgements are applied in
+ * trial order. */
+typedef struct brood {
+  int m, cap;
+  int *p;
+  int *before, *after, *groups;
+  double *s;
+} brood;
+
+static void brood_init(brood *b, int cap, int n, int population) {
+  int rows = 2 * cap > population ? 2 * cap : population;
+  b->m = 0, b->cap = cap;
+  b->p = mem_alloc((size_t)2 * cap * sizeof *b->p);
+  b->before = mem_alloc((size_t)cap * n * sizeof *b->before);
+  b->after = mem_alloc((size_t)cap * n * sizeof *b->after);
+  b->groups = mem_alloc((size_t)rows * n * sizeof *b->groups);
+  b->s = mem_alloc((size_t)rows * sizeof *b->s);
+}
+
+static void brood_free(brood *b) {
+  free(b->p), free(b->before), free(b->after), free(b->groups), free(b->s);
+}
+
+/* Whether parent x is a parent of a child in the brood. */
+static bool brood_has_parent(const brood *b, int x) {
+  for (int i = 0; i < 2 * b->m; i++)
+    if (b->p[i] == x) return true;
+  return false;
+}
+
+/* The first population: the seeds given, then random partitions; scored
+ * together (in order) and logged. ERR_OK, or the objective's error. */
+static int seed_population(gcma *g, const int *seeds, int nseeds,
+                           const search_objective *obj, search_log *log,
+                           brood *b, err *e) {
+  int n = g->n;
+  for (int i = 0; i < g->pop; i++) {
+    int *groups = b->groups + (size_t)i * n;
+    if (i < nseeds) {
+      memcpy(groups, seeds + (size_t)i * n, (size_t)n * sizeof *groups);
+    } else {
+      for (int d = 0; d < n; d++) groups[d] = d;
+      gsl_ran_shuffle(g->rng, groups, (size_t)n, sizeof *groups);
+    }
+    int *lab = g->plabel + (size_t)i * n;
+    gcma_to_labels(g, groups, lab);
+    gcma_to_groups(g, lab, groups);
+  }
+  int rc = search_objective_partitions(obj, g->pop, b->groups, n, g->pscore, e);
+  for (int i = 0; i < g->pop && rc == ERR_OK; i++)
+    search_log_push(log, g->pscore[i]);
+  return rc;
+}
+
+/* The child of parents p1 and p2, as brood entry m: crossover, the clone
+ * mutation, sometimes the rebuild (before), then the local search (after).
+ * The gains are surrogates: the local search's result is kept only when
+ * the objective agrees that it is no worse (brood_judge). */
+static void offspring(gcma *g, int p1, int p2, brood *b) {
+  int n = g->n, m = b->m;
+  int *child = b->after + (size_t)m * n, *before = b->before + (size_t)m * n;
+  gcma_crossover(g, g->plabel + (size_t)p1 * n, g->plabel + (size_t)p2 * n,
+                 child);
+  mutate_if_clone(g, g->plabel + (size_t)p1 * n, g->plabel + (size_t)p2 * n,
+                  child, b->groups);
+  if (gsl_rng_uniform(g->rng) < GCMA_REBUILD_P) gcma_rebuild(g, child, -1, -1);
+  memcpy(before, child, (size_t)n * sizeof *child);
+  gcma_local_search(g, child);
+  b->p[2 * m] = p1, b->p[2 * m + 1] = p2;
+  b->m++;
+}
+
+/* A child worse than both parents is dropped; otherwise it takes the place
+ * of the worse parent. */
+static void replace_worse_parent(gcma *g, int p1, int p2, const int *child,
+                                 double s) {
+  double s1 = g->pscore[p1], s2 = g->pscore[p2];
+  if (s > (s1 > s2 ? s1 : s2)) return;
+  int worse = s1 > s2 ? p1 : p2;
+  memcpy(g->plabel + (size_t)worse * g->n, child, (size_t)g->n * sizeof *child);
+  g->pscore[worse] = s;
+}
+
+/* Judges the brood in one batch (each child before, then after its local
+ * search) and applies the results in trial order; empties it. */
+static int brood_judge(gcma *g, brood *b, const search_objective *obj,
+                       search_log *log, err *e) {
+  int n = g->n;
+  for (int k = 0; k < b->m; k++) {
+    gcma_to_groups(g, b->before + (size_t)k * n,
+                   b->groups + (size_t)2 * k * n);
+    gcma_to_groups(g, b->after + (size_t)k * n,
+                   b->groups + (size_t)(2 * k + 1) * n);
+  }
+  int rc = search_objective_partitions(obj, 2 * b->m, b->groups, n, b->s, e);
+  for (int k = 0; k < b->m && rc == ERR_OK; k++) {
+    double s0 = b->s[2 * k], s = b->s[2 * k + 1];
+    const int *child = b->after + (size_t)k * n;
+    if (s0 < s) {
+      s = s0;
+      child = b->before + (size_t)k * n;
+    }
+    search_log_push(log, s);
+    replace_worse_parent(g, b->p[2 * k], b->p[2 * k + 1], child, s);
+  }
+  b->m = 0;
+  return rc;
+}
+
+int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
+                int nseeds, const search_objective *obj, search_log *log,
+                err *e) {
+  int n = g->n;
+  free(g->plabel);
+  free(g->pscore);
+  g->pop = population;
+  g->plabel = mem_alloc((size_t)population * n * sizeof *g->plabel);
+  g->pscore = mem_alloc((size_t)population * sizeof *g->pscore);
+  int cap = log && log->opts && log->opts->batch > 0 ? log->opts->batch
+                                                     : SEARCH_BATCH;
+  brood b;
+  brood_init(&b, cap, n, population);
+  int rc = seed_population(g, seeds, nseeds, obj, log, &b, e);
+  bool drawn = false; /* p1, p2: the next trial's parents, drawn */
+  int p1 = 0, p2 = 0;
+  for (int t = 0; t < trials && rc == ERR_OK;) {
+    while (t < trials && b.m < cap) {
+      if (!drawn) {
+        p1 = (int)gsl_rng_uniform_int(g->rng, (unsigned long)population);
+        p2 = (int)gsl_rng_uniform_int(g->rng, (unsigned long)population);
+        drawn = true;
+      }
+      if (brood_has_parent(&b, p1) || brood_has_parent(&b, p2)) break;
+      offspring(g, p1, p2, &b);
+      drawn = false;
+      t++;
+    }
+    rc = brood_judge(g, &b, obj, log, e);
+  }
+  brood_free(&b);
+  return rc;
+}
+
+static int same_partition(const gcma *g, const int *a, const int *b,
+                          int *ga, int *gb) {
+  /* Canonical form: groups ordered by their smallest device. */
+  gcma_to_groups(g, a, ga);
+  gcma_to_groups(g, b, gb);
+  int ng = g->ng, k = g->k;
+  for (int s = 0; s < ng; s++) {
+    int t = b[ga[s * k]]; /* the group of b holding a's group s's first */
+    if (memcmp(ga + s * k, gb + t * k, (size_t)k * sizeof *ga) != 0) return 0;
+  }
+  return 1;
+}
+
+int gcma_best(const gcma *g, int k, int *groups, double *scores) {
+  int n = g->n, got = 0;
+  int *order = mem_alloc((size_t)g->pop * sizeof *order);
+  int *ga = mem_alloc((size_t)n * sizeof *ga);
+  int *gb = mem_alloc((size_t)n * sizeof *gb);
+  for (int i = 0; i < g->pop; i++) order[i] = i;
+  /* Insertion sort by score, ties by index: stable and deterministic. */
+  for (int i = 1; i < g->pop; i++)
+    for (int j = i; j > 0 && g->pscore[order[j]] < g->pscore[order[j - 1]];
+         j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  int *picked = mem_alloc((size_t)(k > 0 ? k : 1) * sizeof *picked);
+  for (int i = 0; i < g->pop && got < k; i++) {
+    const int *lab = g->plabel + (size_t)order[i] * n;
+    int dup = 0;
+    for (int j = 0; j < got && !dup; j++)
+      dup = same_partition(g, lab, g->plabel + (size_t)picked[j] * n, ga, gb);
+    if (dup) continue;
+    picked[got] = order[i];
+    gcma_to_groups(g, lab, groups + (size_t)got * n);
+    if (scores) scores[got] = g->pscore[order[i]];
+    got++;
+  }
+  free(picked);
+  free(order);
+  free(ga);
+  free(gb);
+  return got;
+}
+
+search_result *gcma_search(const cost_ctx *c, gcma_gain gain,
+                           const search_objective *obj, const search_opts *o,
+                           err *e) {
+  search_dtfm *d = NULL;
+  search_objective dtfm;
+  obj = search_objective_or_dtfm(obj, c, &d, &dtfm);
+  int trials = o->trials >= 0 ? o->trials : SEARCH_TRIALS;
+  int population = o->population > 0 ? o->population : SEARCH_POPULATION;
+  gcma *g = gcma_new(c, gain, o->seed);
+  search_log log;
+  search_log_init(&log, o, (long)population + trials);
+  search_result *r = NULL;
+  int n = cost_ctx_replicas(c) * cost_ctx_stages(c);
+  int *groups = mem_alloc((size_t)n * sizeof *groups);
+  baseline_greedy_groups(c, groups);
+  if (gcma_evolve(g, population, trials, groups, 1, obj, &log, e) == ERR_OK) {
+    double score;
+    gcma_best(g, 1, groups, &score);
+    alloc *best = search_objective_realise(obj, c, groups);
+    r = search_result_new(schedule_method_name(gain == GCMA_GAIN_CUT
+                                                ? SCHEDULE_HYBRID
+                                                : SCHEDULE_GCMA),
+                          best, c);
+    r->objective_s = score;
+  }
+  free(groups);
+  if (r)
+    search_log_finish(&log, r);
+  else
+    free(log.best);
+  gcma_free(g);
+  search_dtfm_free(d);
+  return r;
+}
