@@ -385,3 +385,90 @@ Test(cost, from_scenario_matches_scenario_link) {
   cost_ctx_free(got), cost_ctx_free(want);
   scenario_free(s);
 }
+
+/* ---- the site-pair representation against the dense one ---- */
+
+/* The dense context of s: every ordered device pair's scenario_link at
+ * t = 0 in n x n matrices, as cost_ctx_from_scenario held them before it
+ * kept links per site pair. */
+static cost_ctx *dense_ctx(const scenario *s) {
+  int n = s->ndevices;
+  double *lat = calloc((size_t)n * n, sizeof *lat);
+  double *bw = calloc((size_t)n * n, sizeof *bw);
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      trace_value v = a == b ? (trace_value){0, 1} : scenario_link(s, a, b, 0);
+      lat[(size_t)a * n + b] = v.latency_ms;
+      bw[(size_t)a * n + b] = v.bandwidth_gbps;
+    }
+  double act, grad;
+  err e = {0};
+  cr_assert_eq(cost_sizes(s, &act, &grad, &e), ERR_OK, "%s", e.msg);
+  cost_ctx *c = cost_ctx_new(s->workload.replicas, s->workload.stages, lat,
+                             bw, act, grad);
+  free(lat);
+  free(bw);
+  return c;
+}
+
+/* Every edge, bit for bit, and the score of the identity partition (which
+ * reads the symmetry flag through the TSP) equal. */
+static void expect_same_as_dense(const scenario *s) {
+  err e = {0};
+  cost_ctx *sp = cost_ctx_from_scenario(s, &e);
+  cr_assert(sp, "%s: %s", s->name, e.msg);
+  cost_ctx *de = dense_ctx(s);
+  int n = s->ndevices;
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      if (a == b) continue;
+      cr_assert(cost_pp_edge(sp, a, b) == cost_pp_edge(de, a, b),
+                "%s: pp %d -> %d", s->name, a, b);
+      cr_assert(cost_dp_edge(sp, a, b) == cost_dp_edge(de, a, b),
+                "%s: dp %d -> %d", s->name, a, b);
+    }
+  int R = s->workload.replicas, S = s->workload.stages;
+  int *groups = malloc((size_t)n * sizeof *groups);
+  for (int st = 0; st < S; st++)
+    for (int r = 0; r < R; r++) groups[st * R + r] = r * S + st;
+  cost_scratch *w = cost_scratch_new(R, S);
+  cr_expect(cost_partition(sp, groups, w, NULL) ==
+                cost_partition(de, groups, w, NULL),
+            "%s: the partition's score", s->name);
+  cr_expect_lt(cost_ctx_bytes(sp), cost_ctx_bytes(de) + 1);
+  cost_scratch_free(w);
+  free(groups);
+  cost_ctx_free(sp);
+  cost_ctx_free(de);
+}
+
+Test(cost_sparse, builtins_equal_the_dense_matrices) {
+  for (const char *const *name = scenario_builtin_names(); *name; name++) {
+    err e = {0};
+    scenario *s = scenario_load(*name, &e);
+    cr_assert(s, "%s: %s", *name, e.msg);
+    expect_same_as_dense(s);
+    scenario_free(s);
+  }
+}
+
+/* Overrides (the sparse map) on top of the site pairs, one of them on a
+ * pair inside a site. */
+Test(cost_sparse, overrides_equal_the_dense_matrices) {
+  static const char text[] =
+      "{\"name\": \"ov\", \"sites\": [{\"name\": \"a\", \"devices\": 3},"
+      " {\"name\": \"b\", \"devices\": 3}],"
+      " \"network\": {\"latency_ms\": 20, \"bandwidth_gbps\": 2,"
+      "  \"overrides\": ["
+      "   {\"a\": 0, \"b\": 4, \"latency_ms\": 3, \"bandwidth_gbps\": 9},"
+      "   {\"a\": 5, \"b\": 1, \"latency_ms\": 70, \"bandwidth_gbps\": 0.5},"
+      "   {\"a\": 1, \"b\": 2, \"latency_ms\": 1, \"bandwidth_gbps\": 40}]},"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"batch\": 12,"
+      "  \"micro_batch\": 1, \"stages\": 2, \"replicas\": 3,"
+      "  \"micro_batches_per_pass\": 4}}";
+  err e = {0};
+  scenario *s = scenario_parse(text, sizeof text - 1, "ov.json", &e);
+  cr_assert(s, "%s", e.msg);
+  expect_same_as_dense(s);
+  scenario_free(s);
+}
