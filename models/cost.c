@@ -517,7 +517,42 @@ double cost_tsp_path(int n, const double *w, int *order, cost_scratch *s) {
 
 /* ---- DT-FM's cost ---- */
 
+/* Above this many replicas (and without overrides) a group's DataPCost
+ * sums per site: member i's sum over the others is sum over sites t of
+ * (members at t, less i itself) x dp(site of i, t), O(D_dp x sites) instead
+ * of O(D_dp^2). The same terms, summed in another order: equal up to
+ * rounding; below it (every built-in) the pairwise sum, bit for bit. */
+#define COST_DP_BY_SITE_MIN 64
+
+static double dp_group_by_site(const cost_ctx *c, const int *group,
+                               int *worst) {
+  int k = c->replicas, ns = c->nsites, nt = 0;
+  int *cnt = mem_calloc((size_t)ns, sizeof *cnt), *at = mem_alloc((size_t)k * sizeof *at);
+  for (int i = 0; i < k; i++) {
+    int t = c->site[group[i]];
+    if (cnt[t]++ == 0) at[nt++] = t; /* the group's sites, first seen first */
+  }
+  double most = 0;
+  int arg = group[0];
+  for (int i = 0; i < k; i++) {
+    int si = c->site[group[i]];
+    const double *row = c->dp + (size_t)si * ns;
+    double sum = 0;
+    for (int q = 0; q < nt; q++) {
+      int t = at[q];
+      sum += (cnt[t] - (t == si)) * row[t];
+    }
+    if (sum > most) most = sum, arg = group[i];
+  }
+  free(cnt);
+  free(at);
+  if (worst) *worst = arg;
+  return most;
+}
+
 double cost_dp_group(const cost_ctx *c, const int *group, int *worst) {
+  if (c->replicas > COST_DP_BY_SITE_MIN && !c->nov)
+    return dp_group_by_site(c, group, worst);
   double most = 0;
   int arg = group[0];
   for (int i = 0; i < c->replicas; i++) {

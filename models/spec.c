@@ -376,6 +376,7 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
                                        : WORKLOAD_DEFAULT_INNER_STEPS;
   w->fragments = sw->fragments > 0 ? sw->fragments : 1;
   w->overlap_steps = sw->overlap_steps;
+  w->exchange_levels = sw->exchange_levels > 1 ? 2 : 1;
   w->grad_bits = sw->grad_bits > 0 ? sw->grad_bits : 16;
   w->act_bits = sw->activation_bits > 0 ? sw->activation_bits : 16;
   rc = check_diloco(s, w, e);

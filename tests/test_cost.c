@@ -472,3 +472,45 @@ Test(cost_sparse, overrides_equal_the_dense_matrices) {
   expect_same_as_dense(s);
   scenario_free(s);
 }
+
+/* Above COST_DP_BY_SITE_MIN replicas a group's DataPCost sums per site:
+ * the pairwise sum's value up to rounding, and the same worst member. */
+Test(cost_sparse, dp_group_by_site_equals_the_pairwise_sum) {
+  static const char text[] =
+      "{\"name\": \"wide\", \"sites\": [{\"name\": \"a\", \"devices\": 70},"
+      " {\"name\": \"b\", \"devices\": 50}, {\"name\": \"c\", \"devices\": 40}],"
+      " \"network\": {\"trace\": \"wide.csv\"},"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"batch\": 160,"
+      "  \"micro_batch\": 1, \"stages\": 2, \"replicas\": 80,"
+      "  \"micro_batches_per_pass\": 1}}";
+  support_write_file(support_path("wide.csv"),
+                     "t_s,src,dst,latency_ms,bandwidth_gbps\n"
+                     "0,a,a,1,10\n0,a,b,30,1\n0,a,c,80,0.5\n"
+                     "0,b,a,31,1.1\n0,b,b,2,8\n0,b,c,60,0.7\n"
+                     "0,c,a,79,0.4\n0,c,b,61,0.8\n0,c,c,3,9\n");
+  const char *path = support_write_file(support_path("wide.json"), text);
+  err e = {0};
+  scenario *s = scenario_load(path, &e);
+  cr_assert(s, "%s", e.msg);
+  cost_ctx *c = cost_ctx_from_scenario(s, &e);
+  cr_assert(c, "%s", e.msg);
+  int R = 80, groups[160];
+  for (int i = 0; i < 160; i++) groups[i] = (i * 37) % 160; /* mixed sites */
+  for (int g = 0; g < 2; g++) {
+    const int *grp = groups + g * R;
+    double most = 0;
+    int arg = grp[0];
+    for (int i = 0; i < R; i++) {
+      double sum = 0;
+      for (int j = 0; j < R; j++)
+        if (j != i) sum += cost_dp_edge(c, grp[i], grp[j]);
+      if (sum > most) most = sum, arg = grp[i];
+    }
+    int worst;
+    double got = cost_dp_group(c, grp, &worst);
+    cr_expect_float_eq(got, most, 1e-12 * most, "group %d", g);
+    cr_expect_eq(worst, arg, "group %d", g);
+  }
+  cost_ctx_free(c);
+  scenario_free(s);
+}
