@@ -283,7 +283,9 @@ static int read_workload(const jfield_doc *c, const json_t *root,
       .fragments = json_object_get(o, "fragments")
                        ? jfield_line(c, &s, "fragments") : 0,
       .overlap_steps = json_object_get(o, "overlap_steps")
-                           ? jfield_line(c, &s, "overlap_steps") : 0};
+                           ? jfield_line(c, &s, "overlap_steps") : 0,
+      .exchange_levels = json_object_get(o, "exchange_levels")
+                             ? jfield_line(c, &s, "exchange_levels") : 0};
   return (rc = read_diloco(c, &s, o, w)) ? rc : check_workload(c, &s, sc);
 }
 

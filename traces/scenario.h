@@ -105,6 +105,7 @@ typedef struct scenario_workload {
 typedef struct scenario_lines {
   int model, layers, batch;
   int dp_algo, runtime, inner_steps, fragments, overlap_steps;
+  int exchange_levels;
 } scenario_lines;
 #define SCENARIO_LINE_KNOB (-1)
 
