@@ -96,6 +96,15 @@ void sim_train_ring(sim_graph *g, uint32_t *sstream, const int *grp, int n,
                     const uint32_t *ready, double bytes, int channels,
                     uint32_t *sync);
 
+/* central-ps's NCCL reduce to grp[0] (ring order grp[1] -> ... -> grp[n-1]
+ * -> grp[0]) then broadcast grp[0] -> ... -> grp[n-1], each a pipelined
+ * chain of chunks (TRANSPORT_NCCL_CHUNK_BYTES, at most
+ * TRANSPORT_NCCL_MAX_CHUNKS) over `channels` channels; the rest as
+ * sim_train_ring's. */
+void sim_train_central(sim_graph *g, uint32_t *sstream, const int *grp,
+                       int n, const uint32_t *ready, double bytes,
+                       int channels, uint32_t *sync);
+
 /* The two-level all-reduce of --dp-algo hier-ring (HSDP's two groups,
  * NCCL's chain inside a node) over the n devices grp: inside each site
  * (site[device]; NULL: one site) an NCCL ring reduce to the site's first

@@ -394,7 +394,8 @@ Test(train, huge_batch_is_refused_not_wrapped) {
             "%s", e.msg);
   alloc_free(a);
   scenario_free(s);
-  /* the bound holds for every schedule and algorithm on a small case */
+  /* the bound holds for every schedule and algorithm on a small case, at
+   * the spec's gradient (the bound's chunks and ring cuts are its) */
   const char *algos[] = {"central-ps", "ring", "sharded-ps", "hier-ring"};
   const char *scheds[] = {"gpipe", "1f1b"};
   int own[12]; /* hier-ring at its most: every device a site of its own */
@@ -408,12 +409,10 @@ Test(train, huge_batch_is_refused_not_wrapped) {
     for (int d = 0; d < 12; d++) gpu[d] = spec_gpu_find("V100");
     sim_graph *g = sim_graph_new();
     sim_train_marks mk;
-    double grad[3] = {1e9, 1e9, 1e9}; /* the most chunks */
     double factor[12];
     for (int d = 0; d < 12; d++) factor[d] = 1;
     sim_train_inputs in = {.w = &w, .a = a, .gpu = gpu, .factor = factor,
-                           .compute_scale = 1, .grad_bytes = grad,
-                           .device_site = own};
+                           .compute_scale = 1, .device_site = own};
     sim_train_build(g, &in, &mk);
     uint32_t n;
     sim_graph_tasks(g, &n);
