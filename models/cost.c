@@ -1,7 +1,9 @@
 /* cost: DT-FM's analytic model (DESIGN.md section 3) over precomputed edge
- * tables. Invariant: ctx->pp and ctx->dp hold, for every ordered device
- * pair, the pipeline and data-parallel edge weights in seconds, fixed at
- * cost_ctx_new; scoring only reads them and writes the caller's scratch.
+ * tables. Invariant: ctx->pp and ctx->dp hold, for every ordered site
+ * pair, the pipeline and data-parallel edge weights in seconds, and ctx->ov
+ * those of the device pairs with an override, fixed at cost_ctx_new; the
+ * weight of a device pair is its override's, else its sites'. Scoring only
+ * reads them and writes the caller's scratch.
  *
  * Differences from DT-FM's reference scheduler (DS3Lab/DT-FM,
  * scheduler/heuristic_evolutionary_solver/scheduler.py), on purpose:
@@ -28,12 +30,25 @@
 #include "models/compress.h"
 #include "models/spec.h"
 
+/* One override of the links a -> b: both weights (models the scenario's
+ * per-device-pair exceptions; key = a * n + b + 1, 0: an empty slot). */
+typedef struct ctx_override {
+  uint64_t key;
+  double pp, dp;
+} ctx_override;
+
 struct cost_ctx {
   int replicas, stages, n;
   double activation_gb, gradient_gb;
-  bool symmetric;  /* pp[a][b] == pp[b][a] for all pairs */
-  double *pp;      /* n x n: alpha/1e3 + 8 c_pp / beta */
-  double *dp;      /* n x n: 2 (alpha/1e3 + 8 c_dp / (D_dp beta)) */
+  bool symmetric;  /* pp(a, b) == pp(b, a) for all device pairs */
+  int nsites;      /* the link classes: a scenario's sites (or, from
+                      cost_ctx_new's dense matrices, one per device) */
+  int *site;       /* n: device -> site */
+  int *site_size;  /* nsites: its devices */
+  double *pp;      /* nsites x nsites: alpha/1e3 + 8 c_pp / beta */
+  double *dp;      /* nsites x nsites: 2 (alpha/1e3 + 8 c_dp / (D_dp beta)) */
+  ctx_override *ov; /* open addressing, ovcap slots (a power of 2), or NULL */
+  size_t ovcap, nov;
 };
 
 struct cost_scratch {
@@ -53,51 +68,103 @@ struct cost_scratch {
   signed char *hk_prev; /* Held–Karp: predecessor of the last node */
 };
 
-/* A context with zeroed tables; ctx_set fills them, ctx_finish seals. */
-static cost_ctx *ctx_alloc(int replicas, int stages, double activation_gb,
-                           double gradient_gb) {
-  assert(replicas >= 1 && stages >= 1);
+/* A context with zeroed site tables over nsites link classes (site[d]
+ * filled by the caller) and room for novr device-pair overrides (each
+ * stored in both directions); ctx_set fills it, ctx_finish seals it. Memory
+ * is O(n + nsites^2 + novr): no table per device pair. */
+static cost_ctx *ctx_alloc(int replicas, int stages, int nsites, size_t novr,
+                           double activation_gb, double gradient_gb) {
+  assert(replicas >= 1 && stages >= 1 && nsites >= 1);
   cost_ctx *c = mem_alloc(sizeof *c);
   int n = replicas * stages;
   *c = (cost_ctx){.replicas = replicas, .stages = stages, .n = n,
                   .activation_gb = activation_gb, .gradient_gb = gradient_gb,
-                  .symmetric = true};
-  c->pp = mem_calloc((size_t)n * n, sizeof *c->pp);
-  c->dp = mem_calloc((size_t)n * n, sizeof *c->dp);
+                  .symmetric = true, .nsites = nsites};
+  c->site = mem_alloc((size_t)n * sizeof *c->site);
+  c->site_size = mem_calloc((size_t)nsites, sizeof *c->site_size);
+  c->pp = mem_calloc((size_t)nsites * nsites, sizeof *c->pp);
+  c->dp = mem_calloc((size_t)nsites * nsites, sizeof *c->dp);
+  if (novr) {
+    c->ovcap = 4;
+    while (c->ovcap < 4 * novr) c->ovcap *= 2; /* load <= 1/2 */
+    c->ov = mem_calloc(c->ovcap, sizeof *c->ov);
+  }
   return c;
 }
 
-/* The two edge weights of the link a -> b (a != b). */
-static void ctx_set(cost_ctx *c, int a, int b, double latency_ms,
-                    double bandwidth_gbps) {
+/* The two edge weights of a link of latency_ms and bandwidth_gbps. */
+static void ctx_weights(const cost_ctx *c, double latency_ms,
+                        double bandwidth_gbps, double *pp, double *dp) {
   double alpha = latency_ms / 1e3, beta = bandwidth_gbps;
-  assert(a != b && beta > 0);
-  size_t i = (size_t)a * c->n + b;
-  c->pp[i] = alpha + 8.0 * c->activation_gb / beta;
-  c->dp[i] = 2.0 * (alpha + 8.0 * c->gradient_gb / (c->replicas * beta));
+  assert(beta > 0);
+  *pp = alpha + 8.0 * c->activation_gb / beta;
+  *dp = 2.0 * (alpha + 8.0 * c->gradient_gb / (c->replicas * beta));
 }
 
-static cost_ctx *ctx_finish(cost_ctx *c) {
-  size_t n = (size_t)c->n;
-  for (size_t a = 0; a < n && c->symmetric; a++)
-    for (size_t b = a + 1; b < n; b++)
-      if (c->pp[a * n + b] != c->pp[b * n + a]) {
+/* The links from site x to site y. */
+static void ctx_set_sites(cost_ctx *c, int x, int y, double latency_ms,
+                          double bandwidth_gbps) {
+  size_t i = (size_t)x * c->nsites + y;
+  ctx_weights(c, latency_ms, bandwidth_gbps, &c->pp[i], &c->dp[i]);
+}
+
+static size_t ov_slot(const cost_ctx *c, uint64_t key) {
+  uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+  size_t i = (size_t)(h >> 17) & (c->ovcap - 1);
+  while (c->ov[i].key && c->ov[i].key != key) i = (i + 1) & (c->ovcap - 1);
+  return i;
+}
+
+/* The override of the link a -> b (a != b): replaces its site pair's. */
+static void ctx_set(cost_ctx *c, int a, int b, double latency_ms,
+                    double bandwidth_gbps) {
+  assert(a != b && c->ov && 2 * (c->nov + 1) <= c->ovcap);
+  uint64_t key = (uint64_t)a * (uint64_t)c->n + (uint64_t)b + 1;
+  ctx_override *o = &c->ov[ov_slot(c, key)];
+  if (!o->key) c->nov++;
+  o->key = key;
+  ctx_weights(c, latency_ms, bandwidth_gbps, &o->pp, &o->dp);
+}
+
+static const ctx_override *ov_find(const cost_ctx *c, int a, int b) {
+  if (!c->nov) return NULL;
+  const ctx_override *o =
+      &c->ov[ov_slot(c, (uint64_t)a * (uint64_t)c->n + (uint64_t)b + 1)];
+  return o->key ? o : NULL;
+}
+
+/* Symmetric when every site pair x -> y is y -> x, except a pair of sites
+ * whose device pairs all carry an override (an override covers both
+ * directions with one value): the same answer a scan of every ordered
+ * device pair gives. Overrides are counted per unordered site pair. */
+static cost_ctx *ctx_finish(cost_ctx *c, const int *cover) {
+  int ns = c->nsites;
+  for (int d = 0; d < c->n; d++) c->site_size[c->site[d]]++;
+  for (int x = 0; x < ns && c->symmetric; x++)
+    for (int y = x + 1; y < ns; y++) {
+      size_t i = (size_t)x * ns + y, j = (size_t)y * ns + x;
+      long long pairs = (long long)c->site_size[x] * c->site_size[y];
+      if (c->pp[i] != c->pp[j] && pairs > 0 && (!cover || cover[i] < pairs)) {
         c->symmetric = false;
         break;
       }
+    }
   return c;
 }
 
 cost_ctx *cost_ctx_new(int replicas, int stages, const double *latency_ms,
                        const double *bandwidth_gbps, double activation_gb,
                        double gradient_gb) {
-  cost_ctx *c = ctx_alloc(replicas, stages, activation_gb, gradient_gb);
-  for (int a = 0; a < c->n; a++)
-    for (int b = 0; b < c->n; b++) {
-      size_t i = (size_t)a * c->n + b;
-      if (a != b) ctx_set(c, a, b, latency_ms[i], bandwidth_gbps[i]);
+  int n = replicas * stages;
+  cost_ctx *c = ctx_alloc(replicas, stages, n, 0, activation_gb, gradient_gb);
+  for (int a = 0; a < n; a++) {
+    c->site[a] = a;
+    for (int b = 0; b < n; b++) {
+      size_t i = (size_t)a * n + b;
+      if (a != b) ctx_set_sites(c, a, b, latency_ms[i], bandwidth_gbps[i]);
     }
-  return ctx_finish(c);
+  }
+  return ctx_finish(c, NULL);
 }
 
 /* The sizes at the workload's widths: activations at activation_bits,
@@ -129,7 +196,7 @@ int cost_sizes(const scenario *s, double *activation_gb, double *gradient_gb,
 
 /* The links are scenario_link's at t = 0: the trace between the sites, then
  * the overrides (one per device pair, both directions) on top — the same
- * values without scanning the override list for each of the n^2 pairs. */
+ * values scenario_link gives, kept per site pair plus a sparse map. */
 cost_ctx *cost_ctx_from_scenario(const scenario *s, err *e) {
   int n = s->ndevices, rep = s->workload.replicas, st = s->workload.stages;
   if (rep < 1 || st < 1 || (long)rep * st != n) {
@@ -139,26 +206,35 @@ cost_ctx *cost_ctx_from_scenario(const scenario *s, err *e) {
   }
   double act, grad;
   if (cost_sizes(s, &act, &grad, e)) return NULL;
-  cost_ctx *c = ctx_alloc(rep, st, act, grad);
-  for (int a = 0; a < n; a++)
-    for (int b = 0; b < n; b++) {
-      if (a == b) continue;
-      trace_value v =
-          trace_at(s->network, s->device_site[a], s->device_site[b], 0);
-      ctx_set(c, a, b, v.latency_ms, v.bandwidth_gbps);
+  int ns = s->nsites;
+  cost_ctx *c = ctx_alloc(rep, st, ns, (size_t)s->noverrides, act, grad);
+  memcpy(c->site, s->device_site, (size_t)n * sizeof *c->site);
+  for (int x = 0; x < ns; x++)
+    for (int y = 0; y < ns; y++) {
+      trace_value v = trace_at(s->network, x, y, 0);
+      ctx_set_sites(c, x, y, v.latency_ms, v.bandwidth_gbps);
     }
+  int *cover = NULL;
+  if (s->noverrides) cover = mem_calloc((size_t)ns * ns, sizeof *cover);
   for (int i = 0; i < s->noverrides; i++) {
     const scenario_override *o = &s->overrides[i];
     ctx_set(c, o->a, o->b, o->latency_ms, o->bandwidth_gbps);
     ctx_set(c, o->b, o->a, o->latency_ms, o->bandwidth_gbps);
+    int x = c->site[o->a], y = c->site[o->b];
+    cover[(size_t)(x < y ? x : y) * ns + (x < y ? y : x)]++;
   }
-  return ctx_finish(c);
+  ctx_finish(c, cover);
+  free(cover);
+  return c;
 }
 
 void cost_ctx_free(cost_ctx *c) {
   if (!c) return;
+  free(c->site);
+  free(c->site_size);
   free(c->pp);
   free(c->dp);
+  free(c->ov);
   free(c);
 }
 
@@ -166,11 +242,29 @@ int cost_ctx_replicas(const cost_ctx *c) { return c->replicas; }
 int cost_ctx_stages(const cost_ctx *c) { return c->stages; }
 double cost_ctx_activation_gb(const cost_ctx *c) { return c->activation_gb; }
 double cost_ctx_gradient_gb(const cost_ctx *c) { return c->gradient_gb; }
+/* The override of a -> b if any, else the site pair's weight. */
+static inline double pp_at(const cost_ctx *c, int a, int b) {
+  const ctx_override *o = ov_find(c, a, b);
+  return o ? o->pp : c->pp[(size_t)c->site[a] * c->nsites + c->site[b]];
+}
+static inline double dp_at(const cost_ctx *c, int a, int b) {
+  const ctx_override *o = ov_find(c, a, b);
+  return o ? o->dp : c->dp[(size_t)c->site[a] * c->nsites + c->site[b]];
+}
+
 double cost_pp_edge(const cost_ctx *c, int a, int b) {
-  return c->pp[(size_t)a * c->n + b];
+  assert(a != b);
+  return pp_at(c, a, b);
 }
 double cost_dp_edge(const cost_ctx *c, int a, int b) {
-  return c->dp[(size_t)a * c->n + b];
+  assert(a != b);
+  return dp_at(c, a, b);
+}
+size_t cost_ctx_bytes(const cost_ctx *c) {
+  size_t ns = (size_t)c->nsites;
+  return sizeof *c + (size_t)c->n * sizeof *c->site +
+         ns * (sizeof *c->site_size + 2 * ns * sizeof *c->pp) +
+         c->ovcap * sizeof *c->ov;
 }
 
 cost_scratch *cost_scratch_new(int replicas, int stages) {
@@ -423,14 +517,48 @@ double cost_tsp_path(int n, const double *w, int *order, cost_scratch *s) {
 
 /* ---- DT-FM's cost ---- */
 
+/* Above this many replicas (and without overrides) a group's DataPCost
+ * sums per site: member i's sum over the others is sum over sites t of
+ * (members at t, less i itself) x dp(site of i, t), O(D_dp x sites) instead
+ * of O(D_dp^2). The same terms, summed in another order: equal up to
+ * rounding; below it (every built-in) the pairwise sum, bit for bit. */
+#define COST_DP_BY_SITE_MIN 64
+
+static double dp_group_by_site(const cost_ctx *c, const int *group,
+                               int *worst) {
+  int k = c->replicas, ns = c->nsites, nt = 0;
+  int *cnt = mem_calloc((size_t)ns, sizeof *cnt), *at = mem_alloc((size_t)k * sizeof *at);
+  for (int i = 0; i < k; i++) {
+    int t = c->site[group[i]];
+    if (cnt[t]++ == 0) at[nt++] = t; /* the group's sites, first seen first */
+  }
+  double most = 0;
+  int arg = group[0];
+  for (int i = 0; i < k; i++) {
+    int si = c->site[group[i]];
+    const double *row = c->dp + (size_t)si * ns;
+    double sum = 0;
+    for (int q = 0; q < nt; q++) {
+      int t = at[q];
+      sum += (cnt[t] - (t == si)) * row[t];
+    }
+    if (sum > most) most = sum, arg = group[i];
+  }
+  free(cnt);
+  free(at);
+  if (worst) *worst = arg;
+  return most;
+}
+
 double cost_dp_group(const cost_ctx *c, const int *group, int *worst) {
+  if (c->replicas > COST_DP_BY_SITE_MIN && !c->nov)
+    return dp_group_by_site(c, group, worst);
   double most = 0;
   int arg = group[0];
   for (int i = 0; i < c->replicas; i++) {
-    const double *row = c->dp + (size_t)group[i] * c->n;
     double sum = 0;
     for (int j = 0; j < c->replicas; j++)
-      if (j != i) sum += row[group[j]];
+      if (j != i) sum += dp_at(c, group[i], group[j]);
     if (sum > most) most = sum, arg = group[i];
   }
   if (worst) *worst = arg;
@@ -448,8 +576,7 @@ double cost_group_pair(const cost_ctx *c, const int *ga, const int *gb,
                        int *match, cost_scratch *s) {
   int k = c->replicas;
   for (int i = 0; i < k; i++) {
-    const double *row = c->pp + (size_t)ga[i] * c->n;
-    for (int j = 0; j < k; j++) s->w[i * k + j] = row[gb[j]];
+    for (int j = 0; j < k; j++) s->w[i * k + j] = pp_at(c, ga[i], gb[j]);
   }
   return cost_bottleneck_match(k, s->w, match, s);
 }
@@ -493,7 +620,7 @@ double cost_boundary(const cost_ctx *c, const alloc *a, int s, int *replica) {
   double most = -INFINITY;
   int arg = 0;
   for (int r = 0; r < a->replicas; r++) {
-    double v = c->pp[(size_t)alloc_at(a, r, s) * c->n + alloc_at(a, r, s + 1)];
+    double v = pp_at(c, alloc_at(a, r, s), alloc_at(a, r, s + 1));
     if (v > most) most = v, arg = r;
   }
   if (replica) *replica = arg;

@@ -1,7 +1,9 @@
 /* cost: DT-FM's analytic communication cost model (DESIGN.md section 3).
  * A cost_ctx is built once per scenario and sizes: it holds, for every
- * ordered device pair, the two edge weights the model uses (pipeline and
- * data-parallel), already in seconds, so scoring is table lookups.
+ * ordered site pair and for every device pair with an override (a sparse
+ * map), the two edge weights the model uses (pipeline and data-parallel),
+ * already in seconds, so scoring is table lookups through a device's site:
+ * O(devices + sites^2 + overrides) memory, no table per device pair.
  * Invariant: a cost_ctx is immutable after cost_ctx_new (many threads may
  * share one); all mutable working memory of a score lives in a
  * cost_scratch (one per thread), so scoring never allocates.
@@ -32,7 +34,9 @@ typedef struct cost_parts {
 
 /* A context for D_dp = replicas, D_pp = stages on n = replicas*stages
  * devices. latency_ms and bandwidth_gbps are n x n row-major ([a*n + b]
- * is the link a -> b; the diagonal is ignored), copied; bandwidth > 0.
+ * is the link a -> b; the diagonal is ignored), copied (each device its own
+ * link class: n^2 memory, for callers that hold the dense form anyway);
+ * bandwidth > 0.
  * Sizes in decimal GB. Never NULL. */
 cost_ctx *cost_ctx_new(int replicas, int stages, const double *latency_ms,
                        const double *bandwidth_gbps, double activation_gb,
@@ -61,6 +65,9 @@ double cost_ctx_gradient_gb(const cost_ctx *c);
  * data-parallel a -> b is 2 (alpha/1e3 + 8 c_dp / (D_dp beta)). */
 double cost_pp_edge(const cost_ctx *c, int a, int b);
 double cost_dp_edge(const cost_ctx *c, int a, int b);
+
+/* The bytes c holds (its site tables, device map and override map). */
+size_t cost_ctx_bytes(const cost_ctx *c);
 
 /* Working memory for groups of up to `replicas` devices and up to `stages`
  * groups. One per thread; never NULL. */

@@ -1,7 +1,8 @@
 /* dpsync: see dpsync.h. The chunking, the rank order of the chains, the
  * order of the ring's steps and each message's channels are those of
- * sim/train.c (sync_central, sync_ring, sync_sharded): the ring and the
- * central-PS chains are NCCL collectives (COLL below), sharded-PS's pieces
+ * sim/train.c (sync_central, sync_ring, sync_sharded, sim_train_hier_ring):
+ * the ring and the central-PS chains are NCCL collectives (COLL below;
+ * hier-ring's levels over the caller's ring channels), sharded-PS's pieces
  * NCCL send/recv (TRANSPORT_P2P_CHANNELS). */
 #include "models/dpsync.h"
 
@@ -47,10 +48,10 @@ static void chain_free(chain *c) {
 }
 
 static void chain_servers(const hop_net *n, chain *c, int hops, int C,
-                          double cb) {
+                          double cb, int channels) {
   double pace = 0, x; /* the slowest hop so far: hop_paced */
   for (int j = 0; j < hops; j++) {
-    hop h = hop_of(n, c->from[j], c->to[j], cb, 1, COLL);
+    hop h = hop_of(n, c->from[j], c->to[j], cb, 1, channels);
     double extra = hop_first_extra(n, &h, cb, C, &x);
     c->t[j] = hop_paced(n, &h, cb, x, pace);
     c->first[j] = fmax(c->t[j], x + extra);
@@ -60,28 +61,37 @@ static void chain_servers(const hop_net *n, chain *c, int hops, int C,
   }
 }
 
-/* central-ps. Counts are the ring's (i -> i+1 and R-1 -> 0): the
- * broadcast's hops and the reduce's together. Member 0 is done when its last chunk is in
- * its socket buffers, member i > 0 when every chunk has arrived (the last
- * member) or its last chunk has arrived and its own last one is in its
- * buffers. */
-static void central(hop_net *n, const int *grp, int R, double bytes,
-                    const double *ready, double *done) {
+/* central-ps's reduce over `channels` channels: NCCL's ring reduce to
+ * root 0 (src/device/reduce.h runRing: the rank whose ring predecessor is
+ * the root sends, the root receives last): grp[1] -> grp[2] -> ... ->
+ * grp[R-1] -> grp[0], member i joining at hop i - 1. Returns when the root
+ * has the sum. */
+static double chain_reduce(hop_net *n, const int *grp, int R, double bytes,
+                           int channels, const double *ready) {
   int C = chunks_of(bytes);
   double cb = bytes / C;
   chain c = chain_new(R);
-  /* NCCL's ring reduce to root 0 (src/device/reduce.h runRing: the rank
-   * whose ring predecessor is the root sends, the root receives last):
-   * grp[1] -> grp[2] -> ... -> grp[R-1] -> grp[0], member i joining at
-   * hop i - 1 */
   for (int j = 0; j + 1 < R; j++) c.from[j] = grp[j + 1], c.to[j] = grp[(j + 2) % R];
-  chain_servers(n, &c, R - 1, C, cb);
+  chain_servers(n, &c, R - 1, C, cb, channels);
   double red = at(ready, 0);
   for (int i = 1; i < R; i++)
     red = fmax(red, at(ready, i) + tandem_span(i - 1, R - 2, C, c.first,
                                                c.t, c.delay));
+  chain_free(&c);
+  return red;
+}
+
+/* central-ps's broadcast from grp[0] from red on: member 0 is done when
+ * its last chunk is in its socket buffers, member i > 0 when every chunk
+ * has arrived (the last member) or its last chunk has arrived and its own
+ * last one is in its buffers. */
+static void chain_bcast(hop_net *n, const int *grp, int R, double bytes,
+                        int channels, double red, double *done) {
+  int C = chunks_of(bytes);
+  double cb = bytes / C;
+  chain c = chain_new(R);
   for (int j = 0; j + 1 < R; j++) c.from[j] = grp[j], c.to[j] = grp[j + 1];
-  chain_servers(n, &c, R - 1, C, cb);
+  chain_servers(n, &c, R - 1, C, cb, channels);
   for (int i = 0; i < R; i++) {
     double got = i ? red + tandem_span(0, i - 1, C, c.first, c.t, c.delay) : red;
     if (i + 1 < R) { /* its own last chunk leaves server i */
@@ -91,6 +101,14 @@ static void central(hop_net *n, const int *grp, int R, double bytes,
     done[i] = got;
   }
   chain_free(&c);
+}
+
+/* central-ps. Counts are the ring's (i -> i+1 and R-1 -> 0): the
+ * broadcast's hops and the reduce's together. */
+static void central(hop_net *n, const int *grp, int R, double bytes,
+                    const double *ready, double *done) {
+  double red = chain_reduce(n, grp, R, bytes, COLL, ready);
+  chain_bcast(n, grp, R, bytes, COLL, red, done);
 }
 
 /* ring: NCCL's cut (transport_ring_plan); st[p][i], when member i's
@@ -192,9 +210,80 @@ static void sharded(hop_net *n, const int *grp, int R, double bytes,
   free(have);
 }
 
+/* hier-ring's levels (sim_train_hier_ring): grp's members by site (sites
+ * in order of first appearance, members in grp order); at[] lists member
+ * indices site by site, first[l] .. first[l + 1] those of site l. Returns
+ * the sites. */
+static int by_site(const hop_net *n, const int *grp, int R, int *first,
+                   int *at) {
+  const int *site = n->s->device_site;
+  int top = 0, L = 0;
+  for (int i = 0; i < R; i++) top = site[grp[i]] > top ? site[grp[i]] : top;
+  int *slot = mem_alloc(((size_t)top + 1) * sizeof *slot);
+  int *of = mem_alloc((size_t)R * sizeof *of);
+  for (int i = 0; i < R; i++) slot[site[grp[i]]] = -1;
+  for (int l = 0; l <= R; l++) first[l] = 0;
+  for (int i = 0; i < R; i++) {
+    int *sl = &slot[site[grp[i]]];
+    if (*sl < 0) *sl = L++;
+    of[i] = *sl;
+    first[*sl + 1]++;
+  }
+  for (int l = 0; l < L; l++) first[l + 1] += first[l];
+  int *fill = mem_alloc((size_t)L * sizeof *fill);
+  for (int l = 0; l < L; l++) fill[l] = first[l];
+  for (int i = 0; i < R; i++) at[fill[of[i]]++] = i;
+  free(slot), free(of), free(fill);
+  return L;
+}
+
+/* hier-ring: each site's reduce to its first member, the ring across the
+ * sites' first members from when each has its site's sum, each site's
+ * broadcast from when its first member has the ring's result. */
+static void hier(hop_net *n, const int *grp, int R, double bytes,
+                 int channels, const double *ready, double *done) {
+  int *first = mem_alloc(((size_t)R + 1) * sizeof *first);
+  int *ix = mem_alloc((size_t)R * sizeof *ix), *m = mem_alloc((size_t)R * sizeof *m);
+  int L = by_site(n, grp, R, first, ix);
+  double *rd = mem_alloc(2 * (size_t)R * sizeof *rd), *dn = rd + R;
+  double *red = mem_alloc(2 * (size_t)L * sizeof *red), *cross = red + L;
+  int *lead = mem_alloc((size_t)L * sizeof *lead);
+  for (int i = 0; i < R; i++) m[i] = grp[ix[i]], rd[i] = at(ready, ix[i]);
+  for (int l = 0; l < L; l++) {
+    lead[l] = m[first[l]];
+    red[l] = chain_reduce(n, m + first[l], first[l + 1] - first[l], bytes,
+                          channels, rd + first[l]);
+  }
+  if (L > 1) ring(n, lead, L, bytes, channels, red, cross);
+  else cross[0] = red[0];
+  for (int l = 0; l < L; l++)
+    chain_bcast(n, m + first[l], first[l + 1] - first[l], bytes, channels,
+                cross[l], dn + first[l]);
+  for (int i = 0; i < R; i++) done[ix[i]] = dn[i];
+  free(first), free(ix), free(m), free(rd), free(red), free(lead);
+}
+
 void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
                   double bytes, int ring_channels) {
   if (R < 2) return;
+  if (algo == SPEC_HIER_RING) { /* the chains in each site, the ring */
+    int *first = mem_alloc(((size_t)R + 1) * sizeof *first);
+    int *at = mem_alloc((size_t)R * sizeof *at), *lead = mem_alloc((size_t)R * sizeof *lead);
+    int L = by_site(n, grp, R, first, at);
+    double c = bytes / chunks_of(bytes);
+    for (int l = 0; l < L; l++) {
+      int f = first[l], k = first[l + 1] - f;
+      lead[l] = grp[at[f]];
+      for (int i = 0; i < k && k > 1; i++)
+        hop_net_count(n, grp[at[f + i]], grp[at[f + (i + 1) % k]], c,
+                      ring_channels);
+    }
+    for (int l = 0; l < L && L > 1; l++)
+      hop_net_count(n, lead[l], lead[(l + 1) % L],
+                    transport_ring_plan(bytes, L).piece, ring_channels);
+    free(first), free(at), free(lead);
+    return;
+  }
   double c = bytes / chunks_of(bytes);
   for (int i = 0; i < R; i++) {
     /* central-ps: the broadcast's hops, which the reduce shares, and the
@@ -218,6 +307,8 @@ void dpsync_run(hop_net *n, spec_dp_algo algo, const int *grp, int R,
     return;
   }
   if (algo == SPEC_RING) ring(n, grp, R, bytes, ring_channels, ready, done);
+  else if (algo == SPEC_HIER_RING)
+    hier(n, grp, R, bytes, ring_channels, ready, done);
   else if (algo == SPEC_SHARDED_PS) sharded(n, grp, R, bytes, ready, done);
   else central(n, grp, R, bytes, ready, done);
 }
@@ -227,7 +318,7 @@ double dpsync_chain_s(hop_net *n, const int *grp, int R, double bytes) {
   int C = chunks_of(bytes);
   chain c = chain_new(R);
   for (int j = 0; j + 1 < R; j++) c.from[j] = grp[j], c.to[j] = grp[j + 1];
-  chain_servers(n, &c, R - 1, C, bytes / C);
+  chain_servers(n, &c, R - 1, C, bytes / C, COLL);
   double t = tandem_span(0, R - 2, C, c.first, c.t, c.delay);
   chain_free(&c);
   return t;

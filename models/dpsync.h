@@ -15,7 +15,10 @@
  *   flows to one class sharing the sender's shaper), reduces its shard
  *   when all have arrived and sends it back to all; a return piece leaves
  *   after the reduce piece on the same connection (messages on one
- *   connection leave in issue order).
+ *   connection leave in issue order);
+ * - hier-ring: central-ps's reduce inside each site (scenario's
+ *   device_site) to its first member in group order, the ring across those
+ *   members, central-ps's broadcast inside each site.
  * A member is done when everything it waits for has arrived and its own
  * last message is in its socket buffers (hop_handed).
  * Invariant: pure functions of (net, group, bytes, ready); scratch is

@@ -452,16 +452,17 @@ static double fragment_work_s(const ctx *c, const diloco_plan *p, int f,
 /* Fragment f's ring all-reduces, every stage group at once from 0: when
  * the last member has the result. */
 static double fragment_ring_s(ctx *c, const diloco_plan *p, int f) {
+  spec_dp_algo ex = c->w->exchange_levels > 1 ? SPEC_HIER_RING : SPEC_RING;
   members g = members_new(c->R);
   hop_net_reset(&c->net);
   for (int st = 0; st < c->D; st++)
-    dpsync_count(&c->net, SPEC_RING, column(c, &g, st)->dev, c->R,
+    dpsync_count(&c->net, ex, column(c, &g, st)->dev, c->R,
                  diloco_fragment_bytes(c->w, p, st, f),
                  TRANSPORT_DILOCO_CHANNELS);
   double end = 0;
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
-    dpsync_run(&c->net, SPEC_RING, g.dev, c->R,
+    dpsync_run(&c->net, ex, g.dev, c->R,
                diloco_fragment_bytes(c->w, p, st, f),
                TRANSPORT_DILOCO_CHANNELS, NULL, g.done);
     for (int r = 0; r < c->R; r++) end = fmax(end, g.done[r]);

@@ -280,12 +280,15 @@ static int check_diloco(const scenario *s, const spec_workload *w, err *e) {
   named H = name_of(s, l->inner_steps, "inner_steps", "--inner-steps"),
         F = name_of(s, l->fragments, "fragments", "--fragments"),
         T = name_of(s, l->overlap_steps, "overlap_steps", "--overlap-steps"),
+        X = name_of(s, l->exchange_levels, "exchange_levels",
+                    "--exchange-levels"),
         A = name_of(s, l->dp_algo, "dp_algo", "--dp-algo"),
         R = name_of(s, l->runtime, "runtime", "--runtime");
   const char *algo = workload_dp_algos[w->dp_algo];
   if (!spec_is_diloco(w)) {
     const named *set = w->inner_steps != WORKLOAD_DEFAULT_INNER_STEPS ? &H
-                       : w->fragments != 1 ? &F : w->overlap_steps ? &T : NULL;
+                       : w->fragments != 1 ? &F : w->overlap_steps ? &T
+                       : w->exchange_levels > 1 ? &X : NULL;
     if (set)
       return err_set(e, ERR_CONFIG, "%s needs diloco or streaming-diloco as "
                      "the data-parallel algorithm, not %s (%s)", set->lead,
@@ -376,6 +379,7 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
                                        : WORKLOAD_DEFAULT_INNER_STEPS;
   w->fragments = sw->fragments > 0 ? sw->fragments : 1;
   w->overlap_steps = sw->overlap_steps;
+  w->exchange_levels = sw->exchange_levels > 1 ? 2 : 1;
   w->grad_bits = sw->grad_bits > 0 ? sw->grad_bits : 16;
   w->act_bits = sw->activation_bits > 0 ? sw->activation_bits : 16;
   rc = check_diloco(s, w, e);

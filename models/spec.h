@@ -62,7 +62,8 @@ typedef enum spec_runtime {
 } spec_runtime;
 /* SPEC_CENTRAL_PS: NCCL reduce to replica 0, then broadcast (DT-FM);
  * SPEC_RING: NCCL ring all-reduce; SPEC_SHARDED_PS: DT-FM's all-to-all
- * scatter-reduce + all-gather. */
+ * scatter-reduce + all-gather; SPEC_HIER_RING: two levels, a reduce and a
+ * broadcast inside each site around a ring across the sites. */
 typedef enum spec_dp_algo {
   WORKLOAD_DP_ALGO_MAP(SPEC_ENUM) /* SPEC_CENTRAL_PS, SPEC_RING, ... */
 } spec_dp_algo;
@@ -86,6 +87,7 @@ typedef struct spec_workload {
   /* DiLoCo's plan (models/diloco.h) and the compression widths
    * (models/compress.h), as the scenario gives them; checked */
   int inner_steps, fragments, overlap_steps;
+  int exchange_levels;        /* 1: the exchange is one ring; 2: hier-ring */
   int grad_bits, act_bits;
   const int *stage_layers;    /* layers of each stage, D_pp entries summing
                                  to L (borrowed: the scenario's list, or a

@@ -58,12 +58,6 @@ gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
   int n = g->n = g->k * g->ng;
   g->rng = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(g->rng, (unsigned long)seed);
-  g->w = mem_alloc((size_t)n * n * sizeof *g->w);
-  for (int a = 0; a < n; a++)
-    for (int b = 0; b < n; b++)
-      g->w[a * n + b] = a == b                  ? 0
-                        : gain == GCMA_GAIN_CUT ? cost_dp_edge(c, a, b)
-                                                : cost_pp_edge(c, a, b);
   g->sum = mem_alloc((size_t)n * g->ng * sizeof *g->sum);
   g->size = mem_alloc((size_t)g->ng * sizeof *g->size);
   g->own = mem_alloc((size_t)n * sizeof *g->own);
@@ -94,7 +88,6 @@ gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
 void gcma_free(gcma *g) {
   if (!g) return;
   gsl_rng_free(g->rng);
-  free(g->w);
   free(g->sum);
   free(g->size);
   free(g->own);
@@ -228,11 +221,20 @@ void gcma_crossover(gcma *g, const int *p1, const int *p2, int *child) {
 
 /* ---- cyclic-partitioning local search ---------------------------------- */
 
+/* The edge weight u -> v (u != v) the gain uses, seconds: looked up in
+ * the cost context (per site pair), no n x n copy. */
+static double weight(const gcma *g, int u, int v) {
+  return g->gain == GCMA_GAIN_CUT ? cost_dp_edge(g->c, u, v)
+                                  : cost_pp_edge(g->c, u, v);
+}
+
 static void own_update(gcma *g, const int *label, int v) {
   double best = INFINITY;
-  const double *wv = g->w + (size_t)v * g->n;
   for (int u = 0; u < g->n; u++)
-    if (u != v && label[u] == label[v] && wv[u] < best) best = wv[u];
+    if (u != v && label[u] == label[v]) {
+      double w = weight(g, v, u);
+      if (w < best) best = w;
+    }
   g->own[v] = best;
 }
 
@@ -243,9 +245,8 @@ static void gains_rebuild(gcma *g, const int *label) {
   for (int v = 0; v < n; v++) {
     g->size[label[v]]++;
     double *sv = g->sum + (size_t)v * ng;
-    const double *wv = g->w + (size_t)v * n;
     for (int u = 0; u < n; u++)
-      if (u != v) sv[label[u]] += wv[u];
+      if (u != v) sv[label[u]] += weight(g, v, u);
   }
   if (g->gain == GCMA_GAIN_PIPELINE)
     for (int v = 0; v < n; v++) own_update(g, label, v);
@@ -257,7 +258,7 @@ static void gains_move(gcma *g, int *label, int v, int b) {
   int n = g->n, ng = g->ng, a = label[v];
   for (int u = 0; u < n; u++) {
     if (u == v) continue;
-    double wuv = g->w[(size_t)u * n + v];
+    double wuv = weight(g, u, v);
     g->sum[(size_t)u * ng + a] -= wuv;
     g->sum[(size_t)u * ng + b] += wuv;
   }

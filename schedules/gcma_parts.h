@@ -19,7 +19,6 @@ struct gcma {
   gcma_gain gain;
   int n, ng, k;       /* devices, groups (D_pp), group size (D_dp) */
   gsl_rng *rng;
-  double *w;          /* n*n edge weight the gain uses (pp or dp), seconds */
   /* local-search working memory */
   double *sum;        /* n*ng: sum of w(v, u) over members u != v of group */
   int *size;          /* ng: current group sizes (vary inside a cycle) */

@@ -3,7 +3,8 @@
  * data-parallel synchronisation, chained on each device (a step's first op
  * waits for the previous step's end and for any exchange work queued on
  * its compute stream); the exchanges of models/diloco.h run as ring
- * all-reduces on send streams of their own (a separate process group, as
+ * all-reduces (or, with exchange_levels 2, hier-ring's two levels: in
+ * each site, then across the sites) on send streams of their own (a separate process group, as
  * torchft and PRIME run them), so an exchange's flows share the links with
  * the inner steps' activations but never queue behind them.
  *
@@ -73,9 +74,13 @@ static void launch(outer *o, int f) {
     if (o->R < 2) continue;
     uint32_t *sync = &o->pend[(size_t)s * o->R];
     for (int r = 0; r < o->R; r++) sync[r] = sim_graph_join(o->g, grp[r], SIM_ROLE_SYNC);
-    sim_train_ring(o->g, o->xs, grp, o->R, ready,
-                   diloco_fragment_bytes(w, &o->plan, s, f),
-                   TRANSPORT_DILOCO_CHANNELS, sync);
+    double bytes = diloco_fragment_bytes(w, &o->plan, s, f);
+    if (w->exchange_levels > 1)
+      sim_train_hier_ring(o->g, o->xs, grp, o->R, o->in->device_site, ready,
+                          bytes, TRANSPORT_DILOCO_CHANNELS, sync);
+    else
+      sim_train_ring(o->g, o->xs, grp, o->R, ready, bytes,
+                     TRANSPORT_DILOCO_CHANNELS, sync);
   }
   free(grp);
   free(ready);
@@ -158,11 +163,15 @@ void sim_outer_marks_free(sim_outer_marks *m) {
   *m = (sim_outer_marks){0};
 }
 
-uint64_t sim_outer_task_bound(const spec_workload *w, bool full) {
+uint64_t sim_outer_task_bound(const spec_workload *w, bool full, int sites) {
   uint64_t R = (uint64_t)w->replicas, S = (uint64_t)w->stages;
   uint64_t F = (uint64_t)w->fragments;
-  /* per fragment and stage: R quantise, R joins, R updates, the ring */
-  uint64_t exchanges = F * S * (3 * R + 2 * R * (R - 1));
-  return (uint64_t)sim_outer_steps(w, full) * sim_train_task_bound(w) +
+  /* per fragment and stage: R quantise, R joins, R updates, the exchange's
+   * all-reduce (one ring, or hier-ring's levels) */
+  spec_dp_algo ex = w->exchange_levels > 1 ? SPEC_HIER_RING : SPEC_RING;
+  uint64_t exchanges =
+      F * S * (3 * R + sim_train_sync_tasks(w, ex, sites,
+                                            TRANSPORT_DILOCO_CHANNELS));
+  return (uint64_t)sim_outer_steps(w, full) * sim_train_task_bound(w, sites) +
          exchanges;
 }

@@ -42,7 +42,8 @@ void sim_outer_build(sim_graph *g, const sim_train_inputs *in, bool full,
 void sim_outer_marks_free(sim_outer_marks *m);
 
 /* An upper bound on the tasks sim_outer_build adds (its steps' and its
- * exchanges'), for the engine's size checks. */
-uint64_t sim_outer_task_bound(const spec_workload *w, bool full);
+ * exchanges', replicas over at most `sites` sites), for the engine's size
+ * checks. */
+uint64_t sim_outer_task_bound(const spec_workload *w, bool full, int sites);
 
 #endif

@@ -107,42 +107,61 @@ void sim_link_classes_sort(sim_link_class *c, int n) {
   if (n > 0) qsort(c, (size_t)n, sizeof *c, class_cmp);
 }
 
+double sim_run_bytes(const scenario *s, const spec_workload *w,
+                     uint64_t *tasks) {
+  int sites = s->nsites < w->replicas ? s->nsites : w->replicas;
+  uint64_t bound = spec_is_diloco(w) ? sim_outer_task_bound(w, false, sites)
+                                     : sim_train_task_bound(w, sites);
+  if (tasks) *tasks = bound;
+  return sim_graph_bytes((double)bound,
+                         (double)bound * SIM_TRAIN_EDGES_PER_TASK) +
+         (double)bound * SIM_STATS_BYTES_PER_TASK +
+         (double)s->ndevices * SIM_BYTES_PER_DEVICE;
+}
+
+/* The algorithm whose graph the estimate is of, for the message. */
+static const char *sync_name(const spec_workload *w) {
+  if (spec_is_diloco(w) && w->exchange_levels > 1) return "diloco, hier-ring exchange";
+  return spec_dp_algo_name(w->dp_algo);
+}
+
 /* The task graph of w against the engine's limits: 32-bit task and edge
- * indices, and SIM_MAX_BYTES for the graph and the statistics' spans. */
+ * indices, and the memory this process may hold (mem_limit_bytes) for the
+ * estimate of sim_run_bytes — the graph of w's own synchronisation
+ * algorithm, the statistics' spans, the per-device state — before
+ * anything of the run is allocated. */
 static int check_graph(const scenario *s, const spec_workload *w, err *e) {
   char where[512];
   scenario_where(s, s->line.batch, "workload.batch", where, sizeof where);
-  uint64_t bound = spec_is_diloco(w) ? sim_outer_task_bound(w, false)
-                                     : sim_train_task_bound(w);
-  double need = sim_graph_bytes((double)bound,
-                                (double)bound * SIM_TRAIN_EDGES_PER_TASK) +
-                (double)bound * SIM_STATS_BYTES_PER_TASK;
+  uint64_t bound;
+  double need = sim_run_bytes(s, w, &bound), limit = mem_limit_bytes();
   if (spec_is_diloco(w) &&
-      (need > (double)SIM_MAX_BYTES ||
-       bound > UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK))
+      (need > limit || bound > UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK))
     return err_set(e, ERR_CONFIG,
                    "%s: --overlap-steps %d x --fragments %d: the outer step's "
-                   "graph holds F x (tau + 1) = %d inner steps, %llu tasks, "
-                   "more than the %.2f GB one run may take: fewer fragments "
-                   "or overlapped steps",
-                   s->name, w->overlap_steps, w->fragments,
+                   "graph (%s) holds F x (tau + 1) = %d inner steps, %llu "
+                   "tasks, %.2f GB, more than the %.2f GB this process may "
+                   "hold (physical memory, ulimit -v): fewer fragments or "
+                   "overlapped steps, or --exchange-levels 2",
+                   s->name, w->overlap_steps, w->fragments, sync_name(w),
                    sim_outer_steps(w, false), (unsigned long long)bound,
-                   (double)SIM_MAX_BYTES / 1e9);
+                   need / 1e9, limit / 1e9);
   if (bound > UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK)
     return err_set(e, ERR_CONFIG,
-                   "%s: %d sequences over %d x %d devices need up to %llu "
-                   "tasks, more than the engine's task graph holds (%u)",
-                   where, w->batch, w->replicas, w->stages,
+                   "%s: %d sequences over %d x %d devices under %s need up "
+                   "to %llu tasks, more than the engine's task graph holds "
+                   "(%u)",
+                   where, w->batch, w->replicas, w->stages, sync_name(w),
                    (unsigned long long)bound,
                    (unsigned)(UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK));
-  if (need > (double)SIM_MAX_BYTES)
+  if (need > limit)
     return err_set(e, ERR_MEMORY,
-                   "%s: %d sequences over %d x %d devices need up to %llu "
-                   "tasks, %.2f GB of task graph, more than the %.2f GB one "
-                   "run may take",
-                   where, w->batch, w->replicas, w->stages,
-                   (unsigned long long)bound, need / 1e9,
-                   (double)SIM_MAX_BYTES / 1e9);
+                   "%s: %d sequences over %d x %d devices under %s need up "
+                   "to %llu tasks, %.2f GB of task graph and device state, "
+                   "more than the %.2f GB this process may hold (physical "
+                   "memory, ulimit -v)",
+                   where, w->batch, w->replicas, w->stages, sync_name(w),
+                   (unsigned long long)bound, need / 1e9, limit / 1e9);
   return ERR_OK;
 }
 
@@ -314,7 +333,8 @@ static int engine_new(const scenario *s, const alloc *a, const sim_options *o,
   sim_train_inputs in = {.w = &x->w, .a = a, .gpu = x->d.gpu,
                          .factor = x->d.factor,
                          .compute_scale = x->opt.compute_scale,
-                         .barrier_ns = runtime_barrier_ns(s, a)};
+                         .barrier_ns = runtime_barrier_ns(s, a),
+                         .device_site = s->device_site};
   if ((rc = sim_train_check_compute(&in, s, e))) {
     sim_engine_free(x);
     return rc;

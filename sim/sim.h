@@ -12,6 +12,7 @@
 
 #include "base/err.h"
 #include "models/alloc.h"
+#include "models/spec.h"
 #include "sim/graph.h"
 #include "sim/net.h"
 #include "traces/fault.h"
@@ -41,10 +42,19 @@ typedef struct sim_options {
  * DT-FM's measurements. */
 #define SIM_RESULTS_VERSION 2
 
-/* The most memory one run's task graph and statistics may take: sim_run
- * refuses a workload whose graph could need more (a 25-million-sequence
- * batch, an 8192-stage pipeline) with its estimate, before building it. */
-#define SIM_MAX_BYTES (4ULL << 30)
+/* What a run holds per device besides its task graph (GPU, NIC and stream
+ * arrays, marks, the network's per-device state, the statistics), bytes:
+ * an upper figure, measured (tests/bench_scale.c) well below it. */
+#define SIM_BYTES_PER_DEVICE 1024
+
+/* The bytes a run of w on s may need at most: its task graph under w's own
+ * synchronisation algorithm (sim_train_task_bound, sim_outer_task_bound;
+ * data-parallel groups over at most min(sites, D_dp) sites), the
+ * statistics' spans and SIM_BYTES_PER_DEVICE per device; *tasks (if not
+ * NULL) gets the graph's task bound. sim_run refuses a workload whose
+ * estimate passes mem_limit_bytes (base/mem.h), before building it. */
+double sim_run_bytes(const scenario *s, const spec_workload *w,
+                     uint64_t *tasks);
 
 /* Defaults: transport_options_default, seed 0, no timeline, scale 1. */
 sim_options sim_options_default(void);
@@ -105,7 +115,7 @@ typedef struct sim_result {
  * or an error code with e filled (unknown model/GPU, wrong allocation
  * shape, timeline file not writable; ERR_MEMORY when a stage does not fit
  * in its device's memory (spec_check_memory, as predict checks) or the graph
- * could pass SIM_MAX_BYTES; ERR_RANGE when the iteration would run past
+ * could pass the memory (sim_run_bytes); ERR_RANGE when the iteration would run past
  * the span a simulation covers, base/simtime.h). */
 int sim_run(const scenario *s, const alloc *a, const sim_options *o,
             sim_result *out, err *e);
@@ -121,7 +131,7 @@ int sim_run_reuse(const scenario *s, const alloc *a, const sim_options *o,
 
 /* The checks sim_run makes of s's workload before any allocation is known:
  * it resolves (models/spec) and its task graph fits the engine's limits
- * (32-bit indices, SIM_MAX_BYTES). ERR_OK, or e filled naming the field,
+ * (32-bit indices, sim_run_bytes within mem_limit_bytes). ERR_OK, or e filled naming the field,
  * at its FILE:LINE when the file gave it. */
 int sim_check_size(const scenario *s, err *e);
 

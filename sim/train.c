@@ -78,23 +78,6 @@ void sim_train_marks_free(sim_train_marks *m) {
   *m = (sim_train_marks){0};
 }
 
-uint64_t sim_train_task_bound(const spec_workload *w) {
-  uint64_t R = (uint64_t)w->replicas, S = (uint64_t)w->stages;
-  uint64_t cells = R * S * (uint64_t)w->passes *
-                   (uint64_t)w->micro_batches_per_pass;
-  /* per stage: R syncs and R optimizer steps, and the sync transfers of the
-   * costliest algorithm (central-ps: 2 (R-1) chunks + 1 join; sharded-ps:
-   * R joins + 2 R (R-1) transfers; ring: 2 R (R-1) x loops x slices) */
-  uint64_t central = 2 * (R - 1) * TRANSPORT_NCCL_MAX_CHUNKS + 1;
-  uint64_t sharded = R + 2 * R * (R - 1);
-  uint64_t ring = 2 * R * (R - 1) * TRANSPORT_NCCL_MAX_LOOPS *
-                  (TRANSPORT_NCCL_ALLREDUCE_CHUNKSTEPS /
-                   TRANSPORT_NCCL_ALLREDUCE_SLICESTEPS);
-  uint64_t most = central > sharded ? central : sharded;
-  uint64_t sync = 2 * R + (ring > most ? ring : most);
-  return 4 * cells + (uint64_t)w->passes + S * sync;
-}
-
 /* One op of a stage's schedule: forward or backward of micro-batch k. */
 typedef struct op {
   int bwd, k;
@@ -130,6 +113,7 @@ typedef struct builder {
                          each replica's own */
   const int64_t *replica_barrier_ns; /* local: per replica */
   const double *factor; /* per device: spec_site_compute_factor */
+  const int *site;      /* per device: its site, or NULL (one site) */
 } builder;
 
 static size_t ix(const builder *b, int r, int s, int p, int k) {
@@ -235,68 +219,8 @@ static void build_streams(builder *b) {
  * ... -> R-1 -> 0; the broadcast 0 -> 1 -> ... -> R-1. */
 static void sync_central(builder *b, const int *grp, const uint32_t *ready,
                          double bytes, uint32_t *sync) {
-  sim_graph *g = b->g;
-  int R = b->R;
-  int C = (int)ceil(bytes / TRANSPORT_NCCL_CHUNK_BYTES);
-  if (C > TRANSPORT_NCCL_MAX_CHUNKS) C = TRANSPORT_NCCL_MAX_CHUNKS;
-  if (C < 1) C = 1;
-  double cb = bytes / C;
-  uint32_t *prev = mem_alloc((size_t)C * sizeof *prev);
-  for (int i = 1; i < R; i++) /* NCCL's order: grp[1] -> ... -> grp[0] */
-    for (int j = 0; j < C; j++) {
-      uint32_t x = sim_graph_xfer(g, grp[i], grp[(i + 1) % R], cb,
-                                  SIM_ROLE_DP, j);
-      sim_graph_channels(g, x, TRANSPORT_NCCL_RING_CHANNELS);
-      sim_graph_edge(g, ready[i], x, SIM_ON_DONE);
-      if (i > 1) sim_graph_edge(g, prev[j], x, SIM_ON_DONE);
-      sim_graph_stream(g, &b->sstream[grp[i]], x, SIM_ON_LEFT);
-      prev[j] = x;
-    }
-  uint32_t reduced = sim_graph_join(g, grp[0], SIM_ROLE_SYNC);
-  sim_graph_edge(g, ready[0], reduced, SIM_ON_DONE);
-  for (int j = 0; j < C; j++) sim_graph_edge(g, prev[j], reduced, SIM_ON_DONE);
-  for (int i = 0; i + 1 < R; i++)
-    for (int j = 0; j < C; j++) {
-      uint32_t x = sim_graph_xfer(g, grp[i], grp[i + 1], cb, SIM_ROLE_DP, j);
-      sim_graph_channels(g, x, TRANSPORT_NCCL_RING_CHANNELS);
-      sim_graph_edge(g, i == 0 ? reduced : prev[j], x, SIM_ON_DONE);
-      sim_graph_stream(g, &b->sstream[grp[i]], x, SIM_ON_LEFT);
-      prev[j] = x;
-      /* the last member holds the gradient when every chunk has arrived
-       * (chunks sent before a latency drop arrive after later ones); the
-       * others' syncs wait for their last forward, which waited for every
-       * chunk's arrival */
-      if (i + 2 == R || j == C - 1)
-        sim_graph_edge(g, x, sync[i + 1], SIM_ON_DONE);
-      if (j == C - 1) sim_graph_edge(g, x, sync[i], SIM_ON_LEFT);
-    }
-  free(prev);
-}
-
-void sim_train_ring(sim_graph *g, uint32_t *sstream, const int *grp, int n,
-                    const uint32_t *ready, double bytes, int channels,
-                    uint32_t *sync) {
-  transport_ring r = transport_ring_plan(bytes, n);
-  int K = 2 * (n - 1) * r.loops * r.slices;
-  uint32_t *x = mem_alloc((size_t)n * (size_t)K * sizeof *x); /* [i][p] */
-  for (int p = 0; p < K; p++) {
-    int w = transport_ring_wait(&r, n, p);
-    for (int i = 0; i < n; i++) {
-      int q = (i + n - 1) % n;
-      uint32_t t = x[(size_t)i * K + p] = sim_graph_xfer(
-          g, grp[i], grp[(i + 1) % n], r.piece, SIM_ROLE_DP, p);
-      sim_graph_channels(g, t, channels);
-      if (p == 0) sim_graph_edge(g, ready[i], t, SIM_ON_DONE);
-      if (w >= 0) sim_graph_edge(g, x[(size_t)q * K + w], t, SIM_ON_DONE);
-      sim_graph_stream(g, &sstream[grp[i]], t, SIM_ON_LEFT);
-    }
-  }
-  for (int i = 0; i < n; i++) {
-    int q = (i + n - 1) % n;
-    sim_graph_edge(g, x[(size_t)q * K + K - 1], sync[i], SIM_ON_DONE);
-    sim_graph_edge(g, x[(size_t)i * K + K - 1], sync[i], SIM_ON_LEFT);
-  }
-  free(x);
+  sim_train_central(b->g, b->sstream, grp, b->R, ready, bytes,
+                    TRANSPORT_NCCL_RING_CHANNELS, sync);
 }
 
 /* ring: NCCL's ring all-reduce over the n members of grp
@@ -497,6 +421,9 @@ static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
         sync_central(b, grp, ready, bytes, sync);
       else if (b->w->dp_algo == SPEC_RING)
         sync_ring(b, grp, R, ready, bytes, sync);
+      else if (b->w->dp_algo == SPEC_HIER_RING)
+        sim_train_hier_ring(g, b->sstream, grp, R, b->site, ready, bytes,
+                            TRANSPORT_NCCL_RING_CHANNELS, sync);
       else
         sync_sharded(b, grp, ready, bytes, sync);
     }
@@ -559,7 +486,8 @@ void sim_train_build(sim_graph *g, const sim_train_inputs *in,
                .P = w->passes, .M = w->micro_batches_per_pass,
                .barrier_ns = in->barrier_ns, .factor = in->factor,
                .local = in->local,
-               .replica_barrier_ns = in->replica_barrier_ns};
+               .replica_barrier_ns = in->replica_barrier_ns,
+               .site = in->device_site};
   size_t cells = (size_t)b.R * b.S * b.P * b.M;
   b.F = mem_alloc(cells * sizeof *b.F);
   b.B = mem_alloc(cells * sizeof *b.B);

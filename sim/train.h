@@ -67,6 +67,8 @@ typedef struct sim_train_inputs {
   const int64_t *replica_barrier_ns; /* local: replica -> its barrier's
                                  latency (runtime_barrier_ns of its
                                  pipeline) */
+  const int *device_site;     /* device -> its site (hier-ring's levels);
+                                 NULL: all in one site */
 } sim_train_inputs;
 
 /* Checks that every device of in->a computes its stage of one iteration
@@ -94,12 +96,44 @@ void sim_train_ring(sim_graph *g, uint32_t *sstream, const int *grp, int n,
                     const uint32_t *ready, double bytes, int channels,
                     uint32_t *sync);
 
+/* central-ps's NCCL reduce to grp[0] (ring order grp[1] -> ... -> grp[n-1]
+ * -> grp[0]) then broadcast grp[0] -> ... -> grp[n-1], each a pipelined
+ * chain of chunks (TRANSPORT_NCCL_CHUNK_BYTES, at most
+ * TRANSPORT_NCCL_MAX_CHUNKS) over `channels` channels; the rest as
+ * sim_train_ring's. */
+void sim_train_central(sim_graph *g, uint32_t *sstream, const int *grp,
+                       int n, const uint32_t *ready, double bytes,
+                       int channels, uint32_t *sync);
+
+/* The two-level all-reduce of --dp-algo hier-ring (HSDP's two groups,
+ * NCCL's chain inside a node) over the n devices grp: inside each site
+ * (site[device]; NULL: one site) an NCCL ring reduce to the site's first
+ * member in grp order (chain_reduce, as central-ps's), then NCCL's ring
+ * all-reduce (sim_train_ring) across the sites' first members, then a
+ * broadcast inside each site; every level over `channels` channels. The
+ * rest as sim_train_ring's. Tasks: O(n chunks + sites^2), not O(n^2). */
+void sim_train_hier_ring(sim_graph *g, uint32_t *sstream, const int *grp,
+                         int n, const int *site, const uint32_t *ready,
+                         double bytes, int channels, uint32_t *sync);
+
+/* The transfers and joins sim_train_hier_ring adds at most for n members
+ * spread over up to `sites` sites, carrying bytes. */
+uint64_t sim_train_hier_ring_tasks(int n, int sites, double bytes);
+
+/* An upper bound on the tasks one stage's synchronisation of w by algo
+ * adds (its joins, optimizer steps and transfers) when its D_dp members
+ * span at most `sites` sites, for the size check before a build. */
+uint64_t sim_train_sync_tasks(const spec_workload *w, spec_dp_algo algo,
+                              int sites, int channels);
+
 /* An upper bound on the tasks sim_train_build adds for w (D_dp x D_pp, P
- * passes of M micro-batches): about 4 per (replica, stage, micro-batch), so
- * the caller can refuse a workload whose graph would overflow 32-bit task
- * and edge indices before building it. Each task has at most
+ * passes of M micro-batches) with its data-parallel groups over at most
+ * `sites` sites: about 4 per (replica, stage, micro-batch) plus the
+ * synchronisation of w's own algorithm, so the caller can refuse a
+ * workload whose graph would overflow 32-bit task and edge indices or the
+ * memory before building it. Each task has at most
  * SIM_TRAIN_EDGES_PER_TASK outgoing edges on average. */
-uint64_t sim_train_task_bound(const spec_workload *w);
+uint64_t sim_train_task_bound(const spec_workload *w, int sites);
 #define SIM_TRAIN_EDGES_PER_TASK 5
 
 #endif

@@ -385,3 +385,158 @@ Test(cost, from_scenario_matches_scenario_link) {
   cost_ctx_free(got), cost_ctx_free(want);
   scenario_free(s);
 }
+
+/* ---- the site-pair representation against the dense one ---- */
+
+/* The dense context of s: every ordered device pair's scenario_link at
+ * t = 0 in n x n matrices, as cost_ctx_from_scenario held them before it
+ * kept links per site pair. */
+static cost_ctx *dense_ctx(const scenario *s) {
+  int n = s->ndevices;
+  double *lat = calloc((size_t)n * n, sizeof *lat);
+  double *bw = calloc((size_t)n * n, sizeof *bw);
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      trace_value v = a == b ? (trace_value){0, 1} : scenario_link(s, a, b, 0);
+      lat[(size_t)a * n + b] = v.latency_ms;
+      bw[(size_t)a * n + b] = v.bandwidth_gbps;
+    }
+  double act, grad;
+  err e = {0};
+  cr_assert_eq(cost_sizes(s, &act, &grad, &e), ERR_OK, "%s", e.msg);
+  cost_ctx *c = cost_ctx_new(s->workload.replicas, s->workload.stages, lat,
+                             bw, act, grad);
+  free(lat);
+  free(bw);
+  return c;
+}
+
+/* A scenario too large for n x n matrices (volunteer-10k: 1.6 GB): the
+ * edges of a strided sample of device pairs against the model's formula
+ * (cost.h) over scenario_link, bit for bit. */
+static void expect_sample_as_formula(const scenario *s, const cost_ctx *sp) {
+  double act, grad;
+  err e = {0};
+  cr_assert_eq(cost_sizes(s, &act, &grad, &e), ERR_OK, "%s", e.msg);
+  int n = s->ndevices, R = s->workload.replicas;
+  for (int a = 0; a < n; a += 7)
+    for (int b = a % 13; b < n; b += 211) {
+      if (a == b) continue;
+      trace_value v = scenario_link(s, a, b, 0);
+      double alpha = v.latency_ms / 1e3, beta = v.bandwidth_gbps;
+      cr_assert(cost_pp_edge(sp, a, b) == alpha + 8.0 * act / beta,
+                "%s: pp %d -> %d", s->name, a, b);
+      cr_assert(cost_dp_edge(sp, a, b) ==
+                    2.0 * (alpha + 8.0 * grad / (R * beta)),
+                "%s: dp %d -> %d", s->name, a, b);
+    }
+}
+
+/* Every edge, bit for bit, and the score of the identity partition (which
+ * reads the symmetry flag through the TSP) equal. */
+static void expect_same_as_dense(const scenario *s) {
+  err e = {0};
+  cost_ctx *sp = cost_ctx_from_scenario(s, &e);
+  cr_assert(sp, "%s: %s", s->name, e.msg);
+  if (s->ndevices > 1024) {
+    expect_sample_as_formula(s, sp);
+    cost_ctx_free(sp);
+    return;
+  }
+  cost_ctx *de = dense_ctx(s);
+  int n = s->ndevices;
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      if (a == b) continue;
+      cr_assert(cost_pp_edge(sp, a, b) == cost_pp_edge(de, a, b),
+                "%s: pp %d -> %d", s->name, a, b);
+      cr_assert(cost_dp_edge(sp, a, b) == cost_dp_edge(de, a, b),
+                "%s: dp %d -> %d", s->name, a, b);
+    }
+  int R = s->workload.replicas, S = s->workload.stages;
+  int *groups = malloc((size_t)n * sizeof *groups);
+  for (int st = 0; st < S; st++)
+    for (int r = 0; r < R; r++) groups[st * R + r] = r * S + st;
+  cost_scratch *w = cost_scratch_new(R, S);
+  cr_expect(cost_partition(sp, groups, w, NULL) ==
+                cost_partition(de, groups, w, NULL),
+            "%s: the partition's score", s->name);
+  cr_expect_lt(cost_ctx_bytes(sp), cost_ctx_bytes(de) + 1);
+  cost_scratch_free(w);
+  free(groups);
+  cost_ctx_free(sp);
+  cost_ctx_free(de);
+}
+
+Test(cost_sparse, builtins_equal_the_dense_matrices) {
+  for (const char *const *name = scenario_builtin_names(); *name; name++) {
+    err e = {0};
+    scenario *s = scenario_load(*name, &e);
+    cr_assert(s, "%s: %s", *name, e.msg);
+    expect_same_as_dense(s);
+    scenario_free(s);
+  }
+}
+
+/* Overrides (the sparse map) on top of the site pairs, one of them on a
+ * pair inside a site. */
+Test(cost_sparse, overrides_equal_the_dense_matrices) {
+  static const char text[] =
+      "{\"name\": \"ov\", \"sites\": [{\"name\": \"a\", \"devices\": 3},"
+      " {\"name\": \"b\", \"devices\": 3}],"
+      " \"network\": {\"latency_ms\": 20, \"bandwidth_gbps\": 2,"
+      "  \"overrides\": ["
+      "   {\"a\": 0, \"b\": 4, \"latency_ms\": 3, \"bandwidth_gbps\": 9},"
+      "   {\"a\": 5, \"b\": 1, \"latency_ms\": 70, \"bandwidth_gbps\": 0.5},"
+      "   {\"a\": 1, \"b\": 2, \"latency_ms\": 1, \"bandwidth_gbps\": 40}]},"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"batch\": 12,"
+      "  \"micro_batch\": 1, \"stages\": 2, \"replicas\": 3,"
+      "  \"micro_batches_per_pass\": 4}}";
+  err e = {0};
+  scenario *s = scenario_parse(text, sizeof text - 1, "ov.json", &e);
+  cr_assert(s, "%s", e.msg);
+  expect_same_as_dense(s);
+  scenario_free(s);
+}
+
+/* Above COST_DP_BY_SITE_MIN replicas a group's DataPCost sums per site:
+ * the pairwise sum's value up to rounding, and the same worst member. */
+Test(cost_sparse, dp_group_by_site_equals_the_pairwise_sum) {
+  static const char text[] =
+      "{\"name\": \"wide\", \"sites\": [{\"name\": \"a\", \"devices\": 70},"
+      " {\"name\": \"b\", \"devices\": 50}, {\"name\": \"c\", \"devices\": 40}],"
+      " \"network\": {\"trace\": \"wide.csv\"},"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"batch\": 160,"
+      "  \"micro_batch\": 1, \"stages\": 2, \"replicas\": 80,"
+      "  \"micro_batches_per_pass\": 1}}";
+  support_write_file(support_path("wide.csv"),
+                     "t_s,src,dst,latency_ms,bandwidth_gbps\n"
+                     "0,a,a,1,10\n0,a,b,30,1\n0,a,c,80,0.5\n"
+                     "0,b,a,31,1.1\n0,b,b,2,8\n0,b,c,60,0.7\n"
+                     "0,c,a,79,0.4\n0,c,b,61,0.8\n0,c,c,3,9\n");
+  const char *path = support_write_file(support_path("wide.json"), text);
+  err e = {0};
+  scenario *s = scenario_load(path, &e);
+  cr_assert(s, "%s", e.msg);
+  cost_ctx *c = cost_ctx_from_scenario(s, &e);
+  cr_assert(c, "%s", e.msg);
+  int R = 80, groups[160];
+  for (int i = 0; i < 160; i++) groups[i] = (i * 37) % 160; /* mixed sites */
+  for (int g = 0; g < 2; g++) {
+    const int *grp = groups + g * R;
+    double most = 0;
+    int arg = grp[0];
+    for (int i = 0; i < R; i++) {
+      double sum = 0;
+      for (int j = 0; j < R; j++)
+        if (j != i) sum += cost_dp_edge(c, grp[i], grp[j]);
+      if (sum > most) most = sum, arg = grp[i];
+    }
+    int worst;
+    double got = cost_dp_group(c, grp, &worst);
+    cr_expect_float_eq(got, most, 1e-12 * most, "group %d", g);
+    cr_expect_eq(worst, arg, "group %d", g);
+  }
+  cost_ctx_free(c);
+  scenario_free(s);
+}

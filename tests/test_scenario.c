@@ -525,11 +525,17 @@ Test(scenario, bad_too_many_sites) {
   }
 }
 
+/* No fixed cap but the int range: 8,193 devices load up to the workload's
+ * check; more than INT_MAX in all, or in one site, do not. */
 Test(scenario, bad_too_many_devices) {
   char *t = edit("\"devices\": 32", "\"devices\": 8161");
-  expect_error(t, ERR_RANGE, 5, "sites[1].devices");
+  expect_error(t, ERR_CONFIG, 13, "8193 devices");
   free(t);
-  t = edit("\"devices\": 32", "\"devices\": 1048576");
+  t = edit("\"devices\": 32", "\"devices\": 2147483647");
+  expect_error(t, ERR_RANGE, 5, "sites[1].devices: more than 2147483647 "
+               "devices in all");
+  free(t);
+  t = edit("\"devices\": 32", "\"devices\": 2147483648");
   expect_error(t, ERR_RANGE, 4, "sites[0].devices");
   free(t);
 }

@@ -285,6 +285,8 @@ Test(scenario_bounds, every_key_moves_the_hash) {
       {"fragments", NULL, NULL, W_(SD_), W_(SD_ ", \"fragments\": 2")},
       {"overlap_steps", NULL, NULL, W_(SD_ ", \"fragments\": 2"),
        W_(SD_ ", \"fragments\": 2, \"overlap_steps\": 5")},
+      {"exchange_levels", NULL, NULL, W_(SD_),
+       W_(SD_ ", \"exchange_levels\": 2")},
       {"grad_bits", NULL, NULL, NULL, W_("\"grad_bits\": 8")},
       {"activation_bits", NULL, NULL, NULL, W_("\"activation_bits\": 8")}};
 #undef A_

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,15 +240,51 @@ Test(simulate, memory_checked_as_predict_checks_it) {
   support_run_clear(&r);
 }
 
+/* Whether `ulimit -v` can bound a geodes run: not under AddressSanitizer,
+ * whose shadow memory needs terabytes of address space. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+/* geodes ARGS in a shell whose address space is kb KiB (ulimit -v). */
+static int geodes_limited(support_run *r, long kb, const char *args) {
+  return support_sh(r, "ulimit -v %ld; '%s' %s", kb, GEODES_BIN, args);
+}
+
+/* printf into a new string (the caller frees it). */
+static char *args_of(const char *fmt, ...) {
+  va_list ap, again;
+  va_start(ap, fmt);
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  cr_assert_geq(n, 0);
+  char *out = malloc((size_t)n + 1);
+  vsnprintf(out, (size_t)n + 1, fmt, again);
+  va_end(again);
+  va_end(ap);
+  return out;
+}
+
 /* Graphs that passed the 32-bit task limit and then aborted allocating:
  * --batch 25165824 (19 GB) and a pipeline of 8192 stages (9.7 GB). Now
- * refused with the estimate before anything is built. */
+ * refused with the estimate before anything is built, against the memory
+ * the process may hold (here a 3 GB ulimit -v). */
 Test(simulate, task_graph_bounded_in_bytes) {
+  if (UNDER_ASAN) cr_skip_test("ulimit -v does not apply under ASan");
   support_run r = {0};
-  cr_expect_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
-                              "--batch 25165824"), 1, "%s", r.out);
-  cr_expect(strstr(r.err, "GB of task graph, more than the 4.29 GB one run "
-                   "may take"), "%s", r.err);
+  cr_expect_eq(geodes_limited(&r, 3000000, "simulate worldwide --method "
+                              "dtfm-identity --batch 25165824"), 1, "%s", r.out);
+  cr_expect(strstr(r.err, "under central-ps need up to") &&
+                strstr(r.err, "GB of task graph and device state, more than "
+                       "the 3.07 GB this process may hold"),
+            "%s", r.err);
   const char *s = support_write_file(
       support_path("deep.json"),
       "{\"name\": \"deep\", \"sites\": [{\"name\": \"a\", \"devices\": 8192}],"
@@ -262,11 +299,76 @@ Test(simulate, task_graph_bounded_in_bytes) {
   snprintf(a + len, cap - len, "]]}");
   const char *af = support_write_file(support_path("deep_alloc.json"), a);
   free(a);
-  cr_expect_eq(support_geodes(&r, "simulate '%s' --alloc '%s'", s, af), 1,
-               "%s", r.out);
+  char *args = args_of("simulate '%s' --alloc '%s'", s, af);
+  cr_expect_eq(geodes_limited(&r, 3000000, args), 1, "%s", r.out);
+  free(args);
   cr_expect(strstr(r.err, "deep.json:1: workload.batch: 1024 sequences "
-                   "over 1 x 8192 devices need up to") &&
+                   "over 1 x 8192 devices under central-ps need up to") &&
                 strstr(r.err, "GB of task graph"),
+            "%s", r.err);
+  support_run_clear(&r);
+}
+
+/* No device cap: 100,000 devices load, and a run too large for the memory
+ * the process may hold (a 1 GB ulimit -v) is refused by its estimate for
+ * the algorithm chosen before anything large is allocated (under that
+ * limit an allocation of the graph would abort "out of memory"); a
+ * central-ps run's estimate is a small part of a ring's. Two billion
+ * devices are refused by the loader before their site map is allocated. */
+Test(simulate, refused_by_memory_before_allocation) {
+  if (UNDER_ASAN) cr_skip_test("ulimit -v does not apply under ASan");
+  const char *s = support_write_file(
+      support_path("big.json"),
+      "{\"name\": \"big\", \"sites\": [{\"name\": \"a\", \"devices\": 50000},"
+      " {\"name\": \"b\", \"devices\": 50000}],"
+      " \"network\": {\"latency_ms\": 40, \"bandwidth_gbps\": 1},"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"batch\": 50000, "
+      "\"micro_batch\": 1, \"stages\": 8, \"replicas\": 12500, "
+      "\"micro_batches_per_pass\": 4}}");
+  support_run r = {0};
+  char *args = args_of("simulate '%s' --method dtfm-identity", s);
+  cr_expect_eq(geodes_limited(&r, 1000000, args), 1, "%s", r.out);
+  free(args);
+  cr_expect(strstr(r.err, "12500 x 8 devices under central-ps need up to") &&
+                strstr(r.err, "this process may hold (physical memory, "
+                       "ulimit -v)") && !strstr(r.err, "out of memory"),
+            "%s", r.err);
+  support_run_clear(&r);
+  const char *mid = support_write_file(
+      support_path("mid.json"),
+      "{\"name\": \"mid\", \"sites\": [{\"name\": \"a\", \"devices\": 5000},"
+      " {\"name\": \"b\", \"devices\": 5000}],"
+      " \"network\": {\"latency_ms\": 40, \"bandwidth_gbps\": 1},"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"batch\": 5000, "
+      "\"micro_batch\": 1, \"stages\": 8, \"replicas\": 1250, "
+      "\"micro_batches_per_pass\": 4}}");
+  double gb[2];
+  const char *algos[2] = {"central-ps", "ring"};
+  for (int i = 0; i < 2; i++) {
+    args = args_of("simulate '%s' --method dtfm-identity --dp-algo %s", mid,
+                   algos[i]);
+    cr_expect_eq(geodes_limited(&r, 500000, args), 1, "%s", r.out);
+    free(args);
+    char want[64];
+    snprintf(want, sizeof want, "under %s need up to", algos[i]);
+    const char *at = strstr(r.err, "tasks, ");
+    cr_expect(strstr(r.err, want) && at, "%s", r.err);
+    gb[i] = at ? strtod(at + 7, NULL) : 0;
+    support_run_clear(&r);
+  }
+  cr_expect_lt(5 * gb[0], gb[1], "central-ps %.2f GB, ring %.2f GB", gb[0],
+               gb[1]);
+  const char *huge = support_write_file(
+      support_path("huge.json"),
+      "{\"name\": \"huge\", \"sites\": [{\"name\": \"a\", \"devices\": "
+      "2000000000}], \"network\": {\"latency_ms\": 40, \"bandwidth_gbps\": 1},"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"batch\": 2000000000, "
+      "\"micro_batch\": 1, \"stages\": 1, \"replicas\": 2000000000}}");
+  args = args_of("simulate '%s' --method dtfm-identity", huge);
+  cr_expect_eq(geodes_limited(&r, 1000000, args), 1, "%s", r.out);
+  free(args);
+  cr_expect(strstr(r.err, "2000000000 devices: their site map alone needs "
+                   "8.00 GB, more than the 1.02 GB"),
             "%s", r.err);
   support_run_clear(&r);
 }

@@ -267,7 +267,7 @@ Test(sweep_cli, bad_files_name_file_and_line) {
            "layers: worldwide: workload.layers: 4 is fewer than the 8 stages");
   bad_file("{\"batch\": [1024,\n 25165824]}", 1,
            "batch: worldwide: workload.batch: 25165824 sequences over 8 x 8 "
-           "devices need up to");
+           "devices under central-ps need up to");
   bad_file("{\"scenarios\": [\"worldwide\"],\n\"bandwidth_scale\": [1, "
            "1e-9]}", 2, "bandwidth_scale: worldwide: latency scale 1 and "
            "bandwidth scale 1e-09");

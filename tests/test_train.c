@@ -394,10 +394,13 @@ Test(train, huge_batch_is_refused_not_wrapped) {
             "%s", e.msg);
   alloc_free(a);
   scenario_free(s);
-  /* the bound holds for every schedule and algorithm on a small case */
-  const char *algos[] = {"central-ps", "ring", "sharded-ps"};
+  /* the bound holds for every schedule and algorithm on a small case, at
+   * the spec's gradient (the bound's chunks and ring cuts are its) */
+  const char *algos[] = {"central-ps", "ring", "sharded-ps", "hier-ring"};
   const char *scheds[] = {"gpipe", "1f1b"};
-  for (int i = 0; i < 6; i++) {
+  int own[12]; /* hier-ring at its most: every device a site of its own */
+  for (int d = 0; d < 12; d++) own[d] = d;
+  for (int i = 0; i < 8; i++) {
     s = uniform(3, 4, 6, 24, 2, scheds[i % 2], algos[i / 2], 1, 1, 10);
     spec_workload w;
     cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
@@ -406,15 +409,14 @@ Test(train, huge_batch_is_refused_not_wrapped) {
     for (int d = 0; d < 12; d++) gpu[d] = spec_gpu_find("V100");
     sim_graph *g = sim_graph_new();
     sim_train_marks mk;
-    double grad[3] = {1e9, 1e9, 1e9}; /* the most chunks */
     double factor[12];
     for (int d = 0; d < 12; d++) factor[d] = 1;
     sim_train_inputs in = {.w = &w, .a = a, .gpu = gpu, .factor = factor,
-                           .compute_scale = 1, .grad_bytes = grad};
+                           .compute_scale = 1, .device_site = own};
     sim_train_build(g, &in, &mk);
     uint32_t n;
     sim_graph_tasks(g, &n);
-    cr_assert_leq(n, sim_train_task_bound(&w), "%s %s: %u tasks",
+    cr_assert_leq(n, sim_train_task_bound(&w, 4), "%s %s: %u tasks",
                   scheds[i % 2], algos[i / 2], n);
     sim_train_marks_free(&mk);
     sim_graph_free(g);
@@ -776,4 +778,84 @@ Test(train, megatron_blocking_calls_by_hand) {
   sim_graph_free(g);
   alloc_free(a);
   scenario_free(s);
+}
+
+/* hier-ring by hand: L sites of k devices, one stage, every link alpha and
+ * beta (netem), all members ready at once. Inside each site central-ps's
+ * reduce, a chain of k - 1 hops in C chunks of c: (k - 1)(alpha + c/beta) +
+ * (C - 1) c/beta; then NCCL's ring over the L site leaders
+ * (support_ring_uniform_s); then the broadcast, the reduce's time again.
+ * The engine and the predictor both give it. */
+static scenario *sites_of(int L, int k, double lat_ms, double gbps,
+                          const char *algo) {
+  char text[2048];
+  int n = snprintf(text, sizeof text, "{\"name\": \"h\", \"sites\": [");
+  for (int l = 0; l < L; l++)
+    n += snprintf(text + n, sizeof text - (size_t)n,
+                  "%s{\"name\": \"s%d\", \"devices\": %d, \"gpu\": \"V100\", "
+                  "\"nic_gbps\": 1e6}", l ? ", " : "", l, k);
+  snprintf(text + n, sizeof text - (size_t)n,
+           "], \"network\": {\"latency_ms\": %g, \"bandwidth_gbps\": %g},"
+           " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 2, \"batch\":"
+           " %d, \"micro_batch\": 1, \"stages\": 1, \"replicas\": %d,"
+           " \"micro_batches_per_pass\": 1, \"dp_algo\": \"%s\"}}",
+           lat_ms, gbps, L * k, L * k, algo);
+  err e = {0};
+  scenario *s = scenario_parse(text, strlen(text), "h.json", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  return s;
+}
+
+Test(train, hier_ring_closed_form) {
+  const int Ls[] = {2, 3, 4}, ks[] = {2, 3, 1};
+  double lat = 20, a = 0.020, beta = 1.25e8; /* 1 Gbit/s */
+  transport_options netem = transport_options_default();
+  netem.model = TRANSPORT_NETEM;
+  for (int i = 0; i < 3; i++) {
+    int L = Ls[i], k = ks[i], D = L * k;
+    scenario *s = sites_of(L, k, lat, 1, "hier-ring");
+    spec_workload w;
+    cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+    double S = spec_stage_gradient_bytes(&w, 0);
+    double C = fmin(ceil(S / TRANSPORT_NCCL_CHUNK_BYTES), TRANSPORT_NCCL_MAX_CHUNKS);
+    double c = S / C;
+    double chain = k > 1 ? (k - 1) * (a + c / beta) + (C - 1) * c / beta : 0;
+    double sync = 2 * chain + support_ring_uniform_s(S, L, a, beta);
+    alloc *al = alloc_identity(D, 1);
+    sim_result r = run(s, al, TRANSPORT_NETEM, 1e-12);
+    double want = sync + barriers_s(D, lat);
+    cr_assert(fabs(r.iteration_s - want) < 1e-6, "%d x %d: %.9f vs %.9f", L,
+              k, r.iteration_s, want);
+    int grp[16];
+    for (int d = 0; d < D; d++) grp[d] = d;
+    cr_assert_float_eq(predict_dp_sync_s(s, SPEC_HIER_RING, grp, D, S, &netem),
+                       sync, 1e-9 * sync, "%d x %d", L, k);
+    sim_result_free(&r);
+    alloc_free(al);
+    scenario_free(s);
+  }
+}
+
+/* One site: hier-ring is central-ps (a reduce and a broadcast, no ring);
+ * its tasks grow with the members and the sites' square, not the
+ * members' square. */
+Test(train, hier_ring_one_site_is_central_ps_and_linear) {
+  scenario *h = sites_of(1, 4, 20, 1, "hier-ring");
+  scenario *c = sites_of(1, 4, 20, 1, "central-ps");
+  alloc *al = alloc_identity(4, 1);
+  sim_result rh = run(h, al, TRANSPORT_NETEM, 1e-12);
+  sim_result rc = run(c, al, TRANSPORT_NETEM, 1e-12);
+  cr_assert(fabs(rh.iteration_s - rc.iteration_s) < 1e-9, "%.9f vs %.9f",
+            rh.iteration_s, rc.iteration_s);
+  double S = 1e9;
+  uint64_t t10 = sim_train_hier_ring_tasks(10000, 100, S);
+  uint64_t t20 = sim_train_hier_ring_tasks(20000, 100, S);
+  cr_assert_lt(t20 - t10, t10, "%llu, %llu", (unsigned long long)t10,
+               (unsigned long long)t20);
+  cr_assert_lt(t10, 10000ULL * 10000ULL / 10);
+  sim_result_free(&rh);
+  sim_result_free(&rc);
+  alloc_free(al);
+  scenario_free(h);
+  scenario_free(c);
 }

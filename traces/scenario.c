@@ -1,7 +1,7 @@
 /* scenario: loads the JSON scenario format of DESIGN.md section 6.
  * Invariant: a scenario returned by scenario_load has passed every check
  * (known keys only, types, ranges — links within trace.h's bounds, at most
- * TRACE_MAX_SITES sites and SCENARIO_MAX_DEVICES devices —, stages * replicas
+ * TRACE_MAX_SITES sites, devices up to INT_MAX in all —, stages * replicas
  * == devices, unique site names, overrides inside the device range and one
  * per device pair) and owns a trace that covers
  * exactly its sites, in site order; on any failure nothing leaks and err holds
@@ -29,8 +29,11 @@
 #define SCENARIO_SEED_DEFAULT 1
 #define SCENARIO_GPU_DEFAULT "V100"
 #define SCENARIO_NIC_DEFAULT 10.0
-/* The cost model holds two doubles per ordered device pair: 1 GB here. */
-#define SCENARIO_MAX_DEVICES 8192
+/* Devices are ints; the bound that matters is a run's memory, which the
+ * engine checks with its estimate before building anything
+ * (sim_run_bytes). The loader's own per-device array is checked against
+ * mem_limit_bytes before it is allocated. */
+#define SCENARIO_MAX_DEVICES INT_MAX
 
 const char *const scenario_nic_names[SCENARIO_NNICS + 1] = {
     "generic", "aws-ena", "gcp-gvnic", NULL};
@@ -74,7 +77,7 @@ const char *const scenario_site_keys[] = {
 const char *const scenario_workload_keys[] = {
     "model", "layers", "batch", "micro_batch", "stages", "replicas",
     "micro_batches_per_pass", "schedule", "dp_algo", "recompute", "runtime",
-    "inner_steps", "fragments", "overlap_steps", "grad_bits",
+    "inner_steps", "fragments", "overlap_steps", "exchange_levels", "grad_bits",
     "activation_bits", NULL};
 
 static int read_site(const jfield_doc *c, const jfield_scope *s,
@@ -143,7 +146,23 @@ static int read_sites(const jfield_doc *c, const json_t *root, scenario *sc) {
                          "more than %d devices in all", SCENARIO_MAX_DEVICES);
   }
   sc->ndevices = (int)total;
-  sc->device_site = mem_alloc((size_t)total * sizeof *sc->device_site);
+  return ERR_OK;
+}
+
+/* The device -> site map, once the workload agrees with the devices (so a
+ * mistyped count allocates nothing), and within the memory the process may
+ * hold (mem_limit_bytes). */
+static int map_devices(const jfield_doc *c, scenario *sc) {
+  jfield_scope top = jfield_top();
+  double bytes = (double)sc->ndevices * sizeof *sc->device_site;
+  double limit = mem_limit_bytes();
+  if (bytes > limit)
+    return jfield_fail(c, &top, "sites", ERR_MEMORY,
+                       "%d devices: their site map alone needs %.2f GB, "
+                       "more than the %.2f GB this process may hold "
+                       "(physical memory, ulimit -v)", sc->ndevices,
+                       bytes / 1e9, limit / 1e9);
+  sc->device_site = mem_alloc((size_t)sc->ndevices * sizeof *sc->device_site);
   for (int i = 0; i < sc->nsites; i++)
     for (int d = 0; d < sc->sites[i].ndevices; d++)
       sc->device_site[sc->sites[i].first_device + d] = i;
@@ -204,13 +223,16 @@ static int read_bits(const jfield_doc *c, const jfield_scope *s,
 static int read_diloco(const jfield_doc *c, const jfield_scope *s,
                        const json_t *o, scenario_workload *w) {
   int rc;
+  long long levels = 1;
   if ((rc = jfield_int32(c, s, o, "inner_steps", 1,
                          WORKLOAD_DEFAULT_INNER_STEPS, &w->inner_steps)) ||
       (rc = jfield_int32(c, s, o, "fragments", 1, 1, &w->fragments)) ||
       (rc = jfield_int32(c, s, o, "overlap_steps", 0, 0, &w->overlap_steps)) ||
+      (rc = jfield_int(c, s, o, "exchange_levels", 1, 2, 1, &levels)) ||
       (rc = read_bits(c, s, o, "grad_bits", workload_grad_bits,
                       WORKLOAD_GRAD_BITS_TEXT, &w->grad_bits)))
     return rc;
+  w->exchange_levels = (int)levels;
   return read_bits(c, s, o, "activation_bits", workload_act_bits,
                    WORKLOAD_ACT_BITS_TEXT, &w->activation_bits);
 }
@@ -261,7 +283,9 @@ static int read_workload(const jfield_doc *c, const json_t *root,
       .fragments = json_object_get(o, "fragments")
                        ? jfield_line(c, &s, "fragments") : 0,
       .overlap_steps = json_object_get(o, "overlap_steps")
-                           ? jfield_line(c, &s, "overlap_steps") : 0};
+                           ? jfield_line(c, &s, "overlap_steps") : 0,
+      .exchange_levels = json_object_get(o, "exchange_levels")
+                             ? jfield_line(c, &s, "exchange_levels") : 0};
   return (rc = read_diloco(c, &s, o, w)) ? rc : check_workload(c, &s, sc);
 }
 
@@ -478,6 +502,7 @@ static int read_top(const jfield_doc *c, const json_t *root, scenario *sc,
       (rc = jfield_int(c, &top, root, "seed", 0, SCENARIO_MAX_SEED,
                        SCENARIO_SEED_DEFAULT, &seed)) ||
       (rc = read_sites(c, root, sc)) || (rc = read_workload(c, root, sc)) ||
+      (rc = map_devices(c, sc)) ||
       (rc = read_cost(c, root, sc)) ||
       (rc = read_network(c, root, sc, builtin)))
     return rc;
@@ -603,6 +628,8 @@ uint64_t scenario_hash(const scenario *s) {
                       w->balanced_layers};
   for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
     h = hash_u64(h, (uint64_t)ints[i]);
+  if (w->exchange_levels > 1) /* hashed when set: earlier hashes hold */
+    h = hash_u64(h, (uint64_t)w->exchange_levels);
   h = hash_str(hash_str(hash_str(h, w->model), w->schedule), w->dp_algo);
   h = hash_str(h, w->runtime);
   h = hash_double(hash_double(h, s->activation_gb), s->gradient_gb);

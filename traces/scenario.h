@@ -84,6 +84,8 @@ typedef struct scenario_workload {
   int inner_steps;            /* H (diloco, streaming-diloco) */
   int fragments;              /* F (streaming-diloco; 1: DiLoCo) */
   int overlap_steps;          /* tau: inner steps an exchange overlaps */
+  int exchange_levels;        /* the exchange's all-reduce: 1 one ring, 2
+                                 hier-ring (sim/train.h) */
   int grad_bits;              /* width of the synchronised values */
   int activation_bits;        /* width of the pipeline's activations */
   int *layers_per_stage;      /* D_pp entries summing to L (owned; a knob's
@@ -103,6 +105,7 @@ typedef struct scenario_workload {
 typedef struct scenario_lines {
   int model, layers, batch;
   int dp_algo, runtime, inner_steps, fragments, overlap_steps;
+  int exchange_levels;
 } scenario_lines;
 #define SCENARIO_LINE_KNOB (-1)
 
@@ -212,7 +215,11 @@ int scenario_site_index(const scenario *s, const char *name);
     "layers and H (1)")                                                     \
   X(a, overlap_steps, 0, INT_MAX, "overlap-steps", "T",                     \
     "streaming-diloco: inner steps an exchange\n"                           \
-    "overlaps, below H / F (0)")
+    "overlaps, below H / F (0)")                                            \
+  X(a, exchange_levels, 1, 2, "exchange-levels", "N",                       \
+    "diloco: levels of the exchange's all-reduce:\n"                        \
+    "1 one ring, 2 hier-ring (in each site, then\n"                         \
+    "across the sites) (1)")
 
 #define SCENARIO_KNOB_FIELD_(a, f, lo, hi, option, arg, help) long f;
 

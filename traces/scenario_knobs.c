@@ -233,6 +233,7 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
   if (k->inner_steps >= 0) s->line.inner_steps = SCENARIO_LINE_KNOB;
   if (k->fragments >= 0) s->line.fragments = SCENARIO_LINE_KNOB;
   if (k->overlap_steps >= 0) s->line.overlap_steps = SCENARIO_LINE_KNOB;
+  if (k->exchange_levels >= 0) s->line.exchange_levels = SCENARIO_LINE_KNOB;
   if (k->sockets > 0)
     for (int i = 0; i < s->nsites; i++) s->sites[i].nccl_sockets = (int)k->sockets;
   apply_diloco(w, k);

@@ -20,7 +20,8 @@
   X(RING, "ring")                \
   X(SHARDED_PS, "sharded-ps")    \
   X(DILOCO, "diloco")            \
-  X(STREAMING_DILOCO, "streaming-diloco")
+  X(STREAMING_DILOCO, "streaming-diloco") \
+  X(HIER_RING, "hier-ring")
 #define WORKLOAD_RUNTIME_MAP(X)  \
   X(DTFM, "dtfm")                \
   X(MEGATRON, "megatron")

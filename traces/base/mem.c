@@ -5,6 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+/* No physical size known: no bound but the limits. */
+#define HUGE_VAL_BYTES 1e300
 
 static void mem_oom(size_t size) {
   fprintf(stderr, "geodes: out of memory allocating %zu bytes\n", size);
@@ -49,4 +54,17 @@ void mem_grow(void **items, size_t *cap, size_t need, size_t size) {
   }
   *items = mem_realloc(*items, c * size);
   *cap = c;
+}
+
+double mem_limit_bytes(void) {
+  double most = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+  if (most <= 0) most = HUGE_VAL_BYTES;
+  static const int which[] = {RLIMIT_AS, RLIMIT_DATA};
+  for (size_t i = 0; i < sizeof which / sizeof *which; i++) {
+    struct rlimit r;
+    if (getrlimit(which[i], &r) == 0 && r.rlim_cur != RLIM_INFINITY &&
+        (double)r.rlim_cur < most)
+      most = (double)r.rlim_cur;
+  }
+  return most;
 }

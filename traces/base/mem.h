@@ -15,4 +15,9 @@ char *mem_strndup(const char *s, size_t n); /* at most n bytes, NUL-terminated *
  * need elements, doubling; the usual dynamic-array step. */
 void mem_grow(void **items, size_t *cap, size_t need, size_t size);
 
+/* The bytes this process may hold: the least of the physical memory, the
+ * address-space limit (ulimit -v) and the data limit (ulimit -d), read
+ * now; what a run's size check compares its estimate with. */
+double mem_limit_bytes(void);
+
 #endif
