@@ -67,9 +67,13 @@ static int read_nic(const jfield_doc *c, const jfield_scope *s,
   return ERR_OK;
 }
 
-const char *const scenario_site_keys[] = {
-    "name", "devices", "gpu", "nic_gbps", "nic_shared", "nccl_sockets",
-    "compute_efficiency", "flow_gbps", "nic", NULL};
+#define SCENARIO_SITE_KEYS_                                           \
+  "name", "devices", "gpu", "nic_gbps", "nic_shared", "nccl_sockets",  \
+      "compute_efficiency", "flow_gbps", "nic"
+const char *const scenario_site_keys[] = {SCENARIO_SITE_KEYS_, NULL};
+const char *const scenario_site_info_keys[] = {"instance", NULL};
+static const char *const site_known[] = {SCENARIO_SITE_KEYS_, "instance",
+                                         NULL};
 
 const char *const scenario_workload_keys[] = {
     "model", "layers", "batch", "micro_batch", "stages", "replicas",
@@ -79,7 +83,7 @@ const char *const scenario_workload_keys[] = {
 
 static int read_site(const jfield_doc *c, const jfield_scope *s,
                      const json_t *o, scenario_site *site) {
-  const char *const *known = scenario_site_keys;
+  const char *const *known = site_known;
   long long n = 0, sockets = 1;
   int rc;
   if (!json_is_object(o))
@@ -88,6 +92,8 @@ static int read_site(const jfield_doc *c, const jfield_scope *s,
       (rc = jfield_str(c, s, o, "name", NULL, &site->name)) ||
       (rc = jfield_int(c, s, o, "devices", 1, SCENARIO_MAX_DEVICES, 0, &n)) ||
       (rc = jfield_str(c, s, o, "gpu", SCENARIO_GPU_DEFAULT, &site->gpu)) ||
+      (json_object_get(o, "instance") &&
+       (rc = jfield_str(c, s, o, "instance", NULL, &site->instance))) ||
       (rc = jfield_num(c, s, o, "nic_gbps",
                        &(jfield_num_spec){.lo = TRACE_MIN_BANDWIDTH_GBPS,
                                           .hi = HUGE_VAL,
@@ -561,6 +567,7 @@ void scenario_free(scenario *s) {
   for (int i = 0; s->sites && i < s->nsites; i++) {
     free(s->sites[i].name);
     free(s->sites[i].gpu);
+    free(s->sites[i].instance);
   }
   free(s->sites);
   free(s->device_site);

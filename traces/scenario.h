@@ -54,6 +54,10 @@ typedef struct scenario_site {
   double compute_efficiency; /* a factor in (0, 1] on the GPU type's
                         efficiency (models/spec) for this site's hosts;
                         0: none (1) */
+  char *instance;    /* "instance": the cloud instance type (e.g.
+                        "p3.2xlarge"), which `faults synth` reads the spot
+                        band of; NULL when absent. Not in scenario_hash: no
+                        simulated time depends on it */
   int gpu_line;      /* line of its "gpu" (of its "name" when defaulted);
                         0 once a knob set the GPU */
 } scenario_site;
@@ -148,6 +152,9 @@ typedef struct scenario {
  * lists, NULL-terminated). Each is part of scenario_hash's content: a
  * test edits every one and checks that the hash moves. */
 extern const char *const scenario_site_keys[];
+/* The site keys a result does not depend on (kept out of scenario_hash):
+ * "instance". A site takes the keys of both lists. */
+extern const char *const scenario_site_info_keys[];
 extern const char *const scenario_workload_keys[];
 
 /* The scenario of `geodes run` and of a sweep that names none. */

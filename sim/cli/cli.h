@@ -161,7 +161,7 @@ typedef struct cli_cost_cmd_opts {
 /* Its entries, under their own heading: for the end of an option table
  * (after CLI_OPT_HELP, before the workload options or CLI_OPT_END). */
 #define CLI_COST_CMD_OPTS(co)                                                 \
-  CLI_OPT_GROUP("A user's cost model (DESIGN.md section 10):", 20),          \
+  CLI_OPT_GROUP("A user's cost model (protocol: traces/FORMATS.md):", 20), \
       CLI_OPT_STRING(0, "cost-cmd", "CMD", &(co)->cmd,                       \
                  "a cost model: CMD (run by /bin/sh) reads JSON\n"           \
                  "lines (header, then candidates) and answers\n"             \

@@ -24,7 +24,7 @@ static const cli_opt_command PREDICT = {
         "usage: geodes predict SCENARIO (--alloc FILE | --partition FILE |\n"
         "                      --method NAME) [--json] [OPTIONS]\n\n"
         "Scores a placement with DT-FM's cost model (DataPCost + 2 x\n"
-        "PipelinePCost, DESIGN.md section 3) and predicts the iteration time\n"
+        "PipelinePCost, as DT-FM defines them) and predicts the iteration time\n"
         "in closed form (compute, GPipe bubble, exposed pipeline transfers,\n"
         "gradient synchronisation, optimizer step).\n\n",
     .width = 20, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};

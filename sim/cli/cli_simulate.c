@@ -24,9 +24,9 @@ static const cli_opt_command SIMULATE = {
         "                       [--json] [OPTIONS]\n\n"
         "Simulates one training iteration event by event: per device a\n"
         "compute, a send and a receive stream; flows share links max-min "
-        "fairly\n(DESIGN.md section 4). With --iterations or --duration-s, a "
+        "fairly.\nWith --iterations or --duration-s, a "
         "training\nrun: iterations one after another on one clock, with "
-        "faults and\nrecovery (DESIGN.md section 10).\n\n",
+        "faults and\nrecovery (fault files: traces/FORMATS.md).\n\n",
     .width = 20, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
 
 typedef struct sim_args {
