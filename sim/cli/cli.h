@@ -15,6 +15,7 @@
 
 #include "analysis/costcmd.h"
 #include "analysis/db.h"
+#include "models/alloc.h"
 #include "models/transport.h"
 #include "sim/cli/cli_opt.h"
 #include "traces/scenario.h"
@@ -179,6 +180,15 @@ transport_options cli_transport(const cli_workload_opts *o,
  * layers. Returns ERR_OK or fills e (CLI_ERR_USAGE for a
  * bad --layers-per-stage). */
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e);
+
+/* After cli_workload_apply: the allocation file path (--alloc) for s, its
+ * shape keys checked, and its "layers_per_stage" applied to s's workload
+ * as --layers-per-stage would be. With --layers-per-stage also given, the
+ * two must agree (an explicit list equal to the file's; balanced: the
+ * split balanced for this allocation equal to the file's), else ERR_CONFIG
+ * naming FILE:LINE and the option. NULL and e filled on any error. */
+alloc *cli_alloc_read(const char *path, const cli_workload_opts *o,
+                      scenario *s, err *e);
 
 /* After cli_workload_apply: the checks of DiLoCo's knobs against the
  * workload (spec_workload_resolve's), as usage errors of cmd naming the

@@ -176,12 +176,11 @@ int cli_simulate(int argc, char **argv) {
   if ((rc = cli_workload_usage("simulate", &p.wo, s))) goto done;
   /* the fault file is read before a placement search, not after it */
   if (p.to.active && cli_training_load(&p.to, s, &e)) goto fail;
-  int R = s->workload.replicas, D = s->workload.stages;
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);
   o.seed = s->seed;
   if (p.alloc_file) {
-    a = alloc_read(p.alloc_file, R, D, s->ndevices, &e);
+    a = cli_alloc_read(p.alloc_file, &p.wo, s, &e);
   } else {
     cost_ctx *c = cost_ctx_from_scenario(s, &e);
     a = c ? sim_place(s, c, p.method, &o, &e) : NULL;
