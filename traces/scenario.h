@@ -68,7 +68,8 @@ typedef struct scenario_site {
 
 
 typedef struct scenario_override {
-  int a, b;  /* device indices; applies to (a, b) and (b, a) */
+  int a, b;  /* device indices (the file names them "Site:index" or by id);
+                applies to (a, b) and (b, a) */
   double latency_ms, bandwidth_gbps;
 } scenario_override;
 
@@ -124,6 +125,9 @@ typedef struct scenario {
   int ndevices;
   int *device_site;          /* device -> site index */
   trace *network;            /* owned; per site pair */
+  char *trace_file;          /* the trace file read (its path, or the
+                                built-in's name); NULL: the network was
+                                given inline */
   int noverrides;
   scenario_override *overrides;
   scenario_workload workload;
