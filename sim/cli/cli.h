@@ -181,6 +181,11 @@ transport_options cli_transport(const cli_workload_opts *o,
  * bad --layers-per-stage). */
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e);
 
+/* `geodes scenarios --export NAME` into out ("-": stdout) and --show NAME
+ * (cli_export.c). CLI_OK or the error printed. */
+int cli_scenarios_export(const char *name, const char *out);
+int cli_scenarios_show(const char *name);
+
 /* After cli_workload_apply: the allocation file path (--alloc) for s, its
  * shape keys checked, and its "layers_per_stage" applied to s's workload
  * as --layers-per-stage would be. With --layers-per-stage also given, the
