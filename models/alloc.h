@@ -1,7 +1,7 @@
 /* alloc: which device runs which tasklet — the allocation matrix
  * device[r][s] (row r a pipeline/replica, column s a stage) and the
  * partition form (D_pp unordered groups of D_dp devices), their JSON files
- * (DESIGN.md section 9) and the fixed placements.
+ * (traces/FORMATS.md) and the fixed placements.
  * Invariant: a validated allocation or partition uses every device
  * 0 .. replicas*stages-1 exactly once. Both are plain data: the scheduler
  * and the engine index the arrays directly. */

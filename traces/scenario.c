@@ -1,4 +1,4 @@
-/* scenario: loads the JSON scenario format of DESIGN.md section 6.
+/* scenario: loads the JSON scenario format of traces/FORMATS.md.
  * Invariant: a scenario returned by scenario_load has passed every check
  * (known keys only, types, ranges — links within trace.h's bounds, at most
  * TRACE_MAX_SITES sites and SCENARIO_MAX_DEVICES devices —, stages * replicas
@@ -75,6 +75,13 @@ const char *const scenario_site_keys[] = {SCENARIO_SITE_KEYS_, NULL};
 const char *const scenario_site_info_keys[] = {"instance", NULL};
 static const char *const site_known[] = {SCENARIO_SITE_KEYS_, "instance",
                                          NULL};
+
+const char *const scenario_top_keys[] = {
+    "name",  "description", "seed",     "latency_convention",
+    "sites", "network",     "workload", "cost",
+    NULL};
+const char *const scenario_cost_keys[] = {"activation_gb", "gradient_gb",
+                                          NULL};
 
 const char *const scenario_workload_keys[] = {
     "model", "layers", "batch", "micro_batch", "stages", "replicas",
@@ -273,7 +280,7 @@ static int read_workload(const jfield_doc *c, const json_t *root,
 }
 
 static int read_cost(const jfield_doc *c, const json_t *root, scenario *sc) {
-  static const char *const known[] = {"activation_gb", "gradient_gb", NULL};
+  const char *const *known = scenario_cost_keys;
   jfield_scope top = jfield_top();
   jfield_scope s = jfield_child(&top, "cost");
   json_t *o;
@@ -294,10 +301,7 @@ static int read_cost(const jfield_doc *c, const json_t *root, scenario *sc) {
 
 static int read_top(const jfield_doc *c, const json_t *root, scenario *sc,
                     bool builtin) {
-  static const char *const known[] = {
-      "name",  "description", "seed",     "latency_convention",
-      "sites", "network",     "workload", "cost",
-      NULL};
+  const char *const *known = scenario_top_keys;
   jfield_scope top = jfield_top();
   long long seed;
   int rc;

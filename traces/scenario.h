@@ -1,5 +1,5 @@
 /* scenario: sites, devices, network, workload and cost sizes of one study,
- * loaded from JSON (DESIGN.md section 6) or from the built-in set.
+ * loaded from JSON (traces/FORMATS.md) or from the built-in set.
  * Invariant: devices are numbered in the order of sites; site s owns devices
  * first_device .. first_device + ndevices - 1; the network trace covers
  * exactly the scenario's sites, in the same order. The workload keeps model
@@ -156,6 +156,15 @@ typedef struct scenario {
  * lists, NULL-terminated). Each is part of scenario_hash's content: a
  * test edits every one and checks that the hash moves. */
 extern const char *const scenario_site_keys[];
+/* The keys of the other objects of a scenario file, as its reader takes
+ * them (NULL-terminated): the top level, network, an element of
+ * network.links and of network.overrides, cost. traces/FORMATS.md
+ * documents every one (test_formats checks it). */
+extern const char *const scenario_top_keys[];
+extern const char *const scenario_network_keys[];
+extern const char *const scenario_link_keys[];
+extern const char *const scenario_override_keys[];
+extern const char *const scenario_cost_keys[];
 /* The site keys a result does not depend on (kept out of scenario_hash):
  * "instance". A site takes the keys of both lists. */
 extern const char *const scenario_site_info_keys[];

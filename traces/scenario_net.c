@@ -19,6 +19,15 @@
 #include "base/file.h"
 #include "base/mem.h"
 
+const char *const scenario_network_keys[] = {
+    "latency_ms", "bandwidth_gbps", "trace", "links", "overrides", NULL};
+const char *const scenario_link_keys[] = {"from", "to", "between",
+                                          "latency_ms", "bandwidth_gbps",
+                                          NULL};
+const char *const scenario_override_keys[] = {
+    "from", "to", "device_a", "device_b", "a", "b", "latency_ms",
+    "bandwidth_gbps", NULL};
+
 /* A link's value: latency_ms and bandwidth_gbps within trace.h's bounds,
  * both required. */
 static int read_value(const jfield_doc *c, const jfield_scope *s,
@@ -150,9 +159,7 @@ static int override_devices(const jfield_doc *c, const jfield_scope *e,
 
 static int read_overrides(const jfield_doc *c, const jfield_scope *net,
                           const json_t *o, scenario *sc) {
-  static const char *const known[] = {"from", "to", "device_a", "device_b",
-                                      "a", "b", "latency_ms",
-                                      "bandwidth_gbps", NULL};
+  const char *const *known = scenario_override_keys;
   const json_t *a = json_object_get(o, "overrides");
   if (!a) return ERR_OK;
   if (!json_is_array(a))
@@ -265,8 +272,7 @@ static int site_ref(const jfield_doc *c, const jfield_scope *e,
 
 static int read_link(const jfield_doc *c, const jfield_scope *e,
                      const json_t *v, const scenario *sc, link_in *l) {
-  static const char *const known[] = {"from", "to", "between", "latency_ms",
-                                      "bandwidth_gbps", NULL};
+  const char *const *known = scenario_link_keys;
   int rc;
   if (!json_is_object(v))
     return jfield_fail(c, e, NULL, ERR_PARSE, "must be an object");
@@ -385,8 +391,7 @@ static int read_uniform(const jfield_doc *c, const jfield_scope *s,
 
 int scenario_read_network(const jfield_doc *c, const json_t *root,
                           scenario *sc, bool builtin) {
-  static const char *const known[] = {"latency_ms", "bandwidth_gbps", "trace",
-                                      "links", "overrides", NULL};
+  const char *const *known = scenario_network_keys;
   jfield_scope top = jfield_top();
   jfield_scope s = jfield_child(&top, "network");
   json_t *o;
