@@ -171,12 +171,9 @@ int cli_scenarios_export(const char *name, const char *out) {
 
 /* ---- --show ---- */
 
-/* The source's value at path (object keys and array indices), or NULL. */
-static const json_t *source_at(const json_t *src, const char *key,
-                               const json_t *parent_src) {
-  (void)src;
-  return parent_src && json_is_object(parent_src)
-             ? json_object_get(parent_src, key) : NULL;
+/* The file's value at key of its object src (NULL: absent). */
+static const json_t *source_at(const json_t *src, const char *key) {
+  return src && json_is_object(src) ? json_object_get(src, key) : NULL;
 }
 
 static void show_line(const char *path, const json_t *v, bool given) {
@@ -197,7 +194,7 @@ static void show_tree(const char *path, const json_t *v, const json_t *src) {
   char sub[512];
   json_object_foreach((json_t *)v, k, x) {
     snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", k);
-    const json_t *sx = source_at(NULL, k, src);
+    const json_t *sx = source_at(src, k);
     bool objects = json_is_array(x) && json_array_size(x) &&
                    json_is_object(json_array_get(x, 0));
     if (json_is_object(x)) {
