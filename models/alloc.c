@@ -10,6 +10,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,7 @@ typedef struct table_doc {
   const char *text;
   size_t len;
   const char *name, *key;
+  const char *const *extra; /* other keys the file may hold; NULL: none */
 } table_doc;
 
 /* The line of a place in d (locate's row and col). */
@@ -184,10 +186,12 @@ static int find_table(const table_doc *d, const table_shape *t, json_t *root,
     return err_set(e, ERR_PARSE, "%s:1: expected an object {\"%s\": [...]}",
                    d->name, d->key);
   json_object_foreach(root, k, v) {
+    if (d->extra && names_find(d->extra, k) >= 0) continue;
     if (strcmp(k, d->key) != 0)
-      return err_set(e, ERR_PARSE, "%s:%d: unknown key '%s' (expected \"%s\")",
+      return err_set(e, ERR_PARSE, "%s:%d: unknown key '%s' (expected \"%s\"%s)",
                      d->name, locate(d->text, d->len, k, LOC_KEY, 0), k,
-                     d->key);
+                     d->key, d->extra ? ", \"stages\", \"replicas\" or "
+                     "\"layers_per_stage\"" : "");
     *table = v;
   }
   if (!*table)
@@ -249,7 +253,37 @@ static int read_rows(const table_doc *d, const table_shape *t,
   return rc;
 }
 
-/* Reads {"KEY": [[int, ...], ...]} of shape t into out, checks it. */
+/* An allocation file's optional keys besides its pipelines, read into
+ * split (NULL: refused, as before they existed). */
+static int read_extras(const table_doc *d, const table_shape *t,
+                       const json_t *root, int layers, alloc_split *split,
+                       err *e);
+
+/* Reads {"KEY": [[int, ...], ...]} of shape t into out, checks it; a
+ * pipelines file's optional keys go to split (layers: the sum they must
+ * have, 0: unknown). */
+static int parse_table_split(const table_doc *d, const table_shape *t,
+                             int *out, int layers, alloc_split *split,
+                             err *e) {
+  json_error_t je;
+  json_t *root = json_loadb(d->text, d->len, JSON_REJECT_DUPLICATES, &je);
+  if (!root)
+    return err_set(e, ERR_PARSE, "%s:%d: not JSON: %s", d->name,
+                   je.line > 0 ? je.line : 1, je.text);
+  json_t *table;
+  int rc = find_table(d, t, root, &table, e);
+  if (rc == ERR_OK && d->extra)
+    rc = read_extras(d, t, root, layers, split, e);
+  if (rc == ERR_OK) rc = read_rows(d, t, table, out, e);
+  if (rc == ERR_OK) {
+    char where[512];
+    snprintf(where, sizeof where, "%s:%d", d->name, line_of(d, -1, 0));
+    rc = check_table(out, t, where, e);
+  }
+  json_decref(root);
+  return rc;
+}
+
 static int parse_table(const table_doc *d, const table_shape *t, int *out,
                        err *e) {
   json_error_t je;
@@ -269,18 +303,94 @@ static int parse_table(const table_doc *d, const table_shape *t, int *out,
   return rc;
 }
 
-alloc *alloc_parse(const char *text, size_t len, const char *name,
-                   int replicas, int stages, int ndevices, err *e) {
+static const char *const alloc_extra_keys[] = {"stages", "replicas",
+                                               "layers_per_stage", NULL};
+
+/* An optional shape key: when present, an integer equal to want. */
+static int read_shape_key(const table_doc *d, const json_t *root,
+                          const char *key, int want, err *e) {
+  const json_t *v = json_object_get(root, key);
+  if (!v) return ERR_OK;
+  int line = locate(d->text, d->len, key, LOC_KEY, 0);
+  if (!json_is_integer(v))
+    return err_set(e, ERR_PARSE, "%s:%d: %s must be an integer", d->name,
+                   line, key);
+  if (json_integer_value(v) != want)
+    return err_set(e, ERR_CONFIG, "%s:%d: %s: %lld, but the scenario has %d",
+                   d->name, line, key, (long long)json_integer_value(v), want);
+  return ERR_OK;
+}
+
+/* "layers_per_stage": t->cols integers >= 1 summing to layers (> 0). */
+static int read_split(const table_doc *d, const table_shape *t,
+                      const json_t *v, int layers, alloc_split *split,
+                      err *e) {
+  int line = locate(d->text, d->len, "layers_per_stage", LOC_KEY, 0);
+  split->line = line;
+  if (!json_is_array(v) || (int)json_array_size(v) != t->cols)
+    return err_set(e, ERR_CONFIG, "%s:%d: layers_per_stage must be a list of "
+                   "%d layer counts, one per stage", d->name, line, t->cols);
+  split->layers_per_stage = mem_alloc((size_t)t->cols * sizeof(int));
+  long long sum = 0;
+  for (int st = 0; st < t->cols; st++) {
+    const json_t *x = json_array_get(v, (size_t)st);
+    if (!json_is_integer(x) || json_integer_value(x) < 1 ||
+        json_integer_value(x) > INT_MAX)
+      return err_set(e, ERR_CONFIG, "%s:%d: layers_per_stage: entry %d is "
+                     "not a layer count >= 1", d->name, line, st);
+    split->layers_per_stage[st] = (int)json_integer_value(x);
+    sum += split->layers_per_stage[st];
+  }
+  if (layers > 0 && sum != layers)
+    return err_set(e, ERR_CONFIG, "%s:%d: layers_per_stage: they sum to %lld, "
+                   "not the scenario's %d layers", d->name, line, sum, layers);
+  return ERR_OK;
+}
+
+static int read_extras(const table_doc *d, const table_shape *t,
+                       const json_t *root, int layers, alloc_split *split,
+                       err *e) {
+  int rc;
+  if ((rc = read_shape_key(d, root, "stages", t->cols, e)) ||
+      (rc = read_shape_key(d, root, "replicas", t->rows, e)))
+    return rc;
+  const json_t *v = json_object_get(root, "layers_per_stage");
+  if (!v) return ERR_OK;
+  if (!split)
+    return err_set(e, ERR_CONFIG, "%s:%d: layers_per_stage is not read here "
+                   "(simulate and predict take it)", d->name,
+                   locate(d->text, d->len, "layers_per_stage", LOC_KEY, 0));
+  return read_split(d, t, v, layers, split, e);
+}
+
+alloc *alloc_parse_split(const char *text, size_t len, const char *name,
+                         int replicas, int stages, int ndevices, int layers,
+                         alloc_split *split, err *e) {
   alloc *a = alloc_new(replicas, stages);
-  table_doc d = {.text = text, .len = len, .name = name, .key = "pipelines"};
+  table_doc d = {.text = text, .len = len, .name = name, .key = "pipelines",
+                 .extra = alloc_extra_keys};
   table_shape t = {.rows = replicas, .cols = stages, .ndevices = ndevices,
                    .what = "pipeline", .sub = "stage"};
-  if (parse_table(&d, &t, a->device, e)) {
+  if (split) *split = (alloc_split){0};
+  if (parse_table_split(&d, &t, a->device, layers, split, e)) {
     alloc_free(a);
+    alloc_split_free(split);
     return NULL;
   }
   assert(alloc_validate(a, replicas, stages, ndevices, name, NULL) == ERR_OK);
   return a;
+}
+
+alloc *alloc_parse(const char *text, size_t len, const char *name,
+                   int replicas, int stages, int ndevices, err *e) {
+  return alloc_parse_split(text, len, name, replicas, stages, ndevices, 0,
+                           NULL, e);
+}
+
+void alloc_split_free(alloc_split *split) {
+  if (!split) return;
+  free(split->layers_per_stage);
+  *split = (alloc_split){0};
 }
 
 alloc_partition *alloc_partition_parse(const char *text, size_t len,
@@ -309,14 +419,21 @@ static char *slurp(const char *path, size_t *len, err *e) {
   return text;
 }
 
-alloc *alloc_read(const char *path, int replicas, int stages, int ndevices,
-                  err *e) {
+alloc *alloc_read_split(const char *path, int replicas, int stages,
+                        int ndevices, int layers, alloc_split *split, err *e) {
   size_t len;
+  if (split) *split = (alloc_split){0};
   char *text = slurp(path, &len, e);
   if (!text) return NULL;
-  alloc *a = alloc_parse(text, len, path, replicas, stages, ndevices, e);
+  alloc *a = alloc_parse_split(text, len, path, replicas, stages, ndevices,
+                               layers, split, e);
   free(text);
   return a;
+}
+
+alloc *alloc_read(const char *path, int replicas, int stages, int ndevices,
+                  err *e) {
+  return alloc_read_split(path, replicas, stages, ndevices, 0, NULL, e);
 }
 
 alloc_partition *alloc_partition_read(const char *path, int ngroups,
@@ -369,6 +486,22 @@ static void write_table(FILE *f, const char *key, const int *dev, int rows,
 
 void alloc_write(const alloc *a, FILE *f) {
   write_table(f, "pipelines", a->device, a->replicas, a->stages);
+}
+
+void alloc_write_split(const alloc *a, const int *layers_per_stage, FILE *f) {
+  fprintf(f, "{\"stages\": %d, \"replicas\": %d,\n \"layers_per_stage\": [",
+          a->stages, a->replicas);
+  for (int st = 0; st < a->stages; st++)
+    fprintf(f, "%s%d", st ? ", " : "", layers_per_stage[st]);
+  fputs("],\n \"pipelines\": [\n", f);
+  json_t *t = table_json(a->device, a->replicas, a->stages);
+  for (int r = 0; r < a->replicas; r++) {
+    char *row = json_dumps(json_array_get(t, (size_t)r), 0);
+    fprintf(f, "  %s%s\n", row, r + 1 < a->replicas ? "," : "");
+    free(row);
+  }
+  fputs("]}\n", f);
+  json_decref(t);
 }
 
 void alloc_partition_write(const alloc_partition *p, FILE *f) {

@@ -1,7 +1,7 @@
 /* alloc: which device runs which tasklet — the allocation matrix
  * device[r][s] (row r a pipeline/replica, column s a stage) and the
  * partition form (D_pp unordered groups of D_dp devices), their JSON files
- * (DESIGN.md section 9) and the fixed placements.
+ * (traces/FORMATS.md) and the fixed placements.
  * Invariant: a validated allocation or partition uses every device
  * 0 .. replicas*stages-1 exactly once. Both are plain data: the scheduler
  * and the engine index the arrays directly. */
@@ -60,6 +60,27 @@ alloc *alloc_parse(const char *text, size_t len, const char *name,
 alloc *alloc_read(const char *path, int replicas, int stages, int ndevices,
                   err *e);
 
+/* What an allocation file may carry besides its pipelines, all optional:
+ * "stages" and "replicas" (its shape, which must be the scenario's) and
+ * "layers_per_stage" (the layer split its time was computed with). */
+typedef struct alloc_split {
+  int *layers_per_stage;  /* stages entries >= 1, owned; NULL: absent */
+  int line;               /* the line of "layers_per_stage" */
+} alloc_split;
+
+/* alloc_parse that also reads those keys: the shape keys checked against
+ * replicas and stages, the split (stages entries, each >= 1, summing to
+ * layers when layers > 0) into *split; "NAME:LINE: key: message" on a
+ * mismatch. alloc_parse itself (split NULL) accepts the shape keys and
+ * refuses a split, which its callers would not apply. On failure split
+ * holds nothing; else the caller frees it with alloc_split_free. */
+alloc *alloc_parse_split(const char *text, size_t len, const char *name,
+                         int replicas, int stages, int ndevices, int layers,
+                         alloc_split *split, err *e);
+alloc *alloc_read_split(const char *path, int replicas, int stages,
+                        int ndevices, int layers, alloc_split *split, err *e);
+void alloc_split_free(alloc_split *split);  /* NULL is fine */
+
 /* The same for partitions: {"groups": [[d, ...], ...]}, ngroups groups of
  * group_size devices. */
 alloc_partition *alloc_partition_parse(const char *text, size_t len,
@@ -81,6 +102,11 @@ char *alloc_text(const alloc *a);
 /* Writes a as {"pipelines": [[...], ...]} (one row per line) to f. */
 void alloc_write(const alloc *a, FILE *f);
 void alloc_partition_write(const alloc_partition *p, FILE *f);
+
+/* Writes a with its shape and layer split (stages entries) as
+ * {"stages": D, "replicas": R, "layers_per_stage": [...], "pipelines":
+ * [...]}: what `schedule -o` writes and simulate --alloc reads back. */
+void alloc_write_split(const alloc *a, const int *layers_per_stage, FILE *f);
 
 /* The partition of a: group s = column s, in row order. Caller owns it. */
 alloc_partition *alloc_to_partition(const alloc *a);

@@ -156,3 +156,17 @@ int partition_apply(spec_workload *w, const scenario *s,
   if (rc == ERR_OK) w->stage_layers = buf;
   return rc;
 }
+
+int partition_of(const scenario *s, const alloc *a, int *out, err *e) {
+  spec_workload w;
+  int rc = spec_workload_resolve(s, &w, e);
+  if (rc) return rc;
+  const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
+  int *buf = mem_alloc((size_t)w.stages * sizeof *buf);
+  if (!(rc = spec_device_gpus(s, gpu, e)) &&
+      !(rc = partition_apply(&w, s, gpu, a, buf, e)))
+    for (int st = 0; st < w.stages; st++) out[st] = spec_stage_layers(&w, st);
+  free(buf);
+  free(gpu);
+  return rc;
+}

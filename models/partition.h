@@ -51,4 +51,10 @@ int partition_apply(spec_workload *w, const scenario *s,
                     const spec_gpu *const *gpu, const alloc *a, int *buf,
                     err *e);
 
+/* The layers each stage of a runs under s's workload, into out (D_pp
+ * entries): the explicit split, the one balanced for a, or the even split
+ * (spec_stage_layers): what `schedule -o` writes beside the pipelines.
+ * ERR_OK, or spec_workload_resolve's or partition_balanced's error. */
+int partition_of(const scenario *s, const alloc *a, int *out, err *e);
+
 #endif

@@ -71,7 +71,8 @@ Test(cli_faults, bad_input) {
       "\"replicas\": 1}}");
   cr_expect_eq(support_geodes(&r, "faults synth '%s' --duration-s 100 --seed 1 "
                                   "-o '%s'", user, out), 1);
-  cr_expect(strstr(r.err, "site 'lab' is not in fault_params.csv") != NULL,
+  cr_expect(strstr(r.err, "('lab') names no instance type") != NULL &&
+                strstr(r.err, "--monthly-frac") != NULL,
             "%s", r.err);
   cr_expect(access(out, F_OK) != 0, "no half-written file");
   /* a failed synth leaves the user's file as it was (it was deleted) */

@@ -48,13 +48,15 @@ Test(fault_synth, table_covers_the_built_in_scenarios) {
     for (int i = 0; i < s->nsites; i++) {
       double frac;
       int gpi;
-      const char *type, *region;
-      cr_expect(fault_params_site(p, s->sites[i].name, &frac, &gpi, &type,
-                                  &region), "%s: site %s", *n,
+      const char *band;
+      cr_assert_not_null(s->sites[i].instance, "%s: site %s names no "
+                         "instance", *n, s->sites[i].name);
+      cr_expect(fault_params_type(p, s->sites[i].instance, &frac, &gpi,
+                                  &band), "%s: site %s", *n,
                 s->sites[i].name);
       cr_expect(gpi == 1 || gpi == s->sites[i].ndevices,
                 "%s: an instance is one GPU or the whole site", *n);
-      cr_expect(strncmp(type, "p3.", 3) == 0);
+      cr_expect_str_eq(band, ">20%");
     }
     fault_synth_opts o = fault_synth_opts_default();
     o.duration_s = 3600;
@@ -168,6 +170,51 @@ Test(fault_synth, instances_go_down_whole) {
   scenario_free(s);
 }
 
+/* Issue 20, 5: the band follows the site's "instance" key, not its name: a
+ * site called Virginia of H100s without the key is refused (naming
+ * --monthly-frac), an unknown type too; a p3.8xlarge site loses 4 GPUs at
+ * a time whatever it is called. */
+static void by_instance_type(void) {
+  static const char *const sites[] = {
+      "{\"name\": \"Virginia\", \"devices\": 8, \"gpu\": \"H100\"}",
+      "{\"name\": \"Virginia\", \"devices\": 8, \"instance\": \"p5.48xlarge\"}",
+      "{\"name\": \"lab\", \"devices\": 8, \"instance\": \"p3.8xlarge\"}"};
+  const char *msgs[] = {"names no instance type", "instance type "
+                        "'p5.48xlarge' is not in fault_params.csv", NULL};
+  fault_params *p = fault_params_builtin(NULL);
+  for (int i = 0; i < 3; i++) {
+    char json[1024];
+    snprintf(json, sizeof json, "{\"name\": \"m\", \"sites\": [%s], "
+             "\"network\": {\"latency_ms\": 1, \"bandwidth_gbps\": 1}, "
+             "\"workload\": {\"model\": \"gpt3-xl\", \"batch\": 8, "
+             "\"micro_batch\": 1, \"stages\": 8, \"replicas\": 1}}",
+             sites[i]);
+    err e;
+    err_clear(&e);
+    scenario *s = scenario_parse(json, strlen(json), "m.json", &e);
+    cr_assert_not_null(s, "%s", e.msg);
+    fault_synth_opts o = fault_synth_opts_default();
+    o.duration_s = 86400 * 30.0;
+    o.rate_scale = 100;
+    if (msgs[i]) {
+      cr_expect_neq(fault_synth_write(stdout, "x", s, p, &o, &e), ERR_OK);
+      cr_expect(strstr(e.msg, msgs[i]) && strstr(e.msg, "--monthly-frac"),
+                "%s", e.msg);
+    } else {
+      char *text = synth(s, p, &o);
+      fault_trace *f = read_back(s, text);
+      cr_expect_gt(fault_count(f), 0);
+      for (size_t k = 0; k < fault_count(f); k++)
+        cr_expect_eq(fault_event_at(f, k)->kind, FAULT_DEVICE_DOWN);
+      cr_expect_eq(fault_count(f) % 4, 0, "whole instances of 4 GPUs");
+      fault_free(f);
+      free(text);
+    }
+    scenario_free(s);
+  }
+  fault_params_free(p);
+}
+
 Test(fault_synth, bad_options_and_tables) {
   scenario *s = support_scenario("worldwide");
   fault_params *p = fault_params_builtin(NULL);
@@ -205,9 +252,10 @@ Test(fault_synth, bad_options_and_tables) {
   o.duration_s = 100;
   err_clear(&e);
   cr_expect_eq(fault_synth_write(stdout, "x", s, p, &o, &e), ERR_MISSING);
-  cr_expect_str_eq(e.msg, "mine: site 'lab' is not in fault_params.csv (its "
-                   "instance type and spot band are unknown): give "
-                   "--monthly-frac");
+  cr_expect_str_eq(e.msg, "mine: sites[0] ('lab') names no instance type "
+                   "(the site key \"instance\": p3.2xlarge, p3.8xlarge, "
+                   "p3.16xlarge), so its spot interruption rate is unknown: "
+                   "give --monthly-frac F");
   o.monthly_frac = 0.5;
   o.rate_scale = 1e6;
   o.duration_s = 86400;
@@ -219,24 +267,23 @@ Test(fault_synth, bad_options_and_tables) {
   free(text);
   scenario_free(s);
   fault_params_free(p);
+  by_instance_type();
 
   static const struct {
     const char *text, *msg;
   } bad[] = {
+#define H_ "instance_type,gpus_per_instance,band,monthly_frac\n"
       {"# x\n", "t.csv:1: no rows"},
-      {"site,type\n", "t.csv:1: expected the header 'site,instance_type,"
-       "region,gpus_per_instance,band,monthly_frac'"},
-      {"site,instance_type,region,gpus_per_instance,band,monthly_frac\n"
-       "a,p3,r,1,>20%,1.5\n", "t.csv:2: monthly_frac: '1.5' is not in (0, 1)"},
-      {"site,instance_type,region,gpus_per_instance,band,monthly_frac\n"
-       "a,p3,r,0.5,>20%,0.2\n", "t.csv:2: gpus_per_instance: '0.5' is not an "
+      {"site,type\n", "t.csv:1: expected the header 'instance_type,"
+       "gpus_per_instance,band,monthly_frac'"},
+      {H_ "p3,1,>20%,1.5\n", "t.csv:2: monthly_frac: '1.5' is not in (0, 1)"},
+      {H_ "p3,0.5,>20%,0.2\n", "t.csv:2: gpus_per_instance: '0.5' is not an "
        "integer >= 1"},
-      {"site,instance_type,region,gpus_per_instance,band,monthly_frac\n"
-       "a,p3,r,1,>20%,0.2\na,p3,r,1,>20%,0.2\n",
-       "t.csv:3: site 'a' is listed twice"},
-      {"site,instance_type,region,gpus_per_instance,band,monthly_frac\n"
-       "a,p3,r,1\n", "t.csv:2: expected 6 columns (site,instance_type,region,"
-       "gpus_per_instance,band,monthly_frac), found 4"}};
+      {H_ "p3,1,>20%,0.2\np3,1,>20%,0.2\n",
+       "t.csv:3: instance type 'p3' is listed twice"},
+      {H_ "p3,1\n", "t.csv:2: expected 4 columns (instance_type,"
+       "gpus_per_instance,band,monthly_frac), found 2"}};
+#undef H_
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     err_clear(&e);
     cr_expect_null(fault_params_parse(bad[i].text, strlen(bad[i].text),

@@ -19,12 +19,13 @@
 #include "traces/csv.h"
 #include "traces/fault.h"
 
-#define PARAMS_HEADER \
-  "site,instance_type,region,gpus_per_instance,band,monthly_frac"
+#define PARAMS_HEADER "instance_type,gpus_per_instance,band,monthly_frac"
+#define PARAMS_COLS 4
+
 #define SYNTH_MAX_S SIMTIME_LIMIT_S
 
 typedef struct param_row {
-  char *site, *type, *region, *band;
+  char *type, *band;
   int gpus;
   double frac;
 } param_row;
@@ -36,43 +37,39 @@ struct fault_params {
 
 void fault_params_free(fault_params *p) {
   if (!p) return;
-  for (size_t i = 0; i < p->n; i++) {
-    free(p->rows[i].site), free(p->rows[i].type);
-    free(p->rows[i].region), free(p->rows[i].band);
-  }
+  for (size_t i = 0; i < p->n; i++) free(p->rows[i].type), free(p->rows[i].band);
   free(p->rows);
   free(p);
 }
 
 static int params_row(fault_params *p, const char *name, int line,
                       const char *s, size_t n, err *e) {
-  const char *f[6];
-  size_t fn[6];
-  int cols = csv_split(s, n, f, fn, 6);
-  if (cols != 6)
-    return err_set(e, ERR_PARSE, "%s:%d: expected 6 columns (%s), found %d",
-                   name, line, PARAMS_HEADER, cols);
-  if (!fn[0] || !fn[1] || !fn[2] || !fn[4])
-    return err_set(e, ERR_PARSE, "%s:%d: site, instance_type, region and "
-                   "band must not be empty", name, line);
+  const char *f[PARAMS_COLS];
+  size_t fn[PARAMS_COLS];
+  int cols = csv_split(s, n, f, fn, PARAMS_COLS);
+  if (cols != PARAMS_COLS)
+    return err_set(e, ERR_PARSE, "%s:%d: expected %d columns (%s), found %d",
+                   name, line, PARAMS_COLS, PARAMS_HEADER, cols);
+  if (!fn[0] || !fn[2])
+    return err_set(e, ERR_PARSE, "%s:%d: instance_type and band must not be "
+                   "empty", name, line);
   double g, frac;
-  int rc = csv_parse_double(f[3], fn[3], &g);
+  int rc = csv_parse_double(f[1], fn[1], &g);
   if (rc || !(g >= 1 && g <= 1e6 && g == floor(g)))
     return err_set(e, ERR_RANGE, "%s:%d: gpus_per_instance: '%.*s%s' is not "
-                   "an integer >= 1", name, line, CSV_SHOW(f[3], fn[3]));
-  rc = csv_parse_double(f[5], fn[5], &frac);
+                   "an integer >= 1", name, line, CSV_SHOW(f[1], fn[1]));
+  rc = csv_parse_double(f[3], fn[3], &frac);
   if (rc || !(frac > 0 && frac < 1))
     return err_set(e, ERR_RANGE, "%s:%d: monthly_frac: '%.*s%s' is not in "
-                   "(0, 1)", name, line, CSV_SHOW(f[5], fn[5]));
+                   "(0, 1)", name, line, CSV_SHOW(f[3], fn[3]));
   for (size_t i = 0; i < p->n; i++)
-    if (strlen(p->rows[i].site) == fn[0] &&
-        memcmp(p->rows[i].site, f[0], fn[0]) == 0)
-      return err_set(e, ERR_DUPLICATE, "%s:%d: site '%.*s%s' is listed twice",
-                     name, line, CSV_SHOW(f[0], fn[0]));
+    if (strlen(p->rows[i].type) == fn[0] &&
+        memcmp(p->rows[i].type, f[0], fn[0]) == 0)
+      return err_set(e, ERR_DUPLICATE, "%s:%d: instance type '%.*s%s' is "
+                     "listed twice", name, line, CSV_SHOW(f[0], fn[0]));
   mem_grow((void **)&p->rows, &p->cap, p->n + 1, sizeof *p->rows);
-  p->rows[p->n++] = (param_row){
-      mem_strndup(f[0], fn[0]), mem_strndup(f[1], fn[1]),
-      mem_strndup(f[2], fn[2]), mem_strndup(f[4], fn[4]), (int)g, frac};
+  p->rows[p->n++] = (param_row){mem_strndup(f[0], fn[0]),
+                                mem_strndup(f[2], fn[2]), (int)g, frac};
   return ERR_OK;
 }
 
@@ -112,18 +109,25 @@ fault_params *fault_params_builtin(err *e) {
   return fault_params_parse(f->data, f->size, f->name, e);
 }
 
-bool fault_params_site(const fault_params *p, const char *site,
+bool fault_params_type(const fault_params *p, const char *instance_type,
                        double *monthly_frac, int *gpus_per_instance,
-                       const char **instance_type, const char **region) {
+                       const char **band) {
   for (size_t i = 0; i < p->n; i++)
-    if (strcmp(p->rows[i].site, site) == 0) {
+    if (strcmp(p->rows[i].type, instance_type) == 0) {
       *monthly_frac = p->rows[i].frac;
       *gpus_per_instance = p->rows[i].gpus;
-      if (instance_type) *instance_type = p->rows[i].type;
-      if (region) *region = p->rows[i].region;
+      if (band) *band = p->rows[i].band;
       return true;
     }
   return false;
+}
+
+void fault_params_types(const fault_params *p, char *buf, size_t size) {
+  size_t k = 0;
+  if (size) buf[0] = '\0';
+  for (size_t i = 0; i < p->n && k < size; i++)
+    k += (size_t)snprintf(buf + k, size - k, "%s%s", i ? ", " : "",
+                          p->rows[i].type);
 }
 
 fault_synth_opts fault_synth_opts_default(void) {
@@ -178,23 +182,43 @@ static int draw_instance(gsl_rng *r, drawn *d, const scenario *s, int site,
   return ERR_OK;
 }
 
+/* A site's spot statistics: its "instance" type's row of the table, the
+ * fraction replaced by --monthly-frac when given; a site that names no
+ * type (or one the table lacks) needs --monthly-frac and is then one
+ * instance per GPU. */
+static int site_params(const scenario *s, int i, const fault_params *p,
+                       const fault_synth_opts *o, double *frac, int *gpi,
+                       err *e) {
+  const scenario_site *st = &s->sites[i];
+  *gpi = 1;
+  bool known = st->instance &&
+               fault_params_type(p, st->instance, frac, gpi, NULL);
+  if (o->monthly_frac > 0) *frac = o->monthly_frac;
+  if (known || o->monthly_frac > 0) return ERR_OK;
+  char types[256];
+  fault_params_types(p, types, sizeof types);
+  if (!st->instance)
+    return err_set(e, ERR_MISSING, "%s: sites[%d] ('%s') names no instance "
+                   "type (the site key \"instance\": %s), so its spot "
+                   "interruption rate is unknown: give --monthly-frac F",
+                   s->name, i, st->name, types);
+  return err_set(e, ERR_UNKNOWN, "%s: sites[%d] ('%s'): instance type '%s' "
+                 "is not in fault_params.csv (%s): give --monthly-frac F",
+                 s->name, i, st->name, st->instance, types);
+}
+
 static int draw_sites(gsl_rng *r, drawn *d, const scenario *s,
                       const fault_params *p, const fault_synth_opts *o,
                       err *e) {
   for (int i = 0; i < s->nsites; i++) {
     const scenario_site *st = &s->sites[i];
     double frac;
-    int gpi = 1;
-    bool known = fault_params_site(p, st->name, &frac, &gpi, NULL, NULL);
-    if (!known && !(o->monthly_frac > 0))
-      return err_set(e, ERR_MISSING, "%s: site '%s' is not in "
-                     "fault_params.csv (its instance type and spot band are "
-                     "unknown): give --monthly-frac", s->name, st->name);
-    if (o->monthly_frac > 0) frac = o->monthly_frac;
+    int gpi, rc = site_params(s, i, p, o, &frac, &gpi, e);
+    if (rc) return rc;
     double rate = fault_synth_rate(frac) * o->rate_scale;
     for (int k0 = 0; k0 < st->ndevices; k0 += gpi) {
       int k = st->ndevices - k0 < gpi ? st->ndevices - k0 : gpi;
-      int rc = draw_instance(r, d, s, i, st->first_device + k0, k, rate, o, e);
+      rc = draw_instance(r, d, s, i, st->first_device + k0, k, rate, o, e);
       if (rc) return rc;
     }
   }

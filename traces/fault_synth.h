@@ -37,8 +37,8 @@
 typedef struct fault_params fault_params;
 
 /* Parses the table (fault_params.csv's format: '#' comments, the header
- * site,instance_type,region,gpus_per_instance,band,monthly_frac, one row
- * per site name); "NAME:LINE: message" errors. NULL and e on error. */
+ * instance_type,gpus_per_instance,band,monthly_frac, one row per instance
+ * type); "NAME:LINE: message" errors. NULL and e on error. */
 fault_params *fault_params_parse(const char *text, size_t len,
                                  const char *name, err *e);
 
@@ -47,11 +47,15 @@ fault_params *fault_params_builtin(err *e);
 
 void fault_params_free(fault_params *p);
 
-/* The row of site name: its monthly fraction and GPUs per instance; false
- * when the table has no such site. */
-bool fault_params_site(const fault_params *p, const char *site,
+/* The row of an instance type (a site's "instance" key): its monthly
+ * fraction, GPUs per instance and band (NULL: not wanted; borrowed);
+ * false when the table has no such type. */
+bool fault_params_type(const fault_params *p, const char *instance_type,
                        double *monthly_frac, int *gpus_per_instance,
-                       const char **instance_type, const char **region);
+                       const char **band);
+
+/* The table's instance types, "a, b, c", into buf (cut at size). */
+void fault_params_types(const fault_params *p, char *buf, size_t size);
 
 typedef struct fault_synth_opts {
   double duration_s;    /* > 0: interruptions start in [0, duration_s) */
@@ -74,8 +78,9 @@ fault_synth_opts fault_synth_opts_default(void);
 double fault_synth_rate(double monthly_frac);
 
 /* Writes the fault trace for s to out (path names it in messages).
- * Returns ERR_OK; ERR_RANGE for bad options; ERR_MISSING for a site the
- * table lacks when no monthly_frac is given; ERR_MEMORY when more rows
+ * Returns ERR_OK; ERR_RANGE for bad options; ERR_MISSING for a site that names
+ * no instance type, ERR_UNKNOWN for a type the table lacks, when no
+ * monthly_frac is given; ERR_MEMORY when more rows
  * than FAULT_MAX_EVENTS would be drawn (checked before writing anything);
  * ERR_IO when writing fails. */
 int fault_synth_write(FILE *out, const char *path, const scenario *s,

@@ -1,4 +1,4 @@
-/* scenario: loads the JSON scenario format of DESIGN.md section 6.
+/* scenario: loads the JSON scenario format of traces/FORMATS.md.
  * Invariant: a scenario returned by scenario_load has passed every check
  * (known keys only, types, ranges — links within trace.h's bounds, at most
  * TRACE_MAX_SITES sites, devices up to INT_MAX in all —, stages * replicas
@@ -24,6 +24,7 @@
 #include "base/jfield.h"
 #include "base/mem.h"
 #include "base/names.h"
+#include "traces/scenario_parts.h"
 #include "traces/workload.h"
 
 #define SCENARIO_SEED_DEFAULT 1
@@ -70,9 +71,20 @@ static int read_nic(const jfield_doc *c, const jfield_scope *s,
   return ERR_OK;
 }
 
-const char *const scenario_site_keys[] = {
-    "name", "devices", "gpu", "nic_gbps", "nic_shared", "nccl_sockets",
-    "compute_efficiency", "flow_gbps", "nic", NULL};
+#define SCENARIO_SITE_KEYS_                                           \
+  "name", "devices", "gpu", "nic_gbps", "nic_shared", "nccl_sockets",  \
+      "compute_efficiency", "flow_gbps", "nic"
+const char *const scenario_site_keys[] = {SCENARIO_SITE_KEYS_, NULL};
+const char *const scenario_site_info_keys[] = {"instance", NULL};
+static const char *const site_known[] = {SCENARIO_SITE_KEYS_, "instance",
+                                         NULL};
+
+const char *const scenario_top_keys[] = {
+    "name",  "description", "seed",     "latency_convention",
+    "sites", "network",     "workload", "cost",
+    NULL};
+const char *const scenario_cost_keys[] = {"activation_gb", "gradient_gb",
+                                          NULL};
 
 const char *const scenario_workload_keys[] = {
     "model", "layers", "batch", "micro_batch", "stages", "replicas",
@@ -82,7 +94,7 @@ const char *const scenario_workload_keys[] = {
 
 static int read_site(const jfield_doc *c, const jfield_scope *s,
                      const json_t *o, scenario_site *site) {
-  const char *const *known = scenario_site_keys;
+  const char *const *known = site_known;
   long long n = 0, sockets = 1;
   int rc;
   if (!json_is_object(o))
@@ -91,6 +103,8 @@ static int read_site(const jfield_doc *c, const jfield_scope *s,
       (rc = jfield_str(c, s, o, "name", NULL, &site->name)) ||
       (rc = jfield_int(c, s, o, "devices", 1, SCENARIO_MAX_DEVICES, 0, &n)) ||
       (rc = jfield_str(c, s, o, "gpu", SCENARIO_GPU_DEFAULT, &site->gpu)) ||
+      (json_object_get(o, "instance") &&
+       (rc = jfield_str(c, s, o, "instance", NULL, &site->instance))) ||
       (rc = jfield_num(c, s, o, "nic_gbps",
                        &(jfield_num_spec){.lo = TRACE_MIN_BANDWIDTH_GBPS,
                                           .hi = HUGE_VAL,
@@ -290,7 +304,7 @@ static int read_workload(const jfield_doc *c, const json_t *root,
 }
 
 static int read_cost(const jfield_doc *c, const json_t *root, scenario *sc) {
-  static const char *const known[] = {"activation_gb", "gradient_gb", NULL};
+  const char *const *known = scenario_cost_keys;
   jfield_scope top = jfield_top();
   jfield_scope s = jfield_child(&top, "cost");
   json_t *o;
@@ -309,186 +323,9 @@ static int read_cost(const jfield_doc *c, const json_t *root, scenario *sc) {
                     &sc->gradient_gb);
 }
 
-/* An override's unordered pair and its index, for the duplicate check. */
-typedef struct pair_ref {
-  int lo, hi, index;
-} pair_ref;
-
-static int pair_ref_cmp(const void *x, const void *y) {
-  const pair_ref *a = x, *b = y;
-  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
-  if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
-  return (a->index > b->index) - (a->index < b->index);
-}
-
-/* No two overrides name the same device pair (in either order): which one
- * scenario_link returned would depend on the list order. Sorting keeps
- * this O(n log n); the later element of a pair is the one cited. */
-static int check_override_pairs(const jfield_doc *c, const jfield_scope *list,
-                                const json_t *a, const scenario *sc) {
-  int n = sc->noverrides, rc = ERR_OK;
-  pair_ref *p = mem_alloc((size_t)n * sizeof *p);
-  for (int i = 0; i < n; i++) {
-    int x = sc->overrides[i].a, y = sc->overrides[i].b;
-    p[i] = (pair_ref){x < y ? x : y, x < y ? y : x, i};
-  }
-  qsort(p, (size_t)n, sizeof *p, pair_ref_cmp);
-  for (int i = 1; i < n && !rc; i++)
-    if (p[i].lo == p[i - 1].lo && p[i].hi == p[i - 1].hi) {
-      jfield_scope e = jfield_elem(list, a, (size_t)p[i].index);
-      rc = jfield_fail(c, &e, "b", ERR_DUPLICATE,
-                       "devices %d and %d already have "
-                       "an override (overrides[%d])",
-                       p[i].lo, p[i].hi, p[i - 1].index);
-    }
-  free(p);
-  return rc;
-}
-
-static int read_overrides(const jfield_doc *c, const jfield_scope *net,
-                          const json_t *o, scenario *sc) {
-  static const char *const known[] = {"a", "b", "latency_ms", "bandwidth_gbps",
-                                      NULL};
-  const json_t *a = json_object_get(o, "overrides");
-  if (!a) return ERR_OK;
-  if (!json_is_array(a))
-    return jfield_fail(c, net, "overrides", ERR_PARSE, "must be a list");
-  jfield_scope s = jfield_child(net, "overrides");
-  sc->noverrides = (int)json_array_size(a);
-  sc->overrides = mem_calloc((size_t)sc->noverrides + 1, sizeof *sc->overrides);
-  for (int i = 0; i < sc->noverrides; i++) {
-    jfield_scope e = jfield_elem(&s, a, (size_t)i);
-    const json_t *v = json_array_get(a, (size_t)i);
-    scenario_override *ov = &sc->overrides[i];
-    int rc;
-    if (!json_is_object(v))
-      return jfield_fail(c, &e, NULL, ERR_PARSE, "must be an object");
-    if ((rc = jfield_known(c, &e, v, known)) ||
-        (rc = jfield_int32(c, &e, v, "a", 0, -1, &ov->a)) ||
-        (rc = jfield_int32(c, &e, v, "b", 0, -1, &ov->b)) ||
-        (rc = jfield_num(c, &e, v, "latency_ms",
-                         &(jfield_num_spec){.lo = 0, .hi = TRACE_MAX_LATENCY_MS,
-                                            .required = true},
-                         &ov->latency_ms)) ||
-        (rc = jfield_num(c, &e, v, "bandwidth_gbps",
-                         &(jfield_num_spec){.lo = TRACE_MIN_BANDWIDTH_GBPS,
-                                            .hi = HUGE_VAL, .required = true},
-                         &ov->bandwidth_gbps)))
-      return rc;
-    if (ov->a >= sc->ndevices)
-      return jfield_fail(c, &e, "a", ERR_RANGE, "device %d out of range 0..%d",
-                         ov->a, sc->ndevices - 1);
-    if (ov->b >= sc->ndevices)
-      return jfield_fail(c, &e, "b", ERR_RANGE, "device %d out of range 0..%d",
-                         ov->b, sc->ndevices - 1);
-    if (ov->a == ov->b)
-      return jfield_fail(c, &e, "b", ERR_RANGE,
-                         "a device has no link to itself");
-  }
-  return check_override_pairs(c, &s, a, sc);
-}
-
-/* "*,*" at t = 0: every device pair, within and across sites. The text is
- * sized to the file name it quotes: a fixed buffer cut a long path short
- * and the parser then read past its end. */
-static int uniform_trace(const jfield_doc *c, scenario *sc,
-                         const char *const *names, double lat, double bw) {
-  static const char fmt[] =
-      "# source: uniform network of %s\n"
-      "t_s,src,dst,latency_ms,bandwidth_gbps\n0,*,*,%.17g,%.17g\n";
-  int n = snprintf(NULL, 0, fmt, c->file, lat, bw);
-  char *csv = mem_alloc((size_t)n + 1);
-  snprintf(csv, (size_t)n + 1, fmt, c->file, lat, bw);
-  sc->network = trace_parse(csv, (size_t)n, c->file, names, sc->nsites, c->e);
-  free(csv);
-  return sc->network ? ERR_OK : c->e->code;
-}
-
-/* A trace file named in the scenario: built-in beside a built-in scenario,
- * else relative to the scenario file's folder. */
-static int file_trace(const jfield_doc *c, const jfield_scope *net,
-                      scenario *sc, const char *const *names, const char *file,
-                      bool builtin) {
-  if (builtin) {
-    const builtin_file *f = builtin_find(file);
-    if (!f)
-      return jfield_fail(c, net, "trace", ERR_MISSING, "no built-in trace '%s'",
-                         file);
-    sc->network =
-        trace_parse(f->data, f->size, f->name, names, sc->nsites, c->e);
-    return sc->network ? ERR_OK : c->e->code;
-  }
-  const char *slash = strrchr(c->file, '/');
-  size_t dir = file[0] == '/' || !slash ? 0 : (size_t)(slash - c->file) + 1;
-  char *path = mem_alloc(dir + strlen(file) + 1);
-  memcpy(path, c->file, dir);
-  strcpy(path + dir, file);
-  size_t len;
-  file_error why;
-  char *text = file_read(path, FILE_MAX_BYTES, &len, &why);
-  int rc = ERR_OK;
-  if (!text) {
-    rc = jfield_fail(c, net, "trace", ERR_IO, "cannot read '%s': %s", path,
-                     why.reason);
-  } else {
-    sc->network = trace_parse(text, len, path, names, sc->nsites, c->e);
-    if (!sc->network) rc = c->e->code;
-  }
-  free(text);
-  free(path);
-  return rc;
-}
-
-static int read_network(const jfield_doc *c, const json_t *root, scenario *sc,
-                        bool builtin) {
-  static const char *const known[] = {"latency_ms", "bandwidth_gbps", "trace",
-                                      "overrides", NULL};
-  jfield_scope top = jfield_top();
-  jfield_scope s = jfield_child(&top, "network");
-  json_t *o;
-  int rc;
-  if ((rc = jfield_obj(c, &top, root, "network", true, &o)) ||
-      (rc = jfield_known(c, &s, o, known)) ||
-      (rc = read_overrides(c, &s, o, sc)))
-    return rc;
-  const json_t *t = json_object_get(o, "trace");
-  bool uniform =
-      json_object_get(o, "latency_ms") || json_object_get(o, "bandwidth_gbps");
-  if (t && uniform)
-    return jfield_fail(
-        c, &s, "trace", ERR_CONFIG,
-        "give either trace or latency_ms and bandwidth_gbps, not both");
-  const char **names = mem_alloc((size_t)sc->nsites * sizeof *names);
-  for (int i = 0; i < sc->nsites; i++) names[i] = sc->sites[i].name;
-  if (t) {
-    if (!json_is_string(t))
-      rc = jfield_fail(c, &s, "trace", ERR_PARSE,
-                       "must be a string (a file name)");
-    else
-      rc = file_trace(c, &s, sc, names, json_string_value(t), builtin);
-  } else {
-    double lat, bw;
-    if (!(rc = jfield_num(c, &s, o, "latency_ms",
-                          &(jfield_num_spec){.lo = 0,
-                                             .hi = TRACE_MAX_LATENCY_MS,
-                                             .required = true},
-                          &lat)) &&
-        !(rc = jfield_num(c, &s, o, "bandwidth_gbps",
-                          &(jfield_num_spec){.lo = TRACE_MIN_BANDWIDTH_GBPS,
-                                             .hi = HUGE_VAL, .required = true},
-                          &bw)))
-      rc = uniform_trace(c, sc, names, lat, bw);
-  }
-  free(names);
-  return rc;
-}
-
 static int read_top(const jfield_doc *c, const json_t *root, scenario *sc,
                     bool builtin) {
-  static const char *const known[] = {
-      "name",  "description", "seed",     "latency_convention",
-      "sites", "network",     "workload", "cost",
-      NULL};
+  const char *const *known = scenario_top_keys;
   jfield_scope top = jfield_top();
   long long seed;
   int rc;
@@ -504,7 +341,7 @@ static int read_top(const jfield_doc *c, const json_t *root, scenario *sc,
       (rc = read_sites(c, root, sc)) || (rc = read_workload(c, root, sc)) ||
       (rc = map_devices(c, sc)) ||
       (rc = read_cost(c, root, sc)) ||
-      (rc = read_network(c, root, sc, builtin)))
+      (rc = scenario_read_network(c, root, sc, builtin)))
     return rc;
   sc->seed = (uint64_t)seed;
   return ERR_OK;
@@ -587,10 +424,12 @@ void scenario_free(scenario *s) {
   for (int i = 0; s->sites && i < s->nsites; i++) {
     free(s->sites[i].name);
     free(s->sites[i].gpu);
+    free(s->sites[i].instance);
   }
   free(s->sites);
   free(s->device_site);
   trace_free(s->network);
+  free(s->trace_file);
   free(s->overrides);
   free(s->workload.model);
   free(s->workload.schedule);

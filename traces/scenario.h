@@ -1,5 +1,5 @@
 /* scenario: sites, devices, network, workload and cost sizes of one study,
- * loaded from JSON (DESIGN.md section 6) or from the built-in set.
+ * loaded from JSON (traces/FORMATS.md) or from the built-in set.
  * Invariant: devices are numbered in the order of sites; site s owns devices
  * first_device .. first_device + ndevices - 1; the network trace covers
  * exactly the scenario's sites, in the same order. The workload keeps model
@@ -54,6 +54,10 @@ typedef struct scenario_site {
   double compute_efficiency; /* a factor in (0, 1] on the GPU type's
                         efficiency (models/spec) for this site's hosts;
                         0: none (1) */
+  char *instance;    /* "instance": the cloud instance type (e.g.
+                        "p3.2xlarge"), which `faults synth` reads the spot
+                        band of; NULL when absent. Not in scenario_hash: no
+                        simulated time depends on it */
   int gpu_line;      /* line of its "gpu" (of its "name" when defaulted);
                         0 once a knob set the GPU */
 } scenario_site;
@@ -64,7 +68,8 @@ typedef struct scenario_site {
 
 
 typedef struct scenario_override {
-  int a, b;  /* device indices; applies to (a, b) and (b, a) */
+  int a, b;  /* device indices (the file names them "Site:index" or by id);
+                applies to (a, b) and (b, a) */
   double latency_ms, bandwidth_gbps;
 } scenario_override;
 
@@ -123,6 +128,9 @@ typedef struct scenario {
   int ndevices;
   int *device_site;          /* device -> site index */
   trace *network;            /* owned; per site pair */
+  char *trace_file;          /* the trace file read (its path, or the
+                                built-in's name); NULL: the network was
+                                given inline */
   int noverrides;
   scenario_override *overrides;
   scenario_workload workload;
@@ -154,6 +162,18 @@ typedef struct scenario {
  * lists, NULL-terminated). Each is part of scenario_hash's content: a
  * test edits every one and checks that the hash moves. */
 extern const char *const scenario_site_keys[];
+/* The keys of the other objects of a scenario file, as its reader takes
+ * them (NULL-terminated): the top level, network, an element of
+ * network.links and of network.overrides, cost. traces/FORMATS.md
+ * documents every one (test_formats checks it). */
+extern const char *const scenario_top_keys[];
+extern const char *const scenario_network_keys[];
+extern const char *const scenario_link_keys[];
+extern const char *const scenario_override_keys[];
+extern const char *const scenario_cost_keys[];
+/* The site keys a result does not depend on (kept out of scenario_hash):
+ * "instance". A site takes the keys of both lists. */
+extern const char *const scenario_site_info_keys[];
 extern const char *const scenario_workload_keys[];
 
 /* The scenario of `geodes run` and of a sweep that names none. */

@@ -176,7 +176,7 @@ typedef struct cli_cost_cmd_opts {
 /* Its entries, under their own heading: for the end of an option table
  * (after CLI_OPT_HELP, before the workload options or CLI_OPT_END). */
 #define CLI_COST_CMD_OPTS(co)                                                 \
-  CLI_OPT_GROUP("A user's cost model (DESIGN.md section 10):", 20),          \
+  CLI_OPT_GROUP("A user's cost model (protocol: traces/FORMATS.md):", 20), \
       CLI_OPT_STRING(0, "cost-cmd", "CMD", &(co)->cmd,                       \
                  "a cost model: CMD (run by /bin/sh) reads JSON\n"           \
                  "lines (header, then candidates) and answers\n"             \
@@ -194,6 +194,20 @@ transport_options cli_transport(const cli_workload_opts *o,
  * layers. Returns ERR_OK or fills e (CLI_ERR_USAGE for a
  * bad --layers-per-stage). */
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e);
+
+/* `geodes scenarios --export NAME` into out ("-": stdout) and --show NAME
+ * (cli_export.c). CLI_OK or the error printed. */
+int cli_scenarios_export(const char *name, const char *out);
+int cli_scenarios_show(const char *name);
+
+/* After cli_workload_apply: the allocation file path (--alloc) for s, its
+ * shape keys checked, and its "layers_per_stage" applied to s's workload
+ * as --layers-per-stage would be. With --layers-per-stage also given, the
+ * two must agree (an explicit list equal to the file's; balanced: the
+ * split balanced for this allocation equal to the file's), else ERR_CONFIG
+ * naming FILE:LINE and the option. NULL and e filled on any error. */
+alloc *cli_alloc_read(const char *path, const cli_workload_opts *o,
+                      scenario *s, err *e);
 
 /* After cli_workload_apply: the checks of DiLoCo's knobs against the
  * workload (spec_workload_resolve's), as usage errors of cmd naming the

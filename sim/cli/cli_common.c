@@ -147,6 +147,58 @@ int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
   return rc;
 }
 
+/* split as "[a, b, c]" into buf. */
+static void split_text(const int *split, int n, char *buf, size_t size) {
+  size_t k = (size_t)snprintf(buf, size, "[");
+  for (int i = 0; i < n && k < size; i++)
+    k += (size_t)snprintf(buf + k, size - k, "%s%d", i ? ", " : "", split[i]);
+  if (k < size) snprintf(buf + k, size - k, "]");
+}
+
+/* The file's split against --layers-per-stage's (explicit, or balanced for
+ * a): equal, or ERR_CONFIG naming both. */
+static int split_agrees(const char *path, const alloc_split *sp,
+                        const cli_workload_opts *o, const scenario *s,
+                        const alloc *a, err *e) {
+  int n = s->workload.stages, *mine = mem_alloc((size_t)n * sizeof *mine);
+  int rc = partition_of(s, a, mine, e);
+  if (rc == ERR_OK && memcmp(mine, sp->layers_per_stage,
+                             (size_t)n * sizeof *mine) != 0) {
+    char f[256], g[256];
+    split_text(sp->layers_per_stage, n, f, sizeof f);
+    split_text(mine, n, g, sizeof g);
+    rc = err_set(e, ERR_CONFIG, "%s:%d: layers_per_stage %s disagrees with "
+                 "--layers-per-stage %s (which gives %s here): drop one of "
+                 "them", path, sp->line, f, o->layers_per_stage, g);
+  }
+  free(mine);
+  return rc;
+}
+
+alloc *cli_alloc_read(const char *path, const cli_workload_opts *o,
+                      scenario *s, err *e) {
+  spec_workload w;
+  int layers = spec_workload_resolve(s, &w, NULL) == ERR_OK ? w.layers : 0;
+  alloc_split sp;
+  alloc *a = alloc_read_split(path, s->workload.replicas, s->workload.stages,
+                              s->ndevices, layers, &sp, e);
+  if (!a || !sp.layers_per_stage) return a;
+  int rc;
+  if (o->layers_per_stage) {
+    rc = split_agrees(path, &sp, o, s, a, e);
+  } else {
+    scenario_knobs k;
+    scenario_knobs_init(&k);
+    k.layers_per_stage = sp.layers_per_stage;
+    k.nlayers_per_stage = s->workload.stages;
+    rc = scenario_apply(s, &k, e);
+  }
+  alloc_split_free(&sp);
+  if (rc == ERR_OK) return a;
+  alloc_free(a);
+  return NULL;
+}
+
 int cli_workload_usage(const char *cmd, const cli_workload_opts *o,
                        const scenario *s) {
   (void)o;

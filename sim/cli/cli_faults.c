@@ -20,7 +20,7 @@ static const char faults_usage[] =
     "                    [--rate-scale X] [--replace-s R] [--monthly-frac F]\n"
     "                    [--link-outages]\n"
     "       geodes faults check FILE --scenario S [--json]\n\n"
-    "A fault trace is CSV (DESIGN.md section 10): '#' provenance comments,\n"
+    "A fault trace is CSV (traces/FORMATS.md): '#' provenance comments,\n"
     "then t_s,event,target,duration_s,factor; events device_down, site_down,\n"
     "link_down, link_slow, device_slow; targets a device index, a site or\n"
     "A:B; durations in seconds or inf.\n\n"
@@ -38,9 +38,10 @@ static const cli_opt_command SYNTH = {
         "[--monthly-frac F]\n"
         "                    [--link-outages]\n\n"
         "Spot interruptions of the scenario's instances at the rate of their\n"
-        "AWS Spot Instance Advisor band, each lasting a replacement's boot\n"
-        "(traces/data/fault_params.csv says what is measured), written as a\n"
-        "fault trace (DESIGN.md section 10). Deterministic for a seed; the\n"
+        "AWS Spot Instance Advisor band, each lasting a replacement's boot:\n"
+        "each site's \"instance\" key names its EC2 type, looked up in\n"
+        "traces/data/fault_params.csv (which says what is measured); written\n"
+        "as a fault trace (traces/FORMATS.md). Deterministic for a seed; the\n"
         "header records the command.\n\n",
     .width = 17, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
 
@@ -82,7 +83,7 @@ static int synth_args(int argc, char **argv, faults_args *a) {
                         1 - 1e-12, &a->frac,
                         "every site's monthly interruption fraction, in\n"
                         "(0, 1), instead of the table's (needed for sites\n"
-                        "the table does not know)"),
+                        "whose \"instance\" type is absent or unknown)"),
       CLI_OPT_FLAG(0, "link-outages", &o->link_outages,
                    "also outages of the links between sites (research\n"
                    "WAN statistics; off by default)"),

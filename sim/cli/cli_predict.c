@@ -24,7 +24,7 @@ static const cli_opt_command PREDICT = {
         "usage: geodes predict SCENARIO (--alloc FILE | --partition FILE |\n"
         "                      --method NAME) [--json] [OPTIONS]\n\n"
         "Scores a placement with DT-FM's cost model (DataPCost + 2 x\n"
-        "PipelinePCost, DESIGN.md section 3) and predicts the iteration time\n"
+        "PipelinePCost, as DT-FM defines them) and predicts the iteration time\n"
         "in closed form (compute, GPipe bubble, exposed pipeline transfers,\n"
         "gradient synchronisation, optimizer step).\n\n",
     .width = 20, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
@@ -185,10 +185,9 @@ static void print_json(const scenario *s, const cost_ctx *c,
 static int place(const predict_args *args, const scenario *s,
                  const cost_ctx *c, cost_scratch *w, prediction *p, err *e) {
   int R = s->workload.replicas, D = s->workload.stages, N = s->ndevices;
-  if (args->alloc_file) {
+  if (args->alloc_file) { /* read before the workload was resolved */
     p->source = "alloc";
-    p->a = alloc_read(args->alloc_file, R, D, N, e);
-    return p->a ? ERR_OK : e->code;
+    return ERR_OK;
   }
   if (args->partition_file) {
     p->source = "partition";
@@ -219,6 +218,8 @@ int cli_predict(int argc, char **argv) {
   spec_workload wl;
   if (!s || cli_workload_apply(&args.wo, s, &e) ||
       (rc = cli_workload_usage("predict", &args.wo, s)) ||
+      (args.alloc_file &&
+       !(p.a = cli_alloc_read(args.alloc_file, &args.wo, s, &e))) ||
       spec_workload_resolve(s, &wl, &e))
     goto done;
   gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);

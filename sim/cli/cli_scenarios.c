@@ -11,12 +11,17 @@
 static const cli_opt_command SCENARIOS = {
     .name = "scenarios",
     .usage =
-        "usage: geodes scenarios [--json]\n\n"
+        "usage: geodes scenarios [--json]\n"
+        "       geodes scenarios --export NAME|FILE [-o FILE]\n"
+        "       geodes scenarios --show NAME|FILE\n\n"
         "Lists the built-in scenarios: devices, sites, the latency "
         "convention\n"
         "(how latency_ms was derived: DT-FM's table value used as one-way "
         "delay,\n"
-        "or measured RTT/2) and a description.\n\n",
+        "or measured RTT/2) and a description. --export writes one as an\n"
+        "editable scenario file (every key, the network matrix inline as\n"
+        "network.links); --show lists every key with its effective value.\n"
+        "The format: traces/FORMATS.md.\n\n",
     .width = 9};
 
 /* Prints text wrapped at width columns, each line indented by indent. */
@@ -74,14 +79,32 @@ static int print_json(scenario *const *all, int n) {
 
 int cli_scenarios(int argc, char **argv) {
   bool as_json = false, markdown = false;
+  const char *export = NULL, *show = NULL, *out = NULL;
   const cli_opt opts[] = {
       CLI_OPT_FLAG(0, "json", &as_json,
                    "print one JSON object {\"scenarios\": [...]}"),
       CLI_OPT_FLAG(0, "markdown", &markdown, "a Markdown table (the README's)"),
+      CLI_OPT_STRING(0, "export", "NAME", &export,
+                     "write a built-in (or a scenario file) as an\n"
+                     "editable scenario file"),
+      CLI_OPT_STRING('o', "output", "-o FILE", &out,
+                     "--export: the file to write (default stdout; a\n"
+                     "network that varies in time needs it: its trace\n"
+                     "goes beside it, FILE's name with .csv)"),
+      CLI_OPT_STRING(0, "show", "NAME", &show,
+                     "every key of a scenario with its effective\n"
+                     "value, defaults marked"),
       CLI_OPT_HELP(), CLI_OPT_END()};
   char **args;
   int nargs, rc = cli_opt_parse(&SCENARIOS, opts, argc, argv, &args, &nargs);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
+  if (!!export + !!show + as_json > 1)
+    return cli_usage_error("scenarios", "give one of --export, --show, "
+                           "--json");
+  if (out && !export)
+    return cli_usage_error("scenarios", "-o FILE goes with --export");
+  if (export) return cli_scenarios_export(export, out ? out : "-");
+  if (show) return cli_scenarios_show(show);
   const char *const *names = scenario_builtin_names();
   int n = 0;
   while (names[n]) n++;

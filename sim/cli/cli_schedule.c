@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "analysis/db.h"
+#include "base/mem.h"
 #include "models/alloc.h"
 #include "models/cost.h"
+#include "models/partition.h"
 #include "analysis/costcmd_header.h"
 #include "schedules/objective.h"
 #include "schedules/schedule.h"
@@ -85,7 +87,7 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                    "model; the default when given); a candidate\n"
                    "that does not fit memory is infeasible in all"),
       CLI_OPT_STRING('o', "output", "-o FILE", &p->out,
-                     "write the allocation {\"pipelines\": ...}"),
+                     "write the allocation: its shape, its layer\nsplit and its pipelines (traces/FORMATS.md)"),
       CLI_OPT_STRING(0, "convergence", "FILE", &p->convergence,
                      "CSV candidate,best_score_s"),
       CLI_OPT_STRING(0, "db", "FILE", &p->db,
@@ -220,13 +222,26 @@ static void print_json(const scenario *s, const search_result *r,
   cli_print_json(o, CLI_JSON);
 }
 
-static int write_outputs(const sched_args *p, const search_result *r, err *e) {
-  if (p->out) {
-    FILE *f = fopen(p->out, "w");
-    if (!f) return err_set(e, ERR_IO, "%s: cannot write the allocation", p->out);
-    alloc_write(r->best, f);
-    if (fclose(f) != 0) return err_set(e, ERR_IO, "%s: write failed", p->out);
+/* The best allocation with its shape and the layer split it ran with
+ * (explicit, balanced for it, or even), so simulate --alloc reads back the
+ * same time. */
+static int write_alloc(const char *path, const scenario *s, const alloc *a,
+                       err *e) {
+  int *split = mem_alloc((size_t)a->stages * sizeof *split);
+  int rc = partition_of(s, a, split, e);
+  FILE *f = rc ? NULL : fopen(path, "w");
+  if (!rc && !f) rc = err_set(e, ERR_IO, "%s: cannot write the allocation", path);
+  if (f) {
+    alloc_write_split(a, split, f);
+    if (fclose(f) != 0) rc = err_set(e, ERR_IO, "%s: write failed", path);
   }
+  free(split);
+  return rc;
+}
+
+static int write_outputs(const sched_args *p, const scenario *s,
+                         const search_result *r, err *e) {
+  if (p->out && write_alloc(p->out, s, r->best, e)) return e->code;
   if (p->convergence) {
     FILE *f = fopen(p->convergence, "w");
     if (!f)
@@ -289,7 +304,7 @@ int cli_schedule(int argc, char **argv) {
       (cc && costcmd_close(cc, &e)))
     goto fail;
   if (sim_run(s, r->best, &so, &sr, &e) != ERR_OK) goto fail;
-  if (write_outputs(&p, r, &e) != ERR_OK) goto fail;
+  if (write_outputs(&p, s, r, &e) != ERR_OK) goto fail;
   if (record_db(&p, s, r, argc, argv, &e) != ERR_OK) goto fail;
   const char *net = transport_model_name(so.transport.model);
   const char *obj_name = objective_kind_names[p.objective];

@@ -25,9 +25,9 @@ static const cli_opt_command SIMULATE = {
         "                       [--json] [OPTIONS]\n\n"
         "Simulates one training iteration event by event: per device a\n"
         "compute, a send and a receive stream; flows share links max-min "
-        "fairly\n(DESIGN.md section 4). With --iterations or --duration-s, a "
+        "fairly.\nWith --iterations or --duration-s, a "
         "training\nrun: iterations one after another on one clock, with "
-        "faults and\nrecovery (DESIGN.md section 10).\n\n",
+        "faults and\nrecovery (fault files: traces/FORMATS.md).\n\n",
     .width = 20, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
 
 typedef struct sim_args {
@@ -267,12 +267,11 @@ int cli_simulate(int argc, char **argv) {
   if ((rc = cli_workload_usage("simulate", &p.wo, s))) goto done;
   /* the fault file is read before a placement search, not after it */
   if (p.to.active && cli_training_load(&p.to, s, &e)) goto fail;
-  int R = s->workload.replicas, D = s->workload.stages;
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);
   o.seed = s->seed;
   if (p.alloc_file) {
-    a = alloc_read(p.alloc_file, R, D, s->ndevices, &e);
+    a = cli_alloc_read(p.alloc_file, &p.wo, s, &e);
   } else {
     cost_ctx *c = cost_ctx_from_scenario(s, &e);
     a = c ? sim_place(s, c, p.method, &o, &e) : NULL;

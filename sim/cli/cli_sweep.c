@@ -42,7 +42,7 @@ static void sweep_more(void) {
   printf(
       "\n\n"
       "  iterations, faults, recovery, checkpoint_every: a training run\n"
-      "               (DESIGN.md section 10; as simulate --iterations ...):\n"
+      "               (traces/FORMATS.md; as simulate --iterations ...):\n"
       "               faults names fault files (read against every\n"
       "               scenario), recovery restart | reroute | replan.\n"
       "               Its iterations go to the table iterations, its\n"
@@ -64,7 +64,7 @@ static const cli_opt_command SWEEP = {
     .usage =
         "usage: geodes sweep SWEEP.json [--db FILE] [--jobs N] [--batch N] "
         "[--json]\n\n"
-        "Simulates every point of a sweep (DESIGN.md section 9: an array "
+        "Simulates every point of a sweep (traces/FORMATS.md: an array "
         "value\n"
         "is crossed, a scalar fixed) and stores one row per point in the\n"
         "results database. A point already there is skipped, so running the\n"

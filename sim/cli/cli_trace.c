@@ -14,7 +14,7 @@ static const char cli_trace_usage[] =
     "usage: geodes trace check FILE [--scenario S] [--json]\n"
     "       geodes trace synth --duration-s T --step-s D --seed S -o FILE "
     "[--base FILE]\n\n"
-    "check  load a latency/bandwidth trace (CSV, DESIGN.md section 5) and\n"
+    "check  load a latency/bandwidth trace (CSV, traces/FORMATS.md) and\n"
     "       summarise it: sites, rows, snapshots, duration, step or linear\n"
     "       replay, loop period, provenance comments, value ranges. The first\n"
     "       problem is reported as FILE:LINE: message, exit status 1.\n"

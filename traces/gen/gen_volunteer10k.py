@@ -94,7 +94,10 @@ with open(f'{OUT}/{NAME}.csv', 'w') as f:
             l, g = link(a, b)
             f.write(f'0,{site_name(a)},{site_name(b)},{l},{g}\n')
 
-sites = [OrderedDict(name=site_name(r), devices=per[i],
+# instance: the spot band faults synth draws from (traces/data/
+# fault_params.csv); no interruption statistics of volunteers exist, so
+# the p3.2xlarge band stands in, as for volunteer-mix.
+sites = [OrderedDict(name=site_name(r), devices=per[i], instance='p3.2xlarge',
                      gpu='RTX4090' if i % 2 == 0 else 'RTX3090',
                      nic_gbps=1, nic='generic')
          for i, r in enumerate(REG)]
@@ -110,6 +113,7 @@ j = OrderedDict(
         f'GPT-3 XL in 4 stages x 2,500 replicas trained with DiLoCo (100 '
         f'inner steps, int8 pseudo-gradients) whose exchange reduces in two '
         f'levels (exchange_levels 2: in each city, then across cities). '
+        f'Faults: the p3.2xlarge spot band stands in (instance). '
         f'traces/gen/gen_volunteer10k.py says what is assumed.'),
     seed=1, latency_convention='RTT/2 (measured)',
     sites=sites, network={'trace': f'{NAME}.csv'},

@@ -1,0 +1,248 @@
+/* cli_export: `geodes scenarios --export NAME [-o FILE]` — a built-in or a
+ * scenario file as an editable scenario file, every key with its value and
+ * the network matrix inline (traces/scenario_export.h) — and `geodes
+ * scenarios --show NAME`: every key with its effective value, those the
+ * file leaves to their default marked. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/builtin.h"
+#include "base/file.h"
+#include "base/mem.h"
+#include "models/spec.h"
+#include "sim/cli/cli.h"
+#include "traces/scenario_export.h"
+
+/* A real with the fewest digits that read back as the same double. */
+static void put_real(FILE *f, double x) {
+  char buf[64];
+  int p = 1;
+  for (; p <= 17; p++) {
+    snprintf(buf, sizeof buf, "%.*g", p, x);
+    if (strtod(buf, NULL) == x) break;
+  }
+  double mag = fabs(x);
+  if (strpbrk(buf, "eE") && mag >= 1e-5 && mag < 1e16) { /* 10, not 1e+01 */
+    int decimals = p - 1 - (int)floor(log10(mag));
+    snprintf(buf, sizeof buf, "%.*f", decimals > 0 ? decimals : 0, x);
+  }
+  if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+  fputs(buf, f);
+}
+
+/* v on one line: objects {"k": v, ...}, arrays [v, ...]. */
+static void put_value(FILE *f, const json_t *v) {
+  if (json_is_real(v)) {
+    put_real(f, json_real_value(v));
+  } else if (json_is_object(v)) {
+    const char *k;
+    json_t *x;
+    int i = 0;
+    fputc('{', f);
+    json_object_foreach((json_t *)v, k, x) {
+      json_t *key = json_string(k);
+      char *ks = json_dumps(key, JSON_ENCODE_ANY);
+      fprintf(f, "%s%s: ", i++ ? ", " : "", ks);
+      free(ks);
+      json_decref(key);
+      put_value(f, x);
+    }
+    fputc('}', f);
+  } else if (json_is_array(v)) {
+    fputc('[', f);
+    for (size_t i = 0; i < json_array_size(v); i++) {
+      if (i) fputs(", ", f);
+      put_value(f, json_array_get(v, i));
+    }
+    fputc(']', f);
+  } else {
+    char *s = json_dumps(v, JSON_ENCODE_ANY);
+    fputs(s, f);
+    free(s);
+  }
+}
+
+/* The export's layout: a key per line, lists one element per line. */
+static void put_block(FILE *f, const json_t *o, int indent) {
+  const char *k;
+  json_t *v;
+  size_t i = 0, n = json_object_size(o);
+  fputs("{\n", f);
+  json_object_foreach((json_t *)o, k, v) {
+    fprintf(f, "%*s\"%s\": ", indent + 2, "", k);
+    if (json_is_object(v) && indent == 0) {
+      put_block(f, v, indent + 2);
+    } else if (json_is_array(v) && json_array_size(v) &&
+               json_is_object(json_array_get(v, 0))) {
+      fputs("[\n", f);
+      for (size_t j = 0; j < json_array_size(v); j++) {
+        fprintf(f, "%*s", indent + 4, "");
+        put_value(f, json_array_get(v, j));
+        fputs(j + 1 < json_array_size(v) ? ",\n" : "\n", f);
+      }
+      fprintf(f, "%*s]", indent + 2, "");
+    } else {
+      put_value(f, v);
+    }
+    fputs(++i < n ? ",\n" : "\n", f);
+  }
+  fprintf(f, "%*s}", indent, "");
+}
+
+/* The text of the scenario's own file (a built-in's embedded copy), or
+ * NULL. The caller frees it. */
+static char *source_text(const scenario *s, size_t *len) {
+  if (strcmp(s->origin, "built-in") == 0) {
+    const builtin_file *b = builtin_find(s->file);
+    if (!b) return NULL;
+    *len = b->size;
+    return mem_strndup(b->data, b->size);
+  }
+  file_error why;
+  return file_read(s->origin, FILE_MAX_JSON_BYTES, len, &why);
+}
+
+/* out with its extension replaced by ".csv": where a varying network's
+ * trace goes beside an export. Caller frees. */
+static char *trace_beside(const char *out) {
+  size_t n = strlen(out);
+  const char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+  if (dot && (!slash || dot > slash)) n = (size_t)(dot - out);
+  char *p = mem_alloc(n + 5);
+  memcpy(p, out, n);
+  strcpy(p + n, ".csv");
+  return p;
+}
+
+/* A network that varies in time stays a trace: its CSV is copied beside
+ * out, and *name is its file name relative to out. */
+static int copy_trace(const scenario *s, const char *out, char **name) {
+  if (strcmp(out, "-") == 0)
+    return cli_error("%s: its network varies in time (network.trace %s): "
+                     "give -o FILE, and its trace is written beside it",
+                     s->name, s->trace_file);
+  char *path = trace_beside(out);
+  size_t len = 0;
+  char *text = NULL;
+  if (strcmp(s->origin, "built-in") == 0) {
+    const builtin_file *b = builtin_find(s->trace_file);
+    if (b) text = mem_strndup(b->data, b->size), len = b->size;
+  } else {
+    file_error why;
+    text = file_read(s->trace_file, FILE_MAX_BYTES, &len, &why);
+  }
+  cli_out o;
+  int rc = text ? cli_out_open(&o, path)
+                : cli_error("%s: cannot read its trace %s", s->name,
+                            s->trace_file);
+  if (text && rc == CLI_OK) {
+    if (fwrite(text, 1, len, o.f) != len) rc = cli_error("%s: write failed", path);
+    rc = cli_out_close(&o, rc);
+  }
+  free(text);
+  const char *slash = strrchr(path, '/');
+  *name = rc == CLI_OK ? mem_strdup(slash ? slash + 1 : path) : NULL;
+  free(path);
+  return rc;
+}
+
+int cli_scenarios_export(const char *name, const char *out) {
+  err e = {ERR_OK, ""};
+  scenario *s = scenario_load(name, &e);
+  if (!s) return cli_error("%s", e.msg);
+  char *trace_name = NULL;
+  int rc = trace_is_static(s->network) ? CLI_OK
+                                       : copy_trace(s, out, &trace_name);
+  cli_out o;
+  if (rc == CLI_OK && (rc = cli_out_open(&o, out)) == CLI_OK) {
+    json_t *j = scenario_export(s, trace_name);
+    put_block(o.f, j, 0);
+    fputc('\n', o.f);
+    json_decref(j);
+    rc = cli_out_close(&o, rc);
+  }
+  free(trace_name);
+  scenario_free(s);
+  return rc;
+}
+
+/* ---- --show ---- */
+
+/* The file's value at key of its object src (NULL: absent). */
+static const json_t *source_at(const json_t *src, const char *key) {
+  return src && json_is_object(src) ? json_object_get(src, key) : NULL;
+}
+
+static void show_line(const char *path, const json_t *v, bool given) {
+  char *text = NULL;
+  size_t n = 0;
+  FILE *m = open_memstream(&text, &n);
+  put_value(m, v);
+  fclose(m);
+  printf("%-34s %s%s\n", path, text, given ? "" : "   (default)");
+  free(text);
+}
+
+/* Every leaf of v (the export) under path; src is the file's object at the
+ * same place (NULL: absent), whose keys say what was given. */
+static void show_tree(const char *path, const json_t *v, const json_t *src) {
+  const char *k;
+  json_t *x;
+  char sub[512];
+  json_object_foreach((json_t *)v, k, x) {
+    snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", k);
+    const json_t *sx = source_at(src, k);
+    bool objects = json_is_array(x) && json_array_size(x) &&
+                   json_is_object(json_array_get(x, 0));
+    if (json_is_object(x)) {
+      show_tree(sub, x, sx);
+    } else if (objects && strcmp(k, "links") != 0) {
+      for (size_t i = 0; i < json_array_size(x); i++) {
+        char el[560];
+        snprintf(el, sizeof el, "%s[%zu]", sub, i);
+        show_tree(el, json_array_get(x, i),
+                  json_is_array(sx) ? json_array_get(sx, i) : NULL);
+      }
+    } else if (objects) {
+      printf("%-34s %zu links%s\n", sub, json_array_size(x),
+             sx ? "" : "   (derived: a uniform value or a trace)");
+    } else {
+      show_line(sub, x, sx != NULL);
+    }
+  }
+}
+
+int cli_scenarios_show(const char *name) {
+  err e = {ERR_OK, ""};
+  scenario *s = scenario_load(name, &e);
+  if (!s) return cli_error("%s", e.msg);
+  size_t len = 0;
+  char *text = source_text(s, &len);
+  json_t *src = text ? json_loadb(text, len, 0, NULL) : NULL;
+  free(text);
+  const char *slash = s->trace_file ? strrchr(s->trace_file, '/') : NULL;
+  json_t *j = scenario_export(
+      s, s->trace_file ? (slash ? slash + 1 : s->trace_file) : NULL);
+  printf("scenario %s (%s); keys the file leaves out are marked (default)\n\n",
+         s->name, s->origin);
+  show_tree("", j, src);
+  if (!json_object_get(json_object_get(j, "workload"), "layers")) {
+    const spec_model *m = spec_model_find(s->workload.model);
+    printf("%-34s %d (the model's depth)   (default)\n", "workload.layers",
+           m ? m->layers : 0);
+  }
+  for (int i = 0; i < s->nsites; i++) {
+    char key[64];
+    snprintf(key, sizeof key, "sites[%d].instance", i);
+    if (!s->sites[i].instance)
+      printf("%-34s none   (default: faults synth needs --monthly-frac)\n",
+             key);
+  }
+  json_decref(j);
+  json_decref(src);
+  scenario_free(s);
+  return CLI_OK;
+}

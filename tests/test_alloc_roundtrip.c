@@ -1,0 +1,133 @@
+/* test_alloc_roundtrip: `schedule -o FILE` then `simulate --alloc FILE`
+ * gives the same iteration time to the bit for every method, under the
+ * even split and under --layers-per-stage balanced (the file carries the
+ * shape and the split: issue 20, 4); predict reads the split too; a split
+ * that disagrees with the scenario's layers, a shape that is not the
+ * scenario's and a --layers-per-stage that contradicts the file are
+ * refused with FILE:LINE and exit status 1. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support.h"
+
+TestSuite(alloc_roundtrip, .init = support_dir_make,
+          .fini = support_dir_remove, .timeout = 600);
+
+/* Three cities of mixed GPUs, 4 stages x 2 replicas, 12 layers: the
+ * balanced split differs from the even one. */
+static const char MIXED[] =
+    "{\"name\": \"mixed\", \"sites\": [\n"
+    " {\"name\": \"Oregon\", \"devices\": 4, \"gpu\": \"A100\"},\n"
+    " {\"name\": \"Ohio\", \"devices\": 2, \"gpu\": \"V100\"},\n"
+    " {\"name\": \"Tokyo\", \"devices\": 2, \"gpu\": \"T4\"}],\n"
+    " \"network\": {\"latency_ms\": 20, \"bandwidth_gbps\": 2},\n"
+    " \"workload\": {\"model\": \"gpt3-small\", \"layers\": 12, \"batch\": 16,\n"
+    " \"micro_batch\": 1, \"stages\": 4, \"replicas\": 2,\n"
+    " \"micro_batches_per_pass\": 8}}\n";
+
+/* The number at key of the JSON object r printed. */
+static double number(const support_run *r, const char *key) {
+  json_t *o = json_loads(r->out, 0, NULL);
+  cr_assert_not_null(o, "%s", r->out);
+  json_t *v = json_object_get(o, key);
+  cr_assert(json_is_number(v), "%s: %s", key, r->out);
+  double x = json_number_value(v);
+  json_decref(o);
+  return x;
+}
+
+Test(alloc_roundtrip, every_method_gives_the_same_time) {
+  const char *scen = support_write_file(support_path("mixed.json"), MIXED);
+  static const char *const methods[] = {
+      "dtfm-identity", "megatron", "random", "random-search", "greedy",
+      "gcma --population 10", "hybrid --population 10", "sim --starts 1"};
+  static const char *const splits[] = {"", "--layers-per-stage balanced"};
+  support_run r = {0};
+  bool some_uneven = false;
+  for (size_t m = 0; m < sizeof methods / sizeof *methods; m++)
+    for (int k = 0; k < 2; k++) {
+      const char *out = support_path("a%zu_%d.json", m, k);
+      cr_assert_eq(support_geodes(&r, "schedule '%s' --method %s --trials 8 "
+                                  "--network netem %s -o '%s' --json", scen,
+                                  methods[m], splits[k], out),
+                   0, "%s: %s", methods[m], r.err);
+      double scheduled = number(&r, "iteration_s");
+      char *text = support_read_file(out, NULL);
+      cr_expect(strstr(text, "\"stages\": 4, \"replicas\": 2"), "%s", text);
+      cr_expect(strstr(text, "\"layers_per_stage\": ["), "%s", text);
+      some_uneven |= strstr(text, "[3, 3, 3, 3]") == NULL;
+      free(text);
+      cr_assert_eq(support_geodes(&r, "simulate '%s' --alloc '%s' --network "
+                                  "netem --json", scen, out),
+                   0, "%s", r.err);
+      double simulated = number(&r, "iteration_s");
+      cr_expect(simulated == scheduled, "%s %s: schedule %.17g, simulate "
+                "--alloc %.17g", methods[m], splits[k], scheduled, simulated);
+      /* the same option again agrees with the file */
+      cr_expect_eq(support_geodes(&r, "simulate '%s' --alloc '%s' --network "
+                                  "netem %s --json", scen, out, splits[k]),
+                   0, "%s", r.err);
+      cr_expect_eq(support_geodes(&r, "predict '%s' --alloc '%s' --json",
+                                  scen, out), 0, "%s", r.err);
+    }
+  cr_expect(some_uneven, "the balanced split differs from the even one "
+            "somewhere, or the test shows nothing");
+  support_run_clear(&r);
+}
+
+Test(alloc_roundtrip, bad_splits_and_shapes) {
+  const char *scen = support_write_file(support_path("mixed.json"), MIXED);
+  static const struct {
+    const char *file, *option, *msg;
+  } bad[] = {
+      {"{\"stages\": 4, \"replicas\": 2,\n \"layers_per_stage\": [3, 3, 3, 4],\n"
+       " \"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n", "",
+       "b.json:2: layers_per_stage: they sum to 13, not the scenario's 12 "
+       "layers"},
+      {"{\"layers_per_stage\": [6, 6],\n"
+       " \"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n", "",
+       "b.json:1: layers_per_stage must be a list of 4 layer counts"},
+      {"{\"layers_per_stage\": [6, 0, 3, 3],\n"
+       " \"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n", "",
+       "b.json:1: layers_per_stage: entry 1 is not a layer count >= 1"},
+      {"{\"stages\": 2, \"replicas\": 4,\n"
+       " \"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n", "",
+       "b.json:1: stages: 2, but the scenario has 4"},
+      {"{\"stages\": 4,\n \"replicas\": 4,\n"
+       " \"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n", "",
+       "b.json:2: replicas: 4, but the scenario has 2"},
+      {"{\"layers_per_stage\": [6, 2, 2, 2],\n"
+       " \"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n",
+       "--layers-per-stage 3,3,3,3",
+       "b.json:1: layers_per_stage [6, 2, 2, 2] disagrees with "
+       "--layers-per-stage 3,3,3,3 (which gives [3, 3, 3, 3] here)"},
+      {"{\"layerz\": [6, 2, 2, 2],\n"
+       " \"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n", "",
+       "b.json:1: unknown key 'layerz'"}};
+  support_run r = {0};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    const char *f = support_write_file(support_path("b.json"), bad[i].file);
+    cr_expect_eq(support_geodes(&r, "simulate '%s' --alloc '%s' %s", scen, f,
+                                bad[i].option), 1, "%zu: %s", i, r.err);
+    cr_expect(strstr(r.err, bad[i].msg), "%zu: %s", i, r.err);
+    cr_expect_eq(support_geodes(&r, "predict '%s' --alloc '%s' %s", scen, f,
+                                bad[i].option), 1, "%zu: %s", i, r.err);
+    cr_expect(strstr(r.err, bad[i].msg), "%zu: %s", i, r.err);
+  }
+  /* the split given is the split simulated: an uneven one changes the time */
+  const char *even = support_write_file(
+      support_path("e.json"), "{\"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n");
+  const char *odd = support_write_file(
+      support_path("o.json"), "{\"layers_per_stage\": [6, 2, 2, 2],\n"
+      " \"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n");
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --alloc '%s' --json "
+                              "--layers-per-stage 6,2,2,2", scen, even), 0);
+  double given = number(&r, "iteration_s");
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --alloc '%s' --json", scen,
+                              odd), 0, "%s", r.err);
+  cr_expect(number(&r, "iteration_s") == given);
+  support_run_clear(&r);
+}

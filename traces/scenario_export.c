@@ -1,0 +1,142 @@
+/* scenario_export: a loaded scenario back as the JSON of its file format
+ * (traces/FORMATS.md), every key with its effective value, the network as
+ * inline links — what `geodes scenarios --export` writes and --show lists.
+ * Invariant: scenario_parse of the export of s gives a scenario whose
+ * scenario_hash equals s's (a test loads the export of every built-in):
+ * reals are kept as doubles, a static network becomes one link per
+ * ordered site pair at its t = 0 value. */
+#include "traces/scenario_export.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "traces/workload.h"
+
+static void set(json_t *o, const char *key, json_t *v) {
+  json_object_set_new(o, key, v);
+}
+
+static json_t *site_json(const scenario_site *st) {
+  json_t *o = json_object();
+  set(o, "name", json_string(st->name));
+  set(o, "devices", json_integer(st->ndevices));
+  if (st->instance) set(o, "instance", json_string(st->instance));
+  set(o, "gpu", json_string(st->gpu));
+  set(o, "nic_gbps", json_real(st->nic_gbps));
+  set(o, "nic_shared", json_boolean(st->nic_shared));
+  set(o, "nic", json_string(scenario_nic_names[st->nic]));
+  set(o, "nccl_sockets", json_integer(st->nccl_sockets));
+  if (st->flow_gbps > 0) set(o, "flow_gbps", json_real(st->flow_gbps));
+  if (st->compute_efficiency > 0)
+    set(o, "compute_efficiency", json_real(st->compute_efficiency));
+  return o;
+}
+
+static json_t *link_json(const scenario *s, int a, int b, bool both,
+                         trace_value v) {
+  json_t *o = json_object();
+  if (both) {
+    set(o, "between", json_pack("[ss]", s->sites[a].name, s->sites[b].name));
+  } else {
+    set(o, "from", json_string(s->sites[a].name));
+    set(o, "to", json_string(s->sites[b].name));
+  }
+  set(o, "latency_ms", json_real(v.latency_ms));
+  set(o, "bandwidth_gbps", json_real(v.bandwidth_gbps));
+  return o;
+}
+
+static bool same(trace_value x, trace_value y) {
+  return x.latency_ms == y.latency_ms && x.bandwidth_gbps == y.bandwidth_gbps;
+}
+
+/* Every ordered pair at t = 0: a site with itself, then each pair of
+ * distinct sites once ("between") when both directions agree, else both
+ * directions. */
+static json_t *links_json(const scenario *s) {
+  json_t *l = json_array();
+  for (int a = 0; a < s->nsites; a++)
+    for (int b = a; b < s->nsites; b++) {
+      trace_value ab = trace_at(s->network, a, b, 0);
+      trace_value ba = trace_at(s->network, b, a, 0);
+      if (a == b || same(ab, ba)) {
+        json_array_append_new(l, link_json(s, a, b, a != b, ab));
+      } else {
+        json_array_append_new(l, link_json(s, a, b, false, ab));
+        json_array_append_new(l, link_json(s, b, a, false, ba));
+      }
+    }
+  return l;
+}
+
+static json_t *device_name(const scenario *s, int d) {
+  const scenario_site *st = &s->sites[s->device_site[d]];
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s:%d", st->name, d - st->first_device);
+  return json_string(buf);
+}
+
+static json_t *network_json(const scenario *s, const char *trace_name) {
+  json_t *o = json_object();
+  if (trace_name) set(o, "trace", json_string(trace_name));
+  else set(o, "links", links_json(s));
+  if (s->noverrides) {
+    json_t *ov = json_array();
+    for (int i = 0; i < s->noverrides; i++) {
+      const scenario_override *x = &s->overrides[i];
+      json_t *e = json_object();
+      set(e, "from", device_name(s, x->a));
+      set(e, "to", device_name(s, x->b));
+      set(e, "latency_ms", json_real(x->latency_ms));
+      set(e, "bandwidth_gbps", json_real(x->bandwidth_gbps));
+      json_array_append_new(ov, e);
+    }
+    set(o, "overrides", ov);
+  }
+  return o;
+}
+
+static json_t *workload_json(const scenario_workload *w) {
+  json_t *o = json_object();
+  set(o, "model", json_string(w->model));
+  if (w->layers > 0) set(o, "layers", json_integer(w->layers));
+  set(o, "batch", json_integer(w->batch));
+  set(o, "micro_batch", json_integer(w->micro_batch));
+  set(o, "stages", json_integer(w->stages));
+  set(o, "replicas", json_integer(w->replicas));
+  set(o, "micro_batches_per_pass", json_integer(w->micro_batches_per_pass));
+  set(o, "schedule", json_string(w->schedule));
+  set(o, "dp_algo", json_string(w->dp_algo));
+  set(o, "recompute", json_boolean(w->recompute));
+  set(o, "runtime", json_string(w->runtime));
+  set(o, "inner_steps", json_integer(w->inner_steps));
+  set(o, "fragments", json_integer(w->fragments));
+  set(o, "overlap_steps", json_integer(w->overlap_steps));
+  set(o, "exchange_levels", json_integer(w->exchange_levels));
+  set(o, "grad_bits", json_integer(w->grad_bits));
+  set(o, "activation_bits", json_integer(w->activation_bits));
+  return o;
+}
+
+json_t *scenario_export(const scenario *s, const char *trace_name) {
+  json_t *o = json_object();
+  set(o, "name", json_string(s->name));
+  set(o, "description", json_string(s->description));
+  set(o, "seed", json_integer((json_int_t)s->seed));
+  set(o, "latency_convention", json_string(s->latency_convention));
+  json_t *sites = json_array();
+  for (int i = 0; i < s->nsites; i++)
+    json_array_append_new(sites, site_json(&s->sites[i]));
+  set(o, "sites", sites);
+  set(o, "network", network_json(s, trace_name));
+  set(o, "workload", workload_json(&s->workload));
+  if (isfinite(s->activation_gb) || isfinite(s->gradient_gb)) {
+    json_t *c = json_object();
+    if (isfinite(s->activation_gb))
+      set(c, "activation_gb", json_real(s->activation_gb));
+    if (isfinite(s->gradient_gb))
+      set(c, "gradient_gb", json_real(s->gradient_gb));
+    set(o, "cost", c);
+  }
+  return o;
+}

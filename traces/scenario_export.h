@@ -1,0 +1,22 @@
+/* scenario_export: a loaded scenario as the JSON object of its file format
+ * (traces/FORMATS.md): `geodes scenarios --export` and --show.
+ * Invariant: loading the export gives the same scenario_hash. */
+#ifndef TRACES_SCENARIO_EXPORT_H
+#define TRACES_SCENARIO_EXPORT_H
+
+#include <jansson.h>
+
+#include "traces/scenario.h"
+
+/* s as a scenario file's object (keys in the format's order), every key
+ * with its effective value, defaults included; keys whose default means
+ * "none" (a site's instance, flow_gbps and compute_efficiency, the
+ * workload's layers when the model's depth, the cost sizes) are left out
+ * when s has none. The network is trace_name ({"trace": trace_name}) when
+ * given, else the links of every ordered site pair at t = 0 (the caller
+ * gives a trace for a network that varies in time: trace_is_static), and
+ * the device overrides as "Site:index" pairs. The caller owns the new
+ * reference. */
+json_t *scenario_export(const scenario *s, const char *trace_name);
+
+#endif

@@ -1,0 +1,20 @@
+/* scenario_parts: what the scenario reader's files share — scenario.c (the
+ * document, its sites, workload and cost) and scenario_net.c (its network
+ * block). Not for other modules. */
+#ifndef TRACES_SCENARIO_PARTS_H
+#define TRACES_SCENARIO_PARTS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "base/jfield.h"
+#include "traces/scenario.h"
+
+/* Reads root's "network" into sc (its sites already read): a uniform
+ * value, a trace file (built-in beside a built-in scenario, else relative
+ * to the file) or inline site-pair links, and the device overrides.
+ * ERR_OK, or the code with c->e holding "FILE:LINE: network...: message". */
+int scenario_read_network(const jfield_doc *c, const json_t *root,
+                          scenario *sc, bool builtin);
+
+#endif
