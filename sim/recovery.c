@@ -94,6 +94,20 @@ static void plan_from_picks(sim_plan *out, const scenario *s, const int *pick,
   free(keep);
 }
 
+void sim_plan_replicas(sim_plan *out, const sim_plan *p, const bool *keep) {
+  int R = p->a->replicas, S = p->a->stages, n = 0;
+  int *pick = mem_alloc((size_t)R * S * sizeof *pick);
+  for (int r = 0; r < R; r++)
+    if (keep[r]) {
+      for (int s = 0; s < S; s++)
+        pick[n * S + s] = p->dmap[alloc_at(p->a, r, s)];
+      n++;
+    }
+  assert(n > 0);
+  plan_from_picks(out, p->parent, pick, n, S);
+  free(pick);
+}
+
 int sim_recovery_reroute(const sim_recovery_ctx *c, sim_plan *out, err *e) {
   const alloc *o = c->original;
   int R = o->replicas, S = o->stages, most = R;

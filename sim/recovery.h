@@ -59,6 +59,11 @@ void sim_plan_full(sim_plan *p, const scenario *s, const alloc *a);
 void sim_plan_over(sim_plan *p, const scenario *s, const int *keep, int n,
                    int replicas, alloc *a);
 
+/* The plan of p's replicas r with keep[r] (at least one), in p's order,
+ * each device at its stage: DiLoCo's replicas that go on when others drop
+ * out of an outer step. */
+void sim_plan_replicas(sim_plan *out, const sim_plan *p, const bool *keep);
+
 void sim_plan_free(sim_plan *p);  /* empties p; a zeroed p is fine */
 
 /* What a decision reads (all borrowed). */
