@@ -98,20 +98,26 @@ static bool drop_lost(run *r, const sim_engine *x, int64_t t) {
   return true;
 }
 
+/* The engine of the plan's outer step: the shortcut's, kept in r->x from
+ * step to step; or a full graph's of its own (the caller frees it). */
+static int engine(run *r, bool full, sim_engine **x) {
+  const scenario *v = sim_plan_scenario(&r->plan);
+  if (full)
+    return sim_engine_new(v, r->plan.a, &r->full, r->o->faults, r->plan.dmap,
+                          r->conn, x, r->e);
+  int rc = r->x ? ERR_OK
+                : sim_engine_new(v, r->plan.a, &r->o->sim, r->o->faults,
+                                 r->plan.dmap, r->conn, &r->x, r->e);
+  *x = r->x;
+  return rc;
+}
+
 int sim_training_outer_attempt(run *r) {
   int64_t start = r->now;
   bool full = false;
   for (;;) {
-    const scenario *v = sim_plan_scenario(&r->plan);
-    sim_engine *x = r->x;
-    int rc = ERR_OK;
-    if (full)
-      rc = sim_engine_new(v, r->plan.a, &r->full, r->o->faults, r->plan.dmap,
-                          r->conn, &x, r->e);
-    else if (!x && !(rc = sim_engine_new(v, r->plan.a, &r->o->sim,
-                                         r->o->faults, r->plan.dmap, r->conn,
-                                         &r->x, r->e)))
-      x = r->x;
+    sim_engine *x;
+    int rc = engine(r, full, &x);
     if (rc) return rc;
     int64_t stop = sim_training_plan_down(r, start);
     sim_result res;
