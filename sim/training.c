@@ -597,6 +597,7 @@ static void summarise(run *r, sim_training_result *out) {
   assert(r->booked_ns == r->now); /* every nanosecond booked once */
   finish_agg(r);
   *out = (sim_training_result){.it = r->it, .n = r->n, .agg = r->agg,
+                               .inner_steps = spec_is_diloco(&r->w) ? r->H : 0,
                                .c = r->c, .faults_seen = r->c.faults_seen,
                                .replans = r->c.adopted,
                                .migrations = r->c.migrations};

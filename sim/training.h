@@ -121,6 +121,8 @@ typedef struct sim_iteration {
 typedef struct sim_training_result {
   sim_iteration *it;  /* kept iterations, in order; n of them */
   size_t n;
+  int inner_steps;    /* DiLoCo's H (a row is an outer step of H inner
+                         steps); 0: a row is an iteration */
   double total_s;     /* the run: kept iterations and every loss */
   double samples, samples_per_s; /* useful sequences; per second of run */
   double lost_s[SIM_LOST_N], lost_total_s;

@@ -173,7 +173,9 @@ int cli_simulate(int argc, char **argv) {
   sim_result r = {0};
   scenario *s = scenario_load(p.scenario, &e);
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
-  if ((rc = cli_workload_usage("simulate", &p.wo, s))) goto done;
+  if ((rc = cli_workload_usage("simulate", &p.wo, s)) ||
+      (rc = cli_training_usage("simulate", &p.to, s)))
+    goto done;
   /* the fault file is read before a placement search, not after it */
   if (p.to.active && cli_training_load(&p.to, s, &e)) goto fail;
   int R = s->workload.replicas, D = s->workload.stages;
