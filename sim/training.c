@@ -52,7 +52,8 @@ const char *sim_lost_name(sim_lost c) { return lost_names[c]; }
 
 sim_training_opts sim_training_opts_default(void) {
   return (sim_training_opts){.sim = sim_options_default(), .iterations = 1,
-                             .recovery = SIM_RECOVERY_RESTART};
+                             .recovery = SIM_RECOVERY_RESTART,
+                             .objective = -1};
 }
 
 
@@ -297,6 +298,7 @@ static sim_recovery_ctx recovery_ctx(const run *r) {
   return (sim_recovery_ctx){.s = r->s, .original = r->first,
                             .faults = r->o->faults, .holds = r->holds,
                             .now = r->now, .method = r->method,
+                            .objective = r->o->objective,
                             .sim = &r->o->sim};
 }
 
@@ -361,12 +363,6 @@ int sim_training_on_loss(run *r) {
 
 /* ---- iteration boundaries ---- */
 
-static int up_devices(const run *r) {
-  int n = 0;
-  for (int d = 0; d < r->s->ndevices; d++) n += dev_up(r, d, r->now);
-  return n;
-}
-
 /* Devices that are back: reroute takes them when more pipelines form,
  * replan re-places when more replicas fit. */
 static int regrow(run *r) {
@@ -376,7 +372,7 @@ static int regrow(run *r) {
   sim_recovery_ctx ctx = recovery_ctx(r);
   sim_plan p = {0};
   if (r->o->recovery == SIM_RECOVERY_REPLAN) {
-    if (up_devices(r) / r->first->stages <= r->plan.replicas) return ERR_OK;
+    if (sim_recovery_replan_replicas(&ctx) <= r->plan.replicas) return ERR_OK;
     r->c.plans++;
     int rc = sim_recovery_replan(&ctx, &p, r->e);
     return rc ? rc : adopt(r, &p, SIM_LOST_MIGRATION);
@@ -393,6 +389,7 @@ static int regrow(run *r) {
  * network of now is predicted faster than the plan's by more, over the
  * iterations left, than moving the state to it costs, migrate. */
 static int replan_on_change(run *r) {
+  if (!r->method) return ERR_OK; /* the user's plan, no method to run */
   if (trace_next_change_any(r->s->network, r->last_look) > r->now) return ERR_OK;
   r->last_look = r->now;
   trace *snap = trace_snapshot(r->s->network, r->now, r->e);
@@ -402,7 +399,6 @@ static int replan_on_change(run *r) {
   const spec_gpu **gpu = mem_calloc((size_t)v.ndevices, sizeof *gpu);
   predict_result cur, alt;
   alloc *cand = NULL;
-  cost_ctx *cc = NULL;
   sim_plan p = {0};
   /* the plan's workload: after a reroute or a replan it has fewer
    * replicas than the run's first (r->w) */
@@ -411,8 +407,8 @@ static int replan_on_change(run *r) {
   if (!rc) rc = spec_device_gpus(&v, gpu, r->e);
   if (!rc) rc = predict_iteration_with(&w, &v, gpu, r->plan.a,
                                        &r->o->sim.transport, &cur);
-  if (!rc && (cc = cost_ctx_from_scenario(&v, r->e))) {
-    cand = sim_place(&v, cc, r->method, &r->o->sim, r->e);
+  if (!rc) {
+    cand = sim_recovery_place(&v, r->method, r->o->objective, &r->o->sim, r->e);
     r->c.plans += cand != NULL;
   }
   if (!rc && !cand) rc = r->e ? r->e->code : ERR_CONFIG;
@@ -443,7 +439,6 @@ static int replan_on_change(run *r) {
   }
   sim_plan_free(&p);
   alloc_free(cand);
-  cost_ctx_free(cc);
   free(gpu);
   trace_free(snap);
   return rc;
@@ -547,8 +542,9 @@ static int run_init(run *r, const scenario *s, const alloc *a,
   r->full = o->sim;
   r->full.diloco_full = true;
   r->s = s, r->first = a, r->o = o, r->e = e;
-  r->method =
-      o->method ? o->method : schedule_method_name(SCHEDULE_DTFM_IDENTITY);
+  r->method = o->method ? o->method
+              : o->replan_from_alloc ? NULL
+                                     : schedule_method_name(SCHEDULE_DTFM_IDENTITY);
   r->conn = SIM_NET_WARM;
   r->until = o->iterations > 0 ? INT64_MAX : llround(o->duration_s * 1e9);
   r->state = mem_alloc((size_t)a->stages * sizeof *r->state);

@@ -74,7 +74,14 @@ typedef struct sim_training_opts {
   double storage_gbps;        /* per device, checkpoint write and read;
                                  <= 0: SIM_STORAGE_GBPS */
   const char *method;         /* replan's placement method; NULL:
-                                 dtfm-identity */
+                                 dtfm-identity, or see replan_from_alloc */
+  bool replan_from_alloc;     /* method NULL: replan starts from the run's
+                                 allocation (the user's), keeping its
+                                 placement (sim_recovery_replan), and
+                                 --replan-on-change has nothing to compute */
+  int objective;              /* what replan's search minimises: an
+                                 objective_kind, dtfm or predicted; < 0:
+                                 DT-FM's score */
   bool replan_on_change;      /* migrate when the moving network makes
                                  another placement pay (sim/training.c) */
   const char *timeline;       /* Chrome Trace Event JSON of the whole run,
