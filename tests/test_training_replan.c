@@ -106,3 +106,23 @@ Test(training_replan, objective_and_replan_on_change_need_a_method) {
   cr_expect_not_null(strstr(r.err, "the --alloc placement"), "%s", r.err);
   support_run_clear(&r);
 }
+
+/* A scenario's replicas use every device (scenario.c refuses stages x
+ * replicas short of its devices), so a fault on a device no replica uses
+ * is one on a device the scenario lacks: refused at its line, exit 1, for
+ * a DiLoCo run as for any. */
+Test(training_replan, a_fault_on_a_device_no_replica_uses) {
+  const char *f = support_path("f.csv");
+  support_write_file(f, "t_s,event,target,duration_s,factor\n"
+                        "1,device_down,64,10,\n");
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
+                                  "--dp-algo diloco --inner-steps 2 "
+                                  "--iterations 4 --faults '%s' --recovery "
+                                  "reroute", f), 1);
+  char want[512];
+  snprintf(want, sizeof want, "%s:2: target: device 64 is not in scenario "
+           "worldwide", f);
+  cr_expect_not_null(strstr(r.err, want), "%s", r.err);
+  support_run_clear(&r);
+}
