@@ -16,15 +16,15 @@
 #   analysis/study_faults_dp.sh [DIR] [GEODES]   (defaults: faults_dp, build/geodes)
 #
 # Deterministic: the same binary writes the same fault files and rows.
-# About four CPU-minutes (54 runs; JOBS at once).
+# About two CPU-minutes (54 runs; JOBS at once).
 set -eu
 dir=${1:-faults_dp}
 geodes=${2:-build/geodes}
-ITERATIONS=${ITERATIONS:-200}
-INNER=${INNER:-50}
+ITERATIONS=${ITERATIONS:-100}
+INNER=${INNER:-25}
 FRAGMENTS=${FRAGMENTS:-2}
-OVERLAP=${OVERLAP:-5}
-CKPT=${CKPT:-50}
+OVERLAP=${OVERLAP:-3}
+CKPT=${CKPT:-25}
 RATES=${RATES:-"1 30 300"}
 SEED=${SEED:-1}
 JOBS=${JOBS:-2}
