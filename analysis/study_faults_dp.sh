@@ -21,10 +21,10 @@ set -eu
 dir=${1:-faults_dp}
 geodes=${2:-build/geodes}
 ITERATIONS=${ITERATIONS:-100}
-INNER=${INNER:-25}
+INNER=${INNER:-20}
 FRAGMENTS=${FRAGMENTS:-2}
 OVERLAP=${OVERLAP:-3}
-CKPT=${CKPT:-25}
+CKPT=${CKPT:-20}
 RATES=${RATES:-"1 30 300"}
 SEED=${SEED:-1}
 JOBS=${JOBS:-2}
