@@ -28,6 +28,8 @@ CKPT=${CKPT:-20}
 RATES=${RATES:-"1 30 300"}
 SEED=${SEED:-1}
 JOBS=${JOBS:-2}
+PYTHON=${PYTHON:-python3}  # one with matplotlib (else /usr/bin/python3's)
+"$PYTHON" -c 'import matplotlib' 2>/dev/null || PYTHON=/usr/bin/python3
 mkdir -p "$dir/faults"
 for s in worldwide volunteer-mix; do
   # a fault trace four times the pipeline's run without faults
@@ -54,7 +56,7 @@ for s in worldwide volunteer-mix; do
     "$geodes" sweep "$dir/$s-$a.json" --db "$dir/faults_dp.db" --jobs "$JOBS"
   done
 done
-python3 - "$dir" <<'PY'
+"$PYTHON" - "$dir" <<'PY'
 import os, re, sqlite3, sys
 import matplotlib
 matplotlib.use("Agg")
