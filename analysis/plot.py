@@ -14,8 +14,9 @@ Writes PNG files into DIR, from the database alone:
                               several; mean over seeds)
   convergence.png             best DT-FM score vs candidates, one line per
                               (run, method), labelled with the scenario
-  iterations.png              iteration time vs wall-clock time of training
-                              runs (rows with iterations), one line per run,
+  iterations.png              throughput (samples/s) of each iteration vs
+                              wall-clock time of training (rows with
+                              iterations), one line per run, replicas marked,
                               faults marked as vertical lines, the network
                               trace's changes as ticks on the time axis
   policies.png                goodput (samples/s) and time lost vs device
@@ -290,10 +291,14 @@ def run_label(row, varying):
 
 
 def iterations(db, out):
-    """Iteration time against the run's clock, one line per training run
-    (a results row with iterations), a panel per scenario: where the
-    network trace changed (ticks along the time axis) and where faults
-    struck (vertical lines, one colour per event) show beside the times."""
+    """Throughput (samples per second of each kept iteration, or of each
+    DiLoCo outer step) against the run's clock, one line per training run
+    (a results row with iterations), a panel per scenario, the replica
+    count written where it changes (so a reroute to fewer replicas, whose
+    iterations are shorter but train fewer samples, shows as the drop in
+    throughput it is): where the network trace changed (ticks along the
+    time axis) and where faults struck (vertical lines, one colour per
+    event) show beside them."""
     db.row_factory = sqlite3.Row
     rows = db.execute(
         "SELECT id, scenario, %s FROM results WHERE iterations IS NOT NULL "
@@ -317,13 +322,19 @@ def iterations(db, out):
         varying = [k for k in RUN_KNOBS if len({r[k] for r in runs}) > 1]
         faults, trace = set(), set()
         for i, r in enumerate(runs):
-            pts = db.execute("SELECT start_s, iteration_s FROM iterations "
-                             "WHERE result_id = ? ORDER BY idx",
-                             (r["id"],)).fetchall()
-            xs = [(a + b / 2) / 3600 for a, b in pts]  # mid-iteration, hours
+            pts = db.execute("SELECT start_s, iteration_s, samples, replicas "
+                             "FROM iterations WHERE result_id = ? ORDER BY "
+                             "idx", (r["id"],)).fetchall()
+            xs = [(a + b / 2) / 3600 for a, b, _, _ in pts]  # mid, hours
+            ys = [c / b if b > 0 else 0 for _, b, c, _ in pts]  # samples/s
             label = run_label(r, varying)
-            ax.plot(xs, [b for _, b in pts], marker=MARKERS[i % len(MARKERS)],
-                    markersize=3, lw=1, label=label)
+            line, = ax.plot(xs, ys, marker=MARKERS[i % len(MARKERS)],
+                            markersize=3, lw=1, label=label)
+            for k, (_, _, _, reps) in enumerate(pts):  # replicas at changes
+                if k == 0 or reps != pts[k - 1][3]:
+                    ax.annotate("R=%d" % reps, (xs[k], ys[k]), fontsize=6,
+                                color=line.get_color(),
+                                textcoords="offset points", xytext=(2, 3))
             labels.append("%s: %s" % (scenario, label))
             for t, kind, what in db.execute(
                     "SELECT t_s, kind, what FROM marks WHERE result_id = ?",
@@ -343,10 +354,11 @@ def iterations(db, out):
             ax.plot([], [], "|", color="grey", label="trace change")
         ax.set_title(scenario)
         ax.set_xlabel("wall-clock time of the run (h)")
-        ax.set_ylabel("iteration time (s)")
+        ax.set_ylabel("throughput (samples/s of each iteration)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    save(fig, out, "iterations.png", "Iteration time over a training run",
+    save(fig, out, "iterations.png", "Throughput over a training run "
+         "(R: replicas)",
          description="\n".join(labels))
 
 

@@ -71,11 +71,16 @@ static int check_point_workload(scenario *sc, const sweep_point *p, err *e) {
   int rc = scenario_apply(sc, &p->knobs, e);
   if (!rc) rc = sim_check_size(sc, e);
   spec_workload w;
+  /* DiLoCo's training runs keep whole outer steps (sim/training.h) */
   if (!rc && p->iterations > 0 && !spec_workload_resolve(sc, &w, NULL) &&
-      spec_is_diloco(&w))
-    rc = err_set(e, ERR_CONFIG, "%s: workload.dp_algo %s runs one outer "
-                 "step: its training runs (iterations) are not simulated "
-                 "yet", sc->name, sc->workload.dp_algo);
+      spec_is_diloco(&w) &&
+      (p->iterations % w.inner_steps ||
+       (p->checkpoint_every > 0 && p->checkpoint_every % w.inner_steps)))
+    rc = err_set(e, ERR_CONFIG, "%s: workload.dp_algo %s: iterations %lld "
+                 "and checkpoint_every %lld must be multiples of "
+                 "inner_steps %d (a run keeps whole outer steps)", sc->name,
+                 sc->workload.dp_algo, (long long)p->iterations,
+                 (long long)p->checkpoint_every, w.inner_steps);
   free(sc->workload.model), free(sc->workload.schedule);
   free(sc->workload.dp_algo), free(sc->workload.runtime);
   sc->workload = saved, sc->line = lines;

@@ -139,7 +139,8 @@ void sim_outer_build(sim_graph *g, const sim_train_inputs *in, bool full,
   o.pend = mem_alloc((size_t)o.n * sizeof *o.pend);
   for (int d = 0; d < o.n; d++) o.start[d] = o.xs[d] = SIM_GRAPH_NONE;
   int E = sim_outer_steps(w, full);
-  *m = (sim_outer_marks){.explicit_steps = E};
+  *m = (sim_outer_marks){.explicit_steps = E, .ndevices = o.n};
+  m->step_end = mem_alloc((size_t)E * (size_t)o.n * sizeof *m->step_end);
   sim_train_inputs step = *in;
   step.local = true;
   step.start = o.start;
@@ -147,7 +148,8 @@ void sim_outer_build(sim_graph *g, const sim_train_inputs *in, bool full,
     sim_train_marks mk;
     sim_train_build(g, &step, t == 1 ? &m->first : &mk);
     const sim_train_marks *cur = t == 1 ? &m->first : &mk;
-    for (int d = 0; d < o.n; d++) o.start[d] = cur->end[d];
+    for (int d = 0; d < o.n; d++)
+      o.start[d] = m->step_end[(size_t)(t - 1) * o.n + d] = cur->end[d];
     if (t == 1) sim_graph_tasks(g, &m->first_tasks);
     else sim_train_marks_free(&mk);
     boundary(&o, full, t);
@@ -160,6 +162,7 @@ void sim_outer_build(sim_graph *g, const sim_train_inputs *in, bool full,
 void sim_outer_marks_free(sim_outer_marks *m) {
   if (!m) return;
   sim_train_marks_free(&m->first);
+  free(m->step_end);
   *m = (sim_outer_marks){0};
 }
 

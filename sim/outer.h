@@ -28,6 +28,10 @@ typedef struct sim_outer_marks {
   sim_train_marks first; /* the first inner step's marks */
   uint32_t first_tasks;  /* tasks [0, first_tasks) are the first step */
   int explicit_steps;    /* inner steps in the graph */
+  int ndevices;          /* the allocation's devices */
+  uint32_t *step_end;    /* [t * ndevices + d]: what ends device d's
+                            explicit inner step t + 1 (its replica's
+                            barrier, or its optimizer step) */
 } sim_outer_marks;
 
 /* Inner steps the graph of w holds: H when full, else F (tau + 1). */

@@ -10,6 +10,7 @@
 #include "base/mem.h"
 #include "base/names.h"
 #include "models/cost.h"
+#include "schedules/objective.h"
 #include "sim/place.h"
 #include "traces/scenario_subset.h"
 
@@ -94,6 +95,20 @@ static void plan_from_picks(sim_plan *out, const scenario *s, const int *pick,
   free(keep);
 }
 
+void sim_plan_replicas(sim_plan *out, const sim_plan *p, const bool *keep) {
+  int R = p->a->replicas, S = p->a->stages, n = 0;
+  int *pick = mem_alloc((size_t)R * S * sizeof *pick);
+  for (int r = 0; r < R; r++)
+    if (keep[r]) {
+      for (int s = 0; s < S; s++)
+        pick[n * S + s] = p->dmap[alloc_at(p->a, r, s)];
+      n++;
+    }
+  assert(n > 0);
+  plan_from_picks(out, p->parent, pick, n, S);
+  free(pick);
+}
+
 int sim_recovery_reroute(const sim_recovery_ctx *c, sim_plan *out, err *e) {
   const alloc *o = c->original;
   int R = o->replicas, S = o->stages, most = R;
@@ -166,19 +181,100 @@ static int *replan_keep(const sim_recovery_ctx *c, int S, int *n, int *R) {
   return keep;
 }
 
+alloc *sim_recovery_place(const scenario *s, const char *method, int kind,
+                          const sim_options *so, err *e) {
+  cost_ctx *cc = cost_ctx_from_scenario(s, e);
+  if (!cc) return NULL;
+  alloc *a = NULL;
+  if (kind < 0 || kind == OBJECTIVE_DTFM) {
+    a = sim_place(s, cc, method, so, e); /* as every command places */
+  } else {
+    assert(kind == OBJECTIVE_PREDICTED);
+    objective *ob = objective_new(s, cc, so ? &so->transport : NULL, false, e);
+    search_opts o;
+    search_opts_default(&o);
+    o.seed = s->seed;
+    search_objective obj = ob ? objective_predicted(ob) : (search_objective){0};
+    search_result *r =
+        ob ? sim_place_search_with(s, cc, method, &o, so, &obj, e) : NULL;
+    if (r) a = r->best, r->best = NULL;
+    search_result_free(r);
+    objective_free(ob);
+  }
+  cost_ctx_free(cc);
+  return a;
+}
+
+static int original_up(const sim_recovery_ctx *c) {
+  int n = 0;
+  for (int i = 0; i < c->original->replicas * c->original->stages; i++)
+    n += up(c, c->original->device[i]);
+  return n;
+}
+
+int sim_recovery_replan_replicas(const sim_recovery_ctx *c) {
+  int S = c->original->stages, n, R;
+  if (!c->method) return original_up(c) / S;
+  free(replan_keep(c, S, &n, &R));
+  return R;
+}
+
+/* Pipeline k of the original's leftovers: each stage from its own column
+ * when it has a device left, else from the column with the most left (the
+ * lowest stage on ties; its own stage is already served). */
+static void fill_pipeline(int *pick, const int *col, int *take,
+                          const int *cnt, int S, int R0) {
+  for (int s = 0; s < S; s++)
+    pick[s] = take[s] < cnt[s] ? col[s * R0 + take[s]++] : -1;
+  for (int s = 0; s < S; s++) {
+    if (pick[s] >= 0) continue;
+    int most = -1;
+    for (int t = 0; t < S; t++)
+      if (cnt[t] - take[t] > 0 && (most < 0 || cnt[t] - take[t] > cnt[most] - take[most]))
+        most = t;
+    assert(most >= 0); /* R = floor(up / S): enough devices */
+    pick[s] = col[most * R0 + take[most]++];
+  }
+}
+
+/* sim_recovery_replan from the original allocation (c->method NULL). */
+static void replan_original(const sim_recovery_ctx *c, int R, sim_plan *out) {
+  const alloc *o = c->original;
+  int R0 = o->replicas, S = o->stages, n = 0;
+  int *pick = mem_alloc((size_t)R * S * sizeof *pick);
+  int *col = mem_alloc((size_t)R0 * S * sizeof *col); /* [s * R0 + i] */
+  int *cnt = mem_calloc((size_t)S, sizeof *cnt), *take = mem_calloc((size_t)S, sizeof *take);
+  for (int r = 0; r < R0; r++) {
+    bool whole = true;
+    for (int s = 0; s < S; s++) whole = whole && up(c, alloc_at(o, r, s));
+    for (int s = 0; s < S; s++) {
+      int d = alloc_at(o, r, s);
+      if (whole && n < R) pick[n * S + s] = d;
+      else if (up(c, d)) col[s * R0 + cnt[s]++] = d;
+    }
+    n += whole && n < R;
+  }
+  for (; n < R; n++) fill_pipeline(pick + n * S, col, take, cnt, S, R0);
+  plan_from_picks(out, c->s, pick, R, S);
+  free(pick), free(col), free(cnt), free(take);
+}
+
 int sim_recovery_replan(const sim_recovery_ctx *c, sim_plan *out, err *e) {
   int S = c->original->stages, n, R;
-  int *keep = replan_keep(c, S, &n, &R);
+  int *keep = c->method ? replan_keep(c, S, &n, &R) : NULL;
+  if (!c->method) R = original_up(c) / S;
   if (R == 0) {
     free(keep);
     return err_set(e, ERR_CONFIG, "%s: the job cannot continue: fewer "
                    "devices than its %d stages are up at t = %.6f s",
                    c->s->name, S, (double)c->now * 1e-9);
   }
+  if (!c->method) {
+    replan_original(c, R, out);
+    return ERR_OK;
+  }
   scenario *v = scenario_subset(c->s, keep, n, R);
-  cost_ctx *cc = cost_ctx_from_scenario(v, e);
-  alloc *a = cc ? sim_place(v, cc, c->method, c->sim, e) : NULL;
-  cost_ctx_free(cc);
+  alloc *a = sim_recovery_place(v, c->method, c->objective, c->sim, e);
   scenario_subset_free(v);
   if (!a) {
     free(keep);

@@ -59,6 +59,11 @@ void sim_plan_full(sim_plan *p, const scenario *s, const alloc *a);
 void sim_plan_over(sim_plan *p, const scenario *s, const int *keep, int n,
                    int replicas, alloc *a);
 
+/* The plan of p's replicas r with keep[r] (at least one), in p's order,
+ * each device at its stage: DiLoCo's replicas that go on when others drop
+ * out of an outer step. */
+void sim_plan_replicas(sim_plan *out, const sim_plan *p, const bool *keep);
+
 void sim_plan_free(sim_plan *p);  /* empties p; a zeroed p is fine */
 
 /* What a decision reads (all borrowed). */
@@ -70,9 +75,20 @@ typedef struct sim_recovery_ctx {
   const int *holds;        /* [devices]: the stage whose current state a
                               device holds, -1 for none */
   int64_t now;
-  const char *method;      /* replan's placement method */
+  const char *method;      /* replan's placement method; NULL: the
+                              original allocation's placement kept
+                              (sim_recovery_replan) */
+  int objective;           /* what the method's search minimises: an
+                              objective_kind (schedules/objective.h);
+                              < 0: DT-FM's score */
   const sim_options *sim;  /* its simulations (method sim) */
 } sim_recovery_ctx;
+
+/* Runs method on s (schedules/, through sim/place.h) with its search
+ * minimising kind (an objective_kind: dtfm or predicted; < 0: DT-FM's
+ * score). The allocation (owned by the caller), or NULL with e filled. */
+alloc *sim_recovery_place(const scenario *s, const char *method, int kind,
+                          const sim_options *so, err *e);
 
 /* Reroute: per stage, the devices of its original column that are up at
  * now — those of replicas whose every device is up first, then the
@@ -88,9 +104,17 @@ int sim_recovery_reroute(const sim_recovery_ctx *c, sim_plan *out, err *e);
  * beyond them dropped from what a site has beyond whole pipelines of its
  * own, the smallest such fragment first, the highest index first (so
  * pipelines inside a site stay possible); the method places the work on
- * the rest. ERR_OK and *out; ERR_CONFIG ("cannot continue") when fewer devices
+ * the rest. Without a method (c->method NULL: the user's allocation is the
+ * plan) it starts from the original allocation instead: of its devices
+ * up, floor(up / stages) replicas — its whole replicas as they were, then
+ * pipelines of the others' devices each at its own stage, then the
+ * devices left filling the stages still missing (their state moves).
+ * ERR_OK and *out; ERR_CONFIG ("cannot continue") when fewer devices
  * than stages are up; the method's errors. */
 int sim_recovery_replan(const sim_recovery_ctx *c, sim_plan *out, err *e);
+
+/* The replicas sim_recovery_replan would form at c->now. */
+int sim_recovery_replan_replicas(const sim_recovery_ctx *c);
 
 /* The moves that give every device of p the state of its stage, from the
  * devices up at now that hold it (taken in turn, device order), of

@@ -400,6 +400,10 @@ const sim_task *sim_engine_tasks(const sim_engine *x, uint32_t *n) {
   return sim_graph_tasks(x->g, n);
 }
 
+const sim_outer_marks *sim_engine_outer_marks(const sim_engine *x) {
+  return spec_is_diloco(&x->w) ? &x->om : NULL;
+}
+
 int sim_run(const scenario *s, const alloc *a, const sim_options *o,
             sim_result *out, err *e) {
   return sim_run_reuse(s, a, o, NULL, out, e);

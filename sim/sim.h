@@ -161,6 +161,11 @@ int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
 /* The last run's task records (borrowed until the next run). */
 const sim_task *sim_engine_tasks(const sim_engine *x, uint32_t *n);
 
+/* DiLoCo: where each inner step of the engine's outer step ends in its
+ * graph (sim/outer.h; borrowed, the engine's); NULL for other workloads. */
+struct sim_outer_marks;
+const struct sim_outer_marks *sim_engine_outer_marks(const sim_engine *x);
+
 void sim_engine_free(sim_engine *x);
 
 /* One transfer of sim_moves: bytes from device src to device dst. */

@@ -24,6 +24,7 @@
  * - The breakdown averages every iteration run to completion, kept or
  *   later rolled back. */
 #include "sim/training.h"
+#include "sim/training_parts.h"
 
 #include <assert.h>
 #include <math.h>
@@ -51,44 +52,14 @@ const char *sim_lost_name(sim_lost c) { return lost_names[c]; }
 
 sim_training_opts sim_training_opts_default(void) {
   return (sim_training_opts){.sim = sim_options_default(), .iterations = 1,
-                             .recovery = SIM_RECOVERY_RESTART};
+                             .recovery = SIM_RECOVERY_RESTART,
+                             .objective = -1};
 }
 
-/* The run's state. */
-typedef struct run {
-  const scenario *s;
-  const alloc *first;
-  const sim_training_opts *o;
-  const char *method; /* replan's: o's, or dtfm-identity */
-  err *e;
-  spec_workload w;
-  double *state;      /* [stages] bytes of training state per stage */
-  double storage_bpns;
-  sim_plan plan;
-  sim_engine *x;      /* the plan's engine; NULL: build it */
-  sim_net_conn conn;
-  int64_t now, until; /* until: duration mode's end, else INT64_MAX */
-  int *holds;         /* [devices] stage held, -1 none */
-  sim_iteration *it;
-  size_t n, cap, ckpt; /* ckpt: kept iterations at the last checkpoint */
-  double pending;     /* lost since the last kept iteration ended */
-  double pending_by[SIM_LOST_N]; /* the same by cause */
-  double lost[SIM_LOST_N];
-  int64_t booked_ns;  /* kept iterations' and lost nanoseconds: == now
-                         between steps (the header's invariant, asserted) */
-  sim_result agg;
-  size_t completed;   /* iterations run to completion */
-  sim_result one;     /* the first completed iteration's utilisation, kept
-                         exactly for a run of one */
-  size_t ccap;        /* link classes' capacity */
-  int64_t last_look;  /* replan-on-change: the trace was looked at here */
-  int faults_seen, replans, migrations;
-  sim_timeline_stream *tl;
-} run;
 
-static double sec(int64_t ns) { return (double)ns * 1e-9; }
+#define sec sim_training_sec
 
-static void lose(run *r, sim_lost c, int64_t ns) {
+void sim_training_lose(run *r, sim_lost c, int64_t ns) {
   assert(ns >= 0); /* the clock only moves forward */
   r->booked_ns += ns;
   r->lost[c] += sec(ns);
@@ -110,7 +81,7 @@ static int64_t next_down(const run *r, int d, int64_t t) {
 }
 
 /* The first instant >= t at which a device of the plan is down. */
-static int64_t plan_down(const run *r, int64_t t) {
+int64_t sim_training_plan_down(const run *r, int64_t t) {
   int64_t first = INT64_MAX;
   const sim_plan *p = &r->plan;
   for (int i = 0; i < p->a->replicas * p->a->stages; i++) {
@@ -178,6 +149,10 @@ static void accumulate(run *r, const sim_result *x) {
   }
   g->tasks = x->tasks;
   g->network = x->network;
+  g->inner_steps = x->inner_steps; /* DiLoCo's: summed, then means */
+  if (x->explicit_steps > g->explicit_steps) g->explicit_steps = x->explicit_steps;
+  g->inner_step_s += x->inner_step_s;
+  g->outer_step_s += x->outer_step_s;
   accumulate_use(r, g, x);
   for (int i = 0; i < x->nclasses; i++) {
     const sim_link_class *c = &x->classes[i];
@@ -207,6 +182,7 @@ static void finish_agg(run *r) {
   }
   g->pp_bytes /= n, g->dp_bytes /= n, g->wan_bytes /= n;
   g->iteration_s /= n;
+  g->inner_step_s /= n, g->outer_step_s /= n;
   g->mean.compute_s /= n;
   g->mean.bubble_s /= n;
   g->mean.comm_s /= n;
@@ -231,31 +207,37 @@ static bool starts_chain(const run *r, int64_t start) {
 }
 #endif
 
-static int keep(run *r, int64_t start, const sim_result *x) {
-  assert(start == r->now && x->end_ns >= start && starts_chain(r, start));
-  r->booked_ns += x->end_ns - start;
+void sim_training_keep(run *r, const sim_engine *eng, int64_t start,
+                       int64_t end_ns, double iteration_s,
+                       const sim_result *x) {
+  assert(start == r->now && end_ns >= x->end_ns && x->end_ns >= start &&
+         starts_chain(r, start));
+  r->booked_ns += end_ns - start;
   mem_grow((void **)&r->it, &r->cap, r->n + 1, sizeof *r->it);
   const scenario *v = sim_plan_scenario(&r->plan);
+  double samples = (double)r->H * v->workload.batch;
   r->it[r->n] = (sim_iteration){.index = (int)r->n, .start_s = sec(start),
-                                .iteration_s = x->iteration_s,
+                                .iteration_s = iteration_s,
                                 .lost_s = r->pending,
                                 .replicas = r->plan.replicas,
-                                .samples = v->workload.batch};
+                                .samples = samples,
+                                .samples_per_s = iteration_s > 0
+                                                     ? samples / iteration_s
+                                                     : 0};
   memcpy(r->it[r->n].lost_by, r->pending_by, sizeof r->pending_by);
   r->n++;
   r->pending = 0;
   memset(r->pending_by, 0, sizeof r->pending_by);
-  r->now = x->end_ns;
+  r->now = end_ns;
   holds_from_plan(r);
   accumulate(r, x);
   int index = (int)r->n - 1;
   if (r->tl && index >= r->o->timeline_from &&
       (r->o->timeline_to <= 0 || index < r->o->timeline_to)) {
     uint32_t nt;
-    const sim_task *t = sim_engine_tasks(r->x, &nt);
+    const sim_task *t = sim_engine_tasks(eng, &nt);
     sim_timeline_stream_add(r->tl, t, nt, r->plan.dmap);
   }
-  return ERR_OK;
 }
 
 /* Iterations kept since the last checkpoint are thrown away. */
@@ -291,7 +273,7 @@ static int wait_plan(run *r) {
     }
     if (t == FAULT_FOREVER) return cannot_continue(r, worst, r->now);
     if (t == r->now) return ERR_OK;
-    lose(r, SIM_LOST_WAITING, t - r->now);
+    sim_training_lose(r, SIM_LOST_WAITING, t - r->now);
     r->now = t;
   }
 }
@@ -302,14 +284,14 @@ static int reload_storage(run *r) {
   for (;;) {
     int rc = r->o->faults ? wait_plan(r) : ERR_OK;
     if (rc) return rc;
-    int64_t rl = storage_ns(r), down = plan_down(r, r->now);
+    int64_t rl = storage_ns(r), down = sim_training_plan_down(r, r->now);
     if (down >= r->now + rl) {
-      lose(r, SIM_LOST_RELOADING, rl);
+      sim_training_lose(r, SIM_LOST_RELOADING, rl);
       r->now += rl;
       holds_from_plan(r);
       return ERR_OK;
     }
-    lose(r, SIM_LOST_RELOADING, down - r->now);
+    sim_training_lose(r, SIM_LOST_RELOADING, down - r->now);
     r->now = down;
   }
 }
@@ -318,6 +300,7 @@ static sim_recovery_ctx recovery_ctx(const run *r) {
   return (sim_recovery_ctx){.s = r->s, .original = r->first,
                             .faults = r->o->faults, .holds = r->holds,
                             .now = r->now, .method = r->method,
+                            .objective = r->o->objective,
                             .sim = &r->o->sim};
 }
 
@@ -334,7 +317,7 @@ static int adopt(run *r, sim_plan *p, sim_lost c) {
   sim_engine_free(r->x);
   r->x = NULL;
   r->conn = SIM_NET_FRESH;
-  r->replans++;
+  r->c.adopted++;
   if (lacking >= 0) {
     rollback(r);
     return reload_storage(r);
@@ -344,15 +327,19 @@ static int adopt(run *r, sim_plan *p, sim_lost c) {
                      r->e);
   free(mv);
   if (rc) return rc;
-  lose(r, c, end - r->now);
+  if (c == SIM_LOST_MIGRATION && nm > 0) { /* state moved: a migration */
+    r->c.migrations++;
+    r->c.migration_s += sec(end - r->now);
+  }
+  sim_training_lose(r, c, end - r->now);
   r->now = end;
   holds_from_plan(r);
   return ERR_OK;
 }
 
 /* A device of the plan was lost at r->now. */
-static int on_loss(run *r) {
-  r->faults_seen++;
+int sim_training_on_loss(run *r) {
+  r->c.faults_seen++;
   sim_engine_free(r->x);
   r->x = NULL;
   r->conn = SIM_NET_FRESH;
@@ -366,21 +353,17 @@ static int on_loss(run *r) {
       rollback(r);
       return reload_storage(r);
     case SIM_RECOVERY_REROUTE:
+      r->c.plans++;
       if ((rc = sim_recovery_reroute(&ctx, &p, r->e))) return rc;
       return adopt(r, &p, SIM_LOST_RELOADING);
     default:
+      r->c.plans++;
       if ((rc = sim_recovery_replan(&ctx, &p, r->e))) return rc;
       return adopt(r, &p, SIM_LOST_MIGRATION);
   }
 }
 
 /* ---- iteration boundaries ---- */
-
-static int up_devices(const run *r) {
-  int n = 0;
-  for (int d = 0; d < r->s->ndevices; d++) n += dev_up(r, d, r->now);
-  return n;
-}
 
 /* Devices that are back: reroute takes them when more pipelines form,
  * replan re-places when more replicas fit. */
@@ -391,7 +374,8 @@ static int regrow(run *r) {
   sim_recovery_ctx ctx = recovery_ctx(r);
   sim_plan p = {0};
   if (r->o->recovery == SIM_RECOVERY_REPLAN) {
-    if (up_devices(r) / r->first->stages <= r->plan.replicas) return ERR_OK;
+    if (sim_recovery_replan_replicas(&ctx) <= r->plan.replicas) return ERR_OK;
+    r->c.plans++;
     int rc = sim_recovery_replan(&ctx, &p, r->e);
     return rc ? rc : adopt(r, &p, SIM_LOST_MIGRATION);
   }
@@ -399,6 +383,7 @@ static int regrow(run *r) {
     sim_plan_free(&p);
     return ERR_OK;
   }
+  r->c.plans++; /* a reroute that forms more pipelines */
   return adopt(r, &p, SIM_LOST_RELOADING);
 }
 
@@ -406,6 +391,7 @@ static int regrow(run *r) {
  * network of now is predicted faster than the plan's by more, over the
  * iterations left, than moving the state to it costs, migrate. */
 static int replan_on_change(run *r) {
+  if (!r->method) return ERR_OK; /* the user's plan, no method to run */
   if (trace_next_change_any(r->s->network, r->last_look) > r->now) return ERR_OK;
   r->last_look = r->now;
   trace *snap = trace_snapshot(r->s->network, r->now, r->e);
@@ -415,7 +401,6 @@ static int replan_on_change(run *r) {
   const spec_gpu **gpu = mem_calloc((size_t)v.ndevices, sizeof *gpu);
   predict_result cur, alt;
   alloc *cand = NULL;
-  cost_ctx *cc = NULL;
   sim_plan p = {0};
   /* the plan's workload: after a reroute or a replan it has fewer
    * replicas than the run's first (r->w) */
@@ -424,13 +409,17 @@ static int replan_on_change(run *r) {
   if (!rc) rc = spec_device_gpus(&v, gpu, r->e);
   if (!rc) rc = predict_iteration_with(&w, &v, gpu, r->plan.a,
                                        &r->o->sim.transport, &cur);
-  if (!rc && (cc = cost_ctx_from_scenario(&v, r->e)))
-    cand = sim_place(&v, cc, r->method, &r->o->sim, r->e);
+  if (!rc) {
+    cand = sim_recovery_place(&v, r->method, r->o->objective, &r->o->sim, r->e);
+    r->c.plans += cand != NULL;
+  }
   if (!rc && !cand) rc = r->e ? r->e->code : ERR_CONFIG;
   if (!rc) rc = predict_iteration_with(&w, &v, gpu, cand,
                                        &r->o->sim.transport, &alt);
-  double left = r->o->iterations > 0
-                    ? (double)r->o->iterations - (double)r->n
+  /* batches left: DiLoCo's rows are H of them (its prediction is per
+   * batch, outer step / H) */
+  double left = r->target > 0
+                    ? ((double)r->target - (double)r->n) * r->H
                     : sec(r->until - r->now) / cur.iteration_s;
   double gain = rc ? 0 : (cur.iteration_s - alt.iteration_s) * left;
   if (gain > 0) {
@@ -446,13 +435,12 @@ static int replan_on_change(run *r) {
                      r->e);
     free(mv);
     if (!rc && gain > sec(end - r->now)) {
-      r->migrations++;
+      r->c.on_change++;
       rc = adopt(r, &p, SIM_LOST_MIGRATION);
     }
   }
   sim_plan_free(&p);
   alloc_free(cand);
-  cost_ctx_free(cc);
   free(gpu);
   trace_free(snap);
   return rc;
@@ -467,22 +455,22 @@ static int past_the_limit(run *r) {
 }
 
 static bool finished(const run *r) {
-  if (r->o->iterations > 0) return r->n >= (size_t)r->o->iterations;
+  if (r->target > 0) return r->n >= r->target;
   return r->now >= r->until;
 }
 
 /* A checkpoint after every K kept iterations; a loss during its write
  * throws it away (and is a loss like any other). */
-static int checkpoint(run *r) {
-  int K = r->o->checkpoint_every;
+int sim_training_checkpoint(run *r) {
+  int K = r->ckpt_every;
   if (K <= 0 || r->n % (size_t)K != 0) return ERR_OK;
-  int64_t ck = storage_ns(r), down = plan_down(r, r->now);
+  int64_t ck = storage_ns(r), down = sim_training_plan_down(r, r->now);
   if (down < r->now + ck) {
-    lose(r, SIM_LOST_CHECKPOINT, down - r->now);
+    sim_training_lose(r, SIM_LOST_CHECKPOINT, down - r->now);
     r->now = down;
-    return on_loss(r);
+    return sim_training_on_loss(r);
   }
-  lose(r, SIM_LOST_CHECKPOINT, ck);
+  sim_training_lose(r, SIM_LOST_CHECKPOINT, ck);
   r->now += ck;
   r->ckpt = r->n;
   return ERR_OK;
@@ -490,25 +478,26 @@ static int checkpoint(run *r) {
 
 /* One attempt at the next iteration. */
 static int attempt(run *r) {
+  if (spec_is_diloco(&r->w)) return sim_training_outer_attempt(r);
   int rc;
   if (!r->x &&
       (rc = sim_engine_new(sim_plan_scenario(&r->plan), r->plan.a, &r->o->sim,
                            r->o->faults, r->plan.dmap, r->conn, &r->x, r->e)))
     return rc;
-  int64_t start = r->now, stop = plan_down(r, start);
+  int64_t start = r->now, stop = sim_training_plan_down(r, start);
   sim_result x;
   bool stopped;
   if ((rc = sim_engine_run(r->x, start, stop, &x, &stopped, r->e))) return rc;
   r->agg.events += x.events;
   r->agg.flows += x.flows;
   if (!stopped) {
-    keep(r, start, &x);
+    sim_training_keep(r, r->x, start, x.end_ns, x.iteration_s, &x);
     sim_result_free(&x);
-    return checkpoint(r);
+    return sim_training_checkpoint(r);
   }
-  lose(r, SIM_LOST_REDONE, stop - start);
+  sim_training_lose(r, SIM_LOST_REDONE, stop - start);
   r->now = stop;
-  return on_loss(r);
+  return sim_training_on_loss(r);
 }
 
 /* ---- the run ---- */
@@ -529,18 +518,35 @@ static int check_opts(const scenario *s, const sim_training_opts *o, err *e) {
   return ERR_OK;
 }
 
+/* DiLoCo's rows are outer steps: --iterations and --checkpoint-every
+ * count inner steps and must be whole outer steps. */
+static int check_rows(const scenario *s, spec_dp_algo dp, int H,
+                      const sim_training_opts *o, err *e) {
+  const char *what = o->iterations % H ? "--iterations"
+                     : o->checkpoint_every % H ? "--checkpoint-every" : NULL;
+  if (!what) return ERR_OK;
+  return err_set(e, ERR_CONFIG, "%s: %s %d is not a multiple of "
+                 "--inner-steps %d: a run of --dp-algo %s counts inner steps "
+                 "and keeps, checkpoints and recovers whole outer steps",
+                 s->name, what, strcmp(what, "--iterations") == 0
+                 ? o->iterations : o->checkpoint_every, H,
+                 spec_dp_algo_name(dp));
+}
+
 static int run_init(run *r, const scenario *s, const alloc *a,
                     const sim_training_opts *o, err *e) {
   int rc = check_opts(s, o, e);
   if (rc || (rc = spec_workload_resolve(s, &r->w, e))) return rc;
-  if (spec_is_diloco(&r->w)) /* sim/outer.h: one outer step, one graph */
-    return err_set(e, ERR_CONFIG, "%s: --dp-algo %s runs one outer step "
-                   "(simulate without --iterations, --duration-s or "
-                   "--faults); training runs of DiLoCo are not simulated yet",
-                   s->name, spec_dp_algo_name(r->w.dp_algo));
+  r->H = spec_is_diloco(&r->w) ? r->w.inner_steps : 1;
+  if ((rc = check_rows(s, r->w.dp_algo, r->H, o, e))) return rc;
+  r->target = o->iterations > 0 ? (size_t)(o->iterations / r->H) : 0;
+  r->ckpt_every = o->checkpoint_every / r->H;
+  r->full = o->sim;
+  r->full.diloco_full = true;
   r->s = s, r->first = a, r->o = o, r->e = e;
-  r->method =
-      o->method ? o->method : schedule_method_name(SCHEDULE_DTFM_IDENTITY);
+  r->method = o->method ? o->method
+              : o->replan_from_alloc ? NULL
+                                     : schedule_method_name(SCHEDULE_DTFM_IDENTITY);
   r->conn = SIM_NET_WARM;
   r->until = o->iterations > 0 ? INT64_MAX : llround(o->duration_s * 1e9);
   r->state = mem_alloc((size_t)a->stages * sizeof *r->state);
@@ -590,9 +596,10 @@ static void summarise(run *r, sim_training_result *out) {
   assert(r->booked_ns == r->now); /* every nanosecond booked once */
   finish_agg(r);
   *out = (sim_training_result){.it = r->it, .n = r->n, .agg = r->agg,
-                               .faults_seen = r->faults_seen,
-                               .replans = r->replans,
-                               .migrations = r->migrations};
+                               .inner_steps = spec_is_diloco(&r->w) ? r->H : 0,
+                               .c = r->c, .faults_seen = r->c.faults_seen,
+                               .replans = r->c.adopted,
+                               .migrations = r->c.migrations};
   r->it = NULL;
   r->agg = (sim_result){0};
   memcpy(out->lost_s, r->lost, sizeof r->lost);

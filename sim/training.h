@@ -8,7 +8,14 @@
  * is either an iteration that was kept or time lost to one cause: the
  * run's total is the sum of the kept iterations and of the time lost, and
  * start(k + 1) = start(k) + time(k) + lost(k + 1), where lost(k) is what
- * was lost between iteration k - 1's end and iteration k's start. */
+ * was lost between iteration k - 1's end and iteration k's start.
+ *
+ * DiLoCo and streaming DiLoCo (models/diloco.h) run outer step after outer
+ * step, a kept row being one outer step (sim/training_outer.c): a replica
+ * lost inside one drops out of its synchronisation, as torchft's DiLoCo
+ * lets it, and its inner steps since the last sync are lost work
+ * (counted, sim_training_counts); under restart the whole step is redone,
+ * as a pipeline's iteration is. */
 #ifndef SIM_TRAINING_H
 #define SIM_TRAINING_H
 
@@ -53,18 +60,28 @@ const char *sim_lost_name(sim_lost c);
 typedef struct sim_training_opts {
   sim_options sim;            /* transport, compute scale, seed; its
                                  timeline_path is ignored (see timeline) */
-  int iterations;             /* > 0: run until this many are kept */
+  int iterations;             /* > 0: run until this many are kept
+                                 (DiLoCo: inner steps, a multiple of H,
+                                 kept as outer steps) */
   double duration_s;          /* > 0 (iterations 0): start iterations while
                                  the clock is before it */
   const fault_trace *faults;  /* NULL: none (borrowed) */
   sim_recovery recovery;
-  int checkpoint_every;       /* K > 0: a checkpoint after every K kept
+  int checkpoint_every;       /* K > 0 (DiLoCo: inner steps, a multiple
+                                 of H): a checkpoint after every K kept
                                  iterations; 0: none (a rollback returns to
                                  the start) */
   double storage_gbps;        /* per device, checkpoint write and read;
                                  <= 0: SIM_STORAGE_GBPS */
   const char *method;         /* replan's placement method; NULL:
-                                 dtfm-identity */
+                                 dtfm-identity, or see replan_from_alloc */
+  bool replan_from_alloc;     /* method NULL: replan starts from the run's
+                                 allocation (the user's), keeping its
+                                 placement (sim_recovery_replan), and
+                                 --replan-on-change has nothing to compute */
+  int objective;              /* what replan's search minimises: an
+                                 objective_kind, dtfm or predicted; < 0:
+                                 DT-FM's score */
   bool replan_on_change;      /* migrate when the moving network makes
                                  another placement pay (sim/training.c) */
   const char *timeline;       /* Chrome Trace Event JSON of the whole run,
@@ -77,7 +94,27 @@ typedef struct sim_training_opts {
  * storage, dtfm-identity, nothing else. */
 sim_training_opts sim_training_opts_default(void);
 
-/* One kept iteration. */
+/* What a run's recovery did, counted where it happened. Every plan is
+ * computed (a policy's after a loss, one at a boundary when devices are
+ * back, a candidate of --replan-on-change), some adopted; an adopted plan
+ * whose devices receive state booked to migration is a migration, and
+ * migration_s, the time those moves took, is lost_s[migration] exactly. */
+typedef struct sim_training_counts {
+  int faults_seen;      /* device losses that stopped a step or dropped a
+                           DiLoCo replica */
+  int plans;            /* placements computed */
+  int adopted;          /* of them, the run went on with (reroute, replan,
+                           growth, migration) */
+  int migrations;       /* adopted plans moved to at the cost of migration */
+  int on_change;        /* of the migrations, by --replan-on-change */
+  double migration_s;   /* their moves' time: lost_s[migration] */
+  int dropped_replicas; /* DiLoCo: replicas dropped out of an outer step's
+                           synchronisation by a loss */
+  long long dropped_steps; /* their inner steps since the last sync, lost */
+  double dropped_samples;  /* the sequences of those steps */
+} sim_training_counts;
+
+/* One kept iteration (DiLoCo: one outer step of H inner steps). */
 typedef struct sim_iteration {
   int index;          /* training step, 0-based, in order */
   double start_s;     /* when its kept run began */
@@ -85,12 +122,16 @@ typedef struct sim_iteration {
   double lost_s;      /* time lost since the previous one ended (or 0) */
   double lost_by[SIM_LOST_N]; /* lost_s by cause */
   int replicas;       /* the data-parallel degree it ran with */
-  double samples;     /* sequences it trained */
+  double samples;     /* sequences it trained (DiLoCo: H batches of the
+                         replicas that synchronised) */
+  double samples_per_s; /* samples / iteration_s */
 } sim_iteration;
 
 typedef struct sim_training_result {
   sim_iteration *it;  /* kept iterations, in order; n of them */
   size_t n;
+  int inner_steps;    /* DiLoCo's H (a row is an outer step of H inner
+                         steps); 0: a row is an iteration */
   double total_s;     /* the run: kept iterations and every loss */
   double samples, samples_per_s; /* useful sequences; per second of run */
   double lost_s[SIM_LOST_N], lost_total_s;
@@ -101,9 +142,10 @@ typedef struct sim_training_result {
                          iteration run to completion, iteration_s their mean;
                          events and flows: totals of the run; link classes:
                          bytes and flows summed */
-  int faults_seen;    /* device losses that stopped an iteration */
-  int replans;        /* new plans adopted (reroute, replan, growth) */
-  int migrations;     /* of them, by --replan-on-change */
+  sim_training_counts c; /* what the recovery did */
+  /* the counts' old names (c's): faults_seen, replans = c.adopted,
+   * migrations = c.migrations */
+  int faults_seen, replans, migrations;
 } sim_training_result;
 
 /* Runs s under allocation a (validated, D_dp x D_pp) as o says. ERR_OK and

@@ -11,6 +11,8 @@
 
 #include "models/alloc.h"
 #include "models/spec.h"
+#include "schedules/objective.h"
+#include "schedules/schedule.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_training.h"
 #include "sim/place.h"
@@ -32,7 +34,7 @@ static const cli_opt_command SIMULATE = {
 
 typedef struct sim_args {
   const char *scenario, *alloc_file, *method, *timeline, *timeline_its;
-  int network;
+  int network, objective;
   bool json, explain;
   cli_workload_opts wo;
   cli_training_opts to;
@@ -61,9 +63,35 @@ static int parse_iterations(sim_args *p) {
   return CLI_OK;
 }
 
+/* Re-planning starts from the user: with --alloc and no --replan-method,
+ * replan keeps the allocation's placement (sim/recovery.h); --objective
+ * steers a search method's re-planning. */
+static int check_replan(sim_args *p) {
+  sim_training_opts *o = &p->to.o;
+  o->replan_from_alloc = p->alloc_file && !p->to.replan_method;
+  if (o->replan_from_alloc && o->replan_on_change)
+    return cli_usage_error("simulate", "--replan-on-change places the work "
+                           "again by a method: give --replan-method (the run "
+                           "starts from --alloc)");
+  if (p->objective < 0) return CLI_OK;
+  if (p->objective == OBJECTIVE_COST_CMD)
+    return cli_usage_error("simulate", "--objective cost-cmd is schedule's "
+                           "(with --cost-cmd): simulate's re-planner "
+                           "minimises dtfm or predicted");
+  if (!o->method || schedule_method_is_fixed(o->method) ||
+      schedule_method_find(o->method) == SCHEDULE_GREEDY)
+    return cli_usage_error("simulate", "--objective %s needs a search method "
+                           "to steer: give --replan-method gcma, hybrid, "
+                           "random-search or sim (re-planning by %s searches "
+                           "nothing)", objective_kind_names[p->objective],
+                           o->method ? o->method : "the --alloc placement");
+  o->objective = p->objective;
+  return CLI_OK;
+}
+
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, sim_args *p) {
-  *p = (sim_args){.network = TRANSPORT_MODEL_DEFAULT};
+  *p = (sim_args){.network = TRANSPORT_MODEL_DEFAULT, .objective = -1};
   cli_workload_init(&p->wo);
   cli_training_init(&p->to);
   const cli_opt opts[] = {
@@ -83,6 +111,13 @@ static int parse_args(int argc, char **argv, sim_args *p) {
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
       CLI_OPT_HELP(),
       CLI_TRAINING_OPTS(&p->to),
+      CLI_OPT_ENUM(0, "objective", "NAME", &p->objective, objective_kind_names,
+                   NULL,
+                   "what replan's and --replan-on-change's search\n"
+                   "minimises: dtfm (DT-FM's score; default) or\n"
+                   "predicted (the end-to-end predictor); needs\n"
+                   "a search method (--replan-method gcma, hybrid,\n"
+                   "random-search or sim)"),
       CLI_WORKLOAD_OPTS(&p->wo),
       CLI_OPT_END()};
   char **args;
@@ -93,6 +128,7 @@ static int parse_args(int argc, char **argv, sim_args *p) {
     return cli_usage_error("simulate", "give exactly one of --alloc, --method");
   if ((rc = cli_training_check("simulate", &p->to, p->method))) return rc;
   if ((rc = parse_iterations(p))) return rc;
+  if ((rc = check_replan(p))) return rc;
   if (p->explain && (p->to.active || p->json))
     return cli_usage_error("simulate", "--explain explains one iteration, "
                            "as a table (geodes explain --json for JSON)");
@@ -264,7 +300,9 @@ int cli_simulate(int argc, char **argv) {
   sim_result r = {0};
   scenario *s = scenario_load(p.scenario, &e);
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
-  if ((rc = cli_workload_usage("simulate", &p.wo, s))) goto done;
+  if ((rc = cli_workload_usage("simulate", &p.wo, s)) ||
+      (rc = cli_training_usage("simulate", &p.to, s)))
+    goto done;
   /* the fault file is read before a placement search, not after it */
   if (p.to.active && cli_training_load(&p.to, s, &e)) goto fail;
   sim_options o = sim_options_default();

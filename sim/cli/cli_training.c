@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+#include "models/spec.h"
+
 
 void cli_training_init(cli_training_opts *t) {
   *t = (cli_training_opts){.o = sim_training_opts_default(), .recovery = -1};
@@ -31,6 +33,25 @@ int cli_training_check(const char *cmd, cli_training_opts *t,
   return CLI_OK;
 }
 
+int cli_training_usage(const char *cmd, const cli_training_opts *t,
+                       const scenario *s) {
+  spec_workload w;
+  if (!t->active || spec_workload_resolve(s, &w, NULL) || !spec_is_diloco(&w))
+    return CLI_OK;
+  int H = w.inner_steps;
+  if (t->o.iterations % H)
+    return cli_usage_error(cmd, "--iterations %d is not a multiple of "
+                           "--inner-steps %d: a run of --dp-algo %s counts "
+                           "inner steps and keeps whole outer steps",
+                           t->o.iterations, H, spec_dp_algo_name(w.dp_algo));
+  if (t->o.checkpoint_every % H)
+    return cli_usage_error(cmd, "--checkpoint-every %d is not a multiple of "
+                           "--inner-steps %d: a checkpoint of --dp-algo %s "
+                           "follows an outer step", t->o.checkpoint_every, H,
+                           spec_dp_algo_name(w.dp_algo));
+  return CLI_OK;
+}
+
 int cli_training_load(cli_training_opts *t, const scenario *s, err *e) {
   if (!t->faults_file) return ERR_OK;
   t->faults = fault_load(t->faults_file, s, e);
@@ -46,11 +67,12 @@ void cli_training_free(cli_training_opts *t) {
 static json_t *iteration(const void *ctx, size_t k) {
   const sim_training_result *r = ctx;
   const sim_iteration *x = &r->it[k];
-  return json_pack("{s:i,s:o,s:o,s:o,s:i,s:o}", "index", x->index, "start_s",
-                   cli_json_number(x->start_s), "iteration_s",
+  return json_pack("{s:i,s:o,s:o,s:o,s:i,s:o,s:o}", "index", x->index,
+                   "start_s", cli_json_number(x->start_s), "iteration_s",
                    cli_json_number(x->iteration_s), "lost_s",
                    cli_json_number(x->lost_s), "replicas", x->replicas,
-                   "samples", cli_json_number(x->samples));
+                   "samples", cli_json_number(x->samples), "samples_per_s",
+                   cli_json_number(x->samples_per_s));
 }
 
 cli_json_stream cli_training_iterations(const sim_training_result *r) {
@@ -83,26 +105,47 @@ void cli_training_json(json_t *o, const sim_training_result *r,
   json_object_set_new(o, "faults_seen", json_integer(r->faults_seen));
   json_object_set_new(o, "replans", json_integer(r->replans));
   json_object_set_new(o, "migrations", json_integer(r->migrations));
+  const sim_training_counts *c = &r->c;
+  json_object_set_new(o, "goodput_samples_per_s", cli_json_number(r->samples_per_s));
+  json_object_set_new(o, "plans_computed", json_integer(c->plans));
+  json_object_set_new(o, "plans_adopted", json_integer(c->adopted));
+  json_object_set_new(o, "migrations_on_change", json_integer(c->on_change));
+  json_object_set_new(o, "migration_s", cli_json_number(c->migration_s));
+  json_object_set_new(o, "dropped_replicas", json_integer(c->dropped_replicas));
+  json_object_set_new(o, "dropped_inner_steps", json_integer(c->dropped_steps));
+  json_object_set_new(o, "dropped_samples", cli_json_number(c->dropped_samples));
 }
 
 void cli_training_table(const sim_training_result *r,
                         const cli_training_opts *t) {
-  printf("\n%-6s %12s %12s %10s %8s\n", "ITER", "START_S", "ITERATION_S",
-         "LOST_S", "REPLICAS");
+  const char *row = r->inner_steps ? "OUTER" : "ITER";
+  printf("\n%-6s %12s %12s %10s %8s %10s %10s\n", row, "START_S",
+         "ITERATION_S", "LOST_S", "REPLICAS", "SAMPLES", "SAMPLES/S");
   for (size_t k = 0; k < r->n; k++)
-    printf("%-6d %12.3f %12.4f %10.3f %8d\n", r->it[k].index, r->it[k].start_s,
-           r->it[k].iteration_s, r->it[k].lost_s, r->it[k].replicas);
-  printf("\nrun         %.3f s, %zu iterations, %.0f samples: %.3f samples/s\n",
-         r->total_s, r->n, r->samples, r->samples_per_s);
-  printf("iteration   mean %.4f  p50 %.4f  p95 %.4f  min %.4f  max %.4f s\n",
-         r->mean_s, r->p50_s, r->p95_s, r->min_s, r->max_s);
+    printf("%-6d %12.3f %12.4f %10.3f %8d %10.0f %10.3f\n", r->it[k].index,
+           r->it[k].start_s, r->it[k].iteration_s, r->it[k].lost_s,
+           r->it[k].replicas, r->it[k].samples, r->it[k].samples_per_s);
+  printf("\nrun         %.3f s, %zu %s, %.0f samples: goodput %.3f "
+         "samples/s\n", r->total_s, r->n,
+         r->inner_steps ? "outer steps" : "iterations", r->samples,
+         r->samples_per_s);
+  printf("%-11s mean %.4f  p50 %.4f  p95 %.4f  min %.4f  max %.4f s\n",
+         r->inner_steps ? "outer step" : "iteration", r->mean_s, r->p50_s,
+         r->p95_s, r->min_s, r->max_s);
   printf("lost        %.3f s:", r->lost_total_s);
   for (int c = 0; c < SIM_LOST_N; c++)
     printf(" %s %.3f", sim_lost_name(c), r->lost_s[c]);
-  printf("\nrecovery    %s, %d losses, %d new plans (%d migrations)%s%s\n",
-         sim_recovery_name(t->o.recovery), r->faults_seen, r->replans,
-         r->migrations, t->faults_file ? ", faults " : "",
+  const sim_training_counts *c = &r->c;
+  printf("\nrecovery    %s, %d losses, %d plans computed, %d adopted, %d "
+         "migrations (%d on change) taking %.3f s%s%s\n",
+         sim_recovery_name(t->o.recovery), c->faults_seen, c->plans,
+         c->adopted, c->migrations, c->on_change, c->migration_s,
+         t->faults_file ? ", faults " : "",
          t->faults_file ? t->faults_file : "");
+  if (r->inner_steps)
+    printf("dropped     %d replicas left an outer step's sync, losing %lld "
+           "inner steps (%.0f samples) since their last sync\n",
+           c->dropped_replicas, c->dropped_steps, c->dropped_samples);
 }
 
 const char *cli_replan_help(void) {

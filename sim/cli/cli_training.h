@@ -69,6 +69,12 @@ const char *cli_replan_help(void);
 int cli_training_check(const char *cmd, cli_training_opts *t,
                        const char *method);
 
+/* After the workload options are applied to s: DiLoCo's --iterations and
+ * --checkpoint-every count inner steps and must be multiples of its
+ * --inner-steps (a usage error, exit 2, naming both). */
+int cli_training_usage(const char *cmd, const cli_training_opts *t,
+                       const scenario *s);
+
 /* Loads --faults against s (its errors FILE:LINE in e). */
 int cli_training_load(cli_training_opts *t, const scenario *s, err *e);
 
