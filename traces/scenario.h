@@ -202,6 +202,12 @@ int scenario_site_index(const scenario *s, const char *name);
  *   X(a, field, lo, hi, option, arg, help)
  * where a is what the user of the map passes through. */
 #define SCENARIO_KNOB_MAP(X, a)                                              \
+  X(a, stages, 1, SCENARIO_MAX_LAYERS, "stages", "N",                       \
+    "pipeline stages D_pp (D_pp x D_dp = the\n"                           \
+    "devices; alone: D_dp = the devices / N)")                             \
+  X(a, replicas, 1, INT_MAX, "replicas", "R",                               \
+    "data-parallel replicas D_dp (alone: D_pp =\n"                        \
+    "the devices / R)")                                                    \
   X(a, inner_steps, 1, INT_MAX, "inner-steps", "H",                         \
     "diloco: inner steps per outer step (100)")                             \
   X(a, fragments, 1, INT_MAX, "fragments", "F",                             \
