@@ -427,6 +427,31 @@ static int simulate(ctx *x, long i, err *e) {
   return ERR_OK;
 }
 
+/* A shape's sort key: devices, then stages, then dp algorithm name. */
+typedef struct shape_key {
+  int ndev, stages;
+  const char *algo;
+  long i;
+} shape_key;
+
+static int cmp_shape(const void *a, const void *b) {
+  const shape_key *x = a, *y = b;
+  if (x->ndev != y->ndev) return x->ndev < y->ndev ? -1 : 1;
+  if (x->stages != y->stages) return x->stages < y->stages ? -1 : 1;
+  return strcmp(x->algo, y->algo);
+}
+
+static void sort_shapes(shape_result *r) {
+  shape_key *k = mem_alloc((size_t)(r->nshapes + 1) * sizeof *k);
+  for (int g = 0; g < r->nshapes; g++) {
+    const shape_config *c = &r->all[r->per_shape[g]];
+    k[g] = (shape_key){c->ndev, c->stages, c->dp_algo, r->per_shape[g]};
+  }
+  qsort(k, (size_t)r->nshapes, sizeof *k, cmp_shape);
+  for (int g = 0; g < r->nshapes; g++) r->per_shape[g] = k[g].i;
+  free(k);
+}
+
 /* The best of each (stages, replicas, dp_algo) into r by the deciding
  * time, among the simulated ones only when sim_only. */
 static void group(shape_result *r, shape_goal goal, bool sim_only) {
@@ -449,6 +474,7 @@ static void group(shape_result *r, shape_goal goal, bool sim_only) {
                          decided_s(&r->all[r->per_shape[g]])))
       r->per_shape[g] = i;
   }
+  sort_shapes(r);
 }
 
 /* The predictor's best o->simulate and each shape's best simulated; the
