@@ -65,6 +65,21 @@ typedef struct sched_args {
 } sched_args;
 
 static const char *const SHAPE_MODES[] = {"fixed", "auto", NULL};
+static const char HELP_SHAPE[] =
+    "fixed: the scenario's D_pp x D_dp on every\n"
+    "device (default); auto: search it (above)";
+static const char HELP_GOAL[] =
+    "\n--shape auto: the most samples/s (the batch per\n"
+    "replica kept; default), or the shortest\n"
+    "iteration at the scenario's batch";
+static const char HELP_SIM[] =
+    "--shape auto: the predictor's K best simulated,\nand each shape's "
+    "best (" CLI_STR(SHAPE_SIMULATE) "; 0: the predictor decides)";
+static const char HELP_MICRO[] =
+    "--shape auto: micro-batches tried (default:\n"
+    "the workload's, half and double)";
+
+static int check_objective(sched_args *p);
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. --trials starts
  * at 1: 0 ran no search step and reported the starting guess as found. */
@@ -111,20 +126,11 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                      "record the run and its convergence, under the\n"
                      "method's name (SQLite)"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
-      CLI_OPT_ENUM(0, "shape", NULL, &p->shape, SHAPE_MODES, NULL,
-                   "fixed: the scenario's stages x replicas on\n"
-                   "every device (default); auto: search it (above)"),
+      CLI_OPT_ENUM(0, "shape", NULL, &p->shape, SHAPE_MODES, NULL, HELP_SHAPE),
       CLI_OPT_ENUM(0, "shape-objective", NULL, &p->goal, shape_goal_names,
-                   NULL, "\n--shape auto maximises throughput (samples/s,\n"
-                   "the batch per replica kept; default) or\n"
-                   "minimises the iteration at the scenario's batch"),
-      CLI_OPT_INT(0, "simulate-best", "K", &p->simulate, 0, 100000,
-                  "--shape auto: the predictor's K best simulated,\n"
-                  "with each shape's best (" CLI_STR(SHAPE_SIMULATE)
-                  "; 0: the predictor\ndecides)"),
-      CLI_OPT_STRING(0, "micro-batches", "m,m,...", &p->micro_list,
-                     "--shape auto: micro-batches tried (default:\n"
-                     "the workload's, half and double)"),
+                   NULL, HELP_GOAL),
+      CLI_OPT_INT(0, "simulate-best", "K", &p->simulate, 0, 100000, HELP_SIM),
+      CLI_OPT_STRING(0, "micro-batches", "m,m,...", &p->micro_list, HELP_MICRO),
       CLI_OPT_HELP(),
       CLI_COST_CMD_OPTS(&p->cc),
       CLI_WORKLOAD_OPTS(&p->wo),
@@ -133,6 +139,11 @@ static int parse_args(int argc, char **argv, sched_args *p) {
   int nargs, rc = cli_opt_parse(&SCHEDULE, opts, argc, argv, &args, &nargs);
   if (rc) return rc;
   p->scenario = args[0];
+  return check_objective(p);
+}
+
+/* --objective against --cost-cmd, and --method. */
+static int check_objective(sched_args *p) {
   if (p->objective < 0)
     p->objective = p->cc.cmd ? OBJECTIVE_COST_CMD : OBJECTIVE_DTFM;
   if (p->objective == OBJECTIVE_COST_CMD && !p->cc.cmd)
