@@ -287,6 +287,13 @@ Test(shape, outputs) {
   cr_assert_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
                                "iteration_s IS NOT NULL"),
                (long long)json_integer_value(json_object_get(o, "simulated")));
+  /* plot.py draws them against the shape */
+  cr_assert_eq(support_sh(NULL, "'%s/analysis/plot.py' '%s' --out '%s' "
+                          "--shapes >/dev/null 2>&1", GEODES_SOURCE_DIR, db,
+                          support_path("figs")), 0);
+  size_t png = 0;
+  free(support_read_file(support_path("figs/shapes.png"), &png));
+  cr_assert(png > 1000);
   json_decref(f), json_decref(o);
   free(text);
   support_run_clear(&a), support_run_clear(&b);
