@@ -92,8 +92,9 @@ typedef struct shape_result {
   long *per_shape;         /* the best of each (stages, replicas,
                               dp_algo), in enumeration order: indices */
   int nshapes;
-  long considered;         /* configurations judged (fitting or not) */
-  long pruned_memory;      /* ... that do not fit */
+  long considered;         /* placements judged, fitting or not (each
+                              configuration has up to two) */
+  long pruned_memory;      /* ... that do not fit in memory */
   long pruned_predictor;   /* fitting, not simulated */
   long simulated;
   int nsubsets;            /* count vectors tried */

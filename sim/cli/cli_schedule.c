@@ -330,7 +330,7 @@ static int shape_args(const sched_args *p, const scenario *s,
                       cli_shape_args *a) {
   *a = (cli_shape_args){.goal = (shape_goal)p->goal, .diloco = p->dp_auto,
                         .simulate = p->simulate, .out = p->out, .db = p->db,
-                        .json = p->json};
+                        .json = p->json, .scenario = p->scenario};
   const spec_model *m = spec_model_find(s->workload.model);
   int n = s->ndevices, layers = s->workload.layers > 0 ? s->workload.layers
                                 : m ? m->layers : INT_MAX;

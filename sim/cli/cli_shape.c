@@ -92,6 +92,25 @@ static void print_pipelines(const scenario *s, const shape_config *c) {
   }
 }
 
+/* The command that simulates the best again from -o's file, into buf;
+ * "" when it leaves devices idle (an allocation file names every device)
+ * or there is no file. */
+static void reproduce(const scenario *s, const shape_config *b,
+                      const cli_shape_args *p, char *buf, size_t size) {
+  buf[0] = '\0';
+  if (!p->out || b->ndev != s->ndevices) return;
+  size_t at = (size_t)snprintf(
+      buf, size, "geodes simulate %s --alloc %s --stages %d --replicas %d "
+      "--micro-batch %d --batch %d --dp-algo %s%s --layers-per-stage ",
+      p->scenario, p->out, b->stages, b->replicas, b->micro_batch, b->batch,
+      b->dp_algo, b->fragments ? " --fragments " : "");
+  if (b->fragments && at < size)
+    at += (size_t)snprintf(buf + at, size - at, "%d ", b->fragments);
+  for (int st = 0; st < b->stages && at < size; st++)
+    at += (size_t)snprintf(buf + at, size - at, "%s%d", st ? "," : "",
+                           b->layers[st]);
+}
+
 static void print_text(const scenario *s, const shape_result *r,
                        const cli_shape_args *p, const char *net,
                        double wall_s) {
@@ -111,12 +130,21 @@ static void print_text(const scenario *s, const shape_result *r,
   printf("layers      ");
   for (int st = 0; st < b->stages; st++)
     printf("%s%d", st ? "," : "", b->layers[st]);
-  printf("\nsearched    %d subsets (%s), %ld configurations: %ld do not fit "
-         "in memory, %ld pruned by the predictor, %ld simulated; %.2f s\n",
+  printf("\nsearched    %d subsets (%s), %ld placements judged, %ld of "
+         "them not fitting in memory;\n            of the %ld configurations "
+         "that fit, %ld pruned by the predictor, %ld simulated; %.2f s\n",
          r->nsubsets, r->all_subsets ? "every count per site" : "the family",
-         r->considered, r->pruned_memory, r->pruned_predictor, r->simulated,
-         wall_s);
+         r->considered, r->pruned_memory, r->nall, r->pruned_predictor,
+         r->simulated, wall_s);
   if (p->diloco) printf("note        %s\n", NOT_CONVERGENCE);
+  char cmd[1024];
+  reproduce(s, b, p, cmd, sizeof cmd);
+  if (cmd[0]) printf("reproduce   %s\n", cmd);
+  else if (p->out)
+    printf("reproduce   %s holds the pipelines on %s's device numbers; "
+           "simulate --alloc\n            takes an allocation of every "
+           "device, so not one that leaves %d idle\n", p->out, s->name,
+           s->ndevices - b->ndev);
   printf("\n%-9s %-22s %7s %5s %6s %6s %10s %11s %11s\n", "SHAPE", "DP",
          "DEVICES", "IDLE", "MICRO", "BATCH", "SAMPLES/S", "SIMULATED_S",
          "PREDICTED_S");
@@ -167,11 +195,15 @@ static void print_json(const scenario *s, const shape_result *r,
   json_object_set_new(o, "idle_devices", idle);
   json_object_set_new(o, "subsets", json_integer(r->nsubsets));
   json_object_set_new(o, "every_subset", json_boolean(r->all_subsets));
-  json_object_set_new(o, "considered", json_integer(r->considered));
+  json_object_set_new(o, "placements_judged", json_integer(r->considered));
+  json_object_set_new(o, "configurations", json_integer(r->nall));
   json_object_set_new(o, "pruned_memory", json_integer(r->pruned_memory));
   json_object_set_new(o, "pruned_predictor", json_integer(r->pruned_predictor));
   json_object_set_new(o, "simulated", json_integer(r->simulated));
   if (p->diloco) json_object_set_new(o, "note", json_string(NOT_CONVERGENCE));
+  char cmd[1024];
+  reproduce(s, &r->all[r->best], p, cmd, sizeof cmd);
+  json_object_set_new(o, "reproduce", cmd[0] ? json_string(cmd) : json_null());
   cli_print_json(o, CLI_JSON);
 }
 

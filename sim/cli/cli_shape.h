@@ -15,6 +15,7 @@ typedef struct cli_shape_args {
   bool diloco;              /* --dp-algo auto */
   int micro[SHAPE_MAX_MICRO], nmicro; /* --micro-batches; 0: the default */
   long simulate;            /* --simulate-best; < 0: SHAPE_SIMULATE */
+  const char *scenario;     /* as typed, for the reproducing command */
   const char *out, *db;
   bool json;
 } cli_shape_args;
