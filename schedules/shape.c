@@ -77,6 +77,18 @@ scenario *shape_view(const scenario *s, const int *keep, int n, int stages,
   return v;
 }
 
+/* DiLoCo's plan on view v for algo with F fragments: o's H and tau where
+ * given (the view keeps the workload's otherwise). */
+static void diloco_plan(const shape_opts *o, scenario *v, const char *algo,
+                        int fragments) {
+  bool streaming = strcmp(algo, "streaming-diloco") == 0;
+  if (!streaming && strcmp(algo, "diloco") != 0) return;
+  if (o->inner_steps > 0) v->workload.inner_steps = o->inner_steps;
+  if (streaming && fragments > 0) v->workload.fragments = fragments;
+  if (streaming && o->overlap_steps > 0)
+    v->workload.overlap_steps = o->overlap_steps;
+}
+
 /* The micro-batches tried: the caller's, else m, m/2 and 2m. */
 static void micro_list(ctx *x) {
   const shape_opts *o = x->o;
@@ -100,9 +112,11 @@ static void algo_list(ctx *x) {
   x->algo[x->nalgos] = workload_dp_algos[x->pw.dp_algo];
   x->frag[x->nalgos++] = w->fragments;
   if (!x->o->diloco) return;
-  int H = x->pw.inner_steps > 0 ? x->pw.inner_steps
-                                : WORKLOAD_DEFAULT_INNER_STEPS;
-  int F = w->fragments > 1 ? w->fragments : 0;
+  int H = x->o->inner_steps > 0 ? x->o->inner_steps
+          : x->pw.inner_steps > 0 ? x->pw.inner_steps
+                                  : WORKLOAD_DEFAULT_INNER_STEPS;
+  int F = x->o->fragments > 1 ? x->o->fragments
+          : w->fragments > 1 ? w->fragments : 0;
   for (int f = 2; !F && f <= 8; f++)
     if (x->pw.layers % f == 0 && H % f == 0) F = f;
   const char *names[] = {"diloco", "streaming-diloco"};
@@ -256,7 +270,7 @@ static alloc *to_parent(const alloc *a, const int *keep) {
 static void judge(ctx *x, const int *keep, int n, int S, int R, int m,
                   int batch, int ai, alloc *const *pl) {
   scenario *v = shape_view(x->s, keep, n, S, R, batch, m, x->algo[ai], NULL);
-  v->workload.fragments = x->frag[ai];
+  diloco_plan(x->o, v, x->algo[ai], x->frag[ai]);
   spec_workload w;
   const spec_gpu **gpu = mem_alloc((size_t)n * sizeof *gpu);
   for (int i = 0; i < n; i++) gpu[i] = x->gpu[keep[i]];
@@ -409,7 +423,7 @@ static int simulate(ctx *x, long i, err *e) {
   if (!isnan(c->simulated_s)) return ERR_OK;
   scenario *v = shape_view(x->s, c->keep, c->ndev, c->stages, c->replicas,
                            c->batch, c->micro_batch, c->dp_algo, c->layers);
-  if (c->fragments) v->workload.fragments = c->fragments;
+  diloco_plan(x->o, v, c->dp_algo, c->fragments);
   alloc *a = alloc_new(c->replicas, c->stages);
   for (int k = 0; k < c->ndev; k++) { /* parent -> view: keep increases */
     const int *at = bsearch(&c->a->device[k], c->keep, (size_t)c->ndev,

@@ -241,6 +241,9 @@ Test(shape, usage_errors_name_the_option) {
         "--replicas 11: more replicas than the 10 devices", NULL);
   fails(2, "schedule " TEN " --dp-algo auto", "--dp-algo auto needs --shape "
         "auto", NULL);
+  fails(2, "schedule " TEN " --shape auto --dp-algo auto --inner-steps 50 "
+        "--fragments 3", "--fragments 3: streaming DiLoCo's fragments divide "
+        "the 6 layers and H = 50", NULL);
   fails(2, "schedule " TEN " --shape auto --micro-batches 1,0",
         "--micro-batches", NULL);
   fails(1, "schedule " TEN " --shape auto --model gpt3-13b --gpu T4 "

@@ -351,6 +351,19 @@ static int shape_args(const sched_args *p, const scenario *s,
                            "devices, more than the %d of %s", st, rep,
                            st * rep, n, s->name);
   a->stages = (int)(st > 0 ? st : 0), a->replicas = (int)(rep > 0 ? rep : 0);
+  if (p->dp_auto) {
+    a->inner_steps = (int)(p->wo.k.inner_steps > 0 ? p->wo.k.inner_steps : 0);
+    a->fragments = (int)(p->wo.k.fragments > 0 ? p->wo.k.fragments : 0);
+    a->overlap_steps =
+        (int)(p->wo.k.overlap_steps > 0 ? p->wo.k.overlap_steps : 0);
+    int H = a->inner_steps ? a->inner_steps
+            : s->workload.inner_steps > 0 ? s->workload.inner_steps
+                                          : WORKLOAD_DEFAULT_INNER_STEPS;
+    if (a->fragments > 1 && (layers % a->fragments || H % a->fragments))
+      return cli_usage_error("schedule", "--fragments %d: streaming DiLoCo's "
+                             "fragments divide the %d layers and H = %d",
+                             a->fragments, layers, H);
+  }
   if (!p->micro_list) return CLI_OK;
   a->nmicro = partition_parse(p->micro_list, a->micro, SHAPE_MAX_MICRO);
   for (int i = 0; i < a->nmicro; i++)
@@ -377,6 +390,8 @@ static int run_shape(sched_args *p, int argc, char **argv) {
   err e = {ERR_OK, ""};
   cli_workload_opts wo = p->wo;
   wo.k.stages = wo.k.replicas = -1;
+  if (p->dp_auto) /* DiLoCo's knobs go to its candidates, not the workload */
+    wo.k.inner_steps = wo.k.fragments = wo.k.overlap_steps = -1;
   scenario *s = scenario_load(p->scenario, &e);
   int rc;
   if (!s || cli_workload_apply(&wo, s, &e) != ERR_OK) {

@@ -265,6 +265,8 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   o.goal = p->goal;
   o.stages = p->stages, o.replicas = p->replicas;
   o.diloco = p->diloco;
+  o.inner_steps = p->inner_steps, o.fragments = p->fragments;
+  o.overlap_steps = p->overlap_steps;
   o.t = so->transport;
   o.nmicro = p->nmicro;
   for (int i = 0; i < p->nmicro; i++) o.micro[i] = p->micro[i];

@@ -13,6 +13,7 @@ typedef struct cli_shape_args {
   shape_goal goal;
   int stages, replicas;     /* > 0: fixed (--stages, --replicas) */
   bool diloco;              /* --dp-algo auto */
+  int inner_steps, fragments, overlap_steps; /* its H, F, tau (0: none) */
   int micro[SHAPE_MAX_MICRO], nmicro; /* --micro-batches; 0: the default */
   long simulate;            /* --simulate-best; < 0: SHAPE_SIMULATE */
   const char *scenario;     /* as typed, for the reproducing command */
