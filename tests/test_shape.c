@@ -262,6 +262,20 @@ Test(shape, a_sweep_key_fails_at_its_line) {
                               support_path("bad.db")), 1);
   cr_assert(strstr(r.err, "bad.json:2: stages: worldwide: workload.stages: 5 "
                    "does not divide the 64 devices"), "%s", r.err);
+  /* a sweep varies the shape: each point's allocation has its own */
+  const char *ok = support_write_file(
+      support_path("ok.json"),
+      "{\"scenarios\": [\"worldwide\"], \"methods\": [\"megatron\"],\n"
+      "\"networks\": [\"ideal\"], \"stages\": [4, 16]}\n");
+  const char *db = support_path("ok.db");
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", ok, db), 0, "%s",
+               r.err);
+  cr_assert_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                               "point_key LIKE '%stages=4' AND alloc LIKE "
+                               "'{\"pipelines\": [[0, 16, 32, 48], %'"), 1);
+  cr_assert_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                               "point_key LIKE '%stages=16' AND alloc LIKE "
+                               "'{\"pipelines\": [[0, 4, 8, %'"), 1);
   support_run_clear(&r);
 }
 
