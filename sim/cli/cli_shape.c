@@ -12,11 +12,13 @@
 #include <time.h>
 
 #include "analysis/db.h"
+#include "base/mem.h"
 #include "models/alloc.h"
 #include "schedules/shape.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_shape.h"
 #include "sim/sim.h"
+#include "traces/scenario_subset.h"
 
 #define NOT_CONVERGENCE                                                     \
   "geodes simulates time, not convergence: DiLoCo's samples/s say nothing " \
@@ -92,20 +94,35 @@ static void print_pipelines(const scenario *s, const shape_config *c) {
   }
 }
 
-/* The command that simulates the best again from -o's file, into buf;
- * "" when it leaves devices idle (an allocation file names every device)
- * or there is no file. */
+/* The command that simulates the best again from -o's file, into buf
+ * ("" without a file): an allocation of some devices carries its shape
+ * (simulate leaves the others idle), one of every device takes it from
+ * --stages and --replicas. */
 static void reproduce(const scenario *s, const shape_config *b,
                       const cli_shape_args *p, char *buf, size_t size) {
   buf[0] = '\0';
-  if (!p->out || b->ndev != s->ndevices) return;
-  size_t at = (size_t)snprintf(
-      buf, size, "geodes simulate %s --alloc %s --stages %d --replicas %d "
-      "--micro-batch %d --batch %d --dp-algo %s%s --layers-per-stage ",
-      p->scenario, p->out, b->stages, b->replicas, b->micro_batch, b->batch,
-      b->dp_algo, b->fragments ? " --fragments " : "");
+  if (!p->out) return;
+  size_t at = (size_t)snprintf(buf, size, "geodes simulate %s --alloc %s ",
+                               p->scenario, p->out);
+  if (b->ndev == s->ndevices && at < size)
+    at += (size_t)snprintf(buf + at, size - at, "--stages %d --replicas %d ",
+                           b->stages, b->replicas);
+  if (at < size)
+    at += (size_t)snprintf(buf + at, size - at, "--micro-batch %d --batch %d "
+                           "--dp-algo %s ", b->micro_batch, b->batch,
+                           b->dp_algo);
   if (b->fragments && at < size)
-    at += (size_t)snprintf(buf + at, size - at, "%d ", b->fragments);
+    at += (size_t)snprintf(buf + at, size - at, "--fragments %d ",
+                           b->fragments);
+  bool diloco = strstr(b->dp_algo, "diloco") != NULL;
+  if (diloco && p->inner_steps && at < size)
+    at += (size_t)snprintf(buf + at, size - at, "--inner-steps %d ",
+                           p->inner_steps);
+  if (b->fragments && p->overlap_steps && at < size)
+    at += (size_t)snprintf(buf + at, size - at, "--overlap-steps %d ",
+                           p->overlap_steps);
+  if (at < size) at += (size_t)snprintf(buf + at, size - at,
+                                        "--layers-per-stage ");
   for (int st = 0; st < b->stages && at < size; st++)
     at += (size_t)snprintf(buf + at, size - at, "%s%d", st ? "," : "",
                            b->layers[st]);
@@ -140,11 +157,6 @@ static void print_text(const scenario *s, const shape_result *r,
   char cmd[1024];
   reproduce(s, b, p, cmd, sizeof cmd);
   if (cmd[0]) printf("reproduce   %s\n", cmd);
-  else if (p->out)
-    printf("reproduce   %s holds the pipelines on %s's device numbers; "
-           "simulate --alloc\n            takes an allocation of every "
-           "device, so not one that leaves %d idle\n", p->out, s->name,
-           s->ndevices - b->ndev);
   printf("\n%-9s %-22s %7s %5s %6s %6s %10s %11s %11s\n", "SHAPE", "DP",
          "DEVICES", "IDLE", "MICRO", "BATCH", "SAMPLES/S", "SIMULATED_S",
          "PREDICTED_S");
@@ -288,4 +300,71 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   else print_text(s, &r, p, net, wall);
   shape_result_free(&r);
   return CLI_OK;
+}
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* sub from the pipelines of o (rectangular rows of device numbers of s,
+ * each once); false when they are not that or name every device. */
+static bool subset_of(const json_t *o, const scenario *s, cli_subset *sub) {
+  const json_t *rows = json_object_get(o, "pipelines");
+  size_t R = json_array_size(rows);
+  size_t S = R ? json_array_size(json_array_get(rows, 0)) : 0;
+  if (!R || !S || R * S >= (size_t)s->ndevices) return false;
+  *sub = (cli_subset){.replicas = (int)R, .stages = (int)S, .n = (int)(R * S)};
+  sub->dev = mem_alloc(R * S * sizeof *sub->dev);
+  sub->keep = mem_alloc(R * S * sizeof *sub->keep);
+  for (size_t r = 0; r < R; r++) {
+    const json_t *row = json_array_get(rows, r);
+    for (size_t k = 0; k < S; k++) {
+      const json_t *d = json_array_get(row, k);
+      json_int_t v = json_is_integer(d) ? json_integer_value(d) : -1;
+      if (json_array_size(row) != S || v < 0 || v >= s->ndevices) {
+        cli_subset_free(sub);
+        return false;
+      }
+      sub->dev[r * S + k] = sub->keep[r * S + k] = (int)v;
+    }
+  }
+  qsort(sub->keep, R * S, sizeof *sub->keep, cmp_int);
+  for (size_t i = 1; i < R * S; i++)
+    if (sub->keep[i] == sub->keep[i - 1]) {
+      cli_subset_free(sub);
+      return false;
+    }
+  return true;
+}
+
+bool cli_subset_peek(const char *path, scenario *s, cli_subset *sub) {
+  *sub = (cli_subset){0};
+  json_t *o = json_load_file(path, 0, NULL);
+  bool yes = o && subset_of(o, s, sub);
+  json_decref(o);
+  if (yes) s->workload.stages = sub->stages, s->workload.replicas = sub->replicas;
+  return yes;
+}
+
+scenario *cli_subset_view(const scenario *s, const cli_subset *sub,
+                          const char *path, alloc **a, err *e) {
+  *a = alloc_new(sub->replicas, sub->stages);
+  for (int i = 0; i < sub->n; i++) {
+    const int *at = bsearch(&sub->dev[i], sub->keep, (size_t)sub->n,
+                            sizeof *sub->keep, cmp_int);
+    (*a)->device[i] = (int)(at - sub->keep);
+  }
+  if (alloc_validate(*a, sub->replicas, sub->stages, sub->n, path, e)) {
+    alloc_free(*a);
+    *a = NULL;
+    return NULL;
+  }
+  return scenario_subset(s, sub->keep, sub->n, sub->replicas);
+}
+
+void cli_subset_free(cli_subset *sub) {
+  free(sub->dev);
+  free(sub->keep);
+  *sub = (cli_subset){0};
 }

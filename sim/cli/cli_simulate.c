@@ -11,6 +11,8 @@
 #include "models/alloc.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_shape.h"
+#include "traces/scenario_subset.h"
 #include "sim/cli/cli_training.h"
 #include "sim/place.h"
 #include "sim/sim.h"
@@ -164,6 +166,23 @@ static int print_json(const scenario *s, const char *placement,
   return cli_print_json_stream(o, CLI_JSON, &its);
 }
 
+/* --stages and --replicas beside an allocation of some devices: the file's
+ * shape, or a usage error (the knobs then left out: the shape is the
+ * file's, and the scenario's devices are more than it names). */
+static int subset_knobs(sim_args *p, const cli_subset *sub) {
+  long st = p->wo.k.stages, rep = p->wo.k.replicas;
+  if ((st > 0 && st != sub->stages) || (rep > 0 && rep != sub->replicas))
+    return cli_usage_error("simulate", "--stages/--replicas: %s holds %d "
+                           "stages x %d replicas", p->alloc_file, sub->stages,
+                           sub->replicas);
+  if (p->to.active)
+    return cli_usage_error("simulate", "%s leaves devices idle: training "
+                           "runs (--iterations) take an allocation of every "
+                           "device", p->alloc_file);
+  p->wo.k.stages = p->wo.k.replicas = -1;
+  return CLI_OK;
+}
+
 int cli_simulate(int argc, char **argv) {
   sim_args p;
   int rc = parse_args(argc, argv, &p);
@@ -171,16 +190,24 @@ int cli_simulate(int argc, char **argv) {
   err e = {ERR_OK, ""};
   alloc *a = NULL;
   sim_result r = {0};
-  scenario *s = scenario_load(p.scenario, &e);
+  scenario *s = scenario_load(p.scenario, &e), *view = NULL;
+  cli_subset sub = {0};
+  if (s && p.alloc_file && cli_subset_peek(p.alloc_file, s, &sub) &&
+      (rc = subset_knobs(&p, &sub)))
+    goto done;
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
   if ((rc = cli_workload_usage("simulate", &p.wo, s))) goto done;
   /* the fault file is read before a placement search, not after it */
   if (p.to.active && cli_training_load(&p.to, s, &e)) goto fail;
   int R = s->workload.replicas, D = s->workload.stages;
+  const scenario *s_run = s;
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);
   o.seed = s->seed;
-  if (p.alloc_file) {
+  if (sub.n) { /* the file's devices work, the others idle */
+    if (!(view = cli_subset_view(s, &sub, p.alloc_file, &a, &e))) goto fail;
+    s_run = view;
+  } else if (p.alloc_file) {
     a = alloc_read(p.alloc_file, R, D, s->ndevices, &e);
   } else {
     cost_ctx *c = cost_ctx_from_scenario(s, &e);
@@ -192,20 +219,20 @@ int cli_simulate(int argc, char **argv) {
   if (p.to.active) {
     p.to.o.sim = o;
     p.to.o.timeline = p.timeline;
-    if (sim_training_run(s, a, &p.to.o, &tr, &e) != ERR_OK) goto fail;
+    if (sim_training_run(s_run, a, &p.to.o, &tr, &e) != ERR_OK) goto fail;
     r = tr.agg;
     tr.agg = (sim_result){0};
   } else {
     o.timeline_path = p.timeline;
-    if (sim_run(s, a, &o, &r, &e) != ERR_OK) goto fail;
+    if (sim_run(s_run, a, &o, &r, &e) != ERR_OK) goto fail;
   }
   const char *placement = p.alloc_file ? p.alloc_file : p.method;
   rc = CLI_OK;
   if (p.json) {
-    rc = print_json(s, placement, &r, p.to.active ? &tr : NULL, &p.to,
+    rc = print_json(s_run, placement, &r, p.to.active ? &tr : NULL, &p.to,
                     &o.transport);
   } else {
-    print_table(s, placement, &r, &o.transport);
+    print_table(s_run, placement, &r, &o.transport);
     if (p.to.active) cli_training_table(&tr, &p.to);
   }
   sim_training_result_free(&tr);
@@ -216,6 +243,8 @@ done:
   cli_training_free(&p.to);
   sim_result_free(&r);
   alloc_free(a);
+  scenario_subset_free(view);
+  cli_subset_free(&sub);
   scenario_free(s);
   return rc;
 }
