@@ -183,6 +183,25 @@ static int subset_knobs(sim_args *p, const cli_subset *sub) {
   return CLI_OK;
 }
 
+/* The allocation to simulate: --alloc's (of every device, or of some:
+ * *view is then the scenario over them) or --method's. NULL, e filled. */
+static alloc *placement(const sim_args *p, const scenario *s,
+                        const cli_subset *sub, const sim_options *o,
+                        scenario **view, err *e) {
+  alloc *a = NULL;
+  if (sub->n) /* the file's devices work, the others idle */
+    *view = cli_subset_view(s, sub, p->alloc_file, &a, e);
+  else if (p->alloc_file)
+    a = alloc_read(p->alloc_file, s->workload.replicas, s->workload.stages,
+                   s->ndevices, e);
+  else {
+    cost_ctx *c = cost_ctx_from_scenario(s, e);
+    a = c ? sim_place(s, c, p->method, o, e) : NULL;
+    cost_ctx_free(c);
+  }
+  return a;
+}
+
 int cli_simulate(int argc, char **argv) {
   sim_args p;
   int rc = parse_args(argc, argv, &p);
@@ -199,22 +218,12 @@ int cli_simulate(int argc, char **argv) {
   if ((rc = cli_workload_usage("simulate", &p.wo, s))) goto done;
   /* the fault file is read before a placement search, not after it */
   if (p.to.active && cli_training_load(&p.to, s, &e)) goto fail;
-  int R = s->workload.replicas, D = s->workload.stages;
   const scenario *s_run = s;
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);
   o.seed = s->seed;
-  if (sub.n) { /* the file's devices work, the others idle */
-    if (!(view = cli_subset_view(s, &sub, p.alloc_file, &a, &e))) goto fail;
-    s_run = view;
-  } else if (p.alloc_file) {
-    a = alloc_read(p.alloc_file, R, D, s->ndevices, &e);
-  } else {
-    cost_ctx *c = cost_ctx_from_scenario(s, &e);
-    a = c ? sim_place(s, c, p.method, &o, &e) : NULL;
-    cost_ctx_free(c);
-  }
-  if (!a) goto fail;
+  if (!(a = placement(&p, s, &sub, &o, &view, &e))) goto fail;
+  if (view) s_run = view;
   sim_training_result tr = {0};
   if (p.to.active) {
     p.to.o.sim = o;
@@ -232,6 +241,9 @@ int cli_simulate(int argc, char **argv) {
     rc = print_json(s_run, placement, &r, p.to.active ? &tr : NULL, &p.to,
                     &o.transport);
   } else {
+    if (sub.n)
+      printf("idle        %d of the scenario's %d devices (not in %s)\n",
+             s->ndevices - sub.n, s->ndevices, p.alloc_file);
     print_table(s_run, placement, &r, &o.transport);
     if (p.to.active) cli_training_table(&tr, &p.to);
   }
