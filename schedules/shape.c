@@ -548,13 +548,17 @@ int shape_search(const scenario *s, const shape_opts *o, shape_result *r,
                  o->goal == SHAPE_THROUGHPUT ? x.per_replica
                                              : s->workload.batch,
                  o->goal == SHAPE_THROUGHPUT ? " per replica" : "");
+  else if (!r->nall && !x.nofit_gpu)
+    rc = err_set(e, ERR_CONFIG, "%s: no configuration of the workload "
+                 "resolves (spec_workload_resolve refused every one)",
+                 s->name);
   else if (!r->nall)
     rc = err_set(e, ERR_MEMORY, "%s: no configuration fits in memory; the "
                  "smallest stage that does not fit is stage %d of %d (%d "
                  "layers, micro-batch %d): %.2f GB, and its largest device, "
                  "a %s, holds %.2f GB", s->name, x.nofit_st, x.nofit_stages,
                  x.nofit_layers, x.nofit_m, x.nofit_need * 1e-9,
-                 x.nofit_gpu ? x.nofit_gpu : "?", x.nofit_mem * 1e-9);
+                 x.nofit_gpu, x.nofit_mem * 1e-9);
   else
     rc = decide(&x, e);
   free(x.gpu);

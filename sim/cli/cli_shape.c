@@ -237,7 +237,8 @@ static int record_db(const cli_shape_args *p, const scenario *s,
     db_result_init(&x);
     x.key = key, x.study = "shape", x.scenario = s->name, x.method = "shape";
     x.network_model = net, x.seed = (int64_t)s->seed;
-    x.layers = s->workload.layers, x.batch = c->batch;
+    x.layers = s->workload.layers > 0 ? s->workload.layers : -1;
+    x.batch = c->batch;
     x.micro_batch = c->micro_batch;
     snprintf(x.dp_algo, sizeof x.dp_algo, "%s", c->dp_algo);
     x.alloc = alloc_text(c->a);
