@@ -344,3 +344,39 @@ Test(shape, simulate_reproduces_a_subset) {
   fails(2, bad, "stages x", "replicas", NULL);
   support_run_clear(&r);
 }
+
+/* The shape knobs in scenario_apply: one alone takes the other from the
+ * devices; a refused one leaves the scenario as loaded. */
+Test(shape, knobs_apply_and_refuse) {
+  scenario *s = support_scenario("worldwide");
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  k.stages = 16;
+  cr_assert_eq(scenario_apply(s, &k, NULL), ERR_OK);
+  cr_assert_eq(s->workload.stages, 16);
+  cr_assert_eq(s->workload.replicas, 4);
+  scenario_knobs_init(&k);
+  k.replicas = 16;
+  cr_assert_eq(scenario_apply(s, &k, NULL), ERR_OK);
+  cr_assert_eq(s->workload.stages, 4);
+  cr_assert_eq(s->workload.replicas, 16);
+  err e = {0};
+  scenario_knobs_init(&k);
+  k.stages = 4, k.replicas = 4;
+  cr_assert_eq(scenario_apply(s, &k, &e), ERR_CONFIG);
+  cr_assert(strstr(e.msg, "4 x 4 = 16, but the scenario has 64 devices"),
+            "%s", e.msg);
+  cr_assert_eq(s->workload.stages, 4, "a refused knob changes nothing");
+  scenario_knobs_init(&k);
+  k.replicas = 2; /* 32 stages for 24 layers */
+  e = (err){0};
+  cr_assert_eq(scenario_apply(s, &k, &e), ERR_CONFIG);
+  cr_assert(strstr(e.msg, "32 stages for 24 layers"), "%s", e.msg);
+  scenario_knobs_init(&k);
+  k.replicas = 128;
+  e = (err){0};
+  cr_assert_eq(scenario_apply(s, &k, &e), ERR_CONFIG);
+  cr_assert(strstr(e.msg, "workload.replicas: 128 does not divide the 64 "
+                   "devices"), "%s", e.msg);
+  scenario_free(s);
+}
