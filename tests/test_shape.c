@@ -239,6 +239,9 @@ Test(shape, usage_errors_name_the_option) {
         "12 devices, more than the 10", NULL);
   fails(2, "schedule " TEN " --shape auto --replicas 11",
         "--replicas 11: more replicas than the 10 devices", NULL);
+  fails(2, "schedule " TEN " --shape auto --shape-objective iteration "
+        "--replicas 7", "--stages/--replicas 0 x 7 (0: searched): "
+        "three-city-10: no shape divides the batch: 60 sequences", NULL);
   fails(2, "schedule " TEN " --dp-algo auto", "--dp-algo auto needs --shape "
         "auto", NULL);
   fails(2, "schedule " TEN " --shape auto --dp-algo auto --inner-steps 50 "

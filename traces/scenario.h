@@ -231,7 +231,7 @@ typedef struct scenario_knobs {
   double activation_gb, gradient_gb;      /* cost-model sizes, GB */
   double latency_scale, bandwidth_scale;  /* multiply every link (not NICs) */
   long sockets;                /* every site's nccl_sockets (1..64) */
-  SCENARIO_KNOB_MAP(SCENARIO_KNOB_FIELD_, ) /* DiLoCo's H, F, tau, ... */
+  SCENARIO_KNOB_MAP(SCENARIO_KNOB_FIELD_, ) /* D_pp, D_dp, DiLoCo's H, F, tau */
   long grad_bits, activation_bits;            /* compression widths */
   /* Layers per stage: n entries (n = D_pp, each >= 1, summing to the
    * layers; NULL: absent), or balanced per allocation (the list is then

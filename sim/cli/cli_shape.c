@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "analysis/db.h"
+#include "base/file.h"
 #include "base/mem.h"
 #include "models/alloc.h"
 #include "schedules/shape.h"
@@ -295,6 +296,10 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   if (rc == ERR_OK && p->db) rc = record_db(p, s, &r, net, argc, argv, &e);
   if (rc != ERR_OK) {
     shape_result_free(&r);
+    if (rc == ERR_CONFIG && strstr(e.msg, "divides the batch") &&
+        (p->stages || p->replicas)) /* the fixed part is the cause */
+      return cli_usage_error("schedule", "--stages/--replicas %d x %d (0: "
+                             "searched): %s", p->stages, p->replicas, e.msg);
     return cli_error("%s", e.msg);
   }
   if (p->json) print_json(s, &r, p, net);
@@ -341,7 +346,10 @@ static bool subset_of(const json_t *o, const scenario *s, cli_subset *sub) {
 
 bool cli_subset_peek(const char *path, scenario *s, cli_subset *sub) {
   *sub = (cli_subset){0};
-  json_t *o = json_load_file(path, 0, NULL);
+  size_t len; /* file_read: regular files only (a FIFO would block) */
+  char *text = file_read(path, FILE_MAX_JSON_BYTES, &len, NULL);
+  json_t *o = text ? json_loadb(text, len, 0, NULL) : NULL;
+  free(text);
   bool yes = o && subset_of(o, s, sub);
   json_decref(o);
   if (yes) s->workload.stages = sub->stages, s->workload.replicas = sub->replicas;
