@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """plot.py: draws the figures of a geodes results database (DESIGN.md s. 7, 9).
 
-    analysis/plot.py DB --out DIR [--timeline FILE]
+    analysis/plot.py DB --out DIR [--timeline FILE] [--shapes]
     analysis/plot.py --links FILE.csv --out DIR
 
 Writes PNG files into DIR, from the database alone:
@@ -28,6 +28,11 @@ Writes PNG files into DIR, from the database alone:
                               from `geodes explain --link-stats`: the
                               busiest site pairs' utilisation per step, and
                               every resource's mean and peak (no DB needed)
+  shapes.png                  (--shapes) samples/s against the parallel
+                              shape (stages x replicas) of every
+                              configuration `geodes schedule --shape auto
+                              --db` evaluated, predicted and simulated, a
+                              panel per run
 A plot whose data is missing is skipped with a note on stderr.
 
 Matplotlib: when the first python3 on PATH lacks it, the script re-executes
@@ -581,6 +586,62 @@ def links(path, out, top=8):
     save(fig, out, "links.png", "Link utilisation: " + os.path.basename(path))
 
 
+def shape_of(alloc_text):
+    """(stages, replicas, devices) of a stored allocation's pipelines."""
+    rows = json.loads(alloc_text)["pipelines"]
+    return len(rows[0]), len(rows), sum(len(r) for r in rows)
+
+
+def shapes(db, out):
+    """samples/s against the shape, one panel per `schedule --shape auto`
+    run: every configuration's prediction (grey), the simulated ones (red),
+    the best simulated ringed; shapes in order of devices, then stages."""
+    runs = db.execute("SELECT DISTINCT r.run_id, r.scenario FROM results r "
+                      "WHERE r.method = 'shape' ORDER BY r.run_id").fetchall()
+    if not runs:
+        note("shapes.png skipped: no rows of `geodes schedule --shape auto "
+             "--db`")
+        return
+    fig, axes = grid(len(runs))
+    for ax, (run, scen) in zip(axes, runs):
+        rows = db.execute("SELECT alloc, batch, predicted_iteration_s, "
+                          "iteration_s, dp_algo FROM results WHERE method = "
+                          "'shape' AND run_id = ?", (run,)).fetchall()
+        keys = sorted({shape_of(a) for a, *_ in rows},
+                      key=lambda k: (k[2], k[0]))
+        x_of = {k: i for i, k in enumerate(keys)}
+        pred, sim, best = ([], []), ([], []), None
+        for a, batch, p, s, algo in rows:
+            x = x_of[shape_of(a)]
+            if p:
+                pred[0].append(x)
+                pred[1].append(batch / p)
+            if s:
+                sim[0].append(x)
+                sim[1].append(batch / s)
+                if best is None or batch / s > best[1]:
+                    best = (x, batch / s)
+        ax.scatter(*pred, s=8, color="0.6", alpha=0.5,
+                   label="predicted (every configuration)")
+        ax.scatter(*sim, s=22, color="tab:red", marker="^",
+                   label="simulated (the predictor's best)")
+        if best:
+            ax.scatter([best[0]], [best[1]], s=160, facecolors="none",
+                       edgecolors="black", lw=1.4,
+                       label="best: %.2f samples/s" % best[1])
+        ax.set_xticks(range(len(keys)))
+        ax.set_xticklabels(["%dx%d" % (k[0], k[1]) for k in keys],
+                           rotation=90, fontsize=7)
+        ax.set_xlabel("shape: stages x replicas (fewer devices on the left)")
+        ax.set_ylabel("samples/s")
+        ax.set_yscale("log")
+        ax.set_title("%s (run %d)" % (scen, run), fontsize=10)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=8, loc="lower right")
+    save(fig, out, "shapes.png", "Throughput against the parallel shape "
+         "(geodes schedule --shape auto)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("db", nargs="?",
@@ -589,6 +650,8 @@ def main():
     ap.add_argument("--timeline", help="a Chrome trace from geodes simulate")
     ap.add_argument("--links", metavar="CSV",
                     help="link statistics from geodes explain --link-stats")
+    ap.add_argument("--shapes", action="store_true",
+                    help="also draw shapes.png (schedule --shape auto --db)")
     args = ap.parse_args()
     if args.links:
         os.makedirs(args.out, exist_ok=True)
@@ -613,6 +676,8 @@ def main():
     policies(db, args.out)
     if args.timeline:
         timeline(args.timeline, args.out)
+    if args.shapes:
+        shapes(db, args.out)
     return 0
 
 

@@ -228,6 +228,12 @@ int scenario_site_index(const scenario *s, const char *name);
  *   X(a, field, lo, hi, option, arg, help)
  * where a is what the user of the map passes through. */
 #define SCENARIO_KNOB_MAP(X, a)                                              \
+  X(a, stages, 1, SCENARIO_MAX_LAYERS, "stages", "N",                       \
+    "pipeline stages D_pp (D_pp x D_dp = the\n"                           \
+    "devices; alone: D_dp = the devices / N)")                             \
+  X(a, replicas, 1, INT_MAX, "replicas", "R",                               \
+    "data-parallel replicas D_dp (alone: D_pp =\n"                        \
+    "the devices / R)")                                                    \
   X(a, inner_steps, 1, INT_MAX, "inner-steps", "H",                         \
     "diloco: inner steps per outer step (100)")                             \
   X(a, fragments, 1, INT_MAX, "fragments", "F",                             \
@@ -255,7 +261,7 @@ typedef struct scenario_knobs {
   double activation_gb, gradient_gb;      /* cost-model sizes, GB */
   double latency_scale, bandwidth_scale;  /* multiply every link (not NICs) */
   long sockets;                /* every site's nccl_sockets (1..64) */
-  SCENARIO_KNOB_MAP(SCENARIO_KNOB_FIELD_, ) /* DiLoCo's H, F, tau, ... */
+  SCENARIO_KNOB_MAP(SCENARIO_KNOB_FIELD_, ) /* D_pp, D_dp, DiLoCo's H, F, tau */
   long grad_bits, activation_bits;            /* compression widths */
   /* Layers per stage: n entries (n = D_pp, each >= 1, summing to the
    * layers; NULL: absent), or balanced per allocation (the list is then

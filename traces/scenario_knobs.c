@@ -128,16 +128,16 @@ static int check_other_knobs(const scenario *s, const scenario_knobs *k,
 
 /* The workload integers the knobs give (the scenario's where absent). */
 typedef struct knob_ints {
-  int layers, batch, mb, kpp;
+  int layers, batch, mb, kpp, stages, replicas;
 } knob_ints;
 
 /* The layers-per-stage knob: D_pp entries, each >= 1, summing to the
  * layers when they are known here (a count of 0 leaves the model's depth,
  * which models/spec checks). */
 static int check_layers_per_stage(const scenario *s, const scenario_knobs *k,
-                                  int layers, err *e) {
+                                  int layers, int stages, err *e) {
   if (!k->layers_per_stage) return ERR_OK;
-  int n = k->nlayers_per_stage, stages = s->workload.stages;
+  int n = k->nlayers_per_stage;
   long sum = 0;
   if (n != stages)
     return err_set(e, ERR_CONFIG, "%s: layers per stage: %d entries for %d "
@@ -151,6 +151,39 @@ static int check_layers_per_stage(const scenario *s, const scenario_knobs *k,
   if (layers > 0 && sum != layers)
     return err_set(e, ERR_CONFIG, "%s: layers per stage: they sum to %ld, "
                    "not the %d layers", s->name, sum, layers);
+  return ERR_OK;
+}
+
+/* The shape D_pp x D_dp the knobs give: both, one (the other is the
+ * devices divided by it) or neither (the scenario's); it uses every device
+ * (schedule --shape auto searches subsets on views, scenario_subset.h). */
+static int check_shape(const scenario *s, const scenario_knobs *k,
+                       knob_ints *v, err *e) {
+  const scenario_workload *w = &s->workload;
+  long n = s->ndevices, st = k->stages > 0 ? k->stages : -1,
+       rep = k->replicas > 0 ? k->replicas : -1;
+  v->stages = w->stages, v->replicas = w->replicas;
+  if (st < 0 && rep < 0) return ERR_OK;
+  if (st > 0 && rep > 0 && st * rep != n)
+    return err_set(e, ERR_CONFIG, "%s: workload.stages x workload.replicas = "
+                   "%ld x %ld = %ld, "
+                   "but the scenario has %ld devices (a shape uses every "
+                   "device; schedule --shape auto searches subsets)",
+                   s->name, st, rep, st * rep, n);
+  if (st > 0 && n % st)
+    return err_set(e, ERR_CONFIG, "%s: workload.stages: %ld does not divide "
+                   "the %ld devices", s->name, st, n);
+  if (rep > 0 && n % rep)
+    return err_set(e, ERR_CONFIG, "%s: workload.replicas: %ld does not "
+                   "divide the %ld devices", s->name, rep, n);
+  v->stages = (int)(st > 0 ? st : n / rep);
+  v->replicas = (int)(rep > 0 ? rep : n / st);
+  if (v->stages != w->stages && w->layers_per_stage && !k->layers_per_stage &&
+      !k->balanced_layers)
+    return err_set(e, ERR_CONFIG, "%s: workload.stages: "
+                   "workload.layers_per_stage lists %d stages, not %d (give "
+                   "the layers per stage too)",
+                   s->name, w->stages, v->stages);
   return ERR_OK;
 }
 
@@ -168,16 +201,23 @@ static int check_knobs(const scenario *s, const scenario_knobs *k,
       (rc = knob_int(s, "micro_batches_per_pass", k->micro_batches_per_pass,
                      INT_MAX, w->micro_batches_per_pass, &v->kpp, e)))
     return rc;
-  if ((rc = check_layers_per_stage(s, k, v->layers, e))) return rc;
-  if (k->layers > 0 && v->layers < w->stages)
+  if ((rc = check_shape(s, k, v, e)) ||
+      (rc = check_layers_per_stage(s, k, v->layers, v->stages, e)))
+    return rc;
+  bool shaped = k->stages > 0 || k->replicas > 0;
+  if (shaped && v->layers > 0 && v->layers < v->stages)
+    return err_set(e, ERR_CONFIG, "%s: workload.stages: %d stages for %d "
+                   "layers: every stage holds at least one", s->name,
+                   v->stages, v->layers);
+  if (k->layers > 0 && v->layers < v->stages)
     return err_set(e, ERR_CONFIG, "%s: workload.layers: %d is fewer than the "
-                   "%d stages", s->name, v->layers, w->stages);
+                   "%d stages", s->name, v->layers, v->stages);
   long long per_pass,
       kk = workload_batch_k(k->runtime ? k->runtime : w->runtime, v->kpp);
-  if (!scenario_batch_divides(v->batch, w->replicas, v->mb, kk, &per_pass))
+  if (!scenario_batch_divides(v->batch, v->replicas, v->mb, kk, &per_pass))
     return err_set(e, ERR_CONFIG,
                    "%s: workload.batch: %d is not a multiple of D_dp * m * K = "
-                   "%d * %d * %lld%s", s->name, v->batch, w->replicas, v->mb,
+                   "%d * %d * %lld%s", s->name, v->batch, v->replicas, v->mb,
                    kk, per_pass < 0 ? " (which exceeds it)" : "");
   return ERR_OK;
 }
@@ -204,6 +244,7 @@ static void apply_diloco(scenario_workload *w, const scenario_knobs *k) {
   if (k->f >= 0) w->f = (int)k->f;
   SCENARIO_KNOB_MAP(APPLY_, )
 #undef APPLY_
+  /* the shape is check_shape's (one knob gives both) */
   if (k->grad_bits >= 0) w->grad_bits = (int)k->grad_bits;
   if (k->activation_bits >= 0) w->activation_bits = (int)k->activation_bits;
 }
@@ -224,6 +265,7 @@ int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
     if (k->layers <= 0) w->layers = 0, s->line.layers = 0; /* its depth */
   }
   w->micro_batches_per_pass = v.kpp;
+  w->stages = v.stages, w->replicas = v.replicas;
   if (k->seed >= 0) s->seed = (uint64_t)k->seed;
   if (k->schedule) replace_str(&w->schedule, k->schedule);
   if (k->dp_algo)

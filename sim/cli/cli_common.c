@@ -103,6 +103,9 @@ static int layers_knob(const cli_workload_opts *o, const scenario *s,
     return ERR_OK;
   }
   int stages = s->workload.stages;
+  if (o->k.stages > 0) stages = (int)o->k.stages;
+  else if (o->k.replicas > 0 && s->ndevices % o->k.replicas == 0)
+    stages = s->ndevices / (int)o->k.replicas;
   *list = mem_alloc(((size_t)stages + 1) * sizeof **list);
   int n = partition_parse(text, *list, stages + 1);
   if (n < 0)
@@ -134,6 +137,32 @@ static int scales_knob(const cli_workload_opts *o, const scenario *s, err *e) {
                  "%s", k.bandwidth_scale, k.latency_scale, se.msg);
 }
 
+/* --stages and --replicas against the devices, the layers and the batch:
+ * a knob check that passes without them and fails with them is their
+ * usage error (CLI_ERR_USAGE, naming them). */
+static int shape_usage(const cli_workload_opts *o, const scenario *s,
+                       const scenario_knobs *k, err *e) {
+  if (k->stages <= 0 && k->replicas <= 0) return ERR_OK;
+  char opts[64] = "";
+  if (k->stages > 0) snprintf(opts, sizeof opts, "--stages %ld", k->stages);
+  if (k->replicas > 0)
+    snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "%s--replicas %ld",
+             opts[0] ? " " : "", k->replicas);
+  int layers = layers_of(o, s);
+  long st = k->stages > 0 ? k->stages
+            : s->ndevices % k->replicas ? 0 : s->ndevices / k->replicas;
+  if (layers > 0 && st > layers)
+    return err_set(e, CLI_ERR_USAGE, "%s: %ld stages for the %d layers: every "
+                   "stage holds at least one", opts, st, layers);
+  err pe = {0};
+  if (scenario_check_knobs(s, k, &pe) == ERR_OK) return ERR_OK;
+  scenario_knobs without = *k;
+  without.stages = without.replicas = -1;
+  err qe = {0};
+  if (scenario_check_knobs(s, &without, &qe) != ERR_OK) return ERR_OK;
+  return err_set(e, CLI_ERR_USAGE, "%s: %s", opts, pe.msg);
+}
+
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
   if (o->params && params_file_apply(o->params, e)) return e ? e->code : 1;
   if (scales_knob(o, s, e)) return CLI_ERR_USAGE;
@@ -142,6 +171,7 @@ int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
   if (o->activation_bits) k.activation_bits = strtol(o->activation_bits, NULL, 10);
   int *list = NULL;
   int rc = layers_knob(o, s, &k, &list, e);
+  if (rc == ERR_OK) rc = shape_usage(o, s, &k, e);
   if (rc == ERR_OK) rc = scenario_apply(s, &k, e);
   free(list);
   return rc;

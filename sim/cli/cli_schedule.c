@@ -7,6 +7,7 @@
  * Invariant: resources are released at the single exit whatever failed; the
  * progress bar goes to stderr only when it is a terminal. */
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +15,15 @@
 #include "analysis/db.h"
 #include "base/mem.h"
 #include "models/alloc.h"
+#include "models/spec.h"
 #include "models/cost.h"
 #include "models/partition.h"
 #include "analysis/costcmd_header.h"
 #include "schedules/objective.h"
 #include "schedules/schedule.h"
+#include "models/partition.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_shape.h"
 #include "sim/place.h"
 #include "sim/sim.h"
 
@@ -36,7 +40,14 @@ static const cli_opt_command SCHEDULE = {
         "allocation:\n"
         "which site runs which stage of which pipeline, its DT-FM score and "
         "its\n"
-        "simulated iteration time.\n\n",
+        "simulated iteration time.\n\n"
+        "--shape auto also searches the shape: stages x replicas x "
+        "micro-batch x\nwhich devices work (the others idle) x layer split "
+        "x placement, within\nmemory; the predictor judges every "
+        "configuration, the simulation decides\namong its best. --stages "
+        "or --replicas then fix that part of the shape;\n--dp-algo auto "
+        "adds DiLoCo and streaming DiLoCo at the scenario's H\n(geodes "
+        "simulates time, not convergence).\n\n",
     .width = 20, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
 
 typedef struct sched_args {
@@ -47,14 +58,37 @@ typedef struct sched_args {
   bool json;
   cli_workload_opts wo;
   cli_cost_cmd_opts cc;
+  int shape;                 /* 0 fixed, 1 auto */
+  int goal;                  /* a shape_goal */
+  long simulate;             /* --simulate-best; -1: the default */
+  const char *micro_list;    /* --micro-batches */
+  bool dp_auto;              /* --dp-algo auto (taken out of argv) */
 } sched_args;
+
+static const char *const SHAPE_MODES[] = {"fixed", "auto", NULL};
+static const char HELP_SHAPE[] =
+    "fixed: the scenario's D_pp x D_dp on every\n"
+    "device (default); auto: search it (above)";
+static const char HELP_GOAL[] =
+    "\n--shape auto: the most samples/s (the batch per\n"
+    "replica kept; default), or the shortest\n"
+    "iteration at the scenario's batch";
+static const char HELP_SIM[] =
+    "--shape auto: the predictor's K best simulated,\nand each shape's "
+    "best (" CLI_STR(SHAPE_SIMULATE) "; 0: the predictor decides)";
+static const char HELP_MICRO[] =
+    "--shape auto: micro-batches tried (default:\n"
+    "the workload's, half and double)";
+
+static int check_objective(sched_args *p);
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. --trials starts
  * at 1: 0 ran no search step and reported the starting guess as found. */
 static int parse_args(int argc, char **argv, sched_args *p) {
   *p = (sched_args){.method = schedule_method_name(SCHEDULE_GCMA),
                     .trials = -1, .population = -1, .starts = -1,
-                    .network = TRANSPORT_MODEL_DEFAULT, .objective = -1};
+                    .network = TRANSPORT_MODEL_DEFAULT, .objective = -1,
+                    .simulate = -1, .dp_auto = p->dp_auto};
   cli_workload_init(&p->wo);
   const cli_opt opts[] = {
       CLI_OPT_STRING(0, "method", "NAME", &p->method,
@@ -94,6 +128,11 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                      "record the run and its convergence, under the\n"
                      "method's name (SQLite)"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
+      CLI_OPT_ENUM(0, "shape", NULL, &p->shape, SHAPE_MODES, NULL, HELP_SHAPE),
+      CLI_OPT_ENUM(0, "shape-objective", NULL, &p->goal, shape_goal_names,
+                   NULL, HELP_GOAL),
+      CLI_OPT_INT(0, "simulate-best", "K", &p->simulate, 0, 100000, HELP_SIM),
+      CLI_OPT_STRING(0, "micro-batches", "m,m,...", &p->micro_list, HELP_MICRO),
       CLI_OPT_HELP(),
       CLI_COST_CMD_OPTS(&p->cc),
       CLI_WORKLOAD_OPTS(&p->wo),
@@ -102,6 +141,11 @@ static int parse_args(int argc, char **argv, sched_args *p) {
   int nargs, rc = cli_opt_parse(&SCHEDULE, opts, argc, argv, &args, &nargs);
   if (rc) return rc;
   p->scenario = args[0];
+  return check_objective(p);
+}
+
+/* --objective against --cost-cmd, and --method. */
+static int check_objective(sched_args *p) {
   if (p->objective < 0)
     p->objective = p->cc.cmd ? OBJECTIVE_COST_CMD : OBJECTIVE_DTFM;
   if (p->objective == OBJECTIVE_COST_CMD && !p->cc.cmd)
@@ -274,10 +318,122 @@ static int record_db(const sched_args *p, const scenario *s,
   return rc;
 }
 
+/* argv without --dp-algo auto (a copy the caller frees, *n entries); *found
+ * says whether it was there: the shared option's names are the algorithms
+ * alone, and auto is the shape search's. */
+static char **take_dp_auto(int argc, char **argv, int *n, bool *found) {
+  char **v = mem_alloc(((size_t)argc + 1) * sizeof *v);
+  *n = 0, *found = false;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--dp-algo=auto") == 0) {
+      *found = true;
+      continue;
+    }
+    if (strcmp(argv[i], "--dp-algo") == 0 && i + 1 < argc &&
+        strcmp(argv[i + 1], "auto") == 0) {
+      *found = true, i++;
+      continue;
+    }
+    v[(*n)++] = argv[i];
+  }
+  v[*n] = NULL;
+  return v;
+}
+
+/* The options of --shape auto, checked (usage errors) once s is loaded
+ * with the other knobs: --stages and --replicas within the devices and the
+ * layers. */
+static int shape_args(const sched_args *p, const scenario *s,
+                      cli_shape_args *a) {
+  *a = (cli_shape_args){.goal = (shape_goal)p->goal, .diloco = p->dp_auto,
+                        .simulate = p->simulate, .out = p->out, .db = p->db,
+                        .json = p->json, .scenario = p->scenario};
+  const spec_model *m = spec_model_find(s->workload.model);
+  int n = s->ndevices, layers = s->workload.layers > 0 ? s->workload.layers
+                                : m ? m->layers : INT_MAX;
+  long st = p->wo.k.stages, rep = p->wo.k.replicas;
+  if (st > n)
+    return cli_usage_error("schedule", "--stages %ld: no replica of %ld "
+                           "stages fits the %d devices of %s", st, st, n,
+                           s->name);
+  if (st > layers)
+    return cli_usage_error("schedule", "--stages %ld: %ld stages for the %d "
+                           "layers: every stage holds at least one", st, st,
+                           layers);
+  if (rep > n)
+    return cli_usage_error("schedule", "--replicas %ld: more replicas than "
+                           "the %d devices of %s", rep, n, s->name);
+  if (st > 0 && rep > 0 && st * rep > n)
+    return cli_usage_error("schedule", "--stages %ld --replicas %ld: %ld "
+                           "devices, more than the %d of %s", st, rep,
+                           st * rep, n, s->name);
+  a->stages = (int)(st > 0 ? st : 0), a->replicas = (int)(rep > 0 ? rep : 0);
+  if (p->dp_auto) {
+    a->inner_steps = (int)(p->wo.k.inner_steps > 0 ? p->wo.k.inner_steps : 0);
+    a->fragments = (int)(p->wo.k.fragments > 0 ? p->wo.k.fragments : 0);
+    a->overlap_steps =
+        (int)(p->wo.k.overlap_steps > 0 ? p->wo.k.overlap_steps : 0);
+    int H = a->inner_steps ? a->inner_steps
+            : s->workload.inner_steps > 0 ? s->workload.inner_steps
+                                          : WORKLOAD_DEFAULT_INNER_STEPS;
+    if (a->fragments > 1 && (layers % a->fragments || H % a->fragments))
+      return cli_usage_error("schedule", "--fragments %d: streaming DiLoCo's "
+                             "fragments divide the %d layers and H = %d",
+                             a->fragments, layers, H);
+  }
+  if (!p->micro_list) return CLI_OK;
+  a->nmicro = partition_parse(p->micro_list, a->micro, SHAPE_MAX_MICRO);
+  for (int i = 0; i < a->nmicro; i++)
+    if (a->micro[i] < 1) a->nmicro = -1;
+  if (a->nmicro < 1)
+    return cli_usage_error("schedule", "--micro-batches wants up to %d "
+                           "comma-separated micro-batch sizes >= 1, not '%s'",
+                           SHAPE_MAX_MICRO, p->micro_list);
+  return CLI_OK;
+}
+
+/* The options that only --shape auto takes. */
+static int shape_only(const sched_args *p) {
+  const char *opt = p->dp_auto ? "--dp-algo auto"
+                    : p->goal ? "--shape-objective iteration"
+                    : p->simulate >= 0 ? "--simulate-best"
+                    : p->micro_list ? "--micro-batches" : NULL;
+  if (p->shape || !opt) return CLI_OK;
+  return cli_usage_error("schedule", "%s needs --shape auto", opt);
+}
+
+/* schedule --shape auto: the knobs but the shape applied, then the search. */
+static int run_shape(sched_args *p, int argc, char **argv) {
+  err e = {ERR_OK, ""};
+  cli_workload_opts wo = p->wo;
+  wo.k.stages = wo.k.replicas = -1;
+  if (p->dp_auto) /* DiLoCo's knobs go to its candidates, not the workload */
+    wo.k.inner_steps = wo.k.fragments = wo.k.overlap_steps = -1;
+  scenario *s = scenario_load(p->scenario, &e);
+  int rc;
+  if (!s || cli_workload_apply(&wo, s, &e) != ERR_OK) {
+    rc = cli_fail("schedule", &e);
+  } else if (!(rc = cli_workload_usage("schedule", &wo, s))) {
+    cli_shape_args a;
+    sim_options so = sim_options_default();
+    so.transport = cli_transport(&wo, (transport_model)p->network);
+    so.seed = s->seed;
+    if (!(rc = shape_args(p, s, &a)))
+      rc = cli_schedule_shape(&a, s, &so, argc, argv);
+  }
+  scenario_free(s);
+  return rc;
+}
+
 int cli_schedule(int argc, char **argv) {
   sched_args p;
-  int rc = parse_args(argc, argv, &p);
-  if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
+  int n;
+  char **args = take_dp_auto(argc, argv, &n, &p.dp_auto);
+  int rc = parse_args(n, args, &p);
+  if (!rc) rc = shape_only(&p);
+  if (!rc && p.shape) rc = run_shape(&p, argc, argv);
+  free(args);
+  if (rc || p.shape) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {ERR_OK, ""};
   cost_ctx *c = NULL;
   search_result *r = NULL;

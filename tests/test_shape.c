@@ -1,0 +1,385 @@
+/* test_shape: the shape search (schedules/shape) against a brute force
+ * over every device subset (not only the count vectors per site), every
+ * shape and every layer split, with the search's placements, on ten mixed
+ * GPUs in three cities; the simulation deciding among the predictor's
+ * best; determinism; the shape knobs' and --shape auto's usage errors; a
+ * search where nothing fits; the outputs (-o, --db, --json). */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/cost.h"
+#include "models/partition.h"
+#include "models/predict.h"
+#include "models/spec.h"
+#include "schedules/baseline.h"
+#include "schedules/shape.h"
+#include "tests/support.h"
+#include "traces/scenario_subset.h"
+#include "traces/workload.h"
+
+TestSuite(shape, .init = support_dir_make, .fini = support_dir_remove);
+
+#define TEN GEODES_FIXTURES "/shape/three-city-10.json"
+#define TWENTY_FOUR GEODES_FIXTURES "/shape/three-city-24.json"
+
+/* The naive reference's state: the best score over everything. */
+typedef struct brute {
+  spec_workload *w;
+  const scenario *v;
+  const spec_gpu **gpu;
+  const alloc *a;
+  int *split;
+  double best;      /* lowest score */
+  double batch;
+  shape_goal goal;
+} brute;
+
+static void brute_split(brute *b, int st, int left) {
+  int n = b->w->stages;
+  if (st < n - 1) {
+    for (int k = 1; k <= left - (n - 1 - st); k++) {
+      b->split[st] = k;
+      brute_split(b, st + 1, left - k);
+    }
+    return;
+  }
+  b->split[st] = left;
+  for (int s = 0; s < n; s++)
+    for (int r = 0; r < b->w->replicas; r++)
+      if (spec_stage_memory_with(b->w, s, b->split[s]) >
+          b->gpu[alloc_at(b->a, r, s)]->memory_bytes)
+        return;
+  b->w->stage_layers = b->split;
+  predict_result pr;
+  cr_assert_eq(predict_iteration_with(b->w, b->v, b->gpu, b->a, NULL, &pr), 0);
+  double score = b->goal == SHAPE_THROUGHPUT ? pr.iteration_s / b->batch
+                                             : pr.iteration_s;
+  if (score < b->best) b->best = score;
+}
+
+/* Every split of one (subset, shape, micro-batch) on both placements. */
+static void brute_view(brute *b, const scenario *s, const int *keep, int n,
+                       int S, int R, int batch, int m) {
+  scenario *v = shape_view(s, keep, n, S, R, batch, m,
+                           s->workload.dp_algo, NULL);
+  spec_workload w;
+  cr_assert_eq(spec_workload_resolve(v, &w, NULL), 0);
+  const spec_gpu **gpu = malloc((size_t)n * sizeof *gpu);
+  cr_assert_eq(spec_device_gpus(v, gpu, NULL), 0);
+  cost_ctx *c = cost_ctx_from_scenario(v, NULL);
+  cr_assert_not_null(c);
+  int *groups = malloc((size_t)n * sizeof *groups);
+  baseline_greedy_groups(c, groups);
+  cost_scratch *cs = cost_scratch_new(R, S);
+  alloc *pl[2] = {baseline_greedy_pipelines(c), cost_realise(c, groups, cs)};
+  int split[64];
+  for (int p = 0; p < 2; p++) {
+    *b = (brute){.w = &w, .v = v, .gpu = gpu, .a = pl[p], .split = split,
+                 .best = b->best, .batch = batch, .goal = b->goal};
+    brute_split(b, 0, w.layers);
+    alloc_free(pl[p]);
+  }
+  cost_scratch_free(cs);
+  free(groups), free(gpu);
+  cost_ctx_free(c);
+  scenario_subset_free(v);
+}
+
+/* The best score over every subset of s's devices (bit masks), shape,
+ * micro-batch of micro and split. */
+static double brute_force(const scenario *s, shape_goal goal,
+                          const int *micro, int nmicro) {
+  brute b = {.best = INFINITY, .goal = goal};
+  int N = s->ndevices, L = s->workload.layers, keep[32];
+  int per_replica = s->workload.batch / s->workload.replicas;
+  long long K = s->workload.micro_batches_per_pass;
+  for (unsigned mask = 1; mask < (1u << N); mask++) {
+    int n = 0;
+    for (int d = 0; d < N; d++)
+      if (mask >> d & 1) keep[n++] = d;
+    for (int S = 1; S <= n && S <= L; S++) {
+      if (n % S) continue;
+      int R = n / S;
+      for (int i = 0; i < nmicro; i++) {
+        int m = micro[i];
+        int batch = goal == SHAPE_THROUGHPUT ? per_replica * R
+                                             : s->workload.batch;
+        if (batch % (R * m * K)) continue;
+        brute_view(&b, s, keep, n, S, R, batch, m);
+      }
+    }
+  }
+  return b.best;
+}
+
+static void against_brute_force(shape_goal goal) {
+  scenario *s = support_scenario(TEN);
+  shape_opts o;
+  shape_opts_default(&o);
+  o.goal = goal;
+  o.simulate = 0; /* the predictor decides, as the reference does */
+  o.nmicro = 2, o.micro[0] = 1, o.micro[1] = 2;
+  shape_result r;
+  err e = {0};
+  cr_assert_eq(shape_search(s, &o, &r, &e), 0, "%s", e.msg);
+  cr_assert(r.all_subsets);
+  const shape_config *b = &r.all[r.best];
+  double got = shape_score(goal, b, b->predicted_s);
+  double want = brute_force(s, goal, o.micro, o.nmicro);
+  cr_assert(isfinite(want));
+  cr_assert(fabs(got - want) <= 1e-12 * want,
+            "search %.17g, brute force %.17g (%d x %d on %d devices)", got,
+            want, b->stages, b->replicas, b->ndev);
+  shape_result_free(&r);
+  scenario_free(s);
+}
+
+Test(shape, throughput_is_the_brute_force_optimum) {
+  against_brute_force(SHAPE_THROUGHPUT);
+}
+
+Test(shape, iteration_is_the_brute_force_optimum) {
+  against_brute_force(SHAPE_ITERATION);
+}
+
+/* A simulation that disagrees with the predictor: more stages cost more. */
+static double fake_sim(void *ctx, const scenario *v, const alloc *a, err *e) {
+  (void)e;
+  (*(int *)ctx)++;
+  return (double)v->workload.batch * 1e-3 * (1 + 0.5 * a->stages) +
+         0.01 * v->ndevices;
+}
+
+Test(shape, the_simulation_decides_among_the_predictors_best) {
+  scenario *s = support_scenario(TEN);
+  shape_opts o;
+  shape_opts_default(&o);
+  int calls = 0;
+  o.sim = fake_sim, o.sim_ctx = &calls, o.simulate = 5;
+  shape_result r;
+  cr_assert_eq(shape_search(s, &o, &r, NULL), 0);
+  cr_assert_eq(calls, r.simulated);
+  cr_assert(r.simulated >= 5 && r.simulated <= 5 + r.nshapes);
+  cr_assert_eq(r.pruned_predictor, r.nall - r.simulated);
+  const shape_config *b = &r.all[r.best];
+  cr_assert(!isnan(b->simulated_s));
+  for (long i = 0; i < r.nall; i++) {
+    const shape_config *c = &r.all[i];
+    if (!isnan(c->simulated_s))
+      cr_assert(shape_score(o.goal, b, b->simulated_s) <=
+                shape_score(o.goal, c, c->simulated_s));
+  }
+  for (int g = 0; g < r.nshapes; g++)
+    cr_assert(!isnan(r.all[r.per_shape[g]].simulated_s));
+  shape_result_free(&r);
+  scenario_free(s);
+}
+
+Test(shape, the_same_inputs_give_the_same_result) {
+  scenario *s = support_scenario(TEN);
+  shape_opts o;
+  shape_opts_default(&o);
+  int calls = 0;
+  o.sim = fake_sim, o.sim_ctx = &calls, o.diloco = true;
+  shape_result a, b;
+  cr_assert_eq(shape_search(s, &o, &a, NULL), 0);
+  cr_assert_eq(shape_search(s, &o, &b, NULL), 0);
+  cr_assert_eq(a.nall, b.nall);
+  cr_assert_eq(a.best, b.best);
+  for (long i = 0; i < a.nall; i++) {
+    cr_assert_eq(memcmp(&a.all[i].predicted_s, &b.all[i].predicted_s,
+                        sizeof(double)), 0);
+    cr_assert_eq(memcmp(a.all[i].a->device, b.all[i].a->device,
+                        (size_t)a.all[i].ndev * sizeof(int)), 0);
+  }
+  bool diloco = false;
+  for (int g = 0; g < a.nshapes; g++)
+    diloco |= strcmp(a.all[a.per_shape[g]].dp_algo, "diloco") == 0;
+  cr_assert(diloco, "DiLoCo's shapes are reported beside the pipeline's");
+  shape_result_free(&a);
+  shape_result_free(&b);
+  scenario_free(s);
+}
+
+/* geodes ARGS: exit status want, and stderr holds every one of the
+ * NULL-terminated texts. */
+static void fails(int want, const char *args, ...) {
+  support_run r = {0};
+  int got = support_geodes(&r, "%s", args);
+  cr_assert_eq(got, want, "geodes %s: exit %d, stderr %s", args, got, r.err);
+  va_list ap;
+  va_start(ap, args);
+  for (const char *t; (t = va_arg(ap, const char *));)
+    cr_assert(strstr(r.err, t), "geodes %s: '%s' not in: %s", args, t, r.err);
+  va_end(ap);
+  support_run_clear(&r);
+}
+
+Test(shape, usage_errors_name_the_option) {
+  fails(2, "simulate worldwide --method megatron --stages 5", "--stages 5",
+        "does not divide the 64 devices", NULL);
+  fails(2, "simulate worldwide --method megatron --replicas 3",
+        "--replicas 3", "does not divide the 64 devices", NULL);
+  fails(2, "predict worldwide --method megatron --stages 4 --replicas 8",
+        "4 x 8 = 32, but the scenario has 64 devices", NULL);
+  fails(2, "simulate worldwide --method megatron --stages 32",
+        "--stages 32: 32 stages for the 24 layers", NULL);
+  fails(2, "simulate worldwide --method megatron --replicas 32",
+        "--replicas 32", "is not a multiple of D_dp * m * K", NULL);
+  fails(2, "schedule " TEN " --shape auto --stages 11",
+        "--stages 11: no replica of 11 stages fits the 10 devices", NULL);
+  fails(2, "schedule " TEN " --shape auto --stages 7",
+        "7 stages for the 6 layers", NULL);
+  fails(2, "schedule " TEN " --shape auto --stages 4 --replicas 3",
+        "12 devices, more than the 10", NULL);
+  fails(2, "schedule " TEN " --shape auto --replicas 11",
+        "--replicas 11: more replicas than the 10 devices", NULL);
+  fails(2, "schedule " TEN " --shape auto --shape-objective iteration "
+        "--replicas 7", "--stages/--replicas 0 x 7 (0: searched): "
+        "three-city-10: no shape divides the batch: 60 sequences", NULL);
+  fails(2, "schedule " TEN " --dp-algo auto", "--dp-algo auto needs --shape "
+        "auto", NULL);
+  fails(2, "schedule " TEN " --shape auto --dp-algo auto --inner-steps 50 "
+        "--fragments 3", "--fragments 3: streaming DiLoCo's fragments divide "
+        "the 6 layers and H = 50", NULL);
+  fails(2, "schedule " TEN " --shape auto --micro-batches 1,0",
+        "--micro-batches", NULL);
+  fails(1, "schedule " TEN " --shape auto --model gpt3-13b --gpu T4 "
+        "--runtime megatron --schedule 1f1b",
+        "no configuration fits in memory; the smallest stage that does not "
+        "fit is stage", "a T4, holds 16.00 GB", NULL);
+}
+
+Test(shape, a_sweep_key_fails_at_its_line) {
+  const char *sw = support_write_file(
+      support_path("bad.json"),
+      "{\"scenarios\": [\"worldwide\"], \"methods\": [\"megatron\"],\n"
+      "\"stages\": [4, 5]}\n");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw,
+                              support_path("bad.db")), 1);
+  cr_assert(strstr(r.err, "bad.json:2: stages: worldwide: workload.stages: 5 "
+                   "does not divide the 64 devices"), "%s", r.err);
+  /* a sweep varies the shape: each point's allocation has its own */
+  const char *ok = support_write_file(
+      support_path("ok.json"),
+      "{\"scenarios\": [\"worldwide\"], \"methods\": [\"megatron\"],\n"
+      "\"networks\": [\"ideal\"], \"stages\": [4, 16]}\n");
+  const char *db = support_path("ok.db");
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", ok, db), 0, "%s",
+               r.err);
+  cr_assert_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                               "point_key LIKE '%stages=4' AND alloc LIKE "
+                               "'{\"pipelines\": [[0, 16, 32, 48], %'"), 1);
+  cr_assert_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                               "point_key LIKE '%stages=16' AND alloc LIKE "
+                               "'{\"pipelines\": [[0, 4, 8, %'"), 1);
+  support_run_clear(&r);
+}
+
+/* --shape auto's JSON, twice the same; -o writes the best's allocation;
+ * --db stores every configuration that fits. */
+Test(shape, outputs) {
+  const char *db = support_path("s.db"), *out = support_path("best.json");
+  support_run a = {0}, b = {0};
+  cr_assert_eq(support_geodes(&a, "schedule " TEN " --shape auto --json "
+                              "-o '%s' --db '%s'", out, db), 0, "%s", a.err);
+  cr_assert_eq(support_geodes(&b, "schedule " TEN " --shape auto --json"), 0);
+  json_t *o = json_loads(a.out, 0, NULL), *o2 = json_loads(b.out, 0, NULL);
+  cr_assert_not_null(o);
+  json_object_del(o2, "reproduce"); /* only the first names a file */
+  json_t *o1 = json_deep_copy(o);
+  json_object_del(o1, "reproduce");
+  cr_assert(json_equal(o1, o2), "the same search twice gives one answer");
+  json_decref(o1), json_decref(o2);
+  json_t *best = json_object_get(o, "best");
+  cr_assert(json_number_value(json_object_get(best, "samples_per_s")) > 0);
+  long idle = (long)json_integer_value(json_object_get(best, "idle"));
+  cr_assert_eq((long)json_array_size(json_object_get(o, "idle_devices")), idle);
+  cr_assert(json_array_size(json_object_get(o, "shapes")) > 5);
+  char *text = support_read_file(out, NULL);
+  json_t *f = json_loads(text, 0, NULL);
+  cr_assert(json_equal(json_object_get(f, "pipelines"),
+                       json_object_get(best, "alloc")));
+  cr_assert(support_sql_int(db, "SELECT count(*) FROM results WHERE method "
+                            "= 'shape'") > 100);
+  cr_assert_eq(support_sql_int(db, "SELECT count(*) FROM results WHERE "
+                               "iteration_s IS NOT NULL"),
+               (long long)json_integer_value(json_object_get(o, "simulated")));
+  /* plot.py draws them against the shape */
+  cr_assert_eq(support_sh(NULL, "'%s/analysis/plot.py' '%s' --out '%s' "
+                          "--shapes >/dev/null 2>&1", GEODES_SOURCE_DIR, db,
+                          support_path("figs")), 0);
+  size_t png = 0;
+  free(support_read_file(support_path("figs/shapes.png"), &png));
+  cr_assert(png > 1000);
+  json_decref(f), json_decref(o);
+  free(text);
+  support_run_clear(&a), support_run_clear(&b);
+}
+
+/* -o's allocation of some devices (the others idle) with the printed
+ * command: simulate gives the search's simulated time again. */
+Test(shape, simulate_reproduces_a_subset) {
+  const char *out = support_path("sub.json");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "schedule " TEN " --shape auto --json -o "
+                              "'%s'", out), 0, "%s", r.err);
+  json_t *o = json_loads(r.out, 0, NULL);
+  json_t *best = json_object_get(o, "best");
+  cr_assert(json_integer_value(json_object_get(best, "idle")) > 0);
+  double want = json_number_value(json_object_get(best, "simulated_s"));
+  const char *cmd = json_string_value(json_object_get(o, "reproduce"));
+  cr_assert_not_null(cmd);
+  cr_assert(strstr(cmd, "--stages") == NULL, "%s", cmd);
+  cr_assert_eq(support_sh(&r, "%s%s --json", GEODES_BIN,
+                          cmd + strlen("geodes")), 0, "%s", r.err);
+  json_t *sim = json_loads(r.out, 0, NULL);
+  cr_assert_eq(json_number_value(json_object_get(sim, "iteration_s")), want);
+  json_decref(sim), json_decref(o);
+  char bad[512];
+  snprintf(bad, sizeof bad, "simulate " TEN " --alloc '%s' --stages 9", out);
+  fails(2, bad, "stages x", "replicas", NULL);
+  support_run_clear(&r);
+}
+
+/* The shape knobs in scenario_apply: one alone takes the other from the
+ * devices; a refused one leaves the scenario as loaded. */
+Test(shape, knobs_apply_and_refuse) {
+  scenario *s = support_scenario("worldwide");
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  k.stages = 16;
+  cr_assert_eq(scenario_apply(s, &k, NULL), ERR_OK);
+  cr_assert_eq(s->workload.stages, 16);
+  cr_assert_eq(s->workload.replicas, 4);
+  scenario_knobs_init(&k);
+  k.replicas = 16;
+  cr_assert_eq(scenario_apply(s, &k, NULL), ERR_OK);
+  cr_assert_eq(s->workload.stages, 4);
+  cr_assert_eq(s->workload.replicas, 16);
+  err e = {0};
+  scenario_knobs_init(&k);
+  k.stages = 4, k.replicas = 4;
+  cr_assert_eq(scenario_apply(s, &k, &e), ERR_CONFIG);
+  cr_assert(strstr(e.msg, "4 x 4 = 16, but the scenario has 64 devices"),
+            "%s", e.msg);
+  cr_assert_eq(s->workload.stages, 4, "a refused knob changes nothing");
+  scenario_knobs_init(&k);
+  k.replicas = 2; /* 32 stages for 24 layers */
+  e = (err){0};
+  cr_assert_eq(scenario_apply(s, &k, &e), ERR_CONFIG);
+  cr_assert(strstr(e.msg, "32 stages for 24 layers"), "%s", e.msg);
+  scenario_knobs_init(&k);
+  k.replicas = 128;
+  e = (err){0};
+  cr_assert_eq(scenario_apply(s, &k, &e), ERR_CONFIG);
+  cr_assert(strstr(e.msg, "workload.replicas: 128 does not divide the 64 "
+                   "devices"), "%s", e.msg);
+  scenario_free(s);
+}
