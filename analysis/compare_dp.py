@@ -50,6 +50,7 @@ import time  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -303,6 +304,8 @@ def plot(rows, path):
         ax.set_xscale("log")
         lo = min(v for v in wan + total if v > 0)
         ax.set_xlim(lo / 3, 3 * max(total))
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
+            lambda v, _: "%g" % v))  # 0.1, 1, 10: not 10^-1, 10^0
         ax.set_xlabel("TB sent for those samples (log)", fontsize=8)
         if i == 0:  # one legend, above the panels, off the bars
             ax.legend(fontsize=7, loc="lower left", ncol=2,

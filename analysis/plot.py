@@ -324,6 +324,8 @@ def convergence(db, out):
             longest = max(longest, xs[-1])
         if longest > 100:
             ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
+                lambda v, _: "%g" % v))  # 1, 10, 100: not 10^0, 10^1
         ax.set_xlabel("candidates scored")
         ax.set_ylabel("best so far: " + ylabel)
         ax.set_title(ylabel.split(" (")[0])
@@ -463,8 +465,11 @@ def policies(db, out):
     # a policy keeps its colour and marker in every panel
     series = sorted({k for v in panels.values() for k in v},
                     key=lambda k: (POLICY_ORDER.get(k[0], 9), k[0], k[1] or 0))
+    # (equal lines, as reroute and replan often are, stay visible: the
+    # later one dashed over the earlier one's larger markers)
     look = {k: dict(color=POLICY_COLOURS.get(
-        k[0], plt.cm.tab10((3 + i) % 10)), marker=MARKERS[i % len(MARKERS)])
+        k[0], plt.cm.tab10((3 + i) % 10)), marker=MARKERS[i % len(MARKERS)],
+        ls=("-", "--", ":")[i % 3], markersize=7 - 1.5 * (i % 3))
         for i, k in enumerate(series)}
     for i, ((scenario, net), pol) in enumerate(sorted(panels.items())):
         top = axes[2 * (i // cols)][i % cols]
