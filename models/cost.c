@@ -329,7 +329,8 @@ static double path_cost(int n, const double *w, const int *order) {
  * j in increasing order, the first least one kept as hk_prev, so the path
  * found is the one the textbook push order finds; a state's predecessors
  * lie in one row of hk, contiguous, which the push order scattered. */
-static double held_karp(int n, const double *w, int *order, cost_scratch *s) {
+static inline __attribute__((always_inline)) void
+held_karp_fill(int n, const double *w, cost_scratch *s, bool with_prev) {
   size_t full = ((size_t)1 << n) - 1;
   double *hk = s->hk;
   for (int j = 0; j < n; j++) {
@@ -349,12 +350,21 @@ static double held_karp(int n, const double *w, int *order, cost_scratch *s) {
         double c = row[j] + w[j * n + k];
         bool less = c < least;
         least = less ? c : least;
-        arg = less ? j : arg;
+        if (with_prev) arg = less ? j : arg;
       }
       hk[mask * n + k] = least;
-      s->hk_prev[mask * n + k] = (signed char)arg;
+      if (with_prev) s->hk_prev[mask * n + k] = (signed char)arg;
     }
   }
+}
+
+static double held_karp(int n, const double *w, int *order, cost_scratch *s) {
+  size_t full = ((size_t)1 << n) - 1;
+  double *hk = s->hk;
+  if (order) /* the predecessors only when the order is wanted */
+    held_karp_fill(n, w, s, true);
+  else
+    held_karp_fill(n, w, s, false);
   int end = 0;
   for (int j = 1; j < n; j++)
     if (hk[full * n + j] < hk[full * n + end]) end = j;

@@ -172,6 +172,7 @@ Test(cost, held_karp_equals_the_push_form_bit_for_bit) {
       double a = cost_tsp_path(n, w, got, s);
       double b = push_held_karp(n, w, want);
       cr_assert(a == b, "n %d trial %d: %.17g vs %.17g", n, trial, a, b);
+      cr_assert(cost_tsp_path(n, w, NULL, s) == b, "value only, n %d", n);
       cr_assert_arr_eq(got, want, (size_t)n * sizeof *got, "n %d trial %d",
                        n, trial);
     }
