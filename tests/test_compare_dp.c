@@ -133,7 +133,8 @@ Test(compare_dp, a_users_allocation_serves_every_row) {
   support_run_clear(&r);
 }
 
-/* --help on the study scripts prints usage and exits 0, touching nothing;
+/* --help on the analysis scripts (the studies, plot.py, the example cost
+ * models) prints usage and exits 0, touching nothing;
  * a malformed --model is a usage error (2). */
 Test(compare_dp, help_and_usage_errors) {
   support_run r = {0};
@@ -157,6 +158,13 @@ Test(compare_dp, help_and_usage_errors) {
   cr_expect_eq(support_sh(&r, "python3 %s/analysis/plot.py --help",
                           GEODES_SOURCE_DIR),
                0, "%s", r.err);
+  static const char *models[] = {"cost_alpa.py", "cost_alphabeta.py"};
+  for (int i = 0; i < 2; i++) {
+    cr_expect_eq(support_sh(&r, "python3 %s/analysis/%s --help </dev/null",
+                            GEODES_SOURCE_DIR, models[i]),
+                 0, "%s", r.err);
+    cr_expect(strstr(r.out, "usage") != NULL, "%s: %s", models[i], r.out);
+  }
   cr_expect_eq(support_sh(&r, "python3 %s/analysis/compare_dp.py --out '%s' "
                               "--model nolabel 2>/dev/null",
                           GEODES_SOURCE_DIR, support_path("x")),
