@@ -310,14 +310,17 @@ def convergence(db, out):
     colour = {c[:2]: plt.cm.tab10(i % 10) for i, c in enumerate(curves)}
     for ax, (ylabel, mine) in zip(axes[0], kinds):
         longest = 1
-        for run, method, scenario, _ in mine:
+        for j, (run, method, scenario, _) in enumerate(mine):
             pts = db.execute("SELECT candidate, best_score_s FROM convergence "
                              "WHERE run_id = ? AND method = ? ORDER BY "
                              "candidate", (run, method)).fetchall()
             xs, ys = zip(*pts)
             label = "run %d: %s on %s" % (run, method, scenario or "?")
+            # equal curves (sim under each network) stay visible: a later
+            # one dashed and thinner over an earlier one
             ax.step(xs, ys, where="post", label=label,
-                    color=colour[(run, method)])
+                    color=colour[(run, method)], ls=("-", "--", ":")[j % 3],
+                    lw=2.4 - 0.7 * (j % 3))
             # The end of each search, so a short one (greedy: a few
             # candidates) shows beside a 5000-candidate GCMA.
             ax.plot(xs[-1:], ys[-1:], marker="o", color=colour[(run, method)])
@@ -386,9 +389,12 @@ def iterations(db, out):
             xs = [(a + b / 2) / 3600 for a, b in pts]  # mid-iteration, hours
             label = run_label(r, keys)
             n = look.setdefault(label, len(look))
+            # equal runs stay visible: a later one dashed, its marks
+            # smaller, inside an earlier one's hollow ones
             ax.plot(xs, [b for _, b in pts], marker=MARKERS[n % len(MARKERS)],
-                    color=plt.cm.tab10(n % 10), markersize=3, lw=1,
-                    label=label)
+                    color=plt.cm.tab10(n % 10), ls=("-", "--", ":")[n % 3],
+                    markersize=6 - 2 * (n % 3), lw=1, label=label,
+                    markerfacecolor="none" if n % 3 == 0 else None)
             labels.append("%s: %s" % (scenario, label))
             for t, kind, what in db.execute(
                     "SELECT t_s, kind, what FROM marks WHERE result_id = ?",
