@@ -90,11 +90,33 @@ def grid(n):
     return fig, list(axes.flat[:n])
 
 
-def varying(rows, keys, get=lambda r, k: r[k]):
+def varying(rows, keys, get=lambda r, k: r[k], base=lambda r: ()):
     """The keys of `keys` (in their order) that take more than one value
-    over rows: what a label must name to tell the rows apart. A key every
-    row shares (window_bytes=None, activation_gb=0.5) is left out."""
-    return [k for k in keys if len({get(r, k) for r in rows}) > 1]
+    over rows, less those the keys before them (and base(row), e.g. the
+    method) determine: what a label must name to tell the rows apart. A key
+    every row shares (window_bytes=None, activation_gb=0.5) is left out, and
+    so is one that follows another (gradient_gb with layers)."""
+    out = []
+    for k in keys:
+        seen = {}
+        for r in rows:
+            at = (base(r),) + tuple(get(r, o) for o in out)
+            if seen.setdefault(at, get(r, k)) != get(r, k):
+                out.append(k)
+                break
+    return out
+
+
+def value(v):
+    """A knob's value in a label: floats to 4 significant digits."""
+    return "%.4g" % v if isinstance(v, float) else str(v)
+
+
+def short(scenario):
+    """A scenario as a title names it: a file's name without its folder
+    and .json (the built-ins' names are already short)."""
+    base = os.path.basename(scenario or "?")
+    return base[:-5] if base.endswith(".json") else base
 
 
 def legend_outside(ax, **kw):
@@ -201,7 +223,7 @@ def model_vs_simulated(db, out, column, name, xlabel, title, diagonal):
         if diagonal:
             ax.plot([lo, hi], [lo, hi], color="grey", lw=1, ls="--",
                     label="y = x")
-        ax.set_title(scenario)
+        ax.set_title(short(scenario))
         ax.set_xlabel(xlabel)
         ax.set_ylabel("simulated iteration time (s)")
         ax.grid(alpha=0.3)
@@ -243,12 +265,14 @@ def bandwidth_scale(db, out):
         panel_rows[r[:2]].append(r)
     names = [LINE_KNOBS[i] for i in sorted(
         {i for v in panel_rows.values()
-         for i in varying(v, range(k), lambda r, i: r[3 + i])})]
+         for i in varying(v, range(k), lambda r, i: r[3 + i],
+                          lambda r: r[2])})]
     at = {n: 3 + LINE_KNOBS.index(n) for n in names}
     panels = defaultdict(lambda: defaultdict(list))
     for r in kept:
         scenario, network, method = r[:3]
-        line = ", ".join([method] + ["%s=%s" % (n, r[at[n]]) for n in names])
+        line = ", ".join([method] + ["%s=%s" % (n, value(r[at[n]]))
+                                     for n in names])
         panels[(scenario, network)][line].append((r[3 + k], r[4 + k]))
     if not panels:
         note("no sweep over bandwidth_scale: skipping bandwidth_scale.png")
@@ -271,7 +295,7 @@ def bandwidth_scale(db, out):
         ax.set_xticks(sorted({x for p in methods.values() for x, _ in p}))
         ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter(
             "%g"))
-        ax.set_title("%s, %s network" % (scenario, network))
+        ax.set_title("%s, %s network" % (short(scenario), network))
         ax.set_xlabel("bandwidth scale (x the scenario's bandwidths)")
         ax.set_ylabel("simulated iteration time (s)")
         ax.grid(alpha=0.3, which="both")
@@ -349,9 +373,16 @@ RUN_KNOBS = ("method", "network_model", "recovery", "checkpoint_every",
              "faults", "gpu", "layers", "bandwidth_scale")
 
 
-def run_label(row, varying):
-    return ", ".join("%s=%s" % (k, row[k]) if k not in ("method", "recovery")
-                     else str(row[k]) for k in varying) or "run"
+def run_label(row, keys):
+    """A run's label: the values of keys (a fault file by its name)."""
+    def one(k):
+        v = row[k]
+        if k in ("method", "recovery"):
+            return str(v)
+        if k == "faults" and v:
+            v = os.path.basename(v)
+        return "%s=%s" % (k, value(v))
+    return ", ".join(one(k) for k in keys) or "run"
 
 
 def iterations(db, out):
@@ -412,7 +443,7 @@ def iterations(db, out):
                     label=kind)
         if trace:
             ax.plot([], [], "|", color="grey", label="trace change")
-        ax.set_title(scenario)
+        ax.set_title(short(scenario))
         ax.set_xlabel("wall-clock time of the run (h)")
         ax.set_ylabel("iteration time (s)")
         ax.grid(alpha=0.3)
@@ -492,7 +523,7 @@ def policies(db, out):
             top.plot(xs, good, **style)
             bottom.plot(xs, lost, **style)
             labels.append("%s, %s: %s" % (scenario, net, label))
-        top.set_title("%s, %s network" % (scenario, net))
+        top.set_title("%s, %s network" % (short(scenario), net))
         top.set_ylabel("goodput (samples / s of run)")
         bottom.set_ylabel("time lost (% of the run)")
         hi = max(x for p in pol.values() for x in p)

@@ -390,7 +390,8 @@ Test(plot, training_runs_over_time_and_per_policy) {
 /* Labels name only what varies inside a panel: two scenarios of different
  * activation sizes (the panel titles tell them apart) and a single point of
  * another window (no line: left out) add nothing to the legend; a knob
- * crossed inside a panel (layers) is named. */
+ * crossed inside a panel (layers) is named, one that follows it
+ * (gradient_gb) is not. */
 Test(plot, labels_name_only_the_knobs_that_vary) {
   const char *path = support_path("v.db");
   err e = {0};
@@ -410,6 +411,7 @@ Test(plot, labels_name_only_the_knobs_that_vary) {
         r.key = keys[k], r.study = "sweep", r.scenario = scen[sc];
         r.method = "gcma", r.network_model = "tcp", r.layers = layers;
         r.activation_gb = 0.5 + sc, r.bandwidth_scale = scale;
+        r.gradient_gb = layers / 24.0; /* follows layers: not named */
         r.iteration_s = layers / (double)scale;
         cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
       }
