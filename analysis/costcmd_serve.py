@@ -79,6 +79,12 @@ def _answer(cand, value, mode, at, out):
 def serve(make_model, argv=None):
     """Runs the protocol on stdin/stdout until geodes closes stdin."""
     argv = sys.argv[1:] if argv is None else argv
+    if '-h' in argv or '--help' in argv:  # the model's own docstring
+        doc = getattr(sys.modules.get('__main__'), '__doc__', None)
+        print('usage: geodes schedule|validate|sweep ... --cost-cmd '
+              '"python3 %s [--misbehave MODE[:K]]"\n\n%s'
+              % (sys.argv[0], (doc or __doc__).strip()))
+        return
     mode, at = parse_misbehave(argv)
     model = None
     pending = b''

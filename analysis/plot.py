@@ -101,6 +101,66 @@ def grid(n):
     return fig, list(axes.flat[:n])
 
 
+def varying(rows, keys, get=lambda r, k: r[k], base=lambda r: ()):
+    """The keys of `keys` (in their order) that take more than one value
+    over rows, less those the keys before them (and base(row), e.g. the
+    method) determine: what a label must name to tell the rows apart. A key
+    every row shares (window_bytes=None, activation_gb=0.5) is left out, and
+    so is one that follows another (gradient_gb with layers)."""
+    out = []
+    for k in keys:
+        seen = {}
+        for r in rows:
+            at = (base(r),) + tuple(get(r, o) for o in out)
+            if seen.setdefault(at, get(r, k)) != get(r, k):
+                out.append(k)
+                break
+    return out
+
+
+def value(v):
+    """A knob's value in a label: floats to 4 significant digits."""
+    return "%.4g" % v if isinstance(v, float) else str(v)
+
+
+def short(scenario):
+    """A scenario as a title names it: a file's name without its folder
+    and .json (the built-ins' names are already short)."""
+    base = os.path.basename(scenario or "?")
+    return base[:-5] if base.endswith(".json") else base
+
+
+def legend_outside(ax, **kw):
+    """The axes' legend to the right of its panel, off the data."""
+    kw.setdefault("fontsize", 8)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0,
+              **kw)
+
+
+def figure_legend(fig, axes, **kw):
+    """One legend for every panel (their series share a look), to the right
+    of the figure: each label once, in the order first drawn."""
+    seen = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    kw.setdefault("fontsize", 9)
+    fig.legend(list(seen.values()), list(seen.keys()), loc="upper left",
+               bbox_to_anchor=(1.0, 0.93), borderaxespad=0.5, **kw)
+
+
+def nice_ticks(hi):
+    """0 and 1-2-5 steps up to hi: ticks a symlog axis reads at a glance."""
+    out, k = [0.0], 0
+    while True:
+        for m in (1, 2, 5):
+            v = m * 10.0 ** k
+            if v > hi * 1.05:
+                return out
+            out.append(v)
+        k += 1
+
+
 def save(fig, out, name, title, description=None):
     # Room for the title in inches, whatever the figure's height:
     # tight_layout alone lets it overlap a tall figure's first row (the
@@ -113,7 +173,8 @@ def save(fig, out, name, title, description=None):
     meta = {"Title": title}
     if description:
         meta["Description"] = description
-    fig.savefig(path, dpi=110, metadata=meta)
+    # bbox "tight": legends outside the panels are in the picture
+    fig.savefig(path, dpi=110, metadata=meta, bbox_inches="tight")
     plt.close(fig)
     print(path)
 
@@ -173,11 +234,11 @@ def model_vs_simulated(db, out, column, name, xlabel, title, diagonal):
         if diagonal:
             ax.plot([lo, hi], [lo, hi], color="grey", lw=1, ls="--",
                     label="y = x")
-        ax.set_title(scenario)
+        ax.set_title(short(scenario))
         ax.set_xlabel(xlabel)
         ax.set_ylabel("simulated iteration time (s)")
         ax.grid(alpha=0.3)
-        ax.legend(title="network model", fontsize=8)
+        legend_outside(ax, title="network model")
     save(fig, out, name, title)
 
 
@@ -203,27 +264,37 @@ def bandwidth_scale(db, out):
         "GROUP BY scenario, network_model, method, %s, bandwidth_scale "
         "ORDER BY bandwidth_scale" % (knobs, knobs)).fetchall()
     k = len(LINE_KNOBS)
-    varying = [i for i in range(k) if len({r[3 + i] for r in rows}) > 1]
-    panels = defaultdict(lambda: defaultdict(list))
+    # Lines of at least two scales only (single points: validate's
+    # perturbed samples at scale 1); their knobs name a line where they
+    # vary inside a panel (across panels the title tells them apart).
+    by = defaultdict(list)
     for r in rows:
+        by[tuple(r[:3 + k])].append(r)
+    kept = [r for v in by.values() if len(v) > 1 for r in v]
+    panel_rows = defaultdict(list)
+    for r in kept:
+        panel_rows[r[:2]].append(r)
+    names = [LINE_KNOBS[i] for i in sorted(
+        {i for v in panel_rows.values()
+         for i in varying(v, range(k), lambda r, i: r[3 + i],
+                          lambda r: r[2])})]
+    at = {n: 3 + LINE_KNOBS.index(n) for n in names}
+    panels = defaultdict(lambda: defaultdict(list))
+    for r in kept:
         scenario, network, method = r[:3]
-        scale, t = r[3 + k], r[4 + k]
-        line = ", ".join([method] + ["%s=%s" % (LINE_KNOBS[i], r[3 + i])
-                                     for i in varying])
-        panels[(scenario, network)][line].append((scale, t))
-    panels = {key: {m: p for m, p in v.items() if len(p) > 1}
-              for key, v in panels.items()}
-    panels = {key: v for key, v in panels.items() if v}
+        line = ", ".join([method] + ["%s=%s" % (n, value(r[at[n]]))
+                                     for n in names])
+        panels[(scenario, network)][line].append((r[3 + k], r[4 + k]))
     if not panels:
         note("no sweep over bandwidth_scale: skipping bandwidth_scale.png")
         return
-    names = sorted({m for v in panels.values() for m in v})
+    lines = sorted({m for v in panels.values() for m in v})
     look = {m: dict(color=plt.cm.tab10(i % 10),
                     marker=MARKERS[i % len(MARKERS)],
                     ls=("-", "--", "-.", ":")[i % 4],
                     markersize=8 - 1.5 * (i % 3))
-            for i, m in enumerate(names)}
-    legend_title = ", ".join(["method"] + [LINE_KNOBS[i] for i in varying])
+            for i, m in enumerate(lines)}
+    legend_title = ", ".join(["method"] + names)
     fig, axes = grid(len(panels))
     labels = []
     for ax, ((scenario, network), methods) in zip(axes, sorted(panels.items())):
@@ -235,11 +306,11 @@ def bandwidth_scale(db, out):
         ax.set_xticks(sorted({x for p in methods.values() for x, _ in p}))
         ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter(
             "%g"))
-        ax.set_title("%s, %s network" % (scenario, network))
+        ax.set_title("%s, %s network" % (short(scenario), network))
         ax.set_xlabel("bandwidth scale (x the scenario's bandwidths)")
         ax.set_ylabel("simulated iteration time (s)")
         ax.grid(alpha=0.3, which="both")
-        ax.legend(title=legend_title, fontsize=8)
+    figure_legend(fig, axes, title=legend_title)
     save(fig, out, "bandwidth_scale.png",
          "Iteration time vs bandwidth, per placement method "
          "(mean over seeds)", description="\n".join(labels))
@@ -248,7 +319,10 @@ def bandwidth_scale(db, out):
 def convergence(db, out):
     """One step line per (run, method): a run may hold several searches
     (`geodes run` stores greedy's and gcma's). The legend names the run, the
-    method and the scenario; the PNG's Description repeats the labels."""
+    method and the scenario; the PNG's Description repeats the labels.
+    Unlike quantities get their own axes: a search judged by simulation
+    (a curve named METHOD/NETWORK, e.g. sim/tcp) reaches a simulated
+    iteration time, the others a DT-FM score, side by side."""
     curves = db.execute(
         "SELECT c.run_id, c.method, r.scenario, count(*) FROM convergence c "
         "JOIN runs r ON r.id = c.run_id GROUP BY c.run_id, c.method "
@@ -258,26 +332,43 @@ def convergence(db, out):
         return
     if len(curves) > 12:
         note("convergence.png: the last 12 of %d curves" % len(curves))
-    fig, ax = plt.subplots(figsize=(8, 5))
-    labels, longest = [], 1
-    for run, method, scenario, _ in curves[-12:]:
-        pts = db.execute("SELECT candidate, best_score_s FROM convergence "
-                         "WHERE run_id = ? AND method = ? ORDER BY candidate",
-                         (run, method)).fetchall()
-        xs, ys = zip(*pts)
-        label = "run %d: %s on %s" % (run, method, scenario or "?")
-        labels.append(label)
-        line, = ax.step(xs, ys, where="post", label=label)
-        # The end of each search, so a short one (greedy: a few
-        # candidates) shows beside a 5000-candidate GCMA.
-        ax.plot(xs[-1:], ys[-1:], marker="o", color=line.get_color())
-        longest = max(longest, xs[-1])
-    if longest > 100:
-        ax.set_xscale("log")
-    ax.set_xlabel("candidates scored")
-    ax.set_ylabel("best so far (s): DT-FM score;\nsim/…: simulated iteration time")
-    ax.grid(alpha=0.3)
-    ax.legend(title="run: method on scenario", fontsize=8)
+    curves = curves[-12:]
+    kinds = [("DT-FM score (s)", [c for c in curves if "/" not in c[1]]),
+             ("simulated iteration time (s)",
+              [c for c in curves if "/" in c[1]])]
+    kinds = [k for k in kinds if k[1]]
+    fig, axes = plt.subplots(1, len(kinds), squeeze=False,
+                             figsize=(6.5 * len(kinds), 4.6))
+    labels = []
+    for i, (run, method, scenario, _) in enumerate(curves):
+        labels.append("run %d: %s on %s" % (run, method, scenario or "?"))
+    colour = {c[:2]: plt.cm.tab10(i % 10) for i, c in enumerate(curves)}
+    for ax, (ylabel, mine) in zip(axes[0], kinds):
+        longest = 1
+        for j, (run, method, scenario, _) in enumerate(mine):
+            pts = db.execute("SELECT candidate, best_score_s FROM convergence "
+                             "WHERE run_id = ? AND method = ? ORDER BY "
+                             "candidate", (run, method)).fetchall()
+            xs, ys = zip(*pts)
+            label = "run %d: %s on %s" % (run, method, scenario or "?")
+            # equal curves (sim under each network) stay visible: a later
+            # one dashed and thinner over an earlier one
+            ax.step(xs, ys, where="post", label=label,
+                    color=colour[(run, method)], ls=("-", "--", ":")[j % 3],
+                    lw=2.4 - 0.7 * (j % 3))
+            # The end of each search, so a short one (greedy: a few
+            # candidates) shows beside a 5000-candidate GCMA.
+            ax.plot(xs[-1:], ys[-1:], marker="o", color=colour[(run, method)])
+            longest = max(longest, xs[-1])
+        if longest > 100:
+            ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
+                lambda v, _: "%g" % v))  # 1, 10, 100: not 10^0, 10^1
+        ax.set_xlabel("candidates scored")
+        ax.set_ylabel("best so far: " + ylabel)
+        ax.set_title(ylabel.split(" (")[0])
+        ax.grid(alpha=0.3)
+    figure_legend(fig, axes[0], title="run: method on scenario")
     save(fig, out, "convergence.png", "Scheduler convergence",
          description="\n".join(labels))
 
@@ -286,13 +377,23 @@ def convergence(db, out):
 MARK_COLOURS = {"device_down": "tab:red", "site_down": "darkred",
                 "link_down": "tab:purple", "link_slow": "tab:pink",
                 "device_slow": "tab:orange"}
+POLICY_COLOURS = {"restart": "tab:red", "reroute": "tab:blue",
+                  "replan": "tab:green"}
+POLICY_ORDER = {"restart": 0, "reroute": 1, "replan": 2}
 RUN_KNOBS = ("method", "network_model", "recovery", "checkpoint_every",
              "faults", "gpu", "layers", "bandwidth_scale")
 
 
-def run_label(row, varying):
-    return ", ".join("%s=%s" % (k, row[k]) if k not in ("method", "recovery")
-                     else str(row[k]) for k in varying) or "run"
+def run_label(row, keys):
+    """A run's label: the values of keys (a fault file by its name)."""
+    def one(k):
+        v = row[k]
+        if k in ("method", "recovery"):
+            return str(v)
+        if k == "faults" and v:
+            v = os.path.basename(v)
+        return "%s=%s" % (k, value(v))
+    return ", ".join(one(k) for k in keys) or "run"
 
 
 def iterations(db, out):
@@ -319,27 +420,34 @@ def iterations(db, out):
         by[r["scenario"]].append(r)
     fig, axes = grid(len(by))
     labels = []
+    look = {}  # a label keeps its colour and marker in every panel
     for ax, (scenario, runs) in zip(axes, sorted(by.items())):
         if len(runs) > 12:
             note("iterations.png: %s: the first 12 of %d runs"
                  % (scenario, len(runs)))
             runs = runs[:12]
-        varying = [k for k in RUN_KNOBS if len({r[k] for r in runs}) > 1]
+        keys = varying(runs, RUN_KNOBS)
         faults, trace = set(), set()
-        for i, r in enumerate(runs):
+        for r in runs:
             pts = db.execute("SELECT start_s, iteration_s, samples, replicas "
                              "FROM iterations WHERE result_id = ? ORDER BY "
                              "idx", (r["id"],)).fetchall()
             xs = [(a + b / 2) / 3600 for a, b, _, _ in pts]  # mid, hours
             ys = [c / b if b > 0 else 0 for _, b, c, _ in pts]  # samples/s
-            label = run_label(r, varying)
-            line, = ax.plot(xs, ys, marker=MARKERS[i % len(MARKERS)],
-                            markersize=3, lw=1, label=label)
+            label = run_label(r, keys)
+            n = look.setdefault(label, len(look))
+            # equal runs stay visible: a later one dashed, its marks
+            # smaller, inside an earlier one's hollow ones
+            colour = plt.cm.tab10(n % 10)
+            ax.plot(xs, ys, marker=MARKERS[n % len(MARKERS)],
+                    color=colour, ls=("-", "--", ":")[n % 3],
+                    markersize=6 - 2 * (n % 3), lw=1, label=label,
+                    markerfacecolor="none" if n % 3 == 0 else None)
             for k, (_, _, _, reps) in enumerate(pts):  # replicas at changes
                 if k == 0 or reps != pts[k - 1][3]:
                     ax.annotate("R=%d" % reps, (xs[k], ys[k]), fontsize=6,
-                                color=line.get_color(),
-                                textcoords="offset points", xytext=(2, 3))
+                                color=colour, textcoords="offset points",
+                                xytext=(2, 3))
             labels.append("%s: %s" % (scenario, label))
             for t, kind, what in db.execute(
                     "SELECT t_s, kind, what FROM marks WHERE result_id = ?",
@@ -357,11 +465,11 @@ def iterations(db, out):
                     label=kind)
         if trace:
             ax.plot([], [], "|", color="grey", label="trace change")
-        ax.set_title(scenario)
+        ax.set_title(short(scenario))
         ax.set_xlabel("wall-clock time of the run (h)")
         ax.set_ylabel("throughput (samples/s of each iteration)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        legend_outside(ax, fontsize=7)
     save(fig, out, "iterations.png", "Throughput over a training run "
          "(R: replicas)",
          description="\n".join(labels))
@@ -414,30 +522,47 @@ def policies(db, out):
         axes[2 * (i // cols)][i % cols].axis("off")
         axes[2 * (i // cols) + 1][i % cols].axis("off")
     labels = []
+    # a policy keeps its colour and marker in every panel
+    series = sorted({k for v in panels.values() for k in v},
+                    key=lambda k: (POLICY_ORDER.get(k[0], 9), k[0], k[1] or 0))
+    # (equal lines, as reroute and replan often are, stay visible: the
+    # later one dashed over the earlier one's larger markers)
+    look = {k: dict(color=POLICY_COLOURS.get(
+        k[0], plt.cm.tab10((3 + i) % 10)), marker=MARKERS[i % len(MARKERS)],
+        ls=("-", "--", ":")[i % 3], markersize=7 - 1.5 * (i % 3))
+        for i, k in enumerate(series)}
     for i, ((scenario, net), pol) in enumerate(sorted(panels.items())):
         top = axes[2 * (i // cols)][i % cols]
         bottom = axes[2 * (i // cols) + 1][i % cols]
         several = len({c for _, c in pol}) > 1
-        for j, ((policy, ckpt), pts) in enumerate(
-                sorted(pol.items(), key=lambda kv: (kv[0][0],
-                                                    kv[0][1] or 0))):
+        for (policy, ckpt), pts in sorted(
+                pol.items(), key=lambda kv: series.index(kv[0])):
             xs = sorted(pts)
             good = [sum(g for g, _ in pts[x]) / len(pts[x]) for x in xs]
             lost = [100 * sum(l for _, l in pts[x]) / len(pts[x]) for x in xs]
             label = policy + (", checkpoint every %s" % (ckpt or "-")
                               if several else "")
-            style = dict(marker=MARKERS[j % len(MARKERS)], label=label)
+            style = dict(look[(policy, ckpt)], label=label)
             top.plot(xs, good, **style)
             bottom.plot(xs, lost, **style)
             labels.append("%s, %s: %s" % (scenario, net, label))
-        top.set_title("%s, %s network" % (scenario, net))
+        top.set_title("%s, %s network" % (short(scenario), net))
         top.set_ylabel("goodput (samples / s of run)")
         bottom.set_ylabel("time lost (% of the run)")
+        hi = max(x for p in pol.values() for x in p)
         for ax in (top, bottom):
-            ax.set_xscale("symlog", linthresh=1.0)
+            # symlog: 0 (no faults) beside rates over decades; 0, 1, 2, 5,
+            # 10, ... written as numbers, not as powers of ten
+            ax.set_xscale("symlog", linthresh=1.0, linscale=0.5)
+            ax.set_xlim(-0.1, hi * 1.3 if hi > 0 else 1)
+            ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(
+                nice_ticks(hi)))
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
+                lambda v, _: "%g" % v))
+            ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
             ax.set_xlabel("device outages started per hour of run")
             ax.grid(alpha=0.3)
-            ax.legend(title="recovery", fontsize=8)
+    figure_legend(fig, [a for row in axes for a in row], title="recovery")
     save(fig, out, "policies.png", "Which recovery policy wins, and when",
          description="\n".join(labels))
 

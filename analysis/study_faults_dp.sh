@@ -1,6 +1,6 @@
 #!/bin/sh
 # study_faults_dp.sh: the README's study "DiLoCo or pipeline, on spot GPUs?"
-# (issue 23). On worldwide (8 cities of V100s) and volunteer-mix (cloud
+# On worldwide (8 cities of V100s) and volunteer-mix (cloud
 # hosts and volunteers' GPUs), it runs ITERATIONS inner steps (a pipeline's
 # iterations) of three data-parallel algorithms — the scenario's pipeline
 # with its own synchronisation every step, DiLoCo (H = INNER inner steps
@@ -18,6 +18,10 @@
 # Deterministic: the same binary writes the same fault files and rows.
 # About two CPU-minutes (54 runs; JOBS at once).
 set -eu
+case "${1:-}" in
+  -h|--help) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -*) echo "study_faults_dp.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+esac
 dir=${1:-faults_dp}
 geodes=${2:-build/geodes}
 ITERATIONS=${ITERATIONS:-100}

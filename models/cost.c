@@ -418,30 +418,47 @@ static double path_cost(int n, const double *w, const int *order) {
 }
 
 /* Held–Karp over subsets: hk[mask * n + j] is the cheapest path that visits
- * exactly mask and ends at j, from any start. */
-static double held_karp(int n, const double *w, int *order, cost_scratch *s) {
+ * exactly mask and ends at j, from any start (entries with j outside mask
+ * are never read). Pulled: a state takes the least of its predecessors
+ * j in increasing order, the first least one kept as hk_prev, so the path
+ * found is the one the textbook push order finds; a state's predecessors
+ * lie in one row of hk, contiguous, which the push order scattered. */
+static inline __attribute__((always_inline)) void
+held_karp_fill(int n, const double *w, cost_scratch *s, bool with_prev) {
   size_t full = ((size_t)1 << n) - 1;
   double *hk = s->hk;
-  for (size_t i = 0; i <= full * n + n - 1; i++) hk[i] = INFINITY;
   for (int j = 0; j < n; j++) {
     hk[((size_t)1 << j) * n + j] = 0;
     s->hk_prev[((size_t)1 << j) * n + j] = -1;
   }
-  for (size_t mask = 1; mask < full; mask++)
+  for (size_t mask = 3; mask <= full; mask++) {
+    if (!(mask & (mask - 1))) continue; /* a single node: set above */
     for (size_t in = mask; in; in &= in - 1) {
-      int j = __builtin_ctzll((unsigned long long)in);
-      double here = hk[mask * n + j];
-      const double *wj = w + j * n;
-      for (size_t out = full & ~mask; out; out &= out - 1) {
-        int k = __builtin_ctzll((unsigned long long)out);
-        size_t next = (mask | (size_t)1 << k) * n + k;
-        double c = here + wj[k];
-        if (c < hk[next]) {
-          hk[next] = c;
-          s->hk_prev[next] = (signed char)j;
-        }
+      int k = __builtin_ctzll((unsigned long long)in);
+      size_t prev = mask & ~((size_t)1 << k);
+      const double *row = hk + prev * n;
+      double least = INFINITY;
+      int arg = __builtin_ctzll((unsigned long long)prev);
+      for (size_t from = prev; from; from &= from - 1) {
+        int j = __builtin_ctzll((unsigned long long)from);
+        double c = row[j] + w[j * n + k];
+        bool less = c < least;
+        least = less ? c : least;
+        if (with_prev) arg = less ? j : arg;
       }
+      hk[mask * n + k] = least;
+      if (with_prev) s->hk_prev[mask * n + k] = (signed char)arg;
     }
+  }
+}
+
+static double held_karp(int n, const double *w, int *order, cost_scratch *s) {
+  size_t full = ((size_t)1 << n) - 1;
+  double *hk = s->hk;
+  if (order) /* the predecessors only when the order is wanted */
+    held_karp_fill(n, w, s, true);
+  else
+    held_karp_fill(n, w, s, false);
   int end = 0;
   for (int j = 1; j < n; j++)
     if (hk[full * n + j] < hk[full * n + end]) end = j;

@@ -70,3 +70,104 @@ Test(compare_dp, writes_the_table_and_the_figure) {
   free(csv);
   support_run_clear(&r);
 }
+
+/* Column col (0-based) of CSV line `line` (1 = the first row), as text;
+ * quoted fields are kept whole. Caller frees. */
+static char *cell(const char *csv, int line, int col) {
+  const char *p = csv;
+  for (int i = 0; i < line; i++) p = strchr(p, '\n') + 1;
+  for (int c = 0; c < col; c++) {
+    for (bool quoted = false; *p && (quoted || *p != ','); p++)
+      if (*p == '"') quoted = !quoted;
+    p++;
+  }
+  const char *end = p;
+  for (bool quoted = false;
+       *end && !strchr("\r\n", *end) && (quoted || *end != ','); end++)
+    if (*end == '"') quoted = !quoted;
+  return strndup(p, (size_t)(end - p));
+}
+
+/* A user's allocation: every row runs on it (the 4-bit row too, unless
+ * --place-each), the first row is labelled as the user's allocation, the
+ * scenario's name is in the CSV; --jobs does not change a byte. */
+Test(compare_dp, a_users_allocation_serves_every_row) {
+  support_run r = {0};
+  const char *scen = two_cities();
+  const char *alloc = support_path("mine.json");
+  cr_assert_eq(support_geodes(&r, "schedule '%s' --method dtfm-identity "
+                                  "-o '%s'", scen, alloc),
+               0, "%s", r.err);
+  for (int jobs = 1; jobs <= 3; jobs += 2)
+    cr_assert_eq(support_sh(&r, "python3 %s/analysis/compare_dp.py --out "
+                                "'%s/j%d' --geodes '%s' --samples 8000 "
+                                "--jobs %d --model 'small=%s@%s'",
+                            GEODES_SOURCE_DIR, support_path("o"), jobs,
+                            GEODES_BIN, jobs, scen, alloc),
+                 0, "%s", r.err);
+  char *one = support_read_file(support_path("o/j1/compare_dp.csv"), NULL);
+  char *three = support_read_file(support_path("o/j3/compare_dp.csv"), NULL);
+  cr_expect_str_eq(one, three);
+  char *label = cell(one, 1, 1);
+  cr_expect_str_eq(label, "pipeline (allocation mine.json)");
+  free(label);
+  for (int line = 1; line <= 7; line++) {
+    char *where = cell(one, line, 2), *name = cell(one, line, 11);
+    cr_expect_str_eq(where, "mine.json", "row %d", line);
+    cr_expect_str_eq(name, "two", "row %d", line);
+    free(where), free(name);
+  }
+  /* --place-each: the 4-bit row is searched with its own sizes. */
+  cr_assert_eq(support_sh(&r, "python3 %s/analysis/compare_dp.py --out "
+                              "'%s/each' --geodes '%s' --samples 8000 "
+                              "--method dtfm-identity --place-each "
+                              "--model 'small=%s@%s'",
+                          GEODES_SOURCE_DIR, support_path("o"), GEODES_BIN,
+                          scen, alloc),
+               0, "%s", r.err);
+  char *each = support_read_file(support_path("o/each/compare_dp.csv"), NULL);
+  char *where = cell(each, 2, 2), *first = cell(each, 1, 2);
+  cr_expect_str_eq(where, "dtfm-identity (own sizes)");
+  cr_expect_str_eq(first, "mine.json");
+  free(where), free(first), free(each), free(one), free(three);
+  support_run_clear(&r);
+}
+
+/* --help on the analysis scripts (the studies, plot.py, the example cost
+ * models) prints usage and exits 0, touching nothing;
+ * a malformed --model is a usage error (2). */
+Test(compare_dp, help_and_usage_errors) {
+  support_run r = {0};
+  char here[512];
+  snprintf(here, sizeof here, "%s", support_path("cwd"));
+  cr_assert_eq(support_sh(NULL, "mkdir -p '%s'", here), 0);
+  cr_expect_eq(support_sh(&r, "cd '%s' && python3 %s/analysis/compare_dp.py "
+                              "--help", here, GEODES_SOURCE_DIR),
+               0, "%s", r.err);
+  cr_expect(strstr(r.out, "--place-each") != NULL, "%s", r.out);
+  cr_expect_eq(support_sh(&r, "cd '%s' && sh %s/analysis/policies.sh --help",
+                          here, GEODES_SOURCE_DIR),
+               0, "%s", r.err);
+  cr_expect(strstr(r.out, "usage") != NULL, "%s", r.out);
+  cr_expect_eq(support_sh(&r, "cd '%s' && ls", here), 0);
+  cr_expect(strstr(r.out, "--help") == NULL, "nothing made: %s", r.out);
+  cr_expect_eq(support_sh(&r, "cd '%s' && sh %s/analysis/policies.sh "
+                              "--jobz 2", here,
+                          GEODES_SOURCE_DIR),
+               2, "%s", r.err);
+  cr_expect_eq(support_sh(&r, "python3 %s/analysis/plot.py --help",
+                          GEODES_SOURCE_DIR),
+               0, "%s", r.err);
+  static const char *models[] = {"cost_alpa.py", "cost_alphabeta.py"};
+  for (int i = 0; i < 2; i++) {
+    cr_expect_eq(support_sh(&r, "python3 %s/analysis/%s --help </dev/null",
+                            GEODES_SOURCE_DIR, models[i]),
+                 0, "%s", r.err);
+    cr_expect(strstr(r.out, "usage") != NULL, "%s: %s", models[i], r.out);
+  }
+  cr_expect_eq(support_sh(&r, "python3 %s/analysis/compare_dp.py --out '%s' "
+                              "--model nolabel 2>/dev/null",
+                          GEODES_SOURCE_DIR, support_path("x")),
+               2);
+  support_run_clear(&r);
+}

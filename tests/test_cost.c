@@ -124,6 +124,62 @@ Test(cost, held_karp_matches_all_orders) {
   gsl_rng_free(r);
 }
 
+/* The textbook (push) Held–Karp the pulled one replaced: for every state,
+ * expand to each node outside it, keeping the first strictly cheaper. */
+static double push_held_karp(int n, const double *w, int *order) {
+  size_t full = ((size_t)1 << n) - 1;
+  double *hk = malloc((full + 1) * n * sizeof *hk);
+  signed char *prev = malloc((full + 1) * n);
+  for (size_t i = 0; i < (full + 1) * n; i++) hk[i] = INFINITY;
+  for (int j = 0; j < n; j++) hk[((size_t)1 << j) * n + j] = 0;
+  for (size_t mask = 1; mask < full; mask++)
+    for (int j = 0; j < n; j++) {
+      if (!(mask >> j & 1)) continue;
+      for (int k = 0; k < n; k++) {
+        if (mask >> k & 1) continue;
+        size_t next = (mask | (size_t)1 << k) * n + k;
+        double c = hk[mask * n + j] + w[j * n + k];
+        if (c < hk[next]) hk[next] = c, prev[next] = (signed char)j;
+      }
+    }
+  int end = 0;
+  for (int j = 1; j < n; j++)
+    if (hk[full * n + j] < hk[full * n + end]) end = j;
+  double best = hk[full * n + end];
+  for (int pos = n - 1, j = end, mask = (int)full; pos >= 0; pos--) {
+    order[pos] = j;
+    int p = pos ? prev[(size_t)mask * n + j] : -1;
+    mask &= ~(1 << j);
+    j = p;
+  }
+  free(hk), free(prev);
+  return best;
+}
+
+/* Same bits and same order as the push form, ties included (small integer
+ * weights tie often), up to the exact limit's neighbourhood. */
+Test(cost, held_karp_equals_the_push_form_bit_for_bit) {
+  gsl_rng *r = rng_new(5);
+  enum { N = 12 };
+  cost_scratch *s = cost_scratch_new(2, N);
+  double w[N * N];
+  int got[N], want[N];
+  for (int n = 2; n <= N; n++)
+    for (int trial = 0; trial < 8; trial++) {
+      for (int i = 0; i < n * n; i++)
+        w[i] = trial % 2 ? (double)gsl_rng_uniform_int(r, 4)
+                         : gsl_rng_uniform(r) * 1e3;
+      double a = cost_tsp_path(n, w, got, s);
+      double b = push_held_karp(n, w, want);
+      cr_assert(a == b, "n %d trial %d: %.17g vs %.17g", n, trial, a, b);
+      cr_assert(cost_tsp_path(n, w, NULL, s) == b, "value only, n %d", n);
+      cr_assert_arr_eq(got, want, (size_t)n * sizeof *got, "n %d trial %d",
+                       n, trial);
+    }
+  cost_scratch_free(s);
+  gsl_rng_free(r);
+}
+
 Test(cost, tsp_heuristic_above_held_karp_limit) {
   /* Points on a line under shuffled labels: the best path costs n - 1. */
   enum { N = COST_HELD_KARP_MAX + 4 };

@@ -386,3 +386,47 @@ Test(plot, training_runs_over_time_and_per_policy) {
   cr_expect_gt(png_size("iterations.png"), 10000);
   cr_expect_eq(png_size("policies.png"), -1);
 }
+
+/* Labels name only what varies inside a panel: two scenarios of different
+ * activation sizes (the panel titles tell them apart) and a single point of
+ * another window (no line: left out) add nothing to the legend; a knob
+ * crossed inside a panel (layers) is named, one that follows it
+ * (gradient_gb) is not. */
+Test(plot, labels_name_only_the_knobs_that_vary) {
+  const char *path = support_path("v.db");
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"geodes sweep", NULL, -1, "0", "x"},
+                             &e);
+  static const char *scen[] = {"regional", "worldwide"};
+  char keys[16][32];
+  int k = 0;
+  for (int sc = 0; sc < 2; sc++)
+    for (int layers = 24; layers <= 40; layers += 16)
+      for (int scale = 1; scale <= 2; scale++, k++) {
+        db_result r;
+        db_result_init(&r);
+        snprintf(keys[k], sizeof keys[k], "key %d", k);
+        r.key = keys[k], r.study = "sweep", r.scenario = scen[sc];
+        r.method = "gcma", r.network_model = "tcp", r.layers = layers;
+        r.activation_gb = 0.5 + sc, r.bandwidth_scale = scale;
+        r.gradient_gb = layers / 24.0; /* follows layers: not named */
+        r.iteration_s = layers / (double)scale;
+        cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+      }
+  db_result r;
+  db_result_init(&r);
+  r.key = "single", r.study = "validate", r.scenario = "worldwide";
+  r.method = "gcma", r.network_model = "tcp", r.layers = 24;
+  r.activation_gb = 1.5, r.window_bytes = 65536, r.iteration_s = 30;
+  cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+  db_close(d);
+  cr_assert_eq(plot(path, ">/dev/null 2>&1"), 0);
+  char *legend = png_description("bandwidth_scale.png");
+  cr_expect_str_eq(legend, "regional, tcp: gcma, layers=24\n"
+                           "regional, tcp: gcma, layers=40\n"
+                           "worldwide, tcp: gcma, layers=24\n"
+                           "worldwide, tcp: gcma, layers=40");
+  free(legend);
+}
