@@ -284,23 +284,11 @@ static int parse_table_split(const table_doc *d, const table_shape *t,
   return rc;
 }
 
+/* parse_table_split of a table without optional keys (d->extra NULL). */
 static int parse_table(const table_doc *d, const table_shape *t, int *out,
                        err *e) {
-  json_error_t je;
-  json_t *root = json_loadb(d->text, d->len, JSON_REJECT_DUPLICATES, &je);
-  if (!root)
-    return err_set(e, ERR_PARSE, "%s:%d: not JSON: %s", d->name,
-                   je.line > 0 ? je.line : 1, je.text);
-  json_t *table;
-  int rc = find_table(d, t, root, &table, e);
-  if (rc == ERR_OK) rc = read_rows(d, t, table, out, e);
-  if (rc == ERR_OK) {
-    char where[512];
-    snprintf(where, sizeof where, "%s:%d", d->name, line_of(d, -1, 0));
-    rc = check_table(out, t, where, e);
-  }
-  json_decref(root);
-  return rc;
+  assert(!d->extra);
+  return parse_table_split(d, t, out, 0, NULL, e);
 }
 
 static const char *const alloc_extra_keys[] = {"stages", "replicas",
