@@ -11,6 +11,7 @@
  * after loading. */
 #include "traces/scenario.h"
 
+#include <assert.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -355,7 +356,7 @@ static bool blank(const char *text, size_t len) {
 
 /* Parses text (named file in messages); builtin selects where the trace is. */
 static scenario *parse(const char *text, size_t len, const char *file,
-                       const char *origin, bool builtin, err *e) {
+                       const char *origin, bool builtin, bool brief, err *e) {
   jfield_doc c = {file, text, len, e};
   if (blank(text, len)) {
     err_set(e, ERR_PARSE, "%s:1: empty file: a scenario is a JSON object",
@@ -373,8 +374,11 @@ static scenario *parse(const char *text, size_t len, const char *file,
   sc->origin = mem_strdup(origin);
   sc->file = mem_strdup(file);
   sc->bandwidth_scale = sc->latency_scale = 1;
+  sc->brief = brief && builtin;
   int rc = read_top(&c, root, sc, builtin);
   json_decref(root);
+  if (rc == ERR_OK && sc->network)
+    sc->network_static = trace_is_static(sc->network);
   if (rc != ERR_OK) {
     scenario_free(sc);
     return NULL;
@@ -384,17 +388,17 @@ static scenario *parse(const char *text, size_t len, const char *file,
 
 scenario *scenario_parse(const char *text, size_t len, const char *file,
                          err *e) {
-  return parse(text, len, file, file, false, e);
+  return parse(text, len, file, file, false, false, e);
 }
 
-scenario *scenario_load(const char *name_or_path, err *e) {
+static scenario *load(const char *name_or_path, bool brief, err *e) {
   size_t n = strlen(name_or_path);
   char *json = mem_alloc(n + 6);
   memcpy(json, name_or_path, n);
   memcpy(json + n, ".json", 6);
   const builtin_file *b = strchr(name_or_path, '/') ? NULL : builtin_find(json);
   free(json);
-  if (b) return parse(b->data, b->size, b->name, "built-in", true, e);
+  if (b) return parse(b->data, b->size, b->name, "built-in", true, brief, e);
   size_t len = 0;
   file_error why;
   char *text = file_read(name_or_path, FILE_MAX_JSON_BYTES, &len, &why);
@@ -409,9 +413,17 @@ scenario *scenario_load(const char *name_or_path, err *e) {
             name_or_path, why.reason);
     return NULL;
   }
-  scenario *sc = parse(text, len, name_or_path, name_or_path, false, e);
+  scenario *sc = parse(text, len, name_or_path, name_or_path, false, false, e);
   free(text);
   return sc;
+}
+
+scenario *scenario_load(const char *name_or_path, err *e) {
+  return load(name_or_path, false, e);
+}
+
+scenario *scenario_load_brief(const char *name_or_path, err *e) {
+  return load(name_or_path, true, e);
 }
 
 void scenario_free(scenario *s) {
@@ -474,6 +486,7 @@ uint64_t scenario_hash(const scenario *s) {
   h = hash_double(hash_double(h, s->activation_gb), s->gradient_gb);
   for (int st = 0; w->layers_per_stage && st < w->stages; st++)
     h = hash_u64(h, (uint64_t)w->layers_per_stage[st]);
+  assert(s->network && "a brief load has no network (scenario_load_brief)");
   return hash_u64(h, trace_hash(s->network));
 }
 
@@ -483,6 +496,7 @@ trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns) {
     if ((o->a == a && o->b == b) || (o->a == b && o->b == a))
       return (trace_value){o->latency_ms, o->bandwidth_gbps};
   }
+  assert(s->network && "a brief load has no network (scenario_load_brief)");
   return trace_at(s->network, s->device_site[a], s->device_site[b], t_ns);
 }
 

@@ -127,7 +127,12 @@ typedef struct scenario {
   scenario_site *sites;
   int ndevices;
   int *device_site;          /* device -> site index */
-  trace *network;            /* owned; per site pair */
+  trace *network;            /* owned; per site pair. NULL after
+                                scenario_load_brief of a built-in, which
+                                nothing but the listing may use */
+  bool network_static;       /* trace_is_static(network), known without
+                                it after scenario_load_brief */
+  bool brief;                /* loaded by scenario_load_brief */
   char *trace_file;          /* the trace file read (its path, or the
                                 built-in's name); NULL: the network was
                                 given inline */
@@ -184,6 +189,15 @@ extern const char *const scenario_workload_keys[];
  * NULL and fills e ("FILE:LINE: message" naming the field) on bad input;
  * unknown keys are errors. The caller owns the result. */
 scenario *scenario_load(const char *name_or_path, err *e);
+
+/* scenario_load without building a built-in scenario's network (the
+ * trace CSV is not parsed; every other key is read and checked): network is
+ * NULL, trace_file names the built-in trace and network_static says whether
+ * it varies in time (trace_csv_all_at_zero, which agrees with
+ * trace_is_static on every built-in). For `geodes scenarios`' listing,
+ * which prints names, sizes, sites and descriptions only; anything that
+ * reads the network loads in full. A scenario file (a path) loads in full. */
+scenario *scenario_load_brief(const char *name_or_path, err *e);
 
 /* Parses scenario JSON text (len bytes) as scenario_load reads a file:
  * file names it in messages and its folder holds a relative network.trace.

@@ -18,6 +18,7 @@
 #include "base/builtin.h"
 #include "base/file.h"
 #include "base/mem.h"
+#include "traces/trace_csv.h"
 
 const char *const scenario_network_keys[] = {
     "latency_ms", "bandwidth_gbps", "trace", "links", "overrides", NULL};
@@ -221,6 +222,10 @@ static int file_trace(const jfield_doc *c, const jfield_scope *net,
       return jfield_fail(c, net, "trace", ERR_MISSING, "no built-in trace '%s'",
                          file);
     sc->trace_file = mem_strdup(f->name);
+    if (sc->brief) {
+      sc->network_static = trace_csv_all_at_zero(f->data, f->size);
+      return ERR_OK;
+    }
     sc->network =
         trace_parse(f->data, f->size, f->name, names, sc->nsites, c->e);
     return sc->network ? ERR_OK : c->e->code;

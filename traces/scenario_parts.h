@@ -12,7 +12,9 @@
 
 /* Reads root's "network" into sc (its sites already read): a uniform
  * value, a trace file (built-in beside a built-in scenario, else relative
- * to the file) or inline site-pair links, and the device overrides.
+ * to the file) or inline site-pair links, and the device overrides. With
+ * sc->brief a built-in trace is found but not parsed (sc->network NULL,
+ * sc->network_static from a scan of its rows' times).
  * ERR_OK, or the code with c->e holding "FILE:LINE: network...: message". */
 int scenario_read_network(const jfield_doc *c, const json_t *root,
                           scenario *sc, bool builtin);

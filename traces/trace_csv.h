@@ -46,6 +46,16 @@ int trace_csv_parse(const char *text, size_t len, const char *name,
                     const char *const *sites, int nsites, trace_csv *out,
                     err *e);
 
+/* A cheap look at CSV text (len bytes) for a listing that must not parse
+ * it: true when no "# loop_after_s" comment comes before the first data
+ * row at a t_s other than 0 and there is no such row (rows are sorted, so
+ * the scan stops there). It checks nothing: text trace_csv_parse refuses
+ * gets an answer too. For a valid trace true implies trace_is_static, and
+ * a row at t_s > 0 that repeats the t = 0 values makes it answer false
+ * where trace_is_static is true (test_scenario checks that the built-ins
+ * agree). */
+bool trace_csv_all_at_zero(const char *text, size_t len);
+
 /* Frees what c owns and empties it; an emptied or zeroed c is fine. Fields
  * set to NULL (after taking them over) are skipped. */
 void trace_csv_free(trace_csv *c);

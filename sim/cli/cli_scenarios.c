@@ -1,6 +1,8 @@
 /* cli_scenarios: `geodes scenarios [--json]` — the built-in scenarios with
- * their size and latency convention. Every listed scenario is loaded in full,
- * so a built-in that does not load is reported here (exit 1), not later. */
+ * their size and latency convention. Every listed scenario is loaded and
+ * checked, so a built-in that does not load is reported here (exit 1), not
+ * later; the listing loads them brief (scenario_load_brief: no trace CSV
+ * parsed, network NULL), --show and --export in full. */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +65,7 @@ static json_t *scenario_json(const scenario *s) {
   json_object_set_new(o, "latency_convention",
                       json_string(s->latency_convention));
   json_object_set_new(o, "description", json_string(s->description));
-  json_object_set_new(o, "static", json_boolean(trace_is_static(s->network)));
+  json_object_set_new(o, "static", json_boolean(s->network_static));
   return o;
 }
 
@@ -111,7 +113,8 @@ int cli_scenarios(int argc, char **argv) {
   scenario **all = mem_calloc((size_t)n + 1, sizeof *all);
   err e = {ERR_OK, ""};
   for (int i = 0; i < n && rc == CLI_OK; i++)
-    if (!(all[i] = scenario_load(names[i], &e))) rc = cli_error("%s", e.msg);
+    if (!(all[i] = scenario_load_brief(names[i], &e)))
+      rc = cli_error("%s", e.msg);
   if (rc == CLI_OK) {
     if (as_json)
       rc = print_json(all, n);
