@@ -1,6 +1,9 @@
 /* bench_startup: what a script that calls geodes per point pays -- whole
- * processes of `geodes --help`, `geodes scenarios` and `geodes simulate
- * worldwide --method dtfm-identity` (88,262 events), each run REPS times:
+ * processes of `geodes --help`, `geodes scenarios` (brief loads: no trace
+ * CSV parsed), `geodes scenarios --show worldwide-varying` (one full load,
+ * its 720 KB trace parsed: what the listing paid per such built-in before)
+ * and `geodes simulate worldwide --method dtfm-identity` (88,262 events),
+ * each run REPS times:
  * CPU per process (the children's user + system time), events per CPU-s
  * for the simulation, and the children's peak RSS. geodes is not linked
  * with Open MPI (geodes-mpi is, for sweeps under mpirun), so none of its
@@ -65,10 +68,12 @@ int main(void) {
   printf("bench_startup: whole processes of %s, %d each\n", bin, reps);
   char *help[] = {bin, "--help", NULL};
   char *list[] = {bin, "scenarios", NULL};
+  char *show[] = {bin, "scenarios", "--show", "worldwide-varying", NULL};
   char *sim[] = {bin, "simulate", "worldwide", "--method", "dtfm-identity",
                  NULL};
   return row("geodes --help", help, reps, 0) ||
          row("geodes scenarios", list, reps, 0) ||
+         row("geodes scenarios --show worldwide-varying", show, reps, 0) ||
          row("geodes simulate worldwide --method dtfm-identity", sim, reps,
              88262);
 }
