@@ -260,6 +260,11 @@ double cost_dp_edge(const cost_ctx *c, int a, int b) {
   assert(a != b);
   return dp_at(c, a, b);
 }
+const int *cost_ctx_site_map(const cost_ctx *c, int *nsites) {
+  *nsites = c->nov ? 0 : c->nsites;
+  return c->nov ? NULL : c->site;
+}
+
 size_t cost_ctx_bytes(const cost_ctx *c) {
   size_t ns = (size_t)c->nsites;
   return sizeof *c + (size_t)c->n * sizeof *c->site +

@@ -49,6 +49,37 @@
 
 #define GCMA_CROSS_POINTS 5
 
+/* The gain's edge weight u -> v (u != v) from the cost context. */
+static double edge(const gcma *g, int u, int v) {
+  return g->gain == GCMA_GAIN_CUT ? cost_dp_edge(g->c, u, v)
+                                  : cost_pp_edge(g->c, u, v);
+}
+
+/* Fills wtab from one device pair per site pair (the weights are then the
+ * same doubles the context returns for every pair at those sites). */
+static void weights_cache(gcma *g) {
+  int ns;
+  g->wsite = cost_ctx_site_map(g->c, &ns);
+  if (!g->wsite) return;
+  int *first = mem_alloc((size_t)ns * sizeof *first);
+  int *second = mem_alloc((size_t)ns * sizeof *second);
+  for (int x = 0; x < ns; x++) first[x] = second[x] = -1;
+  for (int d = 0; d < g->n; d++) {
+    int x = g->wsite[d];
+    if (first[x] < 0) first[x] = d;
+    else if (second[x] < 0) second[x] = d;
+  }
+  g->wns = ns;
+  g->wtab = mem_calloc((size_t)ns * ns, sizeof *g->wtab);
+  for (int x = 0; x < ns; x++)
+    for (int y = 0; y < ns; y++) {
+      int u = first[x], v = x == y ? second[y] : first[y];
+      if (u >= 0 && v >= 0) g->wtab[(size_t)x * ns + y] = edge(g, u, v);
+    }
+  free(first);
+  free(second);
+}
+
 gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
   gcma *g = mem_calloc(1, sizeof *g);
   g->c = c;
@@ -82,6 +113,7 @@ gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
   g->rb_neck = mem_alloc((size_t)g->ng * sizeof *g->rb_neck);
   g->rb_taken = mem_alloc((size_t)n);
   g->rb_done = mem_alloc((size_t)g->k);
+  weights_cache(g);
   return g;
 }
 
@@ -114,6 +146,7 @@ void gcma_free(gcma *g) {
   free(g->rb_done);
   free(g->plabel);
   free(g->pscore);
+  free(g->wtab);
   free(g);
 }
 
@@ -221,11 +254,12 @@ void gcma_crossover(gcma *g, const int *p1, const int *p2, int *child) {
 
 /* ---- cyclic-partitioning local search ---------------------------------- */
 
-/* The edge weight u -> v (u != v) the gain uses, seconds: looked up in
- * the cost context (per site pair), no n x n copy. */
-static double weight(const gcma *g, int u, int v) {
-  return g->gain == GCMA_GAIN_CUT ? cost_dp_edge(g->c, u, v)
-                                  : cost_pp_edge(g->c, u, v);
+/* The edge weight u -> v (u != v) the gain uses, seconds: from the
+ * per-site-pair cache, or the cost context when it has overrides; no
+ * n x n copy. */
+static inline double weight(const gcma *g, int u, int v) {
+  if (g->wtab) return g->wtab[(size_t)g->wsite[u] * g->wns + g->wsite[v]];
+  return edge(g, u, v);
 }
 
 static void own_update(gcma *g, const int *label, int v) {

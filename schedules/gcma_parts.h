@@ -17,6 +17,11 @@
 struct gcma {
   const cost_ctx *c;  /* borrowed */
   gcma_gain gain;
+  /* the gain's edge weights per site pair (wtab[x * wns + y]) when the
+   * cost context has no device-pair overrides, else NULL: O(sites^2) */
+  const int *wsite;   /* borrowed: device -> site */
+  int wns;
+  double *wtab;
   int n, ng, k;       /* devices, groups (D_pp), group size (D_dp) */
   gsl_rng *rng;
   /* local-search working memory */
