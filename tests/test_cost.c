@@ -442,6 +442,51 @@ Test(cost, from_scenario_matches_scenario_link) {
   scenario_free(s);
 }
 
+/* cost_ctx_site_map: with overrides none (NULL); without, a map under which
+ * every edge is its site pair's (the same double for every device pair). */
+Test(cost, site_map_only_without_overrides) {
+  const char *fmt =
+      "{\"name\": \"sm\", \"sites\": [{\"name\": \"a\", \"devices\": 3},"
+      " {\"name\": \"b\", \"devices\": 3}],\n"
+      " \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1%s},\n"
+      " \"cost\": {\"activation_gb\": 0.5, \"gradient_gb\": 0.75},\n"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 3, \"batch\": 2,"
+      " \"micro_batch\": 1, \"stages\": 3, \"replicas\": 2}}\n";
+  const char *ovr = ", \"overrides\": [{\"a\": 4, \"b\": 1, \"latency_ms\": 50,"
+                    " \"bandwidth_gbps\": 0.25}]";
+  for (int with = 0; with < 2; with++) {
+    char text[1024];
+    snprintf(text, sizeof text, fmt, with ? ovr : "");
+    err e;
+    err_clear(&e);
+    scenario *s = scenario_parse(text, strlen(text), "sm.json", &e);
+    cr_assert_not_null(s, "%s", e.msg);
+    cost_ctx *c = cost_ctx_from_scenario(s, &e);
+    cr_assert_not_null(c, "%s", e.msg);
+    int ns = -1;
+    const int *site = cost_ctx_site_map(c, &ns);
+    if (with) {
+      cr_assert_null(site);
+      cr_assert_eq(ns, 0);
+    } else {
+      cr_assert_not_null(site);
+      cr_assert_eq(ns, 2);
+      for (int d = 0; d < 6; d++) cr_assert_eq(site[d], d / 3, "%d", d);
+      for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++)
+          for (int a2 = 0; a2 < 6; a2++)
+            for (int b2 = 0; b2 < 6; b2++) {
+              if (a == b || a2 == b2 || site[a] != site[a2] || site[b] != site[b2])
+                continue;
+              cr_assert_eq(cost_pp_edge(c, a, b), cost_pp_edge(c, a2, b2));
+              cr_assert_eq(cost_dp_edge(c, a, b), cost_dp_edge(c, a2, b2));
+            }
+    }
+    cost_ctx_free(c);
+    scenario_free(s);
+  }
+}
+
 /* ---- the site-pair representation against the dense one ---- */
 
 /* The dense context of s: every ordered device pair's scenario_link at
