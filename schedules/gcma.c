@@ -92,6 +92,7 @@ gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
   g->sum = mem_alloc((size_t)n * g->ng * sizeof *g->sum);
   g->size = mem_alloc((size_t)g->ng * sizeof *g->size);
   g->own = mem_alloc((size_t)n * sizeof *g->own);
+  g->members = mem_alloc((size_t)n * sizeof *g->members);
   g->locked = mem_alloc((size_t)n);
   g->touched = mem_alloc((size_t)g->ng);
   g->mv_v = mem_alloc((size_t)(n + 1) * sizeof *g->mv_v);
@@ -123,6 +124,7 @@ void gcma_free(gcma *g) {
   free(g->sum);
   free(g->size);
   free(g->own);
+  free(g->members);
   free(g->locked);
   free(g->touched);
   free(g->mv_v);
@@ -262,14 +264,22 @@ static inline double weight(const gcma *g, int u, int v) {
   return edge(g, u, v);
 }
 
-static void own_update(gcma *g, const int *label, int v) {
-  double best = INFINITY;
+/* own[v] for every member v of group s: the least weight v -> u over the
+ * other members u (a minimum: the same double in any order), INFINITY for
+ * a lone member. O(n + size^2). */
+static void own_group(gcma *g, const int *label, int s) {
+  int m = 0, *mem = g->members;
   for (int u = 0; u < g->n; u++)
-    if (u != v && label[u] == label[v]) {
-      double w = weight(g, v, u);
-      if (w < best) best = w;
-    }
-  g->own[v] = best;
+    if (label[u] == s) mem[m++] = u;
+  for (int i = 0; i < m; i++) {
+    double best = INFINITY;
+    for (int j = 0; j < m; j++)
+      if (j != i) {
+        double w = weight(g, mem[i], mem[j]);
+        if (w < best) best = w;
+      }
+    g->own[mem[i]] = best;
+  }
 }
 
 static void gains_rebuild(gcma *g, const int *label) {
@@ -283,11 +293,11 @@ static void gains_rebuild(gcma *g, const int *label) {
       if (u != v) sv[label[u]] += weight(g, v, u);
   }
   if (g->gain == GCMA_GAIN_PIPELINE)
-    for (int v = 0; v < n; v++) own_update(g, label, v);
+    for (int s = 0; s < ng; s++) own_group(g, label, s);
 }
 
 /* Moves v to group b, keeping sum, size and own current: O(n), plus
- * O(n D_dp) for the pipeline gain's nearest-member terms. */
+ * O(n + D_dp^2) for the pipeline gain's nearest-member terms. */
 static void gains_move(gcma *g, int *label, int v, int b) {
   int n = g->n, ng = g->ng, a = label[v];
   for (int u = 0; u < n; u++) {
@@ -299,9 +309,10 @@ static void gains_move(gcma *g, int *label, int v, int b) {
   g->size[a]--;
   g->size[b]++;
   label[v] = b;
-  if (g->gain == GCMA_GAIN_PIPELINE)
-    for (int u = 0; u < n; u++)
-      if (label[u] == a || label[u] == b) own_update(g, label, u);
+  if (g->gain == GCMA_GAIN_PIPELINE) {
+    own_group(g, label, a);
+    if (b != a) own_group(g, label, b);
+  }
 }
 
 /* The gain of moving v from its group to b (higher is better).

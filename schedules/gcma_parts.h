@@ -28,6 +28,7 @@ struct gcma {
   double *sum;        /* n*ng: sum of w(v, u) over members u != v of group */
   int *size;          /* ng: current group sizes (vary inside a cycle) */
   double *own;        /* n: pipeline gain: nearest member of own group */
+  int *members;       /* n: one group's devices, in increasing order */
   char *locked, *touched;
   int *mv_v, *mv_to;  /* the moves of the current cycle */
   double *eps, *tau;  /* their gains, and the gain of closing there */
