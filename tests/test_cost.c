@@ -103,6 +103,33 @@ Test(cost, bottleneck_small_sizes) {
   gsl_rng_free(r);
 }
 
+/* The answer many distinct values above the rows' and columns' bound:
+ * column 0 is cheap for every row, column j > 0 costs 1000 + i k + j in
+ * row i, so the bound is row 0's 1000 + k - 1 while the columns j > 0
+ * need k - 1 distinct rows: at best row k - 2 takes column 1, 1000 +
+ * (k - 2) k + 1, 20 values above the bound for k = 6: the threshold is
+ * raised value by value and then, past its steps, searched. */
+Test(cost, bottleneck_far_above_the_bound) {
+  enum { K = 6 };
+  cost_scratch *s = cost_scratch_new(K, 2);
+  double w[K * K];
+  int match[K];
+  for (int i = 0; i < K; i++)
+    for (int j = 0; j < K; j++) w[i * K + j] = j ? 1000.0 + i * K + j : 1.0;
+  double want = naive_bottleneck(K, w);
+  cr_assert_eq(want, 1000.0 + (K - 2) * K + 1);
+  cr_assert_eq(cost_bottleneck_match(K, w, NULL, s), want);
+  cr_assert_eq(cost_bottleneck_match(K, w, match, s), want);
+  double m = -INFINITY;
+  int used[K] = {0};
+  for (int i = 0; i < K; i++) {
+    cr_assert_eq(used[match[i]]++, 0);
+    m = fmax(m, w[i * K + match[i]]);
+  }
+  cr_assert_eq(m, want);
+  cost_scratch_free(s);
+}
+
 /* ---- open-loop TSP ---- */
 
 Test(cost, held_karp_matches_all_orders) {
