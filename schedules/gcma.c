@@ -289,6 +289,13 @@ static void gains_rebuild(gcma *g, const int *label) {
   for (int v = 0; v < n; v++) {
     g->size[label[v]]++;
     double *sv = g->sum + (size_t)v * ng;
+    if (g->wtab) { /* weight(g, v, u), its row read once */
+      const double *row = g->wtab + (size_t)g->wsite[v] * g->wns;
+      const int *site = g->wsite;
+      for (int u = 0; u < v; u++) sv[label[u]] += row[site[u]];
+      for (int u = v + 1; u < n; u++) sv[label[u]] += row[site[u]];
+      continue;
+    }
     for (int u = 0; u < n; u++)
       if (u != v) sv[label[u]] += weight(g, v, u);
   }
