@@ -273,9 +273,11 @@ static void own_group(gcma *g, const int *label, int s) {
     if (label[u] == s) mem[m++] = u;
   for (int i = 0; i < m; i++) {
     double best = INFINITY;
+    const double *row =
+        g->wtab ? g->wtab + (size_t)g->wsite[mem[i]] * g->wns : NULL;
     for (int j = 0; j < m; j++)
       if (j != i) {
-        double w = weight(g, mem[i], mem[j]);
+        double w = row ? row[g->wsite[mem[j]]] : edge(g, mem[i], mem[j]);
         if (w < best) best = w;
       }
     g->own[mem[i]] = best;
@@ -307,9 +309,10 @@ static void gains_rebuild(gcma *g, const int *label) {
  * O(n + D_dp^2) for the pipeline gain's nearest-member terms. */
 static void gains_move(gcma *g, int *label, int v, int b) {
   int n = g->n, ng = g->ng, a = label[v];
+  const double *col = g->wtab ? g->wtab + g->wsite[v] : NULL;
   for (int u = 0; u < n; u++) {
     if (u == v) continue;
-    double wuv = weight(g, u, v);
+    double wuv = col ? col[(size_t)g->wsite[u] * g->wns] : edge(g, u, v);
     g->sum[(size_t)u * ng + a] -= wuv;
     g->sum[(size_t)u * ng + b] += wuv;
   }
