@@ -9,6 +9,7 @@ struct cost_scratch {
   int kmax, nmax;
   double *w;       /* kmax^2: a matching's weights */
   double *vals;    /* kmax^2: its sorted distinct values */
+  int *pos;        /* kmax^2: raise_threshold's places of vals in w */
   int *row_of;     /* kmax: column -> matched row, -1 if free */
   int *col_of;     /* kmax: row -> matched column */
   int *stamp;      /* kmax: visit marks of one augmenting search */

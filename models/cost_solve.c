@@ -20,6 +20,7 @@ cost_scratch *cost_scratch_new(int replicas, int stages) {
   w->nmax = n;
   w->w = mem_alloc((size_t)k * k * sizeof *w->w);
   w->vals = mem_alloc((size_t)k * k * sizeof *w->vals);
+  w->pos = mem_alloc((size_t)k * k * sizeof *w->pos);
   w->row_of = mem_alloc((size_t)k * sizeof(int));
   w->col_of = mem_alloc((size_t)k * sizeof(int));
   w->stamp = mem_calloc((size_t)k, sizeof(int));
@@ -37,7 +38,7 @@ cost_scratch *cost_scratch_new(int replicas, int stages) {
 
 void cost_scratch_free(cost_scratch *w) {
   if (!w) return;
-  free(w->w), free(w->vals), free(w->row_of), free(w->col_of);
+  free(w->w), free(w->vals), free(w->pos), free(w->row_of), free(w->col_of);
   free(w->stamp), free(w->match), free(w->idx), free(w->gw);
   free(w->order), free(w->tmp), free(w->hk), free(w->hk_prev);
   free(w);
@@ -121,22 +122,30 @@ static void sort_small(double *v, int n) {
 #define COST_RAISE_STEPS 8
 static bool raise_threshold(cost_scratch *s, int k, const double *w,
                             double *t) {
-  uint64_t adj[64], free_rows = 0;
-  for (int j = 0; j < k; j++) s->row_of[j] = -1;
-  free_rows = k == 64 ? ~(uint64_t)0 : ((uint64_t)1 << k) - 1;
-  for (int step = 0; step < COST_RAISE_STEPS; step++) {
-    double next = INFINITY;
-    for (int i = 0; i < k * k; i++)
-      if (w[i] > *t && w[i] < next) next = w[i];
-    if (next == INFINITY) return false; /* not reached: the top works */
-    *t = next;
-    for (int i = 0; i < k; i++) {
-      adj[i] = 0;
-      for (int j = 0; j < k; j++)
-        adj[i] |= (uint64_t)(w[i * k + j] <= next) << j;
+  uint64_t adj[64], free_rows = k == 64 ? ~(uint64_t)0 : ((uint64_t)1 << k) - 1;
+  int m = 0; /* the entries above *t: values in vals, places in pos */
+  for (int i = 0; i < k; i++) {
+    adj[i] = 0;
+    for (int j = 0; j < k; j++) {
+      double x = w[i * k + j];
+      if (x <= *t) adj[i] |= (uint64_t)1 << j;
+      else s->vals[m] = x, s->pos[m++] = i * k + j;
     }
-    for (uint64_t m = free_rows; m; m &= m - 1) {
-      int i = __builtin_ctzll(m);
+  }
+  for (int j = 0; j < k; j++) s->row_of[j] = -1;
+  for (int step = 0; step < COST_RAISE_STEPS && m; step++) {
+    double next = INFINITY;
+    for (int q = 0; q < m; q++) next = s->vals[q] < next ? s->vals[q] : next;
+    *t = next;
+    int kept = 0; /* the entries equal to next join adj */
+    for (int q = 0; q < m; q++) {
+      int at = s->pos[q];
+      if (s->vals[q] == next) adj[at / k] |= (uint64_t)1 << (at % k);
+      else s->vals[kept] = s->vals[q], s->pos[kept++] = at;
+    }
+    m = kept;
+    for (uint64_t f = free_rows; f; f &= f - 1) {
+      int i = __builtin_ctzll(f);
       uint64_t seen = 0;
       if (augment(s, k, w, next, i, adj, &seen))
         free_rows &= ~((uint64_t)1 << i);
