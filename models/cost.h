@@ -66,6 +66,13 @@ double cost_ctx_gradient_gb(const cost_ctx *c);
 double cost_pp_edge(const cost_ctx *c, int a, int b);
 double cost_dp_edge(const cost_ctx *c, int a, int b);
 
+/* The site map when every edge weight is a function of its endpoints'
+ * sites (no device-pair overrides): site[d] in [0, *nsites) for each of
+ * the n devices, owned by c; NULL (and *nsites = 0) when c has overrides.
+ * Callers may then cache per-site-pair weights (read through
+ * cost_pp_edge / cost_dp_edge of any devices at those sites). */
+const int *cost_ctx_site_map(const cost_ctx *c, int *nsites);
+
 /* The bytes c holds (its site tables, device map and override map). */
 size_t cost_ctx_bytes(const cost_ctx *c);
 

@@ -49,6 +49,37 @@
 
 #define GCMA_CROSS_POINTS 5
 
+/* The gain's edge weight u -> v (u != v) from the cost context. */
+static double edge(const gcma *g, int u, int v) {
+  return g->gain == GCMA_GAIN_CUT ? cost_dp_edge(g->c, u, v)
+                                  : cost_pp_edge(g->c, u, v);
+}
+
+/* Fills wtab from one device pair per site pair (the weights are then the
+ * same doubles the context returns for every pair at those sites). */
+static void weights_cache(gcma *g) {
+  int ns;
+  g->wsite = cost_ctx_site_map(g->c, &ns);
+  if (!g->wsite) return;
+  int *first = mem_alloc((size_t)ns * sizeof *first);
+  int *second = mem_alloc((size_t)ns * sizeof *second);
+  for (int x = 0; x < ns; x++) first[x] = second[x] = -1;
+  for (int d = 0; d < g->n; d++) {
+    int x = g->wsite[d];
+    if (first[x] < 0) first[x] = d;
+    else if (second[x] < 0) second[x] = d;
+  }
+  g->wns = ns;
+  g->wtab = mem_calloc((size_t)ns * ns, sizeof *g->wtab);
+  for (int x = 0; x < ns; x++)
+    for (int y = 0; y < ns; y++) {
+      int u = first[x], v = x == y ? second[y] : first[y];
+      if (u >= 0 && v >= 0) g->wtab[(size_t)x * ns + y] = edge(g, u, v);
+    }
+  free(first);
+  free(second);
+}
+
 gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
   gcma *g = mem_calloc(1, sizeof *g);
   g->c = c;
@@ -61,6 +92,7 @@ gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
   g->sum = mem_alloc((size_t)n * g->ng * sizeof *g->sum);
   g->size = mem_alloc((size_t)g->ng * sizeof *g->size);
   g->own = mem_alloc((size_t)n * sizeof *g->own);
+  g->members = mem_alloc((size_t)n * sizeof *g->members);
   g->locked = mem_alloc((size_t)n);
   g->touched = mem_alloc((size_t)g->ng);
   g->mv_v = mem_alloc((size_t)(n + 1) * sizeof *g->mv_v);
@@ -82,6 +114,7 @@ gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
   g->rb_neck = mem_alloc((size_t)g->ng * sizeof *g->rb_neck);
   g->rb_taken = mem_alloc((size_t)n);
   g->rb_done = mem_alloc((size_t)g->k);
+  weights_cache(g);
   return g;
 }
 
@@ -91,6 +124,7 @@ void gcma_free(gcma *g) {
   free(g->sum);
   free(g->size);
   free(g->own);
+  free(g->members);
   free(g->locked);
   free(g->touched);
   free(g->mv_v);
@@ -114,6 +148,7 @@ void gcma_free(gcma *g) {
   free(g->rb_done);
   free(g->plabel);
   free(g->pscore);
+  free(g->wtab);
   free(g);
 }
 
@@ -221,21 +256,32 @@ void gcma_crossover(gcma *g, const int *p1, const int *p2, int *child) {
 
 /* ---- cyclic-partitioning local search ---------------------------------- */
 
-/* The edge weight u -> v (u != v) the gain uses, seconds: looked up in
- * the cost context (per site pair), no n x n copy. */
-static double weight(const gcma *g, int u, int v) {
-  return g->gain == GCMA_GAIN_CUT ? cost_dp_edge(g->c, u, v)
-                                  : cost_pp_edge(g->c, u, v);
+/* The edge weight u -> v (u != v) the gain uses, seconds: from the
+ * per-site-pair cache, or the cost context when it has overrides; no
+ * n x n copy. */
+static inline double weight(const gcma *g, int u, int v) {
+  if (g->wtab) return g->wtab[(size_t)g->wsite[u] * g->wns + g->wsite[v]];
+  return edge(g, u, v);
 }
 
-static void own_update(gcma *g, const int *label, int v) {
-  double best = INFINITY;
+/* own[v] for every member v of group s: the least weight v -> u over the
+ * other members u (a minimum: the same double in any order), INFINITY for
+ * a lone member. O(n + size^2). */
+static void own_group(gcma *g, const int *label, int s) {
+  int m = 0, *mem = g->members;
   for (int u = 0; u < g->n; u++)
-    if (u != v && label[u] == label[v]) {
-      double w = weight(g, v, u);
-      if (w < best) best = w;
-    }
-  g->own[v] = best;
+    if (label[u] == s) mem[m++] = u;
+  for (int i = 0; i < m; i++) {
+    double best = INFINITY;
+    const double *row =
+        g->wtab ? g->wtab + (size_t)g->wsite[mem[i]] * g->wns : NULL;
+    for (int j = 0; j < m; j++)
+      if (j != i) {
+        double w = row ? row[g->wsite[mem[j]]] : edge(g, mem[i], mem[j]);
+        if (w < best) best = w;
+      }
+    g->own[mem[i]] = best;
+  }
 }
 
 static void gains_rebuild(gcma *g, const int *label) {
@@ -245,29 +291,38 @@ static void gains_rebuild(gcma *g, const int *label) {
   for (int v = 0; v < n; v++) {
     g->size[label[v]]++;
     double *sv = g->sum + (size_t)v * ng;
+    if (g->wtab) { /* weight(g, v, u), its row read once */
+      const double *row = g->wtab + (size_t)g->wsite[v] * g->wns;
+      const int *site = g->wsite;
+      for (int u = 0; u < v; u++) sv[label[u]] += row[site[u]];
+      for (int u = v + 1; u < n; u++) sv[label[u]] += row[site[u]];
+      continue;
+    }
     for (int u = 0; u < n; u++)
       if (u != v) sv[label[u]] += weight(g, v, u);
   }
   if (g->gain == GCMA_GAIN_PIPELINE)
-    for (int v = 0; v < n; v++) own_update(g, label, v);
+    for (int s = 0; s < ng; s++) own_group(g, label, s);
 }
 
 /* Moves v to group b, keeping sum, size and own current: O(n), plus
- * O(n D_dp) for the pipeline gain's nearest-member terms. */
+ * O(n + D_dp^2) for the pipeline gain's nearest-member terms. */
 static void gains_move(gcma *g, int *label, int v, int b) {
   int n = g->n, ng = g->ng, a = label[v];
+  const double *col = g->wtab ? g->wtab + g->wsite[v] : NULL;
   for (int u = 0; u < n; u++) {
     if (u == v) continue;
-    double wuv = weight(g, u, v);
+    double wuv = col ? col[(size_t)g->wsite[u] * g->wns] : edge(g, u, v);
     g->sum[(size_t)u * ng + a] -= wuv;
     g->sum[(size_t)u * ng + b] += wuv;
   }
   g->size[a]--;
   g->size[b]++;
   label[v] = b;
-  if (g->gain == GCMA_GAIN_PIPELINE)
-    for (int u = 0; u < n; u++)
-      if (label[u] == a || label[u] == b) own_update(g, label, u);
+  if (g->gain == GCMA_GAIN_PIPELINE) {
+    own_group(g, label, a);
+    if (b != a) own_group(g, label, b);
+  }
 }
 
 /* The gain of moving v from its group to b (higher is better).

@@ -17,12 +17,18 @@
 struct gcma {
   const cost_ctx *c;  /* borrowed */
   gcma_gain gain;
+  /* the gain's edge weights per site pair (wtab[x * wns + y]) when the
+   * cost context has no device-pair overrides, else NULL: O(sites^2) */
+  const int *wsite;   /* borrowed: device -> site */
+  int wns;
+  double *wtab;
   int n, ng, k;       /* devices, groups (D_pp), group size (D_dp) */
   gsl_rng *rng;
   /* local-search working memory */
   double *sum;        /* n*ng: sum of w(v, u) over members u != v of group */
   int *size;          /* ng: current group sizes (vary inside a cycle) */
   double *own;        /* n: pipeline gain: nearest member of own group */
+  int *members;       /* n: one group's devices, in increasing order */
   char *locked, *touched;
   int *mv_v, *mv_to;  /* the moves of the current cycle */
   double *eps, *tau;  /* their gains, and the gain of closing there */

@@ -8,6 +8,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,33 @@ Test(cost, bottleneck_small_sizes) {
     }
   cost_scratch_free(s);
   gsl_rng_free(r);
+}
+
+/* The answer many distinct values above the rows' and columns' bound:
+ * column 0 is cheap for every row, column j > 0 costs 1000 + i k + j in
+ * row i, so the bound is row 0's 1000 + k - 1 while the columns j > 0
+ * need k - 1 distinct rows: at best row k - 2 takes column 1, 1000 +
+ * (k - 2) k + 1, 20 values above the bound for k = 6: the threshold is
+ * raised value by value and then, past its steps, searched. */
+Test(cost, bottleneck_far_above_the_bound) {
+  enum { K = 6 };
+  cost_scratch *s = cost_scratch_new(K, 2);
+  double w[K * K];
+  int match[K];
+  for (int i = 0; i < K; i++)
+    for (int j = 0; j < K; j++) w[i * K + j] = j ? 1000.0 + i * K + j : 1.0;
+  double want = naive_bottleneck(K, w);
+  cr_assert_eq(want, 1000.0 + (K - 2) * K + 1);
+  cr_assert_eq(cost_bottleneck_match(K, w, NULL, s), want);
+  cr_assert_eq(cost_bottleneck_match(K, w, match, s), want);
+  double m = -INFINITY;
+  int used[K] = {0};
+  for (int i = 0; i < K; i++) {
+    cr_assert_eq(used[match[i]]++, 0);
+    m = fmax(m, w[i * K + match[i]]);
+  }
+  cr_assert_eq(m, want);
+  cost_scratch_free(s);
 }
 
 /* ---- open-loop TSP ---- */
@@ -440,6 +468,51 @@ Test(cost, from_scenario_matches_scenario_link) {
   cr_assert_float_eq(cost_dp_edge(got, 5, 0), 2 * (8 * 0.75 / (2 * 8.0)), 1e-12);
   cost_ctx_free(got), cost_ctx_free(want);
   scenario_free(s);
+}
+
+/* cost_ctx_site_map: with overrides none (NULL); without, a map under which
+ * every edge is its site pair's (the same double for every device pair). */
+Test(cost, site_map_only_without_overrides) {
+  const char *fmt =
+      "{\"name\": \"sm\", \"sites\": [{\"name\": \"a\", \"devices\": 3},"
+      " {\"name\": \"b\", \"devices\": 3}],\n"
+      " \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1%s},\n"
+      " \"cost\": {\"activation_gb\": 0.5, \"gradient_gb\": 0.75},\n"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 3, \"batch\": 2,"
+      " \"micro_batch\": 1, \"stages\": 3, \"replicas\": 2}}\n";
+  const char *ovr = ", \"overrides\": [{\"a\": 4, \"b\": 1, \"latency_ms\": 50,"
+                    " \"bandwidth_gbps\": 0.25}]";
+  for (int with = 0; with < 2; with++) {
+    char text[1024];
+    snprintf(text, sizeof text, fmt, with ? ovr : "");
+    err e;
+    err_clear(&e);
+    scenario *s = scenario_parse(text, strlen(text), "sm.json", &e);
+    cr_assert_not_null(s, "%s", e.msg);
+    cost_ctx *c = cost_ctx_from_scenario(s, &e);
+    cr_assert_not_null(c, "%s", e.msg);
+    int ns = -1;
+    const int *site = cost_ctx_site_map(c, &ns);
+    if (with) {
+      cr_assert_null(site);
+      cr_assert_eq(ns, 0);
+    } else {
+      cr_assert_not_null(site);
+      cr_assert_eq(ns, 2);
+      for (int d = 0; d < 6; d++) cr_assert_eq(site[d], d / 3, "%d", d);
+      for (int a = 0; a < 6; a++)
+        for (int b = 0; b < 6; b++)
+          for (int a2 = 0; a2 < 6; a2++)
+            for (int b2 = 0; b2 < 6; b2++) {
+              if (a == b || a2 == b2 || site[a] != site[a2] || site[b] != site[b2])
+                continue;
+              cr_assert_eq(cost_pp_edge(c, a, b), cost_pp_edge(c, a2, b2));
+              cr_assert_eq(cost_dp_edge(c, a, b), cost_dp_edge(c, a2, b2));
+            }
+    }
+    cost_ctx_free(c);
+    scenario_free(s);
+  }
 }
 
 /* ---- the site-pair representation against the dense one ---- */

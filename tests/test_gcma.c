@@ -6,6 +6,7 @@
  * optimum has a closed form, is crossed by the rebuild mutation. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -416,4 +417,52 @@ Test(gcma, batches_equal_one_at_a_time) {
     search_result_free(one);
   }
   cost_ctx_free(c);
+}
+
+/* The gain's per-site-pair weight cache (no overrides) and the per-call
+ * lookups (a context with overrides) give the same run: here the one
+ * override restates its site pair's link, so the weights are equal. */
+Test(gcma, site_cache_equals_per_edge_lookups) {
+  static const char *fmt =
+      "{\"name\": \"three\", \"sites\": [{\"name\": \"A\", \"devices\": 8},"
+      " {\"name\": \"B\", \"devices\": 8}, {\"name\": \"C\", \"devices\": 8}],"
+      " \"network\": {\"latency_ms\": 0.1, \"bandwidth_gbps\": 25, \"links\": ["
+      "  {\"between\": [\"A\", \"B\"], \"latency_ms\": 25, \"bandwidth_gbps\": 3},"
+      "  {\"from\": \"A\", \"to\": \"C\", \"latency_ms\": 50, \"bandwidth_gbps\": 1.5},"
+      "  {\"from\": \"C\", \"to\": \"A\", \"latency_ms\": 50, \"bandwidth_gbps\": 0.8},"
+      "  {\"between\": [\"B\", \"C\"], \"latency_ms\": 70, \"bandwidth_gbps\": 1}]%s},"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"batch\": 96, \"micro_batch\": 1,"
+      "  \"stages\": 4, \"replicas\": 6}}";
+  const char *ovr = ", \"overrides\": [{\"from\": \"A:0\", \"to\": \"A:1\","
+                    " \"latency_ms\": 0.1, \"bandwidth_gbps\": 25}]";
+  for (int gain = 0; gain < 2; gain++) {
+    search_result *r[2];
+    for (int with = 0; with < 2; with++) {
+      char text[2048];
+      snprintf(text, sizeof text, fmt, with ? ovr : "");
+      err e = {ERR_OK, ""};
+      scenario *s = scenario_parse(text, strlen(text), "three.json", &e);
+      cr_assert_not_null(s, "%s", e.msg);
+      cost_ctx *c = cost_ctx_from_scenario(s, &e);
+      cr_assert_not_null(c, "%s", e.msg);
+      int ns;
+      cr_assert_eq(cost_ctx_site_map(c, &ns) == NULL, with == 1);
+      search_opts o;
+      search_opts_default(&o);
+      o.population = 20;
+      o.trials = 100;
+      o.seed = 7;
+      r[with] = gcma_search(c, gain ? GCMA_GAIN_PIPELINE : GCMA_GAIN_CUT, NULL,
+                            &o, &e);
+      cr_assert_not_null(r[with], "%s", e.msg);
+      cost_ctx_free(c);
+      scenario_free(s);
+    }
+    cr_assert_eq(r[0]->candidates, r[1]->candidates);
+    cr_assert_arr_eq(r[0]->convergence, r[1]->convergence,
+                     (size_t)r[0]->candidates * sizeof(double));
+    cr_assert_arr_eq(r[0]->best->device, r[1]->best->device, 24 * sizeof(int));
+    search_result_free(r[0]);
+    search_result_free(r[1]);
+  }
 }

@@ -1,0 +1,332 @@
+/* cost_solve: the cost model's two solvers over plain matrices (see
+ * cost.h): the bottleneck matching of two groups and the open-loop TSP
+ * over the groups, with the scratch they work in. */
+#include "models/cost.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "models/cost_parts.h"
+
+cost_scratch *cost_scratch_new(int replicas, int stages) {
+  cost_scratch *w = mem_calloc(1, sizeof *w);
+  int k = replicas, n = stages;
+  w->kmax = k;
+  w->nmax = n;
+  w->w = mem_alloc((size_t)k * k * sizeof *w->w);
+  w->vals = mem_alloc((size_t)k * k * sizeof *w->vals);
+  w->pos = mem_alloc((size_t)k * k * sizeof *w->pos);
+  w->row_of = mem_alloc((size_t)k * sizeof(int));
+  w->col_of = mem_alloc((size_t)k * sizeof(int));
+  w->stamp = mem_calloc((size_t)k, sizeof(int));
+  w->match = mem_alloc((size_t)k * sizeof(int));
+  w->idx = mem_alloc((size_t)k * sizeof(int));
+  w->gw = mem_alloc((size_t)n * n * sizeof *w->gw);
+  w->order = mem_alloc((size_t)n * sizeof(int));
+  w->tmp = mem_alloc((size_t)n * sizeof(int));
+  if (n <= COST_HELD_KARP_MAX) {
+    w->hk = mem_alloc(((size_t)1 << n) * n * sizeof *w->hk);
+    w->hk_prev = mem_alloc(((size_t)1 << n) * n);
+  }
+  return w;
+}
+
+void cost_scratch_free(cost_scratch *w) {
+  if (!w) return;
+  free(w->w), free(w->vals), free(w->pos), free(w->row_of), free(w->col_of);
+  free(w->stamp), free(w->match), free(w->idx), free(w->gw);
+  free(w->order), free(w->tmp), free(w->hk), free(w->hk_prev);
+  free(w);
+}
+
+/* ---- bottleneck matching: threshold + augmenting paths (Kuhn) ---- */
+
+/* Tries to match row i using edges <= t (depth-first augmenting path).
+ * For k <= 64 the edges <= t of row i are the bit mask adj[i]; above that
+ * the weights are compared directly. */
+static bool augment(cost_scratch *s, int k, const double *w, double t, int i,
+                    const uint64_t *adj, uint64_t *seen) {
+  if (adj) {
+    for (uint64_t m = adj[i] & ~*seen; m; m &= m - 1) {
+      int j = __builtin_ctzll(m);
+      *seen |= (uint64_t)1 << j;
+      if (s->row_of[j] < 0 || augment(s, k, w, t, s->row_of[j], adj, seen)) {
+        s->row_of[j] = i;
+        s->col_of[i] = j;
+        return true;
+      }
+    }
+    return false;
+  }
+  for (int j = 0; j < k; j++) {
+    if (w[i * k + j] > t || s->stamp[j] == s->epoch) continue;
+    s->stamp[j] = s->epoch;
+    if (s->row_of[j] < 0 || augment(s, k, w, t, s->row_of[j], NULL, NULL)) {
+      s->row_of[j] = i;
+      s->col_of[i] = j;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* True when the edges <= t hold a perfect matching (left in col_of). */
+static bool perfect_at(cost_scratch *s, int k, const double *w, double t) {
+  uint64_t adj[64];
+  bool masks = k <= 64;
+  if (masks)
+    for (int i = 0; i < k; i++) {
+      adj[i] = 0;
+      for (int j = 0; j < k; j++)
+        adj[i] |= (uint64_t)(w[i * k + j] <= t) << j;
+    }
+  for (int j = 0; j < k; j++) s->row_of[j] = -1;
+  for (int i = 0; i < k; i++) {
+    uint64_t seen = 0;
+    if (!masks && ++s->epoch == 0) { /* wrapped: clear the marks once */
+      memset(s->stamp, 0, (size_t)s->kmax * sizeof(int));
+      s->epoch = 1;
+    }
+    if (!augment(s, k, w, t, i, masks ? adj : NULL, &seen)) return false;
+  }
+  return true;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorts a few doubles ascending (k^2 values, k small: insertion sort beats
+ * qsort's call overhead). */
+static void sort_small(double *v, int n) {
+  for (int i = 1; i < n; i++) {
+    double x = v[i];
+    int j = i - 1;
+    while (j >= 0 && v[j] > x) v[j + 1] = v[j], j--;
+    v[j + 1] = x;
+  }
+}
+
+/* Tries the matrix values above *t in increasing order, at most
+ * COST_RAISE_STEPS of them, keeping one matching as edges are added (Kuhn:
+ * a maximum matching grows by augmenting its free rows). True with *t the
+ * least value that holds a perfect matching; false, with *t the last value
+ * tried (no value up to it holds one), when the steps ran out. The value
+ * is the binary search's: the least feasible threshold. k <= 64. */
+#define COST_RAISE_STEPS 8
+static bool raise_threshold(cost_scratch *s, int k, const double *w,
+                            double *t) {
+  uint64_t adj[64], free_rows = k == 64 ? ~(uint64_t)0 : ((uint64_t)1 << k) - 1;
+  int m = 0; /* the entries above *t: values in vals, places in pos */
+  for (int i = 0; i < k; i++) {
+    adj[i] = 0;
+    for (int j = 0; j < k; j++) {
+      double x = w[i * k + j];
+      if (x <= *t) adj[i] |= (uint64_t)1 << j;
+      else s->vals[m] = x, s->pos[m++] = i * k + j;
+    }
+  }
+  for (int j = 0; j < k; j++) s->row_of[j] = -1;
+  for (int step = 0; step < COST_RAISE_STEPS && m; step++) {
+    double next = INFINITY;
+    for (int q = 0; q < m; q++) next = s->vals[q] < next ? s->vals[q] : next;
+    *t = next;
+    int kept = 0; /* the entries equal to next join adj */
+    for (int q = 0; q < m; q++) {
+      int at = s->pos[q];
+      if (s->vals[q] == next) adj[at / k] |= (uint64_t)1 << (at % k);
+      else s->vals[kept] = s->vals[q], s->pos[kept++] = at;
+    }
+    m = kept;
+    for (uint64_t f = free_rows; f; f &= f - 1) {
+      int i = __builtin_ctzll(f);
+      uint64_t seen = 0;
+      if (augment(s, k, w, next, i, adj, &seen))
+        free_rows &= ~((uint64_t)1 << i);
+    }
+    if (!free_rows) return true;
+  }
+  return false;
+}
+
+double cost_bottleneck_match(int k, const double *w, int *match,
+                             cost_scratch *s) {
+  assert(k >= 1 && k <= s->kmax);
+  /* Lower bound: every row and every column must use one of its edges. */
+  double lb = -INFINITY;
+  for (int i = 0; i < k; i++) {
+    double rmin = INFINITY, cmin = INFINITY;
+    for (int j = 0; j < k; j++) {
+      rmin = w[i * k + j] < rmin ? w[i * k + j] : rmin;
+      cmin = w[j * k + i] < cmin ? w[j * k + i] : cmin;
+    }
+    lb = rmin > lb ? rmin : lb;
+    lb = cmin > lb ? cmin : lb;
+  }
+  /* Often the bound is the answer: one matching decides it. */
+  if (perfect_at(s, k, w, lb)) {
+    if (match) memcpy(match, s->col_of, (size_t)k * sizeof *match);
+    return lb;
+  }
+  /* Usually a few values above it: raise the threshold value by value. */
+  if (k <= 64 && raise_threshold(s, k, w, &lb)) {
+    if (match) {
+      bool ok = perfect_at(s, k, w, lb); /* the pairing a cold search finds */
+      assert(ok);
+      (void)ok;
+      memcpy(match, s->col_of, (size_t)k * sizeof *match);
+    }
+    return lb;
+  }
+  int m = 0;
+  for (int i = 0; i < k * k; i++)
+    if (w[i] > lb) s->vals[m++] = w[i];
+  if (m <= 256) sort_small(s->vals, m);
+  else qsort(s->vals, (size_t)m, sizeof *s->vals, cmp_double);
+  int u = 0;
+  for (int i = 0; i < m; i++)
+    if (u == 0 || s->vals[i] != s->vals[u - 1]) s->vals[u++] = s->vals[i];
+  /* The answer is a matrix value >= lb; the largest always works. */
+  int lo = 0, hi = u - 1;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (perfect_at(s, k, w, s->vals[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  if (match) {
+    bool ok = perfect_at(s, k, w, s->vals[lo]);
+    assert(ok);
+    (void)ok;
+    memcpy(match, s->col_of, (size_t)k * sizeof *match);
+  }
+  return s->vals[lo];
+}
+
+/* ---- open-loop TSP ---- */
+
+static double path_cost(int n, const double *w, const int *order) {
+  double t = 0;
+  for (int i = 0; i + 1 < n; i++) t += w[order[i] * n + order[i + 1]];
+  return t;
+}
+
+/* Held–Karp over subsets: hk[mask * n + j] is the cheapest path that visits
+ * exactly mask and ends at j, from any start (entries with j outside mask
+ * are never read). Pulled: a state takes the least of its predecessors
+ * j in increasing order, the first least one kept as hk_prev, so the path
+ * found is the one the textbook push order finds; a state's predecessors
+ * lie in one row of hk, contiguous, which the push order scattered. */
+static inline __attribute__((always_inline)) void
+held_karp_fill(int n, const double *w, cost_scratch *s, bool with_prev) {
+  size_t full = ((size_t)1 << n) - 1;
+  double *hk = s->hk;
+  for (int j = 0; j < n; j++) {
+    hk[((size_t)1 << j) * n + j] = 0;
+    s->hk_prev[((size_t)1 << j) * n + j] = -1;
+  }
+  for (size_t mask = 3; mask <= full; mask++) {
+    if (!(mask & (mask - 1))) continue; /* a single node: set above */
+    for (size_t in = mask; in; in &= in - 1) {
+      int k = __builtin_ctzll((unsigned long long)in);
+      size_t prev = mask & ~((size_t)1 << k);
+      const double *row = hk + prev * n;
+      double least = INFINITY;
+      int arg = __builtin_ctzll((unsigned long long)prev);
+      for (size_t from = prev; from; from &= from - 1) {
+        int j = __builtin_ctzll((unsigned long long)from);
+        double c = row[j] + w[j * n + k];
+        bool less = c < least;
+        least = less ? c : least;
+        if (with_prev) arg = less ? j : arg;
+      }
+      hk[mask * n + k] = least;
+      if (with_prev) s->hk_prev[mask * n + k] = (signed char)arg;
+    }
+  }
+}
+
+static double held_karp(int n, const double *w, int *order, cost_scratch *s) {
+  size_t full = ((size_t)1 << n) - 1;
+  double *hk = s->hk;
+  if (order) /* the predecessors only when the order is wanted */
+    held_karp_fill(n, w, s, true);
+  else
+    held_karp_fill(n, w, s, false);
+  int end = 0;
+  for (int j = 1; j < n; j++)
+    if (hk[full * n + j] < hk[full * n + end]) end = j;
+  double best = hk[full * n + end];
+  if (order) {
+    size_t mask = full;
+    for (int pos = n - 1, j = end; pos >= 0; pos--) {
+      order[pos] = j;
+      int p = s->hk_prev[mask * n + j];
+      mask &= ~((size_t)1 << j);
+      j = p;
+    }
+  }
+  return best;
+}
+
+/* Above COST_HELD_KARP_MAX: nearest neighbour from every start, then 2-opt
+ * (segment reversal) on the best; directed weights are re-evaluated in
+ * full after each reversal. A heuristic: not guaranteed optimal. */
+static double tsp_heuristic(int n, const double *w, int *order,
+                            cost_scratch *s) {
+  int *best = s->order, *cur = s->tmp;
+  double best_cost = INFINITY;
+  for (int start = 0; start < n; start++) {
+    cur[0] = start;
+    for (int i = 1; i < n; i++) {
+      int pick = -1;
+      for (int k = 0; k < n; k++) {
+        bool used = false;
+        for (int q = 0; q < i && !used; q++) used = cur[q] == k;
+        if (!used && (pick < 0 || w[cur[i - 1] * n + k] < w[cur[i - 1] * n + pick]))
+          pick = k;
+      }
+      cur[i] = pick;
+    }
+    double c = path_cost(n, w, cur);
+    if (c < best_cost) {
+      best_cost = c;
+      memcpy(best, cur, (size_t)n * sizeof *cur);
+    }
+  }
+  for (bool improved = true; improved;) {
+    improved = false;
+    for (int i = 0; i + 1 < n; i++)
+      for (int j = i + 1; j < n; j++) {
+        memcpy(cur, best, (size_t)n * sizeof *cur);
+        for (int a = i, b = j; a < b; a++, b--) {
+          int t = cur[a];
+          cur[a] = cur[b];
+          cur[b] = t;
+        }
+        double c = path_cost(n, w, cur);
+        if (c < best_cost - 1e-12) {
+          best_cost = c;
+          memcpy(best, cur, (size_t)n * sizeof *cur);
+          improved = true;
+        }
+      }
+  }
+  if (order) memcpy(order, best, (size_t)n * sizeof *order);
+  return best_cost;
+}
+
+double cost_tsp_path(int n, const double *w, int *order, cost_scratch *s) {
+  assert(n >= 1 && n <= s->nmax);
+  if (n == 1) {
+    if (order) order[0] = 0;
+    return 0;
+  }
+  if (n <= COST_HELD_KARP_MAX) return held_karp(n, w, order, s);
+  return tsp_heuristic(n, w, order, s);
+}
