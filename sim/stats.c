@@ -113,7 +113,7 @@ static uint32_t *class_slot(uint32_t *slot, size_t cap,
  * result is sorted by a total order, so the output does not depend on the
  * table's layout. */
 static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
-                         sim_result *out) {
+                         sim_result *out, double role[4]) {
   size_t cap = 64, k = 0, mcap = 0;
   uint32_t *slot = mem_calloc(cap, sizeof *slot);
   sim_link_class *m = NULL;
@@ -138,6 +138,9 @@ static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
     sim_link_class *c = &m[*sl - 1];
     c->bytes += t[i].bytes;
     c->flows++;
+    int r = t[i].role == SIM_ROLE_DP; /* role_bytes' sums, in its order */
+    role[r] += t[i].bytes;
+    if (a != b) role[2 + r] += t[i].bytes;
   }
   free(slot);
   sim_link_classes_sort(m, (int)k);
@@ -152,11 +155,13 @@ static double ran_s(const sim_task *t) {
   return (double)(t->t_done - t->t_start) * 1e-9;
 }
 
+/* The breakdown and link classes of tasks [0, n); comp (zeroed, one per
+ * device) gets each device's compute busy seconds and role its role bytes
+ * (role_bytes' figures), for the finish below. */
 static void statistics(const scenario *s, const sim_task *t, uint32_t n,
                        const sim_train_marks *mk, int stages, int64_t t0,
-                       sim_result *out) {
+                       sim_result *out, double *comp, double role[4]) {
   int nd = mk->ndevices;
-  double *comp = mem_calloc((size_t)nd, sizeof *comp);
   double *pipe = mem_calloc((size_t)nd, sizeof *pipe);
   double *comm = mem_calloc((size_t)nd, sizeof *comm);
   for (uint32_t i = 0; i < n; i++)
@@ -193,9 +198,9 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
       out->stage[st].comm_s /= cnt[st];
       out->stage[st].dp_sync_s /= cnt[st];
     }
-  link_classes(s, t, n, out);
+  role[0] = role[1] = role[2] = role[3] = 0;
+  link_classes(s, t, n, out, role);
   free(cnt);
-  free(comp);
   free(pipe);
   free(comm);
 }
@@ -208,13 +213,13 @@ static void busy(const sim_task *t, uint32_t lo, uint32_t hi, double *out) {
       out[t[i].dev] += ran_s(&t[i]);
 }
 
-/* Bytes sent among tasks [0, n): b[0] by the pipeline (activations and
- * their gradients), b[1] by the data-parallel synchronisation, b[2 + k]
- * the same between sites. */
-static void role_bytes(const scenario *s, const sim_task *t, uint32_t n,
-                       double b[4]) {
-  b[0] = b[1] = b[2] = b[3] = 0;
-  for (uint32_t i = 0; i < n; i++)
+/* Adds to b the bytes sent among tasks [lo, hi): b[0] by the pipeline
+ * (activations and their gradients), b[1] by the data-parallel
+ * synchronisation, b[2 + k] the same between sites. link_classes sums the
+ * same in the same order. */
+static void role_bytes(const scenario *s, const sim_task *t, uint32_t lo,
+                       uint32_t hi, double b[4]) {
+  for (uint32_t i = lo; i < hi; i++)
     if (t[i].kind == SIM_TASK_XFER) {
       int k = t[i].role == SIM_ROLE_DP;
       b[k] += t[i].bytes;
@@ -236,25 +241,26 @@ static void utilisation(sim_result *out, double *busy_s, int n, double wall) {
 }
 
 /* The figures of one outer step from its graph (tasks t[0, n), end at
- * end_ns) and the first inner step (its breakdown already in out). */
+ * end_ns) and the first inner step (its breakdown already in out; b1 its
+ * busy seconds per device, k1 its role bytes: the sums over [0, n) go on
+ * from theirs, so each adds the same terms in the same order as a fresh
+ * pass would). Frees b1. */
 static void finish_outer(const scenario *s, const spec_workload *w,
                          const sim_task *t, uint32_t n,
                          const sim_outer_marks *m, int64_t t0, int64_t end_ns,
-                         sim_result *out) {
+                         double *b1, const double k1[4], sim_result *out) {
   int nd = m->first.ndevices, H = w->inner_steps, E = m->explicit_steps;
   int64_t t1 = 0; /* the first inner step's length */
   for (int d = 0; d < nd; d++)
     if (t[m->first.end[d]].t_done - t0 > t1) t1 = t[m->first.end[d]].t_done - t0;
   double outer = (double)(end_ns - t0) * 1e-9 + (double)(H - E) * (double)t1 * 1e-9;
-  double *b1 = mem_calloc((size_t)nd, sizeof *b1);
-  double *all = mem_calloc((size_t)nd, sizeof *all);
-  busy(t, 0, m->first_tasks, b1);
-  busy(t, 0, n, all);
+  double *all = mem_alloc((size_t)nd * sizeof *all);
+  memcpy(all, b1, (size_t)nd * sizeof *all);
+  busy(t, m->first_tasks, n, all);
   double mean = 0;
   for (int d = 0; d < nd; d++) all[d] += (H - E) * b1[d], mean += all[d] / nd;
-  double k1[4], k[4];
-  role_bytes(s, t, m->first_tasks, k1);
-  role_bytes(s, t, n, k);
+  double k[4] = {k1[0], k1[1], k1[2], k1[3]};
+  role_bytes(s, t, m->first_tasks, n, k);
   out->inner_steps = H, out->explicit_steps = E;
   out->inner_step_s = (double)t1 * 1e-9, out->outer_step_s = outer;
   out->iteration_s = outer / H;
@@ -267,12 +273,10 @@ static void finish_outer(const scenario *s, const spec_workload *w,
   free(b1);
 }
 
-/* The figures of one plain iteration (tasks t[0, n)). */
-static void finish_plain(const scenario *s, const sim_task *t, uint32_t n,
-                         int nd, sim_result *out) {
-  double *b = mem_calloc((size_t)nd, sizeof *b), k[4];
-  busy(t, 0, n, b);
-  role_bytes(s, t, n, k);
+/* The figures of one plain iteration from its busy seconds per device b
+ * (out takes it) and role bytes k. */
+static void finish_plain(double *b, const double k[4], int nd,
+                         sim_result *out) {
   out->pp_bytes = k[0], out->dp_bytes = k[1], out->wan_bytes = k[2] + k[3];
   utilisation(out, b, nd, out->iteration_s);
 }
@@ -282,7 +286,8 @@ void sim_stats_fill(const scenario *s, const spec_workload *w,
                     const sim_task *t, uint32_t n, const sim_train_marks *mk,
                     const sim_outer_marks *om, int64_t t0, int64_t end_ns,
                     sim_result *out) {
-  statistics(s, t, om ? om->first_tasks : n, mk, w->stages, t0, out);
-  if (om) finish_outer(s, w, t, n, om, t0, end_ns, out);
-  else finish_plain(s, t, n, mk->ndevices, out);
+  double *comp = mem_calloc((size_t)mk->ndevices, sizeof *comp), k[4];
+  statistics(s, t, om ? om->first_tasks : n, mk, w->stages, t0, out, comp, k);
+  if (om) finish_outer(s, w, t, n, om, t0, end_ns, comp, k, out);
+  else finish_plain(comp, k, mk->ndevices, out);
 }
