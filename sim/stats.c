@@ -51,44 +51,57 @@ static void span_sort(span *v, span *tmp, size_t n) {
   if (src != v) memcpy(v, src, n * sizeof *v);
 }
 
+/* The length of the union of intervals x[0, nx) and y[0, ny), each sorted
+ * by start (nx + ny > 0): one sweep over their merge in start order. */
+static int64_t union_len(const span *x, size_t nx, const span *y, size_t ny) {
+  size_t i = 0, j = 0;
+  span c = j >= ny || (i < nx && x[i].t0 <= y[j].t0) ? x[i++] : y[j++];
+  int64_t s0 = c.t0, s1 = c.t1, sum = 0;
+  while (i < nx || j < ny) {
+    c = j >= ny || (i < nx && x[i].t0 <= y[j].t0) ? x[i++] : y[j++];
+    if (c.t0 > s1) {
+      sum += s1 - s0;
+      s0 = c.t0;
+      s1 = c.t1;
+    } else if (c.t1 > s1) {
+      s1 = c.t1;
+    }
+  }
+  return sum + s1 - s0;
+}
+
 /* comm[d] = length of the union of d's send and receive busy intervals.
- * The intervals are bucketed by device (counting sort), then each bucket is
- * sorted by start and swept. */
+ * The intervals are bucketed by device and direction (counting sort:
+ * bucket 2 d holds d's sends, 2 d + 1 its receives, which arrive nearly in
+ * order), each bucket is sorted by start, and d's two are swept together. */
 static void comm_busy(const sim_task *t, uint32_t n, int ndevices,
                       double *comm) {
-  size_t *off = mem_calloc((size_t)ndevices + 1, sizeof *off);
+  size_t nb = 2 * (size_t)ndevices;
+  size_t *off = mem_calloc(nb + 1, sizeof *off);
   for (uint32_t i = 0; i < n; i++)
     if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0) {
-      off[t[i].dev + 1]++;
-      off[t[i].dst + 1]++;
+      off[2 * (size_t)t[i].dev + 1]++;
+      off[2 * (size_t)t[i].dst + 2]++;
     }
   size_t most = 0; /* the largest bucket: the merge buffer's size */
-  for (int d = 0; d < ndevices; d++) {
-    if (off[d + 1] > most) most = off[d + 1];
-    off[d + 1] += off[d];
+  for (size_t k = 0; k < nb; k++) {
+    if (off[k + 1] > most) most = off[k + 1];
+    off[k + 1] += off[k];
   }
-  span *v = mem_alloc((off[ndevices] + 1) * sizeof *v);
+  span *v = mem_alloc((off[nb] + 1) * sizeof *v);
   span *tmp = mem_alloc((most + 1) * sizeof *tmp);
   for (uint32_t i = 0; i < n; i++)
     if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0) {
-      v[off[t[i].dev]++] = (span){t[i].t_start, t[i].t_left};
-      v[off[t[i].dst]++] = (span){t[i].t_start, t[i].t_done};
+      v[off[2 * (size_t)t[i].dev]++] = (span){t[i].t_start, t[i].t_left};
+      v[off[2 * (size_t)t[i].dst + 1]++] = (span){t[i].t_start, t[i].t_done};
     }
-  for (int d = 0; d < ndevices; d++) { /* off[d] is now bucket d's end */
-    size_t a = d ? off[d - 1] : 0, b = off[d];
+  for (int d = 0; d < ndevices; d++) { /* off[k] is now bucket k's end */
+    size_t a = d ? off[2 * (size_t)d - 1] : 0, m = off[2 * (size_t)d],
+           b = off[2 * (size_t)d + 1];
     if (a == b) continue;
-    span_sort(v + a, tmp, b - a);
-    int64_t s0 = v[a].t0, s1 = v[a].t1, sum = 0;
-    for (size_t i = a + 1; i < b; i++) {
-      if (v[i].t0 > s1) {
-        sum += s1 - s0;
-        s0 = v[i].t0;
-        s1 = v[i].t1;
-      } else if (v[i].t1 > s1) {
-        s1 = v[i].t1;
-      }
-    }
-    comm[d] = (double)(sum + s1 - s0) * 1e-9;
+    span_sort(v + a, tmp, m - a);
+    span_sort(v + m, tmp, b - m);
+    comm[d] = (double)union_len(v + a, m - a, v + m, b - m) * 1e-9;
   }
   free(v);
   free(tmp);
