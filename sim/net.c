@@ -103,7 +103,7 @@ static void schedule_left(sim_net *n, flow *f, double rate, int64_t now) {
 
 /* Brings f's bytes sent up to now at the rate it had before the solve. */
 static inline void advance(flow *f, const sim_maxmin_var *v, int64_t now) {
-  f->sent = fmin(f->size, f->sent + v->old * (double)(now - f->t_upd));
+  f->sent = net_fmin(f->size, f->sent + v->old * (double)(now - f->t_upd));
   f->t_upd = now;
 }
 
