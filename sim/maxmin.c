@@ -66,6 +66,9 @@ void sim_maxmin_attach(sim_maxmin *m, uint32_t v, uint32_t rid) {
   sim_maxmin_var *x = &m->var[v];
   sim_maxmin_res *r = &m->res[rid];
   assert(x->nres < SIM_MAXMIN_MAXRES);
+#ifndef NDEBUG
+  for (int k = 0; k < x->nres; k++) assert(x->res[k] != rid); /* once */
+#endif
   if (r->nvar == r->vcap) {
     r->vcap = r->vcap ? 2 * r->vcap : 4;
     r->var = mem_realloc(r->var, r->vcap * sizeof *r->var);
@@ -84,7 +87,10 @@ void sim_maxmin_detach(sim_maxmin *m, uint32_t v) {
     r->var[i] = last;
     sim_maxmin_var *g = &m->var[last];
     for (int k = 0; k < g->nres; k++)
-      if (g->res[k] == x->res[j]) g->pos[k] = i;
+      if (g->res[k] == x->res[j]) { /* a variable is on a resource once */
+        g->pos[k] = i;
+        break;
+      }
     sim_maxmin_seed(m, x->res[j]);
   }
   x->nres = 0;

@@ -76,7 +76,8 @@ static inline void sim_maxmin_var_reset(sim_maxmin *m, uint32_t v, double w,
   m->var[v] = (sim_maxmin_var){.w = w, .cap = cap};
 }
 
-/* Lists v on resource r (its next resource; at most SIM_MAXMIN_MAXRES). */
+/* Lists v on resource r (its next resource; at most SIM_MAXMIN_MAXRES; not
+ * one v is on already). */
 void sim_maxmin_attach(sim_maxmin *m, uint32_t v, uint32_t r);
 
 /* Takes v off all its resources, seeding each for the next solve. */

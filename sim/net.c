@@ -103,7 +103,7 @@ static void schedule_left(sim_net *n, flow *f, double rate, int64_t now) {
 
 /* Brings f's bytes sent up to now at the rate it had before the solve. */
 static inline void advance(flow *f, const sim_maxmin_var *v, int64_t now) {
-  f->sent = fmin(f->size, f->sent + v->old * (double)(now - f->t_upd));
+  f->sent = net_fmin(f->size, f->sent + v->old * (double)(now - f->t_upd));
   f->t_upd = now;
 }
 
@@ -246,7 +246,9 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
   sim_net_solve(n, now);
   uint32_t pid = n->flows[id].pair, next = n->pairs[pid].qhead;
   if (next != NONE) head_start(n, next, now); /* back to back */
-  sim_net_sock_check(n, pid, now, false); /* hands id over if still waiting */
+  pair *pp = &n->pairs[pid];
+  if (pp->waiter != NONE || pp->ev_sock != SIM_QUEUE_NONE) /* else a no-op */
+    sim_net_sock_check(n, pid, now, false); /* hands id over if still waiting */
   int64_t lat_ns;
   double rtt_ns;
   sim_net_pair_latency(n, &n->pairs[pid], now, &lat_ns, &rtt_ns);

@@ -95,7 +95,7 @@ static double stream_left(const sim_net *n, const pair *p, int64_t now) {
   if (p->qhead == NONE) return p->done_bytes;
   const flow *h = &n->flows[p->qhead];
   if (h->state != FLOW_SENDING) return p->done_bytes;
-  return p->done_bytes + fmin(h->size, h->sent + var_at(n, p->qhead)->rate *
+  return p->done_bytes + net_fmin(h->size, h->sent + var_at(n, p->qhead)->rate *
                                                       (double)(now - h->t_upd));
 }
 

@@ -125,6 +125,13 @@ struct sim_net {
 
 static inline double gbps_to_bpns(double gbps) { return gbps / 8.0; }
 
+/* fmin(a, b), bit for bit (NaN in one gives the other; at a tie, b as
+ * x86's minsd and glibc's fmin give), inline: libm's fmin is a call on the
+ * per-event paths. */
+static inline double net_fmin(double a, double b) {
+  return a < b || b != b ? a : b;
+}
+
 static inline trace_value link_at(const sim_net *n, int a, int b, int64_t t) {
   return n->topo->link(n->topo->ctx, a, b, t);
 }

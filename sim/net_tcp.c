@@ -59,7 +59,7 @@ void sim_net_tcp_epoch(sim_net *n, uint32_t id, int64_t now) {
   /* Bound by the fair share rather than the window: slow start is over. */
   bool share_bound = v->rate < v->cap * (1 - RATE_REL_TOL);
   f->cwnd *= 2;
-  f->ep_sent = fmin(f->size, f->sent + v->rate * (double)(now - f->t_upd));
+  f->ep_sent = net_fmin(f->size, f->sent + v->rate * (double)(now - f->t_upd));
   if (share_bound || f->cwnd >= n->window) f->slow_start = false;
   v->cap = sim_net_tcp_cap(n, f);
   if (f->slow_start)

@@ -51,44 +51,57 @@ static void span_sort(span *v, span *tmp, size_t n) {
   if (src != v) memcpy(v, src, n * sizeof *v);
 }
 
+/* The length of the union of intervals x[0, nx) and y[0, ny), each sorted
+ * by start (nx + ny > 0): one sweep over their merge in start order. */
+static int64_t union_len(const span *x, size_t nx, const span *y, size_t ny) {
+  size_t i = 0, j = 0;
+  span c = j >= ny || (i < nx && x[i].t0 <= y[j].t0) ? x[i++] : y[j++];
+  int64_t s0 = c.t0, s1 = c.t1, sum = 0;
+  while (i < nx || j < ny) {
+    c = j >= ny || (i < nx && x[i].t0 <= y[j].t0) ? x[i++] : y[j++];
+    if (c.t0 > s1) {
+      sum += s1 - s0;
+      s0 = c.t0;
+      s1 = c.t1;
+    } else if (c.t1 > s1) {
+      s1 = c.t1;
+    }
+  }
+  return sum + s1 - s0;
+}
+
 /* comm[d] = length of the union of d's send and receive busy intervals.
- * The intervals are bucketed by device (counting sort), then each bucket is
- * sorted by start and swept. */
+ * The intervals are bucketed by device and direction (counting sort:
+ * bucket 2 d holds d's sends, 2 d + 1 its receives, which arrive nearly in
+ * order), each bucket is sorted by start, and d's two are swept together. */
 static void comm_busy(const sim_task *t, uint32_t n, int ndevices,
                       double *comm) {
-  size_t *off = mem_calloc((size_t)ndevices + 1, sizeof *off);
+  size_t nb = 2 * (size_t)ndevices;
+  size_t *off = mem_calloc(nb + 1, sizeof *off);
   for (uint32_t i = 0; i < n; i++)
     if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0) {
-      off[t[i].dev + 1]++;
-      off[t[i].dst + 1]++;
+      off[2 * (size_t)t[i].dev + 1]++;
+      off[2 * (size_t)t[i].dst + 2]++;
     }
   size_t most = 0; /* the largest bucket: the merge buffer's size */
-  for (int d = 0; d < ndevices; d++) {
-    if (off[d + 1] > most) most = off[d + 1];
-    off[d + 1] += off[d];
+  for (size_t k = 0; k < nb; k++) {
+    if (off[k + 1] > most) most = off[k + 1];
+    off[k + 1] += off[k];
   }
-  span *v = mem_alloc((off[ndevices] + 1) * sizeof *v);
+  span *v = mem_alloc((off[nb] + 1) * sizeof *v);
   span *tmp = mem_alloc((most + 1) * sizeof *tmp);
   for (uint32_t i = 0; i < n; i++)
     if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0) {
-      v[off[t[i].dev]++] = (span){t[i].t_start, t[i].t_left};
-      v[off[t[i].dst]++] = (span){t[i].t_start, t[i].t_done};
+      v[off[2 * (size_t)t[i].dev]++] = (span){t[i].t_start, t[i].t_left};
+      v[off[2 * (size_t)t[i].dst + 1]++] = (span){t[i].t_start, t[i].t_done};
     }
-  for (int d = 0; d < ndevices; d++) { /* off[d] is now bucket d's end */
-    size_t a = d ? off[d - 1] : 0, b = off[d];
+  for (int d = 0; d < ndevices; d++) { /* off[k] is now bucket k's end */
+    size_t a = d ? off[2 * (size_t)d - 1] : 0, m = off[2 * (size_t)d],
+           b = off[2 * (size_t)d + 1];
     if (a == b) continue;
-    span_sort(v + a, tmp, b - a);
-    int64_t s0 = v[a].t0, s1 = v[a].t1, sum = 0;
-    for (size_t i = a + 1; i < b; i++) {
-      if (v[i].t0 > s1) {
-        sum += s1 - s0;
-        s0 = v[i].t0;
-        s1 = v[i].t1;
-      } else if (v[i].t1 > s1) {
-        s1 = v[i].t1;
-      }
-    }
-    comm[d] = (double)(sum + s1 - s0) * 1e-9;
+    span_sort(v + a, tmp, m - a);
+    span_sort(v + m, tmp, b - m);
+    comm[d] = (double)union_len(v + a, m - a, v + m, b - m) * 1e-9;
   }
   free(v);
   free(tmp);
@@ -113,7 +126,7 @@ static uint32_t *class_slot(uint32_t *slot, size_t cap,
  * result is sorted by a total order, so the output does not depend on the
  * table's layout. */
 static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
-                         sim_result *out) {
+                         sim_result *out, double role[4]) {
   size_t cap = 64, k = 0, mcap = 0;
   uint32_t *slot = mem_calloc(cap, sizeof *slot);
   sim_link_class *m = NULL;
@@ -138,6 +151,9 @@ static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
     sim_link_class *c = &m[*sl - 1];
     c->bytes += t[i].bytes;
     c->flows++;
+    int r = t[i].role == SIM_ROLE_DP; /* role_bytes' sums, in its order */
+    role[r] += t[i].bytes;
+    if (a != b) role[2 + r] += t[i].bytes;
   }
   free(slot);
   sim_link_classes_sort(m, (int)k);
@@ -152,11 +168,13 @@ static double ran_s(const sim_task *t) {
   return (double)(t->t_done - t->t_start) * 1e-9;
 }
 
+/* The breakdown and link classes of tasks [0, n); comp (zeroed, one per
+ * device) gets each device's compute busy seconds and role its role bytes
+ * (role_bytes' figures), for the finish below. */
 static void statistics(const scenario *s, const sim_task *t, uint32_t n,
                        const sim_train_marks *mk, int stages, int64_t t0,
-                       sim_result *out) {
+                       sim_result *out, double *comp, double role[4]) {
   int nd = mk->ndevices;
-  double *comp = mem_calloc((size_t)nd, sizeof *comp);
   double *pipe = mem_calloc((size_t)nd, sizeof *pipe);
   double *comm = mem_calloc((size_t)nd, sizeof *comm);
   for (uint32_t i = 0; i < n; i++)
@@ -193,9 +211,9 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
       out->stage[st].comm_s /= cnt[st];
       out->stage[st].dp_sync_s /= cnt[st];
     }
-  link_classes(s, t, n, out);
+  role[0] = role[1] = role[2] = role[3] = 0;
+  link_classes(s, t, n, out, role);
   free(cnt);
-  free(comp);
   free(pipe);
   free(comm);
 }
@@ -208,13 +226,13 @@ static void busy(const sim_task *t, uint32_t lo, uint32_t hi, double *out) {
       out[t[i].dev] += ran_s(&t[i]);
 }
 
-/* Bytes sent among tasks [0, n): b[0] by the pipeline (activations and
- * their gradients), b[1] by the data-parallel synchronisation, b[2 + k]
- * the same between sites. */
-static void role_bytes(const scenario *s, const sim_task *t, uint32_t n,
-                       double b[4]) {
-  b[0] = b[1] = b[2] = b[3] = 0;
-  for (uint32_t i = 0; i < n; i++)
+/* Adds to b the bytes sent among tasks [lo, hi): b[0] by the pipeline
+ * (activations and their gradients), b[1] by the data-parallel
+ * synchronisation, b[2 + k] the same between sites. link_classes sums the
+ * same in the same order. */
+static void role_bytes(const scenario *s, const sim_task *t, uint32_t lo,
+                       uint32_t hi, double b[4]) {
+  for (uint32_t i = lo; i < hi; i++)
     if (t[i].kind == SIM_TASK_XFER) {
       int k = t[i].role == SIM_ROLE_DP;
       b[k] += t[i].bytes;
@@ -236,25 +254,26 @@ static void utilisation(sim_result *out, double *busy_s, int n, double wall) {
 }
 
 /* The figures of one outer step from its graph (tasks t[0, n), end at
- * end_ns) and the first inner step (its breakdown already in out). */
+ * end_ns) and the first inner step (its breakdown already in out; b1 its
+ * busy seconds per device, k1 its role bytes: the sums over [0, n) go on
+ * from theirs, so each adds the same terms in the same order as a fresh
+ * pass would). Frees b1. */
 static void finish_outer(const scenario *s, const spec_workload *w,
                          const sim_task *t, uint32_t n,
                          const sim_outer_marks *m, int64_t t0, int64_t end_ns,
-                         sim_result *out) {
+                         double *b1, const double k1[4], sim_result *out) {
   int nd = m->first.ndevices, H = w->inner_steps, E = m->explicit_steps;
   int64_t t1 = 0; /* the first inner step's length */
   for (int d = 0; d < nd; d++)
     if (t[m->first.end[d]].t_done - t0 > t1) t1 = t[m->first.end[d]].t_done - t0;
   double outer = (double)(end_ns - t0) * 1e-9 + (double)(H - E) * (double)t1 * 1e-9;
-  double *b1 = mem_calloc((size_t)nd, sizeof *b1);
-  double *all = mem_calloc((size_t)nd, sizeof *all);
-  busy(t, 0, m->first_tasks, b1);
-  busy(t, 0, n, all);
+  double *all = mem_alloc((size_t)nd * sizeof *all);
+  memcpy(all, b1, (size_t)nd * sizeof *all);
+  busy(t, m->first_tasks, n, all);
   double mean = 0;
   for (int d = 0; d < nd; d++) all[d] += (H - E) * b1[d], mean += all[d] / nd;
-  double k1[4], k[4];
-  role_bytes(s, t, m->first_tasks, k1);
-  role_bytes(s, t, n, k);
+  double k[4] = {k1[0], k1[1], k1[2], k1[3]};
+  role_bytes(s, t, m->first_tasks, n, k);
   out->inner_steps = H, out->explicit_steps = E;
   out->inner_step_s = (double)t1 * 1e-9, out->outer_step_s = outer;
   out->iteration_s = outer / H;
@@ -267,12 +286,10 @@ static void finish_outer(const scenario *s, const spec_workload *w,
   free(b1);
 }
 
-/* The figures of one plain iteration (tasks t[0, n)). */
-static void finish_plain(const scenario *s, const sim_task *t, uint32_t n,
-                         int nd, sim_result *out) {
-  double *b = mem_calloc((size_t)nd, sizeof *b), k[4];
-  busy(t, 0, n, b);
-  role_bytes(s, t, n, k);
+/* The figures of one plain iteration from its busy seconds per device b
+ * (out takes it) and role bytes k. */
+static void finish_plain(double *b, const double k[4], int nd,
+                         sim_result *out) {
   out->pp_bytes = k[0], out->dp_bytes = k[1], out->wan_bytes = k[2] + k[3];
   utilisation(out, b, nd, out->iteration_s);
 }
@@ -282,7 +299,8 @@ void sim_stats_fill(const scenario *s, const spec_workload *w,
                     const sim_task *t, uint32_t n, const sim_train_marks *mk,
                     const sim_outer_marks *om, int64_t t0, int64_t end_ns,
                     sim_result *out) {
-  statistics(s, t, om ? om->first_tasks : n, mk, w->stages, t0, out);
-  if (om) finish_outer(s, w, t, n, om, t0, end_ns, out);
-  else finish_plain(s, t, n, mk->ndevices, out);
+  double *comp = mem_calloc((size_t)mk->ndevices, sizeof *comp), k[4];
+  statistics(s, t, om ? om->first_tasks : n, mk, w->stages, t0, out, comp, k);
+  if (om) finish_outer(s, w, t, n, om, t0, end_ns, comp, k, out);
+  else finish_plain(comp, k, mk->ndevices, out);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sim/net.h"
+#include "sim/net_parts.h"
 
 #define MAXD 16
 #define MAXF 256
@@ -162,7 +163,7 @@ Test(net, three_flows_hand_solved_shares) {
 
 /* Naive reference: global water-filling, raising all unfrozen flows together
  * in small exact steps (each step: the tightest resource). */
-static void naive_maxmin(int nf, int res[][3], int nres, const double *cap,
+static void naive_maxmin(int nf, int fres[][3], int nres, const double *cap,
                          double *rate) {
   bool frozen[MAXF] = {0};
   double rem[64];
@@ -174,7 +175,7 @@ static void naive_maxmin(int nf, int res[][3], int nres, const double *cap,
     for (int r = 0; r < nres; r++) {
       int cnt = 0;
       for (int f = 0; f < nf; f++)
-        if (!frozen[f] && (res[f][0] == r || res[f][1] == r || res[f][2] == r))
+        if (!frozen[f] && (fres[f][0] == r || fres[f][1] == r || fres[f][2] == r))
           cnt++;
       if (cnt && rem[r] / cnt < best) best = rem[r] / cnt, br = r;
     }
@@ -182,10 +183,10 @@ static void naive_maxmin(int nf, int res[][3], int nres, const double *cap,
     for (int f = 0; f < nf; f++)
       if (!frozen[f]) {
         rate[f] += best;
-        for (int j = 0; j < 3; j++) rem[res[f][j]] -= best;
+        for (int j = 0; j < 3; j++) rem[fres[f][j]] -= best;
       }
     for (int f = 0; f < nf; f++)
-      if (!frozen[f] && (res[f][0] == br || res[f][1] == br || res[f][2] == br))
+      if (!frozen[f] && (fres[f][0] == br || fres[f][1] == br || fres[f][2] == br))
         frozen[f] = true;
   }
 }
@@ -209,7 +210,7 @@ Test(net, random_flow_sets_match_global_water_filling) {
     tnet_net(&T, TRANSPORT_NETEM, 0);
     /* a second message on a busy pair waits behind the first (its
      * connection sends in order): it is not among the sending flows */
-    int res[MAXF][3], tag[MAXF], nf = 0, ntag = 0;
+    int fres[MAXF][3], tag[MAXF], nf = 0, ntag = 0;
     bool busy[MAXD][MAXD] = {{false}};
     for (int k = 0; k < 20; k++) {
       int a = (int)gsl_rng_uniform_int(g, (unsigned long)nd), b;
@@ -221,10 +222,10 @@ Test(net, random_flow_sets_match_global_water_filling) {
       }
       busy[a][b] = true;
       tag[nf] = ntag++;
-      res[nf][0] = a, res[nf][1] = nd + a, res[nf][2] = 2 * nd + b;
+      fres[nf][0] = a, fres[nf][1] = nd + a, fres[nf][2] = 2 * nd + b;
       nf++;
       double want[MAXF];
-      naive_maxmin(nf, res, 3 * nd, cap, want);
+      naive_maxmin(nf, fres, 3 * nd, cap, want);
       for (int f = 0; f < nf; f++)
         cr_assert(fabs(sim_net_rate_of(T.net, (uint32_t)tag[f]) * 8e-9 -
                        want[f]) < 1e-9,
@@ -256,14 +257,14 @@ Test(net, starts_and_ends_match_global_water_filling) {
       cap[nd + a] = cap[2 * nd + a] = T.nic_gbps[a];
     }
     tnet_net(&T, TRANSPORT_NETEM, 0); /* NIC capacities are read at creation */
-    int res[MAXF][3], src[MAXF], dst[MAXF];
+    int fres[MAXF][3], src[MAXF], dst[MAXF];
     double bytes[MAXF];
     for (int f = 0; f < nf; f++) {
       src[f] = (int)gsl_rng_uniform_int(g, (unsigned long)nd);
       do dst[f] = (int)gsl_rng_uniform_int(g, (unsigned long)nd);
       while (dst[f] == src[f]);
       bytes[f] = 1e5 + (double)gsl_rng_uniform_int(g, 1000) * 1e4;
-      res[f][0] = src[f], res[f][1] = nd + src[f], res[f][2] = 2 * nd + dst[f];
+      fres[f][0] = src[f], fres[f][1] = nd + src[f], fres[f][2] = 2 * nd + dst[f];
       int64_t t0 = (int64_t)gsl_rng_uniform_int(g, 200) * 1000000;
       sim_queue_push(T.q, t0, 1, (uint32_t)f);
     }
@@ -279,7 +280,7 @@ Test(net, starts_and_ends_match_global_water_filling) {
       int on[MAXF], non = 0, sub[MAXF][3];
       for (int f = 0; f < nf; f++)
         if (sim_net_rate_of(T.net, (uint32_t)f) >= 0) {
-          memcpy(sub[non], res[f], sizeof sub[non]);
+          memcpy(sub[non], fres[f], sizeof sub[non]);
           on[non++] = f;
         }
       double want[MAXF];
@@ -654,4 +655,18 @@ Test(net, p2p_and_collective_are_separate_connections) {
   cr_assert(fabs(got2 - warm) < 1e-6, "collective %.9f vs %.9f", got2, warm);
   cr_assert_gt(p2p_s, 2 * warm, "one window from slow start vs two warm");
   tnet_done(&T);
+}
+
+/* net_fmin stands in for fmin on the per-event paths: the same bits for
+ * every pair of special and ordinary values, signed zeros and NaN too. */
+Test(net, fmin_inline_is_fmin_bit_for_bit) {
+  const double v[] = {0.0, -0.0, 1.0, -1.0, 1e300, -1e-300, INFINITY,
+                      -INFINITY, NAN, 3.5};
+  size_t nv = sizeof v / sizeof *v;
+  for (size_t i = 0; i < nv; i++)
+    for (size_t j = 0; j < nv; j++) {
+      double a = net_fmin(v[i], v[j]), b = fmin(v[i], v[j]);
+      cr_assert(memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b)),
+                "net_fmin(%g, %g) = %g, fmin gives %g", v[i], v[j], a, b);
+    }
 }
