@@ -125,9 +125,9 @@ struct sim_net {
 
 static inline double gbps_to_bpns(double gbps) { return gbps / 8.0; }
 
-/* fmin(a, b), bit for bit (NaN in one gives the other; at a tie, b as
- * x86's minsd and glibc's fmin give), inline: libm's fmin is a call on the
- * per-event paths. */
+/* fmin(a, b), bit for bit with glibc's on x86-64 (NaN in one gives the
+ * other; at a tie, b, as minsd gives: fmin(0, -0) is -0), inline: libm's
+ * fmin is a call on the per-event paths. */
 static inline double net_fmin(double a, double b) {
   return a < b || b != b ? a : b;
 }
