@@ -329,3 +329,27 @@ double support_ring_uniform_s(double S, int n, double a, double b) {
   double x = p / b, P = fmax(sl * x, x + a);
   return L * ((2 * n - 3) * P + sl * x + a);
 }
+
+fault_trace *support_faults(const scenario *s, const char *rows) {
+  char text[4096];
+  snprintf(text, sizeof text, FAULT_HEADER "\n%s", rows);
+  err e;
+  err_clear(&e);
+  fault_trace *f = fault_parse(text, strlen(text), "f.csv", s, &e);
+  cr_assert_not_null(f, "%s", e.msg);
+  return f;
+}
+
+sim_training_opts support_training_opts(transport_model m, int n) {
+  sim_training_opts o = sim_training_opts_default();
+  o.sim.transport.model = m;
+  o.iterations = n;
+  return o;
+}
+
+void support_training_run(const scenario *s, const alloc *a,
+                          const sim_training_opts *o, sim_training_result *r) {
+  err e;
+  err_clear(&e);
+  cr_assert_eq(sim_training_run(s, a, o, r, &e), ERR_OK, "%s", e.msg);
+}

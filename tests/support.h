@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "models/alloc.h"
+#include "sim/training.h"
+#include "traces/fault.h"
 #include "traces/scenario.h"
 
 /* What a command wrote, and how it ended. Zero-initialise before first use;
@@ -70,6 +73,17 @@ long long support_sql_int(const char *path, const char *query);
 /* scenario_load(name) that asserts success (naming the scenario and the
  * error) and that no error was left set. */
 scenario *support_scenario(const char *name);
+
+/* A fault trace of the CSV rows below FAULT_HEADER, read against s;
+ * asserts that it parses. The caller frees it (fault_trace_free). */
+fault_trace *support_faults(const scenario *s, const char *rows);
+
+/* sim_training_opts_default under network model m, n iterations. */
+sim_training_opts support_training_opts(transport_model m, int n);
+
+/* sim_training_run that asserts success, naming the error. */
+void support_training_run(const scenario *s, const alloc *a,
+                          const sim_training_opts *o, sim_training_result *r);
 
 /* Gives every column of DB_RESULT_MAP in r (initialised) a value of its
  * own: column k gets 1000 + k (integers), k + 0.25 (reals) or "vK"

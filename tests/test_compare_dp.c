@@ -94,16 +94,16 @@ static char *cell(const char *csv, int line, int col) {
 Test(compare_dp, a_users_allocation_serves_every_row) {
   support_run r = {0};
   const char *scen = two_cities();
-  const char *alloc = support_path("mine.json");
+  const char *alloc_file = support_path("mine.json");
   cr_assert_eq(support_geodes(&r, "schedule '%s' --method dtfm-identity "
-                                  "-o '%s'", scen, alloc),
+                                  "-o '%s'", scen, alloc_file),
                0, "%s", r.err);
   for (int jobs = 1; jobs <= 3; jobs += 2)
     cr_assert_eq(support_sh(&r, "python3 %s/analysis/compare_dp.py --out "
                                 "'%s/j%d' --geodes '%s' --samples 8000 "
                                 "--jobs %d --model 'small=%s@%s'",
                             GEODES_SOURCE_DIR, support_path("o"), jobs,
-                            GEODES_BIN, jobs, scen, alloc),
+                            GEODES_BIN, jobs, scen, alloc_file),
                  0, "%s", r.err);
   char *one = support_read_file(support_path("o/j1/compare_dp.csv"), NULL);
   char *three = support_read_file(support_path("o/j3/compare_dp.csv"), NULL);
@@ -123,7 +123,7 @@ Test(compare_dp, a_users_allocation_serves_every_row) {
                               "--method dtfm-identity --place-each "
                               "--model 'small=%s@%s'",
                           GEODES_SOURCE_DIR, support_path("o"), GEODES_BIN,
-                          scen, alloc),
+                          scen, alloc_file),
                0, "%s", r.err);
   char *each = support_read_file(support_path("o/each/compare_dp.csv"), NULL);
   char *where = cell(each, 2, 2), *first = cell(each, 1, 2);

@@ -45,31 +45,6 @@ static scenario *grid(int nsites, int per, int stages, int replicas, int M) {
   return s;
 }
 
-static fault_trace *faults(const scenario *s, const char *rows) {
-  char text[4096];
-  snprintf(text, sizeof text, FAULT_HEADER "\n%s", rows);
-  err e;
-  err_clear(&e);
-  fault_trace *f = fault_parse(text, strlen(text), "f.csv", s, &e);
-  cr_assert_not_null(f, "%s", e.msg);
-  return f;
-}
-
-static sim_training_opts opts(transport_model m, int n) {
-  sim_training_opts o = sim_training_opts_default();
-  o.sim.transport.model = m;
-  o.iterations = n;
-  return o;
-}
-
-static void run_ok(const scenario *s, const alloc *a, const sim_training_opts *o,
-                   sim_training_result *r) {
-  err e;
-  err_clear(&e);
-  int rc = sim_training_run(s, a, o, r, &e);
-  cr_assert_eq(rc, ERR_OK, "%s", e.msg);
-}
-
 /* One iteration alone (sim_run) for the reference times. */
 static double one(const scenario *s, const alloc *a, transport_model m) {
   sim_options o = sim_options_default();
@@ -118,9 +93,9 @@ Test(training, one_iteration_is_sim_run) {
       so.transport.model = (transport_model)m;
       sim_result ref;
       cr_assert_eq(sim_run(s, a, &so, &ref, NULL), ERR_OK);
-      sim_training_opts o = opts((transport_model)m, 1);
+      sim_training_opts o = support_training_opts((transport_model)m, 1);
       sim_training_result r;
-      run_ok(s, a, &o, &r);
+      support_training_run(s, a, &o, &r);
       cr_assert_eq(r.n, 1);
       cr_expect_eq(r.it[0].iteration_s, ref.iteration_s, "%s %d", names[i], m);
       cr_expect_eq(r.agg.iteration_s, ref.iteration_s);
@@ -145,9 +120,9 @@ Test(training, starts_add_up_and_a_static_network_repeats) {
   scenario *s = support_scenario("worldwide");
   alloc *a = alloc_identity(8, 8);
   for (int m = 0; m < TRANSPORT_NMODELS; m++) {
-    sim_training_opts o = opts((transport_model)m, 6);
+    sim_training_opts o = support_training_opts((transport_model)m, 6);
     sim_training_result r;
-    run_ok(s, a, &o, &r);
+    support_training_run(s, a, &o, &r);
     cr_assert_eq(r.n, 6);
     double sum = 0;
     for (size_t k = 0; k < r.n; k++) {
@@ -183,13 +158,13 @@ Test(training, restart_from_a_checkpoint_by_hand) {
     double tf = when * T + ck + T / 2;
     char rows[256];
     snprintf(rows, sizeof rows, "%.9f,device_down,1,%.9f,\n", tf, D);
-    fault_trace *f = faults(s, rows);
-    sim_training_opts o = opts(TRANSPORT_IDEAL, 4);
+    fault_trace *f = support_faults(s, rows);
+    sim_training_opts o = support_training_opts(TRANSPORT_IDEAL, 4);
     o.faults = f;
     o.checkpoint_every = 2;
     o.storage_gbps = 10;
     sim_training_result r;
-    run_ok(s, a, &o, &r);
+    support_training_run(s, a, &o, &r);
     double redone = T / 2 + (when == 3 ? T : 0);
     cr_assert_eq(r.n, 4);
     NEAR(r.lost_s[SIM_LOST_REDONE], redone, 3e-9, "redone %g", redone);
@@ -209,11 +184,11 @@ Test(training, restart_from_a_checkpoint_by_hand) {
   double tf = 3 * T + 3 * ck + T / 2;
   char rows[128];
   snprintf(rows, sizeof rows, "%.9f,device_down,3,%.9f,\n", tf, D);
-  fault_trace *f = faults(s, rows);
-  sim_training_opts o = opts(TRANSPORT_IDEAL, 4);
+  fault_trace *f = support_faults(s, rows);
+  sim_training_opts o = support_training_opts(TRANSPORT_IDEAL, 4);
   o.faults = f, o.checkpoint_every = 1, o.storage_gbps = 10;
   sim_training_result r;
-  run_ok(s, a, &o, &r);
+  support_training_run(s, a, &o, &r);
   NEAR(r.lost_s[SIM_LOST_REDONE], T / 2, 3e-9, "half an iteration");
   NEAR(r.total_s, 4 * T + 4 * ck + T / 2 + D + ck, 1e-8, "total, K = 1");
   sim_training_result_free(&r);
@@ -256,11 +231,11 @@ Test(training, link_down_and_slow_during_a_transfer) {
   int64_t mid = (t0 + t1) / 2;
   char rows[256];
   snprintf(rows, sizeof rows, "%.9f,link_down,s0:s1,2.5,\n", (double)mid * 1e-9);
-  fault_trace *f = faults(s, rows);
-  sim_training_opts o = opts(TRANSPORT_IDEAL, 1);
+  fault_trace *f = support_faults(s, rows);
+  sim_training_opts o = support_training_opts(TRANSPORT_IDEAL, 1);
   o.faults = f;
   sim_training_result r;
-  run_ok(s, a, &o, &r);
+  support_training_run(s, a, &o, &r);
   NEAR(r.it[0].iteration_s, T + 2.5, 3e-9, "the transfer stalls 2.5 s: %.9f "
        "vs %.9f", r.it[0].iteration_s, T);
   cr_expect_eq(r.lost_total_s, 0, "a stall is no loss: the iteration is kept");
@@ -268,9 +243,9 @@ Test(training, link_down_and_slow_during_a_transfer) {
   fault_free(f);
   /* half the bandwidth from mid on: the bytes left take twice as long */
   snprintf(rows, sizeof rows, "%.9f,link_slow,s1:s0,inf,0.5\n", (double)mid * 1e-9);
-  f = faults(s, rows);
+  f = support_faults(s, rows);
   o.faults = f;
-  run_ok(s, a, &o, &r);
+  support_training_run(s, a, &o, &r);
   /* the activation's rest, and the whole gradient back (same bytes, the
    * link slow both ways), each byte at half the rate */
   double extra = (double)(t1 - mid) * 1e-9 + (double)(t1 - t0) * 1e-9;
@@ -281,9 +256,9 @@ Test(training, link_down_and_slow_during_a_transfer) {
   /* the same slow link from t = 0: every byte at half rate, so the later
    * transfers too; a slowdown that ends before the transfer: nothing */
   snprintf(rows, sizeof rows, "0,link_slow,s1:s0,%.9f,0.5\n", (double)t0 * 1e-9);
-  f = faults(s, rows);
+  f = support_faults(s, rows);
   o.faults = f;
-  run_ok(s, a, &o, &r);
+  support_training_run(s, a, &o, &r);
   cr_expect_eq(r.it[0].iteration_s, T, "over before the transfer starts");
   sim_training_result_free(&r);
   fault_free(f);
@@ -317,11 +292,11 @@ Test(training, a_straggler_by_hand) {
   int64_t t1 = F / 2;
   char rows[128];
   snprintf(rows, sizeof rows, "%.9f,device_slow,0,inf,0.5\n", (double)t1 * 1e-9);
-  fault_trace *f = faults(s, rows);
-  sim_training_opts o = opts(TRANSPORT_IDEAL, 1);
+  fault_trace *f = support_faults(s, rows);
+  sim_training_opts o = support_training_opts(TRANSPORT_IDEAL, 1);
   o.faults = f;
   sim_training_result r;
-  run_ok(s, a, &o, &r);
+  support_training_run(s, a, &o, &r);
   /* the forward's rest at half speed, then backward and optimizer too */
   int64_t want = t1 + 2 * (F - t1) + 2 * B + 2 * O;
   cr_expect_eq(llround(r.it[0].iteration_s * 1e9), want, "%.9f vs %.9f",
@@ -331,9 +306,9 @@ Test(training, a_straggler_by_hand) {
   /* slow only during the backward: it alone stretches, by its overlap */
   snprintf(rows, sizeof rows, "%.9f,device_slow,0,%.9f,0.25\n",
            (double)(F + B / 4) * 1e-9, (double)(B / 2) * 1e-9);
-  f = faults(s, rows);
+  f = support_faults(s, rows);
   o.faults = f;
-  run_ok(s, a, &o, &r);
+  support_training_run(s, a, &o, &r);
   /* B/2 of wall time at quarter speed does B/8 of work; B/2 + 3B/8 more */
   int64_t done_slow = B / 2 / 4;
   want = F + B / 4 + B / 2 + (B - B / 4 - done_slow) + O;
@@ -352,14 +327,14 @@ Test(training, reroute_loses_less_than_restart) {
   char rows[128];
   snprintf(rows, sizeof rows, "%.9f,device_down,1,%.9f,\n", 2.5 * T + ck,
            20 * T);
-  fault_trace *f = faults(s, rows);
+  fault_trace *f = support_faults(s, rows);
   sim_training_result res[2];
   for (int p = 0; p < 2; p++) {
-    sim_training_opts o = opts(TRANSPORT_NETEM, 8);
+    sim_training_opts o = support_training_opts(TRANSPORT_NETEM, 8);
     o.faults = f;
     o.recovery = p ? SIM_RECOVERY_REROUTE : SIM_RECOVERY_RESTART;
     o.checkpoint_every = 2;
-    run_ok(s, a, &o, &res[p]);
+    support_training_run(s, a, &o, &res[p]);
   }
   cr_expect_lt(res[1].lost_total_s, res[0].lost_total_s, "reroute %g, "
                "restart %g", res[1].lost_total_s, res[0].lost_total_s);
@@ -381,8 +356,8 @@ Test(training, no_replica_left_stops_reroute) {
   char rows[256];
   snprintf(rows, sizeof rows, "%.9f,device_down,0,inf,\n%.9f,device_down,2,"
            "inf,\n", 1.25 * T, 1.5 * T);
-  fault_trace *f = faults(s, rows);
-  sim_training_opts o = opts(TRANSPORT_NETEM, 5);
+  fault_trace *f = support_faults(s, rows);
+  sim_training_opts o = support_training_opts(TRANSPORT_NETEM, 5);
   o.faults = f;
   o.recovery = SIM_RECOVERY_REROUTE;
   sim_training_result r;
@@ -409,13 +384,13 @@ Test(training, replan_moves_cost_what_they_cost) {
   double T = one(s, a, TRANSPORT_NETEM);
   char rows[128];
   snprintf(rows, sizeof rows, "%.9f,device_down,0,inf,\n", 1.5 * T);
-  fault_trace *f = faults(s, rows);
-  sim_training_opts o = opts(TRANSPORT_NETEM, 4);
+  fault_trace *f = support_faults(s, rows);
+  sim_training_opts o = support_training_opts(TRANSPORT_NETEM, 4);
   o.faults = f;
   o.recovery = SIM_RECOVERY_REPLAN;
   o.method = "megatron";
   sim_training_result r;
-  run_ok(s, a, &o, &r);
+  support_training_run(s, a, &o, &r);
   /* up: 1 (s0), 2, 3 (s1), 4, 5 (s2): s0 dropped; megatron on 2..5 puts
    * stage 0 on 2, 3 and stage 1 on 4, 5: 3 and 4 need the other stage */
   spec_workload w;
@@ -441,15 +416,15 @@ Test(training, replan_moves_cost_what_they_cost) {
 Test(training, faults_after_the_end_change_nothing_and_runs_repeat) {
   scenario *s = support_scenario("worldwide-varying");
   alloc *a = alloc_identity(8, 8);
-  sim_training_opts o = opts(TRANSPORT_TCP, 3);
+  sim_training_opts o = support_training_opts(TRANSPORT_TCP, 3);
   sim_training_result r0, r1, r2;
-  run_ok(s, a, &o, &r0);
+  support_training_run(s, a, &o, &r0);
   char rows[256];
   snprintf(rows, sizeof rows, "%.9f,device_down,5,10,\n%.9f,link_down,"
            "Tokyo:Seoul,inf,\n", r0.total_s + 1e-6, r0.total_s + 5);
-  fault_trace *f = faults(s, rows);
+  fault_trace *f = support_faults(s, rows);
   o.faults = f;
-  run_ok(s, a, &o, &r1);
+  support_training_run(s, a, &o, &r1);
   cr_assert_eq(r1.n, r0.n);
   cr_expect(same_iterations(&r0, &r1));
   cr_expect_eq(r1.total_s, r0.total_s);
@@ -458,12 +433,12 @@ Test(training, faults_after_the_end_change_nothing_and_runs_repeat) {
   /* with faults inside the run, twice: the same bits */
   snprintf(rows, sizeof rows, "20,device_down,5,10,\n50,link_slow,Tokyo:Seoul,"
            "30,0.25\n70,device_slow,9,20,0.5\n");
-  f = faults(s, rows);
+  f = support_faults(s, rows);
   o.faults = f;
   o.recovery = SIM_RECOVERY_REROUTE;
   o.iterations = 4;
-  run_ok(s, a, &o, &r1);
-  run_ok(s, a, &o, &r2);
+  support_training_run(s, a, &o, &r1);
+  support_training_run(s, a, &o, &r2);
   cr_assert_eq(r1.n, r2.n);
   cr_expect(same_iterations(&r1, &r2));
   cr_expect(memcmp(r1.lost_s, r2.lost_s, sizeof r1.lost_s) == 0);
@@ -480,10 +455,10 @@ Test(training, duration_starts_iterations_before_it) {
   scenario *s = grid(2, 2, 2, 2, 2);
   alloc *a = alloc_identity(2, 2);
   double T = one(s, a, TRANSPORT_IDEAL);
-  sim_training_opts o = opts(TRANSPORT_IDEAL, 0);
+  sim_training_opts o = support_training_opts(TRANSPORT_IDEAL, 0);
   o.duration_s = 3.5 * T;
   sim_training_result r;
-  run_ok(s, a, &o, &r);
+  support_training_run(s, a, &o, &r);
   cr_expect_eq(r.n, 4, "started at 0, T, 2T, 3T < 3.5 T");
   sim_training_result_free(&r);
   o.duration_s = 0;
@@ -503,12 +478,12 @@ Test(training, duration_starts_iterations_before_it) {
 Test(training, replan_on_change_migrates_when_it_pays) {
   scenario *s = support_scenario(GEODES_FIXTURES "/traces/pacific_cut.json");
   alloc *a = alloc_identity(8, 8);
-  sim_training_opts o = opts(TRANSPORT_NETEM, 80);
+  sim_training_opts o = support_training_opts(TRANSPORT_NETEM, 80);
   o.method = "greedy";
   sim_training_result stay, move, short_stay, short_move;
-  run_ok(s, a, &o, &stay);
+  support_training_run(s, a, &o, &stay);
   o.replan_on_change = true;
-  run_ok(s, a, &o, &move);
+  support_training_run(s, a, &o, &move);
   cr_expect_eq(stay.migrations, 0);
   cr_assert_eq(move.migrations, 1);
   cr_expect_gt(move.lost_s[SIM_LOST_MIGRATION], 0);
@@ -522,9 +497,9 @@ Test(training, replan_on_change_migrates_when_it_pays) {
   cr_expect_gt(gain, move.lost_s[SIM_LOST_MIGRATION]);
   o.iterations = 30; /* 28 iterations left: the gain cannot pay the move */
   o.replan_on_change = false;
-  run_ok(s, a, &o, &short_stay);
+  support_training_run(s, a, &o, &short_stay);
   o.replan_on_change = true;
-  run_ok(s, a, &o, &short_move);
+  support_training_run(s, a, &o, &short_move);
   cr_expect_eq(short_move.migrations, 0);
   cr_expect_eq(short_move.total_s, short_stay.total_s);
   sim_training_result_free(&stay);
@@ -541,13 +516,13 @@ Test(training, replan_on_change_migrates_when_it_pays) {
 Test(training, replan_on_change_after_a_reroute) {
   scenario *s = support_scenario(GEODES_FIXTURES "/traces/pacific_cut.json");
   alloc *a = alloc_identity(8, 8);
-  fault_trace *f = faults(s, "10,device_down,12,inf,\n");
-  sim_training_opts o = opts(TRANSPORT_NETEM, 4);
+  fault_trace *f = support_faults(s, "10,device_down,12,inf,\n");
+  sim_training_opts o = support_training_opts(TRANSPORT_NETEM, 4);
   o.faults = f;
   o.recovery = SIM_RECOVERY_REROUTE;
   o.replan_on_change = true;
   sim_training_result r;
-  run_ok(s, a, &o, &r);
+  support_training_run(s, a, &o, &r);
   cr_assert_eq(r.n, 4);
   cr_expect_eq(r.it[0].replicas, 7, "the reroute left 7 pipelines");
   cr_expect_gt(r.it[3].start_s, 50, "a look after the change at 50 s");
@@ -563,7 +538,7 @@ Test(training, replan_on_change_after_a_reroute) {
 Test(training, past_the_simulated_span_is_refused) {
   scenario *s = grid(2, 2, 2, 2, 2);
   alloc *a = alloc_identity(2, 2);
-  sim_training_opts o = opts(TRANSPORT_NETEM, 10);
+  sim_training_opts o = support_training_opts(TRANSPORT_NETEM, 10);
   o.checkpoint_every = 1;
   o.storage_gbps = 1e-9;
   cr_assert_gt(ckpt_s(s, o.storage_gbps), SIMTIME_LIMIT_S);
@@ -583,11 +558,11 @@ Test(training, past_the_simulated_span_is_refused) {
 Test(training, a_slowed_device_is_busy_longer) {
   scenario *s = grid(2, 2, 2, 2, 2);
   alloc *a = alloc_identity(2, 2); /* stage 1 on devices 1 and 3 */
-  fault_trace *f = faults(s, "0,device_slow,1,inf,0.5\n");
-  sim_training_opts o = opts(TRANSPORT_NETEM, 2);
+  fault_trace *f = support_faults(s, "0,device_slow,1,inf,0.5\n");
+  sim_training_opts o = support_training_opts(TRANSPORT_NETEM, 2);
   o.faults = f;
   sim_training_result r;
-  run_ok(s, a, &o, &r);
+  support_training_run(s, a, &o, &r);
   cr_assert_eq(r.agg.ndevices, 4);
   double u1 = r.agg.utilisation[1], u3 = r.agg.utilisation[3];
   cr_expect(fabs(u1 / u3 - 2) < 1e-6, "slowed %.9f, peer %.9f", u1, u3);
@@ -608,13 +583,13 @@ Test(training, counts_agree_with_the_lost_time) {
   char rows[256];
   snprintf(rows, sizeof rows, "%.9f,device_down,1,%.9f,\n"
            "%.9f,device_down,6,%.9f,\n", 1.5 * T, 2 * T, 4.5 * T, 30 * T);
-  fault_trace *f = faults(s, rows);
+  fault_trace *f = support_faults(s, rows);
   for (int pol = 0; pol < SIM_RECOVERY_N; pol++) {
-    sim_training_opts o = opts(TRANSPORT_IDEAL, 10);
+    sim_training_opts o = support_training_opts(TRANSPORT_IDEAL, 10);
     o.faults = f;
     o.recovery = (sim_recovery)pol;
     sim_training_result r;
-    run_ok(s, a, &o, &r);
+    support_training_run(s, a, &o, &r);
     cr_expect_eq(r.c.faults_seen, 2, "%s", sim_recovery_name(o.recovery));
     cr_expect_eq(r.c.migration_s, r.lost_s[SIM_LOST_MIGRATION]);
     cr_expect_eq(r.c.migrations > 0, r.lost_s[SIM_LOST_MIGRATION] > 0);

@@ -40,31 +40,6 @@ static scenario *sites(int stages, int replicas, const char *extra) {
   return s;
 }
 
-static fault_trace *faults(const scenario *s, const char *rows) {
-  char text[4096];
-  snprintf(text, sizeof text, FAULT_HEADER "\n%s", rows);
-  err e;
-  err_clear(&e);
-  fault_trace *f = fault_parse(text, strlen(text), "f.csv", s, &e);
-  cr_assert_not_null(f, "%s", e.msg);
-  return f;
-}
-
-static sim_training_opts opts(transport_model m, int n) {
-  sim_training_opts o = sim_training_opts_default();
-  o.sim.transport.model = m;
-  o.iterations = n;
-  return o;
-}
-
-static void run_ok(const scenario *s, const alloc *a, const sim_training_opts *o,
-                   sim_training_result *r) {
-  err e;
-  err_clear(&e);
-  int rc = sim_training_run(s, a, o, r, &e);
-  cr_assert_eq(rc, ERR_OK, "%s", e.msg);
-}
-
 /* One outer step alone (sim_run). */
 static sim_result one(const scenario *s, const alloc *a, transport_model m) {
   sim_options o = sim_options_default();
@@ -89,8 +64,8 @@ Test(training_diloco, no_faults_is_n_outer_steps_to_the_bit) {
       sim_result ref = one(s, a, nets[m]);
       int H = ref.inner_steps, N = 5;
       sim_training_result r;
-      sim_training_opts o = opts(nets[m], N * H);
-      run_ok(s, a, &o, &r);
+      sim_training_opts o = support_training_opts(nets[m], N * H);
+      support_training_run(s, a, &o, &r);
       cr_assert_eq(r.n, (size_t)N);
       int64_t step_ns = llround(ref.outer_step_s * 1e9);
       for (size_t i = 0; i < r.n; i++) {
@@ -122,13 +97,13 @@ Test(training_diloco, a_replica_lost_loses_its_steps_since_the_sync) {
     double tf = T + k * t1 + t1 / 2;
     char rows[256];
     snprintf(rows, sizeof rows, "%.9f,device_down,3,%.9f,\n", tf, D);
-    fault_trace *f = faults(s, rows);
+    fault_trace *f = support_faults(s, rows);
     for (int pol = 0; pol < 2; pol++) {
-      sim_training_opts o = opts(TRANSPORT_IDEAL, 4 * 6);
+      sim_training_opts o = support_training_opts(TRANSPORT_IDEAL, 4 * 6);
       o.faults = f;
       o.recovery = pol ? SIM_RECOVERY_REPLAN : SIM_RECOVERY_REROUTE;
       sim_training_result r;
-      run_ok(s, a, &o, &r);
+      support_training_run(s, a, &o, &r);
       cr_assert_eq(r.n, 4);
       cr_expect_eq(r.c.dropped_replicas, 1);
       cr_expect_eq(r.c.dropped_steps, k, "k = %d: %lld", k, r.c.dropped_steps);
@@ -150,7 +125,7 @@ Test(training_diloco, a_replica_lost_loses_its_steps_since_the_sync) {
       o.recovery = SIM_RECOVERY_RESTART;
       o.checkpoint_every = 6;
       o.storage_gbps = 10;
-      run_ok(s, a, &o, &r);
+      support_training_run(s, a, &o, &r);
       cr_expect_eq(r.c.dropped_replicas, 0);
       double ck = r.lost_s[SIM_LOST_CHECKPOINT] / 4; /* after each step */
       if (tf > T + ck) /* else the loss cut the checkpoint's write */
@@ -173,14 +148,14 @@ Test(training_diloco, runs_repeat_and_count_what_happened) {
   scenario *s = sites(2, 4, "\"dp_algo\": \"streaming-diloco\", "
                       "\"inner_steps\": 4, \"fragments\": 2");
   alloc *a = alloc_identity(4, 2);
-  fault_trace *f = faults(s, "20,device_down,5,30,\n400,device_down,1,50,\n"
+  fault_trace *f = support_faults(s, "20,device_down,5,30,\n400,device_down,1,50,\n"
                              "410,link_slow,s0:s2,100,0.5\n");
-  sim_training_opts o = opts(TRANSPORT_TCP, 40);
+  sim_training_opts o = support_training_opts(TRANSPORT_TCP, 40);
   o.faults = f;
   o.recovery = SIM_RECOVERY_REPLAN;
   sim_training_result x, y;
-  run_ok(s, a, &o, &x);
-  run_ok(s, a, &o, &y);
+  support_training_run(s, a, &o, &x);
+  support_training_run(s, a, &o, &y);
   cr_assert_eq(x.n, y.n);
   for (size_t i = 0; i < x.n; i++) {
     cr_expect_eq(x.it[i].iteration_s, y.it[i].iteration_s);
@@ -205,7 +180,7 @@ Test(training_diloco, runs_repeat_and_count_what_happened) {
 Test(training_diloco, knobs_not_whole_outer_steps_are_refused) {
   scenario *s = sites(2, 2, "\"dp_algo\": \"diloco\", \"inner_steps\": 4");
   alloc *a = alloc_identity(2, 2);
-  sim_training_opts o = opts(TRANSPORT_IDEAL, 10);
+  sim_training_opts o = support_training_opts(TRANSPORT_IDEAL, 10);
   sim_training_result r;
   err e;
   err_clear(&e);

@@ -31,13 +31,6 @@ static scenario *grid(void) {
   return s;
 }
 
-static void run_ok(const scenario *s, const alloc *a, const sim_training_opts *o,
-                   sim_training_result *r) {
-  err e;
-  err_clear(&e);
-  cr_assert_eq(sim_training_run(s, a, o, r, &e), ERR_OK, "%s", e.msg);
-}
-
 Test(training_replan, replan_starts_from_the_users_allocation) {
   scenario *s = grid();
   /* the user's: each replica's stages swapped against the identity */
@@ -59,11 +52,11 @@ Test(training_replan, replan_starts_from_the_users_allocation) {
   o.sim = so, o.iterations = 6, o.faults = f;
   sim_training_result user, reroute, identity;
   o.recovery = SIM_RECOVERY_REPLAN, o.replan_from_alloc = true;
-  run_ok(s, a, &o, &user);
+  support_training_run(s, a, &o, &user);
   o.recovery = SIM_RECOVERY_REROUTE, o.replan_from_alloc = false;
-  run_ok(s, a, &o, &reroute);
+  support_training_run(s, a, &o, &reroute);
   o.recovery = SIM_RECOVERY_REPLAN;
-  run_ok(s, a, &o, &identity);
+  support_training_run(s, a, &o, &identity);
   cr_assert_eq(user.n, 6);
   cr_expect_eq(user.c.adopted, 1);
   cr_expect_eq(user.c.migrations, 0, "its whole replicas stay: no move");
