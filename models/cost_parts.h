@@ -3,7 +3,23 @@
 #ifndef MODELS_COST_PARTS_H
 #define MODELS_COST_PARTS_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "models/cost.h"
+
+/* The memos' entries (cost_scratch_new): a 64-device search meets a few
+ * ten thousand group pairs and partitions. */
+#define COST_MEMO_PAIRS 16384
+#define COST_MEMO_PATHS 4096
+
+/* A memo of doubles keyed by `words` 64-bit words (cost_memo.c). */
+typedef struct cost_memo {
+  uint64_t *slots; /* cap entries of words + 2, allocated on first use */
+  int words;
+  size_t cap, n;   /* cap: a power of 2; emptied at half full */
+  uint64_t ctx;    /* the serial of the context it holds */
+} cost_memo;
 
 struct cost_scratch {
   int kmax, nmax;
@@ -21,6 +37,22 @@ struct cost_scratch {
   int *idx;        /* kmax */
   double *hk;      /* Held–Karp: (1 << nmax) x nmax path costs, or NULL */
   signed char *hk_prev; /* Held–Karp: predecessor of the last node */
+  /* cost.c's memos (cost_memo.c): group-pair values by the groups'
+   * sorted sites, TSP path values by the sorted group signatures */
+  cost_memo pairs, paths;
+  uint64_t *sig;   /* nmax x 2: cost_pp's group signatures */
+  uint64_t *key;   /* nmax x 2: their sorted copy */
 };
+
+/* An empty memo of cap entries keyed by words words; nothing allocated. */
+void cost_memo_init(cost_memo *m, int words, size_t cap);
+void cost_memo_free(cost_memo *m);
+
+/* Whether m holds key under the context of serial: then *v is its value;
+ * if not, *at is the slot cost_memo_put fills (before the next get).
+ * Empties a memo of another context or a full one first. */
+bool cost_memo_get(cost_memo *m, uint64_t serial, const uint64_t *key,
+                   double *v, size_t *at);
+void cost_memo_put(cost_memo *m, size_t at, const uint64_t *key, double v);
 
 #endif

@@ -29,6 +29,10 @@ cost_scratch *cost_scratch_new(int replicas, int stages) {
   w->gw = mem_alloc((size_t)n * n * sizeof *w->gw);
   w->order = mem_alloc((size_t)n * sizeof(int));
   w->tmp = mem_alloc((size_t)n * sizeof(int));
+  w->sig = mem_alloc((size_t)n * 2 * sizeof *w->sig);
+  w->key = mem_alloc((size_t)n * 2 * sizeof *w->key);
+  cost_memo_init(&w->pairs, 4, COST_MEMO_PAIRS);
+  cost_memo_init(&w->paths, 2 * n, COST_MEMO_PATHS);
   if (n <= COST_HELD_KARP_MAX) {
     w->hk = mem_alloc(((size_t)1 << n) * n * sizeof *w->hk);
     w->hk_prev = mem_alloc(((size_t)1 << n) * n);
@@ -41,6 +45,8 @@ void cost_scratch_free(cost_scratch *w) {
   free(w->w), free(w->vals), free(w->pos), free(w->row_of), free(w->col_of);
   free(w->stamp), free(w->match), free(w->idx), free(w->gw);
   free(w->order), free(w->tmp), free(w->hk), free(w->hk_prev);
+  free(w->sig), free(w->key);
+  cost_memo_free(&w->pairs), cost_memo_free(&w->paths);
   free(w);
 }
 

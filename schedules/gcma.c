@@ -71,6 +71,7 @@ static void weights_cache(gcma *g) {
   }
   g->wns = ns;
   g->wtab = mem_calloc((size_t)ns * ns, sizeof *g->wtab);
+  g->ssum = mem_alloc((size_t)ns * g->ng * sizeof *g->ssum);
   for (int x = 0; x < ns; x++)
     for (int y = 0; y < ns; y++) {
       int u = first[x], v = x == y ? second[y] : first[y];
@@ -93,6 +94,7 @@ gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
   g->size = mem_alloc((size_t)g->ng * sizeof *g->size);
   g->own = mem_alloc((size_t)n * sizeof *g->own);
   g->members = mem_alloc((size_t)n * sizeof *g->members);
+  g->glist = mem_alloc((size_t)n * sizeof *g->glist);
   g->locked = mem_alloc((size_t)n);
   g->touched = mem_alloc((size_t)g->ng);
   g->mv_v = mem_alloc((size_t)(n + 1) * sizeof *g->mv_v);
@@ -125,6 +127,8 @@ void gcma_free(gcma *g) {
   free(g->size);
   free(g->own);
   free(g->members);
+  free(g->glist);
+  free(g->ssum);
   free(g->locked);
   free(g->touched);
   free(g->mv_v);
@@ -284,22 +288,46 @@ static void own_group(gcma *g, const int *label, int s) {
   }
 }
 
+/* sum from the site table: a device's sum over a group it is not in is
+ * its site's (the same terms in the same increasing order), so only its
+ * own group's is summed per device. O(n (sites + D_dp)), not O(n^2). */
+static void gains_rebuild_sites(gcma *g, const int *label) {
+  int n = g->n, ng = g->ng, k = g->k, ns = g->wns;
+  const int *site = g->wsite;
+  int *fill = g->spare; /* glist: group s's members at s * k, increasing */
+  memset(fill, 0, (size_t)ng * sizeof *fill);
+  for (int u = 0; u < n; u++) g->glist[label[u] * k + fill[label[u]]++] = u;
+  memset(g->ssum, 0, (size_t)ns * ng * sizeof *g->ssum);
+  for (int u = 0; u < n; u++) {
+    const double *col = g->wtab + site[u];
+    double *ss = g->ssum + label[u];
+    for (int x = 0; x < ns; x++) ss[(size_t)x * ng] += col[(size_t)x * ns];
+  }
+  for (int v = 0; v < n; v++) {
+    double *sv = g->sum + (size_t)v * ng;
+    memcpy(sv, g->ssum + (size_t)site[v] * ng, (size_t)ng * sizeof *sv);
+    const double *row = g->wtab + (size_t)site[v] * ns;
+    const int *mem = g->glist + label[v] * k;
+    double own = 0;
+    for (int j = 0; j < k; j++)
+      if (mem[j] != v) own += row[site[mem[j]]];
+    sv[label[v]] = own;
+  }
+}
+
 static void gains_rebuild(gcma *g, const int *label) {
   int n = g->n, ng = g->ng;
   memset(g->size, 0, (size_t)ng * sizeof *g->size);
-  memset(g->sum, 0, (size_t)n * ng * sizeof *g->sum);
-  for (int v = 0; v < n; v++) {
-    g->size[label[v]]++;
-    double *sv = g->sum + (size_t)v * ng;
-    if (g->wtab) { /* weight(g, v, u), its row read once */
-      const double *row = g->wtab + (size_t)g->wsite[v] * g->wns;
-      const int *site = g->wsite;
-      for (int u = 0; u < v; u++) sv[label[u]] += row[site[u]];
-      for (int u = v + 1; u < n; u++) sv[label[u]] += row[site[u]];
-      continue;
+  for (int v = 0; v < n; v++) g->size[label[v]]++;
+  if (g->wtab) {
+    gains_rebuild_sites(g, label);
+  } else {
+    memset(g->sum, 0, (size_t)n * ng * sizeof *g->sum);
+    for (int v = 0; v < n; v++) {
+      double *sv = g->sum + (size_t)v * ng;
+      for (int u = 0; u < n; u++)
+        if (u != v) sv[label[u]] += weight(g, v, u);
     }
-    for (int u = 0; u < n; u++)
-      if (u != v) sv[label[u]] += weight(g, v, u);
   }
   if (g->gain == GCMA_GAIN_PIPELINE)
     for (int s = 0; s < ng; s++) own_group(g, label, s);
