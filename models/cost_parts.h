@@ -31,6 +31,7 @@ struct cost_scratch {
   int *stamp;      /* kmax: visit marks of one augmenting search */
   int epoch;
   double *gw;      /* nmax^2: group-pair weights */
+  double *wt;      /* nmax^2: Held–Karp's transposed weights */
   int *order;      /* nmax */
   int *tmp;        /* nmax */
   int *match;      /* kmax */

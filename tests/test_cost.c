@@ -208,6 +208,35 @@ Test(cost, held_karp_equals_the_push_form_bit_for_bit) {
   gsl_rng_free(r);
 }
 
+/* The value alone (the dense form up to 8 nodes, the sparse one above) is
+ * the push form's to the bit: ties (small integers), spread magnitudes
+ * (1e-3 .. 1e3: rounding differs by order), near-equal paths (1 + tiny
+ * noise), and zeros. */
+Test(cost, held_karp_value_alone_equals_the_push_form_bit_for_bit) {
+  gsl_rng *r = rng_new(11);
+  enum { N = 15 };
+  cost_scratch *s = cost_scratch_new(2, N);
+  double w[N * N];
+  int want[N];
+  for (int n = 2; n <= N; n++)
+    for (int trial = 0; trial < (n <= 12 ? 24 : 6); trial++) {
+      for (int i = 0; i < n * n; i++) {
+        double x = gsl_rng_uniform(r);
+        switch (trial % 4) {
+        case 0: w[i] = (double)gsl_rng_uniform_int(r, 4); break;
+        case 1: w[i] = pow(10, 6 * x - 3); break;
+        case 2: w[i] = 1 + 1e-13 * (double)gsl_rng_uniform_int(r, 8); break;
+        default: w[i] = x < 0.3 ? 0 : x * 7.3; break;
+        }
+      }
+      double b = push_held_karp(n, w, want);
+      double a = cost_tsp_path(n, w, NULL, s);
+      cr_assert(a == b, "n %d trial %d: %.17g vs %.17g", n, trial, a, b);
+    }
+  cost_scratch_free(s);
+  gsl_rng_free(r);
+}
+
 Test(cost, tsp_heuristic_above_held_karp_limit) {
   /* Points on a line under shuffled labels: the best path costs n - 1. */
   enum { N = COST_HELD_KARP_MAX + 4 };
