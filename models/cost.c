@@ -366,11 +366,20 @@ static double pair_memo(const cost_ctx *c, const int *ga, const int *gb,
 
 double cost_group_pair(const cost_ctx *c, const int *ga, const int *gb,
                        int *match, cost_scratch *s) {
-  if (match || !memo_ok(c)) return pair_value(c, ga, gb, match, s);
+  if (!memo_ok(c)) return pair_value(c, ga, gb, match, s);
   uint64_t sa[2], sb[2];
   group_sig(c, ga, sa);
   group_sig(c, gb, sb);
-  return pair_memo(c, ga, gb, sa, sb, s);
+  double v = pair_memo(c, ga, gb, sa, sb, s);
+  if (match) { /* cost_bottleneck_match's pairing: the search at v */
+    int k = c->replicas;
+    for (int i = 0; i < k; i++)
+      for (int j = 0; j < k; j++) s->w[i * k + j] = pp_at(c, ga[i], gb[j]);
+    bool ok = cost_match_at(s, k, s->w, v, match);
+    assert(ok);
+    (void)ok;
+  }
+  return v;
 }
 /* Fills s->gw with w(C_i, C_j) for the partition's groups. */
 static void group_weights(const cost_ctx *c, const int *groups,

@@ -31,7 +31,6 @@ struct cost_scratch {
   int *stamp;      /* kmax: visit marks of one augmenting search */
   int epoch;
   double *gw;      /* nmax^2: group-pair weights */
-  double *wt;      /* nmax^2: Held–Karp's transposed weights */
   int *order;      /* nmax */
   int *tmp;        /* nmax */
   int *match;      /* kmax */
@@ -44,6 +43,12 @@ struct cost_scratch {
   uint64_t *sig;   /* nmax x 2: cost_pp's group signatures */
   uint64_t *key;   /* nmax x 2: their sorted copy */
 };
+
+/* The pairing a cold search finds among the edges <= t of the k x k
+ * matrix w, into match (as cost_bottleneck_match's, which is this search
+ * at its value); false when there is none. */
+bool cost_match_at(cost_scratch *s, int k, const double *w, double t,
+                   int *match);
 
 /* An empty memo of cap entries keyed by words words; nothing allocated. */
 void cost_memo_init(cost_memo *m, int words, size_t cap);

@@ -27,7 +27,6 @@ cost_scratch *cost_scratch_new(int replicas, int stages) {
   w->match = mem_alloc((size_t)k * sizeof(int));
   w->idx = mem_alloc((size_t)k * sizeof(int));
   w->gw = mem_alloc((size_t)n * n * sizeof *w->gw);
-  w->wt = mem_alloc((size_t)n * n * sizeof *w->wt);
   w->order = mem_alloc((size_t)n * sizeof(int));
   w->tmp = mem_alloc((size_t)n * sizeof(int));
   w->sig = mem_alloc((size_t)n * 2 * sizeof *w->sig);
@@ -44,7 +43,7 @@ cost_scratch *cost_scratch_new(int replicas, int stages) {
 void cost_scratch_free(cost_scratch *w) {
   if (!w) return;
   free(w->w), free(w->vals), free(w->pos), free(w->row_of), free(w->col_of);
-  free(w->stamp), free(w->match), free(w->idx), free(w->gw), free(w->wt);
+  free(w->stamp), free(w->match), free(w->idx), free(w->gw);
   free(w->order), free(w->tmp), free(w->hk), free(w->hk_prev);
   free(w->sig), free(w->key);
   cost_memo_free(&w->pairs), cost_memo_free(&w->paths);
@@ -101,6 +100,13 @@ static bool perfect_at(cost_scratch *s, int k, const double *w, double t) {
     }
     if (!augment(s, k, w, t, i, masks ? adj : NULL, &seen)) return false;
   }
+  return true;
+}
+
+bool cost_match_at(cost_scratch *s, int k, const double *w, double t,
+                   int *match) {
+  if (!perfect_at(s, k, w, t)) return false;
+  memcpy(match, s->col_of, (size_t)k * sizeof *match);
   return true;
 }
 
@@ -258,75 +264,10 @@ held_karp_fill(int n, const double *w, cost_scratch *s, bool with_prev) {
   }
 }
 
-/* Held–Karp for n <= COST_HK_DENSE_MAX, the same doubles and predecessors
- * as held_karp_fill's: rows hold +inf for j outside their mask, and a state
- * reads its predecessors' whole row against one row of the transposed
- * weights (s->wt) in four running minima, lane q taking j = q mod 4 (+inf
- * is never less; a least is the same double in any order; the first least
- * j is the least j among the lanes' first least ones). No branch per
- * predecessor: at 8 nodes about 1.4x faster; at 16 the sparse loops win
- * (the +inf rows double the memory the table touches). */
-#define COST_HK_DENSE_MAX 8
-static inline __attribute__((always_inline)) void
-held_karp_dense(int n, const double *w, cost_scratch *s, bool with_prev) {
-  size_t full = ((size_t)1 << n) - 1;
-  double *hk = s->hk, *wt = s->wt;
-  for (int j = 0; j < n; j++)
-    for (int k = 0; k < n; k++) wt[k * n + j] = w[j * n + k];
-  for (int j = 0; j < n; j++) {
-    double *row = hk + ((size_t)1 << j) * n;
-    for (int k = 0; k < n; k++) row[k] = INFINITY;
-    row[j] = 0;
-    s->hk_prev[((size_t)1 << j) * n + j] = -1;
-  }
-  for (size_t mask = 3; mask <= full; mask++) {
-    if (!(mask & (mask - 1))) continue; /* a single node: set above */
-    double *out = hk + mask * n;
-    for (int k = 0; k < n; k++) {
-      if (!(mask >> k & 1)) {
-        out[k] = INFINITY;
-        continue;
-      }
-      size_t prev = mask & ~((size_t)1 << k);
-      const double *row = hk + prev * n, *col = wt + (size_t)k * n;
-      double l[4] = {INFINITY, INFINITY, INFINITY, INFINITY};
-      int a[4] = {n, n, n, n};
-      int j = 0;
-      for (; j + 4 <= n; j += 4)
-        for (int q = 0; q < 4; q++) {
-          double c = row[j + q] + col[j + q];
-          bool less = c < l[q];
-          l[q] = less ? c : l[q];
-          if (with_prev) a[q] = less ? j + q : a[q];
-        }
-      for (; j < n; j++) {
-        double c = row[j] + col[j];
-        bool less = c < l[j % 4];
-        l[j % 4] = less ? c : l[j % 4];
-        if (with_prev) a[j % 4] = less ? j : a[j % 4];
-      }
-      double least = l[0];
-      int arg = a[0];
-      for (int q = 1; q < 4; q++)
-        if (l[q] < least || (with_prev && l[q] == least && a[q] < arg))
-          least = l[q], arg = a[q];
-      out[k] = least;
-      if (with_prev) /* none finite: held_karp_fill's start */
-        s->hk_prev[mask * n + k] = (signed char)(
-            arg < n ? arg : __builtin_ctzll((unsigned long long)prev));
-    }
-  }
-}
-
 static double held_karp(int n, const double *w, int *order, cost_scratch *s) {
   size_t full = ((size_t)1 << n) - 1;
   double *hk = s->hk;
-  /* the predecessors only when the order is wanted */
-  if (n <= COST_HK_DENSE_MAX && order)
-    held_karp_dense(n, w, s, true);
-  else if (n <= COST_HK_DENSE_MAX)
-    held_karp_dense(n, w, s, false);
-  else if (order)
+  if (order) /* the predecessors only when the order is wanted */
     held_karp_fill(n, w, s, true);
   else
     held_karp_fill(n, w, s, false);

@@ -208,8 +208,8 @@ Test(cost, held_karp_equals_the_push_form_bit_for_bit) {
   gsl_rng_free(r);
 }
 
-/* The value alone (the dense form up to 8 nodes, the sparse one above) is
- * the push form's to the bit: ties (small integers), spread magnitudes
+/* The value alone (Held–Karp without its predecessors) is the push form's
+ * to the bit: ties (small integers), spread magnitudes
  * (1e-3 .. 1e3: rounding differs by order), near-equal paths (1 + tiny
  * noise), and zeros. */
 Test(cost, held_karp_value_alone_equals_the_push_form_bit_for_bit) {
