@@ -329,8 +329,10 @@ static bool memo_ok(const cost_ctx *c) {
   return !c->nov && c->replicas <= 16 && c->nsites <= 255;
 }
 
-/* A group's signature: its members' sites + 1, sorted, one byte each. */
-static void group_sig(const cost_ctx *c, const int *g, uint64_t sig[2]) {
+/* A group's signature: its members' sites + 1, sorted, one byte each, in
+ * s->sw words (1 up to 8 members, else 2). */
+static void group_sig(const cost_ctx *c, const int *g, const cost_scratch *s,
+                      uint64_t *sig) {
   unsigned char b[16] = {0};
   for (int i = 0; i < c->replicas; i++) {
     unsigned char x = (unsigned char)(c->site[g[i]] + 1);
@@ -338,7 +340,7 @@ static void group_sig(const cost_ctx *c, const int *g, uint64_t sig[2]) {
     while (j >= 0 && b[j] > x) b[j + 1] = b[j], j--;
     b[j + 1] = x;
   }
-  memcpy(sig, b, sizeof b);
+  memcpy(sig, b, (size_t)s->sw * sizeof *sig);
 }
 
 /* The bottleneck value of ga -> gb, matched afresh. */
@@ -355,7 +357,9 @@ static double pair_value(const cost_ctx *c, const int *ga, const int *gb,
 static double pair_memo(const cost_ctx *c, const int *ga, const int *gb,
                         const uint64_t *sa, const uint64_t *sb,
                         cost_scratch *s) {
-  uint64_t key[4] = {sa[0], sa[1], sb[0], sb[1]};
+  uint64_t key[4];
+  memcpy(key, sa, (size_t)s->sw * sizeof *key);
+  memcpy(key + s->sw, sb, (size_t)s->sw * sizeof *key);
   double v;
   size_t at;
   if (cost_memo_get(&s->pairs, c->serial, key, &v, &at)) return v;
@@ -368,8 +372,8 @@ double cost_group_pair(const cost_ctx *c, const int *ga, const int *gb,
                        int *match, cost_scratch *s) {
   if (!memo_ok(c)) return pair_value(c, ga, gb, match, s);
   uint64_t sa[2], sb[2];
-  group_sig(c, ga, sa);
-  group_sig(c, gb, sb);
+  group_sig(c, ga, s, sa);
+  group_sig(c, gb, s, sb);
   double v = pair_memo(c, ga, gb, sa, sb, s);
   if (match) { /* cost_bottleneck_match's pairing: the search at v */
     int k = c->replicas;
@@ -387,32 +391,41 @@ static void group_weights(const cost_ctx *c, const int *groups,
   int n = c->stages, k = c->replicas;
   bool memo = memo_ok(c);
   if (memo)
-    for (int i = 0; i < n; i++) group_sig(c, groups + i * k, s->sig + 2 * i);
+    for (int i = 0; i < n; i++)
+      group_sig(c, groups + i * k, s, s->sig + s->sw * i);
   for (int i = 0; i < n; i++) {
     s->gw[i * n + i] = 0;
     for (int j = c->symmetric ? i + 1 : 0; j < n; j++) {
       if (j == i) continue;
       const int *ga = groups + i * k, *gb = groups + j * k;
       s->gw[i * n + j] =
-          memo ? pair_memo(c, ga, gb, s->sig + 2 * i, s->sig + 2 * j, s)
+          memo ? pair_memo(c, ga, gb, s->sig + s->sw * i, s->sig + s->sw * j,
+                           s)
                : pair_value(c, ga, gb, NULL, s);
       if (c->symmetric) s->gw[j * n + i] = s->gw[i * n + j];
     }
   }
 }
+/* Compares signatures word by word (any total order serves as a key). */
+static int memcmp_words(const uint64_t *a, const uint64_t *b, int w) {
+  for (int i = 0; i < w; i++)
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
+}
+
 /* The path value of the groups of signatures s->sig from the memo (by
  * the signatures sorted: the value does not depend on the groups' labels,
  * cost_memo.c), or Held–Karp's over s->gw. */
 static double path_memo(const cost_ctx *c, cost_scratch *s) {
   int n = c->stages;
   uint64_t *key = s->key;
-  for (int i = 0; i < n; i++) {
-    uint64_t a = s->sig[2 * i], b = s->sig[2 * i + 1];
+  int sw = s->sw;
+  for (int i = 0; i < n; i++) { /* insertion sort of the signatures */
+    const uint64_t *x = s->sig + sw * i;
     int j = i - 1;
-    for (; j >= 0 && (key[2 * j] > a || (key[2 * j] == a && key[2 * j + 1] > b));
-         j--)
-      key[2 * j + 2] = key[2 * j], key[2 * j + 3] = key[2 * j + 1];
-    key[2 * j + 2] = a, key[2 * j + 3] = b;
+    for (; j >= 0 && memcmp_words(key + sw * j, x, sw) > 0; j--)
+      memcpy(key + sw * (j + 1), key + sw * j, (size_t)sw * sizeof *key);
+    memcpy(key + sw * (j + 1), x, (size_t)sw * sizeof *key);
   }
   double v;
   size_t at;

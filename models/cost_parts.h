@@ -8,9 +8,10 @@
 
 #include "models/cost.h"
 
-/* The memos' entries (cost_scratch_new): a 64-device search meets a few
- * ten thousand group pairs and partitions. */
-#define COST_MEMO_PAIRS 16384
+/* The memos' entries (cost_scratch_new): a 64-device search of 4900
+ * trials meets about 40,000 group pairs and 10,000 partitions; entries
+ * are (2 + key words) x 8 bytes (2 MiB and 0.3 MiB there). */
+#define COST_MEMO_PAIRS 65536
 #define COST_MEMO_PATHS 4096
 
 /* A memo of doubles keyed by `words` 64-bit words (cost_memo.c). */
@@ -40,8 +41,9 @@ struct cost_scratch {
   /* cost.c's memos (cost_memo.c): group-pair values by the groups'
    * sorted sites, TSP path values by the sorted group signatures */
   cost_memo pairs, paths;
-  uint64_t *sig;   /* nmax x 2: cost_pp's group signatures */
-  uint64_t *key;   /* nmax x 2: their sorted copy */
+  int sw;          /* words per group signature: 1 up to 8 members, else 2 */
+  uint64_t *sig;   /* nmax x sw: cost_pp's group signatures */
+  uint64_t *key;   /* nmax x sw: their sorted copy */
 };
 
 /* The pairing a cold search finds among the edges <= t of the k x k

@@ -31,8 +31,9 @@ cost_scratch *cost_scratch_new(int replicas, int stages) {
   w->tmp = mem_alloc((size_t)n * sizeof(int));
   w->sig = mem_alloc((size_t)n * 2 * sizeof *w->sig);
   w->key = mem_alloc((size_t)n * 2 * sizeof *w->key);
-  cost_memo_init(&w->pairs, 4, COST_MEMO_PAIRS);
-  cost_memo_init(&w->paths, 2 * n, COST_MEMO_PATHS);
+  w->sw = k <= 8 ? 1 : 2;
+  cost_memo_init(&w->pairs, 2 * w->sw, COST_MEMO_PAIRS);
+  cost_memo_init(&w->paths, w->sw * n, COST_MEMO_PATHS);
   if (n <= COST_HELD_KARP_MAX) {
     w->hk = mem_alloc(((size_t)1 << n) * n * sizeof *w->hk);
     w->hk_prev = mem_alloc(((size_t)1 << n) * n);
