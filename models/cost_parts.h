@@ -32,12 +32,12 @@ struct cost_scratch {
   int *stamp;      /* kmax: visit marks of one augmenting search */
   int epoch;
   double *gw;      /* nmax^2: group-pair weights */
+  double *wt;      /* nmax^2: Held–Karp's weights, transposed, +inf diagonal */
   int *order;      /* nmax */
   int *tmp;        /* nmax */
   int *match;      /* kmax */
   int *idx;        /* kmax */
   double *hk;      /* Held–Karp: (1 << nmax) x nmax path costs, or NULL */
-  signed char *hk_prev; /* Held–Karp: predecessor of the last node */
   /* cost.c's memos (cost_memo.c): group-pair values by the groups'
    * sorted sites, TSP path values by the sorted group signatures */
   cost_memo pairs, paths;

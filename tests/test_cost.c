@@ -188,7 +188,7 @@ static double push_held_karp(int n, const double *w, int *order) {
  * weights tie often), up to the exact limit's neighbourhood. */
 Test(cost, held_karp_equals_the_push_form_bit_for_bit) {
   gsl_rng *r = rng_new(5);
-  enum { N = 12 };
+  enum { N = 14 };
   cost_scratch *s = cost_scratch_new(2, N);
   double w[N * N];
   int got[N], want[N];
