@@ -353,6 +353,39 @@ static double pair_value(const cost_ctx *c, const int *ga, const int *gb,
   return cost_bottleneck_match(k, s->w, match, s);
 }
 
+/* The classes of a group's sites: *d distinct sites, their devices cnt[]
+ * and sites at[], first seen first; false past COST_CLASSES_MAX. */
+static bool site_classes(const cost_ctx *c, const int *g, int *d, int *at,
+                         int *cnt) {
+  *d = 0;
+  for (int i = 0; i < c->replicas; i++) {
+    int x = c->site[g[i]], q = 0;
+    while (q < *d && at[q] != x) q++;
+    if (q == *d) {
+      if (*d == COST_CLASSES_MAX) return false;
+      at[q] = x, cnt[q] = 0, (*d)++;
+    }
+    cnt[q]++;
+  }
+  return true;
+}
+
+/* The bottleneck value of ga -> gb without overrides: over their site
+ * classes (cost_bottleneck_classes) when each spans at most
+ * COST_CLASSES_MAX sites, else over the devices. */
+static double pair_value_sites(const cost_ctx *c, const int *ga,
+                               const int *gb, cost_scratch *s) {
+  int da, db, xa[COST_CLASSES_MAX], ya[COST_CLASSES_MAX];
+  int ca[COST_CLASSES_MAX], cb[COST_CLASSES_MAX];
+  if (!site_classes(c, ga, &da, xa, ca) || !site_classes(c, gb, &db, ya, cb))
+    return pair_value(c, ga, gb, NULL, s);
+  double v[COST_CLASSES_MAX * COST_CLASSES_MAX];
+  for (int x = 0; x < da; x++)
+    for (int y = 0; y < db; y++)
+      v[x * db + y] = c->pp[(size_t)xa[x] * c->nsites + ya[y]];
+  return cost_bottleneck_classes(da, ca, db, cb, v);
+}
+
 /* The value of ga -> gb of signatures sa, sb: from the memo, or matched. */
 static double pair_memo(const cost_ctx *c, const int *ga, const int *gb,
                         const uint64_t *sa, const uint64_t *sb,
@@ -363,7 +396,7 @@ static double pair_memo(const cost_ctx *c, const int *ga, const int *gb,
   double v;
   size_t at;
   if (cost_memo_get(&s->pairs, c->serial, key, &v, &at)) return v;
-  v = pair_value(c, ga, gb, NULL, s);
+  v = pair_value_sites(c, ga, gb, s);
   cost_memo_put(&s->pairs, at, key, v);
   return v;
 }

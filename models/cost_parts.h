@@ -52,6 +52,15 @@ struct cost_scratch {
 bool cost_match_at(cost_scratch *s, int k, const double *w, double t,
                    int *match);
 
+/* cost_bottleneck_match's value for a matrix whose rows come in da classes
+ * of equal rows (ca[x] rows each) and whose columns come in db classes
+ * (cb[y] each), v[x * db + y] the weight of the classes' edges (sum of ca =
+ * sum of cb). The same double (the least feasible threshold), found by
+ * Hall's condition over unions of row classes: O(2^da) a threshold. */
+#define COST_CLASSES_MAX 8
+double cost_bottleneck_classes(int da, const int *ca, int db, const int *cb,
+                               const double *v);
+
 /* An empty memo of cap entries keyed by words words; nothing allocated. */
 void cost_memo_init(cost_memo *m, int words, size_t cap);
 void cost_memo_free(cost_memo *m);

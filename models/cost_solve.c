@@ -223,6 +223,66 @@ double cost_bottleneck_match(int k, const double *w, int *match,
   return s->vals[lo];
 }
 
+/* ---- bottleneck matching over classes of equal rows and columns ---- */
+
+/* Whether the edges <= t hold a perfect matching of the expanded graph:
+ * Hall's condition over unions of whole row classes (a partial class only
+ * adds rows with no new neighbours). sb[m]: the columns in classes m. */
+static bool classes_feasible(int da, const int *ca, int db, const double *v,
+                             const int *sb, double t) {
+  uint32_t nb[1 << COST_CLASSES_MAX], one[COST_CLASSES_MAX];
+  int sa[1 << COST_CLASSES_MAX];
+  for (int x = 0; x < da; x++) {
+    one[x] = 0;
+    for (int y = 0; y < db; y++) one[x] |= (uint32_t)(v[x * db + y] <= t) << y;
+  }
+  nb[0] = 0, sa[0] = 0;
+  for (uint32_t m = 1; m < (uint32_t)1 << da; m++) {
+    int x = __builtin_ctz(m);
+    nb[m] = nb[m & (m - 1)] | one[x];
+    sa[m] = sa[m & (m - 1)] + ca[x];
+    if (sa[m] > sb[nb[m]]) return false;
+  }
+  return true;
+}
+
+double cost_bottleneck_classes(int da, const int *ca, int db, const int *cb,
+                               const double *v) {
+  assert(da >= 1 && db >= 1 && da <= COST_CLASSES_MAX &&
+         db <= COST_CLASSES_MAX);
+  int sb[1 << COST_CLASSES_MAX];
+  sb[0] = 0;
+  for (uint32_t m = 1; m < (uint32_t)1 << db; m++)
+    sb[m] = sb[m & (m - 1)] + cb[__builtin_ctz(m)];
+  double lb = -INFINITY; /* every row and every column uses an edge */
+  for (int x = 0; x < da; x++) {
+    double rmin = INFINITY;
+    for (int y = 0; y < db; y++) rmin = v[x * db + y] < rmin ? v[x * db + y] : rmin;
+    lb = rmin > lb ? rmin : lb;
+  }
+  for (int y = 0; y < db; y++) {
+    double cmin = INFINITY;
+    for (int x = 0; x < da; x++) cmin = v[x * db + y] < cmin ? v[x * db + y] : cmin;
+    lb = cmin > lb ? cmin : lb;
+  }
+  if (classes_feasible(da, ca, db, v, sb, lb)) return lb;
+  double vals[COST_CLASSES_MAX * COST_CLASSES_MAX];
+  int m = 0; /* the values above lb, sorted, distinct */
+  for (int i = 0; i < da * db; i++)
+    if (v[i] > lb) vals[m++] = v[i];
+  sort_small(vals, m);
+  int u = 0;
+  for (int i = 0; i < m; i++)
+    if (u == 0 || vals[i] != vals[u - 1]) vals[u++] = vals[i];
+  int lo = 0, hi = u - 1; /* the largest always works */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (classes_feasible(da, ca, db, v, sb, vals[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  return vals[lo];
+}
+
 /* ---- open-loop TSP ---- */
 
 static double path_cost(int n, const double *w, const int *order) {

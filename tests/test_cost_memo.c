@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "models/cost.h"
+#include "models/cost_parts.h"
 #include "tests/support.h"
 #include "traces/scenario.h"
 
@@ -109,6 +110,76 @@ Test(cost_memo, shared_sites_worldwide) {
   free(g);
   gsl_rng_free(r);
   cost_scratch_free(s);
+  cost_ctx_free(c);
+  scenario_free(sc);
+}
+
+/* The matching over classes of equal rows and columns gives the matching
+ * of the expanded matrix its value, to the bit: random class sizes (equal
+ * totals up to 16), weights with ties (small integers) or spread. */
+Test(cost_memo, classes_equal_the_expanded_matching) {
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  cost_scratch *s = cost_scratch_new(16, 2);
+  for (int t = 0; t < 4000; t++) {
+    int k = 1 + (int)gsl_rng_uniform_int(r, 16);
+    int ca[COST_CLASSES_MAX], cb[COST_CLASSES_MAX], da = 0, db = 0;
+    for (int left = k; left > 0 && da < COST_CLASSES_MAX; da++) {
+      ca[da] = da + 1 == COST_CLASSES_MAX ? left
+                                          : 1 + (int)gsl_rng_uniform_int(r, (unsigned long)left);
+      left -= ca[da];
+    }
+    for (int left = k; left > 0 && db < COST_CLASSES_MAX; db++) {
+      cb[db] = db + 1 == COST_CLASSES_MAX ? left
+                                          : 1 + (int)gsl_rng_uniform_int(r, (unsigned long)left);
+      left -= cb[db];
+    }
+    double v[COST_CLASSES_MAX * COST_CLASSES_MAX], w[16 * 16];
+    for (int i = 0; i < da * db; i++)
+      v[i] = t % 2 ? (double)gsl_rng_uniform_int(r, 5)
+                   : gsl_rng_uniform(r) * 100;
+    int row = 0;
+    for (int x = 0; x < da; x++)
+      for (int a = 0; a < ca[x]; a++, row++) {
+        int col = 0;
+        for (int y = 0; y < db; y++)
+          for (int b = 0; b < cb[y]; b++, col++) w[row * k + col] = v[x * db + y];
+      }
+    double want = cost_bottleneck_match(k, w, NULL, s);
+    double got = cost_bottleneck_classes(da, ca, db, cb, v);
+    cr_assert(got == want, "t %d k %d: %.17g vs %.17g", t, k, got, want);
+  }
+  cost_scratch_free(s);
+  gsl_rng_free(r);
+}
+
+/* Worldwide's groups share sites: memoised, class-solved pair values and
+ * pairings equal a cold matching of the device matrix. */
+Test(cost_memo, worldwide_pairs_as_a_cold_matching) {
+  err e;
+  err_clear(&e);
+  scenario *sc = support_scenario("worldwide");
+  cost_ctx *c = cost_ctx_from_scenario(sc, &e);
+  cr_assert_not_null(c, "%s", e.msg);
+  int k = cost_ctx_replicas(c), n = k * cost_ctx_stages(c);
+  cost_scratch *s = cost_scratch_new(k, cost_ctx_stages(c));
+  cost_scratch *cold = cost_scratch_new(k, cost_ctx_stages(c));
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  int *g = malloc((size_t)n * sizeof *g), m1[64], m2[64];
+  double *w = malloc((size_t)k * k * sizeof *w);
+  for (int i = 0; i < n; i++) g[i] = i;
+  for (int t = 0; t < 2000; t++) {
+    gsl_ran_shuffle(r, g, (size_t)n, sizeof *g);
+    for (int i = 0; i < k; i++)
+      for (int j = 0; j < k; j++) w[i * k + j] = cost_pp_edge(c, g[i], g[k + j]);
+    double want = cost_bottleneck_match(k, w, m1, cold);
+    cr_assert(cost_group_pair(c, g, g + k, NULL, s) == want, "t %d", t);
+    cr_assert(cost_group_pair(c, g, g + k, m2, s) == want, "t %d", t);
+    cr_assert_arr_eq(m1, m2, (size_t)k * sizeof *m1, "pairing, t %d", t);
+  }
+  free(g), free(w);
+  gsl_rng_free(r);
+  cost_scratch_free(s);
+  cost_scratch_free(cold);
   cost_ctx_free(c);
   scenario_free(sc);
 }
