@@ -372,7 +372,9 @@ static bool site_classes(const cost_ctx *c, const int *g, int *d, int *at,
 
 /* The bottleneck value of ga -> gb without overrides: over their site
  * classes (cost_bottleneck_classes) when each spans at most
- * COST_CLASSES_MAX sites, else over the devices. */
+ * COST_CLASSES_MAX sites, else over the devices. (Over worldwide's groups
+ * of 8 at up to 8 sites the classes took 8.7 K instructions a pair, the
+ * augmenting paths over the devices 12.5 K.) */
 static double pair_value_sites(const cost_ctx *c, const int *ga,
                                const int *gb, cost_scratch *s) {
   int da, db, xa[COST_CLASSES_MAX], ya[COST_CLASSES_MAX];

@@ -56,7 +56,8 @@ bool cost_match_at(cost_scratch *s, int k, const double *w, double t,
  * of equal rows (ca[x] rows each) and whose columns come in db classes
  * (cb[y] each), v[x * db + y] the weight of the classes' edges (sum of ca =
  * sum of cb). The same double (the least feasible threshold), found by
- * Hall's condition over unions of row classes: O(2^da) a threshold. */
+ * Hall's condition over unions of the classes of the side with fewer:
+ * O(2^min(da, db)) a threshold. */
 #define COST_CLASSES_MAX 8
 double cost_bottleneck_classes(int da, const int *ca, int db, const int *cb,
                                const double *v);

@@ -250,6 +250,12 @@ double cost_bottleneck_classes(int da, const int *ca, int db, const int *cb,
                                const double *v) {
   assert(da >= 1 && db >= 1 && da <= COST_CLASSES_MAX &&
          db <= COST_CLASSES_MAX);
+  if (db < da) { /* Hall's condition over the side with fewer classes */
+    double t[COST_CLASSES_MAX * COST_CLASSES_MAX];
+    for (int x = 0; x < da; x++)
+      for (int y = 0; y < db; y++) t[y * da + x] = v[x * db + y];
+    return cost_bottleneck_classes(db, cb, da, ca, t);
+  }
   int sb[1 << COST_CLASSES_MAX];
   sb[0] = 0;
   for (uint32_t m = 1; m < (uint32_t)1 << db; m++)
