@@ -21,6 +21,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,7 +51,15 @@ struct cost_ctx {
   double *dp;      /* nsites x nsites: 2 (alpha/1e3 + 8 c_dp / (D_dp beta)) */
   ctx_override *ov; /* open addressing, ovcap slots (a power of 2), or NULL */
   size_t ovcap, nov;
+  uint64_t serial;  /* unique per context made: names it in scratch memos */
 };
+
+/* A number no other context of this process has (a scratch's memo tells
+ * its context by it: an address may be reused after a free). */
+static uint64_t ctx_serial(void) {
+  static _Atomic uint64_t next = 1;
+  return atomic_fetch_add(&next, 1);
+}
 
 /* A context with zeroed site tables over nsites link classes (site[d]
  * filled by the caller) and room for novr device-pair overrides (each
@@ -63,7 +72,8 @@ static cost_ctx *ctx_alloc(int replicas, int stages, int nsites, size_t novr,
   int n = replicas * stages;
   *c = (cost_ctx){.replicas = replicas, .stages = stages, .n = n,
                   .activation_gb = activation_gb, .gradient_gb = gradient_gb,
-                  .symmetric = true, .nsites = nsites};
+                  .symmetric = true, .nsites = nsites,
+                  .serial = ctx_serial()};
   c->site = mem_alloc((size_t)n * sizeof *c->site);
   c->site_size = mem_calloc((size_t)nsites, sizeof *c->site_size);
   c->pp = mem_calloc((size_t)nsites * nsites, sizeof *c->pp);
@@ -313,8 +323,29 @@ double cost_dp(const cost_ctx *c, const int *groups) {
   return most;
 }
 
-double cost_group_pair(const cost_ctx *c, const int *ga, const int *gb,
-                       int *match, cost_scratch *s) {
+/* Whether pairs of c's groups may be memoised (cost_memo.c): no overrides,
+ * and a group's sites fit a signature (16 members, 255 sites). */
+static bool memo_ok(const cost_ctx *c) {
+  return !c->nov && c->replicas <= 16 && c->nsites <= 255;
+}
+
+/* A group's signature: its members' sites + 1, sorted, one byte each, in
+ * s->sw words (1 up to 8 members, else 2). */
+static void group_sig(const cost_ctx *c, const int *g, const cost_scratch *s,
+                      uint64_t *sig) {
+  unsigned char b[16] = {0};
+  for (int i = 0; i < c->replicas; i++) {
+    unsigned char x = (unsigned char)(c->site[g[i]] + 1);
+    int j = i - 1;
+    while (j >= 0 && b[j] > x) b[j + 1] = b[j], j--;
+    b[j + 1] = x;
+  }
+  memcpy(sig, b, (size_t)s->sw * sizeof *sig);
+}
+
+/* The bottleneck value of ga -> gb, matched afresh. */
+static double pair_value(const cost_ctx *c, const int *ga, const int *gb,
+                         int *match, cost_scratch *s) {
   int k = c->replicas;
   for (int i = 0; i < k; i++) {
     for (int j = 0; j < k; j++) s->w[i * k + j] = pp_at(c, ga[i], gb[j]);
@@ -322,25 +353,129 @@ double cost_group_pair(const cost_ctx *c, const int *ga, const int *gb,
   return cost_bottleneck_match(k, s->w, match, s);
 }
 
+/* The classes of a group's sites: *d distinct sites, their devices cnt[]
+ * and sites at[], first seen first; false past COST_CLASSES_MAX. */
+static bool site_classes(const cost_ctx *c, const int *g, int *d, int *at,
+                         int *cnt) {
+  *d = 0;
+  for (int i = 0; i < c->replicas; i++) {
+    int x = c->site[g[i]], q = 0;
+    while (q < *d && at[q] != x) q++;
+    if (q == *d) {
+      if (*d == COST_CLASSES_MAX) return false;
+      at[q] = x, cnt[q] = 0, (*d)++;
+    }
+    cnt[q]++;
+  }
+  return true;
+}
+
+/* The bottleneck value of ga -> gb without overrides: over their site
+ * classes (cost_bottleneck_classes) when each spans at most
+ * COST_CLASSES_MAX sites, else over the devices. (Over worldwide's groups
+ * of 8 at up to 8 sites the classes took 8.7 K instructions a pair, the
+ * augmenting paths over the devices 12.5 K.) */
+static double pair_value_sites(const cost_ctx *c, const int *ga,
+                               const int *gb, cost_scratch *s) {
+  int da, db, xa[COST_CLASSES_MAX], ya[COST_CLASSES_MAX];
+  int ca[COST_CLASSES_MAX], cb[COST_CLASSES_MAX];
+  if (!site_classes(c, ga, &da, xa, ca) || !site_classes(c, gb, &db, ya, cb))
+    return pair_value(c, ga, gb, NULL, s);
+  double v[COST_CLASSES_MAX * COST_CLASSES_MAX];
+  for (int x = 0; x < da; x++)
+    for (int y = 0; y < db; y++)
+      v[x * db + y] = c->pp[(size_t)xa[x] * c->nsites + ya[y]];
+  return cost_bottleneck_classes(da, ca, db, cb, v);
+}
+
+/* The value of ga -> gb of signatures sa, sb: from the memo, or matched. */
+static double pair_memo(const cost_ctx *c, const int *ga, const int *gb,
+                        const uint64_t *sa, const uint64_t *sb,
+                        cost_scratch *s) {
+  uint64_t key[4];
+  memcpy(key, sa, (size_t)s->sw * sizeof *key);
+  memcpy(key + s->sw, sb, (size_t)s->sw * sizeof *key);
+  double v;
+  size_t at;
+  if (cost_memo_get(&s->pairs, c->serial, key, &v, &at)) return v;
+  v = pair_value_sites(c, ga, gb, s);
+  cost_memo_put(&s->pairs, at, key, v);
+  return v;
+}
+
+double cost_group_pair(const cost_ctx *c, const int *ga, const int *gb,
+                       int *match, cost_scratch *s) {
+  if (!memo_ok(c)) return pair_value(c, ga, gb, match, s);
+  uint64_t sa[2], sb[2];
+  group_sig(c, ga, s, sa);
+  group_sig(c, gb, s, sb);
+  double v = pair_memo(c, ga, gb, sa, sb, s);
+  if (match) { /* cost_bottleneck_match's pairing: the search at v */
+    int k = c->replicas;
+    for (int i = 0; i < k; i++)
+      for (int j = 0; j < k; j++) s->w[i * k + j] = pp_at(c, ga[i], gb[j]);
+    bool ok = cost_match_at(s, k, s->w, v, match);
+    assert(ok);
+    (void)ok;
+  }
+  return v;
+}
 /* Fills s->gw with w(C_i, C_j) for the partition's groups. */
 static void group_weights(const cost_ctx *c, const int *groups,
                           cost_scratch *s) {
   int n = c->stages, k = c->replicas;
+  bool memo = memo_ok(c);
+  if (memo)
+    for (int i = 0; i < n; i++)
+      group_sig(c, groups + i * k, s, s->sig + s->sw * i);
   for (int i = 0; i < n; i++) {
     s->gw[i * n + i] = 0;
     for (int j = c->symmetric ? i + 1 : 0; j < n; j++) {
       if (j == i) continue;
+      const int *ga = groups + i * k, *gb = groups + j * k;
       s->gw[i * n + j] =
-          cost_group_pair(c, groups + i * k, groups + j * k, NULL, s);
+          memo ? pair_memo(c, ga, gb, s->sig + s->sw * i, s->sig + s->sw * j,
+                           s)
+               : pair_value(c, ga, gb, NULL, s);
       if (c->symmetric) s->gw[j * n + i] = s->gw[i * n + j];
     }
   }
+}
+/* Compares signatures word by word (any total order serves as a key). */
+static int memcmp_words(const uint64_t *a, const uint64_t *b, int w) {
+  for (int i = 0; i < w; i++)
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
+}
+
+/* The path value of the groups of signatures s->sig from the memo (by
+ * the signatures sorted: the value does not depend on the groups' labels,
+ * cost_memo.c), or Held–Karp's over s->gw. */
+static double path_memo(const cost_ctx *c, cost_scratch *s) {
+  int n = c->stages;
+  uint64_t *key = s->key;
+  int sw = s->sw;
+  for (int i = 0; i < n; i++) { /* insertion sort of the signatures */
+    const uint64_t *x = s->sig + sw * i;
+    int j = i - 1;
+    for (; j >= 0 && memcmp_words(key + sw * j, x, sw) > 0; j--)
+      memcpy(key + sw * (j + 1), key + sw * j, (size_t)sw * sizeof *key);
+    memcpy(key + sw * (j + 1), x, (size_t)sw * sizeof *key);
+  }
+  double v;
+  size_t at;
+  if (cost_memo_get(&s->paths, c->serial, key, &v, &at)) return v;
+  v = cost_tsp_path(n, s->gw, NULL, s);
+  cost_memo_put(&s->paths, at, key, v);
+  return v;
 }
 
 double cost_pp(const cost_ctx *c, const int *groups, int *order,
                cost_scratch *s) {
   assert(s->kmax >= c->replicas && s->nmax >= c->stages);
   group_weights(c, groups, s);
+  if (!order && memo_ok(c) && c->stages <= COST_HELD_KARP_MAX)
+    return path_memo(c, s);
   if (!order || c->stages <= COST_HELD_KARP_MAX)
     return cost_tsp_path(c->stages, s->gw, order, s);
   /* The heuristic leaves its best order in s->order. */

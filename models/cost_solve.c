@@ -27,11 +27,17 @@ cost_scratch *cost_scratch_new(int replicas, int stages) {
   w->match = mem_alloc((size_t)k * sizeof(int));
   w->idx = mem_alloc((size_t)k * sizeof(int));
   w->gw = mem_alloc((size_t)n * n * sizeof *w->gw);
+  w->wt = mem_alloc((size_t)n * n * sizeof *w->wt);
   w->order = mem_alloc((size_t)n * sizeof(int));
   w->tmp = mem_alloc((size_t)n * sizeof(int));
+  w->sig = mem_alloc((size_t)n * 2 * sizeof *w->sig);
+  w->key = mem_alloc((size_t)n * 2 * sizeof *w->key);
+  w->sw = k <= 8 ? 1 : 2;
+  cost_memo_init(&w->pairs, 2 * w->sw, COST_MEMO_PAIRS);
+  cost_memo_init(&w->paths, w->sw * n, COST_MEMO_PATHS);
   if (n <= COST_HELD_KARP_MAX) {
-    w->hk = mem_alloc(((size_t)1 << n) * n * sizeof *w->hk);
-    w->hk_prev = mem_alloc(((size_t)1 << n) * n);
+    /* zeroed: held_karp_fill reads entries outside a row's subset */
+    w->hk = mem_calloc(((size_t)1 << n) * n, sizeof *w->hk);
   }
   return w;
 }
@@ -39,8 +45,10 @@ cost_scratch *cost_scratch_new(int replicas, int stages) {
 void cost_scratch_free(cost_scratch *w) {
   if (!w) return;
   free(w->w), free(w->vals), free(w->pos), free(w->row_of), free(w->col_of);
-  free(w->stamp), free(w->match), free(w->idx), free(w->gw);
-  free(w->order), free(w->tmp), free(w->hk), free(w->hk_prev);
+  free(w->stamp), free(w->match), free(w->idx), free(w->gw), free(w->wt);
+  free(w->order), free(w->tmp), free(w->hk);
+  free(w->sig), free(w->key);
+  cost_memo_free(&w->pairs), cost_memo_free(&w->paths);
   free(w);
 }
 
@@ -94,6 +102,13 @@ static bool perfect_at(cost_scratch *s, int k, const double *w, double t) {
     }
     if (!augment(s, k, w, t, i, masks ? adj : NULL, &seen)) return false;
   }
+  return true;
+}
+
+bool cost_match_at(cost_scratch *s, int k, const double *w, double t,
+                   int *match) {
+  if (!perfect_at(s, k, w, t)) return false;
+  memcpy(match, s->col_of, (size_t)k * sizeof *match);
   return true;
 }
 
@@ -208,6 +223,72 @@ double cost_bottleneck_match(int k, const double *w, int *match,
   return s->vals[lo];
 }
 
+/* ---- bottleneck matching over classes of equal rows and columns ---- */
+
+/* Whether the edges <= t hold a perfect matching of the expanded graph:
+ * Hall's condition over unions of whole row classes (a partial class only
+ * adds rows with no new neighbours). sb[m]: the columns in classes m. */
+static bool classes_feasible(int da, const int *ca, int db, const double *v,
+                             const int *sb, double t) {
+  uint32_t nb[1 << COST_CLASSES_MAX], one[COST_CLASSES_MAX];
+  int sa[1 << COST_CLASSES_MAX];
+  for (int x = 0; x < da; x++) {
+    one[x] = 0;
+    for (int y = 0; y < db; y++) one[x] |= (uint32_t)(v[x * db + y] <= t) << y;
+  }
+  nb[0] = 0, sa[0] = 0;
+  for (uint32_t m = 1; m < (uint32_t)1 << da; m++) {
+    int x = __builtin_ctz(m);
+    nb[m] = nb[m & (m - 1)] | one[x];
+    sa[m] = sa[m & (m - 1)] + ca[x];
+    if (sa[m] > sb[nb[m]]) return false;
+  }
+  return true;
+}
+
+double cost_bottleneck_classes(int da, const int *ca, int db, const int *cb,
+                               const double *v) {
+  assert(da >= 1 && db >= 1 && da <= COST_CLASSES_MAX &&
+         db <= COST_CLASSES_MAX);
+  if (db < da) { /* Hall's condition over the side with fewer classes */
+    double t[COST_CLASSES_MAX * COST_CLASSES_MAX];
+    for (int x = 0; x < da; x++)
+      for (int y = 0; y < db; y++) t[y * da + x] = v[x * db + y];
+    return cost_bottleneck_classes(db, cb, da, ca, t);
+  }
+  int sb[1 << COST_CLASSES_MAX];
+  sb[0] = 0;
+  for (uint32_t m = 1; m < (uint32_t)1 << db; m++)
+    sb[m] = sb[m & (m - 1)] + cb[__builtin_ctz(m)];
+  double lb = -INFINITY; /* every row and every column uses an edge */
+  for (int x = 0; x < da; x++) {
+    double rmin = INFINITY;
+    for (int y = 0; y < db; y++) rmin = v[x * db + y] < rmin ? v[x * db + y] : rmin;
+    lb = rmin > lb ? rmin : lb;
+  }
+  for (int y = 0; y < db; y++) {
+    double cmin = INFINITY;
+    for (int x = 0; x < da; x++) cmin = v[x * db + y] < cmin ? v[x * db + y] : cmin;
+    lb = cmin > lb ? cmin : lb;
+  }
+  if (classes_feasible(da, ca, db, v, sb, lb)) return lb;
+  double vals[COST_CLASSES_MAX * COST_CLASSES_MAX];
+  int m = 0; /* the values above lb, sorted, distinct */
+  for (int i = 0; i < da * db; i++)
+    if (v[i] > lb) vals[m++] = v[i];
+  sort_small(vals, m);
+  int u = 0;
+  for (int i = 0; i < m; i++)
+    if (u == 0 || vals[i] != vals[u - 1]) vals[u++] = vals[i];
+  int lo = 0, hi = u - 1; /* the largest always works */
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (classes_feasible(da, ca, db, v, sb, vals[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  return vals[lo];
+}
+
 /* ---- open-loop TSP ---- */
 
 static double path_cost(int n, const double *w, const int *order) {
@@ -218,60 +299,80 @@ static double path_cost(int n, const double *w, const int *order) {
 
 /* Held–Karp over subsets: hk[mask * n + j] is the cheapest path that visits
  * exactly mask and ends at j, from any start (entries with j outside mask
- * are never read). Pulled: a state takes the least of its predecessors
- * j in increasing order, the first least one kept as hk_prev, so the path
- * found is the one the textbook push order finds; a state's predecessors
- * lie in one row of hk, contiguous, which the push order scattered. */
-static inline __attribute__((always_inline)) void
-held_karp_fill(int n, const double *w, cost_scratch *s, bool with_prev) {
+ * are never written). Pulled: a state takes the least of its predecessors
+ * (a least is the same double in any order). The states of a subset are
+ * filled two at a time (end nodes k1, k2), each over all the subset's
+ * members j against a column of the transposed weights s->wt, whose
+ * diagonal is +inf: j = k costs row[k] + inf, +inf (row[k] lies outside
+ * the row's subset: a stale or zeroed entry, finite or +inf), never less;
+ * the two chains of comparisons overlap. */
+static void held_karp_fill(int n, const double *w, cost_scratch *s) {
   size_t full = ((size_t)1 << n) - 1;
-  double *hk = s->hk;
-  for (int j = 0; j < n; j++) {
-    hk[((size_t)1 << j) * n + j] = 0;
-    s->hk_prev[((size_t)1 << j) * n + j] = -1;
-  }
+  double *hk = s->hk, *wt = s->wt;
+  for (int j = 0; j < n; j++)
+    for (int k = 0; k < n; k++)
+      wt[k * n + j] = j == k ? INFINITY : w[j * n + k];
+  for (int j = 0; j < n; j++) hk[((size_t)1 << j) * n + j] = 0;
+  int idx[COST_HELD_KARP_MAX];
   for (size_t mask = 3; mask <= full; mask++) {
     if (!(mask & (mask - 1))) continue; /* a single node: set above */
-    for (size_t in = mask; in; in &= in - 1) {
-      int k = __builtin_ctzll((unsigned long long)in);
-      size_t prev = mask & ~((size_t)1 << k);
-      const double *row = hk + prev * n;
-      double least = INFINITY;
-      int arg = __builtin_ctzll((unsigned long long)prev);
-      for (size_t from = prev; from; from &= from - 1) {
-        int j = __builtin_ctzll((unsigned long long)from);
-        double c = row[j] + w[j * n + k];
-        bool less = c < least;
-        least = less ? c : least;
-        if (with_prev) arg = less ? j : arg;
+    int m = 0;
+    for (size_t in = mask; in; in &= in - 1)
+      idx[m++] = __builtin_ctzll((unsigned long long)in);
+    for (int a = 0; a < m; a += 2) {
+      int k1 = idx[a], k2 = idx[a + 1 < m ? a + 1 : a];
+      const double *r1 = hk + (mask & ~((size_t)1 << k1)) * n;
+      const double *r2 = hk + (mask & ~((size_t)1 << k2)) * n;
+      const double *c1 = wt + (size_t)k1 * n, *c2 = wt + (size_t)k2 * n;
+      double l1 = INFINITY, l2 = INFINITY;
+      for (int b = 0; b < m; b++) {
+        int j = idx[b];
+        double x1 = r1[j] + c1[j], x2 = r2[j] + c2[j];
+        l1 = x1 < l1 ? x1 : l1;
+        l2 = x2 < l2 ? x2 : l2;
       }
-      hk[mask * n + k] = least;
-      if (with_prev) s->hk_prev[mask * n + k] = (signed char)arg;
+      hk[mask * n + k1] = l1;
+      hk[mask * n + k2] = l2;
     }
+  }
+}
+
+/* The textbook order's path: it ends at the first least end node, and
+ * each state's predecessor is the first j, in increasing order, whose
+ * path plus edge gives the state's value (the first strictly least one,
+ * as a scan keeping the first least picks), recomputed along the path
+ * from the same doubles. */
+static void held_karp_path(int n, const double *w, const cost_scratch *s,
+                           int end, int *order) {
+  const double *hk = s->hk;
+  size_t mask = ((size_t)1 << n) - 1;
+  for (int pos = n - 1, j = end; pos >= 0; pos--) {
+    order[pos] = j;
+    if (pos == 0) break;
+    size_t prev = mask & ~((size_t)1 << j);
+    double want = hk[mask * n + j];
+    int p = __builtin_ctzll((unsigned long long)prev);
+    for (size_t from = prev; from; from &= from - 1) {
+      int i = __builtin_ctzll((unsigned long long)from);
+      if (hk[prev * n + i] + w[i * n + j] == want) {
+        p = i;
+        break;
+      }
+    }
+    mask = prev;
+    j = p;
   }
 }
 
 static double held_karp(int n, const double *w, int *order, cost_scratch *s) {
   size_t full = ((size_t)1 << n) - 1;
-  double *hk = s->hk;
-  if (order) /* the predecessors only when the order is wanted */
-    held_karp_fill(n, w, s, true);
-  else
-    held_karp_fill(n, w, s, false);
+  const double *hk = s->hk;
+  held_karp_fill(n, w, s);
   int end = 0;
   for (int j = 1; j < n; j++)
     if (hk[full * n + j] < hk[full * n + end]) end = j;
-  double best = hk[full * n + end];
-  if (order) {
-    size_t mask = full;
-    for (int pos = n - 1, j = end; pos >= 0; pos--) {
-      order[pos] = j;
-      int p = s->hk_prev[mask * n + j];
-      mask &= ~((size_t)1 << j);
-      j = p;
-    }
-  }
-  return best;
+  if (order) held_karp_path(n, w, s, end, order);
+  return hk[full * n + end];
 }
 
 /* Above COST_HELD_KARP_MAX: nearest neighbour from every start, then 2-opt

@@ -71,6 +71,7 @@ static void weights_cache(gcma *g) {
   }
   g->wns = ns;
   g->wtab = mem_calloc((size_t)ns * ns, sizeof *g->wtab);
+  g->ssum = mem_alloc((size_t)ns * g->ng * sizeof *g->ssum);
   for (int x = 0; x < ns; x++)
     for (int y = 0; y < ns; y++) {
       int u = first[x], v = x == y ? second[y] : first[y];
@@ -93,6 +94,7 @@ gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
   g->size = mem_alloc((size_t)g->ng * sizeof *g->size);
   g->own = mem_alloc((size_t)n * sizeof *g->own);
   g->members = mem_alloc((size_t)n * sizeof *g->members);
+  g->glist = mem_alloc((size_t)g->ng * n * sizeof *g->glist);
   g->locked = mem_alloc((size_t)n);
   g->touched = mem_alloc((size_t)g->ng);
   g->mv_v = mem_alloc((size_t)(n + 1) * sizeof *g->mv_v);
@@ -125,6 +127,8 @@ void gcma_free(gcma *g) {
   free(g->size);
   free(g->own);
   free(g->members);
+  free(g->glist);
+  free(g->ssum);
   free(g->locked);
   free(g->touched);
   free(g->mv_v);
@@ -266,43 +270,93 @@ static inline double weight(const gcma *g, int u, int v) {
 
 /* own[v] for every member v of group s: the least weight v -> u over the
  * other members u (a minimum: the same double in any order), INFINITY for
- * a lone member. O(n + size^2). */
-static void own_group(gcma *g, const int *label, int s) {
-  int m = 0, *mem = g->members;
-  for (int u = 0; u < g->n; u++)
-    if (label[u] == s) mem[m++] = u;
+ * a lone member. Reads s's member list (glist). O(size^2). */
+static void own_group(gcma *g, int s) {
+  int m = g->size[s];
+  const int *mem = g->glist + (size_t)s * g->n;
+  if (!g->wtab) {
+    for (int i = 0; i < m; i++) {
+      double best = INFINITY;
+      for (int j = 0; j < m; j++)
+        if (j != i && edge(g, mem[i], mem[j]) < best)
+          best = edge(g, mem[i], mem[j]);
+      g->own[mem[i]] = best;
+    }
+    return;
+  }
+  int at[64], *st = m <= 64 ? at : g->members; /* the members' sites */
+  for (int j = 0; j < m; j++) st[j] = g->wsite[mem[j]];
   for (int i = 0; i < m; i++) {
     double best = INFINITY;
-    const double *row =
-        g->wtab ? g->wtab + (size_t)g->wsite[mem[i]] * g->wns : NULL;
-    for (int j = 0; j < m; j++)
-      if (j != i) {
-        double w = row ? row[g->wsite[mem[j]]] : edge(g, mem[i], mem[j]);
-        if (w < best) best = w;
-      }
+    const double *row = g->wtab + (size_t)st[i] * g->wns;
+    for (int j = 0; j < i; j++) best = row[st[j]] < best ? row[st[j]] : best;
+    for (int j = i + 1; j < m; j++)
+      best = row[st[j]] < best ? row[st[j]] : best;
     g->own[mem[i]] = best;
+  }
+}
+
+/* glist := every group's members in increasing order (stride n). */
+static void lists_build(gcma *g, const int *label) {
+  int *fill = g->spare;
+  memset(fill, 0, (size_t)g->ng * sizeof *fill);
+  for (int u = 0; u < g->n; u++)
+    g->glist[(size_t)label[u] * g->n + fill[label[u]]++] = u;
+}
+
+/* v leaves group a's list for b's (sizes as before the move); both stay
+ * increasing. O(D_dp). */
+static void lists_move(gcma *g, int v, int a, int b) {
+  int *la = g->glist + (size_t)a * g->n, *lb = g->glist + (size_t)b * g->n;
+  int i = 0, ma = g->size[a], mb = g->size[b];
+  while (la[i] != v) i++;
+  memmove(la + i, la + i + 1, (size_t)(ma - 1 - i) * sizeof *la);
+  int j = mb;
+  while (j > 0 && lb[j - 1] > v) lb[j] = lb[j - 1], j--;
+  lb[j] = v;
+}
+
+/* sum from the site table: a device's sum over a group it is not in is
+ * its site's (the same terms in the same increasing order), so only its
+ * own group's is summed per device. O(n (sites + D_dp)), not O(n^2). */
+static void gains_rebuild_sites(gcma *g, const int *label) {
+  int n = g->n, ng = g->ng, ns = g->wns;
+  const int *site = g->wsite;
+  memset(g->ssum, 0, (size_t)ns * ng * sizeof *g->ssum);
+  for (int u = 0; u < n; u++) {
+    const double *col = g->wtab + site[u];
+    double *ss = g->ssum + label[u];
+    for (int x = 0; x < ns; x++) ss[(size_t)x * ng] += col[(size_t)x * ns];
+  }
+  for (int v = 0; v < n; v++) {
+    double *sv = g->sum + (size_t)v * ng;
+    memcpy(sv, g->ssum + (size_t)site[v] * ng, (size_t)ng * sizeof *sv);
+    const double *row = g->wtab + (size_t)site[v] * ns;
+    const int *mem = g->glist + (size_t)label[v] * n;
+    double own = 0;
+    for (int j = 0; j < g->size[label[v]]; j++)
+      if (mem[j] != v) own += row[site[mem[j]]];
+    sv[label[v]] = own;
   }
 }
 
 static void gains_rebuild(gcma *g, const int *label) {
   int n = g->n, ng = g->ng;
   memset(g->size, 0, (size_t)ng * sizeof *g->size);
-  memset(g->sum, 0, (size_t)n * ng * sizeof *g->sum);
-  for (int v = 0; v < n; v++) {
-    g->size[label[v]]++;
-    double *sv = g->sum + (size_t)v * ng;
-    if (g->wtab) { /* weight(g, v, u), its row read once */
-      const double *row = g->wtab + (size_t)g->wsite[v] * g->wns;
-      const int *site = g->wsite;
-      for (int u = 0; u < v; u++) sv[label[u]] += row[site[u]];
-      for (int u = v + 1; u < n; u++) sv[label[u]] += row[site[u]];
-      continue;
+  for (int v = 0; v < n; v++) g->size[label[v]]++;
+  lists_build(g, label);
+  if (g->wtab) {
+    gains_rebuild_sites(g, label);
+  } else {
+    memset(g->sum, 0, (size_t)n * ng * sizeof *g->sum);
+    for (int v = 0; v < n; v++) {
+      double *sv = g->sum + (size_t)v * ng;
+      for (int u = 0; u < n; u++)
+        if (u != v) sv[label[u]] += weight(g, v, u);
     }
-    for (int u = 0; u < n; u++)
-      if (u != v) sv[label[u]] += weight(g, v, u);
   }
   if (g->gain == GCMA_GAIN_PIPELINE)
-    for (int s = 0; s < ng; s++) own_group(g, label, s);
+    for (int s = 0; s < ng; s++) own_group(g, s);
 }
 
 /* Moves v to group b, keeping sum, size and own current: O(n), plus
@@ -316,12 +370,13 @@ static void gains_move(gcma *g, int *label, int v, int b) {
     g->sum[(size_t)u * ng + a] -= wuv;
     g->sum[(size_t)u * ng + b] += wuv;
   }
+  if (b != a) lists_move(g, v, a, b);
   g->size[a]--;
   g->size[b]++;
   label[v] = b;
   if (g->gain == GCMA_GAIN_PIPELINE) {
-    own_group(g, label, a);
-    if (b != a) own_group(g, label, b);
+    own_group(g, a);
+    if (b != a) own_group(g, b);
   }
 }
 
@@ -347,15 +402,19 @@ static double best_move(const gcma *g, const int *label, int s, int *v,
   double best = -INFINITY;
   *v = *to = -1;
   int pick = -1;
+  const int *mem = g->glist + (size_t)s * g->n; /* increasing: ties as d */
+  int m = g->size[s];
   if (g->gain == GCMA_GAIN_PIPELINE) {
     double near = INFINITY;
-    for (int d = 0; d < g->n; d++)
-      if (label[d] == s && !g->locked[d] && g->own[d] < near)
-        near = g->own[d], pick = d;
+    for (int i = 0; i < m; i++) {
+      int d = mem[i];
+      if (!g->locked[d] && g->own[d] < near) near = g->own[d], pick = d;
+    }
     if (pick < 0) return best;
   }
-  for (int d = 0; d < g->n; d++) {
-    if (label[d] != s || g->locked[d] || (pick >= 0 && d != pick)) continue;
+  for (int i = 0; i < m; i++) {
+    int d = mem[i];
+    if (g->locked[d] || (pick >= 0 && d != pick)) continue;
     for (int b = 0; b < g->ng; b++) {
       if (b == s) continue;
       double gain = move_gain(g, label, d, b);
@@ -374,9 +433,12 @@ static double close_gain(const gcma *g, const int *label, int s, int s0,
   *who = v;
   if (g->gain == GCMA_GAIN_PIPELINE) return move_gain(g, label, v, s0);
   double best = -INFINITY;
-  for (int d = 0; d < g->n; d++)
-    if (label[d] == s && !g->locked[d] && move_gain(g, label, d, s0) > best)
+  const int *mem = g->glist + (size_t)s * g->n; /* increasing: ties as d */
+  for (int i = 0; i < g->size[s]; i++) {
+    int d = mem[i];
+    if (!g->locked[d] && move_gain(g, label, d, s0) > best)
       best = move_gain(g, label, d, s0), *who = d;
+  }
   return best;
 }
 

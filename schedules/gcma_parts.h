@@ -26,6 +26,9 @@ struct gcma {
   gsl_rng *rng;
   /* local-search working memory */
   double *sum;        /* n*ng: sum of w(v, u) over members u != v of group */
+  double *ssum;       /* wns*ng (with wtab): sum of w(site x, u) over the
+                         members u of a group, in increasing u */
+  int *glist;         /* n: the devices by group, increasing in each */
   int *size;          /* ng: current group sizes (vary inside a cycle) */
   double *own;        /* n: pipeline gain: nearest member of own group */
   int *members;       /* n: one group's devices, in increasing order */

@@ -188,7 +188,7 @@ static double push_held_karp(int n, const double *w, int *order) {
  * weights tie often), up to the exact limit's neighbourhood. */
 Test(cost, held_karp_equals_the_push_form_bit_for_bit) {
   gsl_rng *r = rng_new(5);
-  enum { N = 12 };
+  enum { N = 14 };
   cost_scratch *s = cost_scratch_new(2, N);
   double w[N * N];
   int got[N], want[N];
@@ -203,6 +203,35 @@ Test(cost, held_karp_equals_the_push_form_bit_for_bit) {
       cr_assert(cost_tsp_path(n, w, NULL, s) == b, "value only, n %d", n);
       cr_assert_arr_eq(got, want, (size_t)n * sizeof *got, "n %d trial %d",
                        n, trial);
+    }
+  cost_scratch_free(s);
+  gsl_rng_free(r);
+}
+
+/* The value alone (Held–Karp without its predecessors) is the push form's
+ * to the bit: ties (small integers), spread magnitudes
+ * (1e-3 .. 1e3: rounding differs by order), near-equal paths (1 + tiny
+ * noise), and zeros. */
+Test(cost, held_karp_value_alone_equals_the_push_form_bit_for_bit) {
+  gsl_rng *r = rng_new(11);
+  enum { N = 15 };
+  cost_scratch *s = cost_scratch_new(2, N);
+  double w[N * N];
+  int want[N];
+  for (int n = 2; n <= N; n++)
+    for (int trial = 0; trial < (n <= 12 ? 24 : 6); trial++) {
+      for (int i = 0; i < n * n; i++) {
+        double x = gsl_rng_uniform(r);
+        switch (trial % 4) {
+        case 0: w[i] = (double)gsl_rng_uniform_int(r, 4); break;
+        case 1: w[i] = pow(10, 6 * x - 3); break;
+        case 2: w[i] = 1 + 1e-13 * (double)gsl_rng_uniform_int(r, 8); break;
+        default: w[i] = x < 0.3 ? 0 : x * 7.3; break;
+        }
+      }
+      double b = push_held_karp(n, w, want);
+      double a = cost_tsp_path(n, w, NULL, s);
+      cr_assert(a == b, "n %d trial %d: %.17g vs %.17g", n, trial, a, b);
     }
   cost_scratch_free(s);
   gsl_rng_free(r);
