@@ -327,6 +327,15 @@ void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
  * one builder of run rows (run, schedule, validate, sweep). */
 db_run cli_run_row(int argc, char **argv, const scenario *s, char **cmd);
 
+/* Records this invocation in the database at path: its `runs` row
+ * (cli_run_row) and, in one transaction, what rows(d, run id, ctx, e)
+ * stores; the run ends "ok" or "error" by rows' return. ERR_OK or the
+ * error, in e. The one writer of a command's run (schedule, shape). */
+typedef int (*cli_db_rows)(db *d, int64_t run, const void *ctx,
+                           err *e);
+int cli_db_record(const char *path, int argc, char **argv, const scenario *s,
+                  cli_db_rows rows, const void *ctx, err *e);
+
 /* True when stderr is a terminal (progress bars are drawn only then). */
 bool cli_stderr_is_tty(void);
 

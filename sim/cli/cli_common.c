@@ -270,6 +270,22 @@ db_run cli_run_row(int argc, char **argv, const scenario *s, char **cmd) {
                   .version = GEODES_VERSION, .git = GEODES_GIT};
 }
 
+int cli_db_record(const char *path, int argc, char **argv, const scenario *s,
+                  cli_db_rows rows, const void *ctx, err *e) {
+  db *d = db_open(path, e);
+  if (!d) return e->code;
+  char *cmd;
+  db_run run = cli_run_row(argc, argv, s, &cmd);
+  int64_t id = db_run_begin(d, &run, e);
+  int rc = id < 0 ? (int)id : db_begin(d, e);
+  if (rc == ERR_OK) rc = rows(d, id, ctx, e);
+  if (rc == ERR_OK) rc = db_commit(d, e);
+  if (id > 0) db_run_end(d, id, rc == ERR_OK ? "ok" : "error", NULL);
+  free(cmd);
+  db_close(d);
+  return rc;
+}
+
 bool cli_stderr_is_tty(void) { return isatty(STDERR_FILENO) == 1; }
 
 /* Where o writes path: through to anything that exists and is not a

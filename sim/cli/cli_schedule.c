@@ -300,22 +300,26 @@ static int write_outputs(const sched_args *p, const scenario *s,
   return ERR_OK;
 }
 
+/* The search's convergence as rows of run (cli_db_rows; ctx: sched_ctx). */
+typedef struct sched_ctx {
+  const sched_args *p;
+  const search_result *r;
+} sched_ctx;
+
+static int convergence_rows(db *d, int64_t run, const void *ctx, err *e) {
+  const sched_ctx *c = ctx;
+  int rc = ERR_OK;
+  for (long i = 0; rc == ERR_OK && i < c->r->candidates; i++)
+    rc = db_convergence_put(d, run, c->p->method, i + 1,
+                            c->r->convergence[i], e);
+  return rc;
+}
+
 static int record_db(const sched_args *p, const scenario *s,
                      const search_result *r, int argc, char **argv, err *e) {
   if (!p->db) return ERR_OK;
-  db *d = db_open(p->db, e);
-  if (!d) return e->code;
-  char *cmd;
-  db_run run = cli_run_row(argc, argv, s, &cmd);
-  int64_t id = db_run_begin(d, &run, e);
-  int rc = id < 0 ? (int)id : db_begin(d, e);
-  for (long i = 0; rc == ERR_OK && i < r->candidates; i++)
-    rc = db_convergence_put(d, id, p->method, i + 1, r->convergence[i], e);
-  if (rc == ERR_OK) rc = db_commit(d, e);
-  if (id > 0) db_run_end(d, id, rc == ERR_OK ? "ok" : "error", NULL);
-  free(cmd);
-  db_close(d);
-  return rc;
+  sched_ctx c = {p, r};
+  return cli_db_record(p->db, argc, argv, s, convergence_rows, &c, e);
 }
 
 /* argv without --dp-algo auto (a copy the caller frees, *n entries); *found

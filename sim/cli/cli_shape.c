@@ -220,24 +220,26 @@ static void print_json(const scenario *s, const shape_result *r,
   cli_print_json(o, CLI_JSON);
 }
 
-/* Every configuration that fits as a results row of one run. */
-static int record_db(const cli_shape_args *p, const scenario *s,
-                     const shape_result *r, const char *net, int argc,
-                     char **argv, err *e) {
-  db *d = db_open(p->db, e);
-  if (!d) return e->code;
-  char *cmd;
-  db_run run = cli_run_row(argc, argv, s, &cmd);
-  int64_t id = db_run_begin(d, &run, e);
-  int rc = id < 0 ? (int)id : db_begin(d, e);
-  for (long i = 0; rc == ERR_OK && i < r->nall; i++) {
-    const shape_config *c = &r->all[i];
+/* What shape_rows stores (cli_db_rows' ctx). */
+typedef struct shape_ctx {
+  const scenario *s;
+  const shape_result *r;
+  const char *net;
+} shape_ctx;
+
+/* Every configuration that fits as a results row of run. */
+static int shape_rows(db *d, int64_t run, const void *ctx, err *e) {
+  const shape_ctx *k = ctx;
+  const scenario *s = k->s;
+  int rc = ERR_OK;
+  for (long i = 0; rc == ERR_OK && i < k->r->nall; i++) {
+    const shape_config *c = &k->r->all[i];
     char key[96];
-    snprintf(key, sizeof key, "shape run=%lld config=%ld", (long long)id, i);
+    snprintf(key, sizeof key, "shape run=%lld config=%ld", (long long)run, i);
     db_result x;
     db_result_init(&x);
     x.key = key, x.study = "shape", x.scenario = s->name, x.method = "shape";
-    x.network_model = net, x.seed = (int64_t)s->seed;
+    x.network_model = k->net, x.seed = (int64_t)s->seed;
     x.layers = s->workload.layers > 0 ? s->workload.layers : -1;
     x.batch = c->batch;
     x.micro_batch = c->micro_batch;
@@ -247,13 +249,9 @@ static int record_db(const cli_shape_args *p, const scenario *s,
     x.iteration_s = c->simulated_s;
     x.samples_per_s = c->samples_per_s;
     if (c->fragments) x.fragments = c->fragments;
-    if (db_result_put(d, id, &x, e) < 0) rc = e->code ? e->code : ERR_DB;
+    if (db_result_put(d, run, &x, e) < 0) rc = e->code ? e->code : ERR_DB;
     db_result_clear(&x);
   }
-  if (rc == ERR_OK) rc = db_commit(d, e);
-  if (id > 0) db_run_end(d, id, rc == ERR_OK ? "ok" : "error", NULL);
-  free(cmd);
-  db_close(d);
   return rc;
 }
 
@@ -293,7 +291,9 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   int rc = shape_search(s, &o, &r, &e);
   double wall = now_s() - t0;
   if (rc == ERR_OK && p->out) rc = write_alloc(p->out, r.all[r.best].a, &e);
-  if (rc == ERR_OK && p->db) rc = record_db(p, s, &r, net, argc, argv, &e);
+  shape_ctx rows = {s, &r, net};
+  if (rc == ERR_OK && p->db)
+    rc = cli_db_record(p->db, argc, argv, s, shape_rows, &rows, &e);
   if (rc != ERR_OK) {
     shape_result_free(&r);
     if (rc == ERR_CONFIG && strstr(e.msg, "divides the batch") &&
