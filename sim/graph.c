@@ -39,6 +39,8 @@ typedef struct hot {
   uint8_t arrived;      /* it arrived while ordwait: DONE is pending */
 } hot;
 _Static_assert(sizeof(hot) == 32, "two hot records per cache line");
+_Static_assert(sizeof(sim_task) == 4 + 3 * sizeof(int) + 5 * 8 + 4 * 4,
+               "a task record has no padding (it compares bytewise)");
 _Static_assert(SIM_TASK_JOIN < 16 && TRANSPORT_CHANNELS_MAX < 16,
                "a task's kind and channels fit their four bits");
 
@@ -295,9 +297,11 @@ static bool gpu_work(const sim_graph *g, uint32_t id) {
 /* When ns of GPU work started at now ends at speed v: ceil(ns / v) later,
  * held at the horizon, so that a device slowed past what the engine can
  * time (overlapping slowdowns multiply) ends there and the run says so
- * (sim_engine_run's horizon check) instead of wrapping to garbage. */
+ * (sim_engine_run's horizon check) instead of wrapping to garbage. Past
+ * the horizon it ends at once: never before now (the queue's order). */
 static int64_t work_end(int64_t now, double ns, double v) {
   double t = ceil(ns / v);
+  if (now >= SIM_NET_HORIZON_NS) return now;
   return t < (double)(SIM_NET_HORIZON_NS - now) ? now + (int64_t)t
                                                  : SIM_NET_HORIZON_NS;
 }
@@ -480,8 +484,7 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
   /* the clock moves on to t0: what the attached net had left for the gap
    * (no flow is running) happens first, at its own time */
   g->sp = NULL;
-  while (sim_queue_peek_time(g->q) < t0 && sim_queue_pop(g->q, &it))
-    dispatch(g, &it);
+  while (sim_queue_pop_before(g->q, t0, &it)) dispatch(g, &it);
   g->sp = sp;
   g->done = 0;
   g->end = t0;
@@ -490,12 +493,11 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
   for (size_t k = 0; k < g->nroots; k++) start(g, g->cur[k], t0);
   if (sp && g->ev_speed == SIM_QUEUE_NONE) arm_speed(g, t0);
   int64_t events = 0;
-  while (g->done < g->n && sim_queue_size(g->q) > 0) {
-    if (sim_queue_peek_time(g->q) >= t_stop) {
-      *stopped = true;
+  while (g->done < g->n) {
+    if (!sim_queue_pop_before(g->q, t_stop, &it)) { /* empty, or at t_stop */
+      *stopped = sim_queue_size(g->q) > 0;
       break;
     }
-    sim_queue_pop(g->q, &it);
     events++;
     dispatch(g, &it);
   }
