@@ -127,11 +127,12 @@ static inline void append(sim_queue *q, unsigned k, uint64_t u, uint32_t id) {
   bucket *x = &q->b[k];
   if (x->len == x->cap) room(x);
   x->v[x->len] = (node){u, id, 0};
-  if (u < x->min) x->min = u;
+  uint64_t lo = x->min;
+  x->min = u < lo ? u : lo;
   q->recs[id].idx = x->len++;
   q->recs[id].b = k;
   x->live++;
-  if (k) q->mask |= (uint64_t)1 << (k - 1);
+  q->mask |= k ? (uint64_t)1 << (k - 1) : 0;
 }
 
 /* Bucket k's nodes from head on without its tombstones, in order. */
@@ -181,21 +182,38 @@ static void remove_at(sim_queue *q, unsigned k, uint32_t i) {
 
 /* Bucket k (>= 1), the lowest with live events while bucket 0 has none,
  * whose least time is m: m becomes last, and its events go to the buckets
- * below, in order (those buckets are empty, so each keeps its order). */
+ * below, in order (those buckets are empty, so each keeps its order). The
+ * loop has no data-dependent branch but the rare growth: least times by
+ * select, the mask and live counts set once after it. */
 static void spill(sim_queue *q, unsigned k, uint64_t m) {
   bucket *x = &q->b[k];
   assert(q->b[0].live == 0 && m > q->last);
   q->last = m;
-  const node *v = x->v;
+  rec *restrict recs = q->recs;
+  uint64_t touched = 0; /* bit j: bucket j received events */
   for (uint32_t i = x->head, n = x->len; i < n; i++) {
-    if (v[i].id == TOMB) continue;
-    unsigned j = bucket_of(v[i].u, m);
-    assert(j < k);
-    append(q, j, v[i].u, v[i].id);
+    uint32_t id = x->v[i].id;
+    if (id == TOMB) continue;
+    uint64_t u = x->v[i].u;
+    unsigned j = bucket_of(u, m);
+    assert(j < k && (q->b[j].live == 0 || (touched >> j & 1)));
+    bucket *y = &q->b[j];
+    if (y->len == y->cap) room(y);
+    uint32_t at = y->len++;
+    y->v[at] = (node){u, id, 0};
+    uint64_t lo = y->min;
+    y->min = u < lo ? u : lo;
+    recs[id].idx = at;
+    recs[id].b = j;
+    touched |= (uint64_t)1 << j;
+  }
+  for (uint64_t t = touched; t; t &= t - 1) {
+    bucket *y = &q->b[__builtin_ctzll(t)];
+    y->live = y->len;
   }
   x->head = x->len = x->live = 0;
   x->min = UINT64_MAX;
-  q->mask &= ~((uint64_t)1 << (k - 1));
+  q->mask = (q->mask & ~((uint64_t)1 << (k - 1))) | touched >> 1;
 }
 
 /* The lowest bucket with live events (bucket 0 has none) and its least
