@@ -298,7 +298,7 @@ static bool gpu_work(const sim_graph *g, uint32_t id) {
  * held at the horizon, so that a device slowed past what the engine can
  * time (overlapping slowdowns multiply) ends there and the run says so
  * (sim_engine_run's horizon check) instead of wrapping to garbage. Past
- * the horizon it ends at once: never before now (the queue's order). */
+ * the horizon it ends at once: never before now. */
 static int64_t work_end(int64_t now, double ns, double v) {
   double t = ceil(ns / v);
   if (now >= SIM_NET_HORIZON_NS) return now;
@@ -484,7 +484,8 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
   /* the clock moves on to t0: what the attached net had left for the gap
    * (no flow is running) happens first, at its own time */
   g->sp = NULL;
-  while (sim_queue_pop_before(g->q, t0, &it)) dispatch(g, &it);
+  while (sim_queue_peek_time(g->q) < t0 && sim_queue_pop(g->q, &it))
+    dispatch(g, &it);
   g->sp = sp;
   g->done = 0;
   g->end = t0;
@@ -493,11 +494,12 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
   for (size_t k = 0; k < g->nroots; k++) start(g, g->cur[k], t0);
   if (sp && g->ev_speed == SIM_QUEUE_NONE) arm_speed(g, t0);
   int64_t events = 0;
-  while (g->done < g->n) {
-    if (!sim_queue_pop_before(g->q, t_stop, &it)) { /* empty, or at t_stop */
-      *stopped = sim_queue_size(g->q) > 0;
+  while (g->done < g->n && sim_queue_size(g->q) > 0) {
+    if (sim_queue_peek_time(g->q) >= t_stop) {
+      *stopped = true;
       break;
     }
+    sim_queue_pop(g->q, &it);
     events++;
     dispatch(g, &it);
   }

@@ -1,25 +1,26 @@
-/* queue: a radix heap over event times with a pooled event table.
- * Event times are monotone: nothing is scheduled before the last pop's time
- * (asserted), so the pending events can be kept in buckets by how far they
- * lie from it, as Ahuja, Mehlhorn, Orlin and Tarjan's radix heap does.
- * Invariant: `last` is the time of the last pop (the sign bit flipped, so
- * that unsigned order is signed order; 0 before any pop); a pending event
- * at time u sits in bucket 0 when u == last, else in bucket
- * 64 - clz(u ^ last) (the highest bit where u and last differ), so every
- * event of a bucket orders before every event of a higher one. Within a
- * bucket the live events lie in the order they were pushed or moved in:
- * a push or a move appends, a removal leaves a tombstone (order kept), and
- * a bucket is refilled only while it and every bucket below it are empty
- * (spill, below), in its source's order. So equal times -- all in one
- * bucket -- pop in insertion order without a sequence number, and the pop
- * order is total and reproducible.
- * A pop takes the head of bucket 0; when bucket 0 is empty, the lowest
- * bucket with live events is spilled: its minimum becomes last and its
- * events move to lower buckets. An event moves down at most 64 times, and
- * in practice a few: a pop costs a few dozen instructions where the
- * 4-ary heap it replaces cost about 200.
- * rec[h].idx is the index of pending event h in its bucket rec[h].b (or
- * FREE_IDX when h is on the free list), and the node there names h. */
+/* queue: indexed 4-ary min-heap over (time, seq) with a pooled event table.
+ * Invariant: heap[i] orders before its children heap[4i+1 .. 4i+4];
+ * rec[h].pos is the heap position of pending event h (or FREE_POS when h is
+ * on the free list), and the id in heap[rec[h].pos] is h. The pending
+ * events' seqs are unique and below 2^32, so keys are unique and the pop
+ * order is total.
+ * Layout: a heap node is one 128-bit key -- the time (its sign bit flipped,
+ * so that unsigned order is signed order), then the seq, then the event's
+ * id, which never decides an order (seqs differ) -- so a comparison is one
+ * 128-bit compare, without branches (equal times are common: devices
+ * finish alike, and a mispredicted branch costs more than the compare).
+ * A node is 16 bytes and the heap is placed so that every set of four
+ * siblings fills one cache line.
+ * Events at the current time (the last pop's), a quarter of a run's (a
+ * join, a zero-length compute, a hand-over), skip the heap: they go to a
+ * FIFO, all of one time (fifo_t) in seq order, and a pop takes the smaller
+ * of the heap's root and the FIFO's head, so the order is the heap's
+ * alone. rec[h].pos is then FIFO_BIT | index; a cancelled or moved FIFO
+ * event leaves a tombstone (TOMB) that the head skips, and the FIFO's
+ * head is always a live event or the FIFO is empty.
+ * When the seq counter reaches 2^32, the
+ * pending events are renumbered 0 .. n-1 in their order (renumber): the
+ * order of every pair is kept. */
 #include "sim/queue.h"
 
 #include <assert.h>
@@ -28,216 +29,281 @@
 
 #include "base/mem.h"
 
-#define FREE_IDX UINT32_MAX
-#define TOMB UINT32_MAX /* a node's id after its event was removed */
-#define NBUCKETS 65
-#define SIGN ((uint64_t)1 << 63)
-#define COMPACT_MIN 64 /* a bucket this long compacts when half tombstones */
+#define FREE_POS UINT32_MAX
+#define FIFO_BIT ((uint32_t)1 << 31) /* rec.pos: an index into the FIFO */
+#define ARITY 4 /* children per node: half the depth of a binary heap */
+#define SEQ_LIMIT ((uint64_t)1 << 32)
+#define LINE 64 /* bytes in a cache line: four nodes */
 
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef unsigned __int128 node; /* GCC, Clang */
+#define NODE_HI(x) ((uint64_t)((x) >> 64))
+#define NODE_LO(x) ((uint64_t)(x))
+#define NODE_MAKE(hi, lo) (((node)(hi) << 64) | (node)(lo))
+static inline int less(node a, node b) { return a < b; }
+#else
 typedef struct node {
-  uint64_t u;  /* the time, sign bit flipped */
-  uint32_t id; /* the event, or TOMB */
-  uint32_t pad;
+  uint64_t lo, hi;
 } node;
+#define NODE_HI(x) ((x).hi)
+#define NODE_LO(x) ((x).lo)
+#define NODE_MAKE(h, l) ((node){.lo = (l), .hi = (h)})
+static inline int less(node a, node b) {
+  return (a.hi < b.hi) | ((a.hi == b.hi) & (a.lo < b.lo));
+}
+#endif
 
-typedef struct bucket {
-  node *v;
-  uint32_t head, len, cap, live; /* v[head .. len): live and tombstones */
-  uint64_t min; /* the least live time; UINT64_MAX when none */
-} bucket;
+static inline node node_make(int64_t t, uint64_t seq, uint32_t id) {
+  return NODE_MAKE((uint64_t)t ^ ((uint64_t)1 << 63), (seq << 32) | id);
+}
+static inline int64_t node_t(node x) {
+  return (int64_t)(NODE_HI(x) ^ ((uint64_t)1 << 63));
+}
+static inline uint32_t node_id(node x) { return (uint32_t)NODE_LO(x); }
+/* A FIFO slot whose event was cancelled or moved: no live key is this. */
+#define TOMB NODE_MAKE(UINT64_MAX, UINT64_MAX)
+static inline bool is_tomb(node x) {
+  return NODE_HI(x) == UINT64_MAX && NODE_LO(x) == UINT64_MAX;
+}
 
 typedef struct rec {
-  uint32_t idx;  /* index in bucket b, or FREE_IDX */
-  uint32_t b;    /* bucket when pending; free-list link when free */
+  uint32_t pos;   /* heap position, or FREE_POS */
+  uint32_t next;  /* free-list link when free */
   int kind;
   uint32_t arg;
 } rec;
 
 struct sim_queue {
-  bucket b[NBUCKETS];
-  uint64_t mask; /* bit k - 1: bucket k (>= 1) has live events */
-  uint64_t last; /* the last pop's time, flipped; 0 before any */
-  size_t live;   /* pending events */
+  node *heap;     /* heap_cap nodes; &heap[1] is LINE-aligned */
+  void *heap_mem; /* heap's allocation */
+  size_t n, heap_cap;
   rec *recs;
   size_t nrecs, recs_cap;
   uint32_t free_head;
+  uint64_t seq;   /* the next seq; below SEQ_LIMIT */
+  int64_t now;    /* the time of the last pop (INT64_MIN before any) */
+  node *fifo;     /* fifo[fhead .. ftail): events at fifo_t, seq order */
+  size_t fhead, ftail, fcap, flive;
+  int64_t fifo_t;
 };
-
-static inline uint64_t flip(int64_t t) { return (uint64_t)t ^ SIGN; }
-static inline int64_t unflip(uint64_t u) { return (int64_t)(u ^ SIGN); }
-
-/* The bucket of time u (>= last). */
-static inline unsigned bucket_of(uint64_t u, uint64_t last) {
-  uint64_t x = u ^ last;
-  return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
-}
 
 sim_queue *sim_queue_new(void) {
   sim_queue *q = mem_calloc(1, sizeof *q);
   q->free_head = SIM_QUEUE_NONE;
-  for (int k = 0; k < NBUCKETS; k++) q->b[k].min = UINT64_MAX;
+  q->now = INT64_MIN;
   return q;
 }
 
 void sim_queue_free(sim_queue *q) {
   if (!q) return;
-  for (int k = 0; k < NBUCKETS; k++) free(q->b[k].v);
+  free(q->heap_mem);
   free(q->recs);
+  free(q->fifo);
   free(q);
 }
 
-#if defined(SIM_QUEUE_DEBUG) && !defined(NDEBUG)
-/* The whole invariant, checked after every operation when SIM_QUEUE_DEBUG
- * is defined (CMake's Debug build type): O(n) each. */
-static void check_all(const sim_queue *q) {
-  size_t live = 0;
-  for (unsigned k = 0; k < NBUCKETS; k++) {
-    const bucket *x = &q->b[k];
-    uint32_t n = 0;
-    uint64_t min = UINT64_MAX;
-    for (uint32_t i = x->head; i < x->len; i++) {
-      if (x->v[i].id == TOMB) continue;
-      n++;
-      if (x->v[i].u < min) min = x->v[i].u;
-      assert(bucket_of(x->v[i].u, q->last) == k);
-      assert(q->recs[x->v[i].id].b == k && q->recs[x->v[i].id].idx == i);
-    }
-    assert(n == x->live && (k == 0 || min == x->min));
-    assert(k == 0 || (!!(q->mask & ((uint64_t)1 << (k - 1)))) == (n > 0));
-    assert(x->live || (x->head == 0 && x->len == 0));
-    assert(k != 0 || !x->live || x->v[x->head].id != TOMB);
-    live += n;
+/* Doubles the heap's room, keeping its nodes, with &heap[1] on a line. */
+static void heap_grow(sim_queue *q) {
+  size_t cap = q->heap_cap ? 2 * q->heap_cap : 64;
+  assert(cap < SIZE_MAX / sizeof(node) - 2 * LINE);
+  char *mem = mem_alloc(cap * sizeof(node) + 2 * LINE);
+  uintptr_t first = ((uintptr_t)mem + sizeof(node) + LINE - 1) &
+                    ~(uintptr_t)(LINE - 1);
+  node *heap = (node *)(first - sizeof(node));
+  if (q->n) memcpy(heap, q->heap, q->n * sizeof(node));
+  free(q->heap_mem);
+  q->heap_mem = mem;
+  q->heap = heap;
+  q->heap_cap = cap;
+}
+
+static inline void place(sim_queue *q, size_t i, node x) {
+  q->heap[i] = x;
+  q->recs[node_id(x)].pos = (uint32_t)i;
+}
+
+/* The smallest of the children c .. c+3 that exist (c < n); a full set of
+ * four, the usual case, is a tournament of three comparisons. */
+static inline size_t min_child(const sim_queue *q, size_t c, size_t n) {
+  const node *h = q->heap;
+  if (c + 3 < n) {
+    size_t a = c + (size_t)less(h[c + 1], h[c]);
+    size_t b = c + 2 + (size_t)less(h[c + 3], h[c + 2]);
+    return less(h[b], h[a]) ? b : a;
   }
-  assert(live == q->live);
-}
-#else
-static inline void check_all(const sim_queue *q) { (void)q; }
-#endif
-
-/* Room for one more node in bucket x (full). */
-static void room(bucket *x) {
-  size_t cap = x->cap;
-  mem_grow((void **)&x->v, &cap, (size_t)x->len + 1, sizeof *x->v);
-  assert(cap < FREE_IDX);
-  x->cap = (uint32_t)cap;
-}
-
-/* Appends event id at u to bucket k (its order: the newest). */
-static inline void append(sim_queue *q, unsigned k, uint64_t u, uint32_t id) {
-  bucket *x = &q->b[k];
-  if (x->len == x->cap) room(x);
-  x->v[x->len] = (node){u, id, 0};
-  uint64_t lo = x->min;
-  x->min = u < lo ? u : lo;
-  q->recs[id].idx = x->len++;
-  q->recs[id].b = k;
-  x->live++;
-  q->mask |= k ? (uint64_t)1 << (k - 1) : 0;
-}
-
-/* Bucket k's nodes from head on without its tombstones, in order. */
-static void compact(sim_queue *q, unsigned k) {
-  bucket *x = &q->b[k];
-  uint32_t j = 0;
-  for (uint32_t i = x->head; i < x->len; i++) {
-    if (x->v[i].id == TOMB) continue;
-    x->v[j] = x->v[i];
-    q->recs[x->v[j].id].idx = j;
-    j++;
-  }
-  x->head = 0;
-  x->len = j;
-}
-
-/* The least live time of bucket x (UINT64_MAX when none): a scan. */
-static uint64_t scan_min(const bucket *x) {
-  uint64_t m = UINT64_MAX;
-  for (uint32_t i = x->head; i < x->len; i++)
-    if (x->v[i].id != TOMB && x->v[i].u < m) m = x->v[i].u;
+  size_t m = c;
+  for (size_t k = c + 1; k < n; k++)
+    if (less(h[k], h[m])) m = k;
   return m;
 }
 
-/* Takes the node at (k, i) out (a cancel or a move): a tombstone stays;
- * an empty bucket starts over, bucket 0's head moves past tombstones, a
- * long bucket that is mostly tombstones is compacted, and a bucket that
- * lost its least time finds the next. */
-static void remove_at(sim_queue *q, unsigned k, uint32_t i) {
-  bucket *x = &q->b[k];
-  assert(i >= x->head && i < x->len && x->v[i].id != TOMB);
-  uint64_t u = x->v[i].u;
-  x->v[i].id = TOMB;
-  q->live--;
-  if (--x->live == 0) {
-    x->head = x->len = 0;
-    x->min = UINT64_MAX;
-    if (k) q->mask &= ~((uint64_t)1 << (k - 1));
+/* The heap order around position i: its parent orders before it, and it
+ * before each of its children. Asserted (builds without NDEBUG) where an
+ * operation ends, at the node it placed last: O(ARITY). */
+#ifndef NDEBUG
+static inline bool ordered_at(const sim_queue *q, size_t i) {
+  const node *h = q->heap;
+  if (i > 0 && less(h[i], h[(i - 1) / ARITY])) return false;
+  for (size_t c = ARITY * i + 1; c < q->n && c <= ARITY * i + ARITY; c++)
+    if (less(h[c], h[i])) return false;
+  return q->recs[node_id(h[i])].pos == i;
+}
+#endif
+
+#if defined(SIM_QUEUE_DEBUG) && !defined(NDEBUG)
+/* The whole invariant, checked after every operation when SIM_QUEUE_DEBUG
+ * is defined (CMake's Debug build type): O(n) each, so a run becomes
+ * quadratic, which is why asserts alone (the Sanitize build) check only
+ * ordered_at. */
+static void check_heap(const sim_queue *q) {
+  for (size_t i = 0; i < q->n; i++) assert(ordered_at(q, i));
+  size_t live = 0;
+  const node *last = NULL;
+  for (size_t i = q->fhead; i < q->ftail; i++) {
+    const node *x = &q->fifo[i];
+    if (is_tomb(*x)) continue;
+    live++;
+    assert(node_t(*x) == q->fifo_t && (!last || less(*last, *x)));
+    assert(q->recs[node_id(*x)].pos == (FIFO_BIT | (uint32_t)i));
+    last = x;
+  }
+  assert(live == q->flive && (!live || !is_tomb(q->fifo[q->fhead])));
+}
+#else
+static inline void check_heap(const sim_queue *q) { (void)q; }
+#endif
+
+/* Moves x up from the hole at i. */
+static void rise(sim_queue *q, size_t i, node x) {
+  while (i > 0) {
+    size_t p = (i - 1) / ARITY;
+    if (!less(x, q->heap[p])) break;
+    place(q, i, q->heap[p]);
+    i = p;
+  }
+  place(q, i, x);
+  assert(ordered_at(q, i));
+}
+
+static void sift_down(sim_queue *q, size_t i) {
+  node x = q->heap[i];
+  for (;;) {
+    size_t c = ARITY * i + 1;
+    if (c >= q->n) break;
+    c = min_child(q, c, q->n);
+    if (!less(q->heap[c], x)) break;
+    place(q, i, q->heap[c]);
+    i = c;
+  }
+  place(q, i, x);
+  assert(ordered_at(q, i));
+}
+
+/* Pops the root (Floyd's bottom-up deletion): the hole at the root goes down
+ * to a leaf along the smallest children, and the last node then rises from
+ * there. The last node belongs near the bottom, so this skips the compare
+ * against it on every level of a plain sift-down. */
+static void remove_root(sim_queue *q) {
+  size_t n = --q->n, i = 0;
+  if (n == 0) return;
+  for (;;) {
+    size_t c = ARITY * i + 1;
+    if (c >= n) break;
+    c = min_child(q, c, n);
+    place(q, i, q->heap[c]);
+    i = c;
+  }
+  rise(q, i, q->heap[n]);
+}
+
+/* ---- the FIFO of events at the current time ---- */
+
+/* Appends x (at fifo_t, its seq the newest) to the FIFO: compacted to its
+ * start, or grown, when full. */
+static void fifo_append(sim_queue *q, node x) {
+  if (q->ftail == q->fcap) {
+    if (q->fhead > 0) {
+      size_t live = q->ftail - q->fhead;
+      memmove(q->fifo, q->fifo + q->fhead, live * sizeof(node));
+      q->fhead = 0, q->ftail = live;
+      for (size_t i = 0; i < live; i++)
+        if (!is_tomb(q->fifo[i]))
+          q->recs[node_id(q->fifo[i])].pos = FIFO_BIT | (uint32_t)i;
+    }
+    if (q->ftail == q->fcap)
+      mem_grow((void **)&q->fifo, &q->fcap, q->ftail + 1, sizeof(node));
+  }
+  assert(q->ftail < FIFO_BIT);
+  q->recs[node_id(x)].pos = FIFO_BIT | (uint32_t)q->ftail;
+  q->fifo[q->ftail++] = x;
+  q->flive++;
+}
+
+/* The head past tombstones; the FIFO starts over when empty. */
+static void fifo_settle(sim_queue *q) {
+  while (q->fhead < q->ftail && is_tomb(q->fifo[q->fhead])) q->fhead++;
+  if (q->flive == 0) q->fhead = q->ftail = 0;
+}
+
+/* Takes the FIFO event at pos out (a tombstone stays). */
+static void fifo_remove(sim_queue *q, uint32_t pos) {
+  q->fifo[pos & ~FIFO_BIT] = TOMB;
+  q->flive--;
+  fifo_settle(q);
+}
+
+/* Whether an event at t goes to the FIFO: t is the current time, and the
+ * FIFO holds events of that time or none. */
+static inline bool fifo_takes(const sim_queue *q, int64_t t) {
+  return t == q->now && (q->flive == 0 || q->fifo_t == t);
+}
+
+/* Inserts x (its seq the newest) into the FIFO or the heap. */
+static void insert(sim_queue *q, node x) {
+  int64_t t = node_t(x);
+  if (fifo_takes(q, t)) {
+    q->fifo_t = t;
+    fifo_append(q, x);
     return;
   }
-  if (k == 0)
-    while (x->v[x->head].id == TOMB) x->head++;
-  if (x->len - x->head >= COMPACT_MIN && 2 * x->live < x->len - x->head)
-    compact(q, k);
-  if (k && u == x->min) x->min = scan_min(x);
+  if (q->n == q->heap_cap) heap_grow(q);
+  size_t i = q->n++;
+  rise(q, i, x);
 }
 
-/* Bucket k (>= 1), the lowest with live events while bucket 0 has none,
- * whose least time is m: m becomes last, and its events go to the buckets
- * below, in order (those buckets are empty, so each keeps its order). The
- * loop has no data-dependent branch but the rare growth: least times by
- * select, the mask and live counts set once after it. */
-static void spill(sim_queue *q, unsigned k, uint64_t m) {
-  bucket *x = &q->b[k];
-  assert(q->b[0].live == 0 && m > q->last);
-  q->last = m;
-  rec *restrict recs = q->recs;
-  uint64_t touched = 0; /* bit j: bucket j received events */
-  for (uint32_t i = x->head, n = x->len; i < n; i++) {
-    uint32_t id = x->v[i].id;
-    if (id == TOMB) continue;
-    uint64_t u = x->v[i].u;
-    unsigned j = bucket_of(u, m);
-    assert(j < k && (q->b[j].live == 0 || (touched >> j & 1)));
-    bucket *y = &q->b[j];
-    if (y->len == y->cap) room(y);
-    uint32_t at = y->len++;
-    y->v[at] = (node){u, id, 0};
-    uint64_t lo = y->min;
-    y->min = u < lo ? u : lo;
-    recs[id].idx = at;
-    recs[id].b = j;
-    touched |= (uint64_t)1 << j;
+static int node_cmp(const void *a, const void *b) {
+  node x = *(const node *)a, y = *(const node *)b;
+  return less(y, x) - less(x, y);
+}
+
+/* The seq counter reached SEQ_LIMIT: the pending events take seqs 0 .. n-1
+ * in their (time, seq) order, which keeps the order of every pair, so the
+ * pop order is as if seqs never wrapped. A sorted array is a heap. Once per
+ * 2^32 pushes and moves: O(n log n). */
+static void renumber(sim_queue *q) {
+  for (size_t i = q->fhead; i < q->ftail; i++) { /* the FIFO joins the heap */
+    if (is_tomb(q->fifo[i])) continue;
+    if (q->n == q->heap_cap) heap_grow(q);
+    q->heap[q->n++] = q->fifo[i];
   }
-  for (uint64_t t = touched; t; t &= t - 1) {
-    bucket *y = &q->b[__builtin_ctzll(t)];
-    y->live = y->len;
-  }
-  x->head = x->len = x->live = 0;
-  x->min = UINT64_MAX;
-  q->mask = (q->mask & ~((uint64_t)1 << (k - 1))) | touched >> 1;
+  q->fhead = q->ftail = q->flive = 0;
+  if (q->n) qsort(q->heap, q->n, sizeof(node), node_cmp);
+  for (size_t i = 0; i < q->n; i++)
+    place(q, i, node_make(node_t(q->heap[i]), i, node_id(q->heap[i])));
+  q->seq = q->n;
+  check_heap(q);
 }
 
-/* The lowest bucket with live events (bucket 0 has none) and its least
- * time; false when the queue is empty. */
-static inline bool lowest(const sim_queue *q, unsigned *k, uint64_t *m) {
-  if (!q->mask) return false;
-  *k = (unsigned)__builtin_ctzll(q->mask) + 1;
-  *m = q->b[*k].min;
-  return true;
-}
-
-/* t_ns flipped, which must not be before the last pop's time (asserted);
- * without asserts such a time is taken as the last pop's, so that a
- * caller's bug misorders one event instead of breaking the buckets. */
-static inline uint64_t at_least_last(const sim_queue *q, int64_t t_ns) {
-  uint64_t u = flip(t_ns);
-  assert(u >= q->last);
-  return u < q->last ? q->last : u;
+/* The seq of the next push or move. */
+static inline uint64_t next_seq(sim_queue *q) {
+  if (q->seq == SEQ_LIMIT) renumber(q);
+  return q->seq++;
 }
 
 static uint32_t rec_take(sim_queue *q) {
   if (q->free_head != SIM_QUEUE_NONE) {
     uint32_t h = q->free_head;
-    q->free_head = q->recs[h].b;
+    q->free_head = q->recs[h].next;
     return h;
   }
   mem_grow((void **)&q->recs, &q->recs_cap, q->nrecs + 1, sizeof *q->recs);
@@ -246,86 +312,97 @@ static uint32_t rec_take(sim_queue *q) {
 }
 
 static void rec_give(sim_queue *q, uint32_t h) {
-  q->recs[h].idx = FREE_IDX;
-  q->recs[h].b = q->free_head;
+  q->recs[h].pos = FREE_POS;
+  q->recs[h].next = q->free_head;
   q->free_head = h;
 }
 
 sim_queue_event sim_queue_push(sim_queue *q, int64_t t_ns, int kind,
                                uint32_t arg) {
-  uint64_t u = at_least_last(q, t_ns);
+  uint64_t seq = next_seq(q);
   uint32_t h = rec_take(q);
   q->recs[h].kind = kind;
   q->recs[h].arg = arg;
-  append(q, bucket_of(u, q->last), u, h);
-  q->live++;
-  check_all(q);
+  insert(q, node_make(t_ns, seq, h));
+  check_heap(q);
   return h;
 }
 
-/* Pops the earliest event when its time (flipped) is at most lim. */
-static inline bool pop_upto(sim_queue *q, uint64_t lim, sim_queue_item *out) {
-  bucket *z = &q->b[0];
-  if (z->live == 0) {
-    unsigned k;
-    uint64_t m;
-    if (!lowest(q, &k, &m) || m > lim) return false;
-    spill(q, k, m);
-  } else if (q->last > lim) {
-    return false;
-  }
-  uint32_t h = z->v[z->head].id;
-  assert(h != TOMB);
-  const rec *r = &q->recs[h];
-  out->t_ns = unflip(q->last);
-  out->kind = r->kind;
-  out->arg = r->arg;
-  q->live--;
-  if (--z->live == 0) { /* the head taken: no tombstone needed */
-    z->head = z->len = 0;
+/* Removes the node at heap position i, keeping the heap order. */
+static void remove_at(sim_queue *q, size_t i) {
+  q->n--;
+  if (i == q->n) return;
+  node last = q->heap[q->n];
+  if (i > 0 && less(last, q->heap[(i - 1) / ARITY])) {
+    rise(q, i, last);
   } else {
-    do z->head++; while (z->v[z->head].id == TOMB);
+    place(q, i, last);
+    sift_down(q, i);
   }
-  rec_give(q, h);
-  check_all(q);
-  return true;
 }
 
 bool sim_queue_pop(sim_queue *q, sim_queue_item *out) {
-  return pop_upto(q, UINT64_MAX, out);
-}
-
-bool sim_queue_pop_before(sim_queue *q, int64_t t_stop, sim_queue_item *out) {
-  return t_stop != INT64_MIN && pop_upto(q, flip(t_stop) - 1, out);
+  node top;
+  if (q->flive && (q->n == 0 || less(q->fifo[q->fhead], q->heap[0]))) {
+    top = q->fifo[q->fhead++];
+    q->flive--;
+    fifo_settle(q);
+  } else if (q->n) {
+    top = q->heap[0];
+    remove_root(q);
+  } else {
+    return false;
+  }
+  const rec *r = &q->recs[node_id(top)];
+  out->t_ns = q->now = node_t(top);
+  out->kind = r->kind;
+  out->arg = r->arg;
+  rec_give(q, node_id(top));
+  check_heap(q);
+  return true;
 }
 
 void sim_queue_cancel(sim_queue *q, sim_queue_event h) {
-  assert(h < q->nrecs && q->recs[h].idx != FREE_IDX);
-  remove_at(q, q->recs[h].b, q->recs[h].idx);
+  assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
+  uint32_t pos = q->recs[h].pos;
+  if (pos & FIFO_BIT) fifo_remove(q, pos);
+  else remove_at(q, pos);
   rec_give(q, h);
-  check_all(q);
+  check_heap(q);
 }
 
 void sim_queue_move(sim_queue *q, sim_queue_event h, int64_t t_ns) {
-  assert(h < q->nrecs && q->recs[h].idx != FREE_IDX);
-  uint64_t u = at_least_last(q, t_ns);
-  remove_at(q, q->recs[h].b, q->recs[h].idx);
-  append(q, bucket_of(u, q->last), u, h);
-  q->live++;
-  check_all(q);
+  assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
+  uint64_t seq = next_seq(q); /* may renumber: pos is read after */
+  size_t i = q->recs[h].pos;
+  node x = node_make(t_ns, seq, h);
+  if ((i & FIFO_BIT) || fifo_takes(q, t_ns)) { /* out, then in anew */
+    if (i & FIFO_BIT) fifo_remove(q, (uint32_t)i);
+    else remove_at(q, i);
+    insert(q, x);
+  } else if (less(x, q->heap[i])) {
+    rise(q, i, x);
+  } else {
+    q->heap[i] = x;
+    sift_down(q, i);
+  }
+  check_heap(q);
 }
 
-size_t sim_queue_size(const sim_queue *q) { return q->live; }
+size_t sim_queue_size(const sim_queue *q) { return q->n + q->flive; }
 
 int64_t sim_queue_peek_time(const sim_queue *q) {
-  if (q->b[0].live) return unflip(q->last);
-  unsigned k;
-  uint64_t m;
-  return lowest(q, &k, &m) ? unflip(m) : INT64_MAX;
+  int64_t t = q->n ? node_t(q->heap[0]) : INT64_MAX;
+  return q->flive && q->fifo_t < t ? q->fifo_t : t;
 }
 
 int64_t sim_queue_time(const sim_queue *q, sim_queue_event h) {
-  assert(h < q->nrecs && q->recs[h].idx != FREE_IDX);
-  const rec *r = &q->recs[h];
-  return unflip(q->b[r->b].v[r->idx].u);
+  assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
+  uint32_t pos = q->recs[h].pos;
+  return pos & FIFO_BIT ? q->fifo_t : node_t(q->heap[pos]);
+}
+
+void sim_queue_seq_start(sim_queue *q, uint64_t seq) {
+  assert(q->n == 0 && q->flive == 0 && seq <= SEQ_LIMIT);
+  q->seq = seq;
 }
