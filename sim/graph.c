@@ -39,6 +39,8 @@ typedef struct hot {
   uint8_t arrived;      /* it arrived while ordwait: DONE is pending */
 } hot;
 _Static_assert(sizeof(hot) == 32, "two hot records per cache line");
+_Static_assert(sizeof(sim_task) == 4 + 3 * sizeof(int) + 5 * 8 + 4 * 4,
+               "a task record has no padding (it compares bytewise)");
 _Static_assert(SIM_TASK_JOIN < 16 && TRANSPORT_CHANNELS_MAX < 16,
                "a task's kind and channels fit their four bits");
 
@@ -295,9 +297,11 @@ static bool gpu_work(const sim_graph *g, uint32_t id) {
 /* When ns of GPU work started at now ends at speed v: ceil(ns / v) later,
  * held at the horizon, so that a device slowed past what the engine can
  * time (overlapping slowdowns multiply) ends there and the run says so
- * (sim_engine_run's horizon check) instead of wrapping to garbage. */
+ * (sim_engine_run's horizon check) instead of wrapping to garbage. Past
+ * the horizon it ends at once: never before now. */
 static int64_t work_end(int64_t now, double ns, double v) {
   double t = ceil(ns / v);
+  if (now >= SIM_NET_HORIZON_NS) return now;
   return t < (double)(SIM_NET_HORIZON_NS - now) ? now + (int64_t)t
                                                  : SIM_NET_HORIZON_NS;
 }

@@ -51,6 +51,8 @@ typedef struct sim_task {
   uint8_t channels;   /* transfer: its operation's NCCL channels, each a
                          connection of the receiver's sockets
                          (transport_op_channels) */
+  uint8_t spare;      /* zero: the record has no padding, so two records
+                         compare bytewise whatever the memory held before */
   int dev, dst;       /* compute: dev; transfer: dev -> dst; join: dev or -1 */
   int mb;             /* micro-batch (or chunk/step) index, -1 if none */
   int64_t dur_ns;     /* compute duration */
