@@ -4,7 +4,6 @@
  * when partition_balanced finds one. */
 #include "schedules/objective.h"
 
-#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,9 +248,12 @@ static int custom_submit(void *ctx, const int *groups, err *e) {
  * better of each one's two allocations, +inf for one that does not fit. */
 static int custom_collect(void *ctx, int m, double *out, err *e) {
   objective *o = ctx;
-  assert(m == o->pm);
   mem_grow((void **)&o->v, &o->vcap, (size_t)o->nsent + 1, sizeof *o->v);
   int rc = o->collect(o->fn_ctx, o->nsent, o->v, e);
+  /* fewer submitted than asked: a submit failed, and the scorer says so */
+  if (rc == ERR_OK && m != o->pm)
+    rc = err_set(e, ERR_RANGE, "%d partitions collected where %d were "
+                 "submitted", m, o->pm);
   for (int i = 0, k = 0; i < m && rc == ERR_OK; i++) {
     double x[2];
     for (int j = 0; j < 2; j++)

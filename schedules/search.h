@@ -57,7 +57,8 @@ typedef struct search_opts {
   void *progress_ctx;           /* borrowed */
   int batch;         /* GCMA: offspring judged together at most (0:
                         SEARCH_BATCH; 1: each before the next is made);
-                        the result is the same whatever it is */
+                        random-search: samples judged together; the
+                        result is the same whatever it is */
 } search_opts;
 
 #define SEARCH_POPULATION 100

@@ -21,6 +21,7 @@
 #include "analysis/costcmd_header.h"
 #include "models/cost.h"
 #include "models/roofline.h"
+#include "schedules/baseline.h"
 #include "schedules/gcma.h"
 #include "schedules/objective.h"
 #include "support.h"
@@ -516,8 +517,8 @@ Test(costcmd, gcma_searches_with_the_plugged_model) {
  * objective_custom_stream, each candidate sent when made): the model
  * answers the same candidates, and the search's convergence, score and
  * allocation are the same to the bit. */
-static search_result *gcma_through_model(world *x, int batch, bool stream,
-                                         long *answered) {
+static search_result *gcma_through_model(world *x, bool random, int batch,
+                                         bool stream, long *answered) {
   err e;
   err_clear(&e);
   cost_ctx *c = cost_ctx_from_scenario(x->s, &e);
@@ -534,7 +535,8 @@ static search_result *gcma_through_model(world *x, int batch, bool stream,
   search_opts so;
   search_opts_default(&so);
   so.population = 12, so.trials = 80, so.seed = 4, so.batch = batch;
-  search_result *r = gcma_search(c, GCMA_GAIN_PIPELINE, &obj, &so, &e);
+  search_result *r = random ? baseline_random_search(c, &obj, &so, &e)
+                            : gcma_search(c, GCMA_GAIN_PIPELINE, &obj, &so, &e);
   cr_assert_not_null(r, "%s", e.msg);
   *answered = costcmd_answered(cc);
   cr_assert_eq(costcmd_close(cc, &e), ERR_OK, "%s", e.msg);
@@ -546,12 +548,12 @@ static search_result *gcma_through_model(world *x, int batch, bool stream,
 
 /* The search through the model in batches of `batch` (streamed or not)
  * equals the search one candidate at a time, to the bit. */
-static void gcma_equals_one_at_a_time(int batch, bool stream) {
+static void gcma_equals_one_at_a_time(bool random, int batch, bool stream) {
   world x;
   world_load(&x);
   long n1, nb;
-  search_result *one = gcma_through_model(&x, 1, false, &n1);
-  search_result *many = gcma_through_model(&x, batch, stream, &nb);
+  search_result *one = gcma_through_model(&x, random, 1, false, &n1);
+  search_result *many = gcma_through_model(&x, random, batch, stream, &nb);
   cr_assert_eq(nb, n1);
   cr_assert_eq(many->candidates, one->candidates);
   cr_assert_eq(memcmp(many->convergence, one->convergence,
@@ -572,12 +574,20 @@ static void gcma_equals_one_at_a_time(int batch, bool stream) {
 }
 
 Test(costcmd, gcma_in_batches_equals_one_at_a_time) {
-  gcma_equals_one_at_a_time(0, false);
+  gcma_equals_one_at_a_time(false, 0, false);
 }
 
 /* Each candidate sent as soon as it is made (the CLI's way), broods of the
  * default size and of 3: the same search. */
 Test(costcmd, gcma_streamed_equals_one_at_a_time) {
-  gcma_equals_one_at_a_time(0, true);
-  gcma_equals_one_at_a_time(3, true);
+  gcma_equals_one_at_a_time(false, 0, true);
+  gcma_equals_one_at_a_time(false, 3, true);
+}
+
+/* random-search's samples streamed in batches (default, and 7 over 80
+ * samples: a short last batch) or batched: the one-at-a-time search. */
+Test(costcmd, random_search_streamed_equals_one_at_a_time) {
+  gcma_equals_one_at_a_time(true, 0, true);
+  gcma_equals_one_at_a_time(true, 7, true);
+  gcma_equals_one_at_a_time(true, 0, false);
 }
