@@ -591,3 +591,50 @@ Test(costcmd, random_search_streamed_equals_one_at_a_time) {
   gcma_equals_one_at_a_time(true, 7, true);
   gcma_equals_one_at_a_time(true, 0, false);
 }
+
+/* Answers in the shipped models' exact form are read by a short path, the
+ * others by jansson: the same doubles either way, for the number forms a
+ * model prints (Python's repr, integers, exponents, other spacing). */
+Test(costcmd, answers_read_as_jansson_reads_them) {
+  world x;
+  world_load(&x);
+  support_dir_make();
+  static const char *const v[] = {
+      "0.1", "7", "1e-05", "2.5E+3", "123456789012345678",
+      "0.30000000000000004", "146.07600000000002", "0"};
+  static const double want[] = {0.1, 7.0, 1e-05, 2500.0, 123456789012345678.0,
+                                0.30000000000000004, 146.07600000000002, 0};
+  enum { N = 8 };
+  /* the even candidates answered in the exact form, the odd ones packed */
+  const char *model = support_write_file(support_path("model.py"),
+      "import sys\n"
+      "v = ['0.1', '7', '1e-05', '2.5E+3', '123456789012345678',\n"
+      "     '0.30000000000000004', '146.07600000000002', '0']\n"
+      "sys.stdin.readline()\n"
+      "for k, line in enumerate(sys.stdin):\n"
+      "    f = '{\"id\": %d, \"predicted_s\": %s}' if k % 2 == 0 else "
+      "'{\"id\":%d,\"predicted_s\":%s}'\n"
+      "    print(f % (k, v[k % 8]), flush=True)\n");
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "python3 %s", model);
+  alloc *a[2 * N];
+  const int *l[2 * N];
+  double got[2 * N];
+  for (int i = 0; i < 2 * N; i++) a[i] = alloc_random(2, 3, i), l[i] = x.layers;
+  err e;
+  err_clear(&e);
+  costcmd *c = costcmd_start(cmd, x.header, 20, &e);
+  cr_assert_not_null(c, "%s", e.msg);
+  cr_assert_eq(costcmd_score(c, 2 * N, (const alloc *const *)a, l, got, &e),
+               ERR_OK, "%s", e.msg);
+  for (int i = 0; i < 2 * N; i++)
+    cr_assert(memcmp(&got[i], &want[i % N], sizeof got[i]) == 0,
+              "%s: %.17g, want %.17g", v[i % N], got[i], want[i % N]);
+  cr_assert_eq(costcmd_close(c, &e), ERR_OK, "%s", e.msg);
+  costcmd_free(c);
+  for (int i = 0; i < 2 * N; i++) alloc_free(a[i]);
+  assert_no_children();
+  support_dir_remove();
+  world_free(&x);
+}
+
