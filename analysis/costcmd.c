@@ -304,18 +304,20 @@ static bool fast_answer(const char *line, size_t len, long id, double *x) {
   return isfinite(*x);
 }
 
+/* Stores x as the answer to the batch's next candidate. */
+static int accept(costcmd *c, double x) {
+  c->ans[c->got++] = x;
+  c->answered++;
+  return ERR_OK;
+}
+
 /* Checks one answer line (len bytes, no newline) against the batch's next
  * candidate and stores its prediction. */
 static int take_answer(costcmd *c, const char *line, size_t len, err *e) {
   int i = c->got;
   long id = c->first_id + i;
   double fast;
-  if (fast_answer(line, len, id, &fast)) {
-    c->ans[i] = fast;
-    c->got++;
-    c->answered++;
-    return ERR_OK;
-  }
+  if (fast_answer(line, len, id, &fast)) return accept(c, fast);
   char cand[256];
   describe_candidate(c, i, cand, sizeof cand);
   json_error_t je;
@@ -365,11 +367,7 @@ static int take_answer(costcmd *c, const char *line, size_t len, err *e) {
               "predicted_s (%g)", id, cand, x < 0 ? "negative" : "non-finite",
               x);
   json_decref(j);
-  if (rc) return rc;
-  c->ans[i] = x;
-  c->got++;
-  c->answered++;
-  return ERR_OK;
+  return rc ? rc : accept(c, x);
 }
 
 /* Splits whole lines off the input and takes them as answers. A line
