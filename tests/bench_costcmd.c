@@ -70,10 +70,31 @@ static const char *const way_name[] = {"one at a time", "broods as before",
  * at a time (search batch 1), in broods (objective_custom_batch: a brood
  * made, then sent) or streamed (objective_custom_stream, the CLI's way:
  * each sent when made, the brood's answers collected after its last). */
+static int run_gcma_with(scenario *s, const char *header, int trials, int way,
+                         const char *cmd, const char *label);
+
 static int run_gcma(scenario *s, const char *header, int trials, int way) {
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "python3 %s/analysis/cost_alphabeta.py",
            GEODES_SOURCE_DIR);
+  return run_gcma_with(s, header, trials, way, cmd, "cost_alphabeta.py");
+}
+
+/* A model that waits 200 us a candidate without using a CPU (a model on
+ * another machine, or one that waits on a device): what streaming gains
+ * whatever else runs on this one. */
+static int run_gcma_sleepy(scenario *s, const char *header, int trials,
+                           int way) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "python3 -c \"import sys, time; sys.path.insert("
+           "0, '%s/analysis'); from costcmd_serve import serve; serve(lambda "
+           "h: lambda c: time.sleep(2e-4) or 1.0 + sum(c['pipelines'][0]) %% "
+           "7)\"", GEODES_SOURCE_DIR);
+  return run_gcma_with(s, header, trials, way, cmd, "a 200-us sleep");
+}
+
+static int run_gcma_with(scenario *s, const char *header, int trials, int way,
+                         const char *cmd, const char *label) {
   err e;
   err_clear(&e);
   long peak;
@@ -104,11 +125,11 @@ static int run_gcma(scenario *s, const char *header, int trials, int way) {
   if (rc)
     fprintf(stderr, "bench_costcmd: %s\n", e.msg);
   else
-    printf("gcma + cost_alphabeta.py, %5ld partitions, %-16s: %6ld model "
+    printf("gcma + %s, %5ld partitions, %-16s: %6ld model "
            "candidates, %.2f s wall, %.2f CPU-s (geodes %.2f, model %.2f): "
            "%6.0f candidates/s, %6.0f /CPU-s, CPU/wall %.2f (best %.4f s; peak "
            "RSS %.1f MiB, model %.1f MiB)\n",
-           r->candidates, way_name[way], answered, wall, cpu, s1 - s0,
+           label, r->candidates, way_name[way], answered, wall, cpu, s1 - s0,
            k1 - k0, answered / wall, answered / cpu, cpu / wall, r->objective_s,
            bench_peak_rss_kib() / 1024.0, peak / 1024.0);
   search_result_free(r);
@@ -146,6 +167,8 @@ int main(void) {
   for (int round = 0; round < 3 && !rc; round++)
     rc = run_gcma(s, h, 900, BROODS) || run_gcma(s, h, 900, STREAMED) ||
          run_gcma(s, h, 4900, BROODS) || run_gcma(s, h, 4900, STREAMED);
+  rc = rc || run_gcma_sleepy(s, h, 900, BROODS) ||
+       run_gcma_sleepy(s, h, 900, STREAMED);
   for (int i = 0; i < N; i++) alloc_free(a[i]);
   free(a), free(l), free(h);
   scenario_free(s);
