@@ -6,6 +6,7 @@
  * each had exactly one valid answer, in order. */
 #include "analysis/costcmd.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -45,21 +46,20 @@ struct costcmd {
   size_t rlen, rcap;
   int failed;            /* ERR_OK, or the code of the session's error */
   char msg[ERR_MSG_MAX];
-};
-
-/* The state of one batch: where each candidate's line ends in the output
- * stream (absolute byte offsets), when it was written in full, and the
- * predictions as they arrive. */
-typedef struct batch {
-  int n;
-  long first_id;
-  size_t *line_start, *line_end; /* offsets into c->w of the batch's lines */
-  double *sent_at;               /* < 0 until written in full */
-  double *out;
-  int got;                       /* answers received for this batch */
-  double last_answer_at;
+  /* The candidates submitted since the last collect (a batch): where each
+   * one's line lies in w (kept until it is collected, for messages), when
+   * it was written in full, and the predictions as they arrive. */
+  int n, got, qcap;      /* submitted, answered; got <= n <= qcap */
+  long first_id;         /* id of the batch's first candidate */
+  size_t *line_start, *line_end;
+  double *sent_at;       /* < 0 until written in full */
+  double *ans;
+  double last_answer_at; /* the batch's start before its first answer */
   double last_write_at;
-} batch;
+  double collect_at;     /* when collect began: no answer is due before
+                            the timeout after it (geodes's own work between
+                            submits is not the model's time) */
+};
 
 static double now_s(void) {
   struct timespec t;
@@ -234,13 +234,13 @@ static void put_candidate(costcmd *c, long id, const alloc *a,
   put(c, "]}\n", 3);
 }
 
-/* The candidate's line without its id and newline, shortened, for
- * messages. */
-static void describe_candidate(const costcmd *c, const batch *b, int i,
-                               char *buf, size_t size) {
-  const char *s = c->w + b->line_start[i];
+/* Candidate i of the batch's line without its id and newline, shortened,
+ * for messages. */
+static void describe_candidate(const costcmd *c, int i, char *buf,
+                               size_t size) {
+  const char *s = c->w + c->line_start[i];
   const char *p = strstr(s, "\"pipelines\"");
-  size_t len = b->line_end[i] - b->line_start[i];
+  size_t len = c->line_end[i] - c->line_start[i];
   size_t off = p && (size_t)(p - s) < len ? (size_t)(p - s) : 0;
   size_t n = len - off - 2; /* drop "}\n" */
   if (n > 160)
@@ -257,14 +257,69 @@ static bool contains(const char *line, size_t len, const char *word) {
   return false;
 }
 
-/* Checks one answer line (len bytes, no newline) against candidate i of b
- * and stores its prediction. */
-static int take_answer(costcmd *c, batch *b, const char *line, size_t len,
-                       err *e) {
-  int i = b->got;
-  long id = b->first_id + i;
+/* Skips the digits at *p (at most max of them, and no leading zero but a
+ * lone one: JSON's integers); false when there are none or too many. */
+static bool skip_digits(const char **p, const char *end, int max, bool json) {
+  const char *q = *p;
+  while (q < end && *q >= '0' && *q <= '9' && q - *p <= max) q++;
+  bool ok = q > *p && q - *p <= max && !(json && **p == '0' && q - *p > 1);
+  *p = q;
+  return ok;
+}
+
+/* The answer line as the shipped models print it, exactly
+ * {"id": K, "predicted_s": X} with K the id expected and X a JSON number
+ * >= 0 that strtod reads as finite (what jansson gives: it reads numbers
+ * with strtod, and an integer's conversion rounds the same): true and *x
+ * set. Any other line (other spacing, keys, a wrong id) goes to the full
+ * parser, which checks it and names what is wrong. */
+static bool fast_answer(const char *line, size_t len, long id, double *x) {
+  static const char head[] = "{\"id\": ", mid[] = ", \"predicted_s\": ";
+  const char *p = line, *end = line + len;
+  if (len < sizeof head + sizeof mid || memcmp(p, head, sizeof head - 1))
+    return false;
+  p += sizeof head - 1;
+  const char *k = p;
+  if (!skip_digits(&p, end, 15, true) || strtol(k, NULL, 10) != id ||
+      (size_t)(end - p) < sizeof mid || memcmp(p, mid, sizeof mid - 1))
+    return false;
+  p += sizeof mid - 1;
+  const char *num = p;
+  if (!skip_digits(&p, end, 15, true)) return false;
+  if (p < end && *p == '.') {
+    p++;
+    if (!skip_digits(&p, end, 40, false)) return false;
+  }
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    p++;
+    if (p < end && (*p == '+' || *p == '-')) p++;
+    if (!skip_digits(&p, end, 3, false)) return false;
+  }
+  if (end - p != 1 || *p != '}') return false;
+  char buf[64];
+  if (p - num >= (long)sizeof buf) return false;
+  memcpy(buf, num, (size_t)(p - num));
+  buf[p - num] = '\0';
+  *x = strtod(buf, NULL);
+  return isfinite(*x);
+}
+
+/* Stores x as the answer to the batch's next candidate. */
+static int accept(costcmd *c, double x) {
+  c->ans[c->got++] = x;
+  c->answered++;
+  return ERR_OK;
+}
+
+/* Checks one answer line (len bytes, no newline) against the batch's next
+ * candidate and stores its prediction. */
+static int take_answer(costcmd *c, const char *line, size_t len, err *e) {
+  int i = c->got;
+  long id = c->first_id + i;
+  double fast;
+  if (fast_answer(line, len, id, &fast)) return accept(c, fast);
   char cand[256];
-  describe_candidate(c, b, i, cand, sizeof cand);
+  describe_candidate(c, i, cand, sizeof cand);
   json_error_t je;
   /* jansson reads a NUL between tokens as the end of its input (it took
    * '{"predicted_s": 0.5<NUL>}' as an object): refused before it looks */
@@ -312,35 +367,34 @@ static int take_answer(costcmd *c, batch *b, const char *line, size_t len,
               "predicted_s (%g)", id, cand, x < 0 ? "negative" : "non-finite",
               x);
   json_decref(j);
-  if (rc) return rc;
-  b->out[i] = x;
-  b->got++;
-  c->answered++;
-  return ERR_OK;
+  return rc ? rc : accept(c, x);
 }
 
 /* Splits whole lines off the input and takes them as answers. A line
- * beyond the batch's answers is an error: CMD answered something geodes
- * has not asked yet. */
-static int take_lines(costcmd *c, batch *b, double now, err *e) {
+ * beyond the batch's answers waits in the input while candidates may still
+ * be submitted (it answers the next one, or is refused then); when the
+ * batch is complete (final: its collect) it is an error: CMD answered
+ * something geodes has not asked. */
+static int take_lines(costcmd *c, bool final, double now, err *e) {
   size_t start = 0;
   for (;;) {
     char *nl = memchr(c->r + start, '\n', c->rlen - start);
     if (!nl) break;
+    if (c->got >= c->n && !final) break;
     size_t len = (size_t)(nl - (c->r + start));
     const char *line = c->r + start;
     start += len + 1;
     if (len && line[len - 1] == '\r') len--;
-    if (b->got >= b->n) {
+    if (c->got >= c->n) {
       char more[ERR_MSG_MAX];
       snprintf(more, sizeof more, "printed a line beyond its %d answers "
-               "(after candidate %ld): '%.*s'", b->n, c->answered - 1,
+               "(after candidate %ld): '%.*s'", c->n, c->answered - 1,
                (int)(len > 200 ? 200 : len), line);
       return fail(c, e, ERR_PARSE, "%s", more);
     }
-    int rc = take_answer(c, b, line, len, e);
+    int rc = take_answer(c, line, len, e);
     if (rc) return rc;
-    b->last_answer_at = now;
+    c->last_answer_at = now;
   }
   memmove(c->r, c->r + start, c->rlen - start);
   c->rlen -= start;
@@ -350,8 +404,9 @@ static int take_lines(costcmd *c, batch *b, double now, err *e) {
   return ERR_OK;
 }
 
-/* Reads what is there; EOF means the child is gone (or closed its output). */
-static int read_some(costcmd *c, batch *b, double now, err *e) {
+/* Reads what is there (nothing: ERR_OK); EOF means the child is gone (or
+ * closed its output). */
+static int read_some(costcmd *c, bool final, double now, err *e) {
   mem_grow((void **)&c->r, &c->rcap, c->rlen + 65536, 1);
   ssize_t got = read(c->from_child, c->r + c->rlen, c->rcap - c->rlen);
   if (got < 0)
@@ -359,23 +414,27 @@ static int read_some(costcmd *c, batch *b, double now, err *e) {
                ? ERR_OK
                : fail(c, e, ERR_IO, "cannot be read: %s", strerror(errno));
   if (got == 0) {
+    /* the answers before EOF count: a model that answers and exits fails
+       at the first candidate it left unanswered */
+    int rc = take_lines(c, final, now, e);
+    if (rc || c->got >= c->n) return rc ? rc : ERR_OK;
     char how[64];
     close_fd(&c->to_child);
     reap(c, c->timeout_s < 2 ? c->timeout_s : 2);
     describe_exit(c, how, sizeof how);
     char cand[256];
-    describe_candidate(c, b, b->got, cand, sizeof cand);
+    describe_candidate(c, c->got, cand, sizeof cand);
     return fail(c, e, ERR_IO, "%s (or closed its output) before answering "
-                "candidate %ld %s", how, b->first_id + b->got, cand);
+                "candidate %ld %s", how, c->first_id + c->got, cand);
   }
   c->rlen += (size_t)got;
-  return take_lines(c, b, now, e);
+  return take_lines(c, final, now, e);
 }
 
 /* Writes what the pipe takes. A child that closed its input (EPIPE) may
  * still be answering what it read: writing stops, reading goes on. SIGPIPE
  * is blocked by the caller. */
-static int write_some(costcmd *c, batch *b, double now, err *e) {
+static int write_some(costcmd *c, double now, err *e) {
   ssize_t put_n = write(c->to_child, c->w + c->wpos, c->wlen - c->wpos);
   if (put_n < 0) {
     if (errno == EAGAIN || errno == EINTR) return ERR_OK;
@@ -385,37 +444,40 @@ static int write_some(costcmd *c, batch *b, double now, err *e) {
     return ERR_OK;
   }
   c->wpos += (size_t)put_n;
-  b->last_write_at = now;
-  for (int i = b->got; i < b->n && b->line_end[i] <= c->wpos; i++)
-    if (b->sent_at[i] < 0) b->sent_at[i] = now;
+  c->last_write_at = now;
+  for (int i = c->got; i < c->n && c->line_end[i] <= c->wpos; i++)
+    if (c->sent_at[i] < 0) c->sent_at[i] = now;
   return ERR_OK;
 }
 
-/* When the answer to the next candidate is due: timeout after the later of
- * its line written in full and the previous answer; while its line is not
- * written, timeout after the pipe last took bytes. The session's first
- * answer also has COSTCMD_START_S for CMD's start. */
-static double deadline(const costcmd *c, const batch *b) {
-  int i = b->got;
-  double base = b->sent_at[i] >= 0 ? b->sent_at[i] : b->last_write_at;
-  if (b->last_answer_at > base) base = b->last_answer_at;
+/* When the answer to the next candidate is due: timeout after the latest
+ * of its line written in full, the previous answer and the start of the
+ * collect; while its line is not written, timeout after the pipe last took
+ * bytes. The session's first answer also has COSTCMD_START_S for CMD's
+ * start. */
+static double deadline(const costcmd *c) {
+  int i = c->got;
+  double base = c->sent_at[i] >= 0 ? c->sent_at[i] : c->last_write_at;
+  if (c->last_answer_at > base) base = c->last_answer_at;
+  if (c->collect_at > base) base = c->collect_at;
   return base + c->timeout_s +
          (c->answered == 0 && i == 0 ? COSTCMD_START_S : 0);
 }
 
-/* Moves bytes both ways until every answer of b is in. */
-static int exchange(costcmd *c, batch *b, err *e) {
-  while (b->got < b->n) {
+/* Moves bytes both ways until every answer of the batch is in. */
+static int exchange(costcmd *c, err *e) {
+  int rc = take_lines(c, true, now_s(), e);
+  while (rc == ERR_OK && c->got < c->n) {
     double now = now_s();
-    double due = deadline(c, b);
+    double due = deadline(c);
     if (now >= due) {
       char cand[256];
-      describe_candidate(c, b, b->got, cand, sizeof cand);
+      describe_candidate(c, c->got, cand, sizeof cand);
       return fail(c, e, ERR_IO, "gave no answer to candidate %ld %s within "
-                  "%g s (the per-candidate timeout%s)", b->first_id + b->got,
-                  cand, c->timeout_s + (c->answered == 0 && b->got == 0
+                  "%g s (the per-candidate timeout%s)", c->first_id + c->got,
+                  cand, c->timeout_s + (c->answered == 0 && c->got == 0
                                             ? COSTCMD_START_S : 0),
-                  c->answered == 0 && b->got == 0 ? ", plus the start's" : "");
+                  c->answered == 0 && c->got == 0 ? ", plus the start's" : "");
     }
     bool writing = c->to_child >= 0 && c->wpos < c->wlen;
     struct pollfd p[2] = {{.fd = c->from_child, .events = POLLIN},
@@ -427,59 +489,104 @@ static int exchange(costcmd *c, batch *b, err *e) {
       return fail(c, e, ERR_IO, "cannot be waited for: %s", strerror(errno));
     if (k <= 0) continue;
     now = now_s();
-    int rc = ERR_OK;
     if (p[1].revents & (POLLOUT | POLLERR | POLLHUP))
-      rc = write_some(c, b, now, e);
+      rc = write_some(c, now, e);
     if (rc == ERR_OK && p[0].revents & (POLLIN | POLLERR | POLLHUP))
-      rc = read_some(c, b, now, e);
-    if (rc) return rc;
+      rc = read_some(c, true, now, e);
   }
-  return ERR_OK;
+  return rc;
 }
 
-/* Drops the bytes already written, so a batch's offsets start afresh. */
-static void compact_output(costcmd *c) {
-  memmove(c->w, c->w + c->wpos, c->wlen - c->wpos);
-  c->wlen -= c->wpos;
-  c->wpos = 0;
+/* SIGPIPE stays blocked while we write; one raised by our writes is
+ * consumed before the mask is restored. */
+typedef struct pipe_guard {
+  sigset_t set, old;
+  bool was_pending;
+} pipe_guard;
+
+static void guard_on(pipe_guard *g) {
+  sigset_t pending;
+  sigemptyset(&g->set);
+  sigaddset(&g->set, SIGPIPE);
+  sigpending(&pending);
+  g->was_pending = sigismember(&pending, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &g->set, &g->old);
 }
 
-static void batch_free(batch *b) {
-  free(b->line_start), free(b->line_end), free(b->sent_at);
+static void guard_off(pipe_guard *g) {
+  sigset_t pending;
+  sigpending(&pending);
+  if (!g->was_pending && sigismember(&pending, SIGPIPE))
+    sigtimedwait(&g->set, NULL, &(struct timespec){0, 0});
+  pthread_sigmask(SIG_SETMASK, &g->old, NULL);
 }
+
+int costcmd_submit(costcmd *c, const alloc *a, const int *layers, err *e) {
+  if (c->failed) return err_set(e, c->failed, "%s", c->msg);
+  double now = now_s();
+  if (c->n == 0) {
+    /* a new batch: drop the bytes already written, so that its offsets
+       start afresh, and start its clocks */
+    memmove(c->w, c->w + c->wpos, c->wlen - c->wpos);
+    c->wlen -= c->wpos;
+    c->wpos = 0;
+    c->first_id = c->next_id;
+    c->last_answer_at = c->last_write_at = now;
+    c->collect_at = 0;
+  }
+  if (c->n == c->qcap) {
+    int cap = c->qcap ? 2 * c->qcap : 64;
+    c->line_start = mem_realloc(c->line_start, (size_t)cap * sizeof(size_t));
+    c->line_end = mem_realloc(c->line_end, (size_t)cap * sizeof(size_t));
+    c->sent_at = mem_realloc(c->sent_at, (size_t)cap * sizeof(double));
+    c->ans = mem_realloc(c->ans, (size_t)cap * sizeof(double));
+    c->qcap = cap;
+  }
+  int i = c->n++;
+  c->line_start[i] = c->wlen;
+  put_candidate(c, c->next_id++, a, layers);
+  c->line_end[i] = c->wlen;
+  c->sent_at[i] = -1;
+  /* pump without waiting: what the pipe takes, what CMD has answered */
+  pipe_guard g;
+  guard_on(&g);
+  int rc = c->to_child >= 0 ? write_some(c, now, e) : ERR_OK;
+  if (rc == ERR_OK) rc = read_some(c, false, now, e);
+  guard_off(&g);
+  return rc;
+}
+
+int costcmd_collect(costcmd *c, int n, double *out, err *e) {
+  assert(c->failed || n == c->n);
+  (void)n;
+  int rc = c->failed ? err_set(e, c->failed, "%s", c->msg) : ERR_OK;
+  if (rc == ERR_OK && c->n > 0) {
+    c->collect_at = now_s();
+    pipe_guard g;
+    guard_on(&g);
+    rc = exchange(c, e);
+    guard_off(&g);
+  }
+  if (rc == ERR_OK && c->n > 0)
+    memcpy(out, c->ans, (size_t)c->n * sizeof *out);
+  c->n = c->got = 0;
+  return rc;
+}
+
+int costcmd_pending(const costcmd *c) { return c->n; }
 
 int costcmd_score(costcmd *c, int n, const alloc *const *a,
                   const int *const *layers, double *out, err *e) {
+  assert(c->n == 0);
   if (c->failed) return err_set(e, c->failed, "%s", c->msg);
-  if (n <= 0) return ERR_OK;
-  compact_output(c);
-  double now = now_s();
-  batch b = {.n = n, .first_id = c->next_id, .out = out,
-             .line_start = mem_alloc((size_t)n * sizeof *b.line_start),
-             .line_end = mem_alloc((size_t)n * sizeof *b.line_end),
-             .sent_at = mem_alloc((size_t)n * sizeof *b.sent_at),
-             .last_answer_at = now, .last_write_at = now};
-  for (int i = 0; i < n; i++) {
-    b.line_start[i] = c->wlen;
-    put_candidate(c, c->next_id++, a[i], layers ? layers[i] : NULL);
-    b.line_end[i] = c->wlen;
-    b.sent_at[i] = -1;
+  int rc = ERR_OK;
+  for (int i = 0; i < n && rc == ERR_OK; i++)
+    rc = costcmd_submit(c, a[i], layers ? layers[i] : NULL, e);
+  if (rc) {
+    c->n = c->got = 0;
+    return rc;
   }
-  /* SIGPIPE stays blocked while we write; one raised by our writes is
-   * consumed before the mask is restored. */
-  sigset_t pipe_set, old, pending;
-  sigemptyset(&pipe_set);
-  sigaddset(&pipe_set, SIGPIPE);
-  sigpending(&pending);
-  bool was_pending = sigismember(&pending, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-  int rc = exchange(c, &b, e);
-  sigpending(&pending);
-  if (!was_pending && sigismember(&pending, SIGPIPE))
-    sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0});
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  batch_free(&b);
-  return rc;
+  return costcmd_collect(c, n, out, e);
 }
 
 double costcmd_score_one(costcmd *c, const alloc *a, const int *layers,
@@ -501,6 +608,15 @@ double costcmd_judge(void *ctx, const alloc *a, const spec_workload *w,
 int costcmd_judge_many(void *ctx, int n, const alloc *const *a,
                        const int *const *layers, double *out, err *e) {
   return costcmd_score(ctx, n, a, layers, out, e);
+}
+
+int costcmd_judge_submit(void *ctx, const alloc *a, const int *layers,
+                         err *e) {
+  return costcmd_submit(ctx, a, layers, e);
+}
+
+int costcmd_judge_collect(void *ctx, int n, double *out, err *e) {
+  return costcmd_collect(ctx, n, out, e);
 }
 
 /* After the input is closed: reads until EOF, up to the timeout. Returns
@@ -551,6 +667,7 @@ void costcmd_free(costcmd *c) {
   if (c->pid > 0) kill(-c->pid, SIGKILL);
   reap(c, 5);
   free(c->w), free(c->r), free(c->cmd);
+  free(c->line_start), free(c->line_end), free(c->sent_at), free(c->ans);
   free(c);
 }
 

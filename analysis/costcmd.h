@@ -18,8 +18,8 @@
  * CMD then exits with status 0.
  *
  * The timeout is per candidate: the answer to candidate k must arrive
- * within timeout_s of the later of candidate k written in full and the
- * answer to k - 1; the session's first answer, which also covers CMD's
+ * within timeout_s of the latest of candidate k written in full, the
+ * answer to k - 1 and the moment geodes starts waiting for its batch; the session's first answer, which also covers CMD's
  * start and the header, has COSTCMD_START_S more (an interpreter and a
  * model's imports take seconds on a loaded machine).
  * A CMD that exits, hangs past the timeout, prints a line that is not
@@ -53,10 +53,29 @@ typedef struct costcmd costcmd;
 costcmd *costcmd_start(const char *cmd, const char *header, double timeout_s,
                        err *e);
 
-/* Scores n candidates: a[i] with layers[i] (stages entries; NULL, or a NULL
- * entry: the allocation's even split is not known here, so the caller must
- * give it) into out[i], seconds, writing and reading pipelined. Returns
- * ERR_OK, or the session's error (out then holds nothing usable). */
+/* Submits candidate a with its layers per stage (stages entries; NULL:
+ * the allocation's even split is not known here, so the caller must give
+ * it) to the current batch, and moves whatever is ready without waiting:
+ * its line, or what of it the pipe takes, goes to CMD and answers already
+ * printed are read and checked, so CMD works while the caller makes the
+ * next candidate. Its prediction comes from costcmd_collect. ERR_OK, or
+ * the session's error (one found now: an answer that is wrong, a CMD that
+ * died); a timeout is found only by costcmd_collect. */
+int costcmd_submit(costcmd *c, const alloc *a, const int *layers, err *e);
+
+/* Waits for the answers to the batch's n candidates (n: how many were
+ * submitted since the last collect) and gives them in the order they were
+ * submitted: out[i], seconds. Ends the batch whatever the outcome. ERR_OK,
+ * or the session's error (out then holds nothing usable). */
+int costcmd_collect(costcmd *c, int n, double *out, err *e);
+
+/* Candidates submitted and not yet collected. */
+int costcmd_pending(const costcmd *c);
+
+/* Scores n candidates: costcmd_submit of a[i] with layers[i] (layers
+ * NULL: none given) for each i, then costcmd_collect into out. Requires
+ * that no batch is pending. ERR_OK, or the session's error (out then
+ * holds nothing usable). */
 int costcmd_score(costcmd *c, int n, const alloc *const *a,
                   const int *const *layers, double *out, err *e);
 
@@ -78,7 +97,14 @@ double costcmd_judge(void *ctx, const alloc *a, const spec_workload *w,
 int costcmd_judge_many(void *ctx, int n, const alloc *const *a,
                        const int *const *layers, double *out, err *e);
 
-/* Ends the session: closes CMD's stdin and waits (up to the timeout) for
+/* costcmd_submit and costcmd_collect over session ctx (a costcmd *): the
+ * signatures of schedules/objective.h's objective_submit_fn and
+ * objective_collect_fn. */
+int costcmd_judge_submit(void *ctx, const alloc *a, const int *layers,
+                         err *e);
+int costcmd_judge_collect(void *ctx, int n, double *out, err *e);
+
+/* Ends the session (no batch pending): closes CMD's stdin and waits (up to the timeout) for
  * it to exit. ERR_OK when it exits with status 0 having printed nothing
  * more; else an error naming CMD (it is then killed). The session stays
  * allocated: free it with costcmd_free. */

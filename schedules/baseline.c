@@ -22,36 +22,44 @@ search_result *baseline_random_search(const cost_ctx *c,
   if (trials < 1) trials = 1;
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(rng, (unsigned long)o->seed);
-  int *perm = mem_alloc((size_t)n * sizeof *perm);
+  /* The samples are drawn before any is judged (scores draw nothing), in
+   * batches of `cap` submitted as drawn (a stream's scorer works while the
+   * next is drawn) and logged in order: the one-at-a-time search's result
+   * to the bit. */
+  int cap = o->batch > 0 ? o->batch : SEARCH_BATCH;
+  if (cap > trials) cap = (int)trials;
+  int *perm = mem_alloc((size_t)cap * n * sizeof *perm);
+  double *score = mem_alloc((size_t)cap * sizeof *score);
   int *best = mem_alloc((size_t)n * sizeof *best);
-  for (int i = 0; i < n; i++) perm[i] = i;
-  memcpy(best, perm, (size_t)n * sizeof *best);
+  for (int i = 0; i < n; i++) best[i] = i;
   search_log log;
   search_log_init(&log, o, trials);
   search_result *r = NULL;
   double best_s = INFINITY;
-  for (long t = 0; t < trials; t++) {
-    for (int i = 0; i < n; i++) perm[i] = i;
-    gsl_ran_shuffle(rng, perm, (size_t)n, sizeof *perm);
-    double s = obj->partition(obj->ctx, perm, e);
-    if (isnan(s)) {
-      if (e && e->code == ERR_OK)
-        err_set(e, ERR_RANGE, "%s: the objective returned no value",
-                obj->name ? obj->name : "objective");
-      goto done;
+  int rc = ERR_OK;
+  for (long t = 0; t < trials && rc == ERR_OK;) {
+    int m = trials - t < cap ? (int)(trials - t) : cap;
+    for (int j = 0, sent = ERR_OK; j < m; j++) {
+      int *p = perm + (size_t)j * n;
+      for (int i = 0; i < n; i++) p[i] = i;
+      gsl_ran_shuffle(rng, p, (size_t)n, sizeof *p);
+      if (sent == ERR_OK) sent = search_objective_submit(obj, p, e);
     }
-    if (search_log_push(&log, s)) {
-      best_s = s;
-      memcpy(best, perm, (size_t)n * sizeof *best);
-    }
+    rc = search_objective_collect(obj, m, perm, n, score, e);
+    for (int j = 0; j < m && rc == ERR_OK; j++, t++)
+      if (search_log_push(&log, score[j])) {
+        best_s = score[j];
+        memcpy(best, perm + (size_t)j * n, (size_t)n * sizeof *best);
+      }
   }
-  r = search_result_new(schedule_method_name(SCHEDULE_RANDOM_SEARCH),
-                        search_objective_realise(obj, c, best), c);
-  r->objective_s = best_s;
-  search_log_finish(&log, r);
-done:
+  if (rc == ERR_OK) {
+    r = search_result_new(schedule_method_name(SCHEDULE_RANDOM_SEARCH),
+                          search_objective_realise(obj, c, best), c);
+    r->objective_s = best_s;
+    search_log_finish(&log, r);
+  }
   if (!r) free(log.best);
-  free(perm);
+  free(perm), free(score);
   free(best);
   gsl_rng_free(rng);
   search_dtfm_free(d);

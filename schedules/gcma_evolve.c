@@ -43,7 +43,9 @@ static void mutate_if_clone(gcma *g, const int *p1, const int *p2, int *child,
  * (after), n labels each; what the objective is given (groups: before,
  * after, one after another per trial) and its scores (s).
  * Why: the objective may be a user's model behind a pipe, whose answers
- * cost a round trip each; a brood goes in one batch. The result is the
+ * cost a round trip each; a brood goes in one batch (streamed, when the
+ * objective can: each child submitted when made, so the model works while
+ * the next is made; the scores collected after the brood's last). The result is the
  * one-at-a-time search's to the bit: a child is made from its parents'
  * labels and the generator alone (scores draw nothing), so children whose
  * parents no earlier child of the brood may replace are made exactly as
@@ -54,7 +56,7 @@ static void mutate_if_clone(gcma *g, const int *p1, const int *p2, int *child,
 typedef struct brood {
   int m, cap;
   int *p;
-  int *before, *after, *groups;
+  int *before, *after, *groups, *scratch;
   double *s;
 } brood;
 
@@ -66,10 +68,12 @@ static void brood_init(brood *b, int cap, int n, int population) {
   b->after = mem_alloc((size_t)cap * n * sizeof *b->after);
   b->groups = mem_alloc((size_t)rows * n * sizeof *b->groups);
   b->s = mem_alloc((size_t)rows * sizeof *b->s);
+  b->scratch = mem_alloc((size_t)n * sizeof *b->scratch);
 }
 
 static void brood_free(brood *b) {
   free(b->p), free(b->before), free(b->after), free(b->groups), free(b->s);
+  free(b->scratch);
 }
 
 /* Whether parent x is a parent of a child in the brood. */
@@ -104,21 +108,29 @@ static int seed_population(gcma *g, const int *seeds, int nseeds,
 }
 
 /* The child of parents p1 and p2, as brood entry m: crossover, the clone
- * mutation, sometimes the rebuild (before), then the local search (after).
- * The gains are surrogates: the local search's result is kept only when
- * the objective agrees that it is no worse (brood_judge). */
-static void offspring(gcma *g, int p1, int p2, brood *b) {
+ * mutation, sometimes the rebuild (before), then the local search (after);
+ * both submitted to the objective at once (a stream's scorer starts on
+ * them while the next child is made). The gains are surrogates: the local
+ * search's result is kept only when the objective agrees that it is no
+ * worse (brood_judge). ERR_OK, or the objective's error. */
+static int offspring(gcma *g, int p1, int p2, brood *b,
+                     const search_objective *obj, err *e) {
   int n = g->n, m = b->m;
   int *child = b->after + (size_t)m * n, *before = b->before + (size_t)m * n;
   gcma_crossover(g, g->plabel + (size_t)p1 * n, g->plabel + (size_t)p2 * n,
                  child);
   mutate_if_clone(g, g->plabel + (size_t)p1 * n, g->plabel + (size_t)p2 * n,
-                  child, b->groups);
+                  child, b->scratch);
   if (gsl_rng_uniform(g->rng) < GCMA_REBUILD_P) gcma_rebuild(g, child, -1, -1);
   memcpy(before, child, (size_t)n * sizeof *child);
   gcma_local_search(g, child);
   b->p[2 * m] = p1, b->p[2 * m + 1] = p2;
   b->m++;
+  int *gb = b->groups + (size_t)2 * m * n, *ga = gb + n;
+  gcma_to_groups(g, before, gb);
+  gcma_to_groups(g, child, ga);
+  int rc = search_objective_submit(obj, gb, e);
+  return rc ? rc : search_objective_submit(obj, ga, e);
 }
 
 /* A child worse than both parents is dropped; otherwise it takes the place
@@ -133,17 +145,12 @@ static void replace_worse_parent(gcma *g, int p1, int p2, const int *child,
 }
 
 /* Judges the brood in one batch (each child before, then after its local
- * search) and applies the results in trial order; empties it. */
+ * search, as offspring submitted them) and applies the results in trial
+ * order; empties it. */
 static int brood_judge(gcma *g, brood *b, const search_objective *obj,
                        search_log *log, err *e) {
   int n = g->n;
-  for (int k = 0; k < b->m; k++) {
-    gcma_to_groups(g, b->before + (size_t)k * n,
-                   b->groups + (size_t)2 * k * n);
-    gcma_to_groups(g, b->after + (size_t)k * n,
-                   b->groups + (size_t)(2 * k + 1) * n);
-  }
-  int rc = search_objective_partitions(obj, 2 * b->m, b->groups, n, b->s, e);
+  int rc = search_objective_collect(obj, 2 * b->m, b->groups, n, b->s, e);
   for (int k = 0; k < b->m && rc == ERR_OK; k++) {
     double s0 = b->s[2 * k], s = b->s[2 * k + 1];
     const int *child = b->after + (size_t)k * n;
@@ -182,11 +189,13 @@ int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
         drawn = true;
       }
       if (brood_has_parent(&b, p1) || brood_has_parent(&b, p2)) break;
-      offspring(g, p1, p2, &b);
+      rc = offspring(g, p1, p2, &b, obj, e);
       drawn = false;
       t++;
+      if (rc) break;
     }
-    rc = brood_judge(g, &b, obj, log, e);
+    int judged = brood_judge(g, &b, obj, log, e); /* ends the batch */
+    if (rc == ERR_OK) rc = judged;
   }
   brood_free(&b);
   return rc;

@@ -26,7 +26,16 @@ struct objective {
   int *canon, *tmp, *order; /* canonical(): [n], [n], [D_pp] */
   objective_alloc_fn fn;   /* objective_custom's scorer */
   objective_allocs_fn many; /* and its batch scorer, or NULL */
+  objective_submit_fn submit; /* or its stream, or NULL */
+  objective_collect_fn collect;
   void *fn_ctx;
+  /* The stream's batch: partitions submitted (pm), for each which of its
+   * two allocations went to `submit` (bit 0: as realised, bit 1:
+   * reversed; the others do not fit), allocations submitted (nsent). */
+  int pm, nsent;
+  size_t pcap, vcap;
+  unsigned char *psent;
+  double *v;
   long refused;
 };
 
@@ -70,6 +79,7 @@ void objective_free(objective *o) {
   cost_scratch_free(o->scratch);
   free(o->gpu), free(o->layers), free(o->need);
   free(o->canon), free(o->tmp), free(o->order);
+  free(o->psent), free(o->v);
   free(o);
 }
 
@@ -212,6 +222,48 @@ static alloc *custom_realise(void *ctx, const int *groups) {
   return a;
 }
 
+/* custom_groups's allocations of partition groups -- as realised, then
+ * reversed -- handed to o->submit when they fit, in that order. */
+static int custom_submit(void *ctx, const int *groups, err *e) {
+  objective *o = ctx;
+  canonical(o, groups, o->canon);
+  alloc *a[2];
+  a[0] = cost_realise(o->c, o->canon, o->scratch);
+  a[1] = reversed(a[0]);
+  mem_grow((void **)&o->psent, &o->pcap, (size_t)o->pm + 1, sizeof *o->psent);
+  unsigned char sent = 0;
+  int rc = ERR_OK;
+  for (int j = 0; j < 2 && rc == ERR_OK; j++) {
+    if (!split_fits(o, a[j])) continue;
+    sent |= (unsigned char)(1u << j);
+    o->nsent++;
+    rc = o->submit(o->fn_ctx, a[j], o->layers, e);
+  }
+  o->psent[o->pm++] = sent;
+  alloc_free(a[0]), alloc_free(a[1]);
+  return rc;
+}
+
+/* The scores of the m partitions submitted since the last collect: the
+ * better of each one's two allocations, +inf for one that does not fit. */
+static int custom_collect(void *ctx, int m, double *out, err *e) {
+  objective *o = ctx;
+  mem_grow((void **)&o->v, &o->vcap, (size_t)o->nsent + 1, sizeof *o->v);
+  int rc = o->collect(o->fn_ctx, o->nsent, o->v, e);
+  /* fewer submitted than asked: a submit failed, and the scorer says so */
+  if (rc == ERR_OK && m != o->pm)
+    rc = err_set(e, ERR_RANGE, "%d partitions collected where %d were "
+                 "submitted", m, o->pm);
+  for (int i = 0, k = 0; i < m && rc == ERR_OK; i++) {
+    double x[2];
+    for (int j = 0; j < 2; j++)
+      x[j] = o->psent[i] >> j & 1 ? o->v[k++] : INFINITY;
+    out[i] = fmin(x[0], x[1]);
+  }
+  o->pm = o->nsent = 0;
+  return rc;
+}
+
 /* m partitions as custom_groups judges each -- its realised allocation
  * and that reversed, +inf for one that does not fit -- with every
  * allocation that fits sent to o->many in one batch, in the order
@@ -220,6 +272,13 @@ static int custom_partitions(void *ctx, int m, const int *groups, double *out,
                              err *e) {
   objective *o = ctx;
   int nd = o->w.replicas * o->w.stages, ns = o->w.stages;
+  if (o->submit) {
+    int rc = ERR_OK;
+    for (int i = 0; i < m && rc == ERR_OK; i++)
+      rc = custom_submit(o, groups + (size_t)i * nd, e);
+    int rc2 = custom_collect(o, o->pm, out, e);
+    return rc ? rc : rc2;
+  }
   alloc **a = mem_alloc((size_t)2 * m * sizeof *a);
   int *layers = mem_alloc((size_t)2 * m * ns * sizeof *layers);
   const int **lp = mem_alloc((size_t)2 * m * sizeof *lp);
@@ -256,10 +315,23 @@ search_objective objective_custom(objective *o, const char *name,
   return objective_custom_batch(o, name, fn, NULL, ctx);
 }
 
+search_objective objective_custom_stream(objective *o, const char *name,
+                                         objective_alloc_fn fn,
+                                         objective_submit_fn submit,
+                                         objective_collect_fn collect,
+                                         void *ctx) {
+  search_objective r = objective_custom_batch(o, name, fn, NULL, ctx);
+  o->submit = submit, o->collect = collect;
+  r.partitions = custom_partitions;
+  r.submit = custom_submit, r.collect = custom_collect;
+  return r;
+}
+
 search_objective objective_custom_batch(objective *o, const char *name,
                                         objective_alloc_fn fn,
                                         objective_allocs_fn many, void *ctx) {
   o->fn = fn, o->many = many, o->fn_ctx = ctx;
+  o->submit = NULL, o->collect = NULL, o->pm = o->nsent = 0;
   return (search_objective){.name = name, .partition = custom_groups,
                             .alloc = custom_alloc, .realise = custom_realise,
                             .partitions = many ? custom_partitions : NULL,

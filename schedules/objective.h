@@ -59,6 +59,16 @@ typedef int (*objective_allocs_fn)(void *ctx, int n, const alloc *const *a,
                                    const int *const *layers, double *out,
                                    err *e);
 
+/* A stream of such a batch: submit hands allocation a over with its layers
+ * per stage (D_pp entries; both copied) and may start judging it; collect
+ * gives the scores of the n allocations submitted since the last collect,
+ * in that order, each what objective_alloc_fn would give it alone. ERR_OK,
+ * or the error (e filled; the search stops; collect still ends the batch,
+ * its n then counting the submit that failed). */
+typedef int (*objective_submit_fn)(void *ctx, const alloc *a,
+                                   const int *layers, err *e);
+typedef int (*objective_collect_fn)(void *ctx, int n, double *out, err *e);
+
 /* An objective environment for s (workload resolved here) and its cost
  * context c (both borrowed), the transport the predictor models (NULL:
  * defaults) and whether layers are balanced per allocation (also when the
@@ -95,6 +105,19 @@ search_objective objective_custom(objective *o, const char *name,
 search_objective objective_custom_batch(objective *o, const char *name,
                                         objective_alloc_fn fn,
                                         objective_allocs_fn many, void *ctx);
+
+/* objective_custom with a stream too: a search that makes partitions one
+ * by one and judges them together (search_objective_submit, then
+ * search_objective_collect) hands each allocation of them that fits to
+ * submit as soon as the partition is made, in the order fn would see them
+ * one at a time, and takes their scores from collect; so the scorer (a
+ * user's model in another process) works while the search makes the next
+ * partition, and the scores are fn's. */
+search_objective objective_custom_stream(objective *o, const char *name,
+                                         objective_alloc_fn fn,
+                                         objective_submit_fn submit,
+                                         objective_collect_fn collect,
+                                         void *ctx);
 
 /* DT-FM's score restricted to what fits: cost_partition / cost_alloc, +inf
  * for a candidate whose realised allocation does not fit. When every

@@ -80,6 +80,28 @@ alloc *search_objective_realise(const search_objective *obj, const cost_ctx *c,
   return a;
 }
 
+/* rc, or ERR_RANGE (e filled) when one of out[0 .. m) is NAN. */
+static int check_scores(const search_objective *obj, int rc, int m,
+                        const double *out, err *e) {
+  for (int i = 0; i < m && rc == ERR_OK; i++)
+    if (isnan(out[i])) rc = ERR_RANGE;
+  if (rc && e && e->code == ERR_OK)
+    err_set(e, ERR_RANGE, "%s: the objective returned no value",
+            obj->name ? obj->name : "objective");
+  return rc;
+}
+
+int search_objective_submit(const search_objective *obj, const int *groups,
+                            err *e) {
+  return obj->submit ? obj->submit(obj->ctx, groups, e) : ERR_OK;
+}
+
+int search_objective_collect(const search_objective *obj, int m,
+                             const int *groups, int n, double *out, err *e) {
+  if (!obj->collect) return search_objective_partitions(obj, m, groups, n, out, e);
+  return check_scores(obj, obj->collect(obj->ctx, m, out, e), m, out, e);
+}
+
 int search_objective_partitions(const search_objective *obj, int m,
                                 const int *groups, int n, double *out,
                                 err *e) {
@@ -92,12 +114,7 @@ int search_objective_partitions(const search_objective *obj, int m,
       if (isnan(out[i])) rc = e && e->code ? e->code : ERR_RANGE;
     }
   }
-  for (int i = 0; i < m && rc == ERR_OK; i++)
-    if (isnan(out[i])) rc = ERR_RANGE;
-  if (rc && e && e->code == ERR_OK)
-    err_set(e, ERR_RANGE, "%s: the objective returned no value",
-            obj->name ? obj->name : "objective");
-  return rc;
+  return check_scores(obj, rc, m, out, e);
 }
 
 const search_objective *search_objective_or_dtfm(const search_objective *obj,

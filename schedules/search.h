@@ -32,6 +32,14 @@ typedef struct search_objective {
      that order; ERR_OK or the error (e filled; out then unusable). For a
      scorer that gains from a batch (a user's model over a pipe). */
   int (*partitions)(void *ctx, int m, const int *groups, double *out, err *e);
+  /* Optional, both or neither: `partitions` in a stream. submit hands one
+     partition over (copied; its score not yet known) so that the scorer
+     can work on it while the search makes the next; collect gives the
+     scores of the m partitions submitted since the last collect, in the
+     order submitted, each exactly what `partition` gives it. ERR_OK or the
+     error (e filled; collect still ends the batch). */
+  int (*submit)(void *ctx, const int *groups, err *e);
+  int (*collect)(void *ctx, int m, double *out, err *e);
   void *ctx;  /* borrowed */
 } search_objective;
 
@@ -49,7 +57,8 @@ typedef struct search_opts {
   void *progress_ctx;           /* borrowed */
   int batch;         /* GCMA: offspring judged together at most (0:
                         SEARCH_BATCH; 1: each before the next is made);
-                        the result is the same whatever it is */
+                        random-search: samples judged together; the
+                        result is the same whatever it is */
 } search_opts;
 
 #define SEARCH_POPULATION 100
@@ -103,6 +112,20 @@ alloc *search_objective_realise(const search_objective *obj, const cost_ctx *c,
 int search_objective_partitions(const search_objective *obj, int m,
                                 const int *groups, int n, double *out,
                                 err *e);
+
+/* A batch in a stream: obj's submit of partition groups when it has one
+ * (ERR_OK or its error), else nothing (the partition is judged by
+ * search_objective_collect). */
+int search_objective_submit(const search_objective *obj, const int *groups,
+                            err *e);
+
+/* The scores of the m partitions (groups: one after another, n devices
+ * each) submitted with search_objective_submit since the last collect,
+ * into out: obj's collect when it has one, else
+ * search_objective_partitions of groups. ERR_OK or the first error, as
+ * search_objective_partitions. */
+int search_objective_collect(const search_objective *obj, int m,
+                             const int *groups, int n, double *out, err *e);
 
 /* The running record of a search: convergence and progress. Internal to
  * schedules/ but shared by its searches. */

@@ -21,6 +21,7 @@
 #include "analysis/costcmd_header.h"
 #include "models/cost.h"
 #include "models/roofline.h"
+#include "schedules/baseline.h"
 #include "schedules/gcma.h"
 #include "schedules/objective.h"
 #include "support.h"
@@ -167,6 +168,38 @@ Test(costcmd, alpa_model_matches_its_equations) {
   check_model(ALPA, alpa_ref);
 }
 
+/* A stream of candidates far larger than a pipe holds, both ways (the
+ * lines out, the answers back), submitted without a collect between: no
+ * deadlock, and every answer is the model's equation, in order. */
+Test(costcmd, a_long_stream_fills_no_pipe_for_good) {
+  world x;
+  world_load(&x);
+  enum { N = 8000 };
+  alloc **a = mem_alloc(N * sizeof *a);
+  double *got = mem_alloc(N * sizeof *got);
+  for (int i = 0; i < N; i++) a[i] = alloc_random(2, 3, 900 + i);
+  err e;
+  err_clear(&e);
+  costcmd *c = costcmd_start(ALPHABETA, x.header, 20, &e);
+  cr_assert_not_null(c, "%s", e.msg);
+  for (int i = 0; i < N; i++)
+    cr_assert_eq(costcmd_submit(c, a[i], x.layers, &e), ERR_OK, "%s", e.msg);
+  cr_assert_eq(costcmd_pending(c), N);
+  cr_assert_eq(costcmd_collect(c, N, got, &e), ERR_OK, "%s", e.msg);
+  cr_assert_eq(costcmd_pending(c), 0);
+  for (int i = 0; i < N; i += 97) {
+    double want = alphabeta_ref(&x, a[i]);
+    cr_assert_float_eq(got[i], want, 1e-9 * want, "candidate %d", i);
+  }
+  cr_assert_eq(costcmd_answered(c), N);
+  cr_assert_eq(costcmd_close(c, &e), ERR_OK, "%s", e.msg);
+  costcmd_free(c);
+  assert_no_children();
+  for (int i = 0; i < N; i++) alloc_free(a[i]);
+  free(a), free(got);
+  world_free(&x);
+}
+
 Test(costcmd, batches_and_single_candidates_agree_and_ids_run_on) {
   world x;
   world_load(&x);
@@ -195,8 +228,24 @@ Test(costcmd, batches_and_single_candidates_agree_and_ids_run_on) {
   world_free(&x);
 }
 
+/* The n candidates a[i] with l[i] streamed: each submitted, then a pause
+ * (so that the model's answers, or its failure, arrive while candidates
+ * are still being submitted), then collected into out. costcmd_score's
+ * result. */
+static int stream_slowly(costcmd *c, int n, alloc **a, const int **l,
+                         double *out, err *e) {
+  int rc = ERR_OK;
+  for (int i = 0; i < n && rc == ERR_OK; i++) {
+    rc = costcmd_submit(c, a[i], l[i], e);
+    nanosleep(&(struct timespec){0, 30000000}, NULL);
+  }
+  int got = costcmd_collect(c, costcmd_pending(c), out, e);
+  return rc ? rc : got;
+}
+
 /* Runs the α–β model with --misbehave MODE:3 on 6 candidates in one batch
- * (or, with close_only, answers all then ends) and returns the error. */
+ * (or, with close_only, answers all then ends) and returns the error; the
+ * same candidates streamed slowly give the same error, to the letter. */
 static err misbehave_at(const char *mode, int at, double timeout_s,
                         bool close_only) {
   world x;
@@ -212,7 +261,17 @@ static err misbehave_at(const char *mode, int at, double timeout_s,
   err_clear(&e);
   costcmd *c = costcmd_start(cmd, x.header, timeout_s, &e);
   cr_assert_not_null(c, "%s", e.msg);
-  int rc = costcmd_score(c, N, (const alloc *const *)a, l, out, &e);
+  int rc = stream_slowly(c, N, a, l, out, &e);
+  if (close_only) {
+    cr_assert_eq(rc, ERR_OK, "%s", e.msg);
+    rc = costcmd_close(c, &e);
+  }
+  costcmd_free(c);
+  err streamed = e;
+  err_clear(&e);
+  c = costcmd_start(cmd, x.header, timeout_s, &e);
+  cr_assert_not_null(c, "%s", e.msg);
+  rc = costcmd_score(c, N, (const alloc *const *)a, l, out, &e);
   if (close_only) {
     cr_assert_eq(rc, ERR_OK, "%s", e.msg);
     rc = costcmd_close(c, &e);
@@ -230,6 +289,8 @@ static err misbehave_at(const char *mode, int at, double timeout_s,
   world_free(&x);
   cr_assert(strstr(e.msg, "cost command 'python3 "), "%s", e.msg);
   cr_assert(strstr(e.msg, "--misbehave"), "the command is named: %s", e.msg);
+  cr_assert_eq(streamed.code, e.code);
+  cr_assert_str_eq(streamed.msg, e.msg);
   return e;
 }
 
@@ -452,10 +513,12 @@ Test(costcmd, gcma_searches_with_the_plugged_model) {
 }
 
 /* GCMA through the model one candidate per round trip (batch 1, the
- * one-at-a-time scorer) or in batches (objective_custom_batch): the model
+ * one-at-a-time scorer) or in batches (objective_custom_batch; stream:
+ * objective_custom_stream, each candidate sent when made): the model
  * answers the same candidates, and the search's convergence, score and
  * allocation are the same to the bit. */
-static search_result *gcma_through_model(world *x, int batch, long *answered) {
+static search_result *gcma_through_model(world *x, bool random, int batch,
+                                         bool stream, long *answered) {
   err e;
   err_clear(&e);
   cost_ctx *c = cost_ctx_from_scenario(x->s, &e);
@@ -464,12 +527,16 @@ static search_result *gcma_through_model(world *x, int batch, long *answered) {
   cr_assert(c && o && cc, "%s", e.msg);
   search_objective obj =
       batch == 1 ? objective_custom(o, "cost-cmd", costcmd_judge, cc)
+      : stream   ? objective_custom_stream(o, "cost-cmd", costcmd_judge,
+                                           costcmd_judge_submit,
+                                           costcmd_judge_collect, cc)
                  : objective_custom_batch(o, "cost-cmd", costcmd_judge,
                                           costcmd_judge_many, cc);
   search_opts so;
   search_opts_default(&so);
   so.population = 12, so.trials = 80, so.seed = 4, so.batch = batch;
-  search_result *r = gcma_search(c, GCMA_GAIN_PIPELINE, &obj, &so, &e);
+  search_result *r = random ? baseline_random_search(c, &obj, &so, &e)
+                            : gcma_search(c, GCMA_GAIN_PIPELINE, &obj, &so, &e);
   cr_assert_not_null(r, "%s", e.msg);
   *answered = costcmd_answered(cc);
   cr_assert_eq(costcmd_close(cc, &e), ERR_OK, "%s", e.msg);
@@ -479,12 +546,14 @@ static search_result *gcma_through_model(world *x, int batch, long *answered) {
   return r;
 }
 
-Test(costcmd, gcma_in_batches_equals_one_at_a_time) {
+/* The search through the model in batches of `batch` (streamed or not)
+ * equals the search one candidate at a time, to the bit. */
+static void gcma_equals_one_at_a_time(bool random, int batch, bool stream) {
   world x;
   world_load(&x);
   long n1, nb;
-  search_result *one = gcma_through_model(&x, 1, &n1);
-  search_result *many = gcma_through_model(&x, 0, &nb);
+  search_result *one = gcma_through_model(&x, random, 1, false, &n1);
+  search_result *many = gcma_through_model(&x, random, batch, stream, &nb);
   cr_assert_eq(nb, n1);
   cr_assert_eq(many->candidates, one->candidates);
   cr_assert_eq(memcmp(many->convergence, one->convergence,
@@ -503,3 +572,69 @@ Test(costcmd, gcma_in_batches_equals_one_at_a_time) {
   assert_no_children();
   world_free(&x);
 }
+
+Test(costcmd, gcma_in_batches_equals_one_at_a_time) {
+  gcma_equals_one_at_a_time(false, 0, false);
+}
+
+/* Each candidate sent as soon as it is made (the CLI's way), broods of the
+ * default size and of 3: the same search. */
+Test(costcmd, gcma_streamed_equals_one_at_a_time) {
+  gcma_equals_one_at_a_time(false, 0, true);
+  gcma_equals_one_at_a_time(false, 3, true);
+}
+
+/* random-search's samples streamed in batches (default, and 7 over 80
+ * samples: a short last batch) or batched: the one-at-a-time search. */
+Test(costcmd, random_search_streamed_equals_one_at_a_time) {
+  gcma_equals_one_at_a_time(true, 0, true);
+  gcma_equals_one_at_a_time(true, 7, true);
+  gcma_equals_one_at_a_time(true, 0, false);
+}
+
+/* Answers in the shipped models' exact form are read by a short path, the
+ * others by jansson: the same doubles either way, for the number forms a
+ * model prints (Python's repr, integers, exponents, other spacing). */
+Test(costcmd, answers_read_as_jansson_reads_them) {
+  world x;
+  world_load(&x);
+  support_dir_make();
+  static const char *const v[] = {
+      "0.1", "7", "1e-05", "2.5E+3", "123456789012345678",
+      "0.30000000000000004", "146.07600000000002", "0"};
+  static const double want[] = {0.1, 7.0, 1e-05, 2500.0, 123456789012345678.0,
+                                0.30000000000000004, 146.07600000000002, 0};
+  enum { N = 8 };
+  /* the even candidates answered in the exact form, the odd ones packed */
+  const char *model = support_write_file(support_path("model.py"),
+      "import sys\n"
+      "v = ['0.1', '7', '1e-05', '2.5E+3', '123456789012345678',\n"
+      "     '0.30000000000000004', '146.07600000000002', '0']\n"
+      "sys.stdin.readline()\n"
+      "for k, line in enumerate(sys.stdin):\n"
+      "    f = '{\"id\": %d, \"predicted_s\": %s}' if k % 2 == 0 else "
+      "'{\"id\":%d,\"predicted_s\":%s}'\n"
+      "    print(f % (k, v[k % 8]), flush=True)\n");
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "python3 %s", model);
+  alloc *a[2 * N];
+  const int *l[2 * N];
+  double got[2 * N];
+  for (int i = 0; i < 2 * N; i++) a[i] = alloc_random(2, 3, i), l[i] = x.layers;
+  err e;
+  err_clear(&e);
+  costcmd *c = costcmd_start(cmd, x.header, 20, &e);
+  cr_assert_not_null(c, "%s", e.msg);
+  cr_assert_eq(costcmd_score(c, 2 * N, (const alloc *const *)a, l, got, &e),
+               ERR_OK, "%s", e.msg);
+  for (int i = 0; i < 2 * N; i++)
+    cr_assert(memcmp(&got[i], &want[i % N], sizeof got[i]) == 0,
+              "%s: %.17g, want %.17g", v[i % N], got[i], want[i % N]);
+  cr_assert_eq(costcmd_close(c, &e), ERR_OK, "%s", e.msg);
+  costcmd_free(c);
+  for (int i = 0; i < 2 * N; i++) alloc_free(a[i]);
+  assert_no_children();
+  support_dir_remove();
+  world_free(&x);
+}
+

@@ -169,8 +169,9 @@ static int make_objective(const sched_args *p, const scenario *s,
       *cc = costcmd_open(s, c, p->cc.cmd, so->transport.model, p->cc.timeout_s,
                          e);
       if (!*cc) return e->code;
-      *obj = objective_custom_batch(*ob, "cost-cmd", costcmd_judge,
-                                    costcmd_judge_many, *cc);
+      *obj = objective_custom_stream(*ob, "cost-cmd", costcmd_judge,
+                                     costcmd_judge_submit,
+                                     costcmd_judge_collect, *cc);
       break;
     default: *obj = objective_dtfm(*ob); break;
   }
