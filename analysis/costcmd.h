@@ -19,9 +19,10 @@
  *
  * The timeout is per candidate: the answer to candidate k must arrive
  * within timeout_s of the latest of candidate k written in full, the
- * answer to k - 1 and the moment geodes starts waiting for its batch; the session's first answer, which also covers CMD's
- * start and the header, has COSTCMD_START_S more (an interpreter and a
- * model's imports take seconds on a loaded machine).
+ * answer to k - 1 and the moment geodes starts waiting for its batch;
+ * the session's first answer, which also covers CMD's start and the
+ * header, has COSTCMD_START_S more (an interpreter and a model's
+ * imports take seconds on a loaded machine).
  * A CMD that exits, hangs past the timeout, prints a line that is not
  * JSON, answers another id, or gives a missing, negative or non-finite
  * predicted_s is an error naming CMD and the candidate (ERR_IO for the
@@ -104,9 +105,9 @@ int costcmd_judge_submit(void *ctx, const alloc *a, const int *layers,
                          err *e);
 int costcmd_judge_collect(void *ctx, int n, double *out, err *e);
 
-/* Ends the session (no batch pending): closes CMD's stdin and waits (up to the timeout) for
- * it to exit. ERR_OK when it exits with status 0 having printed nothing
- * more; else an error naming CMD (it is then killed). The session stays
+/* Ends the session (no batch pending): closes CMD's stdin and waits (up
+ * to the timeout) for it to exit. ERR_OK when it exits with status 0
+ * having printed nothing more; else an error naming CMD (it is then killed). The session stays
  * allocated: free it with costcmd_free. */
 int costcmd_close(costcmd *c, err *e);
 
