@@ -86,15 +86,22 @@ Test(cost_memo, partition_scores_as_a_fresh_scratch_and_across_contexts) {
   cost_ctx_free(c2);
 }
 
+/* worldwide's scenario (into *sc) and cost context: 8 cities of 8. */
+static cost_ctx *worldwide_ctx(scenario **sc) {
+  err e;
+  err_clear(&e);
+  *sc = support_scenario("worldwide");
+  cost_ctx *c = cost_ctx_from_scenario(*sc, &e);
+  cr_assert_not_null(c, "%s", e.msg);
+  return c;
+}
+
 /* Sites shared by many devices (worldwide: 8 cities of 8): groups of other
  * devices at the same sites are answered from the memo, with the values a
  * fresh scratch computes. */
 Test(cost_memo, shared_sites_worldwide) {
-  err e;
-  err_clear(&e);
-  scenario *sc = support_scenario("worldwide");
-  cost_ctx *c = cost_ctx_from_scenario(sc, &e);
-  cr_assert_not_null(c, "%s", e.msg);
+  scenario *sc;
+  cost_ctx *c = worldwide_ctx(&sc);
   int k = cost_ctx_replicas(c), n = k * cost_ctx_stages(c);
   cost_scratch *s = cost_scratch_new(k, cost_ctx_stages(c));
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -114,6 +121,19 @@ Test(cost_memo, shared_sites_worldwide) {
   scenario_free(sc);
 }
 
+/* k rows drawn into classes of random sizes, at most COST_CLASSES_MAX
+ * (the last takes what is left): their number; c[i] their sizes. */
+static int draw_classes(gsl_rng *r, int k, int *c) {
+  int n = 0;
+  for (int left = k; left > 0 && n < COST_CLASSES_MAX; n++) {
+    c[n] = n + 1 == COST_CLASSES_MAX
+               ? left
+               : 1 + (int)gsl_rng_uniform_int(r, (unsigned long)left);
+    left -= c[n];
+  }
+  return n;
+}
+
 /* The matching over classes of equal rows and columns gives the matching
  * of the expanded matrix its value, to the bit: random class sizes (equal
  * totals up to 16), weights with ties (small integers) or spread. */
@@ -122,17 +142,8 @@ Test(cost_memo, classes_equal_the_expanded_matching) {
   cost_scratch *s = cost_scratch_new(16, 2);
   for (int t = 0; t < 4000; t++) {
     int k = 1 + (int)gsl_rng_uniform_int(r, 16);
-    int ca[COST_CLASSES_MAX], cb[COST_CLASSES_MAX], da = 0, db = 0;
-    for (int left = k; left > 0 && da < COST_CLASSES_MAX; da++) {
-      ca[da] = da + 1 == COST_CLASSES_MAX ? left
-                                          : 1 + (int)gsl_rng_uniform_int(r, (unsigned long)left);
-      left -= ca[da];
-    }
-    for (int left = k; left > 0 && db < COST_CLASSES_MAX; db++) {
-      cb[db] = db + 1 == COST_CLASSES_MAX ? left
-                                          : 1 + (int)gsl_rng_uniform_int(r, (unsigned long)left);
-      left -= cb[db];
-    }
+    int ca[COST_CLASSES_MAX], cb[COST_CLASSES_MAX];
+    int da = draw_classes(r, k, ca), db = draw_classes(r, k, cb);
     double v[COST_CLASSES_MAX * COST_CLASSES_MAX], w[16 * 16];
     for (int i = 0; i < da * db; i++)
       v[i] = t % 2 ? (double)gsl_rng_uniform_int(r, 5)
@@ -155,11 +166,8 @@ Test(cost_memo, classes_equal_the_expanded_matching) {
 /* Worldwide's groups share sites: memoised, class-solved pair values and
  * pairings equal a cold matching of the device matrix. */
 Test(cost_memo, worldwide_pairs_as_a_cold_matching) {
-  err e;
-  err_clear(&e);
-  scenario *sc = support_scenario("worldwide");
-  cost_ctx *c = cost_ctx_from_scenario(sc, &e);
-  cr_assert_not_null(c, "%s", e.msg);
+  scenario *sc;
+  cost_ctx *c = worldwide_ctx(&sc);
   int k = cost_ctx_replicas(c), n = k * cost_ctx_stages(c);
   cost_scratch *s = cost_scratch_new(k, cost_ctx_stages(c));
   cost_scratch *cold = cost_scratch_new(k, cost_ctx_stages(c));
