@@ -66,6 +66,17 @@ Test(cost_memo, group_pair_value_and_pairing_as_a_cold_matching) {
   cost_ctx_free(c);
 }
 
+/* Partition g scores the same through s (its memos warm) as through a
+ * fresh scratch (trial t names the failure). */
+static void expect_as_fresh(const cost_ctx *c, const int *g, cost_scratch *s,
+                            int t) {
+  cost_scratch *fresh =
+      cost_scratch_new(cost_ctx_replicas(c), cost_ctx_stages(c));
+  double want = cost_partition(c, g, fresh, NULL);
+  cost_scratch_free(fresh);
+  cr_assert(cost_partition(c, g, s, NULL) == want, "t %d", t);
+}
+
 Test(cost_memo, partition_scores_as_a_fresh_scratch_and_across_contexts) {
   cost_ctx *c1 = ctx_sites(2, 1.0), *c2 = ctx_sites(2, 3.0);
   cost_scratch *s = cost_scratch_new(K, N);
@@ -75,10 +86,7 @@ Test(cost_memo, partition_scores_as_a_fresh_scratch_and_across_contexts) {
   for (int t = 0; t < 2000; t++) {
     const cost_ctx *c = t % 3 ? c1 : c2; /* the scratch moves between them */
     gsl_ran_shuffle(r, g, D, sizeof *g);
-    cost_scratch *fresh = cost_scratch_new(K, N);
-    double want = cost_partition(c, g, fresh, NULL);
-    cost_scratch_free(fresh);
-    cr_assert(cost_partition(c, g, s, NULL) == want, "t %d", t);
+    expect_as_fresh(c, g, s, t);
   }
   gsl_rng_free(r);
   cost_scratch_free(s);
@@ -109,10 +117,7 @@ Test(cost_memo, shared_sites_worldwide) {
   for (int i = 0; i < n; i++) g[i] = i;
   for (int t = 0; t < 300; t++) {
     gsl_ran_shuffle(r, g, (size_t)n, sizeof *g);
-    cost_scratch *fresh = cost_scratch_new(k, cost_ctx_stages(c));
-    double want = cost_partition(c, g, fresh, NULL);
-    cost_scratch_free(fresh);
-    cr_assert(cost_partition(c, g, s, NULL) == want, "t %d", t);
+    expect_as_fresh(c, g, s, t);
   }
   free(g);
   gsl_rng_free(r);
