@@ -176,6 +176,24 @@ int support_geodes(support_run *r, const char *fmt, ...) {
   return status;
 }
 
+bool support_has_mpirun(void) {
+  return support_sh(NULL, "command -v mpirun") == 0;
+}
+
+int support_geodes_mpi(support_run *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *args = vformat(fmt, ap);
+  va_end(ap);
+  int status = support_sh(r,
+                          "OMPI_MCA_btl_vader_single_copy_mechanism=none "
+                          "ASAN_OPTIONS=detect_leaks=0 mpirun "
+                          "--allow-run-as-root --oversubscribe -n 2 '%s' %s",
+                          GEODES_BIN, args);
+  free(args);
+  return status;
+}
+
 char *support_read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   cr_assert_not_null(f, "cannot open %s: %s", path, strerror(errno));

@@ -55,6 +55,15 @@ int support_sh(support_run *r, const char *fmt, ...)
 int support_geodes(support_run *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Whether mpirun is on PATH (the MPI tests skip without it). */
+bool support_has_mpirun(void);
+
+/* Runs `mpirun -n 2 GEODES_BIN ARGS` (as root too, oversubscribed, without
+ * the leak check that MPI's libraries fail) through support_sh: ARGS as
+ * support_geodes's. Returns r->status. */
+int support_geodes_mpi(support_run *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* Frees what r captured and zeroes it. Safe on a zeroed struct. */
 void support_run_clear(support_run *r);
 

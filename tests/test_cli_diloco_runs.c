@@ -57,13 +57,8 @@ Test(cli_diloco_runs, sweeps_with_faults_are_deterministic_across_jobs_and_mpi) 
                                     "WHERE a.recovery = 'restart' AND "
                                     "b.recovery = 'reroute' AND a.lost_s > "
                                     "b.lost_s"), 0);
-  if (support_sh(NULL, "command -v mpirun") == 0) {
-    cr_assert_eq(support_sh(&r,
-                            "OMPI_MCA_btl_vader_single_copy_mechanism=none "
-                            "ASAN_OPTIONS=detect_leaks=0 mpirun "
-                            "--allow-run-as-root --oversubscribe -n 2 "
-                            "'%s' sweep '%s' --db '%s'",
-                            GEODES_BIN, sw, mpi),
+  if (support_has_mpirun()) {
+    cr_assert_eq(support_geodes_mpi(&r, "sweep '%s' --db '%s'", sw, mpi),
                  0, "%s", r.err);
     char *c = dump(mpi);
     cr_expect_str_eq(a, c, "MPI rows differ");

@@ -52,7 +52,7 @@ static const char SMALL[] =
     " \"gpus\": [\"V100\", \"a100\"]}\n";
 
 Test(sweep_cli, mpi_two_ranks_equal_one_process) {
-  if (support_sh(NULL, "command -v mpirun") != 0)
+  if (!support_has_mpirun())
     cr_skip_test("mpirun is not installed");
   const char *sw = support_path("s.json"), *one = support_path("one.db"),
              *two = support_path("two.db");
@@ -60,13 +60,9 @@ Test(sweep_cli, mpi_two_ranks_equal_one_process) {
   support_run r = {0};
   cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw, one), 0, "%s",
                r.err);
-  cr_assert_eq(support_sh(&r,
-                          "OMPI_MCA_btl_vader_single_copy_mechanism=none "
-                          "ASAN_OPTIONS=detect_leaks=0 mpirun "
-                          "--allow-run-as-root --oversubscribe -n 2 "
-                          "'%s' sweep '%s' --db '%s' --json",
-                          GEODES_BIN, sw, two),
-               0, "%s", r.err);
+  cr_assert_eq(
+      support_geodes_mpi(&r, "sweep '%s' --db '%s' --json", sw, two), 0,
+      "%s", r.err);
   char *a = dump(one), *b = dump(two);
   cr_expect_eq(support_sql_int(two, "SELECT count(*) FROM results"), 12);
   cr_expect_eq(support_sql_int(two, "SELECT count(*) FROM results WHERE "
@@ -383,17 +379,13 @@ static const char CHEAP_MPI[] = "{\"networks\": \"ideal\", \"layers\": 8}";
 /* A bad sweep under mpirun: rank 0 says why once and every rank exits 1,
  * without MPI_Abort's banner (rank 1 used to abort the job). */
 Test(sweep_cli, mpi_bad_file_fails_once) {
-  if (support_sh(NULL, "command -v mpirun") != 0)
+  if (!support_has_mpirun())
     cr_skip_test("mpirun is not installed");
   const char *sw = support_write_file(
       support_path("bad-mpi.json"), "{\"scenarios\": [\"atlantis\"]}\n");
   support_run r = {0};
-  cr_expect_neq(support_sh(&r,
-                           "OMPI_MCA_btl_vader_single_copy_mechanism=none "
-                           "ASAN_OPTIONS=detect_leaks=0 mpirun "
-                           "--allow-run-as-root --oversubscribe -n 2 "
-                           "'%s' sweep '%s' --db '%s'",
-                           GEODES_BIN, sw, support_path("bad-mpi.db")),
+  cr_expect_neq(support_geodes_mpi(&r, "sweep '%s' --db '%s'", sw,
+                                   support_path("bad-mpi.db")),
                 0);
   char want[300];
   snprintf(want, sizeof want, "%s:1: scenarios: atlantis", sw);
@@ -634,13 +626,8 @@ Test(sweep_cli, runs_with_faults_are_deterministic_across_jobs_and_mpi) {
                                     "'device_down' AND what = '5'"), 6);
   cr_expect_gt(support_sql_int(one, "SELECT count(*) FROM results WHERE "
                                     "lost_s > 0"), 0);
-  if (support_sh(NULL, "command -v mpirun") == 0) {
-    cr_assert_eq(support_sh(&r,
-                            "OMPI_MCA_btl_vader_single_copy_mechanism=none "
-                            "ASAN_OPTIONS=detect_leaks=0 mpirun "
-                            "--allow-run-as-root --oversubscribe -n 2 "
-                            "'%s' sweep '%s' --db '%s'",
-                            GEODES_BIN, sw, mpi),
+  if (support_has_mpirun()) {
+    cr_assert_eq(support_geodes_mpi(&r, "sweep '%s' --db '%s'", sw, mpi),
                  0, "%s", r.err);
     char *c = dump_runs(mpi);
     cr_expect_str_eq(a, c, "MPI rows differ");
@@ -719,12 +706,10 @@ Test(sweep_cli, every_kind_of_row_is_identical_across_jobs_and_mpi) {
                  "compute_utilisation IS NULL OR pp_bytes IS NULL OR "
                  "samples_per_s IS NULL OR sockets IS NULL OR runtime IS "
                  "NULL"), 0, "kind %d", k);
-    if (support_sh(NULL, "command -v mpirun") == 0) {
-      cr_assert_eq(support_sh(&r, "OMPI_MCA_btl_vader_single_copy_mechanism="
-                              "none ASAN_OPTIONS=detect_leaks=0 mpirun "
-                              "--allow-run-as-root --oversubscribe -n 2 '%s' "
-                              "sweep '%s' --db '%s' %s", GEODES_BIN, sw, mpi,
-                              cmd), 0, "%s", r.err);
+    if (support_has_mpirun()) {
+      cr_assert_eq(support_geodes_mpi(&r, "sweep '%s' --db '%s' %s", sw, mpi,
+                                      cmd),
+                   0, "%s", r.err);
       char *c = support_dump_results(mpi);
       cr_expect_str_eq(a, c, "kind %d: MPI rows differ", k);
       free(c);
