@@ -194,6 +194,30 @@ int support_geodes_mpi(support_run *r, const char *fmt, ...) {
   return status;
 }
 
+void support_sweep_three_ways(const char *sw, const char *args,
+                              const char *one, const char *jobs,
+                              const char *mpi, char *(*dump)(const char *)) {
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' %s", sw, one, args),
+               0, "%s", r.err);
+  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --jobs 2 %s", sw,
+                              jobs, args),
+               0, "%s", r.err);
+  char *a = dump(one), *b = dump(jobs);
+  cr_expect_gt(strlen(a), 0, "%s: rows stored", sw);
+  cr_expect_str_eq(a, b, "%s: --jobs 2 rows differ", sw);
+  if (support_has_mpirun()) {
+    cr_assert_eq(support_geodes_mpi(&r, "sweep '%s' --db '%s' %s", sw, mpi,
+                                    args),
+                 0, "%s", r.err);
+    char *c = dump(mpi);
+    cr_expect_str_eq(a, c, "%s: MPI rows differ", sw);
+    free(c);
+  }
+  free(a), free(b);
+  support_run_clear(&r);
+}
+
 char *support_read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   cr_assert_not_null(f, "cannot open %s: %s", path, strerror(errno));

@@ -64,6 +64,14 @@ bool support_has_mpirun(void);
 int support_geodes_mpi(support_run *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Runs the sweep file sw (with the extra arguments args, "" for none)
+ * into the databases one (one process), jobs (--jobs 2) and, where mpirun
+ * exists, mpi (two ranks), and expects dump of each (malloc'ed text) to be
+ * the same, rows stored. */
+void support_sweep_three_ways(const char *sw, const char *args,
+                              const char *one, const char *jobs,
+                              const char *mpi, char *(*dump)(const char *));
+
 /* Frees what r captured and zeroes it. Safe on a zeroed struct. */
 void support_run_clear(support_run *r);
 

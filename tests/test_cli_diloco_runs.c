@@ -42,13 +42,8 @@ Test(cli_diloco_runs, sweeps_with_faults_are_deterministic_across_jobs_and_mpi) 
   support_write_file(sw, text);
   const char *one = support_path("1.db"), *jobs = support_path("2.db"),
              *mpi = support_path("3.db");
+  support_sweep_three_ways(sw, "", one, jobs, mpi, dump);
   support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw, one), 0, "%s",
-               r.err);
-  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --jobs 2", sw, jobs),
-               0, "%s", r.err);
-  char *a = dump(one), *b = dump(jobs);
-  cr_expect_str_eq(a, b, "--jobs 2 rows differ");
   cr_expect_eq(support_sql_int(one, "SELECT count(*) FROM results"), 6);
   cr_expect_eq(support_sql_int(one, "SELECT count(*) FROM iterations"), 12);
   /* reroute lets the others finish the step: less lost than restart */
@@ -57,14 +52,6 @@ Test(cli_diloco_runs, sweeps_with_faults_are_deterministic_across_jobs_and_mpi) 
                                     "WHERE a.recovery = 'restart' AND "
                                     "b.recovery = 'reroute' AND a.lost_s > "
                                     "b.lost_s"), 0);
-  if (support_has_mpirun()) {
-    cr_assert_eq(support_geodes_mpi(&r, "sweep '%s' --db '%s'", sw, mpi),
-                 0, "%s", r.err);
-    char *c = dump(mpi);
-    cr_expect_str_eq(a, c, "MPI rows differ");
-    free(c);
-  }
-  free(a), free(b);
   /* a sweep whose iterations are not whole outer steps fails at once */
   snprintf(text, sizeof text,
            "{\"scenarios\": [\"worldwide\"], \"methods\": [\"dtfm-identity\"],"

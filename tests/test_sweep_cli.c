@@ -611,13 +611,8 @@ Test(sweep_cli, runs_with_faults_are_deterministic_across_jobs_and_mpi) {
   support_write_file(sw, text);
   const char *one = support_path("r1.db"), *jobs = support_path("r2.db"),
              *mpi = support_path("r3.db");
+  support_sweep_three_ways(sw, "", one, jobs, mpi, dump_runs);
   support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw, one), 0, "%s",
-               r.err);
-  cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --jobs 2", sw, jobs),
-               0, "%s", r.err);
-  char *a = dump_runs(one), *b = dump_runs(jobs);
-  cr_expect_str_eq(a, b, "--jobs 2 rows differ");
   cr_expect_eq(support_sql_int(one, "SELECT count(*) FROM results"), 6);
   cr_expect_eq(support_sql_int(one, "SELECT count(*) FROM iterations"), 24);
   cr_expect_gt(support_sql_int(one, "SELECT count(*) FROM marks WHERE kind = "
@@ -626,17 +621,9 @@ Test(sweep_cli, runs_with_faults_are_deterministic_across_jobs_and_mpi) {
                                     "'device_down' AND what = '5'"), 6);
   cr_expect_gt(support_sql_int(one, "SELECT count(*) FROM results WHERE "
                                     "lost_s > 0"), 0);
-  if (support_has_mpirun()) {
-    cr_assert_eq(support_geodes_mpi(&r, "sweep '%s' --db '%s'", sw, mpi),
-                 0, "%s", r.err);
-    char *c = dump_runs(mpi);
-    cr_expect_str_eq(a, c, "MPI rows differ");
-    free(c);
-  }
   cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --json", sw, one), 0,
                "%s", r.err);
   cr_expect_not_null(strstr(first_line(&r), "\"computed\":0"), "%s", r.out);
-  free(a), free(b);
   /* a bad fault file fails at the faults key, naming its own line */
   support_write_file(f, "t_s,event,target,duration_s,factor\n"
                         "5,device_down,64,10,\n");
@@ -682,7 +669,6 @@ Test(sweep_cli, every_kind_of_row_is_identical_across_jobs_and_mpi) {
       "{\"scenarios\": [\"regional\"], \"dp_algo\": \"diloco\", "
       "\"inner_steps\": [10, 20]}",
   };
-  support_run r = {0};
   for (int k = 0; k < 4; k++) {
     const char *sw = support_write_file(support_path("k%d.json", k),
                                         kinds[k < 3 ? k : 0]);
@@ -693,30 +679,14 @@ Test(sweep_cli, every_kind_of_row_is_identical_across_jobs_and_mpi) {
     const char *one = support_path("one%d.db", k), *jobs = support_path(
                                                        "jobs%d.db", k),
                *mpi = support_path("mpi%d.db", k);
-    cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' %s", sw, one, cmd),
-                 0, "%s", r.err);
-    cr_assert_eq(support_geodes(&r, "sweep '%s' --db '%s' --jobs 2 %s", sw,
-                                jobs, cmd), 0, "%s", r.err);
-    char *a = support_dump_results(one), *b = support_dump_results(jobs);
-    cr_expect_gt(strlen(a), 0, "rows stored");
-    cr_expect_str_eq(a, b, "kind %d: --jobs 2 rows differ", k);
+    support_sweep_three_ways(sw, cmd, one, jobs, mpi, support_dump_results);
     /* every kind fills the figures simulate --json reports (a training
      * run's row had no utilisation nor bytes) */
     cr_expect_eq(support_sql_int(one, "SELECT count(*) FROM results WHERE "
                  "compute_utilisation IS NULL OR pp_bytes IS NULL OR "
                  "samples_per_s IS NULL OR sockets IS NULL OR runtime IS "
                  "NULL"), 0, "kind %d", k);
-    if (support_has_mpirun()) {
-      cr_assert_eq(support_geodes_mpi(&r, "sweep '%s' --db '%s' %s", sw, mpi,
-                                      cmd),
-                   0, "%s", r.err);
-      char *c = support_dump_results(mpi);
-      cr_expect_str_eq(a, c, "kind %d: MPI rows differ", k);
-      free(c);
-    }
-    free(a), free(b);
   }
-  support_run_clear(&r);
 }
 
 /* Issue 24, 14: values that no point can run are refused before the first
