@@ -224,6 +224,12 @@ int cli_fail(const char *cmd, const err *e);
  * then its current name (outputs name a placement one way). */
 int cli_check_method(const char *cmd, const char **method);
 
+/* cmd's placement source: a usage error (CLI_USAGE) unless exactly one of
+ * alloc_file and *method is given; then cli_check_method of *method, if it
+ * is the one. */
+int cli_check_placement(const char *cmd, const char *alloc_file,
+                        const char **method);
+
 /* The verdict table of `geodes validate` (one row per network model: rank
  * statistics, MAPE, regret, discordant pairs), also printed by run. */
 struct validate_report;

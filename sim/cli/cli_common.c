@@ -259,6 +259,13 @@ int cli_check_method(const char *cmd, const char **name) {
   return cli_usage_error(cmd, "--method is one of %s; not '%s'", names, method);
 }
 
+int cli_check_placement(const char *cmd, const char *alloc_file,
+                        const char **method) {
+  if (!!alloc_file + !!*method != 1)
+    return cli_usage_error(cmd, "give exactly one of --alloc, --method");
+  return *method ? cli_check_method(cmd, method) : CLI_OK;
+}
+
 db_run cli_run_row(int argc, char **argv, const scenario *s, char **cmd) {
   size_t len = strlen("geodes") + 1;
   for (int i = 0; i < argc; i++) len += strlen(argv[i]) + 1;

@@ -102,9 +102,7 @@ static int parse_args(int argc, char **argv, explain_args *p) {
   int nargs, rc = cli_opt_parse(&EXPLAIN, opts, argc, argv, &args, &nargs);
   if (rc) return rc;
   p->scenario = args[0];
-  if (!!p->alloc_file + !!p->method != 1)
-    return cli_usage_error("explain", "give exactly one of --alloc, --method");
-  return p->method ? cli_check_method("explain", &p->method) : CLI_OK;
+  return cli_check_placement("explain", p->alloc_file, &p->method);
 }
 
 int cli_explain_whatifs(const char *cmd, const scenario *s, const char *specs,

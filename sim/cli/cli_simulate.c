@@ -126,15 +126,15 @@ static int parse_args(int argc, char **argv, sim_args *p) {
   int nargs, rc = cli_opt_parse(&SIMULATE, opts, argc, argv, &args, &nargs);
   if (rc) return rc;
   p->scenario = args[0];
-  if (!!p->alloc_file + !!p->method != 1)
-    return cli_usage_error("simulate", "give exactly one of --alloc, --method");
+  if ((rc = cli_check_placement("simulate", p->alloc_file, &p->method)))
+    return rc;
   if ((rc = cli_training_check("simulate", &p->to, p->method))) return rc;
   if ((rc = parse_iterations(p))) return rc;
   if ((rc = check_replan(p))) return rc;
   if (p->explain && (p->to.active || p->json))
     return cli_usage_error("simulate", "--explain explains one iteration, "
                            "as a table (geodes explain --json for JSON)");
-  return p->method ? cli_check_method("simulate", &p->method) : CLI_OK;
+  return CLI_OK;
 }
 
 /* The least and the most compute utilisation of stage st's devices under
