@@ -260,6 +260,17 @@ long long support_sql_int(const char *path, const char *query) {
   return v;
 }
 
+char *support_sql_text(const char *path, const char *query) {
+  cr_assert_null(strchr(query, '\''), "a query without single quotes");
+  support_run r = {0};
+  cr_assert_eq(support_sh(&r, "sqlite3 '%s' '%s'", path, query), 0, "%s",
+               r.err);
+  char *out = r.out;
+  r.out = NULL;
+  support_run_clear(&r);
+  return out;
+}
+
 scenario *support_scenario(const char *name) {
   err e = {ERR_OK, ""};
   scenario *s = scenario_load(name, &e);
@@ -340,12 +351,7 @@ char *support_dump_results(const char *path) {
     at += (size_t)snprintf(sql + at, sizeof sql - at, ", quote(%s)", cols[i]);
   snprintf(sql + at, sizeof sql - at, " FROM results ORDER BY point_key");
   cr_assert_lt(at + 40, sizeof sql, "the query fits");
-  support_run r = {0};
-  cr_assert_eq(support_sh(&r, "sqlite3 '%s' '%s'", path, sql), 0, "%s", r.err);
-  char *out = r.out;
-  r.out = NULL;
-  support_run_clear(&r);
-  return out;
+  return support_sql_text(path, sql);
 }
 
 int support_ring_plan(double S, int n, int *loops, int *slices, double *piece) {

@@ -87,6 +87,10 @@ const char *support_write_file(const char *path, const char *text);
  * opened or the query gives no row. */
 long long support_sql_int(const char *path, const char *query);
 
+/* What the sqlite3 shell prints for query (no single quotes in it) on the
+ * database at path, malloc'ed; a failing query fails the test. */
+char *support_sql_text(const char *path, const char *query);
+
 /* scenario_load(name) that asserts success (naming the scenario and the
  * error) and that no error was left set. */
 scenario *support_scenario(const char *name);

@@ -13,18 +13,12 @@ TestSuite(cli_diloco_runs, .init = support_dir_make,
           .fini = support_dir_remove, .timeout = 600);
 
 static char *dump(const char *db) {
-  support_run r = {0};
-  support_sh(&r,
-             "sqlite3 '%s' 'SELECT point_key, dp_algo, recovery, total_s, "
-             "samples_per_s, lost_s, wan_bytes, outer_step_s, events FROM "
-             "results ORDER BY point_key; SELECT r.point_key, i.idx, "
-             "i.start_s, i.iteration_s, i.lost_s, i.replicas, i.samples FROM "
-             "iterations i JOIN results r ON r.id = i.result_id ORDER BY "
-             "r.point_key, i.idx'", db);
-  char *out = r.out;
-  r.out = NULL;
-  support_run_clear(&r);
-  return out;
+  return support_sql_text(
+      db, "SELECT point_key, dp_algo, recovery, total_s, samples_per_s, "
+          "lost_s, wan_bytes, outer_step_s, events FROM results ORDER BY "
+          "point_key; SELECT r.point_key, i.idx, i.start_s, i.iteration_s, "
+          "i.lost_s, i.replicas, i.samples FROM iterations i JOIN results r "
+          "ON r.id = i.result_id ORDER BY r.point_key, i.idx");
 }
 
 Test(cli_diloco_runs, sweeps_with_faults_are_deterministic_across_jobs_and_mpi) {

@@ -24,18 +24,12 @@ TestSuite(sweep_cli, .init = support_dir_make, .fini = support_dir_remove,
 
 /* Every column that describes a point or its outcome, ordered by key. */
 static char *dump(const char *db) {
-  support_run r = {0};
-  support_sh(&r,
-             "sqlite3 '%s' 'SELECT point_key, scenario, method, network_model, "
-             "seed, layers, batch, schedule, dp_algo, gpu, bandwidth_scale, "
-             "score_s, dp_cost_s, pp_cost_s, predicted_iteration_s, "
-             "iteration_s, compute_s, bubble_s, comm_s, dp_sync_s, events, "
-             "alloc FROM results ORDER BY point_key'",
-             db);
-  char *out = r.out;
-  r.out = NULL;
-  support_run_clear(&r);
-  return out;
+  return support_sql_text(
+      db, "SELECT point_key, scenario, method, network_model, seed, layers, "
+          "batch, schedule, dp_algo, gpu, bandwidth_scale, score_s, "
+          "dp_cost_s, pp_cost_s, predicted_iteration_s, iteration_s, "
+          "compute_s, bubble_s, comm_s, dp_sync_s, events, alloc FROM results "
+          "ORDER BY point_key");
 }
 
 /* The first line of what the command printed on stdout (in place). */
@@ -574,23 +568,17 @@ Test(sweep_cli, an_edited_trace_is_recomputed) {
 /* The rows of a training sweep: results' run columns, every iteration and
  * every mark, by key. */
 static char *dump_runs(const char *db) {
-  support_run r = {0};
-  support_sh(&r,
-             "sqlite3 '%s' 'SELECT point_key, identity, iterations, faults, "
-             "recovery, checkpoint_every, total_s, samples_per_s, lost_s, "
-             "iteration_s, events FROM results ORDER BY point_key; SELECT "
-             "r.point_key, i.idx, i.start_s, i.iteration_s, i.lost_s, "
-             "i.lost_redone_s, i.lost_checkpoint_s, i.lost_waiting_s, "
-             "i.lost_reloading_s, i.lost_migration_s, i.replicas, i.samples "
-             "FROM iterations i JOIN results r ON r.id = i.result_id ORDER BY "
-             "r.point_key, i.idx; SELECT r.point_key, m.t_s, m.kind, m.what "
-             "FROM marks m JOIN results r ON r.id = m.result_id ORDER BY "
-             "r.point_key, m.t_s, m.kind'",
-             db);
-  char *out = r.out;
-  r.out = NULL;
-  support_run_clear(&r);
-  return out;
+  return support_sql_text(
+      db, "SELECT point_key, identity, iterations, faults, recovery, "
+          "checkpoint_every, total_s, samples_per_s, lost_s, iteration_s, "
+          "events FROM results ORDER BY point_key; SELECT r.point_key, i.idx, "
+          "i.start_s, i.iteration_s, i.lost_s, i.lost_redone_s, "
+          "i.lost_checkpoint_s, i.lost_waiting_s, i.lost_reloading_s, "
+          "i.lost_migration_s, i.replicas, i.samples FROM iterations i JOIN "
+          "results r ON r.id = i.result_id ORDER BY r.point_key, i.idx; "
+          "SELECT r.point_key, m.t_s, m.kind, m.what FROM marks m JOIN "
+          "results r ON r.id = m.result_id ORDER BY r.point_key, m.t_s, "
+          "m.kind");
 }
 
 /* A sweep of training runs with faults: one process, two forked jobs and
