@@ -3,8 +3,12 @@
 #ifndef TESTS_BENCH_H
 #define TESTS_BENCH_H
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
+
+#include "traces/scenario.h"
 
 /* Wall-clock seconds from an arbitrary origin (monotonic). */
 static inline double bench_wall_s(void) {
@@ -25,6 +29,18 @@ static inline long bench_peak_rss_kib(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss;
+}
+
+/* The scenario name (a built-in or a file), or its error on stderr and
+ * exit 1: a bench has nothing to measure without it. */
+static inline scenario *bench_scenario(const char *name) {
+  err e = {0};
+  scenario *s = scenario_load(name, &e);
+  if (!s) {
+    fprintf(stderr, "%s\n", e.msg);
+    exit(1);
+  }
+  return s;
 }
 
 #endif

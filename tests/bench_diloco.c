@@ -54,12 +54,7 @@ static void bench(scenario *s, const char *algo, int H, int F, int tau,
 }
 
 int main(void) {
-  err e = {0};
-  scenario *s = scenario_load("worldwide", &e);
-  if (!s) {
-    fprintf(stderr, "%s\n", e.msg);
-    return 1;
-  }
+  scenario *s = bench_scenario("worldwide");
   for (int i = 0; i < s->nsites; i++) set(&s->sites[i].gpu, "A100");
   scenario_workload *w = &s->workload;
   w->stages = 1, w->replicas = 64, w->batch = 64 * 8, w->micro_batch = 1;

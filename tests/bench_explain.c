@@ -40,12 +40,7 @@ static void bench(const scenario *s, const char *method, int top) {
 }
 
 int main(void) {
-  err e = {0};
-  scenario *s = scenario_load("worldwide", &e);
-  if (!s) {
-    fprintf(stderr, "%s\n", e.msg);
-    return 1;
-  }
+  scenario *s = bench_scenario("worldwide");
   const char *methods[] = {"dtfm-identity", "random"};
   for (int i = 0; i < 2; i++) {
     bench(s, methods[i], 0);
