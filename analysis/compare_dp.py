@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""compare_dp.py: pipeline over the WAN, or DiLoCo? (README, issue 12)
+"""compare_dp.py: pipeline over the WAN, or DiLoCo? (issue 12; the study
+of analysis/FINDINGS.md)
 
     analysis/compare_dp.py --out DIR [--geodes BIN] [--samples N]
                            [--method NAME] [--model LABEL=SCENARIO[@ALLOC] ...]
@@ -27,9 +28,9 @@ One placement per model serves every row: the user's (@ALLOC; its rows say
 scheduler), saved as DIR/alloc-I.json and reused by later runs. The DiLoCo
 replicas keep the pipelines of that placement. --place-each searches the
 4-bit row a placement of its own, with its sizes (DIR/alloc-I-K.json), as
-the README's study does. Searches, then simulations, run --jobs at a time;
-while stderr is a terminal a line shows the steps done and an estimate of
-the time left. geodes simulates time, not convergence.
+the study in analysis/FINDINGS.md does. Searches, then simulations, run
+--jobs at a time; while stderr is a terminal a line shows the steps done
+and an estimate of the time left. geodes simulates time, not convergence.
 
 Matplotlib: when the first python3 on PATH lacks it, the script re-executes
 itself under /usr/bin/python3 (Debian's python3-matplotlib).

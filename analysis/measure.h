@@ -1,7 +1,7 @@
 /* measure: a user's measurements file — one measured iteration per row —
  * read, resolved into runs and simulated (`geodes reproduce --data`,
- * `geodes calibrate --data`). The format (README, "Bring your own
- * measurements"):
+ * `geodes calibrate --data`). The format (traces/FORMATS.md,
+ * "Measurements CSV"):
  *
  *   # source: where the numbers come from (provenance comments, '#')
  *   group,scenario,method,seed,network,batch,measured_s

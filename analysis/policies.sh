@@ -1,7 +1,8 @@
 #!/bin/sh
-# policies.sh: the README's recovery-policy study (issue 10) — which policy
-# wins, on which network, at which preemption rate. For three networks
-# (datacenter: one data centre; multi-dc: two; worldwide: eight cities) it
+# policies.sh: the recovery-policy study of analysis/FINDINGS.md (issue
+# 10) — which policy wins, on which network, at which preemption rate.
+# For three networks (datacenter: one data centre; multi-dc: two;
+# worldwide: eight cities) it
 # synthesises spot-interruption fault traces at the measured rate (AWS Spot
 # Instance Advisor, traces/data/fault_params.csv) scaled by RATES, three
 # seeds each, runs ITERATIONS iterations under restart (a checkpoint every

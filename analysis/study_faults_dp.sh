@@ -1,5 +1,6 @@
 #!/bin/sh
-# study_faults_dp.sh: the README's study "DiLoCo or pipeline, on spot GPUs?"
+# study_faults_dp.sh: the study "DiLoCo or pipeline, on spot GPUs?"
+# of analysis/FINDINGS.md.
 # On worldwide (8 cities of V100s) and volunteer-mix (cloud
 # hosts and volunteers' GPUs), it runs ITERATIONS inner steps (a pipeline's
 # iterations) of three data-parallel algorithms — the scenario's pipeline

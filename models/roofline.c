@@ -35,8 +35,9 @@
  * GPT-3 XL, micro-batch 1, s = 2048, so they fix one number, the V100's
  * time per layer, and not how it splits between the classes: every point
  * of a line through (eff.gemm, eff.mem) fits them equally. The two are
- * taken equal, the one point that prefers neither class; README's "What
- * was fitted" gives how far the GDDR cards' times move along the line.
+ * taken equal, the one point that prefers neither class; "What was
+ * fitted" (analysis/VALIDATION.md) gives how far the GDDR cards' times
+ * move along the line.
  * Least squares over the three rows' relative errors (a grid of 0.78 /
  * 0.82 / 0.86, errors linear in between) gives 0.78: -2.1 / +0.7 / +1.6 %.
  * The V100 then reaches 0.566 of its peak over a layer's counted FLOPs

@@ -47,7 +47,7 @@ typedef struct roofline_eff {
 } roofline_eff;
 
 /* The fitted efficiencies, fitted on DT-FM's V100 rows only (roofline.c
- * says which rows and how; README's "What was fitted"). The one home of
+ * says which rows and how; analysis/VALIDATION.md). The one home of
  * these two physical parameters: everything else reads roofline_fitted. */
 #define ROOFLINE_EFF_GEMM PARAMS_GEMM_EFFICIENCY_DEFAULT  /* 0.78 */
 #define ROOFLINE_EFF_MEM PARAMS_MEMORY_EFFICIENCY_DEFAULT  /* 0.78 */

@@ -59,7 +59,7 @@ static const spec_model models[] = {
  * rate. mem_bw_bytes_s is the datasheet's memory bandwidth. How fast a
  * workload runs follows from these two numbers and the two efficiencies
  * fitted on the V100 (models/roofline.h); only the V100 was measured, every
- * other row is extrapolated from its datasheet (README's GPU table). */
+ * other row is extrapolated from its datasheet (models/MODELS.md). */
 static const spec_gpu gpus[] = {
     {.name = "V100", .peak_flops = 125e12, .memory_bytes = 16e9,
      .mem_bw_bytes_s = 900e9,

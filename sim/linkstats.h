@@ -71,7 +71,7 @@ void sim_linkstats_name(const sim_linkstats *ls, const sim_ls_res *r,
 /* The most steps the CSV's time series may take over a run. */
 #define SIM_LINKSTATS_MAX_STEPS 1000000
 
-/* The CSV time series (columns in the README: t_s, kind, resource, src,
+/* The CSV time series (columns in sim/cli/USAGE.md: t_s, kind, resource, src,
  * dst, bytes, rate_gbps, utilisation, flows) at resolution_s per row, one
  * row per resource and step with traffic. ERR_IO naming the path;
  * ERR_RANGE when the run holds more than SIM_LINKSTATS_MAX_STEPS steps. */

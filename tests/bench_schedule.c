@@ -42,7 +42,7 @@ static void bench_score(const cost_ctx *c) {
 /* GCMA on worldwide at 500 and 5000 candidates (population 100), CPU
  * seconds in this process (the least of three seeds), against DT-FM's
  * Python reference scheduler at the same candidates: 23.1 CPU-s at 500
- * (issue 26's measurement) and 290-480 CPU-s at 5000 (the README's). */
+ * (issue 26's measurement) and 290-480 CPU-s at 5000 (tests/PERFORMANCE.md's). */
 static void bench_dtfm_ratio(const cost_ctx *c) {
   static const struct { int trials; double lo, hi; } runs[] = {
       {400, 23.1, 23.1}, {4900, 290, 480}};

@@ -31,6 +31,15 @@
       order, a wire's array). Such a list goes out of step with the table
       silently when a column is added; walk DB_RESULT_MAP instead. Exit
       status 1 and FILE:LINE: message per list.
+
+  check_source.py pages ROOT
+      The README and its pages (every .md of the repository, build trees
+      aside) hold together: every relative link and image of a page names a
+      file inside ROOT that exists, and its #anchor a heading of that page
+      (GitHub's anchors); every NAME.md a page mentions exists (beside the
+      page or from ROOT); every page is reachable by links from README.md,
+      and README.md stays under README_MAX lines. Exit status 1 and
+      FILE:LINE: message per problem.
 """
 import os
 import re
@@ -268,9 +277,145 @@ def columns(root):
     return 1 if bad or not cols else 0
 
 
+# Trees of planted bad pages: checked only as a ROOT of their own.
+PAGES_PLANTED = {"tests/fixtures/pages"}
+README_MAX = 300
+FENCE = re.compile(r"^\s*(```|~~~)")
+LINK = re.compile(r"!?\[(?:[^\]\[]|\[[^\]]*\])*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+MD_NAME = re.compile(r"(?<![\w./-])([\w./-]*\w\.md)\b")
+
+
+def page_files(root):
+    """Every .md under ROOT (relative, sorted): hidden folders, build trees
+    (a CMakeCache.txt) and planted trees aside."""
+    out = []
+    for folder, dirs, files in os.walk(root):
+        rel = os.path.relpath(folder, root).replace(os.sep, "/")
+        keep = []
+        for d in sorted(dirs):
+            sub = d if rel == "." else f"{rel}/{d}"
+            if d.startswith(".") or sub in PAGES_PLANTED or os.path.exists(
+                    os.path.join(folder, d, "CMakeCache.txt")):
+                continue
+            keep.append(d)
+        dirs[:] = keep
+        out += [f if rel == "." else f"{rel}/{f}" for f in files
+                if f.endswith(".md")]
+    return sorted(out)
+
+
+def page_lines(text):
+    """(line number, line, inside a fence) of a page."""
+    fenced = False
+    for n, line in enumerate(text.split("\n"), 1):
+        if FENCE.match(line):
+            fenced = not fenced
+            yield n, line, True
+        else:
+            yield n, line, fenced
+
+
+def slug(heading):
+    """GitHub's anchor of a heading: its text (a link's text, no markup)
+    lower-cased, punctuation dropped, spaces as '-'."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading).strip().lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def anchors(text):
+    """The anchors of a page's headings (a repeated one gets -1, -2, ...)."""
+    seen, out = {}, set()
+    for _, line, fenced in page_lines(text):
+        m = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if fenced or not m:
+            continue
+        a = slug(m.group(1))
+        k = seen.get(a, 0)
+        seen[a] = k + 1
+        out.add(a if k == 0 else f"{a}-{k}")
+    return out
+
+
+def page_links(text):
+    """(line number, target) of every link and image outside code."""
+    for n, line, fenced in page_lines(text):
+        if fenced:
+            continue
+        for m in LINK.finditer(re.sub(r"`[^`]*`", "", line)):
+            yield n, m.group(1)
+
+
+def check_link(root, rel, target, texts):
+    """The problem with the link target of page rel, or None; the page it
+    leads to (relative to ROOT) in texts' keys when it is one."""
+    if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+        return None, None  # https:, mailto:
+    path, _, anchor = target.partition("#")
+    dest = rel if not path else os.path.normpath(
+        os.path.join(os.path.dirname(rel), path)).replace(os.sep, "/")
+    if dest == ".." or dest.startswith("../"):
+        return f"{target}: outside the repository", None
+    if not os.path.exists(os.path.join(root, dest)):
+        return f"{target}: no such file", None
+    if anchor and dest.endswith(".md"):
+        if dest not in texts:
+            with open(os.path.join(root, dest), encoding="utf-8") as f:
+                texts[dest] = f.read()
+        if anchor not in anchors(texts[dest]):
+            return f"{target}: no heading #{anchor} in {dest}", None
+    return None, dest if dest.endswith(".md") else None
+
+
+def pages(root):
+    bad = 0
+    names = page_files(root)
+    texts = {}
+    for rel in names:
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            texts[rel] = f.read()
+    edges = {rel: set() for rel in names}
+    for rel in names:
+        for n, target in page_links(texts[rel]):
+            problem, dest = check_link(root, rel, target, texts)
+            if problem:
+                print(f"{rel}:{n}: link {problem}")
+                bad += 1
+            elif dest:
+                edges[rel].add(dest)
+        for n, line, _ in page_lines(texts[rel]):
+            for m in MD_NAME.finditer(LINK.sub("", line)):  # links: above
+                name = m.group(1)
+                here = os.path.join(root, os.path.dirname(rel), name)
+                if not (os.path.exists(here) or
+                        os.path.exists(os.path.join(root, name))):
+                    print(f"{rel}:{n}: {name} is not in the repository "
+                          "(point to a page that is, or say it here)")
+                    bad += 1
+    reached, todo = set(), ["README.md"] if "README.md" in names else []
+    while todo:
+        page = todo.pop()
+        if page not in reached:
+            reached.add(page)
+            todo += sorted(edges.get(page, ()))
+    for rel in names:
+        if rel not in reached:
+            print(f"{rel}:1: no link from README.md leads here: add it to "
+                  "the README's contents")
+            bad += 1
+    if "README.md" in texts:
+        lines = texts["README.md"].count("\n")
+        if lines >= README_MAX:
+            print(f"README.md:{lines}: {lines} lines, over {README_MAX - 1}: "
+                  "move a topic into its page")
+            bad += 1
+    print(f"pages: {len(names)} pages, {len(reached)} reached from README.md, "
+          f"{bad} problems")
+    return 1 if bad else 0
+
+
 if __name__ == "__main__":
     checks = {"layering": layering, "quiet": quiet, "sizes": sizes,
-              "columns": columns}
+              "columns": columns, "pages": pages}
     if len(sys.argv) != 3 or sys.argv[1] not in checks:
         sys.exit(__doc__)
     sys.exit(checks[sys.argv[1]](sys.argv[2]))

@@ -144,7 +144,7 @@ Test(linkstats, rates_integrate_to_bytes) {
   scenario_free(s);
 }
 
-/* End to end: `geodes explain --link-stats` writes the CSV the README
+/* End to end: `geodes explain --link-stats` writes the CSV sim/cli/USAGE.md
  * documents, and `plot.py --links` draws it (no database needed). */
 Test(linkstats, explain_csv_and_plot, .timeout = 120) {
   scenario *s = two_sites();

@@ -1,8 +1,10 @@
-/* test_readme: the README as a contract. Its generated tables (between
- * "<!-- geodes ARGS -->" and "<!-- end -->") equal the output of geodes
- * ARGS byte for byte; its first screen gives the two commands, then how to
- * model one's own cluster; the install step it gives puts a geodes that
- * runs in PREFIX/bin. */
+/* test_readme: the README and its pages as a contract. Every generated
+ * table of a page (between "<!-- geodes ARGS -->" and "<!-- end -->")
+ * equals the output of geodes ARGS byte for byte; the command reference
+ * sim/cli/COMMANDS.md equals `geodes help --markdown`; the README's first
+ * screen gives the two commands, then how to model one's own cluster; the
+ * install step it gives puts a geodes that runs in PREFIX/bin. (That every
+ * link of a page resolves is tests/check_source.py pages.) */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,12 +14,16 @@
 
 TestSuite(readme, .init = support_dir_make, .fini = support_dir_remove);
 
-static char *readme(void) {
-  return support_read_file(GEODES_SOURCE_DIR "/README.md", NULL);
-}
+#define SOURCE(rel) GEODES_SOURCE_DIR "/" rel
+#define COMMANDS_PAGE "sim/cli/COMMANDS.md"
 
-Test(readme, generated_tables_equal_the_commands) {
-  char *text = readme();
+static char *readme(void) { return support_read_file(SOURCE("README.md"), NULL); }
+
+/* Checks the generated blocks of the page at rel; returns how many. */
+static int check_blocks(const char *rel) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", GEODES_SOURCE_DIR, rel);
+  char *text = support_read_file(path, NULL);
   const char *open = "<!-- geodes ", *end = "<!-- end -->";
   int blocks = 0;
   for (char *at = strstr(text, open); at; at = strstr(at + 1, open)) {
@@ -28,18 +34,102 @@ Test(readme, generated_tables_equal_the_commands) {
              at + strlen(open));
     char *body = args_end + strlen(" -->\n");
     char *stop = strstr(body, end);
-    cr_assert_not_null(stop, "%s: no %s", args, end);
+    cr_assert_not_null(stop, "%s: %s: no %s", rel, args, end);
     support_run r = {0};
     cr_assert_eq(support_geodes(&r, "%s", args), 0, "%s: %s", args, r.err);
     cr_expect(strlen(r.out) == (size_t)(stop - body) &&
                   memcmp(r.out, body, strlen(r.out)) == 0,
-              "README's table of 'geodes %s' differs from its output: run it "
-              "and paste the output between the markers", args);
+              "%s's table of 'geodes %s' differs from its output: run it "
+              "and paste the output between the markers", rel, args);
     support_run_clear(&r);
     blocks++;
   }
-  cr_expect_eq(blocks, 3);
   free(text);
+  return blocks;
+}
+
+Test(readme, generated_tables_equal_the_commands) {
+  support_run pages = {0};
+  cr_assert_eq(support_sh(&pages,
+                          "cd '%s' && find README.md traces models schedules "
+                          "sim analysis tests -name '*.md' | sort",
+                          GEODES_SOURCE_DIR),
+               0, "%s", pages.err);
+  int blocks = 0;
+  for (char *line = strtok(pages.out, "\n"); line; line = strtok(NULL, "\n"))
+    blocks += check_blocks(line);
+  cr_expect_eq(blocks, 3, "models, gpus and scenarios: %d blocks", blocks);
+  support_run_clear(&pages);
+}
+
+Test(readme, the_command_reference_equals_help_markdown) {
+  size_t len;
+  char *page = support_read_file(SOURCE(COMMANDS_PAGE), &len);
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "help --markdown"), 0, "%s", r.err);
+  cr_expect(r.out_len == len && memcmp(r.out, page, len) == 0,
+            COMMANDS_PAGE " differs from 'geodes help --markdown': run "
+            "build/geodes help --markdown > " COMMANDS_PAGE);
+  support_run_clear(&r);
+  free(page);
+}
+
+/* `geodes help CMD [ACTION]` prints `geodes CMD [ACTION] --help`. */
+static void expect_same_help(const char *help, const char *direct) {
+  support_run a = {0}, b = {0};
+  cr_assert_eq(support_geodes(&a, "%s", help), 0, "%s: %s", help, a.err);
+  cr_assert_eq(support_geodes(&b, "%s", direct), 0, "%s: %s", direct, b.err);
+  cr_expect(a.out_len == b.out_len && memcmp(a.out, b.out, a.out_len) == 0,
+            "'%s' differs from '%s'", help, direct);
+  support_run_clear(&a);
+  support_run_clear(&b);
+}
+
+Test(readme, help_prints_a_subcommands_help) {
+  expect_same_help("help", "--help");
+  expect_same_help("help simulate", "simulate --help");
+  expect_same_help("help trace", "trace --help");
+  expect_same_help("help trace synth", "trace synth --help");
+  expect_same_help("help faults check", "faults check --help");
+  const char *bad[] = {"help bogus", "help simulate check", "help trace bogus",
+                       "help trace check extra", "help --bogus"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    support_run r = {0};
+    cr_expect_eq(support_geodes(&r, "%s", bad[i]), 2, "%s", bad[i]);
+    cr_expect(strstr(r.err, "Try 'geodes help --help'"), "%s: %s", bad[i],
+              r.err);
+    cr_expect_eq(r.out_len, 0, "%s", bad[i]);
+    support_run_clear(&r);
+  }
+}
+
+/* One command's section of the reference: its heading, its actions', each
+ * usage fenced, and the option tables with the ranges of the table. */
+Test(readme, help_markdown_of_one_subcommand) {
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "help --markdown trace"), 0, "%s", r.err);
+  const char *want[] = {
+      "\n## geodes trace\n\nCheck or synthesise a network trace.\n\n```text\n",
+      "\n### geodes trace check\n\n```text\nusage: geodes trace check",
+      "| `--json` |  | print one JSON object",
+      "\n### geodes trace synth\n\n```text\nusage: geodes trace synth",
+      "| `--seed S` | 0 to 2147483647 | seed of the generator |"};
+  const char *prev = r.out;
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    const char *at = strstr(r.out, want[i]);
+    cr_expect(at && at >= prev, "'%s' missing or out of order:\n%s", want[i],
+              r.out);
+    if (at) prev = at;
+  }
+  cr_expect_null(strstr(r.out, "## geodes simulate"));
+  support_run_clear(&r);
+  cr_assert_eq(support_geodes(&r, "help --markdown simulate"), 0);
+  cr_expect(strstr(r.out, "| `--schedule gpipe\\|1f1b` | `gpipe` or `1f1b` |"),
+            "%s", r.out);
+  cr_expect(strstr(r.out, "| `--network` | `ideal`, `netem` or `tcp` | "
+                          "`--network-model`'s former name |"),
+            "%s", r.out);
+  support_run_clear(&r);
 }
 
 Test(readme, first_screen) {
@@ -51,7 +141,8 @@ Test(readme, first_screen) {
       "geodes scenarios --export worldwide -o my.json",
       "geodes schedule my.json --method gcma -o alloc.json",
       "geodes simulate my.json --alloc alloc.json",
-      "## What it answers", "## How far to trust the simulator"};
+      "## Contents", "## What it answers", "## How far to trust the simulator",
+      "## Building and testing", "## Layout"};
   const char *prev = text;
   for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
     const char *at = strstr(text, want[i]);

@@ -39,7 +39,8 @@ int cli_faults(int argc, char **argv);
 int cli_explain(int argc, char **argv);
 int cli_models(int argc, char **argv); /* cli_specs.c */
 int cli_gpus(int argc, char **argv);   /* cli_specs.c */
-/* The built-in scenarios as the README's Markdown table (cli_specs.c). */
+/* The built-in scenarios as traces/SCENARIOS.md's Markdown table
+ * (cli_specs.c). */
 void cli_scenarios_markdown(scenario *const *all, int n);
 /* `geodes trace synth ...` (cli_synth.c); argv[0] is "synth". */
 int cli_trace_synth(int argc, char **argv);

@@ -38,7 +38,7 @@ static const cli_opt_command CALIBRATE = {
         "|error| in sample and k-fold cross-validated (each fold predicted\n"
         "by a fit on the others): how far the fitted simulator can be\n"
         "trusted on rows it did not see. FILE is a measurements CSV (see\n"
-        "geodes reproduce --help, README \"Bring your own measurements\"),\n"
+        "geodes reproduce --help, analysis/VALIDATION.md, traces/FORMATS.md),\n"
         "or 'builtin': DT-FM's table that geodes reproduce checks, under\n"
         "tcp ('builtin:pipeline,p2p': those of its tables only). A\n"
         "parameter no row depends on, rows that cannot tell parameters\n"

@@ -209,7 +209,93 @@ static void print_line(const cli_opt *o, int width) {
   putchar('\n');
 }
 
+/* cli_opt_help writes Markdown (geodes help --markdown) while set. */
+static bool markdown;
+
+void cli_opt_help_markdown(bool on) { markdown = on; }
+
+/* s as one cell of a Markdown table: its lines joined by spaces, every '|'
+ * escaped (also inside a code span, where GitHub reads "\|" as '|'), and
+ * in prose '*' and '<' too, which would start emphasis or a tag. */
+static void md_cell(const char *s, bool prose) {
+  for (const char *p = s; *p; p++) {
+    if (*p == '\n') {
+      if (p != s) putchar(' ');
+      continue;
+    }
+    if (*p == '|' || (prose && (*p == '*' || *p == '<'))) putchar('\\');
+    putchar(*p);
+  }
+}
+
+/* The values o accepts: an integer or a number in its range, or its names. */
+static void md_accepts(const cli_opt *o) {
+  switch (o->kind) {
+    case CLI_OPT_INT_: printf("%.0f to %.0f", o->lo, o->hi); break;
+    case CLI_OPT_REAL_: printf("%g to %g", o->lo, o->hi); break;
+    case CLI_OPT_NAME_:
+    case CLI_OPT_ENUM_: {
+      const char *all[NAMES_MAX + 1];
+      all_names(o, all);
+      for (int i = 0; all[i]; i++)
+        printf("%s`%s`", i == 0 ? "" : all[i + 1] ? ", " : " or ", all[i]);
+      break;
+    }
+    case CLI_OPT_END_:
+    case CLI_OPT_GROUP_:
+    case CLI_OPT_HELP_:
+    case CLI_OPT_ALIAS_:
+    case CLI_OPT_FLAG_:
+    case CLI_OPT_STRING_: break;
+  }
+}
+
+/* One row of the option table: | `label` | accepts | help |. */
+static void md_row(const cli_opt *opts, const cli_opt *o) {
+  char label[128];
+  if (o->kind == CLI_OPT_ALIAS_)
+    snprintf(label, sizeof label, "--%s", o->long_name);
+  else
+    label_of(o, label, sizeof label);
+  fputs("| `", stdout);
+  md_cell(label, false);
+  fputs("` | ", stdout);
+  md_accepts(target(opts, o));
+  fputs(" | ", stdout);
+  if (o->kind == CLI_OPT_ALIAS_) printf("`--%s`'s former name", o->arg);
+  else md_cell(o->help, true);
+  fputs(" |\n", stdout);
+}
+
+/* The help of c as Markdown: its usage text in a fenced block, each group
+ * of options a table under its heading, the text after them fenced. */
+static void help_markdown(const cli_opt_command *c, const cli_opt *opts) {
+  size_t n = strlen(c->usage);
+  while (n > 0 && c->usage[n - 1] == '\n') n--;
+  printf("```text\n%.*s\n```\n", (int)n, c->usage);
+  bool table = false;
+  for (const cli_opt *o = opts; o->kind != CLI_OPT_END_; o++) {
+    if (o->kind == CLI_OPT_GROUP_) {
+      printf("\n%s\n", o->long_name);
+      table = false;
+      continue;
+    }
+    if (!table) fputs("\n| option | accepts | what it does |\n|---|---|---|\n",
+                      stdout);
+    table = true;
+    md_row(opts, o);
+  }
+  if (!c->more) return;
+  fputs("\n```text", stdout);
+  c->more();
+  fputs("```\n", stdout);
+}
+
 void cli_opt_help(const cli_opt_command *c, const cli_opt *opts) {
+  if (markdown) {
+    help_markdown(c, opts);
+    return;
+  }
   fputs(c->usage, stdout);
   int width = c->width;
   for (const cli_opt *o = opts; o->kind != CLI_OPT_END_; o++) {

@@ -103,7 +103,8 @@ typedef struct cli_opt_command {
   int args_min, args_max;  /* positional arguments it takes */
   const char *missing; /* the message when there are fewer */
   const char *extra;   /* ... when more (NULL: "unexpected argument 'X'") */
-  void (*more)(void);  /* prints the help after the option lines; NULL */
+  void (*more)(void);  /* prints the help after the option lines, from a
+                          '\n' (the blank line after them); NULL */
 } cli_opt_command;
 
 /* What cli_opt_parse returns besides CLI_OK and CLI_USAGE: --help was
@@ -119,5 +120,11 @@ int cli_opt_parse(const cli_opt_command *c, const cli_opt *opts, int argc,
 
 /* The help text of c with opts, on stdout (what --help prints). */
 void cli_opt_help(const cli_opt_command *c, const cli_opt *opts);
+
+/* While on, cli_opt_help writes the help as Markdown instead (geodes help
+ * --markdown): the usage text fenced, each group of options a table of
+ * option, accepted values (range or names) and help, the text after the
+ * options (more) fenced. */
+void cli_opt_help_markdown(bool on);
 
 #endif

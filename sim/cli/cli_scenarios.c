@@ -85,7 +85,7 @@ int cli_scenarios(int argc, char **argv) {
   const cli_opt opts[] = {
       CLI_OPT_FLAG(0, "json", &as_json,
                    "print one JSON object {\"scenarios\": [...]}"),
-      CLI_OPT_FLAG(0, "markdown", &markdown, "a Markdown table (the README's)"),
+      CLI_OPT_FLAG(0, "markdown", &markdown, "a Markdown table (traces/SCENARIOS.md's)"),
       CLI_OPT_STRING(0, "export", "NAME", &export,
                      "write a built-in (or a scenario file) as an\n"
                      "editable scenario file"),

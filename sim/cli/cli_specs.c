@@ -1,9 +1,9 @@
 /* cli_specs: `geodes models` and `geodes gpus` — the tables of models/spec
  * (the transformer shapes a workload names, the GPU types a site names),
- * as a plain table, or with --markdown as the Markdown table the README
- * holds (a test keeps the README's copy equal to this output); and the
- * Markdown table of the built-in scenarios (`geodes scenarios
- * --markdown`).
+ * as a plain table, or with --markdown as the Markdown table the pages
+ * hold (models/MODELS.md; a test keeps their copy equal to this output);
+ * and the Markdown table of the built-in scenarios (`geodes scenarios
+ * --markdown`, traces/SCENARIOS.md).
  * Invariant: every row comes from the static tables or the built-in
  * scenarios themselves; nothing here is a second list of them. */
 #include <stdio.h>
@@ -34,7 +34,7 @@ static int parse_markdown(const cli_opt_command *c, int argc, char **argv,
                           bool *markdown) {
   const cli_opt opts[] = {
       CLI_OPT_FLAG(0, "markdown", markdown,
-                   "a Markdown table (the README's)"),
+                   "a Markdown table (models/MODELS.md's)"),
       CLI_OPT_HELP(), CLI_OPT_END()};
   char **args;
   int nargs;
@@ -103,6 +103,19 @@ int cli_gpus(int argc, char **argv) {
   return CLI_OK;
 }
 
+/* Cuts text after its first sentence: at the first ". " outside
+ * parentheses, so that "(Jaghouar et al. 2024)" or "(e.g. ...)" stays. */
+static void first_sentence(char *text) {
+  int depth = 0;
+  for (char *p = text; *p; p++) {
+    depth += (*p == '(') - (*p == ')');
+    if (depth == 0 && p[0] == '.' && p[1] == ' ') {
+      p[1] = '\0';
+      return;
+    }
+  }
+}
+
 void cli_scenarios_markdown(scenario *const *all, int n) {
   printf("| scenario | devices | sites | GPUs | description |\n"
          "|---|---|---|---|---|\n");
@@ -118,8 +131,7 @@ void cli_scenarios_markdown(scenario *const *all, int n) {
                  gpus[0] ? ", " : "", gname);
     }
     cell(s->description, desc, sizeof desc);
-    char *end = strstr(desc, ". "); /* its first sentence */
-    if (end) end[1] = '\0';
+    first_sentence(desc);
     printf("| `%s` | %d | %d | %s | %s |\n", s->name, s->ndevices, s->nsites,
            gpus, desc);
   }

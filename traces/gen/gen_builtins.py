@@ -41,7 +41,7 @@ NIC_AWS = 'aws-ena'
 AWS_FLOW_GBPS = 5
 # A V100 on a p3.2xlarge (8 vCPUs, shared by the training loop and NCCL's
 # busy-polling socket threads) reached 0.43 of its peak at DT-FM's shape,
-# fitted on DT-FM's measured p3.2xlarge runs (README, "What was fitted");
+# fitted on DT-FM's measured p3.2xlarge runs (analysis/VALIDATION.md, "What was fitted");
 # the 4- and 8-GPU instances (p3.8xlarge, p3.16xlarge) run as the roofline
 # says (models/roofline.h), which gives the V100 0.5656 of its peak there.
 # compute_efficiency is a factor on the roofline's speed (models/spec.c), so
