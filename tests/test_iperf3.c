@@ -97,7 +97,7 @@ Test(iperf3, one_stream_field_by_field) {
   cr_expect_eq(x->sent_bytes, 1158400000.0);
   cr_expect_eq(x->retransmits, 120.0);
   cr_expect_eq(x->mss_bytes, 1448.0);
-  near(x->rtt_s, 90000 * 1e-6);
+  near(x->rtt_ms, 90);
   iperf3_runs_free(&r);
 }
 
@@ -109,7 +109,8 @@ Test(iperf3, parallel_streams_average_their_round_trips) {
   cr_expect_eq(r.v[0].received_bps, 4.8e9);
   cr_expect_eq(r.v[0].retransmits, 9000.0);
   /* 95, 96, ..., 102 ms: their mean */
-  near(r.v[0].rtt_s, (95 + 96 + 97 + 98 + 99 + 100 + 101 + 102) / 8.0 * 1e-3);
+  cr_expect_eq(r.v[0].rtt_ms, (95 + 96 + 97 + 98 + 99 + 100 + 101 + 102) / 8.0,
+               "98.5 exactly, no digits added");
   iperf3_runs_free(&r);
 }
 
@@ -120,17 +121,17 @@ Test(iperf3, reverse_client_has_no_round_trip_its_server_has) {
   cr_assert_eq(r.n, 2);
   const iperf3_run *c = &r.v[0], *s = &r.v[1];
   cr_expect(!c->server && c->reverse && !iperf3_local_sends(c));
-  cr_expect(isnan(c->rtt_s), "the receiving client measures no round trip");
+  cr_expect(isnan(c->rtt_ms), "the receiving client measures no round trip");
   cr_expect_eq(c->retransmits, 38.0, "the server's, as the client reports");
   cr_expect(s->server && s->reverse && iperf3_local_sends(s));
   cr_expect_null(s->peer_name);
   cr_expect_str_eq(s->local, "10.172.0.7");
   cr_expect_str_eq(s->remote, "3.80.1.10");
-  near(s->rtt_s, 0.094);
+  near(s->rtt_ms, 94);
   iperf3_runs_merge(&r);
   cr_assert_eq(r.n, 1, "one test, two ends");
   cr_expect(!r.v[0].server, "the first read is kept");
-  near(r.v[0].rtt_s, 0.094);
+  near(r.v[0].rtt_ms, 94);
   read_ok(FIX "va_zu_p1.json", &r);
   read_ok(FIX "va_zu_p1.json", &r);
   iperf3_runs_merge(&r);
@@ -145,7 +146,7 @@ Test(iperf3, appended_tests_and_their_lines) {
   cr_expect_eq(r.v[0].line, 1);
   cr_expect_eq(r.v[1].line, 135, "the line of the second test's '{'");
   cr_expect_eq(r.v[1].time_s - r.v[0].time_s, 3600);
-  near(r.v[1].rtt_s, 0.12);
+  near(r.v[1].rtt_ms, 120);
   char *two = mem_alloc(2 * sizeof BASE + 8);
   snprintf(two, 2 * sizeof BASE + 8, "\n%s  \n%s", BASE, BASE);
   iperf3_runs_free(&r);
@@ -172,8 +173,8 @@ Test(iperf3, round_trip_sources) {
   free(mac);
   free(ms);
   cr_assert_eq(r.n, 2);
-  near(r.v[0].rtt_s, 90000 * 1e-3);
-  cr_expect(isnan(r.v[1].rtt_s), "mean_rtt 0: no sample");
+  near(r.v[0].rtt_ms, 90000);
+  cr_expect(isnan(r.v[1].rtt_ms), "mean_rtt 0: no sample");
   iperf3_runs_free(&r);
   /* a -R client with --get-server-output: the server's sender streams */
   char *srv = edit("\"intervals\": [],",
@@ -183,7 +184,7 @@ Test(iperf3, round_trip_sources) {
   char *rev = edit_of(srv, "\"mean_rtt\": 90000", "\"mean_rtt\": 0");
   parse_ok(rev, &r);
   cr_assert_eq(r.n, 1);
-  near(r.v[0].rtt_s, 0.094);
+  near(r.v[0].rtt_ms, 94);
   free(srv);
   free(rev);
   iperf3_runs_free(&r);

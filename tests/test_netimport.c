@@ -79,7 +79,7 @@ Test(netimport, four_files_by_hand) {
   /* the round trip of the pair's single-stream tests, both ways: 90 ms
    * (Virginia's client) and 94 ms (Zurich's server, sending for -R); the
    * -P 8 test's 95..102 ms are left out */
-  double lat = (0.090 + 0.094) / 2 * 1e3 / 2;
+  double lat = (90 + 94) / 2.0 / 2;
   /* Virginia -> Zurich: -P 8's 4.8 Gbit/s; one stream 0.92; 120
    * retransmits of 1158400000 / 1448 = 800000 segments */
   expect_value(m, 0, 0, 1, (netimport_value){lat, 4.8, 0.92, 120 / 800000.0});
@@ -107,7 +107,7 @@ Test(netimport, one_way_is_mirrored_and_a_site_with_itself_is_given) {
   iperf3_runs r = {0};
   netimport *m = import(files, h, &o, &r);
   /* -P 8 alone: its mean round trip, no flow_gbps, no loss */
-  double lat = (95 + 96 + 97 + 98 + 99 + 100 + 101 + 102) / 8.0 * 1e-3 * 1e3 / 2;
+  double lat = (95 + 96 + 97 + 98 + 99 + 100 + 101 + 102) / 8.0 / 2;
   netimport_value want = {lat, 4.8, NAN, NAN};
   expect_value(m, 0, 0, 1, want);
   expect_value(m, 0, 1, 0, want);
@@ -142,7 +142,7 @@ Test(netimport, an_hour_of_tests_in_snapshots) {
   o.group_s = 3600;
   m = import(files, h, &o, &r);
   cr_assert_eq(m->nsnaps, 1);
-  expect_value(m, 0, 0, 1, (netimport_value){(0.09 + 0.12) / 2 * 1e3 / 2,
+  expect_value(m, 0, 0, 1, (netimport_value){(90 + 120) / 2.0 / 2,
                                              (0.92 + 0.5) / 2, (0.92 + 0.5) / 2,
                                              (120 + 400) / (800000 + 500000.0)});
   netimport_free(m);
@@ -162,7 +162,7 @@ static iperf3_run fake(int a, int b, int64_t t, int streams, double bps,
                       .remote = mem_strdup(host[1]), .cookie = mem_strdup(""),
                       .streams = streams, .time_s = t, .received_bps = bps,
                       .sent_bytes = bps * 10 / 8, .retransmits = retr,
-                      .mss_bytes = mss, .rtt_s = rtt};
+                      .mss_bytes = mss, .rtt_ms = rtt};
 }
 
 static int by_double(const void *a, const void *b) {
@@ -178,9 +178,9 @@ static netimport_value naive(const iperf3_runs *r, int a, int b) {
     const iperf3_run *x = &r->v[i];
     int s = x->local[7] - '1', d = x->remote[7] - '1';
     bool pair = (s == a && d == b) || (s == b && d == a);
-    if (pair && !isnan(x->rtt_s)) {
-      rtt += x->rtt_s, nr++;
-      if (x->streams == 1) rtt1 += x->rtt_s, n1++;
+    if (pair && !isnan(x->rtt_ms)) {
+      rtt += x->rtt_ms, nr++;
+      if (x->streams == 1) rtt1 += x->rtt_ms, n1++;
     }
     if (s != a || d != b) continue;
     if (x->streams > 1) {
@@ -196,7 +196,7 @@ static netimport_value naive(const iperf3_runs *r, int a, int b) {
   qsort(rates, (size_t)n, sizeof *rates, by_double);
   double flow = n ? (rates[(n - 1) / 2] + rates[n / 2]) / 2 / 1e9 : NAN;
   return (netimport_value){
-      .latency_ms = (n1 ? rtt1 / n1 : rtt / nr) * 1e3 / 2,
+      .latency_ms = (n1 ? rtt1 / n1 : rtt / nr) / 2,
       .bandwidth_gbps = isnan(best) ? flow : best / 1e9,
       .flow_gbps = flow, .loss = counted ? retr / segs : NAN};
 }
@@ -218,7 +218,7 @@ Test(netimport, random_tests_against_a_naive_reference) {
           a, b, (int64_t)gsl_rng_uniform_int(g, 100000),
           gsl_rng_uniform(g) < 0.5 ? 1 : 2 + (int)gsl_rng_uniform_int(g, 63),
           1e8 * (1 + (double)gsl_rng_uniform_int(g, 50)),
-          gsl_rng_uniform(g) < 0.8 ? 1e-3 * (1 + gsl_rng_uniform_int(g, 200)) : NAN,
+          gsl_rng_uniform(g) < 0.8 ? 0.5 * (1 + gsl_rng_uniform_int(g, 400)) : NAN,
           gsl_rng_uniform(g) < 0.7 ? (double)gsl_rng_uniform_int(g, 1000) : NAN,
           gsl_rng_uniform(g) < 0.5 ? 1448 : NAN);
     }
@@ -254,8 +254,8 @@ Test(netimport, values_hold_between_snapshots) {
   mem_grow((void **)&r.v, &r.cap, 4, sizeof *r.v);
   /* t 0: a -> b, -P 4 only; t 1000: b -> a one stream; t 2000: a -> b
    * one stream without a round trip (a -R client's view) */
-  r.v[r.n++] = fake(0, 1, 0, 4, 4e9, 0.05, 10, NAN);
-  r.v[r.n++] = fake(1, 0, 1000, 1, 1e9, 0.06, 5, NAN);
+  r.v[r.n++] = fake(0, 1, 0, 4, 4e9, 50, 10, NAN);
+  r.v[r.n++] = fake(1, 0, 1000, 1, 1e9, 60, 5, NAN);
   r.v[r.n++] = fake(0, 1, 2000, 1, 2e9, NAN, NAN, NAN);
   int ends[6];
   err e = {ERR_OK, ""};
@@ -361,7 +361,7 @@ Test(netimport, bad_imports_name_the_test) {
                    "reports mean_rtt from the sending host (a -R client's "
                    "file has it only with --get-server-output)");
   /* retransmits beyond the segments sent */
-  r.v[0].rtt_s = 0.1;
+  r.v[0].rtt_ms = 100;
   r.v[0].retransmits = 608000;
   err_clear(&e);
   cr_expect_null(netimport_links(h, r.v, ends, ends + 1, 1, &o, &e));

@@ -21,10 +21,12 @@
 #include "base/jfield.h"
 #include "base/mem.h"
 
-/* mean_rtt's unit: tcpi_rtt (Linux, FreeBSD) is in microseconds; the
- * tcpi_srtt iperf3 reads on macOS (tcp_connection_info) in milliseconds. */
-#define IPERF3_RTT_UNIT_S 1e-6
-#define IPERF3_RTT_UNIT_DARWIN_S 1e-3
+/* mean_rtt's units in a millisecond: tcpi_rtt (Linux, FreeBSD) is in
+ * microseconds; the tcpi_srtt iperf3 reads on macOS (tcp_connection_info)
+ * in milliseconds. Divided once (the sum by n x 1000), so that a whole
+ * number of microseconds keeps its digits: 98500 us is 98.5 ms. */
+#define IPERF3_RTT_PER_MS 1000.0
+#define IPERF3_RTT_PER_MS_DARWIN 1.0
 #define IPERF3_MAX_STREAMS 1e6 /* -P: iperf3 allows 128; room to spare */
 
 bool iperf3_local_sends(const iperf3_run *r) { return r->server == r->reverse; }
@@ -57,14 +59,15 @@ static int number(const jfield_doc *d, const jfield_scope *s, const json_t *obj,
  * (or server output) whose streams report it. */
 static double rtt_unit(const json_t *start) {
   const char *sys = json_string_value(json_object_get(start, "system_info"));
-  return sys && strncmp(sys, "Darwin", 6) == 0 ? IPERF3_RTT_UNIT_DARWIN_S
-                                                : IPERF3_RTT_UNIT_S;
+  return sys && strncmp(sys, "Darwin", 6) == 0 ? IPERF3_RTT_PER_MS_DARWIN
+                                                : IPERF3_RTT_PER_MS;
 }
 
 /* The mean of end.streams[].sender.mean_rtt over the streams with a
- * sample, in seconds (NAN: none) of the document whose end is at es. */
+ * sample, in ms (NAN: none) of the document whose end is at es; per_ms:
+ * mean_rtt's units in a millisecond. */
 static int streams_rtt(const jfield_doc *d, const jfield_scope *es,
-                       const json_t *end, double unit, double *out) {
+                       const json_t *end, double per_ms, double *out) {
   *out = NAN;
   const json_t *streams = json_object_get(end, "streams");
   if (!streams) return ERR_OK;
@@ -85,7 +88,7 @@ static int streams_rtt(const jfield_doc *d, const jfield_scope *es,
     rc = number(d, &sc, snd, "mean_rtt", 0, false, false, 0, &rtt);
     if (rtt > 0) sum += rtt, n++;
   }
-  if (n) *out = sum / n * unit;
+  if (n) *out = sum / ((double)n * per_ms);
   return rc;
 }
 
@@ -95,9 +98,9 @@ static int test_rtt(const jfield_doc *d, const json_t *o, iperf3_run *r) {
   jfield_scope top = jfield_top(), es = jfield_child(&top, "end");
   const json_t *start = json_object_get(o, "start"),
                *end = json_object_get(o, "end");
-  int rc = streams_rtt(d, &es, end, rtt_unit(start), &r->rtt_s);
+  int rc = streams_rtt(d, &es, end, rtt_unit(start), &r->rtt_ms);
   json_t *so;
-  if (rc || !isnan(r->rtt_s) ||
+  if (rc || !isnan(r->rtt_ms) ||
       (rc = jfield_obj(d, &top, o, "server_output_json", false, &so)) || !so)
     return rc;
   jfield_scope ss = jfield_child(&top, "server_output_json"),
@@ -105,7 +108,7 @@ static int test_rtt(const jfield_doc *d, const json_t *o, iperf3_run *r) {
   const json_t *send = json_object_get(so, "end");
   if (!json_is_object(send)) return ERR_OK; /* the server's own failure */
   return streams_rtt(d, &sse, send, rtt_unit(json_object_get(so, "start")),
-                     &r->rtt_s);
+                     &r->rtt_ms);
 }
 
 /* start.test_start: a TCP test in one direction, its streams. */
@@ -318,7 +321,7 @@ void iperf3_runs_merge(iperf3_runs *r) {
       r->v[kept++] = *x;
       continue;
     }
-    if (isnan(same->rtt_s)) same->rtt_s = x->rtt_s;
+    if (isnan(same->rtt_ms)) same->rtt_ms = x->rtt_ms;
     run_free(x);
   }
   r->n = kept;

@@ -8,7 +8,7 @@
  * end.streams[].sender, server_output_json, error).
  * Invariant: a file is read whole or refused; a record holds a TCP test
  * that ran (no error report, one direction, a rate above 0), and every
- * number it holds is iperf3's, converted to SI units and nothing else. */
+ * number it holds is iperf3's, in the units it names and nothing else. */
 #ifndef TRACES_IPERF3_H
 #define TRACES_IPERF3_H
 
@@ -39,9 +39,9 @@ typedef struct iperf3_run {
   double retransmits;  /* end.sum_sent.retransmits; NAN: not reported */
   double mss_bytes;    /* start.tcp_mss (-M), else start.tcp_mss_default;
                           NAN: neither reported */
-  double rtt_s;        /* the mean over the streams (those with samples) of
-                          end.streams[].sender.mean_rtt, in seconds; NAN:
-                          no sample (a receiver's file, not Linux) */
+  double rtt_ms;       /* the mean over the streams (those with samples) of
+                          end.streams[].sender.mean_rtt, in milliseconds;
+                          NAN: no sample (a receiver's file) */
 } iperf3_run;
 
 /* A growing set of records (zero-initialise it). */

@@ -193,7 +193,7 @@ typedef struct block {
   int single, multi;
   double flow_bps;          /* the single-stream rates' median; NAN */
   double best_bps;          /* the best multi-stream rate; NAN */
-  double rtt1_sum, rtt_sum; /* round trips (s): single-stream tests', all */
+  double rtt1_sum, rtt_sum; /* round trips (ms): single-stream tests', all */
   int rtt1_n, rtt_n;
   double retr, segs;        /* single-stream tests that count retransmits */
   int retr_n;
@@ -250,9 +250,9 @@ static void block_sum(block *b, const test_key *k, size_t lo, size_t hi,
     const iperf3_run *r = &runs[k[j].i];
     bool one = !k[j].multi;
     if (k[j].i < b->first) b->first = k[j].i;
-    if (!isnan(r->rtt_s)) {
-      b->rtt_sum += r->rtt_s, b->rtt_n++;
-      if (one) b->rtt1_sum += r->rtt_s, b->rtt1_n++;
+    if (!isnan(r->rtt_ms)) {
+      b->rtt_sum += r->rtt_ms, b->rtt_n++;
+      if (one) b->rtt1_sum += r->rtt_ms, b->rtt1_n++;
     }
     if (!one) {
       b->multi++;
@@ -283,7 +283,7 @@ static netimport_value measured(const block *bl, int ns, int a, int b) {
          s = x->rtt_sum + (self ? 0 : y->rtt_sum);
   double rtt = n1 ? s1 / n1 : n ? s / n : NAN;
   return (netimport_value){
-      .latency_ms = rtt * 1e3 / 2,
+      .latency_ms = rtt / 2,
       .bandwidth_gbps = x->best_bps / GBPS,
       .flow_gbps = x->flow_bps / GBPS,
       .loss = x->retr_n && x->segs > 0 ? x->retr / x->segs : NAN};

@@ -37,6 +37,7 @@ int cli_reproduce(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_faults(int argc, char **argv);
 int cli_explain(int argc, char **argv);
+int cli_net(int argc, char **argv);     /* cli_net.c: net import */
 int cli_models(int argc, char **argv); /* cli_specs.c */
 int cli_gpus(int argc, char **argv);   /* cli_specs.c */
 /* The built-in scenarios as the README's Markdown table (cli_specs.c). */

@@ -121,6 +121,12 @@ static bool set_value(const char *cmd, const cli_opt *o, const char *arg) {
       break;
     case CLI_OPT_NAME_:
     case CLI_OPT_ENUM_: ok = set_name(cmd, opt, o, arg); break;
+    case CLI_OPT_LIST_: {
+      cli_opt_list *l = o->value;
+      mem_grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items);
+      l->items[l->n++] = arg;
+      break;
+    }
     default: assert(!"not a value option");
   }
   if (ok && o->text) *o->text = arg;

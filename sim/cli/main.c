@@ -21,6 +21,7 @@ static const cli_command commands[] = {
     {"models", cli_models, "list the models a workload can name"},
     {"gpus", cli_gpus, "list the GPU types a site can name"},
     {"trace", cli_trace, "check or synthesise a network trace"},
+    {"net", cli_net, "import iperf3 measurements as a scenario's links"},
     {"predict", cli_predict, "score a placement and predict its iteration time"},
     {"simulate", cli_simulate, "simulate an iteration, or a training run, event by event"},
     {"schedule", cli_schedule, "search an allocation (GCMA, greedy, sim, ...)"},
