@@ -304,6 +304,38 @@ Test(cli_net, command_line_errors_exit_2) {
   support_run_clear(&r);
 }
 
+Test(cli_net, formats_documents_every_option_and_key) {
+  char *all = support_read_file(GEODES_SOURCE_DIR "/traces/FORMATS.md", NULL);
+  char *s = strstr(all, "\n## net import\n");
+  cr_assert_not_null(s, "FORMATS.md has a section \"net import\"");
+  char *end = strstr(s + 1, "\n## ");
+  if (end) *end = '\0';
+  static const char *const words[] = {
+      "--host SITE=ADDRESS", "-o FILE", "--trace", "--group-s S",
+      "--intra-site LAT_MS,GBPS", "--json", "`latency_ms`",
+      "`bandwidth_gbps`", "`flow_gbps`", "`loss`", "`between`",
+      "t_s,src,dst,latency_ms,bandwidth_gbps,flow_gbps,loss", NULL};
+  for (const char *const *w = words; *w; w++)
+    cr_expect(strstr(s, *w), "the net import section names %s", *w);
+  free(all);
+}
+
+Test(cli_net, a_full_device_is_an_error) {
+  struct stat st;
+  if (stat("/dev/full", &st) != 0 || !S_ISCHR(st.st_mode))
+    cr_skip_test("/dev/full is not a character device here");
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "net import " FOUR " " HOSTS " >/dev/full"),
+               1);
+  cr_expect(strstr(r.err, "geodes: stdout: No space left on device\n"), "%s",
+            r.err);
+  cr_expect_eq(support_geodes(&r, "net import " FOUR " " HOSTS
+                              " -o /dev/full"), 1);
+  cr_expect_str_eq(r.err, "geodes: /dev/full: cannot write: No space left on "
+                   "device\n");
+  support_run_clear(&r);
+}
+
 Test(cli_net, output_through_a_link_keeps_the_link) {
   const char *target = support_write_file(support_path("real.json"), "old\n");
   const char *link = support_path("link.json");

@@ -5,6 +5,7 @@
  * Invariant: the output is written whole or not at all (cli_out), once
  * every file is read, every test placed and every pair valued; resources
  * are released at the single exit of cli_net_import whatever failed. */
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -215,7 +216,12 @@ static void report_json(const import_args *a, const netimport *m,
       json_object_set_new(l, "multi_tests", json_integer(p->multi));
       json_object_set_new(l, "capacity_lower_bound",
                           json_boolean(p->capacity_bound));
-      set_values(l, netimport_at(m, 0, x, y));
+      const netimport_value *v = netimport_at(m, 0, x, y);
+      json_object_set_new(l, "latency_ms", cli_json_number(v->latency_ms));
+      json_object_set_new(l, "bandwidth_gbps",
+                          cli_json_number(v->bandwidth_gbps));
+      json_object_set_new(l, "flow_gbps", cli_json_number(v->flow_gbps));
+      json_object_set_new(l, "loss", cli_json_number(v->loss));
       json_array_append_new(pairs, l);
     }
   json_object_set_new(o, "output", json_string(a->out));
@@ -329,7 +335,10 @@ static int write_output(const import_args *a, int argc, char **argv,
     fputc('\n', out.f);
     json_decref(doc);
   }
-  if (ferror(out.f)) rc = cli_error("%s: cannot write", a->out);
+  /* a write that failed before the close (more than a buffer) says why
+   * here; stdout's is main's to report */
+  if (out.f != stdout && (fflush(out.f) != 0 || ferror(out.f)))
+    rc = cli_error("%s: cannot write: %s", a->out, strerror(errno));
   return cli_out_close(&out, rc);
 }
 
