@@ -5,7 +5,6 @@
  * whole (a symbolic link kept a link), and every bad input: exit 1 with its
  * message (2 for the command line), nothing written. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,17 +54,6 @@ static const char NOTES[] =
     "(iperf3 -P N): the capacity was not measured; bandwidth_gbps is one "
     "stream's rate, a lower bound\n";
 
-/* Files in the test's folder whose name starts with prefix. */
-static int count_beside(const char *prefix) {
-  DIR *d = opendir(support_dir());
-  cr_assert_not_null(d);
-  int n = 0;
-  for (struct dirent *x; (x = readdir(d));)
-    n += strncmp(x->d_name, prefix, strlen(prefix)) == 0;
-  closedir(d);
-  return n;
-}
-
 Test(cli_net, links_to_stdout_and_to_a_file) {
   support_run r = {0};
   cr_assert_eq(support_geodes(&r, "net import " FOUR " " HOSTS), 0, "%s",
@@ -89,7 +77,7 @@ Test(cli_net, links_to_stdout_and_to_a_file) {
   text = support_read_file(out, NULL);
   cr_expect_str_eq(text, LINKS);
   free(text);
-  cr_expect_eq(count_beside("links.json"), 1, "no temporary left");
+  cr_expect_eq(support_count_files("links.json"), 1, "no temporary left");
   support_run_clear(&r);
 }
 
@@ -252,7 +240,7 @@ Test(cli_net, bad_input_exits_1_and_writes_nothing) {
              cases[i].hosts, out);
     fails(args, 1, cases[i].msg, out);
   }
-  cr_expect_eq(count_beside("keep.json"), 1, "no temporary left");
+  cr_expect_eq(support_count_files("keep.json"), 1, "no temporary left");
   support_run r = {0};
   cr_expect_eq(support_geodes(&r, "net import " FIX "error.json " HOSTS
                               " -o '%s'", support_path("new.json")), 1);

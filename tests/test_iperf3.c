@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "tests/support.h"
 #include "traces/iperf3.h"
 
 #define FIX GEODES_FIXTURES "/iperf3/"
@@ -37,18 +38,9 @@ static const char BASE[] =
     "\"sum_received\": {\"bytes\": 1150000000, \"bits_per_second\": "
     "920000000}}}\n";
 
-/* text with the first occurrence of from replaced by to (malloc'ed). */
-static char *edit_of(const char *text, const char *from, const char *to) {
-  const char *at = strstr(text, from);
-  cr_assert_not_null(at, "the text holds %s", from);
-  size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
-  char *s = mem_alloc(n);
-  snprintf(s, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-  return s;
-}
-
+/* BASE edited (support_edit). */
 static char *edit(const char *from, const char *to) {
-  return edit_of(BASE, from, to);
+  return support_edit(BASE, from, to);
 }
 
 static void parse_ok(const char *text, iperf3_runs *r) {
@@ -181,7 +173,7 @@ Test(iperf3, round_trip_sources) {
                    "\"server_output_json\": {\"start\": {\"system_info\": "
                    "\"Linux zu\"}, \"end\": {\"streams\": [{\"sender\": "
                    "{\"mean_rtt\": 94000}}]}},\n\"intervals\": [],");
-  char *rev = edit_of(srv, "\"mean_rtt\": 90000", "\"mean_rtt\": 0");
+  char *rev = support_edit(srv, "\"mean_rtt\": 90000", "\"mean_rtt\": 0");
   parse_ok(rev, &r);
   cr_assert_eq(r.n, 1);
   near(r.v[0].rtt_ms, 94);

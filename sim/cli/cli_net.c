@@ -55,7 +55,7 @@ static const cli_opt_command IMPORT = {
         "ways equal).\nUse them under \"shaping\": \"path\". What could "
         "not be measured is said on\nstderr. traces/FORMATS.md, \"net "
         "import\", has every rule.\n\n",
-    .width = 24, .args_min = 1, .args_max = INT_MAX,
+    .width = 26, .args_min = 1, .args_max = INT_MAX,
     .missing = "which FILE? (the output of iperf3 -J)"};
 
 typedef struct import_args {
@@ -400,13 +400,6 @@ done:
 }
 
 int cli_net(int argc, char **argv) {
-  if (argc < 2)
-    return cli_usage_error("net", "missing the action: import");
-  const char *what = argv[1];
-  if (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0) {
-    fputs(net_usage, stdout);
-    return CLI_OK;
-  }
-  if (strcmp(what, "import") == 0) return cli_net_import(argc - 1, argv + 1);
-  return cli_usage_error("net", "unknown action '%s' (import)", what);
+  static const cli_action actions[] = {{"import", cli_net_import}};
+  return cli_actions("net", net_usage, actions, 1, argc, argv);
 }
