@@ -116,8 +116,8 @@ Test(cli_net, one_way_is_between_and_sites_with_themselves) {
                    "latency_ms is from -P tests (with the queueing they "
                    "add)\n"
                    "geodes net import: note: Zurich -> Virginia: no test "
-                   "this way: written as between Virginia and Zurich (both "
-                   "ways Virginia -> Zurich's values)\n");
+                   "this way: both ways take Virginia -> Zurich's values "
+                   "(links: \"between\")\n");
   support_run_clear(&r);
 }
 
@@ -228,8 +228,8 @@ Test(cli_net, bad_input_exits_1_and_writes_nothing) {
       {FIX "zu_va_r_client.json", HOSTS,
        "geodes: " FIX "zu_va_r_client.json:1: Zurich -> Virginia: no round "
        "trip in any test between the two sites: iperf3 reports mean_rtt "
-       "from the sending host (a -R client's file has it only with "
-       "--get-server-output)\n"},
+       "from the sending host (a -R client's file has none: give the "
+       "server's file too, or run the client with --get-server-output)\n"},
       {FIX "va_zu_p1.json", HOSTS " --host Tokyo=10.9.9.9 --trace "
        "--intra-site 0.05,100",
        "geodes: net import: no test between Virginia and Tokyo either way: "

@@ -359,7 +359,8 @@ Test(netimport, bad_imports_name_the_test) {
   cr_expect_str_eq(e.msg, FIX "zu_va_r_client.json:1: Zurich -> Virginia: "
                    "no round trip in any test between the two sites: iperf3 "
                    "reports mean_rtt from the sending host (a -R client's "
-                   "file has it only with --get-server-output)");
+                   "file has none: give the server's file too, or run the "
+                   "client with --get-server-output)");
   /* retransmits beyond the segments sent */
   r.v[0].rtt_ms = 100;
   r.v[0].retransmits = 608000;

@@ -367,15 +367,15 @@ static int measured_values(netimport *m, const block *bl, size_t cell,
                      "over the segments sent) is not below 1",
                      runs[x->first].file, runs[x->first].line, fa, fb, loss);
   }
-  size_t first = SIZE_MAX, other = SIZE_MAX;
+  size_t first = SIZE_MAX, other = SIZE_MAX; /* the pair's first test */
   tests_of(m, bl, src, &first);
-  if (tests_of(m, bl, back == src ? src : src % ns * ns + src / ns, &other) &&
-      other < first)
+  if (tests_of(m, bl, src % ns * ns + src / ns, &other) && other < first)
     first = other;
   if (!hold(m, cell, F_LATENCY))
     return err_set(e, ERR_MISSING, "%s:%d: %s -> %s: no round trip in any "
                    "test between the two sites: iperf3 reports mean_rtt from "
-                   "the sending host (a -R client's file has it only with "
+                   "the sending host (a -R client's file has none: give the "
+                   "server's file too, or run the client with "
                    "--get-server-output)", runs[first].file, runs[first].line,
                    fa, fb);
   hold(m, cell, F_FLOW);

@@ -151,9 +151,8 @@ static void pair_notes(const netimport *m, const netimport_hosts *h,
       const char *x = netimport_hosts_site(h, a), *y = netimport_hosts_site(h, b);
       bool note = true;
       if (p->source == NETIMPORT_MIRRORED)
-        snprintf(buf, sizeof buf, "%s -> %s: no test this way: written as "
-                 "between %s and %s (both ways %s -> %s's values)", x, y, y, x,
-                 y, x);
+        snprintf(buf, sizeof buf, "%s -> %s: no test this way: both ways "
+                 "take %s -> %s's values (links: \"between\")", x, y, y, x);
       else if (p->source == NETIMPORT_NONE && a < b &&
                netimport_pair_of(m, b, a)->source == NETIMPORT_NONE)
         snprintf(buf, sizeof buf, "%s and %s: no test either way: the "
