@@ -7,6 +7,7 @@
 #include "tests/support.h"
 
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
@@ -241,6 +242,26 @@ const char *support_write_file(const char *path, const char *text) {
   ok &= fclose(f) == 0;
   cr_assert(ok, "cannot write %s", path);
   return path;
+}
+
+int support_count_files(const char *prefix) {
+  DIR *d = opendir(support_dir());
+  cr_assert_not_null(d, "cannot list %s", support_dir());
+  int n = 0;
+  for (struct dirent *x; (x = readdir(d));)
+    n += strncmp(x->d_name, prefix, strlen(prefix)) == 0;
+  closedir(d);
+  return n;
+}
+
+char *support_edit(const char *text, const char *from, const char *to) {
+  const char *at = strstr(text, from);
+  cr_assert_not_null(at, "'%s' is not in the text", from);
+  size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+  char *out = malloc(n);
+  cr_assert_not_null(out);
+  snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+  return out;
 }
 
 long long support_sql_int(const char *path, const char *query) {

@@ -82,6 +82,14 @@ char *support_read_file(const char *path, size_t *len);
 /* Writes text to path, replacing it; asserts success. Returns path. */
 const char *support_write_file(const char *path, const char *text);
 
+/* The files in this process's temporary folder whose name starts with
+ * prefix (a file and the temporaries a writer may have left beside it). */
+int support_count_files(const char *prefix);
+
+/* text with the first occurrence of from replaced by to (malloc'ed; the
+ * caller frees it); asserts that text holds from. */
+char *support_edit(const char *text, const char *from, const char *to);
+
 /* Runs a one-number SQL query (e.g. SELECT count(*)) read-only on the
  * database at path, waiting up to 5 s for locks; -1 when the file cannot be
  * opened or the query gives no row. */

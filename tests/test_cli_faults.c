@@ -3,7 +3,6 @@
  * the file checks against its scenario, and bad input exits 1 with
  * FILE:LINE (2 for usage errors), leaving no half-written file. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,17 +13,6 @@
 
 TestSuite(cli_faults, .init = support_dir_make, .fini = support_dir_remove,
           .timeout = 120);
-
-/* Files in the test's folder whose name starts with prefix. */
-static int count_beside(const char *prefix) {
-  DIR *d = opendir(support_dir());
-  cr_assert_not_null(d);
-  int n = 0;
-  for (struct dirent *x; (x = readdir(d));)
-    n += strncmp(x->d_name, prefix, strlen(prefix)) == 0;
-  closedir(d);
-  return n;
-}
 
 Test(cli_faults, synth_is_reproducible_and_checks) {
   const char *a = support_path("a.csv"), *b = support_path("b.csv");
@@ -84,7 +72,7 @@ Test(cli_faults, bad_input) {
   char *kept = support_read_file(keep, NULL);
   cr_expect_str_eq(kept ? kept : "(gone)", "precious\n");
   free(kept);
-  cr_expect_eq(count_beside("keep.csv"), 1, "no leftover temporary");
+  cr_expect_eq(support_count_files("keep.csv"), 1, "no leftover temporary");
   cr_expect_eq(support_geodes(&r, "faults synth '%s' --duration-s 86400 "
                                   "--seed 1 --monthly-frac 0.5 --rate-scale "
                                   "1000 -o -", user), 0, "%s", r.err);
@@ -121,7 +109,7 @@ Test(cli_faults, synth_output_respects_what_is_there) {
             "target written: %s", t);
   cr_expect_str_eq(m ? m : "(gone)", "mine\n");
   free(t), free(m);
-  cr_expect_eq(count_beside("target.csv"), 2, "no temporary left");
+  cr_expect_eq(support_count_files("target.csv"), 2, "no temporary left");
   const char *fifo = support_path("pipe");
   cr_assert_eq(mkfifo(fifo, 0600), 0);
   cr_assert_eq(support_sh(&r, "cat '%s' > '%s' & '%s' %s -o '%s'; wait", fifo,

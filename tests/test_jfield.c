@@ -33,7 +33,7 @@ static void setup(void) {
   root = json_loads(DOC, 0, &je);
   cr_assert_not_null(root, "%s", je.text);
   err_clear(&e);
-  doc = (jfield_doc){"f.json", DOC, strlen(DOC), &e};
+  doc = (jfield_doc){.file = "f.json", .text = DOC, .len = strlen(DOC), .e = &e};
 }
 
 static void teardown(void) { json_decref(root); }

@@ -36,18 +36,8 @@ static const char base[] =
     "  }\n"                                                         /* 15 */
     "}\n";                                                          /* 16 */
 
-/* text with the first occurrence of from replaced by to (caller frees). */
-static char *edit_text(const char *text, const char *from, const char *to) {
-  const char *p = strstr(text, from);
-  cr_assert_not_null(p, "'%s' not in the text", from);
-  size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
-  char *out = malloc(n);
-  snprintf(out, n, "%.*s%s%s", (int)(p - text), text, to, p + strlen(from));
-  return out;
-}
-
 static char *edit(const char *from, const char *to) {
-  return edit_text(base, from, to);
+  return support_edit(base, from, to);
 }
 
 /* Loads text written to a temp file and checks that it fails with code, a
@@ -225,7 +215,7 @@ Test(scenario, overrides_and_optional_keys) {
       "[{\"a\": 0, \"b\": 40, \"latency_ms\": 50, \"bandwidth_gbps\": 0.1}]},\n"
       "  \"seed\": 42, \"description\": \"d\", \"latency_convention\": \"x\",\n"
       "  \"cost\": {\"activation_gb\": 0.5, \"gradient_gb\": 0.9}");
-  char *t2 = edit_text(text, "\"replicas\": 8\n",
+  char *t2 = support_edit(text, "\"replicas\": 8\n",
                        "\"replicas\": 8, \"schedule\": \"1f1b\", "
                        "\"dp_algo\": \"ring\", \"recompute\": false, "
                        "\"micro_batches_per_pass\": 16\n");
@@ -480,7 +470,7 @@ Test(scenario, cli_run_prints_the_matrix) {
  * fit in 64 bits: the check must say so, not print a wrapped product. */
 Test(scenario, bad_batch_product_overflow) {
   char *t = edit("\"micro_batch\": 1,", "\"micro_batch\": 2147483647,");
-  char *t2 = edit_text(t, "\"replicas\": 8\n",
+  char *t2 = support_edit(t, "\"replicas\": 8\n",
                        "\"replicas\": 8, \"micro_batches_per_pass\": "
                        "2147483647\n");
   expect_error(t2, ERR_CONFIG, 11, "8 * 2147483647 * 2147483647");

@@ -357,7 +357,7 @@ static bool blank(const char *text, size_t len) {
 /* Parses text (named file in messages); builtin selects where the trace is. */
 static scenario *parse(const char *text, size_t len, const char *file,
                        const char *origin, bool builtin, bool brief, err *e) {
-  jfield_doc c = {file, text, len, e};
+  jfield_doc c = {.file = file, .text = text, .len = len, .e = e};
   if (blank(text, len)) {
     err_set(e, ERR_PARSE, "%s:1: empty file: a scenario is a JSON object",
             file);

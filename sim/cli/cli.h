@@ -37,6 +37,7 @@ int cli_reproduce(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_faults(int argc, char **argv);
 int cli_explain(int argc, char **argv);
+int cli_net(int argc, char **argv);     /* cli_net.c: net import */
 int cli_models(int argc, char **argv); /* cli_specs.c */
 int cli_gpus(int argc, char **argv);   /* cli_specs.c */
 /* The built-in scenarios as traces/SCENARIOS.md's Markdown table
@@ -44,6 +45,20 @@ int cli_gpus(int argc, char **argv);   /* cli_specs.c */
 void cli_scenarios_markdown(scenario *const *all, int n);
 /* `geodes trace synth ...` (cli_synth.c); argv[0] is "synth". */
 int cli_trace_synth(int argc, char **argv);
+
+/* A subcommand's actions (`geodes trace check|synth`): each one's name and
+ * the function that runs it, argv[0] being the action's name. */
+typedef struct cli_action {
+  const char *name;
+  int (*run)(int argc, char **argv);
+} cli_action;
+
+/* Runs the action of the n in actions that argv[1] names (argv[0] is the
+ * subcommand cmd); --help or -h prints usage on stdout (CLI_OK); no action
+ * or an unknown one is cmd's usage error naming the actions. The one
+ * dispatch of the subcommands that have actions (trace, faults, net). */
+int cli_actions(const char *cmd, const char *usage, const cli_action *actions,
+                size_t n, int argc, char **argv);
 
 /* Prints "geodes CMD: message" and the hint to use --help; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -15,6 +15,7 @@
 
 #include "analysis/params_file.h"
 #include "base/mem.h"
+#include "base/names.h"
 #include "models/partition.h"
 #include "models/spec.h"
 #include "schedules/schedule.h"
@@ -29,6 +30,25 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
   fprintf(stderr, "\nTry 'geodes %s --help'.\n", cmd);
   va_end(ap);
   return CLI_USAGE;
+}
+
+int cli_actions(const char *cmd, const char *usage, const cli_action *actions,
+                size_t n, int argc, char **argv) {
+  const char *names[8] = {NULL};
+  char known[128];
+  assert(n < sizeof names / sizeof *names);
+  for (size_t i = 0; i < n; i++) names[i] = actions[i].name;
+  names_join(names, ", ", " or ", known, sizeof known);
+  if (argc < 2)
+    return cli_usage_error(cmd, "missing the action: %s", known);
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    fputs(usage, stdout);
+    return CLI_OK;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(argv[1], actions[i].name) == 0)
+      return actions[i].run(argc - 1, argv + 1);
+  return cli_usage_error(cmd, "unknown action '%s' (%s)", argv[1], known);
 }
 
 int cli_error(const char *fmt, ...) {

@@ -200,12 +200,7 @@ static int faults_check(int argc, char **argv) {
 }
 
 int cli_faults(int argc, char **argv) {
-  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-    fputs(faults_usage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? CLI_USAGE : CLI_OK;
-  }
-  if (strcmp(argv[1], "synth") == 0) return faults_synth(argc - 1, argv + 1);
-  if (strcmp(argv[1], "check") == 0) return faults_check(argc - 1, argv + 1);
-  return cli_usage_error("faults", "unknown action '%s' (synth or check)",
-                         argv[1]);
+  static const cli_action actions[] = {{"synth", faults_synth},
+                                       {"check", faults_check}};
+  return cli_actions("faults", faults_usage, actions, 2, argc, argv);
 }

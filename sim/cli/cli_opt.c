@@ -121,6 +121,12 @@ static bool set_value(const char *cmd, const cli_opt *o, const char *arg) {
       break;
     case CLI_OPT_NAME_:
     case CLI_OPT_ENUM_: ok = set_name(cmd, opt, o, arg); break;
+    case CLI_OPT_LIST_: {
+      cli_opt_list *l = o->value;
+      mem_grow((void **)&l->items, &l->cap, l->n + 1, sizeof *l->items);
+      l->items[l->n++] = arg;
+      break;
+    }
     default: assert(!"not a value option");
   }
   if (ok && o->text) *o->text = arg;
@@ -246,6 +252,7 @@ static void md_accepts(const cli_opt *o) {
     case CLI_OPT_HELP_:
     case CLI_OPT_ALIAS_:
     case CLI_OPT_FLAG_:
+    case CLI_OPT_LIST_:
     case CLI_OPT_STRING_: break;
   }
 }

@@ -16,6 +16,7 @@
 #define SIM_CLI_CLI_OPT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef enum cli_opt_kind {
   CLI_OPT_END_,    /* ends a table */
@@ -29,9 +30,18 @@ typedef enum cli_opt_kind {
   CLI_OPT_INT_,    /* *(long *)value: an integer in [lo, hi] */
   CLI_OPT_REAL_,   /* *(double *)value: a finite number in [lo, hi] */
   CLI_OPT_NAME_,   /* *(const char **)value: one of names */
-  CLI_OPT_ENUM_    /* *(int *)value: the index of one of names, or of also
+  CLI_OPT_ENUM_,   /* *(int *)value: the index of one of names, or of also
                       (the index after the last name) */
+  CLI_OPT_LIST_    /* *(cli_opt_list *)value: every use appends its
+                      argument (a repeatable option) */
 } cli_opt_kind;
+
+/* What a LIST entry collects: its arguments in the order given (borrowed
+ * from argv); items is malloc'ed, the caller frees it. Zero-initialise. */
+typedef struct cli_opt_list {
+  const char **items;
+  size_t n, cap;
+} cli_opt_list;
 
 typedef struct cli_opt {
   cli_opt_kind kind;
@@ -84,6 +94,10 @@ typedef struct cli_opt {
   {.kind = CLI_OPT_ENUM_, .short_name = (s), .long_name = (l), .arg = (a), \
    .value = CLI_OPT_PTR_(int, v), .names = (list), .also = (extra),     \
    .help = (h)}
+
+#define CLI_OPT_LIST(s, l, a, v, h)                                   \
+  {.kind = CLI_OPT_LIST_, .short_name = (s), .long_name = (l),        \
+   .arg = (a), .value = CLI_OPT_PTR_(cli_opt_list, v), .help = (h)}
 
 /* INT and REAL entries that also keep the argument as typed in *t. */
 #define CLI_OPT_INT_KEEP(s, l, a, v, min, max, t, h)                      \

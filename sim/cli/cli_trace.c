@@ -130,14 +130,7 @@ static int cli_trace_check(int argc, char **argv) {
 }
 
 int cli_trace(int argc, char **argv) {
-  if (argc < 2)
-    return cli_usage_error("trace", "missing the action: check or synth");
-  const char *what = argv[1];
-  if (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0) {
-    fputs(cli_trace_usage, stdout);
-    return CLI_OK;
-  }
-  if (strcmp(what, "check") == 0) return cli_trace_check(argc - 1, argv + 1);
-  if (strcmp(what, "synth") == 0) return cli_trace_synth(argc - 1, argv + 1);
-  return cli_usage_error("trace", "unknown action '%s' (check or synth)", what);
+  static const cli_action actions[] = {{"check", cli_trace_check},
+                                       {"synth", cli_trace_synth}};
+  return cli_actions("trace", cli_trace_usage, actions, 2, argc, argv);
 }

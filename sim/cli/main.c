@@ -26,6 +26,7 @@ static int cli_help(int argc, char **argv);
 
 static const char *const trace_actions[] = {"check", "synth", NULL};
 static const char *const faults_actions[] = {"synth", "check", NULL};
+static const char *const net_actions[] = {"import", NULL};
 
 static const cli_command commands[] = {
     {"run", cli_run, "the main job: study one scenario (default worldwide)", NULL},
@@ -33,6 +34,7 @@ static const cli_command commands[] = {
     {"models", cli_models, "list the models a workload can name", NULL},
     {"gpus", cli_gpus, "list the GPU types a site can name", NULL},
     {"trace", cli_trace, "check or synthesise a network trace", trace_actions},
+    {"net", cli_net, "import iperf3 measurements as a scenario's links", net_actions},
     {"predict", cli_predict, "score a placement and predict its iteration time", NULL},
     {"simulate", cli_simulate, "simulate an iteration, or a training run, event by event", NULL},
     {"schedule", cli_schedule, "search an allocation (GCMA, greedy, sim, ...)", NULL},

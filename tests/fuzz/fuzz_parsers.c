@@ -1,6 +1,6 @@
 /* fuzz_parsers: a libFuzzer target for the parsers of the files a user
- * writes: scenarios (JSON), network traces (CSV) and fault traces (CSV,
- * read against a small scenario). The input's first byte picks the parser,
+ * writes or brings: scenarios (JSON), network traces (CSV), fault traces
+ * (CSV, read against a small scenario) and iperf3's -J output. The input's first byte picks the parser,
  * the rest is the file. Every input must end in a trace or scenario that is
  * freed, or in an error with a message: never a crash, a leak, undefined
  * behaviour or an unbounded allocation (sanitizers and libFuzzer's -rss_limit
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "traces/fault.h"
+#include "traces/iperf3.h"
 #include "traces/scenario.h"
 #include "traces/trace.h"
 
@@ -34,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t len = size - 1;
   static const char *const sites[] = {"a", "b", "c"};
   err_clear(&e);
-  switch (data[0] % 4) {
+  iperf3_runs runs = {0};
+  switch (data[0] % 5) {
     case 0:
       scenario_free(scenario_parse(text, len, "fuzz.json", &e));
       break;
@@ -44,8 +46,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 2:
       trace_free(trace_parse(text, len, "fuzz.csv", sites, 3, &e));
       break;
-    default:
+    case 3:
       fault_free(fault_parse(text, len, "fuzz.csv", three, &e));
+      break;
+    default:
+      iperf3_parse(text, len, "fuzz.json", &runs, &e);
+      iperf3_runs_merge(&runs);
+      iperf3_runs_free(&runs);
       break;
   }
   return 0;

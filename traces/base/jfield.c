@@ -28,7 +28,7 @@ static long find_key(const jfield_doc *d, const char *key, long from, int nth) {
 }
 
 static int line_at(const jfield_doc *d, long off) {
-  int line = 1;
+  int line = 1 + d->lines_before;
   for (long i = 0; i < off; i++)
     if (d->text[i] == '\n') line++;
   return line;

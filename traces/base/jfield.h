@@ -3,7 +3,8 @@
  * only, so a field's line is found by a plain text search for its key
  * through its parents' keys (and, in an array, the element's occurrence):
  * approximate, but always a real line of the file.
- * Used by the scenario reader; plain structs, borrowed strings. */
+ * Used by the scenario reader and the iperf3 reader; plain structs,
+ * borrowed strings. */
 #ifndef BASE_JFIELD_H
 #define BASE_JFIELD_H
 
@@ -19,6 +20,9 @@ typedef struct jfield_doc {
   const char *text;
   size_t len;
   err *e; /* where failures go */
+  int lines_before; /* lines of the file before text (a document that is
+                       not the file's first, as in iperf3's appended
+                       output): added to every line cited; 0 */
 } jfield_doc;
 
 /* Where a JSON object sits: the parent keys from the top (two at most), and,
