@@ -72,6 +72,13 @@ static int store_curve(const study *st, const char *curve,
   return rc == ERR_OK ? db_commit(st->d, e) : rc;
 }
 
+/* A search's progress, as the study's phase "search candidates". */
+static void searching(void *ctx, long done, long total, double best_s) {
+  (void)best_s;
+  const study_hooks *h = ctx;
+  h->progress(h->ctx, "search candidates", done, total);
+}
+
 /* The placement of method; a search's convergence goes to the database
  * under the method's name (a fixed placement has none worth a curve). `sim`
  * searches by simulation under network model net, and its curve is named
@@ -82,6 +89,8 @@ static alloc *place(const study *st, const char *method, transport_model net,
   search_opts o;
   search_opts_default(&o);
   o.seed = s->seed;
+  if (st->o->hooks.progress && !schedule_method_is_fixed(method))
+    o.progress = searching, o.progress_ctx = (void *)&st->o->hooks;
   sim_options so = sim_options_default();
   so.transport = transport_of(st->o, net);
   so.seed = s->seed;

@@ -105,7 +105,7 @@ void cli_progress_update(cli_progress *p, const char *unit, double done,
                          double total, const char *extra) {
   if (p->mode == CLI_PROGRESS_OFF) return;
   double now = cli_now_s();
-  if (strcmp(unit, p->unit) != 0)
+  if (strcmp(unit, p->unit) != 0 || done < p->done || total != p->total)
     p->unit = unit, p->phase_t0 = now, p->phase_done = done;
   p->done = done, p->total = total;
   snprintf(p->extra, sizeof p->extra, "%s", extra ? extra : "");

@@ -72,9 +72,10 @@ double cli_progress_interval_s(void);
 void cli_progress_start(cli_progress *p, const char *cmd, bool quiet);
 
 /* What a hook heard: done of total units (total <= 0: unknown, no
- * estimate) in the phase named by unit (a static string; a new unit starts
- * a new phase, with its own estimate); extra (NULL: none) is appended to
- * what is shown, e.g. "best 43.211 s". Shows it when it is due. */
+ * estimate) in the phase named by unit (a static string; another unit,
+ * another total or done going back starts a new phase, with its own
+ * estimate); extra (NULL: none) is appended to what is shown, e.g. "best
+ * 43.211 s". Shows it when it is due. */
 void cli_progress_update(cli_progress *p, const char *unit, double done,
                          double total, const char *extra);
 
