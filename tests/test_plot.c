@@ -186,6 +186,18 @@ static void expect_points(const json_t *scatter, double (*want)[2], size_t n,
   free(got);
 }
 
+/* plot.py --series on the database at path (extra: more options), then
+ * the panel titled title of what it drew into name; *fig holds it (the
+ * caller decrefs). */
+static json_t *plotted(const char *path, const char *extra, const char *name,
+                       const char *title, json_t **fig) {
+  char more[128];
+  snprintf(more, sizeof more, "%s >/dev/null 2>&1", extra);
+  cr_assert_eq(plot(path, more), 0, "plot.py %s", extra);
+  *fig = drawn(name);
+  return panel(*fig, title);
+}
+
 static double lim(const json_t *p, const char *axis, size_t i) {
   return num(json_object_get(p, axis), i);
 }
@@ -239,6 +251,18 @@ static void expect_timeline(void) {
   json_decref(fig);
 }
 
+/* What fill() stored, by formula: net n, method m, scale index k. */
+static double fill_score(int m, int k) {
+  static const double scales[] = {0.5, 1, 2};
+  return 10.0 * (m + 1) / scales[k];
+}
+static double fill_iteration(int n, int m, int k) {
+  return (20 + fill_score(m, k)) * (1 + 0.1 * n);
+}
+
+/* Every PNG of fill()'s rows, and the series drawn are those rows: a
+ * point per row under its network model, a line per method over the
+ * scales (from 0), a step line per search, a bar per timeline slice. */
 Test(plot, writes_every_png) {
   const char *path = support_path("r.db");
   fill(path);
@@ -258,28 +282,6 @@ Test(plot, writes_every_png) {
                    "run 1: gcma on worldwide\nrun 1: greedy on worldwide\n"
                    "run 2: hybrid on regional");
   free(legend);
-}
-
-/* What fill() stored, by formula: net n, method m, scale index k. */
-static double fill_score(int m, int k) {
-  static const double scales[] = {0.5, 1, 2};
-  return 10.0 * (m + 1) / scales[k];
-}
-static double fill_iteration(int n, int m, int k) {
-  return (20 + fill_score(m, k)) * (1 + 0.1 * n);
-}
-
-/* The series drawn are fill()'s rows: a point per row under its network
- * model, a line per method over the scales (from 0), a step line per
- * search, a bar per timeline slice. */
-Test(plot, every_series_equals_its_rows) {
-  const char *path = support_path("r.db");
-  fill(path);
-  const char *tl = support_write_file(support_path("timeline.json"),
-                                      TIMELINE);
-  char extra[160];
-  snprintf(extra, sizeof extra, "--timeline '%s' >/dev/null 2>&1", tl);
-  cr_assert_eq(plot(path, extra), 0);
   static const char *nets[] = {"ideal", "netem", "tcp"};
   static const double scales[] = {0.5, 1, 2};
   json_t *score = drawn("score_vs_simulated.json"),
@@ -323,22 +325,32 @@ Test(plot, every_series_equals_its_rows) {
   expect_timeline();
 }
 
+/* plot.py --OPTION path alone (no database), --scenario 'three cities';
+ * what it drew into name, titled "what: three cities" (json_decref). */
+static json_t *plot_alone(const char *option, const char *path,
+                          const char *name, const char *what) {
+  support_run r = {0};
+  cr_assert_eq(support_sh(&r, "'%s/analysis/plot.py' --%s '%s' --out '%s' "
+                              "--series --scenario 'three cities'",
+                          GEODES_SOURCE_DIR, option, path,
+                          support_path("png")),
+               0, "%s", r.err);
+  support_run_clear(&r);
+  json_t *fig = drawn(name);
+  char title[128];
+  snprintf(title, sizeof title, "%s: three cities", what);
+  cr_expect_str_eq(json_string_value(json_object_get(fig, "title")), title);
+  return fig;
+}
+
 /* plot.py --timeline alone (no database) draws the timeline, titled with
  * --scenario's name. */
 Test(plot, timeline_alone) {
   const char *tl = support_write_file(support_path("t.json"), TIMELINE);
-  support_run r = {0};
-  cr_assert_eq(support_sh(&r, "'%s/analysis/plot.py' --timeline '%s' --out "
-                              "'%s' --series --scenario 'three cities'",
-                          GEODES_SOURCE_DIR, tl, support_path("png")),
-               0, "%s", r.err);
-  support_run_clear(&r);
+  json_decref(plot_alone("timeline", tl, "timeline.json",
+                         "Per-device timeline"));
   cr_expect_gt(png_size("timeline.png"), 10000);
   expect_timeline();
-  json_t *fig = drawn("timeline.json");
-  cr_expect_str_eq(json_string_value(json_object_get(fig, "title")),
-                   "Per-device timeline: three cities");
-  json_decref(fig);
   cr_expect_eq(png_size("score_vs_simulated.png"), -1);
 }
 
@@ -362,15 +374,7 @@ Test(plot, links_draw_every_step_of_the_csv) {
   }
   const char *path = support_write_file(support_path("l.csv"), csv);
   free(csv);
-  support_run r = {0};
-  cr_assert_eq(support_sh(&r, "'%s/analysis/plot.py' --links '%s' --out '%s' "
-                              "--series --scenario three-cities",
-                          GEODES_SOURCE_DIR, path, support_path("png")),
-               0, "%s", r.err);
-  support_run_clear(&r);
-  json_t *fig = drawn("links.json");
-  cr_expect_str_eq(json_string_value(json_object_get(fig, "title")),
-                   "Link utilisation: three-cities");
+  json_t *fig = plot_alone("links", path, "links.json", "Link utilisation");
   json_t *top = json_array_get(json_object_get(fig, "panels"), 0);
   double y[STEPS];
   for (int k = 0; k < STEPS; k++) y[k] = 100 * ab[k];
@@ -731,9 +735,7 @@ static void fill_gaps(const char *path) {
 Test(plot, iterations_break_where_nothing_trained_and_start_at_zero) {
   const char *path = support_path("gaps.db");
   fill_gaps(path);
-  cr_assert_eq(plot(path, ">/dev/null 2>&1"), 0);
-  json_t *fig = drawn("iterations.json");
-  json_t *p = panel(fig, "worldwide");
+  json_t *fig, *p = plotted(path, "", "iterations.json", "worldwide", &fig);
   cr_expect_eq(lim(p, "ylim", 0), 0, "throughput's axis starts at %g",
                lim(p, "ylim", 0));
   double x[8 * 3 + 2], y[8 * 3 + 2];
@@ -789,9 +791,8 @@ static void fill_shapes(const char *path) {
 Test(plot, shapes_labels_are_readable) {
   const char *path = support_path("shapes.db");
   fill_shapes(path);
-  cr_assert_eq(plot(path, "--shapes >/dev/null 2>&1"), 0);
-  json_t *fig = drawn("shapes.json");
-  json_t *p = panel(fig, "my cluster (run 1)");
+  json_t *fig, *p = plotted(path, "--shapes", "shapes.json",
+                            "my cluster (run 1)", &fig);
   cr_expect_geq(json_number_value(json_object_get(p, "xticklabel_fontsize")),
                 8);
   cr_expect_eq(json_integer_value(json_object_get(p,
