@@ -183,7 +183,8 @@ def scenario_names(db, db_path):
     out = {}
     for spelled, run_name, command in db.execute(
             "SELECT DISTINCT r.scenario, u.scenario, u.command FROM results "
-            "r LEFT JOIN runs u ON u.id = r.run_id ORDER BY r.scenario"):
+            "r LEFT JOIN runs u ON u.id = r.run_id ORDER BY r.scenario, "
+            "u.scenario IS NULL"):  # a run's name first
         if spelled in out or not spelled.endswith(".json"):
             continue
         out[spelled] = (run_name or name_in_file(spelled, db_path, command)
@@ -383,7 +384,7 @@ def bandwidth_scale(db, out):
         ax.set_title("%s, %s network" % (scenario, network))
         ax.set_xlabel("bandwidth scale (x the scenario's bandwidths)")
         ax.set_ylabel("simulated iteration time (s)")
-        ax.set_ylim(bottom=0)  # a few seconds more look like a few
+        ax.set_ylim(bottom=0)  # from 0: 10 % slower looks like 10 %
         ax.grid(alpha=0.3, which="both")
     figure_legend(fig, axes, title=legend_title)
     save(fig, out, "bandwidth_scale.png",
