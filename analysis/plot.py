@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """plot.py: draws the figures of a geodes results database (DESIGN.md s. 7, 9).
 
-    analysis/plot.py DB --out DIR [--timeline FILE] [--shapes]
-    analysis/plot.py --links FILE.csv --out DIR
+    analysis/plot.py DB --out DIR [--timeline FILE] [--shapes] [--series]
+    analysis/plot.py --links FILE.csv --out DIR [--scenario NAME]
+    analysis/plot.py --timeline FILE --out DIR [--scenario NAME]
 
 Writes PNG files into DIR, from the database alone:
   score_vs_simulated.png      DT-FM score vs simulated iteration time, one
@@ -14,9 +15,10 @@ Writes PNG files into DIR, from the database alone:
                               several; mean over seeds)
   convergence.png             best DT-FM score vs candidates, one line per
                               (run, method), labelled with the scenario
-  iterations.png              throughput (samples/s) of each iteration vs
-                              wall-clock time of training (rows with
-                              iterations), one line per run, replicas marked,
+  iterations.png              throughput (samples/s) of each iteration over
+                              its span of the run's clock (rows with
+                              iterations), one line per run, broken where
+                              nothing trained (lost time), replicas marked,
                               faults marked as vertical lines, the network
                               trace's changes as ticks on the time axis
   policies.png                goodput (samples/s) and time lost vs device
@@ -32,8 +34,14 @@ Writes PNG files into DIR, from the database alone:
                               shape (stages x replicas) of every
                               configuration `geodes schedule --shape auto
                               --db` evaluated, predicted and simulated, a
-                              panel per run
-A plot whose data is missing is skipped with a note on stderr.
+                              panel per run, as wide as its shapes' labels
+                              need
+A plot whose data is missing is skipped with a note on stderr. Titles name
+a scenario by its name (a file's "name", not its file name; scenario_names).
+Throughput, iteration time, goodput and time lost start from 0, so a dip
+of a few per cent looks like one. With --series, each NAME.png gets
+NAME.json beside it: the series drawn, read back from the figure
+(plot_series.py), which tests/test_plot.c compares with the data.
 
 Matplotlib: when the first python3 on PATH lacks it, the script re-executes
 itself under /usr/bin/python3 (Debian's python3-matplotlib).
@@ -45,6 +53,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpl_agg import matplotlib_agg  # noqa: E402
 
 matplotlib = matplotlib_agg(__file__, "plot.py")
+import plot_series  # noqa: E402
 import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
@@ -123,11 +132,71 @@ def value(v):
     return "%.4g" % v if isinstance(v, float) else str(v)
 
 
-def short(scenario):
-    """A scenario as a title names it: a file's name without its folder
-    and .json (the built-ins' names are already short)."""
+def stem(scenario):
+    """A scenario file's name without its folder and .json."""
     base = os.path.basename(scenario or "?")
     return base[:-5] if base.endswith(".json") else base
+
+
+# The scenario's name of each spelling of a scenario in the database
+# (scenario_names), filled by main; named() reads it.
+NAMES = {}
+
+
+def named(scenario):
+    """A scenario as titles and panels name it: its name (NAMES), a
+    built-in's name as it is, else a file's stem."""
+    return NAMES.get(scenario) or stem(scenario)
+
+
+def name_in_file(spelled, db_path, command):
+    """The "name" of the scenario file spelled as it was typed, looked for
+    from the working folder, the database's folder and the folder of the
+    sweep file in command (sweeps read a scenario beside their file), or
+    None."""
+    folders = ["", os.path.dirname(db_path)]
+    words = (command or "").split()
+    if "sweep" in words:
+        for w in words[words.index("sweep") + 1:]:
+            if w.endswith(".json") and not w.startswith("-"):
+                folders += [os.path.dirname(w),
+                            os.path.join(os.path.dirname(db_path),
+                                         os.path.dirname(w))]
+    for folder in folders:
+        try:
+            with open(os.path.join(folder, spelled)) as f:
+                name = json.load(f).get("name")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(name, str) and name:
+            return name
+    return None
+
+
+def scenario_names(db, db_path):
+    """The scenario's name for each spelling of results.scenario: sweep
+    points (and `geodes run`'s) keep a scenario file as its path was typed,
+    validate and schedule rows keep its name. A path takes the name of the
+    run that stored it (`geodes run FILE` writes it in runs.scenario), else
+    the "name" in the file (name_in_file), else its stem; files of one name
+    are told apart by their stems."""
+    out = {}
+    for spelled, run_name, command in db.execute(
+            "SELECT DISTINCT r.scenario, u.scenario, u.command FROM results "
+            "r LEFT JOIN runs u ON u.id = r.run_id ORDER BY r.scenario, "
+            "u.scenario IS NULL"):  # a run's name first
+        if spelled in out or not spelled.endswith(".json"):
+            continue
+        out[spelled] = (run_name or name_in_file(spelled, db_path, command)
+                        or stem(spelled))
+    by = defaultdict(set)
+    for spelled, name in out.items():
+        by[name].add(spelled)
+    for name, spellings in by.items():
+        if len(spellings) > 1:
+            for spelled in spellings:
+                out[spelled] = "%s (%s)" % (name, stem(spelled))
+    return out
 
 
 def legend_outside(ax, **kw):
@@ -161,6 +230,10 @@ def nice_ticks(hi):
         k += 1
 
 
+# --series: save() also writes NAME.json, the series drawn (plot_series).
+SERIES = False
+
+
 def save(fig, out, name, title, description=None):
     # Room for the title in inches, whatever the figure's height:
     # tight_layout alone lets it overlap a tall figure's first row (the
@@ -175,6 +248,8 @@ def save(fig, out, name, title, description=None):
         meta["Description"] = description
     # bbox "tight": legends outside the panels are in the picture
     fig.savefig(path, dpi=110, metadata=meta, bbox_inches="tight")
+    if SERIES:  # what was drawn, beside it (plot_series)
+        plot_series.write(fig, path[:-4] + ".json")
     plt.close(fig)
     print(path)
 
@@ -215,8 +290,8 @@ def model_vs_simulated(db, out, column, name, xlabel, title, diagonal):
         return
     by = defaultdict(lambda: defaultdict(lambda: ([], [])))
     for scenario, network, x, y in rows:
-        by[scenario][network][0].append(x)
-        by[scenario][network][1].append(y)
+        by[named(scenario)][network][0].append(x)
+        by[named(scenario)][network][1].append(y)
     fig, axes = grid(len(by))
     for ax, (scenario, nets) in zip(axes, sorted(by.items())):
         lo, hi = float("inf"), 0.0
@@ -234,7 +309,7 @@ def model_vs_simulated(db, out, column, name, xlabel, title, diagonal):
         if diagonal:
             ax.plot([lo, hi], [lo, hi], color="grey", lw=1, ls="--",
                     label="y = x")
-        ax.set_title(short(scenario))
+        ax.set_title(scenario)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("simulated iteration time (s)")
         ax.grid(alpha=0.3)
@@ -281,7 +356,7 @@ def bandwidth_scale(db, out):
     at = {n: 3 + LINE_KNOBS.index(n) for n in names}
     panels = defaultdict(lambda: defaultdict(list))
     for r in kept:
-        scenario, network, method = r[:3]
+        scenario, network, method = named(r[0]), r[1], r[2]
         line = ", ".join([method] + ["%s=%s" % (n, value(r[at[n]]))
                                      for n in names])
         panels[(scenario, network)][line].append((r[3 + k], r[4 + k]))
@@ -306,9 +381,10 @@ def bandwidth_scale(db, out):
         ax.set_xticks(sorted({x for p in methods.values() for x, _ in p}))
         ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter(
             "%g"))
-        ax.set_title("%s, %s network" % (short(scenario), network))
+        ax.set_title("%s, %s network" % (scenario, network))
         ax.set_xlabel("bandwidth scale (x the scenario's bandwidths)")
         ax.set_ylabel("simulated iteration time (s)")
+        ax.set_ylim(bottom=0)  # from 0: 10 % slower looks like 10 %
         ax.grid(alpha=0.3, which="both")
     figure_legend(fig, axes, title=legend_title)
     save(fig, out, "bandwidth_scale.png",
@@ -396,9 +472,35 @@ def run_label(row, keys):
     return ", ".join(one(k) for k in keys) or "run"
 
 
+# Kept iterations closer than this (s) trained back to back (a run's
+# starts add up to 1e-12 s): the line goes on; further apart, time was lost
+# between them (a checkpoint, an outage, a reload) and the line breaks.
+BACK_TO_BACK_S = 1e-6
+
+
+def run_series(pts):
+    """A run's throughput over its clock (hours) as a line: each kept
+    iteration (start_s, iteration_s, samples, ...) flat at its samples/s
+    from its start through its middle to its end, and a break (NaN) where
+    time was lost before the next, for nothing trained then. Returns the
+    xs, the ys and the indices of the middles (where the markers go)."""
+    xs, ys, mids, end = [], [], [], None
+    for a, b, c, _ in pts:
+        y = c / b if b > 0 else 0.0
+        if end is not None and a > end + BACK_TO_BACK_S:
+            xs.append(math.nan)
+            ys.append(math.nan)
+        mids.append(len(xs) + 1)
+        xs += [a / 3600, (a + b / 2) / 3600, (a + b) / 3600]
+        ys += [y, y, y]
+        end = a + b
+    return xs, ys, mids
+
+
 def iterations(db, out):
     """Throughput (samples per second of each kept iteration, or of each
-    DiLoCo outer step) against the run's clock, one line per training run
+    DiLoCo outer step, over its span: run_series; broken where nothing
+    trained; from 0) against the run's clock, one line per training run
     (a results row with iterations), a panel per scenario, the replica
     count written where it changes (so a reroute to fewer replicas, whose
     iterations are shorter but train fewer samples, shows as the drop in
@@ -417,7 +519,7 @@ def iterations(db, out):
         return
     by = defaultdict(list)
     for r in rows:
-        by[r["scenario"]].append(r)
+        by[named(r["scenario"])].append(r)
     fig, axes = grid(len(by))
     labels = []
     look = {}  # a label keeps its colour and marker in every panel
@@ -432,22 +534,21 @@ def iterations(db, out):
             pts = db.execute("SELECT start_s, iteration_s, samples, replicas "
                              "FROM iterations WHERE result_id = ? ORDER BY "
                              "idx", (r["id"],)).fetchall()
-            xs = [(a + b / 2) / 3600 for a, b, _, _ in pts]  # mid, hours
-            ys = [c / b if b > 0 else 0 for _, b, c, _ in pts]  # samples/s
+            xs, ys, mids = run_series(pts)
             label = run_label(r, keys)
             n = look.setdefault(label, len(look))
             # equal runs stay visible: a later one dashed, its marks
             # smaller, inside an earlier one's hollow ones
             colour = plt.cm.tab10(n % 10)
-            ax.plot(xs, ys, marker=MARKERS[n % len(MARKERS)],
+            ax.plot(xs, ys, marker=MARKERS[n % len(MARKERS)], markevery=mids,
                     color=colour, ls=("-", "--", ":")[n % 3],
                     markersize=6 - 2 * (n % 3), lw=1, label=label,
                     markerfacecolor="none" if n % 3 == 0 else None)
             for k, (_, _, _, reps) in enumerate(pts):  # replicas at changes
                 if k == 0 or reps != pts[k - 1][3]:
-                    ax.annotate("R=%d" % reps, (xs[k], ys[k]), fontsize=6,
-                                color=colour, textcoords="offset points",
-                                xytext=(2, 3))
+                    ax.annotate("R=%d" % reps, (xs[mids[k]], ys[mids[k]]),
+                                fontsize=6, color=colour,
+                                textcoords="offset points", xytext=(2, 3))
             labels.append("%s: %s" % (scenario, label))
             for t, kind, what in db.execute(
                     "SELECT t_s, kind, what FROM marks WHERE result_id = ?",
@@ -465,9 +566,10 @@ def iterations(db, out):
                     label=kind)
         if trace:
             ax.plot([], [], "|", color="grey", label="trace change")
-        ax.set_title(short(scenario))
+        ax.set_title(scenario)
         ax.set_xlabel("wall-clock time of the run (h)")
         ax.set_ylabel("throughput (samples/s of each iteration)")
+        ax.set_ylim(bottom=0)  # a dip of 12 % looks like one
         ax.grid(alpha=0.3)
         legend_outside(ax, fontsize=7)
     save(fig, out, "iterations.png", "Throughput over a training run "
@@ -492,6 +594,7 @@ def policies(db, out):
         "(SELECT count(*) FROM marks m WHERE m.result_id = r.id AND m.kind IN "
         "('device_down', 'site_down')) FROM results r WHERE r.iterations IS "
         "NOT NULL AND r.total_s > 0").fetchall()
+    rows = [(named(r[0]),) + tuple(r[1:]) for r in rows]
     rate = defaultdict(list)  # (scenario, network, faults) -> outages / h
     for scenario, net, _, _, faults, _, _, total, n in rows:
         rate[(scenario, net, faults)].append(n / (total / 3600.0))
@@ -546,7 +649,7 @@ def policies(db, out):
             top.plot(xs, good, **style)
             bottom.plot(xs, lost, **style)
             labels.append("%s, %s: %s" % (scenario, net, label))
-        top.set_title("%s, %s network" % (short(scenario), net))
+        top.set_title("%s, %s network" % (scenario, net))
         top.set_ylabel("goodput (samples / s of run)")
         bottom.set_ylabel("time lost (% of the run)")
         hi = max(x for p in pol.values() for x in p)
@@ -561,6 +664,7 @@ def policies(db, out):
                 lambda v, _: "%g" % v))
             ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
             ax.set_xlabel("device outages started per hour of run")
+            ax.set_ylim(bottom=0)  # goodput and loss from none
             ax.grid(alpha=0.3)
     figure_legend(fig, [a for row in axes for a in row], title="recovery")
     save(fig, out, "policies.png", "Which recovery policy wins, and when",
@@ -576,7 +680,7 @@ CATEGORY_LABELS = {
 }
 
 
-def timeline(path, out):
+def timeline(path, out, scenario=None):
     try:
         with open(path) as f:
             data = json.load(f)
@@ -645,33 +749,37 @@ def timeline(path, out):
                        for c in cats], fontsize=8, loc="upper left",
               bbox_to_anchor=(1.0, 1.0))
     save(fig, out, "timeline.png", "Per-device timeline: " +
-         os.path.basename(path))
+         (scenario or os.path.basename(path)))
 
 
-def links(path, out, top=8):
+def links(path, out, scenario=None, top=8):
     """links.png from the CSV of `geodes explain --link-stats` (columns
     t_s, kind, resource, src, dst, bytes, rate_gbps, utilisation, flows;
-    one row per resource and step with traffic, idle steps left out)."""
+    one row per resource and step with traffic, idle steps left out).
+    Steps are numbered (t_s / step, rounded): a time written as 0.3 is not
+    the float 3 * 0.1, so times are never keys."""
     import csv
-    series = defaultdict(dict)  # (kind, resource) -> {t_s: utilisation}
-    total = defaultdict(float)
-    steps = set()
+    rows = []  # (kind, resource), t_s, utilisation, bytes
     try:
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
-                key = (row["kind"], row["resource"])
-                t = float(row["t_s"])
-                steps.add(t)
-                series[key][t] = float(row["utilisation"])
-                total[key] += float(row["bytes"])
+                rows.append(((row["kind"], row["resource"]),
+                             float(row["t_s"]), float(row["utilisation"]),
+                             float(row["bytes"])))
     except (OSError, KeyError, ValueError) as e:
         sys.exit("plot.py: %s: %s" % (path, e))
-    if not series:
+    if not rows:
         note("%s: no rows: skipping links.png" % path)
         return
-    ts = sorted(steps)
+    ts = sorted({t for _, t, _, _ in rows})
     step = min((b - a for a, b in zip(ts, ts[1:])), default=1.0)
-    grid_t = [i * step for i in range(int(round(ts[-1] / step)) + 1)]
+    series = defaultdict(dict)  # (kind, resource) -> {step: utilisation}
+    total = defaultdict(float)
+    for key, t, u, b in rows:
+        series[key][int(round(t / step))] = u
+        total[key] += b
+    last = int(round(ts[-1] / step))
+    grid_t = [i * step for i in range(last + 1)]
     # Between sites first (inside a site every site looks alike), by the
     # time-integrated utilisation.
     def load(k):
@@ -684,9 +792,10 @@ def links(path, out, top=8):
     fig, (ax, bx) = plt.subplots(2, 1, figsize=(12, 8),
                                  gridspec_kw={"height_ratios": [3, 2]})
     for i, key in enumerate(busiest):
-        ys = [100 * series[key].get(round(t / step) * step,
-                                    series[key].get(t, 0.0)) for t in grid_t]
-        ax.step(grid_t, ys, where="post", lw=1.2, color=plt.cm.tab10(i % 10),
+        ys = [100 * series[key].get(k, 0.0) for k in range(last + 1)]
+        # the last step drawn to its end, as every other
+        ax.step(grid_t + [(last + 1) * step], ys + ys[-1:], where="post",
+                lw=1.2, color=plt.cm.tab10(i % 10),
                 label="%s (%.2f GB)" % (key[1], total[key] / 1e9))
     ax.set_xlabel("simulated time (s), steps of %g s" % step)
     ax.set_ylabel("utilisation (%)")
@@ -708,13 +817,24 @@ def links(path, out, top=8):
     bx.set_ylabel("utilisation (%)")
     bx.grid(alpha=0.3, axis="y")
     bx.legend(fontsize=8)
-    save(fig, out, "links.png", "Link utilisation: " + os.path.basename(path))
+    save(fig, out, "links.png", "Link utilisation: " +
+         (scenario or os.path.basename(path)))
 
 
 def shape_of(alloc_text):
     """(stages, replicas, devices) of a stored allocation's pipelines."""
     rows = json.loads(alloc_text)["pipelines"]
     return len(rows[0]), len(rows), sum(len(r) for r in rows)
+
+
+# shapes.png's x labels: a shape a label, upright, at this font size and
+# this far apart (in inches, 90-degree text of 8 pt is 0.13 in wide) on a
+# panel up to SHAPES_MAX_WIDTH_IN wide; past it, every k-th shape is
+# labelled. The margin holds the y axis's labels.
+SHAPES_LABEL_PT = 8
+SHAPES_PITCH_IN = 0.17
+SHAPES_MAX_WIDTH_IN = 24.0
+SHAPES_MARGIN_IN = 1.5
 
 
 def shapes(db, out):
@@ -727,11 +847,17 @@ def shapes(db, out):
         note("shapes.png skipped: no rows of `geodes schedule --shape auto "
              "--db`")
         return
-    fig, axes = grid(len(runs))
-    for ax, (run, scen) in zip(axes, runs):
-        rows = db.execute("SELECT alloc, batch, predicted_iteration_s, "
+    per_run = [db.execute("SELECT alloc, batch, predicted_iteration_s, "
                           "iteration_s, dp_algo FROM results WHERE method = "
                           "'shape' AND run_id = ?", (run,)).fetchall()
+               for run, _ in runs]
+    # A panel a row, as wide as its labels need (up to a limit).
+    most = max(len({shape_of(a) for a, *_ in rows}) for rows in per_run)
+    width = min(max(7.0, SHAPES_MARGIN_IN + most * SHAPES_PITCH_IN),
+                SHAPES_MARGIN_IN + SHAPES_MAX_WIDTH_IN)
+    fig, axes = plt.subplots(len(runs), 1, squeeze=False,
+                             figsize=(width, 4.6 * len(runs)))
+    for ax, (run, scen), rows in zip(axes[:, 0], runs, per_run):
         keys = sorted({shape_of(a) for a, *_ in rows},
                       key=lambda k: (k[2], k[0]))
         x_of = {k: i for i, k in enumerate(keys)}
@@ -754,13 +880,18 @@ def shapes(db, out):
             ax.scatter([best[0]], [best[1]], s=160, facecolors="none",
                        edgecolors="black", lw=1.4,
                        label="best: %.2f samples/s" % best[1])
+        # every shape a tick; every every-th labelled, so none overlap
+        every = max(1, math.ceil(len(keys) * SHAPES_PITCH_IN /
+                                 (width - SHAPES_MARGIN_IN)))
         ax.set_xticks(range(len(keys)))
-        ax.set_xticklabels(["%dx%d" % (k[0], k[1]) for k in keys],
-                           rotation=90, fontsize=7)
+        ax.set_xticklabels(["%dx%d" % (k[0], k[1]) if i % every == 0 else ""
+                            for i, k in enumerate(keys)], rotation=90,
+                           fontsize=SHAPES_LABEL_PT)
+        ax.set_xlim(-1, len(keys))
         ax.set_xlabel("shape: stages x replicas (fewer devices on the left)")
         ax.set_ylabel("samples/s")
         ax.set_yscale("log")
-        ax.set_title("%s (run %d)" % (scen, run), fontsize=10)
+        ax.set_title("%s (run %d)" % (named(scen), run), fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=8, loc="lower right")
     save(fig, out, "shapes.png", "Throughput against the parallel shape "
@@ -768,6 +899,7 @@ def shapes(db, out):
 
 
 def main():
+    global SERIES
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("db", nargs="?",
                     help="a geodes results database (geodes.db)")
@@ -775,18 +907,28 @@ def main():
     ap.add_argument("--timeline", help="a Chrome trace from geodes simulate")
     ap.add_argument("--links", metavar="CSV",
                     help="link statistics from geodes explain --link-stats")
+    ap.add_argument("--scenario", metavar="NAME",
+                    help="the scenario's name, for the titles of --timeline "
+                    "and --links (their files do not hold it; default: the "
+                    "file's name)")
     ap.add_argument("--shapes", action="store_true",
                     help="also draw shapes.png (schedule --shape auto --db)")
+    ap.add_argument("--series", action="store_true",
+                    help="beside each NAME.png, NAME.json: the series drawn "
+                    "(plot_series.py)")
     args = ap.parse_args()
+    SERIES = args.series
+    if args.db is None and not (args.links or args.timeline):
+        ap.error("give a database DB (or --links CSV, or --timeline FILE)")
+    os.makedirs(args.out, exist_ok=True)
     if args.links:
-        os.makedirs(args.out, exist_ok=True)
-        links(args.links, args.out)
+        links(args.links, args.out, args.scenario)
+    if args.timeline:
+        timeline(args.timeline, args.out, args.scenario)
     if args.db is None:
-        if not args.links:
-            ap.error("give a database DB (or --links CSV)")
         return 0
     db = connect(args.db)
-    os.makedirs(args.out, exist_ok=True)
+    NAMES.update(scenario_names(db, args.db))
     model_vs_simulated(db, args.out, "score_s", "score_vs_simulated.png",
                        "DT-FM cost model score (s)",
                        "Does the DT-FM score rank placements as simulation "
@@ -799,8 +941,6 @@ def main():
     convergence(db, args.out)
     iterations(db, args.out)
     policies(db, args.out)
-    if args.timeline:
-        timeline(args.timeline, args.out)
     if args.shapes:
         shapes(db, args.out)
     return 0

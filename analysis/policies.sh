@@ -16,7 +16,8 @@
 # The fault files are written JOBS at a time; each network's sweep runs its
 # points over JOBS worker processes. A line per step on stderr gives the
 # time so far and, from the second network on, an estimate of the time
-# left (the time per point so far); geodes sweep draws its own bar.
+# left (the time per point so far); geodes sweep reports its own progress
+# (a bar on a terminal, else a line every few seconds).
 #
 # Deterministic: the same binary writes the same fault files and rows. About
 # five CPU-minutes.

@@ -34,6 +34,7 @@ typedef struct study {
   db *d;
   int64_t run;
   uint64_t content, data;
+  long steps; /* of the phase, for the progress hook */
 } study;
 
 int study_check(const scenario *s, err *e) {
@@ -71,6 +72,13 @@ static int store_curve(const study *st, const char *curve,
   return rc == ERR_OK ? db_commit(st->d, e) : rc;
 }
 
+/* A search's progress, as the study's phase "search candidates". */
+static void searching(void *ctx, long done, long total, double best_s) {
+  (void)best_s;
+  const study_hooks *h = ctx;
+  h->progress(h->ctx, "search candidates", done, total);
+}
+
 /* The placement of method; a search's convergence goes to the database
  * under the method's name (a fixed placement has none worth a curve). `sim`
  * searches by simulation under network model net, and its curve is named
@@ -81,6 +89,8 @@ static alloc *place(const study *st, const char *method, transport_model net,
   search_opts o;
   search_opts_default(&o);
   o.seed = s->seed;
+  if (st->o->hooks.progress && !schedule_method_is_fixed(method))
+    o.progress = searching, o.progress_ctx = (void *)&st->o->hooks;
   sim_options so = sim_options_default();
   so.transport = transport_of(st->o, net);
   so.seed = s->seed;
@@ -116,10 +126,16 @@ static int store_row(const study *st, const alloc *a, const char *method,
   return rc;
 }
 
+/* One more step of a phase of total, to the progress hook. */
+static void step(study *st, const char *phase, long total) {
+  const study_hooks *h = &st->o->hooks;
+  if (h->progress) h->progress(h->ctx, phase, ++st->steps, total);
+}
+
 /* One placement method under every network model: placed (once, or per
  * model for a search judged by simulation: the sweep point (sim, NET)
  * means exactly that), simulated, stored, handed to the hook. */
-static int one_method(const study *st, const char *method, err *e) {
+static int one_method(study *st, const char *method, err *e) {
   bool per_net = schedule_method_needs_objective(method);
   alloc *a = NULL;
   db_result rows[TRANSPORT_NMODELS];
@@ -134,6 +150,7 @@ static int one_method(const study *st, const char *method, err *e) {
       }
     }
     rc = store_row(st, a, method, (transport_model)n, &rows[n], e);
+    if (rc == ERR_OK) step(st, "placements", NMETHODS * TRANSPORT_NMODELS);
   }
   const study_hooks *h = &st->o->hooks;
   if (rc == ERR_OK && h->placement) h->placement(h->ctx, method, rows);
@@ -155,6 +172,7 @@ static int placements(study *st, err *e) {
   if (!(st->c = c)) return e->code;
   if (h->table) h->table(h->ctx);
   int rc = ERR_OK;
+  st->steps = 0;
   for (int m = 0; m < NMETHODS && rc == ERR_OK; m++)
     rc = one_method(st, schedule_method_name(METHODS[m]), e);
   cost_ctx_free(c);
@@ -163,11 +181,19 @@ static int placements(study *st, err *e) {
   return rc;
 }
 
+/* validate's progress, as the study's phase "validation simulations". */
+static void validating(void *ctx, int done, int total) {
+  const study_hooks *h = ctx;
+  h->progress(h->ctx, "validation simulations", done, total);
+}
+
 static int validation(const study *st, err *e) {
   const study_opts *o = st->o;
   validate_opts vo = {.samples = o->samples,
                       .networks = VALIDATE_ALL_NETWORKS,
-                      .transport = transport_of(o, TRANSPORT_MODEL_DEFAULT)};
+                      .transport = transport_of(o, TRANSPORT_MODEL_DEFAULT),
+                      .progress = o->hooks.progress ? validating : NULL,
+                      .progress_ctx = (void *)&o->hooks};
   validate_report *r = validate_run(o->s, &vo, e);
   if (!r) return e->code;
   if (o->hooks.validated) o->hooks.validated(o->hooks.ctx, r);

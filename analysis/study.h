@@ -28,6 +28,11 @@ typedef struct study_hooks {
   void (*table_done)(void *ctx);  /* every placement is stored */
   /* The validation, before it is stored (r borrowed for the call). */
   void (*validated)(void *ctx, const validate_report *r);
+  /* Where the study stands: done of total steps of a phase, "placements"
+   * (a placement under one network model, stored), "search candidates"
+   * (of the search placing one, between two placements) or "validation
+   * simulations" (of the sample); a static string. */
+  void (*progress)(void *ctx, const char *phase, long done, long total);
 } study_hooks;
 
 typedef struct study_opts {

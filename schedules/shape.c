@@ -52,6 +52,7 @@ typedef struct ctx {
   int nofit_st, nofit_stages, nofit_layers, nofit_m;
   const char *nofit_gpu;
   int nbatch_ok;               /* (shape, micro-batch) pairs the batch took */
+  long planned;                /* simulations decide() makes (progress) */
 } ctx;
 
 double shape_score(shape_goal goal, const shape_config *c, double t) {
@@ -438,6 +439,8 @@ static int simulate(ctx *x, long i, err *e) {
     return err_set(e, se.code ? se.code : ERR_CONFIG, "%s", se.msg);
   c->simulated_s = t;
   x->r->simulated++;
+  if (x->o->progress)
+    x->o->progress(x->o->progress_ctx, x->r->simulated, x->planned);
   return ERR_OK;
 }
 
@@ -491,6 +494,18 @@ static void group(shape_result *r, shape_goal goal, bool sim_only) {
   sort_shapes(r);
 }
 
+/* How many configurations decide() simulates: the k best of v (ranked)
+ * and each shape's best, each once. */
+static long planned(const shape_result *r, const ranked *v, long k) {
+  bool *on = mem_calloc((size_t)r->nall, sizeof *on);
+  for (long i = 0; i < r->nall && i < k; i++) on[v[i].i] = true;
+  for (int g = 0; g < r->nshapes; g++) on[r->per_shape[g]] = true;
+  long n = 0;
+  for (long i = 0; i < r->nall; i++) n += on[i];
+  free(on);
+  return n;
+}
+
 /* The predictor's best o->simulate and each shape's best simulated; the
  * best by the deciding time (only simulated ones when any was). */
 static int decide(ctx *x, err *e) {
@@ -502,6 +517,7 @@ static int decide(ctx *x, err *e) {
     for (long i = 0; i < r->nall; i++)
       v[i] = (ranked){shape_score(goal, &r->all[i], r->all[i].predicted_s), i};
     qsort(v, (size_t)r->nall, sizeof *v, cmp_ranked);
+    x->planned = planned(r, v, x->o->simulate);
     int rc = ERR_OK;
     for (long k = 0; rc == ERR_OK && k < r->nall && k < x->o->simulate; k++)
       rc = simulate(x, v[k].i, e);

@@ -67,6 +67,9 @@ typedef struct shape_opts {
   transport_options t;     /* what the predictor models */
   shape_sim_fn sim;        /* NULL: the predictor decides */
   void *sim_ctx;           /* borrowed */
+  /* After each simulation: done of the total planned (NULL: none). */
+  void (*progress)(void *ctx, long done, long total);
+  void *progress_ctx;      /* borrowed */
 } shape_opts;
 
 /* Defaults: throughput, SHAPE_SIMULATE, the workload's micro-batches, no

@@ -634,6 +634,16 @@ static void run_free(run *r) {
   sim_result_free(&r->one);
 }
 
+/* Where the run stands, to the caller's hook, in its own units. */
+static void report(const run *r) {
+  const sim_training_opts *o = r->o;
+  if (r->target > 0)
+    o->progress(o->progress_ctx, (double)r->n * r->H, o->iterations);
+  else
+    o->progress(o->progress_ctx, fmin(sec(r->now), o->duration_s),
+                o->duration_s);
+}
+
 int sim_training_run(const scenario *s, const alloc *a,
                      const sim_training_opts *o, sim_training_result *out,
                      err *e) {
@@ -646,6 +656,7 @@ int sim_training_run(const scenario *s, const alloc *a,
     if (r.n > 0 && o->replan_on_change && (rc = replan_on_change(&r))) break;
     rc = attempt(&r);
     assert(rc || r.booked_ns == r.now);
+    if (!rc && o->progress) report(&r);
     if (!rc && r.now > SIMTIME_LIMIT_NS) rc = past_the_limit(&r);
     if (!rc && !finished(&r) && r.n >= SIM_TRAINING_MAX_ITERATIONS)
       rc = err_set(e, ERR_RANGE, "%s: the run keeps %d iterations before "

@@ -88,6 +88,11 @@ typedef struct sim_training_opts {
                                  or NULL */
   int timeline_from, timeline_to; /* the kept iterations it shows: indices
                                  from .. to - 1 (to <= 0: to the end) */
+  /* After each attempt at an iteration (NULL: none): done of total, the
+   * iterations kept of iterations (DiLoCo: inner steps), or with
+   * duration_s the simulated seconds of it. */
+  void (*progress)(void *ctx, double done, double total);
+  void *progress_ctx;         /* borrowed */
 } sim_training_opts;
 
 /* Defaults: one iteration, no faults, restart, no checkpoints, the default

@@ -358,7 +358,8 @@ typedef int (*cli_db_rows)(db *d, int64_t run, const void *ctx,
 int cli_db_record(const char *path, int argc, char **argv, const scenario *s,
                   cli_db_rows rows, const void *ctx, err *e);
 
-/* True when stderr is a terminal (progress bars are drawn only then). */
+/* True when stderr is a terminal (cli_progress then draws a bar, else
+ * plain lines). */
 bool cli_stderr_is_tty(void);
 
 /* What `explain` (and `simulate --explain`) reports, beside the run. */

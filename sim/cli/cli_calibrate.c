@@ -14,6 +14,7 @@
 #include "analysis/params_file.h"
 #include "analysis/reproduce.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_progress.h"
 
 #define CALIBRATE_BUILTIN "builtin"
 
@@ -49,7 +50,7 @@ static const cli_opt_command CALIBRATE = {
 typedef struct cal_args {
   const char *data, *fit, *out, *params;
   long folds, seed;
-  bool json;
+  bool json, quiet;
 } cal_args;
 
 /* The ids of --fit's comma-separated names; CLI_USAGE for an unknown or
@@ -79,14 +80,20 @@ typedef struct rows {
   reproduce_report *b;
   double *measured;
   int n;
+  cli_progress bar; /* the fit's simulations (their total is unknown) */
+  long sims;
 } rows;
 
 static int sim_measure(void *ctx, int i, double *out, err *e) {
-  return measure_sim(((rows *)ctx)->m, i, out, e);
+  rows *r = ctx;
+  cli_progress_update(&r->bar, "simulations", (double)++r->sims, 0, NULL);
+  return measure_sim(r->m, i, out, e);
 }
 
 static int sim_builtin(void *ctx, int i, double *out, err *e) {
-  return reproduce_row_tcp(((rows *)ctx)->b, i, out, e);
+  rows *r = ctx;
+  cli_progress_update(&r->bar, "simulations", (double)++r->sims, 0, NULL);
+  return reproduce_row_tcp(r->b, i, out, e);
 }
 
 /* "builtin:TABLE,...": keeps the rows of those tables of b; CLI_USAGE for
@@ -220,7 +227,7 @@ static int parse_args(int argc, char **argv, cal_args *a, int *ids, int *np) {
       CLI_OPT_INT(0, "seed", "S", &a->seed, 0, 1L << 31,
                   "seed of the fold assignment (default 1)"),
       CLI_OPT_FLAG(0, "json", &a->json, "print the params.json on stdout"),
-      CLI_OPT_HELP(), CLI_OPT_END()};
+      CLI_OPT_QUIET(&a->quiet), CLI_OPT_HELP(), CLI_OPT_END()};
   char **args;
   int nargs, rc = cli_opt_parse(&CALIBRATE, opts, argc, argv, &args, &nargs);
   if (rc) return rc;
@@ -244,8 +251,10 @@ int cli_calibrate(int argc, char **argv) {
   }
   calibrate_opts o = {.folds = (int)a.folds, .seed = (uint64_t)a.seed};
   calibrate_result res;
-  rc = calibrate_fit(&p, ids, np, &o, &res, &e) ? cli_error("%s", e.msg)
-                                                 : CLI_OK;
+  cli_progress_start(&r.bar, "calibrate", a.quiet);
+  bool fitted = calibrate_fit(&p, ids, np, &o, &res, &e) == ERR_OK;
+  cli_progress_end(&r.bar);
+  rc = fitted ? CLI_OK : cli_error("%s", e.msg);
   if (rc == CLI_OK) {
     json_t *j = fit_json(&a, &res);
     if (a.json) cli_print_json(json_incref(j), JSON_INDENT(2) |

@@ -12,6 +12,7 @@
 #include "analysis/params_file.h"
 #include "analysis/reproduce.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_progress.h"
 
 
 static const cli_opt_command REPRODUCE = {
@@ -34,10 +35,9 @@ static const cli_opt_command REPRODUCE = {
         "per group, under the network model each row names.\n\n",
     .width = 15};
 
+/* The hook: rows simulated, to the reporter. */
 static void progress(void *ctx, int done, int total) {
-  (void)ctx;
-  fprintf(stderr, "\rsimulating %d/%d%s", done, total,
-          done == total ? "\n" : "");
+  cli_progress_update(ctx, "rows", done, total, NULL);
 }
 
 static void print_cell(double sim, double measured) {
@@ -189,7 +189,7 @@ static void data_json(const measure_set *m, const double *sim,
   cli_print_json(o, CLI_JSON);
 }
 
-static int reproduce_data(const char *path, bool json) {
+static int reproduce_data(const char *path, bool json, cli_progress *bar) {
   err e = {0};
   measure_set *m = measure_load(path, &e);
   if (!m) return cli_error("%s", e.msg);
@@ -199,8 +199,9 @@ static int reproduce_data(const char *path, bool json) {
   for (int i = 0; i < n && !rc; i++) {
     rc = measure_sim(m, i, &sim[i], &e);
     error[i] = rc ? NAN : sim[i] / measure_row_at(m, i)->measured_s - 1;
-    if (cli_stderr_is_tty()) progress(NULL, i + 1, n);
+    progress(bar, i + 1, n);
   }
+  cli_progress_end(bar);
   if (rc) cli_error("%s", e.msg);
   else if (json) data_json(m, sim, error);
   else data_table(m, sim, error);
@@ -211,7 +212,7 @@ static int reproduce_data(const char *path, bool json) {
 }
 
 int cli_reproduce(int argc, char **argv) {
-  bool json = false;
+  bool json = false, quiet = false;
   const char *data = NULL, *params = NULL;
   const cli_opt opts[] = {
       CLI_OPT_STRING(0, "data", "FILE", &data,
@@ -220,15 +221,17 @@ int cli_reproduce(int argc, char **argv) {
                      "physical parameters from a params.json\n"
                      "(geodes calibrate -o)"),
       CLI_OPT_FLAG(0, "json", &json, "one JSON object: rows and summary"),
-      CLI_OPT_HELP(), CLI_OPT_END()};
+      CLI_OPT_QUIET(&quiet), CLI_OPT_HELP(), CLI_OPT_END()};
   char **args;
   int nargs, rc = cli_opt_parse(&REPRODUCE, opts, argc, argv, &args, &nargs);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {0};
   if (params && params_file_apply(params, &e)) return cli_error("%s", e.msg);
-  if (data) return reproduce_data(data, json);
-  reproduce_report *r =
-      reproduce_run(cli_stderr_is_tty() ? progress : NULL, NULL, &e);
+  cli_progress bar;
+  cli_progress_start(&bar, "reproduce", quiet);
+  if (data) return reproduce_data(data, json, &bar);
+  reproduce_report *r = reproduce_run(progress, &bar, &e);
+  cli_progress_end(&bar);
   if (!r) return cli_error("%s", e.msg);
   if (json) print_json(r);
   else print_table(r);

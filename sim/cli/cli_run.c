@@ -9,6 +9,14 @@
 #include "analysis/study.h"
 #include "analysis/validate.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_progress.h"
+
+typedef struct run_args {
+  const char *scenario, *db;
+  long samples;
+  bool quiet;
+  cli_workload_opts wo;
+} run_args;
 
 static const cli_opt_command RUN = {
     .name = "run",
@@ -79,8 +87,21 @@ static void print_scenario(const scenario *s) {
   if (s->noverrides) printf("\n%d device-pair overrides.\n", s->noverrides);
 }
 
+/* What the study's hooks share: the scenario and the progress reporter,
+ * whose bar's line a table row ends first (stdout and stderr may be one
+ * terminal). */
+typedef struct heard {
+  const scenario *s;
+  cli_progress bar;
+} heard;
+
+static void progress(void *ctx, const char *phase, long done, long total) {
+  cli_progress_update(&((heard *)ctx)->bar, phase, (double)done,
+                      (double)total, NULL);
+}
+
 static void print_table_head(void *ctx) {
-  (void)ctx;
+  cli_progress_interrupt(&((heard *)ctx)->bar);
   printf("\n%-14s %9s %9s %9s %11s  %9s %9s %9s\n", "PLACEMENT", "SCORE_S",
          "DP_S", "PP_S", "PREDICTED_S", "IDEAL_S", "NETEM_S", "TCP_S");
 }
@@ -89,7 +110,7 @@ static void print_table_head(void *ctx) {
  * model, tcp (for sim: the one its search under it found). */
 static void print_placement(void *ctx, const char *method,
                             const db_result rows[TRANSPORT_NMODELS]) {
-  (void)ctx;
+  cli_progress_interrupt(&((heard *)ctx)->bar);
   const db_result *shown = &rows[TRANSPORT_MODEL_DEFAULT];
   printf("%-14s %9.3f %9.3f %9.3f %11.3f  %9.3f %9.3f %9.3f\n", method,
          shown->score_s, shown->dp_cost_s, shown->pp_cost_s,
@@ -98,7 +119,8 @@ static void print_placement(void *ctx, const char *method,
 }
 
 static void print_table_notes(void *ctx) {
-  const scenario *s = ctx;
+  const scenario *s = ((heard *)ctx)->s;
+  cli_progress_interrupt(&((heard *)ctx)->bar);
   printf("(score: DT-FM's cost model, communication only, s; predicted: "
          "closed-form\n iteration time under tcp; simulated: one "
          "iteration per network model;\n random drawn with seed %llu; "
@@ -109,7 +131,7 @@ static void print_table_notes(void *ctx) {
 }
 
 static void print_validation(void *ctx, const validate_report *r) {
-  (void)ctx;
+  cli_progress_interrupt(&((heard *)ctx)->bar);
   printf("\nCan the cost model be trusted? %d allocations (fixed, scheduled, "
          "perturbed,\nrandom), DT-FM score vs simulated time:\n\n",
          validate_nsamples(r));
@@ -119,18 +141,23 @@ static void print_validation(void *ctx, const validate_report *r) {
          "the best-scored\n allocation is than the best simulated one)\n");
 }
 
-static int study(const char *name, const scenario *s,
-                 const cli_workload_opts *wo, const char *db_path,
-                 long samples, int argc, char **argv, err *e) {
+static int study(const char *name, const scenario *s, const run_args *a,
+                 int argc, char **argv, err *e) {
+  const cli_workload_opts *wo = &a->wo;
+  const char *db_path = a->db;
   char *cmd;
+  heard h = {.s = s};
+  cli_progress_start(&h.bar, "run", a->quiet);
   study_opts o = {
       .name = name, .s = s, .knobs = &wo->k, .window_bytes = wo->window_bytes,
-      .transport = cli_transport(wo, TRANSPORT_MODEL_DEFAULT), .samples = (int)samples,
-      .db_path = db_path, .run = cli_run_row(argc, argv, s, &cmd),
-      .hooks = {.ctx = (void *)s, .table = print_table_head,
+      .transport = cli_transport(wo, TRANSPORT_MODEL_DEFAULT),
+      .samples = (int)a->samples, .db_path = db_path,
+      .run = cli_run_row(argc, argv, s, &cmd),
+      .hooks = {.ctx = &h, .table = print_table_head,
                 .placement = print_placement, .table_done = print_table_notes,
-                .validated = print_validation}};
+                .validated = print_validation, .progress = progress}};
   int rc = study_run(&o, e);
+  cli_progress_end(&h.bar);
   free(cmd);
   if (rc == ERR_OK)
     printf("\nStored in %s. Plots: " GEODES_PLOT " %s --out plots\n",
@@ -138,11 +165,7 @@ static int study(const char *name, const scenario *s,
   return rc;
 }
 
-typedef struct run_args {
-  const char *scenario, *db;
-  long samples;
-  cli_workload_opts wo;
-} run_args;
+
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, run_args *a) {
@@ -155,6 +178,7 @@ static int parse_args(int argc, char **argv, run_args *a) {
       CLI_OPT_INT(0, "samples", "N", &a->samples, 2, 100000,
                   "validation sample size (default " CLI_STR(
                       VALIDATE_DEFAULT_SAMPLES) ")"),
+      CLI_OPT_QUIET(&a->quiet),
       CLI_OPT_HELP(),
       CLI_WORKLOAD_OPTS(&a->wo),
       CLI_OPT_END()};
@@ -181,7 +205,7 @@ int cli_run(int argc, char **argv) {
   }
   print_scenario(s);
   fflush(stdout);
-  rc = study(a.scenario, s, &a.wo, a.db, a.samples, argc, argv, &e) == ERR_OK
+  rc = study(a.scenario, s, &a, argc, argv, &e) == ERR_OK
            ? CLI_OK
            : cli_fail("run", &e);
   scenario_free(s);

@@ -4,8 +4,8 @@
  * prints which site runs which stage of which pipeline, with its DT-FM score
  * and simulated iteration time. `--method sim` judges candidates by sim_run
  * under --network: the simulation reaches schedules/ as a function pointer.
- * Invariant: resources are released at the single exit whatever failed; the
- * progress bar goes to stderr only when it is a terminal. */
+ * Invariant: resources are released at the single exit whatever failed;
+ * the search's progress goes to stderr (sim/cli/cli_progress.h). */
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -23,6 +23,7 @@
 #include "schedules/schedule.h"
 #include "models/partition.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_progress.h"
 #include "sim/cli/cli_shape.h"
 #include "sim/place.h"
 #include "sim/sim.h"
@@ -55,7 +56,7 @@ typedef struct sched_args {
   long trials, population, starts;
   int network;
   int objective; /* an objective_kind; -1: cost-cmd with --cost-cmd, else dtfm */
-  bool json;
+  bool json, quiet;
   cli_workload_opts wo;
   cli_cost_cmd_opts cc;
   int shape;                 /* 0 fixed, 1 auto */
@@ -128,6 +129,7 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                      "record the run and its convergence, under the\n"
                      "method's name (SQLite)"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
+      CLI_OPT_QUIET(&p->quiet),
       CLI_OPT_ENUM(0, "shape", NULL, &p->shape, SHAPE_MODES, NULL, HELP_SHAPE),
       CLI_OPT_ENUM(0, "shape-objective", NULL, &p->goal, shape_goal_names,
                    NULL, HELP_GOAL),
@@ -178,14 +180,11 @@ static int make_objective(const sched_args *p, const scenario *s,
   return ERR_OK;
 }
 
+/* The search's hook: candidates judged, to the front end's reporter. */
 static void progress(void *ctx, long done, long total, double best) {
-  (void)ctx;
-  if (done != total && done % 50 != 0) return;
-  int width = 40, fill = total > 0 ? (int)(width * done / total) : width;
-  fprintf(stderr, "\r[%.*s%*s] %ld/%ld  best %.3f s", fill,
-          "########################################", width - fill, "", done,
-          total, best);
-  if (done == total) fputc('\n', stderr);
+  char extra[40];
+  snprintf(extra, sizeof extra, "best %.3f s", best);
+  cli_progress_update(ctx, "candidates", (double)done, (double)total, extra);
 }
 
 static void print_table(const scenario *s, const search_result *r,
@@ -352,7 +351,8 @@ static int shape_args(const sched_args *p, const scenario *s,
                       cli_shape_args *a) {
   *a = (cli_shape_args){.goal = (shape_goal)p->goal, .diloco = p->dp_auto,
                         .simulate = p->simulate, .out = p->out, .db = p->db,
-                        .json = p->json, .scenario = p->scenario};
+                        .json = p->json, .quiet = p->quiet,
+                        .scenario = p->scenario};
   const spec_model *m = spec_model_find(s->workload.model);
   int n = s->ndevices, layers = s->workload.layers > 0 ? s->workload.layers
                                 : m ? m->layers : INT_MAX;
@@ -458,12 +458,14 @@ int cli_schedule(int argc, char **argv) {
   o.trials = (int)p.trials;
   if (p.population > 0) o.population = (int)p.population;
   if (p.starts > 0) o.starts = (int)p.starts;
-  if (cli_stderr_is_tty()) o.progress = progress;
+  cli_progress bar;
+  cli_progress_start(&bar, "schedule", p.quiet);
+  o.progress = progress, o.progress_ctx = &bar;
   search_objective obj;
-  if (make_objective(&p, s, c, &so, &ob, &cc, &obj, &e) ||
-      !(r = sim_place_search_with(s, c, p.method, &o, &so, &obj, &e)) ||
-      (cc && costcmd_close(cc, &e)))
-    goto fail;
+  bool found = make_objective(&p, s, c, &so, &ob, &cc, &obj, &e) == ERR_OK &&
+               (r = sim_place_search_with(s, c, p.method, &o, &so, &obj, &e));
+  cli_progress_end(&bar);
+  if (!found || (cc && costcmd_close(cc, &e))) goto fail;
   if (sim_run(s, r->best, &so, &sr, &e) != ERR_OK) goto fail;
   if (write_outputs(&p, s, r, &e) != ERR_OK) goto fail;
   if (record_db(&p, s, r, argc, argv, &e) != ERR_OK) goto fail;

@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "analysis/db.h"
 #include "base/file.h"
@@ -17,6 +16,7 @@
 #include "models/alloc.h"
 #include "schedules/shape.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_progress.h"
 #include "sim/cli/cli_shape.h"
 #include "sim/sim.h"
 #include "traces/scenario_subset.h"
@@ -264,10 +264,10 @@ static int write_alloc(const char *path, const alloc *a, err *e) {
              ? ERR_OK : err_set(e, ERR_IO, "%s: write failed", path);
 }
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+/* The search's hook: configurations simulated, to the reporter. */
+static void progress(void *ctx, long done, long total) {
+  cli_progress_update(ctx, "configurations simulated", (double)done,
+                      (double)total, NULL);
 }
 
 int cli_schedule_shape(const cli_shape_args *p, scenario *s,
@@ -284,12 +284,16 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   for (int i = 0; i < p->nmicro; i++) o.micro[i] = p->micro[i];
   if (p->simulate >= 0) o.simulate = p->simulate;
   o.sim = simulate, o.sim_ctx = (void *)so;
+  cli_progress bar;
+  cli_progress_start(&bar, "schedule", p->quiet);
+  o.progress = progress, o.progress_ctx = &bar;
   shape_result r = {.best = -1};
   err e = {ERR_OK, ""};
-  double t0 = now_s();
+  double t0 = cli_now_s();
   const char *net = transport_model_name(so->transport.model);
   int rc = shape_search(s, &o, &r, &e);
-  double wall = now_s() - t0;
+  double wall = cli_now_s() - t0;
+  cli_progress_end(&bar);
   if (rc == ERR_OK && p->out) rc = write_alloc(p->out, r.all[r.best].a, &e);
   shape_ctx rows = {s, &r, net};
   if (rc == ERR_OK && p->db)

@@ -19,7 +19,7 @@ typedef struct cli_shape_args {
   long simulate;            /* --simulate-best; < 0: SHAPE_SIMULATE */
   const char *scenario;     /* as typed, for the reproducing command */
   const char *out, *db;
-  bool json;
+  bool json, quiet;          /* quiet: no progress (--quiet) */
 } cli_shape_args;
 
 /* Searches s (the workload knobs applied, the shape's left out) and

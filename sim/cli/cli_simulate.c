@@ -378,7 +378,11 @@ int cli_simulate(int argc, char **argv) {
   if (p.to.active) {
     p.to.o.sim = o;
     p.to.o.timeline = p.timeline;
-    if (sim_training_run(s_run, a, &p.to.o, &tr, &e) != ERR_OK) goto fail;
+    cli_progress bar;
+    cli_training_progress(&p.to, "simulate", &bar);
+    int trc = sim_training_run(s_run, a, &p.to.o, &tr, &e);
+    cli_progress_end(&bar);
+    if (trc != ERR_OK) goto fail;
     r = tr.agg;
     tr.agg = (sim_result){0};
   } else {

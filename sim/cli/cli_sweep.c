@@ -8,7 +8,6 @@
  * SIGTERM stops a sweep cleanly: what is stored is committed, the run is
  * marked "interrupted" and the exit status is 128 + the signal. */
 #include <jansson.h>
-#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "base/mem.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_progress.h"
 
 /* The width the list of keys is wrapped to. */
 #define SWEEP_KEYS_WIDTH 69
@@ -158,7 +158,7 @@ static void release_stop(const struct sigaction old[2]) {
 typedef struct sweep_args {
   const char *file, *db, *params;
   long jobs, batch;
-  bool json;
+  bool json, quiet;
   cli_cost_cmd_opts cc;
 } sweep_args;
 
@@ -176,6 +176,7 @@ static int parse_args(int argc, char **argv, sweep_args *a) {
                   "is the sweep file's key \"batch\""),
       CLI_OPT_FLAG(0, "json", &a->json,
                    "print one JSON object: the counts and the rate"),
+      CLI_OPT_QUIET(&a->quiet),
       CLI_OPT_STRING(0, "params", "FILE", &a->params,
                      "physical parameters from FILE, a params.json\n"
                      "(geodes calibrate -o), in every point's identity:\n"
@@ -189,57 +190,40 @@ static int parse_args(int argc, char **argv, sweep_args *a) {
   return rc;
 }
 
-/* The progress bar on stderr (a terminal): points, rate and ETA, drawn at
- * most every 0.1 s and once at the end. */
-typedef struct bar {
-  bool on;
-  double drawn_s; /* elapsed time of the last drawing */
-} bar;
-
-static void draw(void *ctx, const sweep_progress *p) {
-  bar *b = ctx;
-  if (p->checking) { /* the store's look-up before the first point */
-    fprintf(stderr, "\rchecking the store: %zu/%zu points", p->done, p->todo);
-    fflush(stderr);
-    return;
-  }
-  if (!p->last && p->elapsed_s - b->drawn_s < 0.1) return;
-  b->drawn_s = p->elapsed_s;
-  size_t n = p->done + p->failed;
-  double rate = n / fmax(p->elapsed_s, 1e-9);
-  double eta = rate > 0 ? (double)(p->todo - n) / rate : 0;
-  int width = 30, fill = p->todo ? (int)(width * n / p->todo) : width;
-  fprintf(stderr, "\r[%.*s%*s] %zu/%zu points  %.1f/s  ETA %d:%02d%s",
-          fill, "##############################", width - fill, "", n,
-          p->todo, rate, (int)(eta / 60), (int)fmod(eta, 60),
-          p->last ? "\n" : "  ");
-  fflush(stderr);
+/* The sweep's hooks: where it stands, to the front end's reporter. */
+static void progress(void *ctx, const sweep_progress *p) {
+  char failed[32] = "";
+  if (p->failed) snprintf(failed, sizeof failed, "%zu failed", p->failed);
+  cli_progress_update(ctx, p->checking ? "points looked up" : "points",
+                      (double)(p->checking ? p->done : p->done + p->failed),
+                      (double)p->todo, failed);
 }
 
 /* A failed point: its message and key, below the bar when one is drawn. */
 static void point_failed(void *ctx, const char *key, const char *msg) {
-  const bar *b = ctx;
-  if (b->on) fputc('\n', stderr);
+  cli_progress_interrupt(ctx);
   fprintf(stderr, "geodes: %s\n  (point %s)\n", msg, key);
 }
 
 /* Runs the sweep: over MPI, or here (in --jobs workers) with ^C caught. */
 static void evaluate(const sweep *s, db *d, const sweep_args *a, bool mpi,
                      int rank, int64_t run, sweep_stats *st, err *e) {
-  bar b = {.on = rank == 0 && cli_stderr_is_tty(), .drawn_s = -INFINITY};
+  cli_progress bar;
+  cli_progress_start(&bar, "sweep", a->quiet || rank != 0);
   sweep_opts o = {.eval = eval_point, .jobs = mpi ? 1 : (int)a->jobs,
                   .run = run, .batch_rows = (int)a->batch,
-                  .progress = b.on ? draw : NULL, .failed = point_failed,
-                  .hook_ctx = &b};
+                  .progress = progress, .failed = point_failed,
+                  .hook_ctx = &bar};
   if (mpi) { /* mpirun forwards ^C to every rank: MPI stops as a whole */
     sweep_mpi_run(s, d, &o, st, e);
-    return;
+  } else {
+    struct sigaction old[2];
+    catch_stop(old);
+    o.stop = &stop_signal;
+    sweep_run(s, d, &o, st, e);
+    release_stop(old);
   }
-  struct sigaction old[2];
-  catch_stop(old);
-  o.stop = &stop_signal;
-  sweep_run(s, d, &o, st, e);
-  release_stop(old);
+  cli_progress_end(&bar);
 }
 
 /* The sweep of text (a's file), its files beside it, resolved (each

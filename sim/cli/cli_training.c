@@ -59,6 +59,21 @@ int cli_training_load(cli_training_opts *t, const scenario *s, err *e) {
   return t->faults ? ERR_OK : e->code;
 }
 
+static void iterations_done(void *ctx, double done, double total) {
+  cli_progress_update(ctx, "iterations", done, total, NULL);
+}
+
+static void seconds_done(void *ctx, double done, double total) {
+  cli_progress_update(ctx, "simulated s", done, total, NULL);
+}
+
+void cli_training_progress(cli_training_opts *t, const char *cmd,
+                           cli_progress *bar) {
+  cli_progress_start(bar, cmd, t->quiet);
+  t->o.progress = t->o.iterations > 0 ? iterations_done : seconds_done;
+  t->o.progress_ctx = bar;
+}
+
 void cli_training_free(cli_training_opts *t) {
   fault_free(t->faults);
   t->faults = NULL;

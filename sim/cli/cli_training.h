@@ -7,6 +7,7 @@
 #include "schedules/schedule.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_opt.h"
+#include "sim/cli/cli_progress.h"
 #include "sim/recovery.h"
 #include "sim/training.h"
 #include "traces/fault.h"
@@ -21,6 +22,7 @@ typedef struct cli_training_opts {
   int recovery;
   bool replan_on_change;
   const char *replan_method;
+  bool quiet;              /* --quiet: no progress on stderr */
   bool active;             /* some training option was given */
 } cli_training_opts;
 
@@ -56,7 +58,8 @@ void cli_training_init(cli_training_opts *t);
                    "placement faster by more than the move costs"),          \
       CLI_OPT_NAME(0, "replan-method", "NAME", &(t)->replan_method,          \
                    schedule_method_names(),                                  \
-                   cli_replan_help())
+                   cli_replan_help()),                                       \
+      CLI_OPT_QUIET(&(t)->quiet)
 
 /* The help of --replan-method, its default method from schedules/ (a
  * buffer of this module, built on first use). */
@@ -74,6 +77,12 @@ int cli_training_check(const char *cmd, cli_training_opts *t,
  * --inner-steps (a usage error, exit 2, naming both). */
 int cli_training_usage(const char *cmd, const cli_training_opts *t,
                        const scenario *s);
+
+/* Starts bar (cli_progress_start; --quiet: off) for cmd's run and sets
+ * t->o's progress hook to it: iterations kept, or simulated seconds of
+ * --duration-s. The caller ends it (cli_progress_end) after the run. */
+void cli_training_progress(cli_training_opts *t, const char *cmd,
+                           cli_progress *bar);
 
 /* Loads --faults against s (its errors FILE:LINE in e). */
 int cli_training_load(cli_training_opts *t, const scenario *s, err *e);

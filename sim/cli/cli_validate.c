@@ -10,6 +10,7 @@
 #include "analysis/validate.h"
 #include "base/mem.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_progress.h"
 
 static const cli_opt_command VALIDATE = {
     .name = "validate",
@@ -183,17 +184,16 @@ static void print_table(const validate_report *r, const char *name,
   }
 }
 
+/* The validation's hook: simulations done, to the reporter. */
 static void progress(void *ctx, int done, int total) {
-  (void)ctx;
-  fprintf(stderr, "\rsimulating %d/%d%s", done, total,
-          done == total ? "\n" : "");
+  cli_progress_update(ctx, "simulations", done, total, NULL);
 }
 
 typedef struct validate_args {
   const char *scenario, *db;
   int network; /* a transport_model, or TRANSPORT_NMODELS: all */
   long samples;
-  bool json;
+  bool json, quiet;
   cli_workload_opts wo;
   cli_cost_cmd_opts cc;
 } validate_args;
@@ -213,6 +213,7 @@ static int parse_args(int argc, char **argv, validate_args *a) {
       CLI_OPT_STRING(0, "db", "FILE", &a->db,
                      "also store every simulated point in FILE"),
       CLI_OPT_FLAG(0, "json", &a->json, "print one JSON object"),
+      CLI_OPT_QUIET(&a->quiet),
       CLI_OPT_HELP(),
       CLI_COST_CMD_OPTS(&a->cc),
       CLI_WORKLOAD_OPTS(&a->wo),
@@ -245,13 +246,16 @@ int cli_validate(int argc, char **argv) {
   scenario *s = scenario_load(a.scenario, &e);
   if (s) cli_workload_apply(&a.wo, s, &e);
   bool all = a.network == TRANSPORT_NMODELS;
+  cli_progress bar;
   validate_opts o = {
       .samples = (int)a.samples,
       .networks = all ? VALIDATE_ALL_NETWORKS : 1u << a.network,
       .transport = cli_transport(&a.wo, TRANSPORT_MODEL_DEFAULT),
       .cost_cmd = a.cc.cmd, .cost_timeout_s = a.cc.timeout_s,
-      .progress = cli_stderr_is_tty() ? progress : NULL};
+      .progress = progress, .progress_ctx = &bar};
+  cli_progress_start(&bar, "validate", a.quiet);
   validate_report *r = e.code ? NULL : validate_run(s, &o, &e);
+  cli_progress_end(&bar);
   if (r && a.db) store(&a, argc, argv, s, r, &e);
   if (e.code) {
     rc = cli_fail("validate", &e);

@@ -9,10 +9,12 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/names.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_progress.h"
 
 typedef struct cli_command {
   const char *name;
@@ -56,7 +58,14 @@ static void usage(FILE *f) {
           "Subcommands:\n");
   for (size_t i = 0; i < NCOMMANDS; i++)
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fprintf(f, "\n'geodes SUBCOMMAND --help' describes each one.\n");
+  fprintf(f, "\n'geodes SUBCOMMAND --help' describes each one.\n\n"
+             "Environment:\n"
+             "  " CLI_PROGRESS_ENV "  seconds between two lines of "
+             "progress\n"
+             "                              on stderr when it is not a "
+             "terminal\n"
+             "                              (default "
+             CLI_STR(CLI_PROGRESS_INTERVAL_S) "); --quiet turns it off\n");
 }
 
 /* Flushes stdout once and checks it: stdio reports a failed write only
@@ -178,6 +187,12 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "--version") == 0) {
     printf("geodes %s (%s)\n", GEODES_VERSION, GEODES_GIT);
     return CLI_OK;
+  }
+  if (cli_progress_interval_s() < 0) {
+    fprintf(stderr, "geodes: %s='%s': a number of seconds from 0 to %g "
+            "expected\n", CLI_PROGRESS_ENV, getenv(CLI_PROGRESS_ENV),
+            CLI_PROGRESS_MAX_INTERVAL_S);
+    return CLI_USAGE;
   }
   const cli_command *c = find(cmd);
   if (c) return c->fn(argc - 1, argv + 1);
