@@ -280,11 +280,10 @@ static int read_lines(measure_set *m, const char *text, size_t len, err *e) {
 measure_set *measure_load(const char *path, err *e) {
   measure_set *m = mem_calloc(1, sizeof *m);
   m->path = mem_strdup(path);
-  file_error why;
   size_t len;
-  char *text = file_read(path, FILE_MAX_JSON_BYTES, &len, &why);
-  int rc = text ? read_lines(m, text, len, e)
-                : err_set(e, ERR_IO, "%s:0: cannot read: %s", path, why.reason);
+  char *text = file_load(path, "the measurements", FILE_MAX_JSON_BYTES, &len,
+                         e);
+  int rc = text ? read_lines(m, text, len, e) : ERR_IO;
   free(text);
   if (rc) {
     measure_free(m);

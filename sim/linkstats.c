@@ -3,13 +3,14 @@
  * swept into change points; the CSV integrates those over its steps. */
 #include "sim/linkstats.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file_out.h"
 #include "base/mem.h"
+#include "traces/csv.h"
 
 const char *const sim_ls_kind_names[3] = {"link", "nic-out", "nic-in"};
 
@@ -260,15 +261,11 @@ int sim_linkstats_csv(const sim_linkstats *ls, const scenario *s,
                    "%.0f steps, more than %d: a coarser resolution", path,
                    resolution_s, (double)(ls->t1 - ls->t0) * 1e-9, steps,
                    SIM_LINKSTATS_MAX_STEPS);
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return err_set(e, ERR_IO, "%s:0: cannot write the link statistics: %s",
-                   path, strerror(errno));
-  fputs("t_s,kind,resource,src,dst,bytes,rate_gbps,utilisation,flows\n", f);
-  for (int i = 0; i < ls->nres; i++) csv_rows(f, ls, &ls->res[i], s, step);
-  bool bad = ferror(f) != 0;
-  if (fclose(f) != 0 || bad)
-    return err_set(e, ERR_IO, "%s:0: cannot write the link statistics: %s",
-                   path, errno ? strerror(errno) : "write error");
-  return ERR_OK;
+  file_out out;
+  int rc = file_out_open(&out, path, "the link statistics", e);
+  if (rc) return rc;
+  fputs("t_s,kind,resource,src,dst,bytes,rate_gbps,utilisation,flows\n",
+        out.f);
+  for (int i = 0; i < ls->nres; i++) csv_rows(out.f, ls, &ls->res[i], s, step);
+  return file_out_close(&out, true, e);
 }

@@ -481,13 +481,8 @@ fault_trace *fault_parse(const char *text, size_t len, const char *name,
 
 fault_trace *fault_load(const char *path, const scenario *s, err *e) {
   size_t len;
-  file_error why;
-  char *text = file_read(path, FILE_MAX_BYTES, &len, &why);
-  if (!text) {
-    err_set(e, ERR_IO, "%s:1: cannot read the fault trace: %s", path,
-            why.reason);
-    return NULL;
-  }
+  char *text = file_load(path, "the fault trace", FILE_MAX_BYTES, &len, e);
+  if (!text) return NULL;
   fault_trace *f = fault_parse(text, len, path, s, e);
   free(text);
   return f;
