@@ -245,9 +245,13 @@ static void csv_rows(FILE *f, const sim_linkstats *ls, const sim_ls_res *r,
     integrate(r, a, b, &from, &bytes, &flows);
     if (bytes <= 0 && flows <= 0) continue;
     double gbps = 8 * bytes / (double)(b - a);
-    fprintf(f, "%.9g,%s,%s,%s,%s,%.17g,%.9g,%.9g,%.6g\n",
-            (double)(a - ls->t0) * 1e-9, sim_ls_kind_names[r->kind], name,
-            src, dst, bytes, gbps, gbps / r->capacity_gbps, flows);
+    fprintf(f, "%.9g,%s,", (double)(a - ls->t0) * 1e-9,
+            sim_ls_kind_names[r->kind]);
+    csv_write_field(f, name), putc(',', f); /* site names: any text */
+    csv_write_field(f, src), putc(',', f);
+    csv_write_field(f, dst);
+    fprintf(f, ",%.17g,%.9g,%.9g,%.6g\n", bytes, gbps,
+            gbps / r->capacity_gbps, flows);
   }
 }
 
