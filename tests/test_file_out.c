@@ -356,6 +356,19 @@ Test(file_out, a_command_never_writes_one_file_twice) {
   cr_expect(strstr(r.err, "another output of this command goes there"), "%s",
             r.err);
   cr_expect(access(a, F_OK) != 0, "nothing written");
+  /* the results store is an input too: -o onto it, by its name or a link */
+  const char *db = support_path("r.db"), *alias = support_path("alias.db");
+  cr_expect_eq(support_geodes(&r, "schedule multi-dc --method random-search "
+                              "--trials 2 -o '%s' --db '%s'", db, db), 2);
+  cr_expect(access(db, F_OK) != 0, "nothing written");
+  cr_assert_eq(support_geodes(&r, "schedule multi-dc --method random-search "
+                              "--trials 2 --db '%s'", db), 0, "%s", r.err);
+  cr_assert_eq(symlink(db, alias), 0);
+  cr_expect_eq(support_geodes(&r, "schedule multi-dc --shape auto --stages 4 "
+                              "--replicas 2 -o '%s' --db '%s'", alias, db), 1);
+  cr_expect(strstr(r.err, "it is an input of this command"), "%s", r.err);
+  cr_expect_eq(support_sql_int(db, "SELECT count(*) FROM runs"), 1,
+               "the store is intact");
   support_run_clear(&r);
 }
 

@@ -251,6 +251,12 @@ int cli_out_open(cli_out *o, const char *path, const char *what);
  * fails), else removes the partial file. Returns rc or the close's error. */
 int cli_out_close(cli_out *o, int rc);
 
+/* Before a command writes out (NULL: none) and then records into the
+ * results store (NULL: none): the store becomes an input of the run, so
+ * no output replaces it, and out naming it as typed is cmd's usage error
+ * (CLI_USAGE, printed; a store not made yet has no file to compare). */
+int cli_out_not_db(const char *cmd, const char *out, const char *store);
+
 /* Prints o as one line on stdout (jansson's dump flags: CLI_JSON, the
  * compact form, unless a command's output is indented; every real in the
  * fewest digits that read back as the same double: cli_json_write) and

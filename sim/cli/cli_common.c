@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/params_file.h"
+#include "base/file.h"
 #include "base/mem.h"
 #include "models/partition.h"
 #include "models/spec.h"
@@ -301,6 +302,14 @@ int cli_out_open(cli_out *o, const char *path, const char *what) {
     return cli_error("%s", e.msg);
   o->f = o->fo.f;
   return CLI_OK;
+}
+
+int cli_out_not_db(const char *cmd, const char *out, const char *store) {
+  if (!store || !out) return CLI_OK;
+  file_use_note(store, FILE_USE_READ);
+  if (strcmp(out, store) != 0) return CLI_OK;
+  return cli_usage_error(cmd, "%s is also the results store (--db): name "
+                         "another file", out);
 }
 
 int cli_out_close(cli_out *o, int rc) {

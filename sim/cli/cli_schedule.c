@@ -274,9 +274,12 @@ static void print_json(const scenario *s, const search_result *r,
 static int write_outputs(const sched_args *p, const scenario *s,
                          const search_result *r) {
   err e = {ERR_OK, ""};
+  int rc = cli_out_not_db("schedule", p->out, p->db);
+  if (!rc) rc = cli_out_not_db("schedule", p->convergence, p->db);
+  if (rc) return rc;
   int *split = mem_alloc((size_t)r->best->stages * sizeof *split);
-  int rc = p->out && partition_of(s, r->best, split, &e)
-               ? cli_fail("schedule", &e) : CLI_OK;
+  rc = p->out && partition_of(s, r->best, split, &e)
+           ? cli_fail("schedule", &e) : CLI_OK;
   cli_out a = {0}, c = {0};
   if (!rc && p->out && !(rc = cli_out_open(&a, p->out, "the allocation")))
     alloc_write_split(r->best, split, a.f);

@@ -292,9 +292,12 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   const char *net = transport_model_name(so->transport.model);
   int rc = shape_search(s, &o, &r, &e);
   double wall = now_s() - t0;
-  if (rc == ERR_OK && p->out && write_alloc(p->out, r.all[r.best].a)) {
+  int out = rc == ERR_OK && p->out ? cli_out_not_db("schedule", p->out, p->db)
+                                    : CLI_OK;
+  if (rc == ERR_OK && p->out && !out) out = write_alloc(p->out, r.all[r.best].a);
+  if (out) {
     shape_result_free(&r);
-    return CLI_ERROR; /* said */
+    return out; /* said */
   }
   shape_ctx rows = {s, &r, net};
   if (rc == ERR_OK && p->db)
