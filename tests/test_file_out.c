@@ -125,6 +125,21 @@ Test(file_out, folders_refused_devices_and_pipes_written_through) {
   err_clear(&e);
   cr_expect_eq(put("", "x", &e), ERR_IO);
   cr_expect_str_eq(e.msg, "an empty file name for the test file");
+  /* a descriptor's name (a shell's redirection of stdout): through, the
+   * file it has open stays the one written */
+  const char *redirected = support_write_file(support_path("fd.txt"), "");
+  FILE *held = fopen(redirected, "r");
+  cr_assert_not_null(held);
+  struct stat before, after;
+  cr_assert_eq(fstat(fileno(held), &before), 0);
+  char fdname[64];
+  snprintf(fdname, sizeof fdname, "/dev/fd/%d", fileno(held));
+  err_clear(&e);
+  cr_expect_eq(put(fdname, "via fd\n", &e), ERR_OK, "%s", e.msg);
+  cr_assert_eq(stat(redirected, &after), 0);
+  cr_expect_eq(before.st_ino, after.st_ino, "the same file, not a new one");
+  fclose(held);
+  expect_text(redirected, "via fd\n");
   const char *fifo = support_path("pipe"), *drained = support_path("drained");
   cr_assert_eq(mkfifo(fifo, 0600), 0);
   fflush(NULL);

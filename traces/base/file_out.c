@@ -111,6 +111,16 @@ static bool pending(const char *target) {
   return false;
 }
 
+/* Whether path names a descriptor this process has open (/dev/stdout,
+ * /dev/fd/1, /proc/self/fd/1): what it leads to is open already, perhaps
+ * a file the shell redirected stdout to; replacing that file would leave
+ * the descriptor on the old one. Written through, as a shell would. */
+static bool descriptor(const char *path) {
+  return strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0 ||
+         strncmp(path, "/dev/fd/", 8) == 0 ||
+         strncmp(path, "/proc/self/fd/", 14) == 0;
+}
+
 /* Why a regular file at st may not be replaced, or NULL. */
 static const char *in_use(const struct stat *st) {
   switch (file_use_of(st)) {
@@ -152,7 +162,7 @@ int file_out_open(file_out *o, const char *path, const char *what, err *e) {
   int rc = ERR_OK;
   if (stat(path, &st) == 0) {
     if (S_ISDIR(st.st_mode)) return fail(o, e, "a folder (name a file to write)");
-    if (!S_ISREG(st.st_mode)) { /* a device or a pipe: through, as is */
+    if (!S_ISREG(st.st_mode) || descriptor(path)) { /* through, as is */
       o->f = fopen(path, "w");
       return o->f ? ERR_OK : fail(o, e, strerror(errno));
     }

@@ -6,7 +6,8 @@
  *                            new one, never half of it
  *   a symbolic link          the same for the file it leads to (dangling
  *                            or not); the link stays a link
- *   a device, a pipe         written through (never replaced)
+ *   a device, a pipe         written through (never replaced), as is a
+ *                            descriptor's name (/dev/stdout, /dev/fd/N)
  *   a folder                 refused
  *   an input of this run     refused (file_use_of: read, or written once
  *                            already by this run)
