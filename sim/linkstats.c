@@ -234,10 +234,11 @@ static void integrate(const sim_ls_res *r, int64_t a, int64_t b, size_t *from,
 
 static void csv_rows(FILE *f, const sim_linkstats *ls, const sim_ls_res *r,
                      const scenario *s, int64_t step) {
-  char name[256];
-  sim_linkstats_name(ls, r, s, name, sizeof name);
   const char *src = s->sites[r->kind == SIM_LS_LINK ? r->a : r->site].name;
   const char *dst = r->kind == SIM_LS_LINK ? s->sites[r->b].name : "";
+  size_t size = strlen(src) + strlen(dst) + 16; /* whole, never cut */
+  char *name = mem_alloc(size);
+  sim_linkstats_name(ls, r, s, name, size);
   size_t from = 0;
   for (int64_t a = ls->t0; a < ls->t1; a += step) {
     int64_t b = a + step < ls->t1 ? a + step : ls->t1;
@@ -253,6 +254,7 @@ static void csv_rows(FILE *f, const sim_linkstats *ls, const sim_ls_res *r,
     fprintf(f, ",%.17g,%.9g,%.9g,%.6g\n", bytes, gbps,
             gbps / r->capacity_gbps, flows);
   }
+  free(name);
 }
 
 int sim_linkstats_csv(const sim_linkstats *ls, const scenario *s,

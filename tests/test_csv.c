@@ -407,3 +407,44 @@ Test(csv, trace_synth_keeps_hostile_names) {
                  i, "site %d: '%s'", i, trace_site(t, i));
   trace_free(t);
 }
+
+/* The resource column of --link-stats was cut at 255 bytes: a long name
+ * lost its end, inside a UTF-8 character, and the file no longer read. */
+Test(csv, link_stats_keep_long_names_whole) {
+  char a[420] = "", b[420] = "";
+  for (int i = 0; i < 200; i++) strcat(a, "é"), strcat(b, "ü");
+  char json[2048];
+  snprintf(json, sizeof json,
+           "{\"name\": \"long\", \"sites\": [{\"name\": \"%s\", \"devices\": "
+           "1, \"gpu\": \"V100\"}, {\"name\": \"%s\", \"devices\": 1, "
+           "\"gpu\": \"V100\"}], \"network\": {\"latency_ms\": 10, "
+           "\"bandwidth_gbps\": 1}, \"workload\": {\"model\": \"gpt3-xl\", "
+           "\"layers\": 2, \"batch\": 2, \"micro_batch\": 1, \"stages\": 2, "
+           "\"replicas\": 1}}", a, b);
+  const char *sc = support_write_file(support_path("long.json"), json);
+  const char *out = support_path("long.csv");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "explain '%s' --method dtfm-identity "
+                              "--link-stats '%s'", sc, out), 0, "%s", r.err);
+  support_run_clear(&r);
+  size_t len;
+  char *text = support_read_file(out, &len);
+  csv_reader rd;
+  csv_reader_init(&rd, text, len, out);
+  const char *s, *f[10];
+  size_t n, fn[10];
+  err e;
+  err_clear(&e);
+  char want[1000];
+  snprintf(want, sizeof want, "%s>%s", a, b);
+  int links = 0, rc;
+  while ((rc = csv_next(&rd, &s, &n, &e)) > 0) {
+    cr_assert_eq(csv_split(&rd, s, n, f, fn, 10), 9, "line %d", rd.line);
+    if (fn[1] == 4 && memcmp(f[1], "link", 4) == 0 && fn[3] == strlen(a))
+      links += fn[2] == strlen(want) && memcmp(f[2], want, fn[2]) == 0;
+  }
+  cr_expect_eq(rc, 0, "%s", e.msg);
+  cr_expect_gt(links, 0, "no row of the link %s", want);
+  csv_reader_free(&rd);
+  free(text);
+}
