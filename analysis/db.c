@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "analysis/db_schema.h"
+#include "base/file.h"
 #include "base/mem.h"
 
 /* How long a connection waits for another's lock (SQLite's busy timeout,
@@ -370,14 +371,15 @@ static char *folder_of(const char *path) {
  * be made. SQLite opens a write-protected file read-only without a word and
  * fails later, misleadingly, at the first read of a WAL file. */
 static int open_file(db *d, err *e) {
+  if (!d->path[0]) /* SQLite would open a temporary store, lost at exit */
+    return err_set(e, ERR_DB, "an empty file name for the results store");
   struct stat sb;
   bool exists = stat(d->path, &sb) == 0;
-  if (exists && S_ISDIR(sb.st_mode)) /* SQLite only says "unable to open" */
-    return err_set(e, ERR_DB, "%s: is a folder, not a database file", d->path);
-  /* a device or a pipe: SQLite would put its journal beside it (in /dev) */
+  /* a folder: SQLite only says "unable to open"; a device or a pipe: it
+   * would put its journal beside it (in /dev) */
   if (exists && !S_ISREG(sb.st_mode))
-    return err_set(e, ERR_DB, "%s: is not a regular file, and a results "
-                   "store is a database file", d->path);
+    return err_set(e, ERR_DB, "%s: cannot open the results store: %s",
+                   d->path, file_not_regular(sb.st_mode));
   char *dir = folder_of(d->path);
   bool dir_ok = access(dir, W_OK | X_OK) == 0;
   int rc = ERR_OK;
@@ -425,6 +427,7 @@ db *db_open(const char *path, err *e) {
     db_close(d);
     return NULL;
   }
+  file_use_note(path, FILE_USE_READ); /* no output of this run replaces it */
   return d;
 }
 

@@ -73,13 +73,14 @@ static void header_free(header *h) {
   for (int i = 0; i < h->n; i++) free(h->key[i]), free(h->name[i]);
 }
 
-static int read_header(const measure_set *m, int line, const char *s,
+static int read_header(const measure_set *m, csv_reader *rd, const char *s,
                        size_t n, header *h, err *e) {
+  int line = rd->line;
   const char *f[MEASURE_MAX_COLUMNS];
   size_t fn[MEASURE_MAX_COLUMNS];
   *h = (header){.scenario = -1, .measured = -1, .method = -1, .alloc = -1,
                 .group = -1};
-  int k = csv_split(s, n, f, fn, MEASURE_MAX_COLUMNS);
+  int k = csv_split(rd, s, n, f, fn, MEASURE_MAX_COLUMNS);
   if (k > MEASURE_MAX_COLUMNS)
     return err_set(e, ERR_PARSE, "%s:%d: more than %d columns", m->path,
                    line, MEASURE_MAX_COLUMNS);
@@ -197,11 +198,12 @@ static int resolve(const measure_set *m, const header *h, int line, char **f,
   return r->a ? ERR_OK : at_row(m, line, e && e->code ? e->code : ERR_CONFIG, e);
 }
 
-static int read_row(measure_set *m, const header *h, int line, const char *s,
-                    size_t n, err *e) {
+static int read_row(measure_set *m, const header *h, csv_reader *rd,
+                    const char *s, size_t n, err *e) {
+  int line = rd->line;
   const char *f[MEASURE_MAX_COLUMNS];
   size_t fn[MEASURE_MAX_COLUMNS];
-  int k = csv_split(s, n, f, fn, MEASURE_MAX_COLUMNS);
+  int k = csv_split(rd, s, n, f, fn, MEASURE_MAX_COLUMNS);
   if (k != h->n)
     return err_set(e, ERR_PARSE, "%s:%d: %d fields, the header has %d",
                    m->path, line, k, h->n);
@@ -263,13 +265,14 @@ static int read_lines(measure_set *m, const char *text, size_t len, err *e) {
     if (n == 0 || s[0] == '#') continue;
     if (!have_header) {
       have_header = true;
-      rc = read_header(m, rd.line, s, n, &h, e);
+      rc = read_header(m, &rd, s, n, &h, e);
     } else {
-      rc = read_row(m, &h, rd.line, s, n, e);
+      rc = read_row(m, &h, &rd, s, n, e);
     }
     if (rc) break;
   }
   header_free(&h);
+  csv_reader_free(&rd);
   if (rc < 0) return rc;
   if (!have_header || m->n == 0)
     return err_set(e, ERR_MISSING, "%s:%d: no %s", m->path, rd.line,
@@ -280,11 +283,10 @@ static int read_lines(measure_set *m, const char *text, size_t len, err *e) {
 measure_set *measure_load(const char *path, err *e) {
   measure_set *m = mem_calloc(1, sizeof *m);
   m->path = mem_strdup(path);
-  file_error why;
   size_t len;
-  char *text = file_read(path, FILE_MAX_JSON_BYTES, &len, &why);
-  int rc = text ? read_lines(m, text, len, e)
-                : err_set(e, ERR_IO, "%s:0: cannot read: %s", path, why.reason);
+  char *text = file_load(path, "the measurements", FILE_MAX_JSON_BYTES, &len,
+                         e);
+  int rc = text ? read_lines(m, text, len, e) : ERR_IO;
   free(text);
   if (rc) {
     measure_free(m);

@@ -3,8 +3,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "models/params.h"
 
 /* The known names, for a message. */
@@ -38,11 +40,21 @@ static int entry(const char *path, const char *key, json_t *j, int *id,
 }
 
 int params_file_apply(const char *path, err *e) {
+  size_t len;
+  char *text = file_load(path, "the parameters", FILE_MAX_JSON_BYTES, &len, e);
+  if (!text) return ERR_IO;
+  int rc = params_file_apply_text(text, len, path, e);
+  free(text);
+  return rc;
+}
+
+int params_file_apply_text(const char *text, size_t len, const char *path,
+                           err *e) {
   json_error_t je;
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
   if (!root)
-    return err_set(e, je.line > 0 ? ERR_PARSE : ERR_IO, "%s:%d: %s", path,
-                   je.line > 0 ? je.line : 0, je.text);
+    return err_set(e, ERR_PARSE, "%s:%d: %s", path, je.line > 0 ? je.line : 1,
+                   je.text);
   json_t *ps = json_object_get(root, "params");
   int rc = ERR_OK, ids[PARAMS_N];
   double vals[PARAMS_N];

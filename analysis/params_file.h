@@ -27,6 +27,10 @@
  * ..."), with nothing set. */
 int params_file_apply(const char *path, err *e);
 
+/* The same for the text[0 .. len) of a file named path in messages. */
+int params_file_apply_text(const char *text, size_t len, const char *path,
+                           err *e);
+
 /* The "params" object of the current values of the ids (n of them) with
  * their uncertainties (NULL, or NAN where unknown); the caller owns it. */
 json_t *params_file_json(const int *ids, const double *sigma, int n);

@@ -397,9 +397,7 @@ static void resolve_files(sweep *s, int k, const char *path) {
 
 sweep *sweep_load(const char *path, err *e) {
   size_t len;
-  file_error why;
-  char *text = file_read(path, FILE_MAX_JSON_BYTES, &len, &why);
-  if (!text) err_set(e, ERR_IO, "%s: cannot read: %s", path, why.reason);
+  char *text = file_load(path, "the sweep file", FILE_MAX_JSON_BYTES, &len, e);
   sweep *s = text ? sweep_parse(text, len, path, e) : NULL;
   free(text);
   if (s) sweep_files_beside(s, path);

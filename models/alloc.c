@@ -399,12 +399,7 @@ alloc_partition *alloc_partition_parse(const char *text, size_t len,
 
 /* The whole file at path, NUL-terminated; NULL and ERR_IO on failure. */
 static char *slurp(const char *path, size_t *len, err *e) {
-  file_error why;
-  char *text = file_read(path, FILE_MAX_JSON_BYTES, len, &why);
-  if (!text)
-    err_set(e, ERR_IO, "%s:0: cannot %s: %s", path,
-            why.opened ? "read" : "open", why.reason);
-  return text;
+  return file_load(path, "the allocation", FILE_MAX_JSON_BYTES, len, e);
 }
 
 alloc *alloc_read_split(const char *path, int replicas, int stages,

@@ -3,13 +3,14 @@
  * swept into change points; the CSV integrates those over its steps. */
 #include "sim/linkstats.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file_out.h"
 #include "base/mem.h"
+#include "traces/csv.h"
 
 const char *const sim_ls_kind_names[3] = {"link", "nic-out", "nic-in"};
 
@@ -233,10 +234,11 @@ static void integrate(const sim_ls_res *r, int64_t a, int64_t b, size_t *from,
 
 static void csv_rows(FILE *f, const sim_linkstats *ls, const sim_ls_res *r,
                      const scenario *s, int64_t step) {
-  char name[256];
-  sim_linkstats_name(ls, r, s, name, sizeof name);
   const char *src = s->sites[r->kind == SIM_LS_LINK ? r->a : r->site].name;
   const char *dst = r->kind == SIM_LS_LINK ? s->sites[r->b].name : "";
+  size_t size = strlen(src) + strlen(dst) + 16; /* whole, never cut */
+  char *name = mem_alloc(size);
+  sim_linkstats_name(ls, r, s, name, size);
   size_t from = 0;
   for (int64_t a = ls->t0; a < ls->t1; a += step) {
     int64_t b = a + step < ls->t1 ? a + step : ls->t1;
@@ -244,10 +246,15 @@ static void csv_rows(FILE *f, const sim_linkstats *ls, const sim_ls_res *r,
     integrate(r, a, b, &from, &bytes, &flows);
     if (bytes <= 0 && flows <= 0) continue;
     double gbps = 8 * bytes / (double)(b - a);
-    fprintf(f, "%.9g,%s,%s,%s,%s,%.17g,%.9g,%.9g,%.6g\n",
-            (double)(a - ls->t0) * 1e-9, sim_ls_kind_names[r->kind], name,
-            src, dst, bytes, gbps, gbps / r->capacity_gbps, flows);
+    fprintf(f, "%.9g,%s,", (double)(a - ls->t0) * 1e-9,
+            sim_ls_kind_names[r->kind]);
+    csv_write_field(f, name), putc(',', f); /* site names: any text */
+    csv_write_field(f, src), putc(',', f);
+    csv_write_field(f, dst);
+    fprintf(f, ",%.17g,%.9g,%.9g,%.6g\n", bytes, gbps,
+            gbps / r->capacity_gbps, flows);
   }
+  free(name);
 }
 
 int sim_linkstats_csv(const sim_linkstats *ls, const scenario *s,
@@ -260,15 +267,11 @@ int sim_linkstats_csv(const sim_linkstats *ls, const scenario *s,
                    "%.0f steps, more than %d: a coarser resolution", path,
                    resolution_s, (double)(ls->t1 - ls->t0) * 1e-9, steps,
                    SIM_LINKSTATS_MAX_STEPS);
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return err_set(e, ERR_IO, "%s:0: cannot write the link statistics: %s",
-                   path, strerror(errno));
-  fputs("t_s,kind,resource,src,dst,bytes,rate_gbps,utilisation,flows\n", f);
-  for (int i = 0; i < ls->nres; i++) csv_rows(f, ls, &ls->res[i], s, step);
-  bool bad = ferror(f) != 0;
-  if (fclose(f) != 0 || bad)
-    return err_set(e, ERR_IO, "%s:0: cannot write the link statistics: %s",
-                   path, errno ? strerror(errno) : "write error");
-  return ERR_OK;
+  file_out out;
+  int rc = file_out_open(&out, path, "the link statistics", e);
+  if (rc) return rc;
+  fputs("t_s,kind,resource,src,dst,bytes,rate_gbps,utilisation,flows\n",
+        out.f);
+  for (int i = 0; i < ls->nres; i++) csv_rows(out.f, ls, &ls->res[i], s, step);
+  return file_out_close(&out, true, e);
 }

@@ -9,10 +9,10 @@
  * pid and tid used has its process_name / thread_name metadata event. */
 #include "sim/timeline.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file_out.h"
 #include "base/mem.h"
 #include "sim/critpath.h"
 #include "sim/linkstats.h"
@@ -254,24 +254,18 @@ void sim_timeline_write(FILE *f, const sim_task *t, uint32_t n, int ndevices,
 int sim_timeline_save(const char *path, const sim_task *t, uint32_t n,
                       int ndevices, const char *const *device_name,
                       const char *meta, const sim_timeline_net *net, err *e) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return err_set(e, ERR_IO, "%s:0: cannot write the timeline: %s", path,
-                   strerror(errno));
-  sim_timeline_write(f, t, n, ndevices, device_name, meta, net);
-  /* a failed fprintf (disk full) leaves the error flag; fclose may not */
-  bool bad = ferror(f) != 0;
-  if (fclose(f) != 0 || bad)
-    return err_set(e, ERR_IO, "%s:0: cannot write the timeline: %s", path,
-                   errno ? strerror(errno) : "write error");
-  return ERR_OK;
+  file_out out;
+  int rc = file_out_open(&out, path, "the timeline", e);
+  if (rc) return rc;
+  sim_timeline_write(out.f, t, n, ndevices, device_name, meta, net);
+  return file_out_close(&out, true, e);
 }
 
 /* ---- a whole run, streamed ---- */
 
 struct sim_timeline_stream {
-  FILE *f;
-  char *path;
+  FILE *f;     /* out.f */
+  file_out out;
   const scenario *s;
   int *named;  /* [devices x streams]: lanes with a thread_name so far */
   bool any;    /* an event was written (the next needs a comma) */
@@ -287,15 +281,12 @@ void sim_timeline_stream_net(sim_timeline_stream *t,
 sim_timeline_stream *sim_timeline_stream_open(const char *path,
                                               const scenario *s,
                                               const char *meta, err *e) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    err_set(e, ERR_IO, "%s:0: cannot write the timeline: %s", path,
-            strerror(errno));
-    return NULL;
-  }
+  file_out out;
+  if (file_out_open(&out, path, "the timeline", e)) return NULL;
+  FILE *f = out.f;
   sim_timeline_stream *t = mem_calloc(1, sizeof *t);
   t->f = f;
-  t->path = mem_strdup(path);
+  t->out = out;
   t->s = s;
   t->named = mem_calloc((size_t)s->ndevices * NSTREAMS + 1, sizeof *t->named);
   const char **names = mem_alloc(((size_t)s->ndevices + 1) * sizeof *names);
@@ -376,12 +367,7 @@ void sim_timeline_stream_faults(sim_timeline_stream *t, const fault_trace *f,
 
 int sim_timeline_stream_close(sim_timeline_stream *t, err *e) {
   fputs("\n]}\n", t->f);
-  bool bad = ferror(t->f) != 0;
-  int rc = ERR_OK;
-  if (fclose(t->f) != 0 || bad)
-    rc = err_set(e, ERR_IO, "%s:0: cannot write the timeline: %s", t->path,
-                 errno ? strerror(errno) : "write error");
-  free(t->path);
+  int rc = file_out_close(&t->out, e != NULL, e);
   free(t->named);
   free(t);
   return rc;

@@ -41,8 +41,8 @@ void sim_timeline_write(FILE *f, const sim_task *t, uint32_t n, int ndevices,
                         const char *const *device_name, const char *meta,
                         const sim_timeline_net *net);
 
-/* The same into the file at path; ERR_IO (naming the path) if it cannot be
- * written. */
+/* The same into the file at path (base/file_out.h: whole or not at all);
+ * ERR_IO (naming the path) if it cannot be written. */
 int sim_timeline_save(const char *path, const sim_task *t, uint32_t n,
                       int ndevices, const char *const *device_name,
                       const char *meta, const sim_timeline_net *net, err *e);
@@ -74,8 +74,9 @@ void sim_timeline_stream_add(sim_timeline_stream *t, const sim_task *tasks,
 void sim_timeline_stream_faults(sim_timeline_stream *t, const fault_trace *f,
                                 const scenario *s);
 
-/* Ends the JSON and closes the file, freeing t: ERR_OK, or ERR_IO (in e,
- * which may be NULL) when a write failed. */
+/* Ends the JSON and closes the file, freeing t: ERR_OK, or ERR_IO (in e)
+ * when a write failed. e NULL: the run failed, and the file is left as it
+ * was (base/file_out.h: the timeline appears whole or not at all). */
 int sim_timeline_stream_close(sim_timeline_stream *t, err *e);
 
 #endif

@@ -664,6 +664,10 @@ int sim_training_run(const scenario *s, const alloc *a,
                    "one's record): give a shorter --duration-s", s->name,
                    SIM_TRAINING_MAX_ITERATIONS, o->duration_s);
   }
+  if (!rc && r.tl && (size_t)o->timeline_from >= r.n)
+    rc = err_set(e, ERR_RANGE, "%s: the timeline's iterations start at %d, "
+                 "and the run kept %zu (0 to %lld): it would hold none",
+                 o->timeline, o->timeline_from, r.n, (long long)r.n - 1);
   if (r.tl) {
     int t = sim_timeline_stream_close(r.tl, rc ? NULL : e);
     if (!rc) rc = t;

@@ -275,7 +275,8 @@ Test(db, folder_is_an_error) {
   cr_expect_null(db_open(support_dir(), &e));
   cr_expect_eq(e.code, ERR_DB);
   cr_expect_not_null(strstr(e.msg, support_dir()), "%s", e.msg);
-  cr_expect_not_null(strstr(e.msg, "is a folder"), "%s", e.msg);
+  cr_expect_not_null(strstr(e.msg, ": cannot open the results store: a "
+                            "folder, not a regular file"), "%s", e.msg);
 }
 
 /* Issue 24, 12: --db naming a device or a pipe is refused before SQLite
@@ -287,8 +288,8 @@ Test(db, a_special_file_is_an_error) {
   cr_expect_null(db_open(fifo, &e));
   cr_expect_eq(e.code, ERR_DB);
   char want[512];
-  snprintf(want, sizeof want, "%s: is not a regular file, and a results "
-           "store is a database file", fifo);
+  snprintf(want, sizeof want, "%s: cannot open the results store: a FIFO "
+           "(named pipe), not a regular file", fifo);
   cr_expect_str_eq(e.msg, want);
   cr_expect(access(support_path("pipe.db-journal"), F_OK) != 0);
   cr_expect(access(support_path("pipe.db-wal"), F_OK) != 0);
@@ -297,7 +298,8 @@ Test(db, a_special_file_is_an_error) {
     bool had = access("/dev/null-journal", F_OK) == 0;
     err_clear(&e);
     cr_expect_null(db_open("/dev/null", &e));
-    cr_expect(strstr(e.msg, "/dev/null: is not a regular file") != NULL, "%s",
+    cr_expect(strstr(e.msg, "/dev/null: cannot open the results store: a "
+                     "character device, not a regular file") != NULL, "%s",
               e.msg);
     cr_expect(had || access("/dev/null-journal", F_OK) != 0, "nothing in /dev");
   }

@@ -2,7 +2,9 @@
  * around the buffer's growth steps, NUL bytes included), its failure steps
  * (a missing path fails at open; a folder, /dev/zero, a FIFO without a
  * writer and a file over FILE_MAX_BYTES after it, at once and with the
- * reason), and each loader built on it keeping its own wording for both. */
+ * reason), and every reader of geodes — each loader, each file option of
+ * the command line, the results store — answering a missing file, a
+ * folder, a device, a FIFO and an empty name in one wording. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
@@ -11,10 +13,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/measure.h"
+#include "analysis/params_file.h"
 #include "analysis/sweep.h"
 #include "base/file.h"
 #include "models/alloc.h"
 #include "tests/support.h"
+#include "traces/fault.h"
 #include "traces/scenario.h"
 #include "traces/trace.h"
 
@@ -107,89 +112,185 @@ Test(file, a_file_over_the_cap_is_refused) {
   err e;
   err_clear(&e);
   cr_expect_null(scenario_load(big, &e));
-  cr_expect(strstr(e.msg, "cannot read: larger than the 16 MiB geodes reads "
-                   "for it"), "%s", e.msg);
+  cr_expect(strstr(e.msg, "cannot read the scenario: larger than the 16 MiB "
+                   "geodes reads for it"), "%s", e.msg);
   cr_assert_eq(truncate(big, 0), 0);
 }
 
-/* Every input of the command line, given /dev/zero or a FIFO: exit 1 at
- * once with the path and the reason, never a hang or an abort. */
-Test(file, commands_refuse_endless_inputs) {
-  const char *fifo = support_path("cli.fifo");
-  cr_assert_eq(mkfifo(fifo, 0600), 0, "mkfifo: %s", strerror(errno));
-  const char *paths[] = {"/dev/zero", fifo};
-  const char *reasons[] = {"a character device, not a regular file",
-                           "a FIFO (named pipe), not a regular file"};
-  const char *cmds[] = {"simulate '%s' --method dtfm-identity",
-                        "trace check '%s'",
-                        "simulate worldwide --alloc '%s'",
-                        "sweep '%s' --db /nonexistent/x.db"};
+/* ---- one answer for every reader (issue 35, 2) ---- */
+
+/* One loader of the libraries, called on path; NULL for a failure. */
+typedef struct loader {
+  const char *what; /* the words its message names the input by */
+  bool (*load)(const char *path, err *e);
+} loader;
+
+static bool ld_trace(const char *p, err *e) {
+  trace *t = trace_load(p, NULL, 0, e);
+  trace_free(t);
+  return t;
+}
+static bool ld_scenario(const char *p, err *e) {
+  scenario *s = scenario_load(p, e);
+  scenario_free(s);
+  return s;
+}
+static bool ld_alloc(const char *p, err *e) {
+  alloc *a = alloc_read(p, 2, 2, 4, e);
+  alloc_free(a);
+  return a;
+}
+static bool ld_partition(const char *p, err *e) {
+  alloc_partition *a = alloc_partition_read(p, 2, 2, 4, e);
+  alloc_partition_free(a);
+  return a;
+}
+static bool ld_sweep(const char *p, err *e) {
+  sweep *s = sweep_load(p, e);
+  sweep_free(s);
+  return s;
+}
+static bool ld_faults(const char *p, err *e) {
+  scenario *s = support_scenario("multi-dc");
+  fault_trace *f = fault_load(p, s, e);
+  fault_free(f);
+  scenario_free(s);
+  return f;
+}
+static bool ld_measure(const char *p, err *e) {
+  measure_set *m = measure_load(p, e);
+  measure_free(m);
+  return m;
+}
+static bool ld_params(const char *p, err *e) {
+  return params_file_apply(p, e) == ERR_OK;
+}
+
+static const loader loaders[] = {
+    {"the network trace", ld_trace},   {"the scenario", ld_scenario},
+    {"the allocation", ld_alloc},      {"the allocation", ld_partition},
+    {"the sweep file", ld_sweep},      {"the fault trace", ld_faults},
+    {"the measurements", ld_measure},  {"the parameters", ld_params}};
+#define NLOADERS (sizeof loaders / sizeof *loaders)
+
+/* What is not an input, and the reason every loader gives for it. */
+typedef struct bad_input {
+  const char *path, *reason;
+} bad_input;
+
+static void bad_inputs(bad_input out[5]) {
+  const char *fifo = support_path("in.fifo");
+  if (access(fifo, F_OK) != 0)
+    cr_assert_eq(mkfifo(fifo, 0600), 0, "mkfifo: %s", strerror(errno));
+  out[0] = (bad_input){support_path("missing.json"), "No such file or directory"};
+  out[1] = (bad_input){support_dir(), "a folder, not a regular file"};
+  out[2] = (bad_input){"/dev/null", "a character device, not a regular file"};
+  out[3] = (bad_input){fifo, "a FIFO (named pipe), not a regular file"};
+  out[4] = (bad_input){"", NULL};
+}
+
+/* Every loader, given each of them: ERR_IO and one wording, whole. Before,
+ * each had its own ("PATH:0: cannot open", "PATH:1: cannot read the fault
+ * trace", jansson's "PATH:0: unable to open" for params, which blocked on
+ * a FIFO and read a folder or /dev/null as empty JSON: PATH:1: '[' or '{'
+ * expected), and an empty name gave ":0: ...". */
+Test(file, every_loader_words_a_bad_input_alike) {
+  bad_input in[5];
+  bad_inputs(in);
+  char want[1024];
+  for (size_t l = 0; l < NLOADERS; l++)
+    for (int k = 0; k < 5; k++) {
+      err e;
+      err_clear(&e);
+      cr_expect_not(loaders[l].load(in[k].path, &e), "%s: '%s' loaded",
+                    loaders[l].what, in[k].path);
+      cr_expect_eq(e.code, ERR_IO, "%s: code %d (%s)", loaders[l].what,
+                   e.code, e.msg);
+      if (!in[k].reason)
+        snprintf(want, sizeof want, "an empty file name for %s",
+                 loaders[l].what);
+      else if (k == 0 && loaders[l].load == ld_scenario)
+        snprintf(want, sizeof want, "%s: cannot read the scenario (no "
+                 "built-in one has this name: see 'geodes scenarios'): %s",
+                 in[k].path, in[k].reason);
+      else
+        snprintf(want, sizeof want, "%s: cannot read %s: %s", in[k].path,
+                 loaders[l].what, in[k].reason);
+      cr_expect_str_eq(e.msg, want);
+    }
+}
+
+/* Every input of the command line, given a FIFO, a folder, a device or an
+ * empty name: exit 1 at once with the one wording, never a hang (timeout
+ * 20 s gives 124). --params blocked for ever on a FIFO in simulate,
+ * explain, schedule, reproduce, sweep and calibrate. */
+Test(file, every_reader_of_the_command_line_answers_alike) {
+  const char *sw = support_write_file(support_path("sw.json"),
+                                      "{\"layers\": 8}");
+  const char *store = support_path("x.db");
+  struct {
+    const char *args, *what;
+  } cmds[] = {
+      {"simulate '%s' --method dtfm-identity", "the scenario"},
+      {"simulate multi-dc --method dtfm-identity --params '%s'", "the parameters"},
+      {"explain multi-dc --method dtfm-identity --params '%s'", "the parameters"},
+      {"schedule multi-dc --method random-search --trials 2 --params '%s'",
+       "the parameters"},
+      {"reproduce --params '%s'", "the parameters"},
+      {"calibrate --data builtin:dtfm --fit site_compute_efficiency --params "
+       "'%s'", "the parameters"},
+      {"sweep '%2$s' --db '%3$s' --params '%1$s'", "the parameters"},
+      {"simulate multi-dc --alloc '%s'", "the allocation"},
+      {"predict multi-dc --alloc '%s'", "the allocation"},
+      {"explain multi-dc --alloc '%s'", "the allocation"},
+      {"simulate multi-dc --method dtfm-identity --iterations 2 --faults '%s'",
+       "the fault trace"},
+      {"faults check '%s' --scenario multi-dc", "the fault trace"},
+      {"faults synth '%s' --duration-s 10 --seed 1 -o -", "the scenario"},
+      {"trace check '%s'", "the network trace"},
+      {"trace synth --duration-s 10 --step-s 10 --seed 1 --base '%s' -o -", "the network trace"},
+      {"sweep '%1$s' --db '%3$s'%2$.0s", "the sweep file"},
+      {"calibrate --data '%s' --fit site_compute_efficiency", "the measurements"},
+      {"reproduce --data '%s'", "the measurements"}};
+  bad_input in[5];
+  bad_inputs(in);
   support_run r = {0};
-  for (size_t p = 0; p < 2; p++)
-    for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
-      char args[512];
-      snprintf(args, sizeof args, cmds[c], paths[p]);
-      cr_expect_eq(support_geodes(&r, "%s", args), 1, "%s: %s", args, r.err);
-      cr_expect(strstr(r.err, paths[p]) && strstr(r.err, reasons[p]),
-                "%s: %s", args, r.err);
+  for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++)
+    for (int k = 1; k < 5; k++) {
+      char args[1024], full[1200], want[512];
+      snprintf(args, sizeof args, cmds[c].args, in[k].path, sw, store);
+      snprintf(full, sizeof full, "timeout 20 '%s' %s", GEODES_BIN, args);
+      cr_expect_eq(support_sh(&r, "%s", full), 1, "%s: %s", full, r.err);
+      if (in[k].reason)
+        snprintf(want, sizeof want, "geodes: %s: cannot read %s: %s\n",
+                 in[k].path, cmds[c].what, in[k].reason);
+      else
+        snprintf(want, sizeof want, "geodes: an empty file name for %s\n",
+                 cmds[c].what);
+      cr_expect(strstr(r.err, want) != NULL, "%s:\n%s\nwanted: %s", full,
+                r.err, want);
     }
   support_run_clear(&r);
 }
 
-/* The message each loader gives for path, checked whole. */
-static void expect_msg(const char *who, const err *e, const char *want) {
-  cr_expect_eq(e->code, ERR_IO, "%s: code %d (%s)", who, e->code, e->msg);
-  cr_expect_str_eq(e->msg, want, "%s", who);
-}
-
-static void loader_messages(const char *path, bool folder) {
-  char want[1024];
-  const char *why = folder ? "a folder, not a regular file"
-                           : "No such file or directory";
-  err e;
-  err_clear(&e);
-  cr_expect_null(trace_load(path, NULL, 0, &e));
-  snprintf(want, sizeof want, "%s: cannot %s: %s", path,
-           folder ? "read" : "open", why);
-  expect_msg("trace_load", &e, want);
-  err_clear(&e);
-  cr_expect_null(scenario_load(path, &e));
-  if (folder) snprintf(want, sizeof want, "%s: cannot read: %s", path, why);
-  else
-    snprintf(want, sizeof want, "%s: not a built-in scenario (see 'geodes "
-             "scenarios') and cannot be read: %s", path, why);
-  expect_msg("scenario_load", &e, want);
-  err_clear(&e);
-  cr_expect_null(alloc_read(path, 2, 2, 4, &e));
-  snprintf(want, sizeof want, "%s:0: cannot %s: %s", path,
-           folder ? "read" : "open", why);
-  expect_msg("alloc_read", &e, want);
-  err_clear(&e);
-  cr_expect_null(alloc_partition_read(path, 2, 2, 4, &e));
-  expect_msg("alloc_partition_read", &e, want);
-  err_clear(&e);
-  cr_expect_null(sweep_load(path, &e));
-  snprintf(want, sizeof want, "%s: cannot read: %s", path, why);
-  expect_msg("sweep_load", &e, want);
-}
-
-Test(file, loaders_word_a_missing_file) {
-  loader_messages(support_path("missing.json"), false);
-}
-
-Test(file, loaders_word_a_folder) { loader_messages(support_dir(), true); }
-
-Test(file, sweep_command_words_both) {
+/* The results store gives the same reasons (it opens the file itself). */
+Test(file, the_results_store_answers_alike) {
+  bad_input in[5];
+  bad_inputs(in);
   support_run r = {0};
-  cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", support_dir(),
-                              support_path("x.db")), 1);
-  cr_expect(strstr(r.err, "cannot read the sweep file: a folder, not a regular "
-                   "file"), "%s",
-            r.err);
-  cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'",
-                              support_path("none.json"), support_path("x.db")),
-               1);
-  cr_expect(strstr(r.err, "none.json: cannot read the sweep file: No such "
-                   "file or directory"), "%s", r.err);
+  for (int k = 1; k < 5; k++) {
+    cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'",
+                                support_write_file(support_path("s.json"),
+                                                   "{\"layers\": 8}"),
+                                in[k].path), 1);
+    char want[512];
+    if (in[k].reason)
+      snprintf(want, sizeof want, "geodes: %s: cannot open the results "
+               "store: %s\n", in[k].path, in[k].reason);
+    else
+      snprintf(want, sizeof want, "geodes: an empty file name for the "
+               "results store\n");
+    cr_expect(strstr(r.err, want), "%s\nwanted: %s", r.err, want);
+  }
   support_run_clear(&r);
 }

@@ -225,7 +225,7 @@ Test(iperf3, bad_files_are_refused_with_their_line) {
        FIX "text_output.txt:1: not iperf3's JSON output (iperf3 -J): '[' or "
            "'{' expected near 'Connecting'"},
       {FIX "absent.json", ERR_IO,
-       FIX "absent.json:1: cannot read the iperf3 output: No such file or "
+       FIX "absent.json: cannot read the iperf3 output: No such file or "
            "directory"}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     iperf3_runs r = {0};

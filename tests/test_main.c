@@ -58,7 +58,7 @@ Test(main, a_large_output_to_a_full_stdout_is_an_error) {
   /* trace synth checks its own output and names it */
   cr_expect_eq(support_geodes(&r, "trace synth --duration-s 600 --step-s 1 "
                               "--seed 1 -o - >/dev/full"), 1);
-  cr_expect(strstr(r.err, "-:0: synth: cannot write the trace: No space "
+  cr_expect(strstr(r.err, "geodes: -: synth: cannot write the trace: No space "
                    "left on device"), "%s", r.err);
   support_run_clear(&r);
 }

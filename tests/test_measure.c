@@ -121,9 +121,9 @@ Test(measure, unknown_scenario_is_looked_for_beside_the_file) {
   support_run r = {0};
   cr_assert_eq(support_geodes(&r, "reproduce --data '%s'", csv), 1);
   char want[1024];
-  snprintf(want, sizeof want, "geodes: %s:3: scenarios: %s/nowhere: not a "
-           "built-in scenario (see 'geodes scenarios') and cannot be read: "
-           "No such file or directory\n", csv, support_dir());
+  snprintf(want, sizeof want, "geodes: %s:3: scenarios: %s/nowhere: cannot "
+           "read the scenario (no built-in one has this name: see 'geodes "
+           "scenarios'): No such file or directory\n", csv, support_dir());
   cr_assert_str_eq(r.err, want);
   support_run_clear(&r);
 }
@@ -188,8 +188,8 @@ Test(measure, calibrate_writes_params_that_simulate_reads_back) {
   cr_assert_eq(support_geodes(&r, "calibrate --data '%s' --fit "
                               "site_compute_efficiency --folds 0 -o '%s'",
                               csv, support_dir()), 1);
-  cr_assert(strstr(r.err, ": is a directory (name a file to write)"), "%s",
-            r.err);
+  cr_assert(strstr(r.err, ": cannot write the parameters: a folder (name a "
+                   "file to write)"), "%s", r.err);
   support_run_clear(&r);
 }
 

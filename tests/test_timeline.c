@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/graph.h"
 #include "sim/timeline.h"
@@ -352,5 +353,33 @@ Test(timeline, timeline_iterations_keep_a_window) {
   json_decref(res);
   json_decref(ja);
   json_decref(j1);
+  support_run_clear(&r);
+}
+
+/* Issue 35, 14: a window past the run's iterations gave an empty timeline,
+ * exit 0 and no word. Refused before the run when --iterations says how
+ * many, after it (the file then left as it was) under --duration-s. */
+Test(timeline, a_window_past_the_run_is_refused) {
+  support_run r = {0};
+  const char *tl = support_path("past.json");
+  cr_expect_eq(support_geodes(&r, "simulate multi-dc --method dtfm-identity "
+                              "--layers 8 --iterations 3 --timeline '%s' "
+                              "--timeline-iterations 5:9", tl), 2);
+  cr_expect_str_eq(r.err, "geodes simulate: --timeline-iterations '5:9': the "
+                   "run has 3 iterations (0 to 2), so the timeline would "
+                   "hold none\nTry 'geodes simulate --help'.\n");
+  cr_expect(access(tl, F_OK) != 0, "no timeline");
+  support_write_file(tl, "mine\n");
+  cr_expect_eq(support_geodes(&r, "simulate multi-dc --method dtfm-identity "
+                              "--layers 8 --duration-s 40 --timeline '%s' "
+                              "--timeline-iterations 5:", tl), 1);
+  char want[1024];
+  snprintf(want, sizeof want, "geodes: %s: the timeline's iterations start at "
+           "5, and the run kept ", tl);
+  cr_expect(strncmp(r.err, want, strlen(want)) == 0, "%s", r.err);
+  cr_expect(strstr(r.err, "it would hold none\n"), "%s", r.err);
+  char *kept = support_read_file(tl, NULL);
+  cr_expect_str_eq(kept, "mine\n", "the old file stays");
+  free(kept);
   support_run_clear(&r);
 }

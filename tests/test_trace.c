@@ -447,7 +447,8 @@ Test(trace_bad, load_io) {
   err_clear(&e);
   cr_expect_null(trace_load("/nonexistent/w.csv", NULL, 0, &e));
   cr_expect_eq(e.code, ERR_IO);
-  cr_expect_str_eq(e.msg, "/nonexistent/w.csv: cannot open: No such file or directory");
+  cr_expect_str_eq(e.msg, "/nonexistent/w.csv: cannot read the network trace: "
+                   "No such file or directory");
   err_clear(&e);
   cr_expect_null(trace_load(GEODES_FIXTURES, NULL, 0, &e));
   cr_expect_eq(e.code, ERR_IO, "%s", e.msg);
@@ -515,7 +516,8 @@ Test(trace_cli, check_errors_and_usage) {
   cr_expect(strstr(r.out, "--scenario"), "%s", r.out);
   rc = run_geodes(&r, "trace check /nonexistent.csv");
   cr_expect_eq(rc, 1, "%s", r.out);
-  cr_expect(strstr(r.out, "/nonexistent.csv: cannot open"), "%s", r.out);
+  cr_expect(strstr(r.out, "/nonexistent.csv: cannot read the network trace"),
+            "%s", r.out);
   support_run_clear(&r);
 }
 

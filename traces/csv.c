@@ -1,7 +1,10 @@
-/* csv: see csv.h. The text is cut into lines in place (no copy, no length
- * limit); a number is split into its digits first (csv_dec), so times
- * convert to nanoseconds exactly and only the double path calls strtod, on
- * a bounded copy. */
+/* csv: see csv.h. The text is cut into records in place (no copy, no
+ * length limit): a line without a quote is a record as it is (memchr, the
+ * common case), one with a quote is walked field by field, so a line break
+ * inside quotes continues the record. Only a field with a doubled quote is
+ * copied, unquoted, into the reader's buffer. A number is split into its
+ * digits first (csv_dec), so times convert to nanoseconds exactly and only
+ * the double path calls strtod, on a bounded copy. */
 #include "traces/csv.h"
 
 #include <errno.h>
@@ -23,6 +26,11 @@ int csv_show_len(const char *s, size_t n) {
 void csv_reader_init(csv_reader *r, const char *text, size_t len,
                      const char *name) {
   *r = (csv_reader){.name = name, .p = text, .end = text + len};
+}
+
+void csv_reader_free(csv_reader *r) {
+  free(r->buf);
+  r->buf = NULL, r->cap = 0;
 }
 
 /* Offset of the first byte of s[0..n) that breaks UTF-8, or n. */
@@ -56,13 +64,64 @@ static void trim(const char **s, size_t *n) {
   while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t')) (*n)--;
 }
 
+static bool blank(char c) { return c == ' ' || c == '\t'; }
+
+static const char *skip_blanks(const char *c, const char *end) {
+  while (c < end && blank(*c)) c++;
+  return c;
+}
+
+#define CSV_QUOTE_HINT "(a quote inside a quoted field is written twice: \"\")"
+
+/* The end of the record that starts at p, given that its first line (up
+ * to stop) holds a quote: past every line break inside quotes, each
+ * counted in *breaks. ERR_PARSE for a quote never closed, or text between
+ * a closing quote and the next comma. */
+static int record_end(csv_reader *r, const char *p, const char **stop,
+                      int *breaks, err *e) {
+  const char *c = p, *end = r->end;
+  for (;;) { /* one field per turn */
+    c = skip_blanks(c, end);
+    if (c < end && *c == '"') {
+      for (c++; c < end && (*c != '"' || (c + 1 < end && c[1] == '"')); c++) {
+        if (*c == '"') c++; /* "" */
+        else if (*c == '\n') (*breaks)++;
+      }
+      if (c >= end)
+        return err_set(e, ERR_PARSE, "%s:%d: a quoted field is not closed "
+                       CSV_QUOTE_HINT, r->name, r->line);
+      c = skip_blanks(c + 1, end);
+      if (c < end && *c == '\r' && c + 1 < end && c[1] == '\n') c++;
+      if (c < end && *c != ',' && *c != '\n')
+        return err_set(e, ERR_PARSE, "%s:%d: text after the closing quote of "
+                       "a field " CSV_QUOTE_HINT, r->name, r->line + *breaks);
+    } else {
+      while (c < end && *c != ',' && *c != '\n') c++;
+    }
+    if (c >= end || *c == '\n') break;
+    c++; /* the comma */
+  }
+  *stop = c;
+  return ERR_OK;
+}
+
 int csv_next(csv_reader *r, const char **s, size_t *n, err *e) {
   if (r->p >= r->end) return 0;
   const char *p = r->p, *nl = memchr(p, '\n', (size_t)(r->end - p));
-  size_t len = (size_t)((nl ? nl : r->end) - p);
-  r->p = nl ? nl + 1 : r->end;
+  const char *stop = nl ? nl : r->end, *first = skip_blanks(p, stop);
+  if (r->lines == 0 && stop - first >= 3 && memcmp(first, "\xEF\xBB\xBF", 3) == 0)
+    first = skip_blanks(first + 3, stop);
+  r->line = r->lines + 1;
+  int breaks = 0;
+  if (first < stop && *first != '#' &&
+      memchr(first, '"', (size_t)(stop - first))) {
+    int rc = record_end(r, p, &stop, &breaks, e);
+    if (rc) return rc;
+  }
+  r->lines += 1 + breaks;
+  size_t len = (size_t)(stop - p);
+  r->p = stop < r->end ? stop + 1 : r->end;
   if (len && p[len - 1] == '\r') len--;
-  r->line++;
   for (size_t k = 0; k < len && !r->any_text; k++)
     r->any_text = p[k] != ' ' && p[k] != '\t';
   if (memchr(p, '\0', len))
@@ -73,6 +132,7 @@ int csv_next(csv_reader *r, const char **s, size_t *n, err *e) {
     return err_set(e, ERR_PARSE, "%s:%d: invalid UTF-8 (byte 0x%02x at "
                    "column %zu)", r->name, r->line, (unsigned char)p[bad],
                    bad + 1);
+  trim(&p, &len);
   if (r->line == 1 && len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
     p += 3, len -= 3;
   trim(&p, &len);
@@ -113,20 +173,72 @@ void csv_comments_free(csv_comment *v, size_t n) {
   free(v);
 }
 
-int csv_split(const char *s, size_t n, const char **f, size_t *fn, int max) {
+/* The quoted field whose opening quote is at q, into *f and *fn: a span of
+ * the text, or its copy in r->buf (from *used on) when it holds "". The
+ * position after its closing quote (end when there is none). */
+static const char *quoted(csv_reader *r, const char *q, const char *end,
+                          size_t *used, const char **f, size_t *fn) {
+  const char *c = q + 1;
+  bool doubled = false;
+  for (; c < end && (*c != '"' || (c + 1 < end && c[1] == '"')); c++)
+    if (*c == '"') c++, doubled = true;
+  *f = q + 1, *fn = (size_t)(c - q - 1);
+  if (doubled) {
+    char *out = r->buf + *used;
+    size_t k = 0;
+    for (const char *x = q + 1; x < c; x++) {
+      out[k++] = *x;
+      if (*x == '"') x++;
+    }
+    *f = out, *fn = k;
+    *used += k;
+  }
+  return c < end ? c + 1 : end;
+}
+
+int csv_split(csv_reader *r, const char *s, size_t n, const char **f,
+              size_t *fn, int max) {
+  if (memchr(s, '"', n)) mem_grow((void **)&r->buf, &r->cap, n + 1, 1);
   int cols = 0;
+  size_t used = 0;
   const char *p = s, *end = s + n;
   for (;;) {
+    const char *q = skip_blanks(p, end), *fs = p;
+    size_t len;
+    if (q < end && *q == '"') p = quoted(r, q, end, &used, &fs, &len);
     const char *c = memchr(p, ',', (size_t)(end - p));
-    const char *fe = c ? c : end;
-    if (cols < max) {
-      f[cols] = p, fn[cols] = (size_t)(fe - p);
-      trim(&f[cols], &fn[cols]);
+    if (q >= end || *q != '"') {
+      len = (size_t)((c ? c : end) - p);
+      trim(&fs, &len);
     }
+    if (cols < max) f[cols] = fs, fn[cols] = len;
     cols++;
     if (!c) return cols;
     p = c + 1;
   }
+}
+
+/* ---- writing ---- */
+
+int csv_write_field(FILE *f, const char *s) {
+  size_t n = strlen(s);
+  bool quote = strpbrk(s, ",\"\r\n") ||
+               (n && (blank(s[0]) || blank(s[n - 1]) || s[0] == '#')) ||
+               strncmp(s, "\xEF\xBB\xBF", 3) == 0;
+  if (!quote) return fputs(s, f) < 0 ? EOF : 0;
+  int bad = putc('"', f) == EOF;
+  for (; *s; s++)
+    bad |= putc(*s, f) == EOF || (*s == '"' && putc('"', f) == EOF);
+  bad |= putc('"', f) == EOF;
+  return bad ? EOF : 0;
+}
+
+int csv_write_comment(FILE *f, const char *key, const char *value) {
+  int bad = fprintf(f, "# %s: ", key) < 0;
+  for (; *value; value++)
+    bad |= putc(*value == '\n' || *value == '\r' ? ' ' : *value, f) == EOF;
+  bad |= putc('\n', f) == EOF;
+  return bad ? EOF : 0;
 }
 
 /* ---- numbers ---- */

@@ -1,16 +1,20 @@
-/* csv: the text layer every CSV input of geodes shares (network traces,
- * fault traces): lines in file order, "# key: value" provenance comments,
- * comma-separated fields and exact decimal numbers, each failure worded
- * "NAME:LINE: message" once, here.
- * Invariant: a reader hands out each line once, in order, with its number,
- * already checked (no NUL byte, valid UTF-8, a UTF-8 BOM dropped on line 1)
- * and trimmed of blanks; it allocates nothing. */
+/* csv: the text layer every CSV file of geodes shares (network traces,
+ * fault traces, measurements, link statistics): records in file order,
+ * "# key: value" provenance comments, comma-separated fields quoted as RFC
+ * 4180 says and exact decimal numbers, each failure worded "NAME:LINE:
+ * message" once, here; and the one writer of a field and of a comment.
+ * Invariant: a reader hands out each record once, in order, with the number
+ * of its first line, already checked (no NUL byte, valid UTF-8, quotes
+ * closed, a UTF-8 BOM dropped on line 1) and trimmed of blanks. A record is
+ * one line unless a quoted field holds a line break; a line whose first
+ * character is '#' is a comment, quotes in it plain text. */
 #ifndef TRACES_CSV_H
 #define TRACES_CSV_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/err.h"
 
@@ -24,17 +28,24 @@ int csv_show_len(const char *s, size_t n);
 typedef struct csv_reader {
   const char *name;  /* the file as messages name it; borrowed */
   const char *p, *end;
-  int line;          /* the line last handed out (0 before the first) */
+  int line;          /* the first line of the record last handed out (0
+                        before the first) */
+  int lines;         /* lines read so far */
   bool any_text;     /* some line so far held more than blanks */
+  char *buf;         /* csv_split's unquoted fields (owned) */
+  size_t cap;
 } csv_reader;
 
-/* A reader over text[0 .. len) (need not be NUL-terminated), naming name. */
+/* A reader over text[0 .. len) (need not be NUL-terminated), naming name;
+ * csv_reader_free releases what it holds. */
 void csv_reader_init(csv_reader *r, const char *text, size_t len,
                      const char *name);
+void csv_reader_free(csv_reader *r);
 
-/* The next line, trimmed, into *s and *n (it may be empty). Returns 1, 0
- * at the end of the text, or ERR_PARSE with e filled ("NAME:LINE: NUL byte"
- * or "invalid UTF-8 (byte 0x.. at column N)"). */
+/* The next record, trimmed, into *s and *n (it may be empty). Returns 1, 0
+ * at the end of the text, or ERR_PARSE with e filled ("NAME:LINE: NUL byte",
+ * "invalid UTF-8 (byte 0x.. at column N)", a quote not closed or text after
+ * a closing quote). */
 int csv_next(csv_reader *r, const char **s, size_t *n, err *e);
 
 /* The line of a comment. A line beginning with '#' is a comment; it is a
@@ -56,9 +67,25 @@ void csv_comment_add(csv_comment **v, size_t *n, size_t *cap, const char *key,
 /* Frees n comments and the array; NULL is fine. */
 void csv_comments_free(csv_comment *v, size_t n);
 
-/* Splits s[0 .. n) at commas into at most max trimmed fields (f[k], fn[k]).
- * Returns how many fields the line has, which may exceed max. */
-int csv_split(const char *s, size_t n, const char **f, size_t *fn, int max);
+/* Splits the record s[0 .. n) (as csv_next gave it) at the commas outside
+ * quotes into at most max fields (f[k], fn[k]): blanks around a field are
+ * trimmed, a quoted field is its text between the quotes with each "" read
+ * as one quote (kept in r, valid until r's next csv_split). Returns how
+ * many fields the record has, which may exceed max. */
+int csv_split(csv_reader *r, const char *s, size_t n, const char **f,
+              size_t *fn, int max);
+
+/* ---- writing ---- */
+
+/* s as one field to f: as it is, or in double quotes with each quote
+ * doubled (RFC 4180) when it holds a comma, a quote or a line break, or
+ * when csv_next would read it otherwise (blanks at either end, a '#' or
+ * a byte order mark first). 0, or EOF when a write failed. */
+int csv_write_field(FILE *f, const char *s);
+
+/* "# key: value" and a line break to f, each line break inside value
+ * written as a blank (a comment is one line). 0, or EOF. */
+int csv_write_comment(FILE *f, const char *key, const char *value);
 
 /* Number parsing: OK or why not, worded by csv_num_what. */
 enum { CSV_NUM_OK, CSV_NUM_SYNTAX, CSV_NUM_NONFINITE, CSV_NUM_NEGATIVE,

@@ -481,13 +481,8 @@ fault_trace *fault_parse(const char *text, size_t len, const char *name,
 
 fault_trace *fault_load(const char *path, const scenario *s, err *e) {
   size_t len;
-  file_error why;
-  char *text = file_read(path, FILE_MAX_BYTES, &len, &why);
-  if (!text) {
-    err_set(e, ERR_IO, "%s:1: cannot read the fault trace: %s", path,
-            why.reason);
-    return NULL;
-  }
+  char *text = file_load(path, "the fault trace", FILE_MAX_BYTES, &len, e);
+  if (!text) return NULL;
   fault_trace *f = fault_parse(text, len, path, s, e);
   free(text);
   return f;
@@ -508,24 +503,30 @@ void fault_format_s(char *buf, size_t size, int64_t ns) {
 
 int fault_write_row(FILE *out, const char *path, const scenario *s,
                     const fault_event *ev, err *e) {
-  char t[32], d[32], target[512], factor[40] = "";
+  char t[32], d[32], device[24], factor[40] = "", *pair = NULL;
+  const char *target = device;
   fault_format_s(t, sizeof t, ev->t_ns);
   fault_format_s(d, sizeof d, ev->dur_ns);
   switch (fault_kind_target(ev->kind)) {
     case FAULT_TARGET_DEVICE:
-      snprintf(target, sizeof target, "%d", ev->a);
+      snprintf(device, sizeof device, "%d", ev->a);
       break;
     case FAULT_TARGET_SITE:
-      snprintf(target, sizeof target, "%s", s->sites[ev->a].name);
+      target = s->sites[ev->a].name;
       break;
-    default:
-      snprintf(target, sizeof target, "%s:%s", s->sites[ev->a].name,
-               s->sites[ev->b].name);
+    default: {
+      const char *a = s->sites[ev->a].name, *b = s->sites[ev->b].name;
+      size_t n = strlen(a) + strlen(b) + 2; /* names of any length */
+      target = pair = mem_alloc(n);
+      snprintf(pair, n, "%s:%s", a, b);
+    }
   }
   if (fault_kind_has_factor(ev->kind))
     snprintf(factor, sizeof factor, "%.17g", ev->factor);
-  if (fprintf(out, "%s,%s,%s,%s,%s\n", t, fault_kind_name(ev->kind), target,
-              d, factor) < 0)
-    return err_set(e, ERR_IO, "%s: %s", path, strerror(errno));
+  bool bad = fprintf(out, "%s,%s,", t, fault_kind_name(ev->kind)) < 0 ||
+             csv_write_field(out, target) == EOF ||
+             fprintf(out, ",%s,%s\n", d, factor) < 0;
+  free(pair);
+  if (bad) return err_set(e, ERR_IO, "%s: %s", path, strerror(errno));
   return ERR_OK;
 }

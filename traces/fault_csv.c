@@ -11,6 +11,7 @@
 #include "base/simtime.h"
 
 typedef struct fault_parser {
+  csv_reader *rd;
   const char *name;
   int line;
   const scenario *s;
@@ -142,7 +143,7 @@ static int parse_factor(fault_parser *ps, fault_event *ev, const char *s,
 static int data_line(fault_parser *ps, const char *s, size_t n) {
   const char *f[5];
   size_t fn[5];
-  int cols = csv_split(s, n, f, fn, 5);
+  int cols = csv_split(ps->rd, s, n, f, fn, 5);
   if (cols != 5)
     return err_set(ps->e, ERR_PARSE, "%s:%d: expected 5 columns (%s), found "
                    "%d", ps->name, ps->line, FAULT_HEADER, cols);
@@ -189,9 +190,9 @@ int fault_csv_read(const char *text, size_t len, const char *name,
   assert(text || len == 0);
   err local;
   err_clear(&local);
-  fault_parser ps = {.name = name, .s = s, .e = &local};
   csv_reader rd;
   csv_reader_init(&rd, text, len, name);
+  fault_parser ps = {.rd = &rd, .name = name, .s = s, .e = &local};
   const char *line;
   size_t n;
   int more;
@@ -203,6 +204,7 @@ int fault_csv_read(const char *text, size_t len, const char *name,
     err_set(&local, ERR_PARSE, rd.any_text ? "%s:%d: no header line '%s' "
             "(only comments)" : "%s:%d: empty file (expected the header '%s')",
             name, rd.line ? rd.line : 1, FAULT_HEADER);
+  csv_reader_free(&rd);
   if (local.code) {
     free(ps.ev);
     csv_comments_free(ps.comments, ps.ncomments);

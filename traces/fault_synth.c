@@ -42,11 +42,13 @@ void fault_params_free(fault_params *p) {
   free(p);
 }
 
-static int params_row(fault_params *p, const char *name, int line,
-                      const char *s, size_t n, err *e) {
+static int params_row(fault_params *p, csv_reader *rd, const char *s,
+                      size_t n, err *e) {
+  const char *name = rd->name;
+  int line = rd->line;
   const char *f[PARAMS_COLS];
   size_t fn[PARAMS_COLS];
-  int cols = csv_split(s, n, f, fn, PARAMS_COLS);
+  int cols = csv_split(rd, s, n, f, fn, PARAMS_COLS);
   if (cols != PARAMS_COLS)
     return err_set(e, ERR_PARSE, "%s:%d: expected %d columns (%s), found %d",
                    name, line, PARAMS_COLS, PARAMS_HEADER, cols);
@@ -84,7 +86,7 @@ fault_params *fault_params_parse(const char *text, size_t len,
   int rc = ERR_OK, more;
   while (rc == ERR_OK && (more = csv_next(&rd, &s, &n, e)) > 0) {
     if (n == 0 || s[0] == '#') continue;
-    if (header) rc = params_row(p, name, rd.line, s, n, e);
+    if (header) rc = params_row(p, &rd, s, n, e);
     else if (n != strlen(PARAMS_HEADER) || memcmp(s, PARAMS_HEADER, n) != 0)
       rc = err_set(e, ERR_PARSE, "%s:%d: expected the header '%s'", name,
                    rd.line, PARAMS_HEADER);
@@ -93,6 +95,7 @@ fault_params *fault_params_parse(const char *text, size_t len,
   if (rc == ERR_OK && more < 0) rc = more;
   if (rc == ERR_OK && !p->n)
     rc = err_set(e, ERR_MISSING, "%s:%d: no rows", name, rd.line);
+  csv_reader_free(&rd);
   if (rc) {
     fault_params_free(p);
     return NULL;
@@ -258,9 +261,10 @@ static void header(FILE *out, const scenario *s, const fault_synth_opts *o) {
     fprintf(out, "; link outages: Turner et al., SIGCOMM 2010 (downtime) and "
             "lastinfirstout.net, 2008 (outage length)");
   fprintf(out, "\n# synthetic_from_real: true\n");
-  if (o->command) fprintf(out, "# generated_by: %s\n", o->command);
-  fprintf(out, "# seed: %llu\n# scenario: %s\n# duration_s: %.17g\n",
-          (unsigned long long)o->seed, s->name, o->duration_s);
+  if (o->command) csv_write_comment(out, "generated_by", o->command);
+  fprintf(out, "# seed: %llu\n", (unsigned long long)o->seed);
+  csv_write_comment(out, "scenario", s->name);
+  fprintf(out, "# duration_s: %.17g\n", o->duration_s);
   fprintf(out, "# measured: the fraction of instances Spot reclaims in a "
           "month, per instance type and region (a band; the lower edge "
           "of \">20%%\")%s\n", o->monthly_frac > 0 ? "; overridden here by "

@@ -299,11 +299,8 @@ int iperf3_parse(const char *text, size_t len, const char *name,
 
 int iperf3_read(const char *path, iperf3_runs *out, err *e) {
   size_t len;
-  file_error why;
-  char *text = file_read(path, FILE_MAX_BYTES, &len, &why);
-  if (!text)
-    return err_set(e, ERR_IO, "%s:1: cannot read the iperf3 output: %s", path,
-                   why.reason);
+  char *text = file_load(path, "the iperf3 output", FILE_MAX_BYTES, &len, e);
+  if (!text) return e->code;
   int rc = iperf3_parse(text, len, path, out, e);
   free(text);
   return rc;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/builtin.h"
 #include "base/file.h"
@@ -400,19 +401,13 @@ static scenario *load(const char *name_or_path, bool brief, err *e) {
   free(json);
   if (b) return parse(b->data, b->size, b->name, "built-in", true, brief, e);
   size_t len = 0;
-  file_error why;
-  char *text = file_read(name_or_path, FILE_MAX_JSON_BYTES, &len, &why);
-  if (!text && why.opened) {
-    err_set(e, ERR_IO, "%s: cannot read: %s", name_or_path, why.reason);
-    return NULL;
-  }
-  if (!text) {
-    err_set(e, ERR_IO,
-            "%s: not a built-in scenario (see 'geodes scenarios') and cannot "
-            "be read: %s",
-            name_or_path, why.reason);
-    return NULL;
-  }
+  bool absent = name_or_path[0] && access(name_or_path, F_OK) != 0;
+  char *text = file_load(name_or_path, !absent
+                             ? "the scenario"
+                             : "the scenario (no built-in one has this name: "
+                               "see 'geodes scenarios')",
+                         FILE_MAX_JSON_BYTES, &len, e);
+  if (!text) return NULL;
   scenario *sc = parse(text, len, name_or_path, name_or_path, false, false, e);
   free(text);
   return sc;

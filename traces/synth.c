@@ -20,6 +20,7 @@
 #include "base/builtin.h"
 #include "base/file.h"
 #include "base/mem.h"
+#include "traces/csv.h"
 
 #define SYNTH_HEADER                                                      \
   "a,b,lat_ratio_low,lat_ratio_high,jitter_ratio,bw_sd,bw_lo,bw_hi,"     \
@@ -247,9 +248,9 @@ static double clamp(double v, double lo, double hi) {
 static void write_header(FILE *out, const trace *base, const synth_opts *o,
                          double dwell_note) {
   fputs("# synthetic_from_real: true\n", out);
-  if (o->command) fprintf(out, "# generated_by: %s\n", o->command);
+  if (o->command) csv_write_comment(out, "generated_by", o->command);
   fprintf(out, "# seed: %llu\n", (unsigned long long)o->seed);
-  if (o->base_name) fprintf(out, "# base: %s\n", o->base_name);
+  if (o->base_name) csv_write_comment(out, "base", o->base_name);
   const char *bs = trace_comment(base, "source");
   if (bs) fprintf(out, "# base_source: %s\n", bs);
   const char *bl = trace_comment(base, "licence");
@@ -320,8 +321,11 @@ static void emit(const synth_run *run, int a, int b, const char *tbuf,
   if (!force && strcmp(now.lat, l->lat) == 0 && strcmp(now.bw, l->bw) == 0)
     return;
   *l = now;
-  fprintf(run->out, "%s,%s,%s,%s,%s\n", tbuf, trace_site(run->base, a),
-          trace_site(run->base, b), now.lat, now.bw);
+  fprintf(run->out, "%s,", tbuf);
+  csv_write_field(run->out, trace_site(run->base, a));
+  putc(',', run->out);
+  csv_write_field(run->out, trace_site(run->base, b));
+  fprintf(run->out, ",%s,%s\n", now.lat, now.bw);
 }
 
 /* One step: advance every pair's state (k > 0) and write changed rows. */

@@ -179,13 +179,8 @@ trace *trace_parse(const char *text, size_t len, const char *name,
 trace *trace_load(const char *path, const char *const *sites, int nsites,
                   err *e) {
   size_t len;
-  file_error why;
-  char *text = file_read(path, FILE_MAX_BYTES, &len, &why);
-  if (!text) {
-    err_set(e, ERR_IO, "%s: cannot %s: %s", path, why.opened ? "read" : "open",
-            why.reason);
-    return NULL;
-  }
+  char *text = file_load(path, "the network trace", FILE_MAX_BYTES, &len, e);
+  if (!text) return NULL;
   trace *t = trace_parse(text, len, path, sites, nsites, e);
   free(text);
   return t;

@@ -37,6 +37,7 @@ typedef struct trace_pat {  /* open addressing; line == 0: empty slot */
 } trace_pat;
 
 typedef struct trace_parser {
+  csv_reader *rd;
   const char *name;
   err *e;
   int line;
@@ -272,7 +273,7 @@ static int trace_time_field(trace_parser *ps, const char *s, size_t n,
 static int trace_data_line(trace_parser *ps, const char *s, size_t n) {
   const char *f[5];
   size_t fn[5];
-  int cols = csv_split(s, n, f, fn, 5);
+  int cols = csv_split(ps->rd, s, n, f, fn, 5);
   if (cols != 5)
     return err_set(ps->e, ERR_PARSE, "%s:%d: expected 5 columns (%s), found %d",
                    ps->name, ps->line, TRACE_HEADER, cols);
@@ -349,13 +350,14 @@ int trace_csv_parse(const char *text, size_t len, const char *name,
                    name, nsites, TRACE_MAX_SITES);
   err local; /* fresh, so ps.e->code is this parse's; copied to e at the end */
   err_clear(&local);
-  trace_parser ps = {.name = name, .e = &local, .fixed = sites != NULL};
+  csv_reader rd;
+  csv_reader_init(&rd, text, len, name);
+  trace_parser ps = {.rd = &rd, .name = name, .e = &local,
+                     .fixed = sites != NULL};
   for (int i = 0; sites && i < nsites; i++) {
     assert(site_find(&ps, sites[i], strlen(sites[i])) < 0);
     site_add(&ps, sites[i], strlen(sites[i]));
   }
-  csv_reader rd;
-  csv_reader_init(&rd, text, len, name);
   const char *s;
   size_t n;
   int more;
@@ -374,6 +376,7 @@ int trace_csv_parse(const char *text, size_t len, const char *name,
   ps.comments = NULL, ps.ncomments = 0;
 done:
   if (local.code) err_set(e, local.code, "%s", local.msg);
+  csv_reader_free(&rd);
   trace_parser_free(&ps);
   return local.code;
 }

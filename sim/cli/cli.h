@@ -15,6 +15,7 @@
 
 #include "analysis/costcmd.h"
 #include "analysis/db.h"
+#include "base/file_out.h"
 #include "models/alloc.h"
 #include "models/transport.h"
 #include "sim/cli/cli_opt.h"
@@ -251,24 +252,26 @@ int cli_check_placement(const char *cmd, const char *alloc_file,
 struct validate_report;
 void cli_validate_verdicts(const struct validate_report *r);
 
-/* An output file written whole or not at all: "-" is stdout; a regular
- * file (or a new one) is written under a unique temporary name beside it
- * (beside a symbolic link's target) and renamed over it once complete, so
- * a command that fails halfway leaves what the user had there; anything
- * else that exists (a device, a pipe) is written through, never replaced.
- * A directory is refused. */
+/* An output of a command: "-" is stdout, anything else a file_out
+ * (base/file_out.h: written whole or not at all, through links, devices
+ * and pipes; folders and the command's own inputs refused). */
 typedef struct cli_out {
   FILE *f;
-  const char *path; /* as given */
-  char *target;     /* the regular file replaced; NULL: written through */
-  char *tmp;        /* its temporary; NULL for stdout or written through */
+  file_out fo; /* fo.f NULL: stdout */
 } cli_out;
 
-/* Opens o for path; CLI_OK, or the error printed naming path. */
-int cli_out_open(cli_out *o, const char *path);
-/* Closes o: with rc CLI_OK renames it into place (an error printed if that
+/* Opens o for path, named in messages as what ("the allocation"); CLI_OK,
+ * or the error printed. */
+int cli_out_open(cli_out *o, const char *path, const char *what);
+/* Closes o: with rc CLI_OK puts the file in place (an error printed if that
  * fails), else removes the partial file. Returns rc or the close's error. */
 int cli_out_close(cli_out *o, int rc);
+
+/* Before a command writes out (NULL: none) and then records into the
+ * results store (NULL: none): the store becomes an input of the run, so
+ * no output replaces it, and out naming it as typed is cmd's usage error
+ * (CLI_USAGE, printed; a store not made yet has no file to compare). */
+int cli_out_not_db(const char *cmd, const char *out, const char *store);
 
 /* Prints o as one line on stdout (jansson's dump flags: CLI_JSON, the
  * compact form, unless a command's output is indented; every real in the

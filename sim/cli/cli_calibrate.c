@@ -201,11 +201,11 @@ static void print_fit(const cal_args *a, const calibrate_result *r) {
  * once complete, a device or pipe written through, a folder refused). */
 static int write_params(const char *path, json_t *o) {
   cli_out out;
-  int rc = cli_out_open(&out, path);
+  int rc = cli_out_open(&out, path, "the parameters");
   if (rc) return rc;
   if (cli_json_write(o, out.f, JSON_INDENT(2)) != 0 ||
       fputc('\n', out.f) == EOF)
-    rc = cli_error("%s:0: cannot write", path);
+    rc = cli_error("%s: cannot write the parameters", path);
   return cli_out_close(&out, rc);
 }
 

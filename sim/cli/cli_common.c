@@ -1,7 +1,6 @@
 /* cli_common: helpers every subcommand uses — messages with the right exit
  * status, strict number parsing, the shared workload options' defaults and
  * transport, the runs row of an invocation. */
-#define _XOPEN_SOURCE 700 /* realpath (cli_out_open) */
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
@@ -10,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/params_file.h"
+#include "base/file.h"
 #include "base/mem.h"
 #include "base/names.h"
 #include "models/partition.h"
@@ -315,58 +314,30 @@ int cli_db_record(const char *path, int argc, char **argv, const scenario *s,
 
 bool cli_stderr_is_tty(void) { return isatty(STDERR_FILENO) == 1; }
 
-/* Where o writes path: through to anything that exists and is not a
- * regular file (a device, a pipe: never replaced), else a temporary file
- * with a unique name beside the regular file it will replace (beside a
- * symbolic link's target, so the link stays a link). */
-int cli_out_open(cli_out *o, const char *path) {
-  *o = (cli_out){.f = stdout, .path = path};
+int cli_out_open(cli_out *o, const char *path, const char *what) {
+  *o = (cli_out){.f = stdout};
   if (strcmp(path, "-") == 0) return CLI_OK;
-  struct stat st;
-  bool exists = stat(path, &st) == 0;
-  if (exists && S_ISDIR(st.st_mode))
-    return cli_error("%s: is a directory (name a file to write)", path);
-  if (exists && !S_ISREG(st.st_mode)) { /* write through, never replace */
-    if ((o->f = fopen(path, "w"))) return CLI_OK;
-    return cli_error("%s: cannot write: %s", path, strerror(errno));
-  }
-  char *real = exists ? realpath(path, NULL) : NULL;
-  const char *target = real ? real : path;
-  size_t n = strlen(target) + sizeof ".XXXXXX";
-  o->target = mem_alloc(n);
-  snprintf(o->target, n, "%s", target);
-  o->tmp = mem_alloc(n);
-  snprintf(o->tmp, n, "%s.XXXXXX", target);
-  free(real);
-  int fd = mkstemp(o->tmp);
-  if (fd >= 0) {
-    /* mkstemp's 0600 becomes the replaced file's mode, or a new file's */
-    mode_t um = umask(0);
-    umask(um);
-    (void)fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~um);
-    if ((o->f = fdopen(fd, "w"))) return CLI_OK;
-    close(fd);
-    remove(o->tmp);
-  }
-  int rc = cli_error("%s: cannot write: %s", path, strerror(errno));
-  free(o->tmp);
-  free(o->target);
-  *o = (cli_out){0};
-  return rc;
+  err e = {0};
+  if (file_out_open(&o->fo, path, what, &e) != ERR_OK)
+    return cli_error("%s", e.msg);
+  o->f = o->fo.f;
+  return CLI_OK;
+}
+
+int cli_out_not_db(const char *cmd, const char *out, const char *store) {
+  if (!store || !out) return CLI_OK;
+  file_use_note(store, FILE_USE_READ);
+  if (strcmp(out, store) != 0) return CLI_OK;
+  return cli_usage_error(cmd, "%s is also the results store (--db): name "
+                         "another file", out);
 }
 
 int cli_out_close(cli_out *o, int rc) {
   if (o->f == stdout) return rc; /* main checks it */
-  if (fclose(o->f) != 0 && rc == CLI_OK)
-    rc = cli_error("%s: cannot write: %s", o->path, strerror(errno));
-  if (o->tmp) {
-    if (rc == CLI_OK && rename(o->tmp, o->target) != 0)
-      rc = cli_error("%s: cannot write: %s", o->path, strerror(errno));
-    if (rc != CLI_OK) remove(o->tmp); /* nothing half-written, the old kept */
-  }
-  free(o->tmp);
-  free(o->target);
-  *o = (cli_out){0};
+  err e = {0};
+  if (file_out_close(&o->fo, rc == CLI_OK, &e) != ERR_OK)
+    rc = cli_error("%s", e.msg);
+  o->f = NULL;
   return rc;
 }
 

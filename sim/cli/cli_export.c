@@ -101,8 +101,7 @@ static char *source_text(const scenario *s, size_t *len) {
     *len = b->size;
     return mem_strndup(b->data, b->size);
   }
-  file_error why;
-  return file_read(s->origin, FILE_MAX_JSON_BYTES, len, &why);
+  return file_read(s->origin, FILE_MAX_JSON_BYTES, len, NULL);
 }
 
 /* out with its extension replaced by ".csv": where a varying network's
@@ -118,30 +117,38 @@ static char *trace_beside(const char *out) {
 }
 
 /* A network that varies in time stays a trace: its CSV is copied beside
- * out, and *name is its file name relative to out. */
-static int copy_trace(const scenario *s, const char *out, char **name) {
+ * out, into *o (opened, written, not closed: the scenario and its trace
+ * are put in place together), and *name is its file name relative to
+ * out. */
+static int copy_trace(const scenario *s, const char *out, cli_out *o,
+                      char **name) {
   if (strcmp(out, "-") == 0)
     return cli_error("%s: its network varies in time (network.trace %s): "
                      "give -o FILE, and its trace is written beside it",
                      s->name, s->trace_file);
   char *path = trace_beside(out);
+  if (strcmp(path, out) == 0) {
+    free(path);
+    return cli_error("%s: its trace would be written to the same file (a "
+                     "varying network's trace goes beside the scenario, as "
+                     "NAME.csv): give -o a name that does not end in .csv",
+                     out);
+  }
+  err e = {0};
   size_t len = 0;
   char *text = NULL;
   if (strcmp(s->origin, "built-in") == 0) {
     const builtin_file *b = builtin_find(s->trace_file);
     if (b) text = mem_strndup(b->data, b->size), len = b->size;
   } else {
-    file_error why;
-    text = file_read(s->trace_file, FILE_MAX_BYTES, &len, &why);
+    text = file_load(s->trace_file, "the scenario's trace", FILE_MAX_BYTES,
+                     &len, &e);
   }
-  cli_out o;
-  int rc = text ? cli_out_open(&o, path)
-                : cli_error("%s: cannot read its trace %s", s->name,
-                            s->trace_file);
-  if (text && rc == CLI_OK) {
-    if (fwrite(text, 1, len, o.f) != len) rc = cli_error("%s: write failed", path);
-    rc = cli_out_close(&o, rc);
-  }
+  int rc = text ? cli_out_open(o, path, "the scenario's trace")
+                : cli_error("%s", e.msg);
+  if (text && rc == CLI_OK && fwrite(text, 1, len, o->f) != len)
+    rc = cli_out_close(o, cli_error("%s: cannot write the scenario's trace",
+                                    path));
   free(text);
   const char *slash = strrchr(path, '/');
   *name = rc == CLI_OK ? mem_strdup(slash ? slash + 1 : path) : NULL;
@@ -154,16 +161,19 @@ int cli_scenarios_export(const char *name, const char *out) {
   scenario *s = scenario_load(name, &e);
   if (!s) return cli_error("%s", e.msg);
   char *trace_name = NULL;
+  cli_out t = {0}, o;
   int rc = trace_is_static(s->network) ? CLI_OK
-                                       : copy_trace(s, out, &trace_name);
-  cli_out o;
-  if (rc == CLI_OK && (rc = cli_out_open(&o, out)) == CLI_OK) {
+                                       : copy_trace(s, out, &t, &trace_name);
+  bool opened = rc == CLI_OK &&
+                (rc = cli_out_open(&o, out, "the scenario")) == CLI_OK;
+  if (opened) {
     json_t *j = scenario_export(s, trace_name);
     put_block(o.f, j, 0);
     fputc('\n', o.f);
     json_decref(j);
-    rc = cli_out_close(&o, rc);
   }
+  if (t.f) rc = cli_out_close(&t, rc); /* first: the scenario names it */
+  if (opened) rc = cli_out_close(&o, rc);
   free(trace_name);
   scenario_free(s);
   return rc;

@@ -134,7 +134,7 @@ static int faults_synth(int argc, char **argv) {
   char *line = command_line(&a);
   a.o.command = line;
   cli_out out;
-  if ((rc = cli_out_open(&out, a.out)) == CLI_OK) {
+  if ((rc = cli_out_open(&out, a.out, "the fault trace")) == CLI_OK) {
     if (fault_synth_write(out.f, a.out, s, p, &a.o, &e) != ERR_OK)
       rc = cli_error("%s", e.msg);
     rc = cli_out_close(&out, rc);

@@ -325,7 +325,7 @@ static int write_output(const import_args *a, int argc, char **argv,
                         size_t tests) {
   int rc = a->trace ? check_trace(m, h) : CLI_OK;
   cli_out out;
-  if (rc || (rc = cli_out_open(&out, a->out))) return rc;
+  if (rc || (rc = cli_out_open(&out, a->out, "the network"))) return rc;
   if (a->trace) {
     write_trace(out.f, a, argc, argv, m, h, tests);
   } else {

@@ -266,38 +266,32 @@ static void print_json(const scenario *s, const search_result *r,
   cli_print_json(o, CLI_JSON);
 }
 
-/* The best allocation with its shape and the layer split it ran with
+/* -o: the best allocation with its shape and the layer split it ran with
  * (explicit, balanced for it, or even), so simulate --alloc reads back the
- * same time. */
-static int write_alloc(const char *path, const scenario *s, const alloc *a,
-                       err *e) {
-  int *split = mem_alloc((size_t)a->stages * sizeof *split);
-  int rc = partition_of(s, a, split, e);
-  FILE *f = rc ? NULL : fopen(path, "w");
-  if (!rc && !f) rc = err_set(e, ERR_IO, "%s: cannot write the allocation", path);
-  if (f) {
-    alloc_write_split(a, split, f);
-    if (fclose(f) != 0) rc = err_set(e, ERR_IO, "%s: write failed", path);
+ * same time; --convergence: the best score after each candidate. Both are
+ * written before either is put in place. CLI_OK or the error printed. */
+static int write_outputs(const sched_args *p, const scenario *s,
+                         const search_result *r) {
+  err e = {ERR_OK, ""};
+  int rc = cli_out_not_db("schedule", p->out, p->db);
+  if (!rc) rc = cli_out_not_db("schedule", p->convergence, p->db);
+  if (rc) return rc;
+  int *split = mem_alloc((size_t)r->best->stages * sizeof *split);
+  rc = p->out && partition_of(s, r->best, split, &e)
+           ? cli_fail("schedule", &e) : CLI_OK;
+  cli_out a = {0}, c = {0};
+  if (!rc && p->out && !(rc = cli_out_open(&a, p->out, "the allocation")))
+    alloc_write_split(r->best, split, a.f);
+  if (!rc && p->convergence &&
+      !(rc = cli_out_open(&c, p->convergence, "the convergence"))) {
+    fprintf(c.f, "candidate,best_score_s\n");
+    for (long i = 0; i < r->candidates; i++)
+      fprintf(c.f, "%ld,%.9g\n", i + 1, r->convergence[i]);
   }
+  if (c.f) rc = cli_out_close(&c, rc);
+  if (a.f) rc = cli_out_close(&a, rc);
   free(split);
   return rc;
-}
-
-static int write_outputs(const sched_args *p, const scenario *s,
-                         const search_result *r, err *e) {
-  if (p->out && write_alloc(p->out, s, r->best, e)) return e->code;
-  if (p->convergence) {
-    FILE *f = fopen(p->convergence, "w");
-    if (!f)
-      return err_set(e, ERR_IO, "%s: cannot write the convergence",
-                     p->convergence);
-    fprintf(f, "candidate,best_score_s\n");
-    for (long i = 0; i < r->candidates; i++)
-      fprintf(f, "%ld,%.9g\n", i + 1, r->convergence[i]);
-    if (fclose(f) != 0)
-      return err_set(e, ERR_IO, "%s: write failed", p->convergence);
-  }
-  return ERR_OK;
 }
 
 /* The search's convergence as rows of run (cli_db_rows; ctx: sched_ctx). */
@@ -467,7 +461,7 @@ int cli_schedule(int argc, char **argv) {
   cli_progress_end(&bar);
   if (!found || (cc && costcmd_close(cc, &e))) goto fail;
   if (sim_run(s, r->best, &so, &sr, &e) != ERR_OK) goto fail;
-  if (write_outputs(&p, s, r, &e) != ERR_OK) goto fail;
+  if ((rc = write_outputs(&p, s, r))) goto done;
   if (record_db(&p, s, r, argc, argv, &e) != ERR_OK) goto fail;
   const char *net = transport_model_name(so.transport.model);
   const char *obj_name = objective_kind_names[p.objective];

@@ -255,13 +255,15 @@ static int shape_rows(db *d, int64_t run, const void *ctx, err *e) {
   return rc;
 }
 
-static int write_alloc(const char *path, const alloc *a, err *e) {
+/* -o: the best allocation; CLI_OK or the error printed. */
+static int write_alloc(const char *path, const alloc *a) {
   cli_out out;
-  if (cli_out_open(&out, path) != CLI_OK)
-    return err_set(e, ERR_IO, "%s: cannot write the allocation", path);
-  alloc_write(a, out.f);
-  return cli_out_close(&out, CLI_OK) == CLI_OK
-             ? ERR_OK : err_set(e, ERR_IO, "%s: write failed", path);
+  int rc = cli_out_open(&out, path, "the allocation");
+  if (rc == CLI_OK) {
+    alloc_write(a, out.f);
+    rc = cli_out_close(&out, rc);
+  }
+  return rc;
 }
 
 /* The search's hook: configurations simulated, to the reporter. */
@@ -294,7 +296,13 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   int rc = shape_search(s, &o, &r, &e);
   double wall = cli_now_s() - t0;
   cli_progress_end(&bar);
-  if (rc == ERR_OK && p->out) rc = write_alloc(p->out, r.all[r.best].a, &e);
+  int out = rc == ERR_OK && p->out ? cli_out_not_db("schedule", p->out, p->db)
+                                    : CLI_OK;
+  if (rc == ERR_OK && p->out && !out) out = write_alloc(p->out, r.all[r.best].a);
+  if (out) {
+    shape_result_free(&r);
+    return out; /* said */
+  }
   shape_ctx rows = {s, &r, net};
   if (rc == ERR_OK && p->db)
     rc = cli_db_record(p->db, argc, argv, s, shape_rows, &rows, &e);

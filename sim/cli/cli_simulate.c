@@ -60,6 +60,11 @@ static int parse_iterations(sim_args *p) {
   if (!ok || a > INT_MAX - 1 || b > INT_MAX - 1)
     return cli_usage_error("simulate", "--timeline-iterations '%s': A:B with "
                            "0 <= A <= B (either may be left out)", t);
+  if (p->to.iterations > 0 && a >= p->to.iterations)
+    return cli_usage_error("simulate", "--timeline-iterations '%s': the run "
+                           "has %ld iterations (0 to %ld), so the timeline "
+                           "would hold none", t, p->to.iterations,
+                           p->to.iterations - 1);
   p->to.o.timeline_from = (int)a;
   p->to.o.timeline_to = b < 0 ? 0 : (int)b + 1;
   return CLI_OK;

@@ -91,12 +91,8 @@ static char *read_text(const char *path, bool mpi, int rank, long *len,
   *len = -1;
   if (rank == 0) {
     size_t n;
-    file_error why;
-    text = file_read(path, FILE_MAX_JSON_BYTES, &n, &why);
+    text = file_load(path, "the sweep file", FILE_MAX_JSON_BYTES, &n, e);
     if (text) *len = (long)n;
-    else
-      err_set(e, ERR_IO, "%s: cannot read the sweep file: %s", path,
-              why.reason);
   }
   if (mpi) text = sweep_mpi_bcast(text, len);
   return text;

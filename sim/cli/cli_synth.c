@@ -117,9 +117,9 @@ int cli_trace_synth(int argc, char **argv) {
                   .seed = (uint64_t)a.seed_v, .dwell_s = a.dwell_s,
                   .command = cmd, .base_name = base_name};
   cli_out out;
-  if ((rc = cli_out_open(&out, a.out)) == CLI_OK) {
+  if ((rc = cli_out_open(&out, a.out, "the network trace")) == CLI_OK) {
     if (synth_write(out.f, base, p, &o, &e) != ERR_OK)
-      rc = cli_error("%s:0: %s", a.out, e.msg);
+      rc = cli_error("%s: %s", a.out, e.msg);
     rc = cli_out_close(&out, rc);
   }
   free(base_name);

@@ -4,9 +4,12 @@
  * running each one's --help with cli_opt_help writing Markdown, so the page
  * is the option tables and cannot drift from them. Every path out of a
  * subcommand passes check_stdout, so output that never reached stdout (a
- * full disk, /dev/full) is an error, not a silent success. */
+ * full disk, /dev/full) is an error, not a silent success. A signal that
+ * ends the process first removes the temporaries of the outputs being
+ * written (base/file_out.h), so that each is left complete or absent. */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,4 +204,29 @@ static int dispatch(int argc, char **argv) {
   return CLI_USAGE;
 }
 
-int main(int argc, char **argv) { return check_stdout(dispatch(argc, argv)); }
+/* A signal that would end the process: the open outputs' temporaries are
+ * removed, then the signal ends it as it would have (the shell sees
+ * 128 + sig). A command may catch one itself meanwhile (sweep's ^C). */
+static void on_end(int sig) {
+  file_out_abandon();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* on_end for the signals that end a process by default, unless ignored
+ * (a background job's SIGINT stays ignored). */
+static void catch_ends(void) {
+  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+    struct sigaction sa = {.sa_handler = on_end}, old;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+      sigaction(sigs[i], &sa, NULL);
+  }
+}
+
+int main(int argc, char **argv) {
+  catch_ends();
+  return check_stdout(dispatch(argc, argv));
+}

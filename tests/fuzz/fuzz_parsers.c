@@ -1,15 +1,22 @@
 /* fuzz_parsers: a libFuzzer target for the parsers of the files a user
  * writes or brings: scenarios (JSON), network traces (CSV), fault traces
- * (CSV, read against a small scenario) and iperf3's -J output. The input's first byte picks the parser,
- * the rest is the file. Every input must end in a trace or scenario that is
+ * (CSV, read against a small scenario), params.json and iperf3's -J
+ * output; and the CSV layer's promise that any fields csv_write_field
+ * writes read back the same (the fields are the input cut at NUL bytes;
+ * an abort when they do not). The input's first byte picks the case (its
+ * value mod 7), the rest is the file. Every input must end in a trace or scenario that is
  * freed, or in an error with a message: never a crash, a leak, undefined
  * behaviour or an unbounded allocation (sanitizers and libFuzzer's -rss_limit
  * watch those). Built with clang (-fsanitize=fuzzer) by CMakeLists.txt when
  * clang is installed; tests/fuzz/run.sh runs it for a fixed time. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "analysis/params_file.h"
+#include "traces/csv.h"
 #include "traces/fault.h"
 #include "traces/iperf3.h"
 #include "traces/scenario.h"
@@ -26,6 +33,50 @@ static const char SCENARIO[] =
     "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 5, \"batch\": 5, "
     "\"micro_batch\": 1, \"stages\": 5, \"replicas\": 1}}";
 
+/* The fields of text[0 .. len) (cut at NULs, at most 8), written as one
+ * record by csv_write_field, must read back as themselves, unless the
+ * reader refuses the text (invalid UTF-8 is the writer's input, not its
+ * fault). */
+static void csv_round_trip(const char *text, size_t len) {
+  enum { MAX = 8 };
+  char *field[MAX];
+  int k = 0;
+  for (const char *p = text, *end = text + len; k < MAX; k++) {
+    const char *nul = memchr(p, '\0', (size_t)(end - p));
+    field[k] = strndup(p, (size_t)((nul ? nul : end) - p));
+    if (!nul) {
+      k++;
+      break;
+    }
+    p = nul + 1;
+  }
+  char *rec = NULL;
+  size_t n = 0;
+  FILE *m = open_memstream(&rec, &n);
+  for (int i = 0; i < k; i++) {
+    if (i) fputc(',', m);
+    csv_write_field(m, field[i]);
+  }
+  fputc('\n', m);
+  fclose(m);
+  csv_reader r;
+  csv_reader_init(&r, rec, n, "fuzz.csv");
+  const char *s, *f[MAX];
+  size_t len_s, fn[MAX];
+  err e;
+  err_clear(&e);
+  if (csv_next(&r, &s, &len_s, &e) == 1) {
+    if (csv_split(&r, s, len_s, f, fn, MAX) != k) abort();
+    for (int i = 0; i < k; i++)
+      if (fn[i] != strlen(field[i]) || memcmp(f[i], field[i], fn[i]) != 0)
+        abort();
+    if (csv_next(&r, &s, &len_s, &e) != 0) abort();
+  }
+  csv_reader_free(&r);
+  free(rec);
+  for (int i = 0; i < k; i++) free(field[i]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static scenario *three;
   err e = {0};
@@ -36,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const char *const sites[] = {"a", "b", "c"};
   err_clear(&e);
   iperf3_runs runs = {0};
-  switch (data[0] % 5) {
+  switch (data[0] % 7) {
     case 0:
       scenario_free(scenario_parse(text, len, "fuzz.json", &e));
       break;
@@ -48,6 +99,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     case 3:
       fault_free(fault_parse(text, len, "fuzz.csv", three, &e));
+      break;
+    case 4:
+      csv_round_trip(text, len);
+      break;
+    case 5:
+      params_file_apply_text(text, len, "fuzz.json", &e);
       break;
     default:
       iperf3_parse(text, len, "fuzz.json", &runs, &e);

@@ -3,7 +3,9 @@
  * doubles when full, so a file of n bytes costs O(n) copies in all, and the
  * loop stops once more than the limit came (a file that grows while it
  * is read). The file is opened non-blocking, so a FIFO without a writer
- * opens at once and fstat refuses it before any read could block. */
+ * opens at once and fstat refuses it before any read could block. The
+ * registry of used files holds each (device, inode) once; a run uses a few
+ * files (a sweep some hundreds), so a linear search is enough. */
 #include "base/file.h"
 
 #include <errno.h>
@@ -16,6 +18,38 @@
 
 #include "base/mem.h"
 
+/* ---- the files this run used ---- */
+
+typedef struct used {
+  dev_t dev;
+  ino_t ino;
+  file_use use;
+} used;
+
+static used *uses;
+static size_t nuses, uses_cap;
+
+static void note(const struct stat *st, file_use use) {
+  if (!S_ISREG(st->st_mode) || use == FILE_USE_NONE) return;
+  if (file_use_of(st) != FILE_USE_NONE) return; /* the first use stays */
+  mem_grow((void **)&uses, &uses_cap, nuses + 1, sizeof *uses);
+  uses[nuses++] = (used){st->st_dev, st->st_ino, use};
+}
+
+file_use file_use_of(const struct stat *st) {
+  for (size_t i = 0; i < nuses; i++)
+    if (uses[i].dev == st->st_dev && uses[i].ino == st->st_ino)
+      return uses[i].use;
+  return FILE_USE_NONE;
+}
+
+void file_use_note(const char *path, file_use use) {
+  struct stat st;
+  if (stat(path, &st) == 0) note(&st, use);
+}
+
+/* ---- reading ---- */
+
 static char *fail(file_error *why, bool opened, int errnum, const char *what) {
   why->opened = opened;
   why->errnum = errnum;
@@ -24,8 +58,8 @@ static char *fail(file_error *why, bool opened, int errnum, const char *what) {
   return NULL;
 }
 
-/* Words for a file type file_read does not read. */
-static const char *not_regular(mode_t m) {
+const char *file_not_regular(mode_t m) {
+  if (S_ISREG(m)) return NULL;
   if (S_ISDIR(m)) return "a folder, not a regular file";
   if (S_ISCHR(m)) return "a character device, not a regular file";
   if (S_ISBLK(m)) return "a block device, not a regular file";
@@ -54,7 +88,7 @@ char *file_read(const char *path, size_t max, size_t *len, file_error *why) {
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
-    return fail(why, true, 0, not_regular(st.st_mode));
+    return fail(why, true, 0, file_not_regular(st.st_mode));
   }
   if ((unsigned long long)st.st_size > max) {
     close(fd);
@@ -80,7 +114,20 @@ char *file_read(const char *path, size_t max, size_t *len, file_error *why) {
   }
   buf[n] = '\0';
   *len = n;
+  note(&st, FILE_USE_READ);
   return buf;
+}
+
+char *file_load(const char *path, const char *what, size_t max, size_t *len,
+                err *e) {
+  if (!path[0]) {
+    err_set(e, ERR_IO, "an empty file name for %s", what);
+    return NULL;
+  }
+  file_error why;
+  char *text = file_read(path, max, len, &why);
+  if (!text) err_set(e, ERR_IO, "%s: cannot read %s: %s", path, what, why.reason);
+  return text;
 }
 
 char *file_beside(const char *file, const char *name) {
