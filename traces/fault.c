@@ -289,14 +289,19 @@ static void build_replay(fault_trace *f, const scenario *s) {
   size_t nd = 0, dcap = 0, nl = 0, lcap = 0;
   for (size_t i = 0; i < f->n; i++) {
     const fault_event *e = &f->ev[i];
-    if (e->kind == FAULT_SITE_DOWN) {
-      add_span(&ds, &nd, &dcap, (uint64_t)f->ndevices + (uint64_t)e->a, e, i);
-    } else if (fault_kind_target(e->kind) == FAULT_TARGET_DEVICE) {
-      add_span(&ds, &nd, &dcap, (uint64_t)e->a, e, i);
-    } else {
-      int a = e->a < e->b ? e->a : e->b, b = e->a < e->b ? e->b : e->a;
-      add_span(&ls, &nl, &lcap, (uint64_t)a * (uint64_t)f->nsites + (uint64_t)b,
-               e, i);
+    switch (fault_kind_target(e->kind)) {
+      case FAULT_TARGET_SITE:
+        add_span(&ds, &nd, &dcap, (uint64_t)f->ndevices + (uint64_t)e->a, e, i);
+        break;
+      case FAULT_TARGET_DEVICE:
+        add_span(&ds, &nd, &dcap, (uint64_t)e->a, e, i);
+        break;
+      case FAULT_TARGET_LINK: {
+        int a = e->a < e->b ? e->a : e->b, b = e->a < e->b ? e->b : e->a;
+        add_span(&ls, &nl, &lcap, (uint64_t)a * (uint64_t)f->nsites + (uint64_t)b,
+                 e, i);
+        break;
+      }
     }
   }
   uint64_t *dkeys;
@@ -518,9 +523,10 @@ int fault_write_row(FILE *out, const char *path, const scenario *s,
     case FAULT_TARGET_SITE:
       snprintf(target, sizeof target, "%s", s->sites[ev->a].name);
       break;
-    default:
+    case FAULT_TARGET_LINK:
       snprintf(target, sizeof target, "%s:%s", s->sites[ev->a].name,
                s->sites[ev->b].name);
+      break;
   }
   if (fault_kind_has_factor(ev->kind))
     snprintf(factor, sizeof factor, "%.17g", ev->factor);

@@ -30,8 +30,12 @@ typedef enum fault_kind {
 #define FAULT_ENUM(name, text, target, factor) FAULT_##name,
   FAULT_MAP(FAULT_ENUM)
 #undef FAULT_ENUM
-  FAULT_NKINDS
 } fault_kind;
+/* Their count, outside the enumeration: a switch over the kinds names every
+ * kind and nothing else. */
+#define FAULT_ONE_(name, text, target, factor) +1
+enum { FAULT_NKINDS = 0 FAULT_MAP(FAULT_ONE_) };
+#undef FAULT_ONE_
 
 typedef enum fault_target {
   FAULT_TARGET_DEVICE,  /* a device index of the scenario: "5" */
