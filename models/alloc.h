@@ -139,9 +139,11 @@ const char *alloc_fixed_canonical(const char *name);
 #define ALLOC_FIXED_ID(id, name) ALLOC_##id,
 typedef enum alloc_fixed_id {
   ALLOC_FIXED_MAP(ALLOC_FIXED_ID) /* ALLOC_DTFM_IDENTITY, ... */
-  ALLOC_NFIXED
 } alloc_fixed_id;
 #undef ALLOC_FIXED_ID
+#define ALLOC_FIXED_ONE_(id, name) +1
+enum { ALLOC_NFIXED = 0 ALLOC_FIXED_MAP(ALLOC_FIXED_ONE_) };
+#undef ALLOC_FIXED_ONE_
 
 /* Their names in map order, NULL-terminated. */
 extern const char *const alloc_fixed_names[ALLOC_NFIXED + 1];
