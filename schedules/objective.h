@@ -37,9 +37,12 @@
 
 #define OBJECTIVE_KIND_ID(id, name) OBJECTIVE_##id,
 typedef enum objective_kind {
-  OBJECTIVE_KIND_MAP(OBJECTIVE_KIND_ID) OBJECTIVE_NKINDS
+  OBJECTIVE_KIND_MAP(OBJECTIVE_KIND_ID)
 } objective_kind;
 #undef OBJECTIVE_KIND_ID
+#define OBJECTIVE_KIND_ONE_(id, name) +1
+enum { OBJECTIVE_NKINDS = 0 OBJECTIVE_KIND_MAP(OBJECTIVE_KIND_ONE_) };
+#undef OBJECTIVE_KIND_ONE_
 
 /* Their names, NULL-terminated, in the map's order. */
 extern const char *const objective_kind_names[];

@@ -4,6 +4,7 @@
  * simulations, the expensive part. */
 #include "schedules/schedule.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,37 @@ bool schedule_method_is_fixed(const char *name) {
 }
 
 bool schedule_method_needs_objective(const char *name) {
-  return schedule_method_find(name) == SCHEDULE_SIM;
+  int m = schedule_method_find(name);
+  if (m < 0) return false;
+  switch ((schedule_method_id)m) {
+    case SCHEDULE_DTFM_IDENTITY:
+    case SCHEDULE_MEGATRON:
+    case SCHEDULE_RANDOM:
+    case SCHEDULE_RANDOM_SEARCH:
+    case SCHEDULE_GREEDY:
+    case SCHEDULE_GCMA:
+    case SCHEDULE_HYBRID: return false;
+    case SCHEDULE_SIM: return true;
+  }
+  assert(!"unknown method");
+  return false;
+}
+
+bool schedule_method_searches(const char *name) {
+  int m = schedule_method_find(name);
+  if (m < 0) return false;
+  switch ((schedule_method_id)m) {
+    case SCHEDULE_DTFM_IDENTITY:
+    case SCHEDULE_MEGATRON:
+    case SCHEDULE_RANDOM:
+    case SCHEDULE_GREEDY: return false;
+    case SCHEDULE_RANDOM_SEARCH:
+    case SCHEDULE_GCMA:
+    case SCHEDULE_HYBRID:
+    case SCHEDULE_SIM: return true;
+  }
+  assert(!"unknown method");
+  return false;
 }
 
 static search_result *fixed(const char *name, const cost_ctx *c,
@@ -118,7 +149,14 @@ search_result *schedule_method_with(const char *name, const cost_ctx *c,
                                     const search_objective *obj,
                                     const search_objective *sim_obj, err *e) {
   int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c);
-  switch (schedule_method_find(name)) {
+  int m = schedule_method_find(name);
+  if (m < 0) {
+    char known[256];
+    names_join(names, ", ", ", ", known, sizeof known);
+    err_set(e, ERR_UNKNOWN, "unknown method '%s' (%s)", name, known);
+    return NULL;
+  }
+  switch ((schedule_method_id)m) {
     case SCHEDULE_DTFM_IDENTITY:
     case SCHEDULE_MEGATRON:
     case SCHEDULE_RANDOM:
@@ -132,10 +170,7 @@ search_result *schedule_method_with(const char *name, const cost_ctx *c,
       if (sim_obj && sim_obj->alloc) return sim_method(c, o, obj, sim_obj, e);
       err_set(e, ERR_CONFIG, "method sim needs a simulation objective");
       return NULL;
-    default: break;
   }
-  char known[256];
-  names_join(names, ", ", ", ", known, sizeof known);
-  err_set(e, ERR_UNKNOWN, "unknown method '%s' (%s)", name, known);
+  assert(!"unknown method");
   return NULL;
 }

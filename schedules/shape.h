@@ -41,8 +41,11 @@
   X(THROUGHPUT, "throughput")     \
   X(ITERATION, "iteration")
 #define SHAPE_GOAL_ID(id, name) SHAPE_##id,
-typedef enum shape_goal { SHAPE_GOAL_MAP(SHAPE_GOAL_ID) SHAPE_NGOALS } shape_goal;
+typedef enum shape_goal { SHAPE_GOAL_MAP(SHAPE_GOAL_ID) } shape_goal;
 #undef SHAPE_GOAL_ID
+#define SHAPE_GOAL_ONE_(id, name) +1
+enum { SHAPE_NGOALS = 0 SHAPE_GOAL_MAP(SHAPE_GOAL_ONE_) };
+#undef SHAPE_GOAL_ONE_
 extern const char *const shape_goal_names[]; /* NULL-terminated */
 
 /* The simulation of view (a scenario over the configuration's devices,
