@@ -30,8 +30,10 @@ typedef enum sim_recovery {
 #define SIM_RECOVERY_ENUM(name, text) SIM_RECOVERY_##name,
   SIM_RECOVERY_MAP(SIM_RECOVERY_ENUM)
 #undef SIM_RECOVERY_ENUM
-  SIM_RECOVERY_N
 } sim_recovery;
+#define SIM_RECOVERY_ONE_(name, text) +1
+enum { SIM_RECOVERY_N = 0 SIM_RECOVERY_MAP(SIM_RECOVERY_ONE_) };
+#undef SIM_RECOVERY_ONE_
 
 /* The policies' names in enumeration order, NULL-terminated. */
 extern const char *const sim_recovery_names[SIM_RECOVERY_N + 1];
