@@ -22,8 +22,13 @@
   X(P2P, "p2p")                 \
   X(GEO, "geo")
 #define REPRODUCE_TABLE_ID(id, name) REPRODUCE_##id,
-enum { REPRODUCE_TABLE_MAP(REPRODUCE_TABLE_ID) REPRODUCE_NTABLES };
+typedef enum reproduce_table {
+  REPRODUCE_TABLE_MAP(REPRODUCE_TABLE_ID)
+} reproduce_table;
 #undef REPRODUCE_TABLE_ID
+#define REPRODUCE_TABLE_ONE_(id, name) +1
+enum { REPRODUCE_NTABLES = 0 REPRODUCE_TABLE_MAP(REPRODUCE_TABLE_ONE_) };
+#undef REPRODUCE_TABLE_ONE_
 extern const char *const reproduce_tables[REPRODUCE_NTABLES + 1];
 
 /* One measured value and what the simulator makes of it. */
