@@ -31,6 +31,16 @@
       order, a wire's array). Such a list goes out of step with the table
       silently when a column is added; walk DB_RESULT_MAP instead. Exit
       status 1 and FILE:LINE: message per list.
+  check_source.py dispatch ROOT
+      Dispatch cannot fall through: no switch in the libraries and the
+      front end has a default label, so that -Werror=switch fails the
+      build when a value is added to an enumeration (or a name to its map)
+      without its case. A switch over an int or a char that needs one is
+      listed in DISPATCH_ALLOWED (FILE:FUNCTION and why). And a switch over
+      a name table's index (names_find, a *_find or *_parse call) casts it
+      to the table's enumeration, handling -1 before, so that its cases are
+      checked too. Exit status 1 and FILE:LINE: message per switch, and per
+      allowance that no longer matches one.
 """
 import os
 import re
@@ -268,9 +278,100 @@ def columns(root):
     return 1 if bad or not cols else 0
 
 
+# Switches that keep a default label, and why (FILE:FUNCTION -> reason):
+# over an int or a char, where no enumeration names the values.
+DISPATCH_ALLOWED = {
+    "sim/net.c:sim_net_handle":
+        "over an int (a queue item's kind less the net's base): the default "
+        "asserts that the kind is the net's",
+}
+SWITCH = re.compile(r"\bswitch\s*\(")
+NAME_INDEX = re.compile(r"\b(?:\w+_find|\w+_parse)\s*\(")
+
+
+def balanced(code, i, open_, close):
+    """The index just past the bracket that closes the one at code[i]."""
+    depth = 0
+    for k in range(i, len(code)):
+        if code[k] == open_:
+            depth += 1
+        elif code[k] == close:
+            depth -= 1
+            if depth == 0:
+                return k + 1
+    return len(code)
+
+
+def switches(code):
+    """(offset, expression, [offsets of its own default labels]) of every
+    switch in code (comments and strings blanked); a label of a nested
+    switch is that switch's, and a default of _Generic (after a comma) is
+    no label."""
+    out = []
+    for m in SWITCH.finditer(code):
+        close = balanced(code, m.end() - 1, "(", ")")
+        expr = " ".join(code[m.end():close - 1].split())
+        body = code.find("{", close)
+        end = balanced(code, body, "{", "}")
+        labels, k = [], body + 1
+        while k < end - 1:
+            inner = SWITCH.search(code, k, end - 1)
+            stop = inner.start() if inner else end - 1
+            for d in re.finditer(r"\bdefault\s*:", code[k:stop]):
+                before = code[:k + d.start()].rstrip()[-1:]
+                if before in (";", "{", "}", ":"):
+                    labels.append(k + d.start())
+            if not inner:
+                break
+            ibody = code.find("{", balanced(code, inner.end() - 1, "(", ")"))
+            k = balanced(code, ibody, "{", "}")
+        out.append((m.start(), expr, labels))
+    return out
+
+
+def dispatch(root):
+    bad, total, allowed_seen = 0, 0, set()
+    for rel in sources(root):
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            text = f.read()
+        code = strip(text)
+        spans = functions(text)
+
+        def where(at):
+            line = code.count("\n", 0, at) + 1
+            fn = next((n for n, a, b in spans if a <= line <= b), "")
+            return line, fn
+        for at, expr, labels in switches(code):
+            total += 1
+            line, fn = where(at)
+            key = f"{rel}:{fn}"
+            if labels and key in DISPATCH_ALLOWED:
+                allowed_seen.add(key)
+            elif labels:
+                print(f"{rel}:{where(labels[0])[0]}: switch ({expr}) in {fn} "
+                      "has a default: name every value instead, so that "
+                      "-Werror=switch fails the build when one is added (over "
+                      "an int or a char: DISPATCH_ALLOWED, with the reason)")
+                bad += 1
+            if NAME_INDEX.search(expr) and not re.match(r"\(\s*\w+\s*\)",
+                                                        expr):
+                print(f"{rel}:{line}: switch ({expr}) in {fn} is over a "
+                      "name table's index, an int: handle -1 first, then "
+                      "cast it to the table's enumeration")
+                bad += 1
+    for key in sorted(set(DISPATCH_ALLOWED) - allowed_seen):
+        if os.path.exists(os.path.join(root, key.split(":")[0])):
+            print(f"{key.split(':')[0]}:1: DISPATCH_ALLOWED names {key}, "
+                  "which has no switch with a default: remove the entry")
+            bad += 1
+    print(f"dispatch: {len(sources(root))} files, {total} switches, {bad} "
+          "that can fall through to a default or are over a name's index")
+    return 1 if bad else 0
+
+
 if __name__ == "__main__":
     checks = {"layering": layering, "quiet": quiet, "sizes": sizes,
-              "columns": columns}
+              "columns": columns, "dispatch": dispatch}
     if len(sys.argv) != 3 or sys.argv[1] not in checks:
         sys.exit(__doc__)
     sys.exit(checks[sys.argv[1]](sys.argv[2]))
