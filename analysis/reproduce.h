@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "base/err.h"
+#include "base/names.h"
 #include "models/transport.h"
 
 /* The tables of the calibration file, in the order reports list them:
@@ -26,9 +27,7 @@ typedef enum reproduce_table {
   REPRODUCE_TABLE_MAP(REPRODUCE_TABLE_ID)
 } reproduce_table;
 #undef REPRODUCE_TABLE_ID
-#define REPRODUCE_TABLE_ONE_(id, name) +1
-enum { REPRODUCE_NTABLES = 0 REPRODUCE_TABLE_MAP(REPRODUCE_TABLE_ONE_) };
-#undef REPRODUCE_TABLE_ONE_
+enum { REPRODUCE_NTABLES = 0 REPRODUCE_TABLE_MAP(NAMES_COUNT_ROW) };
 extern const char *const reproduce_tables[REPRODUCE_NTABLES + 1];
 
 /* One measured value and what the simulator makes of it. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "base/err.h"
+#include "base/names.h"
 
 /* device[r * stages + s] runs stage s of replica r. */
 typedef struct alloc {
@@ -141,9 +142,7 @@ typedef enum alloc_fixed_id {
   ALLOC_FIXED_MAP(ALLOC_FIXED_ID) /* ALLOC_DTFM_IDENTITY, ... */
 } alloc_fixed_id;
 #undef ALLOC_FIXED_ID
-#define ALLOC_FIXED_ONE_(id, name) +1
-enum { ALLOC_NFIXED = 0 ALLOC_FIXED_MAP(ALLOC_FIXED_ONE_) };
-#undef ALLOC_FIXED_ONE_
+enum { ALLOC_NFIXED = 0 ALLOC_FIXED_MAP(NAMES_COUNT_ROW) };
 
 /* Their names in map order, NULL-terminated. */
 extern const char *const alloc_fixed_names[ALLOC_NFIXED + 1];

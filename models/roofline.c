@@ -67,18 +67,25 @@ static void mem(oplist *l, const char *name, double in, double out) {
   push(l, name, ROOFLINE_MEM, 0, l->b * l->T * (in + out));
 }
 
+/* A product of flops and bytes: one GEMM forward (fwd), two backward (the
+ * gradients b1 and b2, each as costly). */
+static void gemm(oplist *l, roofline_pass p, const char *fwd, const char *b1,
+                 const char *b2, double flops, double bytes) {
+  switch (p) {
+    case ROOFLINE_FWD: push(l, fwd, ROOFLINE_GEMM, flops, bytes); break;
+    case ROOFLINE_BWD:
+      push(l, b1, ROOFLINE_GEMM, flops, bytes);
+      push(l, b2, ROOFLINE_GEMM, flops, bytes);
+      break;
+  }
+}
+
 /* A linear layer x[T x k] W[k x n]: one GEMM forward, two backward. */
 static void linear(oplist *l, roofline_pass p, const char *fwd,
                    const char *dx, const char *dw, double k, double n) {
   double flops = 2.0 * l->T * k * n;
   double bytes = l->b * (l->T * k + k * n + l->T * n);
-  switch (p) {
-    case ROOFLINE_FWD: push(l, fwd, ROOFLINE_GEMM, flops, bytes); break;
-    case ROOFLINE_BWD:
-      push(l, dx, ROOFLINE_GEMM, flops, bytes);
-      push(l, dw, ROOFLINE_GEMM, flops, bytes);
-      break;
-  }
+  gemm(l, p, fwd, dx, dw, flops, bytes);
 }
 
 /* An unfused attention product over the mb a (s x s) score matrices:
@@ -90,13 +97,7 @@ static void attn_product(oplist *l, roofline_pass p, const char *fwd,
                          double s, double h) {
   double flops = 2.0 * l->T * s * h; /* 2 mb s^2 h, T = mb s */
   double bytes = l->b * (scores + 2.0 * l->T * h);
-  switch (p) {
-    case ROOFLINE_FWD: push(l, fwd, ROOFLINE_GEMM, flops, bytes); break;
-    case ROOFLINE_BWD:
-      push(l, b1, ROOFLINE_GEMM, flops, bytes);
-      push(l, b2, ROOFLINE_GEMM, flops, bytes);
-      break;
-  }
+  gemm(l, p, fwd, b1, b2, flops, bytes);
 }
 
 /* GPT's block as DT-FM ran it for its measured runs (Decentralized_FM_alpha

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/names.h"
 #include "traces/scenario.h"
 
 /* The network models, chosen per run, X(ID, "name"). What sets them apart
@@ -29,9 +30,7 @@ typedef enum transport_model {
   TRANSPORT_MODEL_MAP(TRANSPORT_MODEL_ID_)
 } transport_model;
 #undef TRANSPORT_MODEL_ID_
-#define TRANSPORT_MODEL_ONE_(id, name) +1
-enum { TRANSPORT_NMODELS = 0 TRANSPORT_MODEL_MAP(TRANSPORT_MODEL_ONE_) };
-#undef TRANSPORT_MODEL_ONE_
+enum { TRANSPORT_NMODELS = 0 TRANSPORT_MODEL_MAP(NAMES_COUNT_ROW) };
 
 /* The model a run gets unless it names one: tcp, the faithful one (NCCL's
  * sockets with their windows); netem and ideal are what-ifs. */

@@ -42,38 +42,36 @@ bool schedule_method_is_fixed(const char *name) {
   return m >= 0 && m < (int)ALLOC_NFIXED;
 }
 
-bool schedule_method_needs_objective(const char *name) {
+/* What a method needs and does: whether an objective steers its search,
+ * whether it needs an allocation objective (a simulation); neither for an
+ * unknown name. */
+typedef struct traits {
+  bool searches, needs_objective;
+} traits;
+
+static traits traits_of(const char *name) {
   int m = schedule_method_find(name);
-  if (m < 0) return false;
+  if (m < 0) return (traits){0};
   switch ((schedule_method_id)m) {
     case SCHEDULE_DTFM_IDENTITY:
     case SCHEDULE_MEGATRON:
     case SCHEDULE_RANDOM:
+    case SCHEDULE_GREEDY: return (traits){.searches = false};
     case SCHEDULE_RANDOM_SEARCH:
-    case SCHEDULE_GREEDY:
     case SCHEDULE_GCMA:
-    case SCHEDULE_HYBRID: return false;
-    case SCHEDULE_SIM: return true;
+    case SCHEDULE_HYBRID: return (traits){.searches = true};
+    case SCHEDULE_SIM: return (traits){.searches = true, .needs_objective = true};
   }
   assert(!"unknown method");
-  return false;
+  return (traits){0};
+}
+
+bool schedule_method_needs_objective(const char *name) {
+  return traits_of(name).needs_objective;
 }
 
 bool schedule_method_searches(const char *name) {
-  int m = schedule_method_find(name);
-  if (m < 0) return false;
-  switch ((schedule_method_id)m) {
-    case SCHEDULE_DTFM_IDENTITY:
-    case SCHEDULE_MEGATRON:
-    case SCHEDULE_RANDOM:
-    case SCHEDULE_GREEDY: return false;
-    case SCHEDULE_RANDOM_SEARCH:
-    case SCHEDULE_GCMA:
-    case SCHEDULE_HYBRID:
-    case SCHEDULE_SIM: return true;
-  }
-  assert(!"unknown method");
-  return false;
+  return traits_of(name).searches;
 }
 
 static search_result *fixed(const char *name, const cost_ctx *c,

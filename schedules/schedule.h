@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "base/names.h"
 #include "models/cost.h"
 #include "schedules/search.h"
 
@@ -28,12 +29,10 @@ typedef enum schedule_method_id {
   SCHEDULE_SEARCH_MAP(SCHEDULE_METHOD_ID)
 } schedule_method_id;
 #undef SCHEDULE_METHOD_ID
-#define SCHEDULE_METHOD_ONE_(id, name) +1
 enum {
   SCHEDULE_NMETHODS =
-      0 ALLOC_FIXED_MAP(SCHEDULE_METHOD_ONE_) SCHEDULE_SEARCH_MAP(SCHEDULE_METHOD_ONE_)
+      0 ALLOC_FIXED_MAP(NAMES_COUNT_ROW) SCHEDULE_SEARCH_MAP(NAMES_COUNT_ROW)
 };
-#undef SCHEDULE_METHOD_ONE_
 
 /* The method names, NULL-terminated: dtfm-identity, megatron-order, random,
  * random-search, greedy, gcma, hybrid, sim. */

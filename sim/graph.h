@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/names.h"
 #include "sim/net.h"
 
 typedef struct sim_graph sim_graph;
@@ -44,9 +45,7 @@ typedef enum sim_task_kind {
 #define SIM_ROLE_ID_(id, name) SIM_ROLE_##id,
 typedef enum sim_task_role { SIM_ROLE_MAP(SIM_ROLE_ID_) } sim_task_role;
 #undef SIM_ROLE_ID_
-#define SIM_ROLE_ONE_(id, name) +1
-enum { SIM_NROLES = 0 SIM_ROLE_MAP(SIM_ROLE_ONE_) };
-#undef SIM_ROLE_ONE_
+enum { SIM_NROLES = 0 SIM_ROLE_MAP(NAMES_COUNT_ROW) };
 
 /* Whether a task of role r is GPU work (forward, backward, the optimizer
  * step: a device's speed changes it), not a transfer, a join or a fixed

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/names.h"
 #include "models/transport.h"
 #include "sim/graph.h"
 #include "traces/scenario.h"
@@ -30,9 +31,7 @@
 #define SIM_LS_KIND_ID_(id, name) SIM_LS_##id,
 typedef enum sim_ls_kind { SIM_LS_KIND_MAP(SIM_LS_KIND_ID_) } sim_ls_kind;
 #undef SIM_LS_KIND_ID_
-#define SIM_LS_KIND_ONE_(id, name) +1
-enum { SIM_LS_NKINDS = 0 SIM_LS_KIND_MAP(SIM_LS_KIND_ONE_) };
-#undef SIM_LS_KIND_ONE_
+enum { SIM_LS_NKINDS = 0 SIM_LS_KIND_MAP(NAMES_COUNT_ROW) };
 extern const char *const sim_ls_kind_names[SIM_LS_NKINDS]; /* "link", ... */
 
 typedef struct sim_ls_res {

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/names.h"
 #include "models/alloc.h"
 #include "sim/sim.h"
 #include "traces/fault.h"
@@ -31,9 +32,7 @@ typedef enum sim_recovery {
   SIM_RECOVERY_MAP(SIM_RECOVERY_ENUM)
 #undef SIM_RECOVERY_ENUM
 } sim_recovery;
-#define SIM_RECOVERY_ONE_(name, text) +1
-enum { SIM_RECOVERY_N = 0 SIM_RECOVERY_MAP(SIM_RECOVERY_ONE_) };
-#undef SIM_RECOVERY_ONE_
+enum { SIM_RECOVERY_N = 0 SIM_RECOVERY_MAP(NAMES_COUNT_ROW) };
 
 /* The policies' names in enumeration order, NULL-terminated. */
 extern const char *const sim_recovery_names[SIM_RECOVERY_N + 1];

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "base/err.h"
+#include "base/names.h"
 #include "traces/scenario.h"
 
 /* X(NAME, "event", target, has_factor): the one table of event names, what
@@ -33,9 +34,7 @@ typedef enum fault_kind {
 } fault_kind;
 /* Their count, outside the enumeration: a switch over the kinds names every
  * kind and nothing else. */
-#define FAULT_ONE_(name, text, target, factor) +1
-enum { FAULT_NKINDS = 0 FAULT_MAP(FAULT_ONE_) };
-#undef FAULT_ONE_
+enum { FAULT_NKINDS = 0 FAULT_MAP(NAMES_COUNT_ROW) };
 
 typedef enum fault_target {
   FAULT_TARGET_DEVICE,  /* a device index of the scenario: "5" */

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/names.h"
 #include "traces/trace.h"
 
 /* A site's NIC as NCCL's socket transport sees it: threads x sockets per
@@ -28,9 +29,7 @@
 #define SCENARIO_NIC_ID_(id, name) SCENARIO_NIC_##id,
 typedef enum scenario_nic { SCENARIO_NIC_MAP(SCENARIO_NIC_ID_) } scenario_nic;
 #undef SCENARIO_NIC_ID_
-#define SCENARIO_NIC_ONE_(id, name) +1
-enum { SCENARIO_NNICS = 0 SCENARIO_NIC_MAP(SCENARIO_NIC_ONE_) };
-#undef SCENARIO_NIC_ONE_
+enum { SCENARIO_NNICS = 0 SCENARIO_NIC_MAP(NAMES_COUNT_ROW) };
 /* "generic", "aws-ena", "gcp-gvnic" (NULL-terminated); parse: -1 unknown */
 extern const char *const scenario_nic_names[SCENARIO_NNICS + 1];
 int scenario_nic_parse(const char *name);
