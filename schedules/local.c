@@ -127,7 +127,8 @@ static void apply_move(alloc *a, local_move m) {
     swap_int(&a->device[m.i], &a->device[m.j]);
     break;
   }
-  assert(alloc_validate(a, a->replicas, S, n, "local move", NULL) == ERR_OK);
+  assert(alloc_validate(a, a->replicas, S, a->replicas * S, "local move",
+                        NULL) == ERR_OK);
 }
 
 static void add(local_walk *w, local_kind kind, int i, int j) {
