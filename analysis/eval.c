@@ -125,13 +125,18 @@ static void run_marks(const scenario *s, const fault_trace *f, double total_s,
     db_mark *m = &r->marks[r->nmarks++];
     *m = (db_mark){.t_s = (double)ev->t_ns * 1e-9};
     snprintf(m->kind, sizeof m->kind, "%s", fault_kind_name(ev->kind));
-    if (fault_kind_target(ev->kind) == FAULT_TARGET_DEVICE)
-      snprintf(m->what, sizeof m->what, "%d", ev->a);
-    else if (fault_kind_target(ev->kind) == FAULT_TARGET_SITE)
-      snprintf(m->what, sizeof m->what, "%s", s->sites[ev->a].name);
-    else
-      snprintf(m->what, sizeof m->what, "%s:%s", s->sites[ev->a].name,
-               s->sites[ev->b].name);
+    switch (fault_kind_target(ev->kind)) {
+      case FAULT_TARGET_DEVICE:
+        snprintf(m->what, sizeof m->what, "%d", ev->a);
+        break;
+      case FAULT_TARGET_SITE:
+        snprintf(m->what, sizeof m->what, "%s", s->sites[ev->a].name);
+        break;
+      case FAULT_TARGET_LINK:
+        snprintf(m->what, sizeof m->what, "%s:%s", s->sites[ev->a].name,
+                 s->sites[ev->b].name);
+        break;
+    }
   }
   for (int64_t t = trace_next_change_any(s->network, 0); t <= end;
        t = trace_next_change_any(s->network, t)) {
@@ -220,7 +225,7 @@ static int eval_with(const scenario *s, const cost_ctx *c, const alloc *a,
   DB_RESULT_MAP(X)
 #undef X
   r->window_bytes =
-      t->model == TRANSPORT_TCP ? (int64_t)transport_window(t) : -1;
+      transport_is_windowed(t->model) ? (int64_t)transport_window(t) : -1;
   snprintf(r->schedule, sizeof r->schedule, "%s", w->schedule);
   snprintf(r->runtime, sizeof r->runtime, "%s", w->runtime);
   r->sockets = s->sites[0].nccl_sockets;

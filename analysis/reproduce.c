@@ -19,6 +19,7 @@
  *   Gloo's one, on a connection opened before the clock starts. */
 #include "analysis/reproduce.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,12 +249,16 @@ const char *const reproduce_tables[REPRODUCE_NTABLES + 1] = {
 #undef REPRODUCE_TABLE_NAME
 
 static scenario *row_case(const reproduce_row *r, const host *h, err *e) {
-  switch (names_find(reproduce_tables, r->table)) {
-    case REPRODUCE_PIPELINE: return uniform_case(r, h, 1, e);
-    case REPRODUCE_HOMOGENEOUS: return uniform_case(r, h, 8, e);
-    case REPRODUCE_GEO: return geo_case(r, e);
-    default: break;
-  }
+  int t = names_find(reproduce_tables, r->table);
+  if (t >= 0)
+    switch ((reproduce_table)t) {
+      case REPRODUCE_PIPELINE: return uniform_case(r, h, 1, e);
+      case REPRODUCE_HOMOGENEOUS: return uniform_case(r, h, 8, e);
+      case REPRODUCE_GEO: return geo_case(r, e);
+      case REPRODUCE_P2P: /* a transfer, no scenario: run_row's p2p */
+        assert(!"a p2p row has no scenario");
+        break;
+    }
   err_set(e, ERR_PARSE, "%s:%d: unknown table '%s'", CAL_FILE, r->line,
           r->table);
   return NULL;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "base/err.h"
+#include "base/names.h"
 #include "models/transport.h"
 
 /* The tables of the calibration file, in the order reports list them:
@@ -22,8 +23,11 @@
   X(P2P, "p2p")                 \
   X(GEO, "geo")
 #define REPRODUCE_TABLE_ID(id, name) REPRODUCE_##id,
-enum { REPRODUCE_TABLE_MAP(REPRODUCE_TABLE_ID) REPRODUCE_NTABLES };
+typedef enum reproduce_table {
+  REPRODUCE_TABLE_MAP(REPRODUCE_TABLE_ID)
+} reproduce_table;
 #undef REPRODUCE_TABLE_ID
+enum { REPRODUCE_NTABLES = 0 REPRODUCE_TABLE_MAP(NAMES_COUNT_ROW) };
 extern const char *const reproduce_tables[REPRODUCE_NTABLES + 1];
 
 /* One measured value and what the simulator makes of it. */

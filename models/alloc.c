@@ -534,12 +534,13 @@ const char *alloc_fixed_canonical(const char *name) {
 }
 
 alloc *alloc_fixed(const char *name, int replicas, int stages, uint64_t seed) {
+  int id = names_find(alloc_fixed_names, alloc_fixed_canonical(name));
+  if (id < 0) return NULL;
   alloc *a = NULL;
-  switch (names_find(alloc_fixed_names, alloc_fixed_canonical(name))) {
+  switch ((alloc_fixed_id)id) {
     case ALLOC_DTFM_IDENTITY: a = alloc_identity(replicas, stages); break;
     case ALLOC_MEGATRON: a = alloc_megatron(replicas, stages); break;
     case ALLOC_RANDOM: a = alloc_random(replicas, stages, seed); break;
-    default: return NULL;
   }
   /* every fixed placement uses each of the replicas x stages devices once */
   assert(alloc_validate(a, replicas, stages, replicas * stages, name, NULL) ==

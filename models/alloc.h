@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "base/err.h"
+#include "base/names.h"
 
 /* device[r * stages + s] runs stage s of replica r. */
 typedef struct alloc {
@@ -139,9 +140,9 @@ const char *alloc_fixed_canonical(const char *name);
 #define ALLOC_FIXED_ID(id, name) ALLOC_##id,
 typedef enum alloc_fixed_id {
   ALLOC_FIXED_MAP(ALLOC_FIXED_ID) /* ALLOC_DTFM_IDENTITY, ... */
-  ALLOC_NFIXED
 } alloc_fixed_id;
 #undef ALLOC_FIXED_ID
+enum { ALLOC_NFIXED = 0 ALLOC_FIXED_MAP(NAMES_COUNT_ROW) };
 
 /* Their names in map order, NULL-terminated. */
 extern const char *const alloc_fixed_names[ALLOC_NFIXED + 1];

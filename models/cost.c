@@ -169,7 +169,7 @@ static void sizes_at_widths(const scenario_workload *w, double *act,
   *act = compress_bytes(*act, w->activation_bits);
   *grad = compress_bytes(*grad, w->grad_bits);
   int algo = spec_dp_algo_parse(w->dp_algo);
-  bool diloco = algo == SPEC_DILOCO || algo == SPEC_STREAMING_DILOCO;
+  bool diloco = algo >= 0 && spec_dp_algo_outer((spec_dp_algo)algo);
   if (diloco && w->inner_steps > 0) *grad /= w->inner_steps;
 }
 

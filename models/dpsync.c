@@ -168,7 +168,7 @@ static hop piece_hop(const hop_net *n, const int *grp, int R, int i, int j,
                      double piece, double *x1, double *x2) {
   int same = 0;
   trace_value v = scenario_link(n->s, grp[i], grp[j], 0);
-  for (int q = 0; q < R && n->o.model != TRANSPORT_IDEAL; q++) {
+  for (int q = 0; q < R && transport_is_shared(n->o.model); q++) {
     if (q == i) continue;
     trace_value u = scenario_link(n->s, grp[i], grp[q], 0);
     same += u.latency_ms == v.latency_ms && u.bandwidth_gbps == v.bandwidth_gbps;
@@ -263,39 +263,51 @@ static void hier(hop_net *n, const int *grp, int R, double bytes,
   free(first), free(ix), free(m), free(rd), free(red), free(lead);
 }
 
+/* Counts hier-ring's messages: the chains in each site, the ring. */
+static void count_hier(hop_net *n, const int *grp, int R, double bytes,
+                       int ring_channels) {
+  int *first = mem_alloc(((size_t)R + 1) * sizeof *first);
+  int *at = mem_alloc((size_t)R * sizeof *at), *lead = mem_alloc((size_t)R * sizeof *lead);
+  int L = by_site(n, grp, R, first, at);
+  double c = bytes / chunks_of(bytes);
+  for (int l = 0; l < L; l++) {
+    int f = first[l], k = first[l + 1] - f;
+    lead[l] = grp[at[f]];
+    for (int i = 0; i < k && k > 1; i++)
+      hop_net_count(n, grp[at[f + i]], grp[at[f + (i + 1) % k]], c,
+                    ring_channels);
+  }
+  for (int l = 0; l < L && L > 1; l++)
+    hop_net_count(n, lead[l], lead[(l + 1) % L],
+                  transport_ring_plan(bytes, L).piece, ring_channels);
+  free(first), free(at), free(lead);
+}
+
 void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
                   double bytes, int ring_channels) {
   if (R < 2) return;
-  if (algo == SPEC_HIER_RING) { /* the chains in each site, the ring */
-    int *first = mem_alloc(((size_t)R + 1) * sizeof *first);
-    int *at = mem_alloc((size_t)R * sizeof *at), *lead = mem_alloc((size_t)R * sizeof *lead);
-    int L = by_site(n, grp, R, first, at);
-    double c = bytes / chunks_of(bytes);
-    for (int l = 0; l < L; l++) {
-      int f = first[l], k = first[l + 1] - f;
-      lead[l] = grp[at[f]];
-      for (int i = 0; i < k && k > 1; i++)
-        hop_net_count(n, grp[at[f + i]], grp[at[f + (i + 1) % k]], c,
-                      ring_channels);
-    }
-    for (int l = 0; l < L && L > 1; l++)
-      hop_net_count(n, lead[l], lead[(l + 1) % L],
-                    transport_ring_plan(bytes, L).piece, ring_channels);
-    free(first), free(at), free(lead);
-    return;
-  }
   double c = bytes / chunks_of(bytes);
-  for (int i = 0; i < R; i++) {
-    /* central-ps: the broadcast's hops, which the reduce shares, and the
-     * reduce's closing hop R-1 -> 0 */
-    if (algo == SPEC_CENTRAL_PS)
-      hop_net_count(n, grp[i], grp[(i + 1) % R], c, COLL);
-    if (algo == SPEC_RING)
-      hop_net_count(n, grp[i], grp[(i + 1) % R],
-                    transport_ring_plan(bytes, R).piece, ring_channels);
-    for (int j = 0; algo == SPEC_SHARDED_PS && j < R; j++)
-      if (j != i)
-        hop_net_count(n, grp[i], grp[j], bytes / R, TRANSPORT_P2P_CHANNELS);
+  switch (algo) {
+    case SPEC_CENTRAL_PS:
+      /* the broadcast's hops, which the reduce shares, and the reduce's
+       * closing hop R-1 -> 0 */
+      for (int i = 0; i < R; i++)
+        hop_net_count(n, grp[i], grp[(i + 1) % R], c, COLL);
+      return;
+    case SPEC_RING:
+      for (int i = 0; i < R; i++)
+        hop_net_count(n, grp[i], grp[(i + 1) % R],
+                      transport_ring_plan(bytes, R).piece, ring_channels);
+      return;
+    case SPEC_SHARDED_PS:
+      for (int i = 0; i < R; i++)
+        for (int j = 0; j < R; j++)
+          if (j != i)
+            hop_net_count(n, grp[i], grp[j], bytes / R, TRANSPORT_P2P_CHANNELS);
+      return;
+    case SPEC_HIER_RING: count_hier(n, grp, R, bytes, ring_channels); return;
+    case SPEC_DILOCO:
+    case SPEC_STREAMING_DILOCO: return; /* nothing per step */
   }
 }
 
@@ -306,11 +318,18 @@ void dpsync_run(hop_net *n, spec_dp_algo algo, const int *grp, int R,
     done[0] = at(ready, 0);
     return;
   }
-  if (algo == SPEC_RING) ring(n, grp, R, bytes, ring_channels, ready, done);
-  else if (algo == SPEC_HIER_RING)
-    hier(n, grp, R, bytes, ring_channels, ready, done);
-  else if (algo == SPEC_SHARDED_PS) sharded(n, grp, R, bytes, ready, done);
-  else central(n, grp, R, bytes, ready, done);
+  switch (algo) {
+    case SPEC_CENTRAL_PS: central(n, grp, R, bytes, ready, done); return;
+    case SPEC_RING: ring(n, grp, R, bytes, ring_channels, ready, done); return;
+    case SPEC_SHARDED_PS: sharded(n, grp, R, bytes, ready, done); return;
+    case SPEC_HIER_RING:
+      hier(n, grp, R, bytes, ring_channels, ready, done);
+      return;
+    case SPEC_DILOCO:
+    case SPEC_STREAMING_DILOCO: /* nothing per step */
+      for (int i = 0; i < R; i++) done[i] = at(ready, i);
+      return;
+  }
 }
 
 double dpsync_chain_s(hop_net *n, const int *grp, int R, double bytes) {

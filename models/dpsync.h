@@ -18,7 +18,9 @@
  *   connection leave in issue order);
  * - hier-ring: central-ps's reduce inside each site (scenario's
  *   device_site) to its first member in group order, the ring across those
- *   members, central-ps's broadcast inside each site.
+ *   members, central-ps's broadcast inside each site;
+ * - diloco, streaming-diloco: nothing per step (their outer exchange is a
+ *   ring or a hier-ring, which the caller names).
  * A member is done when everything it waits for has arrived and its own
  * last message is in its socket buffers (hop_handed).
  * Invariant: pure functions of (net, group, bytes, ready); scratch is

@@ -24,7 +24,7 @@ void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
     const scenario_site *site = &s->sites[s->device_site[d]];
     n->nic[d] = site->nic_shared ? site->first_device : d;
     double g = site->nic_gbps;
-    if (n->o.model != TRANSPORT_IDEAL && g > 0 && isfinite(g))
+    if (transport_is_shared(n->o.model) && g > 0 && isfinite(g))
       n->cap[n->nic[d]] = g * 1e9 / 8.0;
   }
 }
@@ -47,7 +47,7 @@ static int sockets_to(const hop_net *n, int b) {
 
 /* The bytes of a message between different NICs cross both (netem, tcp). */
 static bool wired(const hop_net *n, int a, int b) {
-  return n->o.model != TRANSPORT_IDEAL && n->nic[a] != n->nic[b];
+  return transport_is_shared(n->o.model) && n->nic[a] != n->nic[b];
 }
 
 void hop_net_count(hop_net *n, int a, int b, double bytes, int channels) {
@@ -109,7 +109,7 @@ double hop_handed(const hop *h, double issue, double left, double bytes,
 }
 
 bool hop_restarts(const hop_net *n) {
-  return n->o.model == TRANSPORT_TCP && n->o.idle_restart;
+  return transport_is_windowed(n->o.model) && n->o.idle_restart;
 }
 
 double hop_first_extra(const hop_net *n, const hop *h, double bytes,

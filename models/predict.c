@@ -128,9 +128,13 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
       c->b[r * D + st] = roofline_stage_bwd_s(gpu[d], w, st) * k +
                          compress_stage_s(w, st, gpu[d], true);
     }
-  if (w->runtime == SPEC_RUNTIME_DTFM)
-    c->g = (double)(spec_is_diloco(w) ? replica_barrier_ns(s, a)
-                                      : runtime_barrier_ns(s, a)) * 1e-9;
+  switch (w->runtime) {
+    case SPEC_RUNTIME_DTFM: /* its barriers (each replica's under DiLoCo) */
+      c->g = (double)(spec_is_diloco(w) ? replica_barrier_ns(s, a)
+                                        : runtime_barrier_ns(s, a)) * 1e-9;
+      break;
+    case SPEC_RUNTIME_MEGATRON: break; /* none: its calls block */
+  }
 }
 
 static void ctx_free(ctx *c) {
@@ -252,7 +256,7 @@ static onef1b_pipe pipe_of(ctx *c, int r, hop *act, hop *grad, bool *shaper) {
   int D = c->D;
   for (int st = 0; st < D; st++) {
     int d = alloc_at(c->a, r, st);
-    shaper[st] = st > 0 && st + 1 < D && c->net.o.model != TRANSPORT_IDEAL &&
+    shaper[st] = st > 0 && st + 1 < D && transport_is_shared(c->net.o.model) &&
                  same_class(c->s, d, alloc_at(c->a, r, st - 1), alloc_at(c->a, r, st + 1));
     if (st + 1 < D)
       act[st] = hop_of(&c->net, d, alloc_at(c->a, r, st + 1), c->act, 1,
@@ -263,7 +267,11 @@ static onef1b_pipe pipe_of(ctx *c, int r, hop *act, hop *grad, bool *shaper) {
                         TRANSPORT_P2P_CHANNELS);
     c->net.swap = false;
   }
-  bool meg = c->w->runtime == SPEC_RUNTIME_MEGATRON;
+  bool meg = false; /* blocking point-to-point calls */
+  switch (c->w->runtime) {
+    case SPEC_RUNTIME_DTFM: break;
+    case SPEC_RUNTIME_MEGATRON: meg = true; break;
+  }
   return (onef1b_pipe){.stages = D, .micro_batches = c->K,
                        .f = c->f + (size_t)r * D, .b = c->b + (size_t)r * D,
                        .act = act, .grad = grad, .shaper = shaper,
@@ -490,16 +498,33 @@ static void outer(ctx *c, predict_result *out) {
                      out->dp_sync_s + out->optimizer_s;
 }
 
+/* The passes and the synchronisation of one step under the runtime: DT-FM
+ * runs the workload's schedule and dp algorithm; Megatron one 1F1B schedule
+ * whatever the workload's, NCCL's ring all-reduce, then its rounds. */
+static void step(ctx *c) {
+  const spec_workload *w = c->w;
+  switch (w->runtime) {
+    case SPEC_RUNTIME_DTFM:
+      switch (w->schedule) {
+        case SPEC_GPIPE: gpipe(c); break;
+        case SPEC_1F1B: onef1b(c); break;
+      }
+      if (!spec_is_diloco(w)) dp_all(c, w->dp_algo);
+      return;
+    case SPEC_RUNTIME_MEGATRON:
+      onef1b(c);
+      if (!spec_is_diloco(w)) dp_all(c, SPEC_RING);
+      megatron_rounds(c);
+      return;
+  }
+}
+
 int predict_iteration_with(const spec_workload *w, const scenario *s,
                            const spec_gpu *const *gpu, const alloc *a,
                            const transport_options *o, predict_result *out) {
   ctx c;
   ctx_init(&c, w, s, gpu, a, o);
-  if (w->schedule == SPEC_GPIPE && w->runtime == SPEC_RUNTIME_DTFM) gpipe(&c);
-  else onef1b(&c);
-  if (!spec_is_diloco(w))
-    dp_all(&c, w->runtime == SPEC_RUNTIME_MEGATRON ? SPEC_RING : w->dp_algo);
-  if (w->runtime == SPEC_RUNTIME_MEGATRON) megatron_rounds(&c);
+  step(&c);
   double opt_last, end = finish(&c, &opt_last);
   breakdown(&c, end, opt_last, out);
   if (spec_is_diloco(w)) outer(&c, out);

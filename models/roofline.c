@@ -68,17 +68,25 @@ static void mem(oplist *l, const char *name, double in, double out) {
   push(l, name, ROOFLINE_MEM, 0, l->b * l->T * (in + out));
 }
 
+/* A product of flops and bytes: one GEMM forward (fwd), two backward (the
+ * gradients b1 and b2, each as costly). */
+static void gemm(oplist *l, roofline_pass p, const char *fwd, const char *b1,
+                 const char *b2, double flops, double bytes) {
+  switch (p) {
+    case ROOFLINE_FWD: push(l, fwd, ROOFLINE_GEMM, flops, bytes); break;
+    case ROOFLINE_BWD:
+      push(l, b1, ROOFLINE_GEMM, flops, bytes);
+      push(l, b2, ROOFLINE_GEMM, flops, bytes);
+      break;
+  }
+}
+
 /* A linear layer x[T x k] W[k x n]: one GEMM forward, two backward. */
 static void linear(oplist *l, roofline_pass p, const char *fwd,
                    const char *dx, const char *dw, double k, double n) {
   double flops = 2.0 * l->T * k * n;
   double bytes = l->b * (l->T * k + k * n + l->T * n);
-  if (p == ROOFLINE_FWD) {
-    push(l, fwd, ROOFLINE_GEMM, flops, bytes);
-  } else {
-    push(l, dx, ROOFLINE_GEMM, flops, bytes);
-    push(l, dw, ROOFLINE_GEMM, flops, bytes);
-  }
+  gemm(l, p, fwd, dx, dw, flops, bytes);
 }
 
 /* An unfused attention product over the mb a (s x s) score matrices:
@@ -90,12 +98,7 @@ static void attn_product(oplist *l, roofline_pass p, const char *fwd,
                          double s, double h) {
   double flops = 2.0 * l->T * s * h; /* 2 mb s^2 h, T = mb s */
   double bytes = l->b * (scores + 2.0 * l->T * h);
-  if (p == ROOFLINE_FWD) {
-    push(l, fwd, ROOFLINE_GEMM, flops, bytes);
-  } else {
-    push(l, b1, ROOFLINE_GEMM, flops, bytes);
-    push(l, b2, ROOFLINE_GEMM, flops, bytes);
-  }
+  gemm(l, p, fwd, b1, b2, flops, bytes);
 }
 
 /* GPT's block as DT-FM ran it for its measured runs (Decentralized_FM_alpha
@@ -112,24 +115,26 @@ static void gpt_layer(oplist *l, const spec_model *m, roofline_pass p,
   double kv = m->kv_heads > 0 ? h * m->kv_heads / m->heads : h;
   double sc = mb * m->heads * s * s; /* score values */
   double as = m->heads * s;          /* score values per token */
-  if (p == ROOFLINE_FWD) {
-    mem(l, "norm_1", h, h);
-    linear(l, p, "q", NULL, NULL, h, h);
-    linear(l, p, "k", NULL, NULL, h, kv);
-    linear(l, p, "v", NULL, NULL, h, kv);
-    attn_product(l, p, "scores", NULL, NULL, sc, s, h);
-    mem(l, "scale", as, as);
-    mem(l, "softmax", as, as);
-    attn_product(l, p, "weighted_sum", NULL, NULL, sc, s, h);
-    mem(l, "merge_heads", h, h);
-    linear(l, p, "out_proj", NULL, NULL, h, h);
-    mem(l, "residual_1", 2 * h, h);
-    mem(l, "norm_2", h, h);
-    linear(l, p, "fc_1", NULL, NULL, h, f);
-    mem(l, "relu", f, f);
-    linear(l, p, "fc_2", NULL, NULL, f, h);
-    mem(l, "residual_2", 2 * h, h);
-    return;
+  switch (p) {
+    case ROOFLINE_FWD:
+      mem(l, "norm_1", h, h);
+      linear(l, p, "q", NULL, NULL, h, h);
+      linear(l, p, "k", NULL, NULL, h, kv);
+      linear(l, p, "v", NULL, NULL, h, kv);
+      attn_product(l, p, "scores", NULL, NULL, sc, s, h);
+      mem(l, "scale", as, as);
+      mem(l, "softmax", as, as);
+      attn_product(l, p, "weighted_sum", NULL, NULL, sc, s, h);
+      mem(l, "merge_heads", h, h);
+      linear(l, p, "out_proj", NULL, NULL, h, h);
+      mem(l, "residual_1", 2 * h, h);
+      mem(l, "norm_2", h, h);
+      linear(l, p, "fc_1", NULL, NULL, h, f);
+      mem(l, "relu", f, f);
+      linear(l, p, "fc_2", NULL, NULL, f, h);
+      mem(l, "residual_2", 2 * h, h);
+      return;
+    case ROOFLINE_BWD: break; /* below */
   }
   mem(l, "residual_2_grad", 2 * h, h);
   linear(l, p, NULL, "fc_2_dx", "fc_2_dw", f, h);
@@ -160,20 +165,22 @@ static void llama_layer(oplist *l, const spec_model *m, roofline_pass p,
   double h = m->hidden, s = m->seq, f = m->ffn > 0 ? m->ffn : 4.0 * h;
   double kv = m->kv_heads > 0 ? h * m->kv_heads / m->heads : h;
   double attn_flops = 4.0 * mb * s * s * h;
-  if (p == ROOFLINE_FWD) {
-    mem(l, "rms_1", h, h);
-    linear(l, p, "qkv", NULL, NULL, h, h + 2.0 * kv);
-    mem(l, "rotary", h + kv, h + kv);
-    push(l, "flash_attention", ROOFLINE_GEMM, attn_flops,
-         l->b * l->T * (2.0 * h + 2.0 * kv)); /* q k v in, o out */
-    linear(l, p, "out_proj", NULL, NULL, h, h);
-    mem(l, "residual_1", 2 * h, h);
-    mem(l, "rms_2", h, h);
-    linear(l, p, "gate_up", NULL, NULL, h, 2.0 * f);
-    mem(l, "swiglu", 2 * f, f);
-    linear(l, p, "down", NULL, NULL, f, h);
-    mem(l, "residual_2", 2 * h, h);
-    return;
+  switch (p) {
+    case ROOFLINE_FWD:
+      mem(l, "rms_1", h, h);
+      linear(l, p, "qkv", NULL, NULL, h, h + 2.0 * kv);
+      mem(l, "rotary", h + kv, h + kv);
+      push(l, "flash_attention", ROOFLINE_GEMM, attn_flops,
+           l->b * l->T * (2.0 * h + 2.0 * kv)); /* q k v in, o out */
+      linear(l, p, "out_proj", NULL, NULL, h, h);
+      mem(l, "residual_1", 2 * h, h);
+      mem(l, "rms_2", h, h);
+      linear(l, p, "gate_up", NULL, NULL, h, 2.0 * f);
+      mem(l, "swiglu", 2 * f, f);
+      linear(l, p, "down", NULL, NULL, f, h);
+      mem(l, "residual_2", 2 * h, h);
+      return;
+    case ROOFLINE_BWD: break; /* below */
   }
   mem(l, "residual_2_grad", 2 * h, h);
   linear(l, p, NULL, "down_dx", "down_dw", f, h);
@@ -194,10 +201,10 @@ static void llama_layer(oplist *l, const spec_model *m, roofline_pass p,
 int roofline_layer_ops(const spec_model *m, int mb, roofline_pass p,
                        roofline_op *ops) {
   oplist l = {.op = ops, .T = (double)mb * m->seq, .b = m->value_bytes};
-  if (m->arch == SPEC_ARCH_LLAMA)
-    llama_layer(&l, m, p, mb);
-  else
-    gpt_layer(&l, m, p, mb);
+  switch (m->arch) {
+    case SPEC_ARCH_GPT: gpt_layer(&l, m, p, mb); break;
+    case SPEC_ARCH_LLAMA: llama_layer(&l, m, p, mb); break;
+  }
   return l.n;
 }
 
@@ -215,13 +222,19 @@ int roofline_head_ops(const spec_model *m, int mb, roofline_pass p,
                       roofline_op *ops) {
   oplist l = {.op = ops, .T = (double)mb * m->seq, .b = m->value_bytes};
   double h = m->hidden, V = m->vocab;
-  bool shift = m->arch != SPEC_ARCH_LLAMA;
-  if (p == ROOFLINE_FWD) {
-    mem(&l, "final_norm", h, h);
-    linear(&l, p, "lm_head", NULL, NULL, h, V);
-    if (shift) mem(&l, "shift_logits", V, V);
-    mem(&l, "log_softmax", V, V);
-    return l.n;
+  bool shift = true; /* GPT's loss copies the shifted logits */
+  switch (m->arch) {
+    case SPEC_ARCH_GPT: shift = true; break;
+    case SPEC_ARCH_LLAMA: shift = false; break;
+  }
+  switch (p) {
+    case ROOFLINE_FWD:
+      mem(&l, "final_norm", h, h);
+      linear(&l, p, "lm_head", NULL, NULL, h, V);
+      if (shift) mem(&l, "shift_logits", V, V);
+      mem(&l, "log_softmax", V, V);
+      return l.n;
+    case ROOFLINE_BWD: break; /* below */
   }
   mem(&l, "nll_grad", 0, V);
   mem(&l, "log_softmax_grad", 2 * V, V);
@@ -234,8 +247,12 @@ int roofline_head_ops(const spec_model *m, int mb, roofline_pass p,
 double roofline_op_s(const spec_gpu *g, const roofline_op *op,
                      const roofline_eff *e) {
   double mem_s = op->bytes / (g->mem_bw_bytes_s * e->mem);
-  if (op->cls == ROOFLINE_MEM) return mem_s;
-  return fmax(op->flops / (g->peak_flops * e->gemm), mem_s);
+  switch (op->cls) {
+    case ROOFLINE_GEMM: return fmax(op->flops / (g->peak_flops * e->gemm), mem_s);
+    case ROOFLINE_MEM: return mem_s;
+  }
+  assert(!"unknown operation class");
+  return mem_s;
 }
 
 double roofline_ops_s(const spec_gpu *g, const roofline_op *ops, int n,

@@ -6,6 +6,7 @@
  * replace them: `--params`). */
 #include "models/runtime.h"
 
+#include <assert.h>
 #include <math.h>
 
 #include "models/roofline.h"
@@ -33,18 +34,32 @@
 #define RUNTIME_MEGATRON_P2P_CALL_S PARAMS_MEGATRON_P2P_CALL_S_DEFAULT /* 0.030 */
 
 double runtime_optimizer_s(spec_runtime rt, const spec_gpu *g, double params) {
-  if (rt == SPEC_RUNTIME_MEGATRON)
-    return roofline_stream_s(g, params * RUNTIME_ADAM_BYTES_PER_PARAM);
-  return params * params_get(PARAMS_DTFM_OPTIMIZER_S_PER_PARAM);
+  switch (rt) {
+    case SPEC_RUNTIME_DTFM:
+      return params * params_get(PARAMS_DTFM_OPTIMIZER_S_PER_PARAM);
+    case SPEC_RUNTIME_MEGATRON:
+      return roofline_stream_s(g, params * RUNTIME_ADAM_BYTES_PER_PARAM);
+  }
+  assert(!"unknown runtime");
+  return 0;
 }
 
 double runtime_state_bytes(spec_runtime rt, double params) {
-  return params * (rt == SPEC_RUNTIME_MEGATRON ? 12.0 : 4.0);
+  switch (rt) {
+    case SPEC_RUNTIME_DTFM: return params * 4.0;
+    case SPEC_RUNTIME_MEGATRON: return params * 12.0;
+  }
+  assert(!"unknown runtime");
+  return 0;
 }
 
 double runtime_p2p_call_s(spec_runtime rt) {
-  return rt == SPEC_RUNTIME_MEGATRON ? params_get(PARAMS_MEGATRON_P2P_CALL_S)
-                                    : 0;
+  switch (rt) {
+    case SPEC_RUNTIME_DTFM: return 0;
+    case SPEC_RUNTIME_MEGATRON: return params_get(PARAMS_MEGATRON_P2P_CALL_S);
+  }
+  assert(!"unknown runtime");
+  return 0;
 }
 
 

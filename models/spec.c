@@ -4,6 +4,7 @@
  * model's FLOPs overflow 32-bit integers and the callers divide anyway. */
 #include "models/spec.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <math.h>
 #include <stddef.h>
@@ -170,6 +171,10 @@ const spec_gpu *spec_gpus(int *n) {
   return gpus;
 }
 
+#define SPEC_ARCH_NAME_(id, name) name,
+const char *const spec_arch_names[] = {SPEC_ARCH_MAP(SPEC_ARCH_NAME_) NULL};
+#undef SPEC_ARCH_NAME_
+
 const char *spec_schedule_name(spec_schedule s) {
   return workload_schedules[s];
 }
@@ -233,17 +238,45 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
   w->schedule = (spec_schedule)sched;
   w->dp_algo = (spec_dp_algo)algo;
   w->runtime = (spec_runtime)rt;
-  if (w->runtime == SPEC_RUNTIME_MEGATRON && !spec_is_diloco(w)) {
-    /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce (DiLoCo
-     * under it is refused below). */
-    w->schedule = SPEC_1F1B;
-    w->dp_algo = SPEC_RING;
+  switch (w->runtime) {
+    case SPEC_RUNTIME_DTFM: break;
+    case SPEC_RUNTIME_MEGATRON:
+      /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce
+       * (DiLoCo under it is refused below). */
+      if (!spec_is_diloco(w)) w->schedule = SPEC_1F1B, w->dp_algo = SPEC_RING;
+      break;
   }
   return ERR_OK;
 }
 
 bool spec_is_diloco(const spec_workload *w) {
-  return w->dp_algo == SPEC_DILOCO || w->dp_algo == SPEC_STREAMING_DILOCO;
+  return spec_dp_algo_outer(w->dp_algo);
+}
+
+bool spec_dp_algo_outer(spec_dp_algo algo) {
+  switch (algo) {
+    case SPEC_CENTRAL_PS:
+    case SPEC_RING:
+    case SPEC_SHARDED_PS:
+    case SPEC_HIER_RING: return false;
+    case SPEC_DILOCO:
+    case SPEC_STREAMING_DILOCO: return true;
+  }
+  assert(!"unknown dp_algo");
+  return false;
+}
+
+bool spec_dp_algo_streams(spec_dp_algo algo) {
+  switch (algo) {
+    case SPEC_CENTRAL_PS:
+    case SPEC_RING:
+    case SPEC_SHARDED_PS:
+    case SPEC_HIER_RING:
+    case SPEC_DILOCO: return false;
+    case SPEC_STREAMING_DILOCO: return true;
+  }
+  assert(!"unknown dp_algo");
+  return false;
 }
 
 /* Where a workload value came from, for a message: the option that set it
@@ -295,12 +328,18 @@ static int check_diloco(const scenario *s, const spec_workload *w, err *e) {
                      algo, A.where);
     return ERR_OK;
   }
-  if (w->runtime == SPEC_RUNTIME_MEGATRON && w->stages > 1)
-    return err_set(e, ERR_CONFIG, "%s %s on %s megatron needs one stage per "
-                   "replica (a replica on one device, stepping Adam on its "
-                   "GPU; Megatron's pipelines all-reduce every step)", A.lead,
-                   algo, R.name);
-  if (w->dp_algo == SPEC_DILOCO && (w->fragments != 1 || w->overlap_steps))
+  switch (w->runtime) {
+    case SPEC_RUNTIME_DTFM: break;
+    case SPEC_RUNTIME_MEGATRON:
+      if (w->stages > 1)
+        return err_set(e, ERR_CONFIG, "%s %s on %s megatron needs one stage "
+                       "per replica (a replica on one device, stepping Adam "
+                       "on its GPU; Megatron's pipelines all-reduce every "
+                       "step)", A.lead, algo, R.name);
+      break;
+  }
+  if (!spec_dp_algo_streams(w->dp_algo) &&
+      (w->fragments != 1 || w->overlap_steps))
     return err_set(e, ERR_CONFIG, "%s needs %s streaming-diloco (diloco "
                    "exchanges the whole model, blocking)",
                    w->fragments != 1 ? F.lead : T.lead, A.name);
@@ -309,6 +348,17 @@ static int check_diloco(const scenario *s, const spec_workload *w, err *e) {
   diloco_names n = {.lead = {H.lead, F.lead, T.lead},
                     .name = {H.name, F.name, T.name}};
   return diloco_check(&p, w->layers, &n, e);
+}
+
+/* Whether runtime rt runs all of a replica's micro-batches in one pass,
+ * whatever micro_batches_per_pass says (Megatron: one 1F1B schedule). */
+static bool one_pass(spec_runtime rt) {
+  switch (rt) {
+    case SPEC_RUNTIME_DTFM: return false;
+    case SPEC_RUNTIME_MEGATRON: return true;
+  }
+  assert(!"unknown runtime");
+  return false;
 }
 
 /* The scenario's layers per stage (a knob checked their count and zeros)
@@ -354,8 +404,7 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
                    sw->stages);
   }
   long long per_replica = sw->batch / sw->replicas;
-  /* Megatron runs all of a replica's micro-batches in one 1F1B schedule */
-  long long k = sw->micro_batches_per_pass > 0 && w->runtime != SPEC_RUNTIME_MEGATRON
+  long long k = sw->micro_batches_per_pass > 0 && !one_pass(w->runtime)
                     ? sw->micro_batches_per_pass
                     : per_replica / sw->micro_batch;
   /* Each factor is at most INT_MAX: D_dp m <= 2^62, and (D_dp m) K is only
@@ -428,25 +477,42 @@ int spec_stage_layers(const spec_workload *w, int st) {
 static double matrix_params(const spec_model *m) {
   double h = m->hidden, ffn = m->ffn > 0 ? m->ffn : 4.0 * h;
   double kv = m->kv_heads > 0 ? h * m->kv_heads / m->heads : h;
-  return 2.0 * h * h + 2.0 * h * kv +
-         (m->arch == SPEC_ARCH_LLAMA ? 3.0 : 2.0) * h * ffn;
+  double mlp = 2.0;
+  switch (m->arch) {
+    case SPEC_ARCH_GPT: mlp = 2.0; break;
+    case SPEC_ARCH_LLAMA: mlp = 3.0; break;
+  }
+  return 2.0 * h * h + 2.0 * h * kv + mlp * h * ffn;
 }
 
 double spec_layer_params(const spec_model *m) {
   double h = m->hidden, ffn = m->ffn > 0 ? m->ffn : 4.0 * h;
-  /* Llama: two RMSNorm weights, no biases. GPT: QKV and output biases 4h,
-   * MLP biases ffn + h, two layer norms 4h: 12h^2 + 13h at ffn = 4h. */
-  if (m->arch == SPEC_ARCH_LLAMA) return matrix_params(m) + 2.0 * h;
-  return matrix_params(m) + 4.0 * h + ffn + h + 4.0 * h;
+  switch (m->arch) {
+    case SPEC_ARCH_GPT: /* QKV and output biases 4h, MLP biases ffn + h, two
+                           layer norms 4h: 12h^2 + 13h at ffn = 4h */
+      return matrix_params(m) + 4.0 * h + ffn + h + 4.0 * h;
+    case SPEC_ARCH_LLAMA: /* two RMSNorm weights, no biases */
+      return matrix_params(m) + 2.0 * h;
+  }
+  assert(!"unknown architecture");
+  return 0;
 }
 
 double spec_embedding_params(const spec_model *m) {
-  double pos = m->arch == SPEC_ARCH_LLAMA ? 0 : m->seq; /* rotary: none */
+  double pos = 0; /* learned position embeddings */
+  switch (m->arch) {
+    case SPEC_ARCH_GPT: pos = m->seq; break;
+    case SPEC_ARCH_LLAMA: pos = 0; break; /* rotary: none */
+  }
   return ((double)m->vocab + pos) * m->hidden;
 }
 
 double spec_head_params(const spec_model *m) {
-  double norm = m->arch == SPEC_ARCH_LLAMA ? 1.0 : 2.0;
+  double norm = 2.0; /* the final norm's weights (and bias) */
+  switch (m->arch) {
+    case SPEC_ARCH_GPT: norm = 2.0; break;
+    case SPEC_ARCH_LLAMA: norm = 1.0; break;
+  }
   return norm * m->hidden + (double)m->hidden * m->vocab;
 }
 
@@ -502,7 +568,12 @@ double spec_stage_bwd_flops(const spec_workload *w, int st) {
 }
 
 double spec_state_bytes_per_param(spec_runtime rt) {
-  return rt == SPEC_RUNTIME_MEGATRON ? 16.0 : 4.0;
+  switch (rt) {
+    case SPEC_RUNTIME_DTFM: return 4.0;
+    case SPEC_RUNTIME_MEGATRON: return 16.0;
+  }
+  assert(!"unknown runtime");
+  return 4.0;
 }
 
 /* Activations kept for backward. With recomputation only each layer's
@@ -517,9 +588,11 @@ double spec_stage_memory_with(const spec_workload *w, int st, int layers) {
   double s = m->seq, h = m->hidden, a = m->heads, mb = w->micro_batch;
   double full_layer = mb * s * h * (34.0 + 5.0 * a * s / h);
   double input = mb * s * h * m->value_bytes;
-  double in_flight = w->schedule == SPEC_GPIPE
-                         ? w->micro_batches_per_pass
-                         : fmin(w->stages - st, w->micro_batches_per_pass);
+  double in_flight = w->micro_batches_per_pass;
+  switch (w->schedule) {
+    case SPEC_GPIPE: break;
+    case SPEC_1F1B: in_flight = fmin(w->stages - st, in_flight); break;
+  }
   double act = w->recompute ? in_flight * layers * input + full_layer
                             : in_flight * layers * full_layer;
   return spec_state_bytes_per_param(w->runtime) * params_with(w, st, layers) +

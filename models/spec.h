@@ -17,7 +17,11 @@
 /* The block a model is made of: GPT's (learned positions, LayerNorm with
  * biases, a 4h two-matrix MLP) or Llama's (rotary positions, RMSNorm, no
  * biases, grouped-query attention, a gated three-matrix MLP of width ffn). */
-typedef enum spec_arch { SPEC_ARCH_GPT, SPEC_ARCH_LLAMA } spec_arch;
+#define SPEC_ARCH_MAP(X) X(GPT, "gpt") X(LLAMA, "llama")
+#define SPEC_ARCH_ID_(id, name) SPEC_ARCH_##id,
+typedef enum spec_arch { SPEC_ARCH_MAP(SPEC_ARCH_ID_) } spec_arch;
+#undef SPEC_ARCH_ID_
+extern const char *const spec_arch_names[]; /* "gpt", "llama", NULL */
 
 /* A transformer shape (plain data; the table is static). */
 typedef struct spec_model {
@@ -100,6 +104,14 @@ typedef struct spec_workload {
 
 /* Whether w's data parallelism is DiLoCo's (plain or streaming). */
 bool spec_is_diloco(const spec_workload *w);
+
+/* Whether algo is DiLoCo's: inner steps without synchronisation and an
+ * outer exchange every H of them (diloco, streaming-diloco); the others
+ * synchronise every step. */
+bool spec_dp_algo_outer(spec_dp_algo algo);
+/* Whether algo exchanges the model in fragments, overlapped with inner
+ * steps (streaming-diloco: it takes fragments and overlap_steps). */
+bool spec_dp_algo_streams(spec_dp_algo algo);
 
 /* Tables. The model and GPU names of a scenario are looked up here, case-
  * insensitively ("gpt3-xl" = "GPT3-XL"; "RTX 3090" = "rtx3090"). NULL when

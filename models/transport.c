@@ -9,8 +9,10 @@
 #include "base/names.h"
 #include "models/params.h"
 
+#define TRANSPORT_MODEL_NAME_(id, name) name,
 const char *const transport_model_names[TRANSPORT_NMODELS + 1] = {
-    "ideal", "netem", "tcp", NULL};
+    TRANSPORT_MODEL_MAP(TRANSPORT_MODEL_NAME_) NULL};
+#undef TRANSPORT_MODEL_NAME_
 
 const char *transport_model_name(transport_model m) {
   return transport_model_names[m];
@@ -18,6 +20,26 @@ const char *transport_model_name(transport_model m) {
 
 int transport_model_parse(const char *name) {
   return names_find(transport_model_names, name);
+}
+
+bool transport_is_shared(transport_model m) {
+  switch (m) {
+    case TRANSPORT_IDEAL: return false;
+    case TRANSPORT_NETEM:
+    case TRANSPORT_TCP: return true;
+  }
+  assert(!"unknown network model");
+  return true;
+}
+
+bool transport_is_windowed(transport_model m) {
+  switch (m) {
+    case TRANSPORT_IDEAL:
+    case TRANSPORT_NETEM: return false;
+    case TRANSPORT_TCP: return true;
+  }
+  assert(!"unknown network model");
+  return false;
 }
 
 transport_options transport_options_default(void) {
@@ -57,7 +79,7 @@ double transport_message_s(double bytes, double rtt_s, double bytes_s,
                            const transport_options *o, double *cwnd) {
   transport_options d = o ? *o : transport_options_default();
   double W = transport_window(&d);
-  if (d.model != TRANSPORT_TCP || !(rtt_s > 0)) return bytes / bytes_s;
+  if (!transport_is_windowed(d.model) || !(rtt_s > 0)) return bytes / bytes_s;
   int N = transport_sockets_dealt(channels, sockets, bytes);
   double w = cwnd && *cwnd > 0 ? *cwnd : TRANSPORT_TCP_INITIAL_WINDOW, t = 0;
   bool slow = w < W;
@@ -135,8 +157,11 @@ static int p2p_channels(int nranks, double bytes, bool old_nccl) {
 
 int transport_op_channels(transport_op op, int nranks, double bytes,
                           bool old_nccl) {
-  int ch = op == TRANSPORT_OP_RING ? TRANSPORT_NCCL_RING_CHANNELS
-                                   : p2p_channels(nranks, bytes, old_nccl);
+  int ch = TRANSPORT_NCCL_RING_CHANNELS;
+  switch (op) {
+    case TRANSPORT_OP_P2P: ch = p2p_channels(nranks, bytes, old_nccl); break;
+    case TRANSPORT_OP_RING: ch = TRANSPORT_NCCL_RING_CHANNELS; break;
+  }
   assert(ch >= 1 && ch <= TRANSPORT_CHANNELS_MAX);
   return ch;
 }
@@ -175,7 +200,7 @@ int transport_facts_line(const transport_facts *f, char *buf, size_t n) {
   char p2p[32], coll[32], win[64] = "";
   span(p2p, sizeof p2p, f->p2p_sockets_min, f->p2p_sockets_max);
   span(coll, sizeof coll, f->coll_sockets_min, f->coll_sockets_max);
-  if (f->model == TRANSPORT_TCP)
+  if (transport_is_windowed(f->model))
     snprintf(win, sizeof win, ", window %.3g MB%s", f->window_bytes / 1e6,
              f->idle_restart ? ", idle restart" : "");
   return snprintf(buf, n,

@@ -15,17 +15,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/names.h"
 #include "traces/scenario.h"
 
-/* The network models, chosen per run. */
+/* The network models, chosen per run, X(ID, "name"). What sets them apart
+ * is asked through transport_is_shared and transport_is_windowed (or a
+ * switch that names every model), never by comparing with one of them. */
+#define TRANSPORT_MODEL_MAP(X)                                          \
+  X(IDEAL, "ideal") /* private link per ordered pair: alpha + S/beta */ \
+  X(NETEM, "netem") /* per-sender egress shaper per class + NICs */      \
+  X(TCP, "tcp")     /* netem + per-socket window, slow start, restart */
+#define TRANSPORT_MODEL_ID_(id, name) TRANSPORT_##id,
 typedef enum transport_model {
-  TRANSPORT_IDEAL, /* private link per ordered device pair: alpha + S/beta */
-  TRANSPORT_NETEM, /* per-sender egress shaper per destination class + NICs */
-  TRANSPORT_TCP    /* netem + per-socket window, slow start, idle restart */
+  TRANSPORT_MODEL_MAP(TRANSPORT_MODEL_ID_)
 } transport_model;
-#define TRANSPORT_NMODELS 3
-_Static_assert(TRANSPORT_TCP + 1 == TRANSPORT_NMODELS,
-               "one count of the network models");
+#undef TRANSPORT_MODEL_ID_
+enum { TRANSPORT_NMODELS = 0 TRANSPORT_MODEL_MAP(NAMES_COUNT_ROW) };
 
 /* The model a run gets unless it names one: tcp, the faithful one (NCCL's
  * sockets with their windows); netem and ideal are what-ifs. */
@@ -36,6 +41,16 @@ _Static_assert(TRANSPORT_TCP + 1 == TRANSPORT_NMODELS,
 extern const char *const transport_model_names[TRANSPORT_NMODELS + 1];
 const char *transport_model_name(transport_model m);
 int transport_model_parse(const char *name);
+
+/* Whether m's messages share the wire: the sender's egress shaper per
+ * destination class, the NICs and the per-flow caps, each flow weighted by
+ * its sockets (netem, tcp); false when each ordered device pair has a
+ * private link (ideal). */
+bool transport_is_shared(transport_model m);
+
+/* Whether m bounds each socket by TCP's window, with slow start, idle
+ * restart and the retransmission timeout (tcp). */
+bool transport_is_windowed(transport_model m);
 
 /* TCP, as Linux runs it: segments of 1448 payload bytes (1500-byte MTU with
  * timestamps), an initial window of 10 segments (RFC 6928), and a window

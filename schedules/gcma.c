@@ -51,8 +51,23 @@
 
 /* The gain's edge weight u -> v (u != v) from the cost context. */
 static double edge(const gcma *g, int u, int v) {
-  return g->gain == GCMA_GAIN_CUT ? cost_dp_edge(g->c, u, v)
-                                  : cost_pp_edge(g->c, u, v);
+  switch (g->gain) {
+    case GCMA_GAIN_PIPELINE: return cost_pp_edge(g->c, u, v);
+    case GCMA_GAIN_CUT: return cost_dp_edge(g->c, u, v);
+  }
+  assert(!"unknown gain");
+  return 0;
+}
+
+/* Whether the gain reads each device's nearest own-group edge (own[], kept
+ * current by own_group): the pipeline gain's. */
+static bool reads_own(const gcma *g) {
+  switch (g->gain) {
+    case GCMA_GAIN_PIPELINE: return true;
+    case GCMA_GAIN_CUT: return false;
+  }
+  assert(!"unknown gain");
+  return false;
 }
 
 /* Fills wtab from one device pair per site pair (the weights are then the
@@ -355,7 +370,7 @@ static void gains_rebuild(gcma *g, const int *label) {
         if (u != v) sv[label[u]] += weight(g, v, u);
     }
   }
-  if (g->gain == GCMA_GAIN_PIPELINE)
+  if (reads_own(g))
     for (int s = 0; s < ng; s++) own_group(g, s);
 }
 
@@ -374,7 +389,7 @@ static void gains_move(gcma *g, int *label, int v, int b) {
   g->size[a]--;
   g->size[b]++;
   label[v] = b;
-  if (g->gain == GCMA_GAIN_PIPELINE) {
+  if (reads_own(g)) {
     own_group(g, a);
     if (b != a) own_group(g, b);
   }
@@ -389,9 +404,15 @@ static void gains_move(gcma *g, int *label, int v, int b) {
  * pipeline edges. */
 static double move_gain(const gcma *g, const int *label, int v, int b) {
   const double *sv = g->sum + (size_t)v * g->ng;
-  if (g->gain == GCMA_GAIN_CUT) return sv[label[v]] - sv[b];
-  double mean = g->size[b] ? sv[b] / g->size[b] : 0;
-  return mean - g->own[v];
+  switch (g->gain) {
+    case GCMA_GAIN_PIPELINE: {
+      double mean = g->size[b] ? sv[b] / g->size[b] : 0;
+      return mean - g->own[v];
+    }
+    case GCMA_GAIN_CUT: return sv[label[v]] - sv[b];
+  }
+  assert(!"unknown gain");
+  return 0;
 }
 
 /* The best move out of group s among unlocked devices: *v, *to, its gain;
@@ -404,7 +425,7 @@ static double best_move(const gcma *g, const int *label, int s, int *v,
   int pick = -1;
   const int *mem = g->glist + (size_t)s * g->n; /* increasing: ties as d */
   int m = g->size[s];
-  if (g->gain == GCMA_GAIN_PIPELINE) {
+  if (reads_own(g)) { /* the device with the nearest own-group edge */
     double near = INFINITY;
     for (int i = 0; i < m; i++) {
       int d = mem[i];
@@ -431,7 +452,10 @@ static double best_move(const gcma *g, const int *label, int s, int *v,
 static double close_gain(const gcma *g, const int *label, int s, int s0,
                          int v, int *who) {
   *who = v;
-  if (g->gain == GCMA_GAIN_PIPELINE) return move_gain(g, label, v, s0);
+  switch (g->gain) {
+    case GCMA_GAIN_PIPELINE: return move_gain(g, label, v, s0);
+    case GCMA_GAIN_CUT: break;
+  }
   double best = -INFINITY;
   const int *mem = g->glist + (size_t)s * g->n; /* increasing: ties as d */
   for (int i = 0; i < g->size[s]; i++) {

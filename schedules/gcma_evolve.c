@@ -247,6 +247,16 @@ int gcma_best(const gcma *g, int k, int *groups, double *scores) {
   return got;
 }
 
+/* The method that searches with gain (schedule.h's names). */
+static schedule_method_id method_of(gcma_gain gain) {
+  switch (gain) {
+    case GCMA_GAIN_PIPELINE: return SCHEDULE_GCMA;
+    case GCMA_GAIN_CUT: return SCHEDULE_HYBRID;
+  }
+  assert(!"unknown gain");
+  return SCHEDULE_GCMA;
+}
+
 search_result *gcma_search(const cost_ctx *c, gcma_gain gain,
                            const search_objective *obj, const search_opts *o,
                            err *e) {
@@ -266,10 +276,7 @@ search_result *gcma_search(const cost_ctx *c, gcma_gain gain,
     double score;
     gcma_best(g, 1, groups, &score);
     alloc *best = search_objective_realise(obj, c, groups);
-    r = search_result_new(schedule_method_name(gain == GCMA_GAIN_CUT
-                                                ? SCHEDULE_HYBRID
-                                                : SCHEDULE_GCMA),
-                          best, c);
+    r = search_result_new(schedule_method_name(method_of(gain)), best, c);
     r->objective_s = score;
   }
   free(groups);

@@ -85,14 +85,23 @@ static void swap_int(int *a, int *b) {
   *b = t;
 }
 
+/* How many rows, columns or cells a move of kind k indexes in a. */
+static int move_bound(const alloc *a, local_kind k) {
+  switch (k) {
+    case LOCAL_ROW_SWAP:
+    case LOCAL_ROW_REVERSE: return a->replicas;
+    case LOCAL_COL_SWAP:
+    case LOCAL_COL_REVERSE: return a->stages;
+    case LOCAL_CELL_SWAP: return a->replicas * a->stages;
+  }
+  assert(!"unknown move");
+  return 0;
+}
+
 /* Every move permutes the devices of a: a valid allocation stays valid
  * (asserted on the way out). */
 static void apply_move(alloc *a, local_move m) {
-  int S = a->stages, n = a->replicas * S;
-  int bound = m.kind == LOCAL_CELL_SWAP ? n
-              : m.kind == LOCAL_COL_SWAP || m.kind == LOCAL_COL_REVERSE
-                  ? S
-                  : a->replicas; /* cells, columns or rows */
+  int S = a->stages, bound = move_bound(a, m.kind);
   assert(m.i >= 0 && m.j >= 0 && m.i < bound && m.j < bound);
   (void)bound;
   switch (m.kind) {
@@ -118,7 +127,8 @@ static void apply_move(alloc *a, local_move m) {
     swap_int(&a->device[m.i], &a->device[m.j]);
     break;
   }
-  assert(alloc_validate(a, a->replicas, S, n, "local move", NULL) == ERR_OK);
+  assert(alloc_validate(a, a->replicas, S, a->replicas * S, "local move",
+                        NULL) == ERR_OK);
 }
 
 static void add(local_walk *w, local_kind kind, int i, int j) {

@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 
+#include "base/names.h"
 #include "models/cost.h"
 #include "models/spec.h"
 #include "models/transport.h"
@@ -37,9 +38,10 @@
 
 #define OBJECTIVE_KIND_ID(id, name) OBJECTIVE_##id,
 typedef enum objective_kind {
-  OBJECTIVE_KIND_MAP(OBJECTIVE_KIND_ID) OBJECTIVE_NKINDS
+  OBJECTIVE_KIND_MAP(OBJECTIVE_KIND_ID)
 } objective_kind;
 #undef OBJECTIVE_KIND_ID
+enum { OBJECTIVE_NKINDS = 0 OBJECTIVE_KIND_MAP(NAMES_COUNT_ROW) };
 
 /* Their names, NULL-terminated, in the map's order. */
 extern const char *const objective_kind_names[];

@@ -4,6 +4,7 @@
  * simulations, the expensive part. */
 #include "schedules/schedule.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,36 @@ bool schedule_method_is_fixed(const char *name) {
   return m >= 0 && m < (int)ALLOC_NFIXED;
 }
 
+/* What a method needs and does: whether an objective steers its search,
+ * whether it needs an allocation objective (a simulation); neither for an
+ * unknown name. */
+typedef struct traits {
+  bool searches, needs_objective;
+} traits;
+
+static traits traits_of(const char *name) {
+  int m = schedule_method_find(name);
+  if (m < 0) return (traits){0};
+  switch ((schedule_method_id)m) {
+    case SCHEDULE_DTFM_IDENTITY:
+    case SCHEDULE_MEGATRON:
+    case SCHEDULE_RANDOM:
+    case SCHEDULE_GREEDY: return (traits){.searches = false};
+    case SCHEDULE_RANDOM_SEARCH:
+    case SCHEDULE_GCMA:
+    case SCHEDULE_HYBRID: return (traits){.searches = true};
+    case SCHEDULE_SIM: return (traits){.searches = true, .needs_objective = true};
+  }
+  assert(!"unknown method");
+  return (traits){0};
+}
+
 bool schedule_method_needs_objective(const char *name) {
-  return schedule_method_find(name) == SCHEDULE_SIM;
+  return traits_of(name).needs_objective;
+}
+
+bool schedule_method_searches(const char *name) {
+  return traits_of(name).searches;
 }
 
 static search_result *fixed(const char *name, const cost_ctx *c,
@@ -118,7 +147,14 @@ search_result *schedule_method_with(const char *name, const cost_ctx *c,
                                     const search_objective *obj,
                                     const search_objective *sim_obj, err *e) {
   int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c);
-  switch (schedule_method_find(name)) {
+  int m = schedule_method_find(name);
+  if (m < 0) {
+    char known[256];
+    names_join(names, ", ", ", ", known, sizeof known);
+    err_set(e, ERR_UNKNOWN, "unknown method '%s' (%s)", name, known);
+    return NULL;
+  }
+  switch ((schedule_method_id)m) {
     case SCHEDULE_DTFM_IDENTITY:
     case SCHEDULE_MEGATRON:
     case SCHEDULE_RANDOM:
@@ -132,10 +168,7 @@ search_result *schedule_method_with(const char *name, const cost_ctx *c,
       if (sim_obj && sim_obj->alloc) return sim_method(c, o, obj, sim_obj, e);
       err_set(e, ERR_CONFIG, "method sim needs a simulation objective");
       return NULL;
-    default: break;
   }
-  char known[256];
-  names_join(names, ", ", ", ", known, sizeof known);
-  err_set(e, ERR_UNKNOWN, "unknown method '%s' (%s)", name, known);
+  assert(!"unknown method");
   return NULL;
 }

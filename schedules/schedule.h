@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "base/names.h"
 #include "models/cost.h"
 #include "schedules/search.h"
 
@@ -26,9 +27,12 @@
 typedef enum schedule_method_id {
   ALLOC_FIXED_MAP(SCHEDULE_METHOD_ID)
   SCHEDULE_SEARCH_MAP(SCHEDULE_METHOD_ID)
-  SCHEDULE_NMETHODS
 } schedule_method_id;
 #undef SCHEDULE_METHOD_ID
+enum {
+  SCHEDULE_NMETHODS =
+      0 ALLOC_FIXED_MAP(NAMES_COUNT_ROW) SCHEDULE_SEARCH_MAP(NAMES_COUNT_ROW)
+};
 
 /* The method names, NULL-terminated: dtfm-identity, megatron-order, random,
  * random-search, greedy, gcma, hybrid, sim. */
@@ -42,6 +46,10 @@ bool schedule_method_known(const char *name);
 bool schedule_method_is_fixed(const char *name);
 /* True for the methods that need an allocation objective (`sim`). */
 bool schedule_method_needs_objective(const char *name);
+/* True for the methods an objective steers (random-search, gcma, hybrid,
+ * sim); false for the fixed placements and greedy, which place without
+ * one, and for an unknown name. */
+bool schedule_method_searches(const char *name);
 
 /* Runs method name on c's devices with options o (search_opts_default
  * gives DT-FM's settings; seed is the point's seed). Fixed placements cost

@@ -7,6 +7,7 @@
  * once per (subset, shape) and shared by its micro-batches and algos. */
 #include "schedules/shape.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +57,23 @@ typedef struct ctx {
 } ctx;
 
 double shape_score(shape_goal goal, const shape_config *c, double t) {
-  return goal == SHAPE_THROUGHPUT ? t / c->batch : t;
+  switch (goal) {
+    case SHAPE_THROUGHPUT: return t / c->batch;
+    case SHAPE_ITERATION: return t;
+  }
+  assert(!"unknown shape goal");
+  return t;
+}
+
+/* Whether the dp algorithm called algo (workload_dp_algos) streams its
+ * exchange in fragments, and whether it is DiLoCo's (spec.h). */
+static bool algo_streams(const char *algo) {
+  int a = spec_dp_algo_parse(algo);
+  return a >= 0 && spec_dp_algo_streams((spec_dp_algo)a);
+}
+static bool algo_outer(const char *algo) {
+  int a = spec_dp_algo_parse(algo);
+  return a >= 0 && spec_dp_algo_outer((spec_dp_algo)a);
 }
 
 scenario *shape_view(const scenario *s, const int *keep, int n, int stages,
@@ -71,9 +88,9 @@ scenario *shape_view(const scenario *s, const int *keep, int n, int stages,
   v->workload.dp_algo = (char *)algo; /* borrowed: a subset frees no name */
   v->workload.layers_per_stage = (int *)layers;
   v->workload.balanced_layers = false;
-  if (strcmp(algo, "streaming-diloco") != 0) v->workload.fragments = 1;
-  v->workload.overlap_steps = strcmp(algo, "streaming-diloco") == 0
-                                  ? s->workload.overlap_steps : 0;
+  if (!algo_streams(algo)) v->workload.fragments = 1;
+  v->workload.overlap_steps = algo_streams(algo) ? s->workload.overlap_steps
+                                                 : 0;
   v->line.dp_algo = v->line.fragments = v->line.overlap_steps = 0;
   return v;
 }
@@ -82,8 +99,8 @@ scenario *shape_view(const scenario *s, const int *keep, int n, int stages,
  * given (the view keeps the workload's otherwise). */
 static void diloco_plan(const shape_opts *o, scenario *v, const char *algo,
                         int fragments) {
-  bool streaming = strcmp(algo, "streaming-diloco") == 0;
-  if (!streaming && strcmp(algo, "diloco") != 0) return;
+  bool streaming = algo_streams(algo);
+  if (!algo_outer(algo)) return;
   if (o->inner_steps > 0) v->workload.inner_steps = o->inner_steps;
   if (streaming && fragments > 0) v->workload.fragments = fragments;
   if (streaming && o->overlap_steps > 0)
@@ -128,10 +145,21 @@ static void algo_list(ctx *x) {
   }
 }
 
+/* Whether goal keeps each replica's sequences (throughput: the global batch
+ * grows with the replicas) or the global batch (iteration). */
+static bool per_replica_batch(shape_goal goal) {
+  switch (goal) {
+    case SHAPE_THROUGHPUT: return true;
+    case SHAPE_ITERATION: return false;
+  }
+  assert(!"unknown shape goal");
+  return false;
+}
+
 /* The global batch of a shape with `replicas` at micro-batch m, or 0 when
  * it does not divide into replicas x m x K. */
 static int batch_of(const ctx *x, int replicas, int m) {
-  long long b = x->o->goal == SHAPE_THROUGHPUT
+  long long b = per_replica_batch(x->o->goal)
                     ? (long long)x->per_replica * replicas
                     : x->s->workload.batch;
   long long k = workload_batch_k(x->s->workload.runtime,
@@ -297,8 +325,8 @@ static void judge(ctx *x, const int *keep, int n, int S, int R, int m,
     shape_config *c = push(x);
     *c = (shape_config){.stages = S, .replicas = R, .micro_batch = m,
                         .batch = batch, .dp_algo = x->algo[ai],
-                        .fragments = strcmp(x->algo[ai], "streaming-diloco")
-                                         ? 0 : x->frag[ai],
+                        .fragments = algo_streams(x->algo[ai]) ? x->frag[ai]
+                                                               : 0,
                         .ndev = n, .layers = best,
                         .a = to_parent(pl[best_p], keep),
                         .predicted_s = best_t, .simulated_s = NAN};
@@ -561,9 +589,9 @@ int shape_search(const scenario *s, const shape_opts *o, shape_result *r,
   if (!x.nbatch_ok)
     rc = err_set(e, ERR_CONFIG, "%s: no shape divides the batch: %d "
                  "sequences%s into replicas x micro-batch x K", s->name,
-                 o->goal == SHAPE_THROUGHPUT ? x.per_replica
-                                             : s->workload.batch,
-                 o->goal == SHAPE_THROUGHPUT ? " per replica" : "");
+                 per_replica_batch(o->goal) ? x.per_replica
+                                            : s->workload.batch,
+                 per_replica_batch(o->goal) ? " per replica" : "");
   else if (!r->nall && !x.nofit_gpu)
     rc = err_set(e, ERR_CONFIG, "%s: no configuration of the workload "
                  "resolves (spec_workload_resolve refused every one)",

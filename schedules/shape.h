@@ -26,6 +26,7 @@
 #include <stdbool.h>
 
 #include "base/err.h"
+#include "base/names.h"
 #include "models/alloc.h"
 #include "models/transport.h"
 #include "traces/scenario.h"
@@ -41,8 +42,9 @@
   X(THROUGHPUT, "throughput")     \
   X(ITERATION, "iteration")
 #define SHAPE_GOAL_ID(id, name) SHAPE_##id,
-typedef enum shape_goal { SHAPE_GOAL_MAP(SHAPE_GOAL_ID) SHAPE_NGOALS } shape_goal;
+typedef enum shape_goal { SHAPE_GOAL_MAP(SHAPE_GOAL_ID) } shape_goal;
 #undef SHAPE_GOAL_ID
+enum { SHAPE_NGOALS = 0 SHAPE_GOAL_MAP(NAMES_COUNT_ROW) };
 extern const char *const shape_goal_names[]; /* NULL-terminated */
 
 /* The simulation of view (a scenario over the configuration's devices,

@@ -43,7 +43,7 @@ sim_flow_bounds sim_critpath_bounds(const scenario *s,
                        .latency_s = v.latency_ms * 1e-3};
   bool wire = !same_nic(s, a, b); /* not NVLink inside an instance */
   int nsock = transport_sockets_dealt(t->channels, sb->nccl_sockets, t->bytes);
-  if (o->model != TRANSPORT_IDEAL && wire) {
+  if (transport_is_shared(o->model) && wire) {
     r.nic_gbps = fmin(gbps_or_inf(sa->nic_gbps), gbps_or_inf(sb->nic_gbps));
     r.flowcap_gbps =
         nsock * fmin(gbps_or_inf(sa->flow_gbps), gbps_or_inf(sb->flow_gbps));
@@ -51,7 +51,7 @@ sim_flow_bounds sim_critpath_bounds(const scenario *s,
   /* net_tcp.c: a window per socket per round trip, wire or not, once the
    * round trip is at least a ns */
   double rtt_ns = 1e6 * (v.latency_ms + back.latency_ms);
-  if (o->model == TRANSPORT_TCP && rtt_ns >= 1)
+  if (transport_is_windowed(o->model) && rtt_ns >= 1)
     r.window_gbps = 8 * nsock * transport_window(o) / rtt_ns;
   const double g[] = {r.link_gbps, r.nic_gbps, r.flowcap_gbps, r.window_gbps};
   const sim_cp_cause c[] = {SIM_CP_CAUSE_LINK, SIM_CP_CAUSE_NIC,
@@ -69,14 +69,16 @@ sim_cp_cause sim_critpath_cause(const sim_flow_bounds *b, double mean_gbps) {
              : SIM_CP_CAUSE_SHARED;
 }
 
-static sim_cp_phase phase_of(int role) {
+static sim_cp_phase phase_of(sim_task_role role) {
   switch (role) {
     case SIM_ROLE_FWD: case SIM_ROLE_ACT: return SIM_CP_FWD;
     case SIM_ROLE_BWD: case SIM_ROLE_GRAD: return SIM_CP_BWD;
     case SIM_ROLE_DP: case SIM_ROLE_SYNC: return SIM_CP_DP;
     case SIM_ROLE_OPT: return SIM_CP_OPT;
-    default: return SIM_CP_OTHER;
+    case SIM_ROLE_BARRIER: case SIM_ROLE_CALL: return SIM_CP_OTHER;
   }
+  assert(!"unknown task role");
+  return SIM_CP_OTHER;
 }
 
 /* The predecessors of every task: in-edges by target (CSR, in edge order),
@@ -132,41 +134,48 @@ typedef struct ctx {
   const int64_t *w0;
 } ctx;
 
+/* The transfer part of step st of task k over [t0, t1]: its sites, class,
+ * queueing, rate and what bounded it. */
+static void xfer_step(const ctx *c, uint32_t k, int64_t t0, int64_t t1,
+                      uint8_t when, sim_cp_step *st) {
+  const scenario *s = c->s;
+  const sim_task *x = &c->t[k];
+  st->dst = x->dst;
+  st->src_site = s->device_site[x->dev];
+  st->dst_site = s->device_site[x->dst];
+  st->cls = st->src_site == st->dst_site ? SIM_CP_LAN : SIM_CP_WAN;
+  st->bytes = x->bytes;
+  sim_flow_bounds b = sim_critpath_bounds(s, c->o, x);
+  int64_t w0 = c->w0[k] > t0 ? (c->w0[k] < t1 ? c->w0[k] : t1) : t0;
+  st->queue_s = (double)(w0 - t0) * 1e-9;
+  double wire_ns = (double)(t1 - w0);
+  if (when == SIM_ON_DONE) {
+    st->latency_s = b.latency_s;
+    wire_ns -= llround(b.latency_s * 1e9);
+  }
+  st->rate_gbps = wire_ns > 0 ? 8 * x->bytes / wire_ns : INFINITY;
+  st->cause = sim_critpath_cause(&b, st->rate_gbps);
+  if (when == SIM_ON_LEFT &&
+      st->rate_gbps > b.bound_gbps * (1 + SIM_CP_BOUND_TOL))
+    st->cause = SIM_CP_CAUSE_SEND;
+}
+
 /* The step of task k over [t0, t1] (its end at its trigger `when`). */
 static sim_cp_step step_of(const ctx *c, uint32_t k, int64_t t0, int64_t t1,
                            uint8_t when) {
-  const scenario *s = c->s;
-  const sim_task *t = c->t;
-  const sim_task *x = &t[k];
+  const sim_task *x = &c->t[k];
   sim_cp_step st = {.task = k, .kind = x->kind, .role = x->role,
-                    .phase = phase_of(x->role),
+                    .phase = phase_of((sim_task_role)x->role),
                     .dev = x->dev, .dst = -1, .src_site = -1, .dst_site = -1,
                     .t0 = t0, .t1 = t1};
-  if (x->kind == SIM_TASK_COMPUTE) {
-    bool gpu = x->role != SIM_ROLE_BARRIER && x->role != SIM_ROLE_CALL;
-    st.cls = gpu ? SIM_CP_COMPUTE : SIM_CP_BARRIER;
-    st.src_site = s->device_site[x->dev];
-  } else if (x->kind == SIM_TASK_JOIN) {
-    st.cls = SIM_CP_WAIT;
-  } else {
-    st.dst = x->dst;
-    st.src_site = s->device_site[x->dev];
-    st.dst_site = s->device_site[x->dst];
-    st.cls = st.src_site == st.dst_site ? SIM_CP_LAN : SIM_CP_WAN;
-    st.bytes = x->bytes;
-    sim_flow_bounds b = sim_critpath_bounds(s, c->o, x);
-    int64_t w0 = c->w0[k] > t0 ? (c->w0[k] < t1 ? c->w0[k] : t1) : t0;
-    st.queue_s = (double)(w0 - t0) * 1e-9;
-    double wire_ns = (double)(t1 - w0);
-    if (when == SIM_ON_DONE) {
-      st.latency_s = b.latency_s;
-      wire_ns -= llround(b.latency_s * 1e9);
-    }
-    st.rate_gbps = wire_ns > 0 ? 8 * x->bytes / wire_ns : INFINITY;
-    st.cause = sim_critpath_cause(&b, st.rate_gbps);
-    if (when == SIM_ON_LEFT &&
-        st.rate_gbps > b.bound_gbps * (1 + SIM_CP_BOUND_TOL))
-      st.cause = SIM_CP_CAUSE_SEND;
+  switch ((sim_task_kind)x->kind) {
+    case SIM_TASK_COMPUTE:
+      st.cls = sim_role_gpu_work((sim_task_role)x->role) ? SIM_CP_COMPUTE
+                                                         : SIM_CP_BARRIER;
+      st.src_site = c->s->device_site[x->dev];
+      break;
+    case SIM_TASK_JOIN: st.cls = SIM_CP_WAIT; break;
+    case SIM_TASK_XFER: xfer_step(c, k, t0, t1, when, &st); break;
   }
   return st;
 }
@@ -234,11 +243,16 @@ static void fold(sim_critpath *cp, const scenario *s) {
     const sim_cp_step *x = &cp->steps[i];
     double sec = (double)(x->t1 - x->t0) * 1e-9;
     cp->seconds[x->phase][x->cls] += sec;
-    if (x->kind == SIM_TASK_XFER) {
-      sim_cp_link *e = &l[x->src_site * ns + x->dst_site];
-      e->seconds += sec, e->bytes += x->bytes, e->steps++;
-    } else if (x->cls == SIM_CP_COMPUTE) {
-      d[x->dev].seconds += sec, d[x->dev].steps++;
+    switch ((sim_task_kind)x->kind) {
+      case SIM_TASK_XFER: {
+        sim_cp_link *e = &l[x->src_site * ns + x->dst_site];
+        e->seconds += sec, e->bytes += x->bytes, e->steps++;
+        break;
+      }
+      case SIM_TASK_COMPUTE: /* GPU work, not a fixed host cost */
+        if (x->cls == SIM_CP_COMPUTE) d[x->dev].seconds += sec, d[x->dev].steps++;
+        break;
+      case SIM_TASK_JOIN: break;
     }
   }
   for (int a = 0; a < ns; a++)

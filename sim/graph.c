@@ -252,8 +252,11 @@ static void freeze(sim_graph *g) {
     hot *h = &g->hot[i];
     *h = (hot){.dev = t->dev, .dst = t->dst, .succ = off, .nleft = lcur[i],
                .deps = g->deps[i], .kind = t->kind, .channels = t->channels};
-    if (t->kind == SIM_TASK_XFER) h->u.bytes = t->bytes;
-    else h->u.dur_ns = t->dur_ns;
+    switch ((sim_task_kind)t->kind) {
+      case SIM_TASK_XFER: h->u.bytes = t->bytes; break;
+      case SIM_TASK_COMPUTE:
+      case SIM_TASK_JOIN: h->u.dur_ns = t->dur_ns; break;
+    }
     uint32_t nl = lcur[i];
     lcur[i] = off;
     off += nl + dcur[i];
@@ -289,9 +292,24 @@ static void reset(sim_graph *g) {
     if (g->ord[i] != SIM_GRAPH_NONE) g->hot[g->ord[i]].ordwait = 1;
 }
 
+bool sim_role_gpu_work(sim_task_role r) {
+  switch (r) {
+    case SIM_ROLE_FWD:
+    case SIM_ROLE_BWD:
+    case SIM_ROLE_OPT: return true;
+    case SIM_ROLE_ACT:
+    case SIM_ROLE_GRAD:
+    case SIM_ROLE_DP:
+    case SIM_ROLE_SYNC:
+    case SIM_ROLE_BARRIER:
+    case SIM_ROLE_CALL: return false;
+  }
+  assert(!"unknown task role");
+  return false;
+}
+
 static bool gpu_work(const sim_graph *g, uint32_t id) {
-  uint8_t r = g->t[id].role;
-  return r == SIM_ROLE_FWD || r == SIM_ROLE_BWD || r == SIM_ROLE_OPT;
+  return sim_role_gpu_work((sim_task_role)g->t[id].role);
 }
 
 /* When ns of GPU work started at now ends at speed v: ceil(ns / v) later,
@@ -325,7 +343,7 @@ static void compute_start(sim_graph *g, uint32_t id, int64_t now) {
 static void start(sim_graph *g, uint32_t id, int64_t now) {
   const hot *h = &g->hot[id];
   g->tm[id].start = now;
-  switch (h->kind) {
+  switch ((sim_task_kind)h->kind) {
     case SIM_TASK_COMPUTE:
       if (g->sp && gpu_work(g, id)) compute_start(g, id, now);
       else sim_queue_push(g->q, now + h->u.dur_ns, EV_COMPUTE_DONE, id);
@@ -333,10 +351,11 @@ static void start(sim_graph *g, uint32_t id, int64_t now) {
     case SIM_TASK_JOIN:
       sim_queue_push(g->q, now, EV_JOIN_DONE, id);
       break;
-    default:
+    case SIM_TASK_XFER:
       g->flows++;
       sim_net_start_on(g->net, now, h->dev, h->dst, h->u.bytes, h->channels,
                        id);
+      break;
   }
 }
 

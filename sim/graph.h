@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/names.h"
 #include "sim/net.h"
 
 typedef struct sim_graph sim_graph;
@@ -27,20 +28,29 @@ typedef enum sim_task_kind {
   SIM_TASK_JOIN
 } sim_task_kind;
 
-/* What a task is for: statistics and timeline names. */
-typedef enum sim_task_role {
-  SIM_ROLE_FWD,
-  SIM_ROLE_BWD,
-  SIM_ROLE_OPT,
-  SIM_ROLE_ACT,   /* activation transfer */
-  SIM_ROLE_GRAD,  /* activation-gradient transfer */
-  SIM_ROLE_DP,    /* gradient synchronisation transfer */
-  SIM_ROLE_SYNC,  /* join: a device's gradient synchronisation is complete */
-  SIM_ROLE_BARRIER,
-  SIM_ROLE_CALL   /* a blocking point-to-point call (Megatron): its join and
-                     its fixed host cost, a compute-stream task that is not
-                     GPU work */
-} sim_task_role;
+/* What a task is for, X(ID, "name"): statistics and timeline names. */
+#define SIM_ROLE_MAP(X)                                                    \
+  X(FWD, "fwd")                                                            \
+  X(BWD, "bwd")                                                            \
+  X(OPT, "optimizer")                                                      \
+  X(ACT, "act")       /* activation transfer */                            \
+  X(GRAD, "grad")     /* activation-gradient transfer */                   \
+  X(DP, "dp")         /* gradient synchronisation transfer */              \
+  X(SYNC, "sync")     /* join: a device's gradient synchronisation is      \
+                         complete */                                       \
+  X(BARRIER, "barrier")                                                    \
+  X(CALL, "p2p call") /* a blocking point-to-point call (Megatron): its    \
+                         join and its fixed host cost, a compute-stream    \
+                         task that is not GPU work */
+#define SIM_ROLE_ID_(id, name) SIM_ROLE_##id,
+typedef enum sim_task_role { SIM_ROLE_MAP(SIM_ROLE_ID_) } sim_task_role;
+#undef SIM_ROLE_ID_
+enum { SIM_NROLES = 0 SIM_ROLE_MAP(NAMES_COUNT_ROW) };
+
+/* Whether a task of role r is GPU work (forward, backward, the optimizer
+ * step: a device's speed changes it), not a transfer, a join or a fixed
+ * host cost (a barrier's, a blocking call's). */
+bool sim_role_gpu_work(sim_task_role r);
 
 typedef enum sim_trigger { SIM_ON_LEFT, SIM_ON_DONE } sim_trigger;
 

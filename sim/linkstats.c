@@ -12,7 +12,10 @@
 #include "base/mem.h"
 #include "traces/csv.h"
 
-const char *const sim_ls_kind_names[3] = {"link", "nic-out", "nic-in"};
+#define SIM_LS_KIND_NAME_(id, name) name,
+const char *const sim_ls_kind_names[SIM_LS_NKINDS] = {
+    SIM_LS_KIND_MAP(SIM_LS_KIND_NAME_)};
+#undef SIM_LS_KIND_NAME_
 
 static int64_t lat_ns_of(const scenario *s, const sim_task *x) {
   return llround(scenario_link(s, x->dev, x->dst, x->t_start).latency_ms * 1e6);
@@ -135,7 +138,7 @@ static int resources_of(const scenario *s, const transport_options *o,
   int sa = s->device_site[x->dev], sb = s->device_site[x->dst];
   rid[0] = sa * ns + sb;
   rid[1] = rid[2] = -1;
-  if (o->model == TRANSPORT_IDEAL || nic[x->dev] == nic[x->dst]) return 1;
+  if (!transport_is_shared(o->model) || nic[x->dev] == nic[x->dst]) return 1;
   double ga = s->sites[sa].nic_gbps, gb = s->sites[sb].nic_gbps;
   if (ga > 0 && isfinite(ga)) rid[1] = ns * ns + nic[x->dev];
   if (gb > 0 && isfinite(gb)) rid[2] = ns * ns + nnics + nic[x->dst];
@@ -210,10 +213,15 @@ void sim_linkstats_free(sim_linkstats *ls) {
 void sim_linkstats_name(const sim_linkstats *ls, const sim_ls_res *r,
                         const scenario *s, char *buf, size_t size) {
   (void)ls;
-  if (r->kind == SIM_LS_LINK)
-    snprintf(buf, size, "%s>%s", s->sites[r->a].name, s->sites[r->b].name);
-  else
-    snprintf(buf, size, "%s/%d", s->sites[r->site].name, r->a);
+  switch (r->kind) {
+    case SIM_LS_LINK:
+      snprintf(buf, size, "%s>%s", s->sites[r->a].name, s->sites[r->b].name);
+      return;
+    case SIM_LS_NIC_OUT:
+    case SIM_LS_NIC_IN:
+      snprintf(buf, size, "%s/%d", s->sites[r->site].name, r->a);
+      return;
+  }
 }
 
 /* Bytes and mean flows of r over [a, b). */
@@ -234,8 +242,12 @@ static void integrate(const sim_ls_res *r, int64_t a, int64_t b, size_t *from,
 
 static void csv_rows(FILE *f, const sim_linkstats *ls, const sim_ls_res *r,
                      const scenario *s, int64_t step) {
-  const char *src = s->sites[r->kind == SIM_LS_LINK ? r->a : r->site].name;
-  const char *dst = r->kind == SIM_LS_LINK ? s->sites[r->b].name : "";
+  const char *src = "", *dst = "";
+  switch (r->kind) {
+    case SIM_LS_LINK: src = s->sites[r->a].name, dst = s->sites[r->b].name; break;
+    case SIM_LS_NIC_OUT:
+    case SIM_LS_NIC_IN: src = s->sites[r->site].name; break;
+  }
   size_t size = strlen(src) + strlen(dst) + 16; /* whole, never cut */
   char *name = mem_alloc(size);
   sim_linkstats_name(ls, r, s, name, size);

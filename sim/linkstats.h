@@ -21,12 +21,18 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/names.h"
 #include "models/transport.h"
 #include "sim/graph.h"
 #include "traces/scenario.h"
 
-typedef enum sim_ls_kind { SIM_LS_LINK, SIM_LS_NIC_OUT, SIM_LS_NIC_IN } sim_ls_kind;
-extern const char *const sim_ls_kind_names[3]; /* "link", "nic-out", "nic-in" */
+/* The resources, X(ID, "name"): a site pair's link, a NIC's two ways. */
+#define SIM_LS_KIND_MAP(X) X(LINK, "link") X(NIC_OUT, "nic-out") X(NIC_IN, "nic-in")
+#define SIM_LS_KIND_ID_(id, name) SIM_LS_##id,
+typedef enum sim_ls_kind { SIM_LS_KIND_MAP(SIM_LS_KIND_ID_) } sim_ls_kind;
+#undef SIM_LS_KIND_ID_
+enum { SIM_LS_NKINDS = 0 SIM_LS_KIND_MAP(NAMES_COUNT_ROW) };
+extern const char *const sim_ls_kind_names[SIM_LS_NKINDS]; /* "link", ... */
 
 typedef struct sim_ls_res {
   sim_ls_kind kind;

@@ -43,7 +43,7 @@ sim_net *sim_net_new(const sim_net_topo *topo, const transport_options *o,
   n->nic_out = mem_alloc((size_t)(nn + 1) * sizeof *n->nic_out);
   n->nic_in = mem_alloc((size_t)(nn + 1) * sizeof *n->nic_in);
   for (int i = 0; i < nn; i++) {
-    bool lim = model != TRANSPORT_IDEAL && topo->nic_gbps[i] > 0 &&
+    bool lim = transport_is_shared(model) && topo->nic_gbps[i] > 0 &&
                isfinite(topo->nic_gbps[i]);
     double c = gbps_to_bpns(topo->nic_gbps[i]);
     n->nic_out[i] = lim ? sim_net_res_add(n, RES_NIC, c, -1, -1) : NONE;
@@ -145,7 +145,7 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
   f->t_upd = now;
   n->sending++;
   sim_maxmin_attach(n->mm, id, n->pairs[p].res);
-  if (n->model != TRANSPORT_IDEAL) {
+  if (transport_is_shared(n->model)) {
     const int *nic = n->topo->nic;
     if (nic && nic[a] != nic[b]) {
       if (n->nic_out[nic[a]] != NONE)
@@ -155,7 +155,7 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
     }
   }
   sim_net_res_refresh(n, n->pairs[p].res, now);
-  if (n->model == TRANSPORT_TCP) sim_net_tcp_begin(n, id, now);
+  if (transport_is_windowed(n->model)) sim_net_tcp_begin(n, id, now);
   n->pairs[p].active++;
   if (!sim_net_solve_alone(n, id, now)) {
     seed(n, n->pairs[p].res);
@@ -164,13 +164,25 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
   sim_net_trace_arm(n, now);
 }
 
+/* Whether a pair's first message opens its connection (a handshake's
+ * round trip before its bytes leave): new connections only. */
+static bool opens(sim_net_conn c) {
+  switch (c) {
+    case SIM_NET_WARM:
+    case SIM_NET_FRESH: return false;
+    case SIM_NET_NEW: return true;
+  }
+  assert(!"unknown connection state");
+  return false;
+}
+
 /* The head message of p starts: it opens the connection first when tcp
  * models new connections, else its bytes start leaving. */
 static void head_start(sim_net *n, uint32_t id, int64_t now) {
   flow *f = &n->flows[id];
   pair *pr = &n->pairs[f->pair];
   f->state = FLOW_OPENING;
-  if (n->model == TRANSPORT_TCP && n->conn == SIM_NET_NEW && !pr->opened) {
+  if (transport_is_windowed(n->model) && opens(n->conn) && !pr->opened) {
     pr->opened = true;
     int64_t lat_ns;
     double rtt_ns;
@@ -204,7 +216,7 @@ void sim_net_start_on(sim_net *n, int64_t now, int a, int b, double bytes,
   pr->issued += bytes;
   const int *nic = n->topo->nic;
   bool wire = !nic || nic[a] != nic[b]; /* not NVLink inside an instance */
-  double flow_cap = n->model == TRANSPORT_IDEAL || !wire
+  double flow_cap = !transport_is_shared(n->model) || !wire
                         ? INFINITY
                         : nsock * pr->flow_bpns;
   *f = (flow){.a = a, .b = b, .state = FLOW_QUEUED, .size = bytes,
@@ -212,7 +224,7 @@ void sim_net_start_on(sim_net *n, int64_t now, int a, int b, double bytes,
               .end_pos = pr->issued, .pair = p, .tag = tag,
               .next_q = NONE, .ev = SIM_QUEUE_NONE,
               .ev_epoch = SIM_QUEUE_NONE};
-  sim_maxmin_var_reset(n->mm, id, n->model == TRANSPORT_IDEAL ? 1 : nsock,
+  sim_maxmin_var_reset(n->mm, id, transport_is_shared(n->model) ? nsock : 1,
                        flow_cap);
   if (pr->qtail != NONE) n->flows[pr->qtail].next_q = id;
   else pr->qhead = id;
@@ -241,7 +253,7 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
     sim_queue_cancel(n->q, f->ev_epoch);
     f->ev_epoch = SIM_QUEUE_NONE;
   }
-  if (n->model == TRANSPORT_TCP) sim_net_tcp_left(n, f, p);
+  if (transport_is_windowed(n->model)) sim_net_tcp_left(n, f, p);
   sim_maxmin_detach(n->mm, id);
   sim_net_solve(n, now);
   uint32_t pid = n->flows[id].pair, next = n->pairs[pid].qhead;

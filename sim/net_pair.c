@@ -32,6 +32,18 @@ static void hash_insert(sim_net *n, uint32_t p) {
   n->htab[i] = p;
 }
 
+/* A new pair's congestion window: the window where its connection grew in
+ * earlier iterations (warm), else TCP's initial window. */
+static double first_cwnd(const sim_net *n) {
+  switch (n->conn) {
+    case SIM_NET_WARM: return n->window;
+    case SIM_NET_FRESH:
+    case SIM_NET_NEW: return TRANSPORT_TCP_INITIAL_WINDOW;
+  }
+  assert(!"unknown connection state");
+  return TRANSPORT_TCP_INITIAL_WINDOW;
+}
+
 uint32_t sim_net_pair_get(sim_net *n, int a, int b, int channels) {
   size_t i = slot_of(a, b, channels, n->hcap);
   for (; n->htab[i] != NONE; i = (i + 1) & (n->hcap - 1)) {
@@ -58,13 +70,10 @@ uint32_t sim_net_pair_get(sim_net *n, int a, int b, int channels) {
                         .qtail = NONE, .waiter = NONE,
                         .ev_sock = SIM_QUEUE_NONE,
                         .sockets = sk ? sk[b] : TRANSPORT_SOCKETS_DEFAULT,
-                        .cwnd = n->conn == SIM_NET_WARM
-                                    ? n->window
-                                    : TRANSPORT_TCP_INITIAL_WINDOW,
+                        .cwnd = first_cwnd(n),
                         .last_end = INT64_MIN / 2};
-  if (n->model == TRANSPORT_IDEAL)
-    n->pairs[id].res = sim_net_res_add(n, RES_PAIR, 0, a, b);
-  else n->pairs[id].res = sim_net_res_shaper(n, a, b);
+  if (transport_is_shared(n->model)) n->pairs[id].res = sim_net_res_shaper(n, a, b);
+  else n->pairs[id].res = sim_net_res_add(n, RES_PAIR, 0, a, b);
   hash_insert(n, id);
   return id;
 }

@@ -56,7 +56,7 @@ void sim_net_trace_changed(sim_net *n, int64_t now) {
   n->ev_trace = SIM_QUEUE_NONE;
   for (size_t i = 0; i < n->nres; i++)
     if (n->mm->res[i].nvar) sim_net_res_refresh(n, (uint32_t)i, now);
-  if (n->model == TRANSPORT_TCP)
+  if (transport_is_windowed(n->model))
     for (size_t i = 0; i < n->nflows; i++) {
       flow *f = &n->flows[i];
       if (f->state != FLOW_SENDING) continue;

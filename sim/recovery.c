@@ -181,25 +181,38 @@ static int *replan_keep(const sim_recovery_ctx *c, int S, int *n, int *R) {
   return keep;
 }
 
+/* method's placement of s found by a search minimising the predictor. */
+static alloc *place_predicted(const scenario *s, const cost_ctx *cc,
+                              const char *method, const sim_options *so,
+                              err *e) {
+  alloc *a = NULL;
+  objective *ob = objective_new(s, cc, so ? &so->transport : NULL, false, e);
+  search_opts o;
+  search_opts_default(&o);
+  o.seed = s->seed;
+  search_objective obj = ob ? objective_predicted(ob) : (search_objective){0};
+  search_result *r =
+      ob ? sim_place_search_with(s, cc, method, &o, so, &obj, e) : NULL;
+  if (r) a = r->best, r->best = NULL;
+  search_result_free(r);
+  objective_free(ob);
+  return a;
+}
+
 alloc *sim_recovery_place(const scenario *s, const char *method, int kind,
                           const sim_options *so, err *e) {
   cost_ctx *cc = cost_ctx_from_scenario(s, e);
   if (!cc) return NULL;
   alloc *a = NULL;
-  if (kind < 0 || kind == OBJECTIVE_DTFM) {
-    a = sim_place(s, cc, method, so, e); /* as every command places */
-  } else {
-    assert(kind == OBJECTIVE_PREDICTED);
-    objective *ob = objective_new(s, cc, so ? &so->transport : NULL, false, e);
-    search_opts o;
-    search_opts_default(&o);
-    o.seed = s->seed;
-    search_objective obj = ob ? objective_predicted(ob) : (search_objective){0};
-    search_result *r =
-        ob ? sim_place_search_with(s, cc, method, &o, so, &obj, e) : NULL;
-    if (r) a = r->best, r->best = NULL;
-    search_result_free(r);
-    objective_free(ob);
+  switch ((objective_kind)(kind < 0 ? OBJECTIVE_DTFM : kind)) {
+    case OBJECTIVE_DTFM:
+      a = sim_place(s, cc, method, so, e); /* as every command places */
+      break;
+    case OBJECTIVE_PREDICTED: a = place_predicted(s, cc, method, so, e); break;
+    case OBJECTIVE_COST_CMD:
+      err_set(e, ERR_CONFIG, "re-planning minimises dtfm or predicted, not "
+              "cost-cmd (a cost model's command is schedule's)");
+      break;
   }
   cost_ctx_free(cc);
   return a;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/names.h"
 #include "models/alloc.h"
 #include "sim/sim.h"
 #include "traces/fault.h"
@@ -30,8 +31,8 @@ typedef enum sim_recovery {
 #define SIM_RECOVERY_ENUM(name, text) SIM_RECOVERY_##name,
   SIM_RECOVERY_MAP(SIM_RECOVERY_ENUM)
 #undef SIM_RECOVERY_ENUM
-  SIM_RECOVERY_N
 } sim_recovery;
+enum { SIM_RECOVERY_N = 0 SIM_RECOVERY_MAP(NAMES_COUNT_ROW) };
 
 /* The policies' names in enumeration order, NULL-terminated. */
 extern const char *const sim_recovery_names[SIM_RECOVERY_N + 1];

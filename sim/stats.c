@@ -108,6 +108,25 @@ static void comm_busy(const sim_task *t, uint32_t n, int ndevices,
   free(off);
 }
 
+/* The sum a transfer of role r adds to (role_bytes' b): 0 the pipeline's
+ * (activations and their gradients), 1 the data-parallel
+ * synchronisation's. */
+static int bytes_of(sim_task_role r) {
+  switch (r) {
+    case SIM_ROLE_ACT:
+    case SIM_ROLE_GRAD: return 0;
+    case SIM_ROLE_DP: return 1;
+    case SIM_ROLE_FWD:
+    case SIM_ROLE_BWD:
+    case SIM_ROLE_OPT:
+    case SIM_ROLE_SYNC:
+    case SIM_ROLE_BARRIER:
+    case SIM_ROLE_CALL: break; /* not a transfer's */
+  }
+  assert(!"not a transfer's role");
+  return 0;
+}
+
 /* The slot of classes m (table slot: class index + 1, 0 = free; cap a power
  * of two) holding (a, b), or the free slot where it belongs. */
 static uint32_t *class_slot(uint32_t *slot, size_t cap,
@@ -151,7 +170,7 @@ static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
     sim_link_class *c = &m[*sl - 1];
     c->bytes += t[i].bytes;
     c->flows++;
-    int r = t[i].role == SIM_ROLE_DP; /* role_bytes' sums, in its order */
+    int r = bytes_of((sim_task_role)t[i].role); /* role_bytes' order */
     role[r] += t[i].bytes;
     if (a != b) role[2 + r] += t[i].bytes;
   }
@@ -178,8 +197,7 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
   double *pipe = mem_calloc((size_t)nd, sizeof *pipe);
   double *comm = mem_calloc((size_t)nd, sizeof *comm);
   for (uint32_t i = 0; i < n; i++)
-    if (t[i].kind == SIM_TASK_COMPUTE && t[i].role != SIM_ROLE_CALL &&
-        t[i].role != SIM_ROLE_BARRIER) {
+    if (sim_role_gpu_work((sim_task_role)t[i].role)) {
       comp[t[i].dev] += ran_s(&t[i]);
       if (t[i].role != SIM_ROLE_OPT) pipe[t[i].dev] += ran_s(&t[i]);
     }
@@ -221,8 +239,7 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
 /* Per device: compute busy seconds of tasks [lo, hi), GPU work only. */
 static void busy(const sim_task *t, uint32_t lo, uint32_t hi, double *out) {
   for (uint32_t i = lo; i < hi; i++)
-    if (t[i].kind == SIM_TASK_COMPUTE && t[i].role != SIM_ROLE_CALL &&
-        t[i].role != SIM_ROLE_BARRIER)
+    if (sim_role_gpu_work((sim_task_role)t[i].role))
       out[t[i].dev] += ran_s(&t[i]);
 }
 
@@ -234,7 +251,7 @@ static void role_bytes(const scenario *s, const sim_task *t, uint32_t lo,
                        uint32_t hi, double b[4]) {
   for (uint32_t i = lo; i < hi; i++)
     if (t[i].kind == SIM_TASK_XFER) {
-      int k = t[i].role == SIM_ROLE_DP;
+      int k = bytes_of((sim_task_role)t[i].role);
       b[k] += t[i].bytes;
       if (s->device_site[t[i].dev] != s->device_site[t[i].dst])
         b[2 + k] += t[i].bytes;

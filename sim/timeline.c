@@ -19,9 +19,10 @@
 
 #define NSTREAMS 3
 
+#define SIM_ROLE_NAME_(id, name) name,
 const char *const sim_timeline_role_names[SIM_TIMELINE_NROLES] = {
-    "fwd", "bwd", "optimizer", "act", "grad", "dp", "sync", "barrier",
-    "p2p call"};
+    SIM_ROLE_MAP(SIM_ROLE_NAME_)};
+#undef SIM_ROLE_NAME_
 #define role_names sim_timeline_role_names
 static const char *const stream_names[NSTREAMS] = {"compute", "send",
                                                    "receive"};
@@ -53,14 +54,18 @@ static slice *slices(const sim_task *t, uint32_t n, int ndevices, size_t *ns,
   for (uint32_t i = 0; i < n; i++) {
     const sim_task *x = &t[i];
     if (x->t_start < 0) continue;
-    if (x->kind == SIM_TASK_COMPUTE) {
-      v[k++] = (slice){.t0 = x->t_start, .t1 = x->t_done, .dev = x->dev,
-                       .stream = 0, .task = i};
-    } else if (x->kind == SIM_TASK_XFER) { /* sent, then received */
-      v[k++] = (slice){.t0 = x->t_start, .t1 = x->t_left, .dev = x->dev,
-                       .stream = 1, .task = i};
-      v[k++] = (slice){.t0 = x->t_start, .t1 = x->t_done, .dev = x->dst,
-                       .stream = 2, .task = i};
+    switch ((sim_task_kind)x->kind) {
+      case SIM_TASK_COMPUTE:
+        v[k++] = (slice){.t0 = x->t_start, .t1 = x->t_done, .dev = x->dev,
+                         .stream = 0, .task = i};
+        break;
+      case SIM_TASK_XFER: /* sent, then received */
+        v[k++] = (slice){.t0 = x->t_start, .t1 = x->t_left, .dev = x->dev,
+                         .stream = 1, .task = i};
+        v[k++] = (slice){.t0 = x->t_start, .t1 = x->t_done, .dev = x->dst,
+                         .stream = 2, .task = i};
+        break;
+      case SIM_TASK_JOIN: break; /* no time on a stream */
     }
   }
   qsort(v, k, sizeof *v, slice_cmp);
@@ -356,11 +361,15 @@ void sim_timeline_stream_faults(sim_timeline_stream *t, const fault_trace *f,
                                 const scenario *s) {
   for (size_t i = 0; i < fault_count(f); i++) {
     const fault_event *ev = fault_event_at(f, i);
-    if (ev->kind == FAULT_SITE_DOWN) {
-      const scenario_site *st = &s->sites[ev->a];
-      for (int d = 0; d < st->ndevices; d++) instant(t, ev, st->first_device + d);
-    } else {
-      instant(t, ev, fault_kind_target(ev->kind) == FAULT_TARGET_DEVICE ? ev->a : -1);
+    switch (fault_kind_target(ev->kind)) {
+      case FAULT_TARGET_SITE: {
+        const scenario_site *st = &s->sites[ev->a];
+        for (int d = 0; d < st->ndevices; d++)
+          instant(t, ev, st->first_device + d);
+        break;
+      }
+      case FAULT_TARGET_DEVICE: instant(t, ev, ev->a); break;
+      case FAULT_TARGET_LINK: instant(t, ev, -1); break;
     }
   }
 }

@@ -18,7 +18,7 @@
 #include "traces/scenario.h"
 
 /* The name of each task role (sim_task_role), as slices are named. */
-#define SIM_TIMELINE_NROLES (SIM_ROLE_CALL + 1)
+#define SIM_TIMELINE_NROLES SIM_NROLES
 extern const char *const sim_timeline_role_names[SIM_TIMELINE_NROLES];
 
 /* The network a run's transfers crossed, when the writer knows it: each

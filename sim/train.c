@@ -86,19 +86,23 @@ typedef struct op {
 /* The op order of stage st of S for M micro-batches. */
 static void schedule_ops(spec_schedule sched, int st, int S, int M, op *ops) {
   int n = 0;
-  if (sched == SPEC_GPIPE) {
-    for (int k = 0; k < M; k++) ops[n++] = (op){0, k};
-    for (int k = 0; k < M; k++) ops[n++] = (op){1, k};
-    return;
+  switch (sched) {
+    case SPEC_GPIPE:
+      for (int k = 0; k < M; k++) ops[n++] = (op){0, k};
+      for (int k = 0; k < M; k++) ops[n++] = (op){1, k};
+      return;
+    case SPEC_1F1B: {
+      int warm = S - st - 1 < M ? S - st - 1 : M;
+      int f = 0, b = 0;
+      for (; f < warm; f++) ops[n++] = (op){0, f};
+      while (f < M) {
+        ops[n++] = (op){0, f++};
+        ops[n++] = (op){1, b++};
+      }
+      while (b < M) ops[n++] = (op){1, b++};
+      return;
+    }
   }
-  int warm = S - st - 1 < M ? S - st - 1 : M;
-  int f = 0, b = 0;
-  for (; f < warm; f++) ops[n++] = (op){0, f};
-  while (f < M) {
-    ops[n++] = (op){0, f++};
-    ops[n++] = (op){1, b++};
-  }
-  while (b < M) ops[n++] = (op){1, b++};
 }
 
 typedef struct builder {
@@ -175,10 +179,15 @@ static uint32_t barrier_gate(builder *b, uint32_t j, int r) {
 static void build_streams(builder *b) {
   sim_graph *g = b->g;
   op *ops = mem_alloc(2 * (size_t)b->M * sizeof *ops);
+  bool phased = false; /* a barrier between the phases of a pass */
+  switch (b->w->schedule) {
+    case SPEC_GPIPE: phased = true; break;
+    case SPEC_1F1B: break;
+  }
   for (int p = 0; p < b->P; p++) {
     uint32_t barrier = SIM_GRAPH_NONE, gate = SIM_GRAPH_NONE;
     for (int r = 0; r < b->R; r++) {
-      if (b->w->schedule == SPEC_GPIPE && (r == 0 || b->local)) {
+      if (phased && (r == 0 || b->local)) {
         barrier = sim_graph_join(g, -1, SIM_ROLE_BARRIER);
         gate = barrier_gate(b, barrier, b->local ? r : -1);
       }
@@ -378,9 +387,11 @@ static void megatron_tail(builder *b, uint32_t *sync) {
 /* What ends each device's iteration: DT-FM's last barrier (sgd_iter's; each
  * replica's own when local), or its optimizer step. */
 static void build_end(builder *b, sim_train_marks *m) {
-  if (b->w->runtime != SPEC_RUNTIME_DTFM) {
-    for (int d = 0; d < m->ndevices; d++) m->end[d] = m->opt[d];
-    return;
+  switch (b->w->runtime) {
+    case SPEC_RUNTIME_DTFM: break;
+    case SPEC_RUNTIME_MEGATRON:
+      for (int d = 0; d < m->ndevices; d++) m->end[d] = m->opt[d];
+      return;
   }
   for (int r = 0; r < (b->local ? b->R : 1); r++) {
     uint32_t j = sim_graph_join(b->g, -1, SIM_ROLE_BARRIER);
@@ -390,6 +401,34 @@ static void build_end(builder *b, sim_train_marks *m) {
                      SIM_ON_DONE);
     uint32_t end = barrier_gate(b, j, b->local ? r : -1);
     for (int i = 0; i < n; i++) m->end[b->local ? alloc_at(b->a, r, i) : i] = end;
+  }
+}
+
+/* What a device's sync waits for after its last backward: that backward,
+ * or under Megatron its host's last call (the host goes on after it). */
+static uint32_t sync_ready(const builder *b, int d, uint32_t last_bwd) {
+  switch (b->w->runtime) {
+    case SPEC_RUNTIME_DTFM: return last_bwd;
+    case SPEC_RUNTIME_MEGATRON: return b->cstream[d];
+  }
+  assert(!"unknown runtime");
+  return last_bwd;
+}
+
+/* One stage's group grp synchronises its gradients by the workload's
+ * algorithm; DiLoCo's steps are local (its exchange is outer.c's). */
+static void sync_group(builder *b, const int *grp, const uint32_t *ready,
+                       double bytes, uint32_t *sync) {
+  switch (b->w->dp_algo) {
+    case SPEC_CENTRAL_PS: sync_central(b, grp, ready, bytes, sync); return;
+    case SPEC_RING: sync_ring(b, grp, b->R, ready, bytes, sync); return;
+    case SPEC_SHARDED_PS: sync_sharded(b, grp, ready, bytes, sync); return;
+    case SPEC_HIER_RING:
+      sim_train_hier_ring(b->g, b->sstream, grp, b->R, b->site, ready, bytes,
+                          TRANSPORT_NCCL_RING_CHANNELS, sync);
+      return;
+    case SPEC_DILOCO:
+    case SPEC_STREAMING_DILOCO: assert(!"DiLoCo's steps are local"); return;
   }
 }
 
@@ -406,9 +445,7 @@ static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
     int last_k = ops[2 * b->M - 1].k;
     for (int r = 0; r < R; r++) {
       grp[r] = alloc_at(b->a, r, s);
-      ready[r] = b->B[ix(b, r, s, b->P - 1, last_k)];
-      /* Megatron's host goes on after its last call */
-      if (b->w->runtime == SPEC_RUNTIME_MEGATRON) ready[r] = b->cstream[grp[r]];
+      ready[r] = sync_ready(b, grp[r], b->B[ix(b, r, s, b->P - 1, last_k)]);
       sync[r] = sim_graph_join(g, grp[r], SIM_ROLE_SYNC);
       sim_graph_edge(g, ready[r], sync[r], SIM_ON_DONE);
       m->last_bwd[grp[r]] = ready[r];
@@ -416,22 +453,15 @@ static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
       m->stage[grp[r]] = s;
     }
     double bytes = grad_bytes ? grad_bytes[s] : compress_gradient_bytes(b->w, s);
-    if (R > 1 && !b->local) {
-      if (b->w->dp_algo == SPEC_CENTRAL_PS)
-        sync_central(b, grp, ready, bytes, sync);
-      else if (b->w->dp_algo == SPEC_RING)
-        sync_ring(b, grp, R, ready, bytes, sync);
-      else if (b->w->dp_algo == SPEC_HIER_RING)
-        sim_train_hier_ring(g, b->sstream, grp, R, b->site, ready, bytes,
-                            TRANSPORT_NCCL_RING_CHANNELS, sync);
-      else
-        sync_sharded(b, grp, ready, bytes, sync);
-    }
+    if (R > 1 && !b->local) sync_group(b, grp, ready, bytes, sync);
   }
   /* what each device's optimizer step waits for */
   uint32_t *before = mem_alloc((size_t)m->ndevices * sizeof *before);
   for (int d = 0; d < m->ndevices; d++) before[d] = m->sync[d];
-  if (b->w->runtime == SPEC_RUNTIME_MEGATRON) megatron_tail(b, before);
+  switch (b->w->runtime) {
+    case SPEC_RUNTIME_DTFM: break;
+    case SPEC_RUNTIME_MEGATRON: megatron_tail(b, before); break;
+  }
   for (int s = 0; s < b->S; s++)
     for (int r = 0; r < R; r++) {
       int d = alloc_at(b->a, r, s);
@@ -508,8 +538,10 @@ void sim_train_build(sim_graph *g, const sim_train_inputs *in,
                          .end = mem_calloc((size_t)n, sizeof(uint32_t))};
   if (act_bytes <= 0) act_bytes = compress_activation_bytes(w);
   build_pipelines(&b, gpu, compute_scale, act_bytes);
-  if (w->runtime == SPEC_RUNTIME_MEGATRON) build_megatron(&b);
-  else build_streams(&b);
+  switch (w->runtime) {
+    case SPEC_RUNTIME_DTFM: build_streams(&b); break;
+    case SPEC_RUNTIME_MEGATRON: build_megatron(&b); break;
+  }
   build_sync(&b, gpu, compute_scale, grad_bytes, m);
   assert(marks_hold(g, a, m));
   free(b.F);

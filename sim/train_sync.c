@@ -198,10 +198,13 @@ uint64_t sim_train_sync_tasks(const spec_workload *w, spec_dp_algo algo,
     case SPEC_HIER_RING:
       tasks = sim_train_hier_ring_tasks(w->replicas, sites, bytes);
       break;
-    default: { /* ring, and DiLoCo's exchange */
+    case SPEC_RING: { /* also DiLoCo's exchange (outer.c names it) */
       transport_ring r = transport_ring_plan(bytes, w->replicas);
       tasks = 2 * R * (R - 1) * (uint64_t)r.loops * (uint64_t)r.slices;
+      break;
     }
+    case SPEC_DILOCO:
+    case SPEC_STREAMING_DILOCO: break; /* nothing per step */
   }
   return 2 * R + tasks;
 }
@@ -217,13 +220,17 @@ uint64_t sim_train_task_bound(const spec_workload *w, int sites) {
                   : sim_train_sync_tasks(w, w->dp_algo, sites,
                                          TRANSPORT_NCCL_RING_CHANNELS);
   uint64_t n = 4 * cells + 2 * (uint64_t)w->passes * (R + 1) + S * sync + 2 * R;
-  if (w->runtime == SPEC_RUNTIME_MEGATRON) /* its calls (two tasks each, at
-     most two per op) and, per replica, the embeddings' 2-member ring (at
-     most 2 x loops x slices messages each way) and two scalar rings */
-    n += 8 * cells +
-         R * (4 * (uint64_t)TRANSPORT_NCCL_MAX_LOOPS *
-                  (TRANSPORT_NCCL_ALLREDUCE_CHUNKSTEPS /
-                   TRANSPORT_NCCL_ALLREDUCE_SLICESTEPS) +
-              4 * S * S + 4 * S + 8);
+  switch (w->runtime) {
+    case SPEC_RUNTIME_DTFM: break;
+    case SPEC_RUNTIME_MEGATRON: /* its calls (two tasks each, at most two
+      per op) and, per replica, the embeddings' 2-member ring (at most 2 x
+      loops x slices messages each way) and two scalar rings */
+      n += 8 * cells +
+           R * (4 * (uint64_t)TRANSPORT_NCCL_MAX_LOOPS *
+                    (TRANSPORT_NCCL_ALLREDUCE_CHUNKSTEPS /
+                     TRANSPORT_NCCL_ALLREDUCE_SLICESTEPS) +
+                4 * S * S + 4 * S + 8);
+      break;
+  }
   return n;
 }

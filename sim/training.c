@@ -356,11 +356,13 @@ int sim_training_on_loss(run *r) {
       r->c.plans++;
       if ((rc = sim_recovery_reroute(&ctx, &p, r->e))) return rc;
       return adopt(r, &p, SIM_LOST_RELOADING);
-    default:
+    case SIM_RECOVERY_REPLAN:
       r->c.plans++;
       if ((rc = sim_recovery_replan(&ctx, &p, r->e))) return rc;
       return adopt(r, &p, SIM_LOST_MIGRATION);
   }
+  assert(!"unknown recovery policy");
+  return ERR_OK;
 }
 
 /* ---- iteration boundaries ---- */
@@ -368,23 +370,28 @@ int sim_training_on_loss(run *r) {
 /* Devices that are back: reroute takes them when more pipelines form,
  * replan re-places when more replicas fit. */
 static int regrow(run *r) {
-  if (!r->o->faults || r->o->recovery == SIM_RECOVERY_RESTART ||
-      r->plan.replicas == r->first->replicas)
-    return ERR_OK;
+  if (!r->o->faults || r->plan.replicas == r->first->replicas) return ERR_OK;
   sim_recovery_ctx ctx = recovery_ctx(r);
   sim_plan p = {0};
-  if (r->o->recovery == SIM_RECOVERY_REPLAN) {
-    if (sim_recovery_replan_replicas(&ctx) <= r->plan.replicas) return ERR_OK;
-    r->c.plans++;
-    int rc = sim_recovery_replan(&ctx, &p, r->e);
-    return rc ? rc : adopt(r, &p, SIM_LOST_MIGRATION);
+  int rc;
+  switch (r->o->recovery) {
+    case SIM_RECOVERY_RESTART: return ERR_OK; /* its plan is the first */
+    case SIM_RECOVERY_REPLAN:
+      if (sim_recovery_replan_replicas(&ctx) <= r->plan.replicas) return ERR_OK;
+      r->c.plans++;
+      rc = sim_recovery_replan(&ctx, &p, r->e);
+      return rc ? rc : adopt(r, &p, SIM_LOST_MIGRATION);
+    case SIM_RECOVERY_REROUTE:
+      if (sim_recovery_reroute(&ctx, &p, NULL) ||
+          p.replicas <= r->plan.replicas) {
+        sim_plan_free(&p);
+        return ERR_OK;
+      }
+      r->c.plans++; /* a reroute that forms more pipelines */
+      return adopt(r, &p, SIM_LOST_RELOADING);
   }
-  if (sim_recovery_reroute(&ctx, &p, NULL) || p.replicas <= r->plan.replicas) {
-    sim_plan_free(&p);
-    return ERR_OK;
-  }
-  r->c.plans++; /* a reroute that forms more pipelines */
-  return adopt(r, &p, SIM_LOST_RELOADING);
+  assert(!"unknown recovery policy");
+  return ERR_OK;
 }
 
 /* The network moved since the last look: if the method's placement on the

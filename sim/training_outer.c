@@ -98,6 +98,18 @@ static bool drop_lost(run *r, const sim_engine *x, int64_t t) {
   return true;
 }
 
+/* Whether policy p goes on without the devices a fault took (their
+ * replicas drop out of the outer step) rather than restarting. */
+static bool goes_on_without(sim_recovery p) {
+  switch (p) {
+    case SIM_RECOVERY_RESTART: return false;
+    case SIM_RECOVERY_REROUTE:
+    case SIM_RECOVERY_REPLAN: return true;
+  }
+  assert(!"unknown recovery policy");
+  return false;
+}
+
 /* The engine of the plan's outer step: the shortcut's, kept in r->x from
  * step to step; or a full graph's of its own (the caller frees it). */
 static int engine(run *r, bool full, sim_engine **x) {
@@ -150,8 +162,7 @@ int sim_training_outer_attempt(run *r) {
       full = true;
       continue;
     }
-    bool goes_on = r->o->recovery != SIM_RECOVERY_RESTART &&
-                   drop_lost(r, x, stop);
+    bool goes_on = goes_on_without(r->o->recovery) && drop_lost(r, x, stop);
     sim_engine_free(x);
     if (goes_on) {
       sim_engine_free(r->x); /* the plan changed */

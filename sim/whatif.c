@@ -176,26 +176,30 @@ static void changed_free(changed *x) {
 
 static void apply(changed *x, const scenario *s, const sim_options *o,
                   const sim_whatif *w) {
-  if (w->kind == SIM_WHATIF_LINK) {
-    if (!x->net) x->c.network = x->net = trace_copy(s->network);
-    trace_scale_pair(x->net, w->a, w->b, w->lat, w->bw);
-    if (w->both && w->a != w->b)
-      trace_scale_pair(x->net, w->b, w->a, w->lat, w->bw);
-  } else if (w->kind == SIM_WHATIF_GPU) {
-    if (!x->sites) {
-      x->sites = mem_alloc((size_t)s->nsites * sizeof *x->sites);
-      memcpy(x->sites, s->sites, (size_t)s->nsites * sizeof *x->sites);
-      x->c.sites = x->sites;
-    }
-    x->sites[w->a].gpu = (char *)w->gpu; /* borrowed, never freed here */
-    x->sites[w->a].gpu_line = 0;
-  } else {
-    if (!x->speed) {
-      x->speed = mem_alloc(((size_t)s->ndevices + 1) * sizeof *x->speed);
-      for (int d = 0; d < s->ndevices; d++)
-        x->speed[d] = o->speedup ? o->speedup[d] : 1;
-    }
-    for (int d = w->a; d < w->b; d++) x->speed[d] *= w->speed;
+  switch (w->kind) {
+    case SIM_WHATIF_LINK:
+      if (!x->net) x->c.network = x->net = trace_copy(s->network);
+      trace_scale_pair(x->net, w->a, w->b, w->lat, w->bw);
+      if (w->both && w->a != w->b)
+        trace_scale_pair(x->net, w->b, w->a, w->lat, w->bw);
+      break;
+    case SIM_WHATIF_GPU:
+      if (!x->sites) {
+        x->sites = mem_alloc((size_t)s->nsites * sizeof *x->sites);
+        memcpy(x->sites, s->sites, (size_t)s->nsites * sizeof *x->sites);
+        x->c.sites = x->sites;
+      }
+      x->sites[w->a].gpu = (char *)w->gpu; /* borrowed, never freed here */
+      x->sites[w->a].gpu_line = 0;
+      break;
+    case SIM_WHATIF_SPEED:
+      if (!x->speed) {
+        x->speed = mem_alloc(((size_t)s->ndevices + 1) * sizeof *x->speed);
+        for (int d = 0; d < s->ndevices; d++)
+          x->speed[d] = o->speedup ? o->speedup[d] : 1;
+      }
+      for (int d = w->a; d < w->b; d++) x->speed[d] *= w->speed;
+      break;
   }
 }
 

@@ -40,6 +40,20 @@
       page or from ROOT); every page is reachable by links from README.md,
       and README.md stays under README_MAX lines. Exit status 1 and
       FILE:LINE: message per problem.
+  check_source.py dispatch ROOT
+      Dispatch cannot fall through: no switch in the libraries and the
+      front end has a default label, so that -Werror=switch fails the
+      build when a value is added to an enumeration (or a name to its map)
+      without its case. A switch over an int or a char that needs one is
+      listed in DISPATCH_ALLOWED (FILE:FUNCTION and why). And a switch over
+      a name table's index (names_find, a *_find or *_parse call) casts it
+      to the table's enumeration, handling -1 before, so that its cases are
+      checked too. The values of the workload's maps (schedule, dp_algo,
+      runtime) and of the network models are asked by such a switch (or a
+      predicate that is one), never compared with == or != nor their names
+      with strcmp or strstr: an added name would take the other branch.
+      Exit status 1 and FILE:LINE: message per switch, comparison, and
+      allowance that no longer matches a switch.
 """
 import os
 import re
@@ -410,12 +424,168 @@ def pages(root):
             bad += 1
     print(f"pages: {len(names)} pages, {len(reached)} reached from README.md, "
           f"{bad} problems")
+# Switches that keep a default label, and comparisons with a map's name
+# that are no dispatch over the map, and why (FILE:FUNCTION -> reason).
+DISPATCH_ALLOWED = {
+    "sim/net.c:sim_net_handle":
+        "over an int (a queue item's kind less the net's base): the default "
+        "asserts that the kind is the net's",
+    "analysis/reproduce.c:is_megatron":
+        "the calibration file's system column (megatron, megatron_random), "
+        "its own vocabulary, not the runtime map",
+}
+# The maps whose values no code compares with (map, its header, the prefix
+# of its enumeration's values: models/spec.h makes SPEC_RING of RING).
+DISPATCH_MAPS = [
+    ("WORKLOAD_SCHEDULE_MAP", "traces/workload.h", "SPEC_"),
+    ("WORKLOAD_DP_ALGO_MAP", "traces/workload.h", "SPEC_"),
+    ("WORKLOAD_RUNTIME_MAP", "traces/workload.h", "SPEC_RUNTIME_"),
+    ("TRANSPORT_MODEL_MAP", "models/transport.h", "TRANSPORT_"),
+]
+SWITCH = re.compile(r"\bswitch\s*\(")
+NAME_INDEX = re.compile(r"\b(?:\w+_find|\w+_parse)\s*\(")
+
+
+def balanced(code, i, open_, close):
+    """The index just past the bracket that closes the one at code[i]."""
+    depth = 0
+    for k in range(i, len(code)):
+        if code[k] == open_:
+            depth += 1
+        elif code[k] == close:
+            depth -= 1
+            if depth == 0:
+                return k + 1
+    return len(code)
+
+
+def switches(code):
+    """(offset, expression, [offsets of its own default labels]) of every
+    switch in code (comments and strings blanked); a label of a nested
+    switch is that switch's, and a default of _Generic (after a comma) is
+    no label."""
+    out = []
+    for m in SWITCH.finditer(code):
+        close = balanced(code, m.end() - 1, "(", ")")
+        expr = " ".join(code[m.end():close - 1].split())
+        body = code.find("{", close)
+        end = balanced(code, body, "{", "}")
+        labels, k = [], body + 1
+        while k < end - 1:
+            inner = SWITCH.search(code, k, end - 1)
+            stop = inner.start() if inner else end - 1
+            for d in re.finditer(r"\bdefault\s*:", code[k:stop]):
+                before = code[:k + d.start()].rstrip()[-1:]
+                if before in (";", "{", "}", ":"):
+                    labels.append(k + d.start())
+            if not inner:
+                break
+            ibody = code.find("{", balanced(code, inner.end() - 1, "(", ")"))
+            k = balanced(code, ibody, "{", "}")
+        out.append((m.start(), expr, labels))
+    return out
+
+
+def map_rows(root):
+    """{value: map} and {name: map} of DISPATCH_MAPS' rows in ROOT (none for
+    a map whose header is not there)."""
+    values, names = {}, {}
+    for m, header, prefix in DISPATCH_MAPS:
+        path = os.path.join(root, header)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        d = re.search(r"#define " + m + r"\(X\)((?:[^\n]*\\\n)*[^\n]*)", text)
+        for ident, name in re.findall(r'X\(\s*(\w+)\s*,\s*"([^"]+)"',
+                                      d.group(1) if d else ""):
+            values[prefix + ident] = m
+            names[name] = m
+    return values, names
+
+
+def comparisons(rel, text, code, rows):
+    """(line, what) of every comparison with a map's value (in code,
+    comments and strings blanked) or a map's name (in text)."""
+    values, names = rows
+    out = []
+    if values:
+        v = "|".join(sorted(values, key=len, reverse=True))
+        for m in re.finditer(r"[=!]=\s*(%s)\b|\b(%s)\s*[=!]=" % (v, v), code):
+            value = m.group(1) or m.group(2)
+            out.append((code.count("\n", 0, m.start()) + 1,
+                        f"compares with {value}, a value of {values[value]}"))
+    if names:
+        n = "|".join(re.escape(x) for x in sorted(names, key=len, reverse=True))
+        nocomment = re.sub(r"/\*.*?\*/|//[^\n]*",
+                           lambda m: re.sub(r"[^\n]", " ", m.group(0)), text,
+                           flags=re.S)
+        for m in re.finditer(r'\bstr(?:n?cmp|str)\s*\([^;]*?"(%s)"' % n,
+                             nocomment):
+            out.append((nocomment.count("\n", 0, m.start()) + 1,
+                        f'compares a name with "{m.group(1)}", a name of '
+                        f"{names[m.group(1)]}"))
+    return out
+
+
+def dispatch(root):
+    bad, total, allowed_seen = 0, 0, set()
+    rows = map_rows(root)
+    for rel in sources(root):
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            text = f.read()
+        code = strip(text)
+        spans = functions(text)
+
+        def function_at(line):
+            return next((n for n, a, b in spans if a <= line <= b), "")
+
+        def where(at):
+            line = code.count("\n", 0, at) + 1
+            return line, function_at(line)
+        found = []
+        for line, what in comparisons(rel, text, code, rows):
+            key = f"{rel}:{function_at(line)}"
+            if key in DISPATCH_ALLOWED:
+                allowed_seen.add(key)
+                continue
+            found.append((line, f"{what}: switch over every value (or ask "
+                          "a predicate that does), so that a name added to "
+                          "the map without its case fails to build"))
+        for at, expr, labels in switches(code):
+            total += 1
+            line, fn = where(at)
+            key = f"{rel}:{fn}"
+            if labels and key in DISPATCH_ALLOWED:
+                allowed_seen.add(key)
+            elif labels:
+                found.append((where(labels[0])[0], f"switch ({expr}) in {fn} "
+                              "has a default: name every value instead, so "
+                              "that -Werror=switch fails the build when one "
+                              "is added (over an int or a char: "
+                              "DISPATCH_ALLOWED, with the reason)"))
+            if NAME_INDEX.search(expr) and not re.match(r"\(\s*\w+\s*\)",
+                                                        expr):
+                found.append((line, f"switch ({expr}) in {fn} is over a name "
+                              "table's index, an int: handle -1 first, then "
+                              "cast it to the table's enumeration"))
+        for line, message in sorted(found):
+            print(f"{rel}:{line}: {message}")
+        bad += len(found)
+    for key in sorted(set(DISPATCH_ALLOWED) - allowed_seen):
+        if os.path.exists(os.path.join(root, key.split(":")[0])):
+            print(f"{key.split(':')[0]}:1: DISPATCH_ALLOWED names {key}, "
+                  "which has no default nor comparison: remove the entry")
+            bad += 1
+    print(f"dispatch: {len(sources(root))} files, {total} switches, "
+          f"{len(rows[0])} values of {len(DISPATCH_MAPS)} maps: {bad} "
+          "defaults, switches over a name's index or comparisons")
     return 1 if bad else 0
 
 
 if __name__ == "__main__":
     checks = {"layering": layering, "quiet": quiet, "sizes": sizes,
-              "columns": columns, "pages": pages}
+              "columns": columns, "pages": pages, "dispatch": dispatch}
     if len(sys.argv) != 3 or sys.argv[1] not in checks:
         sys.exit(__doc__)
     sys.exit(checks[sys.argv[1]](sys.argv[2]))

@@ -289,14 +289,19 @@ static void build_replay(fault_trace *f, const scenario *s) {
   size_t nd = 0, dcap = 0, nl = 0, lcap = 0;
   for (size_t i = 0; i < f->n; i++) {
     const fault_event *e = &f->ev[i];
-    if (e->kind == FAULT_SITE_DOWN) {
-      add_span(&ds, &nd, &dcap, (uint64_t)f->ndevices + (uint64_t)e->a, e, i);
-    } else if (fault_kind_target(e->kind) == FAULT_TARGET_DEVICE) {
-      add_span(&ds, &nd, &dcap, (uint64_t)e->a, e, i);
-    } else {
-      int a = e->a < e->b ? e->a : e->b, b = e->a < e->b ? e->b : e->a;
-      add_span(&ls, &nl, &lcap, (uint64_t)a * (uint64_t)f->nsites + (uint64_t)b,
-               e, i);
+    switch (fault_kind_target(e->kind)) {
+      case FAULT_TARGET_SITE:
+        add_span(&ds, &nd, &dcap, (uint64_t)f->ndevices + (uint64_t)e->a, e, i);
+        break;
+      case FAULT_TARGET_DEVICE:
+        add_span(&ds, &nd, &dcap, (uint64_t)e->a, e, i);
+        break;
+      case FAULT_TARGET_LINK: {
+        int a = e->a < e->b ? e->a : e->b, b = e->a < e->b ? e->b : e->a;
+        add_span(&ls, &nl, &lcap, (uint64_t)a * (uint64_t)f->nsites + (uint64_t)b,
+                 e, i);
+        break;
+      }
     }
   }
   uint64_t *dkeys;
@@ -514,11 +519,12 @@ int fault_write_row(FILE *out, const char *path, const scenario *s,
     case FAULT_TARGET_SITE:
       target = s->sites[ev->a].name;
       break;
-    default: {
+    case FAULT_TARGET_LINK: {
       const char *a = s->sites[ev->a].name, *b = s->sites[ev->b].name;
       size_t n = strlen(a) + strlen(b) + 2; /* names of any length */
       target = pair = mem_alloc(n);
       snprintf(pair, n, "%s:%s", a, b);
+      break;
     }
   }
   if (fault_kind_has_factor(ev->kind))

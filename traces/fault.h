@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "base/err.h"
+#include "base/names.h"
 #include "traces/scenario.h"
 
 /* X(NAME, "event", target, has_factor): the one table of event names, what
@@ -30,8 +31,10 @@ typedef enum fault_kind {
 #define FAULT_ENUM(name, text, target, factor) FAULT_##name,
   FAULT_MAP(FAULT_ENUM)
 #undef FAULT_ENUM
-  FAULT_NKINDS
 } fault_kind;
+/* Their count, outside the enumeration: a switch over the kinds names every
+ * kind and nothing else. */
+enum { FAULT_NKINDS = 0 FAULT_MAP(NAMES_COUNT_ROW) };
 
 typedef enum fault_target {
   FAULT_TARGET_DEVICE,  /* a device index of the scenario: "5" */

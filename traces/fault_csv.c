@@ -84,9 +84,11 @@ static int parse_target(fault_parser *ps, fault_event *ev, const char *s,
       ev->b = -1;
       ev->a = site_of(ps->s, s, n);
       return ev->a < 0 ? unknown_site(ps, s, n) : ERR_OK;
-    default:
+    case FAULT_TARGET_LINK:
       return parse_link(ps, s, n, &ev->a, &ev->b);
   }
+  assert(!"unknown fault target");
+  return ERR_PARSE;
 }
 
 static int parse_time(fault_parser *ps, fault_event *ev, const char *s,
@@ -117,6 +119,20 @@ static int parse_duration(fault_parser *ps, fault_event *ev, const char *s,
   return ERR_OK;
 }
 
+/* What a kind's factor multiplies, for a message; "" for the kinds that
+ * take none. */
+static const char *factor_what(fault_kind k) {
+  switch (k) {
+    case FAULT_DEVICE_DOWN:
+    case FAULT_SITE_DOWN:
+    case FAULT_LINK_DOWN: return "";
+    case FAULT_LINK_SLOW: return "bandwidth";
+    case FAULT_DEVICE_SLOW: return "compute-speed";
+  }
+  assert(!"unknown fault kind");
+  return "";
+}
+
 static int parse_factor(fault_parser *ps, fault_event *ev, const char *s,
                         size_t n) {
   const char *kind = fault_kind_name(ev->kind);
@@ -129,7 +145,7 @@ static int parse_factor(fault_parser *ps, fault_event *ev, const char *s,
   if (n == 0)
     return err_set(ps->e, ERR_MISSING, "%s:%d: factor: empty, but %s needs "
                    "its %s multiplier", ps->name, ps->line, kind,
-                   ev->kind == FAULT_LINK_SLOW ? "bandwidth" : "compute-speed");
+                   factor_what(ev->kind));
   int rc = csv_parse_double(s, n, &ev->factor);
   if (rc == CSV_NUM_OK && !(ev->factor > 0))
     return err_set(ps->e, ERR_RANGE, "%s:%d: factor: %.*s%s is not > 0",

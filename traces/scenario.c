@@ -38,8 +38,10 @@
  * mem_limit_bytes before it is allocated. */
 #define SCENARIO_MAX_DEVICES INT_MAX
 
+#define SCENARIO_NIC_NAME_(id, name) name,
 const char *const scenario_nic_names[SCENARIO_NNICS + 1] = {
-    "generic", "aws-ena", "gcp-gvnic", NULL};
+    SCENARIO_NIC_MAP(SCENARIO_NIC_NAME_) NULL};
+#undef SCENARIO_NIC_NAME_
 
 int scenario_nic_parse(const char *name) {
   return names_find(scenario_nic_names, name);
@@ -49,10 +51,14 @@ int scenario_nic_parse(const char *name) {
  * (MAX_THREADS 16, MAX_SOCKETS 64: src/transport/net_socket.cc). */
 #define SCENARIO_NCCL_MAX_THREADS 16
 int scenario_nic_sockets(scenario_nic nic, int nthreads, int nsocks_per_thread) {
-  static const int auto_nt[SCENARIO_NNICS] = {0, 2, 4};
-  static const int auto_ns[SCENARIO_NNICS] = {1, 8, 1};
-  int nt = nthreads > 0 ? nthreads : auto_nt[nic];
-  int ns = nsocks_per_thread > 0 ? nsocks_per_thread : auto_ns[nic];
+  int auto_nt = 0, auto_ns = 1;
+  switch (nic) {
+    case SCENARIO_NIC_GENERIC: auto_nt = 0, auto_ns = 1; break;
+    case SCENARIO_NIC_AWS_ENA: auto_nt = 2, auto_ns = 8; break;
+    case SCENARIO_NIC_GCP_GVNIC: auto_nt = 4, auto_ns = 1; break;
+  }
+  int nt = nthreads > 0 ? nthreads : auto_nt;
+  int ns = nsocks_per_thread > 0 ? nsocks_per_thread : auto_ns;
   if (nt > SCENARIO_NCCL_MAX_THREADS) nt = SCENARIO_NCCL_MAX_THREADS;
   if (nt * ns > SCENARIO_SOCKETS_MAX) ns = SCENARIO_SOCKETS_MAX / nt;
   return nt * ns > 0 ? nt * ns : 1;

@@ -13,19 +13,23 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/names.h"
 #include "traces/trace.h"
 
 /* A site's NIC as NCCL's socket transport sees it: threads x sockets per
  * thread per connection by the NIC's PCI vendor (ncclNetSocketGetNsockNthread
  * in src/transport/net_socket.cc): AWS ENA (vendor 0x1d0f) 2 x 8, GCP gVNIC
  * (0x1ae0) 4 x 1, any other 0 threads: the data goes on the control socket,
- * one socket. A site's "nic" key; "nccl_sockets" overrides the count. */
-typedef enum scenario_nic {
-  SCENARIO_NIC_GENERIC,
-  SCENARIO_NIC_AWS_ENA,
-  SCENARIO_NIC_GCP_GVNIC
-} scenario_nic;
-#define SCENARIO_NNICS 3
+ * one socket. A site's "nic" key, X(ID, "name"); "nccl_sockets" overrides
+ * the count. */
+#define SCENARIO_NIC_MAP(X) \
+  X(GENERIC, "generic")     \
+  X(AWS_ENA, "aws-ena")     \
+  X(GCP_GVNIC, "gcp-gvnic")
+#define SCENARIO_NIC_ID_(id, name) SCENARIO_NIC_##id,
+typedef enum scenario_nic { SCENARIO_NIC_MAP(SCENARIO_NIC_ID_) } scenario_nic;
+#undef SCENARIO_NIC_ID_
+enum { SCENARIO_NNICS = 0 SCENARIO_NIC_MAP(NAMES_COUNT_ROW) };
 /* "generic", "aws-ena", "gcp-gvnic" (NULL-terminated); parse: -1 unknown */
 extern const char *const scenario_nic_names[SCENARIO_NNICS + 1];
 int scenario_nic_parse(const char *name);

@@ -3,7 +3,8 @@
 
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
+
+#include "base/names.h"
 
 #define WORKLOAD_NAME(id, name) name,
 const char *const workload_schedules[] = {
@@ -14,8 +15,19 @@ const char *const workload_runtimes[] = {
     WORKLOAD_RUNTIME_MAP(WORKLOAD_NAME) NULL};
 #undef WORKLOAD_NAME
 
+/* The runtimes as an enumeration, for the switch below (models/spec.h
+ * makes its spec_runtime from the same map). */
+#define WORKLOAD_RUNTIME_ID(id, name) RUNTIME_##id,
+typedef enum runtime_id { WORKLOAD_RUNTIME_MAP(WORKLOAD_RUNTIME_ID) } runtime_id;
+#undef WORKLOAD_RUNTIME_ID
+
 long long workload_batch_k(const char *runtime, long long kpp) {
-  if (runtime && strcmp(runtime, "megatron") == 0) return 1;
+  int rt = runtime ? names_find(workload_runtimes, runtime) : 0;
+  if (rt >= 0)
+    switch ((runtime_id)rt) {
+      case RUNTIME_DTFM: break;
+      case RUNTIME_MEGATRON: return 1;
+    }
   return kpp > 0 ? kpp : 1;
 }
 

@@ -4,6 +4,7 @@
  * sensitivities and the links' utilisation, as a table or one JSON object.
  * Invariant: everything printed comes from one base run and its re-runs
  * under the same allocation; the order of every list is deterministic. */
+#include <assert.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -80,14 +81,19 @@ static void print_step(const scenario *s, const sim_cp_step *x) {
          sim_cp_phase_names[x->phase]);
   const char *role = x->task == UINT32_MAX ? "gap"
                                             : sim_timeline_role_names[x->role];
-  if (x->kind == SIM_TASK_COMPUTE)
-    printf("%s on %d (%s)\n", role, x->dev, s->sites[x->src_site].name);
-  else if (x->kind == SIM_TASK_XFER)
-    printf("%s %d (%s) -> %d (%s): %.4g GB at %.4g Gbit/s (%s), latency "
-           "%.4g s, queued %.4g s\n", role, x->dev, s->sites[x->src_site].name,
-           x->dst, s->sites[x->dst_site].name, x->bytes * 1e-9, x->rate_gbps,
-           sim_cp_cause_names[x->cause], x->latency_s, x->queue_s);
-  else printf("%s (wait)\n", role);
+  switch ((sim_task_kind)x->kind) {
+    case SIM_TASK_COMPUTE:
+      printf("%s on %d (%s)\n", role, x->dev, s->sites[x->src_site].name);
+      break;
+    case SIM_TASK_XFER:
+      printf("%s %d (%s) -> %d (%s): %.4g GB at %.4g Gbit/s (%s), latency "
+             "%.4g s, queued %.4g s\n", role, x->dev,
+             s->sites[x->src_site].name, x->dst, s->sites[x->dst_site].name,
+             x->bytes * 1e-9, x->rate_gbps, sim_cp_cause_names[x->cause],
+             x->latency_s, x->queue_s);
+      break;
+    case SIM_TASK_JOIN: printf("%s (wait)\n", role); break;
+  }
 }
 
 static void print_steps(const report *p) {
@@ -164,31 +170,49 @@ static void print_table(const report *p) {
   print_util(p);
 }
 
+/* A step's kind as --json names it. */
+static const char *kind_name(sim_task_kind k) {
+  switch (k) {
+    case SIM_TASK_COMPUTE: return "compute";
+    case SIM_TASK_XFER: return "transfer";
+    case SIM_TASK_JOIN: return "wait";
+  }
+  assert(!"unknown task kind");
+  return "";
+}
+
 static json_t *json_step(const scenario *s, const sim_cp_step *x) {
   json_t *o = json_object();
-  static const char *const kinds[] = {"compute", "transfer", "wait"};
   json_object_set_new(o, "t_s", cli_json_number((double)x->t0 * 1e-9));
   json_object_set_new(o, "dur_s", cli_json_number(step_s(x)));
-  json_object_set_new(o, "kind", json_string(kinds[x->kind]));
+  json_object_set_new(o, "kind",
+                      json_string(kind_name((sim_task_kind)x->kind)));
   json_object_set_new(o, "phase", json_string(sim_cp_phase_names[x->phase]));
   json_object_set_new(o, "class", json_string(sim_cp_class_names[x->cls]));
   if (x->task != UINT32_MAX) {
     json_object_set_new(o, "task", json_integer(x->task));
     json_object_set_new(o, "role", json_string(sim_timeline_role_names[x->role]));
   }
-  if (x->kind == SIM_TASK_COMPUTE) {
-    json_object_set_new(o, "device", json_integer(x->dev));
-    json_object_set_new(o, "site", json_string(s->sites[x->src_site].name));
-  } else if (x->kind == SIM_TASK_XFER) {
-    json_object_set_new(o, "src", json_integer(x->dev));
-    json_object_set_new(o, "dst", json_integer(x->dst));
-    json_object_set_new(o, "src_site", json_string(s->sites[x->src_site].name));
-    json_object_set_new(o, "dst_site", json_string(s->sites[x->dst_site].name));
-    json_object_set_new(o, "bytes", cli_json_number(x->bytes));
-    json_object_set_new(o, "rate_gbps", cli_json_number(x->rate_gbps));
-    json_object_set_new(o, "latency_s", cli_json_number(x->latency_s));
-    json_object_set_new(o, "queue_s", cli_json_number(x->queue_s));
-    json_object_set_new(o, "cause", json_string(sim_cp_cause_names[x->cause]));
+  switch ((sim_task_kind)x->kind) {
+    case SIM_TASK_COMPUTE:
+      json_object_set_new(o, "device", json_integer(x->dev));
+      json_object_set_new(o, "site", json_string(s->sites[x->src_site].name));
+      break;
+    case SIM_TASK_XFER:
+      json_object_set_new(o, "src", json_integer(x->dev));
+      json_object_set_new(o, "dst", json_integer(x->dst));
+      json_object_set_new(o, "src_site",
+                          json_string(s->sites[x->src_site].name));
+      json_object_set_new(o, "dst_site",
+                          json_string(s->sites[x->dst_site].name));
+      json_object_set_new(o, "bytes", cli_json_number(x->bytes));
+      json_object_set_new(o, "rate_gbps", cli_json_number(x->rate_gbps));
+      json_object_set_new(o, "latency_s", cli_json_number(x->latency_s));
+      json_object_set_new(o, "queue_s", cli_json_number(x->queue_s));
+      json_object_set_new(o, "cause",
+                          json_string(sim_cp_cause_names[x->cause]));
+      break;
+    case SIM_TASK_JOIN: break;
   }
   return o;
 }

@@ -127,7 +127,10 @@ static bool set_value(const char *cmd, const cli_opt *o, const char *arg) {
       l->items[l->n++] = arg;
       break;
     }
-    default: assert(!"not a value option");
+    case CLI_OPT_END_:
+    case CLI_OPT_GROUP_:
+    case CLI_OPT_HELP_:
+    case CLI_OPT_ALIAS_: assert(!"not a value option"); break;
   }
   if (ok && o->text) *o->text = arg;
   return ok;

@@ -100,6 +100,10 @@ static void progress(void *ctx, const char *phase, long done, long total) {
                       (double)total, NULL);
 }
 
+/* The table has a column per network model. */
+_Static_assert(TRANSPORT_NMODELS == 3,
+               "a column per network model: IDEAL_S, NETEM_S, TCP_S");
+
 static void print_table_head(void *ctx) {
   cli_progress_interrupt(&((heard *)ctx)->bar);
   printf("\n%-14s %9s %9s %9s %11s  %9s %9s %9s\n", "PLACEMENT", "SCORE_S",

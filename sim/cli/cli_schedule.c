@@ -166,6 +166,7 @@ static int make_objective(const sched_args *p, const scenario *s,
                           err *e) {
   if (!(*ob = objective_new(s, c, &so->transport, false, e))) return e->code;
   switch ((objective_kind)p->objective) {
+    case OBJECTIVE_DTFM: *obj = objective_dtfm(*ob); break;
     case OBJECTIVE_PREDICTED: *obj = objective_predicted(*ob); break;
     case OBJECTIVE_COST_CMD:
       *cc = costcmd_open(s, c, p->cc.cmd, so->transport.model, p->cc.timeout_s,
@@ -175,7 +176,6 @@ static int make_objective(const sched_args *p, const scenario *s,
                                      costcmd_judge_submit,
                                      costcmd_judge_collect, *cc);
       break;
-    default: *obj = objective_dtfm(*ob); break;
   }
   return ERR_OK;
 }

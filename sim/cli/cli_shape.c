@@ -5,6 +5,7 @@
  * the best of each shape, the devices left idle and why, and the counts;
  * writes the allocation (-o) and every configuration (--db).
  * Invariant: resources are released at the single exit whatever failed. */
+#include <assert.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "base/file.h"
 #include "base/mem.h"
 #include "models/alloc.h"
+#include "models/spec.h"
 #include "schedules/shape.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_progress.h"
@@ -115,7 +117,8 @@ static void reproduce(const scenario *s, const shape_config *b,
   if (b->fragments && at < size)
     at += (size_t)snprintf(buf + at, size - at, "--fragments %d ",
                            b->fragments);
-  bool diloco = strstr(b->dp_algo, "diloco") != NULL;
+  int algo = spec_dp_algo_parse(b->dp_algo);
+  bool diloco = algo >= 0 && spec_dp_algo_outer((spec_dp_algo)algo);
   if (diloco && p->inner_steps && at < size)
     at += (size_t)snprintf(buf + at, size - at, "--inner-steps %d ",
                            p->inner_steps);
@@ -129,6 +132,18 @@ static void reproduce(const scenario *s, const shape_config *b,
                            b->layers[st]);
 }
 
+/* What goal maximises, for the text report. */
+static const char *goal_text(shape_goal goal) {
+  switch (goal) {
+    case SHAPE_THROUGHPUT:
+      return "throughput: samples/s, the batch per replica kept";
+    case SHAPE_ITERATION:
+      return "iteration: seconds per iteration at the scenario's batch";
+  }
+  assert(!"unknown shape goal");
+  return "";
+}
+
 static void print_text(const scenario *s, const shape_result *r,
                        const cli_shape_args *p, const char *net,
                        double wall_s) {
@@ -137,9 +152,7 @@ static void print_text(const scenario *s, const shape_result *r,
   shape_text(b, sh, sizeof sh);
   algo_text(b, al, sizeof al);
   printf("scenario    %s, %d devices\n", s->name, s->ndevices);
-  printf("objective   %s\n", p->goal == SHAPE_THROUGHPUT
-             ? "throughput: samples/s, the batch per replica kept"
-             : "iteration: seconds per iteration at the scenario's batch");
+  printf("objective   %s\n", goal_text(p->goal));
   printf("best        %s on %d devices (%d idle), micro-batch %d, batch %d, "
          "%s: %.3f samples/s\n", sh, b->ndev, s->ndevices - b->ndev,
          b->micro_batch, b->batch, al, b->samples_per_s);

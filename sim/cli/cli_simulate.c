@@ -81,12 +81,16 @@ static int check_replan(sim_args *p) {
                            "again by a method: give --replan-method (the run "
                            "starts from --alloc)");
   if (p->objective < 0) return CLI_OK;
-  if (p->objective == OBJECTIVE_COST_CMD)
-    return cli_usage_error("simulate", "--objective cost-cmd is schedule's "
-                           "(with --cost-cmd): simulate's re-planner "
-                           "minimises dtfm or predicted");
-  if (!o->method || schedule_method_is_fixed(o->method) ||
-      schedule_method_find(o->method) == SCHEDULE_GREEDY)
+  switch ((objective_kind)p->objective) {
+    case OBJECTIVE_DTFM:
+    case OBJECTIVE_PREDICTED: break;
+    case OBJECTIVE_COST_CMD:
+      return cli_usage_error("simulate", "--objective cost-cmd is schedule's "
+                             "(with --cost-cmd): simulate's re-planner "
+                             "minimises dtfm or predicted");
+  }
+  if (!o->method || (schedule_method_known(o->method) &&
+                     !schedule_method_searches(o->method)))
     return cli_usage_error("simulate", "--objective %s needs a search method "
                            "to steer: give --replan-method gcma, hybrid, "
                            "random-search or sim (re-planning by %s searches "

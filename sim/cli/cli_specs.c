@@ -66,7 +66,7 @@ int cli_models(int argc, char **argv) {
            "HEADS", "SEQ", "VOCAB", "ARCH", "SOURCE");
   for (int i = 0; i < n; i++) {
     char src[512];
-    const char *arch = m[i].arch == SPEC_ARCH_LLAMA ? "llama" : "gpt";
+    const char *arch = spec_arch_names[m[i].arch];
     if (md)
       printf("| `%s` | %d | %d | %d | %d | %d | %s | %s |\n", m[i].name,
              m[i].layers, m[i].hidden, m[i].heads, m[i].seq, m[i].vocab, arch,

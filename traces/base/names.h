@@ -9,6 +9,12 @@
 
 #include <stddef.h>
 
+/* +1 for a row of an X-map, whatever its columns: enum { N = 0
+ * SOME_MAP(NAMES_COUNT_ROW) } counts the map's rows outside the enumeration
+ * it makes, so that a switch over that enumeration names its rows and
+ * nothing else (-Werror=switch). */
+#define NAMES_COUNT_ROW(...) +1
+
 /* The index of name in names, or -1 (exact, case-sensitive). */
 int names_find(const char *const *names, const char *name);
 
