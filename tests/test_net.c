@@ -70,7 +70,7 @@ static void tnet_init(tnet *T, int nd, double lat_ms, double gbps,
                       double nic_gbps, transport_model m, double window) {
   memset(T, 0, sizeof *T);
   for (int a = 0; a < nd; a++) {
-    for (int b = 0; b < nd; b++) T->v[a][b] = (trace_value){lat_ms, gbps};
+    for (int b = 0; b < nd; b++) T->v[a][b] = (trace_value){.latency_ms = lat_ms, .bandwidth_gbps = gbps};
     T->nic[a] = a;
     T->nic_gbps[a] = nic_gbps;
   }
@@ -139,7 +139,7 @@ Test(net, three_flows_hand_solved_shares) {
    * saturates at 0.5 each, the NIC leaves 0.6 for the flow to 3. */
   tnet T;
   tnet_init(&T, 4, 10, 1, 1.6, TRANSPORT_NETEM, 0);
-  T.v[0][3] = (trace_value){50, 1};
+  T.v[0][3] = (trace_value){.latency_ms = 50, .bandwidth_gbps = 1};
   sim_net_start(T.net, 0, 0, 1, 1e9, 0);
   sim_net_start(T.net, 0, 0, 2, 1e9, 1);
   sim_net_start(T.net, 0, 0, 3, 1e9, 2);
@@ -306,7 +306,7 @@ Test(net, values_after_the_last_change_are_the_new_ones) {
   tnet T;
   tnet_init(&T, 3, 100, 1, 0, TRANSPORT_NETEM, 0);
   T.t_change = 50000000;
-  T.after = (trace_value){20, 0.5};
+  T.after = (trace_value){.latency_ms = 20, .bandwidth_gbps = 0.5};
   sim_net_start(T.net, 0, 0, 1, 1e7, 0);
   sim_net_start(T.net, 0, 0, 2, 1000, 3);
   sim_queue_push(T.q, 200000000, 1, 1);
@@ -351,7 +351,7 @@ static void halving_case(int64_t tc, transport_model m) {
   tnet T;
   tnet_init(&T, 2, 100, 1, 0, m, 0);
   T.t_change = tc;
-  T.after = (trace_value){100, 0.5};
+  T.after = (trace_value){.latency_ms = 100, .bandwidth_gbps = 0.5};
   double S = 5e8;
   sim_net_start(T.net, 0, 0, 1, S, 0);
   tnet_run(&T);
@@ -380,7 +380,7 @@ Test(net, latency_change_applies_when_last_byte_leaves) {
   tnet T;
   tnet_init(&T, 2, 100, 1, 0, TRANSPORT_NETEM, 0);
   T.t_change = 50000000;
-  T.after = (trace_value){20, 1};
+  T.after = (trace_value){.latency_ms = 20, .bandwidth_gbps = 1};
   sim_net_start(T.net, 0, 0, 1, 1e8, 0);
   tnet_run(&T);
   cr_assert(llabs(T.arrived[0] - 820000000) <= 1);
@@ -632,22 +632,22 @@ Test(net, a_projection_past_the_horizon_may_come_back) {
  * windows per RTT: each as transport_message_s (the predictor's) has it
  * alone. */
 Test(net, p2p_and_collective_are_separate_connections) {
-  double W = TRANSPORT_DEFAULT_WINDOW, S = 3e7, rtt = 0.020, rate = 10e9 / 8;
+  double W = TRANSPORT_DTFM_WINDOW, S = 3e7, rtt = 0.020, rate = 10e9 / 8;
   tnet T;
   tnet_init(&T, 2, 10, 10, 0, TRANSPORT_TCP, W);
   sim_net_set_connections(T.net, SIM_NET_FRESH);
   int coll = TRANSPORT_NCCL_RING_CHANNELS, p2p = TRANSPORT_P2P_CHANNELS;
   sim_net_start_on(T.net, 0, 0, 1, S, coll, 0);
   int64_t t1 = tnet_run(&T);
-  transport_options o = {.model = TRANSPORT_TCP, .window_bytes = W};
-  double cw = 0, first = transport_message_s(S, rtt, rate, coll, 1, &o, &cw);
+  transport_model tcp = TRANSPORT_TCP;
+  double cw = 0, first = transport_message_s(S, rtt, rate, coll, 1, tcp, W, &cw);
   cr_assert_float_eq(cw, W, 1e-9, "the collective's connection grew: %g", cw);
   cr_assert(fabs((double)T.arrived[0] * 1e-9 - first - 0.010) < 1e-6);
   sim_net_start_on(T.net, t1, 0, 1, S, p2p, 1);
   sim_net_start_on(T.net, t1, 0, 1, S, coll, 2);
   tnet_run(&T);
-  double pw = 0, p2p_s = transport_message_s(S, rtt, rate, p2p, 1, &o, &pw);
-  double warm = transport_message_s(S, rtt, rate, coll, 1, &o, &cw);
+  double pw = 0, p2p_s = transport_message_s(S, rtt, rate, p2p, 1, tcp, W, &pw);
+  double warm = transport_message_s(S, rtt, rate, coll, 1, tcp, W, &cw);
   cr_assert_float_eq(warm, S / (2 * W / rtt), 1e-9, "warm: 2 windows per RTT");
   double got1 = (double)(T.arrived[1] - t1) * 1e-9 - 0.010;
   double got2 = (double)(T.arrived[2] - t1) * 1e-9 - 0.010;

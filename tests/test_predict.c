@@ -150,8 +150,10 @@ static void calibration_pipeline(world *x, double ms, double gbps, int M) {
   snprintf(text, sizeof text,
            "{\"name\": \"pipeline\", \"sites\": [{\"name\": \"p3\", \"devices\": 8, "
            "\"gpu\": \"V100\", \"nic_gbps\": 10, \"nccl_sockets\": 16, "
-           "\"flow_gbps\": 5, \"compute_efficiency\": 0.7602545968882602}],"
-           "\"network\": {\"latency_ms\": %g, \"bandwidth_gbps\": %g},"
+           "\"flow_gbps\": 5, \"compute_efficiency\": 0.7602545968882602, "
+           "\"tcp_window_bytes\": 1.45e6}],"
+           "\"network\": {\"shaping\": \"tc\", \"latency_ms\": %g, "
+           "\"bandwidth_gbps\": %g},"
            "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 24, \"batch\": %d,"
            " \"micro_batch\": 1, \"stages\": 8, \"replicas\": 1,"
            " \"micro_batches_per_pass\": %d}}",

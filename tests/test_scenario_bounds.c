@@ -256,6 +256,8 @@ Test(scenario_bounds, every_key_moves_the_hash) {
        NULL},
       {"flow_gbps", A_("\"flow_gbps\": 5"), NULL, NULL, NULL},
       {"nic", A_("\"nic\": \"aws-ena\""), NULL, NULL, NULL},
+      {"tcp_window_bytes", A_("\"tcp_window_bytes\": 1e6"), NULL, NULL,
+       NULL},
       {"model", NULL, NULL, NULL,
        "\"model\": \"gpt3-large\", \"layers\": 4, \"batch\": 8, "
        "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 2"},

@@ -615,8 +615,10 @@ static trace_value ref_at(const ref *r, int a, int b, int64_t t) {
   trace_value v1 = i + 1 < m ? V[i + 1] : V[0];
   if (i + 1 == m && (!r->loop || m == 1)) return V[i];
   double f = (double)(x - T[i]) / (double)(t1 - T[i]);
-  return (trace_value){V[i].latency_ms + f * (v1.latency_ms - V[i].latency_ms),
-                       V[i].bandwidth_gbps + f * (v1.bandwidth_gbps - V[i].bandwidth_gbps)};
+  return (trace_value){
+      .latency_ms = V[i].latency_ms + f * (v1.latency_ms - V[i].latency_ms),
+      .bandwidth_gbps =
+          V[i].bandwidth_gbps + f * (v1.bandwidth_gbps - V[i].bandwidth_gbps)};
 }
 
 /* Step: the first candidate time c > t (a point time, or one shifted by
@@ -671,7 +673,9 @@ static char *ref_random(ref *r) {
       for (int b = 0; b <= r->nsites; b++) {
         if (!used[a][b]) continue;
         ref_row *w = &r->rows[r->nrows++];
-        *w = (ref_row){t, a - 1, b - 1, {(double)(rnd(3) * 10), 0.5 + (double)rnd(2)}};
+        *w = (ref_row){t, a - 1, b - 1,
+                       {.latency_ms = (double)(rnd(3) * 10),
+                        .bandwidth_gbps = 0.5 + (double)rnd(2)}};
         char src[16] = "*", dst[16] = "*";
         if (a) sprintf(src, "s%d", a - 1);
         if (b) sprintf(dst, "s%d", b - 1);

@@ -139,9 +139,9 @@ Test(transport, default_is_tcp_and_described) {
   cr_assert_eq(f.p2p_sockets_max, 16);
   char line[256];
   transport_facts_line(&f, line, sizeof line);
-  cr_assert_str_eq(line, "tcp, window 1.45 MB, sockets per connection: p2p "
-                         "1-16 (1 channel), collectives 1-16 (2 channels, a "
-                         "connection each), runtime dtfm");
+  cr_assert_str_eq(line, "tcp, tc shaping, window 3.15 MB, sockets per "
+                         "connection: p2p 1-16 (1 channel), collectives 1-16 "
+                         "(2 channels, a connection each), runtime dtfm");
   scenario_free(s);
 }
 
