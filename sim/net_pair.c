@@ -93,9 +93,14 @@ uint32_t sim_net_pair_get(sim_net *n, int a, int b, int channels, int64_t now) {
   return id;
 }
 
-/* p's windows for its link v and round trip rtt_ns (transport_path_of). */
+/* p's windows for its link v and round trip rtt_ns (transport_path_of).
+ * Without path keys they depend on neither (the run's, the fitted or the
+ * sites' window): computed once, not on every read of a varying link. */
 static void pair_windows(const sim_net *n, pair *p, const trace_value *v,
                          double rtt_ns) {
+  bool keys = trace_value_has_path(v);
+  if (p->window > 0 && !keys && !p->path_keys) return;
+  p->path_keys = keys;
   const double *w = n->topo->window;
   transport_path_in in = {.rtt_s = rtt_ns * 1e-9,
                           .run_window = n->opt.window_bytes,

@@ -82,6 +82,8 @@ typedef struct pair {
   double window;     /* bytes per socket: its socket buffers */
   double cwnd_max;   /* tcp: the window a socket grows to (the window, or
                         less on a lossy path): transport_path_of's */
+  bool path_keys;    /* the windows were read from a link giving path keys
+                        (they then follow its RTT and keys) */
 } pair;
 
 typedef struct netcls {

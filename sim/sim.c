@@ -63,10 +63,10 @@ struct sim_engine {
 
 static trace_value topo_link(const void *ctx, int a, int b, int64_t t) {
   const sim_engine *x = ctx;
+  if (!x->faults) return scenario_link(x->s, a, b, t); /* a tail call */
   trace_value v = scenario_link(x->s, a, b, t);
-  if (x->faults)
-    v.bandwidth_gbps *= fault_link_factor(x->faults, x->s->device_site[a],
-                                          x->s->device_site[b], t);
+  v.bandwidth_gbps *= fault_link_factor(x->faults, x->s->device_site[a],
+                                        x->s->device_site[b], t);
   return v;
 }
 

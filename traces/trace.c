@@ -69,10 +69,6 @@ bool trace_path_ok(int k, double x) {
   return isfinite(x) && x >= p->lo && (p->hi_open ? x < p->hi : x <= p->hi);
 }
 
-bool trace_value_has_path(const trace_value *v) {
-  return v->flow_gbps != 0 || v->loss != 0 || v->window_bytes != 0;
-}
-
 static bool trace_same(trace_base x, trace_base y) {
   return x.latency_ms == y.latency_ms && x.bandwidth_gbps == y.bandwidth_gbps;
 }

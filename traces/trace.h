@@ -83,8 +83,11 @@ double trace_value_path(const trace_value *v, int k);
 /* Whether x is within key k's bounds. */
 bool trace_path_ok(int k, double x);
 
-/* Whether v gives any path key (a non-zero one). */
-bool trace_value_has_path(const trace_value *v);
+/* Whether v gives any path key (a non-zero one). Inline: the engine asks
+ * on every read of a varying link. */
+static inline bool trace_value_has_path(const trace_value *v) {
+  return v->flow_gbps != 0 || v->loss != 0 || v->window_bytes != 0;
+}
 
 /* What one trace may hold in memory while it is read and built: its data
  * rows and the change points its snapshots expand to. A '*' row stands for

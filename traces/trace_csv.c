@@ -298,6 +298,7 @@ static int trace_time_field(trace_parser *ps, const char *s, size_t n,
 /* The row's path keys, from the cells after bandwidth_gbps, into p. */
 static int trace_path_fields(trace_parser *ps, const char *const *f,
                              const size_t *fn, trace_path *p) {
+  if (!ps->npath) return ERR_OK; /* the five columns alone */
   trace_value v = {0};
   for (int i = 0; i < ps->npath; i++) {
     int k = ps->path_col[i];
