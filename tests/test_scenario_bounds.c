@@ -326,3 +326,40 @@ Test(scenario_bounds, layers_default_to_the_model_depth) {
   cr_expect_eq(w.layers, 24);
   scenario_free(s);
 }
+
+/* Issue 31: the shaping and each path key move the hash (that tc, no path
+ * key and 1.45e6 windows keep the hashes main computed is test_scenario's
+ * tc_builtins_keep_their_hashes). */
+Test(scenario_bounds, network_keys_move_the_hash) {
+  static const char *const nets[] = {
+      "\"shaping\": \"tc\", \"latency_ms\": 10, \"bandwidth_gbps\": 1",
+      "\"shaping\": \"path\", \"latency_ms\": 10, \"bandwidth_gbps\": 1",
+      "\"shaping\": \"tc\", \"latency_ms\": 10, \"bandwidth_gbps\": 1, "
+      "\"flow_gbps\": 0.5",
+      "\"shaping\": \"tc\", \"latency_ms\": 10, \"bandwidth_gbps\": 1, "
+      "\"loss\": 0.001",
+      "\"shaping\": \"tc\", \"latency_ms\": 10, \"bandwidth_gbps\": 1, "
+      "\"window_bytes\": 2e6"};
+  uint64_t h[5];
+  for (int i = 0; i < 5; i++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"name\": \"h\", \"sites\": [{\"name\": \"a\", \"devices\": 2, "
+             "\"tcp_window_bytes\": 1.45e6}, {\"name\": \"b\", \"devices\": 2, "
+             "\"tcp_window_bytes\": 1.45e6}],\n \"network\": {%s},\n"
+             " \"workload\": {" HASH_W0 "}}\n", nets[i]);
+    scenario *s = support_scenario(support_write_file(support_path("n.json"),
+                                                      text));
+    h[i] = scenario_hash(s);
+    scenario_free(s);
+    for (int j = 0; j < i; j++) cr_expect_neq(h[i], h[j], "%d and %d", i, j);
+  }
+  /* the shaping as the file states it or as set after loading: one hash */
+  scenario *s = two_sites("\"name\": \"a\", \"devices\": 2, "
+                          "\"tcp_window_bytes\": 1.45e6",
+                          "\"name\": \"b\", \"devices\": 2, "
+                          "\"tcp_window_bytes\": 1.45e6", NULL);
+  s->shaping = SCENARIO_SHAPING_TC;
+  cr_expect_eq(scenario_hash(s), h[0]);
+  scenario_free(s);
+}

@@ -234,8 +234,10 @@ static int uniform_trace(const jfield_doc *c, scenario *sc,
   if (trace_value_has_path(&v)) /* else the text of a trace without them */
     for (int k = 0; k < TRACE_NPATH_KEYS; k++) {
       size_t h = strlen(head), at = strlen(cells);
+      double x = trace_value_path(&v, k);
       snprintf(head + h, sizeof head - h, ",%s", trace_path_keys[k].name);
-      snprintf(cells + at, sizeof cells - at, ",%.17g", trace_value_path(&v, k));
+      if (x != 0) snprintf(cells + at, sizeof cells - at, ",%.17g", x);
+      else snprintf(cells + at, sizeof cells - at, ","); /* absent */
     }
   int n = snprintf(NULL, 0, fmt, source, c->file, head, v.latency_ms,
                    v.bandwidth_gbps, cells);
