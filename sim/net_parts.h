@@ -77,13 +77,13 @@ typedef struct pair {
   bool opened;       /* tcp: the connection's handshake is done */
   bool lat_ok;       /* lat_ms, lat_ns, rtt_ns and the windows read after
                         static_from: final */
+  bool path_keys;    /* the windows were read from a link giving path keys
+                        (they then follow its RTT and keys) */
   double lat_ms, rtt_ns;
   int64_t lat_ns;
   double window;     /* bytes per socket: its socket buffers */
   double cwnd_max;   /* tcp: the window a socket grows to (the window, or
                         less on a lossy path): transport_path_of's */
-  bool path_keys;    /* the windows were read from a link giving path keys
-                        (they then follow its RTT and keys) */
 } pair;
 
 typedef struct netcls {
