@@ -57,6 +57,8 @@ typedef struct res {
   bool fixed;  /* its capacity was read after static_from: it is final */
 } res;
 
+/* The 4-byte fields go in pairs so that no padding is left: a pair is 128
+ * bytes (a power of two: indexing is a shift). */
 typedef struct pair {
   int a, b;
   int channels;      /* NCCL channels of its operations (the key's third
@@ -65,15 +67,15 @@ typedef struct pair {
                         path shaping's private pair), the sender's shaper
                         for b's class (tc) or the path (path shaping) */
   int sockets;       /* TCP sockets of each channel's connection */
+  sim_queue_event ev_sock; /* when the head's rate brings waiter in */
   double flow_bpns;  /* the path's cap per TCP flow, bytes/ns (INFINITY) */
   uint32_t qhead, qtail; /* its messages in issue order: the head sends */
   uint32_t waiter;   /* the oldest message not yet in the socket buffers */
+  int active;
   double issued;     /* bytes issued on the connection, in all */
   double done_bytes; /* bytes of its messages whose last byte has left */
-  sim_queue_event ev_sock; /* when the head's rate brings waiter in */
   double cwnd;       /* tcp: window per socket kept by the connection */
   int64_t last_end;  /* tcp: when its last flow left (idle restarts) */
-  int active;
   bool opened;       /* tcp: the connection's handshake is done */
   bool lat_ok;       /* lat_ms, lat_ns, rtt_ns and the windows read after
                         static_from: final */
@@ -85,6 +87,7 @@ typedef struct pair {
   double cwnd_max;   /* tcp: the window a socket grows to (the window, or
                         less on a lossy path): transport_path_of's */
 } pair;
+_Static_assert(sizeof(pair) == 128, "a pair is 128 bytes, without padding");
 
 typedef struct netcls {
   double lat, bw;  /* the class's key at t = 0 */
