@@ -29,11 +29,12 @@
  * results.cost_cmd_s (a user's cost model's prediction of the point:
  * sweep --cost-cmd); version 7 the transport that ran (transport_describe:
  * NCCL's sockets to a peer for point-to-point and collective traffic,
- * least and most over the run's sites, and the idle restart). Files from DB_SCHEMA_MIGRATES on are migrated step by
+ * least and most over the run's sites, and the idle restart); version 8
+ * results.shaping (the network's: tc or path). Files from DB_SCHEMA_MIGRATES on are migrated step by
  * step (a version-2 file's rows, with no identity, are stale: a sweep
  * recomputes them; later versions' rows stay current); a version-1 file is
  * refused, never modified: its keys lack the GPU. */
-#define DB_SCHEMA_VERSION 7
+#define DB_SCHEMA_VERSION 8
 #define DB_SCHEMA_MIGRATES 2
 #define DB_APPLICATION_ID 0x67656f64
 
@@ -83,7 +84,12 @@ typedef struct db_mark {
  * gpu is the GPU type simulated: one name ("A100") when every site has it,
  * else the distinct names in site order joined by commas ("V100,A100");
  * "mixed" only if that overflows. sockets is every site's nccl_sockets, -1
- * when they differ. A training run's columns (iterations .. lost_s) are
+ * when they differ. window_bytes is, under tcp, the least per-socket TCP
+ * window of the run's connections (transport_describe's window_min over
+ * every ordered site pair: --window-bytes when the run sets one, else
+ * each connection's own from its link's keys and its sites'
+ * tcp_window_bytes), NULL under netem and ideal; shaping is the
+ * network's ("tc" or "path"). A training run's columns (iterations .. lost_s) are
  * NULL for a single iteration's row; DiLoCo's outer_step_s and knobs
  * (inner_steps .. overlap_steps) NULL when not DiLoCo; cost_cmd_s is a user's
  * cost model's prediction of the point (sweep --cost-cmd). */
@@ -146,7 +152,8 @@ typedef struct db_mark {
     EVAL)                                                                   \
   X(collective_sockets_max, "collective_sockets_max", INT, "INTEGER", -1, 7, \
     EVAL)                                                                   \
-  X(idle_restart, "idle_restart", INT, "INTEGER", -1, 7, EVAL)
+  X(idle_restart, "idle_restart", INT, "INTEGER", -1, 7, EVAL)              \
+  X(shaping, "shaping", CHARS16, "TEXT", "", 8, EVAL)
 
 /* The C type of each kind of column. */
 #define DB_FIELD_REF(f) const char *f

@@ -56,6 +56,7 @@ static const struct step {
      "a training run's columns, the iterations and marks tables"},
     {4, "", "", "utilisation, bytes and DiLoCo's columns"},
     {5, "", "", "results.cost_cmd_s, a user's cost model's prediction"},
+    {7, "", "", "results.shaping, the network's shaping (tc or path)"},
 };
 #define NSTEPS (sizeof STEPS / sizeof *STEPS)
 

@@ -224,14 +224,15 @@ static int eval_with(const scenario *s, const cost_ctx *c, const alloc *a,
 #define X(f, col, type, sql, absent, since, origin) KNOB_##origin(f);
   DB_RESULT_MAP(X)
 #undef X
-  r->window_bytes =
-      transport_is_windowed(t->model) ? (int64_t)transport_window(t) : -1;
+  transport_facts f = transport_describe(t, s);
+  r->window_bytes = transport_is_windowed(t->model) ? (int64_t)f.window_min : -1;
+  snprintf(r->shaping, sizeof r->shaping, "%s",
+           scenario_shaping_names[f.shaping]);
   snprintf(r->schedule, sizeof r->schedule, "%s", w->schedule);
   snprintf(r->runtime, sizeof r->runtime, "%s", w->runtime);
   r->sockets = s->sites[0].nccl_sockets;
   for (int i = 1; i < s->nsites; i++)
     if (s->sites[i].nccl_sockets != r->sockets) r->sockets = -1; /* mixed */
-  transport_facts f = transport_describe(t, s);
   r->p2p_sockets_min = f.p2p_sockets_min, r->p2p_sockets_max = f.p2p_sockets_max;
   r->collective_sockets_min = f.coll_sockets_min;
   r->collective_sockets_max = f.coll_sockets_max;

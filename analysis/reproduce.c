@@ -126,7 +126,7 @@ static int read_table(reproduce_report *rep, err *e) {
 /* The host every tc experiment ran on: the built-in geo scenarios' site. */
 typedef struct reproduce_host {
   char gpu[32];
-  double nic_gbps, efficiency, flow_gbps;
+  double nic_gbps, efficiency, flow_gbps, window;
   int sockets;
 } host;
 
@@ -139,6 +139,7 @@ static int load_host(host *h, err *e) {
   h->efficiency = site->compute_efficiency;
   h->sockets = site->nccl_sockets;
   h->flow_gbps = site->flow_gbps;
+  h->window = site->tcp_window_bytes;
   scenario_free(s);
   return ERR_OK;
 }
@@ -151,15 +152,18 @@ static bool is_random(const reproduce_row *r) {
   return strstr(r->system, "random") != NULL;
 }
 
-/* A uniform network of devices p3.2xlarge hosts (pipeline, homogeneous). */
+/* A uniform network of devices p3.2xlarge hosts (pipeline, homogeneous),
+ * shaped as DT-FM's tc did, the hosts' window multi-dc's sites'. */
 static scenario *uniform_case(const reproduce_row *r, const host *h,
                               int replicas, err *e) {
   int batch = r->batch ? r->batch : 1024, stages = 8;
   bool meg = is_megatron(r);
   int per_pass = replicas == 1 ? batch / 2 : 64; /* Megatron: all at once */
-  char eff[96] = "", text[1024], name[64];
+  char eff[160] = "", text[1200], name[64];
+  snprintf(eff, sizeof eff, ", \"tcp_window_bytes\": %.17g", h->window);
   if (h->efficiency > 0)
-    snprintf(eff, sizeof eff, ", \"compute_efficiency\": %.17g", h->efficiency);
+    snprintf(eff + strlen(eff), sizeof eff - strlen(eff),
+             ", \"compute_efficiency\": %.17g", h->efficiency);
   if (h->flow_gbps > 0)
     snprintf(eff + strlen(eff), sizeof eff - strlen(eff),
              ", \"flow_gbps\": %.17g", h->flow_gbps);
@@ -167,7 +171,8 @@ static scenario *uniform_case(const reproduce_row *r, const host *h,
            "{\"name\": \"calibration\", \"sites\": [{\"name\": \"p3.2xlarge\", "
            "\"devices\": %d, \"gpu\": \"%s\", \"nic_gbps\": %.17g, "
            "\"nccl_sockets\": %d%s}],\n"
-           "\"network\": {\"latency_ms\": %.17g, \"bandwidth_gbps\": %.17g},\n"
+           "\"network\": {\"shaping\": \"tc\", \"latency_ms\": %.17g, "
+           "\"bandwidth_gbps\": %.17g},\n"
            "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": %d, \"batch\": "
            "%d, \"micro_batch\": 1, \"stages\": %d, \"replicas\": %d, "
            "\"micro_batches_per_pass\": %d, \"runtime\": \"%s\"}}\n",
@@ -201,7 +206,8 @@ static scenario *geo_case(const reproduce_row *r, err *e) {
   if (strcmp(name, "regional") == 0 || strcmp(name, "worldwide") == 0)
     for (int i = 0; i < s->nsites; i++)
       trace_set_static(s->network, i, i,
-                       (trace_value){INTRA_REGION_MS, INTRA_REGION_GBPS});
+                       (trace_value){.latency_ms = INTRA_REGION_MS,
+                                     .bandwidth_gbps = INTRA_REGION_GBPS});
   return s;
 }
 
@@ -237,7 +243,8 @@ static void p2p(reproduce_row *r, const host *h) {
       .bandwidth_gbps = isnan(r->bandwidth_gbps) ? h->nic_gbps : r->bandwidth_gbps,
       .bytes = r->bytes,
       .sockets = strcmp(r->system, "gloo") == 0 ? 1 : h->sockets,
-      .flow_gbps = h->flow_gbps,
+      .flow_cap_gbps = h->flow_gbps,
+      .host_window_bytes = h->window,
       .transport = transport_options_default()};
   x.transport.model = TRANSPORT_TCP;
   r->sim_s[TRANSPORT_TCP] = sim_transfer_s(&x);

@@ -161,7 +161,8 @@ static void ring(hop_net *n, const int *grp, int R, double bytes,
 }
 
 /* The connection i -> j of sharded-ps: the flows of i to j's netem class
- * share that class's shaper (ideal: private links). *x1 and *x2 get the
+ * share that class's shaper (ideal: private links; path shaping: the
+ * counted flows share each path). *x1 and *x2 get the
  * times of its reduce and its return piece (the second on a connection
  * that has just sent the first: a restart's slow start is paid once). */
 static hop piece_hop(const hop_net *n, const int *grp, int R, int i, int j,
@@ -174,7 +175,7 @@ static hop piece_hop(const hop_net *n, const int *grp, int R, int i, int j,
     same += u.latency_ms == v.latency_ms && u.bandwidth_gbps == v.bandwidth_gbps;
   }
   hop h = hop_of(n, grp[i], grp[j], piece, same, TRANSPORT_P2P_CHANNELS);
-  double cwnd = hop_restarts(n) ? 0 : n->o.window_bytes;
+  double cwnd = hop_restarts(n) ? 0 : h.window;
   *x1 = hop_time_from(n, &h, piece, &cwnd);
   *x2 = hop_time_from(n, &h, piece, &cwnd);
   return h;

@@ -5,19 +5,24 @@
  * TRANSPORT_NCCL_RING_CHANNELS, a p2p send's TRANSPORT_P2P_CHANNELS), each
  * a connection of N sockets (the receiving device's site: nccl_sockets),
  * uses n = transport_sockets_dealt(C, N, S) of them (the engine's
- * connection (a, b, C)) and its bytes leave at the least of: the pair's bandwidth (the
- * sender's shaper for the receiver's class, divided among `share` equal
- * flows), each NIC's share (n of the phase's socket weight through it),
+ * connection (a, b, C)) and its bytes leave at the least of: the pair's
+ * bandwidth — under tc shaping the sender's shaper for the receiver's
+ * class, divided among `share` equal flows; under path shaping the share
+ * of the path between their sites (n of the phase's socket weight on it),
+ * or the whole link for a private pair (one site, or an override) —,
+ * each NIC's share (n of the phase's socket weight through it),
  * n times the path's per-flow cap (flow_gbps, between different NICs
  * only), and under tcp n windows per round trip, RTT = latency a -> b +
- * latency b -> a (transport_message_s); they arrive one one-way latency
+ * latency b -> a, the window and its loss bound transport_path_of's
+ * (transport_message_s); they arrive one one-way latency
  * after they leave. The send completes when its last byte is in the
  * connection's socket buffers (C x N x window bytes not yet sent). Connections
  * are warm (their window grown in earlier iterations); with
  * transport_options.idle_restart on, a connection idle since the start of
  * the iteration restarts from the initial window.
- * Left out: max-min sharing beyond the NIC split, RTT-unfair sharing,
- * time-varying links (the values at t = 0).
+ * Left out: max-min sharing beyond the NIC and path splits (a flow bound
+ * elsewhere leaves its share unused), RTT-unfair sharing, time-varying
+ * links (the values at t = 0).
  * Invariant: a hop_net owns only per-call arrays (hop_net_free); hop_of
  * and the times are pure functions of the net's counts and the scenario. */
 #ifndef MODELS_HOP_H
@@ -40,11 +45,18 @@ typedef struct hop_net {
                          flow b -> a at its own weight (the sockets of a,
                          which may differ from b's) */
   bool swap;          /* read rout and rin: the phase reversed */
+  bool path;          /* path shaping (and not ideal): paths are shared */
+  double *pw, *rpw;   /* path id (scenario_path) -> socket weight of the
+                         phase's flows on it, and of the reversed phase's;
+                         NULL unless path */
+  int *touched;       /* path ids counted since the last reset */
+  int ntouched;
 } hop_net;
 
 typedef struct hop {
   double lat, rtt; /* one-way a -> b, and a -> b -> a, seconds */
   double rate;     /* bytes/s, every bound but tcp's window */
+  double window;   /* tcp: bytes in flight per socket (cwnd_max) */
   double room;     /* the connection's socket buffers: C x N x window */
   int channels;    /* C */
   int sockets;     /* N, per channel */
@@ -59,13 +71,13 @@ void hop_net_free(hop_net *n);
 void hop_net_reset(hop_net *n);
 
 /* Counts a message of bytes a -> b of an operation of `channels` channels
- * of the current phase on the NICs it crosses (weight: the sockets it
- * uses). */
+ * of the current phase on the NICs it crosses, and under path shaping on
+ * its path (weight: the sockets it uses). */
 void hop_net_count(hop_net *n, int a, int b, double bytes, int channels);
 
 /* The hop a -> b for a message of bytes of an operation of `channels`
  * channels, one of `share` equal flows on the sender's shaper for b's
- * class. */
+ * class (tc; path shaping counts its path's flows instead). */
 hop hop_of(const hop_net *n, int a, int b, double bytes, int share,
            int channels);
 

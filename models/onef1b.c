@@ -144,9 +144,14 @@ static void eval_init(eval *e, const onef1b_pipe *p) {
               .cwnd = m + 2 * X + 2 * S, .t = m + 2 * X + 4 * S,
               .sent = m + 2 * X + 5 * S};
   for (size_t i = 0; i < 2 * X; i++) m[i] = NAN;
-  double w0 = hop_restarts(p->net) ? TRANSPORT_TCP_INITIAL_WINDOW
-                                   : p->net->o.window_bytes;
-  for (size_t c = 0; c < 2 * S; c++) e->left[c] = -INFINITY, e->cwnd[c] = w0;
+  bool cold = hop_restarts(p->net);
+  for (size_t c = 0; c < 2 * S; c++) { /* 2 s: s's activations, 2 s + 1 its gradients */
+    size_t s = c / 2;
+    const hop *h = c & 1 ? (s > 0 ? &p->grad[s] : NULL)
+                         : (s + 1 < S ? &p->act[s] : NULL);
+    e->left[c] = -INFINITY;
+    e->cwnd[c] = cold ? TRANSPORT_TCP_INITIAL_WINDOW : h ? h->window : 0;
+  }
   for (size_t s = 0; s < S; s++) e->t[s] = 0, e->sent[s] = -INFINITY;
 }
 

@@ -37,7 +37,8 @@
  * all-reduces over its stages (found-inf, gradient norm: 2 (D_pp - 1)
  * latency-bound steps each), then every device steps Adam on its GPU.
  *
- * Links (hop.h): warm connections; NICs shared by socket weight among the
+ * Links (hop.h): warm connections; NICs (and under path shaping the paths
+ * between sites) shared by socket weight among the
  * flows of one phase that cross them (every boundary of a pipeline phase
  * busy at once; under 1F1B each direction counted apart; every group's
  * synchronisation at once). tcp's idle restart (off by default) is
@@ -54,7 +55,7 @@
  * fill and drain; pp_comm = what transfers, barriers and calls add to the
  * passes; optimizer and dp_sync = the tail after the pipelines, split
  * into the optimizer step of the device that ends last and the rest.
- * Left out: max-min sharing beyond the NIC split (a stage's gradient
+ * Left out: max-min sharing beyond the NIC and path splits (a stage's gradient
  * messages sharing its shapers with its own last transfers, pipelines of
  * several replicas on one shaper), RTT-unfair sharing, time-varying
  * links. */
@@ -243,9 +244,16 @@ static void gpipe(ctx *c) {
 
 /* ---- 1F1B ---- */
 
-/* Whether a's flows to b and to e share a's egress shaper: one netem class
- * (the same latency and bandwidth at t = 0, as sim/net.c's shaper_of). */
-static bool same_class(const scenario *s, int a, int b, int e) {
+/* Whether a's flows to b and to e share a resource: under tc a's egress
+ * shaper, one netem class (the same latency and bandwidth at t = 0, as
+ * sim/net_res.c's shaper); under path shaping one shared path (b and e in
+ * one site other than a's, neither pair overridden). */
+static bool same_class(const hop_net *n, int a, int b, int e) {
+  const scenario *s = n->s;
+  if (n->path) {
+    int p = scenario_path(s, a, b);
+    return p >= 0 && p == scenario_path(s, a, e);
+  }
   trace_value u = scenario_link(s, a, b, 0), v = scenario_link(s, a, e, 0);
   return u.latency_ms == v.latency_ms && u.bandwidth_gbps == v.bandwidth_gbps;
 }
@@ -257,7 +265,8 @@ static onef1b_pipe pipe_of(ctx *c, int r, hop *act, hop *grad, bool *shaper) {
   for (int st = 0; st < D; st++) {
     int d = alloc_at(c->a, r, st);
     shaper[st] = st > 0 && st + 1 < D && transport_is_shared(c->net.o.model) &&
-                 same_class(c->s, d, alloc_at(c->a, r, st - 1), alloc_at(c->a, r, st + 1));
+                 same_class(&c->net, d, alloc_at(c->a, r, st - 1),
+                            alloc_at(c->a, r, st + 1));
     if (st + 1 < D)
       act[st] = hop_of(&c->net, d, alloc_at(c->a, r, st + 1), c->act, 1,
                        TRANSPORT_P2P_CHANNELS);

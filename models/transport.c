@@ -44,13 +44,44 @@ bool transport_is_windowed(transport_model m) {
 
 transport_options transport_options_default(void) {
   return (transport_options){.model = TRANSPORT_MODEL_DEFAULT,
-                             .window_bytes = params_get(PARAMS_WINDOW_BYTES),
+                             .window_bytes = 0,
                              .idle_restart = false};
 }
 
-double transport_window(const transport_options *o) {
-  return o && o->window_bytes > 0 ? o->window_bytes
-                                           : params_get(PARAMS_WINDOW_BYTES);
+/* Padhye et al.'s b: segments per cwnd increase of one MSS (see the
+ * header). */
+#define PADHYE_B 1.0
+
+double transport_loss_bps(double rtt_s, double p) {
+  if (!(p > 0)) return INFINITY;
+  double t0 = rtt_s + TRANSPORT_TCP_RTO_MIN_S;
+  double bp = PADHYE_B * p;
+  double denom = rtt_s * sqrt(2 * bp / 3) +
+                 t0 * fmin(1, 3 * sqrt(3 * bp / 8)) * p * (1 + 32 * p * p);
+  return TRANSPORT_TCP_SEGMENT / denom;
+}
+
+/* w within the windows a path may have. */
+static double window_clamp(double w) {
+  return fmin(fmax(w, TRANSPORT_WINDOW_MIN_BYTES),
+              (double)TRANSPORT_WINDOW_MAX_BYTES);
+}
+
+transport_path transport_path_of(const transport_path_in *in) {
+  double w;
+  if (in->run_window > 0) w = in->run_window;
+  else if (in->link_window > 0) w = in->link_window;
+  else if (in->link_flow_gbps > 0)
+    w = window_clamp(in->link_flow_gbps * 1e9 / 8 * in->rtt_s);
+  else if (in->fit_window > 0) w = in->fit_window;
+  else
+    w = fmin(in->site_window_a > 0 ? in->site_window_a : TRANSPORT_HOST_WINDOW,
+             in->site_window_b > 0 ? in->site_window_b : TRANSPORT_HOST_WINDOW);
+  transport_path p = {.window = w, .cwnd_max = w,
+                      .loss_bps = transport_loss_bps(in->rtt_s, in->loss)};
+  if (isfinite(p.loss_bps) && in->rtt_s > 0)
+    p.cwnd_max = fmin(w, p.loss_bps * in->rtt_s);
+  return p;
 }
 
 int transport_sockets_used(int sockets, double bytes) {
@@ -75,11 +106,9 @@ double transport_idle_window(double cwnd, double idle_s, double rto_s) {
 }
 
 double transport_message_s(double bytes, double rtt_s, double bytes_s,
-                           int channels, int sockets,
-                           const transport_options *o, double *cwnd) {
-  transport_options d = o ? *o : transport_options_default();
-  double W = transport_window(&d);
-  if (!transport_is_windowed(d.model) || !(rtt_s > 0)) return bytes / bytes_s;
+                           int channels, int sockets, transport_model model,
+                           double W, double *cwnd) {
+  if (!transport_is_windowed(model) || !(rtt_s > 0)) return bytes / bytes_s;
   int N = transport_sockets_dealt(channels, sockets, bytes);
   double w = cwnd && *cwnd > 0 ? *cwnd : TRANSPORT_TCP_INITIAL_WINDOW, t = 0;
   bool slow = w < W;
@@ -172,10 +201,35 @@ int transport_op_sockets(transport_op op, int sockets, int nranks,
          (sockets > 0 ? sockets : TRANSPORT_SOCKETS_DEFAULT);
 }
 
+transport_path transport_site_path(const transport_options *o,
+                                   const scenario *s, int sa, int sb,
+                                   const trace_value *v, double rtt_s) {
+  transport_path_in in = {.rtt_s = rtt_s, .run_window = o->window_bytes,
+                          .link_window = v->window_bytes,
+                          .link_flow_gbps = v->flow_gbps, .loss = v->loss,
+                          .fit_window = params_get(PARAMS_WINDOW_BYTES),
+                          .site_window_a = s->sites[sa].tcp_window_bytes,
+                          .site_window_b = s->sites[sb].tcp_window_bytes};
+  return transport_path_of(&in);
+}
+
+/* The window of connections from site a to site b at t = 0 (their devices'
+ * links: the site pair's value; a brief load's sites alone). */
+static double site_pair_window(const transport_options *o, const scenario *s,
+                               int a, int b) {
+  trace_value v = {0};
+  double rtt_s = 0;
+  if (s->network) {
+    v = trace_at(s->network, a, b, 0);
+    rtt_s = (v.latency_ms + trace_at(s->network, b, a, 0).latency_ms) / 1e3;
+  }
+  return transport_site_path(o, s, a, b, &v, rtt_s).window;
+}
+
 transport_facts transport_describe(const transport_options *o,
                                    const scenario *s) {
   transport_options d = o ? *o : transport_options_default();
-  transport_facts f = {.model = d.model, .window_bytes = transport_window(&d),
+  transport_facts f = {.model = d.model, .shaping = s->shaping,
                        .idle_restart = d.idle_restart,
                        .p2p_channels = TRANSPORT_P2P_CHANNELS,
                        .ring_channels = TRANSPORT_NCCL_RING_CHANNELS,
@@ -188,6 +242,12 @@ transport_facts transport_describe(const transport_options *o,
     if (!i || n > f.p2p_sockets_max) f.p2p_sockets_max = n;
   }
   f.coll_sockets_min = f.p2p_sockets_min, f.coll_sockets_max = f.p2p_sockets_max;
+  f.window_min = INFINITY, f.window_max = 0;
+  for (int a = 0; a < s->nsites; a++)
+    for (int b = 0; b < s->nsites; b++) {
+      double w = site_pair_window(&d, s, a, b);
+      f.window_min = fmin(f.window_min, w), f.window_max = fmax(f.window_max, w);
+    }
   return f;
 }
 
@@ -197,17 +257,24 @@ static int span(char *buf, size_t n, int lo, int hi) {
 }
 
 int transport_facts_line(const transport_facts *f, char *buf, size_t n) {
-  char p2p[32], coll[32], win[64] = "";
+  char p2p[32], coll[32], win[80] = "", shaping[32] = "";
   span(p2p, sizeof p2p, f->p2p_sockets_min, f->p2p_sockets_max);
   span(coll, sizeof coll, f->coll_sockets_min, f->coll_sockets_max);
-  if (transport_is_windowed(f->model))
-    snprintf(win, sizeof win, ", window %.3g MB%s", f->window_bytes / 1e6,
+  if (transport_is_shared(f->model)) /* ideal: a private link per pair */
+    snprintf(shaping, sizeof shaping, ", %s shaping",
+             scenario_shaping_names[f->shaping]);
+  if (transport_is_windowed(f->model) && f->window_min == f->window_max)
+    snprintf(win, sizeof win, ", window %.3g MB%s", f->window_min / 1e6,
              f->idle_restart ? ", idle restart" : "");
+  else if (transport_is_windowed(f->model))
+    snprintf(win, sizeof win, ", windows %.3g-%.3g MB%s", f->window_min / 1e6,
+             f->window_max / 1e6, f->idle_restart ? ", idle restart" : "");
   return snprintf(buf, n,
-                  "%s%s, sockets per connection: p2p %s (%d channel%s), "
+                  "%s%s%s, sockets per connection: p2p %s (%d channel%s), "
                   "collectives %s (%d channels, a connection each), "
                   "runtime %s",
-                  transport_model_name(f->model), win, p2p, f->p2p_channels,
+                  transport_model_name(f->model), shaping, win, p2p,
+                  f->p2p_channels,
                   f->p2p_channels == 1 ? "" : "s", coll, f->ring_channels,
                   f->runtime ? f->runtime : "dtfm");
 }

@@ -53,25 +53,31 @@ bool transport_is_shared(transport_model m);
 bool transport_is_windowed(transport_model m);
 
 /* TCP, as Linux runs it: segments of 1448 payload bytes (1500-byte MTU with
- * timestamps), an initial window of 10 segments (RFC 6928), and a window
- * bound per socket of 1.45 MB: fitted on DT-FM's Gloo point-to-point rows
- * (one socket, 64 and 128 MiB at 5 and 10 ms: 274/512/532/972 ms measured,
- * the window-bound rows), which is what Linux's autotuning leaves of a
- * 6 MiB tcp_rmem once tcp_adv_win_scale halves it and per-packet buffer
- * overhead takes its share. The retransmission timeout is the RTT plus
- * Linux's minimum of 200 ms (tcp_rto_min). */
+ * timestamps), an initial window of 10 segments (RFC 6928). A host's window
+ * bound per socket is its site's tcp_window_bytes (traces/scenario.h):
+ * Linux's default, 3 MiB (TRANSPORT_HOST_WINDOW), unless the site says;
+ * DT-FM's p3 hosts say 1.45 MB (TRANSPORT_DTFM_WINDOW), fitted on DT-FM's
+ * Gloo point-to-point rows (one socket, 64 and 128 MiB at 5 and 10 ms:
+ * 274/512/532/972 ms measured, the window-bound rows): less than the
+ * default's 3 MiB, the share per-packet buffer overhead takes on those
+ * hosts. The retransmission timeout is the RTT plus Linux's minimum of
+ * 200 ms (tcp_rto_min). */
 #define TRANSPORT_TCP_SEGMENT_BYTES 1448
 #define TRANSPORT_TCP_SEGMENT ((double)TRANSPORT_TCP_SEGMENT_BYTES)
 #define TRANSPORT_TCP_INITIAL_SEGMENTS 10.0
 #define TRANSPORT_TCP_INITIAL_WINDOW \
   (TRANSPORT_TCP_SEGMENT * TRANSPORT_TCP_INITIAL_SEGMENTS)
-#define TRANSPORT_DEFAULT_WINDOW 1.45e6
+#define TRANSPORT_HOST_WINDOW SCENARIO_TCP_WINDOW_DEFAULT
+#define TRANSPORT_DTFM_WINDOW SCENARIO_TCP_WINDOW_DTFM
 #define TRANSPORT_TCP_RTO_MIN_S 0.2
 
-/* The per-socket windows a run may set (the command line, a sweep's
- * window_bytes): at least one segment, at most 1 TiB. */
-#define TRANSPORT_WINDOW_MIN_BYTES TRANSPORT_TCP_SEGMENT_BYTES
-#define TRANSPORT_WINDOW_MAX_BYTES (1LL << 40)
+/* The per-socket windows a run, a link or a site may set (the command
+ * line, a sweep's window_bytes, the keys): at least one segment, at most
+ * 1 TiB — the loader's bounds (traces/trace.h), one segment. */
+#define TRANSPORT_WINDOW_MIN_BYTES TRACE_WINDOW_MIN_BYTES
+#define TRANSPORT_WINDOW_MAX_BYTES TRACE_WINDOW_MAX_BYTES
+_Static_assert(TRANSPORT_TCP_SEGMENT_BYTES == TRACE_WINDOW_MIN_BYTES,
+               "the smallest window is one TCP segment");
 
 /* NCCL's socket transport: sockets per connection (the default is 1; NCCL
  * opens 2 threads x 8 = 16 on AWS's ENA NICs), at most 64 (its MAX_SOCKETS),
@@ -193,20 +199,62 @@ int transport_op_sockets(transport_op op, int sockets, int nranks,
 /* How the transport of one run behaves (plain data). */
 typedef struct transport_options {
   transport_model model; /* TRANSPORT_TCP by default */
-  double window_bytes;   /* per-socket TCP window W; <= 0: the default */
+  double window_bytes;   /* a run-level what-if: the TCP window W of every
+                            socket (--window-bytes, a sweep's window_bytes);
+                            <= 0: each connection's own (transport_path_of) */
   bool idle_restart;     /* tcp: Linux's tcp_slow_start_after_idle: a
                             socket idle for an RTO halves its window per
                             RTO elapsed, down to the initial window */
 } transport_options;
 
-/* tcp (the faithful model; netem and ideal are what-ifs),
- * TRANSPORT_DEFAULT_WINDOW, no idle restart: DT-FM's 10 ms and
+/* tcp (the faithful model; netem and ideal are what-ifs), each
+ * connection's own window, no idle restart: DT-FM's 10 ms and
  * 50 ms rows differ by the latency alone (its hosts kept their windows
  * across a phase's idle seconds), which a restart would multiply. */
 transport_options transport_options_default(void);
 
-/* The per-socket window of o: window_bytes, or the default when <= 0. */
-double transport_window(const transport_options *o);
+/* What one connection a -> b's TCP window and rate per socket come from
+ * (plain data; 0 means absent for each but the RTT). */
+typedef struct transport_path_in {
+  double rtt_s;          /* a -> b -> a, seconds */
+  double run_window;     /* transport_options.window_bytes */
+  double link_window;    /* the link's window_bytes */
+  double link_flow_gbps; /* the link's flow_gbps: a single stream's rate */
+  double loss;           /* the link's loss rate, [0, 1) */
+  double fit_window;     /* params.json's window_bytes (models/params.h) */
+  double site_window_a, site_window_b; /* tcp_window_bytes of a's and b's
+                            sites; <= 0: TRANSPORT_HOST_WINDOW */
+} transport_path_in;
+
+/* A connection's window and what it lets one socket carry. */
+typedef struct transport_path {
+  double window;   /* bytes per socket: its buffers (a connection holds
+                      sockets x window bytes not yet sent) */
+  double cwnd_max; /* bytes per socket in flight: the window, or less on a
+                      lossy path, loss_bps x RTT (slow start ends there) */
+  double loss_bps; /* the loss bound per socket, bytes/s; INFINITY: none */
+} transport_path;
+
+/* The loss bound of one TCP socket, bytes/s: Padhye, Firoiu, Towsley and
+ * Kurose, "Modeling TCP Throughput: A Simple Model and its Empirical
+ * Validation", SIGCOMM 1998, eq. (30) without its window term (the window
+ * is transport_path's own bound):
+ *   B = MSS / (RTT sqrt(2bp/3) + T0 min(1, 3 sqrt(3bp/8)) p (1 + 32 p^2))
+ * with b = 1 (Linux grows cwnd by one MSS per RTT however many segments
+ * an ACK covers: RFC 3465's byte counting), T0 = RTT + tcp_rto_min (the
+ * RTO the engine uses), MSS = TRANSPORT_TCP_SEGMENT. Mathis et al. (CCR
+ * 1997), MSS / RTT sqrt(3 / 2p), is its first term alone, which
+ * overstates the rate where timeouts matter (p above ~1 %). INFINITY for
+ * p <= 0; rtt_s >= 0. */
+double transport_loss_bps(double rtt_s, double p);
+
+/* A connection a -> b's window, in this order: the run's (> 0), the
+ * link's window_bytes, the link's flow_gbps x RTT (within the window
+ * bounds), the fitted parameter (> 0), and else the smaller of its two
+ * hosts' (site) windows; its loss bound (transport_loss_bps) and cwnd_max
+ * = min(window, loss_bps x RTT) (the window alone when the RTT is 0). One
+ * home for the engine (sim/net_tcp.c) and the predictor (models/hop.c). */
+transport_path transport_path_of(const transport_path_in *in);
 
 /* Sockets a message of bytes uses on a connection of `sockets`: NCCL deals
  * it in pieces of at least TRANSPORT_SOCKET_MIN_CHUNK, so min(sockets,
@@ -230,24 +278,36 @@ int transport_sockets_dealt(int channels, int sockets, double bytes);
  * (nor above cwnd). */
 double transport_idle_window(double cwnd, double idle_s, double rto_s);
 
+/* transport_path_of for a connection from a device of site sa to one of
+ * site sb of s over link v (at some time) with round trip rtt_s, under o,
+ * with params.json's window_bytes (models/params.h) as it is now: what the
+ * engine's connection gets from its topology (sim/net_pair.c). */
+transport_path transport_site_path(const transport_options *o,
+                                   const scenario *s, int sa, int sb,
+                                   const trace_value *v, double rtt_s);
+
 /* Seconds until the last byte of one message of `bytes` leaves its sender
  * over a path of round-trip time rtt_s at rate bytes_s, alone, on
  * `channels` connections of `sockets` sockets
  * (transport_sockets_dealt) that each start with window *cwnd (<= 0: the
  * initial window):
  * ideal and netem: bytes / rate; tcp: the rate is bound by sockets x
- * window / RTT, and the window doubles every RTT until W or the rate
- * binds, as the engine's epochs do; a message ending inside an epoch grows
- * it by the bytes it sent there (slow start counts acknowledged bytes).
- * *cwnd gets the window the socket keeps afterwards. cwnd may be NULL (a
- * fresh connection). */
+ * window / RTT, and the window doubles every RTT until W (the
+ * connection's cwnd_max, transport_path_of) or the rate binds, as the
+ * engine's epochs do; a message ending inside an epoch grows it by the
+ * bytes it sent there (slow start counts acknowledged bytes). *cwnd gets
+ * the window the socket keeps afterwards. cwnd may be NULL (a fresh
+ * connection). */
 double transport_message_s(double bytes, double rtt_s, double bytes_s,
-                           int channels, int sockets,
-                           const transport_options *o, double *cwnd);
+                           int channels, int sockets, transport_model model,
+                           double W, double *cwnd);
 
 /* What a run's transport is, for every output to state (the table
- * header, --json, the timeline's metadata; later the results row): the
- * model, the TCP window and idle restart, the sockets per connection over
+ * header, --json, the timeline's metadata, the results row): the model,
+ * the network's shaping, the TCP windows (the least and the most of the
+ * connections' windows, transport_path_of, over every ordered pair of the
+ * scenario's sites at t = 0; the run's when it sets one) and idle restart,
+ * the sockets per connection over
  * the scenario's sites for the pipeline's point-to-point messages and for
  * the data-parallel collectives (the receiving site's nccl_sockets for
  * both), the channels each uses (TRANSPORT_P2P_CHANNELS and NCCL's ring
@@ -256,7 +316,8 @@ double transport_message_s(double bytes, double rtt_s, double bytes_s,
  * borrowed from the scenario. */
 typedef struct transport_facts {
   transport_model model;
-  double window_bytes;
+  scenario_shaping shaping;
+  double window_min, window_max;
   bool idle_restart;
   int p2p_sockets_min, p2p_sockets_max;
   int coll_sockets_min, coll_sockets_max;
@@ -269,10 +330,10 @@ typedef struct transport_facts {
 transport_facts transport_describe(const transport_options *o,
                                    const scenario *s);
 
-/* One line of f, e.g. "tcp, window 1.45 MB, sockets per connection: p2p
- * 16 (1 channel), collectives 16 (2 channels, a connection each), runtime
- * dtfm", into buf of n bytes (truncated to fit); returns snprintf's
- * count. */
+/* One line of f, e.g. "tcp, tc shaping, window 1.45 MB, sockets per
+ * connection: p2p 16 (1 channel), collectives 16 (2 channels, a connection
+ * each), runtime dtfm" (windows "1.45-3.15 MB" when they differ), into
+ * buf of n bytes (truncated to fit); returns snprintf's count. */
 int transport_facts_line(const transport_facts *f, char *buf, size_t n);
 
 #endif

@@ -49,10 +49,13 @@ sim_flow_bounds sim_critpath_bounds(const scenario *s,
         nsock * fmin(gbps_or_inf(sa->flow_gbps), gbps_or_inf(sb->flow_gbps));
   }
   /* net_tcp.c: a window per socket per round trip, wire or not, once the
-   * round trip is at least a ns */
+   * round trip is at least a ns (the connection's, on a lossy path its
+   * loss bound's) */
   double rtt_ns = 1e6 * (v.latency_ms + back.latency_ms);
+  transport_path tp = transport_site_path(o, s, s->device_site[a],
+                                          s->device_site[b], &v, rtt_ns * 1e-9);
   if (transport_is_windowed(o->model) && rtt_ns >= 1)
-    r.window_gbps = 8 * nsock * transport_window(o) / rtt_ns;
+    r.window_gbps = 8 * nsock * tp.cwnd_max / rtt_ns;
   const double g[] = {r.link_gbps, r.nic_gbps, r.flowcap_gbps, r.window_gbps};
   const sim_cp_cause c[] = {SIM_CP_CAUSE_LINK, SIM_CP_CAUSE_NIC,
                             SIM_CP_CAUSE_FLOWCAP, SIM_CP_CAUSE_WINDOW};

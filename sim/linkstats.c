@@ -78,7 +78,7 @@ static int nic_layout(const scenario *s, int *nic, int *first) {
 typedef struct seg {
   int64_t t0, t1;
   double bytes;
-  int dev;
+  int dev, dst;
 } seg;
 
 typedef struct ev {
@@ -93,8 +93,26 @@ static int ev_cmp(const void *x, const void *y) {
   return a->d - b->d; /* ends before starts: a tie is no overlap */
 }
 
-static int int_cmp(const void *x, const void *y) {
-  return *(const int *)x - *(const int *)y;
+static int key_cmp(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* The links a site pair's m segments v ran on (tmp: m entries), each of
+ * the link's bandwidth: under tc one shaper per sending device; under path
+ * (not ideal) the path itself between two sites, one private link per
+ * ordered device pair inside a site. */
+static int links_of(const scenario *s, const transport_options *o,
+                    const seg *v, size_t m, bool inside, int64_t *tmp) {
+  bool path = scenario_shaping_shares_paths(s->shaping) &&
+              transport_is_shared(o->model);
+  if (path && !inside) return 1;
+  for (size_t i = 0; i < m; i++)
+    tmp[i] = path ? (int64_t)v[i].dev * s->ndevices + v[i].dst : v[i].dev;
+  qsort(tmp, m, sizeof *tmp, key_cmp);
+  int k = 0;
+  for (size_t i = 0; i < m; i++) k += !i || tmp[i] != tmp[i - 1];
+  return k;
 }
 
 /* r's change points, bytes, busy time and peak from its segments. */
@@ -171,21 +189,19 @@ void sim_linkstats_build(const scenario *s, const transport_options *o,
     if (w1[i] >= 0)
       for (int j = resources_of(s, o, &t[i], nic, nnics, rid); j-- > 0;)
         if (rid[j] >= 0)
-          v[off[rid[j] + 1]++] = (seg){w0[i], w1[i], t[i].bytes, t[i].dev};
+          v[off[rid[j] + 1]++] =
+              (seg){w0[i], w1[i], t[i].bytes, t[i].dev, t[i].dst};
   out->res = mem_calloc(nr + 1, sizeof *out->res);
-  int *devs = mem_alloc((off[nr] + 1) * sizeof *devs);
+  int64_t *keys = mem_alloc((off[nr] + 1) * sizeof *keys);
   for (size_t r = 0; r < nr; r++) {
     size_t a = off[r], m = off[r + 1] - a;
     if (!m) continue;
     sim_ls_res *x = &out->res[out->nres++];
     if (r < (size_t)ns * ns) {
-      int senders = 0;
-      for (size_t i = 0; i < m; i++) devs[i] = v[a + i].dev;
-      qsort(devs, m, sizeof *devs, int_cmp);
-      for (size_t i = 0; i < m; i++) senders += !i || devs[i] != devs[i - 1];
       *x = (sim_ls_res){.kind = SIM_LS_LINK, .a = (int)r / ns,
                         .b = (int)r % ns, .site = -1};
-      x->capacity_gbps = senders * trace_at(s->network, x->a, x->b, 0).bandwidth_gbps;
+      x->capacity_gbps = links_of(s, o, v + a, m, x->a == x->b, keys) *
+                         trace_at(s->network, x->a, x->b, 0).bandwidth_gbps;
     } else {
       bool in = r >= (size_t)ns * ns + (size_t)nnics;
       int k = (int)(r - (size_t)ns * ns) - (in ? nnics : 0);
@@ -199,7 +215,7 @@ void sim_linkstats_build(const scenario *s, const transport_options *o,
     double span = (double)(t1 - t0);
     x->mean_util = span > 0 ? 8 * x->bytes / (x->capacity_gbps * span) : 0;
   }
-  free(devs), free(v), free(off), free(w0), free(w1), free(nic), free(first);
+  free(keys), free(v), free(off), free(w0), free(w1), free(nic), free(first);
 }
 
 void sim_linkstats_free(sim_linkstats *ls) {

@@ -10,7 +10,10 @@
  * only).
  * Utilisation is rate over capacity: a NIC's capacity is its Gbit/s; a
  * site pair's is the link's bandwidth at t = 0 times the devices that sent
- * on it, each device's egress to a site being shaped to the link's rate.
+ * on it under tc shaping (each device's egress to a site shaped to the
+ * link's rate); under path shaping the link's bandwidth between two sites
+ * (one path), times the ordered device pairs that sent inside a site (its
+ * non-blocking fabric).
  * Invariant: a pure reader of finished records; per resource the rate is
  * piecewise constant between change points, and its integral over the run
  * is the resource's bytes (to rounding). */

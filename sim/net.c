@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/params.h"
 #include "sim/net_parts.h"
 
 sim_net *sim_net_new(const sim_net_topo *topo, const transport_options *o,
@@ -26,7 +27,7 @@ sim_net *sim_net_new(const sim_net_topo *topo, const transport_options *o,
   n->topo = topo;
   n->opt = o ? *o : transport_options_default();
   n->model = model;
-  n->window = transport_window(&n->opt);
+  n->fit_window = params_get(PARAMS_WINDOW_BYTES);
   n->conn = SIM_NET_WARM;
   n->q = q;
   n->base = kind_base;
@@ -60,6 +61,7 @@ void sim_net_free(sim_net *n) {
   free(n->res);
   free(n->nic_out);
   free(n->nic_in);
+  free(n->path_res);
   free(n->flows);
   free(n->pairs);
   free(n->htab);
@@ -209,7 +211,7 @@ void sim_net_start_on(sim_net *n, int64_t now, int a, int b, double bytes,
   assert(a != b && a >= 0 && b >= 0 && bytes >= 0);
   assert(channels >= 1 && channels <= TRANSPORT_CHANNELS_MAX);
   uint32_t id = flow_take(n);
-  uint32_t p = sim_net_pair_get(n, a, b, channels);
+  uint32_t p = sim_net_pair_get(n, a, b, channels, now);
   flow *f = &n->flows[id];
   pair *pr = &n->pairs[p];
   int nsock = transport_sockets_dealt(channels, pr->sockets, bytes);
@@ -253,7 +255,7 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
     sim_queue_cancel(n->q, f->ev_epoch);
     f->ev_epoch = SIM_QUEUE_NONE;
   }
-  if (transport_is_windowed(n->model)) sim_net_tcp_left(n, f, p);
+  if (transport_is_windowed(n->model)) sim_net_tcp_left(f, p);
   sim_maxmin_detach(n->mm, id);
   sim_net_solve(n, now);
   uint32_t pid = n->flows[id].pair, next = n->pairs[pid].qhead;

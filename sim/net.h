@@ -6,7 +6,10 @@
  * (C = 1) and a collective (C = 2) between the same devices run on
  * separate connections, each with its own windows, as NCCL's channels do.
  * Its bytes leave a at a max-min fair rate over
- * the resources they cross, as one flow of weight N (each socket is a flow;
+ * the resources they cross (the link's: under tc shaping a's egress shaper
+ * for b's class, under path shaping the path between a's and b's sites or
+ * a private link inside a site; the NICs), as one flow of weight N (each
+ * socket is a flow;
  * the sockets of a message are alike, so they move as one), and arrive one
  * one-way latency later (DESIGN.md section 4). Consecutive messages on a
  * connection stream back to back: nothing here waits for an arrival.
@@ -57,6 +60,22 @@ typedef struct sim_net_topo {
    * (AWS: 5 outside a cluster placement group); <= 0 or NULL: none. A
    * message over N sockets gets N times the lesser end's. Borrowed. */
   const double *flow_gbps;
+  /* device -> its host's TCP window limit per socket, bytes (its site's
+   * tcp_window_bytes); NULL: TRANSPORT_HOST_WINDOW each. A connection's
+   * window is transport_path_of's. Borrowed. */
+  const double *window;
+  /* How the link resources of netem and tcp are shaped (ideal: a private
+   * link per connection, either way). SCENARIO_SHAPING_TC (0, the
+   * default): an egress shaper per sender per destination class (a
+   * distinct (delay, rate) at t = 0). SCENARIO_SHAPING_PATH: path(ctx, a,
+   * b) names the path of a's flows to b: an id in 0 .. npaths - 1, one
+   * resource shared by every flow with that id (its capacity link(a,
+   * b).bandwidth of its first flow's pair: every pair of one id must have
+   * the same link), or -1: a private resource per ordered device pair,
+   * shared by its connections of every channel count. */
+  scenario_shaping shaping;
+  int npaths;
+  int (*path)(const void *ctx, int a, int b);
 } sim_net_topo;
 
 /* What the net tells its owner: a message's last byte is in the sockets'

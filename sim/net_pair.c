@@ -32,11 +32,22 @@ static void hash_insert(sim_net *n, uint32_t p) {
   n->htab[i] = p;
 }
 
+/* The pair (a, b, channels), or NONE. */
+static uint32_t pair_find(const sim_net *n, int a, int b, int channels) {
+  size_t i = slot_of(a, b, channels, n->hcap);
+  for (; n->htab[i] != NONE; i = (i + 1) & (n->hcap - 1)) {
+    const pair *p = &n->pairs[n->htab[i]];
+    if (p->a == a && p->b == b && p->channels == channels) return n->htab[i];
+  }
+  return NONE;
+}
+
 /* A new pair's congestion window: the window where its connection grew in
- * earlier iterations (warm), else TCP's initial window. */
-static double first_cwnd(const sim_net *n) {
+ * earlier iterations (warm: its window bound cwnd_max), else TCP's initial
+ * window. */
+static double first_cwnd(const sim_net *n, const pair *p) {
   switch (n->conn) {
-    case SIM_NET_WARM: return n->window;
+    case SIM_NET_WARM: return p->cwnd_max;
     case SIM_NET_FRESH:
     case SIM_NET_NEW: return TRANSPORT_TCP_INITIAL_WINDOW;
   }
@@ -44,12 +55,26 @@ static double first_cwnd(const sim_net *n) {
   return TRANSPORT_TCP_INITIAL_WINDOW;
 }
 
-uint32_t sim_net_pair_get(sim_net *n, int a, int b, int channels) {
-  size_t i = slot_of(a, b, channels, n->hcap);
-  for (; n->htab[i] != NONE; i = (i + 1) & (n->hcap - 1)) {
-    pair *p = &n->pairs[n->htab[i]];
-    if (p->a == a && p->b == b && p->channels == channels) return n->htab[i];
+/* The link resource of a new pair a -> b (see net_res.c): ideal's private
+ * link, tc's shaper, path shaping's path or private pair (the one of a's
+ * connection to b of another channel count, when there is one). */
+static uint32_t pair_res(sim_net *n, int a, int b, int channels) {
+  if (!transport_is_shared(n->model))
+    return sim_net_res_add(n, RES_PAIR, 0, a, b);
+  if (!scenario_shaping_shares_paths(n->topo->shaping))
+    return sim_net_res_shaper(n, a, b);
+  int id = n->topo->path(n->topo->ctx, a, b);
+  if (id >= 0) return sim_net_res_path(n, id, a, b);
+  for (int c = 1; c <= TRANSPORT_CHANNELS_MAX; c++) {
+    uint32_t q = c == channels ? NONE : pair_find(n, a, b, c);
+    if (q != NONE) return n->pairs[q].res;
   }
+  return sim_net_res_add(n, RES_PAIR, 0, a, b);
+}
+
+uint32_t sim_net_pair_get(sim_net *n, int a, int b, int channels, int64_t now) {
+  uint32_t found = pair_find(n, a, b, channels);
+  if (found != NONE) return found;
   if (2 * (n->npairs + 1) > n->hcap) {
     free(n->htab);
     n->hcap *= 2;
@@ -70,16 +95,40 @@ uint32_t sim_net_pair_get(sim_net *n, int a, int b, int channels) {
                         .qtail = NONE, .waiter = NONE,
                         .ev_sock = SIM_QUEUE_NONE,
                         .sockets = sk ? sk[b] : TRANSPORT_SOCKETS_DEFAULT,
-                        .cwnd = first_cwnd(n),
                         .last_end = INT64_MIN / 2};
-  if (transport_is_shared(n->model)) n->pairs[id].res = sim_net_res_shaper(n, a, b);
-  else n->pairs[id].res = sim_net_res_add(n, RES_PAIR, 0, a, b);
+  int64_t lat_ns; /* its windows, for the warm window and the buffers */
+  double rtt_ns;
+  sim_net_pair_latency(n, &n->pairs[id], now, &lat_ns, &rtt_ns);
+  n->pairs[id].cwnd = first_cwnd(n, &n->pairs[id]);
+  n->pairs[id].res = pair_res(n, a, b, channels);
   hash_insert(n, id);
   return id;
 }
 
+/* p's windows for its link v and round trip rtt_ns (transport_path_of).
+ * Without path keys they depend on neither (the run's, the fitted or the
+ * sites' window): computed once, not on every read of a varying link. */
+static void pair_windows(const sim_net *n, pair *p, const trace_value *v,
+                         double rtt_ns) {
+  bool keys = trace_value_has_path(v);
+  if (p->window > 0 && !keys && !p->path_keys) return;
+  p->path_keys = keys;
+  const double *w = n->topo->window;
+  transport_path_in in = {.rtt_s = rtt_ns * 1e-9,
+                          .run_window = n->opt.window_bytes,
+                          .link_window = v->window_bytes,
+                          .link_flow_gbps = v->flow_gbps, .loss = v->loss,
+                          .fit_window = n->fit_window,
+                          .site_window_a = w ? w[p->a] : 0,
+                          .site_window_b = w ? w[p->b] : 0};
+  transport_path tp = transport_path_of(&in);
+  p->window = tp.window;
+  p->cwnd_max = tp.cwnd_max;
+}
+
 /* The one-way latency of pair p at now, in ms; *ns gets it in whole ns and
- * *rtt_ns the round trip there and back (the two directions may differ). */
+ * *rtt_ns the round trip there and back (the two directions may differ);
+ * p's windows are read at now too. */
 double sim_net_pair_latency(sim_net *n, pair *p, int64_t now, int64_t *ns,
                             double *rtt_ns) {
   if (p->lat_ok) {
@@ -87,9 +136,11 @@ double sim_net_pair_latency(sim_net *n, pair *p, int64_t now, int64_t *ns,
     *rtt_ns = p->rtt_ns;
     return p->lat_ms;
   }
-  double ms = link_at(n, p->a, p->b, now).latency_ms;
+  trace_value v = link_at(n, p->a, p->b, now);
+  double ms = v.latency_ms;
   *ns = llround(ms * 1e6);
   *rtt_ns = rtt_ns_of(ms, link_at(n, p->b, p->a, now).latency_ms);
+  pair_windows(n, p, &v, *rtt_ns);
   if (now >= n->static_from) {
     p->lat_ok = true;
     p->lat_ms = ms;
@@ -114,7 +165,7 @@ static double stream_left(const sim_net *n, const pair *p, int64_t now) {
 static void sock_arm(sim_net *n, uint32_t p, double need, int64_t now) {
   pair *pr = &n->pairs[p];
   const flow *h = &n->flows[pr->qhead], *w = &n->flows[pr->waiter];
-  double room = pair_room(n, pr), rate = var_at(n, pr->qhead)->rate;
+  double room = pair_room(pr), rate = var_at(n, pr->qhead)->rate;
   int64_t t = -1;
   if (need > 0 && h->state == FLOW_SENDING && rate > 0 &&
       w->end_pos - room <= pr->done_bytes + h->size)
@@ -138,7 +189,7 @@ void sim_net_sock_check(sim_net *n, uint32_t p, int64_t now, bool direct) {
     pair *pr = &n->pairs[p];
     uint32_t id = pr->waiter;
     flow *w = &n->flows[id];
-    double need = w->end_pos - pair_room(n, pr) - stream_left(n, pr, now);
+    double need = w->end_pos - pair_room(pr) - stream_left(n, pr, now);
     if (need > BYTES_EPS) {
       sock_arm(n, p, need, now);
       return;

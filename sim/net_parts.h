@@ -24,7 +24,7 @@ enum { EV_LEFT, EV_ARRIVE, EV_EPOCH, EV_TRACE, EV_OPEN, EV_HANDED, EV_SOCK };
 _Static_assert(EV_SOCK + 1 == SIM_NET_NKINDS,
                "net.h's count of the net's event kinds");
 enum { FLOW_FREE, FLOW_QUEUED, FLOW_OPENING, FLOW_SENDING, FLOW_INFLIGHT };
-enum { RES_NIC, RES_SHAPER, RES_PAIR };
+enum { RES_NIC, RES_SHAPER, RES_PAIR, RES_PATH };
 #define NONE SIM_MAXMIN_NONE
 
 /* Bytes left below which a flow's last byte counts as gone (and a waiting
@@ -57,27 +57,37 @@ typedef struct res {
   bool fixed;  /* its capacity was read after static_from: it is final */
 } res;
 
+/* The 4-byte fields go in pairs so that no padding is left: a pair is 128
+ * bytes (a power of two: indexing is a shift). */
 typedef struct pair {
   int a, b;
   int channels;      /* NCCL channels of its operations (the key's third
                         part), each a connection of `sockets` sockets */
-  uint32_t res;      /* its first resource: the private link (ideal) or the
-                        sender's shaper for b's class (netem, tcp) */
+  uint32_t res;      /* its first resource: the private link (ideal, or
+                        path shaping's private pair), the sender's shaper
+                        for b's class (tc) or the path (path shaping) */
   int sockets;       /* TCP sockets of each channel's connection */
+  sim_queue_event ev_sock; /* when the head's rate brings waiter in */
   double flow_bpns;  /* the path's cap per TCP flow, bytes/ns (INFINITY) */
   uint32_t qhead, qtail; /* its messages in issue order: the head sends */
   uint32_t waiter;   /* the oldest message not yet in the socket buffers */
+  int active;
   double issued;     /* bytes issued on the connection, in all */
   double done_bytes; /* bytes of its messages whose last byte has left */
-  sim_queue_event ev_sock; /* when the head's rate brings waiter in */
   double cwnd;       /* tcp: window per socket kept by the connection */
   int64_t last_end;  /* tcp: when its last flow left (idle restarts) */
-  int active;
   bool opened;       /* tcp: the connection's handshake is done */
-  bool lat_ok;       /* lat_ms, lat_ns, rtt_ns read after static_from */
+  bool lat_ok;       /* lat_ms, lat_ns, rtt_ns and the windows read after
+                        static_from: final */
+  bool path_keys;    /* the windows were read from a link giving path keys
+                        (they then follow its RTT and keys) */
   double lat_ms, rtt_ns;
   int64_t lat_ns;
+  double window;     /* bytes per socket: its socket buffers */
+  double cwnd_max;   /* tcp: the window a socket grows to (the window, or
+                        less on a lossy path): transport_path_of's */
 } pair;
+_Static_assert(sizeof(pair) == 128, "a pair is 128 bytes, without padding");
 
 typedef struct netcls {
   double lat, bw;  /* the class's key at t = 0 */
@@ -93,7 +103,7 @@ struct sim_net {
   const sim_net_topo *topo;
   transport_model model;
   transport_options opt;
-  double window;
+  double fit_window; /* params' window_bytes when the net was made */
   sim_queue *q;
   int base;
   sim_net_hooks hooks;
@@ -108,6 +118,8 @@ struct sim_net {
   size_t nres, res_cap;
   uint32_t *nic_out, *nic_in; /* per NIC index, NONE when unlimited */
   devcls *cls;
+  uint32_t *path_res; /* path shaping: path id -> its resource (NONE until
+                         a flow uses it); allocated at the first */
 
   pair *pairs;
   size_t npairs, pairs_cap;
@@ -158,6 +170,8 @@ static inline double rtt_ns_of(double there_ms, double back_ms) {
 uint32_t sim_net_res_add(sim_net *n, int kind, double cap, int a, int b);
 /* The egress shaper of a for destination b's class (netem, tcp). */
 uint32_t sim_net_res_shaper(sim_net *n, int a, int b);
+/* The shared resource of path id (path shaping), created for a -> b. */
+uint32_t sim_net_res_path(sim_net *n, int id, int a, int b);
 /* Reads resource id's capacity at now; seeds it when it changed. */
 void sim_net_res_refresh(sim_net *n, uint32_t id, int64_t now);
 /* Schedules the next trace change while flows send (or learns the network
@@ -168,14 +182,15 @@ void sim_net_trace_changed(sim_net *n, int64_t now);
 /* ---- net_pair.c: the pair map and the connections' streams ---- */
 
 /* The pair (connection) a -> b of operations with `channels` channels,
- * created on first use. Its index. */
-uint32_t sim_net_pair_get(sim_net *n, int a, int b, int channels);
+ * created on first use at now. Its index. */
+uint32_t sim_net_pair_get(sim_net *n, int a, int b, int channels, int64_t now);
 /* The socket buffers of p: every socket of its channels, a window each. */
-static inline double pair_room(const sim_net *n, const pair *p) {
-  return p->channels * p->sockets * n->window;
+static inline double pair_room(const pair *p) {
+  return p->channels * p->sockets * p->window;
 }
 /* The one-way latency of p at now in ms; *ns in whole ns, *rtt_ns the
- * round trip (the two directions may differ). */
+ * round trip (the two directions may differ); p's windows read at now
+ * too (its link's keys, transport_path_of). */
 double sim_net_pair_latency(sim_net *n, pair *p, int64_t now, int64_t *ns,
                             double *rtt_ns);
 /* Hands p's waiting messages that fit to its sockets (see net_pair.c). */
@@ -200,7 +215,7 @@ double sim_net_tcp_weight(const flow *f);
 /* Flow id starts sending at now: RTT, weight, window, first epoch. */
 void sim_net_tcp_begin(sim_net *n, uint32_t id, int64_t now);
 /* The window f's connection keeps once f's last byte left. */
-void sim_net_tcp_left(sim_net *n, const flow *f, pair *p);
+void sim_net_tcp_left(const flow *f, pair *p);
 /* Flow id's slow-start epoch (one RTT) ends at now. */
 void sim_net_tcp_epoch(sim_net *n, uint32_t id, int64_t now);
 

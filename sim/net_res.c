@@ -1,15 +1,19 @@
-/* net_res: the resource graph — NIC egress and ingress (netem, tcp), one
- * egress shaper per sender per destination class (netem, tcp: a class is a
- * distinct (delay, rate) value at t = 0 among the sender's destinations;
- * its rate then follows the class's first destination) and one private
- * link per ordered pair (ideal) — and the trace that moves their
- * capacities.
+/* net_res: the resource graph — NIC egress and ingress (netem, tcp); under
+ * tc shaping one egress shaper per sender per destination class (netem,
+ * tcp: a class is a distinct (delay, rate) value at t = 0 among the
+ * sender's destinations; its rate then follows the class's first
+ * destination); under path shaping one resource per path between two
+ * sites (its rate the link of its first pair, which every pair on it
+ * shares) and a private one per ordered device pair inside a site or
+ * overridden; one private link per ordered pair (ideal) — and the trace
+ * that moves their capacities.
  * Invariant: the solver's resource i lists exactly the SENDING flows that
  * cross res[i]; once next_change has answered TRACE_NEVER (static_from), a
  * capacity read from then on is final (res.fixed) and never read again. */
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/net_parts.h"
 
@@ -33,6 +37,17 @@ uint32_t sim_net_res_shaper(sim_net *n, int a, int b) {
   uint32_t r = sim_net_res_add(n, RES_SHAPER, 0, a, b);
   c->v[c->n++] = (netcls){v.latency_ms, v.bandwidth_gbps, r};
   return r;
+}
+
+uint32_t sim_net_res_path(sim_net *n, int id, int a, int b) {
+  assert(id >= 0 && id < n->topo->npaths);
+  if (!n->path_res) {
+    n->path_res = mem_alloc((size_t)n->topo->npaths * sizeof *n->path_res);
+    memset(n->path_res, 0xff, (size_t)n->topo->npaths * sizeof *n->path_res);
+  }
+  if (n->path_res[id] == NONE)
+    n->path_res[id] = sim_net_res_add(n, RES_PATH, 0, a, b);
+  return n->path_res[id];
 }
 
 void sim_net_trace_arm(sim_net *n, int64_t now) {
@@ -60,8 +75,8 @@ void sim_net_trace_changed(sim_net *n, int64_t now) {
     for (size_t i = 0; i < n->nflows; i++) {
       flow *f = &n->flows[i];
       if (f->state != FLOW_SENDING) continue;
-      f->rtt_ns = rtt_ns_of(link_at(n, f->a, f->b, now).latency_ms,
-                            link_at(n, f->b, f->a, now).latency_ms);
+      int64_t lat_ns; /* the round trip and the windows at now */
+      sim_net_pair_latency(n, &n->pairs[f->pair], now, &lat_ns, &f->rtt_ns);
       double c = sim_net_tcp_cap(n, f);
       sim_maxmin_var *v = var_at(n, (uint32_t)i);
       if (c != v->cap) {

@@ -29,9 +29,9 @@
  * its path's per-flow cap. */
 double sim_net_tcp_cap(const sim_net *n, const flow *f) {
   if (f->rtt_ns < RTT_WINDOW_MIN_NS) return f->flow_cap;
+  double W = n->pairs[f->pair].cwnd_max;
   return fmin(f->flow_cap,
-              f->nsock * fmin(f->slow_start ? f->cwnd : n->window, n->window) /
-                  f->rtt_ns);
+              f->nsock * fmin(f->slow_start ? f->cwnd : W, W) / f->rtt_ns);
 }
 
 /* tcp's weight of f: one per socket, RTT-unfair (a socket's share of a
@@ -60,7 +60,8 @@ void sim_net_tcp_epoch(sim_net *n, uint32_t id, int64_t now) {
   bool share_bound = v->rate < v->cap * (1 - RATE_REL_TOL);
   f->cwnd *= 2;
   f->ep_sent = net_fmin(f->size, f->sent + v->rate * (double)(now - f->t_upd));
-  if (share_bound || f->cwnd >= n->window) f->slow_start = false;
+  if (share_bound || f->cwnd >= n->pairs[f->pair].cwnd_max)
+    f->slow_start = false;
   v->cap = sim_net_tcp_cap(n, f);
   if (f->slow_start)
     f->ev_epoch = sim_queue_push(n->q, now + (int64_t)f->rtt_ns,
@@ -80,9 +81,9 @@ void sim_net_tcp_begin(sim_net *n, uint32_t id, int64_t now) {
   v->w = sim_net_tcp_weight(f);
   pr->cwnd = connection_window(n, pr, f->rtt_ns, now);
   f->cwnd = pr->cwnd;
-  f->slow_start = f->cwnd < n->window && f->rtt_ns >= RTT_WINDOW_MIN_NS;
+  f->slow_start = f->cwnd < pr->cwnd_max && f->rtt_ns >= RTT_WINDOW_MIN_NS;
   v->cap = sim_net_tcp_cap(n, f);
-  assert(!f->slow_start || f->cwnd < n->window);
+  assert(!f->slow_start || f->cwnd < pr->cwnd_max);
   if (f->slow_start)
     f->ev_epoch = sim_queue_push(n->q, now + (int64_t)f->rtt_ns,
                                  n->base + EV_EPOCH, id);
@@ -91,8 +92,8 @@ void sim_net_tcp_begin(sim_net *n, uint32_t id, int64_t now) {
 /* Slow start grows the window by the bytes acknowledged (RFC 5681): a
  * message that ends inside an epoch still grows it, by what it sent in
  * that epoch, so a stream of short messages ramps up as a long one does. */
-void sim_net_tcp_left(sim_net *n, const flow *f, pair *p) {
+void sim_net_tcp_left(const flow *f, pair *p) {
   p->cwnd = f->slow_start
-                ? fmin(n->window, f->cwnd + (f->size - f->ep_sent) / f->nsock)
-                : n->window;
+                ? fmin(p->cwnd_max, f->cwnd + (f->size - f->ep_sent) / f->nsock)
+                : p->cwnd_max;
 }

@@ -30,18 +30,20 @@ sim_options sim_options_default(void) {
 
 /* What a run knows per device (every array ndevices long): its GPU, its
  * NIC index (one NIC per device, or one per site whose GPUs share it) and
- * the NICs' capacities, NCCL sockets, per-flow cap and compute factor. */
+ * the NICs' capacities, NCCL sockets, per-flow cap, hosts' TCP window and
+ * compute factor. */
 typedef struct devices {
   const spec_gpu **gpu;
   int *nic, *sockets;
-  double *nic_gbps, *flow_gbps, *factor;
+  double *nic_gbps, *flow_gbps, *window, *factor;
   int nnics;
   int *layers;  /* the balanced layers per stage, when asked (else NULL) */
 } devices;
 
 static void devices_free(devices *d) {
   free(d->gpu), free(d->nic), free(d->sockets);
-  free(d->nic_gbps), free(d->flow_gbps), free(d->factor), free(d->layers);
+  free(d->nic_gbps), free(d->flow_gbps), free(d->window), free(d->factor);
+  free(d->layers);
 }
 
 struct sim_engine {
@@ -61,11 +63,16 @@ struct sim_engine {
 
 static trace_value topo_link(const void *ctx, int a, int b, int64_t t) {
   const sim_engine *x = ctx;
+  if (!x->faults) return scenario_link(x->s, a, b, t); /* a tail call */
   trace_value v = scenario_link(x->s, a, b, t);
-  if (x->faults)
-    v.bandwidth_gbps *= fault_link_factor(x->faults, x->s->device_site[a],
-                                          x->s->device_site[b], t);
+  v.bandwidth_gbps *= fault_link_factor(x->faults, x->s->device_site[a],
+                                        x->s->device_site[b], t);
   return v;
+}
+
+static int topo_path(const void *ctx, int a, int b) {
+  const sim_engine *x = ctx;
+  return scenario_path(x->s, a, b);
 }
 
 static int64_t topo_next(const void *ctx, int64_t t) {
@@ -182,8 +189,8 @@ static int check_shape(const scenario *s, const spec_workload *w,
   return check_graph(s, w, e);
 }
 
-/* Allocates d's arrays for s's devices and lays out their NICs, sockets
- * and flow caps (the GPUs and compute factors are devices_fill's). */
+/* Allocates d's arrays for s's devices and lays out their NICs, sockets,
+ * flow caps and windows (the GPUs and compute factors are devices_fill's). */
 static void devices_layout(devices *d, const scenario *s) {
   size_t n = (size_t)s->ndevices;
   *d = (devices){.gpu = mem_calloc(n, sizeof *d->gpu),
@@ -191,6 +198,7 @@ static void devices_layout(devices *d, const scenario *s) {
                  .sockets = mem_alloc(n * sizeof *d->sockets),
                  .nic_gbps = mem_alloc(n * sizeof *d->nic_gbps),
                  .flow_gbps = mem_alloc(n * sizeof *d->flow_gbps),
+                 .window = mem_alloc(n * sizeof *d->window),
                  .factor = mem_alloc(n * sizeof *d->factor)};
   for (int i = 0; i < s->nsites; i++) {
     const scenario_site *site = &s->sites[i];
@@ -200,6 +208,7 @@ static void devices_layout(devices *d, const scenario *s) {
       d->nic[dev] = d->nnics - 1;
       d->sockets[dev] = site->nccl_sockets;
       d->flow_gbps[dev] = site->flow_gbps;
+      d->window[dev] = site->tcp_window_bytes;
     }
   }
 }
@@ -288,15 +297,19 @@ static void build(sim_graph *g, const sim_train_inputs *in, bool full,
   }
 }
 
-/* The network of x->s as the net sees it: NICs, sockets, flow caps and the
- * topology callbacks (faults included); the device speeds of the faults. */
+/* The network of x->s as the net sees it: NICs, sockets, flow caps,
+ * windows, the shaping and the topology callbacks (faults included); the
+ * device speeds of the faults. */
 static void engine_topo(sim_engine *x) {
   const devices *d = &x->d;
   x->topo = (sim_net_topo){.ndevices = x->s->ndevices, .ctx = x,
                            .link = topo_link, .next_change = topo_next,
                            .nic = d->nic, .nic_gbps = d->nic_gbps,
                            .nnics = d->nnics, .sockets = d->sockets,
-                           .flow_gbps = d->flow_gbps};
+                           .flow_gbps = d->flow_gbps, .window = d->window,
+                           .shaping = x->s->shaping,
+                           .npaths = x->s->nsites * x->s->nsites,
+                           .path = topo_path};
   x->speed = (sim_graph_speed){x, engine_speed, engine_speed_next};
 }
 

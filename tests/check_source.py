@@ -441,6 +441,7 @@ DISPATCH_MAPS = [
     ("WORKLOAD_DP_ALGO_MAP", "traces/workload.h", "SPEC_"),
     ("WORKLOAD_RUNTIME_MAP", "traces/workload.h", "SPEC_RUNTIME_"),
     ("TRANSPORT_MODEL_MAP", "models/transport.h", "TRANSPORT_"),
+    ("SCENARIO_SHAPING_MAP", "traces/scenario.h", "SCENARIO_SHAPING_"),
 ]
 SWITCH = re.compile(r"\bswitch\s*\(")
 NAME_INDEX = re.compile(r"\b(?:\w+_find|\w+_parse)\s*\(")

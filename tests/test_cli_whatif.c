@@ -152,8 +152,9 @@ Test(cli_whatif, every_table_states_the_setup) {
     snprintf(line, sizeof line, cmds[i], base);
     support_run r = {0};
     cr_assert_eq(support_geodes(&r, "%s", line), 0, "%s", r.err);
-    cr_expect(strstr(r.out, "transport   tcp, window 1.45 MB, sockets per "
-                            "connection: p2p 1 (1 channel)"), "%s", r.out);
+    cr_expect(strstr(r.out, "transport   tcp, path shaping, window 3.15 MB, "
+                            "sockets per connection: p2p 1 (1 channel)"),
+              "%s", r.out);
     cr_expect(strstr(r.out, "runtime dtfm\n"), "%s", r.out);
     cr_expect(strstr(r.out, "workload    gpt3-small, 12 layers split 6,6 "
                             "(even), gpipe, 4 passes x 4 micro-batches of 1, "

@@ -480,7 +480,7 @@ Test(cost, from_scenario_matches_scenario_link) {
   double lat[N * N] = {0}, bw[N * N];
   for (int a = 0; a < N; a++)
     for (int b = 0; b < N; b++) {
-      trace_value v = a == b ? (trace_value){0, 1} : scenario_link(s, a, b, 0);
+      trace_value v = a == b ? (trace_value){.latency_ms = 0, .bandwidth_gbps = 1} : scenario_link(s, a, b, 0);
       lat[a * N + b] = v.latency_ms, bw[a * N + b] = v.bandwidth_gbps;
     }
   cost_ctx *want = cost_ctx_new(2, 3, lat, bw, 0.5, 0.75);
@@ -555,7 +555,7 @@ static cost_ctx *dense_ctx(const scenario *s) {
   double *bw = calloc((size_t)n * n, sizeof *bw);
   for (int a = 0; a < n; a++)
     for (int b = 0; b < n; b++) {
-      trace_value v = a == b ? (trace_value){0, 1} : scenario_link(s, a, b, 0);
+      trace_value v = a == b ? (trace_value){.latency_ms = 0, .bandwidth_gbps = 1} : scenario_link(s, a, b, 0);
       lat[(size_t)a * n + b] = v.latency_ms;
       bw[(size_t)a * n + b] = v.bandwidth_gbps;
     }

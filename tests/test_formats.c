@@ -1,9 +1,10 @@
 /* test_formats: traces/FORMATS.md is the reference users read (issue 20,
  * 1), so every key a reader takes must be in it: each key of the scenario
  * loader's lists (top level, sites, network, links, overrides, workload,
- * cost) as `prefix.key` in the scenario section, each sweep key and each
- * results column as a row "| `key` |" of its section. A key added to a
- * reader without a line in the reference fails here. */
+ * cost) as `prefix.key` in the scenario section, each sweep key, each
+ * results column and each optional column of a trace CSV (its path keys)
+ * as a row "| `key` |" of its section. A key added to a reader without a
+ * line in the reference fails here. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "analysis/db.h"
 #include "analysis/sweep.h"
 #include "tests/support.h"
+#include "traces/trace.h"
 
 /* The text of FORMATS.md between the heading "## title" and the next
  * "## " heading (malloc'd). */
@@ -80,6 +82,17 @@ Test(formats, every_results_column_is_documented) {
     snprintf(row, sizeof row, "| `%s` |", *c);
     cr_expect(strstr(s, row), "results column %s is not documented in "
               "traces/FORMATS.md", *c);
+  }
+  free(s);
+}
+
+Test(formats, every_trace_column_is_documented) {
+  char *s = section("Trace CSV");
+  for (int k = 0; k < TRACE_NPATH_KEYS; k++) {
+    char row[96];
+    snprintf(row, sizeof row, "| `%s` |", trace_path_keys[k].name);
+    cr_expect(strstr(s, row), "trace column %s is not documented in "
+              "traces/FORMATS.md", trace_path_keys[k].name);
   }
   free(s);
 }

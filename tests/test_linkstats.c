@@ -191,3 +191,48 @@ Test(linkstats, too_fine_a_resolution) {
   sim_linkstats_free(&ls);
   scenario_free(s);
 }
+
+/* A site pair's capacity under each shaping (issue 31): sites a = {0, 1}
+ * and b = {2, 3}, 8 Gbit/s everywhere. Devices 0 and 1 send to 2: under tc
+ * two shapers, 16 Gbit/s; under path one path, 8. Inside a: 0 -> 1 and
+ * 1 -> 0 under path are two private links (16), under tc two senders (16);
+ * 0 -> 1 twice, one private link (8) and one shaper (8). */
+Test(linkstats, capacity_follows_the_shaping) {
+  static const sim_task X[] = {
+      {.kind = SIM_TASK_XFER, .dev = 0, .dst = 2, .channels = 1, .bytes = 1000,
+       .t_start = 0, .t_left = 900, .t_done = 2000},
+      {.kind = SIM_TASK_XFER, .dev = 1, .dst = 2, .channels = 1, .bytes = 1000,
+       .t_start = 0, .t_left = 900, .t_done = 2000},
+      {.kind = SIM_TASK_XFER, .dev = 0, .dst = 1, .channels = 1, .bytes = 1000,
+       .t_start = 0, .t_left = 900, .t_done = 2000},
+      {.kind = SIM_TASK_XFER, .dev = 1, .dst = 0, .channels = 1, .bytes = 1000,
+       .t_start = 0, .t_left = 900, .t_done = 2000},
+      {.kind = SIM_TASK_XFER, .dev = 2, .dst = 3, .channels = 1, .bytes = 1000,
+       .t_start = 0, .t_left = 900, .t_done = 2000},
+      {.kind = SIM_TASK_XFER, .dev = 2, .dst = 3, .channels = 2, .bytes = 1000,
+       .t_start = 0, .t_left = 900, .t_done = 2000}};
+  const char *text =
+      "{\"name\": \"four\", \"sites\": [{\"name\": \"a\", \"devices\": 2}, "
+      "{\"name\": \"b\", \"devices\": 2}], \"network\": {\"shaping\": \"%s\", "
+      "\"latency_ms\": 0.001, \"bandwidth_gbps\": 8}, \"workload\": "
+      "{\"model\": \"gpt3-xl\", \"layers\": 2, \"batch\": 2, \"micro_batch\": "
+      "1, \"stages\": 2, \"replicas\": 2}}";
+  const double want[2][3] = {{16, 16, 8}, {8, 16, 8}}; /* tc, path */
+  for (int p = 0; p < 2; p++) {
+    char json[1024];
+    snprintf(json, sizeof json, text, p ? "path" : "tc");
+    scenario *s = support_scenario(support_write_file(support_path("f.json"),
+                                                      json));
+    transport_options o = transport_options_default();
+    sim_linkstats ls;
+    sim_linkstats_build(s, &o, X, 6, 0, 3000, &ls);
+    cr_expect_float_eq(find(&ls, SIM_LS_LINK, 0, 1)->capacity_gbps, want[p][0],
+                       1e-12, "%d a > b", p);
+    cr_expect_float_eq(find(&ls, SIM_LS_LINK, 0, 0)->capacity_gbps, want[p][1],
+                       1e-12, "%d a > a", p);
+    cr_expect_float_eq(find(&ls, SIM_LS_LINK, 1, 1)->capacity_gbps, want[p][2],
+                       1e-12, "%d b > b", p);
+    sim_linkstats_free(&ls);
+    scenario_free(s);
+  }
+}

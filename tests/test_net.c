@@ -2,7 +2,9 @@
  * alpha + S/beta), hand-solved max-min shares, a naive global water-filling
  * reference on random flow sets (also as flows start and end), trace changes
  * mid-transfer (also during the first latency, and after the last change),
- * and the TCP model against the ns-3 reference points. */
+ * the TCP model against the ns-3 reference points, and the two shapings
+ * (tc's shaper per sender, path's capacity per site pair) with the path
+ * keys (a link's flow_gbps and loss, the hosts' windows) by hand. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -24,6 +26,9 @@ typedef struct tnet {
   int nic[MAXD];
   double nic_gbps[MAXD];
   int sockets[MAXD];
+  int site[MAXD];          /* path shaping: device -> site */
+  int nsites;
+  bool priv[MAXD][MAXD];   /* path shaping: an overridden pair */
   sim_net_topo topo;
   sim_queue *q;
   sim_net *net;
@@ -35,6 +40,12 @@ typedef struct tnet {
 static trace_value tlink(const void *ctx, int a, int b, int64_t t) {
   const tnet *T = ctx;
   return t >= T->t_change ? T->after : T->v[a][b];
+}
+
+static int tpath(const void *ctx, int a, int b) {
+  const tnet *T = ctx;
+  if (T->site[a] == T->site[b] || T->priv[a][b]) return -1;
+  return T->site[a] * T->nsites + T->site[b];
 }
 
 static int64_t tnext(const void *ctx, int64_t t) {
@@ -56,7 +67,8 @@ static void hook_arrived(void *ctx, uint32_t tag, int64_t t) {
   T->arrived[tag] = t;
 }
 
-/* (Re)creates T's net under model m with window (<= 0: 4 MiB). */
+/* (Re)creates T's net under model m with window (<= 0: each connection's
+ * own: the hosts' default without topo.window). */
 static void tnet_net(tnet *T, transport_model m, double window) {
   transport_options o = transport_options_default();
   o.model = m;
@@ -70,7 +82,7 @@ static void tnet_init(tnet *T, int nd, double lat_ms, double gbps,
                       double nic_gbps, transport_model m, double window) {
   memset(T, 0, sizeof *T);
   for (int a = 0; a < nd; a++) {
-    for (int b = 0; b < nd; b++) T->v[a][b] = (trace_value){lat_ms, gbps};
+    for (int b = 0; b < nd; b++) T->v[a][b] = (trace_value){.latency_ms = lat_ms, .bandwidth_gbps = gbps};
     T->nic[a] = a;
     T->nic_gbps[a] = nic_gbps;
   }
@@ -83,6 +95,18 @@ static void tnet_init(tnet *T, int nd, double lat_ms, double gbps,
   T->q = sim_queue_new();
   tnet_net(T, m, window);
   for (int i = 0; i < MAXF; i++) T->left[i] = T->arrived[i] = -1;
+}
+
+/* Path shaping over nsites sites of nd / nsites devices each (devices in
+ * site order), the net (re)made under m and window. */
+static void tnet_path(tnet *T, int nd, int nsites, transport_model m,
+                      double window) {
+  T->nsites = nsites;
+  for (int d = 0; d < nd; d++) T->site[d] = d / (nd / nsites);
+  T->topo.shaping = SCENARIO_SHAPING_PATH;
+  T->topo.npaths = nsites * nsites;
+  T->topo.path = tpath;
+  tnet_net(T, m, window);
 }
 
 static int64_t tnet_run(tnet *T) {
@@ -139,7 +163,7 @@ Test(net, three_flows_hand_solved_shares) {
    * saturates at 0.5 each, the NIC leaves 0.6 for the flow to 3. */
   tnet T;
   tnet_init(&T, 4, 10, 1, 1.6, TRANSPORT_NETEM, 0);
-  T.v[0][3] = (trace_value){50, 1};
+  T.v[0][3] = (trace_value){.latency_ms = 50, .bandwidth_gbps = 1};
   sim_net_start(T.net, 0, 0, 1, 1e9, 0);
   sim_net_start(T.net, 0, 0, 2, 1e9, 1);
   sim_net_start(T.net, 0, 0, 3, 1e9, 2);
@@ -306,7 +330,7 @@ Test(net, values_after_the_last_change_are_the_new_ones) {
   tnet T;
   tnet_init(&T, 3, 100, 1, 0, TRANSPORT_NETEM, 0);
   T.t_change = 50000000;
-  T.after = (trace_value){20, 0.5};
+  T.after = (trace_value){.latency_ms = 20, .bandwidth_gbps = 0.5};
   sim_net_start(T.net, 0, 0, 1, 1e7, 0);
   sim_net_start(T.net, 0, 0, 2, 1000, 3);
   sim_queue_push(T.q, 200000000, 1, 1);
@@ -351,7 +375,7 @@ static void halving_case(int64_t tc, transport_model m) {
   tnet T;
   tnet_init(&T, 2, 100, 1, 0, m, 0);
   T.t_change = tc;
-  T.after = (trace_value){100, 0.5};
+  T.after = (trace_value){.latency_ms = 100, .bandwidth_gbps = 0.5};
   double S = 5e8;
   sim_net_start(T.net, 0, 0, 1, S, 0);
   tnet_run(&T);
@@ -380,7 +404,7 @@ Test(net, latency_change_applies_when_last_byte_leaves) {
   tnet T;
   tnet_init(&T, 2, 100, 1, 0, TRANSPORT_NETEM, 0);
   T.t_change = 50000000;
-  T.after = (trace_value){20, 1};
+  T.after = (trace_value){.latency_ms = 20, .bandwidth_gbps = 1};
   sim_net_start(T.net, 0, 0, 1, 1e8, 0);
   tnet_run(&T);
   cr_assert(llabs(T.arrived[0] - 820000000) <= 1);
@@ -632,22 +656,22 @@ Test(net, a_projection_past_the_horizon_may_come_back) {
  * windows per RTT: each as transport_message_s (the predictor's) has it
  * alone. */
 Test(net, p2p_and_collective_are_separate_connections) {
-  double W = TRANSPORT_DEFAULT_WINDOW, S = 3e7, rtt = 0.020, rate = 10e9 / 8;
+  double W = TRANSPORT_DTFM_WINDOW, S = 3e7, rtt = 0.020, rate = 10e9 / 8;
   tnet T;
   tnet_init(&T, 2, 10, 10, 0, TRANSPORT_TCP, W);
   sim_net_set_connections(T.net, SIM_NET_FRESH);
   int coll = TRANSPORT_NCCL_RING_CHANNELS, p2p = TRANSPORT_P2P_CHANNELS;
   sim_net_start_on(T.net, 0, 0, 1, S, coll, 0);
   int64_t t1 = tnet_run(&T);
-  transport_options o = {.model = TRANSPORT_TCP, .window_bytes = W};
-  double cw = 0, first = transport_message_s(S, rtt, rate, coll, 1, &o, &cw);
+  transport_model tcp = TRANSPORT_TCP;
+  double cw = 0, first = transport_message_s(S, rtt, rate, coll, 1, tcp, W, &cw);
   cr_assert_float_eq(cw, W, 1e-9, "the collective's connection grew: %g", cw);
   cr_assert(fabs((double)T.arrived[0] * 1e-9 - first - 0.010) < 1e-6);
   sim_net_start_on(T.net, t1, 0, 1, S, p2p, 1);
   sim_net_start_on(T.net, t1, 0, 1, S, coll, 2);
   tnet_run(&T);
-  double pw = 0, p2p_s = transport_message_s(S, rtt, rate, p2p, 1, &o, &pw);
-  double warm = transport_message_s(S, rtt, rate, coll, 1, &o, &cw);
+  double pw = 0, p2p_s = transport_message_s(S, rtt, rate, p2p, 1, tcp, W, &pw);
+  double warm = transport_message_s(S, rtt, rate, coll, 1, tcp, W, &cw);
   cr_assert_float_eq(warm, S / (2 * W / rtt), 1e-9, "warm: 2 windows per RTT");
   double got1 = (double)(T.arrived[1] - t1) * 1e-9 - 0.010;
   double got2 = (double)(T.arrived[2] - t1) * 1e-9 - 0.010;
@@ -674,4 +698,107 @@ Test(net, fmin_inline_is_fmin_bit_for_bit) {
       cr_assert(memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b)),
                 "net_fmin(%g, %g) = %g, fmin gives %g", v[i], v[j], a, b);
     }
+}
+
+/* Path shaping (issue 31): N flows from N devices of site A to N devices of
+ * site B, each window-bound alone at W / RTT = 1e6 B / 20 ms = 50 MB/s
+ * (0.4 Gbit/s, one socket, warm). On a 10 Gbit/s path N x 0.4 fits: each
+ * gets its window's rate; on a 1 Gbit/s path they share it, 1 / N each.
+ * Under tc each sender has its own shaper of the link's rate, so the same
+ * 1 Gbit/s link carries N x 0.4 Gbit/s. */
+Test(net, path_flows_between_two_sites_share_its_capacity) {
+  const int N = 4;
+  const double W = 1e6, rate = W / 0.020;
+  const double gbps[] = {10, 1};
+  for (int k = 0; k < 2; k++)
+    for (int sh = 0; sh < 2; sh++) {
+      tnet T;
+      tnet_init(&T, 2 * N, 10, gbps[k], 0, TRANSPORT_TCP, W);
+      if (sh) tnet_path(&T, 2 * N, 2, TRANSPORT_TCP, W);
+      for (int i = 0; i < N; i++) sim_net_start(T.net, 0, i, N + i, 1e9, (uint32_t)i);
+      double want = sh && k ? 1e9 / 8 / N : rate, sum = 0;
+      for (int i = 0; i < N; i++) {
+        double r = sim_net_rate_of(T.net, (uint32_t)i);
+        cr_assert_float_eq(r, want, 1e-6 * want, "%s, %g Gbit/s: flow %d at "
+                           "%g B/s, not %g", sh ? "path" : "tc", gbps[k], i,
+                           r, want);
+        sum += r;
+      }
+      if (sh && k) cr_assert_float_eq(sum, 1e9 / 8, 1, "the path's capacity");
+      if (!sh && k) cr_assert_gt(sum, 1e9 / 8, "tc: a shaper per sender");
+      tnet_done(&T);
+    }
+}
+
+/* Inside a site the fabric is non-blocking: device 0's flows to 1 and to 2
+ * (one site, 1 Gbit/s, no NICs) get the link's rate each under path; under
+ * tc they share 0's shaper for that class, half each. */
+Test(net, path_inside_a_site_does_not_share) {
+  for (int sh = 0; sh < 2; sh++) {
+    tnet T;
+    tnet_init(&T, 3, 1, 1, 0, TRANSPORT_NETEM, 0);
+    if (sh) tnet_path(&T, 3, 1, TRANSPORT_NETEM, 0);
+    sim_net_start(T.net, 0, 0, 1, 1e9, 0);
+    sim_net_start(T.net, 0, 0, 2, 1e9, 1);
+    double want = sh ? 1e9 / 8 : 1e9 / 16;
+    cr_assert_float_eq(sim_net_rate_of(T.net, 0), want, 1e-3);
+    cr_assert_float_eq(sim_net_rate_of(T.net, 1), want, 1e-3);
+    tnet_done(&T);
+  }
+}
+
+/* An overridden device pair has its own link: sites A = {0, 1} and
+ * B = {2, 3}, a 1 Gbit/s path; 0 -> 2 overridden (its own 1 Gbit/s) and
+ * 1 -> 3 on the path get 1 Gbit/s each; without the override they share
+ * the path, half each. A p2p send and a collective between the overridden
+ * pair share its one private link (by their sockets, 1 and 2). */
+Test(net, path_an_overridden_pair_has_its_own_link) {
+  for (int o = 0; o < 2; o++) {
+    tnet T;
+    tnet_init(&T, 4, 5, 1, 0, TRANSPORT_NETEM, 0);
+    T.priv[0][2] = T.priv[2][0] = o;
+    tnet_path(&T, 4, 2, TRANSPORT_NETEM, 0);
+    sim_net_start(T.net, 0, 0, 2, 1e9, 0);
+    sim_net_start(T.net, 0, 1, 3, 1e9, 1);
+    double want = o ? 1e9 / 8 : 1e9 / 16;
+    cr_assert_float_eq(sim_net_rate_of(T.net, 0), want, 1e-3);
+    cr_assert_float_eq(sim_net_rate_of(T.net, 1), want, 1e-3);
+    if (o) {
+      /* weights by sockets: the p2p send's 1 against the collective's 2 */
+      sim_net_start_on(T.net, 0, 0, 2, 1e9, TRANSPORT_NCCL_RING_CHANNELS, 2);
+      cr_assert_float_eq(sim_net_rate_of(T.net, 0), 1e9 / 8 / 3, 1e-3);
+      cr_assert_float_eq(sim_net_rate_of(T.net, 2), 2e9 / 8 / 3, 1e-3);
+    }
+    tnet_done(&T);
+  }
+}
+
+/* The path keys on one warm socket, 10 Gbit/s that never binds: a link's
+ * flow_gbps sets its window to flow x RTT, so the flow runs at flow_gbps
+ * (0.3 Gbit/s over 40 ms); a loss rate bounds it to Padhye's rate (1 %, a
+ * 50 ms round trip: 318715.84 B/s, transport_test's hand value); the hosts'
+ * windows give min(a's, b's) / RTT. */
+Test(net, path_keys_bound_a_socket) {
+  tnet T;
+  tnet_init(&T, 2, 20, 10, 0, TRANSPORT_TCP, 0);
+  T.v[0][1].flow_gbps = 0.3;
+  tnet_net(&T, TRANSPORT_TCP, 0);
+  sim_net_start(T.net, 0, 0, 1, 1e9, 0);
+  cr_assert_float_eq(sim_net_rate_of(T.net, 0), 0.3e9 / 8, 1e-3);
+  tnet_done(&T);
+  tnet_init(&T, 2, 25, 10, 0, TRANSPORT_TCP, 0);
+  T.v[0][1].loss = 0.01;
+  tnet_net(&T, TRANSPORT_TCP, 0);
+  sim_net_start(T.net, 0, 0, 1, 1e9, 0);
+  cr_assert_float_eq(sim_net_rate_of(T.net, 0), 318715.84, 0.1);
+  tnet_done(&T);
+  double win[2] = {1e6, 2e6};
+  tnet_init(&T, 2, 10, 10, 0, TRANSPORT_TCP, 0);
+  T.topo.window = win;
+  tnet_net(&T, TRANSPORT_TCP, 0);
+  sim_net_start(T.net, 0, 0, 1, 1e9, 0);
+  sim_net_start(T.net, 0, 1, 0, 1e9, 1);
+  cr_assert_float_eq(sim_net_rate_of(T.net, 0), 1e6 / 0.020, 1e-3);
+  cr_assert_float_eq(sim_net_rate_of(T.net, 1), 1e6 / 0.020, 1e-3);
+  tnet_done(&T);
 }

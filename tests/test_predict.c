@@ -150,8 +150,10 @@ static void calibration_pipeline(world *x, double ms, double gbps, int M) {
   snprintf(text, sizeof text,
            "{\"name\": \"pipeline\", \"sites\": [{\"name\": \"p3\", \"devices\": 8, "
            "\"gpu\": \"V100\", \"nic_gbps\": 10, \"nccl_sockets\": 16, "
-           "\"flow_gbps\": 5, \"compute_efficiency\": 0.7602545968882602}],"
-           "\"network\": {\"latency_ms\": %g, \"bandwidth_gbps\": %g},"
+           "\"flow_gbps\": 5, \"compute_efficiency\": 0.7602545968882602, "
+           "\"tcp_window_bytes\": 1.45e6}],"
+           "\"network\": {\"shaping\": \"tc\", \"latency_ms\": %g, "
+           "\"bandwidth_gbps\": %g},"
            "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 24, \"batch\": %d,"
            " \"micro_batch\": 1, \"stages\": 8, \"replicas\": 1,"
            " \"micro_batches_per_pass\": %d}}",
@@ -688,4 +690,60 @@ Test(predict, central_ps_reduce_runs_nccl_ring_order) {
   double reverse = 2 * alpha + c / beta + c / slow + (S - c) / slow + op;
   cr_assert_gt(reverse, 4 * t);
   scenario_free(x.s);
+}
+
+/* Two sites of `per` V100 each under path shaping (the scenario's
+ * default): 20 ms and 1 Gbit/s between them, 0.1 ms and 10 Gbit/s inside
+ * each, NICs that never bind (so TCP's RTT-unfair shares of a NIC, which
+ * the predictor leaves out, play no part); gpt3-small over the stages and
+ * replicas given. */
+static void two_sites_path(world *x, int per, int stages, int replicas,
+                           int batch) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"name\": \"two-sites\", \"sites\": ["
+           "{\"name\": \"A\", \"devices\": %d, \"gpu\": \"V100\", \"nic_gbps\": 1000},"
+           "{\"name\": \"B\", \"devices\": %d, \"gpu\": \"V100\", \"nic_gbps\": 1000}],"
+           "\"network\": {\"latency_ms\": 0.1, \"bandwidth_gbps\": 10, \"links\": "
+           "[{\"between\": [\"A\", \"B\"], \"latency_ms\": 20, \"bandwidth_gbps\": 1}]},"
+           "\"workload\": {\"model\": \"gpt3-small\", \"layers\": 12, \"batch\": %d,"
+           " \"micro_batch\": 1, \"stages\": %d, \"replicas\": %d,"
+           " \"micro_batches_per_pass\": %d}}",
+           per, per, batch, stages, replicas, batch / replicas);
+  load_text(x, text);
+  cr_assert_eq(x->s->shaping, SCENARIO_SHAPING_PATH);
+}
+
+/* The predictor under path shaping shares each path between the phase's
+ * flows on it by socket weight, as the engine's max-min does while they
+ * all send. N flows between two sites: Megatron's placement puts every
+ * pipeline's stage 0 in A and stage 1 in B (4 boundaries on one path each
+ * way; the groups inside the sites), exact under every algorithm; one
+ * data-parallel group across the sites (stages 1: its ring's two crossing
+ * hops on the two paths, the rest private): exact. DT-FM's identity
+ * (groups of two members per site: each group's crossing hops share the
+ * path with the other groups') is pessimistic where the groups' gradients
+ * differ in size (the embedding's stage ends last, alone): measured
+ * +2.07 % (central-ps), +1.26 % (ring), +1.53 % (sharded-ps); random
+ * placements (seed 3) within 3.1 %. */
+Test(predict, path_shaping_against_the_engine) {
+  const char *algo[] = {"central-ps", "ring", "sharded-ps"};
+  for (int k = 0; k < 3; k++)
+    for (int c = 0; c < 3; c++) {
+      world x;
+      if (c < 2) two_sites_path(&x, 4, 2, 4, 64);
+      else two_sites_path(&x, 2, 1, 4, 16);
+      knobs(&x, NULL, NULL, algo[k]);
+      alloc *a = c == 0 ? alloc_megatron(4, 2) : alloc_identity(4, c < 2 ? 2 : 1);
+      double tol = c == 1 ? 0.025 : 1e-6;
+      for (int m = TRANSPORT_NETEM; m <= TRANSPORT_TCP; m++) {
+        double e = error_vs_sim(&x, a, (transport_model)m);
+        cr_log_info("path %s, case %d, %s: %+.3f %%", algo[k], c,
+                    transport_model_name((transport_model)m), 100 * e);
+        cr_assert(fabs(e) < tol, "%s case %d %s: %+.4f %%", algo[k], c,
+                  transport_model_name((transport_model)m), 100 * e);
+      }
+      alloc_free(a);
+      scenario_free(x.s);
+    }
 }

@@ -739,3 +739,137 @@ Test(scenario, volunteer_mix_composes_the_measured_legs) {
   scenario_free(m);
   scenario_free(v);
 }
+
+/* ---- shaping, path keys and hosts' windows (issue 31) ---- */
+
+/* The keys as a file gives them: the network-level path keys for the pairs
+ * links leave out, a link's own, a site's window, the shaping; an override
+ * carries latency and bandwidth only. */
+Test(scenario, path_keys_shaping_and_windows) {
+  char *text = edit(
+      "\"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1}",
+      "\"network\": {\"shaping\": \"tc\", \"latency_ms\": 10, "
+      "\"bandwidth_gbps\": 1, \"loss\": 1e-5, \"links\": [{\"from\": \"a\", "
+      "\"to\": \"b\", \"latency_ms\": 40, \"bandwidth_gbps\": 2, "
+      "\"flow_gbps\": 0.25, \"window_bytes\": 4e6}, {\"from\": \"b\", "
+      "\"to\": \"a\", \"latency_ms\": 40, \"bandwidth_gbps\": 2}], "
+      "\"overrides\": [{\"a\": 0, \"b\": 40, \"latency_ms\": 50, "
+      "\"bandwidth_gbps\": 0.1}]}");
+  char *t2 = support_edit(text, "{\"name\": \"b\", \"devices\": 32, \"gpu\": \"V100\"",
+                       "{\"name\": \"b\", \"devices\": 32, \"gpu\": \"V100\", "
+                       "\"tcp_window_bytes\": 1e6");
+  free(text);
+  scenario *s = support_scenario(support_write_file(support_path("p.json"), t2));
+  free(t2);
+  cr_assert_eq(s->shaping, SCENARIO_SHAPING_TC);
+  trace_value ab = scenario_link(s, 1, 33, 0), ba = scenario_link(s, 33, 1, 0);
+  cr_expect(ab.flow_gbps == 0.25 && ab.window_bytes == 4e6 && ab.loss == 0);
+  cr_expect(ba.flow_gbps == 0 && ba.window_bytes == 0 && ba.loss == 0);
+  trace_value aa = scenario_link(s, 0, 1, 0);
+  cr_expect(aa.loss == 1e-5 && aa.latency_ms == 10, "a pair links leave out");
+  trace_value ov = scenario_link(s, 0, 40, 0);
+  cr_expect(ov.latency_ms == 50 && ov.loss == 0, "an override's own link");
+  cr_expect(scenario_overridden(s, 40, 0));
+  cr_expect_eq(scenario_path(s, 0, 40), -1, "an overridden pair: private");
+  cr_expect_eq(scenario_path(s, 0, 1), -1, "one site: private");
+  cr_expect_eq(scenario_path(s, 1, 33), 1, "a -> b: pair 0 x 2 + 1");
+  cr_expect_eq(scenario_path(s, 33, 1), 2);
+  cr_expect_eq(s->sites[0].tcp_window_bytes, SCENARIO_TCP_WINDOW_DEFAULT);
+  cr_expect_eq(s->sites[1].tcp_window_bytes, 1e6);
+  scenario_free(s);
+  /* a file that does not say: path */
+  s = support_scenario(support_write_file(support_path("q.json"), base));
+  cr_expect_eq(s->shaping, SCENARIO_SHAPING_PATH);
+  scenario_free(s);
+}
+
+/* Bad shaping, path keys and windows, each message whole. */
+static void expect_message(const char *text, int code, const char *msg) {
+  const char *path = support_write_file(support_path("s.json"), text);
+  err e = {ERR_OK, ""};
+  scenario *s = scenario_load(path, &e);
+  cr_assert_null(s, "loaded a bad scenario (want %s)", msg);
+  cr_expect_eq(e.code, code, "%s", e.msg);
+  char want[512];
+  snprintf(want, sizeof want, "%s:%s", path, msg);
+  cr_expect_str_eq(e.msg, want);
+}
+
+Test(scenario, bad_shaping_path_keys_and_windows) {
+  static const struct {
+    const char *from, *to;
+    int code;
+    const char *msg;
+  } cases[] = {
+      {"{\"latency_ms\": 10,", "{\"shaping\": \"tcp\", \"latency_ms\": 10,",
+       ERR_UNKNOWN, "7: network.shaping: unknown shaping 'tcp' (tc or path)"},
+      {"{\"latency_ms\": 10,", "{\"shaping\": 1, \"latency_ms\": 10,",
+       ERR_PARSE, "7: network.shaping: must be a string"},
+      {"\"bandwidth_gbps\": 1}", "\"bandwidth_gbps\": 1, \"flow_gbps\": -1}",
+       ERR_RANGE, "7: network.flow_gbps: -1 is not >= 1e-06 Gbit/s and finite"},
+      {"\"bandwidth_gbps\": 1}", "\"bandwidth_gbps\": 1, \"loss\": 1}",
+       ERR_RANGE, "7: network.loss: 1 is not in [0, 1)"},
+      {"\"bandwidth_gbps\": 1}", "\"bandwidth_gbps\": 1, \"loss\": -0.5}",
+       ERR_RANGE, "7: network.loss: -0.5 is not in [0, 1)"},
+      {"\"bandwidth_gbps\": 1}", "\"bandwidth_gbps\": 1, \"window_bytes\": 1000}",
+       ERR_RANGE, "7: network.window_bytes: 1000 is not in [1448, "
+       "1099511627776] bytes (one TCP segment to 1 TiB)"},
+      {"\"bandwidth_gbps\": 1}", "\"bandwidth_gbps\": 1, \"links\": [{\"between\":"
+       " [\"a\", \"b\"], \"latency_ms\": 1, \"bandwidth_gbps\": 1, "
+       "\"flow_gbps\": \"fast\"}]}",
+       ERR_PARSE, "7: network.links[0].flow_gbps: must be a number"},
+      {"\"bandwidth_gbps\": 1}", "\"bandwidth_gbps\": 1, \"links\": [{\"between\":"
+       " [\"a\", \"b\"], \"latency_ms\": 1, \"bandwidth_gbps\": 1, "
+       "\"loss\": 2}]}",
+       ERR_RANGE, "7: network.links[0].loss: 2 is not in [0, 1)"},
+      {"\"bandwidth_gbps\": 1}", "\"bandwidth_gbps\": 1, \"overrides\": [{"
+       "\"a\": 0, \"b\": 40, \"latency_ms\": 1, \"bandwidth_gbps\": 1, "
+       "\"loss\": 0.1}]}",
+       ERR_UNKNOWN, "7: network.overrides[0].loss: unknown key (known: from, "
+       "to, device_a, device_b, a, b, latency_ms, bandwidth_gbps)"},
+      {"\"gpu\": \"V100\"}\n", "\"tcp_window_bytes\": 1000}\n", ERR_RANGE,
+       "5: sites[1].tcp_window_bytes: must be >= 1448, not 1000"},
+      {"{\"latency_ms\": 10, \"bandwidth_gbps\": 1}",
+       "{\"trace\": \"t.csv\", \"loss\": 0.1}", ERR_CONFIG,
+       "7: network.trace: give either trace or latency_ms and bandwidth_gbps "
+       "(with links, or alone; the path keys beside them), not both"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char *text = edit(cases[i].from, cases[i].to);
+    expect_message(text, cases[i].code, cases[i].msg);
+    free(text);
+  }
+}
+
+/* The built-ins that state DT-FM's tc emulation and its hosts' window keep
+ * the content hashes they had before shapings and path keys existed
+ * (computed by main at 9692758): stored results stay theirs. */
+Test(scenario, tc_builtins_keep_their_hashes) {
+  static const struct {
+    const char *name;
+    unsigned long long hash;
+  } keep[] = {{"datacenter", 0x8605004b8227bd3bULL},
+              {"spot", 0xe3af717295908b75ULL},
+              {"multi-dc", 0xf00eef710cabb84dULL},
+              {"regional", 0x7cd9789267fe7f6dULL},
+              {"worldwide", 0x0d9947b3f7eadacbULL},
+              {"datacenter-physical", 0x544f5db1f00a34e4ULL},
+              {"spot-physical", 0xa5d59578b67bb4b4ULL},
+              {"worldwide-measured", 0x712dd26d797c6fc9ULL},
+              {"worldwide-varying", 0x9c345d62dce828e4ULL}};
+  for (size_t i = 0; i < sizeof keep / sizeof *keep; i++) {
+    scenario *s = support_scenario(keep[i].name);
+    cr_expect_eq(s->shaping, SCENARIO_SHAPING_TC, "%s", keep[i].name);
+    for (int k = 0; k < s->nsites; k++)
+      cr_expect_eq(s->sites[k].tcp_window_bytes, SCENARIO_TCP_WINDOW_DTFM);
+    cr_expect_eq((unsigned long long)scenario_hash(s), keep[i].hash, "%s: %016llx",
+                 keep[i].name, (unsigned long long)scenario_hash(s));
+    scenario_free(s);
+  }
+  /* every built-in states tc */
+  for (const char *const *n = scenario_builtin_names(); *n; n++) {
+    scenario *s = support_scenario(*n);
+    cr_expect_eq(s->shaping, SCENARIO_SHAPING_TC, "%s", *n);
+    scenario_free(s);
+  }
+}

@@ -256,6 +256,8 @@ Test(scenario_bounds, every_key_moves_the_hash) {
        NULL},
       {"flow_gbps", A_("\"flow_gbps\": 5"), NULL, NULL, NULL},
       {"nic", A_("\"nic\": \"aws-ena\""), NULL, NULL, NULL},
+      {"tcp_window_bytes", A_("\"tcp_window_bytes\": 1e6"), NULL, NULL,
+       NULL},
       {"model", NULL, NULL, NULL,
        "\"model\": \"gpt3-large\", \"layers\": 4, \"batch\": 8, "
        "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 2"},
@@ -322,5 +324,42 @@ Test(scenario_bounds, layers_default_to_the_model_depth) {
   cr_assert_eq(spec_workload_resolve(s, &w, &e), ERR_OK, "%s", e.msg);
   cr_expect_eq(w.layers, spec_model_find("gpt3-xl")->layers);
   cr_expect_eq(w.layers, 24);
+  scenario_free(s);
+}
+
+/* Issue 31: the shaping and each path key move the hash (that tc, no path
+ * key and 1.45e6 windows keep the hashes main computed is test_scenario's
+ * tc_builtins_keep_their_hashes). */
+Test(scenario_bounds, network_keys_move_the_hash) {
+  static const char *const nets[] = {
+      "\"shaping\": \"tc\", \"latency_ms\": 10, \"bandwidth_gbps\": 1",
+      "\"shaping\": \"path\", \"latency_ms\": 10, \"bandwidth_gbps\": 1",
+      "\"shaping\": \"tc\", \"latency_ms\": 10, \"bandwidth_gbps\": 1, "
+      "\"flow_gbps\": 0.5",
+      "\"shaping\": \"tc\", \"latency_ms\": 10, \"bandwidth_gbps\": 1, "
+      "\"loss\": 0.001",
+      "\"shaping\": \"tc\", \"latency_ms\": 10, \"bandwidth_gbps\": 1, "
+      "\"window_bytes\": 2e6"};
+  uint64_t h[5];
+  for (int i = 0; i < 5; i++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"name\": \"h\", \"sites\": [{\"name\": \"a\", \"devices\": 2, "
+             "\"tcp_window_bytes\": 1.45e6}, {\"name\": \"b\", \"devices\": 2, "
+             "\"tcp_window_bytes\": 1.45e6}],\n \"network\": {%s},\n"
+             " \"workload\": {" HASH_W0 "}}\n", nets[i]);
+    scenario *s = support_scenario(support_write_file(support_path("n.json"),
+                                                      text));
+    h[i] = scenario_hash(s);
+    scenario_free(s);
+    for (int j = 0; j < i; j++) cr_expect_neq(h[i], h[j], "%d and %d", i, j);
+  }
+  /* the shaping as the file states it or as set after loading: one hash */
+  scenario *s = two_sites("\"name\": \"a\", \"devices\": 2, "
+                          "\"tcp_window_bytes\": 1.45e6",
+                          "\"name\": \"b\", \"devices\": 2, "
+                          "\"tcp_window_bytes\": 1.45e6", NULL);
+  s->shaping = SCENARIO_SHAPING_TC;
+  cr_expect_eq(scenario_hash(s), h[0]);
   scenario_free(s);
 }

@@ -195,3 +195,44 @@ Test(scenario_export, show_marks_defaults) {
     cr_expect(strstr(r.out, lines[i]), "no line '%s' in\n%s", lines[i], r.out);
   support_run_clear(&r);
 }
+
+/* The export writes the shaping, every site's window and each link's path
+ * keys, and loads back as the same scenario (issue 31): a user's file under
+ * path, a lossy link, a link's measured single stream, a site's window. */
+Test(scenario_export, shaping_windows_and_path_keys_load_back_the_same) {
+  const char *text =
+      "{\"name\": \"keys\", \"sites\": [{\"name\": \"A\", \"devices\": 2},"
+      " {\"name\": \"B\", \"devices\": 2, \"tcp_window_bytes\": 6291456}],"
+      " \"network\": {\"latency_ms\": 0.5, \"bandwidth_gbps\": 10, \"links\": ["
+      "{\"from\": \"A\", \"to\": \"B\", \"latency_ms\": 40, \"bandwidth_gbps\": 2,"
+      " \"flow_gbps\": 0.3, \"loss\": 1e-4},"
+      "{\"from\": \"B\", \"to\": \"A\", \"latency_ms\": 40, \"bandwidth_gbps\": 2,"
+      " \"window_bytes\": 5e6}]},"
+      " \"workload\": {\"model\": \"gpt3-small\", \"batch\": 4, \"micro_batch\": 1,"
+      " \"stages\": 2, \"replicas\": 2}}";
+  const char *in = support_write_file(support_path("keys.json"), text);
+  const char *out = support_path("keys-export.json");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "scenarios --export '%s' -o '%s'", in, out),
+               0, "%s", r.err);
+  char *exported = support_read_file(out, NULL);
+  cr_expect(strstr(exported, "\"shaping\": \"path\""), "%s", exported);
+  cr_expect(strstr(exported, "\"tcp_window_bytes\": 3145728.0"), "%s", exported);
+  cr_expect(strstr(exported, "\"tcp_window_bytes\": 6291456.0"), "%s", exported);
+  cr_expect(strstr(exported, "\"flow_gbps\": 0.3, \"loss\": 0.0001"), "%s",
+            exported);
+  cr_expect(strstr(exported, "\"window_bytes\": 5000000.0"), "%s", exported);
+  free(exported);
+  scenario *a = support_scenario(in), *b = support_scenario(out);
+  cr_expect_eq(scenario_hash(a), scenario_hash(b));
+  scenario_free(a);
+  scenario_free(b);
+  cr_expect(iteration_s(in) == iteration_s(out), "the same bits");
+  /* --show names the shaping the file leaves to its default */
+  cr_assert_eq(support_geodes(&r, "scenarios --show '%s'", in), 0, "%s", r.err);
+  cr_expect(strstr(r.out, "network.shaping                    \"path\"   "
+                          "(default)"), "%s", r.out);
+  cr_expect(strstr(r.out, "sites[1].tcp_window_bytes          6291456.0\n"),
+            "%s", r.out);
+  support_run_clear(&r);
+}

@@ -600,3 +600,46 @@ Test(simulate, a_long_run_json_is_streamed_whole) {
   json_decref(j);
   support_run_clear(&r);
 }
+
+/* The time of one stream of bytes under `keys` (transfer's options). */
+static double transfer_time(const char *keys, double bytes) {
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "transfer --latency-ms 50 --bandwidth-gbps "
+                                  "10 --bytes %.0f --sockets 1 --network tcp "
+                                  "--json %s", bytes, keys),
+               0, "%s", r.err);
+  double t = json_number_of(r.out, "time_s");
+  support_run_clear(&r);
+  return t;
+}
+
+/* transfer's path keys (issue 31): one stream over a 100 ms round trip
+ * whose link gives flow_gbps 0.5 runs its window, 0.5 Gbit/s x 100 ms =
+ * 6.25 MB, per round trip: 0.5 Gbit/s once past slow start (the rate
+ * between a 1 GB and a 2 GB transfer), within 1 %; a loss of 1 % bounds
+ * it to Padhye's rate, 1448 / (0.1 sqrt(0.02 / 3) + 0.3 x 3 sqrt(0.03 / 8)
+ * x 0.01 x 1.0032) = 1448 / 8.71786e-3 = 1.66096e5 B/s; bad values are
+ * usage errors. */
+Test(simulate, transfer_flow_gbps_carries_that_rate) {
+  double t1 = transfer_time("--flow-gbps 0.5", 1e9);
+  double t2 = transfer_time("--flow-gbps 0.5", 2e9);
+  double gbps = 1e9 * 8 / (t2 - t1) / 1e9;
+  cr_expect(fabs(gbps / 0.5 - 1) < 0.01, "%.6f Gbit/s", gbps);
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "transfer --latency-ms 50 --bandwidth-gbps "
+                                  "10 --bytes 1e6 --flow-gbps 0.5 --json"), 0);
+  cr_expect_float_eq(json_number_of(r.out, "window_bytes"), 6.25e6, 1);
+  support_run_clear(&r);
+  double l1 = transfer_time("--loss 0.01", 2e7), l2 = transfer_time("--loss 0.01", 4e7);
+  double bps = 2e7 / (l2 - l1);
+  cr_expect(fabs(bps / 166096 - 1) < 0.01, "%.1f B/s", bps);
+  cr_expect_eq(support_geodes(&r, "transfer --latency-ms 1 --bandwidth-gbps 1 "
+                                  "--bytes 1 --loss 1"), 2);
+  cr_expect(strstr(r.err, "--loss wants a rate in [0, 1), not 1"), "%s", r.err);
+  cr_expect_eq(support_geodes(&r, "transfer --latency-ms 1 --bandwidth-gbps 1 "
+                                  "--bytes 1 --flow-gbps -1"), 2);
+  cr_expect(strstr(r.err, "--flow-gbps"), "%s", r.err);
+  cr_expect_eq(support_geodes(&r, "transfer --latency-ms 1 --bandwidth-gbps 1 "
+                                  "--bytes 1 --flow-gbps inf"), 2);
+  support_run_clear(&r);
+}

@@ -617,8 +617,10 @@ static trace_value ref_at(const ref *r, int a, int b, int64_t t) {
   trace_value v1 = i + 1 < m ? V[i + 1] : V[0];
   if (i + 1 == m && (!r->loop || m == 1)) return V[i];
   double f = (double)(x - T[i]) / (double)(t1 - T[i]);
-  return (trace_value){V[i].latency_ms + f * (v1.latency_ms - V[i].latency_ms),
-                       V[i].bandwidth_gbps + f * (v1.bandwidth_gbps - V[i].bandwidth_gbps)};
+  return (trace_value){
+      .latency_ms = V[i].latency_ms + f * (v1.latency_ms - V[i].latency_ms),
+      .bandwidth_gbps =
+          V[i].bandwidth_gbps + f * (v1.bandwidth_gbps - V[i].bandwidth_gbps)};
 }
 
 /* Step: the first candidate time c > t (a point time, or one shifted by
@@ -673,7 +675,9 @@ static char *ref_random(ref *r) {
       for (int b = 0; b <= r->nsites; b++) {
         if (!used[a][b]) continue;
         ref_row *w = &r->rows[r->nrows++];
-        *w = (ref_row){t, a - 1, b - 1, {(double)(rnd(3) * 10), 0.5 + (double)rnd(2)}};
+        *w = (ref_row){t, a - 1, b - 1,
+                       {.latency_ms = (double)(rnd(3) * 10),
+                        .bandwidth_gbps = 0.5 + (double)rnd(2)}};
         char src[16] = "*", dst[16] = "*";
         if (a) sprintf(src, "s%d", a - 1);
         if (b) sprintf(dst, "s%d", b - 1);
@@ -780,4 +784,87 @@ Test(trace, copy_and_scale_one_pair) {
   trace_free(t); /* the copy outlives its source */
   cr_assert_eq(trace_at(c, 0, 1, 0).bandwidth_gbps, 4);
   trace_free(c);
+}
+
+/* ---- path keys (issue 31) ---- */
+
+#define HDRP "t_s,src,dst,latency_ms,bandwidth_gbps"
+
+/* The optional columns after bandwidth_gbps, in any order, an empty cell
+ * absent; a file without them keeps its hash; step and linear replay. */
+Test(trace_path, columns_read_and_replay) {
+  trace *t = parse_ok(HDRP ",loss,flow_gbps,window_bytes\n"
+                      "0,*,*,5,2,,,\n"
+                      "0,a,b,50,1,0.001,0.3,\n"
+                      "10,a,b,50,1,,0.6,2e6\n");
+  cr_assert(trace_has_path(t));
+  trace_value v = trace_at(t, 0, 1, 0);
+  cr_expect_eq(v.loss, 0.001);
+  cr_expect_eq(v.flow_gbps, 0.3);
+  cr_expect_eq(v.window_bytes, 0);
+  v = trace_at(t, 0, 1, 10 * S);
+  cr_expect_eq(v.loss, 0);
+  cr_expect_eq(v.flow_gbps, 0.6);
+  cr_expect_eq(v.window_bytes, 2e6);
+  v = trace_at(t, 1, 0, 10 * S);
+  cr_expect(v.loss == 0 && v.flow_gbps == 0 && v.window_bytes == 0);
+  cr_expect_eq(trace_next_change(t, 0, 1, 0), 10 * S, "a path key's change");
+  trace_value lo, hi;
+  trace_extremes(t, &lo, &hi);
+  cr_expect(lo.flow_gbps == 0.3 && hi.flow_gbps == 0.6);
+  trace_free(t);
+  /* linear: a key both ends give interpolates, loss from 0 too, a key one
+   * end lacks holds the earlier point's */
+  t = parse_ok("# interpolate: linear\n" HDRP ",flow_gbps,loss,window_bytes\n"
+               "0,a,a,5,2,0.2,,1e6\n10,a,a,5,2,0.4,0.01,\n");
+  v = trace_at(t, 0, 0, 5 * S);
+  cr_expect_float_eq(v.flow_gbps, 0.3, 1e-12);
+  cr_expect_float_eq(v.loss, 0.005, 1e-12);
+  cr_expect_eq(v.window_bytes, 1e6);
+  trace_free(t);
+  /* empty cells alone: a trace without path keys, hashed as one */
+  trace *a = parse_ok(HDRP ",flow_gbps\n0,a,a,5,2,\n");
+  trace *b = parse_ok(HDRP "\n0,a,a,5,2\n");
+  cr_expect(!trace_has_path(a));
+  cr_expect_eq(trace_hash(a), trace_hash(b));
+  trace *c = parse_ok(HDRP ",flow_gbps\n0,a,a,5,2,1\n");
+  cr_expect_neq(trace_hash(c), trace_hash(b), "a path key moves the hash");
+  trace_free(a), trace_free(b), trace_free(c);
+}
+
+/* Every bad path key or header, its message whole. */
+static void bad_exact(const char *text, int code, const char *msg) {
+  err e;
+  trace *t = parse(text, NULL, 0, &e);
+  cr_assert_null(t, "accepted: %s", text);
+  cr_expect_eq(e.code, code, "%s", e.msg);
+  cr_expect_str_eq(e.msg, msg);
+}
+
+Test(trace_path, bad_keys_and_headers) {
+  bad_exact(HDRP ",flow_gbps\n0,*,*,5,2,-1\n", ERR_RANGE,
+            "w.csv:2: flow_gbps: -1 is not >= 1e-06 Gbit/s and finite");
+  bad_exact(HDRP ",flow_gbps\n0,*,*,5,2,inf\n", ERR_RANGE,
+            "w.csv:2: flow_gbps: 'inf' is not a finite number");
+  bad_exact(HDRP ",flow_gbps\n0,*,*,5,2,1e999\n", ERR_RANGE,
+            "w.csv:2: flow_gbps: '1e999' is out of range");
+  bad_exact(HDRP ",loss\n0,*,*,5,2,1\n", ERR_RANGE,
+            "w.csv:2: loss: 1 is not in [0, 1)");
+  bad_exact(HDRP ",loss\n0,*,*,5,2,-0.1\n", ERR_RANGE,
+            "w.csv:2: loss: -0.1 is not in [0, 1)");
+  bad_exact(HDRP ",window_bytes\n0,*,*,5,2,1000\n", ERR_RANGE,
+            "w.csv:2: window_bytes: 1000 is not in [1448, 1099511627776] "
+            "bytes (one TCP segment to 1 TiB)");
+  bad_exact(HDRP ",window_bytes\n0,*,*,5,2,x\n", ERR_PARSE,
+            "w.csv:2: window_bytes: 'x' is not a number");
+  bad_exact(HDRP ",rtt\n0,*,*,5,2,1\n", ERR_PARSE,
+            "w.csv:1: header: 'rtt' is not a column (after bandwidth_gbps: "
+            "flow_gbps, loss, window_bytes)");
+  bad_exact(HDRP ",loss,loss\n0,*,*,5,2,0,0\n", ERR_DUPLICATE,
+            "w.csv:1: header: loss given twice");
+  bad_exact(HDRP ",loss\n0,*,*,5,2\n", ERR_PARSE,
+            "w.csv:2: expected 6 columns (" HDRP ",loss), found 5");
+  bad_exact("t_s,src,dst,latency_ms\n0,*,*,5\n", ERR_PARSE,
+            "w.csv:1: expected the header '" HDRP "' (then any of "
+            "flow_gbps, loss, window_bytes), found 't_s,src,dst,latency_ms'");
 }

@@ -27,19 +27,22 @@
 /* The graph-level tests below work netem's closed forms by hand (no TCP
  * window): they name it, the library default being tcp. */
 static const transport_options NETEM = {.model = TRANSPORT_NETEM,
-                                        .window_bytes = TRANSPORT_DEFAULT_WINDOW};
+                                        .window_bytes = TRANSPORT_DTFM_WINDOW};
 
 TestSuite(train, .init = support_dir_make, .fini = support_dir_remove);
 
-/* A one-site scenario with uniform links; returns it loaded. */
+/* A one-site scenario with uniform links, shaped as DT-FM's tc did (each
+ * sender's egress shaped; its hosts' 1.45 MB window), whose closed forms
+ * the tests below work; returns it loaded. */
 static scenario *uniform(int stages, int replicas, int layers, int batch,
                          int k, const char *sched, const char *algo,
                          double lat_ms, double gbps, double nic_gbps) {
   char text[1024];
   snprintf(text, sizeof text,
            "{\"name\": \"u\", \"sites\": [{\"name\": \"a\", \"devices\": %d, "
-           "\"gpu\": \"V100\", \"nic_gbps\": %g}],\n"
-           "\"network\": {\"latency_ms\": %g, \"bandwidth_gbps\": %g},\n"
+           "\"gpu\": \"V100\", \"nic_gbps\": %g, \"tcp_window_bytes\": 1.45e6}],\n"
+           "\"network\": {\"shaping\": \"tc\", \"latency_ms\": %g, "
+           "\"bandwidth_gbps\": %g},\n"
            "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": %d, \"batch\": "
            "%d, \"micro_batch\": 1, \"stages\": %d, \"replicas\": %d, "
            "\"micro_batches_per_pass\": %d, \"schedule\": \"%s\", "
@@ -216,7 +219,7 @@ Test(train, ring_on_a_window_bound_link_runs_two_channels) {
   sim_result r = run(s, a, TRANSPORT_TCP, 1e-12);
   spec_workload w;
   cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
-  double S = spec_stage_gradient_bytes(&w, 0), W = TRANSPORT_DEFAULT_WINDOW;
+  double S = spec_stage_gradient_bytes(&w, 0), W = TRANSPORT_DTFM_WINDOW;
   double beta = TRANSPORT_NCCL_RING_CHANNELS * W / 0.040;
   double ring = support_ring_uniform_s(S, D, 0.020, beta);
   double want = ring + barriers_s(D, 20);
@@ -279,7 +282,7 @@ Test(train, central_ps_reduce_runs_nccl_ring_order) {
  * chunks that leave after it. */
 static trace_value drop_link(const void *ctx, int a, int b, int64_t t) {
   (void)ctx, (void)a, (void)b;
-  return (trace_value){t < 135000000 ? 100 : 1, 10};
+  return (trace_value){.latency_ms = t < 135000000 ? 100 : 1, .bandwidth_gbps = 10};
 }
 
 static int64_t drop_next(const void *ctx, int64_t t) {
@@ -468,7 +471,7 @@ Test(train, sharded_ps_closed_form) {
 
 static trace_value flat(const void *ctx, int a, int b, int64_t t) {
   (void)ctx, (void)a, (void)b, (void)t;
-  return (trace_value){50, 1};
+  return (trace_value){.latency_ms = 50, .bandwidth_gbps = 1};
 }
 
 Test(train, back_to_back_sends_on_one_stream_overlap_latency) {

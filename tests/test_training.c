@@ -357,7 +357,9 @@ Test(training, no_replica_left_stops_reroute) {
   snprintf(rows, sizeof rows, "%.9f,device_down,0,inf,\n%.9f,device_down,2,"
            "inf,\n", 1.25 * T, 1.5 * T);
   fault_trace *f = support_faults(s, rows);
-  sim_training_opts o = support_training_opts(TRANSPORT_NETEM, 5);
+  /* enough iterations that the run is still going at 1.5 T: the one
+   * replica left iterates without its WAN synchronisation, far faster */
+  sim_training_opts o = support_training_opts(TRANSPORT_NETEM, 50);
   o.faults = f;
   o.recovery = SIM_RECOVERY_REROUTE;
   sim_training_result r;

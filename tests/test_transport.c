@@ -1,12 +1,15 @@
-/* Tests for models/transport (NCCL's connections and its ring) and the
- * scenario keys that feed it (a site's nic, the Megatron batch check,
- * --model), against NCCL's rules worked by hand from its sources:
+/* Tests for models/transport (NCCL's connections and its ring, a
+ * connection's window and loss bound) and the scenario keys that feed it (a
+ * site's nic, the Megatron batch check, --model), against NCCL's rules
+ * worked by hand from its sources (the windows and Padhye's bound by hand;
+ * the default window against CloudPilot's measured single streams):
  * src/transport/net_socket.cc (ncclNetSocketGetNsockNthread),
  * src/graph/paths.cc and src/enqueue.cc (p2p channels),
  * src/graph/connect.cc (ring channels), src/device/all_reduce.h (runRing). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/spec.h"
@@ -139,9 +142,9 @@ Test(transport, default_is_tcp_and_described) {
   cr_assert_eq(f.p2p_sockets_max, 16);
   char line[256];
   transport_facts_line(&f, line, sizeof line);
-  cr_assert_str_eq(line, "tcp, window 1.45 MB, sockets per connection: p2p "
-                         "1-16 (1 channel), collectives 1-16 (2 channels, a "
-                         "connection each), runtime dtfm");
+  cr_assert_str_eq(line, "tcp, tc shaping, window 3.15 MB, sockets per "
+                         "connection: p2p 1-16 (1 channel), collectives 1-16 "
+                         "(2 channels, a connection each), runtime dtfm");
   scenario_free(s);
 }
 
@@ -183,4 +186,116 @@ Test(transport, model_knob_takes_its_depth) {
   cr_assert_eq(spec_workload_resolve(s, &w, &e), ERR_OK, "%s", e.msg);
   cr_assert_eq(w.layers, 16);
   scenario_free(s);
+}
+
+/* A connection's window, each level of the precedence in turn (issue 31):
+ * the run's > the link's window_bytes > the link's flow_gbps x RTT > the
+ * fitted parameter > the smaller of the two hosts'; a host that says
+ * nothing has Linux's 3 MiB. */
+Test(transport, window_precedence_each_level) {
+  transport_path_in in = {.rtt_s = 0.1, .run_window = 5e6,
+                          .link_window = 4e6, .link_flow_gbps = 0.8,
+                          .fit_window = 2e6, .site_window_a = 1e6,
+                          .site_window_b = 1.5e6};
+  cr_assert_eq(transport_path_of(&in).window, 5e6, "the run's");
+  in.run_window = 0;
+  cr_assert_eq(transport_path_of(&in).window, 4e6, "the link's window");
+  in.link_window = 0;
+  /* 0.8 Gbit/s x 0.1 s = 1e7 bytes */
+  cr_assert_float_eq(transport_path_of(&in).window, 1e7, 1e-6, "flow x RTT");
+  in.link_flow_gbps = 0;
+  cr_assert_eq(transport_path_of(&in).window, 2e6, "the fitted parameter");
+  in.fit_window = 0;
+  cr_assert_eq(transport_path_of(&in).window, 1e6, "the smaller host's");
+  in.site_window_a = 0;
+  cr_assert_eq(transport_path_of(&in).window, 1.5e6, "b's; a says nothing");
+  in.site_window_b = 0;
+  cr_assert_eq(transport_path_of(&in).window, 3145728, "Linux's default");
+  cr_assert_eq(TRANSPORT_HOST_WINDOW, 3 * 1048576, "6 MiB halved");
+  /* no loss: the window is what a socket runs at, bit for bit */
+  cr_assert_eq(transport_path_of(&in).cwnd_max, transport_path_of(&in).window);
+  cr_assert(isinf(transport_path_of(&in).loss_bps));
+  /* flow x RTT within the window bounds: a tiny RTT gives one segment */
+  in = (transport_path_in){.rtt_s = 1e-9, .link_flow_gbps = 1};
+  cr_assert_eq(transport_path_of(&in).window, TRANSPORT_WINDOW_MIN_BYTES);
+}
+
+/* Padhye et al.'s bound with b = 1 and T0 = RTT + 200 ms, worked by hand
+ * (MSS 1448 B): p = 1e-4 at 100 ms: 1448 / (0.1 sqrt(2e-4 / 3) + 0.3 x
+ * 3 sqrt(3e-4 / 8) x 1e-4 x (1 + 3.2e-7)) = 1448 / 8.17048e-4 =
+ * 1.772234e6 B/s; p = 0.01 at 50 ms: 1448 / (4.08248e-3 + 0.25 x 0.183712
+ * x 0.01 x 1.0032) = 318715.8 B/s; p = 0.2 at 200 ms: min(1, 3 sqrt(0.075))
+ * = 0.821584, 1448 / (0.0730297 + 0.4 x 0.821584 x 0.2 x 2.28) = 6496.58
+ * B/s (Mathis's sqrt(3 / 2p) MSS / RTT, the first term alone, would say
+ * 19827.6: timeouts dominate). */
+Test(transport, loss_bound_by_hand_at_three_points) {
+  cr_assert_float_eq(transport_loss_bps(0.1, 1e-4), 1772234.3, 1.0);
+  cr_assert_float_eq(transport_loss_bps(0.05, 0.01), 318715.84, 0.1);
+  cr_assert_float_eq(transport_loss_bps(0.2, 0.2), 6496.578, 0.01);
+  cr_assert(isinf(transport_loss_bps(0.1, 0)), "no loss, no bound");
+  /* on a path: a socket runs at most loss x RTT in flight */
+  transport_path_in in = {.rtt_s = 0.05, .loss = 0.01};
+  transport_path p = transport_path_of(&in);
+  cr_assert_eq(p.window, TRANSPORT_HOST_WINDOW);
+  cr_assert_float_eq(p.cwnd_max, 318715.84 * 0.05, 0.01);
+  cr_assert_float_eq(p.loss_bps, 318715.84, 0.1);
+}
+
+/* qsort's comparison of doubles. */
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+/* The rows of the CloudPilot fixture: rate x RTT / W - 1 for window W,
+ * sorted, into e (n of them; returns n). */
+static int window_errors(double W, double *e, int cap) {
+  char *text = support_read_file(GEODES_FIXTURES
+                                 "/models/cloudpilot_window_rows.csv", NULL);
+  int n = 0;
+  bool header = false;
+  for (char *save, *l = strtok_r(text, "\n", &save); l;
+       l = strtok_r(NULL, "\n", &save)) {
+    if (l[0] == '#') continue;
+    if (!header) {
+      header = true;
+      continue;
+    }
+    char host[96], target[96], dir[32];
+    double bps, rtt_us, dur;
+    cr_assert_eq(sscanf(l, "%95[^,],%95[^,],%31[^,],%lf,%lf,%lf", host, target,
+                        dir, &bps, &rtt_us, &dur), 6, "%s", l);
+    cr_assert_lt(n, cap);
+    e[n++] = bps / 8 * rtt_us * 1e-6 / W - 1;
+  }
+  free(text);
+  qsort(e, (size_t)n, sizeof *e, cmp_double);
+  return n;
+}
+
+/* The default window against CloudPilot's single-stream iperf3 runs
+ * (tests/fixtures/models/cloudpilot_window_rows.csv: direct, no
+ * retransmits, RTT >= 200 ms, 896 rows between GCP and IBM hosts in London
+ * and Sydney): a window-bound stream carries W / RTT. Measured: median
+ * error -2.7 % (the 10 s averages include slow start), 90 % of the rows
+ * within 5.1 %, worst above +36.0 % (IBM hosts lon02 -> syd01, 4.2 MB: a
+ * larger tcp_rmem), worst below -92.7 % (runs at ~10 Mbit/s: another
+ * bound; a window is an upper bound). DT-FM's 1.45 MB would be +111 % off
+ * in the median. */
+Test(transport, default_window_against_cloudpilot_single_streams) {
+  static double rel[1024], abs_err[1024];
+  int n = window_errors(TRANSPORT_HOST_WINDOW, rel, 1024);
+  cr_assert_eq(n, 896);
+  for (int i = 0; i < n; i++) abs_err[i] = fabs(rel[i]);
+  qsort(abs_err, (size_t)n, sizeof *abs_err, cmp_double);
+  double median = rel[n / 2], p90 = abs_err[(int)(0.9 * n)];
+  cr_log_info("window %g B over %d rows: median %+.2f %%, 90 %% within "
+              "%.2f %%, worst %+.2f %% and %+.2f %%", TRANSPORT_HOST_WINDOW, n,
+              100 * median, 100 * p90, 100 * rel[0], 100 * rel[n - 1]);
+  cr_assert(fabs(median) < 0.03, "median %+.4f", median);
+  cr_assert_lt(p90, 0.055);
+  cr_assert_lt(rel[n - 1], 0.37, "the IBM hosts' larger buffers");
+  cr_assert_gt(rel[0], -0.93);
+  window_errors(TRANSPORT_DTFM_WINDOW, rel, 1024);
+  cr_assert_gt(rel[n / 2], 1.0, "1.45 MB: %+.2f %%", 100 * rel[n / 2]);
 }

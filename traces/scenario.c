@@ -47,6 +47,24 @@ int scenario_nic_parse(const char *name) {
   return names_find(scenario_nic_names, name);
 }
 
+#define SCENARIO_SHAPING_NAME_(id, name) name,
+const char *const scenario_shaping_names[SCENARIO_NSHAPINGS + 1] = {
+    SCENARIO_SHAPING_MAP(SCENARIO_SHAPING_NAME_) NULL};
+#undef SCENARIO_SHAPING_NAME_
+
+int scenario_shaping_parse(const char *name) {
+  return names_find(scenario_shaping_names, name);
+}
+
+bool scenario_shaping_shares_paths(scenario_shaping sh) {
+  switch (sh) {
+    case SCENARIO_SHAPING_TC: return false;
+    case SCENARIO_SHAPING_PATH: return true;
+  }
+  assert(!"unknown shaping");
+  return true;
+}
+
 /* ncclNetSocketGetNsockNthread's auto values by vendor and its bounds
  * (MAX_THREADS 16, MAX_SOCKETS 64: src/transport/net_socket.cc). */
 #define SCENARIO_NCCL_MAX_THREADS 16
@@ -81,7 +99,7 @@ static int read_nic(const jfield_doc *c, const jfield_scope *s,
 
 #define SCENARIO_SITE_KEYS_                                           \
   "name", "devices", "gpu", "nic_gbps", "nic_shared", "nccl_sockets",  \
-      "compute_efficiency", "flow_gbps", "nic"
+      "compute_efficiency", "flow_gbps", "nic", "tcp_window_bytes"
 const char *const scenario_site_keys[] = {SCENARIO_SITE_KEYS_, NULL};
 const char *const scenario_site_info_keys[] = {"instance", NULL};
 static const char *const site_known[] = {SCENARIO_SITE_KEYS_, "instance",
@@ -128,7 +146,12 @@ static int read_site(const jfield_doc *c, const jfield_scope *s,
       (rc = jfield_num(c, s, o, "flow_gbps",
                        &(jfield_num_spec){.lo = TRACE_MIN_BANDWIDTH_GBPS,
                                           .hi = HUGE_VAL},
-                       &site->flow_gbps)))
+                       &site->flow_gbps)) ||
+      (rc = jfield_num(c, s, o, "tcp_window_bytes",
+                       &(jfield_num_spec){.lo = TRACE_WINDOW_MIN_BYTES,
+                                          .hi = (double)TRACE_WINDOW_MAX_BYTES,
+                                          .def = SCENARIO_TCP_WINDOW_DEFAULT},
+                       &site->tcp_window_bytes)))
     return rc;
   site->nccl_sockets = (int)sockets;
   site->gpu_line =
@@ -465,7 +488,11 @@ uint64_t scenario_hash(const scenario *s) {
     h = hash_double(h, site->nic_gbps);
     h = hash_u64(hash_u64(h, (uint64_t)site->nic), (uint64_t)site->nccl_sockets);
     h = hash_double(hash_double(h, site->flow_gbps), site->compute_efficiency);
+    if (site->tcp_window_bytes != SCENARIO_TCP_WINDOW_DTFM) /* see the header */
+      h = hash_double(hash_str(h, "tcp_window_bytes"), site->tcp_window_bytes);
   }
+  if (scenario_shaping_shares_paths(s->shaping)) /* tc: the hash before */
+    h = hash_str(h, scenario_shaping_names[s->shaping]);
   h = hash_u64(h, (uint64_t)s->noverrides);
   for (int i = 0; i < s->noverrides; i++) {
     const scenario_override *o = &s->overrides[i];
@@ -491,14 +518,32 @@ uint64_t scenario_hash(const scenario *s) {
   return hash_u64(h, trace_hash(s->network));
 }
 
-trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns) {
+/* The override of the pair a, b (either order), or NULL. */
+static const scenario_override *override_of(const scenario *s, int a, int b) {
   for (int i = 0; i < s->noverrides; i++) {
     const scenario_override *o = &s->overrides[i];
-    if ((o->a == a && o->b == b) || (o->a == b && o->b == a))
-      return (trace_value){o->latency_ms, o->bandwidth_gbps};
+    if ((o->a == a && o->b == b) || (o->a == b && o->b == a)) return o;
   }
+  return NULL;
+}
+
+trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns) {
+  const scenario_override *o = override_of(s, a, b);
+  if (o)
+    return (trace_value){.latency_ms = o->latency_ms,
+                         .bandwidth_gbps = o->bandwidth_gbps};
   assert(s->network && "a brief load has no network (scenario_load_brief)");
   return trace_at(s->network, s->device_site[a], s->device_site[b], t_ns);
+}
+
+bool scenario_overridden(const scenario *s, int a, int b) {
+  return override_of(s, a, b) != NULL;
+}
+
+int scenario_path(const scenario *s, int a, int b) {
+  int sa = s->device_site[a], sb = s->device_site[b];
+  if (sa == sb || scenario_overridden(s, a, b)) return -1;
+  return sa * s->nsites + sb;
 }
 
 void scenario_where(const scenario *s, int line, const char *key, char *buf,

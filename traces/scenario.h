@@ -40,6 +40,45 @@ int scenario_nic_parse(const char *name);
  * the product passes MAX_SOCKETS; 0 threads: 1 (the control socket). */
 int scenario_nic_sockets(scenario_nic nic, int nthreads, int nsocks_per_thread);
 
+/* A host's TCP window limit per socket, bytes: the site key
+ * "tcp_window_bytes". Its default is Linux's: autotuning grows a socket's
+ * receive buffer up to net.ipv4.tcp_rmem's maximum (6 MiB by default, "between
+ * 131072 and 6MB, depending on RAM size") and advertises the buffer less
+ * its overhead share 1/2^tcp_adv_win_scale (default 1: half), so 3 MiB
+ * (the kernel's Documentation/networking/ip-sysctl.rst; Linux 6.6 replaced
+ * tcp_adv_win_scale by a per-socket ratio of payload to buffer). Checked
+ * on CloudPilot's single-stream iperf3 runs (tests/test_transport.c:
+ * rate x RTT is 3.0-3.1 MB on GCP and IBM paths). DT-FM's p3 hosts keep the
+ * window fitted on DT-FM's Gloo rows, 1.45 MB (models/transport.h says how),
+ * which is also what a site's window was before this key existed: the
+ * value scenario_hash leaves out. */
+#define SCENARIO_TCP_WINDOW_DEFAULT 3145728.0
+#define SCENARIO_TCP_WINDOW_DTFM 1.45e6
+
+/* How a network shapes its flows: X(ID, "name"); the first is what the
+ * built-ins reproducing DT-FM's emulation state, the default is path (a
+ * scenario that names none means a real network). */
+#define SCENARIO_SHAPING_MAP(X)                                            \
+  X(TC, "tc")     /* each device's egress shaped per destination class to \
+                     the link's rate: DT-FM's tc emulation */              \
+  X(PATH, "path") /* a link is the capacity of the path between two      \
+                     sites per direction, shared by every flow on it; a    \
+                     non-blocking fabric inside a site */
+typedef enum scenario_shaping {
+#define SCENARIO_SHAPING_ENUM_(id, name) SCENARIO_SHAPING_##id,
+  SCENARIO_SHAPING_MAP(SCENARIO_SHAPING_ENUM_)
+#undef SCENARIO_SHAPING_ENUM_
+} scenario_shaping;
+enum { SCENARIO_NSHAPINGS = 0 SCENARIO_SHAPING_MAP(NAMES_COUNT_ROW) };
+#define SCENARIO_SHAPING_DEFAULT SCENARIO_SHAPING_PATH
+/* "tc", "path" (NULL-terminated); parse: -1 unknown */
+extern const char *const scenario_shaping_names[SCENARIO_NSHAPINGS + 1];
+int scenario_shaping_parse(const char *name);
+/* Whether sh shares a link between sites among every flow on it (path),
+ * rather than shaping each sender's egress (tc): the one question the
+ * engine, the predictor and the outputs ask of a shaping. */
+bool scenario_shaping_shares_paths(scenario_shaping sh);
+
 typedef struct scenario_site {
   char *name;
   int first_device;
@@ -55,6 +94,9 @@ typedef struct scenario_site {
                         scenario_nic_sockets(nic): 1 .. SCENARIO_SOCKETS_MAX */
   double flow_gbps;  /* the network's cap on one TCP flow from or to this
                         site's devices, Gbit/s; 0: none (AWS: 5) */
+  double tcp_window_bytes; /* the hosts' TCP window limit per socket,
+                        bytes: "tcp_window_bytes", else
+                        SCENARIO_TCP_WINDOW_DEFAULT */
   double compute_efficiency; /* a factor in (0, 1] on the GPU type's
                         efficiency (models/spec) for this site's hosts;
                         0: none (1) */
@@ -131,6 +173,7 @@ typedef struct scenario {
   scenario_site *sites;
   int ndevices;
   int *device_site;          /* device -> site index */
+  scenario_shaping shaping;  /* network.shaping (default path) */
   trace *network;            /* owned; per site pair. NULL after
                                 scenario_load_brief of a built-in, which
                                 nothing but the listing may use */
@@ -215,7 +258,11 @@ void scenario_free(scenario *s);
 /* A content hash of everything s holds that a result depends on: seed,
  * sites (every key of scenario_site_keys, resolved: a "nic" by the sockets
  * it gives), overrides, workload (every key of scenario_workload_keys, the
- * layer split), cost sizes and the network trace's content (trace_hash).
+ * layer split), cost sizes, the shaping and the network trace's content
+ * (trace_hash). Keys added since results were first stored (the shaping,
+ * a site's tcp_window_bytes, the path keys) count only when they differ
+ * from the value that reproduces the behaviour before them (tc, 1.45e6,
+ * absent), so stored identities of the scenarios that state those hold.
  * Not its name, description, origin or latency convention. Two loads of
  * unchanged files hash equal; an edit of the scenario or of its trace file
  * changes it. */
@@ -224,6 +271,15 @@ uint64_t scenario_hash(const scenario *s);
 /* The link from device a to device b (a != b) at time t_ns: the override if
  * one exists, else the trace value between their sites. */
 trace_value scenario_link(const scenario *s, int a, int b, int64_t t_ns);
+
+/* Whether the pair a, b (either order) has a device override. O(overrides). */
+bool scenario_overridden(const scenario *s, int a, int b);
+
+/* The path a message from device a to device b (a != b) takes under path
+ * shaping: the ordered site pair's index, site(a) x nsites + site(b), for
+ * devices of different sites without an override; -1 for a private one
+ * (two devices of one site, or an overridden pair). */
+int scenario_path(const scenario *s, int a, int b);
 
 /* Where a value of s came from, for a check made after loading, into buf:
  * "FILE:LINE: KEY" for one read from the file (line > 0), "NAME: KEY" for

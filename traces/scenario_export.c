@@ -27,6 +27,7 @@ static json_t *site_json(const scenario_site *st) {
   set(o, "nic", json_string(scenario_nic_names[st->nic]));
   set(o, "nccl_sockets", json_integer(st->nccl_sockets));
   if (st->flow_gbps > 0) set(o, "flow_gbps", json_real(st->flow_gbps));
+  set(o, "tcp_window_bytes", json_real(st->tcp_window_bytes));
   if (st->compute_efficiency > 0)
     set(o, "compute_efficiency", json_real(st->compute_efficiency));
   return o;
@@ -43,11 +44,17 @@ static json_t *link_json(const scenario *s, int a, int b, bool both,
   }
   set(o, "latency_ms", json_real(v.latency_ms));
   set(o, "bandwidth_gbps", json_real(v.bandwidth_gbps));
+  for (int k = 0; k < TRACE_NPATH_KEYS; k++) /* the ones the link gives */
+    if (trace_value_path(&v, k) != 0)
+      set(o, trace_path_keys[k].name, json_real(trace_value_path(&v, k)));
   return o;
 }
 
 static bool same(trace_value x, trace_value y) {
-  return x.latency_ms == y.latency_ms && x.bandwidth_gbps == y.bandwidth_gbps;
+  bool eq = x.latency_ms == y.latency_ms && x.bandwidth_gbps == y.bandwidth_gbps;
+  for (int k = 0; k < TRACE_NPATH_KEYS; k++)
+    eq = eq && trace_value_path(&x, k) == trace_value_path(&y, k);
+  return eq;
 }
 
 /* Every ordered pair at t = 0: a site with itself, then each pair of
@@ -78,6 +85,7 @@ static json_t *device_name(const scenario *s, int d) {
 
 static json_t *network_json(const scenario *s, const char *trace_name) {
   json_t *o = json_object();
+  set(o, "shaping", json_string(scenario_shaping_names[s->shaping]));
   if (trace_name) set(o, "trace", json_string(trace_name));
   else set(o, "links", links_json(s));
   if (s->noverrides) {

@@ -9,10 +9,11 @@
 #include "traces/scenario.h"
 
 /* s as a scenario file's object (keys in the format's order), every key
- * with its effective value, defaults included; keys whose default means
- * "none" (a site's instance, flow_gbps and compute_efficiency, the
- * workload's layers when the model's depth, the cost sizes) are left out
- * when s has none. The network is trace_name ({"trace": trace_name}) when
+ * with its effective value, defaults included (the shaping, each site's
+ * tcp_window_bytes); keys whose default means "none" (a site's instance,
+ * flow_gbps and compute_efficiency, a link's path keys, the workload's
+ * layers when the model's depth, the cost sizes) are left out when s has
+ * none. The network is trace_name ({"trace": trace_name}) when
  * given, else the links of every ordered site pair at t = 0 (the caller
  * gives a trace for a network that varies in time: trace_is_static), and
  * the device overrides as "Site:index" pairs. The caller owns the new

@@ -1,8 +1,10 @@
 /* scenario_net: the "network" block of a scenario file (traces/FORMATS.md):
- * one uniform value, a trace file, or inline links between named sites
- * (both directions of every pair of distinct sites listed, each pair once,
- * pairs not listed taking the block's uniform value when it gives one),
- * and overrides between named devices ("Site:index", or device ids).
+ * its shaping (tc or path), one uniform value, a trace file, or inline
+ * links between named sites (both directions of every pair of distinct
+ * sites listed, each pair once, pairs not listed taking the block's
+ * uniform value when it gives one), each value with its path keys
+ * (TRACE_PATH_MAP), and overrides between named devices ("Site:index", or
+ * device ids; latency and bandwidth only).
  * Invariant: the trace built covers every ordered pair of sites with the
  * value the file gives it; nothing is applied that the file did not name
  * explicitly (a device override whose two numbers could be site numbers
@@ -18,22 +20,49 @@
 #include "base/builtin.h"
 #include "base/file.h"
 #include "base/mem.h"
+#include "base/names.h"
 #include "traces/trace_csv.h"
 
+#define PATH_KEY_NAME_(f, lo, hi, open, what) #f,
 const char *const scenario_network_keys[] = {
-    "latency_ms", "bandwidth_gbps", "trace", "links", "overrides", NULL};
+    "shaping", "latency_ms", "bandwidth_gbps", TRACE_PATH_MAP(PATH_KEY_NAME_)
+    "trace", "links", "overrides", NULL};
 const char *const scenario_link_keys[] = {"from", "to", "between",
                                           "latency_ms", "bandwidth_gbps",
+                                          TRACE_PATH_MAP(PATH_KEY_NAME_)
                                           NULL};
+#undef PATH_KEY_NAME_
 const char *const scenario_override_keys[] = {
     "from", "to", "device_a", "device_b", "a", "b", "latency_ms",
     "bandwidth_gbps", NULL};
 
+/* The path keys of o into v (absent: 0), each within its bounds. */
+static int read_path(const jfield_doc *c, const jfield_scope *s,
+                     const json_t *o, trace_value *v) {
+  for (int k = 0; k < TRACE_NPATH_KEYS; k++) {
+    const trace_path_key *key = &trace_path_keys[k];
+    const json_t *x = json_object_get(o, key->name);
+    double *at = (double *)((char *)v + key->offset);
+    *at = 0;
+    if (!x) continue;
+    if (!json_is_number(x))
+      return jfield_fail(c, s, key->name, ERR_PARSE, "must be a number");
+    *at = json_number_value(x);
+    if (!trace_path_ok(k, *at))
+      return jfield_fail(c, s, key->name, ERR_RANGE, "%g is not %s", *at,
+                         key->what);
+  }
+  return ERR_OK;
+}
+
 /* A link's value: latency_ms and bandwidth_gbps within trace.h's bounds,
- * both required. */
+ * both required; with paths, its path keys (an override has none). */
 static int read_value(const jfield_doc *c, const jfield_scope *s,
-                      const json_t *o, trace_value *v) {
-  int rc = jfield_num(c, s, o, "latency_ms",
+                      const json_t *o, bool paths, trace_value *v) {
+  *v = (trace_value){0};
+  int rc = paths ? read_path(c, s, o, v) : ERR_OK;
+  if (rc) return rc;
+  rc = jfield_num(c, s, o, "latency_ms",
                       &(jfield_num_spec){.lo = 0, .hi = TRACE_MAX_LATENCY_MS,
                                          .required = true},
                       &v->latency_ms);
@@ -177,7 +206,7 @@ static int read_overrides(const jfield_doc *c, const jfield_scope *net,
     if (!json_is_object(v))
       return jfield_fail(c, &e, NULL, ERR_PARSE, "must be an object");
     if ((rc = jfield_known(c, &e, v, known)) ||
-        (rc = read_value(c, &e, v, &tv)) ||
+        (rc = read_value(c, &e, v, false, &tv)) ||
         (rc = override_devices(c, &e, v, sc, ov)))
       return rc;
     ov->latency_ms = tv.latency_ms, ov->bandwidth_gbps = tv.bandwidth_gbps;
@@ -200,12 +229,21 @@ static int uniform_trace(const jfield_doc *c, scenario *sc,
                          trace_value v) {
   static const char fmt[] =
       "# source: %s of %s\n"
-      "t_s,src,dst,latency_ms,bandwidth_gbps\n0,*,*,%.17g,%.17g\n";
-  int n = snprintf(NULL, 0, fmt, source, c->file, v.latency_ms,
-                   v.bandwidth_gbps);
+      "t_s,src,dst,latency_ms,bandwidth_gbps%s\n0,*,*,%.17g,%.17g%s\n";
+  char head[64] = "", cells[96] = "";
+  if (trace_value_has_path(&v)) /* else the text of a trace without them */
+    for (int k = 0; k < TRACE_NPATH_KEYS; k++) {
+      size_t h = strlen(head), at = strlen(cells);
+      double x = trace_value_path(&v, k);
+      snprintf(head + h, sizeof head - h, ",%s", trace_path_keys[k].name);
+      if (x != 0) snprintf(cells + at, sizeof cells - at, ",%.17g", x);
+      else snprintf(cells + at, sizeof cells - at, ","); /* absent */
+    }
+  int n = snprintf(NULL, 0, fmt, source, c->file, head, v.latency_ms,
+                   v.bandwidth_gbps, cells);
   char *csv = mem_alloc((size_t)n + 1);
-  snprintf(csv, (size_t)n + 1, fmt, source, c->file, v.latency_ms,
-           v.bandwidth_gbps);
+  snprintf(csv, (size_t)n + 1, fmt, source, c->file, head, v.latency_ms,
+           v.bandwidth_gbps, cells);
   sc->network = trace_parse(csv, (size_t)n, c->file, names, sc->nsites, c->e);
   free(csv);
   return sc->network ? ERR_OK : c->e->code;
@@ -281,7 +319,8 @@ static int read_link(const jfield_doc *c, const jfield_scope *e,
   int rc;
   if (!json_is_object(v))
     return jfield_fail(c, e, NULL, ERR_PARSE, "must be an object");
-  if ((rc = jfield_known(c, e, v, known)) || (rc = read_value(c, e, v, &l->v)))
+  if ((rc = jfield_known(c, e, v, known)) ||
+      (rc = read_value(c, e, v, true, &l->v)))
     return rc;
   const json_t *b = json_object_get(v, "between");
   if (b && (json_object_get(v, "from") || json_object_get(v, "to")))
@@ -384,14 +423,42 @@ static int links_trace(const jfield_doc *c, const jfield_scope *net,
   return rc;
 }
 
-/* network.latency_ms and bandwidth_gbps: required unless links list
- * every pair (then *present is false). */
+/* Whether o gives a uniform value: latency_ms, bandwidth_gbps or a path
+ * key. */
+static bool gives_uniform(const json_t *o) {
+  bool any = json_object_get(o, "latency_ms") ||
+             json_object_get(o, "bandwidth_gbps");
+  for (int k = 0; k < TRACE_NPATH_KEYS; k++)
+    any = any || json_object_get(o, trace_path_keys[k].name);
+  return any;
+}
+
+/* network.latency_ms and bandwidth_gbps (and its path keys): required
+ * unless links list every pair (then *present is false). */
 static int read_uniform(const jfield_doc *c, const jfield_scope *s,
                         const json_t *o, bool links, trace_value *v,
                         bool *present) {
-  *present = !links || json_object_get(o, "latency_ms") ||
-             json_object_get(o, "bandwidth_gbps");
-  return *present ? read_value(c, s, o, v) : ERR_OK;
+  *present = !links || gives_uniform(o);
+  return *present ? read_value(c, s, o, true, v) : ERR_OK;
+}
+
+/* network.shaping: one of scenario_shaping_names, path when absent. */
+static int read_shaping(const jfield_doc *c, const jfield_scope *s,
+                        const json_t *o, scenario *sc) {
+  char *name = NULL;
+  int rc = jfield_str(c, s, o, "shaping",
+                      scenario_shaping_names[SCENARIO_SHAPING_DEFAULT], &name);
+  if (rc) return rc;
+  int k = scenario_shaping_parse(name);
+  if (k < 0) {
+    char list[64];
+    names_join(scenario_shaping_names, ", ", " or ", list, sizeof list);
+    rc = jfield_fail(c, s, "shaping", ERR_UNKNOWN, "unknown shaping '%s' "
+                     "(%s)", name, list);
+  }
+  free(name);
+  sc->shaping = k < 0 ? SCENARIO_SHAPING_DEFAULT : (scenario_shaping)k;
+  return rc;
 }
 
 int scenario_read_network(const jfield_doc *c, const json_t *root,
@@ -403,16 +470,16 @@ int scenario_read_network(const jfield_doc *c, const json_t *root,
   int rc;
   if ((rc = jfield_obj(c, &top, root, "network", true, &o)) ||
       (rc = jfield_known(c, &s, o, known)) ||
+      (rc = read_shaping(c, &s, o, sc)) ||
       (rc = read_overrides(c, &s, o, sc)))
     return rc;
   const json_t *t = json_object_get(o, "trace");
   bool links = json_object_get(o, "links") != NULL;
-  bool uniform =
-      json_object_get(o, "latency_ms") || json_object_get(o, "bandwidth_gbps");
-  if (t && (uniform || links))
+  if (t && (gives_uniform(o) || links))
     return jfield_fail(
         c, &s, "trace", ERR_CONFIG, "give either trace or latency_ms and "
-        "bandwidth_gbps (with links, or alone), not both");
+        "bandwidth_gbps (with links, or alone; the path keys beside them), "
+        "not both");
   const char **names = mem_alloc((size_t)sc->nsites * sizeof *names);
   for (int i = 0; i < sc->nsites; i++) names[i] = sc->sites[i].name;
   trace_value v;

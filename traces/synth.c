@@ -404,6 +404,10 @@ int synth_write(FILE *out, const trace *base, const synth_params *p,
     return err_set(e, ERR_RANGE, "synth: duration_s must be >= step_s");
   if (!(o->dwell_s >= 0 && isfinite(o->dwell_s)))
     return err_set(e, ERR_RANGE, "synth: dwell_s must be >= 0");
+  if (trace_has_path(base)) /* not carried: refused, never dropped */
+    return err_set(e, ERR_CONFIG, "synth: the base trace gives path keys "
+                   "(flow_gbps, loss, window_bytes); synth modulates latency "
+                   "and bandwidth only: give a base without them");
   double dur_ns = floor(o->duration_s * 1e9 + 0.5);
   if (dur_ns / (double)step_ns > (double)SYNTH_MAX_STEPS)
     return err_set(e, ERR_RANGE, "synth: more than %lld steps",

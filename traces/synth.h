@@ -63,7 +63,9 @@ typedef struct synth_opts {
  * t = 0 including each site with itself, then only changed pairs) to out.
  * Returns ERR_OK, ERR_RANGE for bad options or for an output trace_load
  * could not read back (FILE_MAX_BYTES, TRACE_MAX_BYTES: checked before
- * writing anything), ERR_IO when writing fails. */
+ * writing anything), ERR_CONFIG for a base giving path keys (trace.h:
+ * they are not modulated, and dropping them would change the network),
+ * ERR_IO when writing fails. */
 int synth_write(FILE *out, const trace *base, const synth_params *p,
                 const synth_opts *o, err *e);
 

@@ -12,7 +12,9 @@
  * - Looping (at loop_after_s the t = 0 snapshot returns): in linear mode the
  *   last segment runs from the last change point to the t = 0 value at
  *   loop_after_s, so the looped series is continuous.
- * - Linear mode keeps every point (a repeated value still bends the slope). */
+ * - Linear mode keeps every point (a repeated value still bends the slope).
+ * - Path keys (TRACE_PATH_MAP) live in paths, beside vals, only when the
+ *   file's header names one: a trace without them keeps its size. */
 #include "traces/trace.h"
 
 #include <assert.h>
@@ -30,7 +32,8 @@ struct trace {
   char **sites;
   size_t *off;            /* nsites^2 + 1 offsets into times/vals */
   int64_t *times;
-  trace_value *vals;
+  trace_base *vals;
+  trace_path *paths;      /* beside vals; NULL: no path key anywhere */
   int64_t *change_times;  /* distinct point times, sorted; [0] == 0 */
   size_t nchange;
   bool linear;
@@ -49,8 +52,36 @@ typedef struct trace_emit {  /* one change point before sorting by pair */
   size_t row;
 } trace_emit;
 
-static bool trace_same(trace_value x, trace_value y) {
+#define TRACE_PATH_ROW_(f, l, h, open, w)                                 \
+  {.name = #f, .offset = offsetof(trace_value, f), .lo = l, .hi = h,       \
+   .hi_open = open, .what = w},
+const trace_path_key trace_path_keys[TRACE_NPATH_KEYS] = {
+    TRACE_PATH_MAP(TRACE_PATH_ROW_)};
+#undef TRACE_PATH_ROW_
+
+double trace_value_path(const trace_value *v, int k) {
+  assert(k >= 0 && k < TRACE_NPATH_KEYS);
+  return *(const double *)((const char *)v + trace_path_keys[k].offset);
+}
+
+bool trace_path_ok(int k, double x) {
+  const trace_path_key *p = &trace_path_keys[k];
+  return isfinite(x) && x >= p->lo && (p->hi_open ? x < p->hi : x <= p->hi);
+}
+
+static bool trace_same(trace_base x, trace_base y) {
   return x.latency_ms == y.latency_ms && x.bandwidth_gbps == y.bandwidth_gbps;
+}
+
+static bool trace_same_path(const trace_path *x, const trace_path *y) {
+  return x->flow_gbps == y->flow_gbps && x->loss == y->loss &&
+         x->window_bytes == y->window_bytes;
+}
+
+/* Rows i and j of csv hold the same value (path keys included). */
+static bool trace_same_row(const trace_csv *csv, size_t i, size_t j) {
+  return trace_same(csv->rows[i].v, csv->rows[j].v) &&
+         (!csv->paths || trace_same_path(&csv->paths[i], &csv->paths[j]));
 }
 
 /* Resolves each snapshot into change points (em, in time order; count[p]
@@ -79,7 +110,7 @@ static size_t trace_resolve(trace *t, const trace_csv *csv, size_t *count,
     }
     for (size_t k = 0; k < nt; k++) {
       uint32_t p = touched[k];
-      if (!t->linear && count[p] && trace_same(csv->rows[last[p]].v, csv->rows[win[p]].v))
+      if (!t->linear && count[p] && trace_same_row(csv, last[p], win[p]))
         continue;  /* step replay: no change */
       mem_grow((void **)em, &ecap, ne + 1, sizeof **em);
       (*em)[ne++] = (trace_emit){p, win[p]};
@@ -92,6 +123,12 @@ static size_t trace_resolve(trace *t, const trace_csv *csv, size_t *count,
   }
   free(stamp), free(level), free(win), free(last), free(touched);
   return ne;
+}
+
+/* Points i and j of t hold the same value (path keys included). */
+static bool trace_point_same(const trace *t, size_t i, size_t j) {
+  return trace_same(t->vals[i], t->vals[j]) &&
+         (!t->paths || trace_same_path(&t->paths[i], &t->paths[j]));
 }
 
 /* Sorts the change points by pair (counting sort, stable: each pair's points
@@ -107,28 +144,36 @@ static void trace_build(trace *t, const trace_csv *csv) {
   for (size_t p = 0; p < np; p++) t->off[p + 1] = t->off[p] + count[p], count[p] = t->off[p];
   t->times = mem_alloc(ne * sizeof *t->times);
   t->vals = mem_alloc(ne * sizeof *t->vals);
+  if (csv->paths) t->paths = mem_alloc(ne * sizeof *t->paths);
   for (size_t k = 0; k < ne; k++) {
     size_t at = count[em[k].pair]++;
     t->times[at] = csv->rows[em[k].row].t;
     t->vals[at] = csv->rows[em[k].row].v;
+    if (csv->paths) t->paths[at] = csv->paths[em[k].row];
   }
   for (size_t p = 0; p < np; p++) {
     size_t m = t->off[p + 1] - t->off[p];
-    if (m > 1 && (t->linear || !trace_same(t->vals[t->off[p]], t->vals[t->off[p + 1] - 1])))
+    if (m > 1 && (t->linear || !trace_point_same(t, t->off[p], t->off[p + 1] - 1)))
       t->any_wrap = true;
   }
   free(count), free(em);
 }
 
-double trace_bytes(double rows, double points, int nsites) {
+double trace_bytes_with(double rows, double points, int nsites, bool paths) {
   /* trace_resolve's five per-pair arrays, trace_build's count and off */
   double pairs = (double)nsites * nsites, per_pair = 4 + 1 + 8 + 8 + 4 + 8 + 8;
-  /* doubling arrays may hold twice what they use: the parser's rows and the
-   * emitted points; times and vals are allocated to size */
+  /* doubling arrays may hold twice what they use: the parser's rows (and
+   * their path keys) and the emitted points; times, vals (and paths) are
+   * allocated to size */
+  double path = paths ? sizeof(trace_path) : 0;
   double per_point = 2.0 * sizeof(trace_emit) + sizeof(int64_t) +
-                     sizeof(trace_value);
-  return pairs * per_pair + rows * 2.0 * sizeof(trace_csv_row) +
+                     sizeof(trace_base) + path;
+  return pairs * per_pair + rows * 2.0 * (sizeof(trace_csv_row) + path) +
          points * per_point;
+}
+
+double trace_bytes(double rows, double points, int nsites) {
+  return trace_bytes_with(rows, points, nsites, false);
 }
 
 /* Refuses csv before trace_build allocates for it when its change points
@@ -142,7 +187,8 @@ static int trace_check_bytes(const trace_csv *csv, const char *name, err *e) {
     for (j = i; j < csv->nrows && csv->rows[j].t == csv->rows[i].t; j++)
       cover += (csv->rows[j].src >= 0 ? 1 : n) * (csv->rows[j].dst >= 0 ? 1 : n);
     points += fmin(cover, n * n);
-    double bytes = trace_bytes((double)csv->nrows, points, csv->nsites);
+    double bytes = trace_bytes_with((double)csv->nrows, points, csv->nsites,
+                                    csv->paths != NULL);
     if (bytes > (double)TRACE_MAX_BYTES)
       return err_set(e, ERR_MEMORY, "%s:%d: the snapshots up to this one "
                      "expand to up to %.0f change points over %d sites "
@@ -152,6 +198,12 @@ static int trace_check_bytes(const trace_csv *csv, const char *name, err *e) {
                      (double)TRACE_MAX_BYTES / 1e9);
   }
   return ERR_OK;
+}
+
+/* Frees t's path keys when no point gives one (a header naming them over
+ * empty cells): such a trace is one without them. */
+static void trace_drop_paths(trace *t) {
+  if (!trace_has_path(t)) free(t->paths), t->paths = NULL;
 }
 
 trace *trace_parse(const char *text, size_t len, const char *name,
@@ -169,6 +221,7 @@ trace *trace_parse(const char *text, size_t len, const char *name,
   t->loop_s = csv.loop_s;
   t->rows = csv.nrows;
   trace_build(t, &csv);
+  trace_drop_paths(t);
   t->sites = csv.sites, csv.sites = NULL;
   t->comments = csv.comments, t->ncomments = csv.ncomments;
   csv.comments = NULL;
@@ -189,7 +242,7 @@ trace *trace_load(const char *path, const char *const *sites, int nsites,
 void trace_free(trace *t) {
   if (!t) return;
   for (int i = 0; i < t->nsites; i++) free(t->sites[i]);
-  free(t->sites), free(t->off), free(t->times), free(t->vals);
+  free(t->sites), free(t->off), free(t->times), free(t->vals), free(t->paths);
   free(t->change_times);
   for (size_t i = 0; i < t->ncomments; i++)
     free(t->comments[i].key), free(t->comments[i].value);
@@ -227,11 +280,32 @@ static int64_t trace_add_sat(int64_t x, int64_t y) {  /* x, y >= 0 */
   return x > INT64_MAX - y ? TRACE_NEVER : x + y;
 }
 
-static trace_value trace_lerp(trace_value x, trace_value y, int64_t dt,
+/* A path key between x (given: > 0, or loss) and y at fraction f: linear
+ * where both ends give it, else x's. */
+static double trace_lerp_key(double x, double y, double f, bool zero_is_value) {
+  return zero_is_value || (x > 0 && y > 0) ? x + f * (y - x) : x;
+}
+
+/* Points i and j of t at fraction dt / span from i to j. */
+static trace_value trace_lerp(const trace *t, size_t i, size_t j, int64_t dt,
                               int64_t span) {
   double f = (double)dt / (double)span;
-  return (trace_value){x.latency_ms + f * (y.latency_ms - x.latency_ms),
-                       x.bandwidth_gbps + f * (y.bandwidth_gbps - x.bandwidth_gbps)};
+  trace_base x = t->vals[i], y = t->vals[j];
+  trace_value v = {
+      .latency_ms = x.latency_ms + f * (y.latency_ms - x.latency_ms),
+      .bandwidth_gbps = x.bandwidth_gbps + f * (y.bandwidth_gbps - x.bandwidth_gbps)};
+  if (t->paths) {
+    const trace_path *px = &t->paths[i], *py = &t->paths[j];
+    v.flow_gbps = trace_lerp_key(px->flow_gbps, py->flow_gbps, f, false);
+    v.loss = trace_lerp_key(px->loss, py->loss, f, true);
+    v.window_bytes = trace_lerp_key(px->window_bytes, py->window_bytes, f, false);
+  }
+  return v;
+}
+
+/* Point i of t as a value. */
+static inline trace_value trace_point(const trace *t, size_t i) {
+  return trace_value_of(t->vals[i], t->paths ? &t->paths[i] : NULL);
 }
 
 trace_value trace_at(const trace *t, int a, int b, int64_t t_ns) {
@@ -239,13 +313,12 @@ trace_value trace_at(const trace *t, int a, int b, int64_t t_ns) {
   size_t p = (size_t)a * (size_t)t->nsites + (size_t)b, o = t->off[p];
   size_t m = t->off[p + 1] - o;
   const int64_t *T = t->times + o;
-  const trace_value *V = t->vals + o;
   int64_t r = t->loop_ns ? t_ns % t->loop_ns : t_ns;
   size_t i = trace_after(T, m, r) - 1;
-  if (!t->linear || r == T[i] || m == 1) return V[i];
-  if (i + 1 < m) return trace_lerp(V[i], V[i + 1], r - T[i], T[i + 1] - T[i]);
-  if (t->loop_ns) return trace_lerp(V[i], V[0], r - T[i], t->loop_ns - T[i]);
-  return V[i];
+  if (!t->linear || r == T[i] || m == 1) return trace_point(t, o + i);
+  if (i + 1 < m) return trace_lerp(t, o + i, o + i + 1, r - T[i], T[i + 1] - T[i]);
+  if (t->loop_ns) return trace_lerp(t, o + i, o, r - T[i], t->loop_ns - T[i]);
+  return trace_point(t, o + i);
 }
 
 /* Next change after t_ns among sorted times T[0..m) (T[0] == 0), given
@@ -268,7 +341,7 @@ int64_t trace_next_change(const trace *t, int a, int b, int64_t t_ns) {
   assert(a >= 0 && a < t->nsites && b >= 0 && b < t->nsites && t_ns >= 0);
   size_t p = (size_t)a * (size_t)t->nsites + (size_t)b, o = t->off[p];
   size_t m = t->off[p + 1] - o;
-  bool wrap = m > 1 && (t->linear || !trace_same(t->vals[o], t->vals[o + m - 1]));
+  bool wrap = m > 1 && (t->linear || !trace_point_same(t, o, o + m - 1));
   return trace_next(t, t->times + o, m, wrap, t_ns);
 }
 
@@ -293,14 +366,34 @@ size_t trace_points(const trace *t) {
 
 void trace_extremes(const trace *t, trace_value *lo, trace_value *hi) {
   size_t n = trace_points(t);
-  *lo = *hi = t->vals[0];
+  *lo = *hi = trace_value_of(t->vals[0], NULL);
   for (size_t i = 1; i < n; i++) {
-    trace_value v = t->vals[i];
+    trace_base v = t->vals[i];
     lo->latency_ms = fmin(lo->latency_ms, v.latency_ms);
     lo->bandwidth_gbps = fmin(lo->bandwidth_gbps, v.bandwidth_gbps);
     hi->latency_ms = fmax(hi->latency_ms, v.latency_ms);
     hi->bandwidth_gbps = fmax(hi->bandwidth_gbps, v.bandwidth_gbps);
   }
+  for (size_t i = 0; t->paths && i < n; i++) {
+    trace_value v = trace_point(t, i);
+    for (int k = 0; k < TRACE_NPATH_KEYS; k++) {
+      double x = trace_value_path(&v, k);
+      double *l = (double *)((char *)lo + trace_path_keys[k].offset);
+      double *h = (double *)((char *)hi + trace_path_keys[k].offset);
+      if (x == 0) continue; /* absent */
+      *l = *l == 0 ? x : fmin(*l, x);
+      *h = fmax(*h, x);
+    }
+  }
+}
+
+bool trace_has_path(const trace *t) {
+  size_t n = trace_points(t);
+  for (size_t i = 0; t->paths && i < n; i++)
+    if (t->paths[i].flow_gbps != 0 || t->paths[i].loss != 0 ||
+        t->paths[i].window_bytes != 0)
+      return true;
+  return false;
 }
 
 const char *trace_comment(const trace *t, const char *key) {
@@ -331,7 +424,14 @@ uint64_t trace_hash(const trace *t) {
     h = hash_double(hash_double(h, t->vals[i].latency_ms),
                     t->vals[i].bandwidth_gbps);
   h = hash_u64(h, t->linear);
-  return hash_u64(h, (uint64_t)t->loop_ns);
+  h = hash_u64(h, (uint64_t)t->loop_ns);
+  if (!trace_has_path(t)) return h; /* the hash before path keys existed */
+  h = hash_str(h, "path keys");
+  for (size_t i = 0; i < n; i++)
+    h = hash_double(hash_double(hash_double(h, t->paths[i].flow_gbps),
+                                t->paths[i].loss),
+                    t->paths[i].window_bytes);
+  return h;
 }
 
 void trace_scale(trace *t, double latency_scale, double bandwidth_scale) {
@@ -347,7 +447,10 @@ void trace_set_static(trace *t, int a, int b, trace_value v) {
   size_t p = (size_t)a * (size_t)t->nsites + (size_t)b;
   assert(a >= 0 && b >= 0 && a < t->nsites && b < t->nsites);
   assert(t->off[p + 1] - t->off[p] == 1); /* the pair never changes */
-  t->vals[t->off[p]] = v;
+  t->vals[t->off[p]] = trace_base_of(v);
+  if (!t->paths && trace_value_has_path(&v))
+    t->paths = mem_calloc(trace_points(t), sizeof *t->paths);
+  if (t->paths) t->paths[t->off[p]] = trace_path_of(v);
 }
 
 /* A copy of n elements of size each (NULL for none). */
@@ -367,6 +470,8 @@ trace *trace_copy(const trace *t) {
   c->off = dup_array(t->off, np + 1, sizeof *t->off);
   c->times = dup_array(t->times, t->off[np], sizeof *t->times);
   c->vals = dup_array(t->vals, t->off[np], sizeof *t->vals);
+  c->paths = t->paths ? dup_array(t->paths, t->off[np], sizeof *t->paths)
+                      : NULL;
   c->change_times = dup_array(t->change_times, t->nchange,
                               sizeof *t->change_times);
   c->comments = t->ncomments ? mem_alloc(t->ncomments * sizeof *c->comments)

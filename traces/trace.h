@@ -6,6 +6,7 @@
 #ifndef TRACES_TRACE_H
 #define TRACES_TRACE_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,9 +15,17 @@
 
 typedef struct trace trace;
 
+/* One link's value at one time: its delay and rate, and what a path
+ * carries as its users measure it (the path keys, TRACE_PATH_MAP; each 0
+ * when absent). Under "tc" shaping bandwidth_gbps is each sender's shaper
+ * rate, under "path" the capacity of the path between two sites
+ * (traces/FORMATS.md). */
 typedef struct trace_value {
   double latency_ms;      /* one-way delay, ms, >= 0 */
   double bandwidth_gbps;  /* Gbit/s, > 0 */
+  double flow_gbps;       /* a measured single-stream rate, Gbit/s */
+  double loss;            /* packet loss rate in [0, 1) */
+  double window_bytes;    /* TCP window per socket on the path, bytes */
 } trace_value;
 
 #define TRACE_NEVER INT64_MAX  /* "no further change" */
@@ -30,6 +39,55 @@ typedef struct trace_value {
 #define TRACE_MAX_SITES 1024
 #define TRACE_MAX_LATENCY_MS 1e6
 #define TRACE_MIN_BANDWIDTH_GBPS 1e-6
+/* A path's window: from one TCP segment of 1448 payload bytes (1500-byte
+ * MTU with timestamps: models/transport.h's TRANSPORT_TCP_SEGMENT_BYTES,
+ * which a static assertion ties to this) to 1 TiB. A loss rate is below 1:
+ * a path that loses every packet carries nothing. */
+#define TRACE_WINDOW_MIN_BYTES 1448
+#define TRACE_WINDOW_MAX_BYTES (1LL << 40)
+#define TRACE_LOSS_MAX 1.0
+
+/* The path keys, declared once: the trace CSV's optional columns, the
+ * scenario's link keys (network.links[] and the network-level default),
+ * the export, the hash and the format's reference walk this table. A row
+ *   X(field, lo, hi, hi_open, what)
+ * names a field of trace_value (and the key), its bounds (lo <= x, x <= hi
+ * or x < hi when hi_open; finite) and how a message states them ("... is
+ * not WHAT"). 0 means absent for each (loss 0: none). */
+#define TRACE_PATH_MAP(X)                                                  \
+  X(flow_gbps, TRACE_MIN_BANDWIDTH_GBPS, HUGE_VAL, false,                 \
+    ">= 1e-06 Gbit/s and finite")                                          \
+  X(loss, 0.0, TRACE_LOSS_MAX, true, "in [0, 1)")                          \
+  X(window_bytes, (double)TRACE_WINDOW_MIN_BYTES,                          \
+    (double)TRACE_WINDOW_MAX_BYTES, false,                                 \
+    "in [1448, 1099511627776] bytes (one TCP segment to 1 TiB)")
+
+/* One path key: its name, where it sits in a trace_value, its bounds. */
+typedef struct trace_path_key {
+  const char *name;
+  size_t offset;
+  double lo, hi;
+  bool hi_open;
+  const char *what;
+} trace_path_key;
+
+#define TRACE_PATH_ONE_(f, lo, hi, open, what) +1
+enum { TRACE_NPATH_KEYS = 0 TRACE_PATH_MAP(TRACE_PATH_ONE_) };
+
+/* TRACE_PATH_MAP's rows, in its order. */
+extern const trace_path_key trace_path_keys[TRACE_NPATH_KEYS];
+
+/* Key k's value in v. */
+double trace_value_path(const trace_value *v, int k);
+
+/* Whether x is within key k's bounds. */
+bool trace_path_ok(int k, double x);
+
+/* Whether v gives any path key (a non-zero one). Inline: the engine asks
+ * on every read of a varying link. */
+static inline bool trace_value_has_path(const trace_value *v) {
+  return v->flow_gbps != 0 || v->loss != 0 || v->window_bytes != 0;
+}
 
 /* What one trace may hold in memory while it is read and built: its data
  * rows and the change points its snapshots expand to. A '*' row stands for
@@ -45,7 +103,9 @@ typedef struct trace_value {
 double trace_bytes(double rows, double points, int nsites);
 
 /* Parses CSV text (len bytes, need not be NUL-terminated). name is the file
- * name used in "NAME:LINE: message" errors. Values must lie within the
+ * name used in "NAME:LINE: message" errors. The header may name path keys
+ * after bandwidth_gbps (any of TRACE_PATH_MAP's, each once; an empty cell is
+ * absent). Values must lie within the
  * TRACE_ bounds above, and at most TRACE_MAX_SITES sites (the caller's, or
  * the file's) are covered. Within one snapshot the most
  * specific row wins: "a,b" > "a,*" > "*,b" > "*,*" ('*' includes a itself);
@@ -69,7 +129,9 @@ const char *trace_site(const trace *t, int i);           /* borrowed */
 int trace_site_index(const trace *t, const char *name);  /* -1 if unknown */
 
 /* The value for the ordered pair (a, b) at time t_ns >= 0 (step replay, or
- * linear interpolation between change points, with looping): O(log n). */
+ * linear interpolation between change points, with looping): O(log n). A
+ * path key interpolates only where both ends give it (loss: always), else
+ * the earlier point's holds. */
 trace_value trace_at(const trace *t, int a, int b, int64_t t_ns);
 
 /* The first time > t_ns at which the value of (a, b) changes (step: rows
@@ -99,8 +161,12 @@ size_t trace_snapshots(const trace *t);
 size_t trace_points(const trace *t);
 
 /* Smallest and largest latency and bandwidth over all change points: exact
- * bounds of every trace_at value (interpolation stays between its ends). */
+ * bounds of every trace_at value (interpolation stays between its ends);
+ * the path keys over the points that give them (0 when none does). */
 void trace_extremes(const trace *t, trace_value *lo, trace_value *hi);
+
+/* Whether some change point gives a path key (TRACE_PATH_MAP). */
+bool trace_has_path(const trace *t);
 
 /* Every "# key: value" comment in file order (duplicates kept); trace_comment
  * returns the first of a key. Borrowed. */
@@ -111,17 +177,21 @@ const char *trace_comment_value(const trace *t, size_t i);
 /* A content hash of everything a replay depends on: the sites in order, every
  * pair's change points, the interpolation and the loop. Equal traces hash
  * equal however their files were written (comments, row order within a
- * snapshot, rows repeating a value under step replay). */
+ * snapshot, rows repeating a value under step replay). The path keys are
+ * hashed only when some point gives one, so a trace without them keeps
+ * the hash it had before they existed. */
 uint64_t trace_hash(const trace *t);
 
 /* Multiplies every latency by latency_scale and every bandwidth by
- * bandwidth_scale (both > 0): the knobs of a sweep. The caller checks that
+ * bandwidth_scale (both > 0): the knobs of a sweep (the path keys are
+ * measured properties of the path and stay). The caller checks that
  * the scaled extremes (trace_extremes) stay within the TRACE_ bounds. */
 void trace_scale(trace *t, double latency_scale, double bandwidth_scale);
 
 /* Replaces the value of the ordered pair (a, b), which must hold one value
  * for the whole trace (only its t = 0 point), by v (within the TRACE_
- * bounds). For a caller that restates one pair of a loaded network. */
+ * bounds), path keys included. For a caller that restates one pair of a
+ * loaded network. */
 void trace_set_static(trace *t, int a, int b, trace_value v);
 
 /* A deep copy of t (the caller owns it; trace_free). */

@@ -21,12 +21,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/hash.h"
 #include "base/mem.h"
 #include "traces/csv.h"
 
 static const char TRACE_HEADER[] = "t_s,src,dst,latency_ms,bandwidth_gbps";
+#define TRACE_BASE_COLS 5
+#define TRACE_MAX_COLS (TRACE_BASE_COLS + TRACE_NPATH_KEYS)
 
 /* ---- the parser: rows, sites and the patterns seen per snapshot ---- */
 
@@ -52,6 +55,10 @@ typedef struct trace_parser {
   size_t npats, pats_cap;
   trace_csv_row *rows;
   size_t nrows, rows_cap, snap;
+  int npath;                     /* path keys the header names */
+  int path_col[TRACE_NPATH_KEYS]; /* their keys, in column order */
+  trace_path *paths;             /* per row when npath > 0 */
+  size_t paths_cap;
   csv_comment *comments;
   size_t ncomments, comments_cap;
   bool linear;
@@ -249,6 +256,25 @@ static int trace_value_field(trace_parser *ps, const char *what, const char *s,
   return ERR_OK;
 }
 
+/* Path key k's cell s[0..n): empty is absent (0), else a number within
+ * the key's bounds. */
+static int trace_path_field(trace_parser *ps, int k, const char *s, size_t n,
+                            double *out) {
+  const trace_path_key *key = &trace_path_keys[k];
+  *out = 0;
+  if (n == 0) return ERR_OK;
+  int rc = csv_is_inf(s, n) || (n == 3 && strncasecmp(s, "nan", 3) == 0)
+               ? CSV_NUM_NONFINITE
+               : csv_parse_double(s, n, out);
+  if (rc != CSV_NUM_OK)
+    return err_set(ps->e, csv_num_err(rc), "%s:%d: %s: '%.*s%s' %s", ps->name,
+                   ps->line, key->name, CSV_SHOW(s, n), csv_num_what(rc));
+  if (!trace_path_ok(k, *out))
+    return err_set(ps->e, ERR_RANGE, "%s:%d: %s: %.*s%s is not %s", ps->name,
+                   ps->line, key->name, CSV_SHOW(s, n), key->what);
+  return ERR_OK;
+}
+
 static int trace_time_field(trace_parser *ps, const char *s, size_t n,
                             int64_t *t) {
   int64_t last = ps->nrows ? ps->rows[ps->nrows - 1].t : 0;
@@ -270,20 +296,51 @@ static int trace_time_field(trace_parser *ps, const char *s, size_t n,
   return ERR_OK;
 }
 
+/* The row's path keys, from the cells after bandwidth_gbps, into p. */
+static int trace_path_fields(trace_parser *ps, const char *const *f,
+                             const size_t *fn, trace_path *p) {
+  if (!ps->npath) return ERR_OK; /* the five columns alone */
+  trace_value v = {0};
+  for (int i = 0; i < ps->npath; i++) {
+    int k = ps->path_col[i];
+    double x;
+    if (trace_path_field(ps, k, f[TRACE_BASE_COLS + i], fn[TRACE_BASE_COLS + i],
+                         &x))
+      return ps->e->code;
+    *(double *)((char *)&v + trace_path_keys[k].offset) = x;
+  }
+  *p = trace_path_of(v);
+  return ERR_OK;
+}
+
+/* The header's columns, as read, for a message about a row's count. */
+static void trace_header_text(const trace_parser *ps, char *buf, size_t size) {
+  size_t at = (size_t)snprintf(buf, size, "%s", TRACE_HEADER);
+  for (int i = 0; i < ps->npath && at < size; i++)
+    at += (size_t)snprintf(buf + at, size - at, ",%s",
+                           trace_path_keys[ps->path_col[i]].name);
+}
+
 static int trace_data_line(trace_parser *ps, const char *s, size_t n) {
-  const char *f[5];
-  size_t fn[5];
-  int cols = csv_split(ps->rd, s, n, f, fn, 5);
-  if (cols != 5)
-    return err_set(ps->e, ERR_PARSE, "%s:%d: expected 5 columns (%s), found %d",
-                   ps->name, ps->line, TRACE_HEADER, cols);
+  const char *f[TRACE_MAX_COLS];
+  size_t fn[TRACE_MAX_COLS];
+  int want = TRACE_BASE_COLS + ps->npath;
+  int cols = csv_split(ps->rd, s, n, f, fn, TRACE_MAX_COLS);
+  if (cols != want) {
+    char head[160];
+    trace_header_text(ps, head, sizeof head);
+    return err_set(ps->e, ERR_PARSE, "%s:%d: expected %d columns (%s), found %d",
+                   ps->name, ps->line, want, head, cols);
+  }
   trace_csv_row r = {.line = ps->line};
+  trace_path path = {0};
   if (trace_time_field(ps, f[0], fn[0], &r.t) ||
       trace_site_field(ps, "src", f[1], fn[1], &r.src) ||
       trace_site_field(ps, "dst", f[2], fn[2], &r.dst) ||
       trace_value_field(ps, "latency_ms", f[3], fn[3], false, &r.v.latency_ms) ||
       trace_value_field(ps, "bandwidth_gbps", f[4], fn[4], true,
-                        &r.v.bandwidth_gbps))
+                        &r.v.bandwidth_gbps) ||
+      trace_path_fields(ps, f, fn, &path))
     return ps->e->code;
   if ((ps->npats + 1) * 2 > ps->pats_cap) pat_grow(ps);
   trace_pat *pt = pat_slot(ps, pat_key(r.src, r.dst));
@@ -292,14 +349,51 @@ static int trace_data_line(trace_parser *ps, const char *s, size_t n) {
                    "at t_s = %.*s%s (first at line %d)", ps->name, ps->line,
                    CSV_SHOW(f[1], fn[1]), CSV_SHOW(f[2], fn[2]), CSV_SHOW(f[0], fn[0]),
                    pt->line);
-  if (trace_bytes((double)ps->nrows + 1, 0, ps->nsites) > (double)TRACE_MAX_BYTES)
+  if (trace_bytes_with((double)ps->nrows + 1, 0, ps->nsites, ps->npath > 0) >
+      (double)TRACE_MAX_BYTES)
     return err_set(ps->e, ERR_MEMORY, "%s:%d: %zu data rows, more than a trace "
                    "may hold in %.2f GB", ps->name, ps->line, ps->nrows + 1,
                    (double)TRACE_MAX_BYTES / 1e9);
   if (!pt->line) ps->npats++;
   *pt = (trace_pat){pat_key(r.src, r.dst), ps->snap, ps->line};
   mem_grow((void **)&ps->rows, &ps->rows_cap, ps->nrows + 1, sizeof *ps->rows);
+  if (ps->npath) {
+    mem_grow((void **)&ps->paths, &ps->paths_cap, ps->nrows + 1,
+             sizeof *ps->paths);
+    ps->paths[ps->nrows] = path;
+  }
   ps->rows[ps->nrows++] = r;
+  return ERR_OK;
+}
+
+/* The header: TRACE_HEADER, then any path keys (each once). */
+static int trace_header_line(trace_parser *ps, const char *s, size_t n) {
+  size_t base = sizeof TRACE_HEADER - 1;
+  if (n < base || memcmp(s, TRACE_HEADER, base) != 0 ||
+      (n > base && s[base] != ','))
+    return err_set(ps->e, ERR_PARSE, "%s:%d: expected the header '%s' (then "
+                   "any of flow_gbps, loss, window_bytes), found '%.*s%s'",
+                   ps->name, ps->line, TRACE_HEADER, CSV_SHOW(s, n));
+  const char *f[TRACE_MAX_COLS + 1];
+  size_t fn[TRACE_MAX_COLS + 1];
+  int cols = csv_split(ps->rd, s, n, f, fn, TRACE_MAX_COLS + 1);
+  for (int i = TRACE_BASE_COLS; i < cols; i++) {
+    int k = 0;
+    while (k < TRACE_NPATH_KEYS &&
+           !(strlen(trace_path_keys[k].name) == fn[i] &&
+             memcmp(trace_path_keys[k].name, f[i], fn[i]) == 0))
+      k++;
+    if (k == TRACE_NPATH_KEYS)
+      return err_set(ps->e, ERR_PARSE, "%s:%d: header: '%.*s%s' is not a "
+                     "column (after bandwidth_gbps: flow_gbps, loss, "
+                     "window_bytes)", ps->name, ps->line, CSV_SHOW(f[i], fn[i]));
+    for (int j = 0; j < ps->npath; j++)
+      if (ps->path_col[j] == k)
+        return err_set(ps->e, ERR_DUPLICATE, "%s:%d: header: %s given twice",
+                       ps->name, ps->line, trace_path_keys[k].name);
+    ps->path_col[ps->npath++] = k;
+  }
+  ps->header = true;
   return ERR_OK;
 }
 
@@ -307,17 +401,13 @@ static int trace_line(trace_parser *ps, const char *s, size_t n) {
   if (n == 0) return ERR_OK;
   if (s[0] == '#') return trace_comment_line(ps, s, n);
   if (ps->header) return trace_data_line(ps, s, n);
-  if (n != sizeof TRACE_HEADER - 1 || memcmp(s, TRACE_HEADER, n) != 0)
-    return err_set(ps->e, ERR_PARSE, "%s:%d: expected the header '%s', found "
-                   "'%.*s%s'", ps->name, ps->line, TRACE_HEADER, CSV_SHOW(s, n));
-  ps->header = true;
-  return ERR_OK;
+  return trace_header_line(ps, s, n);
 }
 
 static void trace_parser_free(trace_parser *ps) {
   for (int i = 0; i < ps->nsites; i++) free(ps->names[i]);
   free(ps->names), free(ps->lens), free(ps->slots), free(ps->pats);
-  free(ps->rows);
+  free(ps->rows), free(ps->paths);
   csv_comments_free(ps->comments, ps->ncomments);
 }
 
@@ -368,11 +458,12 @@ int trace_csv_parse(const char *text, size_t len, const char *name,
   if (more < 0 || trace_finish(&ps, rd.any_text, rd.line ? rd.line : 1))
     goto done;
   *out = (trace_csv){.nsites = ps.nsites, .sites = ps.names,
-                     .rows = ps.rows, .nrows = ps.nrows,
+                     .rows = ps.rows, .nrows = ps.nrows, .paths = ps.paths,
                      .comments = ps.comments, .ncomments = ps.ncomments,
                      .linear = ps.linear, .loop_ns = ps.loop_ns,
                      .loop_s = ps.loop_s};
   ps.names = NULL, ps.nsites = 0, ps.rows = NULL, ps.nrows = 0;
+  ps.paths = NULL;
   ps.comments = NULL, ps.ncomments = 0;
 done:
   if (local.code) err_set(e, local.code, "%s", local.msg);
@@ -383,7 +474,7 @@ done:
 
 void trace_csv_free(trace_csv *c) {
   for (int i = 0; c->sites && i < c->nsites; i++) free(c->sites[i]);
-  free(c->sites), free(c->rows);
+  free(c->sites), free(c->rows), free(c->paths);
   csv_comments_free(c->comments, c->ncomments);
   *c = (trace_csv){0};
 }

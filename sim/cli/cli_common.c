@@ -420,12 +420,10 @@ const char *cli_method_help(void) {
 }
 
 const char *cli_window_help(void) {
-  static char help[96];
-  if (!help[0])
-    snprintf(help, sizeof help,
-             "TCP window per socket for --network-model tcp\n(%g MB, calibrated)",
-             TRANSPORT_DEFAULT_WINDOW * 1e-6);
-  return help;
+  return "what-if: the TCP window of every socket\n"
+         "(tcp; default: each connection's own, from\n"
+         "its link's window_bytes or flow_gbps, else\n"
+         "its sites' tcp_window_bytes)";
 }
 
 static json_t *json_text(const char *s) {
@@ -466,7 +464,11 @@ json_t *cli_json_transport(const transport_options *o, const scenario *s) {
   transport_facts_line(&f, line, sizeof line);
   json_t *t = json_object();
   json_object_set_new(t, "model", json_string(transport_model_name(f.model)));
-  json_object_set_new(t, "window_bytes", cli_json_number(f.window_bytes));
+  json_object_set_new(t, "shaping",
+                      json_string(scenario_shaping_names[f.shaping]));
+  json_object_set_new(t, "window_bytes", cli_json_number(f.window_min));
+  json_object_set_new(t, "window_bytes_min", cli_json_number(f.window_min));
+  json_object_set_new(t, "window_bytes_max", cli_json_number(f.window_max));
   json_object_set_new(t, "idle_restart", json_boolean(f.idle_restart));
   json_object_set_new(t, "p2p_sockets_min", json_integer(f.p2p_sockets_min));
   json_object_set_new(t, "p2p_sockets_max", json_integer(f.p2p_sockets_max));

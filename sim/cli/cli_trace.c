@@ -56,6 +56,14 @@ static json_t *check_json(const trace *t, const char *path,
   json_object_set_new(o, "latency_ms_max", json_real(hi.latency_ms));
   json_object_set_new(o, "bandwidth_gbps_min", json_real(lo.bandwidth_gbps));
   json_object_set_new(o, "bandwidth_gbps_max", json_real(hi.bandwidth_gbps));
+  for (int k = 0; k < TRACE_NPATH_KEYS; k++) { /* the ones it gives */
+    char key[64];
+    if (trace_value_path(&hi, k) == 0) continue;
+    snprintf(key, sizeof key, "%s_min", trace_path_keys[k].name);
+    json_object_set_new(o, key, json_real(trace_value_path(&lo, k)));
+    snprintf(key, sizeof key, "%s_max", trace_path_keys[k].name);
+    json_object_set_new(o, key, json_real(trace_value_path(&hi, k)));
+  }
   json_object_set_new(o, "comments", comments);
   return o;
 }
@@ -80,6 +88,10 @@ static void check_print(const trace *t, const char *path, const char *scenario_n
   printf("%-15s %g .. %g ms\n", "latency", lo.latency_ms, hi.latency_ms);
   printf("%-15s %g .. %g Gbit/s\n", "bandwidth", lo.bandwidth_gbps,
          hi.bandwidth_gbps);
+  for (int k = 0; k < TRACE_NPATH_KEYS; k++) /* where the pairs give it */
+    if (trace_value_path(&hi, k) != 0)
+      printf("%-15s %g .. %g\n", trace_path_keys[k].name,
+             trace_value_path(&lo, k), trace_value_path(&hi, k));
   for (size_t i = 0; i < trace_ncomments(t); i++)
     printf("# %s: %s\n", trace_comment_key(t, i), trace_comment_value(t, i));
 }

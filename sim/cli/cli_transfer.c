@@ -1,6 +1,7 @@
 /* cli_transfer: `geodes transfer --latency-ms L --bandwidth-gbps B --bytes N
- * [--network-model ideal|netem|tcp] [--window-bytes W] [--sockets N]
- * [--reverse-latency-ms R] [--json]` — one message on one link, timed by
+ * [--network-model ideal|netem|tcp] [--window-bytes W] [--flow-gbps F]
+ * [--loss P] [--sockets N] [--reverse-latency-ms R] [--json]` — one
+ * message on one link (its path keys as options), timed by
  * the engine's network (sim/net) under each model: the quickest check of
  * what a model does (DESIGN.md section 4's ns-3 points, DT-FM's NCCL
  * point-to-point times).
@@ -29,14 +30,17 @@ static const cli_opt_command TRANSFER = {
         "usage: geodes transfer --latency-ms L --bandwidth-gbps B --bytes N\n"
         "                       [--network-model ideal|netem|tcp] [--window-bytes "
         "W]\n"
-        "                       [--sockets N] [--reverse-latency-ms R] "
-        "[--json]\n\n"
+        "                       [--flow-gbps F] [--loss P] [--sockets N]\n"
+        "                       [--reverse-latency-ms R] [--json]\n\n"
         "Times one message of N bytes on one link (one-way delay L ms, B "
         "Gbit/s):\n"
         "until its last byte arrives. Without --network-model, every model is "
         "shown.\n"
-        "tcp: RTT = L + R, window W per socket (1.45 MB), slow start from\n"
-        "10 x 1448 B. Without --sockets: one TCP flow on a new connection (a\n"
+        "tcp: RTT = L + R, window W per socket (else F x RTT with --flow-gbps,\n"
+        "else the hosts' default, 3 MiB: Linux's), at most the loss bound of\n"
+        "--loss P (Padhye et al. 1998), slow start from 10 x 1448 B. The\n"
+        "link is alone, so the network's shaping (tc or path) does not\n"
+        "matter. Without --sockets: one TCP flow on a new connection (a\n"
         "one-RTT handshake first, as ns-3's bulk send); with --sockets N: "
         "one\n"
         "NCCL message over an open connection of N sockets (NCCL opens them "
@@ -47,7 +51,7 @@ static const cli_opt_command TRANSFER = {
 
 typedef struct transfer_args {
   sim_transfer x;
-  long window;  /* 0: the engine's default */
+  long window;  /* 0: the link's or the hosts' */
   long sockets; /* 0: one plain TCP flow */
   int model;    /* -1: every model */
   bool json;
@@ -72,7 +76,15 @@ static int parse_args(int argc, char **argv, transfer_args *a) {
       CLI_OPT_ALIAS("network", "network-model"),
       CLI_OPT_INT(0, "window-bytes", "W", &a->window,
                   TRANSPORT_WINDOW_MIN_BYTES, TRANSPORT_WINDOW_MAX_BYTES,
-                  "tcp: window per socket, bytes (default 1450000)"),
+                  "tcp: window per socket, bytes (default F x RTT\n"
+                  "with --flow-gbps, else 3145728)"),
+      CLI_OPT_REAL(0, "flow-gbps", "F", &a->x.path_flow_gbps,
+                   TRACE_MIN_BANDWIDTH_GBPS, 1e9,
+                   "tcp: a measured single stream's rate on the\n"
+                   "link, Gbit/s: its window is F x RTT"),
+      CLI_OPT_REAL(0, "loss", "P", &a->x.loss, 0, TRACE_LOSS_MAX,
+                   "tcp: packet loss rate in [0, 1): each socket at\n"
+                   "most Padhye et al.'s rate at P and the RTT"),
       CLI_OPT_INT(0, "sockets", "N", &a->sockets, 1, TRANSPORT_SOCKETS_MAX,
                   "NCCL connection of N TCP sockets (1..64)"),
       CLI_OPT_REAL(0, "reverse-latency-ms", "R", &a->x.back_ms, 0, 1e7,
@@ -89,6 +101,9 @@ static int parse_args(int argc, char **argv, transfer_args *a) {
   if (a->x.latency_ms < 0 || a->x.bandwidth_gbps < 0 || a->x.bytes < 0)
     return cli_usage_error("transfer", "--latency-ms, --bandwidth-gbps and "
                            "--bytes are required");
+  if (a->x.loss >= TRACE_LOSS_MAX)
+    return cli_usage_error("transfer", "--loss wants a rate in [0, 1), "
+                           "not %g", a->x.loss);
   if (a->x.back_ms < 0) a->x.back_ms = a->x.latency_ms;
   a->x.sockets = (int)a->sockets;
   return CLI_OK;
@@ -108,9 +123,13 @@ static void print_json(const transfer_args *a, const double t[3], int shown) {
   json_object_set_new(o, "bandwidth_gbps", json_real(a->x.bandwidth_gbps));
   json_object_set_new(o, "reverse_latency_ms", json_real(a->x.back_ms));
   json_object_set_new(o, "sockets", json_integer(a->sockets > 0 ? a->sockets : 1));
-  json_object_set_new(o, "window_bytes",
-                      json_real(a->window > 0 ? (double)a->window
-                                              : TRANSPORT_DEFAULT_WINDOW));
+  sim_transfer x = a->x;
+  x.transport.window_bytes = (double)a->window;
+  transport_path p = sim_transfer_path(&x);
+  json_object_set_new(o, "window_bytes", json_real(p.window));
+  json_object_set_new(o, "flow_gbps", json_real(a->x.path_flow_gbps));
+  json_object_set_new(o, "loss", json_real(a->x.loss));
+  json_object_set_new(o, "loss_gbps", cli_json_number(p.loss_bps * 8e-9));
   cli_print_json(o, CLI_JSON);
 }
 

@@ -49,6 +49,13 @@ AWS_FLOW_GBPS = 5
 P3_2XLARGE_FRACTION = 0.43
 ROOFLINE_V100_FRACTION = 0.5656
 P3_2XLARGE_EFFICIENCY = P3_2XLARGE_FRACTION / ROOFLINE_V100_FRACTION
+# Every built-in reproduces DT-FM's tc emulation or carries per-VM measured
+# rates (Skyplane's 64-stream VM-pair grids): each device's egress shaped
+# per destination class, network.shaping "tc" (traces/FORMATS.md). DT-FM's
+# p3 hosts keep the TCP window fitted on its Gloo rows (models/transport.h);
+# volunteer-mix's hosts take the OS default (no key).
+SHAPING = 'tc'
+DTFM_WINDOW = 1.45e6
 
 def write_json(name, desc, conv, sites, cost=None):
     def site(s):
@@ -57,11 +64,13 @@ def write_json(name, desc, conv, sites, cost=None):
             o['flow_gbps'] = AWS_FLOW_GBPS
         if o.pop('p3_2xlarge', False):
             o['compute_efficiency'] = P3_2XLARGE_EFFICIENCY
+        o['tcp_window_bytes'] = DTFM_WINDOW
         return o
     j = OrderedDict(name=name, description=desc, seed=1,
                     latency_convention=conv,
                     sites=[site(s) for s in sites],
-                    network={'trace': f'{name}.csv'},
+                    network=OrderedDict(shaping=SHAPING,
+                                        trace=f'{name}.csv'),
                     workload=WORKLOAD)
     if cost:
         j['cost'] = OrderedDict(activation_gb=cost[0], gradient_gb=cost[1])
@@ -285,7 +294,8 @@ j = OrderedDict(
     'GPT-3 6.7B, 8 stages x 4 replicas. GPU efficiency: the V100\'s fitted '
     'fraction of each datasheet peak (models/spec.c), not measured.',
     seed=1, latency_convention='RTT/2 (measured)',
-    sites=[vol_site(c) for c in VOL], network={'trace': 'volunteer-mix.csv'},
+    sites=[vol_site(c) for c in VOL],
+    network=OrderedDict(shaping=SHAPING, trace='volunteer-mix.csv'),
     workload=OrderedDict(model='gpt3-6.7b', layers=32, batch=256,
                          micro_batch=1, stages=8, replicas=4,
                          micro_batches_per_pass=32, schedule='gpipe',

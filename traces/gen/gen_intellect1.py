@@ -155,7 +155,10 @@ def write_json(name, sites, label, sync_s, util):
         latency_convention='RTT/2 (measured)',
         sites=[OrderedDict(name=s, devices=n, gpu='HGX-H100', nic_gbps=10,
                            nccl_sockets=8) for s, _, n in sites],
-        network={'trace': f'{name}.csv'},
+        # per-VM measured rates (Skyplane's 64-stream VM-pair grids): each
+        # sender's egress shaped, tc (traces/FORMATS.md); the hosts' window
+        # is the OS default (no tcp_window_bytes)
+        network=OrderedDict(shaping='tc', trace=f'{name}.csv'),
         workload=OrderedDict(
             model='intellect-1', layers=42, batch=SEQ_PER_NODE * nodes,
             micro_batch=NODE_MICRO_BATCH, stages=1, replicas=nodes,

@@ -116,7 +116,9 @@ j = OrderedDict(
         f'Faults: the p3.2xlarge spot band stands in (instance). '
         f'traces/gen/gen_volunteer10k.py says what is assumed.'),
     seed=1, latency_convention='RTT/2 (measured)',
-    sites=sites, network={'trace': f'{NAME}.csv'},
+    # per-VM measured rates: each sender's egress shaped, tc
+    # (traces/FORMATS.md); the hosts' window is the OS default
+    sites=sites, network=OrderedDict(shaping='tc', trace=f'{NAME}.csv'),
     workload=OrderedDict(model='gpt3-xl', layers=24, batch=REPLICAS * 8,
                          micro_batch=1, stages=STAGES, replicas=REPLICAS,
                          micro_batches_per_pass=8, schedule='gpipe',
