@@ -182,7 +182,7 @@ static int resolve(const measure_set *m, const header *h, int line, char **f,
   if (!r->s) return at_row(m, line, e ? e->code : ERR_CONFIG, e);
   r->o = sim_options_default();
   r->o.transport.model = (transport_model)transport_model_parse(p->network);
-  r->o.transport.window_bytes = (double)p->window_bytes;
+  r->o.transport.window_bytes = (double)p->knobs.window_bytes;
   r->o.seed = r->s->seed;
   const scenario_workload *w = &r->s->workload;
   if (h->alloc >= 0 && f[h->alloc][0]) {

@@ -104,6 +104,29 @@ static bool set_name(const char *cmd, const char *opt, const cli_opt *o,
   return true;
 }
 
+/* An INT argument that must be one of o's names (widths: "16", "8"). */
+static bool set_listed(const char *cmd, const char *opt, const cli_opt *o,
+                       const char *arg) {
+  const char *v = NULL;
+  cli_opt name = *o;
+  name.kind = CLI_OPT_NAME_, name.value = &v;
+  if (!set_name(cmd, opt, &name, arg)) return false;
+  *(long *)o->value = strtol(v, NULL, 10);
+  return true;
+}
+
+/* A BOOL argument: "true" or "false". */
+static bool set_bool(const char *cmd, const char *opt, const cli_opt *o,
+                     const char *arg) {
+  static const char *const truth[] = {"true", "false", NULL};
+  int i = -1;
+  cli_opt name = *o;
+  name.kind = CLI_OPT_ENUM_, name.value = &i, name.names = truth;
+  if (!set_name(cmd, opt, &name, arg)) return false;
+  *(long *)o->value = i == 0;
+  return true;
+}
+
 /* Checks arg against o and sets o's variable: true, or false with the
  * usage message printed (the variable untouched). */
 static bool set_value(const char *cmd, const cli_opt *o, const char *arg) {
@@ -114,13 +137,16 @@ static bool set_value(const char *cmd, const cli_opt *o, const char *arg) {
     case CLI_OPT_FLAG_: *(bool *)o->value = true; break;
     case CLI_OPT_STRING_: *(const char **)o->value = arg; break;
     case CLI_OPT_INT_:
-      ok = cli_parse_int(cmd, opt, arg, (long)o->lo, (long)o->hi, o->value);
+      ok = o->names ? set_listed(cmd, opt, o, arg)
+                    : cli_parse_int(cmd, opt, arg, (long)o->lo, (long)o->hi,
+                                    o->value);
       break;
     case CLI_OPT_REAL_:
-      ok = cli_parse_double(cmd, opt, arg, o->lo, o->hi, o->value);
+      ok = cli_parse_real(cmd, opt, arg, o->lo, o->hi, o->open, o->value);
       break;
     case CLI_OPT_NAME_:
     case CLI_OPT_ENUM_: ok = set_name(cmd, opt, o, arg); break;
+    case CLI_OPT_BOOL_: ok = set_bool(cmd, opt, o, arg); break;
     default: assert(!"not a value option");
   }
   if (ok && o->text) *o->text = arg;
@@ -178,6 +204,8 @@ static void label_of(const cli_opt *o, char *buf, size_t size) {
   }
   char names[128] = "";
   if (!o->arg && o->names) names_join(o->names, "|", "|", names, sizeof names);
+  if (!o->arg && o->kind == CLI_OPT_BOOL_)
+    snprintf(names, sizeof names, "true|false");
   const char *arg = o->arg ? o->arg : names;
   int k = snprintf(buf, size, "--%s%s%s", o->long_name, *arg ? " " : "", arg);
   assert(k >= 0 && (size_t)k < size && "a label fits its column");

@@ -15,6 +15,7 @@
 #include "base/file.h"
 #include "base/mem.h"
 #include "models/alloc.h"
+#include "models/spec.h"
 #include "schedules/shape.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_shape.h"
@@ -115,13 +116,14 @@ static void reproduce(const scenario *s, const shape_config *b,
   if (b->fragments && at < size)
     at += (size_t)snprintf(buf + at, size - at, "--fragments %d ",
                            b->fragments);
-  bool diloco = strstr(b->dp_algo, "diloco") != NULL;
-  if (diloco && p->inner_steps && at < size)
+  int algo = spec_dp_algo_parse(b->dp_algo);
+  bool diloco = algo == SPEC_DILOCO || algo == SPEC_STREAMING_DILOCO;
+  if (diloco && p->plan.inner_steps && at < size)
     at += (size_t)snprintf(buf + at, size - at, "--inner-steps %d ",
-                           p->inner_steps);
-  if (b->fragments && p->overlap_steps && at < size)
+                           p->plan.inner_steps);
+  if (b->fragments && p->plan.overlap && at < size)
     at += (size_t)snprintf(buf + at, size - at, "--overlap-steps %d ",
-                           p->overlap_steps);
+                           p->plan.overlap);
   if (at < size) at += (size_t)snprintf(buf + at, size - at,
                                         "--layers-per-stage ");
   for (int st = 0; st < b->stages && at < size; st++)
@@ -277,15 +279,14 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   o.goal = p->goal;
   o.stages = p->stages, o.replicas = p->replicas;
   o.diloco = p->diloco;
-  o.inner_steps = p->inner_steps, o.fragments = p->fragments;
-  o.overlap_steps = p->overlap_steps;
+  o.plan = p->plan;
   o.t = so->transport;
   o.nmicro = p->nmicro;
   for (int i = 0; i < p->nmicro; i++) o.micro[i] = p->micro[i];
   if (p->simulate >= 0) o.simulate = p->simulate;
   o.sim = simulate, o.sim_ctx = (void *)so;
   shape_result r = {.best = -1};
-  err e = {ERR_OK, ""};
+  err e = {0};
   double t0 = now_s();
   const char *net = transport_model_name(so->transport.model);
   int rc = shape_search(s, &o, &r, &e);
@@ -296,8 +297,8 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
     rc = cli_db_record(p->db, argc, argv, s, shape_rows, &rows, &e);
   if (rc != ERR_OK) {
     shape_result_free(&r);
-    if (rc == ERR_CONFIG && strstr(e.msg, "divides the batch") &&
-        (p->stages || p->replicas)) /* the fixed part is the cause */
+    if (err_field(&e) == WORKLOAD_batch && (p->stages || p->replicas))
+      /* no shape divides the batch: the fixed part is the cause */
       return cli_usage_error("schedule", "--stages/--replicas %d x %d (0: "
                              "searched): %s", p->stages, p->replicas, e.msg);
     return cli_error("%s", e.msg);
