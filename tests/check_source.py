@@ -258,23 +258,31 @@ def column_lists(code, cols):
     return sorted(out)
 
 
-def columns(root):
-    cols = result_columns(root)
-    bad = 0
+def lists_in(root, table, allowed, find):
+    """(file, line, text) of every list find(code) gives in the sources of
+    ROOT but table and the allowed ones (comments blanked)."""
     for rel in sources(root):
-        if rel == COLUMNS_TABLE or rel in COLUMNS_ALLOWED:
+        if rel == table or rel in allowed:
             continue
         with open(os.path.join(root, rel), encoding="utf-8") as f:
             text = f.read()
         code = re.sub(r"/\*.*?\*/|//[^\n]*",
                       lambda m: re.sub(r"[^\n]", " ", m.group(0)), text,
                       flags=re.S)
-        for at, found in column_lists(code, cols):
-            items = len(re.findall(r",", found)) + 1
-            print(f"{rel}:{code.count(chr(10), 0, at) + 1}: {items} results "
-                  f"columns listed by position ({found.split(',')[0].strip()}"
-                  f", ...): walk {COLUMNS_TABLE}'s DB_RESULT_MAP instead")
-            bad += 1
+        for at, found in find(code):
+            yield rel, code.count(chr(10), 0, at) + 1, found
+
+
+def columns(root):
+    cols = result_columns(root)
+    bad = 0
+    for rel, line, found in lists_in(root, COLUMNS_TABLE, COLUMNS_ALLOWED,
+                                     lambda code: column_lists(code, cols)):
+        items = len(re.findall(r",", found)) + 1
+        print(f"{rel}:{line}: {items} results columns listed by position "
+              f"({found.split(',')[0].strip()}, ...): walk {COLUMNS_TABLE}'s "
+              "DB_RESULT_MAP instead")
+        bad += 1
     print(f"columns: {len(cols)} columns of {COLUMNS_TABLE}, "
           f"{len(sources(root))} files, {bad} positional lists")
     return 1 if bad or not cols else 0
@@ -332,21 +340,13 @@ def workload_lists(code, names):
 def workload(root):
     names = workload_names(root)
     bad = 0
-    for rel in sources(root):
-        if rel == WORKLOAD_TABLE or rel in WORKLOAD_ALLOWED:
-            continue
-        with open(os.path.join(root, rel), encoding="utf-8") as f:
-            text = f.read()
-        code = re.sub(r"/\*.*?\*/|//[^\n]*",
-                      lambda m: re.sub(r"[^\n]", " ", m.group(0)), text,
-                      flags=re.S)
-        for at, found in workload_lists(code, names):
-            items = len(re.findall(r",", found)) + 1
-            first = found.split(",")[0].strip()
-            print(f"{rel}:{code.count(chr(10), 0, at) + 1}: {items} knob "
-                  f"names listed ({first}, ...): walk {WORKLOAD_TABLE}'s "
-                  "WORKLOAD_MAP (workload_rows) instead")
-            bad += 1
+    for rel, line, found in lists_in(root, WORKLOAD_TABLE, WORKLOAD_ALLOWED,
+                                     lambda code: workload_lists(code, names)):
+        items = len(re.findall(r",", found)) + 1
+        print(f"{rel}:{line}: {items} knob names listed "
+              f"({found.split(',')[0].strip()}, ...): walk {WORKLOAD_TABLE}'s "
+              "WORKLOAD_MAP (workload_rows) instead")
+        bad += 1
     print(f"workload: {len(names)} names of {WORKLOAD_TABLE}'s rows, "
           f"{len(sources(root))} files, {bad} lists")
     return 1 if bad or not names else 0

@@ -109,6 +109,12 @@ static char *at_knob(const scenario_knobs *k, int r) {
   return (char *)k + workload_rows[r].knob_at;
 }
 
+/* A real knob's absent value: NAN, or for a link scale 1, which changes
+ * nothing. */
+static double absent_real(const workload_row *row) {
+  return row->target == WORKLOAD_IN_LINKS ? 1 : NAN;
+}
+
 bool scenario_knob_given(const scenario_knobs *k, int r) {
   const workload_row *row = &workload_rows[r];
   switch (row->kind) {
@@ -116,11 +122,10 @@ bool scenario_knob_given(const scenario_knobs *k, int r) {
     case WORKLOAD_BITS:
     case WORKLOAD_BOOL:
       return *(const long *)at_knob(k, r) >= 0;
-    case WORKLOAD_REAL:
-      /* a link scale of 1 changes nothing: absent */
-      return row->target == WORKLOAD_IN_LINKS
-                 ? *(const double *)at_knob(k, r) != 1
-                 : !isnan(*(const double *)at_knob(k, r));
+    case WORKLOAD_REAL: {
+      double x = *(const double *)at_knob(k, r), absent = absent_real(row);
+      return isnan(absent) ? !isnan(x) : x != absent;
+    }
     case WORKLOAD_NAME:
       return *(const char *const *)at_knob(k, r) != NULL;
   }
@@ -170,17 +175,7 @@ void scenario_knob_set_name(scenario_knobs *k, int r, const char *name) {
 
 void scenario_knob_clear(scenario_knobs *k, int r) {
   const workload_row *row = &workload_rows[r];
-  switch (row->kind) {
-    case WORKLOAD_INT:
-    case WORKLOAD_BITS:
-    case WORKLOAD_BOOL:
-      *(long *)at_knob(k, r) = -1;
-      return;
-    case WORKLOAD_REAL:
-      *(double *)at_knob(k, r) = row->target == WORKLOAD_IN_LINKS ? 1 : NAN;
-      return;
-    case WORKLOAD_NAME:
-      *(const char **)at_knob(k, r) = NULL;
-      return;
-  }
+  if (row->kind == WORKLOAD_NAME) scenario_knob_set_name(k, r, NULL);
+  else scenario_knob_set_number(k, r, row->kind == WORKLOAD_REAL
+                                          ? absent_real(row) : -1);
 }

@@ -81,20 +81,17 @@ void cli_workload_init(cli_workload_opts *o) {
 }
 
 cli_opt cli_knob_opt(int r, scenario_knobs *k) {
+  static const cli_opt_kind kinds[] = {
+      [WORKLOAD_INT] = CLI_OPT_INT_, [WORKLOAD_BITS] = CLI_OPT_INT_,
+      [WORKLOAD_REAL] = CLI_OPT_REAL_, [WORKLOAD_NAME] = CLI_OPT_NAME_,
+      [WORKLOAD_BOOL] = CLI_OPT_BOOL_};
   const workload_row *row = &workload_rows[r];
-  cli_opt o = {.long_name = row->option, .arg = row->arg, .help = row->help,
-               .value = (char *)k + row->knob_at, .lo = row->lo,
-               .hi = row->hi, .open = row->open, .names = row->names};
-  switch (row->kind) {
-    case WORKLOAD_INT:
-    case WORKLOAD_BITS: o.kind = CLI_OPT_INT_; break;
-    case WORKLOAD_REAL: o.kind = CLI_OPT_REAL_; break;
-    case WORKLOAD_NAME:
-      o.kind = row->names ? CLI_OPT_NAME_ : CLI_OPT_STRING_;
-      break;
-    case WORKLOAD_BOOL: o.kind = CLI_OPT_BOOL_; break;
-  }
-  return o;
+  return (cli_opt){
+      .kind = row->kind == WORKLOAD_NAME && !row->names ? CLI_OPT_STRING_
+                                                        : kinds[row->kind],
+      .long_name = row->option, .arg = row->arg, .help = row->help,
+      .value = (char *)k + row->knob_at, .lo = row->lo, .hi = row->hi,
+      .open = row->open, .names = row->names};
 }
 
 transport_options cli_transport(const cli_workload_opts *o,

@@ -104,26 +104,18 @@ static bool set_name(const char *cmd, const char *opt, const cli_opt *o,
   return true;
 }
 
-/* An INT argument that must be one of o's names (widths: "16", "8"). */
-static bool set_listed(const char *cmd, const char *opt, const cli_opt *o,
-                       const char *arg) {
-  const char *v = NULL;
-  cli_opt name = *o;
-  name.kind = CLI_OPT_NAME_, name.value = &v;
-  if (!set_name(cmd, opt, &name, arg)) return false;
-  *(long *)o->value = strtol(v, NULL, 10);
-  return true;
-}
-
-/* A BOOL argument: "true" or "false". */
-static bool set_bool(const char *cmd, const char *opt, const cli_opt *o,
-                     const char *arg) {
+/* An INT with names (widths: "16", "8") or a BOOL: one of the names, as
+ * the integer it spells, or 1 for "true" and 0 for "false". */
+static bool set_named_number(const char *cmd, const char *opt,
+                             const cli_opt *o, const char *arg) {
   static const char *const truth[] = {"true", "false", NULL};
+  bool boolean = o->kind == CLI_OPT_BOOL_;
   int i = -1;
   cli_opt name = *o;
-  name.kind = CLI_OPT_ENUM_, name.value = &i, name.names = truth;
+  name.kind = CLI_OPT_ENUM_, name.value = &i;
+  if (boolean) name.names = truth;
   if (!set_name(cmd, opt, &name, arg)) return false;
-  *(long *)o->value = i == 0;
+  *(long *)o->value = boolean ? i == 0 : strtol(name.names[i], NULL, 10);
   return true;
 }
 
@@ -137,7 +129,7 @@ static bool set_value(const char *cmd, const cli_opt *o, const char *arg) {
     case CLI_OPT_FLAG_: *(bool *)o->value = true; break;
     case CLI_OPT_STRING_: *(const char **)o->value = arg; break;
     case CLI_OPT_INT_:
-      ok = o->names ? set_listed(cmd, opt, o, arg)
+      ok = o->names ? set_named_number(cmd, opt, o, arg)
                     : cli_parse_int(cmd, opt, arg, (long)o->lo, (long)o->hi,
                                     o->value);
       break;
@@ -146,7 +138,7 @@ static bool set_value(const char *cmd, const cli_opt *o, const char *arg) {
       break;
     case CLI_OPT_NAME_:
     case CLI_OPT_ENUM_: ok = set_name(cmd, opt, o, arg); break;
-    case CLI_OPT_BOOL_: ok = set_bool(cmd, opt, o, arg); break;
+    case CLI_OPT_BOOL_: ok = set_named_number(cmd, opt, o, arg); break;
     default: assert(!"not a value option");
   }
   if (ok && o->text) *o->text = arg;
