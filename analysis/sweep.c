@@ -27,6 +27,7 @@
 #include "sim/sim.h"
 #include "sim/training.h"
 #include "traces/fault.h"
+#include "traces/scenario_row.h"
 #include "traces/workload.h"
 
 /* The recovery policies' own spelling (sim/recovery.h's one table). */
@@ -124,10 +125,13 @@ static struct axis_spec knob_spec(int r) {
                                     [WORKLOAD_NAME] = AXIS_NAME,
                                     [WORKLOAD_BOOL] = AXIS_BOOL};
   const workload_row *row = &workload_rows[r];
+  scenario_knobs absent;
+  scenario_knobs_init(&absent);
   return (struct axis_spec){
       .key = row->sweep, .alias = row->alias, .kind = kinds[row->kind],
       .at = AT(knobs) + row->knob_at, .given_only = row->given_only,
-      .absent = row->target == WORKLOAD_IN_LINKS ? 1 : NAN,
+      .absent = row->kind == WORKLOAD_REAL ? scenario_knob_number(&absent, r)
+                                           : 0,
       .names = row->kind == WORKLOAD_NAME ? row->names : NULL,
       .canon = r == WORKLOAD_gpu ? gpu_name
                : r == WORKLOAD_model ? model_name : NULL,

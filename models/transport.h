@@ -54,9 +54,12 @@ int transport_model_parse(const char *name);
 #define TRANSPORT_TCP_RTO_MIN_S 0.2
 
 /* The per-socket windows a run may set (the command line, a sweep's
- * window_bytes): at least one segment, at most 1 TiB. */
-#define TRANSPORT_WINDOW_MIN_BYTES TRANSPORT_TCP_SEGMENT_BYTES
-#define TRANSPORT_WINDOW_MAX_BYTES (1LL << 40)
+ * window_bytes): at least one segment, at most 1 TiB; the range of the
+ * knob's row (traces/scenario.h's limits, its home below this one). */
+#define TRANSPORT_WINDOW_MIN_BYTES SCENARIO_KNOB_MIN_WINDOW
+#define TRANSPORT_WINDOW_MAX_BYTES SCENARIO_KNOB_MAX_WINDOW
+_Static_assert(TRANSPORT_WINDOW_MIN_BYTES == TRANSPORT_TCP_SEGMENT_BYTES,
+               "the smallest window is one TCP segment");
 
 /* NCCL's socket transport: sockets per connection (the default is 1; NCCL
  * opens 2 threads x 8 = 16 on AWS's ENA NICs), at most 64 (its MAX_SOCKETS),

@@ -217,7 +217,7 @@ Test(scenario_bounds, later_checks_cite_file_and_line) {
 /* Issue 24, 10: a sweep kept a stale row after nccl_sockets,
  * compute_efficiency, flow_gbps or workload.runtime was edited, because
  * scenario_hash listed keys by hand and left those out. Every key of the
- * parser's lists (scenario_site_keys, scenario_workload_keys) has an edit
+ * parser's list (scenario_site_keys) and of WORKLOAD_MAP's rows has an edit
  * here, checked to move the hash; a key added to a list without one fails
  * the coverage check, and one the hash leaves out fails the edit's. */
 typedef struct hash_edit {

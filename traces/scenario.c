@@ -472,8 +472,8 @@ static uint64_t hash_rows(const scenario *s, uint64_t h, workload_hash pass) {
 
 uint64_t scenario_hash(const scenario *s) {
   /* every resolved value a result reads, whatever its default (a test
-   * edits every key of scenario_site_keys and scenario_workload_keys and
-   * checks the hash moves): a sweep's row is identified by it */
+   * edits every key of scenario_site_keys and every row of WORKLOAD_MAP
+   * and checks the hash moves): a sweep's row is identified by it */
   uint64_t h = hash_str(hash_u64(HASH_INIT, s->seed), "scenario hash 2");
   h = hash_u64(h, (uint64_t)s->nsites);
   for (int i = 0; i < s->nsites; i++) {
