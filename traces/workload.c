@@ -86,29 +86,6 @@ const workload_row workload_rows[WORKLOAD_NFIELDS] = {WORKLOAD_MAP(ROW_, )};
 WORKLOAD_MAP(TYPED_, )
 #undef TYPED_
 
-int workload_find_key(workload_target target, const char *key) {
-  for (int i = 0; i < WORKLOAD_NFIELDS; i++)
-    if (workload_rows[i].target == target && workload_rows[i].key &&
-        strcmp(workload_rows[i].key, key) == 0)
-      return i;
-  return -1;
-}
-
-int workload_find_option(const char *option) {
-  for (int i = 0; i < WORKLOAD_NFIELDS; i++)
-    if (strcmp(workload_rows[i].option, option) == 0) return i;
-  return -1;
-}
-
-int workload_find_sweep(const char *key) {
-  for (int i = 0; i < WORKLOAD_NFIELDS; i++) {
-    const workload_row *r = &workload_rows[i];
-    if (strcmp(r->sweep, key) == 0 || (r->alias && strcmp(r->alias, key) == 0))
-      return i;
-  }
-  return -1;
-}
-
 void workload_range_text(const workload_row *r, char *buf, size_t size) {
   switch (r->kind) {
     case WORKLOAD_INT:

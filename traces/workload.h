@@ -81,8 +81,9 @@ bool workload_bits_ok(const char *const *list, long bits);
  * and the sweep: no scenario field); SWEEP: KEY (always in a sweep point's
  * key: the keys stored rows have) or GIVEN (only when given, so rows
  * stored before the key keep their keys). A new row is GIVEN, hashed
- * KEYED. The initialisers are workload_row's fields below; the limits
- * are traces/scenario.h's (the map is expanded where it is included). */
+ * KEYED. The initialisers are workload_row's fields below, expanded in
+ * workload.c alone (the table), where traces/scenario.h's limits are
+ * known. */
 #define WORKLOAD_MAP(X, a)                                                   \
   X(a, seed, INT, TOP, KEY, .key = "seed", .option = "seed", .arg = "S",     \
     .sweep = "seed", .alias = "seeds", .lo = 0, .hi = SCENARIO_MAX_SEED,     \
@@ -262,11 +263,6 @@ typedef struct workload_row {
 
 extern const workload_row workload_rows[WORKLOAD_NFIELDS];
 
-/* The row of a file key, option or sweep key (or its alias), or -1. */
-int workload_find_key(workload_target target, const char *key);
-int workload_find_option(const char *option);
-int workload_find_sweep(const char *key);
-
 /* What row r takes, as every front door's message says it, into buf:
  * "[1, 100000]", "(0, 1e+06]", "gpipe or 1f1b", "16, 8 or 4", "true or
  * false"; "a name" for a NAME row of any name. */
@@ -281,7 +277,8 @@ bool workload_number_ok(const workload_row *r, double x);
 bool workload_name_ok(const workload_row *r, const char *name);
 
 /* How messages name row r: "workload.batch", "cost.activation_gb",
- * "seed", "sites[].gpu", or its sweep key for a row without a file key. */
+ * "seed", or for a site's row or one without a file key its sweep key
+ * ("sockets", "bandwidth_scale"). */
 void workload_path(const workload_row *r, char *buf, size_t size);
 
 #endif
