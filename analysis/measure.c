@@ -130,9 +130,10 @@ static json_t *cell_json(const char *v) {
   return json_string(v);
 }
 
-/* Prefixes e's message with "PATH:LINE: " unless it names the file. */
+/* Prefixes e's message, which names the row's scenario, allocation or
+ * run but not the file (its callers say so), with "PATH:LINE: ". */
 static int at_row(const measure_set *m, int line, int rc, err *e) {
-  if (!e || strncmp(e->msg, m->path, strlen(m->path)) == 0) return rc;
+  if (!e) return rc;
   char msg[ERR_MSG_MAX];
   snprintf(msg, sizeof msg, "%s", e->msg);
   int at = snprintf(e->msg, sizeof e->msg, "%s:%d: ", m->path, line);
