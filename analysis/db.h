@@ -79,8 +79,9 @@ typedef struct db_mark {
  * value db_result_init gives; since: the schema version that added it;
  * origin: EVAL (an evaluation fills it, so it crosses the --jobs wire),
  * KNOB (as EVAL, and the evaluation copies it from the scenario_workload
- * field of the same name: the knob's effective value) or LABEL
- * (sweep_label_row puts it on, from the point).
+ * field of the same name: the knob's effective value), DILOCO (as KNOB,
+ * for a DiLoCo run only) or LABEL (sweep_label_row puts it on, from the
+ * point).
  * gpu is the GPU type simulated: one name ("A100") when every site has it,
  * else the distinct names in site order joined by commas ("V100,A100");
  * "mixed" only if that overflows. sockets is every site's nccl_sockets, -1
@@ -140,11 +141,11 @@ typedef struct db_mark {
   X(dp_bytes, "dp_bytes", REAL, "REAL", NAN, 5, EVAL)                       \
   X(wan_bytes, "wan_bytes", REAL, "REAL", NAN, 5, EVAL)                     \
   X(outer_step_s, "outer_step_s", REAL, "REAL", NAN, 5, EVAL)               \
-  X(inner_steps, "inner_steps", INT, "INTEGER", -1, 5, EVAL)                \
-  X(fragments, "fragments", INT, "INTEGER", -1, 5, EVAL)                    \
-  X(overlap_steps, "overlap_steps", INT, "INTEGER", -1, 5, EVAL)            \
-  X(grad_bits, "grad_bits", INT, "INTEGER", -1, 5, EVAL)                    \
-  X(activation_bits, "activation_bits", INT, "INTEGER", -1, 5, EVAL)        \
+  X(inner_steps, "inner_steps", INT, "INTEGER", -1, 5, DILOCO)              \
+  X(fragments, "fragments", INT, "INTEGER", -1, 5, DILOCO)                  \
+  X(overlap_steps, "overlap_steps", INT, "INTEGER", -1, 5, DILOCO)          \
+  X(grad_bits, "grad_bits", INT, "INTEGER", -1, 5, KNOB)                    \
+  X(activation_bits, "activation_bits", INT, "INTEGER", -1, 5, KNOB)        \
   X(cost_cmd_s, "cost_cmd_s", REAL, "REAL", NAN, 6, EVAL)                   \
   X(p2p_sockets_min, "p2p_sockets_min", INT, "INTEGER", -1, 7, EVAL)        \
   X(p2p_sockets_max, "p2p_sockets_max", INT, "INTEGER", -1, 7, EVAL)        \

@@ -81,18 +81,26 @@ void eval_gpu_label(const scenario *s, char *buf, size_t size) {
   }
 }
 
-/* The row's utilisation, bytes, and DiLoCo's and the compression columns,
- * from the simulation and the workload. */
+/* A KNOB column is the workload's effective value of the knob; a DILOCO
+ * column too, on a DiLoCo run's row (the simulation had inner steps). */
+#define KNOB_KNOB(f) r->f = w->f
+#define KNOB_DILOCO(f) \
+  if (sr->inner_steps) r->f = w->f
+#define KNOB_EVAL(f) (void)0
+#define KNOB_LABEL(f) (void)0
+
+/* The row's utilisation, bytes, and its KNOB and DILOCO columns, from the
+ * simulation and the workload. */
 static void row_figures(const scenario *s, const sim_result *sr,
-                            db_result *r) {
+                        db_result *r) {
   const scenario_workload *w = &s->workload;
   r->compute_utilisation = sr->compute_utilisation;
   r->samples_per_s = sr->samples_per_s, r->pp_bytes = sr->pp_bytes;
   r->dp_bytes = sr->dp_bytes, r->wan_bytes = sr->wan_bytes;
-  r->grad_bits = w->grad_bits, r->activation_bits = w->activation_bits;
-  if (!sr->inner_steps) return;
-  r->outer_step_s = sr->outer_step_s, r->inner_steps = w->inner_steps;
-  r->fragments = w->fragments, r->overlap_steps = w->overlap_steps;
+#define X(f, col, type, sql, absent, since, origin) KNOB_##origin(f);
+  DB_RESULT_MAP(X)
+#undef X
+  if (sr->inner_steps) r->outer_step_s = sr->outer_step_s;
 }
 
 /* One iteration simulated into r's times and breakdown. */
@@ -202,11 +210,6 @@ static bool is_run(const sweep_point *p) {
                p->checkpoint_every >= 0);
 }
 
-/* A KNOB column is the workload's effective value of the knob. */
-#define KNOB_KNOB(f) r->f = w->f
-#define KNOB_EVAL(f) (void)0
-#define KNOB_LABEL(f) (void)0
-
 static int eval_with(const scenario *s, const cost_ctx *c, const alloc *a,
                      const transport_options *t, const sweep_point *p,
                      db_result *r, err *e) {
@@ -221,9 +224,6 @@ static int eval_with(const scenario *s, const cost_ctx *c, const alloc *a,
     return rc;
   const scenario_workload *w = &s->workload;
   r->seed = (int64_t)s->seed;
-#define X(f, col, type, sql, absent, since, origin) KNOB_##origin(f);
-  DB_RESULT_MAP(X)
-#undef X
   transport_facts f = transport_describe(t, s);
   r->window_bytes = transport_is_windowed(t->model) ? (int64_t)f.window_min : -1;
   snprintf(r->shaping, sizeof r->shaping, "%s",
@@ -282,7 +282,7 @@ int eval_point(void *ctx, const sweep_point *p, db_result *r, err *e) {
   int net = transport_model_parse(p->network);
   sim_options o = sim_options_default();
   o.transport.model = (transport_model)net;
-  o.transport.window_bytes = (double)p->window_bytes;
+  o.transport.window_bytes = (double)p->knobs.window_bytes;
   o.seed = s->seed;
   alloc *a = c ? sim_place(s, c, p->method, &o, e) : NULL;
   int rc = !c || !a ? (e && e->code ? e->code : ERR_CONFIG)

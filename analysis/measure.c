@@ -131,9 +131,10 @@ static json_t *cell_json(const char *v) {
   return json_string(v);
 }
 
-/* Prefixes e's message with "PATH:LINE: " unless it names the file. */
+/* Prefixes e's message, which names the row's scenario, allocation or
+ * run but not the file (its callers say so), with "PATH:LINE: ". */
 static int at_row(const measure_set *m, int line, int rc, err *e) {
-  if (!e || strncmp(e->msg, m->path, strlen(m->path)) == 0) return rc;
+  if (!e) return rc;
   char msg[ERR_MSG_MAX];
   snprintf(msg, sizeof msg, "%s", e->msg);
   int at = snprintf(e->msg, sizeof e->msg, "%s:%d: ", m->path, line);
@@ -183,7 +184,7 @@ static int resolve(const measure_set *m, const header *h, int line, char **f,
   if (!r->s) return at_row(m, line, e ? e->code : ERR_CONFIG, e);
   r->o = sim_options_default();
   r->o.transport.model = (transport_model)transport_model_parse(p->network);
-  r->o.transport.window_bytes = (double)p->window_bytes;
+  r->o.transport.window_bytes = (double)p->knobs.window_bytes;
   r->o.seed = r->s->seed;
   const scenario_workload *w = &r->s->workload;
   if (h->alloc >= 0 && f[h->alloc][0]) {

@@ -57,7 +57,7 @@ static sweep_point point_of(const study *st, const char *method,
                             const char *network) {
   return (sweep_point){
       .scenario = st->o->name, .method = method, .network = network,
-      .knobs = *st->o->knobs, .window_bytes = st->o->window_bytes,
+      .knobs = *st->o->knobs,
       .iterations = -1, .checkpoint_every = -1,
       .scenario_hash = st->content, .data_hash = st->data};
 }

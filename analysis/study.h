@@ -38,8 +38,8 @@ typedef struct study_hooks {
 typedef struct study_opts {
   const char *name;             /* the scenario as named (points' keys) */
   const scenario *s;            /* loaded, knobs applied (borrowed) */
-  const scenario_knobs *knobs;  /* the knobs applied: in the points' keys */
-  int64_t window_bytes;         /* as given (< 0: none): in the keys */
+  const scenario_knobs *knobs;  /* the knobs applied (the window as given,
+                                   < 0: none): in the points' keys */
   transport_options transport;  /* window, idle restart; the model is each
                                    point's */
   int samples;                  /* validation sample (>= 2) */

@@ -27,6 +27,7 @@
 #include "sim/sim.h"
 #include "sim/training.h"
 #include "traces/fault.h"
+#include "traces/scenario_row.h"
 #include "traces/workload.h"
 
 /* The recovery policies' own spelling (sim/recovery.h's one table). */
@@ -70,13 +71,19 @@ static const char *default_network(void) {
 _Static_assert(_Generic((int64_t)0, long: 1, default: 0),
                "a point's integers are knobs' longs and int64_ts alike");
 
-/* The sweep's keys, one row each: to add one, add its enum entry and row
- * (and its field of sweep_point or scenario_knobs). A key is named as the
- * results column it fills (and the option that sets it: --method, --seed);
- * an alias is a former name, still read. A key in a stored
+/* The model's own spelling of its name ("GPT3-XL" -> "gpt3-xl"), NULL if
+ * unknown. */
+static const char *model_name(const char *s) {
+  const spec_model *m = spec_model_find(s);
+  return m ? m->name : NULL;
+}
+
+/* The sweep's own keys (the knobs' come from their rows below). A key is
+ * named as the results column it fills (and the option that sets it:
+ * --method); an alias is a former name, still read. A key in a stored
  * point key is `given_only` when it arrived after rows existed: it then
  * appears only when present, so those rows keep their keys. */
-const struct axis_spec sweep_specs[K_COUNT] = {
+static const struct axis_spec own[K_COUNT] = {
     [K_SCENARIOS] = {.key = "scenario", .alias = "scenarios",
                      .in_key = "scenario",
                      .kind = AXIS_NAME, .at = AT(scenario),
@@ -89,46 +96,6 @@ const struct axis_spec sweep_specs[K_COUNT] = {
                     .in_key = "network",
                     .kind = AXIS_NAME, .at = AT(network),
                     .absent_name = default_network, .canon = network_name},
-    [K_SEEDS] = {.key = "seed", .alias = "seeds", .in_key = "seed",
-                 .kind = AXIS_INT,
-                 .at = AT(knobs.seed), .hi = SCENARIO_MAX_SEED},
-    [K_LAYERS] = {.key = "layers", .kind = AXIS_INT, .at = AT(knobs.layers),
-                  .lo = 1, .hi = SCENARIO_MAX_LAYERS},
-    [K_BATCH] = {.key = "batch", .kind = AXIS_INT, .at = AT(knobs.batch),
-                 .lo = 1, .hi = SCENARIO_KNOB_MAX_BATCH},
-    [K_MICRO_BATCH] = {.key = "micro_batch", .kind = AXIS_INT,
-                       .at = AT(knobs.micro_batch), .lo = 1,
-                       .hi = SCENARIO_KNOB_MAX_MICRO_BATCH},
-    [K_MBPP] = {.key = "micro_batches_per_pass", .kind = AXIS_INT,
-                .at = AT(knobs.micro_batches_per_pass), .lo = 1,
-                .hi = SCENARIO_KNOB_MAX_MBPP},
-    [K_SCHEDULE] = {.key = "schedule", .kind = AXIS_NAME,
-                    .at = AT(knobs.schedule), .names = workload_schedules},
-    [K_DP_ALGO] = {.key = "dp_algo", .kind = AXIS_NAME,
-                   .at = AT(knobs.dp_algo), .names = workload_dp_algos},
-    [K_BW_SCALE] = {.key = "bandwidth_scale", .kind = AXIS_REAL,
-                    .at = AT(knobs.bandwidth_scale), .absent = 1,
-                    .hi = SCENARIO_KNOB_MAX_SCALE, .open_lo = true},
-    [K_LAT_SCALE] = {.key = "latency_scale", .kind = AXIS_REAL,
-                     .at = AT(knobs.latency_scale), .absent = 1,
-                     .hi = SCENARIO_KNOB_MAX_SCALE, .open_lo = true},
-    [K_WINDOW] = {.key = "window_bytes", .kind = AXIS_INT,
-                  .at = AT(window_bytes), .lo = TRANSPORT_WINDOW_MIN_BYTES,
-                  .hi = TRANSPORT_WINDOW_MAX_BYTES},
-    [K_ACT_GB] = {.key = "activation_gb", .kind = AXIS_REAL,
-                  .at = AT(knobs.activation_gb), .absent = NAN,
-                  .hi = SCENARIO_KNOB_MAX_GB, .open_lo = true},
-    [K_GRAD_GB] = {.key = "gradient_gb", .kind = AXIS_REAL,
-                   .at = AT(knobs.gradient_gb), .absent = NAN,
-                   .hi = SCENARIO_KNOB_MAX_GB, .open_lo = true},
-    [K_GPUS] = {.key = "gpu", .alias = "gpus", .in_key = "gpu",
-                .kind = AXIS_NAME,
-                .at = AT(knobs.gpu), .canon = gpu_name},
-    [K_SOCKETS] = {.key = "sockets", .kind = AXIS_INT,
-                   .at = AT(knobs.sockets), .lo = 1,
-                   .hi = TRANSPORT_SOCKETS_MAX},
-    [K_RUNTIME] = {.key = "runtime", .kind = AXIS_NAME,
-                   .at = AT(knobs.runtime), .names = workload_runtimes},
     [K_ITERATIONS] = {.key = "iterations", .kind = AXIS_INT,
                       .at = AT(iterations), .given_only = true, .lo = 1,
                       .hi = SIM_TRAINING_MAX_ITERATIONS},
@@ -139,18 +106,49 @@ const struct axis_spec sweep_specs[K_COUNT] = {
     [K_CKPT] = {.key = "checkpoint_every", .kind = AXIS_INT,
                 .at = AT(checkpoint_every), .given_only = true, .lo = 1,
                 .hi = SIM_TRAINING_MAX_ITERATIONS},
-#define SPEC_KNOB_(a, f, lo_, hi_, option, arg, help)                 \
-  [K_##f] = {.key = #f, .kind = AXIS_INT, .at = AT(knobs.f),          \
-             .given_only = true, .lo = (lo_), .hi = (hi_)},
-    SCENARIO_KNOB_MAP(SPEC_KNOB_, )
-#undef SPEC_KNOB_
-    [K_GRAD_BITS] = {.key = "grad_bits", .kind = AXIS_INT,
-                     .at = AT(knobs.grad_bits), .given_only = true, .lo = 4,
-                     .hi = 16},
-    [K_ACT_BITS] = {.key = "activation_bits", .kind = AXIS_INT,
-                    .at = AT(knobs.activation_bits), .given_only = true,
-                    .lo = 2, .hi = 16},
 };
+
+/* Each knob key's row (+ 1; 0: the sweep's own key). */
+#define ROW_OF_(a, f, ...) [K_##f] = WORKLOAD_##f + 1,
+static const int row_of[K_COUNT] = {WORKLOAD_MAP(ROW_OF_, )};
+#undef ROW_OF_
+
+/* A knob's key from its row r: the row's sweep name, kind, range or names,
+ * its field of the point's knobs, its absent value (scenario_knobs_init's)
+ * and whether it is in a point's key only when given; GPU and model names
+ * in their tables' spelling, so that keys do not depend on how a file
+ * spells them. */
+static struct axis_spec knob_spec(int r) {
+  static const axis_kind kinds[] = {[WORKLOAD_INT] = AXIS_INT,
+                                    [WORKLOAD_BITS] = AXIS_INT,
+                                    [WORKLOAD_REAL] = AXIS_REAL,
+                                    [WORKLOAD_NAME] = AXIS_NAME,
+                                    [WORKLOAD_BOOL] = AXIS_BOOL};
+  const workload_row *row = &workload_rows[r];
+  scenario_knobs absent;
+  scenario_knobs_init(&absent);
+  return (struct axis_spec){
+      .key = row->sweep, .alias = row->alias, .kind = kinds[row->kind],
+      .at = AT(knobs) + row->knob_at, .given_only = row->given_only,
+      .absent = row->kind == WORKLOAD_REAL ? scenario_knob_number(&absent, r)
+                                           : 0,
+      .names = row->kind == WORKLOAD_NAME ? row->names : NULL,
+      .canon = r == WORKLOAD_gpu ? gpu_name
+               : r == WORKLOAD_model ? model_name : NULL,
+      .lo = row->lo, .hi = row->hi, .open_lo = row->open, .row = row};
+}
+
+const struct axis_spec *sweep_spec(int k) {
+  /* Built once from the two tables, then kept. */
+  static struct axis_spec specs[K_COUNT];
+  static bool built;
+  if (!built) {
+    for (int i = 0; i < K_COUNT; i++)
+      specs[i] = row_of[i] ? knob_spec(row_of[i] - 1) : own[i];
+    built = true;
+  }
+  return &specs[k];
+}
 
 /* The line of `"key"` followed by ':' in text (keys of a sweep are unique and
  * its values are scalars, so the first such match is the key); 0 if none. */
@@ -187,42 +185,63 @@ static int unknown_gpu(const sweep *s, const axis *ax, const char *name,
                  s->name, ax->line, ax->key, name, known);
 }
 
+/* The range of a key's values, as its message says it: a knob's row's
+ * words (workload_range_text, every front door's), else "[lo, hi]". */
+static void range_text(const struct axis_spec *spec, char *buf, size_t size) {
+  if (spec->row) workload_range_text(spec->row, buf, size);
+  else snprintf(buf, size, "[%.15g, %.15g]", spec->lo, spec->hi);
+}
+
+/* A name value of key spec (v a scalar) into ax, in its canonical
+ * spelling. */
+static int parse_name(const sweep *s, const struct axis_spec *spec, axis *ax,
+                      json_t *v, err *e) {
+  if (!json_is_string(v))
+    return err_set(e, ERR_PARSE, "%s:%d: %s: each value must be a name",
+                   s->name, ax->line, KEY(ax, spec));
+  const char *str = json_string_value(v);
+  if (spec->canon) {
+    const char *c = spec->canon(str);
+    if (!c && spec->canon == gpu_name) return unknown_gpu(s, ax, str, e);
+    if (!c)
+      return err_set(e, ERR_UNKNOWN, "%s:%d: %s: unknown value '%s'",
+                     s->name, ax->line, KEY(ax, spec), str);
+    str = c;
+  }
+  if (!known_name(str, spec->names)) {
+    char names[128] = "";
+    if (spec->names) range_text(spec, names, sizeof names);
+    return err_set(e, ERR_UNKNOWN, "%s:%d: %s: unknown value '%s'%s%s%s",
+                   s->name, ax->line, KEY(ax, spec), str,
+                   names[0] ? " (" : "", names, names[0] ? ")" : "");
+  }
+  ax->names[ax->n++] = mem_strdup(str);
+  return ERR_OK;
+}
+
 /* Parses value number k of key spec (v is a scalar) into ax. */
 static int parse_value(const sweep *s, const struct axis_spec *spec, axis *ax,
                        json_t *v, err *e) {
-  const char *what = spec->kind == AXIS_NAME  ? "a name"
-                     : spec->kind == AXIS_INT ? "an integer"
-                                              : "a number";
-  if (spec->kind == AXIS_NAME) {
-    if (!json_is_string(v))
-      return err_set(e, ERR_PARSE, "%s:%d: %s: each value must be %s",
-                     s->name, ax->line, KEY(ax, spec), what);
-    const char *str = json_string_value(v);
-    if (spec->canon) {
-      const char *c = spec->canon(str);
-      if (!c && spec->canon == gpu_name)
-        return unknown_gpu(s, ax, str, e);
-      if (!c)
-        return err_set(e, ERR_UNKNOWN, "%s:%d: %s: unknown value '%s'",
-                       s->name, ax->line, KEY(ax, spec), str);
-      str = c;
-    }
-    if (!known_name(str, spec->names))
-      return err_set(e, ERR_UNKNOWN, "%s:%d: %s: unknown value '%s'", s->name,
-                     ax->line, KEY(ax, spec), str);
-    ax->names[ax->n++] = mem_strdup(str);
-    return ERR_OK;
-  }
-  double x = json_number_value(v); /* 0 for a non-number */
-  if (!json_is_number(v) || (spec->kind == AXIS_INT && x != floor(x)))
+  if (spec->kind == AXIS_NAME) return parse_name(s, spec, ax, v, e);
+  const char *what = spec->kind == AXIS_INT    ? "an integer"
+                     : spec->kind == AXIS_BOOL ? "true or false"
+                                               : "a number";
+  double x = json_is_boolean(v) ? json_is_true(v) : json_number_value(v);
+  bool typed = spec->kind == AXIS_BOOL ? json_is_boolean(v)
+                                       : json_is_number(v);
+  if (!typed || (spec->kind == AXIS_INT && x != floor(x)))
     return err_set(e, ERR_PARSE, "%s:%d: %s: each value must be %s", s->name,
                    ax->line, KEY(ax, spec), what);
-  if (!(x >= spec->lo) || x > spec->hi || (spec->open_lo && x <= spec->lo)) {
+  bool ok = spec->row ? workload_number_ok(spec->row, x)
+                      : x >= spec->lo && x <= spec->hi;
+  if (!ok) {
+    char range[128];
+    range_text(spec, range, sizeof range);
+    bool listed = spec->row && spec->row->kind == WORKLOAD_BITS;
     int digits = spec->kind == AXIS_INT ? 15 : 6; /* 2147483647, not 2.1e9 */
-    return err_set(e, ERR_RANGE, "%s:%d: %s: %.*g is outside %s%.*g, %.*g]",
-                   s->name, ax->line, KEY(ax, spec), digits, x,
-                   spec->open_lo ? "(" : "[", digits, spec->lo, digits,
-                   spec->hi);
+    return err_set(e, ERR_RANGE, "%s:%d: %s: %.*g is %s %s", s->name,
+                   ax->line, KEY(ax, spec), digits, x,
+                   listed ? "not" : "outside", range);
   }
   ax->values[ax->n++] = x;
   return ERR_OK;
@@ -265,7 +284,7 @@ static int check_distinct(const sweep *s, const struct axis_spec *spec,
 }
 
 static int parse_axis(sweep *s, int k, json_t *v, err *e) {
-  const struct axis_spec *spec = &sweep_specs[k];
+  const struct axis_spec *spec = sweep_spec(k);
   axis *ax = &s->axes[k];
   size_t n = json_is_array(v) ? json_array_size(v) : 1;
   if (json_is_array(v) && n == 0)
@@ -286,8 +305,8 @@ static int parse_axis(sweep *s, int k, json_t *v, err *e) {
 /* The axis index of key, or K_COUNT when it is not a sweep key. */
 static int axis_of(const char *key) {
   int k = 0;
-  while (k < K_COUNT && strcmp(key, sweep_specs[k].key) != 0 &&
-         !(sweep_specs[k].alias && strcmp(key, sweep_specs[k].alias) == 0))
+  while (k < K_COUNT && strcmp(key, sweep_spec(k)->key) != 0 &&
+         !(sweep_spec(k)->alias && strcmp(key, sweep_spec(k)->alias) == 0))
     k++;
   return k;
 }
@@ -314,10 +333,10 @@ static int check_keys(sweep *s, json_t *root, const char *text, size_t len,
     if (s->axes[k].key)
       return err_set(e, ERR_DUPLICATE, "%s:%d: '%s' and '%s' name one key "
                      "('%s' is its former name): give one", s->name, line,
-                     s->axes[k].key, key, sweep_specs[k].alias);
+                     s->axes[k].key, key, sweep_spec(k)->alias);
     s->axes[k].line = line;
-    s->axes[k].key = strcmp(key, sweep_specs[k].key) == 0
-                         ? sweep_specs[k].key : sweep_specs[k].alias;
+    s->axes[k].key = strcmp(key, sweep_spec(k)->key) == 0
+                         ? sweep_spec(k)->key : sweep_spec(k)->alias;
     if (json_is_array(v) && json_array_size(v) > 0)
       count *= (double)json_array_size(v);
   }
@@ -424,9 +443,9 @@ void sweep_free(sweep *s) {
 }
 
 /* Puts value j of ax, the axis of key k, into p at the key's field
- * (sweep_specs's at); the key's absent value when ax is NULL or empty. */
+ * (its spec's at); the key's absent value when ax is NULL or empty. */
 static void put_value(int k, const axis *ax, size_t j, sweep_point *p) {
-  const struct axis_spec *spec = &sweep_specs[k];
+  const struct axis_spec *spec = sweep_spec(k);
   bool given = ax && ax->n;
   char *field = (char *)p + spec->at;
   if (spec->kind == AXIS_NAME) {
@@ -434,7 +453,7 @@ static void put_value(int k, const axis *ax, size_t j, sweep_point *p) {
                     : spec->absent_name ? spec->absent_name()
                                         : NULL;
     memcpy(field, &v, sizeof v);
-  } else if (spec->kind == AXIS_INT) {
+  } else if (spec->kind == AXIS_INT || spec->kind == AXIS_BOOL) {
     int64_t v = given ? (int64_t)ax->values[j] : -1;
     memcpy(field, &v, sizeof v);
   } else {
@@ -471,7 +490,7 @@ void sweep_point_identity(const sweep_point *p, const char *key,
 size_t sweep_count(const sweep *s) { return s->count; }
 
 const char *sweep_key_name(size_t i) {
-  return i < K_COUNT ? sweep_specs[i].key : NULL;
+  return i < K_COUNT ? sweep_spec((int)i)->key : NULL;
 }
 const char *sweep_name(const sweep *s) { return s->name; }
 
@@ -481,11 +500,11 @@ int sweep_line(const sweep *s, const char *key) {
 }
 
 const char *sweep_key_alias(size_t i) {
-  return i < K_COUNT ? sweep_specs[i].alias : NULL;
+  return i < K_COUNT ? sweep_spec((int)i)->alias : NULL;
 }
 
 const char *sweep_axis_key(const sweep *s, int k) {
-  return s->axes[k].key ? s->axes[k].key : sweep_specs[k].key;
+  return s->axes[k].key ? s->axes[k].key : sweep_spec(k)->key;
 }
 
 size_t sweep_scenarios(const sweep *s, const char *const **names) {
@@ -543,7 +562,7 @@ static void put_real(char *b, size_t size, size_t *at, const char *k,
  * nothing for an absent key that is in keys only when given. */
 static void put_key(const sweep_point *p, int k, char *buf, size_t size,
                     size_t *at) {
-  const struct axis_spec *spec = &sweep_specs[k];
+  const struct axis_spec *spec = sweep_spec(k);
   const char *name = spec->in_key ? spec->in_key : spec->key;
   const char *field = (const char *)p + spec->at;
   if (spec->kind == AXIS_NAME) {
@@ -556,6 +575,11 @@ static void put_key(const sweep_point *p, int k, char *buf, size_t size,
     int64_t v;
     memcpy(&v, field, sizeof v);
     if (v >= 0 || !spec->given_only) put_int(buf, size, at, name, v);
+  } else if (spec->kind == AXIS_BOOL) {
+    int64_t v;
+    memcpy(&v, field, sizeof v);
+    if (v >= 0 || !spec->given_only)
+      put(buf, size, at, " %s=%s", name, v < 0 ? "-" : v ? "true" : "false");
   } else {
     double v;
     memcpy(&v, field, sizeof v);

@@ -22,12 +22,12 @@ typedef struct sweep sweep;
  * NULL or NAN and means "the scenario's default". knobs is the record of
  * the run's knobs that scenario_apply takes (traces/scenario.h: scales
  * default to 1; gpu is a canonical name of models/spec.h, "A100", the GPU
- * of every device, or NULL: each site keeps its own); the other fields
- * are a sweep's own keys and what sweep_resolve adds. */
+ * of every device, or NULL: each site keeps its own; window_bytes the
+ * transport's, which scenario_apply leaves); the other fields are a
+ * sweep's own keys and what sweep_resolve adds. */
 typedef struct sweep_point {
   const char *scenario, *method, *network;
   scenario_knobs knobs;
-  int64_t window_bytes;
   int64_t iterations, checkpoint_every; /* a training run; -1: absent */
   const char *faults, *recovery;        /* a fault file, a policy; NULL */
   uint64_t faults_hash;   /* fault_hash of faults read against the point's

@@ -11,22 +11,31 @@
 #include <stdint.h>
 
 #include "analysis/sweep.h"
+#include "traces/workload.h"
 
-typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL } axis_kind;
+typedef enum { AXIS_NAME, AXIS_INT, AXIS_REAL, AXIS_BOOL } axis_kind;
 
-/* The keys of a sweep file, in sweep_specs's order: the enumeration order (the
- * first varies slowest) and the order of the point key. The integer knobs
- * of traces/scenario.h's SCENARIO_KNOB_MAP are keys of their own names. */
-#define K_KNOB_(a, f, lo, hi, option, arg, help) K_##f,
+/* The keys of a sweep file, in sweep_spec's order: the enumeration order
+ * (the first varies slowest) and the order of the point key. The knobs,
+ * rows of traces/workload.h's WORKLOAD_MAP, are keys of their rows' sweep
+ * names: those always in a point's key (SWEEP KEY) after the sweep's own
+ * first three, those only when given (GIVEN) after a training run's keys,
+ * each group in the map's order (K_seed, K_layers, ...). */
+#define K_IN_KEY_KEY(f) K_##f,
+#define K_IN_KEY_GIVEN(f)
+#define K_GIVEN_KEY(f)
+#define K_GIVEN_GIVEN(f) K_##f,
+#define K_IN_KEY_(a, f, kind, target, sweep, ...) K_IN_KEY_##sweep(f)
+#define K_GIVEN_(a, f, kind, target, sweep, ...) K_GIVEN_##sweep(f)
 enum {
-  K_SCENARIOS, K_METHODS, K_NETWORKS, K_SEEDS, K_LAYERS, K_BATCH,
-  K_MICRO_BATCH, K_MBPP, K_SCHEDULE, K_DP_ALGO, K_BW_SCALE, K_LAT_SCALE,
-  K_WINDOW, K_ACT_GB, K_GRAD_GB, K_GPUS, K_SOCKETS, K_RUNTIME, K_ITERATIONS,
-  K_FAULTS, K_RECOVERY, K_CKPT, SCENARIO_KNOB_MAP(K_KNOB_, ) K_GRAD_BITS,
-  K_ACT_BITS, K_COUNT
+  K_SCENARIOS, K_METHODS, K_NETWORKS,
+  WORKLOAD_MAP(K_IN_KEY_, )
+  K_ITERATIONS, K_FAULTS, K_RECOVERY, K_CKPT,
+  WORKLOAD_MAP(K_GIVEN_, )
+  K_COUNT
 };
 
-/* A key's row of sweep_specs (sweep.c holds the table and says how to add one). */
+/* A key's spec (sweep.c builds them and says how to add one). */
 struct axis_spec {
   const char *key;
   const char *alias;        /* its former name, still accepted (NULL: none):
@@ -44,8 +53,11 @@ struct axis_spec {
                                          of a value, NULL if unknown */
   double lo, hi;            /* AXIS_INT / AXIS_REAL: inclusive range */
   bool open_lo;             /* AXIS_REAL: lo itself excluded */
+  const workload_row *row;  /* a knob's row (its range and names), or NULL */
 };
-extern const struct axis_spec sweep_specs[K_COUNT];
+
+/* Key k's spec. */
+const struct axis_spec *sweep_spec(int k);
 
 typedef struct axis {
   size_t n;        /* 0: absent (one implicit "default" value) */

@@ -18,122 +18,125 @@
 #include "sim/sim.h"
 #include "traces/fault.h"
 
-/* The axes whose values change the workload a point resolves, in the
- * order an error is blamed on them: DiLoCo's knobs and the widths (their
- * messages name them), the names, then the batch's keys. */
-#define K_KNOB_KEY_(a, f, lo, hi, option, arg, help) K_##f,
-static const int WORKLOAD_KEYS[] = {
-    SCENARIO_KNOB_MAP(K_KNOB_KEY_, ) K_GRAD_BITS, K_ACT_BITS, K_DP_ALGO,
-    K_RUNTIME, K_SCHEDULE, K_ITERATIONS, K_LAYERS, K_BATCH, K_MICRO_BATCH,
-    K_MBPP};
-#undef K_KNOB_KEY_
-#define N_WORKLOAD_KEYS (sizeof WORKLOAD_KEYS / sizeof *WORKLOAD_KEYS)
-
-/* Combinations of those axes checked together before the first point;
- * past it, each key's values are checked alone (a 4e6-point sweep must
- * not wait minutes before its first point). */
+/* Combinations of the workload's axes checked together before the first
+ * point; past it, each key's values are checked alone (a 4e6-point sweep
+ * must not wait minutes before its first point). */
 #define SWEEP_MAX_CHECKED 20000
 
-/* Whether msg names sweep key k: as its option ("--dp-algo") or its
- * scenario field ("workload.dp_algo"). */
-static bool names_key(const char *msg, int k) {
-  char opt[40], field[48];
-  snprintf(opt, sizeof opt, "--%s", sweep_specs[k].key);
-  for (char *c = opt; *c; c++) *c = *c == '_' ? '-' : *c;
-  snprintf(field, sizeof field, "workload.%s", sweep_specs[k].key);
-  return strstr(msg, opt) || strstr(msg, field);
+/* Whether key k changes the workload a point resolves: a knob of the
+ * workload, or the training run's length (DiLoCo keeps whole outer
+ * steps). */
+static bool workload_axis(int k) {
+  const workload_row *row = sweep_spec(k)->row;
+  return k == K_ITERATIONS || (row && row->target == WORKLOAD_IN_WORKLOAD);
 }
 
-/* The sweep key an error of a workload combination belongs to: the first
- * given key its message names, else the first given batch key. */
-static int blamed_axis(const sweep *s, const char *msg) {
-  for (size_t i = 0; i < N_WORKLOAD_KEYS; i++)
-    if (s->axes[WORKLOAD_KEYS[i]].n && names_key(msg, WORKLOAD_KEYS[i]))
-      return WORKLOAD_KEYS[i];
-  const int batch_keys[] = {K_BATCH, K_MICRO_BATCH, K_MBPP, K_LAYERS};
+/* The sweep key a failure of a workload combination belongs to: the key of
+ * the row it names (e.field) when the file gives that key, else the first
+ * given of the batch's keys, else the scenario's. */
+static int blamed_axis(const sweep *s, const err *e) {
+  int row = err_field(e);
+  for (int k = 0; row >= 0 && k < K_COUNT; k++)
+    if (sweep_spec(k)->row == &workload_rows[row] && s->axes[k].n) return k;
+  const int batch_keys[] = {K_batch, K_micro_batch, K_micro_batches_per_pass,
+                            K_layers};
   for (int i = 0; i < 4; i++)
     if (s->axes[batch_keys[i]].n) return batch_keys[i];
   return K_SCENARIOS;
+}
+
+/* Whether row r is a name of the workload (scenario_apply replaces it). */
+static bool is_name(int r) {
+  return workload_rows[r].target == WORKLOAD_IN_WORKLOAD &&
+         workload_rows[r].kind == WORKLOAD_NAME;
 }
 
 /* One point's workload (p's knobs on sc) checked as sim_run and a
  * training run will check it; sc is left as it was. */
 static int check_point_workload(scenario *sc, const sweep_point *p, err *e) {
   scenario_workload saved = sc->workload;
-  scenario_lines lines = sc->line;
+  int lines[WORKLOAD_NFIELDS];
+  memcpy(lines, sc->line, sizeof lines);
   /* scenario_apply frees the names it replaces: it works on copies, and
    * saved keeps sc's own until they are put back */
-  char *names[] = {saved.model, saved.schedule, saved.dp_algo, saved.runtime};
-  char *copies[4];
-  for (int i = 0; i < 4; i++) copies[i] = names[i] ? mem_strdup(names[i]) : NULL;
-  sc->workload.model = copies[0], sc->workload.schedule = copies[1];
-  sc->workload.dp_algo = copies[2], sc->workload.runtime = copies[3];
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++)
+    if (is_name(r)) {
+      char **v = (char **)((char *)sc + workload_rows[r].at);
+      *v = *v ? mem_strdup(*v) : NULL;
+    }
   int rc = scenario_apply(sc, &p->knobs, e);
   if (!rc) rc = sim_check_size(sc, e);
   spec_workload w;
   /* DiLoCo's training runs keep whole outer steps (sim/training.h) */
   if (!rc && p->iterations > 0 && !spec_workload_resolve(sc, &w, NULL) &&
       spec_is_diloco(&w) &&
-      (p->iterations % w.inner_steps ||
-       (p->checkpoint_every > 0 && p->checkpoint_every % w.inner_steps)))
-    rc = err_set(e, ERR_CONFIG, "%s: workload.dp_algo %s: iterations %lld "
+      (p->iterations % w.given.inner_steps ||
+       (p->checkpoint_every > 0 && p->checkpoint_every % w.given.inner_steps)))
+    rc = err_set_field(e, WORKLOAD_dp_algo, ERR_CONFIG, "%s: "
+                       "workload.dp_algo %s: iterations %lld "
                  "and checkpoint_every %lld must be multiples of "
                  "inner_steps %d (a run keeps whole outer steps)", sc->name,
                  sc->workload.dp_algo, (long long)p->iterations,
-                 (long long)p->checkpoint_every, w.inner_steps);
-  free(sc->workload.model), free(sc->workload.schedule);
-  free(sc->workload.dp_algo), free(sc->workload.runtime);
-  sc->workload = saved, sc->line = lines;
+                 (long long)p->checkpoint_every, w.given.inner_steps);
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++)
+    if (is_name(r)) free(*(char **)((char *)sc + workload_rows[r].at));
+  sc->workload = saved;
+  memcpy(sc->line, lines, sizeof lines);
   return rc;
 }
 
-/* Every combination of the workload axes (WORKLOAD_KEYS) applied to sc and
- * checked as a point will be (or, past SWEEP_MAX_CHECKED combinations,
+/* Every combination of the workload axes (workload_axis) applied to sc
+ * and checked as a point will be (or, past SWEEP_MAX_CHECKED combinations,
  * each key's values with the others absent): a value that cannot work
  * fails here, at its key's line, before the store is opened, not per
  * point later. sc is left as it was. */
 static int check_workload_axes(const sweep *s, scenario *sc, err *e) {
-  size_t total = 1;
-  for (size_t i = 0; i < N_WORKLOAD_KEYS && total <= SWEEP_MAX_CHECKED; i++)
-    total *= sweep_axis_len(s, WORKLOAD_KEYS[i]);
+  int keys[K_COUNT];
+  size_t nkeys = 0, total = 1;
+  for (int k = 0; k < K_COUNT; k++)
+    if (workload_axis(k)) keys[nkeys++] = k;
+  for (size_t i = 0; i < nkeys && total <= SWEEP_MAX_CHECKED; i++)
+    total *= sweep_axis_len(s, keys[i]);
   bool alone = total > SWEEP_MAX_CHECKED;
   size_t n = alone ? 0 : total;
-  for (size_t i = 0; alone && i < N_WORKLOAD_KEYS; i++)
-    n += sweep_axis_len(s, WORKLOAD_KEYS[i]);
+  for (size_t i = 0; alone && i < nkeys; i++) n += sweep_axis_len(s, keys[i]);
   for (size_t c = 0; c < n; c++) {
     sweep_point p;
     sweep_point_absent(s, &p);
     if (!alone) {
-      for (size_t i = 0, r = c; i < N_WORKLOAD_KEYS;
-           r /= sweep_axis_len(s, WORKLOAD_KEYS[i]), i++)
-        sweep_axis_put(s, WORKLOAD_KEYS[i], r % sweep_axis_len(s, WORKLOAD_KEYS[i]), &p);
+      for (size_t i = 0, r = c; i < nkeys; r /= sweep_axis_len(s, keys[i]), i++)
+        sweep_axis_put(s, keys[i], r % sweep_axis_len(s, keys[i]), &p);
     } else {
       size_t i = 0, r = c;
-      while (r >= sweep_axis_len(s, WORKLOAD_KEYS[i])) r -= sweep_axis_len(s, WORKLOAD_KEYS[i++]);
-      if (s->axes[WORKLOAD_KEYS[i]].n) sweep_axis_put(s, WORKLOAD_KEYS[i], r, &p);
+      while (r >= sweep_axis_len(s, keys[i])) r -= sweep_axis_len(s, keys[i++]);
+      if (s->axes[keys[i]].n) sweep_axis_put(s, keys[i], r, &p);
     }
     err ce = {0};
     int rc = check_point_workload(sc, &p, &ce);
     if (rc) {
-      int key = blamed_axis(s, ce.msg);
-      return err_set(e, rc, "%s:%d: %s: %s", s->name, s->axes[key].line,
-                     sweep_axis_key(s, key), ce.msg);
+      int key = blamed_axis(s, &ce);
+      return err_set_field(e, err_field(&ce), rc, "%s:%d: %s: %s", s->name,
+                           s->axes[key].line, sweep_axis_key(s, key), ce.msg);
     }
   }
   return ERR_OK;
 }
 
-/* Every pair of scales keeps sc's links within trace.h's bounds. */
+/* Every pair of scales keeps sc's links within trace.h's bounds (a
+ * failure at the key of the scale it names, when given). */
 static int check_scale_axes(const sweep *s, const scenario *sc, err *e) {
-  int key = s->axes[K_BW_SCALE].n ? K_BW_SCALE : K_LAT_SCALE;
-  for (size_t b = 0; b < sweep_axis_len(s, K_BW_SCALE); b++)
-    for (size_t l = 0; l < sweep_axis_len(s, K_LAT_SCALE); l++) {
+  for (size_t b = 0; b < sweep_axis_len(s, K_bandwidth_scale); b++)
+    for (size_t l = 0; l < sweep_axis_len(s, K_latency_scale); l++) {
       sweep_point p;
       sweep_point_absent(s, &p);
-      sweep_axis_put(s, K_BW_SCALE, b, &p);
-      sweep_axis_put(s, K_LAT_SCALE, l, &p);
+      sweep_axis_put(s, K_bandwidth_scale, b, &p);
+      sweep_axis_put(s, K_latency_scale, l, &p);
       err ce = {0};
       int rc = scenario_check_knobs(sc, &p.knobs, &ce);
+      int key = err_field(&ce) == WORKLOAD_latency_scale ? K_latency_scale
+                                                         : K_bandwidth_scale;
+      if (!s->axes[key].n)
+        key = key == K_latency_scale ? K_bandwidth_scale : K_latency_scale;
       if (rc)
         return err_set(e, rc, "%s:%d: %s: %s", s->name, s->axes[key].line,
                        sweep_axis_key(s, key), ce.msg);

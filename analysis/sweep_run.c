@@ -77,6 +77,7 @@ static void wire_str(wire *w, const char *s) {
  * point's label on the row. */
 #define PACK_EVAL(type, f) PACK_##type(f)
 #define PACK_KNOB(type, f) PACK_##type(f)
+#define PACK_DILOCO(type, f) PACK_##type(f)
 #define PACK_LABEL(type, f) (void)0
 #define PACK_REF(f) wire_str(&w, r->f)
 #define PACK_OWNED(f) wire_str(&w, r->f)
@@ -142,6 +143,7 @@ static void rd_str(reader *r, char *fixed, size_t cap, char **dup) {
  * A REF column is not sent by an evaluation (all are LABEL). */
 #define UNPACK_EVAL(type, f) UNPACK_##type(f)
 #define UNPACK_KNOB(type, f) UNPACK_##type(f)
+#define UNPACK_DILOCO(type, f) UNPACK_##type(f)
 #define UNPACK_LABEL(type, f) (void)0
 #define UNPACK_OWNED(f) rd_str(&in, NULL, 0, &r->f)
 #define UNPACK_CHARS16(f) rd_str(&in, r->f, sizeof r->f, NULL)

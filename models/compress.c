@@ -7,19 +7,28 @@
 #include "models/compress.h"
 
 bool compress_grad_bits_ok(int bits) {
-  return workload_bits_ok(workload_grad_bits, bits);
+  return workload_bits_ok(workload_rows[WORKLOAD_grad_bits].names, bits);
 }
 
 bool compress_act_bits_ok(int bits) {
-  return workload_bits_ok(workload_act_bits, bits);
+  return workload_bits_ok(workload_rows[WORKLOAD_activation_bits].names, bits);
 }
 
 double compress_activation_bytes(const spec_workload *w) {
-  return compress_bytes(spec_activation_bytes(w), w->act_bits);
+  return compress_bytes(spec_activation_bytes(w), w->given.activation_bits);
+}
+
+double compress_grad_bytes(const spec_workload *w, double bytes16) {
+  return compress_bytes(bytes16, w->given.grad_bits);
 }
 
 double compress_gradient_bytes(const spec_workload *w, int st) {
-  return compress_bytes(spec_stage_gradient_bytes(w, st), w->grad_bits);
+  return compress_grad_bytes(w, spec_stage_gradient_bytes(w, st));
+}
+
+void compress_widths(const scenario_workload *w, double *act, double *grad) {
+  *act = compress_bytes(*act, w->activation_bits);
+  *grad = compress_bytes(*grad, w->grad_bits);
 }
 
 double compress_bytes(double bytes16, int bits) {
@@ -46,13 +55,18 @@ double compress_stage_s(const spec_workload *w, int st, const spec_gpu *g,
   double a = spec_activation_bytes(w), t = 0;
   bool sends = bwd ? st > 0 : st + 1 < w->stages;
   bool receives = bwd ? st + 1 < w->stages : st > 0;
-  if (sends) t += compress_quantise_s(g, a, w->act_bits);
-  if (receives) t += compress_dequantise_s(g, a, w->act_bits);
+  if (sends) t += compress_quantise_s(g, a, w->given.activation_bits);
+  if (receives) t += compress_dequantise_s(g, a, w->given.activation_bits);
   return t;
+}
+
+double compress_grad_s(const spec_workload *w, const spec_gpu *g,
+                       double bytes16, bool update) {
+  return update ? compress_dequantise_s(g, bytes16, w->given.grad_bits)
+                : compress_quantise_s(g, bytes16, w->given.grad_bits);
 }
 
 double compress_sync_s(const spec_workload *w, int st, const spec_gpu *g) {
   double b = spec_stage_gradient_bytes(w, st);
-  return compress_quantise_s(g, b, w->grad_bits) +
-         compress_dequantise_s(g, b, w->grad_bits);
+  return compress_grad_s(w, g, b, false) + compress_grad_s(w, g, b, true);
 }

@@ -26,12 +26,10 @@
  * achievable). */
 #define COMPRESS_BW_FRACTION 0.8
 
-/* The widths each knob allows (traces/workload.h's lists, their home),
- * and their text for messages and help. */
+/* The widths each knob allows (the names of traces/workload.h's rows,
+ * their home). */
 bool compress_grad_bits_ok(int bits);  /* 16, 8, 4 */
 bool compress_act_bits_ok(int bits);   /* 16, 8, 4, 2 */
-#define COMPRESS_GRAD_BITS_TEXT WORKLOAD_GRAD_BITS_TEXT
-#define COMPRESS_ACT_BITS_TEXT WORKLOAD_ACT_BITS_TEXT
 
 /* bytes16 (an fp16 byte count) at bits per value: bytes16 x bits / 16. */
 double compress_bytes(double bytes16, int bits);
@@ -43,20 +41,31 @@ double compress_bytes(double bytes16, int bits);
 double compress_quantise_s(const spec_gpu *g, double bytes16, int bits);
 double compress_dequantise_s(const spec_gpu *g, double bytes16, int bits);
 
-/* What w sends at its widths: one micro-batch's activation (and its
- * gradient) at w->act_bits, stage st's synchronised gradient at
- * w->grad_bits. */
+/* What w sends at the widths its scenario gives (w->given): one
+ * micro-batch's activation (and its gradient) at the activations' width,
+ * stage st's synchronised gradient, or bytes16 of (pseudo-)gradient, at
+ * the gradients' width. */
 double compress_activation_bytes(const spec_workload *w);
 double compress_gradient_bytes(const spec_workload *w, int st);
+double compress_grad_bytes(const spec_workload *w, double bytes16);
+
+/* The cost model's sizes (act, grad: fp16 bytes or GB) at w's widths. */
+void compress_widths(const scenario_workload *w, double *act, double *grad);
 
 /* Seconds stage st of w on g adds to one forward (bwd false) or backward
  * of a micro-batch: quantising what it sends, dequantising what it
- * receives, at w->act_bits. 0 at 16 bits. */
+ * receives, at the activations' width. 0 at 16 bits. */
 double compress_stage_s(const spec_workload *w, int st, const spec_gpu *g,
                         bool bwd);
 
+/* Seconds g spends quantising bytes16 of w's (pseudo-)gradient to its
+ * width before a synchronisation (update false), or dequantising the
+ * result (update true). 0 at 16 bits. */
+double compress_grad_s(const spec_workload *w, const spec_gpu *g,
+                       double bytes16, bool update);
+
 /* Seconds stage st of w on g spends quantising its gradient before a
- * synchronisation and dequantising the result, at w->grad_bits. */
+ * synchronisation and dequantising the result. */
 double compress_sync_s(const spec_workload *w, int st, const spec_gpu *g);
 
 #endif

@@ -161,13 +161,12 @@ cost_ctx *cost_ctx_new(int replicas, int stages, const double *latency_ms,
   return ctx_finish(c, NULL);
 }
 
-/* The sizes at the workload's widths: activations at activation_bits,
- * gradients at grad_bits and, under DiLoCo, spread over the H inner steps
- * one exchange serves (the score prices one iteration). */
+/* The sizes at the workload's widths (compress_widths) and, under DiLoCo,
+ * the gradients spread over the H inner steps one exchange serves (the
+ * score prices one iteration). */
 static void sizes_at_widths(const scenario_workload *w, double *act,
                             double *grad) {
-  *act = compress_bytes(*act, w->activation_bits);
-  *grad = compress_bytes(*grad, w->grad_bits);
+  compress_widths(w, act, grad);
   int algo = spec_dp_algo_parse(w->dp_algo);
   bool diloco = algo >= 0 && spec_dp_algo_outer((spec_dp_algo)algo);
   if (diloco && w->inner_steps > 0) *grad /= w->inner_steps;

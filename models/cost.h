@@ -48,7 +48,7 @@ cost_ctx *cost_ctx_from_scenario(const scenario *s, err *e);
 
 /* The sizes a score uses for s: s->activation_gb / s->gradient_gb where
  * set (not NaN), else the workload defaults of spec.h (section 3); then at
- * the workload's widths (x activation_bits / 16, x grad_bits / 16) and,
+ * the workload's widths (compress_widths: x bits / 16 each) and,
  * under DiLoCo, the gradient divided by the H inner steps an exchange
  * serves, so the score stays a per-iteration cost. */
 int cost_sizes(const scenario *s, double *activation_gb, double *gradient_gb,

@@ -8,33 +8,44 @@
 #include <math.h>
 
 #include "models/compress.h"
+#include "traces/scenario_row.h"
+
+const workload_field diloco_rows[DILOCO_NROWS] = {
+    WORKLOAD_inner_steps, WORKLOAD_fragments, WORKLOAD_overlap_steps,
+    WORKLOAD_exchange_levels};
 
 const diloco_names diloco_option_names = {
     .lead = {"--inner-steps", "--fragments", "--overlap-steps"},
-    .name = {"--inner-steps", "--fragments", "--overlap-steps"}};
+    .name = {"--inner-steps", "--fragments", "--overlap-steps"},
+    .field = {WORKLOAD_inner_steps, WORKLOAD_fragments,
+              WORKLOAD_overlap_steps},
+    .knob = {true, true, true}};
 
 int diloco_check(const diloco_plan *p, int layers, const diloco_names *n,
                  err *e) {
   int H = p->inner_steps, F = p->fragments, tau = p->overlap;
   if (!n) n = &diloco_option_names;
   if (H < 1)
-    return err_set(e, ERR_CONFIG, "%s %d: must be at least 1", n->lead[0], H);
+    return err_set_field(e, n->field[0], ERR_CONFIG, "%s %d: must be at "
+                         "least 1", n->lead[0], H);
   if (F < 1 || F > layers)
-    return err_set(e, ERR_CONFIG, "%s %d: must be from 1 to the %d layers",
-                   n->lead[1], F, layers);
+    return err_set_field(e, n->field[1], ERR_CONFIG, "%s %d: must be from 1 "
+                         "to the %d layers", n->lead[1], F, layers);
   if (layers % F)
-    return err_set(e, ERR_CONFIG, "%s %d does not divide the %d layers: "
-                   "streaming DiLoCo's fragments are equal strided sets of "
-                   "layers (layer l in fragment l mod F)", n->lead[1], F,
-                   layers);
-  if (H % F)
-    return err_set(e, ERR_CONFIG, "%s %d does not divide %s %d: one "
-                   "fragment is exchanged every H / F inner steps",
-                   n->lead[1], F, n->name[0], H);
+    return err_set_field(e, n->field[1], ERR_CONFIG, "%s %d does not divide "
+                         "the %d layers: streaming DiLoCo's fragments are "
+                         "equal strided sets of layers (layer l in fragment "
+                         "l mod F)", n->lead[1], F, layers);
+  if (H % F) /* about both: the one a knob gave */
+    return err_set_field(e, n->field[n->knob[1] || !n->knob[0] ? 1 : 0],
+                         ERR_CONFIG, "%s %d does not divide %s %d: one "
+                         "fragment is exchanged every H / F inner steps",
+                         n->lead[1], F, n->name[0], H);
   if (tau < 0 || tau >= H / F)
-    return err_set(e, ERR_CONFIG, "%s %d: must be from 0 to H / F - 1 = %d, "
-                   "so that a fragment's exchange completes before the next "
-                   "one starts", n->lead[2], tau, H / F - 1);
+    return err_set_field(e, n->field[2], ERR_CONFIG, "%s %d: must be from 0 "
+                         "to H / F - 1 = %d, so that a fragment's exchange "
+                         "completes before the next one starts", n->lead[2],
+                         tau, H / F - 1);
   return ERR_OK;
 }
 
@@ -83,16 +94,41 @@ double diloco_cycle_s(const diloco_plan *p, double inner_s,
   return t;
 }
 
-diloco_plan diloco_plan_of(const spec_workload *w) {
+diloco_plan diloco_plan_given(const scenario_workload *w) {
   return (diloco_plan){.inner_steps = w->inner_steps,
                        .fragments = w->fragments,
                        .overlap = w->overlap_steps};
 }
 
+diloco_plan diloco_plan_of(const spec_workload *w) {
+  return diloco_plan_given(&w->given);
+}
+
+void diloco_plan_put(scenario_workload *w, const diloco_plan *p) {
+  w->inner_steps = p->inner_steps;
+  w->fragments = p->fragments;
+  w->overlap_steps = p->overlap;
+}
+
+diloco_plan diloco_plan_of_knobs(const scenario_knobs *k) {
+  int v[3];
+  for (int i = 0; i < 3; i++) {
+    double x = scenario_knob_given(k, diloco_rows[i])
+                   ? scenario_knob_number(k, diloco_rows[i]) : 0;
+    v[i] = x > 0 ? (int)x : 0;
+  }
+  return (diloco_plan){.inner_steps = v[0], .fragments = v[1],
+                       .overlap = v[2]};
+}
+
+void diloco_knobs_clear(scenario_knobs *k) {
+  for (int i = 0; i < 3; i++) scenario_knob_clear(k, diloco_rows[i]);
+}
+
 double diloco_fragment_bytes(const spec_workload *w, const diloco_plan *p,
                              int st, int f) {
   double b16 = diloco_fragment_params(w, p, st, f) * w->model->value_bytes;
-  return compress_bytes(b16, w->grad_bits);
+  return compress_grad_bytes(w, b16);
 }
 
 double diloco_outer_s(const spec_gpu *g, double params) {

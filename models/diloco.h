@@ -32,8 +32,12 @@
 #ifndef MODELS_DILOCO_H
 #define MODELS_DILOCO_H
 
-#include "models/spec.h"
+#include <stdbool.h>
+
 #include "base/err.h"
+#include "models/spec.h"
+#include "traces/scenario.h"
+#include "traces/workload.h"
 
 typedef struct diloco_plan {
   int inner_steps; /* H >= 1 */
@@ -48,11 +52,22 @@ typedef struct diloco_plan {
  * parameter through memory. */
 #define DILOCO_OUTER_BYTES_PER_PARAM 32.0
 
+/* The workload rows (traces/workload.h) DiLoCo reads: its plan's H, F and
+ * tau, in diloco_plan's order, then the levels of its exchange. A run
+ * without a DiLoCo algorithm leaves them at their defaults; F and tau are
+ * streaming DiLoCo's (DiLoCo's are 1 and 0). */
+#define DILOCO_NROWS 4
+extern const workload_field diloco_rows[DILOCO_NROWS];
+
 /* How diloco_check's messages name H, F and tau: where each came from as a
  * message's lead ("--fragments", or "s.json:7: workload.fragments:") and
- * its name inside a sentence ("--inner-steps", "workload.inner_steps"). */
+ * its name inside a sentence ("--inner-steps", "workload.inner_steps"),
+ * the row a failure names (err.field), and whether a knob gave the value
+ * (a failure about two values names the knob's row). */
 typedef struct diloco_names {
   const char *lead[3], *name[3]; /* H, F, tau */
+  int field[3];
+  bool knob[3];
 } diloco_names;
 
 /* The command line's options for all three. */
@@ -99,6 +114,16 @@ double diloco_cycle_s(const diloco_plan *p, double inner_s,
 
 /* w's plan (w resolved: spec_workload_resolve checked it). */
 diloco_plan diloco_plan_of(const spec_workload *w);
+
+/* The plan a scenario's workload gives (not checked), and p written into
+ * one (a view's: the shape search's candidates). */
+diloco_plan diloco_plan_given(const scenario_workload *w);
+void diloco_plan_put(scenario_workload *w, const diloco_plan *p);
+
+/* The plan the knobs of k give (0 where absent or 0), and k without them
+ * (the shape search takes them to its candidates). */
+diloco_plan diloco_plan_of_knobs(const scenario_knobs *k);
+void diloco_knobs_clear(scenario_knobs *k);
 
 /* Bytes fragment f of stage st exchanges at w's --grad-bits: its
  * parameters as fp16 values (the model's value_bytes), compressed. */

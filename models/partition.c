@@ -43,7 +43,7 @@ int partition_check(const int *layers, int n, int stages, int total, err *e) {
                      "least one layer", i, layers[i]);
     sum += layers[i];
   }
-  if (sum != total)
+  if (total > 0 && sum != total)
     return err_set(e, ERR_CONFIG, "they sum to %lld, not the %d layers", sum,
                    total);
   return ERR_OK;

@@ -20,7 +20,8 @@
 int partition_parse(const char *text, int *out, int cap);
 
 /* Checks layers (n entries) as a partition of total layers over stages:
- * n == stages, every entry >= 1, the sum == total. ERR_OK, or ERR_CONFIG
+ * n == stages, every entry >= 1, the sum == total (unless total <= 0: not
+ * known yet, the model's depth). ERR_OK, or ERR_CONFIG
  * with a message that says which ("3 entries for 4 stages", "entry 2 is
  * 0", "they sum to 23, not the 24 layers"); the caller prefixes the option
  * or the key. */

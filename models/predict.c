@@ -457,9 +457,8 @@ static double fragment_work_s(const ctx *c, const diloco_plan *p, int f,
     double b16 = params * c->w->model->value_bytes;
     for (int r = 0; r < c->R && params > 0; r++) {
       const spec_gpu *g = c->gpu[alloc_at(c->a, r, st)];
-      double t = update ? compress_dequantise_s(g, b16, c->w->grad_bits) +
-                              diloco_outer_s(g, params)
-                        : compress_quantise_s(g, b16, c->w->grad_bits);
+      double t = compress_grad_s(c->w, g, b16, update) +
+                 (update ? diloco_outer_s(g, params) : 0);
       most = fmax(most, t);
     }
   }
@@ -469,7 +468,8 @@ static double fragment_work_s(const ctx *c, const diloco_plan *p, int f,
 /* Fragment f's ring all-reduces, every stage group at once from 0: when
  * the last member has the result. */
 static double fragment_ring_s(ctx *c, const diloco_plan *p, int f) {
-  spec_dp_algo ex = c->w->exchange_levels > 1 ? SPEC_HIER_RING : SPEC_RING;
+  spec_dp_algo ex =
+      c->w->given.exchange_levels > 1 ? SPEC_HIER_RING : SPEC_RING;
   members g = members_new(c->R);
   hop_net_reset(&c->net);
   for (int st = 0; st < c->D; st++)

@@ -15,6 +15,7 @@
 #include "base/names.h"
 #include "models/diloco.h"
 #include "models/params.h"
+#include "traces/scenario_row.h"
 
 /* GPT-3 shapes from Brown et al. 2020, table 2.1, except: GPT-3 XL runs with
  * 16 heads as DT-FM ran it (the paper lists 24; the head count changes no
@@ -195,13 +196,12 @@ int spec_runtime_parse(const char *name) {
   return name ? names_find(workload_runtimes, name) : 0;
 }
 
-/* "'x' is unknown (a, b, c)" for a workload name no list holds. */
-static int unknown_name(const scenario *s, const char *field, const char *v,
-                        const char *const *names, err *e) {
+/* "'x' is unknown (a, b, c)" for a workload name (row r) no list holds. */
+static int unknown_name(const scenario *s, int r, const char *v, err *e) {
   char known[128];
-  names_join(names, ", ", ", ", known, sizeof known);
-  return err_set(e, ERR_UNKNOWN, "%s: workload.%s '%s' is unknown (%s)",
-                 s->name, field, v, known);
+  names_join(workload_rows[r].names, ", ", ", ", known, sizeof known);
+  return err_set_field(e, r, ERR_UNKNOWN, "%s: workload.%s '%s' is unknown "
+                       "(%s)", s->name, workload_rows[r].key, v, known);
 }
 
 /* The names of a table, ", "-joined, into buf. */
@@ -221,20 +221,19 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
   w->model = spec_model_find(sw->model);
   if (!w->model) {
     char where[512], known[256];
-    scenario_where(s, s->line.model, "workload.model", where, sizeof where);
+    scenario_where(s, s->line[WORKLOAD_model], "workload.model", where,
+                   sizeof where);
     spec_model_list(known, sizeof known);
-    return err_set(e, ERR_UNKNOWN, "%s: '%s' is unknown (known: %s)", where,
-                   sw->model ? sw->model : "", known);
+    return err_set_field(e, WORKLOAD_model, ERR_UNKNOWN, "%s: '%s' is unknown "
+                         "(known: %s)", where, sw->model ? sw->model : "",
+                         known);
   }
   int sched = spec_schedule_parse(sw->schedule);
   int algo = spec_dp_algo_parse(sw->dp_algo);
   int rt = spec_runtime_parse(sw->runtime);
-  if (sched < 0)
-    return unknown_name(s, "schedule", sw->schedule, workload_schedules, e);
-  if (algo < 0)
-    return unknown_name(s, "dp_algo", sw->dp_algo, workload_dp_algos, e);
-  if (rt < 0)
-    return unknown_name(s, "runtime", sw->runtime, workload_runtimes, e);
+  if (sched < 0) return unknown_name(s, WORKLOAD_schedule, sw->schedule, e);
+  if (algo < 0) return unknown_name(s, WORKLOAD_dp_algo, sw->dp_algo, e);
+  if (rt < 0) return unknown_name(s, WORKLOAD_runtime, sw->runtime, e);
   w->schedule = (spec_schedule)sched;
   w->dp_algo = (spec_dp_algo)algo;
   w->runtime = (spec_runtime)rt;
@@ -279,7 +278,7 @@ bool spec_dp_algo_streams(spec_dp_algo algo) {
   return false;
 }
 
-/* Where a workload value came from, for a message: the option that set it
+/* Where row r's value came from, for a message: the option that set it
  * (line SCENARIO_LINE_KNOB), its key at its line in the file, or its key
  * with "(default)" when the file leaves it out. where names it so
  * ("worldwide: --dp-algo", "s.json:7: workload.dp_algo"); lead begins a
@@ -287,66 +286,73 @@ bool spec_dp_algo_streams(spec_dp_algo algo) {
  * short form for the middle of a sentence. */
 typedef struct named {
   char where[320], lead[328], name[64];
+  int row;
+  bool knob;
 } named;
 
-static named name_of(const scenario *s, int line, const char *key,
-                     const char *option) {
-  named n;
-  if (line == SCENARIO_LINE_KNOB) {
-    snprintf(n.where, sizeof n.where, "%s: %s", s->name, option);
+static named name_of(const scenario *s, int r) {
+  const workload_row *row = &workload_rows[r];
+  int line = s->line[r];
+  named n = {.row = r, .knob = line == SCENARIO_LINE_KNOB};
+  if (n.knob) {
+    snprintf(n.where, sizeof n.where, "%s: --%s", s->name, row->option);
     snprintf(n.lead, sizeof n.lead, "%s", n.where);
-    snprintf(n.name, sizeof n.name, "%s", option);
+    snprintf(n.name, sizeof n.name, "--%s", row->option);
     return n;
   }
   char path[48];
-  snprintf(path, sizeof path, "workload.%s%s", key, line > 0 ? "" : " (default)");
+  snprintf(path, sizeof path, "workload.%s%s", row->key,
+           line > 0 ? "" : " (default)");
   scenario_where(s, line, path, n.where, sizeof n.where);
   snprintf(n.lead, sizeof n.lead, "%s:", n.where);
-  snprintf(n.name, sizeof n.name, "workload.%s", key);
+  snprintf(n.name, sizeof n.name, "workload.%s", row->key);
   return n;
 }
 
-/* DiLoCo's knobs against the algorithm, the runtime and the layers, each
- * named where it came from (an option, or the scenario file's line). */
+/* The row a failure about a and b names: a's, unless b's alone came from
+ * a knob (the value the user just gave is the one to change). */
+static int blame(const named *a, const named *b) {
+  return a->knob || !b->knob ? a->row : b->row;
+}
+
+/* DiLoCo's knobs (models/diloco.h's rows) against the algorithm, the
+ * runtime and the layers, each named where it came from (an option, or
+ * the scenario file's line). */
 static int check_diloco(const scenario *s, const spec_workload *w, err *e) {
-  const scenario_lines *l = &s->line;
-  named H = name_of(s, l->inner_steps, "inner_steps", "--inner-steps"),
-        F = name_of(s, l->fragments, "fragments", "--fragments"),
-        T = name_of(s, l->overlap_steps, "overlap_steps", "--overlap-steps"),
-        X = name_of(s, l->exchange_levels, "exchange_levels",
-                    "--exchange-levels"),
-        A = name_of(s, l->dp_algo, "dp_algo", "--dp-algo"),
-        R = name_of(s, l->runtime, "runtime", "--runtime");
+  named d[DILOCO_NROWS], A = name_of(s, WORKLOAD_dp_algo),
+                         R = name_of(s, WORKLOAD_runtime);
+  for (int i = 0; i < DILOCO_NROWS; i++) d[i] = name_of(s, diloco_rows[i]);
   const char *algo = workload_dp_algos[w->dp_algo];
   if (!spec_is_diloco(w)) {
-    const named *set = w->inner_steps != WORKLOAD_DEFAULT_INNER_STEPS ? &H
-                       : w->fragments != 1 ? &F : w->overlap_steps ? &T
-                       : w->exchange_levels > 1 ? &X : NULL;
-    if (set)
-      return err_set(e, ERR_CONFIG, "%s needs diloco or streaming-diloco as "
-                     "the data-parallel algorithm, not %s (%s)", set->lead,
-                     algo, A.where);
+    for (int i = 0; i < DILOCO_NROWS; i++)
+      if (!scenario_row_is_default(s, diloco_rows[i]))
+        return err_set_field(e, blame(&d[i], &A), ERR_CONFIG, "%s needs "
+                             "diloco or streaming-diloco as the data-parallel "
+                             "algorithm, not %s (%s)", d[i].lead, algo,
+                             A.where);
     return ERR_OK;
   }
   switch (w->runtime) {
     case SPEC_RUNTIME_DTFM: break;
     case SPEC_RUNTIME_MEGATRON:
       if (w->stages > 1)
-        return err_set(e, ERR_CONFIG, "%s %s on %s megatron needs one stage "
-                       "per replica (a replica on one device, stepping Adam "
-                       "on its GPU; Megatron's pipelines all-reduce every "
-                       "step)", A.lead, algo, R.name);
+        return err_set_field(e, blame(&A, &R), ERR_CONFIG, "%s %s on %s "
+                             "megatron needs one stage per replica (a replica "
+                             "on one device, stepping Adam on its GPU; "
+                             "Megatron's pipelines all-reduce every step)",
+                             A.lead, algo, R.name);
       break;
   }
-  if (!spec_dp_algo_streams(w->dp_algo) &&
-      (w->fragments != 1 || w->overlap_steps))
-    return err_set(e, ERR_CONFIG, "%s needs %s streaming-diloco (diloco "
-                   "exchanges the whole model, blocking)",
-                   w->fragments != 1 ? F.lead : T.lead, A.name);
-  diloco_plan p = {.inner_steps = w->inner_steps, .fragments = w->fragments,
-                   .overlap = w->overlap_steps};
-  diloco_names n = {.lead = {H.lead, F.lead, T.lead},
-                    .name = {H.name, F.name, T.name}};
+  for (int i = 1; !spec_dp_algo_streams(w->dp_algo) && i <= 2; i++) /* F, tau */
+    if (!scenario_row_is_default(s, diloco_rows[i]))
+      return err_set_field(e, blame(&d[i], &A), ERR_CONFIG, "%s needs %s "
+                           "streaming-diloco (diloco exchanges the whole "
+                           "model, blocking)", d[i].lead, A.name);
+  diloco_plan p = diloco_plan_of(w);
+  diloco_names n;
+  for (int i = 0; i < 3; i++)
+    n.lead[i] = d[i].lead, n.name[i] = d[i].name, n.field[i] = d[i].row,
+    n.knob[i] = d[i].knob;
   return diloco_check(&p, w->layers, &n, e);
 }
 
@@ -390,18 +396,19 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
                    s->name, sw->stages, sw->replicas, sw->micro_batch,
                    sw->batch);
   if ((long)sw->stages * sw->replicas != s->ndevices)
-    return err_set(e, ERR_CONFIG,
-                   "%s: workload.stages x workload.replicas = %d x %d is not "
-                   "the %d devices",
-                   s->name, sw->stages, sw->replicas, s->ndevices);
+    return err_set_field(e, WORKLOAD_stages, ERR_CONFIG,
+                         "%s: workload.stages x workload.replicas = %d x %d "
+                         "is not the %d devices",
+                         s->name, sw->stages, sw->replicas, s->ndevices);
   w->layers = sw->layers > 0 ? sw->layers : w->model->layers;
   if (w->layers < sw->stages) {
     char where[512];
-    scenario_where(s, s->line.layers, "workload.layers", where, sizeof where);
-    return err_set(e, ERR_CONFIG, "%s: %d%s is fewer than the %d stages",
-                   where, w->layers,
-                   sw->layers > 0 ? "" : " (the model's own depth)",
-                   sw->stages);
+    scenario_where(s, s->line[WORKLOAD_layers], "workload.layers", where,
+                   sizeof where);
+    return err_set_field(e, WORKLOAD_layers, ERR_CONFIG, "%s: %d%s is fewer "
+                         "than the %d stages", where, w->layers,
+                         sw->layers > 0 ? "" : " (the model's own depth)",
+                         sw->stages);
   }
   long long per_replica = sw->batch / sw->replicas;
   long long k = sw->micro_batches_per_pass > 0 && !one_pass(w->runtime)
@@ -423,14 +430,7 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
   w->micro_batches_per_pass = (int)k;
   w->passes = (int)(sw->batch / per_pass);
   w->recompute = sw->recompute;
-  /* 0 (a scenario built in code, not loaded): the loader's defaults */
-  w->inner_steps = sw->inner_steps > 0 ? sw->inner_steps
-                                       : WORKLOAD_DEFAULT_INNER_STEPS;
-  w->fragments = sw->fragments > 0 ? sw->fragments : 1;
-  w->overlap_steps = sw->overlap_steps;
-  w->exchange_levels = sw->exchange_levels > 1 ? 2 : 1;
-  w->grad_bits = sw->grad_bits > 0 ? sw->grad_bits : 16;
-  w->act_bits = sw->activation_bits > 0 ? sw->activation_bits : 16;
+  w->given = *sw;
   rc = check_diloco(s, w, e);
   return rc ? rc : resolve_layers_per_stage(s, w, e);
 }

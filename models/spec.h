@@ -88,11 +88,11 @@ typedef struct spec_workload {
   spec_schedule schedule;
   spec_dp_algo dp_algo;
   spec_runtime runtime;
-  /* DiLoCo's plan (models/diloco.h) and the compression widths
-   * (models/compress.h), as the scenario gives them; checked */
-  int inner_steps, fragments, overlap_steps;
-  int exchange_levels;        /* 1: the exchange is one ring; 2: hier-ring */
-  int grad_bits, act_bits;
+  /* The workload as the scenario gives it (names borrowed): the knobs the
+   * models read as they are, checked here — DiLoCo's plan and its
+   * exchange's levels (models/diloco.h), the compression widths
+   * (models/compress.h) */
+  scenario_workload given;
   const int *stage_layers;    /* layers of each stage, D_pp entries summing
                                  to L (borrowed: the scenario's list, or a
                                  caller's balanced partition); NULL: the

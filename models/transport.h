@@ -73,7 +73,8 @@ bool transport_is_windowed(transport_model m);
 
 /* The per-socket windows a run, a link or a site may set (the command
  * line, a sweep's window_bytes, the keys): at least one segment, at most
- * 1 TiB — the loader's bounds (traces/trace.h), one segment. */
+ * 1 TiB — the loader's bounds (traces/trace.h), which the knob's row
+ * (traces/workload.h) reads too. */
 #define TRANSPORT_WINDOW_MIN_BYTES TRACE_WINDOW_MIN_BYTES
 #define TRANSPORT_WINDOW_MAX_BYTES TRACE_WINDOW_MAX_BYTES
 _Static_assert(TRANSPORT_TCP_SEGMENT_BYTES == TRACE_WINDOW_MIN_BYTES,

@@ -15,6 +15,7 @@
 
 #include "base/mem.h"
 #include "models/cost.h"
+#include "models/diloco.h"
 #include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec.h"
@@ -88,23 +89,26 @@ scenario *shape_view(const scenario *s, const int *keep, int n, int stages,
   v->workload.dp_algo = (char *)algo; /* borrowed: a subset frees no name */
   v->workload.layers_per_stage = (int *)layers;
   v->workload.balanced_layers = false;
-  if (!algo_streams(algo)) v->workload.fragments = 1;
-  v->workload.overlap_steps = algo_streams(algo) ? s->workload.overlap_steps
-                                                 : 0;
-  v->line.dp_algo = v->line.fragments = v->line.overlap_steps = 0;
+  diloco_plan p = diloco_plan_given(&s->workload);
+  if (!algo_streams(algo)) p.fragments = 1, p.overlap = 0;
+  diloco_plan_put(&v->workload, &p);
+  /* the values the view sets are no file's */
+  v->line[WORKLOAD_dp_algo] = v->line[diloco_rows[1]] = 0;
+  v->line[diloco_rows[2]] = 0;
   return v;
 }
 
 /* DiLoCo's plan on view v for algo with F fragments: o's H and tau where
  * given (the view keeps the workload's otherwise). */
-static void diloco_plan(const shape_opts *o, scenario *v, const char *algo,
-                        int fragments) {
+static void plan_view(const shape_opts *o, scenario *v, const char *algo,
+                      int fragments) {
   bool streaming = algo_streams(algo);
   if (!algo_outer(algo)) return;
-  if (o->inner_steps > 0) v->workload.inner_steps = o->inner_steps;
-  if (streaming && fragments > 0) v->workload.fragments = fragments;
-  if (streaming && o->overlap_steps > 0)
-    v->workload.overlap_steps = o->overlap_steps;
+  diloco_plan p = diloco_plan_given(&v->workload);
+  if (o->plan.inner_steps > 0) p.inner_steps = o->plan.inner_steps;
+  if (streaming && fragments > 0) p.fragments = fragments;
+  if (streaming && o->plan.overlap > 0) p.overlap = o->plan.overlap;
+  diloco_plan_put(&v->workload, &p);
 }
 
 /* The micro-batches tried: the caller's, else m, m/2 and 2m. */
@@ -128,13 +132,14 @@ static void algo_list(ctx *x) {
   const scenario_workload *w = &x->s->workload;
   x->nalgos = 0;
   x->algo[x->nalgos] = workload_dp_algos[x->pw.dp_algo];
-  x->frag[x->nalgos++] = w->fragments;
+  diloco_plan given = diloco_plan_given(w);
+  x->frag[x->nalgos++] = given.fragments;
   if (!x->o->diloco) return;
-  int H = x->o->inner_steps > 0 ? x->o->inner_steps
-          : x->pw.inner_steps > 0 ? x->pw.inner_steps
+  int H = x->o->plan.inner_steps > 0 ? x->o->plan.inner_steps
+          : given.inner_steps > 0 ? given.inner_steps
                                   : WORKLOAD_DEFAULT_INNER_STEPS;
-  int F = x->o->fragments > 1 ? x->o->fragments
-          : w->fragments > 1 ? w->fragments : 0;
+  int F = x->o->plan.fragments > 1 ? x->o->plan.fragments
+          : given.fragments > 1 ? given.fragments : 0;
   for (int f = 2; !F && f <= 8; f++)
     if (x->pw.layers % f == 0 && H % f == 0) F = f;
   const char *names[] = {"diloco", "streaming-diloco"};
@@ -299,7 +304,7 @@ static alloc *to_parent(const alloc *a, const int *keep) {
 static void judge(ctx *x, const int *keep, int n, int S, int R, int m,
                   int batch, int ai, alloc *const *pl) {
   scenario *v = shape_view(x->s, keep, n, S, R, batch, m, x->algo[ai], NULL);
-  diloco_plan(x->o, v, x->algo[ai], x->frag[ai]);
+  plan_view(x->o, v, x->algo[ai], x->frag[ai]);
   spec_workload w;
   const spec_gpu **gpu = mem_alloc((size_t)n * sizeof *gpu);
   for (int i = 0; i < n; i++) gpu[i] = x->gpu[keep[i]];
@@ -452,14 +457,14 @@ static int simulate(ctx *x, long i, err *e) {
   if (!isnan(c->simulated_s)) return ERR_OK;
   scenario *v = shape_view(x->s, c->keep, c->ndev, c->stages, c->replicas,
                            c->batch, c->micro_batch, c->dp_algo, c->layers);
-  diloco_plan(x->o, v, c->dp_algo, c->fragments);
+  plan_view(x->o, v, c->dp_algo, c->fragments);
   alloc *a = alloc_new(c->replicas, c->stages);
   for (int k = 0; k < c->ndev; k++) { /* parent -> view: keep increases */
     const int *at = bsearch(&c->a->device[k], c->keep, (size_t)c->ndev,
                             sizeof *c->keep, cmp_int_);
     a->device[k] = (int)(at - c->keep);
   }
-  err se = {ERR_OK, ""};
+  err se = {0};
   double t = x->o->sim(x->o->sim_ctx, v, a, &se);
   alloc_free(a);
   scenario_subset_free(v);
@@ -587,11 +592,12 @@ int shape_search(const scenario *s, const shape_opts *o, shape_result *r,
   enumerate(&x);
   int rc;
   if (!x.nbatch_ok)
-    rc = err_set(e, ERR_CONFIG, "%s: no shape divides the batch: %d "
-                 "sequences%s into replicas x micro-batch x K", s->name,
-                 per_replica_batch(o->goal) ? x.per_replica
-                                            : s->workload.batch,
-                 per_replica_batch(o->goal) ? " per replica" : "");
+    rc = err_set_field(e, WORKLOAD_batch, ERR_CONFIG, "%s: no shape divides "
+                       "the batch: %d sequences%s into replicas x "
+                       "micro-batch x K", s->name,
+                       per_replica_batch(o->goal) ? x.per_replica
+                                                  : s->workload.batch,
+                       per_replica_batch(o->goal) ? " per replica" : "");
   else if (!r->nall && !x.nofit_gpu)
     rc = err_set(e, ERR_CONFIG, "%s: no configuration of the workload "
                  "resolves (spec_workload_resolve refused every one)",

@@ -28,6 +28,7 @@
 #include "base/err.h"
 #include "base/names.h"
 #include "models/alloc.h"
+#include "models/diloco.h"
 #include "models/transport.h"
 #include "traces/scenario.h"
 
@@ -63,9 +64,9 @@ typedef struct shape_opts {
   int nmicro;
   int stages, replicas;    /* > 0: fixed */
   bool diloco;             /* also DiLoCo and streaming DiLoCo at H */
-  int inner_steps, fragments, overlap_steps; /* their H, F and tau (0: the
-                              workload's; F: else the smallest >= 2 that
-                              divides the layers and H) */
+  diloco_plan plan;        /* their H, F and tau (0: the workload's; F:
+                              else the smallest >= 2 that divides the
+                              layers and H) */
   transport_options t;     /* what the predictor models */
   shape_sim_fn sim;        /* NULL: the predictor decides */
   void *sim_ctx;           /* borrowed */

@@ -36,7 +36,8 @@
 #include "models/diloco.h"
 
 int sim_outer_steps(const spec_workload *w, bool full) {
-  return full ? w->inner_steps : w->fragments * (w->overlap_steps + 1);
+  diloco_plan p = diloco_plan_of(w);
+  return full ? p.inner_steps : p.fragments * (p.overlap + 1);
 }
 
 /* What a build carries from step to step. */
@@ -64,7 +65,7 @@ static void launch(outer *o, int f) {
     if (b16 <= 0) continue;
     for (int r = 0; r < o->R; r++) {
       int d = grp[r] = alloc_at(o->in->a, r, s);
-      int64_t q = ns(compress_quantise_s(o->in->gpu[d], b16, w->grad_bits), scale);
+      int64_t q = ns(compress_grad_s(w, o->in->gpu[d], b16, false), scale);
       if (q > 0) {
         uint32_t t = sim_graph_compute(o->g, d, q, SIM_ROLE_OPT, -1);
         sim_graph_stream(o->g, &o->start[d], t, SIM_ON_DONE);
@@ -75,7 +76,7 @@ static void launch(outer *o, int f) {
     uint32_t *sync = &o->pend[(size_t)s * o->R];
     for (int r = 0; r < o->R; r++) sync[r] = sim_graph_join(o->g, grp[r], SIM_ROLE_SYNC);
     double bytes = diloco_fragment_bytes(w, &o->plan, s, f);
-    if (w->exchange_levels > 1)
+    if (w->given.exchange_levels > 1)
       sim_train_hier_ring(o->g, o->xs, grp, o->R, o->in->device_site, ready,
                           bytes, TRANSPORT_DILOCO_CHANNELS, sync);
     else
@@ -97,8 +98,7 @@ static void update(outer *o, int f) {
     for (int r = 0; r < o->R; r++) {
       int d = alloc_at(o->in->a, r, s);
       const spec_gpu *gpu = o->in->gpu[d];
-      double t = compress_dequantise_s(gpu, params * w->model->value_bytes,
-                                       w->grad_bits) +
+      double t = compress_grad_s(w, gpu, params * w->model->value_bytes, true) +
                  diloco_outer_s(gpu, params);
       uint32_t u = sim_graph_compute(o->g, d, ns(t, scale), SIM_ROLE_OPT, -1);
       sim_graph_edge(o->g, o->pend[(size_t)s * o->R + r], u, SIM_ON_DONE);
@@ -168,10 +168,10 @@ void sim_outer_marks_free(sim_outer_marks *m) {
 
 uint64_t sim_outer_task_bound(const spec_workload *w, bool full, int sites) {
   uint64_t R = (uint64_t)w->replicas, S = (uint64_t)w->stages;
-  uint64_t F = (uint64_t)w->fragments;
+  uint64_t F = (uint64_t)w->given.fragments;
   /* per fragment and stage: R quantise, R joins, R updates, the exchange's
    * all-reduce (one ring, or hier-ring's levels) */
-  spec_dp_algo ex = w->exchange_levels > 1 ? SPEC_HIER_RING : SPEC_RING;
+  spec_dp_algo ex = w->given.exchange_levels > 1 ? SPEC_HIER_RING : SPEC_RING;
   uint64_t exchanges =
       F * S * (3 * R + sim_train_sync_tasks(w, ex, sites,
                                             TRANSPORT_DILOCO_CHANNELS));

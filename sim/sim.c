@@ -14,6 +14,7 @@
 #include "base/hash.h"
 #include "base/mem.h"
 #include "base/simtime.h"
+#include "models/diloco.h"
 #include "models/partition.h"
 #include "models/runtime.h"
 #include "models/spec.h"
@@ -128,7 +129,8 @@ double sim_run_bytes(const scenario *s, const spec_workload *w,
 
 /* The algorithm whose graph the estimate is of, for the message. */
 static const char *sync_name(const spec_workload *w) {
-  if (spec_is_diloco(w) && w->exchange_levels > 1) return "diloco, hier-ring exchange";
+  if (spec_is_diloco(w) && w->given.exchange_levels > 1)
+    return "diloco, hier-ring exchange";
   return spec_dp_algo_name(w->dp_algo);
 }
 
@@ -139,9 +141,11 @@ static const char *sync_name(const spec_workload *w) {
  * anything of the run is allocated. */
 static int check_graph(const scenario *s, const spec_workload *w, err *e) {
   char where[512];
-  scenario_where(s, s->line.batch, "workload.batch", where, sizeof where);
+  scenario_where(s, s->line[WORKLOAD_batch], "workload.batch", where,
+                 sizeof where);
   uint64_t bound;
   double need = sim_run_bytes(s, w, &bound), limit = mem_limit_bytes();
+  diloco_plan p = diloco_plan_of(w);
   if (spec_is_diloco(w) &&
       (need > limit || bound > UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK))
     return err_set(e, ERR_CONFIG,
@@ -150,7 +154,7 @@ static int check_graph(const scenario *s, const spec_workload *w, err *e) {
                    "tasks, %.2f GB, more than the %.2f GB this process may "
                    "hold (physical memory, ulimit -v): fewer fragments or "
                    "overlapped steps, or --exchange-levels 2",
-                   s->name, w->overlap_steps, w->fragments, sync_name(w),
+                   s->name, p.overlap, p.fragments, sync_name(w),
                    sim_outer_steps(w, false), (unsigned long long)bound,
                    need / 1e9, limit / 1e9);
   if (bound > UINT32_MAX / SIM_TRAIN_EDGES_PER_TASK)
@@ -403,7 +407,7 @@ int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
     sim_result_free(out);
     return err_set(e, ERR_RANGE, "%s: one outer step of %d inner steps "
                    "takes %.6g s, past " SIMTIME_LIMIT_TEXT, s->name,
-                   x->w.inner_steps, o);
+                   x->w.given.inner_steps, o);
   }
   out->samples_per_s = out->iteration_s > 0 ? x->w.batch / out->iteration_s : 0;
   return ERR_OK;

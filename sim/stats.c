@@ -279,7 +279,7 @@ static void finish_outer(const scenario *s, const spec_workload *w,
                          const sim_task *t, uint32_t n,
                          const sim_outer_marks *m, int64_t t0, int64_t end_ns,
                          double *b1, const double k1[4], sim_result *out) {
-  int nd = m->first.ndevices, H = w->inner_steps, E = m->explicit_steps;
+  int nd = m->first.ndevices, H = w->given.inner_steps, E = m->explicit_steps;
   int64_t t1 = 0; /* the first inner step's length */
   for (int d = 0; d < nd; d++)
     if (t[m->first.end[d]].t_done - t0 > t1) t1 = t[m->first.end[d]].t_done - t0;

@@ -544,7 +544,7 @@ static int run_init(run *r, const scenario *s, const alloc *a,
                     const sim_training_opts *o, err *e) {
   int rc = check_opts(s, o, e);
   if (rc || (rc = spec_workload_resolve(s, &r->w, e))) return rc;
-  r->H = spec_is_diloco(&r->w) ? r->w.inner_steps : 1;
+  r->H = spec_is_diloco(&r->w) ? r->w.given.inner_steps : 1;
   if ((rc = check_rows(s, r->w.dp_algo, r->H, o, e))) return rc;
   r->target = o->iterations > 0 ? (size_t)(o->iterations / r->H) : 0;
   r->ckpt_every = o->checkpoint_every / r->H;

@@ -138,7 +138,7 @@ int main(void) {
    * and Megatron's runtime (blocking 1F1B, calls, all-reduces). */
   scenario_knobs k;
   scenario_knobs_init(&k);
-  k.sockets = 1;
+  k.nccl_sockets = 1;
   scenario *s1 = scenario_load("worldwide", &e);
   if (!s1 || scenario_apply(s1, &k, &e)) {
     fprintf(stderr, "%s\n", e.msg);

@@ -54,6 +54,17 @@
       with strcmp or strstr: an added name would take the other branch.
       Exit status 1 and FILE:LINE: message per switch, comparison, and
       allowance that no longer matches a switch.
+  check_source.py workload ROOT
+      A run's knobs are declared once, in traces/workload.h's WORKLOAD_MAP:
+      no other source lists six or more of its names (a row's field, file
+      key, option or sweep key) in a row — in one string, as string
+      literals one after the other ({"model", "layers", ...}: a key list),
+      as members of one variable (`w->layers, w->batch, ...`: a positional
+      hash or copy) or as bare names (`long layers, batch, ...`: a struct
+      that restates the rows). Walk workload_rows (or expand the map)
+      instead: a knob added as a row then reaches every one of them. The
+      stored formats that fix an order (the validation key) are allowed.
+      Exit status 1 and FILE:LINE: message per list.
 """
 import os
 import re
@@ -269,23 +280,31 @@ def column_lists(code, cols):
     return sorted(out)
 
 
-def columns(root):
-    cols = result_columns(root)
-    bad = 0
+def lists_in(root, table, allowed, find):
+    """(file, line, text) of every list find(code) gives in the sources of
+    ROOT but table and the allowed ones (comments blanked)."""
     for rel in sources(root):
-        if rel == COLUMNS_TABLE or rel in COLUMNS_ALLOWED:
+        if rel == table or rel in allowed:
             continue
         with open(os.path.join(root, rel), encoding="utf-8") as f:
             text = f.read()
         code = re.sub(r"/\*.*?\*/|//[^\n]*",
                       lambda m: re.sub(r"[^\n]", " ", m.group(0)), text,
                       flags=re.S)
-        for at, found in column_lists(code, cols):
-            items = len(re.findall(r",", found)) + 1
-            print(f"{rel}:{code.count(chr(10), 0, at) + 1}: {items} results "
-                  f"columns listed by position ({found.split(',')[0].strip()}"
-                  f", ...): walk {COLUMNS_TABLE}'s DB_RESULT_MAP instead")
-            bad += 1
+        for at, found in find(code):
+            yield rel, code.count(chr(10), 0, at) + 1, found
+
+
+def columns(root):
+    cols = result_columns(root)
+    bad = 0
+    for rel, line, found in lists_in(root, COLUMNS_TABLE, COLUMNS_ALLOWED,
+                                     lambda code: column_lists(code, cols)):
+        items = len(re.findall(r",", found)) + 1
+        print(f"{rel}:{line}: {items} results columns listed by position "
+              f"({found.split(',')[0].strip()}, ...): walk {COLUMNS_TABLE}'s "
+              "DB_RESULT_MAP instead")
+        bad += 1
     print(f"columns: {len(cols)} columns of {COLUMNS_TABLE}, "
           f"{len(sources(root))} files, {bad} positional lists")
     return 1 if bad or not cols else 0
@@ -584,9 +603,74 @@ def dispatch(root):
     return 1 if bad else 0
 
 
+# The map, and the sources whose lists of knob names are stored formats.
+WORKLOAD_TABLE = "traces/workload.h"
+WORKLOAD_ALLOWED = COLUMNS_ALLOWED
+WORKLOAD_MIN = 6
+
+
+def workload_names(root):
+    """Every name of WORKLOAD_MAP's rows in ROOT's traces/workload.h: the
+    fields and the key, option and sweep strings (options with '-' as
+    they are, and with '_')."""
+    with open(os.path.join(root, WORKLOAD_TABLE), encoding="utf-8") as f:
+        text = f.read()
+    start = text.find("#define WORKLOAD_MAP(")
+    body = text[start:text.find("\n\n", start)] if start >= 0 else ""
+    names = set(re.findall(r"\bX\(\s*\w+\s*,\s*(\w+)", body))
+    for m in re.finditer(r'\.(?:key|option|sweep)\s*=\s*"([\w-]+)"', body):
+        names.add(m.group(1))
+        names.add(m.group(1).replace("-", "_"))
+    return names
+
+
+def workload_lists(code, names):
+    """(offset, text) of every list of WORKLOAD_MIN or more knob names in
+    code (comments blanked): in one string, as adjacent string literals
+    (a key list), and, as an initialiser's or a declaration's items (after
+    '{', '=' or a type), as members of one variable or bare names. A
+    function's arguments (a printf of the workload) are no list of the
+    record."""
+    name = "(?:" + "|".join(sorted(names, key=len, reverse=True)) + ")"
+    more = "{%d,}" % (WORKLOAD_MIN - 1)
+    quoted = r'"' + name + r'"'
+    out = [(m.start(), m.group(0)) for m in
+           re.finditer(quoted + r"(?:\s*,\s*" + quoted + ")" + more, code)]
+    start = r"(?:[{=]|\b(?:int|long|double|bool|char|float)\b\s*\**)\s*"
+    member = (start + r"((\w+)\s*(?:->|\.)\s*" + name +
+              r"\b(?:\s*,\s*\2\s*(?:->|\.)\s*" + name + r"\b)" + more + ")")
+    bare = start + r"(" + name + r"\b(?:\s*,\s*" + name + r"\b)" + more + ")"
+    plain = strip(code)
+    for p in (member, bare):
+        out += [(m.start(1), m.group(1)) for m in re.finditer(p, plain)]
+    string = r'"(?:\\.|[^"\\\n])*"'
+    for lit in re.finditer(string + r"(?:[\s\\]*" + string + ")*", code):
+        joined = re.sub(r'"[\s\\]*"', "", lit.group(0))
+        out += [(lit.start(), m.group(0)) for m in
+                re.finditer(r"\b" + name + r"\b(?:\s*,\s*" + name + r"\b)"
+                            + more, joined)]
+    return sorted(set(out))
+
+
+def workload(root):
+    names = workload_names(root)
+    bad = 0
+    for rel, line, found in lists_in(root, WORKLOAD_TABLE, WORKLOAD_ALLOWED,
+                                     lambda code: workload_lists(code, names)):
+        items = len(re.findall(r",", found)) + 1
+        print(f"{rel}:{line}: {items} knob names listed "
+              f"({found.split(',')[0].strip()}, ...): walk {WORKLOAD_TABLE}'s "
+              "WORKLOAD_MAP (workload_rows) instead")
+        bad += 1
+    print(f"workload: {len(names)} names of {WORKLOAD_TABLE}'s rows, "
+          f"{len(sources(root))} files, {bad} lists")
+    return 1 if bad or not names else 0
+
+
 if __name__ == "__main__":
     checks = {"layering": layering, "quiet": quiet, "sizes": sizes,
-              "columns": columns, "pages": pages, "dispatch": dispatch}
+              "columns": columns, "pages": pages, "dispatch": dispatch,
+              "workload": workload}
     if len(sys.argv) != 3 or sys.argv[1] not in checks:
         sys.exit(__doc__)
     sys.exit(checks[sys.argv[1]](sys.argv[2]))

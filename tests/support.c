@@ -293,7 +293,7 @@ char *support_sql_text(const char *path, const char *query) {
 }
 
 scenario *support_scenario(const char *name) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   scenario *s = scenario_load(name, &e);
   cr_assert_not_null(s, "%s: %s", name, e.msg);
   cr_assert_eq(e.code, ERR_OK, "%s: %s", name, e.msg);

@@ -27,7 +27,7 @@ Test(baseline, random_search_is_the_minimum_of_its_permutations) {
   search_opts_default(&o);
   o.trials = 300;
   o.seed = 17;
-  err e = {ERR_OK, ""};
+  err e = {0};
   search_result *r = baseline_random_search(c, NULL, &o, &e);
   cr_assert_not_null(r);
   cr_assert_eq(r->candidates, 300);
@@ -57,7 +57,7 @@ Test(baseline, greedy_is_valid_and_keeps_the_better_construction) {
   search_opts o;
   search_opts_default(&o);
   search_result *r = baseline_greedy(c, &o);
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(alloc_validate(r->best, 4, 4, 16, "greedy", &e), ERR_OK, "%s",
                e.msg);
   cr_assert_eq(r->candidates, 2);

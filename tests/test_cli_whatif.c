@@ -99,13 +99,16 @@ Test(cli_whatif, scales_out_of_bounds_are_usage_errors) {
     cr_expect(strstr(r.err, "--bandwidth-scale 1e-09 --latency-scale 1: "),
               "%s", r.err);
     support_run_clear(&r);
-    snprintf(line, sizeof line, cmds[i], base, "0");
-    cr_expect_eq(support_geodes(&r, "%s", line), 2, "%s", line);
-    support_run_clear(&r);
-    snprintf(line, sizeof line, cmds[i], base, "2e6");
-    cr_expect_eq(support_geodes(&r, "%s", line), 2, "%s", line);
-    cr_expect(strstr(r.err, "--bandwidth-scale wants a number in [0, 1e+06]"),
-              "%s", r.err);
+    /* the option's range is the row's, lo excluded: 0 is refused by the
+     * option table itself, with the words of 2e6's refusal */
+    const char *bad[] = {"0", "2e6"};
+    for (int b = 0; b < 2; b++) {
+      snprintf(line, sizeof line, cmds[i], base, bad[b]);
+      cr_expect_eq(support_geodes(&r, "%s", line), 2, "%s", line);
+      cr_expect(strstr(r.err, "--bandwidth-scale wants a number in (0, "
+                              "1e+06]"), "%s", r.err);
+      support_run_clear(&r);
+    }
     support_run_clear(&r);
   }
 }

@@ -53,7 +53,7 @@ static alloc *identity(int R, int D) {
     k += snprintf(text + k, sizeof text - (size_t)k, "]");
   }
   snprintf(text + k, sizeof text - (size_t)k, "]}");
-  err e = {ERR_OK, ""};
+  err e = {0};
   alloc *a = alloc_parse(text, strlen(text), "alloc", R, D, R * D, &e);
   cr_assert_not_null(a, "%s", e.msg);
   return a;
@@ -81,7 +81,7 @@ static void check_tiles(const sim_critpath *cp, const sim_result *r) {
 
 static void explain(const scenario *s, const alloc *a, const sim_options *o,
                     sim_result *r, sim_critpath *cp) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(sim_whatif_explain(s, a, o, r, cp, NULL, &e), ERR_OK, "%s",
                e.msg);
   check_tiles(cp, r);
@@ -91,7 +91,7 @@ static void explain(const scenario *s, const alloc *a, const sim_options *o,
 static double gain_of(const scenario *s, const alloc *a, const char *spec,
                       double base_s) {
   sim_whatif w;
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(sim_whatif_parse(s, spec, &w, &e), ERR_OK, "%s", e.msg);
   sim_options o = ideal();
   sim_result r;
@@ -184,7 +184,7 @@ Test(critpath, dp_ring_bottleneck_hop) {
   cr_assert_gt(wan, 0.5 * r.iteration_s, "the sync's transfers hold it");
   sim_sensitivity *v;
   int n;
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(sim_whatif_sensitivities(s, a, &o, &cp, 3, NULL, 0,
                                         r.iteration_s, &v, &n, &e),
                ERR_OK, "%s", e.msg);

@@ -1,10 +1,10 @@
 /* test_formats: traces/FORMATS.md is the reference users read (issue 20,
  * 1), so every key a reader takes must be in it: each key of the scenario
- * loader's lists (top level, sites, network, links, overrides, workload,
- * cost) as `prefix.key` in the scenario section, each sweep key, each
- * results column and each optional column of a trace CSV (its path keys)
- * as a row "| `key` |" of its section. A key added to a reader without a
- * line in the reference fails here. */
+ * loader's lists (top level, sites, network, links, overrides) and of
+ * WORKLOAD_MAP's rows (workload, cost) as `prefix.key` in the scenario
+ * section, each sweep key, each results column and each optional column
+ * of a trace CSV (its path keys) as a row "| `key` |" of its section. A
+ * key added to a reader without a line in the reference fails here. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,13 +48,19 @@ Test(formats, every_scenario_key_is_documented) {
       {scenario_site_info_keys, "sites[]."},
       {scenario_network_keys, "network."},
       {scenario_link_keys, "network.links[]."},
-      {scenario_override_keys, "network.overrides[]."},
-      {scenario_workload_keys, "workload."},
-      {scenario_cost_keys, "cost."}};
+      {scenario_override_keys, "network.overrides[]."}};
   int n = 0;
   for (size_t l = 0; l < sizeof lists / sizeof *lists; l++)
     for (const char *const *k = lists[l].keys; *k; k++, n++)
       expect_key(s, lists[l].prefix, *k, "scenario");
+  /* the workload's and cost's keys: WORKLOAD_MAP's rows */
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++, n++) {
+    const workload_row *row = &workload_rows[r];
+    if (row->target == WORKLOAD_IN_WORKLOAD)
+      expect_key(s, "workload.", row->key, "scenario");
+    if (row->target == WORKLOAD_IN_COST)
+      expect_key(s, "cost.", row->key, "scenario");
+  }
   cr_expect_gt(n, 40, "the lists hold the loader's keys");
   free(s);
 }

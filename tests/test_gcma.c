@@ -86,7 +86,7 @@ static void finds_optimum(int replicas, int stages, int per, gcma_gain gain) {
     o.population = 20;
     o.trials = 1000;
     o.seed = inst;
-    err e = {ERR_OK, ""};
+    err e = {0};
     search_result *r = gcma_search(c, gain, NULL, &o, &e);
     cr_assert_not_null(r, "%s", e.msg);
     cr_expect_float_eq(r->objective_s, opt, 1e-9,
@@ -154,7 +154,7 @@ Test(gcma, seed_reproduces_a_run_exactly) {
   o.population = 30;
   o.trials = 200;
   o.seed = 42;
-  err e = {ERR_OK, ""};
+  err e = {0};
   search_result *a = gcma_search(c, GCMA_GAIN_PIPELINE, NULL, &o, &e);
   search_result *b = gcma_search(c, GCMA_GAIN_PIPELINE, NULL, &o, &e);
   cr_assert(a && b);
@@ -185,7 +185,7 @@ Test(gcma, best_partitions_are_distinct_and_sorted) {
   search_opts o;
   search_opts_default(&o);
   search_log_init(&log, &o, 0);
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(gcma_evolve(g, 10, 50, NULL, 0, &obj, &log, &e), ERR_OK);
   int groups[4 * 16];
   double scores[4];
@@ -315,7 +315,7 @@ static void reaches_spotlike_optimum(int k, int ng, int per, int trials,
     o.population = 30;
     o.trials = trials;
     o.seed = (uint64_t)seed;
-    err e = {ERR_OK, ""};
+    err e = {0};
     search_result *r = gcma_search(c, GCMA_GAIN_PIPELINE, NULL, &o, &e);
     cr_assert_not_null(r, "%s", e.msg);
     cr_expect_float_eq(r->objective_s, opt, 1e-9, "%dx%d seed %d: %.4f, optimum %.4f",
@@ -375,7 +375,7 @@ static search_result *recorded_search(cost_ctx *c, int batch, bool many,
   search_opts o;
   search_opts_default(&o);
   o.population = 20, o.trials = 300, o.seed = seed, o.batch = batch;
-  err e = {ERR_OK, ""};
+  err e = {0};
   search_result *res = gcma_search(c, GCMA_GAIN_PIPELINE, &obj, &o, &e);
   cr_assert_not_null(res, "%s", e.msg);
   search_dtfm_free(r->d);
@@ -440,7 +440,7 @@ Test(gcma, site_cache_equals_per_edge_lookups) {
     for (int with = 0; with < 2; with++) {
       char text[2048];
       snprintf(text, sizeof text, fmt, with ? ovr : "");
-      err e = {ERR_OK, ""};
+      err e = {0};
       scenario *s = scenario_parse(text, strlen(text), "three.json", &e);
       cr_assert_not_null(s, "%s", e.msg);
       cost_ctx *c = cost_ctx_from_scenario(s, &e);

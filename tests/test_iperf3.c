@@ -44,13 +44,13 @@ static char *edit(const char *from, const char *to) {
 }
 
 static void parse_ok(const char *text, iperf3_runs *r) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(iperf3_parse(text, strlen(text), "t.json", r, &e), ERR_OK,
                "%s", e.msg);
 }
 
 static void read_ok(const char *path, iperf3_runs *r) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(iperf3_read(path, r, &e), ERR_OK, "%s", e.msg);
 }
 
@@ -58,7 +58,7 @@ static void read_ok(const char *path, iperf3_runs *r) {
 static void refused(const char *text, int code, const char *msg) {
   iperf3_runs r = {0};
   parse_ok(BASE, &r);
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_expect_eq(iperf3_parse(text, strlen(text), "t.json", &r, &e), code,
                "%s", e.msg);
   cr_expect_str_eq(e.msg, msg);
@@ -229,7 +229,7 @@ Test(iperf3, bad_files_are_refused_with_their_line) {
            "directory"}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     iperf3_runs r = {0};
-    err e = {ERR_OK, ""};
+    err e = {0};
     cr_expect_eq(iperf3_read(cases[i].path, &r, &e), cases[i].code, "%s",
                  e.msg);
     cr_expect_str_eq(e.msg, cases[i].msg);

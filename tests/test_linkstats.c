@@ -84,7 +84,7 @@ Test(linkstats, hand_made) {
   cr_assert_float_eq(out0->peak_util, 0.08, 1e-12);
   cr_assert_float_eq(find(&ls, SIM_LS_NIC_IN, 0, -1)->bytes, 2000, 1e-9);
   const char *path = support_path("ls.csv");
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(sim_linkstats_csv(&ls, s, 1e-6, path, &e), ERR_OK, "%s", e.msg);
   char *csv = support_read_file(path, NULL);
   const char *head =
@@ -116,7 +116,7 @@ Test(linkstats, rates_integrate_to_bytes) {
       k += snprintf(text + k, sizeof text - (size_t)k, "%s%d%s",
                     d ? ", " : r ? ", [" : "[", 8 * r + d, d == 7 ? "]" : "");
   snprintf(text + k, sizeof text - (size_t)k, "]}");
-  err e = {ERR_OK, ""};
+  err e = {0};
   alloc *a = alloc_parse(text, strlen(text), "alloc", 8, 8, 64, &e);
   cr_assert_not_null(a, "%s", e.msg);
   sim_options o = sim_options_default();
@@ -184,7 +184,7 @@ Test(linkstats, too_fine_a_resolution) {
   sim_linkstats ls;
   sim_linkstats_build(s, &o, T, 4, 0, 3000, &ls);
   ls.t1 = 2000000000; /* 2 s */
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(sim_linkstats_csv(&ls, s, 1e-6, support_path("fine.csv"), &e),
                ERR_RANGE);
   cr_assert(strstr(e.msg, "2000000 steps, more than 1000000"), "%s", e.msg);

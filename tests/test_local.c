@@ -51,7 +51,7 @@ Test(local, improves_and_never_worsens) {
   search_opts_default(&o);
   o.trials = 3000;
   o.seed = 2;
-  err e = {ERR_OK, ""};
+  err e = {0};
   search_result *r = local_search(c, &obj, starts, 1, &o, &e);
   cr_assert_not_null(r);
   cr_assert_eq(calls, 3000);
@@ -77,7 +77,7 @@ Test(local, seed_reproduces_and_best_start_wins) {
   search_opts o;
   search_opts_default(&o);
   o.trials = 2;
-  err e = {ERR_OK, ""};
+  err e = {0};
   search_result *r = local_search(c, &obj, starts, 2, &o, &e);
   cr_assert_float_eq(r->objective_s, 0, 0);
   cr_assert_gt(r->start_s, 0, "start_s is the first start's value");
@@ -101,7 +101,7 @@ Test(local, objective_error_propagates) {
   const alloc *starts[] = {a};
   search_opts o;
   search_opts_default(&o);
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_null(local_search(c, &obj, starts, 1, &o, &e));
   cr_assert_eq(e.code, ERR_CONFIG);
   cr_assert_str_eq(e.msg, "model.json:3: the simulation cannot run");
@@ -203,7 +203,7 @@ Test(local, row_and_column_moves_match_brute_force_over_orders) {
     search_opts_default(&so);
     so.trials = 800;
     so.seed = inst;
-    err e = {ERR_OK, ""};
+    err e = {0};
     search_result *r = local_search(c, &obj, starts, 1, &so, &e);
     cr_assert_not_null(r, "%s", e.msg);
     cr_expect_gt(r->start_s, opt + 1e-9, "instance %u: the start is not optimal", inst);
@@ -243,7 +243,7 @@ Test(local, restarts_and_kicks_leave_a_strict_local_optimum) {
   search_opts o;
   search_opts_default(&o);
   o.trials = 2000;
-  err e = {ERR_OK, ""};
+  err e = {0};
   /* the identity first and best; the walk must restart from the other */
   const alloc *two[] = {ident, other};
   search_result *r = local_search(c, &obj, two, 2, &o, &e);
@@ -274,7 +274,7 @@ Test(local, nothing_fits_returns_an_evaluated_start) {
   search_opts o;
   search_opts_default(&o);
   o.trials = 50;
-  err e = {ERR_OK, ""};
+  err e = {0};
   search_result *r = local_search(c, &obj, starts, 2, &o, &e);
   cr_assert_not_null(r);
   cr_assert(isinf(r->objective_s));

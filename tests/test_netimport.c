@@ -26,7 +26,7 @@ static void near(double got, double want, const char *what) {
 
 static netimport_hosts *hosts(const char *const *specs) {
   netimport_hosts *h = netimport_hosts_new();
-  err e = {ERR_OK, ""};
+  err e = {0};
   for (; *specs; specs++)
     cr_assert_eq(netimport_hosts_add(h, *specs, &e), ERR_OK, "%s", e.msg);
   return h;
@@ -39,7 +39,7 @@ static const char *const VA_ZU[] = {"Virginia=10.0.0.5", "Virginia=3.80.1.10",
 /* The tests of files, merged, placed by h, and their links under o. */
 static netimport *import(const char *const *files, const netimport_hosts *h,
                          const netimport_opts *o, iperf3_runs *r) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   for (; *files; files++)
     cr_assert_eq(iperf3_read(*files, r, &e), ERR_OK, "%s", e.msg);
   iperf3_runs_merge(r);
@@ -223,7 +223,7 @@ Test(netimport, random_tests_against_a_naive_reference) {
           gsl_rng_uniform(g) < 0.5 ? 1448 : NAN);
     }
     int *ends = mem_alloc(2 * r.n * sizeof *ends);
-    err e = {ERR_OK, ""};
+    err e = {0};
     cr_assert_eq(netimport_assign(h, r.v, r.n, ends, ends + r.n, &e), ERR_OK);
     netimport_opts o = links_opts();
     netimport *m = netimport_links(h, r.v, ends, ends + r.n, r.n, &o, &e);
@@ -258,7 +258,7 @@ Test(netimport, values_hold_between_snapshots) {
   r.v[r.n++] = fake(1, 0, 1000, 1, 1e9, 60, 5, NAN);
   r.v[r.n++] = fake(0, 1, 2000, 1, 2e9, NAN, NAN, NAN);
   int ends[6];
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(netimport_assign(h, r.v, r.n, ends, ends + 3, &e), ERR_OK);
   netimport_opts o = links_opts();
   o.group_s = 10;
@@ -315,7 +315,7 @@ Test(netimport, sites_by_address) {
       {"Tokyo=::ffff:10.0.0.1", ERR_DUPLICATE, "'Tokyo=::ffff:10.0.0.1': "
        "::ffff:10.0.0.1 is site Oregon's already (one address, one site)"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    err e = {ERR_OK, ""};
+    err e = {0};
     cr_expect_eq(netimport_hosts_add(h, bad[i].spec, &e), bad[i].code);
     cr_expect_str_eq(e.msg, bad[i].msg);
   }
@@ -329,7 +329,7 @@ Test(netimport, bad_imports_name_the_test) {
                                              "Zurich=34.65.1.2",
                                              "Tokyo=zurich.example.org", NULL};
   iperf3_runs r = {0};
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(iperf3_read(FIX "va_zu_p1.json", &r, &e), ERR_OK);
   int ends[2];
   netimport_hosts *h = hosts(only_zurich);

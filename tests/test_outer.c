@@ -72,7 +72,7 @@ static double update_s(const spec_workload *w, int f) {
   diloco_plan p = diloco_plan_of(w);
   const spec_gpu *g = spec_gpu_find("V100");
   double params = diloco_fragment_params(w, &p, 0, f);
-  return compress_dequantise_s(g, params * 2, w->grad_bits) +
+  return compress_dequantise_s(g, params * 2, w->given.grad_bits) +
          diloco_outer_s(g, params);
 }
 
@@ -286,8 +286,8 @@ Test(outer, intellect_1_scenarios_are_diloco_runs) {
     scenario *s = support_scenario(names[i]);
     spec_workload w = resolved(s);
     cr_expect_eq(w.dp_algo, SPEC_DILOCO);
-    cr_expect_eq(w.inner_steps, 100);
-    cr_expect_eq(w.grad_bits, 8);
+    cr_expect_eq(w.given.inner_steps, 100);
+    cr_expect_eq(w.given.grad_bits, 8);
     cr_expect_eq(w.replicas, nodes[i]);
     sim_result r = run(s, TRANSPORT_TCP, false);
     /* the farther the nodes, the longer the all-reduce */

@@ -47,7 +47,7 @@ Test(scenario_bounds, a_long_path_loads) {
     char file[2048];
     snprintf(file, sizeof file, "%s/scenario.json", long_folder(n));
     support_write_file(file, uniform);
-    err e = {ERR_OK, ""};
+    err e = {0};
     scenario *s = scenario_load(file, &e);
     cr_assert_not_null(s, "%zu characters: %s", strlen(file), e.msg);
     const char *src = trace_comment(s->network, "source");
@@ -74,7 +74,7 @@ static const char *write_edit(const char *name, const char *from,
  * and naming field. */
 static void expect_refused(const char *path, int code, int line,
                            const char *field) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   scenario *s = scenario_load(path, &e);
   cr_assert_null(s, "accepted (want %s refused)", field);
   char prefix[600];
@@ -98,7 +98,7 @@ Test(scenario_bounds, seed_is_capped_as_the_command_line_caps_it) {
   scenario_knobs k;
   scenario_knobs_init(&k);
   k.seed = SCENARIO_MAX_SEED + 1L;
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_expect_eq(scenario_apply(s, &k, &e), ERR_RANGE, "%s", e.msg);
   cr_expect_eq(s->seed, SCENARIO_MAX_SEED, "changed by a refused knob");
   scenario_free(s);
@@ -152,7 +152,7 @@ Test(scenario_bounds, content_hash_follows_the_content) {
   scenario_knobs k;
   scenario_knobs_init(&k);
   k.bandwidth_scale = 2;
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(scenario_apply(again, &k, &e), ERR_OK, "%s", e.msg);
   cr_expect_neq(scenario_hash(again), scenario_hash(sa), "scaled links");
   scenario_free(again);
@@ -217,7 +217,7 @@ Test(scenario_bounds, later_checks_cite_file_and_line) {
 /* Issue 24, 10: a sweep kept a stale row after nccl_sockets,
  * compute_efficiency, flow_gbps or workload.runtime was edited, because
  * scenario_hash listed keys by hand and left those out. Every key of the
- * parser's lists (scenario_site_keys, scenario_workload_keys) has an edit
+ * parser's list (scenario_site_keys) and of WORKLOAD_MAP's rows has an edit
  * here, checked to move the hash; a key added to a list without one fails
  * the coverage check, and one the hash leaves out fails the edit's. */
 typedef struct hash_edit {
@@ -295,13 +295,18 @@ Test(scenario_bounds, every_key_moves_the_hash) {
 #undef W_
 #undef SD_
   size_t n = sizeof edits / sizeof *edits;
-  const char *const *lists[] = {scenario_site_keys, scenario_workload_keys};
-  for (int l = 0; l < 2; l++)
-    for (const char *const *k = lists[l]; *k; k++) {
-      bool covered = false;
-      for (size_t i = 0; i < n; i++) covered |= strcmp(edits[i].key, *k) == 0;
-      cr_expect(covered, "key '%s' has no edit in this test", *k);
-    }
+  const char *keys[64];
+  int nkeys = 0;
+  for (const char *const *k = scenario_site_keys; *k; k++) keys[nkeys++] = *k;
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++)
+    if (workload_rows[r].target == WORKLOAD_IN_WORKLOAD)
+      keys[nkeys++] = workload_rows[r].key;
+  for (int j = 0; j < nkeys; j++) {
+    bool covered = false;
+    for (size_t i = 0; i < n; i++)
+      covered |= strcmp(edits[i].key, keys[j]) == 0;
+    cr_expect(covered, "key '%s' has no edit in this test", keys[j]);
+  }
   for (size_t i = 0; i < n; i++) {
     const hash_edit *x = &edits[i];
     scenario *base = two_sites(NULL, NULL, x->base);

@@ -14,7 +14,7 @@
 #include "traces/trace_csv.h"
 
 static scenario *load(const char *name, bool brief) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   scenario *s = brief ? scenario_load_brief(name, &e) : scenario_load(name, &e);
   cr_assert_not_null(s, "%s: %s", name, e.msg);
   return s;

@@ -39,7 +39,7 @@ Test(schedule, every_method_gives_a_valid_allocation) {
   o.trials = 40;
   search_objective sim = {.name = "disp", .alloc = disp};
   for (const char *const *m = schedule_method_names(); *m; m++) {
-    err e = {ERR_OK, ""};
+    err e = {0};
     search_result *r = schedule_method(*m, c, &o, &sim, &e);
     cr_assert_not_null(r, "%s: %s", *m, e.msg);
     cr_expect_eq(alloc_validate(r->best, 2, 4, 8, *m, &e), ERR_OK, "%s", e.msg);
@@ -63,7 +63,7 @@ Test(schedule, sim_starts_from_the_greedy_pipelines) {
   o.population = 10;
   o.trials = 0;
   search_objective sim = {.name = "disp", .alloc = disp};
-  err e = {ERR_OK, ""};
+  err e = {0};
   search_result *r = schedule_method("sim", c, &o, &sim, &e);
   cr_assert_not_null(r, "%s", e.msg);
   cr_expect_eq(r->candidates, SEARCH_SIM_STARTS + 1);
@@ -77,7 +77,7 @@ Test(schedule, unknown_and_unwired_methods_fail) {
   cost_ctx *c = ctx();
   search_opts o;
   search_opts_default(&o);
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_null(schedule_method("annealing", c, &o, NULL, &e));
   cr_assert_eq(e.code, ERR_UNKNOWN);
   cr_assert(strstr(e.msg, "annealing") && strstr(e.msg, "gcma"));

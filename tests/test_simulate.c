@@ -362,8 +362,8 @@ Test(simulate, refused_by_memory_before_allocation) {
       support_path("huge.json"),
       "{\"name\": \"huge\", \"sites\": [{\"name\": \"a\", \"devices\": "
       "2000000000}], \"network\": {\"latency_ms\": 40, \"bandwidth_gbps\": 1},"
-      " \"workload\": {\"model\": \"gpt3-xl\", \"batch\": 2000000000, "
-      "\"micro_batch\": 1, \"stages\": 1, \"replicas\": 2000000000}}");
+      " \"workload\": {\"model\": \"gpt3-xl\", \"batch\": 100000000, "
+      "\"micro_batch\": 1, \"stages\": 20, \"replicas\": 100000000}}");
   args = args_of("simulate '%s' --method dtfm-identity", huge);
   cr_expect_eq(geodes_limited(&r, 1000000, args), 1, "%s", r.out);
   free(args);

@@ -54,7 +54,7 @@ static int run_study(const char *db_path, heard *h, err *e) {
   cr_assert_eq(scenario_apply(s, &k, e), ERR_OK, "%s", e->msg);
   int rc = study_check(s, e);
   study_opts o = {
-      .name = SCENARIO, .s = s, .knobs = &k, .window_bytes = -1,
+      .name = SCENARIO, .s = s, .knobs = &k,
       .transport = transport_options_default(), .samples = 4,
       .db_path = db_path,
       .run = {.command = "test", .version = "0", .git = "x"},

@@ -91,12 +91,12 @@ Test(sweep, every_key_and_defaults) {
   cr_expect_str_eq(p.network, "ideal");
   cr_expect(p.knobs.seed == 7 && p.knobs.layers == 12 && p.knobs.batch == 512 &&
             p.knobs.micro_batch == 2 && p.knobs.micro_batches_per_pass == 32 &&
-            p.window_bytes == 65536);
+            p.knobs.window_bytes == 65536);
   cr_expect_str_eq(p.knobs.schedule, "1f1b");
   cr_expect_str_eq(p.knobs.dp_algo, "ring");
   cr_expect(p.knobs.bandwidth_scale == 0.25 && p.knobs.latency_scale == 3 &&
             p.knobs.activation_gb == 0.5 && p.knobs.gradient_gb == 0.9);
-  cr_expect_eq(p.knobs.sockets, 16);
+  cr_expect_eq(p.knobs.nccl_sockets, 16);
   cr_expect_str_eq(p.knobs.runtime, "megatron");
   char key[512];
   sweep_point_key(&p, key, sizeof key);
@@ -113,8 +113,9 @@ Test(sweep, every_key_and_defaults) {
   cr_expect_str_eq(p.scenario, "worldwide");
   cr_expect_str_eq(p.method, "dtfm-identity");
   cr_expect_str_eq(p.network, "tcp"); /* the default model */
-  cr_expect(p.knobs.seed == -1 && p.knobs.layers == -1 && p.window_bytes == -1 &&
-            p.knobs.sockets == -1 && p.knobs.runtime == NULL);
+  cr_expect(p.knobs.seed == -1 && p.knobs.layers == -1 &&
+            p.knobs.window_bytes == -1 &&
+            p.knobs.nccl_sockets == -1 && p.knobs.runtime == NULL);
   cr_expect_null(p.knobs.gpu, "absent gpus: each site's own GPU");
   sweep_free(s);
 }

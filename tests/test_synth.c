@@ -25,7 +25,7 @@ static const char two_sites[] =
     "0,Tokyo,Tokyo,5,2\n";
 
 static trace *load_text(const char *text, const char *name) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   trace *t = trace_parse(text, strlen(text), name, NULL, 0, &e);
   cr_assert_not_null(t, "%s", e.msg);
   return t;
@@ -34,14 +34,14 @@ static trace *load_text(const char *text, const char *name) {
 static trace *worldwide(void) {
   const builtin_file *f = builtin_find("worldwide.csv");
   cr_assert_not_null(f);
-  err e = {ERR_OK, ""};
+  err e = {0};
   trace *t = trace_parse(f->data, f->size, f->name, NULL, 0, &e);
   cr_assert_not_null(t, "%s", e.msg);
   return t;
 }
 
 static synth_params *params(void) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   synth_params *p = synth_params_builtin(&e);
   cr_assert_not_null(p, "%s", e.msg);
   return p;
@@ -54,7 +54,7 @@ static char *generate(const trace *base, const synth_params *p,
   size_t n = 0;
   FILE *f = open_memstream(&buf, &n);
   cr_assert_not_null(f);
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(synth_write(f, base, p, o, &e), ERR_OK, "%s", e.msg);
   fclose(f);
   if (len) *len = n;
@@ -216,7 +216,7 @@ Test(synth, single_level_pair_never_switches) {
 /* ---- bad parameter tables ---- */
 
 static void bad_params(const char *text, int code, const char *needle) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   synth_params *p = synth_params_parse(text, strlen(text), "p.csv", &e);
   cr_assert_null(p);
   cr_assert_eq(e.code, code, "code %d: %s", e.code, e.msg);
@@ -254,7 +254,7 @@ Test(synth, params_errors_name_file_and_line) {
 Test(synth, bad_options_are_range_errors) {
   trace *base = load_text(two_sites, "two.csv");
   synth_params *p = params();
-  err e = {ERR_OK, ""};
+  err e = {0};
   synth_opts o = {.duration_s = 5, .step_s = 10, .seed = 1};
   cr_assert_eq(synth_write(stdout, base, p, &o, &e), ERR_RANGE);
   o = (synth_opts){.duration_s = 5, .step_s = 0, .seed = 1};
@@ -269,7 +269,7 @@ Test(synth, bad_options_are_range_errors) {
 Test(synth, output_too_large_to_read_back_is_refused) {
   trace *base = worldwide();
   synth_params *p = params();
-  err e = {ERR_OK, ""};
+  err e = {0};
   synth_opts o = {.duration_s = 1e8, .step_s = 1, .seed = 1};
   char *buf = NULL;
   size_t len = 0;
@@ -386,7 +386,7 @@ Test(synth_cli, committed_trace_is_reproduced) {
 }
 
 Test(synth, worldwide_varying_scenario_loads) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   scenario *s = scenario_load("worldwide-varying", &e);
   cr_assert_not_null(s, "%s", e.msg);
   cr_assert_eq(s->ndevices, 64);

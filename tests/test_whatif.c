@@ -63,7 +63,7 @@ static net3 base_net(void) {
 
 static alloc *pipeline(void) {
   const char *text = "{\"pipelines\": [[0, 1, 2]]}";
-  err e = {ERR_OK, ""};
+  err e = {0};
   alloc *a = alloc_parse(text, strlen(text), "alloc", 1, 3, 3, &e);
   cr_assert_not_null(a, "%s", e.msg);
   return a;
@@ -88,7 +88,7 @@ static net3 changed(const sim_whatif *w, net3 n) {
 
 static double run_s(const scenario *s, const alloc *a, sim_options *o) {
   sim_result r;
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(sim_run(s, a, o, &r, &e), ERR_OK, "%s", e.msg);
   double x = r.iteration_s;
   sim_result_free(&r);
@@ -107,7 +107,7 @@ static void check_equivalence(transport_model m) {
   o.transport.model = m;
   sim_result r;
   sim_critpath cp;
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(sim_whatif_explain(s, a, &o, &r, &cp, NULL, &e), ERR_OK);
   same_bits(r.iteration_s, run_s(s, a, &o), "explain's run is sim_run's");
   sim_whatif extra[2];
@@ -148,7 +148,7 @@ Test(whatif, leaves_the_scenario_alone) {
   sim_options o = sim_options_default();
   double before = run_s(s, a, &o);
   sim_whatif w[3];
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(sim_whatif_parse(s, "link:a>b:bw=3", &w[0], &e), ERR_OK);
   cr_assert_eq(sim_whatif_parse(s, "site:c=A100", &w[1], &e), ERR_OK);
   cr_assert_eq(sim_whatif_parse(s, "device:1:speed=1.5", &w[2], &e), ERR_OK);
@@ -166,7 +166,7 @@ Test(whatif, parse) {
   net3 n = base_net();
   scenario *s = write_net3("parse", &n);
   sim_whatif w;
-  err e = {ERR_OK, ""};
+  err e = {0};
   cr_assert_eq(sim_whatif_parse(s, "link:a-b:bw=2", &w, &e), ERR_OK);
   cr_assert(w.kind == SIM_WHATIF_LINK && w.a == 0 && w.b == 1 && w.both);
   cr_assert(w.bw == 2 && w.lat == 1);
@@ -190,7 +190,7 @@ Test(whatif, parse) {
       {"device:1", "device:N:speed=F"},
       {"nic:a", "starts with link:, site: or device:"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    e = (err){ERR_OK, ""};
+    e = (err){0};
     cr_assert_eq(sim_whatif_parse(s, bad[i].spec, &w, &e), ERR_CONFIG, "%s",
                  bad[i].spec);
     cr_assert(strstr(e.msg, bad[i].msg), "%s: %s", bad[i].spec, e.msg);

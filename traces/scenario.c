@@ -27,9 +27,9 @@
 #include "base/mem.h"
 #include "base/names.h"
 #include "traces/scenario_parts.h"
+#include "traces/scenario_row.h"
 #include "traces/workload.h"
 
-#define SCENARIO_SEED_DEFAULT 1
 #define SCENARIO_GPU_DEFAULT "V100"
 #define SCENARIO_NIC_DEFAULT 10.0
 /* Devices are ints; the bound that matters is a run's memory, which the
@@ -109,14 +109,6 @@ const char *const scenario_top_keys[] = {
     "name",  "description", "seed",     "latency_convention",
     "sites", "network",     "workload", "cost",
     NULL};
-const char *const scenario_cost_keys[] = {"activation_gb", "gradient_gb",
-                                          NULL};
-
-const char *const scenario_workload_keys[] = {
-    "model", "layers", "batch", "micro_batch", "stages", "replicas",
-    "micro_batches_per_pass", "schedule", "dp_algo", "recompute", "runtime",
-    "inner_steps", "fragments", "overlap_steps", "exchange_levels", "grad_bits",
-    "activation_bits", NULL};
 
 static int read_site(const jfield_doc *c, const jfield_scope *s,
                      const json_t *o, scenario_site *site) {
@@ -231,134 +223,143 @@ static int check_workload(const jfield_doc *c, const jfield_scope *s,
                           const scenario *sc) {
   const scenario_workload *w = &sc->workload;
   if ((long long)w->stages * w->replicas != sc->ndevices)
-    return jfield_fail(
+    return err_blame(c->e, WORKLOAD_stages, jfield_fail(
         c, s, "stages", ERR_CONFIG,
         "stages * replicas = %d * %d = %lld, but the sites have %d "
         "devices",
         w->stages, w->replicas, (long long)w->stages * w->replicas,
-        sc->ndevices);
+        sc->ndevices));
   if (w->layers && w->layers < w->stages)
-    return jfield_fail(c, s, "layers", ERR_CONFIG,
-                       "%d layers for %d stages: every stage holds at least "
-                       "one", w->layers, w->stages);
+    return err_blame(c->e, WORKLOAD_layers,
+                     jfield_fail(c, s, "layers", ERR_CONFIG,
+                                 "%d layers for %d stages: every stage holds "
+                                 "at least one", w->layers, w->stages));
   long long k = workload_batch_k(w->runtime, w->micro_batches_per_pass);
   long long per_pass;
   if (!scenario_batch_divides(w->batch, w->replicas, w->micro_batch, k, &per_pass))
-    return jfield_fail(
+    return err_blame(c->e, WORKLOAD_batch, jfield_fail(
         c, s, "batch", ERR_CONFIG,
         "global batch %d is not a multiple of replicas * micro_batch * "
         "micro_batches_per_pass = %d * %d * %lld%s",
         w->batch, w->replicas, w->micro_batch, k,
-        per_pass < 0 ? " (which exceeds it)" : "");
+        per_pass < 0 ? " (which exceeds it)" : ""));
   return ERR_OK;
 }
 
-/* A width key: one of list (workload.h), 16 when absent. */
-static int read_bits(const jfield_doc *c, const jfield_scope *s,
-                     const json_t *o, const char *key,
-                     const char *const *list, const char *text, int *out) {
-  int rc = jfield_int32(c, s, o, key, 1, 16, out);
-  if (rc || workload_bits_ok(list, *out)) return rc;
-  return jfield_fail(c, s, key, ERR_CONFIG, "%d bits: must be %s", *out,
-                     text);
+/* Row r's number from o[key] (present) into *x: an integer, a number, a
+ * width or a boolean within the row's range. */
+static int read_number(const jfield_doc *c, const jfield_scope *s,
+                       const json_t *o, const workload_row *r, double *x) {
+  const json_t *v = json_object_get(o, r->key);
+  char range[128];
+  workload_range_text(r, range, sizeof range);
+  switch (r->kind) {
+    case WORKLOAD_BOOL: {
+      bool b = false;
+      int rc = jfield_bool(c, s, o, r->key, false, &b);
+      *x = b;
+      return rc;
+    }
+    case WORKLOAD_INT: {
+      long long n = 0;
+      int rc = jfield_int(c, s, o, r->key, (long long)r->lo,
+                          (long long)r->hi, (long long)r->lo, &n);
+      *x = (double)n;
+      return rc;
+    }
+    case WORKLOAD_BITS:
+      if (!json_is_integer(v))
+        return jfield_fail(c, s, r->key, ERR_PARSE, "must be an integer");
+      *x = (double)json_integer_value(v);
+      break;
+    case WORKLOAD_REAL:
+      if (!json_is_number(v))
+        return jfield_fail(c, s, r->key, ERR_PARSE, "must be a number");
+      *x = json_number_value(v);
+      break;
+    case WORKLOAD_NAME:
+      return jfield_fail(c, s, r->key, ERR_PARSE, "not a number");
+  }
+  if (workload_number_ok(r, *x)) return ERR_OK;
+  return jfield_fail(c, s, r->key, ERR_RANGE, "must be %s %s, not %.17g",
+                     r->kind == WORKLOAD_BITS ? "one of" : "in", range, *x);
 }
 
-/* DiLoCo's keys (their checks against the layers are models/diloco's)
- * and the compression widths. */
-static int read_diloco(const jfield_doc *c, const jfield_scope *s,
-                       const json_t *o, scenario_workload *w) {
-  int rc;
-  long long levels = 1;
-  if ((rc = jfield_int32(c, s, o, "inner_steps", 1,
-                         WORKLOAD_DEFAULT_INNER_STEPS, &w->inner_steps)) ||
-      (rc = jfield_int32(c, s, o, "fragments", 1, 1, &w->fragments)) ||
-      (rc = jfield_int32(c, s, o, "overlap_steps", 0, 0, &w->overlap_steps)) ||
-      (rc = jfield_int(c, s, o, "exchange_levels", 1, 2, 1, &levels)) ||
-      (rc = read_bits(c, s, o, "grad_bits", workload_grad_bits,
-                      WORKLOAD_GRAD_BITS_TEXT, &w->grad_bits)))
+/* Row r of sc from o (its object, scope s; NULL: absent): the key's value,
+ * or its default where the file leaves it out (an error when required),
+ * and its line. */
+static int read_row(const jfield_doc *c, const jfield_scope *s,
+                    const json_t *o, int r, scenario *sc) {
+  const workload_row *row = &workload_rows[r];
+  bool given = o && json_object_get(o, row->key);
+  sc->line[r] = given || (o && row->line_object)
+                    ? jfield_line(c, s, row->key) : 0;
+  if (!given && row->required)
+    return jfield_fail(c, s, row->key, ERR_MISSING, "missing (%s)",
+                       row->kind == WORKLOAD_NAME ? "a string"
+                                                  : "an integer");
+  if (row->kind == WORKLOAD_NAME) {
+    char *v = NULL;
+    int rc = given ? jfield_str(c, s, o, row->key, NULL, &v) : ERR_OK;
+    if (rc) return rc;
+    scenario_row_set_name(sc, r, v ? v : row->names[0]);
+    bool ok = !row->names || workload_name_ok(row, v ? v : row->names[0]);
+    char names[128];
+    workload_range_text(row, names, sizeof names);
+    rc = ok ? ERR_OK
+            : jfield_fail(c, s, row->key, ERR_UNKNOWN,
+                          "unknown value '%s' (%s)", v, names);
+    free(v);
     return rc;
-  w->exchange_levels = (int)levels;
-  return read_bits(c, s, o, "activation_bits", workload_act_bits,
-                   WORKLOAD_ACT_BITS_TEXT, &w->activation_bits);
+  }
+  double x = row->def;
+  int rc = given ? read_number(c, s, o, row, &x) : ERR_OK;
+  if (rc == ERR_OK) scenario_row_set_number(sc, r, x);
+  return rc;
 }
 
-static int read_workload(const jfield_doc *c, const json_t *root,
-                         scenario *sc) {
-  const char *const *known = scenario_workload_keys;
+/* The rows of target t from o (scope s; NULL: absent), in the map's order;
+ * a failure names its row (e->field). */
+static int read_rows(const jfield_doc *c, const jfield_scope *s,
+                     const json_t *o, workload_target t, scenario *sc) {
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++) {
+    if (workload_rows[r].target != t) continue;
+    int rc = read_row(c, s, o, r, sc);
+    if (rc) return err_blame(c->e, r, rc);
+  }
+  return ERR_OK;
+}
+
+/* Every key of o is a row of target t. */
+static int known_rows(const jfield_doc *c, const jfield_scope *s,
+                      const json_t *o, workload_target t) {
+  const char *known[WORKLOAD_NFIELDS + 1];
+  int n = 0;
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++)
+    if (workload_rows[r].target == t) known[n++] = workload_rows[r].key;
+  known[n] = NULL;
+  return jfield_known(c, s, o, known);
+}
+
+/* The object of target t at key (workload: required; cost: optional) and
+ * its rows. */
+static int read_block(const jfield_doc *c, const json_t *root,
+                      const char *key, workload_target t, scenario *sc) {
   jfield_scope top = jfield_top();
-  jfield_scope s = jfield_child(&top, "workload");
-  scenario_workload *w = &sc->workload;
-  json_t *o;
-  long long layers = 0;
-  int rc;
-  if ((rc = jfield_obj(c, &top, root, "workload", true, &o)) ||
-      (rc = jfield_known(c, &s, o, known)) ||
-      (rc = jfield_str(c, &s, o, "model", NULL, &w->model)) ||
-      /* absent: 0, the model's depth (models/spec resolves it) */
-      (json_object_get(o, "layers") &&
-       (rc = jfield_int(c, &s, o, "layers", 1, SCENARIO_MAX_LAYERS, 0,
-                        &layers))) ||
-      (rc = jfield_int32(c, &s, o, "batch", 1, 0, &w->batch)) ||
-      (rc = jfield_int32(c, &s, o, "micro_batch", 1, 0, &w->micro_batch)) ||
-      (rc = jfield_int32(c, &s, o, "stages", 1, 0, &w->stages)) ||
-      (rc = jfield_int32(c, &s, o, "replicas", 1, 0, &w->replicas)) ||
-      (rc = jfield_int32(c, &s, o, "micro_batches_per_pass", 0, 0,
-                         &w->micro_batches_per_pass)) ||
-      (rc = jfield_str(c, &s, o, "schedule", workload_schedules[0],
-                       &w->schedule)) ||
-      (rc = jfield_one_of(c, &s, "schedule", w->schedule,
-                          workload_schedules)) ||
-      (rc = jfield_str(c, &s, o, "dp_algo", workload_dp_algos[0],
-                       &w->dp_algo)) ||
-      (rc = jfield_one_of(c, &s, "dp_algo", w->dp_algo, workload_dp_algos)) ||
-      (rc = jfield_bool(c, &s, o, "recompute", true, &w->recompute)) ||
-      (rc = jfield_str(c, &s, o, "runtime", workload_runtimes[0],
-                       &w->runtime)) ||
-      (rc = jfield_one_of(c, &s, "runtime", w->runtime, workload_runtimes)))
-    return rc;
-  w->layers = (int)layers;
-  sc->line = (scenario_lines){
-      .model = jfield_line(c, &s, "model"),
-      .layers = jfield_line(c, &s, "layers"),
-      .batch = jfield_line(c, &s, "batch"),
-      .dp_algo = json_object_get(o, "dp_algo") ? jfield_line(c, &s, "dp_algo") : 0,
-      .runtime = json_object_get(o, "runtime") ? jfield_line(c, &s, "runtime") : 0,
-      .inner_steps = json_object_get(o, "inner_steps")
-                         ? jfield_line(c, &s, "inner_steps") : 0,
-      .fragments = json_object_get(o, "fragments")
-                       ? jfield_line(c, &s, "fragments") : 0,
-      .overlap_steps = json_object_get(o, "overlap_steps")
-                           ? jfield_line(c, &s, "overlap_steps") : 0,
-      .exchange_levels = json_object_get(o, "exchange_levels")
-                             ? jfield_line(c, &s, "exchange_levels") : 0};
-  return (rc = read_diloco(c, &s, o, w)) ? rc : check_workload(c, &s, sc);
-}
-
-static int read_cost(const jfield_doc *c, const json_t *root, scenario *sc) {
-  const char *const *known = scenario_cost_keys;
-  jfield_scope top = jfield_top();
-  jfield_scope s = jfield_child(&top, "cost");
+  jfield_scope s = jfield_child(&top, key);
   json_t *o;
   int rc;
-  sc->activation_gb = sc->gradient_gb = NAN;
-  if ((rc = jfield_obj(c, &top, root, "cost", false, &o)) || !o) return rc;
-  if ((rc = jfield_known(c, &s, o, known))) return rc;
-  if ((rc = jfield_num(c, &s, o, "activation_gb",
-                       &(jfield_num_spec){.lo = 0, .open = true, .hi = HUGE_VAL,
-                                          .def = NAN},
-                       &sc->activation_gb)))
+  if ((rc = jfield_obj(c, &top, root, key, t == WORKLOAD_IN_WORKLOAD, &o)) ||
+      (o && (rc = known_rows(c, &s, o, t))) ||
+      (rc = read_rows(c, &s, o, t, sc)))
     return rc;
-  return jfield_num(c, &s, o, "gradient_gb",
-                    &(jfield_num_spec){.lo = 0, .open = true, .hi = HUGE_VAL,
-                                       .def = NAN},
-                    &sc->gradient_gb);
+  return t == WORKLOAD_IN_WORKLOAD ? check_workload(c, &s, sc) : ERR_OK;
 }
 
 static int read_top(const jfield_doc *c, const json_t *root, scenario *sc,
                     bool builtin) {
   const char *const *known = scenario_top_keys;
   jfield_scope top = jfield_top();
-  long long seed;
   int rc;
   if (!json_is_object(root))
     return jfield_fail(c, &top, NULL, ERR_PARSE, "a scenario is a JSON object");
@@ -367,14 +368,13 @@ static int read_top(const jfield_doc *c, const json_t *root, scenario *sc,
       (rc = jfield_str(c, &top, root, "description", "", &sc->description)) ||
       (rc = jfield_str(c, &top, root, "latency_convention", "as given",
                        &sc->latency_convention)) ||
-      (rc = jfield_int(c, &top, root, "seed", 0, SCENARIO_MAX_SEED,
-                       SCENARIO_SEED_DEFAULT, &seed)) ||
-      (rc = read_sites(c, root, sc)) || (rc = read_workload(c, root, sc)) ||
+      (rc = read_rows(c, &top, root, WORKLOAD_IN_TOP, sc)) ||
+      (rc = read_sites(c, root, sc)) ||
+      (rc = read_block(c, root, "workload", WORKLOAD_IN_WORKLOAD, sc)) ||
       (rc = map_devices(c, sc)) ||
-      (rc = read_cost(c, root, sc)) ||
+      (rc = read_block(c, root, "cost", WORKLOAD_IN_COST, sc)) ||
       (rc = scenario_read_network(c, root, sc, builtin)))
     return rc;
-  sc->seed = (uint64_t)seed;
   return ERR_OK;
 }
 
@@ -467,18 +467,37 @@ void scenario_free(scenario *s) {
   trace_free(s->network);
   free(s->trace_file);
   free(s->overrides);
-  free(s->workload.model);
-  free(s->workload.schedule);
-  free(s->workload.runtime);
-  free(s->workload.dp_algo);
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++)
+    if (workload_rows[r].target == WORKLOAD_IN_WORKLOAD &&
+        workload_rows[r].kind == WORKLOAD_NAME)
+      free(*(char **)((char *)s + workload_rows[r].at));
   free(s->workload.layers_per_stage);
   free(s);
 }
 
+/* h with the rows hashed by pass (workload.h's order of passes): an
+ * integer as hash_u64 of its int (as the hash took the fields before the
+ * map), a name by hash_str, a real by hash_double; IF_SET and KEYED only
+ * when not the row's default, KEYED after its key. */
+static uint64_t hash_rows(const scenario *s, uint64_t h, workload_hash pass) {
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++) {
+    const workload_row *row = &workload_rows[r];
+    if (row->hash != pass) continue;
+    bool when_set = pass == WORKLOAD_HASH_IF_SET || pass == WORKLOAD_HASH_KEYED;
+    if (when_set && scenario_row_is_default(s, r)) continue;
+    if (pass == WORKLOAD_HASH_KEYED) h = hash_str(h, row->sweep);
+    if (row->kind == WORKLOAD_NAME) h = hash_str(h, scenario_row_name(s, r));
+    else if (row->kind == WORKLOAD_REAL)
+      h = hash_double(h, scenario_row_number(s, r));
+    else h = hash_u64(h, (uint64_t)(int64_t)scenario_row_number(s, r));
+  }
+  return h;
+}
+
 uint64_t scenario_hash(const scenario *s) {
   /* every resolved value a result reads, whatever its default (a test
-   * edits every key of scenario_site_keys and scenario_workload_keys and
-   * checks the hash moves): a sweep's row is identified by it */
+   * edits every key of scenario_site_keys and every row of WORKLOAD_MAP
+   * and checks the hash moves): a sweep's row is identified by it */
   uint64_t h = hash_str(hash_u64(HASH_INIT, s->seed), "scenario hash 2");
   h = hash_u64(h, (uint64_t)s->nsites);
   for (int i = 0; i < s->nsites; i++) {
@@ -500,20 +519,14 @@ uint64_t scenario_hash(const scenario *s) {
     h = hash_double(hash_double(h, o->latency_ms), o->bandwidth_gbps);
   }
   const scenario_workload *w = &s->workload;
-  const int ints[] = {w->layers,        w->batch,         w->micro_batch,
-                      w->stages,        w->replicas,      w->micro_batches_per_pass,
-                      w->recompute,     w->inner_steps,   w->fragments,
-                      w->overlap_steps, w->grad_bits,     w->activation_bits,
-                      w->balanced_layers};
-  for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
-    h = hash_u64(h, (uint64_t)ints[i]);
-  if (w->exchange_levels > 1) /* hashed when set: earlier hashes hold */
-    h = hash_u64(h, (uint64_t)w->exchange_levels);
-  h = hash_str(hash_str(hash_str(h, w->model), w->schedule), w->dp_algo);
-  h = hash_str(h, w->runtime);
-  h = hash_double(hash_double(h, s->activation_gb), s->gradient_gb);
+  h = hash_rows(s, h, WORKLOAD_HASH_INT);
+  h = hash_u64(h, (uint64_t)w->balanced_layers);
+  h = hash_rows(s, h, WORKLOAD_HASH_IF_SET);
+  h = hash_rows(s, h, WORKLOAD_HASH_NAME);
+  h = hash_rows(s, h, WORKLOAD_HASH_REAL);
   for (int st = 0; w->layers_per_stage && st < w->stages; st++)
     h = hash_u64(h, (uint64_t)w->layers_per_stage[st]);
+  h = hash_rows(s, h, WORKLOAD_HASH_KEYED);
   assert(s->network && "a brief load has no network (scenario_load_brief)");
   return hash_u64(h, trace_hash(s->network));
 }

@@ -15,6 +15,7 @@
 #include "base/err.h"
 #include "base/names.h"
 #include "traces/trace.h"
+#include "traces/workload.h"
 
 /* A site's NIC as NCCL's socket transport sees it: threads x sockets per
  * thread per connection by the NIC's PCI vendor (ncclNetSocketGetNsockNthread
@@ -119,26 +120,36 @@ typedef struct scenario_override {
   double latency_ms, bandwidth_gbps;
 } scenario_override;
 
+/* The C type of a row's value in its target, by kind (workload.c asserts
+ * the hand-declared targets agree). */
+#define SCENARIO_TYPE_INT int
+#define SCENARIO_TYPE_BITS int
+#define SCENARIO_TYPE_BOOL bool
+#define SCENARIO_TYPE_NAME char *
+#define SCENARIO_TYPE_REAL double
+/* The rows of target `want` (WORKLOAD or COST) as struct members. */
+#define SCENARIO_FIELD_(want, f, kind, target, ...) \
+  SCENARIO_##want##_HOLDS_##target(SCENARIO_TYPE_##kind f;)
+#define SCENARIO_WORKLOAD_HOLDS_WORKLOAD(member) member
+#define SCENARIO_WORKLOAD_HOLDS_COST(member)
+#define SCENARIO_WORKLOAD_HOLDS_TOP(member)
+#define SCENARIO_WORKLOAD_HOLDS_SITES(member)
+#define SCENARIO_WORKLOAD_HOLDS_LINKS(member)
+#define SCENARIO_WORKLOAD_HOLDS_TRANSPORT(member)
+#define SCENARIO_COST_HOLDS_WORKLOAD(member)
+#define SCENARIO_COST_HOLDS_COST(member) member
+#define SCENARIO_COST_HOLDS_TOP(member)
+#define SCENARIO_COST_HOLDS_SITES(member)
+#define SCENARIO_COST_HOLDS_LINKS(member)
+#define SCENARIO_COST_HOLDS_TRANSPORT(member)
+
+/* A scenario's workload: WORKLOAD_MAP's rows of target WORKLOAD (names
+ * owned: model, schedule, dp_algo, runtime; model and GPU *names*, which
+ * models/ resolves), as the file gives them or their defaults, and the
+ * layer split, the record's one field outside the map (a list the command
+ * line, or an allocation file, gives per run: no file key). */
 typedef struct scenario_workload {
-  char *model;                /* e.g. "gpt3-xl" */
-  int layers;                 /* transformer layers L */
-  int batch;                  /* global batch B, sequences */
-  int micro_batch;            /* m */
-  int stages;                 /* D_pp */
-  int replicas;               /* D_dp */
-  int micro_batches_per_pass; /* K; 0 = B / (D_dp m), no accumulation */
-  char *schedule;             /* one of workload_schedules ("gpipe") */
-  char *runtime;              /* one of workload_runtimes ("dtfm") */
-  char *dp_algo;              /* one of workload_dp_algos ("central-ps") */
-  bool recompute;             /* activation recomputation */
-  /* DiLoCo's and the compression knobs (models/diloco.h): */
-  int inner_steps;            /* H (diloco, streaming-diloco) */
-  int fragments;              /* F (streaming-diloco; 1: DiLoCo) */
-  int overlap_steps;          /* tau: inner steps an exchange overlaps */
-  int exchange_levels;        /* the exchange's all-reduce: 1 one ring, 2
-                                 hier-ring (sim/train.h) */
-  int grad_bits;              /* width of the synchronised values */
-  int activation_bits;        /* width of the pipeline's activations */
+  WORKLOAD_MAP(SCENARIO_FIELD_, WORKLOAD)
   int *layers_per_stage;      /* D_pp entries summing to L (owned; a knob's
                                  --layers-per-stage); NULL: the even split */
   bool balanced_layers;       /* layers per stage balanced for each
@@ -146,25 +157,19 @@ typedef struct scenario_workload {
                                  (models/partition.h) */
 } scenario_workload;
 
-/* Lines of workload values that are checked after loading (models/ knows
- * the model names, sim/ the task graph's size): the key's line, or the
- * workload's when the default applies; 0 once a knob replaced the value. */
-/* Lines of the workload's keys in the scenario file, for checks made after
- * loading. model, layers, batch: 0 once a knob replaced the value. The
- * DiLoCo knobs' (SCENARIO_LINE_KNOB when an option set the value, 0 when
- * the file leaves it at its default) say where a message must point. */
-typedef struct scenario_lines {
-  int model, layers, batch;
-  int dp_algo, runtime, inner_steps, fragments, overlap_steps;
-  int exchange_levels;
-} scenario_lines;
+/* The line of a row's value in the scenario file (scenario.line[row]),
+ * for checks made after loading (models/ knows the model names, sim/ the
+ * task graph's size): the key's line, or when the file leaves it out its
+ * object's (a row's line_object) or 0; SCENARIO_LINE_KNOB once a knob set
+ * the value, so that a message names the knob instead of a line that no
+ * longer holds it (scenario_where, spec's messages). */
 #define SCENARIO_LINE_KNOB (-1)
 
 typedef struct scenario {
   char *name;
   char *file;                /* the file messages cite: the path, or a
                                 built-in's name in traces/data */
-  scenario_lines line;
+  int line[WORKLOAD_NFIELDS]; /* each row's line (SCENARIO_LINE_KNOB) */
   char *description;         /* "" when absent */
   char *origin;              /* "built-in" or the path it was read from */
   char *latency_convention;  /* how latency_ms was derived, for `scenarios` */
@@ -186,47 +191,49 @@ typedef struct scenario {
   int noverrides;
   scenario_override *overrides;
   scenario_workload workload;
-  double activation_gb;      /* cost.activation_gb, NAN when absent */
-  double gradient_gb;        /* cost.gradient_gb, NAN when absent */
+  /* the COST rows (cost.activation_gb, cost.gradient_gb), NAN when absent */
+  WORKLOAD_MAP(SCENARIO_FIELD_, COST)
   double bandwidth_scale, latency_scale; /* the what-if scales the knobs
                                 applied to every link (1: none), so that
                                 outputs can say the run was scaled */
 } scenario;
 
 /* Limits shared by the scenario file, the knobs, the command line and the
- * sweep file, so a value means the same wherever it is given. A seed goes
- * to GSL's mt19937, which keeps 32 bits (4294967297 would be seed 1), and
- * the command line has always taken 31; layers beyond 100,000 describe no
- * model and only multiply the engine's work. */
+ * sweep file (the ranges of traces/workload.h's rows), so a value means the
+ * same wherever it is given. A seed goes to GSL's mt19937, which keeps 32
+ * bits (4294967297 would be seed 1), and the command line has always taken
+ * 31; layers beyond 100,000 describe no model and only multiply the
+ * engine's work (and a stage holds one layer at least); the batch,
+ * micro-batch and K bounds keep the engine's products far from
+ * overflowing; a cost size and a link scale go up to 1e6. The per-socket
+ * TCP windows a run may set are one TCP segment (models/transport.h's,
+ * which asserts it) to 1 TiB. */
 #define SCENARIO_MAX_SEED 2147483647L
 #define SCENARIO_MAX_LAYERS 100000
-
-/* The largest workload knobs the command line and a sweep file take (a
- * scenario file and scenario_apply go up to INT_MAX), and the largest cost
- * size and link scale: one home for both front doors. */
 #define SCENARIO_KNOB_MAX_BATCH 100000000L
 #define SCENARIO_KNOB_MAX_MICRO_BATCH 1000000L
 #define SCENARIO_KNOB_MAX_MBPP 10000000L
 #define SCENARIO_KNOB_MAX_GB 1e6
 #define SCENARIO_KNOB_MAX_SCALE 1e6
+#define SCENARIO_KNOB_MIN_WINDOW TRACE_WINDOW_MIN_BYTES
+#define SCENARIO_KNOB_MAX_WINDOW TRACE_WINDOW_MAX_BYTES
 
-/* The keys a scenario file's sites and its workload take (the parser's
- * lists, NULL-terminated). Each is part of scenario_hash's content: a
- * test edits every one and checks that the hash moves. */
+/* The keys a scenario file's sites take (the parser's list,
+ * NULL-terminated). Each is part of scenario_hash's content: a test edits
+ * every one and checks that the hash moves. The workload's and cost's keys
+ * are WORKLOAD_MAP's rows (workload_rows). */
 extern const char *const scenario_site_keys[];
 /* The keys of the other objects of a scenario file, as its reader takes
  * them (NULL-terminated): the top level, network, an element of
- * network.links and of network.overrides, cost. traces/FORMATS.md
+ * network.links and of network.overrides. traces/FORMATS.md
  * documents every one (test_formats checks it). */
 extern const char *const scenario_top_keys[];
 extern const char *const scenario_network_keys[];
 extern const char *const scenario_link_keys[];
 extern const char *const scenario_override_keys[];
-extern const char *const scenario_cost_keys[];
 /* The site keys a result does not depend on (kept out of scenario_hash):
  * "instance". A site takes the keys of both lists. */
 extern const char *const scenario_site_info_keys[];
-extern const char *const scenario_workload_keys[];
 
 /* The scenario of `geodes run` and of a sweep that names none. */
 #define SCENARIO_DEFAULT_NAME "worldwide"
@@ -257,12 +264,13 @@ void scenario_free(scenario *s);
 
 /* A content hash of everything s holds that a result depends on: seed,
  * sites (every key of scenario_site_keys, resolved: a "nic" by the sockets
- * it gives), overrides, workload (every key of scenario_workload_keys, the
- * layer split), cost sizes, the shaping and the network trace's content
- * (trace_hash). Keys added since results were first stored (the shaping,
- * a site's tcp_window_bytes, the path keys) count only when they differ
- * from the value that reproduces the behaviour before them (tc, 1.45e6,
- * absent), so stored identities of the scenarios that state those hold.
+ * it gives), overrides, workload and cost sizes (WORKLOAD_MAP's rows, as
+ * each row's hash says, and the layer split), the shaping and the network
+ * trace's content (trace_hash). Keys added since results were first stored
+ * (the shaping, a site's tcp_window_bytes, the path keys) count only when
+ * they differ from the value that reproduces the behaviour before them
+ * (tc, 1.45e6, absent), so stored identities of the scenarios that state
+ * those hold.
  * Not its name, description, origin or latency convention. Two loads of
  * unchanged files hash equal; an edit of the scenario or of its trace file
  * changes it. */
@@ -283,60 +291,29 @@ int scenario_path(const scenario *s, int a, int b);
 
 /* Where a value of s came from, for a check made after loading, into buf:
  * "FILE:LINE: KEY" for one read from the file (line > 0), "NAME: KEY" for
- * one a knob set (line 0). KEY is as messages name it ("workload.batch",
- * "sites[2].gpu"). */
+ * one a knob set or a default (line <= 0). KEY is as messages name it
+ * ("workload.batch", "sites[2].gpu"). */
 void scenario_where(const scenario *s, int line, const char *key, char *buf,
                     size_t size);
 
 /* The index of the site called name, or -1. */
 int scenario_site_index(const scenario *s, const char *name);
 
-/* The integer knobs of the workload, declared once: to add one, add its
- * row here and an int field of its name to scenario_workload (its physics
- * reads that). The row makes it a field of scenario_knobs (long, -1:
- * absent, set by scenario_knobs_init), a knob scenario_apply checks
- * (lo..hi) and copies to the workload, a command-line option (--OPTION
- * ARG with its help, in sim/cli/cli.h's workload options) and a sweep key
- * of its name (analysis/sweep.c: in a point's key only when given, so
- * stored rows keep their keys). A row is
- *   X(a, field, lo, hi, option, arg, help)
- * where a is what the user of the map passes through. */
-#define SCENARIO_KNOB_MAP(X, a)                                              \
-  X(a, stages, 1, SCENARIO_MAX_LAYERS, "stages", "N",                       \
-    "pipeline stages D_pp (D_pp x D_dp = the\n"                           \
-    "devices; alone: D_dp = the devices / N)")                             \
-  X(a, replicas, 1, INT_MAX, "replicas", "R",                               \
-    "data-parallel replicas D_dp (alone: D_pp =\n"                        \
-    "the devices / R)")                                                    \
-  X(a, inner_steps, 1, INT_MAX, "inner-steps", "H",                         \
-    "diloco: inner steps per outer step (100)")                             \
-  X(a, fragments, 1, INT_MAX, "fragments", "F",                             \
-    "streaming-diloco: fragments, dividing the\n"                           \
-    "layers and H (1)")                                                     \
-  X(a, overlap_steps, 0, INT_MAX, "overlap-steps", "T",                     \
-    "streaming-diloco: inner steps an exchange\n"                           \
-    "overlaps, below H / F (0)")                                            \
-  X(a, exchange_levels, 1, 2, "exchange-levels", "N",                       \
-    "diloco: levels of the exchange's all-reduce:\n"                        \
-    "1 one ring, 2 hier-ring (in each site, then\n"                         \
-    "across the sites) (1)")
+/* The C type of a knob, by its row's kind. */
+#define SCENARIO_KNOB_TYPE_INT long
+#define SCENARIO_KNOB_TYPE_BITS long
+#define SCENARIO_KNOB_TYPE_BOOL long
+#define SCENARIO_KNOB_TYPE_REAL double
+#define SCENARIO_KNOB_TYPE_NAME const char *
+#define SCENARIO_KNOB_FIELD_(a, f, kind, ...) SCENARIO_KNOB_TYPE_##kind f;
 
-#define SCENARIO_KNOB_FIELD_(a, f, lo, hi, option, arg, help) long f;
-
-/* Knobs that override a scenario's defaults after loading: the shared
- * command-line options (DESIGN.md section 9) and a sweep point's keys.
- * Absent knobs are < 0 (integers), NULL (names) or NAN (sizes); scales are 1
- * when unchanged. Strings are borrowed. */
+/* Knobs that override a scenario's values after loading: the shared
+ * command-line options (DESIGN.md section 9) and a sweep point's keys, one
+ * per row of WORKLOAD_MAP (traces/workload.h). Absent knobs are -1
+ * (integers, widths, booleans: 0 or 1), NULL (names) or NAN (numbers; a
+ * link scale is 1, which changes nothing). Names are borrowed. */
 typedef struct scenario_knobs {
-  long layers, batch, micro_batch, micro_batches_per_pass, seed;
-  const char *schedule, *dp_algo, *gpu, *runtime;
-  const char *model;  /* the model's name (models/ checks it); without a
-                         layers knob the layers become its depth */
-  double activation_gb, gradient_gb;      /* cost-model sizes, GB */
-  double latency_scale, bandwidth_scale;  /* multiply every link (not NICs) */
-  long sockets;                /* every site's nccl_sockets (1..64) */
-  SCENARIO_KNOB_MAP(SCENARIO_KNOB_FIELD_, ) /* D_pp, D_dp, DiLoCo's H, F, tau */
-  long grad_bits, activation_bits;            /* compression widths */
+  WORKLOAD_MAP(SCENARIO_KNOB_FIELD_, )
   /* Layers per stage: n entries (n = D_pp, each >= 1, summing to the
    * layers; NULL: absent), or balanced per allocation (the list is then
    * NULL). Either replaces the other. */
@@ -355,13 +332,13 @@ bool scenario_batch_divides(long long batch, long long replicas,
 /* Every knob absent. */
 void scenario_knobs_init(scenario_knobs *k);
 
-/* Applies the present knobs of k to s after checking them all: a known
- * schedule, dp_algo and runtime (ERR_UNKNOWN); layers up to
- * SCENARIO_MAX_LAYERS, the seed up to SCENARIO_MAX_SEED, sockets in
- * 1..SCENARIO_SOCKETS_MAX, other integers up to INT_MAX, positive sizes,
- * scales that keep every link within trace.h's bounds (ERR_RANGE); B a
- * multiple of D_dp * m * K (ERR_CONFIG). Returns ERR_OK, or fills e naming
- * the scenario and the knob and leaves s unchanged. */
+/* Applies the present knobs of k to s after checking them all: each in
+ * its row's range or names (ERR_RANGE, ERR_UNKNOWN), scales that keep
+ * every link within trace.h's bounds (ERR_RANGE), a shape that uses every
+ * device and B a multiple of D_dp * m * K (ERR_CONFIG). Returns ERR_OK, or
+ * fills e naming the scenario and the knob (e->field: its row; the shape's
+ * rows when the shape alone breaks the batch) and leaves s unchanged. A
+ * row's line becomes SCENARIO_LINE_KNOB. */
 int scenario_apply(scenario *s, const scenario_knobs *k, err *e);
 
 /* The checks of scenario_apply alone, s unchanged: a sweep checks each of

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "traces/scenario_row.h"
 #include "traces/workload.h"
 
 static void set(json_t *o, const char *key, json_t *v) {
@@ -104,25 +105,38 @@ static json_t *network_json(const scenario *s, const char *trace_name) {
   return o;
 }
 
-static json_t *workload_json(const scenario_workload *w) {
+json_t *scenario_export_row(const scenario *s, int r) {
+  switch (workload_rows[r].kind) {
+    case WORKLOAD_INT:
+    case WORKLOAD_BITS:
+      return json_integer((json_int_t)scenario_row_number(s, r));
+    case WORKLOAD_BOOL:
+      return json_boolean(scenario_row_number(s, r) != 0);
+    case WORKLOAD_REAL:
+      return json_real(scenario_row_number(s, r));
+    case WORKLOAD_NAME:
+      break;
+  }
+  return json_string(scenario_row_name(s, r));
+}
+
+/* Whether row r of s is a key the export writes: one whose default means
+ * none (outside the row's range, or NAN) only when s has a value. */
+static bool exported(const scenario *s, int r) {
+  const workload_row *row = &workload_rows[r];
+  if (row->kind == WORKLOAD_NAME || row->kind == WORKLOAD_BOOL ||
+      row->kind == WORKLOAD_BITS || row->required)
+    return true;
+  bool none = isnan(row->def) || row->def < row->lo || row->def > row->hi;
+  return !none || !scenario_row_is_default(s, r);
+}
+
+/* The rows of target t as an object, in the map's order. */
+static json_t *rows_json(const scenario *s, workload_target t) {
   json_t *o = json_object();
-  set(o, "model", json_string(w->model));
-  if (w->layers > 0) set(o, "layers", json_integer(w->layers));
-  set(o, "batch", json_integer(w->batch));
-  set(o, "micro_batch", json_integer(w->micro_batch));
-  set(o, "stages", json_integer(w->stages));
-  set(o, "replicas", json_integer(w->replicas));
-  set(o, "micro_batches_per_pass", json_integer(w->micro_batches_per_pass));
-  set(o, "schedule", json_string(w->schedule));
-  set(o, "dp_algo", json_string(w->dp_algo));
-  set(o, "recompute", json_boolean(w->recompute));
-  set(o, "runtime", json_string(w->runtime));
-  set(o, "inner_steps", json_integer(w->inner_steps));
-  set(o, "fragments", json_integer(w->fragments));
-  set(o, "overlap_steps", json_integer(w->overlap_steps));
-  set(o, "exchange_levels", json_integer(w->exchange_levels));
-  set(o, "grad_bits", json_integer(w->grad_bits));
-  set(o, "activation_bits", json_integer(w->activation_bits));
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++)
+    if (workload_rows[r].target == t && exported(s, r))
+      set(o, workload_rows[r].key, scenario_export_row(s, r));
   return o;
 }
 
@@ -130,21 +144,18 @@ json_t *scenario_export(const scenario *s, const char *trace_name) {
   json_t *o = json_object();
   set(o, "name", json_string(s->name));
   set(o, "description", json_string(s->description));
-  set(o, "seed", json_integer((json_int_t)s->seed));
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++) /* the seed */
+    if (workload_rows[r].target == WORKLOAD_IN_TOP)
+      set(o, workload_rows[r].key, scenario_export_row(s, r));
   set(o, "latency_convention", json_string(s->latency_convention));
   json_t *sites = json_array();
   for (int i = 0; i < s->nsites; i++)
     json_array_append_new(sites, site_json(&s->sites[i]));
   set(o, "sites", sites);
   set(o, "network", network_json(s, trace_name));
-  set(o, "workload", workload_json(&s->workload));
-  if (isfinite(s->activation_gb) || isfinite(s->gradient_gb)) {
-    json_t *c = json_object();
-    if (isfinite(s->activation_gb))
-      set(c, "activation_gb", json_real(s->activation_gb));
-    if (isfinite(s->gradient_gb))
-      set(c, "gradient_gb", json_real(s->gradient_gb));
-    set(o, "cost", c);
-  }
+  set(o, "workload", rows_json(s, WORKLOAD_IN_WORKLOAD));
+  json_t *cost = rows_json(s, WORKLOAD_IN_COST);
+  if (json_object_size(cost)) set(o, "cost", cost);
+  else json_decref(cost);
   return o;
 }

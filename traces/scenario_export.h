@@ -20,4 +20,8 @@
  * reference. */
 json_t *scenario_export(const scenario *s, const char *trace_name);
 
+/* Row r of WORKLOAD_MAP on s (not a TRANSPORT row) as the file spells it:
+ * an integer, a boolean, a real or a name. A new reference. */
+json_t *scenario_export_row(const scenario *s, int r);
+
 #endif

@@ -1,54 +1,54 @@
 /* scenario_knobs: the knobs of scenario.h — values given after loading
- * (the command line's options, a sweep point's keys) — checked with the
- * loader's own rules and applied.
+ * (the command line's options, a sweep point's keys), one per row of
+ * WORKLOAD_MAP — checked with the rows' own ranges and the loader's rules
+ * and applied.
  * Invariant: scenario_apply changes nothing unless every knob passed its
- * check (check_knobs), so a refused knob leaves the scenario as loaded;
- * a field a knob replaced loses its file line (scenario_lines), so later
- * messages name the knob's scenario instead of a line that no longer holds
- * the value. */
+ * check (check_knobs), so a refused knob leaves the scenario as loaded; a
+ * row a knob set has the line SCENARIO_LINE_KNOB, so later messages name
+ * the knob instead of a line that no longer holds the value; every failure
+ * names its row (err.field). */
 #include "traces/scenario.h"
 
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/mem.h"
-#include "base/names.h"
+#include "traces/scenario_row.h"
 #include "traces/workload.h"
 
 void scenario_knobs_init(scenario_knobs *k) {
-  *k = (scenario_knobs){.layers = -1, .batch = -1, .micro_batch = -1,
-                        .micro_batches_per_pass = -1, .seed = -1,
-                        .activation_gb = NAN, .gradient_gb = NAN,
-                        .latency_scale = 1, .bandwidth_scale = 1,
-                        .sockets = -1, .grad_bits = -1,
-                        .activation_bits = -1};
-#define ABSENT_(a, f, lo, hi, option, arg, help) k->f = -1;
-  SCENARIO_KNOB_MAP(ABSENT_, )
-#undef ABSENT_
+  *k = (scenario_knobs){.layers_per_stage = NULL};
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++) scenario_knob_clear(k, r);
 }
 
-static void replace_str(char **field, const char *value) {
-  free(*field);
-  *field = mem_strdup(value);
-}
-
-/* The workload field the integer knob sets (> 0 present, else current),
- * at most hi. */
-static int knob_int(const scenario *s, const char *field, long knob, long hi,
-                    int current, int *out, err *e) {
-  *out = current;
-  if (knob <= 0) return ERR_OK;
-  if (knob > hi)
-    return err_set(e, ERR_RANGE, "%s: workload.%s: %ld is more than %ld",
-                   s->name, field, knob, hi);
-  *out = (int)knob;
-  return ERR_OK;
+/* Knob r within its row's range or names: "NAME: workload.batch: 0 is not
+ * in [1, 100000000]". */
+static int check_row(const scenario *s, const scenario_knobs *k, int r,
+                     err *e) {
+  const workload_row *row = &workload_rows[r];
+  if (!scenario_knob_given(k, r)) return ERR_OK;
+  char path[64], range[128];
+  workload_path(row, path, sizeof path);
+  workload_range_text(row, range, sizeof range);
+  if (row->kind == WORKLOAD_NAME) {
+    const char *v = scenario_knob_name(k, r);
+    if (!row->names || workload_name_ok(row, v)) return ERR_OK;
+    return err_set_field(e, r, ERR_UNKNOWN, "%s: %s: '%s' is not %s", s->name,
+                         path, v, range);
+  }
+  double x = scenario_knob_number(k, r);
+  if (workload_number_ok(row, x)) return ERR_OK;
+  bool listed = row->kind == WORKLOAD_BITS || row->kind == WORKLOAD_BOOL;
+  return err_set_field(e, r, ERR_RANGE, "%s: %s: %.17g is not %s%s", s->name,
+                       path, x, listed ? "" : "in ", range);
 }
 
 /* The scaled links (trace and overrides) stay within trace.h's bounds. */
 static int check_scaled(const scenario *s, double ls, double bs, err *e) {
+  if (ls == 1 && bs == 1) return ERR_OK;
   trace_value lo, hi;
   trace_extremes(s->network, &lo, &hi);
   for (int i = 0; i < s->noverrides; i++) {
@@ -57,79 +57,23 @@ static int check_scaled(const scenario *s, double ls, double bs, err *e) {
     lo.bandwidth_gbps = fmin(lo.bandwidth_gbps, o->bandwidth_gbps);
     hi.bandwidth_gbps = fmax(hi.bandwidth_gbps, o->bandwidth_gbps);
   }
-  if (hi.latency_ms * ls > TRACE_MAX_LATENCY_MS ||
-      lo.bandwidth_gbps * bs < TRACE_MIN_BANDWIDTH_GBPS ||
+  bool slow = hi.latency_ms * ls > TRACE_MAX_LATENCY_MS;
+  if (slow || lo.bandwidth_gbps * bs < TRACE_MIN_BANDWIDTH_GBPS ||
       !isfinite(hi.bandwidth_gbps * bs))
-    return err_set(e, ERR_RANGE, "%s: latency scale %g and bandwidth scale %g "
-                   "take the links outside latency <= %g ms, bandwidth >= "
-                   "%g Gbit/s and finite", s->name, ls, bs,
-                   TRACE_MAX_LATENCY_MS, TRACE_MIN_BANDWIDTH_GBPS);
+    return err_set_field(e, slow ? WORKLOAD_latency_scale
+                                 : WORKLOAD_bandwidth_scale,
+                         ERR_RANGE, "%s: latency scale %g and bandwidth "
+                         "scale %g take the links outside latency <= %g ms, "
+                         "bandwidth >= %g Gbit/s and finite", s->name, ls, bs,
+                         TRACE_MAX_LATENCY_MS, TRACE_MIN_BANDWIDTH_GBPS);
   return ERR_OK;
 }
 
-/* A name knob (NULL: absent) is one of names: "'x' is not a, b or c". */
-static int check_name(const scenario *s, const char *field, const char *v,
-                      const char *const *names, err *e) {
-  if (!v || names_find(names, v) >= 0) return ERR_OK;
-  char known[128];
-  names_join(names, ", ", " or ", known, sizeof known);
-  return err_set(e, ERR_UNKNOWN, "%s: workload.%s: '%s' is not %s", s->name,
-                 field, v, known);
+/* The workload integer row r will have: the knob's, else the scenario's. */
+static int int_of(const scenario *s, const scenario_knobs *k, int r) {
+  return (int)(scenario_knob_given(k, r) ? scenario_knob_number(k, r)
+                                         : scenario_row_number(s, r));
 }
-
-/* SCENARIO_KNOB_MAP's knobs (present: >= 0) in their ranges, and the
- * widths (the checks of DiLoCo's against the layers are models/diloco's). */
-static int check_diloco_knobs(const scenario *s, const scenario_knobs *k,
-                              err *e) {
-#define CHECK_(a, f, lo, hi, option, arg, help)                              \
-  if (k->f >= 0 && (k->f < (lo) || k->f > (hi)))                            \
-    return err_set(e, ERR_RANGE, "%s: workload.%s: %ld is not in %d..%d",   \
-                   s->name, #f, k->f, lo, hi);
-  SCENARIO_KNOB_MAP(CHECK_, )
-#undef CHECK_
-  if (k->grad_bits >= 0 && !workload_bits_ok(workload_grad_bits, k->grad_bits))
-    return err_set(e, ERR_RANGE, "%s: workload.grad_bits: %ld is not %s",
-                   s->name, k->grad_bits, WORKLOAD_GRAD_BITS_TEXT);
-  if (k->activation_bits >= 0 &&
-      !workload_bits_ok(workload_act_bits, k->activation_bits))
-    return err_set(e, ERR_RANGE, "%s: workload.activation_bits: %ld is not %s",
-                   s->name, k->activation_bits, WORKLOAD_ACT_BITS_TEXT);
-  return ERR_OK;
-}
-
-static int check_other_knobs(const scenario *s, const scenario_knobs *k,
-                             err *e) {
-  int rc;
-  if ((rc = check_name(s, "runtime", k->runtime, workload_runtimes, e)) ||
-      (rc = check_diloco_knobs(s, k, e)))
-    return rc;
-  if (k->sockets >= 0 && (k->sockets < 1 || k->sockets > SCENARIO_SOCKETS_MAX))
-    return err_set(e, ERR_RANGE, "%s: sockets: %ld is not in 1..%d", s->name,
-                   k->sockets, SCENARIO_SOCKETS_MAX);
-  if ((rc = check_name(s, "schedule", k->schedule, workload_schedules, e)) ||
-      (rc = check_name(s, "dp_algo", k->dp_algo, workload_dp_algos, e)))
-    return rc;
-  if (!(k->latency_scale > 0) || !(k->bandwidth_scale > 0) ||
-      !isfinite(k->latency_scale) || !isfinite(k->bandwidth_scale))
-    return err_set(e, ERR_RANGE, "%s: latency and bandwidth scales must be "
-                   "finite and > 0, not %g and %g", s->name, k->latency_scale,
-                   k->bandwidth_scale);
-  if ((isfinite(k->activation_gb) && !(k->activation_gb > 0)) ||
-      (isfinite(k->gradient_gb) && !(k->gradient_gb > 0)))
-    return err_set(e, ERR_RANGE, "%s: cost.activation_gb and gradient_gb must "
-                   "be > 0, not %g and %g", s->name, k->activation_gb,
-                   k->gradient_gb);
-  if (k->seed > SCENARIO_MAX_SEED)
-    return err_set(e, ERR_RANGE, "%s: seed: %ld is more than %ld", s->name,
-                   k->seed, SCENARIO_MAX_SEED);
-  if (k->latency_scale == 1 && k->bandwidth_scale == 1) return ERR_OK;
-  return check_scaled(s, k->latency_scale, k->bandwidth_scale, e);
-}
-
-/* The workload integers the knobs give (the scenario's where absent). */
-typedef struct knob_ints {
-  int layers, batch, mb, kpp, stages, replicas;
-} knob_ints;
 
 /* The layers-per-stage knob: D_pp entries, each >= 1, summing to the
  * layers when they are known here (a count of 0 leaves the model's depth,
@@ -154,72 +98,104 @@ static int check_layers_per_stage(const scenario *s, const scenario_knobs *k,
   return ERR_OK;
 }
 
-/* The shape D_pp x D_dp the knobs give: both, one (the other is the
- * devices divided by it) or neither (the scenario's); it uses every device
- * (schedule --shape auto searches subsets on views, scenario_subset.h). */
+/* The shape D_pp x D_dp the knobs give into *stages, *replicas: both, one
+ * (the other is the devices divided by it) or neither (the scenario's); it
+ * uses every device (schedule --shape auto searches subsets on views,
+ * scenario_subset.h). */
 static int check_shape(const scenario *s, const scenario_knobs *k,
-                       knob_ints *v, err *e) {
+                       int *stages, int *replicas, err *e) {
   const scenario_workload *w = &s->workload;
-  long n = s->ndevices, st = k->stages > 0 ? k->stages : -1,
-       rep = k->replicas > 0 ? k->replicas : -1;
-  v->stages = w->stages, v->replicas = w->replicas;
+  long n = s->ndevices, st = k->stages, rep = k->replicas;
+  *stages = w->stages, *replicas = w->replicas;
   if (st < 0 && rep < 0) return ERR_OK;
   if (st > 0 && rep > 0 && st * rep != n)
-    return err_set(e, ERR_CONFIG, "%s: workload.stages x workload.replicas = "
-                   "%ld x %ld = %ld, "
-                   "but the scenario has %ld devices (a shape uses every "
-                   "device; schedule --shape auto searches subsets)",
-                   s->name, st, rep, st * rep, n);
+    return err_set_field(e, WORKLOAD_stages, ERR_CONFIG,
+                         "%s: workload.stages x workload.replicas = %ld x %ld "
+                         "= %ld, but the scenario has %ld devices (a shape "
+                         "uses every device; schedule --shape auto searches "
+                         "subsets)", s->name, st, rep, st * rep, n);
   if (st > 0 && n % st)
-    return err_set(e, ERR_CONFIG, "%s: workload.stages: %ld does not divide "
-                   "the %ld devices", s->name, st, n);
+    return err_set_field(e, WORKLOAD_stages, ERR_CONFIG, "%s: workload.stages: "
+                         "%ld does not divide the %ld devices", s->name, st, n);
   if (rep > 0 && n % rep)
-    return err_set(e, ERR_CONFIG, "%s: workload.replicas: %ld does not "
-                   "divide the %ld devices", s->name, rep, n);
-  v->stages = (int)(st > 0 ? st : n / rep);
-  v->replicas = (int)(rep > 0 ? rep : n / st);
-  if (v->stages != w->stages && w->layers_per_stage && !k->layers_per_stage &&
+    return err_set_field(e, WORKLOAD_replicas, ERR_CONFIG, "%s: "
+                         "workload.replicas: %ld does not divide the %ld "
+                         "devices", s->name, rep, n);
+  *stages = (int)(st > 0 ? st : n / rep);
+  *replicas = (int)(rep > 0 ? rep : n / st);
+  if (*stages != w->stages && w->layers_per_stage && !k->layers_per_stage &&
       !k->balanced_layers)
-    return err_set(e, ERR_CONFIG, "%s: workload.stages: "
-                   "workload.layers_per_stage lists %d stages, not %d (give "
-                   "the layers per stage too)",
-                   s->name, w->stages, v->stages);
+    return err_set_field(e, WORKLOAD_stages, ERR_CONFIG, "%s: workload.stages: "
+                         "workload.layers_per_stage lists %d stages, not %d "
+                         "(give the layers per stage too)",
+                         s->name, w->stages, *stages);
   return ERR_OK;
 }
 
-/* Every check of scenario_apply; the integers into v. */
-static int check_knobs(const scenario *s, const scenario_knobs *k,
-                       knob_ints *v, err *e) {
-  const scenario_workload *w = &s->workload;
-  int rc;
-  if ((rc = check_other_knobs(s, k, e)) ||
-      (rc = knob_int(s, "layers", k->layers, SCENARIO_MAX_LAYERS, w->layers,
-                     &v->layers, e)) ||
-      (rc = knob_int(s, "batch", k->batch, INT_MAX, w->batch, &v->batch, e)) ||
-      (rc = knob_int(s, "micro_batch", k->micro_batch, INT_MAX,
-                     w->micro_batch, &v->mb, e)) ||
-      (rc = knob_int(s, "micro_batches_per_pass", k->micro_batches_per_pass,
-                     INT_MAX, w->micro_batches_per_pass, &v->kpp, e)))
-    return rc;
-  if ((rc = check_shape(s, k, v, e)) ||
-      (rc = check_layers_per_stage(s, k, v->layers, v->stages, e)))
+/* The row a batch that does not divide is blamed on: the first of the
+ * batch's own knobs given, else the shape's when the scenario's own shape
+ * divides it, else the batch. */
+static int batch_blame(const scenario *s, const scenario_knobs *k,
+                       long long kk, int batch, int mb) {
+  const int own[] = {WORKLOAD_batch, WORKLOAD_micro_batch,
+                     WORKLOAD_micro_batches_per_pass, WORKLOAD_runtime};
+  for (size_t i = 0; i < sizeof own / sizeof *own; i++)
+    if (scenario_knob_given(k, own[i])) return own[i];
+  long long per_pass;
+  bool shaped = k->stages > 0 || k->replicas > 0;
+  if (shaped &&
+      scenario_batch_divides(batch, s->workload.replicas, mb, kk, &per_pass))
+    return k->replicas > 0 ? WORKLOAD_replicas : WORKLOAD_stages;
+  return WORKLOAD_batch;
+}
+
+/* The shape's, the layers' and the batch's checks against each other. */
+static int check_workload(const scenario *s, const scenario_knobs *k,
+                          int *stages, int *replicas, err *e) {
+  int rc, layers = int_of(s, k, WORKLOAD_layers);
+  if (scenario_knob_given(k, WORKLOAD_model) &&
+      !scenario_knob_given(k, WORKLOAD_layers))
+    layers = 0; /* the model's depth, which models/spec knows */
+  if ((rc = check_shape(s, k, stages, replicas, e)) ||
+      (rc = check_layers_per_stage(s, k, layers, *stages, e)))
     return rc;
   bool shaped = k->stages > 0 || k->replicas > 0;
-  if (shaped && v->layers > 0 && v->layers < v->stages)
-    return err_set(e, ERR_CONFIG, "%s: workload.stages: %d stages for %d "
-                   "layers: every stage holds at least one", s->name,
-                   v->stages, v->layers);
-  if (k->layers > 0 && v->layers < v->stages)
-    return err_set(e, ERR_CONFIG, "%s: workload.layers: %d is fewer than the "
-                   "%d stages", s->name, v->layers, v->stages);
-  long long per_pass,
-      kk = workload_batch_k(k->runtime ? k->runtime : w->runtime, v->kpp);
-  if (!scenario_batch_divides(v->batch, v->replicas, v->mb, kk, &per_pass))
-    return err_set(e, ERR_CONFIG,
-                   "%s: workload.batch: %d is not a multiple of D_dp * m * K = "
-                   "%d * %d * %lld%s", s->name, v->batch, v->replicas, v->mb,
-                   kk, per_pass < 0 ? " (which exceeds it)" : "");
+  if (shaped && layers > 0 && layers < *stages)
+    return err_set_field(e, WORKLOAD_stages, ERR_CONFIG, "%s: "
+                         "workload.stages: %d stages for %d layers: every "
+                         "stage holds at least one", s->name, *stages, layers);
+  if (k->layers > 0 && layers < *stages)
+    return err_set_field(e, WORKLOAD_layers, ERR_CONFIG, "%s: "
+                         "workload.layers: %d is fewer than the %d stages",
+                         s->name, layers, *stages);
+  int batch = int_of(s, k, WORKLOAD_batch),
+      mb = int_of(s, k, WORKLOAD_micro_batch);
+  const char *runtime = k->runtime ? k->runtime : s->workload.runtime;
+  int kpp = int_of(s, k, WORKLOAD_micro_batches_per_pass);
+  long long per_pass, kk = workload_batch_k(runtime, kpp);
+  if (!scenario_batch_divides(batch, *replicas, mb, kk, &per_pass))
+    return err_set_field(e, batch_blame(s, k, kk, batch, mb), ERR_CONFIG,
+                         "%s: workload.batch: %d is not a multiple of D_dp * "
+                         "m * K = %d * %d * %lld%s", s->name, batch,
+                         *replicas, mb, kk,
+                         per_pass < 0 ? " (which exceeds it)" : "");
   return ERR_OK;
+}
+
+/* Every check of scenario_apply; the shape into *stages, *replicas. */
+static int check_knobs(const scenario *s, const scenario_knobs *k,
+                       int *stages, int *replicas, err *e) {
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++) {
+    int rc = check_row(s, k, r, e);
+    if (rc) return rc;
+  }
+  int rc = check_scaled(s, k->latency_scale, k->bandwidth_scale, e);
+  return rc ? rc : check_workload(s, k, stages, replicas, e);
+}
+
+int scenario_check_knobs(const scenario *s, const scenario_knobs *k, err *e) {
+  int stages, replicas;
+  return check_knobs(s, k, &stages, &replicas, e);
 }
 
 static void apply_layers_per_stage(scenario_workload *w,
@@ -234,67 +210,57 @@ static void apply_layers_per_stage(scenario_workload *w,
   memcpy(w->layers_per_stage, k->layers_per_stage, bytes);
 }
 
-int scenario_check_knobs(const scenario *s, const scenario_knobs *k, err *e) {
-  knob_ints v;
-  return check_knobs(s, k, &v, e);
+/* Knob r (given) onto s: the value of its target, and its line. */
+static void apply_row(scenario *s, const scenario_knobs *k, int r) {
+  const workload_row *row = &workload_rows[r];
+  switch (row->target) {
+    case WORKLOAD_IN_LINKS: /* apply_links scales the links */
+    case WORKLOAD_IN_TRANSPORT: /* the front ends' transport options */
+      return;
+    case WORKLOAD_IN_SITES:
+      for (int i = 0; r == WORKLOAD_gpu && i < s->nsites; i++)
+        s->sites[i].gpu_line = 0; /* the site's line no longer holds it */
+      break;
+    case WORKLOAD_IN_WORKLOAD:
+    case WORKLOAD_IN_COST:
+    case WORKLOAD_IN_TOP:
+      break;
+  }
+  if (row->kind == WORKLOAD_NAME)
+    scenario_row_set_name(s, r, scenario_knob_name(k, r));
+  else scenario_row_set_number(s, r, scenario_knob_number(k, r));
+  s->line[r] = SCENARIO_LINE_KNOB;
 }
 
-static void apply_diloco(scenario_workload *w, const scenario_knobs *k) {
-#define APPLY_(a, f, lo, hi, option, arg, help) \
-  if (k->f >= 0) w->f = (int)k->f;
-  SCENARIO_KNOB_MAP(APPLY_, )
-#undef APPLY_
-  /* the shape is check_shape's (one knob gives both) */
-  if (k->grad_bits >= 0) w->grad_bits = (int)k->grad_bits;
-  if (k->activation_bits >= 0) w->activation_bits = (int)k->activation_bits;
+/* The links' what-if: every link (trace and overrides) times the scales,
+ * which the scenario records. */
+static void apply_links(scenario *s, const scenario_knobs *k) {
+  double ls = k->latency_scale, bs = k->bandwidth_scale;
+  if (ls == 1 && bs == 1) return;
+  trace_scale(s->network, ls, bs);
+  for (int i = 0; i < s->noverrides; i++) {
+    s->overrides[i].latency_ms *= ls;
+    s->overrides[i].bandwidth_gbps *= bs;
+  }
+  s->latency_scale *= ls;
+  s->bandwidth_scale *= bs;
 }
 
 int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
-  knob_ints v;
-  int rc = check_knobs(s, k, &v, e);
+  int stages, replicas;
+  int rc = check_knobs(s, k, &stages, &replicas, e);
   if (rc) return rc;
   /* Every check passed: only now is s changed (and the lines of what the
    * knobs replace are no longer the file's). */
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++)
+    if (scenario_knob_given(k, r)) apply_row(s, k, r);
   scenario_workload *w = &s->workload;
-  if (k->layers > 0) s->line.layers = 0;
-  if (k->batch > 0) s->line.batch = 0;
-  w->layers = v.layers, w->batch = v.batch, w->micro_batch = v.mb;
-  if (k->model) {
-    replace_str(&w->model, k->model);
-    s->line.model = 0;
-    if (k->layers <= 0) w->layers = 0, s->line.layers = 0; /* its depth */
-  }
-  w->micro_batches_per_pass = v.kpp;
-  w->stages = v.stages, w->replicas = v.replicas;
-  if (k->seed >= 0) s->seed = (uint64_t)k->seed;
-  if (k->schedule) replace_str(&w->schedule, k->schedule);
-  if (k->dp_algo)
-    replace_str(&w->dp_algo, k->dp_algo), s->line.dp_algo = SCENARIO_LINE_KNOB;
-  if (k->runtime)
-    replace_str(&w->runtime, k->runtime), s->line.runtime = SCENARIO_LINE_KNOB;
-  if (k->inner_steps >= 0) s->line.inner_steps = SCENARIO_LINE_KNOB;
-  if (k->fragments >= 0) s->line.fragments = SCENARIO_LINE_KNOB;
-  if (k->overlap_steps >= 0) s->line.overlap_steps = SCENARIO_LINE_KNOB;
-  if (k->exchange_levels >= 0) s->line.exchange_levels = SCENARIO_LINE_KNOB;
-  if (k->sockets > 0)
-    for (int i = 0; i < s->nsites; i++) s->sites[i].nccl_sockets = (int)k->sockets;
-  apply_diloco(w, k);
+  if (k->model && k->layers < 0) /* the model's own depth */
+    w->layers = 0, s->line[WORKLOAD_layers] = SCENARIO_LINE_KNOB;
+  w->stages = stages, w->replicas = replicas; /* one knob gives both */
+  if (k->stages > 0 || k->replicas > 0)
+    s->line[WORKLOAD_stages] = s->line[WORKLOAD_replicas] = SCENARIO_LINE_KNOB;
   apply_layers_per_stage(w, k);
-  if (k->gpu)
-    for (int i = 0; i < s->nsites; i++) {
-      replace_str(&s->sites[i].gpu, k->gpu);
-      s->sites[i].gpu_line = 0;
-    }
-  if (isfinite(k->activation_gb)) s->activation_gb = k->activation_gb;
-  if (isfinite(k->gradient_gb)) s->gradient_gb = k->gradient_gb;
-  if (k->latency_scale != 1 || k->bandwidth_scale != 1) {
-    trace_scale(s->network, k->latency_scale, k->bandwidth_scale);
-    for (int i = 0; i < s->noverrides; i++) {
-      s->overrides[i].latency_ms *= k->latency_scale;
-      s->overrides[i].bandwidth_gbps *= k->bandwidth_scale;
-    }
-    s->latency_scale *= k->latency_scale;
-    s->bandwidth_scale *= k->bandwidth_scale;
-  }
+  apply_links(s, k);
   return ERR_OK;
 }

@@ -74,14 +74,18 @@ bool cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
                    long hi, long *out);
 bool cli_parse_double(const char *cmd, const char *opt, const char *s,
                       double lo, double hi, double *out);
+/* cli_parse_double in [lo, hi], or (lo, hi] when open (the message says
+ * which). */
+bool cli_parse_real(const char *cmd, const char *opt, const char *s,
+                    double lo, double hi, bool open, double *out);
 
 /* Workload and cost-size options shared by simulate, predict, schedule,
- * validate and run (DESIGN.md section 9): the scenario knobs plus the TCP
- * window. Unset fields are absent as scenario_knobs_init leaves them. */
+ * validate and run (DESIGN.md section 9): the scenario knobs (one option
+ * per row of traces/workload.h's WORKLOAD_MAP, the TCP window's included)
+ * plus the layer split, the transport's idle restart and the parameters
+ * file. Unset fields are absent as scenario_knobs_init leaves them. */
 typedef struct cli_workload_opts {
   scenario_knobs k;
-  const char *grad_bits, *activation_bits; /* one of workload.h's widths */
-  long window_bytes;  /* < 0: the transport's calibrated window */
   bool idle_restart;  /* tcp: Linux's restart after idle */
   const char *layers_per_stage;  /* "a,b,..." or "balanced"; NULL: absent */
   const char *params; /* a params.json (analysis/params_file.h); NULL */
@@ -103,86 +107,34 @@ typedef struct cli_workload_opts {
 #define CLI_ALLOC_HELP "{\"pipelines\": [[d, ...], ...]}: row r replica r"
 const char *cli_method_help(void);
 
-/* The help of --window-bytes, its default from models/transport.h. */
-const char *cli_window_help(void);
-
-/* The option of a row of SCENARIO_KNOB_MAP (traces/scenario.h), setting
- * wo's knob. */
-#define CLI_KNOB_OPT_(wo, f, lo, hi, option, arg, help) \
-  CLI_OPT_INT(0, option, arg, &(wo)->k.f, lo, hi, help),
+/* The option of row r of WORKLOAD_MAP (traces/workload.h), setting knob r
+ * of k: its name, argument, help and the row's range or names (an INT, a
+ * REAL in its range, open or not, a NAME or STRING, a width, a boolean). */
+cli_opt cli_knob_opt(int r, scenario_knobs *k);
 
 /* Every knob absent, the calibrated window, no idle restart. */
 void cli_workload_init(cli_workload_opts *o);
 
 /* The entries of the workload options, setting the fields of *wo, for the
- * end of a subcommand's option table (before CLI_OPT_END). */
+ * end of a subcommand's option table (before CLI_OPT_END): one per row of
+ * WORKLOAD_MAP, in its order, then the layer split, the idle restart and
+ * the parameters file. */
+#define CLI_KNOB_OPT_(wo, f, ...) cli_knob_opt(WORKLOAD_##f, &(wo)->k),
 #define CLI_WORKLOAD_OPTS(wo)                                                \
   CLI_OPT_GROUP("Workload options (override the scenario's defaults):", 27), \
-      CLI_OPT_INT(0, "layers", "N", &(wo)->k.layers, 1, SCENARIO_MAX_LAYERS, \
-                  "transformer layers"),                                     \
-      CLI_OPT_INT(0, "batch", "B", &(wo)->k.batch, 1,                        \
-                  SCENARIO_KNOB_MAX_BATCH, "global batch, sequences"),       \
-      CLI_OPT_INT(0, "micro-batch", "m", &(wo)->k.micro_batch, 1,            \
-                  SCENARIO_KNOB_MAX_MICRO_BATCH,                             \
-                  "micro-batch size, sequences"),                            \
-      CLI_OPT_INT(0, "micro-batches-per-pass", "K",                          \
-                  &(wo)->k.micro_batches_per_pass, 1, SCENARIO_KNOB_MAX_MBPP, \
-                  "micro-batches per GPipe pass"),                           \
-      CLI_OPT_NAME(0, "schedule", NULL, &(wo)->k.schedule,                   \
-                   workload_schedules, "pipeline schedule"),                 \
-      CLI_OPT_NAME(0, "dp-algo", NULL, &(wo)->k.dp_algo, workload_dp_algos,  \
-                   "\ndata-parallel gradient synchronisation"),              \
-      CLI_OPT_STRING(0, "gpu", "NAME", &(wo)->k.gpu,                         \
-                     "GPU type of every device"),                            \
-      CLI_OPT_STRING(0, "model", "NAME", &(wo)->k.model,                     \
-                     "model (geodes models); its depth unless\n"            \
-                     "--layers"),                                            \
+      WORKLOAD_MAP(CLI_KNOB_OPT_, wo)                                        \
       CLI_OPT_STRING(0, "layers-per-stage", "a,b,...", &(wo)->layers_per_stage, \
                      "layers of each stage (D_pp entries >= 1,\n"         \
                      "summing to the layers), or 'balanced': per\n"        \
                      "allocation, by each stage's slowest device\n"        \
                      "within memory (default: the even split)"),          \
-      CLI_OPT_INT(0, "seed", "S", &(wo)->k.seed, 0, SCENARIO_MAX_SEED,       \
-                  "seed of every random choice"),                            \
-      CLI_OPT_NAME(0, "runtime", NULL, &(wo)->k.runtime, workload_runtimes,  \
-                   "DT-FM's runtime or Megatron-LM's (1F1B\n"                \
-                   "with blocking point-to-point calls)"),                   \
-      CLI_OPT_INT(0, "window-bytes", "W", &(wo)->window_bytes,               \
-                  TRANSPORT_WINDOW_MIN_BYTES, TRANSPORT_WINDOW_MAX_BYTES,    \
-                  cli_window_help()),                                        \
-      CLI_OPT_INT(0, "sockets", "N", &(wo)->k.sockets, 1,                    \
-                  TRANSPORT_SOCKETS_MAX,                                     \
-                  "TCP sockets per NCCL connection, 1.."                     \
-                  CLI_STR(TRANSPORT_SOCKETS_MAX) "\n"                        \
-                  "(every site's nccl_sockets)"),                            \
       CLI_OPT_FLAG(0, "idle-restart", &(wo)->idle_restart,                   \
                    "tcp: a socket idle for an RTO halves its\n"              \
                    "window per RTO (Linux's default; off:\n"                 \
                    "DT-FM's measurements show no restarts)"),                \
-      CLI_OPT_REAL(0, "bandwidth-scale", "X", &(wo)->k.bandwidth_scale, 0,   \
-                   SCENARIO_KNOB_MAX_SCALE,                                  \
-                   "what-if: every link's bandwidth times X\n"             \
-                   "(not the NICs; the sweep key bandwidth_scale)"),         \
-      CLI_OPT_REAL(0, "latency-scale", "X", &(wo)->k.latency_scale, 0,       \
-                   SCENARIO_KNOB_MAX_SCALE,                                  \
-                   "what-if: every link's latency times X\n"               \
-                   "(the sweep key latency_scale)"),                         \
       CLI_OPT_STRING(0, "params", "FILE", &(wo)->params,                     \
                      "physical parameters from FILE, a params.json\n"      \
-                     "(geodes calibrate -o; default: the built-in)"),      \
-      CLI_OPT_REAL(0, "activation-gb", "X", &(wo)->k.activation_gb, 1e-12,   \
-                   SCENARIO_KNOB_MAX_GB,                                     \
-                   "cost model: activation volume c_pp, GB"),                \
-      CLI_OPT_REAL(0, "gradient-gb", "Y", &(wo)->k.gradient_gb, 1e-12,       \
-                   SCENARIO_KNOB_MAX_GB, "cost model: gradient volume c_dp, GB"), \
-      SCENARIO_KNOB_MAP(CLI_KNOB_OPT_, wo)                                   \
-      CLI_OPT_NAME(0, "grad-bits", NULL, &(wo)->grad_bits,                    \
-                   workload_grad_bits,                                        \
-                   "width of the synchronised values (16)"),                 \
-      CLI_OPT_NAME(0, "activation-bits", NULL, &(wo)->activation_bits,        \
-                   workload_act_bits,                                         \
-                   "\nwidth of the pipeline's activations and\n"              \
-                   "their gradients, as AC-SGD (16)")
+                     "(geodes calibrate -o; default: the built-in)")
 /* A user's cost model (DESIGN.md section 10) on validate, schedule and
  * sweep: the command and its per-candidate timeout (<= 0: the default). */
 typedef struct cli_cost_cmd_opts {
@@ -338,7 +290,8 @@ json_t *cli_json_transport(const transport_options *o, const scenario *s);
  * it), transport, sockets (null when sites differ), bandwidth_scale,
  * latency_scale and workload {model, layers, layers_per_stage, layer_split,
  * schedule, runtime, dp_algo, batch, micro_batch, micro_batches_per_pass,
- * passes}. */
+ * passes, then every other WORKLOAD row of WORKLOAD_MAP under its key, as
+ * the scenario sets it}. */
 struct alloc;
 void cli_print_whatif(const scenario *s); /* the what-if line alone */
 void cli_print_setup(const transport_options *t, const scenario *s,

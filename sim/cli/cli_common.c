@@ -74,41 +74,62 @@ bool cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
   return true;
 }
 
-bool cli_parse_double(const char *cmd, const char *opt, const char *s,
-                      double lo, double hi, double *out) {
+bool cli_parse_real(const char *cmd, const char *opt, const char *s,
+                    double lo, double hi, bool open, double *out) {
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi) {
-    cli_usage_error(cmd, "%s wants a number in [%g, %g], not '%s'", opt, lo,
-                    hi, s);
+  if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi ||
+      (open && v == lo)) {
+    cli_usage_error(cmd, "%s wants a number in %s%g, %g], not '%s'", opt,
+                    open ? "(" : "[", lo, hi, s);
     return false;
   }
   *out = v + 0.0; /* -0 is 0: printed as 0 */
   return true;
 }
 
+bool cli_parse_double(const char *cmd, const char *opt, const char *s,
+                      double lo, double hi, double *out) {
+  return cli_parse_real(cmd, opt, s, lo, hi, false, out);
+}
+
 void cli_workload_init(cli_workload_opts *o) {
+  *o = (cli_workload_opts){.idle_restart = false};
   scenario_knobs_init(&o->k);
-  o->window_bytes = -1;
-  o->idle_restart = false;
+}
+
+cli_opt cli_knob_opt(int r, scenario_knobs *k) {
+  static const cli_opt_kind kinds[] = {
+      [WORKLOAD_INT] = CLI_OPT_INT_, [WORKLOAD_BITS] = CLI_OPT_INT_,
+      [WORKLOAD_REAL] = CLI_OPT_REAL_, [WORKLOAD_NAME] = CLI_OPT_NAME_,
+      [WORKLOAD_BOOL] = CLI_OPT_BOOL_};
+  const workload_row *row = &workload_rows[r];
+  return (cli_opt){
+      .kind = row->kind == WORKLOAD_NAME && !row->names ? CLI_OPT_STRING_
+                                                        : kinds[row->kind],
+      .long_name = row->option, .arg = row->arg, .help = row->help,
+      .value = (char *)k + row->knob_at, .lo = row->lo, .hi = row->hi,
+      .open = row->open, .names = row->names};
 }
 
 transport_options cli_transport(const cli_workload_opts *o,
                                 transport_model net) {
   transport_options t = transport_options_default();
   t.model = net;
-  if (o->window_bytes > 0) t.window_bytes = (double)o->window_bytes;
+  if (o->k.window_bytes > 0) t.window_bytes = (double)o->k.window_bytes;
   t.idle_restart = o->idle_restart;
   return t;
 }
 
 /* The layers the workload will have: the knob's, the scenario's, or the
- * model's depth (0 when the model is unknown: models/spec then says so). */
+ * depth of the model (--model's, which takes its depth, or the scenario's;
+ * 0 when the model is unknown: models/spec then says so). */
 static int layers_of(const cli_workload_opts *o, const scenario *s) {
   if (o->k.layers > 0) return (int)o->k.layers;
-  if (s->workload.layers > 0) return s->workload.layers;
-  const spec_model *m = spec_model_find(s->workload.model);
+  if (s->workload.layers > 0 && !o->k.model) return s->workload.layers;
+  const spec_model *m = spec_model_find(o->k.model ? o->k.model
+                                                   : s->workload.model);
   return m ? m->layers : 0;
 }
 
@@ -132,66 +153,61 @@ static int layers_knob(const cli_workload_opts *o, const scenario *s,
                    "%d comma-separated layer counts (no spaces), not '%s'",
                    stages, text);
   err pe = {0};
-  int layers = layers_of(o, s);
-  if (partition_check(*list, n, stages, layers > 0 ? layers : INT_MAX, &pe) &&
-      (layers > 0 || !strstr(pe.msg, "sum to")))
+  int layers = layers_of(o, s); /* 0: unknown, the sum unchecked here */
+  if (partition_check(*list, n, stages, layers, &pe))
     return err_set(e, CLI_ERR_USAGE, "--layers-per-stage %s: %s", text, pe.msg);
   k->layers_per_stage = *list;
   k->nlayers_per_stage = n;
   return ERR_OK;
 }
 
-/* --bandwidth-scale and --latency-scale checked alone against s (a
- * scaled link must stay within trace.h's bounds, as a sweep's keys), as a
- * usage error naming the options. */
-static int scales_knob(const cli_workload_opts *o, const scenario *s, err *e) {
-  if (o->k.bandwidth_scale == 1 && o->k.latency_scale == 1) return ERR_OK;
-  scenario_knobs k;
-  scenario_knobs_init(&k);
-  k.bandwidth_scale = o->k.bandwidth_scale;
-  k.latency_scale = o->k.latency_scale;
-  err se = {0};
-  if (scenario_check_knobs(s, &k, &se) == ERR_OK) return ERR_OK;
-  return err_set(e, CLI_ERR_USAGE, "--bandwidth-scale %g --latency-scale %g: "
-                 "%s", k.bandwidth_scale, k.latency_scale, se.msg);
-}
-
-/* --stages and --replicas against the devices, the layers and the batch:
- * a knob check that passes without them and fails with them is their
- * usage error (CLI_ERR_USAGE, naming them). */
-static int shape_usage(const cli_workload_opts *o, const scenario *s,
-                       const scenario_knobs *k, err *e) {
+/* --stages (or the stages --replicas gives) against the layers, the
+ * model's depth included, which the knobs' own check does not know: a
+ * usage error naming them. */
+static int shape_layers(const cli_workload_opts *o, const scenario *s,
+                        const char *opts, err *e) {
+  const scenario_knobs *k = &o->k;
   if (k->stages <= 0 && k->replicas <= 0) return ERR_OK;
-  char opts[64] = "";
-  if (k->stages > 0) snprintf(opts, sizeof opts, "--stages %ld", k->stages);
-  if (k->replicas > 0)
-    snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "%s--replicas %ld",
-             opts[0] ? " " : "", k->replicas);
   int layers = layers_of(o, s);
   long st = k->stages > 0 ? k->stages
             : s->ndevices % k->replicas ? 0 : s->ndevices / k->replicas;
   if (layers > 0 && st > layers)
     return err_set(e, CLI_ERR_USAGE, "%s: %ld stages for the %d layers: every "
                    "stage holds at least one", opts, st, layers);
-  err pe = {0};
-  if (scenario_check_knobs(s, k, &pe) == ERR_OK) return ERR_OK;
-  scenario_knobs without = *k;
-  without.stages = without.replicas = -1;
-  err qe = {0};
-  if (scenario_check_knobs(s, &without, &qe) != ERR_OK) return ERR_OK;
-  return err_set(e, CLI_ERR_USAGE, "%s: %s", opts, pe.msg);
+  return ERR_OK;
+}
+
+/* A failure of the knobs (ke) as the command line says it: one of the
+ * shape (its field) or of the scales against the links is a usage error
+ * naming the options as given; any other is the knobs' error. */
+static int knob_failure(const cli_workload_opts *o, const char *opts,
+                        const err *ke, err *e) {
+  int f = err_field(ke);
+  if ((f == WORKLOAD_stages || f == WORKLOAD_replicas) && opts[0])
+    return err_set(e, CLI_ERR_USAGE, "%s: %s", opts, ke->msg);
+  if (f == WORKLOAD_bandwidth_scale || f == WORKLOAD_latency_scale)
+    return err_set(e, CLI_ERR_USAGE, "--bandwidth-scale %g --latency-scale "
+                   "%g: %s", o->k.bandwidth_scale, o->k.latency_scale,
+                   ke->msg);
+  return err_set_field(e, f, ke->code, "%s", ke->msg);
 }
 
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
   if (o->params && params_file_apply(o->params, e)) return e ? e->code : 1;
-  if (scales_knob(o, s, e)) return CLI_ERR_USAGE;
+  char opts[64] = ""; /* the shape's options as given */
+  if (o->k.stages > 0) snprintf(opts, sizeof opts, "--stages %ld", o->k.stages);
+  if (o->k.replicas > 0)
+    snprintf(opts + strlen(opts), sizeof opts - strlen(opts),
+             "%s--replicas %ld", opts[0] ? " " : "", o->k.replicas);
   scenario_knobs k = o->k;
-  if (o->grad_bits) k.grad_bits = strtol(o->grad_bits, NULL, 10);
-  if (o->activation_bits) k.activation_bits = strtol(o->activation_bits, NULL, 10);
   int *list = NULL;
   int rc = layers_knob(o, s, &k, &list, e);
-  if (rc == ERR_OK) rc = shape_usage(o, s, &k, e);
-  if (rc == ERR_OK) rc = scenario_apply(s, &k, e);
+  if (rc == ERR_OK) rc = shape_layers(o, s, opts, e);
+  if (rc == ERR_OK) {
+    err ke = {0};
+    if (scenario_apply(s, &k, &ke) != ERR_OK)
+      rc = knob_failure(o, opts, &ke, e);
+  }
   free(list);
   return rc;
 }
@@ -252,9 +268,14 @@ int cli_workload_usage(const char *cmd, const cli_workload_opts *o,
                        const scenario *s) {
   (void)o;
   spec_workload w;
-  err e = {ERR_OK, ""};
-  /* resolve's messages name an option only for DiLoCo's knobs */
-  if (spec_workload_resolve(s, &w, &e) == ERR_OK || !strstr(e.msg, "--"))
+  err e = {0};
+  if (spec_workload_resolve(s, &w, &e) == ERR_OK) return CLI_OK;
+  /* a value an option gave that the workload refuses; a name models/
+   * checks (a model) is refused as a file's would be */
+  int f = err_field(&e);
+  const workload_row *row = f >= 0 ? &workload_rows[f] : NULL;
+  if (!row || s->line[f] != SCENARIO_LINE_KNOB ||
+      (row->kind == WORKLOAD_NAME && !row->names))
     return CLI_OK;
   return cli_usage_error(cmd, "%s", e.msg);
 }
@@ -417,13 +438,6 @@ const char *cli_method_help(void) {
            "megatron: megatron-order's former name)",
            SEARCH_POPULATION, SEARCH_TRIALS);
   return help;
-}
-
-const char *cli_window_help(void) {
-  return "what-if: the TCP window of every socket\n"
-         "(tcp; default: each connection's own, from\n"
-         "its link's window_bytes or flow_gbps, else\n"
-         "its sites' tcp_window_bytes)";
 }
 
 static json_t *json_text(const char *s) {

@@ -117,7 +117,7 @@ int cli_explain_whatifs(const char *cmd, const scenario *s, const char *specs,
   int rc = CLI_OK;
   for (char *save, *t = strtok_r(buf, ";", &save); t && !rc;
        t = strtok_r(NULL, ";", &save)) {
-    err e = {ERR_OK, ""};
+    err e = {0};
     if (sim_whatif_parse(s, t, &v[*n], &e))
       rc = cli_usage_error(cmd, "--what-if %s", e.msg);
     else (*n)++;
@@ -138,7 +138,7 @@ int cli_explain(int argc, char **argv) {
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   char *joined = join_what_ifs(argc, argv);
   if (joined) p.what_if = joined;
-  err e = {ERR_OK, ""};
+  err e = {0};
   alloc *a = NULL;
   sim_whatif *w = NULL;
   int nw = 0;

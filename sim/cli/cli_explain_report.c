@@ -293,7 +293,7 @@ static void print_json(const report *p) {
 int cli_explain_report(const char *cmd, const scenario *s, const alloc *a,
                        const sim_options *o, const cli_explain_opts *eo) {
   report p = {.s = s, .eo = eo};
-  err e = {ERR_OK, ""};
+  err e = {0};
   int rc = sim_whatif_explain(s, a, o, &p.r, &p.cp, &p.ls, &e);
   if (!rc)
     rc = sim_whatif_sensitivities(s, a, o, &p.cp, eo->top, eo->whatifs,

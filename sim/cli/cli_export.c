@@ -157,7 +157,7 @@ static int copy_trace(const scenario *s, const char *out, cli_out *o,
 }
 
 int cli_scenarios_export(const char *name, const char *out) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   scenario *s = scenario_load(name, &e);
   if (!s) return cli_error("%s", e.msg);
   char *trace_name = NULL;
@@ -226,7 +226,7 @@ static void show_tree(const char *path, const json_t *v, const json_t *src) {
 }
 
 int cli_scenarios_show(const char *name) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   scenario *s = scenario_load(name, &e);
   if (!s) return cli_error("%s", e.msg);
   size_t len = 0;

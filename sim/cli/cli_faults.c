@@ -124,7 +124,7 @@ static int faults_synth(int argc, char **argv) {
   faults_args a;
   int rc = synth_args(argc, argv, &a);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
-  err e = {ERR_OK, ""};
+  err e = {0};
   scenario *s = scenario_load(a.file, &e);
   fault_params *p = s ? fault_params_builtin(&e) : NULL;
   if (!p) {
@@ -189,7 +189,7 @@ static int faults_check(int argc, char **argv) {
   a.file = args[0];
   if (!a.scenario)
     return cli_usage_error(CHECK.name, "--scenario S is missing");
-  err e = {ERR_OK, ""};
+  err e = {0};
   scenario *s = scenario_load(a.scenario, &e);
   fault_trace *f = s ? fault_load(a.file, s, &e) : NULL;
   if (!f) rc = cli_error("%s", e.msg);

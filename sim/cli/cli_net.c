@@ -128,7 +128,7 @@ static int parse_args(int argc, char **argv, import_args *a) {
 /* The hosts of the --host options; NULL and the usage error printed. */
 static netimport_hosts *hosts_of(const import_args *a) {
   netimport_hosts *h = netimport_hosts_new();
-  err e = {ERR_OK, ""};
+  err e = {0};
   for (size_t i = 0; i < a->hosts.n; i++)
     if (netimport_hosts_add(h, a->hosts.items[i], &e) != ERR_OK) {
       cli_usage_error(NET_CMD, "--host %s", e.msg);
@@ -343,7 +343,7 @@ static int write_output(const import_args *a, int argc, char **argv,
 
 /* Reads every file into runs (merged); CLI_OK or the error printed. */
 static int read_files(const import_args *a, iperf3_runs *runs, size_t *read) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   for (int i = 0; i < a->nfiles; i++)
     if (iperf3_read(a->files[i], runs, &e) != ERR_OK)
       return cli_error("%s", e.msg);
@@ -360,7 +360,7 @@ static int cli_net_import(int argc, char **argv) {
   int *ends = NULL;
   size_t read = 0;
   json_t *notes = json_array();
-  err e = {ERR_OK, ""};
+  err e = {0};
   int rc = parse_args(argc, argv, &a);
   if (rc) goto done;
   if (!(h = hosts_of(&a))) rc = CLI_USAGE;

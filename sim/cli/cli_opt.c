@@ -104,6 +104,21 @@ static bool set_name(const char *cmd, const char *opt, const cli_opt *o,
   return true;
 }
 
+/* An INT with names (widths: "16", "8") or a BOOL: one of the names, as
+ * the integer it spells, or 1 for "true" and 0 for "false". */
+static bool set_named_number(const char *cmd, const char *opt,
+                             const cli_opt *o, const char *arg) {
+  static const char *const truth[] = {"true", "false", NULL};
+  bool boolean = o->kind == CLI_OPT_BOOL_;
+  int i = -1;
+  cli_opt name = *o;
+  name.kind = CLI_OPT_ENUM_, name.value = &i;
+  if (boolean) name.names = truth;
+  if (!set_name(cmd, opt, &name, arg)) return false;
+  *(long *)o->value = boolean ? i == 0 : strtol(name.names[i], NULL, 10);
+  return true;
+}
+
 /* Checks arg against o and sets o's variable: true, or false with the
  * usage message printed (the variable untouched). */
 static bool set_value(const char *cmd, const cli_opt *o, const char *arg) {
@@ -114,10 +129,12 @@ static bool set_value(const char *cmd, const cli_opt *o, const char *arg) {
     case CLI_OPT_FLAG_: *(bool *)o->value = true; break;
     case CLI_OPT_STRING_: *(const char **)o->value = arg; break;
     case CLI_OPT_INT_:
-      ok = cli_parse_int(cmd, opt, arg, (long)o->lo, (long)o->hi, o->value);
+      ok = o->names ? set_named_number(cmd, opt, o, arg)
+                    : cli_parse_int(cmd, opt, arg, (long)o->lo, (long)o->hi,
+                                    o->value);
       break;
     case CLI_OPT_REAL_:
-      ok = cli_parse_double(cmd, opt, arg, o->lo, o->hi, o->value);
+      ok = cli_parse_real(cmd, opt, arg, o->lo, o->hi, o->open, o->value);
       break;
     case CLI_OPT_NAME_:
     case CLI_OPT_ENUM_: ok = set_name(cmd, opt, o, arg); break;
@@ -127,6 +144,7 @@ static bool set_value(const char *cmd, const cli_opt *o, const char *arg) {
       l->items[l->n++] = arg;
       break;
     }
+    case CLI_OPT_BOOL_: ok = set_named_number(cmd, opt, o, arg); break;
     case CLI_OPT_END_:
     case CLI_OPT_GROUP_:
     case CLI_OPT_HELP_:
@@ -187,6 +205,8 @@ static void label_of(const cli_opt *o, char *buf, size_t size) {
   }
   char names[128] = "";
   if (!o->arg && o->names) names_join(o->names, "|", "|", names, sizeof names);
+  if (!o->arg && o->kind == CLI_OPT_BOOL_)
+    snprintf(names, sizeof names, "true|false");
   const char *arg = o->arg ? o->arg : names;
   int k = snprintf(buf, size, "--%s%s%s", o->long_name, *arg ? " " : "", arg);
   assert(k >= 0 && (size_t)k < size && "a label fits its column");
@@ -250,6 +270,7 @@ static void md_accepts(const cli_opt *o) {
         printf("%s`%s`", i == 0 ? "" : all[i + 1] ? ", " : " or ", all[i]);
       break;
     }
+    case CLI_OPT_BOOL_: printf("`true` or `false`"); break;
     case CLI_OPT_END_:
     case CLI_OPT_GROUP_:
     case CLI_OPT_HELP_:

@@ -27,13 +27,16 @@ typedef enum cli_opt_kind {
                       sets that option's variable, as typed */
   CLI_OPT_FLAG_,   /* no argument: *(bool *)value = true */
   CLI_OPT_STRING_, /* *(const char **)value = the argument */
-  CLI_OPT_INT_,    /* *(long *)value: an integer in [lo, hi] */
-  CLI_OPT_REAL_,   /* *(double *)value: a finite number in [lo, hi] */
+  CLI_OPT_INT_,    /* *(long *)value: an integer in [lo, hi], or with
+                      names one of them (names that spell integers) */
+  CLI_OPT_REAL_,   /* *(double *)value: a finite number in [lo, hi] (in
+                      (lo, hi] when open) */
   CLI_OPT_NAME_,   /* *(const char **)value: one of names */
   CLI_OPT_ENUM_,   /* *(int *)value: the index of one of names, or of also
                       (the index after the last name) */
-  CLI_OPT_LIST_    /* *(cli_opt_list *)value: every use appends its
+  CLI_OPT_LIST_,   /* *(cli_opt_list *)value: every use appends its
                       argument (a repeatable option) */
+  CLI_OPT_BOOL_    /* *(long *)value: 1 for "true", 0 for "false" */
 } cli_opt_kind;
 
 /* What a LIST entry collects: its arguments in the order given (borrowed
@@ -55,6 +58,7 @@ typedef struct cli_opt {
                               first below the label */
   void *value;
   double lo, hi;           /* INT, REAL: the inclusive range */
+  bool open;               /* REAL: lo itself excluded */
   const char *const *names;  /* NAME, ENUM: NULL-terminated */
   const char *also;        /* ENUM: one more accepted name, or NULL */
   const char **text;       /* the argument as typed goes here too, if set */

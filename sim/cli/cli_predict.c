@@ -208,7 +208,7 @@ int cli_predict(int argc, char **argv) {
   predict_args args;
   int rc = parse_args(argc, argv, &args);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
-  err e = {ERR_OK, ""};
+  err e = {0};
   scenario *s = scenario_load(args.scenario, &e);
   cost_ctx *c = NULL;
   cost_scratch *w = NULL;

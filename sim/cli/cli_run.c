@@ -153,7 +153,7 @@ static int study(const char *name, const scenario *s, const run_args *a,
   heard h = {.s = s};
   cli_progress_start(&h.bar, "run", a->quiet);
   study_opts o = {
-      .name = name, .s = s, .knobs = &wo->k, .window_bytes = wo->window_bytes,
+      .name = name, .s = s, .knobs = &wo->k,
       .transport = cli_transport(wo, TRANSPORT_MODEL_DEFAULT),
       .samples = (int)a->samples, .db_path = db_path,
       .run = cli_run_row(argc, argv, s, &cmd),
@@ -200,7 +200,7 @@ int cli_run(int argc, char **argv) {
   run_args a;
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
-  err e = {ERR_OK, ""};
+  err e = {0};
   scenario *s = scenario_load(a.scenario, &e);
   if (!s || cli_workload_apply(&a.wo, s, &e) != ERR_OK ||
       study_check(s, &e) != ERR_OK) {

@@ -111,7 +111,7 @@ int cli_scenarios(int argc, char **argv) {
   int n = 0;
   while (names[n]) n++;
   scenario **all = mem_calloc((size_t)n + 1, sizeof *all);
-  err e = {ERR_OK, ""};
+  err e = {0};
   for (int i = 0; i < n && rc == CLI_OK; i++)
     if (!(all[i] = scenario_load_brief(names[i], &e)))
       rc = cli_error("%s", e.msg);

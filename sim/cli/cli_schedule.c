@@ -15,6 +15,7 @@
 #include "analysis/db.h"
 #include "base/mem.h"
 #include "models/alloc.h"
+#include "models/diloco.h"
 #include "models/spec.h"
 #include "models/cost.h"
 #include "models/partition.h"
@@ -272,7 +273,7 @@ static void print_json(const scenario *s, const search_result *r,
  * written before either is put in place. CLI_OK or the error printed. */
 static int write_outputs(const sched_args *p, const scenario *s,
                          const search_result *r) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   int rc = cli_out_not_db("schedule", p->out, p->db);
   if (!rc) rc = cli_out_not_db("schedule", p->convergence, p->db);
   if (rc) return rc;
@@ -368,17 +369,16 @@ static int shape_args(const sched_args *p, const scenario *s,
                            st * rep, n, s->name);
   a->stages = (int)(st > 0 ? st : 0), a->replicas = (int)(rep > 0 ? rep : 0);
   if (p->dp_auto) {
-    a->inner_steps = (int)(p->wo.k.inner_steps > 0 ? p->wo.k.inner_steps : 0);
-    a->fragments = (int)(p->wo.k.fragments > 0 ? p->wo.k.fragments : 0);
-    a->overlap_steps =
-        (int)(p->wo.k.overlap_steps > 0 ? p->wo.k.overlap_steps : 0);
-    int H = a->inner_steps ? a->inner_steps
-            : s->workload.inner_steps > 0 ? s->workload.inner_steps
-                                          : WORKLOAD_DEFAULT_INNER_STEPS;
-    if (a->fragments > 1 && (layers % a->fragments || H % a->fragments))
+    a->plan = diloco_plan_of_knobs(&p->wo.k);
+    diloco_plan given = diloco_plan_given(&s->workload);
+    int H = a->plan.inner_steps ? a->plan.inner_steps
+            : given.inner_steps > 0 ? given.inner_steps
+                                    : WORKLOAD_DEFAULT_INNER_STEPS;
+    int F = a->plan.fragments;
+    if (F > 1 && (layers % F || H % F))
       return cli_usage_error("schedule", "--fragments %d: streaming DiLoCo's "
                              "fragments divide the %d layers and H = %d",
-                             a->fragments, layers, H);
+                             F, layers, H);
   }
   if (!p->micro_list) return CLI_OK;
   a->nmicro = partition_parse(p->micro_list, a->micro, SHAPE_MAX_MICRO);
@@ -403,11 +403,11 @@ static int shape_only(const sched_args *p) {
 
 /* schedule --shape auto: the knobs but the shape applied, then the search. */
 static int run_shape(sched_args *p, int argc, char **argv) {
-  err e = {ERR_OK, ""};
+  err e = {0};
   cli_workload_opts wo = p->wo;
   wo.k.stages = wo.k.replicas = -1;
   if (p->dp_auto) /* DiLoCo's knobs go to its candidates, not the workload */
-    wo.k.inner_steps = wo.k.fragments = wo.k.overlap_steps = -1;
+    diloco_knobs_clear(&wo.k);
   scenario *s = scenario_load(p->scenario, &e);
   int rc;
   if (!s || cli_workload_apply(&wo, s, &e) != ERR_OK) {
@@ -433,7 +433,7 @@ int cli_schedule(int argc, char **argv) {
   if (!rc && p.shape) rc = run_shape(&p, argc, argv);
   free(args);
   if (rc || p.shape) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
-  err e = {ERR_OK, ""};
+  err e = {0};
   cost_ctx *c = NULL;
   search_result *r = NULL;
   sim_result sr = {0};

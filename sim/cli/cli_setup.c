@@ -16,6 +16,7 @@
 #include "models/partition.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
+#include "traces/scenario_export.h"
 
 /* The workload of s resolved, with its layer split: even, given (a list),
  * or balanced for a (computed into buf, D_pp entries; without a, or when it
@@ -113,6 +114,10 @@ void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
     json_object_set_new(k, "micro_batches_per_pass",
                         json_integer(w.micro_batches_per_pass));
     json_object_set_new(k, "passes", json_integer(w.passes));
+    for (int r = 0; r < WORKLOAD_NFIELDS; r++) /* the other knobs, as set */
+      if (workload_rows[r].target == WORKLOAD_IN_WORKLOAD &&
+          !json_object_get(k, workload_rows[r].key))
+        json_object_set_new(k, workload_rows[r].key, scenario_export_row(s, r));
   }
   free(buf);
   json_object_set_new(o, "workload", k);

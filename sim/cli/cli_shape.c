@@ -119,12 +119,12 @@ static void reproduce(const scenario *s, const shape_config *b,
                            b->fragments);
   int algo = spec_dp_algo_parse(b->dp_algo);
   bool diloco = algo >= 0 && spec_dp_algo_outer((spec_dp_algo)algo);
-  if (diloco && p->inner_steps && at < size)
+  if (diloco && p->plan.inner_steps && at < size)
     at += (size_t)snprintf(buf + at, size - at, "--inner-steps %d ",
-                           p->inner_steps);
-  if (b->fragments && p->overlap_steps && at < size)
+                           p->plan.inner_steps);
+  if (b->fragments && p->plan.overlap && at < size)
     at += (size_t)snprintf(buf + at, size - at, "--overlap-steps %d ",
-                           p->overlap_steps);
+                           p->plan.overlap);
   if (at < size) at += (size_t)snprintf(buf + at, size - at,
                                         "--layers-per-stage ");
   for (int st = 0; st < b->stages && at < size; st++)
@@ -292,8 +292,7 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   o.goal = p->goal;
   o.stages = p->stages, o.replicas = p->replicas;
   o.diloco = p->diloco;
-  o.inner_steps = p->inner_steps, o.fragments = p->fragments;
-  o.overlap_steps = p->overlap_steps;
+  o.plan = p->plan;
   o.t = so->transport;
   o.nmicro = p->nmicro;
   for (int i = 0; i < p->nmicro; i++) o.micro[i] = p->micro[i];
@@ -303,7 +302,7 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   cli_progress_start(&bar, "schedule", p->quiet);
   o.progress = progress, o.progress_ctx = &bar;
   shape_result r = {.best = -1};
-  err e = {ERR_OK, ""};
+  err e = {0};
   double t0 = cli_now_s();
   const char *net = transport_model_name(so->transport.model);
   int rc = shape_search(s, &o, &r, &e);
@@ -321,8 +320,8 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
     rc = cli_db_record(p->db, argc, argv, s, shape_rows, &rows, &e);
   if (rc != ERR_OK) {
     shape_result_free(&r);
-    if (rc == ERR_CONFIG && strstr(e.msg, "divides the batch") &&
-        (p->stages || p->replicas)) /* the fixed part is the cause */
+    if (err_field(&e) == WORKLOAD_batch && (p->stages || p->replicas))
+      /* no shape divides the batch: the fixed part is the cause */
       return cli_usage_error("schedule", "--stages/--replicas %d x %d (0: "
                              "searched): %s", p->stages, p->replicas, e.msg);
     return cli_error("%s", e.msg);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "models/alloc.h"
+#include "models/diloco.h"
 #include "schedules/shape.h"
 #include "sim/sim.h"
 #include "traces/scenario.h"
@@ -14,7 +15,7 @@ typedef struct cli_shape_args {
   shape_goal goal;
   int stages, replicas;     /* > 0: fixed (--stages, --replicas) */
   bool diloco;              /* --dp-algo auto */
-  int inner_steps, fragments, overlap_steps; /* its H, F, tau (0: none) */
+  diloco_plan plan;         /* its H, F, tau (0: none) */
   int micro[SHAPE_MAX_MICRO], nmicro; /* --micro-batches; 0: the default */
   long simulate;            /* --simulate-best; < 0: SHAPE_SIMULATE */
   const char *scenario;     /* as typed, for the reproducing command */

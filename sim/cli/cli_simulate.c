@@ -363,7 +363,7 @@ int cli_simulate(int argc, char **argv) {
   sim_args p;
   int rc = parse_args(argc, argv, &p);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
-  err e = {ERR_OK, ""};
+  err e = {0};
   alloc *a = NULL;
   sim_result r = {0};
   scenario *s = scenario_load(p.scenario, &e), *view = NULL;

@@ -104,7 +104,7 @@ int cli_trace_synth(int argc, char **argv) {
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
 
-  err e = {ERR_OK, ""};
+  err e = {0};
   trace *base = load_base(&a, &e);
   synth_params *p = base ? synth_params_builtin(&e) : NULL;
   if (!p) {

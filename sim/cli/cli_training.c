@@ -38,7 +38,7 @@ int cli_training_usage(const char *cmd, const cli_training_opts *t,
   spec_workload w;
   if (!t->active || spec_workload_resolve(s, &w, NULL) || !spec_is_diloco(&w))
     return CLI_OK;
-  int H = w.inner_steps;
+  int H = w.given.inner_steps;
   if (t->o.iterations % H)
     return cli_usage_error(cmd, "--iterations %d is not a multiple of "
                            "--inner-steps %d: a run of --dp-algo %s counts "

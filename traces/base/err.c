@@ -9,16 +9,41 @@ void err_clear(err *e) {
   if (!e) return;
   e->code = ERR_OK;
   e->msg[0] = '\0';
+  e->field = -1;
+}
+
+__attribute__((format(printf, 4, 0)))
+static int record(err *e, int field, int code, const char *fmt, va_list ap) {
+  if (!e || e->code != ERR_OK) return code;
+  e->code = code;
+  e->field = field;
+  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  return code;
 }
 
 int err_set(err *e, int code, const char *fmt, ...) {
-  if (!e || e->code != ERR_OK) return code;
-  e->code = code;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  record(e, -1, code, fmt, ap);
   va_end(ap);
   return code;
+}
+
+int err_set_field(err *e, int field, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  record(e, field, code, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int err_blame(err *e, int field, int code) {
+  if (e && e->code != ERR_OK) e->field = field;
+  return code;
+}
+
+int err_field(const err *e) {
+  return e && e->code != ERR_OK ? e->field : -1;
 }
 
 const char *err_what(int code) {

@@ -1,7 +1,10 @@
 /* err: error codes for bad input and the message that goes with them.
  * Invariant: an err holds the first failure reported to it; its message
  * already names the file and line ("FILE:LINE: message") where one applies,
- * and the command line prints it once, unchanged. */
+ * and the command line prints it once, unchanged. Its field says which
+ * field of a record the failure is about (for a run's knobs, a row of
+ * traces/workload.h's WORKLOAD_MAP), so that a caller can name it its own
+ * way (an option, a sweep key and its line) without reading the message. */
 #ifndef BASE_ERR_H
 #define BASE_ERR_H
 
@@ -31,16 +34,30 @@ enum {
 typedef struct err {
   int code;               /* ERR_OK or one of ERR_MAP's negative codes */
   char msg[ERR_MSG_MAX];  /* "FILE:LINE: message", or "" when code is OK */
+  int field;              /* the field the failure is about, -1 when none
+                             (meaningful only when code is not OK) */
 } err;
 
 /* Resets e to "no error". e may be NULL. */
 void err_clear(err *e);
 
-/* Records a failure in e (if e holds none yet) and returns code, so callers
- * write `return err_set(e, ERR_PARSE, "%s:%d: bad x", file, line);`.
- * e may be NULL: the code is still returned. */
+/* Records a failure in e (if e holds none yet; its field -1) and returns
+ * code, so callers write `return err_set(e, ERR_PARSE, "%s:%d: bad x",
+ * file, line);`. e may be NULL: the code is still returned. */
 int err_set(err *e, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* err_set naming field as the failure's. */
+int err_set_field(err *e, int field, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Names field as the cause of the failure e holds, which its caller has
+ * just recorded (e may be NULL or hold none: nothing happens); returns
+ * code, for `return err_blame(e, row, rc);`. */
+int err_blame(err *e, int field, int code);
+
+/* The field of e's failure, -1 when none (or no failure). */
+int err_field(const err *e);
 
 /* The short description of a code ("malformed input"). */
 const char *err_what(int code);
