@@ -159,6 +159,7 @@ static void xfer_step(const ctx *c, uint32_t k, int64_t t0, int64_t t1,
   st->bytes = x->bytes;
   sim_flow_bounds b = sim_critpath_bounds(s, c->o, x);
   st->bound_gbps = b.bound_gbps;
+  st->link_gbps = b.link_gbps;
   st->link_latency_s = b.latency_s;
   st->rtt_s = b.rtt_s;
   st->window_bytes = b.window_bytes;
@@ -182,6 +183,76 @@ static void xfer_step(const ctx *c, uint32_t k, int64_t t0, int64_t t1,
     st->cause = span_ns > 0 ? sim_critpath_cause(&b, st->stream_gbps)
                             : SIM_CP_CAUSE_SEND;
   }
+}
+
+/* A transfer on a path between two sites (path shaping): the path, its
+ * span on the wire, its bytes. */
+typedef struct on_path {
+  int path;
+  int64_t w0, w1;
+  double bytes;
+} on_path;
+
+static int on_path_cmp(const void *x, const void *y) {
+  const on_path *a = x, *b = y;
+  if (a->path != b->path) return a->path < b->path ? -1 : 1;
+  return (a->w0 > b->w0) - (a->w0 < b->w0);
+}
+
+/* The n transfers of c on paths into v, by path then start; the count. */
+static size_t on_paths(const ctx *c, uint32_t n, on_path *v) {
+  size_t m = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const sim_task *x = &c->t[i];
+    if (x->kind != SIM_TASK_XFER || c->w0[i] < 0 || c->w1[i] <= c->w0[i])
+      continue;
+    int id = scenario_path(c->s, x->dev, x->dst);
+    if (id >= 0) v[m++] = (on_path){id, c->w0[i], c->w1[i], x->bytes};
+  }
+  qsort(v, m, sizeof *v, on_path_cmp);
+  return m;
+}
+
+/* The mean rate on path id over [a, b) of the m transfers v, each at its
+ * mean rate over its span (sim/linkstats.h's estimate), Gbit/s. */
+static double path_gbps(const on_path *v, size_t m, int id, int64_t a,
+                        int64_t b) {
+  size_t lo = 0, hi = m;
+  while (lo < hi) { /* the path's first transfer */
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid].path < id) lo = mid + 1;
+    else hi = mid;
+  }
+  double bytes = 0;
+  for (size_t i = lo; i < m && v[i].path == id && v[i].w0 < b; i++) {
+    int64_t o0 = v[i].w0 > a ? v[i].w0 : a, o1 = v[i].w1 < b ? v[i].w1 : b;
+    if (o1 > o0)
+      bytes += v[i].bytes * (double)(o1 - o0) / (double)(v[i].w1 - v[i].w0);
+  }
+  return 8 * bytes / (double)(b - a);
+}
+
+/* Under path shaping the flows between two sites share the path: a
+ * transfer step below every bound of its own (SHARED) while its path ran
+ * full over its span (the sum of the flows on it within SIM_CP_BOUND_TOL
+ * of the link's bandwidth) is bound by the link, split between them. */
+static void full_paths(const ctx *c, uint32_t n, sim_cp_step *st, size_t ns) {
+  if (!transport_is_shared(c->o->model) ||
+      !scenario_shaping_shares_paths(c->s->shaping))
+    return;
+  on_path *v = mem_alloc(((size_t)n + 1) * sizeof *v);
+  size_t m = on_paths(c, n, v);
+  for (size_t i = 0; i < ns; i++) {
+    sim_cp_step *x = &st[i];
+    if (x->kind != SIM_TASK_XFER || x->cause != SIM_CP_CAUSE_SHARED) continue;
+    int id = scenario_path(c->s, x->dev, x->dst);
+    int64_t a = c->w0[x->task], b = c->w1[x->task];
+    if (id < 0 || b <= a) continue;
+    x->path_gbps = path_gbps(v, m, id, a, b);
+    if (x->path_gbps >= x->link_gbps * (1 - SIM_CP_BOUND_TOL))
+      x->cause = SIM_CP_CAUSE_LINK;
+  }
+  free(v);
 }
 
 /* The step of task k over [t0, t1] (its end at its trigger `when`). */
@@ -317,6 +388,7 @@ void sim_critpath_build(const sim_graph *g, const scenario *s,
   walk w = {0};
   ctx c = {s, o, t, w0, w1};
   walk_back(&w, &c, n, &p, t0);
+  full_paths(&c, n, w.v, w.n);
   preds_free(&p);
   free(w0), free(w1);
   for (size_t i = 0; i < w.n / 2; i++) { /* into time order */

@@ -51,10 +51,15 @@ extern const char *const sim_cp_class_names[SIM_CP_NCLASSES];
  * ends when its last byte is in the socket buffers, so it may look faster
  * than every bound; what paced it is the stream behind it, and it then
  * takes that stream's cause (the message's mean rate over its own span on
- * the wire: a bound, or SHARED), SEND only when that span is empty. Names
- * are read by scripts: rows are added at the end, never renamed. */
+ * the wire: a bound, or SHARED), SEND only when that span is empty. Under
+ * path shaping the flows between two sites share one path: a flow below
+ * its own bounds while the path ran full over its span (every flow on it
+ * at their mean rates, within SIM_CP_BOUND_TOL of the link's bandwidth) is
+ * LINK, the link split between them. Names are read by scripts: rows are
+ * added at the end, never renamed. */
 #define SIM_CP_CAUSE_MAP(X)                                              \
-  X(LINK, "link")        /* the site pair's bandwidth (egress shaper) */ \
+  X(LINK, "link")        /* the site pair's bandwidth (tc: the sender's \
+                            egress shaper; path: the path, shared) */   \
   X(NIC, "nic")          /* a NIC's capacity, sender's or receiver's */  \
   X(FLOWCAP, "flow-cap") /* the network's cap per TCP flow */            \
   X(WINDOW, "window")    /* tcp: sockets x window / RTT */              \
@@ -114,6 +119,10 @@ typedef struct sim_cp_step {
   double stream_gbps;  /* transfer: its mean rate over its whole span on
                           the wire (sim/linkstats.h), what its stream ran at */
   double bound_gbps;   /* transfer: the least bound (sim_flow_bounds) */
+  double link_gbps;    /* transfer: its link's bandwidth at its start */
+  double path_gbps;    /* transfer, path shaping, between sites: the mean
+                          rate of every flow on its path over its span when
+                          its own bounds did not hold it (0: not asked) */
   double latency_s;    /* transfer: one-way latency inside the step (0 for
                           a send's step: it ends before the bytes arrive) */
   double link_latency_s, rtt_s; /* transfer: its link's one-way latency

@@ -240,25 +240,31 @@ Test(critpath, causes) {
   cr_assert_str_eq(sim_cp_phase_names[SIM_CP_DP], "dp-sync");
 }
 
-/* Two sites of one V100 each, path shaping, 1.45 MB hosts and one socket
- * per connection (a newcomer's hosts), a 45 ms, 10 Gbit/s link between
- * them with `keys` added (e.g. a loss), a 2-stage pipeline across it. */
-static scenario *wan_scenario(const char *name, const char *keys) {
+/* Two sites of R V100 each, path shaping, 1.45 MB hosts and one socket
+ * per connection (a newcomer's hosts), a 45 ms link of bw Gbit/s between
+ * them with `keys` added (e.g. a loss), R 2-stage pipelines across it. */
+static scenario *wan_scenario_of(const char *name, const char *keys, int R,
+                                 double bw) {
   char json[2048];
   snprintf(json, sizeof json,
            "{\"name\": \"%s\", \"sites\": ["
-           "{\"name\": \"east\", \"devices\": 1, \"gpu\": \"V100\", "
+           "{\"name\": \"east\", \"devices\": %d, \"gpu\": \"V100\", "
            "\"tcp_window_bytes\": 1.45e6, \"nccl_sockets\": 1}, "
-           "{\"name\": \"west\", \"devices\": 1, \"gpu\": \"V100\", "
+           "{\"name\": \"west\", \"devices\": %d, \"gpu\": \"V100\", "
            "\"tcp_window_bytes\": 1.45e6, \"nccl_sockets\": 1}], "
            "\"network\": {\"shaping\": \"path\", \"latency_ms\": 1, "
            "\"bandwidth_gbps\": 10, \"links\": [{\"between\": [\"east\", "
-           "\"west\"], \"latency_ms\": 45, \"bandwidth_gbps\": 10%s}]}, "
+           "\"west\"], \"latency_ms\": 45, \"bandwidth_gbps\": %g%s}]}, "
            "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": "
-           "4, \"micro_batch\": 1, \"stages\": 2, \"replicas\": 1}}",
-           name, keys);
+           "%d, \"micro_batch\": 1, \"stages\": 2, \"replicas\": %d}}",
+           name, R, R, bw, keys, 4 * R, R);
   return support_scenario(
       support_write_file(support_path("%s.json", name), json));
+}
+
+/* One pipeline over a 10 Gbit/s link. */
+static scenario *wan_scenario(const char *name, const char *keys) {
+  return wan_scenario_of(name, keys, 1, 10);
 }
 
 /* The WAN steps of cp: each names `want`, sends included (their stream's
@@ -279,34 +285,61 @@ static int wan_causes(const sim_critpath *cp, sim_cp_cause want) {
   return n;
 }
 
+/* A run of a WAN case under tcp, explained. */
+typedef struct wan_run {
+  scenario *s;
+  alloc *a;
+  sim_options o;
+  sim_result r;
+  sim_critpath cp;
+} wan_run;
+
+static void wan_explain(wan_run *w, scenario *s, alloc *a) {
+  *w = (wan_run){.s = s, .a = a, .o = sim_options_default()};
+  explain(s, a, &w->o, &w->r, &w->cp);
+}
+
+/* The sensitivities of w's top resource (free). */
+static sim_sensitivity *wan_sens(const wan_run *w, int *n) {
+  sim_sensitivity *v;
+  err e = {0};
+  cr_assert_eq(sim_whatif_sensitivities(w->s, w->a, &w->o, &w->cp, 1, NULL, 0,
+                                        w->r.iteration_s, &v, n, &e),
+               ERR_OK, "%s", e.msg);
+  return v;
+}
+
+/* Every WAN step of w bound at gbps. */
+static void wan_bounds(const wan_run *w, double gbps, const char *what) {
+  for (size_t i = 0; i < w->cp.nsteps; i++)
+    if (w->cp.steps[i].cls == SIM_CP_WAN)
+      cr_assert_float_eq(w->cp.steps[i].bound_gbps, gbps, 1e-9 * gbps, "%s",
+                         what);
+}
+
+static void wan_free(wan_run *w) {
+  sim_critpath_free(&w->cp);
+  sim_result_free(&w->r);
+  alloc_free(w->a);
+  scenario_free(w->s);
+}
+
 /* A window-bound WAN: every step across names `window` (the sends too,
  * which end in the socket buffers: before, `send-buffer`), its bound is
  * one window per RTT, and the window's fixes rank above bandwidth x2,
  * which gains nothing. */
 Test(critpath, window_bound_names_window_and_ranks_its_fixes) {
-  scenario *s = wan_scenario("newcomer", "");
-  alloc *a = identity(1, 2);
-  sim_options o = sim_options_default();
-  sim_result r;
-  sim_critpath cp;
-  explain(s, a, &o, &r, &cp);
+  wan_run w;
+  wan_explain(&w, wan_scenario("newcomer", ""), identity(1, 2));
   int sends = 0;
-  for (size_t i = 0; i < cp.nsteps; i++)
-    sends += cp.steps[i].send && cp.steps[i].cls == SIM_CP_WAN;
+  for (size_t i = 0; i < w.cp.nsteps; i++)
+    sends += w.cp.steps[i].send && w.cp.steps[i].cls == SIM_CP_WAN;
   cr_assert_gt(sends, 0, "sends are on the path");
-  cr_assert_gt(wan_causes(&cp, SIM_CP_CAUSE_WINDOW), sends);
-  for (size_t i = 0; i < cp.nsteps; i++)
-    if (cp.steps[i].cls == SIM_CP_WAN)
-      cr_assert_float_eq(cp.steps[i].bound_gbps, 8 * 1.45e6 / 0.09e9, 1e-12,
-                         "one 1.45 MB window per 90 ms");
-  cr_assert_eq(sim_critpath_link_cause(&cp.links[0]), SIM_CP_CAUSE_WINDOW);
-  sim_sensitivity *v;
-  int n;
-  err e = {0};
-  cr_assert_eq(sim_whatif_sensitivities(s, a, &o, &cp, 1, NULL, 0,
-                                        r.iteration_s, &v, &n, &e),
-               ERR_OK, "%s", e.msg);
-  int bw2 = -1, window = -1, sockets = -1, flow = -1;
+  cr_assert_gt(wan_causes(&w.cp, SIM_CP_CAUSE_WINDOW), sends);
+  wan_bounds(&w, 8 * 1.45e6 / 0.09e9, "one 1.45 MB window per 90 ms");
+  cr_assert_eq(sim_critpath_link_cause(&w.cp.links[0]), SIM_CP_CAUSE_WINDOW);
+  int n, bw2 = -1, window = -1, sockets = -1, flow = -1;
+  sim_sensitivity *v = wan_sens(&w, &n);
   for (int i = 0; i < n; i++) {
     const char *l = v[i].w.label;
     if (strstr(l, ":bw=2")) bw2 = i;
@@ -319,58 +352,42 @@ Test(critpath, window_bound_names_window_and_ranks_its_fixes) {
   cr_assert_str_eq(v[window].w.label, "link:east>west:window=112500000",
                    "the path's bandwidth-delay product, 10 Gbit/s x 90 ms: %s",
                    v[window].w.label);
+  double base = w.r.iteration_s;
   cr_assert_lt(window, bw2, "a window what-if ranks above bandwidth x2");
-  cr_assert_gt(v[window].gain_s, 0.25 * r.iteration_s);
-  cr_assert_lt(fabs(v[bw2].gain_s), 1e-3 * r.iteration_s, "bw x2: ~0");
-  cr_assert_gt(v[sockets].gain_s, v[bw2].gain_s + 0.05 * r.iteration_s);
-  cr_assert_gt(v[flow].gain_s, v[bw2].gain_s + 0.05 * r.iteration_s);
+  cr_assert_gt(v[window].gain_s, 0.25 * base);
+  cr_assert_lt(fabs(v[bw2].gain_s), 1e-3 * base, "bw x2: ~0");
+  cr_assert_gt(v[sockets].gain_s, v[bw2].gain_s + 0.05 * base);
+  cr_assert_gt(v[flow].gain_s, v[bw2].gain_s + 0.05 * base);
   free(v);
-  sim_critpath_free(&cp);
-  sim_result_free(&r);
-  alloc_free(a);
-  scenario_free(s);
+  wan_free(&w);
 }
 
 /* A lossy WAN: the loss bound (Padhye) holds each socket below its window,
  * and the steps name `loss`; more sockets help, a larger window is not
  * offered (it would not). */
 Test(critpath, loss_bound_names_loss) {
-  scenario *s = wan_scenario("lossy", ", \"loss\": 0.01");
-  alloc *a = identity(1, 2);
-  sim_options o = sim_options_default();
-  sim_result r;
-  sim_critpath cp;
-  explain(s, a, &o, &r, &cp);
-  cr_assert_gt(wan_causes(&cp, SIM_CP_CAUSE_LOSS), 0);
+  wan_run w;
+  wan_explain(&w, wan_scenario("lossy", ", \"loss\": 0.01"), identity(1, 2));
+  cr_assert_gt(wan_causes(&w.cp, SIM_CP_CAUSE_LOSS), 0);
   double rtt = 0.09, p = 0.01;
   double padhye = 1448 / (rtt * sqrt(2 * p / 3) +
                           (rtt + 0.2) * fmin(1, 3 * sqrt(3 * p / 8)) * p *
                               (1 + 32 * p * p));
-  for (size_t i = 0; i < cp.nsteps; i++)
-    if (cp.steps[i].cls == SIM_CP_WAN)
-      cr_assert_float_eq(cp.steps[i].bound_gbps, 8 * padhye * 1e-9,
-                         1e-9 * padhye, "one socket at the loss bound");
-  sim_sensitivity *v;
+  wan_bounds(&w, 8 * padhye * 1e-9, "one socket at the loss bound");
   int n;
-  err e = {0};
-  cr_assert_eq(sim_whatif_sensitivities(s, a, &o, &cp, 1, NULL, 0,
-                                        r.iteration_s, &v, &n, &e),
-               ERR_OK, "%s", e.msg);
+  sim_sensitivity *v = wan_sens(&w, &n);
   bool sockets = false;
   for (int i = 0; i < n; i++) {
     cr_assert_null(strstr(v[i].w.label, "window="), "%s", v[i].w.label);
     cr_assert_null(strstr(v[i].w.label, "flow="), "%s", v[i].w.label);
     if (strstr(v[i].w.label, "site:west:sockets=2")) {
       sockets = true;
-      cr_assert_gt(v[i].gain_s, 0.1 * r.iteration_s, "two loss bounds");
+      cr_assert_gt(v[i].gain_s, 0.1 * w.r.iteration_s, "two loss bounds");
     }
   }
   cr_assert(sockets);
   free(v);
-  sim_critpath_free(&cp);
-  sim_result_free(&r);
-  alloc_free(a);
-  scenario_free(s);
+  wan_free(&w);
 }
 
 /* `geodes explain` on the window-bound WAN: the table names the window and
@@ -408,4 +425,27 @@ Test(critpath, explain_cli_window_bound) {
   for (size_t i = 0; i < sizeof want / sizeof *want; i++)
     cr_assert(strstr(r.out, want[i]), "%s in %s", want[i], r.out);
   support_run_clear(&r);
+}
+
+/* Two pipelines east -> west over one path of 0.2 Gbit/s, less than their
+ * two windows' 2 x 0.129: each flow stays below its own bounds, the path
+ * runs full, and the steps across name `link` with the path's rate. */
+Test(critpath, full_path_names_link) {
+  char text[] = "{\"pipelines\": [[0, 2], [1, 3]]}";
+  err e = {0};
+  alloc *a = alloc_parse(text, strlen(text), "alloc", 2, 2, 4, &e);
+  cr_assert_not_null(a, "%s", e.msg);
+  wan_run w;
+  wan_explain(&w, wan_scenario_of("full", "", 2, 0.2), a);
+  int full = 0;
+  for (size_t i = 0; i < w.cp.nsteps; i++) {
+    const sim_cp_step *x = &w.cp.steps[i];
+    if (x->cls != SIM_CP_WAN || x->cause != SIM_CP_CAUSE_LINK) continue;
+    cr_assert_lt(x->stream_gbps, 0.99 * x->bound_gbps, "below its window");
+    cr_assert_float_eq(x->path_gbps, 0.2, 0.02 * 0.2, "the path full");
+    full++;
+  }
+  cr_assert_gt(full, 0, "steps bound by the shared path");
+  cr_assert_eq(sim_critpath_link_cause(&w.cp.links[0]), SIM_CP_CAUSE_LINK);
+  wan_free(&w);
 }

@@ -109,6 +109,13 @@ static void cause_text(const sim_cp_step *x, char *buf, size_t n) {
                x->bound_gbps, 8 * x->sockets * x->window_bytes / x->rtt_s * 1e-9);
       break;
     case SIM_CP_CAUSE_LINK:
+      if (x->path_gbps > 0) { /* a path shared by its flows, full */
+        snprintf(buf, n, "%s: the path's %.4g Gbit/s, its flows together "
+                 "at %.4g", name, x->link_gbps, x->path_gbps);
+        break;
+      }
+      snprintf(buf, n, "%s: %.4g Gbit/s", name, x->link_gbps);
+      break;
     case SIM_CP_CAUSE_NIC:
     case SIM_CP_CAUSE_FLOWCAP:
       snprintf(buf, n, "%s: %.4g Gbit/s", name, x->bound_gbps);
@@ -262,6 +269,9 @@ static void json_step_bounds(json_t *o, const sim_cp_step *x) {
   json_object_set_new(o, "send", json_boolean(x->send));
   json_object_set_new(o, "stream_gbps", cli_json_number(x->stream_gbps));
   json_object_set_new(o, "bound_gbps", cli_json_number(x->bound_gbps));
+  json_object_set_new(o, "link_gbps", cli_json_number(x->link_gbps));
+  if (x->path_gbps > 0)
+    json_object_set_new(o, "path_gbps", cli_json_number(x->path_gbps));
   json_object_set_new(o, "link_latency_s", cli_json_number(x->link_latency_s));
   json_object_set_new(o, "rtt_s", cli_json_number(x->rtt_s));
   json_object_set_new(o, "window_bytes", cli_json_number(x->window_bytes));
