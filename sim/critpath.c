@@ -38,30 +38,39 @@ sim_flow_bounds sim_critpath_bounds(const scenario *s,
   trace_value back = scenario_link(s, b, a, at);
   const scenario_site *sa = &s->sites[s->device_site[a]];
   const scenario_site *sb = &s->sites[s->device_site[b]];
+  double rtt_ns = 1e6 * (v.latency_ms + back.latency_ms);
+  int nsock = transport_sockets_dealt(t->channels, sb->nccl_sockets, t->bytes);
   sim_flow_bounds r = {.link_gbps = v.bandwidth_gbps, .nic_gbps = INFINITY,
                        .flowcap_gbps = INFINITY, .window_gbps = INFINITY,
-                       .latency_s = v.latency_ms * 1e-3};
+                       .loss_gbps = INFINITY, .latency_s = v.latency_ms * 1e-3,
+                       .rtt_s = rtt_ns * 1e-9, .sockets = nsock};
   bool wire = !same_nic(s, a, b); /* not NVLink inside an instance */
-  int nsock = transport_sockets_dealt(t->channels, sb->nccl_sockets, t->bytes);
   if (transport_is_shared(o->model) && wire) {
     r.nic_gbps = fmin(gbps_or_inf(sa->nic_gbps), gbps_or_inf(sb->nic_gbps));
     r.flowcap_gbps =
         nsock * fmin(gbps_or_inf(sa->flow_gbps), gbps_or_inf(sb->flow_gbps));
   }
   /* net_tcp.c: a window per socket per round trip, wire or not, once the
-   * round trip is at least a ns (the connection's, on a lossy path its
-   * loss bound's) */
-  double rtt_ns = 1e6 * (v.latency_ms + back.latency_ms);
-  transport_path tp = transport_site_path(o, s, s->device_site[a],
-                                          s->device_site[b], &v, rtt_ns * 1e-9);
-  if (transport_is_windowed(o->model) && rtt_ns >= 1)
-    r.window_gbps = 8 * nsock * tp.cwnd_max / rtt_ns;
-  const double g[] = {r.link_gbps, r.nic_gbps, r.flowcap_gbps, r.window_gbps};
+   * round trip is at least a ns (the connection's cwnd_max: its window, or
+   * on a lossy path its loss bound when that is less) */
+  if (transport_is_windowed(o->model)) {
+    transport_path tp = transport_site_path(o, s, s->device_site[a],
+                                            s->device_site[b], &v, r.rtt_s);
+    r.window_bytes = tp.window;
+    r.cwnd_bytes = tp.cwnd_max;
+    if (rtt_ns >= 1) {
+      r.window_gbps = 8 * nsock * tp.window / rtt_ns;
+      if (tp.cwnd_max < tp.window) r.loss_gbps = 8 * nsock * tp.cwnd_max / rtt_ns;
+    }
+  }
+  const double g[] = {r.link_gbps, r.nic_gbps, r.flowcap_gbps, r.window_gbps,
+                      r.loss_gbps};
   const sim_cp_cause c[] = {SIM_CP_CAUSE_LINK, SIM_CP_CAUSE_NIC,
-                            SIM_CP_CAUSE_FLOWCAP, SIM_CP_CAUSE_WINDOW};
+                            SIM_CP_CAUSE_FLOWCAP, SIM_CP_CAUSE_WINDOW,
+                            SIM_CP_CAUSE_LOSS};
   r.bound_gbps = g[0];
   r.least = c[0];
-  for (int i = 1; i < 4; i++)
+  for (int i = 1; i < 5; i++)
     if (g[i] < r.bound_gbps) r.bound_gbps = g[i], r.least = c[i];
   return r;
 }
@@ -134,7 +143,7 @@ typedef struct ctx {
   const scenario *s;
   const transport_options *o;
   const sim_task *t;
-  const int64_t *w0;
+  const int64_t *w0, *w1;
 } ctx;
 
 /* The transfer part of step st of task k over [t0, t1]: its sites, class,
@@ -149,18 +158,101 @@ static void xfer_step(const ctx *c, uint32_t k, int64_t t0, int64_t t1,
   st->cls = st->src_site == st->dst_site ? SIM_CP_LAN : SIM_CP_WAN;
   st->bytes = x->bytes;
   sim_flow_bounds b = sim_critpath_bounds(s, c->o, x);
+  st->bound_gbps = b.bound_gbps;
+  st->link_gbps = b.link_gbps;
+  st->link_latency_s = b.latency_s;
+  st->rtt_s = b.rtt_s;
+  st->window_bytes = b.window_bytes;
+  st->sockets = b.sockets;
   int64_t w0 = c->w0[k] > t0 ? (c->w0[k] < t1 ? c->w0[k] : t1) : t0;
   st->queue_s = (double)(w0 - t0) * 1e-9;
   double wire_ns = (double)(t1 - w0);
+  st->send = when == SIM_ON_LEFT;
   if (when == SIM_ON_DONE) {
     st->latency_s = b.latency_s;
     wire_ns -= llround(b.latency_s * 1e9);
   }
   st->rate_gbps = wire_ns > 0 ? 8 * x->bytes / wire_ns : INFINITY;
+  double span_ns = (double)(c->w1[k] - c->w0[k]);
+  st->stream_gbps = span_ns > 0 ? 8 * x->bytes / span_ns : st->rate_gbps;
   st->cause = sim_critpath_cause(&b, st->rate_gbps);
   if (when == SIM_ON_LEFT &&
-      st->rate_gbps > b.bound_gbps * (1 + SIM_CP_BOUND_TOL))
-    st->cause = SIM_CP_CAUSE_SEND;
+      st->rate_gbps > b.bound_gbps * (1 + SIM_CP_BOUND_TOL)) {
+    /* the send ended as its bytes entered the buffers: what paced them
+     * there is its stream, at a bound or shared */
+    st->cause = span_ns > 0 ? sim_critpath_cause(&b, st->stream_gbps)
+                            : SIM_CP_CAUSE_SEND;
+  }
+}
+
+/* A transfer on a path between two sites (path shaping): the path, its
+ * span on the wire, its bytes. */
+typedef struct on_path {
+  int path;
+  int64_t w0, w1;
+  double bytes;
+} on_path;
+
+static int on_path_cmp(const void *x, const void *y) {
+  const on_path *a = x, *b = y;
+  if (a->path != b->path) return a->path < b->path ? -1 : 1;
+  return (a->w0 > b->w0) - (a->w0 < b->w0);
+}
+
+/* The n transfers of c on paths into v, by path then start; the count. */
+static size_t on_paths(const ctx *c, uint32_t n, on_path *v) {
+  size_t m = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const sim_task *x = &c->t[i];
+    if (x->kind != SIM_TASK_XFER || c->w0[i] < 0 || c->w1[i] <= c->w0[i])
+      continue;
+    int id = scenario_path(c->s, x->dev, x->dst);
+    if (id >= 0) v[m++] = (on_path){id, c->w0[i], c->w1[i], x->bytes};
+  }
+  qsort(v, m, sizeof *v, on_path_cmp);
+  return m;
+}
+
+/* The mean rate on path id over [a, b) of the m transfers v, each at its
+ * mean rate over its span (sim/linkstats.h's estimate), Gbit/s. */
+static double path_gbps(const on_path *v, size_t m, int id, int64_t a,
+                        int64_t b) {
+  size_t lo = 0, hi = m;
+  while (lo < hi) { /* the path's first transfer */
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid].path < id) lo = mid + 1;
+    else hi = mid;
+  }
+  double bytes = 0;
+  for (size_t i = lo; i < m && v[i].path == id && v[i].w0 < b; i++) {
+    int64_t o0 = v[i].w0 > a ? v[i].w0 : a, o1 = v[i].w1 < b ? v[i].w1 : b;
+    if (o1 > o0)
+      bytes += v[i].bytes * (double)(o1 - o0) / (double)(v[i].w1 - v[i].w0);
+  }
+  return 8 * bytes / (double)(b - a);
+}
+
+/* Under path shaping the flows between two sites share the path: a
+ * transfer step below every bound of its own (SHARED) while its path ran
+ * full over its span (the sum of the flows on it within SIM_CP_BOUND_TOL
+ * of the link's bandwidth) is bound by the link, split between them. */
+static void full_paths(const ctx *c, uint32_t n, sim_cp_step *st, size_t ns) {
+  if (!transport_is_shared(c->o->model) ||
+      !scenario_shaping_shares_paths(c->s->shaping))
+    return;
+  on_path *v = mem_alloc(((size_t)n + 1) * sizeof *v);
+  size_t m = on_paths(c, n, v);
+  for (size_t i = 0; i < ns; i++) {
+    sim_cp_step *x = &st[i];
+    if (x->kind != SIM_TASK_XFER || x->cause != SIM_CP_CAUSE_SHARED) continue;
+    int id = scenario_path(c->s, x->dev, x->dst);
+    int64_t a = c->w0[x->task], b = c->w1[x->task];
+    if (id < 0 || b <= a) continue;
+    x->path_gbps = path_gbps(v, m, id, a, b);
+    if (x->path_gbps >= x->link_gbps * (1 - SIM_CP_BOUND_TOL))
+      x->cause = SIM_CP_CAUSE_LINK;
+  }
+  free(v);
 }
 
 /* The step of task k over [t0, t1] (its end at its trigger `when`). */
@@ -250,6 +342,7 @@ static void fold(sim_critpath *cp, const scenario *s) {
       case SIM_TASK_XFER: {
         sim_cp_link *e = &l[x->src_site * ns + x->dst_site];
         e->seconds += sec, e->bytes += x->bytes, e->steps++;
+        e->cause_s[x->cause] += sec;
         break;
       }
       case SIM_TASK_COMPUTE: /* GPU work, not a fixed host cost */
@@ -293,8 +386,9 @@ void sim_critpath_build(const sim_graph *g, const scenario *s,
   int64_t *w1 = mem_alloc(((size_t)n + 1) * sizeof *w1);
   sim_linkstats_wire(s, t, n, w0, w1);
   walk w = {0};
-  ctx c = {s, o, t, w0};
+  ctx c = {s, o, t, w0, w1};
   walk_back(&w, &c, n, &p, t0);
+  full_paths(&c, n, w.v, w.n);
   preds_free(&p);
   free(w0), free(w1);
   for (size_t i = 0; i < w.n / 2; i++) { /* into time order */
@@ -308,6 +402,13 @@ void sim_critpath_build(const sim_graph *g, const scenario *s,
   assert(w.v[0].t0 == t0);
   for (size_t i = 1; i < w.n; i++) assert(w.v[i].t0 == w.v[i - 1].t1);
   fold(out, s);
+}
+
+sim_cp_cause sim_critpath_link_cause(const sim_cp_link *l) {
+  int best = 0;
+  for (int c = 1; c < SIM_CP_NCAUSES; c++)
+    if (l->cause_s[c] > l->cause_s[best]) best = c;
+  return (sim_cp_cause)best;
 }
 
 void sim_critpath_free(sim_critpath *cp) {

@@ -11,9 +11,11 @@
 #ifndef SIM_CRITPATH_H
 #define SIM_CRITPATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/names.h"
 #include "models/transport.h"
 #include "sim/graph.h"
 #include "traces/scenario.h"
@@ -45,18 +47,32 @@ extern const char *const sim_cp_class_names[SIM_CP_NCLASSES];
 /* Why a transfer ran at the rate it did: the bound its mean rate on the
  * wire reached (within SIM_CP_BOUND_TOL), or SHARED when it stayed below
  * every bound (it shared a resource with other flows, queued behind
- * earlier messages on its connection or was in slow start). */
+ * earlier messages on its connection or was in slow start). A send's step
+ * ends when its last byte is in the socket buffers, so it may look faster
+ * than every bound; what paced it is the stream behind it, and it then
+ * takes that stream's cause (the message's mean rate over its own span on
+ * the wire: a bound, or SHARED), SEND only when that span is empty. Under
+ * path shaping the flows between two sites share one path: a flow below
+ * its own bounds while the path ran full over its span (every flow on it
+ * at their mean rates, within SIM_CP_BOUND_TOL of the link's bandwidth) is
+ * LINK, the link split between them. Names are read by scripts: rows are
+ * added at the end, never renamed. */
 #define SIM_CP_CAUSE_MAP(X)                                              \
-  X(LINK, "link")        /* the site pair's bandwidth (egress shaper) */ \
+  X(LINK, "link")        /* the site pair's bandwidth (tc: the sender's \
+                            egress shaper; path: the path, shared) */   \
   X(NIC, "nic")          /* a NIC's capacity, sender's or receiver's */  \
   X(FLOWCAP, "flow-cap") /* the network's cap per TCP flow */            \
   X(WINDOW, "window")    /* tcp: sockets x window / RTT */              \
   X(SHARED, "shared")    /* below every bound */                         \
   X(SEND, "send-buffer") /* a send's step (it ends when its bytes are   \
                             in the socket buffers) faster than every    \
-                            bound: the buffers had room */
+                            bound, with no span on the wire to judge    \
+                            its stream by: the buffers had room */       \
+  X(LOSS, "loss")        /* tcp on a lossy link: sockets x the loss     \
+                            bound (Padhye) below the window */
 #define SIM_CP_CAUSE_ENUM_(id, name) SIM_CP_CAUSE_##id,
-typedef enum sim_cp_cause { SIM_CP_CAUSE_MAP(SIM_CP_CAUSE_ENUM_) SIM_CP_NCAUSES } sim_cp_cause;
+typedef enum sim_cp_cause { SIM_CP_CAUSE_MAP(SIM_CP_CAUSE_ENUM_) } sim_cp_cause;
+enum { SIM_CP_NCAUSES = 0 SIM_CP_CAUSE_MAP(NAMES_COUNT_ROW) };
 extern const char *const sim_cp_cause_names[SIM_CP_NCAUSES];
 
 /* A mean rate counts as at a bound when within this fraction of it. */
@@ -65,8 +81,16 @@ extern const char *const sim_cp_cause_names[SIM_CP_NCAUSES];
 /* What bounds one transfer's rate under the scenario and transport: each
  * bound in Gbit/s (INFINITY: none) and the least of them. */
 typedef struct sim_flow_bounds {
-  double link_gbps, nic_gbps, flowcap_gbps, window_gbps;
+  double link_gbps, nic_gbps, flowcap_gbps;
+  double window_gbps; /* tcp: sockets x window / RTT */
+  double loss_gbps;   /* tcp: sockets x cwnd_max / RTT when the loss bound
+                         holds cwnd_max below the window; else INFINITY */
   double latency_s;   /* one-way, at the transfer's start */
+  double rtt_s;       /* there and back */
+  double window_bytes, cwnd_bytes; /* per socket: the connection's window
+                         and what its sockets grow to (transport_path_of);
+                         0 when the model has no window */
+  int sockets;        /* the sockets the message is dealt over */
   double bound_gbps;  /* the least bound */
   sim_cp_cause least; /* which one it is */
 } sim_flow_bounds;
@@ -92,7 +116,22 @@ typedef struct sim_cp_step {
   int64_t t0, t1;      /* the part of the task on the path */
   double bytes;        /* transfer */
   double rate_gbps;    /* transfer: mean rate on the wire over the step */
-  double latency_s;    /* transfer: one-way latency inside the step */
+  double stream_gbps;  /* transfer: its mean rate over its whole span on
+                          the wire (sim/linkstats.h), what its stream ran at */
+  double bound_gbps;   /* transfer: the least bound (sim_flow_bounds) */
+  double link_gbps;    /* transfer: its link's bandwidth at its start */
+  double path_gbps;    /* transfer, path shaping, between sites: the mean
+                          rate of every flow on its path over its span when
+                          its own bounds did not hold it (0: not asked) */
+  double latency_s;    /* transfer: one-way latency inside the step (0 for
+                          a send's step: it ends before the bytes arrive) */
+  double link_latency_s, rtt_s; /* transfer: its link's one-way latency
+                          and round trip at its start */
+  double window_bytes; /* transfer: its connection's window per socket
+                          (tcp; 0 otherwise) */
+  int sockets;         /* transfer: the sockets it is dealt over */
+  bool send;           /* transfer: the step ends as its last byte enters
+                          the socket buffers (a send), not at its arrival */
   double queue_s;      /* transfer: waiting behind the messages before it
                           on its connection (sim/linkstats.h's wire span) */
 } sim_cp_step;
@@ -102,7 +141,11 @@ typedef struct sim_cp_link {
   int src_site, dst_site;
   double seconds, bytes;
   int steps;
+  double cause_s[SIM_CP_NCAUSES]; /* its seconds by the steps' cause */
 } sim_cp_link;
+
+/* The cause that holds link l longest on the path (the first of equals). */
+sim_cp_cause sim_critpath_link_cause(const sim_cp_link *l);
 typedef struct sim_cp_device {
   int dev;
   double seconds;

@@ -4,12 +4,14 @@
  * value, runs sim_run on it, and frees the copies. */
 #include "sim/whatif.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/mem.h"
+#include "models/params.h"
 #include "models/spec.h"
 
 /* A factor "F" (the whole of text, finite, > 0). */
@@ -68,7 +70,41 @@ static int parse_pair(const scenario *s, const char *spec, const char *p,
   return ERR_OK;
 }
 
-/* "bw=F,lat=F" into w's scales. */
+/* The row of TRACE_PATH_MAP that names field key. */
+static int path_key(const char *key) {
+  for (int k = 0; k < TRACE_NPATH_KEYS; k++)
+    if (!strcmp(trace_path_keys[k].name, key)) return k;
+  return -1;
+}
+
+/* A value of path key `key` (the whole of text, within the loader's
+ * bounds), named `what` in a message. */
+static int parse_path_value(const char *text, const char *spec,
+                            const char *what, const char *key, double *out,
+                            err *e) {
+  int k = path_key(key);
+  char *end;
+  double v = strtod(text, &end);
+  if (end == text || *end || !trace_path_ok(k, v))
+    return err_set(e, ERR_CONFIG, "'%s': the %s '%s' is not %s", spec, what,
+                   text, trace_path_keys[k].what);
+  *out = v;
+  return ERR_OK;
+}
+
+/* A count of NCCL sockets (the whole of text, 1 .. SCENARIO_SOCKETS_MAX). */
+static int parse_sockets(const char *text, const char *spec, int *out,
+                         err *e) {
+  char *end;
+  long v = strtol(text, &end, 10);
+  if (end == text || *end || v < 1 || v > SCENARIO_SOCKETS_MAX)
+    return err_set(e, ERR_CONFIG, "'%s': the sockets '%s' are not a whole "
+                   "number in 1 .. %d", spec, text, SCENARIO_SOCKETS_MAX);
+  *out = (int)v;
+  return ERR_OK;
+}
+
+/* "bw=F,lat=F,flow=G,window=B" (any of them) into w. */
 static int parse_link_settings(const char *spec, const char *p, sim_whatif *w,
                                err *e) {
   char buf[SIM_WHATIF_LABEL];
@@ -79,8 +115,14 @@ static int parse_link_settings(const char *spec, const char *p, sim_whatif *w,
     int rc;
     if (!strncmp(t, "bw=", 3)) rc = parse_factor(t + 3, spec, &w->bw, e);
     else if (!strncmp(t, "lat=", 4)) rc = parse_factor(t + 4, spec, &w->lat, e);
+    else if (!strncmp(t, "flow=", 5))
+      rc = parse_path_value(t + 5, spec, "flow", "flow_gbps", &w->flow_gbps, e);
+    else if (!strncmp(t, "window=", 7))
+      rc = parse_path_value(t + 7, spec, "window", "window_bytes", &w->window,
+                            e);
     else
-      return err_set(e, ERR_CONFIG, "'%s': '%s' is not bw=F or lat=F", spec, t);
+      return err_set(e, ERR_CONFIG, "'%s': '%s' is not bw=F, lat=F, flow=G "
+                     "or window=B", spec, t);
     if (rc) return rc;
   }
   return ERR_OK;
@@ -91,26 +133,51 @@ static int parse_link(const scenario *s, const char *spec, const char *p,
   const char *colon = strrchr(p, ':');
   if (!colon)
     return err_set(e, ERR_CONFIG, "'%s': a link what-if is link:A-B:bw=F "
-                   "or link:A>B:lat=F", spec);
+                   "or link:A>B:lat=F (or flow=G, window=B)", spec);
   w->kind = SIM_WHATIF_LINK;
   int rc = parse_pair(s, spec, p, (size_t)(colon - p), w, e);
   return rc ? rc : parse_link_settings(spec, colon + 1, w, e);
 }
 
+/* "window=B,sockets=N" (either or both) of site `site` into w. */
+static int parse_hosts(const char *spec, const char *p, int site,
+                       sim_whatif *w, err *e) {
+  char buf[SIM_WHATIF_LABEL];
+  snprintf(buf, sizeof buf, "%s", p);
+  w->kind = SIM_WHATIF_HOSTS;
+  w->a = w->b = site;
+  for (char *save, *t = strtok_r(buf, ",", &save); t;
+       t = strtok_r(NULL, ",", &save)) {
+    int rc;
+    if (!strncmp(t, "window=", 7))
+      rc = parse_path_value(t + 7, spec, "window", "window_bytes", &w->window,
+                            e);
+    else if (!strncmp(t, "sockets=", 8))
+      rc = parse_sockets(t + 8, spec, &w->sockets, e);
+    else
+      return err_set(e, ERR_CONFIG, "'%s': '%s' is not speed=F, window=B or "
+                     "sockets=N", spec, t);
+    if (rc) return rc;
+  }
+  return ERR_OK;
+}
+
 static int parse_site(const scenario *s, const char *spec, const char *p,
                       sim_whatif *w, err *e) {
   const char *colon = strchr(p, ':'), *eq = strchr(p, '=');
-  if (colon && !strncmp(colon, ":speed=", 7)) {
+  if (colon && colon[1] && (!eq || colon < eq)) {
     int site = site_n(s, p, (size_t)(colon - p));
     if (site < 0) return unknown_site(s, spec, "the site", e);
+    if (strncmp(colon, ":speed=", 7))
+      return parse_hosts(spec, colon + 1, site, w, e);
     w->kind = SIM_WHATIF_SPEED;
     w->a = s->sites[site].first_device;
     w->b = w->a + s->sites[site].ndevices;
     return parse_factor(colon + 7, spec, &w->speed, e);
   }
   if (!eq || colon)
-    return err_set(e, ERR_CONFIG, "'%s': a site what-if is site:NAME=GPU or "
-                   "site:NAME:speed=F", spec);
+    return err_set(e, ERR_CONFIG, "'%s': a site what-if is site:NAME=GPU, "
+                   "site:NAME:speed=F or site:NAME:window=B,sockets=N", spec);
   w->kind = SIM_WHATIF_GPU;
   w->a = site_n(s, p, (size_t)(eq - p));
   if (w->a < 0) return unknown_site(s, spec, "the site", e);
@@ -174,23 +241,41 @@ static void changed_free(changed *x) {
   free(x->speed);
 }
 
+/* Link a -> b of x's network as w changes it. */
+static void apply_pair(changed *x, int a, int b, const sim_whatif *w) {
+  trace_scale_pair(x->net, a, b, w->lat, w->bw);
+  if (w->flow_gbps > 0)
+    trace_set_pair_path(x->net, a, b, path_key("flow_gbps"), w->flow_gbps);
+  if (w->window > 0)
+    trace_set_pair_path(x->net, a, b, path_key("window_bytes"), w->window);
+}
+
+/* x's own copy of the sites array (shallow: the strings stay s's). */
+static scenario_site *own_sites(changed *x, const scenario *s) {
+  if (!x->sites) {
+    x->sites = mem_alloc((size_t)s->nsites * sizeof *x->sites);
+    memcpy(x->sites, s->sites, (size_t)s->nsites * sizeof *x->sites);
+    x->c.sites = x->sites;
+  }
+  return x->sites;
+}
+
 static void apply(changed *x, const scenario *s, const sim_options *o,
                   const sim_whatif *w) {
   switch (w->kind) {
     case SIM_WHATIF_LINK:
       if (!x->net) x->c.network = x->net = trace_copy(s->network);
-      trace_scale_pair(x->net, w->a, w->b, w->lat, w->bw);
-      if (w->both && w->a != w->b)
-        trace_scale_pair(x->net, w->b, w->a, w->lat, w->bw);
+      apply_pair(x, w->a, w->b, w);
+      if (w->both && w->a != w->b) apply_pair(x, w->b, w->a, w);
       break;
     case SIM_WHATIF_GPU:
-      if (!x->sites) {
-        x->sites = mem_alloc((size_t)s->nsites * sizeof *x->sites);
-        memcpy(x->sites, s->sites, (size_t)s->nsites * sizeof *x->sites);
-        x->c.sites = x->sites;
-      }
-      x->sites[w->a].gpu = (char *)w->gpu; /* borrowed, never freed here */
+      own_sites(x, s)[w->a].gpu = (char *)w->gpu; /* borrowed, not freed */
       x->sites[w->a].gpu_line = 0;
+      break;
+    case SIM_WHATIF_HOSTS:
+      own_sites(x, s);
+      if (w->window > 0) x->sites[w->a].tcp_window_bytes = w->window;
+      if (w->sockets > 0) x->sites[w->a].nccl_sockets = w->sockets;
       break;
     case SIM_WHATIF_SPEED:
       if (!x->speed) {
@@ -255,36 +340,131 @@ int sim_whatif_explain(const scenario *s, const alloc *a, const sim_options *o,
   return sim_run(s, a, &oo, out, e);
 }
 
-/* The what-ifs of the top k resources of cp into v (room for 3 k). */
-static int top_whatifs(const scenario *s, const sim_critpath *cp, int k,
-                       sim_whatif *v) {
-  int n = 0, li = 0, di = 0;
+/* What explain offers per top link at most: bandwidth x2, x0.5, latency
+ * x0.5, and the fixes of a window: the path's window, its flow, the
+ * receiver's sockets, a site's window. */
+#define PER_LINK 7
+
+/* The what-ifs made for the top resources (room for k PER_LINK). */
+typedef struct made {
+  const scenario *s;
+  sim_sensitivity *r;
+  int n;
+} made;
+
+/* A what-if on link l (index li) of settings text, built by the parser
+ * (so that its label reads back as the same change). */
+static void add_link(made *m, const sim_cp_link *l, int li, const char *text) {
+  sim_whatif *w = &m->r[m->n].w;
+  *w = (sim_whatif){.kind = SIM_WHATIF_LINK, .a = l->src_site,
+                    .b = l->dst_site, .speed = 1};
+  snprintf(w->label, sizeof w->label, "link:%.60s>%.60s:%s",
+           m->s->sites[l->src_site].name, m->s->sites[l->dst_site].name, text);
+  err e = {0};
+  int rc = parse_link_settings(w->label, text, w, &e);
+  assert(rc == ERR_OK && "explain's own link settings parse");
+  (void)rc;
+  m->r[m->n].link = li, m->r[m->n++].device = -1;
+}
+
+/* A what-if on the hosts of site `site` for link li, of settings text. */
+static void add_hosts(made *m, int site, int li, const char *text) {
+  sim_whatif *w = &m->r[m->n].w;
+  *w = (sim_whatif){.bw = 1, .lat = 1, .speed = 1};
+  snprintf(w->label, sizeof w->label, "site:%.60s:%s", m->s->sites[site].name,
+           text);
+  err e = {0};
+  int rc = parse_hosts(w->label, text, site, w, &e);
+  assert(rc == ERR_OK && "explain's own site settings parse");
+  (void)rc;
+  m->r[m->n].link = li, m->r[m->n++].device = -1;
+}
+
+/* The step on link l bound longest by its window or its loss bound: what
+ * their fixes start from; NULL when none was. */
+static const sim_cp_step *window_step(const sim_critpath *cp,
+                                      const sim_cp_link *l) {
+  const sim_cp_step *best = NULL;
+  for (size_t i = 0; i < cp->nsteps; i++) {
+    const sim_cp_step *x = &cp->steps[i];
+    if (x->kind != SIM_TASK_XFER || x->src_site != l->src_site ||
+        x->dst_site != l->dst_site ||
+        (x->cause != SIM_CP_CAUSE_WINDOW && x->cause != SIM_CP_CAUSE_LOSS))
+      continue;
+    if (!best || x->t1 - x->t0 > best->t1 - best->t0) best = x;
+  }
+  return best;
+}
+
+/* Site a's window raised towards b's and the path's bandwidth-delay
+ * product bdp, when a's alone is the connection's (the smaller of the
+ * two; a site link's both ends are its own). */
+static void add_site_window(made *m, int li, int a, int b, double bdp) {
+  double wa = m->s->sites[a].tcp_window_bytes,
+         wb = m->s->sites[b].tcp_window_bytes;
+  double to = a == b ? bdp : fmin(wb, bdp);
+  char text[64];
+  snprintf(text, sizeof text, "window=%.0f", round(to));
+  if ((a == b || wa < wb) && round(to) > wa) add_hosts(m, a, li, text);
+}
+
+/* The fixes of link li's window or loss bound (see whatif.h). */
+static void window_fixes(made *m, const sim_options *o, const sim_critpath *cp,
+                         int li) {
+  const sim_cp_link *l = &cp->links[li];
+  const sim_cp_step *x = window_step(cp, l);
+  if (!x || !(x->rtt_s > 0)) return;
+  const scenario *s = m->s;
+  trace_value v = scenario_link(s, x->dev, x->dst, x->t0);
+  bool window = l->cause_s[SIM_CP_CAUSE_WINDOW] > 0 &&
+                !(o->transport.window_bytes > 0);
+  double bdp = round(v.bandwidth_gbps * 1e9 / 8 * x->rtt_s);
+  char text[64];
+  if (window && bdp > x->window_bytes && bdp <= TRACE_WINDOW_MAX_BYTES) {
+    snprintf(text, sizeof text, "window=%.0f", bdp);
+    add_link(m, l, li, text);
+  }
+  if (window && !(v.window_bytes > 0)) {
+    snprintf(text, sizeof text, "flow=%.6g",
+             2 * 8 * x->window_bytes / x->rtt_s * 1e-9);
+    add_link(m, l, li, text);
+  }
+  int sk = s->sites[l->dst_site].nccl_sockets;
+  if (sk < SCENARIO_SOCKETS_MAX) {
+    snprintf(text, sizeof text, "sockets=%d",
+             sk * 2 < SCENARIO_SOCKETS_MAX ? sk * 2 : SCENARIO_SOCKETS_MAX);
+    add_hosts(m, l->dst_site, li, text);
+  }
+  bool from_sites = window && !(v.window_bytes > 0) && !(v.flow_gbps > 0) &&
+                    !(params_get(PARAMS_WINDOW_BYTES) > 0);
+  if (from_sites && bdp <= TRACE_WINDOW_MAX_BYTES) {
+    add_site_window(m, li, l->src_site, l->dst_site, bdp);
+    if (l->src_site != l->dst_site)
+      add_site_window(m, li, l->dst_site, l->src_site, bdp);
+  }
+}
+
+/* The what-ifs of the top k resources of cp into m. */
+static void top_whatifs(made *m, const sim_options *o, const sim_critpath *cp,
+                        int k) {
+  int li = 0, di = 0;
   for (int r = 0; r < k && (li < cp->nlinks || di < cp->ndevices); r++) {
     bool link = di >= cp->ndevices ||
                 (li < cp->nlinks &&
                  cp->links[li].seconds >= cp->devices[di].seconds);
     if (link) {
-      const sim_cp_link *l = &cp->links[li++];
-      const char *an = s->sites[l->src_site].name,
-                 *bn = s->sites[l->dst_site].name;
-      const double bw[] = {2, 0.5, 1}, lat[] = {1, 1, 0.5};
-      for (int j = 0; j < 3; j++) {
-        sim_whatif *w = &v[n++];
-        *w = (sim_whatif){.kind = SIM_WHATIF_LINK, .a = l->src_site,
-                          .b = l->dst_site, .bw = bw[j], .lat = lat[j],
-                          .speed = 1};
-        snprintf(w->label, sizeof w->label, "link:%.60s>%.60s:%s", an, bn,
-                 j == 0 ? "bw=2" : j == 1 ? "bw=0.5" : "lat=0.5");
-      }
+      const char *const base[] = {"bw=2", "bw=0.5", "lat=0.5"};
+      for (int j = 0; j < 3; j++) add_link(m, &cp->links[li], li, base[j]);
+      window_fixes(m, o, cp, li++);
     } else {
-      int d = cp->devices[di++].dev;
-      sim_whatif *w = &v[n++];
+      int d = cp->devices[di].dev;
+      sim_whatif *w = &m->r[m->n].w;
       *w = (sim_whatif){.kind = SIM_WHATIF_SPEED, .a = d, .b = d + 1,
                         .bw = 1, .lat = 1, .speed = 2};
       snprintf(w->label, sizeof w->label, "device:%d:speed=2", d);
+      m->r[m->n].link = -1, m->r[m->n++].device = di++;
     }
   }
-  return n;
 }
 
 static int gain_cmp(const void *x, const void *y) {
@@ -298,21 +478,21 @@ int sim_whatif_sensitivities(const scenario *s, const alloc *a,
                              int k, const sim_whatif *extra, int n,
                              double base_s, sim_sensitivity **out, int *nout,
                              err *e) {
-  sim_whatif *v = mem_alloc(((size_t)(k > 0 ? k : 0) * 3 + (size_t)n + 1) *
-                            sizeof *v);
-  int m = k > 0 ? top_whatifs(s, cp, k, v) : 0;
-  for (int i = 0; i < n; i++) v[m++] = extra[i];
-  sim_sensitivity *r = mem_calloc((size_t)m + 1, sizeof *r);
+  size_t cap = (size_t)(k > 0 ? k : 0) * PER_LINK + (size_t)n + 1;
+  made m = {.s = s, .r = mem_calloc(cap, sizeof *m.r)};
+  if (k > 0) top_whatifs(&m, o, cp, k);
+  for (int i = 0; i < n; i++)
+    m.r[m.n++] = (sim_sensitivity){.w = extra[i], .link = -1, .device = -1};
+  sim_sensitivity *r = m.r;
   int rc = ERR_OK;
-  for (int i = 0; i < m && !rc; i++) {
+  for (int i = 0; i < m.n && !rc; i++) {
     sim_result x;
-    rc = sim_whatif_run(s, a, o, &v[i], 1, &x, e);
+    rc = sim_whatif_run(s, a, o, &r[i].w, 1, &x, e);
     if (rc) break;
-    r[i] = (sim_sensitivity){.w = v[i], .iteration_s = x.iteration_s,
-                             .gain_s = base_s - x.iteration_s};
+    r[i].iteration_s = x.iteration_s;
+    r[i].gain_s = base_s - x.iteration_s;
     sim_result_free(&x);
   }
-  free(v);
   if (rc) {
     free(r);
     *out = NULL;
@@ -320,13 +500,13 @@ int sim_whatif_sensitivities(const scenario *s, const alloc *a,
     return rc;
   }
   /* stable: equal gains keep the order they were made in */
-  for (int i = 1; i < m; i++)
+  for (int i = 1; i < m.n; i++)
     for (int j = i; j > 0 && gain_cmp(&r[j - 1], &r[j]) > 0; j--) {
       sim_sensitivity t = r[j];
       r[j] = r[j - 1];
       r[j - 1] = t;
     }
   *out = r;
-  *nout = m;
+  *nout = m.n;
   return ERR_OK;
 }

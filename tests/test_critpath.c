@@ -239,3 +239,213 @@ Test(critpath, causes) {
   cr_assert_str_eq(sim_cp_cause_names[SIM_CP_CAUSE_FLOWCAP], "flow-cap");
   cr_assert_str_eq(sim_cp_phase_names[SIM_CP_DP], "dp-sync");
 }
+
+/* Two sites of R V100 each, path shaping, 1.45 MB hosts and one socket
+ * per connection (a newcomer's hosts), a 45 ms link of bw Gbit/s between
+ * them with `keys` added (e.g. a loss), R 2-stage pipelines across it. */
+static scenario *wan_scenario_of(const char *name, const char *keys, int R,
+                                 double bw) {
+  char json[2048];
+  snprintf(json, sizeof json,
+           "{\"name\": \"%s\", \"sites\": ["
+           "{\"name\": \"east\", \"devices\": %d, \"gpu\": \"V100\", "
+           "\"tcp_window_bytes\": 1.45e6, \"nccl_sockets\": 1}, "
+           "{\"name\": \"west\", \"devices\": %d, \"gpu\": \"V100\", "
+           "\"tcp_window_bytes\": 1.45e6, \"nccl_sockets\": 1}], "
+           "\"network\": {\"shaping\": \"path\", \"latency_ms\": 1, "
+           "\"bandwidth_gbps\": 10, \"links\": [{\"between\": [\"east\", "
+           "\"west\"], \"latency_ms\": 45, \"bandwidth_gbps\": %g%s}]}, "
+           "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": "
+           "%d, \"micro_batch\": 1, \"stages\": 2, \"replicas\": %d}}",
+           name, R, R, bw, keys, 4 * R, R);
+  return support_scenario(
+      support_write_file(support_path("%s.json", name), json));
+}
+
+/* One pipeline over a 10 Gbit/s link. */
+static scenario *wan_scenario(const char *name, const char *keys) {
+  return wan_scenario_of(name, keys, 1, 10);
+}
+
+/* The WAN steps of cp: each names `want`, sends included (their stream's
+ * cause), with the link's latency and round trip; returns how many. */
+static int wan_causes(const sim_critpath *cp, sim_cp_cause want) {
+  int n = 0;
+  for (size_t i = 0; i < cp->nsteps; i++) {
+    const sim_cp_step *x = &cp->steps[i];
+    if (x->kind != SIM_TASK_XFER || x->cls != SIM_CP_WAN) continue;
+    cr_assert_eq(x->cause, want, "step %zu (%s): %s", i,
+                 x->send ? "send" : "arrival", sim_cp_cause_names[x->cause]);
+    cr_assert_eq(x->link_latency_s, 0.045, "the link's latency, sends too");
+    cr_assert_float_eq(x->rtt_s, 0.09, 1e-12);
+    cr_assert_eq(x->window_bytes, 1.45e6);
+    cr_assert_eq(x->sockets, 1);
+    n++;
+  }
+  return n;
+}
+
+/* A run of a WAN case under tcp, explained. */
+typedef struct wan_run {
+  scenario *s;
+  alloc *a;
+  sim_options o;
+  sim_result r;
+  sim_critpath cp;
+} wan_run;
+
+static void wan_explain(wan_run *w, scenario *s, alloc *a) {
+  *w = (wan_run){.s = s, .a = a, .o = sim_options_default()};
+  explain(s, a, &w->o, &w->r, &w->cp);
+}
+
+/* The sensitivities of w's top resource (free). */
+static sim_sensitivity *wan_sens(const wan_run *w, int *n) {
+  sim_sensitivity *v;
+  err e = {0};
+  cr_assert_eq(sim_whatif_sensitivities(w->s, w->a, &w->o, &w->cp, 1, NULL, 0,
+                                        w->r.iteration_s, &v, n, &e),
+               ERR_OK, "%s", e.msg);
+  return v;
+}
+
+/* Every WAN step of w bound at gbps. */
+static void wan_bounds(const wan_run *w, double gbps, const char *what) {
+  for (size_t i = 0; i < w->cp.nsteps; i++)
+    if (w->cp.steps[i].cls == SIM_CP_WAN)
+      cr_assert_float_eq(w->cp.steps[i].bound_gbps, gbps, 1e-9 * gbps, "%s",
+                         what);
+}
+
+static void wan_free(wan_run *w) {
+  sim_critpath_free(&w->cp);
+  sim_result_free(&w->r);
+  alloc_free(w->a);
+  scenario_free(w->s);
+}
+
+/* A window-bound WAN: every step across names `window` (the sends too,
+ * which end in the socket buffers: before, `send-buffer`), its bound is
+ * one window per RTT, and the window's fixes rank above bandwidth x2,
+ * which gains nothing. */
+Test(critpath, window_bound_names_window_and_ranks_its_fixes) {
+  wan_run w;
+  wan_explain(&w, wan_scenario("newcomer", ""), identity(1, 2));
+  int sends = 0;
+  for (size_t i = 0; i < w.cp.nsteps; i++)
+    sends += w.cp.steps[i].send && w.cp.steps[i].cls == SIM_CP_WAN;
+  cr_assert_gt(sends, 0, "sends are on the path");
+  cr_assert_gt(wan_causes(&w.cp, SIM_CP_CAUSE_WINDOW), sends);
+  wan_bounds(&w, 8 * 1.45e6 / 0.09e9, "one 1.45 MB window per 90 ms");
+  cr_assert_eq(sim_critpath_link_cause(&w.cp.links[0]), SIM_CP_CAUSE_WINDOW);
+  int n, bw2 = -1, window = -1, sockets = -1, flow = -1;
+  sim_sensitivity *v = wan_sens(&w, &n);
+  for (int i = 0; i < n; i++) {
+    const char *l = v[i].w.label;
+    if (strstr(l, ":bw=2")) bw2 = i;
+    if (window < 0 && strstr(l, "link:east>west:window=")) window = i;
+    if (strstr(l, "site:west:sockets=2")) sockets = i;
+    if (strstr(l, "link:east>west:flow=")) flow = i;
+    cr_assert_eq(v[i].link, 0, "%s: made for east>west", l);
+  }
+  cr_assert(bw2 >= 0 && window >= 0 && sockets >= 0 && flow >= 0);
+  cr_assert_str_eq(v[window].w.label, "link:east>west:window=112500000",
+                   "the path's bandwidth-delay product, 10 Gbit/s x 90 ms: %s",
+                   v[window].w.label);
+  double base = w.r.iteration_s;
+  cr_assert_lt(window, bw2, "a window what-if ranks above bandwidth x2");
+  cr_assert_gt(v[window].gain_s, 0.25 * base);
+  cr_assert_lt(fabs(v[bw2].gain_s), 1e-3 * base, "bw x2: ~0");
+  cr_assert_gt(v[sockets].gain_s, v[bw2].gain_s + 0.05 * base);
+  cr_assert_gt(v[flow].gain_s, v[bw2].gain_s + 0.05 * base);
+  free(v);
+  wan_free(&w);
+}
+
+/* A lossy WAN: the loss bound (Padhye) holds each socket below its window,
+ * and the steps name `loss`; more sockets help, a larger window is not
+ * offered (it would not). */
+Test(critpath, loss_bound_names_loss) {
+  wan_run w;
+  wan_explain(&w, wan_scenario("lossy", ", \"loss\": 0.01"), identity(1, 2));
+  cr_assert_gt(wan_causes(&w.cp, SIM_CP_CAUSE_LOSS), 0);
+  double rtt = 0.09, p = 0.01;
+  double padhye = 1448 / (rtt * sqrt(2 * p / 3) +
+                          (rtt + 0.2) * fmin(1, 3 * sqrt(3 * p / 8)) * p *
+                              (1 + 32 * p * p));
+  wan_bounds(&w, 8 * padhye * 1e-9, "one socket at the loss bound");
+  int n;
+  sim_sensitivity *v = wan_sens(&w, &n);
+  bool sockets = false;
+  for (int i = 0; i < n; i++) {
+    cr_assert_null(strstr(v[i].w.label, "window="), "%s", v[i].w.label);
+    cr_assert_null(strstr(v[i].w.label, "flow="), "%s", v[i].w.label);
+    if (strstr(v[i].w.label, "site:west:sockets=2")) {
+      sockets = true;
+      cr_assert_gt(v[i].gain_s, 0.1 * w.r.iteration_s, "two loss bounds");
+    }
+  }
+  cr_assert(sockets);
+  free(v);
+  wan_free(&w);
+}
+
+/* `geodes explain` on the window-bound WAN: the table names the window and
+ * the link's latency, its first sensitivity is a window what-if; --json
+ * carries the causes (steps, links) and what each what-if was made for. */
+Test(critpath, explain_cli_window_bound) {
+  scenario *s = wan_scenario("cli_wan", "");
+  scenario_free(s);
+  support_write_file(support_path("cli_wan_alloc.json"),
+                     "{\"pipelines\": [[0, 1]]}");
+  support_run r = {0};
+  const char *cmd = "explain '%s' --alloc '%s' --top 1%s";
+  cr_assert_eq(support_geodes(&r, cmd, support_path("cli_wan.json"),
+                              support_path("cli_wan_alloc.json"), ""),
+               0, "%s", r.err);
+  cr_assert(strstr(r.out, "(window: 1 x 1.45 MB per 0.09 s RTT = 0.1289 "
+                          "Gbit/s), latency 0.045 s (RTT 0.09 s)"), "%s", r.out);
+  cr_assert_null(strstr(r.out, "send-buffer"), "%s", r.out);
+  cr_assert(strstr(r.out, "east           -> west              2.1277 s  45.0 %"
+                          "      0.034 GB in 4 steps; window 2.128 s"),
+            "%s", r.out);
+  const char *first = strstr(r.out, "GAIN_S  FOR (ITS CAUSE ON THE PATH)\n");
+  cr_assert_not_null(first, "%s", r.out);
+  cr_assert(!strncmp(strchr(first, '\n') + 1,
+                     "  link:east>west:window=112500000", 33), "%s", first);
+  cr_assert_eq(support_geodes(&r, cmd, support_path("cli_wan.json"),
+                              support_path("cli_wan_alloc.json"), " --json"),
+               0, "%s", r.err);
+  const char *want[] = {
+      "\"cause\":\"window\",\"send\":true", "\"link_latency_s\":0.045",
+      "\"rtt_s\":0.09000000000000001", "\"window_bytes\":1450000.0",
+      "\"causes\":{\"window\":", "{\"what_if\":\"link:east>west:window="
+      "112500000\",\"iteration_s\":", "\"resource\":\"east>west\","
+      "\"cause\":\"window\"}"};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+    cr_assert(strstr(r.out, want[i]), "%s in %s", want[i], r.out);
+  support_run_clear(&r);
+}
+
+/* Two pipelines east -> west over one path of 0.2 Gbit/s, less than their
+ * two windows' 2 x 0.129: each flow stays below its own bounds, the path
+ * runs full, and the steps across name `link` with the path's rate. */
+Test(critpath, full_path_names_link) {
+  char text[] = "{\"pipelines\": [[0, 2], [1, 3]]}";
+  err e = {0};
+  alloc *a = alloc_parse(text, strlen(text), "alloc", 2, 2, 4, &e);
+  cr_assert_not_null(a, "%s", e.msg);
+  wan_run w;
+  wan_explain(&w, wan_scenario_of("full", "", 2, 0.2), a);
+  int full = 0;
+  for (size_t i = 0; i < w.cp.nsteps; i++) {
+    const sim_cp_step *x = &w.cp.steps[i];
+    if (x->cls != SIM_CP_WAN || x->cause != SIM_CP_CAUSE_LINK) continue;
+    cr_assert_lt(x->stream_gbps, 0.99 * x->bound_gbps, "below its window");
+    cr_assert_float_eq(x->path_gbps, 0.2, 0.02 * 0.2, "the path full");
+    full++;
+  }
+  cr_assert_gt(full, 0, "steps bound by the shared path");
+  cr_assert_eq(sim_critpath_link_cause(&w.cp.links[0]), SIM_CP_CAUSE_LINK);
+  wan_free(&w);
+}

@@ -1,9 +1,11 @@
 /* test_whatif: a what-if run is exactly the run of the scenario file that
  * states the change — every sensitivity of a hand-built pipeline (a link's
- * bandwidth x2, x0.5, its latency x0.5, a device's speed x2) and a site's
- * GPU swap against a separate sim_run of a rewritten scenario, bit for bit;
- * the spec grammar and its errors; `geodes explain`'s usage errors (exit 2,
- * naming --what-if) and its determinism. */
+ * bandwidth x2, x0.5, its latency x0.5, the fixes of a window, a device's
+ * speed x2), a site's GPU swap, a link's flow_gbps and window_bytes and a
+ * site's tcp_window_bytes and nccl_sockets against a separate sim_run of a
+ * rewritten scenario, bit for bit; the spec grammar and its errors;
+ * `geodes explain`'s usage errors (exit 2, naming --what-if) and its
+ * determinism. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,29 +19,57 @@
 TestSuite(whatif, .init = support_dir_make, .fini = support_dir_remove);
 
 /* Three sites of one device each: a 3-stage pipeline a -> b -> c, its
- * links' (latency, bandwidth) in lat[3][3], bw[3][3]; site i's compute
- * efficiency eff[i] and GPU gpu[i]. Written to NAME.json / NAME.csv. */
+ * links' (latency, bandwidth) in lat[3][3], bw[3][3] and path keys
+ * flow[3][3], win[3][3] (0: absent); site i's compute efficiency eff[i],
+ * GPU gpu[i], tcp_window_bytes swin[i] and nccl_sockets sock[i] (0:
+ * absent). Written to NAME.json / NAME.csv. */
 typedef struct net3 {
-  double lat[3][3], bw[3][3], eff[3];
+  double lat[3][3], bw[3][3], flow[3][3], win[3][3], eff[3], swin[3];
+  int sock[3];
   const char *gpu[3];
 } net3;
 
 static const char *const SITES[] = {"a", "b", "c"};
 
+/* x as a CSV cell: empty when absent (0). */
+static const char *cell(double x, char *buf, size_t n) {
+  if (x == 0) *buf = 0;
+  else snprintf(buf, n, "%.17g", x);
+  return buf;
+}
+
+/* Site i's optional keys of n. */
+static int site_keys(const net3 *n, int i, char *out, size_t size) {
+  int k = 0;
+  if (n->swin[i] > 0)
+    k += snprintf(out + k, size - (size_t)k, ", \"tcp_window_bytes\": %.17g",
+                  n->swin[i]);
+  if (n->sock[i] > 0)
+    k += snprintf(out + k, size - (size_t)k, ", \"nccl_sockets\": %d",
+                  n->sock[i]);
+  if (!k) *out = 0;
+  return k;
+}
+
 static scenario *write_net3(const char *name, const net3 *n) {
-  char csv[4096], json[4096];
-  int k = snprintf(csv, sizeof csv, "t_s,src,dst,latency_ms,bandwidth_gbps\n");
+  char csv[4096], json[4096], f[32], w[32], keys[128];
+  int k = snprintf(csv, sizeof csv, "t_s,src,dst,latency_ms,bandwidth_gbps,"
+                   "flow_gbps,window_bytes\n");
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++)
-      k += snprintf(csv + k, sizeof csv - (size_t)k, "0,%s,%s,%.17g,%.17g\n",
-                    SITES[i], SITES[j], n->lat[i][j], n->bw[i][j]);
+      k += snprintf(csv + k, sizeof csv - (size_t)k,
+                    "0,%s,%s,%.17g,%.17g,%s,%s\n", SITES[i], SITES[j],
+                    n->lat[i][j], n->bw[i][j], cell(n->flow[i][j], f, sizeof f),
+                    cell(n->win[i][j], w, sizeof w));
   support_write_file(support_path("%s.csv", name), csv);
   k = snprintf(json, sizeof json, "{\"name\": \"%s\", \"sites\": [", name);
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 3; i++) {
+    site_keys(n, i, keys, sizeof keys);
     k += snprintf(json + k, sizeof json - (size_t)k,
                   "%s{\"name\": \"%s\", \"devices\": 1, \"gpu\": \"%s\", "
-                  "\"nic_gbps\": 25, \"compute_efficiency\": %.17g}",
-                  i ? ", " : "", SITES[i], n->gpu[i], n->eff[i]);
+                  "\"nic_gbps\": 25, \"compute_efficiency\": %.17g%s}",
+                  i ? ", " : "", SITES[i], n->gpu[i], n->eff[i], keys);
+  }
   snprintf(json + k, sizeof json - (size_t)k,
            "], \"network\": {\"trace\": \"%s.csv\"}, \"workload\": "
            "{\"model\": \"gpt3-xl\", \"layers\": 6, \"batch\": 4, "
@@ -49,7 +79,7 @@ static scenario *write_net3(const char *name, const net3 *n) {
 }
 
 static net3 base_net(void) {
-  net3 n;
+  net3 n = {0};
   for (int i = 0; i < 3; i++) {
     for (int j = 0; j < 3; j++) {
       n.lat[i][j] = i == j ? 0.5 : 10 + 7 * i + 3 * j;
@@ -69,19 +99,29 @@ static alloc *pipeline(void) {
   return a;
 }
 
+/* Link a -> b of n as the what-if w states it. */
+static void change_link(net3 *n, int a, int b, const sim_whatif *w) {
+  n->bw[a][b] *= w->bw;
+  n->lat[a][b] *= w->lat;
+  if (w->flow_gbps > 0) n->flow[a][b] = w->flow_gbps;
+  if (w->window > 0) n->win[a][b] = w->window;
+}
+
 /* The scenario a generated what-if label states, rewritten from base. */
 static net3 changed(const sim_whatif *w, net3 n) {
-  if (w->kind == SIM_WHATIF_LINK) {
-    n.bw[w->a][w->b] *= w->bw;
-    n.lat[w->a][w->b] *= w->lat;
-    if (w->both && w->a != w->b) {
-      n.bw[w->b][w->a] *= w->bw;
-      n.lat[w->b][w->a] *= w->lat;
-    }
-  } else if (w->kind == SIM_WHATIF_SPEED) {
-    for (int d = w->a; d < w->b; d++) n.eff[d] *= w->speed;
-  } else {
-    n.gpu[w->a] = w->gpu;
+  switch (w->kind) {
+    case SIM_WHATIF_LINK:
+      change_link(&n, w->a, w->b, w);
+      if (w->both && w->a != w->b) change_link(&n, w->b, w->a, w);
+      break;
+    case SIM_WHATIF_SPEED:
+      for (int d = w->a; d < w->b; d++) n.eff[d] *= w->speed;
+      break;
+    case SIM_WHATIF_GPU: n.gpu[w->a] = w->gpu; break;
+    case SIM_WHATIF_HOSTS:
+      if (w->window > 0) n.swin[w->a] = w->window;
+      if (w->sockets > 0) n.sock[w->a] = w->sockets;
+      break;
   }
   return n;
 }
@@ -99,8 +139,16 @@ static void same_bits(double x, double y, const char *what) {
   cr_assert(memcmp(&x, &y, sizeof x) == 0, "%s: %.17g vs %.17g", what, x, y);
 }
 
-static void check_equivalence(transport_model m) {
-  net3 n = base_net();
+/* The caller's what-ifs of the equivalence checks: a GPU, a link's
+ * factors, its path keys (alone and with a factor), a site's hosts. */
+static const char *const EXTRA[] = {
+    "site:b=H100", "link:a-c:bw=2,lat=0.5", "link:a-b:flow=0.2",
+    "link:b>c:window=400000", "link:a>b:bw=2,window=2000000",
+    "site:b:window=1000000,sockets=4", "site:c:sockets=2",
+    "site:a:window=5e6"};
+enum { NEXTRA = sizeof EXTRA / sizeof *EXTRA };
+
+static void check_equivalence(transport_model m, net3 n) {
   scenario *s = write_net3("base", &n);
   alloc *a = pipeline();
   sim_options o = sim_options_default();
@@ -110,16 +158,16 @@ static void check_equivalence(transport_model m) {
   err e = {0};
   cr_assert_eq(sim_whatif_explain(s, a, &o, &r, &cp, NULL, &e), ERR_OK);
   same_bits(r.iteration_s, run_s(s, a, &o), "explain's run is sim_run's");
-  sim_whatif extra[2];
-  cr_assert_eq(sim_whatif_parse(s, "site:b=H100", &extra[0], &e), ERR_OK);
-  cr_assert_eq(sim_whatif_parse(s, "link:a-c:bw=2,lat=0.5", &extra[1], &e),
-               ERR_OK);
+  sim_whatif extra[NEXTRA];
+  for (int i = 0; i < NEXTRA; i++)
+    cr_assert_eq(sim_whatif_parse(s, EXTRA[i], &extra[i], &e), ERR_OK, "%s: %s",
+                 EXTRA[i], e.msg);
   sim_sensitivity *v;
   int nv;
-  cr_assert_eq(sim_whatif_sensitivities(s, a, &o, &cp, 10, extra, 2,
+  cr_assert_eq(sim_whatif_sensitivities(s, a, &o, &cp, 10, extra, NEXTRA,
                                         r.iteration_s, &v, &nv, &e),
                ERR_OK, "%s", e.msg);
-  cr_assert_geq(nv, 6);
+  cr_assert_geq(nv, 6 + NEXTRA);
   bool device = false;
   for (int i = 0; i < nv; i++) {
     net3 c = changed(&v[i].w, n);
@@ -137,8 +185,28 @@ static void check_equivalence(transport_model m) {
   scenario_free(s);
 }
 
-Test(whatif, equals_a_separate_simulation_tcp) { check_equivalence(TRANSPORT_TCP); }
-Test(whatif, equals_a_separate_simulation_ideal) { check_equivalence(TRANSPORT_IDEAL); }
+/* base_net with path keys and host keys already given, which the what-ifs
+ * then override: a flow on c -> a and a -> b, a window on b -> c, windows
+ * and sockets on two sites. */
+static net3 keyed_net(void) {
+  net3 n = base_net();
+  n.flow[2][0] = 0.05, n.flow[0][1] = 0.1, n.win[1][2] = 300000;
+  n.swin[0] = 1.45e6, n.swin[2] = 2e6, n.sock[1] = 2, n.sock[2] = 3;
+  return n;
+}
+
+Test(whatif, equals_a_separate_simulation_tcp) {
+  check_equivalence(TRANSPORT_TCP, base_net());
+}
+Test(whatif, equals_a_separate_simulation_ideal) {
+  check_equivalence(TRANSPORT_IDEAL, base_net());
+}
+Test(whatif, equals_a_separate_simulation_keyed_tcp) {
+  check_equivalence(TRANSPORT_TCP, keyed_net());
+}
+Test(whatif, equals_a_separate_simulation_keyed_netem) {
+  check_equivalence(TRANSPORT_NETEM, keyed_net());
+}
 
 Test(whatif, leaves_the_scenario_alone) {
   net3 n = base_net();
@@ -176,16 +244,45 @@ Test(whatif, parse) {
   cr_assert(w.kind == SIM_WHATIF_SPEED && w.a == 1 && w.b == 2 && w.speed == 3);
   cr_assert_eq(sim_whatif_parse(s, "site:a=H100", &w, &e), ERR_OK);
   cr_assert(w.kind == SIM_WHATIF_GPU && !strcmp(w.gpu, "H100"));
+  /* values, not factors: a link's flow and window, a site's hosts */
+  cr_assert_eq(sim_whatif_parse(s, "link:a-c:flow=0.75,bw=2", &w, &e), ERR_OK);
+  cr_assert(w.kind == SIM_WHATIF_LINK && w.a == 0 && w.b == 2 && w.both);
+  cr_assert(w.flow_gbps == 0.75 && w.bw == 2 && w.lat == 1 && w.window == 0);
+  cr_assert_eq(sim_whatif_parse(s, "link:b>a:window=16e6", &w, &e), ERR_OK);
+  cr_assert(w.a == 1 && w.b == 0 && !w.both && w.window == 16e6);
+  cr_assert(w.flow_gbps == 0 && w.bw == 1);
+  cr_assert_eq(sim_whatif_parse(s, "site:c:window=1448", &w, &e), ERR_OK);
+  cr_assert(w.kind == SIM_WHATIF_HOSTS && w.a == 2 && w.window == 1448 &&
+            w.sockets == 0);
+  cr_assert_eq(sim_whatif_parse(s, "site:b:sockets=64,window=3e6", &w, &e),
+               ERR_OK);
+  cr_assert(w.kind == SIM_WHATIF_HOSTS && w.a == 1 && w.sockets == 64 &&
+            w.window == 3e6);
   static const struct { const char *spec, *msg; } bad[] = {
       {"link:a-x:bw=2", "is not a site of parse"},
       {"link:a>b:bw=0", "is not a finite number > 0"},
       {"link:a>b:bw=-1", "is not a finite number > 0"},
       {"link:a>b:bw=inf", "is not a finite number > 0"},
-      {"link:a>b:speed=2", "is not bw=F or lat=F"},
+      {"link:a>b:speed=2", "is not bw=F, lat=F, flow=G or window=B"},
       {"link:a>b", "link:A-B:bw=F"},
+      {"link:a>b:flow=0", "the flow '0' is not >= 1e-06 Gbit/s and finite"},
+      {"link:a>b:flow=-2", "the flow '-2' is not >= 1e-06 Gbit/s"},
+      {"link:a>b:flow=nan", "the flow 'nan' is not >= 1e-06 Gbit/s"},
+      {"link:a-b:window=1447", "the window '1447' is not in [1448, "
+                               "1099511627776] bytes"},
+      {"link:a-b:window=2e12", "the window '2e12' is not in [1448"},
+      {"link:a-b:window=1MB", "the window '1MB' is not in [1448"},
       {"site:x=H100", "is not a site of parse"},
+      {"site:x:window=2e6", "is not a site of parse"},
       {"site:a=Z9000", "unknown GPU 'Z9000'"},
       {"site:a:speed=abc", "is not a finite number > 0"},
+      {"site:a:window=100", "the window '100' is not in [1448"},
+      {"site:a:sockets=0", "the sockets '0' are not a whole number in 1 .. 64"},
+      {"site:a:sockets=65", "the sockets '65' are not a whole number in 1 .."},
+      {"site:a:sockets=2.5", "the sockets '2.5' are not a whole number"},
+      {"site:a:bw=2", "'bw=2' is not speed=F, window=B or sockets=N"},
+      {"site:a:speed=2,window=2e6", "is not a finite number > 0"},
+      {"site:a", "site:NAME=GPU, site:NAME:speed=F or site:NAME:window=B"},
       {"device:3:speed=2", "has devices 0 .. 2"},
       {"device:1", "device:N:speed=F"},
       {"nic:a", "starts with link:, site: or device:"}};
@@ -206,7 +303,9 @@ Test(whatif, cli_usage_errors_and_determinism) {
                      "{\"pipelines\": [[0, 1, 2]]}");
   support_run r = {0};
   const char *bad[] = {"site:Nowhere=H100", "site:a=Z9000", "link:a-b:bw=0",
-                       "link:a-b:lat=-2"};
+                       "link:a-b:lat=-2", "link:a-b:window=10",
+                       "link:a>c:flow=-1", "site:b:sockets=0",
+                       "site:c:window=1e13"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     cr_assert_eq(support_geodes(&r, "explain '%s' --alloc '%s' --what-if '%s'",
                                 support_path("cli.json"),

@@ -492,3 +492,15 @@ void trace_scale_pair(trace *t, int a, int b, double latency_scale,
     t->vals[i].bandwidth_gbps *= bandwidth_scale;
   }
 }
+
+void trace_set_pair_path(trace *t, int a, int b, int k, double x) {
+  assert(a >= 0 && b >= 0 && a < t->nsites && b < t->nsites);
+  assert(k >= 0 && k < TRACE_NPATH_KEYS && trace_path_ok(k, x));
+  if (!t->paths) t->paths = mem_calloc(trace_points(t) + 1, sizeof *t->paths);
+  size_t p = (size_t)a * (size_t)t->nsites + (size_t)b;
+  for (size_t i = t->off[p]; i < t->off[p + 1]; i++) {
+    trace_value v = trace_point(t, i);
+    *(double *)((char *)&v + trace_path_keys[k].offset) = x;
+    t->paths[i] = trace_path_of(v);
+  }
+}

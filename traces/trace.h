@@ -203,4 +203,9 @@ trace *trace_copy(const trace *t);
 void trace_scale_pair(trace *t, int a, int b, double latency_scale,
                       double bandwidth_scale);
 
+/* Sets path key k (TRACE_PATH_MAP's row) of the ordered pair (a, b) to x
+ * (within the key's bounds) at every change point of the pair: a what-if
+ * on one link, as a file giving that key on each of the pair's rows. */
+void trace_set_pair_path(trace *t, int a, int b, int k, double x);
+
 #endif

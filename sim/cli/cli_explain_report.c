@@ -56,16 +56,35 @@ static void print_phases(const sim_critpath *cp) {
   printf("\n");
 }
 
+/* Link l's seconds by cause, the most first: "window 74.5 s, shared 2 s". */
+static void print_causes(const sim_cp_link *l) {
+  bool done[SIM_CP_NCAUSES] = {false};
+  for (int k = 0; k < SIM_CP_NCAUSES; k++) {
+    int best = -1;
+    for (int c = 0; c < SIM_CP_NCAUSES; c++)
+      if (!done[c] && l->cause_s[c] > 0 &&
+          (best < 0 || l->cause_s[c] > l->cause_s[best]))
+        best = c;
+    if (best < 0) break;
+    done[best] = true;
+    printf("%s%s %.4g s", k ? ", " : "; ", sim_cp_cause_names[best],
+           l->cause_s[best]);
+  }
+}
+
 static void print_top(const report *p) {
   const sim_critpath *cp = &p->cp;
   const scenario *s = p->s;
   double all = (double)(cp->end - cp->t0) * 1e-9;
-  printf("\nlinks longest on the critical path (site -> site)\n");
+  printf("\nlinks longest on the critical path (site -> site; seconds by "
+         "cause)\n");
   for (int i = 0; i < cp->nlinks && i < 8; i++) {
     const sim_cp_link *l = &cp->links[i];
-    printf("  %-14s -> %-14s %9.4f s %5.1f %%  %9.3f GB in %d steps\n",
+    printf("  %-14s -> %-14s %9.4f s %5.1f %%  %9.3f GB in %d steps",
            s->sites[l->src_site].name, s->sites[l->dst_site].name, l->seconds,
            all > 0 ? 100 * l->seconds / all : 0, l->bytes * 1e-9, l->steps);
+    print_causes(l);
+    printf("\n");
   }
   printf("devices longest on the critical path\n");
   for (int i = 0; i < cp->ndevices && i < 8; i++) {
@@ -73,6 +92,39 @@ static void print_top(const report *p) {
     printf("  %-4d %-25s %9.4f s %5.1f %%  in %d steps\n", d->dev,
            s->sites[s->device_site[d->dev]].name, d->seconds,
            all > 0 ? 100 * d->seconds / all : 0, d->steps);
+  }
+}
+
+/* A transfer step's cause with the bound it names: "window: 2 x 1.45 MB
+ * per 0.476 s RTT = 0.0487 Gbit/s". */
+static void cause_text(const sim_cp_step *x, char *buf, size_t n) {
+  const char *name = sim_cp_cause_names[x->cause];
+  switch ((sim_cp_cause)x->cause) {
+    case SIM_CP_CAUSE_WINDOW:
+      snprintf(buf, n, "%s: %d x %.4g MB per %.4g s RTT = %.4g Gbit/s", name,
+               x->sockets, x->window_bytes * 1e-6, x->rtt_s, x->bound_gbps);
+      break;
+    case SIM_CP_CAUSE_LOSS:
+      snprintf(buf, n, "%s: %.4g Gbit/s, below the window's %.4g", name,
+               x->bound_gbps, 8 * x->sockets * x->window_bytes / x->rtt_s * 1e-9);
+      break;
+    case SIM_CP_CAUSE_LINK:
+      if (x->path_gbps > 0) { /* a path shared by its flows, full */
+        snprintf(buf, n, "%s: the path's %.4g Gbit/s, its flows together "
+                 "at %.4g", name, x->link_gbps, x->path_gbps);
+        break;
+      }
+      snprintf(buf, n, "%s: %.4g Gbit/s", name, x->link_gbps);
+      break;
+    case SIM_CP_CAUSE_NIC:
+    case SIM_CP_CAUSE_FLOWCAP:
+      snprintf(buf, n, "%s: %.4g Gbit/s", name, x->bound_gbps);
+      break;
+    case SIM_CP_CAUSE_SHARED:
+    case SIM_CP_CAUSE_SEND:
+      snprintf(buf, n, "%s: below every bound, the least %.4g Gbit/s", name,
+               x->bound_gbps);
+      break;
   }
 }
 
@@ -85,13 +137,25 @@ static void print_step(const scenario *s, const sim_cp_step *x) {
     case SIM_TASK_COMPUTE:
       printf("%s on %d (%s)\n", role, x->dev, s->sites[x->src_site].name);
       break;
-    case SIM_TASK_XFER:
-      printf("%s %d (%s) -> %d (%s): %.4g GB at %.4g Gbit/s (%s), latency "
-             "%.4g s, queued %.4g s\n", role, x->dev,
+    case SIM_TASK_XFER: {
+      char why[160];
+      cause_text(x, why, sizeof why);
+      char rate[96];
+      if (!x->send)
+        snprintf(rate, sizeof rate, "at %.4g Gbit/s", x->rate_gbps);
+      else if (isfinite(x->rate_gbps))
+        snprintf(rate, sizeof rate, "into the socket buffers at %.4g Gbit/s, "
+                 "its stream at %.4g", x->rate_gbps, x->stream_gbps);
+      else
+        snprintf(rate, sizeof rate, "into the socket buffers at once, its "
+                 "stream at %.4g Gbit/s", x->stream_gbps);
+      printf("%s %d (%s) -> %d (%s): %.4g GB %s (%s), latency %.4g s (RTT "
+             "%.4g s), queued %.4g s\n", role, x->dev,
              s->sites[x->src_site].name, x->dst, s->sites[x->dst_site].name,
-             x->bytes * 1e-9, x->rate_gbps, sim_cp_cause_names[x->cause],
-             x->latency_s, x->queue_s);
+             x->bytes * 1e-9, rate, why, x->link_latency_s, x->rtt_s,
+             x->queue_s);
       break;
+    }
     case SIM_TASK_JOIN: printf("%s (wait)\n", role); break;
   }
 }
@@ -121,14 +185,33 @@ static void print_steps(const report *p) {
     }
 }
 
+/* The top resource a sensitivity was made for and that resource's cause on
+ * the path ("Seoul>London (window)", "device 9 (compute)"), or "" for the
+ * caller's own. */
+static void sens_for(const report *p, const sim_sensitivity *v, char *buf,
+                     size_t n) {
+  *buf = 0;
+  if (v->link >= 0) {
+    const sim_cp_link *l = &p->cp.links[v->link];
+    snprintf(buf, n, "%s>%s (%s)", p->s->sites[l->src_site].name,
+             p->s->sites[l->dst_site].name,
+             sim_cp_cause_names[sim_critpath_link_cause(l)]);
+  } else if (v->device >= 0) {
+    snprintf(buf, n, "device %d (compute)", p->cp.devices[v->device].dev);
+  }
+}
+
 static void print_sens(const report *p) {
   if (!p->nsens) return;
   printf("\nsensitivities (re-simulated under the same allocation; base "
-         "%.4f s)\n  %-44s %12s %10s\n", p->r.iteration_s, "WHAT-IF",
-         "ITERATION_S", "GAIN_S");
-  for (int i = 0; i < p->nsens; i++)
-    printf("  %-44s %12.4f %+10.4f\n", p->sens[i].w.label,
-           p->sens[i].iteration_s, p->sens[i].gain_s);
+         "%.4f s)\n  %-44s %12s %10s  %s\n", p->r.iteration_s, "WHAT-IF",
+         "ITERATION_S", "GAIN_S", "FOR (ITS CAUSE ON THE PATH)");
+  for (int i = 0; i < p->nsens; i++) {
+    char why[200];
+    sens_for(p, &p->sens[i], why, sizeof why);
+    printf("  %-44s %12.4f %+10.4f  %s\n", p->sens[i].w.label,
+           p->sens[i].iteration_s, p->sens[i].gain_s, why);
+  }
 }
 
 static void print_util(const report *p) {
@@ -181,6 +264,20 @@ static const char *kind_name(sim_task_kind k) {
   return "";
 }
 
+/* A transfer step's stream and bounds: what its cause was judged on. */
+static void json_step_bounds(json_t *o, const sim_cp_step *x) {
+  json_object_set_new(o, "send", json_boolean(x->send));
+  json_object_set_new(o, "stream_gbps", cli_json_number(x->stream_gbps));
+  json_object_set_new(o, "bound_gbps", cli_json_number(x->bound_gbps));
+  json_object_set_new(o, "link_gbps", cli_json_number(x->link_gbps));
+  if (x->path_gbps > 0)
+    json_object_set_new(o, "path_gbps", cli_json_number(x->path_gbps));
+  json_object_set_new(o, "link_latency_s", cli_json_number(x->link_latency_s));
+  json_object_set_new(o, "rtt_s", cli_json_number(x->rtt_s));
+  json_object_set_new(o, "window_bytes", cli_json_number(x->window_bytes));
+  json_object_set_new(o, "sockets", json_integer(x->sockets));
+}
+
 static json_t *json_step(const scenario *s, const sim_cp_step *x) {
   json_t *o = json_object();
   json_object_set_new(o, "t_s", cli_json_number((double)x->t0 * 1e-9));
@@ -211,10 +308,27 @@ static json_t *json_step(const scenario *s, const sim_cp_step *x) {
       json_object_set_new(o, "queue_s", cli_json_number(x->queue_s));
       json_object_set_new(o, "cause",
                           json_string(sim_cp_cause_names[x->cause]));
+      json_step_bounds(o, x);
       break;
     case SIM_TASK_JOIN: break;
   }
   return o;
+}
+
+/* A link of the path: its time, bytes, steps, its seconds by cause
+ * ({"window": s, ...}, causes it had) and the cause of most of them. */
+static json_t *json_link(const scenario *s, const sim_cp_link *x) {
+  json_t *c = json_object();
+  for (int k = 0; k < SIM_CP_NCAUSES; k++)
+    if (x->cause_s[k] > 0)
+      json_object_set_new(c, sim_cp_cause_names[k],
+                          cli_json_number(x->cause_s[k]));
+  return json_pack("{s:s,s:s,s:o,s:o,s:i,s:s,s:o}", "src_site",
+                   s->sites[x->src_site].name, "dst_site",
+                   s->sites[x->dst_site].name, "seconds",
+                   cli_json_number(x->seconds), "bytes",
+                   cli_json_number(x->bytes), "steps", x->steps, "cause",
+                   sim_cp_cause_names[sim_critpath_link_cause(x)], "causes", c);
 }
 
 static json_t *json_path(const report *p) {
@@ -230,13 +344,7 @@ static json_t *json_path(const report *p) {
     json_object_set_new(ph, sim_cp_phase_names[i], c);
   }
   for (int i = 0; i < cp->nlinks; i++)
-    json_array_append_new(
-        l, json_pack("{s:s,s:s,s:o,s:o,s:i}", "src_site",
-                     s->sites[cp->links[i].src_site].name, "dst_site",
-                     s->sites[cp->links[i].dst_site].name, "seconds",
-                     cli_json_number(cp->links[i].seconds), "bytes",
-                     cli_json_number(cp->links[i].bytes), "steps",
-                     cp->links[i].steps));
+    json_array_append_new(l, json_link(s, &cp->links[i]));
   for (int i = 0; i < cp->ndevices; i++)
     json_array_append_new(
         d, json_pack("{s:i,s:s,s:o,s:i}", "device", cp->devices[i].dev, "site",
@@ -272,6 +380,27 @@ static json_t *json_util(const report *p) {
   return a;
 }
 
+/* A sensitivity: its what-if, the re-run, and the top resource it was
+ * made for with that resource's cause (null for a caller's what-if). */
+static json_t *json_sens(const report *p, const sim_sensitivity *v) {
+  json_t *o = json_pack("{s:s,s:o,s:o}", "what_if", v->w.label, "iteration_s",
+                        cli_json_number(v->iteration_s), "gain_s",
+                        cli_json_number(v->gain_s));
+  json_t *res = json_null(), *cause = json_null();
+  if (v->link >= 0) {
+    const sim_cp_link *l = &p->cp.links[v->link];
+    res = json_sprintf("%s>%s", p->s->sites[l->src_site].name,
+                       p->s->sites[l->dst_site].name);
+    cause = json_string(sim_cp_cause_names[sim_critpath_link_cause(l)]);
+  } else if (v->device >= 0) {
+    res = json_sprintf("device %d", p->cp.devices[v->device].dev);
+    cause = json_string("compute");
+  }
+  json_object_set_new(o, "resource", res);
+  json_object_set_new(o, "cause", cause);
+  return o;
+}
+
 static void print_json(const report *p) {
   json_t *o = json_object(), *sv = json_array();
   json_object_set_new(o, "scenario", json_string(p->s->name));
@@ -281,10 +410,7 @@ static void print_json(const report *p) {
   json_object_set_new(o, "iteration_s", cli_json_number(p->r.iteration_s));
   json_object_set_new(o, "critical_path", json_path(p));
   for (int i = 0; i < p->nsens; i++)
-    json_array_append_new(
-        sv, json_pack("{s:s,s:o,s:o}", "what_if", p->sens[i].w.label,
-                      "iteration_s", cli_json_number(p->sens[i].iteration_s),
-                      "gain_s", cli_json_number(p->sens[i].gain_s)));
+    json_array_append_new(sv, json_sens(p, &p->sens[i]));
   json_object_set_new(o, "sensitivities", sv);
   json_object_set_new(o, "utilisation", json_util(p));
   cli_print_json(o, CLI_JSON);
