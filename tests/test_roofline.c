@@ -75,7 +75,7 @@ Test(roofline, flops_are_spec_counts) {
     for (int mb = 1; mb <= 4; mb *= 2) {
       double layer = mb * spec_layer_flops(m), head = mb * spec_head_flops(m);
       double attn = 4.0 * mb * m->seq * (double)m->seq * m->hidden;
-      double extra = m->arch == SPEC_ARCH_LLAMA ? 0.5 * attn : 0;
+      double extra = m->attention == MODEL_ATTENTION_FLASH ? 0.5 * attn : 0;
       int n = roofline_layer_ops(m, mb, ROOFLINE_FWD, ops);
       cr_assert_leq(n, ROOFLINE_MAX_OPS);
       cr_assert_float_eq(gemm_flops(ops, n), layer, 1e-9 * layer, "%s", names[i]);

@@ -240,7 +240,7 @@ int cli_scenarios_show(const char *name) {
          s->name, s->origin);
   show_tree("", j, src);
   if (!json_object_get(json_object_get(j, "workload"), "layers")) {
-    const spec_model *m = spec_model_find(s->workload.model);
+    const spec_model *m = spec_scenario_model(s);
     printf("%-34s %d (the model's depth)   (default)\n", "workload.layers",
            m ? m->layers : 0);
   }
