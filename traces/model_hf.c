@@ -284,25 +284,29 @@ static json_t *parse(const char *path, const char *text, size_t len,
   return NULL;
 }
 
-int model_hf_load(const char *path, model_dims **out, err *e) {
-  size_t len = 0;
-  char *text = file_load(path, "the model's config.json", FILE_MAX_JSON_BYTES,
-                         &len, e);
-  if (!text) return e ? e->code : ERR_IO;
+int model_hf_parse(const char *text, size_t len, const char *path,
+                   model_dims **out, err *e) {
   json_t *root = parse(path, text, len, e);
-  int rc = root ? ERR_OK : ERR_PARSE;
+  if (!root) return ERR_PARSE;
   model_dims *d = mem_calloc(1, sizeof *d);
-  if (root) {
-    reader r = {.c = {.file = path, .text = text, .len = len, .e = e},
-                .top = jfield_top(), .o = root, .family = "config"};
-    rc = read_config(&r, path, d);
-  }
+  reader r = {.c = {.file = path, .text = text, .len = len, .e = e},
+              .top = jfield_top(), .o = root, .family = "config"};
+  int rc = read_config(&r, path, d);
   json_decref(root);
-  free(text);
   if (rc) {
     model_free(d);
     return rc;
   }
   *out = d;
   return ERR_OK;
+}
+
+int model_hf_load(const char *path, model_dims **out, err *e) {
+  size_t len = 0;
+  char *text = file_load(path, "the model's config.json", FILE_MAX_JSON_BYTES,
+                         &len, e);
+  if (!text) return e ? e->code : ERR_IO;
+  int rc = model_hf_parse(text, len, path, out, e);
+  free(text);
+  return rc;
 }

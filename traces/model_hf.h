@@ -40,4 +40,8 @@ extern const char *const model_hf_keys[];
  * e, and nothing left. */
 int model_hf_load(const char *path, model_dims **out, err *e);
 
+/* model_hf_load of text[0 .. len), the file at path. */
+int model_hf_parse(const char *text, size_t len, const char *path,
+                   model_dims **out, err *e);
+
 #endif
