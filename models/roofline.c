@@ -279,8 +279,11 @@ int roofline_layer_ops(const spec_model *m, int mb, roofline_pass p,
  * (contiguous) and takes cross_entropy: log_softmax over V writes T V
  * values, the NLL picks T.
  * Backward: the NLL's gradient (a T x V tensor, zero but one per row), the
- * log_softmax's (reads it and the output, writes dlogits), and for GPT
- * the slice's (zeros, then the copy back). */
+ * log_softmax's (reads it and the output, writes dlogits), and with eager
+ * attention (DT-FM's GPT loss; not an encoder's) the slice's (zeros, then
+ * the copy back). An encoder's masked-LM head is timed as this LM head
+ * over every token (BERT's transform and its pooler, one h x h GEMM each,
+ * left out as the embedding lookup is). */
 int roofline_head_ops(const spec_model *m, int mb, roofline_pass p,
                       roofline_op *ops) {
   oplist l = {.op = ops, .T = (double)mb * m->seq, .b = m->value_bytes};

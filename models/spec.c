@@ -166,8 +166,9 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
                    sizeof where);
     spec_model_list(known, sizeof known);
     return err_set_field(e, WORKLOAD_model, ERR_UNKNOWN, "%s: '%s' is unknown "
-                         "(known: %s)", where, sw->model ? sw->model : "",
-                         known);
+                         "(known: %s; or hf:PATH, a Hugging Face "
+                         "config.json, or the model's dimensions)", where,
+                         sw->model ? sw->model : "", known);
   }
   int sched = spec_schedule_parse(sw->schedule);
   int algo = spec_dp_algo_parse(sw->dp_algo);

@@ -137,7 +137,7 @@ Test(cli_models, a_sweep_over_a_config_and_a_name) {
                      "\"num_key_value_heads\": 2, \"intermediate_size\": 688, "
                      "\"vocab_size\": 32000, \"max_position_embeddings\": "
                      "512}");
-  const char *scen = support_write_file(
+  support_write_file(
       support_path("two.json"),
       "{\"name\": \"two\", \"sites\": [{\"name\": \"a\", \"devices\": 2, "
       "\"gpu\": \"A100\"}], \"network\": {\"latency_ms\": 1, "
@@ -161,6 +161,5 @@ Test(cli_models, a_sweep_over_a_config_and_a_name) {
   cr_expect(strstr(r.err, "sw.json:1: model: ") &&
                 strstr(r.err, "tiny.json:1: hidden_size: missing"),
             "%s", r.err);
-  (void)scen;
   support_run_clear(&r);
 }
