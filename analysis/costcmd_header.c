@@ -112,9 +112,8 @@ static void counts_json(const spec_workload *w, json_t *o) {
   json_object_set_new(o, "head_bwd_flops", json_real(2.0 * head));
   json_object_set_new(o, "layer_params", json_real(spec_layer_params(m)));
   json_object_set_new(o, "embedding_params",
-                      json_real(((double)m->vocab + m->seq) * m->hidden));
-  json_object_set_new(o, "head_params",
-                      json_real(2.0 * m->hidden + (double)m->hidden * m->vocab));
+                      json_real(spec_embedding_params(m)));
+  json_object_set_new(o, "head_params", json_real(spec_stage_head_params(w)));
   json_object_set_new(o, "activation_bytes", json_real(spec_activation_bytes(w)));
   json_object_set_new(o, "gradient_value_bytes", json_integer(m->value_bytes));
 }

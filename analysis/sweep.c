@@ -71,11 +71,11 @@ static const char *default_network(void) {
 _Static_assert(_Generic((int64_t)0, long: 1, default: 0),
                "a point's integers are knobs' longs and int64_ts alike");
 
-/* The model's own spelling of its name ("GPT3-XL" -> "gpt3-xl"), NULL if
- * unknown. */
+/* The model's own spelling of its name ("GPT3-XL" -> "gpt3-xl"), a config
+ * "hf:PATH" as it is (scenario_apply reads it), NULL if unknown. */
 static const char *model_name(const char *s) {
   const spec_model *m = spec_model_find(s);
-  return m ? m->name : NULL;
+  return m ? m->name : model_is_hf(s) ? s : NULL;
 }
 
 /* The sweep's own keys (the knobs' come from their rows below). A key is
@@ -414,6 +414,27 @@ static void resolve_files(sweep *s, int k, const char *path) {
   }
 }
 
+/* The model key's configs ("hf:PATH") beside the sweep file at path, as
+ * resolve_files resolves a file (one found only from the working directory
+ * is kept as it is). */
+static void resolve_configs(sweep *s, const char *path) {
+  axis *ax = &s->axes[K_model];
+  size_t pre = strlen(MODEL_HF_PREFIX);
+  for (size_t i = 0; i < ax->n; i++) {
+    const char *n = ax->names[i];
+    if (!model_is_hf(n)) continue;
+    char *p = file_beside(path, n + pre);
+    if (strcmp(p, n + pre) != 0 && (exists(p) || !exists(n + pre))) {
+      char *hf = mem_alloc(pre + strlen(p) + 1);
+      memcpy(hf, n, pre);
+      strcpy(hf + pre, p);
+      free(ax->names[i]);
+      ax->names[i] = hf;
+    }
+    free(p);
+  }
+}
+
 sweep *sweep_load(const char *path, err *e) {
   size_t len;
   char *text = file_load(path, "the sweep file", FILE_MAX_JSON_BYTES, &len, e);
@@ -426,6 +447,7 @@ sweep *sweep_load(const char *path, err *e) {
 void sweep_files_beside(sweep *s, const char *path) {
   resolve_files(s, K_SCENARIOS, path);
   resolve_files(s, K_FAULTS, path);
+  resolve_configs(s, path);
 }
 
 void sweep_free(sweep *s) {

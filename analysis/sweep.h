@@ -56,11 +56,11 @@ sweep *sweep_parse(const char *text, size_t len, const char *name, err *e);
 /* sweep_parse on the file at path, then sweep_files_beside. */
 sweep *sweep_load(const char *path, err *e);
 
-/* The scenario files and fault files s names, made relative to the sweep
- * file at path (file_beside: its folder, not the working directory); a
- * name that is a built-in, absolute, or found only from the working
- * directory (the former rule, kept for scripts written for it) stays as
- * written. Call before sweep_resolve. */
+/* The scenario files, fault files and model configs ("hf:PATH") s names,
+ * made relative to the sweep file at path (file_beside: its folder, not
+ * the working directory); a name that is a built-in, absolute, or found
+ * only from the working directory (the former rule, kept for scripts
+ * written for it) stays as written. Call before sweep_resolve. */
 void sweep_files_beside(sweep *s, const char *path);
 
 void sweep_free(sweep *s);  /* NULL ok */

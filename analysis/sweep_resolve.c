@@ -64,6 +64,7 @@ static int check_point_workload(scenario *sc, const sweep_point *p, err *e) {
       char **v = (char **)((char *)sc + workload_rows[r].at);
       *v = *v ? mem_strdup(*v) : NULL;
     }
+  sc->workload.model_dims = model_dup(saved.model_dims); /* as the names */
   int rc = scenario_apply(sc, &p->knobs, e);
   if (!rc) rc = sim_check_size(sc, e);
   spec_workload w;
@@ -80,6 +81,7 @@ static int check_point_workload(scenario *sc, const sweep_point *p, err *e) {
                  (long long)p->checkpoint_every, w.given.inner_steps);
   for (int r = 0; r < WORKLOAD_NFIELDS; r++)
     if (is_name(r)) free(*(char **)((char *)sc + workload_rows[r].at));
+  model_free(sc->workload.model_dims);
   sc->workload = saved;
   memcpy(sc->line, lines, sizeof lines);
   return rc;

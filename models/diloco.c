@@ -82,7 +82,7 @@ double diloco_fragment_params(const spec_workload *w, const diloco_plan *p,
   double params = n * spec_layer_params(w->model);
   if (st == 0 && f == 0) params += spec_embedding_params(w->model);
   if (st == w->stages - 1 && f == p->fragments - 1)
-    params += spec_head_params(w->model);
+    params += spec_stage_head_params(w);
   return params;
 }
 

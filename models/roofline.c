@@ -101,109 +101,172 @@ static void attn_product(oplist *l, roofline_pass p, const char *fwd,
   gemm(l, p, fwd, b1, b2, flops, bytes);
 }
 
-/* GPT's block as DT-FM ran it for its measured runs (Decentralized_FM_alpha
- * modules/gpt_modules.py, GPTTransformerLayer at 353a89d, March 2022, the
- * version of the April 2022 runs): LayerNorm; q, k and v as three linear
- * layers; QK^T; / sqrt(d); softmax; PV (no causal mask, no dropout); the
- * heads merged by a transpose + contiguous copy; the output projection;
- * the residual add; LayerNorm; linear, ReLU, linear; the residual add.
- * Backward in reverse: each residual add becomes the sum of the two
- * gradients reaching its input. Widths are values per token. */
-static void gpt_layer(oplist *l, const spec_model *m, roofline_pass p,
-                      double mb) {
-  double h = m->hidden, s = m->seq, f = m->ffn > 0 ? m->ffn : 4.0 * h;
-  double kv = m->kv_heads > 0 ? h * m->kv_heads / m->heads : h;
-  double sc = mb * m->heads * s * s; /* score values */
-  double as = m->heads * s;          /* score values per token */
-  switch (p) {
-    case ROOFLINE_FWD:
-      mem(l, "norm_1", h, h);
-      linear(l, p, "q", NULL, NULL, h, h);
-      linear(l, p, "k", NULL, NULL, h, kv);
-      linear(l, p, "v", NULL, NULL, h, kv);
-      attn_product(l, p, "scores", NULL, NULL, sc, s, h);
-      mem(l, "scale", as, as);
-      mem(l, "softmax", as, as);
-      attn_product(l, p, "weighted_sum", NULL, NULL, sc, s, h);
-      mem(l, "merge_heads", h, h);
-      linear(l, p, "out_proj", NULL, NULL, h, h);
-      mem(l, "residual_1", 2 * h, h);
-      mem(l, "norm_2", h, h);
-      linear(l, p, "fc_1", NULL, NULL, h, f);
-      mem(l, "relu", f, f);
-      linear(l, p, "fc_2", NULL, NULL, f, h);
-      mem(l, "residual_2", 2 * h, h);
-      return;
-    case ROOFLINE_BWD: break; /* below */
+/* The block's forward operations, as m's attention and MLP build it.
+ * Eager (GPT's block as DT-FM ran it for its measured runs:
+ * Decentralized_FM_alpha modules/gpt_modules.py, GPTTransformerLayer at
+ * 353a89d, March 2022, the version of the April 2022 runs): LayerNorm; q,
+ * k and v as three linear layers; QK^T; / sqrt(d); softmax; PV (no causal
+ * mask, no dropout); the heads merged by a transpose + contiguous copy;
+ * the output projection; the residual add. Flash (Llama's as INTELLECT-1
+ * runs it, PrimeIntellect-ai/prime): RMSNorm, one q,k,v GEMM, rotary on q
+ * and k, fused attention, the output projection, the residual add. Then
+ * the norm and the MLP: linear, activation, linear (GPT's ReLU), or one
+ * gate-and-up GEMM, SwiGLU (silu(g) u) and the down projection; the
+ * residual add. Rotary positions add their pass on q and k wherever they
+ * are. An encoder's post-norm (BERT) orders the same operations
+ * differently: the same time. Widths are values per token. */
+typedef struct block {
+  double h, s, f, kv, sc, as; /* widths; score values, per token */
+  bool eager, rotary, gated, rms;
+} block;
+
+static block block_of(const spec_model *m, double mb) {
+  double h = m->hidden, s = m->seq;
+  bool eager = false, rotary = false, gated = false, rms = false;
+  switch (m->attention) {
+    case MODEL_ATTENTION_EAGER: eager = true; break;
+    case MODEL_ATTENTION_FLASH: eager = false; break;
   }
-  mem(l, "residual_2_grad", 2 * h, h);
-  linear(l, p, NULL, "fc_2_dx", "fc_2_dw", f, h);
-  mem(l, "relu_grad", 2 * f, f);
-  linear(l, p, NULL, "fc_1_dx", "fc_1_dw", h, f);
-  mem(l, "norm_2_grad", 2 * h, h);
-  mem(l, "residual_1_grad", 2 * h, h);
-  linear(l, p, NULL, "out_proj_dx", "out_proj_dw", h, h);
-  mem(l, "merge_heads_grad", h, h);
-  attn_product(l, p, NULL, "weighted_sum_dp", "weighted_sum_dv", sc, s, h);
-  mem(l, "softmax_grad", 2 * as, as);
-  mem(l, "scale_grad", as, as);
-  attn_product(l, p, NULL, "scores_dq", "scores_dk", sc, s, h);
-  linear(l, p, NULL, "v_dx", "v_dw", h, kv);
-  linear(l, p, NULL, "k_dx", "k_dw", h, kv);
-  linear(l, p, NULL, "q_dx", "q_dw", h, h);
-  mem(l, "input_grad_sum", 3 * h, h); /* dx of q, k, v summed */
-  mem(l, "bias_grads", 3 * h + h + f + h, 0); /* a reduction over each dy */
-  mem(l, "norm_1_grad", 2 * h, h);
+  switch (m->positions) {
+    case MODEL_POSITIONS_LEARNED: rotary = false; break;
+    case MODEL_POSITIONS_ROTARY: rotary = true; break;
+  }
+  switch (m->mlp) {
+    case MODEL_MLP_GELU: gated = false; break;
+    case MODEL_MLP_GATED: gated = true; break;
+  }
+  switch (m->norm) {
+    case MODEL_NORM_LAYERNORM: rms = false; break;
+    case MODEL_NORM_RMSNORM: rms = true; break;
+  }
+  return (block){.h = h, .s = s, .f = m->ffn > 0 ? m->ffn : 4.0 * h,
+                 .kv = m->kv_heads > 0 ? h * m->kv_heads / m->heads : h,
+                 .sc = mb * m->heads * s * s, .as = m->heads * s,
+                 .eager = eager, .rotary = rotary, .gated = gated,
+                 .rms = rms};
 }
 
-/* Llama's block (INTELLECT-1's, PrimeIntellect-ai/prime): RMSNorm, one
- * q,k,v GEMM, rotary on q and k, fused attention, the output projection,
- * the residual add; RMSNorm, one gate-and-up GEMM, SwiGLU (silu(g) u),
- * the down projection, the residual add. No biases, no dropout. */
-static void llama_layer(oplist *l, const spec_model *m, roofline_pass p,
-                        double mb) {
-  double h = m->hidden, s = m->seq, f = m->ffn > 0 ? m->ffn : 4.0 * h;
-  double kv = m->kv_heads > 0 ? h * m->kv_heads / m->heads : h;
-  double attn_flops = 4.0 * mb * s * s * h;
-  switch (p) {
-    case ROOFLINE_FWD:
-      mem(l, "rms_1", h, h);
-      linear(l, p, "qkv", NULL, NULL, h, h + 2.0 * kv);
-      mem(l, "rotary", h + kv, h + kv);
-      push(l, "flash_attention", ROOFLINE_GEMM, attn_flops,
-           l->b * l->T * (2.0 * h + 2.0 * kv)); /* q k v in, o out */
-      linear(l, p, "out_proj", NULL, NULL, h, h);
-      mem(l, "residual_1", 2 * h, h);
-      mem(l, "rms_2", h, h);
-      linear(l, p, "gate_up", NULL, NULL, h, 2.0 * f);
-      mem(l, "swiglu", 2 * f, f);
-      linear(l, p, "down", NULL, NULL, f, h);
-      mem(l, "residual_2", 2 * h, h);
-      return;
-    case ROOFLINE_BWD: break; /* below */
+/* The four-product attention's FLOPs: QK^T and PV, 2 mb s^2 h each. */
+static double attn_flops(const block *k, double mb) {
+  return 4.0 * mb * k->s * k->s * k->h;
+}
+
+static void attention_fwd(oplist *l, const block *k, double mb) {
+  double h = k->h, kv = k->kv;
+  roofline_pass p = ROOFLINE_FWD;
+  if (k->eager) {
+    linear(l, p, "q", NULL, NULL, h, h);
+    linear(l, p, "k", NULL, NULL, h, kv);
+    linear(l, p, "v", NULL, NULL, h, kv);
+  } else {
+    linear(l, p, "qkv", NULL, NULL, h, h + 2.0 * kv);
   }
+  if (k->rotary) mem(l, "rotary", h + kv, h + kv);
+  if (k->eager) {
+    attn_product(l, p, "scores", NULL, NULL, k->sc, k->s, h);
+    mem(l, "scale", k->as, k->as);
+    mem(l, "softmax", k->as, k->as);
+    attn_product(l, p, "weighted_sum", NULL, NULL, k->sc, k->s, h);
+    mem(l, "merge_heads", h, h);
+  } else {
+    push(l, "flash_attention", ROOFLINE_GEMM, attn_flops(k, mb),
+         l->b * l->T * (2.0 * h + 2.0 * kv)); /* q k v in, o out */
+  }
+}
+
+static void mlp_fwd(oplist *l, const block *k) {
+  roofline_pass p = ROOFLINE_FWD;
+  if (k->gated) {
+    linear(l, p, "gate_up", NULL, NULL, k->h, 2.0 * k->f);
+    mem(l, "swiglu", 2 * k->f, k->f);
+    linear(l, p, "down", NULL, NULL, k->f, k->h);
+  } else {
+    linear(l, p, "fc_1", NULL, NULL, k->h, k->f);
+    mem(l, "activation", k->f, k->f);
+    linear(l, p, "fc_2", NULL, NULL, k->f, k->h);
+  }
+}
+
+static void layer_fwd(oplist *l, const block *k, double mb) {
+  double h = k->h;
+  mem(l, k->rms ? "rms_1" : "norm_1", h, h);
+  attention_fwd(l, k, mb);
+  linear(l, ROOFLINE_FWD, "out_proj", NULL, NULL, h, h);
+  mem(l, "residual_1", 2 * h, h);
+  mem(l, k->rms ? "rms_2" : "norm_2", h, h);
+  mlp_fwd(l, k);
+  mem(l, "residual_2", 2 * h, h);
+}
+
+/* Backward in reverse: each residual add becomes the sum of the two
+ * gradients reaching its input; eager q, k, v sum their input gradients;
+ * a fused attention reads q k v o dO and writes dq dk dv. */
+static void attention_bwd(oplist *l, const block *k, double mb) {
+  double h = k->h, kv = k->kv;
+  roofline_pass p = ROOFLINE_BWD;
+  if (k->eager) {
+    mem(l, "merge_heads_grad", h, h);
+    attn_product(l, p, NULL, "weighted_sum_dp", "weighted_sum_dv", k->sc,
+                 k->s, h);
+    mem(l, "softmax_grad", 2 * k->as, k->as);
+    mem(l, "scale_grad", k->as, k->as);
+    attn_product(l, p, NULL, "scores_dq", "scores_dk", k->sc, k->s, h);
+  } else {
+    push(l, "flash_attention_grad", ROOFLINE_GEMM,
+         ROOFLINE_FLASH_BWD_RATIO * attn_flops(k, mb),
+         l->b * l->T * (4.0 * h + 4.0 * kv));
+  }
+  if (k->rotary) mem(l, "rotary_grad", h + kv, h + kv);
+  if (k->eager) {
+    linear(l, p, NULL, "v_dx", "v_dw", h, kv);
+    linear(l, p, NULL, "k_dx", "k_dw", h, kv);
+    linear(l, p, NULL, "q_dx", "q_dw", h, h);
+    mem(l, "input_grad_sum", 3 * h, h); /* dx of q, k, v summed */
+  } else {
+    linear(l, p, NULL, "qkv_dx", "qkv_dw", h, h + 2.0 * kv);
+  }
+}
+
+/* The biases' gradients, one reduction over each biased linear layer's
+ * dy: their widths per token (0: no bias). */
+static double bias_widths(const spec_model *m, const block *k) {
+  double w = 0;
+  if (model_bias_qkv(m->bias)) w += k->h + 2.0 * k->kv;
+  if (model_bias_out(m->bias)) w += k->h;
+  if (model_bias_mlp(m->bias)) w += (k->gated ? 2.0 : 1.0) * k->f + k->h;
+  return w;
+}
+
+static void layer_bwd(oplist *l, const spec_model *m, const block *k,
+                      double mb) {
+  double h = k->h, f = k->f;
+  roofline_pass p = ROOFLINE_BWD;
   mem(l, "residual_2_grad", 2 * h, h);
-  linear(l, p, NULL, "down_dx", "down_dw", f, h);
-  mem(l, "swiglu_grad", 3 * f, 2 * f);
-  linear(l, p, NULL, "gate_up_dx", "gate_up_dw", h, 2.0 * f);
-  mem(l, "rms_2_grad", 2 * h, h);
+  if (k->gated) {
+    linear(l, p, NULL, "down_dx", "down_dw", f, h);
+    mem(l, "swiglu_grad", 3 * f, 2 * f);
+    linear(l, p, NULL, "gate_up_dx", "gate_up_dw", h, 2.0 * f);
+  } else {
+    linear(l, p, NULL, "fc_2_dx", "fc_2_dw", f, h);
+    mem(l, "activation_grad", 2 * f, f);
+    linear(l, p, NULL, "fc_1_dx", "fc_1_dw", h, f);
+  }
+  mem(l, k->rms ? "rms_2_grad" : "norm_2_grad", 2 * h, h);
   mem(l, "residual_1_grad", 2 * h, h);
   linear(l, p, NULL, "out_proj_dx", "out_proj_dw", h, h);
-  /* reads q k v o dO, writes dq dk dv */
-  push(l, "flash_attention_grad", ROOFLINE_GEMM,
-       ROOFLINE_FLASH_BWD_RATIO * attn_flops,
-       l->b * l->T * (4.0 * h + 4.0 * kv));
-  mem(l, "rotary_grad", h + kv, h + kv);
-  linear(l, p, NULL, "qkv_dx", "qkv_dw", h, h + 2.0 * kv);
-  mem(l, "rms_1_grad", 2 * h, h);
+  attention_bwd(l, k, mb);
+  double biases = bias_widths(m, k);
+  if (biases > 0) mem(l, "bias_grads", biases, 0); /* a reduction over each dy */
+  mem(l, k->rms ? "rms_1_grad" : "norm_1_grad", 2 * h, h);
 }
 
 int roofline_layer_ops(const spec_model *m, int mb, roofline_pass p,
                        roofline_op *ops) {
   oplist l = {.op = ops, .T = (double)mb * m->seq, .b = m->value_bytes};
-  switch (m->arch) {
-    case SPEC_ARCH_GPT: gpt_layer(&l, m, p, mb); break;
-    case SPEC_ARCH_LLAMA: llama_layer(&l, m, p, mb); break;
+  block k = block_of(m, mb);
+  switch (p) {
+    case ROOFLINE_FWD: layer_fwd(&l, &k, mb); break;
+    case ROOFLINE_BWD: layer_bwd(&l, m, &k, mb); break;
   }
   return l.n;
 }
@@ -216,16 +279,19 @@ int roofline_layer_ops(const spec_model *m, int mb, roofline_pass p,
  * (contiguous) and takes cross_entropy: log_softmax over V writes T V
  * values, the NLL picks T.
  * Backward: the NLL's gradient (a T x V tensor, zero but one per row), the
- * log_softmax's (reads it and the output, writes dlogits), and for GPT
- * the slice's (zeros, then the copy back). */
+ * log_softmax's (reads it and the output, writes dlogits), and with eager
+ * attention (DT-FM's GPT loss; not an encoder's) the slice's (zeros, then
+ * the copy back). An encoder's masked-LM head is timed as this LM head
+ * over every token (BERT's transform and its pooler, one h x h GEMM each,
+ * left out as the embedding lookup is). */
 int roofline_head_ops(const spec_model *m, int mb, roofline_pass p,
                       roofline_op *ops) {
   oplist l = {.op = ops, .T = (double)mb * m->seq, .b = m->value_bytes};
   double h = m->hidden, V = m->vocab;
-  bool shift = true; /* GPT's loss copies the shifted logits */
-  switch (m->arch) {
-    case SPEC_ARCH_GPT: shift = true; break;
-    case SPEC_ARCH_LLAMA: shift = false; break;
+  bool shift = true; /* DT-FM's GPT loss copies the shifted logits */
+  switch (m->attention) {
+    case MODEL_ATTENTION_EAGER: shift = !m->encoder; break;
+    case MODEL_ATTENTION_FLASH: shift = false; break;
   }
   switch (p) {
     case ROOFLINE_FWD:

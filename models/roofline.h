@@ -63,11 +63,12 @@ roofline_eff roofline_run_eff(void);
 
 /* The operations of one layer of model m for a micro-batch of mb sequences
  * in pass p, into ops[0..n-1] (ROOFLINE_MAX_OPS entries, caller's); returns
- * n. GPT's block is the one DT-FM's measured runs ran (unfused attention:
- * its s^2 scores are scaled and soft-maxed in memory); Llama's runs fused
- * (flash) attention, as INTELLECT-1's runtime does.
- * roofline.c lists every count. The GEMM FLOPs of the forward pass sum to
- * mb x spec_layer_flops(m). */
+ * n. The block is m's (traces/model.h): eager attention as DT-FM's
+ * measured GPT runs ran it (its s^2 scores scaled and soft-maxed in
+ * memory) or flash (fused, as INTELLECT-1's runtime runs it), grouped
+ * key/value projections, a two- or three-matrix MLP, rotary positions'
+ * pass. roofline.c lists every count. The GEMM FLOPs of the forward pass
+ * sum to mb x spec_layer_flops(m). */
 int roofline_layer_ops(const spec_model *m, int mb, roofline_pass p,
                        roofline_op *ops);
 

@@ -1,4 +1,5 @@
-/* spec: the model and GPU tables and the byte / FLOP counts of a workload.
+/* spec: the GPU table, a workload resolved, and the byte / FLOP counts of
+ * its stages (the models' table and a model's own counts: spec_model.c).
  * Invariant: the tables are static and read-only; every function here is a
  * pure function of its arguments (see spec.h). Counts are doubles: a 13B
  * model's FLOPs overflow 32-bit integers and the callers divide anyway. */
@@ -16,42 +17,6 @@
 #include "models/diloco.h"
 #include "models/params.h"
 #include "traces/scenario_row.h"
-
-/* GPT-3 shapes from Brown et al. 2020, table 2.1, except: GPT-3 XL runs with
- * 16 heads as DT-FM ran it (the paper lists 24; the head count changes no
- * FLOP or byte count used here), and 13B uses h = 5120 (= 40 heads x 128;
- * the table's 5140 is inconsistent with its own d_head). */
-static const spec_model models[] = {
-    {.name = "gpt3-small", .layers = 12, .hidden = 768, .heads = 12,
-     .seq = 2048, .vocab = 50257, .value_bytes = 2,
-     .source = "GPT-3 Small, 125M (Brown et al. 2020, table 2.1)"},
-    {.name = "gpt3-medium", .layers = 24, .hidden = 1024, .heads = 16,
-     .seq = 2048, .vocab = 50257, .value_bytes = 2,
-     .source = "GPT-3 Medium, 350M (Brown et al. 2020, table 2.1)"},
-    {.name = "gpt3-large", .layers = 24, .hidden = 1536, .heads = 16,
-     .seq = 2048, .vocab = 50257, .value_bytes = 2,
-     .source = "GPT-3 Large, 760M (Brown et al. 2020, table 2.1)"},
-    {.name = "gpt3-xl", .layers = 24, .hidden = 2048, .heads = 16, .seq = 2048,
-     .vocab = 50257, .value_bytes = 2,
-     .source = "GPT-3 XL (Brown et al. 2020), 16 heads as in DT-FM's runs"},
-    {.name = "gpt3-2.7b", .layers = 32, .hidden = 2560, .heads = 32,
-     .seq = 2048, .vocab = 50257, .value_bytes = 2,
-     .source = "GPT-3 2.7B (Brown et al. 2020, table 2.1)"},
-    {.name = "gpt3-6.7b", .layers = 32, .hidden = 4096, .heads = 32,
-     .seq = 2048, .vocab = 50257, .value_bytes = 2,
-     .source = "GPT-3 6.7B (Brown et al. 2020, table 2.1)"},
-    {.name = "gpt3-13b", .layers = 40, .hidden = 5120, .heads = 40, .seq = 2048,
-     .vocab = 50257, .value_bytes = 2,
-     .source = "GPT-3 13B (Brown et al. 2020, table 2.1; h = 40 x 128)"},
-    /* Llama-architecture models, after GPT's (issue 12). */
-    {.name = "intellect-1", .layers = 42, .hidden = 4096, .heads = 32,
-     .seq = 8192, .vocab = 128256, .value_bytes = 2,
-     .source = "INTELLECT-1, 10B (PrimeIntellect-ai/prime, llama3_configs['10B']: "
-               "dim 4096, 42 layers, 32 heads, 8 kv heads, ffn_dim_multiplier 1.3, "
-               "multiple_of 1024 -> 14336; seq_length 8192 in configs/10B; Llama-3 "
-               "vocabulary 128256)",
-     .arch = SPEC_ARCH_LLAMA, .ffn = 14336, .kv_heads = 8},
-};
 
 /* The GPU table: datasheet figures only. peak_flops is the dense fp16
  * tensor-core rate with fp32 accumulate, what mixed-precision training runs
@@ -131,50 +96,31 @@ static const spec_gpu gpus[] = {
                "matrix (2614.9 with sparsity), 192 GB HBM3, 5.3 TB/s"},
 };
 
-#define NMODELS ((int)(sizeof models / sizeof *models))
 #define NGPUS ((int)(sizeof gpus / sizeof *gpus))
 
-/* Case-insensitive equality ignoring spaces, '-' and '_' in the GPU names
- * only where asked: "RTX 3090" = "rtx3090", "gpt3-xl" = "GPT3-XL". */
-static bool same_name(const char *a, const char *b, bool loose) {
+/* Case-insensitive equality ignoring spaces, '-' and '_': "RTX 3090" =
+ * "rtx3090" (the models' names: spec_model.c). */
+static bool same_name(const char *a, const char *b) {
   for (;;) {
-    if (loose) {
-      while (*a == ' ' || *a == '-' || *a == '_') a++;
-      while (*b == ' ' || *b == '-' || *b == '_') b++;
-    }
+    while (*a == ' ' || *a == '-' || *a == '_') a++;
+    while (*b == ' ' || *b == '-' || *b == '_') b++;
     if (!*a || !*b) return !*a && !*b;
     if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
     a++, b++;
   }
 }
 
-const spec_model *spec_model_find(const char *name) {
-  if (!name) return NULL;
-  for (int i = 0; i < NMODELS; i++)
-    if (same_name(name, models[i].name, false)) return &models[i];
-  return NULL;
-}
-
 const spec_gpu *spec_gpu_find(const char *name) {
   if (!name) return NULL;
   for (int i = 0; i < NGPUS; i++)
-    if (same_name(name, gpus[i].name, true)) return &gpus[i];
+    if (same_name(name, gpus[i].name)) return &gpus[i];
   return NULL;
-}
-
-const spec_model *spec_models(int *n) {
-  *n = NMODELS;
-  return models;
 }
 
 const spec_gpu *spec_gpus(int *n) {
   *n = NGPUS;
   return gpus;
 }
-
-#define SPEC_ARCH_NAME_(id, name) name,
-const char *const spec_arch_names[] = {SPEC_ARCH_MAP(SPEC_ARCH_NAME_) NULL};
-#undef SPEC_ARCH_NAME_
 
 const char *spec_schedule_name(spec_schedule s) {
   return workload_schedules[s];
@@ -204,29 +150,25 @@ static int unknown_name(const scenario *s, int r, const char *v, err *e) {
                        "(%s)", s->name, workload_rows[r].key, v, known);
 }
 
-/* The names of a table, ", "-joined, into buf. */
-static void name_list(bool models_table, char *buf, size_t size) {
+void spec_gpu_list(char *buf, size_t size) {
   buf[0] = '\0';
-  int n = models_table ? NMODELS : NGPUS;
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < NGPUS; i++)
     snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i ? ", " : "",
-             models_table ? models[i].name : gpus[i].name);
+             gpus[i].name);
 }
-
-void spec_model_list(char *buf, size_t size) { name_list(true, buf, size); }
-void spec_gpu_list(char *buf, size_t size) { name_list(false, buf, size); }
 
 static int resolve_names(const scenario *s, spec_workload *w, err *e) {
   const scenario_workload *sw = &s->workload;
-  w->model = spec_model_find(sw->model);
+  w->model = spec_scenario_model(s);
   if (!w->model) {
     char where[512], known[256];
     scenario_where(s, s->line[WORKLOAD_model], "workload.model", where,
                    sizeof where);
     spec_model_list(known, sizeof known);
     return err_set_field(e, WORKLOAD_model, ERR_UNKNOWN, "%s: '%s' is unknown "
-                         "(known: %s)", where, sw->model ? sw->model : "",
-                         known);
+                         "(known: %s; or hf:PATH, a Hugging Face "
+                         "config.json, or the model's dimensions)", where,
+                         sw->model ? sw->model : "", known);
   }
   int sched = spec_schedule_parse(sw->schedule);
   int algo = spec_dp_algo_parse(sw->dp_algo);
@@ -472,56 +414,12 @@ int spec_stage_layers(const spec_workload *w, int st) {
   return w->layers / w->stages + (st < w->layers % w->stages ? 1 : 0);
 }
 
-/* The parameters of a layer's weight matrices: Q and O h x h, K and V
- * h x (kv_heads / heads) h, the MLP two (GPT) or three (gated) h x ffn. */
-static double matrix_params(const spec_model *m) {
-  double h = m->hidden, ffn = m->ffn > 0 ? m->ffn : 4.0 * h;
-  double kv = m->kv_heads > 0 ? h * m->kv_heads / m->heads : h;
-  double mlp = 2.0;
-  switch (m->arch) {
-    case SPEC_ARCH_GPT: mlp = 2.0; break;
-    case SPEC_ARCH_LLAMA: mlp = 3.0; break;
-  }
-  return 2.0 * h * h + 2.0 * h * kv + mlp * h * ffn;
-}
-
-double spec_layer_params(const spec_model *m) {
-  double h = m->hidden, ffn = m->ffn > 0 ? m->ffn : 4.0 * h;
-  switch (m->arch) {
-    case SPEC_ARCH_GPT: /* QKV and output biases 4h, MLP biases ffn + h, two
-                           layer norms 4h: 12h^2 + 13h at ffn = 4h */
-      return matrix_params(m) + 4.0 * h + ffn + h + 4.0 * h;
-    case SPEC_ARCH_LLAMA: /* two RMSNorm weights, no biases */
-      return matrix_params(m) + 2.0 * h;
-  }
-  assert(!"unknown architecture");
-  return 0;
-}
-
-double spec_embedding_params(const spec_model *m) {
-  double pos = 0; /* learned position embeddings */
-  switch (m->arch) {
-    case SPEC_ARCH_GPT: pos = m->seq; break;
-    case SPEC_ARCH_LLAMA: pos = 0; break; /* rotary: none */
-  }
-  return ((double)m->vocab + pos) * m->hidden;
-}
-
-double spec_head_params(const spec_model *m) {
-  double norm = 2.0; /* the final norm's weights (and bias) */
-  switch (m->arch) {
-    case SPEC_ARCH_GPT: norm = 2.0; break;
-    case SPEC_ARCH_LLAMA: norm = 1.0; break;
-  }
-  return norm * m->hidden + (double)m->hidden * m->vocab;
-}
-
 /* Parameters of stage st holding `layers` layers. */
 static double params_with(const spec_workload *w, int st, int layers) {
   const spec_model *m = w->model;
   double p = layers * spec_layer_params(m);
   if (st == 0) p += spec_embedding_params(m);
-  if (st == w->stages - 1) p += spec_head_params(m);
+  if (st == w->stages - 1) p += spec_stage_head_params(w);
   return p;
 }
 
@@ -536,15 +434,6 @@ double spec_stage_gradient_bytes(const spec_workload *w, int st) {
 double spec_activation_bytes(const spec_workload *w) {
   const spec_model *m = w->model;
   return (double)w->micro_batch * m->seq * m->hidden * m->value_bytes;
-}
-
-double spec_layer_flops(const spec_model *m) {
-  double s = m->seq, h = m->hidden;
-  return 2.0 * s * matrix_params(m) + 4.0 * s * s * h;
-}
-
-double spec_head_flops(const spec_model *m) {
-  return 2.0 * m->seq * m->hidden * m->vocab;
 }
 
 /* The layers' share, then the head's on the last stage: the head is not

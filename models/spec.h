@@ -11,34 +11,17 @@
 #include <stdbool.h>
 
 #include "base/err.h"
+#include "traces/model.h"
 #include "traces/scenario.h"
 #include "traces/workload.h"
 
-/* The block a model is made of: GPT's (learned positions, LayerNorm with
- * biases, a 4h two-matrix MLP) or Llama's (rotary positions, RMSNorm, no
- * biases, grouped-query attention, a gated three-matrix MLP of width ffn). */
-#define SPEC_ARCH_MAP(X) X(GPT, "gpt") X(LLAMA, "llama")
-#define SPEC_ARCH_ID_(id, name) SPEC_ARCH_##id,
-typedef enum spec_arch { SPEC_ARCH_MAP(SPEC_ARCH_ID_) } spec_arch;
-#undef SPEC_ARCH_ID_
-extern const char *const spec_arch_names[]; /* "gpt", "llama", NULL */
-
-/* A transformer shape (plain data; the table is static). */
-typedef struct spec_model {
-  const char *name;   /* "gpt3-small", "gpt3-medium", "gpt3-large",
-                         "gpt3-xl", "gpt3-2.7b", "gpt3-6.7b", "gpt3-13b",
-                         "intellect-1" */
-  int layers;         /* the model's own depth (a workload may override) */
-  int hidden;         /* h */
-  int heads;          /* attention heads a */
-  int seq;            /* sequence length s */
-  int vocab;          /* V */
-  int value_bytes;    /* bytes per activation / weight value: 2 (fp16) */
-  const char *source; /* where the shape comes from */
-  spec_arch arch;     /* GPT unless stated */
-  int ffn;            /* MLP width (0: 4h, GPT's) */
-  int kv_heads;       /* key/value heads (0: heads, no grouping) */
-} spec_model;
+/* A transformer shape: traces/model.h's dimensions (plain data), the one
+ * struct for the static table below and for a scenario's own model (an
+ * object, or a config.json: spec_scenario_model). Its zero block is GPT-3
+ * as DT-FM ran it (a two-matrix MLP, learned positions, LayerNorm, every
+ * bias, eager attention, an untied head); ffn 0 means 4h and kv_heads 0
+ * the heads. */
+typedef model_dims spec_model;
 
 /* A GPU type (plain data; the table is static). */
 typedef struct spec_gpu {
@@ -117,6 +100,11 @@ bool spec_dp_algo_streams(spec_dp_algo algo);
  * insensitively ("gpt3-xl" = "GPT3-XL"; "RTX 3090" = "rtx3090"). NULL when
  * unknown. spec_models/spec_gpus return the static tables and their size. */
 const spec_model *spec_model_find(const char *name);
+
+/* The model of s's workload: the dimensions it gave (an object or a
+ * config.json: borrowed from s) or its name's row of the table; NULL when
+ * the name is unknown. */
+const spec_model *spec_scenario_model(const scenario *s);
 const spec_gpu *spec_gpu_find(const char *name);
 const spec_model *spec_models(int *n);
 const spec_gpu *spec_gpus(int *n);
@@ -144,18 +132,37 @@ int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e);
  * floor(L / D_pp) and one more for the first L mod D_pp stages. */
 int spec_stage_layers(const spec_workload *w, int st);
 
-/* Parameters of one transformer layer: 12 h^2 + 13 h for GPT; for Llama
- * 2 h^2 + 2 h (kv_heads h / heads) attention, 3 h ffn MLP, 2 h RMSNorm. */
+/* Parameters of one transformer layer's weight matrices: q and the output
+ * projection h x h, k and v h x (kv_heads / heads) h, the MLP's two (gelu)
+ * or three (gated) h x ffn: 12 h^2 for GPT at ffn = 4h. */
+double spec_layer_matrix_params(const spec_model *m);
+
+/* Parameters of one transformer layer: its matrices, their biases (as the
+ * model's bias says: q, k, v h + 2 kv, the output h, the MLP ffn + h or
+ * 2 ffn + h) and its two norms (2h each with biases, h without): 12 h^2 +
+ * 13 h for GPT; for Llama 2 h^2 + 2 h kv + 3 h ffn + 2 h. */
 double spec_layer_params(const spec_model *m);
 
-/* Parameters of the input embedding (token, and GPT's learned positions)
- * and of the output: the final norm and the untied LM head. */
+/* Parameters of the input embedding (tokens, learned positions, token
+ * types, and an encoder's LayerNorm) and of the output: the final norm
+ * (an encoder's pooler, h^2 + h, instead) and the LM head unless tied to
+ * the token embedding. */
 double spec_embedding_params(const spec_model *m);
 double spec_head_params(const spec_model *m);
 
-/* Parameters of stage st: its layers, plus the token and position
- * embeddings on stage 0 and the final layer norm and (untied) LM head on
- * the last stage, as DT-FM's GPT stages hold them. */
+/* The model's parameters at its own depth: layers x spec_layer_params
+ * plus the embedding's and the head's. */
+double spec_model_params(const spec_model *m);
+
+/* What the last stage of w holds besides its layers: spec_head_params,
+ * plus a copy of the token embedding when the head is tied to it and the
+ * pipeline has more than one stage (Megatron-LM's way: the last stage
+ * keeps the matrix, its gradient all-reduced with the first's). */
+double spec_stage_head_params(const spec_workload *w);
+
+/* Parameters of stage st: its layers, plus the embeddings on stage 0 and
+ * spec_stage_head_params on the last stage, as DT-FM's GPT stages hold
+ * them. */
 double spec_stage_params(const spec_workload *w, int st);
 
 /* fp16 gradient bytes of stage st (parameters x value_bytes): what DT-FM's
@@ -175,6 +182,12 @@ double spec_layer_flops(const spec_model *m);
 /* Forward FLOPs of the LM head (the vocabulary projection) for one
  * sequence: 2 s h V. */
 double spec_head_flops(const spec_model *m);
+
+/* Forward FLOPs per token of the model at its own depth: (layers
+ * F_layer + F_head) / s = 2 N + 4 L s h, N = layers x its matrices + h V
+ * (the head's GEMM, tied or not; an encoder's pooler left out). Training
+ * without recomputation is 3x (6 N + 12 L h s), with it 4x the layers'. */
+double spec_token_flops(const spec_model *m);
 
 /* FLOPs of one micro-batch on stage st: forward = layers m F_layer, plus
  * m F_head on the last stage; backward = 2x the layers' forward, plus one

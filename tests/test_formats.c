@@ -13,6 +13,7 @@
 #include "analysis/db.h"
 #include "analysis/sweep.h"
 #include "tests/support.h"
+#include "traces/model_hf.h"
 #include "traces/trace.h"
 
 /* The text of FORMATS.md between the heading "## title" and the next
@@ -62,6 +63,13 @@ Test(formats, every_scenario_key_is_documented) {
       expect_key(s, "cost.", row->key, "scenario");
   }
   cr_expect_gt(n, 40, "the lists hold the loader's keys");
+  /* workload.model's object, and the keys of a config.json read */
+  for (const char *const *k = model_object_keys; *k; k++, n++)
+    expect_key(s, "workload.model.", *k, "model object");
+  for (const char *const *k = model_hf_keys; *k; k++, n++)
+    expect_key(s, "", *k, "config.json");
+  for (const char *const *k = model_hf_types; *k; k++, n++)
+    expect_key(s, "", *k, "model_type");
   free(s);
 }
 

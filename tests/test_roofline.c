@@ -4,11 +4,13 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "models/roofline.h"
 #include "models/spec.h"
 #include "tests/support.h"
+#include "traces/model_hf.h"
 
 /* The sum of one class's FLOPs over a pass. */
 static double gemm_flops(const roofline_op *ops, int n) {
@@ -75,7 +77,7 @@ Test(roofline, flops_are_spec_counts) {
     for (int mb = 1; mb <= 4; mb *= 2) {
       double layer = mb * spec_layer_flops(m), head = mb * spec_head_flops(m);
       double attn = 4.0 * mb * m->seq * (double)m->seq * m->hidden;
-      double extra = m->arch == SPEC_ARCH_LLAMA ? 0.5 * attn : 0;
+      double extra = m->attention == MODEL_ATTENTION_FLASH ? 0.5 * attn : 0;
       int n = roofline_layer_ops(m, mb, ROOFLINE_FWD, ops);
       cr_assert_leq(n, ROOFLINE_MAX_OPS);
       cr_assert_float_eq(gemm_flops(ops, n), layer, 1e-9 * layer, "%s", names[i]);
@@ -162,5 +164,58 @@ Test(roofline, v100_rows_stay_calibrated, .timeout = 120) {
               batch[i], t, measured[i]);
     json_decref(o);
     support_run_clear(&r);
+  }
+}
+
+/* A layer from its dimensions (issue 34): grouped-query attention's K and
+ * V projections are h x kv wide, the gated MLP's three matrices are one
+ * h x 2f GEMM and one f x h, and the forward GEMMs sum to spec.c's count
+ * for every published config; an encoder (BERT: no causal mask, the norm
+ * after the residual) costs what the same dimensions cost as a decoder;
+ * eager attention does the same FLOPs as flash but moves its scores. */
+Test(roofline, layers_from_their_dimensions) {
+  const char *files[] = {"llama-2-7b.json", "mistral-7b.json", "gpt2-xl.json",
+                         "bert-large-uncased.json"};
+  roofline_op ops[ROOFLINE_MAX_OPS];
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    char path[512];
+    snprintf(path, sizeof path, GEODES_FIXTURES "/hf/%s", files[i]);
+    model_dims *m = NULL;
+    err e = {0};
+    cr_assert_eq(model_hf_load(path, &m, &e), ERR_OK, "%s", e.msg);
+    double T = 2.0 * m->seq, h = m->hidden, f = m->ffn;
+    double kv = h * m->kv_heads / m->heads;
+    int n = roofline_layer_ops(m, 2, ROOFLINE_FWD, ops);
+    cr_expect_float_eq(gemm_flops(ops, n), 2 * spec_layer_flops(m),
+                       1e-9 * spec_layer_flops(m), "%s", files[i]);
+    bool gated = m->mlp == MODEL_MLP_GATED;
+    for (int k = 0; k < n; k++) {
+      if (!strcmp(ops[k].name, "qkv"))
+        cr_expect_eq(ops[k].flops, 2 * T * h * (h + 2 * kv), "%s", files[i]);
+      if (!strcmp(ops[k].name, "gate_up"))
+        cr_expect(gated && ops[k].flops == 2 * T * h * 2 * f, "%s", files[i]);
+      if (!strcmp(ops[k].name, "fc_1"))
+        cr_expect(!gated && ops[k].flops == 2 * T * h * f, "%s", files[i]);
+    }
+    n = roofline_layer_ops(m, 2, ROOFLINE_BWD, ops);
+    double attn = 4.0 * 2 * m->seq * (double)m->seq * h;
+    cr_expect_float_eq(gemm_flops(ops, n),
+                       2 * 2 * spec_layer_flops(m) + 0.5 * attn,
+                       1e-9 * spec_layer_flops(m), "%s", files[i]);
+    /* the same dimensions as a decoder, and eagerly */
+    model_dims dec = *m, eager = *m;
+    dec.encoder = false;
+    eager.attention = MODEL_ATTENTION_EAGER;
+    const spec_gpu *a100 = spec_gpu_find("A100");
+    for (int p = ROOFLINE_FWD; p <= ROOFLINE_BWD; p++) {
+      double t = roofline_layer_s(a100, m, 1, p, &roofline_fitted);
+      cr_expect_eq(roofline_layer_s(a100, &dec, 1, p, &roofline_fitted), t);
+      cr_expect_gt(roofline_layer_s(a100, &eager, 1, p, &roofline_fitted), t,
+                   "%s: eager attention writes its scores", files[i]);
+    }
+    int ne = roofline_layer_ops(&eager, 1, ROOFLINE_FWD, ops);
+    cr_expect_float_eq(gemm_flops(ops, ne), spec_layer_flops(m),
+                       1e-9 * spec_layer_flops(m));
+    model_free(m);
   }
 }

@@ -10,6 +10,7 @@
 #include "models/predict.h"
 #include "models/spec.h"
 #include "tests/support.h"
+#include "traces/model_hf.h"
 #include "traces/scenario.h"
 
 static void set(char **field, const char *v) {
@@ -314,4 +315,109 @@ Test(spec, memory_refusal_at_the_exact_boundary) {
             e.msg);
   alloc_free(a);
   scenario_free(s);
+}
+
+/* ---- models from their dimensions (issue 34) ---- */
+
+static spec_model *hf_model(const char *file) {
+  char path[512];
+  snprintf(path, sizeof path, GEODES_FIXTURES "/hf/%s", file);
+  model_dims *d = NULL;
+  err e = {0};
+  cr_assert_eq(model_hf_load(path, &d, &e), ERR_OK, "%s", e.msg);
+  return d;
+}
+
+/* The published parameter counts, exactly, from the published config.json
+ * of each (tests/fixtures/hf, sources in tests/fixtures/README.md):
+ * - Llama-2-7B 6,738,415,616 (Touvron et al. 2023's "7B"; what
+ *   LlamaForCausalLM.num_parameters() gives): 32 layers of 4 h^2 + 3 h ffn
+ *   + 2 h, the embedding and the untied LM head V h each, the final norm h;
+ * - Mistral-7B 7,241,732,096: the same with 8 key/value heads (k and v
+ *   h x 1024) and ffn 14336;
+ * - GPT-2 XL 1,557,611,200 (GPT2LMHeadModel, the "1.5B"): 48 layers of
+ *   12 h^2 + 13 h, wte V h, wpe 1024 h, ln_f 2h, the head tied to wte;
+ * - BERT-large 335,141,888: BertModel's count (bert-large-uncased with its
+ *   pooler, the checkpoint's base model, what HF's num_parameters() gives
+ *   for it, and the "340M" of Devlin et al. 2019): 24 layers of 12 h^2 +
+ *   13 h, word, position and token-type embeddings and their LayerNorm, the
+ *   pooler h^2 + h. BertForPreTraining's heads (the MLM transform h^2 + 3h,
+ *   its decoder's bias V, NSP's 2h + 2) would add 1,084,220 more: a
+ *   pre-training run's, not the published model's count. */
+Test(spec, published_parameter_counts_from_their_configs) {
+  struct {
+    const char *file;
+    double total, layer, embedding, head;
+  } want[] = {
+      {"llama-2-7b.json", 6738415616.0,
+       4 * 4096.0 * 4096 + 3 * 4096.0 * 11008 + 2 * 4096, 32000 * 4096.0,
+       4096 + 32000 * 4096.0},
+      {"mistral-7b.json", 7241732096.0,
+       2 * 4096.0 * 4096 + 2 * 4096.0 * 1024 + 3 * 4096.0 * 14336 + 2 * 4096,
+       32000 * 4096.0, 4096 + 32000 * 4096.0},
+      {"gpt2-xl.json", 1557611200.0, 12 * 1600.0 * 1600 + 13 * 1600,
+       (50257 + 1024) * 1600.0, 2 * 1600},
+      {"bert-large-uncased.json", 335141888.0, 12 * 1024.0 * 1024 + 13 * 1024,
+       (30522 + 512 + 2) * 1024.0 + 2 * 1024, 1024.0 * 1024 + 1024}};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    spec_model *m = hf_model(want[i].file);
+    cr_expect_eq(spec_model_params(m), want[i].total, "%s: %.0f",
+                 want[i].file, spec_model_params(m));
+    cr_expect_eq(spec_layer_params(m), want[i].layer, "%s", want[i].file);
+    cr_expect_eq(spec_embedding_params(m), want[i].embedding, "%s",
+                 want[i].file);
+    cr_expect_eq(spec_head_params(m), want[i].head, "%s", want[i].file);
+    model_free(m);
+  }
+}
+
+/* Training FLOPs per token, by hand: 6 N + 12 L h s (PaLM's appendix B,
+ * Chowdhery et al. 2022, with attention over the whole sequence: geodes
+ * counts no causal halving), N the parameters of the matrices a token
+ * multiplies (every layer's q, k, v, output and MLP matrices, and the LM
+ * head's h V, tied or not), L h s the attention's: QK^T and PV, 2 s h each
+ * per token and layer forward, three times that in training. */
+Test(spec, flops_per_token_are_6n_plus_attention) {
+  struct {
+    const char *file;
+    double L, h, kv, ffn, mlp, V, s;
+  } m[] = {{"llama-2-7b.json", 32, 4096, 4096, 11008, 3, 32000, 4096},
+           {"mistral-7b.json", 32, 4096, 1024, 14336, 3, 32000, 32768},
+           {"gpt2-xl.json", 48, 1600, 1600, 6400, 2, 50257, 1024},
+           {"bert-large-uncased.json", 24, 1024, 1024, 4096, 2, 30522, 512}};
+  for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
+    double N = m[i].L * (2 * m[i].h * m[i].h + 2 * m[i].h * m[i].kv +
+                         m[i].mlp * m[i].h * m[i].ffn) + m[i].h * m[i].V;
+    double want = 6 * N + 12 * m[i].L * m[i].h * m[i].s;
+    spec_model *x = hf_model(m[i].file);
+    double got = 3 * spec_token_flops(x);
+    cr_expect(fabs(got / want - 1) < 1e-15, "%s: %.17g, by hand %.17g",
+              m[i].file, got, want);
+    model_free(x);
+  }
+  /* Llama-2-7B: 46.08 GFLOP per token, 6.44 of them attention's */
+  spec_model *l = hf_model("llama-2-7b.json");
+  cr_expect_eq(3 * spec_token_flops(l), 46084915200.0);
+  model_free(l);
+}
+
+/* The built-ins count as before (their outputs are the fixed set's): GPT-3
+ * XL's 12 h^2 + 13 h per layer with learned positions and an untied head,
+ * INTELLECT-1's 10,211,381,248. A tied head's matrix is counted once, but
+ * a pipeline's last stage holds a copy of it (Megatron-LM's way). */
+Test(spec, built_in_counts_and_the_tied_head_on_the_last_stage) {
+  const spec_model *xl = spec_model_find("gpt3-xl");
+  double h = 2048, V = 50257, s = 2048;
+  cr_expect_eq(spec_model_params(xl), 24 * (12 * h * h + 13 * h) +
+                                          (V + s) * h + 2 * h + h * V);
+  cr_expect_eq(spec_model_params(spec_model_find("intellect-1")),
+               10211381248.0);
+  cr_expect_eq(spec_layer_matrix_params(xl), 12 * h * h);
+  spec_model *g = hf_model("gpt2-xl.json");
+  spec_workload w = {.model = g, .layers = 48, .stages = 1};
+  cr_expect_eq(spec_stage_params(&w, 0), spec_model_params(g));
+  w.stages = 2;
+  cr_expect_eq(spec_stage_params(&w, 0) + spec_stage_params(&w, 1),
+               spec_model_params(g) + 50257.0 * 1600);
+  model_free(g);
 }

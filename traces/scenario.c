@@ -26,6 +26,7 @@
 #include "base/jfield.h"
 #include "base/mem.h"
 #include "base/names.h"
+#include "traces/model_hf.h"
 #include "traces/scenario_parts.h"
 #include "traces/scenario_row.h"
 #include "traces/workload.h"
@@ -37,6 +38,8 @@
  * (sim_run_bytes). The loader's own per-device array is checked against
  * mem_limit_bytes before it is allocated. */
 #define SCENARIO_MAX_DEVICES INT_MAX
+_Static_assert(MODEL_MAX_LAYERS == SCENARIO_MAX_LAYERS,
+               "a model's depth and workload.layers share one bound");
 
 #define SCENARIO_NIC_NAME_(id, name) name,
 const char *const scenario_nic_names[SCENARIO_NNICS + 1] = {
@@ -285,15 +288,48 @@ static int read_number(const jfield_doc *c, const jfield_scope *s,
                      r->kind == WORKLOAD_BITS ? "one of" : "in", range, *x);
 }
 
+/* workload.model v given as an object (the model's dimensions) or as
+ * "hf:PATH" (a Hugging Face config.json, relative to the scenario file's
+ * folder as network.trace is): the dimensions into sc's workload, their
+ * name into the row. A config that cannot be read is named at the key. */
+static int read_model(const jfield_doc *c, const jfield_scope *s,
+                      const json_t *v, scenario *sc) {
+  model_dims *d = NULL;
+  int rc;
+  if (json_is_object(v)) {
+    jfield_scope m = jfield_child(s, "model");
+    rc = model_read_object(c, &m, v, &d);
+  } else {
+    const char *file = json_string_value(v) + strlen(MODEL_HF_PREFIX);
+    char *path = file_beside(c->file, file);
+    rc = model_hf_load(path, &d, c->e);
+    free(path);
+    if (rc == ERR_IO && c->e) {
+      char why[ERR_MSG_MAX];
+      snprintf(why, sizeof why, "%s", c->e->msg);
+      err_clear(c->e);
+      rc = jfield_fail(c, s, "model", ERR_IO, "%s", why);
+    }
+  }
+  if (rc) return rc;
+  sc->workload.model_dims = d;
+  scenario_row_set_name(sc, WORKLOAD_model, d->name);
+  return ERR_OK;
+}
+
 /* Row r of sc from o (its object, scope s; NULL: absent): the key's value,
  * or its default where the file leaves it out (an error when required),
  * and its line. */
 static int read_row(const jfield_doc *c, const jfield_scope *s,
                     const json_t *o, int r, scenario *sc) {
   const workload_row *row = &workload_rows[r];
-  bool given = o && json_object_get(o, row->key);
+  const json_t *value = o ? json_object_get(o, row->key) : NULL;
+  bool given = value != NULL;
   sc->line[r] = given || (o && row->line_object)
                     ? jfield_line(c, s, row->key) : 0;
+  if (r == WORKLOAD_model &&
+      (json_is_object(value) || model_is_hf(json_string_value(value))))
+    return read_model(c, s, value, sc);
   if (!given && row->required)
     return jfield_fail(c, s, row->key, ERR_MISSING, "missing (%s)",
                        row->kind == WORKLOAD_NAME ? "a string"
@@ -472,6 +508,7 @@ void scenario_free(scenario *s) {
         workload_rows[r].kind == WORKLOAD_NAME)
       free(*(char **)((char *)s + workload_rows[r].at));
   free(s->workload.layers_per_stage);
+  model_free(s->workload.model_dims);
   free(s);
 }
 
@@ -486,7 +523,10 @@ static uint64_t hash_rows(const scenario *s, uint64_t h, workload_hash pass) {
     bool when_set = pass == WORKLOAD_HASH_IF_SET || pass == WORKLOAD_HASH_KEYED;
     if (when_set && scenario_row_is_default(s, r)) continue;
     if (pass == WORKLOAD_HASH_KEYED) h = hash_str(h, row->sweep);
-    if (row->kind == WORKLOAD_NAME) h = hash_str(h, scenario_row_name(s, r));
+    if (r == WORKLOAD_model && s->workload.model_dims) /* not its name */
+      h = model_hash(h, s->workload.model_dims);
+    else if (row->kind == WORKLOAD_NAME)
+      h = hash_str(h, scenario_row_name(s, r));
     else if (row->kind == WORKLOAD_REAL)
       h = hash_double(h, scenario_row_number(s, r));
     else h = hash_u64(h, (uint64_t)(int64_t)scenario_row_number(s, r));

@@ -14,6 +14,7 @@
 
 #include "base/err.h"
 #include "base/names.h"
+#include "traces/model.h"
 #include "traces/trace.h"
 #include "traces/workload.h"
 
@@ -155,6 +156,10 @@ typedef struct scenario_workload {
   bool balanced_layers;       /* layers per stage balanced for each
                                  allocation by its slowest devices
                                  (models/partition.h) */
+  model_dims *model_dims;     /* the model's dimensions when workload.model
+                                 gave them (an object, or "hf:PATH"; owned,
+                                 and model is their name); NULL: model is a
+                                 name of models/spec's table */
 } scenario_workload;
 
 /* The line of a row's value in the scenario file (scenario.line[row]),
@@ -335,9 +340,12 @@ void scenario_knobs_init(scenario_knobs *k);
 /* Applies the present knobs of k to s after checking them all: each in
  * its row's range or names (ERR_RANGE, ERR_UNKNOWN), scales that keep
  * every link within trace.h's bounds (ERR_RANGE), a shape that uses every
- * device and B a multiple of D_dp * m * K (ERR_CONFIG). Returns ERR_OK, or
- * fills e naming the scenario and the knob (e->field: its row; the shape's
- * rows when the shape alone breaks the batch) and leaves s unchanged. A
+ * device and B a multiple of D_dp * m * K (ERR_CONFIG), a model knob
+ * "hf:PATH" a config.json that model_hf_load reads (PATH from the working
+ * directory: its dimensions replace the workload's, its name the model's;
+ * a name drops them). Returns ERR_OK, or fills e naming the scenario and
+ * the knob (e->field: its row; the shape's rows when the shape alone
+ * breaks the batch; a config's own FILE:LINE) and leaves s unchanged. A
  * row's line becomes SCENARIO_LINE_KNOB. */
 int scenario_apply(scenario *s, const scenario_knobs *k, err *e);
 

@@ -4,7 +4,8 @@
  * Invariant: scenario_parse of the export of s gives a scenario whose
  * scenario_hash equals s's (a test loads the export of every built-in):
  * reals are kept as doubles, a static network becomes one link per
- * ordered site pair at its t = 0 value. */
+ * ordered site pair at its t = 0 value, a model given by its dimensions
+ * (an object, or a config.json's) as their object. */
 #include "traces/scenario_export.h"
 
 #include <math.h>
@@ -131,12 +132,16 @@ static bool exported(const scenario *s, int r) {
   return !none || !scenario_row_is_default(s, r);
 }
 
-/* The rows of target t as an object, in the map's order. */
+/* The rows of target t as an object, in the map's order; a model given
+ * by its dimensions as their object. */
 static json_t *rows_json(const scenario *s, workload_target t) {
   json_t *o = json_object();
   for (int r = 0; r < WORKLOAD_NFIELDS; r++)
     if (workload_rows[r].target == t && exported(s, r))
-      set(o, workload_rows[r].key, scenario_export_row(s, r));
+      set(o, workload_rows[r].key,
+          r == WORKLOAD_model && s->workload.model_dims
+              ? model_export(s->workload.model_dims)
+              : scenario_export_row(s, r));
   return o;
 }
 

@@ -16,8 +16,10 @@
  * none. The network is trace_name ({"trace": trace_name}) when
  * given, else the links of every ordered site pair at t = 0 (the caller
  * gives a trace for a network that varies in time: trace_is_static), and
- * the device overrides as "Site:index" pairs. The caller owns the new
- * reference. */
+ * the device overrides as "Site:index" pairs; workload.model is a model's
+ * name, or its dimensions' object when the scenario gave them (an object,
+ * or "hf:PATH": the config's dimensions, not its path). The caller owns the
+ * new reference. */
 json_t *scenario_export(const scenario *s, const char *trace_name);
 
 /* Row r of WORKLOAD_MAP on s (not a TRANSPORT row) as the file spells it:

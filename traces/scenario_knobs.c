@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "traces/model_hf.h"
 #include "traces/scenario_row.h"
 #include "traces/workload.h"
 
@@ -182,20 +183,38 @@ static int check_workload(const scenario *s, const scenario_knobs *k,
   return ERR_OK;
 }
 
-/* Every check of scenario_apply; the shape into *stages, *replicas. */
+/* The model knob's config when it names one ("hf:PATH", relative to the
+ * working directory: the command line's and a sweep's), read and checked
+ * into *dims (NULL: only checked); *dims stays NULL for a name, which
+ * models/spec checks. */
+static int knob_model(const scenario_knobs *k, model_dims **dims, err *e) {
+  const char *v = k->model;
+  if (!model_is_hf(v)) return ERR_OK;
+  model_dims *d = NULL;
+  int rc = model_hf_load(v + strlen(MODEL_HF_PREFIX), &d, e);
+  if (rc) return err_blame(e, WORKLOAD_model, rc);
+  if (dims) *dims = d;
+  else model_free(d);
+  return ERR_OK;
+}
+
+/* Every check of scenario_apply; the shape into *stages, *replicas, the
+ * model knob's dimensions into *dims (see knob_model). */
 static int check_knobs(const scenario *s, const scenario_knobs *k,
-                       int *stages, int *replicas, err *e) {
+                       int *stages, int *replicas, model_dims **dims,
+                       err *e) {
   for (int r = 0; r < WORKLOAD_NFIELDS; r++) {
     int rc = check_row(s, k, r, e);
     if (rc) return rc;
   }
   int rc = check_scaled(s, k->latency_scale, k->bandwidth_scale, e);
-  return rc ? rc : check_workload(s, k, stages, replicas, e);
+  if (!rc) rc = check_workload(s, k, stages, replicas, e);
+  return rc ? rc : knob_model(k, dims, e);
 }
 
 int scenario_check_knobs(const scenario *s, const scenario_knobs *k, err *e) {
   int stages, replicas;
-  return check_knobs(s, k, &stages, &replicas, e);
+  return check_knobs(s, k, &stages, &replicas, NULL, e);
 }
 
 static void apply_layers_per_stage(scenario_workload *w,
@@ -248,13 +267,19 @@ static void apply_links(scenario *s, const scenario_knobs *k) {
 
 int scenario_apply(scenario *s, const scenario_knobs *k, err *e) {
   int stages, replicas;
-  int rc = check_knobs(s, k, &stages, &replicas, e);
+  model_dims *dims = NULL;
+  int rc = check_knobs(s, k, &stages, &replicas, &dims, e);
   if (rc) return rc;
   /* Every check passed: only now is s changed (and the lines of what the
    * knobs replace are no longer the file's). */
   for (int r = 0; r < WORKLOAD_NFIELDS; r++)
     if (scenario_knob_given(k, r)) apply_row(s, k, r);
   scenario_workload *w = &s->workload;
+  if (k->model) { /* a name, or a config's dimensions and their name */
+    model_free(w->model_dims);
+    w->model_dims = dims;
+    if (dims) scenario_row_set_name(s, WORKLOAD_model, dims->name);
+  }
   if (k->model && k->layers < 0) /* the model's own depth */
     w->layers = 0, s->line[WORKLOAD_layers] = SCENARIO_LINE_KNOB;
   w->stages = stages, w->replicas = replicas; /* one knob gives both */

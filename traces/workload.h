@@ -92,7 +92,8 @@ bool workload_bits_ok(const char *const *list, long bits);
   X(a, model, NAME, WORKLOAD, GIVEN, .key = "model", .option = "model",      \
     .arg = "NAME", .sweep = "model", .required = true, .line_object = true,  \
     .hash = WORKLOAD_HASH_NAME,                                              \
-    .help = "model (geodes models); its depth unless\n--layers")             \
+    .help = "model (geodes models), or hf:PATH, a Hugging\n"                  \
+            "Face config.json; its depth unless --layers")                   \
   X(a, layers, INT, WORKLOAD, KEY, .key = "layers", .option = "layers",      \
     .arg = "N", .sweep = "layers", .lo = 1, .hi = SCENARIO_MAX_LAYERS,       \
     .def = 0 /* the model's depth */, .line_object = true,                   \

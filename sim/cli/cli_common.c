@@ -128,9 +128,9 @@ transport_options cli_transport(const cli_workload_opts *o,
 static int layers_of(const cli_workload_opts *o, const scenario *s) {
   if (o->k.layers > 0) return (int)o->k.layers;
   if (s->workload.layers > 0 && !o->k.model) return s->workload.layers;
-  const spec_model *m = spec_model_find(o->k.model ? o->k.model
-                                                   : s->workload.model);
-  return m ? m->layers : 0;
+  const spec_model *m = o->k.model ? spec_model_find(o->k.model)
+                                   : spec_scenario_model(s);
+  return m ? m->layers : 0; /* hf:PATH: read when the knobs apply */
 }
 
 /* --layers-per-stage into k (the list in *list, malloc'ed). */

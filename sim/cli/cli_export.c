@@ -207,7 +207,10 @@ static void show_tree(const char *path, const json_t *v, const json_t *src) {
     const json_t *sx = source_at(src, k);
     bool objects = json_is_array(x) && json_array_size(x) &&
                    json_is_object(json_array_get(x, 0));
-    if (json_is_object(x)) {
+    if (json_is_object(x) && json_is_string(sx)) { /* hf:PATH's dimensions */
+      show_line(sub, sx, true);
+      show_tree(sub, x, x);
+    } else if (json_is_object(x)) {
       show_tree(sub, x, sx);
     } else if (objects && strcmp(k, "links") != 0) {
       for (size_t i = 0; i < json_array_size(x); i++) {
@@ -240,7 +243,7 @@ int cli_scenarios_show(const char *name) {
          s->name, s->origin);
   show_tree("", j, src);
   if (!json_object_get(json_object_get(j, "workload"), "layers")) {
-    const spec_model *m = spec_model_find(s->workload.model);
+    const spec_model *m = spec_scenario_model(s);
     printf("%-34s %d (the model's depth)   (default)\n", "workload.layers",
            m ? m->layers : 0);
   }

@@ -348,7 +348,7 @@ static int shape_args(const sched_args *p, const scenario *s,
                         .simulate = p->simulate, .out = p->out, .db = p->db,
                         .json = p->json, .quiet = p->quiet,
                         .scenario = p->scenario};
-  const spec_model *m = spec_model_find(s->workload.model);
+  const spec_model *m = spec_scenario_model(s);
   int n = s->ndevices, layers = s->workload.layers > 0 ? s->workload.layers
                                 : m ? m->layers : INT_MAX;
   long st = p->wo.k.stages, rep = p->wo.k.replicas;

@@ -1,10 +1,10 @@
 /* fuzz_parsers: a libFuzzer target for the parsers of the files a user
  * writes or brings: scenarios (JSON), network traces (CSV), fault traces
- * (CSV, read against a small scenario), params.json and iperf3's -J
- * output; and the CSV layer's promise that any fields csv_write_field
- * writes read back the same (the fields are the input cut at NUL bytes;
- * an abort when they do not). The input's first byte picks the case (its
- * value mod 7), the rest is the file. Every input must end in a trace or scenario that is
+ * (CSV, read against a small scenario), params.json, iperf3's -J output
+ * and a model's Hugging Face config.json; and the CSV layer's promise that
+ * any fields csv_write_field writes read back the same (the fields are the
+ * input cut at NUL bytes; an abort when they do not). The input's first
+ * byte picks the case (its value mod 8), the rest is the file. Every input must end in a trace or scenario that is
  * freed, or in an error with a message: never a crash, a leak, undefined
  * behaviour or an unbounded allocation (sanitizers and libFuzzer's -rss_limit
  * watch those). Built with clang (-fsanitize=fuzzer) by CMakeLists.txt when
@@ -19,6 +19,7 @@
 #include "traces/csv.h"
 #include "traces/fault.h"
 #include "traces/iperf3.h"
+#include "traces/model_hf.h"
 #include "traces/scenario.h"
 #include "traces/trace.h"
 
@@ -87,7 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const char *const sites[] = {"a", "b", "c"};
   err_clear(&e);
   iperf3_runs runs = {0};
-  switch (data[0] % 7) {
+  model_dims *model = NULL;
+  switch (data[0] % 8) {
     case 0:
       scenario_free(scenario_parse(text, len, "fuzz.json", &e));
       break;
@@ -105,6 +107,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     case 5:
       params_file_apply_text(text, len, "fuzz.json", &e);
+      break;
+    case 7:
+      model_hf_parse(text, len, "config.json", &model, &e);
+      model_free(model);
       break;
     default:
       iperf3_parse(text, len, "fuzz.json", &runs, &e);
