@@ -121,7 +121,9 @@ static int bytes_of(sim_task_role r) {
     case SIM_ROLE_OPT:
     case SIM_ROLE_SYNC:
     case SIM_ROLE_BARRIER:
-    case SIM_ROLE_CALL: break; /* not a transfer's */
+    case SIM_ROLE_CALL:
+    case SIM_ROLE_MATCH:
+    case SIM_ROLE_HOST: break; /* not a transfer's */
   }
   assert(!"not a transfer's role");
   return 0;
