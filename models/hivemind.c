@@ -10,6 +10,7 @@
 
 #include "base/mem.h"
 #include "models/compress.h"
+#include "models/hivemind_flow.h"
 #include "models/params.h"
 
 int hivemind_dht_hops(int n) {
@@ -180,6 +181,13 @@ static shape shape_of(const hivemind_round *r) {
 
 static void shape_free(shape *x) { free(x->part), free(x->C); }
 
+/* The bytes connection k -> j has sent when k's slice of j's part is
+ * through: the slice's chunks alternate on it with k's averages to j, so
+ * twice the slice, or all when the averages are fewer. */
+static double slice_bytes(const shape *x, int k, int j) {
+  return fmin(x->part[j] + (x->C[k] ? x->part[k] : 0), 2 * x->part[j]);
+}
+
 /* The bytes on connection i -> j: i's slice of j's part, and i's averages
  * to j; the larger of their chunks. */
 static double conn_bytes(const shape *x, int i, int j) {
@@ -338,9 +346,9 @@ static hop_net links_only(const hop_net *net, double *zero) {
 }
 
 static conn conn_of(const hop_net *lk, const hivemind_round *r,
-                    const shape *x, int i, int j, const int *share) {
+                    const shape *x, int i, int j, int share) {
   int a = r->grp[i], b = r->grp[j];
-  return (conn){.h = hop_of(lk, a, b, conn_chunk(x, i, j), share[j],
+  return (conn){.h = hop_of(lk, a, b, conn_chunk(x, i, j), share,
                             HIVEMIND_CHANNELS),
                 .na = lk->nic[a], .nb = lk->nic[b], .wired = wired(lk, a, b)};
 }
@@ -366,13 +374,17 @@ static double conn_alone_s(const hop_net *net, const hop_net *lk,
   return t;
 }
 
-/* What the closed form evaluates the rounds on. */
+/* What the closed form evaluates the rounds on: the net, its links
+ * alone, the NICs' loads, scratch; and for the round at hand, when the
+ * rounds ran as fluid flows (hivemind_flow), when each connection i -> j
+ * is through its slice (tm[i n + j]) and all its bytes (ta), else NULL. */
 typedef struct eval {
   const hop_net *net;
   hop_net lk;
   const nicload *l;
   int *share;
   klass *scratch;
+  const double *tm, *ta;
 } eval;
 
 /* When reducer j has the first (f0) and the last (a) of its senders'
@@ -397,11 +409,14 @@ static void arrivals(eval *e, const hivemind_round *r, const shape *x,
     for (int j = 0; j < n; j++) {
       double B = j == k ? 0 : conn_bytes(x, k, j);
       if (!(B > 0)) continue;
-      conn c = conn_of(&e->lk, r, x, k, j, e->share);
-      double all = conn_s(e->net, &e->lk, e->l, &c, B);
+      conn c = conn_of(&e->lk, r, x, k, j, e->share[j]);
+      size_t kj = (size_t)k * n + j;
+      double all = e->ta ? e->ta[kj] - b : conn_s(e->net, &e->lk, e->l, &c, B);
       in->hand[k] = fmax(in->hand[k], b + all - c.h.room * all / B);
       if (!x->C[j]) continue;
-      double slice = conn_s(e->net, &e->lk, e->l, &c, fmin(B, 2 * x->part[j]));
+      double slice = e->tm ? e->tm[kj] - b
+                           : conn_s(e->net, &e->lk, e->l, &c,
+                                    slice_bytes(x, k, j));
       double first = conn_s(e->net, &e->lk, e->l, &c, x->part[j] / x->C[j]);
       in->a[j] = fmax(in->a[j], b + slice + c.h.lat);
       in->f0[j] = fmax(in->f0[j], b + first + c.h.lat);
@@ -428,12 +443,14 @@ static void run_round(eval *e, const hivemind_round *r, const shape *x,
     for (int i = 0; i < n; i++) {
       double last = red[j], first = red1[j];
       if (i != j) {
-        conn c = conn_of(&e->lk, r, x, j, i, e->share);
+        conn c = conn_of(&e->lk, r, x, j, i, e->share[i]);
         double B = conn_bytes(x, j, i);
         double cb = x->part[j] / x->C[j];
         double one = conn_alone_s(e->net, &e->lk, &c, cb);
-        double all = conn_s(e->net, &e->lk, e->l, &c, B);
-        double left = fmax(red[j] + one, (ready ? ready[j] : 0) + all);
+        double b = ready ? ready[j] : 0;
+        double all = e->ta ? e->ta[(size_t)j * n + i] - b
+                           : conn_s(e->net, &e->lk, e->l, &c, B);
+        double left = fmax(red[j] + one, b + all);
         in.hand[j] = fmax(in.hand[j], left - c.h.room * all / B);
         last = left + c.h.lat;
         first = red1[j] + conn_s(e->net, &e->lk, e->l, &c, cb) + c.h.lat;
@@ -444,6 +461,89 @@ static void run_round(eval *e, const hivemind_round *r, const shape *x,
   }
   for (int i = 0; i < n; i++) done[i] = fmax(done[i], in.hand[i]);
   free(v);
+}
+
+/* The fluid's resources beyond the NICs (2 nd of them, out then in):
+ * under path shaping a path's (scenario_path), under tc sender a's shaper
+ * of one netem class (the same latency and bandwidth at t = 0, as
+ * sim/net_res.c's); a private link is the flow's own bound. */
+typedef struct links {
+  const hop_net *net;
+  int nd, n;
+  double *cap;     /* every resource's capacity, bytes/s */
+  klass *cls;      /* tc: the classes met, by sender (cls[k].j: sender) */
+} links;
+
+static int link_res(links *L, int a, int b) {
+  const hop_net *net = L->net;
+  trace_value v = scenario_link(net->s, a, b, 0);
+  if (!transport_is_shared(net->o.model)) return -1;
+  int id = -1;
+  if (net->path) {
+    int p = scenario_path(net->s, a, b);
+    if (p < 0) return -1;
+    id = 2 * L->nd + p;
+  } else {
+    int k = 0;
+    while (k < L->n && !(L->cls[k].j == a && L->cls[k].lat == v.latency_ms &&
+                         L->cls[k].bw == v.bandwidth_gbps))
+      k++;
+    if (k == L->n) L->cls[L->n++] = (klass){v.latency_ms, v.bandwidth_gbps, a};
+    id = 2 * L->nd + net->s->nsites * net->s->nsites + k;
+  }
+  L->cap[id] = v.bandwidth_gbps * 1e9 / 8;
+  return id;
+}
+
+/* The flow of connection i -> j of round r (B bytes). */
+static hivemind_flow flow_of(eval *e, links *L, const hivemind_round *r,
+                             const shape *x, int i, int j, double begin) {
+  const hop_net *net = e->net;
+  double B = conn_bytes(x, i, j);
+  hop_net own = e->lk; /* the link whole: its sharing is the fluid's */
+  own.path = false;
+  conn c = conn_of(&own, r, x, i, j, 1);
+  bool out = c.wired && net->cap[c.na] > 0, in = c.wired && net->cap[c.nb] > 0;
+  return (hivemind_flow){
+      .begin = begin, .bytes = B,
+      .mark = x->C[j] ? slice_bytes(x, i, j) : B,
+      .cap = B / hop_time(&own, &c.h, B),
+      .res = {out ? c.na : -1, in ? L->nd + c.nb : -1,
+              link_res(L, r->grp[i], r->grp[j])}};
+}
+
+/* The rounds' connections as fluid flows (hivemind_flow): into tm[q] and
+ * ta[q] (n x n each, by sender), when each is through its slice and its
+ * bytes; false (nothing written) past HIVEMIND_FLOW_MAX connections. */
+static bool fluid(eval *e, const hivemind_round *r, const shape *x, int k,
+                  const double *const *ready, double **tm, double **ta) {
+  int nf = 0, nd = e->net->s->ndevices, ns = e->net->s->nsites;
+  for (int q = 0; q < k; q++) nf += r[q].n * (r[q].n - 1);
+  if (nf > HIVEMIND_FLOW_MAX) return false;
+  int nres = 2 * nd + ns * ns + nf;
+  links L = {.net = e->net, .nd = nd,
+             .cap = mem_alloc((size_t)nres * sizeof(double)),
+             .cls = mem_alloc(((size_t)nf + 1) * sizeof(klass))};
+  for (int d = 0; d < nres; d++) L.cap[d] = d < 2 * nd ? e->net->cap[d % nd] : 1;
+  hivemind_flow *f = mem_alloc(((size_t)nf + 1) * sizeof *f);
+  int m = 0;
+  for (int q = 0; q < k; q++)
+    for (int i = 0; i < r[q].n; i++)
+      for (int j = 0; j < r[q].n; j++)
+        if (j != i && conn_bytes(&x[q], i, j) > 0)
+          f[m++] = flow_of(e, &L, &r[q], &x[q], i, j,
+                           ready && ready[q] ? ready[q][i] : 0);
+  hivemind_flow_run(f, m, L.cap, nres);
+  m = 0;
+  for (int q = 0; q < k; q++)
+    for (int i = 0; i < r[q].n; i++)
+      for (int j = 0; j < r[q].n; j++) {
+        size_t ij = (size_t)i * r[q].n + j;
+        if (j == i || !(conn_bytes(&x[q], i, j) > 0)) continue;
+        tm[q][ij] = f[m].t_mark, ta[q][ij] = f[m].t_all, m++;
+      }
+  free(f), free(L.cap), free(L.cls);
+  return true;
 }
 
 void hivemind_run(hop_net *net, const hivemind_round *r, int k,
@@ -459,11 +559,19 @@ void hivemind_run(hop_net *net, const hivemind_round *r, int k,
   eval e = {.net = net, .lk = links_only(net, zero), .l = &l,
             .share = mem_alloc((size_t)most * sizeof(int)),
             .scratch = mem_alloc((size_t)most * sizeof(klass))};
+  double **tm = mem_alloc(2 * (size_t)k * sizeof *tm), **ta = tm + k;
   for (int q = 0; q < k; q++) {
+    size_t nn = (size_t)r[q].n * (size_t)r[q].n;
+    tm[q] = mem_alloc(2 * nn * sizeof **tm), ta[q] = tm[q] + nn;
+  }
+  bool fl = fluid(&e, r, x, k, ready, tm, ta);
+  for (int q = 0; q < k; q++) {
+    e.tm = fl ? tm[q] : NULL, e.ta = fl ? ta[q] : NULL;
     run_round(&e, &r[q], &x[q], ready ? ready[q] : NULL, done[q]);
     shape_free(&x[q]);
+    free(tm[q]);
   }
-  free(x), free(zero), free(e.share), free(e.scratch);
+  free(tm), free(x), free(zero), free(e.share), free(e.scratch);
   nicload_free(&l);
 }
 

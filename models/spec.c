@@ -241,8 +241,9 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
     case SPEC_RUNTIME_DTFM: break;
     case SPEC_RUNTIME_MEGATRON:
       /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce
-       * (DiLoCo under it is refused below). */
-      if (!spec_is_diloco(w)) w->schedule = SPEC_1F1B, w->dp_algo = SPEC_RING;
+       * (DiLoCo and hivemind under it are refused below). */
+      if (!spec_is_diloco(w) && !spec_dp_algo_matchmakes(w->dp_algo))
+        w->schedule = SPEC_1F1B, w->dp_algo = SPEC_RING;
       break;
   }
   return ERR_OK;

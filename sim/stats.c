@@ -3,6 +3,7 @@
 #include "sim/stats.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,7 +211,7 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
   for (int d = 0; d < nd; d++) {
     double bwd_end = (double)(t[mk->last_bwd[d]].t_done - t0) * 1e-9;
     sim_breakdown b = {
-        .compute_s = comp[d], .bubble_s = bwd_end - pipe[d],
+        .compute_s = comp[d], .bubble_s = fmax(0, bwd_end - pipe[d]),
         .comm_s = comm[d],
         .dp_sync_s = (double)(t[mk->sync[d]].t_done - t0) * 1e-9 - bwd_end};
     sim_breakdown *st = &out->stage[mk->stage[d]];
