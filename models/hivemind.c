@@ -1,8 +1,10 @@
 /* hivemind: see hivemind.h. The partition reproduces optimize_parts_lp's
  * optimum without an LP solver (water-filling over the peers sorted by
- * bandwidth); the closed form of a round follows sim/train_hivemind.c's
- * graph message for message where it can and by each connection's whole
- * load where the engine's interleaving decides. */
+ * bandwidth). The closed form of a round follows sim/train_hivemind.c's
+ * graph: each connection's slice and whole load from the rounds' fluid
+ * flows (models/hivemind_flow.h; a NIC's processor sharing past
+ * HIVEMIND_FLOW_MAX connections), then the reducers' chunks, the averages
+ * behind them and the members' ordered applying, message by message. */
 #include "models/hivemind.h"
 
 #include <math.h>

@@ -20,7 +20,9 @@
  *   hivemind returns the one its interior-point solver stops at, which
  *   depends on SciPy's version; geodes takes the water-filling point (the
  *   same LP objective). Two peers: halves (the LP does not depend on w).
- *   A peer of bandwidth 0 (client mode) averages nothing.
+ *   A peer of bandwidth 0 (client mode) averages nothing; none declared
+ *   at all, equal parts (hivemind's bandwidth None, the default when a
+ *   peer declares none; every 0 hivemind refuses).
  * - What a peer declares (averager.py:72-74, `bandwidth`; the ALBERT
  *   example declares it, examples/albert/run_trainer.py:282; without one
  *   every peer gets an equal part, load_balancing.py:28-30): here the
@@ -162,11 +164,13 @@ void hivemind_count(hop_net *net, const hivemind_round *r);
  * by hivemind_count), member i of round q starting at ready[q][i]
  * (ready NULL: 0): done[q][i] gets when it has applied every average and
  * its own last message is in its socket buffers. Each connection i -> j
- * carries i's slice of j's part interleaved with i's averages to j, at
- * the least of its link's rate (hop_of, the rounds' flows counted) and
- * its NICs' processor sharing among the rounds' connections through them
- * (a connection's first X bytes are through once each connection of the
- * NIC has sent min(its bytes, X)); a reducer's chunk is reduced when its
+ * carries i's slice of j's part interleaved with i's averages to j; when
+ * its slice and its bytes are through comes from the rounds' connections
+ * as fluid flows under max-min sharing of NICs, shapers and paths
+ * (models/hivemind_flow.h), or past HIVEMIND_FLOW_MAX connections from
+ * its link's rate (hop_of, the flows counted) and its NICs' processor
+ * sharing (its first X bytes are through once each connection of the NIC
+ * has sent min(its bytes, X)); a reducer's chunk is reduced when its
  * slowest sender's has arrived, one chunk at a time on its host; the
  * averages come back behind it; a member applies them in peers' order
  * (partition.py:138-160), one chunk at a time. */
