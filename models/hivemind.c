@@ -603,8 +603,12 @@ static double round_of(const spec_workload *w, const alloc *a, int st,
 double hivemind_rounds(hop_net *net, const spec_workload *w, const alloc *a,
                        double *ready) {
   int R = a->replicas, D = a->stages;
-  if (R < 2) return 0;
   size_t RD = (size_t)R * D;
+  if (R < 2) { /* no round; delayed, the previous step's optimizer step
+                  runs from the start beside the passes */
+    for (size_t i = 0; i < RD && spec_dp_delayed(w); i++) ready[i] = 0;
+    return 0;
+  }
   int *grp = mem_alloc(RD * sizeof *grp);
   double *v = mem_alloc(3 * RD * sizeof *v), *frac = v, *begin = v + RD,
          *done = v + 2 * RD, last = 0;

@@ -11,7 +11,9 @@
  * synchronisation transfers of central-ps and ring use the send stream (in
  * chunk or step order) but not the receive stream: NCCL keeps several
  * chunks in flight; sharded-ps sends to every member at once, on no
- * stream. */
+ * stream, and hivemind's round on a stream per pair of its own
+ * (sim/train_hivemind.c). Replicas whose algorithm runs them apart
+ * (spec_dp_algo_apart) pass DT-FM's barriers each on its own. */
 #include "sim/train.h"
 
 #include <assert.h>

@@ -2,8 +2,10 @@
  * graph (sim/graph.h). Per device a compute, a send and a receive stream;
  * GPipe passes (all forwards, a global barrier, all backwards, in
  * micro-batch order 0..M-1) with gradient accumulation, or 1F1B; then per
- * stage the data-parallel gradient synchronisation (central-ps, ring or
- * sharded-ps) and the optimizer step.
+ * stage the data-parallel gradient synchronisation (central-ps, ring,
+ * sharded-ps, hier-ring or hivemind's round: sim/train_hivemind.c) and
+ * the optimizer step (under hivemind's delayed averaging, the previous
+ * step's round and optimizer step beside the passes).
  * Invariant: the graph is acyclic for every schedule built here, so a run
  * completes every task; compute durations come from models/spec (per
  * device GPU type, so heterogeneous devices are allowed). */
