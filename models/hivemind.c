@@ -506,10 +506,14 @@ static hivemind_flow flow_of(eval *e, links *L, const hivemind_round *r,
   own.path = false;
   conn c = conn_of(&own, r, x, i, j, 1);
   bool out = c.wired && net->cap[c.na] > 0, in = c.wired && net->cap[c.nb] > 0;
+  double w = 1; /* tcp: its sockets over its round trip (sim/net_tcp.c) */
+  if (transport_is_windowed(net->o.model))
+    w = transport_sockets_dealt(c.h.channels, c.h.sockets, conn_chunk(x, i, j)) /
+        fmax(c.h.rtt, 1e-6);
   return (hivemind_flow){
       .begin = begin, .bytes = B,
       .mark = x->C[j] ? slice_bytes(x, i, j) : B,
-      .cap = B / hop_time(&own, &c.h, B),
+      .cap = B / hop_time(&own, &c.h, B), .w = w,
       .res = {out ? c.na : -1, in ? L->nd + c.nb : -1,
               link_res(L, r->grp[i], r->grp[j])}};
 }

@@ -8,45 +8,47 @@
 #include "base/mem.h"
 
 /* Scratch of one run: bytes sent, rate, frozen; per resource what is left
- * and how many unfrozen flows cross it. */
+ * and the weight of the unfrozen flows crossing it (cnt: how many). */
 typedef struct state {
-  double *sent, *rate, *rem;
+  double *sent, *rate, *rem, *wsum;
   int *cnt;
   bool *frozen, *active;
 } state;
 
-/* The level at which the next flow freezes: a resource's share of what is
- * left, or an unfrozen flow's own bound. */
+/* The level (rate per weight) at which the next flow freezes: a
+ * resource's share of what is left, or an unfrozen flow's own bound. */
 static double next_level(const hivemind_flow *f, int n, const state *s,
                          int nres) {
   double L = INFINITY;
   for (int r = 0; r < nres; r++)
-    if (s->cnt[r] > 0) L = fmin(L, s->rem[r] / s->cnt[r]);
+    if (s->cnt[r] > 0) L = fmin(L, s->rem[r] / s->wsum[r]);
   for (int i = 0; i < n; i++)
-    if (s->active[i] && !s->frozen[i]) L = fmin(L, f[i].cap);
+    if (s->active[i] && !s->frozen[i]) L = fmin(L, f[i].cap / f[i].w);
   return L;
 }
 
 /* Freezes flow i at level L. */
 static void freeze(const hivemind_flow *f, state *s, int i, double L) {
   s->frozen[i] = true;
-  s->rate[i] = L;
-  for (int k = 0; k < HIVEMIND_FLOW_RES; k++)
-    if (f[i].res[k] >= 0) s->rem[f[i].res[k]] -= L, s->cnt[f[i].res[k]]--;
+  s->rate[i] = L * f[i].w;
+  for (int k = 0; k < HIVEMIND_FLOW_RES; k++) {
+    int r = f[i].res[k];
+    if (r >= 0) s->rem[r] -= s->rate[i], s->wsum[r] -= f[i].w, s->cnt[r]--;
+  }
 }
 
 /* Max-min rates of the active flows (progressive filling). */
 static void share(const hivemind_flow *f, int n, const double *cap, int nres,
                   state *s) {
   int left = 0;
-  for (int r = 0; r < nres; r++) s->rem[r] = cap[r], s->cnt[r] = 0;
+  for (int r = 0; r < nres; r++) s->rem[r] = cap[r], s->wsum[r] = 0, s->cnt[r] = 0;
   for (int i = 0; i < n; i++) {
     s->frozen[i] = !s->active[i];
     s->rate[i] = 0;
     if (!s->active[i]) continue;
     left++;
     for (int k = 0; k < HIVEMIND_FLOW_RES; k++)
-      if (f[i].res[k] >= 0) s->cnt[f[i].res[k]]++;
+      if (f[i].res[k] >= 0) s->cnt[f[i].res[k]]++, s->wsum[f[i].res[k]] += f[i].w;
   }
   while (left > 0) {
     double L = next_level(f, n, s, nres), tol = L * (1 + 1e-12);
@@ -57,10 +59,10 @@ static void share(const hivemind_flow *f, int n, const double *cap, int nres,
     }
     bool *full = mem_alloc((size_t)nres * sizeof *full + 1);
     for (int r = 0; r < nres; r++)
-      full[r] = s->cnt[r] > 0 && s->rem[r] / s->cnt[r] <= tol;
+      full[r] = s->cnt[r] > 0 && s->rem[r] / s->wsum[r] <= tol;
     for (int i = 0; i < n; i++) {
       if (s->frozen[i]) continue;
-      bool bound = f[i].cap <= tol;
+      bool bound = f[i].cap / f[i].w <= tol;
       for (int k = 0; k < HIVEMIND_FLOW_RES; k++)
         bound |= f[i].res[k] >= 0 && full[f[i].res[k]];
       if (bound) freeze(f, s, i, L), left--;
@@ -102,10 +104,10 @@ static void advance(hivemind_flow *f, int n, state *s, double dt, double t) {
 
 void hivemind_flow_run(hivemind_flow *f, int n, const double *cap, int nres) {
   state s = {.sent = mem_calloc(2 * (size_t)n + 1, sizeof(double)),
-             .rem = mem_alloc(((size_t)nres + 1) * sizeof(double)),
+             .rem = mem_alloc(2 * ((size_t)nres + 1) * sizeof(double)),
              .cnt = mem_alloc(((size_t)nres + 1) * sizeof(int)),
              .frozen = mem_alloc(2 * (size_t)n + 1)};
-  s.rate = s.sent + n, s.active = s.frozen + n;
+  s.rate = s.sent + n, s.active = s.frozen + n, s.wsum = s.rem + nres + 1;
   double t = INFINITY;
   for (int i = 0; i < n; i++) {
     f[i].t_mark = f[i].t_all = -1;

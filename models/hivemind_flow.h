@@ -1,7 +1,8 @@
 /* hivemind_flow: the connections of hivemind's rounds (models/hivemind.h)
  * as fluid flows under max-min fair sharing of the NICs they cross —
- * progressive filling, every backlogged connection's rate raised together
- * until a NIC or its own bound saturates — from event to event (a start,
+ * weighted progressive filling, every backlogged connection's rate per
+ * weight raised together until a NIC or its own bound saturates — from
+ * event to event (a start,
  * a connection reaching its mark or its end). The closed form reads when
  * each connection is through its first `mark` bytes and all of them: a
  * NIC left idle by one peer is then taken by the others, as the engine's
@@ -28,6 +29,8 @@ typedef struct hivemind_flow {
   double bytes;   /* > 0 */
   double mark;    /* in (0, bytes]: the count whose time is wanted */
   double cap;     /* its own bound, bytes/s (INFINITY: none) */
+  double w;       /* its weight in the sharing (> 0): tcp's sockets over
+                     its round trip, as sim/net_tcp.c weighs a flow */
   int res[HIVEMIND_FLOW_RES]; /* the resources it crosses (its NICs' out
                      and in, its link's shaper or path), -1: none */
   double t_mark, t_all; /* written: when it has sent mark, and bytes */
