@@ -676,7 +676,8 @@ CATEGORY_LABELS = {
     "fwd": "forward", "bwd": "backward", "optimizer": "optimizer step",
     "act": "activation transfer", "grad": "activation-gradient transfer",
     "dp": "gradient synchronisation", "sync": "waiting for sync",
-    "barrier": "barrier",
+    "barrier": "barrier", "matchmaking": "matchmaking (hivemind)",
+    "host": "averaging on the host (hivemind)",
 }
 
 

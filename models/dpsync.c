@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "base/mem.h"
+#include "models/hivemind.h"
 #include "models/tandem.h"
 
 static double at(const double *v, int i) { return v ? v[i] : 0; }
@@ -284,6 +285,15 @@ static void count_hier(hop_net *n, const int *grp, int R, double bytes,
   free(first), free(at), free(lead);
 }
 
+/* hivemind's butterfly alone (no host work; the caller frees frac): its
+ * parts from the members' declared bandwidths. */
+static hivemind_round butterfly(const hop_net *n, const int *grp, int R,
+                                double bytes) {
+  double *frac = mem_alloc((size_t)R * sizeof *frac);
+  hivemind_fractions(n->s, grp, R, frac);
+  return (hivemind_round){.grp = grp, .n = R, .bytes = bytes, .frac = frac};
+}
+
 void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
                   double bytes, int ring_channels) {
   if (R < 2) return;
@@ -307,6 +317,12 @@ void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
             hop_net_count(n, grp[i], grp[j], bytes / R, TRANSPORT_P2P_CHANNELS);
       return;
     case SPEC_HIER_RING: count_hier(n, grp, R, bytes, ring_channels); return;
+    case SPEC_HIVEMIND: {
+      hivemind_round r = butterfly(n, grp, R, bytes);
+      hivemind_count(n, &r);
+      free((double *)r.frac);
+      return;
+    }
     case SPEC_DILOCO:
     case SPEC_STREAMING_DILOCO: return; /* nothing per step */
   }
@@ -326,6 +342,12 @@ void dpsync_run(hop_net *n, spec_dp_algo algo, const int *grp, int R,
     case SPEC_HIER_RING:
       hier(n, grp, R, bytes, ring_channels, ready, done);
       return;
+    case SPEC_HIVEMIND: {
+      hivemind_round r = butterfly(n, grp, R, bytes);
+      hivemind_run(n, &r, 1, ready ? &ready : NULL, &done);
+      free((double *)r.frac);
+      return;
+    }
     case SPEC_DILOCO:
     case SPEC_STREAMING_DILOCO: /* nothing per step */
       for (int i = 0; i < R; i++) done[i] = at(ready, i);

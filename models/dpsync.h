@@ -19,6 +19,9 @@
  * - hier-ring: central-ps's reduce inside each site (scenario's
  *   device_site) to its first member in group order, the ring across those
  *   members, central-ps's broadcast inside each site;
+ * - hivemind: its butterfly all-reduce alone (models/hivemind.h: parts
+ *   by declared bandwidth, one connection per pair), without the
+ *   matchmaking and the host's work, which models/predict adds;
  * - diloco, streaming-diloco: nothing per step (their outer exchange is a
  *   ring or a hier-ring, which the caller names).
  * A member is done when everything it waits for has arrived and its own

@@ -25,6 +25,11 @@
 #define PARAMS_MEMORY_EFFICIENCY_DEFAULT 0.78
 #define PARAMS_MEGATRON_P2P_CALL_S_DEFAULT 0.030
 #define PARAMS_DTFM_OPTIMIZER_DEFAULT 1.5e-9
+/* hivemind's averaging on the host (models/hivemind.h): one stream of
+ * element-wise passes over fp32 tensors at 10 GB/s, a server core's
+ * streaming rate (assumed, not fitted: no hivemind run is among the
+ * measurements). */
+#define PARAMS_HIVEMIND_HOST_DEFAULT 1e-10
 
 /* X(ID, "name", default, lo, hi, fit start when the default is 0 (unset),
  *   "unit", "where it is used", "what it is"). Bounds are inclusive; every
@@ -55,7 +60,11 @@
   X(DTFM_OPTIMIZER_S_PER_PARAM, "dtfm_optimizer_s_per_param",               \
     PARAMS_DTFM_OPTIMIZER_DEFAULT, 1e-13, 1e-6,                             \
     PARAMS_DTFM_OPTIMIZER_DEFAULT, "s", "models/runtime.c",                 \
-    "DT-FM's host optimizer step per parameter of a stage")
+    "DT-FM's host optimizer step per parameter of a stage")                \
+  X(HIVEMIND_HOST_S_PER_BYTE, "hivemind_host_s_per_byte",                   \
+    PARAMS_HIVEMIND_HOST_DEFAULT, 1e-13, 1e-6, PARAMS_HIVEMIND_HOST_DEFAULT, \
+    "s", "models/hivemind.c", "hivemind's averaging on the host, per byte " \
+    "of memory traffic (assumed 10 GB/s, not fitted)")
 
 #define PARAMS_ID(id, ...) PARAMS_##id,
 typedef enum params_id { PARAMS_MAP(PARAMS_ID) PARAMS_N } params_id;

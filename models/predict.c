@@ -70,6 +70,7 @@
 #include "models/compress.h"
 #include "models/diloco.h"
 #include "models/dpsync.h"
+#include "models/hivemind.h"
 #include "models/hop.h"
 #include "models/onef1b.h"
 #include "models/roofline.h"
@@ -95,10 +96,12 @@ typedef struct ctx {
   double *nc;     /* [R]: its passes with free communication */
   double t_pipe;  /* every pipeline done */
   double period;
+  double window;  /* hivemind, delayed: the next round's matchmaking
+                     window, which the step's end waits for */
 } ctx;
 
-/* DiLoCo's inner steps barrier each replica apart: the slowest replica's
- * barrier over its pipeline. */
+/* DiLoCo's inner steps and hivemind's peers barrier each replica apart:
+ * the slowest replica's barrier over its pipeline. */
 static int64_t replica_barrier_ns(const scenario *s, const alloc *a) {
   int64_t most = 0;
   for (int r = 0; r < a->replicas; r++) {
@@ -130,9 +133,10 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
                          compress_stage_s(w, st, gpu[d], true);
     }
   switch (w->runtime) {
-    case SPEC_RUNTIME_DTFM: /* its barriers (each replica's under DiLoCo) */
-      c->g = (double)(spec_is_diloco(w) ? replica_barrier_ns(s, a)
-                                        : runtime_barrier_ns(s, a)) * 1e-9;
+    case SPEC_RUNTIME_DTFM: /* its barriers (each replica's when apart) */
+      c->g = (double)(spec_dp_algo_apart(w->dp_algo) ? replica_barrier_ns(s, a)
+                                                     : runtime_barrier_ns(s, a)) *
+             1e-9;
       break;
     case SPEC_RUNTIME_MEGATRON: break; /* none: its calls block */
   }
@@ -203,9 +207,26 @@ static double most_of(const double *v, int n) {
   return m;
 }
 
+/* hivemind's peers barrier apart: replica r's last backward phase starts
+ * at F_r + g + (P - 1) (F_r + B_r + g). */
+static void gpipe_apart(ctx *c, const double *ph) {
+  c->t_pipe = 0;
+  for (int r = 0; r < c->R; r++) {
+    double f = ph[r], b = ph[c->R + r];
+    double last = f + c->g + (c->P - 1) * (f + b + c->g);
+    for (int st = 0; st < c->D; st++) c->ready[(size_t)r * c->D + st] += last;
+    c->t_pipe = fmax(c->t_pipe, last + b);
+  }
+}
+
 /* The barriers from the phases ph[bwd R + r]: the last backward phase
- * starts at max_r F_r + g + (P - 1) (max_r (F_r + B_r) + g). */
+ * starts at max_r F_r + g + (P - 1) (max_r (F_r + B_r) + g) (DiLoCo's
+ * inner steps too, as an approximation of their barriers apart). */
 static void gpipe_barriers(ctx *c, const double *ph) {
+  if (spec_dp_algo_matchmakes(c->w->dp_algo)) {
+    gpipe_apart(c, ph);
+    return;
+  }
   double fm = 0, bm = 0, fbm = 0;
   for (int r = 0; r < c->R; r++) {
     fm = fmax(fm, ph[r]), bm = fmax(bm, ph[c->R + r]);
@@ -350,6 +371,11 @@ static members *column(const ctx *c, members *g, int st) {
 /* Every group synchronises its gradient from ready (which gets the done
  * times). */
 static void dp_all(ctx *c, spec_dp_algo algo) {
+  if (spec_dp_algo_matchmakes(algo)) { /* hivemind's rounds, host included */
+    double win = hivemind_rounds(&c->net, c->w, c->a, c->ready);
+    if (spec_dp_delayed(c->w)) c->window = win;
+    return;
+  }
   members g = members_new(c->R);
   hop_net_reset(&c->net);
   for (int st = 0; st < c->D; st++)
@@ -405,7 +431,7 @@ static void megatron_rounds(ctx *c) {
  * DT-FM's last barrier. *opt_last gets the step of the device that ends
  * last. Returns the iteration's end. */
 static double finish(const ctx *c, double *opt_last) {
-  double end = c->t_pipe;
+  double end = fmax(c->t_pipe, c->window);
   *opt_last = 0;
   for (int r = 0; r < c->R; r++)
     for (int st = 0; st < c->D; st++) {

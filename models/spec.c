@@ -183,8 +183,9 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
     case SPEC_RUNTIME_DTFM: break;
     case SPEC_RUNTIME_MEGATRON:
       /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce
-       * (DiLoCo under it is refused below). */
-      if (!spec_is_diloco(w)) w->schedule = SPEC_1F1B, w->dp_algo = SPEC_RING;
+       * (DiLoCo and hivemind under it are refused below). */
+      if (!spec_is_diloco(w) && !spec_dp_algo_matchmakes(w->dp_algo))
+        w->schedule = SPEC_1F1B, w->dp_algo = SPEC_RING;
       break;
   }
   return ERR_OK;
@@ -199,7 +200,8 @@ bool spec_dp_algo_outer(spec_dp_algo algo) {
     case SPEC_CENTRAL_PS:
     case SPEC_RING:
     case SPEC_SHARDED_PS:
-    case SPEC_HIER_RING: return false;
+    case SPEC_HIER_RING:
+    case SPEC_HIVEMIND: return false;
     case SPEC_DILOCO:
     case SPEC_STREAMING_DILOCO: return true;
   }
@@ -213,11 +215,44 @@ bool spec_dp_algo_streams(spec_dp_algo algo) {
     case SPEC_RING:
     case SPEC_SHARDED_PS:
     case SPEC_HIER_RING:
+    case SPEC_HIVEMIND:
     case SPEC_DILOCO: return false;
     case SPEC_STREAMING_DILOCO: return true;
   }
   assert(!"unknown dp_algo");
   return false;
+}
+
+bool spec_dp_algo_apart(spec_dp_algo algo) {
+  switch (algo) {
+    case SPEC_CENTRAL_PS:
+    case SPEC_RING:
+    case SPEC_SHARDED_PS:
+    case SPEC_HIER_RING: return false;
+    case SPEC_DILOCO:
+    case SPEC_STREAMING_DILOCO:
+    case SPEC_HIVEMIND: return true;
+  }
+  assert(!"unknown dp_algo");
+  return false;
+}
+
+bool spec_dp_algo_matchmakes(spec_dp_algo algo) {
+  switch (algo) {
+    case SPEC_CENTRAL_PS:
+    case SPEC_RING:
+    case SPEC_SHARDED_PS:
+    case SPEC_HIER_RING:
+    case SPEC_DILOCO:
+    case SPEC_STREAMING_DILOCO: return false;
+    case SPEC_HIVEMIND: return true;
+  }
+  assert(!"unknown dp_algo");
+  return false;
+}
+
+bool spec_dp_delayed(const spec_workload *w) {
+  return spec_dp_algo_matchmakes(w->dp_algo) && w->given.delay_averaging;
 }
 
 /* Where row r's value came from, for a message: the option that set it
@@ -298,6 +333,31 @@ static int check_diloco(const scenario *s, const spec_workload *w, err *e) {
   return diloco_check(&p, w->layers, &n, e);
 }
 
+/* hivemind's knobs need hivemind, and hivemind DT-FM's runtime (its
+ * optimizer on the host, as hivemind.Optimizer's offload_optimizer). */
+static int check_hivemind(const scenario *s, const spec_workload *w, err *e) {
+  const int rows[] = {WORKLOAD_matchmaking_s, WORKLOAD_delay_averaging};
+  named A = name_of(s, WORKLOAD_dp_algo), R = name_of(s, WORKLOAD_runtime);
+  for (int i = 0; i < 2 && !spec_dp_algo_matchmakes(w->dp_algo); i++) {
+    named k = name_of(s, rows[i]);
+    if (!scenario_row_is_default(s, rows[i]))
+      return err_set_field(e, blame(&k, &A), ERR_CONFIG, "%s needs hivemind "
+                           "as the data-parallel algorithm, not %s (%s)",
+                           k.lead, workload_dp_algos[w->dp_algo], A.where);
+  }
+  switch (w->runtime) {
+    case SPEC_RUNTIME_DTFM: return ERR_OK;
+    case SPEC_RUNTIME_MEGATRON:
+      if (!spec_dp_algo_matchmakes(w->dp_algo)) return ERR_OK;
+      return err_set_field(e, blame(&A, &R), ERR_CONFIG, "%s hivemind on %s "
+                           "megatron: hivemind averages on its own and steps "
+                           "its optimizer on the host (use --runtime dtfm)",
+                           A.lead, R.name);
+  }
+  assert(!"unknown runtime");
+  return ERR_OK;
+}
+
 /* Whether runtime rt runs all of a replica's micro-batches in one pass,
  * whatever micro_batches_per_pass says (Megatron: one 1F1B schedule). */
 static bool one_pass(spec_runtime rt) {
@@ -373,8 +433,9 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
   w->passes = (int)(sw->batch / per_pass);
   w->recompute = sw->recompute;
   w->given = *sw;
-  rc = check_diloco(s, w, e);
-  return rc ? rc : resolve_layers_per_stage(s, w, e);
+  if ((rc = check_diloco(s, w, e)) || (rc = check_hivemind(s, w, e)))
+    return rc;
+  return resolve_layers_per_stage(s, w, e);
 }
 
 int spec_device_gpus(const scenario *s, const spec_gpu **gpu, err *e) {

@@ -50,7 +50,9 @@ typedef enum spec_runtime {
 /* SPEC_CENTRAL_PS: NCCL reduce to replica 0, then broadcast (DT-FM);
  * SPEC_RING: NCCL ring all-reduce; SPEC_SHARDED_PS: DT-FM's all-to-all
  * scatter-reduce + all-gather; SPEC_HIER_RING: two levels, a reduce and a
- * broadcast inside each site around a ring across the sites. */
+ * broadcast inside each site around a ring across the sites;
+ * SPEC_HIVEMIND: hivemind's matchmaking and butterfly all-reduce, parts
+ * by declared bandwidth, averaged on the host (models/hivemind.h). */
 typedef enum spec_dp_algo {
   WORKLOAD_DP_ALGO_MAP(SPEC_ENUM) /* SPEC_CENTRAL_PS, SPEC_RING, ... */
 } spec_dp_algo;
@@ -95,6 +97,18 @@ bool spec_dp_algo_outer(spec_dp_algo algo);
 /* Whether algo exchanges the model in fragments, overlapped with inner
  * steps (streaming-diloco: it takes fragments and overlap_steps). */
 bool spec_dp_algo_streams(spec_dp_algo algo);
+
+/* Whether a replica under algo runs its passes apart from the others, no
+ * barrier across replicas before the synchronisation (DiLoCo's inner
+ * steps, hivemind's accumulation: each peer on its own until the group's
+ * averaging): DT-FM's barriers are then each replica's own. */
+bool spec_dp_algo_apart(spec_dp_algo algo);
+/* Whether algo forms its groups by matchmaking before each round
+ * (hivemind: it takes matchmaking_s and delay_averaging). */
+bool spec_dp_algo_matchmakes(spec_dp_algo algo);
+/* Whether w averages each step's gradients in the background during the
+ * next step (hivemind with delay_averaging). */
+bool spec_dp_delayed(const spec_workload *w);
 
 /* Tables. The model and GPU names of a scenario are looked up here, case-
  * insensitively ("gpt3-xl" = "GPT3-XL"; "RTX 3090" = "rtx3090"). NULL when

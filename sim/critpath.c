@@ -85,7 +85,8 @@ static sim_cp_phase phase_of(sim_task_role role) {
   switch (role) {
     case SIM_ROLE_FWD: case SIM_ROLE_ACT: return SIM_CP_FWD;
     case SIM_ROLE_BWD: case SIM_ROLE_GRAD: return SIM_CP_BWD;
-    case SIM_ROLE_DP: case SIM_ROLE_SYNC: return SIM_CP_DP;
+    case SIM_ROLE_DP: case SIM_ROLE_SYNC: case SIM_ROLE_MATCH:
+    case SIM_ROLE_HOST: return SIM_CP_DP;
     case SIM_ROLE_OPT: return SIM_CP_OPT;
     case SIM_ROLE_BARRIER: case SIM_ROLE_CALL: return SIM_CP_OTHER;
   }

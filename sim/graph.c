@@ -302,7 +302,9 @@ bool sim_role_gpu_work(sim_task_role r) {
     case SIM_ROLE_DP:
     case SIM_ROLE_SYNC:
     case SIM_ROLE_BARRIER:
-    case SIM_ROLE_CALL: return false;
+    case SIM_ROLE_CALL:
+    case SIM_ROLE_MATCH:
+    case SIM_ROLE_HOST: return false;
   }
   assert(!"unknown task role");
   return false;

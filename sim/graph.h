@@ -41,7 +41,11 @@ typedef enum sim_task_kind {
   X(BARRIER, "barrier")                                                    \
   X(CALL, "p2p call") /* a blocking point-to-point call (Megatron): its    \
                          join and its fixed host cost, a compute-stream    \
-                         task that is not GPU work */
+                         task that is not GPU work */                      \
+  X(MATCH, "matchmaking") /* hivemind: the wait for a group (matchmaking's \
+                         window, the leader's message), not GPU work */    \
+  X(HOST, "host")     /* hivemind: reducing and applying averages on    \
+                         the host CPU, not GPU work */
 #define SIM_ROLE_ID_(id, name) SIM_ROLE_##id,
 typedef enum sim_task_role { SIM_ROLE_MAP(SIM_ROLE_ID_) } sim_task_role;
 #undef SIM_ROLE_ID_

@@ -280,10 +280,11 @@ static void graph_give_back(sim_graph *g, sim_graph **spare) {
 }
 
 /* Per replica of a: the latency of DT-FM's barrier over its pipeline
- * (DiLoCo's inner steps wait for it); NULL where nothing reads it. */
+ * (DiLoCo's inner steps and hivemind's peers wait for it); NULL where
+ * nothing reads it. */
 static int64_t *replica_barriers(const scenario *s, const spec_workload *w,
                                  const alloc *a) {
-  if (!spec_is_diloco(w)) return NULL;
+  if (!spec_dp_algo_apart(w->dp_algo)) return NULL;
   int64_t *ns = mem_alloc((size_t)a->replicas * sizeof *ns);
   for (int r = 0; r < a->replicas; r++)
     ns[r] = runtime_replica_barrier_ns(s, a, r);
@@ -351,7 +352,7 @@ static int engine_new(const scenario *s, const alloc *a, const sim_options *o,
                          .factor = x->d.factor,
                          .compute_scale = x->opt.compute_scale,
                          .barrier_ns = runtime_barrier_ns(s, a),
-                         .device_site = s->device_site};
+                         .device_site = s->device_site, .s = s};
   if ((rc = sim_train_check_compute(&in, s, e))) {
     sim_engine_free(x);
     return rc;

@@ -3,6 +3,7 @@
 #include "sim/stats.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,7 +122,9 @@ static int bytes_of(sim_task_role r) {
     case SIM_ROLE_OPT:
     case SIM_ROLE_SYNC:
     case SIM_ROLE_BARRIER:
-    case SIM_ROLE_CALL: break; /* not a transfer's */
+    case SIM_ROLE_CALL:
+    case SIM_ROLE_MATCH:
+    case SIM_ROLE_HOST: break; /* not a transfer's */
   }
   assert(!"not a transfer's role");
   return 0;
@@ -208,7 +211,7 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
   for (int d = 0; d < nd; d++) {
     double bwd_end = (double)(t[mk->last_bwd[d]].t_done - t0) * 1e-9;
     sim_breakdown b = {
-        .compute_s = comp[d], .bubble_s = bwd_end - pipe[d],
+        .compute_s = comp[d], .bubble_s = fmax(0, bwd_end - pipe[d]),
         .comm_s = comm[d],
         .dp_sync_s = (double)(t[mk->sync[d]].t_done - t0) * 1e-9 - bwd_end};
     sim_breakdown *st = &out->stage[mk->stage[d]];

@@ -11,7 +11,9 @@
  * synchronisation transfers of central-ps and ring use the send stream (in
  * chunk or step order) but not the receive stream: NCCL keeps several
  * chunks in flight; sharded-ps sends to every member at once, on no
- * stream. */
+ * stream, and hivemind's round on a stream per pair of its own
+ * (sim/train_hivemind.c). Replicas whose algorithm runs them apart
+ * (spec_dp_algo_apart) pass DT-FM's barriers each on its own. */
 #include "sim/train.h"
 
 #include <assert.h>
@@ -115,6 +117,14 @@ typedef struct builder {
   int64_t barrier_ns; /* a barrier's own latency */
   bool local;         /* no data-parallel synchronisation: the barriers are
                          each replica's own */
+  bool apart;         /* the barriers are each replica's own (local, or an
+                         algorithm whose replicas run apart: spec_dp_algo_
+                         apart) */
+  const scenario *s;  /* hivemind's links (sim_train_inputs.s) */
+  const uint32_t *start; /* per device: its step's start, or NULL */
+  uint32_t *window;   /* per stage: hivemind's matchmaking window task
+                         (delayed: the next round's, which the step's end
+                         waits for), or SIM_GRAPH_NONE */
   const int64_t *replica_barrier_ns; /* local: per replica */
   const double *factor; /* per device: spec_site_compute_factor */
   const int *site;      /* per device: its site, or NULL (one site) */
@@ -167,7 +177,9 @@ static void build_pipelines(builder *b, const spec_gpu *const *gpu,
  * itself, or the barrier's own latency after it (a timed task on the
  * replica's first device, not GPU work). */
 static uint32_t barrier_gate(builder *b, uint32_t j, int r) {
-  int64_t ns = r < 0 ? b->barrier_ns : b->replica_barrier_ns[r];
+  int64_t ns = r < 0                  ? b->barrier_ns
+               : b->replica_barrier_ns ? b->replica_barrier_ns[r]
+                                       : 0;
   if (ns <= 0) return j;
   uint32_t x = sim_graph_compute(b->g, alloc_at(b->a, r < 0 ? 0 : r, 0), ns,
                                  SIM_ROLE_BARRIER, -1);
@@ -187,9 +199,9 @@ static void build_streams(builder *b) {
   for (int p = 0; p < b->P; p++) {
     uint32_t barrier = SIM_GRAPH_NONE, gate = SIM_GRAPH_NONE;
     for (int r = 0; r < b->R; r++) {
-      if (phased && (r == 0 || b->local)) {
+      if (phased && (r == 0 || b->apart)) {
         barrier = sim_graph_join(g, -1, SIM_ROLE_BARRIER);
-        gate = barrier_gate(b, barrier, b->local ? r : -1);
+        gate = barrier_gate(b, barrier, b->apart ? r : -1);
       }
       for (int s = 0; s < b->S; s++) {
         int d = alloc_at(b->a, r, s);
@@ -385,7 +397,10 @@ static void megatron_tail(builder *b, uint32_t *sync) {
 }
 
 /* What ends each device's iteration: DT-FM's last barrier (sgd_iter's; each
- * replica's own when local), or its optimizer step. */
+ * replica's own when apart), or its optimizer step. Under delayed
+ * averaging the barrier also waits for the device's passes (its optimizer
+ * steps the previous step's gradients beside them) and for the next
+ * round's matchmaking windows. */
 static void build_end(builder *b, sim_train_marks *m) {
   switch (b->w->runtime) {
     case SPEC_RUNTIME_DTFM: break;
@@ -393,14 +408,20 @@ static void build_end(builder *b, sim_train_marks *m) {
       for (int d = 0; d < m->ndevices; d++) m->end[d] = m->opt[d];
       return;
   }
-  for (int r = 0; r < (b->local ? b->R : 1); r++) {
+  bool delayed = spec_dp_delayed(b->w);
+  for (int r = 0; r < (b->apart ? b->R : 1); r++) {
     uint32_t j = sim_graph_join(b->g, -1, SIM_ROLE_BARRIER);
-    int n = b->local ? b->S : m->ndevices; /* its devices */
-    for (int i = 0; i < n; i++)
-      sim_graph_edge(b->g, m->opt[b->local ? alloc_at(b->a, r, i) : i], j,
-                     SIM_ON_DONE);
-    uint32_t end = barrier_gate(b, j, b->local ? r : -1);
-    for (int i = 0; i < n; i++) m->end[b->local ? alloc_at(b->a, r, i) : i] = end;
+    int n = b->apart ? b->S : m->ndevices; /* its devices */
+    for (int i = 0; i < n; i++) {
+      int d = b->apart ? alloc_at(b->a, r, i) : i;
+      sim_graph_edge(b->g, m->opt[d], j, SIM_ON_DONE);
+      if (delayed) sim_graph_edge(b->g, b->cstream[d], j, SIM_ON_DONE);
+    }
+    for (int st = 0; delayed && st < b->S; st++)
+      if (b->window[st] != SIM_GRAPH_NONE)
+        sim_graph_edge(b->g, b->window[st], j, SIM_ON_DONE);
+    uint32_t end = barrier_gate(b, j, b->apart ? r : -1);
+    for (int i = 0; i < n; i++) m->end[b->apart ? alloc_at(b->a, r, i) : i] = end;
   }
 }
 
@@ -415,10 +436,29 @@ static uint32_t sync_ready(const builder *b, int d, uint32_t last_bwd) {
   return last_bwd;
 }
 
+/* Stage st's hivemind round (sim/train_hivemind.c); delayed, of the
+ * previous step's gradients, from the members' step starts. */
+static void sync_hivemind(builder *b, int st, const int *grp,
+                          const uint32_t *ready, double bytes,
+                          uint32_t *sync) {
+  bool delayed = spec_dp_delayed(b->w);
+  uint32_t *from = mem_alloc((size_t)b->R * sizeof *from);
+  for (int r = 0; r < b->R; r++)
+    from[r] = !delayed ? ready[r] : b->start ? b->start[grp[r]] : SIM_GRAPH_NONE;
+  sim_hivemind_in in = {.s = b->s, .grp = grp, .n = b->R, .ready = from,
+                        .start = b->start, .bytes = bytes,
+                        .values = spec_stage_params(b->w, st),
+                        .matchmaking_s = b->w->given.matchmaking_s,
+                        .delayed = delayed};
+  uint32_t win = sim_train_hivemind(b->g, &in, sync);
+  b->window[st] = delayed ? win : SIM_GRAPH_NONE;
+  free(from);
+}
+
 /* One stage's group grp synchronises its gradients by the workload's
  * algorithm; DiLoCo's steps are local (its exchange is outer.c's). */
-static void sync_group(builder *b, const int *grp, const uint32_t *ready,
-                       double bytes, uint32_t *sync) {
+static void sync_group(builder *b, int st, const int *grp,
+                       const uint32_t *ready, double bytes, uint32_t *sync) {
   switch (b->w->dp_algo) {
     case SPEC_CENTRAL_PS: sync_central(b, grp, ready, bytes, sync); return;
     case SPEC_RING: sync_ring(b, grp, b->R, ready, bytes, sync); return;
@@ -427,15 +467,21 @@ static void sync_group(builder *b, const int *grp, const uint32_t *ready,
       sim_train_hier_ring(b->g, b->sstream, grp, b->R, b->site, ready, bytes,
                           TRANSPORT_NCCL_RING_CHANNELS, sync);
       return;
+    case SPEC_HIVEMIND: sync_hivemind(b, st, grp, ready, bytes, sync); return;
     case SPEC_DILOCO:
     case SPEC_STREAMING_DILOCO: assert(!"DiLoCo's steps are local"); return;
   }
 }
 
-static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
-                       const double *grad_bytes, sim_train_marks *m) {
+/* Each stage's group synchronises from its members' last backwards;
+ * before[d] gets what device d's optimizer step waits for (its sync).
+ * Delayed, the round is the previous step's and runs beside the passes:
+ * the sync mark is then what of it outlasts the passes (a join of both). */
+static void sync_stages(builder *b, const double *grad_bytes,
+                        sim_train_marks *m, uint32_t *before) {
   sim_graph *g = b->g;
   int R = b->R;
+  bool delayed = spec_dp_delayed(b->w);
   int *grp = mem_alloc((size_t)R * sizeof *grp);
   uint32_t *ready = mem_alloc((size_t)R * sizeof *ready);
   uint32_t *sync = mem_alloc((size_t)R * sizeof *sync);
@@ -447,36 +493,48 @@ static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
       grp[r] = alloc_at(b->a, r, s);
       ready[r] = sync_ready(b, grp[r], b->B[ix(b, r, s, b->P - 1, last_k)]);
       sync[r] = sim_graph_join(g, grp[r], SIM_ROLE_SYNC);
-      sim_graph_edge(g, ready[r], sync[r], SIM_ON_DONE);
+      if (!delayed) sim_graph_edge(g, ready[r], sync[r], SIM_ON_DONE);
       m->last_bwd[grp[r]] = ready[r];
-      m->sync[grp[r]] = sync[r];
       m->stage[grp[r]] = s;
     }
     double bytes = grad_bytes ? grad_bytes[s] : compress_gradient_bytes(b->w, s);
-    if (R > 1 && !b->local) sync_group(b, grp, ready, bytes, sync);
-  }
-  /* what each device's optimizer step waits for */
-  uint32_t *before = mem_alloc((size_t)m->ndevices * sizeof *before);
-  for (int d = 0; d < m->ndevices; d++) before[d] = m->sync[d];
-  switch (b->w->runtime) {
-    case SPEC_RUNTIME_DTFM: break;
-    case SPEC_RUNTIME_MEGATRON: megatron_tail(b, before); break;
-  }
-  for (int s = 0; s < b->S; s++)
+    if (R > 1 && !b->local) sync_group(b, s, grp, ready, bytes, sync);
     for (int r = 0; r < R; r++) {
-      int d = alloc_at(b->a, r, s);
-      sim_compute c = sim_train_compute(b->w, s, gpu[d], b->factor[d], scale);
-      uint32_t o = sim_graph_compute(g, d, c.opt_ns, SIM_ROLE_OPT, -1);
-      sim_graph_edge(g, before[d], o, SIM_ON_DONE);
-      sim_graph_stream(g, &b->cstream[d], o, SIM_ON_DONE);
-      m->opt[d] = o;
+      before[grp[r]] = m->sync[grp[r]] = sync[r];
+      if (!delayed) continue;
+      m->sync[grp[r]] = sim_graph_join(g, grp[r], SIM_ROLE_SYNC);
+      sim_graph_edge(g, sync[r], m->sync[grp[r]], SIM_ON_DONE);
+      sim_graph_edge(g, ready[r], m->sync[grp[r]], SIM_ON_DONE);
     }
-  build_end(b, m);
-  free(before);
+  }
   free(ops);
   free(grp);
   free(ready);
   free(sync);
+}
+
+static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
+                       const double *grad_bytes, sim_train_marks *m) {
+  sim_graph *g = b->g;
+  /* what each device's optimizer step waits for */
+  uint32_t *before = mem_alloc((size_t)m->ndevices * sizeof *before);
+  sync_stages(b, grad_bytes, m, before);
+  switch (b->w->runtime) {
+    case SPEC_RUNTIME_DTFM: break;
+    case SPEC_RUNTIME_MEGATRON: megatron_tail(b, before); break;
+  }
+  bool delayed = spec_dp_delayed(b->w); /* the step beside the passes */
+  for (int s = 0; s < b->S; s++)
+    for (int r = 0; r < b->R; r++) {
+      int d = alloc_at(b->a, r, s);
+      sim_compute c = sim_train_compute(b->w, s, gpu[d], b->factor[d], scale);
+      uint32_t o = sim_graph_compute(g, d, c.opt_ns, SIM_ROLE_OPT, -1);
+      sim_graph_edge(g, before[d], o, SIM_ON_DONE);
+      if (!delayed) sim_graph_stream(g, &b->cstream[d], o, SIM_ON_DONE);
+      m->opt[d] = o;
+    }
+  build_end(b, m);
+  free(before);
 }
 
 #ifndef NDEBUG
@@ -516,8 +574,9 @@ void sim_train_build(sim_graph *g, const sim_train_inputs *in,
                .P = w->passes, .M = w->micro_batches_per_pass,
                .barrier_ns = in->barrier_ns, .factor = in->factor,
                .local = in->local,
+               .apart = in->local || spec_dp_algo_apart(w->dp_algo),
                .replica_barrier_ns = in->replica_barrier_ns,
-               .site = in->device_site};
+               .site = in->device_site, .s = in->s, .start = in->start};
   size_t cells = (size_t)b.R * b.S * b.P * b.M;
   b.F = mem_alloc(cells * sizeof *b.F);
   b.B = mem_alloc(cells * sizeof *b.B);
@@ -526,6 +585,8 @@ void sim_train_build(sim_graph *g, const sim_train_inputs *in,
   b.cstream = mem_alloc((size_t)n * sizeof *b.cstream);
   b.sstream = mem_alloc((size_t)n * sizeof *b.sstream);
   b.rstream = mem_alloc((size_t)n * sizeof *b.rstream);
+  b.window = mem_alloc((size_t)b.S * sizeof *b.window);
+  for (int st = 0; st < b.S; st++) b.window[st] = SIM_GRAPH_NONE;
   for (int d = 0; d < n; d++) {
     b.cstream[d] = in->start ? in->start[d] : SIM_GRAPH_NONE;
     b.sstream[d] = b.rstream[d] = SIM_GRAPH_NONE;
@@ -551,4 +612,5 @@ void sim_train_build(sim_graph *g, const sim_train_inputs *in,
   free(b.cstream);
   free(b.sstream);
   free(b.rstream);
+  free(b.window);
 }

@@ -2,8 +2,10 @@
  * graph (sim/graph.h). Per device a compute, a send and a receive stream;
  * GPipe passes (all forwards, a global barrier, all backwards, in
  * micro-batch order 0..M-1) with gradient accumulation, or 1F1B; then per
- * stage the data-parallel gradient synchronisation (central-ps, ring or
- * sharded-ps) and the optimizer step.
+ * stage the data-parallel gradient synchronisation (central-ps, ring,
+ * sharded-ps, hier-ring or hivemind's round: sim/train_hivemind.c) and
+ * the optimizer step (under hivemind's delayed averaging, the previous
+ * step's round and optimizer step beside the passes).
  * Invariant: the graph is acyclic for every schedule built here, so a run
  * completes every task; compute durations come from models/spec (per
  * device GPU type, so heterogeneous devices are allowed). */
@@ -69,6 +71,10 @@ typedef struct sim_train_inputs {
                                  pipeline) */
   const int *device_site;     /* device -> its site (hier-ring's levels);
                                  NULL: all in one site */
+  const scenario *s;          /* the links hivemind's rounds read (its
+                                 declared bandwidths, matchmaking's round
+                                 trips, the leader's latency); NULL unless
+                                 the algorithm is hivemind */
 } sim_train_inputs;
 
 /* Checks that every device of in->a computes its stage of one iteration
@@ -119,6 +125,34 @@ void sim_train_hier_ring(sim_graph *g, uint32_t *sstream, const int *grp,
 /* The transfers and joins sim_train_hier_ring adds at most for n members
  * spread over up to `sites` sites, carrying bytes. */
 uint64_t sim_train_hier_ring_tasks(int n, int sites, double bytes);
+
+/* One data-parallel group's round of hivemind's averaging (borrowed). */
+typedef struct sim_hivemind_in {
+  const scenario *s;       /* its links */
+  const int *grp;          /* its devices, n >= 2, the leader first */
+  int n;
+  const uint32_t *ready;   /* member -> when its gradient is in (its last
+                              backward; delayed: its step's start), or
+                              SIM_GRAPH_NONE */
+  const uint32_t *start;   /* device -> its step's start, when the
+                              matchmaking window opens; NULL: t0 */
+  double bytes, values;    /* the vector on the wire, and its values */
+  double matchmaking_s;    /* hivemind's matchmaking_time */
+  bool delayed;            /* the round is the previous step's (delay_
+                              averaging): the window is the next round's
+                              and this round does not wait for it */
+} sim_hivemind_in;
+
+/* hivemind's round of the group (models/hivemind.h; sim/train_hivemind.c
+ * for the graph): matchmaking, then the butterfly all-reduce with parts
+ * by declared bandwidth, reduced and applied on the hosts. sync[i] (joins
+ * the caller made) wait for member i's averages. Returns the matchmaking
+ * window's task. */
+uint32_t sim_train_hivemind(sim_graph *g, const sim_hivemind_in *in,
+                            uint32_t *sync);
+
+/* The tasks sim_train_hivemind adds at most for n members. */
+uint64_t sim_train_hivemind_tasks(int n);
 
 /* An upper bound on the tasks one stage's synchronisation of w by algo
  * adds (its joins, optimizer steps and transfers) when its D_dp members

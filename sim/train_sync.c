@@ -198,6 +198,10 @@ uint64_t sim_train_sync_tasks(const spec_workload *w, spec_dp_algo algo,
     case SPEC_HIER_RING:
       tasks = sim_train_hier_ring_tasks(w->replicas, sites, bytes);
       break;
+    case SPEC_HIVEMIND: /* and delayed, a join per member (its exposed
+                           sync) */
+      tasks = sim_train_hivemind_tasks(w->replicas) + R;
+      break;
     case SPEC_RING: { /* also DiLoCo's exchange (outer.c names it) */
       transport_ring r = transport_ring_plan(bytes, w->replicas);
       tasks = 2 * R * (R - 1) * (uint64_t)r.loops * (uint64_t)r.slices;

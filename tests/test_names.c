@@ -43,7 +43,7 @@ Test(names, join) {
 /* Each workload enum value names itself, and parse inverts name. */
 Test(names, workload_enums_agree_with_the_lists) {
   cr_expect_eq(names_count(workload_schedules), SPEC_1F1B + 1);
-  cr_expect_eq(names_count(workload_dp_algos), SPEC_HIER_RING + 1);
+  cr_expect_eq(names_count(workload_dp_algos), SPEC_HIVEMIND + 1);
   cr_expect_eq(names_count(workload_runtimes), SPEC_RUNTIME_MEGATRON + 1);
   cr_expect_str_eq(spec_schedule_name(SPEC_GPIPE), "gpipe");
   cr_expect_str_eq(spec_schedule_name(SPEC_1F1B), "1f1b");
@@ -53,6 +53,7 @@ Test(names, workload_enums_agree_with_the_lists) {
   cr_expect_str_eq(spec_dp_algo_name(SPEC_DILOCO), "diloco");
   cr_expect_str_eq(spec_dp_algo_name(SPEC_STREAMING_DILOCO), "streaming-diloco");
   cr_expect_str_eq(spec_dp_algo_name(SPEC_HIER_RING), "hier-ring");
+  cr_expect_str_eq(spec_dp_algo_name(SPEC_HIVEMIND), "hivemind");
   cr_expect_str_eq(spec_runtime_name(SPEC_RUNTIME_DTFM), "dtfm");
   cr_expect_str_eq(spec_runtime_name(SPEC_RUNTIME_MEGATRON), "megatron");
   for (int i = 0; workload_schedules[i]; i++)

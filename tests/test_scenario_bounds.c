@@ -244,6 +244,7 @@ Test(scenario_bounds, every_key_moves_the_hash) {
 #define A_(x) "\"name\": \"a\", \"devices\": 2, " x
 #define W_(x) HASH_W0 ", " x
 #define SD_ "\"dp_algo\": \"streaming-diloco\", \"inner_steps\": 100"
+#define HM_ "\"dp_algo\": \"hivemind\""
   static const hash_edit edits[] = {
       {"name", "\"name\": \"c\", \"devices\": 2", NULL, NULL, NULL},
       {"devices", "\"name\": \"a\", \"devices\": 3",
@@ -290,10 +291,14 @@ Test(scenario_bounds, every_key_moves_the_hash) {
       {"exchange_levels", NULL, NULL, W_(SD_),
        W_(SD_ ", \"exchange_levels\": 2")},
       {"grad_bits", NULL, NULL, NULL, W_("\"grad_bits\": 8")},
-      {"activation_bits", NULL, NULL, NULL, W_("\"activation_bits\": 8")}};
+      {"activation_bits", NULL, NULL, NULL, W_("\"activation_bits\": 8")},
+      {"matchmaking_s", NULL, NULL, W_(HM_), W_(HM_ ", \"matchmaking_s\": 5")},
+      {"delay_averaging", NULL, NULL, W_(HM_),
+       W_(HM_ ", \"delay_averaging\": true")}};
 #undef A_
 #undef W_
 #undef SD_
+#undef HM_
   size_t n = sizeof edits / sizeof *edits;
   const char *keys[64];
   int nkeys = 0;

@@ -257,7 +257,7 @@ Test(sweep, bad_inputs_name_file_and_line) {
   bad("{\"gpus\": \"\"}", ERR_UNKNOWN, 1, "gpus");
   bad("{\n\"gpus\": [\"A100\", \"a100\"]}", ERR_DUPLICATE, 2, "'A100' is listed");
   bad("{\"gpus\": [80]}", ERR_PARSE, 1, "gpus");
-  bad("{\"gpuz\": \"A100\"}", ERR_UNKNOWN, 1, "activation_bits)");
+  bad("{\"gpuz\": \"A100\"}", ERR_UNKNOWN, 1, "delay_averaging)");
   /* a key and its former name together */
   bad("{\"gpu\": \"A100\",\n \"gpus\": \"V100\"}", ERR_DUPLICATE, 2,
       "'gpu' and 'gpus' name one key ('gpus' is its former name)");

@@ -64,6 +64,8 @@ static const probe PROBES[WORKLOAD_NFIELDS] = {
     [WORKLOAD_exchange_levels] = {"2", WITH(dp_algo, "\"diloco\"")},
     [WORKLOAD_grad_bits] = {"8"},
     [WORKLOAD_activation_bits] = {"4"},
+    [WORKLOAD_matchmaking_s] = {"2.5", WITH(dp_algo, "\"hivemind\"")},
+    [WORKLOAD_delay_averaging] = {"true", WITH(dp_algo, "\"hivemind\"")},
 };
 #undef WITH
 #undef WITH2

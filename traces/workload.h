@@ -25,7 +25,8 @@
   X(SHARDED_PS, "sharded-ps")    \
   X(DILOCO, "diloco")            \
   X(STREAMING_DILOCO, "streaming-diloco") \
-  X(HIER_RING, "hier-ring")
+  X(HIER_RING, "hier-ring")               \
+  X(HIVEMIND, "hivemind")
 #define WORKLOAD_RUNTIME_MAP(X)  \
   X(DTFM, "dtfm")                \
   X(MEGATRON, "megatron")
@@ -48,6 +49,13 @@ bool workload_bits_ok(const char *const *list, long bits);
 /* DiLoCo's defaults where a scenario names none: H = 100 inner steps
  * (INTELLECT-1's and OpenDiLoCo's), one fragment, no overlap. */
 #define WORKLOAD_DEFAULT_INNER_STEPS 100
+
+/* hivemind's defaults (models/hivemind.h): hivemind.Optimizer's
+ * matchmaking_time, 15 s (hivemind/optim/optimizer.py:177 at 4bd43b7),
+ * and its delay_grad_averaging, off; a matchmaking window is at most an
+ * hour (hivemind's own guidance is 3 to 15 s, optimizer.py:94). */
+#define WORKLOAD_DEFAULT_MATCHMAKING_S 15.0
+#define WORKLOAD_MAX_MATCHMAKING_S 3600.0
 
 /* A list of names in a row (a NULL-terminated array with static storage). */
 #define WORKLOAD_LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -204,7 +212,18 @@ bool workload_bits_ok(const char *const *list, long bits);
     .names = WORKLOAD_LIST("16", "8", "4", "2"), .def = 16,                  \
     .hash = WORKLOAD_HASH_INT,                                               \
     .help = "\nwidth of the pipeline's activations and\n"                    \
-            "their gradients, as AC-SGD (16)")
+            "their gradients, as AC-SGD (16)")                               \
+  X(a, matchmaking_s, REAL, WORKLOAD, GIVEN, .key = "matchmaking_s",         \
+    .option = "matchmaking-s", .arg = "S", .sweep = "matchmaking_s",         \
+    .lo = 0, .hi = WORKLOAD_MAX_MATCHMAKING_S,                               \
+    .def = WORKLOAD_DEFAULT_MATCHMAKING_S, .hash = WORKLOAD_HASH_KEYED,      \
+    .help = "hivemind: seconds a peer looks for its\n"                       \
+            "group before each averaging round (15)")                        \
+  X(a, delay_averaging, BOOL, WORKLOAD, GIVEN, .key = "delay_averaging",     \
+    .option = "delay-averaging", .sweep = "delay_averaging", .def = 0,      \
+    .hash = WORKLOAD_HASH_KEYED,                                             \
+    .help = "hivemind: average and step in the\n"                            \
+            "background during the next step (false)")
 
 /* The rows' indices: WORKLOAD_seed, WORKLOAD_model, ... */
 #define WORKLOAD_ENUM_(a, f, kind, target, sweep, ...) WORKLOAD_##f,

@@ -64,11 +64,17 @@ void cli_print_setup(const transport_options *t, const scenario *s,
     char split[128] = "";
     if (w.balanced && !w.stage_layers) snprintf(split, sizeof split, "?");
     else split_text(&w, split, sizeof split);
+    char algo[96];
+    snprintf(algo, sizeof algo, "%s", s->workload.dp_algo);
+    if (spec_dp_algo_matchmakes(w.dp_algo)) /* hivemind's knobs */
+      snprintf(algo, sizeof algo, "%s (matchmaking %g s%s)",
+               s->workload.dp_algo, w.given.matchmaking_s,
+               spec_dp_delayed(&w) ? ", averaging delayed a step" : "");
     printf("workload    %s, %d layers split %s (%s), %s, %d pass%s x %d "
            "micro-batch%s of %d, %s\n", w.model->name, w.layers, split, how,
            s->workload.schedule, w.passes, w.passes == 1 ? "" : "es",
            w.micro_batches_per_pass, w.micro_batches_per_pass == 1 ? "" : "es",
-           w.micro_batch, s->workload.dp_algo);
+           w.micro_batch, algo);
   }
   free(buf);
   cli_print_whatif(s);
