@@ -134,6 +134,7 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
       c->g = (double)(spec_is_diloco(w) ? replica_barrier_ns(s, a)
                                         : runtime_barrier_ns(s, a)) * 1e-9;
       break;
+    case SPEC_RUNTIME_MODERN: /* none: its passes follow on each device */
     case SPEC_RUNTIME_MEGATRON: break; /* none: its calls block */
   }
 }
@@ -203,17 +204,29 @@ static double most_of(const double *v, int n) {
   return m;
 }
 
-/* The barriers from the phases ph[bwd R + r]: the last backward phase
- * starts at max_r F_r + g + (P - 1) (max_r (F_r + B_r) + g). */
+/* The passes from the phases ph[bwd R + r]. With DT-FM's barriers the
+ * last backward phase starts at max_r F_r + g + (P - 1) (max_r (F_r + B_r)
+ * + g). Without them (the modern runtime) each replica's passes follow
+ * each other alone: its last stage starts a backward phase as its forward
+ * phase ends, its first stage the next pass as its backward phase ends
+ * (it ends last), so replica r's last one starts at F_r + (P - 1) (F_r +
+ * B_r). */
 static void gpipe_barriers(ctx *c, const double *ph) {
   double fm = 0, bm = 0, fbm = 0;
   for (int r = 0; r < c->R; r++) {
     fm = fmax(fm, ph[r]), bm = fmax(bm, ph[c->R + r]);
     fbm = fmax(fbm, ph[r] + ph[c->R + r]);
   }
-  double last = fm + c->g + (c->P - 1) * (fbm + c->g);
-  for (size_t i = 0; i < (size_t)c->R * c->D; i++) c->ready[i] += last;
-  c->t_pipe = last + bm;
+  bool barrier = runtime_of(c->w->runtime)->pass_barrier;
+  c->t_pipe = 0;
+  for (int r = 0; r < c->R; r++) {
+    double f = barrier ? fm + c->g : ph[r];
+    double fb = barrier ? fbm + c->g : ph[r] + ph[c->R + r];
+    double b = barrier ? bm : ph[c->R + r];
+    double last = f + (c->P - 1) * fb;
+    for (int st = 0; st < c->D; st++) c->ready[(size_t)r * c->D + st] += last;
+    c->t_pipe = fmax(c->t_pipe, last + b);
+  }
 }
 
 static void gpipe(ctx *c) {
@@ -276,11 +289,7 @@ static onef1b_pipe pipe_of(ctx *c, int r, hop *act, hop *grad, bool *shaper) {
                         TRANSPORT_P2P_CHANNELS);
     c->net.swap = false;
   }
-  bool meg = false; /* blocking point-to-point calls */
-  switch (c->w->runtime) {
-    case SPEC_RUNTIME_DTFM: break;
-    case SPEC_RUNTIME_MEGATRON: meg = true; break;
-  }
+  bool meg = runtime_of(c->w->runtime)->blocking_calls;
   return (onef1b_pipe){.stages = D, .micro_batches = c->K,
                        .f = c->f + (size_t)r * D, .b = c->b + (size_t)r * D,
                        .act = act, .grad = grad, .shaper = shaper,
@@ -410,8 +419,7 @@ static double finish(const ctx *c, double *opt_last) {
   for (int r = 0; r < c->R; r++)
     for (int st = 0; st < c->D; st++) {
       int d = alloc_at(c->a, r, st);
-      double o = runtime_optimizer_s(c->w->runtime, c->gpu[d],
-                                     spec_stage_params(c->w, st));
+      double o = runtime_step_s(c->w, c->gpu[d], st);
       if (!spec_is_diloco(c->w)) o += compress_sync_s(c->w, st, c->gpu[d]);
       double e = c->ready[(size_t)r * c->D + st] + o;
       if (e > end) end = e, *opt_last = o;
@@ -508,11 +516,14 @@ static void outer(ctx *c, predict_result *out) {
 }
 
 /* The passes and the synchronisation of one step under the runtime: DT-FM
- * runs the workload's schedule and dp algorithm; Megatron one 1F1B schedule
- * whatever the workload's, NCCL's ring all-reduce, then its rounds. */
+ * and the modern runtime run the workload's schedule and dp algorithm
+ * (gpipe asks whether passes wait for barriers); Megatron one 1F1B
+ * schedule whatever the workload's, NCCL's ring all-reduce, then its
+ * rounds. */
 static void step(ctx *c) {
   const spec_workload *w = c->w;
   switch (w->runtime) {
+    case SPEC_RUNTIME_MODERN:
     case SPEC_RUNTIME_DTFM:
       switch (w->schedule) {
         case SPEC_GPIPE: gpipe(c); break;

@@ -258,6 +258,7 @@ Test(scenario_bounds, every_key_moves_the_hash) {
       {"nic", A_("\"nic\": \"aws-ena\""), NULL, NULL, NULL},
       {"tcp_window_bytes", A_("\"tcp_window_bytes\": 1e6"), NULL, NULL,
        NULL},
+      {"gpu_memory_gb", A_("\"gpu_memory_gb\": 40"), NULL, NULL, NULL},
       {"model", NULL, NULL, NULL,
        "\"model\": \"gpt3-large\", \"layers\": 4, \"batch\": 8, "
        "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 2"},
@@ -290,7 +291,9 @@ Test(scenario_bounds, every_key_moves_the_hash) {
       {"exchange_levels", NULL, NULL, W_(SD_),
        W_(SD_ ", \"exchange_levels\": 2")},
       {"grad_bits", NULL, NULL, NULL, W_("\"grad_bits\": 8")},
-      {"activation_bits", NULL, NULL, NULL, W_("\"activation_bits\": 8")}};
+      {"activation_bits", NULL, NULL, NULL, W_("\"activation_bits\": 8")},
+      {"zero", NULL, NULL, W_("\"dp_algo\": \"ring\""),
+       W_("\"dp_algo\": \"ring\", \"zero\": 1")}};
 #undef A_
 #undef W_
 #undef SD_

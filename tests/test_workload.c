@@ -64,6 +64,7 @@ static const probe PROBES[WORKLOAD_NFIELDS] = {
     [WORKLOAD_exchange_levels] = {"2", WITH(dp_algo, "\"diloco\"")},
     [WORKLOAD_grad_bits] = {"8"},
     [WORKLOAD_activation_bits] = {"4"},
+    [WORKLOAD_zero] = {"1", WITH(dp_algo, "\"ring\"")},
 };
 #undef WITH
 #undef WITH2
