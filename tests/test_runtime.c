@@ -3,6 +3,7 @@
  * runtime's iteration against its closed form on a tiny pipeline, in the
  * engine and the predictor. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -158,4 +159,29 @@ Test(runtime, modern_iteration_is_its_closed_form) {
   alloc_free(a);
   scenario_free(s);
   scenario_free(d);
+}
+
+/* explain names the runtime too, with its optimizer's share; a built-in
+ * names its own (worldwide: DT-FM's), a scenario without the key gets the
+ * modern one. */
+Test(runtime, explain_and_the_default_name_it) {
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "explain worldwide --method dtfm-identity "
+                              "--network-model netem --json"), 0, "%s", r.err);
+  json_t *o = json_loads(r.out, 0, NULL), *rt = json_object_get(o, "runtime");
+  cr_expect_str_eq(json_string_value(json_object_get(rt, "name")), "dtfm");
+  cr_expect_str_eq(json_string_value(json_object_get(rt, "optimizer_on")),
+                   "host");
+  double share = json_number_value(json_object_get(rt, "optimizer_share"));
+  double opt = json_number_value(json_object_get(rt, "optimizer_s"));
+  double it = json_number_value(json_object_get(o, "iteration_s"));
+  cr_expect(share > 0 && fabs(share - opt / it) < 1e-12, "%g", share);
+  json_decref(o);
+  scenario *t = tiny(NULL);
+  cr_assert_eq(support_geodes(&r, "explain '%s' --method dtfm-identity", t->file),
+               0, "%s", r.err);
+  cr_expect(strstr(r.out, "\nruntime     modern (GPU AdamW, 16 B/param, "
+                          "optimizer "), "%s", r.out);
+  scenario_free(t);
+  support_run_clear(&r);
 }
