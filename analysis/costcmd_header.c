@@ -45,7 +45,8 @@ static json_t *devices_json(const scenario *s, const spec_workload *w,
     double eff = roofline_layer_fraction(g, w) / factor;
     json_object_set_new(o, "efficiency", json_real(eff));
     json_object_set_new(o, "flops_per_s", json_real(g->peak_flops * eff));
-    json_object_set_new(o, "memory_bytes", json_real(g->memory_bytes));
+    json_object_set_new(o, "memory_bytes",
+                        json_real(spec_device_memory_bytes(s, d, g)));
     json_object_set_new(o, "mem_bw_bytes_s", json_real(g->mem_bw_bytes_s));
     json_object_set_new(o, "optimizer_s_per_param",
                         json_real(runtime_optimizer_s(w->runtime, g, 1.0)));

@@ -14,6 +14,7 @@
 #include "base/mem.h"
 #include "models/partition.h"
 #include "models/predict.h"
+#include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/place.h"
 #include "sim/training.h"
@@ -204,6 +205,22 @@ static int simulate_run(const scenario *s, const alloc *a,
   return rc;
 }
 
+/* The longest optimizer step of a device of a under s's runtime, its
+ * layers split as the simulation ran them; NAN when unknown. */
+static double optimizer_s(const scenario *s, const alloc *a) {
+  spec_workload w;
+  const spec_gpu **gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
+  int *layers = mem_alloc((size_t)a->stages * sizeof *layers);
+  double t = NAN;
+  if (spec_workload_resolve(s, &w, NULL) == ERR_OK &&
+      spec_device_gpus(s, gpu, NULL) == ERR_OK &&
+      partition_apply(&w, s, gpu, a, layers, NULL) == ERR_OK)
+    t = runtime_step_max_s(&w, gpu, a);
+  free(layers);
+  free(gpu);
+  return t;
+}
+
 /* Whether p asks for a training run rather than one iteration. */
 static bool is_run(const sweep_point *p) {
   return p && (p->iterations >= 0 || p->faults || p->recovery ||
@@ -239,6 +256,7 @@ static int eval_with(const scenario *s, const cost_ctx *c, const alloc *a,
   r->idle_restart = f.idle_restart;
   snprintf(r->dp_algo, sizeof r->dp_algo, "%s", w->dp_algo);
   eval_gpu_label(s, r->gpu, sizeof r->gpu);
+  r->optimizer_s = optimizer_s(s, a);
   r->activation_gb = cost_ctx_activation_gb(c);
   r->gradient_gb = cost_ctx_gradient_gb(c);
   free(r->alloc);

@@ -73,15 +73,18 @@ static int memory_cap(const spec_workload *w, int st, double bytes) {
 }
 
 /* Per stage: the smallest memory, with the device that has it. */
-static void stage_limits(const spec_workload *w, const alloc *a,
-                         const spec_gpu *const *gpu, int *cap, int *tight) {
+static void stage_limits(const spec_workload *w, const scenario *s,
+                         const alloc *a, const spec_gpu *const *gpu, int *cap,
+                         int *tight) {
   for (int st = 0; st < w->stages; st++) {
     tight[st] = alloc_at(a, 0, st);
+    double least = spec_device_memory_bytes(s, tight[st], gpu[tight[st]]);
     for (int r = 0; r < w->replicas; r++) {
       int d = alloc_at(a, r, st);
-      if (gpu[d]->memory_bytes < gpu[tight[st]]->memory_bytes) tight[st] = d;
+      double have = spec_device_memory_bytes(s, d, gpu[d]);
+      if (have < least) tight[st] = d, least = have;
     }
-    cap[st] = memory_cap(w, st, gpu[tight[st]]->memory_bytes);
+    cap[st] = memory_cap(w, st, least);
   }
 }
 
@@ -126,7 +129,7 @@ int partition_balanced(const spec_workload *w, const scenario *s,
   double *per_layer = fixed + cells;
   int *cap = mem_alloc((size_t)n * sizeof *cap);
   int *tight = mem_alloc((size_t)n * sizeof *tight);
-  stage_limits(w, a, gpu, cap, tight);
+  stage_limits(w, s, a, gpu, cap, tight);
   stage_lines(w, s, gpu, a, fixed, per_layer);
   long long room = 0;
   int rc = ERR_OK;
@@ -135,7 +138,9 @@ int partition_balanced(const spec_workload *w, const scenario *s,
       rc = err_set(e, ERR_MEMORY, "%s: stage %d does not fit even one layer "
                    "(%.2f GB) on device %d (%s, %.2f GB)", s->name, st,
                    spec_stage_memory_with(w, st, 1) / 1e9, tight[st],
-                   gpu[tight[st]]->name, gpu[tight[st]]->memory_bytes / 1e9);
+                   gpu[tight[st]]->name,
+                   spec_device_memory_bytes(s, tight[st], gpu[tight[st]]) /
+                       1e9);
     room += cap[st];
     out[st] = 1;
   }

@@ -138,6 +138,7 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
                                                      : runtime_barrier_ns(s, a)) *
              1e-9;
       break;
+    case SPEC_RUNTIME_MODERN: /* none: its passes follow on each device */
     case SPEC_RUNTIME_MEGATRON: break; /* none: its calls block */
   }
 }
@@ -207,34 +208,33 @@ static double most_of(const double *v, int n) {
   return m;
 }
 
-/* hivemind's peers barrier apart: replica r's last backward phase starts
- * at F_r + g + (P - 1) (F_r + B_r + g). */
-static void gpipe_apart(ctx *c, const double *ph) {
-  c->t_pipe = 0;
-  for (int r = 0; r < c->R; r++) {
-    double f = ph[r], b = ph[c->R + r];
-    double last = f + c->g + (c->P - 1) * (f + b + c->g);
-    for (int st = 0; st < c->D; st++) c->ready[(size_t)r * c->D + st] += last;
-    c->t_pipe = fmax(c->t_pipe, last + b);
-  }
-}
-
-/* The barriers from the phases ph[bwd R + r]: the last backward phase
- * starts at max_r F_r + g + (P - 1) (max_r (F_r + B_r) + g) (DiLoCo's
- * inner steps too, as an approximation of their barriers apart). */
+/* The passes from the phases ph[bwd R + r]. With DT-FM's barriers the
+ * last backward phase starts at max_r F_r + g + (P - 1) (max_r (F_r + B_r)
+ * + g) (DiLoCo's inner steps too, as an approximation of their barriers
+ * apart); hivemind's peers barrier apart, replica r's at F_r + g + (P - 1)
+ * (F_r + B_r + g). Without barriers (the modern runtime) each replica's
+ * passes follow each other alone: its last stage starts a backward phase
+ * as its forward phase ends, its first stage the next pass as its
+ * backward phase ends (it ends last), so replica r's last one starts at
+ * F_r + (P - 1) (F_r + B_r). */
 static void gpipe_barriers(ctx *c, const double *ph) {
-  if (spec_dp_algo_matchmakes(c->w->dp_algo)) {
-    gpipe_apart(c, ph);
-    return;
-  }
   double fm = 0, bm = 0, fbm = 0;
   for (int r = 0; r < c->R; r++) {
     fm = fmax(fm, ph[r]), bm = fmax(bm, ph[c->R + r]);
     fbm = fmax(fbm, ph[r] + ph[c->R + r]);
   }
-  double last = fm + c->g + (c->P - 1) * (fbm + c->g);
-  for (size_t i = 0; i < (size_t)c->R * c->D; i++) c->ready[i] += last;
-  c->t_pipe = last + bm;
+  bool barrier = runtime_of(c->w->runtime)->pass_barrier;
+  bool together = barrier && !spec_dp_algo_matchmakes(c->w->dp_algo);
+  double g = barrier ? c->g : 0;
+  c->t_pipe = 0;
+  for (int r = 0; r < c->R; r++) {
+    double f = (together ? fm : ph[r]) + g;
+    double fb = (together ? fbm : ph[r] + ph[c->R + r]) + g;
+    double b = together ? bm : ph[c->R + r];
+    double last = f + (c->P - 1) * fb;
+    for (int st = 0; st < c->D; st++) c->ready[(size_t)r * c->D + st] += last;
+    c->t_pipe = fmax(c->t_pipe, last + b);
+  }
 }
 
 static void gpipe(ctx *c) {
@@ -297,11 +297,7 @@ static onef1b_pipe pipe_of(ctx *c, int r, hop *act, hop *grad, bool *shaper) {
                         TRANSPORT_P2P_CHANNELS);
     c->net.swap = false;
   }
-  bool meg = false; /* blocking point-to-point calls */
-  switch (c->w->runtime) {
-    case SPEC_RUNTIME_DTFM: break;
-    case SPEC_RUNTIME_MEGATRON: meg = true; break;
-  }
+  bool meg = runtime_of(c->w->runtime)->blocking_calls;
   return (onef1b_pipe){.stages = D, .micro_batches = c->K,
                        .f = c->f + (size_t)r * D, .b = c->b + (size_t)r * D,
                        .act = act, .grad = grad, .shaper = shaper,
@@ -436,8 +432,7 @@ static double finish(const ctx *c, double *opt_last) {
   for (int r = 0; r < c->R; r++)
     for (int st = 0; st < c->D; st++) {
       int d = alloc_at(c->a, r, st);
-      double o = runtime_optimizer_s(c->w->runtime, c->gpu[d],
-                                     spec_stage_params(c->w, st));
+      double o = runtime_step_s(c->w, c->gpu[d], st);
       if (!spec_is_diloco(c->w)) o += compress_sync_s(c->w, st, c->gpu[d]);
       double e = c->ready[(size_t)r * c->D + st] + o;
       if (e > end) end = e, *opt_last = o;
@@ -534,11 +529,14 @@ static void outer(ctx *c, predict_result *out) {
 }
 
 /* The passes and the synchronisation of one step under the runtime: DT-FM
- * runs the workload's schedule and dp algorithm; Megatron one 1F1B schedule
- * whatever the workload's, NCCL's ring all-reduce, then its rounds. */
+ * and the modern runtime run the workload's schedule and dp algorithm
+ * (gpipe asks whether passes wait for barriers); Megatron one 1F1B
+ * schedule whatever the workload's, NCCL's ring all-reduce, then its
+ * rounds. */
 static void step(ctx *c) {
   const spec_workload *w = c->w;
   switch (w->runtime) {
+    case SPEC_RUNTIME_MODERN:
     case SPEC_RUNTIME_DTFM:
       switch (w->schedule) {
         case SPEC_GPIPE: gpipe(c); break;

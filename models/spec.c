@@ -16,6 +16,7 @@
 #include "base/names.h"
 #include "models/diloco.h"
 #include "models/params.h"
+#include "models/runtime.h"
 #include "traces/scenario_row.h"
 
 /* The GPU table: datasheet figures only. peak_flops is the dense fp16
@@ -33,14 +34,46 @@ static const spec_gpu gpus[] = {
      .source = "NVIDIA Tesla V100 datasheet (SXM2): 125 TFLOP/s tensor "
                "(mixed precision: fp16 multiply, fp32 accumulate), 16 GB "
                "HBM2 (p3 instances), 900 GB/s"},
+    {.name = "V100-16GB", .peak_flops = 125e12, .memory_bytes = 16e9,
+     .mem_bw_bytes_s = 900e9,
+     .source = "NVIDIA Tesla V100 datasheet, SXM2 16 GB (p3.2xlarge, "
+               "p3.8xlarge, p3.16xlarge): 125 TFLOP/s tensor, 16 GB HBM2, "
+               "900 GB/s; = V100"},
+    {.name = "V100-32GB", .peak_flops = 125e12, .memory_bytes = 32e9,
+     .mem_bw_bytes_s = 900e9,
+     .source = "NVIDIA Tesla V100 datasheet, SXM2 32 GB (p3dn.24xlarge): 125 "
+               "TFLOP/s tensor, 32 GB HBM2, 900 GB/s"},
     {.name = "A100", .peak_flops = 312e12, .memory_bytes = 80e9,
      .mem_bw_bytes_s = 2039e9,
      .source = "NVIDIA A100 datasheet, 80GB SXM: 312 TFLOP/s fp16 / bf16 "
                "tensor dense (624 with sparsity), 2039 GB/s HBM2e"},
+    {.name = "A100-40GB", .peak_flops = 312e12, .memory_bytes = 40e9,
+     .mem_bw_bytes_s = 1555e9,
+     .source = "NVIDIA A100 datasheet, 40GB SXM (p4d.24xlarge, GCP "
+               "a2-highgpu): 312 TFLOP/s fp16 / bf16 tensor dense (624 with "
+               "sparsity), 40 GB HBM2, 1555 GB/s"},
+    {.name = "A100-80GB", .peak_flops = 312e12, .memory_bytes = 80e9,
+     .mem_bw_bytes_s = 2039e9,
+     .source = "NVIDIA A100 datasheet, 80GB SXM (p4de.24xlarge, GCP "
+               "a2-ultragpu): 312 TFLOP/s fp16 / bf16 tensor dense, 80 GB "
+               "HBM2e, 2039 GB/s; = A100"},
     {.name = "H100", .peak_flops = 989e12, .memory_bytes = 80e9,
      .mem_bw_bytes_s = 3350e9,
      .source = "NVIDIA H100 datasheet, SXM5: 1979 TFLOP/s fp16 / bf16 tensor "
                "with sparsity, 989 dense; 80 GB HBM3, 3.35 TB/s"},
+    {.name = "H100-SXM", .peak_flops = 989e12, .memory_bytes = 80e9,
+     .mem_bw_bytes_s = 3350e9,
+     .source = "NVIDIA H100 datasheet, H100 SXM (p5.48xlarge): 1979 TFLOP/s "
+               "fp16 / bf16 tensor with sparsity, 989 dense; 80 GB HBM3, "
+               "3.35 TB/s; = H100"},
+    {.name = "H100-PCIe", .peak_flops = 756e12, .memory_bytes = 80e9,
+     .mem_bw_bytes_s = 2000e9,
+     .source = "NVIDIA H100 PCIe datasheet: 1513 TFLOP/s fp16 / bf16 tensor "
+               "with sparsity, 756 dense; 80 GB HBM2e, 2 TB/s"},
+    {.name = "H100-NVL", .peak_flops = 835.5e12, .memory_bytes = 94e9,
+     .mem_bw_bytes_s = 3900e9,
+     .source = "NVIDIA H100 datasheet, H100 NVL: 1671 TFLOP/s fp16 / bf16 "
+               "tensor with sparsity, 835.5 dense; 94 GB HBM3, 3.9 TB/s"},
     {.name = "RTX3090", .peak_flops = 71e12, .memory_bytes = 24e9,
      .mem_bw_bytes_s = 936e9,
      .source = "NVIDIA Ampere GA102 whitepaper, GeForce RTX 3090: 71 TFLOP/s "
@@ -180,7 +213,8 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
   w->dp_algo = (spec_dp_algo)algo;
   w->runtime = (spec_runtime)rt;
   switch (w->runtime) {
-    case SPEC_RUNTIME_DTFM: break;
+    case SPEC_RUNTIME_MODERN:
+    case SPEC_RUNTIME_DTFM: break; /* the workload's schedule and algorithm */
     case SPEC_RUNTIME_MEGATRON:
       /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce
        * (DiLoCo and hivemind under it are refused below). */
@@ -310,6 +344,7 @@ static int check_diloco(const scenario *s, const spec_workload *w, err *e) {
     return ERR_OK;
   }
   switch (w->runtime) {
+    case SPEC_RUNTIME_MODERN:
     case SPEC_RUNTIME_DTFM: break;
     case SPEC_RUNTIME_MEGATRON:
       if (w->stages > 1)
@@ -333,8 +368,11 @@ static int check_diloco(const scenario *s, const spec_workload *w, err *e) {
   return diloco_check(&p, w->layers, &n, e);
 }
 
-/* hivemind's knobs need hivemind, and hivemind DT-FM's runtime (its
- * optimizer on the host, as hivemind.Optimizer's offload_optimizer). */
+/* hivemind's knobs need hivemind, and hivemind a runtime that steps
+ * outside a framework's blocking calls: DT-FM's (its optimizer on the
+ * host, as hivemind.Optimizer's offload_optimizer) or the modern one (on
+ * the GPU, hivemind.Optimizer's default); its averaging is on the host
+ * under both. */
 static int check_hivemind(const scenario *s, const spec_workload *w, err *e) {
   const int rows[] = {WORKLOAD_matchmaking_s, WORKLOAD_delay_averaging};
   named A = name_of(s, WORKLOAD_dp_algo), R = name_of(s, WORKLOAD_runtime);
@@ -346,12 +384,13 @@ static int check_hivemind(const scenario *s, const spec_workload *w, err *e) {
                            k.lead, workload_dp_algos[w->dp_algo], A.where);
   }
   switch (w->runtime) {
+    case SPEC_RUNTIME_MODERN:
     case SPEC_RUNTIME_DTFM: return ERR_OK;
     case SPEC_RUNTIME_MEGATRON:
       if (!spec_dp_algo_matchmakes(w->dp_algo)) return ERR_OK;
       return err_set_field(e, blame(&A, &R), ERR_CONFIG, "%s hivemind on %s "
-                           "megatron: hivemind averages on its own and steps "
-                           "its optimizer on the host (use --runtime dtfm)",
+                           "megatron: hivemind averages on its own, outside "
+                           "Megatron's calls (use --runtime modern or dtfm)",
                            A.lead, R.name);
   }
   assert(!"unknown runtime");
@@ -362,11 +401,49 @@ static int check_hivemind(const scenario *s, const spec_workload *w, err *e) {
  * whatever micro_batches_per_pass says (Megatron: one 1F1B schedule). */
 static bool one_pass(spec_runtime rt) {
   switch (rt) {
+    case SPEC_RUNTIME_MODERN:
     case SPEC_RUNTIME_DTFM: return false;
     case SPEC_RUNTIME_MEGATRON: return true;
   }
   assert(!"unknown runtime");
   return false;
+}
+
+/* ZeRO (workload.zero) against the runtime and the algorithm: it shards
+ * an optimizer's state on the GPU over replicas that synchronise every
+ * step by a reduce-scatter and an all-gather (a ring's two halves, or
+ * sharded-ps's); DT-FM steps on the host, DiLoCo's replicas step apart,
+ * and central-ps reduces to one replica. */
+static int check_zero(const scenario *s, const spec_workload *w, err *e) {
+  if (w->given.zero < 1) return ERR_OK;
+  named Z = name_of(s, WORKLOAD_zero), R = name_of(s, WORKLOAD_runtime),
+        A = name_of(s, WORKLOAD_dp_algo);
+  switch (runtime_of(w->runtime)->place) {
+    case RUNTIME_ON_HOST:
+      return err_set_field(e, blame(&Z, &R), ERR_CONFIG, "%s %d shards an "
+                           "optimizer on the GPU, and %s %s steps it on the "
+                           "host (modern or megatron step on the GPU)",
+                           Z.lead, w->given.zero, R.name,
+                           spec_runtime_name(w->runtime));
+    case RUNTIME_ON_GPU: break;
+  }
+  bool ok = false;
+  switch (w->dp_algo) {
+    case SPEC_RING:
+    case SPEC_SHARDED_PS:
+    case SPEC_HIER_RING: ok = true; break;
+    case SPEC_CENTRAL_PS:
+    case SPEC_HIVEMIND: /* averages whole tensors on the host */
+    case SPEC_DILOCO:
+    case SPEC_STREAMING_DILOCO: ok = false; break;
+  }
+  if (!ok)
+    return err_set_field(e, blame(&Z, &A), ERR_CONFIG, "%s %d shards the "
+                         "optimizer over replicas that reduce-scatter and "
+                         "all-gather every step (%s ring, hier-ring or "
+                         "sharded-ps), not %s", Z.lead, w->given.zero,
+                         A.name, spec_dp_algo_name(w->dp_algo));
+  return ERR_OK;
 }
 
 /* The scenario's layers per stage (a knob checked their count and zeros)
@@ -433,7 +510,8 @@ int spec_workload_resolve(const scenario *s, spec_workload *w, err *e) {
   w->passes = (int)(sw->batch / per_pass);
   w->recompute = sw->recompute;
   w->given = *sw;
-  if ((rc = check_diloco(s, w, e)) || (rc = check_hivemind(s, w, e)))
+  if ((rc = check_diloco(s, w, e)) || (rc = check_hivemind(s, w, e)) ||
+      (rc = check_zero(s, w, e)))
     return rc;
   return resolve_layers_per_stage(s, w, e);
 }
@@ -475,8 +553,7 @@ int spec_stage_layers(const spec_workload *w, int st) {
   return w->layers / w->stages + (st < w->layers % w->stages ? 1 : 0);
 }
 
-/* Parameters of stage st holding `layers` layers. */
-static double params_with(const spec_workload *w, int st, int layers) {
+double spec_stage_params_with(const spec_workload *w, int st, int layers) {
   const spec_model *m = w->model;
   double p = layers * spec_layer_params(m);
   if (st == 0) p += spec_embedding_params(m);
@@ -485,7 +562,7 @@ static double params_with(const spec_workload *w, int st, int layers) {
 }
 
 double spec_stage_params(const spec_workload *w, int st) {
-  return params_with(w, st, spec_stage_layers(w, st));
+  return spec_stage_params_with(w, st, spec_stage_layers(w, st));
 }
 
 double spec_stage_gradient_bytes(const spec_workload *w, int st) {
@@ -515,58 +592,6 @@ double spec_stage_fwd_flops(const spec_workload *w, int st) {
 double spec_stage_bwd_flops(const spec_workload *w, int st) {
   return (w->recompute ? 3.0 : 2.0) * layers_fwd_flops(w, st) +
          2.0 * head_fwd_flops(w, st);
-}
-
-double spec_state_bytes_per_param(spec_runtime rt) {
-  switch (rt) {
-    case SPEC_RUNTIME_DTFM: return 4.0;
-    case SPEC_RUNTIME_MEGATRON: return 16.0;
-  }
-  assert(!"unknown runtime");
-  return 4.0;
-}
-
-/* Activations kept for backward. With recomputation only each layer's
- * input (m s h bytes) is kept per in-flight micro-batch, plus one layer's
- * full working set while it is recomputed; without it every layer keeps
- * its full set, s h (34 + 5 a s / h) bytes per sequence for fp16
- * (Korthikanti et al. 2022, eq. 1). In flight: all K micro-batches of a
- * pass under GPipe; under 1F1B stage st holds at most D_pp - st (Narayanan
- * et al. SC'21, section 2.2: the first stage warms up with D_pp). */
-double spec_stage_memory_with(const spec_workload *w, int st, int layers) {
-  const spec_model *m = w->model;
-  double s = m->seq, h = m->hidden, a = m->heads, mb = w->micro_batch;
-  double full_layer = mb * s * h * (34.0 + 5.0 * a * s / h);
-  double input = mb * s * h * m->value_bytes;
-  double in_flight = w->micro_batches_per_pass;
-  switch (w->schedule) {
-    case SPEC_GPIPE: break;
-    case SPEC_1F1B: in_flight = fmin(w->stages - st, in_flight); break;
-  }
-  double act = w->recompute ? in_flight * layers * input + full_layer
-                            : in_flight * layers * full_layer;
-  return spec_state_bytes_per_param(w->runtime) * params_with(w, st, layers) +
-         act;
-}
-
-double spec_stage_memory_bytes(const spec_workload *w, int st) {
-  return spec_stage_memory_with(w, st, spec_stage_layers(w, st));
-}
-
-int spec_check_memory(const spec_workload *w, const scenario *s,
-                      const int *device, const spec_gpu *const *gpu, err *e) {
-  for (int r = 0; r < w->replicas; r++)
-    for (int st = 0; st < w->stages; st++) {
-      int d = device[r * w->stages + st];
-      double need = spec_stage_memory_bytes(w, st);
-      if (need > gpu[d]->memory_bytes)
-        return err_set(e, ERR_MEMORY,
-                       "%s: stage %d (%d layers) needs %.2f GB but device %d "
-                       "(%s) has %.2f GB",
-                       s->name, st, spec_stage_layers(w, st), need / 1e9, d,
-                       gpu[d]->name, gpu[d]->memory_bytes / 1e9);
-    }
-  return ERR_OK;
 }
 
 double spec_default_activation_gb(const spec_workload *w) {

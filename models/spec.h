@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "base/err.h"
+#include "base/names.h"
 #include "traces/model.h"
 #include "traces/scenario.h"
 #include "traces/workload.h"
@@ -40,13 +41,16 @@ typedef struct spec_gpu {
 typedef enum spec_schedule {
   WORKLOAD_SCHEDULE_MAP(SPEC_ENUM) /* SPEC_GPIPE, SPEC_1F1B */
 } spec_schedule;
-/* The runtime that executes the schedule (DESIGN.md section 4): DT-FM's
- * (compute, send and receive streams, barriers between GPipe phases) or
- * Megatron-LM's of 2022 (1F1B with blocking point-to-point calls, NCCL
- * all-reduce, tied embeddings, GPU Adam). */
+/* The runtime that executes the schedule (DESIGN.md section 4; what each
+ * implies is its row of models/runtime.c's table): a modern one (the
+ * default: streams without barriers, GPU AdamW, ZeRO optional), DT-FM's
+ * (compute, send and receive streams, barriers between GPipe phases, host
+ * SGD) or Megatron-LM's of 2022 (1F1B with blocking point-to-point calls,
+ * NCCL all-reduce, tied embeddings, GPU Adam). */
 typedef enum spec_runtime {
-  WORKLOAD_RUNTIME_MAP(SPEC_RUNTIME_ENUM) /* SPEC_RUNTIME_DTFM, _MEGATRON */
+  WORKLOAD_RUNTIME_MAP(SPEC_RUNTIME_ENUM) /* SPEC_RUNTIME_MODERN, _DTFM, ... */
 } spec_runtime;
+enum { SPEC_NRUNTIMES = 0 WORKLOAD_RUNTIME_MAP(NAMES_COUNT_ROW) };
 /* SPEC_CENTRAL_PS: NCCL reduce to replica 0, then broadcast (DT-FM);
  * SPEC_RING: NCCL ring all-reduce; SPEC_SHARDED_PS: DT-FM's all-to-all
  * scatter-reduce + all-gather; SPEC_HIER_RING: two levels, a reduce and a
@@ -178,6 +182,8 @@ double spec_stage_head_params(const spec_workload *w);
  * spec_stage_head_params on the last stage, as DT-FM's GPT stages hold
  * them. */
 double spec_stage_params(const spec_workload *w, int st);
+/* spec_stage_params of stage st if it held `layers` layers. */
+double spec_stage_params_with(const spec_workload *w, int st, int layers);
 
 /* fp16 gradient bytes of stage st (parameters x value_bytes): what DT-FM's
  * runtime synchronises across a data-parallel group. */
@@ -216,27 +222,44 @@ double spec_stage_bwd_flops(const spec_workload *w, int st);
  * (1 when the site sets none). */
 double spec_site_compute_factor(const scenario_site *site, const spec_gpu *g);
 
-/* Bytes of device memory per parameter under runtime rt: fp16 weights and
- * gradients (4), plus on Megatron the fp32 master copy and Adam's two
- * moments (12 more: 16, as ZeRO, Rajbhandari et al. SC'20, section 3.1,
- * counts mixed-precision Adam); DT-FM keeps those on the host
- * (models/runtime.h). */
-double spec_state_bytes_per_param(spec_runtime rt);
+/* What one device running stage st with `layers` layers keeps in memory,
+ * bytes, as the runtime keeps it (models/runtime.c's row): fp16 / bf16
+ * weights and gradients, the optimizer's fp32 master weights and moments
+ * when it steps on the GPU (ZeRO-1 shards them over the D_dp replicas,
+ * ZeRO-2 the gradients too), the activations kept for backward (with or
+ * without recomputation: spec_memory.c) and SPEC_MEMORY_RESERVE_BYTES for
+ * the CUDA context and the allocator's fragmentation. total is their
+ * sum. */
+typedef struct spec_memory {
+  double weights, gradients, optimizer, activations, reserve, total;
+} spec_memory;
+spec_memory spec_stage_memory(const spec_workload *w, int st, int layers);
 
-/* Peak memory of stage st on one device, bytes: its parameters' state
- * (spec_state_bytes_per_param) plus the activations kept for backward (see
- * spec.c for the count). */
+/* The reserve every device holds back: 2 GB of CUDA context, cuBLAS
+ * workspaces, NCCL buffers and caching-allocator fragmentation
+ * (spec_memory.c says where the figure comes from). */
+#define SPEC_MEMORY_RESERVE_BYTES 2e9
+
+/* spec_stage_memory's total for stage st holding `layers` layers, and for
+ * its own layers (spec_stage_layers). */
+double spec_stage_memory_with(const spec_workload *w, int st, int layers);
 double spec_stage_memory_bytes(const spec_workload *w, int st);
 
-/* spec_stage_memory_bytes of stage st if it held `layers` layers. */
-double spec_stage_memory_with(const spec_workload *w, int st, int layers);
+/* The memory of device d of s, whose GPU is g: its site's gpu_memory_gb
+ * when set, else the GPU type's. */
+double spec_device_memory_bytes(const scenario *s, int d, const spec_gpu *g);
 
 /* Checks that every stage fits in the memory of every device that runs it:
  * device[r][s] of the allocation, given row-major (replicas x stages), and
  * gpu per device from spec_device_gpus. Returns ERR_OK, or ERR_MEMORY
- * naming the scenario, stage, device, GPU and both byte counts. */
+ * naming the device, its site, GPU and memory, the stage and what it
+ * needs, part by part (spec_memory_text). */
 int spec_check_memory(const spec_workload *w, const scenario *s,
                       const int *device, const spec_gpu *const *gpu, err *e);
+
+/* m in words, into buf: "54.9 GB = weights 6.86 + gradients 6.86 +
+ * optimizer 41.2 + activations 1.21 + reserve 3.74 GB". */
+void spec_memory_text(const spec_memory *m, char *buf, size_t size);
 
 /* The cost model's default sizes, in decimal GB (DESIGN.md section 3):
  * c_pp = (B / D_dp) s h value_bytes, c_dp = the largest stage's gradient. */

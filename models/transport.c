@@ -276,5 +276,5 @@ int transport_facts_line(const transport_facts *f, char *buf, size_t n) {
                   transport_model_name(f->model), shaping, win, p2p,
                   f->p2p_channels,
                   f->p2p_channels == 1 ? "" : "s", coll, f->ring_channels,
-                  f->runtime ? f->runtime : "dtfm");
+                  f->runtime ? f->runtime : workload_runtimes[0]);
 }

@@ -65,7 +65,7 @@ objective *objective_new(const scenario *s, const cost_ctx *c,
     most = fmax(most, o->need[st]);
   }
   for (int d = 0; d < s->ndevices; d++)
-    least = fmin(least, o->gpu[d]->memory_bytes);
+    least = fmin(least, spec_device_memory_bytes(s, d, o->gpu[d]));
   o->always_fits = !balanced && most <= least;
   o->scratch = cost_scratch_new(o->w.replicas, o->w.stages);
   o->canon = mem_alloc((size_t)s->ndevices * sizeof *o->canon);
@@ -97,8 +97,10 @@ static bool split_fits(objective *o, const alloc *a) {
   bool ok = objective_layers(o, a, o->layers, NULL) == ERR_OK;
   for (int st = 0; ok && !o->always_fits && !o->balanced && st < o->w.stages;
        st++)
-    for (int r = 0; ok && r < o->w.replicas; r++)
-      ok = o->need[st] <= o->gpu[alloc_at(a, r, st)]->memory_bytes;
+    for (int r = 0; ok && r < o->w.replicas; r++) {
+      int d = alloc_at(a, r, st);
+      ok = o->need[st] <= spec_device_memory_bytes(o->s, d, o->gpu[d]);
+    }
   if (!ok) o->refused++;
   return ok;
 }

@@ -176,15 +176,16 @@ static int batch_of(const ctx *x, int replicas, int m) {
 
 /* Records the even split's smallest stage that does not fit a (w its
  * workload, gpu per device of its view) when it is the smallest seen. */
-static void note_nofit(ctx *x, const spec_workload *w,
+static void note_nofit(ctx *x, const scenario *v, const spec_workload *w,
                        const spec_gpu *const *gpu, const alloc *a) {
   for (int st = 0; st < w->stages; st++) {
     int layers = w->layers / w->stages + (st < w->layers % w->stages);
     double need = spec_stage_memory_with(w, st, layers), cap = 0;
     const spec_gpu *g = NULL;
     for (int r = 0; r < w->replicas; r++) {
-      const spec_gpu *d = gpu[alloc_at(a, r, st)];
-      if (!g || d->memory_bytes > cap) g = d, cap = d->memory_bytes;
+      int d = alloc_at(a, r, st);
+      double have = spec_device_memory_bytes(v, d, gpu[d]);
+      if (!g || have > cap) g = gpu[d], cap = have;
     }
     if (need <= cap || need >= x->nofit_need) continue;
     x->nofit_need = need, x->nofit_mem = cap, x->nofit_gpu = g->name;
@@ -193,13 +194,16 @@ static void note_nofit(ctx *x, const spec_workload *w,
   }
 }
 
-/* Whether split fits every device of a (view numbering) under w. */
-static bool split_fits(const spec_workload *w, const spec_gpu *const *gpu,
-                       const alloc *a, const int *split) {
+/* Whether split fits every device of a (view v's numbering) under w. */
+static bool split_fits(const scenario *v, const spec_workload *w,
+                       const spec_gpu *const *gpu, const alloc *a,
+                       const int *split) {
   for (int st = 0; st < w->stages; st++) {
     double need = spec_stage_memory_with(w, st, split[st]);
-    for (int r = 0; r < w->replicas; r++)
-      if (need > gpu[alloc_at(a, r, st)]->memory_bytes) return false;
+    for (int r = 0; r < w->replicas; r++) {
+      int d = alloc_at(a, r, st);
+      if (need > spec_device_memory_bytes(v, d, gpu[d])) return false;
+    }
   }
   return true;
 }
@@ -218,7 +222,7 @@ typedef struct split_search {
 } split_search;
 
 static void try_split(split_search *q, const int *split) {
-  if (!split_fits(q->w, q->gpu, q->a, split)) return;
+  if (!split_fits(q->v, q->w, q->gpu, q->a, split)) return;
   q->w->stage_layers = split;
   predict_result pr;
   if (predict_iteration_with(q->w, q->v, q->gpu, q->a, q->t, &pr) != ERR_OK)
@@ -318,7 +322,7 @@ static void judge(ctx *x, const int *keep, int n, int S, int R, int m,
       split_search q = {.w = &w, .v = v, .gpu = gpu, .a = pl[p], .t = &x->o->t,
                         .cur = cur, .best = cur + S};
       double t = best_split(&q);
-      if (isinf(t)) x->r->pruned_memory++, note_nofit(x, &w, gpu, pl[p]);
+      if (isinf(t)) x->r->pruned_memory++, note_nofit(x, v, &w, gpu, pl[p]);
       if (t < best_t) {
         best_t = t, best_p = p;
         free(best);

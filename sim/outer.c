@@ -34,6 +34,7 @@
 #include "base/mem.h"
 #include "models/compress.h"
 #include "models/diloco.h"
+#include "models/runtime.h"
 
 int sim_outer_steps(const spec_workload *w, bool full) {
   diloco_plan p = diloco_plan_of(w);
@@ -53,6 +54,22 @@ typedef struct outer {
 
 static int64_t ns(double s, double scale) { return llround(s * scale * 1e9); }
 
+/* What an exchange launched now waits for on replica r's members: under
+ * DT-FM's runtime each member's last task (its replica's barrier ended
+ * the step on every stage at once); under a runtime without barriers, a
+ * join of every stage's last task, so that a stage that ends its inner
+ * step early does not start the exchange beside the step's last
+ * transfers to the stages before it (the replica reaches the outer step
+ * whole, as DiLoCo's quorum does). SIM_GRAPH_NONE: no gate. */
+static uint32_t replica_gate(outer *o, int r) {
+  if (runtime_of(o->in->w->runtime)->pass_barrier || o->S < 2)
+    return SIM_GRAPH_NONE;
+  uint32_t j = sim_graph_join(o->g, -1, SIM_ROLE_SYNC);
+  for (int s = 0; s < o->S; s++)
+    sim_graph_edge(o->g, o->start[alloc_at(o->in->a, r, s)], j, SIM_ON_DONE);
+  return j;
+}
+
 /* Quantises fragment f on every member of every stage holding some of it
  * and starts its ring all-reduces. */
 static void launch(outer *o, int f) {
@@ -60,11 +77,14 @@ static void launch(outer *o, int f) {
   double scale = o->in->compute_scale > 0 ? o->in->compute_scale : 1;
   int *grp = mem_alloc((size_t)o->R * sizeof *grp);
   uint32_t *ready = mem_alloc((size_t)o->R * sizeof *ready);
+  uint32_t *gate = mem_alloc((size_t)o->R * sizeof *gate);
+  for (int r = 0; r < o->R; r++) gate[r] = replica_gate(o, r);
   for (int s = 0; s < o->S; s++) {
     double b16 = diloco_fragment_params(w, &o->plan, s, f) * w->model->value_bytes;
     if (b16 <= 0) continue;
     for (int r = 0; r < o->R; r++) {
       int d = grp[r] = alloc_at(o->in->a, r, s);
+      if (gate[r] != SIM_GRAPH_NONE) o->start[d] = gate[r]; /* after it */
       int64_t q = ns(compress_grad_s(w, o->in->gpu[d], b16, false), scale);
       if (q > 0) {
         uint32_t t = sim_graph_compute(o->g, d, q, SIM_ROLE_OPT, -1);
@@ -85,6 +105,7 @@ static void launch(outer *o, int f) {
   }
   free(grp);
   free(ready);
+  free(gate);
 }
 
 /* Fragment f's result lands: each member dequantises it and takes the outer
@@ -175,6 +196,7 @@ uint64_t sim_outer_task_bound(const spec_workload *w, bool full, int sites) {
   uint64_t exchanges =
       F * S * (3 * R + sim_train_sync_tasks(w, ex, sites,
                                             TRANSPORT_DILOCO_CHANNELS));
+  if (!runtime_of(w->runtime)->pass_barrier) exchanges += F * R; /* gates */
   return (uint64_t)sim_outer_steps(w, full) * sim_train_task_bound(w, sites) +
          exchanges;
 }

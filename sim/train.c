@@ -31,7 +31,7 @@ static void compute_s(const spec_workload *w, int st, const spec_gpu *g,
                       double factor, double scale, double t[3]) {
   double f = roofline_stage_fwd_s(g, w, st) * factor * scale;
   double b = roofline_stage_bwd_s(g, w, st) * factor * scale;
-  double o = runtime_optimizer_s(w->runtime, g, spec_stage_params(w, st)) * scale;
+  double o = runtime_step_s(w, g, st) * scale;
   /* compression (models/compress.h): the activations' around each op, the
    * gradient's before the optimizer (DiLoCo's are in its exchanges) */
   f += compress_stage_s(w, st, g, false) * scale;
@@ -187,13 +187,15 @@ static uint32_t barrier_gate(builder *b, uint32_t j, int r) {
   return x;
 }
 
-/* Streams in op order, and GPipe's barrier between the phases of a pass. */
+/* Streams in op order, and under DT-FM's runtime GPipe's barrier between
+ * the phases of a pass (the modern runtime's passes follow each other on
+ * each device's streams alone). */
 static void build_streams(builder *b) {
   sim_graph *g = b->g;
   op *ops = mem_alloc(2 * (size_t)b->M * sizeof *ops);
   bool phased = false; /* a barrier between the phases of a pass */
   switch (b->w->schedule) {
-    case SPEC_GPIPE: phased = true; break;
+    case SPEC_GPIPE: phased = runtime_of(b->w->runtime)->pass_barrier; break;
     case SPEC_1F1B: break;
   }
   for (int p = 0; p < b->P; p++) {
@@ -402,11 +404,9 @@ static void megatron_tail(builder *b, uint32_t *sync) {
  * steps the previous step's gradients beside them) and for the next
  * round's matchmaking windows. */
 static void build_end(builder *b, sim_train_marks *m) {
-  switch (b->w->runtime) {
-    case SPEC_RUNTIME_DTFM: break;
-    case SPEC_RUNTIME_MEGATRON:
-      for (int d = 0; d < m->ndevices; d++) m->end[d] = m->opt[d];
-      return;
+  if (!runtime_of(b->w->runtime)->pass_barrier) {
+    for (int d = 0; d < m->ndevices; d++) m->end[d] = m->opt[d];
+    return;
   }
   bool delayed = spec_dp_delayed(b->w);
   for (int r = 0; r < (b->apart ? b->R : 1); r++) {
@@ -429,6 +429,7 @@ static void build_end(builder *b, sim_train_marks *m) {
  * or under Megatron its host's last call (the host goes on after it). */
 static uint32_t sync_ready(const builder *b, int d, uint32_t last_bwd) {
   switch (b->w->runtime) {
+    case SPEC_RUNTIME_MODERN:
     case SPEC_RUNTIME_DTFM: return last_bwd;
     case SPEC_RUNTIME_MEGATRON: return b->cstream[d];
   }
@@ -520,6 +521,7 @@ static void build_sync(builder *b, const spec_gpu *const *gpu, double scale,
   uint32_t *before = mem_alloc((size_t)m->ndevices * sizeof *before);
   sync_stages(b, grad_bytes, m, before);
   switch (b->w->runtime) {
+    case SPEC_RUNTIME_MODERN:
     case SPEC_RUNTIME_DTFM: break;
     case SPEC_RUNTIME_MEGATRON: megatron_tail(b, before); break;
   }
@@ -600,6 +602,7 @@ void sim_train_build(sim_graph *g, const sim_train_inputs *in,
   if (act_bytes <= 0) act_bytes = compress_activation_bytes(w);
   build_pipelines(&b, gpu, compute_scale, act_bytes);
   switch (w->runtime) {
+    case SPEC_RUNTIME_MODERN:
     case SPEC_RUNTIME_DTFM: build_streams(&b); break;
     case SPEC_RUNTIME_MEGATRON: build_megatron(&b); break;
   }

@@ -225,6 +225,7 @@ uint64_t sim_train_task_bound(const spec_workload *w, int sites) {
                                          TRANSPORT_NCCL_RING_CHANNELS);
   uint64_t n = 4 * cells + 2 * (uint64_t)w->passes * (R + 1) + S * sync + 2 * R;
   switch (w->runtime) {
+    case SPEC_RUNTIME_MODERN:
     case SPEC_RUNTIME_DTFM: break;
     case SPEC_RUNTIME_MEGATRON: /* its calls (two tasks each, at most two
       per op) and, per replica, the embeddings' 2-member ring (at most 2 x

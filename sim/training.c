@@ -91,12 +91,15 @@ int64_t sim_training_plan_down(const run *r, int64_t t) {
   return first;
 }
 
-/* The longest state write or read of the plan's devices, ns. */
+/* The longest state write or read of the plan's devices, ns; past the
+ * span a simulation covers, just past it (the run is then refused there,
+ * not wrapped). */
 static int64_t storage_ns(const run *r) {
   double most = 0;
   for (int s = 0; s < r->plan.a->stages; s++)
     if (r->state[s] > most) most = r->state[s];
-  return (int64_t)ceil(most / r->storage_bpns);
+  double ns = ceil(most / r->storage_bpns);
+  return ns > (double)SIMTIME_LIMIT_NS ? SIMTIME_LIMIT_NS + 1 : (int64_t)ns;
 }
 
 static void holds_from_plan(run *r) {
@@ -558,8 +561,9 @@ static int run_init(run *r, const scenario *s, const alloc *a,
   r->until = o->iterations > 0 ? INT64_MAX : llround(o->duration_s * 1e9);
   r->state = mem_alloc((size_t)a->stages * sizeof *r->state);
   for (int st = 0; st < a->stages; st++)
-    r->state[st] = runtime_state_bytes(r->w.runtime, spec_stage_params(&r->w, st));
-  double gbps = o->storage_gbps > 0 ? o->storage_gbps : SIM_STORAGE_GBPS;
+    r->state[st] = runtime_stage_state_bytes(&r->w, st);
+  double gbps = o->storage_gbps > 0 ? o->storage_gbps
+                                    : runtime_checkpoint_gbps(r->w.runtime);
   r->storage_bpns = gbps / 8.0;
   sim_plan_full(&r->plan, s, a);
   r->holds = mem_alloc((size_t)s->ndevices * sizeof *r->holds);

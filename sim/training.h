@@ -47,12 +47,6 @@ typedef enum sim_lost {
 
 const char *sim_lost_name(sim_lost c);
 
-/* Checkpoint storage per device, Gbit/s: the EBS bandwidth of a
- * p3.2xlarge, 1.5 Gbit/s (AWS, "New - Amazon EC2 Instances with Up to 8
- * NVIDIA Tesla V100 GPUs (P3)", 2017: 1.5, 7 and 14 Gbit/s for the
- * p3.2xlarge, p3.8xlarge and p3.16xlarge, 1.5 to 1.75 per GPU). */
-#define SIM_STORAGE_GBPS 1.5
-
 /* The longest run: iterations, and simulated seconds. */
 #define SIM_TRAINING_MAX_ITERATIONS 10000000
 #define SIM_TRAINING_MAX_S SIMTIME_LIMIT_S
@@ -72,7 +66,8 @@ typedef struct sim_training_opts {
                                  iterations; 0: none (a rollback returns to
                                  the start) */
   double storage_gbps;        /* per device, checkpoint write and read;
-                                 <= 0: SIM_STORAGE_GBPS */
+                                 <= 0: the runtime's
+                                 (runtime_checkpoint_gbps) */
   const char *method;         /* replan's placement method; NULL:
                                  dtfm-identity, or see replan_from_alloc */
   bool replan_from_alloc;     /* method NULL: replan starts from the run's

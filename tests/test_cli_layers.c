@@ -158,9 +158,11 @@ Test(cli_layers, simulate_refuses_what_does_not_fit_with_its_numbers) {
                               "dtfm-identity --layers-per-stage "
                               "25,1,1,1,1,1,1,1"),
                1);
-  cr_assert(strstr(r.err, "geodes: volunteer-mix: stage 0 (25 layers) needs "),
-            "%s", r.err);
-  cr_assert(strstr(r.err, " GB but device "), "%s", r.err);
+  cr_assert(strstr(r.err, "geodes: volunteer-mix: device 8 (site Ohio, A10G, "
+                   "24 GB) cannot hold stage 0 (25 layers): it needs 37.4 GB "
+                   "= weights 10.5 + gradients 10.5 + optimizer 0 + "
+                   "activations 14.4 + reserve 2 GB under runtime dtfm (host "
+                   "SGD)"), "%s", r.err);
   cr_assert_eq(r.out_len, 0u, "%s", r.out);
   /* balanced for the same devices fits */
   cr_assert_eq(support_geodes(&r, "simulate volunteer-mix --method "

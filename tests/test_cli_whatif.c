@@ -129,7 +129,18 @@ Test(cli_whatif, every_json_states_the_setup) {
     cr_expect_eq(json_integer_value(json_object_get(o, "sockets")), 3, "%s", line);
     json_t *t = json_object_get(o, "transport"), *w = json_object_get(o, "workload");
     cr_expect(json_is_number(json_object_get(t, "window_bytes")), "%s", line);
-    cr_expect_str_eq(json_string_value(json_object_get(w, "runtime")), "dtfm");
+    cr_expect_str_eq(json_string_value(json_object_get(w, "runtime")), "modern");
+    /* what the runtime implies, and its optimizer's share of the iteration
+     * where one ran (validate states no one allocation's) */
+    json_t *rt = json_object_get(o, "runtime");
+    cr_expect_str_eq(json_string_value(json_object_get(rt, "optimizer")),
+                     "GPU AdamW", "%s", line);
+    cr_expect_eq(json_number_value(json_object_get(rt, "bytes_per_param")), 16);
+    json_t *share = json_object_get(rt, "optimizer_share");
+    cr_expect(i == 3 ? json_is_null(share)
+                     : json_number_value(share) > 0 &&
+                           json_number_value(share) < 0.5,
+              "%s", line);
     cr_expect_str_eq(json_string_value(json_object_get(w, "schedule")), "gpipe");
     cr_expect_str_eq(json_string_value(json_object_get(w, "layer_split")), "given");
     json_t *split = json_object_get(w, "layers_per_stage");
@@ -158,7 +169,10 @@ Test(cli_whatif, every_table_states_the_setup) {
     cr_expect(strstr(r.out, "transport   tcp, path shaping, window 3.15 MB, "
                             "sockets per connection: p2p 1 (1 channel)"),
               "%s", r.out);
-    cr_expect(strstr(r.out, "runtime dtfm\n"), "%s", r.out);
+    cr_expect(strstr(r.out, i == 3 ? "runtime modern (GPU AdamW, 16 B/param)\n"
+                                   : "runtime modern (GPU AdamW, 16 B/param, "
+                                     "optimizer "), "%s", r.out);
+    cr_expect(i == 3 || strstr(r.out, " % of the iteration)\n"), "%s", r.out);
     cr_expect(strstr(r.out, "workload    gpt3-small, 12 layers split 6,6 "
                             "(even), gpipe, 4 passes x 4 micro-batches of 1, "
                             "central-ps\n"), "%s: %s", line, r.out);

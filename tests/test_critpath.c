@@ -256,7 +256,8 @@ static scenario *wan_scenario_of(const char *name, const char *keys, int R,
            "\"bandwidth_gbps\": 10, \"links\": [{\"between\": [\"east\", "
            "\"west\"], \"latency_ms\": 45, \"bandwidth_gbps\": %g%s}]}, "
            "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": "
-           "%d, \"micro_batch\": 1, \"stages\": 2, \"replicas\": %d}}",
+           "%d, \"micro_batch\": 1, \"stages\": 2, \"replicas\": %d, "
+           "\"runtime\": \"dtfm\"}}",
            name, R, R, bw, keys, 4 * R, R);
   return support_scenario(
       support_write_file(support_path("%s.json", name), json));

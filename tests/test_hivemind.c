@@ -362,7 +362,7 @@ Test(hivemind, replicas_barrier_apart_by_hand) {
              "\"bandwidth_gbps\": 10}, \"workload\": {\"model\": "
              "\"gpt3-small\", \"batch\": 8, \"micro_batch\": 1, \"stages\": 1,"
              " \"replicas\": 2, \"micro_batches_per_pass\": 1, \"dp_algo\": "
-             "\"%s\"}}", algo[k]);
+             "\"%s\", \"runtime\": \"dtfm\"}}", algo[k]);
     err e = {0};
     scenario *s = scenario_parse(text, strlen(text), "b.json", &e);
     cr_assert_not_null(s, "%s", e.msg);

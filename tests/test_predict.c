@@ -156,7 +156,7 @@ static void calibration_pipeline(world *x, double ms, double gbps, int M) {
            "\"bandwidth_gbps\": %g},"
            "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 24, \"batch\": %d,"
            " \"micro_batch\": 1, \"stages\": 8, \"replicas\": 1,"
-           " \"micro_batches_per_pass\": %d}}",
+           " \"micro_batches_per_pass\": %d, \"runtime\": \"dtfm\"}}",
            ms, gbps, M, M / 2);
   load_text(x, text);
 }

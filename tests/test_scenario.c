@@ -342,6 +342,13 @@ Test(scenario, bad_types_and_values) {
                     ERR_RANGE, 5, "sites[1].compute_efficiency");
   expect_edit_error("\"gpu\": \"V100\"}\n", "\"flow_gbps\": -5}\n",
                     ERR_RANGE, 5, "sites[1].flow_gbps");
+  /* a GPU's memory: (0, 1e4] GB */
+  expect_edit_error("\"gpu\": \"V100\"}\n", "\"gpu_memory_gb\": 0}\n",
+                    ERR_RANGE, 5, "sites[1].gpu_memory_gb");
+  expect_edit_error("\"gpu\": \"V100\"}\n", "\"gpu_memory_gb\": 10001}\n",
+                    ERR_RANGE, 5, "sites[1].gpu_memory_gb");
+  expect_edit_error("\"gpu\": \"V100\"}\n", "\"gpu_memory_gb\": \"40\"}\n",
+                    ERR_PARSE, 5, "sites[1].gpu_memory_gb");
   expect_edit_error("\"replicas\": 8\n", "\"replicas\": 8, \"runtime\": \"ds\"\n",
                     ERR_UNKNOWN, 14, "workload.runtime");
   expect_edit_error("\"name\": \"bad\",", "\"name\": \"bad\", \"seed\": -1,",

@@ -259,6 +259,7 @@ Test(scenario_bounds, every_key_moves_the_hash) {
       {"nic", A_("\"nic\": \"aws-ena\""), NULL, NULL, NULL},
       {"tcp_window_bytes", A_("\"tcp_window_bytes\": 1e6"), NULL, NULL,
        NULL},
+      {"gpu_memory_gb", A_("\"gpu_memory_gb\": 40"), NULL, NULL, NULL},
       {"model", NULL, NULL, NULL,
        "\"model\": \"gpt3-large\", \"layers\": 4, \"batch\": 8, "
        "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 2"},
@@ -294,7 +295,9 @@ Test(scenario_bounds, every_key_moves_the_hash) {
       {"activation_bits", NULL, NULL, NULL, W_("\"activation_bits\": 8")},
       {"matchmaking_s", NULL, NULL, W_(HM_), W_(HM_ ", \"matchmaking_s\": 5")},
       {"delay_averaging", NULL, NULL, W_(HM_),
-       W_(HM_ ", \"delay_averaging\": true")}};
+       W_(HM_ ", \"delay_averaging\": true")},
+      {"zero", NULL, NULL, W_("\"dp_algo\": \"ring\""),
+       W_("\"dp_algo\": \"ring\", \"zero\": 1")}};
 #undef A_
 #undef W_
 #undef SD_

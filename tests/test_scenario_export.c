@@ -186,7 +186,7 @@ Test(scenario_export, show_marks_defaults) {
       "sites[1].gpu                       \"V100\"   (default)\n",
       "sites[0].gpu                       \"A100\"\n",
       "sites[0].nccl_sockets              1   (default)\n",
-      "workload.runtime                   \"dtfm\"   (default)\n",
+      "workload.runtime                   \"modern\"   (default)\n",
       "workload.batch                     8\n",
       "seed                               1   (default)\n",
       "workload.layers                    12 (the model's depth)   (default)\n",

@@ -50,10 +50,12 @@ static void brute_split(brute *b, int st, int left) {
   }
   b->split[st] = left;
   for (int s = 0; s < n; s++)
-    for (int r = 0; r < b->w->replicas; r++)
+    for (int r = 0; r < b->w->replicas; r++) {
+      int d = alloc_at(b->a, r, s);
       if (spec_stage_memory_with(b->w, s, b->split[s]) >
-          b->gpu[alloc_at(b->a, r, s)]->memory_bytes)
+          spec_device_memory_bytes(b->v, d, b->gpu[d]))
         return;
+    }
   b->w->stage_layers = b->split;
   predict_result pr;
   cr_assert_eq(predict_iteration_with(b->w, b->v, b->gpu, b->a, NULL, &pr), 0);
@@ -382,4 +384,57 @@ Test(shape, knobs_apply_and_refuse) {
   cr_assert(strstr(e.msg, "workload.replicas: 128 does not divide the 64 "
                    "devices"), "%s", e.msg);
   scenario_free(s);
+}
+
+/* Issue 34: the same search under each runtime. Ten mixed GPUs (4 A100,
+ * 3 V100, 3 T4) and an 8-layer GPT-3 2.7B: DT-FM's 4 bytes a parameter
+ * fit everywhere and its host SGD (20 % of the iteration) favours pure
+ * data parallelism over the four A100s; the modern runtime's 16 bytes
+ * leave the 16 GB cards out and its fast GPU AdamW favours a pipeline of
+ * three A100s; Megatron's (1F1B, ring) the four A100s at micro-batch 2.
+ * The answers recorded here are analysis/FINDINGS.md's. */
+Test(shape, each_runtime_answers_on_a_small_mixed_cluster) {
+  static const struct {
+    const char *runtime, *dp_algo;
+    int stages, replicas, micro;
+    bool pruned;
+    const char *line;
+  } want[] = {
+      {"modern", "central-ps", 3, 1, 1, true, "GPU AdamW, 16 B/param, optimizer"},
+      {"dtfm", "central-ps", 1, 4, 1, false, "host SGD, 4 B/param, optimizer 20 %"},
+      {"megatron", "ring", 1, 4, 2, true, "GPU Adam, 16 B/param, optimizer"}};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    support_run r = {0};
+    cr_assert_eq(support_geodes(&r, "schedule '%s' --shape auto --runtime %s "
+                                "--model gpt3-2.7b --layers 8 --quiet --json",
+                                TEN, want[i].runtime), 0, "%s", r.err);
+    json_t *o = json_loads(r.out, 0, NULL), *b = json_object_get(o, "best");
+    cr_assert_not_null(b, "%s", r.out);
+    cr_expect_eq(json_integer_value(json_object_get(b, "stages")),
+                 want[i].stages, "%s", want[i].runtime);
+    cr_expect_eq(json_integer_value(json_object_get(b, "replicas")),
+                 want[i].replicas, "%s", want[i].runtime);
+    cr_expect_eq(json_integer_value(json_object_get(b, "micro_batch")),
+                 want[i].micro, "%s", want[i].runtime);
+    cr_expect_str_eq(json_string_value(json_object_get(b, "dp_algo")),
+                     want[i].dp_algo, "%s", want[i].runtime);
+    cr_expect_eq(json_integer_value(json_object_get(o, "pruned_memory")) > 0,
+                 want[i].pruned, "%s", want[i].runtime);
+    json_t *rt = json_object_get(o, "runtime");
+    cr_expect_str_eq(json_string_value(json_object_get(rt, "name")),
+                     want[i].runtime);
+    const char *line = json_string_value(json_object_get(rt, "line"));
+    cr_expect(line && strstr(line, want[i].line), "%s: %s", want[i].runtime,
+              line ? line : "(null)");
+    json_decref(o);
+    /* the table names it beside its best */
+    cr_assert_eq(support_geodes(&r, "schedule '%s' --shape auto --runtime %s "
+                                "--model gpt3-2.7b --layers 8 --quiet", TEN,
+                                want[i].runtime), 0, "%s", r.err);
+    char head[64];
+    snprintf(head, sizeof head, "\nruntime     %s (%s", want[i].runtime,
+             want[i].line);
+    cr_expect(strstr(r.out, head), "'%s' in %s", head, r.out);
+    support_run_clear(&r);
+  }
 }

@@ -227,15 +227,16 @@ Test(simulate, memory_checked_as_predict_checks_it) {
     cr_expect_eq(support_geodes(&r, "%s worldwide --method dtfm-identity "
                                 "--layers 100000", cmds[i]), 1, "%s: %s",
                  cmds[i], r.out);
-    cr_expect(strstr(r.err, "worldwide: stage 0 (12500 layers) needs") &&
-                  strstr(r.err, "GB but device 0 (V100) has 16.00 GB"),
-              "%s: %s", cmds[i], r.err);
+    cr_expect(strstr(r.err, "worldwide: device 0 (site Oregon, V100, 16 GB) "
+                         "cannot hold stage 0 (12500 layers): it needs "
+                         "9.23e+03 GB = weights "), "%s: %s", cmds[i], r.err);
   }
   const char *sw = support_write_file(support_path("mem.json"),
                                       "{\"layers\": [24, 100000]}");
   cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'", sw,
                               support_path("mem.db")), 1, "%s", r.err);
-  cr_expect(strstr(r.err, "(V100) has 16.00 GB"), "%s", r.err);
+  cr_expect(strstr(r.err, "(site Oregon, V100, 16 GB) cannot hold"), "%s",
+            r.err);
   cr_expect(strstr(r.out, "1 computed, 1 failed"), "%s", r.out);
   support_run_clear(&r);
 }

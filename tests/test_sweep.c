@@ -253,11 +253,11 @@ Test(sweep, bad_inputs_name_file_and_line) {
   bad("[1, 2]", ERR_PARSE, 1, "object");
   bad("{\"scenarios\": [1]}", ERR_PARSE, 1, "name");
   bad("{\"layers\": 8,\n \"gpus\": [\"V100\", \"B200\"]}", ERR_UNKNOWN, 2,
-      "unknown GPU 'B200' (known: V100, A100");
+      "unknown GPU 'B200' (known: V100, V100-16GB, V100-32GB, A100, ");
   bad("{\"gpus\": \"\"}", ERR_UNKNOWN, 1, "gpus");
   bad("{\n\"gpus\": [\"A100\", \"a100\"]}", ERR_DUPLICATE, 2, "'A100' is listed");
   bad("{\"gpus\": [80]}", ERR_PARSE, 1, "gpus");
-  bad("{\"gpuz\": \"A100\"}", ERR_UNKNOWN, 1, "delay_averaging)");
+  bad("{\"gpuz\": \"A100\"}", ERR_UNKNOWN, 1, "delay_averaging, zero)");
   /* a key and its former name together */
   bad("{\"gpu\": \"A100\",\n \"gpus\": \"V100\"}", ERR_DUPLICATE, 2,
       "'gpu' and 'gpus' name one key ('gpus' is its former name)");

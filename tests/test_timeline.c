@@ -215,7 +215,7 @@ Test(timeline, simulate_writes_a_perfetto_clean_trace) {
       "\"network\": {\"latency_ms\": 30, \"bandwidth_gbps\": 2},\n"
       "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": 16, "
       "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 4, "
-      "\"micro_batches_per_pass\": 2}}\n");
+      "\"micro_batches_per_pass\": 2, \"runtime\": \"dtfm\"}}\n");
   const char *algos[] = {"central-ps", "ring", "sharded-ps"};
   for (int i = 0; i < 3; i++) {
     support_run r = {0};

@@ -32,8 +32,8 @@ static const transport_options NETEM = {.model = TRANSPORT_NETEM,
 TestSuite(train, .init = support_dir_make, .fini = support_dir_remove);
 
 /* A one-site scenario with uniform links, shaped as DT-FM's tc did (each
- * sender's egress shaped; its hosts' 1.45 MB window), whose closed forms
- * the tests below work; returns it loaded. */
+ * sender's egress shaped; its hosts' 1.45 MB window) under DT-FM's
+ * runtime, whose closed forms the tests below work; returns it loaded. */
 static scenario *uniform(int stages, int replicas, int layers, int batch,
                          int k, const char *sched, const char *algo,
                          double lat_ms, double gbps, double nic_gbps) {
@@ -46,7 +46,7 @@ static scenario *uniform(int stages, int replicas, int layers, int batch,
            "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": %d, \"batch\": "
            "%d, \"micro_batch\": 1, \"stages\": %d, \"replicas\": %d, "
            "\"micro_batches_per_pass\": %d, \"schedule\": \"%s\", "
-           "\"dp_algo\": \"%s\"}}\n",
+           "\"dp_algo\": \"%s\", \"runtime\": \"dtfm\"}}\n",
            stages * replicas, nic_gbps, lat_ms, gbps, layers, batch, stages,
            replicas, k, sched, algo);
   const char *path = support_write_file(support_path("u.json"), text);
@@ -258,7 +258,8 @@ Test(train, central_ps_is_two_pipelined_chains) {
 Test(train, central_ps_reduce_runs_nccl_ring_order) {
   const char *text = support_three_asymmetric(
       "\"layers\": 2, \"batch\": 3, \"micro_batch\": 1, "
-      "\"micro_batches_per_pass\": 1, \"dp_algo\": \"central-ps\"");
+      "\"micro_batches_per_pass\": 1, \"dp_algo\": \"central-ps\", "
+      "\"runtime\": \"dtfm\"");
   err e = {0};
   scenario *s = scenario_parse(text, strlen(text), "three.json", &e);
   cr_assert_not_null(s, "%s", e.msg);
@@ -801,7 +802,8 @@ static scenario *sites_of(int L, int k, double lat_ms, double gbps,
            "], \"network\": {\"latency_ms\": %g, \"bandwidth_gbps\": %g},"
            " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 2, \"batch\":"
            " %d, \"micro_batch\": 1, \"stages\": 1, \"replicas\": %d,"
-           " \"micro_batches_per_pass\": 1, \"dp_algo\": \"%s\"}}",
+           " \"micro_batches_per_pass\": 1, \"dp_algo\": \"%s\","
+           " \"runtime\": \"dtfm\"}}",
            lat_ms, gbps, L * k, L * k, algo);
   err e = {0};
   scenario *s = scenario_parse(text, strlen(text), "h.json", &e);

@@ -56,10 +56,12 @@ static double one(const scenario *s, const alloc *a, transport_model m) {
   return t;
 }
 
-/* The checkpoint's write (= a reload's read) at gbps, s. */
+/* The checkpoint's write (= a reload's read) at gbps (<= 0: the
+ * runtime's), s. */
 static double ckpt_s(const scenario *s, double gbps) {
   spec_workload w;
   cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+  if (gbps <= 0) gbps = runtime_checkpoint_gbps(w.runtime);
   double most = 0;
   for (int st = 0; st < w.stages; st++) {
     double b = runtime_state_bytes(w.runtime, spec_stage_params(&w, st));
@@ -323,7 +325,7 @@ Test(training, a_straggler_by_hand) {
 Test(training, reroute_loses_less_than_restart) {
   scenario *s = grid(2, 2, 2, 2, 2);
   alloc *a = alloc_identity(2, 2);
-  double T = one(s, a, TRANSPORT_NETEM), ck = ckpt_s(s, SIM_STORAGE_GBPS);
+  double T = one(s, a, TRANSPORT_NETEM), ck = ckpt_s(s, 0);
   char rows[128];
   snprintf(rows, sizeof rows, "%.9f,device_down,1,%.9f,\n", 2.5 * T + ck,
            20 * T);
@@ -547,7 +549,7 @@ Test(training, past_the_simulated_span_is_refused) {
   sim_training_result r;
   err e;
   err_clear(&e);
-  cr_expect_eq(sim_training_run(s, a, &o, &r, &e), ERR_RANGE);
+  cr_expect_eq(sim_training_run(s, a, &o, &r, &e), ERR_RANGE, "%s", e.msg);
   cr_expect(strstr(e.msg, "after 1 kept iterations, past "
                    SIMTIME_LIMIT_TEXT) != NULL, "%s", e.msg);
   alloc_free(a);

@@ -66,6 +66,7 @@ static const probe PROBES[WORKLOAD_NFIELDS] = {
     [WORKLOAD_activation_bits] = {"4"},
     [WORKLOAD_matchmaking_s] = {"2.5", WITH(dp_algo, "\"hivemind\"")},
     [WORKLOAD_delay_averaging] = {"true", WITH(dp_algo, "\"hivemind\"")},
+    [WORKLOAD_zero] = {"1", WITH(dp_algo, "\"ring\"")},
 };
 #undef WITH
 #undef WITH2

@@ -102,7 +102,8 @@ static int read_nic(const jfield_doc *c, const jfield_scope *s,
 
 #define SCENARIO_SITE_KEYS_                                           \
   "name", "devices", "gpu", "nic_gbps", "nic_shared", "nccl_sockets",  \
-      "compute_efficiency", "flow_gbps", "nic", "tcp_window_bytes"
+      "compute_efficiency", "flow_gbps", "nic", "tcp_window_bytes",      \
+      "gpu_memory_gb"
 const char *const scenario_site_keys[] = {SCENARIO_SITE_KEYS_, NULL};
 const char *const scenario_site_info_keys[] = {"instance", NULL};
 static const char *const site_known[] = {SCENARIO_SITE_KEYS_, "instance",
@@ -142,6 +143,10 @@ static int read_site(const jfield_doc *c, const jfield_scope *s,
                        &(jfield_num_spec){.lo = TRACE_MIN_BANDWIDTH_GBPS,
                                           .hi = HUGE_VAL},
                        &site->flow_gbps)) ||
+      (rc = jfield_num(c, s, o, "gpu_memory_gb",
+                       &(jfield_num_spec){.lo = 0, .open = true,
+                                          .hi = SCENARIO_MAX_GPU_MEMORY_GB},
+                       &site->gpu_memory_gb)) ||
       (rc = jfield_num(c, s, o, "tcp_window_bytes",
                        &(jfield_num_spec){.lo = TRACE_WINDOW_MIN_BYTES,
                                           .hi = (double)TRACE_WINDOW_MAX_BYTES,
@@ -549,6 +554,8 @@ uint64_t scenario_hash(const scenario *s) {
     h = hash_double(hash_double(h, site->flow_gbps), site->compute_efficiency);
     if (site->tcp_window_bytes != SCENARIO_TCP_WINDOW_DTFM) /* see the header */
       h = hash_double(hash_str(h, "tcp_window_bytes"), site->tcp_window_bytes);
+    if (site->gpu_memory_gb > 0) /* absent: the hash before the key */
+      h = hash_double(hash_str(h, "gpu_memory_gb"), site->gpu_memory_gb);
   }
   if (scenario_shaping_shares_paths(s->shaping)) /* tc: the hash before */
     h = hash_str(h, scenario_shaping_names[s->shaping]);

@@ -99,6 +99,10 @@ typedef struct scenario_site {
   double tcp_window_bytes; /* the hosts' TCP window limit per socket,
                         bytes: "tcp_window_bytes", else
                         SCENARIO_TCP_WINDOW_DEFAULT */
+  double gpu_memory_gb; /* each GPU's device memory, decimal GB, in (0,
+                        SCENARIO_MAX_GPU_MEMORY_GB]: "gpu_memory_gb", for a
+                        variant the GPU table lacks; 0: the GPU type's
+                        (models/spec.c) */
   double compute_efficiency; /* a factor in (0, 1] on the GPU type's
                         efficiency (models/spec) for this site's hosts;
                         0: none (1) */
@@ -113,6 +117,10 @@ typedef struct scenario_site {
 /* NCCL's socket transport opens at most 64 sockets per connection
  * (MAX_SOCKETS in net_socket.cc); models/transport.h uses this bound. */
 #define SCENARIO_SOCKETS_MAX 64
+
+/* A site's gpu_memory_gb goes up to 10^4 GB: past any device's memory
+ * (a whole 8-GPU node as one device holds 1.1 TB), and a typo's mark. */
+#define SCENARIO_MAX_GPU_MEMORY_GB 1e4
 
 
 typedef struct scenario_override {

@@ -24,6 +24,8 @@ static json_t *site_json(const scenario_site *st) {
   set(o, "devices", json_integer(st->ndevices));
   if (st->instance) set(o, "instance", json_string(st->instance));
   set(o, "gpu", json_string(st->gpu));
+  if (st->gpu_memory_gb > 0)
+    set(o, "gpu_memory_gb", json_real(st->gpu_memory_gb));
   set(o, "nic_gbps", json_real(st->nic_gbps));
   set(o, "nic_shared", json_boolean(st->nic_shared));
   set(o, "nic", json_string(scenario_nic_names[st->nic]));

@@ -36,6 +36,7 @@ long long workload_batch_k(const char *runtime, long long kpp) {
   int rt = runtime ? names_find(workload_runtimes, runtime) : 0;
   if (rt >= 0)
     switch ((runtime_id)rt) {
+      case RUNTIME_MODERN:
       case RUNTIME_DTFM: break;
       case RUNTIME_MEGATRON: return 1;
     }

@@ -28,14 +28,15 @@
   X(HIER_RING, "hier-ring")               \
   X(HIVEMIND, "hivemind")
 #define WORKLOAD_RUNTIME_MAP(X)  \
+  X(MODERN, "modern")            \
   X(DTFM, "dtfm")                \
   X(MEGATRON, "megatron")
 
 /* The K (micro-batches per pass) the batch must be a multiple of, D_dp x
- * m x K, under runtime (a name of workload_runtimes; NULL: dtfm): Megatron
- * runs all of a replica's micro-batches in one 1F1B schedule and ignores
- * micro_batches_per_pass (models/spec.c), so 1; DT-FM's passes need kpp
- * (<= 0: 1). */
+ * m x K, under runtime (a name of workload_runtimes; NULL: the default,
+ * modern): Megatron runs all of a replica's micro-batches in one 1F1B
+ * schedule and ignores micro_batches_per_pass (models/spec.c), so 1; the
+ * others' passes need kpp (<= 0: 1). */
 long long workload_batch_k(const char *runtime, long long kpp);
 
 /* The names of each map, NULL-terminated ("gpipe", "1f1b", NULL). */
@@ -179,8 +180,10 @@ bool workload_bits_ok(const char *const *list, long bits);
   X(a, runtime, NAME, WORKLOAD, KEY, .key = "runtime", .option = "runtime",  \
     .sweep = "runtime", .names = workload_runtimes,                          \
     .hash = WORKLOAD_HASH_NAME,                                              \
-    .help = "DT-FM's runtime or Megatron-LM's (1F1B\n"                       \
-            "with blocking point-to-point calls)")                           \
+    .help = "what runs the schedule (models/runtime.c):\n"                   \
+            "modern (GPU AdamW, no barrier per pass), dtfm\n"                \
+            "(host SGD, barriers) or megatron (1F1B,\n"                      \
+            "blocking point-to-point calls, GPU Adam)")                      \
   X(a, inner_steps, INT, WORKLOAD, GIVEN, .key = "inner_steps",              \
     .option = "inner-steps", .arg = "H", .sweep = "inner_steps", .lo = 1,    \
     .hi = INT_MAX, .def = WORKLOAD_DEFAULT_INNER_STEPS,                      \
@@ -223,7 +226,13 @@ bool workload_bits_ok(const char *const *list, long bits);
     .option = "delay-averaging", .sweep = "delay_averaging", .def = 0,      \
     .hash = WORKLOAD_HASH_KEYED,                                             \
     .help = "hivemind: average and step in the\n"                            \
-            "background during the next step (false)")
+            "background during the next step (false)")                       \
+  X(a, zero, INT, WORKLOAD, GIVEN, .key = "zero", .option = "zero",          \
+    .arg = "N", .sweep = "zero", .lo = 0, .hi = 2, .def = 0,                 \
+    .hash = WORKLOAD_HASH_KEYED,                                             \
+    .help = "ZeRO stage of a GPU optimizer (modern,\n"                       \
+            "megatron): 1 shards its state over the\n"                       \
+            "replicas, 2 the gradients too (0)")
 
 /* The rows' indices: WORKLOAD_seed, WORKLOAD_model, ... */
 #define WORKLOAD_ENUM_(a, f, kind, target, sweep, ...) WORKLOAD_##f,

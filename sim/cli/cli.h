@@ -278,26 +278,44 @@ json_t *cli_json_number(double x);
 void cli_result_json(json_t *o, const db_result *r, const char *const *cols);
 
 /* The transport that ran (transport_describe of o on s): one line, and a
- * JSON object with its facts, for every command's output to state it. */
-void cli_print_transport(const transport_options *o, const scenario *s);
-json_t *cli_json_transport(const transport_options *o, const scenario *s);
+ * JSON object with its facts, for every command's output to state it;
+ * the line's runtime says what it implies (cli_runtime_text of a and
+ * iteration_s). */
+struct alloc;
+void cli_print_transport(const transport_options *o, const scenario *s,
+                         const struct alloc *a, double iteration_s);
+json_t *cli_json_transport(const transport_options *o, const scenario *s,
+                           const struct alloc *a, double iteration_s);
 
-/* What the run ran with (cli_setup.c): the transport line, the workload
+/* What s's runtime implies (models/runtime.c's row), into buf: "GPU
+ * AdamW, 16 B/param", and with a and a finite iteration_s ", optimizer
+ * 3.1 % of the iteration" (the longest optimizer step of a device of a
+ * over iteration_s); "" when the workload does not resolve. The JSON
+ * object "runtime": {name, optimizer, optimizer_on, bytes_per_param, zero,
+ * activations, pass_boundary, p2p_call_s, checkpoint, checkpoint_gbps,
+ * optimizer_s, optimizer_share, line} (null where unknown). */
+void cli_runtime_text(const scenario *s, const struct alloc *a,
+                      double iteration_s, char *buf, size_t size);
+json_t *cli_json_runtime(const scenario *s, const struct alloc *a,
+                         double iteration_s);
+
+/* What the run ran with (cli_setup.c): the transport line (its runtime's
+ * optimizer share of iteration_s, NAN: none), the workload
  * as resolved (layers and their split, schedule, passes x micro-batches,
  * data-parallel algorithm; a balanced split computed for a, or
  * "balanced per allocation" when a is NULL) and, when scaled, the what-if
  * scales. cli_json_setup sets the same on o: network_model (unless o has
- * it), transport, sockets (null when sites differ), bandwidth_scale,
+ * it), transport, runtime (cli_json_runtime), sockets (null when sites
+ * differ), bandwidth_scale,
  * latency_scale and workload {model, layers, layers_per_stage, layer_split,
  * schedule, runtime, dp_algo, batch, micro_batch, micro_batches_per_pass,
  * passes, then every other WORKLOAD row of WORKLOAD_MAP under its key, as
  * the scenario sets it}. */
-struct alloc;
 void cli_print_whatif(const scenario *s); /* the what-if line alone */
 void cli_print_setup(const transport_options *t, const scenario *s,
-                     const struct alloc *a);
+                     const struct alloc *a, double iteration_s);
 void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
-                    const struct alloc *a);
+                    const struct alloc *a, double iteration_s);
 
 /* The `runs` row of this invocation: its command line ("geodes" and argv,
  * space-joined: *cmd, malloc'ed, the caller frees it), this build's

@@ -465,17 +465,29 @@ void cli_result_json(json_t *o, const db_result *r, const char *const *cols) {
   }
 }
 
-void cli_print_transport(const transport_options *o, const scenario *s) {
+/* The transport's line with what its runtime implies after it. */
+static void transport_line(const transport_options *o, const scenario *s,
+                           const struct alloc *a, double iteration_s,
+                           char *line, size_t size) {
   transport_facts f = transport_describe(o, s);
-  char line[256];
-  transport_facts_line(&f, line, sizeof line);
+  size_t n = (size_t)transport_facts_line(&f, line, size);
+  char rt[160];
+  cli_runtime_text(s, a, iteration_s, rt, sizeof rt);
+  if (rt[0] && n < size) snprintf(line + n, size - n, " (%s)", rt);
+}
+
+void cli_print_transport(const transport_options *o, const scenario *s,
+                         const struct alloc *a, double iteration_s) {
+  char line[448];
+  transport_line(o, s, a, iteration_s, line, sizeof line);
   printf("transport   %s\n", line);
 }
 
-json_t *cli_json_transport(const transport_options *o, const scenario *s) {
+json_t *cli_json_transport(const transport_options *o, const scenario *s,
+                           const struct alloc *a, double iteration_s) {
   transport_facts f = transport_describe(o, s);
-  char line[256];
-  transport_facts_line(&f, line, sizeof line);
+  char line[448];
+  transport_line(o, s, a, iteration_s, line, sizeof line);
   json_t *t = json_object();
   json_object_set_new(t, "model", json_string(transport_model_name(f.model)));
   json_object_set_new(t, "shaping",
@@ -490,7 +502,8 @@ json_t *cli_json_transport(const transport_options *o, const scenario *s) {
   json_object_set_new(t, "collective_sockets_max", json_integer(f.coll_sockets_max));
   json_object_set_new(t, "p2p_channels", json_integer(f.p2p_channels));
   json_object_set_new(t, "nccl_ring_channels", json_integer(f.ring_channels));
-  json_object_set_new(t, "runtime", json_string(f.runtime ? f.runtime : "dtfm"));
+  json_object_set_new(t, "runtime", json_string(f.runtime ? f.runtime
+                                                : workload_runtimes[0]));
   json_object_set_new(t, "line", json_string(line));
   return t;
 }

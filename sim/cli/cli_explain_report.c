@@ -19,6 +19,7 @@
 /* Everything one report shows. */
 typedef struct report {
   const scenario *s;
+  const alloc *a;
   const cli_explain_opts *eo;
   sim_result r;
   sim_critpath cp;
@@ -242,6 +243,10 @@ static void print_table(const report *p) {
          s->ndevices, s->workload.stages, s->workload.replicas,
          p->eo->placement);
   printf("network     %s\n", transport_model_name(p->r.network));
+  char rt[160];
+  cli_runtime_text(s, p->a, p->r.iteration_s, rt, sizeof rt);
+  printf("runtime     %s%s%s%s\n", s->workload.runtime, rt[0] ? " (" : "", rt,
+         rt[0] ? ")" : "");
   printf("iteration   %.4f s; the critical path: %zu steps over %.4f s%s\n",
          p->r.iteration_s, p->cp.nsteps,
          (double)(p->cp.end - p->cp.t0) * 1e-9,
@@ -407,6 +412,8 @@ static void print_json(const report *p) {
   json_object_set_new(o, "placement", json_string(p->eo->placement));
   json_object_set_new(o, "network_model",
                       json_string(transport_model_name(p->r.network)));
+  json_object_set_new(o, "runtime",
+                      cli_json_runtime(p->s, p->a, p->r.iteration_s));
   json_object_set_new(o, "iteration_s", cli_json_number(p->r.iteration_s));
   json_object_set_new(o, "critical_path", json_path(p));
   for (int i = 0; i < p->nsens; i++)
@@ -418,7 +425,7 @@ static void print_json(const report *p) {
 
 int cli_explain_report(const char *cmd, const scenario *s, const alloc *a,
                        const sim_options *o, const cli_explain_opts *eo) {
-  report p = {.s = s, .eo = eo};
+  report p = {.s = s, .a = a, .eo = eo};
   err e = {0};
   int rc = sim_whatif_explain(s, a, o, &p.r, &p.cp, &p.ls, &e);
   if (!rc)

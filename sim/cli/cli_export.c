@@ -253,6 +253,11 @@ int cli_scenarios_show(const char *name) {
     if (!s->sites[i].instance)
       printf("%-34s none   (default: faults synth needs --monthly-frac)\n",
              key);
+    const spec_gpu *g = spec_gpu_find(s->sites[i].gpu);
+    snprintf(key, sizeof key, "sites[%d].gpu_memory_gb", i);
+    if (!(s->sites[i].gpu_memory_gb > 0) && g)
+      printf("%-34s %g (the %s's)   (default)\n", key, g->memory_bytes / 1e9,
+             g->name);
   }
   json_decref(j);
   json_decref(src);

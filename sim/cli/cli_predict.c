@@ -86,7 +86,7 @@ static void print_table(const scenario *s, const cost_ctx *c,
          s->ndevices, a->stages, a->replicas);
   printf("sizes      c_pp %.6g GB (activations), c_dp %.6g GB (gradients)\n",
          cost_ctx_activation_gb(c), cost_ctx_gradient_gb(c));
-  cli_print_setup(&p->transport, s, a);
+  cli_print_setup(&p->transport, s, a, p->pr.iteration_s);
   printf("\nDT-FM cost model\n");
   printf("  DP part (DataPCost)          %10.4f s\n", p->parts.dp_s);
   printf("  PP part (2 x PipelinePCost)  %10.4f s\n", p->parts.pp_s);
@@ -137,7 +137,7 @@ static void print_json(const scenario *s, const cost_ctx *c,
   json_object_set_new(o, "source", json_string(p->source));
   json_object_set_new(o, "network_model",
                       json_string(transport_model_name(p->network)));
-  cli_json_setup(o, &p->transport, s, p->a);
+  cli_json_setup(o, &p->transport, s, p->a, r->iteration_s);
   json_object_set_new(o, "dp_cost_s", json_real(p->parts.dp_s));
   json_object_set_new(o, "pp_cost_s", json_real(p->parts.pp_s));
   json_object_set_new(o, "score_s", json_real(p->parts.score_s));

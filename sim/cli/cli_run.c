@@ -76,7 +76,8 @@ static void print_scenario(const scenario *s) {
       w->model, w->layers, w->batch, w->micro_batch, w->stages, w->replicas,
       w->schedule, w->dp_algo, w->recompute ? ", recompute" : "");
   transport_options t = transport_options_default();
-  cli_print_transport(&t, s); /* the default; the table also has the others */
+  /* the default; the table also has the others */
+  cli_print_transport(&t, s, NULL, NAN);
   cli_print_whatif(s);
   print_sites(s);
   print_matrix(s, "latency_ms (one-way, t = 0)", true);

@@ -198,7 +198,7 @@ static void print_table(const scenario *s, const search_result *r,
   printf("score       %.3f s  (data-parallel %.3f + pipeline %.3f)\n",
          r->parts.score_s, r->parts.dp_s, r->parts.pp_s);
   printf("simulated   %.3f s per iteration (%s)\n", iter_s, net);
-  cli_print_setup(t, s, a);
+  cli_print_setup(t, s, a, iter_s);
   bool sim = strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0;
   bool dtfm = strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) == 0;
   if (sim && !dtfm)
@@ -258,7 +258,7 @@ static void print_json(const scenario *s, const search_result *r,
   json_object_set_new(o, "candidates", json_integer(r->candidates));
   json_object_set_new(o, "iteration_s", cli_json_number(iter_s));
   json_object_set_new(o, "network_model", json_string(net));
-  cli_json_setup(o, t, s, r->best);
+  cli_json_setup(o, t, s, r->best, iter_s);
   json_object_set_new(o, "objective_s", cli_json_number(r->objective_s));
   json_object_set_new(o, "objective", json_string(obj_name));
   json_object_set_new(o, "start_iteration_s", cli_json_number(r->start_s));

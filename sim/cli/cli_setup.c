@@ -7,6 +7,7 @@
  * scenario's defaults and, for a balanced split, the allocation), never
  * the options as typed; a field that cannot be resolved is null, not
  * left out. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "base/mem.h"
 #include "models/alloc.h"
 #include "models/partition.h"
+#include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
 #include "traces/scenario_export.h"
@@ -54,9 +56,71 @@ static void split_text(const spec_workload *w, char *buf, size_t size) {
   if (at >= size && size > 4) strcpy(buf + size - 4, "...");
 }
 
+/* What s's runtime implies under a: the workload resolved (its split for
+ * a), the longest optimizer step of a device of a (NAN without a or its
+ * GPUs). False when the workload does not resolve. */
+static bool runtime_of_run(const scenario *s, const alloc *a,
+                           spec_workload *w, double *step_s) {
+  const char *how;
+  int *buf = mem_alloc(((size_t)s->workload.stages + 1) * sizeof *buf);
+  const spec_gpu **gpu = mem_alloc((size_t)s->ndevices * sizeof *gpu + 1);
+  bool ok = resolved(s, a, w, buf, &how);
+  *step_s = NAN;
+  if (ok && a && !(w->balanced && !w->stage_layers) &&
+      spec_device_gpus(s, gpu, NULL) == ERR_OK)
+    *step_s = runtime_step_max_s(w, gpu, a);
+  w->stage_layers = NULL; /* buf is freed: the step is known */
+  free(gpu);
+  free(buf);
+  return ok;
+}
+
+void cli_runtime_text(const scenario *s, const alloc *a, double iteration_s,
+                      char *buf, size_t size) {
+  spec_workload w;
+  double step_s;
+  buf[0] = '\0';
+  if (runtime_of_run(s, a, &w, &step_s))
+    runtime_text(&w, step_s, iteration_s, buf, size);
+}
+
+json_t *cli_json_runtime(const scenario *s, const alloc *a,
+                         double iteration_s) {
+  spec_workload w;
+  double step_s;
+  if (!runtime_of_run(s, a, &w, &step_s)) return json_null();
+  const runtime_row *r = runtime_of(w.runtime);
+  char line[160];
+  runtime_text(&w, step_s, iteration_s, line, sizeof line);
+  double share = isfinite(iteration_s) && iteration_s > 0
+                     ? step_s / iteration_s : NAN;
+  json_t *o = json_object();
+  json_object_set_new(o, "name", json_string(spec_runtime_name(w.runtime)));
+  json_object_set_new(o, "optimizer", json_string(r->optimizer));
+  const char *on = "gpu";
+  switch (r->place) {
+    case RUNTIME_ON_HOST: on = "host"; break;
+    case RUNTIME_ON_GPU: on = "gpu"; break;
+  }
+  json_object_set_new(o, "optimizer_on", json_string(on));
+  json_object_set_new(o, "bytes_per_param",
+                      json_real(runtime_gpu_bytes_per_param(&w)));
+  json_object_set_new(o, "zero", json_integer(w.given.zero));
+  json_object_set_new(o, "activations", json_string(r->activations));
+  json_object_set_new(o, "pass_boundary", json_string(r->boundary));
+  json_object_set_new(o, "p2p_call_s",
+                      json_real(runtime_p2p_call_s(w.runtime)));
+  json_object_set_new(o, "checkpoint", json_string(r->checkpoint));
+  json_object_set_new(o, "checkpoint_gbps", json_real(r->checkpoint_gbps));
+  json_object_set_new(o, "optimizer_s", cli_json_number(step_s));
+  json_object_set_new(o, "optimizer_share", cli_json_number(share));
+  json_object_set_new(o, "line", json_string(line));
+  return o;
+}
+
 void cli_print_setup(const transport_options *t, const scenario *s,
-                     const alloc *a) {
-  cli_print_transport(t, s);
+                     const alloc *a, double iteration_s) {
+  cli_print_transport(t, s, a, iteration_s);
   spec_workload w;
   const char *how = "even";
   int *buf = mem_alloc(((size_t)s->workload.stages + 1) * sizeof *buf);
@@ -89,11 +153,12 @@ void cli_print_whatif(const scenario *s) {
 static json_t *int_or_null(int v) { return v >= 0 ? json_integer(v) : json_null(); }
 
 void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
-                    const alloc *a) {
+                    const alloc *a, double iteration_s) {
   if (!json_object_get(o, "network_model"))
     json_object_set_new(o, "network_model",
                         json_string(transport_model_name(t->model)));
-  json_object_set_new(o, "transport", cli_json_transport(t, s));
+  json_object_set_new(o, "transport", cli_json_transport(t, s, a, iteration_s));
+  json_object_set_new(o, "runtime", cli_json_runtime(s, a, iteration_s));
   json_object_set_new(o, "sockets", int_or_null(sockets_of(s)));
   json_object_set_new(o, "bandwidth_scale", cli_json_number(s->bandwidth_scale));
   json_object_set_new(o, "latency_scale", cli_json_number(s->latency_scale));

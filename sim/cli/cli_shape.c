@@ -15,6 +15,7 @@
 #include "base/file.h"
 #include "base/mem.h"
 #include "models/alloc.h"
+#include "models/diloco.h"
 #include "models/spec.h"
 #include "schedules/shape.h"
 #include "sim/cli/cli.h"
@@ -144,6 +145,33 @@ static const char *goal_text(shape_goal goal) {
   return "";
 }
 
+/* The best's runtime as the outputs state it (cli_runtime_text, or with
+ * json cli_json_runtime): on its view, its allocation there, its deciding
+ * time. */
+static json_t *best_runtime(const scenario *s, const shape_config *b,
+                            bool json, char *buf, size_t size) {
+  scenario *v = shape_view(s, b->keep, b->ndev, b->stages, b->replicas,
+                           b->batch, b->micro_batch, b->dp_algo, b->layers);
+  if (b->fragments) {
+    diloco_plan p = diloco_plan_given(&v->workload);
+    p.fragments = b->fragments;
+    diloco_plan_put(&v->workload, &p);
+  }
+  alloc *a = alloc_new(b->replicas, b->stages);
+  for (int k = 0; k < b->ndev; k++) { /* parent -> view: keep increases */
+    int i = 0;
+    while (b->keep[i] != b->a->device[k]) i++;
+    a->device[k] = i;
+  }
+  double t = isfinite(b->simulated_s) ? b->simulated_s : b->predicted_s;
+  json_t *o = NULL;
+  if (json) o = cli_json_runtime(v, a, t);
+  else cli_runtime_text(v, a, t, buf, size);
+  alloc_free(a);
+  scenario_subset_free(v);
+  return o;
+}
+
 static void print_text(const scenario *s, const shape_result *r,
                        const cli_shape_args *p, const char *net,
                        double wall_s) {
@@ -158,6 +186,10 @@ static void print_text(const scenario *s, const shape_result *r,
          b->micro_batch, b->batch, al, b->samples_per_s);
   printf("iteration   %.3f s simulated (%s), %.3f s predicted\n",
          b->simulated_s, net, b->predicted_s);
+  char rt[160];
+  best_runtime(s, b, false, rt, sizeof rt);
+  printf("runtime     %s%s%s%s\n", s->workload.runtime, rt[0] ? " (" : "", rt,
+         rt[0] ? ")" : "");
   printf("layers      ");
   for (int st = 0; st < b->stages; st++)
     printf("%s%d", st ? "," : "", b->layers[st]);
@@ -208,6 +240,8 @@ static void print_json(const scenario *s, const shape_result *r,
   json_object_set_new(o, "objective", json_string(shape_goal_names[p->goal]));
   json_object_set_new(o, "network_model", json_string(net));
   json_object_set_new(o, "best", config_json(s, &r->all[r->best]));
+  json_object_set_new(o, "runtime",
+                      best_runtime(s, &r->all[r->best], true, NULL, 0));
   json_t *a = json_array();
   for (int g = 0; g < r->nshapes; g++)
     json_array_append_new(a, config_json(s, &r->all[r->per_shape[g]]));

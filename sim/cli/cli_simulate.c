@@ -169,7 +169,7 @@ static void print_table(const scenario *s, const char *placement,
   printf("scenario    %s, %d devices: %d stages x %d replicas, %s\n", s->name,
          s->ndevices, s->workload.stages, s->workload.replicas, placement);
   printf("network     %s\n", transport_model_name(r->network));
-  cli_print_setup(t, s, a);
+  cli_print_setup(t, s, a, r->iteration_s);
   printf("iteration   %.4f s  (%llu events, %llu flows, %llu tasks)\n",
          r->iteration_s, (unsigned long long)r->events,
          (unsigned long long)r->flows, (unsigned long long)r->tasks);
@@ -261,7 +261,7 @@ static int print_json(const scenario *s, const char *placement,
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "placement", json_string(placement));
   json_object_set_new(o, "network_model", json_string(transport_model_name(r->network)));
-  cli_json_setup(o, t, s, a);
+  cli_json_setup(o, t, s, a, r->iteration_s);
   json_object_set_new(o, "iteration_s", cli_json_number(r->iteration_s));
   json_object_set_new(o, "compute_s", cli_json_number(r->mean.compute_s));
   json_object_set_new(o, "bubble_s", cli_json_number(r->mean.bubble_s));

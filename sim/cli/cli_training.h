@@ -51,8 +51,9 @@ void cli_training_init(cli_training_opts *t);
                   "a checkpoint after every K iterations (none\n"            \
                   "by default: a restart goes back to the start)"),          \
       CLI_OPT_REAL(0, "storage-gbps", "X", &(t)->storage_gbps, 1e-6, 1e9,    \
-                   "checkpoint storage per device (1.5: the EBS\n"           \
-                   "bandwidth of a p3.2xlarge)"),                            \
+                   "checkpoint storage per device (the runtime's:\n"        \
+                   "dtfm, megatron 1.5, a p3.2xlarge's EBS; modern\n"       \
+                   "16, local NVMe)"),                                       \
       CLI_OPT_FLAG(0, "replan-on-change", &(t)->replan_on_change,            \
                    "migrate when the moving network makes another\n"         \
                    "placement faster by more than the move costs"),          \

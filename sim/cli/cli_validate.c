@@ -118,7 +118,7 @@ static void print_json(const validate_report *r, const scenario *s,
   transport_options shown = *t;
   if (!all) shown.model = validate_verdict_at(r, 0)->network;
   if (all) json_object_set_new(o, "network_model", json_string("all"));
-  cli_json_setup(o, &shown, s, NULL);
+  cli_json_setup(o, &shown, s, NULL, NAN);
   cli_print_json(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 }
 
@@ -262,7 +262,7 @@ int cli_validate(int argc, char **argv) {
   } else {
     if (a.json) print_json(r, s, all, &o.transport);
     else {
-      cli_print_setup(&o.transport, s, NULL);
+      cli_print_setup(&o.transport, s, NULL, NAN);
       print_table(r, s->name, a.cc.cmd);
     }
   }

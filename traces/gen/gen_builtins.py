@@ -14,7 +14,8 @@ HDR = 't_s,src,dst,latency_ms,bandwidth_gbps'
 
 WORKLOAD = OrderedDict(model='gpt3-xl', layers=24, batch=1024, micro_batch=1,
                        stages=8, replicas=8, micro_batches_per_pass=64,
-                       schedule='gpipe', dp_algo='central-ps', recompute=True)
+                       schedule='gpipe', dp_algo='central-ps', recompute=True,
+                       runtime='dtfm')
 COST = {'datacenter': (0.28125, 1.0), 'spot': (0.28125, 1.0),
         'multi-dc': (0.28125, 1.0), 'regional': (0.4, 0.7),
         'worldwide': (0.5, 0.9)}
@@ -299,7 +300,8 @@ j = OrderedDict(
     workload=OrderedDict(model='gpt3-6.7b', layers=32, batch=256,
                          micro_batch=1, stages=8, replicas=4,
                          micro_batches_per_pass=32, schedule='gpipe',
-                         dp_algo='central-ps', recompute=True))
+                         dp_algo='central-ps', recompute=True,
+                         runtime='dtfm'))
 with open(f'{OUT}/volunteer-mix.json', 'w') as f:
     text = json.dumps(j, indent=2)
     for s_ in j['sites']:

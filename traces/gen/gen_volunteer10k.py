@@ -123,7 +123,8 @@ j = OrderedDict(
                          micro_batch=1, stages=STAGES, replicas=REPLICAS,
                          micro_batches_per_pass=8, schedule='gpipe',
                          dp_algo='diloco', inner_steps=100, grad_bits=8,
-                         exchange_levels=2, recompute=True))
+                         exchange_levels=2, recompute=True,
+                         runtime='dtfm'))
 with open(f'{OUT}/{NAME}.json', 'w') as f:
     text = json.dumps(j, indent=2)
     for s_ in j['sites']:
