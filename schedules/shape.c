@@ -451,13 +451,19 @@ static int cmp_int_(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+scenario *shape_config_view(const scenario *s, const shape_opts *o,
+                            const shape_config *c) {
+  scenario *v = shape_view(s, c->keep, c->ndev, c->stages, c->replicas,
+                           c->batch, c->micro_batch, c->dp_algo, c->layers);
+  plan_view(o, v, c->dp_algo, c->fragments);
+  return v;
+}
+
 /* Simulates configuration i (once). */
 static int simulate(ctx *x, long i, err *e) {
   shape_config *c = &x->r->all[i];
   if (!isnan(c->simulated_s)) return ERR_OK;
-  scenario *v = shape_view(x->s, c->keep, c->ndev, c->stages, c->replicas,
-                           c->batch, c->micro_batch, c->dp_algo, c->layers);
-  plan_view(x->o, v, c->dp_algo, c->fragments);
+  scenario *v = shape_config_view(x->s, x->o, c);
   alloc *a = alloc_new(c->replicas, c->stages);
   for (int k = 0; k < c->ndev; k++) { /* parent -> view: keep increases */
     const int *at = bsearch(&c->a->device[k], c->keep, (size_t)c->ndev,

@@ -133,6 +133,13 @@ scenario *shape_view(const scenario *s, const int *keep, int n, int stages,
                      int replicas, int batch, int m, const char *algo,
                      const int *layers);
 
+/* The view configuration c of a search of s under o runs on: shape_view
+ * of its devices, shape, batch, micro-batch, dp algorithm and split, with
+ * o's DiLoCo plan (free with scenario_subset_free). What the search
+ * simulates, and what an allocation file of c states. */
+scenario *shape_config_view(const scenario *s, const shape_opts *o,
+                            const shape_config *c);
+
 /* Scores of c under goal: lower is better (seconds per sample for
  * throughput, seconds per iteration for iteration) of time t. */
 double shape_score(shape_goal goal, const shape_config *c, double t);

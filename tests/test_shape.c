@@ -344,7 +344,8 @@ Test(shape, simulate_reproduces_a_subset) {
   json_decref(sim), json_decref(o);
   char bad[512];
   snprintf(bad, sizeof bad, "simulate " TEN " --alloc '%s' --stages 9", out);
-  fails(2, bad, "stages x", "replicas", NULL);
+  fails(2, bad, "its 4 pipelines of 1 stages disagree with the run's "
+        "--stages 9", "drop one of them", NULL);
   support_run_clear(&r);
 }
 

@@ -67,8 +67,8 @@ Test(simulate, bad_input_exits_1_naming_file_and_line) {
                          "{\"pipelines\": [\n  [0, 1],\n  [1, 3]\n]}\n");
   support_run r = {0};
   cr_assert_eq(support_geodes(&r, "simulate worldwide --alloc %s", path), 1);
-  char want[300];
-  snprintf(want, sizeof want, "%s:4:", path);
+  char want[300]; /* of the scenario's 64 devices, device 1 twice */
+  snprintf(want, sizeof want, "%s:3: device 1 is used twice", path);
   cr_assert(strstr(r.err, want) != NULL, "%s", r.err);
   cr_assert_eq(support_geodes(&r, "simulate worldwide --method nope"), 2);
   cr_assert(strstr(r.err, "'nope'") != NULL && strstr(r.err, "gcma") != NULL,

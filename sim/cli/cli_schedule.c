@@ -15,6 +15,7 @@
 #include "analysis/db.h"
 #include "base/mem.h"
 #include "models/alloc.h"
+#include "models/alloc_file.h"
 #include "models/diloco.h"
 #include "models/spec.h"
 #include "models/cost.h"
@@ -282,7 +283,7 @@ static int write_outputs(const sched_args *p, const scenario *s,
            ? cli_fail("schedule", &e) : CLI_OK;
   cli_out a = {0}, c = {0};
   if (!rc && p->out && !(rc = cli_out_open(&a, p->out, "the allocation")))
-    alloc_write_split(r->best, split, a.f);
+    alloc_file_write(r->best, NULL, split, s, a.f);
   if (!rc && p->convergence &&
       !(rc = cli_out_open(&c, p->convergence, "the convergence"))) {
     fprintf(c.f, "candidate,best_score_s\n");

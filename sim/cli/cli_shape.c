@@ -15,6 +15,7 @@
 #include "base/file.h"
 #include "base/mem.h"
 #include "models/alloc.h"
+#include "models/alloc_file.h"
 #include "models/spec.h"
 #include "schedules/shape.h"
 #include "sim/cli/cli.h"
@@ -98,38 +99,15 @@ static void print_pipelines(const scenario *s, const shape_config *c) {
 }
 
 /* The command that simulates the best again from -o's file, into buf
- * ("" without a file): an allocation of some devices carries its shape
- * (simulate leaves the others idle), one of every device takes it from
- * --stages and --replicas. */
-static void reproduce(const scenario *s, const shape_config *b,
-                      const cli_shape_args *p, char *buf, size_t size) {
+ * ("" without a file): the file carries the shape, the devices, the split
+ * and the workload values (models/alloc_file.h); the network model is the
+ * command's. */
+static void reproduce(const cli_shape_args *p, const char *net, char *buf,
+                      size_t size) {
   buf[0] = '\0';
   if (!p->out) return;
-  size_t at = (size_t)snprintf(buf, size, "geodes simulate %s --alloc %s ",
-                               p->scenario, p->out);
-  if (b->ndev == s->ndevices && at < size)
-    at += (size_t)snprintf(buf + at, size - at, "--stages %d --replicas %d ",
-                           b->stages, b->replicas);
-  if (at < size)
-    at += (size_t)snprintf(buf + at, size - at, "--micro-batch %d --batch %d "
-                           "--dp-algo %s ", b->micro_batch, b->batch,
-                           b->dp_algo);
-  if (b->fragments && at < size)
-    at += (size_t)snprintf(buf + at, size - at, "--fragments %d ",
-                           b->fragments);
-  int algo = spec_dp_algo_parse(b->dp_algo);
-  bool diloco = algo >= 0 && spec_dp_algo_outer((spec_dp_algo)algo);
-  if (diloco && p->plan.inner_steps && at < size)
-    at += (size_t)snprintf(buf + at, size - at, "--inner-steps %d ",
-                           p->plan.inner_steps);
-  if (b->fragments && p->plan.overlap && at < size)
-    at += (size_t)snprintf(buf + at, size - at, "--overlap-steps %d ",
-                           p->plan.overlap);
-  if (at < size) at += (size_t)snprintf(buf + at, size - at,
-                                        "--layers-per-stage ");
-  for (int st = 0; st < b->stages && at < size; st++)
-    at += (size_t)snprintf(buf + at, size - at, "%s%d", st ? "," : "",
-                           b->layers[st]);
+  snprintf(buf, size, "geodes simulate %s --alloc %s --network-model %s",
+           p->scenario, p->out, net);
 }
 
 /* What goal maximises, for the text report. */
@@ -169,7 +147,7 @@ static void print_text(const scenario *s, const shape_result *r,
          r->simulated, wall_s);
   if (p->diloco) printf("note        %s\n", NOT_CONVERGENCE);
   char cmd[1024];
-  reproduce(s, b, p, cmd, sizeof cmd);
+  reproduce(p, net, cmd, sizeof cmd);
   if (cmd[0]) printf("reproduce   %s\n", cmd);
   printf("\n%-9s %-22s %7s %5s %6s %6s %10s %11s %11s\n", "SHAPE", "DP",
          "DEVICES", "IDLE", "MICRO", "BATCH", "SAMPLES/S", "SIMULATED_S",
@@ -228,7 +206,7 @@ static void print_json(const scenario *s, const shape_result *r,
   json_object_set_new(o, "simulated", json_integer(r->simulated));
   if (p->diloco) json_object_set_new(o, "note", json_string(NOT_CONVERGENCE));
   char cmd[1024];
-  reproduce(s, &r->all[r->best], p, cmd, sizeof cmd);
+  reproduce(p, net, cmd, sizeof cmd);
   json_object_set_new(o, "reproduce", cmd[0] ? json_string(cmd) : json_null());
   cli_print_json(o, CLI_JSON);
 }
@@ -268,12 +246,17 @@ static int shape_rows(db *d, int64_t run, const void *ctx, err *e) {
   return rc;
 }
 
-/* -o: the best allocation; CLI_OK or the error printed. */
-static int write_alloc(const char *path, const alloc *a) {
+/* -o: the best configuration as an allocation file that reproduces it:
+ * its devices, shape, split and workload (its view's); CLI_OK or the error
+ * printed. */
+static int write_alloc(const char *path, const scenario *s,
+                       const shape_opts *o, const shape_config *b) {
   cli_out out;
   int rc = cli_out_open(&out, path, "the allocation");
   if (rc == CLI_OK) {
-    alloc_write(a, out.f);
+    scenario *v = shape_config_view(s, o, b);
+    alloc_file_write(b->a, NULL, b->layers, v, out.f);
+    scenario_subset_free(v);
     rc = cli_out_close(&out, rc);
   }
   return rc;
@@ -310,7 +293,8 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   cli_progress_end(&bar);
   int out = rc == ERR_OK && p->out ? cli_out_not_db("schedule", p->out, p->db)
                                     : CLI_OK;
-  if (rc == ERR_OK && p->out && !out) out = write_alloc(p->out, r.all[r.best].a);
+  if (rc == ERR_OK && p->out && !out)
+    out = write_alloc(p->out, s, &o, &r.all[r.best]);
   if (out) {
     shape_result_free(&r);
     return out; /* said */
@@ -330,74 +314,4 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   else print_text(s, &r, p, net, wall);
   shape_result_free(&r);
   return CLI_OK;
-}
-
-static int cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
-/* sub from the pipelines of o (rectangular rows of device numbers of s,
- * each once); false when they are not that or name every device. */
-static bool subset_of(const json_t *o, const scenario *s, cli_subset *sub) {
-  const json_t *rows = json_object_get(o, "pipelines");
-  size_t R = json_array_size(rows);
-  size_t S = R ? json_array_size(json_array_get(rows, 0)) : 0;
-  if (!R || !S || R * S >= (size_t)s->ndevices) return false;
-  *sub = (cli_subset){.replicas = (int)R, .stages = (int)S, .n = (int)(R * S)};
-  sub->dev = mem_alloc(R * S * sizeof *sub->dev);
-  sub->keep = mem_alloc(R * S * sizeof *sub->keep);
-  for (size_t r = 0; r < R; r++) {
-    const json_t *row = json_array_get(rows, r);
-    for (size_t k = 0; k < S; k++) {
-      const json_t *d = json_array_get(row, k);
-      json_int_t v = json_is_integer(d) ? json_integer_value(d) : -1;
-      if (json_array_size(row) != S || v < 0 || v >= s->ndevices) {
-        cli_subset_free(sub);
-        return false;
-      }
-      sub->dev[r * S + k] = sub->keep[r * S + k] = (int)v;
-    }
-  }
-  qsort(sub->keep, R * S, sizeof *sub->keep, cmp_int);
-  for (size_t i = 1; i < R * S; i++)
-    if (sub->keep[i] == sub->keep[i - 1]) {
-      cli_subset_free(sub);
-      return false;
-    }
-  return true;
-}
-
-bool cli_subset_peek(const char *path, scenario *s, cli_subset *sub) {
-  *sub = (cli_subset){0};
-  size_t len; /* file_read: regular files only (a FIFO would block) */
-  char *text = file_read(path, FILE_MAX_JSON_BYTES, &len, NULL);
-  json_t *o = text ? json_loadb(text, len, 0, NULL) : NULL;
-  free(text);
-  bool yes = o && subset_of(o, s, sub);
-  json_decref(o);
-  if (yes) s->workload.stages = sub->stages, s->workload.replicas = sub->replicas;
-  return yes;
-}
-
-scenario *cli_subset_view(const scenario *s, const cli_subset *sub,
-                          const char *path, alloc **a, err *e) {
-  *a = alloc_new(sub->replicas, sub->stages);
-  for (int i = 0; i < sub->n; i++) {
-    const int *at = bsearch(&sub->dev[i], sub->keep, (size_t)sub->n,
-                            sizeof *sub->keep, cmp_int);
-    (*a)->device[i] = (int)(at - sub->keep);
-  }
-  if (alloc_validate(*a, sub->replicas, sub->stages, sub->n, path, e)) {
-    alloc_free(*a);
-    *a = NULL;
-    return NULL;
-  }
-  return scenario_subset(s, sub->keep, sub->n, sub->replicas);
-}
-
-void cli_subset_free(cli_subset *sub) {
-  free(sub->dev);
-  free(sub->keep);
-  *sub = (cli_subset){0};
 }

@@ -302,45 +302,20 @@ static int explain(const scenario *s, const alloc *a, sim_options *o,
   return cli_explain_report("simulate", s, a, o, &eo);
 }
 
-/* --stages and --replicas beside an allocation of some devices: the file's
- * shape, or a usage error (the knobs then left out: the shape is the
- * file's, and the scenario's devices are more than it names). */
-static int subset_knobs(sim_args *p, const cli_subset *sub) {
-  long st = p->wo.k.stages, rep = p->wo.k.replicas;
-  if ((st > 0 && st != sub->stages) || (rep > 0 && rep != sub->replicas))
-    return cli_usage_error("simulate", "--stages/--replicas: %s holds %d "
-                           "stages x %d replicas", p->alloc_file, sub->stages,
-                           sub->replicas);
-  if (p->to.active)
-    return cli_usage_error("simulate", "%s leaves devices idle: training "
-                           "runs (--iterations) take an allocation of every "
-                           "device", p->alloc_file);
-  p->wo.k.stages = p->wo.k.replicas = -1;
-  return CLI_OK;
-}
-
-/* The allocation to simulate: --alloc's (of every device, or of some:
- * *view is then the scenario over them) or --method's. NULL, e filled. */
-static alloc *placement(const sim_args *p, scenario *s,
-                        const cli_subset *sub, const sim_options *o,
-                        scenario **view, err *e) {
-  alloc *a = NULL;
-  if (sub->n) /* the file's devices work, the others idle */
-    *view = cli_subset_view(s, sub, p->alloc_file, &a, e);
-  else if (p->alloc_file)
-    a = cli_alloc_read(p->alloc_file, &p->wo, s, e);
-  else {
-    cost_ctx *c = cost_ctx_from_scenario(s, e);
-    a = c ? sim_place(s, c, p->method, o, e) : NULL;
-    cost_ctx_free(c);
-  }
+/* --method's allocation (--alloc's is read with the workload). NULL, e
+ * filled. */
+static alloc *placement(const sim_args *p, const scenario *s,
+                        const sim_options *o, err *e) {
+  cost_ctx *c = cost_ctx_from_scenario(s, e);
+  alloc *a = c ? sim_place(s, c, p->method, o, e) : NULL;
+  cost_ctx_free(c);
   return a;
 }
 
 /* The run's table (or --json) and --explain's report; s_run is s, or the
  * view of the devices sub names (the others idle). */
 static int report(sim_args *p, const scenario *s, const scenario *s_run,
-                  const cli_subset *sub, const alloc *a, sim_result *r,
+                  const alloc *a, sim_result *r,
                   sim_training_result *tr, sim_options *o) {
   const char *placement = p->alloc_file ? p->alloc_file : p->method;
   int rc = CLI_OK;
@@ -348,9 +323,9 @@ static int report(sim_args *p, const scenario *s, const scenario *s_run,
     rc = print_json(s_run, placement, r, p->to.active ? tr : NULL, &p->to,
                     &o->transport, a);
   } else {
-    if (sub->n)
+    if (s_run != s)
       printf("idle        %d of the scenario's %d devices (not in %s)\n",
-             s->ndevices - sub->n, s->ndevices, p->alloc_file);
+             s->ndevices - s_run->ndevices, s->ndevices, p->alloc_file);
     print_table(s_run, placement, r, &o->transport, a,
                 p->to.active ? tr->n : 1);
     if (p->to.active) cli_training_table(tr, &p->to);
@@ -367,21 +342,23 @@ int cli_simulate(int argc, char **argv) {
   alloc *a = NULL;
   sim_result r = {0};
   scenario *s = scenario_load(p.scenario, &e), *view = NULL;
-  cli_subset sub = {0};
-  if (s && p.alloc_file && cli_subset_peek(p.alloc_file, s, &sub) &&
-      (rc = subset_knobs(&p, &sub)))
-    goto done;
-  if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
+  if (!s || cli_workload_alloc(&p.wo, p.alloc_file, s, &a, &view, &e)) goto fail;
   if ((rc = cli_workload_usage("simulate", &p.wo, s)) ||
       (rc = cli_training_usage("simulate", &p.to, s)))
     goto done;
+  if (view && p.to.active) {
+    rc = cli_usage_error("simulate", "%s leaves devices idle: training runs "
+                         "(--iterations) take an allocation of every device",
+                         p.alloc_file);
+    goto done;
+  }
   /* the fault file is read before a placement search, not after it */
   if (p.to.active && cli_training_load(&p.to, s, &e)) goto fail;
   const scenario *s_run = s;
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);
   o.seed = s->seed;
-  if (!(a = placement(&p, s, &sub, &o, &view, &e))) goto fail;
+  if (!a && !(a = placement(&p, s, &o, &e))) goto fail;
   if (view) s_run = view;
   sim_training_result tr = {0};
   if (p.to.active) {
@@ -398,7 +375,7 @@ int cli_simulate(int argc, char **argv) {
     o.timeline_path = p.timeline;
     if (sim_run(s_run, a, &o, &r, &e) != ERR_OK) goto fail;
   }
-  rc = report(&p, s, s_run, &sub, a, &r, &tr, &o);
+  rc = report(&p, s, s_run, a, &r, &tr, &o);
   sim_training_result_free(&tr);
   goto done;
 fail:
@@ -408,7 +385,6 @@ done:
   sim_result_free(&r);
   alloc_free(a);
   scenario_subset_free(view);
-  cli_subset_free(&sub);
   scenario_free(s);
   return rc;
 }
