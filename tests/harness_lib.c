@@ -234,6 +234,7 @@ static void check_export(const hx_case *c, const hx_run *x, const char *dir,
 typedef struct ls_ctx {
   const scenario *s;
   const transport_options *o;
+  sim_rate_log rates;
   sim_linkstats ls;
   bool built;
 } ls_ctx;
@@ -242,7 +243,8 @@ static void inspect(void *ctx, const sim_graph *g) {
   ls_ctx *k = ctx;
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
-  sim_linkstats_build(k->s, k->o, t, n, 0, sim_graph_end(g), &k->ls);
+  sim_linkstats_build(k->s, k->o, t, n, 0, sim_graph_end(g), &k->rates,
+                      &k->ls);
   k->built = true;
 }
 
@@ -251,10 +253,12 @@ static void inspect(void *ctx, const sim_graph *g) {
 static void check_util(const hx_case *c, const hx_run *x, hx_report *r) {
   sim_options o = options(c, c->net);
   ls_ctx k = {.s = x->on, .o = &o.transport};
-  o.inspect = inspect, o.inspect_ctx = &k;
+  o.inspect = inspect, o.inspect_ctx = &k, o.rates = &k.rates;
   sim_result sr = {0};
   err e = {0};
-  if (sim_run(x->on, x->a, &o, &sr, &e)) {
+  int rc = sim_run(x->on, x->a, &o, &sr, &e);
+  sim_rate_log_free(&k.rates);
+  if (rc) {
     hx_record(r, c, HX_REL_UTIL, HX_FAIL, 0, "simulate refused", "%s", e.msg);
     return;
   }
