@@ -44,13 +44,15 @@ static int read_value(const jfield_doc *c, const jfield_scope *sc,
     return ERR_OK;
   }
   double x;
+  long long n;
   if (row->kind == WORKLOAD_BOOL) {
     if (!json_is_boolean(v))
       return jfield_fail(c, sc, row->key, ERR_PARSE, "not true or false");
     x = json_is_true(v);
-  } else if (json_is_integer(v) || (row->kind == WORKLOAD_REAL &&
-                                    json_is_number(v))) {
+  } else if (row->kind == WORKLOAD_REAL && json_is_number(v)) {
     x = json_number_value(v);
+  } else if (jfield_as_int(v, &n)) {
+    x = (double)n;
   } else {
     return jfield_fail(c, sc, row->key, ERR_PARSE, "not %s",
                        row->kind == WORKLOAD_REAL ? "a number" : "an integer");

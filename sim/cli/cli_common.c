@@ -13,6 +13,7 @@
 
 #include "analysis/params_file.h"
 #include "base/file.h"
+#include "base/jfield.h"
 #include "base/mem.h"
 #include "base/names.h"
 #include "models/alloc_file.h"
@@ -62,11 +63,26 @@ int cli_error(const char *fmt, ...) {
   return CLI_ERROR;
 }
 
+/* s as an exact integer written as a real (16e6, 1.5e3): true and *v when
+ * it is one within 2^53 (every double there is exact), as strtod reads it
+ * whole. */
+static bool exact_real(const char *s, long *v) {
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (end == s || *end || errno || strpbrk(s, "xXpP") || !isfinite(x) ||
+      x != floor(x) || !(fabs(x) <= JFIELD_EXACT_MAX))
+    return false;
+  *v = (long)x;
+  return true;
+}
+
 bool cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
                    long hi, long *out) {
   char *end;
   errno = 0;
   long v = strtol(s, &end, 10);
+  if ((end == s || *end) && !errno && exact_real(s, &v)) end = (char *)"";
   if (end == s || *end || errno || v < lo || v > hi) {
     cli_usage_error(cmd, "%s wants an integer in [%ld, %ld], not '%s'", opt,
                     lo, hi, s);
