@@ -643,3 +643,28 @@ Test(simulate, transfer_flow_gbps_carries_that_rate) {
                                   "--bytes 1 --flow-gbps inf"), 2);
   support_run_clear(&r);
 }
+
+/* Issue 33: a --duration-s run ended past the duration without a word
+ * (86,400 s asked, 89,816 s run): the table says by how much and why (the
+ * last iteration started before it and is never cut), and --json gives
+ * the duration and the last start. */
+Test(simulate, a_run_past_its_duration_says_why) {
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
+                              "--duration-s 200"), 0, "%s", r.err);
+  cr_expect(strstr(r.out, "ends        16.174 s after --duration-s 200: the "
+                   "last iteration started at 172.939 s, before it, and ran "
+                   "to its end"), "%s", r.out);
+  cr_assert_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
+                              "--duration-s 200 --json"), 0, "%s", r.err);
+  json_t *o = json_loads(r.out, 0, NULL);
+  double total = json_number_value(json_object_get(o, "total_s"));
+  double last = json_number_value(json_object_get(o, "last_start_s"));
+  cr_expect_eq(json_number_value(json_object_get(o, "duration_s")), 200);
+  cr_expect(last < 200 && total > 200, "%g %g", last, total);
+  json_decref(o);
+  cr_assert_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
+                              "--iterations 2"), 0, "%s", r.err);
+  cr_expect(!strstr(r.out, "ends  "), "no duration, nothing to say");
+  support_run_clear(&r);
+}
