@@ -288,14 +288,20 @@ json_t *cli_json_transport(const transport_options *o, const scenario *s);
  * as resolved (layers and their split, schedule, passes x micro-batches,
  * data-parallel algorithm; a balanced split computed for a, or
  * "balanced per allocation" when a is NULL) and, when scaled, the what-if
- * scales. cli_json_setup sets the same on o: network_model (unless o has
- * it), transport, sockets (null when sites differ), bandwidth_scale,
- * latency_scale and workload {model, layers, layers_per_stage, layer_split,
+ * scales, and the --params values. cli_json_setup sets the same on o:
+ * network_model (unless o has it), transport, sockets (null when sites
+ * differ), bandwidth_scale, latency_scale, params and workload {model, layers, layers_per_stage, layer_split,
  * schedule, runtime, dp_algo, batch, micro_batch, micro_batches_per_pass,
  * passes, then every other WORKLOAD row of WORKLOAD_MAP under its key, as
  * the scenario sets it}. */
 struct alloc;
 void cli_print_whatif(const scenario *s); /* the what-if line alone */
+/* The physical parameters (models/params.h) that differ from the
+ * built-in ones (--params): one "params" line naming each with its
+ * built-in value, nothing when none; as JSON {name: value} of those ({}
+ * when none), every output's "params". */
+void cli_print_params(void);
+json_t *cli_json_params(void);
 void cli_print_setup(const transport_options *t, const scenario *s,
                      const struct alloc *a);
 void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,

@@ -159,6 +159,7 @@ static void print_table(const report *p) {
          s->ndevices, s->workload.stages, s->workload.replicas,
          p->eo->placement);
   printf("network     %s\n", transport_model_name(p->r.network));
+  cli_print_params();
   printf("iteration   %.4f s; the critical path: %zu steps over %.4f s%s\n",
          p->r.iteration_s, p->cp.nsteps,
          (double)(p->cp.end - p->cp.t0) * 1e-9,
@@ -278,6 +279,7 @@ static void print_json(const report *p) {
   json_object_set_new(o, "placement", json_string(p->eo->placement));
   json_object_set_new(o, "network_model",
                       json_string(transport_model_name(p->r.network)));
+  json_object_set_new(o, "params", cli_json_params());
   json_object_set_new(o, "iteration_s", cli_json_number(p->r.iteration_s));
   json_object_set_new(o, "critical_path", json_path(p));
   for (int i = 0; i < p->nsens; i++)

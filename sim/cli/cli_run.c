@@ -86,6 +86,7 @@ static void print_scenario(const scenario *s) {
   transport_options t = transport_options_default();
   cli_print_transport(&t, s); /* the default; the table also has the others */
   cli_print_whatif(s);
+  cli_print_params();
   print_sites(s);
   print_matrix(s, "latency_ms (one-way, t = 0)", true);
   print_matrix(s, "bandwidth_gbps (t = 0)", false);

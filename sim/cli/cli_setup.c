@@ -13,6 +13,7 @@
 
 #include "base/mem.h"
 #include "models/alloc.h"
+#include "models/params.h"
 #include "models/partition.h"
 #include "models/spec.h"
 #include "sim/cli/cli.h"
@@ -72,6 +73,30 @@ void cli_print_setup(const transport_options *t, const scenario *s,
   }
   free(buf);
   cli_print_whatif(s);
+  cli_print_params();
+}
+
+void cli_print_params(void) {
+  bool any = false;
+  for (int i = 0; i < PARAMS_N; i++) {
+    double v = params_get((params_id)i), def = params_table[i].def;
+    if (v == def) continue;
+    char was[48] = "unset"; /* a default of 0: each site's own */
+    if (def != 0) snprintf(was, sizeof was, "%.6g", def);
+    printf("%s%s %.6g %s (built-in %s)", any ? ", " : "params      ",
+           params_table[i].name, v, params_table[i].unit, was);
+    any = true;
+  }
+  if (any) printf("\n");
+}
+
+json_t *cli_json_params(void) {
+  json_t *o = json_object();
+  for (int i = 0; i < PARAMS_N; i++)
+    if (params_get((params_id)i) != params_table[i].def)
+      json_object_set_new(o, params_table[i].name,
+                          cli_json_number(params_get((params_id)i)));
+  return o;
 }
 
 void cli_print_whatif(const scenario *s) {
@@ -91,6 +116,7 @@ void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
   json_object_set_new(o, "sockets", int_or_null(sockets_of(s)));
   json_object_set_new(o, "bandwidth_scale", cli_json_number(s->bandwidth_scale));
   json_object_set_new(o, "latency_scale", cli_json_number(s->latency_scale));
+  json_object_set_new(o, "params", cli_json_params());
   spec_workload w;
   const char *how = "even";
   int *buf = mem_alloc(((size_t)s->workload.stages + 1) * sizeof *buf);

@@ -131,6 +131,7 @@ static void print_text(const scenario *s, const shape_result *r,
   algo_text(b, al, sizeof al);
   printf("scenario    %s, %d devices\n", s->name, s->ndevices);
   printf("objective   %s\n", goal_text(p->goal));
+  cli_print_params();
   printf("best        %s on %d devices (%d idle), micro-batch %d, batch %d, "
          "%s: %.3f samples/s\n", sh, b->ndev, s->ndevices - b->ndev,
          b->micro_batch, b->batch, al, b->samples_per_s);
@@ -185,6 +186,7 @@ static void print_json(const scenario *s, const shape_result *r,
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "objective", json_string(shape_goal_names[p->goal]));
   json_object_set_new(o, "network_model", json_string(net));
+  json_object_set_new(o, "params", cli_json_params());
   json_object_set_new(o, "best", config_json(s, &r->all[r->best]));
   json_t *a = json_array();
   for (int g = 0; g < r->nshapes; g++)
