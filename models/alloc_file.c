@@ -236,31 +236,31 @@ alloc *alloc_file_alloc(const alloc_file *f, const scenario *s,
   return NULL;
 }
 
-/* The workload rows a file carries: the batch, micro-batch and dp
- * algorithm, DiLoCo's plan under an outer algorithm, and what a knob set. */
-static json_t *workload_json(const scenario *s) {
-  int algo = spec_dp_algo_parse(s->workload.dp_algo);
-  bool outer = algo >= 0 && spec_dp_algo_outer((spec_dp_algo)algo);
+/* Whether row r has the same value on a and b. */
+static bool same_row(const scenario *a, const scenario *b, int r) {
+  if (workload_rows[r].kind == WORKLOAD_NAME)
+    return strcmp(scenario_row_name(a, r), scenario_row_name(b, r)) == 0;
+  return scenario_row_number(a, r) == scenario_row_number(b, r);
+}
+
+/* The workload rows a file carries: what a knob set on s, and what s (a
+ * search's view) has otherwise than parent (NULL: none). */
+static json_t *workload_json(const scenario *s, const scenario *parent) {
   json_t *o = json_object();
-  for (int r = 0; r < WORKLOAD_NFIELDS; r++) {
-    bool diloco = r == WORKLOAD_inner_steps || r == WORKLOAD_fragments ||
-                  r == WORKLOAD_overlap_steps || r == WORKLOAD_exchange_levels;
-    bool always = r == WORKLOAD_batch || r == WORKLOAD_micro_batch ||
-                  r == WORKLOAD_dp_algo;
-    if (file_row(r) && (always || (outer && diloco) ||
-                        s->line[r] == SCENARIO_LINE_KNOB))
+  for (int r = 0; r < WORKLOAD_NFIELDS; r++)
+    if (file_row(r) && (s->line[r] == SCENARIO_LINE_KNOB ||
+                        (parent && !same_row(s, parent, r))))
       json_object_set_new(o, workload_rows[r].key, scenario_export_row(s, r));
-  }
   return o;
 }
 
 void alloc_file_write(const alloc *a, const int *keep, const int *layers,
-                      const scenario *s, FILE *f) {
+                      const scenario *s, const scenario *parent, FILE *f) {
   fprintf(f, "{\"stages\": %d, \"replicas\": %d,\n \"layers_per_stage\": [",
           a->stages, a->replicas);
   for (int st = 0; st < a->stages; st++)
     fprintf(f, "%s%d", st ? ", " : "", layers[st]);
-  json_t *w = workload_json(s);
+  json_t *w = workload_json(s, parent);
   char *wt = json_dumps(w, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
   fprintf(f, "],\n \"workload\": %s,\n \"pipelines\": [\n", wt);
   free(wt);

@@ -70,10 +70,10 @@ alloc *alloc_file_alloc(const alloc_file *f, const scenario *s,
 /* Writes a (on s's device numbers, or on parent numbers for a view: keep
  * maps view device i to keep[i], NULL: the same) as the file the readers
  * above take back: its shape, its layer split (stages entries), the
- * workload values that reproduce it — batch, micro-batch, dp algorithm,
- * DiLoCo's plan under an outer algorithm, and every workload value a knob
- * set on s — and its pipelines. */
+ * workload values that reproduce it — every one a knob set on s, and
+ * those s (a search's view) has otherwise than parent (NULL: none):
+ * batch, micro-batch, dp algorithm, DiLoCo's plan — and its pipelines. */
 void alloc_file_write(const alloc *a, const int *keep, const int *layers,
-                      const scenario *s, FILE *f);
+                      const scenario *s, const scenario *parent, FILE *f);
 
 #endif

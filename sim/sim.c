@@ -432,7 +432,8 @@ int sim_run_reuse(const scenario *s, const alloc *a, const sim_options *o,
   memset(out, 0, sizeof *out);
   sim_engine *x;
   bool stopped;
-  sim_options oo = *o; /* a timeline's link counters at the exact rates */
+  sim_options oo = o ? *o : sim_options_default(); /* a timeline's link
+                                       counters at the exact rates */
   sim_rate_log mine = {0};
   if (oo.timeline_path && !oo.rates) oo.rates = &mine;
   int rc = engine_new(s, a, &oo, NULL, NULL, SIM_NET_WARM, spare, &x, e);

@@ -152,7 +152,16 @@ extern const char *const hx_rel_what[HX_NRELS];
   X(PREDICT_OTHER, "predictor: other",                                      \
     "a disagreement beyond HX_PREDICT_TOL on a case without a shared NIC " \
     "or path: flow caps, windows, losses, moving traces, Megatron's calls " \
-    "(branch predictor)")
+    "(branch predictor)")                                                  \
+  X(NETMODEL_OFF_PATH, "network models agree, held off the path",        \
+    "ideal and tcp give the same time while some transfers were held back "\
+    "under tcp: none of them on the critical path (simulate states what "  \
+    "held them; geodes explain shows the path)")                          \
+  X(WHATIF_SPEED_BALANCED, "what-if: a speed under a balanced split",      \
+    "sim_whatif's speeds (sim_options.speedup) do not reach "              \
+    "partition_balanced: the split stays balanced for the devices' own "   \
+    "speeds, where the file stating the speed (compute_efficiency) "       \
+    "rebalances it (branch explain-pred: sim/whatif.c)")
 #define HX_KNOWN_ID_(id, name, note) HX_KNOWN_##id,
 typedef enum hx_known { HX_KNOWN_MAP(HX_KNOWN_ID_) HX_NKNOWN } hx_known;
 #undef HX_KNOWN_ID_

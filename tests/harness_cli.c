@@ -209,10 +209,66 @@ static void check_alloc_file(const hx_case *c, const hx_opts *o,
   measured(c, o, r, scen, alloc, sim_t);
 }
 
+/* simulate of the case by its method with extra options (NULL-ended),
+ * into x. */
+static void simulate_with(const hx_case *c, const hx_opts *o,
+                          const char *scen, hx_out *x, ...) {
+  words a = {0};
+  char split[64];
+  hx_case_split_arg(c, split, sizeof split);
+  add(&a, "simulate"), add(&a, "%s", scen), add(&a, "--method");
+  add(&a, "%s", c->method), add(&a, "--json"), add(&a, "--network-model");
+  add(&a, "%s", transport_model_name(c->net));
+  if (split[0]) add(&a, "--layers-per-stage"), add(&a, "%s", split);
+  va_list ap;
+  va_start(ap, x);
+  for (const char *w; (w = va_arg(ap, const char *));) add(&a, "%s", w);
+  va_end(ap);
+  run(o, a.w, x);
+}
+
+/* Whether x's JSON states key unused. */
+static bool said_unused(const hx_out *x, const char *key) {
+  return x->json && json_object_get(json_object_get(x->json, "unused"), key);
+}
+
+/* Options the run does not use: refused naming the runtime (megatron's
+ * dp algorithms and GPipe), or stated with the same time (a dp algorithm
+ * of one replica). */
+static void check_options(const hx_case *c, const hx_opts *o, hx_report *r,
+                          const char *scen) {
+  hx_out x, y;
+  if (c->nwork < c->ndevices || c->inner_steps) return;
+  if (strcmp(c->runtime, "megatron") == 0) {
+    simulate_with(c, o, scen, &x, "--dp-algo", "sharded-ps", NULL);
+    simulate_with(c, o, scen, &y, "--schedule", "gpipe", NULL);
+    bool ok = x.status == 2 && strstr(x.err, "runtime megatron") &&
+              y.status == 2 && strstr(y.err, "runtime megatron");
+    hx_record(r, c, HX_REL_OPTION, ok ? HX_PASS : HX_FAIL, 0,
+              ok ? NULL : "megatron takes a dp algo or schedule it ignores",
+              "exit %d: %s; exit %d: %s: %s", x.status, x.err, y.status,
+              y.err, describe(c));
+    out_clear(&x), out_clear(&y);
+    return;
+  }
+  if (c->replicas == 1) {
+    simulate_with(c, o, scen, &x, "--dp-algo", "ring", NULL);
+    simulate_with(c, o, scen, &y, "--dp-algo", "sharded-ps", NULL);
+    double a = number(x.json, "iteration_s"), b = number(y.json, "iteration_s");
+    bool ok = x.status == 0 && y.status == 0 && HX_SAME(a, b) &&
+              said_unused(&x, "dp_algo") && said_unused(&y, "dp_algo");
+    hx_record(r, c, HX_REL_OPTION, ok ? HX_PASS : HX_FAIL, 0,
+              ok ? NULL : "a dp algo of one replica, unstated",
+              "%.17g s, %.17g s: %s %s: %s", a, b, x.err, y.err, describe(c));
+    out_clear(&x), out_clear(&y);
+  }
+}
+
 void hx_check_cli(const hx_case *c, const hx_opts *o, hx_report *r) {
   char *scen = hx_case_write(c, o->dir, "hx-case");
   if (!scen) return;
   if (c->nwork == c->ndevices) check_alloc_file(c, o, r, scen, false);
+  check_options(c, o, r, scen);
   if (o->shape) check_alloc_file(c, o, r, scen, true);
   free(scen);
 }

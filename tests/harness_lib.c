@@ -17,8 +17,10 @@
 #include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec.h"
+#include "models/unused.h"
 #include "schedules/shape.h"
 #include "sim/linkstats.h"
+#include "sim/netbound.h"
 #include "sim/place.h"
 #include "sim/sim.h"
 #include "sim/whatif.h"
@@ -339,6 +341,12 @@ static void check_whatif(const hx_case *c, const hx_run *x, const char *dir,
   if (rc)
     hx_record(r, c, HX_REL_WHATIF, HX_FAIL, 0, "what-if refused", "%s: %s",
               spec, e.msg);
+  else if (!HX_SAME(a.iteration_s, b.iteration_s) && c->seed % 3 == 2 &&
+           c->split_kind == HX_SPLIT_BALANCED)
+    hx_record(r, c, HX_REL_WHATIF, HX_KNOWN, HX_KNOWN_WHATIF_SPEED_BALANCED,
+              hx_known_names[HX_KNOWN_WHATIF_SPEED_BALANCED],
+              "%s: %.17g s, the edited file %.17g s: %s", spec, a.iteration_s,
+              b.iteration_s, rel_text(c));
   else if (!HX_SAME(a.iteration_s, b.iteration_s))
     hx_record(r, c, HX_REL_WHATIF, HX_FAIL, 0,
               c->seed % 3 == 0   ? "link what-if differs from the file"
@@ -350,6 +358,138 @@ static void check_whatif(const hx_case *c, const hx_run *x, const char *dir,
     hx_record(r, c, HX_REL_WHATIF, HX_PASS, 0, NULL, NULL);
   sim_result_free(&a), sim_result_free(&b);
   run_free(&y);
+}
+
+/* ---- another dp algorithm, another network model ---- */
+
+/* Whether the run x states that row r is unused (models/unused.h). */
+static bool stated(const hx_run *x, transport_model m, int row) {
+  spec_workload w;
+  if (spec_workload_resolve(x->on, &w, NULL)) return false;
+  transport_options t = transport_options_default();
+  t.model = m;
+  unused_value u[UNUSED_MAX];
+  int n = unused_values(x->on, &w, x->a, &t, u);
+  for (int i = 0; i < n; i++)
+    if (u[i].row == row) return true;
+  return false;
+}
+
+/* The iteration and mean dp sync of case c with dp algorithm algo (NULL:
+ * its own) under model m, on x's placement; *said: the run states the dp
+ * algorithm unused. ERR_OK or e. */
+static int variant(const hx_case *c, const hx_run *x, const char *dir,
+                   const char *algo, transport_model m, double *it,
+                   double *sync, bool *said, err *e) {
+  hx_case v = *c;
+  if (algo) v.dp_algo = algo;
+  hx_run y = {0};
+  sim_result sr = {0};
+  int rc = run_make(&v, dir, &y, e);
+  if (!rc) { /* the same placement */
+    alloc_free(y.a);
+    y.a = alloc_new(x->a->replicas, x->a->stages);
+    memcpy(y.a->device, x->a->device,
+           (size_t)(x->a->replicas * x->a->stages) * sizeof *x->a->device);
+    rc = simulate(&v, &y, m, &sr, e);
+  }
+  *it = sr.iteration_s, *sync = sr.mean.dp_sync_s;
+  if (said) *said = !rc && stated(&y, m, WORKLOAD_dp_algo);
+  sim_result_free(&sr);
+  run_free(&y);
+  return rc;
+}
+
+static void check_dp_algo(const hx_case *c, const hx_run *x, const char *dir,
+                          hx_report *r) {
+  static const char *const algos[] = {"central-ps", "ring", "sharded-ps",
+                                      "hier-ring"};
+  if (c->inner_steps || strcmp(c->runtime, "megatron") == 0) {
+    hx_record(r, c, HX_REL_DPALGO, HX_SKIP, 0, "diloco or megatron", NULL);
+    return; /* megatron: the binary's relation (the option is refused) */
+  }
+  double it[4], sync[4];
+  bool said[4];
+  err e = {0};
+  for (int k = 0; k < 4; k++)
+    if (variant(c, x, dir, algos[k], c->net, &it[k], &sync[k], &said[k], &e)) {
+      hx_record(r, c, HX_REL_DPALGO, HX_FAIL, 0, "another dp algo refused",
+                "%s: %s", algos[k], e.msg);
+      return;
+    }
+  for (int a = 0; a < 4; a++)
+    for (int b = a + 1; b < 4; b++) {
+      if (!HX_SAME(sync[a], sync[b]) || said[a] || said[b]) continue;
+      char klass[96];
+      snprintf(klass, sizeof klass, "%s and %s give the same sync, unstated",
+               algos[a], algos[b]);
+      hx_record(r, c, HX_REL_DPALGO, HX_FAIL, 0, klass,
+                "dp sync %.17g s, iteration %.17g and %.17g s: %s", sync[a],
+                it[a], it[b], rel_text(c));
+      return;
+    }
+  for (int k = 0; k < 4; k++) /* a statement is true: another changes nothing */
+    for (int b = 0; b < 4; b++)
+      if (said[k] && c->replicas == 1 && !HX_SAME(sync[k], sync[b])) {
+        hx_record(r, c, HX_REL_DPALGO, HX_FAIL, 0,
+                  "stated unused, another changes the sync",
+                  "%s %.17g s, %s %.17g s: %s", algos[k], sync[k], algos[b],
+                  sync[b], rel_text(c));
+        return;
+      }
+  hx_record(r, c, HX_REL_DPALGO, HX_PASS, 0, NULL, NULL);
+}
+
+typedef struct nb_ctx {
+  const scenario *s;
+  const transport_options *o;
+  sim_rate_log rates;
+  sim_netbound nb;
+} nb_ctx;
+
+static void nb_inspect(void *ctx, const sim_graph *g) {
+  nb_ctx *k = ctx;
+  uint32_t n;
+  const sim_task *t = sim_graph_tasks(g, &n);
+  sim_netbound_of(k->s, k->o, t, n, &k->rates, &k->nb);
+}
+
+static void check_net_model(const hx_case *c, const hx_run *x,
+                            const char *dir, hx_report *r) {
+  double it[TRANSPORT_NMODELS], sync[TRANSPORT_NMODELS];
+  err e = {0};
+  for (int m = 0; m < TRANSPORT_NMODELS; m++)
+    if (variant(c, x, dir, NULL, (transport_model)m, &it[m], &sync[m], NULL,
+                &e)) {
+      hx_record(r, c, HX_REL_NETMODEL, HX_FAIL, 0, "another model refused",
+                "%s: %s", transport_model_name((transport_model)m), e.msg);
+      return;
+    }
+  sim_options o = options(c, TRANSPORT_TCP);
+  nb_ctx k = {.s = x->on, .o = &o.transport};
+  o.rates = &k.rates, o.inspect = nb_inspect, o.inspect_ctx = &k;
+  sim_result sr = {0};
+  int rc = sim_run(x->on, x->a, &o, &sr, &e);
+  sim_result_free(&sr);
+  sim_rate_log_free(&k.rates);
+  bool same = HX_SAME(it[TRANSPORT_IDEAL], it[TRANSPORT_TCP]);
+  bool said = k.nb.held_total == 0;
+  if (rc)
+    hx_record(r, c, HX_REL_NETMODEL, HX_FAIL, 0, "simulate refused", "%s",
+              e.msg);
+  else if (said && !same)
+    hx_record(r, c, HX_REL_NETMODEL, HX_FAIL, 0,
+              "says the models agree, they do not",
+              "ideal %.17g s, tcp %.17g s: %s", it[TRANSPORT_IDEAL],
+              it[TRANSPORT_TCP], rel_text(c));
+  else if (same && !said && HX_SAME(sync[TRANSPORT_IDEAL], sync[TRANSPORT_TCP]))
+    hx_record(r, c, HX_REL_NETMODEL, HX_KNOWN, HX_KNOWN_NETMODEL_OFF_PATH,
+              hx_known_names[HX_KNOWN_NETMODEL_OFF_PATH],
+              "%.17g s; %llu of %llu transfers held back: %s",
+              it[TRANSPORT_TCP], (unsigned long long)k.nb.held_total,
+              (unsigned long long)k.nb.transfers, rel_text(c));
+  else
+    hx_record(r, c, HX_REL_NETMODEL, HX_PASS, 0, NULL, NULL);
 }
 
 void hx_check_lib(const hx_case *c, const hx_opts *o, hx_report *r) {
@@ -365,5 +505,7 @@ void hx_check_lib(const hx_case *c, const hx_opts *o, hx_report *r) {
   check_export(c, &x, o->dir, r);
   check_util(c, &x, r);
   check_whatif(c, &x, o->dir, r);
+  check_dp_algo(c, &x, o->dir, r);
+  check_net_model(c, &x, o->dir, r);
   run_free(&x);
 }

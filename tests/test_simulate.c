@@ -434,8 +434,9 @@ Test(simulate, iterations_json_and_one_iteration_unchanged) {
   cr_assert(x && y);
   const char *key;
   json_t *v;
-  json_object_foreach(x, key, v)
-    cr_expect(json_equal(v, json_object_get(y, key)), "%s differs", key);
+  json_object_foreach(x, key, v) /* transfers: one iteration's alone */
+    cr_expect(!strcmp(key, "transfers") ||
+              json_equal(v, json_object_get(y, key)), "%s differs", key);
   json_decref(x), json_decref(y);
   cr_assert_eq(support_geodes(&b, "simulate worldwide-varying --method "
                                   "dtfm-identity --iterations 12 --json"), 0,

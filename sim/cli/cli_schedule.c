@@ -283,7 +283,7 @@ static int write_outputs(const sched_args *p, const scenario *s,
            ? cli_fail("schedule", &e) : CLI_OK;
   cli_out a = {0}, c = {0};
   if (!rc && p->out && !(rc = cli_out_open(&a, p->out, "the allocation")))
-    alloc_file_write(r->best, NULL, split, s, a.f);
+    alloc_file_write(r->best, NULL, split, s, NULL, a.f);
   if (!rc && p->convergence &&
       !(rc = cli_out_open(&c, p->convergence, "the convergence"))) {
     fprintf(c.f, "candidate,best_score_s\n");

@@ -16,8 +16,10 @@
 #include "models/params.h"
 #include "models/partition.h"
 #include "models/spec.h"
+#include "models/unused.h"
 #include "sim/cli/cli.h"
 #include "traces/scenario_export.h"
+#include "traces/scenario_row.h"
 
 /* The workload of s resolved, with its layer split: even, given (a list),
  * or balanced for a (computed into buf, D_pp entries; without a, or when it
@@ -55,6 +57,44 @@ static void split_text(const spec_workload *w, char *buf, size_t size) {
   if (at >= size && size > 4) strcpy(buf + size - 4, "...");
 }
 
+/* Row r's value on the run as text: a name, a number, or the window. */
+static void value_text(const scenario *s, const transport_options *t, int r,
+                       char *buf, size_t size) {
+  if (workload_rows[r].target == WORKLOAD_IN_TRANSPORT)
+    snprintf(buf, size, "%.17g", t->window_bytes);
+  else if (workload_rows[r].kind == WORKLOAD_NAME)
+    snprintf(buf, size, "%s", scenario_row_name(s, r));
+  else
+    snprintf(buf, size, "%.17g", scenario_row_number(s, r));
+}
+
+/* The values the run does not use (models/unused.h): one line each. */
+static void print_unused(const transport_options *t, const scenario *s,
+                         const spec_workload *w, const alloc *a) {
+  unused_value u[UNUSED_MAX];
+  int n = unused_values(s, w, a, t, u);
+  for (int i = 0; i < n; i++) {
+    char v[64];
+    value_text(s, t, u[i].row, v, sizeof v);
+    const workload_row *row = &workload_rows[u[i].row];
+    printf("unused      %s %s: %s\n", row->key ? row->key : row->option, v,
+           u[i].why);
+  }
+}
+
+static json_t *json_unused(const transport_options *t, const scenario *s,
+                           const spec_workload *w, const alloc *a) {
+  unused_value u[UNUSED_MAX];
+  int n = unused_values(s, w, a, t, u);
+  json_t *o = json_object();
+  for (int i = 0; i < n; i++) {
+    const workload_row *row = &workload_rows[u[i].row];
+    json_object_set_new(o, row->key ? row->key : row->sweep,
+                        json_string(u[i].why));
+  }
+  return o;
+}
+
 void cli_print_setup(const transport_options *t, const scenario *s,
                      const alloc *a) {
   cli_print_transport(t, s);
@@ -67,9 +107,10 @@ void cli_print_setup(const transport_options *t, const scenario *s,
     else split_text(&w, split, sizeof split);
     printf("workload    %s, %d layers split %s (%s), %s, %d pass%s x %d "
            "micro-batch%s of %d, %s\n", w.model->name, w.layers, split, how,
-           s->workload.schedule, w.passes, w.passes == 1 ? "" : "es",
+           spec_schedule_name(w.schedule), w.passes, w.passes == 1 ? "" : "es",
            w.micro_batches_per_pass, w.micro_batches_per_pass == 1 ? "" : "es",
-           w.micro_batch, s->workload.dp_algo);
+           w.micro_batch, spec_dp_algo_name(w.dp_algo));
+    print_unused(t, s, &w, a);
   }
   free(buf);
   cli_print_whatif(s);
@@ -132,9 +173,10 @@ void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
     json_object_set_new(k, "layers", json_integer(w.layers));
     json_object_set_new(k, "layers_per_stage", split);
     json_object_set_new(k, "layer_split", json_string(how));
-    json_object_set_new(k, "schedule", json_string(s->workload.schedule));
+    json_object_set_new(k, "schedule",
+                        json_string(spec_schedule_name(w.schedule)));
     json_object_set_new(k, "runtime", json_string(s->workload.runtime));
-    json_object_set_new(k, "dp_algo", json_string(s->workload.dp_algo));
+    json_object_set_new(k, "dp_algo", json_string(spec_dp_algo_name(w.dp_algo)));
     json_object_set_new(k, "batch", json_integer(w.batch));
     json_object_set_new(k, "micro_batch", json_integer(w.micro_batch));
     json_object_set_new(k, "micro_batches_per_pass",
@@ -145,6 +187,9 @@ void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
           !json_object_get(k, workload_rows[r].key))
         json_object_set_new(k, workload_rows[r].key, scenario_export_row(s, r));
   }
+  json_object_set_new(o, "unused", k == NULL || !json_object_size(k)
+                                       ? json_object()
+                                       : json_unused(t, s, &w, a));
   free(buf);
   json_object_set_new(o, "workload", k);
 }

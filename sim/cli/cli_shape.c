@@ -257,7 +257,7 @@ static int write_alloc(const char *path, const scenario *s,
   int rc = cli_out_open(&out, path, "the allocation");
   if (rc == CLI_OK) {
     scenario *v = shape_config_view(s, o, b);
-    alloc_file_write(b->a, NULL, b->layers, v, out.f);
+    alloc_file_write(b->a, NULL, b->layers, v, s, out.f);
     scenario_subset_free(v);
     rc = cli_out_close(&out, rc);
   }
