@@ -2,11 +2,14 @@
  * the placement (`geodes schedule --shape auto`): stages x replicas x
  * micro-batch x which devices work (the others idle) x layer split x
  * placement, under the memory constraint, for the most samples per second
- * (the batch per replica kept, so the global batch follows the replicas)
- * or the shortest iteration at the scenario's global batch. The predictor
- * judges every configuration; the simulation, a function pointer (so
- * schedules/ never calls up into sim/), decides among the predictor's best
- * (as `--method sim` does).
+ * (at the batch per replica kept, so the global batch follows the
+ * replicas, or at the scenario's global batch) or the shortest iteration
+ * at the scenario's global batch. The predictor judges every
+ * configuration; the simulation, a function pointer (so schedules/ never
+ * calls up into sim/), decides among the predictor's best (as `--method
+ * sim` does). The throughput search simulates what the iteration search
+ * would too, so its best has at least the samples/s of the iteration
+ * search's best.
  * A subset is how many devices of each site work: a site's devices share
  * one GPU type, NIC and links (per-device overrides aside), so which ones
  * matters little and the first ones of the site are taken. Up to

@@ -73,9 +73,9 @@ static const char HELP_SHAPE[] =
     "fixed: the scenario's D_pp x D_dp on every\n"
     "device (default); auto: search it (above)";
 static const char HELP_GOAL[] =
-    "\n--shape auto: the most samples/s (the batch per\n"
-    "replica kept; default), or the shortest\n"
-    "iteration at the scenario's batch";
+    "\n--shape auto: the most samples/s (at the batch\n"
+    "per replica kept or the scenario's; default),\n"
+    "or the shortest iteration at the scenario's batch";
 static const char HELP_SIM[] =
     "--shape auto: the predictor's K best simulated,\nand each shape's "
     "best (" CLI_STR(SHAPE_SIMULATE) "; 0: the predictor decides)";

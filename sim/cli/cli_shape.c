@@ -48,13 +48,39 @@ static void algo_text(const shape_config *c, char *buf, size_t size) {
   else snprintf(buf, size, "%s", c->dp_algo);
 }
 
+/* The sites c works and how many devices of each: "Berlin 7, Munich 2"
+ * (issue 33: the table said "1 x 16 on 16 devices (32 idle)"). */
+static void sites_text(const scenario *s, const shape_config *c, char *buf,
+                       size_t size) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < s->nsites && at < size; k++) {
+    int n = 0;
+    for (int i = 0; i < c->ndev; i++) n += s->device_site[c->keep[i]] == k;
+    if (n)
+      at += (size_t)snprintf(buf + at, size - at, "%s%s %d", at ? ", " : "",
+                             s->sites[k].name, n);
+  }
+}
+
+static json_t *sites_json(const scenario *s, const shape_config *c) {
+  json_t *o = json_object();
+  for (int k = 0; k < s->nsites; k++) {
+    int n = 0;
+    for (int i = 0; i < c->ndev; i++) n += s->device_site[c->keep[i]] == k;
+    if (n) json_object_set_new(o, s->sites[k].name, json_integer(n));
+  }
+  return o;
+}
+
 static void print_row(const scenario *s, const shape_config *c) {
-  char sh[32], al[48];
+  char sh[32], al[48], st[512];
   shape_text(c, sh, sizeof sh);
   algo_text(c, al, sizeof al);
-  printf("%-9s %-22s %7d %5d %6d %6d %10.3f %11.3f %11.3f\n", sh, al, c->ndev,
-         s->ndevices - c->ndev, c->micro_batch, c->batch, c->samples_per_s,
-         c->simulated_s, c->predicted_s);
+  sites_text(s, c, st, sizeof st);
+  printf("%-9s %-22s %7d %5d %6d %6d %10.3f %11.3f %11.3f  %s\n", sh, al,
+         c->ndev, s->ndevices - c->ndev, c->micro_batch, c->batch,
+         c->samples_per_s, c->simulated_s, c->predicted_s, st);
 }
 
 /* The idle devices of the best, site by site, and what using them gives. */
@@ -114,7 +140,8 @@ static void reproduce(const cli_shape_args *p, const char *net, char *buf,
 static const char *goal_text(shape_goal goal) {
   switch (goal) {
     case SHAPE_THROUGHPUT:
-      return "throughput: samples/s, the batch per replica kept";
+      return "throughput: samples/s, at the batch per replica kept or the "
+             "scenario's";
     case SHAPE_ITERATION:
       return "iteration: seconds per iteration at the scenario's batch";
   }
@@ -132,8 +159,10 @@ static void print_text(const scenario *s, const shape_result *r,
   printf("scenario    %s, %d devices\n", s->name, s->ndevices);
   printf("objective   %s\n", goal_text(p->goal));
   cli_print_params();
-  printf("best        %s on %d devices (%d idle), micro-batch %d, batch %d, "
-         "%s: %.3f samples/s\n", sh, b->ndev, s->ndevices - b->ndev,
+  char where[512];
+  sites_text(s, b, where, sizeof where);
+  printf("best        %s on %d devices (%s; %d idle), micro-batch %d, batch "
+         "%d, %s: %.3f samples/s\n", sh, b->ndev, where, s->ndevices - b->ndev,
          b->micro_batch, b->batch, al, b->samples_per_s);
   printf("iteration   %.3f s simulated (%s), %.3f s predicted\n",
          b->simulated_s, net, b->predicted_s);
@@ -150,9 +179,9 @@ static void print_text(const scenario *s, const shape_result *r,
   char cmd[1024];
   reproduce(p, net, cmd, sizeof cmd);
   if (cmd[0]) printf("reproduce   %s\n", cmd);
-  printf("\n%-9s %-22s %7s %5s %6s %6s %10s %11s %11s\n", "SHAPE", "DP",
+  printf("\n%-9s %-22s %7s %5s %6s %6s %10s %11s %11s  %s\n", "SHAPE", "DP",
          "DEVICES", "IDLE", "MICRO", "BATCH", "SAMPLES/S", "SIMULATED_S",
-         "PREDICTED_S");
+         "PREDICTED_S", "SITES");
   for (int g = 0; g < r->nshapes; g++) print_row(s, &r->all[r->per_shape[g]]);
   print_idle(s, r);
   print_pipelines(s, b);
@@ -168,6 +197,7 @@ static json_t *config_json(const scenario *s, const shape_config *c) {
   json_object_set_new(o, "fragments", c->fragments ? json_integer(c->fragments)
                                                    : json_null());
   json_object_set_new(o, "devices", json_integer(c->ndev));
+  json_object_set_new(o, "sites", sites_json(s, c));
   json_object_set_new(o, "idle", json_integer(s->ndevices - c->ndev));
   json_object_set_new(o, "samples_per_s", cli_json_number(c->samples_per_s));
   json_object_set_new(o, "simulated_s", cli_json_number(c->simulated_s));
