@@ -129,8 +129,8 @@ void hx_case_describe(const hx_case *c, char *buf, size_t size);
     "not (every transfer ran at its link's rate)")                         \
   X(ALLOC_FILE, "schedule-o-read-back",                                     \
     "the allocation schedule -o wrote (any method, --shape auto) is read "  \
-    "by simulate, predict, explain and a measurements CSV without extra "  \
-    "flags, and gives the time schedule reported")                         \
+    "by simulate, predict, explain, validate and a measurements CSV "      \
+    "without extra flags, and gives the time schedule reported")                         \
   X(OPTION, "option-used-or-refused",                                       \
     "an option the runtime does not use is refused naming it, or changes " \
     "the run")

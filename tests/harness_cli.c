@@ -174,6 +174,33 @@ static void measured(const hx_case *c, const hx_opts *o, hx_report *r,
   out_clear(&x);
 }
 
+/* validate --alloc: the file's allocation is the sample's first point. */
+static void validated(const hx_case *c, const hx_opts *o, hx_report *r,
+                      const char *scen, const char *alloc, double want) {
+  words a = {0};
+  add(&a, "validate"), add(&a, "%s", scen), add(&a, "--alloc");
+  add(&a, "%s", alloc), add(&a, "--samples"), add(&a, "2"), add(&a, "--json");
+  add(&a, "--quiet"), add(&a, "--network-model");
+  add(&a, "%s", transport_model_name(c->net));
+  hx_out x;
+  run(o, a.w, &x);
+  const json_t *p0 = json_array_get(json_object_get(x.json, "points"), 0);
+  double got = number(p0, "iteration_s");
+  const char *kind = json_string_value(json_object_get(p0, "kind"));
+  if (x.status != 0)
+    hx_record(r, c, HX_REL_ALLOC_FILE, HX_FAIL, 0,
+              "validate --alloc refuses the file", "%s: %s", x.err,
+              describe(c));
+  else if (!kind || strcmp(kind, "alloc") || !HX_SAME(got, want))
+    hx_record(r, c, HX_REL_ALLOC_FILE, HX_FAIL, 0,
+              "validate --alloc gives another time",
+              "%s %.17g s, schedule reported %.17g s: %s", kind ? kind : "?",
+              got, want, describe(c));
+  else
+    hx_record(r, c, HX_REL_ALLOC_FILE, HX_PASS, 0, NULL, NULL);
+  out_clear(&x);
+}
+
 /* schedule -o by the case's method (or --shape auto), then every reader. */
 static void check_alloc_file(const hx_case *c, const hx_opts *o,
                              hx_report *r, const char *scen, bool shape) {
@@ -207,6 +234,7 @@ static void check_alloc_file(const hx_case *c, const hx_opts *o,
   reader(c, o, r, scen, alloc, "predict", "predicted_iteration_s", pred_t);
   reader(c, o, r, scen, alloc, "explain", "iteration_s", sim_t);
   measured(c, o, r, scen, alloc, sim_t);
+  validated(c, o, r, scen, alloc, sim_t);
 }
 
 /* simulate of the case by its method with extra options (NULL-ended),
