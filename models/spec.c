@@ -250,7 +250,7 @@ static int megatron_options(const scenario *s, const spec_workload *w,
                          "%s: runtime megatron runs 1F1B (give --schedule "
                          "1f1b or leave it out)", s->name, sw->schedule);
   if (s->line[WORKLOAD_dp_algo] == SCENARIO_LINE_KNOB &&
-      !megatron_algo(w->dp_algo))
+      !megatron_algo(w->dp_algo) && !spec_is_diloco(w))
     return err_set_field(e, WORKLOAD_dp_algo, ERR_CONFIG, "%s: --dp-algo %s: "
                          "runtime megatron all-reduces its gradients with "
                          "NCCL's ring (give --dp-algo ring or leave it out)",
@@ -285,9 +285,8 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
       /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce
        * (DiLoCo under it is refused below); an option asking otherwise is
        * refused, the scenario file's values are stated (unused.h) */
-      if (spec_is_diloco(w)) break;
       if (megatron_options(s, w, e)) return e ? e->code : ERR_CONFIG;
-      w->schedule = SPEC_1F1B, w->dp_algo = SPEC_RING;
+      if (!spec_is_diloco(w)) w->schedule = SPEC_1F1B, w->dp_algo = SPEC_RING;
       break;
   }
   return ERR_OK;
