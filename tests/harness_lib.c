@@ -233,11 +233,14 @@ static void check_export(const hx_case *c, const hx_run *x, const char *dir,
 
 /* ---- utilisation <= 1 ---- */
 
+/* What a run's inspection reads of its records: the link statistics and
+ * what held its transfers back, from the engine's rate log. */
 typedef struct ls_ctx {
   const scenario *s;
   const transport_options *o;
   sim_rate_log rates;
   sim_linkstats ls;
+  sim_netbound nb;
   bool built;
 } ls_ctx;
 
@@ -247,20 +250,30 @@ static void inspect(void *ctx, const sim_graph *g) {
   const sim_task *t = sim_graph_tasks(g, &n);
   sim_linkstats_build(k->s, k->o, t, n, 0, sim_graph_end(g), &k->rates,
                       &k->ls);
+  sim_netbound_of(k->s, k->o, t, n, &k->rates, &k->nb);
   k->built = true;
+}
+
+/* One iteration of x under m, inspected into *k (its link statistics the
+ * caller's to free when k->built); ERR_OK and *out, or e. */
+static int inspected(const hx_case *c, const hx_run *x, transport_model m,
+                     ls_ctx *k, sim_result *out, err *e) {
+  sim_options o = options(c, m);
+  *k = (ls_ctx){.s = x->on, .o = &o.transport};
+  o.inspect = inspect, o.inspect_ctx = k, o.rates = &k->rates;
+  int rc = sim_run(x->on, x->a, &o, out, e);
+  k->o = NULL; /* o ends here */
+  sim_rate_log_free(&k->rates);
+  return rc;
 }
 
 #define HX_UTIL_EPS 1e-9
 
 static void check_util(const hx_case *c, const hx_run *x, hx_report *r) {
-  sim_options o = options(c, c->net);
-  ls_ctx k = {.s = x->on, .o = &o.transport};
-  o.inspect = inspect, o.inspect_ctx = &k, o.rates = &k.rates;
+  ls_ctx k;
   sim_result sr = {0};
   err e = {0};
-  int rc = sim_run(x->on, x->a, &o, &sr, &e);
-  sim_rate_log_free(&k.rates);
-  if (rc) {
+  if (inspected(c, x, c->net, &k, &sr, &e)) {
     hx_record(r, c, HX_REL_UTIL, HX_FAIL, 0, "simulate refused", "%s", e.msg);
     return;
   }
@@ -440,20 +453,6 @@ static void check_dp_algo(const hx_case *c, const hx_run *x, const char *dir,
   hx_record(r, c, HX_REL_DPALGO, HX_PASS, 0, NULL, NULL);
 }
 
-typedef struct nb_ctx {
-  const scenario *s;
-  const transport_options *o;
-  sim_rate_log rates;
-  sim_netbound nb;
-} nb_ctx;
-
-static void nb_inspect(void *ctx, const sim_graph *g) {
-  nb_ctx *k = ctx;
-  uint32_t n;
-  const sim_task *t = sim_graph_tasks(g, &n);
-  sim_netbound_of(k->s, k->o, t, n, &k->rates, &k->nb);
-}
-
 static void check_net_model(const hx_case *c, const hx_run *x,
                             const char *dir, hx_report *r) {
   double it[TRANSPORT_NMODELS], sync[TRANSPORT_NMODELS];
@@ -465,13 +464,11 @@ static void check_net_model(const hx_case *c, const hx_run *x,
                 "%s: %s", transport_model_name((transport_model)m), e.msg);
       return;
     }
-  sim_options o = options(c, TRANSPORT_TCP);
-  nb_ctx k = {.s = x->on, .o = &o.transport};
-  o.rates = &k.rates, o.inspect = nb_inspect, o.inspect_ctx = &k;
+  ls_ctx k;
   sim_result sr = {0};
-  int rc = sim_run(x->on, x->a, &o, &sr, &e);
+  int rc = inspected(c, x, TRANSPORT_TCP, &k, &sr, &e);
   sim_result_free(&sr);
-  sim_rate_log_free(&k.rates);
+  if (k.built) sim_linkstats_free(&k.ls);
   bool same = HX_SAME(it[TRANSPORT_IDEAL], it[TRANSPORT_TCP]);
   bool said = k.nb.held_total == 0;
   if (rc)
