@@ -214,8 +214,15 @@ static void check_alloc_file(const hx_case *c, const hx_opts *o,
   if (shape) {
     add(&a, "--shape"), add(&a, "auto"), add(&a, "--simulate-best"), add(&a, "2");
     add(&a, "--micro-batches"), add(&a, "%d", c->micro_batch);
-  } else {
-    add(&a, "--method"), add(&a, "%s", c->method);
+  } else { /* any method: the case's placement, or a search by the seed */
+    static const char *const searches[][3] = {
+        {"random-search", NULL, NULL}, {"gcma", "--population", "10"},
+        {"hybrid", "--population", "10"}, {"sim", "--starts", "1"}};
+    const char *const *m = searches[c->seed / 3 % 4];
+    bool search = c->seed % 3 == 0;
+    add(&a, "--method"), add(&a, "%s", search ? m[0] : c->method);
+    add(&a, "--trials"), add(&a, "8");
+    if (search && m[1]) add(&a, "%s", m[1]), add(&a, "%s", m[2]);
     if (split[0]) add(&a, "--layers-per-stage"), add(&a, "%s", split);
   }
   hx_out x;
