@@ -12,6 +12,7 @@
 
 #include "analysis/costcmd_header.h"
 #include "base/mem.h"
+#include "models/alloc_file.h"
 #include "models/partition.h"
 #include "models/predict.h"
 #include "models/runtime.h"
@@ -19,8 +20,10 @@
 #include "sim/place.h"
 #include "sim/training.h"
 #include "traces/fault.h"
+#include "traces/scenario_subset.h"
 
-scenario *eval_scenario(const sweep_point *p, err *e) {
+/* p's scenario loaded, its content checked against p's identity. */
+static scenario *load(const sweep_point *p, err *e) {
   scenario *s = scenario_load(p->scenario, e);
   if (!s) return NULL;
   /* The row's identity holds the content sweep_resolve saw: refuse to store
@@ -32,14 +35,53 @@ scenario *eval_scenario(const sweep_point *p, err *e) {
     scenario_free(s);
     return NULL;
   }
-  if (scenario_apply(s, &p->knobs, e) != ERR_OK) {
+  return s;
+}
+
+/* k applied to s and its workload resolved; s freed on failure. */
+static scenario *applied(scenario *s, const scenario_knobs *k, err *e) {
+  spec_workload sw;
+  if (scenario_apply(s, k, e) != ERR_OK ||
+      spec_workload_resolve(s, &sw, e) != ERR_OK) {
     scenario_free(s);
     return NULL;
   }
-  spec_workload sw;
-  if (spec_workload_resolve(s, &sw, e)) {
+  return s;
+}
+
+scenario *eval_scenario(const sweep_point *p, err *e) {
+  scenario *s = load(p, e);
+  return s ? applied(s, &p->knobs, e) : NULL;
+}
+
+scenario *eval_scenario_alloc(const sweep_point *p, const char *path,
+                              alloc **a, scenario **view, err *e) {
+  *a = NULL, *view = NULL;
+  scenario *s = load(p, e);
+  alloc_file f = {0};
+  scenario_knobs k = p->knobs;
+  if (s && (alloc_file_read(path, s->ndevices, &f, e) ||
+            alloc_file_knobs(&f, s, &k, e) ||
+            alloc_file_check_split(&f, s, &k, e))) {
     scenario_free(s);
-    return NULL;
+    s = NULL;
+  }
+  if (s && f.split.layers_per_stage && !k.layers_per_stage &&
+      !k.balanced_layers)
+    k.layers_per_stage = f.split.layers_per_stage,
+    k.nlayers_per_stage = f.a->stages;
+  if (s && (scenario_apply(s, &k, e) ||
+            !(*a = alloc_file_alloc(&f, s, view, e)))) {
+    scenario_free(s);
+    s = NULL;
+  }
+  alloc_file_free(&f);
+  spec_workload sw;
+  if (s && spec_workload_resolve(*view ? *view : s, &sw, e)) {
+    alloc_free(*a);
+    scenario_subset_free(*view);
+    scenario_free(s);
+    *a = NULL, *view = NULL, s = NULL;
   }
   return s;
 }

@@ -21,6 +21,15 @@
  * differs from p->scenario_hash (when set). Caller owns it. */
 scenario *eval_scenario(const sweep_point *p, err *e);
 
+/* eval_scenario with the allocation file at path joined (models/
+ * alloc_file.h): its workload, shape and split applied where p gives
+ * none (a knob of p that differs is an error naming both), *a its
+ * allocation, on *view (free with scenario_subset_free before the
+ * scenario) when the file names some of the devices, else on the
+ * scenario (*view NULL). NULL and e filled on failure. */
+scenario *eval_scenario_alloc(const sweep_point *p, const char *path,
+                              alloc **a, scenario **view, err *e);
+
 /* The GPU types of s as results.gpu stores them: the one name when every
  * site has it, else the distinct names in site order joined by commas;
  * "mixed" if they do not fit in size (> 5) bytes. Names as spec.h spells. */

@@ -19,6 +19,7 @@
 #include "base/mem.h"
 #include "models/cost.h"
 #include "sim/place.h"
+#include "traces/scenario_subset.h"
 #include "sim/sim.h"
 #include "traces/csv.h"
 
@@ -27,7 +28,7 @@
 
 /* A row resolved: what measure_sim runs. */
 typedef struct run {
-  scenario *s;
+  scenario *s, *view; /* view: an allocation file's devices (or NULL) */
   alloc *a;
   sim_options o;
 } run;
@@ -180,18 +181,16 @@ static int resolve(const measure_set *m, const header *h, int line, char **f,
     return err_set(e, ERR_CONFIG, "%s:%d: a measurement is one iteration "
                    "(no iterations, faults, recovery or checkpoint_every)",
                    m->path, line);
-  r->s = eval_scenario(p, e);
+  char *path = h->alloc >= 0 && f[h->alloc][0] ? beside(m, f[h->alloc]) : NULL;
+  r->s = path ? eval_scenario_alloc(p, path, &r->a, &r->view, e)
+              : eval_scenario(p, e);
+  free(path);
   if (!r->s) return at_row(m, line, e ? e->code : ERR_CONFIG, e);
   r->o = sim_options_default();
   r->o.transport.model = (transport_model)transport_model_parse(p->network);
   r->o.transport.window_bytes = (double)p->knobs.window_bytes;
   r->o.seed = r->s->seed;
-  const scenario_workload *w = &r->s->workload;
-  if (h->alloc >= 0 && f[h->alloc][0]) {
-    char *path = beside(m, f[h->alloc]);
-    r->a = alloc_read(path, w->replicas, w->stages, r->s->ndevices, e);
-    free(path);
-  } else {
+  if (!r->a) {
     cost_ctx *c = cost_ctx_from_scenario(r->s, e);
     r->a = c ? sim_place(r->s, c, p->method, &r->o, e) : NULL;
     cost_ctx_free(c);
@@ -247,6 +246,7 @@ static int read_row(measure_set *m, const header *h, csv_reader *rd,
     m->runs[m->n++] = r;
   } else {
     alloc_free(r.a);
+    scenario_subset_free(r.view);
     scenario_free(r.s);
   }
   sweep_free(sw);
@@ -303,6 +303,7 @@ void measure_free(measure_set *m) {
     free((char *)m->rows[i].scenario);
     free((char *)m->rows[i].method);
     alloc_free(m->runs[i].a);
+    scenario_subset_free(m->runs[i].view);
     scenario_free(m->runs[i].s);
   }
   free(m->rows);
@@ -322,7 +323,7 @@ const char *measure_path(const measure_set *m) { return m->path; }
 int measure_sim(const measure_set *m, int i, double *sim_s, err *e) {
   const run *r = &m->runs[i];
   sim_result res;
-  int rc = sim_run(r->s, r->a, &r->o, &res, e);
+  int rc = sim_run(r->view ? r->view : r->s, r->a, &r->o, &res, e);
   if (rc) return at_row(m, m->rows[i].line, rc, e);
   *sim_s = res.iteration_s;
   sim_result_free(&res);

@@ -198,7 +198,7 @@ static scenario *geo_case(const reproduce_row *r, err *e) {
   k.batch = r->batch;
   k.layers = r->layers;
   k.runtime = spec_runtime_name(meg ? SPEC_RUNTIME_MEGATRON : SPEC_RUNTIME_DTFM);
-  k.micro_batches_per_pass = 64; /* DT-FM's; Megatron runs them all at once */
+  if (!meg) k.micro_batches_per_pass = 64; /* Megatron runs them at once */
   if (scenario_apply(s, &k, e)) {
     scenario_free(s);
     return NULL;

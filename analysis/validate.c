@@ -55,10 +55,17 @@ static void add(validate_report *r, const char *kind, alloc *a) {
  * same sample), then perturbations of the best-scored so far and random
  * permutations, alternating. */
 static int draw_sample(validate_report *r, const scenario *s,
-                       const cost_ctx *c, int want, err *e) {
+                       const cost_ctx *c, const alloc *include, int want,
+                       err *e) {
   static const schedule_method_id named[] = {
       SCHEDULE_DTFM_IDENTITY, SCHEDULE_MEGATRON, SCHEDULE_GREEDY,
       SCHEDULE_GCMA, SCHEDULE_SIM};
+  if (include) {
+    alloc *a = alloc_new(include->replicas, include->stages);
+    memcpy(a->device, include->device,
+           (size_t)(include->replicas * include->stages) * sizeof *a->device);
+    add(r, "alloc", a);
+  }
   for (size_t k = 0; k < sizeof named / sizeof *named && r->n < want; k++) {
     const char *method = schedule_method_name(named[k]);
     alloc *a = sim_place(s, c, method, NULL, e);
@@ -227,7 +234,8 @@ validate_report *validate_run(const scenario *s, const validate_opts *o,
   for (int m = 0; m < VALIDATE_NETWORKS; m++)
     if (o->networks & (1u << m)) r->v[r->nv++].network = (transport_model)m;
   cost_ctx *c = cost_ctx_from_scenario(s, e);
-  int rc = c ? draw_sample(r, s, c, want, e) : (e ? e->code : ERR_CONFIG);
+  int rc = c ? draw_sample(r, s, c, o->include, want, e)
+             : (e ? e->code : ERR_CONFIG);
   if (rc == ERR_OK && o->cost_cmd) rc = score_plugged(r, s, c, o, e);
   if (rc == ERR_OK) {
     r->rows = mem_calloc((size_t)(r->nv * r->n), sizeof *r->rows);

@@ -30,6 +30,9 @@ typedef struct validate_opts {
    * session, NULL: none; its per-candidate timeout (<= 0: the default). */
   const char *cost_cmd;
   double cost_timeout_s;
+  /* An allocation the sample starts with, of kind "alloc" (a user's file:
+   * validate --alloc); NULL: none. Borrowed. */
+  const struct alloc *include;
   /* Called after each simulation (done of total); may be NULL. */
   void (*progress)(void *ctx, int done, int total);
   void *progress_ctx;

@@ -55,6 +55,7 @@ void alloc_partition_free(alloc_partition *p) {
 typedef struct table_shape {
   int rows, cols, ndevices;
   const char *what, *sub;
+  bool some; /* fewer devices than ndevices, each once (the others idle) */
 } table_shape;
 
 /* Checks table dev of shape t; name is what messages cite. */
@@ -62,7 +63,7 @@ static int check_table(const int *dev, const table_shape *t, const char *name,
                        err *e) {
   int rows = t->rows, cols = t->cols, ndevices = t->ndevices;
   const char *what = t->what, *sub = t->sub;
-  if (rows * cols != ndevices)
+  if (t->some ? rows * cols > ndevices : rows * cols != ndevices)
     return err_set(e, ERR_CONFIG, "%s: %d %ss of %d is not the %d devices",
                    name, rows, what, cols, ndevices);
   int *seen = mem_alloc((size_t)ndevices * sizeof *seen);
@@ -81,7 +82,7 @@ static int check_table(const int *dev, const table_shape *t, const char *name,
     else
       seen[d] = i;
   }
-  for (int d = 0; d < ndevices && !rc; d++)
+  for (int d = 0; d < ndevices && !rc && !t->some; d++)
     if (seen[d] < 0)
       rc = err_set(e, ERR_MISSING, "%s: device %d is not used", name, d);
   free(seen);
@@ -190,8 +191,8 @@ static int find_table(const table_doc *d, const table_shape *t, json_t *root,
     if (strcmp(k, d->key) != 0)
       return err_set(e, ERR_PARSE, "%s:%d: unknown key '%s' (expected \"%s\"%s)",
                      d->name, locate(d->text, d->len, k, LOC_KEY, 0), k,
-                     d->key, d->extra ? ", \"stages\", \"replicas\" or "
-                     "\"layers_per_stage\"" : "");
+                     d->key, d->extra ? ", \"stages\", \"replicas\", "
+                     "\"layers_per_stage\" or \"workload\"" : "");
     *table = v;
   }
   if (!*table)
@@ -291,8 +292,8 @@ static int parse_table(const table_doc *d, const table_shape *t, int *out,
   return parse_table_split(d, t, out, 0, NULL, e);
 }
 
-static const char *const alloc_extra_keys[] = {"stages", "replicas",
-                                               "layers_per_stage", NULL};
+static const char *const alloc_extra_keys[] = {
+    "stages", "replicas", "layers_per_stage", "workload", NULL};
 
 /* An optional shape key: when present, an integer equal to want. */
 static int read_shape_key(const table_doc *d, const json_t *root,
@@ -304,8 +305,9 @@ static int read_shape_key(const table_doc *d, const json_t *root,
     return err_set(e, ERR_PARSE, "%s:%d: %s must be an integer", d->name,
                    line, key);
   if (json_integer_value(v) != want)
-    return err_set(e, ERR_CONFIG, "%s:%d: %s: %lld, but the scenario has %d",
-                   d->name, line, key, (long long)json_integer_value(v), want);
+    return err_set(e, ERR_CONFIG, "%s:%d: %s: %lld, but its pipelines have "
+                   "%d", d->name, line, key, (long long)json_integer_value(v),
+                   want);
   return ERR_OK;
 }
 
@@ -366,6 +368,36 @@ alloc *alloc_parse_split(const char *text, size_t len, const char *name,
     return NULL;
   }
   assert(alloc_validate(a, replicas, stages, ndevices, name, NULL) == ERR_OK);
+  return a;
+}
+
+/* The rows x columns of text's "pipelines" as its first row gives them (0
+ * x 0 when it is not an array of arrays: the parse then says why). */
+static void peek_shape(const char *text, size_t len, int *rows, int *cols) {
+  json_t *root = json_loadb(text, len, 0, NULL);
+  const json_t *t = json_object_get(root, "pipelines");
+  size_t r = json_array_size(t), c = json_array_size(json_array_get(t, 0));
+  *rows = r <= INT_MAX ? (int)r : 0, *cols = c <= INT_MAX ? (int)c : 0;
+  json_decref(root);
+}
+
+alloc *alloc_parse_some(const char *text, size_t len, const char *name,
+                        int ndevices, alloc_split *split, err *e) {
+  int rows, cols;
+  peek_shape(text, len, &rows, &cols);
+  if (!rows || !cols) rows = cols = 1; /* the parse names what is wrong */
+  alloc *a = alloc_new(rows, cols);
+  table_doc d = {.text = text, .len = len, .name = name, .key = "pipelines",
+                 .extra = alloc_extra_keys};
+  table_shape t = {.rows = rows, .cols = cols, .ndevices = ndevices,
+                   .what = "pipeline", .sub = "stage",
+                   .some = (long long)rows * cols < ndevices};
+  *split = (alloc_split){0};
+  if (parse_table_split(&d, &t, a->device, 0, split, e)) {
+    alloc_free(a);
+    alloc_split_free(split);
+    return NULL;
+  }
   return a;
 }
 
@@ -469,22 +501,6 @@ static void write_table(FILE *f, const char *key, const int *dev, int rows,
 
 void alloc_write(const alloc *a, FILE *f) {
   write_table(f, "pipelines", a->device, a->replicas, a->stages);
-}
-
-void alloc_write_split(const alloc *a, const int *layers_per_stage, FILE *f) {
-  fprintf(f, "{\"stages\": %d, \"replicas\": %d,\n \"layers_per_stage\": [",
-          a->stages, a->replicas);
-  for (int st = 0; st < a->stages; st++)
-    fprintf(f, "%s%d", st ? ", " : "", layers_per_stage[st]);
-  fputs("],\n \"pipelines\": [\n", f);
-  json_t *t = table_json(a->device, a->replicas, a->stages);
-  for (int r = 0; r < a->replicas; r++) {
-    char *row = json_dumps(json_array_get(t, (size_t)r), 0);
-    fprintf(f, "  %s%s\n", row, r + 1 < a->replicas ? "," : "");
-    free(row);
-  }
-  fputs("]}\n", f);
-  json_decref(t);
 }
 
 void alloc_partition_write(const alloc_partition *p, FILE *f) {

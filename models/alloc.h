@@ -80,6 +80,16 @@ alloc *alloc_parse_split(const char *text, size_t len, const char *name,
                          alloc_split *split, err *e);
 alloc *alloc_read_split(const char *path, int replicas, int stages,
                         int ndevices, int layers, alloc_split *split, err *e);
+
+/* An allocation file of ndevices's devices whatever its shape: its rows
+ * (pipelines) of equal length, each device 0 .. ndevices-1 at most once,
+ * every one of them or fewer (the others idle); the shape keys checked
+ * against its rows, the split read (summed later, by the run's layers).
+ * The allocation's devices are the file's numbers. NULL and e filled as
+ * alloc_parse_split fails; split holds nothing then. models/alloc_file.h
+ * reads the rest of the file. */
+alloc *alloc_parse_some(const char *text, size_t len, const char *name,
+                        int ndevices, alloc_split *split, err *e);
 void alloc_split_free(alloc_split *split);  /* NULL is fine */
 
 /* The same for partitions: {"groups": [[d, ...], ...]}, ngroups groups of
@@ -103,11 +113,6 @@ char *alloc_text(const alloc *a);
 /* Writes a as {"pipelines": [[...], ...]} (one row per line) to f. */
 void alloc_write(const alloc *a, FILE *f);
 void alloc_partition_write(const alloc_partition *p, FILE *f);
-
-/* Writes a with its shape and layer split (stages entries) as
- * {"stages": D, "replicas": R, "layers_per_stage": [...], "pipelines":
- * [...]}: what `schedule -o` writes and simulate --alloc reads back. */
-void alloc_write_split(const alloc *a, const int *layers_per_stage, FILE *f);
 
 /* The partition of a: group s = column s, in row order. Caller owns it. */
 alloc_partition *alloc_to_partition(const alloc *a);

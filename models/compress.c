@@ -67,6 +67,7 @@ double compress_grad_s(const spec_workload *w, const spec_gpu *g,
 }
 
 double compress_sync_s(const spec_workload *w, int st, const spec_gpu *g) {
+  if (w->replicas < 2) return 0; /* one replica exchanges nothing */
   double b = spec_stage_gradient_bytes(w, st);
   return compress_grad_s(w, g, b, false) + compress_grad_s(w, g, b, true);
 }

@@ -65,7 +65,8 @@ double compress_grad_s(const spec_workload *w, const spec_gpu *g,
                        double bytes16, bool update);
 
 /* Seconds stage st of w on g spends quantising its gradient before a
- * synchronisation and dequantising the result. */
+ * synchronisation and dequantising the result; 0 with one replica, which
+ * exchanges nothing (issue 33: --grad-bits moved a one-replica run). */
 double compress_sync_s(const spec_workload *w, int st, const spec_gpu *g);
 
 #endif

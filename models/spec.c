@@ -190,6 +190,49 @@ void spec_gpu_list(char *buf, size_t size) {
              gpus[i].name);
 }
 
+/* Whether Megatron-LM's runtime runs schedule sc (its 1F1B) and
+ * synchronises by algo (NCCL's ring all-reduce). */
+static bool megatron_schedule(spec_schedule sc) {
+  switch (sc) {
+    case SPEC_GPIPE: return false;
+    case SPEC_1F1B: return true;
+  }
+  return false;
+}
+static bool megatron_algo(spec_dp_algo algo) {
+  switch (algo) {
+    case SPEC_RING: return true;
+    case SPEC_CENTRAL_PS:
+    case SPEC_SHARDED_PS:
+    case SPEC_HIER_RING:
+    case SPEC_HIVEMIND:
+    case SPEC_DILOCO:
+    case SPEC_STREAMING_DILOCO: return false;
+  }
+  return false;
+}
+
+/* Under Megatron: an option (a knob, not the scenario file, whose values
+ * the run states: models/unused.h) that asks for what its runtime does
+ * not run is refused, naming the runtime (issue 33: --dp-algo central-ps
+ * and sharded-ps gave ring's time to the bit). */
+static int megatron_options(const scenario *s, const spec_workload *w,
+                            err *e) {
+  const scenario_workload *sw = &s->workload;
+  if (s->line[WORKLOAD_schedule] == SCENARIO_LINE_KNOB &&
+      !megatron_schedule(w->schedule))
+    return err_set_field(e, WORKLOAD_schedule, ERR_CONFIG, "%s: --schedule "
+                         "%s: runtime megatron runs 1F1B (give --schedule "
+                         "1f1b or leave it out)", s->name, sw->schedule);
+  if (s->line[WORKLOAD_dp_algo] == SCENARIO_LINE_KNOB &&
+      !megatron_algo(w->dp_algo) && !spec_is_diloco(w))
+    return err_set_field(e, WORKLOAD_dp_algo, ERR_CONFIG, "%s: --dp-algo %s: "
+                         "runtime megatron all-reduces its gradients with "
+                         "NCCL's ring (give --dp-algo ring or leave it out)",
+                         s->name, sw->dp_algo);
+  return ERR_OK; /* K: stated (measurements give it for either runtime) */
+}
+
 static int resolve_names(const scenario *s, spec_workload *w, err *e) {
   const scenario_workload *sw = &s->workload;
   w->model = spec_scenario_model(s);
@@ -217,7 +260,11 @@ static int resolve_names(const scenario *s, spec_workload *w, err *e) {
     case SPEC_RUNTIME_DTFM: break; /* the workload's schedule and algorithm */
     case SPEC_RUNTIME_MEGATRON:
       /* Megatron-LM runs 1F1B and synchronises with NCCL all-reduce
-       * (DiLoCo and hivemind under it are refused below). */
+       * (DiLoCo and hivemind under it are refused below); an option
+       * asking otherwise is refused, the scenario file's values are stated
+       * (unused.h) */
+      if (!spec_dp_algo_matchmakes(w->dp_algo) && megatron_options(s, w, e))
+        return e ? e->code : ERR_CONFIG;
       if (!spec_is_diloco(w) && !spec_dp_algo_matchmakes(w->dp_algo))
         w->schedule = SPEC_1F1B, w->dp_algo = SPEC_RING;
       break;

@@ -161,17 +161,31 @@ static bool per_replica_batch(shape_goal goal) {
   return false;
 }
 
-/* The global batch of a shape with `replicas` at micro-batch m, or 0 when
- * it does not divide into replicas x m x K. */
-static int batch_of(const ctx *x, int replicas, int m) {
-  long long b = per_replica_batch(x->o->goal)
-                    ? (long long)x->per_replica * replicas
-                    : x->s->workload.batch;
+/* b if it divides into replicas x m x K, else 0. */
+static int divides(const ctx *x, long long b, int replicas, int m) {
   long long k = workload_batch_k(x->s->workload.runtime,
                                  x->s->workload.micro_batches_per_pass), pp;
   if (b > INT32_MAX || !scenario_batch_divides(b, replicas, m, k, &pp))
     return 0;
   return (int)b;
+}
+
+/* The global batches a shape with `replicas` at micro-batch m is tried
+ * at, into b (0: does not divide): the goal's (the batch per replica kept,
+ * or the scenario's), and for throughput the scenario's too, so that the
+ * throughput search holds every configuration the iteration search judges
+ * (issue 33: it reported 87.1 samples/s where the iteration objective
+ * found 99.7). Returns how many. */
+static int batches_of(const ctx *x, int replicas, int m, int b[2]) {
+  long long global = x->s->workload.batch;
+  if (!per_replica_batch(x->o->goal)) {
+    b[0] = divides(x, global, replicas, m);
+    return 1;
+  }
+  b[0] = divides(x, (long long)x->per_replica * replicas, replicas, m);
+  b[1] = global != (long long)x->per_replica * replicas
+             ? divides(x, global, replicas, m) : 0;
+  return 2;
 }
 
 /* Records the even split's smallest stage that does not fit a (w its
@@ -358,18 +372,20 @@ static void subset(ctx *x, const int *keep, int n) {
     alloc *pl[NPLACE] = {NULL};
     bool placed = false;
     for (int mi = 0; mi < x->nmicro; mi++) {
-      int m = x->micro[mi], batch = batch_of(x, R, m);
-      if (!batch) continue;
-      x->nbatch_ok++;
-      if (!placed) {
-        scenario *v = shape_view(x->s, keep, n, S, R, batch, m, x->algo[0],
-                                 NULL);
-        placements(v, pl);
-        scenario_subset_free(v);
-        placed = true;
+      int m = x->micro[mi], b[2];
+      for (int bi = 0, nb = batches_of(x, R, m, b); bi < nb; bi++) {
+        if (!b[bi]) continue;
+        x->nbatch_ok++;
+        if (!placed) {
+          scenario *v = shape_view(x->s, keep, n, S, R, b[bi], m, x->algo[0],
+                                   NULL);
+          placements(v, pl);
+          scenario_subset_free(v);
+          placed = true;
+        }
+        for (int ai = 0; ai < x->nalgos; ai++)
+          judge(x, keep, n, S, R, m, b[bi], ai, pl);
       }
-      for (int ai = 0; ai < x->nalgos; ai++)
-        judge(x, keep, n, S, R, m, batch, ai, pl);
     }
     for (int p = 0; p < NPLACE; p++) alloc_free(pl[p]);
   }
@@ -439,10 +455,7 @@ static double decided_s(const shape_config *c) {
   return isnan(c->simulated_s) ? c->predicted_s : c->simulated_s;
 }
 
-typedef struct ranked {
-  double score;
-  long i;
-} ranked;
+typedef struct ranked { double score; long i; } ranked;
 
 static int cmp_ranked(const void *a, const void *b) {
   const ranked *x = a, *y = b;
@@ -455,13 +468,19 @@ static int cmp_int_(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+scenario *shape_config_view(const scenario *s, const shape_opts *o,
+                            const shape_config *c) {
+  scenario *v = shape_view(s, c->keep, c->ndev, c->stages, c->replicas,
+                           c->batch, c->micro_batch, c->dp_algo, c->layers);
+  plan_view(o, v, c->dp_algo, c->fragments);
+  return v;
+}
+
 /* Simulates configuration i (once). */
 static int simulate(ctx *x, long i, err *e) {
   shape_config *c = &x->r->all[i];
   if (!isnan(c->simulated_s)) return ERR_OK;
-  scenario *v = shape_view(x->s, c->keep, c->ndev, c->stages, c->replicas,
-                           c->batch, c->micro_batch, c->dp_algo, c->layers);
-  plan_view(x->o, v, c->dp_algo, c->fragments);
+  scenario *v = shape_config_view(x->s, x->o, c);
   alloc *a = alloc_new(c->replicas, c->stages);
   for (int k = 0; k < c->ndev; k++) { /* parent -> view: keep increases */
     const int *at = bsearch(&c->a->device[k], c->keep, (size_t)c->ndev,
@@ -531,36 +550,62 @@ static void group(shape_result *r, shape_goal goal, bool sim_only) {
   sort_shapes(r);
 }
 
-/* How many configurations decide() simulates: the k best of v (ranked)
- * and each shape's best, each once. */
-static long planned(const shape_result *r, const ranked *v, long k) {
-  bool *on = mem_calloc((size_t)r->nall, sizeof *on);
-  for (long i = 0; i < r->nall && i < k; i++) on[v[i].i] = true;
-  for (int g = 0; g < r->nshapes; g++) on[r->per_shape[g]] = true;
+/* Marks in on[] what a search under goal simulates among the
+ * configurations of r at batch (0: every one): the predictor's k best by
+ * goal's score, and the best of each (stages, replicas, dp_algo). */
+static void mark(const shape_result *r, shape_goal goal, int batch, long k,
+                 bool *on) {
+  ranked *v = mem_alloc((size_t)(r->nall + 1) * sizeof *v);
+  long n = 0;
+  for (long i = 0; i < r->nall; i++)
+    if (!batch || r->all[i].batch == batch)
+      v[n++] = (ranked){shape_score(goal, &r->all[i], r->all[i].predicted_s),
+                        i};
+  qsort(v, (size_t)n, sizeof *v, cmp_ranked);
+  for (long i = 0; i < n && i < k; i++) on[v[i].i] = true;
+  long *best = mem_alloc((size_t)(n + 1) * sizeof *best);
+  int ng = 0;
+  for (long j = 0; j < n; j++) { /* v's order: the first of a group is its best */
+    const shape_config *c = &r->all[v[j].i];
+    int g = 0;
+    for (; g < ng; g++) {
+      const shape_config *b = &r->all[best[g]];
+      if (b->stages == c->stages && b->replicas == c->replicas &&
+          strcmp(b->dp_algo, c->dp_algo) == 0)
+        break;
+    }
+    if (g == ng) best[ng++] = v[j].i, on[v[j].i] = true;
+  }
+  free(best), free(v);
+}
+
+/* What decide() simulates into on[] (r->nall entries): mark's under the
+ * goal and, for throughput, the iteration search's own at the scenario's
+ * batch, so that its best (more samples/s or not) is simulated here too;
+ * returns how many. */
+static long plan(const ctx *x, bool *on) {
+  const shape_result *r = x->r;
+  mark(r, x->o->goal, 0, x->o->simulate, on);
+  if (per_replica_batch(x->o->goal))
+    mark(r, SHAPE_ITERATION, x->s->workload.batch, x->o->simulate, on);
   long n = 0;
   for (long i = 0; i < r->nall; i++) n += on[i];
-  free(on);
   return n;
 }
 
-/* The predictor's best o->simulate and each shape's best simulated; the
- * best by the deciding time (only simulated ones when any was). */
+/* The simulations plan() marks; the best by the deciding time (only
+ * simulated ones when any was). */
 static int decide(ctx *x, err *e) {
   shape_result *r = x->r;
   shape_goal goal = x->o->goal;
   group(r, goal, false);
   if (x->o->sim && x->o->simulate > 0) {
-    ranked *v = mem_alloc((size_t)r->nall * sizeof *v);
-    for (long i = 0; i < r->nall; i++)
-      v[i] = (ranked){shape_score(goal, &r->all[i], r->all[i].predicted_s), i};
-    qsort(v, (size_t)r->nall, sizeof *v, cmp_ranked);
-    x->planned = planned(r, v, x->o->simulate);
+    bool *on = mem_calloc((size_t)r->nall + 1, sizeof *on);
+    x->planned = plan(x, on);
     int rc = ERR_OK;
-    for (long k = 0; rc == ERR_OK && k < r->nall && k < x->o->simulate; k++)
-      rc = simulate(x, v[k].i, e);
-    for (int g = 0; rc == ERR_OK && g < r->nshapes; g++)
-      rc = simulate(x, r->per_shape[g], e);
-    free(v);
+    for (long i = 0; rc == ERR_OK && i < r->nall; i++)
+      if (on[i]) rc = simulate(x, i, e);
+    free(on);
     if (rc) return rc;
     free(r->per_shape); /* regrouped: the simulation decides */
     group(r, goal, true);

@@ -2,11 +2,14 @@
  * the placement (`geodes schedule --shape auto`): stages x replicas x
  * micro-batch x which devices work (the others idle) x layer split x
  * placement, under the memory constraint, for the most samples per second
- * (the batch per replica kept, so the global batch follows the replicas)
- * or the shortest iteration at the scenario's global batch. The predictor
- * judges every configuration; the simulation, a function pointer (so
- * schedules/ never calls up into sim/), decides among the predictor's best
- * (as `--method sim` does).
+ * (at the batch per replica kept, so the global batch follows the
+ * replicas, or at the scenario's global batch) or the shortest iteration
+ * at the scenario's global batch. The predictor judges every
+ * configuration; the simulation, a function pointer (so schedules/ never
+ * calls up into sim/), decides among the predictor's best (as `--method
+ * sim` does). The throughput search simulates what the iteration search
+ * would too, so its best has at least the samples/s of the iteration
+ * search's best.
  * A subset is how many devices of each site work: a site's devices share
  * one GPU type, NIC and links (per-device overrides aside), so which ones
  * matters little and the first ones of the site are taken. Up to
@@ -132,6 +135,13 @@ long shape_idle_alternative(const scenario *s, const shape_result *r,
 scenario *shape_view(const scenario *s, const int *keep, int n, int stages,
                      int replicas, int batch, int m, const char *algo,
                      const int *layers);
+
+/* The view configuration c of a search of s under o runs on: shape_view
+ * of its devices, shape, batch, micro-batch, dp algorithm and split, with
+ * o's DiLoCo plan (free with scenario_subset_free). What the search
+ * simulates, and what an allocation file of c states. */
+scenario *shape_config_view(const scenario *s, const shape_opts *o,
+                            const shape_config *c);
 
 /* Scores of c under goal: lower is better (seconds per sample for
  * throughput, seconds per iteration for iteration) of time t. */

@@ -444,6 +444,11 @@ void sim_graph_attach(sim_graph *g, const sim_net_topo *topo,
   g->attached = true;
 }
 
+void sim_graph_log_rates(sim_graph *g, sim_rate_log *log) {
+  assert(g->attached);
+  sim_net_log_rates(g->net, log);
+}
+
 void sim_graph_detach(sim_graph *g) {
   if (!g->attached) return;
   sim_net_free(g->net);

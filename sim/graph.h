@@ -154,6 +154,10 @@ typedef struct sim_graph_speed {
 void sim_graph_attach(sim_graph *g, const sim_net_topo *topo,
                       const transport_options *o, sim_net_conn conn);
 
+/* After sim_graph_attach: the net logs every message's rate changes into
+ * log (borrowed; sim_net_log_rates). */
+void sim_graph_log_rates(sim_graph *g, sim_rate_log *log);
+
 /* Frees the attached queue and net; nothing happens when none is. */
 void sim_graph_detach(sim_graph *g);
 

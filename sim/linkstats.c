@@ -76,21 +76,24 @@ static int nic_layout(const scenario *s, int *nic, int *first) {
 }
 
 typedef struct seg {
-  int64_t t0, t1;
   double bytes;
-  int dev, dst;
+  int dev, dst, channels;
 } seg;
 
+/* A change of a resource's rate: at t, rate (Gbit/s) more and d more
+ * messages sending; seq keeps the log's order. */
 typedef struct ev {
   int64_t t;
   double rate;
-  int d;
+  int d, res;
+  size_t seq;
 } ev;
 
 static int ev_cmp(const void *x, const void *y) {
   const ev *a = x, *b = y;
+  if (a->res != b->res) return a->res < b->res ? -1 : 1;
   if (a->t != b->t) return a->t < b->t ? -1 : 1;
-  return a->d - b->d; /* ends before starts: a tie is no overlap */
+  return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
 static int key_cmp(const void *x, const void *y) {
@@ -99,34 +102,42 @@ static int key_cmp(const void *x, const void *y) {
 }
 
 /* The links a site pair's m segments v ran on (tmp: m entries), each of
- * the link's bandwidth: under tc one shaper per sending device; under path
- * (not ideal) the path itself between two sites, one private link per
- * ordered device pair inside a site. */
+ * the link's bandwidth: ideal, a private link per connection (its devices
+ * and channels); under path (not ideal) the path itself between two
+ * sites, one private link per ordered device pair inside a site; under tc
+ * one shaper per sending device. */
 static int links_of(const scenario *s, const transport_options *o,
                     const seg *v, size_t m, bool inside, int64_t *tmp) {
-  bool path = scenario_shaping_shares_paths(s->shaping) &&
-              transport_is_shared(o->model);
+  bool ideal = !transport_is_shared(o->model);
+  bool path = scenario_shaping_shares_paths(s->shaping) && !ideal;
   if (path && !inside) return 1;
+  int64_t n = s->ndevices;
   for (size_t i = 0; i < m; i++)
-    tmp[i] = path ? (int64_t)v[i].dev * s->ndevices + v[i].dst : v[i].dev;
+    tmp[i] = ideal  ? ((int64_t)v[i].dev * n + v[i].dst) * 256 + v[i].channels
+             : path ? (int64_t)v[i].dev * n + v[i].dst
+                    : v[i].dev;
   qsort(tmp, m, sizeof *tmp, key_cmp);
   int k = 0;
   for (size_t i = 0; i < m; i++) k += !i || tmp[i] != tmp[i - 1];
   return k;
 }
 
-/* r's change points, bytes, busy time and peak from its segments. */
-static void sweep(sim_ls_res *r, const seg *v, size_t m) {
-  ev *e = mem_alloc((2 * m + 1) * sizeof *e);
-  size_t ne = 0;
-  for (size_t i = 0; i < m; i++) {
-    r->bytes += v[i].bytes;
-    if (v[i].t1 <= v[i].t0) continue;
-    double g = 8 * v[i].bytes / (double)(v[i].t1 - v[i].t0);
-    e[ne++] = (ev){v[i].t0, g, 1};
-    e[ne++] = (ev){v[i].t1, -g, -1};
+/* r's capacity at t: a NIC's, or a link's (its bandwidth at t times the
+ * links it has, r->capacity_gbps's multiple at t = 0). */
+static double capacity_at(const sim_ls_res *r, const scenario *s, int64_t t) {
+  switch (r->kind) {
+    case SIM_LS_LINK:
+      return r->links * trace_at(s->network, r->a, r->b, t).bandwidth_gbps;
+    case SIM_LS_NIC_OUT:
+    case SIM_LS_NIC_IN: return r->capacity_gbps;
   }
-  qsort(e, ne, sizeof *e, ev_cmp);
+  return r->capacity_gbps;
+}
+
+/* r's change points, busy time and peak from its ne events e (sorted);
+ * the peak against the capacity at each change point (a trace moves a
+ * link's: the engine's rates change with it). */
+static void sweep(sim_ls_res *r, const scenario *s, const ev *e, size_t ne) {
   r->t = mem_alloc((ne + 1) * sizeof *r->t);
   r->rate_gbps = mem_alloc((ne + 1) * sizeof *r->rate_gbps);
   r->inflight = mem_alloc((ne + 1) * sizeof *r->inflight);
@@ -141,10 +152,9 @@ static void sweep(sim_ls_res *r, const seg *v, size_t m) {
     r->t[r->npts] = t;
     r->rate_gbps[r->npts] = rate;
     r->inflight[r->npts++] = fl;
-    if (rate / r->capacity_gbps > r->peak_util)
-      r->peak_util = rate / r->capacity_gbps;
+    double cap = capacity_at(r, s, t);
+    if (rate / cap > r->peak_util) r->peak_util = rate / cap;
   }
-  free(e);
 }
 
 /* The resources of each transfer: its site pair, and the NICs it crosses
@@ -163,9 +173,77 @@ static int resources_of(const scenario *s, const transport_options *o,
   return 3;
 }
 
+/* Each logged rate change as events of the resources its message crosses
+ * (*ne of them, malloc'ed, sorted by resource, time and log order). */
+static ev *events_of(const scenario *s, const transport_options *o,
+                     const sim_task *t, uint32_t n, const sim_rate_log *log,
+                     const int *nic, int nnics, size_t *ne) {
+  ev *e = mem_alloc((3 * log->n + 1) * sizeof *e);
+  double *now = mem_calloc((size_t)n + 1, sizeof *now); /* Gbit/s each */
+  size_t m = 0;
+  int rid[3];
+  for (size_t i = 0; i < log->n; i++) {
+    const sim_rate_change *c = &log->v[i];
+    if (c->tag >= n || t[c->tag].kind != SIM_TASK_XFER) continue;
+    double g = 8 * c->rate, dg = g - now[c->tag];
+    int d = (now[c->tag] == 0 && g > 0) - (now[c->tag] > 0 && g == 0);
+    now[c->tag] = g;
+    for (int j = resources_of(s, o, &t[c->tag], nic, nnics, rid); j-- > 0;)
+      if (rid[j] >= 0)
+        e[m++] = (ev){.t = c->t, .rate = dg, .d = d, .res = rid[j], .seq = i};
+  }
+  free(now);
+  qsort(e, m, sizeof *e, ev_cmp);
+  *ne = m;
+  return e;
+}
+
+/* Resource r (index ri of the layout) from its m segments v: its kind,
+ * capacity, bytes and messages. */
+static void resource(sim_ls_res *x, size_t ri, const scenario *s,
+                     const transport_options *o, const seg *v, size_t m,
+                     const int *first, int nnics, int64_t *keys) {
+  int ns = s->nsites;
+  if (ri < (size_t)ns * ns) {
+    *x = (sim_ls_res){.kind = SIM_LS_LINK, .a = (int)ri / ns,
+                      .b = (int)ri % ns, .site = -1};
+    x->links = links_of(s, o, v, m, x->a == x->b, keys);
+    x->capacity_gbps = capacity_at(x, s, 0);
+  } else {
+    bool in = ri >= (size_t)ns * ns + (size_t)nnics;
+    int k = (int)(ri - (size_t)ns * ns) - (in ? nnics : 0);
+    *x = (sim_ls_res){.kind = in ? SIM_LS_NIC_IN : SIM_LS_NIC_OUT,
+                      .a = first[k], .b = -1,
+                      .site = s->device_site[first[k]]};
+    x->capacity_gbps = s->sites[x->site].nic_gbps;
+  }
+  x->flows = m;
+  for (size_t i = 0; i < m; i++) x->bytes += v[i].bytes;
+}
+
+/* Without the engine's log: each transfer at its mean rate over its span
+ * on the wire (an estimate: messages sharing a resource can sum above its
+ * capacity). */
+static void mean_log(const scenario *s, const sim_task *t, uint32_t n,
+                     sim_rate_log *log) {
+  int64_t *w0 = mem_alloc(((size_t)n + 1) * sizeof *w0);
+  int64_t *w1 = mem_alloc(((size_t)n + 1) * sizeof *w1);
+  sim_linkstats_wire(s, t, n, w0, w1);
+  *log = (sim_rate_log){.v = mem_alloc((2 * (size_t)n + 1) * sizeof *log->v)};
+  for (uint32_t i = 0; i < n; i++)
+    if (w1[i] > w0[i] && w0[i] >= 0) {
+      double r = t[i].bytes / (double)(w1[i] - w0[i]);
+      log->v[log->n++] = (sim_rate_change){.t = w0[i], .tag = i, .rate = r};
+      log->v[log->n++] = (sim_rate_change){.t = w1[i], .tag = i, .rate = 0};
+    }
+  free(w0), free(w1);
+}
+
 void sim_linkstats_build(const scenario *s, const transport_options *o,
                          const sim_task *t, uint32_t n, int64_t t0, int64_t t1,
-                         sim_linkstats *out) {
+                         const sim_rate_log *log, sim_linkstats *out) {
+  sim_rate_log mean = {0};
+  if (!log) mean_log(s, t, n, &mean), log = &mean;
   memset(out, 0, sizeof *out);
   out->t0 = t0;
   out->t1 = t1;
@@ -174,48 +252,36 @@ void sim_linkstats_build(const scenario *s, const transport_options *o,
   int *first = mem_alloc(((size_t)nd + 1) * sizeof *first);
   int nnics = nic_layout(s, nic, first);
   size_t nr = (size_t)ns * ns + 2 * (size_t)nnics;
-  int64_t *w0 = mem_alloc(((size_t)n + 1) * sizeof *w0);
-  int64_t *w1 = mem_alloc(((size_t)n + 1) * sizeof *w1);
-  sim_linkstats_wire(s, t, n, w0, w1);
   size_t *off = mem_calloc(nr + 2, sizeof *off);
   int rid[3];
   for (uint32_t i = 0; i < n; i++)
-    if (w1[i] >= 0)
+    if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0 && t[i].t_done >= 0)
       for (int j = resources_of(s, o, &t[i], nic, nnics, rid); j-- > 0;)
         if (rid[j] >= 0) off[rid[j] + 2]++;
   for (size_t r = 0; r < nr; r++) off[r + 2] += off[r + 1];
   seg *v = mem_alloc((off[nr + 1] + 1) * sizeof *v);
   for (uint32_t i = 0; i < n; i++)
-    if (w1[i] >= 0)
+    if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0 && t[i].t_done >= 0)
       for (int j = resources_of(s, o, &t[i], nic, nnics, rid); j-- > 0;)
         if (rid[j] >= 0)
           v[off[rid[j] + 1]++] =
-              (seg){w0[i], w1[i], t[i].bytes, t[i].dev, t[i].dst};
+              (seg){t[i].bytes, t[i].dev, t[i].dst, t[i].channels};
+  size_t ne, k = 0;
+  ev *e = events_of(s, o, t, n, log, nic, nnics, &ne);
   out->res = mem_calloc(nr + 1, sizeof *out->res);
   int64_t *keys = mem_alloc((off[nr] + 1) * sizeof *keys);
   for (size_t r = 0; r < nr; r++) {
-    size_t a = off[r], m = off[r + 1] - a;
+    size_t a = off[r], m = off[r + 1] - a, from = k;
+    while (k < ne && e[k].res == (int)r) k++;
     if (!m) continue;
     sim_ls_res *x = &out->res[out->nres++];
-    if (r < (size_t)ns * ns) {
-      *x = (sim_ls_res){.kind = SIM_LS_LINK, .a = (int)r / ns,
-                        .b = (int)r % ns, .site = -1};
-      x->capacity_gbps = links_of(s, o, v + a, m, x->a == x->b, keys) *
-                         trace_at(s->network, x->a, x->b, 0).bandwidth_gbps;
-    } else {
-      bool in = r >= (size_t)ns * ns + (size_t)nnics;
-      int k = (int)(r - (size_t)ns * ns) - (in ? nnics : 0);
-      *x = (sim_ls_res){.kind = in ? SIM_LS_NIC_IN : SIM_LS_NIC_OUT,
-                        .a = first[k], .b = -1,
-                        .site = s->device_site[first[k]]};
-      x->capacity_gbps = s->sites[x->site].nic_gbps;
-    }
-    x->flows = m;
-    sweep(x, v + a, m);
+    resource(x, r, s, o, v + a, m, first, nnics, keys);
+    sweep(x, s, e + from, k - from);
     double span = (double)(t1 - t0);
     x->mean_util = span > 0 ? 8 * x->bytes / (x->capacity_gbps * span) : 0;
   }
-  free(keys), free(v), free(off), free(w0), free(w1), free(nic), free(first);
+  free(e), free(keys), free(v), free(off), free(nic), free(first);
+  sim_rate_log_free(&mean);
 }
 
 void sim_linkstats_free(sim_linkstats *ls) {

@@ -1,19 +1,18 @@
 /* linkstats: how busy each link and NIC was over a finished run, read from
- * its task records (sim/graph.h). A transfer is on the wire from when its
- * first byte can leave (its start, or the end on the wire of the message
- * before it on its connection, whichever is later: a connection sends its
- * messages back to back) to when its last byte left (its arrival less the
- * link's one-way latency, and no earlier than its send completed), at its
- * mean rate over that span. A resource is a directed site pair (every
- * transfer between the two sites' devices, inside a site too) or a NIC's
- * egress or ingress (transfers that cross it, netem and tcp, limited NICs
- * only).
+ * its task records (sim/graph.h) and the engine's log of every message's
+ * rate changes (sim/net.h: the rates the max-min solver gave, exactly, not
+ * a message's mean rate over its span, whose sum over messages sharing a
+ * resource can pass its capacity). A resource is a directed site pair
+ * (every transfer between the two sites' devices, inside a site too) or a
+ * NIC's egress or ingress (transfers that cross it, netem and tcp, limited
+ * NICs only).
  * Utilisation is rate over capacity: a NIC's capacity is its Gbit/s; a
- * site pair's is the link's bandwidth at t = 0 times the devices that sent
- * on it under tc shaping (each device's egress to a site shaped to the
- * link's rate); under path shaping the link's bandwidth between two sites
- * (one path), times the ordered device pairs that sent inside a site (its
- * non-blocking fabric).
+ * site pair's is the link's bandwidth (at each time: a trace moves it)
+ * times its links: under tc shaping the devices that sent on it (each
+ * device's egress to a site shaped to the link's rate); under path shaping
+ * one (the path between two sites) or inside a site the ordered device
+ * pairs that sent (its non-blocking fabric); ideal, the connections that
+ * sent (a private link each). So no utilisation passes 1 (to rounding).
  * Invariant: a pure reader of finished records; per resource the rate is
  * piecewise constant between change points, and its integral over the run
  * is the resource's bytes (to rounding). */
@@ -41,10 +40,11 @@ typedef struct sim_ls_res {
   sim_ls_kind kind;
   int a, b;             /* LINK: sites a -> b; NIC: its first device, -1 */
   int site;             /* NIC: its site */
-  double capacity_gbps;
+  double capacity_gbps; /* at t = 0 */
+  int links;            /* LINK: capacity_gbps's multiple of the link */
   double bytes, busy_s; /* busy: some flow on the wire */
-  double mean_util;     /* bytes over capacity x the run's span */
-  double peak_util;     /* the highest rate over capacity */
+  double mean_util;     /* bytes over capacity (t = 0) x the run's span */
+  double peak_util;     /* the highest rate over the capacity then */
   uint64_t flows;
   size_t npts;          /* change points of the rate: at t[i] the rate
                            becomes rate_gbps[i] with flows[i] in flight */
@@ -59,16 +59,24 @@ typedef struct sim_linkstats {
   sim_ls_res *res;      /* links by (src, dst) site, then NICs by device */
 } sim_linkstats;
 
-/* Each transfer's span on the wire (see above) into w0[i], w1[i] (n each;
- * -1 for tasks that are not transfers or never ran). */
+/* Each transfer's span on the wire into w0[i], w1[i] (n each; -1 for
+ * tasks that are not transfers or never ran): from when its first byte can
+ * leave (its start, or the end on the wire of the message before it on its
+ * connection, whichever is later: a connection sends its messages back to
+ * back) to when its last byte left (its arrival less the link's one-way
+ * latency, and no earlier than its send completed). Its bytes over the
+ * span are its mean rate (the critical path's steps). */
 void sim_linkstats_wire(const scenario *s, const sim_task *t, uint32_t n,
                         int64_t *w0, int64_t *w1);
 
 /* The statistics of the n finished tasks t of a run of s under o over
- * [t0, t1] into *out (sim_linkstats_free). */
+ * [t0, t1], whose rate changes log holds (sim_options.rates), into *out
+ * (sim_linkstats_free). log NULL: each transfer at its mean rate over its
+ * span on the wire (sim_linkstats_wire), an estimate whose sums can pass
+ * a capacity (a training run's timeline, which keeps no log). */
 void sim_linkstats_build(const scenario *s, const transport_options *o,
                          const sim_task *t, uint32_t n, int64_t t0, int64_t t1,
-                         sim_linkstats *out);
+                         const sim_rate_log *log, sim_linkstats *out);
 
 void sim_linkstats_free(sim_linkstats *ls);
 

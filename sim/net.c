@@ -109,12 +109,27 @@ static inline void advance(flow *f, const sim_maxmin_var *v, int64_t now) {
   f->t_upd = now;
 }
 
+void sim_rate_log_free(sim_rate_log *l) {
+  if (!l) return;
+  free(l->v);
+  *l = (sim_rate_log){0};
+}
+
+void sim_net_log_rates(sim_net *n, sim_rate_log *log) { n->log = log; }
+
+static void log_rate(sim_net *n, const flow *f, int64_t now, double rate) {
+  sim_rate_log *l = n->log;
+  mem_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v);
+  l->v[l->n++] = (sim_rate_change){.t = now, .tag = f->tag, .rate = rate};
+}
+
 /* After a solve: f's LEFT event at its new rate, its waiting messages
  * rechecked. Every flow of the solve is advanced first: the recheck reads
  * the connection's head. */
 static inline void settle(sim_net *n, flow *f, const sim_maxmin_var *v,
                           int64_t now) {
   if (v->old != v->rate || f->ev == SIM_QUEUE_NONE) {
+    if (n->log) log_rate(n, f, now, v->rate);
     schedule_left(n, f, v->rate, now);
     if (n->pairs[f->pair].waiter != NONE)
       sim_net_sock_check(n, f->pair, now, false);
@@ -256,6 +271,7 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
     f->ev_epoch = SIM_QUEUE_NONE;
   }
   if (transport_is_windowed(n->model)) sim_net_tcp_left(f, p);
+  if (n->log) log_rate(n, f, now, 0);
   sim_maxmin_detach(n->mm, id);
   sim_net_solve(n, now);
   uint32_t pid = n->flows[id].pair, next = n->pairs[pid].qhead;

@@ -78,6 +78,28 @@ typedef struct sim_net_topo {
   int (*path)(const void *ctx, int a, int b);
 } sim_net_topo;
 
+/* Every change of a message's sending rate, in time order: at t the
+ * message tagged tag sends at rate bytes per ns (0 once its last byte has
+ * left). What a reader of a finished run needs to sum the rates on a
+ * resource exactly (sim/linkstats.h): a message's mean rate over its span
+ * is not its rate, and means of messages that share a resource can sum
+ * above its capacity. */
+typedef struct sim_rate_change {
+  int64_t t;
+  uint32_t tag;
+  double rate;
+} sim_rate_change;
+
+typedef struct sim_rate_log {
+  sim_rate_change *v;
+  size_t n, cap;
+} sim_rate_log;
+
+void sim_rate_log_free(sim_rate_log *l); /* the array; NULL is fine */
+
+/* From now on n appends every rate change to log (borrowed; NULL: stop). */
+void sim_net_log_rates(sim_net *n, sim_rate_log *log);
+
 /* What the net tells its owner: a message's last byte is in the sockets'
  * send buffers (the send completes: its stream is free; DESIGN.md section
  * 4) or has arrived (the receive completes). A connection holds sockets x

@@ -133,6 +133,7 @@ struct sim_net {
   int64_t static_from;
   sim_queue_event ev_trace;
   bool overflow; /* a LEFT event fired at the horizon (schedule_left) */
+  sim_rate_log *log; /* every rate change (sim_net_log_rates), or NULL */
 };
 
 static inline double gbps_to_bpns(double gbps) { return gbps / 8.0; }

@@ -243,15 +243,15 @@ static void devices_speedup(devices *d, int ndevices, const double *speedup) {
 }
 
 static int save_timeline(const scenario *s, const transport_options *o,
-                         const char *path, const sim_task *t, uint32_t n,
-                         err *e) {
+                         const sim_rate_log *rates, const char *path,
+                         const sim_task *t, uint32_t n, err *e) {
   transport_facts facts = transport_describe(o, s);
   char meta[256];
   transport_facts_line(&facts, meta, sizeof meta);
   const char **names = mem_alloc((size_t)s->ndevices * sizeof *names);
   for (int d = 0; d < s->ndevices; d++)
     names[d] = s->sites[s->device_site[d]].name;
-  sim_timeline_net net = {s, o};
+  sim_timeline_net net = {s, o, rates};
   int rc = sim_timeline_save(path, t, n, s->ndevices, names, meta, &net, e);
   free(names);
   return rc;
@@ -363,6 +363,7 @@ static int engine_new(const scenario *s, const alloc *a, const sim_options *o,
   build(x->g, &in, x->opt.diloco_full, &x->mk, &x->om);
   free(rb);
   sim_graph_attach(x->g, &x->topo, &x->opt.transport, conn);
+  if (x->opt.rates) sim_graph_log_rates(x->g, x->opt.rates);
   *out = x;
   return ERR_OK;
 }
@@ -432,17 +433,23 @@ int sim_run_reuse(const scenario *s, const alloc *a, const sim_options *o,
   memset(out, 0, sizeof *out);
   sim_engine *x;
   bool stopped;
-  int rc = engine_new(s, a, o, NULL, NULL, SIM_NET_WARM, spare, &x, e);
+  sim_options oo = o ? *o : sim_options_default(); /* a timeline's link
+                                       counters at the exact rates */
+  sim_rate_log mine = {0};
+  if (oo.timeline_path && !oo.rates) oo.rates = &mine;
+  int rc = engine_new(s, a, &oo, NULL, NULL, SIM_NET_WARM, spare, &x, e);
   if (rc) return rc;
   rc = sim_engine_run(x, 0, INT64_MAX, out, &stopped, e);
   if (!rc && x->opt.timeline_path) {
     uint32_t n;
     const sim_task *t = sim_engine_tasks(x, &n);
-    rc = save_timeline(s, &x->opt.transport, x->opt.timeline_path, t, n, e);
+    rc = save_timeline(s, &x->opt.transport, x->opt.rates,
+                       x->opt.timeline_path, t, n, e);
   }
   if (!rc && x->opt.inspect) x->opt.inspect(x->opt.inspect_ctx, x->g);
   if (rc) sim_result_free(out);
   sim_engine_free(x);
+  sim_rate_log_free(&mine);
   return rc;
 }
 

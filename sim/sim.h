@@ -32,6 +32,9 @@ typedef struct sim_options {
    * (sim/critpath.h). NULL: none. */
   void (*inspect)(void *ctx, const sim_graph *g);
   void *inspect_ctx;
+  /* Every message's rate changes during the run (sim/net.h), appended to
+   * the caller's log, e.g. for sim_linkstats_build; NULL: none. */
+  sim_rate_log *rates;
 } sim_options;
 
 /* The version of what the numbers of a run depend on beyond its inputs: the

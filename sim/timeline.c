@@ -194,7 +194,7 @@ static void counters(FILE *f, const sim_task *t, uint32_t n, int pid,
   for (uint32_t i = 0; i < n; i++)
     if (t[i].t_done > end) end = t[i].t_done;
   sim_linkstats ls;
-  sim_linkstats_build(net->s, net->o, t, n, 0, end, &ls);
+  sim_linkstats_build(net->s, net->o, t, n, 0, end, net->rates, &ls);
   for (int i = 0; i < ls.nres; i++) {
     const sim_ls_res *r = &ls.res[i];
     if (r->kind != SIM_LS_LINK) continue;
@@ -279,7 +279,7 @@ struct sim_timeline_stream {
 
 void sim_timeline_stream_net(sim_timeline_stream *t,
                              const transport_options *o) {
-  t->net = (sim_timeline_net){t->s, o};
+  t->net = (sim_timeline_net){t->s, o, NULL};
   if (o && t->s->ndevices) links_process(t->f, t->s->ndevices);
 }
 

@@ -30,6 +30,7 @@ extern const char *const sim_timeline_role_names[SIM_TIMELINE_NROLES];
 typedef struct sim_timeline_net {
   const scenario *s;
   const transport_options *o;
+  const sim_rate_log *rates; /* the run's rate changes; NULL: mean rates */
 } sim_timeline_net;
 
 /* Writes the tasks (n of them) of a finished run to f. device_name(i) names

@@ -317,6 +317,7 @@ typedef struct inspect_ctx {
   const transport_options *o;
   sim_critpath *cp;
   sim_linkstats *ls;
+  sim_rate_log rates; /* the run's, for the link statistics */
 } inspect_ctx;
 
 static void inspect(void *ctx, const sim_graph *g) {
@@ -325,7 +326,8 @@ static void inspect(void *ctx, const sim_graph *g) {
   if (!c->ls) return;
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
-  sim_linkstats_build(c->s, c->o, t, n, 0, sim_graph_end(g), c->ls);
+  sim_linkstats_build(c->s, c->o, t, n, 0, sim_graph_end(g), &c->rates,
+                      c->ls);
 }
 
 int sim_whatif_explain(const scenario *s, const alloc *a, const sim_options *o,
@@ -334,10 +336,13 @@ int sim_whatif_explain(const scenario *s, const alloc *a, const sim_options *o,
   memset(cp, 0, sizeof *cp);
   if (ls) memset(ls, 0, sizeof *ls);
   sim_options oo = *o;
-  inspect_ctx c = {s, &oo.transport, cp, ls};
+  inspect_ctx c = {s, &oo.transport, cp, ls, {0}};
   oo.inspect = inspect;
   oo.inspect_ctx = &c;
-  return sim_run(s, a, &oo, out, e);
+  if (ls) oo.rates = &c.rates;
+  int rc = sim_run(s, a, &oo, out, e);
+  sim_rate_log_free(&c.rates);
+  return rc;
 }
 
 /* What explain offers per top link at most: bandwidth x2, x0.5, latency

@@ -85,7 +85,7 @@ Test(alloc_roundtrip, bad_splits_and_shapes) {
   } bad[] = {
       {"{\"stages\": 4, \"replicas\": 2,\n \"layers_per_stage\": [3, 3, 3, 4],\n"
        " \"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n", "",
-       "b.json:2: layers_per_stage: they sum to 13, not the scenario's 12 "
+       "b.json:2: layers_per_stage: they sum to 13, not the run's 12 "
        "layers"},
       {"{\"layers_per_stage\": [6, 6],\n"
        " \"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n", "",
@@ -95,10 +95,10 @@ Test(alloc_roundtrip, bad_splits_and_shapes) {
        "b.json:1: layers_per_stage: entry 1 is not a layer count >= 1"},
       {"{\"stages\": 2, \"replicas\": 4,\n"
        " \"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n", "",
-       "b.json:1: stages: 2, but the scenario has 4"},
+       "b.json:1: stages: 2, but its pipelines have 4"},
       {"{\"stages\": 4,\n \"replicas\": 4,\n"
        " \"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n", "",
-       "b.json:2: replicas: 4, but the scenario has 2"},
+       "b.json:2: replicas: 4, but its pipelines have 2"},
       {"{\"layers_per_stage\": [6, 2, 2, 2],\n"
        " \"pipelines\": [[0, 1, 2, 3], [4, 5, 6, 7]]}\n",
        "--layers-per-stage 3,3,3,3",
@@ -129,5 +129,129 @@ Test(alloc_roundtrip, bad_splits_and_shapes) {
   cr_assert_eq(support_geodes(&r, "simulate '%s' --alloc '%s' --json", scen,
                               odd), 0, "%s", r.err);
   cr_expect(number(&r, "iteration_s") == given);
+  support_run_clear(&r);
+}
+
+/* The time a reader of an allocation file reports: simulate, explain and
+ * the measurements CSV's alloc column (reproduce --data) its simulated
+ * iteration, predict its predicted one. */
+static double read_back(const char *cmd, const char *scen, const char *file,
+                        const char *extra) {
+  support_run r = {0};
+  double t;
+  if (strcmp(cmd, "validate") == 0) { /* the sample's first point */
+    cr_assert_eq(support_geodes(&r, "validate '%s' --alloc '%s' --samples 2 "
+                                "--json --quiet", scen, file), 0, "%s", r.err);
+    json_t *o = json_loads(r.out, 0, NULL);
+    json_t *p = json_array_get(json_object_get(o, "points"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(p, "kind")), "alloc");
+    t = json_number_value(json_object_get(p, "iteration_s"));
+    json_decref(o);
+  } else if (strcmp(cmd, "measure") == 0) {
+    const char *csv = support_path("m.csv");
+    FILE *f = fopen(csv, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "scenario,alloc,network,measured_s\n%s,%s,tcp,1\n", scen, file);
+    fclose(f);
+    cr_assert_eq(support_geodes(&r, "reproduce --data '%s' --json", csv), 0,
+                 "measurements CSV: %s", r.err);
+    json_t *o = json_loads(r.out, 0, NULL);
+    t = json_number_value(json_object_get(
+        json_array_get(json_object_get(o, "rows"), 0), "sim_s"));
+    json_decref(o);
+  } else {
+    cr_assert_eq(support_geodes(&r, "%s '%s' --alloc '%s' --json %s", cmd,
+                                scen, file, extra), 0, "%s: %s", cmd, r.err);
+    t = number(&r, strcmp(cmd, "predict") == 0 ? "predicted_iteration_s"
+                                                : "iteration_s");
+  }
+  support_run_clear(&r);
+  return t;
+}
+
+/* Issue 33: what schedule -o writes (a method's file with its split, and
+ * --shape auto's of another shape and batch, some devices idle) is read by
+ * simulate, predict, explain, validate (--alloc, new) and the
+ * measurements CSV without the flags it was scheduled with, and gives the
+ * time schedule reported. Before: explain and the CSV refused
+ * layers_per_stage, simulate ran the scenario's batch and refused a file
+ * of another shape. */
+Test(alloc_roundtrip, every_reader_takes_what_schedule_writes) {
+  const char *scen = support_write_file(support_path("mixed.json"), MIXED);
+  const char *out = support_path("g.json"), *shp = support_path("s.json");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "schedule '%s' --method greedy "
+                              "--layers-per-stage 6,2,2,2 -o '%s' --json",
+                              scen, out), 0, "%s", r.err);
+  double want = number(&r, "iteration_s");
+  cr_expect(read_back("simulate", scen, out, "") == want);
+  cr_expect(read_back("explain", scen, out, "--top 0") == want);
+  cr_expect(read_back("measure", scen, out, "") == want);
+  cr_expect(read_back("validate", scen, out, "") == want);
+  cr_assert_eq(support_geodes(&r, "schedule '%s' --shape auto --quiet "
+                              "--micro-batches 2 -o '%s' --json", scen, shp),
+               0, "%s", r.err);
+  json_t *o = json_loads(r.out, 0, NULL), *b = json_object_get(o, "best");
+  double sim_s = json_number_value(json_object_get(b, "simulated_s"));
+  double pred_s = json_number_value(json_object_get(b, "predicted_s"));
+  cr_assert(json_integer_value(json_object_get(b, "idle")) > 0, "%s", r.out);
+  json_decref(o);
+  char *text = support_read_file(shp, NULL); /* the scenario's is 1 */
+  cr_assert(strstr(text, "\"micro_batch\": 2"), "%s", text);
+  free(text);
+  cr_expect(read_back("simulate", scen, shp, "") == sim_s);
+  cr_expect(read_back("predict", scen, shp, "") == pred_s);
+  cr_expect(read_back("explain", scen, shp, "--top 0") == sim_s);
+  cr_expect(read_back("measure", scen, shp, "") == sim_s);
+  cr_expect(read_back("validate", scen, shp, "") == sim_s);
+  support_run_clear(&r);
+}
+
+/* A file of every device in another shape (2 x 4 of a 4 x 2 scenario) is
+ * the run's shape, as --stages 2 gives it (before: "4 pipelines, expected
+ * 2"), with its workload; an option that contradicts the file's workload is refused naming
+ * both, a shape option too (a usage error). */
+Test(alloc_roundtrip, the_file_carries_its_shape_and_workload) {
+  const char *scen = support_write_file(support_path("mixed.json"), MIXED);
+  const char *f = support_write_file(
+      support_path("tall.json"),
+      "{\"stages\": 2, \"replicas\": 4,\n"
+      " \"workload\": {\"batch\": 8, \"micro_batch\": 1,\n"
+      "              \"dp_algo\": \"ring\"},\n"
+      " \"pipelines\": [[0, 1], [2, 3], [4, 5], [6, 7]]}\n");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
+                              "--stages 2 --batch 8 --micro-batch 1 "
+                              "--micro-batches-per-pass 2 --json", scen), 0,
+               "%s", r.err);
+  double want = number(&r, "iteration_s");
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --alloc '%s' "
+                              "--micro-batches-per-pass 2 --json", scen, f),
+               0, "%s", r.err);
+  cr_expect(number(&r, "iteration_s") != want, "ring differs from central-ps");
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
+                              "--stages 2 --batch 8 --micro-batch 1 "
+                              "--micro-batches-per-pass 2 --dp-algo ring "
+                              "--json", scen), 0, "%s", r.err);
+  want = number(&r, "iteration_s");
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --alloc '%s' "
+                              "--micro-batches-per-pass 2 --json", scen, f),
+               0, "%s", r.err);
+  cr_expect(number(&r, "iteration_s") == want);
+  cr_expect_eq(support_geodes(&r, "simulate '%s' --alloc '%s' --batch 16",
+                              scen, f), 1);
+  cr_expect(strstr(r.err, "tall.json:2: workload.batch 8 disagrees with the "
+                   "run's --batch 16: drop one of them"), "%s", r.err);
+  cr_expect_eq(support_geodes(&r, "predict '%s' --alloc '%s' --stages 4",
+                              scen, f), 2);
+  cr_expect(strstr(r.err, "its 4 pipelines of 2 stages disagree with the "
+                   "run's --stages 4"), "%s", r.err);
+  const char *bad = support_write_file(
+      support_path("bad.json"),
+      "{\"workload\": {\"batch\": 0},\n \"pipelines\": [[0, 1], [2, 3], "
+      "[4, 5], [6, 7]]}\n");
+  cr_expect_eq(support_geodes(&r, "simulate '%s' --alloc '%s'", scen, bad), 1);
+  cr_expect(strstr(r.err, "bad.json:1: workload.batch: must be in"), "%s",
+            r.err);
   support_run_clear(&r);
 }

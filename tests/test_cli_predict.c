@@ -58,7 +58,11 @@ Test(cli_predict, bad_files_exit_1_naming_file_and_line) {
       {"reused.json", "reused.json:4: device 3 is used twice"},
       {"out_of_range.json", "out_of_range.json:9: pipeline 7 stage 7: device 64"},
       {"short_row.json", "short_row.json:9: pipeline 7"},
-      {"wrong_rows.json", "wrong_rows.json:9: 7 pipelines, expected 8"},
+      /* 7 of worldwide's 8 pipelines: the others idle, and its shape
+       * does not divide the batch (issue 33: a file's shape is the run's) */
+      {"wrong_rows.json", "wrong_rows.json: its 7 pipelines of 8 stages: "
+       "worldwide: workload.batch: 1024 is not a multiple of D_dp * m * K "
+       "= 7 * 1 * 64"},
       {"not_json.json", "not_json.json:5: not JSON"},
       {"unknown_key.json", "unknown_key.json:1: unknown key"},
   };

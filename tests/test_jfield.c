@@ -159,3 +159,23 @@ Test(jfield, the_root_has_no_label) {
                           "object"), ERR_PARSE,
               "f.json:1: a scenario is a JSON object");
 }
+
+/* Issue 33: an integer written as a real that is one exactly (16e6) is
+ * that integer, as on the command line and in a sweep file; 2.5 and a real
+ * past 2^53 (where doubles skip integers) are not. */
+Test(jfield, an_exact_real_is_an_integer) {
+  json_t *o = json_loads("{\"w\": 16e6, \"h\": 2.5, \"big\": 1e300, "
+                         "\"top\": 9007199254740992.0}", 0, NULL);
+  long long x = 0;
+  cr_expect(jfield_as_int(json_object_get(o, "w"), &x) && x == 16000000);
+  cr_expect(!jfield_as_int(json_object_get(o, "h"), &x));
+  cr_expect(!jfield_as_int(json_object_get(o, "big"), &x));
+  cr_expect(jfield_as_int(json_object_get(o, "top"), &x) &&
+            x == 9007199254740992LL);
+  jfield_scope top = jfield_top();
+  cr_expect_eq(jfield_int(&doc, &top, o, "w", 0, 20000000, -1, &x), ERR_OK);
+  cr_expect_eq(x, 16000000);
+  expect_fail(jfield_int(&doc, &top, o, "h", 0, 9, -1, &x), ERR_PARSE,
+              "f.json:1: h: must be an integer");
+  json_decref(o);
+}

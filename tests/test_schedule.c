@@ -166,6 +166,18 @@ Test(schedule_cli, usage_errors_exit_2) {
                       sizeof out, errs, sizeof errs), 2);
   cr_expect(strstr(errs, "--trials wants an integer in [1, 100000000], not "
                    "'0'") != NULL, "%s", errs);
+  /* issue 33: an exact integer written as a real is taken (--window-bytes
+   * 16e6 was refused where --bytes 64e6 was taken); 2.5e0 and hex are not */
+  cr_expect_eq(geodes("predict worldwide --method dtfm-identity --window-bytes "
+                      "16e6 --batch 1.024e3 --json", out, sizeof out, errs,
+                      sizeof errs), 0, "%s", errs);
+  cr_expect(strstr(out, "\"window_bytes\":16000000") != NULL, "%s", out);
+  cr_expect_eq(geodes("schedule worldwide --trials 2.5e0", out, sizeof out,
+                      errs, sizeof errs), 2);
+  cr_expect(strstr(errs, "--trials wants an integer in [1, 100000000], not "
+                   "'2.5e0'") != NULL, "%s", errs);
+  cr_expect_eq(geodes("schedule worldwide --trials 0x10", out, sizeof out,
+                      errs, sizeof errs), 2);
   cr_expect_eq(geodes("schedule worldwide --method annealing", out, sizeof out,
                       errs, sizeof errs), 2);
   cr_expect(strstr(errs, "annealing") != NULL, "%s", errs);

@@ -105,3 +105,21 @@ Test(study, unknown_gpu_fails_before_the_database) {
   cr_expect(strstr(e.msg, "'B200' is unknown"), "%s", e.msg);
   scenario_free(s);
 }
+
+/* Issue 33: `geodes run` printed "gpt3-xl, 0 layers" for a scenario that
+ * leaves the layers to its model (0 in the record): it prints the model's
+ * depth. */
+Test(study, run_prints_the_models_depth) {
+  const char *scen = support_write_file(
+      support_path("tiny.json"),
+      "{\"name\": \"tiny\", \"sites\": [{\"name\": \"a\", \"devices\": 2, "
+      "\"gpu\": \"A100\"}, {\"name\": \"b\", \"devices\": 2, \"gpu\": "
+      "\"A100\"}], \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1}, "
+      "\"workload\": {\"model\": \"gpt3-small\", \"batch\": 8, "
+      "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 2}}");
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "run '%s' --samples 2 --db '%s' --quiet",
+                              scen, support_path("tiny.db")), 0, "%s", r.err);
+  cr_expect(strstr(r.out, "workload  gpt3-small, 12 layers,"), "%s", r.out);
+  support_run_clear(&r);
+}

@@ -275,11 +275,13 @@ static int read_number(const jfield_doc *c, const jfield_scope *s,
       *x = (double)n;
       return rc;
     }
-    case WORKLOAD_BITS:
-      if (!json_is_integer(v))
+    case WORKLOAD_BITS: {
+      long long n;
+      if (!jfield_as_int(v, &n))
         return jfield_fail(c, s, r->key, ERR_PARSE, "must be an integer");
-      *x = (double)json_integer_value(v);
+      *x = (double)n;
       break;
+    }
     case WORKLOAD_REAL:
       if (!json_is_number(v))
         return jfield_fail(c, s, r->key, ERR_PARSE, "must be a number");

@@ -169,14 +169,16 @@ int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e);
 int cli_scenarios_export(const char *name, const char *out);
 int cli_scenarios_show(const char *name);
 
-/* After cli_workload_apply: the allocation file path (--alloc) for s, its
- * shape keys checked, and its "layers_per_stage" applied to s's workload
- * as --layers-per-stage would be. With --layers-per-stage also given, the
- * two must agree (an explicit list equal to the file's; balanced: the
- * split balanced for this allocation equal to the file's), else ERR_CONFIG
- * naming FILE:LINE and the option. NULL and e filled on any error. */
-alloc *cli_alloc_read(const char *path, const cli_workload_opts *o,
-                      scenario *s, err *e);
+/* cli_workload_apply of o on s, after joining the allocation file path's
+ * (--alloc; NULL: none) workload, shape and split to o's knobs
+ * (models/alloc_file.h: a value o gives otherwise is an error naming
+ * both; --layers-per-stage must agree with the file's split); then *a is
+ * the file's allocation, on *view (free with scenario_subset_free) when
+ * the file names some of s's devices (the others idle), else on s (*view
+ * NULL). ERR_OK, or e filled (CLI_ERR_USAGE as cli_workload_apply) and
+ * *a, *view NULL. */
+int cli_workload_alloc(const cli_workload_opts *o, const char *path,
+                       scenario *s, alloc **a, scenario **view, err *e);
 
 /* After cli_workload_apply: the checks of DiLoCo's knobs against the
  * workload (spec_workload_resolve's), as usage errors of cmd naming the
@@ -194,9 +196,9 @@ int cli_fail(const char *cmd, const err *e);
 int cli_check_method(const char *cmd, const char **method);
 
 /* cmd's placement source: a usage error (CLI_USAGE) unless exactly one of
- * alloc_file and *method is given; then cli_check_method of *method, if it
+ * alloc_path and *method is given; then cli_check_method of *method, if it
  * is the one. */
-int cli_check_placement(const char *cmd, const char *alloc_file,
+int cli_check_placement(const char *cmd, const char *alloc_path,
                         const char **method);
 
 /* The verdict table of `geodes validate` (one row per network model: rank
@@ -304,14 +306,20 @@ json_t *cli_json_runtime(const scenario *s, const struct alloc *a,
  * as resolved (layers and their split, schedule, passes x micro-batches,
  * data-parallel algorithm; a balanced split computed for a, or
  * "balanced per allocation" when a is NULL) and, when scaled, the what-if
- * scales. cli_json_setup sets the same on o: network_model (unless o has
- * it), transport, runtime (cli_json_runtime), sockets (null when sites
- * differ), bandwidth_scale,
- * latency_scale and workload {model, layers, layers_per_stage, layer_split,
+ * scales, and the --params values. cli_json_setup sets the same on o:
+ * network_model (unless o has it), transport, runtime (cli_json_runtime),
+ * sockets (null when sites differ), bandwidth_scale, latency_scale, params
+ * and workload {model, layers, layers_per_stage, layer_split,
  * schedule, runtime, dp_algo, batch, micro_batch, micro_batches_per_pass,
  * passes, then every other WORKLOAD row of WORKLOAD_MAP under its key, as
  * the scenario sets it}. */
 void cli_print_whatif(const scenario *s); /* the what-if line alone */
+/* The physical parameters (models/params.h) that differ from the
+ * built-in ones (--params): one "params" line naming each with its
+ * built-in value, nothing when none; as JSON {name: value} of those ({}
+ * when none), every output's "params". */
+void cli_print_params(void);
+json_t *cli_json_params(void);
 void cli_print_setup(const transport_options *t, const scenario *s,
                      const struct alloc *a, double iteration_s);
 void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,

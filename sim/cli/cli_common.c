@@ -13,13 +13,16 @@
 
 #include "analysis/params_file.h"
 #include "base/file.h"
+#include "base/jfield.h"
 #include "base/mem.h"
 #include "base/names.h"
+#include "models/alloc_file.h"
 #include "models/partition.h"
 #include "models/spec.h"
 #include "schedules/schedule.h"
 #include "schedules/search.h"
 #include "sim/cli/cli.h"
+#include "traces/scenario_subset.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
@@ -60,11 +63,26 @@ int cli_error(const char *fmt, ...) {
   return CLI_ERROR;
 }
 
+/* s as an exact integer written as a real (16e6, 1.5e3): true and *v when
+ * it is one within 2^53 (every double there is exact), as strtod reads it
+ * whole. */
+static bool exact_real(const char *s, long *v) {
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (end == s || *end || errno || strpbrk(s, "xXpP") || !isfinite(x) ||
+      x != floor(x) || !(fabs(x) <= JFIELD_EXACT_MAX))
+    return false;
+  *v = (long)x;
+  return true;
+}
+
 bool cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
                    long hi, long *out) {
   char *end;
   errno = 0;
   long v = strtol(s, &end, 10);
+  if ((end == s || *end) && !errno && exact_real(s, &v)) end = (char *)"";
   if (end == s || *end || errno || v < lo || v > hi) {
     cli_usage_error(cmd, "%s wants an integer in [%ld, %ld], not '%s'", opt,
                     lo, hi, s);
@@ -222,46 +240,59 @@ static void split_text(const int *split, int n, char *buf, size_t size) {
 
 /* The file's split against --layers-per-stage's (explicit, or balanced for
  * a): equal, or ERR_CONFIG naming both. */
-static int split_agrees(const char *path, const alloc_split *sp,
-                        const cli_workload_opts *o, const scenario *s,
-                        const alloc *a, err *e) {
+static int split_agrees(const alloc_file *f, const cli_workload_opts *o,
+                        const scenario *s, const alloc *a, err *e) {
   int n = s->workload.stages, *mine = mem_alloc((size_t)n * sizeof *mine);
+  const int *theirs = f->split.layers_per_stage;
   int rc = partition_of(s, a, mine, e);
-  if (rc == ERR_OK && memcmp(mine, sp->layers_per_stage,
-                             (size_t)n * sizeof *mine) != 0) {
-    char f[256], g[256];
-    split_text(sp->layers_per_stage, n, f, sizeof f);
-    split_text(mine, n, g, sizeof g);
+  if (rc == ERR_OK && memcmp(mine, theirs, (size_t)n * sizeof *mine) != 0) {
+    char x[256], y[256];
+    split_text(theirs, n, x, sizeof x);
+    split_text(mine, n, y, sizeof y);
     rc = err_set(e, ERR_CONFIG, "%s:%d: layers_per_stage %s disagrees with "
                  "--layers-per-stage %s (which gives %s here): drop one of "
-                 "them", path, sp->line, f, o->layers_per_stage, g);
+                 "them", f->path, f->split.line, x, o->layers_per_stage, y);
   }
   free(mine);
   return rc;
 }
 
-alloc *cli_alloc_read(const char *path, const cli_workload_opts *o,
-                      scenario *s, err *e) {
-  spec_workload w;
-  int layers = spec_workload_resolve(s, &w, NULL) == ERR_OK ? w.layers : 0;
-  alloc_split sp;
-  alloc *a = alloc_read_split(path, s->workload.replicas, s->workload.stages,
-                              s->ndevices, layers, &sp, e);
-  if (!a || !sp.layers_per_stage) return a;
-  int rc;
-  if (o->layers_per_stage) {
-    rc = split_agrees(path, &sp, o, s, a, e);
-  } else {
-    scenario_knobs k;
-    scenario_knobs_init(&k);
-    k.layers_per_stage = sp.layers_per_stage;
-    k.nlayers_per_stage = s->workload.stages;
-    rc = scenario_apply(s, &k, e);
+int cli_workload_alloc(const cli_workload_opts *o, const char *path,
+                       scenario *s, alloc **a, scenario **view, err *e) {
+  *a = NULL, *view = NULL;
+  if (!path) return cli_workload_apply(o, s, e);
+  alloc_file f;
+  cli_workload_opts run = *o; /* the options with the file's joined */
+  int rc = alloc_file_read(path, s->ndevices, &f, e);
+  if (rc) return rc;
+  bool shaped = alloc_file_some(&f) || f.a->stages != s->workload.stages ||
+                f.a->replicas != s->workload.replicas;
+  rc = alloc_file_knobs(&f, s, &run.k, e);
+  if (rc && (err_field(e) == WORKLOAD_stages ||
+             err_field(e) == WORKLOAD_replicas))
+    e->code = CLI_ERR_USAGE; /* --stages or --replicas against the file */
+  if (!rc) rc = alloc_file_check_split(&f, s, &run.k, e);
+  if (!rc && !o->layers_per_stage && f.split.layers_per_stage)
+    run.k.layers_per_stage = f.split.layers_per_stage,
+    run.k.nlayers_per_stage = f.a->stages;
+  if (!rc && (rc = cli_workload_apply(&run, s, e)) && shaped &&
+      e->code != CLI_ERR_USAGE) { /* the file's shape is the cause */
+    char was[ERR_MSG_MAX];
+    snprintf(was, sizeof was, "%s", e->msg);
+    int field = err_field(e);
+    err_clear(e);
+    err_set_field(e, field, rc, "%s: its %d pipelines of %d stages: %s",
+                  path, f.a->replicas, f.a->stages, was);
   }
-  alloc_split_free(&sp);
-  if (rc == ERR_OK) return a;
-  alloc_free(a);
-  return NULL;
+  if (!rc && !(*a = alloc_file_alloc(&f, s, view, e))) rc = e->code;
+  if (!rc && o->layers_per_stage && f.split.layers_per_stage)
+    rc = split_agrees(&f, o, *view ? *view : s, *a, e);
+  alloc_file_free(&f);
+  if (rc) {
+    alloc_free(*a), scenario_subset_free(*view);
+    *a = NULL, *view = NULL;
+  }
+  return rc;
 }
 
 int cli_workload_usage(const char *cmd, const cli_workload_opts *o,
@@ -299,9 +330,9 @@ int cli_check_method(const char *cmd, const char **name) {
   return cli_usage_error(cmd, "--method is one of %s; not '%s'", names, method);
 }
 
-int cli_check_placement(const char *cmd, const char *alloc_file,
+int cli_check_placement(const char *cmd, const char *alloc_path,
                         const char **method) {
-  if (!!alloc_file + !!*method != 1)
+  if (!!alloc_path + !!*method != 1)
     return cli_usage_error(cmd, "give exactly one of --alloc, --method");
   return *method ? cli_check_method(cmd, method) : CLI_OK;
 }

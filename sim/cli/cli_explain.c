@@ -16,6 +16,7 @@
 #include "sim/linkstats.h"
 #include "sim/place.h"
 #include "sim/whatif.h"
+#include "traces/scenario_subset.h"
 
 static const cli_opt_command EXPLAIN = {
     .name = "explain",
@@ -155,18 +156,18 @@ int cli_explain(int argc, char **argv) {
   alloc *a = NULL;
   sim_whatif *w = NULL;
   int nw = 0;
-  scenario *s = scenario_load(p.scenario, &e);
-  if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
-  if ((rc = cli_workload_usage("explain", &p.wo, s)) ||
+  scenario *parent = scenario_load(p.scenario, &e), *view = NULL;
+  if (!parent ||
+      cli_workload_alloc(&p.wo, p.alloc_file, parent, &a, &view, &e) != ERR_OK)
+    goto fail;
+  const scenario *s = view ? view : parent; /* a file's devices work */
+  if ((rc = cli_workload_usage("explain", &p.wo, parent)) ||
       (rc = cli_explain_whatifs("explain", s, p.what_if, &w, &nw)))
     goto done;
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);
   o.seed = s->seed;
-  if (p.alloc_file) {
-    a = alloc_read(p.alloc_file, s->workload.replicas, s->workload.stages,
-                   s->ndevices, &e);
-  } else {
+  if (!a) {
     cost_ctx *c = cost_ctx_from_scenario(s, &e);
     a = c ? sim_place(s, c, p.method, &o, &e) : NULL;
     cost_ctx_free(c);
@@ -185,6 +186,7 @@ done:
   free(joined);
   free(w);
   alloc_free(a);
-  scenario_free(s);
+  scenario_subset_free(view);
+  scenario_free(parent);
   return rc;
 }

@@ -247,6 +247,7 @@ static void print_table(const report *p) {
   cli_runtime_text(s, p->a, p->r.iteration_s, rt, sizeof rt);
   printf("runtime     %s%s%s%s\n", s->workload.runtime, rt[0] ? " (" : "", rt,
          rt[0] ? ")" : "");
+  cli_print_params();
   printf("iteration   %.4f s; the critical path: %zu steps over %.4f s%s\n",
          p->r.iteration_s, p->cp.nsteps,
          (double)(p->cp.end - p->cp.t0) * 1e-9,
@@ -414,6 +415,7 @@ static void print_json(const report *p) {
                       json_string(transport_model_name(p->r.network)));
   json_object_set_new(o, "runtime",
                       cli_json_runtime(p->s, p->a, p->r.iteration_s));
+  json_object_set_new(o, "params", cli_json_params());
   json_object_set_new(o, "iteration_s", cli_json_number(p->r.iteration_s));
   json_object_set_new(o, "critical_path", json_path(p));
   for (int i = 0; i < p->nsens; i++)

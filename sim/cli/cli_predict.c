@@ -17,6 +17,7 @@
 #include "models/spec.h"
 #include "sim/cli/cli.h"
 #include "sim/place.h"
+#include "traces/scenario_subset.h"
 
 static const cli_opt_command PREDICT = {
     .name = "predict",
@@ -209,19 +210,20 @@ int cli_predict(int argc, char **argv) {
   int rc = parse_args(argc, argv, &args);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {0};
-  scenario *s = scenario_load(args.scenario, &e);
+  scenario *parent = scenario_load(args.scenario, &e), *view = NULL;
+  const scenario *s = parent;
   cost_ctx *c = NULL;
   cost_scratch *w = NULL;
   const spec_gpu **gpu = NULL;
   int *layers = NULL;
   prediction p = {0};
   spec_workload wl;
-  if (!s || cli_workload_apply(&args.wo, s, &e) ||
-      (rc = cli_workload_usage("predict", &args.wo, s)) ||
-      (args.alloc_file &&
-       !(p.a = cli_alloc_read(args.alloc_file, &args.wo, s, &e))) ||
-      spec_workload_resolve(s, &wl, &e))
+  if (!parent ||
+      cli_workload_alloc(&args.wo, args.alloc_file, parent, &p.a, &view, &e) ||
+      (rc = cli_workload_usage("predict", &args.wo, parent)))
     goto done;
+  if (view) s = view; /* the file's devices work, the others idle */
+  if (spec_workload_resolve(s, &wl, &e)) goto done;
   gpu = mem_calloc((size_t)s->ndevices, sizeof *gpu);
   if (spec_device_gpus(s, gpu, &e) || !(c = cost_ctx_from_scenario(s, &e)))
     goto done;
@@ -250,6 +252,7 @@ done:
   free(gpu);
   cost_scratch_free(w);
   cost_ctx_free(c);
-  scenario_free(s);
+  scenario_subset_free(view);
+  scenario_free(parent);
   return rc;
 }

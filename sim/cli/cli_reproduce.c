@@ -46,6 +46,7 @@ static void print_cell(double sim, double measured) {
 }
 
 static void print_table(const reproduce_report *r) {
+  cli_print_params();
   printf("%-11s %-11s %-15s %6s %6s %9s %9s %7s %9s %7s\n", "TABLE", "SETTING",
          "SYSTEM", "LAYERS", "BATCH", "MEASURED", "NETEM", "ERR", "TCP", "ERR");
   for (int i = 0; i < r->n; i++) {
@@ -126,6 +127,7 @@ static void print_json(const reproduce_report *r) {
     }
     json_array_append_new(rows, j);
   }
+  json_object_set_new(o, "params", cli_json_params());
   json_object_set_new(o, "rows", rows);
   json_object_set_new(o, "summary", summary_json(r));
   cli_print_json(o, CLI_JSON);
@@ -134,6 +136,7 @@ static void print_json(const reproduce_report *r) {
 /* --data: the file's rows, simulated, printed. */
 static void data_table(const measure_set *m, const double *sim,
                        const double *error) {
+  cli_print_params();
   printf("%5s %-12s %-24s %-16s %9s %9s %7s\n", "LINE", "GROUP", "SCENARIO",
          "METHOD", "MEASURED", "SIM", "ERR");
   for (int i = 0; i < measure_count(m); i++) {
@@ -160,6 +163,7 @@ static void data_json(const measure_set *m, const double *sim,
                       const double *error) {
   json_t *o = json_object(), *rows = json_array(), *sum = json_object();
   json_object_set_new(o, "data", json_string(measure_path(m)));
+  json_object_set_new(o, "params", cli_json_params());
   for (int i = 0; i < measure_count(m); i++) {
     const measure_row *x = measure_row_at(m, i);
     json_t *j = json_object();

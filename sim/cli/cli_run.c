@@ -8,6 +8,7 @@
 
 #include "analysis/study.h"
 #include "analysis/validate.h"
+#include "models/spec.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_progress.h"
 
@@ -64,6 +65,13 @@ static void print_matrix(const scenario *s, const char *title, bool latency) {
   }
 }
 
+/* The workload's layers: the scenario's, else its model's depth (0 in
+ * the file means the model's; issue 33: run printed "0 layers"). */
+static int layers_of(const scenario *s) {
+  const spec_model *m = spec_model_find(s->workload.model);
+  return s->workload.layers > 0 ? s->workload.layers : m ? m->layers : 0;
+}
+
 static void print_scenario(const scenario *s) {
   const scenario_workload *w = &s->workload;
   printf("scenario  %s (%s)\n", s->name, s->origin);
@@ -73,12 +81,13 @@ static void print_scenario(const scenario *s) {
   printf(
       "workload  %s, %d layers, batch %d, micro-batch %d, %d stages x %d "
       "replicas, %s, %s%s\n",
-      w->model, w->layers, w->batch, w->micro_batch, w->stages, w->replicas,
+      w->model, layers_of(s), w->batch, w->micro_batch, w->stages, w->replicas,
       w->schedule, w->dp_algo, w->recompute ? ", recompute" : "");
   transport_options t = transport_options_default();
   /* the default; the table also has the others */
   cli_print_transport(&t, s, NULL, NAN);
   cli_print_whatif(s);
+  cli_print_params();
   print_sites(s);
   print_matrix(s, "latency_ms (one-way, t = 0)", true);
   print_matrix(s, "bandwidth_gbps (t = 0)", false);

@@ -15,6 +15,7 @@
 #include "analysis/db.h"
 #include "base/mem.h"
 #include "models/alloc.h"
+#include "models/alloc_file.h"
 #include "models/diloco.h"
 #include "models/spec.h"
 #include "models/cost.h"
@@ -72,9 +73,9 @@ static const char HELP_SHAPE[] =
     "fixed: the scenario's D_pp x D_dp on every\n"
     "device (default); auto: search it (above)";
 static const char HELP_GOAL[] =
-    "\n--shape auto: the most samples/s (the batch per\n"
-    "replica kept; default), or the shortest\n"
-    "iteration at the scenario's batch";
+    "\n--shape auto: the most samples/s (at the batch\n"
+    "per replica kept or the scenario's; default),\n"
+    "or the shortest iteration at the scenario's batch";
 static const char HELP_SIM[] =
     "--shape auto: the predictor's K best simulated,\nand each shape's "
     "best (" CLI_STR(SHAPE_SIMULATE) "; 0: the predictor decides)";
@@ -282,7 +283,7 @@ static int write_outputs(const sched_args *p, const scenario *s,
            ? cli_fail("schedule", &e) : CLI_OK;
   cli_out a = {0}, c = {0};
   if (!rc && p->out && !(rc = cli_out_open(&a, p->out, "the allocation")))
-    alloc_write_split(r->best, split, a.f);
+    alloc_file_write(r->best, NULL, split, s, NULL, a.f);
   if (!rc && p->convergence &&
       !(rc = cli_out_open(&c, p->convergence, "the convergence"))) {
     fprintf(c.f, "candidate,best_score_s\n");

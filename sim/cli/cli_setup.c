@@ -14,11 +14,14 @@
 
 #include "base/mem.h"
 #include "models/alloc.h"
+#include "models/params.h"
 #include "models/partition.h"
 #include "models/runtime.h"
 #include "models/spec.h"
+#include "models/unused.h"
 #include "sim/cli/cli.h"
 #include "traces/scenario_export.h"
+#include "traces/scenario_row.h"
 
 /* The workload of s resolved, with its layer split: even, given (a list),
  * or balanced for a (computed into buf, D_pp entries; without a, or when it
@@ -118,6 +121,44 @@ json_t *cli_json_runtime(const scenario *s, const alloc *a,
   return o;
 }
 
+/* Row r's value on the run as text: a name, a number, or the window. */
+static void value_text(const scenario *s, const transport_options *t, int r,
+                       char *buf, size_t size) {
+  if (workload_rows[r].target == WORKLOAD_IN_TRANSPORT)
+    snprintf(buf, size, "%.17g", t->window_bytes);
+  else if (workload_rows[r].kind == WORKLOAD_NAME)
+    snprintf(buf, size, "%s", scenario_row_name(s, r));
+  else
+    snprintf(buf, size, "%.17g", scenario_row_number(s, r));
+}
+
+/* The values the run does not use (models/unused.h): one line each. */
+static void print_unused(const transport_options *t, const scenario *s,
+                         const spec_workload *w, const alloc *a) {
+  unused_value u[UNUSED_MAX];
+  int n = unused_values(s, w, a, t, u);
+  for (int i = 0; i < n; i++) {
+    char v[64];
+    value_text(s, t, u[i].row, v, sizeof v);
+    const workload_row *row = &workload_rows[u[i].row];
+    printf("unused      %s %s: %s\n", row->key ? row->key : row->option, v,
+           u[i].why);
+  }
+}
+
+static json_t *json_unused(const transport_options *t, const scenario *s,
+                           const spec_workload *w, const alloc *a) {
+  unused_value u[UNUSED_MAX];
+  int n = unused_values(s, w, a, t, u);
+  json_t *o = json_object();
+  for (int i = 0; i < n; i++) {
+    const workload_row *row = &workload_rows[u[i].row];
+    json_object_set_new(o, row->key ? row->key : row->sweep,
+                        json_string(u[i].why));
+  }
+  return o;
+}
+
 void cli_print_setup(const transport_options *t, const scenario *s,
                      const alloc *a, double iteration_s) {
   cli_print_transport(t, s, a, iteration_s);
@@ -136,12 +177,37 @@ void cli_print_setup(const transport_options *t, const scenario *s,
                spec_dp_delayed(&w) ? ", averaging delayed a step" : "");
     printf("workload    %s, %d layers split %s (%s), %s, %d pass%s x %d "
            "micro-batch%s of %d, %s\n", w.model->name, w.layers, split, how,
-           s->workload.schedule, w.passes, w.passes == 1 ? "" : "es",
+           spec_schedule_name(w.schedule), w.passes, w.passes == 1 ? "" : "es",
            w.micro_batches_per_pass, w.micro_batches_per_pass == 1 ? "" : "es",
            w.micro_batch, algo);
+    print_unused(t, s, &w, a);
   }
   free(buf);
   cli_print_whatif(s);
+  cli_print_params();
+}
+
+void cli_print_params(void) {
+  bool any = false;
+  for (int i = 0; i < PARAMS_N; i++) {
+    double v = params_get((params_id)i), def = params_table[i].def;
+    if (v == def) continue;
+    char was[48] = "unset"; /* a default of 0: each site's own */
+    if (def != 0) snprintf(was, sizeof was, "%.6g", def);
+    printf("%s%s %.6g %s (built-in %s)", any ? ", " : "params      ",
+           params_table[i].name, v, params_table[i].unit, was);
+    any = true;
+  }
+  if (any) printf("\n");
+}
+
+json_t *cli_json_params(void) {
+  json_t *o = json_object();
+  for (int i = 0; i < PARAMS_N; i++)
+    if (params_get((params_id)i) != params_table[i].def)
+      json_object_set_new(o, params_table[i].name,
+                          cli_json_number(params_get((params_id)i)));
+  return o;
 }
 
 void cli_print_whatif(const scenario *s) {
@@ -162,6 +228,7 @@ void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
   json_object_set_new(o, "sockets", int_or_null(sockets_of(s)));
   json_object_set_new(o, "bandwidth_scale", cli_json_number(s->bandwidth_scale));
   json_object_set_new(o, "latency_scale", cli_json_number(s->latency_scale));
+  json_object_set_new(o, "params", cli_json_params());
   spec_workload w;
   const char *how = "even";
   int *buf = mem_alloc(((size_t)s->workload.stages + 1) * sizeof *buf);
@@ -177,9 +244,10 @@ void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
     json_object_set_new(k, "layers", json_integer(w.layers));
     json_object_set_new(k, "layers_per_stage", split);
     json_object_set_new(k, "layer_split", json_string(how));
-    json_object_set_new(k, "schedule", json_string(s->workload.schedule));
+    json_object_set_new(k, "schedule",
+                        json_string(spec_schedule_name(w.schedule)));
     json_object_set_new(k, "runtime", json_string(s->workload.runtime));
-    json_object_set_new(k, "dp_algo", json_string(s->workload.dp_algo));
+    json_object_set_new(k, "dp_algo", json_string(spec_dp_algo_name(w.dp_algo)));
     json_object_set_new(k, "batch", json_integer(w.batch));
     json_object_set_new(k, "micro_batch", json_integer(w.micro_batch));
     json_object_set_new(k, "micro_batches_per_pass",
@@ -190,6 +258,9 @@ void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
           !json_object_get(k, workload_rows[r].key))
         json_object_set_new(k, workload_rows[r].key, scenario_export_row(s, r));
   }
+  json_object_set_new(o, "unused", k == NULL || !json_object_size(k)
+                                       ? json_object()
+                                       : json_unused(t, s, &w, a));
   free(buf);
   json_object_set_new(o, "workload", k);
 }

@@ -16,6 +16,7 @@
 #include "base/mem.h"
 #include "models/alloc.h"
 #include "models/diloco.h"
+#include "models/alloc_file.h"
 #include "models/spec.h"
 #include "schedules/shape.h"
 #include "sim/cli/cli.h"
@@ -48,13 +49,39 @@ static void algo_text(const shape_config *c, char *buf, size_t size) {
   else snprintf(buf, size, "%s", c->dp_algo);
 }
 
+/* The sites c works and how many devices of each: "Berlin 7, Munich 2"
+ * (issue 33: the table said "1 x 16 on 16 devices (32 idle)"). */
+static void sites_text(const scenario *s, const shape_config *c, char *buf,
+                       size_t size) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < s->nsites && at < size; k++) {
+    int n = 0;
+    for (int i = 0; i < c->ndev; i++) n += s->device_site[c->keep[i]] == k;
+    if (n)
+      at += (size_t)snprintf(buf + at, size - at, "%s%s %d", at ? ", " : "",
+                             s->sites[k].name, n);
+  }
+}
+
+static json_t *sites_json(const scenario *s, const shape_config *c) {
+  json_t *o = json_object();
+  for (int k = 0; k < s->nsites; k++) {
+    int n = 0;
+    for (int i = 0; i < c->ndev; i++) n += s->device_site[c->keep[i]] == k;
+    if (n) json_object_set_new(o, s->sites[k].name, json_integer(n));
+  }
+  return o;
+}
+
 static void print_row(const scenario *s, const shape_config *c) {
-  char sh[32], al[48];
+  char sh[32], al[48], st[512];
   shape_text(c, sh, sizeof sh);
   algo_text(c, al, sizeof al);
-  printf("%-9s %-22s %7d %5d %6d %6d %10.3f %11.3f %11.3f\n", sh, al, c->ndev,
-         s->ndevices - c->ndev, c->micro_batch, c->batch, c->samples_per_s,
-         c->simulated_s, c->predicted_s);
+  sites_text(s, c, st, sizeof st);
+  printf("%-9s %-22s %7d %5d %6d %6d %10.3f %11.3f %11.3f  %s\n", sh, al,
+         c->ndev, s->ndevices - c->ndev, c->micro_batch, c->batch,
+         c->samples_per_s, c->simulated_s, c->predicted_s, st);
 }
 
 /* The idle devices of the best, site by site, and what using them gives. */
@@ -99,45 +126,23 @@ static void print_pipelines(const scenario *s, const shape_config *c) {
 }
 
 /* The command that simulates the best again from -o's file, into buf
- * ("" without a file): an allocation of some devices carries its shape
- * (simulate leaves the others idle), one of every device takes it from
- * --stages and --replicas. */
-static void reproduce(const scenario *s, const shape_config *b,
-                      const cli_shape_args *p, char *buf, size_t size) {
+ * ("" without a file): the file carries the shape, the devices, the split
+ * and the workload values (models/alloc_file.h); the network model is the
+ * command's. */
+static void reproduce(const cli_shape_args *p, const char *net, char *buf,
+                      size_t size) {
   buf[0] = '\0';
   if (!p->out) return;
-  size_t at = (size_t)snprintf(buf, size, "geodes simulate %s --alloc %s ",
-                               p->scenario, p->out);
-  if (b->ndev == s->ndevices && at < size)
-    at += (size_t)snprintf(buf + at, size - at, "--stages %d --replicas %d ",
-                           b->stages, b->replicas);
-  if (at < size)
-    at += (size_t)snprintf(buf + at, size - at, "--micro-batch %d --batch %d "
-                           "--dp-algo %s ", b->micro_batch, b->batch,
-                           b->dp_algo);
-  if (b->fragments && at < size)
-    at += (size_t)snprintf(buf + at, size - at, "--fragments %d ",
-                           b->fragments);
-  int algo = spec_dp_algo_parse(b->dp_algo);
-  bool diloco = algo >= 0 && spec_dp_algo_outer((spec_dp_algo)algo);
-  if (diloco && p->plan.inner_steps && at < size)
-    at += (size_t)snprintf(buf + at, size - at, "--inner-steps %d ",
-                           p->plan.inner_steps);
-  if (b->fragments && p->plan.overlap && at < size)
-    at += (size_t)snprintf(buf + at, size - at, "--overlap-steps %d ",
-                           p->plan.overlap);
-  if (at < size) at += (size_t)snprintf(buf + at, size - at,
-                                        "--layers-per-stage ");
-  for (int st = 0; st < b->stages && at < size; st++)
-    at += (size_t)snprintf(buf + at, size - at, "%s%d", st ? "," : "",
-                           b->layers[st]);
+  snprintf(buf, size, "geodes simulate %s --alloc %s --network-model %s",
+           p->scenario, p->out, net);
 }
 
 /* What goal maximises, for the text report. */
 static const char *goal_text(shape_goal goal) {
   switch (goal) {
     case SHAPE_THROUGHPUT:
-      return "throughput: samples/s, the batch per replica kept";
+      return "throughput: samples/s, at the batch per replica kept or the "
+             "scenario's";
     case SHAPE_ITERATION:
       return "iteration: seconds per iteration at the scenario's batch";
   }
@@ -181,8 +186,11 @@ static void print_text(const scenario *s, const shape_result *r,
   algo_text(b, al, sizeof al);
   printf("scenario    %s, %d devices\n", s->name, s->ndevices);
   printf("objective   %s\n", goal_text(p->goal));
-  printf("best        %s on %d devices (%d idle), micro-batch %d, batch %d, "
-         "%s: %.3f samples/s\n", sh, b->ndev, s->ndevices - b->ndev,
+  cli_print_params();
+  char where[512];
+  sites_text(s, b, where, sizeof where);
+  printf("best        %s on %d devices (%s; %d idle), micro-batch %d, batch "
+         "%d, %s: %.3f samples/s\n", sh, b->ndev, where, s->ndevices - b->ndev,
          b->micro_batch, b->batch, al, b->samples_per_s);
   printf("iteration   %.3f s simulated (%s), %.3f s predicted\n",
          b->simulated_s, net, b->predicted_s);
@@ -201,11 +209,11 @@ static void print_text(const scenario *s, const shape_result *r,
          r->simulated, wall_s);
   if (p->diloco) printf("note        %s\n", NOT_CONVERGENCE);
   char cmd[1024];
-  reproduce(s, b, p, cmd, sizeof cmd);
+  reproduce(p, net, cmd, sizeof cmd);
   if (cmd[0]) printf("reproduce   %s\n", cmd);
-  printf("\n%-9s %-22s %7s %5s %6s %6s %10s %11s %11s\n", "SHAPE", "DP",
+  printf("\n%-9s %-22s %7s %5s %6s %6s %10s %11s %11s  %s\n", "SHAPE", "DP",
          "DEVICES", "IDLE", "MICRO", "BATCH", "SAMPLES/S", "SIMULATED_S",
-         "PREDICTED_S");
+         "PREDICTED_S", "SITES");
   for (int g = 0; g < r->nshapes; g++) print_row(s, &r->all[r->per_shape[g]]);
   print_idle(s, r);
   print_pipelines(s, b);
@@ -221,6 +229,7 @@ static json_t *config_json(const scenario *s, const shape_config *c) {
   json_object_set_new(o, "fragments", c->fragments ? json_integer(c->fragments)
                                                    : json_null());
   json_object_set_new(o, "devices", json_integer(c->ndev));
+  json_object_set_new(o, "sites", sites_json(s, c));
   json_object_set_new(o, "idle", json_integer(s->ndevices - c->ndev));
   json_object_set_new(o, "samples_per_s", cli_json_number(c->samples_per_s));
   json_object_set_new(o, "simulated_s", cli_json_number(c->simulated_s));
@@ -239,6 +248,7 @@ static void print_json(const scenario *s, const shape_result *r,
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "objective", json_string(shape_goal_names[p->goal]));
   json_object_set_new(o, "network_model", json_string(net));
+  json_object_set_new(o, "params", cli_json_params());
   json_object_set_new(o, "best", config_json(s, &r->all[r->best]));
   json_object_set_new(o, "runtime",
                       best_runtime(s, &r->all[r->best], true, NULL, 0));
@@ -262,7 +272,7 @@ static void print_json(const scenario *s, const shape_result *r,
   json_object_set_new(o, "simulated", json_integer(r->simulated));
   if (p->diloco) json_object_set_new(o, "note", json_string(NOT_CONVERGENCE));
   char cmd[1024];
-  reproduce(s, &r->all[r->best], p, cmd, sizeof cmd);
+  reproduce(p, net, cmd, sizeof cmd);
   json_object_set_new(o, "reproduce", cmd[0] ? json_string(cmd) : json_null());
   cli_print_json(o, CLI_JSON);
 }
@@ -302,12 +312,17 @@ static int shape_rows(db *d, int64_t run, const void *ctx, err *e) {
   return rc;
 }
 
-/* -o: the best allocation; CLI_OK or the error printed. */
-static int write_alloc(const char *path, const alloc *a) {
+/* -o: the best configuration as an allocation file that reproduces it:
+ * its devices, shape, split and workload (its view's); CLI_OK or the error
+ * printed. */
+static int write_alloc(const char *path, const scenario *s,
+                       const shape_opts *o, const shape_config *b) {
   cli_out out;
   int rc = cli_out_open(&out, path, "the allocation");
   if (rc == CLI_OK) {
-    alloc_write(a, out.f);
+    scenario *v = shape_config_view(s, o, b);
+    alloc_file_write(b->a, NULL, b->layers, v, s, out.f);
+    scenario_subset_free(v);
     rc = cli_out_close(&out, rc);
   }
   return rc;
@@ -344,7 +359,8 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   cli_progress_end(&bar);
   int out = rc == ERR_OK && p->out ? cli_out_not_db("schedule", p->out, p->db)
                                     : CLI_OK;
-  if (rc == ERR_OK && p->out && !out) out = write_alloc(p->out, r.all[r.best].a);
+  if (rc == ERR_OK && p->out && !out)
+    out = write_alloc(p->out, s, &o, &r.all[r.best]);
   if (out) {
     shape_result_free(&r);
     return out; /* said */
@@ -364,74 +380,4 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   else print_text(s, &r, p, net, wall);
   shape_result_free(&r);
   return CLI_OK;
-}
-
-static int cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
-/* sub from the pipelines of o (rectangular rows of device numbers of s,
- * each once); false when they are not that or name every device. */
-static bool subset_of(const json_t *o, const scenario *s, cli_subset *sub) {
-  const json_t *rows = json_object_get(o, "pipelines");
-  size_t R = json_array_size(rows);
-  size_t S = R ? json_array_size(json_array_get(rows, 0)) : 0;
-  if (!R || !S || R * S >= (size_t)s->ndevices) return false;
-  *sub = (cli_subset){.replicas = (int)R, .stages = (int)S, .n = (int)(R * S)};
-  sub->dev = mem_alloc(R * S * sizeof *sub->dev);
-  sub->keep = mem_alloc(R * S * sizeof *sub->keep);
-  for (size_t r = 0; r < R; r++) {
-    const json_t *row = json_array_get(rows, r);
-    for (size_t k = 0; k < S; k++) {
-      const json_t *d = json_array_get(row, k);
-      json_int_t v = json_is_integer(d) ? json_integer_value(d) : -1;
-      if (json_array_size(row) != S || v < 0 || v >= s->ndevices) {
-        cli_subset_free(sub);
-        return false;
-      }
-      sub->dev[r * S + k] = sub->keep[r * S + k] = (int)v;
-    }
-  }
-  qsort(sub->keep, R * S, sizeof *sub->keep, cmp_int);
-  for (size_t i = 1; i < R * S; i++)
-    if (sub->keep[i] == sub->keep[i - 1]) {
-      cli_subset_free(sub);
-      return false;
-    }
-  return true;
-}
-
-bool cli_subset_peek(const char *path, scenario *s, cli_subset *sub) {
-  *sub = (cli_subset){0};
-  size_t len; /* file_read: regular files only (a FIFO would block) */
-  char *text = file_read(path, FILE_MAX_JSON_BYTES, &len, NULL);
-  json_t *o = text ? json_loadb(text, len, 0, NULL) : NULL;
-  free(text);
-  bool yes = o && subset_of(o, s, sub);
-  json_decref(o);
-  if (yes) s->workload.stages = sub->stages, s->workload.replicas = sub->replicas;
-  return yes;
-}
-
-scenario *cli_subset_view(const scenario *s, const cli_subset *sub,
-                          const char *path, alloc **a, err *e) {
-  *a = alloc_new(sub->replicas, sub->stages);
-  for (int i = 0; i < sub->n; i++) {
-    const int *at = bsearch(&sub->dev[i], sub->keep, (size_t)sub->n,
-                            sizeof *sub->keep, cmp_int);
-    (*a)->device[i] = (int)(at - sub->keep);
-  }
-  if (alloc_validate(*a, sub->replicas, sub->stages, sub->n, path, e)) {
-    alloc_free(*a);
-    *a = NULL;
-    return NULL;
-  }
-  return scenario_subset(s, sub->keep, sub->n, sub->replicas);
-}
-
-void cli_subset_free(cli_subset *sub) {
-  free(sub->dev);
-  free(sub->keep);
-  *sub = (cli_subset){0};
 }

@@ -28,28 +28,4 @@ typedef struct cli_shape_args {
 int cli_schedule_shape(const cli_shape_args *p, scenario *s,
                        const sim_options *so, int argc, char **argv);
 
-/* An allocation file that names fewer devices than its scenario has (what
- * --shape auto writes when it leaves devices idle): its shape and devices.
- * Invariant: dev holds replicas x stages distinct devices of the parent,
- * row-major; keep the same devices, increasing. */
-typedef struct cli_subset {
-  int replicas, stages, n;
-  int *dev, *keep;
-} cli_subset;
-
-/* Reads path's pipelines: when they are a proper subset of s's devices,
- * fills sub and sets s's stages and replicas to the file's (before the
- * workload knobs, so that they are checked against them) and returns true.
- * False (sub empty) when the file names every device, or does not read:
- * alloc_read then says why. */
-bool cli_subset_peek(const char *path, scenario *s, cli_subset *sub);
-
-/* After the knobs: the view of s over sub's devices (free with
- * scenario_subset_free) and the allocation on its numbers (*a). NULL with
- * e filled when the file's pipelines are not a valid allocation. */
-scenario *cli_subset_view(const scenario *s, const cli_subset *sub,
-                          const char *path, alloc **a, err *e);
-
-void cli_subset_free(cli_subset *sub);
-
 #endif

@@ -17,6 +17,7 @@
 #include "sim/cli/cli_shape.h"
 #include "traces/scenario_subset.h"
 #include "sim/cli/cli_training.h"
+#include "sim/netbound.h"
 #include "sim/place.h"
 #include "sim/sim.h"
 #include "sim/training.h"
@@ -40,6 +41,10 @@ typedef struct sim_args {
   bool json, explain;
   cli_workload_opts wo;
   cli_training_opts to;
+  /* one iteration under netem or tcp: what held its transfers back */
+  sim_rate_log rates;
+  sim_netbound nb;
+  bool has_nb;
 } sim_args;
 
 /* --timeline-iterations A:B into the training options: from A to B
@@ -163,9 +168,43 @@ static double class_gb(const sim_link_class *c, size_t n) {
   return c->bytes * 1e-9 / (double)(n ? n : 1);
 }
 
+/* What held the transfers below their links' rates (netem, tcp). */
+static void print_held(const sim_netbound *nb) {
+  if (!nb->held_total) {
+    printf("held back   no transfer ran below its link's rate (no NIC, flow "
+           "cap, TCP window or\n            shared link slowed one): ideal, "
+           "netem and tcp give this run's times\n");
+    return;
+  }
+  printf("held back   %llu of %llu transfers ran below their link's rate:",
+         (unsigned long long)nb->held_total,
+         (unsigned long long)nb->transfers);
+  const char *sep = " ";
+  for (int c = 0; c < SIM_CP_NCAUSES; c++)
+    if (nb->held[c]) {
+      printf("%s%llu %s", sep, (unsigned long long)nb->held[c],
+             sim_cp_cause_names[c]);
+      sep = ", ";
+    }
+  printf("\n");
+}
+
+static json_t *json_held(const sim_netbound *nb) {
+  json_t *o = json_object();
+  json_object_set_new(o, "transfers", json_integer((json_int_t)nb->transfers));
+  json_object_set_new(o, "held_back", json_integer((json_int_t)nb->held_total));
+  for (int c = 0; c < SIM_CP_NCAUSES; c++)
+    if (c != SIM_CP_CAUSE_LINK && c != SIM_CP_CAUSE_SEND)
+      json_object_set_new(o, sim_cp_cause_names[c],
+                          json_integer((json_int_t)nb->held[c]));
+  json_object_set_new(o, "network_models_agree",
+                      json_boolean(nb->held_total == 0));
+  return o;
+}
+
 static void print_table(const scenario *s, const char *placement,
                         const sim_result *r, const transport_options *t,
-                        const alloc *a, size_t n) {
+                        const alloc *a, size_t n, const sim_netbound *nb) {
   printf("scenario    %s, %d devices: %d stages x %d replicas, %s\n", s->name,
          s->ndevices, s->workload.stages, s->workload.replicas, placement);
   printf("network     %s\n", transport_model_name(r->network));
@@ -180,8 +219,10 @@ static void print_table(const scenario *s, const char *placement,
   printf("throughput  %.2f samples/s, compute utilisation %.1f %%\n",
          r->samples_per_s, 100 * r->compute_utilisation);
   printf("bytes       %.3f GB pipeline, %.3f GB data-parallel per iteration"
-         " (%.3f GB between sites)\n\n", r->pp_bytes * 1e-9,
+         " (%.3f GB between sites)\n", r->pp_bytes * 1e-9,
          r->dp_bytes * 1e-9, r->wan_bytes * 1e-9);
+  if (nb) print_held(nb);
+  printf("\n");
   printf("%-8s %10s %10s %10s %10s %17s\n", "STAGE", "COMPUTE_S", "BUBBLE_S",
          "COMM_S", "DP_SYNC_S", "UTIL_MIN..MAX_%");
   for (int st = 0; st < r->stages; st++) {
@@ -255,7 +296,7 @@ static void json_stages(json_t *o, const scenario *s, const sim_result *r,
 static int print_json(const scenario *s, const char *placement,
                        const sim_result *r, const sim_training_result *tr,
                        const cli_training_opts *to, const transport_options *t,
-                       const alloc *a) {
+                       const alloc *a, const sim_netbound *nb) {
   size_t n = tr && tr->n ? tr->n : 1;
   json_t *o = json_object();
   json_object_set_new(o, "scenario", json_string(s->name));
@@ -280,6 +321,7 @@ static int print_json(const scenario *s, const char *placement,
   json_object_set_new(o, "pp_bytes", cli_json_number(r->pp_bytes));
   json_object_set_new(o, "dp_bytes", cli_json_number(r->dp_bytes));
   json_object_set_new(o, "wan_bytes", cli_json_number(r->wan_bytes));
+  json_object_set_new(o, "transfers", nb ? json_held(nb) : json_null());
   if (r->inner_steps) print_json_diloco(o, r);
   json_stages(o, s, r, a, n);
   if (!tr) {
@@ -302,57 +344,57 @@ static int explain(const scenario *s, const alloc *a, sim_options *o,
   return cli_explain_report("simulate", s, a, o, &eo);
 }
 
-/* --stages and --replicas beside an allocation of some devices: the file's
- * shape, or a usage error (the knobs then left out: the shape is the
- * file's, and the scenario's devices are more than it names). */
-static int subset_knobs(sim_args *p, const cli_subset *sub) {
-  long st = p->wo.k.stages, rep = p->wo.k.replicas;
-  if ((st > 0 && st != sub->stages) || (rep > 0 && rep != sub->replicas))
-    return cli_usage_error("simulate", "--stages/--replicas: %s holds %d "
-                           "stages x %d replicas", p->alloc_file, sub->stages,
-                           sub->replicas);
-  if (p->to.active)
-    return cli_usage_error("simulate", "%s leaves devices idle: training "
-                           "runs (--iterations) take an allocation of every "
-                           "device", p->alloc_file);
-  p->wo.k.stages = p->wo.k.replicas = -1;
-  return CLI_OK;
+/* The run's inspection: what held its transfers back (held_hook). */
+typedef struct held_ctx {
+  sim_args *p;
+  const scenario *s;
+  const transport_options *t;
+} held_ctx;
+
+static void held_inspect(void *ctx, const sim_graph *g) {
+  held_ctx *h = ctx;
+  uint32_t n;
+  const sim_task *t = sim_graph_tasks(g, &n);
+  sim_netbound_of(h->s, h->t, t, n, &h->p->rates, &h->p->nb);
+  h->p->has_nb = true;
 }
 
-/* The allocation to simulate: --alloc's (of every device, or of some:
- * *view is then the scenario over them) or --method's. NULL, e filled. */
-static alloc *placement(const sim_args *p, scenario *s,
-                        const cli_subset *sub, const sim_options *o,
-                        scenario **view, err *e) {
-  alloc *a = NULL;
-  if (sub->n) /* the file's devices work, the others idle */
-    *view = cli_subset_view(s, sub, p->alloc_file, &a, e);
-  else if (p->alloc_file)
-    a = cli_alloc_read(p->alloc_file, &p->wo, s, e);
-  else {
-    cost_ctx *c = cost_ctx_from_scenario(s, e);
-    a = c ? sim_place(s, c, p->method, o, e) : NULL;
-    cost_ctx_free(c);
-  }
+/* One iteration under netem or tcp logs its rates, and says after it what
+ * held its transfers back (sim/netbound.h); ideal has nothing to hold. */
+static void held_hook(sim_args *p, const scenario *s, sim_options *o) {
+  static held_ctx h;
+  if (!transport_is_shared(o->transport.model)) return;
+  h = (held_ctx){p, s, &o->transport};
+  o->rates = &p->rates;
+  o->inspect = held_inspect, o->inspect_ctx = &h;
+}
+
+/* --method's allocation (--alloc's is read with the workload). NULL, e
+ * filled. */
+static alloc *placement(const sim_args *p, const scenario *s,
+                        const sim_options *o, err *e) {
+  cost_ctx *c = cost_ctx_from_scenario(s, e);
+  alloc *a = c ? sim_place(s, c, p->method, o, e) : NULL;
+  cost_ctx_free(c);
   return a;
 }
 
 /* The run's table (or --json) and --explain's report; s_run is s, or the
  * view of the devices sub names (the others idle). */
 static int report(sim_args *p, const scenario *s, const scenario *s_run,
-                  const cli_subset *sub, const alloc *a, sim_result *r,
+                  const alloc *a, sim_result *r,
                   sim_training_result *tr, sim_options *o) {
   const char *placement = p->alloc_file ? p->alloc_file : p->method;
   int rc = CLI_OK;
   if (p->json) {
     rc = print_json(s_run, placement, r, p->to.active ? tr : NULL, &p->to,
-                    &o->transport, a);
+                    &o->transport, a, p->has_nb ? &p->nb : NULL);
   } else {
-    if (sub->n)
+    if (s_run != s)
       printf("idle        %d of the scenario's %d devices (not in %s)\n",
-             s->ndevices - sub->n, s->ndevices, p->alloc_file);
+             s->ndevices - s_run->ndevices, s->ndevices, p->alloc_file);
     print_table(s_run, placement, r, &o->transport, a,
-                p->to.active ? tr->n : 1);
+                p->to.active ? tr->n : 1, p->has_nb ? &p->nb : NULL);
     if (p->to.active) cli_training_table(tr, &p->to);
   }
   if (p->explain && rc == CLI_OK) rc = explain(s_run, a, o, placement);
@@ -367,21 +409,23 @@ int cli_simulate(int argc, char **argv) {
   alloc *a = NULL;
   sim_result r = {0};
   scenario *s = scenario_load(p.scenario, &e), *view = NULL;
-  cli_subset sub = {0};
-  if (s && p.alloc_file && cli_subset_peek(p.alloc_file, s, &sub) &&
-      (rc = subset_knobs(&p, &sub)))
-    goto done;
-  if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
+  if (!s || cli_workload_alloc(&p.wo, p.alloc_file, s, &a, &view, &e)) goto fail;
   if ((rc = cli_workload_usage("simulate", &p.wo, s)) ||
       (rc = cli_training_usage("simulate", &p.to, s)))
     goto done;
+  if (view && p.to.active) {
+    rc = cli_usage_error("simulate", "%s leaves devices idle: training runs "
+                         "(--iterations) take an allocation of every device",
+                         p.alloc_file);
+    goto done;
+  }
   /* the fault file is read before a placement search, not after it */
   if (p.to.active && cli_training_load(&p.to, s, &e)) goto fail;
   const scenario *s_run = s;
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);
   o.seed = s->seed;
-  if (!(a = placement(&p, s, &sub, &o, &view, &e))) goto fail;
+  if (!a && !(a = placement(&p, s, &o, &e))) goto fail;
   if (view) s_run = view;
   sim_training_result tr = {0};
   if (p.to.active) {
@@ -396,19 +440,20 @@ int cli_simulate(int argc, char **argv) {
     tr.agg = (sim_result){0};
   } else {
     o.timeline_path = p.timeline;
+    held_hook(&p, s_run, &o);
     if (sim_run(s_run, a, &o, &r, &e) != ERR_OK) goto fail;
   }
-  rc = report(&p, s, s_run, &sub, a, &r, &tr, &o);
+  rc = report(&p, s, s_run, a, &r, &tr, &o);
   sim_training_result_free(&tr);
   goto done;
 fail:
   rc = cli_fail("simulate", &e);
 done:
   cli_training_free(&p.to);
+  sim_rate_log_free(&p.rates);
   sim_result_free(&r);
   alloc_free(a);
   scenario_subset_free(view);
-  cli_subset_free(&sub);
   scenario_free(s);
   return rc;
 }

@@ -110,6 +110,12 @@ void cli_training_json(json_t *o, const sim_training_result *r,
   json_object_set_new(o, "iterations", json_null());
   json_object_set_new(o, "iteration_summary", st);
   json_object_set_new(o, "total_s", cli_json_number(r->total_s));
+  json_object_set_new(o, "duration_s", t->o.duration_s > 0
+                                           ? cli_json_number(t->o.duration_s)
+                                           : json_null());
+  json_object_set_new(o, "last_start_s",
+                      r->n ? cli_json_number(r->it[r->n - 1].start_s)
+                           : json_null());
   json_object_set_new(o, "samples", cli_json_number(r->samples));
   json_object_set_new(o, "samples_per_s", cli_json_number(r->samples_per_s));
   json_object_set_new(o, "lost_s", lost);
@@ -144,6 +150,14 @@ void cli_training_table(const sim_training_result *r,
          "samples/s\n", r->total_s, r->n,
          r->inner_steps ? "outer steps" : "iterations", r->samples,
          r->samples_per_s);
+  if (t->o.duration_s > 0 && r->total_s > t->o.duration_s && r->n)
+    printf("ends        %.3f s after --duration-s %g: the last %s started at "
+           "%.3f s, before it, and ran to its end (a run starts %ss while "
+           "the clock is before the duration, and never cuts one)\n",
+           r->total_s - t->o.duration_s, t->o.duration_s,
+           r->inner_steps ? "outer step" : "iteration",
+           r->it[r->n - 1].start_s,
+           r->inner_steps ? "outer step" : "iteration");
   printf("%-11s mean %.4f  p50 %.4f  p95 %.4f  min %.4f  max %.4f s\n",
          r->inner_steps ? "outer step" : "iteration", r->mean_s, r->p50_s,
          r->p95_s, r->min_s, r->max_s);

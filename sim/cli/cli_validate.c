@@ -10,14 +10,16 @@
 #include "analysis/validate.h"
 #include "base/mem.h"
 #include "sim/cli/cli.h"
+#include "traces/scenario_subset.h"
 #include "sim/cli/cli_progress.h"
 
 static const cli_opt_command VALIDATE = {
     .name = "validate",
     .usage =
-        "usage: geodes validate SCENARIO [--samples N] [--db FILE] [--json]\n"
-        "                       [--network-model ideal|netem|tcp|all] "
-        "[OPTIONS]\n\n"
+        "usage: geodes validate SCENARIO [--samples N] [--alloc FILE] "
+        "[--db FILE]\n"
+        "                       [--json] [--network-model "
+        "ideal|netem|tcp|all] [OPTIONS]\n\n"
         "Draws a sample of allocations (dtfm-identity, megatron-order, greedy, "
         "gcma, sim,\n"
         "perturbations of the best-scored one, seeded random ones), scores "
@@ -190,7 +192,7 @@ static void progress(void *ctx, int done, int total) {
 }
 
 typedef struct validate_args {
-  const char *scenario, *db;
+  const char *scenario, *db, *alloc_file;
   int network; /* a transport_model, or TRANSPORT_NMODELS: all */
   long samples;
   bool json, quiet;
@@ -210,6 +212,10 @@ static int parse_args(int argc, char **argv, validate_args *a) {
       CLI_OPT_ENUM(0, "network-model", "M", &a->network, transport_model_names,
                    "all", "network model, or all (default tcp)"),
       CLI_OPT_ALIAS("network", "network-model"),
+      CLI_OPT_STRING(0, "alloc", "FILE", &a->alloc_file,
+                     "an allocation file the sample starts with\n"
+                     "(kind alloc; its workload, shape and split\n"
+                     "are the sample's: traces/FORMATS.md)"),
       CLI_OPT_STRING(0, "db", "FILE", &a->db,
                      "also store every simulated point in FILE"),
       CLI_OPT_FLAG(0, "json", &a->json, "print one JSON object"),
@@ -243,8 +249,11 @@ int cli_validate(int argc, char **argv) {
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {0};
-  scenario *s = scenario_load(a.scenario, &e);
-  if (s) cli_workload_apply(&a.wo, s, &e);
+  scenario *parent = scenario_load(a.scenario, &e), *view = NULL;
+  alloc *mine = NULL;
+  if (parent)
+    cli_workload_alloc(&a.wo, a.alloc_file, parent, &mine, &view, &e);
+  const scenario *s = view ? view : parent; /* a file's devices work */
   bool all = a.network == TRANSPORT_NMODELS;
   cli_progress bar;
   validate_opts o = {
@@ -252,7 +261,7 @@ int cli_validate(int argc, char **argv) {
       .networks = all ? VALIDATE_ALL_NETWORKS : 1u << a.network,
       .transport = cli_transport(&a.wo, TRANSPORT_MODEL_DEFAULT),
       .cost_cmd = a.cc.cmd, .cost_timeout_s = a.cc.timeout_s,
-      .progress = progress, .progress_ctx = &bar};
+      .include = mine, .progress = progress, .progress_ctx = &bar};
   cli_progress_start(&bar, "validate", a.quiet);
   validate_report *r = e.code ? NULL : validate_run(s, &o, &e);
   cli_progress_end(&bar);
@@ -267,6 +276,8 @@ int cli_validate(int argc, char **argv) {
     }
   }
   validate_report_free(r);
-  scenario_free(s);
+  alloc_free(mine);
+  scenario_subset_free(view);
+  scenario_free(parent);
   return rc;
 }

@@ -156,6 +156,17 @@ int jfield_num(const jfield_doc *d, const jfield_scope *s, const json_t *obj,
   return ERR_OK;
 }
 
+bool jfield_as_int(const json_t *v, long long *out) {
+  if (json_is_integer(v)) {
+    *out = json_integer_value(v);
+    return true;
+  }
+  double x = json_is_real(v) ? json_real_value(v) : NAN;
+  if (!(fabs(x) <= JFIELD_EXACT_MAX) || x != floor(x)) return false;
+  *out = (long long)x;
+  return true;
+}
+
 int jfield_int(const jfield_doc *d, const jfield_scope *s, const json_t *obj,
                const char *key, long long lo, long long hi, long long def,
                long long *out) {
@@ -166,9 +177,9 @@ int jfield_int(const jfield_doc *d, const jfield_scope *s, const json_t *obj,
     *out = def;
     return ERR_OK;
   }
-  if (!json_is_integer(v))
+  long long x;
+  if (!jfield_as_int(v, &x))
     return jfield_fail(d, s, key, ERR_PARSE, "must be an integer");
-  long long x = json_integer_value(v);
   if (x < lo || x > hi)
     return jfield_fail(d, s, key, ERR_RANGE,
                        "must be in [%lld, %lld], not %lld", lo, hi, x);

@@ -59,6 +59,13 @@ int jfield_fail(const jfield_doc *d, const jfield_scope *s, const char *key,
  * when a required key is absent, ERR_PARSE for a wrong type, ERR_RANGE for a
  * value out of range, ERR_UNKNOWN for a name not allowed. */
 
+/* Whether v is an integer: a JSON integer, or a real that is one exactly
+ * (16e6, 1.5e3), within JFIELD_EXACT_MAX (2^53: every double below is
+ * exact); *out its value. What jfield_int and the other integer readers
+ * take, as the command line's integers and the sweep file's do. */
+#define JFIELD_EXACT_MAX 9007199254740992.0
+bool jfield_as_int(const json_t *v, long long *out);
+
 /* Every key of obj must be in known (NULL-terminated). */
 int jfield_known(const jfield_doc *d, const jfield_scope *s, const json_t *obj,
                  const char *const *known);
