@@ -27,8 +27,12 @@ typedef struct cost_memo {
 typedef struct cost_flow {
   size_t cap_e, cap_n;
   int *f, *save;   /* cap_e: the flow, and the last infeasible probe's */
-  double *vals;    /* cap_e: the values above the lower bound */
+  double *vals;    /* cap_e: the thresholds still to search */
   int *rs, *rd, *par, *queue; /* cap_n: residuals, search tree, queue */
+  int wa, wb;      /* 64-bit words of a set of rows, of columns */
+  uint64_t *adj;   /* a row's usable columns (wb words each) */
+  uint64_t *snd;   /* a column's rows that send to it (wa words each) */
+  uint64_t *seen;  /* wa + wb: rows and columns a search reached */
 } cost_flow;
 
 struct cost_scratch {

@@ -55,6 +55,8 @@ typedef struct search_opts {
   int starts;        /* `sim`: best cost-model candidates to start from */
   search_progress_fn progress;  /* may be NULL */
   void *progress_ctx;           /* borrowed */
+  int by_site;       /* GCMA: 1 breeds site counts, -1 labels, 0 as
+                        gcma_new chooses (GCMA_SITES_MIN_REPLICAS) */
   int batch;         /* GCMA: offspring judged together at most (0:
                         SEARCH_BATCH; 1: each before the next is made);
                         random-search: samples judged together; the
