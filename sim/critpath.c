@@ -268,18 +268,21 @@ void sim_critpath_build(const sim_graph *g, const scenario *s,
   out->t0 = t0;
   out->end = t0;
   if (n == 0) return;
+  /* the wire spans first, their ends freed before the predecessors are
+   * built: the two never peak together */
+  int64_t *w0 = mem_alloc(((size_t)n + 1) * sizeof *w0);
+  int64_t *w1 = mem_alloc(((size_t)n + 1) * sizeof *w1);
+  sim_linkstats_wire(s, t, n, w0, w1);
+  free(w1);
   size_t ne;
   const sim_edge *e = sim_graph_edges(g, &ne);
   preds p;
   preds_build(&p, e, ne, n);
-  int64_t *w0 = mem_alloc(((size_t)n + 1) * sizeof *w0);
-  int64_t *w1 = mem_alloc(((size_t)n + 1) * sizeof *w1);
-  sim_linkstats_wire(s, t, n, w0, w1);
   walk w = {0};
   ctx c = {s, o, t, w0};
   walk_back(&w, &c, n, &p, t0);
   preds_free(&p);
-  free(w0), free(w1);
+  free(w0);
   for (size_t i = 0; i < w.n / 2; i++) { /* into time order */
     sim_cp_step x = w.v[i];
     w.v[i] = w.v[w.n - 1 - i];

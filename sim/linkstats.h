@@ -17,6 +17,7 @@
 #ifndef SIM_LINKSTATS_H
 #define SIM_LINKSTATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,10 +57,12 @@ void sim_linkstats_wire(const scenario *s, const sim_task *t, uint32_t n,
                         int64_t *w0, int64_t *w1);
 
 /* The statistics of the n finished tasks t of a run of s under o over
- * [t0, t1] into *out (sim_linkstats_free). */
+ * [t0, t1] into *out (sim_linkstats_free); each resource's change points
+ * (npts, t, rate_gbps, inflight: what sim_linkstats_csv reads) only when
+ * series, else npts 0 and NULL. */
 void sim_linkstats_build(const scenario *s, const transport_options *o,
                          const sim_task *t, uint32_t n, int64_t t0, int64_t t1,
-                         sim_linkstats *out);
+                         bool series, sim_linkstats *out);
 
 void sim_linkstats_free(sim_linkstats *ls);
 

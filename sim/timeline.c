@@ -189,7 +189,7 @@ static void counters(FILE *f, const sim_task *t, uint32_t n, int pid,
   for (uint32_t i = 0; i < n; i++)
     if (t[i].t_done > end) end = t[i].t_done;
   sim_linkstats ls;
-  sim_linkstats_build(net->s, net->o, t, n, 0, end, &ls);
+  sim_linkstats_build(net->s, net->o, t, n, 0, end, true, &ls);
   for (int i = 0; i < ls.nres; i++) {
     const sim_ls_res *r = &ls.res[i];
     if (r->kind != SIM_LS_LINK) continue;

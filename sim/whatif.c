@@ -228,6 +228,7 @@ typedef struct inspect_ctx {
   const transport_options *o;
   sim_critpath *cp;
   sim_linkstats *ls;
+  bool series;
 } inspect_ctx;
 
 static void inspect(void *ctx, const sim_graph *g) {
@@ -236,16 +237,17 @@ static void inspect(void *ctx, const sim_graph *g) {
   if (!c->ls) return;
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
-  sim_linkstats_build(c->s, c->o, t, n, 0, sim_graph_end(g), c->ls);
+  sim_linkstats_build(c->s, c->o, t, n, 0, sim_graph_end(g), c->series,
+                      c->ls);
 }
 
 int sim_whatif_explain(const scenario *s, const alloc *a, const sim_options *o,
                        sim_result *out, sim_critpath *cp, sim_linkstats *ls,
-                       err *e) {
+                       bool series, err *e) {
   memset(cp, 0, sizeof *cp);
   if (ls) memset(ls, 0, sizeof *ls);
   sim_options oo = *o;
-  inspect_ctx c = {s, &oo.transport, cp, ls};
+  inspect_ctx c = {s, &oo.transport, cp, ls, series};
   oo.inspect = inspect;
   oo.inspect_ctx = &c;
   return sim_run(s, a, &oo, out, e);

@@ -61,10 +61,11 @@ int sim_whatif_run(const scenario *s, const alloc *a, const sim_options *o,
 
 /* sim_run of s under a and o, its critical path into *cp
  * (sim_critpath_free) and, when ls is not NULL, its links' statistics
- * into *ls (sim_linkstats_free). */
+ * into *ls (sim_linkstats_free), their change points when series (what
+ * sim_linkstats_csv reads). */
 int sim_whatif_explain(const scenario *s, const alloc *a, const sim_options *o,
                        sim_result *out, sim_critpath *cp, sim_linkstats *ls,
-                       err *e);
+                       bool series, err *e);
 
 /* One re-run: what changed, the iteration then and what it saves against
  * the base (positive: faster). */

@@ -17,6 +17,7 @@
 #include "models/cost.h"
 #include "models/cost_parts.h"
 #include "schedules/baseline.h"
+#include "tests/support.h"
 #include "traces/scenario.h"
 
 /* k units drawn into at most most classes of random sizes (the last takes
@@ -83,50 +84,6 @@ Test(cost_flow, classes_equal_the_expanded_matching) {
   gsl_rng_free(r);
 }
 
-/* A scenario of ns sites of random sizes (devices in all: stages x
- * replicas), links between every two sites one way each (asymmetric when
- * asym), small integer latencies (ties) and bandwidths. */
-static scenario *random_scenario(gsl_rng *r, int ns, int stages, int replicas,
-                                 bool asym) {
-  if (ns > stages * replicas) ns = stages * replicas;
-  int n = stages * replicas, *size = calloc((size_t)ns, sizeof *size);
-  for (int i = 0; i < n; i++)
-    size[i < ns ? i : (int)gsl_rng_uniform_int(r, (unsigned long)ns)]++;
-  size_t cap = 4096 + (size_t)ns * ns * 120, len = 0;
-  char *t = malloc(cap);
-  len += (size_t)snprintf(t + len, cap - len, "{\"name\": \"r\", \"sites\": [");
-  for (int x = 0; x < ns; x++)
-    len += (size_t)snprintf(t + len, cap - len,
-                            "%s{\"name\": \"s%d\", \"devices\": %d, \"gpu\": "
-                            "\"V100\"}", x ? ", " : "", x, size[x]);
-  len += (size_t)snprintf(t + len, cap - len,
-                          "], \"network\": {\"latency_ms\": 1, "
-                          "\"bandwidth_gbps\": 10%s", ns > 1 ? ", \"links\": [" : "");
-  bool first = true;
-  for (int x = 0; x < ns; x++)
-    for (int y = 0; y < ns; y++) {
-      if (x == y || (!asym && y < x)) continue;
-      len += (size_t)snprintf(
-          t + len, cap - len,
-          "%s{\"%s\": %s\"s%d\", %s\"s%d\"%s, \"latency_ms\": %d, "
-          "\"bandwidth_gbps\": %d}",
-          first ? "" : ", ", asym ? "from" : "between", asym ? "" : "[", x,
-          asym ? "\"to\": " : "", y, asym ? "" : "]",
-          (int)gsl_rng_uniform_int(r, 4) * 10, 1 + (int)gsl_rng_uniform_int(r, 3));
-      first = false;
-    }
-  snprintf(t + len, cap - len,
-           "%s}, \"workload\": {\"model\": \"gpt3-xl\", \"batch\": %d, "
-           "\"micro_batch\": 1, \"stages\": %d, \"replicas\": %d}}",
-           ns > 1 ? "]" : "", replicas, stages, replicas);
-  err e = {0};
-  scenario *s = scenario_parse(t, strlen(t), "random", &e);
-  cr_assert(s, "%s", e.msg);
-  free(t);
-  free(size);
-  return s;
-}
-
 /* Groups larger than the memo reaches (replicas > 16), over up to 40
  * sites: the value by classes equals the device matching, and above
  * COST_PAIR_DEVICES_MAX the pairing from the transport is a permutation
@@ -136,7 +93,7 @@ Test(cost_flow, big_groups_as_the_device_matching) {
   gsl_rng_set(r, 7);
   for (int t = 0; t < 24; t++) {
     int k = 17 + (int)gsl_rng_uniform_int(r, 100), ns = 2 + t % 40;
-    scenario *sc = random_scenario(r, ns, 3, k, t % 2);
+    scenario *sc = support_random_scenario(r, ns, 3, k, t % 2);
     err e = {0};
     cost_ctx *c = cost_ctx_from_scenario(sc, &e);
     cr_assert(c, "%s", e.msg);
@@ -250,7 +207,7 @@ Test(cost_flow, greedy_by_sites_as_the_device_scan) {
   gsl_rng_set(r, 11);
   for (int t = 0; t < 30; t++) {
     int stages = 1 + t % 5, k = 1 + (int)gsl_rng_uniform_int(r, 24);
-    scenario *sc = random_scenario(r, 1 + t % 9, stages, k, t % 2);
+    scenario *sc = support_random_scenario(r, 1 + t % 9, stages, k, t % 2);
     err e = {0};
     cost_ctx *c = cost_ctx_from_scenario(sc, &e);
     cr_assert(c, "%s", e.msg);

@@ -67,7 +67,7 @@ Test(linkstats, hand_made) {
   scenario *s = two_sites();
   transport_options o = transport_options_default();
   sim_linkstats ls;
-  sim_linkstats_build(s, &o, T, 4, 0, 3000, &ls);
+  sim_linkstats_build(s, &o, T, 4, 0, 3000, true, &ls);
   cr_assert_eq(ls.nres, 2 + 4, "two links, two NICs each way");
   const sim_ls_res *ab = find(&ls, SIM_LS_LINK, 0, 1);
   cr_assert_float_eq(ab->bytes, 1500, 1e-9);
@@ -96,7 +96,7 @@ Test(linkstats, hand_made) {
   free(csv);
   sim_linkstats_free(&ls);
   o.model = TRANSPORT_IDEAL;
-  sim_linkstats_build(s, &o, T, 4, 0, 3000, &ls);
+  sim_linkstats_build(s, &o, T, 4, 0, 3000, true, &ls);
   cr_assert_eq(ls.nres, 2, "ideal: no NIC limits");
   sim_linkstats_free(&ls);
   cr_assert_eq(sim_linkstats_csv(&ls, s, 1, "/nonexistent/x.csv", &e), ERR_IO);
@@ -122,7 +122,7 @@ Test(linkstats, rates_integrate_to_bytes) {
   sim_result r;
   sim_critpath cp;
   sim_linkstats ls;
-  cr_assert_eq(sim_whatif_explain(s, a, &o, &r, &cp, &ls, &e), ERR_OK, "%s",
+  cr_assert_eq(sim_whatif_explain(s, a, &o, &r, &cp, &ls, true, &e), ERR_OK, "%s",
                e.msg);
   cr_assert_gt(ls.nres, 8);
   double all = 0;
@@ -181,7 +181,7 @@ Test(linkstats, too_fine_a_resolution) {
   scenario *s = two_sites();
   transport_options o = transport_options_default();
   sim_linkstats ls;
-  sim_linkstats_build(s, &o, T, 4, 0, 3000, &ls);
+  sim_linkstats_build(s, &o, T, 4, 0, 3000, true, &ls);
   ls.t1 = 2000000000; /* 2 s */
   err e = {ERR_OK, ""};
   cr_assert_eq(sim_linkstats_csv(&ls, s, 1e-6, support_path("fine.csv"), &e),

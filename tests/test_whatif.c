@@ -108,7 +108,7 @@ static void check_equivalence(transport_model m) {
   sim_result r;
   sim_critpath cp;
   err e = {ERR_OK, ""};
-  cr_assert_eq(sim_whatif_explain(s, a, &o, &r, &cp, NULL, &e), ERR_OK);
+  cr_assert_eq(sim_whatif_explain(s, a, &o, &r, &cp, NULL, false, &e), ERR_OK);
   same_bits(r.iteration_s, run_s(s, a, &o), "explain's run is sim_run's");
   sim_whatif extra[2];
   cr_assert_eq(sim_whatif_parse(s, "site:b=H100", &extra[0], &e), ERR_OK);

@@ -270,7 +270,8 @@ int cli_explain_report(const char *cmd, const scenario *s, const alloc *a,
                        const sim_options *o, const cli_explain_opts *eo) {
   report p = {.s = s, .eo = eo};
   err e = {ERR_OK, ""};
-  int rc = sim_whatif_explain(s, a, o, &p.r, &p.cp, &p.ls, &e);
+  int rc = sim_whatif_explain(s, a, o, &p.r, &p.cp, &p.ls,
+                              eo->link_stats != NULL, &e);
   if (!rc)
     rc = sim_whatif_sensitivities(s, a, o, &p.cp, eo->top, eo->whatifs,
                                   eo->nwhatifs, p.r.iteration_s, &p.sens,
