@@ -47,7 +47,9 @@ struct gcma_sites {
   double *w;       /* ns x ns: the gain's weight, site x -> site y */
   double *pp;      /* ns x ns: the pipeline weight (the rebuild's) */
   int *rename, *used, *ov; /* ng, ng, ng x ng: the crossover's renaming */
-  char *fixed;     /* ns: the crossover's points */
+  int *fix;        /* m: the crossover's points, per group and site */
+  int *moved;      /* 2 x points x grain: their (site, rank) */
+  int *rank;       /* n: a device's place among its site's, from 0 */
   int *save, *lock, *lsave; /* m: a cycle's start, locked units, their copy */
   double *gsum;    /* m: sum over group g's devices of w(x, device) */
   int *size;       /* ng: the group sizes inside a cycle */
@@ -77,7 +79,13 @@ gcma_sites *gcma_sites_new(gcma *g) {
   st->rename = mem_alloc((size_t)ng * sizeof *st->rename);
   st->used = mem_alloc((size_t)ng * sizeof *st->used);
   st->ov = mem_alloc((size_t)ng * ng * sizeof *st->ov);
-  st->fixed = mem_alloc((size_t)ns);
+  st->fix = mem_alloc((size_t)m * sizeof *st->fix);
+  st->moved = mem_alloc(2 * (size_t)SITES_CROSS_POINTS * (g->k / SITES_GRAIN + 1) *
+                        sizeof *st->moved);
+  st->rank = mem_alloc((size_t)g->n * sizeof *st->rank);
+  for (int x = 0; x < ns; x++)
+    for (int i = b->start[x]; i < b->start[x + 1]; i++)
+      st->rank[b->dev[i]] = i - b->start[x];
   st->save = mem_alloc((size_t)m * sizeof *st->save);
   st->lock = mem_alloc((size_t)m * sizeof *st->lock);
   st->lsave = mem_alloc((size_t)m * sizeof *st->lsave);
@@ -106,7 +114,7 @@ void gcma_sites_free(gcma_sites *st) {
   if (!st) return;
   bysite_free(st->b);
   free(st->w), free(st->pp), free(st->rename), free(st->used), free(st->ov);
-  free(st->fixed), free(st->save), free(st->lock), free(st->lsave);
+  free(st->fix), free(st->moved), free(st->rank), free(st->save), free(st->lock), free(st->lsave);
   free(st->gsum), free(st->size), free(st->mv_x), free(st->eps);
   free(st->groups), free(st->order), free(st->neck), free(st->pairs);
   free(st->need), free(st->outg), free(st->gmark);
@@ -160,28 +168,31 @@ static bool counts_same(gcma *g, const int *a, const int *b) {
   return true;
 }
 
-/* A device drawn uniformly among the units cnt holds in the groups where
- * ok[grp] (and, when col is not NULL, the sites where !col[x]): its group
- * and site, or *grp = -1 when there is none. */
-static void draw_unit(gcma *g, const int *cnt, const char *ok,
-                      const char *col, int *grp, int *x) {
+/* A device drawn uniformly among those cnt holds, less the `less` ones
+ * (when not NULL), in the groups where ok[grp]: its group and site, or
+ * *grp = -1 when there is none. */
+static void draw_unit(gcma *g, const int *cnt, const int *less,
+                      const char *ok, int *grp, int *x) {
   int ns = g->st->ns;
   long total = 0;
-  for (int a = 0; a < g->ng; a++)
-    for (int y = 0; ok[a] && y < ns; y++)
-      if (!col || !col[y]) total += cnt[a * ns + y];
+  for (int i = 0; i < g->ng * ns; i++)
+    if (ok[i / ns]) total += cnt[i] - (less ? less[i] : 0);
   *grp = -1;
   if (!total) return;
   long r = (long)gsl_rng_uniform_int(g->rng, (unsigned long)total);
-  for (int a = 0; a < g->ng; a++)
-    for (int y = 0; ok[a] && y < ns; y++) {
-      if (col && col[y]) continue;
-      r -= cnt[a * ns + y];
-      if (r < 0) {
-        *grp = a, *x = y;
-        return;
-      }
+  for (int i = 0; i < g->ng * ns; i++) {
+    if (!ok[i / ns]) continue;
+    r -= cnt[i] - (less ? less[i] : 0);
+    if (r < 0) {
+      *grp = i / ns, *x = i % ns;
+      return;
     }
+  }
+}
+
+/* The grain of a move: D_dp / SITES_GRAIN devices, at least one. */
+static int grain(const gcma *g) {
+  return g->k / SITES_GRAIN > 1 ? g->k / SITES_GRAIN : 1;
 }
 
 /* ---- crossover ---- */
@@ -215,12 +226,13 @@ static void sites_rename(gcma *g, const int *p1, const int *p2) {
 }
 
 /* Rows back to D_dp: while a group holds more, a device drawn at random
- * from the oversized groups (sparing the copied sites while others are
- * left) moves with as many of its site's devices there as the two groups'
- * excess and shortage allow to a random undersized group. */
+ * from the oversized groups (sparing the crossover's points, st->fix, while
+ * others are left) moves, with up to a grain of its site's devices there
+ * as the two groups' excess and shortage allow, to a random undersized
+ * group. */
 static void sites_repair(gcma *g, int *child) {
   gcma_sites *st = g->st;
-  int ns = st->ns, ng = g->ng, *size = st->size;
+  int ns = st->ns, ng = g->ng, *size = st->size, q = grain(g);
   char *ov = st->gmark;
   for (;;) {
     int nunder = 0, a, x;
@@ -231,34 +243,54 @@ static void sites_repair(gcma *g, int *child) {
       if (size[grp] < g->k) st->used[nunder++] = grp;
     }
     if (!nunder) break;
-    draw_unit(g, child, ov, st->fixed, &a, &x);
-    if (a < 0) draw_unit(g, child, ov, NULL, &a, &x);
+    draw_unit(g, child, st->fix, ov, &a, &x);
+    bool spared = a >= 0;
+    if (!spared) draw_unit(g, child, NULL, ov, &a, &x);
     int to = st->used[gsl_rng_uniform_int(g->rng, (unsigned long)nunder)];
-    int q = child[a * ns + x];
-    q = size[a] - g->k < q ? size[a] - g->k : q;
-    q = g->k - size[to] < q ? g->k - size[to] : q;
-    child[a * ns + x] -= q;
-    child[to * ns + x] += q;
+    int i = a * ns + x, m = child[i] - (spared ? st->fix[i] : 0);
+    m = q < m ? q : m;
+    m = size[a] - g->k < m ? size[a] - g->k : m;
+    m = g->k - size[to] < m ? g->k - size[to] : m;
+    child[i] -= m, child[to * ns + x] += m;
+    if (st->fix[i] > child[i]) st->fix[i] = child[i];
   }
 }
 
-/* child = p2 with the columns of up to five sites (those of five random
- * devices) taken from p1, renamed to overlap p2 most; then repaired. */
+/* The group of the j-th device of site x (in increasing order) when cnt's
+ * groups take each site's devices in group order (bysite_groups). */
+static int group_of(const gcma *g, const int *cnt, int x, int j) {
+  int a = 0;
+  for (; a + 1 < g->ng; a++)
+    if ((j -= cnt[a * g->st->ns + x]) < 0) break;
+  return a;
+}
+
+/* gcma_crossover on counts: child = p2 with the devices of five random
+ * points, each a grain of consecutive devices of one site from a random
+ * device on, put in p1's groups (renamed to overlap p2's most); then
+ * repaired. With a grain of one device (up to 64 replicas) this is the
+ * crossover over the devices, read on the canonical partitions. */
 static void sites_crossover(gcma *g, const int *p1, const int *p2,
                             int *child) {
   gcma_sites *st = g->st;
-  int ns = st->ns;
+  int ns = st->ns, q = grain(g), nmoved = 0;
   sites_rename(g, p1, p2);
   memcpy(child, p2, (size_t)st->m * sizeof *child);
-  memset(st->fixed, 0, (size_t)ns);
+  memset(st->fix, 0, (size_t)st->m * sizeof *st->fix);
   int points = g->n < SITES_CROSS_POINTS ? g->n : SITES_CROSS_POINTS;
   for (int i = 0; i < points; i++) {
     int d = (int)gsl_rng_uniform_int(g->rng, (unsigned long)g->n);
-    int x = st->b->site[d];
-    if (st->fixed[x]) continue;
-    st->fixed[x] = 1;
-    for (int a = 0; a < g->ng; a++)
-      child[st->rename[a] * ns + x] = p1[a * ns + x];
+    int x = st->b->site[d], j0 = st->rank[d], size = bysite_size(st->b, x);
+    for (int j = j0; j < j0 + q && j < size; j++) {
+      int was = 0; /* a device moves once (the devices' labels are set) */
+      for (int t = 0; t < nmoved && !was; t++)
+        was = st->moved[2 * t] == x && st->moved[2 * t + 1] == j;
+      if (was) continue;
+      st->moved[2 * nmoved] = x, st->moved[2 * nmoved++ + 1] = j;
+      int from = group_of(g, p2, x, j), to = st->rename[group_of(g, p1, x, j)];
+      child[from * ns + x]--, child[to * ns + x]++;
+      st->fix[to * ns + x]++;
+    }
   }
   sites_repair(g, child);
   assert(counts_balanced(g, child));
@@ -273,9 +305,9 @@ static void sites_mutate_if_clone(gcma *g, const int *p1, const int *p2,
   int ns = g->st->ns, a, x, b, y;
   char *okp = g->st->gmark;
   memset(okp, 1, (size_t)g->ng);
-  draw_unit(g, child, okp, NULL, &a, &x);
+  draw_unit(g, child, NULL, okp, &a, &x);
   okp[a] = 0;
-  draw_unit(g, child, okp, NULL, &b, &y);
+  draw_unit(g, child, NULL, okp, &b, &y);
   child[a * ns + x]--, child[b * ns + x]++;
   child[b * ns + y]--, child[a * ns + y]++;
 }
@@ -429,7 +461,7 @@ static double sites_cycle(gcma *g, int *cnt, int q, char *touched) {
 
 static void sites_local_search(gcma *g, int *cnt) {
   gcma_sites *st = g->st;
-  int q = g->k / SITES_GRAIN > 1 ? g->k / SITES_GRAIN : 1;
+  int q = grain(g);
   char *touched = st->gmark;
   memset(touched, 0, (size_t)g->ng);
   memset(st->lock, 0, (size_t)st->m * sizeof *st->lock);

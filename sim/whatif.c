@@ -292,13 +292,14 @@ static int gain_cmp(const void *x, const void *y) {
 }
 
 int sim_whatif_sensitivities(const scenario *s, const alloc *a,
-                             const sim_options *o, const sim_critpath *cp,
-                             int k, const sim_whatif *extra, int n,
-                             double base_s, sim_sensitivity **out, int *nout,
-                             err *e) {
+                             const sim_options *o, const sim_sens_opts *q,
+                             sim_sensitivity **out, int *nout, err *e) {
+  int k = q->top, n = q->nextra;
+  const sim_whatif *extra = q->extra;
+  double base_s = q->base_s;
   sim_whatif *v = mem_alloc(((size_t)(k > 0 ? k : 0) * 3 + (size_t)n + 1) *
                             sizeof *v);
-  int m = k > 0 ? top_whatifs(s, cp, k, v) : 0;
+  int m = k > 0 ? top_whatifs(s, q->cp, k, v) : 0;
   for (int i = 0; i < n; i++) v[m++] = extra[i];
   sim_sensitivity *r = mem_calloc((size_t)m + 1, sizeof *r);
   int rc = ERR_OK;
@@ -309,6 +310,7 @@ int sim_whatif_sensitivities(const scenario *s, const alloc *a,
     r[i] = (sim_sensitivity){.w = v[i], .iteration_s = x.iteration_s,
                              .gain_s = base_s - x.iteration_s};
     sim_result_free(&x);
+    if (q->progress) q->progress(q->progress_ctx, i + 1, m);
   }
   free(v);
   if (rc) {
