@@ -37,7 +37,8 @@ typedef struct study_opts {
   int64_t window_bytes;         /* as given (< 0: none): in the keys */
   transport_options transport;  /* window, idle restart; the model is each
                                    point's */
-  int samples;                  /* validation sample (>= 2) */
+  int samples;                  /* validation sample (>= 2; less: the
+                                   scenario's validate_default_samples) */
   const char *db_path;
   db_run run;                   /* the `runs` row (strings borrowed) */
   study_hooks hooks;

@@ -278,21 +278,25 @@ size_t cost_ctx_bytes(const cost_ctx *c) {
 /* ---- DT-FM's cost ---- */
 
 /* Above this many replicas (and without overrides) a group's DataPCost
- * sums per site: member i's sum over the others is sum over sites t of
- * (members at t, less i itself) x dp(site of i, t), O(D_dp x sites) instead
- * of O(D_dp^2). The same terms, summed in another order: equal up to
- * rounding; below it (every built-in) the pairwise sum, bit for bit. */
+ * sums per site: member i's sum over the others is sum over sites t, in
+ * increasing order, of (members at t, less i itself) x dp(site of i, t),
+ * once per site: O(D_dp + sites^2) instead of O(D_dp^2). The same terms,
+ * summed in another order: equal up to rounding; below it (every
+ * built-in) the pairwise sum, bit for bit. The value depends on the
+ * group's members, not their order, so an allocation realised from a
+ * partition (cost_realise, whose columns list the groups in another
+ * order) scores what the partition does, to the bit. */
 #define COST_DP_BY_SITE_MIN 64
 
 static double dp_group_by_site(const cost_ctx *c, const int *group,
                                int *worst) {
   int k = c->replicas, ns = c->nsites, nt = 0;
-  int *cnt = mem_calloc((size_t)ns, sizeof *cnt), *at = mem_alloc((size_t)k * sizeof *at);
+  int *cnt = mem_calloc((size_t)ns, sizeof *cnt);
+  int *at = mem_alloc((size_t)ns * sizeof *at);
   double *val = mem_alloc((size_t)ns * sizeof *val);
-  for (int i = 0; i < k; i++) {
-    int t = c->site[group[i]];
-    if (cnt[t]++ == 0) at[nt++] = t; /* the group's sites, first seen first */
-  }
+  for (int i = 0; i < k; i++) cnt[c->site[group[i]]]++;
+  for (int t = 0; t < ns; t++) /* the group's sites, in increasing order */
+    if (cnt[t]) at[nt++] = t;
   /* A member's sum depends on its site alone: once per site, O(nt^2). */
   for (int p = 0; p < nt; p++) {
     int si = at[p];

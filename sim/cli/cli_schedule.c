@@ -101,7 +101,10 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                   "offspring (gcma, hybrid: " CLI_STR(SEARCH_TRIALS)
                   "), samples\n(random-search: the population and\n"
                   "the offspring) or simulations (sim: " CLI_STR(
-                      SEARCH_SIM_TRIALS) ")"),
+                      SEARCH_SIM_TRIALS) ";\npast " CLI_STR(
+                      SEARCH_SIM_FULL_DEVICES) " devices " CLI_STR(
+                      SEARCH_SIM_TRIALS) " x " CLI_STR(
+                      SEARCH_SIM_FULL_DEVICES) " / devices)"),
       CLI_OPT_INT(0, "population", "P", &p->population, 2, 1000000,
                   "GCMA population (" CLI_STR(SEARCH_POPULATION) ")"),
       CLI_OPT_INT(0, "starts", "K", &p->starts, 1, 1000,
