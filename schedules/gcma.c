@@ -119,7 +119,9 @@ gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
   weights_cache(g);
   g->repr = &gcma_labels;
   g->len = n;
-  gcma_by_sites(g, g->k >= GCMA_SITES_MIN_REPLICAS);
+  int ns;
+  bool dense = cost_ctx_site_map(c, &ns) && n >= GCMA_SITES_MIN_PER_SITE * ns;
+  gcma_by_sites(g, g->k >= GCMA_SITES_MIN_REPLICAS && dense);
   return g;
 }
 

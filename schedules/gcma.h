@@ -24,10 +24,12 @@ typedef enum gcma_gain {
 typedef struct gcma gcma;
 
 /* From this many replicas (D_dp) on, gcma_new breeds site counts instead
- * of labels (gcma_sites.c) when the context has no device-pair overrides:
+ * of labels (gcma_sites.c) when the context has no device-pair overrides
+ * and its sites hold GCMA_SITES_MIN_PER_SITE devices or more on average:
  * the operators then cost O(D_pp x sites^2), not O(D_dp^2) and more. Every
- * built-in but volunteer-10k has fewer. */
+ * built-in but volunteer-10k has fewer replicas. */
 #define GCMA_SITES_MIN_REPLICAS 65
+#define GCMA_SITES_MIN_PER_SITE 4
 
 /* A GCMA state over c's devices (borrowed), seeded with seed. A partition
  * here is a label per device: label[d] = its group, 0 .. D_pp-1. */

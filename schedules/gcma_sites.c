@@ -3,14 +3,15 @@
  * (schedules/bysite.h), so a partition is, up to an equal score, its
  * count matrix: cnt[g * ns + x] devices of site x in group g. This file
  * breeds those matrices with GCMA's operators read on sites -- the
- * five-point crossover (a point copies its site's whole column), the
- * clone mutation, the rebuild mutation and the cyclic local search, whose
- * moves carry a grain of devices of one site -- and gcma_evolve.c runs the
- * same genetic algorithm over them; each candidate goes to the objective
- * as the partition bysite_groups makes of it (the devices of a site dealt
- * to the groups in order). Every operator is O(D_pp x sites^2) or less,
- * against O(D_dp^2) and more over the devices: at 10^4 devices in 69 sites
- * a child costs what one over 64 devices does.
+ * five-point crossover, the clone mutation, the rebuild mutation and the
+ * cyclic local search, whose points and moves carry a grain of devices of
+ * one site (one device up to 64 replicas: the crossover is then the one
+ * over the devices, read on the canonical partitions) -- and
+ * gcma_evolve.c runs the same genetic algorithm over them; each candidate
+ * goes to the objective as the partition bysite_groups makes of it (the
+ * devices of a site dealt to the groups in order). Every operator is
+ * O(D_pp x sites^2) or less, against O(D_dp^2) and more over the devices:
+ * at 10^4 devices in 69 sites a child costs what one over 64 devices does.
  * Invariant: every matrix the state holds is balanced -- each row sums to
  * D_dp, each column to its site's devices, every entry >= 0 -- and every
  * random choice comes from the gcma's generator. */
@@ -80,8 +81,8 @@ gcma_sites *gcma_sites_new(gcma *g) {
   st->used = mem_alloc((size_t)ng * sizeof *st->used);
   st->ov = mem_alloc((size_t)ng * ng * sizeof *st->ov);
   st->fix = mem_alloc((size_t)m * sizeof *st->fix);
-  st->moved = mem_alloc(2 * (size_t)SITES_CROSS_POINTS * (g->k / SITES_GRAIN + 1) *
-                        sizeof *st->moved);
+  st->moved = mem_alloc(2 * (size_t)SITES_CROSS_POINTS *
+                        (g->k / SITES_GRAIN + 1) * sizeof *st->moved);
   st->rank = mem_alloc((size_t)g->n * sizeof *st->rank);
   for (int x = 0; x < ns; x++)
     for (int i = b->start[x]; i < b->start[x + 1]; i++)
@@ -114,7 +115,8 @@ void gcma_sites_free(gcma_sites *st) {
   if (!st) return;
   bysite_free(st->b);
   free(st->w), free(st->pp), free(st->rename), free(st->used), free(st->ov);
-  free(st->fix), free(st->moved), free(st->rank), free(st->save), free(st->lock), free(st->lsave);
+  free(st->fix), free(st->moved), free(st->rank), free(st->save);
+  free(st->lock), free(st->lsave);
   free(st->gsum), free(st->size), free(st->mv_x), free(st->eps);
   free(st->groups), free(st->order), free(st->neck), free(st->pairs);
   free(st->need), free(st->outg), free(st->gmark);

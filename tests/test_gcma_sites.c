@@ -59,8 +59,9 @@ static search_result *sites_search(cost_ctx *c, uint64_t seed, int trials,
 
 Test(gcma_sites, candidates_are_partitions_and_realise_their_score) {
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  for (int t = 0; t < 12; t++) {
+  for (int t = 0; t < 14; t++) { /* the last two: grains of 4 and 8 */
     int stages = 2 + t % 4, k = 3 + (int)gsl_rng_uniform_int(rng, 90);
+    if (t >= 12) k = 256 * (t - 11);
     scenario *s = support_random_scenario(rng, 2 + t % 7, stages, k, t % 2);
     err e = {0};
     cost_ctx *c = cost_ctx_from_scenario(s, &e);
