@@ -109,7 +109,10 @@ double cost_dp(const cost_ctx *c, const int *groups);
 double cost_dp_group(const cost_ctx *c, const int *group, int *worst);
 
 /* w(C, C'): bottleneck matching of group ga -> group gb (each D_dp devices)
- * under cost_pp_edge. match as in cost_bottleneck_match (index into gb). */
+ * under cost_pp_edge. match as in cost_bottleneck_match (index into gb);
+ * above 64 replicas without overrides the value is solved over the
+ * groups' site classes (the same double) and the pairing comes from that
+ * transport: another pairing that realises the value. */
 double cost_group_pair(const cost_ctx *c, const int *ga, const int *gb,
                        int *match, cost_scratch *s);
 
