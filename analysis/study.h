@@ -42,7 +42,8 @@ typedef struct study_opts {
                                    < 0: none): in the points' keys */
   transport_options transport;  /* window, idle restart; the model is each
                                    point's */
-  int samples;                  /* validation sample (>= 2) */
+  int samples;                  /* validation sample (>= 2; less: the
+                                   scenario's validate_default_samples) */
   const char *db_path;
   db_run run;                   /* the `runs` row (strings borrowed) */
   study_hooks hooks;

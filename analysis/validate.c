@@ -226,7 +226,8 @@ static int score_plugged(validate_report *r, const scenario *s,
 
 validate_report *validate_run(const scenario *s, const validate_opts *o,
                               err *e) {
-  int want = o->samples >= 2 ? o->samples : VALIDATE_DEFAULT_SAMPLES;
+  int want = o->samples >= 2 ? o->samples
+                             : validate_default_samples(s->ndevices);
   validate_report *r = mem_calloc(1, sizeof *r);
   r->scenario = mem_strdup(s->name);
   r->kind = mem_calloc((size_t)want, sizeof *r->kind);
@@ -262,6 +263,12 @@ void validate_report_free(validate_report *r) {
   free(r->rows), free(r->keys), free(r->a), free(r->kind), free(r->plugged);
   free(r->scenario);
   free(r);
+}
+
+int validate_default_samples(int ndevices) {
+  if (ndevices <= VALIDATE_FULL_DEVICES) return VALIDATE_DEFAULT_SAMPLES;
+  long n = (long)VALIDATE_DEFAULT_SAMPLES * VALIDATE_FULL_DEVICES / ndevices;
+  return n < 2 ? 2 : (int)n;
 }
 
 int validate_nsamples(const validate_report *r) { return r->n; }

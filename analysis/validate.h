@@ -16,6 +16,13 @@
 #include "traces/scenario.h"
 
 #define VALIDATE_DEFAULT_SAMPLES 40
+/* Past this many devices the default sample shrinks to keep the
+ * simulations' devices: VALIDATE_DEFAULT_SAMPLES x this / devices, at
+ * least 2 (volunteer-10k: 4 samples, each a simulation of seconds). */
+#define VALIDATE_FULL_DEVICES 1024
+
+/* The default sample of a scenario of n devices (above). */
+int validate_default_samples(int ndevices);
 #define VALIDATE_WORST 5  /* discordant pairs kept per network model */
 /* The network models a validation can cover: all of them, and the mask of
  * validate_opts.networks that asks for every one. */
@@ -23,7 +30,8 @@
 #define VALIDATE_ALL_NETWORKS ((1u << TRANSPORT_NMODELS) - 1)
 
 typedef struct validate_opts {
-  int samples;          /* allocations in the sample (>= 2) */
+  int samples;          /* allocations in the sample (>= 2; less: the
+                           scenario's validate_default_samples) */
   unsigned networks;    /* bit (1u << transport_model) per model to simulate */
   transport_options transport; /* TCP options; the model is each verdict's */
   /* A user's cost model (costcmd.h): every sample scored by it in one

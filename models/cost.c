@@ -258,6 +258,15 @@ const int *cost_ctx_site_map(const cost_ctx *c, int *nsites) {
   return c->nov ? NULL : c->site;
 }
 
+double cost_site_pp(const cost_ctx *c, int x, int y) {
+  assert(x >= 0 && x < c->nsites && y >= 0 && y < c->nsites);
+  return c->pp[(size_t)x * c->nsites + y];
+}
+double cost_site_dp(const cost_ctx *c, int x, int y) {
+  assert(x >= 0 && x < c->nsites && y >= 0 && y < c->nsites);
+  return c->dp[(size_t)x * c->nsites + y];
+}
+
 size_t cost_ctx_bytes(const cost_ctx *c) {
   size_t ns = (size_t)c->nsites;
   return sizeof *c + (size_t)c->n * sizeof *c->site +
@@ -268,34 +277,45 @@ size_t cost_ctx_bytes(const cost_ctx *c) {
 /* ---- DT-FM's cost ---- */
 
 /* Above this many replicas (and without overrides) a group's DataPCost
- * sums per site: member i's sum over the others is sum over sites t of
- * (members at t, less i itself) x dp(site of i, t), O(D_dp x sites) instead
- * of O(D_dp^2). The same terms, summed in another order: equal up to
- * rounding; below it (every built-in) the pairwise sum, bit for bit. */
+ * sums per site: member i's sum over the others is sum over sites t, in
+ * increasing order, of (members at t, less i itself) x dp(site of i, t),
+ * once per site: O(D_dp + sites^2) instead of O(D_dp^2). The same terms,
+ * summed in another order: equal up to rounding; below it (every
+ * built-in) the pairwise sum, bit for bit. The value depends on the
+ * group's members, not their order, so an allocation realised from a
+ * partition (cost_realise, whose columns list the groups in another
+ * order) scores what the partition does, to the bit. */
 #define COST_DP_BY_SITE_MIN 64
 
 static double dp_group_by_site(const cost_ctx *c, const int *group,
                                int *worst) {
   int k = c->replicas, ns = c->nsites, nt = 0;
-  int *cnt = mem_calloc((size_t)ns, sizeof *cnt), *at = mem_alloc((size_t)k * sizeof *at);
-  for (int i = 0; i < k; i++) {
-    int t = c->site[group[i]];
-    if (cnt[t]++ == 0) at[nt++] = t; /* the group's sites, first seen first */
-  }
-  double most = 0;
-  int arg = group[0];
-  for (int i = 0; i < k; i++) {
-    int si = c->site[group[i]];
+  int *cnt = mem_calloc((size_t)ns, sizeof *cnt);
+  int *at = mem_alloc((size_t)ns * sizeof *at);
+  double *val = mem_alloc((size_t)ns * sizeof *val);
+  for (int i = 0; i < k; i++) cnt[c->site[group[i]]]++;
+  for (int t = 0; t < ns; t++) /* the group's sites, in increasing order */
+    if (cnt[t]) at[nt++] = t;
+  /* A member's sum depends on its site alone: once per site, O(nt^2). */
+  for (int p = 0; p < nt; p++) {
+    int si = at[p];
     const double *row = c->dp + (size_t)si * ns;
     double sum = 0;
     for (int q = 0; q < nt; q++) {
       int t = at[q];
       sum += (cnt[t] - (t == si)) * row[t];
     }
+    val[si] = sum;
+  }
+  double most = 0;
+  int arg = group[0];
+  for (int i = 0; i < k; i++) {
+    double sum = val[c->site[group[i]]];
     if (sum > most) most = sum, arg = group[i];
   }
   free(cnt);
   free(at);
+  free(val);
   if (worst) *worst = arg;
   return most;
 }
@@ -402,9 +422,107 @@ static double pair_memo(const cost_ctx *c, const int *ga, const int *gb,
   return v;
 }
 
+/* ---- groups above the memo's reach, without overrides ---- */
+
+/* Above this many replicas a group pair's pairing comes from the transport
+ * over its classes (pair_big); up to it, from the matching over the
+ * devices, as always (every built-in's groups are smaller). */
+#define COST_PAIR_DEVICES_MAX 64
+
+/* The scratch's class buffers for c's sites and k members. */
+static void classes_reserve(const cost_ctx *c, cost_scratch *s) {
+  if (s->ncls >= c->nsites) return;
+  int ns = c->nsites;
+  free(s->cls_at), free(s->cls_cnt), free(s->cls_of), free(s->cls_v);
+  free(s->cls_flow), free(s->cls_next);
+  s->ncls = ns;
+  s->cls_at = mem_alloc(2 * (size_t)ns * sizeof *s->cls_at);
+  s->cls_cnt = mem_alloc(2 * (size_t)ns * sizeof *s->cls_cnt);
+  s->cls_of = mem_alloc((size_t)ns * sizeof *s->cls_of);
+  for (int x = 0; x < ns; x++) s->cls_of[x] = -1;
+  s->cls_v = mem_alloc((size_t)ns * ns * sizeof *s->cls_v);
+  s->cls_flow = mem_alloc((size_t)ns * ns * sizeof *s->cls_flow);
+  s->cls_next = mem_alloc((size_t)s->kmax * sizeof *s->cls_next);
+}
+
+/* A group's sites, first seen first, into at[] with their counts cnt[]:
+ * how many. */
+static int group_classes(const cost_ctx *c, const int *g, cost_scratch *s,
+                         int *at, int *cnt) {
+  int d = 0;
+  for (int i = 0; i < c->replicas; i++) {
+    int x = c->site[g[i]];
+    if (s->cls_of[x] < 0) s->cls_of[x] = d, at[d] = x, cnt[d++] = 0;
+    cnt[s->cls_of[x]]++;
+  }
+  for (int q = 0; q < d; q++) s->cls_of[at[q]] = -1;
+  return d;
+}
+
+/* match[i] := a member of gb for each member i of ga, realising the
+ * transport s->cls_flow between their classes (da x db): row i of class x
+ * takes the next unused member of the first class y that x still sends
+ * units to. */
+static void pairing_of_flow(const cost_ctx *c, const int *ga, const int *gb,
+                            int da, int db, cost_scratch *s, int *match) {
+  int k = c->replicas, *at_a = s->cls_at, *at_b = s->cls_at + c->nsites;
+  int *head = s->cls_cnt, *tail = s->cls_cnt + c->nsites, *nx = s->cls_next;
+  for (int y = 0; y < db; y++) head[y] = tail[y] = -1, s->cls_of[at_b[y]] = y;
+  for (int j = 0; j < k; j++) { /* gb's members by class, in order */
+    int y = s->cls_of[c->site[gb[j]]];
+    nx[j] = -1;
+    if (tail[y] < 0) head[y] = j;
+    else nx[tail[y]] = j;
+    tail[y] = j;
+  }
+  for (int y = 0; y < db; y++) s->cls_of[at_b[y]] = -1;
+  for (int x = 0; x < da; x++) s->cls_of[at_a[x]] = x;
+  for (int i = 0; i < k; i++) {
+    int x = s->cls_of[c->site[ga[i]]], y = 0;
+    int *f = s->cls_flow + (size_t)x * db;
+    while (f[y] == 0) y++;
+    f[y]--;
+    match[i] = head[y];
+    head[y] = nx[head[y]];
+  }
+  for (int x = 0; x < da; x++) s->cls_of[at_a[x]] = -1;
+}
+
+/* The bottleneck value of ga -> gb over their site classes (no overrides):
+ * by Hall's condition when each spans at most COST_CLASSES_MAX sites, else
+ * by the transport (cost_flow.c); the same double as the matching over the
+ * devices. match (if not NULL) as cost_group_pair's, from the transport.
+ * O(D_dp + classes^2) and a few transports, not O(D_dp^2). */
+static double pair_big(const cost_ctx *c, const int *ga, const int *gb,
+                       int *match, cost_scratch *s) {
+  classes_reserve(c, s);
+  int ns = c->nsites, *at_a = s->cls_at, *at_b = s->cls_at + ns;
+  int *ca = s->cls_cnt, *cb = s->cls_cnt + ns;
+  int da = group_classes(c, ga, s, at_a, ca);
+  int db = group_classes(c, gb, s, at_b, cb);
+  for (int x = 0; x < da; x++)
+    for (int y = 0; y < db; y++)
+      s->cls_v[x * db + y] = c->pp[(size_t)at_a[x] * ns + at_b[y]];
+  if (!match && da <= COST_CLASSES_MAX && db <= COST_CLASSES_MAX)
+    return cost_bottleneck_classes(da, ca, db, cb, s->cls_v);
+  double v = cost_bottleneck_flow(da, ca, db, cb, s->cls_v,
+                                  match ? s->cls_flow : NULL, &s->flow);
+  if (match) pairing_of_flow(c, ga, gb, da, db, s, match);
+  return v;
+}
+
+/* A group pair's value outside the memo: over the classes without
+ * overrides, else over the devices. */
+static double pair_any(const cost_ctx *c, const int *ga, const int *gb,
+                       int *match, cost_scratch *s) {
+  if (c->nov || (match && c->replicas <= COST_PAIR_DEVICES_MAX))
+    return pair_value(c, ga, gb, match, s);
+  return pair_big(c, ga, gb, match, s);
+}
+
 double cost_group_pair(const cost_ctx *c, const int *ga, const int *gb,
                        int *match, cost_scratch *s) {
-  if (!memo_ok(c)) return pair_value(c, ga, gb, match, s);
+  if (!memo_ok(c)) return pair_any(c, ga, gb, match, s);
   uint64_t sa[2], sb[2];
   group_sig(c, ga, s, sa);
   group_sig(c, gb, s, sb);
@@ -435,7 +553,7 @@ static void group_weights(const cost_ctx *c, const int *groups,
       s->gw[i * n + j] =
           memo ? pair_memo(c, ga, gb, s->sig + s->sw * i, s->sig + s->sw * j,
                            s)
-               : pair_value(c, ga, gb, NULL, s);
+               : pair_any(c, ga, gb, NULL, s);
       if (c->symmetric) s->gw[j * n + i] = s->gw[i * n + j];
     }
   }

@@ -73,6 +73,12 @@ double cost_dp_edge(const cost_ctx *c, int a, int b);
  * cost_pp_edge / cost_dp_edge of any devices at those sites). */
 const int *cost_ctx_site_map(const cost_ctx *c, int *nsites);
 
+/* The edge weights between sites x and y of the site map (x == y: two
+ * devices of one site), seconds: the same doubles cost_pp_edge and
+ * cost_dp_edge give for devices there when c has no overrides. */
+double cost_site_pp(const cost_ctx *c, int x, int y);
+double cost_site_dp(const cost_ctx *c, int x, int y);
+
 /* The bytes c holds (its site tables, device map and override map). */
 size_t cost_ctx_bytes(const cost_ctx *c);
 
@@ -103,7 +109,10 @@ double cost_dp(const cost_ctx *c, const int *groups);
 double cost_dp_group(const cost_ctx *c, const int *group, int *worst);
 
 /* w(C, C'): bottleneck matching of group ga -> group gb (each D_dp devices)
- * under cost_pp_edge. match as in cost_bottleneck_match (index into gb). */
+ * under cost_pp_edge. match as in cost_bottleneck_match (index into gb);
+ * above 64 replicas without overrides the value is solved over the
+ * groups' site classes (the same double) and the pairing comes from that
+ * transport: another pairing that realises the value. */
 double cost_group_pair(const cost_ctx *c, const int *ga, const int *gb,
                        int *match, cost_scratch *s);
 

@@ -22,6 +22,19 @@ typedef struct cost_memo {
   uint64_t ctx;    /* the serial of the context it holds */
 } cost_memo;
 
+/* cost_bottleneck_flow's working memory, grown on first use to the
+ * largest pair of groups seen (then a score allocates nothing). */
+typedef struct cost_flow {
+  size_t cap_e, cap_n;
+  int *f, *save;   /* cap_e: the flow, and the last infeasible probe's */
+  double *vals;    /* cap_e: the thresholds still to search */
+  int *rs, *rd, *par, *queue; /* cap_n: residuals, search tree, queue */
+  int wa, wb;      /* 64-bit words of a set of rows, of columns */
+  uint64_t *adj;   /* a row's usable columns (wb words each) */
+  uint64_t *snd;   /* a column's rows that send to it (wa words each) */
+  uint64_t *seen;  /* wa + wb: rows and columns a search reached */
+} cost_flow;
+
 struct cost_scratch {
   int kmax, nmax;
   double *w;       /* kmax^2: a matching's weights */
@@ -44,6 +57,15 @@ struct cost_scratch {
   int sw;          /* words per group signature: 1 up to 8 members, else 2 */
   uint64_t *sig;   /* nmax x sw: cost_pp's group signatures */
   uint64_t *key;   /* nmax x sw: their sorted copy */
+  /* groups above the memo's reach (cost.c's pair_value_sites): their
+   * classes, their weights and the flow between them, grown on first use */
+  cost_flow flow;
+  int ncls;        /* sites the buffers below hold */
+  int *cls_at, *cls_cnt, *cls_of; /* 2 x ncls: both groups' sites, counts;
+                                     ncls: site -> class, -1 unseen */
+  double *cls_v;   /* ncls^2: the classes' pipeline weights */
+  int *cls_flow;   /* ncls^2: a transport at the value */
+  int *cls_next;   /* kmax: a group's members of one class, linked */
 };
 
 /* The pairing a cold search finds among the edges <= t of the k x k
@@ -61,6 +83,14 @@ bool cost_match_at(cost_scratch *s, int k, const double *w, double t,
 #define COST_CLASSES_MAX 8
 double cost_bottleneck_classes(int da, const int *ca, int db, const int *cb,
                                const double *v);
+
+/* cost_bottleneck_classes's value for any number of classes (the same
+ * double), by a transport problem (cost_flow.c); flow (if not NULL, da x
+ * db) receives a transport at that value: flow[x * db + y] units of row
+ * class x sent to column class y. Working memory in w. */
+double cost_bottleneck_flow(int da, const int *ca, int db, const int *cb,
+                            const double *v, int *flow, cost_flow *w);
+void cost_flow_free(cost_flow *w);
 
 /* An empty memo of cap entries keyed by words words; nothing allocated. */
 void cost_memo_init(cost_memo *m, int words, size_t cap);

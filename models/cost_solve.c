@@ -49,6 +49,9 @@ void cost_scratch_free(cost_scratch *w) {
   free(w->order), free(w->tmp), free(w->hk);
   free(w->sig), free(w->key);
   cost_memo_free(&w->pairs), cost_memo_free(&w->paths);
+  cost_flow_free(&w->flow);
+  free(w->cls_at), free(w->cls_cnt), free(w->cls_of), free(w->cls_v);
+  free(w->cls_flow), free(w->cls_next);
   free(w);
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "schedules/bysite.h"
 #include "schedules/schedule.h"
 
 search_result *baseline_random_search(const cost_ctx *c,
@@ -66,8 +67,76 @@ search_result *baseline_random_search(const cost_ctx *c,
   return r;
 }
 
+/* ---- greedy by sites ----
+ * Without overrides a free device's sum over a group's members, and its
+ * pipeline edge from a device, are its site's: the device-by-device scans
+ * below pick the lowest free device of the site whose value is least
+ * (ties: the lowest such device), so they run over sites and a cursor per
+ * site, O(sites) a pick instead of O(devices x members). Each site's sum
+ * adds the same terms in the same order as the scan (sum += a + b per
+ * member), so the picks, hence the groups, are the same bit for bit
+ * (tests/test_baseline.c against the scan). */
+
+/* The lowest free device among the sites whose value val[] is least (all
+ * sites when val is NULL); its site in *at; -1 when none is free. */
+static int lowest_of_least(const bysite *b, const int *cur, const double *val,
+                           int *at) {
+  int pick = -1;
+  double best = INFINITY;
+  for (int x = 0; x < b->ns; x++) {
+    if (cur[x] == b->start[x + 1]) continue;
+    int d = b->dev[cur[x]];
+    double v = val ? val[x] : 0;
+    if (pick < 0 || v < best || (v == best && d < pick))
+      best = v, pick = d, *at = x;
+  }
+  return pick;
+}
+
+static void greedy_groups_sites(const cost_ctx *c, const bysite *b,
+                                int *groups) {
+  int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c), ns = b->ns, x = 0;
+  int *cur = mem_alloc((size_t)ns * sizeof *cur);
+  double *sum = mem_alloc((size_t)ns * sizeof *sum);
+  memcpy(cur, b->start, (size_t)ns * sizeof *cur);
+  for (int s = 0; s < ng; s++) {
+    int *gr = groups + s * k;
+    for (int y = 0; y < ns; y++) sum[y] = 0;
+    for (int m = 0; m < k; m++) {
+      gr[m] = lowest_of_least(b, cur, m ? sum : NULL, &x);
+      cur[x]++;
+      for (int y = 0; y < ns; y++)
+        sum[y] += cost_site_dp(c, y, x) + cost_site_dp(c, x, y);
+    }
+  }
+  free(cur);
+  free(sum);
+}
+
+static void greedy_pipelines_sites(const cost_ctx *c, const bysite *b,
+                                   alloc *a) {
+  int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c), ns = b->ns, x = 0;
+  int *cur = mem_alloc((size_t)ns * sizeof *cur);
+  double *edge = mem_alloc((size_t)ns * sizeof *edge);
+  memcpy(cur, b->start, (size_t)ns * sizeof *cur);
+  for (int r = 0; r < k; r++)
+    for (int s = 0; s < ng; s++) {
+      a->device[r * ng + s] = lowest_of_least(b, cur, s ? edge : NULL, &x);
+      cur[x]++;
+      for (int y = 0; y < ns; y++) edge[y] = cost_site_pp(c, x, y);
+    }
+  free(cur);
+  free(edge);
+}
+
 void baseline_greedy_groups(const cost_ctx *c, int *groups) {
   int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c), n = k * ng;
+  bysite *b = bysite_new(c);
+  if (b) {
+    greedy_groups_sites(c, b, groups);
+    bysite_free(b);
+    return;
+  }
   char *used = mem_calloc((size_t)n, 1);
   for (int s = 0; s < ng; s++) {
     int *gr = groups + s * k;
@@ -95,6 +164,12 @@ void baseline_greedy_groups(const cost_ctx *c, int *groups) {
 alloc *baseline_greedy_pipelines(const cost_ctx *c) {
   int k = cost_ctx_replicas(c), ng = cost_ctx_stages(c), n = k * ng;
   alloc *a = alloc_new(k, ng);
+  bysite *b = bysite_new(c);
+  if (b) {
+    greedy_pipelines_sites(c, b, a);
+    bysite_free(b);
+    return a;
+  }
   char *used = mem_calloc((size_t)n, 1);
   for (int r = 0; r < k; r++) {
     int cur = 0;

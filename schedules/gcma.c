@@ -132,11 +132,33 @@ gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed) {
   g->rb_taken = mem_alloc((size_t)n);
   g->rb_done = mem_alloc((size_t)g->k);
   weights_cache(g);
+  g->repr = &gcma_labels;
+  g->len = n;
+  int ns;
+  bool dense = cost_ctx_site_map(c, &ns) && n >= GCMA_SITES_MIN_PER_SITE * ns;
+  gcma_by_sites(g, g->k >= GCMA_SITES_MIN_REPLICAS && dense);
   return g;
+}
+
+bool gcma_by_sites(gcma *g, bool by_sites) {
+  if (by_sites && !g->st) g->st = gcma_sites_new(g);
+  if (!by_sites || !g->st) {
+    gcma_sites_free(g->st);
+    g->st = NULL;
+    g->repr = &gcma_labels;
+    g->len = g->n;
+    return !by_sites;
+  }
+  int ns;
+  cost_ctx_site_map(g->c, &ns);
+  g->repr = &gcma_site_counts;
+  g->len = g->ng * ns;
+  return true;
 }
 
 void gcma_free(gcma *g) {
   if (!g) return;
+  gcma_sites_free(g->st);
   gsl_rng_free(g->rng);
   free(g->sum);
   free(g->size);

@@ -23,10 +23,24 @@ typedef enum gcma_gain {
 
 typedef struct gcma gcma;
 
+/* From this many replicas (D_dp) on, gcma_new breeds site counts instead
+ * of labels (gcma_sites.c) when the context has no device-pair overrides
+ * and its sites hold GCMA_SITES_MIN_PER_SITE devices or more on average:
+ * the operators then cost O(D_pp x sites^2), not O(D_dp^2) and more. Every
+ * built-in but volunteer-10k has fewer replicas. */
+#define GCMA_SITES_MIN_REPLICAS 65
+#define GCMA_SITES_MIN_PER_SITE 4
+
 /* A GCMA state over c's devices (borrowed), seeded with seed. A partition
  * here is a label per device: label[d] = its group, 0 .. D_pp-1. */
 gcma *gcma_new(const cost_ctx *c, gcma_gain gain, uint64_t seed);
 void gcma_free(gcma *g);  /* NULL is fine */
+
+/* Breeds site counts (by_sites) or labels from the next gcma_evolve on;
+ * whether g now does as asked (false: counts asked of a context with
+ * overrides, which keeps labels). The operators below work on labels
+ * either way. */
+bool gcma_by_sites(gcma *g, bool by_sites);
 
 /* Five-point crossover: child = p2 with the groups of five random devices
  * taken from p1 (p1's labels first renamed to overlap p2's most), then
@@ -60,7 +74,7 @@ int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
 /* After gcma_evolve: the k best distinct partitions (by score, best first)
  * written group-major into groups (k * D_pp * D_dp ints), their scores in
  * scores (may be NULL). Returns how many were written (<= k). */
-int gcma_best(const gcma *g, int k, int *groups, double *scores);
+int gcma_best(gcma *g, int k, int *groups, double *scores);
 
 /* Labels <-> group-major partition (devices of a group in index order). */
 void gcma_to_groups(const gcma *g, const int *label, int *groups);

@@ -17,17 +17,14 @@
 
 /* ---- the genetic algorithm --------------------------------------------- */
 
-static int same_partition(const gcma *g, const int *a, const int *b,
-                          int *ga, int *gb);
+static bool labels_same(gcma *g, const int *a, const int *b);
 
 /* A child identical to a parent teaches nothing (the population collapses
  * onto clones once parents agree): swap two random devices of different
  * groups instead. DT-FM has no mutation; this is the usual GA remedy. */
-static void mutate_if_clone(gcma *g, const int *p1, const int *p2, int *child,
-                            int *scratch) {
-  int *ga = scratch, *gb = g->fixed;
-  if (g->ng < 2 || (!same_partition(g, child, p1, ga, gb) &&
-                    !same_partition(g, child, p2, ga, gb)))
+static void mutate_if_clone(gcma *g, const int *p1, const int *p2,
+                            int *child) {
+  if (g->ng < 2 || (!labels_same(g, child, p1) && !labels_same(g, child, p2)))
     return;
   int a = (int)gsl_rng_uniform_int(g->rng, (unsigned long)g->n), b;
   do b = (int)gsl_rng_uniform_int(g->rng, (unsigned long)g->n);
@@ -56,24 +53,22 @@ static void mutate_if_clone(gcma *g, const int *p1, const int *p2, int *child,
 typedef struct brood {
   int m, cap;
   int *p;
-  int *before, *after, *groups, *scratch;
+  int *before, *after, *groups;
   double *s;
 } brood;
 
-static void brood_init(brood *b, int cap, int n, int population) {
+static void brood_init(brood *b, int cap, int n, int len, int population) {
   int rows = 2 * cap > population ? 2 * cap : population;
   b->m = 0, b->cap = cap;
   b->p = mem_alloc((size_t)2 * cap * sizeof *b->p);
-  b->before = mem_alloc((size_t)cap * n * sizeof *b->before);
-  b->after = mem_alloc((size_t)cap * n * sizeof *b->after);
+  b->before = mem_alloc((size_t)cap * len * sizeof *b->before);
+  b->after = mem_alloc((size_t)cap * len * sizeof *b->after);
   b->groups = mem_alloc((size_t)rows * n * sizeof *b->groups);
   b->s = mem_alloc((size_t)rows * sizeof *b->s);
-  b->scratch = mem_alloc((size_t)n * sizeof *b->scratch);
 }
 
 static void brood_free(brood *b) {
   free(b->p), free(b->before), free(b->after), free(b->groups), free(b->s);
-  free(b->scratch);
 }
 
 /* Whether parent x is a parent of a child in the brood. */
@@ -83,12 +78,13 @@ static bool brood_has_parent(const brood *b, int x) {
   return false;
 }
 
-/* The first population: the seeds given, then random partitions; scored
- * together (in order) and logged. ERR_OK, or the objective's error. */
+/* The first population: the seeds given, then random partitions (a
+ * shuffle of the devices); scored together (in order) and logged. ERR_OK,
+ * or the objective's error. */
 static int seed_population(gcma *g, const int *seeds, int nseeds,
                            const search_objective *obj, search_log *log,
                            brood *b, err *e) {
-  int n = g->n;
+  int n = g->n, len = g->len;
   for (int i = 0; i < g->pop; i++) {
     int *groups = b->groups + (size_t)i * n;
     if (i < nseeds) {
@@ -97,9 +93,9 @@ static int seed_population(gcma *g, const int *seeds, int nseeds,
       for (int d = 0; d < n; d++) groups[d] = d;
       gsl_ran_shuffle(g->rng, groups, (size_t)n, sizeof *groups);
     }
-    int *lab = g->plabel + (size_t)i * n;
-    gcma_to_labels(g, groups, lab);
-    gcma_to_groups(g, lab, groups);
+    int *ind = g->plabel + (size_t)i * len;
+    g->repr->of_groups(g, groups, ind);
+    g->repr->to_groups(g, ind, groups);
   }
   int rc = search_objective_partitions(obj, g->pop, b->groups, n, g->pscore, e);
   for (int i = 0; i < g->pop && rc == ERR_OK; i++)
@@ -107,28 +103,33 @@ static int seed_population(gcma *g, const int *seeds, int nseeds,
   return rc;
 }
 
-/* The child of parents p1 and p2, as brood entry m: crossover, the clone
- * mutation, sometimes the rebuild (before), then the local search (after);
- * both submitted to the objective at once (a stream's scorer starts on
- * them while the next child is made). The gains are surrogates: the local
- * search's result is kept only when the objective agrees that it is no
- * worse (brood_judge). ERR_OK, or the objective's error. */
+/* The labels' child of p1 and p2: crossover, the clone mutation, sometimes
+ * the rebuild (before), then the local search (after). */
+static void labels_breed(gcma *g, const int *p1, const int *p2, int *before,
+                         int *after) {
+  gcma_crossover(g, p1, p2, after);
+  mutate_if_clone(g, p1, p2, after);
+  if (gsl_rng_uniform(g->rng) < GCMA_REBUILD_P) gcma_rebuild(g, after, -1, -1);
+  memcpy(before, after, (size_t)g->n * sizeof *after);
+  gcma_local_search(g, after);
+}
+
+/* The child of parents p1 and p2, as brood entry m (the representation's
+ * breed), both forms submitted to the objective at once (a stream's scorer
+ * starts on them while the next child is made). The gains are surrogates:
+ * the local search's result is kept only when the objective agrees that
+ * it is no worse (brood_judge). ERR_OK, or the objective's error. */
 static int offspring(gcma *g, int p1, int p2, brood *b,
                      const search_objective *obj, err *e) {
-  int n = g->n, m = b->m;
-  int *child = b->after + (size_t)m * n, *before = b->before + (size_t)m * n;
-  gcma_crossover(g, g->plabel + (size_t)p1 * n, g->plabel + (size_t)p2 * n,
-                 child);
-  mutate_if_clone(g, g->plabel + (size_t)p1 * n, g->plabel + (size_t)p2 * n,
-                  child, b->scratch);
-  if (gsl_rng_uniform(g->rng) < GCMA_REBUILD_P) gcma_rebuild(g, child, -1, -1);
-  memcpy(before, child, (size_t)n * sizeof *child);
-  gcma_local_search(g, child);
+  int n = g->n, m = b->m, len = g->len;
+  int *child = b->after + (size_t)m * len, *before = b->before + (size_t)m * len;
+  g->repr->breed(g, g->plabel + (size_t)p1 * len, g->plabel + (size_t)p2 * len,
+                 before, child);
   b->p[2 * m] = p1, b->p[2 * m + 1] = p2;
   b->m++;
   int *gb = b->groups + (size_t)2 * m * n, *ga = gb + n;
-  gcma_to_groups(g, before, gb);
-  gcma_to_groups(g, child, ga);
+  g->repr->to_groups(g, before, gb);
+  g->repr->to_groups(g, child, ga);
   int rc = search_objective_submit(obj, gb, e);
   return rc ? rc : search_objective_submit(obj, ga, e);
 }
@@ -139,8 +140,8 @@ static void replace_worse_parent(gcma *g, int p1, int p2, const int *child,
                                  double s) {
   double s1 = g->pscore[p1], s2 = g->pscore[p2];
   if (s > (s1 > s2 ? s1 : s2)) return;
-  int worse = s1 > s2 ? p1 : p2;
-  memcpy(g->plabel + (size_t)worse * g->n, child, (size_t)g->n * sizeof *child);
+  int worse = s1 > s2 ? p1 : p2, len = g->len;
+  memcpy(g->plabel + (size_t)worse * len, child, (size_t)len * sizeof *child);
   g->pscore[worse] = s;
 }
 
@@ -149,14 +150,14 @@ static void replace_worse_parent(gcma *g, int p1, int p2, const int *child,
  * order; empties it. */
 static int brood_judge(gcma *g, brood *b, const search_objective *obj,
                        search_log *log, err *e) {
-  int n = g->n;
+  int n = g->n, len = g->len;
   int rc = search_objective_collect(obj, 2 * b->m, b->groups, n, b->s, e);
   for (int k = 0; k < b->m && rc == ERR_OK; k++) {
     double s0 = b->s[2 * k], s = b->s[2 * k + 1];
-    const int *child = b->after + (size_t)k * n;
+    const int *child = b->after + (size_t)k * len;
     if (s0 < s) {
       s = s0;
-      child = b->before + (size_t)k * n;
+      child = b->before + (size_t)k * len;
     }
     search_log_push(log, s);
     replace_worse_parent(g, b->p[2 * k], b->p[2 * k + 1], child, s);
@@ -168,16 +169,16 @@ static int brood_judge(gcma *g, brood *b, const search_objective *obj,
 int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
                 int nseeds, const search_objective *obj, search_log *log,
                 err *e) {
-  int n = g->n;
+  int n = g->n, len = g->len;
   free(g->plabel);
   free(g->pscore);
   g->pop = population;
-  g->plabel = mem_alloc((size_t)population * n * sizeof *g->plabel);
+  g->plabel = mem_alloc((size_t)population * len * sizeof *g->plabel);
   g->pscore = mem_alloc((size_t)population * sizeof *g->pscore);
   int cap = log && log->opts && log->opts->batch > 0 ? log->opts->batch
                                                      : SEARCH_BATCH;
   brood b;
-  brood_init(&b, cap, n, population);
+  brood_init(&b, cap, n, len, population);
   int rc = seed_population(g, seeds, nseeds, obj, log, &b, e);
   bool drawn = false; /* p1, p2: the next trial's parents, drawn */
   int p1 = 0, p2 = 0;
@@ -201,24 +202,36 @@ int gcma_evolve(gcma *g, int population, int trials, const int *seeds,
   return rc;
 }
 
-static int same_partition(const gcma *g, const int *a, const int *b,
-                          int *ga, int *gb) {
-  /* Canonical form: groups ordered by their smallest device. */
+/* Whether labels a and b make the same partition: canonical form, groups
+ * ordered by their smallest device. */
+static bool labels_same(gcma *g, const int *a, const int *b) {
+  int *ga = g->rb_groups, *gb = g->fixed;
   gcma_to_groups(g, a, ga);
   gcma_to_groups(g, b, gb);
   int ng = g->ng, k = g->k;
   for (int s = 0; s < ng; s++) {
     int t = b[ga[s * k]]; /* the group of b holding a's group s's first */
-    if (memcmp(ga + s * k, gb + t * k, (size_t)k * sizeof *ga) != 0) return 0;
+    if (memcmp(ga + s * k, gb + t * k, (size_t)k * sizeof *ga) != 0)
+      return false;
   }
-  return 1;
+  return true;
 }
 
-int gcma_best(const gcma *g, int k, int *groups, double *scores) {
-  int n = g->n, got = 0;
+static void labels_of_groups(gcma *g, const int *groups, int *label) {
+  gcma_to_labels(g, groups, label);
+}
+
+static void labels_to_groups(gcma *g, const int *label, int *groups) {
+  gcma_to_groups(g, label, groups);
+}
+
+const gcma_repr gcma_labels = {.of_groups = labels_of_groups,
+                               .to_groups = labels_to_groups,
+                               .breed = labels_breed, .same = labels_same};
+
+int gcma_best(gcma *g, int k, int *groups, double *scores) {
+  int n = g->n, got = 0, len = g->len;
   int *order = mem_alloc((size_t)g->pop * sizeof *order);
-  int *ga = mem_alloc((size_t)n * sizeof *ga);
-  int *gb = mem_alloc((size_t)n * sizeof *gb);
   for (int i = 0; i < g->pop; i++) order[i] = i;
   /* Insertion sort by score, ties by index: stable and deterministic. */
   for (int i = 1; i < g->pop; i++)
@@ -230,20 +243,18 @@ int gcma_best(const gcma *g, int k, int *groups, double *scores) {
     }
   int *picked = mem_alloc((size_t)(k > 0 ? k : 1) * sizeof *picked);
   for (int i = 0; i < g->pop && got < k; i++) {
-    const int *lab = g->plabel + (size_t)order[i] * n;
-    int dup = 0;
+    const int *ind = g->plabel + (size_t)order[i] * len;
+    bool dup = false;
     for (int j = 0; j < got && !dup; j++)
-      dup = same_partition(g, lab, g->plabel + (size_t)picked[j] * n, ga, gb);
+      dup = g->repr->same(g, ind, g->plabel + (size_t)picked[j] * len);
     if (dup) continue;
     picked[got] = order[i];
-    gcma_to_groups(g, lab, groups + (size_t)got * n);
+    g->repr->to_groups(g, ind, groups + (size_t)got * n);
     if (scores) scores[got] = g->pscore[order[i]];
     got++;
   }
   free(picked);
   free(order);
-  free(ga);
-  free(gb);
   return got;
 }
 
@@ -266,6 +277,7 @@ search_result *gcma_search(const cost_ctx *c, gcma_gain gain,
   int trials = o->trials >= 0 ? o->trials : SEARCH_TRIALS;
   int population = o->population > 0 ? o->population : SEARCH_POPULATION;
   gcma *g = gcma_new(c, gain, o->seed);
+  if (o->by_site) gcma_by_sites(g, o->by_site > 0);
   search_log log;
   search_log_init(&log, o, (long)population + trials);
   search_result *r = NULL;

@@ -14,8 +14,32 @@
  * (bench_schedule) and costs about 4 % more CPU than none. */
 #define GCMA_REBUILD_P 0.25
 
+/* GCMA over site counts (gcma_sites.c): the state of the other
+ * representation. */
+typedef struct gcma_sites gcma_sites;
+
+/* What the genetic algorithm (gcma_evolve.c) breeds: an individual is
+ * gcma.len ints -- a label per device (gcma.c's operators) or a group x site count
+ * matrix (gcma_sites.c's). The loop, the broods, the replacement and the
+ * random draws of parents are the same for both. */
+typedef struct gcma_repr {
+  /* ind := the individual of partition groups (group-major) */
+  void (*of_groups)(gcma *g, const int *groups, int *ind);
+  /* groups := the partition ind stands for, canonical (group-major, each
+   * group's devices increasing) */
+  void (*to_groups)(gcma *g, const int *ind, int *groups);
+  /* a child of p1 and p2: before the local search, and after it */
+  void (*breed)(gcma *g, const int *p1, const int *p2, int *before,
+                int *after);
+  /* whether a and b are the same partition (groups unordered) */
+  bool (*same)(gcma *g, const int *a, const int *b);
+} gcma_repr;
+
 struct gcma {
   const cost_ctx *c;  /* borrowed */
+  const gcma_repr *repr; /* labels, or site counts (then st) */
+  gcma_sites *st;     /* owned; NULL when breeding labels */
+  int len;            /* ints per individual: n, or D_pp x sites */
   gcma_gain gain;
   /* the gain's edge weights per site pair (wtab[x * wns + y]) when the
    * cost context has no device-pair overrides, else NULL: O(sites^2) */
@@ -46,9 +70,19 @@ struct gcma {
   char *rb_taken, *rb_done;
   /* population */
   int pop;
-  int *plabel;        /* pop*n labels */
+  int *plabel;        /* pop x repr->len: the individuals */
   double *pscore;
 };
+
+/* The labels' representation (gcma_evolve.c). */
+extern const gcma_repr gcma_labels;
+
+/* The state and representation of GCMA over site counts for g's context,
+ * drawing from g->rng: NULL when the context has device-pair overrides
+ * (gcma_sites.c). */
+gcma_sites *gcma_sites_new(gcma *g);
+void gcma_sites_free(gcma_sites *st); /* NULL is fine */
+extern const gcma_repr gcma_site_counts;
 
 /* Whether label is balanced: D_pp groups of exactly D_dp devices (for
  * asserts: defined without NDEBUG only). */

@@ -319,7 +319,7 @@ search_result *local_search(const cost_ctx *c, const search_objective *obj,
                             const alloc *const *starts, int nstarts,
                             const search_opts *o, err *e) {
   int R = starts[0]->replicas, S = starts[0]->stages;
-  long budget = o->trials >= 0 ? o->trials : SEARCH_SIM_TRIALS;
+  long budget = o->trials >= 0 ? o->trials : search_sim_trials(R * S);
   if (budget < nstarts) budget = nstarts;
   search_log log;
   search_log_init(&log, o, budget);

@@ -19,7 +19,7 @@
 
 /* Evaluates the nstarts allocations in starts (borrowed; starts[0] is the
  * reference, e.g. the cost model's choice: its value becomes start_s),
- * then spends the rest of o->trials evaluations (default SEARCH_SIM_TRIALS)
+ * then spends the rest of o->trials evaluations (default search_sim_trials)
  * walking from the best start. obj->alloc must not be NULL. Returns the
  * best allocation found (DT-FM parts from c), or NULL with e filled when
  * the objective fails. The caller owns the result. */

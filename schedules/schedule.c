@@ -96,6 +96,7 @@ static search_result *sim_method(const cost_ctx *c, const search_opts *o,
   search_opts quiet = *o;
   quiet.progress = NULL;
   gcma *g = gcma_new(c, GCMA_GAIN_PIPELINE, o->seed);
+  if (o->by_site) gcma_by_sites(g, o->by_site > 0);
   int *groups = mem_alloc((size_t)starts * n * sizeof *groups);
   baseline_greedy_groups(c, groups);
   search_log log;

@@ -16,6 +16,11 @@ void search_opts_default(search_opts *o) {
                      .starts = SEARCH_SIM_STARTS};
 }
 
+long search_sim_trials(int ndevices) {
+  if (ndevices <= SEARCH_SIM_FULL_DEVICES) return SEARCH_SIM_TRIALS;
+  return (long)SEARCH_SIM_TRIALS * SEARCH_SIM_FULL_DEVICES / ndevices;
+}
+
 void search_result_free(search_result *r) {
   if (!r) return;
   alloc_free(r->best);

@@ -55,6 +55,8 @@ typedef struct search_opts {
   int starts;        /* `sim`: best cost-model candidates to start from */
   search_progress_fn progress;  /* may be NULL */
   void *progress_ctx;           /* borrowed */
+  int by_site;       /* GCMA: 1 breeds site counts, -1 labels, 0 as
+                        gcma_new chooses (GCMA_SITES_MIN_REPLICAS) */
   int batch;         /* GCMA: offspring judged together at most (0:
                         SEARCH_BATCH; 1: each before the next is made);
                         random-search: samples judged together; the
@@ -64,11 +66,18 @@ typedef struct search_opts {
 #define SEARCH_POPULATION 100
 #define SEARCH_TRIALS 4900     /* DT-FM: 100 + 4900 = 5000 candidates */
 #define SEARCH_SIM_TRIALS 200  /* simulations are milliseconds each */
+/* ... up to this many devices; past it a simulation takes about its
+ * devices' time, and `sim` spends the same product of simulations and
+ * devices: SEARCH_SIM_TRIALS x this / devices (volunteer-10k: 10). */
+#define SEARCH_SIM_FULL_DEVICES 512
 #define SEARCH_SIM_STARTS 4
 #define SEARCH_BATCH 32        /* offspring a GCMA batch holds at most */
 
 /* DT-FM's settings: population 100, default trials, seed 0, no progress. */
 void search_opts_default(search_opts *o);
+
+/* `sim`'s default simulations for ndevices (SEARCH_SIM_FULL_DEVICES). */
+long search_sim_trials(int ndevices);
 
 /* The outcome of a search. */
 typedef struct search_result {

@@ -4,7 +4,8 @@
  * split; every configuration that fits is kept in that order, so sorting
  * by score with the index as the last key gives the same order every run.
  * Predicting is cheap (closed form); a view and a cost context are built
- * once per (subset, shape) and shared by its micro-batches and algos. */
+ * once per (subset, shape) and shared by its micro-batches and algos. The
+ * simulations that decide among the predictor's best: shape_decide.c. */
 #include "schedules/shape.h"
 
 #include <assert.h>
@@ -20,6 +21,7 @@
 #include "models/predict.h"
 #include "models/spec.h"
 #include "schedules/baseline.h"
+#include "schedules/shape_parts.h"
 #include "traces/scenario_subset.h"
 #include "traces/workload.h"
 
@@ -29,33 +31,20 @@ const char *const shape_goal_names[] = {
 #undef SHAPE_GOAL_NAME
     NULL};
 
-#define NALGOS_MAX 3
 #define NPLACE 2 /* the greedy pipelines, the greedy groups realised */
 
 void shape_opts_default(shape_opts *o) {
   *o = (shape_opts){.goal = SHAPE_THROUGHPUT, .simulate = SHAPE_SIMULATE,
+                    .simulate_devices = SHAPE_SIMULATE_DEVICES,
                     .t = transport_options_default()};
 }
 
-/* The search's state: the parent, the candidates' lists and the result. */
-typedef struct ctx {
-  const scenario *s;
-  const shape_opts *o;
-  spec_workload pw;            /* the parent's workload, resolved */
-  const spec_gpu **gpu;        /* [parent devices] */
-  int per_replica;             /* sequences per replica (throughput) */
-  int micro[SHAPE_MAX_MICRO], nmicro;
-  const char *algo[NALGOS_MAX];
-  int frag[NALGOS_MAX], nalgos;
-  shape_result *r;
-  size_t cap;
-  /* the smallest stage that did not fit, for the message */
-  double nofit_need, nofit_mem;
-  int nofit_st, nofit_stages, nofit_layers, nofit_m;
-  const char *nofit_gpu;
-  int nbatch_ok;               /* (shape, micro-batch) pairs the batch took */
-  long planned;                /* simulations decide() makes (progress) */
-} ctx;
+/* One step (a subset or a simulation) done. */
+void shape_step(shape_ctx *x) {
+  x->done++;
+  if (x->planned < x->done) x->planned = x->done;
+  if (x->o->progress) x->o->progress(x->o->progress_ctx, x->done, x->planned);
+}
 
 double shape_score(shape_goal goal, const shape_config *c, double t) {
   switch (goal) {
@@ -98,10 +87,8 @@ scenario *shape_view(const scenario *s, const int *keep, int n, int stages,
   return v;
 }
 
-/* DiLoCo's plan on view v for algo with F fragments: o's H and tau where
- * given (the view keeps the workload's otherwise). */
-static void plan_view(const shape_opts *o, scenario *v, const char *algo,
-                      int fragments) {
+void shape_diloco_plan(const shape_opts *o, scenario *v, const char *algo,
+                       int fragments) {
   bool streaming = algo_streams(algo);
   if (!algo_outer(algo)) return;
   diloco_plan p = diloco_plan_given(&v->workload);
@@ -112,7 +99,7 @@ static void plan_view(const shape_opts *o, scenario *v, const char *algo,
 }
 
 /* The micro-batches tried: the caller's, else m, m/2 and 2m. */
-static void micro_list(ctx *x) {
+static void micro_list(shape_ctx *x) {
   const shape_opts *o = x->o;
   if (o->nmicro > 0) {
     x->nmicro = o->nmicro;
@@ -128,7 +115,7 @@ static void micro_list(ctx *x) {
 
 /* The dp algorithms tried: the workload's; with o->diloco also DiLoCo and
  * streaming DiLoCo (its F, else the smallest F >= 2 dividing L and H). */
-static void algo_list(ctx *x) {
+static void algo_list(shape_ctx *x) {
   const scenario_workload *w = &x->s->workload;
   x->nalgos = 0;
   x->algo[x->nalgos] = workload_dp_algos[x->pw.dp_algo];
@@ -152,7 +139,7 @@ static void algo_list(ctx *x) {
 
 /* Whether goal keeps each replica's sequences (throughput: the global batch
  * grows with the replicas) or the global batch (iteration). */
-static bool per_replica_batch(shape_goal goal) {
+bool shape_per_replica_batch(shape_goal goal) {
   switch (goal) {
     case SHAPE_THROUGHPUT: return true;
     case SHAPE_ITERATION: return false;
@@ -162,7 +149,7 @@ static bool per_replica_batch(shape_goal goal) {
 }
 
 /* b if it divides into replicas x m x K, else 0. */
-static int divides(const ctx *x, long long b, int replicas, int m) {
+static int divides(const shape_ctx *x, long long b, int replicas, int m) {
   long long k = workload_batch_k(x->s->workload.runtime,
                                  x->s->workload.micro_batches_per_pass), pp;
   if (b > INT32_MAX || !scenario_batch_divides(b, replicas, m, k, &pp))
@@ -176,9 +163,9 @@ static int divides(const ctx *x, long long b, int replicas, int m) {
  * throughput search holds every configuration the iteration search judges
  * (issue 33: it reported 87.1 samples/s where the iteration objective
  * found 99.7). Returns how many. */
-static int batches_of(const ctx *x, int replicas, int m, int b[2]) {
+static int batches_of(const shape_ctx *x, int replicas, int m, int b[2]) {
   long long global = x->s->workload.batch;
-  if (!per_replica_batch(x->o->goal)) {
+  if (!shape_per_replica_batch(x->o->goal)) {
     b[0] = divides(x, global, replicas, m);
     return 1;
   }
@@ -190,7 +177,7 @@ static int batches_of(const ctx *x, int replicas, int m, int b[2]) {
 
 /* Records the even split's smallest stage that does not fit a (w its
  * workload, gpu per device of its view) when it is the smallest seen. */
-static void note_nofit(ctx *x, const scenario *v, const spec_workload *w,
+static void note_nofit(shape_ctx *x, const scenario *v, const spec_workload *w,
                        const spec_gpu *const *gpu, const alloc *a) {
   for (int st = 0; st < w->stages; st++) {
     int layers = w->layers / w->stages + (st < w->layers % w->stages);
@@ -274,15 +261,16 @@ static double best_split(split_search *q) {
   if (partition_balanced(q->w, q->v, q->gpu, q->a, bal, NULL) == ERR_OK)
     try_split(q, bal);
   free(bal);
-  if (choose(q->w->layers - 1, q->w->stages - 1, SHAPE_MAX_SPLITS) <=
-      SHAPE_MAX_SPLITS)
+  if (q->v->ndevices <= SHAPE_SPLIT_DEVICES &&
+      choose(q->w->layers - 1, q->w->stages - 1, SHAPE_MAX_SPLITS) <=
+          SHAPE_MAX_SPLITS)
     compositions(q, 0, q->w->layers);
   q->w->stage_layers = NULL;
   return q->best_t;
 }
 
 /* A new configuration at the end of r->all. */
-static shape_config *push(ctx *x) {
+static shape_config *push(shape_ctx *x) {
   shape_result *r = x->r;
   if ((size_t)r->nall == x->cap)
     mem_grow((void **)&r->all, &x->cap, (size_t)r->nall + 1, sizeof *r->all);
@@ -319,10 +307,10 @@ static alloc *to_parent(const alloc *a, const int *keep) {
 
 /* One (subset, shape, micro-batch, algo): the better placement with its
  * best split, kept when it fits. */
-static void judge(ctx *x, const int *keep, int n, int S, int R, int m,
+static void judge(shape_ctx *x, const int *keep, int n, int S, int R, int m,
                   int batch, int ai, alloc *const *pl) {
   scenario *v = shape_view(x->s, keep, n, S, R, batch, m, x->algo[ai], NULL);
-  plan_view(x->o, v, x->algo[ai], x->frag[ai]);
+  shape_diloco_plan(x->o, v, x->algo[ai], x->frag[ai]);
   spec_workload w;
   const spec_gpu **gpu = mem_alloc((size_t)n * sizeof *gpu);
   for (int i = 0; i < n; i++) gpu[i] = x->gpu[keep[i]];
@@ -362,7 +350,7 @@ static void judge(ctx *x, const int *keep, int n, int S, int R, int m,
 }
 
 /* Every shape of one subset (keep, n devices). */
-static void subset(ctx *x, const int *keep, int n) {
+static void subset(shape_ctx *x, const int *keep, int n) {
   const shape_opts *o = x->o;
   for (int S = 1; S <= n; S++) {
     int R = n / S;
@@ -406,33 +394,105 @@ static bool all_vectors(const scenario *s) {
   return n <= SHAPE_MAX_SUBSETS;
 }
 
-/* The family's vectors of one set of sites (every site when all). */
-static void family(ctx *x, unsigned long mask, bool all, int *c, int *keep) {
+/* The family's vector of one set of sites (every site when all) at u:
+ * each chosen site gives u devices (all when it has fewer). The best
+ * score (shape_score of the prediction) of the configurations it added,
+ * INFINITY when none fits. */
+static double family_at(shape_ctx *x, unsigned long mask, bool all, int u, int *c,
+                        int *keep) {
+  const scenario *s = x->s;
+  for (int k = 0; k < s->nsites; k++) {
+    int n = s->sites[k].ndevices;
+    c[k] = all || (mask >> k & 1) ? (u < n ? u : n) : 0;
+  }
+  x->r->nsubsets++;
+  long first = x->r->nall;
+  subset(x, keep, keep_of(s, c, keep));
+  double best = INFINITY;
+  for (long i = first; i < x->r->nall; i++) {
+    const shape_config *cf = &x->r->all[i];
+    best = fmin(best, shape_score(x->o->goal, cf, cf->predicted_s));
+  }
+  shape_step(x);
+  return best;
+}
+
+/* The u of seen[] (INFINITY: not tried) nearest below and above b. */
+static void neighbours(const double *seen, int most, int b, int *lo,
+                       int *hi) {
+  for (*lo = b - 1; *lo > 0 && isnan(seen[*lo]); (*lo)--) {}
+  for (*hi = b + 1; *hi <= most && isnan(seen[*hi]); (*hi)++) {}
+}
+
+/* The family's grid past SHAPE_FAMILY_FULL: 1, 2, 3, 4, then 1.5 and 4/3
+ * times in turn (6, 8, 12, 16, 24, ...). */
+static int grid_next(int u) {
+  return u < 4 ? u + 1 : u % 3 ? u * 3 / 2 : u * 4 / 3;
+}
+
+/* Past SHAPE_FAMILY_FULL values: the grid up to most (and most), then
+ * midpoints towards the best's nearest tried neighbours until both are
+ * adjacent (shape.h). seen[u]: u's best score, NAN while untried. */
+static void family_refined(shape_ctx *x, unsigned long mask, bool all, int most,
+                           int *c, int *keep) {
+  double *seen = mem_alloc(((size_t)most + 2) * sizeof *seen);
+  for (int u = 0; u <= most + 1; u++) seen[u] = NAN;
+  int grid = 1, b = 1;
+  for (int u = 1; u < most; u = grid_next(u)) grid++;
+  x->planned += grid + 2 * (long)ceil(log2(most));
+  for (int u = 1;; u = grid_next(u)) {
+    u = u < most ? u : most;
+    seen[u] = family_at(x, mask, all, u, c, keep);
+    if (seen[u] < seen[b]) b = u;
+    if (u == most) break;
+  }
+  for (int tried = 1; tried;) {
+    int lo, hi;
+    neighbours(seen, most, b, &lo, &hi);
+    int at[2] = {b - lo > 1 ? (lo + b) / 2 : 0,
+                 hi - b > 1 && hi <= most ? (b + hi) / 2 : 0};
+    tried = 0;
+    for (int i = 0; i < 2; i++)
+      if (at[i] > 0 && isnan(seen[at[i]])) {
+        seen[at[i]] = family_at(x, mask, all, at[i], c, keep);
+        tried++;
+      }
+    for (int u = 1; u <= most; u++)
+      if (!isnan(seen[u]) && seen[u] < seen[b]) b = u;
+  }
+  free(seen);
+}
+
+/* The family's vectors of one set of sites (every site when all), u up to
+ * the largest site of the set: each, or past SHAPE_FAMILY_FULL the grid
+ * and its refinement. */
+static void family(shape_ctx *x, unsigned long mask, bool all, int *c, int *keep) {
   const scenario *s = x->s;
   int most = 0;
   for (int k = 0; k < s->nsites; k++)
     if ((all || (mask >> k & 1)) && s->sites[k].ndevices > most)
       most = s->sites[k].ndevices;
-  for (int u = 1; u <= most; u++) {
-    for (int k = 0; k < s->nsites; k++) {
-      int n = s->sites[k].ndevices;
-      c[k] = all || (mask >> k & 1) ? (u < n ? u : n) : 0;
-    }
-    x->r->nsubsets++;
-    subset(x, keep, keep_of(s, c, keep));
+  if (most > SHAPE_FAMILY_FULL) {
+    family_refined(x, mask, all, most, c, keep);
+    return;
   }
+  x->planned += most;
+  for (int u = 1; u <= most; u++) family_at(x, mask, all, u, c, keep);
 }
 
 /* Every count vector (mixed radix, site 0 fastest), or the family: a set
  * of sites (bit mask, site 0 the lowest bit) each giving u devices (all
  * when it has fewer), u up to the largest site of the set. */
-static void enumerate(ctx *x) {
+static void enumerate(shape_ctx *x) {
   const scenario *s = x->s;
   int ns = s->nsites;
   int *c = mem_calloc((size_t)ns, sizeof *c);
   int *keep = mem_alloc((size_t)s->ndevices * sizeof *keep);
   x->r->all_subsets = all_vectors(s);
   if (x->r->all_subsets) {
+    x->planned = 1;
+    for (int k = 0; k < ns; k++) x->planned *= s->sites[k].ndevices + 1;
+    x->planned--;
     for (;;) {
       int k = 0;
       while (k < ns && c[k] == s->sites[k].ndevices) c[k++] = 0;
@@ -440,6 +500,7 @@ static void enumerate(ctx *x) {
       c[k]++;
       x->r->nsubsets++;
       subset(x, keep, keep_of(s, c, keep));
+      shape_step(x);
     }
   } else if (ns <= SHAPE_MAX_SITE_SETS) {
     for (unsigned long mask = 1; mask < (1UL << ns); mask++)
@@ -450,185 +511,18 @@ static void enumerate(ctx *x) {
   free(c), free(keep);
 }
 
-/* The time that decides for c: simulated when it was, else predicted. */
-static double decided_s(const shape_config *c) {
-  return isnan(c->simulated_s) ? c->predicted_s : c->simulated_s;
-}
-
-typedef struct ranked { double score; long i; } ranked;
-
-static int cmp_ranked(const void *a, const void *b) {
-  const ranked *x = a, *y = b;
-  if (x->score != y->score) return x->score < y->score ? -1 : 1;
-  return (x->i > y->i) - (x->i < y->i);
-}
-
-static int cmp_int_(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 scenario *shape_config_view(const scenario *s, const shape_opts *o,
                             const shape_config *c) {
   scenario *v = shape_view(s, c->keep, c->ndev, c->stages, c->replicas,
                            c->batch, c->micro_batch, c->dp_algo, c->layers);
-  plan_view(o, v, c->dp_algo, c->fragments);
+  shape_diloco_plan(o, v, c->dp_algo, c->fragments);
   return v;
-}
-
-/* Simulates configuration i (once). */
-static int simulate(ctx *x, long i, err *e) {
-  shape_config *c = &x->r->all[i];
-  if (!isnan(c->simulated_s)) return ERR_OK;
-  scenario *v = shape_config_view(x->s, x->o, c);
-  alloc *a = alloc_new(c->replicas, c->stages);
-  for (int k = 0; k < c->ndev; k++) { /* parent -> view: keep increases */
-    const int *at = bsearch(&c->a->device[k], c->keep, (size_t)c->ndev,
-                            sizeof *c->keep, cmp_int_);
-    a->device[k] = (int)(at - c->keep);
-  }
-  err se = {0};
-  double t = x->o->sim(x->o->sim_ctx, v, a, &se);
-  alloc_free(a);
-  scenario_subset_free(v);
-  if (isnan(t))
-    return err_set(e, se.code ? se.code : ERR_CONFIG, "%s", se.msg);
-  c->simulated_s = t;
-  x->r->simulated++;
-  if (x->o->progress)
-    x->o->progress(x->o->progress_ctx, x->r->simulated, x->planned);
-  return ERR_OK;
-}
-
-/* A shape's sort key: devices, then stages, then dp algorithm name. */
-typedef struct shape_key {
-  int ndev, stages;
-  const char *algo;
-  long i;
-} shape_key;
-
-static int cmp_shape(const void *a, const void *b) {
-  const shape_key *x = a, *y = b;
-  if (x->ndev != y->ndev) return x->ndev < y->ndev ? -1 : 1;
-  if (x->stages != y->stages) return x->stages < y->stages ? -1 : 1;
-  return strcmp(x->algo, y->algo);
-}
-
-static void sort_shapes(shape_result *r) {
-  shape_key *k = mem_alloc((size_t)(r->nshapes + 1) * sizeof *k);
-  for (int g = 0; g < r->nshapes; g++) {
-    const shape_config *c = &r->all[r->per_shape[g]];
-    k[g] = (shape_key){c->ndev, c->stages, c->dp_algo, r->per_shape[g]};
-  }
-  qsort(k, (size_t)r->nshapes, sizeof *k, cmp_shape);
-  for (int g = 0; g < r->nshapes; g++) r->per_shape[g] = k[g].i;
-  free(k);
-}
-
-/* The best of each (stages, replicas, dp_algo) into r by the deciding
- * time, among the simulated ones only when sim_only. */
-static void group(shape_result *r, shape_goal goal, bool sim_only) {
-  r->per_shape = mem_alloc((size_t)(r->nall > 0 ? r->nall : 1) *
-                           sizeof *r->per_shape);
-  r->nshapes = 0;
-  for (long i = 0; i < r->nall; i++) {
-    const shape_config *c = &r->all[i];
-    if (sim_only && isnan(c->simulated_s)) continue;
-    int g = 0;
-    for (; g < r->nshapes; g++) {
-      const shape_config *b = &r->all[r->per_shape[g]];
-      if (b->stages == c->stages && b->replicas == c->replicas &&
-          strcmp(b->dp_algo, c->dp_algo) == 0)
-        break;
-    }
-    if (g == r->nshapes) r->per_shape[r->nshapes++] = i;
-    else if (shape_score(goal, c, decided_s(c)) <
-             shape_score(goal, &r->all[r->per_shape[g]],
-                         decided_s(&r->all[r->per_shape[g]])))
-      r->per_shape[g] = i;
-  }
-  sort_shapes(r);
-}
-
-/* Marks in on[] what a search under goal simulates among the
- * configurations of r at batch (0: every one): the predictor's k best by
- * goal's score, and the best of each (stages, replicas, dp_algo). */
-static void mark(const shape_result *r, shape_goal goal, int batch, long k,
-                 bool *on) {
-  ranked *v = mem_alloc((size_t)(r->nall + 1) * sizeof *v);
-  long n = 0;
-  for (long i = 0; i < r->nall; i++)
-    if (!batch || r->all[i].batch == batch)
-      v[n++] = (ranked){shape_score(goal, &r->all[i], r->all[i].predicted_s),
-                        i};
-  qsort(v, (size_t)n, sizeof *v, cmp_ranked);
-  for (long i = 0; i < n && i < k; i++) on[v[i].i] = true;
-  long *best = mem_alloc((size_t)(n + 1) * sizeof *best);
-  int ng = 0;
-  for (long j = 0; j < n; j++) { /* v's order: the first of a group is its best */
-    const shape_config *c = &r->all[v[j].i];
-    int g = 0;
-    for (; g < ng; g++) {
-      const shape_config *b = &r->all[best[g]];
-      if (b->stages == c->stages && b->replicas == c->replicas &&
-          strcmp(b->dp_algo, c->dp_algo) == 0)
-        break;
-    }
-    if (g == ng) best[ng++] = v[j].i, on[v[j].i] = true;
-  }
-  free(best), free(v);
-}
-
-/* What decide() simulates into on[] (r->nall entries): mark's under the
- * goal and, for throughput, the iteration search's own at the scenario's
- * batch, so that its best (more samples/s or not) is simulated here too;
- * returns how many. */
-static long plan(const ctx *x, bool *on) {
-  const shape_result *r = x->r;
-  mark(r, x->o->goal, 0, x->o->simulate, on);
-  if (per_replica_batch(x->o->goal))
-    mark(r, SHAPE_ITERATION, x->s->workload.batch, x->o->simulate, on);
-  long n = 0;
-  for (long i = 0; i < r->nall; i++) n += on[i];
-  return n;
-}
-
-/* The simulations plan() marks; the best by the deciding time (only
- * simulated ones when any was). */
-static int decide(ctx *x, err *e) {
-  shape_result *r = x->r;
-  shape_goal goal = x->o->goal;
-  group(r, goal, false);
-  if (x->o->sim && x->o->simulate > 0) {
-    bool *on = mem_calloc((size_t)r->nall + 1, sizeof *on);
-    x->planned = plan(x, on);
-    int rc = ERR_OK;
-    for (long i = 0; rc == ERR_OK && i < r->nall; i++)
-      if (on[i]) rc = simulate(x, i, e);
-    free(on);
-    if (rc) return rc;
-    free(r->per_shape); /* regrouped: the simulation decides */
-    group(r, goal, true);
-  }
-  r->best = -1;
-  for (long i = 0; i < r->nall; i++) {
-    shape_config *c = &r->all[i];
-    c->samples_per_s = c->batch / decided_s(c);
-    bool counts = !x->o->sim || x->o->simulate <= 0 || !isnan(c->simulated_s);
-    if (counts && (r->best < 0 ||
-                   shape_score(goal, c, decided_s(c)) <
-                       shape_score(goal, &r->all[r->best],
-                                   decided_s(&r->all[r->best]))))
-      r->best = i;
-  }
-  r->pruned_predictor = r->nall - r->simulated;
-  return ERR_OK;
 }
 
 int shape_search(const scenario *s, const shape_opts *o, shape_result *r,
                  err *e) {
   *r = (shape_result){.best = -1};
-  ctx x = {.s = s, .o = o, .r = r, .nofit_need = INFINITY};
+  shape_ctx x = {.s = s, .o = o, .r = r, .nofit_need = INFINITY};
   if (spec_workload_resolve(s, &x.pw, e)) return e->code;
   x.gpu = mem_alloc((size_t)s->ndevices * sizeof *x.gpu);
   if (spec_device_gpus(s, x.gpu, e)) {
@@ -644,9 +538,9 @@ int shape_search(const scenario *s, const shape_opts *o, shape_result *r,
     rc = err_set_field(e, WORKLOAD_batch, ERR_CONFIG, "%s: no shape divides "
                        "the batch: %d sequences%s into replicas x "
                        "micro-batch x K", s->name,
-                       per_replica_batch(o->goal) ? x.per_replica
+                       shape_per_replica_batch(o->goal) ? x.per_replica
                                                   : s->workload.batch,
-                       per_replica_batch(o->goal) ? " per replica" : "");
+                       shape_per_replica_batch(o->goal) ? " per replica" : "");
   else if (!r->nall && !x.nofit_gpu)
     rc = err_set(e, ERR_CONFIG, "%s: no configuration of the workload "
                  "resolves (spec_workload_resolve refused every one)",
@@ -659,7 +553,7 @@ int shape_search(const scenario *s, const shape_opts *o, shape_result *r,
                  x.nofit_layers, x.nofit_m, x.nofit_need * 1e-9,
                  x.nofit_gpu, x.nofit_mem * 1e-9);
   else
-    rc = decide(&x, e);
+    rc = shape_decide(&x, e);
   free(x.gpu);
   if (rc) shape_result_free(r);
   return rc;

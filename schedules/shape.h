@@ -40,6 +40,23 @@
 #define SHAPE_MAX_SPLITS 64    /* splits of one shape enumerated whole */
 #define SHAPE_SIMULATE 8       /* the predictor's best simulated */
 #define SHAPE_MAX_MICRO 8      /* micro-batch candidates */
+/* Values of the family's u tried one by one; past it, a grid (1, 2, 3, 4,
+ * 6, 8, 12, ... and the largest) and then, around the grid's best, the
+ * midpoints towards its neighbours until they are adjacent: about
+ * 2 log2(most) + 2 log2(gap) subsets instead of most (volunteer-10k: 20 of
+ * 145; every other built-in has at most 64 devices a site). A refinement,
+ * not an enumeration: it assumes the best u lies near the grid's best. */
+#define SHAPE_FAMILY_FULL 64
+/* Every split (SHAPE_MAX_SPLITS) only for shapes of at most this many
+ * devices; past it partition_balanced's alone, as past SHAPE_MAX_SPLITS
+ * (each split is a prediction over every device). */
+#define SHAPE_SPLIT_DEVICES 1024
+/* The devices the decision's simulations may cover together by default
+ * (shape_opts.simulate_devices): the predictor's best is always simulated,
+ * then its next best and each shape's best, by prediction, while they fit
+ * (a simulation costs about its devices; the built-ins use a tenth of it;
+ * at volunteer-10k, four simulations of every device). */
+#define SHAPE_SIMULATE_DEVICES 40000
 
 /* What the search maximises, X(ID, "name"). */
 #define SHAPE_GOAL_MAP(X)         \
@@ -62,6 +79,9 @@ typedef struct shape_opts {
   shape_goal goal;
   int simulate;            /* the predictor's best simulated (0: the
                               predictor decides) */
+  long simulate_devices;   /* their devices together at most, and each
+                              shape's best's (SHAPE_SIMULATE_DEVICES; 0: no
+                              bound) */
   int micro[SHAPE_MAX_MICRO]; /* micro-batch candidates; nmicro 0: the
                               workload's, half and double where they divide */
   int nmicro;
@@ -73,7 +93,9 @@ typedef struct shape_opts {
   transport_options t;     /* what the predictor models */
   shape_sim_fn sim;        /* NULL: the predictor decides */
   void *sim_ctx;           /* borrowed */
-  /* After each simulation: done of the total planned (NULL: none). */
+  /* Called after each subset and each simulation with the steps done and
+   * planned (subsets, then simulations; the plan an estimate past
+   * SHAPE_FAMILY_FULL, done = total at the end); may be NULL. */
   void (*progress)(void *ctx, long done, long total);
   void *progress_ctx;      /* borrowed */
 } shape_opts;

@@ -379,13 +379,13 @@ void sim_critpath_build(const sim_graph *g, const scenario *s,
   out->t0 = t0;
   out->end = t0;
   if (n == 0) return;
+  int64_t *w0 = mem_alloc(((size_t)n + 1) * sizeof *w0);
+  int64_t *w1 = mem_alloc(((size_t)n + 1) * sizeof *w1);
+  sim_linkstats_wire(s, t, n, w0, w1); /* full_paths reads both ends */
   size_t ne;
   const sim_edge *e = sim_graph_edges(g, &ne);
   preds p;
   preds_build(&p, e, ne, n);
-  int64_t *w0 = mem_alloc(((size_t)n + 1) * sizeof *w0);
-  int64_t *w1 = mem_alloc(((size_t)n + 1) * sizeof *w1);
-  sim_linkstats_wire(s, t, n, w0, w1);
   walk w = {0};
   ctx c = {s, o, t, w0, w1};
   walk_back(&w, &c, n, &p, t0);

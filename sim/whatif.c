@@ -479,15 +479,14 @@ static int gain_cmp(const void *x, const void *y) {
 }
 
 int sim_whatif_sensitivities(const scenario *s, const alloc *a,
-                             const sim_options *o, const sim_critpath *cp,
-                             int k, const sim_whatif *extra, int n,
-                             double base_s, sim_sensitivity **out, int *nout,
-                             err *e) {
+                             const sim_options *o, const sim_sens_opts *q,
+                             sim_sensitivity **out, int *nout, err *e) {
+  int k = q->top, n = q->nextra;
   size_t cap = (size_t)(k > 0 ? k : 0) * PER_LINK + (size_t)n + 1;
   made m = {.s = s, .r = mem_calloc(cap, sizeof *m.r)};
-  if (k > 0) top_whatifs(&m, o, cp, k);
+  if (k > 0) top_whatifs(&m, o, q->cp, k);
   for (int i = 0; i < n; i++)
-    m.r[m.n++] = (sim_sensitivity){.w = extra[i], .link = -1, .device = -1};
+    m.r[m.n++] = (sim_sensitivity){.w = q->extra[i], .link = -1, .device = -1};
   sim_sensitivity *r = m.r;
   int rc = ERR_OK;
   for (int i = 0; i < m.n && !rc; i++) {
@@ -495,8 +494,9 @@ int sim_whatif_sensitivities(const scenario *s, const alloc *a,
     rc = sim_whatif_run(s, a, o, &r[i].w, 1, &x, e);
     if (rc) break;
     r[i].iteration_s = x.iteration_s;
-    r[i].gain_s = base_s - x.iteration_s;
+    r[i].gain_s = q->base_s - x.iteration_s;
     sim_result_free(&x);
+    if (q->progress) q->progress(q->progress_ctx, i + 1, m.n);
   }
   if (rc) {
     free(r);

@@ -95,7 +95,20 @@ typedef struct sim_sensitivity {
   int link, device;
 } sim_sensitivity;
 
-/* The sensitivities of the top k resources of cp (links and devices, by
+/* What sim_whatif_sensitivities re-runs. */
+typedef struct sim_sens_opts {
+  const sim_critpath *cp; /* the base run's path (borrowed) */
+  int top;                /* its top resources */
+  const sim_whatif *extra; /* nextra more what-ifs (borrowed; may be NULL) */
+  int nextra;
+  double base_s;          /* the unchanged iteration */
+  /* after each re-run: runs done of total (a re-run of volunteer-10k
+   * takes seconds); may be NULL */
+  void (*progress)(void *ctx, int done, int total);
+  void *progress_ctx;     /* borrowed */
+} sim_sens_opts;
+
+/* The sensitivities of the q->top resources of q->cp (links and devices, by
  * time on the path): per directed site pair A>B its bandwidth x2 and x0.5
  * and its latency x0.5, and when steps on it were bound by their window
  * or their loss bound (sim_critpath_link_cause's causes, under tcp) the
@@ -107,13 +120,10 @@ typedef struct sim_sensitivity {
  * that site's window raised towards the other's; per device its speed x2.
  * Window and flow are left out when the run sets the window, flow when the
  * link states window_bytes, and both for a loss bound (sockets help it).
- * Then the n extra what-ifs, each alone. base_s is the unchanged
- * iteration. *out (free) gets *nout rows, the largest gain first (ties in
+ * Then q's extra what-ifs, each alone. *out (free) gets *nout rows, the largest gain first (ties in
  * the order above). ERR_OK, or the first failing run's error. */
 int sim_whatif_sensitivities(const scenario *s, const alloc *a,
-                             const sim_options *o, const sim_critpath *cp,
-                             int k, const sim_whatif *extra, int n,
-                             double base_s, sim_sensitivity **out, int *nout,
-                             err *e);
+                             const sim_options *o, const sim_sens_opts *q,
+                             sim_sensitivity **out, int *nout, err *e);
 
 #endif

@@ -21,8 +21,11 @@ static void bench(const scenario *s, const char *method, int top) {
   sim_sensitivity *v = NULL;
   int n = 0;
   if (sim_whatif_explain(s, a, &o, &r, &cp, &ls, &e) ||
-      (top && sim_whatif_sensitivities(s, a, &o, &cp, top, NULL, 0,
-                                       r.iteration_s, &v, &n, &e))) {
+      (top && sim_whatif_sensitivities(
+                  s, a, &o,
+                  &(sim_sens_opts){.cp = &cp, .top = top,
+                                   .base_s = r.iteration_s},
+                  &v, &n, &e))) {
     fprintf(stderr, "%s\n", e.msg);
     exit(1);
   }

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
+#include <gsl/gsl_rng.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -421,4 +422,45 @@ void support_training_run(const scenario *s, const alloc *a,
   err e;
   err_clear(&e);
   cr_assert_eq(sim_training_run(s, a, o, r, &e), ERR_OK, "%s", e.msg);
+}
+
+scenario *support_random_scenario(gsl_rng *r, int ns, int stages, int replicas,
+                                 bool asym) {
+  if (ns > stages * replicas) ns = stages * replicas;
+  int n = stages * replicas, *size = calloc((size_t)ns, sizeof *size);
+  for (int i = 0; i < n; i++)
+    size[i < ns ? i : (int)gsl_rng_uniform_int(r, (unsigned long)ns)]++;
+  size_t cap = 4096 + (size_t)ns * ns * 120, len = 0;
+  char *t = malloc(cap);
+  len += (size_t)snprintf(t + len, cap - len, "{\"name\": \"r\", \"sites\": [");
+  for (int x = 0; x < ns; x++)
+    len += (size_t)snprintf(t + len, cap - len,
+                            "%s{\"name\": \"s%d\", \"devices\": %d, \"gpu\": "
+                            "\"V100\"}", x ? ", " : "", x, size[x]);
+  len += (size_t)snprintf(t + len, cap - len,
+                          "], \"network\": {\"latency_ms\": 1, "
+                          "\"bandwidth_gbps\": 10%s", ns > 1 ? ", \"links\": [" : "");
+  bool first = true;
+  for (int x = 0; x < ns; x++)
+    for (int y = 0; y < ns; y++) {
+      if (x == y || (!asym && y < x)) continue;
+      len += (size_t)snprintf(
+          t + len, cap - len,
+          "%s{\"%s\": %s\"s%d\", %s\"s%d\"%s, \"latency_ms\": %d, "
+          "\"bandwidth_gbps\": %d}",
+          first ? "" : ", ", asym ? "from" : "between", asym ? "" : "[", x,
+          asym ? "\"to\": " : "", y, asym ? "" : "]",
+          (int)gsl_rng_uniform_int(r, 4) * 10, 1 + (int)gsl_rng_uniform_int(r, 3));
+      first = false;
+    }
+  snprintf(t + len, cap - len,
+           "%s}, \"workload\": {\"model\": \"gpt3-xl\", \"batch\": %d, "
+           "\"micro_batch\": 1, \"stages\": %d, \"replicas\": %d}}",
+           ns > 1 ? "]" : "", replicas, stages, replicas);
+  err e = {0};
+  scenario *s = scenario_parse(t, strlen(t), "random", &e);
+  cr_assert(s, "%s", e.msg);
+  free(t);
+  free(size);
+  return s;
 }

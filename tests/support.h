@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "models/alloc.h"
 #include "sim/training.h"
 #include "traces/fault.h"
@@ -157,5 +159,12 @@ int support_ring_wait(int n, int loops, int slices, int k);
  * form: a step's slice 0 every P = max(slices x, x + a) (x = piece / b),
  * a loop (2n - 3) P + slices x + a, the whole loops times that. */
 double support_ring_uniform_s(double S, int n, double a, double b);
+
+/* A scenario of ns sites (at most the devices) of random sizes holding
+ * stages x replicas V100s, links between every two sites (one value each
+ * way when asym, else one for both), latencies of 0, 10, 20 or 30 ms and
+ * 1 to 3 Gbit/s (ties), gpt3-xl; drawn from r. Asserts that it parses. */
+scenario *support_random_scenario(gsl_rng *r, int ns, int stages,
+                                  int replicas, bool asym);
 
 #endif

@@ -185,8 +185,8 @@ Test(critpath, dp_ring_bottleneck_hop) {
   sim_sensitivity *v;
   int n;
   err e = {0};
-  cr_assert_eq(sim_whatif_sensitivities(s, a, &o, &cp, 3, NULL, 0,
-                                        r.iteration_s, &v, &n, &e),
+  sim_sens_opts q = {.cp = &cp, .top = 3, .base_s = r.iteration_s};
+  cr_assert_eq(sim_whatif_sensitivities(s, a, &o, &q, &v, &n, &e),
                ERR_OK, "%s", e.msg);
   cr_assert_gt(n, 0);
   cr_assert_str_eq(v[0].w.label, "link:r1>r2:bw=2");
@@ -304,8 +304,8 @@ static void wan_explain(wan_run *w, scenario *s, alloc *a) {
 static sim_sensitivity *wan_sens(const wan_run *w, int *n) {
   sim_sensitivity *v;
   err e = {0};
-  cr_assert_eq(sim_whatif_sensitivities(w->s, w->a, &w->o, &w->cp, 1, NULL, 0,
-                                        w->r.iteration_s, &v, n, &e),
+  sim_sens_opts q = {.cp = &w->cp, .top = 1, .base_s = w->r.iteration_s};
+  cr_assert_eq(sim_whatif_sensitivities(w->s, w->a, &w->o, &q, &v, n, &e),
                ERR_OK, "%s", e.msg);
   return v;
 }

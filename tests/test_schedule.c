@@ -1,7 +1,8 @@
 /* test_schedule: the method entry point (every name, unknown names, `sim`
- * without an objective) and `geodes schedule` end to end: JSON output, -o
- * and --convergence files, usage errors (exit 2) and bad input (exit 1 with
- * FILE:LINE). */
+ * without an objective), the searches' results on the small built-ins
+ * pinned to those of the release before the searches learnt sites, and
+ * `geodes schedule` end to end: JSON output, -o and --convergence files,
+ * usage errors (exit 2) and bad input (exit 1 with FILE:LINE). */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "schedules/schedule.h"
+#include "traces/scenario.h"
 
 static cost_ctx *ctx(void) {
   double lat[64], bw[64];
@@ -29,6 +31,88 @@ static double disp(void *c, const alloc *a, err *e) {
   double s = 0;
   for (int i = 0; i < 8; i++) s += abs(a->device[i] - i);
   return s;
+}
+
+/* The score and allocation (FNV-1a over the pipelines, row by row) that
+ * main's binary at c1a413c gave for `geodes schedule S --method M --seed N
+ * --json`: the small built-ins keep them, bit for bit, whatever the
+ * searches learnt for 10^4 devices (GCMA over site counts, greedy by
+ * sites). */
+static const struct golden {
+  const char *scenario, *method;
+  int seed;
+  double score_s;
+  uint64_t alloc_hash;
+} GOLDEN[] = {
+  {"worldwide", "gcma", 1, 58.66627880144894, 0x898aff6980bd5383ULL},
+  {"worldwide", "gcma", 2, 58.66627880144894, 0x0198dc5a4fb1ae05ULL},
+  {"worldwide", "greedy", 1, 58.66627880144894, 0x1b21904c85868efdULL},
+  {"worldwide", "greedy", 2, 58.66627880144894, 0x1b21904c85868efdULL},
+  {"worldwide", "random-search", 1, 83.85025990172431, 0x5fb5b3a62254e341ULL},
+  {"worldwide", "random-search", 2, 82.89468538755975, 0xffbcd76d6cb9ee63ULL},
+  {"regional", "gcma", 1, 31.418552584670234, 0x16707eafe02b4f71ULL},
+  {"regional", "gcma", 2, 31.418552584670234, 0x2c865d77fdd514d1ULL},
+  {"regional", "greedy", 1, 31.418552584670234, 0x1b21904c85868efdULL},
+  {"regional", "greedy", 2, 31.418552584670234, 0x1b21904c85868efdULL},
+  {"regional", "random-search", 1, 41.45634140454601, 0xa4693600e86672bbULL},
+  {"regional", "random-search", 2, 39.07790476190476, 0x224f13bb6c36a5fbULL},
+  {"multi-dc", "gcma", 1, 12.265857142857142, 0x363808cd363d291dULL},
+  {"multi-dc", "gcma", 2, 12.265857142857142, 0x363808cd363d291dULL},
+  {"multi-dc", "greedy", 1, 12.265857142857142, 0x363808cd363d291dULL},
+  {"multi-dc", "greedy", 2, 12.265857142857142, 0x363808cd363d291dULL},
+  {"multi-dc", "random-search", 1, 19.29442857142857, 0xde9870e150537a65ULL},
+  {"multi-dc", "random-search", 2, 14.750857142857143, 0x9ab316ab88df9a8dULL},
+  {"spot", "gcma", 1, 25.735, 0xa801a3a0137bdc0bULL},
+  {"spot", "gcma", 2, 25.735, 0x1145fd5204fc532bULL},
+  {"spot", "greedy", 1, 36.400000000000006, 0x363808cd363d291dULL},
+  {"spot", "greedy", 2, 36.400000000000006, 0x363808cd363d291dULL},
+  {"spot", "random-search", 1, 36.400000000000006, 0x406b2a826e7e4be1ULL},
+  {"spot", "random-search", 2, 36.400000000000006, 0xbf3d202866e853f9ULL},
+  {"datacenter", "gcma", 1, 4.795, 0xff7a5f6b340e91e3ULL},
+  {"datacenter", "gcma", 2, 4.795, 0xcc804e672cbaeaebULL},
+  {"datacenter", "greedy", 1, 4.795, 0x1b21904c85868efdULL},
+  {"datacenter", "greedy", 2, 4.795, 0x1b21904c85868efdULL},
+  {"datacenter", "random-search", 1, 13.165, 0x8f16956b5d4c29d9ULL},
+  {"datacenter", "random-search", 2, 13.165, 0x983ac8009487f003ULL},
+  {"volunteer-mix", "gcma", 1, 186.52177971987442, 0x96c28da85df866a1ULL},
+  {"volunteer-mix", "gcma", 2, 186.58337666351682, 0xcd900de92861c04fULL},
+  {"volunteer-mix", "greedy", 1, 192.27389806348938, 0x1a98bc0e0ecc8889ULL},
+  {"volunteer-mix", "greedy", 2, 192.27389806348938, 0x1a98bc0e0ecc8889ULL},
+  {"volunteer-mix", "random-search", 1, 229.73828227555282, 0x02b2ff630814151fULL},
+  {"volunteer-mix", "random-search", 2, 229.66699795783495, 0xa01c4618499e6b31ULL},
+};
+
+static uint64_t alloc_hash(const alloc *a) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (int r = 0; r < a->replicas; r++) {
+    for (int s = 0; s < a->stages; s++)
+      h = (h ^ (uint64_t)alloc_at(a, r, s)) * 0x100000001b3ULL;
+    h = (h ^ 0xffff) * 0x100000001b3ULL;
+  }
+  return h;
+}
+
+Test(schedule, small_builtins_keep_their_results) {
+  for (size_t i = 0; i < sizeof GOLDEN / sizeof *GOLDEN; i++) {
+    const struct golden *g = &GOLDEN[i];
+    err e = {0};
+    scenario *s = scenario_load(g->scenario, &e);
+    cr_assert(s, "%s", e.msg);
+    cost_ctx *c = cost_ctx_from_scenario(s, &e);
+    cr_assert(c, "%s", e.msg);
+    search_opts o;
+    search_opts_default(&o);
+    o.seed = (uint64_t)g->seed;
+    search_result *r = schedule_method(g->method, c, &o, NULL, &e);
+    cr_assert(r, "%s", e.msg);
+    cr_expect(r->parts.score_s == g->score_s, "%s %s seed %d: %.17g, not %.17g",
+              g->scenario, g->method, g->seed, r->parts.score_s, g->score_s);
+    cr_expect_eq(alloc_hash(r->best), g->alloc_hash, "%s %s seed %d: another "
+                 "allocation", g->scenario, g->method, g->seed);
+    search_result_free(r);
+    cost_ctx_free(c);
+    scenario_free(s);
+  }
 }
 
 Test(schedule, every_method_gives_a_valid_allocation) {

@@ -188,6 +188,71 @@ Test(shape, the_simulation_decides_among_the_predictors_best) {
   scenario_free(s);
 }
 
+/* The progress hook: done never goes back, and ends equal to total. */
+typedef struct steps {
+  long calls, done, total;
+} steps;
+
+static void step(void *ctx, long done, long total) {
+  steps *p = ctx;
+  cr_assert(done >= p->done && done <= total, "%ld of %ld after %ld", done,
+            total, p->done);
+  p->calls++, p->done = done, p->total = total;
+}
+
+/* Past the devices' budget only the predictor's best is simulated; the
+ * shapes left unsimulated keep their predicted best (simulated NAN). */
+Test(shape, simulations_stop_at_the_budget_of_devices) {
+  scenario *s = support_scenario(TEN);
+  shape_opts o;
+  shape_opts_default(&o);
+  int calls = 0;
+  steps p = {0};
+  o.sim = fake_sim, o.sim_ctx = &calls, o.simulate = 5;
+  o.simulate_devices = 1, o.progress = step, o.progress_ctx = &p;
+  shape_result r;
+  cr_assert_eq(shape_search(s, &o, &r, NULL), 0);
+  cr_assert_eq(r.simulated, 1, "the predictor's best alone");
+  cr_assert_eq(calls, 1);
+  cr_assert(!isnan(r.all[r.best].simulated_s));
+  int unsimulated = 0;
+  for (int g = 0; g < r.nshapes; g++)
+    unsimulated += isnan(r.all[r.per_shape[g]].simulated_s);
+  cr_assert_eq(unsimulated, r.nshapes - 1, "every shape is listed");
+  cr_assert(p.calls > 0 && p.done == p.total, "%ld of %ld", p.done, p.total);
+  cr_assert_geq(p.done, r.nsubsets + r.simulated);
+  shape_result_free(&r);
+  scenario_free(s);
+}
+
+/* Sites of more than SHAPE_FAMILY_FULL devices: the family's grid and its
+ * refinement, far fewer subsets than devices a site. */
+Test(shape, a_large_family_is_refined_not_enumerated) {
+  const char *text =
+      "{\"name\": \"wide\", \"sites\": [{\"name\": \"a\", \"devices\": 200,"
+      " \"gpu\": \"A100\"}, {\"name\": \"b\", \"devices\": 200, \"gpu\":"
+      " \"A100\"}], \"network\": {\"latency_ms\": 20, \"bandwidth_gbps\": 1},"
+      " \"workload\": {\"model\": \"gpt3-xl\", \"batch\": 400, \"micro_batch\":"
+      " 1, \"stages\": 1, \"replicas\": 400}}";
+  err e = {0};
+  scenario *s = scenario_parse(text, strlen(text), "wide.json", &e);
+  cr_assert(s, "%s", e.msg);
+  shape_opts o;
+  shape_opts_default(&o);
+  steps p = {0};
+  o.progress = step, o.progress_ctx = &p;
+  shape_result r;
+  cr_assert_eq(shape_search(s, &o, &r, &e), 0, "%s", e.msg);
+  cr_assert(!r.all_subsets);
+  /* three sets of sites ({a}, {b}, both), 200 values of u each */
+  cr_assert(r.nsubsets > 3 * 14 && r.nsubsets < 100, "%d subsets, not 600",
+            r.nsubsets);
+  cr_assert(p.done == p.total && p.done == r.nsubsets, "%ld of %ld", p.done,
+            p.total);
+  shape_result_free(&r);
+  scenario_free(s);
+}
+
 Test(shape, the_same_inputs_give_the_same_result) {
   scenario *s = support_scenario(TEN);
   shape_opts o;

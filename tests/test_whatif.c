@@ -148,6 +148,17 @@ static const char *const EXTRA[] = {
     "site:a:window=5e6"};
 enum { NEXTRA = sizeof EXTRA / sizeof *EXTRA };
 
+/* The progress hook's calls: the last (done, total) and how many. */
+typedef struct heard {
+  int calls, done, total;
+} heard;
+
+static void hear(void *ctx, int done, int total) {
+  heard *h = ctx;
+  cr_assert_eq(done, h->done + 1, "one call per re-run, in order");
+  h->calls++, h->done = done, h->total = total;
+}
+
 static void check_equivalence(transport_model m, net3 n) {
   scenario *s = write_net3("base", &n);
   alloc *a = pipeline();
@@ -164,10 +175,15 @@ static void check_equivalence(transport_model m, net3 n) {
                  EXTRA[i], e.msg);
   sim_sensitivity *v;
   int nv;
-  cr_assert_eq(sim_whatif_sensitivities(s, a, &o, &cp, 10, extra, NEXTRA,
-                                        r.iteration_s, &v, &nv, &e),
+  heard h = {0};
+  sim_sens_opts q = {.cp = &cp, .top = 10, .extra = extra, .nextra = NEXTRA,
+                     .base_s = r.iteration_s, .progress = hear,
+                     .progress_ctx = &h};
+  cr_assert_eq(sim_whatif_sensitivities(s, a, &o, &q, &v, &nv, &e),
                ERR_OK, "%s", e.msg);
   cr_assert_geq(nv, 6 + NEXTRA);
+  cr_assert(h.calls == nv && h.done == nv && h.total == nv,
+            "progress after each of the %d re-runs", nv);
   bool device = false;
   for (int i = 0; i < nv; i++) {
     net3 c = changed(&v[i].w, n);

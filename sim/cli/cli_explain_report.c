@@ -431,9 +431,11 @@ int cli_explain_report(const char *cmd, const scenario *s, const alloc *a,
   err e = {0};
   int rc = sim_whatif_explain(s, a, o, &p.r, &p.cp, &p.ls, &e);
   if (!rc)
-    rc = sim_whatif_sensitivities(s, a, o, &p.cp, eo->top, eo->whatifs,
-                                  eo->nwhatifs, p.r.iteration_s, &p.sens,
-                                  &p.nsens, &e);
+    rc = sim_whatif_sensitivities(
+        s, a, o,
+        &(sim_sens_opts){.cp = &p.cp, .top = eo->top, .extra = eo->whatifs,
+                         .nextra = eo->nwhatifs, .base_s = p.r.iteration_s},
+        &p.sens, &p.nsens, &e);
   if (!rc && eo->link_stats)
     rc = sim_linkstats_csv(&p.ls, s, eo->resolution_s, eo->link_stats, &e);
   if (rc) {

@@ -183,15 +183,18 @@ static int study(const char *name, const scenario *s, const run_args *a,
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, run_args *a) {
-  *a = (run_args){.scenario = SCENARIO_DEFAULT_NAME, .db = "geodes.db",
-                  .samples = VALIDATE_DEFAULT_SAMPLES};
+  *a = (run_args){.scenario = SCENARIO_DEFAULT_NAME, .db = "geodes.db"};
+  /* samples 0: validate_default_samples */
   cli_workload_init(&a->wo);
   const cli_opt opts[] = {
       CLI_OPT_STRING(0, "db", "FILE", &a->db,
                      "results database (default geodes.db)"),
       CLI_OPT_INT(0, "samples", "N", &a->samples, 2, 100000,
                   "validation sample size (default " CLI_STR(
-                      VALIDATE_DEFAULT_SAMPLES) ")"),
+                      VALIDATE_DEFAULT_SAMPLES) "; past\n" CLI_STR(
+                      VALIDATE_FULL_DEVICES) " devices " CLI_STR(
+                      VALIDATE_DEFAULT_SAMPLES) " x " CLI_STR(
+                      VALIDATE_FULL_DEVICES) " / devices)"),
       CLI_OPT_QUIET(&a->quiet),
       CLI_OPT_HELP(),
       CLI_WORKLOAD_OPTS(&a->wo),

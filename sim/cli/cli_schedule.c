@@ -79,6 +79,12 @@ static const char HELP_GOAL[] =
 static const char HELP_SIM[] =
     "--shape auto: the predictor's K best simulated,\nand each shape's "
     "best (" CLI_STR(SHAPE_SIMULATE) "; 0: the predictor decides)";
+static const char HELP_TRIALS[] =
+    "offspring (gcma, hybrid: " CLI_STR(SEARCH_TRIALS) "), samples\n"
+    "(random-search: the population and\nthe offspring) or simulations "
+    "(sim: " CLI_STR(SEARCH_SIM_TRIALS) ";\npast " CLI_STR(
+        SEARCH_SIM_FULL_DEVICES) " devices " CLI_STR(SEARCH_SIM_TRIALS)
+    " x " CLI_STR(SEARCH_SIM_FULL_DEVICES) " / devices)";
 static const char HELP_MICRO[] =
     "--shape auto: micro-batches tried (default:\n"
     "the workload's, half and double)";
@@ -101,10 +107,7 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                      "judged by simulation), dtfm-identity,\n"
                      "megatron-order (formerly megatron), random"),
       CLI_OPT_INT(0, "trials", "N", &p->trials, 1, 100000000,
-                  "offspring (gcma, hybrid: " CLI_STR(SEARCH_TRIALS)
-                  "), samples\n(random-search: the population and\n"
-                  "the offspring) or simulations (sim: " CLI_STR(
-                      SEARCH_SIM_TRIALS) ")"),
+                  HELP_TRIALS),
       CLI_OPT_INT(0, "population", "P", &p->population, 2, 1000000,
                   "GCMA population (" CLI_STR(SEARCH_POPULATION) ")"),
       CLI_OPT_INT(0, "starts", "K", &p->starts, 1, 1000,

@@ -202,13 +202,16 @@ typedef struct validate_args {
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. */
 static int parse_args(int argc, char **argv, validate_args *a) {
-  *a = (validate_args){.network = TRANSPORT_MODEL_DEFAULT,
-                       .samples = VALIDATE_DEFAULT_SAMPLES};
+  *a = (validate_args){.network = TRANSPORT_MODEL_DEFAULT}; /* samples 0:
+                                          validate_default_samples */
   cli_workload_init(&a->wo);
   const cli_opt opts[] = {
       CLI_OPT_INT(0, "samples", "N", &a->samples, 2, 100000,
                   "allocations in the sample (default " CLI_STR(
-                      VALIDATE_DEFAULT_SAMPLES) ")"),
+                      VALIDATE_DEFAULT_SAMPLES) "; past " CLI_STR(
+                      VALIDATE_FULL_DEVICES) "\ndevices " CLI_STR(
+                      VALIDATE_DEFAULT_SAMPLES) " x " CLI_STR(
+                      VALIDATE_FULL_DEVICES) " / devices)"),
       CLI_OPT_ENUM(0, "network-model", "M", &a->network, transport_model_names,
                    "all", "network model, or all (default tcp)"),
       CLI_OPT_ALIAS("network", "network-model"),

@@ -1,0 +1,212 @@
+/* shape_decide: the decision of a shape search (shape_parts.h): the
+ * predictor's best and each shape's best simulated, by prediction, while
+ * their devices fit the budget; the best by the deciding time, among the
+ * simulated only when any was.
+ * Invariant: a configuration is simulated at most once, and which ones are
+ * does not depend on the order they are simulated in. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "schedules/shape_parts.h"
+#include "traces/scenario_subset.h"
+
+/* The time that decides for c: simulated when it was, else predicted. */
+static double decided_s(const shape_config *c) {
+  return isnan(c->simulated_s) ? c->predicted_s : c->simulated_s;
+}
+
+typedef struct ranked { double score; long i; } ranked;
+
+static int cmp_ranked(const void *a, const void *b) {
+  const ranked *x = a, *y = b;
+  if (x->score != y->score) return x->score < y->score ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+static int cmp_int_(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Simulates configuration i (once). */
+static int simulate(shape_ctx *x, long i, err *e) {
+  shape_config *c = &x->r->all[i];
+  if (!isnan(c->simulated_s)) return ERR_OK;
+  scenario *v = shape_config_view(x->s, x->o, c);
+  alloc *a = alloc_new(c->replicas, c->stages);
+  for (int k = 0; k < c->ndev; k++) { /* parent -> view: keep increases */
+    const int *at = bsearch(&c->a->device[k], c->keep, (size_t)c->ndev,
+                            sizeof *c->keep, cmp_int_);
+    a->device[k] = (int)(at - c->keep);
+  }
+  err se = {0};
+  double t = x->o->sim(x->o->sim_ctx, v, a, &se);
+  alloc_free(a);
+  scenario_subset_free(v);
+  if (isnan(t))
+    return err_set(e, se.code ? se.code : ERR_CONFIG, "%s", se.msg);
+  c->simulated_s = t;
+  x->r->simulated++;
+  shape_step(x);
+  return ERR_OK;
+}
+
+/* simulate() of configuration i when its devices fit in *budget (or
+ * always), which they then use. */
+static int simulate_within(shape_ctx *x, long i, bool always, long *budget,
+                           err *e) {
+  const shape_config *c = &x->r->all[i];
+  if (!isnan(c->simulated_s)) return ERR_OK;
+  if (!always && c->ndev > *budget) {
+    shape_step(x);
+    return ERR_OK;
+  }
+  *budget -= c->ndev;
+  return simulate(x, i, e);
+}
+
+/* A shape's sort key: devices, then stages, then dp algorithm name. */
+typedef struct shape_key {
+  int ndev, stages;
+  const char *algo;
+  long i;
+} shape_key;
+
+static int cmp_shape(const void *a, const void *b) {
+  const shape_key *x = a, *y = b;
+  if (x->ndev != y->ndev) return x->ndev < y->ndev ? -1 : 1;
+  if (x->stages != y->stages) return x->stages < y->stages ? -1 : 1;
+  return strcmp(x->algo, y->algo);
+}
+
+static void sort_shapes(shape_result *r) {
+  shape_key *k = mem_alloc((size_t)(r->nshapes + 1) * sizeof *k);
+  for (int g = 0; g < r->nshapes; g++) {
+    const shape_config *c = &r->all[r->per_shape[g]];
+    k[g] = (shape_key){c->ndev, c->stages, c->dp_algo, r->per_shape[g]};
+  }
+  qsort(k, (size_t)r->nshapes, sizeof *k, cmp_shape);
+  for (int g = 0; g < r->nshapes; g++) r->per_shape[g] = k[g].i;
+  free(k);
+}
+
+/* The best of each (stages, replicas, dp_algo) into r by the deciding
+ * time, among the simulated ones only when sim_only. */
+static void group(shape_result *r, shape_goal goal, bool sim_only) {
+  r->per_shape = mem_alloc((size_t)(r->nall > 0 ? r->nall : 1) *
+                           sizeof *r->per_shape);
+  r->nshapes = 0;
+  int simulated = 0; /* shapes with a simulated configuration */
+  for (long j = 0; j < (sim_only ? 2 : 1) * r->nall; j++) {
+    /* sim_only: the simulated first; then a shape none of whose
+     * configurations was simulated (past the budget) keeps its predicted
+     * best */
+    long i = j % r->nall;
+    const shape_config *c = &r->all[i];
+    if (j == r->nall) simulated = r->nshapes;
+    if (sim_only && (j < r->nall) == isnan(c->simulated_s)) continue;
+    int g = 0;
+    for (; g < r->nshapes; g++) {
+      const shape_config *b = &r->all[r->per_shape[g]];
+      if (b->stages == c->stages && b->replicas == c->replicas &&
+          strcmp(b->dp_algo, c->dp_algo) == 0)
+        break;
+    }
+    if (g < simulated) continue;
+    if (g == r->nshapes) r->per_shape[r->nshapes++] = i;
+    else if (shape_score(goal, c, decided_s(c)) <
+             shape_score(goal, &r->all[r->per_shape[g]],
+                         decided_s(&r->all[r->per_shape[g]])))
+      r->per_shape[g] = i;
+  }
+  sort_shapes(r);
+}
+
+/* Marks in on[] what a search under goal simulates among the
+ * configurations of r at batch (0: every one): the predictor's k best by
+ * goal's score, and the best of each (stages, replicas, dp_algo). */
+static void mark(const shape_result *r, shape_goal goal, int batch, long k,
+                 bool *on) {
+  ranked *v = mem_alloc((size_t)(r->nall + 1) * sizeof *v);
+  long n = 0;
+  for (long i = 0; i < r->nall; i++)
+    if (!batch || r->all[i].batch == batch)
+      v[n++] = (ranked){shape_score(goal, &r->all[i], r->all[i].predicted_s),
+                        i};
+  qsort(v, (size_t)n, sizeof *v, cmp_ranked);
+  for (long i = 0; i < n && i < k; i++) on[v[i].i] = true;
+  long *best = mem_alloc((size_t)(n + 1) * sizeof *best);
+  int ng = 0;
+  for (long j = 0; j < n; j++) { /* v's order: the first of a group is its best */
+    const shape_config *c = &r->all[v[j].i];
+    int g = 0;
+    for (; g < ng; g++) {
+      const shape_config *b = &r->all[best[g]];
+      if (b->stages == c->stages && b->replicas == c->replicas &&
+          strcmp(b->dp_algo, c->dp_algo) == 0)
+        break;
+    }
+    if (g == ng) best[ng++] = v[j].i, on[v[j].i] = true;
+  }
+  free(best), free(v);
+}
+
+/* What the decision simulates, in order into v (returns how many): mark's
+ * under the goal and, for throughput, the iteration search's own at the
+ * scenario's batch (so that its best, more samples/s or not, is simulated
+ * here too), by the goal's predicted score: its k best come first. */
+static long plan(const shape_ctx *x, ranked *v) {
+  const shape_result *r = x->r;
+  bool *on = mem_calloc((size_t)r->nall + 1, sizeof *on);
+  mark(r, x->o->goal, 0, x->o->simulate, on);
+  if (shape_per_replica_batch(x->o->goal))
+    mark(r, SHAPE_ITERATION, x->s->workload.batch, x->o->simulate, on);
+  long n = 0;
+  for (long i = 0; i < r->nall; i++)
+    if (on[i])
+      v[n++] = (ranked){shape_score(x->o->goal, &r->all[i],
+                                    r->all[i].predicted_s), i};
+  qsort(v, (size_t)n, sizeof *v, cmp_ranked);
+  free(on);
+  return n;
+}
+
+/* plan()'s simulations, while their devices fit the budget (the first
+ * always); the best by the deciding time (only simulated ones when any
+ * was). */
+int shape_decide(shape_ctx *x, err *e) {
+  shape_result *r = x->r;
+  shape_goal goal = x->o->goal;
+  group(r, goal, false);
+  if (x->o->sim && x->o->simulate > 0) {
+    ranked *v = mem_alloc((size_t)(r->nall + 1) * sizeof *v);
+    long n = plan(x, v);
+    x->planned = x->done + n;
+    int rc = ERR_OK;
+    long budget = x->o->simulate_devices > 0 ? x->o->simulate_devices : LONG_MAX;
+    for (long k = 0; rc == ERR_OK && k < n; k++)
+      rc = simulate_within(x, v[k].i, k == 0, &budget, e);
+    free(v);
+    if (rc) return rc;
+    free(r->per_shape); /* regrouped: the simulation decides */
+    group(r, goal, true);
+  }
+  r->best = -1;
+  for (long i = 0; i < r->nall; i++) {
+    shape_config *c = &r->all[i];
+    c->samples_per_s = c->batch / decided_s(c);
+    bool counts = !x->o->sim || x->o->simulate <= 0 || !isnan(c->simulated_s);
+    if (counts && (r->best < 0 ||
+                   shape_score(goal, c, decided_s(c)) <
+                       shape_score(goal, &r->all[r->best],
+                                   decided_s(&r->all[r->best]))))
+      r->best = i;
+  }
+  r->pruned_predictor = r->nall - r->simulated;
+  if (x->o->progress && x->planned != x->done) /* duplicates: all done */
+    x->o->progress(x->o->progress_ctx, x->done, x->planned = x->done);
+  return ERR_OK;
+}
