@@ -24,13 +24,15 @@
 #include "traces/trace_csv.h"
 
 #define PATH_KEY_NAME_(f, lo, hi, open, what) #f,
+/* usd_per_gb is a price, not a path key: billing data that never varies
+ * in time and that the transport never reads (scenario_price.c reads it). */
 const char *const scenario_network_keys[] = {
     "shaping", "latency_ms", "bandwidth_gbps", TRACE_PATH_MAP(PATH_KEY_NAME_)
-    "trace", "links", "overrides", NULL};
+    "trace", "links", "overrides", "usd_per_gb", NULL};
 const char *const scenario_link_keys[] = {"from", "to", "between",
                                           "latency_ms", "bandwidth_gbps",
                                           TRACE_PATH_MAP(PATH_KEY_NAME_)
-                                          NULL};
+                                          "usd_per_gb", NULL};
 #undef PATH_KEY_NAME_
 const char *const scenario_override_keys[] = {
     "from", "to", "device_a", "device_b", "a", "b", "latency_ms",

@@ -14,11 +14,13 @@
 #include "schedules/objective.h"
 #include "schedules/schedule.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_bill.h"
 #include "sim/cli/cli_shape.h"
 #include "traces/scenario_subset.h"
 #include "sim/cli/cli_training.h"
 #include "sim/place.h"
 #include "sim/sim.h"
+#include "sim/spend.h"
 #include "sim/training.h"
 
 static const cli_opt_command SIMULATE = {
@@ -255,9 +257,10 @@ static void json_stages(json_t *o, const scenario *s, const sim_result *r,
 static int print_json(const scenario *s, const char *placement,
                        const sim_result *r, const sim_training_result *tr,
                        const cli_training_opts *to, const transport_options *t,
-                       const alloc *a) {
+                       const alloc *a, const bill *b) {
   size_t n = tr && tr->n ? tr->n : 1;
   json_t *o = json_object();
+  json_object_set_new(o, "cost", cli_bill_json(s, b));
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "placement", json_string(placement));
   json_object_set_new(o, "network_model", json_string(transport_model_name(r->network)));
@@ -343,10 +346,14 @@ static int report(sim_args *p, const scenario *s, const scenario *s_run,
                   const cli_subset *sub, const alloc *a, sim_result *r,
                   sim_training_result *tr, sim_options *o) {
   const char *placement = p->alloc_file ? p->alloc_file : p->method;
-  int rc = CLI_OK;
+  bill b;
+  err e = {0};
+  int rc = p->to.active ? sim_spend_training(s_run, tr, &b, &e)
+                        : sim_spend_iteration(s_run, r, &b, &e);
+  if (rc) return cli_fail("simulate", &e);
   if (p->json) {
     rc = print_json(s_run, placement, r, p->to.active ? tr : NULL, &p->to,
-                    &o->transport, a);
+                    &o->transport, a, &b);
   } else {
     if (sub->n)
       printf("idle        %d of the scenario's %d devices (not in %s)\n",
@@ -354,7 +361,10 @@ static int report(sim_args *p, const scenario *s, const scenario *s_run,
     print_table(s_run, placement, r, &o->transport, a,
                 p->to.active ? tr->n : 1);
     if (p->to.active) cli_training_table(tr, &p->to);
+    printf("\n");
+    cli_bill_print(s_run, &b, p->to.active ? "for the run" : "per iteration");
   }
+  bill_free(&b);
   if (p->explain && rc == CLI_OK) rc = explain(s_run, a, o, placement);
   return rc;
 }
