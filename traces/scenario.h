@@ -218,6 +218,7 @@ typedef struct scenario {
                                 NAN: not priced; inside a site 0 unless its
                                 link states one (scenario_price.c). A
                                 subset borrows it */
+  double net_usd_per_gb;     /* "network.usd_per_gb"; NAN: none */
   char *prices_file;         /* the price table the instances were looked
                                 up in (the built-in's name, or "prices") */
 } scenario;

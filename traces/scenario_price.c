@@ -132,6 +132,7 @@ static int read_pairs(const jfield_doc *c, const json_t *root, scenario *sc) {
                       &(jfield_num_spec){.lo = 0, .hi = HUGE_VAL, .def = NAN},
                       &all);
   if (rc) return rc;
+  sc->net_usd_per_gb = all;
   size_t n = (size_t)sc->nsites;
   sc->usd_per_gb = mem_alloc(n * n * sizeof *sc->usd_per_gb);
   for (size_t i = 0; i < n * n; i++) sc->usd_per_gb[i] = NAN;
