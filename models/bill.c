@@ -154,7 +154,8 @@ static void totals(const scenario *s, const bill_use *u, bill *b) {
 
 int bill_make(const scenario *s, const bill_use *u, bill *out, err *e) {
   *out = (bill){.held_s = u->held_s, .samples = u->samples,
-                .any_price = bill_any_price(s), .nsites = s->nsites};
+                .any_price = bill_any_price(s), .nsites = s->nsites,
+                .busy_known = u->busy_s != NULL};
   const spec_gpu **gpu = mem_alloc((size_t)s->ndevices * sizeof *gpu + 1);
   if (spec_device_gpus(s, gpu, e)) {
     free(gpu);

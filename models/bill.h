@@ -80,6 +80,7 @@ typedef struct bill {
   const char *lost_names[BILL_MAX_LOST];
   int nlost;
   bool any_price;         /* some site or pair of s is priced */
+  bool busy_known;        /* the use gave each device's busy time */
 } bill;
 
 /* The bill of use u of s's devices. ERR_OK and *out (bill_free), or

@@ -52,6 +52,11 @@ static void sources(const scenario *s, const bill *b) {
 
 /* The energy line: kWh and carbon, or what is not known. */
 static void energy_line(const scenario *s, const bill *b) {
+  if (!b->busy_known) {
+    printf("energy      not estimated (no device's busy time: geodes "
+           "simulate gives it)\n");
+    return;
+  }
   if (isnan(b->busy_kwh)) {
     printf("energy      not known (a GPU without board power: give "
            "sites[].board_w)\n");
