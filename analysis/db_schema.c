@@ -57,6 +57,7 @@ static const struct step {
     {4, "", "", "utilisation, bytes and DiLoCo's columns"},
     {5, "", "", "results.cost_cmd_s, a user's cost model's prediction"},
     {7, "", "", "results.shaping, the network's shaping (tc or path)"},
+    {8, "", "", "the bill's columns (usd .. gco2)"},
 };
 #define NSTEPS (sizeof STEPS / sizeof *STEPS)
 

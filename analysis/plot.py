@@ -72,7 +72,7 @@ NETWORK_STYLE = {"ideal": dict(marker="o", s=60, facecolors="none", lw=1.2),
 MARKERS = "os^Dv<>pPX*h"
 
 
-SCHEMA_VERSION = 8  # analysis/db.h DB_SCHEMA_VERSION
+SCHEMA_VERSION = 9  # analysis/db.h DB_SCHEMA_VERSION
 
 
 def note(msg):

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "models/bill.h"
 #include "models/cost.h"
 #include "models/diloco.h"
 #include "models/partition.h"
@@ -57,10 +58,20 @@ typedef struct ctx {
   long planned;                /* simulations decide() makes (progress) */
 } ctx;
 
+double shape_usd_per_sample(const shape_config *c, double t) {
+  return (c->usd_per_s * t + c->egress_usd) / c->batch;
+}
+
+double shape_usd_per_hour(const shape_config *c, double t) {
+  return (c->usd_per_s + c->egress_usd / t) * 3600;
+}
+
 double shape_score(shape_goal goal, const shape_config *c, double t) {
   switch (goal) {
     case SHAPE_THROUGHPUT: return t / c->batch;
     case SHAPE_ITERATION: return t;
+    case SHAPE_USD_PER_SAMPLE:
+    case SHAPE_SAMPLES_PER_USD: return shape_usd_per_sample(c, t);
   }
   assert(!"unknown shape goal");
   return t;
@@ -154,7 +165,9 @@ static void algo_list(ctx *x) {
  * grows with the replicas) or the global batch (iteration). */
 static bool per_replica_batch(shape_goal goal) {
   switch (goal) {
-    case SHAPE_THROUGHPUT: return true;
+    case SHAPE_THROUGHPUT:
+    case SHAPE_USD_PER_SAMPLE:
+    case SHAPE_SAMPLES_PER_USD: return true;
     case SHAPE_ITERATION: return false;
   }
   assert(!"unknown shape goal");
@@ -337,6 +350,11 @@ static void judge(ctx *x, const int *keep, int n, int S, int R, int m,
                         .predicted_s = best_t, .simulated_s = NAN};
     c->keep = mem_alloc((size_t)n * sizeof *c->keep);
     memcpy(c->keep, keep, (size_t)n * sizeof *c->keep);
+    if (x->o->price) { /* its devices, and its bytes at the pairs' prices */
+      c->usd_per_s = bill_compute_usd_per_s(x->s, keep, n, NULL);
+      w.stage_layers = best;
+      c->egress_usd = bill_egress_usd(v, &w, pl[best_p], NULL);
+    }
     best = NULL;
   }
   free(best), free(cur), free(gpu);
@@ -541,6 +559,13 @@ static long planned(const shape_result *r, const ranked *v, long k) {
 
 /* The predictor's best o->simulate and each shape's best simulated; the
  * best by the deciding time (only simulated ones when any was). */
+/* c's score at time t, +inf when over the budget. */
+static double within(const shape_opts *o, const shape_config *c, double t) {
+  bool over = o->max_usd_per_hour > 0 &&
+              !(shape_usd_per_hour(c, t) <= o->max_usd_per_hour);
+  return over ? INFINITY : shape_score(o->goal, c, t);
+}
+
 static int decide(ctx *x, err *e) {
   shape_result *r = x->r;
   shape_goal goal = x->o->goal;
@@ -548,7 +573,7 @@ static int decide(ctx *x, err *e) {
   if (x->o->sim && x->o->simulate > 0) {
     ranked *v = mem_alloc((size_t)r->nall * sizeof *v);
     for (long i = 0; i < r->nall; i++)
-      v[i] = (ranked){shape_score(goal, &r->all[i], r->all[i].predicted_s), i};
+      v[i] = (ranked){within(x->o, &r->all[i], r->all[i].predicted_s), i};
     qsort(v, (size_t)r->nall, sizeof *v, cmp_ranked);
     x->planned = planned(r, v, x->o->simulate);
     int rc = ERR_OK;
@@ -561,18 +586,27 @@ static int decide(ctx *x, err *e) {
     free(r->per_shape); /* regrouped: the simulation decides */
     group(r, goal, true);
   }
-  r->best = -1;
+  r->best = r->fastest = -1;
   for (long i = 0; i < r->nall; i++) {
     shape_config *c = &r->all[i];
-    c->samples_per_s = c->batch / decided_s(c);
+    double t = decided_s(c), mine = within(x->o, c, t);
+    c->samples_per_s = c->batch / t;
     bool counts = !x->o->sim || x->o->simulate <= 0 || !isnan(c->simulated_s);
-    if (counts && (r->best < 0 ||
-                   shape_score(goal, c, decided_s(c)) <
-                       shape_score(goal, &r->all[r->best],
-                                   decided_s(&r->all[r->best]))))
+    if (!counts) continue;
+    r->over_budget += isinf(mine) && !isinf(shape_score(goal, c, t));
+    if (!isinf(mine) && (r->best < 0 || mine < within(x->o, &r->all[r->best],
+                                                      decided_s(&r->all[r->best]))))
       r->best = i;
+    if (r->fastest < 0 || c->samples_per_s > r->all[r->fastest].samples_per_s)
+      r->fastest = i;
   }
   r->pruned_predictor = r->nall - r->simulated;
+  if (r->best < 0)
+    return err_set(e, ERR_CONFIG, "%s: no configuration within $%g per hour "
+                   "(the fastest, %d devices, costs $%.4g per hour)",
+                   x->s->name, x->o->max_usd_per_hour, r->all[r->fastest].ndev,
+                   shape_usd_per_hour(&r->all[r->fastest],
+                                      decided_s(&r->all[r->fastest])));
   return ERR_OK;
 }
 

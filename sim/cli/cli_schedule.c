@@ -17,6 +17,7 @@
 #include "models/alloc.h"
 #include "models/diloco.h"
 #include "models/spec.h"
+#include "models/bill.h"
 #include "models/cost.h"
 #include "models/partition.h"
 #include "analysis/costcmd_header.h"
@@ -24,10 +25,13 @@
 #include "schedules/schedule.h"
 #include "models/partition.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_bill.h"
+#include "sim/cli/cli_budget.h"
 #include "sim/cli/cli_progress.h"
 #include "sim/cli/cli_shape.h"
 #include "sim/place.h"
 #include "sim/sim.h"
+#include "sim/spend.h"
 
 static const cli_opt_command SCHEDULE = {
     .name = "schedule",
@@ -65,6 +69,8 @@ typedef struct sched_args {
   long simulate;             /* --simulate-best; -1: the default */
   const char *micro_list;    /* --micro-batches */
   bool dp_auto;              /* --dp-algo auto (taken out of argv) */
+  double budget;             /* --max-usd-per-hour; 0: none */
+  bool objective_given;      /* --objective was on the command line */
 } sched_args;
 
 static const char *const SHAPE_MODES[] = {"fixed", "auto", NULL};
@@ -119,9 +125,16 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                    "(and sim starts from):\n"
                    "dtfm (DT-FM's communication-only score;\n"
                    "default), predicted (the end-to-end predictor,\n"
-                   "compute included) or cost-cmd (--cost-cmd's\n"
-                   "model; the default when given); a candidate\n"
-                   "that does not fit memory is infeasible in all"),
+                   "compute included), cost-cmd (--cost-cmd's\n"
+                   "model; the default when given), usd-per-sample\n"
+                   "or samples-per-usd (the predictor's time at the\n"
+                   "GPU-hours' and egress prices; with --shape auto\n"
+                   "its goal); a candidate that does not fit\n"
+                   "memory is infeasible in all"),
+      CLI_OPT_REAL(0, "max-usd-per-hour", "USD", &p->budget, 1e-9, 1e12,
+                   "a budget: no placement (shape) whose GPUs and\n"
+                   "egress cost more per hour; the fastest is\n"
+                   "reported beside (with the predictor's objectives)"),
       CLI_OPT_STRING('o', "output", "-o FILE", &p->out,
                      "write the allocation: its shape, its layer\nsplit and its pipelines (traces/FORMATS.md)"),
       CLI_OPT_STRING(0, "convergence", "FILE", &p->convergence,
@@ -147,16 +160,64 @@ static int parse_args(int argc, char **argv, sched_args *p) {
   return check_objective(p);
 }
 
+/* Whether kind is a dollar objective (a switch: every kind decides). */
+static bool dollars(objective_kind kind) {
+  switch (kind) {
+    case OBJECTIVE_USD_PER_SAMPLE:
+    case OBJECTIVE_SAMPLES_PER_USD: return true;
+    case OBJECTIVE_DTFM:
+    case OBJECTIVE_PREDICTED:
+    case OBJECTIVE_COST_CMD: return false;
+  }
+  return false;
+}
+
+/* The dollar objectives and the budget: the predictor's (a placement
+ * search's, or the shape search's goal). */
+static int check_dollars(sched_args *p) {
+  bool cost = dollars((objective_kind)p->objective);
+  if (p->shape && (cost || p->objective_given) && p->goal &&
+      (!cost || strcmp(shape_goal_names[p->goal],
+                       objective_kind_names[p->objective])))
+    return cli_usage_error("schedule", "--objective %s and --shape-objective "
+                           "%s: give one", objective_kind_names[p->objective],
+                           shape_goal_names[p->goal]);
+  if (p->shape) {
+    if (cost) p->goal = names_find(shape_goal_names,
+                                   objective_kind_names[p->objective]);
+    return CLI_OK;
+  }
+  if (!cost && !(p->budget > 0)) return CLI_OK;
+  if (p->budget > 0 && !cost && p->objective != OBJECTIVE_PREDICTED)
+    return cli_usage_error("schedule", "--max-usd-per-hour constrains the "
+                           "predictor's objectives: give --objective "
+                           "predicted, usd-per-sample or samples-per-usd");
+  if (!schedule_method_searches(p->method) ||
+      schedule_method_find(p->method) == SCHEDULE_SIM)
+    return cli_usage_error("schedule", "--objective %s%s: --method %s %s; "
+                           "give gcma, hybrid or random-search",
+                           objective_kind_names[p->objective],
+                           p->budget > 0 ? " with --max-usd-per-hour" : "",
+                           p->method,
+                           schedule_method_find(p->method) == SCHEDULE_SIM
+                               ? "judges its moves by simulated time"
+                               : "searches nothing");
+  return CLI_OK;
+}
+
 /* --objective against --cost-cmd, and --method. */
 static int check_objective(sched_args *p) {
+  p->objective_given = p->objective >= 0;
   if (p->objective < 0)
-    p->objective = p->cc.cmd ? OBJECTIVE_COST_CMD : OBJECTIVE_DTFM;
+    p->objective = p->cc.cmd ? OBJECTIVE_COST_CMD
+                   : p->budget > 0 ? OBJECTIVE_PREDICTED : OBJECTIVE_DTFM;
   if (p->objective == OBJECTIVE_COST_CMD && !p->cc.cmd)
     return cli_usage_error("schedule", "--objective cost-cmd needs --cost-cmd");
   if (p->cc.cmd && p->objective != OBJECTIVE_COST_CMD)
     return cli_usage_error("schedule", "--cost-cmd is the objective: give no "
                            "other --objective");
-  return cli_check_method("schedule", &p->method);
+  int rc = cli_check_method("schedule", &p->method);
+  return rc ? rc : check_dollars(p);
 }
 
 /* The search's objective under p (its environment in *ob, a cost model's
@@ -166,9 +227,19 @@ static int make_objective(const sched_args *p, const scenario *s,
                           objective **ob, costcmd **cc, search_objective *obj,
                           err *e) {
   if (!(*ob = objective_new(s, c, &so->transport, false, e))) return e->code;
+  double usd_per_s = bill_compute_usd_per_s(s, NULL, 0, NULL);
   switch ((objective_kind)p->objective) {
     case OBJECTIVE_DTFM: *obj = objective_dtfm(*ob); break;
-    case OBJECTIVE_PREDICTED: *obj = objective_predicted(*ob); break;
+    case OBJECTIVE_PREDICTED:
+      objective_price(*ob, false, usd_per_s, p->budget);
+      *obj = objective_predicted(*ob);
+      break;
+    case OBJECTIVE_USD_PER_SAMPLE:
+    case OBJECTIVE_SAMPLES_PER_USD:
+      objective_price(*ob, true, usd_per_s, p->budget);
+      *obj = objective_predicted(*ob);
+      obj->name = objective_kind_names[p->objective];
+      break;
     case OBJECTIVE_COST_CMD:
       *cc = costcmd_open(s, c, p->cc.cmd, so->transport.model, p->cc.timeout_s,
                          e);
@@ -188,6 +259,57 @@ static void progress(void *ctx, long done, long total, double best) {
   cli_progress_update(ctx, "candidates", (double)done, (double)total, extra);
 }
 
+/* The search of the fastest placement, beside a dollar objective's or a
+ * budget's choice (the same method under the predictor alone). */
+typedef struct beside {
+  bool on;
+  alloc *a;
+  sim_result sr;
+  bill b;
+} beside;
+
+static void beside_free(beside *f) {
+  alloc_free(f->a);
+  sim_result_free(&f->sr);
+  bill_free(&f->b);
+}
+
+static int fastest(const sched_args *p, const scenario *s, const cost_ctx *c,
+                   const sim_options *so, const search_opts *o, beside *f,
+                   err *e) {
+  objective *ob = objective_new(s, c, &so->transport, false, e);
+  if (!ob) return e->code;
+  search_objective obj = objective_predicted(ob);
+  search_opts q = *o;
+  q.progress = NULL;
+  search_result *r = sim_place_search_with(s, c, p->method, &q, so, &obj, e);
+  int rc = r ? sim_run(s, r->best, so, &f->sr, e) : e->code;
+  if (!rc) rc = sim_spend_iteration(s, &f->sr, &f->b, e);
+  if (!rc) f->a = r->best, r->best = NULL, f->on = true;
+  search_result_free(r);
+  objective_free(ob);
+  return rc;
+}
+
+/* The objective's value as its name says it: USD per sample, samples per
+ * USD, or seconds. */
+static double objective_value(int kind, double score) {
+  return kind == OBJECTIVE_SAMPLES_PER_USD ? 1 / score : score;
+}
+
+static void print_beside(const sim_result *sr, const bill *b, const beside *f,
+                         double budget) {
+  const sim_result *x[] = {sr, &f->sr};
+  const bill *y[] = {b, &f->b};
+  const char *what[] = {"chosen", "fastest"};
+  for (int i = 0; i < 2 && f->on; i++)
+    printf("%-11s %.3f s per iteration, %.2f samples/s, $%.4g per 1,000 "
+           "samples, $%.4g per hour%s\n", what[i], x[i]->iteration_s,
+           x[i]->samples_per_s, y[i]->usd_per_1k_samples, y[i]->usd_per_hour,
+           budget > 0 && y[i]->usd_per_hour > budget ? " (over the budget)"
+                                                      : "");
+}
+
 static void print_table(const scenario *s, const search_result *r,
                         double iter_s, const char *net, const char *obj_name,
                         const transport_options *t) {
@@ -204,8 +326,14 @@ static void print_table(const scenario *s, const search_result *r,
   if (sim && !dtfm)
     printf("start       GCMA under %s, then moves judged by simulation\n",
            obj_name);
-  else if (!dtfm)
-    printf("objective   %s: %.3f s\n", obj_name, r->objective_s);
+  else if (!dtfm) {
+    int k = names_find(objective_kind_names, obj_name);
+    bool usd = dollars((objective_kind)k);
+    printf("objective   %s: %.6g%s\n", obj_name,
+           objective_value(k, r->objective_s),
+           !usd ? " s" : k == OBJECTIVE_SAMPLES_PER_USD ? " samples per USD"
+                                                        : " USD per sample");
+  }
   if (!isnan(r->start_s) && r->objective_s < r->start_s)
     printf("vs cost     the cost model's choice simulates to %.3f s: beaten by "
            "%.3f s (%.1f %%)\n", r->start_s, r->start_s - r->objective_s,
@@ -246,10 +374,27 @@ static void print_table(const scenario *s, const search_result *r,
   printf("\n(cells: SITE#device; row r is pipeline r, column s its stage s)\n");
 }
 
+/* The fastest placement beside the chosen one, as JSON. */
+static json_t *beside_json(const beside *f) {
+  json_t *o = json_object();
+  json_object_set_new(o, "iteration_s", cli_json_number(f->sr.iteration_s));
+  json_object_set_new(o, "samples_per_s", cli_json_number(f->sr.samples_per_s));
+  json_object_set_new(o, "usd_per_1k_samples",
+                      cli_json_number(f->b.usd_per_1k_samples));
+  json_object_set_new(o, "usd_per_hour", cli_json_number(f->b.usd_per_hour));
+  json_object_set_new(o, "alloc", alloc_json(f->a));
+  return o;
+}
+
 static void print_json(const scenario *s, const search_result *r,
                        double iter_s, const char *net, const char *obj_name,
-                       const transport_options *t) {
+                       const transport_options *t, const bill *b,
+                       const beside *f, double budget) {
   json_t *o = json_object();
+  json_object_set_new(o, "cost", cli_bill_json(s, b));
+  json_object_set_new(o, "max_usd_per_hour",
+                      budget > 0 ? json_real(budget) : json_null());
+  json_object_set_new(o, "fastest", f->on ? beside_json(f) : json_null());
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "method", json_string(r->method));
   json_object_set_new(o, "score_s", cli_json_number(r->parts.score_s));
@@ -260,6 +405,8 @@ static void print_json(const scenario *s, const search_result *r,
   json_object_set_new(o, "network_model", json_string(net));
   cli_json_setup(o, t, s, r->best);
   json_object_set_new(o, "objective_s", cli_json_number(r->objective_s));
+  json_object_set_new(o, "objective_value", cli_json_number(objective_value(
+      names_find(objective_kind_names, obj_name), r->objective_s)));
   json_object_set_new(o, "objective", json_string(obj_name));
   json_object_set_new(o, "start_iteration_s", cli_json_number(r->start_s));
   json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
@@ -345,6 +492,8 @@ static char **take_dp_auto(int argc, char **argv, int *n, bool *found) {
 static int shape_args(const sched_args *p, const scenario *s,
                       cli_shape_args *a) {
   *a = (cli_shape_args){.goal = (shape_goal)p->goal, .diloco = p->dp_auto,
+                        .max_usd_per_hour = p->budget,
+                        .price = bill_any_price(s),
                         .simulate = p->simulate, .out = p->out, .db = p->db,
                         .json = p->json, .quiet = p->quiet,
                         .scenario = p->scenario};
@@ -393,8 +542,10 @@ static int shape_args(const sched_args *p, const scenario *s,
 
 /* The options that only --shape auto takes. */
 static int shape_only(const sched_args *p) {
+  char goal[48];
+  snprintf(goal, sizeof goal, "--shape-objective %s", shape_goal_names[p->goal]);
   const char *opt = p->dp_auto ? "--dp-algo auto"
-                    : p->goal ? "--shape-objective iteration"
+                    : p->goal ? goal
                     : p->simulate >= 0 ? "--simulate-best"
                     : p->micro_list ? "--micro-batches" : NULL;
   if (p->shape || !opt) return CLI_OK;
@@ -417,7 +568,11 @@ static int run_shape(sched_args *p, int argc, char **argv) {
     sim_options so = sim_options_default();
     so.transport = cli_transport(&wo, (transport_model)p->network);
     so.seed = s->seed;
-    if (!(rc = shape_args(p, s, &a)))
+    double usd_per_s;
+    bool cost = dollars((objective_kind)p->objective);
+    if (!(rc = shape_args(p, s, &a)) &&
+        !(rc = cli_budget_check(s, cost, objective_kind_names[p->objective],
+                                p->budget, false, &usd_per_s)))
       rc = cli_schedule_shape(&a, s, &so, argc, argv);
   }
   scenario_free(s);
@@ -439,9 +594,16 @@ int cli_schedule(int argc, char **argv) {
   sim_result sr = {0};
   objective *ob = NULL;
   costcmd *cc = NULL;
+  bill b = {0};
+  beside f = {0};
+  double usd_per_s;
   scenario *s = scenario_load(p.scenario, &e);
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
-  if ((rc = cli_workload_usage("schedule", &p.wo, s))) goto done;
+  if ((rc = cli_workload_usage("schedule", &p.wo, s)) ||
+      (rc = cli_budget_check(s, dollars((objective_kind)p.objective),
+                             objective_kind_names[p.objective], p.budget, true,
+                             &usd_per_s)))
+    goto done;
   if (!(c = cost_ctx_from_scenario(s, &e))) goto fail;
   sim_options so = sim_options_default();
   so.transport = cli_transport(&p.wo, (transport_model)p.network);
@@ -460,20 +622,38 @@ int cli_schedule(int argc, char **argv) {
                (r = sim_place_search_with(s, c, p.method, &o, &so, &obj, &e));
   cli_progress_end(&bar);
   if (!found || (cc && costcmd_close(cc, &e))) goto fail;
-  if (sim_run(s, r->best, &so, &sr, &e) != ERR_OK) goto fail;
+  if (isinf(r->objective_s)) {
+    err_set(&e, ERR_CONFIG, "%s: no placement by %s within $%g per hour: "
+            "the devices cost $%.4g per hour before any egress", s->name,
+            p.method, p.budget, bill_compute_usd_per_s(s, NULL, 0, NULL) * 3600);
+    goto fail;
+  }
+  if (sim_run(s, r->best, &so, &sr, &e) != ERR_OK ||
+      sim_spend_iteration(s, &sr, &b, &e) != ERR_OK)
+    goto fail;
+  if ((dollars((objective_kind)p.objective) || p.budget > 0) &&
+      fastest(&p, s, c, &so, &o, &f, &e))
+    goto fail;
   if ((rc = write_outputs(&p, s, r))) goto done;
   if (record_db(&p, s, r, argc, argv, &e) != ERR_OK) goto fail;
   const char *net = transport_model_name(so.transport.model);
   const char *obj_name = objective_kind_names[p.objective];
-  if (p.json)
-    print_json(s, r, sr.iteration_s, net, obj_name, &so.transport);
-  else
+  if (p.json) {
+    print_json(s, r, sr.iteration_s, net, obj_name, &so.transport, &b, &f,
+               p.budget);
+  } else {
     print_table(s, r, sr.iteration_s, net, obj_name, &so.transport);
+    printf("\n");
+    cli_bill_print(s, &b, "per iteration");
+    print_beside(&sr, &b, &f, p.budget);
+  }
   rc = CLI_OK;
   goto done;
 fail:
   rc = cli_fail("schedule", &e);
 done:
+  beside_free(&f);
+  bill_free(&b);
   sim_result_free(&sr);
   search_result_free(r);
   costcmd_free(cc);

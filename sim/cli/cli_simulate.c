@@ -87,9 +87,11 @@ static int check_replan(sim_args *p) {
     case OBJECTIVE_DTFM:
     case OBJECTIVE_PREDICTED: break;
     case OBJECTIVE_COST_CMD:
-      return cli_usage_error("simulate", "--objective cost-cmd is schedule's "
-                             "(with --cost-cmd): simulate's re-planner "
-                             "minimises dtfm or predicted");
+    case OBJECTIVE_USD_PER_SAMPLE:
+    case OBJECTIVE_SAMPLES_PER_USD:
+      return cli_usage_error("simulate", "--objective %s is schedule's: "
+                             "simulate's re-planner minimises dtfm or "
+                             "predicted", objective_kind_names[p->objective]);
   }
   if (!o->method || (schedule_method_known(o->method) &&
                      !schedule_method_searches(o->method)))
