@@ -28,6 +28,14 @@ bool bill_any_price(const scenario *s) {
   return false;
 }
 
+bool bill_egress_complete(const scenario *s) {
+  size_t n = (size_t)s->nsites;
+  for (size_t a = 0; a < n; a++)
+    for (size_t b = 0; b < n; b++)
+      if (a != b && isnan(s->usd_per_gb[a * n + b])) return false;
+  return true;
+}
+
 double bill_compute_usd_per_s(const scenario *s, const int *devices, int n,
                               int *unpriced) {
   double sum = 0;

@@ -92,6 +92,10 @@ void bill_free(bill *b); /* NULL is fine */
 /* Whether s prices anything: a site's GPU-hour or a pair's egress. */
 bool bill_any_price(const scenario *s);
 
+/* Whether every ordered pair of distinct sites of s has an egress price
+ * (else a search's dollars count that pair's bytes as free). */
+bool bill_egress_complete(const scenario *s);
+
 /* What devices[0 .. n) cost per second together (NULL: every device of
  * s), or NAN when one's site is not priced (*unpriced, when not NULL, gets
  * the first such site, else -1). */

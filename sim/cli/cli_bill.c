@@ -41,8 +41,8 @@ static void site_line(const scenario *s, const bill *b, int k) {
 /* Each distinct source of a GPU-hour of a held site, once. */
 static void sources(const scenario *s, const bill *b) {
   for (int k = 0; k < s->nsites; k++) {
-    const char *f = s->sites[k].price_from;
-    bool seen = !f || !b->site[k].devices;
+    const char *f = s->sites[k].price_from; /* a site's own key: no note */
+    bool seen = !f || !b->site[k].devices || strncmp(f, "sites[", 6) == 0;
     for (int j = 0; j < k && !seen; j++)
       seen = b->site[j].devices && s->sites[j].price_from &&
              strcmp(s->sites[j].price_from, f) == 0;

@@ -329,10 +329,12 @@ static void print_table(const scenario *s, const search_result *r,
   else if (!dtfm) {
     int k = names_find(objective_kind_names, obj_name);
     bool usd = dollars((objective_kind)k);
-    printf("objective   %s: %.6g%s\n", obj_name,
+    printf("objective   %s: %.6g%s%s\n", obj_name,
            objective_value(k, r->objective_s),
            !usd ? " s" : k == OBJECTIVE_SAMPLES_PER_USD ? " samples per USD"
-                                                        : " USD per sample");
+                                                        : " USD per sample",
+           usd && !bill_egress_complete(s) ? " (egress between some sites "
+           "not priced: $0 there)" : "");
   }
   if (!isnan(r->start_s) && r->objective_s < r->start_s)
     printf("vs cost     the cost model's choice simulates to %.3f s: beaten by "

@@ -15,6 +15,7 @@
 #include "base/file.h"
 #include "base/mem.h"
 #include "models/alloc.h"
+#include "models/bill.h"
 #include "models/spec.h"
 #include "schedules/shape.h"
 #include "sim/cli/cli.h"
@@ -66,7 +67,8 @@ static void print_row(const scenario *s, const shape_config *c, bool price) {
 }
 
 /* The best's dollars, and the fastest beside it when it is another. */
-static void print_dollars(const shape_result *r, const cli_shape_args *p) {
+static void print_dollars(const scenario *s, const shape_result *r,
+                          const cli_shape_args *p) {
   const shape_config *b = &r->all[r->best], *f = &r->all[r->fastest];
   if (!p->price) return;
   printf("cost        $%.4g per 1,000 samples, $%.4g per hour (GPUs and "
@@ -74,6 +76,9 @@ static void print_dollars(const shape_result *r, const cli_shape_args *p) {
          1000 * shape_usd_per_sample(b, decided(b)),
          shape_usd_per_hour(b, decided(b)), b->egress_usd,
          isnan(b->usd_per_s) ? ": a site not priced" : "");
+  if (!bill_egress_complete(s))
+    printf("note        egress between some sites is not priced: it counts "
+           "as $0 here\n");
   if (p->max_usd_per_hour > 0)
     printf("budget      $%g per hour: %ld configurations over it\n",
            p->max_usd_per_hour, r->over_budget);
@@ -206,7 +211,7 @@ static void print_text(const scenario *s, const shape_result *r,
   char cmd[1024];
   reproduce(s, b, p, cmd, sizeof cmd);
   if (cmd[0]) printf("reproduce   %s\n", cmd);
-  print_dollars(r, p);
+  print_dollars(s, r, p);
   printf("\n%-9s %-22s %7s %5s %6s %6s %10s %11s %11s%s\n", "SHAPE", "DP",
          "DEVICES", "IDLE", "MICRO", "BATCH", "SAMPLES/S", "SIMULATED_S",
          "PREDICTED_S", p->price ? "    USD/1KS      USD/H" : "");
@@ -259,6 +264,7 @@ static void print_json(const scenario *s, const shape_result *r,
                                                  ? json_real(p->max_usd_per_hour)
                                                  : json_null());
   json_object_set_new(o, "over_budget", json_integer(r->over_budget));
+  json_object_set_new(o, "egress_priced", json_boolean(bill_egress_complete(s)));
   json_t *a = json_array();
   for (int g = 0; g < r->nshapes; g++)
     json_array_append_new(a, config_json(s, &r->all[r->per_shape[g]],
@@ -290,6 +296,7 @@ typedef struct shape_ctx {
   const scenario *s;
   const shape_result *r;
   const char *net;
+  bool price;
 } shape_ctx;
 
 /* Every configuration that fits as a results row of run. */
@@ -314,6 +321,10 @@ static int shape_rows(db *d, int64_t run, const void *ctx, err *e) {
     x.iteration_s = c->simulated_s;
     x.samples_per_s = c->samples_per_s;
     if (c->fragments) x.fragments = c->fragments;
+    double t = decided(c); /* the dollars the search judged it by */
+    x.usd_per_1k_samples = 1000 * shape_usd_per_sample(c, t);
+    x.usd_per_hour = shape_usd_per_hour(c, t);
+    if (!k->price) x.usd_per_1k_samples = x.usd_per_hour = NAN;
     if (db_result_put(d, run, &x, e) < 0) rc = e->code ? e->code : ERR_DB;
     db_result_clear(&x);
   }
@@ -368,7 +379,7 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
     shape_result_free(&r);
     return out; /* said */
   }
-  shape_ctx rows = {s, &r, net};
+  shape_ctx rows = {s, &r, net, p->price};
   if (rc == ERR_OK && p->db)
     rc = cli_db_record(p->db, argc, argv, s, shape_rows, &rows, &e);
   if (rc != ERR_OK) {
