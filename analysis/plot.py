@@ -943,18 +943,22 @@ def costs(db, out):
     look = {lab: dict(marker=MARKERS[i % len(MARKERS)],
                       color=plt.cm.tab10(i % 10)) for i, lab in enumerate(order)}
     for ax, name in zip(axes[0], names):
-        hi_x = hi_y = 0.0
+        pts = {}
         for lab in order:
-            pts = panels[name].get(lab)
-            if not pts:
-                continue
-            x = sum(p[0] for p in pts) / len(pts)
-            y = sum(p[1] for p in pts) / len(pts)
-            share = sum(p[2] for p in pts) / len(pts)
+            mine = panels[name].get(lab)
+            if mine:  # the mean of the method's rows
+                pts[lab] = tuple(sum(p[k] for p in mine) / len(mine)
+                                 for k in range(3))
+        hi_x = max(p[0] for p in pts.values())
+        hi_y = max(p[1] for p in pts.values())
+        said = []  # annotated points: a neighbour within 4 % keeps quiet
+        for lab, (x, y, share) in pts.items():
             ax.scatter([x], [y], s=40, label=lab, **look[lab])
-            ax.annotate(" egress %.0f %%" % (100 * share), (x, y),
-                        fontsize=7)
-            hi_x, hi_y = max(hi_x, x), max(hi_y, y)
+            if all(abs(x - u) > 0.04 * hi_x or abs(y - v) > 0.04 * hi_y
+                   for u, v in said):
+                ax.annotate(" egress %.0f %%" % (100 * share), (x, y),
+                            fontsize=7)
+                said.append((x, y))
         ax.set_xlim(0, 1.25 * hi_x)
         ax.set_ylim(0, 1.2 * hi_y)
         ax.set_xlabel("samples / s (simulated)")
