@@ -213,7 +213,7 @@ static int simulate_run(const scenario *s, const alloc *a,
     }
     run_marks(s, f, tr.total_s, r);
     bill b;
-    rc = sim_spend_training(s, &tr, &b, e);
+    rc = sim_spend_training(s, &tr, &tr.agg, &b, e);
     if (!rc) row_bill(&b, r);
     bill_free(&b);
     sim_training_result_free(&tr);

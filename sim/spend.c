@@ -34,8 +34,7 @@ int sim_spend_iteration(const scenario *s, const sim_result *r, bill *out,
 }
 
 int sim_spend_training(const scenario *s, const sim_training_result *tr,
-                       bill *out, err *e) {
-  const sim_result *g = &tr->agg;
+                       const sim_result *g, bill *out, err *e) {
   int H = tr->inner_steps > 0 ? tr->inner_steps : 1;
   double row_s = tr->inner_steps > 0 ? g->outer_step_s : g->iteration_s;
   bill_bytes *v = pairs_of(g, (double)tr->completed * H);

@@ -20,10 +20,11 @@
 int sim_spend_iteration(const scenario *s, const sim_result *r, bill *out,
                         err *e);
 
-/* The bill of training run tr of s: every device held for total_s, busy
- * over the iterations run to completion, their bytes, the samples kept,
- * and the time lost by cause (sim_lost_name). */
+/* The bill of training run tr of s whose per-iteration figures are agg
+ * (tr's own, or where a caller moved them): every device held for
+ * total_s, busy over the iterations run to completion, their bytes, the
+ * samples kept, and the time lost by cause (sim_lost_name). */
 int sim_spend_training(const scenario *s, const sim_training_result *tr,
-                       bill *out, err *e);
+                       const sim_result *agg, bill *out, err *e);
 
 #endif

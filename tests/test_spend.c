@@ -83,7 +83,7 @@ Test(spend, an_outage_under_restart_bills_the_waiting_hour) {
   cr_expect(waiting > 3598 && waiting <= 3600, "waited %.6f s", waiting);
   bill b;
   err e = {0};
-  cr_assert_eq(sim_spend_training(s, &tr, &b, &e), ERR_OK, "%s", e.msg);
+  cr_assert_eq(sim_spend_training(s, &tr, &tr.agg, &b, &e), ERR_OK, "%s", e.msg);
   int w = -1;
   for (int c = 0; c < b.nlost; c++)
     if (strcmp(b.lost_names[c], "waiting") == 0) w = c;

@@ -88,6 +88,22 @@ static const char HELP_MICRO[] =
     "--shape auto: micro-batches tried (default:\n"
     "the workload's, half and double)";
 
+static const char HELP_OBJECTIVE[] =
+    "what random-search, gcma and hybrid minimise\n"
+    "(and sim starts from):\n"
+    "dtfm (DT-FM's communication-only score;\n"
+    "default), predicted (the end-to-end predictor,\n"
+    "compute included), cost-cmd (--cost-cmd's\n"
+    "model; the default when given), usd-per-sample\n"
+    "or samples-per-usd (the predictor's time at the\n"
+    "GPU-hours' and egress prices; with --shape auto\n"
+    "its goal); a candidate that does not fit\n"
+    "memory is infeasible in all";
+static const char HELP_BUDGET[] =
+    "a budget: no placement (shape) whose GPUs and\n"
+    "egress cost more per hour; the fastest is\n"
+    "reported beside (with the predictor's objectives)";
+
 static int check_objective(sched_args *p);
 
 /* CLI_OK, CLI_USAGE (message printed) or CLI_OPT_HELPED. --trials starts
@@ -120,21 +136,9 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                    NULL, "tcp (default), netem or ideal: the simulation"),
       CLI_OPT_ALIAS("network", "network-model"),
       CLI_OPT_ENUM(0, "objective", "NAME", &p->objective, objective_kind_names,
-                   NULL,
-                   "what random-search, gcma and hybrid minimise\n"
-                   "(and sim starts from):\n"
-                   "dtfm (DT-FM's communication-only score;\n"
-                   "default), predicted (the end-to-end predictor,\n"
-                   "compute included), cost-cmd (--cost-cmd's\n"
-                   "model; the default when given), usd-per-sample\n"
-                   "or samples-per-usd (the predictor's time at the\n"
-                   "GPU-hours' and egress prices; with --shape auto\n"
-                   "its goal); a candidate that does not fit\n"
-                   "memory is infeasible in all"),
+                   NULL, HELP_OBJECTIVE),
       CLI_OPT_REAL(0, "max-usd-per-hour", "USD", &p->budget, 1e-9, 1e12,
-                   "a budget: no placement (shape) whose GPUs and\n"
-                   "egress cost more per hour; the fastest is\n"
-                   "reported beside (with the predictor's objectives)"),
+                   HELP_BUDGET),
       CLI_OPT_STRING('o', "output", "-o FILE", &p->out,
                      "write the allocation: its shape, its layer\nsplit and its pipelines (traces/FORMATS.md)"),
       CLI_OPT_STRING(0, "convergence", "FILE", &p->convergence,
@@ -259,55 +263,30 @@ static void progress(void *ctx, long done, long total, double best) {
   cli_progress_update(ctx, "candidates", (double)done, (double)total, extra);
 }
 
-/* The search of the fastest placement, beside a dollar objective's or a
- * budget's choice (the same method under the predictor alone). */
-typedef struct beside {
-  bool on;
-  alloc *a;
-  sim_result sr;
-  bill b;
-} beside;
-
-static void beside_free(beside *f) {
-  alloc_free(f->a);
-  sim_result_free(&f->sr);
-  bill_free(&f->b);
-}
-
-static int fastest(const sched_args *p, const scenario *s, const cost_ctx *c,
-                   const sim_options *so, const search_opts *o, beside *f,
-                   err *e) {
-  objective *ob = objective_new(s, c, &so->transport, false, e);
-  if (!ob) return e->code;
-  search_objective obj = objective_predicted(ob);
-  search_opts q = *o;
-  q.progress = NULL;
-  search_result *r = sim_place_search_with(s, c, p->method, &q, so, &obj, e);
-  int rc = r ? sim_run(s, r->best, so, &f->sr, e) : e->code;
-  if (!rc) rc = sim_spend_iteration(s, &f->sr, &f->b, e);
-  if (!rc) f->a = r->best, r->best = NULL, f->on = true;
-  search_result_free(r);
-  objective_free(ob);
-  return rc;
-}
-
 /* The objective's value as its name says it: USD per sample, samples per
  * USD, or seconds. */
 static double objective_value(int kind, double score) {
   return kind == OBJECTIVE_SAMPLES_PER_USD ? 1 / score : score;
 }
 
-static void print_beside(const sim_result *sr, const bill *b, const beside *f,
-                         double budget) {
-  const sim_result *x[] = {sr, &f->sr};
-  const bill *y[] = {b, &f->b};
-  const char *what[] = {"chosen", "fastest"};
-  for (int i = 0; i < 2 && f->on; i++)
-    printf("%-11s %.3f s per iteration, %.2f samples/s, $%.4g per 1,000 "
-           "samples, $%.4g per hour%s\n", what[i], x[i]->iteration_s,
-           x[i]->samples_per_s, y[i]->usd_per_1k_samples, y[i]->usd_per_hour,
-           budget > 0 && y[i]->usd_per_hour > budget ? " (over the budget)"
-                                                      : "");
+/* The objective's line: sim's start, or the objective's value (none for
+ * DT-FM's score, which the score line shows). */
+static void print_objective(const scenario *s, const search_result *r,
+                            const char *obj_name) {
+  bool sim = strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0;
+  bool dtfm = strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) == 0;
+  int k = names_find(objective_kind_names, obj_name);
+  bool usd = dollars((objective_kind)k);
+  if (sim && !dtfm)
+    printf("start       GCMA under %s, then moves judged by simulation\n",
+           obj_name);
+  else if (!dtfm)
+    printf("objective   %s: %.6g%s%s\n", obj_name,
+           objective_value(k, r->objective_s),
+           !usd ? " s" : k == OBJECTIVE_SAMPLES_PER_USD ? " samples per USD"
+                                                        : " USD per sample",
+           usd && !bill_egress_complete(s) ? " (egress between some sites "
+           "not priced: $0 there)" : "");
 }
 
 static void print_table(const scenario *s, const search_result *r,
@@ -321,21 +300,7 @@ static void print_table(const scenario *s, const search_result *r,
          r->parts.score_s, r->parts.dp_s, r->parts.pp_s);
   printf("simulated   %.3f s per iteration (%s)\n", iter_s, net);
   cli_print_setup(t, s, a);
-  bool sim = strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0;
-  bool dtfm = strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) == 0;
-  if (sim && !dtfm)
-    printf("start       GCMA under %s, then moves judged by simulation\n",
-           obj_name);
-  else if (!dtfm) {
-    int k = names_find(objective_kind_names, obj_name);
-    bool usd = dollars((objective_kind)k);
-    printf("objective   %s: %.6g%s%s\n", obj_name,
-           objective_value(k, r->objective_s),
-           !usd ? " s" : k == OBJECTIVE_SAMPLES_PER_USD ? " samples per USD"
-                                                        : " USD per sample",
-           usd && !bill_egress_complete(s) ? " (egress between some sites "
-           "not priced: $0 there)" : "");
-  }
+  print_objective(s, r, obj_name);
   if (!isnan(r->start_s) && r->objective_s < r->start_s)
     printf("vs cost     the cost model's choice simulates to %.3f s: beaten by "
            "%.3f s (%.1f %%)\n", r->start_s, r->start_s - r->objective_s,
@@ -376,27 +341,15 @@ static void print_table(const scenario *s, const search_result *r,
   printf("\n(cells: SITE#device; row r is pipeline r, column s its stage s)\n");
 }
 
-/* The fastest placement beside the chosen one, as JSON. */
-static json_t *beside_json(const beside *f) {
-  json_t *o = json_object();
-  json_object_set_new(o, "iteration_s", cli_json_number(f->sr.iteration_s));
-  json_object_set_new(o, "samples_per_s", cli_json_number(f->sr.samples_per_s));
-  json_object_set_new(o, "usd_per_1k_samples",
-                      cli_json_number(f->b.usd_per_1k_samples));
-  json_object_set_new(o, "usd_per_hour", cli_json_number(f->b.usd_per_hour));
-  json_object_set_new(o, "alloc", alloc_json(f->a));
-  return o;
-}
-
 static void print_json(const scenario *s, const search_result *r,
                        double iter_s, const char *net, const char *obj_name,
                        const transport_options *t, const bill *b,
-                       const beside *f, double budget) {
+                       const cli_beside *f, double budget) {
   json_t *o = json_object();
   json_object_set_new(o, "cost", cli_bill_json(s, b));
   json_object_set_new(o, "max_usd_per_hour",
                       budget > 0 ? json_real(budget) : json_null());
-  json_object_set_new(o, "fastest", f->on ? beside_json(f) : json_null());
+  json_object_set_new(o, "fastest", f->on ? cli_beside_json(f) : json_null());
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "method", json_string(r->method));
   json_object_set_new(o, "score_s", cli_json_number(r->parts.score_s));
@@ -581,6 +534,54 @@ static int run_shape(sched_args *p, int argc, char **argv) {
   return rc;
 }
 
+/* The search's options under p. */
+static search_opts options_of(const sched_args *p, const scenario *s) {
+  search_opts o;
+  search_opts_default(&o);
+  o.seed = s->seed;
+  o.trials = (int)p->trials;
+  if (p->population > 0) o.population = (int)p->population;
+  if (p->starts > 0) o.starts = (int)p->starts;
+  return o;
+}
+
+/* The search's best simulated and billed, and with a dollar objective or a
+ * budget the fastest beside it; ERR_CONFIG when nothing is within the
+ * budget. */
+static int judge_best(const sched_args *p, const scenario *s, const cost_ctx *c,
+                      const sim_options *so, const search_opts *o,
+                      const search_result *r, sim_result *sr, bill *b,
+                      cli_beside *f, err *e) {
+  if (isinf(r->objective_s))
+    return err_set(e, ERR_CONFIG, "%s: no placement by %s within $%g per "
+                   "hour: the devices cost $%.4g per hour before any egress",
+                   s->name, p->method, p->budget,
+                   bill_compute_usd_per_s(s, NULL, 0, NULL) * 3600);
+  if (sim_run(s, r->best, so, sr, e) != ERR_OK ||
+      sim_spend_iteration(s, sr, b, e) != ERR_OK)
+    return e->code;
+  if (dollars((objective_kind)p->objective) || p->budget > 0)
+    return cli_beside_search(s, c, p->method, so, o, f, e);
+  return ERR_OK;
+}
+
+static void report(const sched_args *p, const scenario *s,
+                   const search_result *r, const sim_result *sr,
+                   const sim_options *so, const bill *b,
+                   const cli_beside *f) {
+  const char *net = transport_model_name(so->transport.model);
+  const char *obj_name = objective_kind_names[p->objective];
+  if (p->json) {
+    print_json(s, r, sr->iteration_s, net, obj_name, &so->transport, b, f,
+               p->budget);
+    return;
+  }
+  print_table(s, r, sr->iteration_s, net, obj_name, &so->transport);
+  printf("\n");
+  cli_bill_print(s, b, "per iteration");
+  cli_beside_print(sr, b, f, p->budget);
+}
+
 int cli_schedule(int argc, char **argv) {
   sched_args p;
   int n;
@@ -597,7 +598,7 @@ int cli_schedule(int argc, char **argv) {
   objective *ob = NULL;
   costcmd *cc = NULL;
   bill b = {0};
-  beside f = {0};
+  cli_beside f = {0};
   double usd_per_s;
   scenario *s = scenario_load(p.scenario, &e);
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
@@ -610,12 +611,7 @@ int cli_schedule(int argc, char **argv) {
   sim_options so = sim_options_default();
   so.transport = cli_transport(&p.wo, (transport_model)p.network);
   so.seed = s->seed;
-  search_opts o;
-  search_opts_default(&o);
-  o.seed = s->seed;
-  o.trials = (int)p.trials;
-  if (p.population > 0) o.population = (int)p.population;
-  if (p.starts > 0) o.starts = (int)p.starts;
+  search_opts o = options_of(&p, s);
   cli_progress bar;
   cli_progress_start(&bar, "schedule", p.quiet);
   o.progress = progress, o.progress_ctx = &bar;
@@ -623,38 +619,18 @@ int cli_schedule(int argc, char **argv) {
   bool found = make_objective(&p, s, c, &so, &ob, &cc, &obj, &e) == ERR_OK &&
                (r = sim_place_search_with(s, c, p.method, &o, &so, &obj, &e));
   cli_progress_end(&bar);
-  if (!found || (cc && costcmd_close(cc, &e))) goto fail;
-  if (isinf(r->objective_s)) {
-    err_set(&e, ERR_CONFIG, "%s: no placement by %s within $%g per hour: "
-            "the devices cost $%.4g per hour before any egress", s->name,
-            p.method, p.budget, bill_compute_usd_per_s(s, NULL, 0, NULL) * 3600);
-    goto fail;
-  }
-  if (sim_run(s, r->best, &so, &sr, &e) != ERR_OK ||
-      sim_spend_iteration(s, &sr, &b, &e) != ERR_OK)
-    goto fail;
-  if ((dollars((objective_kind)p.objective) || p.budget > 0) &&
-      fastest(&p, s, c, &so, &o, &f, &e))
+  if (!found || (cc && costcmd_close(cc, &e)) ||
+      judge_best(&p, s, c, &so, &o, r, &sr, &b, &f, &e))
     goto fail;
   if ((rc = write_outputs(&p, s, r))) goto done;
   if (record_db(&p, s, r, argc, argv, &e) != ERR_OK) goto fail;
-  const char *net = transport_model_name(so.transport.model);
-  const char *obj_name = objective_kind_names[p.objective];
-  if (p.json) {
-    print_json(s, r, sr.iteration_s, net, obj_name, &so.transport, &b, &f,
-               p.budget);
-  } else {
-    print_table(s, r, sr.iteration_s, net, obj_name, &so.transport);
-    printf("\n");
-    cli_bill_print(s, &b, "per iteration");
-    print_beside(&sr, &b, &f, p.budget);
-  }
+  report(&p, s, r, &sr, &so, &b, &f);
   rc = CLI_OK;
   goto done;
 fail:
   rc = cli_fail("schedule", &e);
 done:
-  beside_free(&f);
+  cli_beside_free(&f);
   bill_free(&b);
   sim_result_free(&sr);
   search_result_free(r);

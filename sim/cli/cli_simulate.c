@@ -350,7 +350,7 @@ static int report(sim_args *p, const scenario *s, const scenario *s_run,
   const char *placement = p->alloc_file ? p->alloc_file : p->method;
   bill b;
   err e = {0};
-  int rc = p->to.active ? sim_spend_training(s_run, tr, &b, &e)
+  int rc = p->to.active ? sim_spend_training(s_run, tr, r, &b, &e)
                         : sim_spend_iteration(s_run, r, &b, &e);
   if (rc) return cli_fail("simulate", &e);
   if (p->json) {
