@@ -68,7 +68,8 @@ static int texts(const csv_reader *rd, const size_t *fn, err *e) {
   return ERR_OK;
 }
 
-static int row(prices *p, csv_reader *rd, const char *s, size_t n, err *e) {
+static int row(void *ctx, csv_reader *rd, const char *s, size_t n, err *e) {
+  prices *p = ctx;
   const char *f[NCOLS];
   size_t fn[NCOLS];
   int cols = csv_split(rd, s, n, f, fn, NCOLS), rc;
@@ -105,29 +106,10 @@ static int row(prices *p, csv_reader *rd, const char *s, size_t n, err *e) {
 prices *prices_parse(const char *text, size_t len, const char *name, err *e) {
   prices *p = mem_calloc(1, sizeof *p);
   p->file = mem_strdup(name);
-  csv_reader rd;
-  csv_reader_init(&rd, text, len, name);
-  const char *s;
-  size_t n;
-  bool header = false;
-  int rc = ERR_OK, more;
-  while (rc == ERR_OK && (more = csv_next(&rd, &s, &n, e)) > 0) {
-    if (n == 0 || s[0] == '#') continue;
-    if (header) rc = row(p, &rd, s, n, e);
-    else if (n != strlen(PRICES_HEADER) || memcmp(s, PRICES_HEADER, n) != 0)
-      rc = err_set(e, ERR_PARSE, "%s:%d: expected the header '%s'", name,
-                   rd.line, PRICES_HEADER);
-    header = true;
-  }
-  if (rc == ERR_OK && more < 0) rc = more;
-  if (rc == ERR_OK && !p->n)
-    rc = err_set(e, ERR_MISSING, "%s:%d: no rows", name, rd.line);
-  csv_reader_free(&rd);
-  if (rc) {
-    prices_free(p);
-    return NULL;
-  }
-  return p;
+  if (csv_table(text, len, name, PRICES_HEADER, row, p, e) == ERR_OK)
+    return p;
+  prices_free(p);
+  return NULL;
 }
 
 prices *prices_builtin(err *e) {

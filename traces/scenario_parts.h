@@ -19,6 +19,10 @@
 int scenario_read_network(const jfield_doc *c, const json_t *root,
                           scenario *sc, bool builtin);
 
+/* The path of a file a scenario file names (name: absolute, or relative
+ * to the scenario file's folder), malloc'ed. */
+char *scenario_file_beside(const char *scenario_file, const char *name);
+
 /* The site keys of prices and power (scenario_price.c reads them). */
 #define SCENARIO_SITE_PRICE_KEYS_ \
   "usd_per_gpu_hour", "spot", "usd_per_gb", "gco2_per_kwh", "board_w", "idle_w"

@@ -39,11 +39,7 @@ static int load_table(const jfield_doc *c, const json_t *root, bool builtin,
     sc->prices_file = mem_strdup(f->name);
     return *out ? ERR_OK : c->e->code;
   }
-  const char *file = json_string_value(v), *slash = strrchr(c->file, '/');
-  size_t dir = file[0] == '/' || !slash ? 0 : (size_t)(slash - c->file) + 1;
-  char *path = mem_alloc(dir + strlen(file) + 1);
-  memcpy(path, c->file, dir);
-  strcpy(path + dir, file);
+  char *path = scenario_file_beside(c->file, json_string_value(v));
   size_t len;
   file_error why;
   char *text = file_read(path, FILE_MAX_BYTES, &len, &why);
