@@ -12,9 +12,13 @@ simulate --json` and writes into DIR:
                    compute utilisation, the hours to N samples, and the
                    bytes the pipeline and the data-parallel synchronisation
                    send for those N samples (and of both, those between
-                   cities), the placement and the scenario
-  compare_dp.png   two panels per model: hours to N samples, TB sent; the
-                   title names the scenario and the placement
+                   cities), the placement and the scenario; then, when the
+                   scenario is priced, the dollars per 1,000 samples (GPU-
+                   hours and egress: simulate --json's cost) and the share
+                   of them that is egress (empty where not priced)
+  compare_dp.png   two panels per model: hours to N samples, TB sent; a
+                   third, dollars per 1,000 samples, when some row is
+                   priced; the title names the scenario and the placement
 With --from-csv FILE it plots an earlier CSV instead of simulating.
 
 The methods: DT-FM's pipeline (GPipe, central-PS synchronisation every
@@ -76,8 +80,9 @@ MODELS = ["GPT-3 XL=worldwide",
 # CSVs of earlier versions, without it, still plot.
 FIELDS = ["model", "method", "placement", "iteration_s", "samples_per_s",
           "compute_utilisation", "samples", "hours", "pp_tb", "dp_tb",
-          "wan_tb", "scenario"]
+          "wan_tb", "scenario", "usd_per_1k_samples", "egress_share"]
 NUMBERS = FIELDS[3:11]
+DOLLARS = FIELDS[12:]  # empty (None) where the scenario prices nothing
 
 
 def geodes_json(cmd):
@@ -170,7 +175,9 @@ def row(model, label, placement, r, samples):
             "pp_tb": r["pp_bytes"] * iterations / 1e12,
             "dp_tb": r["dp_bytes"] * iterations / 1e12,
             "wan_tb": r["wan_bytes"] * iterations / 1e12,
-            "scenario": r.get("scenario", "")}
+            "scenario": r.get("scenario", ""),
+            "usd_per_1k_samples": r.get("cost", {}).get("usd_per_1k_samples"),
+            "egress_share": r.get("cost", {}).get("egress_share")}
 
 
 def plan(args):
@@ -233,10 +240,14 @@ def run_all(args):
     for k, ((model, label, where, _, _, _), r) in enumerate(zip(rows, sims)):
         results[k] = row(model, label, where, r, args.samples)
         x = results[k]
+        usd = x["usd_per_1k_samples"]
         print("%-10s %-34s %9.3f s/iter  %8.1f h  %7.1f %%  %9.2f TB  "
-              "%8.2f TB WAN" % (model, label, x["iteration_s"], x["hours"],
-                                100 * x["compute_utilisation"],
-                                x["pp_tb"] + x["dp_tb"], x["wan_tb"]),
+              "%8.2f TB WAN  %s" % (
+                  model, label, x["iteration_s"], x["hours"],
+                  100 * x["compute_utilisation"], x["pp_tb"] + x["dp_tb"],
+                  x["wan_tb"], "not priced" if usd is None else
+                  "$%.4g per 1,000 samples, egress %.0f %%"
+                  % (usd, 100 * (x["egress_share"] or 0))),
               file=sys.stderr)
     print("compare_dp.py: %d searches, %d simulations in %.1f s"
           % (len(searches), len(rows), time.monotonic() - progress.t0),
@@ -251,6 +262,8 @@ def read_csv(path):
         for k in NUMBERS:
             r[k] = float(r[k])
         r["scenario"] = r.get("scenario") or ""
+        for k in DOLLARS:  # absent (an older CSV) or empty: not priced
+            r[k] = float(r[k]) if r.get(k) else None
     return rows
 
 
@@ -259,7 +272,7 @@ def write_csv(rows, path):
         w = csv.DictWriter(f, fieldnames=FIELDS)
         w.writeheader()
         for r in rows:
-            w.writerow({k: r[k] for k in FIELDS})
+            w.writerow({k: "" if r[k] is None else r[k] for k in FIELDS})
 
 
 def title(model, mine):
@@ -273,10 +286,27 @@ def title(model, mine):
     return "%s on %s: %s" % (model, scenario, where)
 
 
+def dollars(ax, mine):
+    """The third panel: dollars per 1,000 samples, the egress's part apart."""
+    y = range(len(mine))
+    usd = [r["usd_per_1k_samples"] or 0 for r in mine]
+    egress = [u * (r["egress_share"] or 0) for u, r in zip(usd, mine)]
+    ax.barh(list(y), usd, color="tab:green", label="GPU-hours + egress")
+    ax.barh(list(y), egress, color="tab:purple", label="of which egress")
+    for k, r in enumerate(mine):
+        ax.text(usd[k], k, " not priced" if r["usd_per_1k_samples"] is None
+                else " $%.3g" % usd[k], va="center", fontsize=7)
+    ax.set_yticks(list(y), [""] * len(mine))
+    ax.set_xlim(0, 1.35 * max(usd + [1e-9]))
+    ax.set_xlabel("USD per 1,000 samples", fontsize=8)
+
+
 def plot(rows, path):
     models = list(dict.fromkeys(r["model"] for r in rows))
-    fig, axes = plt.subplots(len(models), 2, squeeze=False,
-                             figsize=(12, 1.6 + 0.45 * len(rows)))
+    priced = any(r["usd_per_1k_samples"] is not None for r in rows)
+    fig, axes = plt.subplots(len(models), 3 if priced else 2, squeeze=False,
+                             figsize=(17 if priced else 12,
+                                      1.6 + 0.45 * len(rows)))
     for i, m in enumerate(models):
         mine = [r for r in rows if r["model"] == m][::-1]
         y = range(len(mine))
@@ -311,6 +341,11 @@ def plot(rows, path):
         if i == 0:  # one legend, above the panels, off the bars
             ax.legend(fontsize=7, loc="lower left", ncol=2,
                       bbox_to_anchor=(0, 1.0), frameon=False)
+        if priced:
+            dollars(axes[i][2], mine)
+            if i == 0:
+                axes[i][2].legend(fontsize=7, loc="lower left", ncol=2,
+                                  bbox_to_anchor=(0, 1.0), frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)

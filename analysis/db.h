@@ -32,12 +32,13 @@
  * least and most over the run's sites, and the idle restart); version 8
  * results.shaping (the network's: tc or path); version 9 results.zero
  * (the ZeRO stage) and optimizer_s (the runtime's longest optimizer step
- * of a device, models/runtime.h). Files from DB_SCHEMA_MIGRATES on are
- * migrated step by
+ * of a device, models/runtime.h); version 10 the bill of the run (usd,
+ * usd_per_hour, usd_per_1k_samples, egress_usd, lost_usd, kwh, gco2: NULL
+ * where not priced). Files from DB_SCHEMA_MIGRATES on are migrated step by
  * step (a version-2 file's rows, with no identity, are stale: a sweep
  * recomputes them; later versions' rows stay current); a version-1 file is
  * refused, never modified: its keys lack the GPU. */
-#define DB_SCHEMA_VERSION 9
+#define DB_SCHEMA_VERSION 10
 #define DB_SCHEMA_MIGRATES 2
 #define DB_APPLICATION_ID 0x67656f64
 
@@ -98,7 +99,9 @@ typedef struct db_mark {
  * (inner_steps .. overlap_steps) NULL when not DiLoCo; cost_cmd_s is a user's
  * cost model's prediction of the point (sweep --cost-cmd); optimizer_s
  * the longest optimizer step of a device under the point's runtime
- * (runtime_step_max_s). */
+ * (runtime_step_max_s). The bill's columns (usd .. gco2) are the run's,
+ * one iteration's or a training run's whole, each NULL unless every part
+ * of it is priced (models/bill.h). */
 #define DB_RESULT_MAP(X)                                                    \
   X(key, "point_key", REF, "TEXT NOT NULL UNIQUE", NULL, 1, LABEL)          \
   X(study, "study", REF, "TEXT NOT NULL", NULL, 1, LABEL)                   \
@@ -161,7 +164,14 @@ typedef struct db_mark {
   X(idle_restart, "idle_restart", INT, "INTEGER", -1, 7, EVAL)              \
   X(shaping, "shaping", CHARS16, "TEXT", "", 8, EVAL)                       \
   X(zero, "zero", INT, "INTEGER", -1, 9, KNOB)                              \
-  X(optimizer_s, "optimizer_s", REAL, "REAL", NAN, 9, EVAL)
+  X(optimizer_s, "optimizer_s", REAL, "REAL", NAN, 9, EVAL)                \
+  X(usd, "usd", REAL, "REAL", NAN, 10, EVAL)                                \
+  X(usd_per_hour, "usd_per_hour", REAL, "REAL", NAN, 10, EVAL)              \
+  X(usd_per_1k_samples, "usd_per_1k_samples", REAL, "REAL", NAN, 10, EVAL)  \
+  X(egress_usd, "egress_usd", REAL, "REAL", NAN, 10, EVAL)                  \
+  X(lost_usd, "lost_usd", REAL, "REAL", NAN, 10, EVAL)                      \
+  X(kwh, "kwh", REAL, "REAL", NAN, 10, EVAL)                                \
+  X(gco2, "gco2", REAL, "REAL", NAN, 10, EVAL)
 
 /* The C type of each kind of column. */
 #define DB_FIELD_REF(f) const char *f

@@ -59,6 +59,7 @@ static const struct step {
     {7, "", "", "results.shaping, the network's shaping (tc or path)"},
     {8, "", "", "results.zero and optimizer_s, the runtime's ZeRO stage and "
                 "optimizer step"},
+    {9, "", "", "the bill's columns (usd .. gco2)"},
 };
 #define NSTEPS (sizeof STEPS / sizeof *STEPS)
 

@@ -18,6 +18,7 @@
 #include "models/runtime.h"
 #include "models/spec.h"
 #include "sim/place.h"
+#include "sim/spend.h"
 #include "sim/training.h"
 #include "traces/fault.h"
 #include "traces/scenario_subset.h"
@@ -28,7 +29,8 @@ static scenario *load(const sweep_point *p, err *e) {
   if (!s) return NULL;
   /* The row's identity holds the content sweep_resolve saw: refuse to store
    * another's results under it (a file edited while the sweep runs). */
-  if (p->scenario_hash && scenario_hash(s) != p->scenario_hash) {
+  if ((p->scenario_hash && scenario_hash(s) != p->scenario_hash) ||
+      (p->prices_hash && scenario_prices_hash(s) != p->prices_hash)) {
     err_set(e, ERR_CONFIG, "%s: changed while the sweep ran (its content is "
             "not what the sweep loaded at its start): run the sweep again",
             p->scenario);
@@ -146,6 +148,14 @@ static void row_figures(const scenario *s, const sim_result *sr,
   if (sr->inner_steps) r->outer_step_s = sr->outer_step_s;
 }
 
+/* The bill's columns: NULL (NAN) where a part is not priced. */
+static void row_bill(const bill *b, db_result *r) {
+  r->usd = b->usd, r->usd_per_hour = b->usd_per_hour;
+  r->usd_per_1k_samples = b->usd_per_1k_samples;
+  r->egress_usd = b->egress_usd, r->lost_usd = b->lost_usd;
+  r->kwh = b->kwh, r->gco2 = b->gco2;
+}
+
 /* One iteration simulated into r's times and breakdown. */
 static int simulate_one(const scenario *s, const alloc *a,
                         const transport_options *t, db_result *r, err *e) {
@@ -159,8 +169,12 @@ static int simulate_one(const scenario *s, const alloc *a,
   r->bubble_s = sr.mean.bubble_s, r->comm_s = sr.mean.comm_s;
   r->dp_sync_s = sr.mean.dp_sync_s, r->events = (int64_t)sr.events;
   row_figures(s, &sr, r);
+  bill b;
+  rc = sim_spend_iteration(s, &sr, &b, e);
+  if (!rc) row_bill(&b, r);
+  bill_free(&b);
   sim_result_free(&sr);
-  return ERR_OK;
+  return rc;
 }
 
 /* The marks of a run of total_s: the fault trace's starts, the network
@@ -241,6 +255,10 @@ static int simulate_run(const scenario *s, const alloc *a,
       memcpy(r->it[k].lost_by, x->lost_by, sizeof x->lost_by);
     }
     run_marks(s, f, tr.total_s, r);
+    bill b;
+    rc = sim_spend_training(s, &tr, &tr.agg, &b, e);
+    if (!rc) row_bill(&b, r);
+    bill_free(&b);
     sim_training_result_free(&tr);
   }
   fault_free(f);

@@ -30,6 +30,12 @@ Writes PNG files into DIR, from the database alone:
                               from `geodes explain --link-stats`: the
                               busiest site pairs' utilisation per step, and
                               every resource's mean and peak (no DB needed)
+  costs.png                   dollars per 1,000 samples against samples/s
+                              of every priced single-iteration row, one
+                              panel per scenario, one marker per training
+                              method (data-parallel algorithm, widths,
+                              DiLoCo's H), each point labelled with the
+                              share of its bill that is egress
   shapes.png                  (--shapes) samples/s against the parallel
                               shape (stages x replicas) of every
                               configuration `geodes schedule --shape auto
@@ -72,7 +78,7 @@ NETWORK_STYLE = {"ideal": dict(marker="o", s=60, facecolors="none", lw=1.2),
 MARKERS = "os^Dv<>pPX*h"
 
 
-SCHEMA_VERSION = 9  # analysis/db.h DB_SCHEMA_VERSION
+SCHEMA_VERSION = 10  # analysis/db.h DB_SCHEMA_VERSION
 
 
 def note(msg):
@@ -899,6 +905,72 @@ def shapes(db, out):
          "(geodes schedule --shape auto)")
 
 
+def method_label(dp_algo, grad_bits, act_bits, inner_steps):
+    """A training method as costs.png names it: the pipeline's algorithm or
+    DiLoCo with its H, then the widths that are not fp16."""
+    outer = dp_algo in ("diloco", "streaming-diloco")
+    out = ("%s H=%s" % (dp_algo, inner_steps) if outer
+           else "pipeline, %s" % dp_algo)
+    if act_bits and act_bits != 16:
+        out += ", %d-bit activations" % act_bits
+    if grad_bits and grad_bits != 16:
+        out += ", %d-bit gradients" % grad_bits
+    return out
+
+
+def costs(db, out):
+    """What a sample costs against how fast it comes: every priced row of
+    one iteration, a panel per scenario, a marker per method (the mean over
+    the rows of one method, placement and network), each point annotated
+    with its egress share. Both axes start from 0."""
+    rows = db.execute(
+        "SELECT scenario, method, network_model, dp_algo, grad_bits, "
+        "activation_bits, inner_steps, samples_per_s, usd_per_1k_samples, "
+        "egress_usd, usd FROM results WHERE usd_per_1k_samples IS NOT NULL "
+        "AND samples_per_s > 0 AND iterations IS NULL").fetchall()
+    if not rows:
+        note("no priced rows (usd_per_1k_samples): skipping costs.png")
+        return
+    panels = defaultdict(lambda: defaultdict(list))
+    for (scenario, method, net, algo, gb, ab, h, sps, usd1k, egress,
+         usd) in rows:
+        label = "%s (%s, %s)" % (method_label(algo, gb, ab, h), method, net)
+        share = egress / usd if usd else 0.0
+        panels[named(scenario)][label].append((sps, usd1k, share))
+    names = sorted(panels)
+    fig, axes = plt.subplots(1, len(names), squeeze=False,
+                             figsize=(6.5 * len(names), 4.8))
+    order = sorted({lab for p in panels.values() for lab in p})
+    look = {lab: dict(marker=MARKERS[i % len(MARKERS)],
+                      color=plt.cm.tab10(i % 10)) for i, lab in enumerate(order)}
+    for ax, name in zip(axes[0], names):
+        pts = {}
+        for lab in order:
+            mine = panels[name].get(lab)
+            if mine:  # the mean of the method's rows
+                pts[lab] = tuple(sum(p[k] for p in mine) / len(mine)
+                                 for k in range(3))
+        hi_x = max(p[0] for p in pts.values())
+        hi_y = max(p[1] for p in pts.values())
+        said = []  # annotated points: a neighbour within 4 % keeps quiet
+        for lab, (x, y, share) in pts.items():
+            ax.scatter([x], [y], s=40, label=lab, **look[lab])
+            if all(abs(x - u) > 0.04 * hi_x or abs(y - v) > 0.04 * hi_y
+                   for u, v in said):
+                ax.annotate(" egress %.0f %%" % (100 * share), (x, y),
+                            fontsize=7)
+                said.append((x, y))
+        ax.set_xlim(0, 1.25 * hi_x)
+        ax.set_ylim(0, 1.2 * hi_y)
+        ax.set_xlabel("samples / s (simulated)")
+        ax.set_ylabel("USD per 1,000 samples (GPU-hours + egress)")
+        ax.set_title(name)
+        ax.grid(alpha=0.3)
+    figure_legend(fig, axes[0], title="method (placement, network)")
+    save(fig, out, "costs.png", "What a sample costs, and how fast it comes",
+         description="one point per method: the mean of its priced rows")
+
+
 def main():
     global SERIES
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -942,6 +1014,7 @@ def main():
     convergence(db, args.out)
     iterations(db, args.out)
     policies(db, args.out)
+    costs(db, args.out)
     if args.shapes:
         shapes(db, args.out)
     return 0

@@ -33,7 +33,7 @@ typedef struct study {
   const cost_ctx *c;
   db *d;
   int64_t run;
-  uint64_t content, data;
+  uint64_t content, data, prices;
   long steps; /* of the phase, for the progress hook */
 } study;
 
@@ -59,7 +59,8 @@ static sweep_point point_of(const study *st, const char *method,
       .scenario = st->o->name, .method = method, .network = network,
       .knobs = *st->o->knobs,
       .iterations = -1, .checkpoint_every = -1,
-      .scenario_hash = st->content, .data_hash = st->data};
+      .scenario_hash = st->content, .data_hash = st->data,
+      .prices_hash = st->prices};
 }
 
 /* Stores a search's convergence under curve, in one transaction. */
@@ -166,6 +167,7 @@ static int placements(study *st, err *e) {
   scenario *raw = scenario_load(o->name, e);
   if (!raw) return e->code;
   st->content = scenario_hash(raw);
+  st->prices = scenario_prices_hash(raw);
   st->data = builtin_hash() ^ params_hash(); /* and any --params */
   scenario_free(raw);
   cost_ctx *c = cost_ctx_from_scenario(o->s, e);

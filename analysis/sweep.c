@@ -459,6 +459,7 @@ void sweep_free(sweep *s) {
     free(s->axes[k].values);
   }
   free(s->scenario_hash);
+  free(s->prices_hash);
   free(s->faults_hash);
   free(s->name);
   free(s);
@@ -506,6 +507,7 @@ void sweep_point_identity(const sweep_point *p, const char *key,
   h = hash_u64(hash_str(h, key), p->data_hash);
   h = hash_u64(h, SIM_RESULTS_VERSION);
   if (p->faults) h = hash_u64(h, p->faults_hash); /* none: as before */
+  if (p->prices_hash) h = hash_u64(h, p->prices_hash); /* none: as before */
   snprintf(buf, 17, "%016llx", (unsigned long long)h);
 }
 
@@ -552,6 +554,7 @@ void sweep_point_at(const sweep *s, size_t i, sweep_point *p) {
   for (int k = 0; k < K_COUNT; k++) sweep_axis_put(s, k, pick[k], p);
   size_t nf = s->axes[K_FAULTS].n;
   if (s->scenario_hash) p->scenario_hash = s->scenario_hash[pick[K_SCENARIOS]];
+  if (s->prices_hash) p->prices_hash = s->prices_hash[pick[K_SCENARIOS]];
   if (s->faults_hash && nf)
     p->faults_hash = s->faults_hash[pick[K_SCENARIOS] * nf + pick[K_FAULTS]];
 }

@@ -35,6 +35,8 @@ typedef struct sweep_point {
   uint64_t scenario_hash; /* scenario_hash of the scenario as loaded, before
                              the knobs (sweep_resolve); 0 before */
   uint64_t data_hash;     /* builtin_hash (sweep_resolve); 0 before */
+  uint64_t prices_hash;   /* scenario_prices_hash of the scenario as loaded
+                             (sweep_resolve); 0: nothing priced, or before */
   const char *cost_cmd;   /* a user's cost model that also predicts the
                              point (sweep_set_cost_cmd), or NULL */
   double cost_timeout_s;  /* its per-candidate timeout (<= 0: default) */

@@ -72,6 +72,7 @@ struct sweep {
   char *name;
   axis axes[K_COUNT];
   size_t count;
+  uint64_t *prices_hash;   /* per scenario: scenario_prices_hash */
   uint64_t *scenario_hash; /* per scenario (sweep_scenarios order); NULL
                               until sweep_resolve */
   uint64_t *faults_hash;   /* [scenario * faults + fault]: fault_hash of

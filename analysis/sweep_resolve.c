@@ -166,7 +166,7 @@ static int check_faults(const sweep *s, const scenario *sc, uint64_t *h,
 int sweep_resolve(sweep *s, err *e) {
   const char *const *names;
   size_t n = sweep_scenarios(s, &names), nf = s->axes[K_FAULTS].n;
-  uint64_t *h = mem_calloc(n, sizeof *h);
+  uint64_t *h = mem_calloc(n, sizeof *h), *ph = mem_calloc(n, sizeof *ph);
   uint64_t *fh = mem_calloc(n * nf + 1, sizeof *fh);
   int rc = ERR_OK;
   for (size_t i = 0; i < n && !rc; i++) {
@@ -179,15 +179,18 @@ int sweep_resolve(sweep *s, err *e) {
       break;
     }
     h[i] = scenario_hash(sc);
+    ph[i] = scenario_prices_hash(sc);
     rc = check_workload_axes(s, sc, e);
     if (!rc) rc = check_scale_axes(s, sc, e);
     if (!rc) rc = check_faults(s, sc, fh + i * nf, e);
     scenario_free(sc);
   }
   if (rc) {
-    free(h), free(fh);
+    free(h), free(fh), free(ph);
     return rc;
   }
+  free(s->prices_hash);
+  s->prices_hash = ph;
   free(s->scenario_hash);
   free(s->faults_hash);
   s->scenario_hash = h;

@@ -32,6 +32,12 @@ typedef struct spec_gpu {
   double memory_bytes;      /* device memory, bytes */
   double mem_bw_bytes_s;    /* memory bandwidth, bytes/s */
   const char *source;       /* datasheet the numbers come from */
+  double board_w;           /* the board's maximum power (TDP, TBP), W: what
+                               a busy GPU draws at most; 0: not stated */
+  double idle_w;            /* the board's power while it waits, W; 0: not
+                               stated (no datasheet of this table states
+                               one: a site's idle_w gives it) */
+  const char *power_source; /* where board_w and idle_w come from */
 } spec_gpu;
 
 /* The enums are generated from traces/workload.h's maps, the home of the

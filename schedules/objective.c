@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/bill.h"
 #include "models/partition.h"
 #include "models/predict.h"
 #include "base/mem.h"
@@ -37,6 +38,9 @@ struct objective {
   unsigned char *psent;
   double *v;
   long refused;
+  bool cost;               /* objective_price: score in USD per sample */
+  double usd_per_s;        /* every device's GPU-hours per second */
+  double budget;           /* USD per hour; 0: none */
 };
 
 const char *const objective_kind_names[] = {
@@ -184,7 +188,17 @@ static double predicted(void *ctx, const alloc *a, const spec_workload *w,
             o->s->name);
     return NAN;
   }
-  return r.iteration_s;
+  double t = r.iteration_s;
+  if (!o->cost && !(o->budget > 0)) return t;
+  double egress = bill_egress_usd(o->s, w, a, NULL); /* unpriced pairs: 0 */
+  if (o->budget > 0 && (o->usd_per_s + egress / t) * 3600 > o->budget)
+    return INFINITY;
+  return o->cost ? (o->usd_per_s * t + egress) / w->batch : t;
+}
+
+void objective_price(objective *o, bool cost, double usd_per_s,
+                     double max_usd_per_hour) {
+  o->cost = cost, o->usd_per_s = usd_per_s, o->budget = max_usd_per_hour;
 }
 
 static double predicted_alloc(void *ctx, const alloc *a, err *e) {

@@ -29,12 +29,16 @@
 #include "traces/scenario.h"
 
 /* The objectives a search can be told to use, X(ID, "name"): DT-FM's
- * communication-only score, the end-to-end predictor, and a caller's
- * scorer (the front end's --cost-cmd). */
-#define OBJECTIVE_KIND_MAP(X) \
-  X(DTFM, "dtfm")             \
-  X(PREDICTED, "predicted")   \
-  X(COST_CMD, "cost-cmd")
+ * communication-only score, the end-to-end predictor, a caller's scorer
+ * (the front end's --cost-cmd), and the dollars per sample (the
+ * predictor's time at the devices' GPU-hours, and the egress of its bytes:
+ * models/bill.h), which samples-per-usd reports the other way up. */
+#define OBJECTIVE_KIND_MAP(X)          \
+  X(DTFM, "dtfm")                      \
+  X(PREDICTED, "predicted")            \
+  X(COST_CMD, "cost-cmd")              \
+  X(USD_PER_SAMPLE, "usd-per-sample")  \
+  X(SAMPLES_PER_USD, "samples-per-usd")
 
 #define OBJECTIVE_KIND_ID(id, name) OBJECTIVE_##id,
 typedef enum objective_kind {
@@ -120,6 +124,15 @@ search_objective objective_custom_stream(objective *o, const char *name,
                                          objective_submit_fn submit,
                                          objective_collect_fn collect,
                                          void *ctx);
+
+/* The predictor's objective in dollars (objective_predicted's time t of an
+ * allocation becomes (usd_per_s x t + its egress in USD) / batch, USD per
+ * sample) when cost, and a budget when max_usd_per_hour > 0: an
+ * allocation whose devices and egress cost more per hour scores +inf (a
+ * constraint, as memory). usd_per_s: what every device of the scenario
+ * costs per second together (bill_compute_usd_per_s), finite. */
+void objective_price(objective *o, bool cost, double usd_per_s,
+                     double max_usd_per_hour);
 
 /* DT-FM's score restricted to what fits: cost_partition / cost_alloc, +inf
  * for a candidate whose realised allocation does not fit. When every

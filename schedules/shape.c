@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "models/bill.h"
 #include "models/cost.h"
 #include "models/diloco.h"
 #include "models/partition.h"
@@ -46,10 +47,20 @@ void shape_step(shape_ctx *x) {
   if (x->o->progress) x->o->progress(x->o->progress_ctx, x->done, x->planned);
 }
 
+double shape_usd_per_sample(const shape_config *c, double t) {
+  return (c->usd_per_s * t + c->egress_usd) / c->batch;
+}
+
+double shape_usd_per_hour(const shape_config *c, double t) {
+  return (c->usd_per_s + c->egress_usd / t) * 3600;
+}
+
 double shape_score(shape_goal goal, const shape_config *c, double t) {
   switch (goal) {
     case SHAPE_THROUGHPUT: return t / c->batch;
     case SHAPE_ITERATION: return t;
+    case SHAPE_USD_PER_SAMPLE:
+    case SHAPE_SAMPLES_PER_USD: return shape_usd_per_sample(c, t);
   }
   assert(!"unknown shape goal");
   return t;
@@ -141,7 +152,9 @@ static void algo_list(shape_ctx *x) {
  * grows with the replicas) or the global batch (iteration). */
 bool shape_per_replica_batch(shape_goal goal) {
   switch (goal) {
-    case SHAPE_THROUGHPUT: return true;
+    case SHAPE_THROUGHPUT:
+    case SHAPE_USD_PER_SAMPLE:
+    case SHAPE_SAMPLES_PER_USD: return true;
     case SHAPE_ITERATION: return false;
   }
   assert(!"unknown shape goal");
@@ -343,6 +356,11 @@ static void judge(shape_ctx *x, const int *keep, int n, int S, int R, int m,
                         .predicted_s = best_t, .simulated_s = NAN};
     c->keep = mem_alloc((size_t)n * sizeof *c->keep);
     memcpy(c->keep, keep, (size_t)n * sizeof *c->keep);
+    if (x->o->price) { /* its devices, and its bytes at the pairs' prices */
+      c->usd_per_s = bill_compute_usd_per_s(x->s, keep, n, NULL);
+      w.stage_layers = best;
+      c->egress_usd = bill_egress_usd(v, &w, pl[best_p], NULL);
+    }
     best = NULL;
   }
   free(best), free(cur), free(gpu);

@@ -58,10 +58,15 @@
  * at volunteer-10k, four simulations of every device). */
 #define SHAPE_SIMULATE_DEVICES 40000
 
-/* What the search maximises, X(ID, "name"). */
-#define SHAPE_GOAL_MAP(X)         \
-  X(THROUGHPUT, "throughput")     \
-  X(ITERATION, "iteration")
+/* What the search maximises, X(ID, "name"): samples per second, the
+ * shortest iteration, or the samples per dollar (usd-per-sample minimises
+ * its inverse: the same order); the dollar goals keep the batch per
+ * replica, as throughput does. */
+#define SHAPE_GOAL_MAP(X)              \
+  X(THROUGHPUT, "throughput")          \
+  X(ITERATION, "iteration")            \
+  X(USD_PER_SAMPLE, "usd-per-sample")  \
+  X(SAMPLES_PER_USD, "samples-per-usd")
 #define SHAPE_GOAL_ID(id, name) SHAPE_##id,
 typedef enum shape_goal { SHAPE_GOAL_MAP(SHAPE_GOAL_ID) } shape_goal;
 #undef SHAPE_GOAL_ID
@@ -91,6 +96,10 @@ typedef struct shape_opts {
                               else the smallest >= 2 that divides the
                               layers and H) */
   transport_options t;     /* what the predictor models */
+  bool price;              /* price each configuration (models/bill.h): its
+                              devices' GPU-hours and its egress */
+  double max_usd_per_hour; /* > 0: a budget; a configuration that costs
+                              more per hour is never the best */
   shape_sim_fn sim;        /* NULL: the predictor decides */
   void *sim_ctx;           /* borrowed */
   /* Called after each subset and each simulation with the steps done and
@@ -116,6 +125,10 @@ typedef struct shape_config {
   double predicted_s;      /* predictor's seconds per iteration */
   double simulated_s;      /* NAN when not simulated */
   double samples_per_s;    /* batch / the deciding time */
+  double usd_per_s;        /* its devices' GPU-hours per second (NAN: a
+                              site not priced; 0 without price) */
+  double egress_usd;       /* one iteration's egress, closed form (a pair
+                              not priced adds nothing) */
 } shape_config;
 
 typedef struct shape_result {
@@ -123,6 +136,9 @@ typedef struct shape_result {
                               enumeration order (owned) */
   long nall;
   long best;               /* index into all */
+  long fastest;            /* the most samples/s of those that count,
+                              within the budget or not */
+  long over_budget;        /* of those that count, over the budget */
   long *per_shape;         /* the best of each (stages, replicas,
                               dp_algo), in enumeration order: indices */
   int nshapes;
@@ -166,7 +182,13 @@ scenario *shape_config_view(const scenario *s, const shape_opts *o,
                             const shape_config *c);
 
 /* Scores of c under goal: lower is better (seconds per sample for
- * throughput, seconds per iteration for iteration) of time t. */
+ * throughput, seconds per iteration for iteration, USD per sample for the
+ * dollar goals) of time t. */
 double shape_score(shape_goal goal, const shape_config *c, double t);
+
+/* What c costs per hour (its devices and its egress) at time t per
+ * iteration; and per sample. */
+double shape_usd_per_hour(const shape_config *c, double t);
+double shape_usd_per_sample(const shape_config *c, double t);
 
 #endif

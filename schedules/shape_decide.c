@@ -125,17 +125,26 @@ static void group(shape_result *r, shape_goal goal, bool sim_only) {
   sort_shapes(r);
 }
 
+/* c's score under goal at time t, +inf when over o's budget in dollars
+ * per hour. */
+static double within(const shape_opts *o, shape_goal goal,
+                     const shape_config *c, double t) {
+  bool over = o->max_usd_per_hour > 0 &&
+              !(shape_usd_per_hour(c, t) <= o->max_usd_per_hour);
+  return over ? INFINITY : shape_score(goal, c, t);
+}
+
 /* Marks in on[] what a search under goal simulates among the
  * configurations of r at batch (0: every one): the predictor's k best by
- * goal's score, and the best of each (stages, replicas, dp_algo). */
-static void mark(const shape_result *r, shape_goal goal, int batch, long k,
-                 bool *on) {
+ * goal's score within o's budget, and the best of each (stages, replicas,
+ * dp_algo). */
+static void mark(const shape_result *r, const shape_opts *o, shape_goal goal,
+                 int batch, long k, bool *on) {
   ranked *v = mem_alloc((size_t)(r->nall + 1) * sizeof *v);
   long n = 0;
   for (long i = 0; i < r->nall; i++)
     if (!batch || r->all[i].batch == batch)
-      v[n++] = (ranked){shape_score(goal, &r->all[i], r->all[i].predicted_s),
-                        i};
+      v[n++] = (ranked){within(o, goal, &r->all[i], r->all[i].predicted_s), i};
   qsort(v, (size_t)n, sizeof *v, cmp_ranked);
   for (long i = 0; i < n && i < k; i++) on[v[i].i] = true;
   long *best = mem_alloc((size_t)(n + 1) * sizeof *best);
@@ -161,17 +170,40 @@ static void mark(const shape_result *r, shape_goal goal, int batch, long k,
 static long plan(const shape_ctx *x, ranked *v) {
   const shape_result *r = x->r;
   bool *on = mem_calloc((size_t)r->nall + 1, sizeof *on);
-  mark(r, x->o->goal, 0, x->o->simulate, on);
+  mark(r, x->o, x->o->goal, 0, x->o->simulate, on);
   if (shape_per_replica_batch(x->o->goal))
-    mark(r, SHAPE_ITERATION, x->s->workload.batch, x->o->simulate, on);
+    mark(r, x->o, SHAPE_ITERATION, x->s->workload.batch, x->o->simulate, on);
   long n = 0;
   for (long i = 0; i < r->nall; i++)
     if (on[i])
-      v[n++] = (ranked){shape_score(x->o->goal, &r->all[i],
-                                    r->all[i].predicted_s), i};
+      v[n++] = (ranked){within(x->o, x->o->goal, &r->all[i],
+                               r->all[i].predicted_s), i};
   qsort(v, (size_t)n, sizeof *v, cmp_ranked);
   free(on);
   return n;
+}
+
+/* The best by the deciding time within the budget (only simulated ones
+ * when any was; -1 when none is within it), the fastest beside it, and
+ * how many were over the budget. */
+static void pick(shape_ctx *x) {
+  shape_result *r = x->r;
+  shape_goal goal = x->o->goal;
+  r->best = r->fastest = -1;
+  for (long i = 0; i < r->nall; i++) {
+    shape_config *c = &r->all[i];
+    double t = decided_s(c), mine = within(x->o, goal, c, t);
+    c->samples_per_s = c->batch / t;
+    bool counts = !x->o->sim || x->o->simulate <= 0 || !isnan(c->simulated_s);
+    if (!counts) continue;
+    r->over_budget += isinf(mine) && !isinf(shape_score(goal, c, t));
+    if (!isinf(mine) &&
+        (r->best < 0 || mine < within(x->o, goal, &r->all[r->best],
+                                      decided_s(&r->all[r->best]))))
+      r->best = i;
+    if (r->fastest < 0 || c->samples_per_s > r->all[r->fastest].samples_per_s)
+      r->fastest = i;
+  }
 }
 
 /* plan()'s simulations, while their devices fit the budget (the first
@@ -194,19 +226,15 @@ int shape_decide(shape_ctx *x, err *e) {
     free(r->per_shape); /* regrouped: the simulation decides */
     group(r, goal, true);
   }
-  r->best = -1;
-  for (long i = 0; i < r->nall; i++) {
-    shape_config *c = &r->all[i];
-    c->samples_per_s = c->batch / decided_s(c);
-    bool counts = !x->o->sim || x->o->simulate <= 0 || !isnan(c->simulated_s);
-    if (counts && (r->best < 0 ||
-                   shape_score(goal, c, decided_s(c)) <
-                       shape_score(goal, &r->all[r->best],
-                                   decided_s(&r->all[r->best]))))
-      r->best = i;
-  }
+  pick(x);
   r->pruned_predictor = r->nall - r->simulated;
   if (x->o->progress && x->planned != x->done) /* duplicates: all done */
     x->o->progress(x->o->progress_ctx, x->done, x->planned = x->done);
+  if (r->best < 0)
+    return err_set(e, ERR_CONFIG, "%s: no configuration within $%g per hour "
+                   "(the fastest, %d devices, costs $%.4g per hour)",
+                   x->s->name, x->o->max_usd_per_hour, r->all[r->fastest].ndev,
+                   shape_usd_per_hour(&r->all[r->fastest],
+                                      decided_s(&r->all[r->fastest])));
   return ERR_OK;
 }

@@ -210,8 +210,10 @@ alloc *sim_recovery_place(const scenario *s, const char *method, int kind,
       break;
     case OBJECTIVE_PREDICTED: a = place_predicted(s, cc, method, so, e); break;
     case OBJECTIVE_COST_CMD:
+    case OBJECTIVE_USD_PER_SAMPLE:
+    case OBJECTIVE_SAMPLES_PER_USD:
       err_set(e, ERR_CONFIG, "re-planning minimises dtfm or predicted, not "
-              "cost-cmd (a cost model's command is schedule's)");
+              "%s (schedule's)", objective_kind_names[kind]);
       break;
   }
   cost_ctx_free(cc);

@@ -82,6 +82,12 @@ typedef struct sim_link_class {
  * the order sim_result.classes is in. */
 void sim_link_classes_sort(sim_link_class *c, int n);
 
+/* Adds the nfrom classes of from into *to (*n of them, capacity *cap,
+ * grown), summing bytes and flows of a pair already there (in from's
+ * order; a new pair goes last). */
+void sim_link_classes_add(sim_link_class **to, int *n, size_t *cap,
+                          const sim_link_class *from, int nfrom);
+
 typedef struct sim_result {
   double iteration_s;     /* the last device's end */
   sim_breakdown mean;     /* over all devices */
@@ -111,6 +117,12 @@ typedef struct sim_result {
   double inner_step_s;        /* one inner step no exchange overlaps */
   double outer_step_s;        /* H inner steps with every exchange */
   int64_t end_ns;         /* when the last device finished (absolute) */
+  /* Bytes sent per ordered site pair per iteration, as pp_bytes, dp_bytes
+   * and wan_bytes count them (the link classes, but for DiLoCo the
+   * pipeline's per inner step and the exchange over H, where classes hold
+   * the first inner step's only): what a bill prices. Busiest first. */
+  int nsite_bytes;
+  sim_link_class *site_bytes;
 } sim_result;
 
 /* Simulates one iteration of s (workload resolved by models/spec) under

@@ -141,46 +141,85 @@ static uint32_t *class_slot(uint32_t *slot, size_t cap,
   return &slot[h];
 }
 
-/* Per (sender site, receiver site) the bytes and flows of the transfers.
- * The pairs that carry traffic are few next to nsites^2 (2048 one-device
- * sites would be 4M cells), so they are found through a small open-
- * addressing table; each class sums its transfers in task order and the
- * result is sorted by a total order, so the output does not depend on the
- * table's layout. */
+/* Sums per (sender site, receiver site): an open-addressing table over
+ * the classes found so far (the pairs that carry traffic are few next to
+ * nsites^2: 2048 one-device sites would be 4M cells). */
+typedef struct class_sums {
+  size_t cap, k, mcap;
+  uint32_t *slot;
+  sim_link_class *m;
+} class_sums;
+
+static void sums_init(class_sums *c) {
+  *c = (class_sums){.cap = 64};
+  c->slot = mem_calloc(c->cap, sizeof *c->slot);
+}
+
+/* The class (a, b), new (zero) if not seen yet. */
+static sim_link_class *sums_at(class_sums *c, int a, int b) {
+  uint32_t *sl = class_slot(c->slot, c->cap, c->m, a, b);
+  if (*sl) return &c->m[*sl - 1];
+  mem_grow((void **)&c->m, &c->mcap, c->k + 1, sizeof *c->m);
+  c->m[c->k++] = (sim_link_class){.src_site = a, .dst_site = b};
+  *sl = (uint32_t)c->k;
+  if (2 * c->k > c->cap) { /* rehash at half full */
+    free(c->slot);
+    c->cap *= 2;
+    c->slot = mem_calloc(c->cap, sizeof *c->slot);
+    for (size_t i = 0; i < c->k; i++)
+      *class_slot(c->slot, c->cap, c->m, c->m[i].src_site, c->m[i].dst_site) =
+          (uint32_t)i + 1;
+  }
+  return &c->m[c->k - 1];
+}
+
+/* The classes, sorted (sim_link_classes_sort), into *out and *n. */
+static void sums_take(class_sums *c, sim_link_class **out, int *n) {
+  free(c->slot);
+  sim_link_classes_sort(c->m, (int)c->k);
+  *out = c->m;
+  *n = (int)c->k;
+}
+
+/* Per (sender site, receiver site) the bytes and flows of the transfers;
+ * each class sums its transfers in task order and the result is sorted by
+ * a total order, so the output does not depend on the table's layout. */
 static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
                          sim_result *out, double role[4]) {
-  size_t cap = 64, k = 0, mcap = 0;
-  uint32_t *slot = mem_calloc(cap, sizeof *slot);
-  sim_link_class *m = NULL;
+  class_sums c;
+  sums_init(&c);
   for (uint32_t i = 0; i < n; i++) {
     if (t[i].kind != SIM_TASK_XFER) continue;
     int a = s->device_site[t[i].dev], b = s->device_site[t[i].dst];
-    uint32_t *sl = class_slot(slot, cap, m, a, b);
-    if (!*sl) {
-      mem_grow((void **)&m, &mcap, k + 1, sizeof *m);
-      m[k++] = (sim_link_class){.src_site = a, .dst_site = b};
-      *sl = (uint32_t)k;
-      if (2 * k > cap) { /* rehash at half full */
-        free(slot);
-        cap *= 2;
-        slot = mem_calloc(cap, sizeof *slot);
-        for (size_t c = 0; c < k; c++)
-          *class_slot(slot, cap, m, m[c].src_site, m[c].dst_site) =
-              (uint32_t)c + 1;
-        sl = class_slot(slot, cap, m, a, b);
-      }
-    }
-    sim_link_class *c = &m[*sl - 1];
-    c->bytes += t[i].bytes;
-    c->flows++;
+    sim_link_class *x = sums_at(&c, a, b);
+    x->bytes += t[i].bytes;
+    x->flows++;
     int r = bytes_of((sim_task_role)t[i].role); /* role_bytes' order */
     role[r] += t[i].bytes;
     if (a != b) role[2 + r] += t[i].bytes;
   }
-  free(slot);
-  sim_link_classes_sort(m, (int)k);
-  out->nclasses = (int)k;
-  out->classes = m;
+  sums_take(&c, &out->classes, &out->nclasses);
+}
+
+/* DiLoCo's bytes per site pair per inner step (as its pp_bytes, dp_bytes
+ * and wan_bytes): the pipeline's of the first inner step (tasks [0,
+ * first)) and the exchange's over the outer step's graph (tasks [0, n))
+ * divided by H. */
+static void outer_site_bytes(const scenario *s, const sim_task *t,
+                             uint32_t first, uint32_t n, int H,
+                             sim_result *out) {
+  class_sums c;
+  sums_init(&c);
+  for (uint32_t i = 0; i < n; i++) {
+    if (t[i].kind != SIM_TASK_XFER) continue;
+    bool dp = bytes_of((sim_task_role)t[i].role) == 1;
+    if (!dp && i >= first) continue;
+    sim_link_class *x = sums_at(&c, s->device_site[t[i].dev],
+                                s->device_site[t[i].dst]);
+    x->bytes += dp ? t[i].bytes / H : t[i].bytes;
+    x->flows++;
+  }
+  sums_take(&c, &out->site_bytes, &out->nsite_bytes);
 }
 
 /* Seconds a compute task ran: its nominal duration at full speed, longer
@@ -299,6 +338,7 @@ static void finish_outer(const scenario *s, const spec_workload *w,
   out->iteration_s = outer / H;
   out->pp_bytes = k1[0], out->dp_bytes = k[1] / H;
   out->wan_bytes = k1[2] + k[3] / H;
+  outer_site_bytes(s, t, m->first_tasks, n, H, out);
   double exposed = (outer - H * out->inner_step_s) / H;
   out->mean.dp_sync_s = exposed, out->mean.compute_s = mean / H;
   for (int st = 0; st < out->stages; st++) out->stage[st].dp_sync_s = exposed;
@@ -311,6 +351,11 @@ static void finish_outer(const scenario *s, const spec_workload *w,
 static void finish_plain(double *b, const double k[4], int nd,
                          sim_result *out) {
   out->pp_bytes = k[0], out->dp_bytes = k[1], out->wan_bytes = k[2] + k[3];
+  out->nsite_bytes = out->nclasses;
+  out->site_bytes = mem_alloc(((size_t)out->nclasses + 1) *
+                              sizeof *out->site_bytes);
+  memcpy(out->site_bytes, out->classes,
+         (size_t)out->nclasses * sizeof *out->classes);
   utilisation(out, b, nd, out->iteration_s);
 }
 

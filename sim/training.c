@@ -157,19 +157,10 @@ static void accumulate(run *r, const sim_result *x) {
   g->inner_step_s += x->inner_step_s;
   g->outer_step_s += x->outer_step_s;
   accumulate_use(r, g, x);
-  for (int i = 0; i < x->nclasses; i++) {
-    const sim_link_class *c = &x->classes[i];
-    int k = 0;
-    while (k < g->nclasses && (g->classes[k].src_site != c->src_site ||
-                               g->classes[k].dst_site != c->dst_site))
-      k++;
-    if (k == g->nclasses) {
-      mem_grow((void **)&g->classes, &r->ccap, (size_t)k + 1, sizeof *g->classes);
-      g->classes[g->nclasses++] = (sim_link_class){c->src_site, c->dst_site, 0, 0};
-    }
-    g->classes[k].bytes += c->bytes;
-    g->classes[k].flows += c->flows;
-  }
+  sim_link_classes_add(&g->classes, &g->nclasses, &r->ccap, x->classes,
+                       x->nclasses);
+  sim_link_classes_add(&g->site_bytes, &g->nsite_bytes, &r->scap,
+                       x->site_bytes, x->nsite_bytes);
 }
 
 static void finish_agg(run *r) {
@@ -197,6 +188,8 @@ static void finish_agg(run *r) {
     g->stage[s].dp_sync_s /= n;
   }
   sim_link_classes_sort(g->classes, g->nclasses);
+  for (int i = 0; i < g->nsite_bytes; i++) g->site_bytes[i].bytes /= n;
+  sim_link_classes_sort(g->site_bytes, g->nsite_bytes);
 }
 
 #ifndef NDEBUG
@@ -607,6 +600,7 @@ static void summarise(run *r, sim_training_result *out) {
   assert(r->booked_ns == r->now); /* every nanosecond booked once */
   finish_agg(r);
   *out = (sim_training_result){.it = r->it, .n = r->n, .agg = r->agg,
+                               .completed = r->completed,
                                .inner_steps = spec_is_diloco(&r->w) ? r->H : 0,
                                .c = r->c, .faults_seen = r->c.faults_seen,
                                .replans = r->c.adopted,

@@ -141,7 +141,9 @@ typedef struct sim_training_result {
   sim_result agg;     /* per-device and per-stage means over every
                          iteration run to completion, iteration_s their mean;
                          events and flows: totals of the run; link classes:
-                         bytes and flows summed */
+                         bytes and flows summed; site bytes: their mean */
+  size_t completed;   /* iterations run to completion (kept or later
+                         rolled back): what agg's means are over */
   sim_training_counts c; /* what the recovery did */
   /* the counts' old names (c's): faults_seen, replans = c.adopted,
    * migrations = c.migrations */

@@ -46,7 +46,7 @@ typedef struct run {
   size_t completed;   /* iterations run to completion */
   sim_result one;     /* the first completed iteration's utilisation, kept
                          exactly for a run of one */
-  size_t ccap;        /* link classes' capacity */
+  size_t ccap, scap;  /* link classes' and site bytes' capacities */
   int64_t last_look;  /* replan-on-change: the trace was looked at here */
   sim_training_counts c;
   sim_timeline_stream *tl;

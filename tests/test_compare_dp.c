@@ -171,3 +171,51 @@ Test(compare_dp, help_and_usage_errors) {
                2);
   support_run_clear(&r);
 }
+
+/* Issue 36: a priced scenario's rows carry the dollars per 1,000 samples
+ * and the egress share simulate --json reports; an unpriced one's are
+ * empty; the replot from such a CSV draws the dollars panel. */
+Test(compare_dp, dollars_per_1k_samples_beside_samples_per_s) {
+  char *text = support_edit(support_read_file(two_cities(), NULL),
+                            "\"nic_gbps\": 10}, {",
+                            "\"nic_gbps\": 10, \"usd_per_gpu_hour\": 2, "
+                            "\"usd_per_gb\": 0.09}, {");
+  char *t2 = support_edit(text, "\"nic_gbps\": 10}],",
+                          "\"nic_gbps\": 10, \"usd_per_gpu_hour\": 1, "
+                          "\"usd_per_gb\": 0.02}],");
+  const char *f = support_write_file(support_path("priced.json"), t2);
+  free(text), free(t2);
+  support_run r = {0};
+  cr_assert_eq(support_sh(&r, "python3 %s/analysis/compare_dp.py --out '%s' "
+                              "--geodes '%s' --method dtfm-identity "
+                              "--model 'p=%s' --model 'free=%s'",
+                          GEODES_SOURCE_DIR, support_path("d"), GEODES_BIN, f,
+                          two_cities()), 0, "%s", r.err);
+  char *csv = support_read_file(support_path("d/compare_dp.csv"), NULL);
+  cr_assert(strstr(csv, ",scenario,usd_per_1k_samples,egress_share\r\n"),
+            "%s", csv); /* csv.DictWriter ends a row with CRLF */
+  /* the pipeline row of p: its dollars equal simulate's */
+  cr_assert_eq(support_geodes(&r, "simulate '%s' --alloc '%s' --json", f,
+                              support_path("d/alloc-0.json")), 0, "%s", r.err);
+  const char *at = strstr(r.out, "\"usd_per_1k_samples\":");
+  cr_assert_not_null(at, "%s", r.out);
+  double want = atof(at + strlen("\"usd_per_1k_samples\":"));
+  const char *row = strstr(csv, "p,pipeline (DT-FM)");
+  cr_assert_not_null(row);
+  double got = field(row, "p,pipeline (DT-FM)", 12);
+  cr_expect(fabs(got - want) <= 1e-9 * want, "%g vs %g", got, want);
+  double share = field(row, "p,pipeline (DT-FM)", 13);
+  cr_expect(share > 0 && share < 1, "egress share %g", share);
+  const char *free_row = strstr(csv, "\nfree,pipeline (DT-FM)");
+  cr_assert_not_null(free_row);
+  const char *eol = strchr(free_row + 1, '\r');
+  cr_expect(eol[-1] == ',' && eol[-2] == ',', "not priced: empty columns");
+  struct stat st;
+  cr_assert_eq(support_sh(&r, "python3 %s/analysis/compare_dp.py --out "
+                              "'%s/re' --from-csv '%s/compare_dp.csv'",
+                          GEODES_SOURCE_DIR, support_path("d"),
+                          support_path("d")), 0, "%s", r.err);
+  cr_assert_eq(stat(support_path("d/re/compare_dp.png"), &st), 0);
+  free(csv);
+  support_run_clear(&r);
+}

@@ -630,3 +630,44 @@ Test(db, two_processes_migrate_one_old_store) {
                  DB_SCHEMA_VERSION);
   }
 }
+
+/* Issue 36: a version-8 store is migrated to 9: its rows keep their
+ * identity and values, results gets the bill's columns (NULL for them),
+ * and a new row stores its dollars, energy and carbon. */
+Test(db, version_8_is_migrated_and_gets_the_bill_columns) {
+  const char *path = support_path("v8.db");
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "0"}, &e);
+  db_result r = sample("k8old", 43.25);
+  r.identity = "00000000000000cc";
+  cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+  db_close(d);
+  db_result_clear(&r);
+  back_to(path, 8);
+  cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM pragma_table_info"
+                                     "('results') WHERE name = 'usd'"), 0);
+  d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  cr_expect_eq(support_sql_int(path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+  cr_expect_eq(db_result_has(d, "k8old", "00000000000000cc", &e),
+               DB_RESULT_CURRENT, "a version-8 row stays current");
+  db_result t = sample("k9", 41);
+  t.usd = 2.5, t.usd_per_1k_samples = 2.44, t.kwh = 0.75, t.gco2 = 300;
+  cr_assert_eq(db_result_put(d, run, &t, &e), 1, "%s", e.msg);
+  db_close(d);
+  db_result_clear(&t);
+  int null;
+  cr_expect_float_eq(sql_real(path, "SELECT usd FROM results WHERE "
+                                    "point_key = 'k9'", &null), 2.5, 0);
+  cr_expect_float_eq(sql_real(path, "SELECT gco2 FROM results WHERE "
+                                    "point_key = 'k9'", &null), 300, 0);
+  sql_real(path, "SELECT usd_per_hour FROM results WHERE point_key = 'k9'",
+           &null);
+  cr_expect(null, "not given: NULL");
+  sql_real(path, "SELECT usd FROM results WHERE point_key = 'k8old'", &null);
+  cr_expect(null, "a migrated row has no bill");
+  cr_expect_float_eq(sql_real(path, "SELECT iteration_s FROM results WHERE "
+                                    "point_key = 'k8old'", &null), 43.25, 0);
+}

@@ -865,3 +865,58 @@ Test(plot, titles_name_the_scenario_not_its_file) {
                 second, 2, "second cluster");
   json_decref(fig);
 }
+
+/* Issue 36: costs.png draws each priced method of a scenario at its mean
+ * samples/s and dollars per 1,000 samples (the two seeds of a method
+ * averaged), a panel per scenario; rows without a price are left out. */
+Test(plot, costs_draw_dollars_against_speed) {
+  const char *path = support_path("costs.db");
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"geodes sweep c.json", NULL, -1,
+                                          "0", "x"}, &e);
+  static const char *algos[] = {"central-ps", "diloco", "central-ps"};
+  static const int abits[] = {16, 16, 4};
+  char keys[16][32];
+  int k = 0;
+  db_begin(d, &e);
+  for (int a = 0; a < 3; a++)
+    for (int seed = 0; seed < 2; seed++, k++) {
+      db_result r;
+      db_result_init(&r);
+      snprintf(keys[k], sizeof keys[k], "c %d", k);
+      r.key = keys[k], r.study = "sweep", r.scenario = "ww";
+      r.method = "gcma", r.network_model = "tcp";
+      snprintf(r.dp_algo, sizeof r.dp_algo, "%s", algos[a]);
+      r.activation_bits = abits[a], r.grad_bits = 16;
+      if (a == 1) r.inner_steps = 100;
+      r.samples_per_s = 10 + a + seed;
+      r.usd_per_1k_samples = 2.0 - 0.5 * a + 0.1 * seed;
+      r.usd = 4, r.egress_usd = a == 1 ? 0.04 : 1;
+      cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+    }
+  db_result r; /* not priced: not drawn */
+  db_result_init(&r);
+  r.key = "free", r.study = "sweep", r.scenario = "ww", r.method = "gcma";
+  r.network_model = "tcp", r.samples_per_s = 99;
+  cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+  cr_assert_eq(db_commit(d, &e), ERR_OK);
+  db_close(d);
+  json_t *fig, *p = plotted(path, "", "costs.json", "ww", &fig);
+  double want[3][2] = {{10.5, 2.05}, {11.5, 1.55}, {12.5, 1.05}};
+  const char *labels[] = {"pipeline, central-ps (gcma",
+                          "diloco H=100 (gcma",
+                          "pipeline, central-ps, 4-bit activations (gcma"};
+  for (int a = 0; a < 3; a++)
+    expect_points(artist(p, "scatters", labels[a]), &want[a], 1, labels[a]);
+  cr_expect_eq(json_array_size(json_object_get(p, "scatters")), 3);
+  json_t *t = json_object_get(p, "texts");
+  char *texts = json_dumps(t, 0);
+  cr_expect(strstr(texts, "egress 25 %") && strstr(texts, "egress 1 %"),
+            "%s", texts);
+  free(texts);
+  cr_expect_eq(json_number_value(json_array_get(json_object_get(p, "xlim"),
+                                                0)), 0, "from 0");
+  json_decref(fig);
+}

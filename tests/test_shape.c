@@ -561,3 +561,84 @@ Test(shape, objectives_agree_and_name_their_sites, .timeout = 900) {
   cr_expect(strstr(r.out, "PREDICTED_S  SITES\n"), "%s", r.out);
   support_run_clear(&r);
 }
+
+/* Issue 36: two sites of one V100 each, the dearer first, equal in every
+ * way but the price. */
+static scenario *dear_and_cheap(void) {
+  const char *text =
+      "{\"name\": \"dc\", \"sites\": ["
+      "{\"name\": \"Dear\", \"devices\": 1, \"usd_per_gpu_hour\": 3},"
+      "{\"name\": \"Cheap\", \"devices\": 1, \"usd_per_gpu_hour\": 1}],"
+      "\"network\": {\"latency_ms\": 5, \"bandwidth_gbps\": 10, "
+      "\"usd_per_gb\": 0.02},"
+      "\"workload\": {\"model\": \"gpt3-small\", \"batch\": 4, "
+      "\"micro_batch\": 1, \"stages\": 1, \"replicas\": 2}}";
+  err e = {0};
+  scenario *s = scenario_parse(text, strlen(text), "dc.json", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  return s;
+}
+
+/* The site of configuration c's single device. */
+static const char *site_of(const scenario *s, const shape_config *c) {
+  return s->sites[s->device_site[c->keep[0]]].name;
+}
+
+/* One device, one replica: Dear's and Cheap's configurations run equally
+ * fast; throughput keeps the first found (Dear), the dollar goals the
+ * cheaper, at its price by hand. */
+Test(shape, the_cost_goal_picks_the_cheaper_of_two_equal_speeds) {
+  scenario *s = dear_and_cheap();
+  shape_goal goals[] = {SHAPE_THROUGHPUT, SHAPE_USD_PER_SAMPLE,
+                        SHAPE_SAMPLES_PER_USD};
+  const char *want[] = {"Dear", "Cheap", "Cheap"};
+  for (int g = 0; g < 3; g++) {
+    shape_opts o;
+    shape_opts_default(&o);
+    o.goal = goals[g], o.price = true, o.simulate = 0;
+    o.stages = 1, o.replicas = 1, o.nmicro = 1, o.micro[0] = 1;
+    shape_result r;
+    err e = {0};
+    cr_assert_eq(shape_search(s, &o, &r, &e), 0, "%s", e.msg);
+    /* Dear alone, then Cheap alone, each at the batch per replica kept (2)
+     * and the scenario's (4) */
+    cr_assert_eq(r.nall, 4, "Dear alone and Cheap alone at two batches");
+    cr_expect_eq(r.all[0].predicted_s, r.all[2].predicted_s, "equal speeds");
+    cr_expect_eq(r.all[1].predicted_s, r.all[3].predicted_s, "equal speeds");
+    const shape_config *b = &r.all[r.best];
+    cr_expect_str_eq(site_of(s, b), want[g], "goal %s", shape_goal_names[g]);
+    double t = b->predicted_s;
+    double usd = (strcmp(want[g], "Dear") ? 1.0 : 3.0) / 3600 * t / b->batch;
+    cr_expect(fabs(shape_usd_per_sample(b, t) - usd) <= 1e-15, "by hand");
+    cr_expect_eq(b->egress_usd, 0, "one device sends nothing");
+    shape_result_free(&r);
+  }
+  scenario_free(s);
+}
+
+/* A budget of $2 per hour leaves Cheap alone: Dear ($3) and both ($4 and
+ * their egress) are over it, though both run the most samples/s; the
+ * fastest is still reported. Under $1 nothing fits. */
+Test(shape, the_budget_excludes_the_shapes_over_it) {
+  scenario *s = dear_and_cheap();
+  shape_opts o;
+  shape_opts_default(&o);
+  o.price = true, o.simulate = 0, o.max_usd_per_hour = 2;
+  o.nmicro = 1, o.micro[0] = 1;
+  shape_result r;
+  err e = {0};
+  cr_assert_eq(shape_search(s, &o, &r, &e), 0, "%s", e.msg);
+  const shape_config *b = &r.all[r.best], *f = &r.all[r.fastest];
+  cr_expect_eq(b->ndev, 1);
+  cr_expect_str_eq(site_of(s, b), "Cheap");
+  cr_expect_leq(shape_usd_per_hour(b, b->predicted_s), 2);
+  cr_expect_eq(f->ndev, 2, "the fastest works both devices");
+  cr_expect_gt(shape_usd_per_hour(f, f->predicted_s), 4, "GPUs and egress");
+  cr_expect_eq(r.over_budget, r.nall - 2, "all but Cheap's (two batches)");
+  shape_result_free(&r);
+  o.max_usd_per_hour = 0.5;
+  cr_expect_eq(shape_search(s, &o, &r, &e), ERR_CONFIG);
+  cr_expect(strstr(e.msg, "no configuration within $0.5 per hour") != NULL,
+            "%s", e.msg);
+  scenario_free(s);
+}

@@ -347,3 +347,26 @@ int csv_parse_double(const char *s, size_t n, double *out) {
   if (buf != small) free(buf);
   return over ? CSV_NUM_OVERFLOW : CSV_NUM_OK;
 }
+
+int csv_table(const char *text, size_t len, const char *name,
+              const char *header, csv_row_fn row, void *ctx, err *e) {
+  csv_reader rd;
+  csv_reader_init(&rd, text, len, name);
+  const char *s;
+  size_t n;
+  bool seen = false;
+  int rows = 0, rc = ERR_OK, more;
+  while (rc == ERR_OK && (more = csv_next(&rd, &s, &n, e)) > 0) {
+    if (n == 0 || s[0] == '#') continue;
+    if (seen) rc = row(ctx, &rd, s, n, e), rows++;
+    else if (n != strlen(header) || memcmp(s, header, n) != 0)
+      rc = err_set(e, ERR_PARSE, "%s:%d: expected the header '%s'", name,
+                   rd.line, header);
+    seen = true;
+  }
+  if (rc == ERR_OK && more < 0) rc = more;
+  if (rc == ERR_OK && !rows)
+    rc = err_set(e, ERR_MISSING, "%s:%d: no rows", name, rd.line);
+  csv_reader_free(&rd);
+  return rc;
+}

@@ -75,6 +75,16 @@ void csv_comments_free(csv_comment *v, size_t n);
 int csv_split(csv_reader *r, const char *s, size_t n, const char **f,
               size_t *fn, int max);
 
+/* A table of fixed columns: after '#' comments and blank records, the
+ * first record must be header exactly ("NAME:LINE: expected the header
+ * 'HEADER'"), and each later one goes to row (its reader, whose line is
+ * the record's, and the record); at least one must ("NAME:LINE: no
+ * rows"). ERR_OK, or the first error (row's, or the reader's). */
+typedef int (*csv_row_fn)(void *ctx, csv_reader *rd, const char *s, size_t n,
+                          err *e);
+int csv_table(const char *text, size_t len, const char *name,
+              const char *header, csv_row_fn row, void *ctx, err *e);
+
 /* ---- writing ---- */
 
 /* s as one field to f: as it is, or in double quotes with each quote

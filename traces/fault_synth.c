@@ -42,8 +42,9 @@ void fault_params_free(fault_params *p) {
   free(p);
 }
 
-static int params_row(fault_params *p, csv_reader *rd, const char *s,
-                      size_t n, err *e) {
+static int params_row(void *ctx, csv_reader *rd, const char *s, size_t n,
+                      err *e) {
+  fault_params *p = ctx;
   const char *name = rd->name;
   int line = rd->line;
   const char *f[PARAMS_COLS];
@@ -78,29 +79,10 @@ static int params_row(fault_params *p, csv_reader *rd, const char *s,
 fault_params *fault_params_parse(const char *text, size_t len,
                                  const char *name, err *e) {
   fault_params *p = mem_calloc(1, sizeof *p);
-  csv_reader rd;
-  csv_reader_init(&rd, text, len, name);
-  const char *s;
-  size_t n;
-  bool header = false;
-  int rc = ERR_OK, more;
-  while (rc == ERR_OK && (more = csv_next(&rd, &s, &n, e)) > 0) {
-    if (n == 0 || s[0] == '#') continue;
-    if (header) rc = params_row(p, &rd, s, n, e);
-    else if (n != strlen(PARAMS_HEADER) || memcmp(s, PARAMS_HEADER, n) != 0)
-      rc = err_set(e, ERR_PARSE, "%s:%d: expected the header '%s'", name,
-                   rd.line, PARAMS_HEADER);
-    header = true;
-  }
-  if (rc == ERR_OK && more < 0) rc = more;
-  if (rc == ERR_OK && !p->n)
-    rc = err_set(e, ERR_MISSING, "%s:%d: no rows", name, rd.line);
-  csv_reader_free(&rd);
-  if (rc) {
-    fault_params_free(p);
-    return NULL;
-  }
-  return p;
+  if (csv_table(text, len, name, PARAMS_HEADER, params_row, p, e) == ERR_OK)
+    return p;
+  fault_params_free(p);
+  return NULL;
 }
 
 fault_params *fault_params_builtin(err *e) {

@@ -105,14 +105,15 @@ static int read_nic(const jfield_doc *c, const jfield_scope *s,
       "compute_efficiency", "flow_gbps", "nic", "tcp_window_bytes",      \
       "gpu_memory_gb"
 const char *const scenario_site_keys[] = {SCENARIO_SITE_KEYS_, NULL};
-const char *const scenario_site_info_keys[] = {"instance", NULL};
+const char *const scenario_site_info_keys[] = {
+    "instance", SCENARIO_SITE_PRICE_KEYS_, NULL};
 static const char *const site_known[] = {SCENARIO_SITE_KEYS_, "instance",
-                                         NULL};
+                                         SCENARIO_SITE_PRICE_KEYS_, NULL};
 
 const char *const scenario_top_keys[] = {
     "name",  "description", "seed",     "latency_convention",
     "sites", "network",     "workload", "cost",
-    NULL};
+    "prices", NULL};
 
 static int read_site(const jfield_doc *c, const jfield_scope *s,
                      const json_t *o, scenario_site *site) {
@@ -416,7 +417,8 @@ static int read_top(const jfield_doc *c, const json_t *root, scenario *sc,
       (rc = read_block(c, root, "workload", WORKLOAD_IN_WORKLOAD, sc)) ||
       (rc = map_devices(c, sc)) ||
       (rc = read_block(c, root, "cost", WORKLOAD_IN_COST, sc)) ||
-      (rc = scenario_read_network(c, root, sc, builtin)))
+      (rc = scenario_read_network(c, root, sc, builtin)) ||
+      (rc = scenario_read_prices(c, root, sc, builtin)))
     return rc;
   return ERR_OK;
 }
@@ -504,12 +506,15 @@ void scenario_free(scenario *s) {
     free(s->sites[i].name);
     free(s->sites[i].gpu);
     free(s->sites[i].instance);
+    free(s->sites[i].price_from);
   }
   free(s->sites);
   free(s->device_site);
   trace_free(s->network);
   free(s->trace_file);
   free(s->overrides);
+  free(s->usd_per_gb);
+  free(s->prices_file);
   for (int r = 0; r < WORKLOAD_NFIELDS; r++)
     if (workload_rows[r].target == WORKLOAD_IN_WORKLOAD &&
         workload_rows[r].kind == WORKLOAD_NAME)

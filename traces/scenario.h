@@ -112,6 +112,22 @@ typedef struct scenario_site {
                         simulated time depends on it */
   int gpu_line;      /* line of its "gpu" (of its "name" when defaulted);
                         0 once a knob set the GPU */
+  /* What running here costs and draws (traces/scenario_price.c); like
+   * "instance", none of it is in scenario_hash: no simulated time depends
+   * on it (scenario_prices_hash holds it). */
+  double usd_per_gpu_hour; /* USD per GPU per hour: "usd_per_gpu_hour",
+                        else its instance's row of the price table (its
+                        spot price with "spot") per GPU; NAN: not priced */
+  char *price_from;  /* where that price came from ("usd_per_gpu_hour", or
+                        the table's file:line, type, region and date);
+                        NULL when not priced */
+  bool spot;         /* "spot": the table's spot price */
+  double usd_per_gb; /* "usd_per_gb": what a GB leaving the site toward
+                        another costs (billed here, the sender); NAN: none */
+  double gco2_per_kwh; /* "gco2_per_kwh": the grid's carbon intensity;
+                        NAN: not given */
+  double board_w, idle_w; /* "board_w", "idle_w": a GPU's power busy and
+                        idle, W; NAN: the GPU table's (models/spec.h) */
 } scenario_site;
 
 /* NCCL's socket transport opens at most 64 sockets per connection
@@ -209,6 +225,15 @@ typedef struct scenario {
   double bandwidth_scale, latency_scale; /* the what-if scales the knobs
                                 applied to every link (1: none), so that
                                 outputs can say the run was scaled */
+  double *usd_per_gb;        /* [nsites x nsites] what a GB from site a to
+                                site b costs, billed at a: the link's
+                                "usd_per_gb", else a's, else the network's;
+                                NAN: not priced; inside a site 0 unless its
+                                link states one (scenario_price.c). A
+                                subset borrows it */
+  double net_usd_per_gb;     /* "network.usd_per_gb"; NAN: none */
+  char *prices_file;         /* the price table the instances were looked
+                                up in (the built-in's name, or "prices") */
 } scenario;
 
 /* Limits shared by the scenario file, the knobs, the command line and the
@@ -244,8 +269,10 @@ extern const char *const scenario_top_keys[];
 extern const char *const scenario_network_keys[];
 extern const char *const scenario_link_keys[];
 extern const char *const scenario_override_keys[];
-/* The site keys a result does not depend on (kept out of scenario_hash):
- * "instance". A site takes the keys of both lists. */
+/* The site keys a simulated time does not depend on (kept out of
+ * scenario_hash): "instance" and the prices and power (usd_per_gpu_hour,
+ * spot, usd_per_gb, gco2_per_kwh, board_w, idle_w). A site takes the keys
+ * of both lists. */
 extern const char *const scenario_site_info_keys[];
 
 /* The scenario of `geodes run` and of a sweep that names none. */
@@ -288,6 +315,13 @@ void scenario_free(scenario *s);
  * unchanged files hash equal; an edit of the scenario or of its trace file
  * changes it. */
 uint64_t scenario_hash(const scenario *s);
+
+/* A content hash of what s's bills read and scenario_hash leaves out:
+ * every site's GPU-hour price, carbon intensity and power keys, and the
+ * egress price of every ordered site pair; 0 when s states none of them
+ * (priced by neither key nor instance), so that an unpriced scenario's
+ * stored rows keep their identity (analysis/sweep.c). */
+uint64_t scenario_prices_hash(const scenario *s);
 
 /* The link from device a to device b (a != b) at time t_ns: the override if
  * one exists, else the trace value between their sites. */

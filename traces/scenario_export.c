@@ -34,7 +34,20 @@ static json_t *site_json(const scenario_site *st) {
   set(o, "tcp_window_bytes", json_real(st->tcp_window_bytes));
   if (st->compute_efficiency > 0)
     set(o, "compute_efficiency", json_real(st->compute_efficiency));
+  /* the price in effect, whether the site or its instance's row gave it */
+  if (!isnan(st->usd_per_gpu_hour))
+    set(o, "usd_per_gpu_hour", json_real(st->usd_per_gpu_hour));
+  if (st->spot) set(o, "spot", json_true());
+  const char *keys[] = {"usd_per_gb", "gco2_per_kwh", "board_w", "idle_w"};
+  double v[] = {st->usd_per_gb, st->gco2_per_kwh, st->board_w, st->idle_w};
+  for (size_t k = 0; k < sizeof v / sizeof *v; k++)
+    if (!isnan(v[k])) set(o, keys[k], json_real(v[k]));
   return o;
+}
+
+/* The egress price of the ordered pair (a, b) (NAN: none). */
+static double price(const scenario *s, int a, int b) {
+  return s->usd_per_gb[(size_t)a * s->nsites + b];
 }
 
 static json_t *link_json(const scenario *s, int a, int b, bool both,
@@ -51,6 +64,8 @@ static json_t *link_json(const scenario *s, int a, int b, bool both,
   for (int k = 0; k < TRACE_NPATH_KEYS; k++) /* the ones the link gives */
     if (trace_value_path(&v, k) != 0)
       set(o, trace_path_keys[k].name, json_real(trace_value_path(&v, k)));
+  double p = price(s, a, b); /* the price in effect, wherever it was given */
+  if (!isnan(p) && (a != b || p != 0)) set(o, "usd_per_gb", json_real(p));
   return o;
 }
 
@@ -70,7 +85,9 @@ static json_t *links_json(const scenario *s) {
     for (int b = a; b < s->nsites; b++) {
       trace_value ab = trace_at(s->network, a, b, 0);
       trace_value ba = trace_at(s->network, b, a, 0);
-      if (a == b || same(ab, ba)) {
+      double pab = price(s, a, b), pba = price(s, b, a);
+      bool priced_alike = pab == pba || (isnan(pab) && isnan(pba));
+      if (a == b || (same(ab, ba) && priced_alike)) {
         json_array_append_new(l, link_json(s, a, b, a != b, ab));
       } else {
         json_array_append_new(l, link_json(s, a, b, false, ab));
@@ -90,6 +107,8 @@ static json_t *device_name(const scenario *s, int d) {
 static json_t *network_json(const scenario *s, const char *trace_name) {
   json_t *o = json_object();
   set(o, "shaping", json_string(scenario_shaping_names[s->shaping]));
+  if (!isnan(s->net_usd_per_gb))
+    set(o, "usd_per_gb", json_real(s->net_usd_per_gb));
   if (trace_name) set(o, "trace", json_string(trace_name));
   else set(o, "links", links_json(s));
   if (s->noverrides) {

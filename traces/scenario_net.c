@@ -24,13 +24,15 @@
 #include "traces/trace_csv.h"
 
 #define PATH_KEY_NAME_(f, lo, hi, open, what) #f,
+/* usd_per_gb is a price, not a path key: billing data that never varies
+ * in time and that the transport never reads (scenario_price.c reads it). */
 const char *const scenario_network_keys[] = {
     "shaping", "latency_ms", "bandwidth_gbps", TRACE_PATH_MAP(PATH_KEY_NAME_)
-    "trace", "links", "overrides", NULL};
+    "trace", "links", "overrides", "usd_per_gb", NULL};
 const char *const scenario_link_keys[] = {"from", "to", "between",
                                           "latency_ms", "bandwidth_gbps",
                                           TRACE_PATH_MAP(PATH_KEY_NAME_)
-                                          NULL};
+                                          "usd_per_gb", NULL};
 #undef PATH_KEY_NAME_
 const char *const scenario_override_keys[] = {
     "from", "to", "device_a", "device_b", "a", "b", "latency_ms",
@@ -249,6 +251,16 @@ static int uniform_trace(const jfield_doc *c, scenario *sc,
   return sc->network ? ERR_OK : c->e->code;
 }
 
+char *scenario_file_beside(const char *scenario_file, const char *name) {
+  const char *slash = strrchr(scenario_file, '/');
+  size_t dir = name[0] == '/' || !slash ? 0
+                                        : (size_t)(slash - scenario_file) + 1;
+  char *path = mem_alloc(dir + strlen(name) + 1);
+  memcpy(path, scenario_file, dir);
+  strcpy(path + dir, name);
+  return path;
+}
+
 /* A trace file named in the scenario: built-in beside a built-in scenario,
  * else relative to the scenario file's folder. */
 static int file_trace(const jfield_doc *c, const jfield_scope *net,
@@ -268,11 +280,7 @@ static int file_trace(const jfield_doc *c, const jfield_scope *net,
         trace_parse(f->data, f->size, f->name, names, sc->nsites, c->e);
     return sc->network ? ERR_OK : c->e->code;
   }
-  const char *slash = strrchr(c->file, '/');
-  size_t dir = file[0] == '/' || !slash ? 0 : (size_t)(slash - c->file) + 1;
-  char *path = mem_alloc(dir + strlen(file) + 1);
-  memcpy(path, c->file, dir);
-  strcpy(path + dir, file);
+  char *path = scenario_file_beside(c->file, file);
   size_t len;
   file_error why;
   char *text = file_read(path, FILE_MAX_BYTES, &len, &why);

@@ -19,4 +19,21 @@
 int scenario_read_network(const jfield_doc *c, const json_t *root,
                           scenario *sc, bool builtin);
 
+/* The path of a file a scenario file names (name: absolute, or relative
+ * to the scenario file's folder), malloc'ed. */
+char *scenario_file_beside(const char *scenario_file, const char *name);
+
+/* The site keys of prices and power (scenario_price.c reads them). */
+#define SCENARIO_SITE_PRICE_KEYS_ \
+  "usd_per_gpu_hour", "spot", "usd_per_gb", "gco2_per_kwh", "board_w", "idle_w"
+
+/* Reads root's prices into sc (its sites and network already read): the
+ * price table ("prices": a file relative to the scenario's folder, else the
+ * built-in), each site's price and power keys and its GPU-hour (its own, or
+ * its instance's), and the egress price of every ordered site pair
+ * (network.links[].usd_per_gb, sites[].usd_per_gb, network.usd_per_gb).
+ * ERR_OK, or the code with c->e holding "FILE:LINE: key: message". */
+int scenario_read_prices(const jfield_doc *c, const json_t *root,
+                         scenario *sc, bool builtin);
+
 #endif

@@ -11,8 +11,10 @@
 
 #include "base/mem.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_bill.h"
 #include "sim/critpath.h"
 #include "sim/linkstats.h"
+#include "sim/spend.h"
 #include "sim/timeline.h"
 #include "sim/whatif.h"
 
@@ -26,6 +28,7 @@ typedef struct report {
   sim_linkstats ls;
   sim_sensitivity *sens;
   int nsens;
+  bill bill;           /* what the base run cost */
 } report;
 
 static double step_s(const sim_cp_step *x) {
@@ -237,6 +240,33 @@ static void print_util(const report *p) {
   free(ord);
 }
 
+/* Each link between sites: its bytes, price, dollars and share of the
+ * egress bill (of the bytes where egress is not priced). */
+static void print_egress(const report *p) {
+  const bill *b = &p->bill;
+  double bytes = 0;
+  for (int i = 0; i < b->npairs; i++)
+    if (b->pair[i].src != b->pair[i].dst) bytes += b->pair[i].bytes;
+  if (bytes <= 0) return;
+  printf("\negress by link (site -> site), per iteration; billed at the "
+         "sender\n  %-14s    %-14s %10s %10s %10s %8s\n", "FROM", "TO", "GB",
+         "USD/GB", "USD", "SHARE_%");
+  for (int i = 0; i < b->npairs; i++) {
+    const bill_pair *x = &b->pair[i];
+    if (x->src == x->dst) continue;
+    double share = isnan(b->egress_usd) || b->egress_usd <= 0
+                       ? x->bytes / bytes : x->usd / b->egress_usd;
+    char pr[24], usd[24];
+    printf("  %-14.14s -> %-14.14s %10.3f %10s %10s %8.1f\n",
+           p->s->sites[x->src].name, p->s->sites[x->dst].name,
+           x->bytes * 1e-9, isnan(x->usd_per_gb) ? "-" : cli_real(pr, sizeof pr,
+           "%.4g", x->usd_per_gb), isnan(x->usd) ? "-" : cli_real(usd,
+           sizeof usd, "%.4g", x->usd), 100 * share);
+  }
+  if (isnan(b->egress_usd))
+    printf("  (egress not priced everywhere: shares of the bytes)\n");
+}
+
 static void print_table(const report *p) {
   const scenario *s = p->s;
   printf("scenario    %s, %d devices: %d stages x %d replicas, %s\n", s->name,
@@ -257,6 +287,9 @@ static void print_table(const report *p) {
   print_steps(p);
   print_sens(p);
   print_util(p);
+  print_egress(p);
+  printf("\n");
+  cli_bill_print(p->s, &p->bill, "per iteration");
 }
 
 /* A step's kind as --json names it. */
@@ -422,6 +455,7 @@ static void print_json(const report *p) {
     json_array_append_new(sv, json_sens(p, &p->sens[i]));
   json_object_set_new(o, "sensitivities", sv);
   json_object_set_new(o, "utilisation", json_util(p));
+  json_object_set_new(o, "cost", cli_bill_json(p->s, &p->bill));
   cli_print_json(o, CLI_JSON);
 }
 
@@ -438,6 +472,7 @@ int cli_explain_report(const char *cmd, const scenario *s, const alloc *a,
         &p.sens, &p.nsens, &e);
   if (!rc && eo->link_stats)
     rc = sim_linkstats_csv(&p.ls, s, eo->resolution_s, eo->link_stats, &e);
+  if (!rc) rc = sim_spend_iteration(s, &p.r, &p.bill, &e);
   if (rc) {
     rc = cli_fail(cmd, &e);
   } else {
@@ -446,6 +481,7 @@ int cli_explain_report(const char *cmd, const scenario *s, const alloc *a,
     rc = CLI_OK;
   }
   free(p.sens);
+  bill_free(&p.bill);
   sim_linkstats_free(&p.ls);
   sim_critpath_free(&p.cp);
   sim_result_free(&p.r);

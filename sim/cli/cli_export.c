@@ -228,6 +228,25 @@ static void show_tree(const char *path, const json_t *v, const json_t *src) {
   }
 }
 
+/* Each site's GPU-hour that its key does not give: its instance's price,
+ * or none. */
+static void show_prices(const scenario *s) {
+  for (int i = 0; i < s->nsites; i++) {
+    const scenario_site *st = &s->sites[i];
+    char key[64];
+    snprintf(key, sizeof key, "sites[%d].usd_per_gpu_hour", i);
+    if (!st->price_from)
+      printf("%-34s none   (not priced: no usd_per_gpu_hour, no instance of "
+             "%s)\n", key, s->prices_file);
+    else if (strncmp(st->price_from, "sites[", 6)) {
+      json_t *v = json_real(st->usd_per_gpu_hour);
+      show_line(key, v, true);
+      json_decref(v);
+      printf("%-34s   (its instance's: %s)\n", "", st->price_from);
+    }
+  }
+}
+
 int cli_scenarios_show(const char *name) {
   err e = {0};
   scenario *s = scenario_load(name, &e);
@@ -241,7 +260,12 @@ int cli_scenarios_show(const char *name) {
       s, s->trace_file ? (slash ? slash + 1 : s->trace_file) : NULL);
   printf("scenario %s (%s); keys the file leaves out are marked (default)\n\n",
          s->name, s->origin);
+  json_t *sites = json_object_get(j, "sites");
+  for (int i = 0; i < s->nsites; i++) /* a price from the table: below */
+    if (s->sites[i].price_from && strncmp(s->sites[i].price_from, "sites[", 6))
+      json_object_del(json_array_get(sites, (size_t)i), "usd_per_gpu_hour");
   show_tree("", j, src);
+  show_prices(s);
   if (!json_object_get(json_object_get(j, "workload"), "layers")) {
     const spec_model *m = spec_scenario_model(s);
     printf("%-34s %d (the model's depth)   (default)\n", "workload.layers",

@@ -15,7 +15,9 @@
 #include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec.h"
+#include "models/bill.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_bill.h"
 #include "sim/place.h"
 #include "traces/scenario_subset.h"
 
@@ -78,6 +80,7 @@ typedef struct prediction {
   transport_options transport; /* ... and its options */
   const char *source;      /* "alloc", "partition" or "method" */
   const int *layers;       /* layers per stage when not the even split */
+  bill bill;               /* what the predicted iteration costs */
 } prediction;
 
 static void print_table(const scenario *s, const cost_ctx *c,
@@ -128,12 +131,15 @@ static void print_table(const scenario *s, const cost_ctx *c,
     for (int st = 0; st < a->stages; st++) printf(" %d", p->layers[st]);
     putchar('\n');
   }
+  printf("\n");
+  cli_bill_print(s, &p->bill, "per predicted iteration");
 }
 
 static void print_json(const scenario *s, const cost_ctx *c,
                        const prediction *p) {
   const predict_result *r = &p->pr;
   json_t *o = json_object(), *b = json_array();
+  json_object_set_new(o, "cost", cli_bill_json(s, &p->bill));
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "source", json_string(p->source));
   json_object_set_new(o, "network_model",
@@ -180,6 +186,20 @@ static void print_json(const scenario *s, const cost_ctx *c,
   }
   json_object_set_new(o, "alloc", alloc_json(p->a));
   cli_print_json(o, CLI_JSON);
+}
+
+/* The bill of the predicted iteration: its devices held for its time,
+ * the closed form's bytes per site pair (models/traffic.h), no busy time
+ * (the predictor gives none per device). */
+static int predicted_bill(const scenario *s, const spec_workload *w,
+                          prediction *p, err *e) {
+  int n = 0;
+  bill_bytes *v = bill_traffic_pairs(s, w, p->a, &n);
+  bill_use u = {.held_s = p->pr.iteration_s, .bytes = v, .nbytes = n,
+                .samples = w->batch};
+  int rc = bill_make(s, &u, &p->bill, e);
+  free(v);
+  return rc;
 }
 
 /* Fills p->a (and p->order) from the chosen source. */
@@ -242,11 +262,13 @@ int cli_predict(int argc, char **argv) {
   transport_options po = cli_transport(&args.wo, p.network);
   p.transport = po;
   predict_iteration_with(&wl, s, gpu, p.a, &po, &p.pr);
+  if (predicted_bill(s, &wl, &p, &e)) goto done;
   if (args.json) print_json(s, c, &p);
   else print_table(s, c, &p);
 done:
   if (e.code) rc = cli_fail("predict", &e);
   alloc_free(p.a);
+  bill_free(&p.bill);
   free(p.order);
   free(layers);
   free(gpu);

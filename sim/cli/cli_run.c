@@ -3,6 +3,7 @@
  * network model, the validation of the cost model, everything stored in
  * the results database) and prints what it reports as it goes, then the
  * command that draws the plots. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,8 +117,9 @@ _Static_assert(TRANSPORT_NMODELS == 3,
 
 static void print_table_head(void *ctx) {
   cli_progress_interrupt(&((heard *)ctx)->bar);
-  printf("\n%-14s %9s %9s %9s %11s  %9s %9s %9s\n", "PLACEMENT", "SCORE_S",
-         "DP_S", "PP_S", "PREDICTED_S", "IDEAL_S", "NETEM_S", "TCP_S");
+  printf("\n%-14s %9s %9s %9s %11s  %9s %9s %9s %9s\n", "PLACEMENT",
+         "SCORE_S", "DP_S", "PP_S", "PREDICTED_S", "IDEAL_S", "NETEM_S",
+         "TCP_S", "USD/1KS");
 }
 
 /* Score and prediction: of the placement simulated under the default
@@ -126,10 +128,14 @@ static void print_placement(void *ctx, const char *method,
                             const db_result rows[TRANSPORT_NMODELS]) {
   cli_progress_interrupt(&((heard *)ctx)->bar);
   const db_result *shown = &rows[TRANSPORT_MODEL_DEFAULT];
-  printf("%-14s %9.3f %9.3f %9.3f %11.3f  %9.3f %9.3f %9.3f\n", method,
+  char usd[32];
+  printf("%-14s %9.3f %9.3f %9.3f %11.3f  %9.3f %9.3f %9.3f %9s\n", method,
          shown->score_s, shown->dp_cost_s, shown->pp_cost_s,
          shown->predicted_iteration_s, rows[TRANSPORT_IDEAL].iteration_s,
-         rows[TRANSPORT_NETEM].iteration_s, rows[TRANSPORT_TCP].iteration_s);
+         rows[TRANSPORT_NETEM].iteration_s, rows[TRANSPORT_TCP].iteration_s,
+         isnan(shown->usd_per_1k_samples)
+             ? "-" : cli_real(usd, sizeof usd, "%.4g",
+                              shown->usd_per_1k_samples));
 }
 
 static void print_table_notes(void *ctx) {
@@ -140,7 +146,9 @@ static void print_table_notes(void *ctx) {
          "iteration per network model;\n random drawn with seed %llu; "
          "gcma: DT-FM's scheduler, 5000 candidates; sim: GCMA's\n best "
          "improved by moves judged by simulation under each model, score "
-         "and\n prediction of its tcp search)\n",
+         "and\n prediction of its tcp search; USD/1KS: dollars per 1,000 "
+         "samples under tcp,\n - where the scenario does not price every "
+         "part: traces/FORMATS.md)\n",
          (unsigned long long)s->seed);
 }
 

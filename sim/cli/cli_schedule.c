@@ -18,6 +18,7 @@
 #include "models/alloc_file.h"
 #include "models/diloco.h"
 #include "models/spec.h"
+#include "models/bill.h"
 #include "models/cost.h"
 #include "models/partition.h"
 #include "analysis/costcmd_header.h"
@@ -25,10 +26,13 @@
 #include "schedules/schedule.h"
 #include "models/partition.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_bill.h"
+#include "sim/cli/cli_budget.h"
 #include "sim/cli/cli_progress.h"
 #include "sim/cli/cli_shape.h"
 #include "sim/place.h"
 #include "sim/sim.h"
+#include "sim/spend.h"
 
 static const cli_opt_command SCHEDULE = {
     .name = "schedule",
@@ -66,6 +70,8 @@ typedef struct sched_args {
   long simulate;             /* --simulate-best; -1: the default */
   const char *micro_list;    /* --micro-batches */
   bool dp_auto;              /* --dp-algo auto (taken out of argv) */
+  double budget;             /* --max-usd-per-hour; 0: none */
+  bool objective_given;      /* --objective was on the command line */
 } sched_args;
 
 static const char *const SHAPE_MODES[] = {"fixed", "auto", NULL};
@@ -88,6 +94,22 @@ static const char HELP_TRIALS[] =
 static const char HELP_MICRO[] =
     "--shape auto: micro-batches tried (default:\n"
     "the workload's, half and double)";
+
+static const char HELP_OBJECTIVE[] =
+    "what random-search, gcma and hybrid minimise\n"
+    "(and sim starts from):\n"
+    "dtfm (DT-FM's communication-only score;\n"
+    "default), predicted (the end-to-end predictor,\n"
+    "compute included), cost-cmd (--cost-cmd's\n"
+    "model; the default when given), usd-per-sample\n"
+    "or samples-per-usd (the predictor's time at the\n"
+    "GPU-hours' and egress prices; with --shape auto\n"
+    "its goal); a candidate that does not fit\n"
+    "memory is infeasible in all";
+static const char HELP_BUDGET[] =
+    "a budget: no placement (shape) whose GPUs and\n"
+    "egress cost more per hour; the fastest is\n"
+    "reported beside (with the predictor's objectives)";
 
 static int check_objective(sched_args *p);
 
@@ -118,14 +140,9 @@ static int parse_args(int argc, char **argv, sched_args *p) {
                    NULL, "tcp (default), netem or ideal: the simulation"),
       CLI_OPT_ALIAS("network", "network-model"),
       CLI_OPT_ENUM(0, "objective", "NAME", &p->objective, objective_kind_names,
-                   NULL,
-                   "what random-search, gcma and hybrid minimise\n"
-                   "(and sim starts from):\n"
-                   "dtfm (DT-FM's communication-only score;\n"
-                   "default), predicted (the end-to-end predictor,\n"
-                   "compute included) or cost-cmd (--cost-cmd's\n"
-                   "model; the default when given); a candidate\n"
-                   "that does not fit memory is infeasible in all"),
+                   NULL, HELP_OBJECTIVE),
+      CLI_OPT_REAL(0, "max-usd-per-hour", "USD", &p->budget, 1e-9, 1e12,
+                   HELP_BUDGET),
       CLI_OPT_STRING('o', "output", "-o FILE", &p->out,
                      "write the allocation: its shape, its layer\nsplit and its pipelines (traces/FORMATS.md)"),
       CLI_OPT_STRING(0, "convergence", "FILE", &p->convergence,
@@ -151,16 +168,64 @@ static int parse_args(int argc, char **argv, sched_args *p) {
   return check_objective(p);
 }
 
+/* Whether kind is a dollar objective (a switch: every kind decides). */
+static bool dollars(objective_kind kind) {
+  switch (kind) {
+    case OBJECTIVE_USD_PER_SAMPLE:
+    case OBJECTIVE_SAMPLES_PER_USD: return true;
+    case OBJECTIVE_DTFM:
+    case OBJECTIVE_PREDICTED:
+    case OBJECTIVE_COST_CMD: return false;
+  }
+  return false;
+}
+
+/* The dollar objectives and the budget: the predictor's (a placement
+ * search's, or the shape search's goal). */
+static int check_dollars(sched_args *p) {
+  bool cost = dollars((objective_kind)p->objective);
+  if (p->shape && (cost || p->objective_given) && p->goal &&
+      (!cost || strcmp(shape_goal_names[p->goal],
+                       objective_kind_names[p->objective])))
+    return cli_usage_error("schedule", "--objective %s and --shape-objective "
+                           "%s: give one", objective_kind_names[p->objective],
+                           shape_goal_names[p->goal]);
+  if (p->shape) {
+    if (cost) p->goal = names_find(shape_goal_names,
+                                   objective_kind_names[p->objective]);
+    return CLI_OK;
+  }
+  if (!cost && !(p->budget > 0)) return CLI_OK;
+  if (p->budget > 0 && !cost && p->objective != OBJECTIVE_PREDICTED)
+    return cli_usage_error("schedule", "--max-usd-per-hour constrains the "
+                           "predictor's objectives: give --objective "
+                           "predicted, usd-per-sample or samples-per-usd");
+  if (!schedule_method_searches(p->method) ||
+      schedule_method_find(p->method) == SCHEDULE_SIM)
+    return cli_usage_error("schedule", "--objective %s%s: --method %s %s; "
+                           "give gcma, hybrid or random-search",
+                           objective_kind_names[p->objective],
+                           p->budget > 0 ? " with --max-usd-per-hour" : "",
+                           p->method,
+                           schedule_method_find(p->method) == SCHEDULE_SIM
+                               ? "judges its moves by simulated time"
+                               : "searches nothing");
+  return CLI_OK;
+}
+
 /* --objective against --cost-cmd, and --method. */
 static int check_objective(sched_args *p) {
+  p->objective_given = p->objective >= 0;
   if (p->objective < 0)
-    p->objective = p->cc.cmd ? OBJECTIVE_COST_CMD : OBJECTIVE_DTFM;
+    p->objective = p->cc.cmd ? OBJECTIVE_COST_CMD
+                   : p->budget > 0 ? OBJECTIVE_PREDICTED : OBJECTIVE_DTFM;
   if (p->objective == OBJECTIVE_COST_CMD && !p->cc.cmd)
     return cli_usage_error("schedule", "--objective cost-cmd needs --cost-cmd");
   if (p->cc.cmd && p->objective != OBJECTIVE_COST_CMD)
     return cli_usage_error("schedule", "--cost-cmd is the objective: give no "
                            "other --objective");
-  return cli_check_method("schedule", &p->method);
+  int rc = cli_check_method("schedule", &p->method);
+  return rc ? rc : check_dollars(p);
 }
 
 /* The search's objective under p (its environment in *ob, a cost model's
@@ -170,9 +235,19 @@ static int make_objective(const sched_args *p, const scenario *s,
                           objective **ob, costcmd **cc, search_objective *obj,
                           err *e) {
   if (!(*ob = objective_new(s, c, &so->transport, false, e))) return e->code;
+  double usd_per_s = bill_compute_usd_per_s(s, NULL, 0, NULL);
   switch ((objective_kind)p->objective) {
     case OBJECTIVE_DTFM: *obj = objective_dtfm(*ob); break;
-    case OBJECTIVE_PREDICTED: *obj = objective_predicted(*ob); break;
+    case OBJECTIVE_PREDICTED:
+      objective_price(*ob, false, usd_per_s, p->budget);
+      *obj = objective_predicted(*ob);
+      break;
+    case OBJECTIVE_USD_PER_SAMPLE:
+    case OBJECTIVE_SAMPLES_PER_USD:
+      objective_price(*ob, true, usd_per_s, p->budget);
+      *obj = objective_predicted(*ob);
+      obj->name = objective_kind_names[p->objective];
+      break;
     case OBJECTIVE_COST_CMD:
       *cc = costcmd_open(s, c, p->cc.cmd, so->transport.model, p->cc.timeout_s,
                          e);
@@ -192,6 +267,32 @@ static void progress(void *ctx, long done, long total, double best) {
   cli_progress_update(ctx, "candidates", (double)done, (double)total, extra);
 }
 
+/* The objective's value as its name says it: USD per sample, samples per
+ * USD, or seconds. */
+static double objective_value(int kind, double score) {
+  return kind == OBJECTIVE_SAMPLES_PER_USD ? 1 / score : score;
+}
+
+/* The objective's line: sim's start, or the objective's value (none for
+ * DT-FM's score, which the score line shows). */
+static void print_objective(const scenario *s, const search_result *r,
+                            const char *obj_name) {
+  bool sim = strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0;
+  bool dtfm = strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) == 0;
+  int k = names_find(objective_kind_names, obj_name);
+  bool usd = dollars((objective_kind)k);
+  if (sim && !dtfm)
+    printf("start       GCMA under %s, then moves judged by simulation\n",
+           obj_name);
+  else if (!dtfm)
+    printf("objective   %s: %.6g%s%s\n", obj_name,
+           objective_value(k, r->objective_s),
+           !usd ? " s" : k == OBJECTIVE_SAMPLES_PER_USD ? " samples per USD"
+                                                        : " USD per sample",
+           usd && !bill_egress_complete(s) ? " (egress between some sites "
+           "not priced: $0 there)" : "");
+}
+
 static void print_table(const scenario *s, const search_result *r,
                         double iter_s, const char *net, const char *obj_name,
                         const transport_options *t) {
@@ -203,13 +304,7 @@ static void print_table(const scenario *s, const search_result *r,
          r->parts.score_s, r->parts.dp_s, r->parts.pp_s);
   printf("simulated   %.3f s per iteration (%s)\n", iter_s, net);
   cli_print_setup(t, s, a, iter_s);
-  bool sim = strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0;
-  bool dtfm = strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) == 0;
-  if (sim && !dtfm)
-    printf("start       GCMA under %s, then moves judged by simulation\n",
-           obj_name);
-  else if (!dtfm)
-    printf("objective   %s: %.3f s\n", obj_name, r->objective_s);
+  print_objective(s, r, obj_name);
   if (!isnan(r->start_s) && r->objective_s < r->start_s)
     printf("vs cost     the cost model's choice simulates to %.3f s: beaten by "
            "%.3f s (%.1f %%)\n", r->start_s, r->start_s - r->objective_s,
@@ -252,8 +347,13 @@ static void print_table(const scenario *s, const search_result *r,
 
 static void print_json(const scenario *s, const search_result *r,
                        double iter_s, const char *net, const char *obj_name,
-                       const transport_options *t) {
+                       const transport_options *t, const bill *b,
+                       const cli_beside *f, double budget) {
   json_t *o = json_object();
+  json_object_set_new(o, "cost", cli_bill_json(s, b));
+  json_object_set_new(o, "max_usd_per_hour",
+                      budget > 0 ? json_real(budget) : json_null());
+  json_object_set_new(o, "fastest", f->on ? cli_beside_json(f) : json_null());
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "method", json_string(r->method));
   json_object_set_new(o, "score_s", cli_json_number(r->parts.score_s));
@@ -264,6 +364,8 @@ static void print_json(const scenario *s, const search_result *r,
   json_object_set_new(o, "network_model", json_string(net));
   cli_json_setup(o, t, s, r->best, iter_s);
   json_object_set_new(o, "objective_s", cli_json_number(r->objective_s));
+  json_object_set_new(o, "objective_value", cli_json_number(objective_value(
+      names_find(objective_kind_names, obj_name), r->objective_s)));
   json_object_set_new(o, "objective", json_string(obj_name));
   json_object_set_new(o, "start_iteration_s", cli_json_number(r->start_s));
   json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
@@ -349,6 +451,8 @@ static char **take_dp_auto(int argc, char **argv, int *n, bool *found) {
 static int shape_args(const sched_args *p, const scenario *s,
                       cli_shape_args *a) {
   *a = (cli_shape_args){.goal = (shape_goal)p->goal, .diloco = p->dp_auto,
+                        .max_usd_per_hour = p->budget,
+                        .price = bill_any_price(s),
                         .simulate = p->simulate, .out = p->out, .db = p->db,
                         .json = p->json, .quiet = p->quiet,
                         .scenario = p->scenario};
@@ -397,8 +501,10 @@ static int shape_args(const sched_args *p, const scenario *s,
 
 /* The options that only --shape auto takes. */
 static int shape_only(const sched_args *p) {
+  char goal[48];
+  snprintf(goal, sizeof goal, "--shape-objective %s", shape_goal_names[p->goal]);
   const char *opt = p->dp_auto ? "--dp-algo auto"
-                    : p->goal ? "--shape-objective iteration"
+                    : p->goal ? goal
                     : p->simulate >= 0 ? "--simulate-best"
                     : p->micro_list ? "--micro-batches" : NULL;
   if (p->shape || !opt) return CLI_OK;
@@ -421,11 +527,63 @@ static int run_shape(sched_args *p, int argc, char **argv) {
     sim_options so = sim_options_default();
     so.transport = cli_transport(&wo, (transport_model)p->network);
     so.seed = s->seed;
-    if (!(rc = shape_args(p, s, &a)))
+    double usd_per_s;
+    bool cost = dollars((objective_kind)p->objective);
+    if (!(rc = shape_args(p, s, &a)) &&
+        !(rc = cli_budget_check(s, cost, objective_kind_names[p->objective],
+                                p->budget, false, &usd_per_s)))
       rc = cli_schedule_shape(&a, s, &so, argc, argv);
   }
   scenario_free(s);
   return rc;
+}
+
+/* The search's options under p. */
+static search_opts options_of(const sched_args *p, const scenario *s) {
+  search_opts o;
+  search_opts_default(&o);
+  o.seed = s->seed;
+  o.trials = (int)p->trials;
+  if (p->population > 0) o.population = (int)p->population;
+  if (p->starts > 0) o.starts = (int)p->starts;
+  return o;
+}
+
+/* The search's best simulated and billed, and with a dollar objective or a
+ * budget the fastest beside it; ERR_CONFIG when nothing is within the
+ * budget. */
+static int judge_best(const sched_args *p, const scenario *s, const cost_ctx *c,
+                      const sim_options *so, const search_opts *o,
+                      const search_result *r, sim_result *sr, bill *b,
+                      cli_beside *f, err *e) {
+  if (isinf(r->objective_s))
+    return err_set(e, ERR_CONFIG, "%s: no placement by %s within $%g per "
+                   "hour: the devices cost $%.4g per hour before any egress",
+                   s->name, p->method, p->budget,
+                   bill_compute_usd_per_s(s, NULL, 0, NULL) * 3600);
+  if (sim_run(s, r->best, so, sr, e) != ERR_OK ||
+      sim_spend_iteration(s, sr, b, e) != ERR_OK)
+    return e->code;
+  if (dollars((objective_kind)p->objective) || p->budget > 0)
+    return cli_beside_search(s, c, p->method, so, o, f, e);
+  return ERR_OK;
+}
+
+static void report(const sched_args *p, const scenario *s,
+                   const search_result *r, const sim_result *sr,
+                   const sim_options *so, const bill *b,
+                   const cli_beside *f) {
+  const char *net = transport_model_name(so->transport.model);
+  const char *obj_name = objective_kind_names[p->objective];
+  if (p->json) {
+    print_json(s, r, sr->iteration_s, net, obj_name, &so->transport, b, f,
+               p->budget);
+    return;
+  }
+  print_table(s, r, sr->iteration_s, net, obj_name, &so->transport);
+  printf("\n");
+  cli_bill_print(s, b, "per iteration");
+  cli_beside_print(sr, b, f, p->budget);
 }
 
 int cli_schedule(int argc, char **argv) {
@@ -443,19 +601,21 @@ int cli_schedule(int argc, char **argv) {
   sim_result sr = {0};
   objective *ob = NULL;
   costcmd *cc = NULL;
+  bill b = {0};
+  cli_beside f = {0};
+  double usd_per_s;
   scenario *s = scenario_load(p.scenario, &e);
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
-  if ((rc = cli_workload_usage("schedule", &p.wo, s))) goto done;
+  if ((rc = cli_workload_usage("schedule", &p.wo, s)) ||
+      (rc = cli_budget_check(s, dollars((objective_kind)p.objective),
+                             objective_kind_names[p.objective], p.budget, true,
+                             &usd_per_s)))
+    goto done;
   if (!(c = cost_ctx_from_scenario(s, &e))) goto fail;
   sim_options so = sim_options_default();
   so.transport = cli_transport(&p.wo, (transport_model)p.network);
   so.seed = s->seed;
-  search_opts o;
-  search_opts_default(&o);
-  o.seed = s->seed;
-  o.trials = (int)p.trials;
-  if (p.population > 0) o.population = (int)p.population;
-  if (p.starts > 0) o.starts = (int)p.starts;
+  search_opts o = options_of(&p, s);
   cli_progress bar;
   cli_progress_start(&bar, "schedule", p.quiet);
   o.progress = progress, o.progress_ctx = &bar;
@@ -463,21 +623,19 @@ int cli_schedule(int argc, char **argv) {
   bool found = make_objective(&p, s, c, &so, &ob, &cc, &obj, &e) == ERR_OK &&
                (r = sim_place_search_with(s, c, p.method, &o, &so, &obj, &e));
   cli_progress_end(&bar);
-  if (!found || (cc && costcmd_close(cc, &e))) goto fail;
-  if (sim_run(s, r->best, &so, &sr, &e) != ERR_OK) goto fail;
+  if (!found || (cc && costcmd_close(cc, &e)) ||
+      judge_best(&p, s, c, &so, &o, r, &sr, &b, &f, &e))
+    goto fail;
   if ((rc = write_outputs(&p, s, r))) goto done;
   if (record_db(&p, s, r, argc, argv, &e) != ERR_OK) goto fail;
-  const char *net = transport_model_name(so.transport.model);
-  const char *obj_name = objective_kind_names[p.objective];
-  if (p.json)
-    print_json(s, r, sr.iteration_s, net, obj_name, &so.transport);
-  else
-    print_table(s, r, sr.iteration_s, net, obj_name, &so.transport);
+  report(&p, s, r, &sr, &so, &b, &f);
   rc = CLI_OK;
   goto done;
 fail:
   rc = cli_fail("schedule", &e);
 done:
+  cli_beside_free(&f);
+  bill_free(&b);
   sim_result_free(&sr);
   search_result_free(r);
   costcmd_free(cc);

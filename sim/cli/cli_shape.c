@@ -15,8 +15,9 @@
 #include "base/file.h"
 #include "base/mem.h"
 #include "models/alloc.h"
-#include "models/diloco.h"
 #include "models/alloc_file.h"
+#include "models/bill.h"
+#include "models/diloco.h"
 #include "models/spec.h"
 #include "schedules/shape.h"
 #include "sim/cli/cli.h"
@@ -74,14 +75,47 @@ static json_t *sites_json(const scenario *s, const shape_config *c) {
   return o;
 }
 
-static void print_row(const scenario *s, const shape_config *c) {
+/* The time that decides for c: simulated when it was, else predicted. */
+static double decided(const shape_config *c) {
+  return isnan(c->simulated_s) ? c->predicted_s : c->simulated_s;
+}
+
+static void print_row(const scenario *s, const shape_config *c, bool price) {
   char sh[32], al[48], st[512];
   shape_text(c, sh, sizeof sh);
   algo_text(c, al, sizeof al);
   sites_text(s, c, st, sizeof st);
-  printf("%-9s %-22s %7d %5d %6d %6d %10.3f %11.3f %11.3f  %s\n", sh, al,
-         c->ndev, s->ndevices - c->ndev, c->micro_batch, c->batch,
-         c->samples_per_s, c->simulated_s, c->predicted_s, st);
+  printf("%-9s %-22s %7d %5d %6d %6d %10.3f %11.3f %11.3f", sh, al, c->ndev,
+         s->ndevices - c->ndev, c->micro_batch, c->batch, c->samples_per_s,
+         c->simulated_s, c->predicted_s);
+  if (price)
+    printf(" %10.4g %10.4g", 1000 * shape_usd_per_sample(c, decided(c)),
+           shape_usd_per_hour(c, decided(c)));
+  printf("  %s\n", st);
+}
+
+/* The best's dollars, and the fastest beside it when it is another. */
+static void print_dollars(const scenario *s, const shape_result *r,
+                          const cli_shape_args *p) {
+  const shape_config *b = &r->all[r->best], *f = &r->all[r->fastest];
+  if (!p->price) return;
+  printf("cost        $%.4g per 1,000 samples, $%.4g per hour (GPUs and "
+         "egress; egress $%.4g per iteration)%s\n",
+         1000 * shape_usd_per_sample(b, decided(b)),
+         shape_usd_per_hour(b, decided(b)), b->egress_usd,
+         isnan(b->usd_per_s) ? ": a site not priced" : "");
+  if (!bill_egress_complete(s))
+    printf("note        egress between some sites is not priced: it counts "
+           "as $0 here\n");
+  if (p->max_usd_per_hour > 0)
+    printf("budget      $%g per hour: %ld configurations over it\n",
+           p->max_usd_per_hour, r->over_budget);
+  if (r->fastest != r->best)
+    printf("fastest     %d x %d on %d devices, %s: %.3f samples/s, $%.4g per "
+           "1,000 samples, $%.4g per hour\n", f->stages, f->replicas, f->ndev,
+           f->dp_algo, f->samples_per_s,
+           1000 * shape_usd_per_sample(f, decided(f)),
+           shape_usd_per_hour(f, decided(f)));
 }
 
 /* The idle devices of the best, site by site, and what using them gives. */
@@ -145,6 +179,12 @@ static const char *goal_text(shape_goal goal) {
              "scenario's";
     case SHAPE_ITERATION:
       return "iteration: seconds per iteration at the scenario's batch";
+    case SHAPE_USD_PER_SAMPLE:
+      return "usd-per-sample: dollars per sample (GPU-hours and egress), the "
+             "batch per replica kept";
+    case SHAPE_SAMPLES_PER_USD:
+      return "samples-per-usd: samples per dollar (GPU-hours and egress), the "
+             "batch per replica kept";
   }
   assert(!"unknown shape goal");
   return "";
@@ -211,16 +251,26 @@ static void print_text(const scenario *s, const shape_result *r,
   char cmd[1024];
   reproduce(p, net, cmd, sizeof cmd);
   if (cmd[0]) printf("reproduce   %s\n", cmd);
-  printf("\n%-9s %-22s %7s %5s %6s %6s %10s %11s %11s  %s\n", "SHAPE", "DP",
+  print_dollars(s, r, p);
+  printf("\n%-9s %-22s %7s %5s %6s %6s %10s %11s %11s%s  %s\n", "SHAPE", "DP",
          "DEVICES", "IDLE", "MICRO", "BATCH", "SAMPLES/S", "SIMULATED_S",
-         "PREDICTED_S", "SITES");
-  for (int g = 0; g < r->nshapes; g++) print_row(s, &r->all[r->per_shape[g]]);
+         "PREDICTED_S", p->price ? "    USD/1KS      USD/H" : "", "SITES");
+  for (int g = 0; g < r->nshapes; g++)
+    print_row(s, &r->all[r->per_shape[g]], p->price);
   print_idle(s, r);
   print_pipelines(s, b);
 }
 
-static json_t *config_json(const scenario *s, const shape_config *c) {
+static json_t *config_json(const scenario *s, const shape_config *c,
+                           bool price) {
   json_t *o = json_object();
+  double t = decided(c);
+  json_object_set_new(o, "usd_per_1k_samples", price ? cli_json_number(
+      1000 * shape_usd_per_sample(c, t)) : json_null());
+  json_object_set_new(o, "usd_per_hour", price ? cli_json_number(
+      shape_usd_per_hour(c, t)) : json_null());
+  json_object_set_new(o, "egress_usd", price ? cli_json_number(c->egress_usd)
+                                             : json_null());
   json_object_set_new(o, "stages", json_integer(c->stages));
   json_object_set_new(o, "replicas", json_integer(c->replicas));
   json_object_set_new(o, "micro_batch", json_integer(c->micro_batch));
@@ -249,12 +299,20 @@ static void print_json(const scenario *s, const shape_result *r,
   json_object_set_new(o, "objective", json_string(shape_goal_names[p->goal]));
   json_object_set_new(o, "network_model", json_string(net));
   json_object_set_new(o, "params", cli_json_params());
-  json_object_set_new(o, "best", config_json(s, &r->all[r->best]));
+  json_object_set_new(o, "best", config_json(s, &r->all[r->best], p->price));
   json_object_set_new(o, "runtime",
                       best_runtime(s, &r->all[r->best], true, NULL, 0));
+  json_object_set_new(o, "fastest",
+                      config_json(s, &r->all[r->fastest], p->price));
+  json_object_set_new(o, "max_usd_per_hour", p->max_usd_per_hour > 0
+                                                 ? json_real(p->max_usd_per_hour)
+                                                 : json_null());
+  json_object_set_new(o, "over_budget", json_integer(r->over_budget));
+  json_object_set_new(o, "egress_priced", json_boolean(bill_egress_complete(s)));
   json_t *a = json_array();
   for (int g = 0; g < r->nshapes; g++)
-    json_array_append_new(a, config_json(s, &r->all[r->per_shape[g]]));
+    json_array_append_new(a, config_json(s, &r->all[r->per_shape[g]],
+                                         p->price));
   json_object_set_new(o, "shapes", a);
   json_t *idle = json_array();
   const shape_config *b = &r->all[r->best];
@@ -282,6 +340,7 @@ typedef struct shape_ctx {
   const scenario *s;
   const shape_result *r;
   const char *net;
+  bool price;
 } shape_ctx;
 
 /* Every configuration that fits as a results row of run. */
@@ -306,6 +365,10 @@ static int shape_rows(db *d, int64_t run, const void *ctx, err *e) {
     x.iteration_s = c->simulated_s;
     x.samples_per_s = c->samples_per_s;
     if (c->fragments) x.fragments = c->fragments;
+    double t = decided(c); /* the dollars the search judged it by */
+    x.usd_per_1k_samples = 1000 * shape_usd_per_sample(c, t);
+    x.usd_per_hour = shape_usd_per_hour(c, t);
+    if (!k->price) x.usd_per_1k_samples = x.usd_per_hour = NAN;
     if (db_result_put(d, run, &x, e) < 0) rc = e->code ? e->code : ERR_DB;
     db_result_clear(&x);
   }
@@ -339,6 +402,7 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
   shape_opts o;
   shape_opts_default(&o);
   o.goal = p->goal;
+  o.price = p->price, o.max_usd_per_hour = p->max_usd_per_hour;
   o.stages = p->stages, o.replicas = p->replicas;
   o.diloco = p->diloco;
   o.plan = p->plan;
@@ -365,7 +429,7 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
     shape_result_free(&r);
     return out; /* said */
   }
-  shape_ctx rows = {s, &r, net};
+  shape_ctx rows = {s, &r, net, p->price};
   if (rc == ERR_OK && p->db)
     rc = cli_db_record(p->db, argc, argv, s, shape_rows, &rows, &e);
   if (rc != ERR_OK) {

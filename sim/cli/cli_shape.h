@@ -21,6 +21,9 @@ typedef struct cli_shape_args {
   const char *scenario;     /* as typed, for the reproducing command */
   const char *out, *db;
   bool json, quiet;          /* quiet: no progress (--quiet) */
+  bool price;               /* the scenario prices something: each
+                               configuration's dollars are shown */
+  double max_usd_per_hour;  /* --max-usd-per-hour; 0: none */
 } cli_shape_args;
 
 /* Searches s (the workload knobs applied, the shape's left out) and

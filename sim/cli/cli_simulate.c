@@ -14,12 +14,14 @@
 #include "schedules/objective.h"
 #include "schedules/schedule.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_bill.h"
 #include "sim/cli/cli_shape.h"
 #include "traces/scenario_subset.h"
 #include "sim/cli/cli_training.h"
 #include "sim/netbound.h"
 #include "sim/place.h"
 #include "sim/sim.h"
+#include "sim/spend.h"
 #include "sim/training.h"
 
 static const cli_opt_command SIMULATE = {
@@ -90,9 +92,11 @@ static int check_replan(sim_args *p) {
     case OBJECTIVE_DTFM:
     case OBJECTIVE_PREDICTED: break;
     case OBJECTIVE_COST_CMD:
-      return cli_usage_error("simulate", "--objective cost-cmd is schedule's "
-                             "(with --cost-cmd): simulate's re-planner "
-                             "minimises dtfm or predicted");
+    case OBJECTIVE_USD_PER_SAMPLE:
+    case OBJECTIVE_SAMPLES_PER_USD:
+      return cli_usage_error("simulate", "--objective %s is schedule's: "
+                             "simulate's re-planner minimises dtfm or "
+                             "predicted", objective_kind_names[p->objective]);
   }
   if (!o->method || (schedule_method_known(o->method) &&
                      !schedule_method_searches(o->method)))
@@ -296,9 +300,11 @@ static void json_stages(json_t *o, const scenario *s, const sim_result *r,
 static int print_json(const scenario *s, const char *placement,
                        const sim_result *r, const sim_training_result *tr,
                        const cli_training_opts *to, const transport_options *t,
-                       const alloc *a, const sim_netbound *nb) {
+                       const alloc *a, const sim_netbound *nb,
+                       const bill *b) {
   size_t n = tr && tr->n ? tr->n : 1;
   json_t *o = json_object();
+  json_object_set_new(o, "cost", cli_bill_json(s, b));
   json_object_set_new(o, "scenario", json_string(s->name));
   json_object_set_new(o, "placement", json_string(placement));
   json_object_set_new(o, "network_model", json_string(transport_model_name(r->network)));
@@ -385,10 +391,14 @@ static int report(sim_args *p, const scenario *s, const scenario *s_run,
                   const alloc *a, sim_result *r,
                   sim_training_result *tr, sim_options *o) {
   const char *placement = p->alloc_file ? p->alloc_file : p->method;
-  int rc = CLI_OK;
+  bill b;
+  err e = {0};
+  int rc = p->to.active ? sim_spend_training(s_run, tr, r, &b, &e)
+                        : sim_spend_iteration(s_run, r, &b, &e);
+  if (rc) return cli_fail("simulate", &e);
   if (p->json) {
     rc = print_json(s_run, placement, r, p->to.active ? tr : NULL, &p->to,
-                    &o->transport, a, p->has_nb ? &p->nb : NULL);
+                    &o->transport, a, p->has_nb ? &p->nb : NULL, &b);
   } else {
     if (s_run != s)
       printf("idle        %d of the scenario's %d devices (not in %s)\n",
@@ -396,7 +406,10 @@ static int report(sim_args *p, const scenario *s, const scenario *s_run,
     print_table(s_run, placement, r, &o->transport, a,
                 p->to.active ? tr->n : 1, p->has_nb ? &p->nb : NULL);
     if (p->to.active) cli_training_table(tr, &p->to);
+    printf("\n");
+    cli_bill_print(s_run, &b, p->to.active ? "for the run" : "per iteration");
   }
+  bill_free(&b);
   if (p->explain && rc == CLI_OK) rc = explain(s_run, a, o, placement);
   return rc;
 }

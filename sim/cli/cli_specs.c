@@ -217,20 +217,24 @@ int cli_gpus(int argc, char **argv) {
   int n;
   const spec_gpu *g = spec_gpus(&n);
   if (md)
-    printf("| GPU | fp16 TFLOP/s | memory GB | memory GB/s | source |\n"
-           "|---|---|---|---|---|\n");
+    printf("| GPU | fp16 TFLOP/s | memory GB | memory GB/s | board W | "
+           "source |\n|---|---|---|---|---|---|\n");
   else
-    printf("%-9s %12s %9s %11s  %s\n", "NAME", "FP16_TFLOPS", "MEMORY_GB",
-           "MEM_BW_GB_S", "SOURCE");
+    printf("%-9s %12s %9s %11s %7s  %s\n", "NAME", "FP16_TFLOPS",
+           "MEMORY_GB", "MEM_BW_GB_S", "BOARD_W", "SOURCE");
   for (int i = 0; i < n; i++) {
-    char src[512];
+    char src[1024], both[1024], w[16] = "-";
+    if (g[i].board_w > 0) snprintf(w, sizeof w, "%g", g[i].board_w);
+    snprintf(both, sizeof both, "%s; power: %s", g[i].source,
+             g[i].power_source ? g[i].power_source : "not stated");
     if (md)
-      printf("| `%s` | %g | %g | %g | %s |\n", g[i].name, g[i].peak_flops / 1e12,
-             g[i].memory_bytes / 1e9, g[i].mem_bw_bytes_s / 1e9,
-             cell(g[i].source, src, sizeof src));
+      printf("| `%s` | %g | %g | %g | %s | %s |\n", g[i].name,
+             g[i].peak_flops / 1e12, g[i].memory_bytes / 1e9,
+             g[i].mem_bw_bytes_s / 1e9, w, cell(both, src, sizeof src));
     else
-      printf("%-9s %12g %9g %11g  %s\n", g[i].name, g[i].peak_flops / 1e12,
-             g[i].memory_bytes / 1e9, g[i].mem_bw_bytes_s / 1e9, g[i].source);
+      printf("%-9s %12g %9g %11g %7s  %s\n", g[i].name,
+             g[i].peak_flops / 1e12, g[i].memory_bytes / 1e9,
+             g[i].mem_bw_bytes_s / 1e9, w, both);
   }
   return CLI_OK;
 }

@@ -1,0 +1,30 @@
+/* spend: a run's bill (models/bill.h) from its statistics — one iteration
+ * (sim_result: each device's busy time, the bytes per site pair, the
+ * batch) or a training run (its wall time with every loss, the
+ * iterations run to completion, the time lost by cause).
+ * Invariant: reads results only; the devices a run holds are every device
+ * of the scenario it ran on, for its whole wall time. */
+#ifndef SIM_SPEND_H
+#define SIM_SPEND_H
+
+#include "base/err.h"
+#include "models/bill.h"
+#include "sim/sim.h"
+#include "sim/training.h"
+#include "traces/scenario.h"
+
+/* The bill of one iteration r of s: its devices held for iteration_s
+ * (DiLoCo: an inner step's share of the outer step), each busy
+ * utilisation x iteration_s, the site bytes, the batch. ERR_OK and *out
+ * (bill_free), or bill_make's error. */
+int sim_spend_iteration(const scenario *s, const sim_result *r, bill *out,
+                        err *e);
+
+/* The bill of training run tr of s whose per-iteration figures are agg
+ * (tr's own, or where a caller moved them): every device held for
+ * total_s, busy over the iterations run to completion, their bytes, the
+ * samples kept, and the time lost by cause (sim_lost_name). */
+int sim_spend_training(const scenario *s, const sim_training_result *tr,
+                       const sim_result *agg, bill *out, err *e);
+
+#endif
