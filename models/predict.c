@@ -144,13 +144,34 @@ static void ctx_free(ctx *c) {
   free(c->nc);
 }
 
-/* Counts every pipeline's boundaries s -> s + 1 on the NICs. */
+static double most_of(const double *v, int n) {
+  double m = 0;
+  for (int i = 0; i < n; i++) m = fmax(m, v[i]);
+  return m;
+}
+
+/* The pace of K micro-batches of compute x: their rate, 1/s. */
+static double pace(const ctx *c, double x) {
+  return x > 0 ? 1 / (c->K * x) : INFINITY;
+}
+
+/* Counts every pipeline's boundaries s -> s + 1 on the NICs; each
+ * pipeline's pass a tandem of boundaries carrying K activations each (the
+ * backward pass the reversed phase), a boundary at most one micro-batch
+ * per compute of the stage that sends it. */
 static void count_pipelines(ctx *c) {
   hop_net_reset(&c->net);
   for (int r = 0; r < c->R; r++)
-    for (int st = 0; st + 1 < c->D; st++)
-      hop_net_count(&c->net, alloc_at(c->a, r, st), alloc_at(c->a, r, st + 1),
-                    c->act, TRANSPORT_P2P_CHANNELS);
+    for (int st = 0; st + 1 < c->D; st++) {
+      int d = alloc_at(c->a, r, st), e = alloc_at(c->a, r, st + 1);
+      size_t i = (size_t)r * c->D + st;
+      double cf = pace(c, c->f[i]), cb = pace(c, c->b[i + 1]);
+      if (st) hop_net_next(&c->net, cf, cb);
+      else hop_net_flow(&c->net, 0, cf, cb);
+      hop_net_count(&c->net, d, e, c->act, TRANSPORT_P2P_CHANNELS);
+      hop_net_leg(&c->net, d, e, c->act, c->K * c->act, TRANSPORT_P2P_CHANNELS);
+    }
+  hop_net_solve(&c->net);
 }
 
 /* ---- GPipe ---- */
@@ -195,12 +216,6 @@ static double gpipe_ready(const ctx *c, phase v, int i) {
   int j = 2 * i + 1;
   double left = tandem_span(0, j, c->K, v.first, v.t, v.delay) - v.delay[j];
   return fmax(done, left - v.hand[j]);
-}
-
-static double most_of(const double *v, int n) {
-  double m = 0;
-  for (int i = 0; i < n; i++) m = fmax(m, v[i]);
-  return m;
 }
 
 /* The barriers from the phases ph[bwd R + r]: the last backward phase
@@ -352,9 +367,12 @@ static members *column(const ctx *c, members *g, int st) {
 static void dp_all(ctx *c, spec_dp_algo algo) {
   members g = members_new(c->R);
   hop_net_reset(&c->net);
-  for (int st = 0; st < c->D; st++)
-    dpsync_count(&c->net, algo, column(c, &g, st)->dev, c->R,
-                 compress_gradient_bytes(c->w, st), TRANSPORT_NCCL_RING_CHANNELS);
+  for (int st = 0; st < c->D; st++) {
+    column(c, &g, st);
+    dpsync_count(&c->net, algo, g.dev, c->R, compress_gradient_bytes(c->w, st),
+                 TRANSPORT_NCCL_RING_CHANNELS, most_of(g.rd, c->R));
+  }
+  hop_net_solve(&c->net);
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
     dpsync_run(&c->net, algo, g.dev, c->R, compress_gradient_bytes(c->w, st),
@@ -376,8 +394,10 @@ static void megatron_rounds(ctx *c) {
   hop_net_reset(&c->net);
   for (int r = 0; r < c->R; r++) {
     int ends[2] = {alloc_at(c->a, r, 0), alloc_at(c->a, r, D - 1)};
-    dpsync_count(&c->net, SPEC_RING, ends, 2, emb, TRANSPORT_NCCL_RING_CHANNELS);
+    dpsync_count(&c->net, SPEC_RING, ends, 2, emb, TRANSPORT_NCCL_RING_CHANNELS,
+                 fmax(rd[(size_t)r * D], rd[(size_t)r * D + D - 1]));
   }
+  hop_net_solve(&c->net);
   for (int r = 0; r < c->R; r++) {
     size_t o = (size_t)r * D;
     g.dev[0] = alloc_at(c->a, r, 0), g.dev[1] = alloc_at(c->a, r, D - 1);
@@ -388,8 +408,10 @@ static void megatron_rounds(ctx *c) {
   hop_net_reset(&c->net);
   for (int r = 0; r < c->R; r++) {
     for (int st = 0; st < D; st++) g.dev[st] = alloc_at(c->a, r, st);
-    dpsync_count(&c->net, SPEC_RING, g.dev, D, 4.0 * D, TRANSPORT_NCCL_RING_CHANNELS);
+    dpsync_count(&c->net, SPEC_RING, g.dev, D, 4.0 * D, TRANSPORT_NCCL_RING_CHANNELS,
+                 most_of(rd + (size_t)r * D, D));
   }
+  hop_net_solve(&c->net);
   for (int round = 0; round < 2; round++)
     for (int r = 0; r < c->R; r++) {
       for (int st = 0; st < D; st++)
@@ -475,7 +497,8 @@ static double fragment_ring_s(ctx *c, const diloco_plan *p, int f) {
   for (int st = 0; st < c->D; st++)
     dpsync_count(&c->net, ex, column(c, &g, st)->dev, c->R,
                  diloco_fragment_bytes(c->w, p, st, f),
-                 TRANSPORT_DILOCO_CHANNELS);
+                 TRANSPORT_DILOCO_CHANNELS, 0);
+  hop_net_solve(&c->net);
   double end = 0;
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
@@ -575,7 +598,8 @@ double predict_dp_sync_s(const scenario *s, spec_dp_algo algo,
   if (n < 2) return 0;
   hop_net x;
   hop_net_init(&x, s, o);
-  dpsync_count(&x, algo, group, n, bytes, TRANSPORT_NCCL_RING_CHANNELS);
+  dpsync_count(&x, algo, group, n, bytes, TRANSPORT_NCCL_RING_CHANNELS, 0);
+  hop_net_solve(&x);
   double *done = mem_alloc((size_t)n * sizeof *done), t = 0;
   dpsync_run(&x, algo, group, n, bytes, TRANSPORT_NCCL_RING_CHANNELS, NULL, done);
   for (int i = 0; i < n; i++) t = fmax(t, done[i]);
