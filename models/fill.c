@@ -404,8 +404,11 @@ static void leg_rates(const state *s, const double *finish, const double *sum,
   }
 }
 
-void fill_solve(const double *res_cap, int nres, const fill_flow *f, int nf,
-                const fill_leg *leg, double *finish, double *leg_rate) {
+/* fill_solve on one component (no resource, upstream or predecessor
+ * outside it). */
+static void fill_one(const double *res_cap, int nres, const fill_flow *f,
+                     int nf, const fill_leg *leg, double *finish,
+                     double *leg_rate) {
   state s = {.nres = nres, .nf = nf, .f = f, .leg = leg, .res_cap = res_cap};
   alloc_state(&s);
   build(&s);
@@ -433,4 +436,107 @@ void fill_solve(const double *res_cap, int nres, const fill_flow *f, int nf,
   if (leg_rate) leg_rates(&s, finish, sum, leg_rate);
   free(sum);
   free_state(&s);
+}
+
+/* Union-find over flows: the root of i, paths halved. */
+static int root(int *parent, int i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+static void join(int *parent, int a, int b) {
+  a = root(parent, a), b = root(parent, b);
+  if (a != b) parent[a > b ? a : b] = a < b ? a : b;
+}
+
+/* Flows that meet (a resource, an upstream, a predecessor) in one
+ * component: comp[i] gets the root of flow i. */
+static void components(const fill_flow *f, int nf, const fill_leg *leg,
+                       int nres, int *comp) {
+  int *first = mem_alloc(((size_t)nres + 1) * sizeof *first);
+  for (int r = 0; r < nres; r++) first[r] = -1;
+  for (int i = 0; i < nf; i++) comp[i] = i;
+  for (int i = 0; i < nf; i++) {
+    if (f[i].after >= 0) join(comp, i, f[i].after);
+    if (f[i].up >= 0) join(comp, i, f[i].up);
+    for (int k = f[i].first; k < f[i].first + f[i].nlegs; k++)
+      for (int j = 0; j < leg[k].nres; j++) {
+        int r = leg[k].res[j];
+        if (first[r] < 0) first[r] = i;
+        else join(comp, i, first[r]);
+      }
+  }
+  for (int i = 0; i < nf; i++) comp[i] = root(comp, i);
+  free(first);
+}
+
+/* One component's problem, renumbered from 0: its flows, legs and
+ * resources, and where each came from. */
+typedef struct sub {
+  fill_flow *f;
+  fill_leg *leg;
+  double *cap, *finish, *rate;
+  int *flow_of, *leg_of, *res_of; /* sub -> whole; res_of: whole -> sub */
+  int nf, nleg, nres;
+} sub;
+
+/* Component c's problem out of the whole (comp[i]: flow i's root). */
+static void sub_build(sub *x, int c, const int *comp, const double *res_cap,
+                      const fill_flow *f, int nf, const fill_leg *leg) {
+  int *idx = x->res_of;
+  x->nf = x->nleg = x->nres = 0;
+  for (int i = 0; i < nf; i++) {
+    if (comp[i] != c) continue;
+    x->flow_of[x->nf] = i;
+    fill_flow g = f[i];
+    g.first = x->nleg;
+    for (int k = f[i].first; k < f[i].first + f[i].nlegs; k++) {
+      fill_leg l = leg[k];
+      for (int j = 0; j < l.nres; j++) {
+        int r = l.res[j];
+        if (idx[r] < 0) idx[r] = x->nres, x->cap[x->nres++] = res_cap[r];
+        l.res[j] = idx[r];
+      }
+      x->leg_of[x->nleg] = k;
+      x->leg[x->nleg++] = l;
+    }
+    x->f[x->nf++] = g;
+  }
+}
+
+void fill_solve(const double *res_cap, int nres, const fill_flow *f, int nf,
+                const fill_leg *leg, double *finish, double *leg_rate) {
+  int nlegs = 0;
+  for (int i = 0; i < nf; i++)
+    if (f[i].first + f[i].nlegs > nlegs) nlegs = f[i].first + f[i].nlegs;
+  int *comp = mem_alloc(2 * ((size_t)nf + 1) * sizeof *comp);
+  int *to = comp + nf + 1; /* whole flow -> its index in its component */
+  components(f, nf, leg, nres, comp);
+  size_t nl = (size_t)nlegs + 1, n = (size_t)nf + 1;
+  sub x = {.f = mem_alloc(n * sizeof *x.f), .leg = mem_alloc(nl * sizeof *x.leg),
+           .cap = mem_alloc(((size_t)nres + 1) * sizeof *x.cap),
+           .finish = mem_alloc(n * sizeof *x.finish),
+           .rate = mem_alloc(nl * sizeof *x.rate),
+           .flow_of = mem_alloc(n * sizeof *x.flow_of),
+           .leg_of = mem_alloc(nl * sizeof *x.leg_of),
+           .res_of = mem_alloc(((size_t)nres + 1) * sizeof *x.res_of)};
+  for (int r = 0; r < nres; r++) x.res_of[r] = -1;
+  for (int c = 0; c < nf; c++) {
+    if (comp[c] != c) continue; /* each component once, at its root */
+    sub_build(&x, c, comp, res_cap, f, nf, leg);
+    for (int i = 0; i < x.nf; i++) to[x.flow_of[i]] = i;
+    for (int i = 0; i < x.nf; i++) { /* its links, renumbered */
+      if (x.f[i].after >= 0) x.f[i].after = to[x.f[i].after];
+      if (x.f[i].up >= 0) x.f[i].up = to[x.f[i].up];
+    }
+    fill_one(x.cap, x.nres, x.f, x.nf, x.leg, x.finish, leg_rate ? x.rate : NULL);
+    for (int i = 0; i < x.nf; i++) finish[x.flow_of[i]] = x.finish[i];
+    for (int k = 0; k < x.nleg && leg_rate; k++) leg_rate[x.leg_of[k]] = x.rate[k];
+    for (int i = 0; i < x.nf; i++) /* its resources free for the next */
+      for (int k = x.f[i].first; k < x.f[i].first + x.f[i].nlegs; k++)
+        for (int j = 0; j < leg[x.leg_of[k]].nres; j++)
+          x.res_of[leg[x.leg_of[k]].res[j]] = -1;
+  }
+  free(comp), free(x.f), free(x.leg), free(x.cap), free(x.finish);
+  free(x.rate), free(x.flow_of), free(x.leg_of), free(x.res_of);
 }

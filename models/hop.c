@@ -54,7 +54,7 @@ void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
   n->flow = NULL, n->nflow = 0, n->flow_cap = 0;
   n->leg = NULL, n->nleg = 0, n->leg_cap = 0;
   n->slot = NULL, n->nslot = 0;
-  n->solved = false, n->part = 0;
+  n->solved = false, n->part = 0, n->nshared = 0;
   n->nic = mem_alloc((size_t)nd * sizeof *n->nic);
   n->cap = mem_calloc((size_t)nd, sizeof *n->cap);
   n->out = mem_calloc((size_t)nd, sizeof *n->out);
@@ -86,7 +86,7 @@ void hop_net_reset(hop_net *n) {
   n->ntouched = 0;
   n->swap = false;
   n->nflow = n->nleg = 0;
-  n->solved = false, n->part = 0;
+  n->solved = false, n->part = 0, n->nshared = 0;
   if (n->nslot) memset(n->slot, 0xff, (size_t)n->nslot * sizeof *n->slot);
 }
 
@@ -408,6 +408,7 @@ static void share_fill(hop_net *n, share_ctx *x) {
     if (ff[i].up >= 0) ff[i].up = fidx[ff[i].up];
   }
   if (nf) fill_solve(cap, nr, ff, nf, fl, finish, rate);
+  n->nshared += nf;
   for (int k = 0; k < nl; k++) {
     n->leg[of[k]].shared[d] = true;
     n->leg[of[k]].rate[d] = rate[k];

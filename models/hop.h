@@ -84,6 +84,7 @@ typedef struct hop_net {
   int *slot;          /* open addressing: leg index or -1 */
   int nslot;
   bool solved;        /* hop_net_solve ran since the last count */
+  int nshared;        /* flows its last solve shared (both directions) */
   int part;           /* hop_of reads the connections of flows' part
                          `part` (0 unless set: hop_net_then) */
 } hop_net;

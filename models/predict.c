@@ -76,6 +76,28 @@
 #include "models/runtime.h"
 #include "models/tandem.h"
 
+const char *const predict_gap_names[PREDICT_NGAPS + 1] = {
+#define PREDICT_GAP_NAME_(id, name, bound, what) name,
+    PREDICT_GAP_MAP(PREDICT_GAP_NAME_)
+#undef PREDICT_GAP_NAME_
+    NULL};
+
+static const char *const gap_what[PREDICT_NGAPS] = {
+#define PREDICT_GAP_WHAT_(id, name, bound, what) what,
+    PREDICT_GAP_MAP(PREDICT_GAP_WHAT_)
+#undef PREDICT_GAP_WHAT_
+};
+
+static const double gap_bound[PREDICT_NGAPS] = {
+#define PREDICT_GAP_BOUND_(id, name, bound, what) bound,
+    PREDICT_GAP_MAP(PREDICT_GAP_BOUND_)
+#undef PREDICT_GAP_BOUND_
+};
+
+const char *predict_gap_what(predict_gap g) { return gap_what[g]; }
+
+static unsigned gap_bit(predict_gap g) { return 1u << g; }
+
 double predict_optimizer_s(const spec_gpu *g, double params) {
   return runtime_optimizer_s(SPEC_RUNTIME_MEGATRON, g, params);
 }
@@ -95,6 +117,7 @@ typedef struct ctx {
   double *nc;     /* [R]: its passes with free communication */
   double t_pipe;  /* every pipeline done */
   double period;
+  unsigned gaps;  /* predict_result.left_out's bits found on the way */
 } ctx;
 
 /* DiLoCo's inner steps barrier each replica apart: the slowest replica's
@@ -322,8 +345,11 @@ static void onef1b(ctx *c) {
   bool *shaper = mem_alloc((size_t)D * sizeof *shaper);
   double *end = mem_alloc(2 * (size_t)D * sizeof *end), *sent = end + D;
   count_pipelines(c);
+  if (c->net.nshared) c->gaps |= gap_bit(PREDICT_GAP_PASS_SHARING);
   for (int r = 0; r < c->R; r++) {
     onef1b_pipe p = pipe_of(c, r, h, h + D, shaper), q = pipe_free(&p, h + 2 * D);
+    for (int st = 0; st < D && !p.megatron; st++)
+      if (shaper[st]) c->gaps |= gap_bit(PREDICT_GAP_SHAPER_ORDER);
     double pass = onef1b_pass(&p, end, sent);
     c->period = fmax(c->period, onef1b_period(&p));
     c->nc[r] = c->P * onef1b_pass(&q, NULL, NULL);
@@ -366,6 +392,17 @@ static members *column(const ctx *c, members *g, int st) {
  * times). */
 static void dp_all(ctx *c, spec_dp_algo algo) {
   members g = members_new(c->R);
+  switch (algo) { /* pieces to every member at once, beside the passes */
+    case SPEC_SHARDED_PS:
+      if (c->R > 2 && transport_is_shared(c->net.o.model))
+        c->gaps |= gap_bit(PREDICT_GAP_SYNC_OVERLAP);
+      break;
+    case SPEC_CENTRAL_PS:
+    case SPEC_RING:
+    case SPEC_HIER_RING:
+    case SPEC_DILOCO:
+    case SPEC_STREAMING_DILOCO: break;
+  }
   hop_net_reset(&c->net);
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
@@ -551,6 +588,48 @@ static void step(ctx *c) {
   }
 }
 
+/* The most a link of s between the sites of a's devices moves (bandwidth
+ * or latency, relative to its value at t = 0) during [0, T]. */
+static double links_drift(const scenario *s, const alloc *a, double T) {
+  if (s->network_static || !s->network || !(T > 0)) return 0;
+  bool *on = mem_calloc((size_t)s->nsites, sizeof *on);
+  for (int i = 0; i < a->replicas * a->stages; i++)
+    on[s->device_site[a->device[i]]] = true;
+  int64_t end = (int64_t)fmin(T * 1e9, 9e18);
+  double most = 0;
+  for (int x = 0; x < s->nsites; x++)
+    for (int y = 0; y < s->nsites && on[x]; y++) {
+      if (!on[y]) continue;
+      trace_value v0 = trace_at(s->network, x, y, 0);
+      for (int64_t t = trace_next_change(s->network, x, y, 0); t <= end;
+           t = trace_next_change(s->network, x, y, t)) {
+        trace_value v = trace_at(s->network, x, y, t);
+        most = fmax(most, fabs(v.bandwidth_gbps / v0.bandwidth_gbps - 1));
+        if (v0.latency_ms > 0)
+          most = fmax(most, fabs(v.latency_ms / v0.latency_ms - 1));
+      }
+    }
+  free(on);
+  return most;
+}
+
+/* The gaps of the case predicted into out->left_out. */
+static void gaps(ctx *c, predict_result *out) {
+  diloco_plan p = diloco_plan_of(c->w);
+  if (hop_restarts(&c->net)) c->gaps |= gap_bit(PREDICT_GAP_IDLE_RESTART);
+  if (spec_is_diloco(c->w) && p.overlap > 0)
+    c->gaps |= gap_bit(PREDICT_GAP_DILOCO_OVERLAP);
+  double T = fmax(out->iteration_s, out->outer_step_s);
+  double drift = links_drift(c->s, c->a, T);
+  if (drift > PREDICT_TOLERANCE) c->gaps |= gap_bit(PREDICT_GAP_LINKS_CHANGE);
+  out->left_out = c->gaps;
+  out->error_bound = c->gaps & gap_bit(PREDICT_GAP_LINKS_CHANGE)
+                         ? drift : PREDICT_TOLERANCE;
+  for (int g = 0; g < PREDICT_NGAPS; g++) /* links-change's bound is 0 */
+    if (c->gaps & gap_bit((predict_gap)g))
+      out->error_bound = fmax(out->error_bound, gap_bound[g]);
+}
+
 int predict_iteration_with(const spec_workload *w, const scenario *s,
                            const spec_gpu *const *gpu, const alloc *a,
                            const transport_options *o, predict_result *out) {
@@ -560,6 +639,7 @@ int predict_iteration_with(const spec_workload *w, const scenario *s,
   double opt_last, end = finish(&c, &opt_last);
   breakdown(&c, end, opt_last, out);
   if (spec_is_diloco(w)) outer(&c, out);
+  gaps(&c, out);
   ctx_free(&c);
   return ERR_OK;
 }

@@ -214,7 +214,7 @@ typedef struct split_search {
   const alloc *a;
   const transport_options *t;
   int *cur, *best;
-  double best_t;
+  double best_t, best_bound; /* the best's prediction and error bound */
 } split_search;
 
 static void try_split(split_search *q, const int *split) {
@@ -224,7 +224,7 @@ static void try_split(split_search *q, const int *split) {
   if (predict_iteration_with(q->w, q->v, q->gpu, q->a, q->t, &pr) != ERR_OK)
     return;
   if (pr.iteration_s < q->best_t) {
-    q->best_t = pr.iteration_s;
+    q->best_t = pr.iteration_s, q->best_bound = pr.error_bound;
     memcpy(q->best, split, (size_t)q->w->stages * sizeof *split);
   }
 }
@@ -309,7 +309,7 @@ static void judge(ctx *x, const int *keep, int n, int S, int R, int m,
   const spec_gpu **gpu = mem_alloc((size_t)n * sizeof *gpu);
   for (int i = 0; i < n; i++) gpu[i] = x->gpu[keep[i]];
   int *cur = mem_alloc(2 * (size_t)S * sizeof *cur), *best = NULL;
-  double best_t = INFINITY;
+  double best_t = INFINITY, bound = PREDICT_TOLERANCE;
   int best_p = -1;
   if (spec_workload_resolve(v, &w, NULL) == ERR_OK)
     for (int p = 0; p < NPLACE; p++) {
@@ -320,7 +320,7 @@ static void judge(ctx *x, const int *keep, int n, int S, int R, int m,
       double t = best_split(&q);
       if (isinf(t)) x->r->pruned_memory++, note_nofit(x, &w, gpu, pl[p]);
       if (t < best_t) {
-        best_t = t, best_p = p;
+        best_t = t, best_p = p, bound = q.best_bound;
         free(best);
         best = mem_alloc((size_t)S * sizeof *best);
         memcpy(best, cur + S, (size_t)S * sizeof *best);
@@ -334,7 +334,8 @@ static void judge(ctx *x, const int *keep, int n, int S, int R, int m,
                                                                : 0,
                         .ndev = n, .layers = best,
                         .a = to_parent(pl[best_p], keep),
-                        .predicted_s = best_t, .simulated_s = NAN};
+                        .predicted_s = best_t, .error_bound = bound,
+                        .simulated_s = NAN};
     c->keep = mem_alloc((size_t)n * sizeof *c->keep);
     memcpy(c->keep, keep, (size_t)n * sizeof *c->keep);
     best = NULL;
@@ -539,8 +540,40 @@ static long planned(const shape_result *r, const ranked *v, long k) {
   return n;
 }
 
-/* The predictor's best o->simulate and each shape's best simulated; the
- * best by the deciding time (only simulated ones when any was). */
+/* The best score simulated so far (INFINITY: none). */
+static double best_simulated(const shape_result *r, shape_goal goal) {
+  double best = INFINITY;
+  for (long i = 0; i < r->nall; i++)
+    if (!isnan(r->all[i].simulated_s))
+      best = fmin(best, shape_score(goal, &r->all[i], r->all[i].simulated_s));
+  return best;
+}
+
+/* The configurations, in v's order (by predicted score), whose prediction
+ * leaves out more than PREDICT_TOLERANCE (error_bound) and could beat the
+ * best simulated within their bound: simulated rather than pruned. */
+static int simulate_inexact(ctx *x, const ranked *v, err *e) {
+  shape_result *r = x->r;
+  shape_goal goal = x->o->goal;
+  double best = best_simulated(r, goal);
+  for (long k = 0; k < r->nall; k++) {
+    shape_config *c = &r->all[v[k].i];
+    if (!(c->error_bound > PREDICT_TOLERANCE) || !isnan(c->simulated_s))
+      continue;
+    if (isfinite(c->error_bound) && v[k].score * (1 - c->error_bound) >= best)
+      continue;
+    x->planned++;
+    int rc = simulate(x, v[k].i, e);
+    if (rc) return rc;
+    r->simulated_inexact++;
+    best = fmin(best, shape_score(goal, c, c->simulated_s));
+  }
+  return ERR_OK;
+}
+
+/* The predictor's best o->simulate and each shape's best simulated, and
+ * those its bound cannot rule out where it leaves something out; the best
+ * by the deciding time (only simulated ones when any was). */
 static int decide(ctx *x, err *e) {
   shape_result *r = x->r;
   shape_goal goal = x->o->goal;
@@ -556,6 +589,7 @@ static int decide(ctx *x, err *e) {
       rc = simulate(x, v[k].i, e);
     for (int g = 0; rc == ERR_OK && g < r->nshapes; g++)
       rc = simulate(x, r->per_shape[g], e);
+    if (rc == ERR_OK) rc = simulate_inexact(x, v, e);
     free(v);
     if (rc) return rc;
     free(r->per_shape); /* regrouped: the simulation decides */
