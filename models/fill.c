@@ -28,8 +28,6 @@
  * caught up with its upstream: progress is a fraction of 1, and rate x dt
  * rounds by about an ulp at each step. */
 #define WORK_EPS 1e-12
-/* A resource used to within this fraction of its capacity is saturated. */
-#define SAT_REL 1e-9
 /* Events per flow past which the rest of a phase goes at the current
  * rates (a start, a departure and a few catch-ups each are the most a
  * phase needs; the bound only stops a chatter of catch-ups that rounding
@@ -59,7 +57,7 @@ typedef struct state {
   int *ufirst;           /* [nf + 1] */
   int *rfirst, *rflow;   /* [nres + 1], [uses]: each resource's flows */
   double *rem, *wsum, *level; /* [nres] */
-  double *wleg, *used;   /* [nres]: active legs' weights, bytes/s used */
+  double *wleg;          /* [nres]: active legs' weights */
   unsigned *ver;         /* [nres] */
   int *unfrozen;         /* [nres] */
   bool *active, *frozen, *caught, *done; /* [nf] */
@@ -210,7 +208,8 @@ static void solve_once(state *s) {
       continue;
     }
     int r = e.id;
-    if (e.ver != s->ver[r] || isfinite(s->level[r])) continue; /* stale */
+    if (e.ver != s->ver[r] || isfinite(s->level[r]) || s->unfrozen[r] <= 0)
+      continue; /* stale, or its flows frozen elsewhere */
     s->level[r] = e.key;
     for (int k = s->rfirst[r]; k < s->rfirst[r + 1]; k++)
       if (!s->frozen[s->rflow[k]])
@@ -247,36 +246,30 @@ static void solve(state *s) {
     if (s->active[i]) s->rate[i] = s->held[i];
 }
 
-/* Marks the saturated resources (level finite): those the solve froze
- * flows at, and those its flows fill by the levels of others; sums the
- * weights of the active legs on each (wleg). */
-static void saturated(state *s) {
-  for (int r = 0; r < s->nres; r++) s->wleg[r] = 0, s->used[r] = 0;
+/* Sums the weights of the active legs on each resource (wleg). */
+static void leg_weights(state *s) {
+  for (int r = 0; r < s->nres; r++) s->wleg[r] = 0;
   for (int i = 0; i < s->nf; i++) {
     if (!s->active[i]) continue;
     const fill_flow *fl = &s->f[i];
     for (int k = fl->first; k < fl->first + fl->nlegs; k++)
-      for (int j = 0; j < s->leg[k].nres; j++) {
+      for (int j = 0; j < s->leg[k].nres; j++)
         s->wleg[s->leg[k].res[j]] += s->leg[k].weight;
-        s->used[s->leg[k].res[j]] += s->leg[k].bytes * s->rate[i];
-      }
   }
-  for (int r = 0; r < s->nres; r++)
-    if (s->used[r] >= s->res_cap[r] * (1 - SAT_REL) && s->wleg[r] > 0)
-      s->level[r] = fmin(s->level[r], s->res_cap[r]);
 }
 
-/* Leg k of flow i's available rate now: its cap where it crosses no
- * saturated resource, else at each saturated one the more of what it
- * moves (its bytes x its flow's rate) and its weight's share of the
- * capacity among the legs sending there; the least of them. */
+/* Leg k of flow i's available rate now: its cap, and on each resource it
+ * shares with other sending legs the more of what it moves there (its
+ * bytes x its flow's rate) and its weight's share of the capacity among
+ * them all (what it gets when they send at once: the phases' flows run
+ * in step); the least of these. */
 static double avail(const state *s, int i, int k) {
   const fill_leg *g = &s->leg[k];
   double a = g->cap, mine = g->bytes * s->rate[i];
   for (int j = 0; j < g->nres; j++) {
     int r = g->res[j];
-    if (isinf(s->level[r])) continue;
-    a = fmin(a, fmax(mine, s->res_cap[r] * g->weight / s->wleg[r]));
+    if (s->wleg[r] > g->weight * (1 + 1e-12))
+      a = fmin(a, fmax(mine, s->res_cap[r] * g->weight / s->wleg[r]));
   }
   return a;
 }
@@ -377,9 +370,9 @@ static void alloc_state(state *s) {
   s->w = mem_alloc(6 * nf * sizeof *s->w);
   s->cap = s->w + nf, s->rate = s->cap + nf, s->left = s->rate + nf;
   s->began = s->left + nf, s->held = s->began + nf;
-  s->rem = mem_alloc(5 * nr * sizeof *s->rem);
+  s->rem = mem_alloc(4 * nr * sizeof *s->rem);
   s->wsum = s->rem + nr, s->level = s->wsum + nr;
-  s->wleg = s->level + nr, s->used = s->wleg + nr;
+  s->wleg = s->level + nr;
   s->ver = mem_calloc(nr, sizeof *s->ver);
   s->unfrozen = mem_alloc(nr * sizeof *s->unfrozen);
   s->active = mem_calloc(4 * nf, sizeof *s->active);
@@ -424,7 +417,7 @@ static void fill_one(const double *res_cap, int nres, const fill_flow *f,
   for (int left = nf, epochs = 0; left > 0; epochs++) {
     epoch_begin(&s, t);
     solve(&s);
-    saturated(&s);
+    leg_weights(&s);
     double t1 = next_event(&s, t);
     if (isinf(t1)) break; /* the rest never finish */
     if (epochs > FILL_EPOCHS_PER_FLOW * nf) t1 = last_departure(&s, t);

@@ -17,10 +17,10 @@
  * resources' capacities: one level L is raised, each unfrozen flow at
  * weight x L, until a resource saturates (its flows freeze at that level)
  * or a flow reaches its cap. A leg's available rate at that instant is
- * its own cap where it crosses no saturated resource, else at each
- * saturated one the more of what it moves there (its bytes x its flow's
- * rate) and its weight's share of the capacity among the legs sending
- * there (what it gets when all send at once); the least of these. The
+ * its own cap, and on each resource it shares with other sending legs the
+ * more of what it moves there (its bytes x its flow's rate) and its
+ * weight's share of the capacity among them all (what it gets when they
+ * send at once, as a phase's flows do, in step); the least of these. The
  * predictor's closed forms take its time-average over the flow's life as
  * the leg's rate: the leg that binds its flow gets bytes / duration.
  * A flow with a flow upstream (a pipeline's next boundary, a chain's next
