@@ -282,14 +282,16 @@ static void legs_ring(hop_net *n, const int *grp, int R, double bytes,
                 2.0 * (R - 1) * r.loops * r.slices * r.piece, channels);
 }
 
-/* A chain's connections, each carrying bytes in chunks, a tandem (each
- * hop forwards what arrived): reduce (NCCL's order grp[1] -> ... ->
- * grp[R-1] -> grp[0]) or broadcast (grp[0] -> ... -> grp[R-1]). */
+/* A chain's connections from `start`, each carrying bytes in chunks, a
+ * tandem (each hop forwards what arrived): reduce (NCCL's order grp[1] ->
+ * ... -> grp[R-1] -> grp[0]) or broadcast (grp[0] -> ... -> grp[R-1]),
+ * beside the part's other chains. */
 static void legs_chain(hop_net *n, const int *grp, int R, double bytes,
-                       int channels, bool reduce) {
+                       int channels, bool reduce, double start) {
   double c = bytes / chunks_of(bytes);
   for (int j = 0; j + 1 < R; j++) {
-    if (j) hop_net_next(n, INFINITY, INFINITY);
+    if (j) hop_net_next(n, start, INFINITY, INFINITY);
+    else hop_net_beside(n, start);
     reduce ? hop_net_leg(n, grp[j + 1], grp[(j + 2) % R], c, bytes, channels)
            : hop_net_leg(n, grp[j], grp[j + 1], c, bytes, channels);
   }
@@ -298,13 +300,13 @@ static void legs_chain(hop_net *n, const int *grp, int R, double bytes,
 /* Counts hier-ring's messages: the chains in each site, the ring; its
  * parts: the sites' reduces, the ring, the sites' broadcasts. */
 static void count_hier(hop_net *n, const int *grp, int R, double bytes,
-                       int ring_channels) {
+                       int ring_channels, const double *ready) {
   int *first = mem_alloc(((size_t)R + 1) * sizeof *first);
-  int *at = mem_alloc((size_t)R * sizeof *at), *lead = mem_alloc((size_t)R * sizeof *lead);
+  int *ix = mem_alloc((size_t)R * sizeof *ix), *lead = mem_alloc((size_t)R * sizeof *lead);
   int *m = mem_alloc((size_t)R * sizeof *m);
-  int L = by_site(n, grp, R, first, at);
-  double c = bytes / chunks_of(bytes);
-  for (int i = 0; i < R; i++) m[i] = grp[at[i]];
+  int L = by_site(n, grp, R, first, ix);
+  double c = bytes / chunks_of(bytes), last = 0;
+  for (int i = 0; i < R; i++) m[i] = grp[ix[i]], last = fmax(last, at(ready, i));
   for (int l = 0; l < L; l++) {
     int f = first[l], k = first[l + 1] - f;
     lead[l] = m[f];
@@ -318,10 +320,10 @@ static void count_hier(hop_net *n, const int *grp, int R, double bytes,
     if (part) hop_net_then(n);
     for (int l = 0; l < L && part != 1; l++)
       legs_chain(n, m + first[l], first[l + 1] - first[l], bytes,
-                 ring_channels, part == 0);
+                 ring_channels, part == 0, last);
     if (part == 1 && L > 1) legs_ring(n, lead, L, bytes, ring_channels);
   }
-  free(first), free(at), free(lead), free(m);
+  free(first), free(ix), free(lead), free(m);
 }
 
 /* Sharded-ps's parts: every piece to its shard's owner, then every
@@ -342,19 +344,20 @@ static void count_sharded(hop_net *n, const int *grp, int R, double bytes) {
 }
 
 void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
-                  double bytes, int ring_channels, double start) {
+                  double bytes, int ring_channels, const double *ready) {
   if (R < 2) return;
-  double c = bytes / chunks_of(bytes);
-  hop_net_flow(n, start, INFINITY, INFINITY);
+  double c = bytes / chunks_of(bytes), last = 0;
+  for (int i = 0; i < R; i++) last = fmax(last, at(ready, i));
+  hop_net_flow(n, last, INFINITY, INFINITY); /* when the last is ready */
   switch (algo) {
     case SPEC_CENTRAL_PS:
       /* the broadcast's hops, which the reduce shares, and the reduce's
        * closing hop R-1 -> 0 */
       for (int i = 0; i < R; i++)
         hop_net_count(n, grp[i], grp[(i + 1) % R], c, COLL);
-      legs_chain(n, grp, R, bytes, COLL, true);
+      legs_chain(n, grp, R, bytes, COLL, true, last);
       hop_net_then(n);
-      legs_chain(n, grp, R, bytes, COLL, false);
+      legs_chain(n, grp, R, bytes, COLL, false, last);
       return;
     case SPEC_RING:
       for (int i = 0; i < R; i++)
@@ -363,7 +366,7 @@ void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
       legs_ring(n, grp, R, bytes, ring_channels);
       return;
     case SPEC_SHARDED_PS: count_sharded(n, grp, R, bytes); return;
-    case SPEC_HIER_RING: count_hier(n, grp, R, bytes, ring_channels); return;
+    case SPEC_HIER_RING: count_hier(n, grp, R, bytes, ring_channels, ready); return;
     case SPEC_DILOCO:
     case SPEC_STREAMING_DILOCO: return; /* nothing per step */
   }

@@ -108,11 +108,24 @@ void hop_net_then(hop_net *n) {
   f->job = prev.job, f->part = prev.part + 1, f->after = cur;
 }
 
-void hop_net_next(hop_net *n, double cap, double cap_rev) {
+void hop_net_beside(hop_net *n, double start) {
+  assert(n->nflow > 0);
+  hop_flow *cur = &n->flow[n->nflow - 1];
+  if (cur->n == 0) { /* nothing given yet: this one */
+    cur->start = start;
+    return;
+  }
+  hop_flow prev = *cur;
+  hop_net_flow(n, start, prev.cap[0], prev.cap[1]);
+  hop_flow *f = &n->flow[n->nflow - 1];
+  f->job = prev.job, f->part = prev.part, f->after = prev.after;
+}
+
+void hop_net_next(hop_net *n, double start, double cap, double cap_rev) {
   assert(n->nflow > 0);
   int cur = n->nflow - 1;
   hop_flow prev = n->flow[cur];
-  hop_net_flow(n, prev.start, cap, cap_rev);
+  hop_net_flow(n, start, cap, cap_rev);
   hop_flow *f = &n->flow[n->nflow - 1];
   f->job = prev.job, f->part = prev.part, f->after = prev.after, f->up = cur;
 }

@@ -35,14 +35,17 @@
  * flow's life, a flow left alone when the others have finished getting
  * what they leave. Exact, in the fluid limit, for flows that start
  * together and send throughout.
- * Left out: a flow's connections are coupled in the fluid limit (the
- * engine's bursts of a connection faster than its flow's pace, and the
- * order within a phase — a chain's reduce before its broadcast — are
- * spread over the flow's life); flows counted at their start, not as their
- * members become ready one by one; under tc a shaper shared by one flow's
- * connections is its `share`, not a resource of the fill; within one flow
- * the shares go by socket weight, not by RTT; time-varying links (the
- * values at t = 0).
+ * Left out: a flow's legs move at one pace where coupled (a ring; a
+ * part of sharded-ps, whose pieces go as one round) and a tandem's
+ * downstream held to its upstream once caught up (fill.h: a held flow's
+ * cap is its upstream's rate in a second solve); a leg's rate is the
+ * time-average of what it could send (its share where other legs send at
+ * once), which a closed form then takes as constant; flows start when the
+ * last of their members is ready; under tc a shaper shared by one flow's
+ * connections is its `share`, not a resource of the fill; time-varying
+ * links (the values at t = 0). Exact where no flow shares a resource
+ * (the split by socket weight), and in the fluid limit for flows that
+ * start together.
  * Invariant: a hop_net owns only per-call arrays (hop_net_free); hop_of
  * and the times are pure functions of the net's counts, its solve and the
  * scenario. */
@@ -122,11 +125,17 @@ void hop_net_flow(hop_net *n, double start, double cap, double cap_rev);
  * when the part before it is done; hop_of reads it when n->part says. */
 void hop_net_then(hop_net *n);
 
+/* Opens another flow of the open part beside the last one, from `start`
+ * (a site's chain beside another's), or restarts the open one at `start`
+ * while it has no connection yet. */
+void hop_net_beside(hop_net *n, double start);
+
 /* Opens the next stretch of the open part downstream of the last one (a
- * pipeline's next boundary, a chain's next hop): its progress never
- * passes that one's (fill.h's tandem); caps as hop_net_flow's. In the
- * reversed phase the stretches run the other way. */
-void hop_net_next(hop_net *n, double cap, double cap_rev);
+ * pipeline's next boundary, a chain's next hop), which may start sending
+ * at `start`: its progress never passes that one's (fill.h's tandem);
+ * caps as hop_net_flow's. In the reversed phase the stretches run the
+ * other way. */
+void hop_net_next(hop_net *n, double start, double cap, double cap_rev);
 
 /* The connection a -> b of the open part, of an operation of `channels`
  * channels whose messages are of `bytes`, carrying `total` bytes in the

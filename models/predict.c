@@ -38,10 +38,12 @@
  * latency-bound steps each), then every device steps Adam on its GPU.
  *
  * Links (hop.h): warm connections; NICs (and under path shaping the paths
- * between sites) shared by socket weight among the
- * flows of one phase that cross them (every boundary of a pipeline phase
- * busy at once; under 1F1B each direction counted apart; every group's
- * synchronisation at once). tcp's idle restart (off by default) is
+ * between sites) shared among the flows of one phase that cross them —
+ * every pipeline's pass (under 1F1B each direction a phase apart), every
+ * group's synchronisation from when its members are ready — by the
+ * engine's weighted max-min with flows leaving as they finish
+ * (models/fill.h) where flows share one, else split by socket weight
+ * (then exact). tcp's idle restart (off by default) is
  * approximate: under GPipe and in the synchronisation each phase's
  * connections restart from the initial window (they idled through the
  * other phase) and a connection that idles past its RTO between the
@@ -55,10 +57,11 @@
  * fill and drain; pp_comm = what transfers, barriers and calls add to the
  * passes; optimizer and dp_sync = the tail after the pipelines, split
  * into the optimizer step of the device that ends last and the rest.
- * Left out: max-min sharing beyond the NIC and path splits (a stage's gradient
- * messages sharing its shapers with its own last transfers, pipelines of
- * several replicas on one shaper), RTT-unfair sharing, time-varying
- * links. */
+ * Left out (predict.h's PREDICT_GAP_MAP names those that may cost more
+ * than PREDICT_TOLERANCE, and predict_result.left_out which apply): a
+ * phase's flows meet only within it (a stage's gradient messages beside
+ * its own last transfers; a 1F1B pass's two directions); the fill's
+ * approximations (hop.h); time-varying links (the values at t = 0). */
 #include "models/predict.h"
 
 #include <assert.h>
@@ -75,26 +78,6 @@
 #include "models/roofline.h"
 #include "models/runtime.h"
 #include "models/tandem.h"
-
-const char *const predict_gap_names[PREDICT_NGAPS + 1] = {
-#define PREDICT_GAP_NAME_(id, name, bound, what) name,
-    PREDICT_GAP_MAP(PREDICT_GAP_NAME_)
-#undef PREDICT_GAP_NAME_
-    NULL};
-
-static const char *const gap_what[PREDICT_NGAPS] = {
-#define PREDICT_GAP_WHAT_(id, name, bound, what) what,
-    PREDICT_GAP_MAP(PREDICT_GAP_WHAT_)
-#undef PREDICT_GAP_WHAT_
-};
-
-static const double gap_bound[PREDICT_NGAPS] = {
-#define PREDICT_GAP_BOUND_(id, name, bound, what) bound,
-    PREDICT_GAP_MAP(PREDICT_GAP_BOUND_)
-#undef PREDICT_GAP_BOUND_
-};
-
-const char *predict_gap_what(predict_gap g) { return gap_what[g]; }
 
 static unsigned gap_bit(predict_gap g) { return 1u << g; }
 
@@ -117,6 +100,7 @@ typedef struct ctx {
   double *nc;     /* [R]: its passes with free communication */
   double t_pipe;  /* every pipeline done */
   double period;
+  double last;    /* GPipe: when the last backward phase starts */
   unsigned gaps;  /* predict_result.left_out's bits found on the way */
 } ctx;
 
@@ -189,7 +173,7 @@ static void count_pipelines(ctx *c) {
       int d = alloc_at(c->a, r, st), e = alloc_at(c->a, r, st + 1);
       size_t i = (size_t)r * c->D + st;
       double cf = pace(c, c->f[i]), cb = pace(c, c->b[i + 1]);
-      if (st) hop_net_next(&c->net, cf, cb);
+      if (st) hop_net_next(&c->net, 0, cf, cb);
       else hop_net_flow(&c->net, 0, cf, cb);
       hop_net_count(&c->net, d, e, c->act, TRANSPORT_P2P_CHANNELS);
       hop_net_leg(&c->net, d, e, c->act, c->K * c->act, TRANSPORT_P2P_CHANNELS);
@@ -251,7 +235,7 @@ static void gpipe_barriers(ctx *c, const double *ph) {
   }
   double last = fm + c->g + (c->P - 1) * (fbm + c->g);
   for (size_t i = 0; i < (size_t)c->R * c->D; i++) c->ready[i] += last;
-  c->t_pipe = last + bm;
+  c->t_pipe = last + bm, c->last = last;
 }
 
 static void gpipe(ctx *c) {
@@ -407,7 +391,7 @@ static void dp_all(ctx *c, spec_dp_algo algo) {
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
     dpsync_count(&c->net, algo, g.dev, c->R, compress_gradient_bytes(c->w, st),
-                 TRANSPORT_NCCL_RING_CHANNELS, most_of(g.rd, c->R));
+                 TRANSPORT_NCCL_RING_CHANNELS, g.rd);
   }
   hop_net_solve(&c->net);
   for (int st = 0; st < c->D; st++) {
@@ -431,8 +415,9 @@ static void megatron_rounds(ctx *c) {
   hop_net_reset(&c->net);
   for (int r = 0; r < c->R; r++) {
     int ends[2] = {alloc_at(c->a, r, 0), alloc_at(c->a, r, D - 1)};
+    double at[2] = {rd[(size_t)r * D], rd[(size_t)r * D + D - 1]};
     dpsync_count(&c->net, SPEC_RING, ends, 2, emb, TRANSPORT_NCCL_RING_CHANNELS,
-                 fmax(rd[(size_t)r * D], rd[(size_t)r * D + D - 1]));
+                 at);
   }
   hop_net_solve(&c->net);
   for (int r = 0; r < c->R; r++) {
@@ -446,7 +431,7 @@ static void megatron_rounds(ctx *c) {
   for (int r = 0; r < c->R; r++) {
     for (int st = 0; st < D; st++) g.dev[st] = alloc_at(c->a, r, st);
     dpsync_count(&c->net, SPEC_RING, g.dev, D, 4.0 * D, TRANSPORT_NCCL_RING_CHANNELS,
-                 most_of(rd + (size_t)r * D, D));
+                 rd + (size_t)r * D);
   }
   hop_net_solve(&c->net);
   for (int round = 0; round < 2; round++)
@@ -534,7 +519,7 @@ static double fragment_ring_s(ctx *c, const diloco_plan *p, int f) {
   for (int st = 0; st < c->D; st++)
     dpsync_count(&c->net, ex, column(c, &g, st)->dev, c->R,
                  diloco_fragment_bytes(c->w, p, st, f),
-                 TRANSPORT_DILOCO_CHANNELS, 0);
+                 TRANSPORT_DILOCO_CHANNELS, NULL);
   hop_net_solve(&c->net);
   double end = 0;
   for (int st = 0; st < c->D; st++) {
@@ -567,6 +552,73 @@ static void outer(ctx *c, predict_result *out) {
                      out->dp_sync_s + out->optimizer_s;
 }
 
+/* ---- GPipe: the last backward phase beside the synchronisation ---- */
+
+/* Whether they may meet where one device's flows are not alone: a NIC of
+ * a site's GPUs, or a path between sites (netem, tcp). */
+static bool tail_meets(const ctx *c) {
+  bool shared = c->net.path;
+  for (int i = 0; i < c->s->nsites; i++) shared |= c->s->sites[i].nic_shared;
+  return shared && transport_is_shared(c->net.o.model);
+}
+
+/* One phase: every pipeline's last backward pass from c->last (stage s ->
+ * s - 1 a tandem, in the net's forward direction) and every group's
+ * synchronisation from when its members are ready. */
+static void count_tail(ctx *c, spec_dp_algo algo, members *g) {
+  hop_net_reset(&c->net);
+  for (int r = 0; r < c->R; r++)
+    for (int st = c->D - 1; st > 0; st--) {
+      int d = alloc_at(c->a, r, st), e = alloc_at(c->a, r, st - 1);
+      double cb = pace(c, c->b[(size_t)r * c->D + st]);
+      if (st + 1 < c->D) hop_net_next(&c->net, c->last, cb, cb);
+      else hop_net_flow(&c->net, c->last, cb, cb);
+      hop_net_count(&c->net, d, e, c->act, TRANSPORT_P2P_CHANNELS);
+      hop_net_leg(&c->net, d, e, c->act, c->K * c->act, TRANSPORT_P2P_CHANNELS);
+    }
+  for (int st = 0; st < c->D; st++) {
+    column(c, g, st);
+    dpsync_count(&c->net, algo, g->dev, c->R, compress_gradient_bytes(c->w, st),
+                 TRANSPORT_NCCL_RING_CHANNELS, g->rd);
+  }
+  hop_net_solve(&c->net);
+}
+
+/* The last backward pass again at the tail's shares: ready times, t_pipe. */
+static void backward_again(ctx *c) {
+  int D = c->D, NS = 2 * D - 1;
+  double *m = mem_alloc(5 * (size_t)NS * sizeof *m), bm = 0;
+  phase v = {.first = m, .t = m + NS, .delay = m + 2 * NS,
+             .hand = m + 3 * NS, .comp = m + 4 * NS};
+  for (int r = 0; r < c->R; r++) { /* its legs run forward in the tail */
+    phase_servers(c, r, true, v);
+    bm = fmax(bm, tandem_span(0, NS - 1, c->K, v.first, v.t, v.delay));
+    for (int i = 0; i < D; i++)
+      c->ready[(size_t)r * D + D - 1 - i] = c->last + gpipe_ready(c, v, i);
+  }
+  c->t_pipe = c->last + bm;
+  free(m);
+}
+
+/* dp_all with the last backward pass in the same phase: TAIL_ROUNDS
+ * rounds of shares (from the ready times) and backward pass (to them). */
+#define TAIL_ROUNDS 2
+static void dp_tail(ctx *c, spec_dp_algo algo) {
+  members g = members_new(c->R);
+  for (int k = 0; k < TAIL_ROUNDS; k++) {
+    count_tail(c, algo, &g);
+    backward_again(c);
+  }
+  count_tail(c, algo, &g);
+  for (int st = 0; st < c->D; st++) {
+    column(c, &g, st);
+    dpsync_run(&c->net, algo, g.dev, c->R, compress_gradient_bytes(c->w, st),
+               TRANSPORT_NCCL_RING_CHANNELS, g.rd, g.done);
+    for (int r = 0; r < c->R; r++) c->ready[(size_t)r * c->D + st] = g.done[r];
+  }
+  members_free(&g);
+}
+
 /* The passes and the synchronisation of one step under the runtime: DT-FM
  * runs the workload's schedule and dp algorithm; Megatron one 1F1B schedule
  * whatever the workload's, NCCL's ring all-reduce, then its rounds. */
@@ -575,7 +627,12 @@ static void step(ctx *c) {
   switch (w->runtime) {
     case SPEC_RUNTIME_DTFM:
       switch (w->schedule) {
-        case SPEC_GPIPE: gpipe(c); break;
+        case SPEC_GPIPE:
+          gpipe(c);
+          if (spec_is_diloco(w)) return;
+          if (tail_meets(c)) dp_tail(c, w->dp_algo);
+          else dp_all(c, w->dp_algo);
+          return;
         case SPEC_1F1B: onef1b(c); break;
       }
       if (!spec_is_diloco(w)) dp_all(c, w->dp_algo);
@@ -588,31 +645,6 @@ static void step(ctx *c) {
   }
 }
 
-/* The most a link of s between the sites of a's devices moves (bandwidth
- * or latency, relative to its value at t = 0) during [0, T]. */
-static double links_drift(const scenario *s, const alloc *a, double T) {
-  if (s->network_static || !s->network || !(T > 0)) return 0;
-  bool *on = mem_calloc((size_t)s->nsites, sizeof *on);
-  for (int i = 0; i < a->replicas * a->stages; i++)
-    on[s->device_site[a->device[i]]] = true;
-  int64_t end = (int64_t)fmin(T * 1e9, 9e18);
-  double most = 0;
-  for (int x = 0; x < s->nsites; x++)
-    for (int y = 0; y < s->nsites && on[x]; y++) {
-      if (!on[y]) continue;
-      trace_value v0 = trace_at(s->network, x, y, 0);
-      for (int64_t t = trace_next_change(s->network, x, y, 0); t <= end;
-           t = trace_next_change(s->network, x, y, t)) {
-        trace_value v = trace_at(s->network, x, y, t);
-        most = fmax(most, fabs(v.bandwidth_gbps / v0.bandwidth_gbps - 1));
-        if (v0.latency_ms > 0)
-          most = fmax(most, fabs(v.latency_ms / v0.latency_ms - 1));
-      }
-    }
-  free(on);
-  return most;
-}
-
 /* The gaps of the case predicted into out->left_out. */
 static void gaps(ctx *c, predict_result *out) {
   diloco_plan p = diloco_plan_of(c->w);
@@ -620,14 +652,14 @@ static void gaps(ctx *c, predict_result *out) {
   if (spec_is_diloco(c->w) && p.overlap > 0)
     c->gaps |= gap_bit(PREDICT_GAP_DILOCO_OVERLAP);
   double T = fmax(out->iteration_s, out->outer_step_s);
-  double drift = links_drift(c->s, c->a, T);
+  double drift = predict_links_drift(c->s, c->a, T);
   if (drift > PREDICT_TOLERANCE) c->gaps |= gap_bit(PREDICT_GAP_LINKS_CHANGE);
   out->left_out = c->gaps;
   out->error_bound = c->gaps & gap_bit(PREDICT_GAP_LINKS_CHANGE)
                          ? drift : PREDICT_TOLERANCE;
   for (int g = 0; g < PREDICT_NGAPS; g++) /* links-change's bound is 0 */
     if (c->gaps & gap_bit((predict_gap)g))
-      out->error_bound = fmax(out->error_bound, gap_bound[g]);
+      out->error_bound = fmax(out->error_bound, predict_gap_bound((predict_gap)g));
 }
 
 int predict_iteration_with(const spec_workload *w, const scenario *s,
@@ -678,7 +710,7 @@ double predict_dp_sync_s(const scenario *s, spec_dp_algo algo,
   if (n < 2) return 0;
   hop_net x;
   hop_net_init(&x, s, o);
-  dpsync_count(&x, algo, group, n, bytes, TRANSPORT_NCCL_RING_CHANNELS, 0);
+  dpsync_count(&x, algo, group, n, bytes, TRANSPORT_NCCL_RING_CHANNELS, NULL);
   hop_net_solve(&x);
   double *done = mem_alloc((size_t)n * sizeof *done), t = 0;
   dpsync_run(&x, algo, group, n, bytes, TRANSPORT_NCCL_RING_CHANNELS, NULL, done);

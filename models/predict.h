@@ -45,9 +45,10 @@
   X(PASS_SHARING, "1f1b-sharing", 0.25,                                     \
     "a 1F1B pass's activations and gradients on a shared NIC or path are "  \
     "shared as two phases, not at once (up to 21 % long)")                  \
-  X(SYNC_OVERLAP, "sync-overlap", 0.10,                                     \
-    "sharded-ps's pieces to every member beside the pipelines' last "       \
-    "transfers on the senders' shapers and NICs (up to 9 % short)")         \
+  X(SYNC_OVERLAP, "sync-overlap", 0.16,                                     \
+    "sharded-ps's pieces to every member, beside the pipelines' last "      \
+    "transfers on the senders' shapers and NICs, shared as one round (up "  \
+    "to 15 % short)")                                                       \
   X(DILOCO_OVERLAP, "diloco-overlap", INFINITY,                             \
     "streaming DiLoCo's exchanges overlapping inner steps: their "          \
     "interference with the steps")
@@ -56,9 +57,16 @@ typedef enum predict_gap { PREDICT_GAP_MAP(PREDICT_GAP_ID_) } predict_gap;
 #undef PREDICT_GAP_ID_
 enum { PREDICT_NGAPS = 0 PREDICT_GAP_MAP(NAMES_COUNT_ROW) };
 
-/* The gaps' names (NULL-terminated) and what each leaves out. */
+/* The gaps' names (NULL-terminated), what each leaves out and the most it
+ * was measured to cost (models/predict_gap.c). */
 extern const char *const predict_gap_names[PREDICT_NGAPS + 1];
 const char *predict_gap_what(predict_gap g);
+double predict_gap_bound(predict_gap g);
+
+/* The most a link of s between the sites of a's devices moves (bandwidth
+ * or latency, relative to its value at t = 0) during [0, T] seconds: 0 on
+ * a static network. */
+double predict_links_drift(const scenario *s, const alloc *a, double T);
 
 /* The terms of one predicted iteration, seconds unless stated. */
 typedef struct predict_result {
