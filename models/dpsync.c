@@ -109,7 +109,9 @@ static void chain_bcast(hop_net *n, const int *grp, int R, double bytes,
 static void central(hop_net *n, const int *grp, int R, double bytes,
                     const double *ready, double *done) {
   double red = chain_reduce(n, grp, R, bytes, COLL, ready);
+  n->part = 1; /* the flow's second part (dpsync_count) */
   chain_bcast(n, grp, R, bytes, COLL, red, done);
+  n->part = 0;
 }
 
 /* ring: NCCL's cut (transport_ring_plan); st[p][i], when member i's
@@ -166,7 +168,7 @@ static void ring(hop_net *n, const int *grp, int R, double bytes,
  * counted flows share each path). *x1 and *x2 get the
  * times of its reduce and its return piece (the second on a connection
  * that has just sent the first: a restart's slow start is paid once). */
-static hop piece_hop(const hop_net *n, const int *grp, int R, int i, int j,
+static hop piece_hop(hop_net *n, const int *grp, int R, int i, int j,
                      double piece, double *x1, double *x2) {
   int same = 0;
   trace_value v = scenario_link(n->s, grp[i], grp[j], 0);
@@ -176,9 +178,12 @@ static hop piece_hop(const hop_net *n, const int *grp, int R, int i, int j,
     same += u.latency_ms == v.latency_ms && u.bandwidth_gbps == v.bandwidth_gbps;
   }
   hop h = hop_of(n, grp[i], grp[j], piece, same, TRANSPORT_P2P_CHANNELS);
+  n->part = 1; /* the return round: the flow's second part */
+  hop back = hop_of(n, grp[i], grp[j], piece, same, TRANSPORT_P2P_CHANNELS);
+  n->part = 0;
   double cwnd = hop_restarts(n) ? 0 : h.window;
   *x1 = hop_time_from(n, &h, piece, &cwnd);
-  *x2 = hop_time_from(n, &h, piece, &cwnd);
+  *x2 = hop_time_from(n, &back, piece, &cwnd);
   return h;
 }
 
@@ -256,33 +261,87 @@ static void hier(hop_net *n, const int *grp, int R, double bytes,
     red[l] = chain_reduce(n, m + first[l], first[l + 1] - first[l], bytes,
                           channels, rd + first[l]);
   }
+  n->part = 1; /* the flow's parts: reduces, ring, broadcasts */
   if (L > 1) ring(n, lead, L, bytes, channels, red, cross);
   else cross[0] = red[0];
+  n->part = 2;
   for (int l = 0; l < L; l++)
     chain_bcast(n, m + first[l], first[l + 1] - first[l], bytes, channels,
                 cross[l], dn + first[l]);
+  n->part = 0;
   for (int i = 0; i < R; i++) done[ix[i]] = dn[i];
   free(first), free(ix), free(m), free(rd), free(red), free(lead);
 }
 
-/* Counts hier-ring's messages: the chains in each site, the ring. */
-static void count_hier(hop_net *n, const int *grp, int R, double bytes,
-                       int ring_channels) {
-  int *first = mem_alloc(((size_t)R + 1) * sizeof *first);
-  int *at = mem_alloc((size_t)R * sizeof *at), *lead = mem_alloc((size_t)R * sizeof *lead);
-  int L = by_site(n, grp, R, first, at);
+/* A ring's connections as one part: grp[i] -> grp[i + 1 mod R], each
+ * carrying 2 (R - 1) x loops x slices pieces. */
+static void legs_ring(hop_net *n, const int *grp, int R, double bytes,
+                      int channels) {
+  transport_ring r = transport_ring_plan(bytes, R);
+  for (int i = 0; i < R; i++)
+    hop_net_leg(n, grp[i], grp[(i + 1) % R], r.piece,
+                2.0 * (R - 1) * r.loops * r.slices * r.piece, channels);
+}
+
+/* A chain's connections from `start`, each carrying bytes in chunks, a
+ * tandem (each hop forwards what arrived): reduce (NCCL's order grp[1] ->
+ * ... -> grp[R-1] -> grp[0]) or broadcast (grp[0] -> ... -> grp[R-1]),
+ * beside the part's other chains. */
+static void legs_chain(hop_net *n, const int *grp, int R, double bytes,
+                       int channels, bool reduce, double start) {
   double c = bytes / chunks_of(bytes);
+  for (int j = 0; j + 1 < R; j++) {
+    if (j) hop_net_next(n, start, INFINITY, INFINITY);
+    else hop_net_beside(n, start);
+    reduce ? hop_net_leg(n, grp[j + 1], grp[(j + 2) % R], c, bytes, channels)
+           : hop_net_leg(n, grp[j], grp[j + 1], c, bytes, channels);
+  }
+}
+
+/* Counts hier-ring's messages: the chains in each site, the ring; its
+ * parts: the sites' reduces, the ring, the sites' broadcasts. */
+static void count_hier(hop_net *n, const int *grp, int R, double bytes,
+                       int ring_channels, const double *ready) {
+  int *first = mem_alloc(((size_t)R + 1) * sizeof *first);
+  int *ix = mem_alloc((size_t)R * sizeof *ix), *lead = mem_alloc((size_t)R * sizeof *lead);
+  int *m = mem_alloc((size_t)R * sizeof *m);
+  int L = by_site(n, grp, R, first, ix);
+  double c = bytes / chunks_of(bytes), last = 0;
+  for (int i = 0; i < R; i++) m[i] = grp[ix[i]], last = fmax(last, at(ready, i));
   for (int l = 0; l < L; l++) {
     int f = first[l], k = first[l + 1] - f;
-    lead[l] = grp[at[f]];
+    lead[l] = m[f];
     for (int i = 0; i < k && k > 1; i++)
-      hop_net_count(n, grp[at[f + i]], grp[at[f + (i + 1) % k]], c,
-                    ring_channels);
+      hop_net_count(n, m[f + i], m[f + (i + 1) % k], c, ring_channels);
   }
   for (int l = 0; l < L && L > 1; l++)
     hop_net_count(n, lead[l], lead[(l + 1) % L],
                   transport_ring_plan(bytes, L).piece, ring_channels);
-  free(first), free(at), free(lead);
+  for (int part = 0; part < 3; part++) {
+    if (part) hop_net_then(n);
+    for (int l = 0; l < L && part != 1; l++)
+      legs_chain(n, m + first[l], first[l + 1] - first[l], bytes,
+                 ring_channels, part == 0, last);
+    if (part == 1 && L > 1) legs_ring(n, lead, L, bytes, ring_channels);
+  }
+  free(first), free(ix), free(lead), free(m);
+}
+
+/* Sharded-ps's parts: every piece to its shard's owner, then every
+ * reduced shard back. */
+static void count_sharded(hop_net *n, const int *grp, int R, double bytes) {
+  for (int part = 0; part < 3; part++) {
+    if (part == 2) hop_net_then(n);
+    for (int i = 0; i < R; i++)
+      for (int j = 0; j < R; j++) {
+        if (j == i) continue;
+        if (part == 0)
+          hop_net_count(n, grp[i], grp[j], bytes / R, TRANSPORT_P2P_CHANNELS);
+        else
+          hop_net_leg(n, grp[i], grp[j], bytes / R, bytes / R,
+                      TRANSPORT_P2P_CHANNELS);
+      }
+  }
 }
 
 /* hivemind's butterfly alone (no host work; the caller frees frac): its
@@ -295,28 +354,29 @@ static hivemind_round butterfly(const hop_net *n, const int *grp, int R,
 }
 
 void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
-                  double bytes, int ring_channels) {
+                  double bytes, int ring_channels, const double *ready) {
   if (R < 2) return;
-  double c = bytes / chunks_of(bytes);
+  double c = bytes / chunks_of(bytes), last = 0;
+  for (int i = 0; i < R; i++) last = fmax(last, at(ready, i));
+  hop_net_flow(n, last, INFINITY, INFINITY); /* when the last is ready */
   switch (algo) {
     case SPEC_CENTRAL_PS:
       /* the broadcast's hops, which the reduce shares, and the reduce's
        * closing hop R-1 -> 0 */
       for (int i = 0; i < R; i++)
         hop_net_count(n, grp[i], grp[(i + 1) % R], c, COLL);
+      legs_chain(n, grp, R, bytes, COLL, true, last);
+      hop_net_then(n);
+      legs_chain(n, grp, R, bytes, COLL, false, last);
       return;
     case SPEC_RING:
       for (int i = 0; i < R; i++)
         hop_net_count(n, grp[i], grp[(i + 1) % R],
                       transport_ring_plan(bytes, R).piece, ring_channels);
+      legs_ring(n, grp, R, bytes, ring_channels);
       return;
-    case SPEC_SHARDED_PS:
-      for (int i = 0; i < R; i++)
-        for (int j = 0; j < R; j++)
-          if (j != i)
-            hop_net_count(n, grp[i], grp[j], bytes / R, TRANSPORT_P2P_CHANNELS);
-      return;
-    case SPEC_HIER_RING: count_hier(n, grp, R, bytes, ring_channels); return;
+    case SPEC_SHARDED_PS: count_sharded(n, grp, R, bytes); return;
+    case SPEC_HIER_RING: count_hier(n, grp, R, bytes, ring_channels, ready); return;
     case SPEC_HIVEMIND: {
       hivemind_round r = butterfly(n, grp, R, bytes);
       hivemind_count(n, &r);

@@ -35,12 +35,16 @@
 #include "models/spec.h"
 
 /* Counts the messages of algo over group grp (R members) carrying bytes on
- * the NICs of n's current phase. ring_channels: the channels of a ring's
- * connections (TRANSPORT_NCCL_RING_CHANNELS for NCCL's all-reduce,
+ * the NICs (and paths) of n's current phase, as one flow of the phase
+ * (hop_net_flow; each connection with the bytes it carries in all), member
+ * i ready at ready[i] (NULL: all at 0): from when the last is (a member
+ * ready early may start a chain: left out). ring_channels: the channels of a ring's connections
+ * (TRANSPORT_NCCL_RING_CHANNELS for NCCL's all-reduce,
  * TRANSPORT_DILOCO_CHANNELS for DiLoCo's exchange, as sim_train_ring);
- * central-ps's chains are NCCL's collectives always. */
+ * central-ps's chains are NCCL's collectives always. Call hop_net_solve
+ * after the phase's counts. */
 void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
-                  double bytes, int ring_channels);
+                  double bytes, int ring_channels, const double *ready);
 
 /* Synchronises bytes over grp (R members, rank order) by algo, member i
  * ready at ready[i] (NULL: all at 0): done[i] gets when member i has the

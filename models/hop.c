@@ -1,12 +1,44 @@
 /* hop: see hop.h. The bounds are taken in the engine's order (sim/net.c:
  * pair_get, sim_net_start, begin, tcp_cap), so a flow alone on its path
- * gets the engine's rate exactly. */
+ * gets the engine's rate exactly. A phase's resources, numbered for the
+ * solve: NIC egress (NIC index), NIC ingress (devices + NIC index), path
+ * (2 devices + path id). */
 #include "models/hop.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/mem.h"
+#include "models/fill.h"
+
+/* The RTT floor of tcp's weights, seconds (the engine's
+ * RTT_WEIGHT_FLOOR_NS, sim/net_tcp.c). */
+#define RTT_WEIGHT_FLOOR_S 1e-6
+
+/* One flow of the fill (fill.h): a job's (a pipeline's pass, a group's
+ * synchronisation) part, or a stretch of one in a tandem. Its start and
+ * progress caps (forward, reversed), its connections leg[first .. first +
+ * n), its job (the index of the job's first flow), its part's number, the
+ * flow it starts after (-1) and the one upstream of it (-1). */
+typedef struct hop_flow {
+  double start, cap[2];
+  int first, n;
+  int job, part, after, up;
+} hop_flow;
+
+/* One connection of a flow, in both directions of the phase (d = 0: a ->
+ * b, d = 1: b -> a, the reversed phase). */
+typedef struct hop_leg {
+  int a, b, channels, flow, part;
+  double bytes, total;
+  int w[2];            /* its socket weight */
+  double we[2];        /* the engine's: sockets, over the RTT under tcp */
+  int res[2][3];       /* NIC out, NIC in, path (-1: none) */
+  bool shared[2];      /* its flow shares a resource with another flow */
+  double rate[2];      /* then its rate over its flow's life */
+} hop_leg;
 
 void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
   int nd = s->ndevices;
@@ -19,6 +51,10 @@ void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
   n->rpw = n->path ? mem_calloc(np, sizeof *n->rpw) : NULL;
   n->touched = n->path ? mem_alloc(np * sizeof *n->touched) : NULL;
   n->ntouched = 0;
+  n->flow = NULL, n->nflow = 0, n->flow_cap = 0;
+  n->leg = NULL, n->nleg = 0, n->leg_cap = 0;
+  n->slot = NULL, n->nslot = 0;
+  n->solved = false, n->part = 0, n->nshared = 0;
   n->nic = mem_alloc((size_t)nd * sizeof *n->nic);
   n->cap = mem_calloc((size_t)nd, sizeof *n->cap);
   n->out = mem_calloc((size_t)nd, sizeof *n->out);
@@ -39,6 +75,7 @@ void hop_net_free(hop_net *n) {
   free(n->nic), free(n->cap), free(n->out), free(n->in);
   free(n->rout), free(n->rin);
   free(n->pw), free(n->rpw), free(n->touched);
+  free(n->flow), free(n->leg), free(n->slot);
 }
 
 void hop_net_reset(hop_net *n) {
@@ -48,6 +85,49 @@ void hop_net_reset(hop_net *n) {
     n->pw[n->touched[i]] = n->rpw[n->touched[i]] = 0;
   n->ntouched = 0;
   n->swap = false;
+  n->nflow = n->nleg = 0;
+  n->solved = false, n->part = 0, n->nshared = 0;
+  if (n->nslot) memset(n->slot, 0xff, (size_t)n->nslot * sizeof *n->slot);
+}
+
+void hop_net_flow(hop_net *n, double start, double cap, double cap_rev) {
+  mem_grow((void **)&n->flow, &n->flow_cap, (size_t)n->nflow + 1,
+           sizeof *n->flow);
+  n->flow[n->nflow] = (hop_flow){.start = start, .cap = {cap, cap_rev},
+                                 .first = n->nleg, .job = n->nflow,
+                                 .after = -1, .up = -1};
+  n->nflow++;
+}
+
+void hop_net_then(hop_net *n) {
+  assert(n->nflow > 0);
+  int cur = n->nflow - 1;
+  hop_flow prev = n->flow[cur];
+  hop_net_flow(n, prev.start, prev.cap[0], prev.cap[1]);
+  hop_flow *f = &n->flow[n->nflow - 1];
+  f->job = prev.job, f->part = prev.part + 1, f->after = cur;
+}
+
+void hop_net_beside(hop_net *n, double start) {
+  assert(n->nflow > 0);
+  hop_flow *cur = &n->flow[n->nflow - 1];
+  if (cur->n == 0) { /* nothing given yet: this one */
+    cur->start = start;
+    return;
+  }
+  hop_flow prev = *cur;
+  hop_net_flow(n, start, prev.cap[0], prev.cap[1]);
+  hop_flow *f = &n->flow[n->nflow - 1];
+  f->job = prev.job, f->part = prev.part, f->after = prev.after;
+}
+
+void hop_net_next(hop_net *n, double start, double cap, double cap_rev) {
+  assert(n->nflow > 0);
+  int cur = n->nflow - 1;
+  hop_flow prev = n->flow[cur];
+  hop_net_flow(n, start, cap, cap_rev);
+  hop_flow *f = &n->flow[n->nflow - 1];
+  f->job = prev.job, f->part = prev.part, f->after = prev.after, f->up = cur;
 }
 
 static int sockets_to(const hop_net *n, int b) {
@@ -65,6 +145,43 @@ static void path_add(hop_net *n, double *pw, int p, double w) {
   if (p < 0) return; /* private */
   if (n->pw[p] == 0 && n->rpw[p] == 0) n->touched[n->ntouched++] = p;
   pw[p] += w;
+}
+
+/* The resources of the connection from -> to, sender first: NIC out, NIC
+ * in, path (-1 where it crosses none: an unlimited NIC, a private pair). */
+static void leg_res(const hop_net *n, int from, int to, int *res) {
+  int nd = n->s->ndevices, nf = n->nic[from], nt = n->nic[to];
+  int p = n->path ? scenario_path(n->s, from, to) : -1;
+  res[0] = n->cap[nf] > 0 ? nf : -1;
+  res[1] = n->cap[nt] > 0 ? nd + nt : -1;
+  res[2] = p >= 0 ? 2 * nd + p : -1;
+}
+
+/* The engine's weight of a message of w sockets between a and b: w, over
+ * the round trip under tcp (RTT-unfair shares, sim/net_tcp.c). */
+static double engine_weight(const hop_net *n, int a, int b, int w) {
+  if (!transport_is_windowed(n->o.model)) return w;
+  double rtt = (scenario_link(n->s, a, b, 0).latency_ms +
+                scenario_link(n->s, b, a, 0).latency_ms) / 1e3;
+  return w / fmax(rtt, RTT_WEIGHT_FLOOR_S);
+}
+
+void hop_net_leg(hop_net *n, int a, int b, double bytes, double total,
+                 int channels) {
+  assert(n->nflow > 0);
+  if (!wired(n, a, b)) return;
+  int w = transport_sockets_dealt(channels, sockets_to(n, b), bytes);
+  int wr = transport_sockets_dealt(channels, sockets_to(n, a), bytes);
+  mem_grow((void **)&n->leg, &n->leg_cap, (size_t)n->nleg + 1, sizeof *n->leg);
+  hop_leg *g = &n->leg[n->nleg++];
+  *g = (hop_leg){.a = a, .b = b, .channels = channels, .flow = n->nflow - 1,
+                 .part = n->flow[n->nflow - 1].part,
+                 .bytes = bytes, .total = total, .w = {w, wr},
+                 .we = {engine_weight(n, a, b, w), engine_weight(n, a, b, wr)}};
+  leg_res(n, a, b, g->res[0]);
+  leg_res(n, b, a, g->res[1]);
+  n->flow[n->nflow - 1].n++;
+  n->solved = false;
 }
 
 void hop_net_count(hop_net *n, int a, int b, double bytes, int channels) {
@@ -90,38 +207,252 @@ static double flow_cap_gbps(const hop_net *n, int d) {
   return g > 0 ? g : INFINITY;
 }
 
-/* The link's rate for the hop a -> b of weight w: tc, the sender's shaper
- * split among `share`; path, its share of the path (a private one whole). */
-static double link_rate(const hop_net *n, int a, int b, double bytes_s,
-                        int w, int share) {
-  if (!n->path) return bytes_s / (share > 1 ? share : 1);
-  int p = scenario_path(n->s, a, b);
-  return p < 0 ? bytes_s
-               : nic_share(bytes_s, w, n->swap ? n->rpw[p] : n->pw[p]);
+/* The weights the hop a -> b shares its sender's NIC (eo), its receiver's
+ * (ei) and its path (pw) with, and its own in their unit (mine; <= 0: its
+ * sockets). */
+typedef struct hop_totals {
+  double eo, ei, pw, mine;
+} hop_totals;
+
+/* The phase's totals for a -> b (the reversed phase's when swapped). */
+static hop_totals phase_totals(const hop_net *n, int a, int b) {
+  int na = n->nic[a], nb = n->nic[b];
+  int p = n->path ? scenario_path(n->s, a, b) : -1;
+  return (hop_totals){.eo = n->swap ? n->rout[na] : n->out[na],
+                      .ei = n->swap ? n->rin[nb] : n->in[nb],
+                      .pw = p < 0 ? 0 : n->swap ? n->rpw[p] : n->pw[p]};
 }
 
-hop hop_of(const hop_net *n, int a, int b, double bytes, int share,
-           int channels) {
+/* The hop a -> b sharing by the totals t: the link's rate (tc: the
+ * sender's shaper split among `share`; path: its share of the path, a
+ * private one whole), then the NICs' shares and the per-flow caps. */
+static hop hop_with(const hop_net *n, int a, int b, double bytes, int share,
+                    int channels, hop_totals t) {
   trace_value v = scenario_link(n->s, a, b, 0);
   trace_value back = scenario_link(n->s, b, a, 0);
-  int N = sockets_to(n, b), w = transport_sockets_dealt(channels, N, bytes);
+  int N = sockets_to(n, b), ns = transport_sockets_dealt(channels, N, bytes);
   double rtt = (v.latency_ms + back.latency_ms) / 1e3;
+  double w = t.mine > 0 ? t.mine : ns;
   const scenario *s = n->s;
   transport_path tp = transport_site_path(&n->o, s, s->device_site[a],
                                           s->device_site[b], &v, rtt);
+  double bw = v.bandwidth_gbps * 1e9 / 8.0;
+  bool priv = !n->path || scenario_path(s, a, b) < 0;
   hop h = {.lat = v.latency_ms / 1e3, .rtt = rtt,
-           .rate = link_rate(n, a, b, v.bandwidth_gbps * 1e9 / 8.0, w, share),
+           .rate = !n->path ? bw / (share > 1 ? share : 1)
+                   : priv   ? bw
+                            : nic_share(bw, w, t.pw),
            .window = tp.cwnd_max, .room = channels * N * tp.window,
            .channels = channels, .sockets = N};
   if (!wired(n, a, b)) return h; /* ideal, or NVLink inside an instance */
   int na = n->nic[a], nb = n->nic[b];
-  double eo = n->swap ? n->rout[na] : n->out[na];
-  double ei = n->swap ? n->rin[nb] : n->in[nb];
-  if (n->cap[na] > 0) h.rate = fmin(h.rate, nic_share(n->cap[na], w, eo));
-  if (n->cap[nb] > 0) h.rate = fmin(h.rate, nic_share(n->cap[nb], w, ei));
+  if (n->cap[na] > 0) h.rate = fmin(h.rate, nic_share(n->cap[na], w, t.eo));
+  if (n->cap[nb] > 0) h.rate = fmin(h.rate, nic_share(n->cap[nb], w, t.ei));
   double fg = fmin(flow_cap_gbps(n, a), flow_cap_gbps(n, b));
-  if (isfinite(fg)) h.rate = fmin(h.rate, w * fg * 1e9 / 8.0);
+  if (isfinite(fg)) h.rate = fmin(h.rate, ns * fg * 1e9 / 8.0);
   return h;
+}
+
+/* The slot of connection (a, b, channels) in n's table. */
+static unsigned slot_hash(const hop_net *n, int a, int b, int channels,
+                          int part) {
+  unsigned long long k = (unsigned long long)a * 0x9E3779B97F4A7C15ULL ^
+                         (unsigned long long)b * 0xC2B2AE3D27D4EB4FULL ^
+                         (unsigned long long)part * 0x165667B19E3779F9ULL ^
+                         (unsigned long long)channels;
+  return (unsigned)((k ^ (k >> 29)) & (unsigned long long)(n->nslot - 1));
+}
+
+/* The connection a -> b of `channels` channels of a flow's part `part`,
+ * or NULL. */
+static const hop_leg *leg_of(const hop_net *n, int a, int b, int channels,
+                             int part) {
+  if (!n->nslot) return NULL;
+  unsigned i = slot_hash(n, a, b, channels, part);
+  for (;; i = (i + 1) & (unsigned)(n->nslot - 1)) {
+    int k = n->slot[i];
+    if (k < 0) return NULL;
+    const hop_leg *g = &n->leg[k];
+    if (g->a == a && g->b == b && g->channels == channels && g->part == part)
+      return g;
+  }
+}
+
+/* The hop of leg g in direction d alone on its resources, one of `share`
+ * on its tc shaper, for a message of bytes. */
+static hop leg_alone(const hop_net *n, const hop_leg *g, int d, double bytes,
+                     int share) {
+  double w = g->we[d];
+  hop_totals alone = {w, w, w, w};
+  return d ? hop_with(n, g->b, g->a, bytes, share, g->channels, alone)
+           : hop_with(n, g->a, g->b, bytes, share, g->channels, alone);
+}
+
+hop hop_of(const hop_net *n, int a, int b, double bytes, int share,
+           int channels) {
+  int d = n->swap;
+  assert(n->solved || n->nleg == 0); /* a phase's flows solved before use */
+  const hop_leg *g = d ? leg_of(n, b, a, channels, n->part)
+                       : leg_of(n, a, b, channels, n->part);
+  if (!g || !g->shared[d])
+    return hop_with(n, a, b, bytes, share, channels, phase_totals(n, a, b));
+  hop h = leg_alone(n, g, d, bytes, share);
+  h.rate = fmin(h.rate, g->rate[d]);
+  return h;
+}
+
+/* The table (a, b, channels) -> leg of the phase's connections. */
+static void slots_build(hop_net *n) {
+  int want = 1;
+  while (want < 2 * n->nleg) want *= 2;
+  if (want > n->nslot) {
+    free(n->slot);
+    n->slot = mem_alloc((size_t)want * sizeof *n->slot);
+    n->nslot = want;
+  }
+  memset(n->slot, 0xff, (size_t)n->nslot * sizeof *n->slot);
+  for (int k = 0; k < n->nleg && n->nleg; k++) {
+    const hop_leg *g = &n->leg[k];
+    unsigned i = slot_hash(n, g->a, g->b, g->channels, g->part);
+    while (n->slot[i] >= 0) i = (i + 1) & (unsigned)(n->nslot - 1);
+    n->slot[i] = k;
+  }
+}
+
+/* The solve's scratch over every resource id of one direction. */
+typedef struct share_ctx {
+  int d, nres;
+  int *last, *flows; /* per resource: the last flow seen, flows on it */
+  int *lastf;        /* per resource: the last part seen */
+  double *wt;        /* per resource: a leg's weight and total */
+  bool *mixed;       /* per resource: legs of other weights or totals */
+  int *idx;          /* per resource: its index in the fill (-1) */
+  bool *shared;      /* per flow */
+} share_ctx;
+
+/* Which flows the fill shares: those with a resource that another flow
+ * uses, or that legs of other weights or bytes use (where the split by
+ * socket weight is not what the engine gives a flow's coupled legs). */
+static void share_mark(hop_net *n, share_ctx *x) {
+  int d = x->d;
+  for (int k = 0; k < n->nleg; k++)
+    for (int j = 0; j < 3; j++) {
+      const hop_leg *g = &n->leg[k];
+      int r = g->res[d][j];
+      if (r < 0) continue;
+      int job = n->flow[g->flow].job;
+      if (x->last[r] == job && x->lastf[r] == g->flow &&
+          (x->wt[2 * r] != g->we[d] || x->wt[2 * r + 1] != g->total))
+        x->mixed[r] = true;
+      x->wt[2 * r] = g->we[d], x->wt[2 * r + 1] = g->total;
+      if (x->last[r] != job) x->flows[r]++;
+      x->last[r] = job, x->lastf[r] = g->flow;
+    }
+  for (int k = 0; k < n->nleg; k++)
+    for (int j = 0; j < 3; j++) {
+      int r = n->leg[k].res[d][j];
+      if (r >= 0 && (x->flows[r] > 1 || x->mixed[r]) && n->leg[k].total > 0)
+        x->shared[n->flow[n->leg[k].flow].job] = true;
+    }
+  for (int f = 0; f < n->nflow; f++) /* a flow's parts go together */
+    x->shared[f] = x->shared[n->flow[f].job];
+}
+
+/* The capacity of resource id r (NIC out, NIC in, path) that leg g
+ * crosses in direction d. */
+static double res_cap(const hop_net *n, const hop_leg *g, int d, int r) {
+  int nd = n->s->ndevices, from = d ? g->b : g->a, to = d ? g->a : g->b;
+  if (r < 2 * nd) return n->cap[r % nd];
+  return scenario_link(n->s, from, to, 0).bandwidth_gbps * 1e9 / 8.0;
+}
+
+/* Leg g as the fill sees it in direction d: its bytes in the phase, the
+ * engine's weight (sockets; over the RTT under tcp) and its own bound
+ * (alone on its resources, tcp's windows): its flow's coupled legs share
+ * what they cross by the bytes each moves (the fill's uses). */
+static fill_leg fill_leg_of(const hop_net *n, const hop_leg *g, int d) {
+  int w = g->w[d];
+  hop h = leg_alone(n, g, d, g->bytes, 1);
+  bool win = transport_is_windowed(n->o.model);
+  double cap = h.rate;
+  if (win && h.rtt >= 1e-9) cap = fmin(cap, w * h.window / h.rtt);
+  return (fill_leg){.bytes = g->total, .cap = cap, .weight = g->we[d]};
+}
+
+/* The fill over the shared flows of direction x->d: each of their legs'
+ * rate over its flow's life. */
+static void share_fill(hop_net *n, share_ctx *x) {
+  int d = x->d, nf = 0, nl = 0, nr = 0;
+  fill_flow *ff = mem_alloc(((size_t)n->nflow + 1) * sizeof *ff);
+  fill_leg *fl = mem_alloc(((size_t)n->nleg + 1) * sizeof *fl);
+  double *cap = mem_alloc((3 * (size_t)n->nleg + 1) * sizeof *cap);
+  int *of = mem_alloc(((size_t)n->nleg + 1) * sizeof *of);
+  int *fidx = mem_alloc(2 * ((size_t)n->nflow + 1) * sizeof *fidx);
+  int *down = fidx + n->nflow + 1; /* the reversed phase's upstream */
+  for (int f = 0; f < n->nflow; f++) down[f] = -1;
+  for (int f = 0; f < n->nflow; f++)
+    if (n->flow[f].up >= 0) down[n->flow[f].up] = f;
+  for (int f = 0; f < n->nflow; f++) {
+    const hop_flow *h = &n->flow[f];
+    if (!x->shared[f]) continue;
+    fill_flow *cur = &ff[nf];
+    fidx[f] = nf++;
+    *cur = (fill_flow){.start = h->start, .cap = h->cap[d], .first = nl,
+                       .after = h->after, .up = d ? down[f] : h->up};
+    for (int k = h->first; k < h->first + h->n; k++) {
+      const hop_leg *g = &n->leg[k];
+      if (!(g->total > 0)) continue; /* carries nothing: alone */
+      cur->nlegs++;
+      of[nl] = k;
+      fl[nl] = fill_leg_of(n, g, d);
+      for (int j = 0; j < 3; j++) {
+        int r = g->res[d][j];
+        if (r < 0) continue;
+        if (x->idx[r] < 0) x->idx[r] = nr, cap[nr++] = res_cap(n, g, d, r);
+        fl[nl].res[fl[nl].nres++] = x->idx[r];
+      }
+      nl++;
+    }
+  }
+  double *finish = mem_alloc(((size_t)nf + 1) * sizeof *finish);
+  double *rate = mem_alloc(((size_t)nl + 1) * sizeof *rate);
+  for (int i = 0; i < nf; i++) { /* to the fill's numbers */
+    if (ff[i].after >= 0) ff[i].after = fidx[ff[i].after];
+    if (ff[i].up >= 0) ff[i].up = fidx[ff[i].up];
+  }
+  if (nf) fill_solve(cap, nr, ff, nf, fl, finish, rate);
+  n->nshared += nf;
+  for (int k = 0; k < nl; k++) {
+    n->leg[of[k]].shared[d] = true;
+    n->leg[of[k]].rate[d] = rate[k];
+  }
+  free(ff), free(fl), free(cap), free(of), free(finish), free(rate);
+  free(fidx);
+}
+
+void hop_net_solve(hop_net *n) {
+  slots_build(n);
+  int nd = n->s->ndevices;
+  int nres = 2 * nd + (n->path ? n->s->nsites * n->s->nsites : 0);
+  for (int d = 0; d < 2 && n->nleg > 1; d++) {
+    share_ctx x = {.d = d, .nres = nres,
+                   .last = mem_alloc((size_t)nres * sizeof(int)),
+                   .lastf = mem_alloc((size_t)nres * sizeof(int)),
+                   .flows = mem_calloc((size_t)nres, sizeof(int)),
+                   .wt = mem_calloc(2 * (size_t)nres, sizeof(double)),
+                   .mixed = mem_calloc((size_t)nres, sizeof(bool)),
+                   .idx = mem_alloc((size_t)nres * sizeof(int)),
+                   .shared = mem_calloc((size_t)n->nflow, sizeof(bool))};
+    memset(x.last, 0xff, (size_t)nres * sizeof(int));
+    memset(x.lastf, 0xff, (size_t)nres * sizeof(int));
+    memset(x.idx, 0xff, (size_t)nres * sizeof(int));
+    for (int k = 0; k < n->nleg; k++) n->leg[k].shared[d] = false;
+    share_mark(n, &x);
+    share_fill(n, &x);
+    free(x.last), free(x.flows), free(x.wt), free(x.idx), free(x.shared);
+    free(x.mixed), free(x.lastf);
+  }
+  n->solved = true;
 }
 
 double hop_time_from(const hop_net *n, const hop *h, double bytes,

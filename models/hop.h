@@ -1,6 +1,7 @@
 /* hop: one message from one device to another as the predictor sees it —
- * the engine's transport (sim/net.c) for a flow alone on its path, with
- * each NIC shared by weight among the flows of one phase that cross it.
+ * the engine's transport (sim/net.c) for a flow alone on its path, and
+ * where the flows of one phase share a NIC or a path, the shares of the
+ * engine's weighted max-min with flows leaving as they finish.
  * A message of S bytes of an operation of C NCCL channels (a collective's
  * TRANSPORT_NCCL_RING_CHANNELS, a p2p send's TRANSPORT_P2P_CHANNELS), each
  * a connection of N sockets (the receiving device's site: nccl_sockets),
@@ -8,27 +9,51 @@
  * connection (a, b, C)) and its bytes leave at the least of: the pair's
  * bandwidth — under tc shaping the sender's shaper for the receiver's
  * class, divided among `share` equal flows; under path shaping the share
- * of the path between their sites (n of the phase's socket weight on it),
- * or the whole link for a private pair (one site, or an override) —,
- * each NIC's share (n of the phase's socket weight through it),
- * n times the path's per-flow cap (flow_gbps, between different NICs
- * only), and under tcp n windows per round trip, RTT = latency a -> b +
- * latency b -> a, the window and its loss bound transport_path_of's
- * (transport_message_s); they arrive one one-way latency
- * after they leave. The send completes when its last byte is in the
- * connection's socket buffers (C x N x window bytes not yet sent). Connections
- * are warm (their window grown in earlier iterations); with
- * transport_options.idle_restart on, a connection idle since the start of
- * the iteration restarts from the initial window.
- * Left out: max-min sharing beyond the NIC and path splits (a flow bound
- * elsewhere leaves its share unused), RTT-unfair sharing, time-varying
- * links (the values at t = 0).
+ * of the path between their sites (n of the socket weight on it), or the
+ * whole link for a private pair (one site, or an override) —, each NIC's
+ * share (n of the socket weight through it), n times the path's per-flow
+ * cap (flow_gbps, between different NICs only), and under tcp n windows
+ * per round trip, RTT = latency a -> b + latency b -> a, the window and
+ * its loss bound transport_path_of's (transport_message_s); they arrive
+ * one one-way latency after they leave. The send completes when its last
+ * byte is in the connection's socket buffers (C x N x window bytes not yet
+ * sent). Connections are warm (their window grown in earlier iterations);
+ * with transport_options.idle_restart on, a connection idle since the
+ * start of the iteration restarts from the initial window.
+ *
+ * Sharing. A phase's flows (hop_net_flow: a pipeline's pass, one group's
+ * synchronisation; each from its start time) are counted connection by
+ * connection (hop_net_count, with the bytes each carries in the phase).
+ * A flow that shares no NIC or path with another flow splits each among
+ * its own connections by socket weight (the shares above, the phase's
+ * counts), which the engine's max-min gives while they all send. Where
+ * flows share one, hop_net_solve runs the engine's weighted max-min over
+ * the phase's flows with departures (models/fill.h: the engine's weights,
+ * sockets, over the RTT under tcp; each flow at the pace of its slowest
+ * connection, within its connections' own bounds and, for a pipeline, its
+ * compute): a connection's rate is then its rate available over its
+ * flow's life, a flow left alone when the others have finished getting
+ * what they leave. Exact, in the fluid limit, for flows that start
+ * together and send throughout.
+ * Left out: a flow's legs move at one pace where coupled (a ring; a
+ * part of sharded-ps, whose pieces go as one round) and a tandem's
+ * downstream held to its upstream once caught up (fill.h: a held flow's
+ * cap is its upstream's rate in a second solve); a leg's rate is the
+ * time-average of what it could send (its share where other legs send at
+ * once), which a closed form then takes as constant; flows start when the
+ * last of their members is ready; under tc a shaper shared by one flow's
+ * connections is its `share`, not a resource of the fill; time-varying
+ * links (the values at t = 0). Exact where no flow shares a resource
+ * (the split by socket weight), and in the fluid limit for flows that
+ * start together.
  * Invariant: a hop_net owns only per-call arrays (hop_net_free); hop_of
- * and the times are pure functions of the net's counts and the scenario. */
+ * and the times are pure functions of the net's counts, its solve and the
+ * scenario. */
 #ifndef MODELS_HOP_H
 #define MODELS_HOP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "models/transport.h"
 #include "traces/scenario.h"
@@ -51,6 +76,20 @@ typedef struct hop_net {
                          NULL unless path */
   int *touched;       /* path ids counted since the last reset */
   int ntouched;
+  /* the phase's flows and their connections (hop_net_flow, _count), and
+   * after hop_net_solve a table (a, b, channels) -> connection */
+  struct hop_flow *flow;
+  int nflow;
+  size_t flow_cap;
+  struct hop_leg *leg;
+  int nleg;
+  size_t leg_cap;
+  int *slot;          /* open addressing: leg index or -1 */
+  int nslot;
+  bool solved;        /* hop_net_solve ran since the last count */
+  int nshared;        /* flows its last solve shared (both directions) */
+  int part;           /* hop_of reads the connections of flows' part
+                         `part` (0 unless set: hop_net_then) */
 } hop_net;
 
 typedef struct hop {
@@ -72,12 +111,48 @@ void hop_net_reset(hop_net *n);
 
 /* Counts a message of bytes a -> b of an operation of `channels` channels
  * of the current phase on the NICs it crosses, and under path shaping on
- * its path (weight: the sockets it uses). */
+ * its path (weight: the sockets it uses): the split when no flow shares a
+ * resource with another (hop_of). */
 void hop_net_count(hop_net *n, int a, int b, double bytes, int channels);
+
+/* Opens a flow of the current phase that may start sending at `start`
+ * seconds: the connections given next (hop_net_leg) are its first part.
+ * Its progress is at most cap (whole parts per second; INFINITY: none),
+ * cap_rev in the reversed phase (swap). */
+void hop_net_flow(hop_net *n, double start, double cap, double cap_rev);
+
+/* Opens the next part of the open flow (a reduce's broadcast): it starts
+ * when the part before it is done; hop_of reads it when n->part says. */
+void hop_net_then(hop_net *n);
+
+/* Opens another flow of the open part beside the last one, from `start`
+ * (a site's chain beside another's), or restarts the open one at `start`
+ * while it has no connection yet. */
+void hop_net_beside(hop_net *n, double start);
+
+/* Opens the next stretch of the open part downstream of the last one (a
+ * pipeline's next boundary, a chain's next hop), which may start sending
+ * at `start`: its progress never passes that one's (fill.h's tandem);
+ * caps as hop_net_flow's. In the reversed phase the stretches run the
+ * other way. */
+void hop_net_next(hop_net *n, double start, double cap, double cap_rev);
+
+/* The connection a -> b of the open part, of an operation of `channels`
+ * channels whose messages are of `bytes`, carrying `total` bytes in the
+ * part (in the reversed phase b -> a, with a's site's sockets). A
+ * connection is given once per part. */
+void hop_net_leg(hop_net *n, int a, int b, double bytes, double total,
+                 int channels);
+
+/* Shares what the phase's flows share (the header's "Sharing"), for both
+ * the phase and its reverse: call after the counts, before hop_of. */
+void hop_net_solve(hop_net *n);
 
 /* The hop a -> b for a message of bytes of an operation of `channels`
  * channels, one of `share` equal flows on the sender's shaper for b's
- * class (tc; path shaping counts its path's flows instead). */
+ * class (tc; path shaping counts its path's flows instead); on a
+ * connection of a flow that shares a resource with another, its rate over
+ * its flow's life (hop_net_solve). */
 hop hop_of(const hop_net *n, int a, int b, double bytes, int share,
            int channels);
 

@@ -1,4 +1,5 @@
-/* predict: one iteration of DT-FM's or Megatron's runtime in closed form.
+/* predict: one iteration of a runtime (modern, DT-FM's or Megatron's) in
+ * closed form; one message, ring or synchronisation alone: predict_op.c.
  * Invariant: pure functions of their arguments; the only memory is a few
  * per-call arrays of O(devices) entries, freed before return.
  *
@@ -7,63 +8,53 @@
  * Pipeline boundary. A transfer is one NCCL message on its connection
  * (hop.h): messages leave in issue order, back to back, and arrive one
  * latency later; a receive stream only orders completion. So a boundary
- * is a FIFO server whose service is the transfer time, followed by its
- * latency as a pure delay: a phase pays the latency once, not once per
- * micro-batch.
+ * is a FIFO server (the transfer time) then a pure delay (the latency): a
+ * phase pays the latency once, not once per micro-batch.
  *
- * GPipe (DT-FM). A pass's forward phase of replica r, F_r, is the tandem
+ * GPipe. A pass's forward phase of replica r, F_r, is the tandem
  * (tandem.h) stage 0, boundary 0 -> 1, stage 1, ...; its backward phase
- * B_r the tandem the other way; with free communication and equal stages
- * this is the (K + D_pp - 1)-slot GPipe pass. DT-FM's barrier between
- * the phases waits for every rank's last forward and then costs g (the
- * dissemination barrier's latency, runtime_barrier_ns); stage 0 starts
- * pass p + 1 when its own backward of pass p ends, when its pipeline has
- * drained. So the first backward phase starts at max_r F_r + g, each later
- * one max_r (B_r + F_r) + g after the previous.
+ * B_r the tandem the other way. DT-FM's barrier between the phases waits
+ * for every rank's last forward and costs g (runtime_barrier_ns); stage 0
+ * starts pass p + 1 when its own backward of pass p ends. So the first
+ * backward phase starts at max_r F_r + g, each later one max_r (B_r +
+ * F_r) + g after the previous; replica r's alone (F_r + g, B_r + F_r + g)
+ * where replicas barrier apart (hivemind), and without g where the
+ * runtime has no barrier (modern).
  *
- * 1F1B (DT-FM's streams, or Megatron's blocking calls of call_s each):
- * one pass per replica evaluated op by op (onef1b.h), whose steady state
- * has the closed-form period onef1b_period; the passes follow each other
- * (a pipeline has drained when its stage 0 ends a pass).
+ * 1F1B (streams, or Megatron's blocking calls of call_s each): one pass
+ * per replica evaluated op by op (onef1b.h), whose steady state has the
+ * closed-form period onef1b_period; the passes follow each other.
  *
  * Tail. Stage s of replica r is ready to synchronise after its last
- * backward — DT-FM: and once its last send is in its socket buffers, as
- * the gradient's messages queue behind it on its send stream; Megatron:
- * after its last call. Each data-parallel group synchronises from its
- * members' ready times (dpsync.h). DT-FM: every member then steps its
- * CPU-offloaded optimizer, and a last barrier ends the iteration.
+ * backward (and once its last send is in its socket buffers: the
+ * gradient's messages queue behind it), under Megatron after its last
+ * call. Each data-parallel group synchronises from its members' ready
+ * times (dpsync.h; hivemind's rounds: hivemind.h); every member steps its
+ * optimizer (runtime.h), DT-FM's last barrier ends the iteration.
  * Megatron: each pipeline then all-reduces the tied embedding's gradient
- * between its first and last stage (a ring of two), then two scalar
- * all-reduces over its stages (found-inf, gradient norm: 2 (D_pp - 1)
- * latency-bound steps each), then every device steps Adam on its GPU.
+ * between its ends, then two scalar all-reduces over its stages, then
+ * steps Adam on its GPUs.
  *
  * Links (hop.h): warm connections; NICs (and under path shaping the paths
- * between sites) shared by socket weight among the
- * flows of one phase that cross them (every boundary of a pipeline phase
- * busy at once; under 1F1B each direction counted apart; every group's
- * synchronisation at once). tcp's idle restart (off by default) is
- * approximate: under GPipe and in the synchronisation each phase's
- * connections restart from the initial window (they idled through the
- * other phase) and a connection that idles past its RTO between the
- * phase's messages restarts on each (hop_paced); under 1F1B the op-by-op
- * evaluation follows each connection's window. With restarts a pipeline
- * may have two steady states (restarting on every message, slower, or
- * never): the evaluation may settle in the other one than the engine.
+ * between sites) shared among the flows of one phase that cross them —
+ * every pipeline's pass (under 1F1B each direction a phase apart), every
+ * group's synchronisation from when its members are ready — by the
+ * engine's weighted max-min with flows leaving as they finish
+ * (models/fill.h) where flows share one, else split by socket weight
+ * (then exact). tcp's idle restart (off by default) is approximate: each
+ * phase's connections restart from the initial window, and one idle past
+ * its RTO between messages restarts on each (hop_paced); with restarts a
+ * pipeline may settle in another steady state than the engine's.
  *
- * Reported terms (they sum to the iteration): compute = passes K (max f +
- * max b) of the replica slowest with free communication; bubble = its
- * fill and drain; pp_comm = what transfers, barriers and calls add to the
- * passes; optimizer and dp_sync = the tail after the pipelines, split
- * into the optimizer step of the device that ends last and the rest.
- * Left out: max-min sharing beyond the NIC and path splits (a stage's gradient
- * messages sharing its shapers with its own last transfers, pipelines of
- * several replicas on one shaper), RTT-unfair sharing, time-varying
- * links. */
+ * Reported terms: predict_result's (predict.h). Left out (PREDICT_GAP_MAP
+ * names those that may cost more than PREDICT_TOLERANCE): a phase's flows
+ * meet only within it (a stage's gradient messages beside its own last
+ * transfers; a 1F1B pass's two directions); the fill's approximations
+ * (hop.h); time-varying links (the values at t = 0). */
 #include "models/predict.h"
 
 #include <assert.h>
 #include <math.h>
-#include <stdbool.h>
 #include <stdlib.h>
 
 #include "base/mem.h"
@@ -77,9 +68,7 @@
 #include "models/runtime.h"
 #include "models/tandem.h"
 
-double predict_optimizer_s(const spec_gpu *g, double params) {
-  return runtime_optimizer_s(SPEC_RUNTIME_MEGATRON, g, params);
-}
+static unsigned gap_bit(predict_gap g) { return 1u << g; }
 
 /* One prediction's inputs and per-call arrays. */
 typedef struct ctx {
@@ -98,6 +87,9 @@ typedef struct ctx {
   double period;
   double window;  /* hivemind, delayed: the next round's matchmaking
                      window, which the step's end waits for */
+  double last;    /* GPipe: when the last backward phase starts (the
+                     latest replica's when apart) */
+  unsigned gaps;  /* predict_result.left_out's bits found on the way */
 } ctx;
 
 /* DiLoCo's inner steps and hivemind's peers barrier each replica apart:
@@ -149,13 +141,34 @@ static void ctx_free(ctx *c) {
   free(c->nc);
 }
 
-/* Counts every pipeline's boundaries s -> s + 1 on the NICs. */
+static double most_of(const double *v, int n) {
+  double m = 0;
+  for (int i = 0; i < n; i++) m = fmax(m, v[i]);
+  return m;
+}
+
+/* The pace of K micro-batches of compute x: their rate, 1/s. */
+static double pace(const ctx *c, double x) {
+  return x > 0 ? 1 / (c->K * x) : INFINITY;
+}
+
+/* Counts every pipeline's boundaries s -> s + 1 on the NICs; each
+ * pipeline's pass a tandem of boundaries carrying K activations each (the
+ * backward pass the reversed phase), a boundary at most one micro-batch
+ * per compute of the stage that sends it. */
 static void count_pipelines(ctx *c) {
   hop_net_reset(&c->net);
   for (int r = 0; r < c->R; r++)
-    for (int st = 0; st + 1 < c->D; st++)
-      hop_net_count(&c->net, alloc_at(c->a, r, st), alloc_at(c->a, r, st + 1),
-                    c->act, TRANSPORT_P2P_CHANNELS);
+    for (int st = 0; st + 1 < c->D; st++) {
+      int d = alloc_at(c->a, r, st), e = alloc_at(c->a, r, st + 1);
+      size_t i = (size_t)r * c->D + st;
+      double cf = pace(c, c->f[i]), cb = pace(c, c->b[i + 1]);
+      if (st) hop_net_next(&c->net, 0, cf, cb);
+      else hop_net_flow(&c->net, 0, cf, cb);
+      hop_net_count(&c->net, d, e, c->act, TRANSPORT_P2P_CHANNELS);
+      hop_net_leg(&c->net, d, e, c->act, c->K * c->act, TRANSPORT_P2P_CHANNELS);
+    }
+  hop_net_solve(&c->net);
 }
 
 /* ---- GPipe ---- */
@@ -202,12 +215,6 @@ static double gpipe_ready(const ctx *c, phase v, int i) {
   return fmax(done, left - v.hand[j]);
 }
 
-static double most_of(const double *v, int n) {
-  double m = 0;
-  for (int i = 0; i < n; i++) m = fmax(m, v[i]);
-  return m;
-}
-
 /* The passes from the phases ph[bwd R + r]. With DT-FM's barriers the
  * last backward phase starts at max_r F_r + g + (P - 1) (max_r (F_r + B_r)
  * + g) (DiLoCo's inner steps too, as an approximation of their barriers
@@ -217,6 +224,13 @@ static double most_of(const double *v, int n) {
  * as its forward phase ends, its first stage the next pass as its
  * backward phase ends (it ends last), so replica r's last one starts at
  * F_r + (P - 1) (F_r + B_r). */
+/* Whether every replica's passes pass one barrier (DT-FM's runtime but
+ * under hivemind): their last backward phases start together. */
+static bool passes_together(const ctx *c) {
+  return runtime_of(c->w->runtime)->pass_barrier &&
+         !spec_dp_algo_matchmakes(c->w->dp_algo);
+}
+
 static void gpipe_barriers(ctx *c, const double *ph) {
   double fm = 0, bm = 0, fbm = 0;
   for (int r = 0; r < c->R; r++) {
@@ -224,16 +238,16 @@ static void gpipe_barriers(ctx *c, const double *ph) {
     fbm = fmax(fbm, ph[r] + ph[c->R + r]);
   }
   bool barrier = runtime_of(c->w->runtime)->pass_barrier;
-  bool together = barrier && !spec_dp_algo_matchmakes(c->w->dp_algo);
+  bool together = passes_together(c);
   double g = barrier ? c->g : 0;
-  c->t_pipe = 0;
+  c->t_pipe = c->last = 0;
   for (int r = 0; r < c->R; r++) {
     double f = (together ? fm : ph[r]) + g;
     double fb = (together ? fbm : ph[r] + ph[c->R + r]) + g;
     double b = together ? bm : ph[c->R + r];
     double last = f + (c->P - 1) * fb;
     for (int st = 0; st < c->D; st++) c->ready[(size_t)r * c->D + st] += last;
-    c->t_pipe = fmax(c->t_pipe, last + b);
+    c->t_pipe = fmax(c->t_pipe, last + b), c->last = fmax(c->last, last);
   }
 }
 
@@ -324,8 +338,11 @@ static void onef1b(ctx *c) {
   bool *shaper = mem_alloc((size_t)D * sizeof *shaper);
   double *end = mem_alloc(2 * (size_t)D * sizeof *end), *sent = end + D;
   count_pipelines(c);
+  if (c->net.nshared) c->gaps |= gap_bit(PREDICT_GAP_PASS_SHARING);
   for (int r = 0; r < c->R; r++) {
     onef1b_pipe p = pipe_of(c, r, h, h + D, shaper), q = pipe_free(&p, h + 2 * D);
+    for (int st = 0; st < D && !p.megatron; st++)
+      if (shaper[st]) c->gaps |= gap_bit(PREDICT_GAP_SHAPER_ORDER);
     double pass = onef1b_pass(&p, end, sent);
     c->period = fmax(c->period, onef1b_period(&p));
     c->nc[r] = c->P * onef1b_pass(&q, NULL, NULL);
@@ -373,10 +390,25 @@ static void dp_all(ctx *c, spec_dp_algo algo) {
     return;
   }
   members g = members_new(c->R);
+  switch (algo) { /* pieces to every member at once, beside the passes */
+    case SPEC_SHARDED_PS:
+      if (c->R > 2 && transport_is_shared(c->net.o.model))
+        c->gaps |= gap_bit(PREDICT_GAP_SYNC_OVERLAP);
+      break;
+    case SPEC_CENTRAL_PS:
+    case SPEC_RING:
+    case SPEC_HIER_RING:
+    case SPEC_HIVEMIND: /* returned above */
+    case SPEC_DILOCO:
+    case SPEC_STREAMING_DILOCO: break;
+  }
   hop_net_reset(&c->net);
-  for (int st = 0; st < c->D; st++)
-    dpsync_count(&c->net, algo, column(c, &g, st)->dev, c->R,
-                 compress_gradient_bytes(c->w, st), TRANSPORT_NCCL_RING_CHANNELS);
+  for (int st = 0; st < c->D; st++) {
+    column(c, &g, st);
+    dpsync_count(&c->net, algo, g.dev, c->R, compress_gradient_bytes(c->w, st),
+                 TRANSPORT_NCCL_RING_CHANNELS, g.rd);
+  }
+  hop_net_solve(&c->net);
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
     dpsync_run(&c->net, algo, g.dev, c->R, compress_gradient_bytes(c->w, st),
@@ -398,8 +430,11 @@ static void megatron_rounds(ctx *c) {
   hop_net_reset(&c->net);
   for (int r = 0; r < c->R; r++) {
     int ends[2] = {alloc_at(c->a, r, 0), alloc_at(c->a, r, D - 1)};
-    dpsync_count(&c->net, SPEC_RING, ends, 2, emb, TRANSPORT_NCCL_RING_CHANNELS);
+    double at[2] = {rd[(size_t)r * D], rd[(size_t)r * D + D - 1]};
+    dpsync_count(&c->net, SPEC_RING, ends, 2, emb, TRANSPORT_NCCL_RING_CHANNELS,
+                 at);
   }
+  hop_net_solve(&c->net);
   for (int r = 0; r < c->R; r++) {
     size_t o = (size_t)r * D;
     g.dev[0] = alloc_at(c->a, r, 0), g.dev[1] = alloc_at(c->a, r, D - 1);
@@ -410,8 +445,10 @@ static void megatron_rounds(ctx *c) {
   hop_net_reset(&c->net);
   for (int r = 0; r < c->R; r++) {
     for (int st = 0; st < D; st++) g.dev[st] = alloc_at(c->a, r, st);
-    dpsync_count(&c->net, SPEC_RING, g.dev, D, 4.0 * D, TRANSPORT_NCCL_RING_CHANNELS);
+    dpsync_count(&c->net, SPEC_RING, g.dev, D, 4.0 * D, TRANSPORT_NCCL_RING_CHANNELS,
+                 rd + (size_t)r * D);
   }
+  hop_net_solve(&c->net);
   for (int round = 0; round < 2; round++)
     for (int r = 0; r < c->R; r++) {
       for (int st = 0; st < D; st++)
@@ -496,7 +533,8 @@ static double fragment_ring_s(ctx *c, const diloco_plan *p, int f) {
   for (int st = 0; st < c->D; st++)
     dpsync_count(&c->net, ex, column(c, &g, st)->dev, c->R,
                  diloco_fragment_bytes(c->w, p, st, f),
-                 TRANSPORT_DILOCO_CHANNELS);
+                 TRANSPORT_DILOCO_CHANNELS, NULL);
+  hop_net_solve(&c->net);
   double end = 0;
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
@@ -528,6 +566,73 @@ static void outer(ctx *c, predict_result *out) {
                      out->dp_sync_s + out->optimizer_s;
 }
 
+/* ---- GPipe: the last backward phase beside the synchronisation ---- */
+
+/* Whether they may meet where one device's flows are not alone: a NIC of
+ * a site's GPUs, or a path between sites (netem, tcp). */
+static bool tail_meets(const ctx *c) {
+  bool shared = c->net.path;
+  for (int i = 0; i < c->s->nsites; i++) shared |= c->s->sites[i].nic_shared;
+  return shared && transport_is_shared(c->net.o.model);
+}
+
+/* One phase: every pipeline's last backward pass from c->last (stage s ->
+ * s - 1 a tandem, in the net's forward direction) and every group's
+ * synchronisation from when its members are ready. */
+static void count_tail(ctx *c, spec_dp_algo algo, members *g) {
+  hop_net_reset(&c->net);
+  for (int r = 0; r < c->R; r++)
+    for (int st = c->D - 1; st > 0; st--) {
+      int d = alloc_at(c->a, r, st), e = alloc_at(c->a, r, st - 1);
+      double cb = pace(c, c->b[(size_t)r * c->D + st]);
+      if (st + 1 < c->D) hop_net_next(&c->net, c->last, cb, cb);
+      else hop_net_flow(&c->net, c->last, cb, cb);
+      hop_net_count(&c->net, d, e, c->act, TRANSPORT_P2P_CHANNELS);
+      hop_net_leg(&c->net, d, e, c->act, c->K * c->act, TRANSPORT_P2P_CHANNELS);
+    }
+  for (int st = 0; st < c->D; st++) {
+    column(c, g, st);
+    dpsync_count(&c->net, algo, g->dev, c->R, compress_gradient_bytes(c->w, st),
+                 TRANSPORT_NCCL_RING_CHANNELS, g->rd);
+  }
+  hop_net_solve(&c->net);
+}
+
+/* The last backward pass again at the tail's shares: ready times, t_pipe. */
+static void backward_again(ctx *c) {
+  int D = c->D, NS = 2 * D - 1;
+  double *m = mem_alloc(5 * (size_t)NS * sizeof *m), bm = 0;
+  phase v = {.first = m, .t = m + NS, .delay = m + 2 * NS,
+             .hand = m + 3 * NS, .comp = m + 4 * NS};
+  for (int r = 0; r < c->R; r++) { /* its legs run forward in the tail */
+    phase_servers(c, r, true, v);
+    bm = fmax(bm, tandem_span(0, NS - 1, c->K, v.first, v.t, v.delay));
+    for (int i = 0; i < D; i++)
+      c->ready[(size_t)r * D + D - 1 - i] = c->last + gpipe_ready(c, v, i);
+  }
+  c->t_pipe = c->last + bm;
+  free(m);
+}
+
+/* dp_all with the last backward pass in the same phase: TAIL_ROUNDS
+ * rounds of shares (from the ready times) and backward pass (to them). */
+#define TAIL_ROUNDS 2
+static void dp_tail(ctx *c, spec_dp_algo algo) {
+  members g = members_new(c->R);
+  for (int k = 0; k < TAIL_ROUNDS; k++) {
+    count_tail(c, algo, &g);
+    backward_again(c);
+  }
+  count_tail(c, algo, &g);
+  for (int st = 0; st < c->D; st++) {
+    column(c, &g, st);
+    dpsync_run(&c->net, algo, g.dev, c->R, compress_gradient_bytes(c->w, st),
+               TRANSPORT_NCCL_RING_CHANNELS, g.rd, g.done);
+    for (int r = 0; r < c->R; r++) c->ready[(size_t)r * c->D + st] = g.done[r];
+  }
+  members_free(&g);
+}
+
 /* The passes and the synchronisation of one step under the runtime: DT-FM
  * and the modern runtime run the workload's schedule and dp algorithm
  * (gpipe asks whether passes wait for barriers); Megatron one 1F1B
@@ -539,7 +644,12 @@ static void step(ctx *c) {
     case SPEC_RUNTIME_MODERN:
     case SPEC_RUNTIME_DTFM:
       switch (w->schedule) {
-        case SPEC_GPIPE: gpipe(c); break;
+        case SPEC_GPIPE:
+          gpipe(c);
+          if (spec_is_diloco(w)) return;
+          if (tail_meets(c) && passes_together(c)) dp_tail(c, w->dp_algo);
+          else dp_all(c, w->dp_algo);
+          return;
         case SPEC_1F1B: onef1b(c); break;
       }
       if (!spec_is_diloco(w)) dp_all(c, w->dp_algo);
@@ -552,6 +662,23 @@ static void step(ctx *c) {
   }
 }
 
+/* The gaps of the case predicted into out->left_out. */
+static void gaps(ctx *c, predict_result *out) {
+  diloco_plan p = diloco_plan_of(c->w);
+  if (hop_restarts(&c->net)) c->gaps |= gap_bit(PREDICT_GAP_IDLE_RESTART);
+  if (spec_is_diloco(c->w) && p.overlap > 0)
+    c->gaps |= gap_bit(PREDICT_GAP_DILOCO_OVERLAP);
+  double T = fmax(out->iteration_s, out->outer_step_s);
+  double drift = predict_links_drift(c->s, c->a, T);
+  if (drift > PREDICT_TOLERANCE) c->gaps |= gap_bit(PREDICT_GAP_LINKS_CHANGE);
+  out->left_out = c->gaps;
+  out->error_bound = c->gaps & gap_bit(PREDICT_GAP_LINKS_CHANGE)
+                         ? drift : PREDICT_TOLERANCE;
+  for (int g = 0; g < PREDICT_NGAPS; g++) /* links-change's bound is 0 */
+    if (c->gaps & gap_bit((predict_gap)g))
+      out->error_bound = fmax(out->error_bound, predict_gap_bound((predict_gap)g));
+}
+
 int predict_iteration_with(const spec_workload *w, const scenario *s,
                            const spec_gpu *const *gpu, const alloc *a,
                            const transport_options *o, predict_result *out) {
@@ -561,6 +688,7 @@ int predict_iteration_with(const spec_workload *w, const scenario *s,
   double opt_last, end = finish(&c, &opt_last);
   breakdown(&c, end, opt_last, out);
   if (spec_is_diloco(w)) outer(&c, out);
+  gaps(&c, out);
   ctx_free(&c);
   return ERR_OK;
 }
@@ -569,41 +697,4 @@ int predict_iteration(const spec_workload *w, const scenario *s,
                       const spec_gpu *const *gpu, const alloc *a,
                       predict_result *out) {
   return predict_iteration_with(w, s, gpu, a, NULL, out);
-}
-
-double predict_message_s(const scenario *s, int a, int b, double bytes,
-                         const transport_options *o) {
-  hop_net n;
-  hop_net_init(&n, s, o);
-  hop h = hop_of(&n, a, b, bytes, 1, TRANSPORT_P2P_CHANNELS);
-  double t = hop_time(&n, &h, bytes) + h.lat;
-  hop_net_free(&n);
-  return t;
-}
-
-double predict_ring_op_s(const scenario *s, const int *group, int n,
-                         double bytes, const transport_options *o) {
-  hop_net x;
-  hop_net_init(&x, s, o);
-  for (int i = 0; i + 1 < n; i++)
-    hop_net_count(&x, group[i], group[i + 1], bytes,
-                  TRANSPORT_NCCL_RING_CHANNELS);
-  double t = dpsync_chain_s(&x, group, n, bytes);
-  hop_net_free(&x);
-  return t;
-}
-
-double predict_dp_sync_s(const scenario *s, spec_dp_algo algo,
-                         const int *group, int n, double bytes,
-                         const transport_options *o) {
-  if (n < 2) return 0;
-  hop_net x;
-  hop_net_init(&x, s, o);
-  dpsync_count(&x, algo, group, n, bytes, TRANSPORT_NCCL_RING_CHANNELS);
-  double *done = mem_alloc((size_t)n * sizeof *done), t = 0;
-  dpsync_run(&x, algo, group, n, bytes, TRANSPORT_NCCL_RING_CHANNELS, NULL, done);
-  for (int i = 0; i < n; i++) t = fmax(t, done[i]);
-  free(done);
-  hop_net_free(&x);
-  return t;
 }

@@ -10,11 +10,63 @@
 #ifndef MODELS_PREDICT_H
 #define MODELS_PREDICT_H
 
+#include <math.h>
+
 #include "base/err.h"
+#include "base/names.h"
 #include "models/alloc.h"
 #include "models/spec.h"
 #include "models/transport.h"
 #include "traces/scenario.h"
+
+/* The agreement with the engine (simulate) the predictor states where it
+ * names nothing it leaves out: measured within it on the cases of
+ * analysis/VALIDATION.md (the built-ins, their path exports, nic_shared
+ * clusters), a relative error. */
+#define PREDICT_TOLERANCE 0.02
+
+/* What the predictor leaves out where it may cost more than
+ * PREDICT_TOLERANCE, X(ID, "name", bound, "what"): bound is the most it
+ * was measured to cost on the built-in cases (a relative error; INFINITY:
+ * not bounded). predict_result.left_out has bit PREDICT_GAP_ID set when
+ * the case predicted has it, and error_bound says how far off the
+ * prediction may be; a search simulates, rather than prunes, what could
+ * be the best within it (schedules/shape.c). */
+#define PREDICT_GAP_MAP(X)                                                   \
+  X(LINKS_CHANGE, "links-change", 0.0,                                      \
+    "links that move by more than the tolerance during the iteration: the " \
+    "predictor reads them at t = 0")                                        \
+  X(IDLE_RESTART, "idle-restart", 0.07,                                     \
+    "tcp's slow start after idle, approximate (up to 7 % on the built-ins)") \
+  X(SHAPER_ORDER, "shaper-order", 0.08,                                     \
+    "DT-FM's 1F1B sends a stage's activation and gradient on one egress "   \
+    "shaper at once: served in issue order here, shared by the engine "     \
+    "(up to 7 % short)")                                                    \
+  X(PASS_SHARING, "1f1b-sharing", 0.25,                                     \
+    "a 1F1B pass's activations and gradients on a shared NIC or path are "  \
+    "shared as two phases, not at once (up to 21 % long)")                  \
+  X(SYNC_OVERLAP, "sync-overlap", 0.16,                                     \
+    "sharded-ps's pieces to every member, beside the pipelines' last "      \
+    "transfers on the senders' shapers and NICs, shared as one round (up "  \
+    "to 15 % short)")                                                       \
+  X(DILOCO_OVERLAP, "diloco-overlap", INFINITY,                             \
+    "streaming DiLoCo's exchanges overlapping inner steps: their "          \
+    "interference with the steps")
+#define PREDICT_GAP_ID_(id, name, bound, what) PREDICT_GAP_##id,
+typedef enum predict_gap { PREDICT_GAP_MAP(PREDICT_GAP_ID_) } predict_gap;
+#undef PREDICT_GAP_ID_
+enum { PREDICT_NGAPS = 0 PREDICT_GAP_MAP(NAMES_COUNT_ROW) };
+
+/* The gaps' names (NULL-terminated), what each leaves out and the most it
+ * was measured to cost (models/predict_gap.c). */
+extern const char *const predict_gap_names[PREDICT_NGAPS + 1];
+const char *predict_gap_what(predict_gap g);
+double predict_gap_bound(predict_gap g);
+
+/* The most a link of s between the sites of a's devices moves (bandwidth
+ * or latency, relative to its value at t = 0) during [0, T] seconds: 0 on
+ * a static network. */
+double predict_links_drift(const scenario *s, const alloc *a, double T);
 
 /* The terms of one predicted iteration, seconds unless stated. */
 typedef struct predict_result {
@@ -41,6 +93,10 @@ typedef struct predict_result {
   double inner_step_s;   /* one inner step (no exchange) */
   double outer_step_s;   /* H inner steps and the exchanges: diloco_cycle_s
                             with each fragment's quantisation and update */
+  unsigned left_out;     /* bit PREDICT_GAP_X: the case has gap X */
+  double error_bound;    /* how far off iteration_s may be: the most of
+                            the gaps' bounds (links-change: how far the
+                            links move), PREDICT_TOLERANCE with none */
 } predict_result;
 
 /* Predicts one iteration of workload w on scenario s (links at t = 0 from

@@ -232,7 +232,7 @@ typedef struct split_search {
   const alloc *a;
   const transport_options *t;
   int *cur, *best;
-  double best_t;
+  double best_t, best_bound; /* the best's prediction and error bound */
 } split_search;
 
 static void try_split(split_search *q, const int *split) {
@@ -242,7 +242,7 @@ static void try_split(split_search *q, const int *split) {
   if (predict_iteration_with(q->w, q->v, q->gpu, q->a, q->t, &pr) != ERR_OK)
     return;
   if (pr.iteration_s < q->best_t) {
-    q->best_t = pr.iteration_s;
+    q->best_t = pr.iteration_s, q->best_bound = pr.error_bound;
     memcpy(q->best, split, (size_t)q->w->stages * sizeof *split);
   }
 }
@@ -328,7 +328,7 @@ static void judge(shape_ctx *x, const int *keep, int n, int S, int R, int m,
   const spec_gpu **gpu = mem_alloc((size_t)n * sizeof *gpu);
   for (int i = 0; i < n; i++) gpu[i] = x->gpu[keep[i]];
   int *cur = mem_alloc(2 * (size_t)S * sizeof *cur), *best = NULL;
-  double best_t = INFINITY;
+  double best_t = INFINITY, bound = PREDICT_TOLERANCE;
   int best_p = -1;
   if (spec_workload_resolve(v, &w, NULL) == ERR_OK)
     for (int p = 0; p < NPLACE; p++) {
@@ -339,7 +339,7 @@ static void judge(shape_ctx *x, const int *keep, int n, int S, int R, int m,
       double t = best_split(&q);
       if (isinf(t)) x->r->pruned_memory++, note_nofit(x, v, &w, gpu, pl[p]);
       if (t < best_t) {
-        best_t = t, best_p = p;
+        best_t = t, best_p = p, bound = q.best_bound;
         free(best);
         best = mem_alloc((size_t)S * sizeof *best);
         memcpy(best, cur + S, (size_t)S * sizeof *best);
@@ -353,7 +353,8 @@ static void judge(shape_ctx *x, const int *keep, int n, int S, int R, int m,
                                                                : 0,
                         .ndev = n, .layers = best,
                         .a = to_parent(pl[best_p], keep),
-                        .predicted_s = best_t, .simulated_s = NAN};
+                        .predicted_s = best_t, .error_bound = bound,
+                        .simulated_s = NAN};
     c->keep = mem_alloc((size_t)n * sizeof *c->keep);
     memcpy(c->keep, keep, (size_t)n * sizeof *c->keep);
     if (x->o->price) { /* its devices, and its bytes at the pairs' prices */

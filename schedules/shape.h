@@ -123,6 +123,7 @@ typedef struct shape_config {
   int *layers;             /* [stages] layers per stage */
   alloc *a;                /* on the parent's device numbers */
   double predicted_s;      /* predictor's seconds per iteration */
+  double error_bound;      /* how far off it may be (predict_result's) */
   double simulated_s;      /* NAN when not simulated */
   double samples_per_s;    /* batch / the deciding time */
   double usd_per_s;        /* its devices' GPU-hours per second (NAN: a
@@ -146,6 +147,9 @@ typedef struct shape_result {
                               configuration has up to two) */
   long pruned_memory;      /* ... that do not fit in memory */
   long pruned_predictor;   /* fitting, not simulated */
+  long simulated_inexact;  /* simulated because the predictor leaves out
+                              more than its tolerance there and its bound
+                              could not rule them out (in simulated) */
   long simulated;
   int nsubsets;            /* count vectors tried */
   bool all_subsets;        /* every count vector (not the family) */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "models/predict.h"
 #include "schedules/shape_parts.h"
 #include "traces/scenario_subset.h"
 
@@ -206,6 +207,46 @@ static void pick(shape_ctx *x) {
   }
 }
 
+/* The best score simulated so far (INFINITY: none). */
+static double best_simulated(const shape_result *r, shape_goal goal) {
+  double best = INFINITY;
+  for (long i = 0; i < r->nall; i++)
+    if (!isnan(r->all[i].simulated_s))
+      best = fmin(best, shape_score(goal, &r->all[i], r->all[i].simulated_s));
+  return best;
+}
+
+/* The configurations, by predicted score, whose prediction leaves out
+ * more than PREDICT_TOLERANCE (error_bound) and could beat the best
+ * simulated within their bound: simulated rather than pruned (outside the
+ * budget of devices: a prediction that may be that far off decides
+ * nothing). */
+static int simulate_inexact(shape_ctx *x, err *e) {
+  shape_result *r = x->r;
+  shape_goal goal = x->o->goal;
+  ranked *v = mem_alloc((size_t)(r->nall + 1) * sizeof *v);
+  for (long i = 0; i < r->nall; i++)
+    v[i] = (ranked){within(x->o, goal, &r->all[i], r->all[i].predicted_s), i};
+  qsort(v, (size_t)r->nall, sizeof *v, cmp_ranked);
+  double best = best_simulated(r, goal);
+  int rc = ERR_OK;
+  for (long k = 0; rc == ERR_OK && k < r->nall; k++) {
+    shape_config *c = &r->all[v[k].i];
+    if (!(c->error_bound > PREDICT_TOLERANCE) || !isnan(c->simulated_s) ||
+        isinf(v[k].score))
+      continue;
+    if (isfinite(c->error_bound) && v[k].score * (1 - c->error_bound) >= best)
+      continue;
+    x->planned++;
+    rc = simulate(x, v[k].i, e);
+    if (rc) break;
+    r->simulated_inexact++;
+    best = fmin(best, shape_score(goal, c, c->simulated_s));
+  }
+  free(v);
+  return rc;
+}
+
 /* plan()'s simulations, while their devices fit the budget (the first
  * always); the best by the deciding time (only simulated ones when any
  * was). */
@@ -222,6 +263,7 @@ int shape_decide(shape_ctx *x, err *e) {
     for (long k = 0; rc == ERR_OK && k < n; k++)
       rc = simulate_within(x, v[k].i, k == 0, &budget, e);
     free(v);
+    if (rc == ERR_OK) rc = simulate_inexact(x, e);
     if (rc) return rc;
     free(r->per_shape); /* regrouped: the simulation decides */
     group(r, goal, true);

@@ -141,18 +141,17 @@ extern const char *const hx_rel_names[HX_NRELS];
 extern const char *const hx_rel_what[HX_NRELS];
 
 /* The disagreements the harness knows of and does not fail on, each with
- * why (another branch's work), X(ID, "name", "note"). */
+ * why, X(ID, "name", "note"). */
 #define HX_KNOWN_MAP(X)                                                     \
   X(PREDICT_SHARED_NIC, "predictor: shared NIC",                            \
-    "the closed form does not model a nic_shared site's NIC shared by its " \
-    "flows (issue 33, branch predictor: models/hop.c, dpsync.c)")          \
+    "a nic_shared site's NIC shared by flows the closed form's max-min "   \
+    "leaves apart (a 1F1B pass's two directions: predict's 1f1b-sharing)") \
   X(PREDICT_PATH, "predictor: shared path",                                 \
     "under path shaping the closed form's path shares (hop.c) miss flows " \
-    "of other stages and replicas on one path (branch predictor)")         \
+    "of other stages and replicas on one path beyond the phase's")         \
   X(PREDICT_OTHER, "predictor: other",                                      \
     "a disagreement beyond HX_PREDICT_TOL on a case without a shared NIC " \
-    "or path: flow caps, windows, losses, moving traces, Megatron's calls " \
-    "(branch predictor)")                                                  \
+    "or path: flow caps, windows, losses, moving traces, Megatron's calls)")\
   X(NETMODEL_OFF_PATH, "network models agree, held off the path",        \
     "ideal and tcp give the same time while some transfers were held back "\
     "under tcp: none of them on the critical path (simulate states what "  \

@@ -12,7 +12,10 @@
  * Adam) composed by hand and simulated; the 1F1B period in closed form;
  * the calibration's single-pipeline rows; and the predictor against the
  * simulation on fixed placements, with the errors measured, also with
- * tcp's idle restart. */
+ * tcp's idle restart; where flows of different sizes share a NIC or a
+ * path (one shared NIC, two groups' rings across one path, the newcomer's
+ * cluster of issue 33 under both shapings, worldwide under path shaping);
+ * and what the predictor names as left out. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -589,13 +592,14 @@ Test(predict, close_to_the_simulation_on_fixed_placements) {
    * the pipelines and chains whose flows share nothing are max-plus
    * systems the closed form solves; the rest is a stage's gradient sharing
    * its shaper with its own last transfers). datacenter-physical shares
-   * one 25 Gbit/s NIC among an instance's 8 GPUs: the equal split over
-   * every group's synchronisation at once is pessimistic where the groups
-   * are staggered: DT-FM +11.2 % (identity), +12.5 % (random); Megatron
-   * +7.7 %, +27.6 %; its Megatron placement (pipelines across, groups
-   * inside the instances) is exact. */
+   * one 25 Gbit/s NIC among an instance's 8 GPUs: the engine's max-min
+   * with departures over the phase's flows (hop.h) gives DT-FM +0.4 %
+   * (identity), +2.6 % (random), Megatron 0 % (identity, its placement),
+   * +21.0 % (random: its 1F1B pass's two directions on one NIC are two
+   * phases here, a gap predict names, 1f1b-sharing); the equal split of
+   * each NIC over the whole phase gave +11.2 %, +12.5 %, +7.7 %, +27.6 %. */
   const char *scen[] = {"worldwide", "regional", "multi-dc", "datacenter-physical"};
-  const double dtfm[] = {0.01, 0.02, 0.02, 0.14}, meg[] = {0.01, 0.02, 0.02, 0.30};
+  const double dtfm[] = {0.01, 0.02, 0.02, 0.03}, meg[] = {0.01, 0.02, 0.02, 0.22};
   against_sim(scen, 4, dtfm, "dtfm", NULL, NULL);
   against_sim(scen, 4, meg, "megatron", NULL, NULL);
 }
@@ -715,17 +719,16 @@ static void two_sites_path(world *x, int per, int stages, int replicas,
 }
 
 /* The predictor under path shaping shares each path between the phase's
- * flows on it by socket weight, as the engine's max-min does while they
- * all send. N flows between two sites: Megatron's placement puts every
- * pipeline's stage 0 in A and stage 1 in B (4 boundaries on one path each
- * way; the groups inside the sites), exact under every algorithm; one
+ * flows on it as the engine's max-min does, flows leaving as they finish.
+ * N flows between two sites: Megatron's placement puts every pipeline's
+ * stage 0 in A and stage 1 in B (4 boundaries on one path each way; the
+ * groups inside the sites), exact under every algorithm; one
  * data-parallel group across the sites (stages 1: its ring's two crossing
  * hops on the two paths, the rest private): exact. DT-FM's identity
  * (groups of two members per site: each group's crossing hops share the
- * path with the other groups') is pessimistic where the groups' gradients
- * differ in size (the embedding's stage ends last, alone): measured
- * +2.07 % (central-ps), +1.26 % (ring), +1.53 % (sharded-ps); random
- * placements (seed 3) within 3.1 %. */
+ * path with the other groups', the embedding's stage larger): measured
+ * +0.84 % (central-ps), 0 % (ring), +0.33 % (sharded-ps); the equal split
+ * over the whole phase gave +2.07 %, +1.26 %, +1.53 %. */
 Test(predict, path_shaping_against_the_engine) {
   const char *algo[] = {"central-ps", "ring", "sharded-ps"};
   for (int k = 0; k < 3; k++)
@@ -735,7 +738,7 @@ Test(predict, path_shaping_against_the_engine) {
       else two_sites_path(&x, 2, 1, 4, 16);
       knobs(&x, NULL, NULL, algo[k]);
       alloc *a = c == 0 ? alloc_megatron(4, 2) : alloc_identity(4, c < 2 ? 2 : 1);
-      double tol = c == 1 ? 0.025 : 1e-6;
+      double tol = c == 1 ? 0.01 : 1e-6;
       for (int m = TRANSPORT_NETEM; m <= TRANSPORT_TCP; m++) {
         double e = error_vs_sim(&x, a, (transport_model)m);
         cr_log_info("path %s, case %d, %s: %+.3f %%", algo[k], c,

@@ -69,6 +69,33 @@ static int parse_args(int argc, char **argv, predict_args *p) {
   return p->method ? cli_check_method("predict", &p->method) : CLI_OK;
 }
 
+/* What the predictor leaves out of this case, beyond its tolerance. */
+static void print_left_out(const predict_result *r) {
+  if (!r->left_out) {
+    printf("  left out     nothing that costs more than %.0f %% here\n",
+           100 * PREDICT_TOLERANCE);
+    return;
+  }
+  for (int g = 0; g < PREDICT_NGAPS; g++)
+    if (r->left_out & (1u << g))
+      printf("  left out     %s: %s\n", predict_gap_names[g],
+             predict_gap_what((predict_gap)g));
+  printf("  so it may be off by %s%.0f %% here (simulate runs it)\n",
+         isfinite(r->error_bound) ? "up to " : "more than ",
+         100 * (isfinite(r->error_bound) ? r->error_bound : PREDICT_TOLERANCE));
+}
+
+/* The same as JSON: [{"name", "what"}, ...], empty when none. */
+static json_t *left_out_json(const predict_result *r) {
+  json_t *l = json_array();
+  for (int g = 0; g < PREDICT_NGAPS; g++)
+    if (r->left_out & (1u << g))
+      json_array_append_new(l, json_pack("{s:s, s:s}", "name",
+                                         predict_gap_names[g], "what",
+                                         predict_gap_what((predict_gap)g)));
+  return l;
+}
+
 /* Everything one prediction computes. */
 typedef struct prediction {
   alloc *a;                /* the placement (realised for a partition) */
@@ -126,6 +153,7 @@ static void print_table(const scenario *s, const cost_ctx *c,
   if (r->outer_step_s > 0)
     printf("  diloco       %10.3f s per outer step (inner step %.3f s)\n",
            r->outer_step_s, r->inner_step_s);
+  print_left_out(r);
   if (p->layers) {
     printf("  layers per stage:");
     for (int st = 0; st < a->stages; st++) printf(" %d", p->layers[st]);
@@ -163,6 +191,11 @@ static void print_json(const scenario *s, const cost_ctx *c,
     json_object_set_new(o, "inner_step_s", json_real(r->inner_step_s));
     json_object_set_new(o, "outer_step_s", json_real(r->outer_step_s));
   }
+  json_object_set_new(o, "tolerance", json_real(PREDICT_TOLERANCE));
+  json_object_set_new(o, "error_bound", isfinite(r->error_bound)
+                                            ? json_real(r->error_bound)
+                                            : json_null());
+  json_object_set_new(o, "left_out", left_out_json(r));
   for (int st = 0; st + 1 < p->a->stages; st++) {
     int rep;
     double v = cost_boundary(c, p->a, st, &rep);

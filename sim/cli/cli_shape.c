@@ -18,6 +18,7 @@
 #include "models/alloc_file.h"
 #include "models/bill.h"
 #include "models/diloco.h"
+#include "models/predict.h"
 #include "models/spec.h"
 #include "schedules/shape.h"
 #include "sim/cli/cli.h"
@@ -247,6 +248,11 @@ static void print_text(const scenario *s, const shape_result *r,
          r->nsubsets, r->all_subsets ? "every count per site" : "the family",
          r->considered, r->pruned_memory, r->nall, r->pruned_predictor,
          r->simulated, wall_s);
+  if (r->simulated_inexact)
+    printf("            %ld of them simulated because the predictor leaves "
+           "out more than %.0f %% there\n            (geodes predict names "
+           "what) and its bound could not rule them out\n",
+           r->simulated_inexact, 100 * PREDICT_TOLERANCE);
   if (p->diloco) printf("note        %s\n", NOT_CONVERGENCE);
   char cmd[1024];
   reproduce(p, net, cmd, sizeof cmd);
@@ -328,6 +334,8 @@ static void print_json(const scenario *s, const shape_result *r,
   json_object_set_new(o, "pruned_memory", json_integer(r->pruned_memory));
   json_object_set_new(o, "pruned_predictor", json_integer(r->pruned_predictor));
   json_object_set_new(o, "simulated", json_integer(r->simulated));
+  json_object_set_new(o, "simulated_inexact",
+                      json_integer(r->simulated_inexact));
   if (p->diloco) json_object_set_new(o, "note", json_string(NOT_CONVERGENCE));
   char cmd[1024];
   reproduce(p, net, cmd, sizeof cmd);

@@ -1,0 +1,59 @@
+/* predict_gap: the names, words and bounds of what the predictor leaves
+ * out (predict.h's PREDICT_GAP_MAP), and how far links move during an
+ * iteration.
+ * Invariant: pure functions of their arguments. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "base/mem.h"
+#include "models/predict.h"
+
+const char *const predict_gap_names[PREDICT_NGAPS + 1] = {
+#define PREDICT_GAP_NAME_(id, name, bound, what) name,
+    PREDICT_GAP_MAP(PREDICT_GAP_NAME_)
+#undef PREDICT_GAP_NAME_
+    NULL};
+
+static const char *const gap_what[PREDICT_NGAPS] = {
+#define PREDICT_GAP_WHAT_(id, name, bound, what) what,
+    PREDICT_GAP_MAP(PREDICT_GAP_WHAT_)
+#undef PREDICT_GAP_WHAT_
+};
+
+static const double gap_bound[PREDICT_NGAPS] = {
+#define PREDICT_GAP_BOUND_(id, name, bound, what) bound,
+    PREDICT_GAP_MAP(PREDICT_GAP_BOUND_)
+#undef PREDICT_GAP_BOUND_
+};
+
+const char *predict_gap_what(predict_gap g) { return gap_what[g]; }
+
+double predict_gap_bound(predict_gap g) { return gap_bound[g]; }
+
+/* The most a link of s between the sites of a's devices moves (bandwidth
+ * or latency, relative to its value at t = 0) during [0, T]. */
+double predict_links_drift(const scenario *s, const alloc *a, double T) {
+  if (s->network_static || !s->network || !(T > 0)) return 0;
+  bool *on = mem_calloc((size_t)s->nsites, sizeof *on);
+  for (int i = 0; i < a->replicas * a->stages; i++)
+    on[s->device_site[a->device[i]]] = true;
+  int64_t end = (int64_t)fmin(T * 1e9, 9e18);
+  double most = 0;
+  for (int x = 0; x < s->nsites; x++)
+    for (int y = 0; y < s->nsites && on[x]; y++) {
+      if (!on[y]) continue;
+      trace_value v0 = trace_at(s->network, x, y, 0);
+      for (int64_t t = trace_next_change(s->network, x, y, 0); t <= end;
+           t = trace_next_change(s->network, x, y, t)) {
+        trace_value v = trace_at(s->network, x, y, t);
+        most = fmax(most, fabs(v.bandwidth_gbps / v0.bandwidth_gbps - 1));
+        if (v0.latency_ms > 0)
+          most = fmax(most, fabs(v.latency_ms / v0.latency_ms - 1));
+      }
+    }
+  free(on);
+  return most;
+}
+
