@@ -42,6 +42,7 @@ static const command COMMANDS[] = {
     {"calibrate", "calibrate --data builtin:p2p --fit window_bytes --folds 0",
      "simulations"},
     {"sweep", "sweep '%s' --db '%s'", "points"},
+    {"explain", "explain worldwide --method dtfm-identity --top 3", "re-runs"},
 };
 #define NCOMMANDS (sizeof COMMANDS / sizeof *COMMANDS)
 

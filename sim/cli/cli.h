@@ -353,6 +353,7 @@ typedef struct cli_explain_opts {
   const char *link_stats;  /* CSV of link utilisation, or NULL */
   double resolution_s;     /* its time step */
   const char *placement;   /* the allocation's file or method */
+  bool quiet;              /* no progress of the re-runs on stderr */
 } cli_explain_opts;
 
 /* Parses specs (what-ifs joined by ';', NULL: none) against s into *out
@@ -363,7 +364,8 @@ int cli_explain_whatifs(const char *cmd, const scenario *s, const char *specs,
 
 /* Simulates s under a and o, and prints its critical path, the top
  * resources, the sensitivities and the links' utilisation (a table, or one
- * JSON object); CLI_OK or the failure's exit status, message printed. */
+ * JSON object), the re-runs' progress on stderr (cli_progress) unless
+ * quiet; CLI_OK or the failure's exit status, message printed. */
 int cli_explain_report(const char *cmd, const scenario *s, const alloc *a,
                        const sim_options *o, const cli_explain_opts *eo);
 

@@ -12,6 +12,7 @@
 
 #include "base/mem.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_progress.h"
 #include "sim/critpath.h"
 #include "sim/linkstats.h"
 #include "sim/place.h"
@@ -59,6 +60,7 @@ typedef struct explain_args {
   long top, steps;
   double resolution_s;
   bool json;
+  bool quiet;
   cli_workload_opts wo;
 } explain_args;
 
@@ -109,6 +111,7 @@ static int parse_args(int argc, char **argv, explain_args *p) {
       CLI_OPT_REAL(0, "resolution-s", "S", &p->resolution_s, 1e-6, 1e6,
                    "--link-stats' time step (0.1)"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
+      CLI_OPT_QUIET(&p->quiet),
       CLI_OPT_HELP(),
       CLI_WORKLOAD_OPTS(&p->wo),
       CLI_OPT_END()};
@@ -177,7 +180,8 @@ int cli_explain(int argc, char **argv) {
                          .whatifs = w, .nwhatifs = nw, .json = p.json,
                          .link_stats = p.link_stats,
                          .resolution_s = p.resolution_s,
-                         .placement = p.alloc_file ? p.alloc_file : p.method};
+                         .placement = p.alloc_file ? p.alloc_file : p.method,
+                         .quiet = p.quiet};
   rc = cli_explain_report("explain", s, a, &o, &eo);
   goto done;
 fail:

@@ -12,6 +12,7 @@
 #include "base/mem.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_bill.h"
+#include "sim/cli/cli_progress.h"
 #include "sim/critpath.h"
 #include "sim/linkstats.h"
 #include "sim/spend.h"
@@ -459,17 +460,26 @@ static void print_json(const report *p) {
   cli_print_json(o, CLI_JSON);
 }
 
+/* sim_sens_opts' hook: a re-run done. */
+static void heard_rerun(void *ctx, int done, int total) {
+  cli_progress_update(ctx, "re-runs", done, total, NULL);
+}
+
 int cli_explain_report(const char *cmd, const scenario *s, const alloc *a,
                        const sim_options *o, const cli_explain_opts *eo) {
   report p = {.s = s, .a = a, .eo = eo};
   err e = {0};
   int rc = sim_whatif_explain(s, a, o, &p.r, &p.cp, &p.ls, &e);
+  cli_progress bar;
+  cli_progress_start(&bar, cmd, eo->quiet);
   if (!rc)
     rc = sim_whatif_sensitivities(
         s, a, o,
         &(sim_sens_opts){.cp = &p.cp, .top = eo->top, .extra = eo->whatifs,
-                         .nextra = eo->nwhatifs, .base_s = p.r.iteration_s},
+                         .nextra = eo->nwhatifs, .base_s = p.r.iteration_s,
+                         .progress = heard_rerun, .progress_ctx = &bar},
         &p.sens, &p.nsens, &e);
+  cli_progress_end(&bar);
   if (!rc && eo->link_stats)
     rc = sim_linkstats_csv(&p.ls, s, eo->resolution_s, eo->link_stats, &e);
   if (!rc) rc = sim_spend_iteration(s, &p.r, &p.bill, &e);

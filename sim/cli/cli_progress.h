@@ -1,5 +1,5 @@
 /* cli_progress: the one progress reporter of the front end's long commands
- * (sweep, schedule, validate, reproduce, run, calibrate, simulate's
+ * (sweep, schedule, validate, reproduce, run, calibrate, explain, simulate's
  * training runs). The libraries report through their hooks; each hook of
  * a command hands what it heard to cli_progress_update.
  *

@@ -342,9 +342,9 @@ static int print_json(const scenario *s, const char *placement,
 
 /* --explain: explain's report with its defaults, after the table. */
 static int explain(const scenario *s, const alloc *a, sim_options *o,
-                   const char *placement) {
+                   const char *placement, bool quiet) {
   cli_explain_opts eo = {.top = 5, .steps = 30, .placement = placement,
-                         .resolution_s = 0.1};
+                         .resolution_s = 0.1, .quiet = quiet};
   o->timeline_path = NULL;
   printf("\n");
   return cli_explain_report("simulate", s, a, o, &eo);
@@ -410,7 +410,7 @@ static int report(sim_args *p, const scenario *s, const scenario *s_run,
     cli_bill_print(s_run, &b, p->to.active ? "for the run" : "per iteration");
   }
   bill_free(&b);
-  if (p->explain && rc == CLI_OK) rc = explain(s_run, a, o, placement);
+  if (p->explain && rc == CLI_OK) rc = explain(s_run, a, o, placement, p->to.quiet);
   return rc;
 }
 
