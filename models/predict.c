@@ -381,8 +381,18 @@ static members *column(const ctx *c, members *g, int st) {
   return g;
 }
 
-/* Every group synchronises its gradient from ready (which gets the done
- * times). */
+/* Every group's synchronisation at the net's solved shares: ready gets
+ * the done times. */
+static void run_groups(ctx *c, spec_dp_algo algo, members *g) {
+  for (int st = 0; st < c->D; st++) {
+    column(c, g, st);
+    dpsync_run(&c->net, algo, g->dev, c->R, compress_gradient_bytes(c->w, st),
+               TRANSPORT_NCCL_RING_CHANNELS, g->rd, g->done);
+    for (int r = 0; r < c->R; r++) c->ready[(size_t)r * c->D + st] = g->done[r];
+  }
+}
+
+/* Every group synchronises its gradient from ready (gets the done times). */
 static void dp_all(ctx *c, spec_dp_algo algo) {
   if (spec_dp_algo_matchmakes(algo)) { /* hivemind's rounds, host included */
     double win = hivemind_rounds(&c->net, c->w, c->a, c->ready);
@@ -409,12 +419,7 @@ static void dp_all(ctx *c, spec_dp_algo algo) {
                  TRANSPORT_NCCL_RING_CHANNELS, g.rd);
   }
   hop_net_solve(&c->net);
-  for (int st = 0; st < c->D; st++) {
-    column(c, &g, st);
-    dpsync_run(&c->net, algo, g.dev, c->R, compress_gradient_bytes(c->w, st),
-               TRANSPORT_NCCL_RING_CHANNELS, g.rd, g.done);
-    for (int r = 0; r < c->R; r++) c->ready[(size_t)r * c->D + st] = g.done[r];
-  }
+  run_groups(c, algo, &g);
   members_free(&g);
 }
 
@@ -624,12 +629,7 @@ static void dp_tail(ctx *c, spec_dp_algo algo) {
     backward_again(c);
   }
   count_tail(c, algo, &g);
-  for (int st = 0; st < c->D; st++) {
-    column(c, &g, st);
-    dpsync_run(&c->net, algo, g.dev, c->R, compress_gradient_bytes(c->w, st),
-               TRANSPORT_NCCL_RING_CHANNELS, g.rd, g.done);
-    for (int r = 0; r < c->R; r++) c->ready[(size_t)r * c->D + st] = g.done[r];
-  }
+  run_groups(c, algo, &g);
   members_free(&g);
 }
 
