@@ -354,8 +354,9 @@ static void finish_plain(double *b, const double k[4], int nd,
   out->nsite_bytes = out->nclasses;
   out->site_bytes = mem_alloc(((size_t)out->nclasses + 1) *
                               sizeof *out->site_bytes);
-  memcpy(out->site_bytes, out->classes,
-         (size_t)out->nclasses * sizeof *out->classes);
+  if (out->nclasses) /* none: classes may be NULL */
+    memcpy(out->site_bytes, out->classes,
+           (size_t)out->nclasses * sizeof *out->classes);
   utilisation(out, b, nd, out->iteration_s);
 }
 

@@ -40,6 +40,8 @@ typedef struct hx_run {
 
 static void run_free(hx_run *x) {
   alloc_free(x->a);
+  if (x->view) /* the split apply_split put on it (shape_view's was NULL) */
+    free(x->view->workload.layers_per_stage);
   scenario_subset_free(x->view);
   scenario_free(x->s);
   if (x->path) remove(x->path);

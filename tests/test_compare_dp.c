@@ -176,15 +176,15 @@ Test(compare_dp, help_and_usage_errors) {
  * and the egress share simulate --json reports; an unpriced one's are
  * empty; the replot from such a CSV draws the dollars panel. */
 Test(compare_dp, dollars_per_1k_samples_beside_samples_per_s) {
-  char *text = support_edit(support_read_file(two_cities(), NULL),
-                            "\"nic_gbps\": 10}, {",
+  char *base = support_read_file(two_cities(), NULL);
+  char *text = support_edit(base, "\"nic_gbps\": 10}, {",
                             "\"nic_gbps\": 10, \"usd_per_gpu_hour\": 2, "
                             "\"usd_per_gb\": 0.09}, {");
   char *t2 = support_edit(text, "\"nic_gbps\": 10}],",
                           "\"nic_gbps\": 10, \"usd_per_gpu_hour\": 1, "
                           "\"usd_per_gb\": 0.02}],");
   const char *f = support_write_file(support_path("priced.json"), t2);
-  free(text), free(t2);
+  free(base), free(text), free(t2);
   support_run r = {0};
   cr_assert_eq(support_sh(&r, "python3 %s/analysis/compare_dp.py --out '%s' "
                               "--geodes '%s' --method dtfm-identity "
