@@ -141,9 +141,14 @@ static int open_tmp(file_out *o, mode_t mode, err *e) {
   size_t n = strlen(o->target) + sizeof ".XXXXXX";
   o->tmp = mem_alloc(n);
   snprintf(o->tmp, n, "%s.XXXXXX", o->target);
+  /* no signal between the file and its slot: a handler would miss it */
+  sigset_t ends, was;
+  sigfillset(&ends);
+  sigprocmask(SIG_BLOCK, &ends, &was);
   int fd = mkstemp(o->tmp);
+  if (fd >= 0) o->slot = slot_take(o->tmp);
+  sigprocmask(SIG_SETMASK, &was, NULL);
   if (fd >= 0) {
-    o->slot = slot_take(o->tmp);
     (void)fchmod(fd, mode); /* mkstemp's 0600 becomes the file's mode */
     if ((o->f = fdopen(fd, "w"))) return ERR_OK;
     int errnum = errno;
