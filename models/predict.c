@@ -87,8 +87,7 @@ typedef struct ctx {
   double period;
   double window;  /* hivemind, delayed: the next round's matchmaking
                      window, which the step's end waits for */
-  double last;    /* GPipe: when the last backward phase starts (the
-                     latest replica's when apart) */
+  double last;    /* GPipe: the last backward phase's start (latest) */
   unsigned gaps;  /* predict_result.left_out's bits found on the way */
 } ctx;
 
@@ -395,6 +394,7 @@ static void run_groups(ctx *c, spec_dp_algo algo, members *g) {
 /* Every group synchronises its gradient from ready (gets the done times). */
 static void dp_all(ctx *c, spec_dp_algo algo) {
   if (spec_dp_algo_matchmakes(algo)) { /* hivemind's rounds, host included */
+    if (c->R > 1) c->gaps |= gap_bit(PREDICT_GAP_HIVEMIND_ROUND);
     double win = hivemind_rounds(&c->net, c->w, c->a, c->ready);
     if (spec_dp_delayed(c->w)) c->window = win;
     return;

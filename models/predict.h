@@ -51,7 +51,11 @@
     "to 15 % short)")                                                       \
   X(DILOCO_OVERLAP, "diloco-overlap", INFINITY,                             \
     "streaming DiLoCo's exchanges overlapping inner steps: their "          \
-    "interference with the steps")
+    "interference with the steps")                                          \
+  X(HIVEMIND_ROUND, "hivemind-round", 0.31,                                 \
+    "hivemind's round as a fluid of its connections, not the engine's "     \
+    "chunked parts (volunteer-mix: up to 14 % short under tcp, 31 % "       \
+    "delayed under netem; analysis/VALIDATION.md)")
 #define PREDICT_GAP_ID_(id, name, bound, what) PREDICT_GAP_##id,
 typedef enum predict_gap { PREDICT_GAP_MAP(PREDICT_GAP_ID_) } predict_gap;
 #undef PREDICT_GAP_ID_

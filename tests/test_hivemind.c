@@ -192,6 +192,12 @@ static double predicted(const scenario *s, transport_model m) {
   o.model = m;
   predict_result p;
   cr_assert_eq(predict_iteration_with(&w, s, gpu, a, &o, &p), ERR_OK);
+  /* a round of two or more peers is named among what it leaves out */
+  cr_expect_eq((p.left_out >> PREDICT_GAP_HIVEMIND_ROUND) & 1u, w.replicas > 1,
+               "hivemind-round named for %d replicas", w.replicas);
+  cr_expect_eq(p.error_bound,
+               w.replicas > 1 ? predict_gap_bound(PREDICT_GAP_HIVEMIND_ROUND)
+                              : PREDICT_TOLERANCE);
   alloc_free(a);
   free(gpu);
   return p.iteration_s;
