@@ -47,6 +47,10 @@ void shape_step(shape_ctx *x) {
   if (x->o->progress) x->o->progress(x->o->progress_ctx, x->done, x->planned);
 }
 
+double shape_decided_s(const shape_config *c) {
+  return isnan(c->simulated_s) ? c->predicted_s : c->simulated_s;
+}
+
 double shape_usd_per_sample(const shape_config *c, double t) {
   return (c->usd_per_s * t + c->egress_usd) / c->batch;
 }

@@ -190,6 +190,9 @@ scenario *shape_config_view(const scenario *s, const shape_opts *o,
  * dollar goals) of time t. */
 double shape_score(shape_goal goal, const shape_config *c, double t);
 
+/* The time that decides for c: simulated when it was, else predicted. */
+double shape_decided_s(const shape_config *c);
+
 /* What c costs per hour (its devices and its egress) at time t per
  * iteration; and per sample. */
 double shape_usd_per_hour(const shape_config *c, double t);

@@ -14,9 +14,10 @@
 #include "schedules/shape_parts.h"
 #include "traces/scenario_subset.h"
 
-/* The time that decides for c: simulated when it was, else predicted. */
-static double decided_s(const shape_config *c) {
-  return isnan(c->simulated_s) ? c->predicted_s : c->simulated_s;
+/* Whether a and b are one shape: (stages, replicas, dp_algo). */
+static bool same_shape(const shape_config *a, const shape_config *b) {
+  return a->stages == b->stages && a->replicas == b->replicas &&
+         strcmp(a->dp_algo, b->dp_algo) == 0;
 }
 
 typedef struct ranked { double score; long i; } ranked;
@@ -110,17 +111,12 @@ static void group(shape_result *r, shape_goal goal, bool sim_only) {
     if (j == r->nall) simulated = r->nshapes;
     if (sim_only && (j < r->nall) == isnan(c->simulated_s)) continue;
     int g = 0;
-    for (; g < r->nshapes; g++) {
-      const shape_config *b = &r->all[r->per_shape[g]];
-      if (b->stages == c->stages && b->replicas == c->replicas &&
-          strcmp(b->dp_algo, c->dp_algo) == 0)
-        break;
-    }
+    while (g < r->nshapes && !same_shape(&r->all[r->per_shape[g]], c)) g++;
     if (g < simulated) continue;
     if (g == r->nshapes) r->per_shape[r->nshapes++] = i;
-    else if (shape_score(goal, c, decided_s(c)) <
+    else if (shape_score(goal, c, shape_decided_s(c)) <
              shape_score(goal, &r->all[r->per_shape[g]],
-                         decided_s(&r->all[r->per_shape[g]])))
+                         shape_decided_s(&r->all[r->per_shape[g]])))
       r->per_shape[g] = i;
   }
   sort_shapes(r);
@@ -153,12 +149,7 @@ static void mark(const shape_result *r, const shape_opts *o, shape_goal goal,
   for (long j = 0; j < n; j++) { /* v's order: the first of a group is its best */
     const shape_config *c = &r->all[v[j].i];
     int g = 0;
-    for (; g < ng; g++) {
-      const shape_config *b = &r->all[best[g]];
-      if (b->stages == c->stages && b->replicas == c->replicas &&
-          strcmp(b->dp_algo, c->dp_algo) == 0)
-        break;
-    }
+    while (g < ng && !same_shape(&r->all[best[g]], c)) g++;
     if (g == ng) best[ng++] = v[j].i, on[v[j].i] = true;
   }
   free(best), free(v);
@@ -193,14 +184,14 @@ static void pick(shape_ctx *x) {
   r->best = r->fastest = -1;
   for (long i = 0; i < r->nall; i++) {
     shape_config *c = &r->all[i];
-    double t = decided_s(c), mine = within(x->o, goal, c, t);
+    double t = shape_decided_s(c), mine = within(x->o, goal, c, t);
     c->samples_per_s = c->batch / t;
     bool counts = !x->o->sim || x->o->simulate <= 0 || !isnan(c->simulated_s);
     if (!counts) continue;
     r->over_budget += isinf(mine) && !isinf(shape_score(goal, c, t));
     if (!isinf(mine) &&
         (r->best < 0 || mine < within(x->o, goal, &r->all[r->best],
-                                      decided_s(&r->all[r->best]))))
+                                      shape_decided_s(&r->all[r->best]))))
       r->best = i;
     if (r->fastest < 0 || c->samples_per_s > r->all[r->fastest].samples_per_s)
       r->fastest = i;
@@ -277,6 +268,6 @@ int shape_decide(shape_ctx *x, err *e) {
                    "(the fastest, %d devices, costs $%.4g per hour)",
                    x->s->name, x->o->max_usd_per_hour, r->all[r->fastest].ndev,
                    shape_usd_per_hour(&r->all[r->fastest],
-                                      decided_s(&r->all[r->fastest])));
+                                      shape_decided_s(&r->all[r->fastest])));
   return ERR_OK;
 }

@@ -76,11 +76,6 @@ static json_t *sites_json(const scenario *s, const shape_config *c) {
   return o;
 }
 
-/* The time that decides for c: simulated when it was, else predicted. */
-static double decided(const shape_config *c) {
-  return isnan(c->simulated_s) ? c->predicted_s : c->simulated_s;
-}
-
 static void print_row(const scenario *s, const shape_config *c, bool price) {
   char sh[32], al[48], st[512];
   shape_text(c, sh, sizeof sh);
@@ -90,8 +85,8 @@ static void print_row(const scenario *s, const shape_config *c, bool price) {
          s->ndevices - c->ndev, c->micro_batch, c->batch, c->samples_per_s,
          c->simulated_s, c->predicted_s);
   if (price)
-    printf(" %10.4g %10.4g", 1000 * shape_usd_per_sample(c, decided(c)),
-           shape_usd_per_hour(c, decided(c)));
+    printf(" %10.4g %10.4g", 1000 * shape_usd_per_sample(c, shape_decided_s(c)),
+           shape_usd_per_hour(c, shape_decided_s(c)));
   printf("  %s\n", st);
 }
 
@@ -102,8 +97,8 @@ static void print_dollars(const scenario *s, const shape_result *r,
   if (!p->price) return;
   printf("cost        $%.4g per 1,000 samples, $%.4g per hour (GPUs and "
          "egress; egress $%.4g per iteration)%s\n",
-         1000 * shape_usd_per_sample(b, decided(b)),
-         shape_usd_per_hour(b, decided(b)), b->egress_usd,
+         1000 * shape_usd_per_sample(b, shape_decided_s(b)),
+         shape_usd_per_hour(b, shape_decided_s(b)), b->egress_usd,
          isnan(b->usd_per_s) ? ": a site not priced" : "");
   if (!bill_egress_complete(s))
     printf("note        egress between some sites is not priced: it counts "
@@ -115,8 +110,8 @@ static void print_dollars(const scenario *s, const shape_result *r,
     printf("fastest     %d x %d on %d devices, %s: %.3f samples/s, $%.4g per "
            "1,000 samples, $%.4g per hour\n", f->stages, f->replicas, f->ndev,
            f->dp_algo, f->samples_per_s,
-           1000 * shape_usd_per_sample(f, decided(f)),
-           shape_usd_per_hour(f, decided(f)));
+           1000 * shape_usd_per_sample(f, shape_decided_s(f)),
+           shape_usd_per_hour(f, shape_decided_s(f)));
 }
 
 /* The idle devices of the best, site by site, and what using them gives. */
@@ -270,7 +265,7 @@ static void print_text(const scenario *s, const shape_result *r,
 static json_t *config_json(const scenario *s, const shape_config *c,
                            bool price) {
   json_t *o = json_object();
-  double t = decided(c);
+  double t = shape_decided_s(c);
   json_object_set_new(o, "usd_per_1k_samples", price ? cli_json_number(
       1000 * shape_usd_per_sample(c, t)) : json_null());
   json_object_set_new(o, "usd_per_hour", price ? cli_json_number(
@@ -373,7 +368,7 @@ static int shape_rows(db *d, int64_t run, const void *ctx, err *e) {
     x.iteration_s = c->simulated_s;
     x.samples_per_s = c->samples_per_s;
     if (c->fragments) x.fragments = c->fragments;
-    double t = decided(c); /* the dollars the search judged it by */
+    double t = shape_decided_s(c); /* the dollars the search judged it by */
     x.usd_per_1k_samples = 1000 * shape_usd_per_sample(c, t);
     x.usd_per_hour = shape_usd_per_hour(c, t);
     if (!k->price) x.usd_per_1k_samples = x.usd_per_hour = NAN;
