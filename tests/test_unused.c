@@ -53,7 +53,8 @@ static double run_with(const char *workload, const alloc *a) {
   return t;
 }
 
-/* One replica: no sync, whatever the algorithm (stated, and true); a
+/* One replica: no sync, whatever the algorithm, and no ZeRO sharding
+ * (stated, and true); a
  * hier-ring whose groups each sit in one site is central-ps, one whose
  * groups have one member per site is the ring (both stated, both true). */
 Test(unused, stated_values_change_nothing) {
@@ -68,6 +69,16 @@ Test(unused, stated_values_change_nothing) {
                         "\"dp_algo\": \"sharded-ps\"", tall);
   cr_expect(one == run_with("\"micro_batch\": 1, \"stages\": 6, \"replicas\": "
                             "1, \"dp_algo\": \"ring\", \"grad_bits\": 4", tall));
+  /* ZeRO over one replica shards nothing (stated, and true) */
+  const char *z = "\"micro_batch\": 1, \"stages\": 6, \"replicas\": 1, "
+                  "\"dp_algo\": \"ring\", \"zero\": %d";
+  char z0[256], z2[256];
+  snprintf(z0, sizeof z0, z, 0), snprintf(z2, sizeof z2, z, 2);
+  s = six(z2);
+  list(s, tall, buf, sizeof buf);
+  cr_expect_str_eq(buf, "dp_algo,zero");
+  scenario_free(s);
+  cr_expect(run_with(z0, tall) == run_with(z2, tall));
   alloc_free(tall);
   /* 3 x 2: stage st's group is devices {2 st, 2 st + 1}, one site each */
   alloc *inside = alloc_megatron(2, 3);
