@@ -85,6 +85,7 @@ Test(traffic, ring_1f1b) {
 }
 Test(traffic, sharded_ps) { agree("\"batch\": 8, \"dp_algo\": \"sharded-ps\""); }
 Test(traffic, hier_ring) { agree("\"batch\": 8, \"dp_algo\": \"hier-ring\""); }
+Test(traffic, hivemind) { agree("\"batch\": 8, \"dp_algo\": \"hivemind\""); }
 Test(traffic, megatron) {
   agree("\"batch\": 8, \"runtime\": \"megatron\", \"schedule\": \"1f1b\"");
 }
