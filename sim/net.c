@@ -93,7 +93,7 @@ static void schedule_left(sim_net *n, flow *f, double rate, int64_t now) {
   double left = f->size - f->sent;
   int64_t t = now;
   if (left > BYTES_EPS) {
-    double dt = ceil(left / rate);
+    double dt = net_ceil_ns(left / rate);
     if ((double)now + dt < (double)SIM_NET_HORIZON_NS) t = now + (int64_t)dt;
     else t = now > SIM_NET_HORIZON_NS ? now : SIM_NET_HORIZON_NS;
   }

@@ -700,6 +700,24 @@ Test(net, fmin_inline_is_fmin_bit_for_bit) {
     }
 }
 
+/* net_ceil_ns against ceil: the same but a few ulps above an integer,
+ * which a rate an ulp off its cap gives (issue 33, harness seed 3380). */
+Test(net, ceil_ns_forgives_an_ulp_only) {
+  const double whole[] = {1.0, 4194304.0, 1e9, 123456789012.0};
+  for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
+    double q = whole[i];
+    cr_expect_eq(net_ceil_ns(q), q);
+    cr_expect_eq(net_ceil_ns(nextafter(nextafter(q, INFINITY), INFINITY)), q,
+                 "two ulps above %.17g", q);
+    cr_expect_eq(net_ceil_ns(q + 1e-3 * q > q + 0.25 ? q + 0.25 : q + 1e-3),
+                 q + 1, "a real fraction above %.17g", q);
+    cr_expect_eq(net_ceil_ns(nextafter(q, 0)), q, "an ulp below %.17g", q);
+  }
+  cr_expect_eq(net_ceil_ns(0), 0);
+  cr_expect_eq(net_ceil_ns(0.5), 1);
+  cr_expect_eq(net_ceil_ns(0x1p60 + 4096), 0x1p60 + 4096); /* all whole */
+}
+
 /* Path shaping (issue 31): N flows from N devices of site A to N devices of
  * site B, each window-bound alone at W / RTT = 1e6 B / 20 ms = 50 MB/s
  * (0.4 Gbit/s, one socket, warm). On a 10 Gbit/s path N x 0.4 fits: each
