@@ -1,5 +1,7 @@
 /* bench_harness: the consistency harness (tests/harness.h) over many
- * random cases: seeds 1 .. N (argv[1], default 10^4) through the library
+ * random cases: seeds FIRST .. FIRST + N - 1 (argv[1] N, default 10^4;
+ * argv[2] FIRST, default 1, and argv[3] a folder that keeps each case's
+ * files as seed-K.json, to look at one seed again) through the library
  * relations, every HX_BENCH_CLI_EVERY-th through the binary's as well
  * (and every HX_BENCH_SHAPE_EVERY-th through schedule --shape auto's
  * file). Prints what it checked and found: the counts per relation, each
@@ -19,6 +21,7 @@
 
 int main(int argc, char **argv) {
   long n = argc > 1 ? strtol(argv[1], NULL, 10) : HX_BENCH_CASES;
+  long first = argc > 2 ? strtol(argv[2], NULL, 10) : 1;
   char dir[] = "/tmp/geodes-bench-harness-XXXXXX";
   if (!mkdtemp(dir)) {
     perror("mkdtemp");
@@ -28,11 +31,16 @@ int main(int argc, char **argv) {
   hx_report_init(&r);
   double t0 = bench_wall_s(), lib_s = 0, cli_s = 0;
   long ncli = 0;
-  for (long k = 1; k <= n; k++) {
+  for (long k = first; k < first + n; k++) {
     hx_case c;
     int tries;
     hx_case_gen((uint64_t)k, &c, &tries);
     r.draws += tries;
+    if (argc > 3) {
+      char name[32];
+      snprintf(name, sizeof name, "seed-%ld", k);
+      free(hx_case_write(&c, argv[3], name));
+    }
     hx_opts o = {.lib = true, .dir = dir, .bin = GEODES_BIN};
     double a = bench_wall_s();
     hx_check_case(&c, &o, &r);
@@ -47,8 +55,8 @@ int main(int argc, char **argv) {
     }
   }
   r.wall_s = bench_wall_s() - t0;
-  printf("bench_harness: seeds 1 .. %ld; the binary's relations on %ld of "
-         "them\n", n, ncli);
+  printf("bench_harness: seeds %ld .. %ld; the binary's relations on %ld of "
+         "them\n", first, first + n - 1, ncli);
   hx_report_write(&r, stdout);
   printf("library relations: %.1f cases/s (%.1f s); binary relations: %.2f "
          "cases/s (%.1f s); wall %.1f s, peak RSS %ld KiB\n",
