@@ -188,10 +188,12 @@ static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
                          sim_result *out, double role[4]) {
   class_sums c;
   sums_init(&c);
+  sim_link_class *x = NULL; /* the class of (la, lb): runs of one pair */
+  int la = -1, lb = -1;
   for (uint32_t i = 0; i < n; i++) {
     if (t[i].kind != SIM_TASK_XFER) continue;
     int a = s->device_site[t[i].dev], b = s->device_site[t[i].dst];
-    sim_link_class *x = sums_at(&c, a, b);
+    if (a != la || b != lb) x = sums_at(&c, la = a, lb = b);
     x->bytes += t[i].bytes;
     x->flows++;
     int r = bytes_of((sim_task_role)t[i].role); /* role_bytes' order */
