@@ -19,8 +19,9 @@
  * event leaves a tombstone (TOMB) that the head skips, and the FIFO's
  * head is always a live event or the FIFO is empty.
  * A pop from the heap defers the root's removal (hole): the handler of
- * the event popped usually pushes one, which then fills the root and sifts
- * down, one pass instead of a removal's and an insertion's. Until then the
+ * the event popped usually pushes one, which then takes the root's place
+ * (the hole goes down to a leaf, the new event rises from there): one pass
+ * instead of a removal's and an insertion's. Until then the
  * heap's root slot is vacant (its node stale, its record free); every
  * operation but a push into the heap removes it first (settle).
  * When the seq counter reaches 2^32, the
