@@ -510,8 +510,7 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
   /* the clock moves on to t0: what the attached net had left for the gap
    * (no flow is running) happens first, at its own time */
   g->sp = NULL;
-  while (sim_queue_peek_time(g->q) < t0 && sim_queue_pop(g->q, &it))
-    dispatch(g, &it);
+  while (sim_queue_pop_before(g->q, t0, &it)) dispatch(g, &it);
   g->sp = sp;
   g->done = 0;
   g->end = t0;
@@ -520,12 +519,11 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
   for (size_t k = 0; k < g->nroots; k++) start(g, g->cur[k], t0);
   if (sp && g->ev_speed == SIM_QUEUE_NONE) arm_speed(g, t0);
   int64_t events = 0;
-  while (g->done < g->n && sim_queue_size(g->q) > 0) {
-    if (sim_queue_peek_time(g->q) >= t_stop) {
-      *stopped = true;
+  while (g->done < g->n) {
+    if (!sim_queue_pop_before(g->q, t_stop, &it)) { /* empty, or t_stop */
+      *stopped = sim_queue_size(g->q) > 0;
       break;
     }
-    sim_queue_pop(g->q, &it);
     events++;
     dispatch(g, &it);
   }

@@ -84,6 +84,8 @@ void sim_maxmin_detach(sim_maxmin *m, uint32_t v) {
     sim_maxmin_res *r = &m->res[x->res[j]];
     assert(r->var[x->pos[j]] == v); /* pos[] is true */
     uint32_t i = x->pos[j], last = r->var[--r->nvar];
+    sim_maxmin_seed(m, x->res[j]);
+    if (last == v) continue; /* v was the last listed: nothing moves */
     r->var[i] = last;
     sim_maxmin_var *g = &m->var[last];
     for (int k = 0; k < g->nres; k++)
@@ -91,7 +93,6 @@ void sim_maxmin_detach(sim_maxmin *m, uint32_t v) {
         g->pos[k] = i;
         break;
       }
-    sim_maxmin_seed(m, x->res[j]);
   }
   x->nres = 0;
 }

@@ -18,6 +18,12 @@
  * alone. rec[h].pos is then FIFO_BIT | index; a cancelled or moved FIFO
  * event leaves a tombstone (TOMB) that the head skips, and the FIFO's
  * head is always a live event or the FIFO is empty.
+ * A pop from the heap defers the root's removal (hole): the handler of
+ * the event popped usually pushes one, which then takes the root's place
+ * (the hole goes down to a leaf, the new event rises from there): one pass
+ * instead of a removal's and an insertion's. Until then the
+ * heap's root slot is vacant (its node stale, its record free); every
+ * operation but a push into the heap removes it first (settle).
  * When the seq counter reaches 2^32, the
  * pending events are renumbered 0 .. n-1 in their order (renumber): the
  * order of every pair is kept. */
@@ -76,7 +82,8 @@ typedef struct rec {
 struct sim_queue {
   node *heap;     /* heap_cap nodes; &heap[1] is LINE-aligned */
   void *heap_mem; /* heap's allocation */
-  size_t n, heap_cap;
+  size_t n, heap_cap; /* n counts the vacant root while hole */
+  bool hole;           /* heap[0] is vacant: its removal is deferred */
   rec *recs;
   size_t nrecs, recs_cap;
   uint32_t free_head;
@@ -156,7 +163,7 @@ static inline bool ordered_at(const sim_queue *q, size_t i) {
  * quadratic, which is why asserts alone (the Sanitize build) check only
  * ordered_at. */
 static void check_heap(const sim_queue *q) {
-  for (size_t i = 0; i < q->n; i++) assert(ordered_at(q, i));
+  for (size_t i = q->hole; i < q->n; i++) assert(ordered_at(q, i));
   size_t live = 0;
   const node *last = NULL;
   for (size_t i = q->fhead; i < q->ftail; i++) {
@@ -199,21 +206,41 @@ static void sift_down(sim_queue *q, size_t i) {
   assert(ordered_at(q, i));
 }
 
-/* Pops the root (Floyd's bottom-up deletion): the hole at the root goes down
- * to a leaf along the smallest children, and the last node then rises from
- * there. The last node belongs near the bottom, so this skips the compare
+/* The vacant root goes down to a leaf of the heap's first n nodes along
+ * the smallest children (Floyd's bottom-up deletion); returns that leaf.
+ * What fills it belongs near the bottom (the last node, or a new event,
+ * usually later than most), so rising from there skips the compare
  * against it on every level of a plain sift-down. */
-static void remove_root(sim_queue *q) {
-  size_t n = --q->n, i = 0;
-  if (n == 0) return;
+static size_t descend(sim_queue *q, size_t n) {
+  size_t i = 0;
   for (;;) {
     size_t c = ARITY * i + 1;
-    if (c >= n) break;
+    if (c >= n) return i;
     c = min_child(q, c, n);
     place(q, i, q->heap[c]);
     i = c;
   }
-  rise(q, i, q->heap[n]);
+}
+
+/* Pops the root: the last node fills the leaf the hole went down to. */
+static void remove_root(sim_queue *q) {
+  size_t n = --q->n;
+  if (n == 0) return;
+  rise(q, descend(q, n), q->heap[n]);
+}
+
+/* Removes the vacant root a pop left, when no push came to fill it. */
+static inline void settle(sim_queue *q) {
+  if (!q->hole) return;
+  q->hole = false;
+  remove_root(q);
+}
+
+/* The heap's least node (q->n > q->hole): its root, or while the root is
+ * vacant the least of the root's children. */
+static node heap_min(const sim_queue *q) {
+  if (!q->hole) return q->heap[0];
+  return q->heap[min_child(q, 1, q->n)];
 }
 
 /* ---- the FIFO of events at the current time ---- */
@@ -266,6 +293,11 @@ static void insert(sim_queue *q, node x) {
     fifo_append(q, x);
     return;
   }
+  if (q->hole) { /* the popped root's place */
+    q->hole = false;
+    rise(q, descend(q, q->n), x);
+    return;
+  }
   if (q->n == q->heap_cap) heap_grow(q);
   size_t i = q->n++;
   rise(q, i, x);
@@ -281,6 +313,7 @@ static int node_cmp(const void *a, const void *b) {
  * pop order is as if seqs never wrapped. A sorted array is a heap. Once per
  * 2^32 pushes and moves: O(n log n). */
 static void renumber(sim_queue *q) {
+  settle(q);
   for (size_t i = q->fhead; i < q->ftail; i++) { /* the FIFO joins the heap */
     if (is_tomb(q->fifo[i])) continue;
     if (q->n == q->heap_cap) heap_grow(q);
@@ -341,17 +374,24 @@ static void remove_at(sim_queue *q, size_t i) {
   }
 }
 
-bool sim_queue_pop(sim_queue *q, sim_queue_item *out) {
+/* Takes the earliest event out into *out when it is before t_stop, or
+ * whatever its time when !bounded; false, changing nothing visible, when
+ * the queue is empty or its earliest event is at or after t_stop. */
+static inline bool take(sim_queue *q, sim_queue_item *out, int64_t t_stop,
+                        bool bounded) {
+  settle(q);
   node top;
-  if (q->flive && (q->n == 0 || less(q->fifo[q->fhead], q->heap[0]))) {
-    top = q->fifo[q->fhead++];
+  bool fifo = q->flive && (q->n == 0 || less(q->fifo[q->fhead], q->heap[0]));
+  if (fifo) top = q->fifo[q->fhead];
+  else if (q->n) top = q->heap[0];
+  else return false;
+  if (bounded && node_t(top) >= t_stop) return false;
+  if (fifo) {
+    q->fhead++;
     q->flive--;
     fifo_settle(q);
-  } else if (q->n) {
-    top = q->heap[0];
-    remove_root(q);
   } else {
-    return false;
+    q->hole = true; /* removed by the next operation, or filled by a push */
   }
   const rec *r = &q->recs[node_id(top)];
   out->t_ns = q->now = node_t(top);
@@ -362,8 +402,17 @@ bool sim_queue_pop(sim_queue *q, sim_queue_item *out) {
   return true;
 }
 
+bool sim_queue_pop(sim_queue *q, sim_queue_item *out) {
+  return take(q, out, 0, false);
+}
+
+bool sim_queue_pop_before(sim_queue *q, int64_t t_stop, sim_queue_item *out) {
+  return take(q, out, t_stop, true);
+}
+
 void sim_queue_cancel(sim_queue *q, sim_queue_event h) {
   assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
+  settle(q);
   uint32_t pos = q->recs[h].pos;
   if (pos & FIFO_BIT) fifo_remove(q, pos);
   else remove_at(q, pos);
@@ -373,6 +422,7 @@ void sim_queue_cancel(sim_queue *q, sim_queue_event h) {
 
 void sim_queue_move(sim_queue *q, sim_queue_event h, int64_t t_ns) {
   assert(h < q->nrecs && q->recs[h].pos != FREE_POS);
+  settle(q);
   uint64_t seq = next_seq(q); /* may renumber: pos is read after */
   size_t i = q->recs[h].pos;
   node x = node_make(t_ns, seq, h);
@@ -389,10 +439,12 @@ void sim_queue_move(sim_queue *q, sim_queue_event h, int64_t t_ns) {
   check_heap(q);
 }
 
-size_t sim_queue_size(const sim_queue *q) { return q->n + q->flive; }
+size_t sim_queue_size(const sim_queue *q) {
+  return q->n - q->hole + q->flive;
+}
 
 int64_t sim_queue_peek_time(const sim_queue *q) {
-  int64_t t = q->n ? node_t(q->heap[0]) : INT64_MAX;
+  int64_t t = q->n > q->hole ? node_t(heap_min(q)) : INT64_MAX;
   return q->flive && q->fifo_t < t ? q->fifo_t : t;
 }
 
@@ -403,6 +455,7 @@ int64_t sim_queue_time(const sim_queue *q, sim_queue_event h) {
 }
 
 void sim_queue_seq_start(sim_queue *q, uint64_t seq) {
+  settle(q);
   assert(q->n == 0 && q->flive == 0 && seq <= SEQ_LIMIT);
   q->seq = seq;
 }

@@ -38,6 +38,10 @@ sim_queue_event sim_queue_push(sim_queue *q, int64_t t_ns, int kind,
 /* Removes the earliest event into *out; false when the queue is empty. */
 bool sim_queue_pop(sim_queue *q, sim_queue_item *out);
 
+/* The same when the earliest event is before t_stop; false, removing
+ * nothing, when the queue is empty or that event is at or after t_stop. */
+bool sim_queue_pop_before(sim_queue *q, int64_t t_stop, sim_queue_item *out);
+
 /* Cancels a pending event (h must be pending). O(log n). */
 void sim_queue_cancel(sim_queue *q, sim_queue_event h);
 

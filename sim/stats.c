@@ -16,12 +16,16 @@ typedef struct span {
 _Static_assert(2 * sizeof(span) == SIM_STATS_BYTES_PER_TASK,
                "stats.h's scratch per task");
 
-/* Sorts v[0..n) by t0: insertion sort of runs of 16, then bottom-up merges
- * through tmp (n of them). The union below does not depend on how ties are
+/* Sorts v[0..n) by t0: nothing when they are in order already, else
+ * insertion sort of runs of 16, then bottom-up merges through tmp (n of
+ * them). The union below does not depend on how ties are
  * ordered, so any sort by t0 gives the same result; an inline comparison is
  * several times cheaper than qsort's callback on these 16-byte records. */
 static void span_sort(span *v, span *tmp, size_t n) {
   enum { RUN = 16 };
+  size_t in_order = 1;
+  while (in_order < n && v[in_order - 1].t0 <= v[in_order].t0) in_order++;
+  if (in_order >= n) return; /* as a stream's spans often are */
   for (size_t lo = 0; lo < n; lo += RUN) {
     size_t hi = lo + RUN < n ? lo + RUN : n;
     for (size_t i = lo + 1; i < hi; i++) {
@@ -188,10 +192,12 @@ static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
                          sim_result *out, double role[4]) {
   class_sums c;
   sums_init(&c);
+  sim_link_class *x = NULL; /* the class of (la, lb): runs of one pair */
+  int la = -1, lb = -1;
   for (uint32_t i = 0; i < n; i++) {
     if (t[i].kind != SIM_TASK_XFER) continue;
     int a = s->device_site[t[i].dev], b = s->device_site[t[i].dst];
-    sim_link_class *x = sums_at(&c, a, b);
+    if (a != la || b != lb) x = sums_at(&c, la = a, lb = b);
     x->bytes += t[i].bytes;
     x->flows++;
     int r = bytes_of((sim_task_role)t[i].role); /* role_bytes' order */

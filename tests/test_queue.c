@@ -2,7 +2,9 @@
  * scanned for the minimum (time, seq)) on seeded random operation sequences:
  * push, pop, cancel and move, with many equal times to exercise tie order,
  * and pushes and moves at the current time (the last pop's), which the
- * queue keeps in a FIFO beside its heap. */
+ * queue keeps in a FIFO beside its heap; pops until a time too
+ * (sim_queue_pop_before). A pop from the heap leaves its root vacant until
+ * the next operation (a push fills it): every operation follows one. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
@@ -45,6 +47,17 @@ static void run_sequence_from(unsigned long seed, int nops, int tmax,
       r[n] = (ref_ev){t, seq++, next_arg, 0};
       r[n].h = sim_queue_push(q, t, 7, next_arg++);
       n++;
+    } else if (k == 7 && gsl_rng_uniform_int(g, 2)) { /* pop before t */
+      size_t m = ref_min(r, n);
+      sim_queue_item it;
+      bool took = sim_queue_pop_before(q, t, &it);
+      cr_assert_eq(took, r[m].t < t, "op %d: pop before %lld", op, (long long)t);
+      if (took) { /* else nothing changed: the checks below say so */
+        cr_assert_eq(it.t_ns, r[m].t);
+        cr_assert_eq(it.arg, r[m].arg);
+        now = it.t_ns;
+        r[m] = r[--n];
+      }
     } else if (k < 8) {
       size_t m = ref_min(r, n);
       sim_queue_item it;
