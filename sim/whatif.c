@@ -306,6 +306,7 @@ int sim_whatif_run(const scenario *s, const alloc *a, const sim_options *o,
   sim_options oo = *o;
   oo.timeline_path = NULL;
   oo.inspect = NULL;
+  oo.rates = NULL; /* only its iteration is read */
   if (x.speed) oo.speedup = x.speed;
   if (!rc) rc = sim_run(&x.c, a, &oo, out, e);
   changed_free(&x);
@@ -317,31 +318,35 @@ typedef struct inspect_ctx {
   const transport_options *o;
   sim_critpath *cp;
   sim_linkstats *ls;
-  sim_rate_log rates; /* the run's, for the link statistics */
+  sim_ls_acc *acc; /* the link statistics, summed as the run goes */
 } inspect_ctx;
 
 static void inspect(void *ctx, const sim_graph *g) {
   inspect_ctx *c = ctx;
   sim_critpath_build(g, c->s, c->o, 0, c->cp);
-  if (!c->ls) return;
+  if (!c->acc) return;
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
-  sim_linkstats_build(c->s, c->o, t, n, 0, sim_graph_end(g), &c->rates,
-                      c->ls);
+  sim_ls_acc_finish(c->acc, t, n, 0, sim_graph_end(g), c->ls);
+  c->acc = NULL;
 }
 
 int sim_whatif_explain(const scenario *s, const alloc *a, const sim_options *o,
                        sim_result *out, sim_critpath *cp, sim_linkstats *ls,
-                       err *e) {
+                       bool series, err *e) {
   memset(cp, 0, sizeof *cp);
   if (ls) memset(ls, 0, sizeof *ls);
   sim_options oo = *o;
-  inspect_ctx c = {s, &oo.transport, cp, ls, {0}};
+  oo.timeline_path = NULL; /* its log is the statistics' sink */
+  sim_rate_log rates = {0};
+  inspect_ctx c = {s, &oo.transport, cp, ls,
+                   ls ? sim_ls_acc_new(s, &oo.transport, series) : NULL};
   oo.inspect = inspect;
   oo.inspect_ctx = &c;
-  if (ls) oo.rates = &c.rates;
+  oo.rates = NULL;
+  if (c.acc) sim_ls_acc_attach(c.acc, &rates), oo.rates = &rates;
   int rc = sim_run(s, a, &oo, out, e);
-  sim_rate_log_free(&c.rates);
+  sim_ls_acc_free(c.acc); /* a run that failed */
   return rc;
 }
 

@@ -469,7 +469,8 @@ int cli_explain_report(const char *cmd, const scenario *s, const alloc *a,
                        const sim_options *o, const cli_explain_opts *eo) {
   report p = {.s = s, .a = a, .eo = eo};
   err e = {0};
-  int rc = sim_whatif_explain(s, a, o, &p.r, &p.cp, &p.ls, &e);
+  int rc = sim_whatif_explain(s, a, o, &p.r, &p.cp, &p.ls,
+                              eo->link_stats != NULL, &e);
   cli_progress bar;
   cli_progress_start(&bar, cmd, eo->quiet);
   if (!rc)
