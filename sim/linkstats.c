@@ -1,6 +1,10 @@
-/* linkstats: see linkstats.h. Each resource's segments (a transfer's span
- * on the wire at its mean rate) become +rate / -rate events, sorted and
- * swept into change points; the CSV integrates those over its steps. */
+/* linkstats: see linkstats.h. Each change of a message's rate is a change
+ * of every resource it crosses (+rate / -rate, one message more or fewer
+ * sending); a resource sums the changes of one time into a change point
+ * (sim_ls_acc: as they come from the engine, in time order, or from a
+ * stored log put in time order first). Bytes, messages and a site pair's
+ * links come from the records after the run; the CSV integrates the
+ * change points over its steps. */
 #include "sim/linkstats.h"
 
 #include <assert.h>
@@ -416,13 +420,7 @@ void sim_ls_acc_finish(sim_ls_acc *a, const sim_task *t, uint32_t n,
 
 /* Without the engine's log: each transfer at its mean rate over its span
  * on the wire (an estimate: messages sharing a resource can sum above its
- * capacity), in time order (ties in task order). */
-static int mean_cmp(const void *x, const void *y) {
-  const sim_rate_change *a = x, *b = y;
-  if (a->t != b->t) return a->t < b->t ? -1 : 1;
-  return (a->tag > b->tag) - (a->tag < b->tag);
-}
-
+ * capacity), in task order. */
 static void mean_log(const scenario *s, const sim_task *t, uint32_t n,
                      sim_rate_log *log) {
   int64_t *w0 = mem_alloc(((size_t)n + 1) * sizeof *w0);
@@ -436,14 +434,43 @@ static void mean_log(const scenario *s, const sim_task *t, uint32_t n,
       log->v[log->n++] = (sim_rate_change){.t = w1[i], .tag = i, .rate = 0};
     }
   free(w0), free(w1);
-  qsort(log->v, log->n, sizeof *log->v, mean_cmp);
+}
+
+/* A change and its place in its log. */
+typedef struct placed {
+  sim_rate_change c;
+  size_t at;
+} placed;
+
+static int placed_cmp(const void *x, const void *y) {
+  const placed *a = x, *b = y;
+  if (a->c.t != b->c.t) return a->c.t < b->c.t ? -1 : 1;
+  return (a->at > b->at) - (a->at < b->at);
+}
+
+/* log in time order (ties in log order): log itself when it is (the
+ * engine's), else a sorted copy into *mine (the mean rates'). */
+static const sim_rate_log *in_time_order(const sim_rate_log *log,
+                                         sim_rate_log *mine) {
+  size_t i = 1;
+  while (i < log->n && log->v[i].t >= log->v[i - 1].t) i++;
+  if (i >= log->n) return log;
+  placed *p = mem_alloc(log->n * sizeof *p);
+  for (i = 0; i < log->n; i++) p[i] = (placed){log->v[i], i};
+  qsort(p, log->n, sizeof *p, placed_cmp);
+  *mine = (sim_rate_log){.v = mem_alloc(log->n * sizeof *mine->v),
+                         .n = log->n, .cap = log->n};
+  for (i = 0; i < log->n; i++) mine->v[i] = p[i].c;
+  free(p);
+  return mine;
 }
 
 void sim_linkstats_build(const scenario *s, const transport_options *o,
                          const sim_task *t, uint32_t n, int64_t t0, int64_t t1,
                          const sim_rate_log *log, sim_linkstats *out) {
-  sim_rate_log mean = {0};
+  sim_rate_log mean = {0}, sorted = {0};
   if (!log) mean_log(s, t, n, &mean), log = &mean;
+  log = in_time_order(log, &sorted);
   sim_ls_acc *a = sim_ls_acc_new(s, o, true);
   for (size_t i = 0; i < log->n; i++) {
     const sim_rate_change *c = &log->v[i];
@@ -452,6 +479,7 @@ void sim_linkstats_build(const scenario *s, const transport_options *o,
   }
   sim_ls_acc_finish(a, t, n, t0, t1, out);
   sim_rate_log_free(&mean);
+  sim_rate_log_free(&sorted);
 }
 
 void sim_linkstats_free(sim_linkstats *ls) {
