@@ -264,7 +264,8 @@ void sim_ls_acc_free(sim_ls_acc *a) {
   free(a);
 }
 
-/* Resource ri's rate at u->t as its capacity then sees it. */
+/* u's rate (at u->t) among its highest at capacity bw (a link's
+ * bandwidth then; 1 for a NIC, whose capacity is fixed); NaN is no rate. */
 static void peak_note(ls_run *u, double bw) {
   for (int i = 0; i < u->npk; i++)
     if (u->pk[i].bw == bw) {

@@ -81,13 +81,16 @@ void sim_linkstats_build(const scenario *s, const transport_options *o,
 
 void sim_linkstats_free(sim_linkstats *ls);
 
-/* The same statistics summed while the run goes: the engine hands each
- * rate change to the accumulator (sim_rate_log's sink), which adds it to
- * the resources the message crosses at once and keeps no log, and, unless
- * series is asked, no change points either (sim_ls_res.npts 0: the CSV's
- * series needs them, the sums do not). Equal, bit for bit, to
- * sim_linkstats_build over the run's log. s and o are borrowed. */
+/* The same statistics summed while the run goes (a run of 10^4 devices
+ * changes rates millions of times): the engine hands each change to the
+ * accumulator (sim_rate_log's sink), which adds it to the resources the
+ * message crosses at once and keeps no log, and, unless series is asked,
+ * no change points either (npts 0: only the CSV's series needs them).
+ * Equal, bit for bit, to sim_linkstats_build over the run's log. */
 typedef struct sim_ls_acc sim_ls_acc;
+
+/* An accumulator for a run of s under o (both borrowed), keeping each
+ * resource's change points when series. */
 sim_ls_acc *sim_ls_acc_new(const scenario *s, const transport_options *o,
                            bool series);
 

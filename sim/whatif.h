@@ -80,9 +80,8 @@ int sim_whatif_run(const scenario *s, const alloc *a, const sim_options *o,
                    const sim_whatif *w, int n, sim_result *out, err *e);
 
 /* sim_run of s under a and o (no timeline), its critical path into *cp
- * (sim_critpath_free) and, when ls is not NULL, its links' statistics
- * into *ls (sim_linkstats_free), summed as the run goes (sim_ls_acc), with
- * each resource's change points when series (the CSV's). */
+ * (sim_critpath_free) and, ls not NULL, its links' statistics summed as it
+ * goes (sim_ls_acc; change points when series) into *ls. */
 int sim_whatif_explain(const scenario *s, const alloc *a, const sim_options *o,
                        sim_result *out, sim_critpath *cp, sim_linkstats *ls,
                        bool series, err *e);
