@@ -217,7 +217,8 @@ static size_t tag_slot(tag_map *m, uint32_t tag) {
     *m = g;
   }
   size_t h = tag_home(m, tag);
-  while (m->key[h] != UINT32_MAX && m->key[h] != tag) h = (h + 1) & (m->cap - 1);
+  while (m->key[h] != UINT32_MAX && m->key[h] != tag)
+    h = (h + 1) & (m->cap - 1);
   if (m->key[h] == UINT32_MAX) m->key[h] = tag, m->val[h] = 0, m->n++;
   return h;
 }
