@@ -112,6 +112,17 @@ void sim_graph_clear(sim_graph *g) {
   g->frozen = false;
 }
 
+void sim_graph_trim(sim_graph *g) {
+  assert(!g->attached);
+  free(g->succ), free(g->deps), free(g->cur), free(g->ord);
+  free(g->hot_mem), free(g->tm);
+  g->succ = g->deps = g->cur = g->ord = NULL;
+  g->hot_mem = NULL, g->hot = NULL, g->tm = NULL;
+  g->scap = g->ncap = 0;
+  g->nroots = 0;
+  g->frozen = false;
+}
+
 static uint32_t add(sim_graph *g, sim_task x) {
   assert(g->n < UINT32_MAX); /* ids and CSR offsets are 32-bit */
   if (g->n == g->cap) mem_grow((void **)&g->t, &g->cap, g->n + 1, sizeof *g->t);

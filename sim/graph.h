@@ -83,6 +83,11 @@ void sim_graph_free(sim_graph *g);
  * run of a graph of similar size touches no fresh pages. */
 void sim_graph_clear(sim_graph *g);
 
+/* Frees what only a run reads (the CSR, the run-time records, the
+ * roots) of a detached g, keeping the task records and the edges for a
+ * reader of the finished run (sim/critpath.h); a next run rebuilds them. */
+void sim_graph_trim(sim_graph *g);
+
 /* Adds a task; returns its id (ids are dense, in creation order). */
 uint32_t sim_graph_compute(sim_graph *g, int dev, int64_t dur_ns,
                            sim_task_role role, int mb);

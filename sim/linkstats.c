@@ -1,8 +1,13 @@
-/* linkstats: see linkstats.h. Each resource's segments (a transfer's span
- * on the wire at its mean rate) become +rate / -rate events, sorted and
- * swept into change points; the CSV integrates those over its steps. */
+/* linkstats: see linkstats.h. Each change of a message's rate is a change
+ * of every resource it crosses (+rate / -rate, one message more or fewer
+ * sending); a resource sums the changes of one time into a change point
+ * (sim_ls_acc: as they come from the engine, in time order, or from a
+ * stored log put in time order first). Bytes, messages and a site pair's
+ * links come from the records after the run; the CSV integrates the
+ * change points over its steps. */
 #include "sim/linkstats.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,10 +41,26 @@ static int conn_cmp(const void *x, const void *y) {
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
+/* The messages of one sender's connections (k, m of them) in order of
+ * connection and start: each leaves when it starts or when the one before
+ * it on its connection has left, whichever is later. */
+static void wire_starts(const sim_task *t, conn_key *k, size_t m, int64_t *w0,
+                        const int64_t *w1) {
+  qsort(k, m, sizeof *k, conn_cmp);
+  for (size_t j = 0; j < m; j++) {
+    uint32_t i = k[j].id;
+    w0[i] = t[i].t_start;
+    bool same = j > 0 && k[j - 1].dst == k[j].dst &&
+                k[j - 1].channels == k[j].channels;
+    if (same && w1[k[j - 1].id] > w0[i]) w0[i] = w1[k[j - 1].id];
+    if (w0[i] > w1[i]) w0[i] = w1[i];
+  }
+}
+
 void sim_linkstats_wire(const scenario *s, const sim_task *t, uint32_t n,
                         int64_t *w0, int64_t *w1) {
-  conn_key *k = mem_alloc(((size_t)n + 1) * sizeof *k);
-  size_t m = 0;
+  /* the transfers by sender (in task order), then each sender's sorted */
+  size_t nd = (size_t)s->ndevices, *off = mem_calloc(nd + 2, sizeof *off);
   for (uint32_t i = 0; i < n; i++) {
     w0[i] = w1[i] = -1;
     const sim_task *x = &t[i];
@@ -47,18 +68,26 @@ void sim_linkstats_wire(const scenario *s, const sim_task *t, uint32_t n,
     int64_t end = x->t_done - lat_ns_of(s, x);
     w1[i] = end > x->t_left ? end : x->t_left;
     if (w1[i] < x->t_start) w1[i] = x->t_start;
-    k[m++] = (conn_key){x->dev, x->dst, x->channels, x->t_start, i};
+    off[x->dev + 2]++;
   }
-  qsort(k, m, sizeof *k, conn_cmp);
-  for (size_t j = 0; j < m; j++) {
-    uint32_t i = k[j].id;
-    w0[i] = t[i].t_start;
-    bool same = j > 0 && k[j - 1].dev == k[j].dev && k[j - 1].dst == k[j].dst &&
-                k[j - 1].channels == k[j].channels;
-    if (same && w1[k[j - 1].id] > w0[i]) w0[i] = w1[k[j - 1].id];
-    if (w0[i] > w1[i]) w0[i] = w1[i];
+  size_t most = 0;
+  for (size_t d = 0; d < nd; d++) {
+    if (off[d + 2] > most) most = off[d + 2];
+    off[d + 2] += off[d + 1];
   }
-  free(k);
+  uint32_t *by = mem_alloc((off[nd + 1] + 1) * sizeof *by);
+  for (uint32_t i = 0; i < n; i++)
+    if (w1[i] >= 0) by[off[t[i].dev + 1]++] = i;
+  conn_key *k = mem_alloc((most + 1) * sizeof *k);
+  for (size_t d = 0; d < nd; d++) {
+    size_t m = 0;
+    for (size_t j = off[d]; j < off[d + 1]; j++) {
+      const sim_task *x = &t[by[j]];
+      k[m++] = (conn_key){x->dev, x->dst, x->channels, x->t_start, by[j]};
+    }
+    wire_starts(t, k, m, w0, w1);
+  }
+  free(k), free(by), free(off);
 }
 
 /* NIC index per device as the engine lays them out (sim.c): one per
@@ -75,155 +104,325 @@ static int nic_layout(const scenario *s, int *nic, int *first) {
   return nn;
 }
 
-typedef struct seg {
-  double bytes;
-  int dev, dst, channels;
-} seg;
-
-/* A change of a resource's rate: at t, rate (Gbit/s) more and d more
- * messages sending; seq keeps the log's order. */
-typedef struct ev {
-  int64_t t;
-  double rate;
-  int d, res;
-  size_t seq;
-} ev;
-
-static int ev_cmp(const void *x, const void *y) {
-  const ev *a = x, *b = y;
-  if (a->res != b->res) return a->res < b->res ? -1 : 1;
-  if (a->t != b->t) return a->t < b->t ? -1 : 1;
-  return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
 static int key_cmp(const void *x, const void *y) {
   int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
   return (a > b) - (a < b);
 }
 
-/* The links a site pair's m segments v ran on (tmp: m entries), each of
- * the link's bandwidth: ideal, a private link per connection (its devices
- * and channels); under path (not ideal) the path itself between two
- * sites, one private link per ordered device pair inside a site; under tc
- * one shaper per sending device. */
-static int links_of(const scenario *s, const transport_options *o,
-                    const seg *v, size_t m, bool inside, int64_t *tmp) {
+/* What tells a site pair's links apart (links_of): ideal, a private link
+ * per connection (its devices and channels); under path (not ideal) one
+ * private link per ordered device pair inside a site; under tc one shaper
+ * per sending device. */
+static int64_t link_key(const scenario *s, const transport_options *o,
+                        const sim_task *x) {
   bool ideal = !transport_is_shared(o->model);
   bool path = scenario_shaping_shares_paths(s->shaping) && !ideal;
-  if (path && !inside) return 1;
   int64_t n = s->ndevices;
-  for (size_t i = 0; i < m; i++)
-    tmp[i] = ideal  ? ((int64_t)v[i].dev * n + v[i].dst) * 256 + v[i].channels
-             : path ? (int64_t)v[i].dev * n + v[i].dst
-                    : v[i].dev;
-  qsort(tmp, m, sizeof *tmp, key_cmp);
+  return ideal  ? ((int64_t)x->dev * n + x->dst) * 256 + x->channels
+         : path ? (int64_t)x->dev * n + x->dst
+                : x->dev;
+}
+
+/* The links a site pair's m messages ran on, keys[0 .. m) their link_key
+ * (sorted here), each of the link's bandwidth: under path (not ideal) the
+ * path itself between two sites, else the distinct keys. */
+static int links_of(const scenario *s, const transport_options *o,
+                    int64_t *keys, size_t m, bool inside) {
+  bool ideal = !transport_is_shared(o->model);
+  if (scenario_shaping_shares_paths(s->shaping) && !ideal && !inside) return 1;
+  qsort(keys, m, sizeof *keys, key_cmp);
   int k = 0;
-  for (size_t i = 0; i < m; i++) k += !i || tmp[i] != tmp[i - 1];
+  for (size_t i = 0; i < m; i++) k += !i || keys[i] != keys[i - 1];
   return k;
 }
 
-/* r's capacity at t: a NIC's, or a link's (its bandwidth at t times the
- * links it has, r->capacity_gbps's multiple at t = 0). */
-static double capacity_at(const sim_ls_res *r, const scenario *s, int64_t t) {
-  switch (r->kind) {
-    case SIM_LS_LINK:
-      return r->links * trace_at(s->network, r->a, r->b, t).bandwidth_gbps;
-    case SIM_LS_NIC_OUT:
-    case SIM_LS_NIC_IN: return r->capacity_gbps;
-  }
-  return r->capacity_gbps;
-}
-
-/* r's change points, busy time and peak from its ne events e (sorted);
- * the peak against the capacity at each change point (a trace moves a
- * link's: the engine's rates change with it). */
-static void sweep(sim_ls_res *r, const scenario *s, const ev *e, size_t ne) {
-  r->t = mem_alloc((ne + 1) * sizeof *r->t);
-  r->rate_gbps = mem_alloc((ne + 1) * sizeof *r->rate_gbps);
-  r->inflight = mem_alloc((ne + 1) * sizeof *r->inflight);
-  double rate = 0;
-  int fl = 0;
-  for (size_t i = 0; i < ne;) {
-    int64_t t = e[i].t;
-    for (; i < ne && e[i].t == t; i++) rate += e[i].rate, fl += e[i].d;
-    if (fl == 0) rate = 0; /* no residue of the sums */
-    if (r->npts && r->inflight[r->npts - 1] > 0) /* busy since the last */
-      r->busy_s += (double)(t - r->t[r->npts - 1]) * 1e-9;
-    r->t[r->npts] = t;
-    r->rate_gbps[r->npts] = rate;
-    r->inflight[r->npts++] = fl;
-    double cap = capacity_at(r, s, t);
-    if (rate / cap > r->peak_util) r->peak_util = rate / cap;
-  }
-}
-
-/* The resources of each transfer: its site pair, and the NICs it crosses
- * (limited ones, netem and tcp). rid[3 i .. 3 i + 2]: indices or -1. */
-static int resources_of(const scenario *s, const transport_options *o,
-                        const sim_task *x, const int *nic, int nnics,
-                        int *rid) {
+/* The resources of a message from device a to device b: its site pair,
+ * and the NICs it crosses (limited ones, netem and tcp). rid[3]: indices
+ * or -1; returns how many of rid to read. */
+static int resources_of(const scenario *s, const transport_options *o, int a,
+                        int b, const int *nic, int nnics, int *rid) {
   int ns = s->nsites;
-  int sa = s->device_site[x->dev], sb = s->device_site[x->dst];
+  int sa = s->device_site[a], sb = s->device_site[b];
   rid[0] = sa * ns + sb;
   rid[1] = rid[2] = -1;
-  if (!transport_is_shared(o->model) || nic[x->dev] == nic[x->dst]) return 1;
+  if (!transport_is_shared(o->model) || nic[a] == nic[b]) return 1;
   double ga = s->sites[sa].nic_gbps, gb = s->sites[sb].nic_gbps;
-  if (ga > 0 && isfinite(ga)) rid[1] = ns * ns + nic[x->dev];
-  if (gb > 0 && isfinite(gb)) rid[2] = ns * ns + nnics + nic[x->dst];
+  if (ga > 0 && isfinite(ga)) rid[1] = ns * ns + nic[a];
+  if (gb > 0 && isfinite(gb)) rid[2] = ns * ns + nnics + nic[b];
   return 3;
 }
 
-/* Each logged rate change as events of the resources its message crosses
- * (*ne of them, malloc'ed, sorted by resource, time and log order). */
-static ev *events_of(const scenario *s, const transport_options *o,
-                     const sim_task *t, uint32_t n, const sim_rate_log *log,
-                     const int *nic, int nnics, size_t *ne) {
-  ev *e = mem_alloc((3 * log->n + 1) * sizeof *e);
-  double *now = mem_calloc((size_t)n + 1, sizeof *now); /* Gbit/s each */
-  size_t m = 0;
-  int rid[3];
-  for (size_t i = 0; i < log->n; i++) {
-    const sim_rate_change *c = &log->v[i];
-    if (c->tag >= n || t[c->tag].kind != SIM_TASK_XFER) continue;
-    double g = 8 * c->rate, dg = g - now[c->tag];
-    int d = (now[c->tag] == 0 && g > 0) - (now[c->tag] > 0 && g == 0);
-    now[c->tag] = g;
-    for (int j = resources_of(s, o, &t[c->tag], nic, nnics, rid); j-- > 0;)
-      if (rid[j] >= 0)
-        e[m++] = (ev){.t = c->t, .rate = dg, .d = d, .res = rid[j], .seq = i};
-  }
-  free(now);
-  qsort(e, m, sizeof *e, ev_cmp);
-  *ne = m;
-  return e;
+/* The highest rate a resource had at one capacity (a link's bandwidth at
+ * the time; a NIC has one): its peak utilisation is the most of these over
+ * their capacities once a link's multiple is known. */
+typedef struct ls_peak {
+  double bw, rate;
+} ls_peak;
+
+/* A resource's rate as its changes come, in time order: the changes at t
+ * are being summed (open) into the running rate and messages sending; the
+ * last change point made; its peaks. */
+typedef struct ls_run {
+  int64_t t, last_t;
+  double rate; /* Gbit/s */
+  int fl, last_fl;
+  bool open, any; /* any: a change point was made */
+  int npk;
+  size_t pkcap, ptcap; /* ptcap: room for the points (series) */
+  ls_peak *pk;
+} ls_run;
+
+/* A message's rate (Gbit/s) by its tag, while it is not +0 (absent: 0):
+ * open addressing, linear probing; as many entries as messages send at
+ * once. */
+typedef struct tag_map {
+  uint32_t *key; /* UINT32_MAX: empty */
+  double *val;
+  size_t cap, n;
+} tag_map;
+
+struct sim_ls_acc {
+  const scenario *s;
+  const transport_options *o;
+  bool series;
+  int *nic, *first, nnics;
+  size_t nr;       /* site pairs, then NICs' egress, then their ingress */
+  ls_run *run;     /* [nr] */
+  sim_ls_res *res; /* [nr]: busy time, the change points when series */
+  tag_map now;
+};
+
+static size_t tag_home(const tag_map *m, uint32_t tag) {
+  return (size_t)((tag * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
 }
 
-/* Resource r (index ri of the layout) from its m segments v: its kind,
- * capacity, bytes and messages. */
-static void resource(sim_ls_res *x, size_t ri, const scenario *s,
-                     const transport_options *o, const seg *v, size_t m,
-                     const int *first, int nnics, int64_t *keys) {
+static void tag_init(tag_map *m, size_t cap) {
+  *m = (tag_map){.key = mem_alloc(cap * sizeof *m->key),
+                 .val = mem_alloc(cap * sizeof *m->val), .cap = cap};
+  memset(m->key, 0xff, cap * sizeof *m->key);
+}
+
+/* The slot of tag in m (added with value 0 when absent). */
+static size_t tag_slot(tag_map *m, uint32_t tag) {
+  if (2 * (m->n + 1) > m->cap) { /* at most half full */
+    tag_map g;
+    tag_init(&g, 2 * m->cap);
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->key[i] != UINT32_MAX) {
+        size_t h = tag_home(&g, m->key[i]);
+        while (g.key[h] != UINT32_MAX) h = (h + 1) & (g.cap - 1);
+        g.key[h] = m->key[i], g.val[h] = m->val[i], g.n++;
+      }
+    free(m->key), free(m->val);
+    *m = g;
+  }
+  size_t h = tag_home(m, tag);
+  while (m->key[h] != UINT32_MAX && m->key[h] != tag)
+    h = (h + 1) & (m->cap - 1);
+  if (m->key[h] == UINT32_MAX) m->key[h] = tag, m->val[h] = 0, m->n++;
+  return h;
+}
+
+/* Empties slot h, moving back the entries its probe sequence holds up. */
+static void tag_erase(tag_map *m, size_t h) {
+  size_t mask = m->cap - 1;
+  m->key[h] = UINT32_MAX;
+  m->n--;
+  for (size_t j = (h + 1) & mask; m->key[j] != UINT32_MAX; j = (j + 1) & mask) {
+    size_t home = tag_home(m, m->key[j]);
+    /* j's entry may move to h when h lies cyclically in [home, j) */
+    if (((j - home) & mask) >= ((j - h) & mask)) {
+      m->key[h] = m->key[j], m->val[h] = m->val[j];
+      m->key[j] = UINT32_MAX;
+      h = j;
+    }
+  }
+}
+
+sim_ls_acc *sim_ls_acc_new(const scenario *s, const transport_options *o,
+                           bool series) {
+  sim_ls_acc *a = mem_calloc(1, sizeof *a);
+  *a = (sim_ls_acc){.s = s, .o = o, .series = series};
+  int nd = s->ndevices;
+  a->nic = mem_alloc(((size_t)nd + 1) * sizeof *a->nic);
+  a->first = mem_alloc(((size_t)nd + 1) * sizeof *a->first);
+  a->nnics = nic_layout(s, a->nic, a->first);
+  a->nr = (size_t)s->nsites * s->nsites + 2 * (size_t)a->nnics;
+  a->run = mem_calloc(a->nr + 1, sizeof *a->run);
+  a->res = mem_calloc(a->nr + 1, sizeof *a->res);
+  tag_init(&a->now, 64);
+  return a;
+}
+
+void sim_ls_acc_free(sim_ls_acc *a) {
+  if (!a) return;
+  for (size_t r = 0; r < a->nr; r++) {
+    free(a->run[r].pk);
+    free(a->res[r].t), free(a->res[r].rate_gbps), free(a->res[r].inflight);
+  }
+  free(a->run), free(a->res), free(a->nic), free(a->first);
+  free(a->now.key), free(a->now.val);
+  free(a);
+}
+
+/* u's rate (at u->t) among its highest at capacity bw (a link's
+ * bandwidth then; 1 for a NIC, whose capacity is fixed); NaN is no rate. */
+static void peak_note(ls_run *u, double bw) {
+  for (int i = 0; i < u->npk; i++)
+    if (u->pk[i].bw == bw) {
+      if (u->rate > u->pk[i].rate) u->pk[i].rate = u->rate;
+      return;
+    }
+  mem_grow((void **)&u->pk, &u->pkcap, (size_t)u->npk + 1, sizeof *u->pk);
+  u->pk[u->npk++] = (ls_peak){bw, u->rate > -INFINITY ? u->rate : -INFINITY};
+}
+
+/* Resource ri's changes at u->t summed: a change point (its busy time
+ * since the last, the point itself when kept, its peak). */
+static void ls_point(sim_ls_acc *a, size_t ri) {
+  ls_run *u = &a->run[ri];
+  sim_ls_res *r = &a->res[ri];
+  u->open = false;
+  if (u->fl == 0) u->rate = 0; /* no residue of the sums */
+  if (u->any && u->last_fl > 0) /* busy since the last */
+    r->busy_s += (double)(u->t - u->last_t) * 1e-9;
+  u->any = true, u->last_t = u->t, u->last_fl = u->fl;
+  if (a->series) {
+    if (r->npts == u->ptcap) {
+      u->ptcap = u->ptcap ? 2 * u->ptcap : 16;
+      r->t = mem_realloc(r->t, u->ptcap * sizeof *r->t);
+      r->rate_gbps = mem_realloc(r->rate_gbps, u->ptcap * sizeof *r->rate_gbps);
+      r->inflight = mem_realloc(r->inflight, u->ptcap * sizeof *r->inflight);
+    }
+    r->t[r->npts] = u->t, r->rate_gbps[r->npts] = u->rate;
+    r->inflight[r->npts++] = u->fl;
+  }
+  int ns = a->s->nsites;
+  peak_note(u, ri < (size_t)ns * ns
+                   ? trace_at(a->s->network, (int)ri / ns, (int)ri % ns, u->t)
+                         .bandwidth_gbps
+                   : 1);
+}
+
+/* At t, resource ri's rate dg Gbit/s more and d more messages sending. */
+static void ls_feed(sim_ls_acc *a, size_t ri, int64_t t, double dg, int d) {
+  ls_run *u = &a->run[ri];
+  assert(!u->any || t >= u->t); /* the changes come in time order */
+  if (u->open && u->t != t) ls_point(a, ri);
+  u->t = t, u->open = true;
+  u->rate += dg, u->fl += d;
+}
+
+/* Message c (from device src to dst) changed its rate: the change of each
+ * resource it crosses. */
+static void ls_change(sim_ls_acc *a, const sim_rate_change *c, int src,
+                      int dst) {
+  size_t h = tag_slot(&a->now, c->tag);
+  double was = a->now.val[h], g = 8 * c->rate, dg = g - was;
+  int d = (was == 0 && g > 0) - (was > 0 && g == 0);
+  a->now.val[h] = g;
+  if (g == 0 && !signbit(g)) tag_erase(&a->now, h);
+  int rid[3];
+  for (int j = resources_of(a->s, a->o, src, dst, a->nic, a->nnics, rid);
+       j-- > 0;)
+    if (rid[j] >= 0) ls_feed(a, (size_t)rid[j], c->t, dg, d);
+}
+
+static void ls_sink(void *ctx, const sim_rate_change *c, int src, int dst) {
+  ls_change(ctx, c, src, dst);
+}
+
+void sim_ls_acc_attach(sim_ls_acc *a, sim_rate_log *log) {
+  *log = (sim_rate_log){.sink = ls_sink, .sink_ctx = a};
+}
+
+/* Whether task x's transfer ran (its resources count it). */
+static bool ran(const sim_task *x) {
+  return x->kind == SIM_TASK_XFER && x->t_start >= 0 && x->t_done >= 0;
+}
+
+/* Each resource's bytes and messages (*m) from the n tasks t, in task
+ * order, and the link_key of each message on a site pair by pair (off:
+ * the CSR of keys over the pairs; malloc'ed, the caller frees both). */
+static void sums_of(const sim_ls_acc *a, const sim_task *t, uint32_t n,
+                    double *bytes, size_t *m, size_t **off, int64_t **keys) {
+  size_t np = (size_t)a->s->nsites * a->s->nsites;
+  *off = mem_calloc(np + 2, sizeof **off);
+  int rid[3];
+  for (uint32_t i = 0; i < n; i++)
+    if (ran(&t[i])) {
+      for (int j = resources_of(a->s, a->o, t[i].dev, t[i].dst, a->nic,
+                                a->nnics, rid); j-- > 0;)
+        if (rid[j] >= 0) bytes[rid[j]] += t[i].bytes, m[rid[j]]++;
+      (*off)[rid[0] + 2]++;
+    }
+  for (size_t r = 0; r < np; r++) (*off)[r + 2] += (*off)[r + 1];
+  *keys = mem_alloc(((*off)[np + 1] + 1) * sizeof **keys);
+  for (uint32_t i = 0; i < n; i++)
+    if (ran(&t[i])) {
+      resources_of(a->s, a->o, t[i].dev, t[i].dst, a->nic, a->nnics, rid);
+      (*keys)[(*off)[rid[0] + 1]++] = link_key(a->s, a->o, &t[i]);
+    }
+}
+
+/* Resource ri of m messages and bytes: its kind, capacity and peak (from
+ * its run), its points and busy time (taken from a). */
+static void resource(sim_ls_acc *a, size_t ri, sim_ls_res *x, double bytes,
+                     size_t m, int64_t *keys) {
+  const scenario *s = a->s;
   int ns = s->nsites;
+  *x = a->res[ri];
+  a->res[ri] = (sim_ls_res){0}; /* its points are x's now */
   if (ri < (size_t)ns * ns) {
-    *x = (sim_ls_res){.kind = SIM_LS_LINK, .a = (int)ri / ns,
-                      .b = (int)ri % ns, .site = -1};
-    x->links = links_of(s, o, v, m, x->a == x->b, keys);
-    x->capacity_gbps = capacity_at(x, s, 0);
+    x->kind = SIM_LS_LINK, x->a = (int)ri / ns, x->b = (int)ri % ns;
+    x->site = -1;
+    x->links = links_of(s, a->o, keys, m, x->a == x->b);
+    x->capacity_gbps =
+        x->links * trace_at(s->network, x->a, x->b, 0).bandwidth_gbps;
   } else {
-    bool in = ri >= (size_t)ns * ns + (size_t)nnics;
-    int k = (int)(ri - (size_t)ns * ns) - (in ? nnics : 0);
-    *x = (sim_ls_res){.kind = in ? SIM_LS_NIC_IN : SIM_LS_NIC_OUT,
-                      .a = first[k], .b = -1,
-                      .site = s->device_site[first[k]]};
+    bool in = ri >= (size_t)ns * ns + (size_t)a->nnics;
+    int k = (int)(ri - (size_t)ns * ns) - (in ? a->nnics : 0);
+    x->kind = in ? SIM_LS_NIC_IN : SIM_LS_NIC_OUT;
+    x->a = a->first[k], x->b = -1, x->site = s->device_site[a->first[k]];
     x->capacity_gbps = s->sites[x->site].nic_gbps;
   }
   x->flows = m;
-  for (size_t i = 0; i < m; i++) x->bytes += v[i].bytes;
+  x->bytes = bytes;
+  const ls_run *u = &a->run[ri];
+  for (int i = 0; i < u->npk; i++) { /* rate over the capacity then */
+    double cap = x->kind == SIM_LS_LINK ? x->links * u->pk[i].bw
+                                        : x->capacity_gbps;
+    if (u->pk[i].rate / cap > x->peak_util) x->peak_util = u->pk[i].rate / cap;
+  }
+}
+
+void sim_ls_acc_finish(sim_ls_acc *a, const sim_task *t, uint32_t n,
+                       int64_t t0, int64_t t1, sim_linkstats *out) {
+  memset(out, 0, sizeof *out);
+  out->t0 = t0;
+  out->t1 = t1;
+  for (size_t r = 0; r < a->nr; r++)
+    if (a->run[r].open) ls_point(a, r);
+  double *bytes = mem_calloc(a->nr + 1, sizeof *bytes);
+  size_t *m = mem_calloc(a->nr + 1, sizeof *m), *off;
+  int64_t *keys;
+  sums_of(a, t, n, bytes, m, &off, &keys);
+  size_t np = (size_t)a->s->nsites * a->s->nsites;
+  out->res = mem_calloc(a->nr + 1, sizeof *out->res);
+  double span = (double)(t1 - t0);
+  for (size_t r = 0; r < a->nr; r++) {
+    if (!m[r]) continue;
+    sim_ls_res *x = &out->res[out->nres++];
+    resource(a, r, x, bytes[r], m[r], r < np ? keys + off[r] : NULL);
+    x->mean_util = span > 0 ? 8 * x->bytes / (x->capacity_gbps * span) : 0;
+  }
+  free(bytes), free(m), free(off), free(keys);
+  sim_ls_acc_free(a);
 }
 
 /* Without the engine's log: each transfer at its mean rate over its span
  * on the wire (an estimate: messages sharing a resource can sum above its
- * capacity). */
+ * capacity), in task order. */
 static void mean_log(const scenario *s, const sim_task *t, uint32_t n,
                      sim_rate_log *log) {
   int64_t *w0 = mem_alloc(((size_t)n + 1) * sizeof *w0);
@@ -239,49 +438,50 @@ static void mean_log(const scenario *s, const sim_task *t, uint32_t n,
   free(w0), free(w1);
 }
 
+/* A change and its place in its log. */
+typedef struct placed {
+  sim_rate_change c;
+  size_t at;
+} placed;
+
+static int placed_cmp(const void *x, const void *y) {
+  const placed *a = x, *b = y;
+  if (a->c.t != b->c.t) return a->c.t < b->c.t ? -1 : 1;
+  return (a->at > b->at) - (a->at < b->at);
+}
+
+/* log in time order (ties in log order): log itself when it is (the
+ * engine's), else a sorted copy into *mine (the mean rates'). */
+static const sim_rate_log *in_time_order(const sim_rate_log *log,
+                                         sim_rate_log *mine) {
+  size_t i = 1;
+  while (i < log->n && log->v[i].t >= log->v[i - 1].t) i++;
+  if (i >= log->n) return log;
+  placed *p = mem_alloc(log->n * sizeof *p);
+  for (i = 0; i < log->n; i++) p[i] = (placed){log->v[i], i};
+  qsort(p, log->n, sizeof *p, placed_cmp);
+  *mine = (sim_rate_log){.v = mem_alloc(log->n * sizeof *mine->v),
+                         .n = log->n, .cap = log->n};
+  for (i = 0; i < log->n; i++) mine->v[i] = p[i].c;
+  free(p);
+  return mine;
+}
+
 void sim_linkstats_build(const scenario *s, const transport_options *o,
                          const sim_task *t, uint32_t n, int64_t t0, int64_t t1,
                          const sim_rate_log *log, sim_linkstats *out) {
-  sim_rate_log mean = {0};
+  sim_rate_log mean = {0}, sorted = {0};
   if (!log) mean_log(s, t, n, &mean), log = &mean;
-  memset(out, 0, sizeof *out);
-  out->t0 = t0;
-  out->t1 = t1;
-  int ns = s->nsites, nd = s->ndevices;
-  int *nic = mem_alloc(((size_t)nd + 1) * sizeof *nic);
-  int *first = mem_alloc(((size_t)nd + 1) * sizeof *first);
-  int nnics = nic_layout(s, nic, first);
-  size_t nr = (size_t)ns * ns + 2 * (size_t)nnics;
-  size_t *off = mem_calloc(nr + 2, sizeof *off);
-  int rid[3];
-  for (uint32_t i = 0; i < n; i++)
-    if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0 && t[i].t_done >= 0)
-      for (int j = resources_of(s, o, &t[i], nic, nnics, rid); j-- > 0;)
-        if (rid[j] >= 0) off[rid[j] + 2]++;
-  for (size_t r = 0; r < nr; r++) off[r + 2] += off[r + 1];
-  seg *v = mem_alloc((off[nr + 1] + 1) * sizeof *v);
-  for (uint32_t i = 0; i < n; i++)
-    if (t[i].kind == SIM_TASK_XFER && t[i].t_start >= 0 && t[i].t_done >= 0)
-      for (int j = resources_of(s, o, &t[i], nic, nnics, rid); j-- > 0;)
-        if (rid[j] >= 0)
-          v[off[rid[j] + 1]++] =
-              (seg){t[i].bytes, t[i].dev, t[i].dst, t[i].channels};
-  size_t ne, k = 0;
-  ev *e = events_of(s, o, t, n, log, nic, nnics, &ne);
-  out->res = mem_calloc(nr + 1, sizeof *out->res);
-  int64_t *keys = mem_alloc((off[nr] + 1) * sizeof *keys);
-  for (size_t r = 0; r < nr; r++) {
-    size_t a = off[r], m = off[r + 1] - a, from = k;
-    while (k < ne && e[k].res == (int)r) k++;
-    if (!m) continue;
-    sim_ls_res *x = &out->res[out->nres++];
-    resource(x, r, s, o, v + a, m, first, nnics, keys);
-    sweep(x, s, e + from, k - from);
-    double span = (double)(t1 - t0);
-    x->mean_util = span > 0 ? 8 * x->bytes / (x->capacity_gbps * span) : 0;
+  log = in_time_order(log, &sorted);
+  sim_ls_acc *a = sim_ls_acc_new(s, o, true);
+  for (size_t i = 0; i < log->n; i++) {
+    const sim_rate_change *c = &log->v[i];
+    if (c->tag < n && t[c->tag].kind == SIM_TASK_XFER)
+      ls_change(a, c, t[c->tag].dev, t[c->tag].dst);
   }
-  free(e), free(keys), free(v), free(off), free(nic), free(first);
+  sim_ls_acc_finish(a, t, n, t0, t1, out);
   sim_rate_log_free(&mean);
+  sim_rate_log_free(&sorted);
 }
 
 void sim_linkstats_free(sim_linkstats *ls) {

@@ -19,6 +19,7 @@
 #ifndef SIM_LINKSTATS_H
 #define SIM_LINKSTATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -79,6 +80,30 @@ void sim_linkstats_build(const scenario *s, const transport_options *o,
                          const sim_rate_log *log, sim_linkstats *out);
 
 void sim_linkstats_free(sim_linkstats *ls);
+
+/* The same statistics summed while the run goes (a run of 10^4 devices
+ * changes rates millions of times): the engine hands each change to the
+ * accumulator (sim_rate_log's sink), which adds it to the resources the
+ * message crosses at once and keeps no log, and, unless series is asked,
+ * no change points either (npts 0: only the CSV's series needs them).
+ * Equal, bit for bit, to sim_linkstats_build over the run's log. */
+typedef struct sim_ls_acc sim_ls_acc;
+
+/* An accumulator for a run of s under o (both borrowed), keeping each
+ * resource's change points when series. */
+sim_ls_acc *sim_ls_acc_new(const scenario *s, const transport_options *o,
+                           bool series);
+
+/* Sets *log (sim_options.rates) to hand every change to a. */
+void sim_ls_acc_attach(sim_ls_acc *a, sim_rate_log *log);
+
+/* The statistics of the n finished tasks t of the run over [t0, t1] into
+ * *out (sim_linkstats_free), and frees a. */
+void sim_ls_acc_finish(sim_ls_acc *a, const sim_task *t, uint32_t n,
+                       int64_t t0, int64_t t1, sim_linkstats *out);
+
+/* Frees an accumulator that was not finished; NULL is fine. */
+void sim_ls_acc_free(sim_ls_acc *a);
 
 /* The resource's name: "Oregon>Tokyo", or "Tokyo/12" for a NIC (the site
  * and its first device). */

@@ -119,8 +119,13 @@ void sim_net_log_rates(sim_net *n, sim_rate_log *log) { n->log = log; }
 
 static void log_rate(sim_net *n, const flow *f, int64_t now, double rate) {
   sim_rate_log *l = n->log;
+  sim_rate_change c = {.t = now, .tag = f->tag, .rate = rate};
+  if (l->sink) {
+    l->sink(l->sink_ctx, &c, f->a, f->b);
+    return;
+  }
   mem_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v);
-  l->v[l->n++] = (sim_rate_change){.t = now, .tag = f->tag, .rate = rate};
+  l->v[l->n++] = c;
 }
 
 /* After a solve: f's LEFT event at its new rate, its waiting messages

@@ -90,14 +90,21 @@ typedef struct sim_rate_change {
   double rate;
 } sim_rate_change;
 
+/* Where the changes go: appended to v, or when sink is set handed to it
+ * as they happen (none stored), with the message's sender and receiver
+ * devices: a reader that sums them at once (sim/linkstats.h's
+ * sim_ls_acc) keeps no log of a run's millions of changes. */
 typedef struct sim_rate_log {
   sim_rate_change *v;
   size_t n, cap;
+  void (*sink)(void *ctx, const sim_rate_change *c, int src, int dst);
+  void *sink_ctx; /* borrowed */
 } sim_rate_log;
 
 void sim_rate_log_free(sim_rate_log *l); /* the array; NULL is fine */
 
-/* From now on n appends every rate change to log (borrowed; NULL: stop). */
+/* From now on n appends every rate change to log, or hands it to the
+ * log's sink (borrowed; NULL: stop). */
 void sim_net_log_rates(sim_net *n, sim_rate_log *log);
 
 /* What the net tells its owner: a message's last byte is in the sockets'

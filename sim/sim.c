@@ -466,7 +466,13 @@ int sim_run_reuse(const scenario *s, const alloc *a, const sim_options *o,
     rc = save_timeline(s, &x->opt.transport, x->opt.rates,
                        x->opt.timeline_path, t, n, e);
   }
-  if (!rc && x->opt.inspect) x->opt.inspect(x->opt.inspect_ctx, x->g);
+  if (!rc && x->opt.inspect) {
+    if (!spare) { /* the reader needs the records and edges alone */
+      sim_graph_detach(x->g);
+      sim_graph_trim(x->g);
+    }
+    x->opt.inspect(x->opt.inspect_ctx, x->g);
+  }
   if (rc) sim_result_free(out);
   sim_engine_free(x);
   sim_rate_log_free(&mine);

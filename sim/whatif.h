@@ -79,12 +79,12 @@ int sim_whatif_parse(const scenario *s, const char *spec, sim_whatif *out,
 int sim_whatif_run(const scenario *s, const alloc *a, const sim_options *o,
                    const sim_whatif *w, int n, sim_result *out, err *e);
 
-/* sim_run of s under a and o, its critical path into *cp
- * (sim_critpath_free) and, when ls is not NULL, its links' statistics
- * into *ls (sim_linkstats_free). */
+/* sim_run of s under a and o (no timeline), its critical path into *cp
+ * (sim_critpath_free) and, ls not NULL, its links' statistics summed as it
+ * goes (sim_ls_acc; change points when series) into *ls. */
 int sim_whatif_explain(const scenario *s, const alloc *a, const sim_options *o,
                        sim_result *out, sim_critpath *cp, sim_linkstats *ls,
-                       err *e);
+                       bool series, err *e);
 
 /* One re-run: what changed, the iteration then and what it saves against
  * the base (positive: faster); the top resource it was made for (an index

@@ -20,7 +20,7 @@ static void bench(const scenario *s, const char *method, int top) {
   sim_linkstats ls;
   sim_sensitivity *v = NULL;
   int n = 0;
-  if (sim_whatif_explain(s, a, &o, &r, &cp, &ls, &e) ||
+  if (sim_whatif_explain(s, a, &o, &r, &cp, &ls, false, &e) ||
       (top && sim_whatif_sensitivities(
                   s, a, &o,
                   &(sim_sens_opts){.cp = &cp, .top = top,

@@ -82,8 +82,8 @@ static void check_tiles(const sim_critpath *cp, const sim_result *r) {
 static void explain(const scenario *s, const alloc *a, const sim_options *o,
                     sim_result *r, sim_critpath *cp) {
   err e = {0};
-  cr_assert_eq(sim_whatif_explain(s, a, o, r, cp, NULL, &e), ERR_OK, "%s",
-               e.msg);
+  cr_assert_eq(sim_whatif_explain(s, a, o, r, cp, NULL, false, &e), ERR_OK,
+               "%s", e.msg);
   check_tiles(cp, r);
 }
 

@@ -565,6 +565,44 @@ Test(train, cleared_graph_runs_like_a_fresh_one) {
   sim_graph_free(g);
 }
 
+/* A trimmed graph (issue 37: explain's critical path reads the records
+ * and edges of a run of 10^4 devices after its run-time arrays are gone)
+ * keeps both as they were, and runs again like a fresh one. */
+Test(train, trimmed_graph_keeps_records_and_edges) {
+  sim_net_topo topo = {.ndevices = 4, .link = flat};
+  sim_graph *g = sim_graph_new(), *f = sim_graph_new();
+  build_fan(g, 4);
+  build_fan(f, 4);
+  int64_t ev = sim_graph_run(g, &topo, &NETEM);
+  cr_assert_gt(ev, 0);
+  uint32_t n, nf;
+  size_t ne, nef;
+  const sim_task *t = sim_graph_tasks(g, &n);
+  sim_task *before = malloc(n * sizeof *before);
+  memcpy(before, t, n * sizeof *t);
+  int64_t end = sim_graph_end(g);
+  sim_graph_trim(g);
+  t = sim_graph_tasks(g, &n);
+  cr_assert_eq(n, 4 * 5);
+  cr_assert_eq(memcmp(t, before, n * sizeof *t), 0, "the records stay");
+  cr_assert_eq(sim_graph_end(g), end);
+  const sim_edge *e = sim_graph_edges(g, &ne);
+  cr_assert_eq(sim_graph_run(f, &topo, &NETEM), ev);
+  const sim_edge *ef = sim_graph_edges(f, &nef);
+  cr_assert_eq(ne, nef);
+  for (size_t k = 0; k < ne; k++) /* field by field: an edge has padding */
+    cr_assert(e[k].a == ef[k].a && e[k].b == ef[k].b &&
+                  e[k].when == ef[k].when,
+              "the edges stay: %zu", k);
+  cr_assert_eq(sim_graph_run(g, &topo, &NETEM), ev, "it runs again");
+  const sim_task *tf = sim_graph_tasks(f, &nf);
+  t = sim_graph_tasks(g, &n);
+  cr_assert_eq(memcmp(t, tf, n * sizeof *t), 0);
+  free(before);
+  sim_graph_free(g);
+  sim_graph_free(f);
+}
+
 /* sim_graph_edges lists the edges as added (a reader runs the same graph
  * elsewhere: tests/simgrid): a non-transfer's LEFT reads DONE, a receive
  * stream's link is SIM_EDGE_ORDER, and the run's CSR counts agree. */

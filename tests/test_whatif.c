@@ -167,7 +167,8 @@ static void check_equivalence(transport_model m, net3 n) {
   sim_result r;
   sim_critpath cp;
   err e = {0};
-  cr_assert_eq(sim_whatif_explain(s, a, &o, &r, &cp, NULL, &e), ERR_OK);
+  cr_assert_eq(sim_whatif_explain(s, a, &o, &r, &cp, NULL, false, &e),
+               ERR_OK);
   same_bits(r.iteration_s, run_s(s, a, &o), "explain's run is sim_run's");
   sim_whatif extra[NEXTRA];
   for (int i = 0; i < NEXTRA; i++)

@@ -219,18 +219,27 @@ static void print_sens(const report *p) {
   }
 }
 
+/* The index of the resource of the k busiest (by mean utilisation, the
+ * first of equals first) not yet among ord[0 .. k): a selection, not a
+ * sort, of the ten the table lists out of 10^4 NICs. */
+static int busiest_next(const sim_linkstats *ls, const int *ord, int k) {
+  int best = -1;
+  for (int i = 0; i < ls->nres; i++) {
+    bool taken = false;
+    for (int j = 0; j < k && !taken; j++) taken = ord[j] == i;
+    if (!taken && (best < 0 || ls->res[i].mean_util > ls->res[best].mean_util))
+      best = i;
+  }
+  return best;
+}
+
 static void print_util(const report *p) {
   printf("\nlink and NIC utilisation over the iteration (busiest first)\n"
          "  %-28s %-7s %10s %9s %7s %7s %8s\n", "RESOURCE", "KIND", "GB",
          "BUSY_S", "MEAN%", "PEAK%", "CAP_GBPS");
-  int *ord = mem_alloc(((size_t)p->ls.nres + 1) * sizeof *ord);
-  for (int i = 0; i < p->ls.nres; i++) ord[i] = i;
-  for (int i = 1; i < p->ls.nres; i++) /* insertion: stable, by mean */
-    for (int j = i; j > 0 && p->ls.res[ord[j]].mean_util >
-                                  p->ls.res[ord[j - 1]].mean_util; j--) {
-      int t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t;
-    }
+  int ord[10];
   for (int k = 0; k < p->ls.nres && k < 10; k++) {
+    ord[k] = busiest_next(&p->ls, ord, k);
     const sim_ls_res *r = &p->ls.res[ord[k]];
     char name[256];
     sim_linkstats_name(&p->ls, r, p->s, name, sizeof name);
@@ -238,7 +247,6 @@ static void print_util(const report *p) {
            sim_ls_kind_names[r->kind], r->bytes * 1e-9, r->busy_s,
            100 * r->mean_util, 100 * r->peak_util, r->capacity_gbps);
   }
-  free(ord);
 }
 
 /* Each link between sites: its bytes, price, dollars and share of the
@@ -469,7 +477,8 @@ int cli_explain_report(const char *cmd, const scenario *s, const alloc *a,
                        const sim_options *o, const cli_explain_opts *eo) {
   report p = {.s = s, .a = a, .eo = eo};
   err e = {0};
-  int rc = sim_whatif_explain(s, a, o, &p.r, &p.cp, &p.ls, &e);
+  int rc = sim_whatif_explain(s, a, o, &p.r, &p.cp, &p.ls,
+                              eo->link_stats != NULL, &e);
   cli_progress bar;
   cli_progress_start(&bar, cmd, eo->quiet);
   if (!rc)
