@@ -12,6 +12,7 @@
 #include "models/partition.h"
 #include "models/predict.h"
 #include "base/mem.h"
+#include "models/spec_workload.h"
 
 struct objective {
   const scenario *s;       /* borrowed */

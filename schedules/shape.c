@@ -21,6 +21,7 @@
 #include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "schedules/baseline.h"
 #include "schedules/shape_parts.h"
 #include "traces/scenario_subset.h"

@@ -18,6 +18,7 @@
 #include "models/partition.h"
 #include "models/runtime.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "sim/graph.h"
 #include "sim/outer.h"
 #include "sim/stats.h"

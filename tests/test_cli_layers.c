@@ -14,6 +14,7 @@
 #include "models/roofline.h"
 #include "models/runtime.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "tests/support.h"
 
 TestSuite(cli_layers, .init = support_dir_make, .fini = support_dir_remove);

@@ -17,6 +17,7 @@
 #include "models/params.h"
 #include "models/predict.h"
 #include "models/runtime.h"
+#include "models/spec_workload.h"
 #include "sim/sim.h"
 #include "sim/train.h"
 #include "tests/support.h"

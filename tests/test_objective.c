@@ -12,6 +12,7 @@
 
 #include "models/partition.h"
 #include "models/predict.h"
+#include "models/spec_workload.h"
 #include "schedules/gcma.h"
 #include "schedules/objective.h"
 #include "tests/support.h"

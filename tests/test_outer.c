@@ -17,6 +17,7 @@
 #include "models/compress.h"
 #include "models/diloco.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "sim/sim.h"
 #include "tests/support.h"
 

@@ -16,6 +16,7 @@
 #include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "schedules/baseline.h"
 #include "schedules/shape.h"
 #include "tests/support.h"

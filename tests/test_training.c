@@ -17,6 +17,7 @@
 
 #include "models/runtime.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "sim/sim.h"
 #include "sim/training.h"
 #include "tests/support.h"

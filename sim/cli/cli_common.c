@@ -19,6 +19,7 @@
 #include "models/alloc_file.h"
 #include "models/partition.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "schedules/schedule.h"
 #include "schedules/search.h"
 #include "sim/cli/cli.h"
