@@ -155,6 +155,14 @@ typedef struct shape_result {
   bool all_subsets;        /* every count vector (not the family) */
 } shape_result;
 
+/* The shape a search is given (stages, replicas; <= 0: searched) and, for
+ * a search of DiLoCo too (plan: its knobs' H and F; NULL: none), its
+ * fragments, against s's devices and layers (the workload's, else its
+ * model's depth): ERR_OK, or ERR_CONFIG naming the field (stages, replicas
+ * or fragments) in a message led by the options ("--stages 11: ..."). */
+int shape_check_given(const scenario *s, long stages, long replicas,
+                      const diloco_plan *plan, err *e);
+
 /* Searches s (its workload must resolve) under o. Returns ERR_OK and fills
  * r (free with shape_result_free), or ERR_MEMORY when nothing fits, naming
  * the smallest stage that does not, ERR_CONFIG when no shape divides the

@@ -32,12 +32,8 @@ static const char *three(const char *file, double lat, double bw) {
 
 /* geodes ARGS --json as a JSON object, with the given keys removed. */
 static json_t *run_json(const char *args, const char *const *drop) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "%s --json", args), 0, "%s: %s", args, r.err);
-  json_t *o = json_loads(r.out, 0, NULL);
-  cr_assert_not_null(o, "%s", r.out);
+  json_t *o = support_geodes_json("%s --json", args);
   for (; drop && *drop; drop++) json_object_del(o, *drop);
-  support_run_clear(&r);
   return o;
 }
 

@@ -2,7 +2,8 @@
  * over every device subset (not only the count vectors per site), every
  * shape and every layer split, with the search's placements, on ten mixed
  * GPUs in three cities; the simulation deciding among the predictor's
- * best; determinism; the shape knobs' and --shape auto's usage errors; a
+ * best; determinism; the shape knobs' and --shape auto's usage errors
+ * (shape_check_given against a naive reference); a
  * search where nothing fits; the outputs (-o, --db, --json). */
 #include <criterion/criterion.h>
 #include <stdarg.h>
@@ -327,6 +328,41 @@ Test(shape, usage_errors_name_the_option) {
         "--runtime megatron --schedule 1f1b",
         "no configuration fits in memory; the smallest stage that does not "
         "fit is stage", "a T4, holds 16.00 GB", NULL);
+}
+
+/* shape_check_given against a naive reference over every given shape of
+ * the ten devices and six layers (0: searched): a stage count within both,
+ * replicas within the devices, and both together within the devices; the
+ * failure names its field. And DiLoCo's fragments divide the layers and H
+ * (the knob's, or the default 100). */
+Test(shape, the_given_shape_is_checked_against_devices_and_layers) {
+  scenario *s = support_scenario(TEN);
+  cr_assert_eq(s->ndevices, 10);
+  for (long st = 0; st <= 12; st++)
+    for (long rep = 0; rep <= 12; rep++) {
+      err e = {0};
+      int rc = shape_check_given(s, st, rep, NULL, &e);
+      bool ok = st <= 6 && rep <= 10 && (st == 0 || rep == 0 || st * rep <= 10);
+      cr_expect_eq(rc == ERR_OK, ok, "%ld x %ld: %s", st, rep, e.msg);
+      if (!ok)
+        cr_expect_eq(err_field(&e), st > 6 || (st > 0 && rep > 0 && rep <= 10)
+                                        ? WORKLOAD_stages : WORKLOAD_replicas,
+                     "%ld x %ld: %s", st, rep, e.msg);
+    }
+  const struct {
+    int H, F;
+    bool ok;
+  } cases[] = {{0, 2, true}, {0, 3, false}, {50, 2, true}, {50, 3, false},
+               {60, 3, true}, {60, 4, false}, {0, 1, true}, {0, 0, true}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    diloco_plan p = {.inner_steps = cases[i].H, .fragments = cases[i].F};
+    err e = {0};
+    int rc = shape_check_given(s, 0, 0, &p, &e);
+    cr_expect_eq(rc == ERR_OK, cases[i].ok, "H %d F %d: %s", cases[i].H,
+                 cases[i].F, e.msg);
+    if (rc) cr_expect_eq(err_field(&e), WORKLOAD_fragments);
+  }
+  scenario_free(s);
 }
 
 Test(shape, a_sweep_key_fails_at_its_line) {

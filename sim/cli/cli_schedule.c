@@ -456,38 +456,12 @@ static int shape_args(const sched_args *p, const scenario *s,
                         .simulate = p->simulate, .out = p->out, .db = p->db,
                         .json = p->json, .quiet = p->quiet,
                         .scenario = p->scenario};
-  const spec_model *m = spec_scenario_model(s);
-  int n = s->ndevices, layers = s->workload.layers > 0 ? s->workload.layers
-                                : m ? m->layers : INT_MAX;
   long st = p->wo.k.stages, rep = p->wo.k.replicas;
-  if (st > n)
-    return cli_usage_error("schedule", "--stages %ld: no replica of %ld "
-                           "stages fits the %d devices of %s", st, st, n,
-                           s->name);
-  if (st > layers)
-    return cli_usage_error("schedule", "--stages %ld: %ld stages for the %d "
-                           "layers: every stage holds at least one", st, st,
-                           layers);
-  if (rep > n)
-    return cli_usage_error("schedule", "--replicas %ld: more replicas than "
-                           "the %d devices of %s", rep, n, s->name);
-  if (st > 0 && rep > 0 && st * rep > n)
-    return cli_usage_error("schedule", "--stages %ld --replicas %ld: %ld "
-                           "devices, more than the %d of %s", st, rep,
-                           st * rep, n, s->name);
+  if (p->dp_auto) a->plan = diloco_plan_of_knobs(&p->wo.k);
+  err e = {0};
+  if (shape_check_given(s, st, rep, p->dp_auto ? &a->plan : NULL, &e))
+    return cli_usage_error("schedule", "%s", e.msg);
   a->stages = (int)(st > 0 ? st : 0), a->replicas = (int)(rep > 0 ? rep : 0);
-  if (p->dp_auto) {
-    a->plan = diloco_plan_of_knobs(&p->wo.k);
-    diloco_plan given = diloco_plan_given(&s->workload);
-    int H = a->plan.inner_steps ? a->plan.inner_steps
-            : given.inner_steps > 0 ? given.inner_steps
-                                    : WORKLOAD_DEFAULT_INNER_STEPS;
-    int F = a->plan.fragments;
-    if (F > 1 && (layers % F || H % F))
-      return cli_usage_error("schedule", "--fragments %d: streaming DiLoCo's "
-                             "fragments divide the %d layers and H = %d",
-                             F, layers, H);
-  }
   if (!p->micro_list) return CLI_OK;
   a->nmicro = partition_parse(p->micro_list, a->micro, SHAPE_MAX_MICRO);
   for (int i = 0; i < a->nmicro; i++)
