@@ -550,16 +550,12 @@ Test(shape, each_runtime_answers_on_a_small_mixed_cluster) {
 
 /* The best of schedule --shape auto on f under extra options, as JSON. */
 static json_t *shape_best(const char *f, const char *extra, long *simulated) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "schedule %s --shape auto --quiet --json %s",
-                              f, extra), 0, "%s: %s", extra, r.err);
-  json_t *o = json_loads(r.out, 0, NULL);
-  cr_assert_not_null(o, "%s", r.out);
+  json_t *o = support_geodes_json("schedule %s --shape auto --quiet --json "
+                                  "%s", f, extra);
   if (simulated)
     *simulated = (long)json_integer_value(json_object_get(o, "simulated"));
   json_t *b = json_incref(json_object_get(o, "best"));
   json_decref(o);
-  support_run_clear(&r);
   return b;
 }
 
