@@ -115,27 +115,32 @@ def sources(root):
     return sorted(p.replace(os.sep, "/") for p in out)
 
 
+def includes(root, rel):
+    """(line, path) of each quoted #include of the file rel, in order."""
+    with open(os.path.join(root, rel), encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if m:
+                yield n, m.group(1)
+
+
 def layering(root):
     bad = 0
     for rel in sources(root):
         mine = layer_of_source(rel)
-        with open(os.path.join(root, rel), encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                m = INCLUDE.match(line)
-                if not m:
-                    continue
-                theirs = layer_of_include(m.group(1))
-                if theirs is None:
-                    roots = ", ".join(f"{x}/" for x in LAYERS[:-1])
-                    print(f"{rel}:{n}: #include \"{m.group(1)}\" is not "
-                          f"spelled from a layer's root ({roots})")
-                    bad += 1
-                elif LAYERS.index(theirs) > LAYERS.index(mine):
-                    allowed = ", ".join(LAYERS[: LAYERS.index(mine) + 1])
-                    print(f"{rel}:{n}: #include \"{m.group(1)}\" reaches up "
-                          f"from {mine} to {theirs} ({mine} may include "
-                          f"{allowed})")
-                    bad += 1
+        for n, inc in includes(root, rel):
+            theirs = layer_of_include(inc)
+            if theirs is None:
+                roots = ", ".join(f"{x}/" for x in LAYERS[:-1])
+                print(f"{rel}:{n}: #include \"{inc}\" is not "
+                      f"spelled from a layer's root ({roots})")
+                bad += 1
+            elif LAYERS.index(theirs) > LAYERS.index(mine):
+                allowed = ", ".join(LAYERS[: LAYERS.index(mine) + 1])
+                print(f"{rel}:{n}: #include \"{inc}\" reaches up "
+                      f"from {mine} to {theirs} ({mine} may include "
+                      f"{allowed})")
+                bad += 1
     print(f"layering: {len(sources(root))} files, {bad} upward or unrooted "
           "includes")
     return 1 if bad else 0
@@ -697,16 +702,12 @@ def module_graph(root):
     for rel in sources(root):
         folder, name = os.path.split(rel)
         mine = os.path.splitext(name)[0]
-        with open(os.path.join(root, rel), encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                m = INCLUDE.match(line)
-                if not m:
-                    continue
-                inc = include_file(m.group(1))
-                theirs = os.path.splitext(os.path.basename(inc))[0]
-                if (os.path.dirname(inc) == folder and theirs != mine and
-                        theirs in graphs[folder]):
-                    graphs[folder][mine].setdefault(theirs, f"{rel}:{n}")
+        for n, path in includes(root, rel):
+            inc = include_file(path)
+            theirs = os.path.splitext(os.path.basename(inc))[0]
+            if (os.path.dirname(inc) == folder and theirs != mine and
+                    theirs in graphs[folder]):
+                graphs[folder][mine].setdefault(theirs, f"{rel}:{n}")
     return graphs
 
 
