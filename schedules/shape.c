@@ -579,6 +579,22 @@ scenario *shape_config_view(const scenario *s, const shape_opts *o,
   return v;
 }
 
+static int cmp_int_(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+alloc *shape_config_alloc(const shape_config *c) {
+  alloc *a = alloc_new(c->replicas, c->stages);
+  for (int k = 0; k < c->ndev; k++) { /* parent -> view: keep increases */
+    const int *at = bsearch(&c->a->device[k], c->keep, (size_t)c->ndev,
+                            sizeof *c->keep, cmp_int_);
+    assert(at);
+    a->device[k] = (int)(at - c->keep);
+  }
+  return a;
+}
+
 int shape_search(const scenario *s, const shape_opts *o, shape_result *r,
                  err *e) {
   *r = (shape_result){.best = -1};

@@ -193,6 +193,11 @@ scenario *shape_view(const scenario *s, const int *keep, int n, int stages,
 scenario *shape_config_view(const scenario *s, const shape_opts *o,
                             const shape_config *c);
 
+/* c's allocation on the device numbers of its view (shape_view over
+ * c->keep): device k of the view is c->keep[k] of the parent. The caller
+ * frees it (alloc_free). */
+alloc *shape_config_alloc(const shape_config *c);
+
 /* Scores of c under goal: lower is better (seconds per sample for
  * throughput, seconds per iteration for iteration, USD per sample for the
  * dollar goals) of time t. */

@@ -281,6 +281,39 @@ Test(shape, the_same_inputs_give_the_same_result) {
   scenario_free(s);
 }
 
+/* shape_config_alloc renumbers each configuration's allocation onto its
+ * view: the view's device v is keep[v] of the parent (a naive scan), every
+ * view device used once. */
+Test(shape, a_configuration_allocation_on_its_view) {
+  scenario *s = support_scenario(TEN);
+  shape_opts o;
+  shape_opts_default(&o);
+  int calls = 0;
+  o.sim = fake_sim, o.sim_ctx = &calls;
+  shape_result r;
+  cr_assert_eq(shape_search(s, &o, &r, NULL), 0);
+  cr_assert_gt(r.nall, 0);
+  for (long i = 0; i < r.nall; i++) {
+    const shape_config *c = &r.all[i];
+    alloc *a = shape_config_alloc(c);
+    cr_assert_eq(a->replicas, c->replicas);
+    cr_assert_eq(a->stages, c->stages);
+    bool seen[64] = {false};
+    cr_assert_leq(c->ndev, 64);
+    for (int k = 0; k < c->ndev; k++) {
+      int v = a->device[k], want = -1;
+      for (int j = 0; j < c->ndev; j++)
+        if (c->keep[j] == c->a->device[k]) want = j;
+      cr_assert_eq(v, want, "configuration %ld, device %d", i, k);
+      cr_assert(!seen[v]);
+      seen[v] = true;
+    }
+    alloc_free(a);
+  }
+  shape_result_free(&r);
+  scenario_free(s);
+}
+
 /* geodes ARGS: exit status want, and stderr holds every one of the
  * NULL-terminated texts. */
 static void fails(int want, const char *args, ...) {
