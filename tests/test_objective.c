@@ -109,6 +109,20 @@ static double predict_of(const scenario *s, const alloc *a, const int *layers) {
   return r.iteration_s;
 }
 
+/* The dollar objectives are the kinds that name dollars; samples-per-usd
+ * states the inverse of the USD per sample it minimises, every other kind
+ * its score. */
+Test(objective, kinds_name_their_dollars_and_their_value) {
+  for (int k = 0; k < OBJECTIVE_NKINDS; k++) {
+    const char *name = objective_kind_names[k];
+    cr_expect_eq(objective_kind_dollars((objective_kind)k),
+                 strstr(name, "usd") != NULL, "%s", name);
+    double want = strcmp(name, "samples-per-usd") == 0 ? 1 / 0.25 : 0.25;
+    cr_expect_eq(objective_kind_value((objective_kind)k, 0.25), want, "%s",
+                 name);
+  }
+}
+
 Test(objective, predicted_is_the_predictor_of_the_realised_allocation) {
   env x = env_new(mixed9(), false);
   search_objective p = objective_predicted(x.o);
