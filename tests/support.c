@@ -326,16 +326,17 @@ static support_site site_of(const support_spec *spec, int i) {
   return t;
 }
 
-scenario *support_build(const support_spec *spec) {
-  const char *name = spec->name ? spec->name : "t";
+/* The scenario text spec describes (malloc'd). */
+static char *build_text(const support_spec *spec) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   cr_assert_not_null(f);
-  fprintf(f, "{\"name\": \"%s\", \"sites\": [", name);
+  fprintf(f, "{\"name\": \"%s\", \"sites\": [\n",
+          spec->name ? spec->name : "t");
   for (int i = 0; i < spec->nsites; i++) {
     support_site t = site_of(spec, i);
-    fprintf(f, "%s{\"name\": \"", i ? ", " : "");
+    fprintf(f, "%s{\"name\": \"", i ? ",\n" : "");
     if (t.name) fputs(t.name, f);
     else fprintf(f, "s%d", i);
     fprintf(f, "\", \"devices\": %d, \"gpu\": \"%s\"",
@@ -348,17 +349,24 @@ scenario *support_build(const support_spec *spec) {
                         : "\"latency_ms\": 10, \"bandwidth_gbps\": 1",
           spec->workload ? spec->workload : "");
   cr_assert_eq(fclose(f), 0);
-  scenario *s;
-  if (spec->file) {
-    s = support_scenario(support_write_file(support_path("%s.json", name),
-                                            text));
-  } else {
-    err e = {0};
-    char file[256];
-    snprintf(file, sizeof file, "%s.json", name);
-    s = scenario_parse(text, strlen(text), file, &e);
-    cr_assert_not_null(s, "%s\n%s", e.msg, text);
-  }
+  return text;
+}
+
+const char *support_build_file(const support_spec *spec) {
+  cr_assert_not_null(spec->file, "support_build_file: no file named");
+  char *text = build_text(spec);
+  const char *path = support_write_file(support_path("%s", spec->file), text);
+  free(text);
+  return path;
+}
+
+scenario *support_build(const support_spec *spec) {
+  if (spec->file) return support_scenario(support_build_file(spec));
+  char *text = build_text(spec), file[256];
+  snprintf(file, sizeof file, "%s.json", spec->name ? spec->name : "t");
+  err e = {0};
+  scenario *s = scenario_parse(text, strlen(text), file, &e);
+  cr_assert_not_null(s, "%s\n%s", e.msg, text);
   free(text);
   return s;
 }

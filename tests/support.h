@@ -137,14 +137,19 @@ typedef struct support_spec {
   const char *network;         /* NULL: "\"latency_ms\": 10,
                                   \"bandwidth_gbps\": 1" */
   const char *workload;        /* the workload object's members */
-  bool file;                   /* written to support_path("NAME.json") and
-                                  loaded from it (a trace beside it), else
-                                  parsed as "NAME.json" */
+  const char *file;            /* written to support_path(file) and loaded
+                                  from it (a trace beside it); NULL: parsed
+                                  in memory as "NAME.json" */
 } support_spec;
 
 /* The scenario spec describes, read as a file would be; a scenario it does
- * not make fails the test with the loader's message. */
+ * not make fails the test with the loader's message. The text holds one
+ * site a line from line 2 (a message's FILE:LINE names its site). */
 scenario *support_build(const support_spec *spec);
+
+/* spec's text written to support_path(spec->file), for a command to read:
+ * its path (support_path's). */
+const char *support_build_file(const support_spec *spec);
 
 /* A fault trace of the CSV rows below FAULT_HEADER, read against s;
  * asserts that it parses. The caller frees it (fault_trace_free). */

@@ -18,16 +18,14 @@ TestSuite(cli_bill, .init = support_dir_make, .fini = support_dir_remove);
  * keys say (dear, cheap: a site's extra keys). */
 static const char *two(const char *name, const char *dear,
                        const char *cheap) {
-  char text[2048];
-  snprintf(text, sizeof text,
-           "{\"name\": \"two\", \"sites\": [\n"
-           "{\"name\": \"Dear\", \"devices\": 4%s},\n"
-           "{\"name\": \"Cheap\", \"devices\": 4%s}],\n"
-           "\"network\": {\"latency_ms\": 5, \"bandwidth_gbps\": 10},\n"
-           "\"workload\": {\"model\": \"gpt3-small\", \"batch\": 8, "
-           "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 4}}\n",
-           dear, cheap);
-  return support_write_file(support_path("%s", name), text);
+  const support_site sites[] = {{.name = "Dear", .devices = 4, .keys = dear},
+                                {.name = "Cheap", .devices = 4, .keys = cheap}};
+  return support_build_file(&(support_spec){
+      .name = "two", .nsites = 2, .sites = sites,
+      .network = "\"latency_ms\": 5, \"bandwidth_gbps\": 10",
+      .workload = "\"model\": \"gpt3-small\", \"batch\": 8, "
+                  "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 4",
+      .file = name});
 }
 
 static const char *priced(void) {

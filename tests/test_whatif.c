@@ -52,7 +52,7 @@ static int site_keys(const net3 *n, int i, char *out, size_t size) {
 }
 
 static scenario *write_net3(const char *name, const net3 *n) {
-  char csv[4096], f[32], w[32], keys[3][160], net[64];
+  char csv[4096], f[32], w[32], keys[3][160], net[64], file[64];
   int k = snprintf(csv, sizeof csv, "t_s,src,dst,latency_ms,bandwidth_gbps,"
                    "flow_gbps,window_bytes\n");
   for (int i = 0; i < 3; i++)
@@ -71,11 +71,12 @@ static scenario *write_net3(const char *name, const net3 *n) {
                              .nic_gbps = 25, .keys = keys[i]};
   }
   snprintf(net, sizeof net, "\"trace\": \"%s.csv\"", name);
+  snprintf(file, sizeof file, "%s.json", name);
   return support_build(&(support_spec){
       .name = name, .nsites = 3, .sites = site, .network = net,
       .workload = "\"model\": \"gpt3-xl\", \"layers\": 6, \"batch\": 4, "
                   "\"micro_batch\": 1, \"stages\": 3, \"replicas\": 1",
-      .file = true});
+      .file = file});
 }
 
 static net3 base_net(void) {
