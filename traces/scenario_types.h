@@ -1,6 +1,6 @@
 /* scenario_types: the plain data of a scenario — its sites, workload,
  * knobs and the limits they share — below the loader (scenario.h) and what
- * reads and writes a row through offsets into it (workload.c's table,
+ * reads and writes a row through offsets into it (workload_rows.c's table,
  * scenario_row.c).
  * Invariant: a scenario_workload and a scenario_knobs hold one field per
  * row of WORKLOAD_MAP (traces/workload.h), of the C type of its kind. */
