@@ -9,6 +9,7 @@
 #include "base/mem.h"
 #include "models/roofline.h"
 #include "models/runtime.h"
+#include "models/spec_workload.h"
 
 static json_t *sites_json(const scenario *s) {
   json_t *a = json_array();

@@ -2,7 +2,10 @@
  * Invariant: db_schema_sql creates version DB_SCHEMA_VERSION's tables, and
  * db_schema_step has one step per version from DB_SCHEMA_MIGRATES on, each
  * with its way back: a column's step is its `since` in DB_RESULT_MAP (a
- * static assert keeps every since within DB_SCHEMA_VERSION). */
+ * static assert keeps every since within DB_SCHEMA_VERSION).
+ * circle: internal header of analysis/db.c (and db_schema.c): the schema is
+ * written from db.h's DB_RESULT_MAP, so it includes db.h and db.c includes
+ * it. */
 #ifndef ANALYSIS_DB_SCHEMA_H
 #define ANALYSIS_DB_SCHEMA_H
 

@@ -17,6 +17,7 @@
 #include "models/predict.h"
 #include "models/runtime.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "sim/place.h"
 #include "sim/spend.h"
 #include "sim/training.h"

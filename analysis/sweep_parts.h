@@ -2,7 +2,9 @@
  * file, its points and keys) and sweep_resolve.c (the checks made before
  * the first point). Not for other modules.
  * Invariant: as sweep.c states: every axis holds at least one value (or is
- * absent, with one implicit default), distinct and valid. */
+ * absent, with one implicit default), distinct and valid.
+ * circle: internal header of the sweep's two files: the parsed sweep holds
+ * sweep.h's types, so it includes sweep.h and sweep.c includes it. */
 #ifndef ANALYSIS_SWEEP_PARTS_H
 #define ANALYSIS_SWEEP_PARTS_H
 

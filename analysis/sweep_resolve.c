@@ -15,6 +15,7 @@
 #include "base/mem.h"
 #include "models/params.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "sim/sim.h"
 #include "traces/fault.h"
 

@@ -15,6 +15,7 @@
 #include "base/mem.h"
 #include "models/cost.h"
 #include "models/partition.h"
+#include "models/spec_workload.h"
 #include "schedules/schedule.h"
 #include "sim/place.h"
 

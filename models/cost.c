@@ -31,6 +31,7 @@
 #include "models/compress.h"
 #include "models/cost_parts.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 
 /* One override of the links a -> b: both weights (models the scenario's
  * per-device-pair exceptions; key = a * n + b + 1, 0: an empty slot). */

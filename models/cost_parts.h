@@ -1,5 +1,8 @@
 /* cost_parts: the working memory models/cost.c and models/cost_solve.c
- * share (a cost_scratch). Internal to models/. */
+ * share (a cost_scratch). Internal to models/.
+ * circle: internal header of the cost model's files (cost.c, cost_flow.c,
+ * cost_memo.c, cost_solve.c; two tests): its scratch holds cost.h's types,
+ * so it includes cost.h and cost.c includes it. */
 #ifndef MODELS_COST_PARTS_H
 #define MODELS_COST_PARTS_H
 

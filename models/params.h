@@ -14,13 +14,16 @@
 
 #include <stdbool.h>
 
-#include "models/transport.h"
+#include "traces/scenario.h"
 
 /* The fitted defaults kept in the files that explain them (each defines its
  * constant from these): models/roofline.h's ROOFLINE_EFF_GEMM and
  * ROOFLINE_EFF_MEM, models/runtime.c's RUNTIME_MEGATRON_P2P_CALL_S and
- * RUNTIME_DTFM_OFFLOAD_S_PER_PARAM. The window's fit starts at transport.h's
- * TRANSPORT_DTFM_WINDOW (each site's own window is its default). */
+ * RUNTIME_DTFM_OFFLOAD_S_PER_PARAM. The window's fit starts at DT-FM's
+ * window (traces/scenario.h's SCENARIO_TCP_WINDOW_DTFM, models/transport.h's
+ * TRANSPORT_DTFM_WINDOW; each site's own window is its default), its lower
+ * bound is the loader's (traces/trace.h): transport.h reads this table, so
+ * it names the traces' constants it aliases. */
 #define PARAMS_GEMM_EFFICIENCY_DEFAULT 0.78
 #define PARAMS_MEMORY_EFFICIENCY_DEFAULT 0.78
 #define PARAMS_MEGATRON_P2P_CALL_S_DEFAULT 0.030
@@ -48,8 +51,8 @@
     "factor", "models/spec.c", "replaces every site's "                     \
     "compute_efficiency, a factor on the roofline's speed (0: each "        \
     "site's own)")                                                          \
-  X(WINDOW_BYTES, "window_bytes", 0, TRANSPORT_WINDOW_MIN_BYTES, 1e12,     \
-    TRANSPORT_DTFM_WINDOW, "bytes", "models/transport.h", "replaces every " \
+  X(WINDOW_BYTES, "window_bytes", 0, TRACE_WINDOW_MIN_BYTES, 1e12,         \
+    SCENARIO_TCP_WINDOW_DTFM, "bytes", "models/transport.h", "replaces every " \
     "site's tcp_window_bytes, the TCP window per socket of connections "    \
     "whose link gives no window_bytes or flow_gbps and when no "            \
     "--window-bytes is given (tcp model; 0: each site's own)")              \

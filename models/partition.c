@@ -15,6 +15,7 @@
 
 #include "base/mem.h"
 #include "models/roofline.h"
+#include "models/spec_workload.h"
 
 int partition_parse(const char *text, int *out, int cap) {
   int n = 0;

@@ -137,15 +137,8 @@ const spec_gpu *spec_gpus(int *n);
 void spec_model_list(char *buf, size_t size);
 void spec_gpu_list(char *buf, size_t size);
 
-/* Resolves s's workload into w: model, schedule and DP algorithm names, K
- * (0 means B / (D_dp m)), passes, DiLoCo's plan (diloco_check; diloco
- * under Megatron's runtime, --fragments or --overlap-steps without
- * streaming-diloco, DiLoCo's knobs without a DiLoCo algorithm: ERR_CONFIG
- * naming the option). Rejects unknown names, D_pp * D_dp !=
- * s->ndevices, L < D_pp, B not a multiple of D_dp m K: ERR_UNKNOWN or
- * ERR_CONFIG with a message naming the field, at its FILE:LINE when the
- * file gave it (scenario_where). */
-int spec_workload_resolve(const scenario *s, spec_workload *w, err *e);
+/* The resolution of a scenario's workload into a spec_workload:
+ * spec_workload_resolve (models/spec_workload.h). */
 
 /* Resolves the GPU type of every device of s into gpu[0..ndevices-1]
  * (borrowed pointers into the static table). ERR_UNKNOWN names the site,

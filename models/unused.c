@@ -41,7 +41,7 @@ static void megatron(const scenario *s, unused_value *out, int *n) {
             "NCCL's ring");
         break;
       case SPEC_RING:
-      case SPEC_HIVEMIND: /* refused under megatron (models/spec.c) */
+      case SPEC_HIVEMIND: /* refused under megatron (models/spec_workload.c) */
       case SPEC_DILOCO:
       case SPEC_STREAMING_DILOCO: break;
     }

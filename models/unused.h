@@ -2,9 +2,9 @@
  * every output states, so that no value the user gave is silently
  * ignored (issue 33: under Megatron --dp-algo central-ps gave ring's time
  * to the bit; with one replica every dp algorithm gives the same run).
- * An option the runtime cannot honour is refused instead (models/spec.c);
- * what is stated here is what the scenario file gives, or what the run's
- * shape or placement makes moot.
+ * An option the runtime cannot honour is refused instead
+ * (models/spec_workload.c); what is stated here is what the scenario file
+ * gives, or what the run's shape or placement makes moot.
  * Invariant: each value listed changes nothing in the run (tests/
  * test_harness.c: another value gives the same times), and a value that
  * changes nothing because of the runtime, the shape or the placement is

@@ -10,7 +10,7 @@
 
 #include "base/mem.h"
 #include "schedules/bysite.h"
-#include "schedules/schedule.h"
+#include "schedules/schedule_method.h"
 
 search_result *baseline_random_search(const cost_ctx *c,
                                       const search_objective *obj,

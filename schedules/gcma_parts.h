@@ -1,6 +1,9 @@
 /* gcma_parts: the state GCMA's files share -- gcma.c (the state, the
  * operators: crossover, local search, rebuild) and gcma_evolve.c (the
- * genetic algorithm over them). Internal to schedules/. */
+ * genetic algorithm over them). Internal to schedules/.
+ * circle: internal header of GCMA's files (gcma.c, gcma_evolve.c,
+ * gcma_sites.c): its state holds gcma.h's types, so it includes gcma.h and
+ * gcma.c includes it. */
 #ifndef SCHEDULES_GCMA_PARTS_H
 #define SCHEDULES_GCMA_PARTS_H
 

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "schedules/schedule.h"
+#include "schedules/schedule_method.h"
 
 /* Plain swaps: all pairs up to this many, else this many drawn. */
 #define LOCAL_ALL_SWAPS 256

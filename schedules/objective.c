@@ -12,6 +12,7 @@
 #include "models/partition.h"
 #include "models/predict.h"
 #include "base/mem.h"
+#include "models/spec_workload.h"
 
 struct objective {
   const scenario *s;       /* borrowed */
@@ -48,6 +49,28 @@ const char *const objective_kind_names[] = {
     OBJECTIVE_KIND_MAP(OBJECTIVE_KIND_NAME)
 #undef OBJECTIVE_KIND_NAME
     NULL};
+
+bool objective_kind_dollars(objective_kind kind) {
+  switch (kind) {
+    case OBJECTIVE_USD_PER_SAMPLE:
+    case OBJECTIVE_SAMPLES_PER_USD: return true;
+    case OBJECTIVE_DTFM:
+    case OBJECTIVE_PREDICTED:
+    case OBJECTIVE_COST_CMD: return false;
+  }
+  return false;
+}
+
+double objective_kind_value(objective_kind kind, double score) {
+  switch (kind) {
+    case OBJECTIVE_SAMPLES_PER_USD: return 1 / score;
+    case OBJECTIVE_DTFM:
+    case OBJECTIVE_PREDICTED:
+    case OBJECTIVE_COST_CMD:
+    case OBJECTIVE_USD_PER_SAMPLE: return score;
+  }
+  return score;
+}
 
 objective *objective_new(const scenario *s, const cost_ctx *c,
                          const transport_options *t, bool balanced, err *e) {

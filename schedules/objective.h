@@ -50,6 +50,14 @@ enum { OBJECTIVE_NKINDS = 0 OBJECTIVE_KIND_MAP(NAMES_COUNT_ROW) };
 /* Their names, NULL-terminated, in the map's order. */
 extern const char *const objective_kind_names[];
 
+/* Whether kind counts dollars (usd-per-sample, samples-per-usd). */
+bool objective_kind_dollars(objective_kind kind);
+
+/* A search's score under kind as kind's name states it: samples per USD
+ * for samples-per-usd (the inverse of the USD per sample it minimises),
+ * else the score itself (seconds, or USD per sample). */
+double objective_kind_value(objective_kind kind, double score);
+
 typedef struct objective objective;
 
 /* A scorer of an allocation a whose workload (with a's layers per stage)

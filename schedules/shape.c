@@ -9,6 +9,7 @@
 #include "schedules/shape.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "schedules/baseline.h"
 #include "schedules/shape_parts.h"
 #include "traces/scenario_subset.h"
@@ -150,6 +152,41 @@ static void algo_list(shape_ctx *x) {
     x->algo[x->nalgos] = names[i];
     x->frag[x->nalgos++] = i == 1 ? F : 1;
   }
+}
+
+int shape_check_given(const scenario *s, long stages, long replicas,
+                      const diloco_plan *plan, err *e) {
+  const spec_model *m = spec_scenario_model(s);
+  int n = s->ndevices, layers = s->workload.layers > 0 ? s->workload.layers
+                                : m ? m->layers : INT_MAX;
+  if (stages > n)
+    return err_set_field(e, WORKLOAD_stages, ERR_CONFIG, "--stages %ld: no "
+                         "replica of %ld stages fits the %d devices of %s",
+                         stages, stages, n, s->name);
+  if (stages > layers)
+    return err_set_field(e, WORKLOAD_stages, ERR_CONFIG, "--stages %ld: %ld "
+                         "stages for the %d layers: every stage holds at "
+                         "least one", stages, stages, layers);
+  if (replicas > n)
+    return err_set_field(e, WORKLOAD_replicas, ERR_CONFIG, "--replicas %ld: "
+                         "more replicas than the %d devices of %s", replicas,
+                         n, s->name);
+  if (stages > 0 && replicas > 0 && stages * replicas > n)
+    return err_set_field(e, WORKLOAD_stages, ERR_CONFIG, "--stages %ld "
+                         "--replicas %ld: %ld devices, more than the %d of "
+                         "%s", stages, replicas, stages * replicas, n,
+                         s->name);
+  if (!plan) return ERR_OK;
+  diloco_plan given = diloco_plan_given(&s->workload);
+  int H = plan->inner_steps ? plan->inner_steps
+          : given.inner_steps > 0 ? given.inner_steps
+                                  : WORKLOAD_DEFAULT_INNER_STEPS;
+  int F = plan->fragments;
+  if (F > 1 && (layers % F || H % F))
+    return err_set_field(e, WORKLOAD_fragments, ERR_CONFIG, "--fragments %d: "
+                         "streaming DiLoCo's fragments divide the %d layers "
+                         "and H = %d", F, layers, H);
+  return ERR_OK;
 }
 
 /* Whether goal keeps each replica's sequences (throughput: the global batch
@@ -540,6 +577,22 @@ scenario *shape_config_view(const scenario *s, const shape_opts *o,
                            c->batch, c->micro_batch, c->dp_algo, c->layers);
   shape_diloco_plan(o, v, c->dp_algo, c->fragments);
   return v;
+}
+
+static int cmp_int_(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+alloc *shape_config_alloc(const shape_config *c) {
+  alloc *a = alloc_new(c->replicas, c->stages);
+  for (int k = 0; k < c->ndev; k++) { /* parent -> view: keep increases */
+    const int *at = bsearch(&c->a->device[k], c->keep, (size_t)c->ndev,
+                            sizeof *c->keep, cmp_int_);
+    assert(at);
+    a->device[k] = (int)(at - c->keep);
+  }
+  return a;
 }
 
 int shape_search(const scenario *s, const shape_opts *o, shape_result *r,

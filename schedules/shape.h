@@ -155,6 +155,14 @@ typedef struct shape_result {
   bool all_subsets;        /* every count vector (not the family) */
 } shape_result;
 
+/* The shape a search is given (stages, replicas; <= 0: searched) and, for
+ * a search of DiLoCo too (plan: its knobs' H and F; NULL: none), its
+ * fragments, against s's devices and layers (the workload's, else its
+ * model's depth): ERR_OK, or ERR_CONFIG naming the field (stages, replicas
+ * or fragments) in a message led by the options ("--stages 11: ..."). */
+int shape_check_given(const scenario *s, long stages, long replicas,
+                      const diloco_plan *plan, err *e);
+
 /* Searches s (its workload must resolve) under o. Returns ERR_OK and fills
  * r (free with shape_result_free), or ERR_MEMORY when nothing fits, naming
  * the smallest stage that does not, ERR_CONFIG when no shape divides the
@@ -184,6 +192,11 @@ scenario *shape_view(const scenario *s, const int *keep, int n, int stages,
  * simulates, and what an allocation file of c states. */
 scenario *shape_config_view(const scenario *s, const shape_opts *o,
                             const shape_config *c);
+
+/* c's allocation on the device numbers of its view (shape_view over
+ * c->keep): device k of the view is c->keep[k] of the parent. The caller
+ * frees it (alloc_free). */
+alloc *shape_config_alloc(const shape_config *c);
 
 /* Scores of c under goal: lower is better (seconds per sample for
  * throughput, seconds per iteration for iteration, USD per sample for the

@@ -28,22 +28,12 @@ static int cmp_ranked(const void *a, const void *b) {
   return (x->i > y->i) - (x->i < y->i);
 }
 
-static int cmp_int_(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 /* Simulates configuration i (once). */
 static int simulate(shape_ctx *x, long i, err *e) {
   shape_config *c = &x->r->all[i];
   if (!isnan(c->simulated_s)) return ERR_OK;
   scenario *v = shape_config_view(x->s, x->o, c);
-  alloc *a = alloc_new(c->replicas, c->stages);
-  for (int k = 0; k < c->ndev; k++) { /* parent -> view: keep increases */
-    const int *at = bsearch(&c->a->device[k], c->keep, (size_t)c->ndev,
-                            sizeof *c->keep, cmp_int_);
-    a->device[k] = (int)(at - c->keep);
-  }
+  alloc *a = shape_config_alloc(c);
   err se = {0};
   double t = x->o->sim(x->o->sim_ctx, v, a, &se);
   alloc_free(a);

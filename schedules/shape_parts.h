@@ -1,7 +1,9 @@
 /* shape_parts: the state of one shape search, shared by shape.c (the
  * enumeration and the predictor's judgement) and shape_decide.c (the
  * decision by simulation among the predictor's best). Internal to
- * schedules/. */
+ * schedules/.
+ * circle: internal header of the shape search's two files: its state holds
+ * shape.h's types, so it includes shape.h and shape.c includes it. */
 #ifndef SCHEDULES_SHAPE_PARTS_H
 #define SCHEDULES_SHAPE_PARTS_H
 

@@ -9,7 +9,9 @@
  * listed on each of its resources in the solver, its bytes sent are exact
  * as of flow.t_upd, and its LEFT event sits at the time its remaining bytes
  * leave at its current rate (its variable's), the weighted max-min rate of
- * its component. Rates are in bytes per ns. */
+ * its component. Rates are in bytes per ns.
+ * circle: internal header of the net's four files (and test_net): its state
+ * holds net.h's types, so it includes net.h and net.c includes it. */
 #ifndef SIM_NET_PARTS_H
 #define SIM_NET_PARTS_H
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 
 #include "base/mem.h"
+#include "schedules/objective.h"
+#include "sim/place.h"
 
 /* The site bytes of r, each times k, as the bill's pairs. */
 static bill_bytes *pairs_of(const sim_result *r, double k) {
@@ -47,5 +49,23 @@ int sim_spend_training(const scenario *s, const sim_training_result *tr,
                 .nlost = SIM_LOST_N};
   int rc = bill_make(s, &u, out, e);
   free(v), free(busy);
+  return rc;
+}
+
+int sim_spend_fastest(const scenario *s, const cost_ctx *c, const char *method,
+                      const sim_options *so, const search_opts *o, alloc **a,
+                      sim_result *r, bill *b, err *e) {
+  *a = NULL;
+  objective *ob = objective_new(s, c, &so->transport, false, e);
+  if (!ob) return e->code;
+  search_objective obj = objective_predicted(ob);
+  search_opts q = *o;
+  q.progress = NULL;
+  search_result *sr = sim_place_search_with(s, c, method, &q, so, &obj, e);
+  int rc = sr ? sim_run(s, sr->best, so, r, e) : e->code;
+  if (!rc) rc = sim_spend_iteration(s, r, b, e);
+  if (!rc) *a = sr->best, sr->best = NULL;
+  search_result_free(sr);
+  objective_free(ob);
   return rc;
 }

@@ -9,6 +9,8 @@
 
 #include "base/err.h"
 #include "models/bill.h"
+#include "models/cost.h"
+#include "schedules/search.h"
 #include "sim/sim.h"
 #include "sim/training.h"
 #include "traces/scenario.h"
@@ -26,5 +28,15 @@ int sim_spend_iteration(const scenario *s, const sim_result *r, bill *out,
  * samples kept, and the time lost by cause (sim_lost_name). */
 int sim_spend_training(const scenario *s, const sim_training_result *tr,
                        const sim_result *agg, bill *out, err *e);
+
+/* The fastest placement, which a choice steered by dollars or a budget is
+ * reported beside: method on s with cost context c and options o (without
+ * their progress) under the predictor alone, its best simulated under so
+ * and billed (sim_spend_iteration). ERR_OK and *a (owned); or the search's,
+ * the simulation's or the bill's error and *a NULL. *r (sim_result_free)
+ * and *b (bill_free) are the caller's to free either way. */
+int sim_spend_fastest(const scenario *s, const cost_ctx *c, const char *method,
+                      const sim_options *so, const search_opts *o, alloc **a,
+                      sim_result *r, bill *b, err *e);
 
 #endif

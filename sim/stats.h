@@ -12,7 +12,7 @@
 #include "models/spec.h"
 #include "sim/graph.h"
 #include "sim/outer.h"
-#include "sim/sim.h"
+#include "sim/result.h"
 #include "sim/train.h"
 #include "traces/scenario.h"
 

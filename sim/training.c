@@ -24,6 +24,7 @@
  * - The breakdown averages every iteration run to completion, kept or
  *   later rolled back. */
 #include "sim/training.h"
+#include "models/spec_workload.h"
 #include "sim/training_parts.h"
 
 #include <assert.h>

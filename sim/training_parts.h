@@ -3,7 +3,9 @@
  * outer steps on the run's clock) share, and the functions they call
  * across. Private to sim/training*.c: callers see sim/training.h only.
  * Invariant: the one of training.h — booked_ns == now between steps, every
- * nanosecond booked once, to a kept row or to one cause of loss. */
+ * nanosecond booked once, to a kept row or to one cause of loss.
+ * circle: internal header of the training run's two files: its state holds
+ * training.h's types, so it includes training.h and training.c includes it. */
 #ifndef SIM_TRAINING_PARTS_H
 #define SIM_TRAINING_PARTS_H
 

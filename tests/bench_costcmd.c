@@ -19,6 +19,7 @@
 #include "analysis/costcmd.h"
 #include "analysis/costcmd_header.h"
 #include "models/cost.h"
+#include "models/spec_workload.h"
 #include "schedules/gcma.h"
 #include "schedules/objective.h"
 #include "tests/bench.h"

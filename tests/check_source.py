@@ -65,6 +65,15 @@
       instead: a knob added as a row then reaches every one of them. The
       stored formats that fix an order (the validation key) are allowed.
       Exit status 1 and FILE:LINE: message per list.
+  check_source.py circles ROOT
+      No circle of files inside a folder: a module (x.c and x.h, one node)
+      that includes a header of its folder is above it, and no chain of such
+      includes comes back to where it started — two files that need each
+      other have a seam (a lower file both use) or are one file. A circle
+      is allowed when the header of one of its members says why, in a line
+      of its first comment that reads `circle: REASON` (an internal header
+      of a module's files, which includes the module's header for its
+      types). Exit status 1 and FOLDER: message per circle without one.
 """
 import os
 import re
@@ -106,27 +115,32 @@ def sources(root):
     return sorted(p.replace(os.sep, "/") for p in out)
 
 
+def includes(root, rel):
+    """(line, path) of each quoted #include of the file rel, in order."""
+    with open(os.path.join(root, rel), encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if m:
+                yield n, m.group(1)
+
+
 def layering(root):
     bad = 0
     for rel in sources(root):
         mine = layer_of_source(rel)
-        with open(os.path.join(root, rel), encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                m = INCLUDE.match(line)
-                if not m:
-                    continue
-                theirs = layer_of_include(m.group(1))
-                if theirs is None:
-                    roots = ", ".join(f"{x}/" for x in LAYERS[:-1])
-                    print(f"{rel}:{n}: #include \"{m.group(1)}\" is not "
-                          f"spelled from a layer's root ({roots})")
-                    bad += 1
-                elif LAYERS.index(theirs) > LAYERS.index(mine):
-                    allowed = ", ".join(LAYERS[: LAYERS.index(mine) + 1])
-                    print(f"{rel}:{n}: #include \"{m.group(1)}\" reaches up "
-                          f"from {mine} to {theirs} ({mine} may include "
-                          f"{allowed})")
-                    bad += 1
+        for n, inc in includes(root, rel):
+            theirs = layer_of_include(inc)
+            if theirs is None:
+                roots = ", ".join(f"{x}/" for x in LAYERS[:-1])
+                print(f"{rel}:{n}: #include \"{inc}\" is not "
+                      f"spelled from a layer's root ({roots})")
+                bad += 1
+            elif LAYERS.index(theirs) > LAYERS.index(mine):
+                allowed = ", ".join(LAYERS[: LAYERS.index(mine) + 1])
+                print(f"{rel}:{n}: #include \"{inc}\" reaches up "
+                      f"from {mine} to {theirs} ({mine} may include "
+                      f"{allowed})")
+                bad += 1
     print(f"layering: {len(sources(root))} files, {bad} upward or unrooted "
           "includes")
     return 1 if bad else 0
@@ -667,10 +681,116 @@ def workload(root):
     return 1 if bad or not names else 0
 
 
+# A header's stated reason for a circle of includes (check_source circles).
+CIRCLE_REASON = re.compile(r"^\s*(?:/\*|\*)?\s*circle:\s*\S")
+
+
+def include_file(path):
+    """The file (relative to ROOT) a quoted include names."""
+    return "traces/" + path if path.startswith("base/") else path
+
+
+def module_graph(root):
+    """Per folder: its modules (x.c and x.h as one node, by stem) and the
+    edges module -> module of the same folder that one of its files
+    includes, with the FILE:LINE of the first include that makes each."""
+    graphs = {}
+    for rel in sources(root):
+        folder, name = os.path.split(rel)
+        graphs.setdefault(folder, {}).setdefault(os.path.splitext(name)[0],
+                                                 {})
+    for rel in sources(root):
+        folder, name = os.path.split(rel)
+        mine = os.path.splitext(name)[0]
+        for n, path in includes(root, rel):
+            inc = include_file(path)
+            theirs = os.path.splitext(os.path.basename(inc))[0]
+            if (os.path.dirname(inc) == folder and theirs != mine and
+                    theirs in graphs[folder]):
+                graphs[folder][mine].setdefault(theirs, f"{rel}:{n}")
+    return graphs
+
+
+def components(graph):
+    """The strongly connected components of more than one node (Tarjan's
+    algorithm, iterative), each sorted, in a fixed order."""
+    index, low, stack, on, out, count = {}, {}, [], set(), [], [0]
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = count[0]
+        count[0] += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = count[0]
+                    count[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return sorted(out)
+
+
+def circle_reason(root, folder, module):
+    """Whether module's header states why it is in a circle: a line
+    `circle: REASON` in its first comment."""
+    path = os.path.join(root, folder, module + ".h")
+    if not os.path.exists(path):
+        return False
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    end = text.find("*/")
+    return any(CIRCLE_REASON.match(line)
+               for line in text[:end if end >= 0 else 0].splitlines())
+
+
+def circles(root):
+    bad = stated = 0
+    graphs = module_graph(root)
+    for folder in sorted(graphs):
+        graph = graphs[folder]
+        for comp in components(graph):
+            if any(circle_reason(root, folder, m) for m in comp):
+                stated += 1
+                continue
+            edges = "; ".join(f"{graph[a][b]} includes {b}.h"
+                              for a in comp for b in sorted(graph[a])
+                              if b in comp)
+            print(f"{folder}: {', '.join(comp)} form a circle of includes "
+                  f"({edges}): find the seam (a lower file both use) or "
+                  "merge them, or state why in one member's header "
+                  "(a line 'circle: REASON' in its first comment)")
+            bad += 1
+    print(f"circles: {len(graphs)} folders, {stated} circles with a stated "
+          f"reason, {bad} without")
+    return 1 if bad else 0
+
+
 if __name__ == "__main__":
     checks = {"layering": layering, "quiet": quiet, "sizes": sizes,
               "columns": columns, "pages": pages, "dispatch": dispatch,
-              "workload": workload}
+              "workload": workload, "circles": circles}
     if len(sys.argv) != 3 or sys.argv[1] not in checks:
         sys.exit(__doc__)
     sys.exit(checks[sys.argv[1]](sys.argv[2]))

@@ -12,6 +12,7 @@
 
 #include "base/mem.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "tests/harness.h"
 #include "traces/scenario.h"
 

@@ -17,6 +17,7 @@
 #include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "models/unused.h"
 #include "schedules/shape.h"
 #include "sim/linkstats.h"

@@ -12,6 +12,7 @@
 #include <ftw.h>
 #include <math.h>
 #include <gsl/gsl_rng.h>
+#include <jansson.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -178,6 +179,23 @@ int support_geodes(support_run *r, const char *fmt, ...) {
   return status;
 }
 
+json_t *support_geodes_json(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *args = vformat(fmt, ap);
+  va_end(ap);
+  support_run r = {0};
+  int status = support_geodes(&r, "%s", args);
+  cr_assert_eq(status, 0, "geodes %s: exit %d: %s", args, status, r.err);
+  json_error_t je;
+  json_t *o = json_loads(r.out, 0, &je);
+  cr_assert(o, "geodes %s: stdout is not one JSON document (%s at line %d): "
+            "%s", args, je.text, je.line, r.out);
+  support_run_clear(&r);
+  free(args);
+  return o;
+}
+
 bool support_has_mpirun(void) {
   return support_sh(NULL, "command -v mpirun") == 0;
 }
@@ -298,6 +316,58 @@ scenario *support_scenario(const char *name) {
   scenario *s = scenario_load(name, &e);
   cr_assert_not_null(s, "%s: %s", name, e.msg);
   cr_assert_eq(e.code, ERR_OK, "%s: %s", name, e.msg);
+  return s;
+}
+
+/* spec's site i (its own, or the shared one), with its defaults. */
+static support_site site_of(const support_spec *spec, int i) {
+  support_site t = spec->sites ? spec->sites[i] : spec->site;
+  if (!t.name && spec->names) t.name = spec->names[i];
+  return t;
+}
+
+/* The scenario text spec describes (malloc'd). */
+static char *build_text(const support_spec *spec) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  cr_assert_not_null(f);
+  fprintf(f, "{\"name\": \"%s\", \"sites\": [\n",
+          spec->name ? spec->name : "t");
+  for (int i = 0; i < spec->nsites; i++) {
+    support_site t = site_of(spec, i);
+    fprintf(f, "%s{\"name\": \"", i ? ",\n" : "");
+    if (t.name) fputs(t.name, f);
+    else fprintf(f, "s%d", i);
+    fprintf(f, "\", \"devices\": %d, \"gpu\": \"%s\"",
+            t.devices > 0 ? t.devices : 1, t.gpu ? t.gpu : "V100");
+    if (t.nic_gbps > 0) fprintf(f, ", \"nic_gbps\": %.17g", t.nic_gbps);
+    fprintf(f, "%s}", t.keys ? t.keys : "");
+  }
+  fprintf(f, "],\n\"network\": {%s},\n\"workload\": {%s}}\n",
+          spec->network ? spec->network
+                        : "\"latency_ms\": 10, \"bandwidth_gbps\": 1",
+          spec->workload ? spec->workload : "");
+  cr_assert_eq(fclose(f), 0);
+  return text;
+}
+
+const char *support_build_file(const support_spec *spec) {
+  cr_assert_not_null(spec->file, "support_build_file: no file named");
+  char *text = build_text(spec);
+  const char *path = support_write_file(support_path("%s", spec->file), text);
+  free(text);
+  return path;
+}
+
+scenario *support_build(const support_spec *spec) {
+  if (spec->file) return support_scenario(support_build_file(spec));
+  char *text = build_text(spec), file[256];
+  snprintf(file, sizeof file, "%s.json", spec->name ? spec->name : "t");
+  err e = {0};
+  scenario *s = scenario_parse(text, strlen(text), file, &e);
+  cr_assert_not_null(s, "%s\n%s", e.msg, text);
+  free(text);
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include <gsl/gsl_rng.h>
+#include <jansson.h>
 
 #include "models/alloc.h"
 #include "sim/training.h"
@@ -56,6 +57,14 @@ int support_sh(support_run *r, const char *fmt, ...)
  * killed by a signal (a crash, a sanitizer abort) fails the test here. */
 int support_geodes(support_run *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Runs `GEODES_BIN ARGS` (support_geodes' ARGS, printf-style) and returns
+ * its stdout read as one JSON document (the caller json_decref's it): the
+ * one way a test reads a command's --json. An exit status other than 0, or
+ * an output that is not JSON, fails the test naming the command and what
+ * it printed. */
+json_t *support_geodes_json(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
 
 /* Whether mpirun is on PATH (the MPI tests skip without it). */
 bool support_has_mpirun(void);
@@ -104,6 +113,43 @@ char *support_sql_text(const char *path, const char *query);
 /* scenario_load(name) that asserts success (naming the scenario and the
  * error) and that no error was left set. */
 scenario *support_scenario(const char *name);
+
+/* One site of a built scenario (support_build); a member left 0 or NULL
+ * is its default: one device, a V100, no nic_gbps key, no other key. */
+typedef struct support_site {
+  const char *name;  /* NULL: the spec's names[i], else "s<i>" */
+  int devices;       /* 0: 1 */
+  const char *gpu;   /* NULL: "V100" */
+  double nic_gbps;   /* 0: not stated */
+  const char *keys;  /* more of the site's members (", \"x\": 1"), or NULL */
+} support_site;
+
+/* A scenario as a test states it, by designated initialisers: the sites
+ * (nsites alike of `site`, named by names or s0, s1, ...; or sites[i] each
+ * its own), the network's and the workload's members as JSON text.
+ * Members left 0 or NULL take the defaults below. */
+typedef struct support_spec {
+  const char *name;            /* NULL: "t" */
+  int nsites;
+  support_site site;           /* every site, when sites is NULL */
+  const char *const *names;    /* [nsites] their names, or NULL */
+  const support_site *sites;   /* [nsites], or NULL */
+  const char *network;         /* NULL: "\"latency_ms\": 10,
+                                  \"bandwidth_gbps\": 1" */
+  const char *workload;        /* the workload object's members */
+  const char *file;            /* written to support_path(file) and loaded
+                                  from it (a trace beside it); NULL: parsed
+                                  in memory as "NAME.json" */
+} support_spec;
+
+/* The scenario spec describes, read as a file would be; a scenario it does
+ * not make fails the test with the loader's message. The text holds one
+ * site a line from line 2 (a message's FILE:LINE names its site). */
+scenario *support_build(const support_spec *spec);
+
+/* spec's text written to support_path(spec->file), for a command to read:
+ * its path (support_path's). */
+const char *support_build_file(const support_spec *spec);
 
 /* A fault trace of the CSV rows below FAULT_HEADER, read against s;
  * asserts that it parses. The caller frees it (fault_trace_free). */

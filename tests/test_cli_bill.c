@@ -18,16 +18,14 @@ TestSuite(cli_bill, .init = support_dir_make, .fini = support_dir_remove);
  * keys say (dear, cheap: a site's extra keys). */
 static const char *two(const char *name, const char *dear,
                        const char *cheap) {
-  char text[2048];
-  snprintf(text, sizeof text,
-           "{\"name\": \"two\", \"sites\": [\n"
-           "{\"name\": \"Dear\", \"devices\": 4%s},\n"
-           "{\"name\": \"Cheap\", \"devices\": 4%s}],\n"
-           "\"network\": {\"latency_ms\": 5, \"bandwidth_gbps\": 10},\n"
-           "\"workload\": {\"model\": \"gpt3-small\", \"batch\": 8, "
-           "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 4}}\n",
-           dear, cheap);
-  return support_write_file(support_path("%s", name), text);
+  const support_site sites[] = {{.name = "Dear", .devices = 4, .keys = dear},
+                                {.name = "Cheap", .devices = 4, .keys = cheap}};
+  return support_build_file(&(support_spec){
+      .name = "two", .nsites = 2, .sites = sites,
+      .network = "\"latency_ms\": 5, \"bandwidth_gbps\": 10",
+      .workload = "\"model\": \"gpt3-small\", \"batch\": 8, "
+                  "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 4",
+      .file = name});
 }
 
 static const char *priced(void) {
@@ -43,11 +41,8 @@ static double num(const json_t *o, const char *key) {
 
 Test(cli_bill, simulate_json_adds_up) {
   const char *f = priced();
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
-                              "--json", f), 0, "%s", r.err);
-  json_t *o = json_loads(r.out, 0, NULL);
-  cr_assert_not_null(o);
+  json_t *o = support_geodes_json("simulate '%s' --method dtfm-identity "
+                                  "--json", f);
   json_t *c = json_object_get(o, "cost");
   double it = num(o, "iteration_s");
   cr_expect(fabs(num(c, "compute_usd") - (4 * 3 + 4 * 1) * it / 3600) < 1e-12);
@@ -69,7 +64,6 @@ Test(cli_bill, simulate_json_adds_up) {
   cr_expect(json_is_true(json_object_get(c, "any_price")));
   cr_expect(json_is_null(json_object_get(c, "kwh")), "no idle power stated");
   json_decref(o);
-  support_run_clear(&r);
 }
 
 Test(cli_bill, nothing_priced_says_so) {
@@ -80,9 +74,9 @@ Test(cli_bill, nothing_priced_says_so) {
   cr_expect(strstr(r.out, "cost        not priced (no site states "
                    "usd_per_gpu_hour or an instance of prices.csv, no egress "
                    "price)\n") != NULL, "%s", r.out);
-  cr_assert_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
-                              "--json", f), 0);
-  json_t *o = json_loads(r.out, 0, NULL), *c = json_object_get(o, "cost");
+  json_t *o = support_geodes_json("simulate '%s' --method dtfm-identity "
+                                  "--json", f),
+         *c = json_object_get(o, "cost");
   cr_expect(json_is_false(json_object_get(c, "any_price")));
   cr_expect(json_is_null(json_object_get(c, "usd")));
   json_decref(o);
@@ -155,12 +149,8 @@ Test(cli_bill, a_bad_price_names_its_line) {
  * its choice; the choice is no dearer per sample than the fastest. */
 Test(cli_bill, schedule_reports_the_fastest_beside) {
   const char *f = priced();
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "schedule '%s' --objective usd-per-sample "
-                              "--trials 200 --json --quiet", f), 0, "%s",
-               r.err);
-  json_t *o = json_loads(r.out, 0, NULL);
-  cr_assert_not_null(o);
+  json_t *o = support_geodes_json("schedule '%s' --objective usd-per-sample "
+                                  "--trials 200 --json --quiet", f);
   json_t *fast = json_object_get(o, "fastest"), *c = json_object_get(o, "cost");
   cr_assert(json_is_object(fast));
   cr_expect_str_eq(json_string_value(json_object_get(o, "objective")),
@@ -169,7 +159,6 @@ Test(cli_bill, schedule_reports_the_fastest_beside) {
   cr_expect(num(c, "usd_per_1k_samples") > 0);
   cr_expect(num(fast, "usd_per_1k_samples") > 0);
   json_decref(o);
-  support_run_clear(&r);
 }
 
 /* A sweep's rows, the bill's columns among them, are the same whether one

@@ -18,14 +18,9 @@
 TestSuite(cli_costcmd, .init = support_dir_make, .fini = support_dir_remove);
 
 static json_t *run_json(const char *fmt, const char *a, const char *b) {
-  support_run r = {0};
   char line[1024];
   snprintf(line, sizeof line, fmt, a, b);
-  cr_assert_eq(support_geodes(&r, "%s", line), 0, "%s: %s", line, r.err);
-  json_t *o = json_loads(r.out, 0, NULL);
-  cr_assert_not_null(o, "%s", r.out);
-  support_run_clear(&r);
-  return o;
+  return support_geodes_json("%s", line);
 }
 
 static double num(const json_t *o, const char *k) {

@@ -14,6 +14,7 @@
 #include "models/roofline.h"
 #include "models/runtime.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "tests/support.h"
 
 TestSuite(cli_layers, .init = support_dir_make, .fini = support_dir_remove);
@@ -31,15 +32,10 @@ static const char TWO[] =
     " \"recompute\": true}}";
 
 static double simulated(const char *path, const char *extra) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
-                              "--network ideal %s --json", path, extra),
-               0, "%s", r.err);
-  json_t *o = json_loads(r.out, 0, NULL);
-  cr_assert_not_null(o, "%s", r.out);
+  json_t *o = support_geodes_json("simulate '%s' --method dtfm-identity "
+                                  "--network ideal %s --json", path, extra);
   double t = json_number_value(json_object_get(o, "iteration_s"));
   json_decref(o);
-  support_run_clear(&r);
   return t;
 }
 

@@ -157,13 +157,9 @@ Test(cli_net, a_trace_over_an_hour) {
 }
 
 Test(cli_net, the_json_report) {
-  support_run r = {0};
   const char *out = support_path("report.json");
-  cr_assert_eq(support_geodes(&r, "net import " FOUR " " HOSTS " -o '%s' "
-                              "--json", out), 0, "%s", r.err);
-  json_error_t je;
-  json_t *o = json_loads(r.out, 0, &je);
-  cr_assert_not_null(o, "%s: %s", je.text, r.out);
+  json_t *o = support_geodes_json("net import " FOUR " " HOSTS " -o '%s' "
+                                  "--json", out);
   cr_expect_str_eq(json_string_value(json_object_get(o, "format")), "links");
   cr_expect_eq(json_integer_value(json_object_get(o, "files")), 4);
   cr_expect_eq(json_integer_value(json_object_get(o, "tests_read")), 4);
@@ -180,7 +176,6 @@ Test(cli_net, the_json_report) {
   cr_expect_eq(json_real_value(json_object_get(zv, "bandwidth_gbps")), 0.7);
   cr_expect_eq(json_array_size(json_object_get(o, "notes")), 2);
   json_decref(o);
-  support_run_clear(&r);
 }
 
 /* geodes ARGS fails with status and exactly msg on stderr; out (when not

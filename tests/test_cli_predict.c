@@ -22,35 +22,24 @@ static double field(json_t *o, const char *k) {
 }
 
 Test(cli_predict, json_known_values) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "predict worldwide --method dtfm-identity "
-                                  "--json"),
-               0);
-  json_error_t je;
-  json_t *o = json_loads(r.out, 0, &je);
-  cr_assert_not_null(o, "not one JSON object: %s", r.out);
+  json_t *o = support_geodes_json("predict worldwide --method dtfm-identity "
+                                  "--json");
   cr_assert(fabs(field(o, "score_s") - 58.666) < 5e-4);
   cr_assert_float_eq(field(o, "dp_cost_s") + field(o, "pp_cost_s"),
                      field(o, "score_s"), 1e-9);
   cr_assert_gt(field(o, "predicted_iteration_s"), 0);
   json_decref(o);
   /* A partition: the multi-dc groups inside one data centre. */
-  cr_assert_eq(support_geodes(&r, "predict multi-dc --partition " FIX
-                                  "groups_megatron.json --json"),
-               0);
-  o = json_loads(r.out, 0, &je);
-  cr_assert_not_null(o);
+  o = support_geodes_json("predict multi-dc --partition " FIX
+                          "groups_megatron.json --json");
   cr_assert(fabs(field(o, "score_s") - 12.266) < 5e-4);
   json_decref(o);
   /* --activation-gb / --gradient-gb change the score as section 3 says:
    * datacenter identity DP = 7 x 2 x 8 y / (8 x 3.125). */
-  cr_assert_eq(support_geodes(&r, "predict datacenter --alloc " FIX
-                                  "identity.json --gradient-gb 2 --json"),
-               0);
-  o = json_loads(r.out, 0, &je);
+  o = support_geodes_json("predict datacenter --alloc " FIX
+                          "identity.json --gradient-gb 2 --json");
   cr_assert_float_eq(field(o, "dp_cost_s"), 7 * 2 * 8 * 2.0 / 25, 1e-9);
   json_decref(o);
-  support_run_clear(&r);
 }
 
 Test(cli_predict, bad_files_exit_1_naming_file_and_line) {

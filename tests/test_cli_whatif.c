@@ -17,27 +17,23 @@ TestSuite(cli_whatif, .init = support_dir_make, .fini = support_dir_remove);
 /* Three cities of mixed GPUs, one uniform link of latency L ms and
  * bandwidth B Gbit/s. */
 static const char *three(const char *file, double lat, double bw) {
-  char text[1024];
-  snprintf(text, sizeof text,
-           "{\"name\": \"three\", \"sites\": ["
-           "{\"name\": \"A\", \"devices\": 2, \"gpu\": \"A100\"},"
-           "{\"name\": \"B\", \"devices\": 1, \"gpu\": \"V100\"},"
-           "{\"name\": \"C\", \"devices\": 1, \"gpu\": \"H100\"}],"
-           " \"network\": {\"latency_ms\": %.17g, \"bandwidth_gbps\": %.17g},"
-           " \"workload\": {\"model\": \"gpt3-small\", \"batch\": 32,"
-           " \"micro_batch\": 1, \"stages\": 2, \"replicas\": 2}}",
+  char net[128];
+  snprintf(net, sizeof net, "\"latency_ms\": %.17g, \"bandwidth_gbps\": %.17g",
            lat, bw);
-  return support_write_file(support_path("%s", file), text);
+  const support_site sites[] = {{.name = "A", .devices = 2, .gpu = "A100"},
+                                {.name = "B", .gpu = "V100"},
+                                {.name = "C", .gpu = "H100"}};
+  return support_build_file(&(support_spec){
+      .name = "three", .nsites = 3, .sites = sites, .network = net,
+      .workload = "\"model\": \"gpt3-small\", \"batch\": 32, "
+                  "\"micro_batch\": 1, \"stages\": 2, \"replicas\": 2",
+      .file = file});
 }
 
 /* geodes ARGS --json as a JSON object, with the given keys removed. */
 static json_t *run_json(const char *args, const char *const *drop) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "%s --json", args), 0, "%s: %s", args, r.err);
-  json_t *o = json_loads(r.out, 0, NULL);
-  cr_assert_not_null(o, "%s", r.out);
+  json_t *o = support_geodes_json("%s --json", args);
   for (; drop && *drop; drop++) json_object_del(o, *drop);
-  support_run_clear(&r);
   return o;
 }
 

@@ -21,6 +21,7 @@
 #include "analysis/costcmd_header.h"
 #include "models/cost.h"
 #include "models/roofline.h"
+#include "models/spec_workload.h"
 #include "schedules/baseline.h"
 #include "schedules/gcma.h"
 #include "schedules/objective.h"

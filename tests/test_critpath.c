@@ -22,23 +22,19 @@ TestSuite(critpath, .init = support_dir_make, .fini = support_dir_remove);
  * lines after the default "*,*"), dp_algo ring, R x D as given. */
 static scenario *sites_scenario(const char *name, const char *const *sites,
                                 int n, const char *rows, int R, int D) {
-  char csv[4096], json[4096], path[64];
+  char csv[4096], net[128], w[256], path[64], file[64];
   snprintf(csv, sizeof csv,
            "t_s,src,dst,latency_ms,bandwidth_gbps\n0,*,*,1,10\n%s", rows);
   snprintf(path, sizeof path, "%s.csv", name);
   support_write_file(support_path("%s", path), csv);
-  int k = snprintf(json, sizeof json, "{\"name\": \"%s\", \"sites\": [", name);
-  for (int i = 0; i < n; i++)
-    k += snprintf(json + k, sizeof json - (size_t)k,
-                  "%s{\"name\": \"%s\", \"devices\": 1, \"gpu\": \"V100\"}",
-                  i ? ", " : "", sites[i]);
-  snprintf(json + k, sizeof json - (size_t)k,
-           "], \"network\": {\"trace\": \"%s\"}, \"workload\": {\"model\": "
-           "\"gpt3-xl\", \"layers\": 4, \"batch\": %d, \"micro_batch\": 1, "
-           "\"stages\": %d, \"replicas\": %d, \"dp_algo\": \"ring\"}}",
-           path, 4 * R, D, R);
-  return support_scenario(
-      support_write_file(support_path("%s.json", name), json));
+  snprintf(net, sizeof net, "\"trace\": \"%s\"", path);
+  snprintf(file, sizeof file, "%s.json", name);
+  snprintf(w, sizeof w, "\"model\": \"gpt3-xl\", \"layers\": 4, \"batch\": "
+           "%d, \"micro_batch\": 1, \"stages\": %d, \"replicas\": %d, "
+           "\"dp_algo\": \"ring\"", 4 * R, D, R);
+  return support_build(&(support_spec){.name = name, .nsites = n,
+                                       .names = sites, .network = net,
+                                       .workload = w, .file = file});
 }
 
 /* The allocation device r D + d for replica r, stage d. */

@@ -17,6 +17,7 @@
 #include "models/params.h"
 #include "models/predict.h"
 #include "models/runtime.h"
+#include "models/spec_workload.h"
 #include "sim/sim.h"
 #include "sim/train.h"
 #include "tests/support.h"
@@ -112,22 +113,21 @@ Test(hivemind, partition_is_the_lps_optimum) {
  * JSON ("" for none). */
 static scenario *group(int n, int stages, const double *gbps, const char *gpu,
                        double lat, double link, double M, const char *extra) {
-  char text[4096];
-  int k = snprintf(text, sizeof text, "{\"name\": \"p\", \"sites\": [");
+  support_site site[8];
+  cr_assert_leq(n, 8);
   for (int i = 0; i < n; i++)
-    k += snprintf(text + k, sizeof text - (size_t)k,
-                  "%s{\"name\": \"s%d\", \"devices\": %d, \"gpu\": \"%s\", "
-                  "\"nic_gbps\": %g}", i ? ", " : "", i, stages, gpu, gbps[i]);
-  snprintf(text + k, sizeof text - (size_t)k,
-           "],\n\"network\": {\"shaping\": \"tc\", \"latency_ms\": %g, "
-           "\"bandwidth_gbps\": %g},\n\"workload\": {\"model\": "
-           "\"gpt3-small\", \"batch\": %d, \"micro_batch\": 1, \"stages\": %d,"
-           " \"replicas\": %d, \"dp_algo\": \"hivemind\", \"matchmaking_s\": "
-           "%g%s}}", lat, link, n, stages, n, M, extra);
-  err e = {0};
-  scenario *s = scenario_parse(text, strlen(text), "p.json", &e);
-  cr_assert_not_null(s, "%s", e.msg);
-  return s;
+    site[i] = (support_site){.devices = stages, .gpu = gpu,
+                             .nic_gbps = gbps[i]};
+  char net[128], w[1024];
+  snprintf(net, sizeof net, "\"shaping\": \"tc\", \"latency_ms\": %g, "
+           "\"bandwidth_gbps\": %g", lat, link);
+  snprintf(w, sizeof w, "\"model\": \"gpt3-small\", \"batch\": %d, "
+           "\"micro_batch\": 1, \"stages\": %d, \"replicas\": %d, "
+           "\"dp_algo\": \"hivemind\", \"matchmaking_s\": %g%s", n, stages, n,
+           M, extra);
+  return support_build(&(support_spec){.name = "p", .nsites = n,
+                                       .sites = site, .network = net,
+                                       .workload = w});
 }
 
 /* One stage: n peers of one device each. */

@@ -249,11 +249,8 @@ Test(linkstats, capacity_follows_the_shaping) {
  * link and NIC stays at or below 100 %, and reaches it where the shared
  * uplinks are the bottleneck. */
 Test(linkstats, no_resource_above_its_capacity) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "explain '%s/newcomer.json' --method random "
-                              "--top 0 --json", GEODES_FIXTURES), 0, "%s",
-               r.err);
-  json_t *o = json_loads(r.out, 0, NULL);
+  json_t *o = support_geodes_json("explain '%s/newcomer.json' --method "
+                                  "random --top 0 --json", GEODES_FIXTURES);
   json_t *u = json_object_get(o, "utilisation");
   cr_assert_gt(json_array_size(u), 8);
   double nic_peak = 0;
@@ -267,7 +264,6 @@ Test(linkstats, no_resource_above_its_capacity) {
   }
   cr_expect_float_eq(nic_peak, 1, 1e-9, "the shared uplinks saturate");
   json_decref(o);
-  support_run_clear(&r);
 }
 
 /* The NIC a device sends and receives through, named by its first device

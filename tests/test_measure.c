@@ -17,24 +17,14 @@ TestSuite(measure, .init = support_dir_make, .fini = support_dir_remove);
 
 /* `geodes simulate ARGS --json`'s iteration_s. */
 static double simulated(const char *args) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "simulate %s --json", args), 0, "%s", r.err);
-  json_t *j = json_loads(r.out, 0, NULL);
-  cr_assert(j);
+  json_t *j = support_geodes_json("simulate %s --json", args);
   double s = json_number_value(json_object_get(j, "iteration_s"));
   json_decref(j);
-  support_run_clear(&r);
   return s;
 }
 
 static json_t *reproduce_json(const char *csv) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "reproduce --data '%s' --json", csv), 0,
-               "%s", r.err);
-  json_t *j = json_loads(r.out, 0, NULL);
-  cr_assert(j, "%s", r.out);
-  support_run_clear(&r);
-  return j;
+  return support_geodes_json("reproduce --data '%s' --json", csv);
 }
 
 Test(measure, reproduce_data_errors_are_the_simulated_ones) {

@@ -121,6 +121,54 @@ Test(netimport, one_way_is_mirrored_and_a_site_with_itself_is_given) {
   netimport_hosts_free(h);
 }
 
+/* The notes of netimport_notes, appended to ctx (a char[4096]), one a
+ * line. */
+static void collect(void *ctx, const char *text) {
+  char *all = ctx;
+  size_t n = strlen(all);
+  snprintf(all + n, 4096 - n, "%s\n", text);
+}
+
+/* What the tests could not measure, pair by pair: the -R file's two ends
+ * miss a multi-stream test one way (Zurich -> Virginia); -P 8 alone misses
+ * the single-stream test and is mirrored the other way. And a site with
+ * no test of itself is the first pair untested. */
+Test(netimport, notes_name_what_the_tests_could_not_measure) {
+  static const char *const four[] = {
+      FIX "va_zu_p1.json", FIX "va_zu_p8.json", FIX "zu_va_r_client.json",
+      FIX "zu_va_r_server.json", NULL};
+  static const char *const one[] = {FIX "va_zu_p8.json", NULL};
+  netimport_hosts *h = hosts(VA_ZU);
+  netimport_opts o = links_opts();
+  iperf3_runs r = {0};
+  netimport *m = import(four, h, &o, &r);
+  char all[4096] = "";
+  netimport_notes(m, h, collect, all);
+  cr_expect_str_eq(all, "Zurich -> Virginia: no multi-stream test (iperf3 -P "
+                   "N): the capacity was not measured; bandwidth_gbps is one "
+                   "stream's rate, a lower bound\n");
+  int a = -1, b = -1;
+  cr_expect(netimport_untested(m, &a, &b));
+  cr_expect(a == 0 && b == 0, "%d %d", a, b);
+  netimport_free(m);
+  iperf3_runs_free(&r);
+  r = (iperf3_runs){0};
+  o.intra = (netimport_value){0.05, 100, NAN, NAN};
+  m = import(one, h, &o, &r);
+  all[0] = 0;
+  netimport_notes(m, h, collect, all);
+  cr_expect_str_eq(all, "Virginia -> Zurich: no single-stream test: "
+                   "flow_gbps and loss are left out, latency_ms is from -P "
+                   "tests (with the queueing they add)\nZurich -> Virginia: "
+                   "no test this way: both ways take Virginia -> Zurich's "
+                   "values (links: \"between\")\n");
+  cr_expect(!netimport_untested(m, &a, &b), "the intra value gives a site "
+            "with itself");
+  netimport_free(m);
+  iperf3_runs_free(&r);
+  netimport_hosts_free(h);
+}
+
 Test(netimport, an_hour_of_tests_in_snapshots) {
   static const char *const files[] = {FIX "va_zu_logfile.json", NULL};
   netimport_hosts *h = hosts(VA_ZU);

@@ -12,6 +12,7 @@
 
 #include "models/partition.h"
 #include "models/predict.h"
+#include "models/spec_workload.h"
 #include "schedules/gcma.h"
 #include "schedules/objective.h"
 #include "tests/support.h"
@@ -106,6 +107,20 @@ static double predict_of(const scenario *s, const alloc *a, const int *layers) {
   predict_result r;
   cr_assert_eq(predict_iteration_with(&w, s, gpu, a, NULL, &r), ERR_OK);
   return r.iteration_s;
+}
+
+/* The dollar objectives are the kinds that name dollars; samples-per-usd
+ * states the inverse of the USD per sample it minimises, every other kind
+ * its score. */
+Test(objective, kinds_name_their_dollars_and_their_value) {
+  for (int k = 0; k < OBJECTIVE_NKINDS; k++) {
+    const char *name = objective_kind_names[k];
+    cr_expect_eq(objective_kind_dollars((objective_kind)k),
+                 strstr(name, "usd") != NULL, "%s", name);
+    double want = strcmp(name, "samples-per-usd") == 0 ? 1 / 0.25 : 0.25;
+    cr_expect_eq(objective_kind_value((objective_kind)k, 0.25), want, "%s",
+                 name);
+  }
 }
 
 Test(objective, predicted_is_the_predictor_of_the_realised_allocation) {

@@ -17,6 +17,7 @@
 #include "models/compress.h"
 #include "models/diloco.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "sim/sim.h"
 #include "tests/support.h"
 
@@ -303,20 +304,15 @@ Test(outer, intellect_1_scenarios_are_diloco_runs) {
 /* The DT-FM score's sizes follow the widths and DiLoCo's H: worldwide's
  * cost sizes are 0.5 GB of activations and 0.9 GB of gradient. */
 Test(outer, score_sizes_follow_bits_and_inner_steps) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "predict worldwide --method dtfm-identity "
+  json_t *o = support_geodes_json("predict worldwide --method dtfm-identity "
                                   "--dp-algo diloco --inner-steps 100 "
-                                  "--grad-bits 8 --activation-bits 4 --json"),
-               0, "%s", r.err);
-  json_t *o = json_loads(r.out, 0, NULL);
-  cr_assert_not_null(o);
+                                  "--grad-bits 8 --activation-bits 4 --json");
   cr_expect_float_eq(json_real_value(json_object_get(o, "activation_gb")),
                      0.5 / 4, 1e-15);
   cr_expect_float_eq(json_real_value(json_object_get(o, "gradient_gb")),
                      0.9 / 2 / 100, 1e-15);
   cr_expect_gt(json_real_value(json_object_get(o, "outer_step_s")), 0);
   json_decref(o);
-  support_run_clear(&r);
 }
 
 /* Issue 24, 8: 2^31 - 1 inner steps make an outer step of 2.9e10 s, past

@@ -8,6 +8,7 @@
 
 #include "models/partition.h"
 #include "models/roofline.h"
+#include "models/spec_workload.h"
 #include "tests/support.h"
 #include "base/mem.h"
 

@@ -27,6 +27,7 @@
 #include "models/roofline.h"
 #include "models/runtime.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "sim/sim.h"
 #include "tests/support.h"
 #include "traces/scenario.h"

@@ -119,10 +119,7 @@ static void expect_page_table(json_t *rows) {
 }
 
 Test(reproduce, agrees_with_dtfm_measurements, .timeout = 900) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "reproduce --json"), 0, "%s", r.err);
-  json_t *o = json_loads(r.out, 0, NULL);
-  cr_assert_not_null(o);
+  json_t *o = support_geodes_json("reproduce --json");
   json_t *rows = json_object_get(o, "rows");
   /* every value of shared/data/dtfm_measured: 30 pipeline, 15 + 9
    * homogeneous, 2 x 2 x 10 point-to-point, 15 x 3 + 9 geo */
@@ -152,7 +149,6 @@ Test(reproduce, agrees_with_dtfm_measurements, .timeout = 900) {
   cr_assert(json_is_object(json_object_get(json_object_get(sum, "all"), "tcp")));
   expect_page_table(rows);
   json_decref(o);
-  support_run_clear(&r);
 }
 
 Test(reproduce, help_and_usage) {

@@ -151,19 +151,14 @@ Test(roofline, v100_rows_stay_calibrated, .timeout = 120) {
   const int batch[] = {1024, 2048, 4096};
   const double measured[] = {10.14, 17.69, 33.05};
   for (int i = 0; i < 3; i++) {
-    support_run r = {0};
-    cr_assert_eq(support_geodes(&r, "simulate datacenter-physical --method "
-                                "dtfm-identity --network netem --batch %d "
-                                "--micro-batches-per-pass 64 --json",
-                                batch[i]),
-                 0, "%s", r.err);
-    json_t *o = json_loads(r.out, 0, NULL);
-    cr_assert_not_null(o);
+    json_t *o = support_geodes_json("simulate datacenter-physical --method "
+                                    "dtfm-identity --network netem --batch %d "
+                                    "--micro-batches-per-pass 64 --json",
+                                    batch[i]);
     double t = json_number_value(json_object_get(o, "iteration_s"));
     cr_assert(fabs(t / measured[i] - 1) < 0.025, "batch %d: %.3f vs %.2f",
               batch[i], t, measured[i]);
     json_decref(o);
-    support_run_clear(&r);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "tests/support.h"
 #include "traces/scenario.h"
 

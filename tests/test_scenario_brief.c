@@ -76,11 +76,7 @@ Test(scenario_brief, a_file_loads_in_full) {
  * the table and --markdown print the same fields (and the GPUs, compared
  * above). */
 Test(scenario_brief, listing_equals_the_full_loads) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "scenarios --json"), 0);
-  json_error_t je;
-  json_t *root = json_loads(r.out, 0, &je);
-  cr_assert_not_null(root, "not JSON: %s", je.text);
+  json_t *root = support_geodes_json("scenarios --json");
   json_t *list = json_object_get(root, "scenarios");
   size_t i = 0;
   for (const char *const *n = scenario_builtin_names(); *n; n++, i++) {
@@ -107,7 +103,6 @@ Test(scenario_brief, listing_equals_the_full_loads) {
   }
   cr_assert_eq(json_array_size(list), i);
   json_decref(root);
-  support_run_clear(&r);
 }
 
 static bool at_zero(const char *text) {

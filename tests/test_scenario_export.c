@@ -19,14 +19,10 @@ TestSuite(scenario_export, .init = support_dir_make,
           .fini = support_dir_remove, .timeout = 600);
 
 static double iteration_s(const char *path) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
-                              "--json", path), 0, "%s", r.err);
-  json_t *o = json_loads(r.out, 0, NULL);
-  cr_assert_not_null(o, "%s", r.out);
+  json_t *o = support_geodes_json("simulate '%s' --method dtfm-identity "
+                                  "--json", path);
   double t = json_number_value(json_object_get(o, "iteration_s"));
   json_decref(o);
-  support_run_clear(&r);
   return t;
 }
 

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "schedules/schedule.h"
+#include "tests/support.h"
 #include "traces/scenario.h"
 
 static cost_ctx *ctx(void) {
@@ -172,42 +172,13 @@ Test(schedule, unknown_and_unwired_methods_fail) {
   cost_ctx_free(c);
 }
 
-/* Runs geodes with args; stdout and stderr into files; returns exit status. */
-static int geodes(const char *args, char *out, size_t outn, char *errs,
-                  size_t errn) {
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "%s %s >/tmp/geodes_sched_out.%d 2>/tmp/geodes_sched_err.%d",
-           GEODES_BIN, args, (int)getpid(), (int)getpid());
-  int st = system(cmd);
-  char path[64];
-  snprintf(path, sizeof path, "/tmp/geodes_sched_out.%d", (int)getpid());
-  FILE *f = fopen(path, "r");
-  size_t n = f ? fread(out, 1, outn - 1, f) : 0;
-  out[n] = 0;
-  if (f) fclose(f);
-  remove(path);
-  snprintf(path, sizeof path, "/tmp/geodes_sched_err.%d", (int)getpid());
-  f = fopen(path, "r");
-  n = f ? fread(errs, 1, errn - 1, f) : 0;
-  errs[n] = 0;
-  if (f) fclose(f);
-  remove(path);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char out[1 << 16], errs[1 << 12];
+TestSuite(schedule_cli, .init = support_dir_make, .fini = support_dir_remove);
 
 Test(schedule_cli, json_and_files) {
-  char args[512], dir[] = "/tmp/geodes_schedXXXXXX";
-  cr_assert_not_null(mkdtemp(dir));
-  snprintf(args, sizeof args,
-           "schedule multi-dc --trials 200 --seed 3 --json -o %s/a.json "
-           "--convergence %s/c.csv",
-           dir, dir);
-  cr_assert_eq(geodes(args, out, sizeof out, errs, sizeof errs), 0, "%s", errs);
-  json_error_t je;
-  json_t *o = json_loads(out, 0, &je);
-  cr_assert_not_null(o, "%s", out);
+  const char *dir = support_dir();
+  json_t *o = support_geodes_json("schedule multi-dc --trials 200 --seed 3 "
+                                  "--json -o '%s/a.json' --convergence "
+                                  "'%s/c.csv'", dir, dir);
   cr_expect_str_eq(json_string_value(json_object_get(o, "method")), "gcma");
   cr_expect_eq(json_integer_value(json_object_get(o, "candidates")), 300);
   double score = json_real_value(json_object_get(o, "score_s"));
@@ -215,9 +186,7 @@ Test(schedule_cli, json_and_files) {
   cr_expect_gt(json_real_value(json_object_get(o, "iteration_s")), 0);
   cr_expect_eq(json_array_size(json_object_get(o, "alloc")), 8);
   json_decref(o);
-  char path[512];
-  snprintf(path, sizeof path, "%s/c.csv", dir);
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(support_path("c.csv"), "r");
   cr_assert_not_null(f);
   char line[128];
   cr_assert_not_null(fgets(line, sizeof line, f));
@@ -233,62 +202,51 @@ Test(schedule_cli, json_and_files) {
   fclose(f);
   cr_expect_eq(rows, 300);
   cr_expect_float_eq(last, score, 1e-6);
-  remove(path);
-  snprintf(path, sizeof path, "%s/a.json", dir);
-  cr_expect_eq(access(path, R_OK), 0);
-  remove(path);
-  rmdir(dir);
+  cr_expect_eq(access(support_path("a.json"), R_OK), 0);
 }
 
 Test(schedule_cli, usage_errors_exit_2) {
-  cr_expect_eq(geodes("schedule", out, sizeof out, errs, sizeof errs), 2);
-  cr_expect_eq(geodes("schedule worldwide --trials -3", out, sizeof out, errs,
-                      sizeof errs), 2);
-  cr_expect(strstr(errs, "--trials") != NULL, "%s", errs);
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "schedule"), 2);
+  cr_expect_eq(support_geodes(&r, "schedule worldwide --trials -3"), 2);
+  cr_expect(strstr(r.err, "--trials") != NULL, "%s", r.err);
   /* --trials 0 was accepted: a "search" of no candidates */
-  cr_expect_eq(geodes("schedule worldwide --method gcma --trials 0", out,
-                      sizeof out, errs, sizeof errs), 2);
-  cr_expect(strstr(errs, "--trials wants an integer in [1, 100000000], not "
-                   "'0'") != NULL, "%s", errs);
+  cr_expect_eq(support_geodes(&r, "schedule worldwide --method gcma "
+                              "--trials 0"), 2);
+  cr_expect(strstr(r.err, "--trials wants an integer in [1, 100000000], not "
+                   "'0'") != NULL, "%s", r.err);
   /* issue 33: an exact integer written as a real is taken (--window-bytes
    * 16e6 was refused where --bytes 64e6 was taken); 2.5e0 and hex are not */
-  cr_expect_eq(geodes("predict worldwide --method dtfm-identity --window-bytes "
-                      "16e6 --batch 1.024e3 --json", out, sizeof out, errs,
-                      sizeof errs), 0, "%s", errs);
-  cr_expect(strstr(out, "\"window_bytes\":16000000") != NULL, "%s", out);
-  cr_expect_eq(geodes("schedule worldwide --trials 2.5e0", out, sizeof out,
-                      errs, sizeof errs), 2);
-  cr_expect(strstr(errs, "--trials wants an integer in [1, 100000000], not "
-                   "'2.5e0'") != NULL, "%s", errs);
-  cr_expect_eq(geodes("schedule worldwide --trials 0x10", out, sizeof out,
-                      errs, sizeof errs), 2);
-  cr_expect_eq(geodes("schedule worldwide --method annealing", out, sizeof out,
-                      errs, sizeof errs), 2);
-  cr_expect(strstr(errs, "annealing") != NULL, "%s", errs);
-  cr_expect_eq(geodes("schedule worldwide --bogus", out, sizeof out, errs,
-                      sizeof errs), 2);
-  cr_expect_eq(geodes("schedule --help", out, sizeof out, errs, sizeof errs), 0);
-  cr_expect(strstr(out, "--convergence") != NULL);
+  cr_expect_eq(support_geodes(&r, "predict worldwide --method dtfm-identity "
+                              "--window-bytes 16e6 --batch 1.024e3 --json"),
+               0, "%s", r.err);
+  cr_expect(strstr(r.out, "\"window_bytes\":16000000") != NULL, "%s", r.out);
+  cr_expect_eq(support_geodes(&r, "schedule worldwide --trials 2.5e0"), 2);
+  cr_expect(strstr(r.err, "--trials wants an integer in [1, 100000000], not "
+                   "'2.5e0'") != NULL, "%s", r.err);
+  cr_expect_eq(support_geodes(&r, "schedule worldwide --trials 0x10"), 2);
+  cr_expect_eq(support_geodes(&r, "schedule worldwide --method annealing"), 2);
+  cr_expect(strstr(r.err, "annealing") != NULL, "%s", r.err);
+  cr_expect_eq(support_geodes(&r, "schedule worldwide --bogus"), 2);
+  cr_expect_eq(support_geodes(&r, "schedule --help"), 0);
+  cr_expect(strstr(r.out, "--convergence") != NULL);
+  support_run_clear(&r);
 }
 
 Test(schedule_cli, bad_scenario_names_file_and_line) {
-  char dir[] = "/tmp/geodes_schedXXXXXX", path[256], args[512];
-  cr_assert_not_null(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/bad.json", dir);
-  FILE *f = fopen(path, "w");
-  fputs("{\"name\": \"bad\",\n \"sites\": [{\"name\": \"a\", \"devices\": 4}],\n"
-        " \"bogus_key\": 1\n}\n", f);
-  fclose(f);
-  snprintf(args, sizeof args, "schedule %s", path);
-  cr_expect_eq(geodes(args, out, sizeof out, errs, sizeof errs), 1);
+  const char *path = support_write_file(
+      support_path("bad.json"),
+      "{\"name\": \"bad\",\n \"sites\": [{\"name\": \"a\", \"devices\": 4}],\n"
+      " \"bogus_key\": 1\n}\n");
+  support_run r = {0};
+  cr_expect_eq(support_geodes(&r, "schedule '%s'", path), 1);
   char want[300];
   snprintf(want, sizeof want, "%s:", path);
-  const char *at = strstr(errs, want);
+  const char *at = strstr(r.err, want);
   cr_expect(at && at[strlen(want)] >= '1' && at[strlen(want)] <= '9',
-            "message names file and line: %s", errs);
-  remove(path);
-  snprintf(args, sizeof args, "schedule worldwide --trials 10 -o %s/no/such/dir/a.json", dir);
-  cr_expect_eq(geodes(args, out, sizeof out, errs, sizeof errs), 1);
-  cr_expect(strstr(errs, "no/such/dir/a.json") != NULL, "%s", errs);
-  rmdir(dir);
+            "message names file and line: %s", r.err);
+  cr_expect_eq(support_geodes(&r, "schedule worldwide --trials 10 -o "
+                              "'%s/no/such/dir/a.json'", support_dir()), 1);
+  cr_expect(strstr(r.err, "no/such/dir/a.json") != NULL, "%s", r.err);
+  support_run_clear(&r);
 }

@@ -2,7 +2,8 @@
  * over every device subset (not only the count vectors per site), every
  * shape and every layer split, with the search's placements, on ten mixed
  * GPUs in three cities; the simulation deciding among the predictor's
- * best; determinism; the shape knobs' and --shape auto's usage errors; a
+ * best; determinism; the shape knobs' and --shape auto's usage errors
+ * (shape_check_given against a naive reference); a
  * search where nothing fits; the outputs (-o, --db, --json). */
 #include <criterion/criterion.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "schedules/baseline.h"
 #include "schedules/shape.h"
 #include "tests/support.h"
@@ -279,6 +281,39 @@ Test(shape, the_same_inputs_give_the_same_result) {
   scenario_free(s);
 }
 
+/* shape_config_alloc renumbers each configuration's allocation onto its
+ * view: the view's device v is keep[v] of the parent (a naive scan), every
+ * view device used once. */
+Test(shape, a_configuration_allocation_on_its_view) {
+  scenario *s = support_scenario(TEN);
+  shape_opts o;
+  shape_opts_default(&o);
+  int calls = 0;
+  o.sim = fake_sim, o.sim_ctx = &calls;
+  shape_result r;
+  cr_assert_eq(shape_search(s, &o, &r, NULL), 0);
+  cr_assert_gt(r.nall, 0);
+  for (long i = 0; i < r.nall; i++) {
+    const shape_config *c = &r.all[i];
+    alloc *a = shape_config_alloc(c);
+    cr_assert_eq(a->replicas, c->replicas);
+    cr_assert_eq(a->stages, c->stages);
+    bool seen[64] = {false};
+    cr_assert_leq(c->ndev, 64);
+    for (int k = 0; k < c->ndev; k++) {
+      int v = a->device[k], want = -1;
+      for (int j = 0; j < c->ndev; j++)
+        if (c->keep[j] == c->a->device[k]) want = j;
+      cr_assert_eq(v, want, "configuration %ld, device %d", i, k);
+      cr_assert(!seen[v]);
+      seen[v] = true;
+    }
+    alloc_free(a);
+  }
+  shape_result_free(&r);
+  scenario_free(s);
+}
+
 /* geodes ARGS: exit status want, and stderr holds every one of the
  * NULL-terminated texts. */
 static void fails(int want, const char *args, ...) {
@@ -326,6 +361,41 @@ Test(shape, usage_errors_name_the_option) {
         "--runtime megatron --schedule 1f1b",
         "no configuration fits in memory; the smallest stage that does not "
         "fit is stage", "a T4, holds 16.00 GB", NULL);
+}
+
+/* shape_check_given against a naive reference over every given shape of
+ * the ten devices and six layers (0: searched): a stage count within both,
+ * replicas within the devices, and both together within the devices; the
+ * failure names its field. And DiLoCo's fragments divide the layers and H
+ * (the knob's, or the default 100). */
+Test(shape, the_given_shape_is_checked_against_devices_and_layers) {
+  scenario *s = support_scenario(TEN);
+  cr_assert_eq(s->ndevices, 10);
+  for (long st = 0; st <= 12; st++)
+    for (long rep = 0; rep <= 12; rep++) {
+      err e = {0};
+      int rc = shape_check_given(s, st, rep, NULL, &e);
+      bool ok = st <= 6 && rep <= 10 && (st == 0 || rep == 0 || st * rep <= 10);
+      cr_expect_eq(rc == ERR_OK, ok, "%ld x %ld: %s", st, rep, e.msg);
+      if (!ok)
+        cr_expect_eq(err_field(&e), st > 6 || (st > 0 && rep > 0 && rep <= 10)
+                                        ? WORKLOAD_stages : WORKLOAD_replicas,
+                     "%ld x %ld: %s", st, rep, e.msg);
+    }
+  const struct {
+    int H, F;
+    bool ok;
+  } cases[] = {{0, 2, true}, {0, 3, false}, {50, 2, true}, {50, 3, false},
+               {60, 3, true}, {60, 4, false}, {0, 1, true}, {0, 0, true}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    diloco_plan p = {.inner_steps = cases[i].H, .fragments = cases[i].F};
+    err e = {0};
+    int rc = shape_check_given(s, 0, 0, &p, &e);
+    cr_expect_eq(rc == ERR_OK, cases[i].ok, "H %d F %d: %s", cases[i].H,
+                 cases[i].F, e.msg);
+    if (rc) cr_expect_eq(err_field(&e), WORKLOAD_fragments);
+  }
+  scenario_free(s);
 }
 
 Test(shape, a_sweep_key_fails_at_its_line) {
@@ -513,16 +583,12 @@ Test(shape, each_runtime_answers_on_a_small_mixed_cluster) {
 
 /* The best of schedule --shape auto on f under extra options, as JSON. */
 static json_t *shape_best(const char *f, const char *extra, long *simulated) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "schedule %s --shape auto --quiet --json %s",
-                              f, extra), 0, "%s: %s", extra, r.err);
-  json_t *o = json_loads(r.out, 0, NULL);
-  cr_assert_not_null(o, "%s", r.out);
+  json_t *o = support_geodes_json("schedule %s --shape auto --quiet --json "
+                                  "%s", f, extra);
   if (simulated)
     *simulated = (long)json_integer_value(json_object_get(o, "simulated"));
   json_t *b = json_incref(json_object_get(o, "best"));
   json_decref(o);
-  support_run_clear(&r);
   return b;
 }
 

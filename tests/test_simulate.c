@@ -81,18 +81,13 @@ Test(simulate, bad_input_exits_1_naming_file_and_line) {
 }
 
 Test(simulate, transfer_json_is_alpha_plus_s_over_beta) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "transfer --latency-ms 10 --bandwidth-gbps 1 "
-                                  "--bytes 67108864 --network ideal --json"),
-               0, "%s", r.err);
-  json_t *j = json_loads(r.out, 0, NULL);
-  cr_assert_not_null(j);
+  json_t *j = support_geodes_json("transfer --latency-ms 10 --bandwidth-gbps "
+                                  "1 --bytes 67108864 --network ideal --json");
   double t = json_number_value(json_object_get(j, "time_s"));
   cr_assert(fabs(t - (0.010 + 67108864 * 8 / 1e9)) < 1e-9, "%.9f", t);
   double tcp = json_number_value(json_object_get(json_object_get(j, "by_network"), "tcp"));
   cr_assert_geq(tcp, t);
   json_decref(j);
-  support_run_clear(&r);
 }
 
 static double json_number_of(const char *text, const char *key) {
@@ -175,18 +170,13 @@ static const char *slow_pipeline(int n, double lat_ms) {
  * INT64_MAX / 2 ns and the backward one there too (4.61e9 s in all);
  * the two take 4.6e8 s, inside the span a simulation covers. */
 Test(simulate, flows_longer_than_1e8_s_are_timed) {
-  support_run r = {0};
-  cr_assert_eq(support_geodes(&r, "simulate '%s' --method dtfm-identity "
-                              "--network tcp --window-bytes 1448 --json",
-                              slow_pipeline(2, SLOW_LATENCY_MS)), 0, "%s",
-                              r.err);
-  json_t *j = json_loads(r.out, 0, NULL);
-  cr_assert_not_null(j, "%s", r.out);
+  json_t *j = support_geodes_json("simulate '%s' --method dtfm-identity "
+                                  "--network tcp --window-bytes 1448 --json",
+                                  slow_pipeline(2, SLOW_LATENCY_MS));
   double it = json_number_value(json_object_get(j, "iteration_s"));
   cr_expect(fabs(it / (2 * SLOW_FLOW_S) - 1) < 1e-3, "%.6g s, want %.6g", it,
             2 * SLOW_FLOW_S);
   json_decref(j);
-  support_run_clear(&r);
 }
 
 /* Six such flows at 1000 s one way (5.79e8 s each) pass the span a
@@ -425,14 +415,10 @@ Test(simulate, deterministic_under_sockets_and_runtimes) {
  * iterations whose starts add up and whose times follow the trace; N = 1
  * keeps every field of a single iteration; its JSON has the run's fields. */
 Test(simulate, iterations_json_and_one_iteration_unchanged) {
-  support_run a = {0}, b = {0};
-  cr_assert_eq(support_geodes(&a, "simulate worldwide-varying --method "
-                                  "dtfm-identity --json"), 0, "%s", a.err);
-  cr_assert_eq(support_geodes(&b, "simulate worldwide-varying --method "
-                                  "dtfm-identity --iterations 1 --json"), 0,
-               "%s", b.err);
-  json_t *x = json_loads(a.out, 0, NULL), *y = json_loads(b.out, 0, NULL);
-  cr_assert(x && y);
+  json_t *x = support_geodes_json("simulate worldwide-varying --method "
+                                  "dtfm-identity --json"),
+         *y = support_geodes_json("simulate worldwide-varying --method "
+                                  "dtfm-identity --iterations 1 --json");
   const char *key;
   json_t *v;
   for (int i = 0; i < 2; i++) { /* a run's bill states what it lost: $0 */
@@ -444,10 +430,8 @@ Test(simulate, iterations_json_and_one_iteration_unchanged) {
     cr_expect(!strcmp(key, "transfers") ||
               json_equal(v, json_object_get(y, key)), "%s differs", key);
   json_decref(x), json_decref(y);
-  cr_assert_eq(support_geodes(&b, "simulate worldwide-varying --method "
-                                  "dtfm-identity --iterations 12 --json"), 0,
-               "%s", b.err);
-  y = json_loads(b.out, 0, NULL);
+  y = support_geodes_json("simulate worldwide-varying --method dtfm-identity "
+                          "--iterations 12 --json");
   json_t *it = json_object_get(y, "iterations");
   cr_assert_eq(json_array_size(it), 12);
   double sum = 0, lo = INFINITY, hi = 0, prev_end = 0;
@@ -475,7 +459,6 @@ Test(simulate, iterations_json_and_one_iteration_unchanged) {
   cr_expect(fabs(json_number_value(json_object_get(y, "samples_per_s")) -
                  12 * 1024 / sum) < 1e-6);
   json_decref(y);
-  support_run_clear(&a), support_run_clear(&b);
 }
 
 Test(simulate, faults_and_recovery_through_the_command) {
@@ -485,12 +468,10 @@ Test(simulate, faults_and_recovery_through_the_command) {
   support_run r = {0};
   for (int p = 0; p < 3; p++) {
     static const char *const pol[] = {"restart", "reroute", "replan"};
-    cr_assert_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
-                                    "--iterations 5 --faults '%s' --recovery %s "
-                                    "--checkpoint-every 2 --json", f, pol[p]),
-                 0, "%s", r.err);
-    json_t *j = json_loads(r.out, 0, NULL);
-    cr_assert_not_null(j);
+    json_t *j = support_geodes_json("simulate worldwide --method "
+                                    "dtfm-identity --iterations 5 --faults "
+                                    "'%s' --recovery %s --checkpoint-every 2 "
+                                    "--json", f, pol[p]);
     cr_expect_eq(json_array_size(json_object_get(j, "iterations")), 5);
     cr_expect_gt(json_number_value(json_object_get(
                      json_object_get(j, "lost_s"), "total")), 0, "%s", pol[p]);
@@ -662,9 +643,8 @@ Test(simulate, a_run_past_its_duration_says_why) {
   cr_expect(strstr(r.out, "ends        16.174 s after --duration-s 200: the "
                    "last iteration started at 172.939 s, before it, and ran "
                    "to its end"), "%s", r.out);
-  cr_assert_eq(support_geodes(&r, "simulate worldwide --method dtfm-identity "
-                              "--duration-s 200 --json"), 0, "%s", r.err);
-  json_t *o = json_loads(r.out, 0, NULL);
+  json_t *o = support_geodes_json("simulate worldwide --method dtfm-identity "
+                                  "--duration-s 200 --json");
   double total = json_number_value(json_object_get(o, "total_s"));
   double last = json_number_value(json_object_get(o, "last_start_s"));
   cr_expect_eq(json_number_value(json_object_get(o, "duration_s")), 200);

@@ -9,6 +9,7 @@
 #include "models/alloc.h"
 #include "models/predict.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "tests/support.h"
 #include "traces/model_hf.h"
 #include "traces/scenario.h"

@@ -10,6 +10,7 @@
 #include "base/mem.h"
 #include "models/alloc.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "schedules/shape.h"
 #include "tests/support.h"
 #include "traces/scenario.h"

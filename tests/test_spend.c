@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "models/bill.h"
+#include "schedules/objective.h"
+#include "sim/place.h"
 #include "sim/sim.h"
 #include "sim/spend.h"
 #include "sim/training.h"
@@ -32,6 +34,45 @@ static alloc *in_order(void) {
   alloc *a = alloc_new(1, 2);
   a->device[0] = 0, a->device[1] = 1;
   return a;
+}
+
+/* sim_spend_fastest is the search under the predictor alone, its best
+ * simulated and billed: the same allocation, time and bill as those steps
+ * taken one by one. */
+Test(spend, the_fastest_is_the_predictors_search_simulated_and_billed) {
+  scenario *s = support_scenario("multi-dc");
+  err e = {0};
+  cost_ctx *c = cost_ctx_from_scenario(s, &e);
+  cr_assert_not_null(c, "%s", e.msg);
+  sim_options so = sim_options_default();
+  search_opts o;
+  search_opts_default(&o);
+  o.seed = 3, o.trials = 200;
+  alloc *a = NULL;
+  sim_result r = {0};
+  bill b = {0};
+  cr_assert_eq(sim_spend_fastest(s, c, "gcma", &so, &o, &a, &r, &b, &e),
+               ERR_OK, "%s", e.msg);
+  objective *ob = objective_new(s, c, &so.transport, false, &e);
+  search_objective obj = objective_predicted(ob);
+  search_result *want = sim_place_search_with(s, c, "gcma", &o, &so, &obj, &e);
+  cr_assert_not_null(want, "%s", e.msg);
+  cr_expect_eq(memcmp(a->device, want->best->device,
+                      (size_t)(a->replicas * a->stages) * sizeof *a->device),
+               0);
+  sim_result wr = {0};
+  bill wb = {0};
+  cr_assert_eq(sim_run(s, want->best, &so, &wr, &e), ERR_OK, "%s", e.msg);
+  cr_assert_eq(sim_spend_iteration(s, &wr, &wb, &e), ERR_OK, "%s", e.msg);
+  cr_expect_eq(r.iteration_s, wr.iteration_s);
+  cr_expect(b.usd == wb.usd || (isnan(b.usd) && isnan(wb.usd)));
+  bill_free(&b), bill_free(&wb);
+  sim_result_free(&r), sim_result_free(&wr);
+  search_result_free(want);
+  objective_free(ob);
+  alloc_free(a);
+  cost_ctx_free(c);
+  scenario_free(s);
 }
 
 Test(spend, two_site_pipeline_egress_by_direction) {

@@ -218,14 +218,10 @@ Test(timeline, simulate_writes_a_perfetto_clean_trace) {
       "\"micro_batches_per_pass\": 2, \"runtime\": \"dtfm\"}}\n");
   const char *algos[] = {"central-ps", "ring", "sharded-ps"};
   for (int i = 0; i < 3; i++) {
-    support_run r = {0};
     const char *out = support_path("tl-%d.json", i);
-    cr_assert_eq(support_geodes(&r, "simulate '%s' --method megatron "
-                                    "--dp-algo %s --timeline '%s' --json",
-                                scen, algos[i], out),
-                 0, "%s", r.err);
-    json_t *res = json_loads(r.out, 0, NULL);
-    cr_assert_not_null(res);
+    json_t *res = support_geodes_json("simulate '%s' --method megatron "
+                                      "--dp-algo %s --timeline '%s' --json",
+                                      scen, algos[i], out);
     double it = json_number_value(json_object_get(res, "iteration_s"));
     long long flows = json_integer_value(json_object_get(res, "flows"));
     json_decref(res);
@@ -240,7 +236,6 @@ Test(timeline, simulate_writes_a_perfetto_clean_trace) {
                  algos[i]);
     if (i != 1) cr_assert_gt(c.max_tid, 2, "%s: no overlap lanes", algos[i]);
     json_decref(j);
-    support_run_clear(&r);
   }
 }
 

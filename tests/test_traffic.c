@@ -12,6 +12,7 @@
 #include "models/bill.h"
 #include "models/compress.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "models/traffic.h"
 #include "models/transport.h"
 #include "sim/sim.h"

@@ -19,6 +19,7 @@
 #include "models/predict.h"
 #include "models/runtime.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "sim/graph.h"
 #include "sim/sim.h"
 #include "sim/train.h"
@@ -830,23 +831,16 @@ Test(train, megatron_blocking_calls_by_hand) {
  * The engine and the predictor both give it. */
 static scenario *sites_of(int L, int k, double lat_ms, double gbps,
                           const char *algo) {
-  char text[2048];
-  int n = snprintf(text, sizeof text, "{\"name\": \"h\", \"sites\": [");
-  for (int l = 0; l < L; l++)
-    n += snprintf(text + n, sizeof text - (size_t)n,
-                  "%s{\"name\": \"s%d\", \"devices\": %d, \"gpu\": \"V100\", "
-                  "\"nic_gbps\": 1e6}", l ? ", " : "", l, k);
-  snprintf(text + n, sizeof text - (size_t)n,
-           "], \"network\": {\"latency_ms\": %g, \"bandwidth_gbps\": %g},"
-           " \"workload\": {\"model\": \"gpt3-xl\", \"layers\": 2, \"batch\":"
-           " %d, \"micro_batch\": 1, \"stages\": 1, \"replicas\": %d,"
-           " \"micro_batches_per_pass\": 1, \"dp_algo\": \"%s\","
-           " \"runtime\": \"dtfm\"}}",
-           lat_ms, gbps, L * k, L * k, algo);
-  err e = {0};
-  scenario *s = scenario_parse(text, strlen(text), "h.json", &e);
-  cr_assert_not_null(s, "%s", e.msg);
-  return s;
+  char net[128], w[512];
+  snprintf(net, sizeof net, "\"latency_ms\": %g, \"bandwidth_gbps\": %g",
+           lat_ms, gbps);
+  snprintf(w, sizeof w, "\"model\": \"gpt3-xl\", \"layers\": 2, \"batch\": "
+           "%d, \"micro_batch\": 1, \"stages\": 1, \"replicas\": %d, "
+           "\"micro_batches_per_pass\": 1, \"dp_algo\": \"%s\", "
+           "\"runtime\": \"dtfm\"", L * k, L * k, algo);
+  return support_build(&(support_spec){
+      .name = "h", .nsites = L, .site = {.devices = k, .nic_gbps = 1e6},
+      .network = net, .workload = w});
 }
 
 Test(train, hier_ring_closed_form) {

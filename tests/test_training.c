@@ -17,6 +17,7 @@
 
 #include "models/runtime.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "sim/sim.h"
 #include "sim/training.h"
 #include "tests/support.h"
@@ -26,23 +27,14 @@ TestSuite(training, .timeout = 300);
 
 /* sites of `per` devices each; stages x replicas; M micro-batches a pass */
 static scenario *grid(int nsites, int per, int stages, int replicas, int M) {
-  char json[2048];
-  int n = snprintf(json, sizeof json, "{\"name\": \"grid\", \"sites\": [");
-  for (int i = 0; i < nsites; i++)
-    n += snprintf(json + n, sizeof json - (size_t)n,
-                  "%s{\"name\": \"s%d\", \"devices\": %d, \"gpu\": \"V100\", "
-                  "\"nic_gbps\": 10}", i ? "," : "", i, per);
-  snprintf(json + n, sizeof json - (size_t)n,
-           "], \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1}, "
-           "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": %d, \"batch\": "
+  char w[256];
+  snprintf(w, sizeof w, "\"model\": \"gpt3-xl\", \"layers\": %d, \"batch\": "
            "%d, \"micro_batch\": 1, \"stages\": %d, \"replicas\": %d, "
-           "\"micro_batches_per_pass\": %d}}", 2 * stages, M * replicas,
-           stages, replicas, M);
-  err e;
-  err_clear(&e);
-  scenario *s = scenario_parse(json, strlen(json), "grid.json", &e);
-  cr_assert_not_null(s, "%s", e.msg);
-  return s;
+           "\"micro_batches_per_pass\": %d", 2 * stages, M * replicas, stages,
+           replicas, M);
+  return support_build(&(support_spec){
+      .name = "grid", .nsites = nsites,
+      .site = {.devices = per, .nic_gbps = 10}, .workload = w});
 }
 
 /* One iteration alone (sim_run) for the reference times. */

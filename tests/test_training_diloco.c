@@ -21,23 +21,14 @@ TestSuite(training_diloco, .timeout = 300);
  * no link but the WAN's between sites, each pair its own), DiLoCo's knobs
  * in extra. */
 static scenario *sites(int stages, int replicas, const char *extra) {
-  char json[2048];
-  int n = snprintf(json, sizeof json, "{\"name\": \"dl\", \"sites\": [");
-  for (int i = 0; i < replicas; i++)
-    n += snprintf(json + n, sizeof json - (size_t)n,
-                  "%s{\"name\": \"s%d\", \"devices\": %d, \"gpu\": \"V100\", "
-                  "\"nic_gbps\": 10}", i ? "," : "", i, stages);
-  snprintf(json + n, sizeof json - (size_t)n,
-           "], \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1}, "
-           "\"workload\": {\"model\": \"gpt3-xl\", \"layers\": %d, \"batch\": "
+  char w[512];
+  snprintf(w, sizeof w, "\"model\": \"gpt3-xl\", \"layers\": %d, \"batch\": "
            "%d, \"micro_batch\": 1, \"stages\": %d, \"replicas\": %d, "
-           "\"micro_batches_per_pass\": 2, %s}}", 2 * stages, 2 * replicas,
+           "\"micro_batches_per_pass\": 2, %s", 2 * stages, 2 * replicas,
            stages, replicas, extra);
-  err e;
-  err_clear(&e);
-  scenario *s = scenario_parse(json, strlen(json), "dl.json", &e);
-  cr_assert_not_null(s, "%s", e.msg);
-  return s;
+  return support_build(&(support_spec){
+      .name = "dl", .nsites = replicas,
+      .site = {.devices = stages, .nic_gbps = 10}, .workload = w});
 }
 
 /* One outer step alone (sim_run). */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "models/transport.h"
 #include "tests/support.h"
 #include "traces/scenario.h"

@@ -1,12 +1,13 @@
 /* test_unused: the workload values a run does not use (models/unused.c),
  * each checked against the engine — another value of one stated unused
  * gives the same times to the bit — and the options Megatron's runtime
- * cannot honour refused naming it (models/spec.c; issue 33: under
+ * cannot honour refused naming it (models/spec_workload.c; issue 33: under
  * --runtime megatron, --dp-algo ring, central-ps and sharded-ps gave the
  * same iteration to the bit). */
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "models/spec_workload.h"
 #include "models/unused.h"
 #include "sim/sim.h"
 #include "tests/support.h"

@@ -52,7 +52,7 @@ static int site_keys(const net3 *n, int i, char *out, size_t size) {
 }
 
 static scenario *write_net3(const char *name, const net3 *n) {
-  char csv[4096], json[4096], f[32], w[32], keys[128];
+  char csv[4096], f[32], w[32], keys[3][160], net[64], file[64];
   int k = snprintf(csv, sizeof csv, "t_s,src,dst,latency_ms,bandwidth_gbps,"
                    "flow_gbps,window_bytes\n");
   for (int i = 0; i < 3; i++)
@@ -62,20 +62,21 @@ static scenario *write_net3(const char *name, const net3 *n) {
                     n->lat[i][j], n->bw[i][j], cell(n->flow[i][j], f, sizeof f),
                     cell(n->win[i][j], w, sizeof w));
   support_write_file(support_path("%s.csv", name), csv);
-  k = snprintf(json, sizeof json, "{\"name\": \"%s\", \"sites\": [", name);
+  support_site site[3];
   for (int i = 0; i < 3; i++) {
-    site_keys(n, i, keys, sizeof keys);
-    k += snprintf(json + k, sizeof json - (size_t)k,
-                  "%s{\"name\": \"%s\", \"devices\": 1, \"gpu\": \"%s\", "
-                  "\"nic_gbps\": 25, \"compute_efficiency\": %.17g%s}",
-                  i ? ", " : "", SITES[i], n->gpu[i], n->eff[i], keys);
+    k = snprintf(keys[i], sizeof keys[i], ", \"compute_efficiency\": %.17g",
+                 n->eff[i]);
+    site_keys(n, i, keys[i] + k, sizeof keys[i] - (size_t)k);
+    site[i] = (support_site){.name = SITES[i], .gpu = n->gpu[i],
+                             .nic_gbps = 25, .keys = keys[i]};
   }
-  snprintf(json + k, sizeof json - (size_t)k,
-           "], \"network\": {\"trace\": \"%s.csv\"}, \"workload\": "
-           "{\"model\": \"gpt3-xl\", \"layers\": 6, \"batch\": 4, "
-           "\"micro_batch\": 1, \"stages\": 3, \"replicas\": 1}}", name);
-  return support_scenario(
-      support_write_file(support_path("%s.json", name), json));
+  snprintf(net, sizeof net, "\"trace\": \"%s.csv\"", name);
+  snprintf(file, sizeof file, "%s.json", name);
+  return support_build(&(support_spec){
+      .name = name, .nsites = 3, .sites = site, .network = net,
+      .workload = "\"model\": \"gpt3-xl\", \"layers\": 6, \"batch\": 4, "
+                  "\"micro_batch\": 1, \"stages\": 3, \"replicas\": 1",
+      .file = file});
 }
 
 static net3 base_net(void) {

@@ -19,6 +19,7 @@
 #include "analysis/eval.h"
 #include "analysis/sweep.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "models/transport.h"
 #include "tests/support.h"
 #include "traces/scenario_export.h"

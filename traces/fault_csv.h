@@ -13,7 +13,7 @@
 
 #include "base/err.h"
 #include "traces/csv.h"
-#include "traces/fault.h"
+#include "traces/fault_kind.h"
 #include "traces/scenario.h"
 
 /* Reads text (len bytes, named name in messages) against s: *ev (n_ev of

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -479,4 +480,57 @@ bool netimport_written(const netimport *m, size_t snap, int from, int to) {
 
 const netimport_pair *netimport_pair_of(const netimport *m, int from, int to) {
   return &m->pair[cell_of(m, 0, from, to)];
+}
+
+/* The note on from -> to of what its tests could not measure, into buf;
+ * false when there is none. */
+static bool pair_note(const netimport *m, const netimport_hosts *h, int a,
+                      int b, char *buf, size_t size) {
+  const netimport_pair *p = netimport_pair_of(m, a, b);
+  const char *x = netimport_hosts_site(h, a), *y = netimport_hosts_site(h, b);
+  if (p->source == NETIMPORT_MIRRORED)
+    snprintf(buf, size, "%s -> %s: no test this way: both ways take %s -> "
+             "%s's values (links: \"between\")", x, y, y, x);
+  else if (p->source == NETIMPORT_NONE && a < b &&
+           netimport_pair_of(m, b, a)->source == NETIMPORT_NONE)
+    snprintf(buf, size, "%s and %s: no test either way: the scenario's "
+             "network.latency_ms and bandwidth_gbps must give their link", x,
+             y);
+  else if (p->source != NETIMPORT_MEASURED) return false;
+  else if (p->capacity_bound)
+    snprintf(buf, size, "%s -> %s: no multi-stream test (iperf3 -P N): the "
+             "capacity was not measured; bandwidth_gbps is one stream's "
+             "rate, a lower bound", x, y);
+  else if (p->single == 0)
+    snprintf(buf, size, "%s -> %s: no single-stream test: flow_gbps and "
+             "loss are left out, latency_ms is from -P tests (with the "
+             "queueing they add)", x, y);
+  else return false;
+  return true;
+}
+
+void netimport_notes(const netimport *m, const netimport_hosts *h,
+                     void (*note)(void *ctx, const char *text), void *ctx) {
+  char buf[512];
+  for (int a = 0; a < m->nsites; a++)
+    for (int b = 0; b < m->nsites; b++) {
+      if (pair_note(m, h, a, b, buf, sizeof buf)) note(ctx, buf);
+      const netimport_pair *p = netimport_pair_of(m, a, b);
+      if (p->source == NETIMPORT_MEASURED && p->loss_unknown) {
+        snprintf(buf, sizeof buf, "%s -> %s: iperf3 counted no retransmits "
+                 "(a sender that is not Linux?): loss is left out",
+                 netimport_hosts_site(h, a), netimport_hosts_site(h, b));
+        note(ctx, buf);
+      }
+    }
+}
+
+bool netimport_untested(const netimport *m, int *from, int *to) {
+  for (int a = 0; a < m->nsites; a++)
+    for (int b = 0; b < m->nsites; b++)
+      if (netimport_pair_of(m, a, b)->source == NETIMPORT_NONE) {
+        *from = a, *to = b;
+        return true;
+      }
+  return false;
 }

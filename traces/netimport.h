@@ -127,4 +127,16 @@ const netimport_value *netimport_at(const netimport *m, size_t snap, int from,
 bool netimport_written(const netimport *m, size_t snap, int from, int to);
 const netimport_pair *netimport_pair_of(const netimport *m, int from, int to);
 
+/* What m's tests could not measure, pair by pair (from, then to): a pair
+ * with no test either way, one tested only the other way, one without a
+ * multi-stream or a single-stream test, one whose loss iperf3 did not
+ * count. note(ctx, text) once per note, in that order, the text naming
+ * the sites by h (borrowed for the call). */
+void netimport_notes(const netimport *m, const netimport_hosts *h,
+                     void (*note)(void *ctx, const char *text), void *ctx);
+
+/* The first pair (from, then to) no test measured either way and no intra
+ * value gives: true and *from, *to; false when every pair has a value. */
+bool netimport_untested(const netimport *m, int *from, int *to);
+
 #endif

@@ -1,6 +1,9 @@
 /* scenario_parts: what the scenario reader's files share — scenario.c (the
  * document, its sites, workload and cost) and scenario_net.c (its network
- * block). Not for other modules. */
+ * block). Not for other modules.
+ * circle: internal header of the scenario reader's files (scenario.c,
+ * scenario_net.c, scenario_price.c): it reads into scenario.h's types, so
+ * it includes scenario.h and scenario.c includes it. */
 #ifndef TRACES_SCENARIO_PARTS_H
 #define TRACES_SCENARIO_PARTS_H
 

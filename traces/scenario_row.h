@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "traces/scenario.h"
+#include "traces/scenario_types.h"
 
 /* Row r's value on s, a number (INT, REAL, BITS; BOOL 0 or 1) or a name
  * (NAME: borrowed). SITES rows give the first site's (a knob sets every

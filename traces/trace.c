@@ -47,28 +47,6 @@ struct trace {
 
 /* ---- building the replay arrays ---- */
 
-typedef struct trace_emit {  /* one change point before sorting by pair */
-  uint32_t pair;
-  size_t row;
-} trace_emit;
-
-#define TRACE_PATH_ROW_(f, l, h, open, w)                                 \
-  {.name = #f, .offset = offsetof(trace_value, f), .lo = l, .hi = h,       \
-   .hi_open = open, .what = w},
-const trace_path_key trace_path_keys[TRACE_NPATH_KEYS] = {
-    TRACE_PATH_MAP(TRACE_PATH_ROW_)};
-#undef TRACE_PATH_ROW_
-
-double trace_value_path(const trace_value *v, int k) {
-  assert(k >= 0 && k < TRACE_NPATH_KEYS);
-  return *(const double *)((const char *)v + trace_path_keys[k].offset);
-}
-
-bool trace_path_ok(int k, double x) {
-  const trace_path_key *p = &trace_path_keys[k];
-  return isfinite(x) && x >= p->lo && (p->hi_open ? x < p->hi : x <= p->hi);
-}
-
 static bool trace_same(trace_base x, trace_base y) {
   return x.latency_ms == y.latency_ms && x.bandwidth_gbps == y.bandwidth_gbps;
 }
@@ -87,7 +65,7 @@ static bool trace_same_row(const trace_csv *csv, size_t i, size_t j) {
 /* Resolves each snapshot into change points (em, in time order; count[p]
  * points per pair): per pair the most specific row of the snapshot wins. */
 static size_t trace_resolve(trace *t, const trace_csv *csv, size_t *count,
-                            trace_emit **em) {
+                            trace_csv_emit **em) {
   size_t n = (size_t)csv->nsites, np = n * n, ecap = 0, ne = 0, ccap = 0;
   uint32_t *stamp = mem_calloc(np, sizeof *stamp), snap = 0;
   unsigned char *level = mem_calloc(np, 1);
@@ -113,7 +91,7 @@ static size_t trace_resolve(trace *t, const trace_csv *csv, size_t *count,
       if (!t->linear && count[p] && trace_same_row(csv, last[p], win[p]))
         continue;  /* step replay: no change */
       mem_grow((void **)em, &ecap, ne + 1, sizeof **em);
-      (*em)[ne++] = (trace_emit){p, win[p]};
+      (*em)[ne++] = (trace_csv_emit){p, win[p]};
       last[p] = win[p], count[p]++;
     }
     if (ne > before) {
@@ -137,7 +115,7 @@ static void trace_build(trace *t, const trace_csv *csv) {
   size_t np = (size_t)csv->nsites * (size_t)csv->nsites;
   assert(np < UINT32_MAX);
   size_t *count = mem_calloc(np + 1, sizeof *count);
-  trace_emit *em = NULL;
+  trace_csv_emit *em = NULL;
   size_t ne = trace_resolve(t, csv, count, &em);
   t->off = mem_alloc((np + 1) * sizeof *t->off);
   t->off[0] = 0;
@@ -157,19 +135,6 @@ static void trace_build(trace *t, const trace_csv *csv) {
       t->any_wrap = true;
   }
   free(count), free(em);
-}
-
-double trace_bytes_with(double rows, double points, int nsites, bool paths) {
-  /* trace_resolve's five per-pair arrays, trace_build's count and off */
-  double pairs = (double)nsites * nsites, per_pair = 4 + 1 + 8 + 8 + 4 + 8 + 8;
-  /* doubling arrays may hold twice what they use: the parser's rows (and
-   * their path keys) and the emitted points; times, vals (and paths) are
-   * allocated to size */
-  double path = paths ? sizeof(trace_path) : 0;
-  double per_point = 2.0 * sizeof(trace_emit) + sizeof(int64_t) +
-                     sizeof(trace_base) + path;
-  return pairs * per_pair + rows * 2.0 * (sizeof(trace_csv_row) + path) +
-         points * per_point;
 }
 
 double trace_bytes(double rows, double points, int nsites) {

@@ -519,3 +519,17 @@ bool trace_csv_all_at_zero(const char *text, size_t len) {
   }
   return true;
 }
+
+double trace_bytes_with(double rows, double points, int nsites, bool paths) {
+  /* trace.c: trace_resolve's five per-pair arrays, trace_build's count
+   * and off */
+  double pairs = (double)nsites * nsites, per_pair = 4 + 1 + 8 + 8 + 4 + 8 + 8;
+  /* doubling arrays may hold twice what they use: the parser's rows (and
+   * their path keys) and the emitted points; times, vals (and paths) are
+   * allocated to size */
+  double path = paths ? sizeof(trace_path) : 0;
+  double per_point = 2.0 * sizeof(trace_csv_emit) + sizeof(int64_t) +
+                     sizeof(trace_base) + path;
+  return pairs * per_pair + rows * 2.0 * (sizeof(trace_csv_row) + path) +
+         points * per_point;
+}

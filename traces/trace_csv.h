@@ -16,7 +16,7 @@
 
 #include "base/err.h"
 #include "traces/csv.h"
-#include "traces/trace.h"
+#include "traces/trace_value.h"
 
 /* A value's latency and bandwidth, and its path keys apart: a trace whose
  * header names no path key stores none (its rows and change points keep
@@ -85,6 +85,13 @@ int trace_csv_parse(const char *text, size_t len, const char *name,
  * where trace_is_static is true (test_scenario checks that the built-ins
  * agree). */
 bool trace_csv_all_at_zero(const char *text, size_t len);
+
+/* One change point trace.c emits from a row before sorting by pair (its
+ * size enters trace_bytes_with). */
+typedef struct trace_csv_emit {
+  uint32_t pair;
+  size_t row;
+} trace_csv_emit;
 
 /* trace_bytes (trace.h), with the path keys' arrays when paths. */
 double trace_bytes_with(double rows, double points, int nsites, bool paths);

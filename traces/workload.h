@@ -35,8 +35,8 @@
 /* The K (micro-batches per pass) the batch must be a multiple of, D_dp x
  * m x K, under runtime (a name of workload_runtimes; NULL: the default,
  * modern): Megatron runs all of a replica's micro-batches in one 1F1B
- * schedule and ignores micro_batches_per_pass (models/spec.c), so 1; the
- * others' passes need kpp (<= 0: 1). */
+ * schedule and ignores micro_batches_per_pass (models/spec_workload.c), so
+ * 1; the others' passes need kpp (<= 0: 1). */
 long long workload_batch_k(const char *runtime, long long kpp);
 
 /* The names of each map, NULL-terminated ("gpipe", "1f1b", NULL). */

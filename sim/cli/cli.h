@@ -19,11 +19,10 @@
 #include "models/alloc.h"
 #include "models/transport.h"
 #include "sim/cli/cli_opt.h"
+#include "sim/cli/cli_parse.h"
 #include "sim/sim.h"
 #include "traces/scenario.h"
 #include "traces/workload.h"
-
-enum { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
 
 int cli_run(int argc, char **argv);
 int cli_scenarios(int argc, char **argv);
@@ -60,24 +59,6 @@ typedef struct cli_action {
  * dispatch of the subcommands that have actions (trace, faults, net). */
 int cli_actions(const char *cmd, const char *usage, const cli_action *actions,
                 size_t n, int argc, char **argv);
-
-/* Prints "geodes CMD: message" and the hint to use --help; returns CLI_USAGE. */
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* Prints "geodes: message" to stderr; returns CLI_ERROR. */
-int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Strict number parsing of an option's argument: the whole string must be a
- * finite number in [lo, hi]. False (and a usage message) otherwise. */
-bool cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
-                   long hi, long *out);
-bool cli_parse_double(const char *cmd, const char *opt, const char *s,
-                      double lo, double hi, double *out);
-/* cli_parse_double in [lo, hi], or (lo, hi] when open (the message says
- * which). */
-bool cli_parse_real(const char *cmd, const char *opt, const char *s,
-                    double lo, double hi, bool open, double *out);
 
 /* Workload and cost-size options shared by simulate, predict, schedule,
  * validate and run (DESIGN.md section 9): the scenario knobs (one option

@@ -5,9 +5,7 @@
 #include <stdio.h>
 
 #include "models/bill.h"
-#include "schedules/objective.h"
 #include "sim/cli/cli.h"
-#include "sim/place.h"
 #include "sim/spend.h"
 
 int cli_budget_check(const scenario *s, bool cost, const char *goal,
@@ -51,17 +49,8 @@ void cli_beside_free(cli_beside *f) {
 int cli_beside_search(const scenario *s, const cost_ctx *c, const char *method,
                       const sim_options *so, const search_opts *o,
                       cli_beside *f, err *e) {
-  objective *ob = objective_new(s, c, &so->transport, false, e);
-  if (!ob) return e->code;
-  search_objective obj = objective_predicted(ob);
-  search_opts q = *o;
-  q.progress = NULL;
-  search_result *r = sim_place_search_with(s, c, method, &q, so, &obj, e);
-  int rc = r ? sim_run(s, r->best, so, &f->sr, e) : e->code;
-  if (!rc) rc = sim_spend_iteration(s, &f->sr, &f->b, e);
-  if (!rc) f->a = r->best, r->best = NULL, f->on = true;
-  search_result_free(r);
-  objective_free(ob);
+  int rc = sim_spend_fastest(s, c, method, so, o, &f->a, &f->sr, &f->b, e);
+  f->on = rc == ERR_OK;
   return rc;
 }
 

@@ -1,6 +1,6 @@
-/* cli_common: helpers every subcommand uses — messages with the right exit
- * status, strict number parsing, the shared workload options' defaults and
- * transport, the runs row of an invocation. */
+/* cli_common: helpers every subcommand uses — the dispatch of actions, the
+ * shared workload options' defaults and transport, the runs row of an
+ * invocation (messages and number parsing: cli_parse.c). */
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
@@ -19,20 +19,11 @@
 #include "models/alloc_file.h"
 #include "models/partition.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "schedules/schedule.h"
 #include "schedules/search.h"
 #include "sim/cli/cli.h"
 #include "traces/scenario_subset.h"
-
-int cli_usage_error(const char *cmd, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "geodes %s: ", cmd);
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\nTry 'geodes %s --help'.\n", cmd);
-  va_end(ap);
-  return CLI_USAGE;
-}
 
 int cli_actions(const char *cmd, const char *usage, const cli_action *actions,
                 size_t n, int argc, char **argv) {
@@ -51,65 +42,6 @@ int cli_actions(const char *cmd, const char *usage, const cli_action *actions,
     if (strcmp(argv[1], actions[i].name) == 0)
       return actions[i].run(argc - 1, argv + 1);
   return cli_usage_error(cmd, "unknown action '%s' (%s)", argv[1], known);
-}
-
-int cli_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("geodes: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  return CLI_ERROR;
-}
-
-/* s as an exact integer written as a real (16e6, 1.5e3): true and *v when
- * it is one within 2^53 (every double there is exact), as strtod reads it
- * whole. */
-static bool exact_real(const char *s, long *v) {
-  char *end;
-  errno = 0;
-  double x = strtod(s, &end);
-  if (end == s || *end || errno || strpbrk(s, "xXpP") || !isfinite(x) ||
-      x != floor(x) || !(fabs(x) <= JFIELD_EXACT_MAX))
-    return false;
-  *v = (long)x;
-  return true;
-}
-
-bool cli_parse_int(const char *cmd, const char *opt, const char *s, long lo,
-                   long hi, long *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if ((end == s || *end) && !errno && exact_real(s, &v)) end = (char *)"";
-  if (end == s || *end || errno || v < lo || v > hi) {
-    cli_usage_error(cmd, "%s wants an integer in [%ld, %ld], not '%s'", opt,
-                    lo, hi, s);
-    return false;
-  }
-  *out = v;
-  return true;
-}
-
-bool cli_parse_real(const char *cmd, const char *opt, const char *s,
-                    double lo, double hi, bool open, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi ||
-      (open && v == lo)) {
-    cli_usage_error(cmd, "%s wants a number in %s%g, %g], not '%s'", opt,
-                    open ? "(" : "[", lo, hi, s);
-    return false;
-  }
-  *out = v + 0.0; /* -0 is 0: printed as 0 */
-  return true;
-}
-
-bool cli_parse_double(const char *cmd, const char *opt, const char *s,
-                      double lo, double hi, double *out) {
-  return cli_parse_real(cmd, opt, s, lo, hi, false, out);
 }
 
 void cli_workload_init(cli_workload_opts *o) {

@@ -140,41 +140,9 @@ static netimport_hosts *hosts_of(const import_args *a) {
 
 /* ---- what the import says about itself ---- */
 
-/* The notes on what the tests could not measure, one per line, appended
- * to notes (a JSON array of strings). */
-static void pair_notes(const netimport *m, const netimport_hosts *h,
-                       json_t *notes) {
-  char buf[512];
-  for (int a = 0; a < m->nsites; a++)
-    for (int b = 0; b < m->nsites; b++) {
-      const netimport_pair *p = netimport_pair_of(m, a, b);
-      const char *x = netimport_hosts_site(h, a), *y = netimport_hosts_site(h, b);
-      bool note = true;
-      if (p->source == NETIMPORT_MIRRORED)
-        snprintf(buf, sizeof buf, "%s -> %s: no test this way: both ways "
-                 "take %s -> %s's values (links: \"between\")", x, y, y, x);
-      else if (p->source == NETIMPORT_NONE && a < b &&
-               netimport_pair_of(m, b, a)->source == NETIMPORT_NONE)
-        snprintf(buf, sizeof buf, "%s and %s: no test either way: the "
-                 "scenario's network.latency_ms and bandwidth_gbps must give "
-                 "their link", x, y);
-      else if (p->source != NETIMPORT_MEASURED) note = false;
-      else if (p->capacity_bound)
-        snprintf(buf, sizeof buf, "%s -> %s: no multi-stream test (iperf3 -P "
-                 "N): the capacity was not measured; bandwidth_gbps is one "
-                 "stream's rate, a lower bound", x, y);
-      else if (p->single == 0)
-        snprintf(buf, sizeof buf, "%s -> %s: no single-stream test: "
-                 "flow_gbps and loss are left out, latency_ms is from -P "
-                 "tests (with the queueing they add)", x, y);
-      else note = false;
-      if (note) json_array_append_new(notes, json_string(buf));
-      if (p->source == NETIMPORT_MEASURED && p->loss_unknown) {
-        snprintf(buf, sizeof buf, "%s -> %s: iperf3 counted no retransmits "
-                 "(a sender that is not Linux?): loss is left out", x, y);
-        json_array_append_new(notes, json_string(buf));
-      }
-    }
+/* One note of netimport_notes, appended to ctx (a JSON array). */
+static void add_note(void *ctx, const char *text) {
+  json_array_append_new(ctx, json_string(text));
 }
 
 static const char *source_name(netimport_source s) {
@@ -303,20 +271,17 @@ static void write_trace(FILE *f, const import_args *a, int argc, char **argv,
 /* A trace's t = 0 gives every ordered pair: a usage error for a site
  * without a link to itself, an error for a pair no test measured. */
 static int check_trace(const netimport *m, const netimport_hosts *h) {
-  for (int a = 0; a < m->nsites; a++)
-    for (int b = 0; b < m->nsites; b++) {
-      if (netimport_pair_of(m, a, b)->source != NETIMPORT_NONE) continue;
-      const char *x = netimport_hosts_site(h, a), *y = netimport_hosts_site(h, b);
-      if (a == b)
-        return cli_usage_error(NET_CMD, "--trace: no test of %s with itself: "
-                               "give --intra-site LAT_MS,GBPS (the link "
-                               "between two of its devices)", x);
-      return cli_error("%s: no test between %s and %s either way: a trace "
-                       "gives every pair a value at t = 0 (measure it, or "
-                       "write links and give the scenario a default)",
-                       NET_CMD, x, y);
-    }
-  return CLI_OK;
+  int a, b;
+  if (!netimport_untested(m, &a, &b)) return CLI_OK;
+  const char *x = netimport_hosts_site(h, a), *y = netimport_hosts_site(h, b);
+  if (a == b)
+    return cli_usage_error(NET_CMD, "--trace: no test of %s with itself: "
+                           "give --intra-site LAT_MS,GBPS (the link "
+                           "between two of its devices)", x);
+  return cli_error("%s: no test between %s and %s either way: a trace "
+                   "gives every pair a value at t = 0 (measure it, or "
+                   "write links and give the scenario a default)",
+                   NET_CMD, x, y);
 }
 
 /* Writes the links or the trace to a->out, whole or not at all. */
@@ -378,7 +343,7 @@ static int cli_net_import(int argc, char **argv) {
     json_array_append_new(notes, json_sprintf("%zu test%s read twice (one "
                           "test's two ends, or a file given twice): counted "
                           "once", read - runs.n, read - runs.n > 1 ? "s" : ""));
-  pair_notes(m, h, notes);
+  netimport_notes(m, h, add_note, notes);
   for (size_t i = 0; i < json_array_size(notes); i++)
     fprintf(stderr, "geodes %s: note: %s\n", NET_CMD,
             json_string_value(json_array_get(notes, i)));

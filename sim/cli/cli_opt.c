@@ -14,7 +14,7 @@
 
 #include "base/mem.h"
 #include "base/names.h"
-#include "sim/cli/cli.h"
+#include "sim/cli/cli_parse.h"
 
 #define CODE_BASE 1000 /* above every character getopt_long returns */
 #define NAMES_MAX 16   /* names of one NAME or ENUM entry, "also" included */

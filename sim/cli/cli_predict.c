@@ -16,6 +16,7 @@
 #include "models/predict.h"
 #include "models/spec.h"
 #include "models/bill.h"
+#include "models/spec_workload.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_bill.h"
 #include "sim/place.h"

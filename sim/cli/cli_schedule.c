@@ -168,22 +168,10 @@ static int parse_args(int argc, char **argv, sched_args *p) {
   return check_objective(p);
 }
 
-/* Whether kind is a dollar objective (a switch: every kind decides). */
-static bool dollars(objective_kind kind) {
-  switch (kind) {
-    case OBJECTIVE_USD_PER_SAMPLE:
-    case OBJECTIVE_SAMPLES_PER_USD: return true;
-    case OBJECTIVE_DTFM:
-    case OBJECTIVE_PREDICTED:
-    case OBJECTIVE_COST_CMD: return false;
-  }
-  return false;
-}
-
 /* The dollar objectives and the budget: the predictor's (a placement
  * search's, or the shape search's goal). */
 static int check_dollars(sched_args *p) {
-  bool cost = dollars((objective_kind)p->objective);
+  bool cost = objective_kind_dollars((objective_kind)p->objective);
   if (p->shape && (cost || p->objective_given) && p->goal &&
       (!cost || strcmp(shape_goal_names[p->goal],
                        objective_kind_names[p->objective])))
@@ -267,12 +255,6 @@ static void progress(void *ctx, long done, long total, double best) {
   cli_progress_update(ctx, "candidates", (double)done, (double)total, extra);
 }
 
-/* The objective's value as its name says it: USD per sample, samples per
- * USD, or seconds. */
-static double objective_value(int kind, double score) {
-  return kind == OBJECTIVE_SAMPLES_PER_USD ? 1 / score : score;
-}
-
 /* The objective's line: sim's start, or the objective's value (none for
  * DT-FM's score, which the score line shows). */
 static void print_objective(const scenario *s, const search_result *r,
@@ -280,13 +262,13 @@ static void print_objective(const scenario *s, const search_result *r,
   bool sim = strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0;
   bool dtfm = strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) == 0;
   int k = names_find(objective_kind_names, obj_name);
-  bool usd = dollars((objective_kind)k);
+  bool usd = objective_kind_dollars((objective_kind)k);
   if (sim && !dtfm)
     printf("start       GCMA under %s, then moves judged by simulation\n",
            obj_name);
   else if (!dtfm)
     printf("objective   %s: %.6g%s%s\n", obj_name,
-           objective_value(k, r->objective_s),
+           objective_kind_value((objective_kind)k, r->objective_s),
            !usd ? " s" : k == OBJECTIVE_SAMPLES_PER_USD ? " samples per USD"
                                                         : " USD per sample",
            usd && !bill_egress_complete(s) ? " (egress between some sites "
@@ -364,8 +346,10 @@ static void print_json(const scenario *s, const search_result *r,
   json_object_set_new(o, "network_model", json_string(net));
   cli_json_setup(o, t, s, r->best, iter_s);
   json_object_set_new(o, "objective_s", cli_json_number(r->objective_s));
-  json_object_set_new(o, "objective_value", cli_json_number(objective_value(
-      names_find(objective_kind_names, obj_name), r->objective_s)));
+  int k = names_find(objective_kind_names, obj_name);
+  json_object_set_new(o, "objective_value", cli_json_number(
+      k < 0 ? r->objective_s
+            : objective_kind_value((objective_kind)k, r->objective_s)));
   json_object_set_new(o, "objective", json_string(obj_name));
   json_object_set_new(o, "start_iteration_s", cli_json_number(r->start_s));
   json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
@@ -456,38 +440,12 @@ static int shape_args(const sched_args *p, const scenario *s,
                         .simulate = p->simulate, .out = p->out, .db = p->db,
                         .json = p->json, .quiet = p->quiet,
                         .scenario = p->scenario};
-  const spec_model *m = spec_scenario_model(s);
-  int n = s->ndevices, layers = s->workload.layers > 0 ? s->workload.layers
-                                : m ? m->layers : INT_MAX;
   long st = p->wo.k.stages, rep = p->wo.k.replicas;
-  if (st > n)
-    return cli_usage_error("schedule", "--stages %ld: no replica of %ld "
-                           "stages fits the %d devices of %s", st, st, n,
-                           s->name);
-  if (st > layers)
-    return cli_usage_error("schedule", "--stages %ld: %ld stages for the %d "
-                           "layers: every stage holds at least one", st, st,
-                           layers);
-  if (rep > n)
-    return cli_usage_error("schedule", "--replicas %ld: more replicas than "
-                           "the %d devices of %s", rep, n, s->name);
-  if (st > 0 && rep > 0 && st * rep > n)
-    return cli_usage_error("schedule", "--stages %ld --replicas %ld: %ld "
-                           "devices, more than the %d of %s", st, rep,
-                           st * rep, n, s->name);
+  if (p->dp_auto) a->plan = diloco_plan_of_knobs(&p->wo.k);
+  err e = {0};
+  if (shape_check_given(s, st, rep, p->dp_auto ? &a->plan : NULL, &e))
+    return cli_usage_error("schedule", "%s", e.msg);
   a->stages = (int)(st > 0 ? st : 0), a->replicas = (int)(rep > 0 ? rep : 0);
-  if (p->dp_auto) {
-    a->plan = diloco_plan_of_knobs(&p->wo.k);
-    diloco_plan given = diloco_plan_given(&s->workload);
-    int H = a->plan.inner_steps ? a->plan.inner_steps
-            : given.inner_steps > 0 ? given.inner_steps
-                                    : WORKLOAD_DEFAULT_INNER_STEPS;
-    int F = a->plan.fragments;
-    if (F > 1 && (layers % F || H % F))
-      return cli_usage_error("schedule", "--fragments %d: streaming DiLoCo's "
-                             "fragments divide the %d layers and H = %d",
-                             F, layers, H);
-  }
   if (!p->micro_list) return CLI_OK;
   a->nmicro = partition_parse(p->micro_list, a->micro, SHAPE_MAX_MICRO);
   for (int i = 0; i < a->nmicro; i++)
@@ -528,7 +486,7 @@ static int run_shape(sched_args *p, int argc, char **argv) {
     so.transport = cli_transport(&wo, (transport_model)p->network);
     so.seed = s->seed;
     double usd_per_s;
-    bool cost = dollars((objective_kind)p->objective);
+    bool cost = objective_kind_dollars((objective_kind)p->objective);
     if (!(rc = shape_args(p, s, &a)) &&
         !(rc = cli_budget_check(s, cost, objective_kind_names[p->objective],
                                 p->budget, false, &usd_per_s)))
@@ -564,7 +522,7 @@ static int judge_best(const sched_args *p, const scenario *s, const cost_ctx *c,
   if (sim_run(s, r->best, so, sr, e) != ERR_OK ||
       sim_spend_iteration(s, sr, b, e) != ERR_OK)
     return e->code;
-  if (dollars((objective_kind)p->objective) || p->budget > 0)
+  if (objective_kind_dollars((objective_kind)p->objective) || p->budget > 0)
     return cli_beside_search(s, c, p->method, so, o, f, e);
   return ERR_OK;
 }
@@ -607,9 +565,9 @@ int cli_schedule(int argc, char **argv) {
   scenario *s = scenario_load(p.scenario, &e);
   if (!s || cli_workload_apply(&p.wo, s, &e) != ERR_OK) goto fail;
   if ((rc = cli_workload_usage("schedule", &p.wo, s)) ||
-      (rc = cli_budget_check(s, dollars((objective_kind)p.objective),
-                             objective_kind_names[p.objective], p.budget, true,
-                             &usd_per_s)))
+      (rc = cli_budget_check(
+           s, objective_kind_dollars((objective_kind)p.objective),
+           objective_kind_names[p.objective], p.budget, true, &usd_per_s)))
     goto done;
   if (!(c = cost_ctx_from_scenario(s, &e))) goto fail;
   sim_options so = sim_options_default();

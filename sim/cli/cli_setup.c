@@ -18,6 +18,7 @@
 #include "models/partition.h"
 #include "models/runtime.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "models/unused.h"
 #include "sim/cli/cli.h"
 #include "traces/scenario_export.h"

@@ -198,13 +198,8 @@ static json_t *best_runtime(const scenario *s, const shape_config *b,
     p.fragments = b->fragments;
     diloco_plan_put(&v->workload, &p);
   }
-  alloc *a = alloc_new(b->replicas, b->stages);
-  for (int k = 0; k < b->ndev; k++) { /* parent -> view: keep increases */
-    int i = 0;
-    while (b->keep[i] != b->a->device[k]) i++;
-    a->device[k] = i;
-  }
-  double t = isfinite(b->simulated_s) ? b->simulated_s : b->predicted_s;
+  alloc *a = shape_config_alloc(b);
+  double t = shape_decided_s(b);
   json_t *o = NULL;
   if (json) o = cli_json_runtime(v, a, t);
   else cli_runtime_text(v, a, t, buf, size);

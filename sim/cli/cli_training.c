@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "models/spec.h"
+#include "models/spec_workload.h"
 
 
 void cli_training_init(cli_training_opts *t) {

@@ -57,6 +57,7 @@
 #include "models/roofline.h"
 #include "models/runtime.h"
 #include "models/spec.h"
+#include "models/spec_workload.h"
 #include "sim/graph.h"
 #include "sim/sim.h"
 #include "sim/train.h"
