@@ -44,28 +44,62 @@ static int unknown_site(const scenario *s, const char *spec, const char *what,
                  what, s->name, list);
 }
 
-/* "A-B" (both ways) or "A>B" of len bytes: two sites. */
+/* "A-B" (both ways) or "A>B" of len bytes: two sites, split at the one
+ * '-' or '>' whose two sides are both sites (names may hold either); a
+ * text that reads two ways (sites a-b and c, a and b-c) is refused. */
 static int parse_pair(const scenario *s, const char *spec, const char *p,
                       size_t len, sim_whatif *w, err *e) {
-  const char *gt = memchr(p, '>', len);
-  if (gt) {
-    w->a = site_n(s, p, (size_t)(gt - p));
-    w->b = site_n(s, gt + 1, len - (size_t)(gt - p) - 1);
-    w->both = false;
-  } else { /* the first '-' that splits it into two sites */
-    w->a = w->b = -1;
-    for (const char *d = p; d < p + len && w->b < 0; d++)
-      if (*d == '-' && site_n(s, p, (size_t)(d - p)) >= 0) {
-        w->a = site_n(s, p, (size_t)(d - p));
-        w->b = site_n(s, d + 1, len - (size_t)(d - p) - 1);
-      }
-    w->both = true;
+  int found = 0;
+  size_t first = 0;
+  for (size_t d = 0; d < len; d++) {
+    if (p[d] != '-' && p[d] != '>') continue;
+    int a = site_n(s, p, d), b = site_n(s, p + d + 1, len - d - 1);
+    if (a < 0 || b < 0) continue;
+    if (found++)
+      return err_set(e, ERR_CONFIG, "'%s': '%.*s' reads two ways, sites "
+                     "'%.*s' and '%.*s' or '%.*s' and '%.*s' (rename one)",
+                     spec, (int)len, p, (int)first, p, (int)(len - first - 1),
+                     p + first + 1, (int)d, p, (int)(len - d - 1), p + d + 1);
+    first = d;
+    w->a = a, w->b = b, w->both = p[d] == '-';
   }
-  if (w->a < 0 || w->b < 0) {
-    char what[200];
-    snprintf(what, sizeof what, "'%.*s' (two sites joined by '-' or '>')",
-             (int)len, p);
-    return unknown_site(s, spec, what, e);
+  if (found) return ERR_OK;
+  char what[200];
+  snprintf(what, sizeof what, "'%.*s' (two sites joined by '-' or '>')",
+           (int)len, p);
+  return unknown_site(s, spec, what, e);
+}
+
+/* A what-if's settings "K=V,K=V" split against the keys it may set:
+ * value[k] the text of key k (NULL when absent). Each setting once, none
+ * empty, at least one; expect words them in a message. buf holds the
+ * texts (SIM_WHATIF_LABEL bytes). */
+static int split_settings(const char *spec, const char *p,
+                          const char *const *keys, int nkeys,
+                          const char *expect, char *buf, const char **value,
+                          err *e) {
+  snprintf(buf, SIM_WHATIF_LABEL, "%s", p);
+  for (int k = 0; k < nkeys; k++) value[k] = NULL;
+  if (!*buf)
+    return err_set(e, ERR_CONFIG, "'%s': nothing after the ':' (%s)", spec,
+                   expect);
+  for (char *t = buf, *next; t; t = next) {
+    next = strchr(t, ',');
+    if (next) *next++ = '\0';
+    char *eq = strchr(t, '=');
+    int k = 0;
+    while (eq && k < nkeys &&
+           (strlen(keys[k]) != (size_t)(eq - t) ||
+            memcmp(keys[k], t, (size_t)(eq - t))))
+      k++;
+    if (!*t)
+      return err_set(e, ERR_CONFIG, "'%s': an empty setting (%s, joined by "
+                     "',')", spec, expect);
+    if (!eq || k == nkeys || !eq[1])
+      return err_set(e, ERR_CONFIG, "'%s': '%s' is not %s", spec, t, expect);
+    if (value[k])
+      return err_set(e, ERR_CONFIG, "'%s': %s given twice", spec, keys[k]);
+    value[k] = eq + 1;
   }
   return ERR_OK;
 }
@@ -104,28 +138,22 @@ static int parse_sockets(const char *text, const char *spec, int *out,
   return ERR_OK;
 }
 
-/* "bw=F,lat=F,flow=G,window=B" (any of them) into w. */
+/* "bw=F,lat=F,flow=G,window=B" (any of them, each once) into w. */
 static int parse_link_settings(const char *spec, const char *p, sim_whatif *w,
                                err *e) {
+  static const char *const keys[] = {"bw", "lat", "flow", "window"};
   char buf[SIM_WHATIF_LABEL];
-  snprintf(buf, sizeof buf, "%s", p);
+  const char *v[4];
   w->bw = w->lat = 1;
-  for (char *save, *t = strtok_r(buf, ",", &save); t;
-       t = strtok_r(NULL, ",", &save)) {
-    int rc;
-    if (!strncmp(t, "bw=", 3)) rc = parse_factor(t + 3, spec, &w->bw, e);
-    else if (!strncmp(t, "lat=", 4)) rc = parse_factor(t + 4, spec, &w->lat, e);
-    else if (!strncmp(t, "flow=", 5))
-      rc = parse_path_value(t + 5, spec, "flow", "flow_gbps", &w->flow_gbps, e);
-    else if (!strncmp(t, "window=", 7))
-      rc = parse_path_value(t + 7, spec, "window", "window_bytes", &w->window,
-                            e);
-    else
-      return err_set(e, ERR_CONFIG, "'%s': '%s' is not bw=F, lat=F, flow=G "
-                     "or window=B", spec, t);
-    if (rc) return rc;
-  }
-  return ERR_OK;
+  int rc = split_settings(spec, p, keys, 4, "bw=F, lat=F, flow=G or window=B",
+                          buf, v, e);
+  if (!rc && v[0]) rc = parse_factor(v[0], spec, &w->bw, e);
+  if (!rc && v[1]) rc = parse_factor(v[1], spec, &w->lat, e);
+  if (!rc && v[2])
+    rc = parse_path_value(v[2], spec, "flow", "flow_gbps", &w->flow_gbps, e);
+  if (!rc && v[3])
+    rc = parse_path_value(v[3], spec, "window", "window_bytes", &w->window, e);
+  return rc;
 }
 
 static int parse_link(const scenario *s, const char *spec, const char *p,
@@ -139,49 +167,39 @@ static int parse_link(const scenario *s, const char *spec, const char *p,
   return rc ? rc : parse_link_settings(spec, colon + 1, w, e);
 }
 
-/* "window=B,sockets=N" (either or both) of site `site` into w. */
+/* "window=B,sockets=N" (either or both, each once) of site `site` into w. */
 static int parse_hosts(const char *spec, const char *p, int site,
                        sim_whatif *w, err *e) {
+  static const char *const keys[] = {"window", "sockets"};
   char buf[SIM_WHATIF_LABEL];
-  snprintf(buf, sizeof buf, "%s", p);
+  const char *v[2];
   w->kind = SIM_WHATIF_HOSTS;
   w->a = w->b = site;
-  for (char *save, *t = strtok_r(buf, ",", &save); t;
-       t = strtok_r(NULL, ",", &save)) {
-    int rc;
-    if (!strncmp(t, "window=", 7))
-      rc = parse_path_value(t + 7, spec, "window", "window_bytes", &w->window,
-                            e);
-    else if (!strncmp(t, "sockets=", 8))
-      rc = parse_sockets(t + 8, spec, &w->sockets, e);
-    else
-      return err_set(e, ERR_CONFIG, "'%s': '%s' is not speed=F, window=B or "
-                     "sockets=N", spec, t);
-    if (rc) return rc;
-  }
-  return ERR_OK;
+  int rc = split_settings(spec, p, keys, 2, "speed=F, window=B or sockets=N",
+                          buf, v, e);
+  if (!rc && v[0])
+    rc = parse_path_value(v[0], spec, "window", "window_bytes", &w->window, e);
+  if (!rc && v[1]) rc = parse_sockets(v[1], spec, &w->sockets, e);
+  return rc;
 }
 
-static int parse_site(const scenario *s, const char *spec, const char *p,
-                      sim_whatif *w, err *e) {
-  const char *colon = strchr(p, ':'), *eq = strchr(p, '=');
-  if (colon && colon[1] && (!eq || colon < eq)) {
-    int site = site_n(s, p, (size_t)(colon - p));
-    if (site < 0) return unknown_site(s, spec, "the site", e);
-    if (strncmp(colon, ":speed=", 7))
-      return parse_hosts(spec, colon + 1, site, w, e);
+/* The site what-if that reads p as site p[0 .. at) and p[at] ('=': a GPU,
+ * ':': its speed or hosts) followed by the rest. */
+static int parse_site_at(const scenario *s, const char *spec, const char *p,
+                         size_t at, sim_whatif *w, err *e) {
+  int site = site_n(s, p, at);
+  const char *rest = p + at + 1;
+  if (p[at] == ':' && strncmp(rest, "speed=", 6))
+    return parse_hosts(spec, rest, site, w, e);
+  if (p[at] == ':') {
     w->kind = SIM_WHATIF_SPEED;
     w->a = s->sites[site].first_device;
     w->b = w->a + s->sites[site].ndevices;
-    return parse_factor(colon + 7, spec, &w->speed, e);
+    return parse_factor(rest + 6, spec, &w->speed, e);
   }
-  if (!eq || colon)
-    return err_set(e, ERR_CONFIG, "'%s': a site what-if is site:NAME=GPU, "
-                   "site:NAME:speed=F or site:NAME:window=B,sockets=N", spec);
   w->kind = SIM_WHATIF_GPU;
-  w->a = site_n(s, p, (size_t)(eq - p));
-  if (w->a < 0) return unknown_site(s, spec, "the site", e);
-  const spec_gpu *g = spec_gpu_find(eq + 1);
+  w->a = site;
+  const spec_gpu *g = spec_gpu_find(rest);
   if (!g) {
     int n;
     const spec_gpu *all = spec_gpus(&n);
@@ -189,11 +207,38 @@ static int parse_site(const scenario *s, const char *spec, const char *p,
     for (int i = 0; i < n && strlen(list) < sizeof list - 40; i++)
       snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
                i ? ", " : "", all[i].name);
-    return err_set(e, ERR_CONFIG, "'%s': unknown GPU '%s' (%s)", spec, eq + 1,
+    return err_set(e, ERR_CONFIG, "'%s': unknown GPU '%s' (%s)", spec, rest,
                    list);
   }
   w->gpu = g->name;
   return ERR_OK;
+}
+
+/* site:NAME=GPU, site:NAME:speed=F, site:NAME:SETTINGS, where NAME may hold
+ * ':' or '=': every split after a site's name that reads whole is a
+ * reading; one is taken, two are refused, none gives the longest name's
+ * error (or the site's). */
+static int parse_site(const scenario *s, const char *spec, const char *p,
+                      sim_whatif *w, err *e) {
+  size_t len = strlen(p), last = len, first = len;
+  int ok = 0;
+  sim_whatif base = *w;
+  for (size_t at = 0; at < len; at++) {
+    if ((p[at] != ':' && p[at] != '=') || site_n(s, p, at) < 0) continue;
+    sim_whatif t = base;
+    last = at;
+    if (parse_site_at(s, spec, p, at, &t, NULL)) continue;
+    if (ok++)
+      return err_set(e, ERR_CONFIG, "'%s': reads as site '%.*s' and as site "
+                     "'%.*s' (rename one)", spec, (int)first, p, (int)at, p);
+    first = at, *w = t;
+  }
+  if (ok) return ERR_OK;
+  if (last < len) return parse_site_at(s, spec, p, last, w, e);
+  if (!strpbrk(p, ":="))
+    return err_set(e, ERR_CONFIG, "'%s': a site what-if is site:NAME=GPU, "
+                   "site:NAME:speed=F or site:NAME:window=B,sockets=N", spec);
+  return unknown_site(s, spec, "the site", e);
 }
 
 static int parse_device(const scenario *s, const char *spec, const char *p,

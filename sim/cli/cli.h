@@ -356,10 +356,11 @@ typedef struct cli_explain_opts {
   bool quiet;              /* no progress of the re-runs on stderr */
 } cli_explain_opts;
 
-/* Parses specs (what-ifs joined by ';', NULL: none) against s into *out
- * (free) and *n; a bad one is cmd's usage error naming --what-if
- * (CLI_USAGE, message printed). */
-int cli_explain_whatifs(const char *cmd, const scenario *s, const char *specs,
+/* Parses the nspecs --what-if texts (each what-ifs joined by ';') against
+ * s into *out (free) and *n; a bad or empty one is cmd's usage error naming
+ * --what-if and its text (CLI_USAGE, message printed). */
+int cli_explain_whatifs(const char *cmd, const scenario *s,
+                        const char *const *specs, int nspecs,
                         struct sim_whatif **out, int *n);
 
 /* Simulates s under a and o, and prints its critical path, the top
