@@ -269,7 +269,7 @@ static bool skip_digits(const char **p, const char *end, int max, bool json) {
 
 /* The answer line as the shipped models print it, exactly
  * {"id": K, "predicted_s": X} with K the id expected and X a JSON number
- * >= 0 that strtod reads as finite (what jansson gives: it reads numbers
+ * >= 0 that strtod reads as at most COSTCMD_MAX_PREDICTED_S (what jansson gives: it reads numbers
  * with strtod, and an integer's conversion rounds the same): true and *x
  * set. Any other line (other spacing, keys, a wrong id) goes to the full
  * parser, which checks it and names what is wrong. */
@@ -301,7 +301,7 @@ static bool fast_answer(const char *line, size_t len, long id, double *x) {
   memcpy(buf, num, (size_t)(p - num));
   buf[p - num] = '\0';
   *x = strtod(buf, NULL);
-  return isfinite(*x);
+  return *x <= COSTCMD_MAX_PREDICTED_S;
 }
 
 /* Stores x as the answer to the batch's next candidate. */
@@ -324,7 +324,15 @@ static int take_answer(costcmd *c, const char *line, size_t len, err *e) {
   /* jansson reads a NUL between tokens as the end of its input (it took
    * '{"predicted_s": 0.5<NUL>}' as an object): refused before it looks */
   bool nul = memchr(line, '\0', len) != NULL;
-  json_t *j = nul ? NULL : json_loadb(line, len, JSON_DECODE_ANY, &je);
+  json_t *j = nul ? NULL : json_loadb(line, len, JSON_DECODE_ANY |
+                                       JSON_REJECT_DUPLICATES, &je);
+  size_t show = strnlen(line, len > 200 ? 200 : len);
+  if (!j && !nul && json_error_code(&je) == json_error_duplicate_key) {
+    const char *key = strstr(je.text, "near ");
+    return fail(c, e, ERR_PARSE, "answered candidate %ld %s with a key given "
+                "twice (%s): '%.*s'", id, cand, key ? key + 5 : je.text,
+                (int)show, line);
+  }
   if (!j) {
     bool nonfinite = contains(line, len, "NaN") || contains(line, len, "Infinity");
     enum json_error_code why = nul ? json_error_null_character
@@ -337,7 +345,6 @@ static int take_answer(costcmd *c, const char *line, size_t len, err *e) {
         : nul ? "a line that holds a NUL byte"
         : "a line that is not JSON";
     /* the line as far as its first NUL, which ends what a message shows */
-    size_t show = strnlen(line, len > 200 ? 200 : len);
     return fail(c, e, ERR_PARSE, "answered candidate %ld %s with %s: '%.*s'",
                 id, cand, what, (int)show, line);
   }
@@ -366,6 +373,10 @@ static int take_answer(costcmd *c, const char *line, size_t len, err *e) {
     rc = fail(c, e, ERR_PARSE, "answered candidate %ld %s with a %s "
               "predicted_s (%g)", id, cand, x < 0 ? "negative" : "non-finite",
               x);
+  else if (x > COSTCMD_MAX_PREDICTED_S)
+    rc = fail(c, e, ERR_PARSE, "answered candidate %ld %s with a predicted_s "
+              "of %g s, past the ceiling of %g s (31.7 years): '%.*s'", id,
+              cand, x, COSTCMD_MAX_PREDICTED_S, (int)show, line);
   json_decref(j);
   return rc ? rc : accept(c, x);
 }

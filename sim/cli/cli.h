@@ -344,6 +344,12 @@ int cli_db_record(const char *path, int argc, char **argv, const scenario *s,
  * plain lines). */
 bool cli_stderr_is_tty(void);
 
+/* s as one word of a POSIX shell (a string to free): as it is when every
+ * byte is a letter, a digit or one of "_@%+=:,./-" (and s is not empty),
+ * else in single quotes, each ' written '\''. For the commands geodes
+ * prints for a user to paste. */
+char *cli_shell_word(const char *s);
+
 /* What `explain` (and `simulate --explain`) reports, beside the run. */
 typedef struct cli_explain_opts {
   int top, steps;          /* sensitivities of the top resources; path rows */

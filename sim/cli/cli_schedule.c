@@ -424,25 +424,46 @@ static int record_db(const sched_args *p, const scenario *s,
 }
 
 /* argv without --dp-algo auto (a copy the caller frees, *n entries); *found
- * says whether it was there: the shared option's names are the algorithms
- * alone, and auto is the shape search's. */
-static char **take_dp_auto(int argc, char **argv, int *n, bool *found) {
+ * counts its uses: the shared option's names are the algorithms alone, and
+ * auto is the shape search's. */
+static char **take_dp_auto(int argc, char **argv, int *n, int *found) {
   char **v = mem_alloc(((size_t)argc + 1) * sizeof *v);
-  *n = 0, *found = false;
+  *n = 0, *found = 0;
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--dp-algo=auto") == 0) {
-      *found = true;
+      ++*found;
       continue;
     }
     if (strcmp(argv[i], "--dp-algo") == 0 && i + 1 < argc &&
         strcmp(argv[i + 1], "auto") == 0) {
-      *found = true, i++;
+      ++*found, i++;
       continue;
     }
     v[(*n)++] = argv[i];
   }
   v[*n] = NULL;
   return v;
+}
+
+/* --micro-batches m,m,... into a: sizes >= 1, none above s's batch (a
+ * micro-batch holds at most the batch; the search would find no shape). */
+static int micro_args(const sched_args *p, const scenario *s,
+                      cli_shape_args *a) {
+  if (!p->micro_list) return CLI_OK;
+  a->nmicro = partition_parse(p->micro_list, a->micro, SHAPE_MAX_MICRO);
+  for (int i = 0; i < a->nmicro; i++)
+    if (a->micro[i] < 1) a->nmicro = -1;
+  if (a->nmicro < 1)
+    return cli_usage_error("schedule", "--micro-batches wants up to %d "
+                           "comma-separated micro-batch sizes >= 1, not '%s'",
+                           SHAPE_MAX_MICRO, p->micro_list);
+  long batch = p->wo.k.batch > 0 ? p->wo.k.batch : s->workload.batch;
+  for (int i = 0; i < a->nmicro; i++)
+    if (a->micro[i] > batch)
+      return cli_usage_error("schedule", "--micro-batches %s: %d is more "
+                             "than the batch of %ld sequences", p->micro_list,
+                             a->micro[i], batch);
+  return CLI_OK;
 }
 
 /* The options of --shape auto, checked (usage errors) once s is loaded
@@ -488,15 +509,7 @@ static int shape_args(const sched_args *p, const scenario *s,
                              "fragments divide the %d layers and H = %d",
                              F, layers, H);
   }
-  if (!p->micro_list) return CLI_OK;
-  a->nmicro = partition_parse(p->micro_list, a->micro, SHAPE_MAX_MICRO);
-  for (int i = 0; i < a->nmicro; i++)
-    if (a->micro[i] < 1) a->nmicro = -1;
-  if (a->nmicro < 1)
-    return cli_usage_error("schedule", "--micro-batches wants up to %d "
-                           "comma-separated micro-batch sizes >= 1, not '%s'",
-                           SHAPE_MAX_MICRO, p->micro_list);
-  return CLI_OK;
+  return micro_args(p, s, a);
 }
 
 /* The options that only --shape auto takes. */
@@ -589,8 +602,12 @@ static void report(const sched_args *p, const scenario *s,
 int cli_schedule(int argc, char **argv) {
   sched_args p;
   int n;
-  char **args = take_dp_auto(argc, argv, &n, &p.dp_auto);
+  int autos;
+  char **args = take_dp_auto(argc, argv, &n, &autos);
+  p.dp_auto = autos > 0;
   int rc = parse_args(n, args, &p);
+  if (!rc && (autos > 1 || (autos && p.wo.k.dp_algo)))
+    rc = cli_usage_error("schedule", "--dp-algo given twice");
   if (!rc) rc = shape_only(&p);
   if (!rc && p.shape) rc = run_shape(&p, argc, argv);
   free(args);

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 void err_clear(err *e) {
   if (!e) return;
@@ -55,4 +56,12 @@ const char *err_what(int code) {
 #undef ERR_CASE
   }
   return "unknown error";
+}
+
+const char *err_num(double x, char *buf) {
+  for (int p = 1; p <= 17; p++) {
+    snprintf(buf, ERR_NUM_MAX, "%.*g", p, x);
+    if (strtod(buf, NULL) == x) break;
+  }
+  return buf;
 }
