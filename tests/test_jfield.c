@@ -96,11 +96,11 @@ Test(jfield, range_cites_the_key_line) {
 }
 
 /* Issue 35, 15: a value and a bound are printed exactly ("must be <=
- * 1e+06, not 1e+06" for 1000001, as %g wrote both). */
+ * 1e+06, not 1e+06" for 1000001, as %g wrote both; integers as integers). */
 Test(jfield, range_values_are_printed_exactly) {
   static const struct { const char *text; double lo, hi; const char *msg; }
       c[] = {{"{\"n\": 1000001}", 0, 1e6,
-              "g.json:1: n: must be <= 1e+06, not 1000001"},
+              "g.json:1: n: must be <= 1000000, not 1000001"},
              {"{\"n\": 0.30000000000000004}", 0, 0.3,
               "g.json:1: n: must be <= 0.3, not 0.30000000000000004"},
              {"{\"n\": 1447.5}", 1448, 2e12,
@@ -126,6 +126,9 @@ Test(jfield, range_values_are_printed_exactly) {
   char buf[ERR_NUM_MAX];
   cr_expect_str_eq(err_num(0.1, buf), "0.1");
   cr_expect_str_eq(err_num(-2, buf), "-2");
+  cr_expect_str_eq(err_num(-20, buf), "-20");
+  cr_expect_str_eq(err_num(1e15, buf), "1e+15");
+  cr_expect_str_eq(err_num(-0.0, buf), "0");
   cr_expect_str_eq(err_num(1.0 / 3, buf), "0.3333333333333333");
 }
 

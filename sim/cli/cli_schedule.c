@@ -599,18 +599,24 @@ static void report(const sched_args *p, const scenario *s,
   cli_beside_print(sr, b, f, p->budget);
 }
 
+/* argv into p: --dp-algo auto taken out (once: with it, --dp-algo may not
+ * be given again), the table's options, the --shape auto ones. */
+static int schedule_args(int argc, char **argv, sched_args *p) {
+  int n, autos;
+  char **args = take_dp_auto(argc, argv, &n, &autos);
+  p->dp_auto = autos > 0;
+  int rc = parse_args(n, args, p);
+  if (!rc && (autos > 1 || (autos && p->wo.k.dp_algo)))
+    rc = cli_usage_error("schedule", "--dp-algo given twice");
+  if (!rc) rc = shape_only(p);
+  free(args);
+  return rc;
+}
+
 int cli_schedule(int argc, char **argv) {
   sched_args p;
-  int n;
-  int autos;
-  char **args = take_dp_auto(argc, argv, &n, &autos);
-  p.dp_auto = autos > 0;
-  int rc = parse_args(n, args, &p);
-  if (!rc && (autos > 1 || (autos && p.wo.k.dp_algo)))
-    rc = cli_usage_error("schedule", "--dp-algo given twice");
-  if (!rc) rc = shape_only(&p);
+  int rc = schedule_args(argc, argv, &p);
   if (!rc && p.shape) rc = run_shape(&p, argc, argv);
-  free(args);
   if (rc || p.shape) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {0};
   cost_ctx *c = NULL;

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 
 void err_clear(err *e) {
@@ -59,6 +60,10 @@ const char *err_what(int code) {
 }
 
 const char *err_num(double x, char *buf) {
+  if (x == floor(x) && fabs(x) < ERR_NUM_INTEGERS) {
+    snprintf(buf, ERR_NUM_MAX, "%.0f", x + 0.0); /* -0 is 0 */
+    return buf;
+  }
   for (int p = 1; p <= 17; p++) {
     snprintf(buf, ERR_NUM_MAX, "%.*g", p, x);
     if (strtod(buf, NULL) == x) break;
