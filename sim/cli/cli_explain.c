@@ -56,6 +56,7 @@ static const cli_opt_command EXPLAIN = {
 
 typedef struct explain_args {
   const char *scenario, *alloc_file, *method, *link_stats;
+  const char *resolution_text; /* --resolution-s as typed, or NULL */
   cli_opt_list what_if; /* every --what-if, each of specs joined by ';' */
   int network;
   long top, steps;
@@ -85,8 +86,9 @@ static int parse_args(int argc, char **argv, explain_args *p) {
                   "steps of the path the table lists (30)"),
       CLI_OPT_STRING(0, "link-stats", "FILE", &p->link_stats,
                      "link utilisation over time as CSV"),
-      CLI_OPT_REAL(0, "resolution-s", "S", &p->resolution_s, 1e-6, 1e6,
-                   "--link-stats' time step (0.1)"),
+      CLI_OPT_REAL_KEEP(0, "resolution-s", "S", &p->resolution_s, 1e-6, 1e6,
+                        &p->resolution_text,
+                        "--link-stats' time step (0.1; only with it)"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
       CLI_OPT_QUIET(&p->quiet),
       CLI_OPT_HELP(),
@@ -96,6 +98,10 @@ static int parse_args(int argc, char **argv, explain_args *p) {
   int nargs, rc = cli_opt_parse(&EXPLAIN, opts, argc, argv, &args, &nargs);
   if (rc) return rc;
   p->scenario = args[0];
+  if (p->resolution_text && !p->link_stats) /* issue 35, 5: was ignored */
+    return cli_usage_error("explain", "--resolution-s %s is --link-stats' "
+                           "step: give --link-stats FILE, or leave it out",
+                           p->resolution_text);
   return cli_check_placement("explain", p->alloc_file, &p->method);
 }
 
