@@ -599,6 +599,28 @@ static void report(const sched_args *p, const scenario *s,
   cli_beside_print(sr, b, f, p->budget);
 }
 
+/* The options of a placement search, which --shape auto does not use
+ * (issue 35, 5: it ran without a word, --cost-cmd never started and
+ * --convergence wrote nothing): refused naming the first. --objective is
+ * its goal when a dollar one (check_dollars), else unused too. */
+static int shape_unused(const sched_args *p) {
+  if (!p->shape) return CLI_OK;
+  const char *opt =
+      p->method != schedule_method_name(SCHEDULE_GCMA) ? "--method"
+      : p->objective_given && !dollars((objective_kind)p->objective)
+          ? "--objective"
+      : p->trials >= 0 ? "--trials"
+      : p->population >= 0 ? "--population"
+      : p->starts >= 0 ? "--starts"
+      : p->cc.cmd ? "--cost-cmd"
+      : p->convergence ? "--convergence" : NULL;
+  if (!opt) return CLI_OK;
+  return cli_usage_error("schedule", "%s is a placement search's, which "
+                         "--shape auto does not run (it judges shapes by the "
+                         "predictor and simulation, for --shape-objective): "
+                         "leave it out", opt);
+}
+
 /* argv into p: --dp-algo auto taken out (once: with it, --dp-algo may not
  * be given again), the table's options, the --shape auto ones. */
 static int schedule_args(int argc, char **argv, sched_args *p) {
@@ -609,6 +631,7 @@ static int schedule_args(int argc, char **argv, sched_args *p) {
   if (!rc && (autos > 1 || (autos && p->wo.k.dp_algo)))
     rc = cli_usage_error("schedule", "--dp-algo given twice");
   if (!rc) rc = shape_only(p);
+  if (!rc) rc = shape_unused(p);
   free(args);
   return rc;
 }
