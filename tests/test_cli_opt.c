@@ -17,7 +17,7 @@ TestSuite(cli_opt, .init = support_dir_make, .fini = support_dir_remove);
  * it is given by ("--sockets", "-o"), whether it takes a value, a value it
  * accepts, and what it is a former name of ("" when none). */
 typedef struct row {
-  char cmd[32], name[48], value[48], alias_of[48];
+  char cmd[32], name[48], value[256], alias_of[48];
   bool arg, repeatable;
 } row;
 
@@ -35,7 +35,8 @@ static void cell_code(const char *p, char *out, size_t size) {
 }
 
 /* A value the accepts column allows: the first name, the middle of a
- * range, or "x" (a file, a list: anything but empty). */
+ * range, or a file in the test's folder (a file, a list: anything but
+ * empty; were a refusal missing, nothing is written outside the folder). */
 static void value_of(const char *accepts, char *out, size_t size) {
   double lo, hi;
   const char *tick = strchr(accepts, '`');
@@ -47,7 +48,7 @@ static void value_of(const char *accepts, char *out, size_t size) {
     if (lo == (long)lo && hi == (long)hi) mid = (double)(long)mid;
     snprintf(out, size, "%.17g", mid);
   } else {
-    snprintf(out, size, "x");
+    snprintf(out, size, "%s", support_path("x"));
   }
 }
 
@@ -124,7 +125,7 @@ Test(cli_opt, every_option_once_with_its_aliases_and_never_empty) {
     const row *w = &rows[i];
     if (!strcmp(w->name, "--help")) continue; /* it ends the parse */
     const row *t = w->alias_of[0] ? find(rows, n, w->cmd, w->alias_of) : w;
-    char once[128], line[512];
+    char once[320], line[1024];
     row typed = *t;
     use(&typed, w, once, sizeof once);
     snprintf(line, sizeof line, "%s %s %s", w->cmd, once, once);
@@ -136,7 +137,7 @@ Test(cli_opt, every_option_once_with_its_aliases_and_never_empty) {
       refused(&r, w->cmd, line, "given twice", w->name);
     }
     if (w->alias_of[0] && !t->repeatable) {
-      char other[128];
+      char other[320];
       use(&typed, t, other, sizeof other);
       snprintf(line, sizeof line, "%s %s %s", w->cmd, other, once);
       support_geodes(&r, "%s", line);
@@ -178,7 +179,7 @@ Test(cli_opt, the_issues_cases) {
        "geodes simulate: --alloc: an empty value\n"},
       {"simulate worldwide --alloc=", "geodes simulate: --alloc: an empty "
        "value\n"},
-      {"calibrate x -o a.json -o b.json",
+      {"calibrate -o - -o -",
        "geodes calibrate: -o/--output given twice\n"},
       {"schedule worldwide --dp-algo auto --dp-algo ring",
        "geodes schedule: --dp-algo given twice\n"},
