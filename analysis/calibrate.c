@@ -222,8 +222,11 @@ static int full_fit(const calibrate_problem *p, const int *ids, int np,
     double c = gsl_matrix_get(covar, (size_t)k, (size_t)k);
     if (!(c > 0))
       rc = err_set(e, ERR_CONFIG, "parameter '%s': the rows of %s do not "
-                   "determine it apart from the others (singular "
-                   "covariance)", params_table[ids[k]].name, p->name);
+                   "determine it%s (singular covariance)",
+                   params_table[ids[k]].name, p->name,
+                   np > 1 ? " apart from the others"
+                          : ": at the fitted value no row's time moves with "
+                            "it (a bound, or a flat stretch)");
   }
   if (!rc) set_params(ids, np, x), rc = errors(p, all, p->n, r->error, e);
   for (int k = 0; k < np && !rc; k++) { /* the values as set: clamped */

@@ -269,7 +269,7 @@ static bool skip_digits(const char **p, const char *end, int max, bool json) {
 
 /* The answer line as the shipped models print it, exactly
  * {"id": K, "predicted_s": X} with K the id expected and X a JSON number
- * >= 0 that strtod reads as finite (what jansson gives: it reads numbers
+ * >= 0 that strtod reads as at most COSTCMD_MAX_PREDICTED_S (what jansson gives: it reads numbers
  * with strtod, and an integer's conversion rounds the same): true and *x
  * set. Any other line (other spacing, keys, a wrong id) goes to the full
  * parser, which checks it and names what is wrong. */
@@ -301,7 +301,7 @@ static bool fast_answer(const char *line, size_t len, long id, double *x) {
   memcpy(buf, num, (size_t)(p - num));
   buf[p - num] = '\0';
   *x = strtod(buf, NULL);
-  return isfinite(*x);
+  return *x <= COSTCMD_MAX_PREDICTED_S;
 }
 
 /* Stores x as the answer to the batch's next candidate. */
@@ -309,6 +309,40 @@ static int accept(costcmd *c, double x) {
   c->ans[c->got++] = x;
   c->answered++;
   return ERR_OK;
+}
+
+/* The answer line (len bytes) as JSON into *out (json_decref), or the
+ * session's error naming candidate id (cand) and the line: not JSON, a NUL
+ * byte, a key given twice, a number past a double. */
+static int load_answer(costcmd *c, const char *line, size_t len, long id,
+                       const char *cand, json_t **out, err *e) {
+  json_error_t je;
+  /* jansson reads a NUL between tokens as the end of its input (it took
+   * '{"predicted_s": 0.5<NUL>}' as an object): refused before it looks */
+  bool nul = memchr(line, '\0', len) != NULL;
+  *out = nul ? NULL : json_loadb(line, len, JSON_DECODE_ANY |
+                                 JSON_REJECT_DUPLICATES, &je);
+  if (*out) return ERR_OK;
+  /* the line as far as its first NUL, which ends what a message shows */
+  size_t show = strnlen(line, len > 200 ? 200 : len);
+  enum json_error_code why = nul ? json_error_null_character
+                                 : json_error_code(&je);
+  if (why == json_error_duplicate_key) {
+    const char *key = strstr(je.text, "near ");
+    return fail(c, e, ERR_PARSE, "answered candidate %ld %s with a key given "
+                "twice (%s): '%.*s'", id, cand, key ? key + 5 : je.text,
+                (int)show, line);
+  }
+  bool nonfinite = contains(line, len, "NaN") || contains(line, len, "Infinity");
+  const char *what =
+      nonfinite ? "a predicted_s that is not a finite number (NaN and "
+                  "Infinity are not JSON)"
+      : why == json_error_numeric_overflow ? "a number past what a double "
+                  "or a 64-bit integer holds"
+      : nul ? "a line that holds a NUL byte"
+      : "a line that is not JSON";
+  return fail(c, e, ERR_PARSE, "answered candidate %ld %s with %s: '%.*s'",
+              id, cand, what, (int)show, line);
 }
 
 /* Checks one answer line (len bytes, no newline) against the batch's next
@@ -320,31 +354,13 @@ static int take_answer(costcmd *c, const char *line, size_t len, err *e) {
   if (fast_answer(line, len, id, &fast)) return accept(c, fast);
   char cand[256];
   describe_candidate(c, i, cand, sizeof cand);
-  json_error_t je;
-  /* jansson reads a NUL between tokens as the end of its input (it took
-   * '{"predicted_s": 0.5<NUL>}' as an object): refused before it looks */
-  bool nul = memchr(line, '\0', len) != NULL;
-  json_t *j = nul ? NULL : json_loadb(line, len, JSON_DECODE_ANY, &je);
-  if (!j) {
-    bool nonfinite = contains(line, len, "NaN") || contains(line, len, "Infinity");
-    enum json_error_code why = nul ? json_error_null_character
-                                   : json_error_code(&je);
-    const char *what =
-        nonfinite ? "a predicted_s that is not a finite number (NaN and "
-                    "Infinity are not JSON)"
-        : why == json_error_numeric_overflow ? "a number past what a double "
-                    "or a 64-bit integer holds"
-        : nul ? "a line that holds a NUL byte"
-        : "a line that is not JSON";
-    /* the line as far as its first NUL, which ends what a message shows */
-    size_t show = strnlen(line, len > 200 ? 200 : len);
-    return fail(c, e, ERR_PARSE, "answered candidate %ld %s with %s: '%.*s'",
-                id, cand, what, (int)show, line);
-  }
+  size_t show = strnlen(line, len > 200 ? 200 : len);
+  json_t *j;
+  int rc = load_answer(c, line, len, id, cand, &j, e);
+  if (rc) return rc;
   json_t *jid = json_is_object(j) ? json_object_get(j, "id") : NULL;
   json_t *jp = json_is_object(j) ? json_object_get(j, "predicted_s") : NULL;
   double x = json_is_number(jp) ? json_number_value(jp) : NAN;
-  int rc = ERR_OK;
   if (!json_is_object(j))
     rc = fail(c, e, ERR_PARSE, "answered candidate %ld %s with a JSON value "
               "that is not an object: '%.*s'", id, cand,
@@ -366,6 +382,10 @@ static int take_answer(costcmd *c, const char *line, size_t len, err *e) {
     rc = fail(c, e, ERR_PARSE, "answered candidate %ld %s with a %s "
               "predicted_s (%g)", id, cand, x < 0 ? "negative" : "non-finite",
               x);
+  else if (x > COSTCMD_MAX_PREDICTED_S)
+    rc = fail(c, e, ERR_PARSE, "answered candidate %ld %s with a predicted_s "
+              "of %g s, past the ceiling of %g s (31.7 years): '%.*s'", id,
+              cand, x, COSTCMD_MAX_PREDICTED_S, (int)show, line);
   json_decref(j);
   return rc ? rc : accept(c, x);
 }

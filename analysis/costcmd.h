@@ -9,8 +9,9 @@
  *      {"id": k, "pipelines": [[d, ...], ...], "layers_per_stage": [l, ...]}
  *      with k = 0, 1, 2, ... over the whole session.
  * CMD answers each candidate with one line {"id": k, "predicted_s": x}
- * (other keys are ignored), in the order of the candidates, x a finite
- * number >= 0 (seconds per iteration). geodes may write many candidates
+ * (other keys are ignored; no key twice), in the order of the candidates,
+ * x a finite number in [0, COSTCMD_MAX_PREDICTED_S] (seconds per
+ * iteration). geodes may write many candidates
  * before reading their answers (a batch is pipelined), or one and wait for
  * its answer (a search), so CMD must answer a candidate without waiting for
  * the next one: flush stdout after each answer, or whenever stdin has no
@@ -24,8 +25,9 @@
  * header, has COSTCMD_START_S more (an interpreter and a model's
  * imports take seconds on a loaded machine).
  * A CMD that exits, hangs past the timeout, prints a line that is not
- * JSON, answers another id, or gives a missing, negative or non-finite
- * predicted_s is an error naming CMD and the candidate (ERR_IO for the
+ * JSON, repeats a key, answers another id, or gives a missing, negative,
+ * non-finite or absurd (above the ceiling) predicted_s is an error naming
+ * CMD, the candidate and the line it printed (ERR_IO for the
  * process, ERR_PARSE for the answer); CMD is then killed and reaped, and
  * every later call fails with the same error. No answer is returned for
  * a batch that failed part way.
@@ -44,6 +46,10 @@
 #define COSTCMD_TIMEOUT_S 10.0
 /* What the first answer of a session may take beyond the timeout. */
 #define COSTCMD_START_S 10.0
+/* The longest iteration an answer may predict: 1e9 s, 31.7 years. A model
+ * that says more is broken (1e308, an overflow), and a search that ranked
+ * by it, or a report that printed it as objective_s, would be wrong. */
+#define COSTCMD_MAX_PREDICTED_S 1e9
 
 typedef struct costcmd costcmd;
 

@@ -15,7 +15,9 @@ garbage (a line that is not JSON), wrong-id, negative, nan (Python's NaN,
 which is not JSON), missing (no predicted_s), extra (one more line than
 asked), status (answer everything, then exit with status 4), huge (a
 predicted_s of 1e400, past a double), bigid (an id of 2^64, past an
-integer), nul (a NUL byte inside the line).
+integer), nul (a NUL byte inside the line), dup-key (predicted_s twice),
+dup-id (id twice), absurd (a predicted_s of 1e308 s, a double but past
+geodes's ceiling).
 """
 import json
 import os
@@ -23,7 +25,8 @@ import sys
 import time
 
 MODES = ('exit', 'hang', 'garbage', 'wrong-id', 'negative', 'nan', 'missing',
-         'extra', 'status', 'huge', 'bigid', 'nul')
+         'extra', 'status', 'huge', 'bigid', 'nul', 'dup-key', 'dup-id',
+         'absurd')
 
 
 def parse_misbehave(argv):
@@ -71,6 +74,12 @@ def _answer(cand, value, mode, at, out):
         return f'{{"id": {k}, "predicted_s": 1e400}}\n'
     if mode == 'bigid':
         return f'{{"id": {2**64}, "predicted_s": {value!r}}}\n'
+    if mode == 'dup-key':
+        return f'{{"id": {k}, "predicted_s": {value!r}, "predicted_s": {value!r}}}\n'
+    if mode == 'dup-id':
+        return f'{{"id": {k}, "id": {k}, "predicted_s": {value!r}}}\n'
+    if mode == 'absurd':
+        return f'{{"id": {k}, "predicted_s": 1e308}}\n'
     if mode == 'nul':
         return f'{{"id": {k}, "predicted_s": {value!r}\0}}\n'
     return f'{{"id": {k}, "predicted_s": {value!r}}}\n{{"id": {k}, "predicted_s": 0}}\n'

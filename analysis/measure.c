@@ -101,6 +101,11 @@ static int read_header(const measure_set *m, csv_reader *rd, const char *s,
     while (sp < 5 && strcmp(h->name[i], special[sp]) != 0) sp++;
     if (sp < 5) *slot[sp] = i;
     else h->key[i] = sweep_key_of(h->name[i]);
+    for (int j = 0; h->key[i] && j < i; j++)
+      if (h->key[j] && strcmp(h->key[j], h->key[i]) == 0)
+        return h->n++, err_set(e, ERR_DUPLICATE, "%s:%d: columns '%s' and "
+                               "'%s' both set %s (give one)", m->path, line,
+                               h->name[j], h->name[i], h->key[i]);
   }
   const char *need = h->scenario < 0 ? "scenario"
                      : h->measured < 0 ? "measured_s" : NULL;
@@ -212,9 +217,11 @@ static int read_row(measure_set *m, const header *h, csv_reader *rd,
   measure_row row = {.line = line};
   const char *ms = cell[h->measured];
   int rc = csv_parse_double(ms, strlen(ms), &row.measured_s);
-  if (rc != CSV_NUM_OK || !(row.measured_s > 0))
-    rc = err_set(e, ERR_PARSE, "%s:%d: measured_s: '%.*s%s' is not a number "
-                 "> 0", m->path, line, CSV_SHOW(ms, strlen(ms)));
+  if (rc != CSV_NUM_OK || !(row.measured_s >= MEASURE_MIN_S))
+    rc = err_set(e, rc != CSV_NUM_OK || !(row.measured_s > 0) ? ERR_PARSE
+                                                                : ERR_RANGE,
+                 "%s:%d: measured_s: '%.*s%s' is not a number >= %g s",
+                 m->path, line, CSV_SHOW(ms, strlen(ms)), MEASURE_MIN_S);
   else if (h->alloc >= 0 && cell[h->alloc][0] && h->method >= 0 &&
            cell[h->method][0])
     rc = err_set(e, ERR_CONFIG, "%s:%d: give a method or an alloc, not both",

@@ -8,13 +8,14 @@
  *   lan,cluster.json,dtfm-identity,1,tcp,64,5.97
  *
  * scenario (a built-in name, or a file relative to the CSV) and measured_s
- * (seconds of one iteration, > 0) are required; method (a --method name)
+ * (seconds of one iteration, >= MEASURE_MIN_S) are required; method (a --method name)
  * or alloc (an allocation file relative to the CSV) says where the stages
  * ran (default dtfm-identity); group labels the rows summarised together
  * (default: the scenario). Every other column is a knob, named as a sweep
  * file's key (analysis/sweep.h), singular or plural: seed, network, gpu,
  * layers, batch, micro_batch, runtime, dp_algo, window_bytes, sockets, ...
- * An empty cell is the scenario's own value.
+ * (one column per key: seed and seeds together are refused). An empty
+ * cell is the scenario's own value.
  * Invariant: each row's scenario, placement and options are resolved once,
  * when the file is read (a method's placement under the parameters then in
  * force); measure_sim then depends on the row and models/params.h alone. */
@@ -22,6 +23,12 @@
 #define ANALYSIS_MEASURE_H
 
 #include "base/err.h"
+
+/* The shortest measured iteration a row may give: a microsecond. Below it
+ * no iteration runs, and a relative error against it overflows (1e-320 s,
+ * a subnormal, made the row's error infinite and the summary dropped it
+ * without a word). */
+#define MEASURE_MIN_S 1e-6
 
 typedef struct measure_set measure_set;
 
@@ -35,7 +42,8 @@ typedef struct measure_row {
 /* Reads and resolves the measurements file at path. NULL and e filled
  * ("PATH:LINE: ..." naming the column) on any bad row: a missing column,
  * an unknown scenario, knob or method, a bad value, a measured_s that is
- * not a number > 0. The caller frees it. */
+ * not a number >= MEASURE_MIN_S, two columns of one key. The caller frees
+ * it. */
 measure_set *measure_load(const char *path, err *e);
 void measure_free(measure_set *m); /* NULL ok */
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/file.h"
+#include "base/jfield.h"
 #include "models/params.h"
 
 /* The known names, for a message. */
@@ -33,10 +34,30 @@ static int entry(const char *path, const char *key, json_t *j, int *id,
                    "{\"value\": number}", path, key);
   *v = json_number_value(x);
   const params_info *i = &params_table[*id];
+  char num[ERR_NUM_MAX], lo[ERR_NUM_MAX], hi[ERR_NUM_MAX];
   if (!(*v >= i->lo && *v <= i->hi) && !(*v == 0 && i->def == 0))
-    return err_set(e, ERR_RANGE, "%s: params.%s: %g is not in [%g, %g] %s",
-                   path, key, *v, i->lo, i->hi, i->unit);
+    return err_set(e, ERR_RANGE, "%s: params.%s: %s is not in [%s, %s] %s",
+                   path, key, err_num(*v, num), err_num(i->lo, lo),
+                   err_num(i->hi, hi), i->unit);
   return ERR_OK;
+}
+
+/* The file's "format", when given, is PARAMS_FILE_FORMAT: a file of
+ * another version is refused, not read as this one. */
+static int check_format(const char *text, size_t len, const char *path,
+                        const json_t *root, err *e) {
+  const json_t *f = json_object_get(root, "format");
+  if (!f || (json_is_string(f) &&
+             strcmp(json_string_value(f), PARAMS_FILE_FORMAT) == 0))
+    return ERR_OK;
+  jfield_doc d = {.file = path, .text = text, .len = len, .e = e};
+  jfield_scope top = jfield_top();
+  if (!json_is_string(f))
+    return jfield_fail(&d, &top, "format", ERR_PARSE, "must be the string "
+                       "\"%s\"", PARAMS_FILE_FORMAT);
+  return jfield_fail(&d, &top, "format", ERR_PARSE, "'%s' is not \"%s\", "
+                     "the version this geodes reads", json_string_value(f),
+                     PARAMS_FILE_FORMAT);
 }
 
 int params_file_apply(const char *path, err *e) {
@@ -61,6 +82,8 @@ int params_file_apply_text(const char *text, size_t len, const char *path,
   size_t n = 0;
   if (!json_is_object(root) || !json_is_object(ps))
     rc = err_set(e, ERR_PARSE, "%s: no \"params\" object", path);
+  else
+    rc = check_format(text, len, path, root, e);
   const char *key;
   json_t *v;
   if (!rc) json_object_foreach(ps, key, v) {

@@ -9,7 +9,9 @@
  *
  * A parameter is a number or an object with a numeric "value" (other keys
  * of it are read by people, not here); "fit" is the calibration's report,
- * ignored on reading. Parameters absent keep their defaults.
+ * ignored on reading. Parameters absent keep their defaults. "format",
+ * when given, must be PARAMS_FILE_FORMAT: another version is refused
+ * ("PATH:LINE: format: ..."), never read as this one.
  * Invariant: params_file_apply sets nothing unless the whole file passed
  * its checks. */
 #ifndef ANALYSIS_PARAMS_FILE_H

@@ -198,7 +198,15 @@ cost_ctx *cost_ctx_from_scenario(const scenario *s, err *e) {
             "is not the %d devices", s->name, st, rep, n);
     return NULL;
   }
-  double act, grad;
+  double act, grad, need = cost_scratch_bytes(rep, st),
+                    limit = mem_limit_bytes();
+  if (need > limit) {
+    err_set(e, ERR_MEMORY, "%s: scoring a placement of %d replicas x %d "
+            "stages needs %.3g GB (a matching of replicas^2 entries), more "
+            "than the %.3g GB this process may hold (physical memory, ulimit "
+            "-v)", s->name, rep, st, need / 1e9, limit / 1e9);
+    return NULL;
+  }
   if (cost_sizes(s, &act, &grad, e)) return NULL;
   int ns = s->nsites;
   cost_ctx *c = ctx_alloc(rep, st, ns, (size_t)s->noverrides, act, grad);

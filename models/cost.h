@@ -43,7 +43,10 @@ cost_ctx *cost_ctx_new(int replicas, int stages, const double *latency_ms,
                        double gradient_gb);
 
 /* A context for scenario s at t = 0 (scenario_link), with the sizes of
- * cost_sizes. NULL and e filled when the workload does not resolve. */
+ * cost_sizes. NULL and e filled when the workload does not resolve, or
+ * (ERR_MEMORY, with the numbers) when a score's scratch
+ * (cost_scratch_bytes) would pass the memory this process may hold
+ * (mem_limit_bytes): 200,000 replicas took 320 GB and aborted. */
 cost_ctx *cost_ctx_from_scenario(const scenario *s, err *e);
 
 /* The sizes a score uses for s: s->activation_gb / s->gradient_gb where
@@ -85,6 +88,12 @@ size_t cost_ctx_bytes(const cost_ctx *c);
 /* Working memory for groups of up to `replicas` devices and up to `stages`
  * groups. One per thread; never NULL. */
 cost_scratch *cost_scratch_new(int replicas, int stages);
+
+/* The bytes cost_scratch_new(replicas, stages) takes, about (its memos
+ * aside): replicas^2 for the replicas' matching. cost_ctx_from_scenario
+ * refuses a scenario whose scratch passes the memory this process may
+ * hold. */
+double cost_scratch_bytes(int replicas, int stages);
 void cost_scratch_free(cost_scratch *w);  /* NULL is fine */
 
 /* Bottleneck perfect matching of a k x k matrix (row-major, k <= the

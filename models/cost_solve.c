@@ -13,6 +13,14 @@
 #include "base/mem.h"
 #include "models/cost_parts.h"
 
+double cost_scratch_bytes(int replicas, int stages) {
+  double k = replicas, n = stages;
+  double b = k * k * (2 * sizeof(double) + sizeof(int)) + n * n * 2 *
+             sizeof(double) + k * 6 * sizeof(int) + n * 6 * sizeof(double);
+  if (stages <= COST_HELD_KARP_MAX) b += ldexp(n, stages) * sizeof(double);
+  return b;
+}
+
 cost_scratch *cost_scratch_new(int replicas, int stages) {
   cost_scratch *w = mem_calloc(1, sizeof *w);
   int k = replicas, n = stages;

@@ -1,8 +1,9 @@
-/* whatif: see whatif.h. A what-if run copies what it changes — the network
+/* whatif: see whatif.h (its grammar: whatif_parse.c). A what-if run copies what it changes — the network
  * trace (trace_copy), the sites array (shallow: the strings stay the
  * caller's) or a speed per device — into a scenario struct copied by
  * value, runs sim_run on it, and frees the copies. */
 #include "sim/whatif.h"
+#include "sim/whatif_parse.h"
 
 #include <assert.h>
 #include <math.h>
@@ -13,219 +14,6 @@
 #include "base/mem.h"
 #include "models/params.h"
 #include "models/spec.h"
-
-/* A factor "F" (the whole of text, finite, > 0). */
-static int parse_factor(const char *text, const char *spec, double *out,
-                        err *e) {
-  char *end;
-  double v = strtod(text, &end);
-  if (end == text || *end || !isfinite(v) || !(v > 0))
-    return err_set(e, ERR_CONFIG, "'%s': the factor '%s' is not a finite "
-                   "number > 0", spec, text);
-  *out = v;
-  return ERR_OK;
-}
-
-/* The site called name[0 .. len), or -1. */
-static int site_n(const scenario *s, const char *name, size_t len) {
-  for (int i = 0; i < s->nsites; i++)
-    if (strlen(s->sites[i].name) == len && !memcmp(s->sites[i].name, name, len))
-      return i;
-  return -1;
-}
-
-static int unknown_site(const scenario *s, const char *spec, const char *what,
-                        err *e) {
-  char list[512] = "";
-  for (int i = 0; i < s->nsites && strlen(list) < sizeof list - 80; i++)
-    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-             i ? ", " : "", s->sites[i].name);
-  return err_set(e, ERR_CONFIG, "'%s': %s is not a site of %s (%s)", spec,
-                 what, s->name, list);
-}
-
-/* "A-B" (both ways) or "A>B" of len bytes: two sites. */
-static int parse_pair(const scenario *s, const char *spec, const char *p,
-                      size_t len, sim_whatif *w, err *e) {
-  const char *gt = memchr(p, '>', len);
-  if (gt) {
-    w->a = site_n(s, p, (size_t)(gt - p));
-    w->b = site_n(s, gt + 1, len - (size_t)(gt - p) - 1);
-    w->both = false;
-  } else { /* the first '-' that splits it into two sites */
-    w->a = w->b = -1;
-    for (const char *d = p; d < p + len && w->b < 0; d++)
-      if (*d == '-' && site_n(s, p, (size_t)(d - p)) >= 0) {
-        w->a = site_n(s, p, (size_t)(d - p));
-        w->b = site_n(s, d + 1, len - (size_t)(d - p) - 1);
-      }
-    w->both = true;
-  }
-  if (w->a < 0 || w->b < 0) {
-    char what[200];
-    snprintf(what, sizeof what, "'%.*s' (two sites joined by '-' or '>')",
-             (int)len, p);
-    return unknown_site(s, spec, what, e);
-  }
-  return ERR_OK;
-}
-
-/* The row of TRACE_PATH_MAP that names field key. */
-static int path_key(const char *key) {
-  for (int k = 0; k < TRACE_NPATH_KEYS; k++)
-    if (!strcmp(trace_path_keys[k].name, key)) return k;
-  return -1;
-}
-
-/* A value of path key `key` (the whole of text, within the loader's
- * bounds), named `what` in a message. */
-static int parse_path_value(const char *text, const char *spec,
-                            const char *what, const char *key, double *out,
-                            err *e) {
-  int k = path_key(key);
-  char *end;
-  double v = strtod(text, &end);
-  if (end == text || *end || !trace_path_ok(k, v))
-    return err_set(e, ERR_CONFIG, "'%s': the %s '%s' is not %s", spec, what,
-                   text, trace_path_keys[k].what);
-  *out = v;
-  return ERR_OK;
-}
-
-/* A count of NCCL sockets (the whole of text, 1 .. SCENARIO_SOCKETS_MAX). */
-static int parse_sockets(const char *text, const char *spec, int *out,
-                         err *e) {
-  char *end;
-  long v = strtol(text, &end, 10);
-  if (end == text || *end || v < 1 || v > SCENARIO_SOCKETS_MAX)
-    return err_set(e, ERR_CONFIG, "'%s': the sockets '%s' are not a whole "
-                   "number in 1 .. %d", spec, text, SCENARIO_SOCKETS_MAX);
-  *out = (int)v;
-  return ERR_OK;
-}
-
-/* "bw=F,lat=F,flow=G,window=B" (any of them) into w. */
-static int parse_link_settings(const char *spec, const char *p, sim_whatif *w,
-                               err *e) {
-  char buf[SIM_WHATIF_LABEL];
-  snprintf(buf, sizeof buf, "%s", p);
-  w->bw = w->lat = 1;
-  for (char *save, *t = strtok_r(buf, ",", &save); t;
-       t = strtok_r(NULL, ",", &save)) {
-    int rc;
-    if (!strncmp(t, "bw=", 3)) rc = parse_factor(t + 3, spec, &w->bw, e);
-    else if (!strncmp(t, "lat=", 4)) rc = parse_factor(t + 4, spec, &w->lat, e);
-    else if (!strncmp(t, "flow=", 5))
-      rc = parse_path_value(t + 5, spec, "flow", "flow_gbps", &w->flow_gbps, e);
-    else if (!strncmp(t, "window=", 7))
-      rc = parse_path_value(t + 7, spec, "window", "window_bytes", &w->window,
-                            e);
-    else
-      return err_set(e, ERR_CONFIG, "'%s': '%s' is not bw=F, lat=F, flow=G "
-                     "or window=B", spec, t);
-    if (rc) return rc;
-  }
-  return ERR_OK;
-}
-
-static int parse_link(const scenario *s, const char *spec, const char *p,
-                      sim_whatif *w, err *e) {
-  const char *colon = strrchr(p, ':');
-  if (!colon)
-    return err_set(e, ERR_CONFIG, "'%s': a link what-if is link:A-B:bw=F "
-                   "or link:A>B:lat=F (or flow=G, window=B)", spec);
-  w->kind = SIM_WHATIF_LINK;
-  int rc = parse_pair(s, spec, p, (size_t)(colon - p), w, e);
-  return rc ? rc : parse_link_settings(spec, colon + 1, w, e);
-}
-
-/* "window=B,sockets=N" (either or both) of site `site` into w. */
-static int parse_hosts(const char *spec, const char *p, int site,
-                       sim_whatif *w, err *e) {
-  char buf[SIM_WHATIF_LABEL];
-  snprintf(buf, sizeof buf, "%s", p);
-  w->kind = SIM_WHATIF_HOSTS;
-  w->a = w->b = site;
-  for (char *save, *t = strtok_r(buf, ",", &save); t;
-       t = strtok_r(NULL, ",", &save)) {
-    int rc;
-    if (!strncmp(t, "window=", 7))
-      rc = parse_path_value(t + 7, spec, "window", "window_bytes", &w->window,
-                            e);
-    else if (!strncmp(t, "sockets=", 8))
-      rc = parse_sockets(t + 8, spec, &w->sockets, e);
-    else
-      return err_set(e, ERR_CONFIG, "'%s': '%s' is not speed=F, window=B or "
-                     "sockets=N", spec, t);
-    if (rc) return rc;
-  }
-  return ERR_OK;
-}
-
-static int parse_site(const scenario *s, const char *spec, const char *p,
-                      sim_whatif *w, err *e) {
-  const char *colon = strchr(p, ':'), *eq = strchr(p, '=');
-  if (colon && colon[1] && (!eq || colon < eq)) {
-    int site = site_n(s, p, (size_t)(colon - p));
-    if (site < 0) return unknown_site(s, spec, "the site", e);
-    if (strncmp(colon, ":speed=", 7))
-      return parse_hosts(spec, colon + 1, site, w, e);
-    w->kind = SIM_WHATIF_SPEED;
-    w->a = s->sites[site].first_device;
-    w->b = w->a + s->sites[site].ndevices;
-    return parse_factor(colon + 7, spec, &w->speed, e);
-  }
-  if (!eq || colon)
-    return err_set(e, ERR_CONFIG, "'%s': a site what-if is site:NAME=GPU, "
-                   "site:NAME:speed=F or site:NAME:window=B,sockets=N", spec);
-  w->kind = SIM_WHATIF_GPU;
-  w->a = site_n(s, p, (size_t)(eq - p));
-  if (w->a < 0) return unknown_site(s, spec, "the site", e);
-  const spec_gpu *g = spec_gpu_find(eq + 1);
-  if (!g) {
-    int n;
-    const spec_gpu *all = spec_gpus(&n);
-    char list[512] = "";
-    for (int i = 0; i < n && strlen(list) < sizeof list - 40; i++)
-      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-               i ? ", " : "", all[i].name);
-    return err_set(e, ERR_CONFIG, "'%s': unknown GPU '%s' (%s)", spec, eq + 1,
-                   list);
-  }
-  w->gpu = g->name;
-  return ERR_OK;
-}
-
-static int parse_device(const scenario *s, const char *spec, const char *p,
-                        sim_whatif *w, err *e) {
-  char *end;
-  long d = strtol(p, &end, 10);
-  if (end == p || strncmp(end, ":speed=", 7))
-    return err_set(e, ERR_CONFIG, "'%s': a device what-if is "
-                   "device:N:speed=F", spec);
-  if (d < 0 || d >= s->ndevices)
-    return err_set(e, ERR_CONFIG, "'%s': %s has devices 0 .. %d", spec,
-                   s->name, s->ndevices - 1);
-  w->kind = SIM_WHATIF_SPEED;
-  w->a = (int)d;
-  w->b = (int)d + 1;
-  return parse_factor(end + 7, spec, &w->speed, e);
-}
-
-int sim_whatif_parse(const scenario *s, const char *spec, sim_whatif *out,
-                     err *e) {
-  *out = (sim_whatif){.bw = 1, .lat = 1, .speed = 1};
-  if (strlen(spec) >= SIM_WHATIF_LABEL)
-    return err_set(e, ERR_CONFIG, "'%.40s...': longer than %d characters",
-                   spec, SIM_WHATIF_LABEL - 1);
-  snprintf(out->label, sizeof out->label, "%s", spec);
-  if (!strncmp(spec, "link:", 5)) return parse_link(s, spec, spec + 5, out, e);
-  if (!strncmp(spec, "site:", 5)) return parse_site(s, spec, spec + 5, out, e);
-  if (!strncmp(spec, "device:", 7))
-    return parse_device(s, spec, spec + 7, out, e);
-  return err_set(e, ERR_CONFIG, "'%s': a what-if starts with link:, site: "
-                 "or device:", spec);
-}
 
 /* The copies a what-if run owns. */
 typedef struct changed {
@@ -245,9 +33,9 @@ static void changed_free(changed *x) {
 static void apply_pair(changed *x, int a, int b, const sim_whatif *w) {
   trace_scale_pair(x->net, a, b, w->lat, w->bw);
   if (w->flow_gbps > 0)
-    trace_set_pair_path(x->net, a, b, path_key("flow_gbps"), w->flow_gbps);
+    trace_set_pair_path(x->net, a, b, TRACE_PATH_flow_gbps, w->flow_gbps);
   if (w->window > 0)
-    trace_set_pair_path(x->net, a, b, path_key("window_bytes"), w->window);
+    trace_set_pair_path(x->net, a, b, TRACE_PATH_window_bytes, w->window);
 }
 
 /* x's own copy of the sites array (shallow: the strings stay s's). */
@@ -379,7 +167,7 @@ static void add_link(made *m, const sim_cp_link *l, int li, const char *text) {
   snprintf(w->label, sizeof w->label, "link:%.60s>%.60s:%s",
            m->s->sites[l->src_site].name, m->s->sites[l->dst_site].name, text);
   err e = {0};
-  int rc = parse_link_settings(w->label, text, w, &e);
+  int rc = sim_whatif_parse_link_settings(w->label, text, w, &e);
   assert(rc == ERR_OK && "explain's own link settings parse");
   (void)rc;
   m->r[m->n].link = li, m->r[m->n++].device = -1;
@@ -392,7 +180,7 @@ static void add_hosts(made *m, int site, int li, const char *text) {
   snprintf(w->label, sizeof w->label, "site:%.60s:%s", m->s->sites[site].name,
            text);
   err e = {0};
-  int rc = parse_hosts(w->label, text, site, w, &e);
+  int rc = sim_whatif_parse_hosts(w->label, text, site, w, &e);
   assert(rc == ERR_OK && "explain's own site settings parse");
   (void)rc;
   m->r[m->n].link = li, m->r[m->n++].device = -1;

@@ -127,3 +127,32 @@ Test(calibrate, a_fit_that_does_not_converge_says_so_and_restores) {
   cr_assert_str_eq(e.msg, want);
   cr_assert(params_all_default(), "the parameters as they were");
 }
+
+/* A time of 1 / gemm_efficiency, capped where the efficiency passes its
+ * bound: the rows ask for more than the bound allows. */
+static int capped(void *ctx, int i, double *out, err *e) {
+  (void)ctx, (void)e;
+  *out = (1 + i) / params_get(PARAMS_GEMM_EFFICIENCY);
+  return ERR_OK;
+}
+
+/* Issue 35, 15: a one-parameter fit that ends where no row moves with it
+ * says so, not that the rows "do not determine it apart from the others"
+ * (there are none). */
+Test(calibrate, a_lone_parameter_at_its_bound_is_not_apart_from_others) {
+  const params_info *g = &params_table[PARAMS_GEMM_EFFICIENCY];
+  double measured[3];
+  for (int i = 0; i < 3; i++) measured[i] = (1 + i) / (g->hi * 4);
+  calibrate_problem p = {.name = "rows.csv", .n = 3, .measured = measured,
+                         .sim = capped};
+  int ids[] = {PARAMS_GEMM_EFFICIENCY};
+  calibrate_result r;
+  err e = {0};
+  int rc = calibrate_fit(&p, ids, 1, &(calibrate_opts){.folds = 0}, &r, &e);
+  cr_assert_eq(rc, ERR_CONFIG, "%s", e.msg);
+  cr_expect(strstr(e.msg, "parameter 'gemm_efficiency': the rows of rows.csv "
+                   "do not determine it: at the fitted value no row's time "
+                   "moves with it"), "%s", e.msg);
+  cr_expect(!strstr(e.msg, "apart from the others"), "%s", e.msg);
+  cr_assert(params_all_default(), "the parameters as they were");
+}

@@ -133,7 +133,10 @@ Test(cli_costcmd, every_failure_names_the_command_and_the_candidate) {
       {"negative", "candidate 2"},
       {"nan", "candidate 2"},
       {"missing", "candidate 2"},
-      {"status", "exited with status 4 after its"}};
+      {"status", "exited with status 4 after its"},
+      {"dup-key", "with a key given twice ('\"predicted_s\"')"},
+      {"dup-id", "with a key given twice ('\"id\"')"},
+      {"absurd", "past the ceiling of 1e+09 s"}};
   const char *cmds[] = {"validate worldwide --samples 3",
                         "schedule worldwide --method random-search "
                         "--trials 6"};

@@ -123,7 +123,7 @@ Test(cli_layers, bad_lists_are_usage_errors_naming_the_option) {
       {"4,3,3,3,3,3,3,3", "they sum to 25, not the 24 layers"},
       {"3,3,3,3,3,3,3,x", "comma-separated"},
       {"3,3,3,3,3,3,3,-3", "comma-separated"},
-      {"", "comma-separated"}};
+      {"", "--layers-per-stage: an empty value"}};
   const char *cmds[] = {"simulate worldwide --method dtfm-identity",
                         "predict worldwide --method dtfm-identity",
                         "schedule worldwide --method greedy",

@@ -698,3 +698,35 @@ Test(cost_sparse, dp_group_by_site_equals_the_pairwise_sum) {
   cost_ctx_free(c);
   scenario_free(s);
 }
+
+/* Issue 35, 1: predict and schedule on 200,000 devices (one stage each)
+ * aborted allocating the replicas' matching (replicas^2 doubles, 320 GB);
+ * the context is refused with the numbers before anything is allocated,
+ * and the estimate is the scratch's own arrays. */
+Test(cost, a_scratch_past_memory_is_refused_with_its_size) {
+  char *text = malloc(1 << 20);
+  int at = snprintf(text, 1 << 20, "{\"name\": \"big\", \"sites\": [");
+  for (int i = 0; i < 100; i++)
+    at += snprintf(text + at, (size_t)(1 << 20) - (size_t)at,
+                   "%s{\"name\": \"s%d\", \"devices\": 2000, \"gpu\": "
+                   "\"V100\"}", i ? ", " : "", i);
+  snprintf(text + at, (size_t)(1 << 20) - (size_t)at,
+           "], \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1}, "
+           "\"workload\": {\"model\": \"gpt3-small\", \"batch\": 200000, "
+           "\"micro_batch\": 1, \"stages\": 1, \"replicas\": 200000}}");
+  err e = {0};
+  scenario *s = scenario_parse(text, strlen(text), "big.json", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  cr_assert_null(cost_ctx_from_scenario(s, &e));
+  cr_expect_eq(e.code, ERR_MEMORY);
+  cr_expect(strstr(e.msg, "big: scoring a placement of 200000 replicas x 1 "
+                   "stages needs 800 GB (a matching of replicas^2 entries), "
+                   "more than the "), "%s", e.msg);
+  /* 2 doubles and an int per pair of replicas, the rest linear */
+  double k = 200000;
+  cr_expect(cost_scratch_bytes(200000, 1) >= k * k * 20 &&
+            cost_scratch_bytes(200000, 1) < k * k * 20 * 1.001);
+  cr_expect_lt(cost_scratch_bytes(8, 8), 1e5, "a small run: small");
+  scenario_free(s);
+  free(text);
+}

@@ -356,6 +356,28 @@ Test(costcmd, a_nan_prediction) {
   expect_candidate(&e, "not a finite number");
 }
 
+/* Issue 35, 13: a key given twice is refused naming the key (jansson kept
+ * the last), and a prediction past COSTCMD_MAX_PREDICTED_S (1e308 s was
+ * printed as objective_s) naming the line. */
+Test(costcmd, a_key_given_twice) {
+  err e = misbehave("dup-key", 20, false);
+  cr_assert_eq(e.code, ERR_PARSE);
+  expect_candidate(&e, "with a key given twice ('\"predicted_s\"'): '{\"id\": "
+                   "3, \"predicted_s\": ");
+  e = misbehave("dup-id", 20, false);
+  cr_assert_eq(e.code, ERR_PARSE);
+  expect_candidate(&e, "with a key given twice ('\"id\"'): '{\"id\": 3, "
+                   "\"id\": 3, ");
+}
+
+Test(costcmd, an_absurd_prediction) {
+  err e = misbehave("absurd", 20, false);
+  cr_assert_eq(e.code, ERR_PARSE);
+  expect_candidate(&e, "with a predicted_s of 1e+308 s, past the ceiling of "
+                   "1e+09 s (31.7 years): '{\"id\": 3, \"predicted_s\": "
+                   "1e308}'");
+}
+
 Test(costcmd, a_missing_prediction) {
   err e = misbehave("missing", 20, false);
   cr_assert_eq(e.code, ERR_PARSE);
@@ -601,15 +623,15 @@ Test(costcmd, answers_read_as_jansson_reads_them) {
   world_load(&x);
   support_dir_make();
   static const char *const v[] = {
-      "0.1", "7", "1e-05", "2.5E+3", "123456789012345678",
+      "0.1", "7", "1e-05", "2.5E+3", "987654321",
       "0.30000000000000004", "146.07600000000002", "0"};
-  static const double want[] = {0.1, 7.0, 1e-05, 2500.0, 123456789012345678.0,
+  static const double want[] = {0.1, 7.0, 1e-05, 2500.0, 987654321.0,
                                 0.30000000000000004, 146.07600000000002, 0};
   enum { N = 8 };
   /* the even candidates answered in the exact form, the odd ones packed */
   const char *model = support_write_file(support_path("model.py"),
       "import sys\n"
-      "v = ['0.1', '7', '1e-05', '2.5E+3', '123456789012345678',\n"
+      "v = ['0.1', '7', '1e-05', '2.5E+3', '987654321',\n"
       "     '0.30000000000000004', '146.07600000000002', '0']\n"
       "sys.stdin.readline()\n"
       "for k, line in enumerate(sys.stdin):\n"

@@ -177,7 +177,7 @@ Test(fault_synth, instances_go_down_whole) {
 static void by_instance_type(void) {
   static const char *const sites[] = {
       "{\"name\": \"Virginia\", \"devices\": 8, \"gpu\": \"H100\"}",
-      "{\"name\": \"Virginia\", \"devices\": 8, \"instance\": \"p5.48xlarge\"}",
+      "{\"name\": \"Virginia\", \"devices\": 8, \"instance\": \"p3.2xlarge\"}",
       "{\"name\": \"lab\", \"devices\": 8, \"instance\": \"p3.8xlarge\"}"};
   const char *msgs[] = {"names no instance type", "instance type "
                         "'p5.48xlarge' is not in fault_params.csv", NULL};
@@ -193,6 +193,12 @@ static void by_instance_type(void) {
     err_clear(&e);
     scenario *s = scenario_parse(json, strlen(json), "m.json", &e);
     cr_assert_not_null(s, "%s", e.msg);
+    if (i == 1) { /* a type the price table may list, fault_params.csv not
+                     (a scenario's "prices" table names it: no loader
+                     refuses it then) */
+      free(s->sites[0].instance);
+      s->sites[0].instance = strdup("p5.48xlarge");
+    }
     fault_synth_opts o = fault_synth_opts_default();
     o.duration_s = 86400 * 30.0;
     o.rate_scale = 100;

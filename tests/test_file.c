@@ -222,7 +222,8 @@ Test(file, every_loader_words_a_bad_input_alike) {
 
 /* Every input of the command line, given a FIFO, a folder, a device or an
  * empty name: exit 1 at once with the one wording, never a hang (timeout
- * 20 s gives 124). --params blocked for ever on a FIFO in simulate,
+ * 20 s gives 124); an option's empty value is a usage error naming the
+ * option (exit 2; was "geodes: :0:" before the one reader). --params blocked for ever on a FIFO in simulate,
  * explain, schedule, reproduce, sweep and calibrate. */
 Test(file, every_reader_of_the_command_line_answers_alike) {
   const char *sw = support_write_file(support_path("sw.json"),
@@ -230,7 +231,7 @@ Test(file, every_reader_of_the_command_line_answers_alike) {
   const char *store = support_path("x.db");
   struct {
     const char *args, *what;
-  } cmds[] = {
+  } cmds[] = { /* an option's empty value is the option table's refusal */
       {"simulate '%s' --method dtfm-identity", "the scenario"},
       {"simulate multi-dc --method dtfm-identity --params '%s'", "the parameters"},
       {"explain multi-dc --method dtfm-identity --params '%s'", "the parameters"},
@@ -260,6 +261,20 @@ Test(file, every_reader_of_the_command_line_answers_alike) {
       char args[1024], full[1200], want[512];
       snprintf(args, sizeof args, cmds[c].args, in[k].path, sw, store);
       snprintf(full, sizeof full, "timeout 20 '%s' %s", GEODES_BIN, args);
+      /* the option whose value the file is, or none (an argument) */
+      const char *at = strstr(cmds[c].args, " '%s'"), *opt;
+      if (!at) at = strstr(cmds[c].args, " '%1$s'");
+      opt = at;
+      while (opt && opt > cmds[c].args && opt[-1] != ' ') opt--;
+      bool option = opt && opt[0] == '-' && opt < at;
+      if (!in[k].reason && option) { /* issue 35, 11 and 15 */
+        snprintf(want, sizeof want, "%.*s: an empty value\n",
+                 (int)(at - opt), opt);
+        cr_expect_eq(support_sh(&r, "%s", full), 2, "%s: %s", full, r.err);
+        cr_expect(strstr(r.err, want) != NULL, "%s:\n%s\nwanted: %s", full,
+                  r.err, want);
+        continue;
+      }
       cr_expect_eq(support_sh(&r, "%s", full), 1, "%s: %s", full, r.err);
       if (in[k].reason)
         snprintf(want, sizeof want, "geodes: %s: cannot read %s: %s\n",
@@ -282,14 +297,13 @@ Test(file, the_results_store_answers_alike) {
     cr_expect_eq(support_geodes(&r, "sweep '%s' --db '%s'",
                                 support_write_file(support_path("s.json"),
                                                    "{\"layers\": 8}"),
-                                in[k].path), 1);
+                                in[k].path), in[k].reason ? 1 : 2);
     char want[512];
     if (in[k].reason)
       snprintf(want, sizeof want, "geodes: %s: cannot open the results "
                "store: %s\n", in[k].path, in[k].reason);
-    else
-      snprintf(want, sizeof want, "geodes: an empty file name for the "
-               "results store\n");
+    else /* the option table's refusal (issue 35, 11) */
+      snprintf(want, sizeof want, "geodes sweep: --db: an empty value\n");
     cr_expect(strstr(r.err, want), "%s\nwanted: %s", r.err, want);
   }
   support_run_clear(&r);

@@ -95,6 +95,43 @@ Test(jfield, range_cites_the_key_line) {
               ERR_RANGE, "f.json:5: obj.n: must be >= 0, not -2");
 }
 
+/* Issue 35, 15: a value and a bound are printed exactly ("must be <=
+ * 1e+06, not 1e+06" for 1000001, as %g wrote both; integers as integers). */
+Test(jfield, range_values_are_printed_exactly) {
+  static const struct { const char *text; double lo, hi; const char *msg; }
+      c[] = {{"{\"n\": 1000001}", 0, 1e6,
+              "g.json:1: n: must be <= 1000000, not 1000001"},
+             {"{\"n\": 0.30000000000000004}", 0, 0.3,
+              "g.json:1: n: must be <= 0.3, not 0.30000000000000004"},
+             {"{\"n\": 1447.5}", 1448, 2e12,
+              "g.json:1: n: must be >= 1448, not 1447.5"},
+             {"{\"n\": 1e-320}", 1e-6, 1,
+              "g.json:1: n: must be >= 1e-06, not 1e-320"},
+             {"{\"n\": 1099511627777}", 0, 1099511627776.0,
+              "g.json:1: n: must be <= 1099511627776, not 1099511627777"}};
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    err_clear(&e);
+    json_t *r = json_loads(c[i].text, 0, NULL);
+    cr_assert_not_null(r);
+    jfield_doc d = {.file = "g.json", .text = c[i].text,
+                    .len = strlen(c[i].text), .e = &e};
+    jfield_scope top = jfield_top();
+    double n;
+    expect_fail(jfield_num(&d, &top, r, "n",
+                           &(jfield_num_spec){.lo = c[i].lo, .hi = c[i].hi},
+                           &n),
+                ERR_RANGE, c[i].msg);
+    json_decref(r);
+  }
+  char buf[ERR_NUM_MAX];
+  cr_expect_str_eq(err_num(0.1, buf), "0.1");
+  cr_expect_str_eq(err_num(-2, buf), "-2");
+  cr_expect_str_eq(err_num(-20, buf), "-20");
+  cr_expect_str_eq(err_num(1e15, buf), "1e+15");
+  cr_expect_str_eq(err_num(-0.0, buf), "0");
+  cr_expect_str_eq(err_num(1.0 / 3, buf), "0.3333333333333333");
+}
+
 Test(jfield, absent_key_cites_the_parent) {
   jfield_scope top = jfield_top(), s = jfield_child(&top, "obj");
   json_t *o;

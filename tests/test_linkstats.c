@@ -193,6 +193,19 @@ Test(linkstats, too_fine_a_resolution) {
   scenario_free(s);
 }
 
+/* Issue 35, 5: --resolution-s without --link-stats was ignored; it is a
+ * usage error naming both. */
+Test(linkstats, a_resolution_without_its_file_is_refused) {
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "explain worldwide --method dtfm-identity "
+                              "--resolution-s 0.5"), 2, "%s", r.err);
+  cr_expect(strstr(r.err, "geodes explain: --resolution-s 0.5 is "
+                   "--link-stats' step: give --link-stats FILE, or leave it "
+                   "out\n"), "%s", r.err);
+  cr_assert_eq(r.out_len, 0u);
+  support_run_clear(&r);
+}
+
 /* A site pair's capacity under each shaping (issue 31): sites a = {0, 1}
  * and b = {2, 3}, 8 Gbit/s everywhere. Devices 0 and 1 send to 2: under tc
  * two shapers, 16 Gbit/s; under path one path, 8. Inside a: 0 -> 1 and

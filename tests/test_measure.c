@@ -92,11 +92,23 @@ Test(measure, bad_files_name_file_and_line) {
   refused("scenario,method,measured_s\nmulti-dc,fastest,1\n", "reproduce", 1,
           "geodes: %s:2: methods: unknown value 'fastest'\n");
   refused("scenario,measured_s\nmulti-dc,0\n", "reproduce", 1,
-          "geodes: %s:2: measured_s: '0' is not a number > 0\n");
+          "geodes: %s:2: measured_s: '0' is not a number >= 1e-06 s\n");
   refused("scenario,measured_s\nmulti-dc,-3\n", "reproduce", 1,
-          "geodes: %s:2: measured_s: '-3' is not a number > 0\n");
+          "geodes: %s:2: measured_s: '-3' is not a number >= 1e-06 s\n");
   refused("scenario,measured_s\nmulti-dc,fast\n", "reproduce", 1,
-          "geodes: %s:2: measured_s: 'fast' is not a number > 0\n");
+          "geodes: %s:2: measured_s: 'fast' is not a number >= 1e-06 s\n");
+  /* issue 35, 12: a subnormal time was kept and its row fell out of the
+   * summary (its error infinite); one knob in two columns kept the last */
+  refused("scenario,measured_s\nmulti-dc,1e-320\n", "reproduce", 1,
+          "geodes: %s:2: measured_s: '1e-320' is not a number >= 1e-06 s\n");
+  refused("scenario,measured_s\nmulti-dc,9.9e-7\n", "reproduce", 1,
+          "geodes: %s:2: measured_s: '9.9e-7' is not a number >= 1e-06 s\n");
+  refused("scenario,seed,seeds,measured_s\nmulti-dc,1,2,3\n", "reproduce", 1,
+          "geodes: %s:1: columns 'seed' and 'seeds' both set seeds (give "
+          "one)\n");
+  refused("scenario,networks,measured_s,network\nmulti-dc,tcp,3,tcp\n",
+          "reproduce", 1, "geodes: %s:1: columns 'networks' and 'network' "
+          "both set networks (give one)\n");
   refused("scenario,measured_s\nmulti-dc,1,2\n", "reproduce", 1,
           "geodes: %s:2: 3 fields, the header has 2\n");
   refused("scenario,method,alloc,measured_s\nmulti-dc,gcma,a.json,1\n",

@@ -143,6 +143,14 @@ Test(scenario_price, refusals_pinned) {
       {"\"usd_per_gb\": -0.1", "", net,
        ":2: sites[0].usd_per_gb: must be >= 0, not -0.1"},
       {"\"spot\": 1", "", net, ":2: sites[0].spot: must be true or false"},
+      /* issue 35, 12: an unknown type is refused at load (it loaded, and
+       * only faults synth refused it), priced or not */
+      {"\"instance\": \"p9.huge\"", "", net, ":2: sites[0].instance: "
+       "'p9.huge' is not an instance type of prices.csv (a \"prices\" table "
+       "may list it)"},
+      {"\"instance\": \"P3.2xlarge\", \"usd_per_gpu_hour\": 1", "", net,
+       ":2: sites[0].instance: 'P3.2xlarge' is not an instance type of "
+       "prices.csv (a \"prices\" table may list it)"},
       {"\"gpu\": \"V100\"", "", "\"latency_ms\": 1, \"bandwidth_gbps\": 1, "
        "\"usd_per_gb\": -2", ":5: network.usd_per_gb: must be >= 0, not -2"}};
   for (size_t i = 0; i < sizeof c / sizeof *c; i++) {

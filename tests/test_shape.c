@@ -357,6 +357,23 @@ Test(shape, usage_errors_name_the_option) {
         "the 6 layers and H = 50", NULL);
   fails(2, "schedule " TEN " --shape auto --micro-batches 1,0",
         "--micro-batches", NULL);
+  /* issue 35, 15: the micro-batch is named with the option, not "no shape
+   * divides the batch" */
+  fails(2, "schedule " TEN " --shape auto --micro-batches 999999999",
+        "--micro-batches 999999999: 999999999 is more than the batch of 60 "
+        "sequences", NULL);
+  /* issue 35, 5: a placement search's options were ignored */
+  static const char *const unused[] = {
+      "--method greedy", "--objective predicted", "--trials 5",
+      "--population 4", "--starts 2", "--cost-cmd true",
+      "--convergence c.csv"};
+  for (size_t i = 0; i < sizeof unused / sizeof *unused; i++) {
+    char args[256], want[64];
+    snprintf(args, sizeof args, "schedule " TEN " --shape auto %s", unused[i]);
+    snprintf(want, sizeof want, "%.*s is a placement search's",
+             (int)strcspn(unused[i], " "), unused[i]);
+    fails(2, args, want, "--shape auto does not run", NULL);
+  }
   fails(1, "schedule " TEN " --shape auto --model gpt3-13b --gpu T4 "
         "--runtime megatron --schedule 1f1b",
         "no configuration fits in memory; the smallest stage that does not "
@@ -469,7 +486,9 @@ Test(shape, outputs) {
 /* -o's allocation of some devices (the others idle) with the printed
  * command: simulate gives the search's simulated time again. */
 Test(shape, simulate_reproduces_a_subset) {
-  const char *out = support_path("sub.json");
+  /* issue 35, 15: the printed command is shell-quoted (a file name with a
+   * space, a '$' and parentheses ran as something else, or not at all) */
+  const char *out = support_path("sub $x (1).json");
   support_run r = {0};
   cr_assert_eq(support_geodes(&r, "schedule " TEN " --shape auto --json -o "
                               "'%s'", out), 0, "%s", r.err);
@@ -480,6 +499,9 @@ Test(shape, simulate_reproduces_a_subset) {
   const char *cmd = json_string_value(json_object_get(o, "reproduce"));
   cr_assert_not_null(cmd);
   cr_assert(strstr(cmd, "--stages") == NULL, "%s", cmd);
+  char quoted[1024];
+  snprintf(quoted, sizeof quoted, " --alloc '%s' --network-model ", out);
+  cr_assert(strstr(cmd, quoted), "%s", cmd);
   cr_assert_eq(support_sh(&r, "%s%s --json", GEODES_BIN,
                           cmd + strlen("geodes")), 0, "%s", r.err);
   json_t *sim = json_loads(r.out, 0, NULL);

@@ -303,7 +303,76 @@ Test(whatif, parse) {
       {"site:a", "site:NAME=GPU, site:NAME:speed=F or site:NAME:window=B"},
       {"device:3:speed=2", "has devices 0 .. 2"},
       {"device:1", "device:N:speed=F"},
-      {"nic:a", "starts with link:, site: or device:"}};
+      {"nic:a", "starts with link:, site: or device:"},
+      /* issue 35, 10: nothing set, a key twice, an empty setting */
+      {"link:a-b:", "'link:a-b:': nothing after the ':' (bw=F, lat=F"},
+      {"link:a>b:bw=2,bw=3", "'link:a>b:bw=2,bw=3': bw given twice"},
+      {"link:a>b:bw=2,lat=0.5,bw=2", "bw given twice"},
+      {"link:a>b:bw=2,", "an empty setting"},
+      {"link:a>b:,bw=2", "an empty setting"},
+      {"link:a>b:bw=", "'bw=' is not bw=F, lat=F, flow=G or window=B"},
+      {"site:a:", "'site:a:': nothing after the ':' (speed=F, window=B"},
+      {"site:b:sockets=2,sockets=4", "sockets given twice"},
+      {"site:c:window=2e6,sockets=2,window=3e6", "window given twice"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    e = (err){0};
+    cr_assert_eq(sim_whatif_parse(s, bad[i].spec, &w, &e), ERR_CONFIG, "%s",
+                 bad[i].spec);
+    cr_assert(strstr(e.msg, bad[i].msg), "%s: %s", bad[i].spec, e.msg);
+  }
+  scenario_free(s);
+}
+
+/* Issue 35, 9 and 10: site names that hold '-', '>', ':' or '=' are named
+ * in what-ifs; a text that reads as two different pairs of sites (or two
+ * sites) is refused naming both readings. */
+Test(whatif, names_with_separators_and_two_readings) {
+  const char *json =
+      "{\"name\": \"amb\", \"sites\": ["
+      "{\"name\": \"a-b\", \"devices\": 1}, {\"name\": \"c\", \"devices\": 1},"
+      "{\"name\": \"a\", \"devices\": 1}, {\"name\": \"b-c\", \"devices\": 1},"
+      "{\"name\": \"b\", \"devices\": 1}, {\"name\": \"x:y\", \"devices\": 1},"
+      "{\"name\": \"x\", \"devices\": 1}, {\"name\": \"g=h\", \"devices\": 1},"
+      "{\"name\": \"g\", \"devices\": 1}],"
+      " \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1},"
+      " \"workload\": {\"model\": \"gpt3-small\", \"batch\": 9,"
+      " \"micro_batch\": 1, \"stages\": 9, \"replicas\": 1}}";
+  err e = {0};
+  scenario *s = scenario_parse(json, strlen(json), "amb.json", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  sim_whatif w;
+  static const struct { const char *spec; int a, b; bool both; } good[] = {
+      {"link:a>b-c:bw=2", 2, 3, false},  /* 'a>b' is no site */
+      {"link:a-b>c:bw=2", 0, 1, false},
+      {"link:x:y-a:lat=0.5", 5, 2, true},
+      {"link:a-x:y:bw=2", 2, 5, true},
+      {"link:a-b-b:bw=2", 0, 4, true},   /* 'b-b' is no site */
+  };
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+    e = (err){0};
+    cr_assert_eq(sim_whatif_parse(s, good[i].spec, &w, &e), ERR_OK, "%s: %s",
+                 good[i].spec, e.msg);
+    cr_assert(w.kind == SIM_WHATIF_LINK && w.a == good[i].a &&
+              w.b == good[i].b && w.both == good[i].both, "%s", good[i].spec);
+  }
+  cr_assert_eq(sim_whatif_parse(s, "site:x:y:speed=2", &w, &e), ERR_OK);
+  cr_assert(w.kind == SIM_WHATIF_SPEED && w.a == 5 && w.b == 6);
+  cr_assert_eq(sim_whatif_parse(s, "site:x:speed=3", &w, &e), ERR_OK);
+  cr_assert(w.kind == SIM_WHATIF_SPEED && w.a == 6 && w.speed == 3);
+  cr_assert_eq(sim_whatif_parse(s, "site:x:y=H100", &w, &e), ERR_OK);
+  cr_assert(w.kind == SIM_WHATIF_GPU && w.a == 5);
+  cr_assert_eq(sim_whatif_parse(s, "site:x:y:window=2e6", &w, &e), ERR_OK);
+  cr_assert(w.kind == SIM_WHATIF_HOSTS && w.a == 5 && w.window == 2e6);
+  cr_assert_eq(sim_whatif_parse(s, "site:g=h:sockets=4", &w, &e), ERR_OK);
+  cr_assert(w.kind == SIM_WHATIF_HOSTS && w.a == 7 && w.sockets == 4);
+  cr_assert_eq(sim_whatif_parse(s, "site:g=H100", &w, &e), ERR_OK);
+  cr_assert(w.kind == SIM_WHATIF_GPU && w.a == 8);
+  static const struct { const char *spec, *msg; } bad[] = {
+      {"link:a-b-c:bw=2", "'link:a-b-c:bw=2': 'a-b-c' reads two ways, sites "
+                          "'a' and 'b-c' or 'a-b' and 'c' (rename one)"},
+      {"link:a-b-c:", "reads two ways"},
+      {"site:x:y:window=2e6,window=3e6", "window given twice"},
+      {"link:a-q:bw=2", "is not a site of amb"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     e = (err){0};
     cr_assert_eq(sim_whatif_parse(s, bad[i].spec, &w, &e), ERR_CONFIG, "%s",
@@ -323,13 +392,16 @@ Test(whatif, cli_usage_errors_and_determinism) {
   const char *bad[] = {"site:Nowhere=H100", "site:a=Z9000", "link:a-b:bw=0",
                        "link:a-b:lat=-2", "link:a-b:window=10",
                        "link:a>c:flow=-1", "site:b:sockets=0",
-                       "site:c:window=1e13"};
+                       "site:c:window=1e13", "link:a-b:", ";;;",
+                       "link:a-b:bw=2;", ";link:a-b:bw=2",
+                       "link:a-b:bw=2;;site:a=H100", "link:a-b:bw=2,bw=3"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     cr_assert_eq(support_geodes(&r, "explain '%s' --alloc '%s' --what-if '%s'",
                                 support_path("cli.json"),
                                 support_path("cli_alloc.json"), bad[i]),
                  2, "%s: %s", bad[i], r.err);
-    cr_assert(strstr(r.err, "geodes explain: --what-if"), "%s", r.err);
+    cr_assert(strstr(r.err, "geodes explain: --what-if '"), "%s", r.err);
+    cr_assert(strstr(r.err, bad[i]), "names the text: %s", r.err);
   }
   const char *cmd = "explain '%s' --alloc '%s' --top 3 --json "
                     "--what-if 'site:a=H100;link:b-c:bw=2'";

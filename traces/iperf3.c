@@ -136,10 +136,11 @@ static int read_test_start(const jfield_doc *d, const jfield_scope *ss,
   if ((rc = number(d, &s, ts, "reverse", 0, false, false, 0, &reverse)) ||
       (rc = number(d, &s, ts, "num_streams", 1, false, true, 0, &streams)))
     return rc;
+  char x[ERR_NUM_MAX];
   if (streams > IPERF3_MAX_STREAMS || streams != floor(streams))
     return jfield_fail(d, &s, "num_streams", ERR_RANGE,
-                       "must be a whole number of streams up to %g, not %g",
-                       IPERF3_MAX_STREAMS, streams);
+                       "must be a whole number of streams up to %g, not %s",
+                       IPERF3_MAX_STREAMS, err_num(streams, x));
   r->reverse = reverse != 0;
   r->streams = (int)streams;
   return ERR_OK;

@@ -56,6 +56,10 @@ static int load_table(const jfield_doc *c, const json_t *root, bool builtin,
 static int site_price(const jfield_doc *c, const jfield_scope *s, int i,
                       const prices *t, scenario_site *st) {
   char from[512];
+  if (st->instance && !prices_find(t, st->instance))
+    return jfield_fail(c, s, "instance", ERR_UNKNOWN, "'%s' is not an "
+                       "instance type of %s (a \"prices\" table may list "
+                       "it)", st->instance, prices_file(t));
   if (!isnan(st->usd_per_gpu_hour)) {
     snprintf(from, sizeof from, "sites[%d].usd_per_gpu_hour", i);
     st->price_from = mem_strdup(from);

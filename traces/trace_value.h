@@ -69,6 +69,9 @@ typedef struct trace_path_key {
 
 #define TRACE_PATH_ONE_(f, lo, hi, open, what) +1
 enum { TRACE_NPATH_KEYS = 0 TRACE_PATH_MAP(TRACE_PATH_ONE_) };
+/* A row's index by its key: TRACE_PATH_flow_gbps, ... */
+#define TRACE_PATH_ENUM_(f, lo, hi, open, what) TRACE_PATH_##f,
+enum { TRACE_PATH_MAP(TRACE_PATH_ENUM_) };
 
 /* TRACE_PATH_MAP's rows, in its order. */
 extern const trace_path_key trace_path_keys[TRACE_NPATH_KEYS];

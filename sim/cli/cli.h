@@ -325,6 +325,12 @@ int cli_db_record(const char *path, int argc, char **argv, const scenario *s,
  * plain lines). */
 bool cli_stderr_is_tty(void);
 
+/* s as one word of a POSIX shell (a string to free): as it is when every
+ * byte is a letter, a digit or one of "_@%+=:,./-" (and s is not empty),
+ * else in single quotes, each ' written '\''. For the commands geodes
+ * prints for a user to paste. */
+char *cli_shell_word(const char *s);
+
 /* What `explain` (and `simulate --explain`) reports, beside the run. */
 typedef struct cli_explain_opts {
   int top, steps;          /* sensitivities of the top resources; path rows */
@@ -337,10 +343,11 @@ typedef struct cli_explain_opts {
   bool quiet;              /* no progress of the re-runs on stderr */
 } cli_explain_opts;
 
-/* Parses specs (what-ifs joined by ';', NULL: none) against s into *out
- * (free) and *n; a bad one is cmd's usage error naming --what-if
- * (CLI_USAGE, message printed). */
-int cli_explain_whatifs(const char *cmd, const scenario *s, const char *specs,
+/* Parses the nspecs --what-if texts (each what-ifs joined by ';') against
+ * s into *out (free) and *n; a bad or empty one is cmd's usage error naming
+ * --what-if and its text (CLI_USAGE, message printed). */
+int cli_explain_whatifs(const char *cmd, const scenario *s,
+                        const char *const *specs, int nspecs,
                         struct sim_whatif **out, int *n);
 
 /* Simulates s under a and o, and prints its critical path, the top

@@ -2,6 +2,7 @@
  * shared workload options' defaults and transport, the runs row of an
  * invocation (messages and number parsing: cli_parse.c). */
 #include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -469,4 +470,27 @@ json_t *cli_json_transport(const transport_options *o, const scenario *s,
                                                 : workload_runtimes[0]));
   json_object_set_new(t, "line", json_string(line));
   return t;
+}
+
+char *cli_shell_word(const char *s) {
+  size_t n = strlen(s), quotes = 0;
+  bool plain = n > 0;
+  for (const char *c = s; *c; c++) {
+    quotes += *c == '\'';
+    plain = plain && (isalnum((unsigned char)*c) || strchr("_@%+=:,./-", *c));
+  }
+  if (plain) return mem_strdup(s);
+  char *w = mem_alloc(n + 3 * quotes + 3), *o = w;
+  *o++ = '\'';
+  for (const char *c = s; *c; c++) {
+    if (*c == '\'') {
+      memcpy(o, "'\\''", 4);
+      o += 4;
+    } else {
+      *o++ = *c;
+    }
+  }
+  *o++ = '\'';
+  *o = '\0';
+  return w;
 }

@@ -55,7 +55,9 @@ static const cli_opt_command EXPLAIN = {
     .width = 20, .args_min = 1, .args_max = 1, .missing = "which SCENARIO?"};
 
 typedef struct explain_args {
-  const char *scenario, *alloc_file, *method, *what_if, *link_stats;
+  const char *scenario, *alloc_file, *method, *link_stats;
+  const char *resolution_text; /* --resolution-s as typed, or NULL */
+  cli_opt_list what_if; /* every --what-if, each of specs joined by ';' */
   int network;
   long top, steps;
   double resolution_s;
@@ -63,30 +65,6 @@ typedef struct explain_args {
   bool quiet;
   cli_workload_opts wo;
 } explain_args;
-
-/* Every --what-if of argv joined by ';' (the option table keeps the last
- * value of an option given twice; what-ifs add up): a string to free, or
- * NULL for at most one. */
-static char *join_what_ifs(int argc, char **argv) {
-  size_t len = 1;
-  int n = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    char *out = pass ? mem_alloc(len) : NULL;
-    if (out) *out = 0;
-    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-      const char *v = !strcmp(argv[i], "--what-if") && i + 1 < argc
-                          ? argv[++i]
-                          : !strncmp(argv[i], "--what-if=", 10) ? argv[i] + 10
-                                                                 : NULL;
-      if (!v) continue;
-      if (!pass) len += strlen(v) + 1, n++;
-      else strcat(strcat(out, *out ? ";" : ""), v);
-    }
-    if (!pass && n < 2) return NULL;
-    if (pass) return out;
-  }
-  return NULL;
-}
 
 static int parse_args(int argc, char **argv, explain_args *p) {
   *p = (explain_args){.network = TRANSPORT_MODEL_DEFAULT, .top = 5,
@@ -101,15 +79,16 @@ static int parse_args(int argc, char **argv, explain_args *p) {
       CLI_OPT_INT(0, "top", "K", &p->top, 0, 1000,
                   "sensitivities of the top K resources of the\npath (5; 0: "
                   "none)"),
-      CLI_OPT_STRING(0, "what-if", "SPECS", &p->what_if,
+      CLI_OPT_LIST(0, "what-if", "SPECS", &p->what_if,
                      "what-ifs to rank beside them, joined by ';'\n"
                      "(or one --what-if each)"),
       CLI_OPT_INT(0, "steps", "N", &p->steps, 0, 1000000,
                   "steps of the path the table lists (30)"),
       CLI_OPT_STRING(0, "link-stats", "FILE", &p->link_stats,
                      "link utilisation over time as CSV"),
-      CLI_OPT_REAL(0, "resolution-s", "S", &p->resolution_s, 1e-6, 1e6,
-                   "--link-stats' time step (0.1)"),
+      CLI_OPT_REAL_KEEP(0, "resolution-s", "S", &p->resolution_s, 1e-6, 1e6,
+                        &p->resolution_text,
+                        "--link-stats' time step (0.1; only with it)"),
       CLI_OPT_FLAG(0, "json", &p->json, "one JSON object on stdout"),
       CLI_OPT_QUIET(&p->quiet),
       CLI_OPT_HELP(),
@@ -119,27 +98,46 @@ static int parse_args(int argc, char **argv, explain_args *p) {
   int nargs, rc = cli_opt_parse(&EXPLAIN, opts, argc, argv, &args, &nargs);
   if (rc) return rc;
   p->scenario = args[0];
+  if (p->resolution_text && !p->link_stats) /* issue 35, 5: was ignored */
+    return cli_usage_error("explain", "--resolution-s %s is --link-stats' "
+                           "step: give --link-stats FILE, or leave it out",
+                           p->resolution_text);
   return cli_check_placement("explain", p->alloc_file, &p->method);
 }
 
-int cli_explain_whatifs(const char *cmd, const scenario *s, const char *specs,
-                        sim_whatif **out, int *n) {
-  *out = NULL;
-  *n = 0;
-  if (!specs) return CLI_OK;
-  char *buf = mem_strdup(specs);
-  int cap = 1;
-  for (const char *c = specs; *c; c++) cap += *c == ';';
-  sim_whatif *v = mem_calloc((size_t)cap, sizeof *v);
+/* The what-ifs of one --what-if's text (joined by ';', none empty) into
+ * v[*n ..]. */
+static int whatifs_of(const char *cmd, const scenario *s, const char *text,
+                      sim_whatif *v, int *n) {
+  char *buf = mem_strdup(text);
   int rc = CLI_OK;
-  for (char *save, *t = strtok_r(buf, ";", &save); t && !rc;
-       t = strtok_r(NULL, ";", &save)) {
+  for (char *t = buf, *next; t && !rc; t = next) {
+    next = strchr(t, ';');
+    if (next) *next++ = '\0';
     err e = {0};
-    if (sim_whatif_parse(s, t, &v[*n], &e))
+    if (!*t)
+      rc = cli_usage_error(cmd, "--what-if '%s': an empty what-if (what-ifs "
+                           "are joined by one ';')", text);
+    else if (sim_whatif_parse(s, t, &v[*n], &e))
       rc = cli_usage_error(cmd, "--what-if %s", e.msg);
     else (*n)++;
   }
   free(buf);
+  return rc;
+}
+
+int cli_explain_whatifs(const char *cmd, const scenario *s,
+                        const char *const *specs, int nspecs,
+                        sim_whatif **out, int *n) {
+  *out = NULL;
+  *n = 0;
+  int cap = 1;
+  for (int i = 0; i < nspecs; i++)
+    for (const char *c = specs[i]; *c; c++) cap += 1 + (*c == ';');
+  sim_whatif *v = mem_calloc((size_t)cap, sizeof *v);
+  int rc = CLI_OK;
+  for (int i = 0; i < nspecs && !rc; i++)
+    rc = whatifs_of(cmd, s, specs[i], v, n);
   if (rc) {
     free(v);
     *n = 0;
@@ -152,9 +150,8 @@ int cli_explain_whatifs(const char *cmd, const scenario *s, const char *specs,
 int cli_explain(int argc, char **argv) {
   explain_args p;
   int rc = parse_args(argc, argv, &p);
+  if (rc) free(p.what_if.items);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
-  char *joined = join_what_ifs(argc, argv);
-  if (joined) p.what_if = joined;
   err e = {0};
   alloc *a = NULL;
   sim_whatif *w = NULL;
@@ -165,7 +162,8 @@ int cli_explain(int argc, char **argv) {
     goto fail;
   const scenario *s = view ? view : parent; /* a file's devices work */
   if ((rc = cli_workload_usage("explain", &p.wo, parent)) ||
-      (rc = cli_explain_whatifs("explain", s, p.what_if, &w, &nw)))
+      (rc = cli_explain_whatifs("explain", s, p.what_if.items,
+                                 (int)p.what_if.n, &w, &nw)))
     goto done;
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);
@@ -187,7 +185,7 @@ int cli_explain(int argc, char **argv) {
 fail:
   rc = cli_fail("explain", &e);
 done:
-  free(joined);
+  free(p.what_if.items);
   free(w);
   alloc_free(a);
   scenario_subset_free(view);

@@ -120,10 +120,10 @@ static bool set_named_number(const char *cmd, const char *opt,
 }
 
 /* Checks arg against o and sets o's variable: true, or false with the
- * usage message printed (the variable untouched). */
-static bool set_value(const char *cmd, const cli_opt *o, const char *arg) {
-  char opt[64];
-  snprintf(opt, sizeof opt, "--%s", o->long_name);
+ * usage message printed (the variable untouched). opt is the option as
+ * the user named it (an alias's own name). */
+static bool set_value(const char *cmd, const char *opt, const cli_opt *o,
+                      const char *arg) {
   bool ok = true;
   switch (o->kind) {
     case CLI_OPT_FLAG_: *(bool *)o->value = true; break;
@@ -154,9 +154,19 @@ static bool set_value(const char *cmd, const cli_opt *o, const char *arg) {
   return ok;
 }
 
-/* One code of getopt_long: CLI_OK, CLI_USAGE or CLI_OPT_HELPED. */
+/* Entry o as messages name it: "--name", "-o/--output" with a short name. */
+static void name_of(const cli_opt *o, char *buf, size_t size) {
+  if (o->short_name) snprintf(buf, size, "-%c/--%s", o->short_name,
+                              o->long_name);
+  else snprintf(buf, size, "--%s", o->long_name);
+}
+
+/* One code of getopt_long: CLI_OK, CLI_USAGE or CLI_OPT_HELPED. given[t]
+ * is 1 + the entry (typed) that set option t, 0 while it is unset: an
+ * option is set once, under its name or an alias's, unless it is a LIST
+ * (repeatable); a value is never empty. */
 static int handle(const cli_opt_command *c, const cli_opt *opts, int n,
-                  int code, char **argv) {
+                  int code, char **argv, int *given) {
   if (code == ':')
     return cli_usage_error(c->name, "%s needs an argument", argv[optind - 1]);
   int i = entry_of(opts, n, code);
@@ -164,7 +174,20 @@ static int handle(const cli_opt_command *c, const cli_opt *opts, int n,
     return cli_usage_error(c->name, "unknown option '%s'", argv[optind - 1]);
   const cli_opt *o = target(opts, &opts[i]);
   if (o->kind == CLI_OPT_HELP_) return CLI_OPT_HELPED;
-  return set_value(c->name, o, optarg) ? CLI_OK : CLI_USAGE;
+  char opt[64], first[64];
+  name_of(&opts[i], opt, sizeof opt);
+  int t = (int)(o - opts);
+  if (given[t] && o->kind != CLI_OPT_LIST_) {
+    name_of(&opts[given[t] - 1], first, sizeof first);
+    if (given[t] - 1 == i)
+      return cli_usage_error(c->name, "%s given twice", opt);
+    return cli_usage_error(c->name, "%s and %s are one option (given twice)",
+                           first, opt);
+  }
+  given[t] = i + 1;
+  if (takes_argument(o) && optarg && !*optarg)
+    return cli_usage_error(c->name, "%s: an empty value", opt);
+  return set_value(c->name, opt, o, optarg) ? CLI_OK : CLI_USAGE;
 }
 
 /* The positional arguments: between args_min and args_max of them. */
@@ -187,11 +210,13 @@ int cli_opt_parse(const cli_opt_command *c, const cli_opt *opts, int argc,
   int n = count(opts), rc = CLI_OK, code;
   char shorts[64];
   struct option *lo = getopt_tables(opts, n, shorts, sizeof shorts);
+  int *given = mem_calloc((size_t)n + 1, sizeof *given);
   optind = 1;
   opterr = 0;
   while (rc == CLI_OK &&
          (code = getopt_long(argc, argv, shorts, lo, NULL)) != -1)
-    rc = handle(c, opts, n, code, argv);
+    rc = handle(c, opts, n, code, argv, given);
+  free(given);
   free(lo);
   if (rc == CLI_OPT_HELPED) cli_opt_help(c, opts);
   return rc == CLI_OK ? positional(c, argc, argv, args, nargs) : rc;
@@ -260,7 +285,15 @@ static void md_cell(const char *s, bool prose) {
 /* The values o accepts: an integer or a number in its range, or its names. */
 static void md_accepts(const cli_opt *o) {
   switch (o->kind) {
-    case CLI_OPT_INT_: printf("%.0f to %.0f", o->lo, o->hi); break;
+    case CLI_OPT_INT_:
+      if (!o->names) {
+        printf("%.0f to %.0f", o->lo, o->hi);
+        break;
+      }
+      for (int i = 0; o->names[i]; i++)
+        printf("%s`%s`", i == 0 ? "" : o->names[i + 1] ? ", " : " or ",
+               o->names[i]);
+      break;
     case CLI_OPT_REAL_: printf("%g to %g", o->lo, o->hi); break;
     case CLI_OPT_NAME_:
     case CLI_OPT_ENUM_: {
@@ -271,12 +304,12 @@ static void md_accepts(const cli_opt *o) {
       break;
     }
     case CLI_OPT_BOOL_: printf("`true` or `false`"); break;
+    case CLI_OPT_LIST_: printf("repeatable"); break;
     case CLI_OPT_END_:
     case CLI_OPT_GROUP_:
     case CLI_OPT_HELP_:
     case CLI_OPT_ALIAS_:
     case CLI_OPT_FLAG_:
-    case CLI_OPT_LIST_:
     case CLI_OPT_STRING_: break;
   }
 }

@@ -11,7 +11,10 @@
  *
  * Invariant: a value reaches its variable only after its check passed; the
  * first bad option ends the parse with its message, and --help ends it
- * with the help text (nothing after either is read). */
+ * with the help text (nothing after either is read). An option is given
+ * once (under its name or a former name, CLI_OPT_ALIAS: both count) unless
+ * it is a LIST, and never with an empty value: either is a usage error
+ * naming the option(s). */
 #ifndef SIM_CLI_CLI_OPT_H
 #define SIM_CLI_CLI_OPT_H
 

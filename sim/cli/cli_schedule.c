@@ -408,25 +408,46 @@ static int record_db(const sched_args *p, const scenario *s,
 }
 
 /* argv without --dp-algo auto (a copy the caller frees, *n entries); *found
- * says whether it was there: the shared option's names are the algorithms
- * alone, and auto is the shape search's. */
-static char **take_dp_auto(int argc, char **argv, int *n, bool *found) {
+ * counts its uses: the shared option's names are the algorithms alone, and
+ * auto is the shape search's. */
+static char **take_dp_auto(int argc, char **argv, int *n, int *found) {
   char **v = mem_alloc(((size_t)argc + 1) * sizeof *v);
-  *n = 0, *found = false;
+  *n = 0, *found = 0;
   for (int i = 0; i < argc; i++) {
     if (strcmp(argv[i], "--dp-algo=auto") == 0) {
-      *found = true;
+      ++*found;
       continue;
     }
     if (strcmp(argv[i], "--dp-algo") == 0 && i + 1 < argc &&
         strcmp(argv[i + 1], "auto") == 0) {
-      *found = true, i++;
+      ++*found, i++;
       continue;
     }
     v[(*n)++] = argv[i];
   }
   v[*n] = NULL;
   return v;
+}
+
+/* --micro-batches m,m,... into a: sizes >= 1, none above s's batch (a
+ * micro-batch holds at most the batch; the search would find no shape). */
+static int micro_args(const sched_args *p, const scenario *s,
+                      cli_shape_args *a) {
+  if (!p->micro_list) return CLI_OK;
+  a->nmicro = partition_parse(p->micro_list, a->micro, SHAPE_MAX_MICRO);
+  for (int i = 0; i < a->nmicro; i++)
+    if (a->micro[i] < 1) a->nmicro = -1;
+  if (a->nmicro < 1)
+    return cli_usage_error("schedule", "--micro-batches wants up to %d "
+                           "comma-separated micro-batch sizes >= 1, not '%s'",
+                           SHAPE_MAX_MICRO, p->micro_list);
+  long batch = p->wo.k.batch > 0 ? p->wo.k.batch : s->workload.batch;
+  for (int i = 0; i < a->nmicro; i++)
+    if (a->micro[i] > batch)
+      return cli_usage_error("schedule", "--micro-batches %s: %d is more "
+                             "than the batch of %ld sequences", p->micro_list,
+                             a->micro[i], batch);
+  return CLI_OK;
 }
 
 /* The options of --shape auto, checked (usage errors) once s is loaded
@@ -446,15 +467,7 @@ static int shape_args(const sched_args *p, const scenario *s,
   if (shape_check_given(s, st, rep, p->dp_auto ? &a->plan : NULL, &e))
     return cli_usage_error("schedule", "%s", e.msg);
   a->stages = (int)(st > 0 ? st : 0), a->replicas = (int)(rep > 0 ? rep : 0);
-  if (!p->micro_list) return CLI_OK;
-  a->nmicro = partition_parse(p->micro_list, a->micro, SHAPE_MAX_MICRO);
-  for (int i = 0; i < a->nmicro; i++)
-    if (a->micro[i] < 1) a->nmicro = -1;
-  if (a->nmicro < 1)
-    return cli_usage_error("schedule", "--micro-batches wants up to %d "
-                           "comma-separated micro-batch sizes >= 1, not '%s'",
-                           SHAPE_MAX_MICRO, p->micro_list);
-  return CLI_OK;
+  return micro_args(p, s, a);
 }
 
 /* The options that only --shape auto takes. */
@@ -544,14 +557,48 @@ static void report(const sched_args *p, const scenario *s,
   cli_beside_print(sr, b, f, p->budget);
 }
 
+/* The options of a placement search, which --shape auto does not use
+ * (issue 35, 5: it ran without a word, --cost-cmd never started and
+ * --convergence wrote nothing): refused naming the first. --objective is
+ * its goal when a dollar one (check_dollars), else unused too. */
+static int shape_unused(const sched_args *p) {
+  if (!p->shape) return CLI_OK;
+  const char *opt =
+      p->method != schedule_method_name(SCHEDULE_GCMA) ? "--method"
+      : p->objective_given &&
+              !objective_kind_dollars((objective_kind)p->objective)
+          ? "--objective"
+      : p->trials >= 0 ? "--trials"
+      : p->population >= 0 ? "--population"
+      : p->starts >= 0 ? "--starts"
+      : p->cc.cmd ? "--cost-cmd"
+      : p->convergence ? "--convergence" : NULL;
+  if (!opt) return CLI_OK;
+  return cli_usage_error("schedule", "%s is a placement search's, which "
+                         "--shape auto does not run (it judges shapes by the "
+                         "predictor and simulation, for --shape-objective): "
+                         "leave it out", opt);
+}
+
+/* argv into p: --dp-algo auto taken out (once: with it, --dp-algo may not
+ * be given again), the table's options, the --shape auto ones. */
+static int schedule_args(int argc, char **argv, sched_args *p) {
+  int n, autos;
+  char **args = take_dp_auto(argc, argv, &n, &autos);
+  p->dp_auto = autos > 0;
+  int rc = parse_args(n, args, p);
+  if (!rc && (autos > 1 || (autos && p->wo.k.dp_algo)))
+    rc = cli_usage_error("schedule", "--dp-algo given twice");
+  if (!rc) rc = shape_only(p);
+  if (!rc) rc = shape_unused(p);
+  free(args);
+  return rc;
+}
+
 int cli_schedule(int argc, char **argv) {
   sched_args p;
-  int n;
-  char **args = take_dp_auto(argc, argv, &n, &p.dp_auto);
-  int rc = parse_args(n, args, &p);
-  if (!rc) rc = shape_only(&p);
+  int rc = schedule_args(argc, argv, &p);
   if (!rc && p.shape) rc = run_shape(&p, argc, argv);
-  free(args);
   if (rc || p.shape) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   err e = {0};
   cost_ctx *c = NULL;

@@ -155,6 +155,9 @@ static void print_pipelines(const scenario *s, const shape_config *c) {
   }
 }
 
+/* Room for the reproduce command: two paths of PATH_MAX, quoted. */
+#define CLI_SHAPE_CMD_MAX (4 * 4096 + 256)
+
 /* The command that simulates the best again from -o's file, into buf
  * ("" without a file): the file carries the shape, the devices, the split
  * and the workload values (models/alloc_file.h); the network model is the
@@ -163,8 +166,11 @@ static void reproduce(const cli_shape_args *p, const char *net, char *buf,
                       size_t size) {
   buf[0] = '\0';
   if (!p->out) return;
-  snprintf(buf, size, "geodes simulate %s --alloc %s --network-model %s",
-           p->scenario, p->out, net);
+  char *sc = cli_shell_word(p->scenario), *out = cli_shell_word(p->out);
+  snprintf(buf, size, "geodes simulate %s --alloc %s --network-model %s", sc,
+           out, net);
+  free(sc);
+  free(out);
 }
 
 /* What goal maximises, for the text report. */
@@ -244,7 +250,7 @@ static void print_text(const scenario *s, const shape_result *r,
            "what) and its bound could not rule them out\n",
            r->simulated_inexact, 100 * PREDICT_TOLERANCE);
   if (p->diloco) printf("note        %s\n", NOT_CONVERGENCE);
-  char cmd[1024];
+  char cmd[CLI_SHAPE_CMD_MAX];
   reproduce(p, net, cmd, sizeof cmd);
   if (cmd[0]) printf("reproduce   %s\n", cmd);
   print_dollars(s, r, p);
@@ -327,7 +333,7 @@ static void print_json(const scenario *s, const shape_result *r,
   json_object_set_new(o, "simulated_inexact",
                       json_integer(r->simulated_inexact));
   if (p->diloco) json_object_set_new(o, "note", json_string(NOT_CONVERGENCE));
-  char cmd[1024];
+  char cmd[CLI_SHAPE_CMD_MAX];
   reproduce(p, net, cmd, sizeof cmd);
   json_object_set_new(o, "reproduce", cmd[0] ? json_string(cmd) : json_null());
   cli_print_json(o, CLI_JSON);

@@ -376,9 +376,11 @@ static void held_hook(sim_args *p, const scenario *s, sim_options *o) {
 }
 
 /* --method's allocation (--alloc's is read with the workload). NULL, e
- * filled. */
+ * filled. A run too large for the engine is refused by its own estimate
+ * before the placement's (the cost model's) is made. */
 static alloc *placement(const sim_args *p, const scenario *s,
                         const sim_options *o, err *e) {
+  if (sim_check_size(s, e)) return NULL;
   cost_ctx *c = cost_ctx_from_scenario(s, e);
   alloc *a = c ? sim_place(s, c, p->method, o, e) : NULL;
   cost_ctx_free(c);

@@ -4,6 +4,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
 
 void err_clear(err *e) {
   if (!e) return;
@@ -55,4 +57,16 @@ const char *err_what(int code) {
 #undef ERR_CASE
   }
   return "unknown error";
+}
+
+const char *err_num(double x, char *buf) {
+  if (x == floor(x) && fabs(x) < ERR_NUM_INTEGERS) {
+    snprintf(buf, ERR_NUM_MAX, "%.0f", x + 0.0); /* -0 is 0 */
+    return buf;
+  }
+  for (int p = 1; p <= 17; p++) {
+    snprintf(buf, ERR_NUM_MAX, "%.*g", p, x);
+    if (strtod(buf, NULL) == x) break;
+  }
+  return buf;
 }

@@ -59,6 +59,15 @@ int err_blame(err *e, int field, int code);
 /* The field of e's failure, -1 when none (or no failure). */
 int err_field(const err *e);
 
+/* x in a message, exactly: an integer below ERR_NUM_INTEGERS as one
+ * ("1000001", where %g wrote "1e+06" and a range message read "must be
+ * <= 1e+06, not 1e+06"; "-20"), else the shortest "%g" text that reads
+ * back as x ("0.1", "1e-320", "0.30000000000000004"), into buf of
+ * ERR_NUM_MAX bytes. Returns buf. */
+#define ERR_NUM_MAX 32
+#define ERR_NUM_INTEGERS 1e15
+const char *err_num(double x, char *buf);
+
 /* The short description of a code ("malformed input"). */
 const char *err_what(int code);
 

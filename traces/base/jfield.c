@@ -147,11 +147,13 @@ int jfield_num(const jfield_doc *d, const jfield_scope *s, const json_t *obj,
     return jfield_fail(d, s, key, ERR_PARSE, "must be a number");
   double x = json_number_value(v);
   if (!isfinite(x)) return jfield_fail(d, s, key, ERR_RANGE, "must be finite");
+  char a[ERR_NUM_MAX], b[ERR_NUM_MAX];
   if (open ? !(x > lo) : !(x >= lo))
-    return jfield_fail(d, s, key, ERR_RANGE, "must be %s %g, not %g",
-                       open ? ">" : ">=", lo, x);
+    return jfield_fail(d, s, key, ERR_RANGE, "must be %s %s, not %s",
+                       open ? ">" : ">=", err_num(lo, a), err_num(x, b));
   if (x > hi)
-    return jfield_fail(d, s, key, ERR_RANGE, "must be <= %g, not %g", hi, x);
+    return jfield_fail(d, s, key, ERR_RANGE, "must be <= %s, not %s",
+                       err_num(hi, a), err_num(x, b));
   *out = x;
   return ERR_OK;
 }
