@@ -33,6 +33,9 @@
  * phase needs; the bound only stops a chatter of catch-ups that rounding
  * could cause). */
 #define FILL_EPOCHS_PER_FLOW 16
+/* Relative change of a flow's rate between epochs that counts as one
+ * (below: rounding of the same shares solved again). */
+#define FILL_RATE_REL 1e-9
 
 typedef struct hent {
   double key;
@@ -61,9 +64,12 @@ typedef struct state {
   unsigned *ver;         /* [nres] */
   int *unfrozen;         /* [nres] */
   bool *active, *frozen, *caught, *done; /* [nf] */
+  bool *vary;            /* [nf]: its rate changed while it sent */
   double *rate, *left;   /* [nf] */
   double *held;          /* [nf]: a held flow's cap in this solve */
   double *began;         /* [nf]: when it started sending */
+  double *was;           /* [nf]: its rate in the epoch before (NAN: none) */
+
   hent *heap;
   size_t nheap;
 } state;
@@ -246,6 +252,17 @@ static void solve(state *s) {
     if (s->active[i]) s->rate[i] = s->held[i];
 }
 
+/* Marks the active flows whose rate differs from their last epoch's
+ * (the time-averages of their legs then differ from any one rate). */
+static void note_changes(state *s) {
+  for (int i = 0; i < s->nf; i++) {
+    if (!s->active[i]) continue;
+    double r = s->rate[i], w = s->was[i];
+    if (!isnan(w) && fabs(r - w) > FILL_RATE_REL * fmax(r, w)) s->vary[i] = true;
+    s->was[i] = r;
+  }
+}
+
 /* Sums the weights of the active legs on each resource (wleg). */
 static void leg_weights(state *s) {
   for (int r = 0; r < s->nres; r++) s->wleg[r] = 0;
@@ -274,13 +291,19 @@ static double avail(const state *s, int i, int k) {
   return a;
 }
 
+/* Whether the flows flow i starts after are all done (none: yes). */
+static bool preceded(const state *s, int i) {
+  int a = s->f[i].after, n = s->f[i].nafter > 1 ? s->f[i].nafter : 1;
+  for (int k = a; a >= 0 && k < a + n; k++)
+    if (!s->done[k]) return false;
+  return true;
+}
+
 /* Starts the flows due at t (their start come, the flow they follow
  * done); marks which have caught up with their upstream. */
 static void epoch_begin(state *s, double t) {
   for (int i = 0; i < s->nf; i++) {
-    int a = s->f[i].after;
-    if (!s->done[i] && !s->active[i] && s->f[i].start <= t &&
-        (a < 0 || s->done[a]))
+    if (!s->done[i] && !s->active[i] && s->f[i].start <= t && preceded(s, i))
       s->active[i] = true, s->began[i] = t;
   }
   for (int i = 0; i < s->nf; i++) {
@@ -305,9 +328,8 @@ static double next_event(const state *s, double t) {
   double next = INFINITY;
   for (int i = 0; i < s->nf; i++) {
     if (s->done[i]) continue;
-    int a = s->f[i].after;
     if (!s->active[i]) {
-      if (a < 0 || s->done[a]) next = fmin(next, s->f[i].start);
+      if (preceded(s, i)) next = fmin(next, s->f[i].start);
       continue;
     }
     if (s->rate[i] > 0) next = fmin(next, t + s->left[i] / s->rate[i]);
@@ -367,17 +389,18 @@ static void advance(state *s, double t, double t1, double *sum,
 
 static void alloc_state(state *s) {
   size_t nf = (size_t)s->nf + 1, nr = (size_t)s->nres + 1;
-  s->w = mem_alloc(6 * nf * sizeof *s->w);
+  s->w = mem_alloc(7 * nf * sizeof *s->w);
   s->cap = s->w + nf, s->rate = s->cap + nf, s->left = s->rate + nf;
-  s->began = s->left + nf, s->held = s->began + nf;
+  s->began = s->left + nf, s->held = s->began + nf, s->was = s->held + nf;
+  for (size_t i = 0; i < nf; i++) s->was[i] = NAN;
   s->rem = mem_alloc(4 * nr * sizeof *s->rem);
   s->wsum = s->rem + nr, s->level = s->wsum + nr;
   s->wleg = s->level + nr;
   s->ver = mem_calloc(nr, sizeof *s->ver);
   s->unfrozen = mem_alloc(nr * sizeof *s->unfrozen);
-  s->active = mem_calloc(4 * nf, sizeof *s->active);
+  s->active = mem_calloc(5 * nf, sizeof *s->active);
   s->frozen = s->active + nf, s->caught = s->frozen + nf;
-  s->done = s->caught + nf;
+  s->done = s->caught + nf, s->vary = s->done + nf;
 }
 
 static void free_state(state *s) {
@@ -398,8 +421,8 @@ static void leg_rates(const state *s, const double *finish, const double *sum,
 }
 
 /* fill_solve on one component (no resource, upstream or predecessor
- * outside it). */
-static void fill_one(const double *res_cap, int nres, const fill_flow *f,
+ * outside it); returns its flows whose rate changed while they sent. */
+static int fill_one(const double *res_cap, int nres, const fill_flow *f,
                      int nf, const fill_leg *leg, double *finish,
                      double *leg_rate) {
   state s = {.nres = nres, .nf = nf, .f = f, .leg = leg, .res_cap = res_cap};
@@ -417,6 +440,7 @@ static void fill_one(const double *res_cap, int nres, const fill_flow *f,
   for (int left = nf, epochs = 0; left > 0; epochs++) {
     epoch_begin(&s, t);
     solve(&s);
+    note_changes(&s);
     leg_weights(&s);
     double t1 = next_event(&s, t);
     if (isinf(t1)) break; /* the rest never finish */
@@ -427,8 +451,11 @@ static void fill_one(const double *res_cap, int nres, const fill_flow *f,
     t = t1;
   }
   if (leg_rate) leg_rates(&s, finish, sum, leg_rate);
+  int varied = 0;
+  for (int i = 0; i < nf; i++) varied += s.vary[i];
   free(sum);
   free_state(&s);
+  return varied;
 }
 
 /* Union-find over flows: the root of i, paths halved. */
@@ -450,7 +477,8 @@ static void components(const fill_flow *f, int nf, const fill_leg *leg,
   for (int r = 0; r < nres; r++) first[r] = -1;
   for (int i = 0; i < nf; i++) comp[i] = i;
   for (int i = 0; i < nf; i++) {
-    if (f[i].after >= 0) join(comp, i, f[i].after);
+    for (int k = 0; f[i].after >= 0 && k < (f[i].nafter > 1 ? f[i].nafter : 1); k++)
+      join(comp, i, f[i].after + k);
     if (f[i].up >= 0) join(comp, i, f[i].up);
     for (int k = f[i].first; k < f[i].first + f[i].nlegs; k++)
       for (int j = 0; j < leg[k].nres; j++) {
@@ -497,8 +525,9 @@ static void sub_build(sub *x, int c, const int *comp, const double *res_cap,
   }
 }
 
-void fill_solve(const double *res_cap, int nres, const fill_flow *f, int nf,
-                const fill_leg *leg, double *finish, double *leg_rate) {
+int fill_solve(const double *res_cap, int nres, const fill_flow *f, int nf,
+               const fill_leg *leg, double *finish, double *leg_rate) {
+  int varied = 0;
   int nlegs = 0;
   for (int i = 0; i < nf; i++)
     if (f[i].first + f[i].nlegs > nlegs) nlegs = f[i].first + f[i].nlegs;
@@ -518,11 +547,13 @@ void fill_solve(const double *res_cap, int nres, const fill_flow *f, int nf,
     if (comp[c] != c) continue; /* each component once, at its root */
     sub_build(&x, c, comp, res_cap, f, nf, leg);
     for (int i = 0; i < x.nf; i++) to[x.flow_of[i]] = i;
-    for (int i = 0; i < x.nf; i++) { /* its links, renumbered */
+    for (int i = 0; i < x.nf; i++) { /* its links, renumbered (the flows
+                                        one starts after stay in a row) */
       if (x.f[i].after >= 0) x.f[i].after = to[x.f[i].after];
       if (x.f[i].up >= 0) x.f[i].up = to[x.f[i].up];
     }
-    fill_one(x.cap, x.nres, x.f, x.nf, x.leg, x.finish, leg_rate ? x.rate : NULL);
+    varied += fill_one(x.cap, x.nres, x.f, x.nf, x.leg, x.finish,
+                       leg_rate ? x.rate : NULL);
     for (int i = 0; i < x.nf; i++) finish[x.flow_of[i]] = x.finish[i];
     for (int k = 0; k < x.nleg && leg_rate; k++) leg_rate[x.leg_of[k]] = x.rate[k];
     for (int i = 0; i < x.nf; i++) /* its resources free for the next */
@@ -532,4 +563,5 @@ void fill_solve(const double *res_cap, int nres, const fill_flow *f, int nf,
   }
   free(comp), free(x.f), free(x.leg), free(x.cap), free(x.finish);
   free(x.rate), free(x.flow_of), free(x.leg_of), free(x.res_of);
+  return varied;
 }

@@ -27,7 +27,8 @@
  * hop) that has caught up with it (done as much of its work) is held to
  * its pace, rising at the lesser weight of the two; one that is behind
  * goes at its own (it has a backlog). Flows may start at given times and
- * after another flow is done (a broadcast after its reduce).
+ * after other flows are done (a broadcast after its reduce, a ring after
+ * every site's reduce).
  * Invariant: pure functions of the arguments; scratch freed on return. */
 #ifndef MODELS_FILL_H
 #define MODELS_FILL_H
@@ -46,7 +47,10 @@ typedef struct fill_leg {
 /* One flow: legs[first .. first + nlegs) of the legs array. */
 typedef struct fill_flow {
   double start;  /* when it may start sending, s */
-  int after;     /* a flow it starts after (when that one is done), or -1 */
+  int after;     /* the first of the flows it starts after (when they are
+                    all done: a part after every chain of the part before
+                    it), or -1 */
+  int nafter;    /* how many, from `after` on (0 counts as 1) */
   int up;        /* a flow upstream of it, or -1: its progress never passes
                     that one's (a tandem: it forwards what arrived) */
   double cap;    /* a bound on its progress, 1/s (INFINITY: none) */
@@ -57,8 +61,10 @@ typedef struct fill_flow {
  * one unit of work over its legs (leg[]). finish[i] gets when flow i is
  * done (INFINITY when it can never be: a resource of capacity 0), and
  * leg_rate[k], when not NULL, leg k's available rate averaged over its
- * flow's life, from when it started (its cap for a flow of no duration). */
-void fill_solve(const double *res_cap, int nres, const fill_flow *f, int nf,
-                const fill_leg *leg, double *finish, double *leg_rate);
+ * flow's life, from when it started (its cap for a flow of no duration).
+ * Returns how many flows' rates changed while they sent (0: each at one
+ * rate throughout, which the averages then are). */
+int fill_solve(const double *res_cap, int nres, const fill_flow *f, int nf,
+               const fill_leg *leg, double *finish, double *leg_rate);
 
 #endif

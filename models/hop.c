@@ -21,11 +21,12 @@
  * synchronisation) part, or a stretch of one in a tandem. Its start and
  * progress caps (forward, reversed), its connections leg[first .. first +
  * n), its job (the index of the job's first flow), its part's number, the
- * flow it starts after (-1) and the one upstream of it (-1). */
+ * flows it starts after (nafter of them from `after`, -1: none) and the one
+ * upstream of it (-1). */
 typedef struct hop_flow {
   double start, cap[2];
   int first, n;
-  int job, part, after, up;
+  int job, part, after, nafter, up;
 } hop_flow;
 
 /* One connection of a flow, in both directions of the phase (d = 0: a ->
@@ -54,7 +55,7 @@ void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
   n->flow = NULL, n->nflow = 0, n->flow_cap = 0;
   n->leg = NULL, n->nleg = 0, n->leg_cap = 0;
   n->slot = NULL, n->nslot = 0;
-  n->solved = false, n->part = 0, n->nshared = 0;
+  n->solved = false, n->part = 0, n->nshared = n->nvaried = 0;
   n->nic = mem_alloc((size_t)nd * sizeof *n->nic);
   n->cap = mem_calloc((size_t)nd, sizeof *n->cap);
   n->out = mem_calloc((size_t)nd, sizeof *n->out);
@@ -86,7 +87,7 @@ void hop_net_reset(hop_net *n) {
   n->ntouched = 0;
   n->swap = false;
   n->nflow = n->nleg = 0;
-  n->solved = false, n->part = 0, n->nshared = 0;
+  n->solved = false, n->part = 0, n->nshared = n->nvaried = 0;
   if (n->nslot) memset(n->slot, 0xff, (size_t)n->nslot * sizeof *n->slot);
 }
 
@@ -104,8 +105,11 @@ void hop_net_then(hop_net *n) {
   int cur = n->nflow - 1;
   hop_flow prev = n->flow[cur];
   hop_net_flow(n, prev.start, prev.cap[0], prev.cap[1]);
+  int first = cur; /* the part's every flow: its chains side by side */
+  while (first > prev.job && n->flow[first - 1].part == prev.part) first--;
   hop_flow *f = &n->flow[n->nflow - 1];
-  f->job = prev.job, f->part = prev.part + 1, f->after = cur;
+  f->job = prev.job, f->part = prev.part + 1, f->after = first;
+  f->nafter = cur - first + 1;
 }
 
 void hop_net_beside(hop_net *n, double start) {
@@ -119,6 +123,7 @@ void hop_net_beside(hop_net *n, double start) {
   hop_net_flow(n, start, prev.cap[0], prev.cap[1]);
   hop_flow *f = &n->flow[n->nflow - 1];
   f->job = prev.job, f->part = prev.part, f->after = prev.after;
+  f->nafter = prev.nafter;
 }
 
 void hop_net_next(hop_net *n, double start, double cap, double cap_rev) {
@@ -128,6 +133,7 @@ void hop_net_next(hop_net *n, double start, double cap, double cap_rev) {
   hop_net_flow(n, start, cap, cap_rev);
   hop_flow *f = &n->flow[n->nflow - 1];
   f->job = prev.job, f->part = prev.part, f->after = prev.after, f->up = cur;
+  f->nafter = prev.nafter;
 }
 
 static int sockets_to(const hop_net *n, int b) {
@@ -322,17 +328,28 @@ static void slots_build(hop_net *n) {
 /* The solve's scratch over every resource id of one direction. */
 typedef struct share_ctx {
   int d, nres;
-  int *last, *flows; /* per resource: the last flow seen, flows on it */
-  int *lastf;        /* per resource: the last part seen */
-  double *wt;        /* per resource: a leg's weight and total */
-  bool *mixed;       /* per resource: legs of other weights or totals */
+  int *last, *flows; /* per resource: the last job seen, jobs on it */
+  int *lastl;        /* per resource: the last leg seen */
+  bool *mixed;       /* per resource: one job's legs mixed (legs_mixed) */
   int *idx;          /* per resource: its index in the fill (-1) */
   bool *shared;      /* per flow */
 } share_ctx;
 
+/* Whether legs g and h (of one job, h before g) on one resource make its
+ * split by the phase's counts wrong: of one flow, other weights or bytes
+ * (the split by socket weight is not what the engine gives a flow's
+ * coupled legs); of two parts, other connections (the counts add them,
+ * the parts send one after the other: hier-ring's leader, whose NIC
+ * carries its site's chains and the ring between the sites). */
+static bool legs_mixed(const hop_leg *g, const hop_leg *h, int d) {
+  if (h->flow == g->flow)
+    return h->we[d] != g->we[d] || h->total != g->total;
+  return h->part != g->part && (h->a != g->a || h->b != g->b ||
+                                h->channels != g->channels);
+}
+
 /* Which flows the fill shares: those with a resource that another flow
- * uses, or that legs of other weights or bytes use (where the split by
- * socket weight is not what the engine gives a flow's coupled legs). */
+ * uses, or whose own legs on one are mixed (legs_mixed). */
 static void share_mark(hop_net *n, share_ctx *x) {
   int d = x->d;
   for (int k = 0; k < n->nleg; k++)
@@ -341,12 +358,10 @@ static void share_mark(hop_net *n, share_ctx *x) {
       int r = g->res[d][j];
       if (r < 0) continue;
       int job = n->flow[g->flow].job;
-      if (x->last[r] == job && x->lastf[r] == g->flow &&
-          (x->wt[2 * r] != g->we[d] || x->wt[2 * r + 1] != g->total))
+      if (x->last[r] == job && legs_mixed(g, &n->leg[x->lastl[r]], d))
         x->mixed[r] = true;
-      x->wt[2 * r] = g->we[d], x->wt[2 * r + 1] = g->total;
       if (x->last[r] != job) x->flows[r]++;
-      x->last[r] = job, x->lastf[r] = g->flow;
+      x->last[r] = job, x->lastl[r] = k;
     }
   for (int k = 0; k < n->nleg; k++)
     for (int j = 0; j < 3; j++) {
@@ -398,7 +413,8 @@ static void share_fill(hop_net *n, share_ctx *x) {
     fill_flow *cur = &ff[nf];
     fidx[f] = nf++;
     *cur = (fill_flow){.start = h->start, .cap = h->cap[d], .first = nl,
-                       .after = h->after, .up = d ? down[f] : h->up};
+                       .after = h->after, .nafter = h->nafter,
+                       .up = d ? down[f] : h->up};
     for (int k = h->first; k < h->first + h->n; k++) {
       const hop_leg *g = &n->leg[k];
       if (!(g->total > 0)) continue; /* carries nothing: alone */
@@ -420,7 +436,7 @@ static void share_fill(hop_net *n, share_ctx *x) {
     if (ff[i].after >= 0) ff[i].after = fidx[ff[i].after];
     if (ff[i].up >= 0) ff[i].up = fidx[ff[i].up];
   }
-  if (nf) fill_solve(cap, nr, ff, nf, fl, finish, rate);
+  if (nf) n->nvaried += fill_solve(cap, nr, ff, nf, fl, finish, rate);
   n->nshared += nf;
   for (int k = 0; k < nl; k++) {
     n->leg[of[k]].shared[d] = true;
@@ -437,20 +453,18 @@ void hop_net_solve(hop_net *n) {
   for (int d = 0; d < 2 && n->nleg > 1; d++) {
     share_ctx x = {.d = d, .nres = nres,
                    .last = mem_alloc((size_t)nres * sizeof(int)),
-                   .lastf = mem_alloc((size_t)nres * sizeof(int)),
+                   .lastl = mem_alloc((size_t)nres * sizeof(int)),
                    .flows = mem_calloc((size_t)nres, sizeof(int)),
-                   .wt = mem_calloc(2 * (size_t)nres, sizeof(double)),
                    .mixed = mem_calloc((size_t)nres, sizeof(bool)),
                    .idx = mem_alloc((size_t)nres * sizeof(int)),
                    .shared = mem_calloc((size_t)n->nflow, sizeof(bool))};
     memset(x.last, 0xff, (size_t)nres * sizeof(int));
-    memset(x.lastf, 0xff, (size_t)nres * sizeof(int));
     memset(x.idx, 0xff, (size_t)nres * sizeof(int));
     for (int k = 0; k < n->nleg; k++) n->leg[k].shared[d] = false;
     share_mark(n, &x);
     share_fill(n, &x);
-    free(x.last), free(x.flows), free(x.wt), free(x.idx), free(x.shared);
-    free(x.mixed), free(x.lastf);
+    free(x.last), free(x.flows), free(x.idx), free(x.shared);
+    free(x.mixed), free(x.lastl);
   }
   n->solved = true;
 }
@@ -496,4 +510,15 @@ double hop_paced(const hop_net *n, const hop *h, double bytes, double x,
   if (!hop_restarts(n) || !(h->rtt > 0) || !(idle > rto)) return x;
   double w = transport_idle_window(h->window, idle, rto);
   return fmax(x, fmin(hop_time_from(n, h, bytes, &w), pace));
+}
+
+int hop_nic_bound(const hop_net *n, int a, int b, double bytes, int channels) {
+  if (!wired(n, a, b)) return -1;
+  int na = n->nic[a], nb = n->nic[b];
+  double ca = n->cap[na] > 0 ? n->cap[na] : INFINITY;
+  double cb = n->cap[nb] > 0 ? n->cap[nb] : INFINITY;
+  if (!isfinite(fmin(ca, cb))) return -1;
+  hop h = hop_with(n, a, b, bytes, 1, channels, (hop_totals){0, 0, 0, 0});
+  if (h.rate < fmin(ca, cb)) return -1; /* a link or a flow cap binds */
+  return ca <= cb ? na : nb;
 }

@@ -88,6 +88,8 @@ typedef struct hop_net {
   int nslot;
   bool solved;        /* hop_net_solve ran since the last count */
   int nshared;        /* flows its last solve shared (both directions) */
+  int nvaried;        /* of those, flows whose rate changed while they
+                         sent (their legs' averaged rates approximate) */
   int part;           /* hop_of reads the connections of flows' part
                          `part` (0 unless set: hop_net_then) */
 } hop_net;
@@ -121,8 +123,9 @@ void hop_net_count(hop_net *n, int a, int b, double bytes, int channels);
  * cap_rev in the reversed phase (swap). */
 void hop_net_flow(hop_net *n, double start, double cap, double cap_rev);
 
-/* Opens the next part of the open flow (a reduce's broadcast): it starts
- * when the part before it is done; hop_of reads it when n->part says. */
+/* Opens the next part of the open flow (a reduce's broadcast, the ring
+ * after the sites' reduces): it starts when the part before it is done
+ * (every flow of it); hop_of reads it when n->part says. */
 void hop_net_then(hop_net *n);
 
 /* Opens another flow of the open part beside the last one, from `start`
@@ -194,5 +197,11 @@ double hop_first_extra(const hop_net *n, const hop *h, double bytes,
  * it, which then leaves back to back on the grown window). x otherwise. */
 double hop_paced(const hop_net *n, const hop *h, double bytes, double x,
                  double pace);
+
+/* The NIC (index of n->nic's values) that binds the hop a -> b alone (its
+ * rate the NIC's capacity: the link and the per-flow cap are faster), the
+ * slower end's where both could; -1 where none does or the hop crosses no
+ * NIC. */
+int hop_nic_bound(const hop_net *n, int a, int b, double bytes, int channels);
 
 #endif

@@ -226,3 +226,14 @@ double onef1b_period(const onef1b_pipe *p) {
   }
   return best;
 }
+
+onef1b_pipe onef1b_free(const onef1b_pipe *p, hop *none) {
+  onef1b_pipe q = *p;
+  for (int st = 0; st < p->stages; st++)
+    none[st] = (hop){.rate = INFINITY, .channels = 1, .sockets = 1};
+  q.act = q.grad = none;
+  q.shaper = NULL;
+  q.megatron = false;
+  q.call_s = 0;
+  return q;
+}

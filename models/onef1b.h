@@ -63,4 +63,8 @@ double onef1b_pass(const onef1b_pipe *p, double *end, double *sent);
 /* The steady period per micro-batch (the bound above, closed form). */
 double onef1b_period(const onef1b_pipe *p);
 
+/* p with free communication and no calls (its compute alone): none[0 ..
+ * stages) gets the free hops it points to. */
+onef1b_pipe onef1b_free(const onef1b_pipe *p, hop *none);
+
 #endif

@@ -64,6 +64,7 @@
 #include "models/hivemind.h"
 #include "models/hop.h"
 #include "models/onef1b.h"
+#include "models/predict_gap.h"
 #include "models/roofline.h"
 #include "models/runtime.h"
 #include "models/tandem.h"
@@ -91,15 +92,11 @@ typedef struct ctx {
   unsigned gaps;  /* predict_result.left_out's bits found on the way */
 } ctx;
 
-/* DiLoCo's inner steps and hivemind's peers barrier each replica apart:
- * the slowest replica's barrier over its pipeline. */
-static int64_t replica_barrier_ns(const scenario *s, const alloc *a) {
-  int64_t most = 0;
-  for (int r = 0; r < a->replicas; r++) {
-    int64_t ns = runtime_replica_barrier_ns(s, a, r);
-    if (ns > most) most = ns;
-  }
-  return most;
+/* Shares the phase counted on c's net (hop_net_solve): fill-shares where
+ * a shared flow's rate changed while it sent. */
+static void solve(ctx *c) {
+  hop_net_solve(&c->net);
+  if (c->net.nvaried) c->gaps |= gap_bit(PREDICT_GAP_FILL_SHARES);
 }
 
 static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
@@ -125,9 +122,9 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
     }
   switch (w->runtime) {
     case SPEC_RUNTIME_DTFM: /* its barriers (each replica's when apart) */
-      c->g = (double)(spec_dp_algo_apart(w->dp_algo) ? replica_barrier_ns(s, a)
-                                                     : runtime_barrier_ns(s, a)) *
-             1e-9;
+      c->g = 1e-9 * (double)(spec_dp_algo_apart(w->dp_algo)
+                                 ? runtime_slowest_replica_barrier_ns(s, a)
+                                 : runtime_barrier_ns(s, a));
       break;
     case SPEC_RUNTIME_MODERN: /* none: its passes follow on each device */
     case SPEC_RUNTIME_MEGATRON: break; /* none: its calls block */
@@ -167,7 +164,7 @@ static void count_pipelines(ctx *c) {
       hop_net_count(&c->net, d, e, c->act, TRANSPORT_P2P_CHANNELS);
       hop_net_leg(&c->net, d, e, c->act, c->K * c->act, TRANSPORT_P2P_CHANNELS);
     }
-  hop_net_solve(&c->net);
+  solve(c);
 }
 
 /* ---- GPipe ---- */
@@ -319,18 +316,6 @@ static onef1b_pipe pipe_of(ctx *c, int r, hop *act, hop *grad, bool *shaper) {
                        .net = &c->net};
 }
 
-/* The same pipe with free communication and no calls. */
-static onef1b_pipe pipe_free(const onef1b_pipe *p, hop *none) {
-  onef1b_pipe q = *p;
-  for (int st = 0; st < p->stages; st++)
-    none[st] = (hop){.rate = INFINITY, .channels = 1, .sockets = 1};
-  q.act = q.grad = none;
-  q.shaper = NULL;
-  q.megatron = false;
-  q.call_s = 0;
-  return q;
-}
-
 static void onef1b(ctx *c) {
   int D = c->D;
   hop *h = mem_alloc(3 * (size_t)D * sizeof *h);
@@ -339,9 +324,12 @@ static void onef1b(ctx *c) {
   count_pipelines(c);
   if (c->net.nshared) c->gaps |= gap_bit(PREDICT_GAP_PASS_SHARING);
   for (int r = 0; r < c->R; r++) {
-    onef1b_pipe p = pipe_of(c, r, h, h + D, shaper), q = pipe_free(&p, h + 2 * D);
-    for (int st = 0; st < D && !p.megatron; st++)
-      if (shaper[st]) c->gaps |= gap_bit(PREDICT_GAP_SHAPER_ORDER);
+    onef1b_pipe p = pipe_of(c, r, h, h + D, shaper), q = onef1b_free(&p, h + 2 * D);
+    for (int st = 0; st < D; st++) {
+      if (shaper[st] && !p.megatron) c->gaps |= gap_bit(PREDICT_GAP_SHAPER_ORDER);
+      if (predict_gap_two_ways(&c->net, c->a, r, st, c->act))
+        c->gaps |= gap_bit(PREDICT_GAP_PASS_SHARING);
+    }
     double pass = onef1b_pass(&p, end, sent);
     c->period = fmax(c->period, onef1b_period(&p));
     c->nc[r] = c->P * onef1b_pass(&q, NULL, NULL);
@@ -381,8 +369,23 @@ static members *column(const ctx *c, members *g, int st) {
 }
 
 /* Every group's synchronisation at the net's solved shares: ready gets
- * the done times. */
+ * the done times (dp_all's and dp_tail's: the gaps of both). */
 static void run_groups(ctx *c, spec_dp_algo algo, members *g) {
+  if (predict_gap_sync_beside_pass(&c->net, c->a, c->act,
+                                   compress_gradient_bytes(c->w, 0)))
+    c->gaps |= gap_bit(PREDICT_GAP_SYNC_BESIDE_PASS);
+  switch (algo) { /* pieces to every member at once, beside the passes */
+    case SPEC_SHARDED_PS:
+      if (c->R > 2 && transport_is_shared(c->net.o.model))
+        c->gaps |= gap_bit(PREDICT_GAP_SYNC_OVERLAP);
+      break;
+    case SPEC_CENTRAL_PS:
+    case SPEC_RING:
+    case SPEC_HIER_RING:
+    case SPEC_HIVEMIND: /* matchmakes: hivemind_rounds */
+    case SPEC_DILOCO:
+    case SPEC_STREAMING_DILOCO: break;
+  }
   for (int st = 0; st < c->D; st++) {
     column(c, g, st);
     dpsync_run(&c->net, algo, g->dev, c->R, compress_gradient_bytes(c->w, st),
@@ -400,25 +403,13 @@ static void dp_all(ctx *c, spec_dp_algo algo) {
     return;
   }
   members g = members_new(c->R);
-  switch (algo) { /* pieces to every member at once, beside the passes */
-    case SPEC_SHARDED_PS:
-      if (c->R > 2 && transport_is_shared(c->net.o.model))
-        c->gaps |= gap_bit(PREDICT_GAP_SYNC_OVERLAP);
-      break;
-    case SPEC_CENTRAL_PS:
-    case SPEC_RING:
-    case SPEC_HIER_RING:
-    case SPEC_HIVEMIND: /* returned above */
-    case SPEC_DILOCO:
-    case SPEC_STREAMING_DILOCO: break;
-  }
   hop_net_reset(&c->net);
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
     dpsync_count(&c->net, algo, g.dev, c->R, compress_gradient_bytes(c->w, st),
                  TRANSPORT_NCCL_RING_CHANNELS, g.rd);
   }
-  hop_net_solve(&c->net);
+  solve(c);
   run_groups(c, algo, &g);
   members_free(&g);
 }
@@ -439,7 +430,7 @@ static void megatron_rounds(ctx *c) {
     dpsync_count(&c->net, SPEC_RING, ends, 2, emb, TRANSPORT_NCCL_RING_CHANNELS,
                  at);
   }
-  hop_net_solve(&c->net);
+  solve(c);
   for (int r = 0; r < c->R; r++) {
     size_t o = (size_t)r * D;
     g.dev[0] = alloc_at(c->a, r, 0), g.dev[1] = alloc_at(c->a, r, D - 1);
@@ -453,7 +444,7 @@ static void megatron_rounds(ctx *c) {
     dpsync_count(&c->net, SPEC_RING, g.dev, D, 4.0 * D, TRANSPORT_NCCL_RING_CHANNELS,
                  rd + (size_t)r * D);
   }
-  hop_net_solve(&c->net);
+  solve(c);
   for (int round = 0; round < 2; round++)
     for (int r = 0; r < c->R; r++) {
       for (int st = 0; st < D; st++)
@@ -539,7 +530,7 @@ static double fragment_ring_s(ctx *c, const diloco_plan *p, int f) {
     dpsync_count(&c->net, ex, column(c, &g, st)->dev, c->R,
                  diloco_fragment_bytes(c->w, p, st, f),
                  TRANSPORT_DILOCO_CHANNELS, NULL);
-  hop_net_solve(&c->net);
+  solve(c);
   double end = 0;
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
@@ -600,7 +591,7 @@ static void count_tail(ctx *c, spec_dp_algo algo, members *g) {
     dpsync_count(&c->net, algo, g->dev, c->R, compress_gradient_bytes(c->w, st),
                  TRANSPORT_NCCL_RING_CHANNELS, g->rd);
   }
-  hop_net_solve(&c->net);
+  solve(c);
 }
 
 /* The last backward pass again at the tail's shares: ready times, t_pipe. */

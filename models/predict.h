@@ -27,28 +27,41 @@
 
 /* What the predictor leaves out where it may cost more than
  * PREDICT_TOLERANCE, X(ID, "name", bound, "what"): bound is the most it
- * was measured to cost on the built-in cases (a relative error; INFINITY:
- * not bounded). predict_result.left_out has bit PREDICT_GAP_ID set when
- * the case predicted has it, and error_bound says how far off the
- * prediction may be; a search simulates, rather than prunes, what could
- * be the best within it (schedules/shape.c). */
+ * was measured to cost (a relative error; INFINITY: not bounded) on the
+ * built-in cases and, where a row says so, on the consistency harness's
+ * cases (tests/harness_gen.c, seeds 1..4000, each under its own network
+ * model: analysis/VALIDATION.md). predict_result.left_out has bit
+ * PREDICT_GAP_ID set when the case predicted has it, and error_bound says
+ * how far off the prediction may be; a search simulates, rather than
+ * prunes, what could be the best within it (schedules/shape.c). */
 #define PREDICT_GAP_MAP(X)                                                   \
   X(LINKS_CHANGE, "links-change", 0.0,                                      \
     "links that move by more than the tolerance during the iteration: the " \
     "predictor reads them at t = 0")                                        \
   X(IDLE_RESTART, "idle-restart", 0.07,                                     \
     "tcp's slow start after idle, approximate (up to 7 % on the built-ins)") \
-  X(SHAPER_ORDER, "shaper-order", 0.08,                                     \
+  X(SHAPER_ORDER, "shaper-order", 0.16,                                     \
     "DT-FM's 1F1B sends a stage's activation and gradient on one egress "   \
     "shaper at once: served in issue order here, shared by the engine "     \
-    "(up to 7 % short)")                                                    \
+    "(up to 7 % short on the built-ins, 15.5 % off on the harness)")        \
   X(PASS_SHARING, "1f1b-sharing", 0.25,                                     \
-    "a 1F1B pass's activations and gradients on a shared NIC or path are "  \
-    "shared as two phases, not at once (up to 21 % long)")                  \
-  X(SYNC_OVERLAP, "sync-overlap", 0.16,                                     \
+    "a 1F1B pass's activations and gradients on one NIC or path at once "   \
+    "(pipelines sharing one, or a stage's own NIC binding both of its "     \
+    "boundaries) are shared as two phases (up to 21 % long on the "         \
+    "built-ins, 20.7 % off on the harness)")                                \
+  X(SYNC_OVERLAP, "sync-overlap", 0.35,                                     \
     "sharded-ps's pieces to every member, beside the pipelines' last "      \
     "transfers on the senders' shapers and NICs, shared as one round (up "  \
-    "to 15 % short)")                                                       \
+    "to 15 % short on the built-ins, 34.1 % off on the harness)")           \
+  X(SYNC_BESIDE_PASS, "sync-beside-pass", 0.27,                             \
+    "a stage's gradient synchronisation beside the pass's last transfers "  \
+    "on a NIC that binds both, shared as two phases (or as one fluid "      \
+    "phase where paths or NICs are shared): up to 26.8 % off on the "       \
+    "harness")                                                              \
+  X(FILL_SHARES, "fill-shares", 0.08,                                       \
+    "flows that share a NIC or a path and whose shares change as others "   \
+    "start or finish: each connection at its rate averaged over its "       \
+    "flow's life (models/fill.h; up to 7.9 % off on the harness)")          \
   X(DILOCO_OVERLAP, "diloco-overlap", INFINITY,                             \
     "streaming DiLoCo's exchanges overlapping inner steps: their "          \
     "interference with the steps")                                          \

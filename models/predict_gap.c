@@ -1,6 +1,6 @@
 /* predict_gap: the names, words and bounds of what the predictor leaves
- * out (predict.h's PREDICT_GAP_MAP), and how far links move during an
- * iteration.
+ * out (predict.h's PREDICT_GAP_MAP), how far links move during an
+ * iteration, and the predicates of predict_gap.h.
  * Invariant: pure functions of their arguments. */
 #include <math.h>
 #include <stdbool.h>
@@ -9,6 +9,7 @@
 
 #include "base/mem.h"
 #include "models/predict.h"
+#include "models/predict_gap.h"
 
 const char *const predict_gap_names[PREDICT_NGAPS + 1] = {
 #define PREDICT_GAP_NAME_(id, name, bound, what) name,
@@ -57,3 +58,45 @@ double predict_links_drift(const scenario *s, const alloc *a, double T) {
   return most;
 }
 
+
+bool predict_gap_two_ways(const hop_net *n, const alloc *a, int r, int st,
+                          double bytes) {
+  if (st == 0 || st + 1 == a->stages) return false;
+  int d = alloc_at(a, r, st), nd = n->nic[d], P = TRANSPORT_P2P_CHANNELS;
+  int u = alloc_at(a, r, st - 1), v = alloc_at(a, r, st + 1);
+  return (hop_nic_bound(n, d, u, bytes, P) == nd &&
+          hop_nic_bound(n, d, v, bytes, P) == nd) ||
+         (hop_nic_bound(n, u, d, bytes, P) == nd &&
+          hop_nic_bound(n, v, d, bytes, P) == nd);
+}
+
+/* Whether d's NIC binds a hop of its pipeline (replica r, stage st), in
+ * (d receives) or out (d sends). */
+static bool binds_pass(const hop_net *n, const alloc *a, int r, int st,
+                       double act, bool in) {
+  int d = alloc_at(a, r, st), nd = n->nic[d], P = TRANSPORT_P2P_CHANNELS;
+  for (int k = -1; k <= 1; k += 2) {
+    if (st + k < 0 || st + k >= a->stages) continue;
+    int e = alloc_at(a, r, st + k);
+    if (hop_nic_bound(n, in ? e : d, in ? d : e, act, P) == nd) return true;
+  }
+  return false;
+}
+
+bool predict_gap_sync_beside_pass(const hop_net *n, const alloc *a,
+                                  double act, double sync) {
+  int C = TRANSPORT_NCCL_RING_CHANNELS;
+  for (int st = 0; st < a->stages && a->stages > 1; st++)
+    for (int r = 0; r < a->replicas; r++) {
+      int d = alloc_at(a, r, st), nd = n->nic[d];
+      for (int q = 0; q < a->replicas; q++) {
+        int e = alloc_at(a, q, st);
+        if ((q != r && hop_nic_bound(n, d, e, sync, C) == nd &&
+             binds_pass(n, a, r, st, act, false)) ||
+            (q != r && hop_nic_bound(n, e, d, sync, C) == nd &&
+             binds_pass(n, a, r, st, act, true)))
+          return true;
+      }
+    }
+  return false;
+}

@@ -197,3 +197,12 @@ int64_t runtime_barrier_ns(const scenario *s, const alloc *a) {
 int64_t runtime_replica_barrier_ns(const scenario *s, const alloc *a, int r) {
   return dissemination_ns(s, a, r * a->stages, a->stages);
 }
+
+int64_t runtime_slowest_replica_barrier_ns(const scenario *s, const alloc *a) {
+  int64_t most = 0;
+  for (int r = 0; r < a->replicas; r++) {
+    int64_t ns = runtime_replica_barrier_ns(s, a, r);
+    if (ns > most) most = ns;
+  }
+  return most;
+}

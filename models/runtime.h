@@ -113,4 +113,8 @@ int64_t runtime_barrier_ns(const scenario *s, const alloc *a);
  * DiLoCo's inner steps wait for it, each replica apart. */
 int64_t runtime_replica_barrier_ns(const scenario *s, const alloc *a, int r);
 
+/* The slowest replica's runtime_replica_barrier_ns: what the predictor
+ * charges DiLoCo's inner steps and hivemind's peers, apart. */
+int64_t runtime_slowest_replica_barrier_ns(const scenario *s, const alloc *a);
+
 #endif

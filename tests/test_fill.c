@@ -3,13 +3,14 @@
  * leave in size order at the classical water-filling times, weights share
  * in proportion, a flow of two legs goes at its slower leg's pace and
  * pays twice where both cross one resource, a flow waits for its start
- * and for the flow it follows, a tandem's downstream is held to its
+ * and for the flows it follows, a tandem's downstream is held to its
  * upstream or goes its own slower way, a leg's rate is its bytes over its
  * flow's life where it binds — and against two references on random flow
  * sets, event by event: the engine's solver (sim/maxmin.h) for flows of
  * one leg (what the engine does with flows that leave as they finish),
  * and a naive weighted water-filling with coefficients for flows of
- * several legs. */
+ * several legs; and how many flows change rate while they send (the
+ * legs' averaged rates then approximate). */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -46,7 +47,8 @@ Test(fill, different_sizes_on_one_resource_leave_in_order) {
   fill_flow f[5];
   for (int i = 0; i < 5; i++) l[i] = leg1(size[i], 1, C, 0), f[i] = flow1(i, 1);
   double fin[5], rate[5];
-  fill_solve(cap, 1, f, 5, l, fin, rate);
+  cr_assert_eq(fill_solve(cap, 1, f, 5, l, fin, rate), 4,
+               "every flow but the first speeds up as others leave");
   double before = 0;
   for (int k = 0; k < 5; k++) {
     double want = (before + (5 - k) * size[k]) / C;
@@ -80,6 +82,7 @@ Test(fill, a_flow_goes_at_its_slowest_leg_and_pays_each_crossing) {
   double fin[1], rate[3];
   fill_solve(cap, 2, f, 1, l, fin, rate);
   near(fin[0], 2, "its slowest leg: 2 bytes at 1/s");
+  cr_assert_eq(fill_solve(cap, 2, f, 1, l, fin, rate), 0, "one rate throughout");
   cap[0] = 10; /* now the shared one binds: 4 bytes through 4/s */
   fill_solve(cap, 2, f, 1, l, fin, rate);
   near(fin[0], 1, "two legs through one resource");
@@ -100,6 +103,12 @@ Test(fill, starts_and_predecessors) {
   near(fin[1], 2.5, "started late");
   near(fin[2], 3, "after its predecessor");
   near(rate[2], 1 / 1.5, "over its own life, from its start");
+  f[2].nafter = 2; /* after flows 0 and 1 both (a ring after every site's
+                      reduce): flow 1 alone from 1.5, done at 2 */
+  fill_solve(cap, 1, f, 3, l, fin, rate);
+  near(fin[1], 2, "alone once flow 0 is done");
+  near(fin[2], 3, "after the last of its predecessors");
+  near(rate[2], 1, "alone over its life");
 }
 
 /* A tandem: flow 1 forwards what flow 0 delivered. Upstream slower: the

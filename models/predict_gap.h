@@ -1,0 +1,26 @@
+/* predict_gap's predicates on a placement: whether a case has a
+ * mechanism PREDICT_GAP_MAP names (predict.c sets the bits).
+ * Invariant: pure functions of their arguments (the net's counts unread:
+ * each hop alone). */
+#ifndef MODELS_PREDICT_GAP_H
+#define MODELS_PREDICT_GAP_H
+
+#include <stdbool.h>
+
+#include "models/alloc.h"
+#include "models/hop.h"
+
+/* Whether stage st of replica r sends its activation and its gradient
+ * (messages of bytes) through one NIC that binds both, or receives both
+ * through one: a 1F1B pass's two phases' flows at once (1f1b-sharing). */
+bool predict_gap_two_ways(const hop_net *n, const alloc *a, int r, int st,
+                          double bytes);
+
+/* Whether a device's gradient synchronisation (its group's hops, messages
+ * of sync bytes) leaves or enters through a NIC that binds both it and one
+ * of the device's pipeline boundaries (messages of act bytes): the
+ * synchronisation beside the pass's last transfers (sync-beside-pass). */
+bool predict_gap_sync_beside_pass(const hop_net *n, const alloc *a,
+                                  double act, double sync);
+
+#endif
