@@ -1,7 +1,9 @@
 /* predict_gap's predicates on a placement: whether a case has a
  * mechanism PREDICT_GAP_MAP names (predict.c sets the bits).
  * Invariant: pure functions of their arguments (the net's counts unread:
- * each hop alone). */
+ * each hop alone).
+ * circle: predict_gap.c is the gaps' one home: the name table predict.h
+ * declares (PREDICT_GAP_MAP's rows) and these predicates predict.c asks. */
 #ifndef MODELS_PREDICT_GAP_H
 #define MODELS_PREDICT_GAP_H
 
