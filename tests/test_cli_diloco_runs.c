@@ -83,15 +83,15 @@ Test(cli_diloco_runs, knobs_that_are_not_whole_outer_steps_are_usage_errors) {
 
 /* Issue 35, 4: a DiLoCo run with one device_slow fault reported a negative
  * dp_sync_s, and H x inner_step_s above outer_step_s. Each fault below (a
- * device slowed early, late, briefly, for the whole run): dp_sync_s >= 0,
- * per stage too, and the H inner steps fit in the outer step. Still open:
- * "55.5,device_slow,17,40,0.01" (a slowdown that ends inside an outer
- * step's first inner step) gives dp_sync_s -0.512 and 4 x 22.10 > 86.36
- * (sim/stats.c's finish_outer extrapolates from the first inner step). */
+ * device slowed early, late, briefly, for the whole run, and one that ends
+ * inside an outer step's first inner step, which gave dp_sync_s -0.512 and
+ * 4 x 22.10 > 86.36: sim/stats.c counted the slowed first step H times):
+ * dp_sync_s >= 0, per stage too, and the H inner steps fit in the outer
+ * step. */
 Test(cli_diloco_runs, a_slowed_device_keeps_the_outer_step_whole) {
   static const char *const faults[] = {
       "10,device_slow,9,300,0.5", "0,device_slow,0,1e6,0.1",
-      "200,device_slow,63,5,0.9"};
+      "200,device_slow,63,5,0.9", "55.5,device_slow,17,40,0.01"};
   support_run r = {0};
   for (size_t i = 0; i < sizeof faults / sizeof *faults; i++) {
     const char *f = support_write_file(support_path("slow%zu.csv", i), "");
