@@ -375,7 +375,7 @@ static void online_equals_log(const char *name, const char *method,
   kept k = {0};
   sim_options ol = o;
   ol.rates = &log, ol.inspect = keep, ol.inspect_ctx = &k;
-  sim_result r, r2;
+  sim_result r, r2, r3;
   err e = {0};
   cr_assert_eq(sim_run(s, a, &ol, &r, &e), ERR_OK, "%s", e.msg);
   *iteration_s = r.iteration_s;
@@ -383,7 +383,7 @@ static void online_equals_log(const char *name, const char *method,
   sim_linkstats ls, sums;
   cr_assert_eq(sim_whatif_explain(s, a, &o, &r2, &cp, &ls, true, &e), ERR_OK,
                "%s", e.msg);
-  cr_assert_eq(sim_whatif_explain(s, a, &o, &r2, &cp2, &sums, false, &e),
+  cr_assert_eq(sim_whatif_explain(s, a, &o, &r3, &cp2, &sums, false, &e),
                ERR_OK, "%s", e.msg);
   cr_assert_gt(ls.nres, 2, "%s", name);
   cr_assert_eq(sums.nres, ls.nres);
@@ -403,7 +403,7 @@ static void online_equals_log(const char *name, const char *method,
   }
   sim_linkstats_free(&ls), sim_linkstats_free(&sums);
   sim_critpath_free(&cp), sim_critpath_free(&cp2);
-  sim_result_free(&r), sim_result_free(&r2);
+  sim_result_free(&r), sim_result_free(&r2), sim_result_free(&r3);
   sim_rate_log_free(&log);
   free(k.t);
   alloc_free(a);
