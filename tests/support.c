@@ -23,6 +23,7 @@
 
 #include "analysis/db.h"
 #include "base/mem.h"
+#include "models/spec_workload.h"
 
 typedef struct support_path_node support_path_node;
 struct support_path_node {
@@ -317,6 +318,20 @@ scenario *support_scenario(const char *name) {
   cr_assert_not_null(s, "%s: %s", name, e.msg);
   cr_assert_eq(e.code, ERR_OK, "%s: %s", name, e.msg);
   return s;
+}
+
+void support_world_resolve(support_world *x) {
+  err e = {0};
+  cr_assert_leq(x->s->ndevices, SUPPORT_WORLD_DEVICES);
+  cr_assert_eq(spec_workload_resolve(x->s, &x->w, &e), ERR_OK, "%s", e.msg);
+  cr_assert_eq(spec_device_gpus(x->s, x->gpu, &e), ERR_OK, "%s", e.msg);
+}
+
+void support_world_text(support_world *x, const char *text) {
+  err e = {0};
+  x->s = scenario_parse(text, strlen(text), "test", &e);
+  cr_assert_not_null(x->s, "%s", e.msg);
+  support_world_resolve(x);
 }
 
 /* spec's site i (its own, or the shared one), with its defaults. */

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "models/alloc.h"
+#include "models/spec.h"
 #include "sim/training.h"
 #include "traces/fault.h"
 #include "traces/scenario.h"
@@ -113,6 +114,21 @@ char *support_sql_text(const char *path, const char *query);
 /* scenario_load(name) that asserts success (naming the scenario and the
  * error) and that no error was left set. */
 scenario *support_scenario(const char *name);
+
+/* A scenario with its workload and its devices' GPUs resolved, as the
+ * predictor's tests read it (s owned: scenario_free). */
+#define SUPPORT_WORLD_DEVICES 64
+typedef struct support_world {
+  scenario *s;
+  spec_workload w;
+  const spec_gpu *gpu[SUPPORT_WORLD_DEVICES];
+} support_world;
+
+/* Resolves x->s's workload and GPUs into x, asserting success. */
+void support_world_resolve(support_world *x);
+
+/* x from a scenario's JSON text (named "test" in messages), resolved. */
+void support_world_text(support_world *x, const char *text);
 
 /* One site of a built scenario (support_build); a member left 0 or NULL
  * is its default: one device, a V100, no nic_gbps key, no other key. */

@@ -14,13 +14,10 @@
 #include "models/spec.h"
 #include "models/spec_workload.h"
 #include "sim/sim.h"
+#include "tests/support.h"
 #include "traces/scenario.h"
 
-typedef struct world {
-  scenario *s;
-  spec_workload w;
-  const spec_gpu *gpu[16];
-} world;
+typedef support_world world;
 
 /* Seed 1299's sites: Oslo, three RTX 4090 behind their own 1 Gbit/s NICs
  * (2 Gbit/s per flow), Lima one V100, asymmetric links between them, tc
@@ -39,12 +36,7 @@ static void seed_1299(world *x) {
       "\"workload\": {\"model\": \"gpt3-large\", \"layers\": 6, \"batch\": 16,"
       " \"micro_batch\": 2, \"stages\": 1, \"replicas\": 4,"
       " \"micro_batches_per_pass\": 2, \"dp_algo\": \"hier-ring\"}}";
-  err e;
-  err_clear(&e);
-  x->s = scenario_parse(text, strlen(text), "test", &e);
-  cr_assert_not_null(x->s, "%s", e.msg);
-  cr_assert_eq(spec_workload_resolve(x->s, &x->w, &e), ERR_OK, "%s", e.msg);
-  cr_assert_eq(spec_device_gpus(x->s, x->gpu, &e), ERR_OK, "%s", e.msg);
+  support_world_text(x, text);
 }
 
 /* Predicted and simulated dp_sync_s and iteration of x under a and m; the

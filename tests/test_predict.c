@@ -32,18 +32,9 @@
 #include "tests/support.h"
 #include "traces/scenario.h"
 
-typedef struct world {
-  scenario *s;
-  spec_workload w;
-  const spec_gpu *gpu[64];
-} world;
+typedef support_world world;
 
-static void resolve(world *x) {
-  err e;
-  err_clear(&e);
-  cr_assert_eq(spec_workload_resolve(x->s, &x->w, &e), ERR_OK, "%s", e.msg);
-  cr_assert_eq(spec_device_gpus(x->s, x->gpu, &e), ERR_OK, "%s", e.msg);
-}
+static void resolve(world *x) { support_world_resolve(x); }
 
 static void load(world *x, const char *name) {
   x->s = support_scenario(name);
@@ -52,11 +43,7 @@ static void load(world *x, const char *name) {
 
 /* A scenario written in the test (DESIGN.md section 6's keys). */
 static void load_text(world *x, const char *text) {
-  err e;
-  err_clear(&e);
-  x->s = scenario_parse(text, strlen(text), "test", &e);
-  cr_assert_not_null(x->s, "%s", e.msg);
-  resolve(x);
+  support_world_text(x, text);
 }
 
 /* Applies knobs (runtime, schedule, dp_algo; NULL: keep) to x. */

@@ -21,21 +21,13 @@
 #include "models/spec.h"
 #include "models/spec_workload.h"
 #include "sim/sim.h"
+#include "tests/support.h"
 #include "traces/scenario.h"
 
-typedef struct world {
-  scenario *s;
-  spec_workload w;
-  const spec_gpu *gpu[16];
-} world;
+typedef support_world world;
 
 static void load_text(world *x, const char *text) {
-  err e;
-  err_clear(&e);
-  x->s = scenario_parse(text, strlen(text), "test", &e);
-  cr_assert_not_null(x->s, "%s", e.msg);
-  cr_assert_eq(spec_workload_resolve(x->s, &x->w, &e), ERR_OK, "%s", e.msg);
-  cr_assert_eq(spec_device_gpus(x->s, x->gpu, &e), ERR_OK, "%s", e.msg);
+  support_world_text(x, text);
 }
 
 /* One site of n devices behind NICs of nic Gbit/s, 0.05 ms and 100
