@@ -334,6 +334,17 @@ void support_world_text(support_world *x, const char *text) {
   support_world_resolve(x);
 }
 
+void support_world_pair(support_world *x, const alloc *a, transport_model m,
+                        predict_result *p, sim_result *sr) {
+  transport_options o = transport_options_default();
+  o.model = m;
+  cr_assert_eq(predict_iteration_with(&x->w, x->s, x->gpu, a, &o, p), ERR_OK);
+  sim_options so = sim_options_default();
+  so.transport = o;
+  err e = {0};
+  cr_assert_eq(sim_run(x->s, a, &so, sr, &e), ERR_OK, "%s", e.msg);
+}
+
 /* spec's site i (its own, or the shared one), with its defaults. */
 static support_site site_of(const support_spec *spec, int i) {
   support_site t = spec->sites ? spec->sites[i] : spec->site;

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "models/alloc.h"
+#include "models/predict.h"
 #include "models/spec.h"
 #include "sim/training.h"
 #include "traces/fault.h"
@@ -129,6 +130,11 @@ void support_world_resolve(support_world *x);
 
 /* x from a scenario's JSON text (named "test" in messages), resolved. */
 void support_world_text(support_world *x, const char *text);
+
+/* The predictor (*p) and the engine (*sr: free it) on x under allocation
+ * a and network model m, both asserted to succeed. */
+void support_world_pair(support_world *x, const alloc *a, transport_model m,
+                        predict_result *p, sim_result *sr);
 
 /* One site of a built scenario (support_build); a member left 0 or NULL
  * is its default: one device, a V100, no nic_gbps key, no other key. */

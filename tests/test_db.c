@@ -458,6 +458,25 @@ static void back_to(const char *path, int v) {
   sql(path, buf);
 }
 
+/* A store at path holding one row (key, its iteration_s, identity) put in
+ * a run, then taken back to schema version v (back_to); returns the run's
+ * id, which the migrated file keeps. */
+static int64_t one_row_back_to(const char *path, const char *key,
+                               double iteration_s, const char *identity,
+                               int v) {
+  err e = {0};
+  db *d = db_open(path, &e);
+  cr_assert_not_null(d, "%s", e.msg);
+  int64_t run = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "0"}, &e);
+  db_result r = sample(key, iteration_s);
+  r.identity = identity;
+  cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
+  db_close(d);
+  db_result_clear(&r);
+  back_to(path, v);
+  return run;
+}
+
 /* Version 3's tables beside results as that geodes wrote them (no
  * iterations or marks tables). */
 #define DROP_V4_TABLES "DROP TABLE marks; DROP TABLE iterations;"
@@ -467,16 +486,9 @@ static void back_to(const char *path, int v) {
  * marks, which a replacing row replaces. */
 Test(db, version_3_is_migrated_and_runs_keep_their_iterations) {
   const char *path = support_path("v3.db");
+  int64_t run = one_row_back_to(path, "k3", 40.5, "00000000000000bb", 3);
   err e = {0};
-  db *d = db_open(path, &e);
-  cr_assert_not_null(d, "%s", e.msg);
-  int64_t run = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "0"}, &e);
-  db_result r = sample("k3", 40.5);
-  r.identity = "00000000000000bb";
-  cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
-  db_close(d);
-  db_result_clear(&r);
-  back_to(path, 3);
+  db *d;
   sql(path, DROP_V4_TABLES);
   cr_assert_eq(support_sql_int(path, "PRAGMA user_version"), 3);
   d = db_open(path, &e);
@@ -565,16 +577,9 @@ Test(db, version_4_gets_the_utilisation_columns) {
  * identity and values, and results gets cost_cmd_s, NULL for them. */
 Test(db, version_5_is_migrated_and_gets_the_cost_cmd_column) {
   const char *path = support_path("v5.db");
+  int64_t run = one_row_back_to(path, "k5old", 40.5, "00000000000000bb", 5);
   err e = {0};
-  db *d = db_open(path, &e);
-  cr_assert_not_null(d, "%s", e.msg);
-  int64_t run = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "0"}, &e);
-  db_result r = sample("k5old", 40.5);
-  r.identity = "00000000000000bb";
-  cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
-  db_close(d);
-  db_result_clear(&r);
-  back_to(path, 5);
+  db *d;
   d = db_open(path, &e);
   cr_assert_not_null(d, "%s", e.msg);
   cr_expect_eq(support_sql_int(path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
@@ -631,21 +636,15 @@ Test(db, two_processes_migrate_one_old_store) {
   }
 }
 
-/* Issue 36: a version-8 store is migrated to 9: its rows keep their
- * identity and values, results gets the bill's columns (NULL for them),
- * and a new row stores its dollars, energy and carbon. */
+/* Issue 36: a version-8 store is migrated step by step to the current
+ * version: its rows keep their identity and values, results gets the
+ * bill's columns (version 10; NULL for them), and a new row stores its
+ * dollars, energy and carbon. */
 Test(db, version_8_is_migrated_and_gets_the_bill_columns) {
   const char *path = support_path("v8.db");
+  int64_t run = one_row_back_to(path, "k8old", 43.25, "00000000000000cc", 8);
   err e = {0};
-  db *d = db_open(path, &e);
-  cr_assert_not_null(d, "%s", e.msg);
-  int64_t run = db_run_begin(d, &(db_run){"x", NULL, -1, "0", "0"}, &e);
-  db_result r = sample("k8old", 43.25);
-  r.identity = "00000000000000cc";
-  cr_assert_eq(db_result_put(d, run, &r, &e), 1, "%s", e.msg);
-  db_close(d);
-  db_result_clear(&r);
-  back_to(path, 8);
+  db *d;
   cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM pragma_table_info"
                                      "('results') WHERE name = 'usd'"), 0);
   d = db_open(path, &e);

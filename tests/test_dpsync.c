@@ -43,16 +43,9 @@ static void seed_1299(world *x) {
  * predictor's stated bound in *bound. */
 static void both(world *x, const alloc *a, transport_model m, double *pred,
                  double *sim, double *bound) {
-  transport_options o = transport_options_default();
-  o.model = m;
   predict_result r;
-  cr_assert_eq(predict_iteration_with(&x->w, x->s, x->gpu, a, &o, &r), ERR_OK);
-  sim_options so = sim_options_default();
-  so.transport = o;
   sim_result sr;
-  err e;
-  err_clear(&e);
-  cr_assert_eq(sim_run(x->s, a, &so, &sr, &e), ERR_OK, "%s", e.msg);
+  support_world_pair(x, a, m, &r, &sr);
   pred[0] = r.dp_sync_s, pred[1] = r.iteration_s;
   sim[0] = sr.mean.dp_sync_s, sim[1] = sr.iteration_s;
   *bound = r.error_bound;

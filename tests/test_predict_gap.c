@@ -47,16 +47,9 @@ static void one_site(world *x, int n, double nic, const char *sh,
 /* The predictor against the engine on x, identity placement, under m:
  * the relative error; *p gets the prediction. */
 static double against(world *x, transport_model m, predict_result *p) {
-  transport_options o = transport_options_default();
-  o.model = m;
   alloc *a = alloc_identity(x->w.replicas, x->w.stages);
-  cr_assert_eq(predict_iteration_with(&x->w, x->s, x->gpu, a, &o, p), ERR_OK);
-  sim_options so = sim_options_default();
-  so.transport = o;
   sim_result sr;
-  err e;
-  err_clear(&e);
-  cr_assert_eq(sim_run(x->s, a, &so, &sr, &e), ERR_OK, "%s", e.msg);
+  support_world_pair(x, a, m, p, &sr);
   double err_rel = p->iteration_s / sr.iteration_s - 1;
   sim_result_free(&sr);
   alloc_free(a);

@@ -248,6 +248,22 @@ Test(whatif, leaves_the_scenario_alone) {
   scenario_free(s);
 }
 
+/* A what-if text sim_whatif_parse refuses, and what its message says. */
+typedef struct bad_spec {
+  const char *spec, *msg;
+} bad_spec;
+
+/* Each of the n texts refused on s (ERR_CONFIG), its message saying msg. */
+static void refused(const scenario *s, const bad_spec *bad, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    err e = {0};
+    sim_whatif w;
+    cr_assert_eq(sim_whatif_parse(s, bad[i].spec, &w, &e), ERR_CONFIG, "%s",
+                 bad[i].spec);
+    cr_assert(strstr(e.msg, bad[i].msg), "%s: %s", bad[i].spec, e.msg);
+  }
+}
+
 Test(whatif, parse) {
   net3 n = base_net();
   scenario *s = write_net3("parse", &n);
@@ -276,7 +292,7 @@ Test(whatif, parse) {
                ERR_OK);
   cr_assert(w.kind == SIM_WHATIF_HOSTS && w.a == 1 && w.sockets == 64 &&
             w.window == 3e6);
-  static const struct { const char *spec, *msg; } bad[] = {
+  static const bad_spec bad[] = {
       {"link:a-x:bw=2", "is not a site of parse"},
       {"link:a>b:bw=0", "is not a finite number > 0"},
       {"link:a>b:bw=-1", "is not a finite number > 0"},
@@ -314,12 +330,7 @@ Test(whatif, parse) {
       {"site:a:", "'site:a:': nothing after the ':' (speed=F, window=B"},
       {"site:b:sockets=2,sockets=4", "sockets given twice"},
       {"site:c:window=2e6,sockets=2,window=3e6", "window given twice"}};
-  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    e = (err){0};
-    cr_assert_eq(sim_whatif_parse(s, bad[i].spec, &w, &e), ERR_CONFIG, "%s",
-                 bad[i].spec);
-    cr_assert(strstr(e.msg, bad[i].msg), "%s: %s", bad[i].spec, e.msg);
-  }
+  refused(s, bad, sizeof bad / sizeof *bad);
   scenario_free(s);
 }
 
@@ -367,18 +378,13 @@ Test(whatif, names_with_separators_and_two_readings) {
   cr_assert(w.kind == SIM_WHATIF_HOSTS && w.a == 7 && w.sockets == 4);
   cr_assert_eq(sim_whatif_parse(s, "site:g=H100", &w, &e), ERR_OK);
   cr_assert(w.kind == SIM_WHATIF_GPU && w.a == 8);
-  static const struct { const char *spec, *msg; } bad[] = {
+  static const bad_spec bad[] = {
       {"link:a-b-c:bw=2", "'link:a-b-c:bw=2': 'a-b-c' reads two ways, sites "
                           "'a' and 'b-c' or 'a-b' and 'c' (rename one)"},
       {"link:a-b-c:", "reads two ways"},
       {"site:x:y:window=2e6,window=3e6", "window given twice"},
       {"link:a-q:bw=2", "is not a site of amb"}};
-  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    e = (err){0};
-    cr_assert_eq(sim_whatif_parse(s, bad[i].spec, &w, &e), ERR_CONFIG, "%s",
-                 bad[i].spec);
-    cr_assert(strstr(e.msg, bad[i].msg), "%s: %s", bad[i].spec, e.msg);
-  }
+  refused(s, bad, sizeof bad / sizeof *bad);
   scenario_free(s);
 }
 
