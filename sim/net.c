@@ -306,7 +306,8 @@ static bool hand_over(sim_net *n, uint32_t id, uint32_t next) {
   for (int j = 0; j < x->nres; j++)
     if (m->res[x->res[j]].nvar != 1) return false;
   sim_maxmin_var *y = &m->var[next];
-  assert(y->nres == 0);
+  assert(y->nres == 0); /* queued, on no resource */
+  assert(n->pairs[n->flows[next].pair].opened); /* head_start begins it */
   for (int j = 0; j < x->nres; j++) {
     m->res[x->res[j]].var[0] = next;
     y->res[j] = x->res[j];
