@@ -517,6 +517,7 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
   *stopped = false;
   if (!g->frozen) freeze(g);
   reset(g);
+  sim_net_expect_tags(g->net, (uint32_t)g->n);
   sim_queue_item it;
   /* the clock moves on to t0: what the attached net had left for the gap
    * (no flow is running) happens first, at its own time */

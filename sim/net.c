@@ -65,7 +65,36 @@ void sim_net_free(sim_net *n) {
   free(n->flows);
   free(n->pairs);
   free(n->htab);
+  free(n->memo);
   free(n);
+}
+
+void sim_net_expect_tags(sim_net *n, uint32_t ntags) {
+  if (ntags <= n->nmemo) return;
+  n->memo = mem_realloc(n->memo, (size_t)ntags * sizeof *n->memo);
+  for (uint32_t i = n->nmemo; i < ntags; i++)
+    n->memo[i] = (tagmemo){.pair = NONE};
+  n->nmemo = ntags;
+}
+
+/* The connection of a message (tag) a -> b of `channels` channels and
+ * bytes, and into *nsock the sockets it uses: as tag's last start
+ * remembered them when that was the same message, else looked up (the
+ * pair created on first use at now) and remembered. */
+static uint32_t conn_of(sim_net *n, int a, int b, int channels, double bytes,
+                        uint32_t tag, int64_t now, int *nsock) {
+  tagmemo *m = tag < n->nmemo ? &n->memo[tag] : NULL;
+  if (m && m->pair != NONE && m->bytes == bytes) {
+    const pair *pr = &n->pairs[m->pair];
+    if (pr->a == a && pr->b == b && pr->channels == channels) {
+      *nsock = (int)m->nsock;
+      return m->pair;
+    }
+  }
+  uint32_t p = sim_net_pair_get(n, a, b, channels, now);
+  *nsock = transport_sockets_dealt(channels, n->pairs[p].sockets, bytes);
+  if (m) *m = (tagmemo){.bytes = bytes, .pair = p, .nsock = (uint32_t)*nsock};
+  return p;
 }
 
 static uint32_t flow_take(sim_net *n) {
@@ -158,24 +187,31 @@ bool sim_net_solve_alone(sim_net *n, uint32_t id, int64_t now) {
   return true;
 }
 
-/* Puts flow id on its resources and solves: its bytes start leaving. */
+/* Lists flow id on its resources: its connection's link, and under a
+ * shared model the NICs it crosses. */
+static void attach(sim_net *n, uint32_t id) {
+  const flow *f = &n->flows[id];
+  int a = f->a, b = f->b;
+  sim_maxmin_attach(n->mm, id, n->pairs[f->pair].res);
+  if (!transport_is_shared(n->model)) return;
+  const int *nic = n->topo->nic;
+  if (nic && nic[a] != nic[b]) {
+    if (n->nic_out[nic[a]] != NONE)
+      sim_maxmin_attach(n->mm, id, n->nic_out[nic[a]]);
+    if (n->nic_in[nic[b]] != NONE)
+      sim_maxmin_attach(n->mm, id, n->nic_in[nic[b]]);
+  }
+}
+
+/* Puts flow id on its resources (unless hand_over did) and solves: its
+ * bytes start leaving. */
 static void begin(sim_net *n, uint32_t id, int64_t now) {
   flow *f = &n->flows[id];
-  int a = f->a, b = f->b;
   uint32_t p = f->pair;
   f->state = FLOW_SENDING;
   f->t_upd = now;
   n->sending++;
-  sim_maxmin_attach(n->mm, id, n->pairs[p].res);
-  if (transport_is_shared(n->model)) {
-    const int *nic = n->topo->nic;
-    if (nic && nic[a] != nic[b]) {
-      if (n->nic_out[nic[a]] != NONE)
-        sim_maxmin_attach(n->mm, id, n->nic_out[nic[a]]);
-      if (n->nic_in[nic[b]] != NONE)
-        sim_maxmin_attach(n->mm, id, n->nic_in[nic[b]]);
-    }
-  }
+  if (var_at(n, id)->nres == 0) attach(n, id);
   sim_net_res_refresh(n, n->pairs[p].res, now);
   if (transport_is_windowed(n->model)) sim_net_tcp_begin(n, id, now);
   n->pairs[p].active++;
@@ -231,10 +267,10 @@ void sim_net_start_on(sim_net *n, int64_t now, int a, int b, double bytes,
   assert(a != b && a >= 0 && b >= 0 && bytes >= 0);
   assert(channels >= 1 && channels <= TRANSPORT_CHANNELS_MAX);
   uint32_t id = flow_take(n);
-  uint32_t p = sim_net_pair_get(n, a, b, channels, now);
+  int nsock;
+  uint32_t p = conn_of(n, a, b, channels, bytes, tag, now, &nsock);
   flow *f = &n->flows[id];
   pair *pr = &n->pairs[p];
-  int nsock = transport_sockets_dealt(channels, pr->sockets, bytes);
   pr->issued += bytes;
   const int *nic = n->topo->nic;
   bool wire = !nic || nic[a] != nic[b]; /* not NVLink inside an instance */
@@ -254,6 +290,32 @@ void sim_net_start_on(sim_net *n, int64_t now, int a, int b, double bytes,
   if (pr->waiter == NONE) pr->waiter = id;
   if (pr->qhead == id) head_start(n, id, now);
   sim_net_sock_check(n, p, now, false);
+}
+
+/* Flow id's last byte left and next, its connection's next message,
+ * starts at once on the same resources. When id was alone on each of them
+ * and no other change waits for a solve, taking id off (each list then
+ * empty, the solve finding nothing to solve) and putting next on (each
+ * list then next alone) ends where moving next into id's places does:
+ * next takes them (begin then skips its attach) and true; else false,
+ * changing nothing. */
+static bool hand_over(sim_net *n, uint32_t id, uint32_t next) {
+  sim_maxmin *m = n->mm;
+  sim_maxmin_var *x = &m->var[id];
+  if (next == NONE || m->nseeds) return false;
+  for (int j = 0; j < x->nres; j++)
+    if (m->res[x->res[j]].nvar != 1) return false;
+  sim_maxmin_var *y = &m->var[next];
+  assert(y->nres == 0); /* queued, on no resource */
+  assert(n->pairs[n->flows[next].pair].opened); /* head_start begins it */
+  for (int j = 0; j < x->nres; j++) {
+    m->res[x->res[j]].var[0] = next;
+    y->res[j] = x->res[j];
+    y->pos[j] = 0;
+  }
+  y->nres = x->nres;
+  x->nres = 0;
+  return true;
 }
 
 static void on_left(sim_net *n, uint32_t id, int64_t now) {
@@ -277,8 +339,10 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
   }
   if (transport_is_windowed(n->model)) sim_net_tcp_left(f, p);
   if (n->log) log_rate(n, f, now, 0);
-  sim_maxmin_detach(n->mm, id);
-  sim_net_solve(n, now);
+  if (!hand_over(n, id, p->qhead)) {
+    sim_maxmin_detach(n->mm, id);
+    sim_net_solve(n, now);
+  }
   uint32_t pid = n->flows[id].pair, next = n->pairs[pid].qhead;
   if (next != NONE) head_start(n, next, now); /* back to back */
   pair *pp = &n->pairs[pid];

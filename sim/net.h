@@ -146,6 +146,13 @@ void sim_net_start(sim_net *n, int64_t now_ns, int a, int b, double bytes,
 void sim_net_start_on(sim_net *n, int64_t now_ns, int a, int b, double bytes,
                       int channels, uint32_t tag);
 
+/* The owner's tags will be below ntags (a task graph's task ids): the net
+ * then remembers each tag's connection and sockets, which a tag started
+ * again with the same ends, channels and bytes reuses (a training run
+ * starts the same messages every iteration). Optional; tags at or above
+ * ntags are served as any. */
+void sim_net_expect_tags(sim_net *n, uint32_t ntags);
+
 /* tcp only: the state a connection is in when its first flow starts.
  * WARM (the default): opened and grown to the window in earlier iterations
  * of the training run, idle since (idle restart, when on, applies from an

@@ -93,6 +93,16 @@ typedef struct pair {
 } pair;
 _Static_assert(sizeof(pair) == 128, "a pair is 128 bytes, without padding");
 
+/* What a message's tag last started as (sim_net_expect_tags): its
+ * connection and its sockets, both pure functions of (a, b, channels,
+ * bytes) once the pair exists, so a tag started again with the same ones
+ * skips the pair map's probe and the sockets' deal. */
+typedef struct tagmemo {
+  double bytes;
+  uint32_t pair;  /* NONE: nothing remembered */
+  uint32_t nsock;
+} tagmemo;
+
 typedef struct netcls {
   double lat, bw;  /* the class's key at t = 0 */
   uint32_t res;
@@ -129,6 +139,8 @@ struct sim_net {
   size_t npairs, pairs_cap;
   uint32_t *htab; /* open addressing: pair index or NONE */
   size_t hcap;
+  tagmemo *memo;  /* [nmemo]: per tag below nmemo (sim_net_expect_tags) */
+  uint32_t nmemo;
 
   sim_net_conn conn; /* how a connection's first flow finds it */
   /* From this time on no link value changes (next_change said so), so a

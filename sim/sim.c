@@ -61,6 +61,7 @@ struct sim_engine {
   const fault_trace *faults;  /* borrowed; NULL: none */
   const int *dmap;            /* borrowed: device -> the trace's; NULL */
   sim_graph_speed speed;
+  sim_stats_memo memo;        /* the figures of g alone, from its first run */
 };
 
 static trace_value topo_link(const void *ctx, int a, int b, int64_t t) {
@@ -305,6 +306,7 @@ void sim_engine_free(sim_engine *x) {
   if (x->g) sim_graph_detach(x->g);
   graph_give_back(x->g, x->spare);
   devices_free(&x->d);
+  sim_stats_memo_free(&x->memo);
   free(x);
 }
 
@@ -383,7 +385,8 @@ int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
   out->flows = sim_graph_flows(x->g);
   out->network = x->opt.transport.model;
   bool outer = spec_is_diloco(&x->w);
-  sim_stats_fill(s, &x->w, t, n, &x->mk, outer ? &x->om : NULL, t0, end, out);
+  sim_stats_fill_memo(s, &x->w, t, n, &x->mk, outer ? &x->om : NULL, t0, end,
+                      &x->memo, out);
   if (outer && !(out->outer_step_s <= SIMTIME_LIMIT_S)) {
     double o = out->outer_step_s;
     sim_result_free(out);

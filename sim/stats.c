@@ -207,6 +207,35 @@ static void link_classes(const scenario *s, const sim_task *t, uint32_t n,
   sums_take(&c, &out->classes, &out->nclasses);
 }
 
+void sim_stats_memo_free(sim_stats_memo *m) {
+  if (!m) return;
+  free(m->classes);
+  *m = (sim_stats_memo){0};
+}
+
+/* link_classes through memo (NULL: none): copied from it once set, else
+ * summed and, with a memo, kept in it. */
+static void link_classes_memo(const scenario *s, const sim_task *t,
+                              uint32_t n, sim_stats_memo *memo,
+                              sim_result *out, double role[4]) {
+  if (memo && memo->set) {
+    size_t bytes = (size_t)memo->nclasses * sizeof *out->classes;
+    out->classes = mem_alloc(bytes + 1);
+    if (bytes) memcpy(out->classes, memo->classes, bytes);
+    out->nclasses = memo->nclasses;
+    memcpy(role, memo->role, sizeof memo->role);
+    return;
+  }
+  link_classes(s, t, n, out, role);
+  if (!memo) return;
+  size_t bytes = (size_t)out->nclasses * sizeof *out->classes;
+  memo->classes = mem_alloc(bytes + 1);
+  if (bytes) memcpy(memo->classes, out->classes, bytes);
+  memo->nclasses = out->nclasses;
+  memcpy(memo->role, role, sizeof memo->role);
+  memo->set = true;
+}
+
 /* DiLoCo's bytes per site pair per inner step (as its pp_bytes, dp_bytes
  * and wan_bytes): the pipeline's of the first inner step (tasks [0,
  * first)) and the exchange's over the outer step's graph (tasks [0, n))
@@ -240,7 +269,8 @@ static double ran_s(const sim_task *t) {
  * (role_bytes' figures), for the finish below. */
 static void statistics(const scenario *s, const sim_task *t, uint32_t n,
                        const sim_train_marks *mk, int stages, int64_t t0,
-                       sim_result *out, double *comp, double role[4]) {
+                       sim_stats_memo *memo, sim_result *out, double *comp,
+                       double role[4]) {
   int nd = mk->ndevices;
   double *pipe = mem_calloc((size_t)nd, sizeof *pipe);
   double *comm = mem_calloc((size_t)nd, sizeof *comm);
@@ -278,7 +308,7 @@ static void statistics(const scenario *s, const sim_task *t, uint32_t n,
       out->stage[st].dp_sync_s /= cnt[st];
     }
   role[0] = role[1] = role[2] = role[3] = 0;
-  link_classes(s, t, n, out, role);
+  link_classes_memo(s, t, n, memo, out, role);
   free(cnt);
   free(pipe);
   free(comm);
@@ -395,8 +425,17 @@ void sim_stats_fill(const scenario *s, const spec_workload *w,
                     const sim_task *t, uint32_t n, const sim_train_marks *mk,
                     const sim_outer_marks *om, int64_t t0, int64_t end_ns,
                     sim_result *out) {
+  sim_stats_fill_memo(s, w, t, n, mk, om, t0, end_ns, NULL, out);
+}
+
+void sim_stats_fill_memo(const scenario *s, const spec_workload *w,
+                         const sim_task *t, uint32_t n,
+                         const sim_train_marks *mk, const sim_outer_marks *om,
+                         int64_t t0, int64_t end_ns, sim_stats_memo *memo,
+                         sim_result *out) {
   double *comp = mem_calloc((size_t)mk->ndevices, sizeof *comp), k[4];
-  statistics(s, t, om ? om->first_tasks : n, mk, w->stages, t0, out, comp, k);
+  statistics(s, t, om ? om->first_tasks : n, mk, w->stages, t0, memo, out,
+             comp, k);
   if (om) finish_outer(s, w, t, n, om, t0, end_ns, comp, k, out);
   else finish_plain(comp, k, mk->ndevices, out);
 }

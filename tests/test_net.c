@@ -820,3 +820,64 @@ Test(net, path_keys_bound_a_socket) {
   cr_assert_float_eq(sim_net_rate_of(T.net, 1), 1e6 / 0.020, 1e-3);
   tnet_done(&T);
 }
+
+/* A remembered tag (sim_net_expect_tags) started again as another message
+ * (other ends, other bytes, so other sockets) is that message: each
+ * arrival is the one a net that remembers nothing gives. Netem over 16
+ * sockets of 1 MB windows at 1 Gbit/s: 8 MB leave as one flow of 16
+ * sockets, 64 KiB as one of a single socket, whose weight differs. */
+Test(net, a_remembered_tag_started_as_another_message_is_that_message) {
+  const int ends[][2] = {{0, 1}, {0, 2}, {0, 2}, {1, 2}, {0, 1}};
+  const double bytes[] = {8e6, 8e6, 65536, 65536, 8e6};
+  int64_t want[5], got[5];
+  for (int memo = 0; memo < 2; memo++) {
+    tnet T;
+    tnet_init(&T, 3, 10, 1, 0, TRANSPORT_NETEM, 1e6);
+    for (int d = 0; d < 3; d++) T.sockets[d] = 16;
+    T.v[0][2].latency_ms = 30;
+    tnet_net(&T, TRANSPORT_NETEM, 1e6);
+    if (memo) sim_net_expect_tags(T.net, 4);
+    int64_t t0 = 0;
+    for (int k = 0; k < 5; k++) {
+      /* a second flow from the same sender to the third device shares
+       * its shaper by weight when the class is the same */
+      int a = ends[k][0], b = ends[k][1];
+      sim_net_start(T.net, t0, a, b, bytes[k], 0);
+      sim_net_start(T.net, t0, a, 3 - a - b, 8e6, 3);
+      t0 = tnet_run(&T);
+      (memo ? got : want)[k] = T.arrived[0];
+    }
+    tnet_done(&T);
+  }
+  for (int k = 0; k < 5; k++)
+    cr_assert_eq(got[k], want[k], "message %d: %lld, want %lld", k,
+                 (long long)got[k], (long long)want[k]);
+}
+
+/* When a connection's message leaves with the next one queued behind it
+ * and alone on its resources, the next takes them over (sim/net.c,
+ * hand_over): it must be listed on each, the receiver's NIC included, so
+ * that a flow joining that NIC later shares it. 1 Gbit/s receiver NIC,
+ * 10 ms: m0 and m1 (1e8 B each) on 0 -> 1; m0 leaves at 0.8 s, m1 starts
+ * alone; at 1 s a flow 2 -> 1 of 1e8 B joins: half each, so m1's last
+ * 7.5e7 B take 1.2 s (it leaves at 2.2 s), then the other's last 2.5e7 B
+ * 0.2 s alone (2.4 s). */
+Test(net, a_next_message_handed_the_resources_shares_them) {
+  tnet T;
+  tnet_init(&T, 3, 10, 10, 100, TRANSPORT_NETEM, 0);
+  T.nic_gbps[1] = 1;
+  tnet_net(&T, TRANSPORT_NETEM, 0);
+  sim_net_start(T.net, 0, 0, 1, 1e8, 0);
+  sim_net_start(T.net, 0, 0, 1, 1e8, 1);
+  sim_queue_item it;
+  while (sim_queue_pop_before(T.q, 1000000000, &it)) sim_net_handle(T.net, &it);
+  cr_assert(llabs(T.arrived[0] - 810000000) <= 1);
+  sim_net_start(T.net, 1000000000, 2, 1, 1e8, 2);
+  cr_assert_float_eq(sim_net_rate_of(T.net, 1), 0.5e9 / 8, 1);
+  tnet_run(&T);
+  cr_assert(llabs(T.arrived[1] - 2210000000) <= 2, "%lld",
+            (long long)T.arrived[1]);
+  cr_assert(llabs(T.arrived[2] - 2410000000) <= 2, "%lld",
+            (long long)T.arrived[2]);
+  tnet_done(&T);
+}
