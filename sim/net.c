@@ -69,6 +69,8 @@ void sim_net_free(sim_net *n) {
   free(n);
 }
 
+size_t sim_net_bytes_per_tag(void) { return sizeof(tagmemo); }
+
 void sim_net_expect_tags(sim_net *n, uint32_t ntags) {
   if (ntags <= n->nmemo) return;
   n->memo = mem_realloc(n->memo, (size_t)ntags * sizeof *n->memo);

@@ -153,6 +153,9 @@ void sim_net_start_on(sim_net *n, int64_t now_ns, int a, int b, double bytes,
  * ntags are served as any. */
 void sim_net_expect_tags(sim_net *n, uint32_t ntags);
 
+/* What sim_net_expect_tags holds per tag, for memory estimates. */
+size_t sim_net_bytes_per_tag(void);
+
 /* tcp only: the state a connection is in when its first flow starts.
  * WARM (the default): opened and grown to the window in earlier iterations
  * of the training run, idle since (idle restart, when on, applies from an

@@ -104,7 +104,7 @@ double sim_run_bytes(const scenario *s, const spec_workload *w,
   if (tasks) *tasks = bound;
   return sim_graph_bytes((double)bound,
                          (double)bound * SIM_TRAIN_EDGES_PER_TASK) +
-         (double)bound * SIM_STATS_BYTES_PER_TASK +
+         (double)bound * (SIM_STATS_BYTES_PER_TASK + sim_net_bytes_per_tag()) +
          (double)s->ndevices * SIM_BYTES_PER_DEVICE;
 }
 

@@ -54,8 +54,9 @@ typedef struct sim_options {
 /* The bytes a run of w on s may need at most: its task graph under w's own
  * synchronisation algorithm (sim_train_task_bound, sim_outer_task_bound;
  * data-parallel groups over at most min(sites, D_dp) sites), the
- * statistics' spans and SIM_BYTES_PER_DEVICE per device; *tasks (if not
- * NULL) gets the graph's task bound. sim_run refuses a workload whose
+ * statistics' spans, the net's memo per task (sim_net_bytes_per_tag) and
+ * SIM_BYTES_PER_DEVICE per device; *tasks (if not NULL) gets the graph's
+ * task bound. sim_run refuses a workload whose
  * estimate passes mem_limit_bytes (base/mem.h), before building it. */
 double sim_run_bytes(const scenario *s, const spec_workload *w,
                      uint64_t *tasks);
