@@ -18,7 +18,7 @@
  * starts pass p + 1 when its own backward of pass p ends. So the first
  * backward phase starts at max_r F_r + g, each later one max_r (B_r +
  * F_r) + g after the previous; replica r's alone (F_r + g, B_r + F_r + g)
- * where replicas barrier apart (hivemind), and without g where the
+ * where replicas barrier apart (hivemind, DiLoCo), and without g where the
  * runtime has no barrier (modern).
  *
  * 1F1B (streams, or Megatron's blocking calls of call_s each): one pass
@@ -213,18 +213,18 @@ static double gpipe_ready(const ctx *c, phase v, int i) {
 
 /* The passes from the phases ph[bwd R + r]. With DT-FM's barriers the
  * last backward phase starts at max_r F_r + g + (P - 1) (max_r (F_r + B_r)
- * + g) (DiLoCo's inner steps too, as an approximation of their barriers
- * apart); hivemind's peers barrier apart, replica r's at F_r + g + (P - 1)
+ * + g); where replicas barrier apart (spec_dp_algo_apart: hivemind's
+ * peers, DiLoCo's inner steps) replica r's at F_r + g + (P - 1)
  * (F_r + B_r + g). Without barriers (the modern runtime) each replica's
  * passes follow each other alone: its last stage starts a backward phase
  * as its forward phase ends, its first stage the next pass as its
  * backward phase ends (it ends last), so replica r's last one starts at
  * F_r + (P - 1) (F_r + B_r). */
-/* Whether every replica's passes pass one barrier (DT-FM's runtime but
- * under hivemind): their last backward phases start together. */
+/* Whether every replica's passes pass one barrier (DT-FM's runtime, its
+ * replicas not apart): their last backward phases start together. */
 static bool passes_together(const ctx *c) {
   return runtime_of(c->w->runtime)->pass_barrier &&
-         !spec_dp_algo_matchmakes(c->w->dp_algo);
+         !spec_dp_algo_apart(c->w->dp_algo);
 }
 
 static void gpipe_barriers(ctx *c, const double *ph) {
@@ -423,6 +423,8 @@ static void megatron_rounds(ctx *c) {
   const spec_model *m = c->w->model;
   double emb = (double)m->vocab * m->hidden * m->value_bytes, *rd = c->ready;
   members g = members_new(D);
+  if (predict_gap_ends_beside_pass(&c->net, c->a, c->act, emb))
+    c->gaps |= gap_bit(PREDICT_GAP_SYNC_BESIDE_PASS);
   hop_net_reset(&c->net);
   for (int r = 0; r < c->R; r++) {
     int ends[2] = {alloc_at(c->a, r, 0), alloc_at(c->a, r, D - 1)};

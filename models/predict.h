@@ -54,10 +54,10 @@
     "transfers on the senders' shapers and NICs, shared as one round (up "  \
     "to 15 % short on the built-ins, 34.1 % off on the harness)")           \
   X(SYNC_BESIDE_PASS, "sync-beside-pass", 0.27,                             \
-    "a stage's gradient synchronisation beside the pass's last transfers "  \
-    "on a NIC that binds both, shared as two phases (or as one fluid "      \
-    "phase where paths or NICs are shared): up to 26.8 % off on the "       \
-    "harness")                                                              \
+    "a stage's gradient synchronisation (or Megatron's tied embedding's "  \
+    "between a pipeline's ends) beside the pass's last transfers on a NIC " \
+    "that binds both, shared as two phases (or as one fluid phase where "   \
+    "paths or NICs are shared): up to 26.8 % off on the harness")           \
   X(FILL_SHARES, "fill-shares", 0.08,                                       \
     "flows that share a NIC or a path and whose shares change as others "   \
     "start or finish: each connection at its rate averaged over its "       \

@@ -25,4 +25,10 @@ bool predict_gap_two_ways(const hop_net *n, const alloc *a, int r, int st,
 bool predict_gap_sync_beside_pass(const hop_net *n, const alloc *a,
                                   double act, double sync);
 
+/* The same for Megatron's tied embedding (messages of emb bytes) between
+ * the first and the last stage of each pipeline: either end's NIC binding
+ * the all-reduce and one of the end's pipeline boundaries. */
+bool predict_gap_ends_beside_pass(const hop_net *n, const alloc *a,
+                                  double act, double emb);
+
 #endif

@@ -150,6 +150,34 @@ Test(harness_cases, predictor_hier_ring_parts_apart) {
   holds(22, false, false, HX_REL_PREDICT);
 }
 
+/* The predictor was 27.7 % long on seed 155 (DiLoCo, GPipe, 6 replicas
+ * over a shared NIC under tcp), 7.9 % on 3070 and 3.3 % on 2246 with
+ * nothing left out: it passed DiLoCo's inner steps through one barrier
+ * for every replica, where the engine's replicas barrier apart
+ * (spec_dp_algo_apart; models/predict.c passes_together). */
+Test(harness_cases, predictor_diloco_replicas_apart) {
+  holds(155, false, false, HX_REL_PREDICT);
+  holds(3070, false, false, HX_REL_PREDICT);
+  holds(2246, false, false, HX_REL_PREDICT);
+}
+
+/* 8.9 % short on seed 2105 with nothing left out: a 1F1B stage receives
+ * its activation and its gradient through its 1 Gbit/s NIC, but the
+ * senders' NICs are as fast, and the gap's predicate asked
+ * hop_nic_bound, which names the sender's where both ends bind
+ * (models/predict_gap.c binds: either end); 1f1b-sharing now. */
+Test(harness_cases, predictor_names_a_nic_bound_at_either_end) {
+  holds(2105, false, false, HX_REL_PREDICT);
+}
+
+/* 3.7 % short on seed 548 with nothing left out: Megatron's last stage
+ * sends its tied embedding's all-reduce beside its gradient to the stage
+ * before it through one binding NIC (sync-beside-pass was asked of the
+ * data-parallel groups only: predict_gap_ends_beside_pass). */
+Test(harness_cases, predictor_names_megatron_ends_beside_pass) {
+  holds(548, false, false, HX_REL_PREDICT);
+}
+
 /* Known (HX_KNOWN_MAP): a speed what-if under a balanced split (116);
  * held transfers off the critical path (443); central-ps and ring over two
  * members bound by one window (9458). */
