@@ -81,6 +81,7 @@ typedef struct ctx {
   int R, D, K, P;
   double act;     /* activation bytes */
   double g;       /* one barrier (DT-FM), s */
+  double *gr;     /* [R]: replica r's barrier (each its own when apart) */
   double *f, *b;  /* [R D]: compute of a micro-batch on stage s of r */
   double *ready;  /* [R D]: when stage s of r is ready to synchronise */
   double *nc;     /* [R]: its passes with free communication */
@@ -110,7 +111,8 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
   hop_net_init(&c->net, s, o);
   c->f = mem_alloc(3 * n * sizeof *c->f);
   c->b = c->f + n, c->ready = c->b + n;
-  c->nc = mem_calloc((size_t)R, sizeof *c->nc);
+  c->nc = mem_calloc(2 * (size_t)R, sizeof *c->nc);
+  c->gr = c->nc + R;
   for (int r = 0; r < R; r++)
     for (int st = 0; st < D; st++) {
       int d = alloc_at(a, r, st);
@@ -122,9 +124,12 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
     }
   switch (w->runtime) {
     case SPEC_RUNTIME_DTFM: /* its barriers (each replica's when apart) */
-      c->g = 1e-9 * (double)(spec_dp_algo_apart(w->dp_algo)
-                                 ? runtime_slowest_replica_barrier_ns(s, a)
-                                 : runtime_barrier_ns(s, a));
+      for (int r = 0; r < R; r++) { /* c->g: the slowest */
+        c->gr[r] = 1e-9 * (double)(spec_dp_algo_apart(w->dp_algo)
+                                       ? runtime_replica_barrier_ns(s, a, r)
+                                       : runtime_barrier_ns(s, a));
+        c->g = fmax(c->g, c->gr[r]);
+      }
       break;
     case SPEC_RUNTIME_MODERN: /* none: its passes follow on each device */
     case SPEC_RUNTIME_MEGATRON: break; /* none: its calls block */
@@ -235,9 +240,9 @@ static void gpipe_barriers(ctx *c, const double *ph) {
   }
   bool barrier = runtime_of(c->w->runtime)->pass_barrier;
   bool together = passes_together(c);
-  double g = barrier ? c->g : 0;
   c->t_pipe = c->last = 0;
   for (int r = 0; r < c->R; r++) {
+    double g = barrier ? c->gr[r] : 0;
     double f = (together ? fm : ph[r]) + g;
     double fb = (together ? fbm : ph[r] + ph[c->R + r]) + g;
     double b = together ? bm : ph[c->R + r];
@@ -268,9 +273,7 @@ static void gpipe(ctx *c) {
   c->net.swap = false;
   gpipe_barriers(c, ph);
   c->period = most_of(slow, R);
-  free(m);
-  free(ph);
-  free(slow);
+  free(m), free(ph), free(slow);
 }
 
 /* ---- 1F1B ---- */
@@ -338,9 +341,7 @@ static void onef1b(ctx *c) {
       c->ready[(size_t)r * D + st] =
           (c->P - 1) * pass + (p.megatron ? end[st] : fmax(end[st], sent[st]));
   }
-  free(h);
-  free(shaper);
-  free(end);
+  free(h), free(shaper), free(end);
 }
 
 /* ---- the tail ---- */
@@ -459,20 +460,24 @@ static void megatron_rounds(ctx *c) {
 }
 
 /* Every device steps its optimizer once its synchronisation is done; then
- * DT-FM's last barrier. *opt_last gets the step of the device that ends
- * last. Returns the iteration's end. */
+ * DT-FM's last barrier (each replica's own when apart). *opt_last gets the
+ * step of the device that ends last. Returns the iteration's end. */
 static double finish(const ctx *c, double *opt_last) {
-  double end = fmax(c->t_pipe, c->window);
+  bool apart = spec_dp_algo_apart(c->w->dp_algo);
+  double floor = apart ? c->window : fmax(c->t_pipe, c->window), end = 0;
   *opt_last = 0;
-  for (int r = 0; r < c->R; r++)
+  for (int r = 0; r < c->R; r++) {
+    double er = floor, or = 0;
     for (int st = 0; st < c->D; st++) {
       int d = alloc_at(c->a, r, st);
       double o = runtime_step_s(c->w, c->gpu[d], st);
       if (!spec_is_diloco(c->w)) o += compress_sync_s(c->w, st, c->gpu[d]);
       double e = c->ready[(size_t)r * c->D + st] + o;
-      if (e > end) end = e, *opt_last = o;
+      if (e > er) er = e, or = o;
     }
-  return end + c->g;
+    if (er + c->gr[r] > end) end = er + c->gr[r], *opt_last = or;
+  }
+  return fmax(end, c->t_pipe);
 }
 
 /* The reported terms, from the replica slowest with free communication. */
