@@ -27,6 +27,7 @@ typedef struct hop_flow {
   double start, cap[2];
   int first, n;
   int job, part, after, nafter, up;
+  bool whole; /* its stretches pass whole messages (hop_net_whole) */
 } hop_flow;
 
 /* One connection of a flow, in both directions of the phase (d = 0: a ->
@@ -133,7 +134,12 @@ void hop_net_next(hop_net *n, double start, double cap, double cap_rev) {
   hop_net_flow(n, start, cap, cap_rev);
   hop_flow *f = &n->flow[n->nflow - 1];
   f->job = prev.job, f->part = prev.part, f->after = prev.after, f->up = cur;
-  f->nafter = prev.nafter;
+  f->nafter = prev.nafter, f->whole = prev.whole;
+}
+
+void hop_net_whole(hop_net *n) {
+  assert(n->nflow > 0);
+  n->flow[n->nflow - 1].whole = true;
 }
 
 static int sockets_to(const hop_net *n, int b) {
@@ -340,10 +346,13 @@ typedef struct share_ctx {
  * (the split by socket weight is not what the engine gives a flow's
  * coupled legs); of two parts, other connections (the counts add them,
  * the parts send one after the other: hier-ring's leader, whose NIC
- * carries its site's chains and the ring between the sites). */
-static bool legs_mixed(const hop_leg *g, const hop_leg *h, int d) {
+ * carries its site's chains and the ring between the sites); of two
+ * stretches of a flow passing whole messages, which never send at once. */
+static bool legs_mixed(const hop_net *n, const hop_leg *g, const hop_leg *h,
+                       int d) {
   if (h->flow == g->flow)
     return h->we[d] != g->we[d] || h->total != g->total;
+  if (n->flow[g->flow].whole) return true; /* one after the other */
   return h->part != g->part && (h->a != g->a || h->b != g->b ||
                                 h->channels != g->channels);
 }
@@ -358,7 +367,7 @@ static void share_mark(hop_net *n, share_ctx *x) {
       int r = g->res[d][j];
       if (r < 0) continue;
       int job = n->flow[g->flow].job;
-      if (x->last[r] == job && legs_mixed(g, &n->leg[x->lastl[r]], d))
+      if (x->last[r] == job && legs_mixed(n, g, &n->leg[x->lastl[r]], d))
         x->mixed[r] = true;
       if (x->last[r] != job) x->flows[r]++;
       x->last[r] = job, x->lastl[r] = k;
@@ -412,9 +421,11 @@ static void share_fill(hop_net *n, share_ctx *x) {
     if (!x->shared[f]) continue;
     fill_flow *cur = &ff[nf];
     fidx[f] = nf++;
+    int up = d ? down[f] : h->up; /* whole: after it, not beside it */
     *cur = (fill_flow){.start = h->start, .cap = h->cap[d], .first = nl,
-                       .after = h->after, .nafter = h->nafter,
-                       .up = d ? down[f] : h->up};
+                       .after = h->whole && up >= 0 ? up : h->after,
+                       .nafter = h->whole && up >= 0 ? 1 : h->nafter,
+                       .up = up};
     for (int k = h->first; k < h->first + h->n; k++) {
       const hop_leg *g = &n->leg[k];
       if (!(g->total > 0)) continue; /* carries nothing: alone */

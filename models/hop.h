@@ -140,6 +140,11 @@ void hop_net_beside(hop_net *n, double start);
  * other way. */
 void hop_net_next(hop_net *n, double start, double cap, double cap_rev);
 
+/* Marks the open flow's stretches (given next) as passing whole messages
+ * (a pass of one micro-batch): each starts when the one upstream of it is
+ * done, not beside it (in the reversed phase the other way). */
+void hop_net_whole(hop_net *n);
+
 /* The connection a -> b of the open part, of an operation of `channels`
  * channels whose messages are of `bytes`, carrying `total` bytes in the
  * part (in the reversed phase b -> a, with a's site's sockets). A

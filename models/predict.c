@@ -138,8 +138,7 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
 
 static void ctx_free(ctx *c) {
   hop_net_free(&c->net);
-  free(c->f);
-  free(c->nc);
+  free(c->f), free(c->nc);
 }
 
 static double most_of(const double *v, int n) {
@@ -166,6 +165,7 @@ static void count_pipelines(ctx *c) {
       double cf = pace(c, c->f[i]), cb = pace(c, c->b[i + 1]);
       if (st) hop_net_next(&c->net, 0, cf, cb);
       else hop_net_flow(&c->net, 0, cf, cb);
+      if (!st && c->K == 1) hop_net_whole(&c->net);
       hop_net_count(&c->net, d, e, c->act, TRANSPORT_P2P_CHANNELS);
       hop_net_leg(&c->net, d, e, c->act, c->K * c->act, TRANSPORT_P2P_CHANNELS);
     }
@@ -591,6 +591,7 @@ static void count_tail(ctx *c, spec_dp_algo algo, members *g) {
       double cb = pace(c, c->b[(size_t)r * c->D + st]);
       if (st + 1 < c->D) hop_net_next(&c->net, c->last, cb, cb);
       else hop_net_flow(&c->net, c->last, cb, cb);
+      if (st + 1 == c->D && c->K == 1) hop_net_whole(&c->net);
       hop_net_count(&c->net, d, e, c->act, TRANSPORT_P2P_CHANNELS);
       hop_net_leg(&c->net, d, e, c->act, c->K * c->act, TRANSPORT_P2P_CHANNELS);
     }

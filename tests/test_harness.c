@@ -193,6 +193,14 @@ Test(harness_cases, predictor_sharded_ps_not_behind_sends) {
   holds(2680, false, false, HX_REL_PREDICT);
 }
 
+/* 26 % long on seed 2370 with nothing left out: one pipeline of one
+ * micro-batch whose two boundaries leave one shared NIC on one path; the
+ * phase's counts split them as if they sent at once, but a pass of one
+ * micro-batch sends them one after the other (hop_net_whole). */
+Test(harness_cases, predictor_one_micro_batch_boundaries_apart) {
+  holds(2370, false, false, HX_REL_PREDICT);
+}
+
 /* Known (HX_KNOWN_MAP): a speed what-if under a balanced split (116);
  * held transfers off the critical path (443); central-ps and ring over two
  * members bound by one window (9458). */
