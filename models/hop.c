@@ -56,7 +56,7 @@ void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
   n->flow = NULL, n->nflow = 0, n->flow_cap = 0;
   n->leg = NULL, n->nleg = 0, n->leg_cap = 0;
   n->slot = NULL, n->nslot = 0;
-  n->solved = false, n->part = 0, n->nshared = n->nvaried = 0;
+  n->solved = false, n->part = 0, n->nshared = n->nvaried = n->ncoupled = 0;
   n->nic = mem_alloc((size_t)nd * sizeof *n->nic);
   n->cap = mem_calloc((size_t)nd, sizeof *n->cap);
   n->out = mem_calloc((size_t)nd, sizeof *n->out);
@@ -88,7 +88,7 @@ void hop_net_reset(hop_net *n) {
   n->ntouched = 0;
   n->swap = false;
   n->nflow = n->nleg = 0;
-  n->solved = false, n->part = 0, n->nshared = n->nvaried = 0;
+  n->solved = false, n->part = 0, n->nshared = n->nvaried = n->ncoupled = 0;
   if (n->nslot) memset(n->slot, 0xff, (size_t)n->nslot * sizeof *n->slot);
 }
 
@@ -337,6 +337,8 @@ typedef struct share_ctx {
   int *last, *flows; /* per resource: the last job seen, jobs on it */
   int *lastl;        /* per resource: the last leg seen */
   bool *mixed;       /* per resource: one job's legs mixed (legs_mixed) */
+  double *own;       /* per resource: one part's legs' own bounds summed,
+                        where two or more of one job's cross it (else 0) */
   int *idx;          /* per resource: its index in the fill (-1) */
   bool *shared;      /* per flow */
 } share_ctx;
@@ -357,6 +359,9 @@ static bool legs_mixed(const hop_net *n, const hop_leg *g, const hop_leg *h,
                                 h->channels != g->channels);
 }
 
+static double res_cap(const hop_net *n, const hop_leg *g, int d, int r);
+static fill_leg fill_leg_of(const hop_net *n, const hop_leg *g, int d);
+
 /* Which flows the fill shares: those with a resource that another flow
  * uses, or whose own legs on one are mixed (legs_mixed). */
 static void share_mark(hop_net *n, share_ctx *x) {
@@ -367,8 +372,12 @@ static void share_mark(hop_net *n, share_ctx *x) {
       int r = g->res[d][j];
       if (r < 0) continue;
       int job = n->flow[g->flow].job;
-      if (x->last[r] == job && legs_mixed(n, g, &n->leg[x->lastl[r]], d))
-        x->mixed[r] = true;
+      const hop_leg *h = x->last[r] == job ? &n->leg[x->lastl[r]] : NULL;
+      if (h && legs_mixed(n, g, h, d)) x->mixed[r] = true;
+      if (h && h->part == g->part && g->total > 0 && h->total > 0 &&
+          !n->flow[g->flow].whole)
+        x->own[r] += (x->own[r] ? 0 : fill_leg_of(n, h, d).cap) +
+                     fill_leg_of(n, g, d).cap;
       if (x->last[r] != job) x->flows[r]++;
       x->last[r] = job, x->lastl[r] = k;
     }
@@ -380,6 +389,12 @@ static void share_mark(hop_net *n, share_ctx *x) {
     }
   for (int f = 0; f < n->nflow; f++) /* a flow's parts go together */
     x->shared[f] = x->shared[n->flow[f].job];
+  for (int k = 0; k < n->nleg; k++) /* one job's legs bound together */
+    for (int j = 0; j < 3; j++) {
+      int r = n->leg[k].res[d][j];
+      if (r >= 0 && x->own[r] > res_cap(n, &n->leg[k], d, r) * (1 + 1e-9))
+        n->ncoupled++, x->own[r] = 0;
+    }
 }
 
 /* The capacity of resource id r (NIC out, NIC in, path) that leg g
@@ -467,6 +482,7 @@ void hop_net_solve(hop_net *n) {
                    .lastl = mem_alloc((size_t)nres * sizeof(int)),
                    .flows = mem_calloc((size_t)nres, sizeof(int)),
                    .mixed = mem_calloc((size_t)nres, sizeof(bool)),
+                   .own = mem_calloc((size_t)nres, sizeof(double)),
                    .idx = mem_alloc((size_t)nres * sizeof(int)),
                    .shared = mem_calloc((size_t)n->nflow, sizeof(bool))};
     memset(x.last, 0xff, (size_t)nres * sizeof(int));
@@ -475,7 +491,7 @@ void hop_net_solve(hop_net *n) {
     share_mark(n, &x);
     share_fill(n, &x);
     free(x.last), free(x.flows), free(x.idx), free(x.shared);
-    free(x.mixed), free(x.lastl);
+    free(x.mixed), free(x.lastl), free(x.own);
   }
   n->solved = true;
 }

@@ -90,6 +90,10 @@ typedef struct hop_net {
   int nshared;        /* flows its last solve shared (both directions) */
   int nvaried;        /* of those, flows whose rate changed while they
                          sent (their legs' averaged rates approximate) */
+  int ncoupled;       /* resources its last solve found two or more of one
+                         flow's legs (a chain's, a ring's, a pass's
+                         boundaries) binding together: shared at one rate,
+                         where the engine's are work-conserving */
   int part;           /* hop_of reads the connections of flows' part
                          `part` (0 unless set: hop_net_then) */
 } hop_net;

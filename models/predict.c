@@ -98,6 +98,7 @@ typedef struct ctx {
 static void solve(ctx *c) {
   hop_net_solve(&c->net);
   if (c->net.nvaried) c->gaps |= gap_bit(PREDICT_GAP_FILL_SHARES);
+  if (c->net.ncoupled) c->gaps |= gap_bit(PREDICT_GAP_CHAIN_SHARING);
 }
 
 static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
@@ -615,8 +616,7 @@ static void backward_again(ctx *c) {
     for (int i = 0; i < D; i++)
       c->ready[(size_t)r * D + D - 1 - i] = c->last + gpipe_ready(c, v, i);
   }
-  c->t_pipe = c->last + bm;
-  free(m);
+  c->t_pipe = c->last + bm, free(m);
 }
 
 /* dp_all with the last backward pass in the same phase: TAIL_ROUNDS

@@ -62,6 +62,11 @@
     "flows that share a NIC or a path and whose shares change as others "   \
     "start or finish: each connection at its rate averaged over its "       \
     "flow's life (models/fill.h; up to 7.9 % off on the harness)")          \
+  X(CHAIN_SHARING, "chain-sharing", 0.09,                                   \
+    "a chain's, a ring's or a pass's own connections binding one NIC or "   \
+    "path together, shared at one rate throughout: the engine gives it to " \
+    "those sending (the first alone until the next starts, the last alone " \
+    "once the others are done): up to 8.6 % off on the harness")            \
   X(DILOCO_OVERLAP, "diloco-overlap", INFINITY,                             \
     "streaming DiLoCo's exchanges overlapping inner steps: their "          \
     "interference with the steps")                                          \
