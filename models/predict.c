@@ -82,6 +82,7 @@ typedef struct ctx {
   double act;     /* activation bytes */
   double g;       /* one barrier (DT-FM), s */
   double *gr;     /* [R]: replica r's barrier (each its own when apart) */
+  double *rend;   /* [R]: when replica r's step ends (finish) */
   double *f, *b;  /* [R D]: compute of a micro-batch on stage s of r */
   double *ready;  /* [R D]: when stage s of r is ready to synchronise */
   double *nc;     /* [R]: its passes with free communication */
@@ -112,8 +113,8 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
   hop_net_init(&c->net, s, o);
   c->f = mem_alloc(3 * n * sizeof *c->f);
   c->b = c->f + n, c->ready = c->b + n;
-  c->nc = mem_calloc(2 * (size_t)R, sizeof *c->nc);
-  c->gr = c->nc + R;
+  c->nc = mem_calloc(3 * (size_t)R, sizeof *c->nc);
+  c->gr = c->nc + R, c->rend = c->gr + R;
   for (int r = 0; r < R; r++)
     for (int st = 0; st < D; st++) {
       int d = alloc_at(a, r, st);
@@ -477,6 +478,7 @@ static double finish(const ctx *c, double *opt_last) {
       double e = c->ready[(size_t)r * c->D + st] + o;
       if (e > er) er = e, or = o;
     }
+    c->rend[r] = er + c->gr[r];
     if (er + c->gr[r] > end) end = er + c->gr[r], *opt_last = or;
   }
   return fmax(end, c->t_pipe);
@@ -510,57 +512,44 @@ static void breakdown(const ctx *c, double end, double opt_last,
           fabs(out->iteration_s - end) <= 1e-9 * fmax(1, end)));
 }
 
-/* The slowest member's seconds of fragment f's quantisation (update false)
- * or its dequantisation and outer step (update true). */
-static double fragment_work_s(const ctx *c, const diloco_plan *p, int f,
-                              bool update) {
-  double most = 0;
-  for (int st = 0; st < c->D; st++) {
-    double params = diloco_fragment_params(c->w, p, st, f);
-    double b16 = params * c->w->model->value_bytes;
-    for (int r = 0; r < c->R && params > 0; r++) {
-      const spec_gpu *g = c->gpu[alloc_at(c->a, r, st)];
-      double t = compress_grad_s(c->w, g, b16, update) +
-                 (update ? diloco_outer_s(g, params) : 0);
-      most = fmax(most, t);
-    }
-  }
-  return most;
-}
-
-/* Fragment f's ring all-reduces, every stage group at once from 0: when
- * the last member has the result. */
+/* Fragment f's ring all-reduces, every stage group at once, each member
+ * from diloco_exchange_ready: when the last member has the result, from
+ * the slowest replica's step end. */
 static double fragment_ring_s(ctx *c, const diloco_plan *p, int f) {
   spec_dp_algo ex =
       c->w->given.exchange_levels > 1 ? SPEC_HIER_RING : SPEC_RING;
   members g = members_new(c->R);
+  double end = 0, *rd = mem_alloc((size_t)c->R * c->D * sizeof *rd);
+  diloco_exchange_ready(c->w, c->a, c->gpu, p, f, c->rend, rd);
   hop_net_reset(&c->net);
   for (int st = 0; st < c->D; st++)
     dpsync_count(&c->net, ex, column(c, &g, st)->dev, c->R,
                  diloco_fragment_bytes(c->w, p, st, f),
-                 TRANSPORT_DILOCO_CHANNELS, NULL);
+                 TRANSPORT_DILOCO_CHANNELS, rd + st * c->R);
   solve(c);
-  double end = 0;
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
     dpsync_run(&c->net, ex, g.dev, c->R,
                diloco_fragment_bytes(c->w, p, st, f),
-               TRANSPORT_DILOCO_CHANNELS, NULL, g.done);
+               TRANSPORT_DILOCO_CHANNELS, rd + st * c->R, g.done);
     for (int r = 0; r < c->R; r++) end = fmax(end, g.done[r]);
   }
-  members_free(&g);
+  members_free(&g), free(rd);
   return end;
 }
 
 /* DiLoCo's cycle (models/diloco.h) from the inner step in out: per
- * fragment its quantisation and update in full, its ring less what the
- * tau overlapped steps hide (their interference with it left out). */
+ * fragment its update in full, its ring (from each member's step end and
+ * quantisation) less what the tau overlapped steps hide (their
+ * interference with it left out). */
 static void outer(ctx *c, predict_result *out) {
   diloco_plan p = diloco_plan_of(c->w);
   double *sync = mem_alloc((size_t)p.fragments * sizeof *sync), work = 0;
   for (int f = 0; f < p.fragments; f++) {
     sync[f] = c->R > 1 ? fragment_ring_s(c, &p, f) : 0;
-    work += fragment_work_s(c, &p, f, false) + fragment_work_s(c, &p, f, true);
+    if (c->R < 2) /* else its ring starts from each member's */
+      work += diloco_fragment_work_s(c->w, c->a, c->gpu, &p, f, false);
+    work += diloco_fragment_work_s(c->w, c->a, c->gpu, &p, f, true);
   }
   double inner = out->iteration_s;
   double cycle = diloco_cycle_s(&p, inner, sync) + work;
