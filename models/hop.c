@@ -28,6 +28,8 @@ typedef struct hop_flow {
   int first, n;
   int job, part, after, nafter, up;
   bool whole; /* its stretches pass whole messages (hop_net_whole) */
+  bool pieces; /* its legs send at once, side by side (hop_net_pieces) */
+  bool pass;   /* a pipeline's pass (hop_net_pass) */
 } hop_flow;
 
 /* One connection of a flow, in both directions of the phase (d = 0: a ->
@@ -56,7 +58,7 @@ void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
   n->flow = NULL, n->nflow = 0, n->flow_cap = 0;
   n->leg = NULL, n->nleg = 0, n->leg_cap = 0;
   n->slot = NULL, n->nslot = 0;
-  n->solved = false, n->part = 0, n->nshared = n->nvaried = n->ncoupled = 0;
+  n->solved = false, n->part = 0, n->nshared = n->nvaried = n->ncoupled = n->ncoupled_pass = 0;
   n->nic = mem_alloc((size_t)nd * sizeof *n->nic);
   n->cap = mem_calloc((size_t)nd, sizeof *n->cap);
   n->out = mem_calloc((size_t)nd, sizeof *n->out);
@@ -88,7 +90,7 @@ void hop_net_reset(hop_net *n) {
   n->ntouched = 0;
   n->swap = false;
   n->nflow = n->nleg = 0;
-  n->solved = false, n->part = 0, n->nshared = n->nvaried = n->ncoupled = 0;
+  n->solved = false, n->part = 0, n->nshared = n->nvaried = n->ncoupled = n->ncoupled_pass = 0;
   if (n->nslot) memset(n->slot, 0xff, (size_t)n->nslot * sizeof *n->slot);
 }
 
@@ -110,7 +112,7 @@ void hop_net_then(hop_net *n) {
   while (first > prev.job && n->flow[first - 1].part == prev.part) first--;
   hop_flow *f = &n->flow[n->nflow - 1];
   f->job = prev.job, f->part = prev.part + 1, f->after = first;
-  f->nafter = cur - first + 1;
+  f->nafter = cur - first + 1, f->pieces = prev.pieces;
 }
 
 void hop_net_beside(hop_net *n, double start) {
@@ -134,12 +136,22 @@ void hop_net_next(hop_net *n, double start, double cap, double cap_rev) {
   hop_net_flow(n, start, cap, cap_rev);
   hop_flow *f = &n->flow[n->nflow - 1];
   f->job = prev.job, f->part = prev.part, f->after = prev.after, f->up = cur;
-  f->nafter = prev.nafter, f->whole = prev.whole;
+  f->nafter = prev.nafter, f->whole = prev.whole, f->pass = prev.pass;
 }
 
 void hop_net_whole(hop_net *n) {
   assert(n->nflow > 0);
   n->flow[n->nflow - 1].whole = true;
+}
+
+void hop_net_pieces(hop_net *n) {
+  assert(n->nflow > 0);
+  n->flow[n->nflow - 1].pieces = true;
+}
+
+void hop_net_pass(hop_net *n) {
+  assert(n->nflow > 0);
+  n->flow[n->nflow - 1].pass = true;
 }
 
 static int sockets_to(const hop_net *n, int b) {
@@ -375,7 +387,7 @@ static void share_mark(hop_net *n, share_ctx *x) {
       const hop_leg *h = x->last[r] == job ? &n->leg[x->lastl[r]] : NULL;
       if (h && legs_mixed(n, g, h, d)) x->mixed[r] = true;
       if (h && h->part == g->part && g->total > 0 && h->total > 0 &&
-          !n->flow[g->flow].whole)
+          !n->flow[g->flow].whole && !n->flow[g->flow].pieces)
         x->own[r] += (x->own[r] ? 0 : fill_leg_of(n, h, d).cap) +
                      fill_leg_of(n, g, d).cap;
       if (x->last[r] != job) x->flows[r]++;
@@ -392,8 +404,10 @@ static void share_mark(hop_net *n, share_ctx *x) {
   for (int k = 0; k < n->nleg; k++) /* one job's legs bound together */
     for (int j = 0; j < 3; j++) {
       int r = n->leg[k].res[d][j];
-      if (r >= 0 && x->own[r] > res_cap(n, &n->leg[k], d, r) * (1 + 1e-9))
-        n->ncoupled++, x->own[r] = 0;
+      if (r >= 0 && x->own[r] > res_cap(n, &n->leg[k], d, r) * (1 + 1e-9)) {
+        x->own[r] = 0;
+        n->flow[n->leg[k].flow].pass ? n->ncoupled_pass++ : n->ncoupled++;
+      }
     }
 }
 

@@ -92,8 +92,9 @@ typedef struct hop_net {
                          sent (their legs' averaged rates approximate) */
   int ncoupled;       /* resources its last solve found two or more of one
                          flow's legs (a chain's, a ring's, a pass's
-                         boundaries) binding together: shared at one rate,
-                         where the engine's are work-conserving */
+                         boundaries; not pieces) binding together: shared
+                         at one rate, the engine's work-conserving */
+  int ncoupled_pass;  /* the same of a pipeline's pass (hop_net_pass) */
   int part;           /* hop_of reads the connections of flows' part
                          `part` (0 unless set: hop_net_then) */
 } hop_net;
@@ -148,6 +149,15 @@ void hop_net_next(hop_net *n, double start, double cap, double cap_rev);
  * (a pass of one micro-batch): each starts when the one upstream of it is
  * done, not beside it (in the reversed phase the other way). */
 void hop_net_whole(hop_net *n);
+
+/* Marks the open flow's legs (and its later parts') as pieces sent at
+ * once side by side (sharded-ps's), not a chain's or a ring's coupled
+ * legs: hop_net.ncoupled does not count them. */
+void hop_net_pieces(hop_net *n);
+
+/* Marks the open flow (and its next stretches) as a pipeline's pass: its
+ * coupled legs count in hop_net.ncoupled_pass. */
+void hop_net_pass(hop_net *n);
 
 /* The connection a -> b of the open part, of an operation of `channels`
  * channels whose messages are of `bytes`, carrying `total` bytes in the

@@ -100,6 +100,7 @@ static void solve(ctx *c) {
   hop_net_solve(&c->net);
   if (c->net.nvaried) c->gaps |= gap_bit(PREDICT_GAP_FILL_SHARES);
   if (c->net.ncoupled) c->gaps |= gap_bit(PREDICT_GAP_CHAIN_SHARING);
+  if (c->net.ncoupled_pass) c->gaps |= gap_bit(PREDICT_GAP_PASS_BOUNDARIES);
 }
 
 static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
@@ -167,6 +168,7 @@ static void count_pipelines(ctx *c) {
       double cf = pace(c, c->f[i]), cb = pace(c, c->b[i + 1]);
       if (st) hop_net_next(&c->net, 0, cf, cb);
       else hop_net_flow(&c->net, 0, cf, cb);
+      if (!st) hop_net_pass(&c->net);
       if (!st && c->K == 1) hop_net_whole(&c->net);
       hop_net_count(&c->net, d, e, c->act, TRANSPORT_P2P_CHANNELS);
       hop_net_leg(&c->net, d, e, c->act, c->K * c->act, TRANSPORT_P2P_CHANNELS);
@@ -581,6 +583,7 @@ static void count_tail(ctx *c, spec_dp_algo algo, members *g) {
       double cb = pace(c, c->b[(size_t)r * c->D + st]);
       if (st + 1 < c->D) hop_net_next(&c->net, c->last, cb, cb);
       else hop_net_flow(&c->net, c->last, cb, cb);
+      if (st + 1 == c->D) hop_net_pass(&c->net);
       if (st + 1 == c->D && c->K == 1) hop_net_whole(&c->net);
       hop_net_count(&c->net, d, e, c->act, TRANSPORT_P2P_CHANNELS);
       hop_net_leg(&c->net, d, e, c->act, c->K * c->act, TRANSPORT_P2P_CHANNELS);
