@@ -553,6 +553,17 @@ double hop_paced(const hop_net *n, const hop *h, double bytes, double x,
   return fmax(x, fmin(hop_time_from(n, h, bytes, &w), pace));
 }
 
+double hop_alone_rate(const hop_net *n, int a, int b, double bytes,
+                      int channels) {
+  if (!wired(n, a, b)) return 0;
+  hop h = hop_with(n, a, b, bytes, 1, channels, (hop_totals){0, 0, 0, 0});
+  bool win = transport_is_windowed(n->o.model);
+  if (win && h.rtt >= 1e-9)
+    h.rate = fmin(h.rate, transport_sockets_dealt(channels, sockets_to(n, b),
+                                                  bytes) * h.window / h.rtt);
+  return h.rate;
+}
+
 int hop_nic_bound(const hop_net *n, int a, int b, double bytes, int channels) {
   if (!wired(n, a, b)) return -1;
   int na = n->nic[a], nb = n->nic[b];

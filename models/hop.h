@@ -217,6 +217,12 @@ double hop_first_extra(const hop_net *n, const hop *h, double bytes,
 double hop_paced(const hop_net *n, const hop *h, double bytes, double x,
                  double pace);
 
+/* The rate of the hop a -> b alone on its NICs and path (within its tcp
+ * windows per round trip), bytes/s; 0 where it crosses no NIC (ideal, or
+ * inside an instance). */
+double hop_alone_rate(const hop_net *n, int a, int b, double bytes,
+                      int channels);
+
 /* The NIC (index of n->nic's values) that binds the hop a -> b alone (its
  * rate the NIC's capacity: the link and the per-flow cap are faster), the
  * slower end's where both could; -1 where none does or the hop crosses no

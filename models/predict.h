@@ -58,8 +58,9 @@
   X(SYNC_BESIDE_PASS, "sync-beside-pass", 0.27,                             \
     "a stage's gradient synchronisation (or Megatron's tied embedding's "  \
     "between a pipeline's ends) beside the pass's last transfers on a NIC " \
-    "that binds both, shared as two phases (or as one fluid phase where "   \
-    "paths or NICs are shared): up to 26.8 % off on the harness")           \
+    "that cannot carry both at once, shared as two phases (or as one "      \
+    "fluid phase where paths or NICs are shared): up to 26.8 % off on the " \
+    "harness")                                                              \
   X(FILL_SHARES, "fill-shares", 0.14,                                       \
     "flows that share a NIC or a path and whose shares change as others "   \
     "start or finish: each connection at its rate averaged over its "       \

@@ -77,27 +77,32 @@ bool predict_gap_two_ways(const hop_net *n, const alloc *a, int r, int st,
          (binds(n, u, d, bytes, P, nd) && binds(n, v, d, bytes, P, nd));
 }
 
-/* Whether d's NIC binds a hop of its pipeline (replica r, stage st), in
- * (d receives) or out (d sends). */
-static bool binds_pass(const hop_net *n, const alloc *a, int r, int st,
-                       double act, bool in) {
+/* Whether d's NIC (replica r, stage st) cannot carry a synchronisation
+ * hop of rate sync and one of its pipeline's hops at their own rates at
+ * once: out of it (in false) or into it (in true). */
+static bool crowds_pass(const hop_net *n, const alloc *a, int r, int st,
+                        double act, double sync, bool in) {
   int d = alloc_at(a, r, st), nd = n->nic[d], P = TRANSPORT_P2P_CHANNELS;
+  if (!(n->cap[nd] > 0) || !(sync > 0)) return false;
   for (int k = -1; k <= 1; k += 2) {
     if (st + k < 0 || st + k >= a->stages) continue;
     int e = alloc_at(a, r, st + k);
-    if (binds(n, in ? e : d, in ? d : e, act, P, nd)) return true;
+    double pass = hop_alone_rate(n, in ? e : d, in ? d : e, act, P);
+    if (pass > 0 && sync + pass > n->cap[nd] * (1 + 1e-9)) return true;
   }
   return false;
 }
 
 /* Whether device e's synchronisation with stage st of replica r (messages
- * of sync bytes, either way) crosses that stage's NIC where it binds both
- * the synchronisation and one of the stage's pipeline boundaries. */
+ * of sync bytes, either way) and one of that stage's pipeline boundaries
+ * crowd the stage's NIC (crowds_pass): a NIC that binds both alone, or
+ * one whose capacity is less than their rates together. */
 static bool beside(const hop_net *n, const alloc *a, int r, int st, int e,
                    double act, double sync) {
-  int d = alloc_at(a, r, st), nd = n->nic[d], C = TRANSPORT_NCCL_RING_CHANNELS;
-  return (binds(n, d, e, sync, C, nd) && binds_pass(n, a, r, st, act, false)) ||
-         (binds(n, e, d, sync, C, nd) && binds_pass(n, a, r, st, act, true));
+  int d = alloc_at(a, r, st), C = TRANSPORT_NCCL_RING_CHANNELS;
+  return crowds_pass(n, a, r, st, act, hop_alone_rate(n, d, e, sync, C),
+                     false) ||
+         crowds_pass(n, a, r, st, act, hop_alone_rate(n, e, d, sync, C), true);
 }
 
 bool predict_gap_sync_beside_pass(const hop_net *n, const alloc *a,
