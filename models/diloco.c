@@ -135,3 +135,34 @@ double diloco_outer_s(const spec_gpu *g, double params) {
   return params * DILOCO_OUTER_BYTES_PER_PARAM /
          (COMPRESS_BW_FRACTION * g->mem_bw_bytes_s);
 }
+
+double diloco_fragment_work_s(const spec_workload *w, const alloc *a,
+                              const spec_gpu *const *gpu, const diloco_plan *p,
+                              int f, bool update) {
+  double most = 0;
+  for (int st = 0; st < a->stages; st++) {
+    double params = diloco_fragment_params(w, p, st, f);
+    double b16 = params * w->model->value_bytes;
+    for (int r = 0; r < a->replicas && params > 0; r++) {
+      const spec_gpu *g = gpu[alloc_at(a, r, st)];
+      double t = compress_grad_s(w, g, b16, update) +
+                 (update ? diloco_outer_s(g, params) : 0);
+      most = fmax(most, t);
+    }
+  }
+  return most;
+}
+
+void diloco_exchange_ready(const spec_workload *w, const alloc *a,
+                           const spec_gpu *const *gpu, const diloco_plan *p,
+                           int f, const double *end, double *rd) {
+  int R = a->replicas;
+  double top = 0, k = 1 + f * (p->overlap + 1);
+  for (int r = 0; r < R; r++) top = fmax(top, end[r]);
+  for (int st = 0; st < a->stages; st++) {
+    double b16 = diloco_fragment_params(w, p, st, f) * w->model->value_bytes;
+    for (int r = 0; r < R; r++)
+      rd[st * R + r] = k * (end[r] - top) +
+                       compress_grad_s(w, gpu[alloc_at(a, r, st)], b16, false);
+  }
+}

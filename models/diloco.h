@@ -35,6 +35,7 @@
 #include <stdbool.h>
 
 #include "base/err.h"
+#include "models/alloc.h"
 #include "models/spec.h"
 #include "traces/scenario.h"
 #include "traces/workload.h"
@@ -134,5 +135,21 @@ double diloco_fragment_bytes(const spec_workload *w, const diloco_plan *p,
  * bound, DILOCO_OUTER_BYTES_PER_PARAM per parameter at the fraction of
  * its bandwidth a memory-bound kernel reaches (COMPRESS_BW_FRACTION). */
 double diloco_outer_s(const spec_gpu *g, double params);
+
+/* The slowest member's seconds of fragment f's quantisation (update
+ * false) or its dequantisation and outer step (update true), the members
+ * a's devices on GPUs gpu (by device). */
+double diloco_fragment_work_s(const spec_workload *w, const alloc *a,
+                              const spec_gpu *const *gpu, const diloco_plan *p,
+                              int f, bool update);
+
+/* When member r of stage st starts fragment f's ring, rd[st R + r], from
+ * the slowest replica's step end: the engine's shortcut (sim/outer.c)
+ * launches fragment f after inner step 1 + f (tau + 1), its replicas apart
+ * that many steps (replica r's step ending at end[r]), and each member
+ * quantises its part first. */
+void diloco_exchange_ready(const spec_workload *w, const alloc *a,
+                           const spec_gpu *const *gpu, const diloco_plan *p,
+                           int f, const double *end, double *rd);
 
 #endif

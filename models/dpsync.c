@@ -375,7 +375,10 @@ void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
                       transport_ring_plan(bytes, R).piece, ring_channels);
       legs_ring(n, grp, R, bytes, ring_channels);
       return;
-    case SPEC_SHARDED_PS: count_sharded(n, grp, R, bytes); return;
+    case SPEC_SHARDED_PS:
+      hop_net_pieces(n);
+      count_sharded(n, grp, R, bytes);
+      return;
     case SPEC_HIER_RING: count_hier(n, grp, R, bytes, ring_channels, ready); return;
     case SPEC_HIVEMIND: {
       hivemind_round r = butterfly(n, grp, R, bytes);

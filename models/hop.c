@@ -27,6 +27,9 @@ typedef struct hop_flow {
   double start, cap[2];
   int first, n;
   int job, part, after, nafter, up;
+  bool whole; /* its stretches pass whole messages (hop_net_whole) */
+  bool pieces; /* its legs send at once, side by side (hop_net_pieces) */
+  bool pass;   /* a pipeline's pass (hop_net_pass) */
 } hop_flow;
 
 /* One connection of a flow, in both directions of the phase (d = 0: a ->
@@ -55,7 +58,7 @@ void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
   n->flow = NULL, n->nflow = 0, n->flow_cap = 0;
   n->leg = NULL, n->nleg = 0, n->leg_cap = 0;
   n->slot = NULL, n->nslot = 0;
-  n->solved = false, n->part = 0, n->nshared = n->nvaried = 0;
+  n->solved = false, n->part = 0, n->nshared = n->nvaried = n->ncoupled = n->ncoupled_pass = 0;
   n->nic = mem_alloc((size_t)nd * sizeof *n->nic);
   n->cap = mem_calloc((size_t)nd, sizeof *n->cap);
   n->out = mem_calloc((size_t)nd, sizeof *n->out);
@@ -87,7 +90,7 @@ void hop_net_reset(hop_net *n) {
   n->ntouched = 0;
   n->swap = false;
   n->nflow = n->nleg = 0;
-  n->solved = false, n->part = 0, n->nshared = n->nvaried = 0;
+  n->solved = false, n->part = 0, n->nshared = n->nvaried = n->ncoupled = n->ncoupled_pass = 0;
   if (n->nslot) memset(n->slot, 0xff, (size_t)n->nslot * sizeof *n->slot);
 }
 
@@ -109,7 +112,7 @@ void hop_net_then(hop_net *n) {
   while (first > prev.job && n->flow[first - 1].part == prev.part) first--;
   hop_flow *f = &n->flow[n->nflow - 1];
   f->job = prev.job, f->part = prev.part + 1, f->after = first;
-  f->nafter = cur - first + 1;
+  f->nafter = cur - first + 1, f->pieces = prev.pieces;
 }
 
 void hop_net_beside(hop_net *n, double start) {
@@ -133,7 +136,22 @@ void hop_net_next(hop_net *n, double start, double cap, double cap_rev) {
   hop_net_flow(n, start, cap, cap_rev);
   hop_flow *f = &n->flow[n->nflow - 1];
   f->job = prev.job, f->part = prev.part, f->after = prev.after, f->up = cur;
-  f->nafter = prev.nafter;
+  f->nafter = prev.nafter, f->whole = prev.whole, f->pass = prev.pass;
+}
+
+void hop_net_whole(hop_net *n) {
+  assert(n->nflow > 0);
+  n->flow[n->nflow - 1].whole = true;
+}
+
+void hop_net_pieces(hop_net *n) {
+  assert(n->nflow > 0);
+  n->flow[n->nflow - 1].pieces = true;
+}
+
+void hop_net_pass(hop_net *n) {
+  assert(n->nflow > 0);
+  n->flow[n->nflow - 1].pass = true;
 }
 
 static int sockets_to(const hop_net *n, int b) {
@@ -331,6 +349,8 @@ typedef struct share_ctx {
   int *last, *flows; /* per resource: the last job seen, jobs on it */
   int *lastl;        /* per resource: the last leg seen */
   bool *mixed;       /* per resource: one job's legs mixed (legs_mixed) */
+  double *own;       /* per resource: one part's legs' own bounds summed,
+                        where two or more of one job's cross it (else 0) */
   int *idx;          /* per resource: its index in the fill (-1) */
   bool *shared;      /* per flow */
 } share_ctx;
@@ -340,13 +360,19 @@ typedef struct share_ctx {
  * (the split by socket weight is not what the engine gives a flow's
  * coupled legs); of two parts, other connections (the counts add them,
  * the parts send one after the other: hier-ring's leader, whose NIC
- * carries its site's chains and the ring between the sites). */
-static bool legs_mixed(const hop_leg *g, const hop_leg *h, int d) {
+ * carries its site's chains and the ring between the sites); of two
+ * stretches of a flow passing whole messages, which never send at once. */
+static bool legs_mixed(const hop_net *n, const hop_leg *g, const hop_leg *h,
+                       int d) {
   if (h->flow == g->flow)
     return h->we[d] != g->we[d] || h->total != g->total;
+  if (n->flow[g->flow].whole) return true; /* one after the other */
   return h->part != g->part && (h->a != g->a || h->b != g->b ||
                                 h->channels != g->channels);
 }
+
+static double res_cap(const hop_net *n, const hop_leg *g, int d, int r);
+static fill_leg fill_leg_of(const hop_net *n, const hop_leg *g, int d);
 
 /* Which flows the fill shares: those with a resource that another flow
  * uses, or whose own legs on one are mixed (legs_mixed). */
@@ -358,8 +384,12 @@ static void share_mark(hop_net *n, share_ctx *x) {
       int r = g->res[d][j];
       if (r < 0) continue;
       int job = n->flow[g->flow].job;
-      if (x->last[r] == job && legs_mixed(g, &n->leg[x->lastl[r]], d))
-        x->mixed[r] = true;
+      const hop_leg *h = x->last[r] == job ? &n->leg[x->lastl[r]] : NULL;
+      if (h && legs_mixed(n, g, h, d)) x->mixed[r] = true;
+      if (h && h->part == g->part && g->total > 0 && h->total > 0 &&
+          !n->flow[g->flow].whole && !n->flow[g->flow].pieces)
+        x->own[r] += (x->own[r] ? 0 : fill_leg_of(n, h, d).cap) +
+                     fill_leg_of(n, g, d).cap;
       if (x->last[r] != job) x->flows[r]++;
       x->last[r] = job, x->lastl[r] = k;
     }
@@ -371,6 +401,14 @@ static void share_mark(hop_net *n, share_ctx *x) {
     }
   for (int f = 0; f < n->nflow; f++) /* a flow's parts go together */
     x->shared[f] = x->shared[n->flow[f].job];
+  for (int k = 0; k < n->nleg; k++) /* one job's legs bound together */
+    for (int j = 0; j < 3; j++) {
+      int r = n->leg[k].res[d][j];
+      if (r >= 0 && x->own[r] > res_cap(n, &n->leg[k], d, r) * (1 + 1e-9)) {
+        x->own[r] = 0;
+        n->flow[n->leg[k].flow].pass ? n->ncoupled_pass++ : n->ncoupled++;
+      }
+    }
 }
 
 /* The capacity of resource id r (NIC out, NIC in, path) that leg g
@@ -412,9 +450,11 @@ static void share_fill(hop_net *n, share_ctx *x) {
     if (!x->shared[f]) continue;
     fill_flow *cur = &ff[nf];
     fidx[f] = nf++;
+    int up = d ? down[f] : h->up; /* whole: after it, not beside it */
     *cur = (fill_flow){.start = h->start, .cap = h->cap[d], .first = nl,
-                       .after = h->after, .nafter = h->nafter,
-                       .up = d ? down[f] : h->up};
+                       .after = h->whole && up >= 0 ? up : h->after,
+                       .nafter = h->whole && up >= 0 ? 1 : h->nafter,
+                       .up = up};
     for (int k = h->first; k < h->first + h->n; k++) {
       const hop_leg *g = &n->leg[k];
       if (!(g->total > 0)) continue; /* carries nothing: alone */
@@ -456,6 +496,7 @@ void hop_net_solve(hop_net *n) {
                    .lastl = mem_alloc((size_t)nres * sizeof(int)),
                    .flows = mem_calloc((size_t)nres, sizeof(int)),
                    .mixed = mem_calloc((size_t)nres, sizeof(bool)),
+                   .own = mem_calloc((size_t)nres, sizeof(double)),
                    .idx = mem_alloc((size_t)nres * sizeof(int)),
                    .shared = mem_calloc((size_t)n->nflow, sizeof(bool))};
     memset(x.last, 0xff, (size_t)nres * sizeof(int));
@@ -464,7 +505,7 @@ void hop_net_solve(hop_net *n) {
     share_mark(n, &x);
     share_fill(n, &x);
     free(x.last), free(x.flows), free(x.idx), free(x.shared);
-    free(x.mixed), free(x.lastl);
+    free(x.mixed), free(x.lastl), free(x.own);
   }
   n->solved = true;
 }
@@ -510,6 +551,17 @@ double hop_paced(const hop_net *n, const hop *h, double bytes, double x,
   if (!hop_restarts(n) || !(h->rtt > 0) || !(idle > rto)) return x;
   double w = transport_idle_window(h->window, idle, rto);
   return fmax(x, fmin(hop_time_from(n, h, bytes, &w), pace));
+}
+
+double hop_alone_rate(const hop_net *n, int a, int b, double bytes,
+                      int channels) {
+  if (!wired(n, a, b)) return 0;
+  hop h = hop_with(n, a, b, bytes, 1, channels, (hop_totals){0, 0, 0, 0});
+  bool win = transport_is_windowed(n->o.model);
+  if (win && h.rtt >= 1e-9)
+    h.rate = fmin(h.rate, transport_sockets_dealt(channels, sockets_to(n, b),
+                                                  bytes) * h.window / h.rtt);
+  return h.rate;
 }
 
 int hop_nic_bound(const hop_net *n, int a, int b, double bytes, int channels) {

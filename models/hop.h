@@ -90,6 +90,11 @@ typedef struct hop_net {
   int nshared;        /* flows its last solve shared (both directions) */
   int nvaried;        /* of those, flows whose rate changed while they
                          sent (their legs' averaged rates approximate) */
+  int ncoupled;       /* resources its last solve found two or more of one
+                         flow's legs (a chain's, a ring's, a pass's
+                         boundaries; not pieces) binding together: shared
+                         at one rate, the engine's work-conserving */
+  int ncoupled_pass;  /* the same of a pipeline's pass (hop_net_pass) */
   int part;           /* hop_of reads the connections of flows' part
                          `part` (0 unless set: hop_net_then) */
 } hop_net;
@@ -139,6 +144,20 @@ void hop_net_beside(hop_net *n, double start);
  * caps as hop_net_flow's. In the reversed phase the stretches run the
  * other way. */
 void hop_net_next(hop_net *n, double start, double cap, double cap_rev);
+
+/* Marks the open flow's stretches (given next) as passing whole messages
+ * (a pass of one micro-batch): each starts when the one upstream of it is
+ * done, not beside it (in the reversed phase the other way). */
+void hop_net_whole(hop_net *n);
+
+/* Marks the open flow's legs (and its later parts') as pieces sent at
+ * once side by side (sharded-ps's), not a chain's or a ring's coupled
+ * legs: hop_net.ncoupled does not count them. */
+void hop_net_pieces(hop_net *n);
+
+/* Marks the open flow (and its next stretches) as a pipeline's pass: its
+ * coupled legs count in hop_net.ncoupled_pass. */
+void hop_net_pass(hop_net *n);
 
 /* The connection a -> b of the open part, of an operation of `channels`
  * channels whose messages are of `bytes`, carrying `total` bytes in the
@@ -197,6 +216,12 @@ double hop_first_extra(const hop_net *n, const hop *h, double bytes,
  * it, which then leaves back to back on the grown window). x otherwise. */
 double hop_paced(const hop_net *n, const hop *h, double bytes, double x,
                  double pace);
+
+/* The rate of the hop a -> b alone on its NICs and path (within its tcp
+ * windows per round trip), bytes/s; 0 where it crosses no NIC (ideal, or
+ * inside an instance). */
+double hop_alone_rate(const hop_net *n, int a, int b, double bytes,
+                      int channels);
 
 /* The NIC (index of n->nic's values) that binds the hop a -> b alone (its
  * rate the NIC's capacity: the link and the per-flow cap are faster), the

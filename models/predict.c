@@ -18,7 +18,7 @@
  * starts pass p + 1 when its own backward of pass p ends. So the first
  * backward phase starts at max_r F_r + g, each later one max_r (B_r +
  * F_r) + g after the previous; replica r's alone (F_r + g, B_r + F_r + g)
- * where replicas barrier apart (hivemind), and without g where the
+ * where replicas barrier apart (hivemind, DiLoCo), and without g where the
  * runtime has no barrier (modern).
  *
  * 1F1B (streams, or Megatron's blocking calls of call_s each): one pass
@@ -81,6 +81,8 @@ typedef struct ctx {
   int R, D, K, P;
   double act;     /* activation bytes */
   double g;       /* one barrier (DT-FM), s */
+  double *gr;     /* [R]: replica r's barrier (each its own when apart) */
+  double *rend;   /* [R]: when replica r's step ends (finish) */
   double *f, *b;  /* [R D]: compute of a micro-batch on stage s of r */
   double *ready;  /* [R D]: when stage s of r is ready to synchronise */
   double *nc;     /* [R]: its passes with free communication */
@@ -97,6 +99,8 @@ typedef struct ctx {
 static void solve(ctx *c) {
   hop_net_solve(&c->net);
   if (c->net.nvaried) c->gaps |= gap_bit(PREDICT_GAP_FILL_SHARES);
+  if (c->net.ncoupled) c->gaps |= gap_bit(PREDICT_GAP_CHAIN_SHARING);
+  if (c->net.ncoupled_pass) c->gaps |= gap_bit(PREDICT_GAP_PASS_BOUNDARIES);
 }
 
 static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
@@ -110,7 +114,8 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
   hop_net_init(&c->net, s, o);
   c->f = mem_alloc(3 * n * sizeof *c->f);
   c->b = c->f + n, c->ready = c->b + n;
-  c->nc = mem_calloc((size_t)R, sizeof *c->nc);
+  c->nc = mem_calloc(3 * (size_t)R, sizeof *c->nc);
+  c->gr = c->nc + R, c->rend = c->gr + R;
   for (int r = 0; r < R; r++)
     for (int st = 0; st < D; st++) {
       int d = alloc_at(a, r, st);
@@ -122,9 +127,12 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
     }
   switch (w->runtime) {
     case SPEC_RUNTIME_DTFM: /* its barriers (each replica's when apart) */
-      c->g = 1e-9 * (double)(spec_dp_algo_apart(w->dp_algo)
-                                 ? runtime_slowest_replica_barrier_ns(s, a)
-                                 : runtime_barrier_ns(s, a));
+      for (int r = 0; r < R; r++) { /* c->g: the slowest */
+        c->gr[r] = 1e-9 * (double)(spec_dp_algo_apart(w->dp_algo)
+                                       ? runtime_replica_barrier_ns(s, a, r)
+                                       : runtime_barrier_ns(s, a));
+        c->g = fmax(c->g, c->gr[r]);
+      }
       break;
     case SPEC_RUNTIME_MODERN: /* none: its passes follow on each device */
     case SPEC_RUNTIME_MEGATRON: break; /* none: its calls block */
@@ -133,8 +141,7 @@ static void ctx_init(ctx *c, const spec_workload *w, const scenario *s,
 
 static void ctx_free(ctx *c) {
   hop_net_free(&c->net);
-  free(c->f);
-  free(c->nc);
+  free(c->f), free(c->nc);
 }
 
 static double most_of(const double *v, int n) {
@@ -161,6 +168,8 @@ static void count_pipelines(ctx *c) {
       double cf = pace(c, c->f[i]), cb = pace(c, c->b[i + 1]);
       if (st) hop_net_next(&c->net, 0, cf, cb);
       else hop_net_flow(&c->net, 0, cf, cb);
+      if (!st) hop_net_pass(&c->net);
+      if (!st && c->K == 1) hop_net_whole(&c->net);
       hop_net_count(&c->net, d, e, c->act, TRANSPORT_P2P_CHANNELS);
       hop_net_leg(&c->net, d, e, c->act, c->K * c->act, TRANSPORT_P2P_CHANNELS);
     }
@@ -201,11 +210,11 @@ static void phase_servers(ctx *c, int r, bool bwd, phase v) {
 }
 
 /* Stage D - 1 - i of replica r, in its backward phase v: its last backward
- * ends, and its last send is in its socket buffers (the gradient's
- * messages queue behind it). */
+ * ends, and where the gradient's messages queue behind it on the send
+ * stream (spec_dp_algo_behind_sends) its last send is in its buffers. */
 static double gpipe_ready(const ctx *c, phase v, int i) {
   double done = tandem_span(0, 2 * i, c->K, v.first, v.t, v.delay);
-  if (i + 1 == c->D) return done;
+  if (i + 1 == c->D || !spec_dp_algo_behind_sends(c->w->dp_algo)) return done;
   int j = 2 * i + 1;
   double left = tandem_span(0, j, c->K, v.first, v.t, v.delay) - v.delay[j];
   return fmax(done, left - v.hand[j]);
@@ -213,18 +222,18 @@ static double gpipe_ready(const ctx *c, phase v, int i) {
 
 /* The passes from the phases ph[bwd R + r]. With DT-FM's barriers the
  * last backward phase starts at max_r F_r + g + (P - 1) (max_r (F_r + B_r)
- * + g) (DiLoCo's inner steps too, as an approximation of their barriers
- * apart); hivemind's peers barrier apart, replica r's at F_r + g + (P - 1)
+ * + g); where replicas barrier apart (spec_dp_algo_apart: hivemind's
+ * peers, DiLoCo's inner steps) replica r's at F_r + g + (P - 1)
  * (F_r + B_r + g). Without barriers (the modern runtime) each replica's
  * passes follow each other alone: its last stage starts a backward phase
  * as its forward phase ends, its first stage the next pass as its
  * backward phase ends (it ends last), so replica r's last one starts at
  * F_r + (P - 1) (F_r + B_r). */
-/* Whether every replica's passes pass one barrier (DT-FM's runtime but
- * under hivemind): their last backward phases start together. */
+/* Whether every replica's passes pass one barrier (DT-FM's runtime, its
+ * replicas not apart): their last backward phases start together. */
 static bool passes_together(const ctx *c) {
   return runtime_of(c->w->runtime)->pass_barrier &&
-         !spec_dp_algo_matchmakes(c->w->dp_algo);
+         !spec_dp_algo_apart(c->w->dp_algo);
 }
 
 static void gpipe_barriers(ctx *c, const double *ph) {
@@ -235,9 +244,9 @@ static void gpipe_barriers(ctx *c, const double *ph) {
   }
   bool barrier = runtime_of(c->w->runtime)->pass_barrier;
   bool together = passes_together(c);
-  double g = barrier ? c->g : 0;
   c->t_pipe = c->last = 0;
   for (int r = 0; r < c->R; r++) {
+    double g = barrier ? c->gr[r] : 0;
     double f = (together ? fm : ph[r]) + g;
     double fb = (together ? fbm : ph[r] + ph[c->R + r]) + g;
     double b = together ? bm : ph[c->R + r];
@@ -268,9 +277,7 @@ static void gpipe(ctx *c) {
   c->net.swap = false;
   gpipe_barriers(c, ph);
   c->period = most_of(slow, R);
-  free(m);
-  free(ph);
-  free(slow);
+  free(m), free(ph), free(slow);
 }
 
 /* ---- 1F1B ---- */
@@ -336,11 +343,10 @@ static void onef1b(ctx *c) {
     c->t_pipe = fmax(c->t_pipe, c->P * pass);
     for (int st = 0; st < D; st++)
       c->ready[(size_t)r * D + st] =
-          (c->P - 1) * pass + (p.megatron ? end[st] : fmax(end[st], sent[st]));
+          (c->P - 1) * pass + (p.megatron || !spec_dp_algo_behind_sends(c->w->dp_algo)
+                                   ? end[st] : fmax(end[st], sent[st]));
   }
-  free(h);
-  free(shaper);
-  free(end);
+  free(h), free(shaper), free(end);
 }
 
 /* ---- the tail ---- */
@@ -423,6 +429,8 @@ static void megatron_rounds(ctx *c) {
   const spec_model *m = c->w->model;
   double emb = (double)m->vocab * m->hidden * m->value_bytes, *rd = c->ready;
   members g = members_new(D);
+  if (predict_gap_ends_beside_pass(&c->net, c->a, c->act, emb))
+    c->gaps |= gap_bit(PREDICT_GAP_SYNC_BESIDE_PASS);
   hop_net_reset(&c->net);
   for (int r = 0; r < c->R; r++) {
     int ends[2] = {alloc_at(c->a, r, 0), alloc_at(c->a, r, D - 1)};
@@ -457,20 +465,25 @@ static void megatron_rounds(ctx *c) {
 }
 
 /* Every device steps its optimizer once its synchronisation is done; then
- * DT-FM's last barrier. *opt_last gets the step of the device that ends
- * last. Returns the iteration's end. */
+ * DT-FM's last barrier (each replica's own when apart). *opt_last gets the
+ * step of the device that ends last. Returns the iteration's end. */
 static double finish(const ctx *c, double *opt_last) {
-  double end = fmax(c->t_pipe, c->window);
+  bool apart = spec_dp_algo_apart(c->w->dp_algo);
+  double floor = apart ? c->window : fmax(c->t_pipe, c->window), end = 0;
   *opt_last = 0;
-  for (int r = 0; r < c->R; r++)
+  for (int r = 0; r < c->R; r++) {
+    double er = floor, or = 0;
     for (int st = 0; st < c->D; st++) {
       int d = alloc_at(c->a, r, st);
       double o = runtime_step_s(c->w, c->gpu[d], st);
       if (!spec_is_diloco(c->w)) o += compress_sync_s(c->w, st, c->gpu[d]);
       double e = c->ready[(size_t)r * c->D + st] + o;
-      if (e > end) end = e, *opt_last = o;
+      if (e > er) er = e, or = o;
     }
-  return end + c->g;
+    c->rend[r] = er + c->gr[r];
+    if (er + c->gr[r] > end) end = er + c->gr[r], *opt_last = or;
+  }
+  return fmax(end, c->t_pipe);
 }
 
 /* The reported terms, from the replica slowest with free communication. */
@@ -501,57 +514,44 @@ static void breakdown(const ctx *c, double end, double opt_last,
           fabs(out->iteration_s - end) <= 1e-9 * fmax(1, end)));
 }
 
-/* The slowest member's seconds of fragment f's quantisation (update false)
- * or its dequantisation and outer step (update true). */
-static double fragment_work_s(const ctx *c, const diloco_plan *p, int f,
-                              bool update) {
-  double most = 0;
-  for (int st = 0; st < c->D; st++) {
-    double params = diloco_fragment_params(c->w, p, st, f);
-    double b16 = params * c->w->model->value_bytes;
-    for (int r = 0; r < c->R && params > 0; r++) {
-      const spec_gpu *g = c->gpu[alloc_at(c->a, r, st)];
-      double t = compress_grad_s(c->w, g, b16, update) +
-                 (update ? diloco_outer_s(g, params) : 0);
-      most = fmax(most, t);
-    }
-  }
-  return most;
-}
-
-/* Fragment f's ring all-reduces, every stage group at once from 0: when
- * the last member has the result. */
+/* Fragment f's ring all-reduces, every stage group at once, each member
+ * from diloco_exchange_ready: when the last member has the result, from
+ * the slowest replica's step end. */
 static double fragment_ring_s(ctx *c, const diloco_plan *p, int f) {
   spec_dp_algo ex =
       c->w->given.exchange_levels > 1 ? SPEC_HIER_RING : SPEC_RING;
   members g = members_new(c->R);
+  double end = 0, *rd = mem_alloc((size_t)c->R * c->D * sizeof *rd);
+  diloco_exchange_ready(c->w, c->a, c->gpu, p, f, c->rend, rd);
   hop_net_reset(&c->net);
   for (int st = 0; st < c->D; st++)
     dpsync_count(&c->net, ex, column(c, &g, st)->dev, c->R,
                  diloco_fragment_bytes(c->w, p, st, f),
-                 TRANSPORT_DILOCO_CHANNELS, NULL);
+                 TRANSPORT_DILOCO_CHANNELS, rd + st * c->R);
   solve(c);
-  double end = 0;
   for (int st = 0; st < c->D; st++) {
     column(c, &g, st);
     dpsync_run(&c->net, ex, g.dev, c->R,
                diloco_fragment_bytes(c->w, p, st, f),
-               TRANSPORT_DILOCO_CHANNELS, NULL, g.done);
+               TRANSPORT_DILOCO_CHANNELS, rd + st * c->R, g.done);
     for (int r = 0; r < c->R; r++) end = fmax(end, g.done[r]);
   }
-  members_free(&g);
+  members_free(&g), free(rd);
   return end;
 }
 
 /* DiLoCo's cycle (models/diloco.h) from the inner step in out: per
- * fragment its quantisation and update in full, its ring less what the
- * tau overlapped steps hide (their interference with it left out). */
+ * fragment its update in full, its ring (from each member's step end and
+ * quantisation) less what the tau overlapped steps hide (their
+ * interference with it left out). */
 static void outer(ctx *c, predict_result *out) {
   diloco_plan p = diloco_plan_of(c->w);
   double *sync = mem_alloc((size_t)p.fragments * sizeof *sync), work = 0;
   for (int f = 0; f < p.fragments; f++) {
     sync[f] = c->R > 1 ? fragment_ring_s(c, &p, f) : 0;
-    work += fragment_work_s(c, &p, f, false) + fragment_work_s(c, &p, f, true);
+    if (c->R < 2) /* else its ring starts from each member's */
+      work += diloco_fragment_work_s(c->w, c->a, c->gpu, &p, f, false);
+    work += diloco_fragment_work_s(c->w, c->a, c->gpu, &p, f, true);
   }
   double inner = out->iteration_s;
   double cycle = diloco_cycle_s(&p, inner, sync) + work;
@@ -583,6 +583,8 @@ static void count_tail(ctx *c, spec_dp_algo algo, members *g) {
       double cb = pace(c, c->b[(size_t)r * c->D + st]);
       if (st + 1 < c->D) hop_net_next(&c->net, c->last, cb, cb);
       else hop_net_flow(&c->net, c->last, cb, cb);
+      if (st + 1 == c->D) hop_net_pass(&c->net);
+      if (st + 1 == c->D && c->K == 1) hop_net_whole(&c->net);
       hop_net_count(&c->net, d, e, c->act, TRANSPORT_P2P_CHANNELS);
       hop_net_leg(&c->net, d, e, c->act, c->K * c->act, TRANSPORT_P2P_CHANNELS);
     }
@@ -606,8 +608,7 @@ static void backward_again(ctx *c) {
     for (int i = 0; i < D; i++)
       c->ready[(size_t)r * D + D - 1 - i] = c->last + gpipe_ready(c, v, i);
   }
-  c->t_pipe = c->last + bm;
-  free(m);
+  c->t_pipe = c->last + bm, free(m);
 }
 
 /* dp_all with the last backward pass in the same phase: TAIL_ROUNDS

@@ -29,8 +29,10 @@
  * PREDICT_TOLERANCE, X(ID, "name", bound, "what"): bound is the most it
  * was measured to cost (a relative error; INFINITY: not bounded) on the
  * built-in cases and, where a row says so, on the consistency harness's
- * cases (tests/harness_gen.c, seeds 1..4000, each under its own network
- * model: analysis/VALIDATION.md). predict_result.left_out has bit
+ * cases (tests/harness_gen.c, seeds 1..4000, and 1..10^4 for the rows
+ * re-measured by issue 33's last point: sync-overlap, fill-shares,
+ * chain-sharing, pass-boundaries; each under its own network model:
+ * analysis/VALIDATION.md). predict_result.left_out has bit
  * PREDICT_GAP_ID set when the case predicted has it, and error_bound says
  * how far off the prediction may be; a search simulates, rather than
  * prunes, what could be the best within it (schedules/shape.c). */
@@ -49,19 +51,30 @@
     "(pipelines sharing one, or a stage's own NIC binding both of its "     \
     "boundaries) are shared as two phases (up to 21 % long on the "         \
     "built-ins, 20.7 % off on the harness)")                                \
-  X(SYNC_OVERLAP, "sync-overlap", 0.35,                                     \
+  X(SYNC_OVERLAP, "sync-overlap", 0.41,                                     \
     "sharded-ps's pieces to every member, beside the pipelines' last "      \
     "transfers on the senders' shapers and NICs, shared as one round (up "  \
-    "to 15 % short on the built-ins, 34.1 % off on the harness)")           \
+    "to 15 % short on the built-ins, 40.3 % off on the harness)")           \
   X(SYNC_BESIDE_PASS, "sync-beside-pass", 0.27,                             \
-    "a stage's gradient synchronisation beside the pass's last transfers "  \
-    "on a NIC that binds both, shared as two phases (or as one fluid "      \
-    "phase where paths or NICs are shared): up to 26.8 % off on the "       \
+    "a stage's gradient synchronisation (or Megatron's tied embedding's "  \
+    "between a pipeline's ends) beside the pass's last transfers on a NIC " \
+    "that cannot carry both at once, shared as two phases (or as one "      \
+    "fluid phase where paths or NICs are shared): up to 26.8 % off on the " \
     "harness")                                                              \
-  X(FILL_SHARES, "fill-shares", 0.08,                                       \
+  X(FILL_SHARES, "fill-shares", 0.14,                                       \
     "flows that share a NIC or a path and whose shares change as others "   \
     "start or finish: each connection at its rate averaged over its "       \
-    "flow's life (models/fill.h; up to 7.9 % off on the harness)")          \
+    "flow's life (models/fill.h; up to 13.6 % off on the harness)")         \
+  X(CHAIN_SHARING, "chain-sharing", 0.10,                                   \
+    "a synchronisation's chain or ring whose own connections bind one NIC " \
+    "or path together, shared at one rate throughout: the engine gives it " \
+    "to those sending (the first alone until the next starts, the last "    \
+    "alone once the others are done): up to 9.2 % off on the harness")      \
+  X(PASS_BOUNDARIES, "pass-boundaries", 0.33,                               \
+    "a pass's boundaries binding one NIC or path together, shared at one "  \
+    "rate as if they sent at once throughout, where a pass of a few "       \
+    "micro-batches sends them partly one after the other: up to 32.8 % "    \
+    "off on the harness")                                                   \
   X(DILOCO_OVERLAP, "diloco-overlap", INFINITY,                             \
     "streaming DiLoCo's exchanges overlapping inner steps: their "          \
     "interference with the steps")                                          \

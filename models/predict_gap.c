@@ -59,44 +59,68 @@ double predict_links_drift(const scenario *s, const alloc *a, double T) {
 }
 
 
+/* Whether NIC nd binds the hop a -> b alone: its capacity is the hop's
+ * rate, at either end (hop_nic_bound names one end where both could). */
+static bool binds(const hop_net *n, int a, int b, double bytes, int channels,
+                  int nd) {
+  int r = hop_nic_bound(n, a, b, bytes, channels);
+  return r >= 0 && (nd == n->nic[a] || nd == n->nic[b]) &&
+         n->cap[nd] == n->cap[r];
+}
+
 bool predict_gap_two_ways(const hop_net *n, const alloc *a, int r, int st,
                           double bytes) {
   if (st == 0 || st + 1 == a->stages) return false;
   int d = alloc_at(a, r, st), nd = n->nic[d], P = TRANSPORT_P2P_CHANNELS;
   int u = alloc_at(a, r, st - 1), v = alloc_at(a, r, st + 1);
-  return (hop_nic_bound(n, d, u, bytes, P) == nd &&
-          hop_nic_bound(n, d, v, bytes, P) == nd) ||
-         (hop_nic_bound(n, u, d, bytes, P) == nd &&
-          hop_nic_bound(n, v, d, bytes, P) == nd);
+  return (binds(n, d, u, bytes, P, nd) && binds(n, d, v, bytes, P, nd)) ||
+         (binds(n, u, d, bytes, P, nd) && binds(n, v, d, bytes, P, nd));
 }
 
-/* Whether d's NIC binds a hop of its pipeline (replica r, stage st), in
- * (d receives) or out (d sends). */
-static bool binds_pass(const hop_net *n, const alloc *a, int r, int st,
-                       double act, bool in) {
+/* Whether d's NIC (replica r, stage st) cannot carry a synchronisation
+ * hop of rate sync and one of its pipeline's hops at their own rates at
+ * once: out of it (in false) or into it (in true). */
+static bool crowds_pass(const hop_net *n, const alloc *a, int r, int st,
+                        double act, double sync, bool in) {
   int d = alloc_at(a, r, st), nd = n->nic[d], P = TRANSPORT_P2P_CHANNELS;
+  if (!(n->cap[nd] > 0) || !(sync > 0)) return false;
   for (int k = -1; k <= 1; k += 2) {
     if (st + k < 0 || st + k >= a->stages) continue;
     int e = alloc_at(a, r, st + k);
-    if (hop_nic_bound(n, in ? e : d, in ? d : e, act, P) == nd) return true;
+    double pass = hop_alone_rate(n, in ? e : d, in ? d : e, act, P);
+    if (pass > 0 && sync + pass > n->cap[nd] * (1 + 1e-9)) return true;
   }
   return false;
 }
 
+/* Whether device e's synchronisation with stage st of replica r (messages
+ * of sync bytes, either way) and one of that stage's pipeline boundaries
+ * crowd the stage's NIC (crowds_pass): a NIC that binds both alone, or
+ * one whose capacity is less than their rates together. */
+static bool beside(const hop_net *n, const alloc *a, int r, int st, int e,
+                   double act, double sync) {
+  int d = alloc_at(a, r, st), C = TRANSPORT_NCCL_RING_CHANNELS;
+  return crowds_pass(n, a, r, st, act, hop_alone_rate(n, d, e, sync, C),
+                     false) ||
+         crowds_pass(n, a, r, st, act, hop_alone_rate(n, e, d, sync, C), true);
+}
+
 bool predict_gap_sync_beside_pass(const hop_net *n, const alloc *a,
                                   double act, double sync) {
-  int C = TRANSPORT_NCCL_RING_CHANNELS;
   for (int st = 0; st < a->stages && a->stages > 1; st++)
-    for (int r = 0; r < a->replicas; r++) {
-      int d = alloc_at(a, r, st), nd = n->nic[d];
-      for (int q = 0; q < a->replicas; q++) {
-        int e = alloc_at(a, q, st);
-        if ((q != r && hop_nic_bound(n, d, e, sync, C) == nd &&
-             binds_pass(n, a, r, st, act, false)) ||
-            (q != r && hop_nic_bound(n, e, d, sync, C) == nd &&
-             binds_pass(n, a, r, st, act, true)))
+    for (int r = 0; r < a->replicas; r++)
+      for (int q = 0; q < a->replicas; q++)
+        if (q != r && beside(n, a, r, st, alloc_at(a, q, st), act, sync))
           return true;
-      }
-    }
+  return false;
+}
+
+bool predict_gap_ends_beside_pass(const hop_net *n, const alloc *a,
+                                  double act, double emb) {
+  int D = a->stages;
+  for (int r = 0; r < a->replicas && D > 1; r++)
+    if (beside(n, a, r, 0, alloc_at(a, r, D - 1), act, emb) ||
+        beside(n, a, r, D - 1, alloc_at(a, r, 0), act, emb))
+      return true;
   return false;
 }

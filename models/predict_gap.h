@@ -19,10 +19,17 @@ bool predict_gap_two_ways(const hop_net *n, const alloc *a, int r, int st,
                           double bytes);
 
 /* Whether a device's gradient synchronisation (its group's hops, messages
- * of sync bytes) leaves or enters through a NIC that binds both it and one
- * of the device's pipeline boundaries (messages of act bytes): the
- * synchronisation beside the pass's last transfers (sync-beside-pass). */
+ * of sync bytes) leaves or enters through a NIC that cannot carry it and
+ * one of the device's pipeline boundaries (messages of act bytes) at their
+ * own rates at once: the synchronisation beside the pass's last transfers
+ * (sync-beside-pass). */
 bool predict_gap_sync_beside_pass(const hop_net *n, const alloc *a,
                                   double act, double sync);
+
+/* The same for Megatron's tied embedding (messages of emb bytes) between
+ * the first and the last stage of each pipeline: either end's NIC crowded
+ * by the all-reduce and one of the end's pipeline boundaries. */
+bool predict_gap_ends_beside_pass(const hop_net *n, const alloc *a,
+                                  double act, double emb);
 
 #endif

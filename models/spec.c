@@ -83,6 +83,20 @@ bool spec_dp_algo_apart(spec_dp_algo algo) {
   return false;
 }
 
+bool spec_dp_algo_behind_sends(spec_dp_algo algo) {
+  switch (algo) {
+    case SPEC_CENTRAL_PS:
+    case SPEC_RING:
+    case SPEC_HIER_RING: return true;
+    case SPEC_SHARDED_PS:
+    case SPEC_HIVEMIND:
+    case SPEC_DILOCO:
+    case SPEC_STREAMING_DILOCO: return false;
+  }
+  assert(!"unknown dp_algo");
+  return false;
+}
+
 bool spec_dp_algo_matchmakes(spec_dp_algo algo) {
   switch (algo) {
     case SPEC_CENTRAL_PS:

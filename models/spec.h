@@ -113,6 +113,11 @@ bool spec_dp_algo_streams(spec_dp_algo algo);
  * steps, hivemind's accumulation: each peer on its own until the group's
  * averaging): DT-FM's barriers are then each replica's own. */
 bool spec_dp_algo_apart(spec_dp_algo algo);
+/* Whether algo's per-step messages go on the members' send streams,
+ * behind their pipeline's last sends (sim/train.c: NCCL's central-ps,
+ * ring and hier-ring); sharded-ps sends on no stream, hivemind on its own
+ * per pair, DiLoCo's inner steps send nothing. */
+bool spec_dp_algo_behind_sends(spec_dp_algo algo);
 /* Whether algo forms its groups by matchmaking before each round
  * (hivemind: it takes matchmaking_s and delay_averaging). */
 bool spec_dp_algo_matchmakes(spec_dp_algo algo);
