@@ -188,6 +188,11 @@ int cost_sizes(const scenario *s, double *activation_gb, double *gradient_gb,
   return ERR_OK;
 }
 
+/* Above this many replicas a group pair's pairing comes from the transport
+ * over its classes (pair_big); up to it, from the matching over the
+ * devices, as always (every built-in's groups are smaller). */
+#define COST_PAIR_DEVICES_MAX 64
+
 /* The links are scenario_link's at t = 0: the trace between the sites, then
  * the overrides (one per device pair, both directions) on top — the same
  * values scenario_link gives, kept per site pair plus a sparse map. */
@@ -198,7 +203,8 @@ cost_ctx *cost_ctx_from_scenario(const scenario *s, err *e) {
             "is not the %d devices", s->name, st, rep, n);
     return NULL;
   }
-  double act, grad, need = cost_scratch_bytes(rep, st),
+  bool devices = s->noverrides > 0 || rep <= COST_PAIR_DEVICES_MAX;
+  double act, grad, need = cost_scratch_bytes(rep, st, devices),
                     limit = mem_limit_bytes();
   if (need > limit) {
     err_set(e, ERR_MEMORY, "%s: scoring a placement of %d replicas x %d "
@@ -375,10 +381,11 @@ static void group_sig(const cost_ctx *c, const int *g, const cost_scratch *s,
 static double pair_value(const cost_ctx *c, const int *ga, const int *gb,
                          int *match, cost_scratch *s) {
   int k = c->replicas;
+  double *w = cost_scratch_square(s);
   for (int i = 0; i < k; i++) {
-    for (int j = 0; j < k; j++) s->w[i * k + j] = pp_at(c, ga[i], gb[j]);
+    for (int j = 0; j < k; j++) w[i * k + j] = pp_at(c, ga[i], gb[j]);
   }
-  return cost_bottleneck_match(k, s->w, match, s);
+  return cost_bottleneck_match(k, w, match, s);
 }
 
 /* The classes of a group's sites: *d distinct sites, their devices cnt[]
@@ -433,10 +440,6 @@ static double pair_memo(const cost_ctx *c, const int *ga, const int *gb,
 
 /* ---- groups above the memo's reach, without overrides ---- */
 
-/* Above this many replicas a group pair's pairing comes from the transport
- * over its classes (pair_big); up to it, from the matching over the
- * devices, as always (every built-in's groups are smaller). */
-#define COST_PAIR_DEVICES_MAX 64
 
 /* The scratch's class buffers for c's sites and k members. */
 static void classes_reserve(const cost_ctx *c, cost_scratch *s) {
@@ -538,9 +541,10 @@ double cost_group_pair(const cost_ctx *c, const int *ga, const int *gb,
   double v = pair_memo(c, ga, gb, sa, sb, s);
   if (match) { /* cost_bottleneck_match's pairing: the search at v */
     int k = c->replicas;
+    double *w = cost_scratch_square(s);
     for (int i = 0; i < k; i++)
-      for (int j = 0; j < k; j++) s->w[i * k + j] = pp_at(c, ga[i], gb[j]);
-    bool ok = cost_match_at(s, k, s->w, v, match);
+      for (int j = 0; j < k; j++) w[i * k + j] = pp_at(c, ga[i], gb[j]);
+    bool ok = cost_match_at(s, k, w, v, match);
     assert(ok);
     (void)ok;
   }

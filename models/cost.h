@@ -14,6 +14,8 @@
 #ifndef MODELS_COST_H
 #define MODELS_COST_H
 
+#include <stdbool.h>
+
 #include "base/err.h"
 #include "models/alloc.h"
 #include "traces/scenario.h"
@@ -45,7 +47,8 @@ cost_ctx *cost_ctx_new(int replicas, int stages, const double *latency_ms,
 /* A context for scenario s at t = 0 (scenario_link), with the sizes of
  * cost_sizes. NULL and e filled when the workload does not resolve, or
  * (ERR_MEMORY, with the numbers) when a score's scratch
- * (cost_scratch_bytes) would pass the memory this process may hold
+ * (cost_scratch_bytes; its replicas^2 matching only where s has device-pair
+ * overrides) would pass the memory this process may hold
  * (mem_limit_bytes): 200,000 replicas took 320 GB and aborted. */
 cost_ctx *cost_ctx_from_scenario(const scenario *s, err *e);
 
@@ -89,11 +92,13 @@ size_t cost_ctx_bytes(const cost_ctx *c);
  * groups. One per thread; never NULL. */
 cost_scratch *cost_scratch_new(int replicas, int stages);
 
-/* The bytes cost_scratch_new(replicas, stages) takes, about (its memos
- * aside): replicas^2 for the replicas' matching. cost_ctx_from_scenario
+/* The bytes a scratch of cost_scratch_new(replicas, stages) takes, about
+ * (its memos aside); devices: with the matching over the devices'
+ * replicas^2 arrays, which it makes on first use (device-pair overrides, or
+ * up to 64 replicas; over site classes none). cost_ctx_from_scenario
  * refuses a scenario whose scratch passes the memory this process may
  * hold. */
-double cost_scratch_bytes(int replicas, int stages);
+double cost_scratch_bytes(int replicas, int stages, bool devices);
 void cost_scratch_free(cost_scratch *w);  /* NULL is fine */
 
 /* Bottleneck perfect matching of a k x k matrix (row-major, k <= the

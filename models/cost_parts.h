@@ -40,6 +40,8 @@ typedef struct cost_flow {
 
 struct cost_scratch {
   int kmax, nmax;
+  /* the matching over the devices' (cost_scratch_square; NULL until its
+   * first use: above 64 replicas without overrides none is made) */
   double *w;       /* kmax^2: a matching's weights */
   double *vals;    /* kmax^2: its sorted distinct values */
   int *pos;        /* kmax^2: raise_threshold's places of vals in w */
@@ -70,6 +72,11 @@ struct cost_scratch {
   int *cls_flow;   /* ncls^2: a transport at the value */
   int *cls_next;   /* kmax: a group's members of one class, linked */
 };
+
+/* s's kmax^2 arrays (w, vals, pos), made on the first call: the matching
+ * over the devices needs them, the one over site classes does not.
+ * Returns s->w. */
+double *cost_scratch_square(cost_scratch *s);
 
 /* The pairing a cold search finds among the edges <= t of the k x k
  * matrix w, into match (as cost_bottleneck_match's, which is this search

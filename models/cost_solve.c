@@ -13,10 +13,11 @@
 #include "base/mem.h"
 #include "models/cost_parts.h"
 
-double cost_scratch_bytes(int replicas, int stages) {
+double cost_scratch_bytes(int replicas, int stages, bool devices) {
   double k = replicas, n = stages;
-  double b = k * k * (2 * sizeof(double) + sizeof(int)) + n * n * 2 *
-             sizeof(double) + k * 6 * sizeof(int) + n * 6 * sizeof(double);
+  double b = n * n * 2 * sizeof(double) + k * 6 * sizeof(int) +
+             n * 6 * sizeof(double);
+  if (devices) b += k * k * (2 * sizeof(double) + sizeof(int));
   if (stages <= COST_HELD_KARP_MAX) b += ldexp(n, stages) * sizeof(double);
   return b;
 }
@@ -26,9 +27,6 @@ cost_scratch *cost_scratch_new(int replicas, int stages) {
   int k = replicas, n = stages;
   w->kmax = k;
   w->nmax = n;
-  w->w = mem_alloc((size_t)k * k * sizeof *w->w);
-  w->vals = mem_alloc((size_t)k * k * sizeof *w->vals);
-  w->pos = mem_alloc((size_t)k * k * sizeof *w->pos);
   w->row_of = mem_alloc((size_t)k * sizeof(int));
   w->col_of = mem_alloc((size_t)k * sizeof(int));
   w->stamp = mem_calloc((size_t)k, sizeof(int));
@@ -48,6 +46,16 @@ cost_scratch *cost_scratch_new(int replicas, int stages) {
     w->hk = mem_calloc(((size_t)1 << n) * n, sizeof *w->hk);
   }
   return w;
+}
+
+double *cost_scratch_square(cost_scratch *s) {
+  if (!s->w) {
+    size_t k = (size_t)s->kmax;
+    s->w = mem_alloc(k * k * sizeof *s->w);
+    s->vals = mem_alloc(k * k * sizeof *s->vals);
+    s->pos = mem_alloc(k * k * sizeof *s->pos);
+  }
+  return s->w;
 }
 
 void cost_scratch_free(cost_scratch *w) {
@@ -184,6 +192,7 @@ static bool raise_threshold(cost_scratch *s, int k, const double *w,
 double cost_bottleneck_match(int k, const double *w, int *match,
                              cost_scratch *s) {
   assert(k >= 1 && k <= s->kmax);
+  cost_scratch_square(s); /* vals and pos */
   /* Lower bound: every row and every column must use one of its edges. */
   double lb = -INFINITY;
   for (int i = 0; i < k; i++) {

@@ -50,6 +50,7 @@ static void devices_free(devices *d) {
 
 struct sim_engine {
   const scenario *s;          /* borrowed */
+  const alloc *a;             /* borrowed */
   sim_options opt;
   spec_workload w;
   devices d;
@@ -62,6 +63,8 @@ struct sim_engine {
   const int *dmap;            /* borrowed: device -> the trace's; NULL */
   sim_graph_speed speed;
   sim_stats_memo memo;        /* the figures of g alone, from its first run */
+  int64_t barrier_ns;         /* the graph's barrier latencies: DT-FM's */
+  int64_t *rb;                /* each replica's, or NULL (replica_barriers) */
 };
 
 static trace_value topo_link(const void *ctx, int a, int b, int64_t t) {
@@ -174,17 +177,10 @@ static int check_shape(const scenario *s, const spec_workload *w,
   return check_graph(s, w, e);
 }
 
-/* Allocates d's arrays for s's devices and lays out their NICs, sockets,
- * flow caps and windows (the GPUs and compute factors are devices_fill's). */
-static void devices_layout(devices *d, const scenario *s) {
-  size_t n = (size_t)s->ndevices;
-  *d = (devices){.gpu = mem_calloc(n, sizeof *d->gpu),
-                 .nic = mem_alloc(n * sizeof *d->nic),
-                 .sockets = mem_alloc(n * sizeof *d->sockets),
-                 .nic_gbps = mem_alloc(n * sizeof *d->nic_gbps),
-                 .flow_gbps = mem_alloc(n * sizeof *d->flow_gbps),
-                 .window = mem_alloc(n * sizeof *d->window),
-                 .factor = mem_alloc(n * sizeof *d->factor)};
+/* Lays out the NICs, sockets, flow caps and windows of s's devices in d's
+ * arrays. */
+static void devices_net(devices *d, const scenario *s) {
+  d->nnics = 0;
   for (int i = 0; i < s->nsites; i++) {
     const scenario_site *site = &s->sites[i];
     for (int k = 0; k < site->ndevices; k++) {
@@ -196,6 +192,20 @@ static void devices_layout(devices *d, const scenario *s) {
       d->window[dev] = site->tcp_window_bytes;
     }
   }
+}
+
+/* Allocates d's arrays for s's devices and lays out their NICs, sockets,
+ * flow caps and windows (the GPUs and compute factors are devices_fill's). */
+static void devices_layout(devices *d, const scenario *s) {
+  size_t n = (size_t)s->ndevices;
+  *d = (devices){.gpu = mem_calloc(n, sizeof *d->gpu),
+                 .nic = mem_alloc(n * sizeof *d->nic),
+                 .sockets = mem_alloc(n * sizeof *d->sockets),
+                 .nic_gbps = mem_alloc(n * sizeof *d->nic_gbps),
+                 .flow_gbps = mem_alloc(n * sizeof *d->flow_gbps),
+                 .window = mem_alloc(n * sizeof *d->window),
+                 .factor = mem_alloc(n * sizeof *d->factor)};
+  devices_net(d, s);
 }
 
 /* Fills d for workload w on s under allocation a: the layout, every
@@ -307,6 +317,7 @@ void sim_engine_free(sim_engine *x) {
   graph_give_back(x->g, x->spare);
   devices_free(&x->d);
   sim_stats_memo_free(&x->memo);
+  free(x->rb);
   free(x);
 }
 
@@ -318,6 +329,7 @@ static int engine_new(const scenario *s, const alloc *a, const sim_options *o,
   *out = NULL;
   sim_engine *x = mem_calloc(1, sizeof *x);
   x->s = s;
+  x->a = a;
   x->spare = spare;
   x->opt = o ? *o : sim_options_default();
   x->faults = faults;
@@ -339,11 +351,10 @@ static int engine_new(const scenario *s, const alloc *a, const sim_options *o,
     sim_engine_free(x);
     return rc;
   }
-  int64_t *rb = replica_barriers(s, &x->w, a);
-  in.replica_barrier_ns = rb;
+  x->barrier_ns = in.barrier_ns;
+  in.replica_barrier_ns = x->rb = replica_barriers(s, &x->w, a);
   x->g = graph_take(spare);
   build(x->g, &in, x->opt.diloco_full, &x->mk, &x->om);
-  free(rb);
   sim_graph_attach(x->g, &x->topo, &x->opt.transport, conn);
   if (x->opt.rates) sim_graph_log_rates(x->g, x->opt.rates);
   *out = x;
@@ -396,6 +407,29 @@ int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
   }
   out->samples_per_s = out->iteration_s > 0 ? x->w.batch / out->iteration_s : 0;
   return ERR_OK;
+}
+
+bool sim_engine_same_graph(const sim_engine *x, const scenario *s) {
+  if (spec_dp_algo_matchmakes(x->w.dp_algo) || x->opt.diloco_full ||
+      x->faults || s->ndevices != x->topo.ndevices ||
+      runtime_barrier_ns(s, x->a) != x->barrier_ns)
+    return false;
+  for (int r = 0; x->rb && r < x->a->replicas; r++)
+    if (runtime_replica_barrier_ns(s, x->a, r) != x->rb[r]) return false;
+  return true;
+}
+
+int sim_engine_rerun(sim_engine *x, const scenario *s, sim_result *out,
+                     err *e) {
+  assert(sim_engine_same_graph(x, s));
+  x->s = s;
+  devices_net(&x->d, s);
+  engine_topo(x);
+  sim_graph_attach(x->g, &x->topo, &x->opt.transport, SIM_NET_WARM);
+  bool stopped;
+  int rc = sim_engine_run(x, 0, INT64_MAX, out, &stopped, e);
+  assert(!stopped);
+  return rc;
 }
 
 const sim_task *sim_engine_tasks(const sim_engine *x, uint32_t *n) {

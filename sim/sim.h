@@ -8,6 +8,7 @@
 #ifndef SIM_SIM_H
 #define SIM_SIM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -111,6 +112,22 @@ int sim_engine_new(const scenario *s, const alloc *a, const sim_options *o,
  * ERR_RANGE past the span a simulation covers (base/simtime.h). */
 int sim_engine_run(sim_engine *x, int64_t t0, int64_t t_stop, sim_result *out,
                    bool *stopped, err *e);
+
+/* Whether the task graph of s under x's allocation is x's: x has no
+ * faults and the shortcut's graph (not diloco_full), s has x's devices,
+ * its DT-FM barriers (runtime_barrier_ns, each replica's) take x's
+ * latencies, and its workload reads no link while it is built (hivemind's
+ * rounds do). The caller vouches that s differs from x's scenario in links
+ * or hosts' settings only (sim/whatif.h: LINK, HOSTS), not in GPUs, speeds
+ * or the workload. */
+bool sim_engine_same_graph(const sim_engine *x, const scenario *s);
+
+/* sim_run of s, on x's graph (reset, not rebuilt) over s's network: s as
+ * sim_engine_same_graph accepts (borrowed; x reads it until the next
+ * rerun or its free). The same result as sim_run of s with x's options
+ * (tests/test_whatif.c); ERR_OK and out, or sim_engine_run's errors. */
+int sim_engine_rerun(sim_engine *x, const scenario *s, sim_result *out,
+                     err *e);
 
 /* The last run's task records (borrowed until the next run). */
 const sim_task *sim_engine_tasks(const sim_engine *x, uint32_t *n);

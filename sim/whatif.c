@@ -1,7 +1,11 @@
 /* whatif: see whatif.h (its grammar: whatif_parse.c). A what-if run copies what it changes — the network
  * trace (trace_copy), the sites array (shallow: the strings stay the
  * caller's) or a speed per device — into a scenario struct copied by
- * value, runs sim_run on it, and frees the copies. */
+ * value, runs sim_run on it, and frees the copies. explain's re-runs of a
+ * link or a site's hosts run on one task graph of the unchanged scenario,
+ * built once and reset per re-run (sim_engine_rerun), where that graph is
+ * theirs (sim_engine_same_graph: the barriers' latencies unchanged); the
+ * others build their own. */
 #include "sim/whatif.h"
 #include "sim/whatif_parse.h"
 
@@ -76,28 +80,42 @@ static void apply(changed *x, const scenario *s, const sim_options *o,
   }
 }
 
+/* *x: s with the n what-ifs w applied (changed_free), checked against the
+ * trace's bounds. ERR_OK, or ERR_RANGE. */
+static int changed_make(changed *x, const scenario *s, const sim_options *o,
+                        const sim_whatif *w, int n, err *e) {
+  *x = (changed){.c = *s};
+  for (int i = 0; i < n; i++) apply(x, s, o, &w[i]);
+  if (!x->net) return ERR_OK;
+  trace_value lo, hi;
+  trace_extremes(x->net, &lo, &hi);
+  if (lo.bandwidth_gbps < TRACE_MIN_BANDWIDTH_GBPS ||
+      hi.latency_ms > TRACE_MAX_LATENCY_MS || !isfinite(hi.bandwidth_gbps))
+    return err_set(e, ERR_RANGE, "%s: the what-if takes a link past the "
+                   "trace's bounds (%g Gbit/s at least, %g ms at most)",
+                   s->name, TRACE_MIN_BANDWIDTH_GBPS, TRACE_MAX_LATENCY_MS);
+  return ERR_OK;
+}
+
+/* A re-run's options: o's, with no timeline, inspection or rate log (only
+ * its iteration is read). */
+static sim_options rerun_options(const sim_options *o) {
+  sim_options oo = *o;
+  oo.timeline_path = NULL;
+  oo.inspect = NULL;
+  oo.rates = NULL;
+  return oo;
+}
+
 /* sim_whatif_run building its graph in *spare (sim_run_reuse; NULL:
  * none): explain's re-runs of 10^4 devices touch no fresh pages. */
 static int whatif_run(const scenario *s, const alloc *a, const sim_options *o,
                       const sim_whatif *w, int n, sim_graph **spare,
                       sim_result *out, err *e) {
   memset(out, 0, sizeof *out);
-  changed x = {.c = *s};
-  for (int i = 0; i < n; i++) apply(&x, s, o, &w[i]);
-  int rc = ERR_OK;
-  if (x.net) {
-    trace_value lo, hi;
-    trace_extremes(x.net, &lo, &hi);
-    if (lo.bandwidth_gbps < TRACE_MIN_BANDWIDTH_GBPS ||
-        hi.latency_ms > TRACE_MAX_LATENCY_MS || !isfinite(hi.bandwidth_gbps))
-      rc = err_set(e, ERR_RANGE, "%s: the what-if takes a link past the "
-                   "trace's bounds (%g Gbit/s at least, %g ms at most)",
-                   s->name, TRACE_MIN_BANDWIDTH_GBPS, TRACE_MAX_LATENCY_MS);
-  }
-  sim_options oo = *o;
-  oo.timeline_path = NULL;
-  oo.inspect = NULL;
-  oo.rates = NULL; /* only its iteration is read */
+  changed x;
+  int rc = changed_make(&x, s, o, w, n, e);
+  sim_options oo = rerun_options(o);
   if (x.speed) oo.speedup = x.speed;
   if (!rc) rc = sim_run_reuse(&x.c, a, &oo, spare, out, e);
   changed_free(&x);
@@ -279,6 +297,85 @@ static int gain_cmp(const void *x, const void *y) {
   return 0;
 }
 
+/* What-ifs the kept graph may serve: a link's values or a site's hosts'
+ * settings, which the graph reads only through its barriers' latencies
+ * (sim_engine_same_graph compares them); a GPU or a speed changes its
+ * compute times. */
+static bool keeps_graph(const sim_whatif *w) {
+  switch (w->kind) {
+    case SIM_WHATIF_LINK:
+    case SIM_WHATIF_HOSTS: return true;
+    case SIM_WHATIF_SPEED:
+    case SIM_WHATIF_GPU: return false;
+  }
+  return false;
+}
+
+/* The re-runs' engine of the unchanged scenario: its task graph built and
+ * frozen once, its run state reset per re-run (as a long run's). */
+typedef struct kept {
+  sim_engine *x;
+  bool failed; /* it could not be made: every re-run builds its own */
+} kept;
+
+/* w re-run on k's graph (made from s on first use) into *out: false when
+ * that graph is not w's, or on any failure (the re-run in order, after,
+ * reports it). */
+static bool rerun_kept(const scenario *s, const alloc *a, const sim_options *o,
+                       const sim_whatif *w, kept *k, sim_result *out) {
+  if (!keeps_graph(w) || k->failed) return false;
+  err e = {0};
+  sim_options oo = rerun_options(o);
+  if (!k->x &&
+      sim_engine_new(s, a, &oo, NULL, NULL, SIM_NET_WARM, &k->x, &e)) {
+    k->failed = true;
+    return false;
+  }
+  changed x;
+  bool ok = !changed_make(&x, s, o, w, 1, &e) &&
+            sim_engine_same_graph(k->x, &x.c) &&
+            !sim_engine_rerun(k->x, &x.c, out, &e);
+  changed_free(&x);
+  return ok;
+}
+
+/* Row r from its re-run x (freed), and the progress of *done of n. */
+static void record(const sim_sens_opts *q, sim_sensitivity *r, sim_result *x,
+                   int *done, int n) {
+  r->iteration_s = x->iteration_s;
+  r->gain_s = q->base_s - x->iteration_s;
+  sim_result_free(x);
+  ++*done;
+  if (q->progress) q->progress(q->progress_ctx, *done, n);
+}
+
+/* Re-runs the n rows r: first those the kept graph serves, then the rest
+ * in order, each graph built in one kept graph's memory. ERR_OK, or the
+ * first failing row's error. */
+static int rerun_all(const scenario *s, const alloc *a, const sim_options *o,
+                     const sim_sens_opts *q, sim_sensitivity *r, int n,
+                     err *e) {
+  bool *served = mem_calloc((size_t)n + 1, sizeof *served);
+  int done = 0, rc = ERR_OK;
+  kept k = {0};
+  for (int i = 0; i < n; i++) {
+    sim_result x;
+    if ((served[i] = rerun_kept(s, a, o, &r[i].w, &k, &x)))
+      record(q, &r[i], &x, &done, n);
+  }
+  sim_engine_free(k.x);
+  sim_graph *spare = NULL; /* one graph's memory for every re-run */
+  for (int i = 0; i < n && !rc; i++) {
+    sim_result x;
+    if (served[i] || (rc = whatif_run(s, a, o, &r[i].w, 1, &spare, &x, e)))
+      continue;
+    record(q, &r[i], &x, &done, n);
+  }
+  sim_graph_free(spare);
+  free(served);
+  return rc;
+}
+
 int sim_whatif_sensitivities(const scenario *s, const alloc *a,
                              const sim_options *o, const sim_sens_opts *q,
                              sim_sensitivity **out, int *nout, err *e) {
@@ -289,18 +386,7 @@ int sim_whatif_sensitivities(const scenario *s, const alloc *a,
   for (int i = 0; i < n; i++)
     m.r[m.n++] = (sim_sensitivity){.w = q->extra[i], .link = -1, .device = -1};
   sim_sensitivity *r = m.r;
-  int rc = ERR_OK;
-  sim_graph *spare = NULL; /* one graph's memory for every re-run */
-  for (int i = 0; i < m.n && !rc; i++) {
-    sim_result x;
-    rc = whatif_run(s, a, o, &r[i].w, 1, &spare, &x, e);
-    if (rc) break;
-    r[i].iteration_s = x.iteration_s;
-    r[i].gain_s = q->base_s - x.iteration_s;
-    sim_result_free(&x);
-    if (q->progress) q->progress(q->progress_ctx, i + 1, m.n);
-  }
-  sim_graph_free(spare);
+  int rc = rerun_all(s, a, o, q, r, m.n, e);
   if (rc) {
     free(r);
     *out = NULL;

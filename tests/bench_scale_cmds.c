@@ -1,7 +1,7 @@
 /* bench_scale_cmds: every command a user runs on volunteer-10k (10^4 GPUs
  * in 69 cities), each a whole process of geodes: CPU seconds (user +
  * system, wait4's rusage) and peak RSS of each (issue 37's targets in
- * brackets). With GEODES_BENCH_BASE=/path/to/an/older/geodes each command
+ * brackets; simulate, which has none, for reference). With GEODES_BENCH_BASE=/path/to/an/older/geodes each command
  * also runs under that binary, beside it, stopped after
  * GEODES_BENCH_BASE_CPU_S CPU-seconds (default 60; RLIMIT_CPU): the row
  * then says "> 60". Figures, not tests (tests/PERFORMANCE.md, internet
@@ -27,6 +27,8 @@ typedef struct cmd {
 } cmd;
 
 static const cmd CMDS[] = {
+    {"simulate (dtfm-identity)", 0, 0,
+     {"simulate", "volunteer-10k", "--method", "dtfm-identity", NULL}},
     {"predict (dtfm-identity)", 10, 0,
      {"predict", "volunteer-10k", "--method", "dtfm-identity", NULL}},
     {"schedule --method greedy", 10, 0,
@@ -102,9 +104,9 @@ int main(void) {
       printf("before ");
       print_took(&before, limit_s);
     }
-    printf("[target <= %g CPU-s", c->target_s);
+    if (c->target_s > 0) printf("[target <= %g CPU-s", c->target_s);
     if (c->target_mb > 0) printf(", <= %g MB", c->target_mb);
-    printf("]\n");
+    printf("%s\n", c->target_s > 0 ? "]" : "");
     fflush(stdout);
   }
   return 0;

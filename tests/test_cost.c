@@ -699,21 +699,37 @@ Test(cost_sparse, dp_group_by_site_equals_the_pairwise_sum) {
   scenario_free(s);
 }
 
+/* The text of a scenario of `sites` sites of `per` V100s each, one link
+ * class (10 ms, 1 Gbit/s), stages x replicas, and (overrides) one
+ * device-pair override. The caller frees it. */
+static char *big_scenario(int sites, int per, int stages, int replicas,
+                          bool overrides) {
+  size_t cap = 1 << 20;
+  char *text = malloc(cap);
+  int at = snprintf(text, cap, "{\"name\": \"big\", \"sites\": [");
+  for (int i = 0; i < sites; i++)
+    at += snprintf(text + at, cap - (size_t)at,
+                   "%s{\"name\": \"s%d\", \"devices\": %d, \"gpu\": "
+                   "\"V100\"}", i ? ", " : "", i, per);
+  at += snprintf(text + at, cap - (size_t)at,
+                 "], \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": "
+                 "1%s}, ", overrides ? ", \"overrides\": [{\"from\": \"s0:0\", "
+                 "\"to\": \"s1:0\", \"latency_ms\": 5, \"bandwidth_gbps\": 2}]"
+                 : "");
+  snprintf(text + at, cap - (size_t)at,
+           "\"workload\": {\"model\": \"gpt3-small\", \"batch\": %d, "
+           "\"micro_batch\": 1, \"stages\": %d, \"replicas\": %d}}",
+           replicas, stages, replicas);
+  return text;
+}
+
 /* Issue 35, 1: predict and schedule on 200,000 devices (one stage each)
  * aborted allocating the replicas' matching (replicas^2 doubles, 320 GB);
- * the context is refused with the numbers before anything is allocated,
- * and the estimate is the scratch's own arrays. */
+ * where that matching can run (a device-pair override) the context is
+ * refused with the numbers before anything is allocated, and the estimate
+ * is the scratch's own arrays. */
 Test(cost, a_scratch_past_memory_is_refused_with_its_size) {
-  char *text = malloc(1 << 20);
-  int at = snprintf(text, 1 << 20, "{\"name\": \"big\", \"sites\": [");
-  for (int i = 0; i < 100; i++)
-    at += snprintf(text + at, (size_t)(1 << 20) - (size_t)at,
-                   "%s{\"name\": \"s%d\", \"devices\": 2000, \"gpu\": "
-                   "\"V100\"}", i ? ", " : "", i);
-  snprintf(text + at, (size_t)(1 << 20) - (size_t)at,
-           "], \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1}, "
-           "\"workload\": {\"model\": \"gpt3-small\", \"batch\": 200000, "
-           "\"micro_batch\": 1, \"stages\": 1, \"replicas\": 200000}}");
+  char *text = big_scenario(100, 2000, 1, 200000, true);
   err e = {0};
   scenario *s = scenario_parse(text, strlen(text), "big.json", &e);
   cr_assert_not_null(s, "%s", e.msg);
@@ -724,9 +740,46 @@ Test(cost, a_scratch_past_memory_is_refused_with_its_size) {
                    "more than the "), "%s", e.msg);
   /* 2 doubles and an int per pair of replicas, the rest linear */
   double k = 200000;
-  cr_expect(cost_scratch_bytes(200000, 1) >= k * k * 20 &&
-            cost_scratch_bytes(200000, 1) < k * k * 20 * 1.001);
-  cr_expect_lt(cost_scratch_bytes(8, 8), 1e5, "a small run: small");
+  cr_expect(cost_scratch_bytes(200000, 1, true) >= k * k * 20 &&
+            cost_scratch_bytes(200000, 1, true) < k * k * 20 * 1.001);
+  cr_expect_lt(cost_scratch_bytes(200000, 1, false), k * 100,
+               "over site classes: linear");
+  cr_expect_lt(cost_scratch_bytes(8, 8, true), 1e5, "a small run: small");
+  scenario_free(s);
+  free(text);
+}
+
+/* Issue 37: without overrides a group pair is matched over its site
+ * classes, so the replicas^2 scratch is made only on the device-level path
+ * (first use): 50,000 replicas (50 GB of it) were refused; now they score,
+ * and a realised allocation's fixed-order cost is the partition's. */
+Test(cost, fifty_thousand_replicas_over_site_classes_score) {
+  enum { SITES = 25, PER = 4000, S = 2, R = SITES * PER / S };
+  char *text = big_scenario(SITES, PER, S, R, false);
+  err e = {0};
+  scenario *s = scenario_parse(text, strlen(text), "big.json", &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  cost_ctx *c = cost_ctx_from_scenario(s, &e);
+  cr_assert_not_null(c, "%s", e.msg);
+  cr_expect_gt(cost_scratch_bytes(R, S, true), 4e10, "what was refused");
+  int *groups = malloc((size_t)R * S * sizeof *groups);
+  for (int st = 0; st < S; st++)
+    for (int r = 0; r < R; r++) groups[st * R + r] = r * S + st;
+  cost_scratch *w = cost_scratch_new(R, S);
+  cost_parts p;
+  double score = cost_partition(c, groups, w, &p);
+  /* one link class: pp is 2 x (10 ms + 8 act / 1 Gbit/s) */
+  double act = cost_ctx_activation_gb(c);
+  cr_expect(p.pp_s == 2 * (10 / 1e3 + 8.0 * act / 1), "pp %.17g", p.pp_s);
+  cr_expect(score == p.dp_s + p.pp_s && isfinite(score) && score > 0);
+  alloc *a = cost_realise(c, groups, w);
+  cr_assert_not_null(a);
+  cr_expect(cost_alloc(c, a, NULL) == score, "%.17g against %.17g",
+            cost_alloc(c, a, NULL), score);
+  alloc_free(a);
+  cost_scratch_free(w);
+  free(groups);
+  cost_ctx_free(c);
   scenario_free(s);
   free(text);
 }

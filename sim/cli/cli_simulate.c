@@ -43,8 +43,10 @@ typedef struct sim_args {
   bool json, explain;
   cli_workload_opts wo;
   cli_training_opts to;
-  /* one iteration under netem or tcp: what held its transfers back */
+  /* one iteration under netem or tcp: what held its transfers back, from
+   * the rate log a timeline keeps, else summed as the run goes (acc) */
   sim_rate_log rates;
+  sim_netbound_acc *acc;
   sim_netbound nb;
   bool has_nb;
 } sim_args;
@@ -361,16 +363,23 @@ static void held_inspect(void *ctx, const sim_graph *g) {
   held_ctx *h = ctx;
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
-  sim_netbound_of(h->s, h->t, t, n, &h->p->rates, &h->p->nb);
+  if (h->p->acc) sim_netbound_acc_finish(h->p->acc, h->t, t, n, &h->p->nb);
+  else sim_netbound_of(h->s, h->t, t, n, &h->p->rates, &h->p->nb);
   h->p->has_nb = true;
 }
 
-/* One iteration under netem or tcp logs its rates, and says after it what
- * held its transfers back (sim/netbound.h); ideal has nothing to hold. */
+/* One iteration under netem or tcp hands its rates to the netbound
+ * accumulator (or logs them, when the timeline reads them too), and says
+ * after it what held its transfers back (sim/netbound.h); ideal has
+ * nothing to hold. */
 static void held_hook(sim_args *p, const scenario *s, sim_options *o) {
   static held_ctx h;
   if (!transport_is_shared(o->transport.model)) return;
   h = (held_ctx){p, s, &o->transport};
+  if (!o->timeline_path) {
+    p->acc = sim_netbound_acc_new(s);
+    sim_netbound_acc_attach(p->acc, &p->rates);
+  }
   o->rates = &p->rates;
   o->inspect = held_inspect, o->inspect_ctx = &h;
 }
@@ -466,6 +475,7 @@ fail:
 done:
   cli_training_free(&p.to);
   sim_rate_log_free(&p.rates);
+  sim_netbound_acc_free(p.acc);
   sim_result_free(&r);
   alloc_free(a);
   scenario_subset_free(view);
