@@ -204,7 +204,8 @@ Test(partition, knob_shape_is_what_applying_gives) {
           scenario_knobs_init(&k);
           k.stages = counts[i], k.replicas = counts[j];
           k.layers = (long[]){-1, 6, 24}[l], k.model = model[m];
-          int st = partition_knob_stages(s, &k), ly = partition_knob_layers(s, &k);
+          int st = partition_knob_stages(s, &k);
+          int ly = partition_knob_layers(s, &k);
           spec_workload w;
           if (scenario_apply(s, &k, NULL) == ERR_OK &&
               spec_workload_resolve(s, &w, NULL) == ERR_OK) {
