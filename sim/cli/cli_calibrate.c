@@ -203,7 +203,7 @@ static int write_params(const char *path, json_t *o) {
   cli_out out;
   int rc = cli_out_open(&out, path, "the parameters");
   if (rc) return rc;
-  if (cli_json_write(o, out.f, JSON_INDENT(2)) != 0 ||
+  if (json_out_write(o, out.f, JSON_INDENT(2)) != 0 ||
       fputc('\n', out.f) == EOF)
     rc = cli_error("%s: cannot write the parameters", path);
   return cli_out_close(&out, rc);

@@ -263,7 +263,7 @@ int cli_out_close(cli_out *o, int rc) {
 void cli_print_json(json_t *o, size_t flags) {
   /* streamed, so a full device fails at the final flush with its reason;
    * a failed write shows in stdout's error flag, which main checks */
-  cli_json_write(o, stdout, flags);
+  json_out_write(o, stdout, flags);
   putchar('\n');
   json_decref(o);
 }
@@ -283,14 +283,14 @@ int cli_print_json_stream(json_t *o, size_t flags, const cli_json_stream *st) {
     json_decref(k);
     putchar(':');
     if (strcmp(key, st->key) != 0) {
-      bad |= cli_json_write(v, stdout, any) != 0;
+      bad |= json_out_write(v, stdout, any) != 0;
       continue;
     }
     putchar('[');
     for (size_t i = 0; i < st->n && !bad; i++) {
       if (i) putchar(',');
       json_t *x = st->item(st->ctx, i);
-      bad |= !x || cli_json_write(x, stdout, any) != 0;
+      bad |= !x || json_out_write(x, stdout, any) != 0;
       json_decref(x);
     }
     putchar(']');
