@@ -53,6 +53,12 @@ static netimport *import(const char *const *files, const netimport_hosts *h,
   return m;
 }
 
+/* The four hand-written files: Virginia <-> Zurich, one and eight
+ * streams, and a -R test's two ends. */
+static const char *const files4[] = {
+    FIX "va_zu_p1.json", FIX "va_zu_p8.json", FIX "zu_va_r_client.json",
+    FIX "zu_va_r_server.json", NULL};
+
 static netimport_opts links_opts(void) {
   return (netimport_opts){.group_s = INFINITY, .mss_bytes = MSS,
                           .intra = {NAN, NAN, NAN, NAN}};
@@ -68,13 +74,10 @@ static void expect_value(const netimport *m, size_t k, int a, int b,
 }
 
 Test(netimport, four_files_by_hand) {
-  static const char *const files[] = {
-      FIX "va_zu_p1.json", FIX "va_zu_p8.json", FIX "zu_va_r_client.json",
-      FIX "zu_va_r_server.json", NULL};
   netimport_hosts *h = hosts(VA_ZU);
   netimport_opts o = links_opts();
   iperf3_runs r = {0};
-  netimport *m = import(files, h, &o, &r);
+  netimport *m = import(files4, h, &o, &r);
   cr_assert_eq(r.n, 3, "the -R test's two ends are one test");
   cr_assert_eq(m->nsnaps, 1);
   /* the round trip of the pair's single-stream tests, both ways: 90 ms
@@ -100,13 +103,20 @@ Test(netimport, four_files_by_hand) {
   netimport_hosts_free(h);
 }
 
-Test(netimport, one_way_is_mirrored_and_a_site_with_itself_is_given) {
+/* The -P 8 test alone (Virginia -> Zurich), 0.05 ms and 100 Gbit/s inside
+ * a site (o's intra value). */
+static netimport *one_way(const netimport_hosts *h, netimport_opts *o,
+                          iperf3_runs *r) {
   static const char *const files[] = {FIX "va_zu_p8.json", NULL};
+  o->intra = (netimport_value){0.05, 100, NAN, NAN};
+  return import(files, h, o, r);
+}
+
+Test(netimport, one_way_is_mirrored_and_a_site_with_itself_is_given) {
   netimport_hosts *h = hosts(VA_ZU);
   netimport_opts o = links_opts();
-  o.intra = (netimport_value){0.05, 100, NAN, NAN};
   iperf3_runs r = {0};
-  netimport *m = import(files, h, &o, &r);
+  netimport *m = one_way(h, &o, &r);
   /* -P 8 alone: its mean round trip, no flow_gbps, no loss */
   double lat = (95 + 96 + 97 + 98 + 99 + 100 + 101 + 102) / 8.0 / 2;
   netimport_value want = {lat, 4.8, NAN, NAN};
@@ -426,12 +436,10 @@ Test(netimport, bad_imports_name_the_test) {
  * itself from the intra value as from = to, values as netimport_at says
  * (no flow_gbps, no loss where no single-stream test gave them). */
 Test(netimport, links_file_of_a_one_way_test) {
-  static const char *const files[] = {FIX "va_zu_p8.json", NULL};
   netimport_hosts *h = hosts(VA_ZU);
   netimport_opts o = links_opts();
-  o.intra = (netimport_value){0.05, 100, NAN, NAN};
   iperf3_runs r = {0};
-  netimport *m = import(files, h, &o, &r);
+  netimport *m = one_way(h, &o, &r);
   json_t *doc = netimport_links_json(m, h);
   json_t *l = json_object_get(doc, "links");
   cr_assert_eq(json_array_size(l), 3); /* Virginia, the pair, Zurich */
@@ -461,13 +469,10 @@ Test(netimport, links_file_of_a_one_way_test) {
 /* The trace CSV: the provenance given, the header, and a row per pair
  * written, its reals in json_out_real's digits, unknown ones empty. */
 Test(netimport, trace_csv_rows_as_the_values) {
-  static const char *const files[] = {
-      FIX "va_zu_p1.json", FIX "va_zu_p8.json", FIX "zu_va_r_client.json",
-      FIX "zu_va_r_server.json", NULL};
   netimport_hosts *h = hosts(VA_ZU);
   netimport_opts o = links_opts();
   iperf3_runs r = {0};
-  netimport *m = import(files, h, &o, &r);
+  netimport *m = import(files4, h, &o, &r);
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);

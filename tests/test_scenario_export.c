@@ -234,6 +234,16 @@ Test(scenario_export, shaping_windows_and_path_keys_load_back_the_same) {
   support_run_clear(&r);
 }
 
+/* What put writes of v, as text (malloc'ed). */
+static char *text_of(void (*put)(const json_t *, FILE *), const json_t *v) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  put(v, f);
+  fclose(f);
+  return text;
+}
+
 /* The writer alone: every built-in's export written and read back is the
  * same JSON (each real the same double: json_equal compares them with ==),
  * a key per line at the top. */
@@ -241,11 +251,8 @@ Test(scenario_export, written_reads_back_the_same_json) {
   for (const char *const *n = scenario_builtin_names(); *n; n++) {
     scenario *s = support_scenario(*n);
     json_t *o = scenario_export(s, NULL);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    scenario_export_write(o, f);
-    fclose(f);
+    char *text = text_of(scenario_export_write, o);
+    size_t len = strlen(text);
     json_error_t je;
     json_t *back = json_loads(text, 0, &je);
     cr_assert_not_null(back, "%s: %s at %d", *n, je.text, je.line);
@@ -268,23 +275,15 @@ Test(scenario_export, values_on_one_line) {
       {0.30000000000000004, "0.30000000000000004"}, {3145728, "3145728.0"},
       {123456789012345678.0, "1.2345678901234568e+17"}};
   for (size_t i = 0; i < sizeof r / sizeof *r; i++) {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
     json_t *v = json_real(r[i].x);
-    scenario_export_value(v, f);
-    fclose(f);
+    char *text = text_of(scenario_export_value, v);
     cr_expect_str_eq(text, r[i].want, "%.17g", r[i].x);
     cr_expect_eq(strtod(text, NULL), r[i].x);
     json_decref(v);
     free(text);
   }
   json_t *o = json_pack("{s:[i,s,b],s:{s:n}}", "a", 1, "x\"y", 1, "b", "c");
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  scenario_export_value(o, f);
-  fclose(f);
+  char *text = text_of(scenario_export_value, o);
   cr_expect_str_eq(text, "{\"a\": [1, \"x\\\"y\", true], \"b\": {\"c\": null}}");
   json_decref(o);
   free(text);
