@@ -336,13 +336,6 @@ typedef struct cli_explain_opts {
   bool quiet;              /* no progress of the re-runs on stderr */
 } cli_explain_opts;
 
-/* Parses the nspecs --what-if texts (each what-ifs joined by ';') against
- * s into *out (free) and *n; a bad or empty one is cmd's usage error naming
- * --what-if and its text (CLI_USAGE, message printed). */
-int cli_explain_whatifs(const char *cmd, const scenario *s,
-                        const char *const *specs, int nspecs,
-                        struct sim_whatif **out, int *n);
-
 /* Simulates s under a and o, and prints its critical path, the top
  * resources, the sensitivities and the links' utilisation (a table, or one
  * JSON object), the re-runs' progress on stderr (cli_progress) unless
