@@ -95,17 +95,24 @@ int params_file_apply_text(const char *text, size_t len, const char *path,
   return rc;
 }
 
+/* Parameter id into o under its name, with its uncertainty sigma
+ * (NAN: none). */
+static void put_param(json_t *o, int id, double sigma) {
+  const params_info *i = &params_table[id];
+  json_t *p = json_object();
+  json_object_set_new(p, "value", json_real(params_get(id)));
+  if (isfinite(sigma)) json_object_set_new(p, "uncertainty", json_real(sigma));
+  json_object_set_new(p, "unit", json_string(i->unit));
+  json_object_set_new(p, "default", json_real(i->def));
+  json_object_set_new(o, i->name, p);
+}
+
 json_t *params_file_json(const int *ids, const double *sigma, int n) {
   json_t *o = json_object();
-  for (int k = 0; k < n; k++) {
-    const params_info *i = &params_table[ids[k]];
-    json_t *p = json_object();
-    json_object_set_new(p, "value", json_real(params_get(ids[k])));
-    if (sigma && isfinite(sigma[k]))
-      json_object_set_new(p, "uncertainty", json_real(sigma[k]));
-    json_object_set_new(p, "unit", json_string(i->unit));
-    json_object_set_new(p, "default", json_real(i->def));
-    json_object_set_new(o, i->name, p);
-  }
+  for (int k = 0; k < n; k++) put_param(o, ids[k], sigma ? sigma[k] : NAN);
+  for (int p = 0; p < PARAMS_N; p++) /* what --params set, kept */
+    if (params_get(p) != params_table[p].def &&
+        !json_object_get(o, params_table[p].name))
+      put_param(o, p, NAN);
   return o;
 }

@@ -34,7 +34,10 @@ int params_file_apply_text(const char *text, size_t len, const char *path,
                            err *e);
 
 /* The "params" object of the current values of the ids (n of them) with
- * their uncertainties (NULL, or NAN where unknown); the caller owns it. */
+ * their uncertainties (NULL, or NAN where unknown), then of every other
+ * parameter whose current value is not its built-in one (a --params value
+ * a fit keeps), each {value, [uncertainty,] unit, default}; the caller
+ * owns it. */
 json_t *params_file_json(const int *ids, const double *sigma, int n);
 
 #endif

@@ -12,6 +12,7 @@
 #include "base/file.h"
 #include "base/jfield.h"
 #include "base/mem.h"
+#include "models/partition.h"
 #include "models/spec.h"
 #include "traces/scenario_export.h"
 #include "traces/scenario_row.h"
@@ -198,6 +199,32 @@ int alloc_file_check_split(const alloc_file *f, const scenario *s,
   return err_set(e, ERR_CONFIG, "%s:%d: layers_per_stage: they sum to %lld, "
                  "not the run's %ld layers", f->path, f->split.line, sum,
                  layers);
+}
+
+/* split as "[a, b, c]" into buf. */
+static void split_text(const int *split, int n, char *buf, size_t size) {
+  size_t k = (size_t)snprintf(buf, size, "[");
+  for (int i = 0; i < n && k < size; i++)
+    k += (size_t)snprintf(buf + k, size - k, "%s%d", i ? ", " : "", split[i]);
+  if (k < size) snprintf(buf + k, size - k, "]");
+}
+
+int alloc_file_split_agrees(const alloc_file *f, const scenario *s,
+                            const alloc *a, const char *given, err *e) {
+  const int *theirs = f->split.layers_per_stage;
+  if (!theirs) return ERR_OK;
+  int n = s->workload.stages, *mine = mem_alloc((size_t)n * sizeof *mine);
+  int rc = partition_of(s, a, mine, e);
+  if (rc == ERR_OK && memcmp(mine, theirs, (size_t)n * sizeof *mine) != 0) {
+    char x[256], y[256];
+    split_text(theirs, n, x, sizeof x);
+    split_text(mine, n, y, sizeof y);
+    rc = err_set(e, ERR_CONFIG, "%s:%d: layers_per_stage %s disagrees with "
+                 "%s (which gives %s here): drop one of them", f->path,
+                 f->split.line, x, given, y);
+  }
+  free(mine);
+  return rc;
 }
 
 static int cmp_int(const void *a, const void *b) {

@@ -60,6 +60,14 @@ int alloc_file_knobs(const alloc_file *f, scenario *s, scenario_knobs *k,
 int alloc_file_check_split(const alloc_file *f, const scenario *s,
                            const scenario_knobs *k, err *e);
 
+/* f's split (if any) against the one the run has for a on s
+ * (partition_of: its given split, or the one balanced for a), which the
+ * caller names as given ("--layers-per-stage 4,4"): ERR_OK when equal,
+ * else ERR_CONFIG "FILE:LINE: layers_per_stage [a, b] disagrees with GIVEN
+ * (which gives [c, d] here): drop one of them". */
+int alloc_file_split_agrees(const alloc_file *f, const scenario *s,
+                            const alloc *a, const char *given, err *e);
+
 /* After the knobs applied: f's allocation on s (a copy, the caller's), or
  * for a file of some devices on *view, the view of s over them (free with
  * scenario_subset_free; NULL for every device). NULL and e filled when the

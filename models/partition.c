@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/mem.h"
 #include "models/roofline.h"
@@ -175,4 +176,50 @@ int partition_of(const scenario *s, const alloc *a, int *out, err *e) {
   free(buf);
   free(gpu);
   return rc;
+}
+
+int partition_knob_stages(const scenario *s, const scenario_knobs *k) {
+  if (k->stages > 0) return (int)k->stages;
+  if (k->replicas > 0 && s->ndevices % k->replicas == 0)
+    return s->ndevices / (int)k->replicas;
+  return s->workload.stages;
+}
+
+int partition_knob_layers(const scenario *s, const scenario_knobs *k) {
+  if (k->layers > 0) return (int)k->layers;
+  if (s->workload.layers > 0 && !k->model) return s->workload.layers;
+  const spec_model *m = k->model ? spec_model_find(k->model)
+                                 : spec_scenario_model(s);
+  return m ? m->layers : 0; /* hf:PATH: read when the knobs apply */
+}
+
+int partition_knob_split(const scenario *s, scenario_knobs *k,
+                         const char *text, int **list, err *e) {
+  if (strcmp(text, "balanced") == 0) {
+    k->balanced_layers = true;
+    return ERR_OK;
+  }
+  int stages = partition_knob_stages(s, k);
+  *list = mem_alloc(((size_t)stages + 1) * sizeof **list);
+  int n = partition_parse(text, *list, stages + 1);
+  if (n < 0)
+    return err_set(e, ERR_PARSE, "wants 'balanced' or %d comma-separated "
+                   "layer counts (no spaces), not '%s'", stages, text);
+  /* layers 0: unknown, the sum unchecked here */
+  int rc = partition_check(*list, n, stages, partition_knob_layers(s, k), e);
+  if (rc) return rc;
+  k->layers_per_stage = *list;
+  k->nlayers_per_stage = n;
+  return ERR_OK;
+}
+
+int partition_knob_fits(const scenario *s, const scenario_knobs *k, err *e) {
+  if (k->stages <= 0 && k->replicas <= 0) return ERR_OK;
+  int layers = partition_knob_layers(s, k);
+  long st = k->stages > 0 ? k->stages
+            : s->ndevices % k->replicas ? 0 : s->ndevices / k->replicas;
+  if (layers <= 0 || st <= layers) return ERR_OK;
+  return err_set_field(e, k->stages > 0 ? WORKLOAD_stages : WORKLOAD_replicas,
+                       ERR_CONFIG, "%ld stages for the %d layers: every "
+                       "stage holds at least one", st, layers);
 }

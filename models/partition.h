@@ -58,4 +58,29 @@ int partition_apply(spec_workload *w, const scenario *s,
  * ERR_OK, or spec_workload_resolve's or partition_balanced's error. */
 int partition_of(const scenario *s, const alloc *a, int *out, err *e);
 
+/* The stages and layers s's workload will have once knobs k apply
+ * (scenario_apply): k's stages, else the devices over k's replicas when
+ * they divide them, else s's; k's layers, else s's (unless k names a
+ * model), else the depth of k's model or s's (0 when unknown: an hf:PATH
+ * is read when the knobs apply, and models/spec then says so). */
+int partition_knob_stages(const scenario *s, const scenario_knobs *k);
+int partition_knob_layers(const scenario *s, const scenario_knobs *k);
+
+/* A split given as text into k before it applies to s: "balanced" sets
+ * k->balanced_layers; "a,b,..." (partition_parse) checked against
+ * partition_knob_stages and _layers (partition_check) becomes
+ * k->layers_per_stage = *list (malloc'ed, the caller frees it, also on
+ * error). ERR_OK, ERR_PARSE "wants 'balanced' or N comma-separated layer
+ * counts (no spaces), not 'TEXT'", or partition_check's ERR_CONFIG; the
+ * caller prefixes the option or the key. */
+int partition_knob_split(const scenario *s, scenario_knobs *k,
+                         const char *text, int **list, err *e);
+
+/* The stages k fixes (its stages, or the devices over its replicas)
+ * against the layers of partition_knob_layers, which the knobs' own check
+ * does not know: ERR_CONFIG "N stages for the L layers: every stage holds
+ * at least one" (field WORKLOAD_stages, or _replicas when k gives only
+ * them) when there are more; else (or when k fixes neither) ERR_OK. */
+int partition_knob_fits(const scenario *s, const scenario_knobs *k, err *e);
+
 #endif

@@ -213,6 +213,14 @@ double spec_head_flops(const spec_model *m);
  * without recomputation is 3x (6 N + 12 L h s), with it 4x the layers'. */
 double spec_token_flops(const spec_model *m);
 
+/* The N of spec_token_flops: layers x the layer's matrices + h V. */
+double spec_token_matrix_params(const spec_model *m);
+
+/* Training FLOPs per token with recomputation: the layers' forward 4x
+ * (forward, backward 2x, the forward again), the head's 3x (it is not
+ * recomputed). */
+double spec_token_flops_recompute(const spec_model *m);
+
 /* FLOPs of one micro-batch on stage st: forward = layers m F_layer, plus
  * m F_head on the last stage; backward = 2x the layers' forward, plus one
  * forward more with recomputation, and 2x the head's (it is not

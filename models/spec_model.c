@@ -163,3 +163,13 @@ double spec_head_flops(const spec_model *m) {
 double spec_token_flops(const spec_model *m) {
   return (m->layers * spec_layer_flops(m) + spec_head_flops(m)) / m->seq;
 }
+
+double spec_token_matrix_params(const spec_model *m) {
+  return m->layers * spec_layer_matrix_params(m) +
+         (double)m->hidden * m->vocab;
+}
+
+double spec_token_flops_recompute(const spec_model *m) {
+  return (4.0 * m->layers * spec_layer_flops(m) + 3.0 * spec_head_flops(m)) /
+         m->seq;
+}

@@ -419,3 +419,20 @@ void sim_critpath_free(sim_critpath *cp) {
   free(cp->devices);
   memset(cp, 0, sizeof *cp);
 }
+
+double sim_critpath_step_s(const sim_cp_step *x) {
+  return (double)(x->t1 - x->t0) * 1e-9;
+}
+
+double sim_critpath_cut_s(const sim_critpath *cp, size_t show) {
+  size_t n = cp->nsteps;
+  if (n <= show) return 0;
+  double *d = mem_alloc(n * sizeof *d);
+  for (size_t i = 0; i < n; i++) d[i] = sim_critpath_step_s(&cp->steps[i]);
+  for (size_t i = 0; i < show; i++) /* partial selection: small show */
+    for (size_t j = i + 1; j < n; j++)
+      if (d[j] > d[i]) { double t = d[i]; d[i] = d[j]; d[j] = t; }
+  double cut = d[show - 1];
+  free(d);
+  return cut;
+}

@@ -171,4 +171,12 @@ void sim_critpath_build(const sim_graph *g, const scenario *s,
 /* Frees out's arrays; NULL is fine. */
 void sim_critpath_free(sim_critpath *cp);
 
+/* Step x's seconds on the path. */
+double sim_critpath_step_s(const sim_cp_step *x);
+
+/* The seconds of the show-th longest step of cp (show >= 1), so that the
+ * steps at least that long are its show longest (with the ties at the
+ * cut); 0 when cp has at most show steps (every one is). */
+double sim_critpath_cut_s(const sim_critpath *cp, size_t show);
+
 #endif

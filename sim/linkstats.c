@@ -569,3 +569,21 @@ int sim_linkstats_csv(const sim_linkstats *ls, const scenario *s,
   for (int i = 0; i < ls->nres; i++) csv_rows(out.f, ls, &ls->res[i], s, step);
   return file_out_close(&out, true, e);
 }
+
+/* The busiest resource not yet among ord[0 .. k). */
+static int busiest_next(const sim_linkstats *ls, const int *ord, int k) {
+  int best = -1;
+  for (int i = 0; i < ls->nres; i++) {
+    bool taken = false;
+    for (int j = 0; j < k && !taken; j++) taken = ord[j] == i;
+    if (!taken && (best < 0 || ls->res[i].mean_util > ls->res[best].mean_util))
+      best = i;
+  }
+  return best;
+}
+
+int sim_linkstats_busiest(const sim_linkstats *ls, int *ord, int k) {
+  int n = 0;
+  for (; n < k && n < ls->nres; n++) ord[n] = busiest_next(ls, ord, n);
+  return n;
+}

@@ -110,6 +110,12 @@ void sim_ls_acc_free(sim_ls_acc *a);
 void sim_linkstats_name(const sim_linkstats *ls, const sim_ls_res *r,
                         const scenario *s, char *buf, size_t size);
 
+/* The indices of ls's k busiest resources (by mean utilisation, the first
+ * of equals first) into ord, busiest first: min(k, ls->nres) of them, the
+ * count returned. A selection, not a sort (a table lists ten of 10^4
+ * NICs). */
+int sim_linkstats_busiest(const sim_linkstats *ls, int *ord, int k);
+
 /* The most steps the CSV's time series may take over a run. */
 #define SIM_LINKSTATS_MAX_STEPS 1000000
 

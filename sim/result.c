@@ -1,6 +1,7 @@
 /* result: see result.h. */
 #include "sim/result.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "base/mem.h"
@@ -44,4 +45,14 @@ void sim_link_classes_add(sim_link_class **to, int *n, size_t *cap,
 
 void sim_link_classes_sort(sim_link_class *c, int n) {
   if (n > 0) qsort(c, (size_t)n, sizeof *c, class_cmp);
+}
+
+void sim_result_stage_range(const sim_result *r, const alloc *a, int st,
+                            double *lo, double *hi) {
+  *lo = 1, *hi = 0;
+  for (int rep = 0; rep < a->replicas; rep++) {
+    int d = alloc_at(a, rep, st);
+    double u = d < r->ndevices && r->utilisation ? r->utilisation[d] : NAN;
+    *lo = fmin(*lo, u), *hi = fmax(*hi, u); /* fmin/fmax skip a NAN */
+  }
 }

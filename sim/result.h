@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/alloc.h"
 #include "models/transport.h"
 
 /* Per-device means over one group of devices, seconds. */
@@ -77,5 +78,12 @@ typedef struct sim_result {
 
 /* Frees the arrays of r (not r itself); NULL is fine. */
 void sim_result_free(sim_result *r);
+
+/* The least (*lo) and the most (*hi) compute utilisation of the devices
+ * of stage st under a (the stage's mean hides a slow GPU beside fast
+ * ones); a device r has no utilisation for is left out; 1 and 0 when none
+ * has one. */
+void sim_result_stage_range(const sim_result *r, const alloc *a, int st,
+                            double *lo, double *hi);
 
 #endif

@@ -72,6 +72,14 @@ typedef struct sim_whatif {
 int sim_whatif_parse(const scenario *s, const char *spec, sim_whatif *out,
                      err *e);
 
+/* The what-ifs of the n texts specs (each of one or more joined by ';',
+ * none empty), each parsed by sim_whatif_parse, into *out (malloc'ed, the
+ * caller frees it) and *count, in order. ERR_OK, or ERR_CONFIG: "'TEXT':
+ * an empty what-if (what-ifs are joined by one ';')" or the first parse's
+ * message (*out NULL, *count 0). */
+int sim_whatif_parse_list(const scenario *s, const char *const *specs, int n,
+                          sim_whatif **out, int *count, err *e);
+
 /* Runs one iteration of s under allocation a and options o with the n
  * what-ifs w applied together. ERR_OK and *out (sim_result_free), or
  * sim_run's errors, or ERR_RANGE when a scaled link leaves the trace's

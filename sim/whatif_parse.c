@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "models/spec.h"
 
 /* A factor "F" (the whole of text, finite, > 0). */
@@ -258,4 +259,41 @@ int sim_whatif_parse(const scenario *s, const char *spec, sim_whatif *out,
     return parse_device(s, spec, spec + 7, out, e);
   return err_set(e, ERR_CONFIG, "'%s': a what-if starts with link:, site: "
                  "or device:", spec);
+}
+
+/* The what-ifs of one text (joined by ';', none empty) into v[*n ..]. */
+static int parse_joined(const scenario *s, const char *text, sim_whatif *v,
+                        int *n, err *e) {
+  char *buf = mem_strdup(text);
+  int rc = ERR_OK;
+  for (char *t = buf, *next; t && !rc; t = next) {
+    next = strchr(t, ';');
+    if (next) *next++ = '\0';
+    if (!*t)
+      rc = err_set(e, ERR_CONFIG, "'%s': an empty what-if (what-ifs are "
+                   "joined by one ';')", text);
+    else if (!(rc = sim_whatif_parse(s, t, &v[*n], e)))
+      (*n)++;
+  }
+  free(buf);
+  return rc;
+}
+
+int sim_whatif_parse_list(const scenario *s, const char *const *specs, int n,
+                          sim_whatif **out, int *count, err *e) {
+  *out = NULL;
+  *count = 0;
+  int cap = 1;
+  for (int i = 0; i < n; i++)
+    for (const char *c = specs[i]; *c; c++) cap += 1 + (*c == ';');
+  sim_whatif *v = mem_calloc((size_t)cap, sizeof *v);
+  int rc = ERR_OK;
+  for (int i = 0; i < n && !rc; i++) rc = parse_joined(s, specs[i], v, count, e);
+  if (rc) {
+    free(v);
+    *count = 0;
+    return rc;
+  }
+  *out = v;
+  return ERR_OK;
 }

@@ -446,3 +446,34 @@ Test(critpath, full_path_names_link) {
   cr_assert_eq(sim_critpath_link_cause(&w.cp.links[0]), SIM_CP_CAUSE_LINK);
   wan_free(&w);
 }
+
+/* The cut of the show longest steps against a full sort (the naive
+ * reference), with ties, on hand-made steps of 1..9 s. */
+static int descending(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x < y) - (x > y);
+}
+
+Test(critpath, cut_of_the_longest_steps_against_a_sort) {
+  static const int secs[] = {3, 9, 1, 4, 4, 7, 2, 9, 5, 4};
+  enum { N = sizeof secs / sizeof *secs };
+  sim_cp_step steps[N];
+  double sorted[N];
+  for (int i = 0; i < N; i++) {
+    steps[i] = (sim_cp_step){.t0 = i * 100000000000LL,
+                             .t1 = i * 100000000000LL + secs[i] * 1000000000LL};
+    sorted[i] = secs[i];
+  }
+  qsort(sorted, N, sizeof *sorted, descending);
+  sim_critpath cp = {.nsteps = N, .steps = steps};
+  for (size_t show = 1; show <= N + 2; show++) {
+    double want = show < N ? sorted[show - 1] : 0;
+    cr_assert_float_eq(sim_critpath_cut_s(&cp, show), want, 1e-12,
+                       "show %zu", show);
+    size_t kept = 0; /* the steps the cut keeps: the show longest, ties too */
+    for (int i = 0; i < N; i++)
+      kept += sim_critpath_step_s(&steps[i]) >= sim_critpath_cut_s(&cp, show);
+    cr_assert_geq(kept, show < N ? show : N);
+  }
+  cr_assert_float_eq(sim_critpath_step_s(&steps[1]), 9, 1e-12);
+}

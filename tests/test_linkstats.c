@@ -427,3 +427,25 @@ Test(linkstats, summed_as_the_run_goes_equals_the_log, .timeout = 120) {
   online_equals_log(path, "random", TRANSPORT_TCP, &it);
   cr_assert_gt(it, 50, "the run passes the cut at 50 s");
 }
+
+/* The busiest resources against a stable sort by mean utilisation (the
+ * naive reference: the first of equals first). */
+Test(linkstats, busiest_against_a_stable_sort) {
+  static const double util[] = {0.2, 0.9, 0.2, 0.5, 0.9, 0, 0.7};
+  enum { N = sizeof util / sizeof *util };
+  sim_ls_res res[N];
+  for (int i = 0; i < N; i++) res[i] = (sim_ls_res){.mean_util = util[i]};
+  sim_linkstats ls = {.nres = N, .res = res};
+  int want[N], ord[N + 2];
+  for (int i = 0; i < N; i++) want[i] = i;
+  for (int i = 1; i < N; i++) /* insertion sort: stable */
+    for (int j = i; j > 0 && util[want[j]] > util[want[j - 1]]; j--) {
+      int t = want[j];
+      want[j] = want[j - 1], want[j - 1] = t;
+    }
+  for (int k = 0; k <= N + 2; k++) {
+    int n = sim_linkstats_busiest(&ls, ord, k);
+    cr_assert_eq(n, k < N ? k : N);
+    for (int i = 0; i < n; i++) cr_assert_eq(ord[i], want[i], "k %d: %d", k, i);
+  }
+}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_out.h"
 #include "base/mem.h"
 #include "traces/iperf3.h"
 #include "traces/netimport.h"
@@ -52,6 +53,12 @@ static netimport *import(const char *const *files, const netimport_hosts *h,
   return m;
 }
 
+/* The four hand-written files: Virginia <-> Zurich, one and eight
+ * streams, and a -R test's two ends. */
+static const char *const files4[] = {
+    FIX "va_zu_p1.json", FIX "va_zu_p8.json", FIX "zu_va_r_client.json",
+    FIX "zu_va_r_server.json", NULL};
+
 static netimport_opts links_opts(void) {
   return (netimport_opts){.group_s = INFINITY, .mss_bytes = MSS,
                           .intra = {NAN, NAN, NAN, NAN}};
@@ -67,13 +74,10 @@ static void expect_value(const netimport *m, size_t k, int a, int b,
 }
 
 Test(netimport, four_files_by_hand) {
-  static const char *const files[] = {
-      FIX "va_zu_p1.json", FIX "va_zu_p8.json", FIX "zu_va_r_client.json",
-      FIX "zu_va_r_server.json", NULL};
   netimport_hosts *h = hosts(VA_ZU);
   netimport_opts o = links_opts();
   iperf3_runs r = {0};
-  netimport *m = import(files, h, &o, &r);
+  netimport *m = import(files4, h, &o, &r);
   cr_assert_eq(r.n, 3, "the -R test's two ends are one test");
   cr_assert_eq(m->nsnaps, 1);
   /* the round trip of the pair's single-stream tests, both ways: 90 ms
@@ -99,13 +103,20 @@ Test(netimport, four_files_by_hand) {
   netimport_hosts_free(h);
 }
 
-Test(netimport, one_way_is_mirrored_and_a_site_with_itself_is_given) {
+/* The -P 8 test alone (Virginia -> Zurich), 0.05 ms and 100 Gbit/s inside
+ * a site (o's intra value). */
+static netimport *one_way(const netimport_hosts *h, netimport_opts *o,
+                          iperf3_runs *r) {
   static const char *const files[] = {FIX "va_zu_p8.json", NULL};
+  o->intra = (netimport_value){0.05, 100, NAN, NAN};
+  return import(files, h, o, r);
+}
+
+Test(netimport, one_way_is_mirrored_and_a_site_with_itself_is_given) {
   netimport_hosts *h = hosts(VA_ZU);
   netimport_opts o = links_opts();
-  o.intra = (netimport_value){0.05, 100, NAN, NAN};
   iperf3_runs r = {0};
-  netimport *m = import(files, h, &o, &r);
+  netimport *m = one_way(h, &o, &r);
   /* -P 8 alone: its mean round trip, no flow_gbps, no loss */
   double lat = (95 + 96 + 97 + 98 + 99 + 100 + 101 + 102) / 8.0 / 2;
   netimport_value want = {lat, 4.8, NAN, NAN};
@@ -419,4 +430,80 @@ Test(netimport, bad_imports_name_the_test) {
                    "below 1");
   netimport_hosts_free(h);
   iperf3_runs_free(&r);
+}
+
+/* The links file: the pair tested one way only as "between", a site with
+ * itself from the intra value as from = to, values as netimport_at says
+ * (no flow_gbps, no loss where no single-stream test gave them). */
+Test(netimport, links_file_of_a_one_way_test) {
+  netimport_hosts *h = hosts(VA_ZU);
+  netimport_opts o = links_opts();
+  iperf3_runs r = {0};
+  netimport *m = one_way(h, &o, &r);
+  json_t *doc = netimport_links_json(m, h);
+  json_t *l = json_object_get(doc, "links");
+  cr_assert_eq(json_array_size(l), 3); /* Virginia, the pair, Zurich */
+  json_t *self = json_array_get(l, 0), *pair = json_array_get(l, 1);
+  cr_expect_str_eq(json_string_value(json_object_get(self, "from")),
+                   "Virginia");
+  cr_expect_str_eq(json_string_value(json_object_get(self, "to")),
+                   "Virginia");
+  cr_expect_eq(json_real_value(json_object_get(self, "latency_ms")), 0.05);
+  cr_expect_eq(json_real_value(json_object_get(self, "bandwidth_gbps")), 100);
+  json_t *between = json_object_get(pair, "between");
+  cr_expect_str_eq(json_string_value(json_array_get(between, 0)), "Virginia");
+  cr_expect_str_eq(json_string_value(json_array_get(between, 1)), "Zurich");
+  cr_expect_eq(json_real_value(json_object_get(pair, "latency_ms")),
+               netimport_at(m, 0, 0, 1)->latency_ms);
+  cr_expect_eq(json_real_value(json_object_get(pair, "bandwidth_gbps")), 4.8);
+  cr_expect(!json_object_get(pair, "flow_gbps") &&
+            !json_object_get(pair, "loss") && !json_object_get(pair, "from"));
+  cr_expect_str_eq(json_string_value(json_object_get(json_array_get(l, 2),
+                                                     "to")), "Zurich");
+  json_decref(doc);
+  netimport_free(m);
+  iperf3_runs_free(&r);
+  netimport_hosts_free(h);
+}
+
+/* The trace CSV: the provenance given, the header, and a row per pair
+ * written, its reals in json_out_real's digits, unknown ones empty. */
+Test(netimport, trace_csv_rows_as_the_values) {
+  netimport_hosts *h = hosts(VA_ZU);
+  netimport_opts o = links_opts();
+  iperf3_runs r = {0};
+  netimport *m = import(files4, h, &o, &r);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  netimport_trace_write(f, m, h, "SRC", "CMD", 600);
+  fclose(f);
+  cr_expect_eq(strncmp(text, "# source: SRC\n# generated_by: CMD\n# t0: ", 40),
+               0, "%s", text);
+  cr_expect_not_null(strstr(text, "# group_s: 600 (a snapshot"));
+  const char *rows = strstr(text, "t_s,src,dst,latency_ms,bandwidth_gbps,"
+                                  "flow_gbps,loss\n");
+  cr_assert_not_null(rows);
+  char want[1024] = "t_s,src,dst,latency_ms,bandwidth_gbps,flow_gbps,loss\n";
+  const char *site[] = {"Virginia", "Zurich"};
+  for (int x = 0; x < 2; x++) /* the naive rows: every pair written */
+    for (int y = 0; y < 2; y++) {
+      if (!netimport_written(m, 0, x, y)) continue;
+      const netimport_value *v = netimport_at(m, 0, x, y);
+      double vals[] = {v->latency_ms, v->bandwidth_gbps, v->flow_gbps,
+                       v->loss};
+      snprintf(want + strlen(want), sizeof want - strlen(want), "0,%s,%s",
+               site[x], site[y]);
+      for (int k = 0; k < 4; k++) {
+        char b[40] = "";
+        if (!isnan(vals[k])) json_out_real(vals[k], b, sizeof b);
+        snprintf(want + strlen(want), sizeof want - strlen(want), ",%s", b);
+      }
+      strcat(want, "\n");
+    }
+  cr_expect_str_eq(rows, want);
+  free(text);
+  netimport_free(m);
+  iperf3_runs_free(&r);
+  netimport_hosts_free(h);
 }

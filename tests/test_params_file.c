@@ -47,3 +47,42 @@ Test(params_file, another_version_is_refused_at_its_line) {
                  "nothing set");
   }
 }
+
+/* The params object of a fit: the fitted ones in their order with their
+ * uncertainties (none where NAN), then every other parameter set away
+ * from its built-in (the naive reference: a walk of the table). */
+Test(params_file, fitted_then_the_others_set) {
+  int a = params_find("gemm_efficiency"), b = params_find("memory_efficiency");
+  int c = params_find("megatron_p2p_call_s");
+  cr_assert(a >= 0 && b >= 0 && c >= 0);
+  cr_assert(params_set(a, 0.5) && params_set(b, 0.6) && params_set(c, 0.02));
+  int ids[] = {b, a};
+  double sigma[] = {0.01, NAN};
+  json_t *o = params_file_json(ids, sigma, 2);
+  const char *want[PARAMS_N + 2] = {params_table[b].name,
+                                    params_table[a].name};
+  int n = 2;
+  for (int p = 0; p < PARAMS_N; p++)
+    if (p != a && p != b && params_get(p) != params_table[p].def)
+      want[n++] = params_table[p].name;
+  cr_assert_eq(n, 3);
+  cr_assert_eq(json_object_size(o), (size_t)n);
+  int k = 0;
+  const char *key;
+  json_t *v;
+  json_object_foreach(o, key, v) {
+    cr_expect_str_eq(key, want[k], "entry %d", k);
+    int id = params_find(key);
+    cr_expect_eq(json_real_value(json_object_get(v, "value")),
+                 params_get(id));
+    cr_expect_eq(json_real_value(json_object_get(v, "default")),
+                 params_table[id].def);
+    cr_expect_str_eq(json_string_value(json_object_get(v, "unit")),
+                     params_table[id].unit);
+    cr_expect_eq(json_object_get(v, "uncertainty") != NULL, k == 0);
+    k++;
+  }
+  cr_expect_eq(json_real_value(json_object_get(json_object_get(
+                   o, params_table[b].name), "uncertainty")), 0.01);
+  json_decref(o);
+}

@@ -186,3 +186,131 @@ Test(partition, twice_as_fast_takes_about_twice_the_layers) {
   alloc_free(a);
   scenario_free(s);
 }
+
+/* The stages and layers the knobs will give, against the naive reference:
+ * apply them to a fresh copy and resolve the workload. Every combination
+ * of --stages, --replicas, --layers and --model on 6 devices (3 x 2, 12
+ * layers of gpt3-small), those the knobs accept. */
+Test(partition, knob_shape_is_what_applying_gives) {
+  static const long counts[] = {-1, 1, 2, 3, 4, 6};
+  static const char *const model[] = {NULL, "gpt3-xl"};
+  int compared = 0;
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++)
+      for (int l = 0; l < 3; l++)
+        for (int m = 0; m < 2; m++) {
+          scenario *s = mixed("gpt3-small", 12);
+          scenario_knobs k;
+          scenario_knobs_init(&k);
+          k.stages = counts[i], k.replicas = counts[j];
+          k.layers = (long[]){-1, 6, 24}[l], k.model = model[m];
+          int st = partition_knob_stages(s, &k);
+          int ly = partition_knob_layers(s, &k);
+          spec_workload w;
+          if (scenario_apply(s, &k, NULL) == ERR_OK &&
+              spec_workload_resolve(s, &w, NULL) == ERR_OK) {
+            cr_assert_eq(st, w.stages, "stages %ld replicas %ld", k.stages,
+                         k.replicas);
+            cr_assert_eq(ly, w.layers, "layers %ld model %s", k.layers,
+                         k.model ? k.model : "-");
+            compared++;
+          }
+          scenario_free(s);
+        }
+  cr_assert_geq(compared, 40, "only %d combinations compared", compared);
+}
+
+/* Every list of 1 to 4 entries in 0..3 as --layers-per-stage on 3 stages of
+ * 6 layers: taken exactly when partition_check's three rules hold (the
+ * reference below), and then the split the applied workload runs. */
+Test(partition, knob_split_takes_exactly_the_valid_lists) {
+  int taken = 0;
+  for (int n = 1; n <= 4; n++)
+    for (int code = 0; code < (1 << (2 * n)); code++) {
+      int l[4], sum = 0, ok = n == 3;
+      char text[32] = "";
+      for (int i = 0; i < n; i++) {
+        l[i] = (code >> (2 * i)) & 3;
+        sum += l[i], ok = ok && l[i] >= 1;
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%d",
+                 i ? "," : "", l[i]);
+      }
+      ok = ok && sum == 6;
+      scenario *s = mixed("gpt3-small", 6);
+      scenario_knobs k;
+      scenario_knobs_init(&k);
+      int *list = NULL;
+      err e;
+      err_clear(&e);
+      int rc = partition_knob_split(s, &k, text, &list, &e);
+      cr_assert_eq(rc == ERR_OK, ok, "'%s': %s", text, e.msg);
+      if (ok) {
+        spec_workload w;
+        cr_assert_eq(scenario_apply(s, &k, NULL), ERR_OK, "'%s'", text);
+        cr_assert_eq(spec_workload_resolve(s, &w, NULL), ERR_OK);
+        for (int st = 0; st < 3; st++)
+          cr_assert_eq(spec_stage_layers(&w, st), l[st], "'%s'", text);
+        taken++;
+      } else {
+        cr_assert_eq(rc, ERR_CONFIG, "'%s'", text);
+      }
+      free(list);
+      scenario_free(s);
+    }
+  cr_assert_eq(taken, 7); /* 6 into 3 parts of 1 to 3: the 6 orders of
+                             (1, 2, 3), and (2, 2, 2) */
+}
+
+Test(partition, knob_split_balanced_and_the_parse_message) {
+  scenario *s = mixed("gpt3-small", 6);
+  scenario_knobs k;
+  scenario_knobs_init(&k);
+  int *list = NULL;
+  err e;
+  err_clear(&e);
+  cr_assert_eq(partition_knob_split(s, &k, "balanced", &list, &e), ERR_OK);
+  cr_assert(k.balanced_layers && !list && !k.layers_per_stage);
+  k.replicas = 1; /* 6 stages: the message counts them */
+  cr_assert_eq(partition_knob_split(s, &k, "2 2", &list, &e), ERR_PARSE);
+  cr_assert_str_eq(e.msg, "wants 'balanced' or 6 comma-separated layer "
+                   "counts (no spaces), not '2 2'");
+  free(list);
+  scenario_free(s);
+}
+
+/* More stages than layers, against the naive rule (the stages as the
+ * knob or the devices over the replicas, the layers as applying gives). */
+Test(partition, knob_fits_refuses_more_stages_than_layers) {
+  static const long counts[] = {1, 2, 3, 6};
+  for (int layers = 1; layers <= 7; layers++)
+    for (int i = 0; i < 4; i++)
+      for (int by_replicas = 0; by_replicas < 2; by_replicas++) {
+        scenario *s = mixed("gpt3-small", 12);
+        scenario_knobs k;
+        scenario_knobs_init(&k);
+        k.layers = layers;
+        if (by_replicas) k.replicas = counts[i];
+        else k.stages = counts[i];
+        long st = by_replicas ? 6 / counts[i] : counts[i];
+        err e;
+        err_clear(&e);
+        int rc = partition_knob_fits(s, &k, &e);
+        cr_assert_eq(rc != ERR_OK, st > layers, "%ld stages, %d layers", st,
+                     layers);
+        if (rc) {
+          char want[128];
+          snprintf(want, sizeof want, "%ld stages for the %d layers: every "
+                   "stage holds at least one", st, layers);
+          cr_assert_str_eq(e.msg, want);
+          cr_assert_eq(err_field(&e),
+                       by_replicas ? WORKLOAD_replicas : WORKLOAD_stages);
+        }
+        scenario_free(s);
+      }
+  scenario *s = mixed("gpt3-small", 3);
+  scenario_knobs k;
+  scenario_knobs_init(&k); /* neither given: the knobs' own check's */
+  k.layers = 1;
+  cr_assert_eq(partition_knob_fits(s, &k, NULL), ERR_OK);
+  scenario_free(s);
+}

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tests/support.h"
+#include "traces/scenario_export.h"
 
 TestSuite(scenario_export, .init = support_dir_make,
           .fini = support_dir_remove, .timeout = 600);
@@ -231,4 +232,59 @@ Test(scenario_export, shaping_windows_and_path_keys_load_back_the_same) {
   cr_expect(strstr(r.out, "sites[1].tcp_window_bytes          6291456.0\n"),
             "%s", r.out);
   support_run_clear(&r);
+}
+
+/* What put writes of v, as text (malloc'ed). */
+static char *text_of(void (*put)(const json_t *, FILE *), const json_t *v) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  put(v, f);
+  fclose(f);
+  return text;
+}
+
+/* The writer alone: every built-in's export written and read back is the
+ * same JSON (each real the same double: json_equal compares them with ==),
+ * a key per line at the top. */
+Test(scenario_export, written_reads_back_the_same_json) {
+  for (const char *const *n = scenario_builtin_names(); *n; n++) {
+    scenario *s = support_scenario(*n);
+    json_t *o = scenario_export(s, NULL);
+    char *text = text_of(scenario_export_write, o);
+    size_t len = strlen(text);
+    json_error_t je;
+    json_t *back = json_loads(text, 0, &je);
+    cr_assert_not_null(back, "%s: %s at %d", *n, je.text, je.line);
+    cr_expect(json_equal(o, back), "%s: the written export reads back "
+              "otherwise", *n);
+    cr_expect_eq(strncmp(text, "{\n  \"name\": ", 12), 0, "%s", *n);
+    cr_expect_eq(text[len - 1], '\n');
+    json_decref(back), json_decref(o);
+    free(text);
+    scenario_free(s);
+  }
+}
+
+/* Reals in the fewest digits that read back, positional in [1e-5, 1e16)
+ * with ".0" on an integral one; others as they are. */
+Test(scenario_export, values_on_one_line) {
+  static const struct { double x; const char *want; } r[] = {
+      {10, "10.0"}, {0.1, "0.1"}, {1e-5, "0.00001"}, {1e-6, "1e-06"},
+      {1e16, "1e+16"}, {1450000, "1450000.0"}, {-2.5, "-2.5"},
+      {0.30000000000000004, "0.30000000000000004"}, {3145728, "3145728.0"},
+      {123456789012345678.0, "1.2345678901234568e+17"}};
+  for (size_t i = 0; i < sizeof r / sizeof *r; i++) {
+    json_t *v = json_real(r[i].x);
+    char *text = text_of(scenario_export_value, v);
+    cr_expect_str_eq(text, r[i].want, "%.17g", r[i].x);
+    cr_expect_eq(strtod(text, NULL), r[i].x);
+    json_decref(v);
+    free(text);
+  }
+  json_t *o = json_pack("{s:[i,s,b],s:{s:n}}", "a", 1, "x\"y", 1, "b", "c");
+  char *text = text_of(scenario_export_value, o);
+  cr_expect_str_eq(text, "{\"a\": [1, \"x\\\"y\", true], \"b\": {\"c\": null}}");
+  json_decref(o);
+  free(text);
 }

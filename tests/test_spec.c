@@ -409,6 +409,14 @@ Test(spec, flops_per_token_are_6n_plus_attention) {
     double got = 3 * spec_token_flops(x);
     cr_expect(fabs(got / want - 1) < 1e-15, "%s: %.17g, by hand %.17g",
               m[i].file, got, want);
+    cr_expect(fabs(spec_token_matrix_params(x) / N - 1) < 1e-15, "%s",
+              m[i].file);
+    /* with recomputation: 8 N + 16 L h s of the layers, 6 h V the head's */
+    double hv = m[i].h * m[i].V, layers = N - hv;
+    double again = 8 * layers + 16 * m[i].L * m[i].h * m[i].s + 6 * hv;
+    cr_expect(fabs(spec_token_flops_recompute(x) / again - 1) < 1e-15,
+              "%s: %.17g, by hand %.17g", m[i].file,
+              spec_token_flops_recompute(x), again);
     model_free(x);
   }
   /* Llama-2-7B: 46.08 GFLOP per token, 6.44 of them attention's */

@@ -513,3 +513,48 @@ Test(whatif, a_kept_graph_reruns_as_a_fresh_build) {
       scenario_free(s);
     }
 }
+
+/* A list of --what-if texts against the naive reference: each text split
+ * at every ';' and each piece parsed alone, in order; an empty piece and a
+ * bad one refused with their messages, nothing returned. */
+Test(whatif, a_list_is_its_pieces_parsed_in_order) {
+  net3 n = base_net();
+  scenario *s = write_net3("list", &n);
+  const char *specs[] = {"link:a>b:bw=3;site:c=A100", "device:0:speed=2",
+                         "link:a-c:lat=0.5;site:b:speed=1.5"};
+  const char *pieces[] = {"link:a>b:bw=3", "site:c=A100", "device:0:speed=2",
+                          "link:a-c:lat=0.5", "site:b:speed=1.5"};
+  sim_whatif *w = NULL;
+  int count = -1;
+  err e;
+  err_clear(&e);
+  cr_assert_eq(sim_whatif_parse_list(s, specs, 3, &w, &count, &e), ERR_OK,
+               "%s", e.msg);
+  cr_assert_eq(count, 5);
+  for (int i = 0; i < 5; i++) {
+    sim_whatif one;
+    cr_assert_eq(sim_whatif_parse(s, pieces[i], &one, NULL), ERR_OK);
+    cr_expect_str_eq(w[i].label, one.label);
+    cr_expect(w[i].kind == one.kind && w[i].a == one.a && w[i].b == one.b &&
+              w[i].both == one.both && w[i].bw == one.bw &&
+              w[i].lat == one.lat && w[i].speed == one.speed &&
+              w[i].gpu == one.gpu, "%s", pieces[i]);
+  }
+  free(w);
+  const char *empty[] = {"device:0:speed=2", "site:c=A100;;device:1:speed=2"};
+  cr_assert_eq(sim_whatif_parse_list(s, empty, 2, &w, &count, &e),
+               ERR_CONFIG);
+  cr_expect_str_eq(e.msg, "'site:c=A100;;device:1:speed=2': an empty what-if "
+                   "(what-ifs are joined by one ';')");
+  cr_expect(!w && count == 0);
+  err_clear(&e);
+  const char *bad[] = {"link:x"};
+  err one;
+  err_clear(&one);
+  sim_whatif ignored;
+  cr_assert_eq(sim_whatif_parse(s, "link:x", &ignored, &one), ERR_CONFIG);
+  cr_assert_eq(sim_whatif_parse_list(s, bad, 1, &w, &count, &e), ERR_CONFIG);
+  cr_expect_str_eq(e.msg, one.msg);
+  cr_expect(!w && count == 0);
+  scenario_free(s);
+}

@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
+#include "base/json_out.h"
 #include "base/mem.h"
 
 #define NETIMPORT_MAX_CELLS 10000000 /* snapshots x sites^2 held at once */
@@ -533,4 +535,69 @@ bool netimport_untested(const netimport *m, int *from, int *to) {
         return true;
       }
   return false;
+}
+
+/* Sets on l the values of v (flow_gbps and loss when present). */
+static void set_values(json_t *l, const netimport_value *v) {
+  json_object_set_new(l, "latency_ms", json_real(v->latency_ms));
+  json_object_set_new(l, "bandwidth_gbps", json_real(v->bandwidth_gbps));
+  if (!isnan(v->flow_gbps))
+    json_object_set_new(l, "flow_gbps", json_real(v->flow_gbps));
+  if (!isnan(v->loss)) json_object_set_new(l, "loss", json_real(v->loss));
+}
+
+json_t *netimport_links_json(const netimport *m, const netimport_hosts *h) {
+  json_t *links = json_array();
+  for (int a = 0; a < m->nsites; a++)
+    for (int b = 0; b < m->nsites; b++) {
+      const netimport_pair *p = netimport_pair_of(m, a, b);
+      if (p->source == NETIMPORT_NONE || p->source == NETIMPORT_MIRRORED)
+        continue;
+      json_t *l = json_object();
+      const char *x = netimport_hosts_site(h, a), *y = netimport_hosts_site(h, b);
+      if (a != b && netimport_pair_of(m, b, a)->source == NETIMPORT_MIRRORED) {
+        json_object_set_new(l, "between", json_pack("[ss]", x, y));
+      } else {
+        json_object_set_new(l, "from", json_string(x));
+        json_object_set_new(l, "to", json_string(y));
+      }
+      set_values(l, netimport_at(m, 0, a, b));
+      json_array_append_new(links, l);
+    }
+  json_t *o = json_object();
+  json_object_set_new(o, "links", links);
+  return o;
+}
+
+static void csv_number(FILE *f, double x) {
+  char buf[40] = "";
+  if (!isnan(x)) json_out_real(x, buf, sizeof buf);
+  fprintf(f, ",%s", buf);
+}
+
+void netimport_trace_write(FILE *f, const netimport *m,
+                           const netimport_hosts *h, const char *source,
+                           const char *command, double group_s) {
+  char when[64];
+  time_t t0 = (time_t)m->t0_s;
+  struct tm tm;
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t0, &tm));
+  fprintf(f, "# source: %s\n# generated_by: %s\n", source, command);
+  fprintf(f, "# t0: %s (the first test's start.timestamp; t_s counts from "
+          "it)\n# group_s: %g (a snapshot holds the tests within it of its "
+          "first)\n# interpolate: step\n", when, group_s);
+  fprintf(f, "t_s,src,dst,latency_ms,bandwidth_gbps,flow_gbps,loss\n");
+  for (size_t k = 0; k < m->nsnaps; k++)
+    for (int x = 0; x < m->nsites; x++)
+      for (int y = 0; y < m->nsites; y++) {
+        if (!netimport_written(m, k, x, y)) continue;
+        const netimport_value *v = netimport_at(m, k, x, y);
+        fprintf(f, "%lld,%s,%s", (long long)m->t_s[k],
+                netimport_hosts_site(h, x), netimport_hosts_site(h, y));
+        csv_number(f, v->latency_ms);
+        csv_number(f, v->bandwidth_gbps);
+        csv_number(f, v->flow_gbps);
+        csv_number(f, v->loss);
+        fputc('\n', f);
+      }
 }

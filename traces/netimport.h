@@ -27,6 +27,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
 
 #include "base/err.h"
 #include "traces/iperf3.h"
@@ -138,5 +141,21 @@ void netimport_notes(const netimport *m, const netimport_hosts *h,
 /* The first pair (from, then to) no test measured either way and no intra
  * value gives: true and *from, *to; false when every pair has a value. */
 bool netimport_untested(const netimport *m, int *from, int *to);
+
+/* m's links file at t = 0, {"links": [...]} (traces/FORMATS.md, "net
+ * import"): a measured pair as from/to, or as between when the other way
+ * has no test of its own (mirrored); a site with itself from its tests or
+ * the intra value; latency_ms and bandwidth_gbps, flow_gbps and loss when
+ * known. Sites named by h. A new reference. */
+json_t *netimport_links_json(const netimport *m, const netimport_hosts *h);
+
+/* m's trace CSV into f: the provenance ("# source: SOURCE", "#
+ * generated_by: COMMAND", t0 as UTC, group_s, a step replay), the header
+ * t_s,src,dst,latency_ms,bandwidth_gbps,flow_gbps,loss and the rows of
+ * every snapshot that netimport_written says, each real as json_out_real
+ * writes it, an unknown one empty. */
+void netimport_trace_write(FILE *f, const netimport *m,
+                           const netimport_hosts *h, const char *source,
+                           const char *command, double group_s);
 
 #endif

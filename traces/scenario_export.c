@@ -1,6 +1,7 @@
 /* scenario_export: a loaded scenario back as the JSON of its file format
  * (traces/FORMATS.md), every key with its effective value, the network as
- * inline links — what `geodes scenarios --export` writes and --show lists.
+ * inline links — what `geodes scenarios --export` writes (in the export's
+ * layout, scenario_export_write) and --show lists.
  * Invariant: scenario_parse of the export of s gives a scenario whose
  * scenario_hash equals s's (a test loads the export of every built-in):
  * reals are kept as doubles, a static network becomes one link per
@@ -9,6 +10,8 @@
 #include "traces/scenario_export.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "traces/scenario_row.h"
@@ -184,4 +187,84 @@ json_t *scenario_export(const scenario *s, const char *trace_name) {
   if (json_object_size(cost)) set(o, "cost", cost);
   else json_decref(cost);
   return o;
+}
+
+/* A real with the fewest digits that read back as the same double. */
+static void put_real(FILE *f, double x) {
+  char buf[64];
+  int p = 1;
+  for (; p <= 17; p++) {
+    snprintf(buf, sizeof buf, "%.*g", p, x);
+    if (strtod(buf, NULL) == x) break;
+  }
+  double mag = fabs(x);
+  if (strpbrk(buf, "eE") && mag >= 1e-5 && mag < 1e16) { /* 10, not 1e+01 */
+    int decimals = p - 1 - (int)floor(log10(mag));
+    snprintf(buf, sizeof buf, "%.*f", decimals > 0 ? decimals : 0, x);
+  }
+  if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+  fputs(buf, f);
+}
+
+void scenario_export_value(const json_t *v, FILE *f) {
+  if (json_is_real(v)) {
+    put_real(f, json_real_value(v));
+  } else if (json_is_object(v)) {
+    const char *k;
+    json_t *x;
+    int i = 0;
+    fputc('{', f);
+    json_object_foreach((json_t *)v, k, x) {
+      json_t *key = json_string(k);
+      char *ks = json_dumps(key, JSON_ENCODE_ANY);
+      fprintf(f, "%s%s: ", i++ ? ", " : "", ks);
+      free(ks);
+      json_decref(key);
+      scenario_export_value(x, f);
+    }
+    fputc('}', f);
+  } else if (json_is_array(v)) {
+    fputc('[', f);
+    for (size_t i = 0; i < json_array_size(v); i++) {
+      if (i) fputs(", ", f);
+      scenario_export_value(json_array_get(v, i), f);
+    }
+    fputc(']', f);
+  } else {
+    char *s = json_dumps(v, JSON_ENCODE_ANY);
+    fputs(s, f);
+    free(s);
+  }
+}
+
+/* The export's layout: a key per line, lists one element per line. */
+static void put_block(FILE *f, const json_t *o, int indent) {
+  const char *k;
+  json_t *v;
+  size_t i = 0, n = json_object_size(o);
+  fputs("{\n", f);
+  json_object_foreach((json_t *)o, k, v) {
+    fprintf(f, "%*s\"%s\": ", indent + 2, "", k);
+    if (json_is_object(v) && indent == 0) {
+      put_block(f, v, indent + 2);
+    } else if (json_is_array(v) && json_array_size(v) &&
+               json_is_object(json_array_get(v, 0))) {
+      fputs("[\n", f);
+      for (size_t j = 0; j < json_array_size(v); j++) {
+        fprintf(f, "%*s", indent + 4, "");
+        scenario_export_value(json_array_get(v, j), f);
+        fputs(j + 1 < json_array_size(v) ? ",\n" : "\n", f);
+      }
+      fprintf(f, "%*s]", indent + 2, "");
+    } else {
+      scenario_export_value(v, f);
+    }
+    fputs(++i < n ? ",\n" : "\n", f);
+  }
+  fprintf(f, "%*s}", indent, "");
+}
+
+void scenario_export_write(const json_t *o, FILE *f) {
+  put_block(f, o, 0);
+  fputc('\n', f);
 }

@@ -5,6 +5,7 @@
 #define TRACES_SCENARIO_EXPORT_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "traces/scenario.h"
 
@@ -25,5 +26,16 @@ json_t *scenario_export(const scenario *s, const char *trace_name);
 /* Row r of WORKLOAD_MAP on s (not a TRANSPORT row) as the file spells it:
  * an integer, a boolean, a real or a name. A new reference. */
 json_t *scenario_export_row(const scenario *s, int r);
+
+/* o (scenario_export's) into f in the export's layout, and a newline: a
+ * key per line, a top-level object as a block of its own, a list of
+ * objects one per line, any other value on one line
+ * (scenario_export_value). What --export writes. */
+void scenario_export_write(const json_t *o, FILE *f);
+
+/* v on one line into f: objects {"k": v, ...}, arrays [v, ...], a real in
+ * the fewest digits that read back as the same double, positional between
+ * 1e-5 and 1e16 ("10.0", not "1e+01"; ".0" on an integral one). */
+void scenario_export_value(const json_t *v, FILE *f);
 
 #endif

@@ -16,6 +16,7 @@
 #include "analysis/costcmd.h"
 #include "analysis/db.h"
 #include "base/file_out.h"
+#include "base/json_out.h"
 #include "models/alloc.h"
 #include "models/transport.h"
 #include "sim/cli/cli_opt.h"
@@ -210,19 +211,11 @@ int cli_out_not_db(const char *cmd, const char *out, const char *store);
 
 /* Prints o as one line on stdout (jansson's dump flags: CLI_JSON, the
  * compact form, unless a command's output is indented; every real in the
- * fewest digits that read back as the same double: cli_json_write) and
+ * fewest digits that read back as the same double: json_out_write) and
  * releases it. The one writer of `--json` output. */
 #define CLI_JSON (JSON_COMPACT | JSON_REAL_PRECISION(17))
 void cli_print_json(json_t *o, size_t flags);
 
-/* o written to f as json_dumpf lays it out under flags (JSON_COMPACT,
- * JSON_INDENT(n)), every real in the fewest digits that read back as the
- * same double (cli_json.c): 0.2, never 0.20000000000000001. 0, or -1 when a
- * part could not be written. The one writer of geodes's JSON outputs. */
-int cli_json_write(const json_t *o, FILE *f, size_t flags);
-
-/* x as cli_json_write writes it, into buf (at least 32 bytes). */
-void cli_json_real(double x, char *buf, size_t size);
 
 /* An array that cli_print_json_stream writes element by element, each one
  * built by item(ctx, k) for k < n and released once written (NULL: it
@@ -342,13 +335,6 @@ typedef struct cli_explain_opts {
   const char *placement;   /* the allocation's file or method */
   bool quiet;              /* no progress of the re-runs on stderr */
 } cli_explain_opts;
-
-/* Parses the nspecs --what-if texts (each what-ifs joined by ';') against
- * s into *out (free) and *n; a bad or empty one is cmd's usage error naming
- * --what-if and its text (CLI_USAGE, message printed). */
-int cli_explain_whatifs(const char *cmd, const scenario *s,
-                        const char *const *specs, int nspecs,
-                        struct sim_whatif **out, int *n);
 
 /* Simulates s under a and o, and prints its critical path, the top
  * resources, the sensitivities and the links' utilisation (a table, or one

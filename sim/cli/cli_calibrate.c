@@ -150,15 +150,8 @@ static void free_rows(rows *r) {
 static json_t *fit_json(const cal_args *a, const calibrate_result *r) {
   json_t *o = json_object(), *fit = json_object();
   json_object_set_new(o, "format", json_string(PARAMS_FILE_FORMAT));
-  json_t *ps = params_file_json(r->ids, r->sigma, r->np);
-  for (int p = 0; p < PARAMS_N; p++) /* what --params set, kept */
-    if (params_get(p) != params_table[p].def &&
-        !json_object_get(ps, params_table[p].name)) {
-      json_t *one = params_file_json(&p, NULL, 1);
-      json_object_update(ps, one);
-      json_decref(one);
-    }
-  json_object_set_new(o, "params", ps);
+  /* the fitted parameters, and what --params set kept */
+  json_object_set_new(o, "params", params_file_json(r->ids, r->sigma, r->np));
   json_object_set_new(fit, "data", json_string(a->data));
   json_object_set_new(fit, "rows", json_integer(r->n));
   json_object_set_new(fit, "iterations", json_integer(r->iterations));
@@ -203,7 +196,7 @@ static int write_params(const char *path, json_t *o) {
   cli_out out;
   int rc = cli_out_open(&out, path, "the parameters");
   if (rc) return rc;
-  if (cli_json_write(o, out.f, JSON_INDENT(2)) != 0 ||
+  if (json_out_write(o, out.f, JSON_INDENT(2)) != 0 ||
       fputc('\n', out.f) == EOF)
     rc = cli_error("%s: cannot write the parameters", path);
   return cli_out_close(&out, rc);

@@ -19,7 +19,6 @@
 #include "base/names.h"
 #include "models/alloc_file.h"
 #include "models/partition.h"
-#include "models/spec.h"
 #include "models/spec_workload.h"
 #include "schedules/schedule.h"
 #include "schedules/search.h"
@@ -73,59 +72,17 @@ transport_options cli_transport(const cli_workload_opts *o,
   return t;
 }
 
-/* The layers the workload will have: the knob's, the scenario's, or the
- * depth of the model (--model's, which takes its depth, or the scenario's;
- * 0 when the model is unknown: models/spec then says so). */
-static int layers_of(const cli_workload_opts *o, const scenario *s) {
-  if (o->k.layers > 0) return (int)o->k.layers;
-  if (s->workload.layers > 0 && !o->k.model) return s->workload.layers;
-  const spec_model *m = o->k.model ? spec_model_find(o->k.model)
-                                   : spec_scenario_model(s);
-  return m ? m->layers : 0; /* hf:PATH: read when the knobs apply */
-}
-
-/* --layers-per-stage into k (the list in *list, malloc'ed). */
+/* --layers-per-stage into k (the list in *list, malloc'ed), refused as a
+ * usage error naming it (models/partition.h's partition_knob_split). */
 static int layers_knob(const cli_workload_opts *o, const scenario *s,
                        scenario_knobs *k, int **list, err *e) {
   const char *text = o->layers_per_stage;
-  if (!text) return ERR_OK;
-  if (strcmp(text, "balanced") == 0) {
-    k->balanced_layers = true;
-    return ERR_OK;
-  }
-  int stages = s->workload.stages;
-  if (o->k.stages > 0) stages = (int)o->k.stages;
-  else if (o->k.replicas > 0 && s->ndevices % o->k.replicas == 0)
-    stages = s->ndevices / (int)o->k.replicas;
-  *list = mem_alloc(((size_t)stages + 1) * sizeof **list);
-  int n = partition_parse(text, *list, stages + 1);
-  if (n < 0)
-    return err_set(e, CLI_ERR_USAGE, "--layers-per-stage wants 'balanced' or "
-                   "%d comma-separated layer counts (no spaces), not '%s'",
-                   stages, text);
   err pe = {0};
-  int layers = layers_of(o, s); /* 0: unknown, the sum unchecked here */
-  if (partition_check(*list, n, stages, layers, &pe))
-    return err_set(e, CLI_ERR_USAGE, "--layers-per-stage %s: %s", text, pe.msg);
-  k->layers_per_stage = *list;
-  k->nlayers_per_stage = n;
-  return ERR_OK;
-}
-
-/* --stages (or the stages --replicas gives) against the layers, the
- * model's depth included, which the knobs' own check does not know: a
- * usage error naming them. */
-static int shape_layers(const cli_workload_opts *o, const scenario *s,
-                        const char *opts, err *e) {
-  const scenario_knobs *k = &o->k;
-  if (k->stages <= 0 && k->replicas <= 0) return ERR_OK;
-  int layers = layers_of(o, s);
-  long st = k->stages > 0 ? k->stages
-            : s->ndevices % k->replicas ? 0 : s->ndevices / k->replicas;
-  if (layers > 0 && st > layers)
-    return err_set(e, CLI_ERR_USAGE, "%s: %ld stages for the %d layers: every "
-                   "stage holds at least one", opts, st, layers);
-  return ERR_OK;
+  if (!text || partition_knob_split(s, k, text, list, &pe) == ERR_OK)
+    return ERR_OK;
+  if (pe.code == ERR_PARSE)
+    return err_set(e, CLI_ERR_USAGE, "--layers-per-stage %s", pe.msg);
+  return err_set(e, CLI_ERR_USAGE, "--layers-per-stage %s: %s", text, pe.msg);
 }
 
 /* A failure of the knobs (ke) as the command line says it: one of the
@@ -153,40 +110,14 @@ int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
   scenario_knobs k = o->k;
   int *list = NULL;
   int rc = layers_knob(o, s, &k, &list, e);
-  if (rc == ERR_OK) rc = shape_layers(o, s, opts, e);
+  err ke = {0}; /* --stages against the layers, the model's depth included */
+  if (rc == ERR_OK && partition_knob_fits(s, &o->k, &ke) != ERR_OK)
+    rc = err_set(e, CLI_ERR_USAGE, "%s: %s", opts, ke.msg);
   if (rc == ERR_OK) {
-    err ke = {0};
     if (scenario_apply(s, &k, &ke) != ERR_OK)
       rc = knob_failure(o, opts, &ke, e);
   }
   free(list);
-  return rc;
-}
-
-/* split as "[a, b, c]" into buf. */
-static void split_text(const int *split, int n, char *buf, size_t size) {
-  size_t k = (size_t)snprintf(buf, size, "[");
-  for (int i = 0; i < n && k < size; i++)
-    k += (size_t)snprintf(buf + k, size - k, "%s%d", i ? ", " : "", split[i]);
-  if (k < size) snprintf(buf + k, size - k, "]");
-}
-
-/* The file's split against --layers-per-stage's (explicit, or balanced for
- * a): equal, or ERR_CONFIG naming both. */
-static int split_agrees(const alloc_file *f, const cli_workload_opts *o,
-                        const scenario *s, const alloc *a, err *e) {
-  int n = s->workload.stages, *mine = mem_alloc((size_t)n * sizeof *mine);
-  const int *theirs = f->split.layers_per_stage;
-  int rc = partition_of(s, a, mine, e);
-  if (rc == ERR_OK && memcmp(mine, theirs, (size_t)n * sizeof *mine) != 0) {
-    char x[256], y[256];
-    split_text(theirs, n, x, sizeof x);
-    split_text(mine, n, y, sizeof y);
-    rc = err_set(e, ERR_CONFIG, "%s:%d: layers_per_stage %s disagrees with "
-                 "--layers-per-stage %s (which gives %s here): drop one of "
-                 "them", f->path, f->split.line, x, o->layers_per_stage, y);
-  }
-  free(mine);
   return rc;
 }
 
@@ -218,8 +149,11 @@ int cli_workload_alloc(const cli_workload_opts *o, const char *path,
                   path, f.a->replicas, f.a->stages, was);
   }
   if (!rc && !(*a = alloc_file_alloc(&f, s, view, e))) rc = e->code;
-  if (!rc && o->layers_per_stage && f.split.layers_per_stage)
-    rc = split_agrees(&f, o, *view ? *view : s, *a, e);
+  char given[256];
+  snprintf(given, sizeof given, "--layers-per-stage %s",
+           o->layers_per_stage ? o->layers_per_stage : "");
+  if (!rc && o->layers_per_stage)
+    rc = alloc_file_split_agrees(&f, *view ? *view : s, *a, given, e);
   alloc_file_free(&f);
   if (rc) {
     alloc_free(*a), scenario_subset_free(*view);
@@ -329,7 +263,7 @@ int cli_out_close(cli_out *o, int rc) {
 void cli_print_json(json_t *o, size_t flags) {
   /* streamed, so a full device fails at the final flush with its reason;
    * a failed write shows in stdout's error flag, which main checks */
-  cli_json_write(o, stdout, flags);
+  json_out_write(o, stdout, flags);
   putchar('\n');
   json_decref(o);
 }
@@ -349,14 +283,14 @@ int cli_print_json_stream(json_t *o, size_t flags, const cli_json_stream *st) {
     json_decref(k);
     putchar(':');
     if (strcmp(key, st->key) != 0) {
-      bad |= cli_json_write(v, stdout, any) != 0;
+      bad |= json_out_write(v, stdout, any) != 0;
       continue;
     }
     putchar('[');
     for (size_t i = 0; i < st->n && !bad; i++) {
       if (i) putchar(',');
       json_t *x = st->item(st->ctx, i);
-      bad |= !x || cli_json_write(x, stdout, any) != 0;
+      bad |= !x || json_out_write(x, stdout, any) != 0;
       json_decref(x);
     }
     putchar(']');

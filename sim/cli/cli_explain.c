@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/mem.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_progress.h"
 #include "sim/critpath.h"
@@ -105,46 +104,15 @@ static int parse_args(int argc, char **argv, explain_args *p) {
   return cli_check_placement("explain", p->alloc_file, &p->method);
 }
 
-/* The what-ifs of one --what-if's text (joined by ';', none empty) into
- * v[*n ..]. */
-static int whatifs_of(const char *cmd, const scenario *s, const char *text,
-                      sim_whatif *v, int *n) {
-  char *buf = mem_strdup(text);
-  int rc = CLI_OK;
-  for (char *t = buf, *next; t && !rc; t = next) {
-    next = strchr(t, ';');
-    if (next) *next++ = '\0';
-    err e = {0};
-    if (!*t)
-      rc = cli_usage_error(cmd, "--what-if '%s': an empty what-if (what-ifs "
-                           "are joined by one ';')", text);
-    else if (sim_whatif_parse(s, t, &v[*n], &e))
-      rc = cli_usage_error(cmd, "--what-if %s", e.msg);
-    else (*n)++;
-  }
-  free(buf);
-  return rc;
-}
-
-int cli_explain_whatifs(const char *cmd, const scenario *s,
-                        const char *const *specs, int nspecs,
-                        sim_whatif **out, int *n) {
-  *out = NULL;
-  *n = 0;
-  int cap = 1;
-  for (int i = 0; i < nspecs; i++)
-    for (const char *c = specs[i]; *c; c++) cap += 1 + (*c == ';');
-  sim_whatif *v = mem_calloc((size_t)cap, sizeof *v);
-  int rc = CLI_OK;
-  for (int i = 0; i < nspecs && !rc; i++)
-    rc = whatifs_of(cmd, s, specs[i], v, n);
-  if (rc) {
-    free(v);
-    *n = 0;
-    return rc;
-  }
-  *out = v;
-  return CLI_OK;
+/* The --what-if texts (sim_whatif_parse_list) into *out (free) and *n; a
+ * bad or empty one is cmd's usage error naming --what-if and its text. */
+static int explain_whatifs(const char *cmd, const scenario *s,
+                           const char *const *specs, int nspecs,
+                           sim_whatif **out, int *n) {
+  err e = {0};
+  if (sim_whatif_parse_list(s, specs, nspecs, out, n, &e) == ERR_OK)
+    return CLI_OK;
+  return cli_usage_error(cmd, "--what-if %s", e.msg);
 }
 
 int cli_explain(int argc, char **argv) {
@@ -162,8 +130,8 @@ int cli_explain(int argc, char **argv) {
     goto fail;
   const scenario *s = view ? view : parent; /* a file's devices work */
   if ((rc = cli_workload_usage("explain", &p.wo, parent)) ||
-      (rc = cli_explain_whatifs("explain", s, p.what_if.items,
-                                 (int)p.what_if.n, &w, &nw)))
+      (rc = explain_whatifs("explain", s, p.what_if.items,
+                             (int)p.what_if.n, &w, &nw)))
     goto done;
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);

@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "base/mem.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_bill.h"
 #include "sim/cli/cli_progress.h"
@@ -31,10 +30,6 @@ typedef struct report {
   int nsens;
   bill bill;           /* what the base run cost */
 } report;
-
-static double step_s(const sim_cp_step *x) {
-  return (double)(x->t1 - x->t0) * 1e-9;
-}
 
 static void print_phases(const sim_critpath *cp) {
   printf("\ntime on the critical path by phase and resource class (s)\n");
@@ -134,7 +129,7 @@ static void cause_text(const sim_cp_step *x, char *buf, size_t n) {
 }
 
 static void print_step(const scenario *s, const sim_cp_step *x) {
-  printf("  %10.4f %9.4f  %-9s ", (double)x->t0 * 1e-9, step_s(x),
+  printf("  %10.4f %9.4f  %-9s ", (double)x->t0 * 1e-9, sim_critpath_step_s(x),
          sim_cp_phase_names[x->phase]);
   const char *role = x->task == UINT32_MAX ? "gap"
                                             : sim_timeline_role_names[x->role];
@@ -172,19 +167,10 @@ static void print_steps(const report *p) {
          n > show ? ", the longest listed in time order" : "", "T_S", "DUR_S",
          "PHASE", "WHAT");
   /* the `show` longest steps, listed in time order */
-  double cut = 0;
-  if (n > show) {
-    double *d = mem_alloc(n * sizeof *d);
-    for (size_t i = 0; i < n; i++) d[i] = step_s(&p->cp.steps[i]);
-    for (size_t i = 0; i < show; i++) /* partial selection: small show */
-      for (size_t j = i + 1; j < n; j++)
-        if (d[j] > d[i]) { double t = d[i]; d[i] = d[j]; d[j] = t; }
-    cut = d[show - 1];
-    free(d);
-  }
+  double cut = sim_critpath_cut_s(&p->cp, show);
   size_t shown = 0;
   for (size_t i = 0; i < n && shown < show; i++)
-    if (n <= show || step_s(&p->cp.steps[i]) >= cut) {
+    if (sim_critpath_step_s(&p->cp.steps[i]) >= cut) {
       print_step(p->s, &p->cp.steps[i]);
       shown++;
     }
@@ -219,27 +205,12 @@ static void print_sens(const report *p) {
   }
 }
 
-/* The index of the resource of the k busiest (by mean utilisation, the
- * first of equals first) not yet among ord[0 .. k): a selection, not a
- * sort, of the ten the table lists out of 10^4 NICs. */
-static int busiest_next(const sim_linkstats *ls, const int *ord, int k) {
-  int best = -1;
-  for (int i = 0; i < ls->nres; i++) {
-    bool taken = false;
-    for (int j = 0; j < k && !taken; j++) taken = ord[j] == i;
-    if (!taken && (best < 0 || ls->res[i].mean_util > ls->res[best].mean_util))
-      best = i;
-  }
-  return best;
-}
-
 static void print_util(const report *p) {
   printf("\nlink and NIC utilisation over the iteration (busiest first)\n"
          "  %-28s %-7s %10s %9s %7s %7s %8s\n", "RESOURCE", "KIND", "GB",
          "BUSY_S", "MEAN%", "PEAK%", "CAP_GBPS");
-  int ord[10];
-  for (int k = 0; k < p->ls.nres && k < 10; k++) {
-    ord[k] = busiest_next(&p->ls, ord, k);
+  int ord[10], n = sim_linkstats_busiest(&p->ls, ord, 10);
+  for (int k = 0; k < n; k++) {
     const sim_ls_res *r = &p->ls.res[ord[k]];
     char name[256];
     sim_linkstats_name(&p->ls, r, p->s, name, sizeof name);
@@ -329,7 +300,7 @@ static void json_step_bounds(json_t *o, const sim_cp_step *x) {
 static json_t *json_step(const scenario *s, const sim_cp_step *x) {
   json_t *o = json_object();
   json_object_set_new(o, "t_s", cli_json_number((double)x->t0 * 1e-9));
-  json_object_set_new(o, "dur_s", cli_json_number(step_s(x)));
+  json_object_set_new(o, "dur_s", cli_json_number(sim_critpath_step_s(x)));
   json_object_set_new(o, "kind",
                       json_string(kind_name((sim_task_kind)x->kind)));
   json_object_set_new(o, "phase", json_string(sim_cp_phase_names[x->phase]));

@@ -16,82 +16,6 @@
 #include "sim/cli/cli.h"
 #include "traces/scenario_export.h"
 
-/* A real with the fewest digits that read back as the same double. */
-static void put_real(FILE *f, double x) {
-  char buf[64];
-  int p = 1;
-  for (; p <= 17; p++) {
-    snprintf(buf, sizeof buf, "%.*g", p, x);
-    if (strtod(buf, NULL) == x) break;
-  }
-  double mag = fabs(x);
-  if (strpbrk(buf, "eE") && mag >= 1e-5 && mag < 1e16) { /* 10, not 1e+01 */
-    int decimals = p - 1 - (int)floor(log10(mag));
-    snprintf(buf, sizeof buf, "%.*f", decimals > 0 ? decimals : 0, x);
-  }
-  if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
-  fputs(buf, f);
-}
-
-/* v on one line: objects {"k": v, ...}, arrays [v, ...]. */
-static void put_value(FILE *f, const json_t *v) {
-  if (json_is_real(v)) {
-    put_real(f, json_real_value(v));
-  } else if (json_is_object(v)) {
-    const char *k;
-    json_t *x;
-    int i = 0;
-    fputc('{', f);
-    json_object_foreach((json_t *)v, k, x) {
-      json_t *key = json_string(k);
-      char *ks = json_dumps(key, JSON_ENCODE_ANY);
-      fprintf(f, "%s%s: ", i++ ? ", " : "", ks);
-      free(ks);
-      json_decref(key);
-      put_value(f, x);
-    }
-    fputc('}', f);
-  } else if (json_is_array(v)) {
-    fputc('[', f);
-    for (size_t i = 0; i < json_array_size(v); i++) {
-      if (i) fputs(", ", f);
-      put_value(f, json_array_get(v, i));
-    }
-    fputc(']', f);
-  } else {
-    char *s = json_dumps(v, JSON_ENCODE_ANY);
-    fputs(s, f);
-    free(s);
-  }
-}
-
-/* The export's layout: a key per line, lists one element per line. */
-static void put_block(FILE *f, const json_t *o, int indent) {
-  const char *k;
-  json_t *v;
-  size_t i = 0, n = json_object_size(o);
-  fputs("{\n", f);
-  json_object_foreach((json_t *)o, k, v) {
-    fprintf(f, "%*s\"%s\": ", indent + 2, "", k);
-    if (json_is_object(v) && indent == 0) {
-      put_block(f, v, indent + 2);
-    } else if (json_is_array(v) && json_array_size(v) &&
-               json_is_object(json_array_get(v, 0))) {
-      fputs("[\n", f);
-      for (size_t j = 0; j < json_array_size(v); j++) {
-        fprintf(f, "%*s", indent + 4, "");
-        put_value(f, json_array_get(v, j));
-        fputs(j + 1 < json_array_size(v) ? ",\n" : "\n", f);
-      }
-      fprintf(f, "%*s]", indent + 2, "");
-    } else {
-      put_value(f, v);
-    }
-    fputs(++i < n ? ",\n" : "\n", f);
-  }
-  fprintf(f, "%*s}", indent, "");
-}
-
 /* The text of the scenario's own file (a built-in's embedded copy), or
  * NULL. The caller frees it. */
 static char *source_text(const scenario *s, size_t *len) {
@@ -168,8 +92,7 @@ int cli_scenarios_export(const char *name, const char *out) {
                 (rc = cli_out_open(&o, out, "the scenario")) == CLI_OK;
   if (opened) {
     json_t *j = scenario_export(s, trace_name);
-    put_block(o.f, j, 0);
-    fputc('\n', o.f);
+    scenario_export_write(j, o.f);
     json_decref(j);
   }
   if (t.f) rc = cli_out_close(&t, rc); /* first: the scenario names it */
@@ -190,7 +113,7 @@ static void show_line(const char *path, const json_t *v, bool given) {
   char *text = NULL;
   size_t n = 0;
   FILE *m = open_memstream(&text, &n);
-  put_value(m, v);
+  scenario_export_value(v, m);
   fclose(m);
   printf("%-34s %s%s\n", path, text, given ? "" : "   (default)");
   free(text);

@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/mem.h"
 #include "models/transport.h"
@@ -155,15 +154,6 @@ static const char *source_name(netimport_source s) {
   return "?";
 }
 
-/* Sets on l the values of v (flow_gbps and loss when present). */
-static void set_values(json_t *l, const netimport_value *v) {
-  json_object_set_new(l, "latency_ms", json_real(v->latency_ms));
-  json_object_set_new(l, "bandwidth_gbps", json_real(v->bandwidth_gbps));
-  if (!isnan(v->flow_gbps))
-    json_object_set_new(l, "flow_gbps", json_real(v->flow_gbps));
-  if (!isnan(v->loss)) json_object_set_new(l, "loss", json_real(v->loss));
-}
-
 /* --json: the tests, the pairs at t = 0 and the notes, one line. */
 static void report_json(const import_args *a, const netimport *m,
                         const netimport_hosts *h, size_t tests, size_t read,
@@ -206,66 +196,23 @@ static void report_json(const import_args *a, const netimport *m,
 
 /* ---- the two outputs ---- */
 
-/* {"links": [...]}: a measured pair as from/to, or as between when the
- * other way has no test; a site with itself from its tests or --intra-site. */
-static json_t *links_json(const netimport *m, const netimport_hosts *h) {
-  json_t *links = json_array();
-  for (int a = 0; a < m->nsites; a++)
-    for (int b = 0; b < m->nsites; b++) {
-      const netimport_pair *p = netimport_pair_of(m, a, b);
-      if (p->source == NETIMPORT_NONE || p->source == NETIMPORT_MIRRORED)
-        continue;
-      json_t *l = json_object();
-      const char *x = netimport_hosts_site(h, a), *y = netimport_hosts_site(h, b);
-      if (a != b && netimport_pair_of(m, b, a)->source == NETIMPORT_MIRRORED) {
-        json_object_set_new(l, "between", json_pack("[ss]", x, y));
-      } else {
-        json_object_set_new(l, "from", json_string(x));
-        json_object_set_new(l, "to", json_string(y));
-      }
-      set_values(l, netimport_at(m, 0, a, b));
-      json_array_append_new(links, l);
-    }
-  json_t *o = json_object();
-  json_object_set_new(o, "links", links);
-  return o;
-}
-
-static void csv_number(FILE *f, double x) {
-  char buf[40] = "";
-  if (!isnan(x)) cli_json_real(x, buf, sizeof buf);
-  fprintf(f, ",%s", buf);
-}
-
-/* The trace CSV: provenance, the header, every snapshot's rows. */
+/* The trace CSV with its provenance: the files and this command. */
 static void write_trace(FILE *f, const import_args *a, int argc, char **argv,
                         const netimport *m, const netimport_hosts *h,
                         size_t tests) {
-  char when[64];
-  time_t t0 = (time_t)m->t0_s;
-  struct tm tm;
-  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t0, &tm));
-  fprintf(f, "# source: iperf3 -J, %zu tests in", tests);
-  for (int i = 0; i < a->nfiles; i++) fprintf(f, " %s", a->files[i]);
-  fprintf(f, "\n# generated_by: geodes net");
-  for (int i = 0; i < argc; i++) fprintf(f, " %s", argv[i]);
-  fprintf(f, "\n# t0: %s (the first test's start.timestamp; t_s counts from "
-          "it)\n# group_s: %g (a snapshot holds the tests within it of its "
-          "first)\n# interpolate: step\n", when, a->group_s);
-  fprintf(f, "t_s,src,dst,latency_ms,bandwidth_gbps,flow_gbps,loss\n");
-  for (size_t k = 0; k < m->nsnaps; k++)
-    for (int x = 0; x < m->nsites; x++)
-      for (int y = 0; y < m->nsites; y++) {
-        if (!netimport_written(m, k, x, y)) continue;
-        const netimport_value *v = netimport_at(m, k, x, y);
-        fprintf(f, "%lld,%s,%s", (long long)m->t_s[k],
-                netimport_hosts_site(h, x), netimport_hosts_site(h, y));
-        csv_number(f, v->latency_ms);
-        csv_number(f, v->bandwidth_gbps);
-        csv_number(f, v->flow_gbps);
-        csv_number(f, v->loss);
-        fputc('\n', f);
-      }
+  char *source = NULL, *command = NULL;
+  size_t n = 0;
+  FILE *t = open_memstream(&source, &n);
+  fprintf(t, "iperf3 -J, %zu tests in", tests);
+  for (int i = 0; i < a->nfiles; i++) fprintf(t, " %s", a->files[i]);
+  fclose(t);
+  t = open_memstream(&command, &n);
+  fprintf(t, "geodes net");
+  for (int i = 0; i < argc; i++) fprintf(t, " %s", argv[i]);
+  fclose(t);
+  netimport_trace_write(f, m, h, source, command, a->group_s);
+  free(source);
+  free(command);
 }
 
 /* A trace's t = 0 gives every ordered pair: a usage error for a site
@@ -294,8 +241,8 @@ static int write_output(const import_args *a, int argc, char **argv,
   if (a->trace) {
     write_trace(out.f, a, argc, argv, m, h, tests);
   } else {
-    json_t *doc = links_json(m, h);
-    cli_json_write(doc, out.f, JSON_INDENT(2));
+    json_t *doc = netimport_links_json(m, h);
+    json_out_write(doc, out.f, JSON_INDENT(2));
     fputc('\n', out.f);
     json_decref(doc);
   }

@@ -83,6 +83,15 @@ static void print_table(const reproduce_report *r) {
          "\n point-to-point times are checked under tcp only)\n");
 }
 
+/* A group's |error|: its rows, median and worst. */
+static json_t *error_json(int n, double med, double worst) {
+  json_t *s = json_object();
+  json_object_set_new(s, "rows", json_integer(n));
+  json_object_set_new(s, "median_abs_error", cli_json_number(med));
+  json_object_set_new(s, "worst_abs_error", cli_json_number(worst));
+  return s;
+}
+
 static json_t *summary_json(const reproduce_report *r) {
   json_t *o = json_object();
   for (int t = 0; t <= REPRODUCE_NTABLES; t++) {
@@ -92,11 +101,8 @@ static json_t *summary_json(const reproduce_report *r) {
       double med, worst;
       int n = reproduce_summary(r, name, (transport_model)m, &med, &worst);
       if (!n) continue;
-      json_t *s = json_object();
-      json_object_set_new(s, "rows", json_integer(n));
-      json_object_set_new(s, "median_abs_error", cli_json_number(med));
-      json_object_set_new(s, "worst_abs_error", cli_json_number(worst));
-      json_object_set_new(by, transport_model_name((transport_model)m), s);
+      json_object_set_new(by, transport_model_name((transport_model)m),
+                          error_json(n, med, worst));
     }
     json_object_set_new(o, name ? name : "all", by);
   }
@@ -181,11 +187,8 @@ static void data_json(const measure_set *m, const double *sim,
   for (int g = 0; g <= ng; g++) {
     double med, worst;
     int n = measure_summary(m, error, g < ng ? groups[g] : NULL, &med, &worst);
-    json_t *s = json_object();
-    json_object_set_new(s, "rows", json_integer(n));
-    json_object_set_new(s, "median_abs_error", cli_json_number(med));
-    json_object_set_new(s, "worst_abs_error", cli_json_number(worst));
-    json_object_set_new(sum, g < ng ? groups[g] : "all", s);
+    json_object_set_new(sum, g < ng ? groups[g] : "all",
+                        error_json(n, med, worst));
   }
   free(groups);
   json_object_set_new(o, "rows", rows);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis/db.h"
+#include "analysis/shape_rows.h"
 #include "base/file.h"
 #include "base/mem.h"
 #include "models/alloc.h"
@@ -347,36 +348,11 @@ typedef struct shape_ctx {
   bool price;
 } shape_ctx;
 
-/* Every configuration that fits as a results row of run. */
+/* Every configuration that fits as a results row of run
+ * (analysis/shape_rows.h). */
 static int shape_rows(db *d, int64_t run, const void *ctx, err *e) {
   const shape_ctx *k = ctx;
-  const scenario *s = k->s;
-  int rc = ERR_OK;
-  for (long i = 0; rc == ERR_OK && i < k->r->nall; i++) {
-    const shape_config *c = &k->r->all[i];
-    char key[96];
-    snprintf(key, sizeof key, "shape run=%lld config=%ld", (long long)run, i);
-    db_result x;
-    db_result_init(&x);
-    x.key = key, x.study = "shape", x.scenario = s->name, x.method = "shape";
-    x.network_model = k->net, x.seed = (int64_t)s->seed;
-    x.layers = s->workload.layers > 0 ? s->workload.layers : -1;
-    x.batch = c->batch;
-    x.micro_batch = c->micro_batch;
-    snprintf(x.dp_algo, sizeof x.dp_algo, "%s", c->dp_algo);
-    x.alloc = alloc_text(c->a);
-    x.predicted_iteration_s = c->predicted_s;
-    x.iteration_s = c->simulated_s;
-    x.samples_per_s = c->samples_per_s;
-    if (c->fragments) x.fragments = c->fragments;
-    double t = shape_decided_s(c); /* the dollars the search judged it by */
-    x.usd_per_1k_samples = 1000 * shape_usd_per_sample(c, t);
-    x.usd_per_hour = shape_usd_per_hour(c, t);
-    if (!k->price) x.usd_per_1k_samples = x.usd_per_hour = NAN;
-    if (db_result_put(d, run, &x, e) < 0) rc = e->code ? e->code : ERR_DB;
-    db_result_clear(&x);
-  }
-  return rc;
+  return shape_rows_put(d, run, k->s, k->r, k->net, k->price, e);
 }
 
 /* -o: the best configuration as an allocation file that reproduces it:

@@ -157,18 +157,6 @@ static int parse_args(int argc, char **argv, sim_args *p) {
   return CLI_OK;
 }
 
-/* The least and the most compute utilisation of stage st's devices under
- * a (the stage table's mean hides a slow GPU beside fast ones). */
-static void stage_range(const sim_result *r, const alloc *a, int st,
-                        double *lo, double *hi) {
-  *lo = 1, *hi = 0;
-  for (int rep = 0; rep < a->replicas; rep++) {
-    int d = alloc_at(a, rep, st);
-    double u = d < r->ndevices && r->utilisation ? r->utilisation[d] : NAN;
-    *lo = fmin(*lo, u), *hi = fmax(*hi, u);
-  }
-}
-
 /* The bytes of the link classes: per iteration (over n completed ones). */
 static double class_gb(const sim_link_class *c, size_t n) {
   return c->bytes * 1e-9 / (double)(n ? n : 1);
@@ -234,7 +222,7 @@ static void print_table(const scenario *s, const char *placement,
   for (int st = 0; st < r->stages; st++) {
     const sim_breakdown *b = &r->stage[st];
     double lo, hi;
-    stage_range(r, a, st, &lo, &hi);
+    sim_result_stage_range(r, a, st, &lo, &hi);
     char util[40];
     snprintf(util, sizeof util, "%.1f..%.1f", 100 * lo, 100 * hi);
     printf("%-8d %10.3f %10.3f %10.3f %10.3f %17s\n", st, b->compute_s,
@@ -277,7 +265,7 @@ static void json_stages(json_t *o, const scenario *s, const sim_result *r,
   for (int i = 0; i < r->stages; i++) {
     const sim_breakdown *b = &r->stage[i];
     double lo, hi;
-    stage_range(r, a, i, &lo, &hi);
+    sim_result_stage_range(r, a, i, &lo, &hi);
     json_t *x = json_pack("{s:i,s:f,s:f,s:f,s:f}", "stage", i, "compute_s",
                           b->compute_s, "bubble_s", b->bubble_s, "comm_s",
                           b->comm_s, "dp_sync_s", b->dp_sync_s);

@@ -98,24 +98,19 @@ static void models_table(bool md) {
 /* A model's counts (spec.h) as JSON: its dimensions (model_export's
  * object), parameters, FLOPs per token and activation bytes. */
 static json_t *model_json(const spec_model *m) {
-  double layer = spec_layer_params(m), s = m->seq;
-  double matrices = m->layers * spec_layer_matrix_params(m) +
-                    (double)m->hidden * m->vocab;
-  double fwd = spec_token_flops(m);
-  double recompute = (4.0 * m->layers * spec_layer_flops(m) +
-                      3.0 * spec_head_flops(m)) / s;
+  double layer = spec_layer_params(m), fwd = spec_token_flops(m);
   json_t *o = json_object();
   json_object_set_new(o, "model", model_export(m));
   json_object_set_new(o, "parameters", json_pack(
       "{s:f, s:f, s:f, s:f, s:f, s:f}", "total", spec_model_params(m),
       "per_layer", layer, "layers", m->layers * layer, "embeddings",
       spec_embedding_params(m), "head", spec_head_params(m), "matrices",
-      matrices));
+      spec_token_matrix_params(m)));
   json_object_set_new(o, "flops_per_token", json_pack(
       "{s:f, s:f, s:f}", "forward", fwd, "training", 3 * fwd,
-      "training_recompute", recompute));
+      "training_recompute", spec_token_flops_recompute(m)));
   json_object_set_new(o, "activation_bytes_per_sequence",
-                      json_real(s * m->hidden * m->value_bytes));
+                      json_real((double)m->seq * m->hidden * m->value_bytes));
   return o;
 }
 

@@ -1,20 +1,20 @@
-/* test_cli_json: the JSON writer of the front end (sim/cli/cli_json.c,
- * compiled in here: the front end is no library). Every real reads back as
- * the same double, in the fewest digits (a naive reference: the least %.*g
+/* test_json_out: the JSON writer (traces/base/json_out.c). Every real
+ * reads back as the same double, in the fewest digits (a naive reference: the least %.*g
  * precision that reads back), 0.2 and not 0.20000000000000001; documents
  * without reals are laid out byte for byte as jansson's json_dumps lays
  * them out under the same flags. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cli/cli_json.c"
+#include "base/json_out.h"
 
-TestSuite(cli_json);
+TestSuite(json_out);
 
-Test(cli_json, chosen_spellings) {
+Test(json_out, chosen_spellings) {
   const struct { double x; const char *s; } cases[] = {
       {0.2, "0.2"},           {1, "1.0"},         {1450000, "1450000.0"},
       {1e16, "1e+16"},        {1e-5, "1e-05"},    {0.0001, "0.0001"},
@@ -23,7 +23,7 @@ Test(cli_json, chosen_spellings) {
       {1e15 + 0.5, "1000000000000000.5"}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char buf[40];
-    cli_json_real(cases[i].x, buf, sizeof buf);
+    json_out_real(cases[i].x, buf, sizeof buf);
     cr_expect_str_eq(buf, cases[i].s);
   }
 }
@@ -42,7 +42,7 @@ static int digits(const char *s) {
   return n > a ? (int)(n - a) : 1;
 }
 
-Test(cli_json, random_doubles_read_back_in_fewest_digits) {
+Test(json_out, random_doubles_read_back_in_fewest_digits) {
   uint64_t state = 88172645463325252ULL;
   for (int i = 0; i < 200000; i++) {
     state ^= state << 13, state ^= state >> 7, state ^= state << 17;
@@ -52,7 +52,7 @@ Test(cli_json, random_doubles_read_back_in_fewest_digits) {
     if (!isfinite(x)) continue;
     if (i % 2) x = (double)(state % 1000000) / 1000; /* short decimals too */
     char buf[40], ref[40];
-    cli_json_real(x, buf, sizeof buf);
+    json_out_real(x, buf, sizeof buf);
     cr_assert_eq(strtod(buf, NULL), x, "%s", buf);
     int p = 1;
     for (; p <= 17; p++) {
@@ -63,7 +63,7 @@ Test(cli_json, random_doubles_read_back_in_fewest_digits) {
   }
 }
 
-Test(cli_json, layout_is_janssons) {
+Test(json_out, layout_is_janssons) {
   json_t *o = json_pack("{s:s,s:i,s:[i,s,b,n],s:{},s:[],s:{s:{s:i}}}", "a",
                         "x\"y\n", "b", -3, "c", 1, "u\u00e9", 1, "d", "e",
                         "f", "g", "h", 7);
@@ -74,7 +74,7 @@ Test(cli_json, layout_is_janssons) {
     char *got = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&got, &n);
-    cr_assert_eq(cli_json_write(o, f, flags[i]), 0);
+    cr_assert_eq(json_out_write(o, f, flags[i]), 0);
     fclose(f);
     cr_expect_str_eq(got, want, "flags %zx", flags[i]);
     free(want), free(got);

@@ -1,4 +1,5 @@
-/* cli_json: the one writer of the JSON geodes prints or saves. It lays a
+/* json_out: the one writer of the JSON geodes prints or saves (see
+ * json_out.h). It lays a
  * document out as jansson's json_dumpf does under the same flags
  * (JSON_COMPACT, JSON_INDENT(n); keys in the object's order), but writes a
  * real number in the fewest significant digits that read back as the same
@@ -14,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cli/cli.h"
+#include "base/json_out.h"
 
 #define DIGITS_MAX 17 /* enough for every double (DBL_DECIMAL_DIG) */
 
@@ -23,7 +24,7 @@
 #define POSITIONAL_MIN_EXP (-4)
 #define POSITIONAL_MAX_EXP 15
 
-void cli_json_real(double x, char *buf, size_t size) {
+void json_out_real(double x, char *buf, size_t size) {
   assert(size >= 32);
   int p = 1;
   for (; p <= DIGITS_MAX; p++) {
@@ -115,7 +116,7 @@ static void value(writer *w, const json_t *v, int depth) {
       fprintf(w->f, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
       break;
     case JSON_REAL:
-      cli_json_real(json_real_value(v), buf, sizeof buf);
+      json_out_real(json_real_value(v), buf, sizeof buf);
       fputs(buf, w->f);
       break;
     case JSON_TRUE: fputs("true", w->f); break;
@@ -124,7 +125,7 @@ static void value(writer *w, const json_t *v, int depth) {
   }
 }
 
-int cli_json_write(const json_t *o, FILE *f, size_t flags) {
+int json_out_write(const json_t *o, FILE *f, size_t flags) {
   writer w = {.f = f, .flags = flags};
   value(&w, o, 0);
   return w.bad || ferror(f) ? -1 : 0;
