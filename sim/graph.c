@@ -567,7 +567,9 @@ int64_t sim_graph_end(const sim_graph *g) { return g->end; }
 
 double sim_graph_bytes(double ntasks, double nedges) {
   double per_task = 2.0 * sizeof(sim_task) + sizeof(hot) + sizeof(times) +
-                    sizeof(uint32_t) /* deps */ + 2 * sizeof(uint32_t) /* cur */;
+                    sizeof(uint32_t) /* deps */ +
+                    2 * sizeof(uint32_t) /* cur */ +
+                    sizeof(uint32_t) /* ord */;
   double per_edge = 2.0 * sizeof(edge) + sizeof(uint32_t) /* succ */;
   return ntasks * per_task + nedges * per_edge;
 }
