@@ -44,6 +44,13 @@ typedef struct hop_leg {
   double rate[2];      /* then its rate over its flow's life */
 } hop_leg;
 
+/* A phase's state before its first flow: nothing solved, no part, no
+ * counts of what the fill shares. */
+static void phase_clear(hop_net *n) {
+  n->solved = false, n->part = 0;
+  n->nshared = n->nvaried = n->ncoupled = n->ncoupled_pass = 0;
+}
+
 void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
   int nd = s->ndevices;
   n->s = s;
@@ -58,7 +65,7 @@ void hop_net_init(hop_net *n, const scenario *s, const transport_options *o) {
   n->flow = NULL, n->nflow = 0, n->flow_cap = 0;
   n->leg = NULL, n->nleg = 0, n->leg_cap = 0;
   n->slot = NULL, n->nslot = 0;
-  n->solved = false, n->part = 0, n->nshared = n->nvaried = n->ncoupled = n->ncoupled_pass = 0;
+  phase_clear(n);
   n->nic = mem_alloc((size_t)nd * sizeof *n->nic);
   n->cap = mem_calloc((size_t)nd, sizeof *n->cap);
   n->out = mem_calloc((size_t)nd, sizeof *n->out);
@@ -90,7 +97,7 @@ void hop_net_reset(hop_net *n) {
   n->ntouched = 0;
   n->swap = false;
   n->nflow = n->nleg = 0;
-  n->solved = false, n->part = 0, n->nshared = n->nvaried = n->ncoupled = n->ncoupled_pass = 0;
+  phase_clear(n);
   if (n->nslot) memset(n->slot, 0xff, (size_t)n->nslot * sizeof *n->slot);
 }
 
@@ -419,17 +426,21 @@ static double res_cap(const hop_net *n, const hop_leg *g, int d, int r) {
   return scenario_link(n->s, from, to, 0).bandwidth_gbps * 1e9 / 8.0;
 }
 
+/* h's rate alone, under a windowed model no more than its sockets'
+ * windows deliver over its round trip. */
+static double windowed(const hop_net *n, const hop *h, int sockets) {
+  if (!transport_is_windowed(n->o.model) || h->rtt < 1e-9) return h->rate;
+  return fmin(h->rate, sockets * h->window / h->rtt);
+}
+
 /* Leg g as the fill sees it in direction d: its bytes in the phase, the
  * engine's weight (sockets; over the RTT under tcp) and its own bound
  * (alone on its resources, tcp's windows): its flow's coupled legs share
  * what they cross by the bytes each moves (the fill's uses). */
 static fill_leg fill_leg_of(const hop_net *n, const hop_leg *g, int d) {
-  int w = g->w[d];
   hop h = leg_alone(n, g, d, g->bytes, 1);
-  bool win = transport_is_windowed(n->o.model);
-  double cap = h.rate;
-  if (win && h.rtt >= 1e-9) cap = fmin(cap, w * h.window / h.rtt);
-  return (fill_leg){.bytes = g->total, .cap = cap, .weight = g->we[d]};
+  return (fill_leg){.bytes = g->total, .cap = windowed(n, &h, g->w[d]),
+                    .weight = g->we[d]};
 }
 
 /* The fill over the shared flows of direction x->d: each of their legs'
@@ -557,11 +568,8 @@ double hop_alone_rate(const hop_net *n, int a, int b, double bytes,
                       int channels) {
   if (!wired(n, a, b)) return 0;
   hop h = hop_with(n, a, b, bytes, 1, channels, (hop_totals){0, 0, 0, 0});
-  bool win = transport_is_windowed(n->o.model);
-  if (win && h.rtt >= 1e-9)
-    h.rate = fmin(h.rate, transport_sockets_dealt(channels, sockets_to(n, b),
-                                                  bytes) * h.window / h.rtt);
-  return h.rate;
+  return windowed(n, &h, transport_sockets_dealt(channels, sockets_to(n, b),
+                                                 bytes));
 }
 
 int hop_nic_bound(const hop_net *n, int a, int b, double bytes, int channels) {
