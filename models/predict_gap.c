@@ -77,50 +77,61 @@ bool predict_gap_two_ways(const hop_net *n, const alloc *a, int r, int st,
          (binds(n, u, d, bytes, P, nd) && binds(n, v, d, bytes, P, nd));
 }
 
-/* Whether d's NIC (replica r, stage st) cannot carry a synchronisation
- * hop of rate sync and one of its pipeline's hops at their own rates at
- * once: out of it (in false) or into it (in true). */
-static bool crowds_pass(const hop_net *n, const alloc *a, int r, int st,
-                        double act, double sync, bool in) {
-  int d = alloc_at(a, r, st), nd = n->nic[d], P = TRANSPORT_P2P_CHANNELS;
-  if (!(n->cap[nd] > 0) || !(sync > 0)) return false;
+/* The fastest alone of the pipeline hops of replica r's stage st, out of
+ * its device (in false) or into it (in true); 0 when none is wired. */
+static double pass_rate(const hop_net *n, const alloc *a, int r, int st,
+                        double act, bool in) {
+  int d = alloc_at(a, r, st), P = TRANSPORT_P2P_CHANNELS;
+  double most = 0;
   for (int k = -1; k <= 1; k += 2) {
     if (st + k < 0 || st + k >= a->stages) continue;
     int e = alloc_at(a, r, st + k);
-    double pass = hop_alone_rate(n, in ? e : d, in ? d : e, act, P);
-    if (pass > 0 && sync + pass > n->cap[nd] * (1 + 1e-9)) return true;
+    most = fmax(most, hop_alone_rate(n, in ? e : d, in ? d : e, act, P));
   }
-  return false;
+  return most;
 }
 
-/* Whether device e's synchronisation with stage st of replica r (messages
- * of sync bytes, either way) and one of that stage's pipeline boundaries
- * crowd the stage's NIC (crowds_pass): a NIC that binds both alone, or
- * one whose capacity is less than their rates together. */
-static bool beside(const hop_net *n, const alloc *a, int r, int st, int e,
-                   double act, double sync) {
-  int d = alloc_at(a, r, st), C = TRANSPORT_NCCL_RING_CHANNELS;
-  return crowds_pass(n, a, r, st, act, hop_alone_rate(n, d, e, sync, C),
-                     false) ||
-         crowds_pass(n, a, r, st, act, hop_alone_rate(n, e, d, sync, C), true);
+/* Whether NIC nd cannot carry a synchronisation hop of rate sync and a
+ * pipeline hop of rate pass at their own rates at once. */
+static bool crowds(const hop_net *n, int nd, double sync, double pass) {
+  return sync > 0 && sync + pass > n->cap[nd] * (1 + 1e-9);
+}
+
+/* Whether device e's synchronisation with device d (messages of sync
+ * bytes, either way) and d's pipeline hops (the fastest alone: out, in)
+ * crowd d's NIC. */
+static bool beside(const hop_net *n, int d, int e, double out, double in,
+                   double sync) {
+  int nd = n->nic[d], C = TRANSPORT_NCCL_RING_CHANNELS;
+  if (!(n->cap[nd] > 0)) return false;
+  return (out > 0 && crowds(n, nd, hop_alone_rate(n, d, e, sync, C), out)) ||
+         (in > 0 && crowds(n, nd, hop_alone_rate(n, e, d, sync, C), in));
 }
 
 bool predict_gap_sync_beside_pass(const hop_net *n, const alloc *a,
                                   double act, double sync) {
   for (int st = 0; st < a->stages && a->stages > 1; st++)
-    for (int r = 0; r < a->replicas; r++)
-      for (int q = 0; q < a->replicas; q++)
-        if (q != r && beside(n, a, r, st, alloc_at(a, q, st), act, sync))
+    for (int r = 0; r < a->replicas; r++) {
+      int d = alloc_at(a, r, st); /* its pipeline's rates, once for all q */
+      double out = pass_rate(n, a, r, st, act, false);
+      double in = pass_rate(n, a, r, st, act, true);
+      for (int q = 0; q < a->replicas && (out > 0 || in > 0); q++)
+        if (q != r && beside(n, d, alloc_at(a, q, st), out, in, sync))
           return true;
+    }
   return false;
 }
 
 bool predict_gap_ends_beside_pass(const hop_net *n, const alloc *a,
                                   double act, double emb) {
   int D = a->stages;
-  for (int r = 0; r < a->replicas && D > 1; r++)
-    if (beside(n, a, r, 0, alloc_at(a, r, D - 1), act, emb) ||
-        beside(n, a, r, D - 1, alloc_at(a, r, 0), act, emb))
+  for (int r = 0; r < a->replicas && D > 1; r++) {
+    int u = alloc_at(a, r, 0), v = alloc_at(a, r, D - 1);
+    if (beside(n, u, v, pass_rate(n, a, r, 0, act, false),
+               pass_rate(n, a, r, 0, act, true), emb) ||
+        beside(n, v, u, pass_rate(n, a, r, D - 1, act, false),
+               pass_rate(n, a, r, D - 1, act, true), emb))
       return true;
+  }
   return false;
 }
