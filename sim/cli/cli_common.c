@@ -312,6 +312,12 @@ json_t *cli_json_number(double x) {
   return isfinite(x) ? json_real(x) : json_null();
 }
 
+json_t *cli_json_ints(const int *v, int n) {
+  json_t *a = json_array();
+  for (int i = 0; i < n; i++) json_array_append_new(a, json_integer(v[i]));
+  return a;
+}
+
 /* Appends the methods of schedule_method_names that are fixed placements
  * (fixed) or searches (!fixed) to buf at *at, joined by ", ". */
 static void method_names(bool fixed, char *buf, size_t size, size_t *at) {
