@@ -24,6 +24,7 @@
 #include "analysis/costcmd_header.h"
 #include "schedules/objective.h"
 #include "schedules/schedule.h"
+#include "schedules/schedule_request.h"
 #include "models/partition.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_bill.h"
@@ -168,40 +169,26 @@ static int parse_args(int argc, char **argv, sched_args *p) {
   return check_objective(p);
 }
 
-/* The dollar objectives and the budget: the predictor's (a placement
- * search's, or the shape search's goal). */
-static int check_dollars(sched_args *p) {
-  bool cost = objective_kind_dollars((objective_kind)p->objective);
-  if (p->shape && (cost || p->objective_given) && p->goal &&
-      (!cost || strcmp(shape_goal_names[p->goal],
-                       objective_kind_names[p->objective])))
-    return cli_usage_error("schedule", "--objective %s and --shape-objective "
-                           "%s: give one", objective_kind_names[p->objective],
-                           shape_goal_names[p->goal]);
-  if (p->shape) {
-    if (cost) p->goal = names_find(shape_goal_names,
-                                   objective_kind_names[p->objective]);
-    return CLI_OK;
-  }
-  if (!cost && !(p->budget > 0)) return CLI_OK;
-  if (p->budget > 0 && !cost && p->objective != OBJECTIVE_PREDICTED)
-    return cli_usage_error("schedule", "--max-usd-per-hour constrains the "
-                           "predictor's objectives: give --objective "
-                           "predicted, usd-per-sample or samples-per-usd");
-  if (!schedule_method_searches(p->method) ||
-      schedule_method_find(p->method) == SCHEDULE_SIM)
-    return cli_usage_error("schedule", "--objective %s%s: --method %s %s; "
-                           "give gcma, hybrid or random-search",
-                           objective_kind_names[p->objective],
-                           p->budget > 0 ? " with --max-usd-per-hour" : "",
-                           p->method,
-                           schedule_method_find(p->method) == SCHEDULE_SIM
-                               ? "judges its moves by simulated time"
-                               : "searches nothing");
-  return CLI_OK;
+/* The request p makes of schedules/ (schedule_request.h): what it gives. */
+static schedule_request request_of(const sched_args *p) {
+  return (schedule_request){
+      .shape = p->shape, .method = p->method, .objective = p->objective,
+      .goal = p->goal, .budget = p->budget,
+      .given = {[SCHEDULE_OPT_DP_AUTO] = p->dp_auto,
+                [SCHEDULE_OPT_GOAL] = p->goal,
+                [SCHEDULE_OPT_SIMULATE] = p->simulate >= 0,
+                [SCHEDULE_OPT_MICRO] = p->micro_list,
+                [SCHEDULE_OPT_METHOD] =
+                    p->method != schedule_method_name(SCHEDULE_GCMA),
+                [SCHEDULE_OPT_OBJECTIVE] = p->objective_given,
+                [SCHEDULE_OPT_TRIALS] = p->trials >= 0,
+                [SCHEDULE_OPT_POPULATION] = p->population >= 0,
+                [SCHEDULE_OPT_STARTS] = p->starts >= 0,
+                [SCHEDULE_OPT_COST_CMD] = p->cc.cmd,
+                [SCHEDULE_OPT_CONVERGENCE] = p->convergence}};
 }
 
-/* --objective against --cost-cmd, and --method. */
+/* --objective against --cost-cmd, --method and the dollars. */
 static int check_objective(sched_args *p) {
   p->objective_given = p->objective >= 0;
   if (p->objective < 0)
@@ -213,7 +200,12 @@ static int check_objective(sched_args *p) {
     return cli_usage_error("schedule", "--cost-cmd is the objective: give no "
                            "other --objective");
   int rc = cli_check_method("schedule", &p->method);
-  return rc ? rc : check_dollars(p);
+  err e = {0};
+  schedule_request r = request_of(p);
+  if (!rc && schedule_request_dollars(&r, &e))
+    return cli_usage_error("schedule", "%s", e.msg);
+  p->goal = r.goal; /* a dollar objective is --shape auto's goal */
+  return rc;
 }
 
 /* The search's objective under p (its environment in *ob, a cost model's
@@ -374,11 +366,8 @@ static int write_outputs(const sched_args *p, const scenario *s,
   if (!rc && p->out && !(rc = cli_out_open(&a, p->out, "the allocation")))
     alloc_file_write(r->best, NULL, split, s, NULL, a.f);
   if (!rc && p->convergence &&
-      !(rc = cli_out_open(&c, p->convergence, "the convergence"))) {
-    fprintf(c.f, "candidate,best_score_s\n");
-    for (long i = 0; i < r->candidates; i++)
-      fprintf(c.f, "%ld,%.9g\n", i + 1, r->convergence[i]);
-  }
+      !(rc = cli_out_open(&c, p->convergence, "the convergence")))
+    search_convergence_write(r, c.f); /* a failed write: cli_out_close */
   if (c.f) rc = cli_out_close(&c, rc);
   if (a.f) rc = cli_out_close(&a, rc);
   free(split);
@@ -429,27 +418,6 @@ static char **take_dp_auto(int argc, char **argv, int *n, int *found) {
   return v;
 }
 
-/* --micro-batches m,m,... into a: sizes >= 1, none above s's batch (a
- * micro-batch holds at most the batch; the search would find no shape). */
-static int micro_args(const sched_args *p, const scenario *s,
-                      cli_shape_args *a) {
-  if (!p->micro_list) return CLI_OK;
-  a->nmicro = partition_parse(p->micro_list, a->micro, SHAPE_MAX_MICRO);
-  for (int i = 0; i < a->nmicro; i++)
-    if (a->micro[i] < 1) a->nmicro = -1;
-  if (a->nmicro < 1)
-    return cli_usage_error("schedule", "--micro-batches wants up to %d "
-                           "comma-separated micro-batch sizes >= 1, not '%s'",
-                           SHAPE_MAX_MICRO, p->micro_list);
-  long batch = p->wo.k.batch > 0 ? p->wo.k.batch : s->workload.batch;
-  for (int i = 0; i < a->nmicro; i++)
-    if (a->micro[i] > batch)
-      return cli_usage_error("schedule", "--micro-batches %s: %d is more "
-                             "than the batch of %ld sequences", p->micro_list,
-                             a->micro[i], batch);
-  return CLI_OK;
-}
-
 /* The options of --shape auto, checked (usage errors) once s is loaded
  * with the other knobs: --stages and --replicas within the devices and the
  * layers. */
@@ -467,19 +435,11 @@ static int shape_args(const sched_args *p, const scenario *s,
   if (shape_check_given(s, st, rep, p->dp_auto ? &a->plan : NULL, &e))
     return cli_usage_error("schedule", "%s", e.msg);
   a->stages = (int)(st > 0 ? st : 0), a->replicas = (int)(rep > 0 ? rep : 0);
-  return micro_args(p, s, a);
-}
-
-/* The options that only --shape auto takes. */
-static int shape_only(const sched_args *p) {
-  char goal[48];
-  snprintf(goal, sizeof goal, "--shape-objective %s", shape_goal_names[p->goal]);
-  const char *opt = p->dp_auto ? "--dp-algo auto"
-                    : p->goal ? goal
-                    : p->simulate >= 0 ? "--simulate-best"
-                    : p->micro_list ? "--micro-batches" : NULL;
-  if (p->shape || !opt) return CLI_OK;
-  return cli_usage_error("schedule", "%s needs --shape auto", opt);
+  long batch = p->wo.k.batch > 0 ? p->wo.k.batch : s->workload.batch;
+  if (p->micro_list && schedule_request_micro(p->micro_list, batch, a->micro,
+                                              &a->nmicro, &e))
+    return cli_usage_error("schedule", "--micro-batches %s", e.msg);
+  return CLI_OK;
 }
 
 /* schedule --shape auto: the knobs but the shape applied, then the search. */
@@ -557,29 +517,6 @@ static void report(const sched_args *p, const scenario *s,
   cli_beside_print(sr, b, f, p->budget);
 }
 
-/* The options of a placement search, which --shape auto does not use
- * (issue 35, 5: it ran without a word, --cost-cmd never started and
- * --convergence wrote nothing): refused naming the first. --objective is
- * its goal when a dollar one (check_dollars), else unused too. */
-static int shape_unused(const sched_args *p) {
-  if (!p->shape) return CLI_OK;
-  const char *opt =
-      p->method != schedule_method_name(SCHEDULE_GCMA) ? "--method"
-      : p->objective_given &&
-              !objective_kind_dollars((objective_kind)p->objective)
-          ? "--objective"
-      : p->trials >= 0 ? "--trials"
-      : p->population >= 0 ? "--population"
-      : p->starts >= 0 ? "--starts"
-      : p->cc.cmd ? "--cost-cmd"
-      : p->convergence ? "--convergence" : NULL;
-  if (!opt) return CLI_OK;
-  return cli_usage_error("schedule", "%s is a placement search's, which "
-                         "--shape auto does not run (it judges shapes by the "
-                         "predictor and simulation, for --shape-objective): "
-                         "leave it out", opt);
-}
-
 /* argv into p: --dp-algo auto taken out (once: with it, --dp-algo may not
  * be given again), the table's options, the --shape auto ones. */
 static int schedule_args(int argc, char **argv, sched_args *p) {
@@ -589,8 +526,10 @@ static int schedule_args(int argc, char **argv, sched_args *p) {
   int rc = parse_args(n, args, p);
   if (!rc && (autos > 1 || (autos && p->wo.k.dp_algo)))
     rc = cli_usage_error("schedule", "--dp-algo given twice");
-  if (!rc) rc = shape_only(p);
-  if (!rc) rc = shape_unused(p);
+  err e = {0};
+  schedule_request r = request_of(p);
+  if (!rc && schedule_request_uses(&r, &e)) /* one search's options */
+    rc = cli_usage_error("schedule", "%s", e.msg);
   free(args);
   return rc;
 }
