@@ -224,6 +224,28 @@ void objective_price(objective *o, bool cost, double usd_per_s,
   o->cost = cost, o->usd_per_s = usd_per_s, o->budget = max_usd_per_hour;
 }
 
+int objective_of_kind(objective *o, objective_kind kind,
+                      double max_usd_per_hour, search_objective *obj,
+                      err *e) {
+  double usd_per_s = bill_compute_usd_per_s(o->s, NULL, 0, NULL);
+  switch (kind) {
+    case OBJECTIVE_DTFM: *obj = objective_dtfm(o); return ERR_OK;
+    case OBJECTIVE_PREDICTED:
+      objective_price(o, false, usd_per_s, max_usd_per_hour);
+      *obj = objective_predicted(o);
+      return ERR_OK;
+    case OBJECTIVE_USD_PER_SAMPLE:
+    case OBJECTIVE_SAMPLES_PER_USD:
+      objective_price(o, true, usd_per_s, max_usd_per_hour);
+      *obj = objective_predicted(o);
+      obj->name = objective_kind_names[kind];
+      return ERR_OK;
+    case OBJECTIVE_COST_CMD: break;
+  }
+  return err_set(e, ERR_CONFIG, "the objective %s is the caller's model",
+                 objective_kind_names[kind]);
+}
+
 static double predicted_alloc(void *ctx, const alloc *a, err *e) {
   return judge(ctx, a, predicted, ctx, e);
 }

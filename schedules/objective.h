@@ -142,6 +142,15 @@ search_objective objective_custom_stream(objective *o, const char *name,
 void objective_price(objective *o, bool cost, double usd_per_s,
                      double max_usd_per_hour);
 
+/* The objective of kind on o: DT-FM's score, or the predictor's time
+ * (objective_price: in dollars for the dollar kinds, named after them;
+ * every device priced as the scenario's, bill_compute_usd_per_s) under a
+ * budget of max_usd_per_hour (0: none). ERR_OK, or ERR_CONFIG for
+ * cost-cmd: a model the caller runs (objective_custom_stream). */
+int objective_of_kind(objective *o, objective_kind kind,
+                      double max_usd_per_hour, search_objective *obj,
+                      err *e);
+
 /* DT-FM's score restricted to what fits: cost_partition / cost_alloc, +inf
  * for a candidate whose realised allocation does not fit. When every
  * device holds the largest stage whatever its place (checked once, here),

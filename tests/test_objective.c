@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/bill.h"
 #include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec_workload.h"
@@ -312,5 +313,41 @@ Test(objective, gcma_keeps_to_what_fits) {
   cr_assert_eq(fit->objective_s, cost_alloc(x.c, fit->best, NULL));
   cr_assert_gt(objective_refused(x.o), 0, "the search met what does not fit");
   search_result_free(fit);
+  env_free(&x);
+}
+
+/* objective_of_kind against each objective made by hand (objective_dtfm,
+ * objective_price then objective_predicted at every device's price) on
+ * random allocations of a priced scenario; cost-cmd is the caller's. */
+Test(objective, of_kind_is_the_objective_made_by_hand) {
+  scenario *s = support_scenario("intellect-1");
+  double usd_per_s = bill_compute_usd_per_s(s, NULL, 0, NULL);
+  cr_assert(usd_per_s > 0);
+  env x = env_new(s, false);
+  objective *hand = objective_new(s, x.c, NULL, false, NULL);
+  const double budget[] = {0, 0, 1e9, 0};
+  for (int k = 0; k < OBJECTIVE_NKINDS; k++) {
+    search_objective got, want;
+    int rc = objective_of_kind(x.o, (objective_kind)k, budget[k % 4], &got,
+                               NULL);
+    if (k == OBJECTIVE_COST_CMD) {
+      cr_assert_eq(rc, ERR_CONFIG);
+      continue;
+    }
+    cr_assert_eq(rc, ERR_OK);
+    bool usd = objective_kind_dollars((objective_kind)k);
+    objective_price(hand, usd, usd_per_s, budget[k % 4]);
+    want = k == OBJECTIVE_DTFM ? objective_dtfm(hand)
+                               : objective_predicted(hand);
+    cr_assert_str_eq(got.name, usd ? objective_kind_names[k] : want.name);
+    for (uint64_t seed = 0; seed < 5; seed++) {
+      alloc *a = alloc_random(s->workload.replicas, s->workload.stages,
+                              seed);
+      cr_assert_eq(got.alloc(got.ctx, a, NULL), want.alloc(want.ctx, a, NULL),
+                   "%s, seed %d", objective_kind_names[k], (int)seed);
+      alloc_free(a);
+    }
+  }
+  objective_free(hand);
   env_free(&x);
 }

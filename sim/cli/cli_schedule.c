@@ -215,28 +215,14 @@ static int make_objective(const sched_args *p, const scenario *s,
                           objective **ob, costcmd **cc, search_objective *obj,
                           err *e) {
   if (!(*ob = objective_new(s, c, &so->transport, false, e))) return e->code;
-  double usd_per_s = bill_compute_usd_per_s(s, NULL, 0, NULL);
-  switch ((objective_kind)p->objective) {
-    case OBJECTIVE_DTFM: *obj = objective_dtfm(*ob); break;
-    case OBJECTIVE_PREDICTED:
-      objective_price(*ob, false, usd_per_s, p->budget);
-      *obj = objective_predicted(*ob);
-      break;
-    case OBJECTIVE_USD_PER_SAMPLE:
-    case OBJECTIVE_SAMPLES_PER_USD:
-      objective_price(*ob, true, usd_per_s, p->budget);
-      *obj = objective_predicted(*ob);
-      obj->name = objective_kind_names[p->objective];
-      break;
-    case OBJECTIVE_COST_CMD:
-      *cc = costcmd_open(s, c, p->cc.cmd, so->transport.model, p->cc.timeout_s,
-                         e);
-      if (!*cc) return e->code;
-      *obj = objective_custom_stream(*ob, "cost-cmd", costcmd_judge,
-                                     costcmd_judge_submit,
-                                     costcmd_judge_collect, *cc);
-      break;
-  }
+  if (p->objective != OBJECTIVE_COST_CMD)
+    return objective_of_kind(*ob, (objective_kind)p->objective, p->budget,
+                             obj, e);
+  *cc = costcmd_open(s, c, p->cc.cmd, so->transport.model, p->cc.timeout_s, e);
+  if (!*cc) return e->code;
+  *obj = objective_custom_stream(*ob, "cost-cmd", costcmd_judge,
+                                 costcmd_judge_submit, costcmd_judge_collect,
+                                 *cc);
   return ERR_OK;
 }
 
