@@ -201,6 +201,27 @@ int alloc_file_check_split(const alloc_file *f, const scenario *s,
                  layers);
 }
 
+int alloc_file_join(const alloc_file *f, scenario *s, scenario_knobs *k,
+                    bool split_given, bool *shaped, err *e) {
+  *shaped = alloc_file_some(f) || f->a->stages != s->workload.stages ||
+            f->a->replicas != s->workload.replicas;
+  int rc = alloc_file_knobs(f, s, k, e);
+  if (!rc) rc = alloc_file_check_split(f, s, k, e);
+  if (!rc && !split_given && f->split.layers_per_stage)
+    k->layers_per_stage = f->split.layers_per_stage,
+    k->nlayers_per_stage = f->a->stages;
+  return rc;
+}
+
+void alloc_file_blame(const alloc_file *f, int rc, err *e) {
+  char was[ERR_MSG_MAX];
+  snprintf(was, sizeof was, "%s", e->msg);
+  int field = err_field(e);
+  err_clear(e);
+  err_set_field(e, field, rc, "%s: its %d pipelines of %d stages: %s",
+                f->path, f->a->replicas, f->a->stages, was);
+}
+
 /* split as "[a, b, c]" into buf. */
 static void split_text(const int *split, int n, char *buf, size_t size) {
   size_t k = (size_t)snprintf(buf, size, "[");

@@ -127,27 +127,16 @@ int cli_workload_alloc(const cli_workload_opts *o, const char *path,
   if (!path) return cli_workload_apply(o, s, e);
   alloc_file f;
   cli_workload_opts run = *o; /* the options with the file's joined */
+  bool shaped;
   int rc = alloc_file_read(path, s->ndevices, &f, e);
   if (rc) return rc;
-  bool shaped = alloc_file_some(&f) || f.a->stages != s->workload.stages ||
-                f.a->replicas != s->workload.replicas;
-  rc = alloc_file_knobs(&f, s, &run.k, e);
+  rc = alloc_file_join(&f, s, &run.k, o->layers_per_stage, &shaped, e);
   if (rc && (err_field(e) == WORKLOAD_stages ||
              err_field(e) == WORKLOAD_replicas))
     e->code = CLI_ERR_USAGE; /* --stages or --replicas against the file */
-  if (!rc) rc = alloc_file_check_split(&f, s, &run.k, e);
-  if (!rc && !o->layers_per_stage && f.split.layers_per_stage)
-    run.k.layers_per_stage = f.split.layers_per_stage,
-    run.k.nlayers_per_stage = f.a->stages;
   if (!rc && (rc = cli_workload_apply(&run, s, e)) && shaped &&
-      e->code != CLI_ERR_USAGE) { /* the file's shape is the cause */
-    char was[ERR_MSG_MAX];
-    snprintf(was, sizeof was, "%s", e->msg);
-    int field = err_field(e);
-    err_clear(e);
-    err_set_field(e, field, rc, "%s: its %d pipelines of %d stages: %s",
-                  path, f.a->replicas, f.a->stages, was);
-  }
+      e->code != CLI_ERR_USAGE) /* the file's shape is the cause */
+    alloc_file_blame(&f, rc, e);
   if (!rc && !(*a = alloc_file_alloc(&f, s, view, e))) rc = e->code;
   char given[256];
   snprintf(given, sizeof given, "--layers-per-stage %s",
