@@ -179,10 +179,8 @@ int cli_check_method(const char *cmd, const char **name) {
     *name = schedule_method_name((schedule_method_id)id); /* not a former name */
     return CLI_OK;
   }
-  char names[256] = "";
-  for (const char *const *m = schedule_method_names(); *m; m++)
-    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-             names[0] ? ", " : "", *m);
+  char names[256];
+  names_join(schedule_method_names(), ", ", ", ", names, sizeof names);
   return cli_usage_error(cmd, "--method is one of %s; not '%s'", names, method);
 }
 
@@ -307,29 +305,15 @@ json_t *cli_json_ints(const int *v, int n) {
   return a;
 }
 
-/* Appends the methods of schedule_method_names that are fixed placements
- * (fixed) or searches (!fixed) to buf at *at, joined by ", ". */
-static void method_names(bool fixed, char *buf, size_t size, size_t *at) {
-  const char *const *m = schedule_method_names();
-  for (bool first = true; *m; m++)
-    if (schedule_method_is_fixed(*m) == fixed) {
-      *at += (size_t)snprintf(buf + *at, size - *at, "%s%s",
-                              first ? "" : ", ", *m);
-      first = false;
-    }
-}
-
 const char *cli_method_help(void) {
-  static char help[256];
+  static char help[400];
   if (help[0]) return help;
-  size_t at = 0;
-  method_names(true, help, sizeof help, &at);
-  at += (size_t)snprintf(help + at, sizeof help - at, ", or a\nsearch: ");
-  method_names(false, help, sizeof help, &at);
-  snprintf(help + at, sizeof help - at,
-           "\n(DT-FM's settings: population %d, %d trials;\n"
-           "megatron: megatron-order's former name)",
-           SEARCH_POPULATION, SEARCH_TRIALS);
+  char fixed[96], searches[96];
+  schedule_method_join(true, fixed, sizeof fixed);
+  schedule_method_join(false, searches, sizeof searches);
+  snprintf(help, sizeof help, "%s, or a\nsearch: %s\n(DT-FM's settings: "
+           "population %d, %d trials;\nmegatron: megatron-order's former "
+           "name)", fixed, searches, SEARCH_POPULATION, SEARCH_TRIALS);
   return help;
 }
 
