@@ -164,11 +164,8 @@ int alloc_file_knobs(const alloc_file *f, scenario *s, scenario_knobs *k,
   bool st = k->stages > 0 && k->stages != S,
        rep = k->replicas > 0 && k->replicas != R;
   if (st || rep) {
-    char opts[64] = "";
-    if (k->stages > 0) snprintf(opts, sizeof opts, "--stages %ld", k->stages);
-    if (k->replicas > 0)
-      snprintf(opts + strlen(opts), sizeof opts - strlen(opts),
-               "%s--replicas %ld", opts[0] ? " " : "", k->replicas);
+    char opts[64];
+    partition_knob_options(k, opts, sizeof opts);
     return err_set_field(e, st ? WORKLOAD_stages : WORKLOAD_replicas,
                          ERR_CONFIG, "%s: its %d pipelines of %d stages "
                          "disagree with the run's %s: drop one of them",

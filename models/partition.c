@@ -225,6 +225,15 @@ int partition_knob_fits(const scenario *s, const scenario_knobs *k, err *e) {
                        "stage holds at least one", st, layers);
 }
 
+void partition_knob_options(const scenario_knobs *k, char *buf,
+                            size_t size) {
+  buf[0] = '\0';
+  if (k->stages > 0) snprintf(buf, size, "--stages %ld", k->stages);
+  if (k->replicas > 0)
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s--replicas %ld",
+             buf[0] ? " " : "", k->replicas);
+}
+
 bool partition_resolve(const scenario *s, const alloc *a, spec_workload *w,
                        int *split, const char **how) {
   if (spec_workload_resolve(s, w, NULL) != ERR_OK) return false;

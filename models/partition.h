@@ -83,6 +83,11 @@ int partition_knob_split(const scenario *s, scenario_knobs *k,
  * them) when there are more; else (or when k fixes neither) ERR_OK. */
 int partition_knob_fits(const scenario *s, const scenario_knobs *k, err *e);
 
+/* The shape k fixes as the options that give it, "--stages S
+ * --replicas R" (either alone; "" for none), into buf. */
+void partition_knob_options(const scenario_knobs *k, char *buf,
+                            size_t size);
+
 /* s's workload resolved into *w with its layer split for a: even, given
  * (a list), or balanced for a (computed into split, D_pp entries); *how
  * says which ("even", "given", "balanced", or "balanced per allocation"

@@ -348,3 +348,18 @@ Test(partition, resolve_names_the_split_it_runs_with) {
   }
   scenario_free(s);
 }
+
+/* The shape's options as typed, for every combination of given and not. */
+Test(partition, knob_options_spell_the_given_shape) {
+  const struct { long st, rep; const char *want; } c[] = {
+      {-1, -1, ""}, {4, -1, "--stages 4"}, {-1, 2, "--replicas 2"},
+      {12, 3, "--stages 12 --replicas 3"}, {0, 0, ""}};
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    scenario_knobs k;
+    scenario_knobs_init(&k);
+    k.stages = c[i].st, k.replicas = c[i].rep;
+    char buf[64] = "stale";
+    partition_knob_options(&k, buf, sizeof buf);
+    cr_assert_str_eq(buf, c[i].want);
+  }
+}

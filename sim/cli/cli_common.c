@@ -102,11 +102,8 @@ static int knob_failure(const cli_workload_opts *o, const char *opts,
 
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
   if (o->params && params_file_apply(o->params, e)) return e ? e->code : 1;
-  char opts[64] = ""; /* the shape's options as given */
-  if (o->k.stages > 0) snprintf(opts, sizeof opts, "--stages %ld", o->k.stages);
-  if (o->k.replicas > 0)
-    snprintf(opts + strlen(opts), sizeof opts - strlen(opts),
-             "%s--replicas %ld", opts[0] ? " " : "", o->k.replicas);
+  char opts[64]; /* the shape's options as given */
+  partition_knob_options(&o->k, opts, sizeof opts);
   scenario_knobs k = o->k;
   int *list = NULL;
   int rc = layers_knob(o, s, &k, &list, e);
