@@ -72,6 +72,17 @@ double objective_kind_value(objective_kind kind, double score) {
   return score;
 }
 
+const char *objective_kind_unit(objective_kind kind) {
+  switch (kind) {
+    case OBJECTIVE_USD_PER_SAMPLE: return "USD per sample";
+    case OBJECTIVE_SAMPLES_PER_USD: return "samples per USD";
+    case OBJECTIVE_DTFM:
+    case OBJECTIVE_PREDICTED:
+    case OBJECTIVE_COST_CMD: break;
+  }
+  return "s";
+}
+
 objective *objective_new(const scenario *s, const cost_ctx *c,
                          const transport_options *t, bool balanced, err *e) {
   objective *o = mem_calloc(1, sizeof *o);

@@ -58,6 +58,10 @@ bool objective_kind_dollars(objective_kind kind);
  * else the score itself (seconds, or USD per sample). */
 double objective_kind_value(objective_kind kind, double score);
 
+/* The unit of objective_kind_value's number: "s", "USD per sample" or
+ * "samples per USD". */
+const char *objective_kind_unit(objective_kind kind);
+
 typedef struct objective objective;
 
 /* A scorer of an allocation a whose workload (with a's layers per stage)

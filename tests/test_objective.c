@@ -351,3 +351,18 @@ Test(objective, of_kind_is_the_objective_made_by_hand) {
   objective_free(hand);
   env_free(&x);
 }
+
+/* The unit of each kind's stated value: seconds but for the dollar kinds,
+ * whose unit is the ratio their value states. */
+Test(objective, each_kind_states_its_unit) {
+  for (int k = 0; k < OBJECTIVE_NKINDS; k++) {
+    const char *name = objective_kind_names[k], *unit =
+        objective_kind_unit((objective_kind)k);
+    if (strcmp(name, "usd-per-sample") == 0)
+      cr_assert_str_eq(unit, "USD per sample");
+    else if (strcmp(name, "samples-per-usd") == 0)
+      cr_assert_str_eq(unit, "samples per USD");
+    else
+      cr_assert_str_eq(unit, "s", "%s", name);
+  }
+}

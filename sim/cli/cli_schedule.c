@@ -236,25 +236,21 @@ static void progress(void *ctx, long done, long total, double best) {
 /* The objective's line: sim's start, or the objective's value (none for
  * DT-FM's score, which the score line shows). */
 static void print_objective(const scenario *s, const search_result *r,
-                            const char *obj_name) {
-  bool sim = strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0;
-  bool dtfm = strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) == 0;
-  int k = names_find(objective_kind_names, obj_name);
-  bool usd = objective_kind_dollars((objective_kind)k);
-  if (sim && !dtfm)
+                            objective_kind k) {
+  const char *name = objective_kind_names[k];
+  if (k == OBJECTIVE_DTFM) return;
+  if (strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0)
     printf("start       GCMA under %s, then moves judged by simulation\n",
-           obj_name);
-  else if (!dtfm)
-    printf("objective   %s: %.6g%s%s\n", obj_name,
-           objective_kind_value((objective_kind)k, r->objective_s),
-           !usd ? " s" : k == OBJECTIVE_SAMPLES_PER_USD ? " samples per USD"
-                                                        : " USD per sample",
-           usd && !bill_egress_complete(s) ? " (egress between some sites "
-           "not priced: $0 there)" : "");
+           name);
+  else
+    printf("objective   %s: %.6g %s%s\n", name,
+           objective_kind_value(k, r->objective_s), objective_kind_unit(k),
+           objective_kind_dollars(k) && !bill_egress_complete(s)
+               ? " (egress between some sites not priced: $0 there)" : "");
 }
 
 static void print_table(const scenario *s, const search_result *r,
-                        double iter_s, const char *net, const char *obj_name,
+                        double iter_s, const char *net, objective_kind k,
                         const transport_options *t) {
   const alloc *a = r->best;
   printf("scenario    %s, %d devices: %d stages x %d replicas\n", s->name,
@@ -264,7 +260,7 @@ static void print_table(const scenario *s, const search_result *r,
          r->parts.score_s, r->parts.dp_s, r->parts.pp_s);
   printf("simulated   %.3f s per iteration (%s)\n", iter_s, net);
   cli_print_setup(t, s, a, iter_s);
-  print_objective(s, r, obj_name);
+  print_objective(s, r, k);
   if (!isnan(r->start_s) && r->objective_s < r->start_s)
     printf("vs cost     the cost model's choice simulates to %.3f s: beaten by "
            "%.3f s (%.1f %%)\n", r->start_s, r->start_s - r->objective_s,
@@ -306,7 +302,7 @@ static void print_table(const scenario *s, const search_result *r,
 }
 
 static void print_json(const scenario *s, const search_result *r,
-                       double iter_s, const char *net, const char *obj_name,
+                       double iter_s, const char *net, objective_kind k,
                        const transport_options *t, const bill *b,
                        const cli_beside *f, double budget) {
   json_t *o = json_object();
@@ -324,11 +320,9 @@ static void print_json(const scenario *s, const search_result *r,
   json_object_set_new(o, "network_model", json_string(net));
   cli_json_setup(o, t, s, r->best, iter_s);
   json_object_set_new(o, "objective_s", cli_json_number(r->objective_s));
-  int k = names_find(objective_kind_names, obj_name);
-  json_object_set_new(o, "objective_value", cli_json_number(
-      k < 0 ? r->objective_s
-            : objective_kind_value((objective_kind)k, r->objective_s)));
-  json_object_set_new(o, "objective", json_string(obj_name));
+  json_object_set_new(o, "objective_value",
+                      cli_json_number(objective_kind_value(k, r->objective_s)));
+  json_object_set_new(o, "objective", json_string(objective_kind_names[k]));
   json_object_set_new(o, "start_iteration_s", cli_json_number(r->start_s));
   json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
   json_object_set_new(o, "alloc", alloc_json(r->best));
@@ -491,13 +485,13 @@ static void report(const sched_args *p, const scenario *s,
                    const sim_options *so, const bill *b,
                    const cli_beside *f) {
   const char *net = transport_model_name(so->transport.model);
-  const char *obj_name = objective_kind_names[p->objective];
+  objective_kind k = (objective_kind)p->objective;
   if (p->json) {
-    print_json(s, r, sr->iteration_s, net, obj_name, &so->transport, b, f,
+    print_json(s, r, sr->iteration_s, net, k, &so->transport, b, f,
                p->budget);
     return;
   }
-  print_table(s, r, sr->iteration_s, net, obj_name, &so->transport);
+  print_table(s, r, sr->iteration_s, net, k, &so->transport);
   printf("\n");
   cli_bill_print(s, b, "per iteration");
   cli_beside_print(sr, b, f, p->budget);
