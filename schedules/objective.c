@@ -235,6 +235,15 @@ void objective_price(objective *o, bool cost, double usd_per_s,
   o->cost = cost, o->usd_per_s = usd_per_s, o->budget = max_usd_per_hour;
 }
 
+int objective_within_budget(const objective *o, double best,
+                            const char *method, err *e) {
+  if (!isinf(best)) return ERR_OK;
+  return err_set(e, ERR_CONFIG, "%s: no placement by %s within $%g per hour: "
+                 "the devices cost $%.4g per hour before any egress",
+                 o->s->name, method, o->budget,
+                 bill_compute_usd_per_s(o->s, NULL, 0, NULL) * 3600);
+}
+
 int objective_of_kind(objective *o, objective_kind kind,
                       double max_usd_per_hour, search_objective *obj,
                       err *e) {

@@ -155,6 +155,12 @@ int objective_of_kind(objective *o, objective_kind kind,
                       double max_usd_per_hour, search_objective *obj,
                       err *e);
 
+/* ERR_OK when a search's best under o (its score best) is finite, else
+ * ERR_CONFIG: nothing method found fits o's budget (the message states
+ * what the scenario's devices alone cost per hour). */
+int objective_within_budget(const objective *o, double best,
+                            const char *method, err *e);
+
 /* DT-FM's score restricted to what fits: cost_partition / cost_alloc, +inf
  * for a candidate whose realised allocation does not fit. When every
  * device holds the largest stage whatever its place (checked once, here),

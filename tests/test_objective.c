@@ -366,3 +366,24 @@ Test(objective, each_kind_states_its_unit) {
       cr_assert_str_eq(unit, "s", "%s", name);
   }
 }
+
+/* A search's best within the budget passes; +inf (nothing within it) is
+ * refused with the devices' own cost per hour, the closed form of
+ * bill_compute_usd_per_s. */
+Test(objective, nothing_within_the_budget_states_the_devices_cost) {
+  scenario *s = support_scenario("intellect-1");
+  env x = env_new(s, false);
+  search_objective obj;
+  cr_assert_eq(objective_of_kind(x.o, OBJECTIVE_PREDICTED, 2.5, &obj, NULL),
+               ERR_OK);
+  cr_assert_eq(objective_within_budget(x.o, 1.0, "gcma", NULL), ERR_OK);
+  err e = {0};
+  cr_assert_eq(objective_within_budget(x.o, INFINITY, "gcma", &e),
+               ERR_CONFIG);
+  char want[ERR_MSG_MAX];
+  snprintf(want, sizeof want, "intellect-1: no placement by gcma within "
+           "$2.5 per hour: the devices cost $%.4g per hour before any egress",
+           bill_compute_usd_per_s(s, NULL, 0, NULL) * 3600);
+  cr_assert_str_eq(e.msg, want);
+  env_free(&x);
+}

@@ -461,17 +461,11 @@ static search_opts options_of(const sched_args *p, const scenario *s) {
 }
 
 /* The search's best simulated and billed, and with a dollar objective or a
- * budget the fastest beside it; ERR_CONFIG when nothing is within the
- * budget. */
+ * budget the fastest beside it. */
 static int judge_best(const sched_args *p, const scenario *s, const cost_ctx *c,
                       const sim_options *so, const search_opts *o,
                       const search_result *r, sim_result *sr, bill *b,
                       cli_beside *f, err *e) {
-  if (isinf(r->objective_s))
-    return err_set(e, ERR_CONFIG, "%s: no placement by %s within $%g per "
-                   "hour: the devices cost $%.4g per hour before any egress",
-                   s->name, p->method, p->budget,
-                   bill_compute_usd_per_s(s, NULL, 0, NULL) * 3600);
   if (sim_run(s, r->best, so, sr, e) != ERR_OK ||
       sim_spend_iteration(s, sr, b, e) != ERR_OK)
     return e->code;
@@ -548,6 +542,7 @@ int cli_schedule(int argc, char **argv) {
                (r = sim_place_search_with(s, c, p.method, &o, &so, &obj, &e));
   cli_progress_end(&bar);
   if (!found || (cc && costcmd_close(cc, &e)) ||
+      objective_within_budget(ob, r->objective_s, p.method, &e) ||
       judge_best(&p, s, c, &so, &o, r, &sr, &b, &f, &e))
     goto fail;
   if ((rc = write_outputs(&p, s, r))) goto done;
