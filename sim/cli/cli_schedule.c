@@ -403,21 +403,22 @@ static char **take_dp_auto(int argc, char **argv, int *n, int *found) {
  * layers. */
 static int shape_args(const sched_args *p, const scenario *s,
                       cli_shape_args *a) {
-  *a = (cli_shape_args){.goal = (shape_goal)p->goal, .diloco = p->dp_auto,
-                        .max_usd_per_hour = p->budget,
-                        .price = bill_any_price(s),
-                        .simulate = p->simulate, .out = p->out, .db = p->db,
-                        .json = p->json, .quiet = p->quiet,
-                        .scenario = p->scenario};
+  *a = (cli_shape_args){.out = p->out, .db = p->db, .json = p->json,
+                        .quiet = p->quiet, .scenario = p->scenario};
+  shape_opts *o = &a->o;
+  shape_opts_default(o);
+  o->goal = (shape_goal)p->goal, o->diloco = p->dp_auto;
+  o->max_usd_per_hour = p->budget, o->price = bill_any_price(s);
+  if (p->simulate >= 0) o->simulate = (int)p->simulate;
   long st = p->wo.k.stages, rep = p->wo.k.replicas;
-  if (p->dp_auto) a->plan = diloco_plan_of_knobs(&p->wo.k);
+  if (p->dp_auto) o->plan = diloco_plan_of_knobs(&p->wo.k);
   err e = {0};
-  if (shape_check_given(s, st, rep, p->dp_auto ? &a->plan : NULL, &e))
+  if (shape_check_given(s, st, rep, p->dp_auto ? &o->plan : NULL, &e))
     return cli_usage_error("schedule", "%s", e.msg);
-  a->stages = (int)(st > 0 ? st : 0), a->replicas = (int)(rep > 0 ? rep : 0);
+  o->stages = (int)(st > 0 ? st : 0), o->replicas = (int)(rep > 0 ? rep : 0);
   long batch = p->wo.k.batch > 0 ? p->wo.k.batch : s->workload.batch;
-  if (p->micro_list && schedule_request_micro(p->micro_list, batch, a->micro,
-                                              &a->nmicro, &e))
+  if (p->micro_list && schedule_request_micro(p->micro_list, batch, o->micro,
+                                              &o->nmicro, &e))
     return cli_usage_error("schedule", "--micro-batches %s", e.msg);
   return CLI_OK;
 }

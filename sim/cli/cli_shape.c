@@ -93,7 +93,7 @@ static void print_row(const scenario *s, const shape_config *c, bool price) {
 static void print_dollars(const scenario *s, const shape_result *r,
                           const cli_shape_args *p) {
   const shape_config *b = &r->all[r->best], *f = &r->all[r->fastest];
-  if (!p->price) return;
+  if (!p->o.price) return;
   printf("cost        $%.4g per 1,000 samples, $%.4g per hour (GPUs and "
          "egress; egress $%.4g per iteration)%s\n",
          1000 * shape_usd_per_sample(b, shape_decided_s(b)),
@@ -102,9 +102,9 @@ static void print_dollars(const scenario *s, const shape_result *r,
   if (!bill_egress_complete(s))
     printf("note        egress between some sites is not priced: it counts "
            "as $0 here\n");
-  if (p->max_usd_per_hour > 0)
+  if (p->o.max_usd_per_hour > 0)
     printf("budget      $%g per hour: %ld configurations over it\n",
-           p->max_usd_per_hour, r->over_budget);
+           p->o.max_usd_per_hour, r->over_budget);
   if (r->fastest != r->best)
     printf("fastest     %d x %d on %d devices, %s: %.3f samples/s, $%.4g per "
            "1,000 samples, $%.4g per hour\n", f->stages, f->replicas, f->ndev,
@@ -214,7 +214,7 @@ static void print_text(const scenario *s, const shape_opts *o,
   shape_text(b, sh, sizeof sh);
   algo_text(b, al, sizeof al);
   printf("scenario    %s, %d devices\n", s->name, s->ndevices);
-  printf("objective   %s\n", goal_text(p->goal));
+  printf("objective   %s\n", goal_text(p->o.goal));
   cli_print_params();
   char where[512];
   sites_text(s, b, where, sizeof where);
@@ -241,16 +241,16 @@ static void print_text(const scenario *s, const shape_opts *o,
            "out more than %.0f %% there\n            (geodes predict names "
            "what) and its bound could not rule them out\n",
            r->simulated_inexact, 100 * PREDICT_TOLERANCE);
-  if (p->diloco) printf("note        %s\n", NOT_CONVERGENCE);
+  if (p->o.diloco) printf("note        %s\n", NOT_CONVERGENCE);
   char cmd[CLI_SHAPE_CMD_MAX];
   reproduce(p, net, cmd, sizeof cmd);
   if (cmd[0]) printf("reproduce   %s\n", cmd);
   print_dollars(s, r, p);
   printf("\n%-9s %-22s %7s %5s %6s %6s %10s %11s %11s%s  %s\n", "SHAPE", "DP",
          "DEVICES", "IDLE", "MICRO", "BATCH", "SAMPLES/S", "SIMULATED_S",
-         "PREDICTED_S", p->price ? "    USD/1KS      USD/H" : "", "SITES");
+         "PREDICTED_S", p->o.price ? "    USD/1KS      USD/H" : "", "SITES");
   for (int g = 0; g < r->nshapes; g++)
-    print_row(s, &r->all[r->per_shape[g]], p->price);
+    print_row(s, &r->all[r->per_shape[g]], p->o.price);
   print_idle(s, r);
   print_pipelines(s, b);
 }
@@ -289,23 +289,23 @@ static void print_json(const scenario *s, const shape_opts *o,
                        const char *net) {
   json_t *j = json_object();
   json_object_set_new(j, "scenario", json_string(s->name));
-  json_object_set_new(j, "objective", json_string(shape_goal_names[p->goal]));
+  json_object_set_new(j, "objective", json_string(shape_goal_names[p->o.goal]));
   json_object_set_new(j, "network_model", json_string(net));
   json_object_set_new(j, "params", cli_json_params());
-  json_object_set_new(j, "best", config_json(s, &r->all[r->best], p->price));
+  json_object_set_new(j, "best", config_json(s, &r->all[r->best], p->o.price));
   json_object_set_new(j, "runtime",
                       best_runtime(s, o, &r->all[r->best], true, NULL, 0));
   json_object_set_new(j, "fastest",
-                      config_json(s, &r->all[r->fastest], p->price));
-  json_object_set_new(j, "max_usd_per_hour", p->max_usd_per_hour > 0
-                                                 ? json_real(p->max_usd_per_hour)
+                      config_json(s, &r->all[r->fastest], p->o.price));
+  json_object_set_new(j, "max_usd_per_hour", p->o.max_usd_per_hour > 0
+                                                 ? json_real(p->o.max_usd_per_hour)
                                                  : json_null());
   json_object_set_new(j, "over_budget", json_integer(r->over_budget));
   json_object_set_new(j, "egress_priced", json_boolean(bill_egress_complete(s)));
   json_t *a = json_array();
   for (int g = 0; g < r->nshapes; g++)
     json_array_append_new(a, config_json(s, &r->all[r->per_shape[g]],
-                                         p->price));
+                                         p->o.price));
   json_object_set_new(j, "shapes", a);
   int *idle = mem_alloc((size_t)s->ndevices * sizeof *idle + 1);
   int nidle = shape_config_idle(s, &r->all[r->best], idle);
@@ -320,7 +320,7 @@ static void print_json(const scenario *s, const shape_opts *o,
   json_object_set_new(j, "simulated", json_integer(r->simulated));
   json_object_set_new(j, "simulated_inexact",
                       json_integer(r->simulated_inexact));
-  if (p->diloco) json_object_set_new(j, "note", json_string(NOT_CONVERGENCE));
+  if (p->o.diloco) json_object_set_new(j, "note", json_string(NOT_CONVERGENCE));
   char cmd[CLI_SHAPE_CMD_MAX];
   reproduce(p, net, cmd, sizeof cmd);
   json_object_set_new(j, "reproduce", cmd[0] ? json_string(cmd) : json_null());
@@ -366,17 +366,8 @@ static void progress(void *ctx, long done, long total) {
 
 int cli_schedule_shape(const cli_shape_args *p, scenario *s,
                        const sim_options *so, int argc, char **argv) {
-  shape_opts o;
-  shape_opts_default(&o);
-  o.goal = p->goal;
-  o.price = p->price, o.max_usd_per_hour = p->max_usd_per_hour;
-  o.stages = p->stages, o.replicas = p->replicas;
-  o.diloco = p->diloco;
-  o.plan = p->plan;
+  shape_opts o = p->o;
   o.t = so->transport;
-  o.nmicro = p->nmicro;
-  for (int i = 0; i < p->nmicro; i++) o.micro[i] = p->micro[i];
-  if (p->simulate >= 0) o.simulate = p->simulate;
   o.sim = simulate, o.sim_ctx = (void *)so;
   cli_progress bar;
   cli_progress_start(&bar, "schedule", p->quiet);
@@ -396,15 +387,15 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
     shape_result_free(&r);
     return out; /* said */
   }
-  shape_ctx rows = {s, &r, net, p->price};
+  shape_ctx rows = {s, &r, net, p->o.price};
   if (rc == ERR_OK && p->db)
     rc = cli_db_record(p->db, argc, argv, s, shape_rows, &rows, &e);
   if (rc != ERR_OK) {
     shape_result_free(&r);
-    if (err_field(&e) == WORKLOAD_batch && (p->stages || p->replicas))
+    if (err_field(&e) == WORKLOAD_batch && (p->o.stages || p->o.replicas))
       /* no shape divides the batch: the fixed part is the cause */
       return cli_usage_error("schedule", "--stages/--replicas %d x %d (0: "
-                             "searched): %s", p->stages, p->replicas, e.msg);
+                             "searched): %s", p->o.stages, p->o.replicas, e.msg);
     return cli_error("%s", e.msg);
   }
   if (p->json) print_json(s, &o, &r, p, net);
