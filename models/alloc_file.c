@@ -164,11 +164,8 @@ int alloc_file_knobs(const alloc_file *f, scenario *s, scenario_knobs *k,
   bool st = k->stages > 0 && k->stages != S,
        rep = k->replicas > 0 && k->replicas != R;
   if (st || rep) {
-    char opts[64] = "";
-    if (k->stages > 0) snprintf(opts, sizeof opts, "--stages %ld", k->stages);
-    if (k->replicas > 0)
-      snprintf(opts + strlen(opts), sizeof opts - strlen(opts),
-               "%s--replicas %ld", opts[0] ? " " : "", k->replicas);
+    char opts[64];
+    partition_knob_options(k, opts, sizeof opts);
     return err_set_field(e, st ? WORKLOAD_stages : WORKLOAD_replicas,
                          ERR_CONFIG, "%s: its %d pipelines of %d stages "
                          "disagree with the run's %s: drop one of them",
@@ -199,6 +196,27 @@ int alloc_file_check_split(const alloc_file *f, const scenario *s,
   return err_set(e, ERR_CONFIG, "%s:%d: layers_per_stage: they sum to %lld, "
                  "not the run's %ld layers", f->path, f->split.line, sum,
                  layers);
+}
+
+int alloc_file_join(const alloc_file *f, scenario *s, scenario_knobs *k,
+                    bool split_given, bool *shaped, err *e) {
+  *shaped = alloc_file_some(f) || f->a->stages != s->workload.stages ||
+            f->a->replicas != s->workload.replicas;
+  int rc = alloc_file_knobs(f, s, k, e);
+  if (!rc) rc = alloc_file_check_split(f, s, k, e);
+  if (!rc && !split_given && f->split.layers_per_stage)
+    k->layers_per_stage = f->split.layers_per_stage,
+    k->nlayers_per_stage = f->a->stages;
+  return rc;
+}
+
+void alloc_file_blame(const alloc_file *f, int rc, err *e) {
+  char was[ERR_MSG_MAX];
+  snprintf(was, sizeof was, "%s", e->msg);
+  int field = err_field(e);
+  err_clear(e);
+  err_set_field(e, field, rc, "%s: its %d pipelines of %d stages: %s",
+                f->path, f->a->replicas, f->a->stages, was);
 }
 
 /* split as "[a, b, c]" into buf. */

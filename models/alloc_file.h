@@ -60,6 +60,17 @@ int alloc_file_knobs(const alloc_file *f, scenario *s, scenario_knobs *k,
 int alloc_file_check_split(const alloc_file *f, const scenario *s,
                            const scenario_knobs *k, err *e);
 
+/* alloc_file_knobs, alloc_file_check_split, then f's split into k where
+ * the run gives none (!split_given): ERR_OK or e. *shaped: f's shape is
+ * not s's (some of its devices, or other stages or replicas), so a
+ * failure of the run's knobs is the file's to name (alloc_file_blame). */
+int alloc_file_join(const alloc_file *f, scenario *s, scenario_knobs *k,
+                    bool split_given, bool *shaped, err *e);
+
+/* e (the run's failure rc, f joined) led by f's shape: "FILE: its R
+ * pipelines of S stages: MESSAGE", its field kept. */
+void alloc_file_blame(const alloc_file *f, int rc, err *e);
+
 /* f's split (if any) against the one the run has for a on s
  * (partition_of: its given split, or the one balanced for a), which the
  * caller names as given ("--layers-per-stage 4,4"): ERR_OK when equal,

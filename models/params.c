@@ -3,6 +3,7 @@
  * accepted. */
 #include "models/params.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/hash.h"
@@ -35,6 +36,22 @@ int params_find(const char *name) {
   for (int p = 0; p < PARAMS_N; p++)
     if (strcmp(params_table[p].name, name) == 0) return p;
   return -1;
+}
+
+int params_parse_list(const char *list, int *ids, int *n, err *e) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", list);
+  *n = 0;
+  for (char *save, *t = strtok_r(buf, ",", &save); t;
+       t = strtok_r(NULL, ",", &save)) {
+    int id = params_find(t);
+    if (id < 0) return err_set(e, ERR_MISSING, "unknown parameter '%s'", t);
+    for (int k = 0; k < *n; k++)
+      if (ids[k] == id)
+        return err_set(e, ERR_CONFIG, "'%s' given twice", t);
+    ids[(*n)++] = id;
+  }
+  return *n ? ERR_OK : err_set(e, ERR_CONFIG, "no parameter");
 }
 
 bool params_all_default(void) {

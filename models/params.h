@@ -95,6 +95,11 @@ void params_reset(void);
 /* The id of name, or -1. */
 int params_find(const char *name);
 
+/* The ids of list's comma-separated names into ids (room for PARAMS_N),
+ * *n of them: ERR_OK, ERR_MISSING for an unknown name, ERR_CONFIG for a
+ * name given twice or none at all (e names it). */
+int params_parse_list(const char *list, int *ids, int *n, err *e);
+
 /* True when every value is its default. */
 bool params_all_default(void);
 

@@ -16,6 +16,7 @@
 
 #include "base/mem.h"
 #include "models/roofline.h"
+#include "models/runtime.h"
 #include "models/spec_workload.h"
 
 int partition_parse(const char *text, int *out, int cap) {
@@ -222,4 +223,43 @@ int partition_knob_fits(const scenario *s, const scenario_knobs *k, err *e) {
   return err_set_field(e, k->stages > 0 ? WORKLOAD_stages : WORKLOAD_replicas,
                        ERR_CONFIG, "%ld stages for the %d layers: every "
                        "stage holds at least one", st, layers);
+}
+
+void partition_knob_options(const scenario_knobs *k, char *buf,
+                            size_t size) {
+  buf[0] = '\0';
+  if (k->stages > 0) snprintf(buf, size, "--stages %ld", k->stages);
+  if (k->replicas > 0)
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s--replicas %ld",
+             buf[0] ? " " : "", k->replicas);
+}
+
+bool partition_resolve(const scenario *s, const alloc *a, spec_workload *w,
+                       int *split, const char **how) {
+  if (spec_workload_resolve(s, w, NULL) != ERR_OK) return false;
+  *how = w->stage_layers ? "given" : "even";
+  if (!w->balanced) return true;
+  *how = "balanced";
+  const spec_gpu **gpu = mem_alloc((size_t)s->ndevices * sizeof *gpu + 1);
+  if (!a || spec_device_gpus(s, gpu, NULL) != ERR_OK ||
+      partition_apply(w, s, gpu, a, split, NULL) != ERR_OK)
+    w->stage_layers = NULL, *how = "balanced per allocation";
+  free(gpu);
+  return true;
+}
+
+bool partition_resolve_step(const scenario *s, const alloc *a,
+                            spec_workload *w, double *step_s) {
+  const char *how;
+  int *split = mem_alloc(((size_t)s->workload.stages + 1) * sizeof *split);
+  const spec_gpu **gpu = mem_alloc((size_t)s->ndevices * sizeof *gpu + 1);
+  bool ok = partition_resolve(s, a, w, split, &how);
+  *step_s = NAN;
+  if (ok && a && !(w->balanced && !w->stage_layers) &&
+      spec_device_gpus(s, gpu, NULL) == ERR_OK)
+    *step_s = runtime_step_max_s(w, gpu, a);
+  w->stage_layers = NULL; /* split is freed: the step is known */
+  free(gpu);
+  free(split);
+  return ok;
 }

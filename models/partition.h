@@ -83,4 +83,23 @@ int partition_knob_split(const scenario *s, scenario_knobs *k,
  * them) when there are more; else (or when k fixes neither) ERR_OK. */
 int partition_knob_fits(const scenario *s, const scenario_knobs *k, err *e);
 
+/* The shape k fixes as the options that give it, "--stages S
+ * --replicas R" (either alone; "" for none), into buf. */
+void partition_knob_options(const scenario_knobs *k, char *buf,
+                            size_t size);
+
+/* s's workload resolved into *w with its layer split for a: even, given
+ * (a list), or balanced for a (computed into split, D_pp entries); *how
+ * says which ("even", "given", "balanced", or "balanced per allocation"
+ * when a is NULL or no split fits: w->stage_layers is then NULL). False
+ * when the workload does not resolve. */
+bool partition_resolve(const scenario *s, const alloc *a, spec_workload *w,
+                       int *split, const char **how);
+
+/* partition_resolve, and the longest optimizer step of a device of a
+ * under that split into *step_s (runtime_step_max_s; NAN without a, its
+ * GPUs or a split that fits); w->stage_layers is NULL on return. */
+bool partition_resolve_step(const scenario *s, const alloc *a,
+                            spec_workload *w, double *step_s);
+
 #endif

@@ -72,6 +72,17 @@ double objective_kind_value(objective_kind kind, double score) {
   return score;
 }
 
+const char *objective_kind_unit(objective_kind kind) {
+  switch (kind) {
+    case OBJECTIVE_USD_PER_SAMPLE: return "USD per sample";
+    case OBJECTIVE_SAMPLES_PER_USD: return "samples per USD";
+    case OBJECTIVE_DTFM:
+    case OBJECTIVE_PREDICTED:
+    case OBJECTIVE_COST_CMD: break;
+  }
+  return "s";
+}
+
 objective *objective_new(const scenario *s, const cost_ctx *c,
                          const transport_options *t, bool balanced, err *e) {
   objective *o = mem_calloc(1, sizeof *o);
@@ -222,6 +233,37 @@ static double predicted(void *ctx, const alloc *a, const spec_workload *w,
 void objective_price(objective *o, bool cost, double usd_per_s,
                      double max_usd_per_hour) {
   o->cost = cost, o->usd_per_s = usd_per_s, o->budget = max_usd_per_hour;
+}
+
+int objective_within_budget(const objective *o, double best,
+                            const char *method, err *e) {
+  if (!isinf(best)) return ERR_OK;
+  return err_set(e, ERR_CONFIG, "%s: no placement by %s within $%g per hour: "
+                 "the devices cost $%.4g per hour before any egress",
+                 o->s->name, method, o->budget,
+                 bill_compute_usd_per_s(o->s, NULL, 0, NULL) * 3600);
+}
+
+int objective_of_kind(objective *o, objective_kind kind,
+                      double max_usd_per_hour, search_objective *obj,
+                      err *e) {
+  double usd_per_s = bill_compute_usd_per_s(o->s, NULL, 0, NULL);
+  switch (kind) {
+    case OBJECTIVE_DTFM: *obj = objective_dtfm(o); return ERR_OK;
+    case OBJECTIVE_PREDICTED:
+      objective_price(o, false, usd_per_s, max_usd_per_hour);
+      *obj = objective_predicted(o);
+      return ERR_OK;
+    case OBJECTIVE_USD_PER_SAMPLE:
+    case OBJECTIVE_SAMPLES_PER_USD:
+      objective_price(o, true, usd_per_s, max_usd_per_hour);
+      *obj = objective_predicted(o);
+      obj->name = objective_kind_names[kind];
+      return ERR_OK;
+    case OBJECTIVE_COST_CMD: break;
+  }
+  return err_set(e, ERR_CONFIG, "the objective %s is the caller's model",
+                 objective_kind_names[kind]);
 }
 
 static double predicted_alloc(void *ctx, const alloc *a, err *e) {

@@ -58,6 +58,10 @@ bool objective_kind_dollars(objective_kind kind);
  * else the score itself (seconds, or USD per sample). */
 double objective_kind_value(objective_kind kind, double score);
 
+/* The unit of objective_kind_value's number: "s", "USD per sample" or
+ * "samples per USD". */
+const char *objective_kind_unit(objective_kind kind);
+
 typedef struct objective objective;
 
 /* A scorer of an allocation a whose workload (with a's layers per stage)
@@ -141,6 +145,21 @@ search_objective objective_custom_stream(objective *o, const char *name,
  * costs per second together (bill_compute_usd_per_s), finite. */
 void objective_price(objective *o, bool cost, double usd_per_s,
                      double max_usd_per_hour);
+
+/* The objective of kind on o: DT-FM's score, or the predictor's time
+ * (objective_price: in dollars for the dollar kinds, named after them;
+ * every device priced as the scenario's, bill_compute_usd_per_s) under a
+ * budget of max_usd_per_hour (0: none). ERR_OK, or ERR_CONFIG for
+ * cost-cmd: a model the caller runs (objective_custom_stream). */
+int objective_of_kind(objective *o, objective_kind kind,
+                      double max_usd_per_hour, search_objective *obj,
+                      err *e);
+
+/* ERR_OK when a search's best under o (its score best) is finite, else
+ * ERR_CONFIG: nothing method found fits o's budget (the message states
+ * what the scenario's devices alone cost per hour). */
+int objective_within_budget(const objective *o, double best,
+                            const char *method, err *e);
 
 /* DT-FM's score restricted to what fits: cost_partition / cost_alloc, +inf
  * for a candidate whose realised allocation does not fit. When every

@@ -61,3 +61,12 @@ bool schedule_method_needs_objective(const char *name) {
 bool schedule_method_searches(const char *name) {
   return traits_of(name).searches;
 }
+
+void schedule_method_join(bool fixed, char *buf, size_t size) {
+  const char *pick[SCHEDULE_NMETHODS + 1];
+  int n = 0;
+  for (int m = 0; m < SCHEDULE_NMETHODS; m++)
+    if (schedule_method_is_fixed(names[m]) == fixed) pick[n++] = names[m];
+  pick[n] = NULL;
+  names_join(pick, ", ", ", ", buf, size);
+}

@@ -50,4 +50,8 @@ bool schedule_method_needs_objective(const char *name);
  * one, and for an unknown name. */
 bool schedule_method_searches(const char *name);
 
+/* The names of the fixed placements (fixed) or of the searches (!fixed),
+ * in the table's order, joined by ", " into buf. */
+void schedule_method_join(bool fixed, char *buf, size_t size);
+
 #endif

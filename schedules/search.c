@@ -28,6 +28,13 @@ void search_result_free(search_result *r) {
   free(r);
 }
 
+int search_convergence_write(const search_result *r, FILE *f) {
+  int bad = fprintf(f, "candidate,best_score_s\n") < 0;
+  for (long i = 0; i < r->candidates; i++)
+    bad |= fprintf(f, "%ld,%.9g\n", i + 1, r->convergence[i]) < 0;
+  return bad ? ERR_IO : ERR_OK;
+}
+
 search_result *search_result_new(const char *name, alloc *best,
                                  const cost_ctx *c) {
   search_result *r = mem_calloc(1, sizeof *r);

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/err.h"
 #include "models/alloc.h"
@@ -92,6 +93,11 @@ typedef struct search_result {
 } search_result;
 
 void search_result_free(search_result *r);  /* NULL is fine */
+
+/* r's convergence as CSV on f (schedule --convergence): the header
+ * candidate,best_score_s, then each candidate's number from 1 and the best
+ * score after it (%.9g). ERR_OK, or ERR_IO when a write failed. */
+int search_convergence_write(const search_result *r, FILE *f);
 
 /* The DT-FM score as an objective: both scorers call the cost model
  * (cost_partition, cost_alloc). A search_dtfm borrows c and owns a scratch;

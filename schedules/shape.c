@@ -647,21 +647,29 @@ void shape_result_free(shape_result *r) {
   *r = (shape_result){.best = -1};
 }
 
-/* Devices of site k among c's. */
-static int at_site(const scenario *s, const shape_config *c, int k) {
+int shape_config_at_site(const scenario *s, const shape_config *c, int k) {
   int n = 0;
   for (int i = 0; i < c->ndev; i++) n += s->device_site[c->keep[i]] == k;
+  return n;
+}
+
+int shape_config_idle(const scenario *s, const shape_config *c, int *idle) {
+  int n = 0;
+  for (int d = 0, i = 0; d < s->ndevices; d++) {
+    while (i < c->ndev && c->keep[i] < d) i++;
+    if (i >= c->ndev || c->keep[i] != d) idle[n++] = d;
+  }
   return n;
 }
 
 long shape_idle_alternative(const scenario *s, const shape_result *r,
                             int site) {
   const shape_config *b = &r->all[r->best];
-  int used = at_site(s, b, site);
+  int used = shape_config_at_site(s, b, site);
   long best = -1;
   for (long i = 0; i < r->nall; i++) {
     const shape_config *c = &r->all[i];
-    if (at_site(s, c, site) <= used) continue;
+    if (shape_config_at_site(s, c, site) <= used) continue;
     if (best < 0 || c->batch / c->predicted_s >
                         r->all[best].batch / r->all[best].predicted_s)
       best = i;

@@ -178,6 +178,13 @@ void shape_result_free(shape_result *r);
 long shape_idle_alternative(const scenario *s, const shape_result *r,
                             int site);
 
+/* The devices of site k of s that c works. */
+int shape_config_at_site(const scenario *s, const shape_config *c, int k);
+
+/* The devices of s that c leaves idle, increasing, into idle (room for
+ * s->ndevices); their count. */
+int shape_config_idle(const scenario *s, const shape_config *c, int *idle);
+
 /* The view of s over devices keep[0 .. n) (increasing) with stages x
  * replicas = n, batch, micro-batch m, dp algorithm algo (static) and layer
  * split layers (borrowed; NULL: the even split): a scenario_subset view

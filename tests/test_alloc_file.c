@@ -83,3 +83,40 @@ Test(alloc_file, split_agrees_without_a_split_in_the_file) {
   alloc_file_free(&f);
   scenario_free(s);
 }
+
+/* alloc_file_join against its steps called by hand (the knobs, the split's
+ * sum, the file's split where the run gives none), and the shape it
+ * reports; alloc_file_blame's text. */
+Test(alloc_file, join_is_its_steps_and_blame_names_the_shape) {
+  static const char *const split[] = {"[1, 2, 3]", "[2, 2, 3]"};
+  for (int i = 0; i < 2; i++)
+    for (int given = 0; given < 2; given++) {
+      scenario *s = three_sites(), *t = three_sites();
+      alloc_file f;
+      read_file(s, split[i], &f);
+      scenario_knobs k, want;
+      scenario_knobs_init(&k);
+      scenario_knobs_init(&want);
+      err e = {0}, we = {0};
+      bool shaped = true;
+      int rc = alloc_file_join(&f, s, &k, given, &shaped, &e);
+      int wrc = alloc_file_knobs(&f, t, &want, &we);
+      if (!wrc) wrc = alloc_file_check_split(&f, t, &want, &we);
+      cr_assert_eq(rc, wrc, "%s", split[i]);
+      cr_assert_str_eq(e.msg, we.msg);
+      cr_assert(!shaped); /* the file is the scenario's 3 x 2 */
+      bool joined = !rc && !given;
+      cr_assert_eq(k.layers_per_stage, joined ? f.split.layers_per_stage
+                                              : NULL);
+      cr_assert_eq(k.nlayers_per_stage, joined ? 3 : want.nlayers_per_stage);
+      err b = {0};
+      err_set_field(&b, WORKLOAD_batch, ERR_CONFIG, "no");
+      alloc_file_blame(&f, ERR_CONFIG, &b);
+      char msg[ERR_MSG_MAX];
+      snprintf(msg, sizeof msg, "%s: its 2 pipelines of 3 stages: no", f.path);
+      cr_assert_str_eq(b.msg, msg);
+      cr_assert_eq(err_field(&b), WORKLOAD_batch);
+      alloc_file_free(&f);
+      scenario_free(s), scenario_free(t);
+    }
+}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/bill.h"
 #include "models/partition.h"
 #include "models/predict.h"
 #include "models/spec_workload.h"
@@ -312,5 +313,77 @@ Test(objective, gcma_keeps_to_what_fits) {
   cr_assert_eq(fit->objective_s, cost_alloc(x.c, fit->best, NULL));
   cr_assert_gt(objective_refused(x.o), 0, "the search met what does not fit");
   search_result_free(fit);
+  env_free(&x);
+}
+
+/* objective_of_kind against each objective made by hand (objective_dtfm,
+ * objective_price then objective_predicted at every device's price) on
+ * random allocations of a priced scenario; cost-cmd is the caller's. */
+Test(objective, of_kind_is_the_objective_made_by_hand) {
+  scenario *s = support_scenario("intellect-1");
+  double usd_per_s = bill_compute_usd_per_s(s, NULL, 0, NULL);
+  cr_assert(usd_per_s > 0);
+  env x = env_new(s, false);
+  objective *hand = objective_new(s, x.c, NULL, false, NULL);
+  const double budget[] = {0, 0, 1e9, 0};
+  for (int k = 0; k < OBJECTIVE_NKINDS; k++) {
+    search_objective got, want;
+    int rc = objective_of_kind(x.o, (objective_kind)k, budget[k % 4], &got,
+                               NULL);
+    if (k == OBJECTIVE_COST_CMD) {
+      cr_assert_eq(rc, ERR_CONFIG);
+      continue;
+    }
+    cr_assert_eq(rc, ERR_OK);
+    bool usd = objective_kind_dollars((objective_kind)k);
+    objective_price(hand, usd, usd_per_s, budget[k % 4]);
+    want = k == OBJECTIVE_DTFM ? objective_dtfm(hand)
+                               : objective_predicted(hand);
+    cr_assert_str_eq(got.name, usd ? objective_kind_names[k] : want.name);
+    for (uint64_t seed = 0; seed < 5; seed++) {
+      alloc *a = alloc_random(s->workload.replicas, s->workload.stages,
+                              seed);
+      cr_assert_eq(got.alloc(got.ctx, a, NULL), want.alloc(want.ctx, a, NULL),
+                   "%s, seed %d", objective_kind_names[k], (int)seed);
+      alloc_free(a);
+    }
+  }
+  objective_free(hand);
+  env_free(&x);
+}
+
+/* The unit of each kind's stated value: seconds but for the dollar kinds,
+ * whose unit is the ratio their value states. */
+Test(objective, each_kind_states_its_unit) {
+  for (int k = 0; k < OBJECTIVE_NKINDS; k++) {
+    const char *name = objective_kind_names[k], *unit =
+        objective_kind_unit((objective_kind)k);
+    if (strcmp(name, "usd-per-sample") == 0)
+      cr_assert_str_eq(unit, "USD per sample");
+    else if (strcmp(name, "samples-per-usd") == 0)
+      cr_assert_str_eq(unit, "samples per USD");
+    else
+      cr_assert_str_eq(unit, "s", "%s", name);
+  }
+}
+
+/* A search's best within the budget passes; +inf (nothing within it) is
+ * refused with the devices' own cost per hour, the closed form of
+ * bill_compute_usd_per_s. */
+Test(objective, nothing_within_the_budget_states_the_devices_cost) {
+  scenario *s = support_scenario("intellect-1");
+  env x = env_new(s, false);
+  search_objective obj;
+  cr_assert_eq(objective_of_kind(x.o, OBJECTIVE_PREDICTED, 2.5, &obj, NULL),
+               ERR_OK);
+  cr_assert_eq(objective_within_budget(x.o, 1.0, "gcma", NULL), ERR_OK);
+  err e = {0};
+  cr_assert_eq(objective_within_budget(x.o, INFINITY, "gcma", &e),
+               ERR_CONFIG);
+  char want[ERR_MSG_MAX];
+  snprintf(want, sizeof want, "intellect-1: no placement by gcma within "
+           "$2.5 per hour: the devices cost $%.4g per hour before any egress",
+           bill_compute_usd_per_s(s, NULL, 0, NULL) * 3600);
+  cr_assert_str_eq(e.msg, want);
   env_free(&x);
 }

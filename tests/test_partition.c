@@ -8,6 +8,7 @@
 
 #include "models/partition.h"
 #include "models/roofline.h"
+#include "models/runtime.h"
 #include "models/spec_workload.h"
 #include "tests/support.h"
 #include "base/mem.h"
@@ -313,4 +314,52 @@ Test(partition, knob_fits_refuses_more_stages_than_layers) {
   k.layers = 1;
   cr_assert_eq(partition_knob_fits(s, &k, NULL), ERR_OK);
   scenario_free(s);
+}
+
+/* partition_resolve against the workload resolved by hand: even without a
+ * split, balanced for each allocation as partition_apply balances it, and
+ * "balanced per allocation" without one; partition_resolve_step's step is
+ * runtime_step_max_s of that split. */
+Test(partition, resolve_names_the_split_it_runs_with) {
+  scenario *s = mixed("gpt3-small", 12);
+  spec_workload w, want;
+  const spec_gpu *gpu[6];
+  int split[3], l[3];
+  const char *how = NULL;
+  cr_assert(partition_resolve(s, NULL, &w, split, &how));
+  cr_assert_str_eq(how, "even");
+  cr_assert_null(w.stage_layers);
+  s->workload.balanced_layers = true;
+  cr_assert(partition_resolve(s, NULL, &w, split, &how));
+  cr_assert_str_eq(how, "balanced per allocation");
+  cr_assert_eq(spec_device_gpus(s, gpu, NULL), ERR_OK);
+  for (uint64_t seed = 0; seed < 10; seed++) {
+    alloc *a = alloc_random(2, 3, seed);
+    cr_assert_eq(spec_workload_resolve(s, &want, NULL), ERR_OK);
+    cr_assert_eq(partition_apply(&want, s, gpu, a, l, NULL), ERR_OK);
+    cr_assert(partition_resolve(s, a, &w, split, &how));
+    cr_assert_str_eq(how, "balanced");
+    cr_assert_arr_eq(split, l, sizeof l);
+    double step;
+    cr_assert(partition_resolve_step(s, a, &w, &step));
+    cr_assert_eq(step, runtime_step_max_s(&want, gpu, a));
+    cr_assert_null(w.stage_layers);
+    alloc_free(a);
+  }
+  scenario_free(s);
+}
+
+/* The shape's options as typed, for every combination of given and not. */
+Test(partition, knob_options_spell_the_given_shape) {
+  const struct { long st, rep; const char *want; } c[] = {
+      {-1, -1, ""}, {4, -1, "--stages 4"}, {-1, 2, "--replicas 2"},
+      {12, 3, "--stages 12 --replicas 3"}, {0, 0, ""}};
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    scenario_knobs k;
+    scenario_knobs_init(&k);
+    k.stages = c[i].st, k.replicas = c[i].rep;
+    char buf[64] = "stale";
+    partition_knob_options(&k, buf, sizeof buf);
+    cr_assert_str_eq(buf, c[i].want);
+  }
 }

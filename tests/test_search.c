@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "schedules/search.h"
 
@@ -98,4 +99,21 @@ Test(search, objective_or_dtfm) {
   alloc_free(a);
   search_dtfm_free(own);
   cost_ctx_free(c);
+}
+
+/* The convergence CSV against rows formatted one by one. */
+Test(search, convergence_csv_is_one_row_a_candidate) {
+  double best[] = {3.5, 2.25, 2.25, 1.0 / 3};
+  search_result r = {.candidates = 4, .convergence = best};
+  char *text = NULL, want[256] = "candidate,best_score_s\n";
+  size_t n = 0;
+  FILE *f = open_memstream(&text, &n);
+  cr_assert_eq(search_convergence_write(&r, f), ERR_OK);
+  fclose(f);
+  for (int i = 0; i < 4; i++)
+    snprintf(want + strlen(want), sizeof want - strlen(want), "%d,%.9g\n",
+             i + 1, best[i]);
+  cr_assert_str_eq(text, want);
+  cr_assert(strstr(text, "4,0.333333333\n"));
+  free(text);
 }

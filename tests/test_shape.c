@@ -314,6 +314,37 @@ Test(shape, a_configuration_allocation_on_its_view) {
   scenario_free(s);
 }
 
+/* Every configuration's devices per site and idle devices against a naive
+ * walk over the scenario's devices (a membership test each). */
+Test(shape, a_configuration_sites_and_idle_devices) {
+  scenario *s = support_scenario(TEN);
+  shape_opts o;
+  shape_opts_default(&o);
+  shape_result r;
+  cr_assert_eq(shape_search(s, &o, &r, NULL), 0);
+  int idle[64];
+  cr_assert_leq(s->ndevices, 64);
+  for (long i = 0; i < r.nall; i++) {
+    const shape_config *c = &r.all[i];
+    int want_site[16] = {0}, want_idle = 0, sum = 0;
+    int n = shape_config_idle(s, c, idle);
+    for (int d = 0; d < s->ndevices; d++) {
+      bool in = false;
+      for (int k = 0; k < c->ndev; k++) in |= c->keep[k] == d;
+      if (in) want_site[s->device_site[d]]++;
+      else cr_assert_eq(idle[want_idle++], d, "configuration %ld", i);
+    }
+    cr_assert_eq(n, want_idle);
+    for (int k = 0; k < s->nsites; k++) {
+      cr_assert_eq(shape_config_at_site(s, c, k), want_site[k]);
+      sum += want_site[k];
+    }
+    cr_assert_eq(sum + n, s->ndevices);
+  }
+  shape_result_free(&r);
+  scenario_free(s);
+}
+
 /* geodes ARGS: exit status want, and stderr holds every one of the
  * NULL-terminated texts. */
 static void fails(int want, const char *args, ...) {

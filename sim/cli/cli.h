@@ -343,4 +343,9 @@ typedef struct cli_explain_opts {
 int cli_explain_report(const char *cmd, const scenario *s, const alloc *a,
                        const sim_options *o, const cli_explain_opts *eo);
 
+/* ---- cli-compute (issue 32): helpers of the front end's files ---- */
+
+/* v[0 .. n) as a JSON array of integers. */
+json_t *cli_json_ints(const int *v, int n);
+
 #endif

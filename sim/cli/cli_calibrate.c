@@ -53,27 +53,6 @@ typedef struct cal_args {
   bool json, quiet;
 } cal_args;
 
-/* The ids of --fit's comma-separated names; CLI_USAGE for an unknown or
- * repeated one. */
-static int parse_fit(const char *list, int *ids, int *np) {
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", list);
-  *np = 0;
-  for (char *save, *t = strtok_r(buf, ",", &save); t;
-       t = strtok_r(NULL, ",", &save)) {
-    int id = params_find(t);
-    if (id < 0)
-      return cli_usage_error("calibrate", "--fit: unknown parameter '%s' "
-                             "(see geodes calibrate --help)", t);
-    for (int k = 0; k < *np; k++)
-      if (ids[k] == id)
-        return cli_usage_error("calibrate", "--fit: '%s' given twice", t);
-    ids[(*np)++] = id;
-  }
-  if (*np == 0) return cli_usage_error("calibrate", "--fit: no parameter");
-  return CLI_OK;
-}
-
 /* The rows: a measurements file, or the built-in table. */
 typedef struct rows {
   measure_set *m;
@@ -226,7 +205,11 @@ static int parse_args(int argc, char **argv, cal_args *a, int *ids, int *np) {
   if (rc) return rc;
   if (!a->data) return cli_usage_error("calibrate", "--data FILE is required");
   if (!a->fit) return cli_usage_error("calibrate", "--fit P,... is required");
-  return parse_fit(a->fit, ids, np);
+  err e = {0};
+  if (params_parse_list(a->fit, ids, np, &e) == ERR_OK) return CLI_OK;
+  return cli_usage_error("calibrate", "--fit: %s%s", e.msg,
+                         e.code == ERR_MISSING ? " (see geodes calibrate "
+                                                 "--help)" : "");
 }
 
 int cli_calibrate(int argc, char **argv) {

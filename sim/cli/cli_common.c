@@ -102,11 +102,8 @@ static int knob_failure(const cli_workload_opts *o, const char *opts,
 
 int cli_workload_apply(const cli_workload_opts *o, scenario *s, err *e) {
   if (o->params && params_file_apply(o->params, e)) return e ? e->code : 1;
-  char opts[64] = ""; /* the shape's options as given */
-  if (o->k.stages > 0) snprintf(opts, sizeof opts, "--stages %ld", o->k.stages);
-  if (o->k.replicas > 0)
-    snprintf(opts + strlen(opts), sizeof opts - strlen(opts),
-             "%s--replicas %ld", opts[0] ? " " : "", o->k.replicas);
+  char opts[64]; /* the shape's options as given */
+  partition_knob_options(&o->k, opts, sizeof opts);
   scenario_knobs k = o->k;
   int *list = NULL;
   int rc = layers_knob(o, s, &k, &list, e);
@@ -127,27 +124,16 @@ int cli_workload_alloc(const cli_workload_opts *o, const char *path,
   if (!path) return cli_workload_apply(o, s, e);
   alloc_file f;
   cli_workload_opts run = *o; /* the options with the file's joined */
+  bool shaped;
   int rc = alloc_file_read(path, s->ndevices, &f, e);
   if (rc) return rc;
-  bool shaped = alloc_file_some(&f) || f.a->stages != s->workload.stages ||
-                f.a->replicas != s->workload.replicas;
-  rc = alloc_file_knobs(&f, s, &run.k, e);
+  rc = alloc_file_join(&f, s, &run.k, o->layers_per_stage, &shaped, e);
   if (rc && (err_field(e) == WORKLOAD_stages ||
              err_field(e) == WORKLOAD_replicas))
     e->code = CLI_ERR_USAGE; /* --stages or --replicas against the file */
-  if (!rc) rc = alloc_file_check_split(&f, s, &run.k, e);
-  if (!rc && !o->layers_per_stage && f.split.layers_per_stage)
-    run.k.layers_per_stage = f.split.layers_per_stage,
-    run.k.nlayers_per_stage = f.a->stages;
   if (!rc && (rc = cli_workload_apply(&run, s, e)) && shaped &&
-      e->code != CLI_ERR_USAGE) { /* the file's shape is the cause */
-    char was[ERR_MSG_MAX];
-    snprintf(was, sizeof was, "%s", e->msg);
-    int field = err_field(e);
-    err_clear(e);
-    err_set_field(e, field, rc, "%s: its %d pipelines of %d stages: %s",
-                  path, f.a->replicas, f.a->stages, was);
-  }
+      e->code != CLI_ERR_USAGE) /* the file's shape is the cause */
+    alloc_file_blame(&f, rc, e);
   if (!rc && !(*a = alloc_file_alloc(&f, s, view, e))) rc = e->code;
   char given[256];
   snprintf(given, sizeof given, "--layers-per-stage %s",
@@ -190,10 +176,8 @@ int cli_check_method(const char *cmd, const char **name) {
     *name = schedule_method_name((schedule_method_id)id); /* not a former name */
     return CLI_OK;
   }
-  char names[256] = "";
-  for (const char *const *m = schedule_method_names(); *m; m++)
-    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
-             names[0] ? ", " : "", *m);
+  char names[256];
+  names_join(schedule_method_names(), ", ", ", ", names, sizeof names);
   return cli_usage_error(cmd, "--method is one of %s; not '%s'", names, method);
 }
 
@@ -312,29 +296,21 @@ json_t *cli_json_number(double x) {
   return isfinite(x) ? json_real(x) : json_null();
 }
 
-/* Appends the methods of schedule_method_names that are fixed placements
- * (fixed) or searches (!fixed) to buf at *at, joined by ", ". */
-static void method_names(bool fixed, char *buf, size_t size, size_t *at) {
-  const char *const *m = schedule_method_names();
-  for (bool first = true; *m; m++)
-    if (schedule_method_is_fixed(*m) == fixed) {
-      *at += (size_t)snprintf(buf + *at, size - *at, "%s%s",
-                              first ? "" : ", ", *m);
-      first = false;
-    }
+json_t *cli_json_ints(const int *v, int n) {
+  json_t *a = json_array();
+  for (int i = 0; i < n; i++) json_array_append_new(a, json_integer(v[i]));
+  return a;
 }
 
 const char *cli_method_help(void) {
-  static char help[256];
+  static char help[400];
   if (help[0]) return help;
-  size_t at = 0;
-  method_names(true, help, sizeof help, &at);
-  at += (size_t)snprintf(help + at, sizeof help - at, ", or a\nsearch: ");
-  method_names(false, help, sizeof help, &at);
-  snprintf(help + at, sizeof help - at,
-           "\n(DT-FM's settings: population %d, %d trials;\n"
-           "megatron: megatron-order's former name)",
-           SEARCH_POPULATION, SEARCH_TRIALS);
+  char fixed[96], searches[96];
+  schedule_method_join(true, fixed, sizeof fixed);
+  schedule_method_join(false, searches, sizeof searches);
+  snprintf(help, sizeof help, "%s, or a\nsearch: %s\n(DT-FM's settings: "
+           "population %d, %d trials;\nmegatron: megatron-order's former "
+           "name)", fixed, searches, SEARCH_POPULATION, SEARCH_TRIALS);
   return help;
 }
 

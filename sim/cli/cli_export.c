@@ -16,16 +16,18 @@
 #include "sim/cli/cli.h"
 #include "traces/scenario_export.h"
 
-/* The text of the scenario's own file (a built-in's embedded copy), or
- * NULL. The caller frees it. */
-static char *source_text(const scenario *s, size_t *len) {
+/* The text of a file of s (path; for a built-in scenario, the embedded
+ * copy of name), what it is for the message: NULL and e filled when it
+ * cannot be read (a built-in's missing copy: NULL alone). Caller frees. */
+static char *source_text(const scenario *s, const char *name,
+                         const char *path, const char *what, size_t *len,
+                         err *e) {
   if (strcmp(s->origin, "built-in") == 0) {
-    const builtin_file *b = builtin_find(s->file);
-    if (!b) return NULL;
-    *len = b->size;
-    return mem_strndup(b->data, b->size);
+    const builtin_file *b = builtin_find(name);
+    *len = b ? b->size : 0;
+    return b ? mem_strndup(b->data, b->size) : NULL;
   }
-  return file_read(s->origin, FILE_MAX_JSON_BYTES, len, NULL);
+  return file_load(path, what, FILE_MAX_BYTES, len, e);
 }
 
 /* out with its extension replaced by ".csv": where a varying network's
@@ -60,14 +62,8 @@ static int copy_trace(const scenario *s, const char *out, cli_out *o,
   }
   err e = {0};
   size_t len = 0;
-  char *text = NULL;
-  if (strcmp(s->origin, "built-in") == 0) {
-    const builtin_file *b = builtin_find(s->trace_file);
-    if (b) text = mem_strndup(b->data, b->size), len = b->size;
-  } else {
-    text = file_load(s->trace_file, "the scenario's trace", FILE_MAX_BYTES,
-                     &len, &e);
-  }
+  char *text = source_text(s, s->trace_file, s->trace_file,
+                           "the scenario's trace", &len, &e);
   int rc = text ? cli_out_open(o, path, "the scenario's trace")
                 : cli_error("%s", e.msg);
   if (text && rc == CLI_OK && fwrite(text, 1, len, o->f) != len)
@@ -175,7 +171,8 @@ int cli_scenarios_show(const char *name) {
   scenario *s = scenario_load(name, &e);
   if (!s) return cli_error("%s", e.msg);
   size_t len = 0;
-  char *text = source_text(s, &len);
+  err e2 = {0}; /* a file that cannot be read: every key marked default */
+  char *text = source_text(s, s->file, s->origin, "the scenario", &len, &e2);
   json_t *src = text ? json_loadb(text, len, 0, NULL) : NULL;
   free(text);
   const char *slash = s->trace_file ? strrchr(s->trace_file, '/') : NULL;

@@ -24,6 +24,7 @@
 #include "analysis/costcmd_header.h"
 #include "schedules/objective.h"
 #include "schedules/schedule.h"
+#include "schedules/schedule_request.h"
 #include "models/partition.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_bill.h"
@@ -168,40 +169,26 @@ static int parse_args(int argc, char **argv, sched_args *p) {
   return check_objective(p);
 }
 
-/* The dollar objectives and the budget: the predictor's (a placement
- * search's, or the shape search's goal). */
-static int check_dollars(sched_args *p) {
-  bool cost = objective_kind_dollars((objective_kind)p->objective);
-  if (p->shape && (cost || p->objective_given) && p->goal &&
-      (!cost || strcmp(shape_goal_names[p->goal],
-                       objective_kind_names[p->objective])))
-    return cli_usage_error("schedule", "--objective %s and --shape-objective "
-                           "%s: give one", objective_kind_names[p->objective],
-                           shape_goal_names[p->goal]);
-  if (p->shape) {
-    if (cost) p->goal = names_find(shape_goal_names,
-                                   objective_kind_names[p->objective]);
-    return CLI_OK;
-  }
-  if (!cost && !(p->budget > 0)) return CLI_OK;
-  if (p->budget > 0 && !cost && p->objective != OBJECTIVE_PREDICTED)
-    return cli_usage_error("schedule", "--max-usd-per-hour constrains the "
-                           "predictor's objectives: give --objective "
-                           "predicted, usd-per-sample or samples-per-usd");
-  if (!schedule_method_searches(p->method) ||
-      schedule_method_find(p->method) == SCHEDULE_SIM)
-    return cli_usage_error("schedule", "--objective %s%s: --method %s %s; "
-                           "give gcma, hybrid or random-search",
-                           objective_kind_names[p->objective],
-                           p->budget > 0 ? " with --max-usd-per-hour" : "",
-                           p->method,
-                           schedule_method_find(p->method) == SCHEDULE_SIM
-                               ? "judges its moves by simulated time"
-                               : "searches nothing");
-  return CLI_OK;
+/* The request p makes of schedules/ (schedule_request.h): what it gives. */
+static schedule_request request_of(const sched_args *p) {
+  return (schedule_request){
+      .shape = p->shape, .method = p->method, .objective = p->objective,
+      .goal = p->goal, .budget = p->budget,
+      .given = {[SCHEDULE_OPT_DP_AUTO] = p->dp_auto,
+                [SCHEDULE_OPT_GOAL] = p->goal,
+                [SCHEDULE_OPT_SIMULATE] = p->simulate >= 0,
+                [SCHEDULE_OPT_MICRO] = p->micro_list,
+                [SCHEDULE_OPT_METHOD] =
+                    p->method != schedule_method_name(SCHEDULE_GCMA),
+                [SCHEDULE_OPT_OBJECTIVE] = p->objective_given,
+                [SCHEDULE_OPT_TRIALS] = p->trials >= 0,
+                [SCHEDULE_OPT_POPULATION] = p->population >= 0,
+                [SCHEDULE_OPT_STARTS] = p->starts >= 0,
+                [SCHEDULE_OPT_COST_CMD] = p->cc.cmd,
+                [SCHEDULE_OPT_CONVERGENCE] = p->convergence}};
 }
 
-/* --objective against --cost-cmd, and --method. */
+/* --objective against --cost-cmd, --method and the dollars. */
 static int check_objective(sched_args *p) {
   p->objective_given = p->objective >= 0;
   if (p->objective < 0)
@@ -213,7 +200,12 @@ static int check_objective(sched_args *p) {
     return cli_usage_error("schedule", "--cost-cmd is the objective: give no "
                            "other --objective");
   int rc = cli_check_method("schedule", &p->method);
-  return rc ? rc : check_dollars(p);
+  err e = {0};
+  schedule_request r = request_of(p);
+  if (!rc && schedule_request_dollars(&r, &e))
+    return cli_usage_error("schedule", "%s", e.msg);
+  p->goal = r.goal; /* a dollar objective is --shape auto's goal */
+  return rc;
 }
 
 /* The search's objective under p (its environment in *ob, a cost model's
@@ -223,28 +215,14 @@ static int make_objective(const sched_args *p, const scenario *s,
                           objective **ob, costcmd **cc, search_objective *obj,
                           err *e) {
   if (!(*ob = objective_new(s, c, &so->transport, false, e))) return e->code;
-  double usd_per_s = bill_compute_usd_per_s(s, NULL, 0, NULL);
-  switch ((objective_kind)p->objective) {
-    case OBJECTIVE_DTFM: *obj = objective_dtfm(*ob); break;
-    case OBJECTIVE_PREDICTED:
-      objective_price(*ob, false, usd_per_s, p->budget);
-      *obj = objective_predicted(*ob);
-      break;
-    case OBJECTIVE_USD_PER_SAMPLE:
-    case OBJECTIVE_SAMPLES_PER_USD:
-      objective_price(*ob, true, usd_per_s, p->budget);
-      *obj = objective_predicted(*ob);
-      obj->name = objective_kind_names[p->objective];
-      break;
-    case OBJECTIVE_COST_CMD:
-      *cc = costcmd_open(s, c, p->cc.cmd, so->transport.model, p->cc.timeout_s,
-                         e);
-      if (!*cc) return e->code;
-      *obj = objective_custom_stream(*ob, "cost-cmd", costcmd_judge,
-                                     costcmd_judge_submit,
-                                     costcmd_judge_collect, *cc);
-      break;
-  }
+  if (p->objective != OBJECTIVE_COST_CMD)
+    return objective_of_kind(*ob, (objective_kind)p->objective, p->budget,
+                             obj, e);
+  *cc = costcmd_open(s, c, p->cc.cmd, so->transport.model, p->cc.timeout_s, e);
+  if (!*cc) return e->code;
+  *obj = objective_custom_stream(*ob, "cost-cmd", costcmd_judge,
+                                 costcmd_judge_submit, costcmd_judge_collect,
+                                 *cc);
   return ERR_OK;
 }
 
@@ -258,25 +236,21 @@ static void progress(void *ctx, long done, long total, double best) {
 /* The objective's line: sim's start, or the objective's value (none for
  * DT-FM's score, which the score line shows). */
 static void print_objective(const scenario *s, const search_result *r,
-                            const char *obj_name) {
-  bool sim = strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0;
-  bool dtfm = strcmp(obj_name, objective_kind_names[OBJECTIVE_DTFM]) == 0;
-  int k = names_find(objective_kind_names, obj_name);
-  bool usd = objective_kind_dollars((objective_kind)k);
-  if (sim && !dtfm)
+                            objective_kind k) {
+  const char *name = objective_kind_names[k];
+  if (k == OBJECTIVE_DTFM) return;
+  if (strcmp(r->method, schedule_method_name(SCHEDULE_SIM)) == 0)
     printf("start       GCMA under %s, then moves judged by simulation\n",
-           obj_name);
-  else if (!dtfm)
-    printf("objective   %s: %.6g%s%s\n", obj_name,
-           objective_kind_value((objective_kind)k, r->objective_s),
-           !usd ? " s" : k == OBJECTIVE_SAMPLES_PER_USD ? " samples per USD"
-                                                        : " USD per sample",
-           usd && !bill_egress_complete(s) ? " (egress between some sites "
-           "not priced: $0 there)" : "");
+           name);
+  else
+    printf("objective   %s: %.6g %s%s\n", name,
+           objective_kind_value(k, r->objective_s), objective_kind_unit(k),
+           objective_kind_dollars(k) && !bill_egress_complete(s)
+               ? " (egress between some sites not priced: $0 there)" : "");
 }
 
 static void print_table(const scenario *s, const search_result *r,
-                        double iter_s, const char *net, const char *obj_name,
+                        double iter_s, const char *net, objective_kind k,
                         const transport_options *t) {
   const alloc *a = r->best;
   printf("scenario    %s, %d devices: %d stages x %d replicas\n", s->name,
@@ -286,7 +260,7 @@ static void print_table(const scenario *s, const search_result *r,
          r->parts.score_s, r->parts.dp_s, r->parts.pp_s);
   printf("simulated   %.3f s per iteration (%s)\n", iter_s, net);
   cli_print_setup(t, s, a, iter_s);
-  print_objective(s, r, obj_name);
+  print_objective(s, r, k);
   if (!isnan(r->start_s) && r->objective_s < r->start_s)
     printf("vs cost     the cost model's choice simulates to %.3f s: beaten by "
            "%.3f s (%.1f %%)\n", r->start_s, r->start_s - r->objective_s,
@@ -328,7 +302,7 @@ static void print_table(const scenario *s, const search_result *r,
 }
 
 static void print_json(const scenario *s, const search_result *r,
-                       double iter_s, const char *net, const char *obj_name,
+                       double iter_s, const char *net, objective_kind k,
                        const transport_options *t, const bill *b,
                        const cli_beside *f, double budget) {
   json_t *o = json_object();
@@ -346,11 +320,9 @@ static void print_json(const scenario *s, const search_result *r,
   json_object_set_new(o, "network_model", json_string(net));
   cli_json_setup(o, t, s, r->best, iter_s);
   json_object_set_new(o, "objective_s", cli_json_number(r->objective_s));
-  int k = names_find(objective_kind_names, obj_name);
-  json_object_set_new(o, "objective_value", cli_json_number(
-      k < 0 ? r->objective_s
-            : objective_kind_value((objective_kind)k, r->objective_s)));
-  json_object_set_new(o, "objective", json_string(obj_name));
+  json_object_set_new(o, "objective_value",
+                      cli_json_number(objective_kind_value(k, r->objective_s)));
+  json_object_set_new(o, "objective", json_string(objective_kind_names[k]));
   json_object_set_new(o, "start_iteration_s", cli_json_number(r->start_s));
   json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
   json_object_set_new(o, "alloc", alloc_json(r->best));
@@ -374,11 +346,8 @@ static int write_outputs(const sched_args *p, const scenario *s,
   if (!rc && p->out && !(rc = cli_out_open(&a, p->out, "the allocation")))
     alloc_file_write(r->best, NULL, split, s, NULL, a.f);
   if (!rc && p->convergence &&
-      !(rc = cli_out_open(&c, p->convergence, "the convergence"))) {
-    fprintf(c.f, "candidate,best_score_s\n");
-    for (long i = 0; i < r->candidates; i++)
-      fprintf(c.f, "%ld,%.9g\n", i + 1, r->convergence[i]);
-  }
+      !(rc = cli_out_open(&c, p->convergence, "the convergence")))
+    search_convergence_write(r, c.f); /* a failed write: cli_out_close */
   if (c.f) rc = cli_out_close(&c, rc);
   if (a.f) rc = cli_out_close(&a, rc);
   free(split);
@@ -429,57 +398,29 @@ static char **take_dp_auto(int argc, char **argv, int *n, int *found) {
   return v;
 }
 
-/* --micro-batches m,m,... into a: sizes >= 1, none above s's batch (a
- * micro-batch holds at most the batch; the search would find no shape). */
-static int micro_args(const sched_args *p, const scenario *s,
-                      cli_shape_args *a) {
-  if (!p->micro_list) return CLI_OK;
-  a->nmicro = partition_parse(p->micro_list, a->micro, SHAPE_MAX_MICRO);
-  for (int i = 0; i < a->nmicro; i++)
-    if (a->micro[i] < 1) a->nmicro = -1;
-  if (a->nmicro < 1)
-    return cli_usage_error("schedule", "--micro-batches wants up to %d "
-                           "comma-separated micro-batch sizes >= 1, not '%s'",
-                           SHAPE_MAX_MICRO, p->micro_list);
-  long batch = p->wo.k.batch > 0 ? p->wo.k.batch : s->workload.batch;
-  for (int i = 0; i < a->nmicro; i++)
-    if (a->micro[i] > batch)
-      return cli_usage_error("schedule", "--micro-batches %s: %d is more "
-                             "than the batch of %ld sequences", p->micro_list,
-                             a->micro[i], batch);
-  return CLI_OK;
-}
-
 /* The options of --shape auto, checked (usage errors) once s is loaded
  * with the other knobs: --stages and --replicas within the devices and the
  * layers. */
 static int shape_args(const sched_args *p, const scenario *s,
                       cli_shape_args *a) {
-  *a = (cli_shape_args){.goal = (shape_goal)p->goal, .diloco = p->dp_auto,
-                        .max_usd_per_hour = p->budget,
-                        .price = bill_any_price(s),
-                        .simulate = p->simulate, .out = p->out, .db = p->db,
-                        .json = p->json, .quiet = p->quiet,
-                        .scenario = p->scenario};
+  *a = (cli_shape_args){.out = p->out, .db = p->db, .json = p->json,
+                        .quiet = p->quiet, .scenario = p->scenario};
+  shape_opts *o = &a->o;
+  shape_opts_default(o);
+  o->goal = (shape_goal)p->goal, o->diloco = p->dp_auto;
+  o->max_usd_per_hour = p->budget, o->price = bill_any_price(s);
+  if (p->simulate >= 0) o->simulate = (int)p->simulate;
   long st = p->wo.k.stages, rep = p->wo.k.replicas;
-  if (p->dp_auto) a->plan = diloco_plan_of_knobs(&p->wo.k);
+  if (p->dp_auto) o->plan = diloco_plan_of_knobs(&p->wo.k);
   err e = {0};
-  if (shape_check_given(s, st, rep, p->dp_auto ? &a->plan : NULL, &e))
+  if (shape_check_given(s, st, rep, p->dp_auto ? &o->plan : NULL, &e))
     return cli_usage_error("schedule", "%s", e.msg);
-  a->stages = (int)(st > 0 ? st : 0), a->replicas = (int)(rep > 0 ? rep : 0);
-  return micro_args(p, s, a);
-}
-
-/* The options that only --shape auto takes. */
-static int shape_only(const sched_args *p) {
-  char goal[48];
-  snprintf(goal, sizeof goal, "--shape-objective %s", shape_goal_names[p->goal]);
-  const char *opt = p->dp_auto ? "--dp-algo auto"
-                    : p->goal ? goal
-                    : p->simulate >= 0 ? "--simulate-best"
-                    : p->micro_list ? "--micro-batches" : NULL;
-  if (p->shape || !opt) return CLI_OK;
-  return cli_usage_error("schedule", "%s needs --shape auto", opt);
+  o->stages = (int)(st > 0 ? st : 0), o->replicas = (int)(rep > 0 ? rep : 0);
+  long batch = p->wo.k.batch > 0 ? p->wo.k.batch : s->workload.batch;
+  if (p->micro_list && schedule_request_micro(p->micro_list, batch, o->micro,
+                                              &o->nmicro, &e))
+    return cli_usage_error("schedule", "--micro-batches %s", e.msg);
+  return CLI_OK;
 }
 
 /* schedule --shape auto: the knobs but the shape applied, then the search. */
@@ -521,17 +462,11 @@ static search_opts options_of(const sched_args *p, const scenario *s) {
 }
 
 /* The search's best simulated and billed, and with a dollar objective or a
- * budget the fastest beside it; ERR_CONFIG when nothing is within the
- * budget. */
+ * budget the fastest beside it. */
 static int judge_best(const sched_args *p, const scenario *s, const cost_ctx *c,
                       const sim_options *so, const search_opts *o,
                       const search_result *r, sim_result *sr, bill *b,
                       cli_beside *f, err *e) {
-  if (isinf(r->objective_s))
-    return err_set(e, ERR_CONFIG, "%s: no placement by %s within $%g per "
-                   "hour: the devices cost $%.4g per hour before any egress",
-                   s->name, p->method, p->budget,
-                   bill_compute_usd_per_s(s, NULL, 0, NULL) * 3600);
   if (sim_run(s, r->best, so, sr, e) != ERR_OK ||
       sim_spend_iteration(s, sr, b, e) != ERR_OK)
     return e->code;
@@ -545,39 +480,16 @@ static void report(const sched_args *p, const scenario *s,
                    const sim_options *so, const bill *b,
                    const cli_beside *f) {
   const char *net = transport_model_name(so->transport.model);
-  const char *obj_name = objective_kind_names[p->objective];
+  objective_kind k = (objective_kind)p->objective;
   if (p->json) {
-    print_json(s, r, sr->iteration_s, net, obj_name, &so->transport, b, f,
+    print_json(s, r, sr->iteration_s, net, k, &so->transport, b, f,
                p->budget);
     return;
   }
-  print_table(s, r, sr->iteration_s, net, obj_name, &so->transport);
+  print_table(s, r, sr->iteration_s, net, k, &so->transport);
   printf("\n");
   cli_bill_print(s, b, "per iteration");
   cli_beside_print(sr, b, f, p->budget);
-}
-
-/* The options of a placement search, which --shape auto does not use
- * (issue 35, 5: it ran without a word, --cost-cmd never started and
- * --convergence wrote nothing): refused naming the first. --objective is
- * its goal when a dollar one (check_dollars), else unused too. */
-static int shape_unused(const sched_args *p) {
-  if (!p->shape) return CLI_OK;
-  const char *opt =
-      p->method != schedule_method_name(SCHEDULE_GCMA) ? "--method"
-      : p->objective_given &&
-              !objective_kind_dollars((objective_kind)p->objective)
-          ? "--objective"
-      : p->trials >= 0 ? "--trials"
-      : p->population >= 0 ? "--population"
-      : p->starts >= 0 ? "--starts"
-      : p->cc.cmd ? "--cost-cmd"
-      : p->convergence ? "--convergence" : NULL;
-  if (!opt) return CLI_OK;
-  return cli_usage_error("schedule", "%s is a placement search's, which "
-                         "--shape auto does not run (it judges shapes by the "
-                         "predictor and simulation, for --shape-objective): "
-                         "leave it out", opt);
 }
 
 /* argv into p: --dp-algo auto taken out (once: with it, --dp-algo may not
@@ -589,8 +501,10 @@ static int schedule_args(int argc, char **argv, sched_args *p) {
   int rc = parse_args(n, args, p);
   if (!rc && (autos > 1 || (autos && p->wo.k.dp_algo)))
     rc = cli_usage_error("schedule", "--dp-algo given twice");
-  if (!rc) rc = shape_only(p);
-  if (!rc) rc = shape_unused(p);
+  err e = {0};
+  schedule_request r = request_of(p);
+  if (!rc && schedule_request_uses(&r, &e)) /* one search's options */
+    rc = cli_usage_error("schedule", "%s", e.msg);
   free(args);
   return rc;
 }
@@ -629,6 +543,7 @@ int cli_schedule(int argc, char **argv) {
                (r = sim_place_search_with(s, c, p.method, &o, &so, &obj, &e));
   cli_progress_end(&bar);
   if (!found || (cc && costcmd_close(cc, &e)) ||
+      objective_within_budget(ob, r->objective_s, p.method, &e) ||
       judge_best(&p, s, c, &so, &o, r, &sr, &b, &f, &e))
     goto fail;
   if ((rc = write_outputs(&p, s, r))) goto done;

@@ -24,24 +24,6 @@
 #include "traces/scenario_export.h"
 #include "traces/scenario_row.h"
 
-/* The workload of s resolved, with its layer split: even, given (a list),
- * or balanced for a (computed into buf, D_pp entries; without a, or when it
- * does not fit, the split stays unknown: *how says so). False when the
- * workload does not resolve. */
-static bool resolved(const scenario *s, const alloc *a, spec_workload *w,
-                     int *buf, const char **how) {
-  if (spec_workload_resolve(s, w, NULL) != ERR_OK) return false;
-  *how = w->stage_layers ? "given" : "even";
-  if (!w->balanced) return true;
-  *how = "balanced";
-  const spec_gpu **gpu = mem_alloc((size_t)s->ndevices * sizeof *gpu + 1);
-  if (!a || spec_device_gpus(s, gpu, NULL) != ERR_OK ||
-      partition_apply(w, s, gpu, a, buf, NULL) != ERR_OK)
-    w->stage_layers = NULL, *how = "balanced per allocation";
-  free(gpu);
-  return true;
-}
-
 /* Every site's nccl_sockets, or -1 when they differ. */
 static int sockets_of(const scenario *s) {
   int n = s->nsites ? s->sites[0].nccl_sockets : -1;
@@ -60,31 +42,12 @@ static void split_text(const spec_workload *w, char *buf, size_t size) {
   if (at >= size && size > 4) strcpy(buf + size - 4, "...");
 }
 
-/* What s's runtime implies under a: the workload resolved (its split for
- * a), the longest optimizer step of a device of a (NAN without a or its
- * GPUs). False when the workload does not resolve. */
-static bool runtime_of_run(const scenario *s, const alloc *a,
-                           spec_workload *w, double *step_s) {
-  const char *how;
-  int *buf = mem_alloc(((size_t)s->workload.stages + 1) * sizeof *buf);
-  const spec_gpu **gpu = mem_alloc((size_t)s->ndevices * sizeof *gpu + 1);
-  bool ok = resolved(s, a, w, buf, &how);
-  *step_s = NAN;
-  if (ok && a && !(w->balanced && !w->stage_layers) &&
-      spec_device_gpus(s, gpu, NULL) == ERR_OK)
-    *step_s = runtime_step_max_s(w, gpu, a);
-  w->stage_layers = NULL; /* buf is freed: the step is known */
-  free(gpu);
-  free(buf);
-  return ok;
-}
-
 void cli_runtime_text(const scenario *s, const alloc *a, double iteration_s,
                       char *buf, size_t size) {
   spec_workload w;
   double step_s;
   buf[0] = '\0';
-  if (runtime_of_run(s, a, &w, &step_s))
+  if (partition_resolve_step(s, a, &w, &step_s))
     runtime_text(&w, step_s, iteration_s, buf, size);
 }
 
@@ -92,7 +55,7 @@ json_t *cli_json_runtime(const scenario *s, const alloc *a,
                          double iteration_s) {
   spec_workload w;
   double step_s;
-  if (!runtime_of_run(s, a, &w, &step_s)) return json_null();
+  if (!partition_resolve_step(s, a, &w, &step_s)) return json_null();
   const runtime_row *r = runtime_of(w.runtime);
   char line[160];
   runtime_text(&w, step_s, iteration_s, line, sizeof line);
@@ -166,7 +129,7 @@ void cli_print_setup(const transport_options *t, const scenario *s,
   spec_workload w;
   const char *how = "even";
   int *buf = mem_alloc(((size_t)s->workload.stages + 1) * sizeof *buf);
-  if (resolved(s, a, &w, buf, &how)) {
+  if (partition_resolve(s, a, &w, buf, &how)) {
     char split[128] = "";
     if (w.balanced && !w.stage_layers) snprintf(split, sizeof split, "?");
     else split_text(&w, split, sizeof split);
@@ -234,7 +197,7 @@ void cli_json_setup(json_t *o, const transport_options *t, const scenario *s,
   const char *how = "even";
   int *buf = mem_alloc(((size_t)s->workload.stages + 1) * sizeof *buf);
   json_t *k = json_object();
-  if (resolved(s, a, &w, buf, &how)) {
+  if (partition_resolve(s, a, &w, buf, &how)) {
     json_t *split = json_null();
     if (!w.balanced || w.stage_layers) {
       split = json_array();

@@ -59,8 +59,7 @@ static void sites_text(const scenario *s, const shape_config *c, char *buf,
   size_t at = 0;
   buf[0] = '\0';
   for (int k = 0; k < s->nsites && at < size; k++) {
-    int n = 0;
-    for (int i = 0; i < c->ndev; i++) n += s->device_site[c->keep[i]] == k;
+    int n = shape_config_at_site(s, c, k);
     if (n)
       at += (size_t)snprintf(buf + at, size - at, "%s%s %d", at ? ", " : "",
                              s->sites[k].name, n);
@@ -70,8 +69,7 @@ static void sites_text(const scenario *s, const shape_config *c, char *buf,
 static json_t *sites_json(const scenario *s, const shape_config *c) {
   json_t *o = json_object();
   for (int k = 0; k < s->nsites; k++) {
-    int n = 0;
-    for (int i = 0; i < c->ndev; i++) n += s->device_site[c->keep[i]] == k;
+    int n = shape_config_at_site(s, c, k);
     if (n) json_object_set_new(o, s->sites[k].name, json_integer(n));
   }
   return o;
@@ -95,7 +93,7 @@ static void print_row(const scenario *s, const shape_config *c, bool price) {
 static void print_dollars(const scenario *s, const shape_result *r,
                           const cli_shape_args *p) {
   const shape_config *b = &r->all[r->best], *f = &r->all[r->fastest];
-  if (!p->price) return;
+  if (!p->o.price) return;
   printf("cost        $%.4g per 1,000 samples, $%.4g per hour (GPUs and "
          "egress; egress $%.4g per iteration)%s\n",
          1000 * shape_usd_per_sample(b, shape_decided_s(b)),
@@ -104,9 +102,9 @@ static void print_dollars(const scenario *s, const shape_result *r,
   if (!bill_egress_complete(s))
     printf("note        egress between some sites is not priced: it counts "
            "as $0 here\n");
-  if (p->max_usd_per_hour > 0)
+  if (p->o.max_usd_per_hour > 0)
     printf("budget      $%g per hour: %ld configurations over it\n",
-           p->max_usd_per_hour, r->over_budget);
+           p->o.max_usd_per_hour, r->over_budget);
   if (r->fastest != r->best)
     printf("fastest     %d x %d on %d devices, %s: %.3f samples/s, $%.4g per "
            "1,000 samples, $%.4g per hour\n", f->stages, f->replicas, f->ndev,
@@ -121,9 +119,7 @@ static void print_idle(const scenario *s, const shape_result *r) {
   double mine = b->batch / b->predicted_s;
   bool any = false;
   for (int k = 0; k < s->nsites; k++) {
-    int used = 0;
-    for (int i = 0; i < b->ndev; i++) used += s->device_site[b->keep[i]] == k;
-    int idle = s->sites[k].ndevices - used;
+    int idle = s->sites[k].ndevices - shape_config_at_site(s, b, k);
     if (!idle) continue;
     if (!any) printf("\nidle devices (predicted samples/s of the best "
                      "configuration that works more of them):\n");
@@ -196,34 +192,29 @@ static const char *goal_text(shape_goal goal) {
 /* The best's runtime as the outputs state it (cli_runtime_text, or with
  * json cli_json_runtime): on its view, its allocation there, its deciding
  * time. */
-static json_t *best_runtime(const scenario *s, const shape_config *b,
-                            bool json, char *buf, size_t size) {
-  scenario *v = shape_view(s, b->keep, b->ndev, b->stages, b->replicas,
-                           b->batch, b->micro_batch, b->dp_algo, b->layers);
-  if (b->fragments) {
-    diloco_plan p = diloco_plan_given(&v->workload);
-    p.fragments = b->fragments;
-    diloco_plan_put(&v->workload, &p);
-  }
+static json_t *best_runtime(const scenario *s, const shape_opts *o,
+                            const shape_config *b, bool json, char *buf,
+                            size_t size) {
+  scenario *v = shape_config_view(s, o, b);
   alloc *a = shape_config_alloc(b);
   double t = shape_decided_s(b);
-  json_t *o = NULL;
-  if (json) o = cli_json_runtime(v, a, t);
+  json_t *j = NULL;
+  if (json) j = cli_json_runtime(v, a, t);
   else cli_runtime_text(v, a, t, buf, size);
   alloc_free(a);
   scenario_subset_free(v);
-  return o;
+  return j;
 }
 
-static void print_text(const scenario *s, const shape_result *r,
-                       const cli_shape_args *p, const char *net,
-                       double wall_s) {
+static void print_text(const scenario *s, const shape_opts *o,
+                       const shape_result *r, const cli_shape_args *p,
+                       const char *net, double wall_s) {
   const shape_config *b = &r->all[r->best];
   char sh[32], al[48];
   shape_text(b, sh, sizeof sh);
   algo_text(b, al, sizeof al);
   printf("scenario    %s, %d devices\n", s->name, s->ndevices);
-  printf("objective   %s\n", goal_text(p->goal));
+  printf("objective   %s\n", goal_text(p->o.goal));
   cli_print_params();
   char where[512];
   sites_text(s, b, where, sizeof where);
@@ -233,7 +224,7 @@ static void print_text(const scenario *s, const shape_result *r,
   printf("iteration   %.3f s simulated (%s), %.3f s predicted\n",
          b->simulated_s, net, b->predicted_s);
   char rt[160];
-  best_runtime(s, b, false, rt, sizeof rt);
+  best_runtime(s, o, b, false, rt, sizeof rt);
   printf("runtime     %s%s%s%s\n", s->workload.runtime, rt[0] ? " (" : "", rt,
          rt[0] ? ")" : "");
   printf("layers      ");
@@ -250,16 +241,16 @@ static void print_text(const scenario *s, const shape_result *r,
            "out more than %.0f %% there\n            (geodes predict names "
            "what) and its bound could not rule them out\n",
            r->simulated_inexact, 100 * PREDICT_TOLERANCE);
-  if (p->diloco) printf("note        %s\n", NOT_CONVERGENCE);
+  if (p->o.diloco) printf("note        %s\n", NOT_CONVERGENCE);
   char cmd[CLI_SHAPE_CMD_MAX];
   reproduce(p, net, cmd, sizeof cmd);
   if (cmd[0]) printf("reproduce   %s\n", cmd);
   print_dollars(s, r, p);
   printf("\n%-9s %-22s %7s %5s %6s %6s %10s %11s %11s%s  %s\n", "SHAPE", "DP",
          "DEVICES", "IDLE", "MICRO", "BATCH", "SAMPLES/S", "SIMULATED_S",
-         "PREDICTED_S", p->price ? "    USD/1KS      USD/H" : "", "SITES");
+         "PREDICTED_S", p->o.price ? "    USD/1KS      USD/H" : "", "SITES");
   for (int g = 0; g < r->nshapes; g++)
-    print_row(s, &r->all[r->per_shape[g]], p->price);
+    print_row(s, &r->all[r->per_shape[g]], p->o.price);
   print_idle(s, r);
   print_pipelines(s, b);
 }
@@ -287,57 +278,53 @@ static json_t *config_json(const scenario *s, const shape_config *c,
   json_object_set_new(o, "samples_per_s", cli_json_number(c->samples_per_s));
   json_object_set_new(o, "simulated_s", cli_json_number(c->simulated_s));
   json_object_set_new(o, "predicted_s", cli_json_number(c->predicted_s));
-  json_t *l = json_array();
-  for (int st = 0; c->layers && st < c->stages; st++)
-    json_array_append_new(l, json_integer(c->layers[st]));
-  json_object_set_new(o, "layers_per_stage", l);
+  json_object_set_new(o, "layers_per_stage",
+                      cli_json_ints(c->layers, c->layers ? c->stages : 0));
   json_object_set_new(o, "alloc", alloc_json(c->a));
   return o;
 }
 
-static void print_json(const scenario *s, const shape_result *r,
-                       const cli_shape_args *p, const char *net) {
-  json_t *o = json_object();
-  json_object_set_new(o, "scenario", json_string(s->name));
-  json_object_set_new(o, "objective", json_string(shape_goal_names[p->goal]));
-  json_object_set_new(o, "network_model", json_string(net));
-  json_object_set_new(o, "params", cli_json_params());
-  json_object_set_new(o, "best", config_json(s, &r->all[r->best], p->price));
-  json_object_set_new(o, "runtime",
-                      best_runtime(s, &r->all[r->best], true, NULL, 0));
-  json_object_set_new(o, "fastest",
-                      config_json(s, &r->all[r->fastest], p->price));
-  json_object_set_new(o, "max_usd_per_hour", p->max_usd_per_hour > 0
-                                                 ? json_real(p->max_usd_per_hour)
+static void print_json(const scenario *s, const shape_opts *o,
+                       const shape_result *r, const cli_shape_args *p,
+                       const char *net) {
+  json_t *j = json_object();
+  json_object_set_new(j, "scenario", json_string(s->name));
+  json_object_set_new(j, "objective", json_string(shape_goal_names[p->o.goal]));
+  json_object_set_new(j, "network_model", json_string(net));
+  json_object_set_new(j, "params", cli_json_params());
+  json_object_set_new(j, "best", config_json(s, &r->all[r->best], p->o.price));
+  json_object_set_new(j, "runtime",
+                      best_runtime(s, o, &r->all[r->best], true, NULL, 0));
+  json_object_set_new(j, "fastest",
+                      config_json(s, &r->all[r->fastest], p->o.price));
+  json_object_set_new(j, "max_usd_per_hour", p->o.max_usd_per_hour > 0
+                                                 ? json_real(p->o.max_usd_per_hour)
                                                  : json_null());
-  json_object_set_new(o, "over_budget", json_integer(r->over_budget));
-  json_object_set_new(o, "egress_priced", json_boolean(bill_egress_complete(s)));
+  json_object_set_new(j, "over_budget", json_integer(r->over_budget));
+  json_object_set_new(j, "egress_priced", json_boolean(bill_egress_complete(s)));
   json_t *a = json_array();
   for (int g = 0; g < r->nshapes; g++)
     json_array_append_new(a, config_json(s, &r->all[r->per_shape[g]],
-                                         p->price));
-  json_object_set_new(o, "shapes", a);
-  json_t *idle = json_array();
-  const shape_config *b = &r->all[r->best];
-  for (int d = 0, i = 0; d < s->ndevices; d++) {
-    while (i < b->ndev && b->keep[i] < d) i++;
-    if (i >= b->ndev || b->keep[i] != d) json_array_append_new(idle, json_integer(d));
-  }
-  json_object_set_new(o, "idle_devices", idle);
-  json_object_set_new(o, "subsets", json_integer(r->nsubsets));
-  json_object_set_new(o, "every_subset", json_boolean(r->all_subsets));
-  json_object_set_new(o, "placements_judged", json_integer(r->considered));
-  json_object_set_new(o, "configurations", json_integer(r->nall));
-  json_object_set_new(o, "pruned_memory", json_integer(r->pruned_memory));
-  json_object_set_new(o, "pruned_predictor", json_integer(r->pruned_predictor));
-  json_object_set_new(o, "simulated", json_integer(r->simulated));
-  json_object_set_new(o, "simulated_inexact",
+                                         p->o.price));
+  json_object_set_new(j, "shapes", a);
+  int *idle = mem_alloc((size_t)s->ndevices * sizeof *idle + 1);
+  int nidle = shape_config_idle(s, &r->all[r->best], idle);
+  json_object_set_new(j, "idle_devices", cli_json_ints(idle, nidle));
+  free(idle);
+  json_object_set_new(j, "subsets", json_integer(r->nsubsets));
+  json_object_set_new(j, "every_subset", json_boolean(r->all_subsets));
+  json_object_set_new(j, "placements_judged", json_integer(r->considered));
+  json_object_set_new(j, "configurations", json_integer(r->nall));
+  json_object_set_new(j, "pruned_memory", json_integer(r->pruned_memory));
+  json_object_set_new(j, "pruned_predictor", json_integer(r->pruned_predictor));
+  json_object_set_new(j, "simulated", json_integer(r->simulated));
+  json_object_set_new(j, "simulated_inexact",
                       json_integer(r->simulated_inexact));
-  if (p->diloco) json_object_set_new(o, "note", json_string(NOT_CONVERGENCE));
+  if (p->o.diloco) json_object_set_new(j, "note", json_string(NOT_CONVERGENCE));
   char cmd[CLI_SHAPE_CMD_MAX];
   reproduce(p, net, cmd, sizeof cmd);
-  json_object_set_new(o, "reproduce", cmd[0] ? json_string(cmd) : json_null());
-  cli_print_json(o, CLI_JSON);
+  json_object_set_new(j, "reproduce", cmd[0] ? json_string(cmd) : json_null());
+  cli_print_json(j, CLI_JSON);
 }
 
 /* What shape_rows stores (cli_db_rows' ctx). */
@@ -379,17 +366,8 @@ static void progress(void *ctx, long done, long total) {
 
 int cli_schedule_shape(const cli_shape_args *p, scenario *s,
                        const sim_options *so, int argc, char **argv) {
-  shape_opts o;
-  shape_opts_default(&o);
-  o.goal = p->goal;
-  o.price = p->price, o.max_usd_per_hour = p->max_usd_per_hour;
-  o.stages = p->stages, o.replicas = p->replicas;
-  o.diloco = p->diloco;
-  o.plan = p->plan;
+  shape_opts o = p->o;
   o.t = so->transport;
-  o.nmicro = p->nmicro;
-  for (int i = 0; i < p->nmicro; i++) o.micro[i] = p->micro[i];
-  if (p->simulate >= 0) o.simulate = p->simulate;
   o.sim = simulate, o.sim_ctx = (void *)so;
   cli_progress bar;
   cli_progress_start(&bar, "schedule", p->quiet);
@@ -409,19 +387,19 @@ int cli_schedule_shape(const cli_shape_args *p, scenario *s,
     shape_result_free(&r);
     return out; /* said */
   }
-  shape_ctx rows = {s, &r, net, p->price};
+  shape_ctx rows = {s, &r, net, p->o.price};
   if (rc == ERR_OK && p->db)
     rc = cli_db_record(p->db, argc, argv, s, shape_rows, &rows, &e);
   if (rc != ERR_OK) {
     shape_result_free(&r);
-    if (err_field(&e) == WORKLOAD_batch && (p->stages || p->replicas))
+    if (err_field(&e) == WORKLOAD_batch && (p->o.stages || p->o.replicas))
       /* no shape divides the batch: the fixed part is the cause */
       return cli_usage_error("schedule", "--stages/--replicas %d x %d (0: "
-                             "searched): %s", p->stages, p->replicas, e.msg);
+                             "searched): %s", p->o.stages, p->o.replicas, e.msg);
     return cli_error("%s", e.msg);
   }
-  if (p->json) print_json(s, &r, p, net);
-  else print_text(s, &r, p, net, wall);
+  if (p->json) print_json(s, &o, &r, p, net);
+  else print_text(s, &o, &r, p, net, wall);
   shape_result_free(&r);
   return CLI_OK;
 }

@@ -12,18 +12,11 @@
 #include "traces/scenario.h"
 
 typedef struct cli_shape_args {
-  shape_goal goal;
-  int stages, replicas;     /* > 0: fixed (--stages, --replicas) */
-  bool diloco;              /* --dp-algo auto */
-  diloco_plan plan;         /* its H, F, tau (0: none) */
-  int micro[SHAPE_MAX_MICRO], nmicro; /* --micro-batches; 0: the default */
-  long simulate;            /* --simulate-best; < 0: SHAPE_SIMULATE */
+  shape_opts o;             /* the search's, but its transport, simulation
+                               and progress (cli_schedule_shape's) */
   const char *scenario;     /* as typed, for the reproducing command */
   const char *out, *db;
   bool json, quiet;          /* quiet: no progress (--quiet) */
-  bool price;               /* the scenario prices something: each
-                               configuration's dollars are shown */
-  double max_usd_per_hour;  /* --max-usd-per-hour; 0: none */
 } cli_shape_args;
 
 /* Searches s (the workload knobs applied, the shape's left out) and

@@ -35,19 +35,6 @@ static const cli_opt_command GPUS = {
              "and the\ndatasheet.\n\n",
     .width = 12};
 
-/* Parses a command that takes only --markdown. CLI_OK, CLI_USAGE or
- * CLI_OPT_HELPED. */
-static int parse_markdown(const cli_opt_command *c, int argc, char **argv,
-                          bool *markdown) {
-  const cli_opt opts[] = {
-      CLI_OPT_FLAG(0, "markdown", markdown,
-                   "a Markdown table (models/MODELS.md's)"),
-      CLI_OPT_HELP(), CLI_OPT_END()};
-  char **args;
-  int nargs;
-  return cli_opt_parse(c, opts, argc, argv, &args, &nargs);
-}
-
 /* s with '|' escaped for a Markdown cell, into buf. */
 static const char *cell(const char *s, char *buf, size_t size) {
   size_t at = 0;
@@ -207,7 +194,11 @@ int cli_models(int argc, char **argv) {
 
 int cli_gpus(int argc, char **argv) {
   bool md = false;
-  int rc = parse_markdown(&GPUS, argc, argv, &md);
+  const cli_opt opts[] = {
+      CLI_OPT_FLAG(0, "markdown", &md, "a Markdown table (models/MODELS.md's)"),
+      CLI_OPT_HELP(), CLI_OPT_END()};
+  char **args;
+  int nargs, rc = cli_opt_parse(&GPUS, opts, argc, argv, &args, &nargs);
   if (rc) return rc == CLI_OPT_HELPED ? CLI_OK : rc;
   int n;
   const spec_gpu *g = spec_gpus(&n);
