@@ -337,18 +337,6 @@ static int explain(const scenario *s, const alloc *a, sim_options *o,
   return cli_explain_report("simulate", s, a, o, &eo);
 }
 
-/* --method's allocation (--alloc's is read with the workload). NULL, e
- * filled. A run too large for the engine is refused by its own estimate
- * before the placement's (the cost model's) is made. */
-static alloc *placement(const sim_args *p, const scenario *s,
-                        const sim_options *o, err *e) {
-  if (sim_check_size(s, e)) return NULL;
-  cost_ctx *c = cost_ctx_from_scenario(s, e);
-  alloc *a = c ? sim_place(s, c, p->method, o, e) : NULL;
-  cost_ctx_free(c);
-  return a;
-}
-
 /* The run's table (or --json) and --explain's report; s_run is s, or the
  * view of the devices sub names (the others idle). */
 static int report(sim_args *p, const scenario *s, const scenario *s_run,
@@ -402,7 +390,10 @@ int cli_simulate(int argc, char **argv) {
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);
   o.seed = s->seed;
-  if (!a && !(a = placement(&p, s, &o, &e))) goto fail;
+  /* --method's placement, after the engine's own estimate of the run */
+  if (!a && (sim_check_size(s, &e) ||
+             !(a = sim_place_scenario(s, p.method, &o, &e))))
+    goto fail;
   if (view) s_run = view;
   sim_training_result tr = {0};
   if (p.to.active) {
