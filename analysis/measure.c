@@ -365,3 +365,30 @@ int measure_summary(const measure_set *m, const double *error,
   free(v);
   return n;
 }
+
+int measure_run(const measure_set *m, double *sim, double *error,
+                void (*progress)(void *ctx, int done, int total), void *ctx,
+                err *e) {
+  int rc = ERR_OK;
+  for (int i = 0; i < m->n && !rc; i++) {
+    rc = measure_sim(m, i, &sim[i], e);
+    error[i] = rc ? NAN : sim[i] / m->rows[i].measured_s - 1;
+    if (progress) progress(ctx, i + 1, m->n);
+  }
+  return rc;
+}
+
+measure_group *measure_group_summaries(const measure_set *m,
+                                       const double *error, int *n) {
+  const char **names = mem_alloc((size_t)(m->n + 1) * sizeof *names);
+  int ng = measure_groups(m, names);
+  measure_group *g = mem_alloc((size_t)(ng + 1) * sizeof *g);
+  names[ng] = NULL; /* every row */
+  for (int k = 0; k <= ng; k++) {
+    g[k].name = names[k];
+    g[k].rows = measure_summary(m, error, names[k], &g[k].median, &g[k].worst);
+  }
+  free(names);
+  *n = ng + 1;
+  return g;
+}

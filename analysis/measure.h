@@ -55,6 +55,27 @@ const char *measure_path(const measure_set *m); /* borrowed */
  * ERR_OK, or the simulator's error ("PATH:LINE: ...") in e. */
 int measure_sim(const measure_set *m, int i, double *sim_s, err *e);
 
+/* Simulates every row (measure_sim) into sim[i] and its error, simulated
+ * / measured - 1, into error[i], calling progress(ctx, done, total) after
+ * each (NULL: none). ERR_OK, or the first failing row's error in e (its
+ * error NAN, the rows after it not run). */
+int measure_run(const measure_set *m, double *sim, double *error,
+                void (*progress)(void *ctx, int done, int total), void *ctx,
+                err *e);
+
+/* A group's rows whose error is finite and their median and worst
+ * |error| (measure_summary). */
+typedef struct measure_group {
+  const char *name; /* borrowed; NULL: every row */
+  int rows;
+  double median, worst;
+} measure_group;
+
+/* The groups of measure_groups' order, then every row (name NULL): *n of
+ * them. The caller frees the array. */
+measure_group *measure_group_summaries(const measure_set *m,
+                                       const double *error, int *n);
+
 /* The distinct groups in order of first appearance into groups (room for
  * measure_count entries; borrowed); returns how many. */
 int measure_groups(const measure_set *m, const char **groups);

@@ -291,10 +291,16 @@ double validate_cost_cmd_s(const validate_report *r, int i) {
   return r->plugged ? r->plugged[i] : NAN;
 }
 
+int validate_store_rows(db *d, int64_t run, const void *ctx, err *e) {
+  const validate_report *r = ctx;
+  for (int k = 0; k < r->nv * r->n; k++)
+    if (db_result_put(d, run, &r->rows[k], e) < 0) return e ? e->code : ERR_DB;
+  return ERR_OK;
+}
+
 int validate_store(db *d, int64_t run, const validate_report *r, err *e) {
   int rc = db_begin(d, e);
-  for (int k = 0; rc == ERR_OK && k < r->nv * r->n; k++)
-    if (db_result_put(d, run, &r->rows[k], e) < 0) rc = e ? e->code : ERR_DB;
+  if (rc == ERR_OK) rc = validate_store_rows(d, run, r, e);
   int rc2 = rc == ERR_OK ? db_commit(d, e) : ERR_OK;
   return rc ? rc : rc2;
 }

@@ -97,4 +97,8 @@ double validate_cost_cmd_s(const validate_report *r, int i);
  * same point is stored once whatever study found it). */
 int validate_store(db *d, int64_t run, const validate_report *r, err *e);
 
+/* The same rows inside the caller's transaction (cli_db_record's rows:
+ * r is a validate_report). */
+int validate_store_rows(db *d, int64_t run, const void *r, err *e);
+
 #endif

@@ -412,6 +412,33 @@ sim_cp_cause sim_critpath_link_cause(const sim_cp_link *l) {
   return (sim_cp_cause)best;
 }
 
+int sim_critpath_link_causes(const sim_cp_link *l, int *order) {
+  int n = 0;
+  for (int c = 0; c < SIM_CP_NCAUSES; c++) {
+    if (!(l->cause_s[c] > 0)) continue;
+    int k = n++; /* insertion after every cause at least as long */
+    for (; k > 0 && l->cause_s[order[k - 1]] < l->cause_s[c]; k--)
+      order[k] = order[k - 1];
+    order[k] = c;
+  }
+  return n;
+}
+
+double sim_critpath_margins(const sim_critpath *cp, double *by_phase,
+                            double *by_class) {
+  double all = 0;
+  for (int c = 0; c < SIM_CP_NCLASSES; c++) by_class[c] = 0;
+  for (int p = 0; p < SIM_CP_NPHASES; p++) {
+    by_phase[p] = 0;
+    for (int c = 0; c < SIM_CP_NCLASSES; c++) {
+      by_phase[p] += cp->seconds[p][c];
+      by_class[c] += cp->seconds[p][c];
+    }
+    all += by_phase[p];
+  }
+  return all;
+}
+
 void sim_critpath_free(sim_critpath *cp) {
   if (!cp) return;
   free(cp->steps);

@@ -146,6 +146,10 @@ typedef struct sim_cp_link {
 
 /* The cause that holds link l longest on the path (the first of equals). */
 sim_cp_cause sim_critpath_link_cause(const sim_cp_link *l);
+
+/* The causes that held link l (seconds > 0) into order, the longest first
+ * (the first of equals first); returns how many (room: SIM_CP_NCAUSES). */
+int sim_critpath_link_causes(const sim_cp_link *l, int *order);
 typedef struct sim_cp_device {
   int dev;
   double seconds;
@@ -170,6 +174,12 @@ void sim_critpath_build(const sim_graph *g, const scenario *s,
 
 /* Frees out's arrays; NULL is fine. */
 void sim_critpath_free(sim_critpath *cp);
+
+/* The margins of cp's seconds by phase and class: by_phase[p] over the
+ * classes, by_class[c] over the phases, in index order; returns their
+ * total (the path's seconds but for rounding). */
+double sim_critpath_margins(const sim_critpath *cp, double *by_phase,
+                            double *by_class);
 
 /* Step x's seconds on the path. */
 double sim_critpath_step_s(const sim_cp_step *x);

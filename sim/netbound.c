@@ -94,3 +94,30 @@ void sim_netbound_of(const scenario *s, const transport_options *o,
   sim_netbound_acc_finish(a, o, t, n, out);
   sim_netbound_acc_free(a);
 }
+
+/* sim_options' inspection: the run's figures into the watch. */
+static void watch_inspect(void *ctx, const sim_graph *g) {
+  sim_netbound_watch *w = ctx;
+  uint32_t n;
+  const sim_task *t = sim_graph_tasks(g, &n);
+  if (w->acc) sim_netbound_acc_finish(w->acc, w->o, t, n, &w->nb);
+  else sim_netbound_of(w->s, w->o, t, n, &w->rates, &w->nb);
+  w->done = true;
+}
+
+void sim_netbound_watch_start(sim_netbound_watch *w, const scenario *s,
+                              sim_options *o, bool online) {
+  *w = (sim_netbound_watch){.s = s, .o = &o->transport};
+  if (online) {
+    w->acc = sim_netbound_acc_new(s);
+    sim_netbound_acc_attach(w->acc, &w->rates);
+  }
+  o->rates = &w->rates;
+  o->inspect = watch_inspect, o->inspect_ctx = w;
+}
+
+void sim_netbound_watch_free(sim_netbound_watch *w) {
+  sim_rate_log_free(&w->rates);
+  sim_netbound_acc_free(w->acc);
+  w->acc = NULL;
+}

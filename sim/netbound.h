@@ -19,6 +19,7 @@
 #include "sim/critpath.h"
 #include "sim/graph.h"
 #include "sim/net.h"
+#include "sim/sim.h"
 #include "traces/scenario.h"
 
 /* A rate counts as its link's when within this relative margin of it (the
@@ -49,5 +50,22 @@ void sim_netbound_acc_finish(const sim_netbound_acc *a,
                              const transport_options *o, const sim_task *t,
                              uint32_t n, sim_netbound *out);
 void sim_netbound_acc_free(sim_netbound_acc *a); /* NULL is fine */
+
+/* A run of s under o watched for what held its transfers back: start
+ * points o's rate log and inspection at w (o must outlive the run), so
+ * that once sim_run has inspected it, w->done and w->nb holds its figures;
+ * summed as the run goes (online), else from the whole log (which w->rates
+ * keeps, for a timeline that reads it too). free releases what w holds. */
+typedef struct sim_netbound_watch {
+  const scenario *s;
+  const transport_options *o;
+  sim_rate_log rates;
+  sim_netbound_acc *acc; /* online; NULL: from the log */
+  sim_netbound nb;
+  bool done;
+} sim_netbound_watch;
+void sim_netbound_watch_start(sim_netbound_watch *w, const scenario *s,
+                              sim_options *o, bool online);
+void sim_netbound_watch_free(sim_netbound_watch *w);
 
 #endif

@@ -57,3 +57,11 @@ alloc *sim_place(const scenario *s, const cost_ctx *c, const char *method,
   search_result_free(r);
   return a;
 }
+
+alloc *sim_place_scenario(const scenario *s, const char *method,
+                          const sim_options *so, err *e) {
+  cost_ctx *c = cost_ctx_from_scenario(s, e);
+  alloc *a = c ? sim_place(s, c, method, so, e) : NULL;
+  cost_ctx_free(c);
+  return a;
+}

@@ -32,4 +32,9 @@ search_result *sim_place_search_with(const scenario *s, const cost_ctx *c,
 alloc *sim_place(const scenario *s, const cost_ctx *c, const char *method,
                  const sim_options *so, err *e);
 
+/* sim_place under s's own cost context (cost_ctx_from_scenario, made and
+ * released here): what a command that holds no cost context asks. */
+alloc *sim_place_scenario(const scenario *s, const char *method,
+                          const sim_options *so, err *e);
+
 #endif

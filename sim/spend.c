@@ -35,6 +35,18 @@ int sim_spend_iteration(const scenario *s, const sim_result *r, bill *out,
   return rc;
 }
 
+int sim_spend_predicted(const scenario *s, const spec_workload *w,
+                        const alloc *a, double iteration_s, bill *out,
+                        err *e) {
+  int n = 0;
+  bill_bytes *v = bill_traffic_pairs(s, w, a, &n);
+  bill_use u = {.held_s = iteration_s, .bytes = v, .nbytes = n,
+                .samples = w->batch};
+  int rc = bill_make(s, &u, out, e);
+  free(v);
+  return rc;
+}
+
 int sim_spend_training(const scenario *s, const sim_training_result *tr,
                        const sim_result *g, bill *out, err *e) {
   int H = tr->inner_steps > 0 ? tr->inner_steps : 1;

@@ -29,6 +29,14 @@ int sim_spend_iteration(const scenario *s, const sim_result *r, bill *out,
 int sim_spend_training(const scenario *s, const sim_training_result *tr,
                        const sim_result *agg, bill *out, err *e);
 
+/* The bill of an iteration of w under a predicted to take iteration_s:
+ * every device of s held for it, the closed form's bytes per site pair
+ * (bill_traffic_pairs), no busy time (the predictor gives none per
+ * device), w's batch. ERR_OK and *out (bill_free), or bill_make's error. */
+int sim_spend_predicted(const scenario *s, const spec_workload *w,
+                        const alloc *a, double iteration_s, bill *out,
+                        err *e);
+
 /* The fastest placement, which a choice steered by dollars or a budget is
  * reported beside: method on s with cost context c and options o (without
  * their progress) under the predictor alone, its best simulated under so

@@ -477,3 +477,53 @@ Test(critpath, cut_of_the_longest_steps_against_a_sort) {
   }
   cr_assert_float_eq(sim_critpath_step_s(&steps[1]), 9, 1e-12);
 }
+
+Test(critpath, link_causes_longest_first_against_a_selection) {
+  unsigned seed = 7;
+  for (int trial = 0; trial < 500; trial++) {
+    sim_cp_link l = {0};
+    for (int c = 0; c < SIM_CP_NCAUSES; c++) { /* zeros and ties */
+      seed = seed * 1103515245u + 12345u;
+      l.cause_s[c] = (double)((seed >> 16) % 4);
+    }
+    int got[SIM_CP_NCAUSES], n = sim_critpath_link_causes(&l, got);
+    /* the naive reference: pick the longest not yet picked, the first of
+     * equals, until none with seconds is left */
+    bool done[SIM_CP_NCAUSES] = {false};
+    int k = 0;
+    for (;; k++) {
+      int best = -1;
+      for (int c = 0; c < SIM_CP_NCAUSES; c++)
+        if (!done[c] && l.cause_s[c] > 0 &&
+            (best < 0 || l.cause_s[c] > l.cause_s[best]))
+          best = c;
+      if (best < 0) break;
+      done[best] = true;
+      cr_assert_lt(k, n);
+      cr_assert_eq(got[k], best, "trial %d, place %d", trial, k);
+    }
+    cr_assert_eq(n, k);
+    if (n) cr_assert_eq(got[0], (int)sim_critpath_link_cause(&l));
+  }
+}
+
+Test(critpath, margins_are_the_row_and_column_sums) {
+  sim_critpath cp = {0};
+  for (int p = 0; p < SIM_CP_NPHASES; p++)
+    for (int c = 0; c < SIM_CP_NCLASSES; c++)
+      cp.seconds[p][c] = (p % 2) ? 0 : 0.1 * (p + 1) + 0.01 * c;
+  double row[SIM_CP_NPHASES], col[SIM_CP_NCLASSES];
+  double all = sim_critpath_margins(&cp, row, col), want_all = 0;
+  for (int p = 0; p < SIM_CP_NPHASES; p++) {
+    double r = 0;
+    for (int c = 0; c < SIM_CP_NCLASSES; c++) r += cp.seconds[p][c];
+    cr_assert_eq(row[p], r);
+    want_all += r;
+  }
+  for (int c = 0; c < SIM_CP_NCLASSES; c++) {
+    double s = 0;
+    for (int p = 0; p < SIM_CP_NPHASES; p++) s += cp.seconds[p][c];
+    cr_assert_eq(col[c], s);
+  }
+  cr_assert_eq(all, want_all);
+}

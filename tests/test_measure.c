@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -261,5 +262,80 @@ Test(measure, builtin_geo_rows_written_as_a_file_agree) {
   }
   cr_assert_eq(k, measure_count(m));
   reproduce_report_free(b);
+  measure_free(m);
+}
+
+/* measure_run's hook: rows done, in order. */
+static void count_rows(void *ctx, int done, int total) {
+  int *seen = ctx;
+  cr_assert_eq(done, seen[0] + 1);
+  seen[0] = done, seen[1] = total;
+}
+
+Test(measure, run_gives_each_rows_simulated_time_and_error) {
+  err e = {0};
+  measure_set *m = measure_load(GEODES_FIXTURES "/dtfm_geo_measured.csv", &e);
+  cr_assert(m, "%s", e.msg);
+  int n = measure_count(m), seen[2] = {0, 0};
+  double sim[64], error[64];
+  cr_assert_leq(n, 64);
+  cr_assert_eq(measure_run(m, sim, error, count_rows, seen, &e), ERR_OK, "%s",
+               e.msg);
+  cr_assert_eq(seen[0], n);
+  cr_assert_eq(seen[1], n);
+  for (int i = 0; i < n; i++) {
+    double want;
+    cr_assert_eq(measure_sim(m, i, &want, &e), ERR_OK, "%s", e.msg);
+    cr_assert_eq(sim[i], want);
+    cr_assert_eq(error[i], want / measure_row_at(m, i)->measured_s - 1);
+  }
+  measure_free(m);
+}
+
+/* The naive reference: group g's (NULL: every row's) finite |error|,
+ * sorted by selection, its median and worst. */
+static int naive_summary(const measure_set *m, const double *error,
+                         const char *g, double *median, double *worst) {
+  double v[64];
+  int n = 0;
+  for (int i = 0; i < measure_count(m); i++)
+    if ((!g || strcmp(measure_row_at(m, i)->group, g) == 0) &&
+        isfinite(error[i]))
+      v[n++] = fabs(error[i]);
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (v[j] < v[i]) {
+        double t = v[i];
+        v[i] = v[j], v[j] = t;
+      }
+  *median = n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
+  *worst = n ? v[n - 1] : NAN;
+  return n;
+}
+
+Test(measure, group_summaries_are_each_groups_then_every_rows) {
+  err e = {0};
+  measure_set *m = measure_load(GEODES_FIXTURES "/dtfm_geo_measured.csv", &e);
+  cr_assert(m, "%s", e.msg);
+  int n = measure_count(m), ng;
+  double error[64];
+  cr_assert_leq(n, 64);
+  for (int i = 0; i < n; i++) /* signed, unsorted, one not finite */
+    error[i] = i == 3 ? NAN : (i % 2 ? -1.0 : 1.0) * (double)((7 * i) % 5) / 10;
+  measure_group *g = measure_group_summaries(m, error, &ng);
+  cr_assert_gt(ng, 2);
+  cr_assert_null(g[ng - 1].name);
+  for (int k = 0; k < ng; k++) {
+    for (int j = 0; j < k && k < ng - 1; j++) /* distinct groups */
+      cr_assert(g[k].name && strcmp(g[j].name, g[k].name) != 0);
+    double med, worst;
+    cr_assert_eq(g[k].rows, naive_summary(m, error, g[k].name, &med, &worst));
+    cr_assert_eq(g[k].median, med, "%s", g[k].name ? g[k].name : "all");
+    cr_assert_eq(g[k].worst, worst);
+  }
+  cr_assert_eq(g[ng - 1].rows, n - 1);
+  /* in order of first appearance: the first group is the first row's */
+  cr_assert_str_eq(g[0].name, measure_row_at(m, 0)->group);
+  free(g);
   measure_free(m);
 }

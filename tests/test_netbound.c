@@ -19,7 +19,6 @@ typedef struct ctx {
   const scenario *s;
   const transport_options *o;
   sim_rate_log rates;
-  sim_netbound_acc *acc; /* summed as the run goes; NULL: from the log */
   sim_netbound nb;
 } ctx;
 
@@ -27,12 +26,12 @@ static void inspect(void *p, const sim_graph *g) {
   ctx *c = p;
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
-  if (c->acc) sim_netbound_acc_finish(c->acc, c->o, t, n, &c->nb);
-  else sim_netbound_of(c->s, c->o, t, n, &c->rates, &c->nb);
+  sim_netbound_of(c->s, c->o, t, n, &c->rates, &c->nb);
 }
 
-/* s by method under m: its iteration, and what held it back into *nb,
- * from the whole log or (online) summed as the run goes. */
+/* s by method under m: its iteration, and what held it back into *nb:
+ * from the whole log by the inspection above (the reference), or summed
+ * as the run goes by sim_netbound_watch (online). */
 static double run_as(const scenario *s, const char *method, transport_model m,
                      bool online, sim_netbound *nb) {
   err e = {0};
@@ -43,19 +42,18 @@ static double run_as(const scenario *s, const char *method, transport_model m,
   alloc *a = sim_place(s, cc, method, &o, &e);
   cr_assert_not_null(a, "%s", e.msg);
   ctx c = {.s = s, .o = &o.transport};
-  if (online) {
-    c.acc = sim_netbound_acc_new(s);
-    sim_netbound_acc_attach(c.acc, &c.rates);
-  }
-  o.rates = &c.rates, o.inspect = inspect, o.inspect_ctx = &c;
+  sim_netbound_watch w = {0};
+  if (online) sim_netbound_watch_start(&w, s, &o, true);
+  else o.rates = &c.rates, o.inspect = inspect, o.inspect_ctx = &c;
   sim_result r;
   cr_assert_eq(sim_run(s, a, &o, &r, &e), ERR_OK, "%s", e.msg);
   double t = r.iteration_s;
-  *nb = c.nb;
+  cr_assert(!online || w.done, "the watch saw the run");
+  *nb = online ? w.nb : c.nb;
   sim_result_free(&r);
-  cr_expect(!online || c.rates.n == 0, "online: nothing logged");
+  cr_expect(!online || w.rates.n == 0, "online: nothing logged");
   sim_rate_log_free(&c.rates);
-  sim_netbound_acc_free(c.acc);
+  sim_netbound_watch_free(&w);
   alloc_free(a);
   cost_ctx_free(cc);
   return t;

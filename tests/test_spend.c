@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "models/bill.h"
+#include "models/spec_workload.h"
 #include "schedules/objective.h"
 #include "sim/place.h"
 #include "sim/sim.h"
@@ -139,6 +140,33 @@ Test(spend, an_outage_under_restart_bills_the_waiting_hour) {
   bill_free(&b);
   sim_training_result_free(&tr);
   fault_free(f);
+  alloc_free(a);
+  scenario_free(s);
+}
+
+/* A predicted iteration of the same pipeline, an hour long, billed in
+ * closed form: two GPUs for the hour at $1, the activations and their
+ * gradients each way at the sender's price, no busy time. */
+Test(spend, a_predicted_hour_bills_the_closed_forms_bytes) {
+  scenario *s = pipeline(", \"usd_per_gpu_hour\": 1, \"usd_per_gb\": 0.09",
+                         ", \"usd_per_gpu_hour\": 1, \"usd_per_gb\": 0.02", "");
+  alloc *a = in_order();
+  spec_workload w;
+  err e = {0};
+  cr_assert_eq(spec_workload_resolve(s, &w, &e), ERR_OK, "%s", e.msg);
+  bill b;
+  cr_assert_eq(sim_spend_predicted(s, &w, a, 3600, &b, &e), ERR_OK, "%s",
+               e.msg);
+  double bytes = 4.0 * 2048 * 768 * 2; /* each way, as above */
+  cr_expect_eq(b.held_s, 3600);
+  cr_expect_eq(b.devices, 2);
+  cr_expect(fabs(b.compute_usd - 2.0) < 1e-12, "%.17g", b.compute_usd);
+  cr_expect(fabs(b.egress_usd - bytes * 0.11 / 1e9) < 1e-15, "%.17g",
+            b.egress_usd);
+  cr_expect(fabs(b.usd - b.compute_usd - b.egress_usd) < 1e-12);
+  cr_expect_eq(b.samples, 4);
+  cr_expect(!b.busy_known, "the predictor gives no busy time");
+  bill_free(&b);
   alloc_free(a);
   scenario_free(s);
 }

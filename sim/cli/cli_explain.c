@@ -136,12 +136,7 @@ int cli_explain(int argc, char **argv) {
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);
   o.seed = s->seed;
-  if (!a) {
-    cost_ctx *c = cost_ctx_from_scenario(s, &e);
-    a = c ? sim_place(s, c, p.method, &o, &e) : NULL;
-    cost_ctx_free(c);
-  }
-  if (!a) goto fail;
+  if (!a && !(a = sim_place_scenario(s, p.method, &o, &e))) goto fail;
   cli_explain_opts eo = {.top = (int)p.top, .steps = (int)p.steps,
                          .whatifs = w, .nwhatifs = nw, .json = p.json,
                          .link_stats = p.link_stats,

@@ -32,21 +32,17 @@ typedef struct report {
 } report;
 
 static void print_phases(const sim_critpath *cp) {
+  double row[SIM_CP_NPHASES], col[SIM_CP_NCLASSES];
+  double all = sim_critpath_margins(cp, row, col);
   printf("\ntime on the critical path by phase and resource class (s)\n");
   printf("%-10s %10s", "PHASE", "TOTAL");
   for (int c = 0; c < SIM_CP_NCLASSES; c++)
     printf(" %10s", sim_cp_class_names[c]);
-  double col[SIM_CP_NCLASSES] = {0}, all = 0;
   for (int p = 0; p < SIM_CP_NPHASES; p++) {
-    double tot = 0;
-    for (int c = 0; c < SIM_CP_NCLASSES; c++) tot += cp->seconds[p][c];
-    if (tot == 0) continue;
-    printf("\n%-10s %10.4f", sim_cp_phase_names[p], tot);
-    for (int c = 0; c < SIM_CP_NCLASSES; c++) {
+    if (row[p] == 0) continue;
+    printf("\n%-10s %10.4f", sim_cp_phase_names[p], row[p]);
+    for (int c = 0; c < SIM_CP_NCLASSES; c++)
       printf(" %10.4f", cp->seconds[p][c]);
-      col[c] += cp->seconds[p][c];
-    }
-    all += tot;
   }
   printf("\n%-10s %10.4f", "total", all);
   for (int c = 0; c < SIM_CP_NCLASSES; c++) printf(" %10.4f", col[c]);
@@ -58,18 +54,10 @@ static void print_phases(const sim_critpath *cp) {
 
 /* Link l's seconds by cause, the most first: "window 74.5 s, shared 2 s". */
 static void print_causes(const sim_cp_link *l) {
-  bool done[SIM_CP_NCAUSES] = {false};
-  for (int k = 0; k < SIM_CP_NCAUSES; k++) {
-    int best = -1;
-    for (int c = 0; c < SIM_CP_NCAUSES; c++)
-      if (!done[c] && l->cause_s[c] > 0 &&
-          (best < 0 || l->cause_s[c] > l->cause_s[best]))
-        best = c;
-    if (best < 0) break;
-    done[best] = true;
-    printf("%s%s %.4g s", k ? ", " : "; ", sim_cp_cause_names[best],
-           l->cause_s[best]);
-  }
+  int order[SIM_CP_NCAUSES], n = sim_critpath_link_causes(l, order);
+  for (int k = 0; k < n; k++)
+    printf("%s%s %.4g s", k ? ", " : "; ", sim_cp_cause_names[order[k]],
+           l->cause_s[order[k]]);
 }
 
 static void print_top(const report *p) {

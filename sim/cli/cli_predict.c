@@ -20,6 +20,7 @@
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_bill.h"
 #include "sim/place.h"
+#include "sim/spend.h"
 #include "traces/scenario_subset.h"
 
 static const cli_opt_command PREDICT = {
@@ -222,20 +223,6 @@ static void print_json(const scenario *s, const cost_ctx *c,
   cli_print_json(o, CLI_JSON);
 }
 
-/* The bill of the predicted iteration: its devices held for its time,
- * the closed form's bytes per site pair (models/traffic.h), no busy time
- * (the predictor gives none per device). */
-static int predicted_bill(const scenario *s, const spec_workload *w,
-                          prediction *p, err *e) {
-  int n = 0;
-  bill_bytes *v = bill_traffic_pairs(s, w, p->a, &n);
-  bill_use u = {.held_s = p->pr.iteration_s, .bytes = v, .nbytes = n,
-                .samples = w->batch};
-  int rc = bill_make(s, &u, &p->bill, e);
-  free(v);
-  return rc;
-}
-
 /* Fills p->a (and p->order) from the chosen source. */
 static int place(const predict_args *args, const scenario *s,
                  const cost_ctx *c, cost_scratch *w, prediction *p, err *e) {
@@ -296,7 +283,8 @@ int cli_predict(int argc, char **argv) {
   transport_options po = cli_transport(&args.wo, p.network);
   p.transport = po;
   predict_iteration_with(&wl, s, gpu, p.a, &po, &p.pr);
-  if (predicted_bill(s, &wl, &p, &e)) goto done;
+  if (sim_spend_predicted(s, &wl, p.a, p.pr.iteration_s, &p.bill, &e))
+    goto done;
   if (args.json) print_json(s, c, &p);
   else print_table(s, c, &p);
 done:

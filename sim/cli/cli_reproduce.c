@@ -150,18 +150,16 @@ static void data_table(const measure_set *m, const double *sim,
     printf("%5d %-12s %-24s %-16s %9.3f %9.3f %+6.1f%%\n", x->line, x->group,
            x->scenario, x->method, x->measured_s, sim[i], 100 * error[i]);
   }
-  const char **groups = malloc((size_t)measure_count(m) * sizeof *groups);
-  int ng = measure_groups(m, groups);
+  int ng;
+  measure_group *g = measure_group_summaries(m, error, &ng);
   printf("\n%-16s %5s %8s %8s\n", "GROUP", "ROWS", "MEDIAN", "WORST");
-  for (int g = 0; g <= ng; g++) {
-    double med, worst;
-    int n = measure_summary(m, error, g < ng ? groups[g] : NULL, &med, &worst);
+  for (int k = 0; k < ng; k++) {
     char b[2][32];
-    printf("%-16s %5d %8s %8s\n", g < ng ? groups[g] : "all", n,
-           cli_real(b[0], sizeof b[0], "%.1f%%", 100 * med),
-           cli_real(b[1], sizeof b[1], "%.1f%%", 100 * worst));
+    printf("%-16s %5d %8s %8s\n", g[k].name ? g[k].name : "all", g[k].rows,
+           cli_real(b[0], sizeof b[0], "%.1f%%", 100 * g[k].median),
+           cli_real(b[1], sizeof b[1], "%.1f%%", 100 * g[k].worst));
   }
-  free(groups);
+  free(g);
   printf("\n(error: simulated / measured - 1; median and worst |error|)\n");
 }
 
@@ -182,15 +180,12 @@ static void data_json(const measure_set *m, const double *sim,
     json_object_set_new(j, "error", cli_json_number(error[i]));
     json_array_append_new(rows, j);
   }
-  const char **groups = malloc((size_t)measure_count(m) * sizeof *groups);
-  int ng = measure_groups(m, groups);
-  for (int g = 0; g <= ng; g++) {
-    double med, worst;
-    int n = measure_summary(m, error, g < ng ? groups[g] : NULL, &med, &worst);
-    json_object_set_new(sum, g < ng ? groups[g] : "all",
-                        error_json(n, med, worst));
-  }
-  free(groups);
+  int ng;
+  measure_group *g = measure_group_summaries(m, error, &ng);
+  for (int k = 0; k < ng; k++)
+    json_object_set_new(sum, g[k].name ? g[k].name : "all",
+                        error_json(g[k].rows, g[k].median, g[k].worst));
+  free(g);
   json_object_set_new(o, "rows", rows);
   json_object_set_new(o, "summary", sum);
   cli_print_json(o, CLI_JSON);
@@ -200,14 +195,9 @@ static int reproduce_data(const char *path, bool json, cli_progress *bar) {
   err e = {0};
   measure_set *m = measure_load(path, &e);
   if (!m) return cli_error("%s", e.msg);
-  int n = measure_count(m), rc = ERR_OK;
-  double *sim = malloc((size_t)n * sizeof *sim);
-  double *error = malloc((size_t)n * sizeof *error);
-  for (int i = 0; i < n && !rc; i++) {
-    rc = measure_sim(m, i, &sim[i], &e);
-    error[i] = rc ? NAN : sim[i] / measure_row_at(m, i)->measured_s - 1;
-    progress(bar, i + 1, n);
-  }
+  double *sim = malloc((size_t)measure_count(m) * sizeof *sim);
+  double *error = malloc((size_t)measure_count(m) * sizeof *error);
+  int rc = measure_run(m, sim, error, progress, bar, &e);
   cli_progress_end(bar);
   if (rc) cli_error("%s", e.msg);
   else if (json) data_json(m, sim, error);

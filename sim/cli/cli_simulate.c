@@ -44,11 +44,8 @@ typedef struct sim_args {
   cli_workload_opts wo;
   cli_training_opts to;
   /* one iteration under netem or tcp: what held its transfers back, from
-   * the rate log a timeline keeps, else summed as the run goes (acc) */
-  sim_rate_log rates;
-  sim_netbound_acc *acc;
-  sim_netbound nb;
-  bool has_nb;
+   * the rate log a timeline keeps, else summed as the run goes */
+  sim_netbound_watch held;
 } sim_args;
 
 /* --timeline-iterations A:B into the training options: from A to B
@@ -340,50 +337,6 @@ static int explain(const scenario *s, const alloc *a, sim_options *o,
   return cli_explain_report("simulate", s, a, o, &eo);
 }
 
-/* The run's inspection: what held its transfers back (held_hook). */
-typedef struct held_ctx {
-  sim_args *p;
-  const scenario *s;
-  const transport_options *t;
-} held_ctx;
-
-static void held_inspect(void *ctx, const sim_graph *g) {
-  held_ctx *h = ctx;
-  uint32_t n;
-  const sim_task *t = sim_graph_tasks(g, &n);
-  if (h->p->acc) sim_netbound_acc_finish(h->p->acc, h->t, t, n, &h->p->nb);
-  else sim_netbound_of(h->s, h->t, t, n, &h->p->rates, &h->p->nb);
-  h->p->has_nb = true;
-}
-
-/* One iteration under netem or tcp hands its rates to the netbound
- * accumulator (or logs them, when the timeline reads them too), and says
- * after it what held its transfers back (sim/netbound.h); ideal has
- * nothing to hold. */
-static void held_hook(sim_args *p, const scenario *s, sim_options *o) {
-  static held_ctx h;
-  if (!transport_is_shared(o->transport.model)) return;
-  h = (held_ctx){p, s, &o->transport};
-  if (!o->timeline_path) {
-    p->acc = sim_netbound_acc_new(s);
-    sim_netbound_acc_attach(p->acc, &p->rates);
-  }
-  o->rates = &p->rates;
-  o->inspect = held_inspect, o->inspect_ctx = &h;
-}
-
-/* --method's allocation (--alloc's is read with the workload). NULL, e
- * filled. A run too large for the engine is refused by its own estimate
- * before the placement's (the cost model's) is made. */
-static alloc *placement(const sim_args *p, const scenario *s,
-                        const sim_options *o, err *e) {
-  if (sim_check_size(s, e)) return NULL;
-  cost_ctx *c = cost_ctx_from_scenario(s, e);
-  alloc *a = c ? sim_place(s, c, p->method, o, e) : NULL;
-  cost_ctx_free(c);
-  return a;
-}
-
 /* The run's table (or --json) and --explain's report; s_run is s, or the
  * view of the devices sub names (the others idle). */
 static int report(sim_args *p, const scenario *s, const scenario *s_run,
@@ -397,13 +350,13 @@ static int report(sim_args *p, const scenario *s, const scenario *s_run,
   if (rc) return cli_fail("simulate", &e);
   if (p->json) {
     rc = print_json(s_run, placement, r, p->to.active ? tr : NULL, &p->to,
-                    &o->transport, a, p->has_nb ? &p->nb : NULL, &b);
+                    &o->transport, a, p->held.done ? &p->held.nb : NULL, &b);
   } else {
     if (s_run != s)
       printf("idle        %d of the scenario's %d devices (not in %s)\n",
              s->ndevices - s_run->ndevices, s->ndevices, p->alloc_file);
     print_table(s_run, placement, r, &o->transport, a,
-                p->to.active ? tr->n : 1, p->has_nb ? &p->nb : NULL);
+                p->to.active ? tr->n : 1, p->held.done ? &p->held.nb : NULL);
     if (p->to.active) cli_training_table(tr, &p->to);
     printf("\n");
     cli_bill_print(s_run, &b, p->to.active ? "for the run" : "per iteration");
@@ -437,7 +390,10 @@ int cli_simulate(int argc, char **argv) {
   sim_options o = sim_options_default();
   o.transport = cli_transport(&p.wo, (transport_model)p.network);
   o.seed = s->seed;
-  if (!a && !(a = placement(&p, s, &o, &e))) goto fail;
+  /* --method's placement, after the engine's own estimate of the run */
+  if (!a && (sim_check_size(s, &e) ||
+             !(a = sim_place_scenario(s, p.method, &o, &e))))
+    goto fail;
   if (view) s_run = view;
   sim_training_result tr = {0};
   if (p.to.active) {
@@ -452,7 +408,8 @@ int cli_simulate(int argc, char **argv) {
     tr.agg = (sim_result){0};
   } else {
     o.timeline_path = p.timeline;
-    held_hook(&p, s_run, &o);
+    if (transport_is_shared(o.transport.model)) /* ideal holds nothing */
+      sim_netbound_watch_start(&p.held, s_run, &o, !o.timeline_path);
     if (sim_run(s_run, a, &o, &r, &e) != ERR_OK) goto fail;
   }
   rc = report(&p, s, s_run, a, &r, &tr, &o);
@@ -462,8 +419,7 @@ fail:
   rc = cli_fail("simulate", &e);
 done:
   cli_training_free(&p.to);
-  sim_rate_log_free(&p.rates);
-  sim_netbound_acc_free(p.acc);
+  sim_netbound_watch_free(&p.held);
   sim_result_free(&r);
   alloc_free(a);
   scenario_subset_free(view);

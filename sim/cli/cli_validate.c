@@ -233,20 +233,6 @@ static int parse_args(int argc, char **argv, validate_args *a) {
   return rc;
 }
 
-static int store(const validate_args *a, int argc, char **argv,
-                 const scenario *s, const validate_report *r, err *e) {
-  db *d = db_open(a->db, e);
-  if (!d) return e->code;
-  char *cmd;
-  db_run row = cli_run_row(argc, argv, s, &cmd);
-  int64_t run = db_run_begin(d, &row, e);
-  free(cmd);
-  int rc = run < 0 ? (int)run : validate_store(d, run, r, e);
-  if (run > 0) db_run_end(d, run, rc ? "error" : "ok", NULL);
-  db_close(d);
-  return rc;
-}
-
 int cli_validate(int argc, char **argv) {
   validate_args a;
   int rc = parse_args(argc, argv, &a);
@@ -268,7 +254,8 @@ int cli_validate(int argc, char **argv) {
   cli_progress_start(&bar, "validate", a.quiet);
   validate_report *r = e.code ? NULL : validate_run(s, &o, &e);
   cli_progress_end(&bar);
-  if (r && a.db) store(&a, argc, argv, s, r, &e);
+  if (r && a.db)
+    cli_db_record(a.db, argc, argv, s, validate_store_rows, r, &e);
   if (e.code) {
     rc = cli_fail("validate", &e);
   } else {
