@@ -73,7 +73,10 @@ size_t sim_net_bytes_per_tag(void) { return sizeof(tagmemo); }
 
 void sim_net_expect_tags(sim_net *n, uint32_t ntags) {
   if (ntags <= n->nmemo) return;
-  n->memo = mem_realloc(n->memo, (size_t)ntags * sizeof *n->memo);
+  tagmemo *m = mem_alloc_random((size_t)ntags * sizeof *m); /* by tag */
+  if (n->nmemo) memcpy(m, n->memo, n->nmemo * sizeof *m);
+  free(n->memo);
+  n->memo = m;
   for (uint32_t i = n->nmemo; i < ntags; i++)
     n->memo[i] = (tagmemo){.pair = NONE};
   n->nmemo = ntags;

@@ -11,6 +11,12 @@ void *mem_realloc(void *p, size_t size);    /* realloc or abort */
 char *mem_strdup(const char *s);            /* strdup or abort */
 char *mem_strndup(const char *s, size_t n); /* at most n bytes, NUL-terminated */
 
+/* mem_alloc for a large array read at random (a task graph's run-time
+ * records): from 4 MiB on, aligned to 2 MiB and, where the system offers
+ * it (Linux's transparent huge pages in madvise mode), backed by huge
+ * pages, so its random reads miss the TLB far less. Freed by free(). */
+void *mem_alloc_random(size_t size);
+
 /* Grows *items (of *cap elements of size bytes) so that it holds at least
  * need elements, doubling; the usual dynamic-array step. */
 void mem_grow(void **items, size_t *cap, size_t need, size_t size);
