@@ -582,3 +582,21 @@ int hop_nic_bound(const hop_net *n, int a, int b, double bytes, int channels) {
   if (h.rate < fmin(ca, cb)) return -1; /* a link or a flow cap binds */
   return ca <= cb ? na : nb;
 }
+
+double hop_beside_rate(const hop_net *n, int a, int b, double bytes,
+                       int channels, int c, double cbytes, int cchannels,
+                       double *rc) {
+  double rb = hop_alone_rate(n, a, b, bytes, channels);
+  *rc = hop_alone_rate(n, a, c, cbytes, cchannels);
+  double cap = n->cap[n->nic[a]];
+  if (!(rb > 0) || !(*rc > 0) || !(cap > 0) || !(rb + *rc > cap)) return rb;
+  double wb = engine_weight(n, a, b, transport_sockets_dealt(
+                                         channels, sockets_to(n, b), bytes));
+  double wc = engine_weight(n, a, c, transport_sockets_dealt(
+                                         cchannels, sockets_to(n, c), cbytes));
+  double sb = cap * wb / (wb + wc), sc = cap - sb; /* weighted max-min */
+  if (rb < sb) return *rc = fmin(*rc, cap - rb), rb;
+  if (*rc < sc) return cap - *rc;
+  *rc = sc;
+  return sb;
+}

@@ -229,4 +229,14 @@ double hop_alone_rate(const hop_net *n, int a, int b, double bytes,
  * NIC. */
 int hop_nic_bound(const hop_net *n, int a, int b, double bytes, int channels);
 
+/* The rate of a -> b (messages of bytes, `channels` channels) while a -> c
+ * (cbytes, cchannels) sends beside it from a's NIC, and that one's (*rc):
+ * the engine's weighted max-min of the NIC between the two (weights: the
+ * sockets, over the round trip under tcp), each within its rate alone
+ * (hop_alone_rate). Where they do not both cross a's NIC or it has room
+ * for both, each its rate alone. */
+double hop_beside_rate(const hop_net *n, int a, int b, double bytes,
+                       int channels, int c, double cbytes, int cchannels,
+                       double *rc);
+
 #endif
