@@ -260,6 +260,15 @@ Test(harness_cases, predictor_hier_ring_tail_beside_broadcast) {
   holds(8680, false, false, HX_REL_PREDICT);
 }
 
+/* 4.3 % long on seed 5878 with nothing left out (2 stages x 1 replica,
+ * hier-ring, 1F1B under tcp): the optimizer waited for the stage's last
+ * pipeline send to be in its buffers, as a group's messages queue behind
+ * it; a replica alone syncs nothing and steps at its last backward
+ * (sim/train.c sync_stages: no sync_group below two). */
+Test(harness_cases, predictor_one_replica_not_behind_sends) {
+  holds(5878, false, false, HX_REL_PREDICT);
+}
+
 /* Known (HX_KNOWN_MAP): a speed what-if under a balanced split (116);
  * held transfers off the critical path (443); central-ps and ring over two
  * members bound by one window (9458). */
