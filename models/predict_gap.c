@@ -68,8 +68,43 @@ static bool binds(const hop_net *n, int a, int b, double bytes, int channels,
          n->cap[nd] == n->cap[r];
 }
 
+/* Whether hops x -> y and u -> v (rates alone rx, ru) cross one NIC
+ * (out of both senders, into both receivers) or one path that cannot
+ * carry both at once. */
+static bool hops_crowd(const hop_net *n, int x, int y, double rx, int u,
+                       int v, double ru) {
+  if (!(rx > 0) || !(ru > 0)) return false;
+  double most = 0; /* the capacity of the one resource they share */
+  if (n->nic[x] == n->nic[u] && n->cap[n->nic[x]] > 0) most = n->cap[n->nic[x]];
+  if (n->nic[y] == n->nic[v] && n->cap[n->nic[y]] > 0)
+    most = fmax(most, n->cap[n->nic[y]]);
+  int p = n->path ? scenario_path(n->s, x, y) : -1;
+  if (p >= 0 && p == scenario_path(n->s, u, v))
+    most = fmax(most, scenario_link(n->s, x, y, 0).bandwidth_gbps * 1e9 / 8);
+  return most > 0 && rx + ru > most * (1 + 1e-9);
+}
+
+/* Whether replica r's activation out of stage st and a gradient of
+ * another of its boundaries cross one NIC or path that cannot carry both
+ * at once (1F1B sends them at once: two stages behind one NIC). */
+static bool boundaries_crowd(const hop_net *n, const alloc *a, int r, int st,
+                             double bytes) {
+  if (st + 1 >= a->stages) return false;
+  int x = alloc_at(a, r, st), y = alloc_at(a, r, st + 1);
+  int P = TRANSPORT_P2P_CHANNELS;
+  double rx = hop_alone_rate(n, x, y, bytes, P);
+  for (int j = 0; j + 1 < a->stages && rx > 0; j++) {
+    int u = alloc_at(a, r, j + 1), v = alloc_at(a, r, j);
+    if (j != st && hops_crowd(n, x, y, rx, u, v,
+                              hop_alone_rate(n, u, v, bytes, P)))
+      return true;
+  }
+  return false;
+}
+
 bool predict_gap_two_ways(const hop_net *n, const alloc *a, int r, int st,
                           double bytes) {
+  if (boundaries_crowd(n, a, r, st, bytes)) return true;
   if (st == 0 || st + 1 == a->stages) return false;
   int d = alloc_at(a, r, st), nd = n->nic[d], P = TRANSPORT_P2P_CHANNELS;
   int u = alloc_at(a, r, st - 1), v = alloc_at(a, r, st + 1);
