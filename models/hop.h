@@ -94,7 +94,8 @@ typedef struct hop_net {
                          flow's legs (a chain's, a ring's, a pass's
                          boundaries; not pieces) binding together: shared
                          at one rate, the engine's work-conserving */
-  int ncoupled_pass;  /* the same of a pipeline's pass (hop_net_pass) */
+  int ncoupled_pass;  /* the same of a pipeline's pass (hop_net_pass), or
+                         of several pipelines' boundaries on one resource */
   int part;           /* hop_of reads the connections of flows' part
                          `part` (0 unless set: hop_net_then) */
 } hop_net;
