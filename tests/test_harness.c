@@ -290,6 +290,15 @@ Test(harness_cases, predictor_names_pipelines_boundaries_together) {
   holds(7940, false, false, HX_REL_PREDICT);
 }
 
+/* 4.2 % short on seed 543 under tcp with nothing left out (GPipe, ring
+ * over path shaping; named under netem): another replica's ring hop and
+ * this pipeline's gradient into one device cross one 0.21 Gbit/s path
+ * (Lima to Oslo) at once; sync-beside-pass asked the device's NIC only,
+ * now the path too. */
+Test(harness_cases, predictor_names_sync_beside_pass_on_a_path) {
+  holds(543, false, false, HX_REL_PREDICT);
+}
+
 /* Known (HX_KNOWN_MAP): a speed what-if under a balanced split (116);
  * held transfers off the critical path (443); central-ps and ring over two
  * members bound by one window (9458). */
