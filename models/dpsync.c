@@ -119,8 +119,15 @@ static void central(hop_net *n, const int *grp, int R, double bytes,
  * message transport_ring_wait(p) has arrived), position by position; a
  * hop's first message pays a restart's slow start. O(R K) for K messages
  * per member. */
+/* A ring's last messages, member by member (ring's `tail`): when each
+ * leaves alone (sent), at what rate (bytes/s) and the hop's latency. */
+typedef struct ring_tail {
+  double *sent, *rate, *lat;
+} ring_tail;
+
 static void ring(hop_net *n, const int *grp, int R, double bytes,
-                 int channels, const double *ready, double *done) {
+                 int channels, const double *ready, double *done,
+                 ring_tail *tail) {
   transport_ring r = transport_ring_plan(bytes, R);
   int K = 2 * (R - 1) * r.loops * r.slices;
   double *x = mem_alloc(4 * (size_t)R * sizeof *x), p = r.piece;
@@ -157,6 +164,9 @@ static void ring(hop_net *n, const int *grp, int R, double bytes,
     double xi = K > 1 ? x[i] : x0[i], xq = K > 1 ? x[q] : x0[q];
     done[i] = fmax(last[q] + xq + lat[q],
                    fmax(last[i], last[i] + xi - hand[i]));
+    if (tail)
+      tail->sent[i] = last[i] + xi, tail->rate[i] = p / xi,
+      tail->lat[i] = lat[i];
   }
   free(st);
   free(h);
@@ -244,6 +254,38 @@ static int by_site(const hop_net *n, const int *grp, int R, int *first,
   return L;
 }
 
+/* hier-ring's ring beside the broadcasts: a leader starts its site's
+ * broadcast when it has the ring's result (cross), while its own last
+ * ring message may still be leaving from its socket buffers (its send
+ * stream frees the broadcast's first chunk then); on its NIC the two
+ * share by the engine's weights (tcp: over the round trip, which favours
+ * the site's short hop), so the next leader gets its last piece, and the
+ * result, later. A few sweeps round the ring: a later result starts a
+ * broadcast later, beside less of its own tail. */
+static void tails_beside(hop_net *n, const int *m, const int *first, int L,
+                         double bytes, int channels, const ring_tail *t,
+                         double *cross) {
+  double *c0 = mem_alloc((size_t)L * sizeof *c0), rb = 0;
+  for (int l = 0; l < L; l++) c0[l] = cross[l];
+  double piece = transport_ring_plan(bytes, L).piece;
+  double cb = bytes / chunks_of(bytes);
+  for (int sweep = 0; sweep < L + 1; sweep++)
+    for (int l = 0; l < L; l++) {
+      int f = first[l], nx = (l + 1) % L;
+      double left = t->sent[l] - cross[l], r = t->rate[l], rt = r;
+      if (first[l + 1] - f > 1 && left > 0)
+        rt = fmin(r, hop_beside_rate(n, m[f], m[first[nx]], piece, channels,
+                                     m[f + 1], cb, channels, &rb));
+      cross[nx] = c0[nx];
+      if (!(rt < r) || !(rb > 0)) continue;
+      double rem = left * r, busy = bytes / rb; /* its broadcast's hop */
+      double sent = rem > rt * busy ? cross[l] + busy + (rem - rt * busy) / r
+                                    : cross[l] + rem / rt;
+      cross[nx] = fmax(c0[nx], sent + t->lat[l]);
+    }
+  free(c0);
+}
+
 /* hier-ring: each site's reduce to its first member, the ring across the
  * sites' first members from when each has its site's sum, each site's
  * broadcast from when its first member has the ring's result. */
@@ -262,9 +304,13 @@ static void hier(hop_net *n, const int *grp, int R, double bytes,
                           channels, rd + first[l]);
   }
   n->part = 1; /* the flow's parts: reduces, ring, broadcasts */
-  if (L > 1) ring(n, lead, L, bytes, channels, red, cross);
+  double *tl = mem_alloc(3 * (size_t)L * sizeof *tl);
+  ring_tail t = {.sent = tl, .rate = tl + L, .lat = tl + 2 * L};
+  if (L > 1) ring(n, lead, L, bytes, channels, red, cross, &t);
   else cross[0] = red[0];
   n->part = 2;
+  if (L > 1) tails_beside(n, m, first, L, bytes, channels, &t, cross);
+  free(tl);
   for (int l = 0; l < L; l++)
     chain_bcast(n, m + first[l], first[l + 1] - first[l], bytes, channels,
                 cross[l], dn + first[l]);
@@ -400,7 +446,9 @@ void dpsync_run(hop_net *n, spec_dp_algo algo, const int *grp, int R,
   }
   switch (algo) {
     case SPEC_CENTRAL_PS: central(n, grp, R, bytes, ready, done); return;
-    case SPEC_RING: ring(n, grp, R, bytes, ring_channels, ready, done); return;
+    case SPEC_RING:
+      ring(n, grp, R, bytes, ring_channels, ready, done, NULL);
+      return;
     case SPEC_SHARDED_PS: sharded(n, grp, R, bytes, ready, done); return;
     case SPEC_HIER_RING:
       hier(n, grp, R, bytes, ring_channels, ready, done);

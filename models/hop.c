@@ -358,6 +358,7 @@ typedef struct share_ctx {
   bool *mixed;       /* per resource: one job's legs mixed (legs_mixed) */
   double *own;       /* per resource: one part's legs' own bounds summed,
                         where two or more of one job's cross it (else 0) */
+  double *pass_own;  /* per resource: every pass leg's own bound summed */
   int *idx;          /* per resource: its index in the fill (-1) */
   bool *shared;      /* per flow */
 } share_ctx;
@@ -397,6 +398,8 @@ static void share_mark(hop_net *n, share_ctx *x) {
           !n->flow[g->flow].whole && !n->flow[g->flow].pieces)
         x->own[r] += (x->own[r] ? 0 : fill_leg_of(n, h, d).cap) +
                      fill_leg_of(n, g, d).cap;
+      if (n->flow[g->flow].pass && g->total > 0 && !n->flow[g->flow].whole)
+        x->pass_own[r] += fill_leg_of(n, g, d).cap;
       if (x->last[r] != job) x->flows[r]++;
       x->last[r] = job, x->lastl[r] = k;
     }
@@ -408,6 +411,15 @@ static void share_mark(hop_net *n, share_ctx *x) {
     }
   for (int f = 0; f < n->nflow; f++) /* a flow's parts go together */
     x->shared[f] = x->shared[n->flow[f].job];
+  for (int k = 0; k < n->nleg; k++) /* pipelines' boundaries together */
+    for (int j = 0; j < 3; j++) {
+      int r = n->leg[k].res[d][j];
+      if (r >= 0 && x->flows[r] > 1 &&
+          x->pass_own[r] > res_cap(n, &n->leg[k], d, r) * (1 + 1e-9)) {
+        x->pass_own[r] = 0;
+        n->ncoupled_pass++;
+      }
+    }
   for (int k = 0; k < n->nleg; k++) /* one job's legs bound together */
     for (int j = 0; j < 3; j++) {
       int r = n->leg[k].res[d][j];
@@ -508,6 +520,7 @@ void hop_net_solve(hop_net *n) {
                    .flows = mem_calloc((size_t)nres, sizeof(int)),
                    .mixed = mem_calloc((size_t)nres, sizeof(bool)),
                    .own = mem_calloc((size_t)nres, sizeof(double)),
+                   .pass_own = mem_calloc((size_t)nres, sizeof(double)),
                    .idx = mem_alloc((size_t)nres * sizeof(int)),
                    .shared = mem_calloc((size_t)n->nflow, sizeof(bool))};
     memset(x.last, 0xff, (size_t)nres * sizeof(int));
@@ -516,7 +529,7 @@ void hop_net_solve(hop_net *n) {
     share_mark(n, &x);
     share_fill(n, &x);
     free(x.last), free(x.flows), free(x.idx), free(x.shared);
-    free(x.mixed), free(x.lastl), free(x.own);
+    free(x.mixed), free(x.lastl), free(x.own), free(x.pass_own);
   }
   n->solved = true;
 }
@@ -581,4 +594,22 @@ int hop_nic_bound(const hop_net *n, int a, int b, double bytes, int channels) {
   hop h = hop_with(n, a, b, bytes, 1, channels, (hop_totals){0, 0, 0, 0});
   if (h.rate < fmin(ca, cb)) return -1; /* a link or a flow cap binds */
   return ca <= cb ? na : nb;
+}
+
+double hop_beside_rate(const hop_net *n, int a, int b, double bytes,
+                       int channels, int c, double cbytes, int cchannels,
+                       double *rc) {
+  double rb = hop_alone_rate(n, a, b, bytes, channels);
+  *rc = hop_alone_rate(n, a, c, cbytes, cchannels);
+  double cap = n->cap[n->nic[a]];
+  if (!(rb > 0) || !(*rc > 0) || !(cap > 0) || !(rb + *rc > cap)) return rb;
+  double wb = engine_weight(n, a, b, transport_sockets_dealt(
+                                         channels, sockets_to(n, b), bytes));
+  double wc = engine_weight(n, a, c, transport_sockets_dealt(
+                                         cchannels, sockets_to(n, c), cbytes));
+  double sb = cap * wb / (wb + wc), sc = cap - sb; /* weighted max-min */
+  if (rb < sb) return *rc = fmin(*rc, cap - rb), rb;
+  if (*rc < sc) return cap - *rc;
+  *rc = sc;
+  return sb;
 }

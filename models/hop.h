@@ -94,7 +94,8 @@ typedef struct hop_net {
                          flow's legs (a chain's, a ring's, a pass's
                          boundaries; not pieces) binding together: shared
                          at one rate, the engine's work-conserving */
-  int ncoupled_pass;  /* the same of a pipeline's pass (hop_net_pass) */
+  int ncoupled_pass;  /* the same of a pipeline's pass (hop_net_pass), or
+                         of several pipelines' boundaries on one resource */
   int part;           /* hop_of reads the connections of flows' part
                          `part` (0 unless set: hop_net_then) */
 } hop_net;
@@ -228,5 +229,15 @@ double hop_alone_rate(const hop_net *n, int a, int b, double bytes,
  * slower end's where both could; -1 where none does or the hop crosses no
  * NIC. */
 int hop_nic_bound(const hop_net *n, int a, int b, double bytes, int channels);
+
+/* The rate of a -> b (messages of bytes, `channels` channels) while a -> c
+ * (cbytes, cchannels) sends beside it from a's NIC, and that one's (*rc):
+ * the engine's weighted max-min of the NIC between the two (weights: the
+ * sockets, over the round trip under tcp), each within its rate alone
+ * (hop_alone_rate). Where they do not both cross a's NIC or it has room
+ * for both, each its rate alone. */
+double hop_beside_rate(const hop_net *n, int a, int b, double bytes,
+                       int channels, int c, double cbytes, int cchannels,
+                       double *rc);
 
 #endif

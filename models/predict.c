@@ -209,12 +209,18 @@ static void phase_servers(ctx *c, int r, bool bwd, phase v) {
   }
 }
 
+/* Whether a stage's gradient messages queue behind its pipeline sends on
+ * its send stream: of a group of two or more (one syncs nothing). */
+static bool behind_sends(const ctx *c) {
+  return c->R > 1 && spec_dp_algo_behind_sends(c->w->dp_algo);
+}
+
 /* Stage D - 1 - i of replica r, in its backward phase v: its last backward
  * ends, and where the gradient's messages queue behind it on the send
- * stream (spec_dp_algo_behind_sends) its last send is in its buffers. */
+ * stream (behind_sends) its last send is in its buffers. */
 static double gpipe_ready(const ctx *c, phase v, int i) {
   double done = tandem_span(0, 2 * i, c->K, v.first, v.t, v.delay);
-  if (i + 1 == c->D || !spec_dp_algo_behind_sends(c->w->dp_algo)) return done;
+  if (i + 1 == c->D || !behind_sends(c)) return done;
   int j = 2 * i + 1;
   double left = tandem_span(0, j, c->K, v.first, v.t, v.delay) - v.delay[j];
   return fmax(done, left - v.hand[j]);
@@ -343,8 +349,8 @@ static void onef1b(ctx *c) {
     c->t_pipe = fmax(c->t_pipe, c->P * pass);
     for (int st = 0; st < D; st++)
       c->ready[(size_t)r * D + st] =
-          (c->P - 1) * pass + (p.megatron || !spec_dp_algo_behind_sends(c->w->dp_algo)
-                                   ? end[st] : fmax(end[st], sent[st]));
+          (c->P - 1) * pass +
+          (p.megatron || !behind_sends(c) ? end[st] : fmax(end[st], sent[st]));
   }
   free(h), free(shaper), free(end);
 }

@@ -68,8 +68,43 @@ static bool binds(const hop_net *n, int a, int b, double bytes, int channels,
          n->cap[nd] == n->cap[r];
 }
 
+/* Whether hops x -> y and u -> v (rates alone rx, ru) cross one NIC
+ * (out of both senders, into both receivers) or one path that cannot
+ * carry both at once. */
+static bool hops_crowd(const hop_net *n, int x, int y, double rx, int u,
+                       int v, double ru) {
+  if (!(rx > 0) || !(ru > 0)) return false;
+  double least = INFINITY; /* the least capacity of what they share */
+  if (n->nic[x] == n->nic[u] && n->cap[n->nic[x]] > 0) least = n->cap[n->nic[x]];
+  if (n->nic[y] == n->nic[v] && n->cap[n->nic[y]] > 0)
+    least = fmin(least, n->cap[n->nic[y]]);
+  int p = n->path ? scenario_path(n->s, x, y) : -1;
+  if (p >= 0 && p == scenario_path(n->s, u, v))
+    least = fmin(least, scenario_link(n->s, x, y, 0).bandwidth_gbps * 1e9 / 8);
+  return isfinite(least) && rx + ru > least * (1 + 1e-9);
+}
+
+/* Whether replica r's activation out of stage st and a gradient of
+ * another of its boundaries cross one NIC or path that cannot carry both
+ * at once (1F1B sends them at once: two stages behind one NIC). */
+static bool boundaries_crowd(const hop_net *n, const alloc *a, int r, int st,
+                             double bytes) {
+  if (st + 1 >= a->stages) return false;
+  int x = alloc_at(a, r, st), y = alloc_at(a, r, st + 1);
+  int P = TRANSPORT_P2P_CHANNELS;
+  double rx = hop_alone_rate(n, x, y, bytes, P);
+  for (int j = 0; j + 1 < a->stages && rx > 0; j++) {
+    int u = alloc_at(a, r, j + 1), v = alloc_at(a, r, j);
+    if (j != st && hops_crowd(n, x, y, rx, u, v,
+                              hop_alone_rate(n, u, v, bytes, P)))
+      return true;
+  }
+  return false;
+}
+
 bool predict_gap_two_ways(const hop_net *n, const alloc *a, int r, int st,
                           double bytes) {
+  if (boundaries_crowd(n, a, r, st, bytes)) return true;
   if (st == 0 || st + 1 == a->stages) return false;
   int d = alloc_at(a, r, st), nd = n->nic[d], P = TRANSPORT_P2P_CHANNELS;
   int u = alloc_at(a, r, st - 1), v = alloc_at(a, r, st + 1);
@@ -108,6 +143,28 @@ static bool beside(const hop_net *n, int d, int e, double out, double in,
          (in > 0 && crowds(n, nd, hop_alone_rate(n, e, d, sync, C), in));
 }
 
+/* Whether device e's synchronisation with stage st of replica r (either
+ * way) and one of that stage's pipeline boundaries cross one path (path
+ * shaping) that cannot carry both at their own rates. */
+static bool path_beside(const hop_net *n, const alloc *a, int r, int st,
+                        int e, double act, double sync) {
+  int d = alloc_at(a, r, st), P = TRANSPORT_P2P_CHANNELS;
+  int C = TRANSPORT_NCCL_RING_CHANNELS;
+  for (int k = -1; k <= 1 && n->path; k += 2) {
+    if (st + k < 0 || st + k >= a->stages) continue;
+    int x = alloc_at(a, r, st + k);
+    int po = scenario_path(n->s, d, e), pi = scenario_path(n->s, e, d);
+    if ((po >= 0 && po == scenario_path(n->s, d, x) &&
+         hops_crowd(n, d, e, hop_alone_rate(n, d, e, sync, C), d, x,
+                    hop_alone_rate(n, d, x, act, P))) ||
+        (pi >= 0 && pi == scenario_path(n->s, x, d) &&
+         hops_crowd(n, e, d, hop_alone_rate(n, e, d, sync, C), x, d,
+                    hop_alone_rate(n, x, d, act, P))))
+      return true;
+  }
+  return false;
+}
+
 bool predict_gap_sync_beside_pass(const hop_net *n, const alloc *a,
                                   double act, double sync) {
   for (int st = 0; st < a->stages && a->stages > 1; st++)
@@ -116,7 +173,8 @@ bool predict_gap_sync_beside_pass(const hop_net *n, const alloc *a,
       double out = pass_rate(n, a, r, st, act, false);
       double in = pass_rate(n, a, r, st, act, true);
       for (int q = 0; q < a->replicas && (out > 0 || in > 0); q++)
-        if (q != r && beside(n, d, alloc_at(a, q, st), out, in, sync))
+        if (q != r && (beside(n, d, alloc_at(a, q, st), out, in, sync) ||
+                       path_beside(n, a, r, st, alloc_at(a, q, st), act, sync)))
           return true;
     }
   return false;

@@ -14,7 +14,9 @@
 
 /* Whether stage st of replica r sends its activation and its gradient
  * (messages of bytes) through one NIC that binds both, or receives both
- * through one: a 1F1B pass's two phases' flows at once (1f1b-sharing). */
+ * through one, or its activation and another stage's gradient cross one
+ * NIC or path that cannot carry both: a 1F1B pass's two phases' flows at
+ * once (1f1b-sharing). */
 bool predict_gap_two_ways(const hop_net *n, const alloc *a, int r, int st,
                           double bytes);
 
