@@ -265,22 +265,29 @@ static int by_site(const hop_net *n, const int *grp, int R, int *first,
 static void tails_beside(hop_net *n, const int *m, const int *first, int L,
                          double bytes, int channels, const ring_tail *t,
                          double *cross) {
-  double *c0 = mem_alloc((size_t)L * sizeof *c0), rb = 0;
-  for (int l = 0; l < L; l++) c0[l] = cross[l];
+  double *c0 = mem_alloc(3 * (size_t)L * sizeof *c0);
+  double *rt = c0 + L, *rb = c0 + 2 * L; /* each leader's, beside its
+                                            broadcast's first hop */
   double piece = transport_ring_plan(bytes, L).piece;
   double cb = bytes / chunks_of(bytes);
+  for (int l = 0; l < L; l++) {
+    int f = first[l], nx = (l + 1) % L;
+    c0[l] = cross[l], rt[l] = t->rate[l], rb[l] = 0;
+    if (first[l + 1] - f > 1)
+      rt[l] = fmin(rt[l], hop_beside_rate(n, m[f], m[first[nx]], piece,
+                                          channels, m[f + 1], cb, channels,
+                                          &rb[l]));
+  }
   for (int sweep = 0; sweep < L + 1; sweep++)
     for (int l = 0; l < L; l++) {
-      int f = first[l], nx = (l + 1) % L;
-      double left = t->sent[l] - cross[l], r = t->rate[l], rt = r;
-      if (first[l + 1] - f > 1 && left > 0)
-        rt = fmin(r, hop_beside_rate(n, m[f], m[first[nx]], piece, channels,
-                                     m[f + 1], cb, channels, &rb));
+      int nx = (l + 1) % L;
+      double left = t->sent[l] - cross[l], r = t->rate[l];
       cross[nx] = c0[nx];
-      if (!(rt < r) || !(rb > 0)) continue;
-      double rem = left * r, busy = bytes / rb; /* its broadcast's hop */
-      double sent = rem > rt * busy ? cross[l] + busy + (rem - rt * busy) / r
-                                    : cross[l] + rem / rt;
+      if (!(left > 0) || !(rt[l] < r) || !(rb[l] > 0)) continue;
+      double rem = left * r, busy = bytes / rb[l]; /* its broadcast's hop */
+      double sent = rem > rt[l] * busy
+                        ? cross[l] + busy + (rem - rt[l] * busy) / r
+                        : cross[l] + rem / rt[l];
       cross[nx] = fmax(c0[nx], sent + t->lat[l]);
     }
   free(c0);
