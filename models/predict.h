@@ -121,8 +121,10 @@ typedef struct predict_result {
   /* DiLoCo (0 otherwise): iteration_s is outer_step_s / H, and dp_sync_s
    * holds what the exchanges add per inner step */
   double inner_step_s;   /* one inner step (no exchange) */
-  double outer_step_s;   /* H inner steps and the exchanges: diloco_cycle_s
-                            with each fragment's quantisation and update */
+  double outer_step_s;   /* H inner steps and the exchanges, each replica
+                            on from its own result (diloco_exchange_land;
+                            equal replicas: diloco_cycle_s with each
+                            fragment's quantisation and update) */
   unsigned left_out;     /* bit PREDICT_GAP_X: the case has gap X */
   double error_bound;    /* how far off iteration_s may be: the most of
                             the gaps' bounds (links-change: how far the
