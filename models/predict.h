@@ -48,19 +48,21 @@
     "(up to 7 % short on the built-ins, 15.5 % off on the harness)")        \
   X(PASS_SHARING, "1f1b-sharing", 0.25,                                     \
     "a 1F1B pass's activations and gradients on one NIC or path at once "   \
-    "(pipelines sharing one, or a stage's own NIC binding both of its "     \
-    "boundaries) are shared as two phases (up to 21 % long on the "         \
-    "built-ins, 20.7 % off on the harness)")                                \
+    "(pipelines sharing one; a stage's own NIC binding both of its "        \
+    "boundaries; one stage's activation and another's gradient on a NIC, "  \
+    "or under path shaping a path between sites, that cannot carry both) "  \
+    "are shared as two phases (up to 21 % long on the built-ins, 22.0 % "   \
+    "off on the harness)")                                                  \
   X(SYNC_OVERLAP, "sync-overlap", 0.41,                                     \
     "sharded-ps's pieces to every member, beside the pipelines' last "      \
     "transfers on the senders' shapers and NICs, shared as one round (up "  \
     "to 15 % short on the built-ins, 40.3 % off on the harness)")           \
   X(SYNC_BESIDE_PASS, "sync-beside-pass", 0.27,                             \
-    "a stage's gradient synchronisation (or Megatron's tied embedding's "  \
-    "between a pipeline's ends) beside the pass's last transfers on a NIC " \
-    "that cannot carry both at once, shared as two phases (or as one "      \
-    "fluid phase where paths or NICs are shared): up to 26.8 % off on the " \
-    "harness")                                                              \
+    "a stage's gradient synchronisation (or Megatron's tied embedding's "   \
+    "between a pipeline's ends) beside the pass's last transfers on a "     \
+    "NIC, or under path shaping a path between sites, that cannot carry "   \
+    "both at once, shared as two phases (or as one fluid phase where "      \
+    "paths or NICs are shared): up to 26.8 % off on the harness")           \
   X(FILL_SHARES, "fill-shares", 0.14,                                       \
     "flows that share a NIC or a path and whose shares change as others "   \
     "start or finish: each connection at its rate averaged over its "       \
