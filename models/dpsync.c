@@ -163,6 +163,8 @@ static void ring(hop_net *n, const int *grp, int R, double bytes,
   for (int i = 0; i < R; i++) {
     int q = (i + R - 1) % R;
     double xi = K > 1 ? x[i] : x0[i], xq = K > 1 ? x[q] : x0[q];
+    /* its last piece in and its socket holding its own last message,
+     * which it may take before that message starts sending (hop_handed) */
     done[i] = fmax(last[q] + xq + lat[q], last[i] + xi - hand[i]);
     if (tail)
       tail->sent[i] = last[i] + xi, tail->rate[i] = p / xi,

@@ -31,7 +31,8 @@
  * built-in cases and, where a row says so, on the consistency harness's
  * cases (tests/harness_gen.c, seeds 1..4000, and 1..10^4 for the rows
  * re-measured by issue 33's last point: sync-overlap, fill-shares,
- * chain-sharing, pass-boundaries; each under its own network model:
+ * chain-sharing, pass-boundaries, and 1f1b-sharing's and
+ * sync-beside-pass's figures; each under its own network model:
  * analysis/VALIDATION.md). predict_result.left_out has bit
  * PREDICT_GAP_ID set when the case predicted has it, and error_bound says
  * how far off the prediction may be; a search simulates, rather than
