@@ -136,33 +136,33 @@ double diloco_outer_s(const spec_gpu *g, double params) {
          (COMPRESS_BW_FRACTION * g->mem_bw_bytes_s);
 }
 
-double diloco_fragment_work_s(const spec_workload *w, const alloc *a,
-                              const spec_gpu *const *gpu, const diloco_plan *p,
-                              int f, bool update) {
-  double most = 0;
-  for (int st = 0; st < a->stages; st++) {
-    double params = diloco_fragment_params(w, p, st, f);
-    double b16 = params * w->model->value_bytes;
-    for (int r = 0; r < a->replicas && params > 0; r++) {
-      const spec_gpu *g = gpu[alloc_at(a, r, st)];
-      double t = compress_grad_s(w, g, b16, update) +
-                 (update ? diloco_outer_s(g, params) : 0);
-      most = fmax(most, t);
-    }
-  }
-  return most;
-}
-
 void diloco_exchange_ready(const spec_workload *w, const alloc *a,
                            const spec_gpu *const *gpu, const diloco_plan *p,
-                           int f, const double *end, double *rd) {
+                           int f, const double *at, double *rd) {
   int R = a->replicas;
-  double top = 0, k = 1 + f * (p->overlap + 1);
-  for (int r = 0; r < R; r++) top = fmax(top, end[r]);
   for (int st = 0; st < a->stages; st++) {
     double b16 = diloco_fragment_params(w, p, st, f) * w->model->value_bytes;
     for (int r = 0; r < R; r++)
-      rd[st * R + r] = k * (end[r] - top) +
-                       compress_grad_s(w, gpu[alloc_at(a, r, st)], b16, false);
+      rd[st * R + r] =
+          at[r] + compress_grad_s(w, gpu[alloc_at(a, r, st)], b16, false);
+  }
+}
+
+void diloco_exchange_land(const spec_workload *w, const alloc *a,
+                          const spec_gpu *const *gpu, const diloco_plan *p,
+                          int f, const double *step, const double *done,
+                          double *at) {
+  int R = a->replicas;
+  for (int r = 0; r < R; r++) {
+    double go = at[r] + p->overlap * step[r], back = go;
+    for (int st = 0; st < a->stages; st++) {
+      double params = diloco_fragment_params(w, p, st, f);
+      if (params <= 0) continue; /* nothing of f: it does not wait */
+      const spec_gpu *g = gpu[alloc_at(a, r, st)];
+      double u = compress_grad_s(w, g, params * w->model->value_bytes, true) +
+                 diloco_outer_s(g, params);
+      back = fmax(back, fmax(go, done[st * R + r]) + u);
+    }
+    at[r] = back;
   }
 }

@@ -136,20 +136,24 @@ double diloco_fragment_bytes(const spec_workload *w, const diloco_plan *p,
  * its bandwidth a memory-bound kernel reaches (COMPRESS_BW_FRACTION). */
 double diloco_outer_s(const spec_gpu *g, double params);
 
-/* The slowest member's seconds of fragment f's quantisation (update
- * false) or its dequantisation and outer step (update true), the members
- * a's devices on GPUs gpu (by device). */
-double diloco_fragment_work_s(const spec_workload *w, const alloc *a,
-                              const spec_gpu *const *gpu, const diloco_plan *p,
-                              int f, bool update);
-
-/* When member r of stage st starts fragment f's ring, rd[st R + r], from
- * the slowest replica's step end: the engine's shortcut (sim/outer.c)
- * launches fragment f after inner step 1 + f (tau + 1), its replicas apart
- * that many steps (replica r's step ending at end[r]), and each member
+/* When member r of stage st starts fragment f's ring, rd[st R + r]:
+ * replica r launches the exchange at at[r] (the end of the inner step
+ * after which the engine's shortcut, sim/outer.c, launches fragment f:
+ * step 1 + f (tau + 1), each replica from its own clock) and each member
  * quantises its part first. */
 void diloco_exchange_ready(const spec_workload *w, const alloc *a,
                            const spec_gpu *const *gpu, const diloco_plan *p,
-                           int f, const double *end, double *rd);
+                           int f, const double *at, double *rd);
+
+/* Replica r's clock past fragment f's exchange launched at at[r]: its tau
+ * overlapped inner steps (step[r] each), then on each stage holding some
+ * of f its member's result (done[st R + r]) and update (dequantisation
+ * and outer step); at[r] gets the latest stage's end, where the replica's
+ * next inner step starts (each replica from its own result: the engine's
+ * replicas do not wait for each other's). */
+void diloco_exchange_land(const spec_workload *w, const alloc *a,
+                          const spec_gpu *const *gpu, const diloco_plan *p,
+                          int f, const double *step, const double *done,
+                          double *at);
 
 #endif

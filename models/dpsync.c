@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/mem.h"
 #include "models/hivemind.h"
@@ -162,8 +163,9 @@ static void ring(hop_net *n, const int *grp, int R, double bytes,
   for (int i = 0; i < R; i++) {
     int q = (i + R - 1) % R;
     double xi = K > 1 ? x[i] : x0[i], xq = K > 1 ? x[q] : x0[q];
-    done[i] = fmax(last[q] + xq + lat[q],
-                   fmax(last[i], last[i] + xi - hand[i]));
+    /* its last piece in and its socket holding its own last message,
+     * which it may take before that message starts sending (hop_handed) */
+    done[i] = fmax(last[q] + xq + lat[q], last[i] + xi - hand[i]);
     if (tail)
       tail->sent[i] = last[i] + xi, tail->rate[i] = p / xi,
       tail->lat[i] = lat[i];
@@ -447,30 +449,49 @@ void dpsync_count(hop_net *n, spec_dp_algo algo, const int *grp, int R,
 void dpsync_run(hop_net *n, spec_dp_algo algo, const int *grp, int R,
                 double bytes, int ring_channels, const double *ready,
                 double *done) {
+  dpsync_run_left(n, algo, grp, R, bytes, ring_channels, ready, done, NULL);
+}
+
+/* A ring's tail into left (its sent), or none. */
+static void ring_left(hop_net *n, const int *grp, int R, double bytes,
+                      int channels, const double *ready, double *done,
+                      double *left) {
+  double *scratch = left ? mem_alloc(2 * (size_t)R * sizeof *scratch) : NULL;
+  ring_tail t = {.sent = left, .rate = scratch, .lat = scratch + R};
+  ring(n, grp, R, bytes, channels, ready, done, left ? &t : NULL);
+  free(scratch);
+}
+
+void dpsync_run_left(hop_net *n, spec_dp_algo algo, const int *grp, int R,
+                     double bytes, int ring_channels, const double *ready,
+                     double *done, double *left) {
   if (R < 2) {
     done[0] = at(ready, 0);
+    if (left) left[0] = done[0];
     return;
   }
   switch (algo) {
-    case SPEC_CENTRAL_PS: central(n, grp, R, bytes, ready, done); return;
     case SPEC_RING:
-      ring(n, grp, R, bytes, ring_channels, ready, done, NULL);
+      ring_left(n, grp, R, bytes, ring_channels, ready, done, left);
       return;
-    case SPEC_SHARDED_PS: sharded(n, grp, R, bytes, ready, done); return;
+    case SPEC_CENTRAL_PS: central(n, grp, R, bytes, ready, done); break;
+    case SPEC_SHARDED_PS: sharded(n, grp, R, bytes, ready, done); break;
     case SPEC_HIER_RING:
       hier(n, grp, R, bytes, ring_channels, ready, done);
-      return;
+      break;
     case SPEC_HIVEMIND: {
       hivemind_round r = butterfly(n, grp, R, bytes);
       hivemind_run(n, &r, 1, ready ? &ready : NULL, &done);
       free((double *)r.frac);
-      return;
+      break;
     }
     case SPEC_DILOCO:
     case SPEC_STREAMING_DILOCO: /* nothing per step */
       for (int i = 0; i < R; i++) done[i] = at(ready, i);
-      return;
+      break;
   }
+  if (left) /* their connections' last messages: at done (left out) */
+    memcpy(left, done, (size_t)R * sizeof *left);
 }
 
 double dpsync_chain_s(hop_net *n, const int *grp, int R, double bytes) {

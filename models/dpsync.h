@@ -53,6 +53,15 @@ void dpsync_run(hop_net *n, spec_dp_algo algo, const int *grp, int R,
                 double bytes, int ring_channels, const double *ready,
                 double *done);
 
+/* dpsync_run, and (left not NULL) left[i]: when member i's last message
+ * has left it (its last byte sent), so that the next operation on the
+ * same connections waits for it (messages on one connection leave in
+ * issue order): a ring's; the other algorithms' done[i] (their
+ * connections' backlog left out). */
+void dpsync_run_left(hop_net *n, spec_dp_algo algo, const int *grp, int R,
+                     double bytes, int ring_channels, const double *ready,
+                     double *done, double *left);
+
 /* One pipelined NCCL chain operation (a reduce or a broadcast) along
  * grp[0] -> grp[1] -> ... -> grp[R-1], all ready at 0: when the last
  * member has every chunk. */

@@ -520,48 +520,50 @@ static void breakdown(const ctx *c, double end, double opt_last,
           fabs(out->iteration_s - end) <= 1e-9 * fmax(1, end)));
 }
 
-/* Fragment f's ring all-reduces, every stage group at once, each member
- * from diloco_exchange_ready: when the last member has the result, from
- * the slowest replica's step end. */
-static double fragment_ring_s(ctx *c, const diloco_plan *p, int f) {
+/* Fragment f's ring all-reduces, every stage group at once, member r of
+ * stage st from rd[st R + r], its first message after the last one of the
+ * exchange before on the same connection (left[st R + r]; gets this
+ * one's): done[st R + r] when it has the result. */
+static void fragment_ring(ctx *c, const diloco_plan *p, int f, double *rd,
+                          double *done, double *left) {
   spec_dp_algo ex =
       c->w->given.exchange_levels > 1 ? SPEC_HIER_RING : SPEC_RING;
   members g = members_new(c->R);
-  double end = 0, *rd = mem_alloc((size_t)c->R * c->D * sizeof *rd);
-  diloco_exchange_ready(c->w, c->a, c->gpu, p, f, c->rend, rd);
+  for (int i = 0; i < c->R * c->D; i++) rd[i] = fmax(rd[i], left[i]);
   hop_net_reset(&c->net);
   for (int st = 0; st < c->D; st++)
     dpsync_count(&c->net, ex, column(c, &g, st)->dev, c->R,
                  diloco_fragment_bytes(c->w, p, st, f),
                  TRANSPORT_DILOCO_CHANNELS, rd + st * c->R);
   solve(c);
-  for (int st = 0; st < c->D; st++) {
-    column(c, &g, st);
-    dpsync_run(&c->net, ex, g.dev, c->R,
-               diloco_fragment_bytes(c->w, p, st, f),
-               TRANSPORT_DILOCO_CHANNELS, rd + st * c->R, g.done);
-    for (int r = 0; r < c->R; r++) end = fmax(end, g.done[r]);
-  }
-  members_free(&g), free(rd);
-  return end;
+  for (int st = 0; st < c->D; st++)
+    dpsync_run_left(&c->net, ex, column(c, &g, st)->dev, c->R,
+                    diloco_fragment_bytes(c->w, p, st, f),
+                    TRANSPORT_DILOCO_CHANNELS, rd + st * c->R,
+                    done + st * c->R, left + st * c->R);
+  members_free(&g);
 }
 
-/* DiLoCo's cycle (models/diloco.h) from the inner step in out: per
- * fragment its update in full, its ring (from each member's step end and
- * quantisation) less what the tau overlapped steps hide (their
- * interference with it left out). */
+/* DiLoCo's outer step as the engine's shortcut runs it (sim/outer.h):
+ * per fragment every replica's inner step from its own clock, the
+ * exchange from each member's launch, each replica on from its own result
+ * (diloco_exchange_land; what the tau overlapped steps do to the ring left
+ * out); then the H - F (tau + 1) steps left at the slowest replica's. */
 static void outer(ctx *c, predict_result *out) {
   diloco_plan p = diloco_plan_of(c->w);
-  double *sync = mem_alloc((size_t)p.fragments * sizeof *sync), work = 0;
+  size_t n = (size_t)c->R * c->D;
+  double *at = mem_calloc((size_t)c->R + 3 * n, sizeof *at), end = 0;
+  double *rd = at + c->R, *done = rd + n, *left = done + n;
   for (int f = 0; f < p.fragments; f++) {
-    sync[f] = c->R > 1 ? fragment_ring_s(c, &p, f) : 0;
-    if (c->R < 2) /* else its ring starts from each member's */
-      work += diloco_fragment_work_s(c->w, c->a, c->gpu, &p, f, false);
-    work += diloco_fragment_work_s(c->w, c->a, c->gpu, &p, f, true);
+    for (int r = 0; r < c->R; r++) at[r] += c->rend[r];
+    diloco_exchange_ready(c->w, c->a, c->gpu, &p, f, at, rd);
+    fragment_ring(c, &p, f, rd, done, left); /* R = 1: done at rd */
+    diloco_exchange_land(c->w, c->a, c->gpu, &p, f, c->rend, done, at);
   }
+  for (int r = 0; r < c->R; r++) end = fmax(end, at[r]);
+  free(at);
   double inner = out->iteration_s;
-  double cycle = diloco_cycle_s(&p, inner, sync) + work;
-  free(sync);
+  double cycle = end + (p.inner_steps - p.fragments * (p.overlap + 1)) * inner;
   out->inner_step_s = inner, out->outer_step_s = cycle;
   out->dp_sync_s += (cycle - p.inner_steps * inner) / p.inner_steps;
   out->iteration_s = out->compute_s + out->bubble_s + out->pp_comm_s +

@@ -31,7 +31,8 @@
  * built-in cases and, where a row says so, on the consistency harness's
  * cases (tests/harness_gen.c, seeds 1..4000, and 1..10^4 for the rows
  * re-measured by issue 33's last point: sync-overlap, fill-shares,
- * chain-sharing, pass-boundaries; each under its own network model:
+ * chain-sharing, pass-boundaries, and 1f1b-sharing's and
+ * sync-beside-pass's figures; each under its own network model:
  * analysis/VALIDATION.md). predict_result.left_out has bit
  * PREDICT_GAP_ID set when the case predicted has it, and error_bound says
  * how far off the prediction may be; a search simulates, rather than
@@ -48,19 +49,21 @@
     "(up to 7 % short on the built-ins, 15.5 % off on the harness)")        \
   X(PASS_SHARING, "1f1b-sharing", 0.25,                                     \
     "a 1F1B pass's activations and gradients on one NIC or path at once "   \
-    "(pipelines sharing one, or a stage's own NIC binding both of its "     \
-    "boundaries) are shared as two phases (up to 21 % long on the "         \
-    "built-ins, 20.7 % off on the harness)")                                \
+    "(pipelines sharing one; a stage's own NIC binding both of its "        \
+    "boundaries; one stage's activation and another's gradient on a NIC, "  \
+    "or under path shaping a path between sites, that cannot carry both) "  \
+    "are shared as two phases (up to 21 % long on the built-ins, 22.0 % "   \
+    "off on the harness)")                                                  \
   X(SYNC_OVERLAP, "sync-overlap", 0.41,                                     \
     "sharded-ps's pieces to every member, beside the pipelines' last "      \
     "transfers on the senders' shapers and NICs, shared as one round (up "  \
     "to 15 % short on the built-ins, 40.3 % off on the harness)")           \
   X(SYNC_BESIDE_PASS, "sync-beside-pass", 0.27,                             \
-    "a stage's gradient synchronisation (or Megatron's tied embedding's "  \
-    "between a pipeline's ends) beside the pass's last transfers on a NIC " \
-    "that cannot carry both at once, shared as two phases (or as one "      \
-    "fluid phase where paths or NICs are shared): up to 26.8 % off on the " \
-    "harness")                                                              \
+    "a stage's gradient synchronisation (or Megatron's tied embedding's "   \
+    "between a pipeline's ends) beside the pass's last transfers on a "     \
+    "NIC, or under path shaping a path between sites, that cannot carry "   \
+    "both at once, shared as two phases (or as one fluid phase where "      \
+    "paths or NICs are shared): up to 26.8 % off on the harness")           \
   X(FILL_SHARES, "fill-shares", 0.14,                                       \
     "flows that share a NIC or a path and whose shares change as others "   \
     "start or finish: each connection at its rate averaged over its "       \
@@ -121,8 +124,10 @@ typedef struct predict_result {
   /* DiLoCo (0 otherwise): iteration_s is outer_step_s / H, and dp_sync_s
    * holds what the exchanges add per inner step */
   double inner_step_s;   /* one inner step (no exchange) */
-  double outer_step_s;   /* H inner steps and the exchanges: diloco_cycle_s
-                            with each fragment's quantisation and update */
+  double outer_step_s;   /* H inner steps and the exchanges, each replica
+                            on from its own result (diloco_exchange_land;
+                            equal replicas: diloco_cycle_s with each
+                            fragment's quantisation and update) */
   unsigned left_out;     /* bit PREDICT_GAP_X: the case has gap X */
   double error_bound;    /* how far off iteration_s may be: the most of
                             the gaps' bounds (links-change: how far the

@@ -21,9 +21,10 @@ bool predict_gap_two_ways(const hop_net *n, const alloc *a, int r, int st,
                           double bytes);
 
 /* Whether a device's gradient synchronisation (its group's hops, messages
- * of sync bytes) leaves or enters through a NIC that cannot carry it and
- * one of the device's pipeline boundaries (messages of act bytes) at their
- * own rates at once: the synchronisation beside the pass's last transfers
+ * of sync bytes) leaves or enters through a NIC, or under path shaping
+ * crosses a path between sites, that cannot carry it and one of the
+ * device's pipeline boundaries (messages of act bytes) at their own rates
+ * at once: the synchronisation beside the pass's last transfers
  * (sync-beside-pass). */
 bool predict_gap_sync_beside_pass(const hop_net *n, const alloc *a,
                                   double act, double sync);

@@ -1,10 +1,11 @@
 /* test_diloco: the exchange schedules against a naive reference (a step-by-
  * step simulation of torchft's counters), the plan's checks naming their
- * options, fragment parameters summing to the stage's, and the cycle's
- * closed form by hand. */
+ * options, fragment parameters summing to the stage's, the cycle's closed
+ * form by hand, and a replica's clock through an exchange by hand. */
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "models/alloc.h"
 #include "models/diloco.h"
 #include "models/spec.h"
 
@@ -115,4 +116,40 @@ Test(diloco, cycle_closed_form_by_hand) {
   double sync[4] = {3, 10, 5, 7};
   cr_assert_eq(diloco_cycle_s(&(diloco_plan){100, 4, 2}, 2, sync),
                200 + 0 + 6 + 1 + 3);
+}
+
+/* Four one-layer stages, two replicas, F = 2: fragment 0 is stages 0 (with
+ * the embedding) and 2, stages 1 and 3 hold none of it (their results are
+ * not waited for). Replica r launches at at[r] after a step of step[r];
+ * it goes on after its tau overlapped steps and, on each stage holding the
+ * fragment, its own member's result and update (16-bit values: no
+ * quantisation, the outer step alone). */
+Test(diloco, exchange_land_each_replica_from_its_own_result) {
+  const spec_model *xl = spec_model_find("gpt3-xl");
+  spec_workload w = {.model = xl, .layers = 4, .batch = 8, .micro_batch = 1,
+                     .stages = 4, .replicas = 2, .micro_batches_per_pass = 4,
+                     .passes = 1, .recompute = true};
+  w.given.grad_bits = 16;
+  alloc *a = alloc_identity(2, 4);
+  const spec_gpu *v100 = spec_gpu_find("V100"), *gpu[8];
+  for (int d = 0; d < 8; d++) gpu[d] = v100;
+  double layer = spec_layer_params(xl);
+  double u0 = diloco_outer_s(v100, layer + spec_embedding_params(xl));
+  double u2 = diloco_outer_s(v100, layer);
+  cr_assert_gt(u0, u2 + 1e-4, "the embedding's update is the longer");
+  double step[2] = {1, 3}, rd[8];
+  /* [st R + r]: stages 1 and 3 hold nothing of fragment 0 */
+  double done[8] = {5, 4, 100, 100, 2, 6, 100, 100};
+  for (int tau = 0; tau < 2; tau++) {
+    diloco_plan p = {4, 2, tau};
+    double at[2] = {1, 3};
+    diloco_exchange_ready(&w, a, gpu, &p, 0, at, rd);
+    for (int i = 0; i < 8; i++) cr_assert_eq(rd[i], at[i % 2]);
+    diloco_exchange_land(&w, a, gpu, &p, 0, step, done, at);
+    /* tau 0: r0 max(5 + u0, 2 + u2), r1 max(4 + u0, 6 + u2); tau 1 (go at
+     * 2 and 6): r0 max(5 + u0, 2 + u2), r1 max(6 + u0, 6 + u2) */
+    cr_assert_float_eq(at[0], 5 + u0, 1e-12, "tau %d", tau);
+    cr_assert_float_eq(at[1], tau ? 6 + u0 : 6 + u2, 1e-12, "tau %d", tau);
+  }
+  alloc_free(a);
 }
