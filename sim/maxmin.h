@@ -101,6 +101,20 @@ static inline void sim_maxmin_set_cap(sim_maxmin *m, uint32_t r, double cap) {
   if (m->res[r].nvar) sim_maxmin_seed(m, r);
 }
 
+/* Takes v off its resources when it is alone on each and no seed waits:
+ * what sim_maxmin_detach and then a solve do (each list empties, the solve
+ * finds no variable on a seed and does nothing), without the seeds. false,
+ * doing nothing, otherwise. */
+static inline bool sim_maxmin_detach_alone(sim_maxmin *m, uint32_t v) {
+  sim_maxmin_var *x = &m->var[v];
+  if (m->nseeds) return false;
+  for (int j = 0; j < x->nres; j++)
+    if (m->res[x->res[j]].nvar != 1) return false;
+  for (int j = 0; j < x->nres; j++) m->res[x->res[j]].nvar = 0;
+  x->nres = 0;
+  return true;
+}
+
 /* sim_maxmin_solve past its first test (at least one seed is crossed). */
 size_t sim_maxmin_solve_seeded(sim_maxmin *m, const uint32_t **vars);
 

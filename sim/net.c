@@ -344,7 +344,7 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
   }
   if (transport_is_windowed(n->model)) sim_net_tcp_left(f, p);
   if (n->log) log_rate(n, f, now, 0);
-  if (!hand_over(n, id, p->qhead)) {
+  if (!hand_over(n, id, p->qhead) && !sim_maxmin_detach_alone(n->mm, id)) {
     sim_maxmin_detach(n->mm, id);
     sim_net_solve(n, now);
   }
