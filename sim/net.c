@@ -27,6 +27,8 @@ sim_net *sim_net_new(const sim_net_topo *topo, const transport_options *o,
   n->topo = topo;
   n->opt = o ? *o : transport_options_default();
   n->model = model;
+  n->shared = transport_is_shared(model);
+  n->windowed = transport_is_windowed(model);
   n->fit_window = params_get(PARAMS_WINDOW_BYTES);
   n->conn = SIM_NET_WARM;
   n->q = q;
@@ -198,7 +200,7 @@ static void attach(sim_net *n, uint32_t id) {
   const flow *f = &n->flows[id];
   int a = f->a, b = f->b;
   sim_maxmin_attach(n->mm, id, n->pairs[f->pair].res);
-  if (!transport_is_shared(n->model)) return;
+  if (!n->shared) return;
   const int *nic = n->topo->nic;
   if (nic && nic[a] != nic[b]) {
     if (n->nic_out[nic[a]] != NONE)
@@ -218,7 +220,7 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
   n->sending++;
   if (var_at(n, id)->nres == 0) attach(n, id);
   sim_net_res_refresh(n, n->pairs[p].res, now);
-  if (transport_is_windowed(n->model)) sim_net_tcp_begin(n, id, now);
+  if (n->windowed) sim_net_tcp_begin(n, id, now);
   n->pairs[p].active++;
   if (!sim_net_solve_alone(n, id, now)) {
     seed(n, n->pairs[p].res);
@@ -245,7 +247,7 @@ static void head_start(sim_net *n, uint32_t id, int64_t now) {
   flow *f = &n->flows[id];
   pair *pr = &n->pairs[f->pair];
   f->state = FLOW_OPENING;
-  if (transport_is_windowed(n->model) && opens(n->conn) && !pr->opened) {
+  if (n->windowed && opens(n->conn) && !pr->opened) {
     pr->opened = true;
     int64_t lat_ns;
     double rtt_ns;
@@ -279,7 +281,7 @@ void sim_net_start_on(sim_net *n, int64_t now, int a, int b, double bytes,
   pr->issued += bytes;
   const int *nic = n->topo->nic;
   bool wire = !nic || nic[a] != nic[b]; /* not NVLink inside an instance */
-  double flow_cap = !transport_is_shared(n->model) || !wire
+  double flow_cap = !n->shared || !wire
                         ? INFINITY
                         : nsock * pr->flow_bpns;
   *f = (flow){.a = a, .b = b, .state = FLOW_QUEUED, .size = bytes,
@@ -287,7 +289,7 @@ void sim_net_start_on(sim_net *n, int64_t now, int a, int b, double bytes,
               .end_pos = pr->issued, .pair = p, .tag = tag,
               .next_q = NONE, .ev = SIM_QUEUE_NONE,
               .ev_epoch = SIM_QUEUE_NONE};
-  sim_maxmin_var_reset(n->mm, id, transport_is_shared(n->model) ? nsock : 1,
+  sim_maxmin_var_reset(n->mm, id, n->shared ? nsock : 1,
                        flow_cap);
   if (pr->qtail != NONE) n->flows[pr->qtail].next_q = id;
   else pr->qhead = id;
@@ -342,7 +344,7 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
     sim_queue_cancel(n->q, f->ev_epoch);
     f->ev_epoch = SIM_QUEUE_NONE;
   }
-  if (transport_is_windowed(n->model)) sim_net_tcp_left(f, p);
+  if (n->windowed) sim_net_tcp_left(f, p);
   if (n->log) log_rate(n, f, now, 0);
   if (!hand_over(n, id, p->qhead) && !sim_maxmin_detach_alone(n->mm, id)) {
     sim_maxmin_detach(n->mm, id);
