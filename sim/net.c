@@ -296,7 +296,7 @@ void sim_net_start_on(sim_net *n, int64_t now, int a, int b, double bytes,
   pr->qtail = id;
   if (pr->waiter == NONE) pr->waiter = id;
   if (pr->qhead == id) head_start(n, id, now);
-  sim_net_sock_check(n, p, now, false);
+  sim_net_sock_recheck(n, p, now);
 }
 
 /* Flow id's last byte left and next, its connection's next message,
@@ -352,9 +352,7 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
   }
   uint32_t pid = n->flows[id].pair, next = n->pairs[pid].qhead;
   if (next != NONE) head_start(n, next, now); /* back to back */
-  pair *pp = &n->pairs[pid];
-  if (pp->waiter != NONE || pp->ev_sock != SIM_QUEUE_NONE) /* else a no-op */
-    sim_net_sock_check(n, pid, now, false); /* hands id over if still waiting */
+  sim_net_sock_recheck(n, pid, now); /* hands id over if still waiting */
   int64_t lat_ns;
   double rtt_ns;
   sim_net_pair_latency(n, &n->pairs[pid], now, &lat_ns, &rtt_ns);

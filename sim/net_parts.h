@@ -247,6 +247,13 @@ static inline double sim_net_pair_latency(sim_net *n, pair *p, int64_t now,
 }
 /* Hands p's waiting messages that fit to its sockets (see net_pair.c). */
 void sim_net_sock_check(sim_net *n, uint32_t p, int64_t now, bool direct);
+/* sim_net_sock_check(n, p, now, false) unless it would do nothing: p has no
+ * waiting message and no wake-up armed (most starts' second check). */
+static inline void sim_net_sock_recheck(sim_net *n, uint32_t p, int64_t now) {
+  const pair *pr = &n->pairs[p];
+  if (pr->waiter != NONE || pr->ev_sock != SIM_QUEUE_NONE)
+    sim_net_sock_check(n, p, now, false);
+}
 
 /* ---- net.c: rate solves and what follows them ---- */
 
