@@ -186,12 +186,17 @@ void sim_net_solve(sim_net *n, int64_t now) {
     settle(n, &n->flows[ids[k]], &var[ids[k]], now);
 }
 
-bool sim_net_solve_alone(sim_net *n, uint32_t id, int64_t now) {
+/* sim_net_solve_alone, inline in begin (every flow's start). */
+static inline bool solve_alone(sim_net *n, uint32_t id, int64_t now) {
   if (!sim_maxmin_solve_alone(n->mm, id)) return false;
   flow *f = &n->flows[id];
   advance(f, var_at(n, id), now);
   settle(n, f, var_at(n, id), now);
   return true;
+}
+
+bool sim_net_solve_alone(sim_net *n, uint32_t id, int64_t now) {
+  return solve_alone(n, id, now);
 }
 
 /* Lists flow id on its resources: its connection's link, and under a
@@ -222,7 +227,7 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
   sim_net_res_refresh(n, n->pairs[p].res, now);
   if (n->windowed) sim_net_tcp_begin(n, id, now);
   n->pairs[p].active++;
-  if (!sim_net_solve_alone(n, id, now)) {
+  if (!solve_alone(n, id, now)) {
     seed(n, n->pairs[p].res);
     sim_net_solve(n, now);
   }
