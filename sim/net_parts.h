@@ -162,6 +162,11 @@ static inline double gbps_to_bpns(double gbps) { return gbps / 8.0; }
 static inline double net_fmin(double a, double b) {
   return a < b || b != b ? a : b;
 }
+/* fmax(a, b) the same way (maxsd: at a tie, b), for tcp's per-flow caps
+ * and weights. */
+static inline double net_fmax(double a, double b) {
+  return a > b || b != b ? a : b;
+}
 
 /* The whole nanoseconds that q = bytes / rate takes, forgiving a residue
  * of rounding: the solver's rate w x (cap / w) may miss cap by an ulp, so
