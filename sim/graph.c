@@ -525,18 +525,20 @@ static void on_speed(sim_graph *g, int64_t now) {
   arm_speed(g, now);
 }
 
+/* The net's kinds first: nearly every event of a run is a flow's. */
 static void dispatch(sim_graph *g, const sim_queue_item *it) {
-  if (it->kind == EV_COMPUTE_DONE) {
+  if (it->kind >= EV_NET_BASE) {
+    sim_net_handle(g->net, it);
+  } else if (it->kind == EV_COMPUTE_DONE) {
     int d = g->hot[it->arg].dev;
     if (g->sp && d >= 0 && d < g->ndev && g->run_task[d] == it->arg)
       g->run_task[d] = SIM_GRAPH_NONE;
     on_done(g, it->arg, it->t_ns);
   } else if (it->kind == EV_JOIN_DONE) {
     on_done(g, it->arg, it->t_ns);
-  } else if (it->kind == EV_SPEED) {
-    on_speed(g, it->t_ns);
   } else {
-    sim_net_handle(g->net, it);
+    assert(it->kind == EV_SPEED);
+    on_speed(g, it->t_ns);
   }
 }
 

@@ -62,20 +62,9 @@ uint32_t sim_maxmin_var_add(sim_maxmin *m) {
   return (uint32_t)m->nvar++;
 }
 
-void sim_maxmin_attach(sim_maxmin *m, uint32_t v, uint32_t rid) {
-  sim_maxmin_var *x = &m->var[v];
-  sim_maxmin_res *r = &m->res[rid];
-  assert(x->nres < SIM_MAXMIN_MAXRES);
-#ifndef NDEBUG
-  for (int k = 0; k < x->nres; k++) assert(x->res[k] != rid); /* once */
-#endif
-  if (r->nvar == r->vcap) {
-    r->vcap = r->vcap ? 2 * r->vcap : 4;
-    r->var = mem_realloc(r->var, r->vcap * sizeof *r->var);
-  }
-  x->pos[x->nres] = r->nvar;
-  x->res[x->nres++] = rid;
-  r->var[r->nvar++] = v;
+void sim_maxmin_res_grow(sim_maxmin_res *r) {
+  r->vcap = r->vcap ? 2 * r->vcap : 4;
+  r->var = mem_realloc(r->var, r->vcap * sizeof *r->var);
 }
 
 void sim_maxmin_detach(sim_maxmin *m, uint32_t v) {

@@ -76,9 +76,23 @@ static inline void sim_maxmin_var_reset(sim_maxmin *m, uint32_t v, double w,
   m->var[v] = (sim_maxmin_var){.w = w, .cap = cap};
 }
 
-/* Lists v on resource r (its next resource; at most SIM_MAXMIN_MAXRES; not
- * one v is on already). */
-void sim_maxmin_attach(sim_maxmin *m, uint32_t v, uint32_t r);
+/* Doubles r's room for variables (sim_maxmin_attach's, when full). */
+void sim_maxmin_res_grow(sim_maxmin_res *r);
+
+/* Lists v on resource rid (its next resource; at most SIM_MAXMIN_MAXRES;
+ * not one v is on already). Inline: on most flows' starts. */
+static inline void sim_maxmin_attach(sim_maxmin *m, uint32_t v, uint32_t rid) {
+  sim_maxmin_var *x = &m->var[v];
+  sim_maxmin_res *r = &m->res[rid];
+  assert(x->nres < SIM_MAXMIN_MAXRES);
+#ifndef NDEBUG
+  for (int k = 0; k < x->nres; k++) assert(x->res[k] != rid); /* once */
+#endif
+  if (r->nvar == r->vcap) sim_maxmin_res_grow(r);
+  x->pos[x->nres] = r->nvar;
+  x->res[x->nres++] = rid;
+  r->var[r->nvar++] = v;
+}
 
 /* Takes v off all its resources, seeding each for the next solve. */
 void sim_maxmin_detach(sim_maxmin *m, uint32_t v);
@@ -99,6 +113,20 @@ static inline void sim_maxmin_set_cap(sim_maxmin *m, uint32_t r, double cap) {
   if (cap == m->res[r].cap) return;
   m->res[r].cap = cap;
   if (m->res[r].nvar) sim_maxmin_seed(m, r);
+}
+
+/* Takes v off its resources when it is alone on each and no seed waits:
+ * what sim_maxmin_detach and then a solve do (each list empties, the solve
+ * finds no variable on a seed and does nothing), without the seeds. false,
+ * doing nothing, otherwise. */
+static inline bool sim_maxmin_detach_alone(sim_maxmin *m, uint32_t v) {
+  sim_maxmin_var *x = &m->var[v];
+  if (m->nseeds) return false;
+  for (int j = 0; j < x->nres; j++)
+    if (m->res[x->res[j]].nvar != 1) return false;
+  for (int j = 0; j < x->nres; j++) m->res[x->res[j]].nvar = 0;
+  x->nres = 0;
+  return true;
 }
 
 /* sim_maxmin_solve past its first test (at least one seed is crossed). */

@@ -27,6 +27,8 @@ sim_net *sim_net_new(const sim_net_topo *topo, const transport_options *o,
   n->topo = topo;
   n->opt = o ? *o : transport_options_default();
   n->model = model;
+  n->shared = transport_is_shared(model);
+  n->windowed = transport_is_windowed(model);
   n->fit_window = params_get(PARAMS_WINDOW_BYTES);
   n->conn = SIM_NET_WARM;
   n->q = q;
@@ -184,12 +186,17 @@ void sim_net_solve(sim_net *n, int64_t now) {
     settle(n, &n->flows[ids[k]], &var[ids[k]], now);
 }
 
-bool sim_net_solve_alone(sim_net *n, uint32_t id, int64_t now) {
+/* sim_net_solve_alone, inline in begin (every flow's start). */
+static inline bool solve_alone(sim_net *n, uint32_t id, int64_t now) {
   if (!sim_maxmin_solve_alone(n->mm, id)) return false;
   flow *f = &n->flows[id];
   advance(f, var_at(n, id), now);
   settle(n, f, var_at(n, id), now);
   return true;
+}
+
+bool sim_net_solve_alone(sim_net *n, uint32_t id, int64_t now) {
+  return solve_alone(n, id, now);
 }
 
 /* Lists flow id on its resources: its connection's link, and under a
@@ -198,7 +205,7 @@ static void attach(sim_net *n, uint32_t id) {
   const flow *f = &n->flows[id];
   int a = f->a, b = f->b;
   sim_maxmin_attach(n->mm, id, n->pairs[f->pair].res);
-  if (!transport_is_shared(n->model)) return;
+  if (!n->shared) return;
   const int *nic = n->topo->nic;
   if (nic && nic[a] != nic[b]) {
     if (n->nic_out[nic[a]] != NONE)
@@ -218,9 +225,9 @@ static void begin(sim_net *n, uint32_t id, int64_t now) {
   n->sending++;
   if (var_at(n, id)->nres == 0) attach(n, id);
   sim_net_res_refresh(n, n->pairs[p].res, now);
-  if (transport_is_windowed(n->model)) sim_net_tcp_begin(n, id, now);
+  if (n->windowed) sim_net_tcp_begin(n, id, now);
   n->pairs[p].active++;
-  if (!sim_net_solve_alone(n, id, now)) {
+  if (!solve_alone(n, id, now)) {
     seed(n, n->pairs[p].res);
     sim_net_solve(n, now);
   }
@@ -245,7 +252,7 @@ static void head_start(sim_net *n, uint32_t id, int64_t now) {
   flow *f = &n->flows[id];
   pair *pr = &n->pairs[f->pair];
   f->state = FLOW_OPENING;
-  if (transport_is_windowed(n->model) && opens(n->conn) && !pr->opened) {
+  if (n->windowed && opens(n->conn) && !pr->opened) {
     pr->opened = true;
     int64_t lat_ns;
     double rtt_ns;
@@ -279,7 +286,7 @@ void sim_net_start_on(sim_net *n, int64_t now, int a, int b, double bytes,
   pr->issued += bytes;
   const int *nic = n->topo->nic;
   bool wire = !nic || nic[a] != nic[b]; /* not NVLink inside an instance */
-  double flow_cap = !transport_is_shared(n->model) || !wire
+  double flow_cap = !n->shared || !wire
                         ? INFINITY
                         : nsock * pr->flow_bpns;
   *f = (flow){.a = a, .b = b, .state = FLOW_QUEUED, .size = bytes,
@@ -287,14 +294,14 @@ void sim_net_start_on(sim_net *n, int64_t now, int a, int b, double bytes,
               .end_pos = pr->issued, .pair = p, .tag = tag,
               .next_q = NONE, .ev = SIM_QUEUE_NONE,
               .ev_epoch = SIM_QUEUE_NONE};
-  sim_maxmin_var_reset(n->mm, id, transport_is_shared(n->model) ? nsock : 1,
+  sim_maxmin_var_reset(n->mm, id, n->shared ? nsock : 1,
                        flow_cap);
   if (pr->qtail != NONE) n->flows[pr->qtail].next_q = id;
   else pr->qhead = id;
   pr->qtail = id;
   if (pr->waiter == NONE) pr->waiter = id;
   if (pr->qhead == id) head_start(n, id, now);
-  sim_net_sock_check(n, p, now, false);
+  sim_net_sock_recheck(n, p, now);
 }
 
 /* Flow id's last byte left and next, its connection's next message,
@@ -342,17 +349,15 @@ static void on_left(sim_net *n, uint32_t id, int64_t now) {
     sim_queue_cancel(n->q, f->ev_epoch);
     f->ev_epoch = SIM_QUEUE_NONE;
   }
-  if (transport_is_windowed(n->model)) sim_net_tcp_left(f, p);
+  if (n->windowed) sim_net_tcp_left(f, p);
   if (n->log) log_rate(n, f, now, 0);
-  if (!hand_over(n, id, p->qhead)) {
+  if (!hand_over(n, id, p->qhead) && !sim_maxmin_detach_alone(n->mm, id)) {
     sim_maxmin_detach(n->mm, id);
     sim_net_solve(n, now);
   }
   uint32_t pid = n->flows[id].pair, next = n->pairs[pid].qhead;
   if (next != NONE) head_start(n, next, now); /* back to back */
-  pair *pp = &n->pairs[pid];
-  if (pp->waiter != NONE || pp->ev_sock != SIM_QUEUE_NONE) /* else a no-op */
-    sim_net_sock_check(n, pid, now, false); /* hands id over if still waiting */
+  sim_net_sock_recheck(n, pid, now); /* hands id over if still waiting */
   int64_t lat_ns;
   double rtt_ns;
   sim_net_pair_latency(n, &n->pairs[pid], now, &lat_ns, &rtt_ns);

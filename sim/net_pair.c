@@ -59,7 +59,7 @@ static double first_cwnd(const sim_net *n, const pair *p) {
  * link, tc's shaper, path shaping's path or private pair (the one of a's
  * connection to b of another channel count, when there is one). */
 static uint32_t pair_res(sim_net *n, int a, int b, int channels) {
-  if (!transport_is_shared(n->model))
+  if (!n->shared)
     return sim_net_res_add(n, RES_PAIR, 0, a, b);
   if (!scenario_shaping_shares_paths(n->topo->shaping))
     return sim_net_res_shaper(n, a, b);
@@ -129,13 +129,8 @@ static void pair_windows(const sim_net *n, pair *p, const trace_value *v,
 /* The one-way latency of pair p at now, in ms; *ns gets it in whole ns and
  * *rtt_ns the round trip there and back (the two directions may differ);
  * p's windows are read at now too. */
-double sim_net_pair_latency(sim_net *n, pair *p, int64_t now, int64_t *ns,
-                            double *rtt_ns) {
-  if (p->lat_ok) {
-    *ns = p->lat_ns;
-    *rtt_ns = p->rtt_ns;
-    return p->lat_ms;
-  }
+double sim_net_pair_latency_read(sim_net *n, pair *p, int64_t now,
+                                 int64_t *ns, double *rtt_ns) {
   trace_value v = link_at(n, p->a, p->b, now);
   double ms = v.latency_ms;
   *ns = llround(ms * 1e6);

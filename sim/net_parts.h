@@ -116,6 +116,8 @@ typedef struct devcls {
 struct sim_net {
   const sim_net_topo *topo;
   transport_model model;
+  bool shared, windowed; /* transport_is_shared / _windowed of model: asked
+                            on every flow's start and end, so asked once */
   transport_options opt;
   double fit_window; /* params' window_bytes when the net was made */
   sim_queue *q;
@@ -160,6 +162,11 @@ static inline double gbps_to_bpns(double gbps) { return gbps / 8.0; }
 static inline double net_fmin(double a, double b) {
   return a < b || b != b ? a : b;
 }
+/* fmax(a, b) the same way (maxsd: at a tie, b), for tcp's per-flow caps
+ * and weights. */
+static inline double net_fmax(double a, double b) {
+  return a > b || b != b ? a : b;
+}
 
 /* The whole nanoseconds that q = bytes / rate takes, forgiving a residue
  * of rounding: the solver's rate w x (cap / w) may miss cap by an ulp, so
@@ -203,11 +210,22 @@ uint32_t sim_net_res_add(sim_net *n, int kind, double cap, int a, int b);
 uint32_t sim_net_res_shaper(sim_net *n, int a, int b);
 /* The shared resource of path id (path shaping), created for a -> b. */
 uint32_t sim_net_res_path(sim_net *n, int id, int a, int b);
-/* Reads resource id's capacity at now; seeds it when it changed. */
-void sim_net_res_refresh(sim_net *n, uint32_t id, int64_t now);
+/* sim_net_res_refresh of a trace-driven resource not yet final. */
+void sim_net_res_read(sim_net *n, uint32_t id, int64_t now);
+/* Reads resource id's capacity at now; seeds it when it changed. Inline:
+ * on every flow's start, and after static_from a no-op. */
+static inline void sim_net_res_refresh(sim_net *n, uint32_t id, int64_t now) {
+  const res *r = &n->res[id];
+  if (r->kind != RES_NIC && !r->fixed) sim_net_res_read(n, id, now);
+}
+/* sim_net_trace_arm while unarmed and static_from is unknown. */
+void sim_net_trace_next(sim_net *n, int64_t now);
 /* Schedules the next trace change while flows send (or learns the network
  * is static from now on); handles one. */
-void sim_net_trace_arm(sim_net *n, int64_t now);
+static inline void sim_net_trace_arm(sim_net *n, int64_t now) {
+  if (n->static_from == INT64_MAX && n->ev_trace == SIM_QUEUE_NONE)
+    sim_net_trace_next(n, now);
+}
 void sim_net_trace_changed(sim_net *n, int64_t now);
 
 /* ---- net_pair.c: the pair map and the connections' streams ---- */
@@ -219,13 +237,28 @@ uint32_t sim_net_pair_get(sim_net *n, int a, int b, int channels, int64_t now);
 static inline double pair_room(const pair *p) {
   return p->channels * p->sockets * p->window;
 }
+/* sim_net_pair_latency while p's are not final (lat_ok). */
+double sim_net_pair_latency_read(sim_net *n, pair *p, int64_t now,
+                                 int64_t *ns, double *rtt_ns);
 /* The one-way latency of p at now in ms; *ns in whole ns, *rtt_ns the
  * round trip (the two directions may differ); p's windows read at now
- * too (its link's keys, transport_path_of). */
-double sim_net_pair_latency(sim_net *n, pair *p, int64_t now, int64_t *ns,
-                            double *rtt_ns);
+ * too (its link's keys, transport_path_of). Inline: on every flow's end. */
+static inline double sim_net_pair_latency(sim_net *n, pair *p, int64_t now,
+                                          int64_t *ns, double *rtt_ns) {
+  if (!p->lat_ok) return sim_net_pair_latency_read(n, p, now, ns, rtt_ns);
+  *ns = p->lat_ns;
+  *rtt_ns = p->rtt_ns;
+  return p->lat_ms;
+}
 /* Hands p's waiting messages that fit to its sockets (see net_pair.c). */
 void sim_net_sock_check(sim_net *n, uint32_t p, int64_t now, bool direct);
+/* sim_net_sock_check(n, p, now, false) unless it would do nothing: p has no
+ * waiting message and no wake-up armed (most starts' second check). */
+static inline void sim_net_sock_recheck(sim_net *n, uint32_t p, int64_t now) {
+  const pair *pr = &n->pairs[p];
+  if (pr->waiter != NONE || pr->ev_sock != SIM_QUEUE_NONE)
+    sim_net_sock_check(n, p, now, false);
+}
 
 /* ---- net.c: rate solves and what follows them ---- */
 

@@ -50,8 +50,7 @@ uint32_t sim_net_res_path(sim_net *n, int id, int a, int b) {
   return n->path_res[id];
 }
 
-void sim_net_trace_arm(sim_net *n, int64_t now) {
-  if (n->static_from != INT64_MAX || n->ev_trace != SIM_QUEUE_NONE) return;
+void sim_net_trace_next(sim_net *n, int64_t now) {
   int64_t t = n->topo->next_change(n->topo->ctx, now);
   if (t != TRACE_NEVER)
     n->ev_trace = sim_queue_push(n->q, t, n->base + EV_TRACE, 0);
@@ -59,9 +58,8 @@ void sim_net_trace_arm(sim_net *n, int64_t now) {
     n->static_from = now;
 }
 
-void sim_net_res_refresh(sim_net *n, uint32_t id, int64_t now) {
+void sim_net_res_read(sim_net *n, uint32_t id, int64_t now) {
   res *r = &n->res[id];
-  if (r->kind == RES_NIC || r->fixed) return;
   double c = gbps_to_bpns(link_at(n, r->a, r->b, now).bandwidth_gbps);
   r->fixed = now >= n->static_from;
   sim_maxmin_set_cap(n->mm, id, c);
@@ -71,7 +69,7 @@ void sim_net_trace_changed(sim_net *n, int64_t now) {
   n->ev_trace = SIM_QUEUE_NONE;
   for (size_t i = 0; i < n->nres; i++)
     if (n->mm->res[i].nvar) sim_net_res_refresh(n, (uint32_t)i, now);
-  if (transport_is_windowed(n->model))
+  if (n->windowed)
     for (size_t i = 0; i < n->nflows; i++) {
       flow *f = &n->flows[i];
       if (f->state != FLOW_SENDING) continue;

@@ -30,14 +30,15 @@
 double sim_net_tcp_cap(const sim_net *n, const flow *f) {
   if (f->rtt_ns < RTT_WINDOW_MIN_NS) return f->flow_cap;
   double W = n->pairs[f->pair].cwnd_max;
-  return fmin(f->flow_cap,
-              f->nsock * fmin(f->slow_start ? f->cwnd : W, W) / f->rtt_ns);
+  return net_fmin(f->flow_cap, f->nsock *
+                                  net_fmin(f->slow_start ? f->cwnd : W, W) /
+                                  f->rtt_ns);
 }
 
 /* tcp's weight of f: one per socket, RTT-unfair (a socket's share of a
  * congested queue goes as 1 / RTT). */
 double sim_net_tcp_weight(const flow *f) {
-  return f->nsock / fmax(f->rtt_ns, RTT_WEIGHT_FLOOR_NS);
+  return f->nsock / net_fmax(f->rtt_ns, RTT_WEIGHT_FLOOR_NS);
 }
 
 /* tcp: the connection's window when a flow starts on it; an idle one
@@ -94,6 +95,7 @@ void sim_net_tcp_begin(sim_net *n, uint32_t id, int64_t now) {
  * that epoch, so a stream of short messages ramps up as a long one does. */
 void sim_net_tcp_left(const flow *f, pair *p) {
   p->cwnd = f->slow_start
-                ? fmin(p->cwnd_max, f->cwnd + (f->size - f->ep_sent) / f->nsock)
+                ? net_fmin(p->cwnd_max,
+                           f->cwnd + (f->size - f->ep_sent) / f->nsock)
                 : p->cwnd_max;
 }

@@ -68,6 +68,10 @@ static inline int64_t node_t(node x) {
 static inline uint32_t node_id(node x) { return (uint32_t)NODE_LO(x); }
 /* A FIFO slot whose event was cancelled or moved: no live key is this. */
 #define TOMB NODE_MAKE(UINT64_MAX, UINT64_MAX)
+/* A heap slot past the last node: it orders after every live key (a live
+ * key's id is below SIM_QUEUE_NONE), so a set of siblings that the last
+ * node ends early is still a tournament of four. */
+#define PAD TOMB
 static inline bool is_tomb(node x) {
   return NODE_HI(x) == UINT64_MAX && NODE_LO(x) == UINT64_MAX;
 }
@@ -80,7 +84,8 @@ typedef struct rec {
 } rec;
 
 struct sim_queue {
-  node *heap;     /* heap_cap nodes; &heap[1] is LINE-aligned */
+  node *heap;     /* heap_cap + ARITY slots, PAD from n on; &heap[1] is
+                     LINE-aligned */
   void *heap_mem; /* heap's allocation */
   size_t n, heap_cap; /* n counts the vacant root while hole */
   bool hole;           /* heap[0] is vacant: its removal is deferred */
@@ -109,15 +114,17 @@ void sim_queue_free(sim_queue *q) {
   free(q);
 }
 
-/* Doubles the heap's room, keeping its nodes, with &heap[1] on a line. */
+/* Doubles the heap's room, keeping its nodes, with &heap[1] on a line;
+ * the slots past them, and ARITY - 1 beyond the room, are PAD. */
 static void heap_grow(sim_queue *q) {
   size_t cap = q->heap_cap ? 2 * q->heap_cap : 64;
-  assert(cap < SIZE_MAX / sizeof(node) - 2 * LINE);
-  char *mem = mem_alloc(cap * sizeof(node) + 2 * LINE);
+  assert(cap < SIZE_MAX / sizeof(node) - ARITY - 2 * LINE);
+  char *mem = mem_alloc((cap + ARITY) * sizeof(node) + 2 * LINE);
   uintptr_t first = ((uintptr_t)mem + sizeof(node) + LINE - 1) &
                     ~(uintptr_t)(LINE - 1);
   node *heap = (node *)(first - sizeof(node));
   if (q->n) memcpy(heap, q->heap, q->n * sizeof(node));
+  for (size_t i = q->n; i < cap + ARITY; i++) heap[i] = PAD;
   free(q->heap_mem);
   q->heap_mem = mem;
   q->heap = heap;
@@ -129,19 +136,15 @@ static inline void place(sim_queue *q, size_t i, node x) {
   q->recs[node_id(x)].pos = (uint32_t)i;
 }
 
-/* The smallest of the children c .. c+3 that exist (c < n); a full set of
- * four, the usual case, is a tournament of three comparisons. */
+/* The smallest of the children c .. c+3 that exist (c < n, the slots from
+ * n on PAD): a tournament of three comparisons. */
 static inline size_t min_child(const sim_queue *q, size_t c, size_t n) {
   const node *h = q->heap;
-  if (c + 3 < n) {
-    size_t a = c + (size_t)less(h[c + 1], h[c]);
-    size_t b = c + 2 + (size_t)less(h[c + 3], h[c + 2]);
-    return less(h[b], h[a]) ? b : a;
-  }
-  size_t m = c;
-  for (size_t k = c + 1; k < n; k++)
-    if (less(h[k], h[m])) m = k;
-  return m;
+  (void)n;
+  assert(c < n);
+  size_t a = c + (size_t)less(h[c + 1], h[c]);
+  size_t b = c + 2 + (size_t)less(h[c + 3], h[c + 2]);
+  return less(h[b], h[a]) ? b : a;
 }
 
 /* The heap order around position i: its parent orders before it, and it
@@ -164,6 +167,8 @@ static inline bool ordered_at(const sim_queue *q, size_t i) {
  * ordered_at. */
 static void check_heap(const sim_queue *q) {
   for (size_t i = q->hole; i < q->n; i++) assert(ordered_at(q, i));
+  for (size_t i = q->n; q->heap && i < q->heap_cap + ARITY; i++)
+    assert(is_tomb(q->heap[i])); /* PAD */
   size_t live = 0;
   const node *last = NULL;
   for (size_t i = q->fhead; i < q->ftail; i++) {
@@ -225,8 +230,10 @@ static size_t descend(sim_queue *q, size_t n) {
 /* Pops the root: the last node fills the leaf the hole went down to. */
 static void remove_root(sim_queue *q) {
   size_t n = --q->n;
+  node last = q->heap[n];
+  q->heap[n] = PAD;
   if (n == 0) return;
-  rise(q, descend(q, n), q->heap[n]);
+  rise(q, descend(q, n), last);
 }
 
 /* Removes the vacant root a pop left, when no push came to fill it. */
@@ -364,8 +371,9 @@ sim_queue_event sim_queue_push(sim_queue *q, int64_t t_ns, int kind,
 /* Removes the node at heap position i, keeping the heap order. */
 static void remove_at(sim_queue *q, size_t i) {
   q->n--;
-  if (i == q->n) return;
   node last = q->heap[q->n];
+  q->heap[q->n] = PAD;
+  if (i == q->n) return;
   if (i > 0 && less(last, q->heap[(i - 1) / ARITY])) {
     rise(q, i, last);
   } else {

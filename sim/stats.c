@@ -56,23 +56,32 @@ static void span_sort(span *v, span *tmp, size_t n) {
   if (src != v) memcpy(v, src, n * sizeof *v);
 }
 
+/* The sweep's state: the union's length before the current run of
+ * overlapping intervals, and that run [s0, s1). */
+typedef struct sweep {
+  int64_t sum, s0, s1;
+} sweep;
+
+/* Takes interval c (its start at or after every earlier one's) into w,
+ * without branches: integer sums, exact in any order of equal starts. */
+static inline void sweep_add(sweep *w, span c) {
+  bool gap = c.t0 > w->s1;
+  w->sum += gap ? w->s1 - w->s0 : 0;
+  w->s0 = gap ? c.t0 : w->s0;
+  w->s1 = gap ? c.t1 : (c.t1 > w->s1 ? c.t1 : w->s1);
+}
+
 /* The length of the union of intervals x[0, nx) and y[0, ny), each sorted
- * by start (nx + ny > 0): one sweep over their merge in start order. */
+ * by start (nx + ny > 0): one sweep over their merge in start order, the
+ * rest of the longer one alone once the other is spent. */
 static int64_t union_len(const span *x, size_t nx, const span *y, size_t ny) {
   size_t i = 0, j = 0;
   span c = j >= ny || (i < nx && x[i].t0 <= y[j].t0) ? x[i++] : y[j++];
-  int64_t s0 = c.t0, s1 = c.t1, sum = 0;
-  while (i < nx || j < ny) {
-    c = j >= ny || (i < nx && x[i].t0 <= y[j].t0) ? x[i++] : y[j++];
-    if (c.t0 > s1) {
-      sum += s1 - s0;
-      s0 = c.t0;
-      s1 = c.t1;
-    } else if (c.t1 > s1) {
-      s1 = c.t1;
-    }
-  }
-  return sum + s1 - s0;
+  sweep w = {.sum = 0, .s0 = c.t0, .s1 = c.t1};
+  while (i < nx && j < ny) sweep_add(&w, x[i].t0 <= y[j].t0 ? x[i++] : y[j++]);
+  while (i < nx) sweep_add(&w, x[i++]);
+  while (j < ny) sweep_add(&w, y[j++]);
+  return w.sum + w.s1 - w.s0;
 }
 
 /* comm[d] = length of the union of d's send and receive busy intervals.

@@ -110,6 +110,38 @@ Test(maxmin, a_seed_no_variable_crosses_solves_nothing) {
   sim_maxmin_free(m);
 }
 
+/* detach_alone takes a variable alone on each of its resources off them
+ * without a seed (detach and a solve would find nothing to solve), and
+ * refuses, changing nothing, when another shares one or a seed waits. */
+Test(maxmin, detach_alone_is_detach_and_an_empty_solve) {
+  sim_maxmin *m = sim_maxmin_new();
+  uint32_t r0 = sim_maxmin_res_add(m, 4), r1 = sim_maxmin_res_add(m, 2);
+  uint32_t a = sim_maxmin_var_add(m), b = sim_maxmin_var_add(m);
+  sim_maxmin_attach(m, a, r0);
+  sim_maxmin_attach(m, a, r1);
+  sim_maxmin_attach(m, b, r1);
+  cr_assert(!sim_maxmin_detach_alone(m, a)); /* b shares r1 */
+  cr_assert_eq(m->var[a].nres, 2);
+  cr_assert_eq(m->res[r1].nvar, 2);
+  sim_maxmin_detach(m, b);
+  cr_assert_eq(m->nseeds, 1);
+  cr_assert(!sim_maxmin_detach_alone(m, a)); /* r1's seed waits */
+  const uint32_t *ids;
+  cr_assert_eq(sim_maxmin_solve(m, &ids), 1);
+  cr_assert_float_eq(m->var[a].rate, 2, 1e-12);
+  cr_assert(sim_maxmin_detach_alone(m, a));
+  cr_assert_eq(m->var[a].nres, 0);
+  cr_assert_eq(m->res[r0].nvar, 0);
+  cr_assert_eq(m->res[r1].nvar, 0);
+  cr_assert_eq(m->nseeds, 0);
+  cr_assert_eq(sim_maxmin_solve(m, &ids), 0);
+  sim_maxmin_attach(m, b, r0); /* the emptied lists take a new variable */
+  sim_maxmin_seed(m, r0);
+  cr_assert(sim_maxmin_solve_alone(m, b));
+  cr_assert_float_eq(m->var[b].rate, 4, 1e-12);
+  sim_maxmin_free(m);
+}
+
 /* A random variable: one to three distinct resources, a weight that is a
  * socket count (1..64) or, in a tcp system, sockets / RTT (RTT 1 us to
  * 300 ms, as the net's weights are), a cap half the time. */
@@ -140,8 +172,9 @@ static uint32_t random_change(gsl_rng *g, ref *s, sim_maxmin *m) {
   int v = (int)gsl_rng_uniform_int(g, (unsigned long)s->nv);
   switch (gsl_rng_uniform_int(g, 4)) {
     case 0: /* leaves, or arrives */
-      if (s->on[v]) {
-        sim_maxmin_detach(m, (uint32_t)v);
+      if (s->on[v]) { /* as the net takes a flow off: alone, unseeded */
+        if (!sim_maxmin_detach_alone(m, (uint32_t)v))
+          sim_maxmin_detach(m, (uint32_t)v);
         s->on[v] = false;
         return SIM_MAXMIN_NONE;
       }
