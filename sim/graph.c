@@ -227,12 +227,17 @@ static bool csr_filled(const sim_graph *g) {
 }
 #endif
 
+/* Task i's run id under rank (NULL: i). */
+static inline uint32_t run_id(const uint32_t *rank, uint32_t i) {
+  return rank ? rank[i] : i;
+}
+
 /* The tasks without predecessors, in task id order, as run ids into cur
  * (freeze's cursors are spent by then). */
 static void list_roots(sim_graph *g, const uint32_t *rank) {
   g->nroots = 0;
   for (size_t i = 0; i < g->n; i++) {
-    uint32_t k = rank ? rank[i] : (uint32_t)i;
+    uint32_t k = run_id(rank, (uint32_t)i);
     if (g->deps[k] == 0) g->cur[g->nroots++] = k;
   }
 }
@@ -320,7 +325,7 @@ static void freeze_hot(sim_graph *g, const uint32_t *perm,
   g->hot[g->n].succ = off;
   off = 0;
   for (size_t i = 0; i < g->n; i++) {
-    const hot *h = &g->hot[rank ? rank[i] : i];
+    const hot *h = &g->hot[run_id(rank, (uint32_t)i)];
     sim_task *t = &g->t[i];
     t->succ = off;
     t->nleft = h->nleft;
@@ -338,14 +343,13 @@ static void freeze(sim_graph *g) {
   freeze_room(g, n);
   const uint32_t *rank = g->by_run ? layout(g) : NULL;
   const uint32_t *perm = rank ? rank + n : NULL;
-#define RUN_ID(i) (rank ? rank[i] : (i))
   uint32_t *lcur = g->cur, *dcur = g->cur + n + 1;
   memset(g->deps, 0, (n + 1) * sizeof *g->deps);
   memset(g->cur, 0, 2 * (n + 1) * sizeof *g->cur);
   memset(g->ord, 0xff, n * sizeof *g->ord);
   for (size_t k = 0; k < g->ne; k++) {
     const edge *x = &g->e[k];
-    uint32_t a = RUN_ID(x->a), b = RUN_ID(x->b);
+    uint32_t a = run_id(rank, x->a), b = run_id(rank, x->b);
     if (x->when == EDGE_ORDER) {
       assert(g->ord[a] == SIM_GRAPH_NONE);
       g->ord[a] = b;
@@ -357,7 +361,7 @@ static void freeze(sim_graph *g) {
   freeze_hot(g, perm, rank, lcur, dcur);
   for (size_t k = 0; k < g->ne; k++) {
     const edge *x = &g->e[k];
-    uint32_t a = RUN_ID(x->a), b = RUN_ID(x->b);
+    uint32_t a = run_id(rank, x->a), b = run_id(rank, x->b);
     if (x->when == EDGE_ORDER) {
       assert(!g->hot[b].ordwait); /* one order predecessor */
       g->hot[b].ordwait = 1;
@@ -365,7 +369,6 @@ static void freeze(sim_graph *g) {
     }
     g->succ[x->when == SIM_ON_LEFT ? lcur[a]++ : dcur[a]++] = b;
   }
-#undef RUN_ID
   assert(csr_filled(g));
   list_roots(g, rank);
   g->perm = NULL;
@@ -411,7 +414,8 @@ bool sim_role_gpu_work(sim_task_role r) {
 }
 
 static bool gpu_work(const sim_graph *g, uint32_t id) {
-  return sim_role_gpu_work((sim_task_role)g->t[g->perm ? g->perm[id] : id].role);
+  uint32_t task = g->perm ? g->perm[id] : id;
+  return sim_role_gpu_work((sim_task_role)g->t[task].role);
 }
 
 /* When ns of GPU work started at now ends at speed v: ceil(ns / v) later,
