@@ -13,7 +13,11 @@
  * its time. At scale (10^6 tasks and more) the run's reads of the hot
  * records, the CSR and the order successors still miss: those arrays sit
  * on huge pages (mem_alloc_random: a miss without a TLB miss) and a task's
- * event prefetches its successors' records before firing them. */
+ * event prefetches its successors' records before firing them; and a graph
+ * run again as before (explain's re-runs) may lay those arrays out in the
+ * order its last run started the tasks (sim_graph_relayout: run ids, perm),
+ * so that the tasks in hand sit together instead of strided over the
+ * builder's whole chains. */
 #include "sim/graph.h"
 
 #include <assert.h>
@@ -72,6 +76,11 @@ struct sim_graph {
   uint32_t *ord;  /* [ncap]: completion-order successor or SIM_GRAPH_NONE */
   size_t nroots;   /* after freeze: cur[0 .. nroots) lists the tasks
                     * without predecessors, in order */
+  uint32_t *perm;  /* laid out by a run (by_run): run id -> task id, in
+                    * cur's second half after freeze; NULL: run ids are
+                    * task ids */
+  bool by_run;    /* freeze lays the run's arrays out by the records'
+                     start times (sim_graph_relayout) */
   bool frozen;    /* the CSR, hot and roots are the tasks' and edges' now */
   bool far;       /* the hot records outgrow the caches: prefetch_succ */
   hot *hot;       /* [n], 64-byte aligned inside hot_mem */
@@ -119,6 +128,8 @@ void sim_graph_clear(sim_graph *g) {
   g->end = 0;
   g->flows = 0;
   g->frozen = false;
+  g->by_run = false;
+  g->perm = NULL;
 }
 
 void sim_graph_trim(sim_graph *g) {
@@ -129,6 +140,7 @@ void sim_graph_trim(sim_graph *g) {
   g->hot_mem = NULL, g->hot = NULL, g->tm = NULL;
   g->scap = g->ncap = 0;
   g->nroots = 0;
+  g->perm = NULL;
   g->frozen = false;
 }
 
@@ -202,9 +214,9 @@ void sim_graph_recv_stream(sim_graph *g, uint32_t *last, uint32_t t) {
  * task) rather than in the task records, which are touched once, in order:
  * the edges hit tasks at random and the records do not fit in cache. */
 #ifndef NDEBUG
-/* After freeze: each task's LEFT successors end where its DONE ones begin,
- * and those where the next task's begin — every slot written once (freeze's
- * cursors in g->cur, each past its part's last successor). */
+/* After freeze: each run id's LEFT successors end where its DONE ones
+ * begin, and those where the next run id's begin — every slot written once
+ * (freeze's cursors in g->cur, each past its part's last successor). */
 static bool csr_filled(const sim_graph *g) {
   const uint32_t *lcur = g->cur, *dcur = g->cur + g->n + 1;
   for (size_t i = 0; i < g->n; i++)
@@ -215,12 +227,19 @@ static bool csr_filled(const sim_graph *g) {
 }
 #endif
 
-/* The tasks without predecessors, in order, into cur (freeze's cursors
- * are spent by then). */
-static void list_roots(sim_graph *g) {
+/* Task i's run id under rank (NULL: i). */
+static inline uint32_t run_id(const uint32_t *rank, uint32_t i) {
+  return rank ? rank[i] : i;
+}
+
+/* The tasks without predecessors, in task id order, as run ids into cur
+ * (freeze's cursors are spent by then). */
+static void list_roots(sim_graph *g, const uint32_t *rank) {
   g->nroots = 0;
-  for (size_t i = 0; i < g->n; i++)
-    if (g->deps[i] == 0) g->cur[g->nroots++] = (uint32_t)i;
+  for (size_t i = 0; i < g->n; i++) {
+    uint32_t k = run_id(rank, (uint32_t)i);
+    if (g->deps[k] == 0) g->cur[g->nroots++] = k;
+  }
 }
 
 /* Room for freeze's arrays: the CSR for the edges, the rest for n tasks
@@ -247,53 +266,116 @@ static void freeze_room(sim_graph *g, size_t n) {
   }
 }
 
+/* A task's place in the last run's order, 0 .. n: its start time scaled
+ * onto n slots from the earliest (lo) to the latest (hi); n for a task the
+ * run did not reach. */
+static size_t start_slot(int64_t t, int64_t lo, int64_t hi, size_t n) {
+  if (t < 0) return n;
+  return (size_t)((double)(t - lo) / ((double)(hi - lo) + 1) * (double)n);
+}
+
+/* The layout by the last run (by_run): run ids in the order of the
+ * records' start times (a counting sort into n slots, task id order
+ * within one), so that the tasks a run reaches at about one time sit
+ * together in memory. Returns rank (task id -> run id), perm (run id ->
+ * task id) right after it, both in the times' memory (6 words a task,
+ * free until reset): 3 n + 2 words with the counts. */
+static uint32_t *layout(sim_graph *g) {
+  size_t n = g->n;
+  uint32_t *rank = (uint32_t *)g->tm, *perm = rank + n, *cnt = perm + n;
+  _Static_assert(sizeof(times) == 6 * sizeof(uint32_t), "room for 3n+2");
+  int64_t lo = INT64_MAX, hi = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t t = g->t[i].t_start;
+    if (t >= 0 && t < lo) lo = t;
+    if (t > hi) hi = t;
+  }
+  memset(cnt, 0, (n + 2) * sizeof *cnt);
+  for (size_t i = 0; i < n; i++)
+    cnt[start_slot(g->t[i].t_start, lo, hi, n) + 1]++;
+  for (size_t k = 0; k < n; k++) cnt[k + 1] += cnt[k];
+  for (size_t i = 0; i < n; i++)
+    perm[cnt[start_slot(g->t[i].t_start, lo, hi, n)]++] = (uint32_t)i;
+  for (size_t k = 0; k < n; k++) rank[perm[k]] = (uint32_t)k;
+  return rank;
+}
+
+/* The hot records' fixed part, in run id order, from the task records and
+ * the counts of LEFT (lcur) and DONE (dcur) successors per run id, which
+ * become each part's first CSR slot; the records' own CSR fields, over task
+ * ids, as the layout without perm gives them. */
+static void freeze_hot(sim_graph *g, const uint32_t *perm,
+                       const uint32_t *rank, uint32_t *lcur, uint32_t *dcur) {
+  uint32_t off = 0;
+  for (size_t k = 0; k < g->n; k++) {
+    const sim_task *t = &g->t[perm ? perm[k] : k];
+    hot *h = &g->hot[k];
+    *h = (hot){.dev = t->dev, .dst = t->dst, .succ = off, .nleft = lcur[k],
+               .deps = g->deps[k], .kind = t->kind, .channels = t->channels};
+    switch ((sim_task_kind)t->kind) {
+      case SIM_TASK_XFER: h->u.bytes = t->bytes; break;
+      case SIM_TASK_COMPUTE:
+      case SIM_TASK_JOIN: h->u.dur_ns = t->dur_ns; break;
+    }
+    uint32_t nl = lcur[k];
+    lcur[k] = off;
+    off += nl + dcur[k];
+    dcur[k] = off - dcur[k];
+  }
+  g->hot[g->n].succ = off;
+  off = 0;
+  for (size_t i = 0; i < g->n; i++) {
+    const hot *h = &g->hot[run_id(rank, (uint32_t)i)];
+    sim_task *t = &g->t[i];
+    t->succ = off;
+    t->nleft = h->nleft;
+    t->ndone = h[1].succ - h->succ - h->nleft;
+    off += t->nleft + t->ndone;
+  }
+}
+
 /* Builds the CSR, the hot records' fixed part and the roots from the
- * tasks and edges; the run state is reset's. */
+ * tasks and edges, in run ids (the layout's, by_run); the run state is
+ * reset's. Successors keep edge order and roots task id order, so a run
+ * visits them as without the layout. */
 static void freeze(sim_graph *g) {
   size_t n = g->n;
   freeze_room(g, n);
+  const uint32_t *rank = g->by_run ? layout(g) : NULL;
+  const uint32_t *perm = rank ? rank + n : NULL;
   uint32_t *lcur = g->cur, *dcur = g->cur + n + 1;
   memset(g->deps, 0, (n + 1) * sizeof *g->deps);
   memset(g->cur, 0, 2 * (n + 1) * sizeof *g->cur);
   memset(g->ord, 0xff, n * sizeof *g->ord);
   for (size_t k = 0; k < g->ne; k++) {
     const edge *x = &g->e[k];
+    uint32_t a = run_id(rank, x->a), b = run_id(rank, x->b);
     if (x->when == EDGE_ORDER) {
-      assert(g->ord[x->a] == SIM_GRAPH_NONE);
-      g->ord[x->a] = x->b;
+      assert(g->ord[a] == SIM_GRAPH_NONE);
+      g->ord[a] = b;
       continue;
     }
-    if (x->when == SIM_ON_LEFT) lcur[x->a]++; else dcur[x->a]++;
-    g->deps[x->b]++;
+    if (x->when == SIM_ON_LEFT) lcur[a]++; else dcur[a]++;
+    g->deps[b]++;
   }
-  uint32_t off = 0;
-  for (size_t i = 0; i < n; i++) { /* one pass over the records */
-    const sim_task *t = &g->t[i];
-    hot *h = &g->hot[i];
-    *h = (hot){.dev = t->dev, .dst = t->dst, .succ = off, .nleft = lcur[i],
-               .deps = g->deps[i], .kind = t->kind, .channels = t->channels};
-    switch ((sim_task_kind)t->kind) {
-      case SIM_TASK_XFER: h->u.bytes = t->bytes; break;
-      case SIM_TASK_COMPUTE:
-      case SIM_TASK_JOIN: h->u.dur_ns = t->dur_ns; break;
-    }
-    uint32_t nl = lcur[i];
-    lcur[i] = off;
-    off += nl + dcur[i];
-    dcur[i] = off - dcur[i];
-  }
-  g->hot[n].succ = off;
+  freeze_hot(g, perm, rank, lcur, dcur);
   for (size_t k = 0; k < g->ne; k++) {
-    uint32_t a = g->e[k].a;
-    if (g->e[k].when == EDGE_ORDER) {
-      assert(!g->hot[g->e[k].b].ordwait); /* one order predecessor */
-      g->hot[g->e[k].b].ordwait = 1;
+    const edge *x = &g->e[k];
+    uint32_t a = run_id(rank, x->a), b = run_id(rank, x->b);
+    if (x->when == EDGE_ORDER) {
+      assert(!g->hot[b].ordwait); /* one order predecessor */
+      g->hot[b].ordwait = 1;
       continue;
     }
-    g->succ[g->e[k].when == SIM_ON_LEFT ? lcur[a]++ : dcur[a]++] = g->e[k].b;
+    g->succ[x->when == SIM_ON_LEFT ? lcur[a]++ : dcur[a]++] = b;
   }
   assert(csr_filled(g));
-  list_roots(g);
+  list_roots(g, rank);
+  g->perm = NULL;
+  if (perm) { /* dcur is spent: perm moves there from the times */
+    g->perm = g->cur + n + 1;
+    memcpy(g->perm, perm, n * sizeof *g->perm);
+  }
   g->far = n * sizeof(hot) >= GRAPH_FAR_BYTES;
   g->frozen = true;
 }
@@ -332,7 +414,8 @@ bool sim_role_gpu_work(sim_task_role r) {
 }
 
 static bool gpu_work(const sim_graph *g, uint32_t id) {
-  return sim_role_gpu_work((sim_task_role)g->t[id].role);
+  uint32_t task = g->perm ? g->perm[id] : id;
+  return sim_role_gpu_work((sim_task_role)g->t[task].role);
 }
 
 /* When ns of GPU work started at now ends at speed v: ceil(ns / v) later,
@@ -450,19 +533,15 @@ static void on_done(void *ctx, uint32_t id, int64_t now) {
   complete(g, id, now);
 }
 
-/* Writes the run's times, dependency counts left and the CSR into the
- * public records, in one pass in order. */
+/* Writes the run's times and dependency counts left into the public
+ * records (their CSR fields are freeze's), in one pass in run id order. */
 static void publish(sim_graph *g) {
-  for (size_t i = 0; i < g->n; i++) {
-    sim_task *t = &g->t[i];
-    const hot *h = &g->hot[i];
-    t->t_start = g->tm[i].start;
-    t->t_left = g->tm[i].left;
-    t->t_done = g->tm[i].done;
-    t->deps = h->deps;
-    t->succ = h->succ;
-    t->nleft = h->nleft;
-    t->ndone = h[1].succ - h->succ - h->nleft;
+  for (size_t k = 0; k < g->n; k++) {
+    sim_task *t = &g->t[g->perm ? g->perm[k] : k];
+    t->t_start = g->tm[k].start;
+    t->t_left = g->tm[k].left;
+    t->t_done = g->tm[k].done;
+    t->deps = g->hot[k].deps;
   }
 }
 
@@ -549,6 +628,7 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
   if (!g->frozen) freeze(g);
   reset(g);
   sim_net_expect_tags(g->net, (uint32_t)g->n);
+  sim_net_tag_names(g->net, g->perm); /* the log in task ids */
   sim_queue_item it;
   /* the clock moves on to t0: what the attached net had left for the gap
    * (no flow is running) happens first, at its own time */
@@ -573,6 +653,11 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
   publish(g);
   g->sp = NULL;
   return g->done == g->n || *stopped ? events : -1;
+}
+
+void sim_graph_relayout(sim_graph *g) {
+  g->by_run = true;
+  g->frozen = false;
 }
 
 int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,

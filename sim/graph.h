@@ -166,6 +166,14 @@ void sim_graph_log_rates(sim_graph *g, sim_rate_log *log);
 /* Frees the attached queue and net; nothing happens when none is. */
 void sim_graph_detach(sim_graph *g);
 
+/* From the next run on, g's run-time arrays (the records the run reads and
+ * writes, the CSR, the order successors, the net's memo) are laid out in
+ * the order its last run started the tasks, so that the tasks a run has in
+ * hand sit together in memory: for runs of the same graph that go about as
+ * that one did (a what-if's re-runs). Ids, records, edges and the rate log
+ * stay the tasks'; every run gives the same bits as without it. */
+void sim_graph_relayout(sim_graph *g);
+
 /* Runs the attached g once more, its tasks free to start at t0 (>= the
  * end of the previous run; what the net had pending before t0 happens
  * first), until every task is done or the next event is at or after t_stop

@@ -153,9 +153,12 @@ void sim_rate_log_free(sim_rate_log *l) {
 
 void sim_net_log_rates(sim_net *n, sim_rate_log *log) { n->log = log; }
 
+void sim_net_tag_names(sim_net *n, const uint32_t *name) { n->tag_name = name; }
+
 static void log_rate(sim_net *n, const flow *f, int64_t now, double rate) {
   sim_rate_log *l = n->log;
-  sim_rate_change c = {.t = now, .tag = f->tag, .rate = rate};
+  sim_rate_change c = {.t = now, .rate = rate,
+                       .tag = n->tag_name ? n->tag_name[f->tag] : f->tag};
   if (l->sink) {
     l->sink(l->sink_ctx, &c, f->a, f->b);
     return;

@@ -107,6 +107,11 @@ void sim_rate_log_free(sim_rate_log *l); /* the array; NULL is fine */
  * log's sink (borrowed; NULL: stop). */
 void sim_net_log_rates(sim_net *n, sim_rate_log *log);
 
+/* The log (sim_net_log_rates) names a message tagged tag name[tag]
+ * (borrowed until the next call; NULL: tag itself): an owner that numbers
+ * its messages for its own memory layout logs them under its readers' ids. */
+void sim_net_tag_names(sim_net *n, const uint32_t *name);
+
 /* What the net tells its owner: a message's last byte is in the sockets'
  * send buffers (the send completes: its stream is free; DESIGN.md section
  * 4) or has arrived (the receive completes). A connection holds sockets x

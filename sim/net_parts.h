@@ -152,6 +152,8 @@ struct sim_net {
   sim_queue_event ev_trace;
   bool overflow; /* a LEFT event fired at the horizon (schedule_left) */
   sim_rate_log *log; /* every rate change (sim_net_log_rates), or NULL */
+  const uint32_t *tag_name; /* the log's name of each tag
+                               (sim_net_tag_names), or NULL: the tag */
 };
 
 static inline double gbps_to_bpns(double gbps) { return gbps / 8.0; }

@@ -125,7 +125,9 @@ bool sim_engine_same_graph(const sim_engine *x, const scenario *s);
 /* sim_run of s, on x's graph (reset, not rebuilt) over s's network: s as
  * sim_engine_same_graph accepts (borrowed; x reads it until the next
  * rerun or its free). The same result as sim_run of s with x's options
- * (tests/test_whatif.c); ERR_OK and out, or sim_engine_run's errors. */
+ * (tests/test_whatif.c), though the re-runs after the first run on a graph
+ * laid out in its order (sim_graph_relayout); ERR_OK and out, or
+ * sim_engine_run's errors. */
 int sim_engine_rerun(sim_engine *x, const scenario *s, sim_result *out,
                      err *e);
 

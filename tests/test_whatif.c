@@ -465,13 +465,27 @@ static void same_result(const sim_result *x, const sim_result *y,
                    (size_t)x->stages * sizeof *x->stage) == 0, "%s", what);
 }
 
+/* sim_run's task records, copied by its inspect hook. */
+typedef struct records {
+  sim_task *t;
+  uint32_t n;
+} records;
+
+static void copy_records(void *ctx, const sim_graph *g) {
+  records *r = ctx;
+  const sim_task *t = sim_graph_tasks(g, &r->n);
+  r->t = malloc(r->n * sizeof *r->t);
+  memcpy(r->t, t, r->n * sizeof *r->t);
+}
+
 /* Issue 37: explain's re-runs of a link or a site's hosts run on one task
  * graph, built and frozen once, its run state reset per re-run
- * (sim_engine_rerun); each equals sim_run of the changed scenario, every
- * figure bit for bit, on built-ins of a plain iteration, a DiLoCo outer
- * step (its shortcut) and volunteers' mixed GPUs, under tcp and netem,
- * after re-runs of other changes on the same graph. A latency that moves
- * DT-FM's barriers changes the graph: not served. */
+ * (sim_engine_rerun), and laid out after the first in that run's order;
+ * each equals sim_run of the changed scenario, every figure and every task
+ * record (in task ids) bit for bit, on built-ins of a plain iteration, a
+ * DiLoCo outer step (its shortcut) and volunteers' mixed GPUs, under tcp
+ * and netem, after re-runs of other changes on the same graph. A latency
+ * that moves DT-FM's barriers changes the graph: not served. */
 Test(whatif, a_kept_graph_reruns_as_a_fresh_build) {
   const char *const names[] = {"worldwide", "intellect-1", "volunteer-mix"};
   const transport_model models[] = {TRANSPORT_TCP, TRANSPORT_NETEM};
@@ -497,8 +511,16 @@ Test(whatif, a_kept_graph_reruns_as_a_fresh_build) {
         cr_assert(sim_engine_same_graph(x, &c), "%s: %d", names[i], k);
         sim_result kept, fresh;
         cr_assert_eq(sim_engine_rerun(x, &c, &kept, &e), ERR_OK, "%s", e.msg);
-        cr_assert_eq(sim_run(&c, a, &o, &fresh, &e), ERR_OK, "%s", e.msg);
+        records rec = {0};
+        sim_options oi = o;
+        oi.inspect = copy_records, oi.inspect_ctx = &rec;
+        cr_assert_eq(sim_run(&c, a, &oi, &fresh, &e), ERR_OK, "%s", e.msg);
         same_result(&kept, &fresh, names[i]);
+        uint32_t n;
+        const sim_task *t = sim_engine_tasks(x, &n);
+        cr_assert(n == rec.n && memcmp(t, rec.t, n * sizeof *t) == 0,
+                  "%s: re-run %d's records", names[i], k);
+        free(rec.t);
         sim_result_free(&kept);
         sim_result_free(&fresh);
         for (int p = 0; p < s->nsites; p++)
