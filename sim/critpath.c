@@ -444,7 +444,6 @@ void sim_critpath_free(sim_critpath *cp) {
   free(cp->steps);
   free(cp->links);
   free(cp->devices);
-  free(cp->order);
   memset(cp, 0, sizeof *cp);
 }
 

@@ -164,10 +164,6 @@ typedef struct sim_critpath {
   int nlinks, ndevices;
   sim_cp_link *links;       /* by time on the path, most first */
   sim_cp_device *devices;   /* the same */
-  uint32_t *order;          /* the run's task ids by start time, ntasks of
-                               them (sim_graph_run_order), for re-runs of
-                               its graph; sim_whatif_explain's, else NULL */
-  uint32_t ntasks;
 } sim_critpath;
 
 /* The critical path of graph g (a finished run from t0) of scenario s under

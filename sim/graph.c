@@ -15,7 +15,7 @@
  * on huge pages (mem_alloc_random: a miss without a TLB miss) and a task's
  * event prefetches its successors' records before firing them; and a graph
  * run again as before (explain's re-runs) may lay those arrays out in the
- * order a run of it started the tasks (sim_graph_relayout: run ids, perm),
+ * order its last run started the tasks (sim_graph_relayout: run ids, perm),
  * so that the tasks in hand sit together instead of strided over the
  * builder's whole chains. */
 #include "sim/graph.h"
@@ -81,7 +81,6 @@ struct sim_graph {
                     * task ids */
   bool by_run;    /* freeze lays the run's arrays out by the records'
                      start times (sim_graph_relayout) */
-  const uint32_t *given; /* or in this order (borrowed until then) */
   bool frozen;    /* the CSR, hot and roots are the tasks' and edges' now */
   bool far;       /* the hot records outgrow the caches: prefetch_succ */
   hot *hot;       /* [n], 64-byte aligned inside hot_mem */
@@ -210,6 +209,10 @@ void sim_graph_recv_stream(sim_graph *g, uint32_t *last, uint32_t t) {
   *last = t;
 }
 
+/* Counting sort of the edges by (source, trigger) into CSR, successors in
+ * edge order within each part. The counts live in small arrays (4 bytes a
+ * task) rather than in the task records, which are touched once, in order:
+ * the edges hit tasks at random and the records do not fit in cache. */
 #ifndef NDEBUG
 /* After freeze: each run id's LEFT successors end where its DONE ones
  * begin, and those where the next run id's begin — every slot written once
@@ -263,40 +266,36 @@ static void freeze_room(sim_graph *g, size_t n) {
   }
 }
 
-/* A task's slot 0 .. n: its start time t scaled onto n slots from the
- * earliest (lo) to the latest (hi); n for a task a run did not reach. */
+/* A task's place in the last run's order, 0 .. n: its start time scaled
+ * onto n slots from the earliest (lo) to the latest (hi); n for a task the
+ * run did not reach. */
 static size_t start_slot(int64_t t, int64_t lo, int64_t hi, size_t n) {
   if (t < 0) return n;
   return (size_t)((double)(t - lo) / ((double)(hi - lo) + 1) * (double)n);
 }
 
-/* perm (run id -> task id): the n records t by start time (a counting
- * sort into n slots, task id order within one); cnt: n + 2 words. */
-static void order_by_start(const sim_task *t, size_t n, uint32_t *perm,
-                           uint32_t *cnt) {
-  int64_t lo = INT64_MAX, hi = 0;
-  for (size_t i = 0; i < n; i++) {
-    int64_t x = t[i].t_start;
-    if (x >= 0 && x < lo) lo = x;
-    if (x > hi) hi = x;
-  }
-  memset(cnt, 0, (n + 2) * sizeof *cnt);
-  for (size_t i = 0; i < n; i++) cnt[start_slot(t[i].t_start, lo, hi, n) + 1]++;
-  for (size_t k = 0; k < n; k++) cnt[k + 1] += cnt[k];
-  for (size_t i = 0; i < n; i++)
-    perm[cnt[start_slot(t[i].t_start, lo, hi, n)]++] = (uint32_t)i;
-}
-
-/* The layout (by_run): run ids in the last run's start order or the one
- * given. Returns rank (task id -> run id), perm (run id -> task id) right
- * after it, in the times' memory (free until reset): 3 n + 2 words. */
+/* The layout by the last run (by_run): run ids in the order of the
+ * records' start times (a counting sort into n slots, task id order
+ * within one), so that the tasks a run reaches at about one time sit
+ * together in memory. Returns rank (task id -> run id), perm (run id ->
+ * task id) right after it, both in the times' memory (6 words a task,
+ * free until reset): 3 n + 2 words with the counts. */
 static uint32_t *layout(sim_graph *g) {
   size_t n = g->n;
   uint32_t *rank = (uint32_t *)g->tm, *perm = rank + n, *cnt = perm + n;
   _Static_assert(sizeof(times) == 6 * sizeof(uint32_t), "room for 3n+2");
-  if (g->given) memcpy(perm, g->given, n * sizeof *perm);
-  else order_by_start(g->t, n, perm, cnt);
-  g->given = NULL;
+  int64_t lo = INT64_MAX, hi = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t t = g->t[i].t_start;
+    if (t >= 0 && t < lo) lo = t;
+    if (t > hi) hi = t;
+  }
+  memset(cnt, 0, (n + 2) * sizeof *cnt);
+  for (size_t i = 0; i < n; i++)
+    cnt[start_slot(g->t[i].t_start, lo, hi, n) + 1]++;
+  for (size_t k = 0; k < n; k++) cnt[k + 1] += cnt[k];
+  for (size_t i = 0; i < n; i++)
+    perm[cnt[start_slot(g->t[i].t_start, lo, hi, n)]++] = (uint32_t)i;
   for (size_t k = 0; k < n; k++) rank[perm[k]] = (uint32_t)k;
   return rank;
 }
@@ -335,10 +334,10 @@ static void freeze_hot(sim_graph *g, const uint32_t *perm,
   }
 }
 
-/* The CSR (edges counting-sorted by source and trigger), the hot records'
- * fixed part and the roots, in run ids (the layout's, by_run); the run
- * state is reset's. Successors keep edge order and roots task id order, so
- * a run visits them as without the layout. */
+/* Builds the CSR, the hot records' fixed part and the roots from the
+ * tasks and edges, in run ids (the layout's, by_run); the run state is
+ * reset's. Successors keep edge order and roots task id order, so a run
+ * visits them as without the layout. */
 static void freeze(sim_graph *g) {
   size_t n = g->n;
   freeze_room(g, n);
@@ -656,16 +655,9 @@ int64_t sim_graph_run_at(sim_graph *g, int64_t t0, int64_t t_stop,
   return g->done == g->n || *stopped ? events : -1;
 }
 
-void sim_graph_relayout(sim_graph *g, const uint32_t *order) {
+void sim_graph_relayout(sim_graph *g) {
   g->by_run = true;
-  g->given = order;
   g->frozen = false;
-}
-
-uint32_t *sim_graph_run_order(const sim_graph *g) {
-  uint32_t *perm = mem_alloc((2 * g->n + 2) * sizeof *perm); /* + counts */
-  order_by_start(g->t, g->n, perm, perm + g->n);
-  return mem_realloc(perm, (g->n + 1) * sizeof *perm);
 }
 
 int64_t sim_graph_run(sim_graph *g, const sim_net_topo *topo,

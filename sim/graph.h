@@ -168,17 +168,11 @@ void sim_graph_detach(sim_graph *g);
 
 /* From the next run on, g's run-time arrays (the records the run reads and
  * writes, the CSR, the order successors, the net's memo) are laid out in
- * order (sim_graph_run_order of a run of the same tasks, borrowed until
- * g's next run; NULL: the order g's last run started the tasks), so that
- * the tasks a run has in hand sit together in memory: for runs of the same
- * graph that go about as that one did (a what-if's re-runs). Ids, records,
- * edges and the rate log stay the tasks'; every run gives the same bits as
- * without it. */
-void sim_graph_relayout(sim_graph *g, const uint32_t *order);
-
-/* The task ids of g's last run by start time (malloc'ed, g's ntasks of
- * them): the order sim_graph_relayout lays a graph out in. */
-uint32_t *sim_graph_run_order(const sim_graph *g);
+ * the order its last run started the tasks, so that the tasks a run has in
+ * hand sit together in memory: for runs of the same graph that go about as
+ * that one did (a what-if's re-runs). Ids, records, edges and the rate log
+ * stay the tasks'; every run gives the same bits as without it. */
+void sim_graph_relayout(sim_graph *g);
 
 /* Runs the attached g once more, its tasks free to start at t0 (>= the
  * end of the previous run; what the net had pending before t0 happens

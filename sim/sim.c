@@ -65,7 +65,7 @@ struct sim_engine {
   sim_stats_memo memo;        /* the figures of g alone, from its first run */
   int64_t barrier_ns;         /* the graph's barrier latencies: DT-FM's */
   int64_t *rb;                /* each replica's, or NULL (replica_barriers) */
-  bool laid_out;              /* g laid out by a run's order */
+  bool laid_out;              /* g laid out by its first re-run's order */
 };
 
 static trace_value topo_link(const void *ctx, int a, int b, int64_t t) {
@@ -431,14 +431,10 @@ int sim_engine_rerun(sim_engine *x, const scenario *s, sim_result *out,
   int rc = sim_engine_run(x, 0, INT64_MAX, out, &stopped, e);
   assert(!stopped);
   if (!rc && !x->laid_out) { /* the next re-runs go about as this one */
-    sim_engine_relayout(x, NULL);
+    sim_graph_relayout(x->g);
+    x->laid_out = true;
   }
   return rc;
-}
-
-void sim_engine_relayout(sim_engine *x, const uint32_t *order) {
-  sim_graph_relayout(x->g, order);
-  x->laid_out = true;
 }
 
 const sim_task *sim_engine_tasks(const sim_engine *x, uint32_t *n) {

@@ -125,16 +125,11 @@ bool sim_engine_same_graph(const sim_engine *x, const scenario *s);
 /* sim_run of s, on x's graph (reset, not rebuilt) over s's network: s as
  * sim_engine_same_graph accepts (borrowed; x reads it until the next
  * rerun or its free). The same result as sim_run of s with x's options
- * (tests/test_whatif.c), though on a graph laid out in a run's order
- * (sim_engine_relayout's, else the first re-run's for those after it);
- * ERR_OK and out, or sim_engine_run's errors. */
+ * (tests/test_whatif.c), though the re-runs after the first run on a graph
+ * laid out in its order (sim_graph_relayout); ERR_OK and out, or
+ * sim_engine_run's errors. */
 int sim_engine_rerun(sim_engine *x, const scenario *s, sim_result *out,
                      err *e);
-
-/* x's runs from the next one on laid out in order (sim_graph_run_order of
- * a run of x's graph's tasks, borrowed until the next run): the first
- * re-run's layout too; the same results. */
-void sim_engine_relayout(sim_engine *x, const uint32_t *order);
 
 /* The last run's task records (borrowed until the next run). */
 const sim_task *sim_engine_tasks(const sim_engine *x, uint32_t *n);

@@ -138,11 +138,9 @@ typedef struct inspect_ctx {
 static void inspect(void *ctx, const sim_graph *g) {
   inspect_ctx *c = ctx;
   sim_critpath_build(g, c->s, c->o, 0, c->cp);
+  if (!c->acc) return;
   uint32_t n;
   const sim_task *t = sim_graph_tasks(g, &n);
-  c->cp->order = sim_graph_run_order(g); /* the re-runs' layout */
-  c->cp->ntasks = n;
-  if (!c->acc) return;
   sim_ls_acc_finish(c->acc, t, n, 0, sim_graph_end(g), c->ls);
   c->acc = NULL;
 }
@@ -320,24 +318,18 @@ typedef struct kept {
   bool failed; /* it could not be made: every re-run builds its own */
 } kept;
 
-/* w re-run on k's graph (made from s on first use, laid out in the order
- * of cp's run of s) into *out: false when that graph is not w's, or on any
- * failure (the re-run in order, after, reports it). */
+/* w re-run on k's graph (made from s on first use) into *out: false when
+ * that graph is not w's, or on any failure (the re-run in order, after,
+ * reports it). */
 static bool rerun_kept(const scenario *s, const alloc *a, const sim_options *o,
-                       const sim_critpath *cp, const sim_whatif *w, kept *k,
-                       sim_result *out) {
+                       const sim_whatif *w, kept *k, sim_result *out) {
   if (!keeps_graph(w) || k->failed) return false;
   err e = {0};
   sim_options oo = rerun_options(o);
-  if (!k->x) {
-    if (sim_engine_new(s, a, &oo, NULL, NULL, SIM_NET_WARM, &k->x, &e)) {
-      k->failed = true;
-      return false;
-    }
-    uint32_t n;
-    sim_engine_tasks(k->x, &n);
-    if (cp && cp->order && cp->ntasks == n)
-      sim_engine_relayout(k->x, cp->order);
+  if (!k->x &&
+      sim_engine_new(s, a, &oo, NULL, NULL, SIM_NET_WARM, &k->x, &e)) {
+    k->failed = true;
+    return false;
   }
   changed x;
   bool ok = !changed_make(&x, s, o, w, 1, &e) &&
@@ -368,7 +360,7 @@ static int rerun_all(const scenario *s, const alloc *a, const sim_options *o,
   kept k = {0};
   for (int i = 0; i < n; i++) {
     sim_result x;
-    if ((served[i] = rerun_kept(s, a, o, q->cp, &r[i].w, &k, &x)))
+    if ((served[i] = rerun_kept(s, a, o, &r[i].w, &k, &x)))
       record(q, &r[i], &x, &done, n);
   }
   sim_engine_free(k.x);

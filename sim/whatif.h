@@ -87,10 +87,9 @@ int sim_whatif_parse_list(const scenario *s, const char *const *specs, int n,
 int sim_whatif_run(const scenario *s, const alloc *a, const sim_options *o,
                    const sim_whatif *w, int n, sim_result *out, err *e);
 
-/* sim_run of s under a and o (no timeline), its critical path and its
- * tasks' start order (the re-runs' layout) into *cp (sim_critpath_free)
- * and, ls not NULL, its links' statistics summed as it goes (sim_ls_acc;
- * change points when series) into *ls. */
+/* sim_run of s under a and o (no timeline), its critical path into *cp
+ * (sim_critpath_free) and, ls not NULL, its links' statistics summed as it
+ * goes (sim_ls_acc; change points when series) into *ls. */
 int sim_whatif_explain(const scenario *s, const alloc *a, const sim_options *o,
                        sim_result *out, sim_critpath *cp, sim_linkstats *ls,
                        bool series, err *e);
@@ -106,8 +105,7 @@ typedef struct sim_sensitivity {
 
 /* What sim_whatif_sensitivities re-runs. */
 typedef struct sim_sens_opts {
-  const sim_critpath *cp; /* the base run's path (borrowed; its order lays
-                             out the re-runs' graph) */
+  const sim_critpath *cp; /* the base run's path (borrowed) */
   int top;                /* its top resources */
   const sim_whatif *extra; /* nextra more what-ifs (borrowed; may be NULL) */
   int nextra;

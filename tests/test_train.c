@@ -585,7 +585,7 @@ Test(train, a_graph_laid_out_by_its_run_runs_the_same) {
       for (uint32_t i = 1; i < ids.n && !reordered; i++)
         reordered = ids.t[i].t_start < ids.t[i - 1].t_start;
       cr_assert(reordered);
-      sim_graph_relayout(g, NULL);
+      sim_graph_relayout(g);
       for (int k = 0; k < 2; k++) {
         graph_ran laid = graph_run_logged(g, &topo, &models[m], sp);
         graph_same_run(&ids, &laid);
