@@ -115,17 +115,17 @@ static void central(hop_net *n, const int *grp, int R, double bytes,
   n->part = 0;
 }
 
-/* ring: NCCL's cut (transport_ring_plan); st[p][i], when member i's
- * message p starts = max(its message p - 1 has left, the previous member's
- * message transport_ring_wait(p) has arrived), position by position; a
- * hop's first message pays a restart's slow start. O(R K) for K messages
- * per member. */
 /* A ring's last messages, member by member (ring's `tail`): when each
  * leaves alone (sent), at what rate (bytes/s) and the hop's latency. */
 typedef struct ring_tail {
   double *sent, *rate, *lat;
 } ring_tail;
 
+/* ring: NCCL's cut (transport_ring_plan); st[p][i], when member i's
+ * message p starts = max(its message p - 1 has left, the previous member's
+ * message transport_ring_wait(p) has arrived), position by position; a
+ * hop's first message pays a restart's slow start. O(R K) for K messages
+ * per member; tail (NULL: none) gets its last messages. */
 static void ring(hop_net *n, const int *grp, int R, double bytes,
                  int channels, const double *ready, double *done,
                  ring_tail *tail) {
@@ -456,9 +456,13 @@ void dpsync_run(hop_net *n, spec_dp_algo algo, const int *grp, int R,
 static void ring_left(hop_net *n, const int *grp, int R, double bytes,
                       int channels, const double *ready, double *done,
                       double *left) {
-  double *scratch = left ? mem_alloc(2 * (size_t)R * sizeof *scratch) : NULL;
+  if (!left) {
+    ring(n, grp, R, bytes, channels, ready, done, NULL);
+    return;
+  }
+  double *scratch = mem_alloc(2 * (size_t)R * sizeof *scratch);
   ring_tail t = {.sent = left, .rate = scratch, .lat = scratch + R};
-  ring(n, grp, R, bytes, channels, ready, done, left ? &t : NULL);
+  ring(n, grp, R, bytes, channels, ready, done, &t);
   free(scratch);
 }
 

@@ -150,10 +150,11 @@ static bool path_beside(const hop_net *n, const alloc *a, int r, int st,
                         int e, double act, double sync) {
   int d = alloc_at(a, r, st), P = TRANSPORT_P2P_CHANNELS;
   int C = TRANSPORT_NCCL_RING_CHANNELS;
-  for (int k = -1; k <= 1 && n->path; k += 2) {
+  if (!n->path) return false;
+  int po = scenario_path(n->s, d, e), pi = scenario_path(n->s, e, d);
+  for (int k = -1; k <= 1; k += 2) {
     if (st + k < 0 || st + k >= a->stages) continue;
     int x = alloc_at(a, r, st + k);
-    int po = scenario_path(n->s, d, e), pi = scenario_path(n->s, e, d);
     if ((po >= 0 && po == scenario_path(n->s, d, x) &&
          hops_crowd(n, d, e, hop_alone_rate(n, d, e, sync, C), d, x,
                     hop_alone_rate(n, d, x, act, P))) ||
