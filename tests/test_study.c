@@ -121,5 +121,33 @@ Test(study, run_prints_the_models_depth) {
   cr_assert_eq(support_geodes(&r, "run '%s' --samples 2 --db '%s' --quiet",
                               scen, support_path("tiny.db")), 0, "%s", r.err);
   cr_expect(strstr(r.out, "workload  gpt3-small, 12 layers,"), "%s", r.out);
+  cr_expect(strstr(r.out, "latency_ms (one-way, t = 0)"), "two sites: the "
+            "matrices");
+  support_run_clear(&r);
+}
+
+/* Past 16 sites `geodes run` summarises each site's links (the least,
+ * median and greatest: trace_site_spread, tested in test_trace) instead of
+ * printing two matrices wider than a screen. */
+Test(study, run_summarises_many_sites) {
+  char text[4096] = "{\"name\": \"many\", \"sites\": [";
+  for (int i = 0; i < 17; i++)
+    snprintf(text + strlen(text), sizeof text - strlen(text),
+             "%s{\"name\": \"s%d\", \"devices\": 1, \"gpu\": \"A100\"}",
+             i ? ", " : "", i);
+  strcat(text, "], \"network\": {\"latency_ms\": 10, \"bandwidth_gbps\": 1}, "
+               "\"workload\": {\"model\": \"gpt3-small\", \"batch\": 17, "
+               "\"micro_batch\": 1, \"stages\": 1, \"replicas\": 17}}");
+  const char *scen = support_write_file(support_path("many.json"), text);
+  support_run r = {0};
+  cr_assert_eq(support_geodes(&r, "run '%s' --samples 2 --db '%s' --quiet",
+                              scen, support_path("many.db")), 0, "%s", r.err);
+  cr_expect(strstr(r.out, "links to the other sites at t = 0 (17 sites"),
+            "%s", r.out);
+  cr_expect(strstr(r.out, "geodes scenarios --export many"), "%s", r.out);
+  cr_expect(strstr(r.out, "\n16  s16                       10        10"
+                          "        10        10          1         1"
+                          "         1         1\n"), "%s", r.out);
+  cr_expect(!strstr(r.out, "latency_ms (one-way"), "no matrix");
   support_run_clear(&r);
 }

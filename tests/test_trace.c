@@ -786,6 +786,37 @@ Test(trace, copy_and_scale_one_pair) {
   trace_free(c);
 }
 
+/* trace_site_spread by hand: site a's links to b, c, d (an odd count:
+ * the middle value) and, at t = 10 s, a's link to d moved; two sites (an
+ * even count of one); the diagonal and the links towards a never count. */
+Test(trace, site_spread_by_hand) {
+  trace *t = parse_ok(HDR "0,*,*,5,9\n0,a,b,30,1\n0,a,c,10,4\n0,a,d,20,2\n"
+                      "0,b,a,1,100\n10,a,d,40,8\n");
+  trace_spread lat, bw;
+  trace_site_spread(t, 0, 0, &lat, &bw);
+  cr_expect(lat.min == 10 && lat.median == 20 && lat.max == 30,
+            "%g %g %g", lat.min, lat.median, lat.max);
+  cr_expect(bw.min == 1 && bw.median == 2 && bw.max == 4);
+  trace_site_spread(t, 0, 10 * S, &lat, &bw);
+  cr_expect(lat.min == 10 && lat.median == 30 && lat.max == 40);
+  cr_expect(bw.min == 1 && bw.median == 4 && bw.max == 8);
+  trace_site_spread(t, 1, 0, &lat, &bw); /* b -> a, c, d */
+  cr_expect(lat.min == 1 && lat.median == 5 && lat.max == 5);
+  cr_expect(bw.min == 9 && bw.median == 9 && bw.max == 100);
+  trace_free(t);
+  t = parse_ok(HDR "0,*,*,5,9\n0,a,b,30,1\n0,b,a,10,3\n");
+  trace_site_spread(t, 0, 0, &lat, &bw);
+  cr_expect(lat.min == 30 && lat.median == 30 && lat.max == 30);
+  cr_expect(bw.min == 1 && bw.median == 1 && bw.max == 1);
+  trace_free(t);
+  t = parse_ok(HDR "0,*,*,5,9\n0,a,b,30,1\n0,a,c,10,4\n0,a,d,20,2\n"
+               "0,a,e,50,6\n");
+  trace_site_spread(t, 0, 0, &lat, &bw); /* even: the middle two's mean */
+  cr_expect(lat.median == 25 && bw.median == 3, "%g %g", lat.median,
+            bw.median);
+  trace_free(t);
+}
+
 /* ---- path keys (issue 31) ---- */
 
 #define HDRP "t_s,src,dst,latency_ms,bandwidth_gbps"

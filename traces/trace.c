@@ -286,6 +286,34 @@ trace_value trace_at(const trace *t, int a, int b, int64_t t_ns) {
   return trace_point(t, o + i);
 }
 
+static int trace_cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+/* The least, median and greatest of v[0 .. n), n >= 1, sorting v. */
+static trace_spread trace_spread_of(double *v, size_t n) {
+  qsort(v, n, sizeof *v, trace_cmp_double);
+  double mid = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return (trace_spread){.min = v[0], .median = mid, .max = v[n - 1]};
+}
+
+void trace_site_spread(const trace *t, int a, int64_t t_ns,
+                       trace_spread *latency_ms, trace_spread *bandwidth_gbps) {
+  assert(t->nsites >= 2 && a >= 0 && a < t->nsites);
+  size_t n = 0;
+  double *lat = mem_alloc(2 * (size_t)t->nsites * sizeof *lat);
+  double *bw = lat + t->nsites;
+  for (int b = 0; b < t->nsites; b++) {
+    if (b == a) continue;
+    trace_value v = trace_at(t, a, b, t_ns);
+    lat[n] = v.latency_ms, bw[n++] = v.bandwidth_gbps;
+  }
+  *latency_ms = trace_spread_of(lat, n);
+  *bandwidth_gbps = trace_spread_of(bw, n);
+  free(lat);
+}
+
 /* Next change after t_ns among sorted times T[0..m) (T[0] == 0), given
  * whether the period start itself is a change. */
 static int64_t trace_next(const trace *t, const int64_t *T, size_t m,

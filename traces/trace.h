@@ -88,6 +88,16 @@ size_t trace_points(const trace *t);
  * the path keys over the points that give them (0 when none does). */
 void trace_extremes(const trace *t, trace_value *lo, trace_value *hi);
 
+/* How site a's links to the other sites spread at t_ns: the least, the
+ * median (of an even count, the mean of the two middle values) and the
+ * greatest one-way latency and bandwidth over b != a (a -> b). At least
+ * two sites. */
+typedef struct trace_spread {
+  double min, median, max;
+} trace_spread;
+void trace_site_spread(const trace *t, int a, int64_t t_ns,
+                       trace_spread *latency_ms, trace_spread *bandwidth_gbps);
+
 /* Whether some change point gives a path key (TRACE_PATH_MAP). */
 bool trace_has_path(const trace *t);
 

@@ -25,8 +25,10 @@ static const cli_opt_command RUN = {
     .usage =
         "usage: geodes run [SCENARIO] [--db FILE] [--samples N] [OPTIONS]\n\n"
         "The main job: studies one scenario (a built-in name or a JSON file;\n"
-        "default worldwide). Prints the scenario; simulates the fixed\n"
-        "placements (dtfm-identity, megatron-order, random) and the schedulers'\n"
+        "default worldwide). Prints the scenario (its site-level latency and\n"
+        "bandwidth matrices; past 16 sites, each site's least, median and\n"
+        "greatest link instead); simulates the fixed placements\n"
+        "(dtfm-identity, megatron-order, random) and the schedulers'\n"
         "choices (greedy, gcma, and sim: GCMA's best improved by moves "
         "judged\n"
         "by simulation, searched under each model) under each network model\n"
@@ -66,6 +68,29 @@ static void print_matrix(const scenario *s, const char *title, bool latency) {
   }
 }
 
+/* Past this many sites a site-level matrix is wider than a screen: each
+ * site's links to the others are summarised instead (`geodes scenarios
+ * --export` writes every value). */
+#define RUN_MATRIX_SITES_MAX 16
+
+/* Each site's links to the others at t = 0: the least, median and
+ * greatest one-way latency and bandwidth, beside the link inside it. */
+static void print_spread(const scenario *s) {
+  printf("\nlinks to the other sites at t = 0 (%d sites: each site's least, "
+         "median and greatest;\n every value: geodes scenarios --export "
+         "%s)\n%-3s %-18s %9s %9s %9s %9s  %9s %9s %9s %9s\n", s->nsites,
+         s->name, "#", "SITE", "SELF_MS", "MIN_MS", "MEDIAN_MS", "MAX_MS",
+         "SELF_GB", "MIN_GB", "MEDIAN_GB", "MAX_GB");
+  for (int i = 0; i < s->nsites; i++) {
+    trace_value self = trace_at(s->network, i, i, 0);
+    trace_spread lat, bw;
+    trace_site_spread(s->network, i, 0, &lat, &bw);
+    printf("%-3d %-18.18s %9.4g %9.4g %9.4g %9.4g  %9.4g %9.4g %9.4g %9.4g\n",
+           i, s->sites[i].name, self.latency_ms, lat.min, lat.median, lat.max,
+           self.bandwidth_gbps, bw.min, bw.median, bw.max);
+  }
+}
+
 /* The workload's layers: the scenario's, else its model's depth (0 in
  * the file means the model's; issue 33: run printed "0 layers"). */
 static int layers_of(const scenario *s) {
@@ -90,8 +115,12 @@ static void print_scenario(const scenario *s) {
   cli_print_whatif(s);
   cli_print_params();
   print_sites(s);
-  print_matrix(s, "latency_ms (one-way, t = 0)", true);
-  print_matrix(s, "bandwidth_gbps (t = 0)", false);
+  if (s->nsites > RUN_MATRIX_SITES_MAX) {
+    print_spread(s);
+  } else {
+    print_matrix(s, "latency_ms (one-way, t = 0)", true);
+    print_matrix(s, "bandwidth_gbps (t = 0)", false);
+  }
   if (!trace_is_static(s->network))
     printf("\nThe network varies over time (trace of %g s).\n",
            trace_duration_s(s->network));
