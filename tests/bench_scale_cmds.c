@@ -4,7 +4,8 @@
  * brackets; simulate, which has none, for reference). With GEODES_BENCH_BASE=/path/to/an/older/geodes each command
  * also runs under that binary, beside it, stopped after
  * GEODES_BENCH_BASE_CPU_S CPU-seconds (default 60; RLIMIT_CPU): the row
- * then says "> 60". Figures, not tests (tests/PERFORMANCE.md, internet
+ * then says "> 60". `run` writes its database in a folder of its own,
+ * removed after it. Figures, not tests (tests/PERFORMANCE.md, internet
  * scale). */
 #define _DEFAULT_SOURCE /* wait4: one child's own rusage */
 #include <fcntl.h>
@@ -20,6 +21,8 @@
 
 /* One command: its label, its target (CPU-s, 0: none; MB, 0: none), its
  * arguments after the binary (NULL-terminated). */
+#define DB "@db" /* stands for db_path */
+
 typedef struct cmd {
   const char *label;
   double target_s, target_mb;
@@ -42,7 +45,13 @@ static const cmd CMDS[] = {
       NULL}},
     {"validate --samples 2", 60, 0,
      {"validate", "volunteer-10k", "--samples", "2", NULL}},
+    {"run (the study, its default sample)", 60, 0,
+     {"run", "volunteer-10k", "--db", DB, NULL}},
 };
+
+/* The database `run` writes (DB in its arguments): a file in a folder
+ * main makes, removed after each process. */
+static char db_path[64];
 
 /* What one process took. */
 typedef struct took {
@@ -55,7 +64,8 @@ typedef struct took {
 static took run(const char *bin, const cmd *c, double limit_s) {
   const char *argv[16] = {bin};
   int n = 1;
-  for (const char *const *a = c->argv; *a; a++) argv[n++] = *a;
+  for (const char *const *a = c->argv; *a; a++)
+    argv[n++] = strcmp(*a, DB) ? *a : db_path;
   argv[n] = NULL;
   took t = {0};
   pid_t pid = fork();
@@ -79,6 +89,7 @@ static took run(const char *bin, const cmd *c, double limit_s) {
   t.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   t.stopped = WIFSIGNALED(status) &&
               (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL);
+  unlink(db_path);
   return t;
 }
 
@@ -92,6 +103,9 @@ int main(void) {
   const char *base = getenv("GEODES_BENCH_BASE");
   const char *lim = getenv("GEODES_BENCH_BASE_CPU_S");
   double limit_s = lim ? atof(lim) : 60;
+  char dir[] = "/tmp/bench_scale_cmds_XXXXXX";
+  if (!mkdtemp(dir)) return perror("mkdtemp"), 1;
+  snprintf(db_path, sizeof db_path, "%s/run.db", dir);
   printf("volunteer-10k, each command a whole process (CPU-s: user + system)"
          "%s%s\n", base ? "; before: " : "", base ? base : "");
   for (size_t i = 0; i < sizeof CMDS / sizeof *CMDS; i++) {
@@ -109,5 +123,6 @@ int main(void) {
     printf("%s\n", c->target_s > 0 ? "]" : "");
     fflush(stdout);
   }
+  rmdir(dir);
   return 0;
 }
