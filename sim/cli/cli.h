@@ -242,6 +242,12 @@ int cli_print_json_stream(json_t *o, size_t flags, const cli_json_stream *st);
 #define CLI_UNDEFINED "undefined"
 const char *cli_real(char *buf, size_t size, const char *fmt, double x);
 
+/* The width of a column of s's site names: its longest name, at least min
+ * (the column's width where names are short, which then print as before).
+ * Tables pad names to it and never cut one: cut at 14 characters,
+ * aws-ap-northeast-1, -2 and -3 read as one site. */
+int cli_site_width(const scenario *s, int min);
+
 /* A JSON number, or null for NaN and infinities (DESIGN.md section 9: NaN
  * as null; jansson's json_real refuses them and the key would vanish). */
 json_t *cli_json_number(double x);

@@ -25,7 +25,7 @@ static void site_line(const scenario *s, const bill *b, int k) {
   const scenario_site *st = &s->sites[k];
   char a[32], c[32];
   if (!x->devices && !x->egress_bytes) return;
-  printf("  %-16.16s %4d GPUs ", st->name, x->devices);
+  printf("  %-*s %4d GPUs ", cli_site_width(s, 16), st->name, x->devices);
   if (isnan(st->usd_per_gpu_hour))
     printf("not priced (no usd_per_gpu_hour, no instance of %s)",
            s->prices_file ? s->prices_file : "the price table");

@@ -292,6 +292,15 @@ const char *cli_real(char *buf, size_t size, const char *fmt, double x) {
   return buf;
 }
 
+int cli_site_width(const scenario *s, int min) {
+  int w = min;
+  for (int i = 0; i < s->nsites; i++) {
+    int n = (int)strlen(s->sites[i].name);
+    if (n > w) w = n;
+  }
+  return w;
+}
+
 json_t *cli_json_number(double x) {
   return isfinite(x) ? json_real(x) : json_null();
 }

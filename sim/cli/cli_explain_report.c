@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_bill.h"
@@ -66,10 +67,12 @@ static void print_top(const report *p) {
   double all = (double)(cp->end - cp->t0) * 1e-9;
   printf("\nlinks longest on the critical path (site -> site; seconds by "
          "cause)\n");
+  int w = cli_site_width(s, 14);
   for (int i = 0; i < cp->nlinks && i < 8; i++) {
     const sim_cp_link *l = &cp->links[i];
-    printf("  %-14s -> %-14s %9.4f s %5.1f %%  %9.3f GB in %d steps",
-           s->sites[l->src_site].name, s->sites[l->dst_site].name, l->seconds,
+    printf("  %-*s -> %-*s %9.4f s %5.1f %%  %9.3f GB in %d steps",
+           w, s->sites[l->src_site].name, w, s->sites[l->dst_site].name,
+           l->seconds,
            all > 0 ? 100 * l->seconds / all : 0, l->bytes * 1e-9, l->steps);
     print_causes(l);
     printf("\n");
@@ -182,27 +185,35 @@ static void sens_for(const report *p, const sim_sensitivity *v, char *buf,
 
 static void print_sens(const report *p) {
   if (!p->nsens) return;
+  int w = 44; /* the longest label, at least 44 */
+  for (int i = 0; i < p->nsens; i++)
+    if ((int)strlen(p->sens[i].w.label) > w)
+      w = (int)strlen(p->sens[i].w.label);
   printf("\nsensitivities (re-simulated under the same allocation; base "
-         "%.4f s)\n  %-44s %12s %10s  %s\n", p->r.iteration_s, "WHAT-IF",
+         "%.4f s)\n  %-*s %12s %10s  %s\n", p->r.iteration_s, w, "WHAT-IF",
          "ITERATION_S", "GAIN_S", "FOR (ITS CAUSE ON THE PATH)");
   for (int i = 0; i < p->nsens; i++) {
     char why[200];
     sens_for(p, &p->sens[i], why, sizeof why);
-    printf("  %-44s %12.4f %+10.4f  %s\n", p->sens[i].w.label,
+    printf("  %-*s %12.4f %+10.4f  %s\n", w, p->sens[i].w.label,
            p->sens[i].iteration_s, p->sens[i].gain_s, why);
   }
 }
 
 static void print_util(const report *p) {
+  int ord[10], n = sim_linkstats_busiest(&p->ls, ord, 10), w = 28;
+  char name[10][256]; /* the longest, at least 28, sets the column */
+  for (int k = 0; k < n; k++) {
+    sim_linkstats_name(&p->ls, &p->ls.res[ord[k]], p->s, name[k],
+                       sizeof name[k]);
+    if ((int)strlen(name[k]) > w) w = (int)strlen(name[k]);
+  }
   printf("\nlink and NIC utilisation over the iteration (busiest first)\n"
-         "  %-28s %-7s %10s %9s %7s %7s %8s\n", "RESOURCE", "KIND", "GB",
+         "  %-*s %-7s %10s %9s %7s %7s %8s\n", w, "RESOURCE", "KIND", "GB",
          "BUSY_S", "MEAN%", "PEAK%", "CAP_GBPS");
-  int ord[10], n = sim_linkstats_busiest(&p->ls, ord, 10);
   for (int k = 0; k < n; k++) {
     const sim_ls_res *r = &p->ls.res[ord[k]];
-    char name[256];
-    sim_linkstats_name(&p->ls, r, p->s, name, sizeof name);
-    printf("  %-28s %-7s %10.3f %9.3f %7.1f %7.1f %8.3g\n", name,
+    printf("  %-*s %-7s %10.3f %9.3f %7.1f %7.1f %8.3g\n", w, name[k],
            sim_ls_kind_names[r->kind], r->bytes * 1e-9, r->busy_s,
            100 * r->mean_util, 100 * r->peak_util, r->capacity_gbps);
   }
@@ -216,17 +227,18 @@ static void print_egress(const report *p) {
   for (int i = 0; i < b->npairs; i++)
     if (b->pair[i].src != b->pair[i].dst) bytes += b->pair[i].bytes;
   if (bytes <= 0) return;
+  int w = cli_site_width(p->s, 14);
   printf("\negress by link (site -> site), per iteration; billed at the "
-         "sender\n  %-14s    %-14s %10s %10s %10s %8s\n", "FROM", "TO", "GB",
-         "USD/GB", "USD", "SHARE_%");
+         "sender\n  %-*s    %-*s %10s %10s %10s %8s\n", w, "FROM", w, "TO",
+         "GB", "USD/GB", "USD", "SHARE_%");
   for (int i = 0; i < b->npairs; i++) {
     const bill_pair *x = &b->pair[i];
     if (x->src == x->dst) continue;
     double share = isnan(b->egress_usd) || b->egress_usd <= 0
                        ? x->bytes / bytes : x->usd / b->egress_usd;
     char pr[24], usd[24];
-    printf("  %-14.14s -> %-14.14s %10.3f %10s %10s %8.1f\n",
-           p->s->sites[x->src].name, p->s->sites[x->dst].name,
+    printf("  %-*s -> %-*s %10.3f %10s %10s %8.1f\n",
+           w, p->s->sites[x->src].name, w, p->s->sites[x->dst].name,
            x->bytes * 1e-9, isnan(x->usd_per_gb) ? "-" : cli_real(pr, sizeof pr,
            "%.4g", x->usd_per_gb), isnan(x->usd) ? "-" : cli_real(usd,
            sizeof usd, "%.4g", x->usd), 100 * share);

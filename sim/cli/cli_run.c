@@ -41,25 +41,27 @@ static const cli_opt_command RUN = {
     .width = 27, .args_min = 0, .args_max = 1};
 
 static void print_sites(const scenario *s) {
-  printf("\n%-3s %-18s %-9s %-6s %9s  %s\n", "#", "SITE", "DEVICES", "GPU",
+  int w = cli_site_width(s, 18);
+  printf("\n%-3s %-*s %-9s %-6s %9s  %s\n", "#", w, "SITE", "DEVICES", "GPU",
          "NIC_GBPS", "NIC");
   for (int i = 0; i < s->nsites; i++) {
     const scenario_site *t = &s->sites[i];
     char range[32];
     snprintf(range, sizeof range, "%d-%d", t->first_device,
              t->first_device + t->ndevices - 1);
-    printf("%-3d %-18s %-9s %-6s %9g  %s\n", i, t->name, range, t->gpu,
+    printf("%-3d %-*s %-9s %-6s %9g  %s\n", i, w, t->name, range, t->gpu,
            t->nic_gbps, t->nic_shared ? "shared by the site" : "per device");
   }
 }
 
 /* One site-level matrix; column j is site j (numbered as in the table). */
 static void print_matrix(const scenario *s, const char *title, bool latency) {
-  printf("\n%s\n%-22s", title, "");
+  int w = cli_site_width(s, 18);
+  printf("\n%s\n%-*s", title, 4 + w, "");
   for (int j = 0; j < s->nsites; j++) printf(" %8d", j);
   putchar('\n');
   for (int i = 0; i < s->nsites; i++) {
-    printf("%-3d %-18.18s", i, s->sites[i].name);
+    printf("%-3d %-*s", i, w, s->sites[i].name);
     for (int j = 0; j < s->nsites; j++) {
       trace_value v = trace_at(s->network, i, j, 0);
       printf(" %8.4g", latency ? v.latency_ms : v.bandwidth_gbps);
@@ -76,17 +78,18 @@ static void print_matrix(const scenario *s, const char *title, bool latency) {
 /* Each site's links to the others at t = 0: the least, median and
  * greatest one-way latency and bandwidth, beside the link inside it. */
 static void print_spread(const scenario *s) {
+  int w = cli_site_width(s, 18);
   printf("\nlinks to the other sites at t = 0 (%d sites: each site's least, "
          "median and greatest;\n every value: geodes scenarios --export "
-         "%s)\n%-3s %-18s %9s %9s %9s %9s  %9s %9s %9s %9s\n", s->nsites,
-         s->name, "#", "SITE", "SELF_MS", "MIN_MS", "MEDIAN_MS", "MAX_MS",
+         "%s)\n%-3s %-*s %9s %9s %9s %9s  %9s %9s %9s %9s\n", s->nsites,
+         s->name, "#", w, "SITE", "SELF_MS", "MIN_MS", "MEDIAN_MS", "MAX_MS",
          "SELF_GB", "MIN_GB", "MEDIAN_GB", "MAX_GB");
   for (int i = 0; i < s->nsites; i++) {
     trace_value self = trace_at(s->network, i, i, 0);
     trace_spread lat, bw;
     trace_site_spread(s->network, i, 0, &lat, &bw);
-    printf("%-3d %-18.18s %9.4g %9.4g %9.4g %9.4g  %9.4g %9.4g %9.4g %9.4g\n",
-           i, s->sites[i].name, self.latency_ms, lat.min, lat.median, lat.max,
+    printf("%-3d %-*s %9.4g %9.4g %9.4g %9.4g  %9.4g %9.4g %9.4g %9.4g\n",
+           i, w, s->sites[i].name, self.latency_ms, lat.min, lat.median, lat.max,
            self.bandwidth_gbps, bw.min, bw.median, bw.max);
   }
 }

@@ -237,10 +237,11 @@ static void print_table(const scenario *s, const char *placement,
            " flows: run totals)\n", n);
   else
     printf("\nbusiest link classes (site -> site), per iteration\n");
+  int w = cli_site_width(s, 14);
   for (int i = 0; i < r->nclasses && i < 8; i++) {
     const sim_link_class *c = &r->classes[i];
-    printf("  %-14s -> %-14s %10.3f GB in %llu flows\n",
-           s->sites[c->src_site].name, s->sites[c->dst_site].name,
+    printf("  %-*s -> %-*s %10.3f GB in %llu flows\n",
+           w, s->sites[c->src_site].name, w, s->sites[c->dst_site].name,
            class_gb(c, n), (unsigned long long)c->flows);
   }
 }
