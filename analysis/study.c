@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/eval.h"
 #include "analysis/sweep.h"
@@ -28,6 +29,13 @@ static const schedule_method_id METHODS[] = {
 
 /* What the rows of one study share (content: the scenario's hash as
  * loaded, before the knobs). */
+/* A placement kept for the validation (validate_known): one not searched
+ * per model, its rows under each model as the table got them. */
+typedef struct kept {
+  alloc *a;
+  db_result rows[TRANSPORT_NMODELS];
+} kept;
+
 typedef struct study {
   const study_opts *o;
   const cost_ctx *c;
@@ -35,6 +43,8 @@ typedef struct study {
   int64_t run;
   uint64_t content, data, prices;
   long steps; /* of the phase, for the progress hook */
+  kept kept[NMETHODS];
+  int nkept;
 } study;
 
 int study_check(const scenario *s, err *e) {
@@ -155,7 +165,13 @@ static int one_method(study *st, const char *method, err *e) {
   }
   const study_hooks *h = &st->o->hooks;
   if (rc == ERR_OK && h->placement) h->placement(h->ctx, method, rows);
-  for (int n = 0; n < TRANSPORT_NMODELS; n++) db_result_clear(&rows[n]);
+  if (rc == ERR_OK && !per_net) { /* the validation may draw it again */
+    kept *k = &st->kept[st->nkept++];
+    k->a = a, a = NULL;
+    memcpy(k->rows, rows, sizeof rows);
+  } else {
+    for (int n = 0; n < TRANSPORT_NMODELS; n++) db_result_clear(&rows[n]);
+  }
   alloc_free(a);
   return rc;
 }
@@ -189,11 +205,18 @@ static void validating(void *ctx, int done, int total) {
   h->progress(h->ctx, "validation simulations", done, total);
 }
 
+/* The validation of the cost model; a sample that is one of the kept
+ * placements takes its rows (the same rows: validate_known). */
 static int validation(const study *st, err *e) {
   const study_opts *o = st->o;
+  validate_known known[NMETHODS];
+  for (int k = 0; k < st->nkept; k++)
+    known[k] = (validate_known){.a = st->kept[k].a,
+                                .rows = st->kept[k].rows};
   validate_opts vo = {.samples = o->samples,
                       .networks = VALIDATE_ALL_NETWORKS,
                       .transport = transport_of(o, TRANSPORT_MODEL_DEFAULT),
+                      .known = known, .nknown = st->nkept,
                       .progress = o->hooks.progress ? validating : NULL,
                       .progress_ctx = (void *)&o->hooks};
   validate_report *r = validate_run(o->s, &vo, e);
@@ -212,6 +235,11 @@ int study_run(const study_opts *o, err *e) {
   st.run = db_run_begin(st.d, &run, e);
   int rc = st.run < 0 ? (int)st.run : placements(&st, e);
   if (rc == ERR_OK) rc = validation(&st, e);
+  for (int k = 0; k < st.nkept; k++) {
+    alloc_free(st.kept[k].a);
+    for (int n = 0; n < TRANSPORT_NMODELS; n++)
+      db_result_clear(&st.kept[k].rows[n]);
+  }
   if (st.run > 0) db_run_end(st.d, st.run, rc ? "error" : "ok", NULL);
   db_close(st.d);
   return rc;

@@ -4,6 +4,7 @@
  * a pure function of the scenario (its seed included). */
 #include "analysis/validate.h"
 
+#include <assert.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "analysis/costcmd_header.h"
 #include "analysis/eval.h"
+#include "analysis/sweep.h"
 #include "base/mem.h"
 #include "models/cost.h"
 #include "models/partition.h"
@@ -161,6 +163,32 @@ static char *point_key(const scenario *s, const db_result *row,
   return k;
 }
 
+/* The row o knows of a under model m, or NULL. */
+static const db_result *known_row(const validate_opts *o, const alloc *a,
+                                  transport_model m) {
+  for (int k = 0; k < o->nknown; k++) {
+    const alloc *b = o->known[k].a;
+    if (b->replicas == a->replicas && b->stages == a->stages &&
+        memcmp(b->device, a->device, (size_t)(a->replicas * a->stages) *
+                                         sizeof *a->device) == 0)
+      return &o->known[k].rows[m];
+  }
+  return NULL;
+}
+
+/* A copy of a known row's figures into row (sweep_pack's fields: what
+ * eval_alloc fills), the way a worker's row reaches a sweep. */
+static int copy_row(const db_result *from, db_result *row, err *e) {
+  size_t len;
+  err none = {0};
+  char *buf = sweep_pack(ERR_OK, &none, from, &len);
+  int status = ERR_OK;
+  bool ok = sweep_unpack(buf, len, &status, &none, row);
+  free(buf);
+  assert(ok && status == ERR_OK); /* our own packing */
+  return ok ? ERR_OK : err_set(e, ERR_CONFIG, "a known row did not copy");
+}
+
 static int simulate_all(validate_report *r, const scenario *s,
                         const cost_ctx *c, const validate_opts *o, err *e) {
   int done = 0, total = r->nv * r->n;
@@ -169,7 +197,9 @@ static int simulate_all(validate_report *r, const scenario *s,
       db_result *row = &r->rows[v * r->n + i];
       transport_options t = o->transport;
       t.model = r->v[v].network;
-      int rc = eval_alloc(s, c, r->a[i], &t, row, e);
+      const db_result *known = known_row(o, r->a[i], t.model);
+      int rc = known ? copy_row(known, row, e)
+                     : eval_alloc(s, c, r->a[i], &t, row, e);
       if (rc) return rc;
       row->network_model = transport_model_name(r->v[v].network);
       r->keys[v * r->n + i] = point_key(s, row, o->cost_cmd);

@@ -29,6 +29,14 @@ int validate_default_samples(int ndevices);
 #define VALIDATE_NETWORKS TRANSPORT_NMODELS
 #define VALIDATE_ALL_NETWORKS ((1u << TRANSPORT_NMODELS) - 1)
 
+/* A placement simulated already (`geodes run`'s placements): its
+ * allocation and eval_alloc's row of it under each network model (rows
+ * indexed by transport_model), under validate_opts.transport. Borrowed. */
+typedef struct validate_known {
+  const struct alloc *a;
+  const db_result *rows;
+} validate_known;
+
 typedef struct validate_opts {
   int samples;          /* allocations in the sample (>= 2; less: the
                            scenario's validate_default_samples) */
@@ -41,6 +49,12 @@ typedef struct validate_opts {
   /* An allocation the sample starts with, of kind "alloc" (a user's file:
    * validate --alloc); NULL: none. Borrowed. */
   const struct alloc *include;
+  /* A sample equal to one of these (its devices, in order) takes that
+   * row under each model instead of a simulation: the same row, eval_alloc
+   * being a function of the scenario, the allocation and the transport.
+   * NULL: none. */
+  const validate_known *known;
+  int nknown;
   /* Called after each simulation (done of total); may be NULL. */
   void (*progress)(void *ctx, int done, int total);
   void *progress_ctx;

@@ -9,6 +9,10 @@
 #include <string.h>
 
 #include "analysis/study.h"
+#include "analysis/sweep.h"
+#include "base/mem.h"
+#include "models/alloc.h"
+#include "sim/place.h"
 #include "tests/support.h"
 
 #define SCENARIO GEODES_FIXTURES "/analysis/three-sites.json"
@@ -21,6 +25,8 @@ typedef struct heard {
   char methods[8][32];
   double netem_s[8];
   int placements, validated_samples;
+  char *packed[VALIDATE_NETWORKS][8]; /* each validation row, sweep_pack'ed */
+  size_t len[VALIDATE_NETWORKS][8];
 } heard;
 
 static void on_table(void *ctx) { strcat(((heard *)ctx)->log, "T"); }
@@ -44,6 +50,16 @@ static void on_validated(void *ctx, const validate_report *r) {
   heard *h = ctx;
   strcat(h->log, "V");
   h->validated_samples = validate_nsamples(r);
+  err none = {0};
+  for (int v = 0; v < validate_nverdicts(r); v++)
+    for (int i = 0; i < validate_nsamples(r) && i < 8; i++)
+      h->packed[v][i] = sweep_pack(ERR_OK, &none, validate_row(r, v, i),
+                                   &h->len[v][i]);
+}
+
+static void heard_free(heard *h) {
+  for (int v = 0; v < VALIDATE_NETWORKS; v++)
+    for (int i = 0; i < 8; i++) free(h->packed[v][i]);
 }
 
 static int run_study(const char *db_path, heard *h, err *e) {
@@ -84,6 +100,7 @@ Test(study, hooks_in_order_rows_as_stored) {
                  "the row stored", want[i]);
   }
   cr_expect_eq(h.validated_samples, 4);
+  heard_free(&h);
   cr_expect_eq(support_sql_int(path, "SELECT count(*) FROM results WHERE "
                                    "study = 'sweep' AND identity IS NOT NULL"),
                18);
@@ -91,6 +108,75 @@ Test(study, hooks_in_order_rows_as_stored) {
                                    "'ok' AND scenario = 'three-sites' AND "
                                    "seed = 7"),
                1);
+}
+
+/* The validation's sample of 4 is the placements dtfm-identity,
+ * megatron-order, greedy and gcma, which the study simulated already: it
+ * takes their rows (validate_known), and every row is, byte for byte in
+ * every figure sweep_pack carries, what a validation on its own
+ * simulates. */
+Test(study, validation_takes_the_placements_rows) {
+  heard h = {0};
+  err e = {0};
+  cr_assert_eq(run_study(support_path("v.db"), &h, &e), ERR_OK, "%s", e.msg);
+  scenario *s = scenario_load(SCENARIO, &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  validate_opts vo = {.samples = 4, .networks = VALIDATE_ALL_NETWORKS,
+                      .transport = transport_options_default()};
+  validate_report *r = validate_run(s, &vo, &e);
+  cr_assert_not_null(r, "%s", e.msg);
+  const char *kinds[] = {"dtfm-identity", "megatron-order", "greedy", "gcma"};
+  err none = {0};
+  for (int i = 0; i < 4; i++) {
+    cr_expect_str_eq(validate_kind(r, i), kinds[i]);
+    for (int v = 0; v < validate_nverdicts(r); v++) {
+      size_t len;
+      char *alone = sweep_pack(ERR_OK, &none, validate_row(r, v, i), &len);
+      cr_expect(len == h.len[v][i] && !memcmp(alone, h.packed[v][i], len),
+                "%s under model %d: the study's row is not validate's",
+                kinds[i], v);
+      free(alone);
+    }
+  }
+  validate_report_free(r);
+  scenario_free(s);
+  heard_free(&h);
+}
+
+/* A sample equal to a known placement (dtfm-identity's; greedy and gcma
+ * place alike on this scenario) takes the known row (here marked
+ * by an iteration time no simulation gives); the others are simulated. */
+Test(study, validate_takes_a_known_row) {
+  err e = {0};
+  scenario *s = scenario_load(SCENARIO, &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  alloc *a = sim_place_scenario(s, "dtfm-identity", NULL, &e);
+  cr_assert_not_null(a, "%s", e.msg);
+  db_result rows[TRANSPORT_NMODELS];
+  for (int m = 0; m < TRANSPORT_NMODELS; m++) {
+    db_result_init(&rows[m]);
+    rows[m].iteration_s = 1000 + m;
+    rows[m].alloc = mem_strdup("{}");
+  }
+  validate_known k = {.a = a, .rows = rows};
+  validate_opts vo = {.samples = 4, .networks = VALIDATE_ALL_NETWORKS,
+                      .transport = transport_options_default(),
+                      .known = &k, .nknown = 1};
+  validate_report *r = validate_run(s, &vo, &e);
+  cr_assert_not_null(r, "%s", e.msg);
+  for (int v = 0; v < validate_nverdicts(r); v++)
+    for (int i = 0; i < validate_nsamples(r); i++) {
+      double t = validate_row(r, v, i)->iteration_s;
+      if (!strcmp(validate_kind(r, i), "dtfm-identity"))
+        cr_expect_eq(t, 1000 + (int)validate_verdict_at(r, v)->network);
+      else
+        cr_expect(t > 0 && t < 1000, "%s: simulated, %g s",
+                  validate_kind(r, i), t);
+    }
+  validate_report_free(r);
+  for (int m = 0; m < TRANSPORT_NMODELS; m++) db_result_clear(&rows[m]);
+  alloc_free(a);
+  scenario_free(s);
 }
 
 Test(study, unknown_gpu_fails_before_the_database) {
