@@ -45,6 +45,7 @@ typedef struct study {
   long steps; /* of the phase, for the progress hook */
   kept kept[NMETHODS];
   int nkept;
+  const alloc *placed[SCHEDULE_NMETHODS]; /* the kept ones' placements */
 } study;
 
 int study_check(const scenario *s, err *e) {
@@ -146,7 +147,8 @@ static void step(study *st, const char *phase, long total) {
 /* One placement method under every network model: placed (once, or per
  * model for a search judged by simulation: the sweep point (sim, NET)
  * means exactly that), simulated, stored, handed to the hook. */
-static int one_method(study *st, const char *method, err *e) {
+static int one_method(study *st, schedule_method_id id, err *e) {
+  const char *method = schedule_method_name(id);
   bool per_net = schedule_method_needs_objective(method);
   alloc *a = NULL;
   db_result rows[TRANSPORT_NMODELS];
@@ -167,7 +169,7 @@ static int one_method(study *st, const char *method, err *e) {
   if (rc == ERR_OK && h->placement) h->placement(h->ctx, method, rows);
   if (rc == ERR_OK && !per_net) { /* the validation may draw it again */
     kept *k = &st->kept[st->nkept++];
-    k->a = a, a = NULL;
+    st->placed[id] = k->a = a, a = NULL;
     memcpy(k->rows, rows, sizeof rows);
   } else {
     for (int n = 0; n < TRANSPORT_NMODELS; n++) db_result_clear(&rows[n]);
@@ -192,7 +194,7 @@ static int placements(study *st, err *e) {
   int rc = ERR_OK;
   st->steps = 0;
   for (int m = 0; m < NMETHODS && rc == ERR_OK; m++)
-    rc = one_method(st, schedule_method_name(METHODS[m]), e);
+    rc = one_method(st, METHODS[m], e);
   cost_ctx_free(c);
   st->c = NULL;
   if (rc == ERR_OK && h->table_done) h->table_done(h->ctx);
@@ -205,8 +207,9 @@ static void validating(void *ctx, int done, int total) {
   h->progress(h->ctx, "validation simulations", done, total);
 }
 
-/* The validation of the cost model; a sample that is one of the kept
- * placements takes its rows (the same rows: validate_known). */
+/* The validation of the cost model; a sample drawn by a kept method takes
+ * its placement instead of a search, and its rows instead of simulations
+ * (the same placement and rows: validate_opts.placed, validate_known). */
 static int validation(const study *st, err *e) {
   const study_opts *o = st->o;
   validate_known known[NMETHODS];
@@ -217,6 +220,7 @@ static int validation(const study *st, err *e) {
                       .networks = VALIDATE_ALL_NETWORKS,
                       .transport = transport_of(o, TRANSPORT_MODEL_DEFAULT),
                       .known = known, .nknown = st->nkept,
+                      .placed = st->placed,
                       .progress = o->hooks.progress ? validating : NULL,
                       .progress_ctx = (void *)&o->hooks};
   validate_report *r = validate_run(o->s, &vo, e);

@@ -48,6 +48,14 @@ static alloc *perturb(const alloc *src, int k, gsl_rng *rng) {
   return a;
 }
 
+/* A copy of a. */
+static alloc *copy_of(const alloc *a) {
+  alloc *b = alloc_new(a->replicas, a->stages);
+  memcpy(b->device, a->device,
+         (size_t)(a->replicas * a->stages) * sizeof *b->device);
+  return b;
+}
+
 static void add(validate_report *r, const char *kind, alloc *a) {
   snprintf(r->kind[r->n], sizeof r->kind[r->n], "%s", kind);
   r->a[r->n++] = a;
@@ -58,20 +66,16 @@ static void add(validate_report *r, const char *kind, alloc *a) {
  * same sample), then perturbations of the best-scored so far and random
  * permutations, alternating. */
 static int draw_sample(validate_report *r, const scenario *s,
-                       const cost_ctx *c, const alloc *include, int want,
+                       const cost_ctx *c, const validate_opts *o, int want,
                        err *e) {
   static const schedule_method_id named[] = {
       SCHEDULE_DTFM_IDENTITY, SCHEDULE_MEGATRON, SCHEDULE_GREEDY,
       SCHEDULE_GCMA, SCHEDULE_SIM};
-  if (include) {
-    alloc *a = alloc_new(include->replicas, include->stages);
-    memcpy(a->device, include->device,
-           (size_t)(include->replicas * include->stages) * sizeof *a->device);
-    add(r, "alloc", a);
-  }
+  if (o->include) add(r, "alloc", copy_of(o->include));
   for (size_t k = 0; k < sizeof named / sizeof *named && r->n < want; k++) {
     const char *method = schedule_method_name(named[k]);
-    alloc *a = sim_place(s, c, method, NULL, e);
+    const alloc *had = o->placed ? o->placed[named[k]] : NULL;
+    alloc *a = had ? copy_of(had) : sim_place(s, c, method, NULL, e);
     if (!a) return e ? e->code : ERR_CONFIG;
     add(r, method, a);
   }
@@ -266,7 +270,7 @@ validate_report *validate_run(const scenario *s, const validate_opts *o,
   for (int m = 0; m < VALIDATE_NETWORKS; m++)
     if (o->networks & (1u << m)) r->v[r->nv++].network = (transport_model)m;
   cost_ctx *c = cost_ctx_from_scenario(s, e);
-  int rc = c ? draw_sample(r, s, c, o->include, want, e)
+  int rc = c ? draw_sample(r, s, c, o, want, e)
              : (e ? e->code : ERR_CONFIG);
   if (rc == ERR_OK && o->cost_cmd) rc = score_plugged(r, s, c, o, e);
   if (rc == ERR_OK) {

@@ -55,6 +55,10 @@ typedef struct validate_opts {
    * NULL: none. */
   const validate_known *known;
   int nknown;
+  /* placed[m] (indexed by schedule_method_id): method m's placement as
+   * sim_place gives it, which the sample takes instead of searching again,
+   * or NULL; placed NULL: none. Borrowed. */
+  const struct alloc *const *placed;
   /* Called after each simulation (done of total); may be NULL. */
   void (*progress)(void *ctx, int done, int total);
   void *progress_ctx;

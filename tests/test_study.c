@@ -145,7 +145,9 @@ Test(study, validation_takes_the_placements_rows) {
 
 /* A sample equal to a known placement (dtfm-identity's; greedy and gcma
  * place alike on this scenario) takes the known row (here marked
- * by an iteration time no simulation gives); the others are simulated. */
+ * by an iteration time no simulation gives); the others are simulated.
+ * Then greedy's sample is handed the same placement (validate_opts.placed)
+ * instead of its search: it takes the known row too. */
 Test(study, validate_takes_a_known_row) {
   err e = {0};
   scenario *s = scenario_load(SCENARIO, &e);
@@ -173,6 +175,16 @@ Test(study, validate_takes_a_known_row) {
         cr_expect(t > 0 && t < 1000, "%s: simulated, %g s",
                   validate_kind(r, i), t);
     }
+  validate_report_free(r);
+  const alloc *placed[SCHEDULE_NMETHODS] = {0};
+  placed[SCHEDULE_GREEDY] = a;
+  vo.placed = placed;
+  r = validate_run(s, &vo, &e);
+  cr_assert_not_null(r, "%s", e.msg);
+  cr_assert_str_eq(validate_kind(r, 2), "greedy");
+  for (int v = 0; v < validate_nverdicts(r); v++)
+    cr_expect_eq(validate_row(r, v, 2)->iteration_s,
+                 1000 + (int)validate_verdict_at(r, v)->network);
   validate_report_free(r);
   for (int m = 0; m < TRANSPORT_NMODELS; m++) db_result_clear(&rows[m]);
   alloc_free(a);
