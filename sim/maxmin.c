@@ -42,7 +42,6 @@ void sim_maxmin_free(sim_maxmin *m) {
   for (size_t i = 0; i < m->nres; i++)
     if (m->res[i].vcap > SIM_MAXMIN_INLINE) free(m->res[i].var.heap);
   free(m->res);
-  free(m->nlisted);
   free(m->var);
   free(m->seeds);
   free(m->cres);
@@ -53,12 +52,8 @@ void sim_maxmin_free(sim_maxmin *m) {
 
 uint32_t sim_maxmin_res_add(sim_maxmin *m, double cap) {
   assert(cap >= 0);
-  size_t had = m->res_cap;
   mem_grow_aligned((void **)&m->res, &m->res_cap, m->nres + 1,
                    sizeof *m->res, SIM_MAXMIN_RES_BYTES);
-  if (m->res_cap != had)
-    m->nlisted = mem_realloc(m->nlisted, m->res_cap * sizeof *m->nlisted);
-  m->nlisted[m->nres] = 0;
   m->res[m->nres] = (sim_maxmin_res){.cap = cap, .vcap = SIM_MAXMIN_INLINE};
   return (uint32_t)m->nres++;
 }
@@ -69,14 +64,14 @@ uint32_t sim_maxmin_var_add(sim_maxmin *m) {
   return (uint32_t)m->nvar++;
 }
 
-void sim_maxmin_res_grow(sim_maxmin_res *r, uint32_t nlisted) {
+void sim_maxmin_res_grow(sim_maxmin_res *r) {
   if (r->vcap > SIM_MAXMIN_INLINE) {
     r->vcap *= 2;
     r->var.heap = mem_realloc(r->var.heap, r->vcap * sizeof *r->var.heap);
     return;
   }
   uint32_t *heap = mem_alloc(2 * r->vcap * sizeof *heap);
-  memcpy(heap, r->var.in, nlisted * sizeof *heap);
+  memcpy(heap, r->var.in, r->nvar * sizeof *heap);
   r->var.heap = heap;
   r->vcap *= 2;
 }
@@ -87,7 +82,7 @@ void sim_maxmin_detach(sim_maxmin *m, uint32_t v) {
     sim_maxmin_res *r = &m->res[x->res[j]];
     uint32_t *list = sim_maxmin_list(r);
     assert(list[x->pos[j]] == v); /* pos[] is true */
-    uint32_t i = x->pos[j], last = list[--m->nlisted[x->res[j]]];
+    uint32_t i = x->pos[j], last = list[--r->nvar];
     sim_maxmin_seed(m, x->res[j]);
     if (last == v) continue; /* v was the last listed: nothing moves */
     list[i] = last;
@@ -143,7 +138,7 @@ static void collect(sim_maxmin *m) {
   for (size_t k = 0; k < m->ncres; k++) {
     sim_maxmin_res *r = &m->res[m->cres[k]];
     const uint32_t *list = sim_maxmin_list(r);
-    for (uint32_t j = 0, n = m->nlisted[m->cres[k]]; j < n; j++) {
+    for (uint32_t j = 0; j < r->nvar; j++) {
       sim_maxmin_var *x = &m->var[list[j]];
       if (x->mark == m->epoch) continue;
       x->mark = m->epoch;
@@ -186,7 +181,7 @@ static void fill_start(sim_maxmin *m) {
     sim_maxmin_res *r = &m->res[m->cres[k]];
     r->rem = r->cap;
     r->wsum = 0;
-    r->unfrozen = m->nlisted[m->cres[k]];
+    r->unfrozen = r->nvar;
     r->ver++;
   }
   for (size_t k = 0; k < m->ncvar; k++) {
@@ -220,7 +215,7 @@ static void fill(sim_maxmin *m) {
     sim_maxmin_res *r = &m->res[e.id];
     if (e.ver != r->ver || r->unfrozen == 0) continue;
     const uint32_t *list = sim_maxmin_list(r);
-    for (uint32_t j = 0, n = m->nlisted[e.id]; j < n; j++) {
+    for (uint32_t j = 0; j < r->nvar; j++) {
       sim_maxmin_var *x = &m->var[list[j]];
       if (!x->frozen) freeze(m, x, x->w * e.key);
     }

@@ -37,21 +37,20 @@ typedef struct sim_maxmin_var {
 /* List entries a resource's record holds itself (SIM_MAXMIN_RES_BYTES in
  * all): a flow's detach then reads the list on the record's cache line
  * instead of missing twice, at 10^4 devices. */
-#define SIM_MAXMIN_INLINE 6
+#define SIM_MAXMIN_INLINE 4
 #define SIM_MAXMIN_RES_BYTES 64
 
-/* A resource: its capacity and the variables listed on it (list[pos] for
- * each of their pos[], through sim_maxmin_list: in[] while vcap is
- * SIM_MAXMIN_INLINE, then a heap array of vcap; how many: the system's
- * nlisted[]); the rest is the solver's scratch. One cache line: the
- * system's array is aligned to it. */
+/* A resource: its capacity and the nvar variables listed on it (list[pos]
+ * for each of their pos[], through sim_maxmin_list: in[] while vcap is
+ * SIM_MAXMIN_INLINE, then a heap array of vcap); the rest is the solver's
+ * scratch. One cache line: the system's array is aligned to it. */
 typedef struct sim_maxmin_res {
   double cap, rem, wsum;
   union {
     uint32_t in[SIM_MAXMIN_INLINE];
     uint32_t *heap;
   } var;
-  uint32_t vcap;
+  uint32_t nvar, vcap;
   uint32_t mark, ver, unfrozen;
 } sim_maxmin_res;
 static_assert(sizeof(sim_maxmin_res) == SIM_MAXMIN_RES_BYTES,
@@ -63,8 +62,6 @@ typedef struct sim_maxmin {
   sim_maxmin_var *var;
   size_t nvar, var_cap;
   sim_maxmin_res *res;
-  uint32_t *nlisted; /* per resource, how many variables it lists: apart
-                      * and dense, as a flow's end reads only these */
   size_t nres, res_cap;
   uint32_t *seeds, *cres, *cvar;
   size_t nseeds, seeds_cap, ncres, cres_cap, ncvar, cvar_cap;
@@ -92,12 +89,11 @@ static inline void sim_maxmin_var_reset(sim_maxmin *m, uint32_t v, double w,
   m->var[v] = (sim_maxmin_var){.w = w, .cap = cap};
 }
 
-/* Doubles r's room for variables (sim_maxmin_attach's, when its nlisted
- * fill it): past SIM_MAXMIN_INLINE the list moves to the heap, in order,
- * for good. */
-void sim_maxmin_res_grow(sim_maxmin_res *r, uint32_t nlisted);
+/* Doubles r's room for variables (sim_maxmin_attach's, when full): past
+ * SIM_MAXMIN_INLINE the list moves to the heap, in order, for good. */
+void sim_maxmin_res_grow(sim_maxmin_res *r);
 
-/* r's list of variables, nlisted[r] long: the one way to it. Valid until r's
+/* r's list of variables, nvar long: the one way to it. Valid until r's
  * next attach. */
 static inline uint32_t *sim_maxmin_list(sim_maxmin_res *r) {
   return r->vcap > SIM_MAXMIN_INLINE ? r->var.heap : r->var.in;
@@ -112,11 +108,10 @@ static inline void sim_maxmin_attach(sim_maxmin *m, uint32_t v, uint32_t rid) {
 #ifndef NDEBUG
   for (int k = 0; k < x->nres; k++) assert(x->res[k] != rid); /* once */
 #endif
-  uint32_t n = m->nlisted[rid]++;
-  if (n == r->vcap) sim_maxmin_res_grow(r, n);
-  x->pos[x->nres] = n;
+  if (r->nvar == r->vcap) sim_maxmin_res_grow(r);
+  x->pos[x->nres] = r->nvar;
   x->res[x->nres++] = rid;
-  sim_maxmin_list(r)[n] = v;
+  sim_maxmin_list(r)[r->nvar++] = v;
 }
 
 /* Takes v off all its resources, seeding each for the next solve. */
@@ -137,7 +132,7 @@ static inline void sim_maxmin_set_cap(sim_maxmin *m, uint32_t r, double cap) {
   assert(cap >= 0);
   if (cap == m->res[r].cap) return;
   m->res[r].cap = cap;
-  if (m->nlisted[r]) sim_maxmin_seed(m, r);
+  if (m->res[r].nvar) sim_maxmin_seed(m, r);
 }
 
 /* Takes v off its resources when it is alone on each and no seed waits:
@@ -148,8 +143,8 @@ static inline bool sim_maxmin_detach_alone(sim_maxmin *m, uint32_t v) {
   sim_maxmin_var *x = &m->var[v];
   if (m->nseeds) return false;
   for (int j = 0; j < x->nres; j++)
-    if (m->nlisted[x->res[j]] != 1) return false;
-  for (int j = 0; j < x->nres; j++) m->nlisted[x->res[j]] = 0;
+    if (m->res[x->res[j]].nvar != 1) return false;
+  for (int j = 0; j < x->nres; j++) m->res[x->res[j]].nvar = 0;
   x->nres = 0;
   return true;
 }
@@ -163,7 +158,7 @@ size_t sim_maxmin_solve_seeded(sim_maxmin *m, const uint32_t **vars);
  * (valid until the next call). */
 static inline size_t sim_maxmin_solve(sim_maxmin *m, const uint32_t **vars) {
   size_t i = 0;
-  while (i < m->nseeds && m->nlisted[m->seeds[i]] == 0) i++;
+  while (i < m->nseeds && m->res[m->seeds[i]].nvar == 0) i++;
   if (i == m->nseeds) { /* the change touched no variable */
     m->nseeds = 0;
     return 0;
@@ -193,7 +188,7 @@ static inline void sim_maxmin_fill_one(sim_maxmin *m, sim_maxmin_var *x) {
 static inline bool sim_maxmin_solve_alone(sim_maxmin *m, uint32_t v) {
   sim_maxmin_var *x = &m->var[v];
   for (int j = 0; j < x->nres; j++)
-    if (m->nlisted[x->res[j]] != 1) return false;
+    if (m->res[x->res[j]].nvar != 1) return false;
   for (size_t i = 0; i < m->nseeds; i++) {
     int j = 0;
     while (j < x->nres && x->res[j] != m->seeds[i]) j++;

@@ -319,7 +319,7 @@ static bool hand_over(sim_net *n, uint32_t id, uint32_t next) {
   sim_maxmin_var *x = &m->var[id];
   if (next == NONE || m->nseeds) return false;
   for (int j = 0; j < x->nres; j++)
-    if (m->nlisted[x->res[j]] != 1) return false;
+    if (m->res[x->res[j]].nvar != 1) return false;
   sim_maxmin_var *y = &m->var[next];
   assert(y->nres == 0); /* queued, on no resource */
   assert(n->pairs[n->flows[next].pair].opened); /* head_start begins it */

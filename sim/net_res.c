@@ -68,7 +68,7 @@ void sim_net_res_read(sim_net *n, uint32_t id, int64_t now) {
 void sim_net_trace_changed(sim_net *n, int64_t now) {
   n->ev_trace = SIM_QUEUE_NONE;
   for (size_t i = 0; i < n->nres; i++)
-    if (n->mm->nlisted[i]) sim_net_res_refresh(n, (uint32_t)i, now);
+    if (n->mm->res[i].nvar) sim_net_res_refresh(n, (uint32_t)i, now);
   if (n->windowed)
     for (size_t i = 0; i < n->nflows; i++) {
       flow *f = &n->flows[i];

@@ -122,7 +122,7 @@ Test(maxmin, detach_alone_is_detach_and_an_empty_solve) {
   sim_maxmin_attach(m, b, r1);
   cr_assert(!sim_maxmin_detach_alone(m, a)); /* b shares r1 */
   cr_assert_eq(m->var[a].nres, 2);
-  cr_assert_eq(m->nlisted[r1], 2);
+  cr_assert_eq(m->res[r1].nvar, 2);
   sim_maxmin_detach(m, b);
   cr_assert_eq(m->nseeds, 1);
   cr_assert(!sim_maxmin_detach_alone(m, a)); /* r1's seed waits */
@@ -131,8 +131,8 @@ Test(maxmin, detach_alone_is_detach_and_an_empty_solve) {
   cr_assert_float_eq(m->var[a].rate, 2, 1e-12);
   cr_assert(sim_maxmin_detach_alone(m, a));
   cr_assert_eq(m->var[a].nres, 0);
-  cr_assert_eq(m->nlisted[r0], 0);
-  cr_assert_eq(m->nlisted[r1], 0);
+  cr_assert_eq(m->res[r0].nvar, 0);
+  cr_assert_eq(m->res[r1].nvar, 0);
   cr_assert_eq(m->nseeds, 0);
   cr_assert_eq(sim_maxmin_solve(m, &ids), 0);
   sim_maxmin_attach(m, b, r0); /* the emptied lists take a new variable */
@@ -254,7 +254,7 @@ static void check_lists(sim_maxmin *m, const lists *l, const ref *s,
                         unsigned long seed, int step) {
   for (int r = 0; r < s->nr; r++) {
     sim_maxmin_res *x = &m->res[r];
-    cr_assert_eq(m->nlisted[r], (uint32_t)l->n[r], "seed %lu step %d res %d", seed,
+    cr_assert_eq(x->nvar, (uint32_t)l->n[r], "seed %lu step %d res %d", seed,
                  step, r);
     const uint32_t *list = sim_maxmin_list(x);
     for (int i = 0; i < l->n[r]; i++)
