@@ -23,15 +23,6 @@
  * share finite and positive. */
 #define WSUM_FLOOR 1e-300
 
-/* A resource's scratch during a solve: collect's mark, progressive
- * filling's remaining capacity, unfrozen weight and count, the version of
- * its heap entry. Apart from the records: only a solve of more than one
- * variable reads it. */
-typedef struct sim_maxmin_scr {
-  double rem, wsum;
-  uint32_t mark, ver, unfrozen;
-} scr;
-
 typedef struct sim_maxmin_hent {
   double key;
   uint32_t id, ver; /* ver == SIM_MAXMIN_NONE: variable id's cap */
@@ -51,7 +42,6 @@ void sim_maxmin_free(sim_maxmin *m) {
   for (size_t i = 0; i < m->nres; i++)
     if (m->res[i].vcap > SIM_MAXMIN_INLINE) free(m->res[i].var.heap);
   free(m->res);
-  free(m->scr);
   free(m->var);
   free(m->seeds);
   free(m->cres);
@@ -62,12 +52,8 @@ void sim_maxmin_free(sim_maxmin *m) {
 
 uint32_t sim_maxmin_res_add(sim_maxmin *m, double cap) {
   assert(cap >= 0);
-  size_t had = m->res_cap;
   mem_grow_aligned((void **)&m->res, &m->res_cap, m->nres + 1,
                    sizeof *m->res, SIM_MAXMIN_RES_BYTES);
-  if (m->res_cap != had)
-    m->scr = mem_realloc(m->scr, m->res_cap * sizeof *m->scr);
-  m->scr[m->nres] = (scr){0};
   m->res[m->nres] = (sim_maxmin_res){.cap = cap, .vcap = SIM_MAXMIN_INLINE};
   return (uint32_t)m->nres++;
 }
@@ -143,7 +129,7 @@ static void collect(sim_maxmin *m) {
   reserve((void **)&m->cres, &m->cres_cap, m->nres, sizeof *m->cres);
   reserve((void **)&m->cvar, &m->cvar_cap, m->nvar, sizeof *m->cvar);
   for (size_t i = 0; i < m->nseeds; i++) {
-    scr *r = &m->scr[m->seeds[i]];
+    sim_maxmin_res *r = &m->res[m->seeds[i]];
     if (r->mark == m->epoch) continue;
     r->mark = m->epoch;
     m->cres[m->ncres++] = m->seeds[i];
@@ -158,7 +144,7 @@ static void collect(sim_maxmin *m) {
       x->mark = m->epoch;
       m->cvar[m->ncvar++] = list[j];
       for (int i = 0; i < x->nres; i++) {
-        scr *r2 = &m->scr[x->res[i]];
+        sim_maxmin_res *r2 = &m->res[x->res[i]];
         if (r2->mark == m->epoch) continue;
         r2->mark = m->epoch;
         m->cres[m->ncres++] = x->res[i];
@@ -172,14 +158,14 @@ static void freeze(sim_maxmin *m, sim_maxmin_var *x, double rate) {
   x->frozen = true;
   x->rate = rate;
   for (int j = 0; j < x->nres; j++) {
-    scr *r = &m->scr[x->res[j]];
+    sim_maxmin_res *r = &m->res[x->res[j]];
     r->rem -= rate;
     r->wsum -= x->w;
     r->unfrozen--;
     r->ver++;
     if (r->unfrozen > 0)
       heap_push(m, (hent){fmax(r->rem, 0) / fmax(r->wsum, WSUM_FLOOR),
-                          x->res[j], r->ver});
+                          (uint32_t)(r - m->res), r->ver});
   }
 }
 
@@ -192,23 +178,22 @@ static void fill_start(sim_maxmin *m) {
   reserve((void **)&m->heap, &m->heap_cap,
           m->ncvar * (1 + SIM_MAXMIN_MAXRES) + m->ncres, sizeof *m->heap);
   for (size_t k = 0; k < m->ncres; k++) {
-    const sim_maxmin_res *c = &m->res[m->cres[k]];
-    scr *r = &m->scr[m->cres[k]];
-    r->rem = c->cap;
+    sim_maxmin_res *r = &m->res[m->cres[k]];
+    r->rem = r->cap;
     r->wsum = 0;
-    r->unfrozen = c->nvar;
+    r->unfrozen = r->nvar;
     r->ver++;
   }
   for (size_t k = 0; k < m->ncvar; k++) {
     sim_maxmin_var *x = &m->var[m->cvar[k]];
     x->old = x->rate;
     x->frozen = false;
-    for (int j = 0; j < x->nres; j++) m->scr[x->res[j]].wsum += x->w;
+    for (int j = 0; j < x->nres; j++) m->res[x->res[j]].wsum += x->w;
     if (isfinite(x->cap))
       heap_push(m, (hent){x->cap / x->w, m->cvar[k], SIM_MAXMIN_NONE});
   }
   for (size_t k = 0; k < m->ncres; k++) {
-    const scr *r = &m->scr[m->cres[k]];
+    sim_maxmin_res *r = &m->res[m->cres[k]];
     if (r->unfrozen)
       heap_push(m, (hent){r->rem / r->wsum, m->cres[k], r->ver});
   }
@@ -228,7 +213,7 @@ static void fill(sim_maxmin *m) {
       continue;
     }
     sim_maxmin_res *r = &m->res[e.id];
-    if (e.ver != m->scr[e.id].ver || m->scr[e.id].unfrozen == 0) continue;
+    if (e.ver != r->ver || r->unfrozen == 0) continue;
     const uint32_t *list = sim_maxmin_list(r);
     for (uint32_t j = 0; j < r->nvar; j++) {
       sim_maxmin_var *x = &m->var[list[j]];
