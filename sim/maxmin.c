@@ -6,8 +6,8 @@
  * least entry freezes its variables at that share. Stale resource entries
  * are skipped by version. Cost: O((V + R) log(V + R)) for a component of V
  * variables and R resources; O(resources of v) for sim_maxmin_solve_alone.
- * Invariant: sim_maxmin_list(&res[r]) lists exactly the variables that
- * cross r, each once, at the index its var's pos[] records. */
+ * Invariant: res[r].var lists exactly the variables that cross r, each
+ * once, at the index its var's pos[] records. */
 #include "sim/maxmin.h"
 
 #include <assert.h>
@@ -39,8 +39,7 @@ sim_maxmin *sim_maxmin_new(void) { return mem_calloc(1, sizeof(sim_maxmin)); }
 
 void sim_maxmin_free(sim_maxmin *m) {
   if (!m) return;
-  for (size_t i = 0; i < m->nres; i++)
-    if (m->res[i].vcap > SIM_MAXMIN_INLINE) free(m->res[i].var.heap);
+  for (size_t i = 0; i < m->nres; i++) free(m->res[i].var);
   free(m->res);
   free(m->var);
   free(m->seeds);
@@ -52,9 +51,8 @@ void sim_maxmin_free(sim_maxmin *m) {
 
 uint32_t sim_maxmin_res_add(sim_maxmin *m, double cap) {
   assert(cap >= 0);
-  mem_grow_aligned((void **)&m->res, &m->res_cap, m->nres + 1,
-                   sizeof *m->res, SIM_MAXMIN_RES_BYTES);
-  m->res[m->nres] = (sim_maxmin_res){.cap = cap, .vcap = SIM_MAXMIN_INLINE};
+  mem_grow((void **)&m->res, &m->res_cap, m->nres + 1, sizeof *m->res);
+  m->res[m->nres] = (sim_maxmin_res){.cap = cap};
   return (uint32_t)m->nres++;
 }
 
@@ -65,27 +63,19 @@ uint32_t sim_maxmin_var_add(sim_maxmin *m) {
 }
 
 void sim_maxmin_res_grow(sim_maxmin_res *r) {
-  if (r->vcap > SIM_MAXMIN_INLINE) {
-    r->vcap *= 2;
-    r->var.heap = mem_realloc(r->var.heap, r->vcap * sizeof *r->var.heap);
-    return;
-  }
-  uint32_t *heap = mem_alloc(2 * r->vcap * sizeof *heap);
-  memcpy(heap, r->var.in, r->nvar * sizeof *heap);
-  r->var.heap = heap;
-  r->vcap *= 2;
+  r->vcap = r->vcap ? 2 * r->vcap : 4;
+  r->var = mem_realloc(r->var, r->vcap * sizeof *r->var);
 }
 
 void sim_maxmin_detach(sim_maxmin *m, uint32_t v) {
   sim_maxmin_var *x = &m->var[v];
   for (int j = 0; j < x->nres; j++) {
     sim_maxmin_res *r = &m->res[x->res[j]];
-    uint32_t *list = sim_maxmin_list(r);
-    assert(list[x->pos[j]] == v); /* pos[] is true */
-    uint32_t i = x->pos[j], last = list[--r->nvar];
+    assert(r->var[x->pos[j]] == v); /* pos[] is true */
+    uint32_t i = x->pos[j], last = r->var[--r->nvar];
     sim_maxmin_seed(m, x->res[j]);
     if (last == v) continue; /* v was the last listed: nothing moves */
-    list[i] = last;
+    r->var[i] = last;
     sim_maxmin_var *g = &m->var[last];
     for (int k = 0; k < g->nres; k++)
       if (g->res[k] == x->res[j]) { /* a variable is on a resource once */
@@ -137,12 +127,11 @@ static void collect(sim_maxmin *m) {
   m->nseeds = 0;
   for (size_t k = 0; k < m->ncres; k++) {
     sim_maxmin_res *r = &m->res[m->cres[k]];
-    const uint32_t *list = sim_maxmin_list(r);
     for (uint32_t j = 0; j < r->nvar; j++) {
-      sim_maxmin_var *x = &m->var[list[j]];
+      sim_maxmin_var *x = &m->var[r->var[j]];
       if (x->mark == m->epoch) continue;
       x->mark = m->epoch;
-      m->cvar[m->ncvar++] = list[j];
+      m->cvar[m->ncvar++] = r->var[j];
       for (int i = 0; i < x->nres; i++) {
         sim_maxmin_res *r2 = &m->res[x->res[i]];
         if (r2->mark == m->epoch) continue;
@@ -214,9 +203,8 @@ static void fill(sim_maxmin *m) {
     }
     sim_maxmin_res *r = &m->res[e.id];
     if (e.ver != r->ver || r->unfrozen == 0) continue;
-    const uint32_t *list = sim_maxmin_list(r);
     for (uint32_t j = 0; j < r->nvar; j++) {
-      sim_maxmin_var *x = &m->var[list[j]];
+      sim_maxmin_var *x = &m->var[r->var[j]];
       if (!x->frozen) freeze(m, x, x->w * e.key);
     }
   }

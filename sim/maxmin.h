@@ -34,27 +34,14 @@ typedef struct sim_maxmin_var {
   bool frozen;
 } sim_maxmin_var;
 
-/* List entries a resource's record holds itself (SIM_MAXMIN_RES_BYTES in
- * all): a flow's detach then reads the list on the record's cache line
- * instead of missing twice, at 10^4 devices. */
-#define SIM_MAXMIN_INLINE 4
-#define SIM_MAXMIN_RES_BYTES 64
-
-/* A resource: its capacity and the nvar variables listed on it (list[pos]
- * for each of their pos[], through sim_maxmin_list: in[] while vcap is
- * SIM_MAXMIN_INLINE, then a heap array of vcap); the rest is the solver's
- * scratch. One cache line: the system's array is aligned to it. */
+/* A resource: its capacity and the variables listed on it (var[pos] for
+ * each of their pos[]); the rest is the solver's scratch. */
 typedef struct sim_maxmin_res {
-  double cap, rem, wsum;
-  union {
-    uint32_t in[SIM_MAXMIN_INLINE];
-    uint32_t *heap;
-  } var;
-  uint32_t nvar, vcap;
+  double cap;
+  uint32_t *var, nvar, vcap;
   uint32_t mark, ver, unfrozen;
+  double rem, wsum;
 } sim_maxmin_res;
-static_assert(sizeof(sim_maxmin_res) == SIM_MAXMIN_RES_BYTES,
-              "a resource is one cache line");
 
 /* The system. Plain so that the owner's hot paths read var[].rate and
  * res[].cap without a call; every field but those is the solver's. */
@@ -89,15 +76,8 @@ static inline void sim_maxmin_var_reset(sim_maxmin *m, uint32_t v, double w,
   m->var[v] = (sim_maxmin_var){.w = w, .cap = cap};
 }
 
-/* Doubles r's room for variables (sim_maxmin_attach's, when full): past
- * SIM_MAXMIN_INLINE the list moves to the heap, in order, for good. */
+/* Doubles r's room for variables (sim_maxmin_attach's, when full). */
 void sim_maxmin_res_grow(sim_maxmin_res *r);
-
-/* r's list of variables, nvar long: the one way to it. Valid until r's
- * next attach. */
-static inline uint32_t *sim_maxmin_list(sim_maxmin_res *r) {
-  return r->vcap > SIM_MAXMIN_INLINE ? r->var.heap : r->var.in;
-}
 
 /* Lists v on resource rid (its next resource; at most SIM_MAXMIN_MAXRES;
  * not one v is on already). Inline: on most flows' starts. */
@@ -111,7 +91,7 @@ static inline void sim_maxmin_attach(sim_maxmin *m, uint32_t v, uint32_t rid) {
   if (r->nvar == r->vcap) sim_maxmin_res_grow(r);
   x->pos[x->nres] = r->nvar;
   x->res[x->nres++] = rid;
-  sim_maxmin_list(r)[r->nvar++] = v;
+  r->var[r->nvar++] = v;
 }
 
 /* Takes v off all its resources, seeding each for the next solve. */

@@ -324,7 +324,7 @@ static bool hand_over(sim_net *n, uint32_t id, uint32_t next) {
   assert(y->nres == 0); /* queued, on no resource */
   assert(n->pairs[n->flows[next].pair].opened); /* head_start begins it */
   for (int j = 0; j < x->nres; j++) {
-    sim_maxmin_list(&m->res[x->res[j]])[0] = next;
+    m->res[x->res[j]].var[0] = next;
     y->res[j] = x->res[j];
     y->pos[j] = 0;
   }

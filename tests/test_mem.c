@@ -28,23 +28,3 @@ Test(mem, large_random_arrays_start_on_a_huge_page) {
   free(p);
 #endif
 }
-
-/* mem_grow_aligned: each growth starts on the boundary and keeps every
- * item written before it, in place, as mem_grow's doubling does. */
-Test(mem, aligned_arrays_grow_keeping_their_items) {
-  uint64_t *a = NULL;
-  size_t cap = 0;
-  for (uint64_t i = 0; i < 5000; i++) {
-    size_t before = cap;
-    mem_grow_aligned((void **)&a, &cap, i + 1, sizeof *a, 64);
-    cr_assert_geq(cap, i + 1);
-    if (before >= i + 1) cr_assert_eq(cap, before); /* no growth asked */
-    cr_assert_eq((uintptr_t)a % 64, 0, "item %llu", (unsigned long long)i);
-    a[i] = i * 2654435761u;
-    for (uint64_t k = 0; k <= i; k += 97)
-      cr_assert_eq(a[k], k * 2654435761u, "item %llu after growth",
-                   (unsigned long long)k);
-  }
-  cr_assert_eq(cap, 8192); /* doubled from 8 */
-  free(a);
-}

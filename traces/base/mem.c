@@ -64,32 +64,14 @@ char *mem_strndup(const char *s, size_t n) {
   return d;
 }
 
-/* The capacity mem_grow doubles cap to (8 at first) to hold need items. */
-static size_t grown_cap(size_t cap, size_t need, size_t size) {
-  size_t c = cap ? cap : 8;
+void mem_grow(void **items, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap) return;
+  size_t c = *cap ? *cap : 8;
   while (c < need) {
     if (c > SIZE_MAX / 2 / size) mem_oom(SIZE_MAX);
     c *= 2;
   }
-  return c;
-}
-
-void mem_grow(void **items, size_t *cap, size_t need, size_t size) {
-  if (need <= *cap) return;
-  size_t c = grown_cap(*cap, need, size);
   *items = mem_realloc(*items, c * size);
-  *cap = c;
-}
-
-void mem_grow_aligned(void **items, size_t *cap, size_t need, size_t size,
-                      size_t align) {
-  if (need <= *cap) return;
-  size_t c = grown_cap(*cap, need, size);
-  void *p;
-  if (posix_memalign(&p, align, c * size)) mem_oom(c * size);
-  if (*cap) memcpy(p, *items, *cap * size);
-  free(*items);
-  *items = p;
   *cap = c;
 }
 

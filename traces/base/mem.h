@@ -21,12 +21,6 @@ void *mem_alloc_random(size_t size);
  * need elements, doubling; the usual dynamic-array step. */
 void mem_grow(void **items, size_t *cap, size_t need, size_t size);
 
-/* mem_grow for an array whose items must not straddle align's boundaries
- * (a power of two, a multiple of size or of sizeof(void *)): the array
- * starts on one. Freed by free(). */
-void mem_grow_aligned(void **items, size_t *cap, size_t need, size_t size,
-                      size_t align);
-
 /* The bytes this process may hold: the least of the physical memory, the
  * address-space limit (ulimit -v) and the data limit (ulimit -d), read
  * now; what a run's size check compares its estimate with. */
