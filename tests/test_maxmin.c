@@ -4,7 +4,8 @@
  * whole system, after a first solve and after each of a random sequence of
  * changes (a variable leaves or arrives, a capacity, weight or cap moves),
  * each solved as the net solves it: alone when it can, else the component
- * of the seeds. */
+ * of the seeds; and each resource's list, entry by entry, against naive
+ * lists, on few resources with long lists. */
 #include <criterion/criterion.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -224,4 +225,103 @@ Test(maxmin, random_systems_match_weighted_water_filling) {
     sim_maxmin_free(m);
   }
   gsl_rng_free(g);
+}
+
+/* sim_maxmin_res_grow's first room for a resource's variables. */
+#define FIRST_ROOM 4
+
+/* Each resource's list as the solver keeps it, kept naively: an arrival
+ * appends itself to each of its resources' lists, in its resources'
+ * order; a leaver's place takes the list's last entry. */
+typedef struct lists {
+  int n[MAXR], v[MAXR][MAXV];
+} lists;
+
+static void lists_attach(lists *l, const ref *s, int v) {
+  for (int j = 0; j < s->nres[v]; j++) {
+    int r = s->res[v][j];
+    l->v[r][l->n[r]++] = v;
+  }
+}
+
+static void lists_detach(lists *l, const ref *s, int v) {
+  for (int j = 0; j < s->nres[v]; j++) {
+    int r = s->res[v][j], i = 0;
+    while (l->v[r][i] != v) i++;
+    l->v[r][i] = l->v[r][--l->n[r]];
+  }
+}
+
+/* The solver's lists and every variable's pos[] against the naive lists,
+ * entry by entry. */
+static void check_lists(sim_maxmin *m, const lists *l, const ref *s,
+                        unsigned long seed, int step) {
+  for (int r = 0; r < s->nr; r++) {
+    sim_maxmin_res *x = &m->res[r];
+    cr_assert_eq(x->nvar, (uint32_t)l->n[r], "seed %lu step %d res %d", seed,
+                 step, r);
+    const uint32_t *list = x->var;
+    for (int i = 0; i < l->n[r]; i++)
+      cr_assert_eq(list[i], (uint32_t)l->v[r][i],
+                   "seed %lu step %d res %d entry %d", seed, step, r, i);
+  }
+  for (int v = 0; v < s->nv; v++) {
+    cr_assert_eq(m->var[v].nres, s->on[v] ? s->nres[v] : 0);
+    for (int j = 0; s->on[v] && j < s->nres[v]; j++) {
+      int r = s->res[v][j];
+      cr_assert_eq(l->v[r][m->var[v].pos[j]], v, "seed %lu step %d var %d",
+                   seed, step, v);
+    }
+  }
+}
+
+/* Long lists: few resources, many variables arriving and leaving, so that
+ * lists grow past their first room (FIRST_ROOM), shrink below it and grow
+ * again; after every change the lists equal the naive ones, entry by
+ * entry, and the rates the water-filling. */
+Test(maxmin, long_lists_keep_their_order_and_rates) {
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  int grown = 0, shrunk = 0;
+  for (unsigned long seed = 1; seed <= 60; seed++) {
+    gsl_rng_set(g, seed);
+    ref s = {.nr = 1 + (int)gsl_rng_uniform_int(g, 3),
+             .nv = 2 * FIRST_ROOM +
+                   (int)gsl_rng_uniform_int(g, MAXV - 2 * FIRST_ROOM),
+             .tcp = seed % 2 == 0};
+    lists l = {0};
+    bool was_grown[MAXR] = {0};
+    sim_maxmin *m = sim_maxmin_new();
+    for (int r = 0; r < s.nr; r++) {
+      s.rcap[r] = 0.1 + gsl_rng_uniform(g) * 10;
+      sim_maxmin_res_add(m, s.rcap[r]);
+    }
+    for (int v = 0; v < s.nv; v++) sim_maxmin_var_add(m);
+    for (int step = 0; step <= 200; step++) {
+      int v = (int)gsl_rng_uniform_int(g, (unsigned long)s.nv);
+      uint32_t touched = SIM_MAXMIN_NONE;
+      if (s.on[v]) { /* leaves as the net takes a flow off */
+        if (!sim_maxmin_detach_alone(m, (uint32_t)v))
+          sim_maxmin_detach(m, (uint32_t)v);
+        lists_detach(&l, &s, v);
+        s.on[v] = false;
+      } else {
+        random_var(g, &s, m, v);
+        lists_attach(&l, &s, v);
+        sim_maxmin_seed(m, (uint32_t)s.res[v][0]);
+        touched = (uint32_t)v;
+      }
+      solve(m, touched);
+      check_lists(m, &l, &s, seed, step);
+      check(m, &s, seed, step);
+      for (int r = 0; r < s.nr; r++) {
+        shrunk += was_grown[r] && l.n[r] > 0 && l.n[r] <= FIRST_ROOM;
+        was_grown[r] |= l.n[r] > FIRST_ROOM;
+        grown += l.n[r] > FIRST_ROOM;
+      }
+    }
+    sim_maxmin_free(m);
+  }
+  gsl_rng_free(g);
+  cr_assert_gt(grown, 1000); /* lists past their first room */
+  cr_assert_gt(shrunk, 100); /* and short again after that */
 }
