@@ -27,8 +27,6 @@ static const schedule_method_id METHODS[] = {
     SCHEDULE_GREEDY,        SCHEDULE_GCMA,     SCHEDULE_SIM};
 #define NMETHODS ((int)(sizeof METHODS / sizeof *METHODS))
 
-/* What the rows of one study share (content: the scenario's hash as
- * loaded, before the knobs). */
 /* A placement kept for the validation (validate_known): one not searched
  * per model, its rows under each model as the table got them. */
 typedef struct kept {
@@ -36,6 +34,8 @@ typedef struct kept {
   db_result rows[TRANSPORT_NMODELS];
 } kept;
 
+/* What the rows of one study share (content: the scenario's hash as
+ * loaded, before the knobs). */
 typedef struct study {
   const study_opts *o;
   const cost_ctx *c;

@@ -104,7 +104,10 @@ int main(void) {
   const char *lim = getenv("GEODES_BENCH_BASE_CPU_S");
   double limit_s = lim ? atof(lim) : 60;
   char dir[] = "/tmp/bench_scale_cmds_XXXXXX";
-  if (!mkdtemp(dir)) return perror("mkdtemp"), 1;
+  if (!mkdtemp(dir)) {
+    perror("mkdtemp");
+    return 1;
+  }
   snprintf(db_path, sizeof db_path, "%s/run.db", dir);
   printf("volunteer-10k, each command a whole process (CPU-s: user + system)"
          "%s%s\n", base ? "; before: " : "", base ? base : "");

@@ -787,8 +787,9 @@ Test(trace, copy_and_scale_one_pair) {
 }
 
 /* trace_site_spread by hand: site a's links to b, c, d (an odd count:
- * the middle value) and, at t = 10 s, a's link to d moved; two sites (an
- * even count of one); the diagonal and the links towards a never count. */
+ * the middle value) and, at t = 10 s, a's link to d moved; two sites (one
+ * link); five (an even count: the middle two's mean); the diagonal and
+ * the links towards a never count. */
 Test(trace, site_spread_by_hand) {
   trace *t = parse_ok(HDR "0,*,*,5,9\n0,a,b,30,1\n0,a,c,10,4\n0,a,d,20,2\n"
                       "0,b,a,1,100\n10,a,d,40,8\n");

@@ -89,8 +89,8 @@ static void print_spread(const scenario *s) {
     trace_spread lat, bw;
     trace_site_spread(s->network, i, 0, &lat, &bw);
     printf("%-3d %-*s %9.4g %9.4g %9.4g %9.4g  %9.4g %9.4g %9.4g %9.4g\n",
-           i, w, s->sites[i].name, self.latency_ms, lat.min, lat.median, lat.max,
-           self.bandwidth_gbps, bw.min, bw.median, bw.max);
+           i, w, s->sites[i].name, self.latency_ms, lat.min, lat.median,
+           lat.max, self.bandwidth_gbps, bw.min, bw.median, bw.max);
   }
 }
 
