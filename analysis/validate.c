@@ -35,9 +35,8 @@ struct validate_report {
 
 /* dst = src with k random transpositions of devices. */
 static alloc *perturb(const alloc *src, int k, gsl_rng *rng) {
-  alloc *a = alloc_new(src->replicas, src->stages);
+  alloc *a = alloc_copy(src);
   int n = src->replicas * src->stages;
-  memcpy(a->device, src->device, (size_t)n * sizeof *a->device);
   for (int t = 0; t < k; t++) {
     int i = (int)gsl_rng_uniform_int(rng, (unsigned long)n);
     int j = (int)gsl_rng_uniform_int(rng, (unsigned long)n - 1);
@@ -46,14 +45,6 @@ static alloc *perturb(const alloc *src, int k, gsl_rng *rng) {
     a->device[i] = a->device[j], a->device[j] = tmp;
   }
   return a;
-}
-
-/* A copy of a. */
-static alloc *copy_of(const alloc *a) {
-  alloc *b = alloc_new(a->replicas, a->stages);
-  memcpy(b->device, a->device,
-         (size_t)(a->replicas * a->stages) * sizeof *b->device);
-  return b;
 }
 
 static void add(validate_report *r, const char *kind, alloc *a) {
@@ -71,11 +62,11 @@ static int draw_sample(validate_report *r, const scenario *s,
   static const schedule_method_id named[] = {
       SCHEDULE_DTFM_IDENTITY, SCHEDULE_MEGATRON, SCHEDULE_GREEDY,
       SCHEDULE_GCMA, SCHEDULE_SIM};
-  if (o->include) add(r, "alloc", copy_of(o->include));
+  if (o->include) add(r, "alloc", alloc_copy(o->include));
   for (size_t k = 0; k < sizeof named / sizeof *named && r->n < want; k++) {
     const char *method = schedule_method_name(named[k]);
     const alloc *had = o->placed ? o->placed[named[k]] : NULL;
-    alloc *a = had ? copy_of(had) : sim_place(s, c, method, NULL, e);
+    alloc *a = had ? alloc_copy(had) : sim_place(s, c, method, NULL, e);
     if (!a) return e ? e->code : ERR_CONFIG;
     add(r, method, a);
   }
@@ -170,13 +161,8 @@ static char *point_key(const scenario *s, const db_result *row,
 /* The row o knows of a under model m, or NULL. */
 static const db_result *known_row(const validate_opts *o, const alloc *a,
                                   transport_model m) {
-  for (int k = 0; k < o->nknown; k++) {
-    const alloc *b = o->known[k].a;
-    if (b->replicas == a->replicas && b->stages == a->stages &&
-        memcmp(b->device, a->device, (size_t)(a->replicas * a->stages) *
-                                         sizeof *a->device) == 0)
-      return &o->known[k].rows[m];
-  }
+  for (int k = 0; k < o->nknown; k++)
+    if (alloc_equal(o->known[k].a, a)) return &o->known[k].rows[m];
   return NULL;
 }
 

@@ -28,6 +28,19 @@ alloc *alloc_new(int replicas, int stages) {
   return a;
 }
 
+alloc *alloc_copy(const alloc *a) {
+  alloc *b = alloc_new(a->replicas, a->stages);
+  memcpy(b->device, a->device,
+         (size_t)a->replicas * a->stages * sizeof *b->device);
+  return b;
+}
+
+bool alloc_equal(const alloc *a, const alloc *b) {
+  return a->replicas == b->replicas && a->stages == b->stages &&
+         memcmp(a->device, b->device, (size_t)a->replicas * a->stages *
+                                          sizeof *a->device) == 0;
+}
+
 void alloc_free(alloc *a) {
   if (!a) return;
   free(a->device);

@@ -9,6 +9,7 @@
 #define MODELS_ALLOC_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -32,6 +33,10 @@ typedef struct alloc_partition {
 /* New allocation / partition with every entry -1. Never NULL. */
 alloc *alloc_new(int replicas, int stages);
 void alloc_free(alloc *a);  /* NULL is fine */
+/* A copy of a (its own devices). Never NULL. */
+alloc *alloc_copy(const alloc *a);
+/* Whether a and b have one shape and the same device in every place. */
+bool alloc_equal(const alloc *a, const alloc *b);
 alloc_partition *alloc_partition_new(int ngroups, int group_size);
 void alloc_partition_free(alloc_partition *p);  /* NULL is fine */
 

@@ -42,9 +42,7 @@ static void plan_stages(sim_plan *p) {
 
 void sim_plan_full(sim_plan *p, const scenario *s, const alloc *a) {
   *p = (sim_plan){.parent = s, .replicas = a->replicas};
-  p->a = alloc_new(a->replicas, a->stages);
-  memcpy(p->a->device, a->device,
-         (size_t)a->replicas * a->stages * sizeof *a->device);
+  p->a = alloc_copy(a);
   p->dmap = mem_alloc((size_t)s->ndevices * sizeof *p->dmap);
   for (int d = 0; d < s->ndevices; d++) p->dmap[d] = d;
   plan_stages(p);

@@ -118,6 +118,24 @@ Test(alloc, nested_values_cite_their_own_line) {
   }
 }
 
+/* alloc_copy owns its devices; alloc_equal tells shape and devices apart
+ * (a 2 x 3 and a 3 x 2 over the same array are not equal). */
+Test(alloc, copy_and_equal) {
+  alloc *a = alloc_megatron(3, 2), *b = alloc_copy(a);
+  cr_assert(b->device != a->device);
+  cr_assert(alloc_equal(a, b) && alloc_equal(b, a));
+  b->device[5] = a->device[5] + 100;
+  cr_expect(!alloc_equal(a, b));
+  alloc *c = alloc_new(2, 3);
+  memcpy(c->device, a->device, 6 * sizeof *c->device);
+  cr_expect(!alloc_equal(a, c), "the same array in another shape");
+  int kept = a->device[5];
+  alloc_free(a);
+  cr_expect_eq(b->device[5], kept + 100); /* b outlives a */
+  alloc_free(b);
+  alloc_free(c);
+}
+
 Test(alloc, partitions) {
   err e;
   err_clear(&e);

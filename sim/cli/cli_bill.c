@@ -19,13 +19,14 @@ static const char *usd(char *buf, size_t n, double x) {
   return buf;
 }
 
-/* One site's line: its GPUs and their dollars, its egress. */
-static void site_line(const scenario *s, const bill *b, int k) {
+/* One site's line, its name padded to w: its GPUs and their dollars, its
+ * egress. */
+static void site_line(const scenario *s, const bill *b, int k, int w) {
   const bill_site *x = &b->site[k];
   const scenario_site *st = &s->sites[k];
   char a[32], c[32];
   if (!x->devices && !x->egress_bytes) return;
-  printf("  %-*s %4d GPUs ", cli_site_width(s, 16), st->name, x->devices);
+  printf("  %-*s %4d GPUs ", w, st->name, x->devices);
   if (isnan(st->usd_per_gpu_hour))
     printf("not priced (no usd_per_gpu_hour, no instance of %s)",
            s->prices_file ? s->prices_file : "the price table");
@@ -91,7 +92,8 @@ void cli_bill_print(const scenario *s, const bill *b, const char *per) {
     if (!isnan(b->usd))
       printf("            $%.4g per 1,000 samples, $%.4g per hour\n",
              b->usd_per_1k_samples, b->usd_per_hour);
-    for (int k = 0; k < s->nsites; k++) site_line(s, b, k);
+    int w = cli_site_width(s, 16);
+    for (int k = 0; k < s->nsites; k++) site_line(s, b, k, w);
     sources(s, b);
   }
   if (b->nlost && !isnan(b->lost_usd) && b->lost_usd > 0) {
