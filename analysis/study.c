@@ -18,6 +18,7 @@
 #include "models/cost.h"
 #include "models/params.h"
 #include "models/spec.h"
+#include "schedules/gcma.h"
 #include "schedules/schedule.h"
 #include "sim/place.h"
 
@@ -46,6 +47,8 @@ typedef struct study {
   kept kept[NMETHODS];
   int nkept;
   const alloc *placed[SCHEDULE_NMETHODS]; /* the kept ones' placements */
+  gcma_memo *memo; /* gcma's best partitions, which sim starts from
+                      under each model (the same c, objective, options) */
 } study;
 
 int study_check(const scenario *s, err *e) {
@@ -94,19 +97,27 @@ static void searching(void *ctx, long done, long total, double best_s) {
 /* The placement of method; a search's convergence goes to the database
  * under the method's name (a fixed placement has none worth a curve). `sim`
  * searches by simulation under network model net, and its curve is named
- * "sim/NET". */
+ * "sim/NET"; it starts from GCMA's best partitions (st->memo) and takes the
+ * kept placements' times under net as their rows have them (the same
+ * options: eval_alloc's simulation is sim_run under so). */
 static alloc *place(const study *st, const char *method, transport_model net,
                     err *e) {
   const scenario *s = st->o->s;
   search_opts o;
   search_opts_default(&o);
   o.seed = s->seed;
+  o.memo = st->memo;
   if (st->o->hooks.progress && !schedule_method_is_fixed(method))
     o.progress = searching, o.progress_ctx = (void *)&st->o->hooks;
   sim_options so = sim_options_default();
   so.transport = transport_of(st->o, net);
   so.seed = s->seed;
-  search_result *r = sim_place_search(s, st->c, method, &o, &so, e);
+  sim_place_known known[NMETHODS]; /* sim's starts include kept ones */
+  for (int k = 0; k < st->nkept; k++)
+    known[k] = (sim_place_known){
+        .a = st->kept[k].a, .iteration_s = st->kept[k].rows[net].iteration_s};
+  search_result *r = sim_place_search_known(s, st->c, method, &o, &so, known,
+                                            st->nkept, e);
   if (!r) return NULL;
   bool per_net = schedule_method_needs_objective(method);
   char curve[64];
@@ -193,8 +204,11 @@ static int placements(study *st, err *e) {
   if (h->table) h->table(h->ctx);
   int rc = ERR_OK;
   st->steps = 0;
+  st->memo = gcma_memo_new();
   for (int m = 0; m < NMETHODS && rc == ERR_OK; m++)
     rc = one_method(st, METHODS[m], e);
+  gcma_memo_free(st->memo); /* its key names c */
+  st->memo = NULL;
   cost_ctx_free(c);
   st->c = NULL;
   if (rc == ERR_OK && h->table_done) h->table_done(h->ctx);

@@ -80,11 +80,43 @@ int gcma_best(gcma *g, int k, int *groups, double *scores);
 void gcma_to_groups(const gcma *g, const int *label, int *groups);
 void gcma_to_labels(const gcma *g, const int *groups, int *label);
 
+/* GCMA's best partitions kept between the searches that begin with the
+ * same evolution: `gcma` (gcma_search) ends with it and `sim` starts from
+ * its best, so a caller running both on one cost context and objective
+ * (geodes run: gcma, then sim under each network model) evolves once.
+ * Held in search_opts.memo; its key is what the evolution reads besides
+ * the context's values: the context and the objective asked for (NULL:
+ * the DT-FM score) by address, the gain, the population, the trials, the
+ * seed and by_site. */
+typedef struct gcma_memo gcma_memo;
+gcma_memo *gcma_memo_new(void);
+void gcma_memo_free(gcma_memo *m); /* NULL is fine */
+
+/* gcma_search's evolution — gcma_evolve from the greedy data-parallel
+ * groups with o's population, seed and by_site and trials offspring,
+ * scored by obj (asked: the caller's objective, NULL for the DT-FM score;
+ * obj: its stand-in), logged in log — then its k best distinct partitions
+ * into groups (k x D_pp x D_dp ints) and scores (may be NULL), left in
+ * o->memo when there. Returns how many (1 .. k), or -1 with e filled. */
+int gcma_best_of_search(const cost_ctx *c, gcma_gain gain,
+                        const search_objective *asked,
+                        const search_objective *obj, const search_opts *o,
+                        int trials, int k, search_log *log, int *groups,
+                        double *scores, err *e);
+
+/* The partitions gcma_best_of_search would give for these arguments,
+ * when o->memo holds that evolution's best k or more (its first k: how
+ * many), into groups; -1 otherwise. */
+int gcma_memo_take(const cost_ctx *c, gcma_gain gain,
+                   const search_objective *asked, const search_opts *o,
+                   int trials, int k, int *groups);
+
 /* The method as the front end runs it: gcma_evolve with o's population,
  * trials (default SEARCH_TRIALS) and seed, scored by obj (NULL: the DT-FM
  * score), the population seeded with the greedy data-parallel groups
  * (baseline_greedy_groups; DT-FM seeds none), then the best partition
- * realised as pipelines (cost_realise).
+ * realised as pipelines (cost_realise); with o->memo, its o->starts best
+ * (SEARCH_SIM_STARTS when 0) are left there for `sim`.
  * NULL and e filled when the objective fails. The caller owns the result. */
 search_result *gcma_search(const cost_ctx *c, gcma_gain gain,
                            const search_objective *obj, const search_opts *o,

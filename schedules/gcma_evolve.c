@@ -268,35 +268,120 @@ static schedule_method_id method_of(gcma_gain gain) {
   return SCHEDULE_GCMA;
 }
 
+/* ---- the best partitions kept between searches (gcma_memo) -------------- */
+
+/* What an evolution reads besides the context's values (gcma_memo). */
+typedef struct memo_key {
+  const cost_ctx *c;
+  const search_objective *asked;
+  gcma_gain gain;
+  int population, trials, by_site;
+  uint64_t seed;
+} memo_key;
+
+struct gcma_memo {
+  memo_key key;
+  int k, got;     /* asked for, found (got < k: no more distinct ones) */
+  int *groups;    /* got partitions, group-major; NULL: nothing kept */
+};
+
+gcma_memo *gcma_memo_new(void) { return mem_calloc(1, sizeof(gcma_memo)); }
+
+static void memo_clear(gcma_memo *m) {
+  free(m->groups);
+  *m = (gcma_memo){0};
+}
+
+void gcma_memo_free(gcma_memo *m) {
+  if (!m) return;
+  memo_clear(m);
+  free(m);
+}
+
+static memo_key key_of(const cost_ctx *c, gcma_gain gain,
+                       const search_objective *asked, const search_opts *o,
+                       int trials) {
+  return (memo_key){
+      .c = c, .asked = asked, .gain = gain, .trials = trials,
+      .population = o->population > 0 ? o->population : SEARCH_POPULATION,
+      .by_site = o->by_site, .seed = o->seed};
+}
+
+static bool key_same(const memo_key *a, const memo_key *b) {
+  return a->c == b->c && a->asked == b->asked && a->gain == b->gain &&
+         a->population == b->population && a->trials == b->trials &&
+         a->by_site == b->by_site && a->seed == b->seed;
+}
+
+static void memo_keep(gcma_memo *m, const memo_key *key, int k, int got, int n,
+                      const int *groups) {
+  memo_clear(m);
+  *m = (gcma_memo){.key = *key, .k = k, .got = got,
+                   .groups = mem_alloc((size_t)got * n * sizeof *groups)};
+  memcpy(m->groups, groups, (size_t)got * n * sizeof *groups);
+}
+
+int gcma_memo_take(const cost_ctx *c, gcma_gain gain,
+                   const search_objective *asked, const search_opts *o,
+                   int trials, int k, int *groups) {
+  const gcma_memo *m = o->memo;
+  memo_key key = key_of(c, gain, asked, o, trials);
+  if (!m || !m->groups || !key_same(&m->key, &key) || k > m->k) return -1;
+  int got = k < m->got ? k : m->got; /* gcma_best's first k of more */
+  size_t n = (size_t)cost_ctx_replicas(c) * cost_ctx_stages(c);
+  memcpy(groups, m->groups, (size_t)got * n * sizeof *groups);
+  return got;
+}
+
+int gcma_best_of_search(const cost_ctx *c, gcma_gain gain,
+                        const search_objective *asked,
+                        const search_objective *obj, const search_opts *o,
+                        int trials, int k, search_log *log, int *groups,
+                        double *scores, err *e) {
+  assert(k >= 1);
+  memo_key key = key_of(c, gain, asked, o, trials);
+  int n = cost_ctx_replicas(c) * cost_ctx_stages(c), got = -1;
+  gcma *g = gcma_new(c, gain, o->seed);
+  if (o->by_site) gcma_by_sites(g, o->by_site > 0);
+  baseline_greedy_groups(c, groups); /* the population's seed */
+  if (gcma_evolve(g, key.population, trials, groups, 1, obj, log, e) ==
+      ERR_OK) {
+    got = gcma_best(g, k, groups, scores);
+    if (o->memo) memo_keep(o->memo, &key, k, got, n, groups);
+  }
+  gcma_free(g);
+  return got;
+}
+
+/* ---- the method ---------------------------------------------------------- */
+
 search_result *gcma_search(const cost_ctx *c, gcma_gain gain,
                            const search_objective *obj, const search_opts *o,
                            err *e) {
   search_dtfm *d = NULL;
   search_objective dtfm;
+  const search_objective *asked = obj;
   obj = search_objective_or_dtfm(obj, c, &d, &dtfm);
   int trials = o->trials >= 0 ? o->trials : SEARCH_TRIALS;
   int population = o->population > 0 ? o->population : SEARCH_POPULATION;
-  gcma *g = gcma_new(c, gain, o->seed);
-  if (o->by_site) gcma_by_sites(g, o->by_site > 0);
+  int k = !o->memo ? 1 : o->starts > 0 ? o->starts : SEARCH_SIM_STARTS;
   search_log log;
   search_log_init(&log, o, (long)population + trials);
   search_result *r = NULL;
-  int n = cost_ctx_replicas(c) * cost_ctx_stages(c);
-  int *groups = mem_alloc((size_t)n * sizeof *groups);
-  baseline_greedy_groups(c, groups);
-  if (gcma_evolve(g, population, trials, groups, 1, obj, &log, e) == ERR_OK) {
-    double score;
-    gcma_best(g, 1, groups, &score);
+  int *groups = mem_alloc((size_t)k * cost_ctx_replicas(c) *
+                          cost_ctx_stages(c) * sizeof *groups);
+  double *scores = mem_alloc((size_t)k * sizeof *scores);
+  if (gcma_best_of_search(c, gain, asked, obj, o, trials, k, &log, groups,
+                          scores, e) >= 0) {
     alloc *best = search_objective_realise(obj, c, groups);
     r = search_result_new(schedule_method_name(method_of(gain)), best, c);
-    r->objective_s = score;
-  }
-  free(groups);
-  if (r)
+    r->objective_s = scores[0];
     search_log_finish(&log, r);
-  else
+  } else {
     free(log.best);
-  gcma_free(g);
+  }
+  free(scores);
+  free(groups);
   search_dtfm_free(d);
   return r;
 }

@@ -1,7 +1,8 @@
 /* schedule: see schedule.h. Fixed placements come from models/alloc; the
  * searches from gcma, baseline and local. `sim` spends GCMA's default
- * budget on the cost model first (milliseconds), then o->trials
- * simulations, the expensive part. */
+ * budget on the cost model first (milliseconds on the small built-ins,
+ * seconds at 10^4 devices: o->memo keeps it for the next search), then
+ * o->trials simulations, the expensive part. */
 #include "schedules/schedule.h"
 
 #include <assert.h>
@@ -36,29 +37,28 @@ static search_result *sim_method(const cost_ctx *c, const search_opts *o,
   const search_objective *start = search_objective_or_dtfm(obj, c, &d, &dtfm);
   search_opts quiet = *o;
   quiet.progress = NULL;
-  gcma *g = gcma_new(c, GCMA_GAIN_PIPELINE, o->seed);
-  if (o->by_site) gcma_by_sites(g, o->by_site > 0);
-  int *groups = mem_alloc((size_t)starts * n * sizeof *groups);
-  baseline_greedy_groups(c, groups);
   search_log log;
   search_log_init(&log, &quiet, 0);
+  int *groups = mem_alloc((size_t)starts * n * sizeof *groups);
+  int got = gcma_memo_take(c, GCMA_GAIN_PIPELINE, obj, o, SEARCH_TRIALS,
+                           starts, groups);
+  if (got < 0)
+    got = gcma_best_of_search(c, GCMA_GAIN_PIPELINE, obj, start, o,
+                              SEARCH_TRIALS, starts, &log, groups, NULL, e);
   search_result *r = NULL;
   alloc **alloc_starts = mem_calloc((size_t)starts + 1, sizeof *alloc_starts);
-  int got = 0;
-  if (gcma_evolve(g, o->population > 0 ? o->population : SEARCH_POPULATION,
-                  SEARCH_TRIALS, groups, 1, start, &log, e) != ERR_OK)
-    goto done;
-  got = gcma_best(g, starts, groups, NULL);
-  for (int i = 0; i < got; i++)
-    alloc_starts[i] = search_objective_realise(start, c, groups + (size_t)i * n);
-  alloc_starts[got++] = baseline_greedy_pipelines(c);
-  r = local_search(c, sim_obj, (const alloc *const *)alloc_starts, got, o, e);
-done:
+  if (got >= 0) {
+    for (int i = 0; i < got; i++)
+      alloc_starts[i] =
+          search_objective_realise(start, c, groups + (size_t)i * n);
+    alloc_starts[got++] = baseline_greedy_pipelines(c);
+    r = local_search(c, sim_obj, (const alloc *const *)alloc_starts, got, o,
+                     e);
+  }
+  free(groups);
   for (int i = 0; i < got; i++) alloc_free(alloc_starts[i]);
   free(alloc_starts);
   free(log.best);
-  free(groups);
-  gcma_free(g);
   search_dtfm_free(d);
   return r;
 }

@@ -62,6 +62,8 @@ typedef struct search_opts {
                         SEARCH_BATCH; 1: each before the next is made);
                         random-search: samples judged together; the
                         result is the same whatever it is */
+  struct gcma_memo *memo; /* may be NULL: GCMA's best partitions kept
+                             from gcma for sim (gcma.h; borrowed) */
 } search_opts;
 
 #define SEARCH_POPULATION 100

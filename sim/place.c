@@ -10,12 +10,17 @@ typedef struct place_objective {
   const scenario *s;
   const sim_options *o;
   sim_graph *spare; /* owned: the last run's graph, emptied */
+  const sim_place_known *known;
+  int nknown;
 } place_objective;
 
-/* The simulated time of a; +inf for one that does not fit its devices'
- * memory (a constraint the search goes around, not a failure). */
+/* The simulated time of a (a known one's value); +inf for one that does
+ * not fit its devices' memory (a constraint the search goes around, not a
+ * failure). */
 static double simulate(void *ctx, const alloc *a, err *e) {
   place_objective *p = ctx;
+  for (int k = 0; k < p->nknown; k++)
+    if (alloc_equal(a, p->known[k].a)) return p->known[k].iteration_s;
   sim_result r = {0};
   err se = {0};
   double t = NAN;
@@ -33,16 +38,34 @@ search_result *sim_place_search(const scenario *s, const cost_ctx *c,
   return sim_place_search_with(s, c, method, o, so, NULL, e);
 }
 
+/* The search of method, `sim` simulating what p does not know. */
+static search_result *search(const cost_ctx *c, const char *method,
+                             const search_opts *o, const search_objective *obj,
+                             place_objective *p, err *e) {
+  sim_options defaults = sim_options_default();
+  if (!p->o) p->o = &defaults;
+  search_objective sim = {.name = "simulated", .alloc = simulate, .ctx = p};
+  search_result *r = schedule_method_with(method, c, o, obj, &sim, e);
+  sim_graph_free(p->spare);
+  return r;
+}
+
 search_result *sim_place_search_with(const scenario *s, const cost_ctx *c,
                                      const char *method, const search_opts *o,
                                      const sim_options *so,
                                      const search_objective *obj, err *e) {
-  sim_options defaults = sim_options_default();
-  place_objective p = {.s = s, .o = so ? so : &defaults};
-  search_objective sim = {.name = "simulated", .alloc = simulate, .ctx = &p};
-  search_result *r = schedule_method_with(method, c, o, obj, &sim, e);
-  sim_graph_free(p.spare);
-  return r;
+  place_objective p = {.s = s, .o = so};
+  return search(c, method, o, obj, &p, e);
+}
+
+search_result *sim_place_search_known(const scenario *s, const cost_ctx *c,
+                                      const char *method,
+                                      const search_opts *o,
+                                      const sim_options *so,
+                                      const sim_place_known *known,
+                                      int nknown, err *e) {
+  place_objective p = {.s = s, .o = so, .known = known, .nknown = nknown};
+  return search(c, method, o, NULL, &p, e);
 }
 
 alloc *sim_place(const scenario *s, const cost_ctx *c, const char *method,

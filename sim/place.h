@@ -26,6 +26,24 @@ search_result *sim_place_search_with(const scenario *s, const cost_ctx *c,
                                      const sim_options *so,
                                      const search_objective *obj, err *e);
 
+/* An allocation whose iteration under a search's sim_options the caller
+ * has simulated already (geodes run's table): `sim` takes iteration_s
+ * for a candidate equal to a (alloc_equal) instead of simulating it. */
+typedef struct sim_place_known {
+  const alloc *a; /* borrowed */
+  double iteration_s;
+} sim_place_known;
+
+/* sim_place_search whose simulations take the nknown values of known
+ * (borrowed; the caller vouches that each is sim_run's of its allocation
+ * under so), so the result is sim_place_search's, simulating fewer. */
+search_result *sim_place_search_known(const scenario *s, const cost_ctx *c,
+                                      const char *method,
+                                      const search_opts *o,
+                                      const sim_options *so,
+                                      const sim_place_known *known,
+                                      int nknown, err *e);
+
 /* sim_place_search with DT-FM's search settings (population 100, 4900
  * trials) and the scenario's seed, keeping only the allocation (owned by
  * the caller); NULL with e filled on failure. */

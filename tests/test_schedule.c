@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "schedules/gcma.h"
 #include "schedules/schedule.h"
 #include "tests/support.h"
 #include "traces/scenario.h"
@@ -154,6 +155,76 @@ Test(schedule, sim_starts_from_the_greedy_pipelines) {
   cr_expect_gt(r->start_s, 0, "the cost model's choice is not the identity");
   cr_expect_float_eq(r->objective_s, 0, 0);
   search_result_free(r);
+  cost_ctx_free(c);
+}
+
+/* The DT-FM score, counting the partitions it judges. */
+typedef struct counted {
+  search_dtfm *d;
+  long n;
+} counted;
+
+static double count_partition(void *ctx, const int *groups, err *e) {
+  counted *k = ctx;
+  k->n++;
+  search_objective o = search_dtfm_objective(k->d);
+  return o.partition(o.ctx, groups, e);
+}
+
+/* A memo (search_opts.memo) keeps gcma's best partitions for sim: sim
+ * then judges no partition of its own (no second evolution) and finds what
+ * it finds without the memo, candidate for candidate; another seed, or
+ * gcma's own run, evolves again. */
+Test(schedule, sim_starts_from_gcmas_kept_evolution) {
+  cost_ctx *c = ctx();
+  counted k = {.d = search_dtfm_new(c)};
+  search_objective obj = {.name = "counted", .partition = count_partition,
+                          .ctx = &k};
+  search_objective sim = {.name = "disp", .alloc = disp};
+  search_opts o;
+  search_opts_default(&o);
+  o.population = 10;
+  o.trials = 6;
+  err e = {0};
+  search_result *alone = schedule_method_with("sim", c, &o, &obj, &sim, &e);
+  cr_assert_not_null(alone, "%s", e.msg);
+  long evolution = k.n;
+  cr_assert_gt(evolution, SEARCH_TRIALS, "sim evolves GCMA (DT-FM's budget)");
+  search_opts om = o;
+  om.memo = gcma_memo_new();
+  om.trials = -1; /* gcma's default budget is sim's */
+  k.n = 0;
+  search_result *g = schedule_method_with("gcma", c, &om, &obj, NULL, &e);
+  cr_assert_not_null(g, "%s", e.msg);
+  cr_expect_eq(k.n, evolution, "gcma runs the same evolution");
+  om.trials = o.trials;
+  k.n = 0;
+  search_result *r = schedule_method_with("sim", c, &om, &obj, &sim, &e);
+  cr_assert_not_null(r, "%s", e.msg);
+  cr_expect_eq(k.n, 0, "sim took the memo's partitions");
+  cr_expect(alloc_equal(r->best, alone->best));
+  cr_expect_eq(r->objective_s, alone->objective_s);
+  cr_expect_eq(r->start_s, alone->start_s);
+  cr_assert_eq(r->candidates, alone->candidates);
+  for (long i = 0; i < r->candidates; i++)
+    cr_expect_eq(r->convergence[i], alone->convergence[i], "candidate %ld", i);
+  om.seed = o.seed + 1;
+  search_result *r2 = schedule_method_with("sim", c, &om, &obj, &sim, &e);
+  cr_assert_not_null(r2, "%s", e.msg);
+  cr_expect_eq(k.n, evolution, "another seed, another evolution");
+  k.n = 0;
+  om.trials = -1;
+  search_result *g2 = schedule_method_with("gcma", c, &om, &obj, NULL, &e);
+  cr_assert_not_null(g2, "%s", e.msg);
+  cr_expect_eq(k.n, evolution, "gcma logs its own evolution every time");
+  cr_expect_eq(g2->candidates, g->candidates);
+  search_result_free(g2);
+  search_result_free(r2);
+  search_result_free(r);
+  search_result_free(g);
+  search_result_free(alone);
+  gcma_memo_free(om.memo);
+  search_dtfm_free(k.d);
   cost_ctx_free(c);
 }
 
