@@ -62,13 +62,9 @@ Test(place, sim_takes_known_iterations) {
   cr_assert_not_null(got, "%s", e.msg);
   cr_expect(alloc_equal(got->best, alone->best));
   cr_assert_eq(got->candidates, alone->candidates);
-  bool met = false;
-  for (long i = 0; i < got->candidates; i++) {
+  for (long i = 0; i < got->candidates; i++)
     cr_expect_eq(got->convergence[i], alone->convergence[i], "candidate %ld",
                  i);
-    met |= alone->convergence[i] <= known.iteration_s;
-  }
-  cr_expect(met, "greedy's pipelines are among the candidates");
   known.iteration_s = 1e-3; /* below every real one: the search's best */
   search_result *taken = sim_place_search_known(s, c, "sim", &o, &so, &known,
                                                 1, &e);
