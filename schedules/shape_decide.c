@@ -46,18 +46,18 @@ static int simulate(shape_ctx *x, long i, err *e) {
   return ERR_OK;
 }
 
-/* simulate() of configuration i when its devices fit in *budget (or
- * always), which they then use. */
-static int simulate_within(shape_ctx *x, long i, bool always, long *budget,
-                           err *e) {
+/* Whether configuration i is simulated within *budget (always: even past
+ * it), which it then uses: not when it was simulated already. */
+static bool fits(const shape_ctx *x, long i, bool always, long *budget) {
   const shape_config *c = &x->r->all[i];
-  if (!isnan(c->simulated_s)) return ERR_OK;
-  if (!always && c->ndev > *budget) {
-    shape_step(x);
-    return ERR_OK;
-  }
+  if (!isnan(c->simulated_s) || (!always && c->ndev > *budget)) return false;
   *budget -= c->ndev;
-  return simulate(x, i, e);
+  return true;
+}
+
+/* The devices' budget of the decision's simulations. */
+static long budget_of(const shape_ctx *x) {
+  return x->o->simulate_devices > 0 ? x->o->simulate_devices : LONG_MAX;
 }
 
 /* A shape's sort key: devices, then stages, then dp algorithm name. */
@@ -237,12 +237,13 @@ int shape_decide(shape_ctx *x, err *e) {
   group(r, goal, false);
   if (x->o->sim && x->o->simulate > 0) {
     ranked *v = mem_alloc((size_t)(r->nall + 1) * sizeof *v);
-    long n = plan(x, v);
-    x->planned = x->done + n;
+    long n = plan(x, v), budget = budget_of(x);
+    x->planned = x->done; /* the simulations that fit, not those skipped */
+    for (long k = 0; k < n; k++) x->planned += fits(x, v[k].i, k == 0, &budget);
     int rc = ERR_OK;
-    long budget = x->o->simulate_devices > 0 ? x->o->simulate_devices : LONG_MAX;
+    budget = budget_of(x);
     for (long k = 0; rc == ERR_OK && k < n; k++)
-      rc = simulate_within(x, v[k].i, k == 0, &budget, e);
+      if (fits(x, v[k].i, k == 0, &budget)) rc = simulate(x, v[k].i, e);
     free(v);
     if (rc == ERR_OK) rc = simulate_inexact(x, e);
     if (rc) return rc;
