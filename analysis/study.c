@@ -236,6 +236,7 @@ static int validation(const study *st, err *e) {
                       .known = known, .nknown = st->nkept,
                       .placed = st->placed,
                       .progress = o->hooks.progress ? validating : NULL,
+                      .searching = o->hooks.progress ? searching : NULL,
                       .progress_ctx = (void *)&o->hooks};
   validate_report *r = validate_run(o->s, &vo, e);
   if (!r) return e->code;

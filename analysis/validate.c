@@ -52,6 +52,22 @@ static void add(validate_report *r, const char *kind, alloc *a) {
   r->a[r->n++] = a;
 }
 
+/* sim_place's placement of method, the search reporting to o->searching. */
+static alloc *drawn(const scenario *s, const cost_ctx *c, const char *method,
+                    const validate_opts *o, err *e) {
+  search_opts so;
+  search_opts_default(&so);
+  so.seed = s->seed;
+  if (!schedule_method_is_fixed(method))
+    so.progress = o->searching, so.progress_ctx = o->progress_ctx;
+  search_result *r = sim_place_search(s, c, method, &so, NULL, e);
+  if (!r) return NULL;
+  alloc *a = r->best;
+  r->best = NULL;
+  search_result_free(r);
+  return a;
+}
+
 /* Fixed placements, the schedulers' best (sim: judged by simulation under
  * netem, whatever model is being validated, so that every model sees the
  * same sample), then perturbations of the best-scored so far and random
@@ -66,7 +82,7 @@ static int draw_sample(validate_report *r, const scenario *s,
   for (size_t k = 0; k < sizeof named / sizeof *named && r->n < want; k++) {
     const char *method = schedule_method_name(named[k]);
     const alloc *had = o->placed ? o->placed[named[k]] : NULL;
-    alloc *a = had ? alloc_copy(had) : sim_place(s, c, method, NULL, e);
+    alloc *a = had ? alloc_copy(had) : drawn(s, c, method, o, e);
     if (!a) return e ? e->code : ERR_CONFIG;
     add(r, method, a);
   }

@@ -12,6 +12,7 @@
 
 #include "analysis/db.h"
 #include "analysis/stats.h"
+#include "schedules/search.h"
 #include "sim/net.h"
 #include "traces/scenario.h"
 
@@ -61,6 +62,9 @@ typedef struct validate_opts {
   const struct alloc *const *placed;
   /* Called after each simulation (done of total); may be NULL. */
   void (*progress)(void *ctx, int done, int total);
+  /* Called as the draw's searches (greedy, gcma, sim) judge candidates,
+   * with progress_ctx (search_opts.progress); may be NULL. */
+  search_progress_fn searching;
   void *progress_ctx;
 } validate_opts;
 

@@ -191,6 +191,45 @@ Test(study, validate_takes_a_known_row) {
   scenario_free(s);
 }
 
+/* What the draw's searches reported (validate_opts.searching). */
+typedef struct searches_heard {
+  long calls, gcma_done;
+  bool ordered;
+} searches_heard;
+
+static void on_search(void *ctx, long done, long total, double best_s) {
+  searches_heard *h = ctx;
+  (void)best_s;
+  h->ordered &= done >= 1 && done <= total;
+  if (total == SEARCH_POPULATION + SEARCH_TRIALS) h->gcma_done = done;
+  h->calls++;
+}
+
+/* validate's draw reports its searches' candidates (GCMA's 5,000 among
+ * them, to the last), and draws what it draws without the hook. */
+Test(study, validate_reports_the_draws_searches) {
+  err e = {0};
+  scenario *s = scenario_load(SCENARIO, &e);
+  cr_assert_not_null(s, "%s", e.msg);
+  validate_opts vo = {.samples = 4, .networks = 1u << TRANSPORT_IDEAL,
+                      .transport = transport_options_default()};
+  validate_report *quiet = validate_run(s, &vo, &e);
+  cr_assert_not_null(quiet, "%s", e.msg);
+  searches_heard h = {.ordered = true};
+  vo.searching = on_search, vo.progress_ctx = &h;
+  validate_report *r = validate_run(s, &vo, &e);
+  cr_assert_not_null(r, "%s", e.msg);
+  cr_expect(h.calls > 0 && h.ordered, "%ld calls", h.calls);
+  cr_expect_eq(h.gcma_done, SEARCH_POPULATION + SEARCH_TRIALS);
+  cr_assert_eq(validate_nsamples(r), validate_nsamples(quiet));
+  for (int i = 0; i < validate_nsamples(r); i++)
+    cr_expect_eq(validate_row(r, 0, i)->iteration_s,
+                 validate_row(quiet, 0, i)->iteration_s, "sample %d", i);
+  validate_report_free(r);
+  validate_report_free(quiet);
+  scenario_free(s);
+}
+
 Test(study, unknown_gpu_fails_before_the_database) {
   err e = {0};
   scenario *s = scenario_load(SCENARIO, &e);

@@ -186,9 +186,16 @@ static void print_table(const validate_report *r, const char *name,
   }
 }
 
-/* The validation's hook: simulations done, to the reporter. */
+/* The validation's hooks: simulations done, and the draw's searches'
+ * candidates, to the reporter. */
 static void progress(void *ctx, int done, int total) {
   cli_progress_update(ctx, "simulations", done, total, NULL);
+}
+
+static void searching(void *ctx, long done, long total, double best_s) {
+  (void)best_s;
+  cli_progress_update(ctx, "search candidates", (double)done, (double)total,
+                      NULL);
 }
 
 typedef struct validate_args {
@@ -250,7 +257,8 @@ int cli_validate(int argc, char **argv) {
       .networks = all ? VALIDATE_ALL_NETWORKS : 1u << a.network,
       .transport = cli_transport(&a.wo, TRANSPORT_MODEL_DEFAULT),
       .cost_cmd = a.cc.cmd, .cost_timeout_s = a.cc.timeout_s,
-      .include = mine, .progress = progress, .progress_ctx = &bar};
+      .include = mine, .progress = progress, .searching = searching,
+      .progress_ctx = &bar};
   cli_progress_start(&bar, "validate", a.quiet);
   validate_report *r = e.code ? NULL : validate_run(s, &o, &e);
   cli_progress_end(&bar);
