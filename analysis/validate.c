@@ -60,12 +60,7 @@ static alloc *drawn(const scenario *s, const cost_ctx *c, const char *method,
   so.seed = s->seed;
   if (!schedule_method_is_fixed(method))
     so.progress = o->searching, so.progress_ctx = o->progress_ctx;
-  search_result *r = sim_place_search(s, c, method, &so, NULL, e);
-  if (!r) return NULL;
-  alloc *a = r->best;
-  r->best = NULL;
-  search_result_free(r);
-  return a;
+  return sim_place_as(s, c, method, &so, NULL, e);
 }
 
 /* Fixed placements, the schedulers' best (sim: judged by simulation under

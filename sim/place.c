@@ -68,17 +68,22 @@ search_result *sim_place_search_known(const scenario *s, const cost_ctx *c,
   return search(c, method, o, NULL, &p, e);
 }
 
-alloc *sim_place(const scenario *s, const cost_ctx *c, const char *method,
-                 const sim_options *so, err *e) {
-  search_opts o;
-  search_opts_default(&o);
-  o.seed = s->seed;
-  search_result *r = sim_place_search(s, c, method, &o, so, e);
+alloc *sim_place_as(const scenario *s, const cost_ctx *c, const char *method,
+                    const search_opts *o, const sim_options *so, err *e) {
+  search_result *r = sim_place_search(s, c, method, o, so, e);
   if (!r) return NULL;
   alloc *a = r->best;
   r->best = NULL;
   search_result_free(r);
   return a;
+}
+
+alloc *sim_place(const scenario *s, const cost_ctx *c, const char *method,
+                 const sim_options *so, err *e) {
+  search_opts o;
+  search_opts_default(&o);
+  o.seed = s->seed;
+  return sim_place_as(s, c, method, &o, so, e);
 }
 
 alloc *sim_place_scenario(const scenario *s, const char *method,

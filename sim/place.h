@@ -44,6 +44,11 @@ search_result *sim_place_search_known(const scenario *s, const cost_ctx *c,
                                       const sim_place_known *known,
                                       int nknown, err *e);
 
+/* sim_place_search keeping only the allocation (owned by the caller);
+ * NULL with e filled on failure. */
+alloc *sim_place_as(const scenario *s, const cost_ctx *c, const char *method,
+                    const search_opts *o, const sim_options *so, err *e);
+
 /* sim_place_search with DT-FM's search settings (population 100, 4900
  * trials) and the scenario's seed, keeping only the allocation (owned by
  * the caller); NULL with e filled on failure. */
