@@ -19,10 +19,10 @@
 
 #include "tests/bench.h"
 
+#define DB "@db" /* an argument that stands for db_path */
+
 /* One command: its label, its target (CPU-s, 0: none; MB, 0: none), its
  * arguments after the binary (NULL-terminated). */
-#define DB "@db" /* stands for db_path */
-
 typedef struct cmd {
   const char *label;
   double target_s, target_mb;
@@ -52,6 +52,17 @@ static const cmd CMDS[] = {
 /* The database `run` writes (DB in its arguments): a file in a folder
  * main makes, removed after each process. */
 static char db_path[64];
+
+/* db_path and the journal files SQLite leaves beside it when its process
+ * is stopped by the CPU limit, so that the folder can go. */
+static void remove_db(void) {
+  static const char *const ext[] = {"", "-wal", "-shm", "-journal"};
+  for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
+    char path[80];
+    snprintf(path, sizeof path, "%s%s", db_path, ext[i]);
+    unlink(path);
+  }
+}
 
 /* What one process took. */
 typedef struct took {
@@ -89,7 +100,7 @@ static took run(const char *bin, const cmd *c, double limit_s) {
   t.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
   t.stopped = WIFSIGNALED(status) &&
               (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL);
-  unlink(db_path);
+  remove_db();
   return t;
 }
 
